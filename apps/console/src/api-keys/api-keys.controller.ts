@@ -1,0 +1,34 @@
+import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ConsoleController } from '../common/access';
+import { IdPipe } from '../common/id.pipe';
+import { TenantId } from '../common/principal';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './dto/api-key.dto';
+
+@ConsoleController('api-keys', { tag: 'api-keys', access: 'tenant-admin' })
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The tenant's API keys (TENANT_ADMIN)" })
+  @ApiOkResponse({ type: [ApiKeyView] })
+  list(@TenantId() tenantId: string): Promise<ApiKeyView[]> {
+    return this.keys.list(tenantId);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create an API key; the clear key is in this answer only' })
+  @ApiCreatedResponse({ type: CreatedApiKeyView })
+  create(@TenantId() tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyView> {
+    return this.keys.create(tenantId, body.name, body.role);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Revoke an API key' })
+  @ApiNoContentResponse()
+  revoke(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {
+    return this.keys.revoke(tenantId, id);
+  }
+}

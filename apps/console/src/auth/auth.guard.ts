@@ -1,0 +1,59 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { HttpRequest as Request } from '../common/http';
+import { forbidden, unauthorized } from '../common/api-error';
+import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
+import type { AuthenticatedRequest, Principal } from '../common/principal';
+import { AuthService } from './auth.service';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Whether a principal may call a route with the given access rule and HTTP method. */
+export function isAllowed(principal: Principal, access: Exclude<Access, 'public'>, method: string): boolean {
+  const isTenant = principal.tenantId !== null && (principal.role === 'TENANT_ADMIN' || principal.role === 'TENANT_VIEWER');
+  switch (access) {
+    case 'authenticated':
+      return true;
+    case 'operator':
+      return principal.role === 'OPERATOR';
+    case 'tenant-admin':
+      return isTenant && principal.role === 'TENANT_ADMIN';
+    case 'tenant':
+      return isTenant && (principal.role === 'TENANT_ADMIN' || SAFE_METHODS.has(method.toUpperCase()));
+  }
+}
+
+/**
+ * The console's global guard. Every route of a `@ConsoleController` needs a principal
+ * (session token or API key) unless marked `@Public()`, and the principal's role must fit the
+ * route's access rule. Routes of other controllers (an embedding app's) are left alone.
+ */
+@Injectable()
+export class ConsoleAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly auth: AuthService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    if (!this.reflector.get<boolean>(CONSOLE_ROUTE_KEY, context.getClass())) return true;
+    const access =
+      this.reflector.getAllAndOverride<Access>(ACCESS_KEY, [context.getHandler(), context.getClass()]) ?? 'tenant';
+    if (access === 'public') return true;
+    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const principal = await this.auth.authenticate(request.headers);
+    if (!principal) throw unauthorized('Authentication required: send "Authorization: Bearer <token>" or "X-API-Key: <key>"');
+    request.principal = principal;
+    if (!isAllowed(principal, access, request.method)) {
+      throw forbidden(
+        access === 'operator'
+          ? 'Operator role required'
+          : access === 'tenant-admin' || principal.role === 'TENANT_VIEWER'
+            ? 'TENANT_ADMIN role required'
+            : 'This route is for tenant users',
+      );
+    }
+    return true;
+  }
+}

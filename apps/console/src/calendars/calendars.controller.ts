@@ -1,0 +1,52 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ConsoleController } from '../common/access';
+import { IdPipe } from '../common/id.pipe';
+import { TenantId } from '../common/principal';
+import { CalendarsService } from './calendars.service';
+import { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
+
+@ConsoleController('calendars', { tag: 'calendars' })
+export class CalendarsController {
+  constructor(private readonly calendars: CalendarsService) {}
+
+  @Get()
+  @ApiOkResponse({ type: [CalendarView] })
+  list(@TenantId() tenantId: string): Promise<CalendarView[]> {
+    return this.calendars.list(tenantId);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create an exclusion calendar (dates on which its tasks do not fire)' })
+  @ApiCreatedResponse({ type: CalendarView })
+  create(@TenantId() tenantId: string, @Body() body: CalendarBodyDto): Promise<CalendarView> {
+    return this.calendars.create(tenantId, body);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: CalendarView })
+  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<CalendarView> {
+    return this.calendars.get(tenantId, id);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Replace a calendar; next fire times of its tasks are recomputed' })
+  @ApiOkResponse({ type: CalendarView })
+  replace(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarBodyDto): Promise<CalendarView> {
+    return this.calendars.update(tenantId, id, body, false);
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: CalendarView })
+  patch(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarBodyDto): Promise<CalendarView> {
+    return this.calendars.update(tenantId, id, body, true);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a calendar no task uses (409 otherwise)' })
+  @ApiNoContentResponse()
+  delete(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {
+    return this.calendars.delete(tenantId, id);
+  }
+}

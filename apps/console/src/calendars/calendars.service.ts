@@ -1,0 +1,150 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, Not } from 'typeorm';
+import { canonicalTimeZone, firstFireTime, validateCalendar, type ExclusionCalendar } from '@baton/domain';
+import {
+  CalendarEntity,
+  inTransaction,
+  isUniqueViolation,
+  TaskEntity,
+  taskEntityToDefinition,
+} from '@baton/persistence';
+import { badRequest, conflict, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+import { scheduleOf } from '../tasks/schedule';
+import type { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
+
+function calendarView(row: CalendarEntity, taskCount?: number): CalendarView {
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.timeZone,
+    dates: row.dates,
+    createdAt: row.createdAt,
+    ...(taskCount === undefined ? {} : { taskCount }),
+  };
+}
+
+function inputOf(dto: CalendarBodyDto): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(dto)) if (value !== undefined) input[key] = value;
+  return input;
+}
+
+function duplicate(name: string) {
+  return conflict(`A calendar named "${name}" already exists`, [{ field: 'name', reason: `a calendar named "${name}" already exists` }]);
+}
+
+@Injectable()
+export class CalendarsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async list(tenantId: string): Promise<CalendarView[]> {
+    const rows = await this.dataSource.getRepository(CalendarEntity).find({ where: { tenantId }, order: { name: 'ASC' } });
+    return rows.map((row) => calendarView(row));
+  }
+
+  async get(tenantId: string, id: number): Promise<CalendarView> {
+    const row = await this.dataSource.getRepository(CalendarEntity).findOneBy({ id, tenantId });
+    if (!row) throw notFound('Calendar', id);
+    const taskCount = await this.tasksUsing(this.dataSource.manager, tenantId, id);
+    return calendarView(row, taskCount);
+  }
+
+  private validated(input: Record<string, unknown>): { name: string; timeZone: string; dates: string[] } {
+    const errors = validateCalendar(input).map((e) => (e.field === '' ? { field: 'body', reason: e.reason } : e));
+    for (const key of Object.keys(input)) {
+      if (!['name', 'timeZone', 'dates'].includes(key)) errors.push({ field: key, reason: 'unknown field (not allowed)' });
+    }
+    if (errors.length) throw badRequest(errors);
+    const dates = [...new Set(input.dates as string[])].sort();
+    return { name: input.name as string, timeZone: canonicalTimeZone(input.timeZone as string) as string, dates };
+  }
+
+  async create(tenantId: string, dto: CalendarBodyDto): Promise<CalendarView> {
+    const value = this.validated(inputOf(dto));
+    try {
+      return await inTransaction(this.dataSource, async (em) => {
+        if (await em.existsBy(CalendarEntity, { tenantId, name: value.name })) throw duplicate(value.name);
+        const row = em.create(CalendarEntity, { tenantId, ...value, createdAt: this.clock.now() });
+        await em.insert(CalendarEntity, row);
+        return calendarView(row, 0);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate(value.name);
+      throw error;
+    }
+  }
+
+  /** PUT (whole calendar) or PATCH (`partial`): the next fire times of the tasks using it follow. */
+  async update(tenantId: string, id: number, dto: CalendarBodyDto, partial: boolean): Promise<CalendarView> {
+    let name = '';
+    try {
+      return await inTransaction(this.dataSource, async (em) => {
+        const row = await em.findOneBy(CalendarEntity, { id, tenantId });
+        if (!row) throw notFound('Calendar', id);
+        const input = partial ? { name: row.name, timeZone: row.timeZone, dates: row.dates, ...inputOf(dto) } : inputOf(dto);
+        const value = this.validated(input);
+        name = value.name;
+        if (value.name !== row.name && (await em.existsBy(CalendarEntity, { tenantId, name: value.name, id: Not(id) }))) {
+          throw duplicate(value.name);
+        }
+        await em.update(CalendarEntity, { id, tenantId }, value);
+        Object.assign(row, value);
+        await this.refreshTasks(em, tenantId, row);
+        const taskCount = await this.tasksUsing(em, tenantId, id);
+        return calendarView(row, taskCount);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate(name);
+      throw error;
+    }
+  }
+
+  private tasksUsing(em: EntityManager, tenantId: string, calendarId: number): Promise<number> {
+    return em
+      .createQueryBuilder(TaskEntity, 't')
+      .where('t.tenantId = :tenantId AND t.calendarId = :calendarId', { tenantId, calendarId })
+      .getCount();
+  }
+
+  /** A calendar still used by tasks is not deleted (409 naming them). */
+  async delete(tenantId: string, id: number): Promise<void> {
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(CalendarEntity, { id, tenantId });
+      if (!row) throw notFound('Calendar', id);
+      const users = await em.find(TaskEntity, { where: { tenantId, calendarId: id }, select: { id: true, name: true }, take: 20 });
+      if (users.length) {
+        throw conflict(`Calendar "${row.name}" is used by tasks ${users.map((t) => t.name).join(', ')}`, [
+          { field: 'id', reason: 'calendar in use by tasks' },
+        ]);
+      }
+      await em.delete(CalendarEntity, { id, tenantId });
+    });
+  }
+
+  /**
+   * Recomputes the stored next fire time of the tasks using a changed calendar: the first fire
+   * time from the stored one (if already due) or from now. FIXED_DELAY tasks are left to the
+   * engine, which places their next fire when a run ends.
+   */
+  private async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
+    const definition: ExclusionCalendar = { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates };
+    const tasks = await em.find(TaskEntity, { where: { tenantId, calendarId: calendar.id } });
+    const now = this.clock.now();
+    for (const task of tasks) {
+      if (task.nextFireAt === null || task.triggerKind === 'FIXED_DELAY' || task.triggerKind === 'MANUAL') continue;
+      const schedule = scheduleOf(taskEntityToDefinition(task, calendar.name), task, definition);
+      const next = firstFireTime(schedule, Math.min(task.nextFireAt, now));
+      if (next === task.nextFireAt) continue;
+      await em
+        .createQueryBuilder()
+        .update(TaskEntity)
+        .set({ nextFireAt: next, updatedAt: now, version: () => 'version + 1' })
+        .where('id = :id AND version = :version', { id: task.id, version: task.version })
+        .execute();
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** SHA-256, hex: how session tokens and API keys are stored (they are 32 random bytes, so no salt is needed). */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** 32 random bytes, base64url. */
+export function randomToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** API keys look like `bk_<43 chars>`; the first 10 characters are kept as the visible prefix. */
+export const API_KEY_PREFIX_LENGTH = 10;
+
+export function newApiKey(): { key: string; prefix: string; hash: string } {
+  const key = `bk_${randomToken()}`;
+  return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: sha256Hex(key) };
+}

@@ -1,0 +1,41 @@
+import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { badRequest, FieldError } from './api-error';
+
+const REASONS: Record<string, (message: string) => string> = {
+  whitelistValidation: () => 'unknown field (not allowed)',
+};
+
+/** Flattens class-validator's tree into dotted field paths (`trigger.expression`, `dates[2]`), as the domain's validators do. */
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    const field = /^\d+$/.test(error.property)
+      ? `${parent}[${error.property}]`
+      : parent
+        ? `${parent}.${error.property}`
+        : error.property;
+    if (error.constraints) {
+      const reasons = Object.entries(error.constraints).map(([key, message]) => {
+        const mapped = REASONS[key];
+        return mapped ? mapped(message) : message;
+      });
+      out.push({ field, reason: reasons.join('; ') });
+    }
+    if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
+  }
+  return out;
+}
+
+/**
+ * The console's validation pipe: only declared fields pass (unknown ones are a 400 naming them),
+ * payloads become DTO instances, and every error names its field.
+ */
+export function consoleValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => badRequest(flattenValidationErrors(errors)),
+  });
+}

@@ -1,0 +1,51 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { CONSOLE_FEATURE_MODULES } from './console.module';
+import { API_PREFIX } from './common/access';
+import { bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
+import { consoleValidationPipe } from './common/validation';
+
+/** Largest JSON body the console accepts; larger is a 413. (Task params are capped at 64 000 bytes.) */
+export const CONSOLE_JSON_LIMIT = '1mb';
+
+export interface ConfigureConsoleOptions {
+  /** Serve the OpenAPI UI at /api/docs and the document at /api/docs-json. Default true. */
+  swagger?: boolean;
+}
+
+/**
+ * Applies the console's application-wide pieces to a Nest app that imports ConsoleModule.
+ * Call it before `app.init()` / `app.listen()`; create the app with `{ bodyParser: false }` so
+ * the console's JSON parser (1 MB limit, errors in the console's shape) is the one in use.
+ *
+ * - JSON body parser limited to 1 MB (413 beyond), malformed JSON → 400 `{field:'body'}`;
+ * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
+ * - global exception filter: every error is `{ statusCode, error, message, errors? }`;
+ * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`.
+ *
+ * The `/api` prefix is part of each console controller's path (not a global prefix), so other
+ * controllers of an embedding app keep their own paths.
+ */
+export function configureConsoleApp(app: INestApplication, options: ConfigureConsoleOptions = {}): INestApplication {
+  const express = app as NestExpressApplication;
+  express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
+  express.use(bodyParserErrorHandler);
+  app.useGlobalPipes(consoleValidationPipe());
+  app.useGlobalFilters(new ConsoleExceptionFilter());
+  if (options.swagger !== false) {
+    const config = new DocumentBuilder()
+      .setTitle('Baton console API')
+      .setDescription(
+        'Tenant and operator REST API of Baton. Authenticate with `Authorization: Bearer <session token>` ' +
+          '(POST /api/auth/login) or `X-API-Key: <key>`. Errors: `{ statusCode, error, message, errors?: [{ field, reason }] }`.',
+      )
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session token from POST /api/auth/login' }, 'session')
+      .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'apiKey')
+      .build();
+    const document = SwaggerModule.createDocument(app, config, { include: CONSOLE_FEATURE_MODULES });
+    SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/docs-json` });
+  }
+  return app;
+}

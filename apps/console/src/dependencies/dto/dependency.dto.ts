@@ -1,0 +1,50 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '@baton/domain';
+import { IntQuery } from '../../common/query';
+
+export class CreateDependencyDto {
+  @ApiProperty({ description: 'Task id of the parent (fires first)' })
+  @IsInt()
+  @Min(1)
+  parentTaskId!: number;
+
+  @ApiProperty({ description: 'Task id of the child (fires after the parent, per condition)' })
+  @IsInt()
+  @Min(1)
+  childTaskId!: number;
+
+  @ApiPropertyOptional({ enum: DEPENDENCY_CONDITIONS, default: 'ON_SUCCESS' })
+  @IsOptional()
+  @IsIn(DEPENDENCY_CONDITIONS)
+  condition?: DependencyCondition;
+}
+
+export class UpdateDependencyDto {
+  @ApiProperty({ enum: DEPENDENCY_CONDITIONS })
+  @IsIn(DEPENDENCY_CONDITIONS)
+  condition!: DependencyCondition;
+}
+
+export class DependencyQuery {
+  @IntQuery('Only edges in which this task is parent or child', 1)
+  taskId?: number;
+}
+
+export class DependencyView {
+  @ApiProperty() id!: number;
+  @ApiProperty() parentTaskId!: number;
+  @ApiProperty() parentName!: string;
+  @ApiProperty() childTaskId!: number;
+  @ApiProperty() childName!: string;
+  @ApiProperty({ enum: DEPENDENCY_CONDITIONS }) condition!: DependencyCondition;
+  @ApiProperty() createdAt!: number;
+}
+
+export class CycleErrorView {
+  @ApiProperty({ example: 409 }) statusCode!: number;
+  @ApiProperty({ example: 'Conflict' }) error!: string;
+  @ApiProperty({ example: 'DEPENDENCY_CYCLE' }) code!: string;
+  @ApiProperty({ type: [String], example: ['a', 'b', 'a'] }) cycle!: string[];
+  @ApiProperty({ example: 'Dependency cycle: a → b → a' }) message!: string;
+}

@@ -1,0 +1,13 @@
+export { ConsoleModule, CONSOLE_FEATURE_MODULES } from './console.module';
+export { configureConsoleApp, CONSOLE_JSON_LIMIT } from './console-app';
+export type { ConfigureConsoleOptions } from './console-app';
+export type { ConsoleModuleOptions } from './common/options';
+export { CLOCK, ManualClock, systemClock } from './common/clock';
+export type { Clock } from './common/clock';
+export type { Principal } from './common/principal';
+export type { ApiErrorBody, FieldError } from './common/api-error';
+export { UsersService } from './operator/users.service';
+export type { NewUser } from './operator/users.service';
+export { TenantsService } from './operator/tenants.service';
+export { EngineGroupsService } from './operator/engine-groups.service';
+export { ApiKeysService } from './api-keys/api-keys.service';

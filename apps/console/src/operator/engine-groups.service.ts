@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { EngineGroupEntity, EngineNodeEntity, inTransaction, isUniqueViolation, TenantEntity } from '@baton/persistence';
+import { conflict, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+
+import { CreateEngineGroupDto, EngineGroupView, EngineNodeView, UpdateEngineGroupDto } from './dto/operator.dto';
+
+@Injectable()
+export class EngineGroupsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  private async tenantsByGroup(): Promise<Map<string, string[]>> {
+    const tenants = await this.dataSource.getRepository(TenantEntity).find({ select: { id: true, engineGroup: true }, order: { id: 'ASC' } });
+    const map = new Map<string, string[]>();
+    for (const t of tenants) map.set(t.engineGroup, [...(map.get(t.engineGroup) ?? []), t.id]);
+    return map;
+  }
+
+  async list(): Promise<EngineGroupView[]> {
+    const [rows, byGroup] = await Promise.all([
+      this.dataSource.getRepository(EngineGroupEntity).find({ order: { name: 'ASC' } }),
+      this.tenantsByGroup(),
+    ]);
+    return rows.map((row) => ({ name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] }));
+  }
+
+  async get(name: string): Promise<EngineGroupView> {
+    const row = await this.dataSource.getRepository(EngineGroupEntity).findOneBy({ name });
+    if (!row) throw notFound('Engine group', name);
+    const byGroup = await this.tenantsByGroup();
+    return { name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] };
+  }
+
+  async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
+    const repo = this.dataSource.getRepository(EngineGroupEntity);
+    const duplicate = () => conflict(`Engine group "${dto.name}" already exists`, [{ field: 'name', reason: 'already exists' }]);
+    if (await repo.existsBy({ name: dto.name })) throw duplicate();
+    const row = repo.create({ name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
+    try {
+      await repo.insert(row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+    return { name: row.name, description: row.description, createdAt: row.createdAt, tenants: [] };
+  }
+
+  async update(name: string, dto: UpdateEngineGroupDto): Promise<EngineGroupView> {
+    const repo = this.dataSource.getRepository(EngineGroupEntity);
+    if (!(await repo.existsBy({ name }))) throw notFound('Engine group', name);
+    await repo.update({ name }, { description: dto.description });
+    return this.get(name);
+  }
+
+  /** Deleting a group that tenants are bound to is refused (409). */
+  async delete(name: string): Promise<void> {
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
+      const bound = await em.find(TenantEntity, { where: { engineGroup: name }, select: { id: true } });
+      if (bound.length > 0) {
+        throw conflict(`Engine group "${name}" serves tenants ${bound.map((t) => t.id).join(', ')}; move them first`, [
+          { field: 'name', reason: 'engine group in use by tenants' },
+        ]);
+      }
+      await em.delete(EngineGroupEntity, { name });
+    });
+  }
+
+  async nodes(): Promise<EngineNodeView[]> {
+    const rows = await this.dataSource.getRepository(EngineNodeEntity).find({ order: { id: 'ASC' } });
+    return rows.map((row) => ({
+      id: row.id,
+      groups: row.groups.split(',').map((g) => g.trim()).filter((g) => g.length > 0),
+      host: row.host,
+      pid: row.pid,
+      url: row.url,
+      slots: row.slots,
+      startedAt: row.startedAt,
+      heartbeatAt: row.heartbeatAt,
+      state: row.state,
+    }));
+  }
+}

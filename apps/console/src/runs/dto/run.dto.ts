@@ -1,0 +1,69 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { RUN_CAUSES, RUN_STATES, type JsonValue, type RunCause, type RunState } from '@baton/domain';
+import { IntQuery, PageQuery, ToList } from '../../common/query';
+
+export class RunQuery extends PageQuery {
+  @IntQuery('Only runs of this task', 1)
+  taskId?: number;
+
+  @ApiPropertyOptional({ enum: RUN_STATES, isArray: true, description: 'One or several states (comma-separated or repeated)' })
+  @IsOptional()
+  @ToList()
+  @IsIn(RUN_STATES, { each: true })
+  state?: RunState[];
+
+  @ApiPropertyOptional({ enum: RUN_CAUSES, isArray: true })
+  @IsOptional()
+  @ToList()
+  @IsIn(RUN_CAUSES, { each: true })
+  cause?: RunCause[];
+
+  @IntQuery('Scheduled at or after (epoch ms)')
+  from?: number;
+
+  @IntQuery('Scheduled before (epoch ms)')
+  to?: number;
+}
+
+export class RunView {
+  @ApiProperty() id!: number;
+  @ApiProperty() taskId!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'Null when the task was deleted' }) taskName!: string | null;
+  @ApiProperty({ enum: RUN_STATES }) state!: RunState;
+  @ApiProperty({ enum: RUN_CAUSES }) cause!: RunCause;
+  @ApiProperty({ type: Number, nullable: true }) flowId!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) parentRunId!: number | null;
+  @ApiProperty() attempt!: number;
+  @ApiProperty() priority!: number;
+  @ApiProperty({ description: 'Nominal fire time, epoch ms' }) scheduledAt!: number;
+  @ApiProperty() dueAt!: number;
+  @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) dispatchedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) acceptedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) startedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) finishedAt!: number | null;
+  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ type: Number, nullable: true }) progress!: number | null;
+  @ApiProperty() createdAt!: number;
+  @ApiProperty() updatedAt!: number;
+}
+
+export class RunLogView {
+  @ApiProperty() id!: number;
+  @ApiProperty() attempt!: number;
+  @ApiProperty() at!: number;
+  @ApiProperty() level!: string;
+  @ApiProperty() message!: string;
+}
+
+export class RunDetailView extends RunView {
+  @ApiProperty({ description: 'Params snapshot taken when the run was made' }) params!: JsonValue;
+  @ApiProperty({ nullable: true }) result!: JsonValue | null;
+  @ApiProperty({ type: [RunLogView] }) logs!: RunLogView[];
+}
+
+export class RunPage {
+  @ApiProperty({ type: [RunView] }) items!: RunView[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+}

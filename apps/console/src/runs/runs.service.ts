@@ -1,0 +1,107 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { ACTIVE_STATES } from '@baton/domain';
+import { inTransaction, RunEntity, RunLogEntity, TaskEntity, transitionRun } from '@baton/persistence';
+import { conflict, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+import type { Page } from '../common/cursor';
+import { keysetPage } from '../common/query';
+import type { RunDetailView, RunQuery, RunView } from './dto/run.dto';
+
+export function runView(row: RunEntity, taskName: string | null): RunView {
+  return {
+    id: row.id,
+    taskId: row.taskId,
+    taskName,
+    state: row.state,
+    cause: row.cause,
+    flowId: row.flowId,
+    parentRunId: row.parentRunId,
+    attempt: row.attempt,
+    priority: row.priority,
+    scheduledAt: row.scheduledAt,
+    dueAt: row.dueAt,
+    executorId: row.executorId,
+    dispatchedAt: row.dispatchedAt,
+    acceptedAt: row.acceptedAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    error: row.error,
+    progress: row.progress,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** Run logs in a detail view are capped; the newest attempt's lines matter most. */
+const MAX_LOG_LINES = 1000;
+
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  private async taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
+    const ids = [...new Set(taskIds)];
+    if (ids.length === 0) return new Map();
+    const rows = await this.dataSource
+      .getRepository(TaskEntity)
+      .find({ where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
+  list(tenantId: string, query: RunQuery): Promise<Page<RunView>> {
+    const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
+    if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
+    if (query.state?.length) qb.andWhere('r.state IN (:...states)', { states: query.state });
+    if (query.cause?.length) qb.andWhere('r.cause IN (:...causes)', { causes: query.cause });
+    if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
+    if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
+    return keysetPage(
+      qb,
+      { alias: 'r', timeProperty: 'scheduledAt', timeOf: (r) => r.scheduledAt, idOf: (r) => r.id, cursor: query.cursor, limit: query.limit },
+      async (rows) => {
+        const names = await this.taskNames(tenantId, rows.map((r) => r.taskId));
+        return rows.map((r) => runView(r, names.get(r.taskId) ?? null));
+      },
+    );
+  }
+
+  async get(tenantId: string, id: number): Promise<RunDetailView> {
+    const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
+    if (!row) throw notFound('Run', id);
+    const [names, logs] = await Promise.all([
+      this.taskNames(tenantId, [row.taskId]),
+      this.dataSource.getRepository(RunLogEntity).find({ where: { runId: id, tenantId }, order: { id: 'ASC' }, take: MAX_LOG_LINES }),
+    ]);
+    return {
+      ...runView(row, names.get(row.taskId) ?? null),
+      params: row.params,
+      result: row.result,
+      logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
+    };
+  }
+
+  /**
+   * Cancels a run that is not over yet, with one guarded update (`… WHERE state IN (active)`),
+   * so it cannot race a callback into moving a finished run. A run already dispatched may still
+   * be executing: the engine sends the abort when it next touches the run and finds it CANCELLED.
+   */
+  async cancel(tenantId: string, id: number): Promise<RunDetailView> {
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(RunEntity, { id, tenantId });
+      if (!row) throw notFound('Run', id);
+      const now = this.clock.now();
+      const moved = await transitionRun(em, { runId: id, from: ACTIVE_STATES, to: 'CANCELLED', now, set: { finishedAt: now } });
+      if (!moved) {
+        const current = await em.findOneBy(RunEntity, { id, tenantId });
+        throw conflict(`Run ${id} is ${current?.state ?? row.state}: only an active run can be cancelled`, [
+          { field: 'state', reason: `is ${current?.state ?? row.state}, not one of ${ACTIVE_STATES.join(', ')}` },
+        ]);
+      }
+    });
+    return this.get(tenantId, id);
+  }
+}

@@ -1,0 +1,234 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import {
+  ALARM_TYPES,
+  CONCURRENCY_POLICIES,
+  MISFIRE_POLICIES,
+  TRIGGER_KINDS,
+  type AlarmType,
+  type ConcurrencyPolicy,
+  type JsonValue,
+  type MisfirePolicy,
+  type TriggerKind,
+} from '@baton/domain';
+import { IntQuery, ToBoolean } from '../../common/query';
+
+/** Keeps the value exactly as sent (no class-transformer conversion): the domain's validateTask checks it. */
+const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
+
+export class TriggerDoc {
+  @ApiProperty({ enum: TRIGGER_KINDS }) kind!: TriggerKind;
+  @ApiPropertyOptional({ description: 'FIXED_RATE: interval (ms, ≥ 100)' }) intervalMs?: number;
+  @ApiPropertyOptional({ description: 'FIXED_DELAY: delay after the previous run finished (ms, ≥ 100)' }) delayMs?: number;
+  @ApiPropertyOptional({ description: 'CRON: 6 fields (seconds first) or 5', example: '0 */5 * * * *' }) expression?: string;
+  @ApiPropertyOptional({ description: 'CRON: IANA time zone', example: 'Europe/Berlin' }) timeZone?: string;
+  @ApiPropertyOptional({ description: 'ONCE: epoch ms' }) at?: number;
+}
+
+export class RetryDoc {
+  @ApiPropertyOptional({ default: 1, description: 'Attempts including the first' }) maxAttempts?: number;
+  @ApiPropertyOptional({ default: 1000 }) backoffBaseMs?: number;
+  @ApiPropertyOptional({ default: 60000 }) backoffMaxMs?: number;
+  @ApiPropertyOptional({ default: 0.2, minimum: 0, maximum: 1 }) jitter?: number;
+}
+
+export class AlarmSettingsDoc {
+  @ApiPropertyOptional({ enum: ALARM_TYPES, isArray: true }) types?: AlarmType[];
+  @ApiPropertyOptional({ default: 60000 }) silenceMs?: number;
+}
+
+/**
+ * A task as sent to POST /api/tasks and PUT /api/tasks/:id (omitted fields take their
+ * defaults) and, all optional, PATCH /api/tasks/:id. This class only declares which fields
+ * exist (unknown ones are a 400); what values are valid is decided by the domain's
+ * validateTask, so the console and every other client share one set of rules.
+ */
+export class TaskBodyDto {
+  @ApiProperty({ example: 'nightly-report', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
+  @IsOptional()
+  @Raw()
+  name?: unknown;
+
+  @ApiPropertyOptional({ example: 'reports', default: 'default', description: 'Task group label (pause/resume as a whole)' })
+  @IsOptional()
+  @Raw()
+  group?: unknown;
+
+  @ApiProperty({ example: 'billing', description: 'Executor app that runs the task' })
+  @IsOptional()
+  @Raw()
+  executorApp?: unknown;
+
+  @ApiProperty({ example: 'closeDay', description: 'Handler name inside the executor app' })
+  @IsOptional()
+  @Raw()
+  handler?: unknown;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {}, description: 'Handler params (JSON, ≤ 64 000 bytes)' })
+  @IsOptional()
+  @Raw()
+  params?: unknown;
+
+  @ApiProperty({ type: TriggerDoc })
+  @IsOptional()
+  @Raw()
+  trigger?: unknown;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire before (epoch ms)' })
+  @IsOptional()
+  @Raw()
+  startAt?: unknown;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire after (epoch ms)' })
+  @IsOptional()
+  @Raw()
+  endAt?: unknown;
+
+  @ApiPropertyOptional({ type: Number, nullable: true })
+  @IsOptional()
+  @Raw()
+  maxFires?: unknown;
+
+  @ApiPropertyOptional({ enum: MISFIRE_POLICIES, default: 'FIRE_ONCE_NOW' })
+  @IsOptional()
+  @Raw()
+  misfirePolicy?: unknown;
+
+  @ApiPropertyOptional({ default: 5000 })
+  @IsOptional()
+  @Raw()
+  misfireThresholdMs?: unknown;
+
+  @ApiPropertyOptional({ default: 0, minimum: -100, maximum: 100 })
+  @IsOptional()
+  @Raw()
+  priority?: unknown;
+
+  @ApiPropertyOptional({ enum: CONCURRENCY_POLICIES, default: 'ALLOW' })
+  @IsOptional()
+  @Raw()
+  concurrencyPolicy?: unknown;
+
+  @ApiPropertyOptional({ default: 300000 })
+  @IsOptional()
+  @Raw()
+  timeoutMs?: unknown;
+
+  @ApiPropertyOptional({ default: 10000 })
+  @IsOptional()
+  @Raw()
+  startDeadlineMs?: unknown;
+
+  @ApiPropertyOptional({ type: RetryDoc })
+  @IsOptional()
+  @Raw()
+  retry?: unknown;
+
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Exclusion calendar of the tenant, by name' })
+  @IsOptional()
+  @Raw()
+  calendarName?: unknown;
+
+  @ApiPropertyOptional({ type: AlarmSettingsDoc })
+  @IsOptional()
+  @Raw()
+  alarms?: unknown;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @Raw()
+  paused?: unknown;
+}
+
+export class UpdateTaskDto extends TaskBodyDto {
+  @ApiPropertyOptional({ description: 'Optimistic lock: the version you read; a 409 when the task changed since' })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  version?: number;
+}
+
+export class TaskQuery {
+  @ApiPropertyOptional({ description: 'Substring of the task name' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+
+  @ApiPropertyOptional({ description: 'Task group label' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  group?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  paused?: boolean;
+
+  @ApiPropertyOptional({ description: 'Opaque cursor: the `nextCursor` of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(400)
+  cursor?: string;
+
+  @IntQuery('Page size, 1-500 (default 50)', 1, 500)
+  limit?: number;
+}
+
+export class TriggerRunDto {
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: "Params for this run only (default: the task's)" })
+  @IsOptional()
+  @Raw()
+  params?: unknown;
+}
+
+export class TaskView {
+  @ApiProperty() id!: number;
+  @ApiProperty() name!: string;
+  @ApiProperty() group!: string;
+  @ApiProperty() executorApp!: string;
+  @ApiProperty() handler!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) params!: JsonValue;
+  @ApiProperty({ type: TriggerDoc }) trigger!: TriggerDoc;
+  @ApiProperty({ type: Number, nullable: true }) startAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) endAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) maxFires!: number | null;
+  @ApiProperty({ enum: MISFIRE_POLICIES }) misfirePolicy!: MisfirePolicy;
+  @ApiProperty() misfireThresholdMs!: number;
+  @ApiProperty() priority!: number;
+  @ApiProperty({ enum: CONCURRENCY_POLICIES }) concurrencyPolicy!: ConcurrencyPolicy;
+  @ApiProperty() timeoutMs!: number;
+  @ApiProperty() startDeadlineMs!: number;
+  @ApiProperty({ type: RetryDoc }) retry!: Required<RetryDoc>;
+  @ApiProperty({ type: String, nullable: true }) calendarName!: string | null;
+  @ApiProperty({ type: AlarmSettingsDoc }) alarms!: Required<AlarmSettingsDoc>;
+  @ApiProperty() paused!: boolean;
+  @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
+  nextFireAt!: number | null;
+  @ApiProperty() createdAt!: number;
+  @ApiProperty() updatedAt!: number;
+  @ApiProperty({ description: 'Optimistic-lock version; send it back on PUT/PATCH' }) version!: number;
+}
+
+export class TaskPage {
+  @ApiProperty({ type: [TaskView] }) items!: TaskView[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+}
+
+export class GroupPauseView {
+  @ApiProperty() group!: string;
+  @ApiProperty() paused!: boolean;
+  @ApiProperty({ description: 'Tasks of the group changed' }) tasks!: number;
+}
+
+export class DeleteTaskQuery {
+  @ApiPropertyOptional({ description: "Also delete the task's dependency edges (otherwise a task with edges is a 409)" })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  cascade?: boolean;
+}

@@ -1,0 +1,63 @@
+import { firstFireTime, remainingFires } from '@baton/domain';
+import type { ExclusionCalendar, FieldError, Schedule, TaskDefinition } from '@baton/domain';
+
+/** The fields of a definition that decide its fire times: changing one recomputes nextFireAt. */
+export const SCHEDULE_FIELDS = ['trigger', 'startAt', 'endAt', 'maxFires', 'calendarName'] as const;
+
+export function scheduleChanged(before: TaskDefinition, after: TaskDefinition): boolean {
+  return SCHEDULE_FIELDS.some((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
+}
+
+export function scheduleOf(
+  definition: TaskDefinition,
+  state: { fireCount: number; createdAt: number },
+  calendar: ExclusionCalendar | null,
+): Schedule {
+  return {
+    trigger: definition.trigger,
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    maxFires: definition.maxFires,
+    fireCount: state.fireCount,
+    calendar,
+    createdAt: state.createdAt,
+  };
+}
+
+/**
+ * The next fire time a task stores when it is created, or when its schedule is edited: the
+ * first fire time at or after `now` (domain `firstFireTime`).
+ *
+ * FIXED_DELAY's first fire is at its start time; when that has passed (or there is none) it is
+ * now. After the task has fired, a FIXED_DELAY's next fire waits for the run to finish (the
+ * engine computes it), so an edit keeps the stored one.
+ */
+export function nextFireAtFor(schedule: Schedule, now: number, stored: { nextFireAt: number | null; kindBefore: string | null }): number | null {
+  if (schedule.trigger.kind === 'FIXED_DELAY') {
+    if (schedule.fireCount > 0 && stored.kindBefore === 'FIXED_DELAY') return stored.nextFireAt;
+    if (remainingFires({ ...schedule, fireCount: 0 }) <= 0) return null;
+    const start = Math.max(schedule.startAt ?? now, now);
+    return firstFireTime({ ...schedule, fireCount: 0, startAt: start }, now);
+  }
+  return firstFireTime(schedule, now);
+}
+
+/**
+ * A task that could never fire is refused, naming the field that makes it so (a one-shot in
+ * the past, an end time already passed, maxFires already reached). MANUAL tasks never fire by
+ * themselves and are fine.
+ */
+export function neverFiresProblem(schedule: Schedule, nextFireAt: number | null, now: number): FieldError | null {
+  const trigger = schedule.trigger;
+  if (nextFireAt !== null || trigger.kind === 'MANUAL') return null;
+  if (trigger.kind === 'FIXED_DELAY' && schedule.fireCount > 0) return null;
+  if (remainingFires(schedule) <= 0) {
+    return { field: 'maxFires', reason: `is already reached (the task fired ${schedule.fireCount} times), so the task would never fire` };
+  }
+  if (trigger.kind === 'ONCE' && trigger.at < now) return { field: 'trigger.at', reason: 'is in the past, so the task would never fire' };
+  if (schedule.endAt !== null && schedule.endAt < now) return { field: 'endAt', reason: 'is in the past, so the task would never fire' };
+  if (schedule.calendar !== null) {
+    return { field: 'calendarName', reason: 'excludes every fire time the trigger yields, so the task would never fire' };
+  }
+  return { field: 'trigger', reason: 'yields no fire time from now on, so the task would never fire' };
+}

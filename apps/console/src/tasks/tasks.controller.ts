@@ -1,0 +1,136 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+} from '@nestjs/swagger';
+import { ConsoleController } from '../common/access';
+import type { Page } from '../common/cursor';
+import { IdPipe } from '../common/id.pipe';
+import { TenantId } from '../common/principal';
+import { RunDetailView } from '../runs/dto/run.dto';
+import {
+  DeleteTaskQuery,
+  GroupPauseView,
+  TaskBodyDto,
+  TaskPage,
+  TaskQuery,
+  TaskView,
+  TriggerRunDto,
+  UpdateTaskDto,
+} from './dto/task.dto';
+import { TasksService } from './tasks.service';
+
+@ConsoleController('tasks', { tag: 'tasks' })
+export class TasksController {
+  constructor(private readonly tasks: TasksService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Tasks of the tenant by name; search, filter by group / paused; cursor pagination' })
+  @ApiOkResponse({ type: TaskPage })
+  list(@TenantId() tenantId: string, @Query() query: TaskQuery): Promise<Page<TaskView>> {
+    return this.tasks.list(tenantId, query);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a task; nextFireAt is computed from the trigger' })
+  @ApiCreatedResponse({ type: TaskView })
+  @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
+  create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<TaskView> {
+    return this.tasks.create(tenantId, body);
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: TaskView })
+  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
+    return this.tasks.get(tenantId, id);
+  }
+
+  @Put(':id')
+  @ApiOperation({ summary: 'Replace a task (omitted fields take their defaults)' })
+  @ApiOkResponse({ type: TaskView })
+  replace(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Body() body: UpdateTaskDto,
+  ): Promise<TaskView> {
+    return this.tasks.replace(tenantId, id, body);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change some fields of a task (retry and alarms may be given in part)' })
+  @ApiOkResponse({ type: TaskView })
+  patch(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Body() body: UpdateTaskDto,
+  ): Promise<TaskView> {
+    return this.tasks.patch(tenantId, id, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary:
+      'Delete a task. With dependency edges: 409 TASK_HAS_DEPENDENCIES unless ?cascade=true (deletes the edges). Active runs are cancelled; history stays.',
+  })
+  @ApiNoContentResponse()
+  async delete(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Query() query: DeleteTaskQuery,
+  ): Promise<void> {
+    await this.tasks.delete(tenantId, id, query.cascade === true);
+  }
+
+  @Post(':id/trigger')
+  @ApiOperation({ summary: 'Run the task now (PENDING run, cause MANUAL); optional params override for this run' })
+  @ApiBody({ type: TriggerRunDto, required: false })
+  @ApiCreatedResponse({ type: RunDetailView })
+  trigger(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Body() body: TriggerRunDto,
+  ): Promise<RunDetailView> {
+    return this.tasks.trigger(tenantId, id, body?.params);
+  }
+
+  @Post(':id/pause2')
+  @HttpCode(200)
+  @ApiOkResponse({ type: TaskView })
+  pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
+    return this.tasks.setPaused(tenantId, id, true);
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Resume; a fire time missed while paused is handled by the misfire policy' })
+  @ApiOkResponse({ type: TaskView })
+  resume(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
+    return this.tasks.setPaused(tenantId, id, false);
+  }
+}
+
+@ConsoleController('task-groups', { tag: 'tasks' })
+export class TaskGroupsController {
+  constructor(private readonly tasks: TasksService) {}
+
+  @Post(':group/pause')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Pause every task of a task group' })
+  @ApiOkResponse({ type: GroupPauseView })
+  pause(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
+    return this.tasks.setGroupPaused(tenantId, group, true);
+  }
+
+  @Post(':group/resume')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Resume every task of a task group' })
+  @ApiOkResponse({ type: GroupPauseView })
+  resume(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
+    return this.tasks.setGroupPaused(tenantId, group, false);
+  }
+}

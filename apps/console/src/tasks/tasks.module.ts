@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { RunsModule } from '../runs/runs.module';
+import { TaskGroupsController, TasksController } from './tasks.controller';
+import { TasksService } from './tasks.service';
+
+@Module({
+  imports: [RunsModule],
+  controllers: [TasksController, TaskGroupsController],
+  providers: [TasksService],
+  exports: [TasksService],
+})
+export class TasksModule {}

@@ -1,0 +1,402 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager, In } from 'typeorm';
+import {
+  ACTIVE_STATES,
+  paramsProblem,
+  parseCron,
+  validateTask,
+  withTaskDefaults,
+  type ExclusionCalendar,
+  type FieldError,
+  type TaskDefinition,
+  type TaskInput,
+} from '@baton/domain';
+import {
+  CalendarEntity,
+  inTransaction,
+  isUniqueViolation,
+  RunEntity,
+  taskDefinitionToColumns,
+  TaskDependencyEntity,
+  TaskEntity,
+  taskEntityToDefinition,
+  TenantEntity,
+} from '@baton/persistence';
+import { badRequest, conflict, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
+import { RunsService } from '../runs/runs.service';
+import type { RunDetailView } from '../runs/dto/run.dto';
+import type { GroupPauseView, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
+import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
+
+export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
+  const definition = taskEntityToDefinition(row, calendarName);
+  return {
+    id: row.id,
+    name: definition.name,
+    group: definition.group,
+    executorApp: definition.executorApp,
+    handler: definition.handler,
+    params: definition.params,
+    trigger: definition.trigger,
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    maxFires: definition.maxFires,
+    misfirePolicy: definition.misfirePolicy,
+    misfireThresholdMs: definition.misfireThresholdMs,
+    priority: definition.priority,
+    concurrencyPolicy: definition.concurrencyPolicy,
+    timeoutMs: definition.timeoutMs,
+    startDeadlineMs: definition.startDeadlineMs,
+    retry: definition.retry,
+    calendarName: definition.calendarName,
+    alarms: definition.alarms,
+    paused: definition.paused,
+    fireCount: row.fireCount,
+    nextFireAt: row.nextFireAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    version: row.version,
+  };
+}
+
+/** The fields a client sent (the DTO instance also carries undefined for the absent ones). */
+function inputOf(dto: TaskBodyDto): TaskInput {
+  const input: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(dto)) if (value !== undefined && key !== 'version') input[key] = value;
+  return input as TaskInput;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(errors: FieldError[]): never {
+  throw badRequest(errors);
+}
+
+/** Cron expressions and zones are stored in their canonical spelling (trimmed, `Europe/Berlin`). */
+function canonical(definition: TaskDefinition): TaskDefinition {
+  if (definition.trigger.kind !== 'CRON') return definition;
+  const parsed = parseCron(definition.trigger.expression, definition.trigger.timeZone);
+  if (!parsed.ok) return definition; // validateTask has refused it already
+  return { ...definition, trigger: { kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone } };
+}
+
+/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+}
+
+function encodeNameCursor(name: string): string {
+  return Buffer.from(JSON.stringify({ after: name }), 'utf8').toString('base64url');
+}
+
+function decodeNameCursor(cursor: string): string {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof value?.after === 'string') return value.after;
+  } catch {
+    // fall through
+  }
+  throw badRequest([{ field: 'cursor', reason: 'not a cursor returned by this API' }]);
+}
+
+@Injectable()
+export class TasksService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly runs: RunsService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const qb = this.dataSource.getRepository(TaskEntity).createQueryBuilder('t').where('t.tenantId = :tenantId', { tenantId });
+    if (query.search) qb.andWhere("t.name LIKE :search ESCAPE '!'", { search: likePattern(query.search) });
+    if (query.group !== undefined) qb.andWhere('t.groupName = :group', { group: query.group });
+    if (query.paused !== undefined) qb.andWhere('t.paused = :paused', { paused: query.paused });
+    if (query.cursor !== undefined) qb.andWhere('t.name > :after', { after: decodeNameCursor(query.cursor) });
+    const rows = await qb.orderBy('t.name', 'ASC').take(limit + 1).getMany();
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    const calendars = await this.calendarNames(tenantId, page);
+    return {
+      items: page.map((row) => taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null))),
+      nextCursor: more ? encodeNameCursor(page[page.length - 1].name) : null,
+    };
+  }
+
+  async get(tenantId: string, id: number, em: EntityManager = this.dataSource.manager): Promise<TaskView> {
+    const row = await em.findOneBy(TaskEntity, { id });
+    if (!row) throw notFound('Task', id);
+    const calendars = await this.calendarNames(tenantId, [row], em);
+    return taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null));
+  }
+
+  create(tenantId: string, dto: TaskBodyDto): Promise<TaskView> {
+    const input = inputOf(dto);
+    const errors = validateTask(input);
+    if (errors.length) invalid(errors);
+    const definition = canonical(withTaskDefaults(input, tenantId));
+    return this.writing(definition.name, () =>
+      inTransaction(this.dataSource, async (em) => {
+        const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+        if (!tenant) throw notFound('Tenant', tenantId);
+        const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
+        await this.assertNameFree(em, tenantId, definition.name, null);
+        const now = this.clock.now();
+        const schedule = scheduleOf(definition, { fireCount: 0, createdAt: now }, calendar?.definition ?? null);
+        const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
+        const never = neverFiresProblem(schedule, nextFireAt, now);
+        if (never) invalid([never]);
+        const row = em.create(TaskEntity, {
+          ...taskDefinitionToColumns(definition, calendar?.id ?? null),
+          engineGroup: tenant.engineGroup,
+          fireCount: 0,
+          nextFireAt,
+          createdAt: now,
+          updatedAt: now,
+          version: 1,
+        });
+        await em.insert(TaskEntity, row);
+        return this.get(tenantId, row.id, em);
+      }),
+    );
+  }
+
+  /** PUT: the body is the whole task (omitted fields take their defaults). */
+  replace(tenantId: string, id: number, dto: UpdateTaskDto): Promise<TaskView> {
+    const input = inputOf(dto);
+    const errors = validateTask(input);
+    if (errors.length) invalid(errors);
+    const definition = canonical(withTaskDefaults(input, tenantId));
+    return this.update(tenantId, id, dto.version, () => definition);
+  }
+
+  /** PATCH: the body's fields replace the stored ones; `retry` and `alarms` may be given in part. */
+  patch(tenantId: string, id: number, dto: UpdateTaskDto): Promise<TaskView> {
+    const patch = inputOf(dto) as Record<string, unknown>;
+    return this.update(tenantId, id, dto.version, (current) => {
+      const merged: Record<string, unknown> = { ...current, ...patch };
+      delete merged.tenantId;
+      if (isPlainObject(patch.retry)) merged.retry = { ...current.retry, ...patch.retry };
+      if (isPlainObject(patch.alarms)) merged.alarms = { ...current.alarms, ...patch.alarms };
+      const errors = validateTask(merged);
+      if (errors.length) invalid(errors);
+      return canonical(withTaskDefaults(merged as TaskInput, tenantId));
+    });
+  }
+
+  private update(
+    tenantId: string,
+    id: number,
+    expectedVersion: number | undefined,
+    next: (current: TaskDefinition) => TaskDefinition,
+  ): Promise<TaskView> {
+    let name = '';
+    return this.writing(
+      () => name,
+      () =>
+        inTransaction(this.dataSource, async (em) => {
+          const row = await em.findOneBy(TaskEntity, { id, tenantId });
+          if (!row) throw notFound('Task', id);
+          if (expectedVersion !== undefined && expectedVersion !== row.version) {
+            throw conflict(`Task ${id} was changed since version ${expectedVersion} (now ${row.version}); reload it`, [
+              { field: 'version', reason: `is ${expectedVersion}, the task is at version ${row.version}` },
+            ]);
+          }
+          const currentCalendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
+          const current = taskEntityToDefinition(row, currentCalendar?.name ?? null);
+          const definition = next(current);
+          name = definition.name;
+          const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
+          if (definition.name !== row.name) await this.assertNameFree(em, tenantId, definition.name, id);
+          const now = this.clock.now();
+          let { fireCount, nextFireAt } = row;
+          if (scheduleChanged(current, definition)) {
+            // A new trigger is a new schedule: maxFires counts its fires from zero (as Quartz's reschedule).
+            if (JSON.stringify(current.trigger) !== JSON.stringify(definition.trigger)) fireCount = 0;
+            const schedule = scheduleOf(definition, { fireCount, createdAt: row.createdAt }, calendar?.definition ?? null);
+            nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: row.nextFireAt, kindBefore: current.trigger.kind });
+            const never = neverFiresProblem(schedule, nextFireAt, now);
+            if (never) invalid([never]);
+          }
+          const result = await em
+            .createQueryBuilder()
+            .update(TaskEntity)
+            .set({
+              ...taskDefinitionToColumns(definition, calendar?.id ?? null),
+              fireCount,
+              nextFireAt,
+              updatedAt: now,
+              version: () => 'version + 1',
+            })
+            .where('id = :id AND tenant_id = :tenantId AND version = :version', { id, tenantId, version: row.version })
+            .execute();
+          if (!result.affected) {
+            throw conflict(`Task ${id} was changed concurrently; reload it and try again`, [
+              { field: 'version', reason: 'the task changed while it was being saved' },
+            ]);
+          }
+          return this.get(tenantId, id, em);
+        }),
+    );
+  }
+
+  /**
+   * Deletes a task. A task with dependency edges is refused (409 TASK_HAS_DEPENDENCIES, listing
+   * them) unless `cascade` is set, which deletes its edges too. Its active runs are cancelled
+   * (guarded: only runs still in an active state); finished runs stay as history.
+   */
+  async delete(tenantId: string, id: number, cascade: boolean): Promise<void> {
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      if (!row) throw notFound('Task', id);
+      const edges = await em.find(TaskDependencyEntity, {
+        where: [
+          { tenantId, parentTaskId: id },
+          { tenantId, childTaskId: id },
+        ],
+        order: { id: 'ASC' },
+      });
+      if (edges.length > 0 && !cascade) {
+        throw conflict(
+          `Task "${row.name}" has ${edges.length} dependency edge(s); delete them first or pass ?cascade=true`,
+          [{ field: 'dependencies', reason: `the task is in dependency edges ${edges.map((e) => e.id).join(', ')}` }],
+          { code: 'TASK_HAS_DEPENDENCIES', dependencyIds: edges.map((e) => e.id) },
+        );
+      }
+      if (edges.length > 0) await em.delete(TaskDependencyEntity, { id: In(edges.map((e) => e.id)) });
+      const now = this.clock.now();
+      await em
+        .createQueryBuilder()
+        .update(RunEntity)
+        .set({ state: 'CANCELLED', finishedAt: now, updatedAt: now })
+        .where('task_id = :id AND tenant_id = :tenantId AND state IN (:...active)', { id, tenantId, active: [...ACTIVE_STATES] })
+        .execute();
+      await em.delete(TaskEntity, { id, tenantId });
+    });
+  }
+
+  /**
+   * Pauses or resumes one task. Resuming keeps the stored next fire time: if it passed while
+   * the task was paused, the planner treats it as a misfire under the task's misfire policy.
+   */
+  async setPaused(tenantId: string, id: number, paused: boolean): Promise<TaskView> {
+    return inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      if (!row) throw notFound('Task', id);
+      if (row.paused !== paused) {
+        await em
+          .createQueryBuilder()
+          .update(TaskEntity)
+          .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
+          .where('id = :id AND tenant_id = :tenantId', { id, tenantId })
+          .execute();
+      }
+      return this.get(tenantId, id, em);
+    });
+  }
+
+  /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
+  async setGroupPaused(tenantId: string, group: string, paused: boolean): Promise<GroupPauseView> {
+    const result = await inTransaction(this.dataSource, (em) =>
+      em
+        .createQueryBuilder()
+        .update(TaskEntity)
+        .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
+        .where('tenant_id = :tenantId AND group_name = :group AND paused = :was', { tenantId, group, was: !paused })
+        .execute(),
+    );
+    return { group, paused, tasks: result.affected ?? 0 };
+  }
+
+  /**
+   * Runs a task now: a PENDING run, cause MANUAL, due now, with a snapshot of the task's params
+   * (or of `params` when given). Works on a paused task too: pausing stops the schedule, not
+   * an explicit request.
+   */
+  async trigger(tenantId: string, id: number, params: unknown): Promise<RunDetailView> {
+    if (params !== undefined) {
+      const problem = paramsProblem(params);
+      if (problem) invalid([problem]);
+    }
+    const runId = await inTransaction(this.dataSource, async (em) => {
+      const task = await em.findOneBy(TaskEntity, { id, tenantId });
+      if (!task) throw notFound('Task', id);
+      const now = this.clock.now();
+      const run = em.create(RunEntity, {
+        tenantId,
+        taskId: task.id,
+        engineGroup: task.engineGroup,
+        state: 'PENDING',
+        cause: 'MANUAL',
+        fireKey: `m:${randomUUID()}`,
+        flowId: null,
+        parentRunId: null,
+        attempt: 1,
+        priority: task.priority,
+        params: (params === undefined ? task.params : params) as RunEntity['params'],
+        scheduledAt: now,
+        dueAt: now,
+        claimedBy: null,
+        leaseUntil: null,
+        executorId: null,
+        dispatchedAt: null,
+        acceptedAt: null,
+        startedAt: null,
+        finishedAt: null,
+        result: null,
+        error: null,
+        progress: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await em.insert(RunEntity, run);
+      // A manual run is the root of its own flow.
+      await em.update(RunEntity, { id: run.id }, { flowId: run.id });
+      return run.id;
+    });
+    return this.runs.get(tenantId, runId);
+  }
+
+  private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {
+    const ids = [...new Set(rows.map((r) => r.calendarId).filter((c): c is number => c !== null))];
+    if (ids.length === 0) return new Map();
+    const calendars = await em.find(CalendarEntity, { where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
+    return new Map(calendars.map((c) => [c.id, c.name]));
+  }
+
+  private async resolveCalendar(
+    em: EntityManager,
+    tenantId: string,
+    name: string | null,
+  ): Promise<{ id: number; definition: ExclusionCalendar } | null> {
+    if (name === null) return null;
+    const row = await em.findOneBy(CalendarEntity, { tenantId, name });
+    if (!row) invalid([{ field: 'calendarName', reason: `no calendar named "${name}"` }]);
+    return { id: row.id, definition: { name: row.name, timeZone: row.timeZone, dates: row.dates } };
+  }
+
+  private async assertNameFree(em: EntityManager, tenantId: string, name: string, exceptId: number | null): Promise<void> {
+    const existing = await em.findOne(TaskEntity, { where: { tenantId, name }, select: { id: true } });
+    if (existing && existing.id !== exceptId) throw duplicateName(name);
+  }
+
+  /** Maps a unique-key violation (a concurrent writer took the name) to the same 409 as the check. */
+  private async writing<T>(name: string | (() => string), work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicateName(typeof name === 'function' ? name() : name);
+      throw error;
+    }
+  }
+}
+
+function duplicateName(name: string) {
+  return conflict(`A task named "${name}" already exists`, [{ field: 'name', reason: `a task named "${name}" already exists` }]);
+}

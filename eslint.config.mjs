@@ -1,0 +1,27 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'test/artifacts/**', 'bench/results/**', '.tmp/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // The pure domain must not read the clock: `now` is always passed in.
+      'no-restricted-syntax': 'off',
+    },
+  },
+  {
+    files: ['libs/domain/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'libs/domain is pure: pass `now` in.' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'libs/domain is pure: pass `now` in.' },
+      ],
+      'no-restricted-imports': ['error', { patterns: ['@nestjs/*', 'typeorm', '@baton/persistence', 'node:*'] }],
+    },
+  },
+);

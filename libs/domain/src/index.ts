@@ -1,0 +1,54 @@
+export * from './types';
+
+export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay, UnknownTimeZoneError } from './time/time-zone';
+export type { FieldError } from './validation/field-error';
+export { MAX_INT32 } from './validation/field-error';
+export { NAME_PATTERN, NAME_MAX_LENGTH } from './validation/names';
+
+export { isExcluded, exclusionTest } from './calendar/is-excluded';
+export { validateCalendar, isLocalDate, MAX_CALENDAR_DATES } from './calendar/validate-calendar';
+
+export { parseCron, MAX_CRON_EXPRESSION_LENGTH } from './trigger/cron';
+export type { ParsedCron, CronError } from './trigger/cron';
+export {
+  nextFireTimes,
+  nextFireTime,
+  firstFireTime,
+  nextFixedDelayFire,
+  remainingFires,
+  MAX_EXCLUDED_SKIPS,
+} from './trigger/next-fire';
+export { MissingAnchorError } from './trigger/missing-anchor-error';
+export { planFires, DEFAULT_MAX_SCAN } from './trigger/misfire';
+export type { FirePlan, FirePlanInput, PlannedFire, PlannedFireKind } from './trigger/misfire';
+
+export {
+  RUN_TRANSITIONS,
+  TERMINAL_STATES,
+  ACTIVE_STATES,
+  EXECUTING_STATES,
+  canTransition,
+  assertTransition,
+  isTerminal,
+} from './run/run-state';
+export { IllegalTransitionError } from './run/illegal-transition-error';
+export { retryDecision, backoffDelay } from './run/retry';
+export type { RetryDecision } from './run/retry';
+
+export { findCycle, assertNoCycle } from './dag/find-cycle';
+export { CycleError } from './dag/cycle-error';
+export { childrenToFire, childStatus, satisfiesCondition } from './dag/children-to-fire';
+export type { ParentOutcome, ChildStatus } from './dag/children-to-fire';
+
+export {
+  validateTask,
+  MIN_INTERVAL_MS,
+  MIN_TIMEOUT_MS,
+  PRIORITY_MIN,
+  PRIORITY_MAX,
+  MAX_RETRY_ATTEMPTS,
+  MAX_HANDLER_LENGTH,
+} from './task/validate-task';
+export { taskDefaults, withTaskDefaults } from './task/task-defaults';
+export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
+export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';

@@ -1,0 +1,68 @@
+import type { RunState } from '../types';
+import { IllegalTransitionError } from './illegal-transition-error';
+
+/**
+ * The run state machine as data: for each state, the states a run may move to. Persistence
+ * turns each edge into a conditional update naming the expected old state, so a late or
+ * duplicate message finds the run elsewhere and changes nothing — no run moves backwards.
+ *
+ * Edges beyond the happy path PENDING → CLAIMED → DISPATCHED → ACCEPTED → SUCCEEDED, and why:
+ * - PENDING → CANCELLED: cancelled by hand, or REPLACEd by a newer run, before any claim.
+ * - PENDING → SKIPPED: concurrency FORBID (an earlier run is still active).
+ * - CLAIMED → PENDING: the lease is released (engine shutting down) or taken over by a
+ *   survivor after the owner died; the run is claimable again.
+ * - CLAIMED → SKIPPED: concurrency FORBID or a misfire found at dispatch time.
+ * - CLAIMED → RETRY_WAIT | FAILED: no UP executor of the app could be chosen, so the attempt
+ *   fails without being sent; the retry policy decides which of the two.
+ * - DISPATCHED → RETRY_WAIT: the executor answered busy (429) or rejected, or was unreachable.
+ * - DISPATCHED → PENDING: re-routed to another executor, or the lease was lost mid-send.
+ * - DISPATCHED → SUCCEEDED | FAILED | TIMED_OUT: the callback can overtake the ack. The
+ *   wrapper answers 202 and starts the handler; a 1 ms handler calls back (to any engine
+ *   node) before the dispatching engine has recorded ACCEPTED. Refusing the callback would
+ *   lose a finished run, so the result is taken from DISPATCHED, and the late 202 then finds
+ *   the run finished and changes nothing. TIMED_OUT is the watchdog's verdict when the ack
+ *   was never recorded (lost response, engine crashed after the 202) and the run outlived its
+ *   timeout; the abort is sent either way.
+ * - ACCEPTED → RETRY_WAIT: the attempt failed or timed out and the retry policy allows another.
+ * - RETRY_WAIT → CLAIMED: the backoff is over and an engine claims the retry (same row,
+ *   attempt + 1).
+ * - every non-terminal state → CANCELLED: cancelled by hand or REPLACEd; an executing run is
+ *   sent an abort.
+ * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
+ */
+export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
+  PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED'],
+  CLAIMED: ['DISPATCHED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED'],
+  DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
+  ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
+  RETRY_WAIT: ['CLAIMED', 'CANCELLED'],
+  SUCCEEDED: [],
+  FAILED: [],
+  TIMED_OUT: [],
+  CANCELLED: [],
+  SKIPPED: [],
+};
+
+export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const satisfies readonly RunState[];
+
+/**
+ * States of a run that is not over: it still holds its task for the concurrency policy
+ * (FORBID skips a new run while one of these exists; REPLACE cancels it).
+ */
+export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'] as const satisfies readonly RunState[];
+
+/** States in which the work may be executing on an executor: cancelling them sends an abort. */
+export const EXECUTING_STATES = ['DISPATCHED', 'ACCEPTED'] as const satisfies readonly RunState[];
+
+export function canTransition(from: RunState, to: RunState): boolean {
+  return RUN_TRANSITIONS[from]?.includes(to) ?? false;
+}
+
+/** Throws IllegalTransitionError unless `from → to` is an edge of the machine. */
+export function assertTransition(from: RunState, to: RunState): void {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to);
+}
+
+export function isTerminal(state: RunState): boolean {
+  return (TERMINAL_STATES as readonly RunState[]).includes(state);
+}

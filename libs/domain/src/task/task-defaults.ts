@@ -1,0 +1,49 @@
+import { ALARM_TYPES } from '../types';
+import type { TaskDefinition } from '../types';
+
+/** The fields a task input may omit; the rest (name, executorApp, handler, trigger) are required. */
+export type DefaultedTaskFields = Omit<TaskDefinition, 'tenantId' | 'name' | 'executorApp' | 'handler' | 'trigger'>;
+
+/**
+ * The documented defaults (see the doc comments in types.ts), as fresh objects on every call so
+ * a caller may change them freely.
+ */
+export function taskDefaults(): DefaultedTaskFields {
+  return {
+    group: 'default',
+    params: {},
+    startAt: null,
+    endAt: null,
+    maxFires: null,
+    misfirePolicy: 'FIRE_ONCE_NOW',
+    misfireThresholdMs: 5_000,
+    priority: 0,
+    concurrencyPolicy: 'ALLOW',
+    timeoutMs: 300_000,
+    startDeadlineMs: 10_000,
+    retry: { maxAttempts: 1, backoffBaseMs: 1_000, backoffMaxMs: 60_000, jitter: 0.2 },
+    calendarName: null,
+    alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
+    paused: false,
+  };
+}
+
+/** What the console receives: any subset of a task's fields, values not yet checked. */
+export type TaskInput = { [K in keyof TaskDefinition]?: unknown };
+
+/**
+ * A full definition from a *validated* input (validateTask returned no errors): omitted fields
+ * take their defaults, and so do omitted members of `retry` and `alarms`, which may be given
+ * in part (`retry: { maxAttempts: 3 }`).
+ */
+export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefinition {
+  const defaults = taskDefaults();
+  const given = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as Partial<TaskDefinition>;
+  return {
+    ...defaults,
+    ...given,
+    tenantId,
+    retry: { ...defaults.retry, ...(given.retry ?? {}) },
+    alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
+  } as TaskDefinition;
+}

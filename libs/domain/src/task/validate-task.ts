@@ -1,0 +1,193 @@
+import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS } from '../types';
+import type { TaskDefinition } from '../types';
+import type { FieldError } from '../validation/field-error';
+import { integerInRange, isMillis, isPlainObject, MAX_INT32 } from '../validation/field-error';
+import { nameProblem } from '../validation/names';
+import { isValidTimeZone } from '../time/time-zone';
+import { parseCron } from '../trigger/cron';
+import { paramsProblem } from './json-params';
+import { taskDefaults } from './task-defaults';
+
+/**
+ * Shortest FIXED_RATE interval / FIXED_DELAY delay. Baton fires to the millisecond, but every
+ * fire is a run row, an HTTP call and a callback: ten per second per task is already a lot of
+ * rows, and anything faster belongs inside the handler, not in the scheduler.
+ */
+export const MIN_INTERVAL_MS = 100;
+export const MIN_TIMEOUT_MS = 1_000;
+export const PRIORITY_MIN = -100;
+export const PRIORITY_MAX = 100;
+export const MAX_RETRY_ATTEMPTS = 100;
+/** Matches the varchar(100) handler column. */
+export const MAX_HANDLER_LENGTH = 100;
+
+const TASK_FIELDS = new Set<keyof TaskDefinition>([
+  'tenantId', // set by the console from the caller's credentials; accepted but not checked here
+  'name',
+  'group',
+  'executorApp',
+  'handler',
+  'params',
+  'trigger',
+  'startAt',
+  'endAt',
+  'maxFires',
+  'misfirePolicy',
+  'misfireThresholdMs',
+  'priority',
+  'concurrencyPolicy',
+  'timeoutMs',
+  'startDeadlineMs',
+  'retry',
+  'calendarName',
+  'alarms',
+  'paused',
+]);
+
+const TRIGGER_FIELDS: Record<string, readonly string[]> = {
+  MANUAL: ['kind'],
+  FIXED_RATE: ['kind', 'intervalMs'],
+  FIXED_DELAY: ['kind', 'delayMs'],
+  CRON: ['kind', 'expression', 'timeZone'],
+  ONCE: ['kind', 'at'],
+};
+
+/**
+ * Checks a task definition input and lists every problem (empty = valid), so the console can
+ * answer 400 naming each field and reason at once. `name`, `executorApp`, `handler` and
+ * `trigger` are required; other fields may be omitted (they get taskDefaults()), and `retry` /
+ * `alarms` may be given in part. Fields the task does not have are refused, so a misspelt
+ * field is an error instead of a silently ignored setting. To validate an edit, validate the
+ * stored task merged with the change.
+ */
+export function validateTask(input: unknown): FieldError[] {
+  if (!isPlainObject(input)) return [{ field: '', reason: 'must be a JSON object' }];
+  const errors: FieldError[] = [];
+  const add = (field: string, reason: string | null) => {
+    if (reason !== null) errors.push({ field, reason });
+  };
+  const present = (key: string) => input[key] !== undefined;
+
+  for (const key of Object.keys(input)) {
+    if (!TASK_FIELDS.has(key as keyof TaskDefinition)) add(key, 'is not a task field');
+  }
+
+  add('name', nameProblem(input.name));
+  add('executorApp', nameProblem(input.executorApp));
+  add('handler', handlerProblem(input.handler));
+  if (present('group')) add('group', nameProblem(input.group));
+  if (present('calendarName') && input.calendarName !== null) add('calendarName', nameProblem(input.calendarName));
+  if (present('params')) {
+    const problem = paramsProblem(input.params);
+    if (problem) errors.push(problem);
+  }
+
+  validateTimeBounds(input, add);
+  validateTrigger(input.trigger, input, add);
+
+  if (present('maxFires') && input.maxFires !== null) add('maxFires', integerInRange(input.maxFires, 1, MAX_INT32));
+  if (present('misfirePolicy')) add('misfirePolicy', oneOf(input.misfirePolicy, MISFIRE_POLICIES));
+  if (present('misfireThresholdMs')) add('misfireThresholdMs', integerInRange(input.misfireThresholdMs, 0, MAX_INT32));
+  if (present('priority')) add('priority', integerInRange(input.priority, PRIORITY_MIN, PRIORITY_MAX));
+  if (present('concurrencyPolicy')) add('concurrencyPolicy', oneOf(input.concurrencyPolicy, CONCURRENCY_POLICIES));
+  if (present('timeoutMs')) add('timeoutMs', integerInRange(input.timeoutMs, MIN_TIMEOUT_MS, MAX_INT32));
+  if (present('startDeadlineMs')) add('startDeadlineMs', integerInRange(input.startDeadlineMs, 0, MAX_INT32));
+  if (present('paused') && typeof input.paused !== 'boolean') add('paused', 'must be true or false');
+  if (present('retry')) validateRetry(input.retry, add);
+  if (present('alarms')) validateAlarms(input.alarms, add);
+  return errors;
+}
+
+type Add = (field: string, reason: string | null) => void;
+
+function handlerProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length === 0) return 'is required';
+  if (value.length > MAX_HANDLER_LENGTH) return `must be at most ${MAX_HANDLER_LENGTH} characters`;
+  // Handlers are looked up by exact name in another process; invisible differences would be cruel.
+  if (!/^[\x21-\x7e]+$/.test(value)) return 'may contain only printable ASCII without spaces';
+  return null;
+}
+
+function oneOf(value: unknown, allowed: readonly string[]): string | null {
+  return typeof value === 'string' && allowed.includes(value) ? null : `must be one of ${allowed.join(', ')}`;
+}
+
+function unknownKeys(value: Record<string, unknown>, allowed: readonly string[], prefix: string, what: string, add: Add) {
+  for (const key of Object.keys(value)) if (!allowed.includes(key)) add(`${prefix}.${key}`, `is not a field of ${what}`);
+}
+
+function validateTimeBounds(input: Record<string, unknown>, add: Add) {
+  const { startAt, endAt } = input;
+  const instant = 'must be null or an integer epoch-millisecond instant';
+  if (startAt !== undefined && startAt !== null && !isMillis(startAt)) add('startAt', instant);
+  if (endAt !== undefined && endAt !== null && !isMillis(endAt)) add('endAt', instant);
+  if (isMillis(startAt) && isMillis(endAt) && endAt <= startAt) add('endAt', 'must be after startAt');
+}
+
+function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: Add) {
+  if (trigger === undefined) return add('trigger', 'is required');
+  if (!isPlainObject(trigger)) return add('trigger', 'must be an object with a kind');
+  const kind = trigger.kind;
+  if (typeof kind !== 'string' || !(TRIGGER_KINDS as readonly string[]).includes(kind)) {
+    return add('trigger.kind', `must be one of ${TRIGGER_KINDS.join(', ')}`);
+  }
+  unknownKeys(trigger, TRIGGER_FIELDS[kind], 'trigger', `a ${kind} trigger`, add);
+  switch (kind) {
+    case 'FIXED_RATE':
+      return add('trigger.intervalMs', integerInRange(trigger.intervalMs, MIN_INTERVAL_MS, Number.MAX_SAFE_INTEGER));
+    case 'FIXED_DELAY':
+      return add('trigger.delayMs', integerInRange(trigger.delayMs, MIN_INTERVAL_MS, Number.MAX_SAFE_INTEGER));
+    case 'CRON': {
+      // Zone and expression are checked apart, so that both problems are reported at once.
+      const zoneOk = isValidTimeZone(trigger.timeZone);
+      if (!zoneOk) add('trigger.timeZone', 'must be a known IANA time zone such as Europe/Berlin');
+      const parsed = parseCron(trigger.expression, zoneOk ? trigger.timeZone : 'UTC');
+      if (!parsed.ok) add('trigger.expression', parsed.reason);
+      return;
+    }
+    case 'ONCE': {
+      const at = trigger.at;
+      if (!isMillis(at)) return add('trigger.at', 'must be an integer epoch-millisecond instant');
+      // A one-shot outside its own window would be a task that can never fire.
+      if (isMillis(input.startAt) && at < input.startAt) add('trigger.at', 'is before startAt, so the task would never fire');
+      if (isMillis(input.endAt) && at > input.endAt) add('trigger.at', 'is after endAt, so the task would never fire');
+      return;
+    }
+  }
+}
+
+function validateRetry(retry: unknown, add: Add) {
+  if (!isPlainObject(retry)) return add('retry', 'must be an object');
+  const defaults = taskDefaults().retry;
+  unknownKeys(retry, Object.keys(defaults), 'retry', 'a retry policy', add);
+  const merged: Record<string, unknown> = { ...defaults, ...retry };
+  add('retry.maxAttempts', integerInRange(merged.maxAttempts, 1, MAX_RETRY_ATTEMPTS));
+  const baseProblem = integerInRange(merged.backoffBaseMs, 0, MAX_INT32);
+  add('retry.backoffBaseMs', baseProblem);
+  const maxProblem = integerInRange(merged.backoffMaxMs, 0, MAX_INT32);
+  add('retry.backoffMaxMs', maxProblem);
+  if (baseProblem === null && maxProblem === null && (merged.backoffMaxMs as number) < (merged.backoffBaseMs as number)) {
+    add('retry.backoffMaxMs', `must be at least retry.backoffBaseMs (${merged.backoffBaseMs})`);
+  }
+  const jitter = merged.jitter;
+  if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0 || jitter > 1) {
+    add('retry.jitter', 'must be a number from 0 to 1');
+  }
+}
+
+function validateAlarms(alarms: unknown, add: Add) {
+  if (!isPlainObject(alarms)) return add('alarms', 'must be an object');
+  unknownKeys(alarms, ['types', 'silenceMs'], 'alarms', 'the alarm settings', add);
+  if (alarms.types !== undefined) {
+    if (!Array.isArray(alarms.types)) add('alarms.types', 'must be an array of alarm types');
+    else {
+      const seen = new Set<unknown>();
+      alarms.types.forEach((type, i) => {
+        if (seen.has(type)) add(`alarms.types[${i}]`, 'is listed twice');
+        else add(`alarms.types[${i}]`, oneOf(type, ALARM_TYPES));
+        seen.add(type);
+      });
+    }
+  }
+  if (alarms.silenceMs !== undefined) add('alarms.silenceMs', integerInRange(alarms.silenceMs, 0, MAX_INT32));
+}

@@ -1,0 +1,228 @@
+/**
+ * Terminology — the words every room of Baton uses, defined once.
+ *
+ * - **tenant**: a customer of the platform. Owns tasks, runs, executors, alarms,
+ *   calendars, users and API keys. Identified by a short slug (`acme`), which also
+ *   names its alarm topic (`baton.alarms.acme`).
+ * - **engine group**: a named subset of the engine cluster. A tenant is bound to one
+ *   group; only engines serving that group plan, claim and dispatch its runs.
+ * - **task** (task definition): *what* to run (executor app + handler + params),
+ *   *when* (a trigger plus start/end time, max fires, exclusion calendar) and *how*
+ *   (misfire, concurrency, timeout, start deadline, retry, priority).
+ * - **task group**: a free-form label on tasks (`billing`, `reports`) that can be
+ *   paused and resumed as a whole. Not to be confused with an engine group.
+ * - **trigger**: the rule that yields fire times: MANUAL, FIXED_RATE, FIXED_DELAY,
+ *   CRON (with seconds and an IANA time zone) or ONCE.
+ * - **fire time** (scheduled time): an instant at which a trigger says the task runs.
+ * - **run**: one fire of a task. A row written before anything is sent, moved through
+ *   the run state machine (`run-state.ts`) by guarded, conditional updates.
+ * - **fire key**: what makes a run unique within its task. For scheduled fires it is
+ *   the fire time itself, so (task, scheduled time) can never fire twice.
+ * - **flow**: the set of runs started by one root run and its dependency edges.
+ *   A child fires at most once per flow; fan-in joins parents within a flow.
+ * - **attempt**: a run is retried in place (same row, attempt + 1) after RETRY_WAIT,
+ *   so a retry inside a chain re-runs that one step, never the whole chain.
+ * - **misfire**: a fire time that passed by more than the task's misfire threshold
+ *   before any engine could plan it (downtime, pause, overload).
+ * - **executor**: a business-service process that mounts the executor wrapper (SDK)
+ *   and serves one executor app for one tenant.
+ * - **slot**: one unit of an engine's dispatch concurrency. A slot is held only from
+ *   "send" to "ack" — milliseconds — never while the work runs.
+ * - **lease**: an engine's time-limited ownership of a claimed run. A lease that is not
+ *   renewed (engine dead) lets the survivors take the run over.
+ * - **alarm**: a notable event (START_LATE, TIMEOUT, FAILED, …) written in the same
+ *   transaction as its cause (the outbox) and published to the tenant's topic.
+ *
+ * All instants are epoch milliseconds (`Millis`), UTC. Time zones matter only for
+ * trigger math and calendars, which take an IANA zone explicitly.
+ */
+
+/** Epoch milliseconds, UTC. */
+export type Millis = number;
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export const TRIGGER_KINDS = ['MANUAL', 'FIXED_RATE', 'FIXED_DELAY', 'CRON', 'ONCE'] as const;
+export type TriggerKind = (typeof TRIGGER_KINDS)[number];
+
+/** The rule that yields a task's fire times. */
+export type Trigger =
+  /** Fires only when someone asks (console, API) or a parent task triggers it. */
+  | { kind: 'MANUAL' }
+  /** Fires every `intervalMs`, anchored at the task's start time, whatever the runs take. */
+  | { kind: 'FIXED_RATE'; intervalMs: number }
+  /** Fires `delayMs` after the previous run finished; the first fire is at the start time. */
+  | { kind: 'FIXED_DELAY'; delayMs: number }
+  /** Six-field cron (seconds first; five fields means second 0), evaluated in `timeZone`. */
+  | { kind: 'CRON'; expression: string; timeZone: string }
+  /** Fires once at `at`. */
+  | { kind: 'ONCE'; at: Millis };
+
+export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
+/**
+ * What to do with fire times that were missed by more than the misfire threshold:
+ * - FIRE_ONCE_NOW: one run now stands for all the missed ones (Quartz "fire once now").
+ * - FIRE_ALL_MISSED: every missed fire time gets its run (Quartz "ignore misfires").
+ * - SKIP: the missed fires are recorded as SKIPPED; the next regular fire time runs.
+ */
+export type MisfirePolicy = (typeof MISFIRE_POLICIES)[number];
+
+export const CONCURRENCY_POLICIES = ['ALLOW', 'FORBID', 'REPLACE'] as const;
+/**
+ * What to do when a run is due while an earlier run of the same task is still active:
+ * - ALLOW: run both.
+ * - FORBID: the new run is SKIPPED.
+ * - REPLACE: the active run is cancelled (abort sent to its executor), the new one runs.
+ */
+export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
+
+/** Retries after a failed or timed-out attempt. */
+export interface RetryPolicy {
+  /** Total attempts including the first; 1 means no retry. Default 1. */
+  maxAttempts: number;
+  /** Delay before the 2nd attempt; doubles for each further attempt. Default 1000 ms. */
+  backoffBaseMs: number;
+  /** Upper bound of the backoff delay. Default 60 000 ms. */
+  backoffMaxMs: number;
+  /** Fraction (0–1) of the delay that is randomised, to spread retry storms. Default 0.2. */
+  jitter: number;
+}
+
+/** Dates on which a task does not fire, read in the calendar's own time zone. */
+export interface ExclusionCalendar {
+  name: string;
+  /** IANA zone in which `dates` are local dates. */
+  timeZone: string;
+  /** Local dates, `YYYY-MM-DD`. */
+  dates: string[];
+}
+
+export const ALARM_TYPES = [
+  'START_LATE',
+  'TIMEOUT',
+  'FAILED',
+  'RETRYING',
+  'EXECUTOR_DOWN',
+  'EXECUTOR_UP',
+  'ENGINE_DOWN',
+  'DISPATCH_REJECTED',
+  'BUSINESS',
+] as const;
+export type AlarmType = (typeof ALARM_TYPES)[number];
+
+export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Which alarms a task raises, and how repeats collapse. */
+export interface AlarmSettings {
+  /** Alarm types raised for this task. Default: every type. */
+  types: AlarmType[];
+  /** Repeats of one (task, type) within this window collapse into one alarm with a count. Default 60 000 ms. */
+  silenceMs: number;
+}
+
+/** Everything that decides when a task fires; the input of the trigger math. */
+export interface Schedule {
+  trigger: Trigger;
+  /** No fire before this instant. Null: from the task's creation. */
+  startAt: Millis | null;
+  /** No fire after this instant. Null: no end. */
+  endAt: Millis | null;
+  /** Stop after this many fires. Null: no limit. */
+  maxFires: number | null;
+  /**
+   * Fire times already consumed (counts toward maxFires). A fire time is consumed when it
+   * is run, folded into a FIRE_ONCE_NOW run or recorded as SKIPPED; calendar-excluded
+   * times are not fire times at all and never count.
+   */
+  fireCount: number;
+  calendar: ExclusionCalendar | null;
+  /**
+   * When the task was created. FIXED_RATE and FIXED_DELAY need an anchor: `startAt`, or this
+   * when `startAt` is null ("from the task's creation"). Other kinds ignore it.
+   */
+  createdAt?: Millis | null;
+}
+
+/** A task definition as the domain sees it (no ids of storage, no ORM). */
+export interface TaskDefinition {
+  tenantId: string;
+  name: string;
+  /** Task group label, for group pause/resume. Default "default". */
+  group: string;
+  /** Executor app that runs it: routing picks an UP executor of this app of the tenant. */
+  executorApp: string;
+  /** Handler name inside the executor app. */
+  handler: string;
+  /** Handler parameters; serialised size capped by MAX_PARAMS_BYTES. Default {}. */
+  params: JsonValue;
+  trigger: Trigger;
+  startAt: Millis | null;
+  endAt: Millis | null;
+  maxFires: number | null;
+  /** Default FIRE_ONCE_NOW. */
+  misfirePolicy: MisfirePolicy;
+  /** A fire time later than this is a misfire. Default 5 000 ms. */
+  misfireThresholdMs: number;
+  /** Higher fires first among runs due at the same instant. Default 0, range -100..100. */
+  priority: number;
+  /** Default ALLOW. */
+  concurrencyPolicy: ConcurrencyPolicy;
+  /** A run still running after this is TIMED_OUT and aborted. Default 300 000 ms. */
+  timeoutMs: number;
+  /** A run not dispatched within this of its fire time raises START_LATE. Default 10 000 ms. */
+  startDeadlineMs: number;
+  retry: RetryPolicy;
+  /** Exclusion calendar, by name within the tenant. Null: none. */
+  calendarName: string | null;
+  alarms: AlarmSettings;
+  paused: boolean;
+}
+
+export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY'] as const;
+/** Why a run exists. */
+export type RunCause = (typeof RUN_CAUSES)[number];
+
+export const DEPENDENCY_CONDITIONS = ['ON_SUCCESS', 'ON_FAILURE', 'ON_COMPLETION'] as const;
+/** When a parent's finished run fires its child. */
+export type DependencyCondition = (typeof DEPENDENCY_CONDITIONS)[number];
+
+/** An edge of a tenant's dependency DAG: `child` fires after `parent` (per `condition`). */
+export interface DependencyEdge {
+  parent: string;
+  child: string;
+  condition: DependencyCondition;
+}
+
+export const ROLES = ['OPERATOR', 'TENANT_ADMIN', 'TENANT_VIEWER'] as const;
+/**
+ * - OPERATOR: runs the platform: tenants, engine groups, users, API keys, engine nodes.
+ * - TENANT_ADMIN: reads and changes everything of one tenant.
+ * - TENANT_VIEWER: reads everything of one tenant, changes nothing.
+ */
+export type Role = (typeof ROLES)[number];
+
+/** Size cap of a task's params (and of a run's result), serialised as JSON, in bytes. */
+export const MAX_PARAMS_BYTES = 64_000;
+
+export const RUN_STATES = [
+  'PENDING',
+  'CLAIMED',
+  'DISPATCHED',
+  'ACCEPTED',
+  'SUCCEEDED',
+  'FAILED',
+  'TIMED_OUT',
+  'RETRY_WAIT',
+  'CANCELLED',
+  'SKIPPED',
+] as const;
+/**
+ * PENDING → CLAIMED → DISPATCHED → ACCEPTED (running) → SUCCEEDED | FAILED | TIMED_OUT,
+ * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED and SKIPPED.
+ * The legal moves are data in `run-state.ts`.
+ */
+export type RunState = (typeof RUN_STATES)[number];
+
+export const EXECUTOR_STATES = ['UP', 'DOWN'] as const;
+export type ExecutorState = (typeof EXECUTOR_STATES)[number];

@@ -1,0 +1,317 @@
+import type { EntityTarget, ObjectLiteral } from 'typeorm';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../test/support/databases';
+import {
+  AlarmEntity,
+  ApiKeyEntity,
+  CalendarEntity,
+  EngineGroupEntity,
+  EngineNodeEntity,
+  ExecutorEntity,
+  RunEntity,
+  RunLogEntity,
+  SessionEntity,
+  TaskDependencyEntity,
+  TaskEntity,
+  TenantEntity,
+  UserEntity,
+} from './entities';
+
+/** An instant with milliseconds, and the largest integer a BIGINT column must give back exactly. */
+const T = 1_732_240_000_123;
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/**
+ * One fully filled row per entity (every nullable column set), and the same with every
+ * nullable column null. Generated ids are left out and checked separately.
+ */
+const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: ObjectLiteral; nulls?: ObjectLiteral }> = [
+  {
+    entity: TenantEntity,
+    name: 'tenants',
+    full: { id: 'acme', name: 'ACME Corp ☂', engineGroup: 'default', executorSecret: 's3cr3t', ratePerSec: 50, burst: 100, createdAt: T },
+  },
+  { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
+  {
+    entity: EngineNodeEntity,
+    name: 'engine_nodes',
+    full: {
+      id: 'engine-1',
+      groups: 'default,batch',
+      host: 'node-a',
+      pid: 4242,
+      url: 'http://127.0.0.1:7000',
+      slots: 64,
+      startedAt: T,
+      heartbeatAt: T + 1,
+      state: 'UP',
+    },
+  },
+  {
+    entity: UserEntity,
+    name: 'users',
+    full: { tenantId: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', createdAt: T },
+    nulls: { tenantId: null, username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', createdAt: T },
+  },
+  { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
+  {
+    entity: ApiKeyEntity,
+    name: 'api_keys',
+    full: { tenantId: 'acme', name: 'ci', prefix: 'bk_abcd', keyHash: 'b'.repeat(64), role: 'TENANT_VIEWER', createdAt: T, revokedAt: T + 5 },
+    nulls: { tenantId: 'acme', name: 'ci2', prefix: 'bk_efgh', keyHash: 'c'.repeat(64), role: 'TENANT_ADMIN', createdAt: T, revokedAt: null },
+  },
+  {
+    entity: ExecutorEntity,
+    name: 'executors',
+    full: {
+      tenantId: 'acme',
+      app: 'billing',
+      url: 'http://10.0.0.5:8080/baton',
+      capacity: 16,
+      inFlight: 3,
+      state: 'UP',
+      registeredAt: T,
+      heartbeatAt: T + 10,
+    },
+  },
+  {
+    entity: CalendarEntity,
+    name: 'calendars',
+    full: { tenantId: 'acme', name: 'holidays', timeZone: 'Europe/Paris', dates: ['2025-12-25', '2026-01-01'], createdAt: T },
+  },
+  {
+    entity: TaskEntity,
+    name: 'tasks',
+    full: {
+      tenantId: 'acme',
+      engineGroup: 'default',
+      name: 'nightly 🚀 report',
+      groupName: 'reports',
+      executorApp: 'billing',
+      handler: 'report.build',
+      params: { region: 'eu', limits: [1, 2.5, null], nested: { ok: true, text: 'ünïcødé "quoted"' } },
+      triggerKind: 'CRON',
+      cronExpression: '0 30 2 * * *',
+      timeZone: 'Asia/Shanghai',
+      intervalMs: MAX_SAFE,
+      onceAt: T + 1,
+      startAt: T + 2,
+      endAt: T + 3,
+      maxFires: 10,
+      fireCount: 2,
+      misfirePolicy: 'FIRE_ONCE_NOW',
+      misfireThresholdMs: 5000,
+      priority: -7,
+      concurrencyPolicy: 'FORBID',
+      timeoutMs: 300_000,
+      startDeadlineMs: 10_000,
+      retryMaxAttempts: 3,
+      retryBackoffBaseMs: 1000,
+      retryBackoffMaxMs: 60_000,
+      retryJitterPermille: 250,
+      calendarId: 1,
+      alarmTypes: ['FAILED', 'TIMEOUT'],
+      alarmSilenceMs: 60_000,
+      paused: true,
+      nextFireAt: T + 4,
+      createdAt: T,
+      updatedAt: T + 5,
+      version: 3,
+    },
+    nulls: {
+      tenantId: 'acme',
+      engineGroup: 'default',
+      name: 'manual',
+      groupName: 'default',
+      executorApp: 'billing',
+      handler: 'noop',
+      params: {},
+      triggerKind: 'MANUAL',
+      cronExpression: null,
+      timeZone: null,
+      intervalMs: null,
+      onceAt: null,
+      startAt: null,
+      endAt: null,
+      maxFires: null,
+      fireCount: 0,
+      misfirePolicy: 'SKIP',
+      misfireThresholdMs: 5000,
+      priority: 0,
+      concurrencyPolicy: 'ALLOW',
+      timeoutMs: 1000,
+      startDeadlineMs: 1000,
+      retryMaxAttempts: 0,
+      retryBackoffBaseMs: 0,
+      retryBackoffMaxMs: 0,
+      retryJitterPermille: 0,
+      calendarId: null,
+      alarmTypes: [],
+      alarmSilenceMs: 0,
+      paused: false,
+      nextFireAt: null,
+      createdAt: T,
+      updatedAt: T,
+      version: 1,
+    },
+  },
+  {
+    entity: TaskDependencyEntity,
+    name: 'task_dependencies',
+    full: { tenantId: 'acme', parentTaskId: 1, childTaskId: 2, condition: 'ON_SUCCESS', createdAt: T },
+  },
+  {
+    entity: RunEntity,
+    name: 'runs',
+    full: {
+      tenantId: 'acme',
+      taskId: 1,
+      engineGroup: 'default',
+      state: 'SUCCEEDED',
+      cause: 'SCHEDULE',
+      fireKey: `s:${T}`,
+      flowId: MAX_SAFE,
+      parentRunId: MAX_SAFE - 1,
+      attempt: 2,
+      priority: 5,
+      params: [1, 'two', { three: 3 }],
+      scheduledAt: T,
+      dueAt: T + 1,
+      claimedBy: 'engine-1',
+      leaseUntil: T + 2,
+      executorId: 1,
+      dispatchedAt: T + 3,
+      acceptedAt: T + 4,
+      startedAt: T + 5,
+      finishedAt: T + 6,
+      result: { rows: 12, ok: true },
+      error: 'first attempt: ECONNRESET',
+      progress: 100,
+      createdAt: T,
+      updatedAt: T + 7,
+    },
+    nulls: {
+      tenantId: 'acme',
+      taskId: 1,
+      engineGroup: 'default',
+      state: 'PENDING',
+      cause: 'MANUAL',
+      fireKey: 'm:0b6f0e1c-1a1b-4c5d-9e8f-000000000001',
+      flowId: null,
+      parentRunId: null,
+      attempt: 1,
+      priority: 0,
+      params: null,
+      scheduledAt: T,
+      dueAt: T,
+      claimedBy: null,
+      leaseUntil: null,
+      executorId: null,
+      dispatchedAt: null,
+      acceptedAt: null,
+      startedAt: null,
+      finishedAt: null,
+      result: null,
+      error: null,
+      progress: null,
+      createdAt: T,
+      updatedAt: T,
+    },
+  },
+  {
+    entity: RunLogEntity,
+    name: 'run_logs',
+    full: { tenantId: 'acme', runId: MAX_SAFE, attempt: 1, at: T, level: 'INFO', message: 'line one\nline two ✓' },
+  },
+  {
+    entity: AlarmEntity,
+    name: 'alarms',
+    full: {
+      tenantId: 'acme',
+      type: 'TIMEOUT',
+      severity: 'CRITICAL',
+      taskId: 1,
+      runId: MAX_SAFE,
+      executorId: 1,
+      message: 'run 42 timed out after 300 s',
+      data: { timeoutMs: 300_000 },
+      count: 4,
+      raisedAt: T,
+      publishedAt: T + 1,
+      ackedAt: T + 2,
+      ackedBy: 'alice',
+    },
+    nulls: {
+      tenantId: 'acme',
+      type: 'BUSINESS',
+      severity: 'INFO',
+      taskId: null,
+      runId: null,
+      executorId: null,
+      message: 'hello',
+      data: null,
+      count: 1,
+      raisedAt: T,
+      publishedAt: null,
+      ackedAt: null,
+      ackedBy: null,
+    },
+  },
+];
+
+describe.each(TEST_DATABASES)('entities on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+
+  it('covers every entity', () => {
+    expect(SAMPLES.map((s) => s.name).sort()).toEqual(db.dataSource.entityMetadatas.map((m) => m.tableName).sort());
+  });
+
+  it.each(SAMPLES.map((s) => [s.name, s] as const))('%s: a row reads back exactly as written', async (_name, sample) => {
+    const repo = db.dataSource.getRepository(sample.entity);
+    const primary = repo.metadata.primaryColumns[0];
+    for (const values of [sample.full, ...(sample.nulls ? [sample.nulls] : [])]) {
+      const saved = await repo.save(repo.create({ ...values }));
+      const id = primary.getEntityValue(saved);
+      if (primary.isGenerated) expect(typeof id, 'generated id').toBe('number');
+      const loaded = await repo.findOneByOrFail({ [primary.propertyName]: id });
+      expect(loaded).toEqual({ ...values, [primary.propertyName]: id });
+      // Every number column (BIGINT instants and ids included) comes back as a number, not a string.
+      for (const column of repo.metadata.columns) {
+        const value = column.getEntityValue(loaded);
+        if (typeof column.getEntityValue(values) === 'number' || column === primary) {
+          expect(typeof value, column.propertyName).toBe(typeof (column === primary ? id : column.getEntityValue(values)));
+        }
+      }
+    }
+  });
+
+  it('defaults: omitted columns take the schema defaults', async () => {
+    const tenants = db.dataSource.getRepository(TenantEntity);
+    await tenants.insert({ id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', createdAt: T });
+    expect(await tenants.findOneByOrFail({ id: 'beta' })).toMatchObject({ ratePerSec: 1000, burst: 2000 });
+    const groups = db.dataSource.getRepository(EngineGroupEntity);
+    await groups.insert({ name: 'g', createdAt: T });
+    expect(await groups.findOneByOrFail({ name: 'g' })).toMatchObject({ description: '' });
+  });
+
+  it('booleans filter as booleans; generated BIGINT ids are numbers and ascend', async () => {
+    const tasks = db.dataSource.getRepository(TaskEntity);
+    const base = SAMPLES.find((s) => s.name === 'tasks')!.full;
+    await tasks.insert([
+      { ...base, name: 'a', paused: true },
+      { ...base, name: 'b', paused: false },
+    ] as TaskEntity[]);
+    expect((await tasks.findBy({ paused: true })).map((t) => t.name)).toEqual(['a']);
+    expect((await tasks.findBy({ paused: false })).map((t) => t.name)).toEqual(['b']);
+
+    const runs = db.dataSource.getRepository(RunEntity);
+    const run = SAMPLES.find((s) => s.name === 'runs')!.nulls!;
+    const first = await runs.save(runs.create({ ...run, fireKey: 'm:1' }));
+    const second = await runs.save(runs.create({ ...run, fireKey: 'm:2' }));
+    expect(typeof first.id).toBe('number');
+    expect(second.id).toBeGreaterThan(first.id);
+    const raw = await runs.createQueryBuilder('r').select('MAX(r.id)', 'max').getRawOne<{ max: number | string }>();
+    expect(Number(raw?.max)).toBe(second.id);
+  });
+});

@@ -1,0 +1,39 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { ExecutorState } from '@baton/domain';
+import { millis } from './columns';
+
+/** The executor registry: one row per executor process (tenant, app, URL), kept alive by heartbeats. */
+@Entity({ name: 'executors' })
+@Index('uq_executors_tenant_app_url', ['tenantId', 'app', 'url'], { unique: true })
+export class ExecutorEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id!: number;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId!: string;
+
+  /** Executor app name; tasks name the app that runs them. */
+  @Column({ type: 'varchar', length: 100 })
+  app!: string;
+
+  /** Base URL of the executor wrapper. */
+  @Column({ type: 'varchar', length: 500 })
+  url!: string;
+
+  /** Size of its worker pool. */
+  @Column({ type: 'int' })
+  capacity!: number;
+
+  /** Runs in flight at its last heartbeat. */
+  @Column({ name: 'in_flight', type: 'int', default: 0 })
+  inFlight!: number;
+
+  @Column({ type: 'varchar', length: 8 })
+  state!: ExecutorState;
+
+  @Column({ name: 'registered_at', type: 'bigint', transformer: millis })
+  registeredAt!: number;
+
+  @Column({ name: 'heartbeat_at', type: 'bigint', transformer: millis })
+  heartbeatAt!: number;
+}

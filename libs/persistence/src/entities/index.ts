@@ -1,0 +1,46 @@
+import { AlarmEntity } from './alarm.entity';
+import { ApiKeyEntity } from './api-key.entity';
+import { CalendarEntity } from './calendar.entity';
+import { EngineGroupEntity } from './engine-group.entity';
+import { EngineNodeEntity } from './engine-node.entity';
+import { ExecutorEntity } from './executor.entity';
+import { RunLogEntity } from './run-log.entity';
+import { RunEntity } from './run.entity';
+import { SessionEntity } from './session.entity';
+import { TaskDependencyEntity } from './task-dependency.entity';
+import { TaskEntity } from './task.entity';
+import { TenantEntity } from './tenant.entity';
+import { UserEntity } from './user.entity';
+
+export {
+  AlarmEntity,
+  ApiKeyEntity,
+  CalendarEntity,
+  EngineGroupEntity,
+  EngineNodeEntity,
+  ExecutorEntity,
+  RunEntity,
+  RunLogEntity,
+  SessionEntity,
+  TaskDependencyEntity,
+  TaskEntity,
+  TenantEntity,
+  UserEntity,
+};
+
+/** Every entity, for data sources. */
+export const ENTITIES = [
+  TenantEntity,
+  EngineGroupEntity,
+  EngineNodeEntity,
+  UserEntity,
+  SessionEntity,
+  ApiKeyEntity,
+  ExecutorEntity,
+  CalendarEntity,
+  TaskEntity,
+  TaskDependencyEntity,
+  RunEntity,
+  RunLogEntity,
+  AlarmEntity,
+];

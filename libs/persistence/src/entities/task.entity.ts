@@ -1,0 +1,128 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { AlarmType, ConcurrencyPolicy, MisfirePolicy, TriggerKind } from '@baton/domain';
+import { StoredJson, json, millis } from './columns';
+
+/**
+ * A task definition. The trigger is spread over typed columns (not one JSON blob) so the
+ * planner's claim can filter and the console can sort on them.
+ */
+@Entity({ name: 'tasks' })
+@Index('uq_tasks_tenant_name', ['tenantId', 'name'], { unique: true })
+// The planner's claim: "tasks of engine group G not paused whose next fire is due".
+@Index('ix_tasks_plan', ['engineGroup', 'paused', 'nextFireAt'])
+export class TaskEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id!: number;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId!: string;
+
+  /** Copied from the tenant so claims need no join; rewritten when the tenant moves group. */
+  @Column({ name: 'engine_group', type: 'varchar', length: 64 })
+  engineGroup!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name!: string;
+
+  /** Task group label for pause/resume as a whole. */
+  @Column({ name: 'group_name', type: 'varchar', length: 100, default: 'default' })
+  groupName!: string;
+
+  @Column({ name: 'executor_app', type: 'varchar', length: 100 })
+  executorApp!: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  handler!: string;
+
+  @Column({ type: 'text', transformer: json })
+  params!: StoredJson;
+
+  @Column({ name: 'trigger_kind', type: 'varchar', length: 16 })
+  triggerKind!: TriggerKind;
+
+  /** CRON only. */
+  @Column({ name: 'cron_expression', type: 'varchar', length: 200, nullable: true })
+  cronExpression!: string | null;
+
+  /** CRON only: IANA zone. */
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true })
+  timeZone!: string | null;
+
+  /** FIXED_RATE interval or FIXED_DELAY delay. */
+  @Column({ name: 'interval_ms', type: 'bigint', nullable: true, transformer: millis })
+  intervalMs!: number | null;
+
+  /** ONCE only. */
+  @Column({ name: 'once_at', type: 'bigint', nullable: true, transformer: millis })
+  onceAt!: number | null;
+
+  @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: millis })
+  startAt!: number | null;
+
+  @Column({ name: 'end_at', type: 'bigint', nullable: true, transformer: millis })
+  endAt!: number | null;
+
+  @Column({ name: 'max_fires', type: 'int', nullable: true })
+  maxFires!: number | null;
+
+  @Column({ name: 'fire_count', type: 'int', default: 0 })
+  fireCount!: number;
+
+  @Column({ name: 'misfire_policy', type: 'varchar', length: 16 })
+  misfirePolicy!: MisfirePolicy;
+
+  @Column({ name: 'misfire_threshold_ms', type: 'int' })
+  misfireThresholdMs!: number;
+
+  @Column({ type: 'int', default: 0 })
+  priority!: number;
+
+  @Column({ name: 'concurrency_policy', type: 'varchar', length: 16 })
+  concurrencyPolicy!: ConcurrencyPolicy;
+
+  @Column({ name: 'timeout_ms', type: 'int' })
+  timeoutMs!: number;
+
+  @Column({ name: 'start_deadline_ms', type: 'int' })
+  startDeadlineMs!: number;
+
+  @Column({ name: 'retry_max_attempts', type: 'int' })
+  retryMaxAttempts!: number;
+
+  @Column({ name: 'retry_backoff_base_ms', type: 'int' })
+  retryBackoffBaseMs!: number;
+
+  @Column({ name: 'retry_backoff_max_ms', type: 'int' })
+  retryBackoffMaxMs!: number;
+
+  /** 0–1, stored in thousandths to keep one integer type on both databases. */
+  @Column({ name: 'retry_jitter_permille', type: 'int' })
+  retryJitterPermille!: number;
+
+  @Column({ name: 'calendar_id', type: 'int', nullable: true })
+  calendarId!: number | null;
+
+  /** Alarm types this task raises, JSON array. */
+  @Column({ name: 'alarm_types', type: 'text', transformer: json })
+  alarmTypes!: AlarmType[];
+
+  @Column({ name: 'alarm_silence_ms', type: 'int' })
+  alarmSilenceMs!: number;
+
+  @Column({ type: 'boolean', default: false })
+  paused!: boolean;
+
+  /** The first fire time the planner has not yet turned into a run. Null: nothing left to plan. */
+  @Column({ name: 'next_fire_at', type: 'bigint', nullable: true, transformer: millis })
+  nextFireAt!: number | null;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: millis })
+  createdAt!: number;
+
+  @Column({ name: 'updated_at', type: 'bigint', transformer: millis })
+  updatedAt!: number;
+
+  /** Optimistic lock for console edits racing the planner. */
+  @Column({ type: 'int', default: 1 })
+  version!: number;
+}

@@ -1,0 +1,32 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { millis } from './columns';
+
+/** A customer of the platform; everything else hangs off it. */
+@Entity({ name: 'tenants' })
+export class TenantEntity {
+  /** Short slug (`acme`); also names the alarm topic `baton.alarms.<id>`. */
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id!: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name!: string;
+
+  /** The engine group whose engines serve this tenant. */
+  @Column({ name: 'engine_group', type: 'varchar', length: 64 })
+  engineGroup!: string;
+
+  /** HMAC key shared with this tenant's executors. Kept in clear: the engine must sign with it. */
+  @Column({ name: 'executor_secret', type: 'varchar', length: 128 })
+  executorSecret!: string;
+
+  /** Token bucket of the tenant: runs per second it may dispatch (refill rate). */
+  @Column({ name: 'rate_per_sec', type: 'int', default: 1000 })
+  ratePerSec!: number;
+
+  /** Token bucket of the tenant: burst capacity. */
+  @Column({ name: 'burst', type: 'int', default: 2000 })
+  burst!: number;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: millis })
+  createdAt!: number;
+}

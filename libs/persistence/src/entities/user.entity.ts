@@ -1,0 +1,27 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { Role } from '@baton/domain';
+import { millis } from './columns';
+
+/** A console login. Operators have no tenant; tenant admins and viewers have exactly one. */
+@Entity({ name: 'users' })
+@Index('uq_users_username', ['username'], { unique: true })
+export class UserEntity {
+  @PrimaryGeneratedColumn({ type: 'int' })
+  id!: number;
+
+  @Column({ name: 'tenant_id', type: 'varchar', length: 64, nullable: true })
+  tenantId!: string | null;
+
+  @Column({ type: 'varchar', length: 100 })
+  username!: string;
+
+  /** bcrypt hash. */
+  @Column({ name: 'password_hash', type: 'varchar', length: 100 })
+  passwordHash!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  role!: Role;
+
+  @Column({ name: 'created_at', type: 'bigint', transformer: millis })
+  createdAt!: number;
+}

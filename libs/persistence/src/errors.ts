@@ -1,0 +1,19 @@
+/**
+ * True when `err` is a unique-key (or primary-key) violation, on either database:
+ * MySQL/MariaDB `ER_DUP_ENTRY` (errno 1062) or SQLite `SQLITE_CONSTRAINT_UNIQUE` /
+ * `SQLITE_CONSTRAINT_PRIMARYKEY`. Accepts TypeORM's QueryFailedError (which carries the
+ * driver's error as `driverError`) or a raw driver error.
+ *
+ * The engine relies on it: a second insert of the same (task, fire key) run is how a duplicate
+ * fire is refused, and that refusal is an expected outcome, not a failure.
+ */
+export function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown };
+    if (code === 'ER_DUP_ENTRY' || errno === 1062) return true;
+    if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return true;
+    const next = e as { driverError?: unknown; cause?: unknown };
+    e = next.driverError ?? next.cause;
+  }
+  return false;
+}

@@ -1,0 +1,6 @@
+export * from './entities';
+export * from './data-source';
+export * from './errors';
+export * from './runs/transition-run';
+export * from './nest';
+export * from './mappers';

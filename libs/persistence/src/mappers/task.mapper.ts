@@ -1,0 +1,145 @@
+import type { TaskDefinition, Trigger } from '@baton/domain';
+import type { TaskEntity } from '../entities';
+
+/** The trigger spread over the task table's typed columns. */
+export interface TriggerColumns {
+  triggerKind: Trigger['kind'];
+  cronExpression: string | null;
+  timeZone: string | null;
+  intervalMs: number | null;
+  onceAt: number | null;
+}
+
+export function triggerToColumns(trigger: Trigger): TriggerColumns {
+  const none = { cronExpression: null, timeZone: null, intervalMs: null, onceAt: null };
+  switch (trigger.kind) {
+    case 'MANUAL':
+      return { triggerKind: 'MANUAL', ...none };
+    case 'FIXED_RATE':
+      return { triggerKind: 'FIXED_RATE', ...none, intervalMs: trigger.intervalMs };
+    case 'FIXED_DELAY':
+      return { triggerKind: 'FIXED_DELAY', ...none, intervalMs: trigger.delayMs };
+    case 'CRON':
+      return { triggerKind: 'CRON', ...none, cronExpression: trigger.expression, timeZone: trigger.timeZone };
+    case 'ONCE':
+      return { triggerKind: 'ONCE', ...none, onceAt: trigger.at };
+  }
+}
+
+/** Reads the trigger back from its columns. A row whose columns do not fit its kind is corrupt: it throws. */
+export function triggerFromColumns(row: TriggerColumns): Trigger {
+  const need = <T>(value: T | null, column: string): T => {
+    if (value === null || value === undefined) throw new Error(`task row with trigger ${row.triggerKind} lacks ${column}`);
+    return value;
+  };
+  switch (row.triggerKind) {
+    case 'MANUAL':
+      return { kind: 'MANUAL' };
+    case 'FIXED_RATE':
+      return { kind: 'FIXED_RATE', intervalMs: need(row.intervalMs, 'interval_ms') };
+    case 'FIXED_DELAY':
+      return { kind: 'FIXED_DELAY', delayMs: need(row.intervalMs, 'interval_ms') };
+    case 'CRON':
+      return { kind: 'CRON', expression: need(row.cronExpression, 'cron_expression'), timeZone: need(row.timeZone, 'time_zone') };
+    case 'ONCE':
+      return { kind: 'ONCE', at: need(row.onceAt, 'once_at') };
+    default:
+      throw new Error(`unknown trigger kind ${String(row.triggerKind)}`);
+  }
+}
+
+/**
+ * A task row as the domain's TaskDefinition. The row keeps the calendar by id; the caller
+ * supplies its name (null when the task has none).
+ */
+export function taskEntityToDefinition(entity: TaskEntity, calendarName: string | null): TaskDefinition {
+  return {
+    tenantId: entity.tenantId,
+    name: entity.name,
+    group: entity.groupName,
+    executorApp: entity.executorApp,
+    handler: entity.handler,
+    params: entity.params,
+    trigger: triggerFromColumns(entity),
+    startAt: entity.startAt,
+    endAt: entity.endAt,
+    maxFires: entity.maxFires,
+    misfirePolicy: entity.misfirePolicy,
+    misfireThresholdMs: entity.misfireThresholdMs,
+    priority: entity.priority,
+    concurrencyPolicy: entity.concurrencyPolicy,
+    timeoutMs: entity.timeoutMs,
+    startDeadlineMs: entity.startDeadlineMs,
+    retry: {
+      maxAttempts: entity.retryMaxAttempts,
+      backoffBaseMs: entity.retryBackoffBaseMs,
+      backoffMaxMs: entity.retryBackoffMaxMs,
+      jitter: entity.retryJitterPermille / 1000,
+    },
+    calendarName,
+    alarms: { types: entity.alarmTypes, silenceMs: entity.alarmSilenceMs },
+    paused: entity.paused,
+  };
+}
+
+/** The columns a TaskDefinition decides (everything but ids, bookkeeping and planner state). */
+export type TaskDefinitionColumns = Pick<
+  TaskEntity,
+  | 'tenantId'
+  | 'name'
+  | 'groupName'
+  | 'executorApp'
+  | 'handler'
+  | 'params'
+  | 'startAt'
+  | 'endAt'
+  | 'maxFires'
+  | 'misfirePolicy'
+  | 'misfireThresholdMs'
+  | 'priority'
+  | 'concurrencyPolicy'
+  | 'timeoutMs'
+  | 'startDeadlineMs'
+  | 'retryMaxAttempts'
+  | 'retryBackoffBaseMs'
+  | 'retryBackoffMaxMs'
+  | 'retryJitterPermille'
+  | 'calendarId'
+  | 'alarmTypes'
+  | 'alarmSilenceMs'
+  | 'paused'
+> &
+  TriggerColumns;
+
+/**
+ * The columns of a TaskDefinition. The definition names its calendar; the caller resolves it
+ * to `calendarId` (null for none). Jitter is kept in thousandths.
+ */
+export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: number | null): TaskDefinitionColumns {
+  return {
+    tenantId: definition.tenantId,
+    name: definition.name,
+    groupName: definition.group,
+    executorApp: definition.executorApp,
+    handler: definition.handler,
+    params: definition.params,
+    ...triggerToColumns(definition.trigger),
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    maxFires: definition.maxFires,
+    misfirePolicy: definition.misfirePolicy,
+    misfireThresholdMs: definition.misfireThresholdMs,
+    priority: definition.priority,
+    concurrencyPolicy: definition.concurrencyPolicy,
+    timeoutMs: definition.timeoutMs,
+    startDeadlineMs: definition.startDeadlineMs,
+    retryMaxAttempts: definition.retry.maxAttempts,
+    retryBackoffBaseMs: definition.retry.backoffBaseMs,
+    retryBackoffMaxMs: definition.retry.backoffMaxMs,
+    retryJitterPermille: Math.round(definition.retry.jitter * 1000),
+    calendarId,
+    alarmTypes: definition.alarms.types,
+    alarmSilenceMs: definition.alarms.silenceMs,
+    paused: definition.paused,
+  };
+}

@@ -1,0 +1,10 @@
+export { CalendarQueue } from './calendar-queue';
+export type { CalendarQueueOptions, CalendarQueueStats } from './calendar-queue';
+export { NaiveResizePolicy } from './resize-policy';
+export type { NaiveResizePolicyOptions, ResizePolicy } from './resize-policy';
+export { PramResizePolicy } from './pram-resize-policy';
+export type { PramResizePolicyOptions } from './pram-resize-policy';
+export { expectedLengthMM1N, forecastQueueLength } from './mm1n';
+export type { QueueLengthForecast } from './mm1n';
+export { sampleBucketWidth } from './bucket-width';
+export type { BucketWidthSample } from './bucket-width';

@@ -1,0 +1,11 @@
+export { ROUTING_KINDS, upOnly } from './types';
+export type { CandidateState, ExecutorCandidate, RoutingContext, RoutingKind, RoutingStrategy } from './types';
+export { RoundRobinStrategy } from './round-robin';
+export { LeastBusyStrategy, load } from './least-busy';
+export { ConsistentHashStrategy } from './consistent-hash';
+export type { ConsistentHashOptions } from './consistent-hash';
+export { FailoverStrategy } from './failover';
+export type { FailoverOptions } from './failover';
+export { hash32 } from './hash';
+export { createRoutingStrategy } from './create';
+export type { RoutingOptions } from './create';

@@ -1,0 +1,420 @@
+/**
+ * Tenant isolation and roles, walked over EVERY console route.
+ *
+ * The route table below is checked against the OpenAPI document the app serves: a route added
+ * to the console without a line here fails the "covers every route" test, and so does a line
+ * for a route that no longer exists.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunEntity, TaskDependencyEntity, TaskEntity, AlarmEntity, ApiKeyEntity, CalendarEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import {
+  cronTask,
+  insertAlarm,
+  insertExecutor,
+  insertRun,
+  insertRunLog,
+  seedOperator,
+  seedTenant,
+  startConsole,
+  type ConsoleTestApp,
+  type Credentials,
+  type SeededTenant,
+} from './console-test-kit';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Ids of tenant B's objects (and a few of A's), filled in by beforeAll. */
+interface World {
+  a: SeededTenant;
+  b: SeededTenant;
+  operator: Credentials;
+  aTaskId: number;
+  bTaskId: number;
+  bTask2Id: number;
+  bGroup: string;
+  bDependencyId: number;
+  bCalendarId: number;
+  bCalendarName: string;
+  bRunId: number;
+  bAlarmId: number;
+  bApiKeyId: number;
+  bExecutorId: number;
+  bRunCount: number;
+  aRunCount: number;
+}
+
+interface Call {
+  url: string;
+  body?: unknown;
+}
+
+/**
+ * How a route is checked with tenant A's admin credentials against tenant B:
+ * - `foreign`: the call names B's object; the answer must be 404 (or 403) and B's object unchanged;
+ * - `list`: the call (filtered by B's ids where it can be) answers 200 and shows none of B's rows;
+ * - `own`: the call acts on A's own tenant only (create, group pause, key list…), checked by `check`;
+ * - `public` / `self`: no tenant object involved (login, health, me, logout).
+ */
+type Kind = 'foreign' | 'list' | 'own' | 'public' | 'self';
+
+interface Route {
+  method: Method;
+  /** As in the OpenAPI document. */
+  path: string;
+  /** operator routes are for OPERATOR only; tenant routes for tenant principals. */
+  area: 'tenant' | 'operator' | 'auth';
+  kind: Kind;
+  call: (w: World) => Call;
+  /** For `foreign`: also acceptable statuses besides 404/403 (e.g. 400 for a name-based reference). */
+  alsoAccept?: number[];
+  check?: (w: World, body: unknown) => void;
+}
+
+const items = (body: unknown) => (body as { items: Array<Record<string, unknown>> }).items;
+const arr = (body: unknown) => body as Array<Record<string, unknown>>;
+
+const ROUTES: Route[] = [
+  // auth & health
+  { method: 'POST', path: '/api/auth/login', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/login', body: { username: 'nobody', password: 'x' } }) },
+  { method: 'POST', path: '/api/auth/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/logout' }) },
+  { method: 'GET', path: '/api/auth/me', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/me' }) },
+  { method: 'GET', path: '/api/health', area: 'auth', kind: 'public', call: () => ({ url: '/api/health' }) },
+
+  // tasks
+  {
+    method: 'GET', path: '/api/tasks', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/tasks?group=${w.bGroup}&limit=500` }),
+    check: (w, body) => expect(items(body).map((t) => t.id)).not.toContain(w.bTaskId),
+  },
+  {
+    method: 'POST', path: '/api/tasks', area: 'tenant', kind: 'own',
+    // B's calendar name means nothing in A: the task is refused as naming an unknown calendar.
+    call: (w) => ({ url: '/api/tasks', body: cronTask('a-uses-b-calendar', { calendarName: w.bCalendarName }) }),
+    alsoAccept: [400],
+  },
+  { method: 'GET', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}` }) },
+  { method: 'PUT', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}`, body: cronTask('hijacked') }) },
+  { method: 'PATCH', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}`, body: { handler: 'evil' } }) },
+  { method: 'DELETE', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}?cascade=true` }) },
+  { method: 'POST', path: '/api/tasks/{id}/trigger', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/trigger`, body: {} }) },
+  { method: 'POST', path: '/api/tasks/{id}/pause', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/pause` }) },
+  { method: 'POST', path: '/api/tasks/{id}/resume', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/resume` }) },
+  { method: 'GET', path: '/api/tasks/{id}/stats', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/stats` }) },
+  {
+    method: 'POST', path: '/api/task-groups/{group}/pause', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: `/api/task-groups/${w.bGroup}/pause` }),
+    check: (_w, body) => expect((body as { tasks: number }).tasks).toBe(0),
+  },
+  {
+    method: 'POST', path: '/api/task-groups/{group}/resume', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: `/api/task-groups/${w.bGroup}/resume` }),
+    check: (_w, body) => expect((body as { tasks: number }).tasks).toBe(0),
+  },
+
+  // dependencies
+  {
+    method: 'GET', path: '/api/dependencies', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/dependencies?taskId=${w.bTaskId}` }),
+    check: (_w, body) => expect(arr(body)).toEqual([]),
+  },
+  {
+    method: 'POST', path: '/api/dependencies', area: 'tenant', kind: 'foreign',
+    call: (w) => ({ url: '/api/dependencies', body: { parentTaskId: w.bTask2Id, childTaskId: w.bTaskId } }),
+  },
+  { method: 'GET', path: '/api/dependencies/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/dependencies/${w.bDependencyId}` }) },
+  { method: 'PATCH', path: '/api/dependencies/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/dependencies/${w.bDependencyId}`, body: { condition: 'ON_FAILURE' } }) },
+  { method: 'DELETE', path: '/api/dependencies/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/dependencies/${w.bDependencyId}` }) },
+
+  // calendars
+  {
+    method: 'GET', path: '/api/calendars', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/calendars' }),
+    check: (w, body) => expect(arr(body).map((c) => c.id)).not.toContain(w.bCalendarId),
+  },
+  {
+    method: 'POST', path: '/api/calendars', area: 'tenant', kind: 'own',
+    // The same name as B's calendar is free in A: names are per tenant.
+    call: (w) => ({ url: '/api/calendars', body: { name: w.bCalendarName, timeZone: 'UTC', dates: ['2026-12-25'] } }),
+    alsoAccept: [409], // the second pass (API key) finds the calendar the first pass made
+  },
+  { method: 'GET', path: '/api/calendars/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/calendars/${w.bCalendarId}` }) },
+  { method: 'PUT', path: '/api/calendars/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/calendars/${w.bCalendarId}`, body: { name: 'x', timeZone: 'UTC', dates: [] } }) },
+  { method: 'PATCH', path: '/api/calendars/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/calendars/${w.bCalendarId}`, body: { dates: [] } }) },
+  { method: 'DELETE', path: '/api/calendars/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/calendars/${w.bCalendarId}` }) },
+
+  // runs
+  {
+    method: 'GET', path: '/api/runs', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/runs?taskId=${w.bTaskId}&limit=500` }),
+    check: (_w, body) => expect(items(body)).toEqual([]),
+  },
+  { method: 'GET', path: '/api/runs/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}` }) },
+  { method: 'POST', path: '/api/runs/{id}/cancel', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}/cancel` }) },
+
+  // executors
+  {
+    method: 'GET', path: '/api/executors', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/executors?app=billing' }),
+    check: (w, body) => expect(arr(body).map((e) => e.id)).not.toContain(w.bExecutorId),
+  },
+  { method: 'GET', path: '/api/executors/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/executors/${w.bExecutorId}` }) },
+
+  // alarms
+  {
+    method: 'GET', path: '/api/alarms', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/alarms?taskId=${w.bTaskId}&limit=500` }),
+    check: (_w, body) => expect(items(body)).toEqual([]),
+  },
+  { method: 'GET', path: '/api/alarms/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/alarms/${w.bAlarmId}` }) },
+  { method: 'POST', path: '/api/alarms/{id}/ack', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/alarms/${w.bAlarmId}/ack` }) },
+
+  // stats
+  {
+    method: 'GET', path: '/api/stats', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/stats?windowMs=86400000' }),
+    check: (w, body) => expect((body as { total: number }).total).toBe(w.aRunCount),
+  },
+
+  // the tenant's API keys
+  {
+    method: 'GET', path: '/api/api-keys', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/api-keys' }),
+    check: (w, body) => {
+      expect(arr(body).map((k) => k.id)).not.toContain(w.bApiKeyId);
+      expect(new Set(arr(body).map((k) => k.tenantId))).toEqual(new Set([w.a.id]));
+    },
+  },
+  {
+    method: 'POST', path: '/api/api-keys', area: 'tenant', kind: 'own',
+    call: () => ({ url: '/api/api-keys', body: { name: 'a-new-key', role: 'TENANT_VIEWER' } }),
+    check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
+  },
+  { method: 'DELETE', path: '/api/api-keys/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/api-keys/${w.bApiKeyId}` }) },
+
+  // operator
+  { method: 'GET', path: '/api/operator/tenants', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/tenants' }) },
+  { method: 'POST', path: '/api/operator/tenants', area: 'operator', kind: 'own', call: () => ({ url: '/api/operator/tenants', body: { id: 'evil', name: 'Evil', engineGroup: 'default' } }) },
+  { method: 'GET', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}` }) },
+  { method: 'PATCH', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}`, body: { name: 'pwned' } }) },
+  { method: 'GET', path: '/api/operator/engine-groups', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-groups' }) },
+  { method: 'POST', path: '/api/operator/engine-groups', area: 'operator', kind: 'own', call: () => ({ url: '/api/operator/engine-groups', body: { name: 'evil' } }) },
+  { method: 'GET', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default' }) },
+  { method: 'PATCH', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default', body: { description: 'pwned' } }) },
+  { method: 'DELETE', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default' }) },
+  { method: 'GET', path: '/api/operator/engine-nodes', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-nodes' }) },
+  { method: 'GET', path: '/api/operator/users', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/users' }) },
+  { method: 'POST', path: '/api/operator/users', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/users', body: { username: 'evil', password: 'password-123', role: 'TENANT_ADMIN', tenantId: w.b.id } }) },
+  { method: 'DELETE', path: '/api/operator/users/{id}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1' }) },
+  { method: 'GET', path: '/api/operator/api-keys', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/api-keys' }) },
+  { method: 'POST', path: '/api/operator/api-keys', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/api-keys', body: { tenantId: w.b.id, name: 'evil', role: 'TENANT_ADMIN' } }) },
+  { method: 'DELETE', path: '/api/operator/api-keys/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/api-keys/${w.bApiKeyId}` }) },
+];
+
+const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+const tenantRoutes = ROUTES.filter((r) => r.area === 'tenant');
+const operatorRoutes = ROUTES.filter((r) => r.area === 'operator');
+const isWrite = (r: Route) => r.method !== 'GET';
+
+describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let w: World;
+
+  function send(route: Route, creds: Credentials) {
+    const { url, body } = route.call(w);
+    const http = t.http();
+    const req =
+      route.method === 'GET' ? http.get(url)
+      : route.method === 'POST' ? http.post(url)
+      : route.method === 'PUT' ? http.put(url)
+      : route.method === 'PATCH' ? http.patch(url)
+      : http.delete(url);
+    req.set(creds);
+    return body === undefined ? req : req.send(body as object);
+  }
+
+  /** Tenant B's rows as they must stay whatever A does. */
+  async function snapshotB() {
+    const ds = db.dataSource;
+    return {
+      tasks: await ds.getRepository(TaskEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      deps: await ds.getRepository(TaskDependencyEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      calendars: await ds.getRepository(CalendarEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      runs: await ds.getRepository(RunEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      alarms: await ds.getRepository(AlarmEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      keys: await ds.getRepository(ApiKeyEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+    };
+  }
+
+  beforeAll(async () => {
+    const ds = db.dataSource;
+    t = await startConsole(ds);
+    const operator = await seedOperator(t, ds);
+    const a = await seedTenant(t, ds, 'alpha');
+    const b = await seedTenant(t, ds, 'bravo');
+
+    const created = async (res: { status: number; body: { id: number } }) => {
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id;
+    };
+    const aTaskId = await created(await t.http().post('/api/tasks').set(a.admin).send(cronTask('a-task', { group: 'shared-group-name' })));
+    const bCalendarName = 'b-holidays';
+    const bCalendarId = await created(
+      await t.http().post('/api/calendars').set(b.admin).send({ name: bCalendarName, timeZone: 'Europe/Berlin', dates: ['2026-12-25'] }),
+    );
+    const bTaskId = await created(
+      await t.http().post('/api/tasks').set(b.admin).send(cronTask('b-task', { group: 'b-group', calendarName: bCalendarName })),
+    );
+    const bTask2Id = await created(await t.http().post('/api/tasks').set(b.admin).send(cronTask('b-task-2', { group: 'b-group' })));
+    const bDependencyId = await created(
+      await t.http().post('/api/dependencies').set(b.admin).send({ parentTaskId: bTaskId, childTaskId: bTask2Id }),
+    );
+    const bApiKeyId = await created(await t.http().post('/api/api-keys').set(b.admin).send({ name: 'b-ci', role: 'TENANT_ADMIN' }));
+    const bRun = await insertRun(ds, b.id, bTaskId);
+    await insertRunLog(ds, bRun, 'secret log line of B');
+    await insertRun(ds, b.id, bTaskId, { state: 'SUCCEEDED', scheduledAt: bRun.scheduledAt - 1000 });
+    await insertRun(ds, a.id, aTaskId);
+    const bAlarm = await insertAlarm(ds, b.id, { taskId: bTaskId, runId: bRun.id });
+    await insertAlarm(ds, a.id, { taskId: aTaskId });
+    const bExecutor = await insertExecutor(ds, b.id, 'billing');
+    await insertExecutor(ds, a.id, 'billing');
+    w = {
+      a,
+      b,
+      operator,
+      aTaskId,
+      bTaskId,
+      bTask2Id,
+      bGroup: 'b-group',
+      bDependencyId,
+      bCalendarId,
+      bCalendarName,
+      bRunId: bRun.id,
+      bAlarmId: bAlarm.id,
+      bApiKeyId,
+      bExecutorId: bExecutor.id,
+      bRunCount: 2,
+      aRunCount: 1,
+    };
+  });
+
+  afterAll(() => t?.close());
+
+  it('covers every route the console serves (the table matches the OpenAPI document)', async () => {
+    const res = await t.http().get('/api/docs-json');
+    expect(res.status).toBe(200);
+    const served = Object.entries(res.body.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect([...ROUTES.map(key)].sort()).toEqual([...new Set(served)].sort());
+    expect(new Set(ROUTES.map(key)).size).toBe(ROUTES.length);
+  });
+
+  it("refuses every tenant route on B's objects with A's credentials (admin session and admin API key), and changes nothing of B", async () => {
+    const before = await snapshotB();
+    const failures: string[] = [];
+    for (const creds of [w.a.admin, w.a.adminKey]) {
+      for (const route of tenantRoutes) {
+        const res = await send(route, creds);
+        const ok =
+          route.kind === 'foreign'
+            ? [404, 403, ...(route.alsoAccept ?? [])].includes(res.status)
+            : route.kind === 'list'
+              ? res.status === 200
+              : res.status < 300 || (route.alsoAccept ?? []).includes(res.status);
+        if (!ok) failures.push(`${key(route)} → ${res.status} ${JSON.stringify(res.body)}`);
+        else if (res.status < 300 && route.check) route.check(w, res.body);
+        // Nothing of B leaks through an error message either.
+        expect(JSON.stringify(res.body)).not.toContain('secret log line of B');
+        expect(JSON.stringify(res.body)).not.toContain('b-task');
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await snapshotB()).toEqual(before);
+  });
+
+  it("lists only the caller's rows (no filter)", async () => {
+    const aIds = async (url: string) => {
+      const res = await t.http().get(url).set(w.a.viewer);
+      expect(res.status).toBe(200);
+      const list = Array.isArray(res.body) ? res.body : res.body.items;
+      return list as Array<Record<string, unknown>>;
+    };
+    expect((await aIds('/api/tasks')).map((x) => x.name)).not.toContain('b-task');
+    expect((await aIds('/api/runs')).map((x) => x.taskId)).toEqual([w.aTaskId]);
+    expect((await aIds('/api/alarms')).map((x) => x.taskId)).toEqual([w.aTaskId]);
+    expect((await aIds('/api/dependencies')).length).toBe(0);
+    expect((await aIds('/api/executors')).map((x) => x.id)).not.toContain(w.bExecutorId);
+    expect((await aIds('/api/calendars')).map((x) => x.id)).not.toContain(w.bCalendarId);
+  });
+
+  it('gives a viewer (session and API key) 403 on every tenant write route, and the viewer changes nothing', async () => {
+    const before = await snapshotB();
+    const failures: string[] = [];
+    for (const creds of [w.a.viewer, w.a.viewerKey, w.b.viewer]) {
+      for (const route of tenantRoutes.filter(isWrite)) {
+        const res = await send(route, creds);
+        if (res.status !== 403) failures.push(`${key(route)} → ${res.status}`);
+        else expect(res.body).toMatchObject({ statusCode: 403, error: 'Forbidden' });
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await snapshotB()).toEqual(before);
+  });
+
+  it('lets a viewer read (GET routes of its own tenant)', async () => {
+    for (const url of ['/api/tasks', `/api/tasks/${w.aTaskId}`, `/api/tasks/${w.aTaskId}/stats`, '/api/runs', '/api/alarms', '/api/stats']) {
+      const res = await t.http().get(url).set(w.a.viewer);
+      expect(res.status, url).toBe(200);
+    }
+    // ...but not the tenant's API keys, which are TENANT_ADMIN only.
+    expect((await t.http().get('/api/api-keys').set(w.a.viewer)).status).toBe(403);
+  });
+
+  it('gives every tenant principal 403 on every operator route', async () => {
+    const failures: string[] = [];
+    for (const creds of [w.a.admin, w.a.viewer, w.a.adminKey, w.a.viewerKey]) {
+      for (const route of operatorRoutes) {
+        const res = await send(route, creds);
+        if (res.status !== 403) failures.push(`${key(route)} → ${res.status}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('gives the operator 403 on every tenant route (operators have no tenant)', async () => {
+    const failures: string[] = [];
+    for (const route of tenantRoutes) {
+      const res = await send(route, w.operator);
+      if (res.status !== 403) failures.push(`${key(route)} → ${res.status}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('answers 401 on every route but login and health without credentials, or with bad ones', async () => {
+    const failures: string[] = [];
+    const bad: Credentials[] = [{}, { Authorization: 'Bearer not-a-token' }, { 'X-API-Key': 'bk_nope' }, { Authorization: 'Basic abc' }];
+    for (const creds of bad) {
+      for (const route of ROUTES.filter((r) => r.kind !== 'public')) {
+        const res = await send(route, creds);
+        if (res.status !== 401) failures.push(`${key(route)} with ${JSON.stringify(creds)} → ${res.status}`);
+        else expect(res.body).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+      }
+    }
+    expect(failures).toEqual([]);
+    expect((await t.http().get('/api/health')).status).toBe(200);
+    expect((await t.http().get('/api/docs-json')).status).toBe(200);
+  });
+
+  it('refuses a revoked API key', async () => {
+    const res = await t.http().post('/api/api-keys').set(w.a.admin).send({ name: 'short-lived', role: 'TENANT_VIEWER' });
+    expect(res.status).toBe(201);
+    const creds = { 'X-API-Key': res.body.key as string };
+    expect((await t.http().get('/api/tasks').set(creds)).status).toBe(200);
+    expect((await t.http().delete(`/api/api-keys/${res.body.id}`).set(w.a.admin)).status).toBe(204);
+    expect((await t.http().get('/api/tasks').set(creds)).status).toBe(401);
+  });
+});

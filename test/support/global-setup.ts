@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { dropStaleMysqlTestDatabases } from './mysql-admin';
+
+/**
+ * Vitest global setup (runs once, in the main process, before any worker starts): makes a
+ * MariaDB/MySQL server available to the tests and names it in process.env, which the test
+ * workers (forks) inherit:
+ *
+ * - BATON_TEST_MYSQL_URL set: use that server as is (e.g. CI's, or your own).
+ * - BATON_SKIP_MYSQL=1: no server. The SQLite tests run; the MySQL suites fail with a message.
+ * - otherwise: `scripts/mariadb.sh ensure-installed` and `start --lease <this pid>`: the private
+ *   MariaDB on 127.0.0.1:${BATON_MARIADB_PORT:-3407}, started if needed. At teardown
+ *   `release <this pid>` stops it only if a test run started it and no other test run (a
+ *   parallel developer's) still holds a lease; a server started by hand (npm run db:start)
+ *   stays up. Only the PID in the script's pid file is ever stopped.
+ *
+ * If the server cannot be had, the reason goes to BATON_TEST_MYSQL_ERROR and the MySQL suites
+ * fail with it (test/support/databases.ts); pure tests still run.
+ */
+const run = promisify(execFile);
+const SCRIPT = resolve(__dirname, '../../scripts/mariadb.sh');
+
+async function script(...args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('bash', [SCRIPT, ...args], { encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 16 << 20 });
+    return stdout.trim();
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`scripts/mariadb.sh ${args.join(' ')} failed: ${(e.stderr || e.message).trim()}`);
+  }
+}
+
+export default async function setup(): Promise<(() => Promise<void>) | void> {
+  delete process.env.BATON_TEST_MYSQL_ERROR;
+  if (process.env.BATON_TEST_MYSQL_URL) {
+    console.log(`[baton tests] MySQL: BATON_TEST_MYSQL_URL=${redact(process.env.BATON_TEST_MYSQL_URL)}`);
+    await cleanStale(process.env.BATON_TEST_MYSQL_URL);
+    return;
+  }
+  if (process.env.BATON_SKIP_MYSQL === '1') {
+    console.log('[baton tests] MySQL: skipped (BATON_SKIP_MYSQL=1); MySQL suites will fail');
+    return;
+  }
+  const lease = String(process.pid);
+  try {
+    const started = Date.now();
+    await script('ensure-installed');
+    const url = await script('start', '--lease', lease);
+    if (!/^mysql:\/\//.test(url)) throw new Error(`scripts/mariadb.sh start printed "${url}", not a mysql:// URL`);
+    process.env.BATON_TEST_MYSQL_URL = url;
+    console.log(`[baton tests] MySQL: private MariaDB ${redact(url)} ready in ${Date.now() - started} ms`);
+  } catch (err) {
+    process.env.BATON_TEST_MYSQL_ERROR = (err as Error).message;
+    console.error(`[baton tests] MySQL unavailable, MySQL suites will fail: ${(err as Error).message}`);
+    return;
+  }
+  await cleanStale(process.env.BATON_TEST_MYSQL_URL);
+  return async () => {
+    delete process.env.BATON_TEST_MYSQL_URL;
+    await script('release', lease).catch((err: Error) => console.error(`[baton tests] ${err.message}`));
+  };
+}
+
+async function cleanStale(serverUrl: string): Promise<void> {
+  try {
+    const dropped = await dropStaleMysqlTestDatabases(serverUrl);
+    if (dropped.length) console.log(`[baton tests] dropped ${dropped.length} stale test database(s)`);
+  } catch (err) {
+    // Not fatal here; the suites will report a broken server soon enough.
+    console.error(`[baton tests] could not clean stale test databases: ${(err as Error).message}`);
+  }
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

@@ -1,0 +1,27 @@
+import { resolve } from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
+
+// SWC instead of esbuild: Nest and TypeORM need emitDecoratorMetadata, which esbuild does not emit.
+export default defineConfig({
+  plugins: [swc.vite({ module: { type: 'es6' } })],
+  resolve: {
+    alias: {
+      '@baton/domain': lib('domain'),
+      '@baton/persistence': lib('persistence'),
+      '@baton/protocol': lib('protocol'),
+      '@baton/scheduling': lib('scheduling'),
+      '@baton/messaging': lib('messaging'),
+      '@baton/executor-sdk': lib('executor-sdk'),
+    },
+  },
+  test: {
+    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
