@@ -183,7 +183,8 @@ do_start() {
       die "port $PORT on 127.0.0.1 is taken by another process (not this script's server). Stop it or set BATON_MARIADB_PORT."
     fi
     init_datadir
-    local started=$SECONDS
+    local started=$SECONDS log_from
+    log_from=$(($(stat -c %s "$LOG" 2>/dev/null || echo 0) + 1)) # the log tail shown on failure starts here
     log "starting mariadbd on 127.0.0.1:$PORT (data: $DATADIR, log: $LOG)"
     # shellcheck disable=SC2086
     setsid "$MARIADBD" --no-defaults --datadir="$DATADIR" --socket="$SOCKET" --port="$PORT" \
@@ -198,12 +199,12 @@ do_start() {
       if ! kill -0 "$pid" 2>/dev/null; then
         rm -f "$PIDFILE"
         echo "---- last lines of $LOG ----" >&2
-        tail -n 40 "$LOG" >&2 || true
+        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
         die "mariadbd (pid $pid) exited during start-up"
       fi
       if [ $((SECONDS - started)) -ge "$START_TIMEOUT" ]; then
         echo "---- last lines of $LOG ----" >&2
-        tail -n 40 "$LOG" >&2 || true
+        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
         kill -TERM "$pid" 2>/dev/null || true
         rm -f "$PIDFILE"
         die "mariadbd (pid $pid) did not answer within ${START_TIMEOUT} s; stopped it"

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
-import { AlarmEntity } from '@baton/persistence';
+import { AlarmEntity, inTransaction } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Page } from '../common/cursor';
@@ -54,9 +54,10 @@ export class AlarmsService {
 
   /** Acknowledges an alarm; acknowledging it again keeps the first acknowledgement. */
   async ack(tenantId: string, id: number, username: string): Promise<AlarmView> {
-    const repo = this.dataSource.getRepository(AlarmEntity);
-    if (!(await repo.existsBy({ id, tenantId }))) throw notFound('Alarm', id);
-    await repo.update({ id, tenantId, ackedAt: IsNull() }, { ackedAt: this.clock.now(), ackedBy: username.slice(0, 100) });
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(AlarmEntity, { id, tenantId }))) throw notFound('Alarm', id);
+      await em.update(AlarmEntity, { id, tenantId, ackedAt: IsNull() }, { ackedAt: this.clock.now(), ackedBy: username.slice(0, 100) });
+    });
     return this.get(tenantId, id);
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere } from 'typeorm';
-import { ApiKeyEntity, TenantEntity } from '@baton/persistence';
+import { ApiKeyEntity, inTransaction, TenantEntity } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { newApiKey } from '../common/secrets';
@@ -38,9 +38,6 @@ export class ApiKeysService {
   }
 
   async create(tenantId: string, name: string, role: ApiKeyRole = 'TENANT_VIEWER'): Promise<CreatedApiKeyView> {
-    if (!(await this.dataSource.getRepository(TenantEntity).existsBy({ id: tenantId }))) {
-      throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
-    }
     const { key, prefix, hash } = newApiKey();
     const row = this.repo.create({
       tenantId,
@@ -51,15 +48,22 @@ export class ApiKeysService {
       createdAt: this.clock.now(),
       revokedAt: null,
     });
-    await this.repo.insert(row);
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(TenantEntity, { id: tenantId }))) {
+        throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
+      }
+      await em.insert(ApiKeyEntity, row);
+    });
     return { ...apiKeyView(row), key };
   }
 
   /** Revokes a key of `tenantId` (any tenant's when undefined). Revoking twice is harmless. */
   async revoke(tenantId: string | undefined, id: number): Promise<void> {
     const where: FindOptionsWhere<ApiKeyEntity> = tenantId === undefined ? { id } : { id, tenantId };
-    const row = await this.repo.findOneBy(where);
-    if (!row) throw notFound('API key', id);
-    if (row.revokedAt === null) await this.repo.update({ id: row.id }, { revokedAt: this.clock.now() });
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(ApiKeyEntity, where);
+      if (!row) throw notFound('API key', id);
+      if (row.revokedAt === null) await em.update(ApiKeyEntity, { id: row.id }, { revokedAt: this.clock.now() });
+    });
   }
 }

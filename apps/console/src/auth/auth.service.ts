@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as bcrypt from 'bcryptjs';
 import { DataSource, IsNull, LessThan } from 'typeorm';
-import { ApiKeyEntity, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
 import { unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -32,16 +32,18 @@ export class AuthService {
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
-    const sessions = this.dataSource.getRepository(SessionEntity);
-    // Housekeeping: the user's expired sessions go when they log in again.
-    await sessions.delete({ userId: user.id, expiresAt: LessThan(now) });
-    await sessions.insert({ userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+    await inTransaction(this.dataSource, async (em) => {
+      // Housekeeping: the user's expired sessions go when they log in again.
+      await em.delete(SessionEntity, { userId: user.id, expiresAt: LessThan(now) });
+      await em.insert(SessionEntity, { userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+    });
     return { token, expiresAt, user: { username: user.username, role: user.role, tenantId: user.tenantId } };
   }
 
   async logout(principal: Principal): Promise<void> {
     if (principal.sessionId !== null) {
-      await this.dataSource.getRepository(SessionEntity).delete({ id: principal.sessionId });
+      const id = principal.sessionId;
+      await inTransaction(this.dataSource, (em) => em.delete(SessionEntity, { id }));
     }
   }
 

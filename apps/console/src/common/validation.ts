@@ -1,4 +1,4 @@
-import { ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { badRequest, FieldError } from './api-error';
 
 const REASONS: Record<string, (message: string) => string> = {
@@ -26,12 +26,23 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
+/** A request body must be a JSON object (a DTO); an array or a bare value is refused up front. */
+class ConsoleValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isDtoBody = metadata.type === 'body' && typeof metadata.metatype === 'function' && metadata.metatype !== Object;
+    if (isDtoBody && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      throw badRequest([{ field: 'body', reason: `must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` }]);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /**
  * The console's validation pipe: only declared fields pass (unknown ones are a 400 naming them),
  * payloads become DTO instances, and every error names its field.
  */
 export function consoleValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ConsoleValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -94,14 +94,15 @@ export class DependenciesService {
   }
 
   async update(tenantId: string, id: number, condition: DependencyView['condition']): Promise<DependencyView> {
-    const repo = this.dataSource.getRepository(TaskDependencyEntity);
-    if (!(await repo.existsBy({ id, tenantId }))) throw notFound('Dependency', id);
-    await repo.update({ id, tenantId }, { condition });
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(TaskDependencyEntity, { id, tenantId }))) throw notFound('Dependency', id);
+      await em.update(TaskDependencyEntity, { id, tenantId }, { condition });
+    });
     return this.get(tenantId, id);
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    const result = await this.dataSource.getRepository(TaskDependencyEntity).delete({ id, tenantId });
+    const result = await inTransaction(this.dataSource, (em) => em.delete(TaskDependencyEntity, { id, tenantId }));
     if (!result.affected) throw notFound('Dependency', id);
   }
 }

@@ -36,12 +36,13 @@ export class EngineGroupsService {
   }
 
   async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
-    const repo = this.dataSource.getRepository(EngineGroupEntity);
     const duplicate = () => conflict(`Engine group "${dto.name}" already exists`, [{ field: 'name', reason: 'already exists' }]);
-    if (await repo.existsBy({ name: dto.name })) throw duplicate();
-    const row = repo.create({ name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
+    const row = this.dataSource.getRepository(EngineGroupEntity).create({ name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
     try {
-      await repo.insert(row);
+      await inTransaction(this.dataSource, async (em) => {
+        if (await em.existsBy(EngineGroupEntity, { name: dto.name })) throw duplicate();
+        await em.insert(EngineGroupEntity, row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
@@ -50,9 +51,10 @@ export class EngineGroupsService {
   }
 
   async update(name: string, dto: UpdateEngineGroupDto): Promise<EngineGroupView> {
-    const repo = this.dataSource.getRepository(EngineGroupEntity);
-    if (!(await repo.existsBy({ name }))) throw notFound('Engine group', name);
-    await repo.update({ name }, { description: dto.description });
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
+      await em.update(EngineGroupEntity, { name }, { description: dto.description });
+    });
     return this.get(name);
   }
 

@@ -45,9 +45,7 @@ export class UsersService {
       }
     }
     const duplicate = () => conflict(`User "${input.username}" already exists`, [{ field: 'username', reason: 'already exists' }]);
-    const repo = this.dataSource.getRepository(UserEntity);
-    if (await repo.existsBy({ username: input.username })) throw duplicate();
-    const row = repo.create({
+    const row = this.dataSource.getRepository(UserEntity).create({
       username: input.username,
       passwordHash: await this.auth.hashPassword(input.password),
       role: input.role,
@@ -55,7 +53,10 @@ export class UsersService {
       createdAt: this.clock.now(),
     });
     try {
-      await repo.insert(row);
+      await inTransaction(this.dataSource, async (em) => {
+        if (await em.existsBy(UserEntity, { username: input.username })) throw duplicate();
+        await em.insert(UserEntity, row);
+      });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;

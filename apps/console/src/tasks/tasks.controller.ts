@@ -98,7 +98,7 @@ export class TasksController {
     return this.tasks.trigger(tenantId, id, body?.params);
   }
 
-  @Post(':id/pause2')
+  @Post(':id/pause')
   @HttpCode(200)
   @ApiOkResponse({ type: TaskView })
   pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {

@@ -130,7 +130,7 @@ export class TasksService {
   }
 
   async get(tenantId: string, id: number, em: EntityManager = this.dataSource.manager): Promise<TaskView> {
-    const row = await em.findOneBy(TaskEntity, { id });
+    const row = await em.findOneBy(TaskEntity, { id, tenantId });
     if (!row) throw notFound('Task', id);
     const calendars = await this.calendarNames(tenantId, [row], em);
     return taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null));

@@ -1,5 +1,4 @@
-import type { ValueTransformer } from 'typeorm';
-import type { JsonValue } from '@baton/domain';
+import { ValueTransformer } from 'typeorm';
 
 /**
  * Instants are stored as epoch milliseconds in BIGINT columns, on MySQL and SQLite
@@ -33,18 +32,3 @@ export const json: ValueTransformer = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type StoredJson = any;
 
-/**
- * The declared type of the JSON columns (task and run params, run result, alarm data): `unknown`
- * on purpose. The value is always what JSON.parse gave back, i.e. the domain's JsonValue, but
- * declaring the recursive JsonValue on an entity makes TypeORM's where/insert types
- * (FindOptionsWhere, QueryDeepPartialEntity) recurse until tsc fails with TS2589 "Type
- * instantiation is excessively deep and possibly infinite" on everyday calls such as
- * `repo.findOneBy({ id })` or `manager.insert(RunEntity, {...})`.
- * Writing a JsonValue into such a column needs nothing; to read one as JsonValue use `asJsonValue`.
- */
-export type StoredJson = unknown;
-
-/** A JSON column's value as the domain's JsonValue (it is one: it came from JSON.parse). */
-export function asJsonValue(value: StoredJson): JsonValue {
-  return value as JsonValue;
-}

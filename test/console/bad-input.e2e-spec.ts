@@ -1,0 +1,221 @@
+/**
+ * Bad input: every refused request answers the documented 4xx naming the field and the reason,
+ * in the console's error shape, and writes nothing (row counts before = after).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TaskEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import {
+  cronTask,
+  insertRun,
+  rowCounts,
+  seedOperator,
+  seedTenant,
+  startConsole,
+  T0,
+  type ConsoleTestApp,
+  type Credentials,
+  type SeededTenant,
+} from './console-test-kit';
+
+interface Case {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string | (() => string);
+  /** A JSON value, or a raw string sent as application/json. */
+  body?: unknown;
+  raw?: string;
+  as?: 'admin' | 'operator' | 'none';
+  status: number;
+  /** The field the answer must name (errors[].field), if any. */
+  field?: string;
+  /** A fragment of that field's reason. */
+  reason?: RegExp;
+}
+
+const big = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
+
+describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let a: SeededTenant;
+  let operator: Credentials;
+  let taskA: number;
+  let taskB: number;
+  let cronTaskId: number;
+  let finishedRunId: number;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    operator = await seedOperator(t, db.dataSource);
+    a = await seedTenant(t, db.dataSource, 'acme');
+    const mk = async (name: string) => {
+      const res = await t.http().post('/api/tasks').set(a.admin).send(cronTask(name));
+      expect(res.status).toBe(201);
+      return res.body.id as number;
+    };
+    taskA = await mk('a');
+    taskB = await mk('b');
+    cronTaskId = await mk('existing');
+    const edge = await t.http().post('/api/dependencies').set(a.admin).send({ parentTaskId: taskA, childTaskId: taskB });
+    expect(edge.status).toBe(201);
+    finishedRunId = (await insertRun(db.dataSource, a.id, taskA, { state: 'SUCCEEDED' })).id;
+  });
+
+  afterAll(() => t?.close());
+
+  const cases: Case[] = [
+    // tasks: shape
+    { name: 'unknown top-level field', method: 'POST', url: '/api/tasks', body: cronTask('t1', { colour: 'red' }), status: 400, field: 'colour', reason: /unknown field/ },
+    { name: 'unknown trigger field', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: '0 * * * * *', timeZone: 'UTC', intervalMs: 5 } }), status: 400, field: 'trigger.intervalMs', reason: /not a field/ },
+    { name: 'unknown retry field', method: 'POST', url: '/api/tasks', body: cronTask('t1', { retry: { maxAttempts: 2, tries: 3 } }), status: 400, field: 'retry.tries' },
+    { name: 'malformed JSON', method: 'POST', url: '/api/tasks', raw: '{"name": "t1",', status: 400, field: 'body', reason: /malformed JSON/ },
+    { name: 'body not an object (array)', method: 'POST', url: '/api/tasks', raw: '[1,2]', status: 400, field: 'body', reason: /JSON object/ },
+    { name: 'missing name', method: 'POST', url: '/api/tasks', body: { ...cronTask('x'), name: undefined }, status: 400, field: 'name', reason: /required/ },
+    { name: 'name with spaces', method: 'POST', url: '/api/tasks', body: cronTask('has spaces'), status: 400, field: 'name' },
+    { name: 'missing trigger', method: 'POST', url: '/api/tasks', body: { name: 't1', executorApp: 'billing', handler: 'h' }, status: 400, field: 'trigger', reason: /required/ },
+    { name: 'unknown trigger kind', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'HOURLY' } }), status: 400, field: 'trigger.kind' },
+    // tasks: semantics
+    { name: 'invalid cron', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: '61 * * * *', timeZone: 'UTC' } }), status: 400, field: 'trigger.expression' },
+    { name: 'cron that never fires', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: '0 0 0 30 2 *', timeZone: 'UTC' } }), status: 400, field: 'trigger.expression' },
+    { name: 'unknown time zone', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: '0 * * * * *', timeZone: 'Mars/Olympus' } }), status: 400, field: 'trigger.timeZone', reason: /time zone/ },
+    { name: 'zero interval', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'FIXED_RATE', intervalMs: 0 } }), status: 400, field: 'trigger.intervalMs', reason: /at least/ },
+    { name: 'negative interval', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'FIXED_RATE', intervalMs: -5000 } }), status: 400, field: 'trigger.intervalMs' },
+    { name: 'negative delay', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'FIXED_DELAY', delayMs: -1 } }), status: 400, field: 'trigger.delayMs' },
+    { name: 'interval as a string', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'FIXED_RATE', intervalMs: '1000' } }), status: 400, field: 'trigger.intervalMs', reason: /integer/ },
+    { name: 'end before start', method: 'POST', url: '/api/tasks', body: cronTask('t1', { startAt: T0 + 10_000, endAt: T0 + 5_000 }), status: 400, field: 'endAt', reason: /after startAt/ },
+    { name: 'retry.maxAttempts 0', method: 'POST', url: '/api/tasks', body: cronTask('t1', { retry: { maxAttempts: 0 } }), status: 400, field: 'retry.maxAttempts' },
+    { name: 'retry.jitter above 1', method: 'POST', url: '/api/tasks', body: cronTask('t1', { retry: { jitter: 2 } }), status: 400, field: 'retry.jitter' },
+    { name: 'priority out of range', method: 'POST', url: '/api/tasks', body: cronTask('t1', { priority: 1000 }), status: 400, field: 'priority' },
+    { name: 'unknown misfire policy', method: 'POST', url: '/api/tasks', body: cronTask('t1', { misfirePolicy: 'SOMETIMES' }), status: 400, field: 'misfirePolicy' },
+    { name: 'unknown alarm type', method: 'POST', url: '/api/tasks', body: cronTask('t1', { alarms: { types: ['FAILED', 'BOOM'] } }), status: 400, field: 'alarms.types[1]' },
+    { name: 'one-shot in the past', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'ONCE', at: T0 - 1 } }), status: 400, field: 'trigger.at', reason: /past/ },
+    { name: 'end time already passed', method: 'POST', url: '/api/tasks', body: cronTask('t1', { endAt: T0 - 1 }), status: 400, field: 'endAt', reason: /past/ },
+    { name: 'unknown calendar', method: 'POST', url: '/api/tasks', body: cronTask('t1', { calendarName: 'nope' }), status: 400, field: 'calendarName' },
+    { name: 'params over 64 000 bytes', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(64_001) }), status: 400, field: 'params', reason: /64000/ },
+    { name: 'body over 1 MB', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(1_100_000) }), status: 413, field: 'body', reason: /too large/ },
+    { name: 'duplicate task name', method: 'POST', url: '/api/tasks', body: cronTask('existing'), status: 409, field: 'name', reason: /already exists/ },
+    { name: 'several problems at once', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: 'nope', timeZone: 'Nowhere/City' }, timeoutMs: -1 }), status: 400, field: 'trigger.timeZone' },
+    // task edits
+    { name: 'PATCH with an invalid cron', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { trigger: { kind: 'CRON', expression: 'every day', timeZone: 'UTC' } }, status: 400, field: 'trigger.expression' },
+    { name: 'PATCH with an unknown field', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { nme: 'x' }, status: 400, field: 'nme' },
+    { name: 'PATCH to a taken name', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { name: 'a' }, status: 409, field: 'name' },
+    { name: 'PATCH with a stale version', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { handler: 'h2', version: 99 }, status: 409, field: 'version' },
+    { name: 'PUT with a partial body', method: 'PUT', url: () => `/api/tasks/${cronTaskId}`, body: { handler: 'h2' }, status: 400, field: 'name' },
+    { name: 'non-numeric id', method: 'GET', url: '/api/tasks/abc', status: 400, field: 'id' },
+    { name: 'delete a task with dependencies', method: 'DELETE', url: () => `/api/tasks/${taskA}`, status: 409, field: 'dependencies' },
+    // manual trigger
+    { name: 'trigger with params over 64 000 bytes', method: 'POST', url: () => `/api/tasks/${taskA}/trigger`, body: { params: big(64_001) }, status: 400, field: 'params' },
+    { name: 'trigger with an unknown field', method: 'POST', url: () => `/api/tasks/${taskA}/trigger`, body: { param: {} }, status: 400, field: 'param' },
+    { name: 'trigger of a missing task', method: 'POST', url: '/api/tasks/999999/trigger', body: {}, status: 404 },
+    // dependencies
+    { name: 'dependency cycle', method: 'POST', url: '/api/dependencies', body: 'CYCLE', status: 409 },
+    { name: 'self dependency', method: 'POST', url: '/api/dependencies', body: 'SELF', status: 409 },
+    { name: 'duplicate dependency', method: 'POST', url: '/api/dependencies', body: 'DUP', status: 409, field: 'childTaskId' },
+    { name: 'dependency on a missing task', method: 'POST', url: '/api/dependencies', body: 'MISSING', status: 404, field: 'childTaskId' },
+    { name: 'dependency with a bad condition', method: 'POST', url: '/api/dependencies', body: 'BADCOND', status: 400, field: 'condition' },
+    { name: 'dependency id as a string', method: 'POST', url: '/api/dependencies', body: { parentTaskId: '1', childTaskId: 2 }, status: 400, field: 'parentTaskId' },
+    // calendars
+    { name: 'calendar with an impossible date', method: 'POST', url: '/api/calendars', body: { name: 'c1', timeZone: 'UTC', dates: ['2026-01-01', '2026-02-30'] }, status: 400, field: 'dates[1]' },
+    { name: 'calendar with an unknown zone', method: 'POST', url: '/api/calendars', body: { name: 'c1', timeZone: 'Atlantis/Capital', dates: [] }, status: 400, field: 'timeZone' },
+    { name: 'calendar with an unknown field', method: 'POST', url: '/api/calendars', body: { name: 'c1', timeZone: 'UTC', dates: [], colour: 1 }, status: 400, field: 'colour' },
+    // runs, alarms, stats queries
+    { name: 'runs limit above 500', method: 'GET', url: '/api/runs?limit=501', status: 400, field: 'limit' },
+    { name: 'runs limit not a number', method: 'GET', url: '/api/runs?limit=ten', status: 400, field: 'limit' },
+    { name: 'runs with a forged cursor', method: 'GET', url: '/api/runs?cursor=bm9wZQ', status: 400, field: 'cursor' },
+    { name: 'runs with an unknown state', method: 'GET', url: '/api/runs?state=PENDING,EXPLODED', status: 400, field: 'state' },
+    { name: 'runs with an unknown query parameter', method: 'GET', url: '/api/runs?tenantId=other', status: 400, field: 'tenantId' },
+    { name: 'cancel a finished run', method: 'POST', url: () => `/api/runs/${finishedRunId}/cancel`, status: 409, field: 'state' },
+    { name: 'alarms acked not a boolean', method: 'GET', url: '/api/alarms?acked=maybe', status: 400, field: 'acked' },
+    { name: 'stats window zero', method: 'GET', url: '/api/stats?windowMs=0', status: 400, field: 'windowMs' },
+    // API keys
+    { name: 'API key with an operator role', method: 'POST', url: '/api/api-keys', body: { name: 'k', role: 'OPERATOR' }, status: 400, field: 'role' },
+    { name: 'API key without a name', method: 'POST', url: '/api/api-keys', body: { role: 'TENANT_VIEWER' }, status: 400, field: 'name' },
+    // auth
+    { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
+    { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },
+    // operator
+    { name: 'tenant with an unknown engine group', method: 'POST', url: '/api/operator/tenants', body: { id: 'newco', name: 'New', engineGroup: 'nope' }, as: 'operator', status: 400, field: 'engineGroup' },
+    { name: 'tenant id not a slug', method: 'POST', url: '/api/operator/tenants', body: { id: 'New Co', name: 'New', engineGroup: 'default' }, as: 'operator', status: 400, field: 'id' },
+    { name: 'duplicate tenant', method: 'POST', url: '/api/operator/tenants', body: { id: 'acme', name: 'Again', engineGroup: 'default' }, as: 'operator', status: 409, field: 'id' },
+    { name: 'user with a short password', method: 'POST', url: '/api/operator/users', body: { username: 'bob', password: 'short', role: 'TENANT_ADMIN', tenantId: 'acme' }, as: 'operator', status: 400, field: 'password' },
+    { name: 'tenant user without a tenant', method: 'POST', url: '/api/operator/users', body: { username: 'bob', password: 'password-123', role: 'TENANT_ADMIN' }, as: 'operator', status: 400, field: 'tenantId' },
+    { name: 'operator with a tenant', method: 'POST', url: '/api/operator/users', body: { username: 'bob', password: 'password-123', role: 'OPERATOR', tenantId: 'acme' }, as: 'operator', status: 400, field: 'tenantId' },
+    { name: 'duplicate username', method: 'POST', url: '/api/operator/users', body: { username: 'acme-admin', password: 'password-123', role: 'TENANT_ADMIN', tenantId: 'acme' }, as: 'operator', status: 409, field: 'username' },
+    { name: 'delete an engine group in use', method: 'DELETE', url: '/api/operator/engine-groups/default', as: 'operator', status: 409, field: 'name' },
+    { name: 'API key for a missing tenant', method: 'POST', url: '/api/operator/api-keys', body: { tenantId: 'ghost', name: 'k' }, as: 'operator', status: 400, field: 'tenantId' },
+  ];
+
+  function bodyFor(c: Case): unknown {
+    switch (c.body) {
+      case 'CYCLE':
+        return { parentTaskId: taskB, childTaskId: taskA };
+      case 'SELF':
+        return { parentTaskId: taskA, childTaskId: taskA };
+      case 'DUP':
+        return { parentTaskId: taskA, childTaskId: taskB };
+      case 'MISSING':
+        return { parentTaskId: taskA, childTaskId: 987654 };
+      case 'BADCOND':
+        return { parentTaskId: taskA, childTaskId: cronTaskId, condition: 'ON_TUESDAYS' };
+      default:
+        return c.body;
+    }
+  }
+
+  it.each(cases)('$name → $status', async (c) => {
+    const before = await rowCounts(db.dataSource);
+    const taskBefore = await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: cronTaskId });
+    const creds = c.as === 'none' ? {} : c.as === 'operator' ? operator : a.admin;
+    const url = typeof c.url === 'function' ? c.url() : c.url;
+    const http = t.http();
+    const req = (
+      c.method === 'GET' ? http.get(url)
+      : c.method === 'POST' ? http.post(url)
+      : c.method === 'PUT' ? http.put(url)
+      : c.method === 'PATCH' ? http.patch(url)
+      : http.delete(url)
+    ).set(creds);
+    const res =
+      c.raw !== undefined
+        ? await req.set('Content-Type', 'application/json').send(c.raw)
+        : c.body !== undefined
+          ? await req.send(bodyFor(c) as object)
+          : await req;
+
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(c.status);
+    expect(res.body).toMatchObject({ statusCode: c.status, error: expect.any(String), message: expect.any(String) });
+    if (c.field !== undefined) {
+      const errors = res.body.errors as Array<{ field: string; reason: string }>;
+      expect(errors, JSON.stringify(res.body)).toEqual(expect.arrayContaining([expect.objectContaining({ field: c.field })]));
+      const reason = errors.find((e) => e.field === c.field)!.reason;
+      expect(reason.length).toBeGreaterThan(0);
+      if (c.reason) expect(reason).toMatch(c.reason);
+    }
+    // Nothing was written.
+    expect(await rowCounts(db.dataSource)).toEqual(before);
+    expect(await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: cronTaskId })).toEqual(taskBefore);
+  });
+
+  it('names the cycle: 409 DEPENDENCY_CYCLE with the task names and "a → b → a"', async () => {
+    const res = await t.http().post('/api/dependencies').set(a.admin).send({ parentTaskId: taskB, childTaskId: taskA });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict', code: 'DEPENDENCY_CYCLE', cycle: ['a', 'b', 'a'] });
+    expect(res.body.message).toContain('a → b → a');
+    const self = await t.http().post('/api/dependencies').set(a.admin).send({ parentTaskId: taskA, childTaskId: taskA });
+    expect(self.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['a', 'a'] });
+    const list = await t.http().get('/api/dependencies').set(a.admin);
+    expect(list.body).toHaveLength(1);
+  });
+
+  it('reports every problem of a task at once', async () => {
+    const res = await t
+      .http()
+      .post('/api/tasks')
+      .set(a.admin)
+      .send(cronTask('t1', { trigger: { kind: 'CRON', expression: 'nope', timeZone: 'Nowhere/City' }, timeoutMs: -1, retry: { maxAttempts: 0 } }));
+    expect(res.status).toBe(400);
+    const fields = (res.body.errors as Array<{ field: string }>).map((e) => e.field).sort();
+    expect(fields).toEqual(['retry.maxAttempts', 'timeoutMs', 'trigger.expression', 'trigger.timeZone']);
+  });
+});

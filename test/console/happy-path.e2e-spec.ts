@@ -1,0 +1,355 @@
+/**
+ * The console's happy paths, end to end over HTTP: an operator sets up a tenant and its admin;
+ * the admin logs in, creates a cron task (nextFireAt computed), triggers it, pages through runs
+ * with the cursor, reads stats, pauses/resumes a group, acks an alarm, manages API keys.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstFireTime } from '@baton/domain';
+import { RunEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import {
+  cronTask,
+  insertAlarm,
+  insertRun,
+  insertRunLog,
+  login,
+  seedOperator,
+  startConsole,
+  T0,
+  type ConsoleTestApp,
+  type Credentials,
+} from './console-test-kit';
+
+describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let operator: Credentials;
+  let admin: Credentials;
+  let taskId: number;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    operator = await seedOperator(t, db.dataSource, 'root');
+  });
+  afterAll(() => t?.close());
+
+  it('lets the operator set up an engine group, a tenant and its admin', async () => {
+    const group = await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'eu-1', description: 'Frankfurt' });
+    expect(group.status).toBe(201);
+    const tenant = await t.http().post('/api/operator/tenants').set(operator).send({ id: 'acme', name: 'Acme', engineGroup: 'eu-1' });
+    expect(tenant.status).toBe(201);
+    expect(tenant.body).toMatchObject({ id: 'acme', engineGroup: 'eu-1', ratePerSec: 1000, burst: 2000 });
+    expect(tenant.body.executorSecret).toMatch(/^[0-9a-f]{64}$/);
+    const list = await t.http().get('/api/operator/tenants').set(operator);
+    expect(list.body.map((x: { id: string }) => x.id)).toEqual(['acme']);
+    expect(list.body[0].executorSecret).toBeUndefined();
+    const user = await t
+      .http()
+      .post('/api/operator/users')
+      .set(operator)
+      .send({ username: 'alice', password: 'correct-horse', role: 'TENANT_ADMIN', tenantId: 'acme' });
+    expect(user.status).toBe(201);
+    expect(user.body).toMatchObject({ username: 'alice', role: 'TENANT_ADMIN', tenantId: 'acme' });
+    expect(user.body.passwordHash).toBeUndefined();
+    const groups = await t.http().get('/api/operator/engine-groups/eu-1').set(operator);
+    expect(groups.body.tenants).toEqual(['acme']);
+  });
+
+  it('logs in, tells who is logged in, and logs out', async () => {
+    const res = await t.http().post('/api/auth/login').send({ username: 'alice', password: 'correct-horse' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ user: { username: 'alice', role: 'TENANT_ADMIN', tenantId: 'acme' } });
+    expect(res.body.expiresAt).toBe(T0 + 12 * 3600_000);
+    admin = { Authorization: `Bearer ${res.body.token}` };
+    expect((await t.http().get('/api/auth/me').set(admin)).body).toMatchObject({ username: 'alice', tenantId: 'acme' });
+
+    const other = await login(t, 'alice', 'correct-horse');
+    expect((await t.http().post('/api/auth/logout').set(other)).status).toBe(204);
+    expect((await t.http().get('/api/auth/me').set(other)).status).toBe(401);
+    expect((await t.http().get('/api/auth/me').set(admin)).status).toBe(200);
+  });
+
+  it('expires sessions', async () => {
+    const short = await login(t, 'alice', 'correct-horse');
+    t.clock.advance(12 * 3600_000 + 1);
+    try {
+      expect((await t.http().get('/api/auth/me').set(short)).status).toBe(401);
+    } finally {
+      t.clock.set(T0);
+    }
+  });
+
+  it('creates a cron task with its next fire time computed', async () => {
+    const res = await t
+      .http()
+      .post('/api/tasks')
+      .set(admin)
+      .send(cronTask('nightly', { group: 'reports', trigger: { kind: 'CRON', expression: ' 0 30 2 * * * ', timeZone: 'europe/berlin' }, retry: { maxAttempts: 3 } }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    taskId = res.body.id;
+    // 02:30 Berlin (UTC+1 in March before DST) = 01:30 UTC.
+    expect(res.body.nextFireAt).toBe(Date.UTC(2026, 2, 1, 1, 30));
+    expect(res.body.nextFireAt).toBe(
+      firstFireTime(
+        { trigger: { kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/Berlin' }, startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null },
+        T0,
+      ),
+    );
+    expect(res.body).toMatchObject({
+      name: 'nightly',
+      group: 'reports',
+      trigger: { kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/Berlin' },
+      retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 60000, jitter: 0.2 },
+      misfirePolicy: 'FIRE_ONCE_NOW',
+      paused: false,
+      fireCount: 0,
+      version: 1,
+      params: { region: 'eu' },
+    });
+    const got = await t.http().get(`/api/tasks/${taskId}`).set(admin);
+    expect(got.body).toEqual(res.body);
+  });
+
+  it('edits a task: PATCH recomputes the next fire time, keeps the rest; the version moves', async () => {
+    const res = await t
+      .http()
+      .patch(`/api/tasks/${taskId}`)
+      .set(admin)
+      .send({ trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, retry: { backoffBaseMs: 2000 }, version: 1 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, nextFireAt: T0, version: 2, group: 'reports' });
+    expect(res.body.retry).toEqual({ maxAttempts: 3, backoffBaseMs: 2000, backoffMaxMs: 60000, jitter: 0.2 });
+    const back = await t
+      .http()
+      .put(`/api/tasks/${taskId}`)
+      .set(admin)
+      .send(cronTask('nightly', { group: 'reports', trigger: { kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/Berlin' } }));
+    expect(back.status).toBe(200);
+    expect(back.body).toMatchObject({ version: 3, nextFireAt: Date.UTC(2026, 2, 1, 1, 30), retry: { maxAttempts: 1 } });
+  });
+
+  it('lists tasks with search, filters and a cursor', async () => {
+    for (const name of ['report-a', 'report-b', 'cleanup']) {
+      const res = await t.http().post('/api/tasks').set(admin).send(cronTask(name, { group: name.startsWith('report') ? 'reports' : 'ops' }));
+      expect(res.status).toBe(201);
+    }
+    const search = await t.http().get('/api/tasks?search=report').set(admin);
+    expect(search.body.items.map((x: { name: string }) => x.name)).toEqual(['report-a', 'report-b']);
+    const byGroup = await t.http().get('/api/tasks?group=reports').set(admin);
+    expect(byGroup.body.items.map((x: { name: string }) => x.name)).toEqual(['nightly', 'report-a', 'report-b']);
+    const names: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: { items: Array<{ name: string }>; nextCursor: string | null } } = await t.http().get(`/api/tasks?limit=2${cursor ? `&cursor=${cursor}` : ''}`).set(admin);
+      expect(res.status).toBe(200);
+      names.push(...res.body.items.map((x: { name: string }) => x.name));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(names).toEqual(['cleanup', 'nightly', 'report-a', 'report-b']);
+  });
+
+  it('triggers a run by hand: PENDING, MANUAL, due now, with a params snapshot or override', async () => {
+    t.clock.set(T0 + 5_000);
+    const res = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({});
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ taskId, taskName: 'nightly', state: 'PENDING', cause: 'MANUAL', scheduledAt: T0 + 5_000, dueAt: T0 + 5_000, params: { region: 'eu' }, attempt: 1, logs: [] });
+    expect(res.body.flowId).toBe(res.body.id);
+    const row = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: res.body.id });
+    expect(row.fireKey).toMatch(/^m:[0-9a-f-]{36}$/);
+    expect(row.engineGroup).toBe('eu-1');
+
+    const override = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({ params: { region: 'us', dryRun: true } });
+    expect(override.body.params).toEqual({ region: 'us', dryRun: true });
+    const bare = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin);
+    expect(bare.status).toBe(201);
+    t.clock.set(T0);
+  });
+
+  it('pages through runs with the cursor (scheduled desc, id desc), with filters', async () => {
+    // 3 manual runs exist (T0 + 5 s); add 9 scheduled ones, two sharing a scheduled time.
+    for (let i = 1; i <= 9; i++) {
+      await insertRun(db.dataSource, 'acme', taskId, {
+        engineGroup: 'eu-1',
+        scheduledAt: T0 - (i === 9 ? 8 : i) * 60_000,
+        state: i % 3 === 0 ? 'FAILED' : 'SUCCEEDED',
+      });
+    }
+    const all = await db.dataSource.getRepository(RunEntity).find({ where: { tenantId: 'acme' } });
+    const expected = [...all].sort((x, y) => y.scheduledAt - x.scheduledAt || y.id - x.id).map((r) => r.id);
+    const seen: number[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: { status: number; body: { items: Array<{ id: number }>; nextCursor: string | null } } = await t.http().get(`/api/runs?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`).set(admin);
+      expect(res.status).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(5);
+      seen.push(...res.body.items.map((r: { id: number }) => r.id));
+      cursor = res.body.nextCursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(expected);
+
+    const failed = await t.http().get(`/api/runs?state=FAILED&taskId=${taskId}`).set(admin);
+    expect(failed.body.items).toHaveLength(3);
+    const two = await t.http().get('/api/runs?state=FAILED&state=PENDING').set(admin);
+    expect(two.body.items).toHaveLength(6);
+    const range = await t.http().get(`/api/runs?from=${T0 - 3 * 60_000}&to=${T0}`).set(admin);
+    expect(range.body.items.map((r: { scheduledAt: number }) => r.scheduledAt)).toEqual([T0 - 60_000, T0 - 120_000, T0 - 180_000]);
+  });
+
+  it('shows a run with its logs and cancels an active run once', async () => {
+    const run = await insertRun(db.dataSource, 'acme', taskId, { engineGroup: 'eu-1', state: 'ACCEPTED', scheduledAt: T0 - 30_000 });
+    await insertRunLog(db.dataSource, run, 'step 1');
+    await insertRunLog(db.dataSource, run, 'step 2');
+    const detail = await t.http().get(`/api/runs/${run.id}`).set(admin);
+    expect(detail.body.logs.map((l: { message: string }) => l.message)).toEqual(['step 1', 'step 2']);
+    const cancelled = await t.http().post(`/api/runs/${run.id}/cancel`).set(admin);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ state: 'CANCELLED', finishedAt: T0 });
+    expect((await t.http().post(`/api/runs/${run.id}/cancel`).set(admin)).status).toBe(409);
+  });
+
+  it('computes stats: counts by state, duration and lateness percentiles over the window', async () => {
+    const stats = await t.http().post('/api/tasks').set(admin).send(cronTask('measured'));
+    const id = stats.body.id as number;
+    for (let i = 0; i < 20; i++) {
+      const scheduledAt = T0 - 3_600_000 + i * 60_000;
+      await insertRun(db.dataSource, 'acme', id, {
+        engineGroup: 'eu-1',
+        scheduledAt,
+        state: i < 18 ? 'SUCCEEDED' : 'FAILED',
+        dispatchedAt: scheduledAt + (i + 1), // lateness 1..20 ms
+        startedAt: scheduledAt + 100,
+        finishedAt: scheduledAt + 100 + (i + 1) * 1000, // duration 1..20 s
+      });
+    }
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 3 * 86_400_000, state: 'FAILED' }); // outside the window
+    const res = await t.http().get(`/api/tasks/${id}/stats?windowMs=7200000`).set(admin);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      taskId: id,
+      windowMs: 7_200_000,
+      from: T0 - 7_200_000,
+      to: T0,
+      total: 20,
+      successRate: 0.9,
+      durationMs: { count: 20, p50: 10_000, p95: 19_000 },
+      latenessMs: { count: 20, p50: 10, p95: 19 },
+    });
+    expect(res.body.counts).toMatchObject({ SUCCEEDED: 18, FAILED: 2, PENDING: 0 });
+    const tenant = await t.http().get('/api/stats').set(admin);
+    expect(tenant.status).toBe(200);
+    expect(tenant.body.total).toBeGreaterThan(20);
+    expect(tenant.body.taskId).toBeNull();
+  });
+
+  it('pauses and resumes a task group, and a single task', async () => {
+    const paused = await t.http().post('/api/task-groups/reports/pause').set(admin);
+    expect(paused.body).toEqual({ group: 'reports', paused: true, tasks: 3 });
+    const list = await t.http().get('/api/tasks?paused=true').set(admin);
+    expect(list.body.items.map((x: { name: string }) => x.name)).toEqual(['nightly', 'report-a', 'report-b']);
+    const resumed = await t.http().post('/api/task-groups/reports/resume').set(admin);
+    expect(resumed.body.tasks).toBe(3);
+    expect((await t.http().get('/api/tasks?paused=true').set(admin)).body.items).toEqual([]);
+
+    const one = await t.http().post(`/api/tasks/${taskId}/pause`).set(admin);
+    expect(one.body).toMatchObject({ paused: true });
+    const before = one.body.nextFireAt;
+    const back = await t.http().post(`/api/tasks/${taskId}/resume`).set(admin);
+    expect(back.body).toMatchObject({ paused: false, nextFireAt: before });
+  });
+
+  it('lists alarms with filters and acknowledges one', async () => {
+    const alarm = await insertAlarm(db.dataSource, 'acme', { taskId, type: 'START_LATE', severity: 'WARNING', raisedAt: T0 - 10 });
+    await insertAlarm(db.dataSource, 'acme', { taskId, type: 'FAILED', raisedAt: T0 - 20 });
+    const open = await t.http().get('/api/alarms?acked=false&type=START_LATE').set(admin);
+    expect(open.body.items.map((a: { id: number }) => a.id)).toEqual([alarm.id]);
+    const ack = await t.http().post(`/api/alarms/${alarm.id}/ack`).set(admin);
+    expect(ack.status).toBe(200);
+    expect(ack.body).toMatchObject({ ackedAt: T0, ackedBy: 'alice' });
+    t.clock.advance(1000);
+    const again = await t.http().post(`/api/alarms/${alarm.id}/ack`).set(admin);
+    expect(again.body.ackedAt).toBe(T0);
+    t.clock.set(T0);
+    const acked = await t.http().get('/api/alarms?acked=true').set(admin);
+    expect(acked.body.items.map((a: { id: number }) => a.id)).toEqual([alarm.id]);
+    const page = await t.http().get('/api/alarms?limit=1').set(admin);
+    expect(page.body.items).toHaveLength(1);
+    expect(page.body.nextCursor).toEqual(expect.any(String));
+  });
+
+  it('manages dependencies and calendars', async () => {
+    const names = await t.http().get('/api/tasks?search=report').set(admin);
+    const [ra, rb] = names.body.items.map((x: { id: number }) => x.id);
+    const edge = await t.http().post('/api/dependencies').set(admin).send({ parentTaskId: ra, childTaskId: rb, condition: 'ON_COMPLETION' });
+    expect(edge.status).toBe(201);
+    expect(edge.body).toMatchObject({ parentName: 'report-a', childName: 'report-b', condition: 'ON_COMPLETION' });
+    const changed = await t.http().patch(`/api/dependencies/${edge.body.id}`).set(admin).send({ condition: 'ON_FAILURE' });
+    expect(changed.body.condition).toBe('ON_FAILURE');
+    expect((await t.http().get(`/api/dependencies?taskId=${rb}`).set(admin)).body).toHaveLength(1);
+
+    // A task in an edge is not deleted by accident...
+    const refused = await t.http().delete(`/api/tasks/${ra}`).set(admin);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'TASK_HAS_DEPENDENCIES', dependencyIds: [edge.body.id] });
+    // ...but can be, with its edges; its active runs are cancelled, its history stays.
+    const active = await insertRun(db.dataSource, 'acme', ra, { engineGroup: 'eu-1', state: 'PENDING' });
+    expect((await t.http().delete(`/api/tasks/${ra}?cascade=true`).set(admin)).status).toBe(204);
+    expect((await t.http().get(`/api/tasks/${ra}`).set(admin)).status).toBe(404);
+    expect((await t.http().get('/api/dependencies').set(admin)).body).toEqual([]);
+    const orphan = await t.http().get(`/api/runs/${active.id}`).set(admin);
+    expect(orphan.body).toMatchObject({ state: 'CANCELLED', taskName: null });
+
+    // Calendars: a task using one skips its dates; editing the calendar moves nextFireAt.
+    const cal = await t.http().post('/api/calendars').set(admin).send({ name: 'holidays', timeZone: 'UTC', dates: ['2026-03-01'] });
+    expect(cal.status).toBe(201);
+    const daily = await t
+      .http()
+      .post('/api/tasks')
+      .set(admin)
+      .send(cronTask('daily', { trigger: { kind: 'CRON', expression: '0 0 12 * * *', timeZone: 'UTC' }, calendarName: 'holidays' }));
+    expect(daily.body).toMatchObject({ calendarName: 'holidays', nextFireAt: Date.UTC(2026, 2, 2, 12) });
+    const edited = await t.http().patch(`/api/calendars/${cal.body.id}`).set(admin).send({ dates: ['2026-03-02'] });
+    expect(edited.body).toMatchObject({ dates: ['2026-03-02'], taskCount: 1 });
+    expect((await t.http().get(`/api/tasks/${daily.body.id}`).set(admin)).body.nextFireAt).toBe(Date.UTC(2026, 2, 1, 12));
+    expect((await t.http().delete(`/api/calendars/${cal.body.id}`).set(admin)).status).toBe(409);
+  });
+
+  it('creates, uses and revokes a tenant API key (clear key shown once)', async () => {
+    const created = await t.http().post('/api/api-keys').set(admin).send({ name: 'ci', role: 'TENANT_ADMIN' });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^bk_/);
+    expect(created.body.key.startsWith(created.body.prefix)).toBe(true);
+    const key = { 'X-API-Key': created.body.key as string };
+    const me = await t.http().get('/api/auth/me').set(key);
+    expect(me.body).toMatchObject({ username: 'api-key:ci', role: 'TENANT_ADMIN', tenantId: 'acme', kind: 'apiKey' });
+    const list = await t.http().get('/api/api-keys').set(admin);
+    expect(list.body[0]).toMatchObject({ name: 'ci', prefix: created.body.prefix, revokedAt: null });
+    expect(list.body[0].key).toBeUndefined();
+    expect((await t.http().post('/api/tasks').set(key).send(cronTask('via-key'))).status).toBe(201);
+    expect((await t.http().delete(`/api/api-keys/${created.body.id}`).set(admin)).status).toBe(204);
+    expect((await t.http().get('/api/tasks').set(key)).status).toBe(401);
+  });
+
+  it('moves a tenant to another engine group with its tasks and unclaimed runs', async () => {
+    await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'eu-2' });
+    const res = await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'eu-2', ratePerSec: 50 });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ engineGroup: 'eu-2', ratePerSec: 50 });
+    const pending = await db.dataSource.getRepository(RunEntity).find({ where: { tenantId: 'acme', state: 'PENDING' } });
+    expect(pending.length).toBeGreaterThan(0);
+    expect(new Set(pending.map((r) => r.engineGroup))).toEqual(new Set(['eu-2']));
+    expect((await t.http().delete('/api/operator/engine-groups/eu-1').set(operator)).status).toBe(204);
+  });
+
+  it('serves health and the OpenAPI UI without credentials', async () => {
+    expect((await t.http().get('/api/health')).body).toEqual({ status: 'ok', db: 'up', time: T0 });
+    const ui = await t.http().get('/api/docs');
+    expect(ui.status).toBe(200);
+    expect(ui.text).toContain('swagger');
+    const doc = await t.http().get('/api/docs-json');
+    expect(doc.body.components.securitySchemes).toHaveProperty('session');
+    expect(doc.body.components.securitySchemes).toHaveProperty('apiKey');
+  });
+});
