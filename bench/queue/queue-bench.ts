@@ -26,7 +26,7 @@ import { CalendarQueue } from '../../libs/scheduling/src/calendar-queue/calendar
 import { PramResizePolicy } from '../../libs/scheduling/src/calendar-queue/pram-resize-policy';
 import { NaiveResizePolicy } from '../../libs/scheduling/src/calendar-queue/resize-policy';
 import type { TimerQueue } from '../../libs/scheduling/src/timer-queue';
-import { distribution, type DistributionName } from './workloads';
+import { Workload, type DistributionName } from './workloads';
 
 type StructureName = 'pram-cq' | 'naive-cq' | 'binary-heap';
 
@@ -49,9 +49,10 @@ interface RunResult {
 const BASE_TIME = 1_700_000_000_000;
 
 function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, seed: number): RunResult {
-  const d = distribution(dist, seed);
   const rounds = n;
   const burst = Math.max(1, Math.floor(n / 10));
+  const d = new Workload(dist, seed, n + rounds + burst);
+  const prio = d.priorities;
   const times = new Float64Array(n + rounds + burst); // by event id, to follow the served time
   const q = make();
   let id = 0;
@@ -59,9 +60,10 @@ function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, 
 
   let t0 = performance.now();
   for (let i = 0; i < n; i++) {
-    const t = d.next(BASE_TIME);
+    const t = d.time(BASE_TIME, id);
     times[id] = t;
-    q.enqueue(id++, t, d.priority());
+    q.enqueue(id, t, prio[id]);
+    id++;
   }
   const fillMs = performance.now() - t0;
 
@@ -71,9 +73,10 @@ function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, 
     const got = q.dequeue() as number;
     hash = (Math.imul(hash, 31) + got) | 0;
     now = times[got];
-    const t = d.next(now);
+    const t = d.time(now, id);
     times[id] = t;
-    q.enqueue(id++, t, d.priority());
+    q.enqueue(id, t, prio[id]);
+    id++;
   }
   const holdMs = performance.now() - t0;
 
@@ -81,7 +84,8 @@ function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, 
   const instant = now + 1000;
   for (let i = 0; i < burst; i++) {
     times[id] = instant;
-    q.enqueue(id++, instant, d.priority());
+    q.enqueue(id, instant, prio[id]);
+    id++;
   }
   const fired = q.popDue(instant);
   for (const got of fired) hash = (Math.imul(hash, 31) + got) | 0;

@@ -11,3 +11,5 @@ export type { NewUser } from './operator/users.service';
 export { TenantsService } from './operator/tenants.service';
 export { EngineGroupsService } from './operator/engine-groups.service';
 export { ApiKeysService } from './api-keys/api-keys.service';
+export { TasksService } from './tasks/tasks.service';
+export { DependenciesService } from './dependencies/dependencies.service';

@@ -52,3 +52,4 @@ export {
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
+export * from './clock';

@@ -3,19 +3,28 @@
  *
  * Engine → executor:
  *   POST {executorUrl}/baton/runs             DispatchRequest  → 202 DispatchAck | 429 busy | 4xx rejected
- *   POST {executorUrl}/baton/runs/{id}/abort  AbortRequest     → 202 | 404 (not running there)
+ *   POST {executorUrl}/baton/runs/{id}/abort  AbortRequest     → 202 AbortAck | 404 AbortAck (not running there)
+ *   GET  {executorUrl}/baton/runs/{id}        (empty body)     → 200 RunStatusReport (what the executor knows of the run)
  * Executor → engine (any engine node; all are equivalent):
  *   POST {engineUrl}/baton/callbacks          RunCallback      → 200 | 401 bad signature | 409 stale
  *   POST {engineUrl}/baton/executors/heartbeat ExecutorHeartbeat → 200 ExecutorHeartbeatAck
- * Every request body is signed (see signing.ts).
+ * Every request is signed (see signing.ts). The signed path is the protocol path as listed in
+ * PATHS (e.g. `/baton/runs/42/abort`): without the base path of the executor/engine URL and
+ * without a query string, so a reverse proxy or a host app's route prefix does not break it.
+ * A GET is signed over the empty body.
  */
 import type { JsonValue } from '@baton/domain';
 
 export const PROTOCOL_VERSION = 1;
 
+/** The most attempts an ExecutorHeartbeat lists in `active`; with more, the list is omitted. */
+export const MAX_HEARTBEAT_ACTIVE = 1000;
+
 export const PATHS = {
   dispatch: '/baton/runs',
   abort: (runId: number) => `/baton/runs/${runId}/abort`,
+  /** GET: what the executor knows of a run (see RunStatusReport). */
+  status: (runId: number) => `/baton/runs/${runId}`,
   callback: '/baton/callbacks',
   heartbeat: '/baton/executors/heartbeat',
 } as const;
@@ -44,17 +53,73 @@ export interface DispatchAck {
   attempt: number;
 }
 
-/** 429 (busy, try another executor) or 4xx (rejected: unknown handler, bad request). */
+/**
+ * 429 (busy, try another executor) or 4xx/503 (rejected: unknown handler, bad request, bad
+ * signature, shutting down). Also the body of every other error answer of an executor.
+ * - 400 BAD_REQUEST (`field` names the offending field; `body` for malformed JSON / too large → 413)
+ * - 401 UNAUTHORIZED (missing/bad signature, stale timestamp, another tenant)
+ * - 404 UNKNOWN_HANDLER, 429 BUSY, 503 SHUTTING_DOWN
+ */
 export interface DispatchRefusal {
   accepted: false;
-  reason: 'BUSY' | 'UNKNOWN_HANDLER' | 'BAD_REQUEST' | 'SHUTTING_DOWN';
+  reason: 'BUSY' | 'UNKNOWN_HANDLER' | 'BAD_REQUEST' | 'SHUTTING_DOWN' | 'UNAUTHORIZED';
   message: string;
+  /** For BAD_REQUEST: the field that is wrong (`body` when the body itself is). */
+  field?: string;
 }
+
+/** Why the engine asks for an abort. */
+export type AbortRequestReason = 'TIMEOUT' | 'CANCELLED' | 'REPLACED';
 
 export interface AbortRequest {
   runId: number;
   attempt: number;
-  reason: 'TIMEOUT' | 'CANCELLED' | 'REPLACED';
+  reason: AbortRequestReason;
+}
+
+/** Where an attempt is on an executor. UNKNOWN: never seen, or forgotten (bounded memory). */
+export type ExecutorRunState = 'QUEUED' | 'RUNNING' | 'FINISHED' | 'UNKNOWN';
+
+/**
+ * Answer to an AbortRequest: 202 with `aborted: true` when the attempt was queued (dropped
+ * without running; its callback says ABORTED) or running (its signal is aborted; the callback
+ * follows when the handler stops, or after the executor's abort grace). 404 with
+ * `aborted: false` when it is not running there (already FINISHED, or UNKNOWN).
+ */
+export interface AbortAck {
+  aborted: boolean;
+  runId: number;
+  attempt: number;
+  state: ExecutorRunState;
+}
+
+/** One attempt of a run as an executor knows it (see RunStatusReport). */
+export interface ExecutorAttemptStatus {
+  attempt: number;
+  state: Exclude<ExecutorRunState, 'UNKNOWN'>;
+  outcome?: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+  startedAt?: number;
+  finishedAt?: number;
+  /** FINISHED only: the final callback is not acknowledged yet (still spooled, being retried). */
+  callbackPending?: boolean;
+}
+
+/** 200 answer to `GET /baton/runs/{id}`: the attempts of that run the executor knows (maybe none). */
+export interface RunStatusReport {
+  runId: number;
+  attempts: ExecutorAttemptStatus[];
+}
+
+/**
+ * Why an attempt ended ABORTED: an engine AbortRequest reason, its `deadline` passing on the
+ * executor (DEADLINE), or the executor shutting down before it finished (SHUTDOWN).
+ */
+export type AbortReason = AbortRequestReason | 'DEADLINE' | 'SHUTDOWN';
+
+/** Identifies one attempt. */
+export interface RunKey {
+  runId: number;
+  attempt: number;
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -92,6 +157,8 @@ export interface RunCallback {
   progress?: number;
   logs?: LogLine[];
   alarms?: BusinessAlarm[];
+  /** With outcome ABORTED: why. */
+  abortReason?: AbortReason;
 }
 
 /** Registration and liveness of one executor process; sent at start and every few seconds. */
@@ -102,6 +169,25 @@ export interface ExecutorHeartbeat {
   capacity: number;
   inFlight: number;
   handlers: string[];
+  /** PROTOCOL_VERSION the executor speaks. */
+  protocolVersion?: number;
+  /** When this executor process (runtime) started, epoch ms: a new value at the same URL means a restart. */
+  startedAt?: number;
+  /** Of `inFlight`, how many wait in the executor's queue (not started yet). */
+  queued?: number;
+  /** How many may wait in the queue; with `capacity` the most the executor accepts at once. */
+  queueLimit?: number;
+  /**
+   * The attempts accepted and not finished (queued or running) when the heartbeat was sent. An
+   * attempt the engine thinks is running here, missing from this list and with no callback
+   * pending, was lost (allow for a dispatch whose 202 crossed the heartbeat on the wire).
+   * Omitted (not empty) when there are more than MAX_HEARTBEAT_ACTIVE of them.
+   */
+  active?: RunKey[];
+  /** Final callbacks written to the executor's spool and not acknowledged yet. */
+  spooled?: number;
+  /** True when the executor is shutting down: send it nothing new. */
+  draining?: boolean;
 }
 
 export interface ExecutorHeartbeatAck {

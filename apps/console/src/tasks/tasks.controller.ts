@@ -15,6 +15,7 @@ import { RunDetailView } from '../runs/dto/run.dto';
 import {
   DeleteTaskQuery,
   GroupPauseView,
+  PatchTaskDto,
   TaskBodyDto,
   TaskPage,
   TaskQuery,
@@ -66,7 +67,7 @@ export class TasksController {
   patch(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
-    @Body() body: UpdateTaskDto,
+    @Body() body: PatchTaskDto,
   ): Promise<TaskView> {
     return this.tasks.patch(tenantId, id, body);
   }

@@ -28,7 +28,7 @@ import { CLOCK, Clock } from '../common/clock';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
-import type { GroupPauseView, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
+import type { GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
@@ -63,7 +63,7 @@ export function taskView(row: TaskEntity, calendarName: string | null): TaskView
 }
 
 /** The fields a client sent (the DTO instance also carries undefined for the absent ones). */
-function inputOf(dto: TaskBodyDto): TaskInput {
+function inputOf(dto: TaskBodyDto | PatchTaskDto): TaskInput {
   const input: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(dto)) if (value !== undefined && key !== 'version') input[key] = value;
   return input as TaskInput;
@@ -177,7 +177,7 @@ export class TasksService {
   }
 
   /** PATCH: the body's fields replace the stored ones; `retry` and `alarms` may be given in part. */
-  patch(tenantId: string, id: number, dto: UpdateTaskDto): Promise<TaskView> {
+  patch(tenantId: string, id: number, dto: PatchTaskDto): Promise<TaskView> {
     const patch = inputOf(dto) as Record<string, unknown>;
     return this.update(tenantId, id, dto.version, (current) => {
       const merged: Record<string, unknown> = { ...current, ...patch };

@@ -1,12 +1,16 @@
 export interface BucketWidthSample {
-  /** Event times, indexed by slot. */
+  /** Event records; the time of slot s is times[s * stride]. */
   times: Float64Array;
+  /** Numbers per event record in `times`. */
+  stride: number;
   /** Slots of the events to sample from. */
   slots: ArrayLike<number>;
   /** How many entries of `slots` to use. */
   count: number;
   /** Distinct times nearest the head to measure (Brown used 25 events). */
   sampleSize: number;
+  /** Width = factor × mean separation (Brown: 3). */
+  factor: number;
   /** Width to keep when fewer than two distinct times exist. */
   fallback: number;
   /** Narrowest width allowed. */
@@ -14,7 +18,7 @@ export interface BucketWidthSample {
 }
 
 /**
- * Brown's bucket width: three times the average separation of the events at
+ * Brown's bucket width: a multiple (Brown: three) of the average separation of the events at
  * the head of the queue, after dropping separations above twice the average
  * (so one far outlier cannot stretch the days).
  *
@@ -31,9 +35,9 @@ export function sampleBucketWidth(s: BucketWidthSample): number {
   const k = Math.max(2, s.sampleSize + 1);
   const head = new Float64Array(k); // ascending distinct times, the k smallest seen so far
   let filled = 0;
-  const { times, slots } = s;
+  const { times, slots, stride } = s;
   for (let i = 0; i < s.count; i++) {
-    const t = times[slots[i]];
+    const t = times[slots[i] * stride];
     if (filled === k && t >= head[k - 1]) continue; // the usual case: O(1) reject
     let j = filled;
     while (j > 0 && head[j - 1] > t) j--;
@@ -55,6 +59,6 @@ export function sampleBucketWidth(s: BucketWidthSample): number {
       used++;
     }
   }
-  const width = 3 * (used > 0 ? sum / used : mean);
+  const width = s.factor * (used > 0 ? sum / used : mean);
   return Math.max(s.minWidth, width);
 }

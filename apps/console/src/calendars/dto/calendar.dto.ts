@@ -9,12 +9,12 @@ const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[k
  * domain's validateCalendar decides what is valid.
  */
 export class CalendarBodyDto {
-  @ApiProperty({ example: 'holidays', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
+  @ApiProperty({ type: String, example: 'holidays', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
   @IsOptional()
   @Raw()
   name?: unknown;
 
-  @ApiProperty({ example: 'Europe/Berlin', description: 'IANA zone in which the dates are local dates' })
+  @ApiProperty({ type: String, example: 'Europe/Berlin', description: 'IANA zone in which the dates are local dates' })
   @IsOptional()
   @Raw()
   timeZone?: unknown;

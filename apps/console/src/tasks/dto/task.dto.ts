@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import {
@@ -45,22 +45,22 @@ export class AlarmSettingsDoc {
  * validateTask, so the console and every other client share one set of rules.
  */
 export class TaskBodyDto {
-  @ApiProperty({ example: 'nightly-report', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
+  @ApiProperty({ type: String, example: 'nightly-report', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
   @IsOptional()
   @Raw()
   name?: unknown;
 
-  @ApiPropertyOptional({ example: 'reports', default: 'default', description: 'Task group label (pause/resume as a whole)' })
+  @ApiPropertyOptional({ type: String, example: 'reports', default: 'default', description: 'Task group label (pause/resume as a whole)' })
   @IsOptional()
   @Raw()
   group?: unknown;
 
-  @ApiProperty({ example: 'billing', description: 'Executor app that runs the task' })
+  @ApiProperty({ type: String, example: 'billing', description: 'Executor app that runs the task' })
   @IsOptional()
   @Raw()
   executorApp?: unknown;
 
-  @ApiProperty({ example: 'closeDay', description: 'Handler name inside the executor app' })
+  @ApiProperty({ type: String, example: 'closeDay', description: 'Handler name inside the executor app' })
   @IsOptional()
   @Raw()
   handler?: unknown;
@@ -95,12 +95,12 @@ export class TaskBodyDto {
   @Raw()
   misfirePolicy?: unknown;
 
-  @ApiPropertyOptional({ default: 5000 })
+  @ApiPropertyOptional({ type: Number, default: 5000 })
   @IsOptional()
   @Raw()
   misfireThresholdMs?: unknown;
 
-  @ApiPropertyOptional({ default: 0, minimum: -100, maximum: 100 })
+  @ApiPropertyOptional({ type: Number, default: 0, minimum: -100, maximum: 100 })
   @IsOptional()
   @Raw()
   priority?: unknown;
@@ -110,12 +110,12 @@ export class TaskBodyDto {
   @Raw()
   concurrencyPolicy?: unknown;
 
-  @ApiPropertyOptional({ default: 300000 })
+  @ApiPropertyOptional({ type: Number, default: 300000 })
   @IsOptional()
   @Raw()
   timeoutMs?: unknown;
 
-  @ApiPropertyOptional({ default: 10000 })
+  @ApiPropertyOptional({ type: Number, default: 10000 })
   @IsOptional()
   @Raw()
   startDeadlineMs?: unknown;
@@ -135,7 +135,7 @@ export class TaskBodyDto {
   @Raw()
   alarms?: unknown;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ type: Boolean, default: false })
   @IsOptional()
   @Raw()
   paused?: unknown;
@@ -148,6 +148,9 @@ export class UpdateTaskDto extends TaskBodyDto {
   @Min(1)
   version?: number;
 }
+
+/** PATCH: every field optional; `retry` and `alarms` may be given in part. */
+export class PatchTaskDto extends PartialType(UpdateTaskDto) {}
 
 export class TaskQuery {
   @ApiPropertyOptional({ description: 'Substring of the task name' })

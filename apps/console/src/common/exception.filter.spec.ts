@@ -1,0 +1,57 @@
+import { ArgumentsHost, BadRequestException, NotFoundException } from '@nestjs/common';
+import { describe, expect, it, vi } from 'vitest';
+import { badRequest } from './api-error';
+import { bodyParserErrorBody, ConsoleExceptionFilter, httpExceptionBody } from './exception.filter';
+
+function hostFor() {
+  const response = { headersSent: false, status: vi.fn(), json: vi.fn() };
+  response.status.mockReturnValue(response);
+  const host = {
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ method: 'GET', url: '/x' }) }),
+  } as unknown as ArgumentsHost;
+  return { host, response };
+}
+
+describe('console error shape', () => {
+  it('keeps the fields of an ApiException', () => {
+    expect(httpExceptionBody(badRequest([{ field: 'name', reason: 'is required' }]))).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'Invalid request: name: is required',
+      errors: [{ field: 'name', reason: 'is required' }],
+    });
+  });
+
+  it("normalises Nest's own exceptions", () => {
+    expect(httpExceptionBody(new NotFoundException('Cannot GET /nope'))).toEqual({
+      statusCode: 404,
+      error: 'Not Found',
+      message: 'Cannot GET /nope',
+    });
+    expect(httpExceptionBody(new BadRequestException(['a is bad', 'b is bad'])).message).toBe('a is bad; b is bad');
+  });
+
+  it('turns body-parser failures into field "body" errors', () => {
+    expect(bodyParserErrorBody({ type: 'entity.parse.failed', status: 400, message: 'Unexpected token }' })).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'body: malformed JSON: Unexpected token }',
+      errors: [{ field: 'body', reason: 'malformed JSON: Unexpected token }' }],
+    });
+    expect(bodyParserErrorBody({ type: 'entity.too.large', status: 413, message: 'too large', limit: 1024 })).toMatchObject({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      errors: [{ field: 'body', reason: 'request body too large (limit 1024 bytes)' }],
+    });
+    expect(bodyParserErrorBody(new Error('plain') as never)).toBeNull();
+  });
+
+  it('hides unexpected errors behind a 500', () => {
+    const { host, response } = hostFor();
+    const filter = new ConsoleExceptionFilter();
+    vi.spyOn((filter as unknown as { logger: { error: () => void } }).logger, 'error').mockImplementation(() => undefined);
+    filter.catch(new Error('SELECT secret FROM somewhere failed'), host);
+    expect(response.status).toHaveBeenCalledWith(500);
+    expect(response.json).toHaveBeenCalledWith({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' });
+  });
+});

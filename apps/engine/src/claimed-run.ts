@@ -1,0 +1,30 @@
+import type { ConcurrencyPolicy, RetryPolicy } from '@baton/domain';
+
+/**
+ * A run this engine holds a lease on, waiting in the in-memory timer queue for its due time.
+ * The claim query joins the task, so dispatching needs no further read.
+ */
+export interface ClaimedRun {
+  runId: number;
+  tenantId: string;
+  taskId: number;
+  taskName: string;
+  engineGroup: string;
+  attempt: number;
+  priority: number;
+  params: unknown;
+  /** Nominal fire time: lateness is measured from here. */
+  scheduledAt: number;
+  /** When to dispatch (fire time, or end of a retry backoff). */
+  dueAt: number;
+  leaseUntil: number;
+  flowId: number | null;
+  executorApp: string;
+  handler: string;
+  timeoutMs: number;
+  startDeadlineMs: number;
+  concurrencyPolicy: ConcurrencyPolicy;
+  retry: RetryPolicy;
+  /** Executor recorded on the run at its last dispatch (set when a taken-over DISPATCHED run is re-sent). */
+  executorId: number | null;
+}

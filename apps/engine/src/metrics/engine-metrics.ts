@@ -1,0 +1,63 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The engine's Prometheus metrics, one registry per node (served at GET /metrics).
+ * Names carry the `baton_engine_` prefix; times are in seconds, as Prometheus expects.
+ */
+export class EngineMetrics {
+  readonly registry = new Registry();
+
+  /** Runs whose dispatch got a 202 from an executor. */
+  readonly runsFired = new Counter({ name: 'baton_engine_runs_fired_total', help: 'Runs accepted by an executor', registers: [this.registry] });
+
+  /** Scheduled time → dispatch sent. */
+  readonly lateness = new Histogram({
+    name: 'baton_engine_dispatch_lateness_seconds',
+    help: 'Delay from a run\'s scheduled time to its dispatch',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  /** Dispatch slots held (send → ack). */
+  readonly slotsInUse = new Gauge({ name: 'baton_engine_slots_in_use', help: 'Dispatch slots in use', registers: [this.registry] });
+
+  /** Runs held in memory waiting for their due time. */
+  readonly runsHeld = new Gauge({ name: 'baton_engine_runs_held', help: 'Claimed runs waiting in the timer queue', registers: [this.registry] });
+
+  /** Rows claimed per claim query (runs) or plan query (tasks). */
+  readonly claimBatch = new Histogram({
+    name: 'baton_engine_claim_batch_size',
+    help: 'Rows claimed per query',
+    labelNames: ['kind'],
+    buckets: [0, 1, 5, 10, 50, 100, 250, 500, 1000],
+    registers: [this.registry],
+  });
+
+  /** Time to process one executor callback, receipt → committed. */
+  readonly callbackLatency = new Histogram({
+    name: 'baton_engine_callback_seconds',
+    help: 'Callback processing time',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [this.registry],
+  });
+
+  /** Slot hold time, send → ack (the MTHPT claim: independent of the work's length). */
+  readonly slotHold = new Histogram({
+    name: 'baton_engine_slot_hold_seconds',
+    help: 'Time a dispatch slot is held',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1, 5],
+    registers: [this.registry],
+  });
+
+  /** Dispatch attempts refused or failed, by reason (BUSY, REJECTED, UNREACHABLE, NO_EXECUTOR). */
+  readonly dispatchFailures = new Counter({
+    name: 'baton_engine_dispatch_failures_total',
+    help: 'Dispatch attempts that did not get a 202',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_' });
+  }
+}

@@ -1,0 +1,18 @@
+import type { AbortReason } from '@baton/protocol';
+
+const MESSAGES: Record<AbortReason, string> = {
+  TIMEOUT: 'aborted by the engine: the run timed out',
+  CANCELLED: 'aborted by the engine: the run was cancelled',
+  REPLACED: 'aborted by the engine: the run was replaced by a newer one',
+  DEADLINE: 'aborted: the run passed its deadline',
+  SHUTDOWN: 'aborted: the executor is shutting down',
+};
+
+/** The `reason` of an aborted `ctx.signal`; what `ctx.sleep` rejects with. */
+export class RunAbortedError extends Error {
+  override readonly name = 'RunAbortedError';
+
+  constructor(readonly reason: AbortReason, message = MESSAGES[reason]) {
+    super(message);
+  }
+}

@@ -1,0 +1,77 @@
+import type { JsonValue } from '@baton/domain';
+import type { BusinessAlarm } from '@baton/protocol';
+
+/** Writes a line to the run's log. Arguments are formatted like `console.log` (util.format). */
+export type RunLogFn = (message: string, ...args: unknown[]) => void;
+
+/** The run's logger: its lines ride the final callback (the last ones, see `logTail` options). */
+export interface RunLogger {
+  debug: RunLogFn;
+  info: RunLogFn;
+  warn: RunLogFn;
+  error: RunLogFn;
+}
+
+/** What a handler gets for one attempt of a run. */
+export interface HandlerContext<P = JsonValue> {
+  /** The task's parameters, as configured in the console (JSON). */
+  readonly params: P;
+  readonly runId: number;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  readonly attempt: number;
+  readonly taskId: number;
+  readonly taskName: string;
+  /** The handler name the run was dispatched to. */
+  readonly handler: string;
+  readonly tenantId: string;
+  /** Nominal fire time (epoch ms). */
+  readonly scheduledAt: number;
+  /** The handler must be done by then (epoch ms); `signal` is aborted when it passes. */
+  readonly deadline: number;
+  /**
+   * Aborted when the engine asks for an abort (timeout, cancel, replace), when `deadline` passes,
+   * and when the executor shuts down and its grace expires. `signal.reason` is a RunAbortedError.
+   * Pass it on (fetch, timers, streams) or check it between steps; a handler that ignores it is
+   * reported ABORTED after the executor's `abortGraceMs` anyway, but keeps its pool slot until it returns.
+   */
+  readonly signal: AbortSignal;
+  readonly log: RunLogger;
+  /** Reports progress, 0–100 (clamped). Sent to the engine as a throttled interim callback. */
+  progress(percent: number): void;
+  /**
+   * Raises a business alarm (the engine publishes it on the tenant's alarm topic). It rides an
+   * interim callback (throttled) or the final one, whichever is acknowledged first.
+   */
+  alarm(severity: BusinessAlarm['severity'], message: string, data?: JsonValue): void;
+  /** Waits `ms`; rejects with `signal.reason` as soon as the run is aborted. */
+  sleep(ms: number): Promise<void>;
+}
+
+/**
+ * A named piece of business work. `run` resolves with the result (JSON-serialisable, or
+ * undefined) → SUCCEEDED; throws → FAILED (the error's stack is the callback's `error`).
+ */
+export interface TaskHandler<P = JsonValue, R = unknown> {
+  /** The name tasks refer to (`handler` in the console). Unique within an executor. */
+  readonly name: string;
+  run(ctx: HandlerContext<P>): Promise<R> | R;
+}
+
+/** Any handler, whatever its params/result types (for handler lists). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTaskHandler = TaskHandler<any, unknown>;
+
+/**
+ * Defines a handler from a function.
+ *
+ *     export const resize = defineHandler<{ url: string }>('resize-image', async (ctx) => {
+ *       const res = await fetch(ctx.params.url, { signal: ctx.signal });
+ *       ctx.progress(50);
+ *       return { bytes: (await res.arrayBuffer()).byteLength };
+ *     });
+ */
+export function defineHandler<P = JsonValue, R = unknown>(name: string, run: (ctx: HandlerContext<P>) => Promise<R> | R): TaskHandler<P, R> {
+  if (typeof name !== 'string' || !name.trim()) throw new Error('defineHandler: name must be a non-empty string');
+  if (typeof run !== 'function') throw new Error(`defineHandler("${name}"): run must be a function`);
+  return { name, run };
+}
