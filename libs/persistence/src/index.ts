@@ -4,3 +4,4 @@ export * from './errors';
 export * from './runs/transition-run';
 export * from './nest';
 export * from './mappers';
+export * from './engine-queries';

@@ -226,6 +226,29 @@ describe.each(implementations)('%s against a sorted-array oracle', (_name, make)
     expect(q.popDue(1e9)).toEqual(oracle.popDue(1e9, Infinity));
   });
 
+  it('a long hold whose density changes 50-fold (resizes, width re-samples) stays in order', () => {
+    const q = make();
+    const oracle = new Oracle();
+    const r = rng(7);
+    let id = 0;
+    let now = 0;
+    const add = (spread: number) => {
+      const t = now + Math.floor(r() * spread);
+      const p = r() < 0.2 ? Math.floor(r() * 3) : 0;
+      q.enqueue(id, t, p);
+      oracle.add(id++, t, p);
+    };
+    for (let i = 0; i < 2000; i++) add(100_000);
+    for (let round = 0; round < 30_000; round++) {
+      const got = q.dequeue() as number;
+      expect(got).toBe(oracle.shift());
+      now = (oracle.entries[0]?.time ?? now) - 1;
+      add(round < 10_000 ? 100_000 : 2_000); // then sparse again
+      if (round > 20_000) add(100_000), expect(q.dequeue()).toBe(oracle.shift());
+    }
+    expect(q.popDue(Infinity)).toEqual(oracle.popDue(Infinity, Infinity));
+  });
+
   it('refuses non-finite times and priorities, and stale handles', () => {
     const q = make();
     expect(() => q.enqueue(1, NaN)).toThrow(RangeError);

@@ -57,6 +57,22 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /** Runs given back to the pool, by why (TAKEOVER of a dead node, EXPIRED lease, SHUTDOWN, RESTART of the same node id) and outcome (PENDING, SKIPPED). */
+  readonly runsReleased = new Counter({
+    name: 'baton_engine_runs_released_total',
+    help: 'Held runs released by takeover, expired lease or shutdown',
+    labelNames: ['reason', 'outcome'],
+    registers: [this.registry],
+  });
+
+  /** Takeover of a dead engine: from its last heartbeat to its runs being claimable again. */
+  readonly takeoverDelay = new Histogram({
+    name: 'baton_engine_takeover_seconds',
+    help: 'Time from a dead engine\'s last heartbeat to the release of its runs',
+    buckets: [1, 2, 4, 6, 8, 10, 12, 15, 20, 30, 60],
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_' });
   }

@@ -10,13 +10,26 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // What makes a duplicate fire impossible whatever the engines do: for a scheduled fire
 // the fire key is its scheduled time, so this is the (task, scheduled time) key.
 @Index('uq_runs_task_fire_key', ['taskId', 'fireKey'], { unique: true })
-// The claim: "due runs of engine group G in state S, oldest due first".
-@Index('ix_runs_claim', ['engineGroup', 'state', 'dueAt'])
+// The claim: "due runs of engine group G in state S, oldest due first, higher priority first
+// among equal due times". The migration makes `priority` a DESCENDING key part (the Table API
+// cannot say so) so `ORDER BY due_at, priority DESC LIMIT n` reads the index in order and stops
+// early; see libs/persistence/src/engine-queries/claim-due-runs.ts for why that matters.
+@Index('ix_runs_claim', ['engineGroup', 'state', 'dueAt', 'priority'])
+// Leases: "runs engine E holds" (renewal, release) and "expired leases of E" (takeover).
+@Index('ix_runs_lease', ['state', 'claimedBy', 'leaseUntil'])
 // The console: "runs of tenant T by time", newest first, cursor-paginated on (scheduled_at, id).
 @Index('ix_runs_tenant_time', ['tenantId', 'scheduledAt', 'id'])
 @Index('ix_runs_task_time', ['taskId', 'scheduledAt'])
 // Fan-in joins parents within a flow.
 @Index('ix_runs_flow', ['flowId'])
+// Watchdog START_LATE: not-yet-dispatched runs of my groups, not alarmed yet, scheduled in the past.
+@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'scheduledAt'])
+// Watchdog TIMEOUT: executing runs of my groups past their deadline.
+@Index('ix_runs_deadline', ['engineGroup', 'state', 'deadlineAt'])
+// Watchdog EXECUTOR_DOWN reconciliation: the runs of one executor.
+@Index('ix_runs_executor', ['executorId', 'state'])
+// Concurrency FORBID/REPLACE: "is another run of this task executing?"
+@Index('ix_runs_task_state', ['taskId', 'state'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;
@@ -98,6 +111,14 @@ export class RunEntity {
   /** 0–100, as last reported by the handler. */
   @Column({ type: 'int', nullable: true })
   progress!: number | null;
+
+  /** When the current attempt times out (dispatched_at or accepted_at + timeout); null when not executing. */
+  @Column({ name: 'deadline_at', type: 'bigint', nullable: true, transformer: millis })
+  deadlineAt!: number | null;
+
+  /** When START_LATE was raised for this run (once per run); null while not raised. */
+  @Column({ name: 'late_alarmed_at', type: 'bigint', nullable: true, transformer: millis })
+  lateAlarmedAt!: number | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;

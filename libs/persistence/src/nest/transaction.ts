@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 
 const queues = new WeakMap<DataSource, Promise<unknown>>();
 
@@ -13,10 +14,18 @@ const queues = new WeakMap<DataSource, Promise<unknown>>();
  *
  * Every writer of the process that shares a SQLite data source (console, engine in embedded
  * mode) should go through this function.
+ *
+ * `options.isolation` sets the isolation level of this one transaction on MySQL/MariaDB (the
+ * engine's claims use READ COMMITTED: no gap locks, so a claim never blocks the planner's
+ * inserts). SQLite ignores it: its transactions are serializable, and here one at a time anyway.
  */
-export function inTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+export function inTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+  options: { isolation?: IsolationLevel } = {},
+): Promise<T> {
   if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') {
-    return dataSource.transaction(work);
+    return options.isolation ? dataSource.transaction(options.isolation, work) : dataSource.transaction(work);
   }
   const previous = queues.get(dataSource) ?? Promise.resolve();
   const result = previous.then(

@@ -1,11 +1,9 @@
 export interface BucketWidthSample {
-  /** Event records; the time of slot s is times[s * stride]. */
+  /** Event records; the time of event i is times[i * stride]. */
   times: Float64Array;
   /** Numbers per event record in `times`. */
   stride: number;
-  /** Slots of the events to sample from. */
-  slots: ArrayLike<number>;
-  /** How many entries of `slots` to use. */
+  /** How many events to sample from. */
   count: number;
   /** Distinct times nearest the head to measure (Brown used 25 events). */
   sampleSize: number;
@@ -35,9 +33,9 @@ export function sampleBucketWidth(s: BucketWidthSample): number {
   const k = Math.max(2, s.sampleSize + 1);
   const head = new Float64Array(k); // ascending distinct times, the k smallest seen so far
   let filled = 0;
-  const { times, slots, stride } = s;
+  const { times, stride } = s;
   for (let i = 0; i < s.count; i++) {
-    const t = times[slots[i] * stride];
+    const t = times[i * stride];
     if (filled === k && t >= head[k - 1]) continue; // the usual case: O(1) reject
     let j = filled;
     while (j > 0 && head[j - 1] > t) j--;

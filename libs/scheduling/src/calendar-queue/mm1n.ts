@@ -18,12 +18,14 @@ export function expectedLengthMM1N(rho: number, capacity: number): number {
   if (!(capacity >= 0)) throw new RangeError(`capacity must be >= 0, got ${capacity}`);
   if (capacity === Infinity) return rho < 1 ? rho / (1 - rho) : Infinity;
   if (rho === 0) return 0;
-  // Near ρ = 1 the closed form cancels catastrophically; the chain is uniform there.
-  if (Math.abs(Math.log(rho)) * (capacity + 1) < 1e-6) return capacity / 2;
+  // ε = ln ρ; log1p/expm1 keep the digits that ρ − 1 and 1 − ρ^(N+1) would cancel near ρ = 1.
+  const eps = Math.log1p(rho - 1);
+  const n1 = capacity + 1;
+  // Practically at ρ = 1, π_n ∝ e^(εn) is nearly uniform: mean N/2 plus ε times the variance N(N+2)/12.
+  if (Math.abs(eps) * n1 < 1e-6) return capacity / 2 + (eps * capacity * (capacity + 2)) / 12;
   // For ρ > 1, ρ^(N+1) overflows; mirror it: n ↦ N − n turns ρ into 1/ρ.
   if (rho > 1) return capacity - expectedLengthMM1N(1 / rho, capacity);
-  const tail = Math.pow(rho, capacity + 1);
-  return rho / (1 - rho) - ((capacity + 1) * tail) / (1 - tail);
+  return rho / (1 - rho) - (n1 * Math.exp(n1 * eps)) / -Math.expm1(n1 * eps);
 }
 
 export interface QueueLengthForecast {

@@ -2,8 +2,15 @@ import { forecastQueueLength } from './mm1n';
 import type { ResizePolicy } from './resize-policy';
 
 export interface PramResizePolicyOptions {
-  /** Operations in the sliding window that estimates λ (enqueues) and μ (dequeues + removals). Default 1024. */
+  /**
+   * Longest sliding window, in operations, over which λ (enqueues) and μ
+   * (dequeues + removals) are estimated. The window used is the queue's size
+   * clamped to [minWindow, window]: a queue of 20 events is described by its
+   * last few dozen operations, not by what happened a thousand ago. Default 1024.
+   */
   window?: number;
+  /** Shortest estimation window, in operations. Default 64. */
+  minWindow?: number;
   /**
    * Shortest look-ahead, in operations. The horizon is max(minHorizon, size):
    * a rebuild costs O(size), so the bucket count chosen must suit the next
@@ -58,11 +65,12 @@ const DEPARTURE = 0;
  */
 export class PramResizePolicy implements ResizePolicy {
   readonly name = 'pram';
-  private readonly ring: Uint8Array;
+  /** Cumulative arrival count after each of the last `window` operations. */
+  private readonly ring: Float64Array;
   private ringIdx = 0;
-  private filled = 0;
   private arrivals = 0;
   private ops = 0;
+  private readonly minWindow: number;
   private nextCheck = 0;
   private deferred = 0;
   private predicted = NaN;
@@ -79,7 +87,8 @@ export class PramResizePolicy implements ResizePolicy {
   private readonly maxBuckets: number;
 
   constructor(options: PramResizePolicyOptions = {}) {
-    this.ring = new Uint8Array(Math.max(8, Math.floor(options.window ?? 1024)));
+    this.ring = new Float64Array(Math.max(8, Math.floor(options.window ?? 1024)));
+    this.minWindow = Math.min(this.ring.length, Math.max(1, Math.floor(options.minWindow ?? 64)));
     this.minHorizon = Math.max(1, options.minHorizon ?? 256);
     this.capacity = options.capacity ?? Infinity;
     this.growAt = options.growAt ?? 3;
@@ -104,9 +113,19 @@ export class PramResizePolicy implements ResizePolicy {
     return this.predicted;
   }
 
-  /** Share of arrivals in the window, smoothed so an all-arrival window is not exactly 1. */
+  /** Share of arrivals in the window for the current size (see `window`), smoothed so an all-arrival window is not exactly 1. */
   get arrivalShare(): number {
-    return (this.arrivals + 0.5) / (this.filled + 1);
+    return this.shareOver(this.ring.length);
+  }
+
+  /** λ/(λ+μ) over the last min(k, ops seen) operations, with a half-count prior each way. */
+  private shareOver(k: number): number {
+    const w = this.ring.length;
+    const n = Math.min(k, this.ops, w - 1);
+    if (n === 0) return 0.5;
+    // Operation j's running count sits at (j − 1) mod w; we need the one just before the window, j = ops − n.
+    const before = this.ops > n ? this.ring[(this.ringIdx - n - 1 + w) % w] : 0;
+    return (this.arrivals - before + 0.5) / (n + 1);
   }
 
   onArrival(size: number, buckets: number): number {
@@ -121,7 +140,7 @@ export class PramResizePolicy implements ResizePolicy {
 
   reset(): void {
     this.ring.fill(0);
-    this.ringIdx = this.filled = this.arrivals = this.ops = this.nextCheck = this.deferred = 0;
+    this.ringIdx = this.arrivals = this.ops = this.nextCheck = this.deferred = 0;
     this.predicted = NaN;
   }
 
@@ -129,19 +148,16 @@ export class PramResizePolicy implements ResizePolicy {
   forecast(size: number): number {
     return forecastQueueLength({
       size,
-      arrivalShare: this.arrivalShare,
+      arrivalShare: this.shareOver(Math.max(this.minWindow, size)),
       horizon: Math.max(this.minHorizon, size),
       capacity: this.capacity,
     });
   }
 
   private record(kind: number): void {
-    const ring = this.ring;
-    if (this.filled === ring.length) this.arrivals -= ring[this.ringIdx];
-    else this.filled++;
-    ring[this.ringIdx] = kind;
     this.arrivals += kind;
-    this.ringIdx = this.ringIdx + 1 === ring.length ? 0 : this.ringIdx + 1;
+    this.ring[this.ringIdx] = this.arrivals;
+    this.ringIdx = this.ringIdx + 1 === this.ring.length ? 0 : this.ringIdx + 1;
     this.ops++;
   }
 
@@ -157,8 +173,10 @@ export class PramResizePolicy implements ResizePolicy {
     const leaves = above ? predicted > this.growAt * buckets : predicted * this.shrinkAt < buckets;
     if (!leaves && !hard) return this.defer();
 
-    // Sized for the forecast, but never so far off that the current size trips a valve.
-    let target = Math.ceil(predicted / this.eventsPerBucket);
+    // Sized for the forecast; through a valve, the forecast was wrong about now, so size for the worse of the two.
+    const basis = hard ? (above ? Math.max(predicted, size) : Math.min(predicted, size)) : predicted;
+    // Never so far off that the current size trips a valve.
+    let target = Math.ceil(basis / this.eventsPerBucket);
     target = Math.max(target, Math.ceil(size / this.hardGrowAt));
     target = Math.min(target, Math.max(this.minBuckets, Math.floor(size * this.hardShrinkAt)));
     target = Math.min(this.maxBuckets, Math.max(this.minBuckets, target));

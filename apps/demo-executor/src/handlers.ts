@@ -1,0 +1,93 @@
+import { appendFileSync } from 'node:fs';
+import { defineHandler, type AnyTaskHandler, type HandlerContext } from '@baton/executor-sdk';
+
+export interface DemoHandlerOptions {
+  /**
+   * Append one JSON line per handler invocation to this file: `{ runId, attempt, handler, pid,
+   * at }` (benchmarks and cluster tests count invocations per run from these records).
+   * Default: none (env `BATON_DEMO_RECORD_FILE` in main.ts).
+   */
+  recordFile?: string;
+}
+
+/** One line of the record file. */
+export interface DemoInvocationRecord {
+  runId: number;
+  attempt: number;
+  handler: string;
+  pid: number;
+  /** When the handler was invoked (epoch ms). */
+  at: number;
+}
+
+type Params = Record<string, unknown> | null;
+
+function num(params: Params, key: string, fallback: number): number {
+  const v = params && typeof params === 'object' ? params[key] : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+/** `noop`: returns at once. */
+const noop = defineHandler<Params>('noop', () => ({ ok: true }));
+
+/** `sleep`: waits `params.ms` (default 1000), abortable. */
+const sleep = defineHandler<Params>('sleep', async (ctx) => {
+  const ms = num(ctx.params, 'ms', 1000);
+  await ctx.sleep(ms);
+  return { sleptMs: ms };
+});
+
+/** `fail-n-times`: fails while `ctx.attempt` ≤ `params.failures` (default 1), then succeeds. */
+const failNTimes = defineHandler<Params>('fail-n-times', (ctx) => {
+  const failures = num(ctx.params, 'failures', 1);
+  if (ctx.attempt <= failures) throw new Error(`planned failure on attempt ${ctx.attempt} (fails ${failures} time(s))`);
+  return { succeededOnAttempt: ctx.attempt };
+});
+
+/** `long-running`: `params.ms` (default 10 000) in ten steps, progress every 10 %, abortable. */
+const longRunning = defineHandler<Params>('long-running', async (ctx) => {
+  const ms = num(ctx.params, 'ms', 10_000);
+  for (let step = 1; step <= 10; step++) {
+    await ctx.sleep(ms / 10);
+    ctx.progress(step * 10);
+    ctx.log.info('step %d/10 done', step);
+  }
+  return { ms };
+});
+
+/** `cpu-burn`: `params.ms` (default 1000) of busy loop in slices of `params.sliceMs` (default 10), yielding between slices; abortable. */
+const cpuBurn = defineHandler<Params>('cpu-burn', async (ctx) => {
+  const ms = num(ctx.params, 'ms', 1000);
+  const sliceMs = Math.max(1, num(ctx.params, 'sliceMs', 10));
+  const started = Date.now();
+  let slices = 0;
+  let x = 0;
+  while (Date.now() - started < ms) {
+    ctx.signal.throwIfAborted();
+    const sliceEnd = Math.min(started + ms, Date.now() + sliceMs);
+    while (Date.now() < sliceEnd) x = (x * 31 + 7) % 1_000_003;
+    slices++;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { burnedMs: Date.now() - started, slices, checksum: x };
+});
+
+/** `record`: does nothing but be recorded (every handler is recorded when a record file is set). */
+const record = defineHandler<Params>('record', (ctx) => ({ recorded: true, runId: ctx.runId, attempt: ctx.attempt }));
+
+/** The demo handlers, the same in the standalone demo executor and in the embedded app. */
+export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHandler[] {
+  const handlers: AnyTaskHandler[] = [noop, sleep, failNTimes, longRunning, cpuBurn, record];
+  const file = options.recordFile;
+  if (!file) return handlers;
+  return handlers.map((h) =>
+    defineHandler<Params>(h.name, (ctx: HandlerContext<Params>) => {
+      const line: DemoInvocationRecord = { runId: ctx.runId, attempt: ctx.attempt, handler: ctx.handler, pid: process.pid, at: Date.now() };
+      appendFileSync(file, JSON.stringify(line) + '\n');
+      return h.run(ctx);
+    }),
+  );
+}
+
+/** The names of the demo handlers. */
+export const DEMO_HANDLER_NAMES = ['noop', 'sleep', 'fail-n-times', 'long-running', 'cpu-burn', 'record'] as const;

@@ -1,0 +1,3 @@
+export { buildDemoHandlers, DEMO_HANDLER_NAMES } from './handlers';
+export type { DemoHandlerOptions, DemoInvocationRecord } from './handlers';
+export { demoExecutorOptionsFromEnv, stderrLogger } from './config';

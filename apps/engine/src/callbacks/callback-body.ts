@@ -1,0 +1,77 @@
+import type { BusinessAlarm, LogLine, RunCallback } from '@baton/protocol';
+import { MAX_TEXT_BYTES, truncateChars, truncateUtf8 } from '../alarms/text';
+import { badRequest, isInstant, isInt } from '../security/bad-request';
+
+/** Log lines stored from one callback; more are dropped (with a marker line). */
+export const MAX_LOG_LINES_PER_CALLBACK = 1_000;
+/** Log lines stored per run (all attempts); see appendRunLogs. */
+export const MAX_LOG_LINES_PER_RUN = 5_000;
+/** Characters kept of one log line. */
+export const MAX_LOG_LINE_CHARS = 8_000;
+/** Business alarms taken from one callback. */
+export const MAX_ALARMS_PER_CALLBACK = 20;
+
+const OUTCOMES = new Set(['SUCCEEDED', 'FAILED', 'ABORTED']);
+const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+const SEVERITIES = new Set(['INFO', 'WARNING', 'CRITICAL']);
+
+/**
+ * Checks a RunCallback and bounds what it may store. 400 naming the field for what cannot be
+ * stored at all (the SDK then drops the callback: sending it again cannot help); oversized text
+ * is truncated, not refused — refusing a final callback would leave the run to time out.
+ */
+export function readCallback(body: Record<string, unknown>, now: number): RunCallback {
+  const { runId, attempt, tenantId, outcome, error, startedAt, finishedAt, progress, logs, alarms, abortReason, executorId } = body;
+  if (!isInt(runId, 1)) throw badRequest('runId', 'a positive integer');
+  if (!isInt(attempt, 1, 1_000_000)) throw badRequest('attempt', 'a positive integer');
+  if (typeof tenantId !== 'string' || tenantId.length === 0) throw badRequest('tenantId', 'required');
+  if (outcome !== undefined && (typeof outcome !== 'string' || !OUTCOMES.has(outcome))) throw badRequest('outcome', 'SUCCEEDED, FAILED or ABORTED');
+  if (error !== undefined && error !== null && typeof error !== 'string') throw badRequest('error', 'a string');
+  if (startedAt !== undefined && startedAt !== null && !isInstant(startedAt)) throw badRequest('startedAt', 'epoch milliseconds');
+  if (finishedAt !== undefined && finishedAt !== null && !isInstant(finishedAt)) throw badRequest('finishedAt', 'epoch milliseconds');
+  if (progress !== undefined && progress !== null && (typeof progress !== 'number' || !Number.isFinite(progress))) throw badRequest('progress', 'a number from 0 to 100');
+  if (abortReason !== undefined && abortReason !== null && typeof abortReason !== 'string') throw badRequest('abortReason', 'a string');
+  if (executorId !== undefined && executorId !== null && !isInt(executorId, 0)) throw badRequest('executorId', 'an integer');
+  return {
+    runId,
+    attempt,
+    tenantId,
+    outcome: outcome as RunCallback['outcome'],
+    result: body.result as RunCallback['result'],
+    error: typeof error === 'string' ? truncateUtf8(error, MAX_TEXT_BYTES) : undefined,
+    startedAt: typeof startedAt === 'number' ? startedAt : undefined,
+    finishedAt: typeof finishedAt === 'number' ? finishedAt : undefined,
+    progress: typeof progress === 'number' ? Math.min(100, Math.max(0, Math.round(progress))) : undefined,
+    logs: readLogs(logs, now),
+    alarms: readAlarms(alarms, now),
+    abortReason: typeof abortReason === 'string' ? (abortReason as RunCallback['abortReason']) : undefined,
+  };
+}
+
+function readLogs(value: unknown, now: number): LogLine[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badRequest('logs', 'an array of log lines');
+  const lines: LogLine[] = [];
+  for (const [i, raw] of value.entries()) {
+    if (lines.length === MAX_LOG_LINES_PER_CALLBACK) {
+      lines.push({ at: now, level: 'warn', message: `[baton] ${value.length - i} log line(s) dropped: over ${MAX_LOG_LINES_PER_CALLBACK} in one callback` });
+      break;
+    }
+    const line = raw as Partial<LogLine> | null;
+    if (!line || typeof line !== 'object' || typeof line.message !== 'string') throw badRequest(`logs[${i}].message`, 'a string');
+    const level = typeof line.level === 'string' && LEVELS.has(line.level) ? line.level : 'info';
+    lines.push({ at: isInstant(line.at) ? line.at : now, level, message: truncateUtf8(truncateChars(line.message, MAX_LOG_LINE_CHARS), MAX_TEXT_BYTES) });
+  }
+  return lines;
+}
+
+function readAlarms(value: unknown, now: number): BusinessAlarm[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw badRequest('alarms', 'an array of alarms');
+  return value.slice(0, MAX_ALARMS_PER_CALLBACK).map((raw, i) => {
+    const alarm = raw as Partial<BusinessAlarm> | null;
+    if (!alarm || typeof alarm !== 'object' || typeof alarm.message !== 'string') throw badRequest(`alarms[${i}].message`, 'a string');
+    const severity = typeof alarm.severity === 'string' && SEVERITIES.has(alarm.severity) ? alarm.severity : 'WARNING';
+    return { severity, message: alarm.message, data: alarm.data, at: isInstant(alarm.at) ? alarm.at : now };
+  });
+}

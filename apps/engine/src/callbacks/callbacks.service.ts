@@ -1,0 +1,138 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CLOCK, type Clock, type RunState } from '@baton/domain';
+import { appendRunLogs, findRunForCallback, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import type { RunCallback } from '@baton/protocol';
+import { Alarms } from '../alarms/alarms';
+import { truncateUtf8 } from '../alarms/text';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { followUpTransaction } from '../follow-ups/follow-ups';
+import { RunEvents } from '../follow-ups/run-events';
+import { RunOutcomes, type AttemptEnd } from '../follow-ups/run-outcomes';
+import { MAX_LOG_LINES_PER_RUN } from './callback-body';
+
+export type CallbackReply =
+  | { status: 200; body: { accepted: true; runId: number; attempt: number; state: RunState | 'RUNNING' } }
+  | { status: 409; body: { accepted: false; runId: number; attempt: number; reason: 'STALE' | 'UNKNOWN_RUN'; state: RunState | null } };
+
+/** Largest result stored (TEXT is 65 535 bytes); the SDK caps results at 64 000 bytes already. */
+const MAX_RESULT_BYTES = 65_000;
+
+/**
+ * What a verified callback does. Any engine node takes any callback: all state lives in the
+ * database and every change is a guarded transition, so callbacks retried by the SDK, sent to
+ * two engines, or racing the watchdog each take effect once; the others get 409.
+ *
+ * - Interim (no outcome): progress, log lines (capped per run), business alarms — only while
+ *   that attempt is executing (DISPATCHED/ACCEPTED), else 409.
+ * - Outcome: in ONE transaction — the guarded end of the attempt (RunOutcomes: SUCCEEDED, or
+ *   FAILED/TIMED_OUT, or RETRY_WAIT as attempt + 1 per the retry policy, with its alarm),
+ *   result/error/timings, log lines, business alarms, and the follow-ups (children, fixed
+ *   delay). ABORTED counts as FAILED — as TIMED_OUT when the executor aborted on the run's
+ *   deadline; a run the engine already TIMED_OUT or CANCELLED (it asked for the abort) is over,
+ *   so its ABORTED callback is stale: 409.
+ */
+@Injectable()
+export class CallbacksService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly outcomes: RunOutcomes,
+    private readonly alarms: Alarms,
+    private readonly events: RunEvents,
+    private readonly metrics: EngineMetrics,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async handle(callback: RunCallback): Promise<CallbackReply> {
+    const reply = callback.outcome ? await this.outcome(callback) : await this.interim(callback);
+    if (reply.status === 200 && callback.outcome) this.events.ended(callback.runId, callback.attempt);
+    return reply;
+  }
+
+  private async interim(cb: RunCallback): Promise<CallbackReply> {
+    const now = this.clock.now();
+    // Business alarms name the task and honour its alarm types: read the run first (outside the write).
+    const run = cb.alarms?.length ? await findRunForCallback(this.dataSource.manager, cb.runId, cb.tenantId) : null;
+    const live = await inTransaction(this.dataSource, async (em) => {
+      const moved = await recordRunProgress(em, {
+        runId: cb.runId,
+        tenantId: cb.tenantId,
+        attempt: cb.attempt,
+        progress: cb.progress ?? null,
+        startedAt: cb.startedAt ?? null,
+        now,
+      });
+      if (!moved) return false;
+      await this.store(em, cb, run, now);
+      return true;
+    });
+    if (!live) return this.stale(cb, run?.state ?? null, run ? 'STALE' : 'UNKNOWN_RUN');
+    return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: 'RUNNING' } };
+  }
+
+  private async outcome(cb: RunCallback): Promise<CallbackReply> {
+    // A decision aid read outside the transaction; the guarded update inside decides.
+    const run = await findRunForCallback(this.dataSource.manager, cb.runId, cb.tenantId);
+    if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
+    if (run.attempt !== cb.attempt || (run.state !== 'DISPATCHED' && run.state !== 'ACCEPTED')) return this.stale(cb, run.state, 'STALE');
+    const now = this.clock.now();
+    const ended = await followUpTransaction(this.dataSource, async (em) => {
+      const result = await this.outcomes.endAttempt(em, run, endOf(cb), {
+        from: ['DISPATCHED', 'ACCEPTED'],
+        startedAt: cb.startedAt ?? null,
+        finishedAt: cb.finishedAt ?? now,
+        now,
+      });
+      if (!result) return null;
+      await this.store(em, cb, run, now);
+      return result;
+    });
+    if (!ended) return this.stale(cb, null, 'STALE');
+    return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
+  }
+
+  /** Log lines and business alarms of a callback whose attempt is live (same transaction). */
+  private async store(em: EntityManager, cb: RunCallback, run: RunAttemptRow | null, now: number): Promise<void> {
+    if (cb.logs?.length) {
+      await appendRunLogs(em, { tenantId: cb.tenantId, runId: cb.runId, attempt: cb.attempt, lines: cb.logs, maxPerRun: MAX_LOG_LINES_PER_RUN, now });
+    }
+    for (const alarm of cb.alarms ?? []) {
+      await this.alarms.raise(em, {
+        tenantId: cb.tenantId,
+        type: 'BUSINESS',
+        severity: alarm.severity,
+        taskId: run?.taskId ?? null,
+        runId: cb.runId,
+        executorId: run?.executorId ?? null,
+        message: alarm.message,
+        data: { attempt: cb.attempt, at: alarm.at, ...(alarm.data === undefined ? {} : { data: alarm.data }) },
+        alarmTypes: run?.alarmTypes ?? null,
+        now,
+      });
+    }
+  }
+
+  private stale(cb: RunCallback, state: RunState | null, reason: 'STALE' | 'UNKNOWN_RUN'): CallbackReply {
+    return { status: 409, body: { accepted: false, runId: cb.runId, attempt: cb.attempt, reason, state } };
+  }
+}
+
+function endOf(cb: RunCallback): AttemptEnd {
+  if (cb.outcome === 'SUCCEEDED') return { to: 'SUCCEEDED', resultJson: resultJson(cb.result) };
+  if (cb.outcome === 'ABORTED') {
+    const why = cb.abortReason ?? 'unknown reason';
+    const error = `aborted (${why})${cb.error ? `: ${cb.error}` : ''}`;
+    // The executor stopped the handler at the run's deadline: that is a timeout, not a failure.
+    return why === 'DEADLINE' || why === 'TIMEOUT' ? { to: 'TIMED_OUT', error } : { to: 'FAILED', error };
+  }
+  return { to: 'FAILED', error: cb.error ?? 'failed (no error message)' };
+}
+
+function resultJson(result: unknown): string | null {
+  if (result === undefined) return null;
+  const text = JSON.stringify(result);
+  if (text === undefined) return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= MAX_RESULT_BYTES) return text;
+  return JSON.stringify({ truncated: true, bytes, preview: truncateUtf8(text, 1_000) });
+}

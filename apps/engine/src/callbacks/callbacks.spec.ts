@@ -1,0 +1,361 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { PATHS, type RunCallback } from '@baton/protocol';
+import {
+  alarms,
+  readRun,
+  runsOfTask,
+  seedExecutor,
+  seedRun,
+  seedTask,
+  seedTenant,
+  signedPost,
+  startDispatchSide,
+  NODE_ID,
+  SECRET,
+  TENANT,
+  type DispatchSideApp,
+  type SeededTask,
+} from '../testing/dispatch-side-kit';
+
+describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let engine: DispatchSideApp;
+  let executorId: number;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource);
+  });
+  afterAll(() => engine?.close());
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource);
+    executorId = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9' });
+  });
+
+  const post = (payload: unknown, options: Parameters<typeof signedPost>[3] = {}) => signedPost(engine.url, PATHS.callback, payload, options);
+
+  /** A run an executor has accepted (as the dispatcher leaves it). */
+  async function acceptedRun(task: SeededTask, more: Parameters<typeof seedRun>[2] = {}): Promise<number> {
+    const now = Date.now();
+    return seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, executorId, dispatchedAt: now, acceptedAt: now, deadlineAt: now + 60_000, ...more });
+  }
+
+  function success(runId: number, attempt = 1, more: Partial<RunCallback> = {}): RunCallback {
+    return { runId, attempt, tenantId: TENANT, executorId, outcome: 'SUCCEEDED', result: { charged: 5 }, startedAt: Date.now() - 20, finishedAt: Date.now(), ...more };
+  }
+
+  function failure(runId: number, attempt = 1, error = 'card declined'): RunCallback {
+    return { runId, attempt, tenantId: TENANT, outcome: 'FAILED', error, startedAt: Date.now() - 20, finishedAt: Date.now() };
+  }
+
+  it('a signed success → 200, SUCCEEDED with result, timings and log lines', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const cb = success(runId, 1, { logs: [{ at: Date.now(), level: 'info', message: 'charging' }, { at: Date.now(), level: 'warn', message: 'slow bank' }] });
+    const res = await post(cb);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ accepted: true, runId, attempt: 1, state: 'SUCCEEDED' });
+    const run = await readRun(db.dataSource, runId);
+    expect(run).toMatchObject({ state: 'SUCCEEDED', result: { charged: 5 }, startedAt: cb.startedAt, finishedAt: cb.finishedAt, deadlineAt: null, error: null });
+    const logs = (await db.dataSource.query('SELECT level, message, attempt FROM run_logs WHERE run_id = ? ORDER BY id', [runId])) as unknown[];
+    expect(logs).toEqual([
+      { level: 'info', message: 'charging', attempt: 1 },
+      { level: 'warn', message: 'slow bank', attempt: 1 },
+    ]);
+    expect(await alarms(db.dataSource)).toEqual([]);
+  });
+
+  it('a callback that overtakes the ack (run still DISPATCHED) is taken', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, dispatchedAt: Date.now() });
+    expect((await post(success(runId))).status).toBe(200);
+    expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
+  });
+
+  it('a duplicate outcome (re-sent, freshly signed) → 409, nothing changes', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const cb = success(runId);
+    expect((await post(cb)).status).toBe(200);
+    const after = await readRun(db.dataSource, runId);
+    const again = await post({ ...cb, result: { charged: 999 } }, { now: Date.now() + 1 });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ accepted: false, reason: 'STALE', state: 'SUCCEEDED' });
+    expect(await readRun(db.dataSource, runId)).toEqual(after);
+  });
+
+  it('an outcome of another attempt (late callback of attempt 1 while attempt 2 runs) → 409', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3 });
+    const runId = await acceptedRun(task, { attempt: 2 });
+    const res = await post(failure(runId, 1));
+    expect(res.status).toBe(409);
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+  });
+
+  it('a forged callback (wrong secret) → 401, the run is unchanged', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const before = await readRun(db.dataSource, runId);
+    const res = await post(success(runId), { secret: 'guessed' });
+    expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ reason: 'BAD_SIGNATURE' });
+    expect(await readRun(db.dataSource, runId)).toEqual(before);
+  });
+
+  it('a tampered body (valid headers of another body) → 401', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const genuine = await post({ runId, attempt: 1, tenantId: TENANT, progress: 10 });
+    expect(genuine.status).toBe(200);
+    const forged = await post(null, { headers: { ...genuine.headers, 'content-type': 'application/json' }, rawBody: JSON.stringify(success(runId)) });
+    expect(forged.status).toBe(401);
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+  });
+
+  it('a replayed callback (same signature again) → 401; a stale timestamp → 401', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const first = await post({ runId, attempt: 1, tenantId: TENANT, progress: 40 });
+    expect(first.status).toBe(200);
+    const body = JSON.stringify({ runId, attempt: 1, tenantId: TENANT, progress: 40 });
+    const replay = await post(null, { headers: first.headers, rawBody: body });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toMatchObject({ reason: 'REPLAYED' });
+    const stale = await post(success(runId), { now: Date.now() - 10 * 60_000 });
+    expect(stale.status).toBe(401);
+    expect(stale.body).toMatchObject({ reason: 'STALE_TIMESTAMP' });
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+  });
+
+  it("another tenant's signature cannot touch this tenant's run", async () => {
+    await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    // Signed by globex, claiming acme in the body: refused.
+    const mismatch = await post(success(runId), { tenantId: 'globex', secret: 'globex-secret' });
+    expect(mismatch.status).toBe(401);
+    // Signed by globex, honestly globex: the run is not globex's → 409 (unknown), unchanged.
+    const honest = await post({ ...success(runId), tenantId: 'globex' }, { tenantId: 'globex', secret: 'globex-secret' });
+    expect(honest.status).toBe(409);
+    expect(honest.body).toMatchObject({ reason: 'UNKNOWN_RUN' });
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+  });
+
+  it('malformed callbacks → 400 naming the field', async () => {
+    const bad = await post({ runId: 'x', attempt: 1, tenantId: TENANT });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ field: 'runId' });
+    // (With rawBody: true, Nest's JSON parser refuses malformed JSON itself, before the signature check: 400 too.)
+    const junk = await post(null, { rawBody: '{nope' });
+    expect(junk.status).toBe(400);
+    const bad2 = await post({ runId: 1, attempt: 1, tenantId: TENANT, outcome: 'DONE' });
+    expect(bad2.status).toBe(400);
+    expect(bad2.body).toMatchObject({ field: 'outcome' });
+  });
+
+  it('a failure with attempts left → RETRY_WAIT as attempt 2, due after the backoff, RETRYING alarm (INFO)', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3, retryBackoffBaseMs: 2_000 });
+    const runId = await acceptedRun(task);
+    const before = Date.now();
+    const res = await post(failure(runId));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'RETRY_WAIT' });
+    const run = await readRun(db.dataSource, runId);
+    expect(run).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, claimedBy: null, executorId: null, error: 'card declined', deadlineAt: null });
+    expect(run.dueAt).toBeGreaterThanOrEqual(before + 2_000);
+    expect(run.dueAt).toBeLessThanOrEqual(Date.now() + 2_000);
+    const [alarm, ...more] = await alarms(db.dataSource);
+    expect(more).toEqual([]);
+    expect(alarm).toMatchObject({ type: 'RETRYING', severity: 'INFO', runId, taskId: task.id });
+  });
+
+  it('a failure without attempts left → FAILED + FAILED alarm', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 2 });
+    const runId = await acceptedRun(task, { attempt: 2 });
+    expect((await post(failure(runId, 2, 'still declined'))).status).toBe(200);
+    expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'FAILED', attempt: 2, error: 'still declined' });
+    expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity])).toEqual([['FAILED', 'CRITICAL']]);
+  });
+
+  it('ABORTED counts as FAILED; ABORTED on the deadline counts as TIMED_OUT; ABORTED after the engine timed it out is stale', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const r1 = await acceptedRun(task);
+    expect((await post({ runId: r1, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'SHUTDOWN' })).status).toBe(200);
+    expect(await readRun(db.dataSource, r1)).toMatchObject({ state: 'FAILED', error: 'aborted (SHUTDOWN)' });
+    const r2 = await acceptedRun(task);
+    expect((await post({ runId: r2, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'DEADLINE' })).status).toBe(200);
+    expect((await readRun(db.dataSource, r2)).state).toBe('TIMED_OUT');
+    const r3 = await seedRun(db.dataSource, task, { state: 'TIMED_OUT', claimedBy: null });
+    expect((await post({ runId: r3, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'TIMEOUT' })).status).toBe(409);
+    expect((await readRun(db.dataSource, r3)).state).toBe('TIMED_OUT');
+  });
+
+  it('interim callbacks: progress, log lines, business alarms; 409 once the attempt is over', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const res = await post({
+      runId,
+      attempt: 1,
+      tenantId: TENANT,
+      progress: 42.4,
+      startedAt: Date.now() - 5,
+      logs: [{ at: Date.now(), level: 'info', message: 'half way' }],
+      alarms: [{ severity: 'WARNING', message: 'stock low', data: { sku: 'A1' }, at: Date.now() }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ accepted: true, state: 'RUNNING' });
+    const run = await readRun(db.dataSource, runId);
+    expect(run).toMatchObject({ state: 'ACCEPTED', progress: 42 });
+    expect(run.startedAt).not.toBeNull();
+    expect(await alarms(db.dataSource)).toMatchObject([{ type: 'BUSINESS', severity: 'WARNING', message: 'stock low', runId, taskId: task.id, executorId }]);
+    expect(((await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [runId])) as Array<{ n: number }>)[0].n).toBe(1);
+
+    expect((await post(success(runId))).status).toBe(200);
+    const late = await post({ runId, attempt: 1, tenantId: TENANT, progress: 99, logs: [{ at: Date.now(), level: 'info', message: 'too late' }] });
+    expect(late.status).toBe(409);
+    expect(Number(((await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [runId])) as Array<{ n: number }>)[0].n)).toBe(1);
+  });
+
+  it('a task that does not raise an alarm type gets no alarm of it', async () => {
+    const task = await seedTask(db.dataSource, { name: 'quiet', retryMaxAttempts: 1, alarmTypes: ['TIMEOUT'] });
+    const runId = await acceptedRun(task);
+    expect((await post(failure(runId))).status).toBe(200);
+    expect((await readRun(db.dataSource, runId)).state).toBe('FAILED');
+    expect(await alarms(db.dataSource)).toEqual([]);
+  });
+
+  it('chain A → B → C with B failing once: only B is retried (same row, attempt 2), then C fires', async () => {
+    const A = await seedTask(db.dataSource, { name: 'A' });
+    const B = await seedTask(db.dataSource, { name: 'B', retryMaxAttempts: 2, retryBackoffBaseMs: 1_000 });
+    const C = await seedTask(db.dataSource, { name: 'C', params: { c: true } });
+    await edge(A, B);
+    await edge(B, C);
+    const a = await acceptedRun(A);
+    expect((await post(success(a))).status).toBe(200);
+
+    const [b] = await runsOfTask(db.dataSource, B.id);
+    expect(b).toMatchObject({ state: 'PENDING', cause: 'DEPENDENCY', fireKey: `f:${a}`, flowId: a, parentRunId: a, attempt: 1 });
+    await dispatched(b.id, 1);
+    expect((await post(failure(b.id, 1))).status).toBe(200);
+    expect(await readRun(db.dataSource, b.id)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2 });
+    expect(await runsOfTask(db.dataSource, C.id)).toEqual([]);
+
+    await dispatched(b.id, 2); // the retry: claimed and dispatched again as attempt 2
+    expect((await post(success(b.id, 2))).status).toBe(200);
+    const [c, ...moreC] = await runsOfTask(db.dataSource, C.id);
+    expect(moreC).toEqual([]);
+    expect(c).toMatchObject({ state: 'PENDING', cause: 'DEPENDENCY', fireKey: `f:${a}`, flowId: a, parentRunId: b.id });
+    // Nothing ran twice: one run of A (attempt 1), one of B (attempt 2), one of C.
+    expect((await runsOfTask(db.dataSource, A.id)).map((r) => [r.state, r.attempt])).toEqual([['SUCCEEDED', 1]]);
+    expect((await runsOfTask(db.dataSource, B.id)).map((r) => [r.state, r.attempt])).toEqual([['SUCCEEDED', 2]]);
+    const params = (await db.dataSource.query('SELECT params FROM runs WHERE id = ?', [c.id])) as Array<{ params: string }>;
+    expect(JSON.parse(params[0].params)).toEqual({ c: true });
+  });
+
+  it('fan-in: D waits for both A and B of the flow', async () => {
+    const { root, A, B, D, a, b } = await fanIn();
+    expect((await post(success(a))).status).toBe(200);
+    expect(await runsOfTask(db.dataSource, D.id)).toEqual([]);
+    expect((await post(success(b))).status).toBe(200);
+    const [d, ...more] = await runsOfTask(db.dataSource, D.id);
+    expect(more).toEqual([]);
+    expect(d).toMatchObject({ state: 'PENDING', fireKey: `f:${root}`, flowId: root, parentRunId: b });
+    expect(A.id).not.toBe(B.id);
+  });
+
+  it('fan-in: parents finishing at the same moment fire D exactly once', async () => {
+    for (let round = 0; round < 5; round++) {
+      await db.clear();
+      await seedTenant(db.dataSource);
+      executorId = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9' });
+      const { D, a, b } = await fanIn();
+      const [ra, rb] = await Promise.all([post(success(a)), post(success(b))]);
+      expect([ra.status, rb.status]).toEqual([200, 200]);
+      expect(await runsOfTask(db.dataSource, D.id), `round ${round}`).toHaveLength(1);
+    }
+  });
+
+  it('fan-in: a parent that failed rules the child out (ON_SUCCESS)', async () => {
+    const { D, a, b } = await fanIn();
+    expect((await post(success(a))).status).toBe(200);
+    expect((await post(failure(b))).status).toBe(200);
+    expect(await runsOfTask(db.dataSource, D.id)).toEqual([]);
+  });
+
+  it('ON_FAILURE edges fire on a final failure; a paused child is recorded SKIPPED', async () => {
+    const P = await seedTask(db.dataSource, { name: 'P' });
+    const onFail = await seedTask(db.dataSource, { name: 'cleanup' });
+    const paused = await seedTask(db.dataSource, { name: 'paused-child', paused: true });
+    await edge(P, onFail, 'ON_FAILURE');
+    await edge(P, paused, 'ON_COMPLETION');
+    const p = await acceptedRun(P);
+    expect((await post(failure(p))).status).toBe(200);
+    expect((await runsOfTask(db.dataSource, onFail.id)).map((r) => r.state)).toEqual(['PENDING']);
+    const [skipped] = await runsOfTask(db.dataSource, paused.id);
+    expect(skipped).toMatchObject({ state: 'SKIPPED', error: expect.stringMatching(/paused/) });
+  });
+
+  it('FIXED_DELAY: the end of a scheduled run sets the next fire to finish + delay (once)', async () => {
+    const task = await seedTask(db.dataSource, { name: 'poll', triggerKind: 'FIXED_DELAY', intervalMs: 5_000, nextFireAt: null, fireCount: 1 });
+    const runId = await acceptedRun(task, { cause: 'SCHEDULE' });
+    const before = Date.now();
+    expect((await post(success(runId))).status).toBe(200);
+    const after = Date.now();
+    const [{ next_fire_at }] = (await db.dataSource.query('SELECT next_fire_at FROM tasks WHERE id = ?', [task.id])) as Array<{ next_fire_at: number }>;
+    expect(Number(next_fire_at)).toBeGreaterThanOrEqual(before + 5_000);
+    expect(Number(next_fire_at)).toBeLessThanOrEqual(after + 5_000);
+    // A manual run of the same task does not move it.
+    const manual = await acceptedRun(task, { cause: 'MANUAL' });
+    expect((await post(success(manual))).status).toBe(200);
+    const [{ next_fire_at: again }] = (await db.dataSource.query('SELECT next_fire_at FROM tasks WHERE id = ?', [task.id])) as Array<{ next_fire_at: number }>;
+    expect(Number(again)).toBe(Number(next_fire_at));
+  });
+
+  it('works with bodyParser: false too (the module reads the raw body itself)', async () => {
+    const other = await startDispatchSide(db.dataSource, { nodeId: 'node-raw' }, { rawBody: false });
+    try {
+      const task = await seedTask(db.dataSource, { name: 'charge' });
+      const runId = await acceptedRun(task);
+      const res = await signedPost(other.url, PATHS.callback, success(runId), { secret: SECRET });
+      expect(res.status).toBe(200);
+      expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
+    } finally {
+      await other.close();
+    }
+  });
+
+  async function edge(parent: SeededTask, child: SeededTask, condition = 'ON_SUCCESS'): Promise<void> {
+    await db.dataSource.query('INSERT INTO task_dependencies (tenant_id, parent_task_id, child_task_id, `condition`, created_at) VALUES (?, ?, ?, ?, 0)', [
+      TENANT,
+      parent.id,
+      child.id,
+      condition,
+    ]);
+  }
+
+  /** As the claim side + dispatcher would leave a run: ACCEPTED for the given attempt. */
+  async function dispatched(runId: number, attempt: number): Promise<void> {
+    const now = Date.now();
+    await db.dataSource.query(
+      "UPDATE runs SET state = 'ACCEPTED', attempt = ?, claimed_by = ?, executor_id = ?, dispatched_at = ?, accepted_at = ?, deadline_at = ? WHERE id = ?",
+      [attempt, NODE_ID, executorId, now, now, now + 60_000, runId],
+    );
+  }
+
+  /** Root → A, Root → B, A → D, B → D; the root's run SUCCEEDED, A's and B's ACCEPTED in its flow. */
+  async function fanIn() {
+    const Root = await seedTask(db.dataSource, { name: 'Root' });
+    const A = await seedTask(db.dataSource, { name: 'A' });
+    const B = await seedTask(db.dataSource, { name: 'B' });
+    const D = await seedTask(db.dataSource, { name: 'D' });
+    await edge(Root, A);
+    await edge(Root, B);
+    await edge(A, D);
+    await edge(B, D);
+    const root = await seedRun(db.dataSource, Root, { state: 'SUCCEEDED', claimedBy: null });
+    const a = await acceptedRun(A, { flowId: root, parentRunId: root, cause: 'DEPENDENCY', fireKey: `f:${root}` });
+    const b = await acceptedRun(B, { flowId: root, parentRunId: root, cause: 'DEPENDENCY', fireKey: `f:${root}` });
+    return { root, A, B, D, a, b };
+  }
+});

@@ -1,0 +1,154 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import { openDatabase, RunEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { claimSide, FakeDueQueue, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+
+describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let clock: ManualClock;
+  let task: number;
+  beforeEach(async () => {
+    await db.clear();
+    clock = new ManualClock(T0);
+    task = await insertTask(db.dataSource, {
+      trigger: { kind: 'MANUAL' },
+      name: 'nightly',
+      executorApp: 'reports',
+      handler: 'build',
+      timeoutMs: 60_000,
+      startDeadlineMs: 3000,
+      concurrencyPolicy: 'FORBID',
+      retry: { maxAttempts: 3, backoffBaseMs: 500, backoffMaxMs: 8000, jitter: 0.25 },
+    });
+  });
+  const side = (overrides = {}) => claimSide(db.dataSource, testConfig({ leaseMs: 15_000, lookAheadMs: 2000, ...overrides }), clock);
+
+  it('claims due PENDING and RETRY_WAIT runs of its groups, earliest first, higher priority first, and hands them over', async () => {
+    const late = await insertRun(db.dataSource, { taskId: task, dueAt: T0 - 5000, params: { x: 1 } });
+    const low = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1000, priority: 0 });
+    const high = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1000, priority: 9 });
+    const retry = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 500, state: 'RETRY_WAIT', attempt: 2, executorId: 4 });
+    const edge = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 2000 }); // look-ahead is inclusive
+    // Not for it: beyond the look-ahead, another group, not claimable states.
+    await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 2001 });
+    await insertRun(db.dataSource, { taskId: task, engineGroup: 'other' });
+    await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-z', leaseUntil: T0 + 9000 });
+    await insertRun(db.dataSource, { taskId: task, state: 'SUCCEEDED' });
+    const { claimer, queue, metrics } = side();
+
+    expect(await claimer.claimOnce()).toEqual({ claimed: 5, full: false, saturated: false });
+
+    expect(queue.runs.map((r) => r.runId)).toEqual([late, retry, high, low, edge]);
+    expect(queue.runs[0]).toEqual({
+      runId: late,
+      tenantId: 'acme',
+      taskId: task,
+      taskName: 'nightly',
+      engineGroup: 'default',
+      attempt: 1,
+      priority: 0,
+      params: { x: 1 },
+      scheduledAt: T0 - 5000,
+      dueAt: T0 - 5000,
+      leaseUntil: T0 + 15_000,
+      flowId: late, // a root run without flow_id is its own flow
+      executorApp: 'reports',
+      handler: 'build',
+      timeoutMs: 60_000,
+      startDeadlineMs: 3000,
+      concurrencyPolicy: 'FORBID',
+      retry: { maxAttempts: 3, backoffBaseMs: 500, backoffMaxMs: 8000, jitter: 0.25 },
+      executorId: null,
+    });
+    expect(queue.runs[1]).toMatchObject({ attempt: 2, executorId: 4 }); // attempt is the retry path's business
+    const rows = await db.dataSource.getRepository(RunEntity).findBy({ claimedBy: 'engine-a' });
+    expect(rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([late, low, high, retry, edge].sort((a, b) => a - b));
+    expect(rows.every((r) => r.state === 'CLAIMED' && r.leaseUntil === T0 + 15_000 && r.updatedAt === T0)).toBe(true);
+    expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 5/);
+
+    expect((await claimer.claimOnce()).claimed).toBe(0); // nothing claimed twice
+  });
+
+  it('claims at most claimBatch, says when the batch was full, and stops at maxHeld', async () => {
+    for (let i = 0; i < 7; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
+    const { claimer, queue } = side({ claimBatch: 3, maxHeld: 5 });
+    expect(await claimer.claimOnce()).toEqual({ claimed: 3, full: true, saturated: false });
+    expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: true, saturated: false }); // room left: 5 − 3
+    expect(await claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: true });
+    queue.drain();
+    expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false });
+  });
+
+  it('cancels claimed runs whose task was deleted', async () => {
+    const orphan = await insertRun(db.dataSource, { taskId: 9999 });
+    const fine = await insertRun(db.dataSource, { taskId: task });
+    const { claimer, queue } = side();
+    await claimer.claimOnce();
+    expect(queue.runs.map((r) => r.runId)).toEqual([fine]);
+    expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: orphan })).toMatchObject({ state: 'CANCELLED', claimedBy: null, finishedAt: T0 });
+  });
+
+  it('releases what the DueQueue refuses instead of holding it forever', async () => {
+    const id = await insertRun(db.dataSource, { taskId: task });
+    const { claimer, queue } = side();
+    queue.refuse = true;
+    await claimer.claimOnce();
+    expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).toMatchObject({ state: 'PENDING', claimedBy: null, leaseUntil: null });
+  });
+
+  it('renews the leases of everything it holds, and only that', async () => {
+    const claimed = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-a', leaseUntil: T0 + 100 });
+    const dispatched = await insertRun(db.dataSource, { taskId: task, state: 'DISPATCHED', claimedBy: 'engine-a', leaseUntil: T0 + 100, executorId: 1 });
+    const accepted = await insertRun(db.dataSource, { taskId: task, state: 'ACCEPTED', claimedBy: 'engine-a', leaseUntil: T0 + 100 });
+    const others = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-b', leaseUntil: T0 + 100 });
+    clock.advance(5000);
+    expect(await side().leases.renewOnce()).toBe(2);
+    const lease = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).leaseUntil;
+    expect(await lease(claimed)).toBe(T0 + 20_000);
+    expect(await lease(dispatched)).toBe(T0 + 20_000);
+    expect(await lease(accepted)).toBe(T0 + 100);
+    expect(await lease(others)).toBe(T0 + 100);
+  });
+});
+
+describe('two engines claiming on mysql', () => {
+  const db = useTestDatabase('mysql');
+
+  it('get disjoint sets, and every due run is claimed exactly once', async () => {
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    const values = Array.from({ length: 600 }, (_, i) => `(
+      'acme', ${task}, 'default', 'PENDING', 'SCHEDULE', 's:${i}', 1, ${i % 5}, '{}', ${T0 + (i % 50)}, ${T0 + (i % 50)}, ${T0}, ${T0})`);
+    await db.dataSource.query(
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at)
+       VALUES ${values.join(',')}`,
+    );
+    expect(await runsOf(db.dataSource)).toHaveLength(600);
+    const clock = new ManualClock(T0);
+    const other = await openDatabase(db.url);
+    try {
+      const a = claimSide(db.dataSource, testConfig({ nodeId: 'engine-a', claimBatch: 25 }), clock, new FakeDueQueue());
+      const b = claimSide(other, testConfig({ nodeId: 'engine-b', claimBatch: 25 }), clock, new FakeDueQueue());
+      const loop = async (s: typeof a) => {
+        let idle = 0;
+        while (idle < 2) idle = (await s.claimer.claimOnce()).claimed === 0 ? idle + 1 : 0;
+      };
+      await Promise.all([loop(a), loop(b)]);
+
+      const idsA = a.queue.runs.map((r) => r.runId);
+      const idsB = b.queue.runs.map((r) => r.runId);
+      expect(idsA.length).toBeGreaterThan(0);
+      expect(idsB.length).toBeGreaterThan(0);
+      expect(idsA.filter((id) => idsB.includes(id))).toEqual([]);
+      expect(idsA.length + idsB.length).toBe(600);
+      expect(new Set([...idsA, ...idsB]).size).toBe(600);
+      const rows = await runsOf(db.dataSource);
+      const owner = new Map(rows.map((r) => [r.id, r.claimedBy]));
+      expect(rows.every((r) => r.state === 'CLAIMED')).toBe(true);
+      expect(idsA.every((id) => owner.get(id) === 'engine-a')).toBe(true);
+      expect(idsB.every((id) => owner.get(id) === 'engine-b')).toBe(true);
+    } finally {
+      await other.destroy();
+    }
+  });
+});

@@ -1,0 +1,27 @@
+import type { ClaimedRunRow, ClaimedRunTask } from '@baton/persistence';
+import type { ClaimedRun } from '../claimed-run';
+
+/** A claimed run row joined with its task's current fields: what the dispatch side needs, no further read. */
+export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedRun {
+  return {
+    runId: run.id,
+    tenantId: run.tenantId,
+    taskId: run.taskId,
+    taskName: task.name,
+    engineGroup: run.engineGroup,
+    attempt: run.attempt,
+    priority: run.priority,
+    params: run.params,
+    scheduledAt: run.scheduledAt,
+    dueAt: run.dueAt,
+    leaseUntil: run.leaseUntil,
+    flowId: run.flowId,
+    executorApp: task.executorApp,
+    handler: task.handler,
+    timeoutMs: task.timeoutMs,
+    startDeadlineMs: task.startDeadlineMs,
+    concurrencyPolicy: task.concurrencyPolicy,
+    retry: task.retry,
+    executorId: run.executorId,
+  };
+}

@@ -1,0 +1,69 @@
+import type { LoggerService } from '@nestjs/common';
+
+/**
+ * What one turn of a loop returns: the delay before the next turn in ms (0 = at once, as the
+ * claimer does after a full batch), or undefined for the loop's regular period.
+ */
+export type LoopTurn = () => Promise<number | void>;
+
+/**
+ * A background loop of the engine (heartbeat, planner, claimer, lease renewal): one turn at a
+ * time, the next scheduled only when the previous one has ended — a slow database makes the
+ * loop slower, never makes turns pile up (setInterval would). A failing turn is logged and the
+ * loop goes on after its regular period: a database hiccup must not kill an engine.
+ * Timers are unref'd: the loops never keep a process alive on their own; the HTTP server or
+ * the host application does.
+ */
+export class PeriodicLoop {
+  private timer: NodeJS.Timeout | null = null;
+  private current: Promise<void> | null = null;
+  private running = false;
+
+  constructor(
+    readonly name: string,
+    private readonly periodMs: number,
+    private readonly turn: LoopTurn,
+    private readonly logger: LoggerService,
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Starts the loop; the first turn runs after `initialDelayMs` (default: at once). */
+  start(initialDelayMs = 0): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(initialDelayMs);
+  }
+
+  /** Stops the loop and waits for a turn in progress to end. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.current;
+  }
+
+  private schedule(delayMs: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.current = this.runTurn();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async runTurn(): Promise<void> {
+    let next = this.periodMs;
+    try {
+      const requested = await this.turn();
+      if (typeof requested === 'number') next = requested;
+    } catch (err) {
+      this.logger.error(`${this.name} failed: ${(err as Error).stack ?? String(err)}`);
+    } finally {
+      this.current = null;
+    }
+    this.schedule(next);
+  }
+}

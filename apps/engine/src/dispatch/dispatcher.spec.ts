@@ -1,0 +1,272 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { PATHS, type DispatchRequest } from '@baton/protocol';
+import {
+  alarms,
+  claimedRunOf,
+  eventually,
+  FakeExecutor,
+  NODE_ID,
+  readRun,
+  runInState,
+  seedExecutor,
+  seedRun,
+  seedTask,
+  seedTenant,
+  signedPost,
+  startDispatchSide,
+  TENANT,
+  type DispatchSideApp,
+} from '../testing/dispatch-side-kit';
+import { Dispatcher } from './dispatcher';
+import { DueQueue } from './due-queue';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let engine: DispatchSideApp;
+  let a: FakeExecutor;
+  let b: FakeExecutor;
+  let queue: DueQueue;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource);
+    queue = engine.get(DueQueue);
+    a = await new FakeExecutor().start();
+    b = await new FakeExecutor().start();
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await a?.stop();
+    await b?.stop();
+  });
+  beforeEach(async () => {
+    await db.clear();
+    a.reset();
+    b.reset();
+    engine.metrics.runsFired.reset();
+    engine.metrics.dispatchFailures.reset();
+    await seedTenant(db.dataSource);
+  });
+
+  async function oneExecutor(): Promise<number> {
+    const id = await seedExecutor(db.dataSource, { url: a.url });
+    await engine.refreshRegistry();
+    return id;
+  }
+
+  async function twoExecutors(): Promise<[number, number]> {
+    const ida = await seedExecutor(db.dataSource, { url: a.url });
+    const idb = await seedExecutor(db.dataSource, { url: b.url });
+    await engine.refreshRegistry();
+    return [ida, idb];
+  }
+
+  it('202 → ACCEPTED: signed DispatchRequest, executor and timestamps recorded, slot freed', async () => {
+    const executorId = await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'charge', timeoutMs: 30_000 });
+    const scheduledAt = Date.now() - 3;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt });
+    queue.accept([claimedRunOf(task, runId, { scheduledAt, dueAt: scheduledAt })]);
+
+    const run = await runInState(db.dataSource, runId, 'ACCEPTED');
+    expect(run.executorId).toBe(executorId);
+    expect(run.dispatchedAt).not.toBeNull();
+    expect(run.acceptedAt).toBeGreaterThanOrEqual(run.dispatchedAt!);
+    expect(run.deadlineAt).toBe(run.acceptedAt! + 30_000);
+    expect(run.attempt).toBe(1);
+
+    expect(a.dispatches).toHaveLength(1);
+    const sent = a.dispatches[0];
+    expect(sent.signatureOk).toBe(true);
+    const body = sent.body as unknown as DispatchRequest;
+    expect(body).toMatchObject({ runId, attempt: 1, tenantId: TENANT, taskId: task.id, taskName: 'charge', handler: 'charge', params: { amount: 5 }, scheduledAt });
+    expect(body.deadline).toBe(run.dispatchedAt! + 30_000);
+    expect(body.callbackUrls[0]).toBe(engine.url);
+    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0, 2_000, 'slot released');
+    expect((await engine.metrics.runsFired.get()).values[0].value).toBe(1);
+    expect((await engine.metrics.lateness.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBeGreaterThan(0);
+  });
+
+  it('429 → the next executor takes it (executor_id follows)', async () => {
+    const [, idb] = await twoExecutors();
+    a.answer(429, { accepted: false, reason: 'BUSY', message: 'pool full' });
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+
+    const run = await runInState(db.dataSource, runId, 'ACCEPTED');
+    expect(a.dispatches).toHaveLength(1);
+    expect(b.dispatches).toHaveLength(1);
+    expect(run.executorId).toBe(idb);
+    const failures = (await engine.metrics.dispatchFailures.get()).values;
+    expect(failures.find((v) => v.labels.reason === 'BUSY')?.value).toBe(1);
+  });
+
+  it('all executors busy or failing → RETRY_WAIT after the dispatch backoff, same attempt, lease released, no alarm', async () => {
+    await twoExecutors();
+    a.answer(429, { accepted: false, reason: 'BUSY', message: 'pool full' });
+    b.answer(503, { accepted: false, reason: 'SHUTTING_DOWN', message: 'draining' });
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 1 });
+    const runId = await seedRun(db.dataSource, task);
+    const before = Date.now();
+    queue.accept([claimedRunOf(task, runId)]);
+
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(run.attempt).toBe(1); // a dispatch failure spends no attempt
+    expect(run.claimedBy).toBeNull();
+    expect(run.executorId).toBeNull();
+    expect(run.dueAt).toBeGreaterThan(before);
+    expect(run.error).toMatch(/Dispatch deferred/);
+    expect(await alarms(db.dataSource)).toEqual([]);
+  });
+
+  it('no executor UP → RETRY_WAIT, nothing sent', async () => {
+    await seedExecutor(db.dataSource, { url: a.url, state: 'DOWN' });
+    await engine.refreshRegistry();
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(run.attempt).toBe(1);
+    expect(run.error).toMatch(/no executor of app "billing" is UP/);
+    expect(a.requests).toHaveLength(0);
+  });
+
+  it('404 unknown handler from every executor → FAILED + DISPATCH_REJECTED (one alarm)', async () => {
+    await oneExecutor();
+    a.answer(404, { accepted: false, reason: 'UNKNOWN_HANDLER', message: 'no handler "charge"' });
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 1 });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+
+    const run = await runInState(db.dataSource, runId, 'FAILED');
+    expect(run.error).toMatch(/UNKNOWN_HANDLER/);
+    expect(run.finishedAt).not.toBeNull();
+    const all = await alarms(db.dataSource);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ type: 'DISPATCH_REJECTED', severity: 'CRITICAL', runId, taskId: task.id, publishedAt: null });
+  });
+
+  it('a rejection with attempts left is a failed attempt: RETRY_WAIT as attempt 2', async () => {
+    await oneExecutor();
+    a.answer(404, { accepted: false, reason: 'UNKNOWN_HANDLER', message: 'no handler' });
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3 });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId, { retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 } })]);
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(run.attempt).toBe(2);
+    expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity])).toEqual([['DISPATCH_REJECTED', 'WARNING']]);
+  });
+
+  it('a run taken over by another node (claimed_by changed) is not sent', async () => {
+    await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { claimedBy: 'someone-else' });
+    queue.accept([claimedRunOf(task, runId)]);
+    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0 && queue.held === 0, 2_000, 'dispatch attempt');
+    await sleep(50);
+    expect(a.requests).toHaveLength(0);
+    expect((await readRun(db.dataSource, runId)).state).toBe('CLAIMED');
+  });
+
+  it('a re-dispatch after takeover goes to the executor on the run first', async () => {
+    const [, idb] = await twoExecutors(); // FAILOVER would pick a first
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { executorId: idb });
+    queue.accept([claimedRunOf(task, runId, { executorId: idb })]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    expect(b.dispatches).toHaveLength(1);
+    expect(a.dispatches).toHaveLength(0);
+  });
+
+  it('concurrency FORBID: another run executing → this one SKIPPED, nothing sent', async () => {
+    const executorId = await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'exclusive', concurrencyPolicy: 'FORBID' });
+    const running = await seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, executorId, dispatchedAt: Date.now(), acceptedAt: Date.now() });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+    const run = await runInState(db.dataSource, runId, 'SKIPPED');
+    expect(run.error).toMatch(new RegExp(`run ${running} .*FORBID`));
+    expect(run.claimedBy).toBeNull();
+    expect(a.requests).toHaveLength(0);
+    expect((await readRun(db.dataSource, running)).state).toBe('ACCEPTED');
+  });
+
+  it('concurrency FORBID with nothing else executing dispatches normally', async () => {
+    await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'exclusive', concurrencyPolicy: 'FORBID' });
+    await seedRun(db.dataSource, task, { state: 'SUCCEEDED', claimedBy: null });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+  });
+
+  it('concurrency REPLACE: the executing run is CANCELLED and its executor asked to abort; this one runs', async () => {
+    const executorId = await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'latest', concurrencyPolicy: 'REPLACE' });
+    const old = await seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, executorId, attempt: 2, dispatchedAt: Date.now(), acceptedAt: Date.now() });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const cancelled = await readRun(db.dataSource, old);
+    expect(cancelled.state).toBe('CANCELLED');
+    expect(cancelled.error).toMatch(/REPLACE/);
+    const abort = await eventually(async () => a.aborts[0], 2_000, 'abort request');
+    expect(abort.path).toBe(`/baton/runs/${old}/abort`);
+    expect(abort.signatureOk).toBe(true);
+    expect(abort.body).toEqual({ runId: old, attempt: 2, reason: 'REPLACED' });
+  });
+
+  it('paces a tenant by its token bucket (rate 5/s, burst 1): runs due together go out ~200 ms apart', async () => {
+    // A tenant this app has not seen yet: its quota is read (prefetched on accept) before the due time.
+    const tenantId = `slow-${kind}`;
+    await seedTenant(db.dataSource, { id: tenantId, ratePerSec: 5, burst: 1 });
+    await seedExecutor(db.dataSource, { url: a.url, tenantId });
+    await engine.refreshRegistry();
+    const task = await seedTask(db.dataSource, { name: 'paced', tenantId });
+    const runs = [await seedRun(db.dataSource, task), await seedRun(db.dataSource, task), await seedRun(db.dataSource, task)];
+    const due = Date.now();
+    queue.accept(runs.map((id) => claimedRunOf(task, id, { dueAt: due + 100, scheduledAt: due + 100 })));
+    for (const id of runs) await runInState(db.dataSource, id, 'ACCEPTED', 5_000);
+    const at = a.dispatches.map((d) => d.at).sort((x, y) => x - y);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(150);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(150);
+  });
+
+  it('signs with the tenant secret: an executor with another secret answers 401 → rejected', async () => {
+    const stranger = await new FakeExecutor('not-the-secret').start();
+    try {
+      await seedExecutor(db.dataSource, { url: stranger.url });
+      await engine.refreshRegistry();
+      const task = await seedTask(db.dataSource, { name: 'charge' });
+      const runId = await seedRun(db.dataSource, task);
+      queue.accept([claimedRunOf(task, runId)]);
+      const run = await runInState(db.dataSource, runId, 'FAILED');
+      expect(run.error).toMatch(/401/);
+      expect(stranger.dispatches[0].signatureOk).toBe(false);
+    } finally {
+      await stranger.stop();
+    }
+  });
+
+  it('synchronous dispatch (bench baseline) holds the slot until the outcome callback arrives', async () => {
+    const sync = await startDispatchSide(db.dataSource, { synchronousDispatch: true });
+    try {
+      await seedExecutor(db.dataSource, { url: a.url });
+      await sync.refreshRegistry();
+      const task = await seedTask(db.dataSource, { name: 'charge' });
+      const runId = await seedRun(db.dataSource, task);
+      sync.get(DueQueue).accept([claimedRunOf(task, runId)]);
+      await runInState(db.dataSource, runId, 'ACCEPTED');
+      await sleep(100);
+      expect(sync.get(Dispatcher).slotsInUse).toBe(1);
+      const res = await signedPost(sync.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED' });
+      expect(res.status).toBe(200);
+      await eventually(async () => sync.get(Dispatcher).slotsInUse === 0, 2_000, 'slot released by the callback');
+    } finally {
+      await sync.close();
+    }
+  });
+});

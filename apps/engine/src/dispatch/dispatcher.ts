@@ -1,0 +1,387 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '@baton/domain';
+import {
+  cancelExecutingRun,
+  deferRunDispatch,
+  findExecutingRunsOfTask,
+  inTransaction,
+  lockTaskForConcurrency,
+  markRunAccepted,
+  markRunDispatched,
+  rerouteDispatchedRun,
+  skipClaimedRun,
+  type ExecutingRunRow,
+} from '@baton/persistence';
+import type { DispatchRequest } from '@baton/protocol';
+import { TokenBuckets, type TokenBucketOptions } from '@baton/scheduling';
+import { Alarms } from '../alarms/alarms';
+import type { ClaimedRun } from '../claimed-run';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { ExecutorClient, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
+import { ExecutorRegistry, type RoutedExecutor } from '../executors/executor-registry';
+import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
+import { RunEvents } from '../follow-ups/run-events';
+import { RunOutcomes, type AttemptRef } from '../follow-ups/run-outcomes';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { TenantDirectory } from '../tenants/tenant-directory';
+import { CallbackUrls } from './callback-urls';
+import { dispatchBackoffMs } from './dispatch-backoff';
+
+/** Tenant bucket before the tenant's own row has been read (the tenants table's defaults). */
+const DEFAULT_TENANT_LIMITS: TokenBucketOptions = { capacity: 2000, refillPerSec: 1000 };
+/** With no executor in the routing table, re-read it at most this often before giving up on a run. */
+const EMPTY_REGISTRY_REREAD_MS = 250;
+
+class LostRun extends Error {}
+
+type Start = { kind: 'DISPATCHED'; at: number; replaced: ExecutingRunRow[] } | { kind: 'SKIPPED' } | { kind: 'LOST' };
+
+/**
+ * Sends due runs to executors. The DueQueue decides WHEN (due time, tokens, a free slot); the
+ * Dispatcher does one run per slot:
+ *
+ * 1. Routing: the tenant's UP executors of the task's app, in the configured strategy's order
+ *    (the executor of a taken-over run first). None → RETRY_WAIT after the dispatch backoff.
+ * 2. Concurrency (FORBID / REPLACE) and CLAIMED → DISPATCHED in one transaction, BEFORE the
+ *    POST: the task row is locked (FORBID/REPLACE only), other executing runs of the task are
+ *    found; FORBID skips this run, REPLACE cancels them (their executors get an abort).
+ *    Guarded on `claimed_by = this node`: a run taken over meanwhile is not sent.
+ * 3. Signed POST to each candidate in turn: 202 → DISPATCHED → ACCEPTED, slot freed;
+ *    429, 5xx, timeout, network error → next candidate (executor_id re-pointed first);
+ *    4xx → rejected by that executor, next candidate.
+ * 4. Nobody took it: if every executor REJECTED it (e.g. 404 unknown handler) that is a failed
+ *    attempt — the task's retry policy decides RETRY_WAIT (attempt + 1) or FAILED — with a
+ *    DISPATCH_REJECTED alarm; otherwise (busy/unreachable) RETRY_WAIT after the dispatch
+ *    backoff, same attempt (dispatch-backoff.ts), plus DISPATCH_REJECTED if some executor
+ *    rejected it.
+ *
+ * A slot is held from the start of this sequence to the ack — milliseconds, never the work's
+ * length — except with config.synchronousDispatch (bench baseline), where it is held until the
+ * run's outcome callback reaches this node (or its timeout passes).
+ */
+@Injectable()
+export class Dispatcher implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Dispatcher');
+  private readonly buckets: TokenBuckets;
+  /** Tenant limits applied to the buckets, as `rate/burst`. */
+  private readonly appliedLimits = new Map<string, string>();
+  private inFlight = 0;
+  private slotFreed: () => void = () => undefined;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: EngineMetrics,
+    private readonly dataSource: DataSource,
+    private readonly registry: ExecutorRegistry,
+    private readonly client: ExecutorClient,
+    private readonly tenants: TenantDirectory,
+    private readonly alarms: Alarms,
+    private readonly outcomes: RunOutcomes,
+    private readonly followUps: FollowUps,
+    private readonly callbackUrls: CallbackUrls,
+    private readonly events: RunEvents,
+  ) {
+    this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
+  }
+
+  get freeSlots(): number {
+    return Math.max(0, this.config.slots - this.inFlight);
+  }
+
+  get slotsInUse(): number {
+    return this.inFlight;
+  }
+
+  /** The DueQueue's hook: called whenever a slot is released. */
+  onSlotFreed(listener: () => void): void {
+    this.slotFreed = listener;
+  }
+
+  /** Runs are coming: read their tenants now, so quotas and secrets are cached by their due time. */
+  prepare(runs: readonly ClaimedRun[]): void {
+    this.tenants.prefetch(runs.map((r) => r.tenantId));
+  }
+
+  /**
+   * Takes a token from the run's tenant bucket and task-queue bucket (both or neither).
+   * Returns 0 when taken, else the ms until they could be — `ahead` runs of the same buckets
+   * being already in line, each needing its own token.
+   */
+  takeTokens(run: ClaimedRun, now: number, ahead = 0): number {
+    this.syncTenantLimits(run.tenantId, now);
+    const keys = keysOf(run);
+    if (ahead === 0 && this.buckets.tryTakeAll(now, keys)) return 0;
+    let wait = this.buckets.msUntilAvailable(now, keys);
+    if (ahead > 0) {
+      const slowest = Math.min(...keys.map((k) => this.buckets.bucket(k)?.refillPerSec ?? Infinity));
+      wait += slowest > 0 && Number.isFinite(slowest) ? Math.ceil((ahead * 1000) / slowest) : 0;
+    }
+    return Number.isFinite(wait) ? Math.max(1, wait) : 60_000;
+  }
+
+  /** Dispatches one run in a slot of its own (the caller checked `freeSlots`). Never throws. */
+  launch(run: ClaimedRun): void {
+    this.inFlight++;
+    this.metrics.slotsInUse.set(this.inFlight);
+    const endTimer = this.metrics.slotHold.startTimer();
+    this.dispatch(run)
+      .catch(async (err: Error) => {
+        this.logger.error(`dispatch of run ${run.runId} failed: ${err.stack ?? err.message}`);
+        // Best effort: a run not sent yet goes back to the pool rather than stay held until its
+        // lease expires. A DISPATCHED one stays: it may be running (its callback or the
+        // watchdog's timeout will settle it).
+        await this.defer(run, ['CLAIMED'], `engine error: ${err.message}`).catch(() => undefined);
+      })
+      .finally(() => {
+        endTimer();
+        this.inFlight--;
+        this.metrics.slotsInUse.set(this.inFlight);
+        if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
+        this.slotFreed();
+      });
+  }
+
+  /** Resolves when no dispatch is in flight (or after `timeoutMs`). */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Lets dispatches in flight record their ack before the data source closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.idle(this.config.dispatchTimeoutMs + 1_000);
+  }
+
+  private async dispatch(run: ClaimedRun): Promise<void> {
+    const tenant = await this.tenants.get(run.tenantId);
+    if (!tenant) {
+      await this.defer(run, ['CLAIMED'], `tenant ${run.tenantId} not found`);
+      return;
+    }
+    let candidates = await this.route(run);
+    if (candidates.length === 0) {
+      await this.registry.ensureFresh(EMPTY_REGISTRY_REREAD_MS);
+      candidates = this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId);
+    }
+    if (candidates.length === 0) {
+      this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
+      await this.defer(run, ['CLAIMED'], `no executor of app "${run.executorApp}" is UP`);
+      return;
+    }
+
+    const start = await this.start(run, candidates[0]);
+    if (start.kind !== 'DISPATCHED') return;
+    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
+    const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
+    this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
+
+    const signing: SigningTenant = { id: tenant.id, executorSecret: tenant.executorSecret };
+    const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
+    let sentAt = start.at;
+    for (const [i, executor] of candidates.entries()) {
+      if (i > 0) {
+        sentAt = this.clock.now();
+        const stillOurs = await inTransaction(this.dataSource, (em) =>
+          rerouteDispatchedRun(em, {
+            runId: run.runId,
+            attempt: run.attempt,
+            nodeId: this.config.nodeId,
+            executorId: executor.executorId,
+            now: sentAt,
+            deadlineAt: sentAt + run.timeoutMs,
+          }),
+        );
+        if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
+      }
+      const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
+      const answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
+      if (answer.kind === 'ACCEPTED') {
+        this.registry.noteAccepted(executor.executorId);
+        const ackAt = this.clock.now();
+        await inTransaction(this.dataSource, (em) =>
+          markRunAccepted(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, now: ackAt, deadlineAt: ackAt + run.timeoutMs }),
+        );
+        this.metrics.runsFired.inc();
+        if (ended) await ended;
+        return;
+      }
+      refusals.push({ executor, answer });
+      this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
+    }
+    await this.noneTookIt(run, refusals);
+  }
+
+  private async route(run: ClaimedRun): Promise<RoutedExecutor[]> {
+    await this.registry.ensureFresh();
+    return this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId);
+  }
+
+  /** Concurrency policy and CLAIMED → DISPATCHED, in one transaction (see the class comment). */
+  private async start(run: ClaimedRun, first: RoutedExecutor): Promise<Start> {
+    const now = this.clock.now();
+    try {
+      return await followUpTransaction(this.dataSource, async (em): Promise<Start> => {
+        const replaced: ExecutingRunRow[] = [];
+        if (run.concurrencyPolicy !== 'ALLOW') {
+          await lockTaskForConcurrency(em, run.taskId);
+          const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
+          if (others.length > 0 && run.concurrencyPolicy === 'FORBID') {
+            const skipped = await skipClaimedRun(em, {
+              runId: run.runId,
+              attempt: run.attempt,
+              nodeId: this.config.nodeId,
+              reason: `Skipped: run ${others[0].runId} of this task is still running (concurrency FORBID)`,
+              now,
+            });
+            if (!skipped) return { kind: 'LOST' };
+            await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
+            return { kind: 'SKIPPED' };
+          }
+          for (const other of others) {
+            const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
+            if (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now })) replaced.push(other);
+          }
+        }
+        const dispatched = await markRunDispatched(em, {
+          runId: run.runId,
+          attempt: run.attempt,
+          nodeId: this.config.nodeId,
+          executorId: first.executorId,
+          now,
+          deadlineAt: now + run.timeoutMs,
+        });
+        if (!dispatched) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
+        return { kind: 'DISPATCHED', at: now, replaced };
+      });
+    } catch (err) {
+      if (err instanceof LostRun) return { kind: 'LOST' };
+      throw err;
+    }
+  }
+
+  private request(run: ClaimedRun, sentAt: number): DispatchRequest {
+    return {
+      runId: run.runId,
+      attempt: run.attempt,
+      tenantId: run.tenantId,
+      taskId: run.taskId,
+      taskName: run.taskName,
+      handler: run.handler,
+      params: run.params as DispatchRequest['params'],
+      scheduledAt: run.scheduledAt,
+      deadline: sentAt + run.timeoutMs,
+      callbackUrls: this.callbackUrls.urls(run.engineGroup),
+    };
+  }
+
+  /** Every candidate refused or failed: a failed attempt (all rejected) or a deferral (see the class comment). */
+  private async noneTookIt(run: ClaimedRun, refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }>): Promise<void> {
+    const describe = refusals
+      .map(({ executor, answer }) => {
+        if (answer.kind === 'REJECTED') return `${executor.url}: ${answer.status} ${answer.reason} ${answer.message}`.trim();
+        if (answer.kind === 'BUSY') return `${executor.url}: 429 busy`;
+        return `${executor.url}: ${answer.status ?? 'no answer'} ${answer.message}`.trim();
+      })
+      .join('; ');
+    const rejected = refusals.filter((r) => r.answer.kind === 'REJECTED');
+    if (rejected.length > 0 && rejected.length === refusals.length) {
+      const now = this.clock.now();
+      await followUpTransaction(this.dataSource, (em) =>
+        this.outcomes.endAttempt(em, attemptOf(run), { to: 'FAILED', error: `rejected by every executor: ${describe}` }, {
+          from: ['DISPATCHED'],
+          claimedBy: this.config.nodeId,
+          now,
+          alarm: { type: 'DISPATCH_REJECTED' },
+        }),
+      );
+      return;
+    }
+    await this.defer(run, ['DISPATCHED'], `no executor took it: ${describe}`, rejected.length > 0 ? describe : null);
+  }
+
+  /** Back to RETRY_WAIT after the dispatch backoff, same attempt; optionally with a DISPATCH_REJECTED alarm. */
+  private async defer(run: ClaimedRun, from: ReadonlyArray<'CLAIMED' | 'DISPATCHED'>, reason: string, rejection: string | null = null): Promise<void> {
+    const now = this.clock.now();
+    const delay = dispatchBackoffMs(now - run.scheduledAt, Math.random);
+    await inTransaction(this.dataSource, async (em) => {
+      const deferred = await deferRunDispatch(em, {
+        runId: run.runId,
+        attempt: run.attempt,
+        nodeId: this.config.nodeId,
+        from,
+        dueAt: now + delay,
+        error: `Dispatch deferred by ${delay} ms: ${reason}`.slice(0, 10_000),
+        now,
+      });
+      if (deferred && rejection !== null) {
+        await this.alarms.raise(em, {
+          tenantId: run.tenantId,
+          type: 'DISPATCH_REJECTED',
+          severity: 'WARNING',
+          taskId: run.taskId,
+          runId: run.runId,
+          message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} was rejected by executor(s): ${rejection} — dispatch retried in ${delay} ms`,
+          now,
+        });
+      }
+    });
+  }
+
+  private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {
+    if (!run.executorUrl) return;
+    void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason }).then((status) => {
+      if (status === null || status >= 500) this.logger.warn(`abort of run ${run.runId} at ${run.executorUrl}: ${status ?? 'no answer'}`);
+    });
+  }
+
+  private limitsFor(key: string): TokenBucketOptions | undefined {
+    if (key.startsWith('task:')) {
+      return this.config.taskRatePerSec > 0 ? { capacity: Math.max(1, this.config.taskBurst), refillPerSec: this.config.taskRatePerSec } : undefined;
+    }
+    const tenant = this.tenants.peek(key.slice('tenant:'.length));
+    if (!tenant) return DEFAULT_TENANT_LIMITS;
+    return tenantLimits(tenant.ratePerSec, tenant.burst);
+  }
+
+  /** A tenant's quota as read from its row, applied once it is known and whenever it changes. */
+  private syncTenantLimits(tenantId: string, now: number): void {
+    const tenant = this.tenants.peek(tenantId);
+    if (!tenant) return;
+    const applied = `${tenant.ratePerSec}/${tenant.burst}`;
+    if (this.appliedLimits.get(tenantId) === applied) return;
+    this.appliedLimits.set(tenantId, applied);
+    this.buckets.configure(now, `tenant:${tenantId}`, tenantLimits(tenant.ratePerSec, tenant.burst));
+  }
+}
+
+/** A rate of 0 (or less) means "not limited" — a tenant is stopped by pausing its tasks, not by starving it. */
+function tenantLimits(ratePerSec: number, burst: number): TokenBucketOptions | undefined {
+  return ratePerSec > 0 ? { capacity: Math.max(1, burst), refillPerSec: ratePerSec } : undefined;
+}
+
+function keysOf(run: ClaimedRun): [string, string] {
+  return [`tenant:${run.tenantId}`, `task:${run.taskId}`];
+}
+
+function attemptOf(run: ClaimedRun): AttemptRef {
+  return {
+    runId: run.runId,
+    tenantId: run.tenantId,
+    taskId: run.taskId,
+    taskName: run.taskName,
+    attempt: run.attempt,
+    flowId: run.flowId,
+    retry: run.retry,
+    executorId: run.executorId,
+  };
+}

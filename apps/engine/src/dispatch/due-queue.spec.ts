@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '@baton/domain';
+import type { ClaimedRun } from '../claimed-run';
+import { readEngineConfig } from '../config/engine-config';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import type { Dispatcher } from './dispatcher';
+import { DueQueue } from './due-queue';
+
+/** A Dispatcher stand-in: records launches (and when), with settable slots and token waits. */
+class StubDispatcher {
+  launched: Array<{ run: ClaimedRun; at: number }> = [];
+  slots = 100;
+  inFlight = 0;
+  tokenWait: (run: ClaimedRun, ahead: number) => number = () => 0;
+  private listener: () => void = () => undefined;
+  get freeSlots(): number {
+    return this.slots - this.inFlight;
+  }
+  onSlotFreed(listener: () => void): void {
+    this.listener = listener;
+  }
+  prepare(): void {}
+  takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
+    return this.tokenWait(run, ahead);
+  }
+  launch(run: ClaimedRun): void {
+    this.inFlight++;
+    this.launched.push({ run, at: Date.now() });
+  }
+  release(): void {
+    this.inFlight--;
+    this.listener();
+  }
+}
+
+function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
+  return {
+    runId,
+    tenantId: 'acme',
+    taskId: runId,
+    taskName: `t${runId}`,
+    engineGroup: 'default',
+    attempt: 1,
+    priority,
+    params: {},
+    scheduledAt: dueAt,
+    dueAt,
+    leaseUntil: dueAt + 15_000,
+    flowId: runId,
+    executorApp: 'app',
+    handler: 'h',
+    timeoutMs: 60_000,
+    startDeadlineMs: 10_000,
+    concurrencyPolicy: 'ALLOW',
+    retry: { maxAttempts: 1, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
+    executorId: null,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (check: () => boolean, timeoutMs = 3_000) => {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await sleep(2);
+  }
+};
+
+describe('DueQueue', () => {
+  let queue: DueQueue | undefined;
+  afterEach(() => queue?.drain());
+
+  function make(stub: StubDispatcher): DueQueue {
+    queue = new DueQueue(readEngineConfig({}, { slots: 100 }), systemClock, new EngineMetrics({ defaultMetrics: false }), stub as unknown as Dispatcher);
+    return queue;
+  }
+
+  it('fires each run at its due millisecond — never before, within a few ms after — by one timer, not a poll', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    const base = Date.now() + 80;
+    const offsets = [0, 37, 110, 173, 240];
+    q.accept(offsets.map((o, i) => run(i + 1, base + o)).reverse());
+    expect(q.held).toBe(5);
+    await until(() => stub.launched.length === 5);
+    for (const { run: r, at } of stub.launched) {
+      const late = at - r.dueAt;
+      expect(late, `run ${r.runId} fired ${late} ms after its due time`).toBeGreaterThanOrEqual(0);
+      expect(late, `run ${r.runId} fired ${late} ms after its due time`).toBeLessThan(25); // generous: a loaded CI box
+    }
+    expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2, 3, 4, 5]);
+    expect(q.held).toBe(0);
+  });
+
+  it('orders runs due at the same millisecond by priority (higher first), then first come first served', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    const due = Date.now() + 40;
+    q.accept([run(1, due, 0), run(2, due, 5), run(3, due, -1), run(4, due, 5), run(5, due + 1, 100)]);
+    await until(() => stub.launched.length === 5);
+    expect(stub.launched.map((l) => l.run.runId)).toEqual([2, 4, 1, 3, 5]);
+  });
+
+  it('fires runs already due at once', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    q.accept([run(1, Date.now() - 5_000), run(2, Date.now())]);
+    await until(() => stub.launched.length === 2);
+    expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]);
+  });
+
+  it('dispatches at most `slots` at once; a released slot lets the next due run go', async () => {
+    const stub = new StubDispatcher();
+    stub.slots = 2;
+    const q = make(stub);
+    const due = Date.now() + 10;
+    q.accept([run(1, due), run(2, due), run(3, due), run(4, due)]);
+    await until(() => stub.launched.length === 2);
+    await sleep(30);
+    expect(stub.launched).toHaveLength(2);
+    expect(q.held).toBe(2);
+    stub.release();
+    await until(() => stub.launched.length === 3);
+    expect(stub.launched[2].run.runId).toBe(3);
+    stub.release();
+    stub.release();
+    await until(() => stub.launched.length === 4);
+  });
+
+  it('waits for tokens: a run without one goes back to the queue until the token is there', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    let first = true;
+    stub.tokenWait = (_run, ahead) => {
+      if (first) {
+        first = false;
+        return 0;
+      }
+      return 60 + ahead * 60; // one token every 60 ms
+    };
+    const due = Date.now() + 10;
+    // Same tenant and task: the same buckets, so the second waits one token, the third two.
+    q.accept([run(1, due), run(2, due), run(3, due)].map((r) => ({ ...r, taskId: 7 })));
+    await until(() => stub.launched.length === 1);
+    expect(q.held).toBe(2); // back in the queue, spread out
+    stub.tokenWait = () => 0;
+    await until(() => stub.launched.length === 3);
+    const [a, b, c] = stub.launched.map((l) => l.at);
+    expect(b - a).toBeGreaterThanOrEqual(50);
+    expect(c - a).toBeGreaterThanOrEqual(110);
+  });
+
+  it('drain() hands back what was not dispatched and nothing fires afterwards', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    q.accept([run(1, Date.now() + 5), run(2, Date.now() + 150), run(3, Date.now() + 200)]);
+    await until(() => stub.launched.length === 1);
+    const drained = q.drain();
+    expect(drained.map((r) => r.runId)).toEqual([2, 3]);
+    expect(q.held).toBe(0);
+    await sleep(250);
+    expect(stub.launched).toHaveLength(1);
+  });
+
+  it('a run accepted again replaces the one held (one run, one entry)', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    q.accept([run(1, Date.now() + 10_000)]);
+    q.accept([run(1, Date.now() + 20)]);
+    expect(q.held).toBe(1);
+    await until(() => stub.launched.length === 1);
+    await sleep(30);
+    expect(stub.launched).toHaveLength(1);
+  });
+});

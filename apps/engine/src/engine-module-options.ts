@@ -1,0 +1,20 @@
+import type { DataSource } from 'typeorm';
+import type { Clock } from '@baton/domain';
+import type { EngineConfig } from './config/engine-config';
+import type { EngineMetrics } from './metrics/engine-metrics';
+
+export interface EngineModuleOptions {
+  /** The node's configuration. Default: readEngineConfig() (environment). */
+  config?: EngineConfig;
+  /**
+   * A data source opened and closed by the host (embedded mode shares one with the console).
+   * Default: the engine opens `config.databaseUrl` (running the migrations) and closes it on shutdown.
+   */
+  dataSource?: DataSource;
+  /** False: the host application imports DatabaseModule (global) itself. Default true. */
+  provideDatabase?: boolean;
+  /** Source of "now"; the system clock by default. Embedded: give the console the same one. */
+  clock?: Clock;
+  /** The node's metrics registry. Default: a new EngineMetrics (with Node's default metrics). */
+  metrics?: EngineMetrics;
+}

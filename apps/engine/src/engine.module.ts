@@ -1,0 +1,67 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { systemClock } from '@baton/domain';
+import { DatabaseModule } from '@baton/persistence';
+import { readEngineConfig } from './config/engine-config';
+import { EngineMetrics } from './metrics/engine-metrics';
+import { EngineCoreModule } from './engine-core.module';
+import type { EngineModuleOptions } from './engine-module-options';
+import { DispatchModule } from './dispatch/dispatch.module';
+import { DueQueue } from './dispatch/due-queue';
+import { CallbacksModule } from './callbacks/callbacks.module';
+import { ExecutorsModule } from './executors/executors.module';
+import { WatchdogModule } from './watchdog/watchdog.module';
+import { Watchdog } from './watchdog/watchdog';
+import { NODE_WORKERS } from './node/node-workers';
+import { DUE_QUEUE } from './claimer/due-queue-port';
+import { ClaimerService } from './claimer/claimer.service';
+import { LeaseRenewerService } from './claimer/lease-renewer.service';
+import { PlannerService } from './planner/planner.service';
+import { EngineNodeService } from './node/engine-node.service';
+import { EngineLifecycleService } from './node/engine-lifecycle.service';
+import { TakeoverService } from './node/takeover/takeover.service';
+import { HealthController } from './http/health.controller';
+import { MetricsController } from './http/metrics.controller';
+
+/**
+ * One engine node: claim side (node lifecycle, takeover, planner, claimer, leases, /health,
+ * /metrics) and dispatch side (due queue, dispatcher, callback API, executor registry, watchdog).
+ *
+ *   EngineModule.forRoot({ config })              // opens config.databaseUrl itself (standalone engine)
+ *   EngineModule.forRoot({ config, dataSource })  // shares the host's data source (embedded mode)
+ *
+ * Nothing runs until `startEngine(app)` (start-engine.ts) is called after the HTTP server
+ * listens: the node registers with its callback URL, which is only known then (port 0).
+ */
+@Module({})
+export class EngineModule {
+  static forRoot(options: EngineModuleOptions = {}): DynamicModule {
+    const config = options.config ?? readEngineConfig();
+    const database =
+      options.provideDatabase === false
+        ? []
+        : [DatabaseModule.forRoot(options.dataSource ? { dataSource: options.dataSource } : { url: config.databaseUrl })];
+    return {
+      module: EngineModule,
+      imports: [
+        ...database,
+        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics()),
+        DispatchModule,
+        CallbacksModule,
+        ExecutorsModule,
+        WatchdogModule,
+      ],
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: DUE_QUEUE, useExisting: DueQueue },
+        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog) => [watchdog], inject: [Watchdog] },
+        EngineNodeService,
+        TakeoverService,
+        PlannerService,
+        ClaimerService,
+        LeaseRenewerService,
+        EngineLifecycleService,
+      ],
+      exports: [EngineLifecycleService, PlannerService, ClaimerService, TakeoverService],
+    };
+  }
+}

@@ -1,0 +1,112 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import axios, { type AxiosInstance } from 'axios';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { CLOCK, type Clock } from '@baton/domain';
+import { PATHS, sign, type AbortRequest, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+
+/** What one executor answered to a dispatch. */
+export type DispatchAnswer =
+  /** 2xx (202 by the protocol): the work is on its pool. */
+  | { kind: 'ACCEPTED'; status: number }
+  /** 429: its pool and queue are full; another executor may take it. */
+  | { kind: 'BUSY'; status: number }
+  /** 4xx other than 429 (unknown handler, bad request, bad signature…): this executor refuses this run. */
+  | { kind: 'REJECTED'; status: number; reason: string; message: string }
+  /** 5xx (503 = shutting down), a network error or a timeout: try another. */
+  | { kind: 'UNAVAILABLE'; status: number | null; message: string };
+
+export interface SigningTenant {
+  id: string;
+  executorSecret: string;
+}
+
+/**
+ * Signed engine → executor HTTP: dispatch and abort. One axios instance over keep-alive agents
+ * (connection set-up is most of a dispatch's cost otherwise), at least `slots` sockets per
+ * executor so that every slot can be in flight at once, and the dispatch timeout on every call.
+ * Statuses are never thrown (validateStatus: all) and redirects never followed (a redirecting
+ * executor URL is a misconfiguration: rejected).
+ */
+@Injectable()
+export class ExecutorClient implements OnApplicationShutdown {
+  private readonly httpAgent: HttpAgent;
+  private readonly httpsAgent: HttpsAgent;
+  private readonly http: AxiosInstance;
+
+  constructor(
+    @Inject(ENGINE_CONFIG) config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    const maxSockets = Math.max(config.slots, 16);
+    this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    this.http = axios.create({
+      httpAgent: this.httpAgent,
+      httpsAgent: this.httpsAgent,
+      timeout: config.dispatchTimeoutMs,
+      maxRedirects: 0,
+      validateStatus: () => true,
+      // The body is sent as the exact string that was signed.
+      transformRequest: [(data: unknown) => data],
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      proxy: false,
+    });
+  }
+
+  /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
+  async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
+    const answer = await this.post(executorUrl, PATHS.dispatch, tenant, request);
+    if ('error' in answer) return { kind: 'UNAVAILABLE', status: null, message: answer.error };
+    const { status, body } = answer;
+    if (status >= 200 && status < 300) return { kind: 'ACCEPTED', status };
+    if (status === 429) return { kind: 'BUSY', status };
+    if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message: messageOf(body) || `HTTP ${status}` };
+    const refusal = parse(body) as Partial<DispatchRefusal> | null;
+    return {
+      kind: 'REJECTED',
+      status,
+      reason: typeof refusal?.reason === 'string' ? refusal.reason : status === 404 ? 'UNKNOWN_HANDLER' : `HTTP_${status}`,
+      message: messageOf(body) || `HTTP ${status}`,
+    };
+  }
+
+  /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
+  async abort(executorUrl: string, tenant: SigningTenant, request: AbortRequest): Promise<number | null> {
+    const answer = await this.post(executorUrl, PATHS.abort(request.runId), tenant, request);
+    return 'error' in answer ? null : answer.status;
+  }
+
+  onApplicationShutdown(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private async post(baseUrl: string, path: string, tenant: SigningTenant, payload: unknown): Promise<{ status: number; body: string } | { error: string }> {
+    const body = JSON.stringify(payload);
+    const headers = { ...sign(tenant.executorSecret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' };
+    try {
+      const res = await this.http.post<string>(baseUrl.replace(/\/+$/, '') + path, body, { headers });
+      return { status: res.status, body: typeof res.data === 'string' ? res.data : '' };
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      return { error: e.code ? `${e.code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err)) };
+    }
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
+}
+
+function messageOf(text: string): string {
+  const parsed = parse(text) as { message?: unknown } | null;
+  if (parsed && typeof parsed === 'object' && typeof parsed.message === 'string') return parsed.message;
+  return text.slice(0, 200);
+}

@@ -1,0 +1,110 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '@baton/domain';
+import { findUpExecutors, type UpExecutorRow } from '@baton/persistence';
+import { createRoutingStrategy, type ExecutorCandidate, type RoutingStrategy } from '@baton/scheduling';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+
+/** An UP executor the dispatcher may send a run to, best first. */
+export interface RoutedExecutor extends ExecutorCandidate {
+  executorId: number;
+  url: string;
+}
+
+/** The routing table is re-read when older than this (executors register and go DOWN in seconds). */
+export const REGISTRY_MAX_AGE_MS = 1_000;
+
+/**
+ * The node's view of the executor registry: UP executors of its groups' tenants, by (tenant,
+ * executor app), read from the database at most about once a second — on demand, when a
+ * dispatch finds the table older than that (no background timer: an engine that is not started
+ * reads nothing). Between reads, `inFlight` of each executor is its last heartbeat's figure
+ * plus the runs this node got accepted there since, so LEAST_BUSY does not send a burst to the
+ * executor that looked idle a second ago.
+ * One routing strategy (round-robin cursor, hash ring) per (tenant, app).
+ */
+@Injectable()
+export class ExecutorRegistry {
+  private readonly logger = new Logger('ExecutorRegistry');
+  private byApp = new Map<string, UpExecutorRow[]>();
+  private readonly strategies = new Map<string, RoutingStrategy>();
+  private readonly sentSinceRefresh = new Map<number, number>();
+  private loadedAt = -Infinity;
+  private refreshing: Promise<void> | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Age of the routing table in ms. */
+  get ageMs(): number {
+    return this.clock.now() - this.loadedAt;
+  }
+
+  /** Re-reads the routing table now (concurrent callers share one read). */
+  refresh(): Promise<void> {
+    this.refreshing ??= findUpExecutors(this.dataSource.manager, this.config.groups)
+      .then((rows) => {
+        const byApp = new Map<string, UpExecutorRow[]>();
+        for (const row of rows) {
+          const key = appKey(row.tenantId, row.app);
+          byApp.set(key, [...(byApp.get(key) ?? []), row]);
+        }
+        this.byApp = byApp;
+        this.sentSinceRefresh.clear();
+        this.loadedAt = this.clock.now();
+      })
+      .finally(() => (this.refreshing = null));
+    return this.refreshing;
+  }
+
+  /** Re-reads the table if it is older than `maxAgeMs`; a failed read keeps the old table. */
+  async ensureFresh(maxAgeMs = REGISTRY_MAX_AGE_MS): Promise<void> {
+    if (this.ageMs <= maxAgeMs) return;
+    try {
+      await this.refresh();
+    } catch (err) {
+      this.logger.warn(`reading the executor registry failed, routing on the last table: ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * The UP executors of a tenant's app in the order to try them: the configured routing
+   * strategy's order, with `preferredExecutorId` first when it is UP (a run re-sent after a
+   * takeover goes back to the executor that may have it already: the SDK de-duplicates by run
+   * and attempt there, nowhere else).
+   */
+  candidates(tenantId: string, app: string, routingKey: string, preferredExecutorId: number | null): RoutedExecutor[] {
+    const key = appKey(tenantId, app);
+    const rows = this.byApp.get(key) ?? [];
+    if (rows.length === 0) return [];
+    let strategy = this.strategies.get(key);
+    if (!strategy) {
+      strategy = createRoutingStrategy(this.config.routing);
+      this.strategies.set(key, strategy);
+    }
+    const candidates: RoutedExecutor[] = rows.map((r) => ({
+      id: String(r.id),
+      executorId: r.id,
+      url: r.url,
+      state: 'UP',
+      capacity: r.capacity,
+      inFlight: r.inFlight + (this.sentSinceRefresh.get(r.id) ?? 0),
+    }));
+    const ordered = strategy.order(candidates, { key: routingKey });
+    if (preferredExecutorId === null) return ordered;
+    const preferred = ordered.find((c) => c.executorId === preferredExecutorId);
+    return preferred ? [preferred, ...ordered.filter((c) => c !== preferred)] : ordered;
+  }
+
+  /** A run was accepted by this executor (counts toward its load until the next read). */
+  noteAccepted(executorId: number): void {
+    this.sentSinceRefresh.set(executorId, (this.sentSinceRefresh.get(executorId) ?? 0) + 1);
+  }
+}
+
+function appKey(tenantId: string, app: string): string {
+  return `${tenantId}\u0000${app}`;
+}

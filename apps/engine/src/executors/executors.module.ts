@@ -1,0 +1,26 @@
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { PATHS } from '@baton/protocol';
+import { AlarmsModule } from '../alarms/alarms.module';
+import { RawBodyMiddleware } from '../security/raw-body.middleware';
+import { SecurityModule } from '../security/security.module';
+import { TenantsModule } from '../tenants/tenants.module';
+import { ExecutorClient } from './executor-client';
+import { ExecutorRegistry } from './executor-registry';
+import { HeartbeatController } from './heartbeat.controller';
+import { HeartbeatService } from './heartbeat.service';
+
+/**
+ * Executors as the engine sees them: the heartbeat endpoint (registry writes), the cached
+ * routing table (ExecutorRegistry) and the signed HTTP client (ExecutorClient: dispatch, abort).
+ */
+@Module({
+  imports: [AlarmsModule, SecurityModule, TenantsModule],
+  controllers: [HeartbeatController],
+  providers: [ExecutorClient, ExecutorRegistry, HeartbeatService],
+  exports: [ExecutorClient, ExecutorRegistry],
+})
+export class ExecutorsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RawBodyMiddleware).forRoutes({ path: PATHS.heartbeat, method: RequestMethod.POST });
+  }
+}

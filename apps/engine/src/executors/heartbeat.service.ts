@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '@baton/domain';
+import { inTransaction, recordExecutorHeartbeat } from '@baton/persistence';
+import type { ExecutorHeartbeat, ExecutorHeartbeatAck } from '@baton/protocol';
+import { Alarms } from '../alarms/alarms';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+
+/**
+ * The executor registry's write side: a heartbeat registers (or refreshes) the executor, UP,
+ * and tells it when to call again — a third of the time after which it is declared DOWN, so
+ * two heartbeats may be lost before that happens.
+ */
+@Injectable()
+export class HeartbeatService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly alarms: Alarms,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  get intervalMs(): number {
+    return Math.max(500, Math.min(5_000, Math.floor(this.config.executorDeadAfterMs / 3)));
+  }
+
+  async record(heartbeat: ExecutorHeartbeat): Promise<ExecutorHeartbeatAck> {
+    const now = this.clock.now();
+    const { executorId } = await inTransaction(
+      this.dataSource,
+      async (em) => {
+        const result = await recordExecutorHeartbeat(em, {
+          tenantId: heartbeat.tenantId,
+          app: heartbeat.app,
+          url: heartbeat.url,
+          capacity: heartbeat.capacity,
+          inFlight: heartbeat.inFlight,
+          now,
+        });
+        if (result.cameBack) {
+          await this.alarms.raise(em, {
+            tenantId: heartbeat.tenantId,
+            type: 'EXECUTOR_UP',
+            executorId: result.executorId,
+            message: `Executor ${heartbeat.app} at ${heartbeat.url} is UP again`,
+            data: { app: heartbeat.app, url: heartbeat.url },
+            now,
+          });
+        }
+        return result;
+      },
+      // READ COMMITTED: after a lost INSERT race the re-read must see the other engine's row.
+      { isolation: 'READ COMMITTED' },
+    );
+    return { executorId, intervalMs: this.intervalMs };
+  }
+}

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { PATHS, type ExecutorHeartbeat } from '@baton/protocol';
+import { alarms, seedExecutor, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
+
+describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let engine: DispatchSideApp;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource, { executorDeadAfterMs: 9_000 });
+  });
+  afterAll(() => engine?.close());
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource);
+  });
+
+  const heartbeat = (more: Partial<ExecutorHeartbeat> = {}): ExecutorHeartbeat => ({
+    tenantId: TENANT,
+    app: 'billing',
+    url: 'http://10.0.0.7:7070',
+    capacity: 16,
+    inFlight: 3,
+    handlers: ['charge'],
+    ...more,
+  });
+  const executors = async () => (await db.dataSource.query('SELECT id, app, url, capacity, in_flight, state, heartbeat_at FROM executors ORDER BY id')) as Array<Record<string, unknown>>;
+
+  it('registers a new executor UP and tells it when to call again', async () => {
+    const before = Date.now();
+    const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
+    expect(res.status).toBe(200);
+    const [row, ...more] = await executors();
+    expect(more).toEqual([]);
+    expect(res.body).toEqual({ executorId: Number(row.id), intervalMs: 3_000 });
+    expect(row).toMatchObject({ app: 'billing', url: 'http://10.0.0.7:7070', capacity: 16, in_flight: 3, state: 'UP' });
+    expect(Number(row.heartbeat_at)).toBeGreaterThanOrEqual(before);
+  });
+
+  it('refreshes the same executor (tenant, app, url) on later heartbeats', async () => {
+    const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
+    const second = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ inFlight: 9, capacity: 32 }), { now: Date.now() + 1 });
+    expect(second.body.executorId).toBe(first.body.executorId);
+    expect(await executors()).toMatchObject([{ in_flight: 9, capacity: 32, state: 'UP' }]);
+    expect(await alarms(db.dataSource)).toEqual([]);
+  });
+
+  it('a DOWN executor that heartbeats again is UP, with one EXECUTOR_UP alarm', async () => {
+    const id = await seedExecutor(db.dataSource, { url: 'http://10.0.0.7:7070', state: 'DOWN', heartbeatAt: Date.now() - 60_000 });
+    const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
+    expect(res.body.executorId).toBe(id);
+    expect(await executors()).toMatchObject([{ state: 'UP' }]);
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { now: Date.now() + 1 });
+    expect(await alarms(db.dataSource)).toMatchObject([{ type: 'EXECUTOR_UP', severity: 'INFO', executorId: id, taskId: null, runId: null }]);
+  });
+
+  it('refuses a bad signature (401) and a malformed heartbeat (400), storing nothing', async () => {
+    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { secret: 'wrong' })).status).toBe(401);
+    const bad = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url: 'ftp://x' }));
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ field: 'url' });
+    const noCapacity = await signedPost(engine.url, PATHS.heartbeat, { ...heartbeat(), capacity: -1 });
+    expect(noCapacity.body).toMatchObject({ field: 'capacity' });
+    expect(await executors()).toEqual([]);
+  });
+
+  it('refuses a heartbeat for another tenant than the signing one', async () => {
+    await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
+    const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { tenantId: 'globex', secret: 'globex-secret' });
+    expect(res.status).toBe(401);
+    expect(await executors()).toEqual([]);
+  });
+});

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
+import { childrenToFire, nextFixedDelayFire, type DependencyEdge, type RunCause } from '@baton/domain';
+import {
+  findDependencyEdges,
+  findFixedDelaySchedule,
+  findFlowOutcomes,
+  findRunCause,
+  inTransaction,
+  insertDependencyRuns,
+  lockFlowRoot,
+  setFixedDelayNextFire,
+} from '@baton/persistence';
+
+/** A run that has just reached a terminal state, as the follow-ups need it. */
+export interface EndedRun {
+  runId: number;
+  tenantId: string;
+  taskId: number;
+  /** The flow's root run; null is read as "this run is the root". */
+  flowId: number | null;
+  /** undefined: read from the row when needed. */
+  cause?: RunCause;
+}
+
+export type EndState = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'SKIPPED' | 'CANCELLED';
+
+/**
+ * Runs `work` in the kind of transaction follow-ups need: READ COMMITTED on MySQL, so the fan-in
+ * read after lockFlowRoot sees what other transactions committed while this one waited for the
+ * lock (at REPEATABLE READ a read view taken earlier in the transaction would hide it).
+ * Every transaction that ends a run (and so may call FollowUps) goes through here.
+ */
+export function followUpTransaction<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  return inTransaction(dataSource, work, { isolation: 'READ COMMITTED' });
+}
+
+/**
+ * What happens after a run ends, in the transaction that ended it (call it right after the
+ * guarded update that made the run terminal, inside followUpTransaction):
+ *
+ * 1. Children (SUCCEEDED, FAILED, TIMED_OUT): per the DAG edges and the flow's other finished
+ *    parents — `childrenToFire`; fan-in waits for every parent. Each child is a new PENDING run,
+ *    cause DEPENDENCY, fire key `f:<flow>`, same flow, parent_run_id = this run. Only the
+ *    failed step of a chain is retried (a retry is the same row, so it never gets here until
+ *    it ends for good), and the chain goes on from there.
+ * 2. FIXED_DELAY (any end but CANCELLED, of a SCHEDULE run): the task's next fire is
+ *    `delay` after now — the chain of a fixed-delay task continues whether the run succeeded,
+ *    failed, timed out or was skipped.
+ */
+@Injectable()
+export class FollowUps {
+  async afterRunEnded(manager: EntityManager, run: EndedRun, state: EndState, now: number): Promise<{ children: number; nextFireAt: number | null }> {
+    let children = 0;
+    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'TIMED_OUT') children = await this.fireChildren(manager, run, state, now);
+    let nextFireAt: number | null = null;
+    if (state !== 'CANCELLED') nextFireAt = await this.continueFixedDelay(manager, run, now);
+    return { children, nextFireAt };
+  }
+
+  private async fireChildren(manager: EntityManager, run: EndedRun, outcome: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT', now: number): Promise<number> {
+    const rows = await findDependencyEdges(manager, run.tenantId, run.taskId);
+    if (rows.length === 0) return 0;
+    const flowId = run.flowId ?? run.runId;
+    await lockFlowRoot(manager, flowId);
+    const parents = [...new Set(rows.map((e) => e.parentTaskId).filter((id) => id !== run.taskId))];
+    const finished = await findFlowOutcomes(manager, flowId, parents);
+    // childrenToFire speaks task names; task ids (as strings) are names enough here.
+    const edges: DependencyEdge[] = rows.map((e) => ({ parent: String(e.parentTaskId), child: String(e.childTaskId), condition: e.condition }));
+    const outcomes = new Map([...finished].map(([taskId, o]) => [String(taskId), o]));
+    const ready = childrenToFire(edges, String(run.taskId), outcome, outcomes).map(Number);
+    if (ready.length === 0) return 0;
+    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, now });
+    return ready.length;
+  }
+
+  private async continueFixedDelay(manager: EntityManager, run: EndedRun, now: number): Promise<number | null> {
+    const schedule = await findFixedDelaySchedule(manager, run.taskId);
+    if (!schedule) return null;
+    const cause = run.cause ?? (await findRunCause(manager, run.runId));
+    if (cause !== 'SCHEDULE') return null;
+    const next = nextFixedDelayFire(schedule, now);
+    if (next === null) return null;
+    return (await setFixedDelayNextFire(manager, run.taskId, next)) ? next : null;
+  }
+}

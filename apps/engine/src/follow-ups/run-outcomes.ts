@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
+import { finishRunAttempt, retryRunAttempt } from '@baton/persistence';
+import { Alarms } from '../alarms/alarms';
+import { severityOf } from '../alarms/alarm-policy';
+import { truncateChars } from '../alarms/text';
+import { FollowUps } from './follow-ups';
+
+/** The attempt being ended, and what deciding its fate needs. */
+export interface AttemptRef {
+  runId: number;
+  tenantId: string;
+  taskId: number;
+  taskName: string;
+  attempt: number;
+  flowId: number | null;
+  cause?: RunCause;
+  retry: RetryPolicy;
+  /** The task's alarm types; undefined: looked up; null: every type. */
+  alarmTypes?: AlarmType[] | null;
+  executorId?: number | null;
+}
+
+export type AttemptEnd =
+  | { to: 'SUCCEEDED'; resultJson: string | null }
+  /** `retry: false`: end for good whatever the retry policy says. */
+  | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean };
+
+export interface EndOptions {
+  /** States the run must be in (guard), e.g. ['DISPATCHED', 'ACCEPTED']. */
+  from: readonly RunState[];
+  now: number;
+  startedAt?: number | null;
+  finishedAt?: number | null;
+  /** Extra guards (see finishRunAttempt). */
+  claimedBy?: string;
+  deadlineBefore?: number;
+  /**
+   * Which alarm: STANDARD — RETRYING (INFO) when retried, FAILED when it fails for good,
+   * TIMEOUT for a timeout either way; a fixed type (e.g. DISPATCH_REJECTED); or NONE.
+   */
+  alarm?: 'STANDARD' | 'NONE' | { type: Exclude<AlarmType, 'BUSINESS'> };
+}
+
+export type EndedAs =
+  | { state: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' }
+  | { state: 'RETRY_WAIT'; nextAttempt: number; dueAt: number };
+
+/**
+ * Ends an attempt, the same way from every place that can: an outcome callback, the watchdog's
+ * timeout, the reconciliation of a dead executor's runs, the dispatcher when every executor
+ * refused the run. In the caller's transaction (followUpTransaction):
+ *
+ * - success → SUCCEEDED, then follow-ups (children, fixed delay);
+ * - failure/timeout with attempts left (domain retryDecision) → RETRY_WAIT as attempt + 1, due
+ *   after the task's backoff with jitter, plus its alarm;
+ * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…).
+ *
+ * Every move is one guarded update (state, attempt, and the caller's extra guards): null means
+ * somebody else ended this attempt first and nothing was written.
+ */
+@Injectable()
+export class RunOutcomes {
+  constructor(
+    private readonly alarms: Alarms,
+    private readonly followUps: FollowUps,
+  ) {}
+
+  async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
+    const { now } = options;
+    const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore };
+    const startedAt = options.startedAt ?? null;
+    const finishedAt = options.finishedAt ?? now;
+    if (end.to === 'SUCCEEDED') {
+      const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now });
+      if (!moved) return null;
+      await this.followUps.afterRunEnded(manager, run, 'SUCCEEDED', now);
+      return { state: 'SUCCEEDED' };
+    }
+    const decision = end.retry === false ? ({ retry: false } as const) : retryDecision(run.retry, run.attempt, now, Math.random);
+    if (decision.retry) {
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now });
+      if (!moved) return null;
+      const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
+      await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'RETRYING', false, {
+        message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} ${what}: ${end.error} — retrying as attempt ${decision.nextAttempt} in ${decision.delayMs} ms`,
+        data: { attempt: run.attempt, error: truncateChars(end.error, 2000), nextAttempt: decision.nextAttempt, dueAt: decision.dueAt },
+      });
+      return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt: decision.dueAt };
+    }
+    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: null, error: end.error, startedAt, finishedAt, now });
+    if (!moved) return null;
+    const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
+    await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'FAILED', true, {
+      message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${run.attempt} of ${run.retry.maxAttempts}): ${end.error}`,
+      data: { attempt: run.attempt, error: truncateChars(end.error, 2000) },
+    });
+    await this.followUps.afterRunEnded(manager, run, end.to, now);
+    return { state: end.to };
+  }
+
+  private async alarm(
+    manager: EntityManager,
+    run: AttemptRef,
+    options: EndOptions,
+    standard: Exclude<AlarmType, 'BUSINESS'>,
+    final: boolean,
+    content: { message: string; data: Record<string, string | number> },
+  ): Promise<void> {
+    const choice = options.alarm ?? 'STANDARD';
+    if (choice === 'NONE') return;
+    const type = choice === 'STANDARD' ? standard : choice.type;
+    await this.alarms.raise(manager, {
+      tenantId: run.tenantId,
+      type,
+      severity: severityOf(type, { final }),
+      taskId: run.taskId,
+      runId: run.runId,
+      executorId: run.executorId ?? null,
+      message: content.message,
+      data: content.data,
+      alarmTypes: run.alarmTypes,
+      now: options.now,
+    });
+  }
+}

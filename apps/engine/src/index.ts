@@ -1,0 +1,14 @@
+export { EngineModule } from './engine.module';
+export type { EngineModuleOptions } from './engine-module-options';
+export { startEngine } from './start-engine';
+export { ENGINE_CONFIG, readEngineConfig, defaultNodeId } from './config/engine-config';
+export type { EngineConfig } from './config/engine-config';
+export { EngineMetrics } from './metrics/engine-metrics';
+export type { ClaimedRun } from './claimed-run';
+export { EngineLifecycleService } from './node/engine-lifecycle.service';
+export type { EngineState } from './node/engine-lifecycle.service';
+export { EngineAlreadyRunningError } from './node/engine-already-running.error';
+export { DUE_QUEUE } from './claimer/due-queue-port';
+export type { DueQueuePort } from './claimer/due-queue-port';
+export { NODE_WORKERS } from './node/node-workers';
+export type { NodeWorker } from './node/node-workers';

@@ -1,0 +1,104 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, Clock } from '@baton/domain';
+import { findEngineNode, findUpEngineNodes, heartbeatEngineNode, inTransaction, markEngineNodeDown, registerEngineNode } from '@baton/persistence';
+import type { EngineNodeRow } from '@baton/persistence';
+import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
+import { EngineAlreadyRunningError } from './engine-already-running.error';
+import { provablyDead } from './process-liveness';
+
+/**
+ * This node's row in engine_nodes: registered UP at start, heartbeat every heartbeatMs (the
+ * survivors' evidence that it lives), DOWN on graceful shutdown.
+ */
+@Injectable()
+export class EngineNodeService {
+  private readonly logger = new Logger('EngineNode');
+  private registered: EngineNodeRow | null = null;
+  private lastHeartbeatAt: number | null = null;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  get row(): EngineNodeRow | null {
+    return this.registered;
+  }
+
+  get heartbeatAt(): number | null {
+    return this.lastHeartbeatAt;
+  }
+
+  get embedded(): boolean {
+    const type = this.dataSource.options.type;
+    return type === 'better-sqlite3' || type === 'sqlite';
+  }
+
+  /**
+   * Registers this node UP. Refuses (EngineAlreadyRunningError) when its id is held by another
+   * live process, and — embedded mode, SQLite — when any other engine is UP with a fresh
+   * heartbeat: SQLite has no row locks for engines to share runs with, so one engine only.
+   * The check and the registration share one transaction (serialised on SQLite).
+   * Returns other UP nodes that are provably dead (same host, process gone): the caller takes
+   * them over at once.
+   */
+  async register(url: string): Promise<EngineNodeRow[]> {
+    const me = this.config.nodeId;
+    return inTransaction(this.dataSource, async (em) => {
+      const now = this.clock.now();
+      const fresh = (n: EngineNodeRow) => n.state === 'UP' && now - n.heartbeatAt < this.config.engineDeadAfterMs && !provablyDead(n);
+      const mine = await findEngineNode(em, me);
+      if (mine && fresh(mine) && (mine.pid !== process.pid || mine.host !== hostname())) {
+        throw new EngineAlreadyRunningError(mine, now - mine.heartbeatAt, 'same-id');
+      }
+      const others = (await findUpEngineNodes(em)).filter((n) => n.id !== me);
+      if (this.embedded) {
+        const live = others.find(fresh);
+        if (live) throw new EngineAlreadyRunningError(live, now - live.heartbeatAt, 'embedded');
+      }
+      const row: EngineNodeRow = {
+        id: me,
+        groups: this.config.groups,
+        host: hostname(),
+        pid: process.pid,
+        url,
+        slots: this.config.slots,
+        startedAt: now,
+        heartbeatAt: now,
+        state: 'UP',
+      };
+      await registerEngineNode(em, row);
+      this.registered = row;
+      this.lastHeartbeatAt = now;
+      return others.filter((n) => provablyDead(n));
+    });
+  }
+
+  /**
+   * Heartbeat. If a survivor declared this node dead meanwhile (its heartbeats were late: a
+   * stalled process, a lost database), it re-registers: the survivor has already released its
+   * runs, and what this node still holds in memory fails its guarded dispatch (claimed_by changed).
+   */
+  async heartbeat(): Promise<void> {
+    const row = this.registered;
+    if (!row) return;
+    const now = this.clock.now();
+    const alive = await inTransaction(this.dataSource, (em) => heartbeatEngineNode(em, row.id, now));
+    if (!alive) {
+      this.logger.error(`node ${row.id} was declared DOWN by another engine (heartbeats too late?); its runs were taken over — registering UP again`);
+      await inTransaction(this.dataSource, (em) => registerEngineNode(em, { ...row, startedAt: row.startedAt, heartbeatAt: now }));
+    }
+    this.lastHeartbeatAt = now;
+  }
+
+  /** Graceful shutdown: DOWN at once, so survivors need not wait engineDeadAfterMs to know. */
+  async markDown(): Promise<void> {
+    const row = this.registered;
+    if (!row) return;
+    await inTransaction(this.dataSource, (em) => markEngineNodeDown(em, row.id));
+    this.registered = null;
+  }
+}

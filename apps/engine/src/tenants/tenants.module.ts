@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { TenantDirectory } from './tenant-directory';
+
+@Module({ providers: [TenantDirectory], exports: [TenantDirectory] })
+export class TenantsModule {}

@@ -1,0 +1,131 @@
+import type { DataSource } from 'typeorm';
+import { firstFireTime, ManualClock, taskDefaults } from '@baton/domain';
+import type { Clock, TaskDefinition, Trigger } from '@baton/domain';
+import { RunEntity, TaskEntity, taskDefinitionToColumns } from '@baton/persistence';
+import type { ClaimedRun } from '../claimed-run';
+import type { DueQueuePort } from '../claimer/due-queue-port';
+import { readEngineConfig } from '../config/engine-config';
+import type { EngineConfig } from '../config/engine-config';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { ClaimerService } from '../claimer/claimer.service';
+import { LeaseRenewerService } from '../claimer/lease-renewer.service';
+import { PlannerService } from '../planner/planner.service';
+import { EngineNodeService } from '../node/engine-node.service';
+import { TakeoverService } from '../node/takeover/takeover.service';
+import { EngineLifecycleService } from '../node/engine-lifecycle.service';
+
+/** Test helpers of the engine's claim side (not part of the app). */
+
+/** 2026-01-01T00:00:00Z: a round instant for ManualClock. */
+export const T0 = Date.UTC(2026, 0, 1);
+
+/** A config with the defaults and fast timings; nothing read from the environment. */
+export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
+  return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', ...overrides });
+}
+
+/** Stands in for the dispatch side's DueQueue: keeps what it is given, dispatches nothing. */
+export class FakeDueQueue implements DueQueuePort {
+  readonly runs: ClaimedRun[] = [];
+  refuse = false;
+  accept(runs: ClaimedRun[]): void {
+    if (this.refuse) throw new Error('queue closed');
+    this.runs.push(...runs);
+  }
+  get held(): number {
+    return this.runs.length;
+  }
+  drain(): ClaimedRun[] {
+    return this.runs.splice(0);
+  }
+}
+
+/** The claim side's services, built by hand on a data source (no Nest needed). */
+export function claimSide(dataSource: DataSource, config: EngineConfig, clock: Clock = new ManualClock(T0), queue = new FakeDueQueue()) {
+  const metrics = new EngineMetrics({ defaultMetrics: false });
+  const node = new EngineNodeService(dataSource, config, clock);
+  const takeover = new TakeoverService(dataSource, config, clock, metrics);
+  const planner = new PlannerService(dataSource, config, clock, metrics);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue);
+  const leases = new LeaseRenewerService(dataSource, config, clock);
+  const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
+  return { config, clock, queue, metrics, node, takeover, planner, claimer, leases, lifecycle };
+}
+
+export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {
+  trigger: Trigger;
+  engineGroup?: string;
+  createdAt?: number;
+  /** Default: the first fire time at or after createdAt (as the console stores it). */
+  nextFireAt?: number | null;
+  fireCount?: number;
+}
+
+let taskSeq = 0;
+
+/** Inserts a task row the way the console would, and returns its id. */
+export async function insertTask(dataSource: DataSource, fixture: TaskFixture): Promise<number> {
+  const createdAt = fixture.createdAt ?? T0;
+  const definition: TaskDefinition = {
+    ...taskDefaults(),
+    tenantId: 'acme',
+    name: `task-${++taskSeq}`,
+    executorApp: 'billing',
+    handler: 'run',
+    ...fixture,
+  } as TaskDefinition;
+  const fireCount = fixture.fireCount ?? 0;
+  const nextFireAt =
+    fixture.nextFireAt !== undefined
+      ? fixture.nextFireAt
+      : firstFireTime(
+          { trigger: definition.trigger, startAt: definition.startAt, endAt: definition.endAt, maxFires: definition.maxFires, fireCount, calendar: null, createdAt },
+          createdAt,
+        );
+  const result = await dataSource.getRepository(TaskEntity).insert({
+    ...taskDefinitionToColumns(definition, null),
+    engineGroup: fixture.engineGroup ?? 'default',
+    fireCount,
+    nextFireAt,
+    createdAt,
+    updatedAt: createdAt,
+    version: 1,
+  });
+  return Number(result.identifiers[0].id);
+}
+
+let runSeq = 0;
+
+/** Inserts a run row (PENDING, due at T0 unless told otherwise) and returns its id. */
+export async function insertRun(dataSource: DataSource, partial: Partial<RunEntity> & { taskId: number }): Promise<number> {
+  const dueAt = partial.dueAt ?? T0;
+  const result = await dataSource.getRepository(RunEntity).insert({
+    tenantId: 'acme',
+    engineGroup: 'default',
+    state: 'PENDING',
+    cause: 'SCHEDULE',
+    fireKey: `t:${++runSeq}`,
+    flowId: null,
+    parentRunId: null,
+    attempt: 1,
+    priority: 0,
+    params: { n: runSeq },
+    scheduledAt: dueAt,
+    dueAt,
+    claimedBy: null,
+    leaseUntil: null,
+    executorId: null,
+    createdAt: T0,
+    updatedAt: T0,
+    ...partial,
+  });
+  return Number(result.identifiers[0].id);
+}
+
+export async function runsOf(dataSource: DataSource, taskId?: number): Promise<RunEntity[]> {
+  return dataSource.getRepository(RunEntity).find({ where: taskId === undefined ? {} : { taskId }, order: { scheduledAt: 'ASC', id: 'ASC' } });
+}
+
+export async function taskRow(dataSource: DataSource, id: number): Promise<TaskEntity> {
+  return dataSource.getRepository(TaskEntity).findOneByOrFail({ id });
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AlarmsModule } from '../alarms/alarms.module';
+import { ExecutorsModule } from '../executors/executors.module';
+import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { TenantsModule } from '../tenants/tenants.module';
+import { Watchdog } from './watchdog';
+
+/** START_LATE, TIMEOUT, EXECUTOR_DOWN and the reconciliation of a dead executor's runs. */
+@Module({
+  imports: [AlarmsModule, ExecutorsModule, FollowUpsModule, TenantsModule],
+  providers: [Watchdog],
+  exports: [Watchdog],
+})
+export class WatchdogModule {}

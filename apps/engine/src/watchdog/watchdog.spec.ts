@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { PATHS } from '@baton/protocol';
+import {
+  alarms,
+  eventually,
+  FakeExecutor,
+  NODE_ID,
+  readRun,
+  runsOfTask,
+  seedExecutor,
+  seedRun,
+  seedTask,
+  seedTenant,
+  signedPost,
+  startDispatchSide,
+  TENANT,
+  type DispatchSideApp,
+  type SeededTask,
+} from '../testing/dispatch-side-kit';
+import { Watchdog } from './watchdog';
+
+const DEAD_AFTER = 10_000;
+const GRACE = 5_000;
+
+describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let engine: DispatchSideApp;
+  let watchdog: Watchdog;
+  let executor: FakeExecutor;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource, { executorDeadAfterMs: DEAD_AFTER, executorGraceMs: GRACE });
+    watchdog = engine.get(Watchdog);
+    executor = await new FakeExecutor().start();
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await executor?.stop();
+  });
+  beforeEach(async () => {
+    await db.clear();
+    executor.reset();
+    await seedTenant(db.dataSource);
+  });
+
+  async function executing(task: SeededTask, executorId: number, more: Parameters<typeof seedRun>[2] = {}): Promise<number> {
+    const now = Date.now();
+    return seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, executorId, dispatchedAt: now - 1_000, acceptedAt: now - 1_000, deadlineAt: now + 60_000, ...more });
+  }
+
+  describe('START_LATE', () => {
+    it('alarms a run not dispatched by its start deadline — once, however many watchdogs look', async () => {
+      const task = await seedTask(db.dataSource, { name: 'report', startDeadlineMs: 10_000 });
+      const late = await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 15_000 });
+      const claimedLate = await seedRun(db.dataSource, task, { state: 'CLAIMED', scheduledAt: Date.now() - 11_000 });
+      await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 5_000 }); // within its deadline
+      await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: Date.now() - 60_000, dispatchedAt: Date.now() - 59_000 }); // started
+      await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() + 60_000 }); // planned ahead
+
+      const reports = await Promise.all([watchdog.tick(), watchdog.tick(), watchdog.tick()]);
+      expect(reports.reduce((sum, r) => sum + r.late, 0)).toBe(2);
+      const raised = await alarms(db.dataSource, 'START_LATE');
+      expect(raised.map((x) => x.runId).sort()).toEqual([late, claimedLate].sort());
+      expect(raised.every((x) => x.severity === 'WARNING' && x.taskId === task.id && x.publishedAt === null)).toBe(true);
+      expect((await readRun(db.dataSource, late)).lateAlarmedAt).not.toBeNull();
+
+      expect((await watchdog.tick()).late).toBe(0);
+      expect(await alarms(db.dataSource, 'START_LATE')).toHaveLength(2);
+    });
+
+    it('measures a retry from its own due time, and skips a run that already started once', async () => {
+      const task = await seedTask(db.dataSource, { name: 'report', startDeadlineMs: 10_000 });
+      await seedRun(db.dataSource, task, { state: 'RETRY_WAIT', claimedBy: null, attempt: 2, scheduledAt: Date.now() - 60_000, dueAt: Date.now() - 1_000 });
+      const stuckRetry = await seedRun(db.dataSource, task, { state: 'RETRY_WAIT', claimedBy: null, attempt: 2, scheduledAt: Date.now() - 60_000, dueAt: Date.now() - 20_000 });
+      // Released after its engine died mid-dispatch: it did start on time.
+      await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 60_000, dispatchedAt: Date.now() - 59_000 });
+      expect((await watchdog.tick()).late).toBe(1);
+      expect((await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId)).toEqual([stuckRetry]);
+    });
+  });
+
+  describe('TIMEOUT', () => {
+    it('times out a run past its deadline: TIMED_OUT, TIMEOUT alarm, abort request to its executor', async () => {
+      const executorId = await seedExecutor(db.dataSource, { url: executor.url });
+      const task = await seedTask(db.dataSource, { name: 'slow', retryMaxAttempts: 1 });
+      const overdue = await executing(task, executorId, { deadlineAt: Date.now() - 1 });
+      const fine = await executing(task, executorId);
+
+      const [r1, r2] = await Promise.all([watchdog.tick(), watchdog.tick()]);
+      expect(r1.timedOut + r2.timedOut).toBe(1);
+      expect(await readRun(db.dataSource, overdue)).toMatchObject({ state: 'TIMED_OUT', deadlineAt: null });
+      expect((await readRun(db.dataSource, fine)).state).toBe('ACCEPTED');
+      expect(await alarms(db.dataSource)).toMatchObject([{ type: 'TIMEOUT', severity: 'CRITICAL', runId: overdue, taskId: task.id }]);
+
+      const abort = await eventually(async () => executor.aborts[0], 3_000, 'abort request');
+      expect(abort.path).toBe(`/baton/runs/${overdue}/abort`);
+      expect(abort.signatureOk).toBe(true);
+      expect(abort.body).toEqual({ runId: overdue, attempt: 1, reason: 'TIMEOUT' });
+      expect(executor.aborts).toHaveLength(1);
+
+      // The executor's ABORTED callback that follows is stale.
+      const late = await signedPost(engine.url, PATHS.callback, { runId: overdue, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'TIMEOUT' });
+      expect(late.status).toBe(409);
+    });
+
+    it('a timed-out run with attempts left goes to RETRY_WAIT as attempt 2; a DISPATCHED run whose ack was lost times out too', async () => {
+      const executorId = await seedExecutor(db.dataSource, { url: executor.url });
+      const task = await seedTask(db.dataSource, { name: 'slow', retryMaxAttempts: 2 });
+      const retried = await executing(task, executorId, { deadlineAt: Date.now() - 1 });
+      const unacked = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, attempt: 2, dispatchedAt: Date.now() - 70_000, deadlineAt: Date.now() - 10_000 });
+      expect((await watchdog.tick()).timedOut).toBe(2);
+      expect(await readRun(db.dataSource, retried)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, claimedBy: null });
+      expect(await readRun(db.dataSource, unacked)).toMatchObject({ state: 'TIMED_OUT', attempt: 2 });
+      expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity, x.runId])).toEqual(
+        expect.arrayContaining([
+          ['TIMEOUT', 'WARNING', retried],
+          ['TIMEOUT', 'CRITICAL', unacked],
+        ]),
+      );
+      await eventually(async () => executor.aborts.length === 2, 3_000, 'two abort requests');
+    });
+  });
+
+  describe('EXECUTOR_DOWN', () => {
+    it('marks a silent executor DOWN with one alarm, and reconciles its runs after the grace period', async () => {
+      const now = Date.now();
+      const silentFor = DEAD_AFTER + 1_000; // dead, still within the grace
+      const deadId = await seedExecutor(db.dataSource, { url: executor.url, heartbeatAt: now - silentFor });
+      const aliveId = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9', heartbeatAt: now });
+      const task = await seedTask(db.dataSource, { name: 'job', retryMaxAttempts: 2 });
+      const once = await seedTask(db.dataSource, { name: 'once', retryMaxAttempts: 1 });
+      const orphan = await executing(task, deadId);
+      const orphanFinal = await executing(once, deadId);
+      const survivor = await executing(task, aliveId);
+
+      const reports = await Promise.all([watchdog.tick(), watchdog.tick()]);
+      expect(reports.reduce((s, r) => s + r.executorsDown, 0)).toBe(1);
+      expect(reports.reduce((s, r) => s + r.reconciled, 0)).toBe(0); // grace not over yet
+      const states = (await db.dataSource.query('SELECT id, state FROM executors ORDER BY id')) as Array<{ id: number; state: string }>;
+      expect(states.map((s) => [Number(s.id), s.state])).toEqual([
+        [deadId, 'DOWN'],
+        [aliveId, 'UP'],
+      ]);
+      expect(await alarms(db.dataSource)).toMatchObject([{ type: 'EXECUTOR_DOWN', severity: 'CRITICAL', executorId: deadId, taskId: null }]);
+      expect((await readRun(db.dataSource, orphan)).state).toBe('ACCEPTED');
+
+      // The grace passes with no word from the executor.
+      await db.dataSource.query('UPDATE executors SET heartbeat_at = ? WHERE id = ?', [now - DEAD_AFTER - GRACE - 1_000, deadId]);
+      expect((await watchdog.tick()).reconciled).toBe(2);
+      expect(await readRun(db.dataSource, orphan)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, executorId: null });
+      expect(await readRun(db.dataSource, orphanFinal)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/went DOWN/) });
+      expect((await readRun(db.dataSource, survivor)).state).toBe('ACCEPTED');
+      expect((await alarms(db.dataSource)).map((x) => x.type).sort()).toEqual(['EXECUTOR_DOWN', 'FAILED', 'RETRYING']);
+      expect((await watchdog.tick()).reconciled).toBe(0);
+    });
+
+    it('an executor that comes back and calls back within the grace wins over the reconciliation', async () => {
+      const now = Date.now();
+      const id = await seedExecutor(db.dataSource, { url: executor.url, heartbeatAt: now - DEAD_AFTER - 1_000 });
+      const task = await seedTask(db.dataSource, { name: 'job', retryMaxAttempts: 1 });
+      const runId = await executing(task, id);
+      expect((await watchdog.tick()).executorsDown).toBe(1);
+
+      const res = await signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED', result: 'done' });
+      expect(res.status).toBe(200);
+      await db.dataSource.query('UPDATE executors SET heartbeat_at = ? WHERE id = ?', [now - DEAD_AFTER - GRACE - 1_000, id]);
+      expect((await watchdog.tick()).reconciled).toBe(0);
+      expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'SUCCEEDED', result: 'done' });
+      expect((await runsOfTask(db.dataSource, task.id)).map((r) => r.state)).toEqual(['SUCCEEDED']);
+    });
+  });
+
+  it('runs on its own period once started, and stops', async () => {
+    const fast = await startDispatchSide(db.dataSource, { nodeId: 'node-fast', watchdogIntervalMs: 50 });
+    try {
+      const task = await seedTask(db.dataSource, { name: 'report', startDeadlineMs: 1_000 });
+      const late = await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 5_000 });
+      const dog = fast.get(Watchdog);
+      expect(dog.isRunning).toBe(false);
+      dog.start();
+      await eventually(async () => (await alarms(db.dataSource, 'START_LATE')).find((x) => x.runId === late), 3_000, 'START_LATE by the loop');
+      await dog.stop();
+      expect(dog.isRunning).toBe(false);
+    } finally {
+      await fast.close();
+    }
+  });
+});

@@ -1,0 +1,203 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '@baton/domain';
+import {
+  findLateRuns,
+  findOrphanedRuns,
+  findOverdueRuns,
+  findSilentExecutors,
+  inTransaction,
+  markExecutorDown,
+  markRunLate,
+  type RunAttemptRow,
+} from '@baton/persistence';
+import { Alarms } from '../alarms/alarms';
+import { PeriodicLoop } from '../common/periodic-loop';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { ExecutorClient } from '../executors/executor-client';
+import { followUpTransaction } from '../follow-ups/follow-ups';
+import { RunOutcomes } from '../follow-ups/run-outcomes';
+import { TenantDirectory } from '../tenants/tenant-directory';
+
+/** Rows handled per check per tick; the rest wait for the next tick (bounded work per tick). */
+const BATCH = 200;
+
+/** What one tick did (tests, logs). */
+export interface WatchdogReport {
+  late: number;
+  timedOut: number;
+  executorsDown: number;
+  reconciled: number;
+}
+
+/**
+ * Every config.watchdogIntervalMs, for this node's engine groups only:
+ *
+ * - START_LATE: a run not dispatched (PENDING/CLAIMED/RETRY_WAIT) past its start deadline →
+ *   alarm, once per run (runs.late_alarmed_at, set by a guarded update — see the migration).
+ * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
+ *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
+ * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
+ * - Reconciliation: runs still executing on an executor DOWN for longer than executorGraceMs →
+ *   RETRY_WAIT (attempt + 1) or FAILED per the retry policy. An executor that comes back in
+ *   time and calls back wins: its callback's guarded update ends the attempt first, and this
+ *   one then matches nothing.
+ *
+ * Several engines serve a group, so each check is an election: the state change is a guarded
+ * update, the alarm row is written in the same transaction only by the one that moved the row.
+ * Each event is handled once and alarmed once, however many watchdogs see it.
+ *
+ * Started and stopped by the node's lifecycle (`start()` / `stop()`), so nothing runs in an
+ * engine that was refused (a second engine on SQLite) or has not registered yet.
+ */
+@Injectable()
+export class Watchdog implements OnModuleDestroy {
+  private readonly logger = new Logger('Watchdog');
+  private readonly loop: PeriodicLoop;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly alarms: Alarms,
+    private readonly outcomes: RunOutcomes,
+    private readonly client: ExecutorClient,
+    private readonly tenants: TenantDirectory,
+  ) {
+    this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
+  }
+
+  get isRunning(): boolean {
+    return this.loop.isRunning;
+  }
+
+  start(): void {
+    this.loop.start(this.config.watchdogIntervalMs);
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** One pass of every check. */
+  async tick(): Promise<WatchdogReport> {
+    const late = await this.startLate();
+    const timedOut = await this.timeouts();
+    const executorsDown = await this.executorsDown();
+    const reconciled = await this.reconcile();
+    return { late, timedOut, executorsDown, reconciled };
+  }
+
+  private async startLate(): Promise<number> {
+    const now = this.clock.now();
+    const rows = await findLateRuns(this.dataSource.manager, { groups: this.config.groups, now, limit: BATCH });
+    if (rows.length === 0) return 0;
+    return inTransaction(this.dataSource, async (em) => {
+      let raised = 0;
+      for (const run of rows) {
+        if (!(await markRunLate(em, run.runId, now))) continue;
+        const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
+        await this.alarms.raise(em, {
+          tenantId: run.tenantId,
+          type: 'START_LATE',
+          taskId: run.taskId,
+          runId: run.runId,
+          message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - reference} ms after its ${run.attempt === 1 ? 'fire' : 'retry'} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
+          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, startDeadlineMs: run.startDeadlineMs },
+          alarmTypes: run.alarmTypes,
+          now,
+        });
+        raised++;
+      }
+      return raised;
+    });
+  }
+
+  private async timeouts(): Promise<number> {
+    const now = this.clock.now();
+    const rows = await findOverdueRuns(this.dataSource.manager, { groups: this.config.groups, now, limit: BATCH });
+    let handled = 0;
+    for (const run of rows) {
+      const ended = await this.guard(run, () =>
+        followUpTransaction(this.dataSource, (em) =>
+          this.outcomes.endAttempt(em, run, { to: 'TIMED_OUT', error: `did not finish within its timeout (${run.state} on executor ${run.executorUrl ?? run.executorId ?? '?'})` }, {
+            from: [run.state],
+            deadlineBefore: now,
+            now,
+          }),
+        ),
+      );
+      if (!ended) continue;
+      handled++;
+      await this.abort(run);
+    }
+    return handled;
+  }
+
+  private async executorsDown(): Promise<number> {
+    const now = this.clock.now();
+    const heartbeatBefore = now - this.config.executorDeadAfterMs;
+    const rows = await findSilentExecutors(this.dataSource.manager, { groups: this.config.groups, heartbeatBefore });
+    let down = 0;
+    for (const executor of rows) {
+      const moved = await inTransaction(this.dataSource, async (em) => {
+        if (!(await markExecutorDown(em, executor.id, heartbeatBefore))) return false;
+        await this.alarms.raise(em, {
+          tenantId: executor.tenantId,
+          type: 'EXECUTOR_DOWN',
+          executorId: executor.id,
+          message: `Executor ${executor.app} at ${executor.url} is DOWN: no heartbeat for ${now - executor.heartbeatAt} ms`,
+          data: { app: executor.app, url: executor.url, heartbeatAt: executor.heartbeatAt },
+          now,
+        });
+        return true;
+      });
+      if (moved) down++;
+    }
+    return down;
+  }
+
+  private async reconcile(): Promise<number> {
+    const now = this.clock.now();
+    const heartbeatBefore = now - this.config.executorDeadAfterMs - this.config.executorGraceMs;
+    const rows = await findOrphanedRuns(this.dataSource.manager, { groups: this.config.groups, heartbeatBefore, limit: BATCH });
+    let handled = 0;
+    for (const run of rows) {
+      const ended = await this.guard(run, () =>
+        followUpTransaction(this.dataSource, (em) =>
+          this.outcomes.endAttempt(em, run, { to: 'FAILED', error: `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period` }, {
+            from: [run.state],
+            now,
+          }),
+        ),
+      );
+      if (ended) handled++;
+    }
+    return handled;
+  }
+
+  /** One run's transaction; a failure is logged and the others still get their turn. */
+  private async guard<T>(run: RunAttemptRow, work: () => Promise<T>): Promise<T | null> {
+    try {
+      return await work();
+    } catch (err) {
+      this.logger.error(`run ${run.runId}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** Asks the run's executor to stop the timed-out attempt (fire and forget; 404 = not running there). */
+  private async abort(run: RunAttemptRow): Promise<void> {
+    if (!run.executorUrl) return;
+    const tenant = await this.tenants.get(run.tenantId).catch(() => null);
+    if (!tenant) return;
+    const url = run.executorUrl;
+    void this.client.abort(url, tenant, { runId: run.runId, attempt: run.attempt, reason: 'TIMEOUT' }).then((status) => {
+      if (status === null || status >= 500) this.logger.warn(`abort of timed-out run ${run.runId} at ${url}: ${status ?? 'no answer'}`);
+    });
+  }
+}

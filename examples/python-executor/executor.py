@@ -1,0 +1,582 @@
+#!/usr/bin/env python3
+"""A Baton executor in Python 3, standard library only.
+
+It speaks the executor protocol of libs/protocol/openapi.yaml (the same wire format as the
+TypeScript SDK): signed dispatch / abort / status requests from engines, a bounded worker pool,
+signed callbacks with retries, heartbeats (which are also the registration), graceful shutdown.
+
+Configuration (environment), as for apps/demo-executor:
+  BATON_TENANT, BATON_EXECUTOR_SECRET, BATON_ENGINE_URLS (comma-separated)   required
+  BATON_EXECUTOR_APP (python), BATON_EXECUTOR_HOST (127.0.0.1), BATON_EXECUTOR_PORT (0),
+  BATON_EXECUTOR_PUBLIC_URL (the bound URL), BATON_EXECUTOR_CONCURRENCY (4),
+  BATON_EXECUTOR_QUEUE_LIMIT (100), BATON_EXECUTOR_HEARTBEAT_MS (3000),
+  BATON_EXECUTOR_RETRY_BASE_MS (200), BATON_EXECUTOR_RETRY_MAX_MS (30000),
+  BATON_EXECUTOR_SHUTDOWN_GRACE_MS (10000)
+Prints "READY <url>" on stdout once it listens. SIGTERM / SIGINT stop it gracefully.
+
+Unlike the SDK it keeps undelivered callbacks in memory only (no spool file): a crash loses them
+and the engine's watchdog reconciles those runs.
+"""
+
+import collections
+import hashlib
+import hmac
+import json
+import os
+import random
+import re
+import signal
+import sys
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+PROTOCOL_VERSION = 1
+MAX_SKEW_MS = 300_000
+MAX_BODY_BYTES = 1_048_576
+RECENTLY_FINISHED_LIMIT = 10_000
+H_TENANT, H_TIMESTAMP, H_SIGNATURE = "x-baton-tenant", "x-baton-timestamp", "x-baton-signature"
+ABORT_REASONS = ("TIMEOUT", "CANCELLED", "REPLACED")
+ABORT_MESSAGES = {
+    "TIMEOUT": "aborted by the engine: the run timed out",
+    "CANCELLED": "aborted by the engine: the run was cancelled",
+    "REPLACED": "aborted by the engine: the run was replaced by a newer one",
+    "DEADLINE": "aborted: the run passed its deadline",
+    "SHUTDOWN": "aborted: the executor is shutting down",
+}
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def log(message):
+    print(f"[python executor] {message}", file=sys.stderr, flush=True)
+
+
+# ---- signing (exactly as libs/protocol/src/signing.ts) -----------------------------------
+
+def canonical(timestamp, method, path, body):
+    """`${timestamp}\\n${METHOD}\\n${path}\\n${hex sha256(body)}`; body is bytes (UTF-8)."""
+    return f"{timestamp}\n{method.upper()}\n{path}\n{hashlib.sha256(body).hexdigest()}"
+
+
+def sign(secret, tenant, method, path, body, at=None):
+    timestamp = str(at if at is not None else now_ms())
+    digest = hmac.new(secret.encode(), canonical(timestamp, method, path, body).encode(), hashlib.sha256).hexdigest()
+    return {H_TENANT: tenant, H_TIMESTAMP: timestamp, H_SIGNATURE: digest}
+
+
+def verify(secret, headers, method, path, body):
+    """None when valid, else the reason (as the SDK words it)."""
+    timestamp, signature = headers.get(H_TIMESTAMP), headers.get(H_SIGNATURE)
+    if timestamp is None or signature is None:
+        return "signature: missing x-baton-timestamp / x-baton-signature headers"
+    try:
+        at = float(timestamp)
+    except ValueError:
+        at = float("nan")
+    if not (abs(now_ms() - at) <= MAX_SKEW_MS):
+        return f"signature: x-baton-timestamp is malformed or more than {MAX_SKEW_MS} ms away from the executor's clock"
+    expected = hmac.new(secret.encode(), canonical(timestamp, method, path, body).encode(), hashlib.sha256).hexdigest()
+    if not hmac.compare_digest(expected, signature.lower()):
+        return "signature: the signature does not match (secret, method, path or body differ)"
+    return None
+
+
+# ---- handlers ------------------------------------------------------------------------------
+
+class Aborted(Exception):
+    pass
+
+
+class Context:
+    """What a handler gets: params, run_id, attempt, deadline, abort_event, sleep(), log()."""
+
+    def __init__(self, job):
+        req = job.request
+        self.params = req["params"]
+        self.run_id, self.attempt = req["runId"], req["attempt"]
+        self.task_name, self.deadline = req["taskName"], req["deadline"]
+        self.abort_event = job.abort_event
+        self._job = job
+
+    def sleep(self, ms):
+        if self.abort_event.wait(max(0, ms) / 1000.0):
+            raise Aborted(ABORT_MESSAGES.get(self._job.abort_reason, "aborted"))
+
+    def log(self, level, message):
+        self._job.log(level, message)
+
+
+def h_noop(ctx):
+    return {"ok": True}
+
+
+def h_sleep(ctx):
+    ms = (ctx.params or {}).get("ms", 1000) if isinstance(ctx.params, dict) else 1000
+    ctx.sleep(ms)
+    return {"sleptMs": ms}
+
+
+def h_fail(ctx):
+    raise RuntimeError(f"planned failure on attempt {ctx.attempt}")
+
+
+HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail}
+
+
+# ---- validation ----------------------------------------------------------------------------
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_dispatch(body):
+    """(None, request) or (field, message)."""
+    if not isinstance(body, dict):
+        return "body", "body: must be a JSON object"
+    for field, low in (("runId", 1), ("attempt", 1), ("taskId", 0), ("scheduledAt", 0), ("deadline", 0)):
+        v = body.get(field)
+        if v is None:
+            return field, f"{field}: is required"
+        if not is_int(v):
+            return field, f"{field}: must be an integer (got {json.dumps(v)})"
+        if v < low:
+            return field, f"{field}: must be >= {low} (got {v})"
+    for field in ("tenantId", "taskName", "handler"):
+        v = body.get(field)
+        if v is None:
+            return field, f"{field}: is required"
+        if not isinstance(v, str):
+            return field, f"{field}: must be a string"
+        if field != "taskName" and not v:
+            return field, f"{field}: must not be empty"
+    if "params" not in body:
+        return "params", "params: is required (null when the task has none)"
+    urls = body.get("callbackUrls")
+    if not isinstance(urls, list):
+        return "callbackUrls", "callbackUrls: is required (an array of engine base URLs, may be empty)"
+    for i, u in enumerate(urls):
+        if not isinstance(u, str) or not re.match(r"^https?://[^/\s]+", u):
+            return f"callbackUrls[{i}]", f"callbackUrls[{i}]: must be an http(s) URL"
+    return None, body
+
+
+# ---- the executor --------------------------------------------------------------------------
+
+class Job:
+    def __init__(self, request):
+        self.request = request
+        self.key = f"{request['runId']}:{request['attempt']}"
+        self.state = "QUEUED"
+        self.abort_event = threading.Event()
+        self.abort_reason = None
+        self.started_at = None
+        self.logs = collections.deque(maxlen=200)
+
+    def abort(self, reason):
+        if self.abort_event.is_set():
+            return False
+        self.abort_reason = reason
+        self.abort_event.set()
+        return True
+
+    def log(self, level, message):
+        self.logs.append({"at": now_ms(), "level": level, "message": str(message)[:4096]})
+
+
+class Executor:
+    def __init__(self, env):
+        def required(name):
+            v = (env.get(name) or "").strip()
+            if not v:
+                raise SystemExit(f"python executor: {name} is required")
+            return v
+
+        def integer(name, default):
+            raw = (env.get(name) or "").strip()
+            if not raw:
+                return default
+            if not raw.isdigit():
+                raise SystemExit(f"python executor: {name} must be a non-negative integer (got {raw!r})")
+            return int(raw)
+
+        self.tenant = required("BATON_TENANT")
+        self.secret = required("BATON_EXECUTOR_SECRET")
+        self.engine_urls = [u.strip().rstrip("/") for u in required("BATON_ENGINE_URLS").split(",") if u.strip()]
+        self.app = (env.get("BATON_EXECUTOR_APP") or "").strip() or "python"
+        self.host = (env.get("BATON_EXECUTOR_HOST") or "").strip() or "127.0.0.1"
+        self.port = integer("BATON_EXECUTOR_PORT", 0)
+        self.public_url = (env.get("BATON_EXECUTOR_PUBLIC_URL") or "").strip().rstrip("/") or None
+        self.concurrency = max(1, integer("BATON_EXECUTOR_CONCURRENCY", 4))
+        self.queue_limit = integer("BATON_EXECUTOR_QUEUE_LIMIT", 100)
+        self.heartbeat_ms = max(10, integer("BATON_EXECUTOR_HEARTBEAT_MS", 3000))
+        self.retry_base_ms = max(1, integer("BATON_EXECUTOR_RETRY_BASE_MS", 200))
+        self.retry_max_ms = max(1, integer("BATON_EXECUTOR_RETRY_MAX_MS", 30_000))
+        self.grace_ms = integer("BATON_EXECUTOR_SHUTDOWN_GRACE_MS", 10_000)
+        self.started_at = now_ms()
+        self.lock = threading.Condition()
+        self.jobs = {}  # key -> Job (queued or running)
+        self.queue = collections.deque()
+        self.running = 0
+        self.finished = collections.OrderedDict()  # key -> {outcome, startedAt, finishedAt}
+        self.pending_callbacks = {}  # key -> callback
+        self.draining = False
+        self.stopped = threading.Event()
+        self.wake_senders = threading.Condition()
+        self.executor_id = None
+        self.last_good = None
+        for i in range(self.concurrency):
+            threading.Thread(target=self.worker, name=f"worker-{i}", daemon=True).start()
+
+    # -- engine requests (outgoing) --
+
+    def order(self, urls):
+        unique = list(dict.fromkeys(u.rstrip("/") for u in urls))
+        if self.last_good in unique:
+            unique.remove(self.last_good)
+            unique.insert(0, self.last_good)
+        return unique
+
+    def post(self, base, path, payload):
+        """(status, body); status 0 when no HTTP answer came."""
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        headers = dict(sign(self.secret, self.tenant, "POST", path, body))
+        headers["content-type"] = "application/json"
+        request = urllib.request.Request(base + path, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as res:
+                status, text = res.status, res.read()
+        except urllib.error.HTTPError as err:
+            status, text = err.code, err.read()
+        except (urllib.error.URLError, OSError) as err:
+            if self.last_good == base:
+                self.last_good = None
+            return 0, str(err)
+        if status < 500 and status != 429:
+            self.last_good = base
+        try:
+            return status, json.loads(text or b"null")
+        except ValueError:
+            return status, text.decode(errors="replace")
+
+    def heartbeat_payload(self):
+        with self.lock:
+            active = [{"runId": j.request["runId"], "attempt": j.request["attempt"]} for j in self.jobs.values()]
+            payload = {
+                "tenantId": self.tenant, "app": self.app, "url": self.public_url, "capacity": self.concurrency,
+                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "protocolVersion": PROTOCOL_VERSION,
+                "startedAt": self.started_at, "queued": len(self.queue), "queueLimit": self.queue_limit,
+                "spooled": len(self.pending_callbacks), "draining": self.draining,
+            }
+            if len(active) <= 1000:
+                payload["active"] = active
+            return payload
+
+    def beat(self):
+        for url in self.order(self.engine_urls):
+            status, ack = self.post(url, "/baton/executors/heartbeat", self.heartbeat_payload())
+            if 200 <= status < 300:
+                if isinstance(ack, dict):
+                    if is_int(ack.get("intervalMs")) or isinstance(ack.get("intervalMs"), float):
+                        self.heartbeat_ms = min(600_000, max(10, int(ack["intervalMs"])))
+                    if is_int(ack.get("executorId")):
+                        self.executor_id = ack["executorId"]
+                return True
+        log("heartbeat failed on every engine URL")
+        return False
+
+    def heartbeat_loop(self):
+        while not self.stopped.is_set():
+            self.beat()
+            self.stopped.wait(self.heartbeat_ms / 1000.0)
+
+    def deliver(self, key, urls, callback):
+        """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422)."""
+        tries = 0
+        while True:
+            tries += 1
+            for url in self.order(list(urls) + self.engine_urls):
+                status, _ = self.post(url, "/baton/callbacks", callback)
+                if 200 <= status < 300 or status in (409, 400, 413, 422):
+                    if status in (400, 413, 422):
+                        log(f"callback {key} refused for good by {url} (HTTP {status}), dropped")
+                    with self.lock:
+                        self.pending_callbacks.pop(key, None)
+                        self.lock.notify_all()
+                    with self.wake_senders:
+                        self.wake_senders.notify_all()  # the engines are back: retry the others now
+                    return
+            if self.stopped.is_set():
+                return
+            exp = min(self.retry_max_ms, self.retry_base_ms * 2 ** min(tries - 1, 30))
+            delay = exp / 2 + random.random() * exp / 2
+            with self.wake_senders:
+                self.wake_senders.wait(delay / 1000.0)
+
+    # -- runs --
+
+    def worker(self):
+        while True:
+            with self.lock:
+                while not self.queue:
+                    self.lock.wait()
+                job = self.queue.popleft()
+                self.running += 1
+            try:
+                self.execute(job)
+            finally:
+                with self.lock:
+                    self.running -= 1
+                    self.lock.notify_all()
+
+    def execute(self, job):
+        if job.abort_event.is_set():
+            return self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)")
+        if now_ms() >= job.request["deadline"]:
+            job.abort("DEADLINE")
+            return self.finish(job, "ABORTED", error="aborted: the deadline passed before the handler started")
+        job.state, job.started_at = "RUNNING", now_ms()
+        timer = threading.Timer(max(0, job.request["deadline"] - now_ms()) / 1000.0, job.abort, ("DEADLINE",))
+        timer.daemon = True
+        timer.start()
+        try:
+            result = HANDLERS[job.request["handler"]](Context(job))
+            outcome, error = ("ABORTED", ABORT_MESSAGES[job.abort_reason]) if job.abort_event.is_set() else ("SUCCEEDED", None)
+        except Exception:
+            result = None
+            if job.abort_event.is_set():
+                outcome, error = "ABORTED", ABORT_MESSAGES[job.abort_reason]
+            else:
+                outcome, error = "FAILED", traceback.format_exc()[-8192:]
+        finally:
+            timer.cancel()
+        self.finish(job, outcome, result=result, error=error)
+
+    def finish(self, job, outcome, result=None, error=None):
+        req = job.request
+        callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "outcome": outcome, "finishedAt": now_ms()}
+        if self.executor_id is not None:
+            callback["executorId"] = self.executor_id
+        if job.started_at is not None:
+            callback["startedAt"] = job.started_at
+        if result is not None:
+            callback["result"] = result
+        if error is not None:
+            callback["error"] = error
+        if job.logs:
+            callback["logs"] = list(job.logs)
+        if outcome == "ABORTED":
+            callback["abortReason"] = job.abort_reason
+        with self.lock:
+            self.jobs.pop(job.key, None)
+            self.finished[job.key] = {"outcome": outcome, "startedAt": job.started_at, "finishedAt": callback["finishedAt"]}
+            while len(self.finished) > RECENTLY_FINISHED_LIMIT:
+                self.finished.popitem(last=False)
+            self.pending_callbacks[job.key] = callback
+            self.lock.notify_all()
+        threading.Thread(target=self.deliver, args=(job.key, req["callbackUrls"], callback), daemon=True).start()
+
+    # -- incoming requests --
+
+    def dispatch(self, body):
+        field, checked = check_dispatch(body)
+        if field:
+            return 400, refusal("BAD_REQUEST", checked, field)
+        req = checked
+        if req["tenantId"] != self.tenant:
+            return 400, refusal("BAD_REQUEST", "tenantId: not the tenant of this executor", "tenantId")
+        key = f"{req['runId']}:{req['attempt']}"
+        ack = {"accepted": True, "runId": req["runId"], "attempt": req["attempt"]}
+        with self.lock:
+            if key in self.jobs or key in self.finished:
+                return 202, ack  # idempotent: this attempt is known, it is not run twice
+            if self.draining:
+                return 503, refusal("SHUTTING_DOWN", "the executor is shutting down")
+            if req["handler"] not in HANDLERS:
+                return 404, refusal("UNKNOWN_HANDLER", f"handler: no handler \"{req['handler']}\" here (this executor has: {', '.join(sorted(HANDLERS))})", "handler")
+            idle = self.concurrency - self.running
+            if len(self.queue) >= max(0, idle) + self.queue_limit:
+                return 429, refusal("BUSY", f"all {self.concurrency} workers are busy and {len(self.queue)} runs are queued")
+            job = Job(req)
+            self.jobs[key] = job
+            self.queue.append(job)
+            self.lock.notify_all()
+        return 202, ack
+
+    def abort(self, body, path_run_id):
+        if not isinstance(body, dict):
+            return 400, refusal("BAD_REQUEST", "body: must be a JSON object", "body")
+        for field in ("runId", "attempt"):
+            if not is_int(body.get(field)) or body[field] < 1:
+                return 400, refusal("BAD_REQUEST", f"{field}: must be an integer >= 1", field)
+        if body["runId"] != path_run_id:
+            return 400, refusal("BAD_REQUEST", f"runId: must match the run id of the path ({path_run_id})", "runId")
+        if body.get("reason") not in ABORT_REASONS:
+            return 400, refusal("BAD_REQUEST", f"reason: must be one of {', '.join(ABORT_REASONS)}", "reason")
+        key = f"{body['runId']}:{body['attempt']}"
+        answer = {"runId": body["runId"], "attempt": body["attempt"]}
+        with self.lock:
+            job = self.jobs.get(key)
+            if job is None:
+                return 404, {**answer, "aborted": False, "state": "FINISHED" if key in self.finished else "UNKNOWN"}
+            state = job.state
+            job.abort(body["reason"])
+            if state == "QUEUED" and job in self.queue:
+                self.queue.remove(job)
+                dropped = True
+            else:
+                dropped = False
+        if dropped:
+            self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)")
+        return 202, {**answer, "aborted": True, "state": state}
+
+    def status(self, run_id):
+        attempts = []
+        prefix = f"{run_id}:"
+        with self.lock:
+            for key, job in self.jobs.items():
+                if key.startswith(prefix):
+                    entry = {"attempt": job.request["attempt"], "state": job.state}
+                    if job.started_at is not None:
+                        entry["startedAt"] = job.started_at
+                    attempts.append(entry)
+            for key, f in self.finished.items():
+                if key.startswith(prefix) and key not in self.jobs:
+                    entry = {"attempt": int(key[len(prefix):]), "state": "FINISHED", "outcome": f["outcome"], "finishedAt": f["finishedAt"],
+                             "callbackPending": key in self.pending_callbacks}
+                    if f["startedAt"] is not None:
+                        entry["startedAt"] = f["startedAt"]
+                    attempts.append(entry)
+        return 200, {"runId": run_id, "attempts": sorted(attempts, key=lambda a: a["attempt"])}
+
+    # -- shutdown --
+
+    def shutdown(self):
+        with self.lock:
+            self.draining = True
+            queued = list(self.queue)
+            self.queue.clear()
+            for job in queued:
+                job.abort("SHUTDOWN")
+        threading.Thread(target=self.beat, daemon=True).start()  # announce: draining
+        for job in queued:
+            self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started")
+        deadline = time.time() + self.grace_ms / 1000.0
+        with self.lock:
+            while self.jobs and time.time() < deadline:
+                self.lock.wait(deadline - time.time())
+            for job in list(self.jobs.values()):
+                job.abort("SHUTDOWN")
+            until = time.time() + 5
+            while self.jobs and time.time() < until:
+                self.lock.wait(until - time.time())
+            flush_until = time.time() + 5
+            while self.pending_callbacks and time.time() < flush_until:
+                self.lock.wait(flush_until - time.time())
+            undelivered = len(self.pending_callbacks)
+        if undelivered:
+            log(f"{undelivered} callback(s) could not be delivered before exit")
+        self.stopped.set()
+        with self.wake_senders:
+            self.wake_senders.notify_all()
+        self.beat()  # last word: draining, nothing in flight
+
+
+def refusal(reason, message, field=None):
+    body = {"accepted": False, "reason": reason, "message": message}
+    if field:
+        body["field"] = field
+    return body
+
+
+ROUTE_RUN = re.compile(r"^/baton/runs/(\d{1,15})$")
+ROUTE_ABORT = re.compile(r"^/baton/runs/(\d{1,15})/abort$")
+
+
+def make_handler(executor):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as engines use
+
+        def log_message(self, fmt, *args):  # quiet
+            pass
+
+        def reply(self, status, body, close=False):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json; charset=utf-8")
+            self.send_header("content-length", str(len(data)))
+            if close:
+                self.send_header("connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
+
+        def handle_any(self, method):
+            path = self.path.split("?", 1)[0]
+            length = int(self.headers.get("content-length") or 0)
+            if length > MAX_BODY_BYTES:
+                return self.reply(413, refusal("BAD_REQUEST", f"body: larger than {MAX_BODY_BYTES} bytes", "body"), close=True)
+            raw = self.rfile.read(length) if length else b""
+            if path == "/baton/health" and method == "GET":
+                status = "DRAINING" if executor.draining else "UP"
+                return self.reply(200, {"status": status, "capacity": executor.concurrency, "inFlight": executor.running + len(executor.queue)})
+            abort_match, run_match = ROUTE_ABORT.match(path), ROUTE_RUN.match(path)
+            route = "dispatch" if path == "/baton/runs" else "abort" if abort_match else "status" if run_match else None
+            if route is None:
+                return self.reply(404, refusal("BAD_REQUEST", f"no executor route {path}"))
+            wanted = "GET" if route == "status" else "POST"
+            if method != wanted:
+                return self.reply(405, refusal("BAD_REQUEST", f"use {wanted} {path}"))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            problem = verify(executor.secret, headers, method, path, raw)
+            if problem is None and headers.get(H_TENANT) != executor.tenant:
+                problem = "x-baton-tenant: this executor serves another tenant"
+            if problem:
+                return self.reply(401, refusal("UNAUTHORIZED", problem))
+            if route == "status":
+                return self.reply(*executor.status(int(run_match.group(1))))
+            try:
+                body = json.loads(raw.decode("utf-8")) if raw else None
+            except (ValueError, UnicodeDecodeError) as err:
+                return self.reply(400, refusal("BAD_REQUEST", f"body: malformed JSON ({err})", "body"))
+            if route == "abort":
+                return self.reply(*executor.abort(body, int(abort_match.group(1))))
+            return self.reply(*executor.dispatch(body))
+
+        def do_POST(self):
+            self.handle_any("POST")
+
+        def do_GET(self):
+            self.handle_any("GET")
+
+    return Handler
+
+
+def main():
+    executor = Executor(os.environ)
+    server = ThreadingHTTPServer((executor.host, executor.port), make_handler(executor))
+    server.daemon_threads = True
+    host, port = server.server_address[:2]
+    executor.public_url = executor.public_url or f"http://{host}:{port}"
+    threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
+    threading.Thread(target=executor.heartbeat_loop, name="heartbeat", daemon=True).start()
+    print(f"READY {executor.public_url}", flush=True)
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
+    log("stopping gracefully")
+    executor.shutdown()  # the server keeps answering (503 for new work) while draining
+    server.shutdown()
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

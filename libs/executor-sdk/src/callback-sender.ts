@@ -1,0 +1,142 @@
+import { PATHS, type RunCallback } from '@baton/protocol';
+import { backoffDelay, WakeableSleep } from './backoff';
+import { describeAnswer, type EngineAnswer, type EngineClient } from './engine-client';
+import type { ExecutorEventEmitter } from './events';
+import type { CallbackSpool, SpoolEntry } from './spool';
+
+/** 2xx, or 409 (the engine already has this outcome): the callback needs no further sending. */
+export function isDelivered(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 409;
+}
+
+/** The engine says the callback itself is malformed: sending it again cannot help. */
+export function isRejectedForGood(status: number): boolean {
+  return status === 400 || status === 413 || status === 422;
+}
+
+interface Config {
+  engineUrls: readonly string[];
+  baseMs: number;
+  maxMs: number;
+  concurrency: number;
+}
+
+/**
+ * Delivers final callbacks: each is already in the spool; it is sent to the engines (one round
+ * = each URL once, last good first), and after a failed round retried with backoff. Delivered
+ * (2xx/409) or refused for good (400/413/422) → removed from the spool. A success wakes every
+ * callback sleeping in backoff (the engines are back), within `concurrency` requests at once.
+ */
+export class CallbackSender {
+  private readonly pending = new Map<string, SpoolEntry>();
+  private readonly sleep = new WakeableSleep();
+  private inFlight = 0;
+  private slotWaiters: Array<() => void> = [];
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly client: EngineClient,
+    private readonly spool: CallbackSpool,
+    private readonly events: ExecutorEventEmitter,
+  ) {}
+
+  get size(): number {
+    return this.pending.size;
+  }
+
+  has(id: string): boolean {
+    return this.pending.has(id);
+  }
+
+  /** Starts delivering an entry (already written to the spool). */
+  enqueue(entry: SpoolEntry): void {
+    if (this.stopped || this.pending.has(entry.id)) return;
+    this.pending.set(entry.id, entry);
+    void this.deliver(entry);
+  }
+
+  /** One round for an interim callback: no spool, no retry. True when an engine took it. */
+  async sendOnce(urls: readonly string[], callback: RunCallback): Promise<boolean> {
+    for (const url of this.client.order([...urls, ...this.config.engineUrls])) {
+      const answer = await this.client.post(url, PATHS.callback, callback);
+      if (isDelivered(answer.status) || isRejectedForGood(answer.status)) return isDelivered(answer.status);
+    }
+    return false;
+  }
+
+  /** Resolves true when nothing is pending, false if `timeoutMs` passed first. */
+  async flush(timeoutMs: number): Promise<boolean> {
+    if (this.pending.size === 0) return true;
+    this.sleep.wake();
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([idle, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops retrying (what is pending stays in the spool). */
+  stop(): void {
+    this.stopped = true;
+    this.sleep.wake();
+  }
+
+  private async deliver(entry: SpoolEntry): Promise<void> {
+    const { runId, attempt } = entry.callback;
+    let tries = 0;
+    while (!this.stopped) {
+      tries++;
+      const answers: EngineAnswer[] = [];
+      let settled: EngineAnswer | undefined;
+      await this.acquire();
+      try {
+        for (const url of this.client.order([...entry.urls, ...this.config.engineUrls])) {
+          if (this.stopped) break;
+          const answer = await this.client.post(url, PATHS.callback, entry.callback);
+          answers.push(answer);
+          if (isDelivered(answer.status) || isRejectedForGood(answer.status)) {
+            settled = answer;
+            break;
+          }
+        }
+      } finally {
+        this.release();
+      }
+      if (settled) {
+        if (isDelivered(settled.status)) {
+          this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });
+          this.sleep.wake();
+        } else {
+          this.events.emit('callbackDropped', { runId, attempt, engineUrl: settled.url, status: settled.status, message: describeAnswer(settled) });
+        }
+        await this.spool.remove(entry.id).catch(() => undefined);
+        this.pending.delete(entry.id);
+        if (this.pending.size === 0) this.idleWaiters.splice(0).forEach((w) => w());
+        return;
+      }
+      if (this.stopped) return;
+      const delayMs = backoffDelay(tries, this.config.baseMs, this.config.maxMs);
+      this.events.emit('callbackRetry', { runId, attempt, tries, delayMs, error: answers.map(describeAnswer).join('; ') || 'no engine URL' });
+      await this.sleep.sleep(delayMs);
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.inFlight < this.config.concurrency) {
+      this.inFlight++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.slotWaiters.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.slotWaiters.shift();
+    if (next) next();
+    else this.inFlight--;
+  }
+}

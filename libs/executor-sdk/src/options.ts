@@ -1,0 +1,226 @@
+import { resolve } from 'node:path';
+import { DEFAULT_MAX_SKEW_MS } from '@baton/protocol';
+import type { AnyTaskHandler } from './handler';
+
+/** Where the SDK reports its own trouble (not the runs' logs). `console` by default. */
+export interface ExecutorLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Options of an executor (ExecutorRuntime, createExecutorServer, ExecutorModule.forRoot). */
+export interface ExecutorOptions {
+  /** The tenant this executor serves (engines sign requests for it). Required. */
+  tenantId: string;
+  /** The tenant's executor secret: signs callbacks/heartbeats, verifies engine requests. Required. */
+  secret: string;
+  /** Application name, reported in heartbeats (executors of one app form a pool). Letters, digits, `.`, `_`, `-`. Required. */
+  app: string;
+  /** The handlers this executor runs. Names must be unique. Required. */
+  handlers: readonly AnyTaskHandler[];
+  /**
+   * Engine base URLs (e.g. `http://engine-1:8090`) for heartbeats and callbacks. Tried in order;
+   * the last one that answered is tried first next time; all engines are equivalent. Callbacks
+   * first try the `callbackUrls` of the dispatch, then these. Required, at least one.
+   */
+  engineUrls: readonly string[];
+  /**
+   * The base URL engines call (`{publicUrl}/baton/runs`). Default: the plain server's bound URL
+   * (`http://{host}:{port}`); with ExecutorModule, the Nest app's URL once it listens.
+   */
+  publicUrl?: string;
+  /** Plain server only: address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Plain server only: port to listen on. Default `0` (an ephemeral port; see the bound URL). */
+  port?: number;
+  /** Handlers running at once (the pool size; reported as `capacity`). Default 4. */
+  concurrency?: number;
+  /** Accepted runs that may wait for a pool slot; beyond pool + queue a dispatch gets 429 BUSY. Default 100. */
+  queueLimit?: number;
+  /** Heartbeat period (ms). An engine's ack `intervalMs` overrides it. Default 3000. */
+  heartbeatIntervalMs?: number;
+  /**
+   * Append-only JSONL file where final callbacks are written before the first send and kept
+   * until an engine acknowledges them; replayed on start. `false`: memory only (lost on a crash).
+   * Default `./.baton/spool-<app>.jsonl` (relative to the working directory); if another live
+   * process holds that file, `./.baton/spool-<app>.2.jsonl`, `.3`, … An explicit path that is
+   * held by another live process makes `start()` fail.
+   */
+  spoolFile?: string | false;
+  /** Callback retry backoff: exponential with jitter. Defaults: `baseMs` 200, `maxMs` 30 000. */
+  callbackRetry?: { baseMs?: number; maxMs?: number };
+  /** Most callback requests in flight at once (replays after an outage go out this wide). Default 8. */
+  callbackConcurrency?: number;
+  /** Timeout of one request to an engine (callback, heartbeat), ms. Default 10 000. */
+  requestTimeoutMs?: number;
+  /** On stop: how long running handlers may take to finish before they are aborted, ms. Default 10 000. */
+  shutdownGraceMs?: number;
+  /** On stop: how long to keep trying to deliver pending callbacks (the rest stay spooled), ms. Default 5000. */
+  shutdownFlushMs?: number;
+  /**
+   * After a run's signal is aborted, how long its handler may take to return before the
+   * ABORTED callback is sent without waiting for it (its pool slot stays taken until it returns), ms. Default 5000.
+   */
+  abortGraceMs?: number;
+  /** Interim (progress/alarm) callbacks of a run go out at most once per this many ms. Default 1000. */
+  progressIntervalMs?: number;
+  /** Cap of the log tail sent with the final callback. Defaults: 200 lines, 32 768 bytes, 4096 bytes per line. */
+  logTail?: { maxLines?: number; maxBytes?: number; maxLineBytes?: number };
+  /** Business alarms kept per run; more are dropped (with a log line). Default 100. */
+  maxAlarmsPerRun?: number;
+  /** Largest JSON result; a bigger one makes the run FAILED with a clear error. Default 262 144 bytes. */
+  maxResultBytes?: number;
+  /** Largest request body accepted from an engine; bigger → 413. Default 1 048 576 bytes. */
+  maxBodyBytes?: number;
+  /**
+   * How many finished (runId, attempt) pairs are remembered to answer a repeated dispatch with
+   * 202 without running the handler again, and for status queries. Default 10 000.
+   */
+  recentlyFinishedLimit?: number;
+  /** Largest accepted distance between a request's signed timestamp and this clock, ms. Default 300 000. */
+  maxSkewMs?: number;
+  /** Where the SDK reports its own warnings and errors. `false`: silent. Default `console`. */
+  logger?: ExecutorLogger | false;
+  /** Also write each run's log lines to `logger` (prefixed with the run). Default false. */
+  echoRunLogs?: boolean;
+}
+
+/** ExecutorOptions with every default applied. */
+export interface ResolvedExecutorOptions {
+  tenantId: string;
+  secret: string;
+  app: string;
+  handlers: readonly AnyTaskHandler[];
+  engineUrls: string[];
+  publicUrl?: string;
+  host: string;
+  port: number;
+  concurrency: number;
+  queueLimit: number;
+  heartbeatIntervalMs: number;
+  spoolFile: string | false;
+  /** True when spoolFile is the default (the runtime may then pick a free numbered variant). */
+  spoolFileIsDefault: boolean;
+  callbackRetry: { baseMs: number; maxMs: number };
+  callbackConcurrency: number;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
+  shutdownFlushMs: number;
+  abortGraceMs: number;
+  progressIntervalMs: number;
+  logTail: { maxLines: number; maxBytes: number; maxLineBytes: number };
+  maxAlarmsPerRun: number;
+  maxResultBytes: number;
+  maxBodyBytes: number;
+  recentlyFinishedLimit: number;
+  maxSkewMs: number;
+  logger: ExecutorLogger;
+  echoRunLogs: boolean;
+}
+
+export const EXECUTOR_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  concurrency: 4,
+  queueLimit: 100,
+  heartbeatIntervalMs: 3000,
+  callbackRetry: { baseMs: 200, maxMs: 30_000 },
+  callbackConcurrency: 8,
+  requestTimeoutMs: 10_000,
+  shutdownGraceMs: 10_000,
+  shutdownFlushMs: 5000,
+  abortGraceMs: 5000,
+  progressIntervalMs: 1000,
+  logTail: { maxLines: 200, maxBytes: 32_768, maxLineBytes: 4096 },
+  maxAlarmsPerRun: 100,
+  maxResultBytes: 262_144,
+  maxBodyBytes: 1_048_576,
+  recentlyFinishedLimit: 10_000,
+  maxSkewMs: DEFAULT_MAX_SKEW_MS,
+} as const;
+
+const SILENT: ExecutorLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** `./.baton/spool-<app>.jsonl`, absolute. */
+export function defaultSpoolFile(app: string): string {
+  return resolve('.baton', `spool-${app}.jsonl`);
+}
+
+/** Strips trailing slashes; checks it is an absolute http(s) URL. */
+export function normalizeBaseUrl(url: string, what: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${what}: "${url}" is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${what}: "${url}" is not an http(s) URL`);
+  return url.replace(/\/+$/, '');
+}
+
+function int(value: number | undefined, fallback: number, name: string, min: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < min) throw new Error(`executor options: ${name} must be an integer ≥ ${min} (got ${String(value)})`);
+  return v;
+}
+
+/** Checks the options and applies the defaults; throws an Error naming the bad option. */
+export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecutorOptions {
+  const d = EXECUTOR_DEFAULTS;
+  if (!options || typeof options !== 'object') throw new Error('executor options: an options object is required');
+  for (const key of ['tenantId', 'secret', 'app'] as const) {
+    if (typeof options[key] !== 'string' || !options[key].trim()) throw new Error(`executor options: ${key} is required (a non-empty string)`);
+  }
+  if (!/^[A-Za-z0-9._-]+$/.test(options.app)) throw new Error(`executor options: app "${options.app}" may only contain letters, digits, ".", "_" and "-"`);
+  if (!Array.isArray(options.handlers)) throw new Error('executor options: handlers is required (an array of handlers)');
+  const names = new Set<string>();
+  for (const h of options.handlers) {
+    if (!h || typeof h.name !== 'string' || typeof h.run !== 'function') throw new Error('executor options: each handler needs a name and a run function (use defineHandler)');
+    if (names.has(h.name)) throw new Error(`executor options: two handlers are named "${h.name}"`);
+    names.add(h.name);
+  }
+  if (!Array.isArray(options.engineUrls) || options.engineUrls.length === 0) throw new Error('executor options: engineUrls is required (at least one engine base URL)');
+  const engineUrls = [...new Set(options.engineUrls.map((u, i) => normalizeBaseUrl(u, `executor options: engineUrls[${i}]`)))];
+  const logTail = {
+    maxLines: int(options.logTail?.maxLines, d.logTail.maxLines, 'logTail.maxLines', 1),
+    maxBytes: int(options.logTail?.maxBytes, d.logTail.maxBytes, 'logTail.maxBytes', 64),
+    maxLineBytes: int(options.logTail?.maxLineBytes, d.logTail.maxLineBytes, 'logTail.maxLineBytes', 32),
+  };
+  const callbackRetry = {
+    baseMs: int(options.callbackRetry?.baseMs, d.callbackRetry.baseMs, 'callbackRetry.baseMs', 1),
+    maxMs: int(options.callbackRetry?.maxMs, d.callbackRetry.maxMs, 'callbackRetry.maxMs', 1),
+  };
+  const spoolFileIsDefault = options.spoolFile === undefined;
+  const spoolFile = options.spoolFile === false ? false : options.spoolFile ? resolve(options.spoolFile) : defaultSpoolFile(options.app);
+  return {
+    tenantId: options.tenantId,
+    secret: options.secret,
+    app: options.app,
+    handlers: options.handlers,
+    engineUrls,
+    publicUrl: options.publicUrl ? normalizeBaseUrl(options.publicUrl, 'executor options: publicUrl') : undefined,
+    host: options.host ?? d.host,
+    port: int(options.port, d.port, 'port', 0),
+    concurrency: int(options.concurrency, d.concurrency, 'concurrency', 1),
+    queueLimit: int(options.queueLimit, d.queueLimit, 'queueLimit', 0),
+    heartbeatIntervalMs: int(options.heartbeatIntervalMs, d.heartbeatIntervalMs, 'heartbeatIntervalMs', 10),
+    spoolFile,
+    spoolFileIsDefault,
+    callbackRetry,
+    callbackConcurrency: int(options.callbackConcurrency, d.callbackConcurrency, 'callbackConcurrency', 1),
+    requestTimeoutMs: int(options.requestTimeoutMs, d.requestTimeoutMs, 'requestTimeoutMs', 1),
+    shutdownGraceMs: int(options.shutdownGraceMs, d.shutdownGraceMs, 'shutdownGraceMs', 0),
+    shutdownFlushMs: int(options.shutdownFlushMs, d.shutdownFlushMs, 'shutdownFlushMs', 0),
+    abortGraceMs: int(options.abortGraceMs, d.abortGraceMs, 'abortGraceMs', 0),
+    progressIntervalMs: int(options.progressIntervalMs, d.progressIntervalMs, 'progressIntervalMs', 0),
+    logTail,
+    maxAlarmsPerRun: int(options.maxAlarmsPerRun, d.maxAlarmsPerRun, 'maxAlarmsPerRun', 0),
+    maxResultBytes: int(options.maxResultBytes, d.maxResultBytes, 'maxResultBytes', 16),
+    maxBodyBytes: int(options.maxBodyBytes, d.maxBodyBytes, 'maxBodyBytes', 1024),
+    recentlyFinishedLimit: int(options.recentlyFinishedLimit, d.recentlyFinishedLimit, 'recentlyFinishedLimit', 1),
+    maxSkewMs: int(options.maxSkewMs, d.maxSkewMs, 'maxSkewMs', 1),
+    logger: options.logger === false ? SILENT : (options.logger ?? console),
+    echoRunLogs: options.echoRunLogs ?? false,
+  };
+}

@@ -1,0 +1,60 @@
+import type { JsonValue } from '@baton/domain';
+import type { RunCallback } from '@baton/protocol';
+import { RunAbortedError } from './errors';
+import { truncateUtf8 } from './log-tail';
+
+const MAX_ERROR_BYTES = 8192;
+
+/** How a handler call ended: returned, threw, or ignored an abort for longer than the grace. */
+export type Settled = { kind: 'returned'; value: unknown } | { kind: 'threw'; error: unknown } | { kind: 'abandoned' };
+
+/** The outcome fields of a final callback. */
+export interface FinalFields {
+  outcome: NonNullable<RunCallback['outcome']>;
+  result?: JsonValue;
+  error?: string;
+}
+
+/**
+ * The outcome of a settled handler: ABORTED when its signal was aborted (whatever it did then;
+ * a result it still returned is kept), FAILED when it threw or its result is not JSON or too
+ * big, else SUCCEEDED.
+ */
+export function outcomeOf(s: Exclude<Settled, { kind: 'abandoned' }>, signal: AbortSignal, maxResultBytes: number): FinalFields {
+  let result: JsonValue | undefined;
+  if (s.kind === 'returned' && s.value !== undefined) {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(s.value);
+    } catch (err) {
+      if (!signal.aborted) return { outcome: 'FAILED', error: `the handler's result is not JSON-serialisable: ${(err as Error).message}` };
+    }
+    if (text !== undefined && Buffer.byteLength(text) > maxResultBytes) {
+      if (!signal.aborted) return { outcome: 'FAILED', error: `the handler's result is ${Buffer.byteLength(text)} bytes of JSON, more than maxResultBytes (${maxResultBytes})` };
+    } else if (text !== undefined) {
+      result = JSON.parse(text) as JsonValue;
+    }
+  }
+  if (signal.aborted) {
+    const cause = s.kind === 'threw' && !(s.error instanceof RunAbortedError) && s.error !== signal.reason ? `; the handler threw: ${errorText(s.error)}` : '';
+    return { outcome: 'ABORTED', error: truncateUtf8(messageOf(signal.reason) + cause, MAX_ERROR_BYTES), result };
+  }
+  if (s.kind === 'threw') return { outcome: 'FAILED', error: truncateUtf8(errorText(s.error), MAX_ERROR_BYTES) };
+  return { outcome: 'SUCCEEDED', result };
+}
+
+/** The message of an abort reason (a RunAbortedError). */
+export function messageOf(reason: unknown): string {
+  return reason instanceof Error ? reason.message : String(reason);
+}
+
+/** An error as text: its stack when it has one. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

@@ -1,0 +1,171 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backoffDelay } from './backoff';
+import { LogTail, truncateUtf8 } from './log-tail';
+import { EXECUTOR_DEFAULTS, resolveExecutorOptions, type ExecutorOptions } from './options';
+import { WorkerPool } from './pool';
+import { CallbackSpool, type SpoolEntry } from './spool';
+import { defineHandler } from './handler';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'baton-sdk-parts-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const entry = (runId: number): SpoolEntry => ({ id: `${runId}:1`, at: 1, urls: ['http://e'], callback: { runId, attempt: 1, tenantId: 't', outcome: 'SUCCEEDED' } });
+
+describe('LogTail', () => {
+  it('keeps the last maxLines lines and says how many it dropped', () => {
+    const tail = new LogTail({ maxLines: 3, maxBytes: 1000, maxLineBytes: 100 });
+    for (let i = 1; i <= 5; i++) tail.write('info', `l${i}`, [], i);
+    const lines = tail.lines();
+    expect(lines.map((l) => l.message)).toEqual([expect.stringMatching(/2 earlier line\(s\) dropped/), 'l3', 'l4', 'l5']);
+    expect(lines[0]).toMatchObject({ level: 'warn', at: 3 });
+  });
+
+  it('keeps within maxBytes and cuts long lines on a character boundary', () => {
+    const tail = new LogTail({ maxLines: 100, maxBytes: 10, maxLineBytes: 100 });
+    tail.write('info', 'aaaa', []);
+    tail.write('info', 'bbbb', []);
+    tail.write('info', 'cccc', []);
+    expect(tail.lines().slice(1).map((l) => l.message)).toEqual(['bbbb', 'cccc']);
+    expect(truncateUtf8('ééééé', 8, '…')).toBe('éé…'); // 2-byte chars, '…' is 3 bytes
+    expect(truncateUtf8('short', 8)).toBe('short');
+  });
+
+  it('formats arguments like console.log and has no marker when nothing was dropped', () => {
+    const tail = new LogTail({ maxLines: 10, maxBytes: 1000, maxLineBytes: 100 });
+    tail.write('error', 'n=%d o=%j', [5, { a: 1 }]);
+    expect(tail.lines()).toEqual([{ at: expect.any(Number), level: 'error', message: 'n=5 o={"a":1}' }]);
+  });
+});
+
+describe('backoffDelay', () => {
+  it('grows exponentially from the base, capped, with jitter between half and all of it', () => {
+    expect(backoffDelay(1, 200, 30_000, () => 0)).toBe(100);
+    expect(backoffDelay(1, 200, 30_000, () => 1)).toBe(200);
+    expect(backoffDelay(4, 200, 30_000, () => 1)).toBe(1600);
+    expect(backoffDelay(50, 200, 30_000, () => 1)).toBe(30_000);
+    expect(backoffDelay(50, 200, 30_000, () => 0)).toBe(15_000);
+  });
+});
+
+describe('WorkerPool', () => {
+  it('runs at most `concurrency`, queues up to `queueLimit`, refuses beyond, and starts jobs on a later turn', async () => {
+    const started: number[] = [];
+    const releases = new Map<number, () => void>();
+    const pool = new WorkerPool<number>(2, 1, (n) => {
+      started.push(n);
+      return new Promise<void>((r) => releases.set(n, r));
+    });
+    expect([pool.tryAdd(1), pool.tryAdd(2), pool.tryAdd(3), pool.tryAdd(4)]).toEqual(['started', 'started', 'queued', false]);
+    expect(started).toEqual([]); // not synchronously
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([1, 2]);
+    releases.get(1)!();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(started).toEqual([1, 2, 3]);
+    releases.get(2)!();
+    releases.get(3)!();
+    await pool.whenIdle();
+    expect(pool.running + pool.queued).toBe(0);
+  });
+});
+
+describe('CallbackSpool', () => {
+  it('appends add/done lines, replays what is not done, tolerates a torn last line', async () => {
+    const file = join(tempDir(), 'sub', 'spool.jsonl');
+    const { spool, pending } = await CallbackSpool.open(file);
+    expect(pending).toEqual([]);
+    await spool.add(entry(1));
+    await spool.add(entry(2));
+    await spool.remove('1:1');
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.op, l.id])).toEqual([['add', '1:1'], ['add', '2:1'], ['done', '1:1']]);
+    await spool.close();
+    // A crash mid-write leaves a torn line.
+    writeFileSync(file, readFileSync(file, 'utf8') + '{"op":"add","id":"3:1","callb');
+    const again = await CallbackSpool.open(file);
+    expect(again.pending).toEqual([entry(2)]);
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1); // compacted on open
+    await again.spool.remove('2:1');
+    await again.spool.close();
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.lock`)).toBe(false);
+  });
+
+  it('compacts when dead lines outnumber live ones', async () => {
+    const file = join(tempDir(), 'spool.jsonl');
+    const { spool } = await CallbackSpool.open(file, { compactMinLines: 10 });
+    for (let i = 1; i <= 20; i++) {
+      await spool.add(entry(i));
+      if (i > 1) await spool.remove(`${i}:1`);
+    }
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines.length).toBeLessThan(12);
+    expect(lines.map((l) => JSON.parse(l)).filter((l) => l.op === 'add').map((l) => l.id)).toContain('1:1');
+    await spool.close();
+    expect((await CallbackSpool.open(file)).pending.map((e) => e.id)).toEqual(['1:1']);
+  });
+
+  it('is locked to one owner; with `numbered`, a second owner takes the next free file', async () => {
+    const file = join(tempDir(), 'spool-app.jsonl');
+    const a = await CallbackSpool.open(file, { numbered: true });
+    await expect(CallbackSpool.open(file)).rejects.toThrow(/in use by process/);
+    const b = await CallbackSpool.open(file, { numbered: true });
+    expect(b.spool.file).toBe(file.replace('.jsonl', '.2.jsonl'));
+    await a.spool.close();
+    await b.spool.close();
+    // A lock left by a dead process is taken over.
+    writeFileSync(`${file}.lock`, '2147483646');
+    const c = await CallbackSpool.open(file);
+    expect(c.spool.file).toBe(file);
+    await c.spool.close();
+  });
+
+  it('can be memory-only', async () => {
+    const { spool, pending } = await CallbackSpool.open(false);
+    expect(pending).toEqual([]);
+    await spool.add(entry(1));
+    expect(spool.has('1:1')).toBe(true);
+    await spool.remove('1:1');
+    expect(spool.size).toBe(0);
+    expect(spool.file).toBeNull();
+  });
+});
+
+describe('executor options', () => {
+  const base: ExecutorOptions = { tenantId: 't', secret: 's', app: 'billing', engineUrls: ['http://e:1/'], handlers: [defineHandler('a', () => 1)] };
+
+  it('applies the documented defaults', () => {
+    const o = resolveExecutorOptions(base);
+    expect(o).toMatchObject({
+      host: '127.0.0.1',
+      port: 0,
+      concurrency: 4,
+      queueLimit: 100,
+      heartbeatIntervalMs: 3000,
+      callbackRetry: { baseMs: 200, maxMs: 30_000 },
+      shutdownGraceMs: 10_000,
+      logTail: { maxLines: 200, maxBytes: 32_768 },
+      engineUrls: ['http://e:1'],
+      spoolFile: join(process.cwd(), '.baton', 'spool-billing.jsonl'),
+      spoolFileIsDefault: true,
+    });
+    expect(EXECUTOR_DEFAULTS.concurrency).toBe(4);
+  });
+
+  it('names the bad option', () => {
+    expect(() => resolveExecutorOptions({ ...base, tenantId: '' })).toThrow(/tenantId is required/);
+    expect(() => resolveExecutorOptions({ ...base, engineUrls: [] })).toThrow(/engineUrls is required/);
+    expect(() => resolveExecutorOptions({ ...base, engineUrls: ['ftp://x'] })).toThrow(/engineUrls\[0\]/);
+    expect(() => resolveExecutorOptions({ ...base, concurrency: 0 })).toThrow(/concurrency must be an integer ≥ 1/);
+    expect(() => resolveExecutorOptions({ ...base, app: 'a/b' })).toThrow(/app "a\/b"/);
+    expect(() => resolveExecutorOptions({ ...base, handlers: [defineHandler('x', () => 1), defineHandler('x', () => 2)] })).toThrow(/two handlers are named "x"/);
+  });
+});

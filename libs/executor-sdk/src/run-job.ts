@@ -1,0 +1,199 @@
+import type { JsonValue } from '@baton/domain';
+import type { AbortReason, BusinessAlarm, DispatchRequest, LogLevel, RunCallback } from '@baton/protocol';
+import { RunAbortedError } from './errors';
+import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
+import { LogTail, truncateUtf8 } from './log-tail';
+import type { ResolvedExecutorOptions } from './options';
+
+const SEVERITIES: ReadonlyArray<BusinessAlarm['severity']> = ['INFO', 'WARNING', 'CRITICAL'];
+
+/** `${runId}:${attempt}`: the identity of one attempt. */
+export function runKey(runId: number, attempt: number): string {
+  return `${runId}:${attempt}`;
+}
+
+/**
+ * One accepted attempt: its request, abort controller, log tail, alarms and progress, and the
+ * throttle of its interim callbacks. The runtime moves it QUEUED → RUNNING → done.
+ */
+export class RunJob {
+  readonly key: string;
+  readonly controller = new AbortController();
+  state: 'QUEUED' | 'RUNNING' = 'QUEUED';
+  abortReason?: AbortReason;
+  startedAt?: number;
+  /** Set once the final callback has been built: nothing more is reported. */
+  done = false;
+  progress?: number;
+  readonly logs: LogTail;
+  private alarms: BusinessAlarm[] = [];
+  private alarmsDropped = 0;
+  private lastInterimAt = 0;
+  private interimTimer: NodeJS.Timeout | null = null;
+  private interimInFlight: Promise<void> | null = null;
+  private interimDirty = false;
+  private deadlineTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly request: DispatchRequest,
+    readonly handler: AnyTaskHandler,
+    private readonly options: ResolvedExecutorOptions,
+    /** Sends one interim callback (no retry); true when an engine took it. */
+    private readonly sendInterim: (callback: RunCallback) => Promise<boolean>,
+    private readonly executorId: () => number | undefined,
+  ) {
+    this.key = runKey(request.runId, request.attempt);
+    this.logs = new LogTail(options.logTail);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Aborts the signal (first reason wins). False if it was aborted already. */
+  abort(reason: AbortReason): boolean {
+    if (this.controller.signal.aborted) return false;
+    this.abortReason = reason;
+    this.controller.abort(new RunAbortedError(reason));
+    return true;
+  }
+
+  /** Starts the deadline timer (aborts with DEADLINE when it passes). */
+  armDeadline(): void {
+    const ms = this.request.deadline - Date.now();
+    if (ms <= 0) {
+      this.abort('DEADLINE');
+      return;
+    }
+    // setTimeout's limit is 2^31-1 ms (~24.8 days); beyond that there is no deadline to watch.
+    if (ms < 2 ** 31 - 1) this.deadlineTimer = setTimeout(() => this.abort('DEADLINE'), ms);
+  }
+
+  context(): HandlerContext {
+    const r = this.request;
+    const signal = this.signal;
+    const log = (level: LogLevel) => (message: string, ...args: unknown[]) => {
+      if (this.done) return;
+      const line = this.logs.write(level, message, args);
+      if (this.options.echoRunLogs) {
+        const sink = level === 'error' ? this.options.logger.error : level === 'warn' ? this.options.logger.warn : this.options.logger.info;
+        sink.call(this.options.logger, `[${r.handler} run ${r.runId}#${r.attempt}] ${level}: ${line.message}`);
+      }
+    };
+    const logger: RunLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+    return {
+      params: r.params,
+      runId: r.runId,
+      attempt: r.attempt,
+      taskId: r.taskId,
+      taskName: r.taskName,
+      handler: r.handler,
+      tenantId: r.tenantId,
+      scheduledAt: r.scheduledAt,
+      deadline: r.deadline,
+      signal,
+      log: logger,
+      progress: (percent: number) => {
+        if (this.done || typeof percent !== 'number' || Number.isNaN(percent)) return;
+        this.progress = Math.min(100, Math.max(0, percent));
+        this.requestInterim();
+      },
+      alarm: (severity, message, data) => this.addAlarm(severity, message, data),
+      sleep: (ms: number) => abortableSleep(ms, signal),
+    };
+  }
+
+  /** Stops timers and waits for an interim callback in flight (so its alarms are not sent twice). */
+  async settle(): Promise<void> {
+    this.done = true;
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
+    if (this.interimTimer) clearTimeout(this.interimTimer);
+    this.deadlineTimer = this.interimTimer = null;
+    await this.interimInFlight;
+  }
+
+  /** Alarms not yet taken by an engine in an interim callback. */
+  undeliveredAlarms(): BusinessAlarm[] {
+    return [...this.alarms];
+  }
+
+  /** The interim report now (progress and pending alarms). */
+  interimCallback(): RunCallback {
+    const r = this.request;
+    const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, startedAt: this.startedAt };
+    const executorId = this.executorId();
+    if (executorId !== undefined) cb.executorId = executorId;
+    if (this.progress !== undefined) cb.progress = this.progress;
+    if (this.alarms.length) cb.alarms = [...this.alarms];
+    return cb;
+  }
+
+  private addAlarm(severity: BusinessAlarm['severity'], message: string, data?: JsonValue): void {
+    if (this.done) return;
+    if (!SEVERITIES.includes(severity)) throw new TypeError(`ctx.alarm: severity must be one of ${SEVERITIES.join(', ')}`);
+    if (this.alarms.length >= this.options.maxAlarmsPerRun) {
+      if (this.alarmsDropped++ === 0) this.logs.write('warn', `[baton] more than ${this.options.maxAlarmsPerRun} alarms in this run: further alarms are dropped`, []);
+      return;
+    }
+    const alarm: BusinessAlarm = { severity, message: truncateUtf8(String(message), 2048), at: Date.now() };
+    if (data !== undefined) alarm.data = jsonSafe(data);
+    this.alarms.push(alarm);
+    this.requestInterim();
+  }
+
+  private requestInterim(): void {
+    if (this.done || this.state !== 'RUNNING') return;
+    if (this.interimInFlight) {
+      this.interimDirty = true;
+      return;
+    }
+    if (this.interimTimer) return;
+    const wait = this.lastInterimAt + this.options.progressIntervalMs - Date.now();
+    if (wait <= 0) this.sendInterimNow();
+    else this.interimTimer = setTimeout(() => ((this.interimTimer = null), this.sendInterimNow()), wait);
+  }
+
+  private sendInterimNow(): void {
+    if (this.done) return;
+    const cb = this.interimCallback();
+    this.lastInterimAt = Date.now();
+    this.interimInFlight = this.sendInterim(cb)
+      .then((taken) => {
+        if (taken && cb.alarms) this.alarms = this.alarms.filter((a) => !cb.alarms!.includes(a));
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        this.interimInFlight = null;
+        if (this.interimDirty) {
+          this.interimDirty = false;
+          this.requestInterim();
+        }
+      });
+  }
+}
+
+/** A JSON copy of `value` (drops what JSON cannot carry); null if it cannot be serialised. */
+function jsonSafe(value: unknown): JsonValue {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? null : (JSON.parse(text) as JsonValue);
+  } catch {
+    return null;
+  }
+}
+
+/** Resolves after `ms`, or rejects with `signal.reason` when the signal aborts first. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,176 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeEngine } from '../../../test/protocol/fake-engine';
+import { ExecutorHarness, gate, tick } from '../../../test/protocol/executor-harness';
+import { defineHandler, RunAbortedError } from './index';
+
+describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
+  let engine: FakeEngine;
+  const harness = new ExecutorHarness();
+  beforeAll(async () => (engine = await FakeEngine.start()));
+  afterEach(() => harness.cleanup());
+  afterAll(() => engine.close());
+
+  const sleeper = (seen: { reason?: unknown } = {}) =>
+    defineHandler<{ ms?: number }>('sleep', async (ctx) => {
+      try {
+        await ctx.sleep(ctx.params?.ms ?? 30_000);
+      } catch (err) {
+        seen.reason = ctx.signal.reason;
+        throw err;
+      }
+      return 'slept';
+    });
+
+  it('an abort request reaches ctx.signal; the callback says ABORTED with the reason', async () => {
+    const seen: { reason?: unknown } = {};
+    const executor = await harness.start(engine, { handlers: [sleeper(seen)] });
+    const req = engine.request({ handler: 'sleep' });
+    await engine.dispatch(executor.url, req);
+    await engine.waitFor(() => executor.runtime.stats().running === 1);
+    await tick(5);
+    const answer = await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'CANCELLED' });
+    expect(answer).toMatchObject({ status: 202, body: { aborted: true, runId: req.runId, attempt: 1, state: 'RUNNING' } });
+    const cb = (await engine.finalCallback(req.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'CANCELLED', error: expect.stringMatching(/cancelled/) });
+    expect(cb.finishedAt! - cb.startedAt!).toBeLessThan(1000);
+    expect(seen.reason).toBeInstanceOf(RunAbortedError);
+    expect((seen.reason as RunAbortedError).reason).toBe('CANCELLED');
+    // Finished / unknown / wrong attempt: 404 with what the executor knows.
+    expect(await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'TIMEOUT' })).toMatchObject({ status: 404, body: { aborted: false, state: 'FINISHED' } });
+    expect(await engine.abort(executor.url, { runId: 999_999, attempt: 1, reason: 'TIMEOUT' })).toMatchObject({ status: 404, body: { aborted: false, state: 'UNKNOWN' } });
+    // The body must match the path.
+    const mismatch = await engine.send(executor.url, 'POST', `/baton/runs/${req.runId}/abort`, { runId: req.runId + 1, attempt: 1, reason: 'TIMEOUT' });
+    expect(mismatch).toMatchObject({ status: 400, body: { field: 'runId' } });
+    const badReason = await engine.send(executor.url, 'POST', `/baton/runs/${req.runId}/abort`, { runId: req.runId, attempt: 1, reason: 'BORED' });
+    expect(badReason).toMatchObject({ status: 400, body: { field: 'reason' } });
+  });
+
+  it('an abort of a queued run drops it without running the handler', async () => {
+    const release = gate();
+    let runs = 0;
+    const wait = defineHandler('wait', async () => {
+      runs++;
+      await release.wait;
+    });
+    const executor = await harness.start(engine, { handlers: [wait], concurrency: 1 });
+    const [a, b] = [engine.request({ handler: 'wait' }), engine.request({ handler: 'wait' })];
+    await engine.dispatch(executor.url, a);
+    await engine.dispatch(executor.url, b);
+    expect(await engine.abort(executor.url, { runId: b.runId, attempt: 1, reason: 'REPLACED' })).toMatchObject({ status: 202, body: { aborted: true, state: 'QUEUED' } });
+    const cb = (await engine.finalCallback(b.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'REPLACED', error: expect.stringMatching(/before it started/) });
+    expect(cb.startedAt).toBeUndefined();
+    release.open();
+    await engine.finalCallback(a.runId);
+    expect(runs).toBe(1);
+  });
+
+  it('aborts a run when its deadline passes; a run whose deadline passed in the queue never starts', async () => {
+    const executor = await harness.start(engine, { handlers: [sleeper()] });
+    const req = engine.request({ handler: 'sleep', deadline: Date.now() + 150 });
+    await engine.dispatch(executor.url, req);
+    const cb = (await engine.finalCallback(req.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', error: expect.stringMatching(/deadline/) });
+    expect(cb.finishedAt!).toBeGreaterThanOrEqual(req.deadline);
+    expect(cb.finishedAt! - req.deadline).toBeLessThan(500);
+    const late = engine.request({ handler: 'sleep', deadline: Date.now() - 1 });
+    expect((await engine.dispatch(executor.url, late)).status).toBe(202);
+    expect((await engine.finalCallback(late.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE', error: expect.stringMatching(/before the handler started/) });
+  });
+
+  it('reports ABORTED after abortGraceMs for a handler that ignores the signal, and keeps its slot taken', async () => {
+    const release = gate();
+    const stubborn = defineHandler('stubborn', () => release.wait.then(() => 'finished anyway'));
+    const executor = await harness.start(engine, { handlers: [stubborn, defineHandler('noop', () => 1)], concurrency: 1, abortGraceMs: 50 });
+    const req = engine.request({ handler: 'stubborn' });
+    await engine.dispatch(executor.url, req);
+    await engine.waitFor(() => executor.runtime.stats().running === 1);
+    await tick(5);
+    await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'TIMEOUT' });
+    const cb = (await engine.finalCallback(req.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: expect.stringMatching(/did not stop within 50 ms/) });
+    expect(executor.runtime.stats()).toMatchObject({ running: 1, abandoned: 1 });
+    const next = engine.request({ handler: 'noop' });
+    await engine.dispatch(executor.url, next);
+    await tick(30);
+    expect(engine.finalsFor(next.runId)).toHaveLength(0); // queued behind the stubborn one
+    release.open();
+    await engine.finalCallback(next.runId);
+    expect(engine.finalsFor(req.runId)).toHaveLength(1);
+    expect(executor.runtime.stats().abandoned).toBe(0);
+  });
+
+  it('sends the log tail with the final callback, capped, with a marker when lines were dropped', async () => {
+    const chatty = defineHandler('chatty', (ctx) => {
+      for (let i = 1; i <= 500; i++) ctx.log.info('line %d of %s', i, 'many');
+      ctx.log.warn('careful');
+      ctx.log.error('bad: %o', { code: 7 });
+      ctx.log.debug('last');
+      return null;
+    });
+    const executor = await harness.start(engine, { handlers: [chatty], logTail: { maxLines: 200, maxBytes: 32_768 } });
+    const req = engine.request({ handler: 'chatty' });
+    await engine.dispatch(executor.url, req);
+    const logs = (await engine.finalCallback(req.runId)).body.logs!;
+    expect(logs).toHaveLength(201);
+    expect(logs[0]).toMatchObject({ level: 'warn', message: expect.stringMatching(/log truncated: 303 earlier line\(s\) dropped/) });
+    expect(logs[1].message).toBe('line 304 of many');
+    expect(logs.slice(-4).map((l) => [l.level, l.message])).toEqual([
+      ['info', 'line 500 of many'],
+      ['warn', 'careful'],
+      ['error', 'bad: { code: 7 }'],
+      ['debug', 'last'],
+    ]);
+    expect(logs.every((l) => typeof l.at === 'number')).toBe(true);
+
+    const byBytes = defineHandler('bytes', (ctx) => {
+      for (let i = 0; i < 50; i++) ctx.log.info('%s', 'y'.repeat(1000));
+      ctx.log.info('z'.repeat(10_000));
+    });
+    const small = await harness.start(engine, { handlers: [byBytes], logTail: { maxLines: 200, maxBytes: 4096, maxLineBytes: 2048 } });
+    const r2 = engine.request({ handler: 'bytes' });
+    await engine.dispatch(small.url, r2);
+    const tail = (await engine.finalCallback(r2.runId)).body.logs!;
+    const bytes = tail.slice(1).reduce((n, l) => n + Buffer.byteLength(l.message), 0);
+    expect(bytes).toBeLessThanOrEqual(4096);
+    expect(tail[0].message).toMatch(/log truncated/);
+    expect(tail.at(-1)!.message).toMatch(/^z+… \[truncated\]$/);
+    expect(Buffer.byteLength(tail.at(-1)!.message)).toBeLessThanOrEqual(2048);
+  });
+
+  it('sends throttled interim progress callbacks; alarms ride an interim callback once, or the final one', async () => {
+    const progress = defineHandler('progress', async (ctx) => {
+      for (let p = 0; p <= 100; p += 5) ctx.progress(p);
+      ctx.alarm('WARNING', 'disk at 91%', { disk: '/data' });
+      await ctx.sleep(150);
+      ctx.progress(150); // clamped to 100
+      await ctx.sleep(60);
+      return 'ok';
+    });
+    const executor = await harness.start(engine, { handlers: [progress], progressIntervalMs: 40 });
+    const req = engine.request({ handler: 'progress' });
+    await engine.dispatch(executor.url, req);
+    const final = (await engine.finalCallback(req.runId)).body;
+    const interim = engine.callbacks.filter((c) => c.body.runId === req.runId && !c.body.outcome).map((c) => c.body);
+    expect(interim.length).toBeGreaterThanOrEqual(2);
+    expect(interim.length).toBeLessThanOrEqual(6); // 21 progress calls, throttled
+    expect(interim[0]).toMatchObject({ runId: req.runId, attempt: 1, tenantId: 'acme', progress: 0, startedAt: expect.any(Number) });
+    expect(interim.map((c) => c.progress).at(-1)).toBe(100);
+    const alarms = interim.flatMap((c) => c.alarms ?? []);
+    expect(alarms).toEqual([{ severity: 'WARNING', message: 'disk at 91%', data: { disk: '/data' }, at: expect.any(Number) }]);
+    expect(final.alarms).toBeUndefined(); // already delivered
+    expect(final.progress).toBe(100);
+
+    // When the interim callback is not taken, the alarm rides the final callback.
+    const quick = defineHandler('quick-alarm', (ctx) => {
+      ctx.alarm('CRITICAL', 'ledger mismatch');
+      return 1;
+    });
+    const other = await harness.start(engine, { handlers: [quick], progressIntervalMs: 10_000 });
+    engine.failCallbacks(1, 500);
+    const r2 = engine.request({ handler: 'quick-alarm' });
+    await engine.dispatch(other.url, r2);
+    const f2 = (await engine.finalCallback(r2.runId)).body;
+    expect(f2.alarms).toEqual([{ severity: 'CRITICAL', message: 'ledger mismatch', at: expect.any(Number) }]);
+  });
+});

@@ -1,0 +1,511 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  MAX_HEARTBEAT_ACTIVE,
+  PROTOCOL_VERSION,
+  SIGNATURE_HEADERS,
+  verify,
+  type DispatchAck,
+  type DispatchRefusal,
+  type ExecutorAttemptStatus,
+  type ExecutorHeartbeat,
+  type RunCallback,
+  type RunStatusReport,
+} from '@baton/protocol';
+import { CallbackSender } from './callback-sender';
+import { EngineClient } from './engine-client';
+import { ExecutorEventEmitter } from './events';
+import type { AnyTaskHandler } from './handler';
+import { HeartbeatLoop } from './heartbeat';
+import { normalizeBaseUrl, resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
+import { messageOf, outcomeOf, type FinalFields, type Settled } from './outcome';
+import { WorkerPool } from './pool';
+import { BoundedMap } from './recent';
+import { readBody } from './read-body';
+import { RunJob, runKey } from './run-job';
+import type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';
+import { CallbackSpool, type SpoolEntry } from './spool';
+import { checkAbort, checkDispatch } from './validate';
+
+interface FinishedAttempt {
+  outcome: NonNullable<RunCallback['outcome']>;
+  startedAt?: number;
+  finishedAt: number;
+}
+
+const ROUTE_RUN = /^\/baton\/runs\/(\d{1,15})$/;
+const ROUTE_ABORT = /^\/baton\/runs\/(\d{1,15})\/abort$/;
+/** How long stop() waits for its draining / final heartbeats (best effort). */
+const ANNOUNCE_WAIT_MS = 1000;
+
+/**
+ * The executor: verifies and answers engine requests, runs handlers on a bounded pool, spools
+ * and delivers callbacks, sends heartbeats, shuts down gracefully. Transport-neutral: the plain
+ * server (createExecutorServer) and the Nest module (ExecutorModule) both feed it requests
+ * through `serveNode` (or `handle` for another framework).
+ */
+export class ExecutorRuntime {
+  /** Typed events (see ExecutorEvents). */
+  readonly events = new ExecutorEventEmitter();
+  readonly options: ResolvedExecutorOptions;
+  /** When this runtime was created (heartbeat `startedAt`: a new value means a restart). */
+  readonly startedAt = Date.now();
+  private readonly handlers = new Map<string, AnyTaskHandler>();
+  private readonly jobs = new Map<string, RunJob>();
+  private readonly finished: BoundedMap<string, FinishedAttempt>;
+  private readonly pool: WorkerPool<RunJob>;
+  private readonly client: EngineClient;
+  private readonly finishing = new Set<Promise<void>>();
+  private jobsEmptyWaiters: Array<() => void> = [];
+  private spool: CallbackSpool | null = null;
+  private sender: CallbackSender | null = null;
+  private heartbeat: HeartbeatLoop | null = null;
+  private phase: ExecutorStats['phase'] = 'new';
+  private publicUrl?: string;
+  private executorId?: number;
+  private abandoned = 0;
+  private starting?: Promise<void>;
+  private stopping?: Promise<void>;
+
+  constructor(options: ExecutorOptions) {
+    this.options = resolveExecutorOptions(options);
+    for (const h of this.options.handlers) this.handlers.set(h.name, h);
+    this.finished = new BoundedMap(this.options.recentlyFinishedLimit);
+    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job));
+    this.client = new EngineClient(this.options.tenantId, this.options.secret, this.options.requestTimeoutMs);
+    this.reportTrouble();
+  }
+
+  /** The URL engines call (once known). */
+  get url(): string | undefined {
+    return this.publicUrl;
+  }
+
+  /** The spool file in use (after start), or null when memory-only. */
+  get spoolFile(): string | null {
+    return this.spool?.file ?? null;
+  }
+
+  /**
+   * Opens the spool and replays what a previous process left there, then accepts dispatches.
+   * Heartbeats start as soon as the public URL is known (`publicUrl` here, in the options, or
+   * later through `setPublicUrl`).
+   */
+  start(publicUrl?: string): Promise<void> {
+    this.starting ??= this.doStart(publicUrl);
+    return this.starting;
+  }
+
+  /** Sets the URL engines call and starts heartbeats (if running and not started yet). */
+  setPublicUrl(url: string): void {
+    this.publicUrl = normalizeBaseUrl(url, 'publicUrl');
+    if (this.phase !== 'running' || this.heartbeat) return;
+    this.heartbeat = new HeartbeatLoop(
+      this.options.heartbeatIntervalMs,
+      this.options.engineUrls,
+      this.client,
+      () => this.heartbeatPayload(),
+      (ack) => (this.executorId = ack.executorId),
+      this.events,
+    );
+    this.heartbeat.start();
+  }
+
+  /**
+   * Graceful stop: dispatches get 503 SHUTTING_DOWN; queued runs end ABORTED (SHUTDOWN) without
+   * running; running ones get `shutdownGraceMs` to finish, then their signal is aborted; pending
+   * callbacks get `shutdownFlushMs` to be delivered (the rest stay spooled); heartbeats stop.
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.doStop();
+    return this.stopping;
+  }
+
+  /** The heartbeat this executor would send now. */
+  heartbeatPayload(): ExecutorHeartbeat {
+    const active = [...this.jobs.values()].map((j) => ({ runId: j.request.runId, attempt: j.request.attempt }));
+    const hb: ExecutorHeartbeat = {
+      tenantId: this.options.tenantId,
+      app: this.options.app,
+      url: this.publicUrl ?? '',
+      capacity: this.options.concurrency,
+      inFlight: this.pool.running + this.pool.queued,
+      handlers: [...this.handlers.keys()],
+      protocolVersion: PROTOCOL_VERSION,
+      startedAt: this.startedAt,
+      queued: this.pool.queued,
+      queueLimit: this.options.queueLimit,
+      spooled: this.spool?.size ?? 0,
+      draining: this.phase !== 'running',
+    };
+    if (active.length <= MAX_HEARTBEAT_ACTIVE) hb.active = active;
+    return hb;
+  }
+
+  stats(): ExecutorStats {
+    return {
+      phase: this.phase,
+      executorId: this.executorId,
+      url: this.publicUrl,
+      capacity: this.options.concurrency,
+      running: this.pool.running,
+      queued: this.pool.queued,
+      abandoned: this.abandoned,
+      pendingCallbacks: this.spool?.size ?? 0,
+      spoolFile: this.spool?.file ?? null,
+    };
+  }
+
+  /**
+   * Serves one Node HTTP request (plain server and Nest both use this). `path`: the protocol
+   * path when the request's URL has a prefix; `body`: the raw body when a framework already read it.
+   */
+  async serveNode(req: IncomingMessage, res: ServerResponse, opts: { path?: string; body?: string | Buffer } = {}): Promise<void> {
+    let body: string;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : opts.body.toString('utf8');
+      if (Buffer.byteLength(body) > this.options.maxBodyBytes) return this.send(res, this.tooLarge(req), true);
+    } else {
+      const read = await readBody(req, this.options.maxBodyBytes).catch(() => null);
+      if (read === null) return; // the client went away
+      if (read.tooLarge) return this.send(res, this.tooLarge(req), true);
+      body = read.text;
+    }
+    const path = opts.path ?? (req.url ?? '/').split('?')[0];
+    let response: ExecutorResponse;
+    try {
+      response = await this.handle({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    } catch (err) {
+      this.options.logger.error(`[baton executor] internal error on ${req.method} ${path}: ${(err as Error).stack ?? String(err)}`);
+      response = { status: 500, body: { accepted: false, reason: 'BAD_REQUEST', message: 'internal error of the executor' } };
+    }
+    this.send(res, response, false);
+  }
+
+  /** Answers one request (framework-neutral). Never throws for a bad request; answers 4xx. */
+  async handle(req: ExecutorRequest): Promise<ExecutorResponse> {
+    const method = req.method.toUpperCase();
+    const path = req.path.split('?')[0];
+    if (path === '/baton/health') {
+      if (method !== 'GET') return this.refuse(method, path, 405, 'BAD_REQUEST', 'use GET');
+      return { status: 200, body: this.health() };
+    }
+    const abortMatch = ROUTE_ABORT.exec(path);
+    const runMatch = ROUTE_RUN.exec(path);
+    const route = path === '/baton/runs' ? 'dispatch' : abortMatch ? 'abort' : runMatch ? 'status' : null;
+    if (!route) return this.refuse(method, path, 404, 'BAD_REQUEST', `no executor route ${path}`);
+    const wanted = route === 'status' ? 'GET' : 'POST';
+    if (method !== wanted) return this.refuse(method, path, 405, 'BAD_REQUEST', `use ${wanted} ${path}`);
+    const auth = this.authenticate(req.headers, method, path, req.body);
+    if (auth) return this.refuse(method, path, 401, 'UNAUTHORIZED', auth);
+    if (route === 'status') return { status: 200, body: this.runStatus(Number(runMatch![1])) };
+    let parsed: unknown;
+    try {
+      parsed = req.body ? JSON.parse(req.body) : undefined;
+    } catch (err) {
+      return this.refuse(method, path, 400, 'BAD_REQUEST', `body: malformed JSON (${(err as Error).message})`, 'body');
+    }
+    if (route === 'abort') return this.abort(method, path, parsed, Number(abortMatch![1]));
+    return this.dispatch(method, path, parsed);
+  }
+
+  // ---- requests ---------------------------------------------------------------------------
+
+  private authenticate(headers: ExecutorRequest['headers'], method: string, path: string, body: string): string | null {
+    const lower: Record<string, string | string[] | undefined> = {};
+    for (const [k, v] of Object.entries(headers)) lower[k.toLowerCase()] = v;
+    const tenant = lower[SIGNATURE_HEADERS.tenant];
+    const result = verify(this.options.secret, lower, method, path, body, Date.now(), this.options.maxSkewMs);
+    if (!result.ok) {
+      const why = { MISSING_HEADERS: `missing ${SIGNATURE_HEADERS.timestamp} / ${SIGNATURE_HEADERS.signature} headers`, STALE_TIMESTAMP: `${SIGNATURE_HEADERS.timestamp} is missing, malformed or more than ${this.options.maxSkewMs} ms away from the executor's clock`, BAD_SIGNATURE: 'the signature does not match (secret, method, path or body differ)' };
+      return `signature: ${why[result.reason]}`;
+    }
+    if (tenant !== this.options.tenantId) return `${SIGNATURE_HEADERS.tenant}: this executor serves another tenant`;
+    return null;
+  }
+
+  private dispatch(method: string, path: string, body: unknown): ExecutorResponse {
+    const checked = checkDispatch(body);
+    if (!checked.ok) return this.refuse(method, path, 400, 'BAD_REQUEST', checked.message, checked.field);
+    const request = checked.value;
+    if (request.tenantId !== this.options.tenantId) return this.refuse(method, path, 400, 'BAD_REQUEST', 'tenantId: not the tenant of this executor', 'tenantId');
+    const { runId, attempt } = request;
+    const key = runKey(runId, attempt);
+    const ack: DispatchAck = { accepted: true, runId, attempt };
+    const known = this.jobs.get(key);
+    if (known || this.finished.has(key)) {
+      this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: true, queued: known?.state === 'QUEUED' });
+      return { status: 202, body: ack };
+    }
+    if (this.phase !== 'running') {
+      return this.refuse(method, path, 503, 'SHUTTING_DOWN', this.phase === 'draining' || this.phase === 'stopped' ? 'the executor is shutting down' : 'the executor is not started yet');
+    }
+    const handler = this.handlers.get(request.handler);
+    if (!handler) {
+      return this.refuse(method, path, 404, 'UNKNOWN_HANDLER', `handler: no handler "${request.handler}" here (this executor has: ${[...this.handlers.keys()].join(', ') || 'none'})`, 'handler');
+    }
+    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId);
+    this.jobs.set(key, job);
+    const taken = this.pool.tryAdd(job);
+    if (!taken) {
+      this.jobs.delete(key);
+      return this.refuse(method, path, 429, 'BUSY', `all ${this.options.concurrency} workers are busy and ${this.pool.queued} runs are queued (queueLimit ${this.options.queueLimit})`);
+    }
+    this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
+    return { status: 202, body: ack };
+  }
+
+  private abort(method: string, path: string, body: unknown, pathRunId: number): ExecutorResponse {
+    const checked = checkAbort(body, pathRunId);
+    if (!checked.ok) return this.refuse(method, path, 400, 'BAD_REQUEST', checked.message, checked.field);
+    const { runId, attempt, reason } = checked.value;
+    const key = runKey(runId, attempt);
+    const job = this.jobs.get(key);
+    if (job && !job.done) {
+      const state = job.state;
+      if (job.abort(reason)) this.events.emit('aborting', { runId, attempt, reason });
+      if (state === 'QUEUED' && this.pool.remove(job)) void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+      return { status: 202, body: { aborted: true, runId, attempt, state } };
+    }
+    return { status: 404, body: { aborted: false, runId, attempt, state: this.finished.has(key) ? 'FINISHED' : 'UNKNOWN' } };
+  }
+
+  private runStatus(runId: number): RunStatusReport {
+    const attempts: ExecutorAttemptStatus[] = [];
+    for (const job of this.jobs.values()) {
+      if (job.request.runId !== runId) continue;
+      const s: ExecutorAttemptStatus = { attempt: job.request.attempt, state: job.state };
+      if (job.startedAt !== undefined) s.startedAt = job.startedAt;
+      attempts.push(s);
+    }
+    const prefix = `${runId}:`;
+    for (const [key, f] of this.finished.entries()) {
+      if (!key.startsWith(prefix) || this.jobs.has(key)) continue;
+      const s: ExecutorAttemptStatus = { attempt: Number(key.slice(prefix.length)), state: 'FINISHED', outcome: f.outcome, finishedAt: f.finishedAt };
+      if (f.startedAt !== undefined) s.startedAt = f.startedAt;
+      s.callbackPending = this.spool?.has(key) ?? false;
+      attempts.push(s);
+    }
+    attempts.sort((a, b) => a.attempt - b.attempt);
+    return { runId, attempts };
+  }
+
+  private health(): ExecutorHealth {
+    const status = this.phase === 'running' ? 'UP' : this.phase === 'draining' ? 'DRAINING' : this.phase === 'stopped' ? 'STOPPED' : 'STARTING';
+    return { status, capacity: this.options.concurrency, inFlight: this.pool.running + this.pool.queued };
+  }
+
+  private refuse(method: string, path: string, status: number, reason: DispatchRefusal['reason'], message: string, field?: string): ExecutorResponse {
+    this.events.emit('refused', { method, path, status, reason, message });
+    const body: DispatchRefusal = { accepted: false, reason, message };
+    if (field) body.field = field;
+    return { status, body };
+  }
+
+  private tooLarge(req: IncomingMessage): ExecutorResponse {
+    const path = (req.url ?? '/').split('?')[0];
+    return this.refuse(req.method ?? 'POST', path, 413, 'BAD_REQUEST', `body: larger than ${this.options.maxBodyBytes} bytes`, 'body');
+  }
+
+  private send(res: ServerResponse, response: ExecutorResponse, close: boolean): void {
+    if (res.headersSent || res.destroyed) return;
+    const text = JSON.stringify(response.body);
+    const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) };
+    if (close) headers.connection = 'close';
+    res.writeHead(response.status, headers);
+    res.end(text);
+  }
+
+  // ---- runs -------------------------------------------------------------------------------
+
+  private async execute(job: RunJob): Promise<void> {
+    if (job.done) return;
+    if (job.signal.aborted) {
+      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+      return;
+    }
+    if (Date.now() >= job.request.deadline) {
+      job.abort('DEADLINE');
+      await this.finish(job, { outcome: 'ABORTED', error: 'aborted: the deadline passed before the handler started' });
+      return;
+    }
+    job.state = 'RUNNING';
+    job.startedAt = Date.now();
+    job.armDeadline();
+    const { runId, attempt } = job.request;
+    this.events.emit('started', { runId, attempt, handler: job.handler.name });
+    const ctx = job.context();
+    const settled: Promise<Settled> = (async () => job.handler.run(ctx))().then(
+      (value): Settled => ({ kind: 'returned', value }),
+      (error): Settled => ({ kind: 'threw', error }),
+    );
+    const first = await this.raceAbortGrace(job, settled);
+    if (first.kind === 'abandoned') {
+      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)}; the handler did not stop within ${this.options.abortGraceMs} ms (abortGraceMs)` });
+      this.abandoned++;
+      await settled; // the slot stays taken until the handler really returns
+      this.abandoned--;
+      return;
+    }
+    await this.finish(job, outcomeOf(first, job.signal, this.options.maxResultBytes));
+  }
+
+  /** The handler's settlement, or 'abandoned' when it ignores an abort for `abortGraceMs`. */
+  private async raceAbortGrace(job: RunJob, settled: Promise<Settled>): Promise<Settled> {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<Settled>((resolve) => {
+      onAbort = () => (timer = setTimeout(() => resolve({ kind: 'abandoned' }), this.options.abortGraceMs));
+      if (job.signal.aborted) onAbort();
+      else job.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([settled, abandoned]);
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) job.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.finishing.add(p);
+    void p.finally(() => this.finishing.delete(p));
+  }
+
+  /** Builds the final callback, spools it, starts its delivery. Once per job; stop() waits for these. */
+  private finish(job: RunJob, f: FinalFields): Promise<void> {
+    const p = this.doFinish(job, f);
+    this.track(p);
+    return p;
+  }
+
+  private async doFinish(job: RunJob, f: FinalFields): Promise<void> {
+    if (job.done) return;
+    await job.settle();
+    const r = job.request;
+    const finishedAt = Date.now();
+    const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, outcome: f.outcome };
+    if (this.executorId !== undefined) cb.executorId = this.executorId;
+    if (f.result !== undefined) cb.result = f.result;
+    if (f.error !== undefined) cb.error = f.error;
+    if (job.startedAt !== undefined) cb.startedAt = job.startedAt;
+    cb.finishedAt = finishedAt;
+    if (job.progress !== undefined) cb.progress = job.progress;
+    const logs = job.logs.lines();
+    if (logs.length) cb.logs = logs;
+    const alarms = job.undeliveredAlarms();
+    if (alarms.length) cb.alarms = alarms;
+    if (f.outcome === 'ABORTED') cb.abortReason = job.abortReason ?? 'CANCELLED';
+    this.finished.set(job.key, { outcome: f.outcome, startedAt: job.startedAt, finishedAt });
+    this.jobs.delete(job.key);
+    if (this.jobs.size === 0) this.jobsEmptyWaiters.splice(0).forEach((w) => w());
+    this.events.emit('finished', {
+      runId: r.runId,
+      attempt: r.attempt,
+      handler: r.handler,
+      outcome: f.outcome,
+      durationMs: job.startedAt !== undefined ? finishedAt - job.startedAt : 0,
+      ...(f.error !== undefined ? { error: f.error } : {}),
+      ...(cb.abortReason ? { abortReason: cb.abortReason } : {}),
+    });
+    const entry: SpoolEntry = { id: job.key, at: finishedAt, urls: r.callbackUrls, callback: cb };
+    try {
+      await this.spool!.add(entry);
+    } catch (err) {
+      this.options.logger.error(`[baton executor] could not write the callback of run ${job.key} to the spool (sending it anyway): ${(err as Error).message}`);
+    }
+    this.sender!.enqueue(entry);
+  }
+
+  // ---- lifecycle --------------------------------------------------------------------------
+
+  private async doStart(publicUrl?: string): Promise<void> {
+    if (this.phase !== 'new') throw new Error(`executor runtime cannot start: it is ${this.phase}`);
+    this.phase = 'starting';
+    const { spool, pending } = await CallbackSpool.open(this.options.spoolFile, { numbered: this.options.spoolFileIsDefault });
+    this.spool = spool;
+    this.sender = new CallbackSender(
+      { engineUrls: this.options.engineUrls, baseMs: this.options.callbackRetry.baseMs, maxMs: this.options.callbackRetry.maxMs, concurrency: this.options.callbackConcurrency },
+      this.client,
+      spool,
+      this.events,
+    );
+    this.phase = 'running';
+    if (pending.length) {
+      this.events.emit('replayed', { count: pending.length, spoolFile: spool.file ?? '' });
+      for (const entry of pending) this.sender.enqueue(entry);
+    }
+    const url = publicUrl ?? this.options.publicUrl;
+    if (url) this.setPublicUrl(url);
+  }
+
+  private async doStop(): Promise<void> {
+    if (this.starting) await this.starting.catch(() => undefined);
+    if (this.phase !== 'running') {
+      this.phase = 'stopped';
+      return;
+    }
+    this.phase = 'draining';
+    this.events.emit('draining', {});
+    const announce = this.heartbeat?.beatNow();
+    for (const job of this.pool.drainQueue()) {
+      job.abort('SHUTDOWN');
+      void this.finish(job, { outcome: 'ABORTED', error: 'aborted: the executor shut down before the run started' });
+    }
+    if (!(await this.jobsEmpty(this.options.shutdownGraceMs))) {
+      for (const job of this.jobs.values()) {
+        if (job.abort('SHUTDOWN')) this.events.emit('aborting', { runId: job.request.runId, attempt: job.request.attempt, reason: 'SHUTDOWN' });
+      }
+      await this.jobsEmpty(this.options.abortGraceMs + 1000);
+    }
+    await Promise.all([...this.finishing]);
+    await this.sender!.flush(this.options.shutdownFlushMs);
+    this.sender!.stop();
+    await within(announce, ANNOUNCE_WAIT_MS);
+    this.heartbeat?.stop();
+    await within(this.heartbeat?.beatNow(), ANNOUNCE_WAIT_MS); // last word: draining, nothing in flight
+    const undelivered = this.spool!.size;
+    await this.spool!.close();
+    this.phase = 'stopped';
+    this.events.emit('stopped', { undelivered });
+  }
+
+  /** Writes the SDK's own trouble to the logger, without flooding it during an outage. */
+  private reportTrouble(): void {
+    const log = this.options.logger;
+    let heartbeatDown = false;
+    this.events.on('heartbeatFailed', (e) => {
+      if (!heartbeatDown) log.warn(`[baton executor] heartbeat failed on every engine URL (will keep trying): ${e.error}`);
+      heartbeatDown = true;
+    });
+    this.events.on('heartbeat', (e) => {
+      if (heartbeatDown) log.info(`[baton executor] heartbeat acknowledged again by ${e.engineUrl}`);
+      heartbeatDown = false;
+    });
+    this.events.on('callbackRetry', (e) => {
+      if (e.tries === 1 || e.tries % 10 === 0) log.warn(`[baton executor] callback of run ${e.runId}#${e.attempt} not delivered (try ${e.tries}, next in ${e.delayMs} ms): ${e.error}`);
+    });
+    this.events.on('callbackDropped', (e) => log.error(`[baton executor] callback of run ${e.runId}#${e.attempt} refused for good, dropped: ${e.message}`));
+  }
+
+  private jobsEmpty(timeoutMs: number): Promise<boolean> {
+    if (this.jobs.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.jobsEmptyWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+}
+
+
+/** Waits for `p` (errors ignored) at most `ms`. */
+async function within(p: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!p) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+

@@ -1,0 +1,88 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeEngine } from '../../../test/protocol/fake-engine';
+import { ExecutorHarness, tick } from '../../../test/protocol/executor-harness';
+import { defineHandler, type ExecutorEvents } from './index';
+
+describe('executor runtime: graceful shutdown', () => {
+  let engine: FakeEngine;
+  const harness = new ExecutorHarness();
+  beforeAll(async () => (engine = await FakeEngine.start()));
+  afterEach(async () => {
+    await harness.cleanup();
+    await engine.up();
+  });
+  afterAll(() => engine.close());
+
+  const sleep = defineHandler<{ ms: number }>('sleep', async (ctx) => {
+    await ctx.sleep(ctx.params.ms);
+    return ctx.params.ms;
+  });
+
+  it('stops taking work (503), lets running runs finish, drops queued ones as ABORTED, announces draining, then closes', async () => {
+    const executor = await harness.start(engine, { handlers: [sleep], concurrency: 1, shutdownGraceMs: 3000 });
+    const running = engine.request({ handler: 'sleep', params: { ms: 200 } });
+    const queued = engine.request({ handler: 'sleep', params: { ms: 10 } });
+    await engine.dispatch(executor.url, running);
+    await engine.dispatch(executor.url, queued);
+    await engine.waitFor(() => executor.runtime.stats().running === 1);
+    const started = Date.now();
+    const stopping = executor.stop();
+    await tick(20);
+    const refused = await engine.dispatch(executor.url, engine.request({ handler: 'sleep', params: { ms: 1 } }));
+    expect(refused).toMatchObject({ status: 503, body: { accepted: false, reason: 'SHUTTING_DOWN' } });
+    // A repeat of an accepted dispatch is still answered 202 (it is known), not 503.
+    expect((await engine.dispatch(executor.url, running)).status).toBe(202);
+    // Abort and status still work while draining.
+    expect((await engine.status(executor.url, running.runId)).status).toBe(200);
+    await stopping;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(engine.finalsFor(running.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED', result: 200 })]);
+    expect(engine.finalsFor(queued.runId)).toEqual([expect.objectContaining({ outcome: 'ABORTED', abortReason: 'SHUTDOWN' })]);
+    expect(engine.finalsFor(queued.runId)[0].startedAt).toBeUndefined();
+    const mine = engine.heartbeats.filter((h) => h.body.url === executor.url);
+    expect(mine.some((h) => h.body.draining === true)).toBe(true);
+    expect(mine.at(-1)!.body).toMatchObject({ draining: true, inFlight: 0 });
+    await expect(fetch(`${executor.url}/baton/health`)).rejects.toThrow(); // closed
+    const count = mine.length;
+    await tick(100);
+    expect(engine.heartbeats.filter((h) => h.body.url === executor.url)).toHaveLength(count); // heartbeats stopped
+  });
+
+  it('aborts runs still going when the grace expires (ctx.signal), reporting ABORTED/SHUTDOWN', async () => {
+    const executor = await harness.start(engine, { handlers: [sleep], shutdownGraceMs: 100 });
+    const req = engine.request({ handler: 'sleep', params: { ms: 30_000 } });
+    await engine.dispatch(executor.url, req);
+    await engine.waitFor(() => executor.runtime.stats().running === 1);
+    const started = Date.now();
+    await executor.stop();
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(engine.finalsFor(req.runId)).toEqual([expect.objectContaining({ outcome: 'ABORTED', abortReason: 'SHUTDOWN', error: expect.stringMatching(/shutting down/) })]);
+  });
+
+  it('gives pending callbacks shutdownFlushMs, then leaves them in the spool', async () => {
+    const executor = await harness.start(engine, { handlers: [sleep], shutdownFlushMs: 150 });
+    const stopped: Array<ExecutorEvents['stopped']> = [];
+    executor.events.on('stopped', (e) => stopped.push(e));
+    await engine.down();
+    const req = engine.request({ handler: 'sleep', params: { ms: 1 } });
+    await engine.dispatch(executor.url, req);
+    await engine.waitFor(() => executor.runtime.stats().pendingCallbacks === 1);
+    const started = Date.now();
+    await executor.stop();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(stopped).toEqual([{ undelivered: 1 }]);
+  });
+
+  it('flushes a callback that was failing as soon as the engine answers during shutdown', async () => {
+    const executor = await harness.start(engine, { handlers: [sleep], shutdownFlushMs: 3000, callbackRetry: { baseMs: 5000, maxMs: 5000 } });
+    engine.failCallbacks(1);
+    const req = engine.request({ handler: 'sleep', params: { ms: 1 } });
+    await engine.dispatch(executor.url, req);
+    await engine.waitFor(() => engine.callbacks.some((c) => c.body.runId === req.runId));
+    const started = Date.now();
+    await executor.stop(); // wakes the sleeping retry instead of waiting out the 5 s backoff
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(engine.finalsFor(req.runId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,231 @@
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { RunCallback } from '@baton/protocol';
+
+/** One final callback waiting for an engine's acknowledgement. */
+export interface SpoolEntry {
+  /** `${runId}:${attempt}`. */
+  id: string;
+  /** When it was written (epoch ms). */
+  at: number;
+  /** The dispatch's callbackUrls (tried before the configured engine URLs). */
+  urls: string[];
+  callback: RunCallback;
+}
+
+/**
+ * The spool file format (JSON Lines, append-only, one object per line):
+ *
+ *     {"op":"add","id":"42:1","at":1732240000000,"urls":["http://engine-1:8090"],"callback":{…RunCallback…}}
+ *     {"op":"done","id":"42:1"}
+ *
+ * An `add` is written before the callback's first send; a `done` when an engine acknowledged it.
+ * On open, and whenever dead lines outnumber live ones (past `compactMinLines`), the file is
+ * rewritten with only the pending `add`s (write to `<file>.tmp`, then rename). A torn last line
+ * (crash mid-write) is skipped. `<file>.lock` holds the owner's pid: one live process per file.
+ */
+export class CallbackSpool {
+  private readonly live = new Map<string, { entry: SpoolEntry; line: string }>();
+  private fh: FileHandle | null = null;
+  private fileLines = 0;
+  private buffer: string[] = [];
+  private waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(
+    /** The file, or null for a memory-only spool. */
+    readonly file: string | null,
+    private readonly compactMinLines: number,
+  ) {}
+
+  /**
+   * Opens (or creates) the spool and returns it with the entries left by a previous run.
+   * `numbered`: if `file` is held by another live process, try `<name>.2.jsonl`, `.3`, … instead.
+   */
+  static async open(file: string | false, options: { numbered?: boolean; compactMinLines?: number } = {}): Promise<{ spool: CallbackSpool; pending: SpoolEntry[] }> {
+    const compactMinLines = options.compactMinLines ?? 1000;
+    if (file === false) return { spool: new CallbackSpool(null, compactMinLines), pending: [] };
+    mkdirSync(dirname(file), { recursive: true });
+    const candidates = options.numbered ? [file, ...Array.from({ length: 31 }, (_, i) => file.replace(/(\.jsonl)?$/, `.${i + 2}$1`))] : [file];
+    const chosen = candidates.find((f) => acquireLock(f));
+    if (!chosen) {
+      const holder = readLockPid(file);
+      throw new Error(
+        `callback spool ${file} is in use by process ${holder ?? '?'}; give each executor process its own spoolFile` +
+          (options.numbered ? ` (and the ${candidates.length - 1} numbered alternatives are taken too)` : ''),
+      );
+    }
+    const spool = new CallbackSpool(chosen, compactMinLines);
+    try {
+      spool.load();
+      spool.rewrite();
+      spool.fh = await open(chosen, 'a');
+    } catch (err) {
+      releaseLock(chosen);
+      throw err;
+    }
+    return { spool, pending: [...spool.live.values()].map((v) => v.entry) };
+  }
+
+  /** Undelivered callbacks. */
+  get size(): number {
+    return this.live.size;
+  }
+
+  has(id: string): boolean {
+    return this.live.has(id);
+  }
+
+  /** Writes the entry; resolves once it is in the file (not fsynced). */
+  add(entry: SpoolEntry): Promise<void> {
+    const line = JSON.stringify({ op: 'add', ...entry }) + '\n';
+    this.live.set(entry.id, { entry, line });
+    return this.write(line);
+  }
+
+  /** Marks the entry delivered. */
+  remove(id: string): Promise<void> {
+    if (!this.live.delete(id)) return Promise.resolve();
+    return this.write(JSON.stringify({ op: 'done', id }) + '\n');
+  }
+
+  /** Flushes, compacts, closes the file (deleted when nothing is pending) and releases the lock. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flushing?.catch(() => undefined);
+    if (!this.file) return;
+    await this.fh?.close().catch(() => undefined);
+    this.fh = null;
+    try {
+      if (this.live.size === 0) rmSync(this.file, { force: true });
+      else this.rewrite();
+    } finally {
+      releaseLock(this.file);
+    }
+  }
+
+  private load(): void {
+    if (!this.file) return;
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const raw of text.split('\n')) {
+      if (!raw.trim()) continue;
+      let rec: { op?: string; id?: string } & Partial<SpoolEntry>;
+      try {
+        rec = JSON.parse(raw);
+      } catch {
+        continue; // a torn line from a crash mid-write
+      }
+      if (rec.op === 'add' && typeof rec.id === 'string' && rec.callback && typeof rec.callback === 'object') {
+        const entry: SpoolEntry = { id: rec.id, at: Number(rec.at) || 0, urls: Array.isArray(rec.urls) ? rec.urls.filter((u) => typeof u === 'string') : [], callback: rec.callback };
+        this.live.set(rec.id, { entry, line: JSON.stringify({ op: 'add', ...entry }) + '\n' });
+      } else if (rec.op === 'done' && typeof rec.id === 'string') {
+        this.live.delete(rec.id);
+      }
+    }
+  }
+
+  /** Rewrites the file with the live entries only (synchronous; used at open/close/compaction). */
+  private rewrite(): void {
+    if (!this.file) return;
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, [...this.live.values()].map((v) => v.line).join(''));
+    renameSync(tmp, this.file);
+    this.fileLines = this.live.size;
+  }
+
+  private write(line: string): Promise<void> {
+    if (!this.file) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('callback spool is closed'));
+    return new Promise((resolve, reject) => {
+      this.buffer.push(line);
+      this.waiters.push({ resolve, reject });
+      // `flushing` is cleared synchronously when the loop sees an empty buffer, so a line
+      // pushed after that always starts a new loop.
+      this.flushing ??= this.flushLoop();
+    });
+  }
+
+  /**
+   * Writes buffered lines until the buffer is empty. `flushing` is cleared in the same
+   * synchronous step that finds the buffer empty, so a line pushed afterwards (e.g. by code
+   * resumed from a resolved write) always starts a new loop.
+   */
+  private async flushLoop(): Promise<void> {
+    for (;;) {
+      if (!this.buffer.length) {
+        this.flushing = null;
+        return;
+      }
+      const lines = this.buffer.splice(0);
+      const waiters = this.waiters.splice(0);
+      try {
+        await this.fh!.appendFile(lines.join(''));
+        this.fileLines += lines.length;
+        waiters.forEach((w) => w.resolve());
+      } catch (err) {
+        waiters.forEach((w) => w.reject(err as Error));
+      }
+      if (!this.closed && this.fileLines >= this.compactMinLines && this.fileLines > 2 * this.live.size) {
+        try {
+          await this.fh!.close();
+          this.rewrite();
+        } catch {
+          // keep appending to the uncompacted file
+        }
+        this.fh = await open(this.file!, 'a');
+      }
+    }
+  }
+}
+
+/** Spool files locked by runtimes of this process. */
+const heldHere = new Set<string>();
+
+function readLockPid(file: string): number | null {
+  try {
+    const pid = Number(readFileSync(`${file}.lock`, 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function acquireLock(file: string): boolean {
+  if (heldHere.has(file)) return false;
+  const lock = `${file}.lock`;
+  try {
+    writeFileSync(lock, String(process.pid), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const pid = readLockPid(file);
+    // Held by another live process: taken. A dead owner (or this very process, which does not
+    // hold it any more) left a stale lock: take it over.
+    if (pid !== null && pid !== process.pid && isAlive(pid)) return false;
+    writeFileSync(lock, String(process.pid));
+  }
+  heldHere.add(file);
+  return true;
+}
+
+function releaseLock(file: string): void {
+  heldHere.delete(file);
+  if (readLockPid(file) === process.pid) rmSync(`${file}.lock`, { force: true });
+}

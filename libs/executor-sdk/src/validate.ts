@@ -1,0 +1,66 @@
+import type { AbortRequest, AbortRequestReason, DispatchRequest } from '@baton/protocol';
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
+
+const ABORT_REASONS: readonly AbortRequestReason[] = ['TIMEOUT', 'CANCELLED', 'REPLACED'];
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function bad<T>(field: string, message: string): Checked<T> {
+  return { ok: false, field, message: `${field}: ${message}` };
+}
+
+function intField(body: Record<string, unknown>, field: string, min: number): string | null {
+  const v = body[field];
+  if (v === undefined) return 'is required';
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) return `must be an integer (got ${JSON.stringify(v)})`;
+  if (v < min) return `must be ≥ ${min} (got ${v})`;
+  return null;
+}
+
+/** Checks a DispatchRequest's shape; names the first wrong field. */
+export function checkDispatch(body: unknown): Checked<DispatchRequest> {
+  if (!isObject(body)) return bad('body', 'must be a JSON object');
+  for (const [field, min] of [['runId', 1], ['attempt', 1], ['taskId', 0], ['scheduledAt', 0], ['deadline', 0]] as const) {
+    const problem = intField(body, field, min);
+    if (problem) return bad(field, problem);
+  }
+  for (const field of ['tenantId', 'taskName', 'handler'] as const) {
+    const v = body[field];
+    if (v === undefined) return bad(field, 'is required');
+    if (typeof v !== 'string') return bad(field, 'must be a string');
+    if (field !== 'taskName' && !v) return bad(field, 'must not be empty');
+  }
+  if (!('params' in body) || body.params === undefined) return bad('params', 'is required (null when the task has none)');
+  const urls = body.callbackUrls;
+  if (urls === undefined) return bad('callbackUrls', 'is required (an array of engine base URLs, may be empty)');
+  if (!Array.isArray(urls)) return bad('callbackUrls', 'must be an array of URLs');
+  for (let i = 0; i < urls.length; i++) {
+    if (!isHttpUrl(urls[i])) return bad(`callbackUrls[${i}]`, `must be an http(s) URL (got ${JSON.stringify(urls[i])})`);
+  }
+  return { ok: true, value: body as unknown as DispatchRequest };
+}
+
+/** Checks an AbortRequest against the run id of its path. */
+export function checkAbort(body: unknown, pathRunId: number): Checked<AbortRequest> {
+  if (!isObject(body)) return bad('body', 'must be a JSON object');
+  for (const field of ['runId', 'attempt'] as const) {
+    const problem = intField(body, field, 1);
+    if (problem) return bad(field, problem);
+  }
+  if (body.runId !== pathRunId) return bad('runId', `must match the run id of the path (${pathRunId})`);
+  if (!ABORT_REASONS.includes(body.reason as AbortRequestReason)) return bad('reason', `must be one of ${ABORT_REASONS.join(', ')}`);
+  return { ok: true, value: body as unknown as AbortRequest };
+}
+
+function isHttpUrl(v: unknown): v is string {
+  if (typeof v !== 'string') return false;
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

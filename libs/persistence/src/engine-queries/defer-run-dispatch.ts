@@ -1,0 +1,38 @@
+import type { EntityManager } from 'typeorm';
+import { execute, placeholders } from './sql';
+
+/**
+ * No executor took the run (all busy, unreachable, or none UP): back to the database as
+ * RETRY_WAIT, due again after the dispatch backoff, the SAME attempt.
+ *
+ *   UPDATE runs SET state = 'RETRY_WAIT', due_at = ?, claimed_by = NULL, lease_until = NULL,
+ *                   executor_id = NULL, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
+ *    WHERE id = ? AND state IN ('CLAIMED' | 'DISPATCHED') AND claimed_by = ? AND attempt = ?
+ *
+ * Why RETRY_WAIT and not keeping it in memory: the lease is released (claimed_by NULL), so any
+ * engine of the group — one whose executors are reachable — may claim it when it is due again,
+ * and nothing waits in the memory of a node that might die. The attempt does not move: the
+ * handler never started, so the task's retry budget is not spent on the platform's trouble
+ * (see apps/engine/src/dispatch/dispatch-backoff.ts). `error` tells the console why it waits.
+ */
+export async function deferRunDispatch(
+  manager: EntityManager,
+  input: {
+    runId: number;
+    attempt: number;
+    nodeId: string;
+    from: ReadonlyArray<'CLAIMED' | 'DISPATCHED'>;
+    dueAt: number;
+    error: string;
+    now: number;
+  },
+): Promise<boolean> {
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET state = 'RETRY_WAIT', due_at = ?, claimed_by = NULL, lease_until = NULL,
+                     executor_id = NULL, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
+      WHERE id = ? AND state IN (${placeholders(input.from.length)}) AND claimed_by = ? AND attempt = ?`,
+    [input.dueAt, input.error, input.now, input.runId, ...input.from, input.nodeId, input.attempt],
+  );
+  return affected > 0;
+}

@@ -1,0 +1,193 @@
+import type { DataSource } from 'typeorm';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { RunEntity } from '../entities';
+import { inTransaction } from '../nest';
+import { claimDueRuns, claimDueRunsSql } from './claim-due-runs';
+import { claimDueTasksSql } from './claim-due-tasks';
+import { RENEW_LEASES_SQL } from './renew-leases';
+import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
+import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
+import { markOwnFlow } from './mark-own-flow';
+import { releaseRuns } from './release-runs';
+import { skipMisfiredRuns } from './skip-misfired-runs';
+
+const T = 1_767_225_600_000;
+
+const planned = (taskId: number, scheduledAt: number, extra: Partial<PlannedRunRow> = {}): PlannedRunRow => ({
+  tenantId: 'acme',
+  taskId,
+  engineGroup: 'default',
+  state: 'PENDING',
+  fireKey: `s:${scheduledAt}`,
+  priority: 0,
+  paramsJson: '{"k":1}',
+  scheduledAt,
+  dueAt: scheduledAt,
+  finishedAt: null,
+  error: null,
+  ...extra,
+});
+
+describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+  const runs = () => db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } });
+
+  it('ix_runs_claim keeps its descending priority key part after every migration', async () => {
+    // A later migration that makes TypeORM rebuild `runs` on SQLite (Table API column changes)
+    // loses the DESC key part, which TypeORM cannot read back: this catches it on both databases.
+    const parts =
+      kind === 'mysql'
+        ? ((await db.dataSource.query(`SHOW INDEX FROM runs WHERE Key_name = 'ix_runs_claim'`)) as Array<{ Column_name: string; Collation: string }>).map(
+            (c) => `${c.Column_name} ${c.Collation === 'D' ? 'DESC' : 'ASC'}`,
+          )
+        : ((await db.dataSource.query(`PRAGMA index_xinfo('ix_runs_claim')`)) as Array<{ name: string | null; desc: number; key: number }>)
+            .filter((c) => c.key === 1)
+            .map((c) => `${c.name} ${c.desc ? 'DESC' : 'ASC'}`);
+    expect(parts).toEqual(['engine_group ASC', 'state ASC', 'due_at ASC', 'priority DESC']);
+  });
+
+  it('insertPlannedRuns ignores existing (task, fire key) rows; markOwnFlow roots only the new ones', async () => {
+    await inTransaction(db.dataSource, async (em) => {
+      await insertPlannedRuns(em, [planned(1, T), planned(1, T + 1000)], T);
+      await markOwnFlow(em, [planned(1, T), planned(1, T + 1000)]);
+    });
+    const first = await runs();
+    // An existing row whose flow is someone else's must keep it.
+    await db.dataSource.getRepository(RunEntity).update({ id: first[1].id }, { flowId: 999 });
+    await inTransaction(db.dataSource, async (em) => {
+      const again = [planned(1, T + 1000, { priority: 5 }), planned(1, T + 2000), planned(2, T)];
+      await insertPlannedRuns(em, again, T + 10);
+      await markOwnFlow(em, again);
+    });
+    const after = await runs();
+    expect(after.map((r) => [r.taskId, r.fireKey, r.priority, r.createdAt])).toEqual([
+      [1, `s:${T}`, 0, T],
+      [1, `s:${T + 1000}`, 0, T], // untouched by the second insert
+      [1, `s:${T + 2000}`, 0, T + 10],
+      [2, `s:${T}`, 0, T + 10],
+    ]);
+    expect(after.map((r) => r.flowId)).toEqual([after[0].id, 999, after[2].id, after[3].id]);
+    expect(after[0]).toMatchObject({ state: 'PENDING', cause: 'SCHEDULE', attempt: 1, params: { k: 1 }, parentRunId: null });
+  });
+
+  it('releaseRuns and skipMisfiredRuns move only runs still in the state, owner and lease they name', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4].map((i) => planned(1, T + i)), T));
+    const [a, b, c, d] = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update({ id: a }, { state: 'CLAIMED', claimedBy: 'x', leaseUntil: T + 100 });
+    await repo.update({ id: b }, { state: 'CLAIMED', claimedBy: 'y', leaseUntil: T + 100 });
+    await repo.update({ id: c }, { state: 'CLAIMED', claimedBy: 'x', leaseUntil: T + 900 });
+    await repo.update({ id: d }, { state: 'DISPATCHED', claimedBy: 'x', leaseUntil: T + 100, executorId: 3 });
+    const moved = await inTransaction(db.dataSource, async (em) => [
+      await releaseRuns(em, { ids: [a, b, c, d], from: 'CLAIMED', owner: 'x', leaseBefore: T + 500, now: T + 500 }),
+      await releaseRuns(em, { ids: [a, b, c, d], from: 'DISPATCHED', owner: 'x', now: T + 500 }),
+      await skipMisfiredRuns(em, { ids: [b, c], owner: 'y', reason: 'late', now: T + 500 }),
+    ]);
+    expect(moved).toEqual([1, 1, 1]);
+    expect((await runs()).map((r) => [r.state, r.claimedBy, r.executorId])).toEqual([
+      ['PENDING', null, null],
+      ['SKIPPED', null, null],
+      ['CLAIMED', 'x', null],
+      ['PENDING', null, 3],
+    ]);
+  });
+
+  it('claimDueRuns orders by due time then priority, across groups and claimable states', async () => {
+    await inTransaction(db.dataSource, (em) =>
+      insertPlannedRuns(
+        em,
+        [
+          planned(1, T + 20, { priority: 1 }),
+          planned(2, T + 20, { priority: 9 }),
+          planned(3, T + 10, { engineGroup: 'reports' }),
+          planned(4, T + 30),
+          planned(5, T + 5, { engineGroup: 'nobody' }),
+        ],
+        T,
+      ),
+    );
+    await db.dataSource.getRepository(RunEntity).update({ taskId: 4 }, { state: 'RETRY_WAIT' });
+    const claimed = await inTransaction(db.dataSource, (em) =>
+      claimDueRuns(em, { groups: ['default', 'reports'], dueBefore: T + 30, limit: 3, owner: 'e', leaseUntil: T + 99, now: T }),
+    );
+    expect(claimed.map((r) => r.taskId)).toEqual([3, 2, 1]);
+    expect(claimed.every((r) => r.leaseUntil === T + 99 && r.flowId === r.id)).toBe(true);
+  });
+});
+
+/** The plans MySQL/MariaDB chooses, on a table big enough for the optimizer to care. */
+describe('engine query plans on mysql', () => {
+  const db = useTestDatabase('mysql');
+  const explain = async (ds: DataSource, sql: string, params: unknown[]) => {
+    const rows: Array<{ key: string | null; type: string; Extra: string | null }> = await ds.query(`EXPLAIN ${sql}`, params);
+    return rows[0];
+  };
+
+  beforeAll(async () => {
+    // 30 000 runs: 20 000 finished (history), 6 000 due PENDING, 4 000 held by 4 engines.
+    for (let chunk = 0; chunk < 30; chunk++) {
+      const values: string[] = [];
+      for (let i = chunk * 1000; i < (chunk + 1) * 1000; i++) {
+        const state = i < 20_000 ? 'SUCCEEDED' : i < 26_000 ? 'PENDING' : i % 2 ? 'CLAIMED' : 'DISPATCHED';
+        const owner = state === 'CLAIMED' || state === 'DISPATCHED' ? `'node-${i % 4}'` : 'NULL';
+        const lease = owner === 'NULL' ? 'NULL' : String(T + (i % 100));
+        values.push(`('acme', ${i % 500}, '${i % 3 ? 'default' : 'other'}', '${state}', 'SCHEDULE', 's:${i}', 1, ${i % 5}, '{}', ${T + i}, ${T + i}, ${owner}, ${lease}, ${T}, ${T})`);
+      }
+      await db.dataSource.query(
+        `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, claimed_by, lease_until, created_at, updated_at) VALUES ${values.join(',')}`,
+      );
+    }
+    // 3 000 tasks of two groups, a tenth paused, next fires spread over an hour.
+    const tasks: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      tasks.push(
+        `('acme', '${i % 2 ? 'default' : 'other'}', 't${i}', 'default', 'app', 'h', '{}', 'FIXED_RATE', 60000, 0, 'SKIP', 5000, 0, 'ALLOW', ` +
+          `1000, 1000, 1, 1000, 1000, 0, '[]', 1000, ${i % 10 === 0 ? 1 : 0}, ${T + i * 1200}, ${T}, ${T}, 1)`,
+      );
+    }
+    await db.dataSource.query(
+      `INSERT INTO tasks (tenant_id, engine_group, name, group_name, executor_app, handler, params, trigger_kind, interval_ms, fire_count,
+         misfire_policy, misfire_threshold_ms, priority, concurrency_policy, timeout_ms, start_deadline_ms, retry_max_attempts,
+         retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille, alarm_types, alarm_silence_ms, paused, next_fire_at,
+         created_at, updated_at, version) VALUES ${tasks.join(',')}`,
+    );
+    await db.dataSource.query('ANALYZE TABLE runs, tasks');
+  });
+
+  it('the claim is an in-order range scan of ix_runs_claim (no filesort: LIMIT stops the scan and the locking)', async () => {
+    for (const dueBefore of [T + 23_000, T + 40_000]) {
+      // Part of the due range, or all of it (then MariaDB says `ref` on the (group, state) prefix): in index order either way.
+      const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'PENDING', dueBefore, 500]);
+      expect(plan.key).toBe('ix_runs_claim');
+      expect(['range', 'ref']).toContain(plan.type);
+      expect(plan.Extra ?? '').not.toMatch(/filesort/);
+    }
+    const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'RETRY_WAIT', T + 40_000, 500]);
+    expect(plan.key).toBe('ix_runs_claim');
+    expect(plan.Extra ?? '').not.toMatch(/filesort/);
+    const columns: Array<{ Column_name: string; Collation: string }> = await db.dataSource.query(`SHOW INDEX FROM runs WHERE Key_name = 'ix_runs_claim'`);
+    expect(columns.map((c) => `${c.Column_name} ${c.Collation}`)).toEqual(['engine_group A', 'state A', 'due_at A', 'priority D']);
+  });
+
+  it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {
+    const plan = await explain(db.dataSource, RENEW_LEASES_SQL, [T, 'node-1']);
+    expect(plan).toMatchObject({ key: 'ix_runs_lease', type: 'range' });
+  });
+
+  it('the lease holders are found by a loose index scan, one dive per (state, owner)', async () => {
+    const plan = await explain(db.dataSource, FIND_LEASE_HOLDERS_SQL, []);
+    expect(plan).toMatchObject({ key: 'ix_runs_lease' });
+    expect(plan.Extra).toMatch(/Using index for group-by/);
+    const holders = await findLeaseHolders(db.dataSource.manager);
+    expect(holders).toHaveLength(4); // CLAIMED by node-1 and node-3, DISPATCHED by node-0 and node-2
+    expect(holders.find((h) => h.owner === 'node-1' && h.state === 'CLAIMED')?.earliestLeaseUntil).toBe(T + 1);
+  });
+
+  it('the planner’s task claim reads ix_tasks_plan in next_fire_at order', async () => {
+    const plan = await explain(db.dataSource, claimDueTasksSql('mysql'), ['default', T + 60_000, 200]);
+    expect(plan).toMatchObject({ key: 'ix_tasks_plan', type: 'range' });
+    expect(plan.Extra ?? '').not.toMatch(/filesort/);
+  });
+});

@@ -1,0 +1,35 @@
+import type { EntityManager } from 'typeorm';
+import { execute, num, numOrNull } from './sql';
+
+export interface ExecutingRunRow {
+  runId: number;
+  attempt: number;
+  executorId: number | null;
+  /** Base URL of the executor that has it (for an abort), null if unknown. */
+  executorUrl: string | null;
+}
+
+/**
+ * Other runs of a task that are executing (DISPATCHED or ACCEPTED) — concurrency FORBID/REPLACE:
+ *
+ *   SELECT r.id, r.attempt, r.executor_id, e.url FROM runs r LEFT JOIN executors e ON e.id = r.executor_id
+ *    WHERE r.task_id = ? AND r.state IN ('DISPATCHED', 'ACCEPTED') AND r.id <> ?
+ *
+ * A range on ix_runs_task_state (task_id, state): the task's history (terminal runs) is never
+ * read, however many runs it has had. Call it after lockTaskForConcurrency.
+ */
+export async function findExecutingRunsOfTask(manager: EntityManager, taskId: number, exceptRunId: number): Promise<ExecutingRunRow[]> {
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT r.id, r.attempt, r.executor_id, e.url
+       FROM runs r LEFT JOIN executors e ON e.id = r.executor_id
+      WHERE r.task_id = ? AND r.state IN ('DISPATCHED', 'ACCEPTED') AND r.id <> ?`,
+    [taskId, exceptRunId],
+  );
+  return rows.map((r) => ({
+    runId: num(r.id),
+    attempt: num(r.attempt),
+    executorId: numOrNull(r.executor_id),
+    executorUrl: (r.url as string | null) ?? null,
+  }));
+}

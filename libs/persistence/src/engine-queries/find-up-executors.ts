@@ -1,0 +1,41 @@
+import type { EntityManager } from 'typeorm';
+import { execute, num, placeholders } from './sql';
+
+export interface UpExecutorRow {
+  id: number;
+  tenantId: string;
+  app: string;
+  url: string;
+  capacity: number;
+  inFlight: number;
+}
+
+/**
+ * The routing table of an engine: UP executors of the tenants its groups serve.
+ *
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight
+ *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
+ *    WHERE t.engine_group IN (…) AND e.state = 'UP'
+ *
+ * Read about once a second by every engine (ExecutorRegistry) instead of once per dispatch:
+ * the executors table is small (one row per executor process) and changes slowly.
+ */
+export async function findUpExecutors(manager: EntityManager, groups: readonly string[]): Promise<UpExecutorRow[]> {
+  if (groups.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight
+       FROM executors e JOIN tenants t ON t.id = e.tenant_id
+      WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
+      ORDER BY e.id`,
+    [...groups],
+  );
+  return rows.map((r) => ({
+    id: num(r.id),
+    tenantId: String(r.tenant_id),
+    app: String(r.app),
+    url: String(r.url),
+    capacity: num(r.capacity),
+    inFlight: num(r.in_flight),
+  }));
+}

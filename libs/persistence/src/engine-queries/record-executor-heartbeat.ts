@@ -1,0 +1,64 @@
+import type { EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../errors';
+import { execute, num } from './sql';
+
+export interface ExecutorHeartbeatInput {
+  tenantId: string;
+  app: string;
+  url: string;
+  capacity: number;
+  inFlight: number;
+  now: number;
+}
+
+/**
+ * Registers an executor or refreshes it (an upsert on uq_executors_tenant_app_url), and says
+ * whether it came back from DOWN:
+ *
+ *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now)
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ? AND state = 'DOWN'
+ *   --         (0 rows) UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ?
+ *
+ * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
+ * heartbeats to several engines at once, exactly one of them sees it move and writes the
+ * EXECUTOR_UP alarm (in the caller's transaction). Two engines registering a new executor at
+ * the same moment: the second INSERT hits the unique key and falls back to the update path.
+ * A portable upsert in two statements, as in register-engine-node.ts.
+ */
+export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
+  const find = async (): Promise<number | null> => {
+    const { rows } = await execute<{ id: number | string }>(manager, 'SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?', [
+      input.tenantId,
+      input.app,
+      input.url,
+    ]);
+    return rows.length ? num(rows[0].id) : null;
+  };
+  let id = await find();
+  if (id === null) {
+    try {
+      await execute(
+        manager,
+        `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at)
+         VALUES (?, ?, ?, ?, ?, 'UP', ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.inFlight, input.now, input.now],
+      );
+      const inserted = await find();
+      if (inserted === null) throw new Error('executor row vanished right after its insert');
+      return { executorId: inserted, cameBack: false };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      id = await find();
+      if (id === null) throw err;
+    }
+  }
+  const revived = await execute(
+    manager,
+    `UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ? AND state = 'DOWN'`,
+    [input.capacity, input.inFlight, input.now, id],
+  );
+  if (revived.affected > 0) return { executorId: id, cameBack: true };
+  await execute(manager, 'UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ?', [input.capacity, input.inFlight, input.now, id]);
+  return { executorId: id, cameBack: false };
+}

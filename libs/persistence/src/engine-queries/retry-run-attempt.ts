@@ -1,0 +1,49 @@
+import type { EntityManager } from 'typeorm';
+import { execute, placeholders } from './sql';
+
+/**
+ * A failed (or timed-out, or orphaned) attempt with attempts left: the SAME run row goes to
+ * RETRY_WAIT as attempt + 1, due after the task's backoff, its lease and executor released.
+ *
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?,
+ *                   claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
+ *                   accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+ *                   result = NULL, error = ?, progress = NULL, updated_at = ?
+ *    WHERE id = ? AND attempt = ? AND state IN (…) [AND claimed_by = ?] [AND deadline_at < ?]
+ *
+ * A retry in place is what keeps a chain from re-running: only this step runs again, its
+ * parents stay SUCCEEDED and its children are fired once it finally succeeds (same flow, same
+ * fire key). Guarded on state and attempt like finishRunAttempt; `attempt = attempt + 1` in SQL
+ * so the increment is the row's, not a value read earlier. The failed attempt's error and
+ * timings stay on the row until the next attempt overwrites them (its log lines carry the
+ * attempt number for good).
+ */
+export async function retryRunAttempt(
+  manager: EntityManager,
+  input: {
+    runId: number;
+    attempt: number;
+    from: readonly string[];
+    dueAt: number;
+    error: string | null;
+    startedAt: number | null;
+    finishedAt: number | null;
+    now: number;
+    /** Extra guards: only while this engine holds the run; only if the deadline (still) passed. */
+    claimedBy?: string;
+    deadlineBefore?: number;
+  },
+): Promise<boolean> {
+  const extra = `${input.claimedBy !== undefined ? 'AND claimed_by = ? ' : ''}${input.deadlineBefore !== undefined ? 'AND deadline_at < ?' : ''}`;
+  const extraParams = [...(input.claimedBy !== undefined ? [input.claimedBy] : []), ...(input.deadlineBefore !== undefined ? [input.deadlineBefore] : [])];
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?,
+                     claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
+                     accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+                     result = NULL, error = ?, progress = NULL, updated_at = ?
+      WHERE id = ? AND attempt = ? AND state IN (${placeholders(input.from.length)}) ${extra}`,
+    [input.dueAt, input.startedAt, input.finishedAt, input.error, input.now, input.runId, input.attempt, ...input.from, ...extraParams],
+  );
+  return affected > 0;
+}

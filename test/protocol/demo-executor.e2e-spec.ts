@@ -1,0 +1,12 @@
+import { describeExecutorConformance } from './executor-conformance';
+import { demoExecutorCommand } from './executor-process';
+
+describeExecutorConformance({
+  name: 'apps/demo-executor (SDK, separate Node process)',
+  command: (env) => demoExecutorCommand(env),
+  handlers: {
+    ok: { handler: 'noop' },
+    sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
+    fail: { handler: 'fail-n-times', params: { failures: 1 } },
+  },
+});

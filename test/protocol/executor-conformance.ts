@@ -1,0 +1,228 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonValue } from '@baton/domain';
+import { PATHS, SIGNATURE_HEADERS, sign } from '@baton/protocol';
+import { FakeEngine } from './fake-engine';
+import { startExecutorProcess, type ExecutorCommand, type ExecutorProcess } from './executor-process';
+
+/** An executor implementation to check from the outside. */
+export interface ConformanceTarget {
+  /** Shown in the test names. */
+  name: string;
+  /** How to start it with the given environment (BATON_* variables, see apps/demo-executor/src/config.ts). */
+  command(env: Record<string, string>): ExecutorCommand;
+  /** Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one that fails. */
+  handlers: {
+    ok: { handler: string; params?: JsonValue };
+    sleep: { handler: string; params: (ms: number) => JsonValue };
+    fail: { handler: string; params?: JsonValue };
+  };
+}
+
+const CONCURRENCY = 2;
+const QUEUE_LIMIT = 1;
+
+/**
+ * The executor protocol, checked from the outside (this suite depends on the protocol only, never on the SDK) against a fake engine: the executor runs as
+ * a separate OS process configured by environment, and must print `READY <url>`.
+ */
+export function describeExecutorConformance(target: ConformanceTarget): void {
+  describe(`executor protocol conformance: ${target.name}`, () => {
+    let engine: FakeEngine;
+    let executor: ExecutorProcess;
+    let dir: string;
+    const { ok, sleep, fail } = target.handlers;
+
+    beforeAll(async () => {
+      engine = await FakeEngine.start({ tenantId: 'tenant-c', secret: 'conformance-secret', intervalMs: 200 });
+      dir = mkdtempSync(join(tmpdir(), 'baton-conformance-'));
+      executor = await startExecutorProcess(
+        target.command({
+          BATON_TENANT: engine.tenantId,
+          BATON_EXECUTOR_SECRET: engine.secret,
+          BATON_ENGINE_URLS: engine.url,
+          BATON_EXECUTOR_APP: 'conformance',
+          BATON_EXECUTOR_HOST: '127.0.0.1',
+          BATON_EXECUTOR_PORT: '0',
+          BATON_EXECUTOR_CONCURRENCY: String(CONCURRENCY),
+          BATON_EXECUTOR_QUEUE_LIMIT: String(QUEUE_LIMIT),
+          BATON_EXECUTOR_HEARTBEAT_MS: '2000',
+          BATON_EXECUTOR_RETRY_BASE_MS: '20',
+          BATON_EXECUTOR_RETRY_MAX_MS: '200',
+          BATON_EXECUTOR_SHUTDOWN_GRACE_MS: '5000',
+          BATON_EXECUTOR_SPOOL: join(dir, 'spool.jsonl'),
+        }),
+      );
+    });
+
+    afterAll(async () => {
+      await executor?.stop('SIGKILL');
+      await engine?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const failWithOutput = async <T>(what: Promise<T>): Promise<T> => {
+      try {
+        return await what;
+      } catch (err) {
+        throw new Error(`${(err as Error).message}\n--- executor output ---\n${executor.output()}`);
+      }
+    };
+
+    it('registers with a signed heartbeat describing itself, and follows the ack interval', async () => {
+      const first = await failWithOutput(engine.waitFor(() => engine.heartbeats.find((h) => h.body.url === executor.url), 5000, 'a heartbeat'));
+      expect(first.signature).toEqual({ ok: true });
+      expect(first.headers[SIGNATURE_HEADERS.tenant]).toBe(engine.tenantId);
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ tenantId: engine.tenantId, app: 'conformance', url: executor.url, capacity: CONCURRENCY, inFlight: expect.any(Number) });
+      expect(first.body.handlers).toEqual(expect.arrayContaining([ok.handler, sleep.handler, fail.handler]));
+      // The ack said 200 ms (configured: 2000 ms): at least three more within ~1.5 s.
+      const since = engine.heartbeats.indexOf(first);
+      await failWithOutput(engine.waitFor(() => engine.heartbeats.length - since >= 4, 1500, 'heartbeats at the acked 200 ms interval'));
+      expect(engine.heartbeats.filter((h) => h.body.url === executor.url).every((h) => h.signature.ok)).toBe(true);
+    });
+
+    it('answers a dispatch with 202 at once and calls back, signed, with the outcome and timings', async () => {
+      const before = Date.now();
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      const answer = await engine.dispatch(executor.url, req);
+      expect(answer.status).toBe(202);
+      expect(answer.body).toMatchObject({ accepted: true, runId: req.runId, attempt: 1 });
+      expect(answer.ms).toBeLessThan(1000);
+      const cb = await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      expect(cb.signature).toEqual({ ok: true });
+      expect(cb.path).toBe(PATHS.callback);
+      expect(cb.body).toMatchObject({ runId: req.runId, attempt: 1, tenantId: engine.tenantId, outcome: 'SUCCEEDED' });
+      expect(cb.body.startedAt).toEqual(expect.any(Number));
+      expect(cb.body.finishedAt).toEqual(expect.any(Number));
+      expect(cb.body.startedAt!).toBeGreaterThanOrEqual(before - 1000);
+      expect(cb.body.finishedAt!).toBeGreaterThanOrEqual(cb.body.startedAt!);
+    });
+
+    it('acks long work at once (the slot is free long before the work ends) and reports its duration', async () => {
+      const req = engine.request({ handler: sleep.handler, params: sleep.params(800) as never });
+      const answer = await engine.dispatch(executor.url, req);
+      expect(answer.status).toBe(202);
+      expect(answer.ms).toBeLessThan(300);
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      expect(cb.outcome).toBe('SUCCEEDED');
+      expect(cb.finishedAt! - cb.startedAt!).toBeGreaterThanOrEqual(750);
+    });
+
+    it('reports a failing handler as FAILED with an error', async () => {
+      const req = engine.request({ handler: fail.handler, params: (fail.params ?? null) as never });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      expect(cb.outcome).toBe('FAILED');
+      expect(typeof cb.error).toBe('string');
+      expect(cb.error!.length).toBeGreaterThan(0);
+    });
+
+    it('refuses an unknown handler (404 UNKNOWN_HANDLER) and a bad body (400 naming the field)', async () => {
+      const unknown = await engine.dispatch(executor.url, engine.request({ handler: 'no-such-handler' }));
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toMatchObject({ accepted: false, reason: 'UNKNOWN_HANDLER' });
+      const bad = await engine.dispatch(executor.url, { ...engine.request(), runId: 'seven' } as never);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field: 'runId' });
+      const malformed = await engine.send(executor.url, 'POST', PATHS.dispatch, undefined, { rawBody: '{"runId":' });
+      expect(malformed.status).toBe(400);
+      expect(malformed.body).toMatchObject({ reason: 'BAD_REQUEST', field: 'body' });
+    });
+
+    it('refuses forged, unsigned, stale and tampered requests with 401 and runs nothing', async () => {
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      const forged = await engine.dispatch(executor.url, req, { secret: 'not-the-secret' });
+      const unsigned = await engine.dispatch(executor.url, req, { sign: false });
+      const stale = await engine.dispatch(executor.url, req, { timestamp: Date.now() - 10 * 60_000 });
+      const otherTenant = await engine.dispatch(executor.url, req, { tenant: 'someone-else' });
+      const body = JSON.stringify(req);
+      const headers = { ...sign(engine.secret, engine.tenantId, 'POST', PATHS.dispatch, body, Date.now()), 'content-type': 'application/json' };
+      const tampered = await fetch(executor.url + PATHS.dispatch, { method: 'POST', headers, body: body.replace(`"runId":${req.runId}`, `"runId":${req.runId + 100_000}`) });
+      expect([forged.status, unsigned.status, stale.status, otherTenant.status, tampered.status]).toEqual([401, 401, 401, 401, 401]);
+      expect(forged.body).toMatchObject({ accepted: false, reason: 'UNAUTHORIZED' });
+      const forgedAbort = await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'CANCELLED' }, { secret: 'not-the-secret' });
+      expect(forgedAbort.status).toBe(401);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(engine.callbacks.filter((c) => c.body.runId === req.runId || c.body.runId === req.runId + 100_000)).toEqual([]);
+    });
+
+    it('runs a repeated dispatch of the same attempt once', async () => {
+      const req = engine.request({ handler: sleep.handler, params: sleep.params(200) as never });
+      const answers = [await engine.dispatch(executor.url, req), await engine.dispatch(executor.url, req)];
+      expect(answers.map((a) => a.status)).toEqual([202, 202]);
+      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202); // recently finished
+      await new Promise((r) => setTimeout(r, 400));
+      expect(engine.callbacks.filter((c) => c.body.runId === req.runId && c.body.outcome)).toHaveLength(1);
+    });
+
+    it('answers 429 BUSY when its pool and queue are full; an abort stops a running run (ABORTED) and drops a queued one', async () => {
+      const reqs = Array.from({ length: CONCURRENCY + QUEUE_LIMIT }, () => engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never }));
+      for (const r of reqs) expect((await engine.dispatch(executor.url, r)).status).toBe(202);
+      const busy = await engine.dispatch(executor.url, engine.request({ handler: sleep.handler, params: sleep.params(10) as never }));
+      expect(busy.status).toBe(429);
+      expect(busy.body).toMatchObject({ accepted: false, reason: 'BUSY' });
+      await new Promise((r) => setTimeout(r, 100)); // let the first ones start
+      const started = Date.now();
+      for (const r of reqs) {
+        const answer = await engine.abort(executor.url, { runId: r.runId, attempt: 1, reason: 'CANCELLED' });
+        expect(answer.status).toBe(202);
+        expect(answer.body).toMatchObject({ aborted: true, runId: r.runId, attempt: 1 });
+      }
+      for (const r of reqs) {
+        const cb = (await failWithOutput(engine.finalCallback(r.runId, 1, 3000))).body;
+        expect(cb.outcome).toBe('ABORTED');
+        expect(cb.abortReason).toBe('CANCELLED');
+      }
+      expect(Date.now() - started).toBeLessThan(3000);
+      const unknown = await engine.abort(executor.url, { runId: 987_654_321, attempt: 1, reason: 'TIMEOUT' });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toMatchObject({ aborted: false });
+    });
+
+    it('aborts a run at its deadline', async () => {
+      const req = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: Date.now() + 400 });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
+      expect(cb.finishedAt!).toBeGreaterThanOrEqual(req.deadline - 50);
+    });
+
+    it('answers a status query for a run', async () => {
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      await engine.dispatch(executor.url, req);
+      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      const status = await engine.status(executor.url, req.runId);
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ runId: req.runId, attempts: [{ attempt: 1, state: 'FINISHED', outcome: 'SUCCEEDED' }] });
+      expect((await engine.status(executor.url, req.runId, { secret: 'nope' })).status).toBe(401);
+    });
+
+    it('retries a callback until the engine takes it', async () => {
+      engine.failCallbacks(2, 503);
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      await engine.dispatch(executor.url, req);
+      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      expect(engine.callbacks.filter((c) => c.body.runId === req.runId).map((c) => c.status)).toEqual([503, 503, 200]);
+    });
+
+    it('on SIGTERM: refuses new work with 503, finishes the running run, calls back, says it is draining, exits 0', async () => {
+      const req = engine.request({ handler: sleep.handler, params: sleep.params(700) as never });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      await new Promise((r) => setTimeout(r, 100));
+      const heartbeatsBefore = engine.heartbeats.length;
+      executor.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 150));
+      const refused = await engine.dispatch(executor.url, engine.request({ handler: ok.handler, params: (ok.params ?? null) as never }));
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ accepted: false, reason: 'SHUTTING_DOWN' });
+      const code = await executor.exited;
+      expect(code).toBe(0);
+      expect(engine.finalsFor(req.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED' })]);
+      expect(engine.heartbeats.slice(heartbeatsBefore).some((h) => h.body.url === executor.url && h.body.draining === true)).toBe(true);
+    });
+  });
+}
