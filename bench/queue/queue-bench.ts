@@ -13,8 +13,10 @@
  *          new event due at (time just served) + a draw from the distribution;
  *   burst  N/10 events enqueued at one future instant, then popDue(that
  *          instant): the "thousands due at the same millisecond" case.
- * ops/s = queue operations / seconds, per phase and overall; the median of
- * the repetitions is reported. Every structure must produce the same dequeue
+ * ops/s = queue operations / seconds, per phase and overall (fill + hold +
+ * burst); the median of the repetitions is reported. resizes = rebuilds the
+ * resize policy asked for; retunes = rebuilds that only re-sampled a stale
+ * bucket width. Every structure must produce the same dequeue
  * order (checked by a rolling hash), or the run aborts.
  *
  * Writes bench/results/queue.json.
@@ -43,17 +45,18 @@ interface RunResult {
   burstOps: number;
   totalOps: number;
   resizes: number | null;
+  retunes: number | null;
   buckets: number | null;
   checksum: number;
 }
 
 const BASE_TIME = 1_700_000_000_000;
-/** Timed hold rounds at least, so small queues are timed over more than a few milliseconds. */
+/** Timed hold rounds at least (not with --quick), so small queues are timed over more than a few milliseconds. */
 const MIN_HOLD_ROUNDS = 500_000;
 
-function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, seed: number): RunResult {
+function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, seed: number, minRounds: number): RunResult {
   const warmup = Math.floor(n / 2);
-  const rounds = Math.max(n, MIN_HOLD_ROUNDS);
+  const rounds = Math.max(n, minRounds);
   const burst = Math.max(1, Math.floor(n / 10));
   const d = new Workload(dist, seed, n + warmup + rounds + burst);
   const prio = d.priorities;
@@ -105,6 +108,7 @@ function run(make: () => TimerQueue<number>, dist: DistributionName, n: number, 
     burstOps: ops.burst / (burstMs / 1000),
     totalOps: (ops.fill + ops.hold + ops.burst) / ((fillMs + holdMs + burstMs) / 1000),
     resizes: stats ? stats.resizes : null,
+    retunes: stats ? stats.retunes : null,
     buckets: stats ? stats.buckets : null,
     checksum: hash,
   };
@@ -135,7 +139,7 @@ function main(): void {
   const started = Date.now();
 
   // Warm the JIT on a small case so the first measured structure is not penalised.
-  for (const name of names) run(structures[name], 'bursty', 5_000, 1);
+  for (const name of names) run(structures[name], 'bursty', 5_000, 1, 0);
 
   for (const n of sizes) {
     for (const dist of dists) {
@@ -145,7 +149,7 @@ function main(): void {
         for (let k = 0; k < names.length; k++) {
           const name = names[(k + rep) % names.length];
           gc?.();
-          perStructure.get(name)?.push(run(structures[name], dist, n, 1000 + rep));
+          perStructure.get(name)?.push(run(structures[name], dist, n, 1000 + rep, quick ? 0 : MIN_HOLD_ROUNDS));
         }
       }
       const checksums = new Set(names.map((s) => perStructure.get(s)?.[0].checksum));
@@ -162,6 +166,7 @@ function main(): void {
           burstOpsPerSec: Math.round(median(rs.map((r) => r.burstOps))),
           totalOpsPerSec: Math.round(median(rs.map((r) => r.totalOps))),
           resizes: rs[0].resizes,
+          retunes: rs[0].retunes,
           finalBuckets: rs[0].buckets,
         });
       }
@@ -169,6 +174,7 @@ function main(): void {
   }
 
   printTable(rows);
+  if (quick) console.log('\n--quick: a smoke test (tiny runs, cold JIT); the numbers are not comparable.');
   const out = {
     benchmark: 'timer-queue hold model',
     quick,
@@ -189,10 +195,10 @@ function main(): void {
 
 function printTable(rows: Array<Record<string, unknown>>): void {
   const m = (v: unknown) => ((v as number) / 1e6).toFixed(2);
-  const header = ['N', 'dist', 'structure', 'fill Mops/s', 'hold Mops/s', 'burst Mops/s', 'total Mops/s', 'resizes', 'vs heap (total)'];
+  const header = ['N', 'dist', 'structure', 'fill Mops/s', 'hold Mops/s', 'burst Mops/s', 'total Mops/s', 'resizes', 'retunes', 'hold vs heap', 'total vs heap'];
   const lines = rows.map((r) => {
     const heap = rows.find((h) => h.n === r.n && h.distribution === r.distribution && h.structure === 'binary-heap');
-    const ratio = heap ? ((r.totalOpsPerSec as number) / (heap.totalOpsPerSec as number)).toFixed(2) + 'x' : '';
+    const ratio = (k: string) => (heap ? ((r[k] as number) / (heap[k] as number)).toFixed(2) + 'x' : '');
     return [
       (r.n as number).toLocaleString('en-US'),
       String(r.distribution),
@@ -202,7 +208,9 @@ function printTable(rows: Array<Record<string, unknown>>): void {
       m(r.burstOpsPerSec),
       m(r.totalOpsPerSec),
       r.resizes === null ? '-' : String(r.resizes),
-      ratio,
+      r.retunes === null ? '-' : String(r.retunes),
+      ratio('holdOpsPerSec'),
+      ratio('totalOpsPerSec'),
     ];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));

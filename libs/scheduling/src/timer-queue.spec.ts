@@ -244,7 +244,10 @@ describe.each(implementations)('%s against a sorted-array oracle', (_name, make)
       expect(got).toBe(oracle.shift());
       now = (oracle.entries[0]?.time ?? now) - 1;
       add(round < 10_000 ? 100_000 : 2_000); // then sparse again
-      if (round > 20_000) add(100_000), expect(q.dequeue()).toBe(oracle.shift());
+      if (round > 20_000) {
+        add(100_000);
+        expect(q.dequeue()).toBe(oracle.shift());
+      }
     }
     expect(q.popDue(Infinity)).toEqual(oracle.popDue(Infinity, Infinity));
   });

@@ -277,7 +277,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       taskId: run.taskId,
       taskName: run.taskName,
       handler: run.handler,
-      params: run.params as DispatchRequest['params'],
+      params: (run.params ?? null) as DispatchRequest['params'],
       scheduledAt: run.scheduledAt,
       deadline: sentAt + run.timeoutMs,
       callbackUrls: this.callbackUrls.urls(run.engineGroup),

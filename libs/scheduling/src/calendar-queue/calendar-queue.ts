@@ -291,7 +291,7 @@ export class CalendarQueue<T> implements TimerQueue<T> {
     let day = this.curDay;
     let b = this.curBucket;
     for (let n = 0; n < nb; n++) {
-      if (!store.isEmpty(b) && Math.floor(store.arena[store.minEntry(b) * E_STRIDE] * inv) < day) {
+      if (!store.isEmpty(b) && Math.floor(store.arena[store.minEntry(b) * E_STRIDE] * inv) <= day) {
         this.curDay = day;
         this.curBucket = b;
         return b;
