@@ -5,6 +5,7 @@ import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded } from '../../apps/embedded/src/start-embedded';
+import { EngineAlreadyRunningError } from '../../apps/engine/src';
 
 describe('embedded mode (npm start)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-embedded-'));
@@ -12,7 +13,7 @@ describe('embedded mode (npm start)', () => {
   const logins = demoLogins({});
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('seeds the demo on first start, answers on the API, and keeps the data across a restart', async () => {
+  it('seeds the demo, runs its tasks, refuses a second engine, and keeps the data across a restart', async () => {
     const first = await startEmbedded(config, logins);
     let taskNames: string[];
     try {
@@ -26,6 +27,19 @@ describe('embedded mode (npm start)', () => {
       const edges = await request(first.url).get('/api/dependencies').set('authorization', `Bearer ${login.body.token}`).expect(200);
       expect(edges.body).toHaveLength(1);
       await request(first.url).get('/api/docs-json').expect(200);
+
+      // The engine and the demo executor run the demo tasks: the fixed-rate task fires at once.
+      const auth = { authorization: `Bearer ${login.body.token}` };
+      const deadline = Date.now() + 20_000;
+      let succeeded: Array<{ taskName: string }> = [];
+      while (succeeded.length === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        succeeded = (await request(first.url).get('/api/runs?state=SUCCEEDED').set(auth).expect(200)).body.items;
+      }
+      expect(succeeded.length).toBeGreaterThan(0);
+
+      // One engine only on SQLite: a second process on the same file is refused.
+      await expect(startEmbedded(config, logins)).rejects.toThrow(EngineAlreadyRunningError);
     } finally {
       await first.close();
     }

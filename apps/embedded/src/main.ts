@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { databaseKind } from '@baton/persistence';
+import { EngineAlreadyRunningError } from '../../engine/src';
 import { demoLogins } from './demo-seed';
 import { readEmbeddedConfig } from './embedded-config';
 import { startEmbedded } from './start-embedded';
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A refusal to start is an answer, not a crash: its message says what to do.
+  console.error(error instanceof EngineAlreadyRunningError ? error.message : error);
   process.exit(1);
 });

@@ -1,4 +1,4 @@
-import { checkFinite, encodeHandle, GEN_MASK, grown, handleGeneration, handleSlot, MAX_SLOTS } from './slot-handles';
+import { checkFinite, checkTime, encodeHandle, GEN_MASK, grown, handleGeneration, handleSlot, MAX_SLOTS } from './slot-handles';
 import type { QueueHandle, TimerQueue } from './timer-queue';
 
 export interface BinaryHeapOptions {
@@ -47,7 +47,7 @@ export class BinaryHeap<T> implements TimerQueue<T> {
   }
 
   enqueue(item: T, time: number, priority = 0): QueueHandle {
-    checkFinite('time', time);
+    checkTime(time);
     checkFinite('priority', priority);
     const slot = this.allocSlot();
     this.prio[slot] = priority;

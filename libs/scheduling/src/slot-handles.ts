@@ -38,3 +38,13 @@ export function checkFinite(name: string, value: number): void {
     throw new RangeError(`${name} must be a finite number, got ${String(value)}`);
   }
 }
+
+/** The Date range: ±100 000 000 days from the epoch, in ms. */
+export const MAX_TIME = 8.64e15;
+
+/** A due time must be an epoch-ms number a Date can hold (so day numbers stay exact integers). */
+export function checkTime(time: number): void {
+  if (typeof time !== 'number' || !(Math.abs(time) <= MAX_TIME)) {
+    throw new RangeError(`time must be a finite epoch-ms number within ±${MAX_TIME}, got ${String(time)}`);
+  }
+}

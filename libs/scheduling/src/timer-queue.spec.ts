@@ -256,6 +256,10 @@ describe.each(implementations)('%s against a sorted-array oracle', (_name, make)
     const q = make();
     expect(() => q.enqueue(1, NaN)).toThrow(RangeError);
     expect(() => q.enqueue(1, Infinity)).toThrow(RangeError);
+    expect(() => q.enqueue(1, 9e15)).toThrow(RangeError); // beyond the Date range
+    expect(q.enqueue(1, -8.64e15)).toBeDefined(); // the Date range's ends are fine
+    expect(q.enqueue(2, 8.64e15, 3)).toBeDefined();
+    expect(q.popDue(8.64e15)).toEqual([1, 2]);
     expect(() => q.enqueue(1, 5, NaN)).toThrow(RangeError);
     const h = q.enqueue(1, 5);
     expect(q.dequeue()).toBe(1);

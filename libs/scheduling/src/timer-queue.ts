@@ -29,9 +29,9 @@ export interface TimerQueue<T> {
   /** Number of events queued (removed events excluded). */
   readonly size: number;
   /**
-   * Adds an event due at `time` (epoch ms; any finite number). `priority`
-   * (default 0) orders events due at the same time: higher first, then FIFO.
-   * Throws RangeError for a non-finite time or priority.
+   * Adds an event due at `time` (epoch ms, within the Date range ±8.64e15).
+   * `priority` (default 0) orders events due at the same time: higher first,
+   * then FIFO. Throws RangeError for a time out of range or a non-finite priority.
    */
   enqueue(item: T, time: number, priority?: number): QueueHandle;
   /** Due time of the first event, or undefined when empty. */

@@ -33,7 +33,14 @@ export class CallbacksController {
         throw new UnauthorizedException({ statusCode: 401, error: 'UNAUTHORIZED', reason: 'TENANT_MISMATCH', message: 'tenantId differs from the signing tenant' });
       }
       const reply = await this.callbacks.handle(callback);
-      if (reply.status === 409) throw new HttpException({ statusCode: 409, error: 'CONFLICT', ...reply.body }, 409);
+      if (reply.status === 409) {
+        const { runId, attempt, reason, state } = reply.body;
+        const message =
+          reason === 'UNKNOWN_RUN'
+            ? `run ${runId} is not a run of this tenant`
+            : `attempt ${attempt} of run ${runId} is not executing${state ? ` (run is ${state})` : ''}: nothing changed`;
+        throw new HttpException({ statusCode: 409, error: 'CONFLICT', message, ...reply.body }, 409);
+      }
       return reply.body;
     } finally {
       timer();

@@ -36,7 +36,7 @@
  *   rebuild drops them once they outnumber the live ones.
  * - handles are numbers and nothing is allocated per event.
  */
-import { checkFinite, encodeHandle, GEN_MASK, grown, handleGeneration, handleSlot, MAX_SLOTS } from '../slot-handles';
+import { checkFinite, checkTime, encodeHandle, GEN_MASK, grown, handleGeneration, handleSlot, MAX_SLOTS, MAX_TIME } from '../slot-handles';
 import type { QueueHandle, TimerQueue } from '../timer-queue';
 import { sampleBucketWidth } from './bucket-width';
 import { BucketStore, E_GEN, E_PRIO, E_SLOT, E_STRIDE } from './bucket-store';
@@ -56,6 +56,7 @@ export interface CalendarQueueOptions {
   /**
    * Narrowest width the sampler may choose, in ms. Default 1: times are whole
    * milliseconds, so narrower days would only add empty buckets to scan.
+   * At least 0.96, so day numbers (time / width) stay exact integers.
    */
   minBucketWidth?: number;
   /**
@@ -143,6 +144,7 @@ export class CalendarQueue<T> implements TimerQueue<T> {
   private lastServed = NaN;
   private windowStartDay = 0;
   private retuneAllowedAt = 0;
+  private staleChecks = 0;
 
   constructor(options: CalendarQueueOptions = {}) {
     this.policy = options.resizePolicy ?? new PramResizePolicy();
@@ -151,7 +153,8 @@ export class CalendarQueue<T> implements TimerQueue<T> {
     this.initialWidth = Math.max(this.minWidth, options.initialBucketWidth ?? 1);
     this.widthFactor = options.bucketWidthFactor ?? DEFAULT_WIDTH_FACTOR;
     this.sampleSize = Math.max(1, options.widthSampleSize ?? 25);
-    if (!(this.minWidth > 0)) throw new RangeError('minBucketWidth must be > 0');
+    // Day numbers (time / width) must stay exact integers for times up to MAX_TIME.
+    if (!(this.minWidth >= MAX_TIME / 2 ** 53)) throw new RangeError(`minBucketWidth must be >= ${MAX_TIME / 2 ** 53}`);
     if (!(this.widthFactor > 0)) throw new RangeError('bucketWidthFactor must be > 0');
     const cap = Math.max(4, Math.min(MAX_SLOTS, options.initialCapacity ?? 64));
     this.meta = new Int32Array(cap);
@@ -180,7 +183,7 @@ export class CalendarQueue<T> implements TimerQueue<T> {
   }
 
   enqueue(item: T, time: number, priority = 0): QueueHandle {
-    checkFinite('time', time);
+    checkTime(time);
     checkFinite('priority', priority);
     const slot = this.allocSlot();
     const gen = this.meta[slot] >>> 2;
@@ -360,18 +363,21 @@ export class CalendarQueue<T> implements TimerQueue<T> {
    * The width is sampled only at a rebuild, and PRAM rebuilds rarely — on
    * purpose — while the density of events may drift (PRAM §5 leaves this
    * open). The dequeue stream shows how many distinct times the days served
-   * held; when that is far from the target (widthFactor per day), the queue
-   * re-samples the width, at most once per max(WIDTH_CHECK_EVERY, size)
-   * dequeues, so the O(n) rebuild stays amortised O(1).
+   * held; when that is far from the target (widthFactor per day) twice in a
+   * row — a drift, not one burst — the queue re-samples the width, at most
+   * once per max(WIDTH_CHECK_EVERY, size) dequeues, so the O(n) rebuild stays
+   * amortised O(1).
    */
   private checkWidth(): void {
     const days = this.curDay - this.windowStartDay + 1;
     const perDay = this.servedDistinct / days;
     const stale = perDay > 2 * this.widthFactor || perDay < this.widthFactor / 16;
+    this.staleChecks = stale ? this.staleChecks + 1 : 0;
     this.retuneAllowedAt -= this.served;
     this.served = this.servedDistinct = 0;
     this.windowStartDay = this.curDay;
-    if (stale && this.retuneAllowedAt <= 0 && this.live > 0) {
+    if (this.staleChecks >= 2 && this.retuneAllowedAt <= 0 && this.live > 0) {
+      this.staleChecks = 0;
       this.retuneAllowedAt = Math.max(WIDTH_CHECK_EVERY, this.live);
       this.rebuild(this.nb, 'retune');
     }
