@@ -20,6 +20,11 @@
  * order (checked by a rolling hash), or the run aborts.
  *
  * Writes bench/results/queue.json.
+ *
+ * How it runs: `tsc -p bench/queue/tsconfig.json` compiles this file and the
+ * scheduling lib (imported by relative path, so no alias resolution at run
+ * time) into dist/bench-queue, and plain `node --expose-gc` runs it: no tsx
+ * or ts-node dependency, and the code measured is what tsc emits for prod.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';

@@ -17,7 +17,8 @@ const SHUTDOWN_GRACE_MS = 20_000;
  */
 async function bootstrap(): Promise<void> {
   const config = readEngineConfig();
-  const app = await NestFactory.create(EngineModule.forRoot({ config }));
+  // No global body parser: the signed routes read the raw body themselves (signatures cover the exact bytes; up to 2 MB).
+  const app = await NestFactory.create(EngineModule.forRoot({ config }), { bodyParser: false });
   app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref());

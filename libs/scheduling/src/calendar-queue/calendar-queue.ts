@@ -23,13 +23,18 @@
  *
  * Simplified or changed:
  * - formulas (3), (5), (14) did not survive the OCR: the forecast uses the
- *   textbook M/M/1/N mean and a drift term (mm1n.ts); the §2.2 correction η
- *   for a finite number of buckets is not applied (NB is sized near the
- *   forecast, the regime its bound M/N ∈ [1.92, 3.02] describes as ≥ 95 %).
+ *   textbook M/M/1/N mean and a drift term (mm1n.ts). The §2.2 correction η
+ *   for a finite number of buckets is not computed; its premise (Theorem 1:
+ *   a year long enough to hold the whole pending span behaves like infinitely
+ *   many buckets) is what sizing NB near the forecast size, with days of
+ *   about one distinct time, provides.
  * - rates are counted per queue operation, not per second (no clock here).
- * - the width is recomputed only on a rebuild, as in Brown and PRAM (whose
- *   §5 names width changes as open); it is sampled over *distinct* head
- *   times, at one distinct time per day by default (bucket-width.ts).
+ * - the width: Brown's head sampling, over *distinct* times, one distinct
+ *   time per day by default (bucket-width.ts). Brown and PRAM re-sample it
+ *   only when they resize, and PRAM resizes rarely while the density drifts
+ *   (its §5 leaves width changes open), so the queue also re-samples when the
+ *   days it serves hold far more or fewer distinct times than targeted
+ *   (checkWidth: a "retune", same bucket count, counted apart from resizes).
  * - buckets are contiguous typed-array segments with keys inline, sorted
  *   lazily (bucket-store.ts), not sorted linked lists.
  * - removal is lazy: a removed event is marked and skipped when reached; a

@@ -37,7 +37,7 @@ export interface PramResizePolicyOptions {
   recheckEvery?: number;
   /** Fewest buckets. Default 2. */
   minBuckets?: number;
-  /** Most buckets. Default 2^24. */
+  /** Most buckets (each costs 32 bytes). Default 2^22. */
   maxBuckets?: number;
 }
 
@@ -98,7 +98,7 @@ export class PramResizePolicy implements ResizePolicy {
     this.hardShrinkAt = Math.max(this.shrinkAt, options.hardShrinkAt ?? 32);
     this.recheckEvery = Math.max(1, options.recheckEvery ?? 64);
     this.minBuckets = Math.max(1, options.minBuckets ?? 2);
-    this.maxBuckets = Math.max(this.minBuckets, options.maxBuckets ?? 2 ** 24);
+    this.maxBuckets = Math.max(this.minBuckets, options.maxBuckets ?? 2 ** 22);
     if (!(this.growAt > 1 && this.shrinkAt > 1)) throw new RangeError('growAt and shrinkAt must be > 1');
     if (!(this.eventsPerBucket > 0)) throw new RangeError('eventsPerBucket must be > 0');
   }
@@ -113,7 +113,7 @@ export class PramResizePolicy implements ResizePolicy {
     return this.predicted;
   }
 
-  /** Share of arrivals in the window for the current size (see `window`), smoothed so an all-arrival window is not exactly 1. */
+  /** Share of arrivals over the whole window, smoothed so an all-arrival window is not exactly 1. */
   get arrivalShare(): number {
     return this.shareOver(this.ring.length);
   }

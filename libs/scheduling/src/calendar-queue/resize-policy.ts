@@ -24,7 +24,7 @@ export interface ResizePolicy {
 export interface NaiveResizePolicyOptions {
   /** Fewest buckets; never halves below. Default 2 (Brown). */
   minBuckets?: number;
-  /** Most buckets; never doubles above. Default 2^24. */
+  /** Most buckets (each costs 32 bytes); never doubles above. Default 2^22. */
   maxBuckets?: number;
 }
 
@@ -40,7 +40,7 @@ export class NaiveResizePolicy implements ResizePolicy {
 
   constructor(options: NaiveResizePolicyOptions = {}) {
     this.minBuckets = Math.max(1, options.minBuckets ?? 2);
-    this.maxBuckets = Math.max(this.minBuckets, options.maxBuckets ?? 2 ** 24);
+    this.maxBuckets = Math.max(this.minBuckets, options.maxBuckets ?? 2 ** 22);
   }
 
   onArrival(size: number, buckets: number): number {
