@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { DEFAULT_MAX_SKEW_MS } from '@baton/protocol';
+import { DEFAULT_MAX_SKEW_MS, MAX_RESULT_BYTES } from '@baton/protocol';
 import type { AnyTaskHandler } from './handler';
 
 /** Where the SDK reports its own trouble (not the runs' logs). `console` by default. */
@@ -69,7 +69,7 @@ export interface ExecutorOptions {
   logTail?: { maxLines?: number; maxBytes?: number; maxLineBytes?: number };
   /** Business alarms kept per run; more are dropped (with a log line). Default 100. */
   maxAlarmsPerRun?: number;
-  /** Largest JSON result; a bigger one makes the run FAILED with a clear error. Default 262 144 bytes. */
+  /** Largest JSON result; a bigger one makes the run FAILED with a clear error. Default 64 000 bytes (MAX_RESULT_BYTES: what the engine stores). */
   maxResultBytes?: number;
   /** Largest request body accepted from an engine; bigger → 413. Default 1 048 576 bytes. */
   maxBodyBytes?: number;
@@ -134,7 +134,7 @@ export const EXECUTOR_DEFAULTS = {
   progressIntervalMs: 1000,
   logTail: { maxLines: 200, maxBytes: 32_768, maxLineBytes: 4096 },
   maxAlarmsPerRun: 100,
-  maxResultBytes: 262_144,
+  maxResultBytes: MAX_RESULT_BYTES,
   maxBodyBytes: 1_048_576,
   recentlyFinishedLimit: 10_000,
   maxSkewMs: DEFAULT_MAX_SKEW_MS,

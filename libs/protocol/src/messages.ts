@@ -17,6 +17,9 @@ import type { JsonValue } from '@baton/domain';
 
 export const PROTOCOL_VERSION = 1;
 
+/** Largest result a callback may carry, as serialised JSON in bytes: what the engine can store (a TEXT column). */
+export const MAX_RESULT_BYTES = 64_000;
+
 /** The most attempts an ExecutorHeartbeat lists in `active`; with more, the list is omitted. */
 export const MAX_HEARTBEAT_ACTIVE = 1000;
 

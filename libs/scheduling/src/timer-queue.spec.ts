@@ -122,7 +122,7 @@ function drive(make: () => TimerQueue<number>, w: Workload, seed: number, steps:
   let now = 1_700_000_000_000;
   let nextId = 0;
   let ops = 0;
-  const prios = [0, 0, 0, 0, 1, -1, 5, -5, 100];
+  const prios = [0, 0, 0, 0, 1, -1, 5, -5, 100, 2.5];
   for (let step = 0; step < steps; step++) {
     const op = r();
     ops++;

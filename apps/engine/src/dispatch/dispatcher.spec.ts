@@ -122,6 +122,35 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(await alarms(db.dataSource)).toEqual([]);
   });
 
+  it('no answer (timeout) → the same executor is asked again, never another: no second execution elsewhere', async () => {
+    const [ida] = await twoExecutors();
+    let calls = 0;
+    const accepted = a.behaviour;
+    // The first request outlives the engine's dispatch timeout (2 s here); the repeat is answered.
+    a.behaviour = (req) => (++calls === 1 ? { status: 202, delayMs: 2_500 } : accepted(req));
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+
+    const run = await runInState(db.dataSource, runId, 'ACCEPTED', 10_000);
+    expect(run.executorId).toBe(ida);
+    expect(a.dispatches).toHaveLength(2);
+    expect(b.dispatches).toHaveLength(0);
+  });
+
+  it('still no answer → deferred with the run pointing at that executor, not handed to another', async () => {
+    const [ida] = await twoExecutors();
+    a.behaviour = () => ({ status: 202, delayMs: 2_500 });
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT', 10_000);
+    expect(run.executorId).toBe(ida);
+    expect(run.attempt).toBe(1);
+    expect(b.dispatches).toHaveLength(0);
+  });
+
   it('no executor UP → RETRY_WAIT, nothing sent', async () => {
     await seedExecutor(db.dataSource, { url: a.url, state: 'DOWN' });
     await engine.refreshRegistry();

@@ -204,7 +204,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
         if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
       }
       const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
-      const answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
+      let answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
+      // No answer, yet it may have started the run: ask the same executor once more (it
+      // de-duplicates by run and attempt); never hand an ambiguous run to another executor.
+      if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
       if (answer.kind === 'ACCEPTED') {
         this.registry.noteAccepted(executor.executorId);
         const ackAt = this.clock.now();
@@ -217,6 +220,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       }
       refusals.push({ executor, answer });
       this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
+      if (answer.kind === 'UNKNOWN') break; // deferred, still pointing at this executor (see above)
     }
     await this.noneTookIt(run, refusals);
   }
@@ -290,6 +294,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       .map(({ executor, answer }) => {
         if (answer.kind === 'REJECTED') return `${executor.url}: ${answer.status} ${answer.reason} ${answer.message}`.trim();
         if (answer.kind === 'BUSY') return `${executor.url}: 429 busy`;
+        if (answer.kind === 'UNKNOWN') return `${executor.url}: no answer, may have started it (${answer.message})`;
         return `${executor.url}: ${answer.status ?? 'no answer'} ${answer.message}`.trim();
       })
       .join('; ');
@@ -306,11 +311,18 @@ export class Dispatcher implements BeforeApplicationShutdown {
       );
       return;
     }
-    await this.defer(run, ['DISPATCHED'], `no executor took it: ${describe}`, rejected.length > 0 ? describe : null);
+    const unanswered = refusals.find((r) => r.answer.kind === 'UNKNOWN');
+    await this.defer(run, ['DISPATCHED'], `no executor took it: ${describe}`, rejected.length > 0 ? describe : null, unanswered?.executor.executorId ?? null);
   }
 
   /** Back to RETRY_WAIT after the dispatch backoff, same attempt; optionally with a DISPATCH_REJECTED alarm. */
-  private async defer(run: ClaimedRun, from: ReadonlyArray<'CLAIMED' | 'DISPATCHED'>, reason: string, rejection: string | null = null): Promise<void> {
+  private async defer(
+    run: ClaimedRun,
+    from: ReadonlyArray<'CLAIMED' | 'DISPATCHED'>,
+    reason: string,
+    rejection: string | null = null,
+    executorId: number | null = null,
+  ): Promise<void> {
     const now = this.clock.now();
     const delay = dispatchBackoffMs(now - run.scheduledAt, Math.random);
     await inTransaction(this.dataSource, async (em) => {
@@ -320,6 +332,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         nodeId: this.config.nodeId,
         from,
         dueAt: now + delay,
+        executorId,
         error: `Dispatch deferred by ${delay} ms: ${reason}`.slice(0, 10_000),
         now,
       });

@@ -14,8 +14,17 @@ export type DispatchAnswer =
   | { kind: 'BUSY'; status: number }
   /** 4xx other than 429 (unknown handler, bad request, bad signature…): this executor refuses this run. */
   | { kind: 'REJECTED'; status: number; reason: string; message: string }
-  /** 5xx (503 = shutting down), a network error or a timeout: try another. */
-  | { kind: 'UNAVAILABLE'; status: number | null; message: string };
+  /** 5xx (503 = shutting down) or a connection that could not be made: it never got the run; try another. */
+  | { kind: 'UNAVAILABLE'; status: number | null; message: string }
+  /**
+   * No answer after the request may have been sent (timeout, connection reset): the executor may
+   * have started the run. Only the same executor may be asked again (it de-duplicates by run and
+   * attempt); sending it to another could run the handler twice.
+   */
+  | { kind: 'UNKNOWN'; message: string };
+
+/** Errors raised before a request can have left: the executor certainly did not get it. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export interface SigningTenant {
   id: string;
@@ -59,7 +68,9 @@ export class ExecutorClient implements OnApplicationShutdown {
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
   async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
     const answer = await this.post(executorUrl, PATHS.dispatch, tenant, request);
-    if ('error' in answer) return { kind: 'UNAVAILABLE', status: null, message: answer.error };
+    if ('error' in answer) {
+      return answer.notSent ? { kind: 'UNAVAILABLE', status: null, message: answer.error } : { kind: 'UNKNOWN', message: answer.error };
+    }
     const { status, body } = answer;
     if (status >= 200 && status < 300) return { kind: 'ACCEPTED', status };
     if (status === 429) return { kind: 'BUSY', status };
@@ -84,7 +95,12 @@ export class ExecutorClient implements OnApplicationShutdown {
     this.httpsAgent.destroy();
   }
 
-  private async post(baseUrl: string, path: string, tenant: SigningTenant, payload: unknown): Promise<{ status: number; body: string } | { error: string }> {
+  private async post(
+    baseUrl: string,
+    path: string,
+    tenant: SigningTenant,
+    payload: unknown,
+  ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
     const body = JSON.stringify(payload);
     const headers = { ...sign(tenant.executorSecret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' };
     try {
@@ -92,7 +108,7 @@ export class ExecutorClient implements OnApplicationShutdown {
       return { status: res.status, body: typeof res.data === 'string' ? res.data : '' };
     } catch (err) {
       const e = err as { code?: string; message?: string };
-      return { error: e.code ? `${e.code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err)) };
+      return { error: e.code ? `${e.code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err)), notSent: NOT_SENT.has(e.code ?? '') };
     }
   }
 }

@@ -6,7 +6,7 @@ import { execute, placeholders } from './sql';
  * RETRY_WAIT, due again after the dispatch backoff, the SAME attempt.
  *
  *   UPDATE runs SET state = 'RETRY_WAIT', due_at = ?, claimed_by = NULL, lease_until = NULL,
- *                   executor_id = NULL, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
+ *                   executor_id = ?, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
  *    WHERE id = ? AND state IN ('CLAIMED' | 'DISPATCHED') AND claimed_by = ? AND attempt = ?
  *
  * Why RETRY_WAIT and not keeping it in memory: the lease is released (claimed_by NULL), so any
@@ -14,6 +14,8 @@ import { execute, placeholders } from './sql';
  * and nothing waits in the memory of a node that might die. The attempt does not move: the
  * handler never started, so the task's retry budget is not spent on the platform's trouble
  * (see apps/engine/src/dispatch/dispatch-backoff.ts). `error` tells the console why it waits.
+ * `executor_id` stays set only when an executor may have the run already (it gave no answer):
+ * the next dispatch goes there first, where a repeat is de-duplicated, not run twice.
  */
 export async function deferRunDispatch(
   manager: EntityManager,
@@ -23,6 +25,8 @@ export async function deferRunDispatch(
     nodeId: string;
     from: ReadonlyArray<'CLAIMED' | 'DISPATCHED'>;
     dueAt: number;
+    /** Executor that may have started the run (no answer), or null. */
+    executorId: number | null;
     error: string;
     now: number;
   },
@@ -30,9 +34,9 @@ export async function deferRunDispatch(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'RETRY_WAIT', due_at = ?, claimed_by = NULL, lease_until = NULL,
-                     executor_id = NULL, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
+                     executor_id = ?, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
       WHERE id = ? AND state IN (${placeholders(input.from.length)}) AND claimed_by = ? AND attempt = ?`,
-    [input.dueAt, input.error, input.now, input.runId, ...input.from, input.nodeId, input.attempt],
+    [input.dueAt, input.executorId, input.error, input.now, input.runId, ...input.from, input.nodeId, input.attempt],
   );
   return affected > 0;
 }

@@ -60,9 +60,10 @@ export class BucketStore {
 
   /**
    * `previous`, if given, is a store being replaced (its entries already
-   * copied out): its arrays are reused when large enough. Memory the process
-   * has already touched is much cheaper than fresh pages, which the OS maps
-   * and zeroes on first write — at a million events that dominates a rebuild.
+   * copied out): its arrays are reused when large enough but not more than
+   * 4× too large (a queue that shrank after a burst gives its memory back).
+   * Memory already touched is cheaper than fresh pages, which the OS maps and
+   * zeroes on first write.
    */
   constructor(
     readonly buckets: number,
@@ -70,14 +71,16 @@ export class BucketStore {
     previous?: BucketStore,
   ) {
     const recLen = buckets * 8;
-    if (previous && previous.rec.buffer.byteLength >= recLen * 4) {
+    const fits = (have: number, need: number) => have >= need && have <= 4 * Math.max(need, 1024);
+    if (previous && fits(previous.rec.buffer.byteLength, recLen * 4)) {
       this.rec = new Int32Array(previous.rec.buffer, 0, recLen);
       this.rec.fill(0);
     } else {
       this.rec = new Int32Array(recLen);
     }
-    const arenaLen = Math.max(64, 2 * expectedEntries) * E_STRIDE;
-    this.arena = previous && previous.arena.length >= arenaLen ? previous.arena : new Float64Array(arenaLen);
+    // Segments are powers of two (≤ 2× their entries), plus headroom for growth.
+    const arenaLen = Math.max(64, 4 * expectedEntries) * E_STRIDE;
+    this.arena = previous && fits(previous.arena.length, arenaLen) ? previous.arena : new Float64Array(arenaLen);
   }
 
   /** True when bucket b holds no entry. */

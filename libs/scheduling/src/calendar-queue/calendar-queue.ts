@@ -445,7 +445,7 @@ export class CalendarQueue<T> implements TimerQueue<T> {
     this.invWidth = 1 / this.width;
     this.nb = nb;
     this.invNb = 1 / nb;
-    this.store = new BucketStore(nb, 0, old);
+    this.store = new BucketStore(nb, count, old);
     this.curDay = count > 0 ? Math.floor(minTime * this.invWidth) : 0;
     this.curBucket = this.bucketOfDay(this.curDay);
     const bucketOf = new Int32Array(count);

@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { firstFireTime, taskDefaults, type DependencyCondition, type TaskDefinition, type Trigger } from '@baton/domain';
+import { EngineGroupEntity, TaskDependencyEntity, TaskEntity, TenantEntity, taskDefinitionToColumns } from '@baton/persistence';
+
+/**
+ * Seeding through the persistence entities, the way the console stores things: an engine
+ * group, a tenant (its executor_secret is what its executors sign with), tasks (with their
+ * first fire time in next_fire_at, which is what the planner reads) and dependency edges.
+ */
+
+export interface SeededTenant {
+  id: string;
+  engineGroup: string;
+  executorSecret: string;
+}
+
+export async function seedTenant(
+  ds: DataSource,
+  options: { id: string; engineGroup: string; executorSecret?: string; ratePerSec?: number; burst?: number },
+): Promise<SeededTenant> {
+  const now = Date.now();
+  const executorSecret = options.executorSecret ?? randomBytes(24).toString('hex');
+  await ds.getRepository(EngineGroupEntity).upsert({ name: options.engineGroup, description: 'cluster test', createdAt: now }, ['name']);
+  await ds.getRepository(TenantEntity).insert({
+    id: options.id,
+    name: `Cluster test tenant ${options.id}`,
+    engineGroup: options.engineGroup,
+    executorSecret,
+    ratePerSec: options.ratePerSec ?? 5_000,
+    burst: options.burst ?? 10_000,
+    createdAt: now,
+  });
+  return { id: options.id, engineGroup: options.engineGroup, executorSecret };
+}
+
+/** What a test says about a task; everything else takes the console's defaults (taskDefaults). */
+export interface TaskSpec extends Partial<Omit<TaskDefinition, 'tenantId' | 'trigger'>> {
+  name: string;
+  trigger: Trigger;
+}
+
+/** The task row the console would store for `spec` (executor app `demo` unless told). */
+export function taskRow(tenant: SeededTenant, spec: TaskSpec, now = Date.now()): Partial<TaskEntity> {
+  const definition: TaskDefinition = { ...taskDefaults(), executorApp: 'demo', handler: 'noop', ...spec, tenantId: tenant.id };
+  const nextFireAt = firstFireTime(
+    { trigger: definition.trigger, startAt: definition.startAt, endAt: definition.endAt, maxFires: definition.maxFires, fireCount: 0, calendar: null, createdAt: now },
+    now,
+  );
+  return {
+    ...taskDefinitionToColumns(definition, null),
+    engineGroup: tenant.engineGroup,
+    fireCount: 0,
+    nextFireAt,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+}
+
+/** Inserts the tasks in batches; returns their ids in order. */
+export async function insertTasks(ds: DataSource, tenant: SeededTenant, specs: TaskSpec[], batch = 500): Promise<number[]> {
+  const ids: number[] = [];
+  const now = Date.now();
+  for (let i = 0; i < specs.length; i += batch) {
+    const rows = specs.slice(i, i + batch).map((s) => taskRow(tenant, s, now));
+    const result = await ds.getRepository(TaskEntity).insert(rows);
+    ids.push(...result.identifiers.map((r) => Number(r.id)));
+  }
+  return ids;
+}
+
+export async function insertTask(ds: DataSource, tenant: SeededTenant, spec: TaskSpec): Promise<number> {
+  return (await insertTasks(ds, tenant, [spec]))[0];
+}
+
+/** A dependency edge parent → child (ON_SUCCESS unless told). */
+export async function addDependency(ds: DataSource, tenant: SeededTenant, parentTaskId: number, childTaskId: number, condition: DependencyCondition = 'ON_SUCCESS'): Promise<void> {
+  await ds.getRepository(TaskDependencyEntity).insert({ tenantId: tenant.id, parentTaskId, childTaskId, condition, createdAt: Date.now() });
+}
