@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { AlarmEntity } from '@baton/persistence';
+import { sleep, useCluster, waitFor } from './support/cluster';
+import { burstFigures, dispatchedCount, seedBurst, waitBurstEnded } from './support/burst';
+import { printFigures } from './support/figures';
+
+/**
+ * Issue #3, "Done when" — kill -9 mid-burst: the burst of burst.e2e-spec.ts, and one engine
+ * process is SIGKILLed once about a third of the runs were dispatched (the one holding the most
+ * runs in memory at that moment). The survivors declare it dead, take its runs over and finish
+ * every run; no handler is invoked twice for a run id (a run it had sent goes back to the same
+ * executor, which de-duplicates by run and attempt).
+ */
+const RUNS = 2_000;
+
+describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, MariaDB)', () => {
+  const ctx = useCluster('kill9');
+
+  it('the survivors finish every run, still exactly one handler invocation per run id', async () => {
+    const c = ctx.cluster;
+    const engines = await c.startEngines(3);
+    await c.startExecutors(2);
+
+    const { due, taskIds } = await seedBurst(c, RUNS);
+    const atKillThreshold = await waitFor(
+      async () => {
+        const n = await dispatchedCount(c);
+        return n >= RUNS / 3 ? n : false;
+      },
+      { timeoutMs: 60_000, intervalMs: 20, what: `a third of the ${RUNS} runs dispatched` },
+    );
+
+    // The victim: the engine holding the most runs not yet sent (CLAIMED) right now.
+    const held: Array<{ owner: string; n: number | string }> = await c.ds.query(
+      "SELECT claimed_by AS owner, COUNT(*) AS n FROM runs WHERE tenant_id = ? AND state = 'CLAIMED' GROUP BY claimed_by ORDER BY COUNT(*) DESC",
+      [c.tenant.id],
+    );
+    const victim = engines.find((e) => e.nodeId === held[0]?.owner) ?? engines[0];
+    const killedAt = Date.now();
+    process.kill(victim.pid, 'SIGKILL');
+    expect(await victim.exited).toBe('SIGKILL');
+    const dispatchedAtKill = await dispatchedCount(c);
+
+    // What the victim held when it died: its CLAIMED (in memory) and DISPATCHED (send in flight) runs.
+    const heldByVictim: Array<{ id: number | string; state: string }> = await c.ds.query(
+      "SELECT id, state FROM runs WHERE tenant_id = ? AND claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED')",
+      [c.tenant.id, victim.nodeId],
+    );
+    const heldIds = heldByVictim.map((r) => Number(r.id));
+
+    // Released (takeover) and re-claimed by a survivor (or already over), polled closely.
+    let releasedAfterMs: number | null = null;
+    const reclaimedAfterMs = await waitFor(
+      async () => {
+        if (heldIds.length === 0) return 0.001;
+        const rows: Array<{ claimed_by: string | null; state: string }> = await c.ds.query(
+          `SELECT claimed_by, state FROM runs WHERE id IN (${heldIds.map(() => '?').join(',')})`,
+          heldIds,
+        );
+        const stillVictims = rows.filter((r) => r.claimed_by === victim.nodeId && (r.state === 'CLAIMED' || r.state === 'DISPATCHED')).length;
+        if (stillVictims === 0 && releasedAfterMs === null) releasedAfterMs = Date.now() - killedAt;
+        const reclaimed = rows.every((r) => r.state !== 'PENDING' && r.claimed_by !== victim.nodeId);
+        return reclaimed ? Date.now() - killedAt : false;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, what: `the ${heldIds.length} run(s) of ${victim.nodeId} re-claimed by a survivor` },
+    );
+
+    const runs = await waitBurstEnded(c, taskIds, RUNS, 120_000);
+    const allFinishedAfterMs = Math.max(...runs.map((r) => r.updatedAt)) - killedAt;
+    await sleep(1_500);
+    const figures = await burstFigures(c, due, runs);
+    const engineDown = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'ENGINE_DOWN' } });
+    const takenOverBy = runs.filter((r) => heldIds.includes(r.id)).reduce<Record<string, number>>((acc, r) => ((acc[r.claimedBy ?? 'none'] = (acc[r.claimedBy ?? 'none'] ?? 0) + 1), acc), {});
+
+    printFigures(`kill -9 mid-burst: ${RUNS} runs, 3 engines (one SIGKILLed), 2 executors`, {
+      'victim': `${victim.nodeId} (pid ${victim.pid})`,
+      'dispatched when the kill was decided / at the kill': `${atKillThreshold} / ${dispatchedAtKill}`,
+      'victim held at the kill (CLAIMED + DISPATCHED)': `${heldIds.length} (${heldByVictim.filter((r) => r.state === 'CLAIMED').length} claimed, ${heldByVictim.filter((r) => r.state === 'DISPATCHED').length} dispatched)`,
+      'kill → victim runs released (takeover) (ms)': releasedAfterMs,
+      'kill → last victim run re-claimed by a survivor (ms)': reclaimedAfterMs,
+      'kill → all runs finished (ms)': allFinishedAfterMs,
+      'victim runs finished by': takenOverBy,
+      'ENGINE_DOWN alarms': engineDown.map((a) => a.message),
+      'run states': figures.states,
+      'makespan T → last ack (ms)': figures.makespanToLastAckMs,
+      'makespan T → last callback recorded (ms)': figures.makespanToLastCallbackMs,
+      'lateness dispatched_at − scheduled_at (ms)': figures.latenessMs,
+      'runs by engine (claimed_by)': figures.byEngine,
+      'runs by executor (executor_id)': figures.byExecutor,
+      'handler invocations / duplicated / missing': `${figures.invocations} / ${figures.duplicated.length} / ${figures.missing.length}`,
+    });
+
+    expect(runs).toHaveLength(RUNS);
+    expect(new Set(runs.map((r) => r.taskId)).size).toBe(RUNS);
+    expect(figures.states).toEqual({ SUCCEEDED: RUNS });
+    expect(figures.duplicated).toEqual([]);
+    expect(figures.missing).toEqual([]);
+    expect(figures.invocations).toBe(RUNS);
+    // The victim's runs were finished by the survivors.
+    expect(runs.filter((r) => heldIds.includes(r.id) && r.claimedBy === victim.nodeId)).toEqual([]);
+    if (heldIds.length > 0) expect(engineDown.length).toBeGreaterThanOrEqual(1);
+  }, 180_000);
+});
