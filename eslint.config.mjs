@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'test/artifacts/**', 'bench/results/**', '.tmp/**'] },
@@ -22,6 +23,15 @@ export default tseslint.config(
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'libs/domain is pure: pass `now` in.' },
       ],
       'no-restricted-imports': ['error', { patterns: ['@nestjs/*', 'typeorm', '@baton/persistence', 'node:*'] }],
+    },
+  },
+  {
+    // The web console (React SPA, apps/console/web): the classic hooks rules.
+    files: ['apps/console/web/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'warn',
     },
   },
 );

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { isTerminal, type RunState } from '@baton/domain';
 import { AlarmEntity } from '@baton/persistence';
 import { sleep, useCluster, waitFor } from './support/cluster';
 import { burstFigures, dispatchedCount, seedBurst, waitBurstEnded } from './support/burst';
-import { printFigures } from './support/figures';
+import { countBy, printFigures } from './support/figures';
 
 /**
  * Issue #3, "Done when" — kill -9 mid-burst: the burst of burst.e2e-spec.ts, and one engine
@@ -48,29 +49,34 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
     );
     const heldIds = heldByVictim.map((r) => Number(r.id));
 
-    // Released (takeover) and re-claimed by a survivor (or already over), polled closely.
+    // Released (takeover) and re-claimed by a survivor (or already over: a DISPATCHED run whose
+    // callback reached a survivor first ends with claimed_by still naming the victim), polled closely.
     let releasedAfterMs: number | null = null;
     const reclaimedAfterMs = await waitFor(
       async () => {
-        if (heldIds.length === 0) return 0.001;
+        if (heldIds.length === 0) return 'n/a (it held nothing)';
         const rows: Array<{ claimed_by: string | null; state: string }> = await c.ds.query(
           `SELECT claimed_by, state FROM runs WHERE id IN (${heldIds.map(() => '?').join(',')})`,
           heldIds,
         );
         const stillVictims = rows.filter((r) => r.claimed_by === victim.nodeId && (r.state === 'CLAIMED' || r.state === 'DISPATCHED')).length;
         if (stillVictims === 0 && releasedAfterMs === null) releasedAfterMs = Date.now() - killedAt;
-        const reclaimed = rows.every((r) => r.state !== 'PENDING' && r.claimed_by !== victim.nodeId);
+        const reclaimed = rows.every((r) => isTerminal(r.state as RunState) || (r.state !== 'PENDING' && r.claimed_by !== victim.nodeId));
         return reclaimed ? Date.now() - killedAt : false;
       },
       { timeoutMs: 60_000, intervalMs: 50, what: `the ${heldIds.length} run(s) of ${victim.nodeId} re-claimed by a survivor` },
     );
 
-    const runs = await waitBurstEnded(c, taskIds, RUNS, 120_000);
+    const runs = await waitBurstEnded(c, taskIds, RUNS, 120_000, { t0: killedAt, stallMs: 20_000 }).catch((err: Error) => {
+      err.message = `victim ${victim.nodeId}, killed at t=0, takeover (release) at +${releasedAfterMs} ms, re-claimed at +${reclaimedAfterMs} ms; ${err.message}`;
+      throw err;
+    });
     const allFinishedAfterMs = Math.max(...runs.map((r) => r.updatedAt)) - killedAt;
     await sleep(1_500);
     const figures = await burstFigures(c, due, runs);
     const engineDown = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'ENGINE_DOWN' } });
-    const takenOverBy = runs.filter((r) => heldIds.includes(r.id)).reduce<Record<string, number>>((acc, r) => ((acc[r.claimedBy ?? 'none'] = (acc[r.claimedBy ?? 'none'] ?? 0) + 1), acc), {});
+    const victimRuns = runs.filter((r) => heldIds.includes(r.id));
+    const takenOverBy = countBy(victimRuns, (r) => r.claimedBy);
 
     printFigures(`kill -9 mid-burst: ${RUNS} runs, 3 engines (one SIGKILLed), 2 executors`, {
       'victim': `${victim.nodeId} (pid ${victim.pid})`,
@@ -79,7 +85,7 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
       'kill → victim runs released (takeover) (ms)': releasedAfterMs,
       'kill → last victim run re-claimed by a survivor (ms)': reclaimedAfterMs,
       'kill → all runs finished (ms)': allFinishedAfterMs,
-      'victim runs finished by': takenOverBy,
+      'victim-held runs: final claimed_by (the victim = its callback ended it before the takeover)': takenOverBy,
       'ENGINE_DOWN alarms': engineDown.map((a) => a.message),
       'run states': figures.states,
       'makespan T → last ack (ms)': figures.makespanToLastAckMs,
@@ -96,8 +102,9 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
     expect(figures.duplicated).toEqual([]);
     expect(figures.missing).toEqual([]);
     expect(figures.invocations).toBe(RUNS);
-    // The victim's runs were finished by the survivors.
-    expect(runs.filter((r) => heldIds.includes(r.id) && r.claimedBy === victim.nodeId)).toEqual([]);
+    // The victim's CLAIMED runs can only have been dispatched by a survivor.
+    const claimedAtKill = new Set(heldByVictim.filter((r) => r.state === 'CLAIMED').map((r) => Number(r.id)));
+    expect(victimRuns.filter((r) => claimedAtKill.has(r.id) && r.claimedBy === victim.nodeId)).toEqual([]);
     if (heldIds.length > 0) expect(engineDown.length).toBeGreaterThanOrEqual(1);
   }, 180_000);
 });

@@ -176,6 +176,16 @@ const ROUTES: Route[] = [
     check: (w, body) => expect((body as { total: number }).total).toBe(w.aRunCount),
   },
 
+  // the web console's read models (apps/console/src/web)
+  {
+    method: 'GET', path: '/api/ui/task-summaries', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/ui/task-summaries?ids=${w.bTaskId},${w.aTaskId}` }),
+    check: (w, body) => expect(arr(body).map((s) => s.taskId)).toEqual([w.aTaskId]),
+  },
+  { method: 'GET', path: '/api/ui/stats-series', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/ui/stats-series?taskId=${w.bTaskId}` }) },
+  // any principal: no tenant data, the domain's trigger math only
+  { method: 'POST', path: '/api/cron/preview', area: 'auth', kind: 'self', call: () => ({ url: '/api/cron/preview', body: { expression: '0 0 * * * *', timeZone: 'UTC' } }) },
+
   // the tenant's API keys
   {
     method: 'GET', path: '/api/api-keys', area: 'tenant', kind: 'list',

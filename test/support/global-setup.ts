@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { activemqScript } from './broker';
 import { dropStaleMysqlTestDatabases } from './mysql-admin';
 
 /**
@@ -18,6 +19,9 @@ import { dropStaleMysqlTestDatabases } from './mysql-admin';
  *
  * If the server cannot be had, the reason goes to BATON_TEST_MYSQL_ERROR and the MySQL suites
  * fail with it (test/support/databases.ts); pure tests still run.
+ *
+ * The same for the ActiveMQ broker of the alarm tests (setupBroker below, test/support/broker.ts):
+ * BATON_TEST_BROKER_URL / BATON_SKIP_BROKER=1 / scripts/activemq.sh start --lease.
  */
 const run = promisify(execFile);
 const SCRIPT = resolve(__dirname, '../../scripts/mariadb.sh');
@@ -32,7 +36,16 @@ async function script(...args: string[]): Promise<string> {
   }
 }
 
-export default async function setup(): Promise<(() => Promise<void>) | void> {
+export default async function setup(): Promise<() => Promise<void>> {
+  const stopBroker = await setupBroker();
+  const stopMysql = await setupMysql();
+  return async () => {
+    await stopMysql?.();
+    await stopBroker?.();
+  };
+}
+
+async function setupMysql(): Promise<(() => Promise<void>) | void> {
   delete process.env.BATON_TEST_MYSQL_ERROR;
   if (process.env.BATON_TEST_MYSQL_URL) {
     console.log(`[baton tests] MySQL: BATON_TEST_MYSQL_URL=${redact(process.env.BATON_TEST_MYSQL_URL)}`);
@@ -60,6 +73,42 @@ export default async function setup(): Promise<(() => Promise<void>) | void> {
   return async () => {
     delete process.env.BATON_TEST_MYSQL_URL;
     await script('release', lease).catch((err: Error) => console.error(`[baton tests] ${err.message}`));
+  };
+}
+
+/**
+ * The ActiveMQ broker of the alarm tests, like MariaDB: BATON_TEST_BROKER_URL set → used as is;
+ * BATON_SKIP_BROKER=1 → none (the broker suites fail with a message); otherwise
+ * `scripts/activemq.sh ensure-installed` and `start --lease <this pid>` (STOMP on
+ * 127.0.0.1:${BATON_ACTIVEMQ_STOMP_PORT:-61613}), released at teardown. The reason of a failure
+ * goes to BATON_TEST_BROKER_ERROR (test/support/broker.ts reports it).
+ */
+async function setupBroker(): Promise<(() => Promise<void>) | void> {
+  delete process.env.BATON_TEST_BROKER_ERROR;
+  if (process.env.BATON_TEST_BROKER_URL) {
+    console.log(`[baton tests] ActiveMQ: BATON_TEST_BROKER_URL=${process.env.BATON_TEST_BROKER_URL.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')}`);
+    return;
+  }
+  if (process.env.BATON_SKIP_BROKER === '1') {
+    console.log('[baton tests] ActiveMQ: skipped (BATON_SKIP_BROKER=1); broker suites will fail');
+    return;
+  }
+  const lease = String(process.pid);
+  try {
+    const started = Date.now();
+    await activemqScript(null, 'ensure-installed');
+    const url = await activemqScript(null, 'start', '--lease', lease);
+    if (!/^stomp:\/\//.test(url)) throw new Error(`scripts/activemq.sh start printed "${url}", not a stomp:// URL`);
+    process.env.BATON_TEST_BROKER_URL = url;
+    console.log(`[baton tests] ActiveMQ: private broker ${url} ready in ${Date.now() - started} ms`);
+  } catch (err) {
+    process.env.BATON_TEST_BROKER_ERROR = (err as Error).message;
+    console.error(`[baton tests] ActiveMQ unavailable, broker suites will fail: ${(err as Error).message}`);
+    return;
+  }
+  return async () => {
+    delete process.env.BATON_TEST_BROKER_URL;
+    await activemqScript(null, 'release', lease).catch((err: Error) => console.error(`[baton tests] ${err.message}`));
   };
 }
 

@@ -5,6 +5,7 @@ import { CONSOLE_FEATURE_MODULES } from './console.module';
 import { API_PREFIX } from './common/access';
 import { bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
+import { serveConsoleWeb } from './web/serve-web';
 
 /** Largest JSON body the console accepts; larger is a 413. (Task params are capped at 64 000 bytes.) */
 export const CONSOLE_JSON_LIMIT = '1mb';
@@ -12,6 +13,11 @@ export const CONSOLE_JSON_LIMIT = '1mb';
 export interface ConfigureConsoleOptions {
   /** Serve the OpenAPI UI at /api/docs and the document at /api/docs-json. Default true. */
   swagger?: boolean;
+  /**
+   * Serve the web console (the SPA built into `dist/console-web` by `npm run build`) at `/`
+   * when its build exists; a directory to serve another build. Default true.
+   */
+  web?: boolean | string;
 }
 
 /**
@@ -22,7 +28,8 @@ export interface ConfigureConsoleOptions {
  * - JSON body parser limited to 1 MB (413 beyond), malformed JSON → 400 `{field:'body'}`;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
  * - global exception filter: every error is `{ statusCode, error, message, errors? }`;
- * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`.
+ * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
+ * - the web console at `/` (its SPA routes and `/assets/`), when its build exists.
  *
  * The `/api` prefix is part of each console controller's path (not a global prefix), so other
  * controllers of an embedding app keep their own paths.
@@ -47,5 +54,6 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
     const document = SwaggerModule.createDocument(app, config, { include: CONSOLE_FEATURE_MODULES });
     SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/docs-json` });
   }
+  if (options.web !== false) serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined);
   return app;
 }

@@ -13,6 +13,8 @@ import { OperatorModule } from './operator/operator.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
 import { TasksModule } from './tasks/tasks.module';
+import { ConsoleUiModule } from './web/console-ui.module';
+import { ConsoleLiveModule } from './live/live.module';
 
 /** The console's feature modules: their controllers make up the REST API and its OpenAPI document. */
 export const CONSOLE_FEATURE_MODULES: Type[] = [
@@ -27,6 +29,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   StatsModule,
   ApiKeysModule,
   OperatorModule,
+  ConsoleUiModule,
 ];
 
 /**
@@ -53,7 +56,7 @@ export class ConsoleModule {
           : [];
     return {
       module: ConsoleModule,
-      imports: [...database, ConsoleCoreModule.forRoot(options), ...CONSOLE_FEATURE_MODULES],
+      imports: [...database, ConsoleCoreModule.forRoot(options), ...CONSOLE_FEATURE_MODULES, ConsoleLiveModule],
     };
   }
 }

@@ -13,3 +13,7 @@ export { EngineGroupsService } from './operator/engine-groups.service';
 export { ApiKeysService } from './api-keys/api-keys.service';
 export { TasksService } from './tasks/tasks.service';
 export { DependenciesService } from './dependencies/dependencies.service';
+export { AlarmsService } from './alarms/alarms.service';
+export { AlarmGateway, tenantRoom } from './alarms/alarm-gateway';
+export type { AlarmAckedEvent, AlarmAckReply } from './alarms/alarm-gateway';
+export { CONSOLE_ALARM_BUS } from './alarms/console-alarm-bus';

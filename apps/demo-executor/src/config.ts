@@ -18,6 +18,8 @@ import { buildDemoHandlers } from './handlers';
  * | `BATON_EXECUTOR_SHUTDOWN_GRACE_MS` | graceful-stop grace | 10000 |
  * | `BATON_EXECUTOR_RETRY_BASE_MS` / `BATON_EXECUTOR_RETRY_MAX_MS` | callback backoff | 200 / 30000 |
  * | `BATON_DEMO_RECORD_FILE` | JSONL file, one line per handler invocation | none |
+ * | `BATON_BROKER_URL` | ActiveMQ STOMP broker(s): `ctx.alarm()` publishes straight to the tenant's topic | none (alarms go through the engine) |
+ * | `BATON_ALARM_TOPIC_PREFIX` | topic prefix of direct alarms | `baton.alarms.` |
  */
 export function demoExecutorOptionsFromEnv(env: NodeJS.ProcessEnv, logger: ExecutorLogger = stderrLogger): ExecutorOptions {
   const required = (name: string): string => {
@@ -53,6 +55,8 @@ export function demoExecutorOptionsFromEnv(env: NodeJS.ProcessEnv, logger: Execu
     callbackRetry: retryBase !== undefined || retryMax !== undefined ? { baseMs: retryBase, maxMs: retryMax } : undefined,
     handlers: buildDemoHandlers({ recordFile: env.BATON_DEMO_RECORD_FILE?.trim() || undefined }),
     logger,
+    brokerUrl: env.BATON_BROKER_URL?.trim() || undefined,
+    alarmTopicPrefix: env.BATON_ALARM_TOPIC_PREFIX?.trim() || undefined,
   };
 }
 

@@ -72,12 +72,28 @@ const cpuBurn = defineHandler<Params>('cpu-burn', async (ctx) => {
   return { burnedMs: Date.now() - started, slices, checksum: x };
 });
 
+/**
+ * `alarm`: raises `params.count` (default 1) business alarms with `ctx.alarm(params.severity ??
+ * 'WARNING', params.message ?? 'demo alarm', params.data)` — numbered " #i" when more than one —
+ * then waits `params.ms` (default 0) and succeeds.
+ */
+const alarm = defineHandler<Params>('alarm', async (ctx) => {
+  const p = ctx.params && typeof ctx.params === 'object' ? ctx.params : {};
+  const severity = p.severity === 'INFO' || p.severity === 'CRITICAL' ? p.severity : 'WARNING';
+  const message = typeof p.message === 'string' ? p.message : 'demo alarm';
+  const count = Math.max(1, Math.floor(num(ctx.params, 'count', 1)));
+  for (let i = 1; i <= count; i++) ctx.alarm(severity, count > 1 ? `${message} #${i}` : message, (p.data ?? undefined) as never);
+  const ms = num(ctx.params, 'ms', 0);
+  if (ms > 0) await ctx.sleep(ms);
+  return { alarms: count };
+});
+
 /** `record`: does nothing but be recorded (every handler is recorded when a record file is set). */
 const record = defineHandler<Params>('record', (ctx) => ({ recorded: true, runId: ctx.runId, attempt: ctx.attempt }));
 
 /** The demo handlers, the same in the standalone demo executor and in the embedded app. */
 export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHandler[] {
-  const handlers: AnyTaskHandler[] = [noop, sleep, failNTimes, longRunning, cpuBurn, record];
+  const handlers: AnyTaskHandler[] = [noop, sleep, failNTimes, longRunning, cpuBurn, alarm, record];
   const file = options.recordFile;
   if (!file) return handlers;
   return handlers.map((h) =>
@@ -90,4 +106,4 @@ export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHand
 }
 
 /** The names of the demo handlers. */
-export const DEMO_HANDLER_NAMES = ['noop', 'sleep', 'fail-n-times', 'long-running', 'cpu-burn', 'record'] as const;
+export const DEMO_HANDLER_NAMES = ['noop', 'sleep', 'fail-n-times', 'long-running', 'cpu-burn', 'alarm', 'record'] as const;

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     [
       'Baton — embedded mode: a single node (console + engine + demo executor in one process)',
       `  database   ${config.databaseUrl}${sqlite ? '  (SQLite: one engine only; run a cluster on MySQL/MariaDB for more)' : ''}`,
-      `  console    ${base}/api`,
+      `  console    ${base}/        (web console; REST API under ${base}/api)`,
       `  API docs   ${base}/api/docs`,
       `  login      ${logins.tenant.username} / ${logins.tenant.password}   (tenant admin of "demo")`,
       `  operator   ${logins.operator.username} / ${logins.operator.password}`,

@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { DatabaseModule, TenantEntity, openDatabase } from '@baton/persistence';
 import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
+import { createAlarmBus, type BusLogger } from '@baton/messaging';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
 import { buildDemoHandlers } from '../../demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../engine/src';
@@ -22,17 +23,27 @@ export interface EmbeddedBaton {
   close(): Promise<void>;
 }
 
+const embeddedBusLogger: BusLogger = { info: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
+
 /**
- * Boots console and engine in one Nest application sharing one data source, and the demo
+ * Boots console and engine in one Nest application sharing one data source and one alarm bus
+ * (the engine's relay publishes, the console's socket.io gateway pushes to browsers), and the demo
  * executor (built on the executor SDK, exactly as a business service would) on its own port
  * in the same process. The engine talks to it over HTTP like to any executor.
  */
 export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins): Promise<EmbeddedBaton> {
   const dataSource = await openDatabase(config.databaseUrl);
   const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port });
+  // One alarm bus for the engine's outbox relay and the console's gateway: in-process — or the
+  // ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
+  const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: embeddedBusLogger });
 
   @Module({
-    imports: [DatabaseModule.forRoot({ dataSource }), ConsoleModule.forRoot(), EngineModule.forRoot({ config: engineConfig, provideDatabase: false })],
+    imports: [
+      DatabaseModule.forRoot({ dataSource }),
+      ConsoleModule.forRoot({ alarmBus }),
+      EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus }),
+    ],
   })
   class EmbeddedModule {}
 
@@ -57,12 +68,14 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins):
       close: async () => {
         await running.stop();
         await app.close();
+        await alarmBus.close();
         if (dataSource.isInitialized) await dataSource.destroy();
       },
     };
   } catch (error) {
     await executor?.stop().catch(() => undefined);
     await app.close().catch(() => undefined);
+    await alarmBus.close();
     if (dataSource.isInitialized) await dataSource.destroy();
     throw error;
   }

@@ -1,24 +1,31 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { CLOCK, Clock } from '@baton/domain';
+import type { AlarmBus } from '@baton/messaging';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
+import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineAlarmBus } from './alarms/engine-alarm-bus';
 
 /**
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
- * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics.
+ * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
+ * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
+ * engine made is closed at shutdown).
  */
 @Global()
 @Module({})
 export class EngineCoreModule {
-  static forRoot(config: EngineConfig, clock: Clock, metrics: EngineMetrics): DynamicModule {
+  static forRoot(config: EngineConfig, clock: Clock, metrics: EngineMetrics, alarmBus?: AlarmBus): DynamicModule {
     return {
       module: EngineCoreModule,
       providers: [
         { provide: ENGINE_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
         { provide: EngineMetrics, useValue: metrics },
+        { provide: ENGINE_ALARM_BUS, useFactory: () => engineAlarmBus(config, alarmBus) },
+        { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
+        EngineAlarmBusCloser,
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS],
     };
   }
 }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '@baton/domain';
+import type { AlarmBus } from '@baton/messaging';
 import type { EngineConfig } from './config/engine-config';
 import type { EngineMetrics } from './metrics/engine-metrics';
 
@@ -17,4 +18,10 @@ export interface EngineModuleOptions {
   clock?: Clock;
   /** The node's metrics registry. Default: a new EngineMetrics (with Node's default metrics). */
   metrics?: EngineMetrics;
+  /**
+   * The alarm bus the outbox relay publishes to, owned (closed) by the host: embedded mode gives
+   * engine and console the same in-process bus. Default: STOMP to config.brokerUrl
+   * (BATON_BROKER_URL), else an in-process bus; made and closed by the engine.
+   */
+  alarmBus?: AlarmBus;
 }

@@ -12,6 +12,8 @@ import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
 import { Watchdog } from './watchdog/watchdog';
 import { NODE_WORKERS } from './node/node-workers';
+import { AlarmsModule } from './alarms/alarms.module';
+import { OutboxRelay } from './alarms/outbox-relay';
 import { DUE_QUEUE } from './claimer/due-queue-port';
 import { ClaimerService } from './claimer/claimer.service';
 import { LeaseRenewerService } from './claimer/lease-renewer.service';
@@ -24,7 +26,8 @@ import { MetricsController } from './http/metrics.controller';
 
 /**
  * One engine node: claim side (node lifecycle, takeover, planner, claimer, leases, /health,
- * /metrics) and dispatch side (due queue, dispatcher, callback API, executor registry, watchdog).
+ * /metrics) and dispatch side (due queue, dispatcher, callback API, executor registry, watchdog),
+ * and the alarm outbox relay (publishes alarm rows on the alarm bus: ActiveMQ or in-process).
  *
  *   EngineModule.forRoot({ config })              // opens config.databaseUrl itself (standalone engine)
  *   EngineModule.forRoot({ config, dataSource })  // shares the host's data source (embedded mode)
@@ -44,7 +47,8 @@ export class EngineModule {
       module: EngineModule,
       imports: [
         ...database,
-        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics()),
+        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics(), options.alarmBus),
+        AlarmsModule,
         DispatchModule,
         CallbacksModule,
         ExecutorsModule,
@@ -53,7 +57,7 @@ export class EngineModule {
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
-        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog) => [watchdog], inject: [Watchdog] },
+        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay) => [watchdog, relay], inject: [Watchdog, OutboxRelay] },
         EngineNodeService,
         TakeoverService,
         PlannerService,

@@ -12,3 +12,8 @@ export { DUE_QUEUE } from './claimer/due-queue-port';
 export type { DueQueuePort } from './claimer/due-queue-port';
 export { NODE_WORKERS } from './node/node-workers';
 export type { NodeWorker } from './node/node-workers';
+export { Alarms } from './alarms/alarms';
+export type { RaiseAlarm, RaiseOutcome } from './alarms/alarms';
+export { OutboxRelay, toAlarmMessage } from './alarms/outbox-relay';
+export type { RelayReport } from './alarms/outbox-relay';
+export { ENGINE_ALARM_BUS } from './alarms/engine-alarm-bus';

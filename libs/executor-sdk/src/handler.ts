@@ -39,8 +39,11 @@ export interface HandlerContext<P = JsonValue> {
   /** Reports progress, 0–100 (clamped). Sent to the engine as a throttled interim callback. */
   progress(percent: number): void;
   /**
-   * Raises a business alarm (the engine publishes it on the tenant's alarm topic). It rides an
-   * interim callback (throttled) or the final one, whichever is acknowledged first.
+   * Raises a business alarm (type BUSINESS) on the tenant's alarm topic, with a stable id. By
+   * default it rides an interim callback (throttled) or the final one, whichever is acknowledged
+   * first, and the engine publishes it. With the executor option `brokerUrl` (BATON_BROKER_URL) it
+   * is published straight to the broker first (the engine then only records it), falling back to
+   * the engine when the broker cannot be reached.
    */
   alarm(severity: BusinessAlarm['severity'], message: string, data?: JsonValue): void;
   /** Waits `ms`; rejects with `signal.reason` as soon as the run is aborted. */

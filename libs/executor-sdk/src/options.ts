@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { checkTopicPrefix, DEFAULT_ALARM_TOPIC_PREFIX, parseBrokerUrl, type AlarmBus } from '@baton/messaging';
 import { DEFAULT_MAX_SKEW_MS, MAX_RESULT_BYTES } from '@baton/protocol';
 import type { AnyTaskHandler } from './handler';
 
@@ -84,6 +85,18 @@ export interface ExecutorOptions {
   logger?: ExecutorLogger | false;
   /** Also write each run's log lines to `logger` (prefixed with the run). Default false. */
   echoRunLogs?: boolean;
+  /**
+   * Direct alarms: the ActiveMQ STOMP broker(s) (`BATON_BROKER_URL`: `stomp://host:61613`, a comma
+   * failover list, or `failover:(…)`). Set: `ctx.alarm()` publishes straight to the tenant's topic
+   * `<alarmTopicPrefix><tenantId>` (as in the MTHPT paper) and the engine only records it; when
+   * the broker is unreachable the alarm goes through the engine instead. Unset (default): alarms
+   * ride the callbacks and the engine publishes them — no broker needed near the executor.
+   */
+  brokerUrl?: string;
+  /** Topic prefix of direct alarms. Default `baton.alarms.` (as the engines'). */
+  alarmTopicPrefix?: string;
+  /** Direct alarms on this bus instead of one made from `brokerUrl` (owned by the caller). */
+  alarmBus?: AlarmBus;
 }
 
 /** ExecutorOptions with every default applied. */
@@ -117,6 +130,10 @@ export interface ResolvedExecutorOptions {
   maxSkewMs: number;
   logger: ExecutorLogger;
   echoRunLogs: boolean;
+  /** Null: alarms go through the engine. */
+  brokerUrl: string | null;
+  alarmTopicPrefix: string;
+  alarmBus?: AlarmBus;
 }
 
 export const EXECUTOR_DEFAULTS = {
@@ -222,5 +239,27 @@ export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecut
     maxSkewMs: int(options.maxSkewMs, d.maxSkewMs, 'maxSkewMs', 1),
     logger: options.logger === false ? SILENT : (options.logger ?? console),
     echoRunLogs: options.echoRunLogs ?? false,
+    brokerUrl: checkedBrokerUrl(options.brokerUrl),
+    alarmTopicPrefix: checkedPrefix(options.alarmTopicPrefix),
+    ...(options.alarmBus ? { alarmBus: options.alarmBus } : {}),
   };
+}
+
+function checkedBrokerUrl(url: string | undefined): string | null {
+  const value = url?.trim();
+  if (!value) return null;
+  try {
+    parseBrokerUrl(value);
+  } catch (err) {
+    throw new Error(`executor options: brokerUrl: ${(err as Error).message}`);
+  }
+  return value;
+}
+
+function checkedPrefix(prefix: string | undefined): string {
+  try {
+    return checkTopicPrefix(prefix?.trim() || DEFAULT_ALARM_TOPIC_PREFIX);
+  } catch (err) {
+    throw new Error(`executor options: alarmTopicPrefix: ${(err as Error).message}`);
+  }
 }

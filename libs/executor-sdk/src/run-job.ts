@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '@baton/domain';
 import type { AbortReason, BusinessAlarm, DispatchRequest, LogLevel, RunCallback } from '@baton/protocol';
 import { RunAbortedError } from './errors';
 import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
 import { LogTail, truncateUtf8 } from './log-tail';
 import type { ResolvedExecutorOptions } from './options';
+import type { DirectAlarms } from './direct-alarms';
 
 const SEVERITIES: ReadonlyArray<BusinessAlarm['severity']> = ['INFO', 'WARNING', 'CRITICAL'];
 
@@ -28,6 +30,8 @@ export class RunJob {
   readonly logs: LogTail;
   private alarms: BusinessAlarm[] = [];
   private alarmsDropped = 0;
+  /** Direct mode: alarms being published to the broker (they join `alarms` when the broker answered). */
+  private readonly publishing = new Set<Promise<void>>();
   private lastInterimAt = 0;
   private interimTimer: NodeJS.Timeout | null = null;
   private interimInFlight: Promise<void> | null = null;
@@ -41,6 +45,8 @@ export class RunJob {
     /** Sends one interim callback (no retry); true when an engine took it. */
     private readonly sendInterim: (callback: RunCallback) => Promise<boolean>,
     private readonly executorId: () => number | undefined,
+    /** Direct mode (brokerUrl): where ctx.alarm() publishes first. Null: through the engine only. */
+    private readonly direct: DirectAlarms | null = null,
   ) {
     this.key = runKey(request.runId, request.attempt);
     this.logs = new LogTail(options.logTail);
@@ -103,12 +109,16 @@ export class RunJob {
     };
   }
 
-  /** Stops timers and waits for an interim callback in flight (so its alarms are not sent twice). */
+  /**
+   * Stops timers and waits for an interim callback in flight (so its alarms are not sent twice)
+   * and for direct publishes (so the final callback says which alarms the broker has).
+   */
   async settle(): Promise<void> {
     this.done = true;
     if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
     if (this.interimTimer) clearTimeout(this.interimTimer);
     this.deadlineTimer = this.interimTimer = null;
+    await Promise.all([...this.publishing]);
     await this.interimInFlight;
   }
 
@@ -131,14 +141,32 @@ export class RunJob {
   private addAlarm(severity: BusinessAlarm['severity'], message: string, data?: JsonValue): void {
     if (this.done) return;
     if (!SEVERITIES.includes(severity)) throw new TypeError(`ctx.alarm: severity must be one of ${SEVERITIES.join(', ')}`);
-    if (this.alarms.length >= this.options.maxAlarmsPerRun) {
+    if (this.alarms.length + this.publishing.size >= this.options.maxAlarmsPerRun) {
       if (this.alarmsDropped++ === 0) this.logs.write('warn', `[baton] more than ${this.options.maxAlarmsPerRun} alarms in this run: further alarms are dropped`, []);
       return;
     }
-    const alarm: BusinessAlarm = { severity, message: truncateUtf8(String(message), 2048), at: Date.now() };
+    // A stable id from here on: the engine records the alarm once however often a callback carries
+    // it, and consumers of the topic drop repeats by it.
+    const alarm: BusinessAlarm = { id: randomUUID(), severity, message: truncateUtf8(String(message), 2048), at: Date.now() };
     if (data !== undefined) alarm.data = jsonSafe(data);
-    this.alarms.push(alarm);
-    this.requestInterim();
+    if (!this.direct) {
+      this.alarms.push(alarm);
+      this.requestInterim();
+      return;
+    }
+    // Direct mode: to the broker first; then (published or not) in a callback, so the engine
+    // records it — or publishes it, when the broker could not be reached.
+    const p: Promise<void> = this.direct
+      .publish(this.request, alarm, this.executorId())
+      .then((published) => {
+        if (published) alarm.published = true;
+      })
+      .finally(() => {
+        this.publishing.delete(p);
+        this.alarms.push(alarm);
+        this.requestInterim();
+      });
+    this.publishing.add(p);
   }
 
   private requestInterim(): void {

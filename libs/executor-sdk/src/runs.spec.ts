@@ -157,7 +157,8 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(interim[0]).toMatchObject({ runId: req.runId, attempt: 1, tenantId: 'acme', progress: 0, startedAt: expect.any(Number) });
     expect(interim.map((c) => c.progress).at(-1)).toBe(100);
     const alarms = interim.flatMap((c) => c.alarms ?? []);
-    expect(alarms).toEqual([{ severity: 'WARNING', message: 'disk at 91%', data: { disk: '/data' }, at: expect.any(Number) }]);
+    // Each alarm carries a stable id (a UUID): the engine records it once, consumers drop repeats by it.
+    expect(alarms).toEqual([{ id: expect.stringMatching(/^[0-9a-f-]{36}$/), severity: 'WARNING', message: 'disk at 91%', data: { disk: '/data' }, at: expect.any(Number) }]);
     expect(final.alarms).toBeUndefined(); // already delivered
     expect(final.progress).toBe(100);
 
@@ -171,6 +172,6 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     const r2 = engine.request({ handler: 'quick-alarm' });
     await engine.dispatch(other.url, r2);
     const f2 = (await engine.finalCallback(r2.runId)).body;
-    expect(f2.alarms).toEqual([{ severity: 'CRITICAL', message: 'ledger mismatch', at: expect.any(Number) }]);
+    expect(f2.alarms).toEqual([{ id: expect.stringMatching(/^[0-9a-f-]{36}$/), severity: 'CRITICAL', message: 'ledger mismatch', at: expect.any(Number) }]);
   });
 });

@@ -21,6 +21,7 @@ import { messageOf, outcomeOf, type FinalFields, type Settled } from './outcome'
 import { WorkerPool } from './pool';
 import { BoundedMap } from './recent';
 import { readBody } from './read-body';
+import { DirectAlarms } from './direct-alarms';
 import { RunJob, runKey } from './run-job';
 import type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';
 import { CallbackSpool, type SpoolEntry } from './spool';
@@ -59,6 +60,7 @@ export class ExecutorRuntime {
   private spool: CallbackSpool | null = null;
   private sender: CallbackSender | null = null;
   private heartbeat: HeartbeatLoop | null = null;
+  private direct: DirectAlarms | null = null;
   private phase: ExecutorStats['phase'] = 'new';
   private publicUrl?: string;
   private executorId?: number;
@@ -243,7 +245,7 @@ export class ExecutorRuntime {
     if (!handler) {
       return this.refuse(method, path, 404, 'UNKNOWN_HANDLER', `handler: no handler "${request.handler}" here (this executor has: ${[...this.handlers.keys()].join(', ') || 'none'})`, 'handler');
     }
-    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId);
+    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct);
     this.jobs.set(key, job);
     const taken = this.pool.tryAdd(job);
     if (!taken) {
@@ -429,6 +431,8 @@ export class ExecutorRuntime {
       spool,
       this.events,
     );
+    // Direct alarms: connect to the broker now (reconnecting in the background); null without brokerUrl.
+    this.direct = DirectAlarms.fromOptions(this.options);
     this.phase = 'running';
     if (pending.length) {
       this.events.emit('replayed', { count: pending.length, spoolFile: spool.file ?? '' });
@@ -465,6 +469,7 @@ export class ExecutorRuntime {
     await within(this.heartbeat?.beatNow(), ANNOUNCE_WAIT_MS); // last word: draining, nothing in flight
     const undelivered = this.spool!.size;
     await this.spool!.close();
+    await this.direct?.close();
     this.phase = 'stopped';
     this.events.emit('stopped', { undelivered });
   }

@@ -231,6 +231,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     entity: AlarmEntity,
     name: 'alarms',
     full: {
+      uid: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
       tenantId: 'acme',
       type: 'TIMEOUT',
       severity: 'CRITICAL',
@@ -246,6 +247,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       ackedBy: 'alice',
     },
     nulls: {
+      uid: null,
       tenantId: 'acme',
       type: 'BUSINESS',
       severity: 'INFO',

@@ -139,6 +139,18 @@ export interface BusinessAlarm {
   message: string;
   data?: JsonValue;
   at: number;
+  /**
+   * The alarm's stable id (a UUID made by the executor; at most 64 of A-Z a-z 0-9 . _ : -): the
+   * `id` of its message on the alarm topic. A callback that carries the same alarm again (a retry)
+   * does not make a second one. Without it the engine makes one.
+   */
+  id?: string;
+  /**
+   * True: the executor already published it straight to the tenant's alarm topic (direct mode,
+   * BATON_BROKER_URL at the executor); the engine only records it (history, acknowledgement) and
+   * does not publish it again. Absent/false: the engine publishes it (its outbox).
+   */
+  published?: boolean;
 }
 
 /**

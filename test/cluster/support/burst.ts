@@ -1,6 +1,7 @@
 import { isTerminal, type RunState } from '@baton/domain';
 import { ExecutorEntity, type RunEntity } from '@baton/persistence';
-import { waitFor, type Cluster, type InvocationRecord } from './cluster';
+import { sleep, type Cluster, type InvocationRecord } from './cluster';
+import { executorRunStatus } from './engine-http';
 import { countBy, invocationCheck, lateness, latenessSummary } from './figures';
 import { insertTasks } from './seed';
 
@@ -28,17 +29,52 @@ export async function dispatchedCount(cluster: Cluster): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** Waits until the burst's tasks have `n` runs and every one of them is terminal; returns them. */
-export async function waitBurstEnded(cluster: Cluster, taskIds: number[], n: number, timeoutMs: number): Promise<RunEntity[]> {
+/**
+ * Waits until the burst's tasks have `n` runs and every one of them is terminal; returns them.
+ * Fails after `timeoutMs`, or earlier when nothing moved for `stallMs` (runs stuck for good),
+ * naming the stuck runs: their rows (times relative to `t0`), their handler invocations and
+ * what their executor says of them (`GET /baton/runs/{id}`).
+ */
+export async function waitBurstEnded(cluster: Cluster, taskIds: number[], n: number, timeoutMs: number, options: { stallMs?: number; t0?: number } = {}): Promise<RunEntity[]> {
+  const stallMs = options.stallMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
   let last: RunEntity[] = [];
-  await waitFor(
-    async () => {
-      last = await cluster.runs(taskIds);
-      return last.length >= n && last.every((r) => isTerminal(r.state as RunState));
-    },
-    { timeoutMs, intervalMs: 250, what: `${n} burst runs to end`, detail: () => `${last.length} run(s): ${JSON.stringify(countBy(last, (r) => r.state))}` },
-  );
-  return last;
+  let signature = '';
+  let movedAt = Date.now();
+  for (;;) {
+    last = await cluster.runs(taskIds);
+    if (last.length >= n && last.every((r) => isTerminal(r.state as RunState))) return last;
+    const now = Date.now();
+    const sig = `${last.length}:${JSON.stringify(countBy(last, (r) => r.state))}`;
+    if (sig !== signature) {
+      signature = sig;
+      movedAt = now;
+    }
+    if (now > deadline || now - movedAt > stallMs) {
+      const why = now > deadline ? `timed out after ${timeoutMs} ms` : `nothing moved for ${stallMs} ms`;
+      throw new Error(`${why} waiting for ${n} burst runs to end: ${last.length} run(s) ${JSON.stringify(countBy(last, (r) => r.state))}\n${await describeStuckRuns(cluster, last, options.t0 ?? 0)}`);
+    }
+    await sleep(250);
+  }
+}
+
+/** The runs not ended, as far as the database, the record files and their executors tell. */
+export async function describeStuckRuns(cluster: Cluster, runs: RunEntity[], t0: number, limit = 20): Promise<string> {
+  const stuck = runs.filter((r) => !isTerminal(r.state as RunState));
+  const executors = await cluster.ds.getRepository(ExecutorEntity).find({ where: { tenantId: cluster.tenant.id } });
+  const records = cluster.records();
+  const rel = (t: number | null) => (t === null ? '-' : `${t - t0 >= 0 ? '+' : ''}${t - t0}`);
+  const lines: string[] = [];
+  for (const r of stuck.slice(0, limit)) {
+    const executor = executors.find((e) => e.id === r.executorId);
+    const invoked = records.filter((x) => x.runId === r.id).map((x) => `attempt ${x.attempt} on ${x.executor} at ${rel(x.at)}`);
+    const status = executor ? await executorRunStatus(executor.url, cluster.tenant, r.id).then((s) => JSON.stringify(s.body.attempts), (e: Error) => e.message) : 'no executor';
+    lines.push(
+      `  run ${r.id} ${r.state} attempt ${r.attempt} claimed_by ${r.claimedBy} executor ${r.executorId} dispatched ${rel(r.dispatchedAt)} accepted ${rel(r.acceptedAt)} updated ${rel(r.updatedAt)}` +
+        ` | invoked: ${invoked.join(', ') || 'never'} | executor says: ${status}`,
+    );
+  }
+  return `stuck runs (times in ms relative to ${t0 ? 'the reference instant' : 'epoch'}; ${stuck.length} in all):\n${lines.join('\n')}`;
 }
 
 export interface BurstFigures {

@@ -39,6 +39,7 @@ export const EXECUTOR_TEST_ENV: Readonly<Record<string, string>> = {
   BATON_EXECUTOR_SHUTDOWN_GRACE_MS: '500',
   BATON_EXECUTOR_RETRY_BASE_MS: '100',
   BATON_EXECUTOR_RETRY_MAX_MS: '1000',
+  BATON_BROKER_URL: '', // business alarms go through the engine (no direct broker publishing)
 };
 
 /** One line of a demo executor's record file, with the executor that wrote it. */
@@ -63,7 +64,12 @@ export class Cluster {
     const db = await openTestDatabase('mysql');
     const dir = mkdtempSync(join(tmpdir(), `baton-cluster-${name}-`));
     const cluster = new Cluster(name, db, dir);
-    cluster.tenant = await seedTenant(db.dataSource, { id: tenantId, engineGroup: `g-${name}` });
+    try {
+      cluster.tenant = await seedTenant(db.dataSource, { id: tenantId, engineGroup: `g-${name}` });
+    } catch (err) {
+      await cluster.close(false).catch(() => undefined);
+      throw err;
+    }
     return cluster;
   }
 

@@ -82,6 +82,11 @@ function stopper(child: ChildProcess, exited: Promise<number | string>) {
   };
 }
 
+/** This process's environment without BATON_* settings: an engine under test gets only what the test gives it. */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BATON_')));
+}
+
 /** Starts `node -r register-ts.cjs apps/engine/src/main.ts` and waits for `ENGINE READY <nodeId> <url>`. */
 export function startEngineProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
   const { name, env, logFile } = options;
@@ -89,7 +94,7 @@ export function startEngineProcess(options: { name: string; env: Record<string, 
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, ['-r', REGISTER_TS, ENGINE_MAIN], {
       cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...env },
+      env: { ...inheritedEnv(), NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true, // its own process group: the whole tree is signalled at once
     });

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
+import type { JsonValue } from '@baton/domain';
+import { buildAlarmMessage, type AlarmMessage } from '@baton/messaging';
 import { AlarmEntity, inTransaction } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -10,6 +12,7 @@ import type { AlarmQuery, AlarmView } from './dto/alarm.dto';
 export function alarmView(row: AlarmEntity): AlarmView {
   return {
     id: row.id,
+    uid: stableId(row),
     type: row.type,
     severity: row.severity,
     taskId: row.taskId,
@@ -22,6 +25,29 @@ export function alarmView(row: AlarmEntity): AlarmView {
     ackedAt: row.ackedAt,
     ackedBy: row.ackedBy,
   };
+}
+
+/** The alarm's stable id: its `id` on the alarm topic and in socket.io events. */
+export function stableId(row: Pick<AlarmEntity, 'id' | 'uid'>): string {
+  return row.uid ?? `row-${row.id}`;
+}
+
+/** The alarm as published on its topic (what the gateway pushes when it catches up from the database). */
+export function alarmMessageOf(row: AlarmEntity): AlarmMessage {
+  return buildAlarmMessage({
+    id: stableId(row),
+    tenantId: row.tenantId,
+    type: row.type,
+    severity: row.severity,
+    taskId: row.taskId,
+    runId: row.runId,
+    executorId: row.executorId,
+    message: row.message,
+    data: (row.data ?? null) as JsonValue | null,
+    count: row.count,
+    raisedAt: row.raisedAt,
+    source: 'engine',
+  });
 }
 
 @Injectable()
@@ -50,6 +76,31 @@ export class AlarmsService {
     const row = await this.dataSource.getRepository(AlarmEntity).findOneBy({ id, tenantId });
     if (!row) throw notFound('Alarm', id);
     return alarmView(row);
+  }
+
+  /** The row id of the tenant's alarm with this stable id (`uid`, or `row-<id>`). */
+  async idOfStableId(tenantId: string, stable: string): Promise<number> {
+    const legacy = /^row-(\d+)$/.exec(stable);
+    const row = legacy
+      ? await this.dataSource.getRepository(AlarmEntity).findOne({ where: { id: Number(legacy[1]), tenantId }, select: { id: true } })
+      : await this.dataSource.getRepository(AlarmEntity).findOne({ where: { uid: stable, tenantId }, select: { id: true } });
+    if (!row) throw notFound('Alarm', stable);
+    return row.id;
+  }
+
+  /**
+   * Alarms of every tenant published at or after `since`, or not published yet, oldest first (at
+   * most `limit`): what the alarm gateway may have missed while its subscription was down
+   * (ix_alarms_outbox: published_at IS NULL, and published_at >= since).
+   */
+  publishedSince(since: number, limit: number): Promise<AlarmEntity[]> {
+    return this.dataSource
+      .getRepository(AlarmEntity)
+      .createQueryBuilder('a')
+      .where('(a.publishedAt >= :since OR a.publishedAt IS NULL)', { since })
+      .orderBy('a.id', 'ASC')
+      .limit(limit)
+      .getMany();
   }
 
   /** Acknowledges an alarm; acknowledging it again keeps the first acknowledgement. */

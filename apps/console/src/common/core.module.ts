@@ -1,4 +1,7 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from '../alarms/console-alarm-bus';
 import { CLOCK, Clock, systemClock } from './clock';
 import {
   CONSOLE_OPTIONS,
@@ -8,7 +11,7 @@ import {
   ResolvedConsoleOptions,
 } from './options';
 
-/** The console's shared providers: the clock and the resolved options. */
+/** The console's shared providers: the clock, the resolved options and the alarm bus. */
 @Global()
 @Module({})
 export class ConsoleCoreModule {
@@ -16,6 +19,10 @@ export class ConsoleCoreModule {
     const resolved: ResolvedConsoleOptions = {
       sessionTtlMs: options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
       passwordHashRounds: options.passwordHashRounds ?? DEFAULT_PASSWORD_HASH_ROUNDS,
+      consoleId: options.consoleId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      socketPath: options.socketPath ?? '/socket.io',
+      socketCorsOrigins: options.socketCorsOrigins ?? [],
+      alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
     };
     const clock: Clock = options.clock ?? systemClock;
     return {
@@ -23,8 +30,11 @@ export class ConsoleCoreModule {
       providers: [
         { provide: CLOCK, useValue: clock },
         { provide: CONSOLE_OPTIONS, useValue: resolved },
+        { provide: CONSOLE_ALARM_BUS, useFactory: () => consoleAlarmBus(options) },
+        { provide: CONSOLE_ALARM_BUS_OWNED, useValue: options.alarmBus === undefined },
+        ConsoleAlarmBusCloser,
       ],
-      exports: [CLOCK, CONSOLE_OPTIONS],
+      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS],
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { AlarmBus } from '@baton/messaging';
 import type { Clock } from './clock';
 
 export interface ConsoleModuleOptions {
@@ -16,6 +17,28 @@ export interface ConsoleModuleOptions {
   sessionTtlMs?: number;
   /** bcrypt cost for new passwords. Default 10 (tests use 4). */
   passwordHashRounds?: number;
+  /**
+   * The alarm bus the gateway subscribes to, owned (closed) by the host: embedded mode hands the
+   * console the engine's in-process bus. Default: STOMP to `brokerUrl`, else an in-process bus
+   * (made and closed by the console).
+   */
+  alarmBus?: AlarmBus;
+  /** ActiveMQ STOMP broker(s) (`BATON_BROKER_URL`), when no `alarmBus` is given. */
+  brokerUrl?: string | null;
+  /** Alarm topics are `<prefix><tenantId>` (`BATON_ALARM_TOPIC_PREFIX`). Default `baton.alarms.`. */
+  alarmTopicPrefix?: string;
+  /** This console process in ack broadcasts (so it skips its own). Default `<hostname>-<pid>-<random>`. */
+  consoleId?: string;
+  /** socket.io server path. Default `/socket.io`. */
+  socketPath?: string;
+  /** socket.io CORS origins allowed (browsers on another origin). Default none (same origin only). */
+  socketCorsOrigins?: string[];
+  /**
+   * After the gateway's subscription comes back (broker restart, network), it re-reads from the
+   * database the alarms published since it was lost minus this margin (clock skew between engine
+   * and console hosts), and drops the repeats by id. Default 30 000 ms.
+   */
+  alarmCatchUpMarginMs?: number;
 }
 
 /** Injection token of the resolved console options. */
@@ -24,6 +47,10 @@ export const CONSOLE_OPTIONS = Symbol('baton.console.options');
 export interface ResolvedConsoleOptions {
   sessionTtlMs: number;
   passwordHashRounds: number;
+  consoleId: string;
+  socketPath: string;
+  socketCorsOrigins: string[];
+  alarmCatchUpMarginMs: number;
 }
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;

@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { Alarms } from './alarms';
+import { OutboxRelay } from './outbox-relay';
+import { OutboxSignal } from './outbox-signal';
 
-/** Alarm rows (the outbox), written in the transaction of the change they report. */
-@Module({ providers: [Alarms], exports: [Alarms] })
+/**
+ * Alarm rows (the outbox), written in the transaction of the change they report, and the relay
+ * that publishes them on the alarm bus (a node worker: EngineModule hands it to the lifecycle).
+ */
+@Module({ providers: [Alarms, OutboxSignal, OutboxRelay], exports: [Alarms, OutboxSignal, OutboxRelay] })
 export class AlarmsModule {}

@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity } from '@baton/domain';
-import { findTaskAlarmTypes, insertAlarm } from '@baton/persistence';
+import { collapseAlarm, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
+import { ALARM_ID_PATTERN } from '@baton/messaging';
 import { severityOf } from './alarm-policy';
+import { OutboxSignal } from './outbox-signal';
 import { truncateChars, truncateUtf8, MAX_TEXT_BYTES } from './text';
 
 export interface RaiseAlarm {
@@ -22,38 +25,84 @@ export interface RaiseAlarm {
    * null: every type.
    */
   alarmTypes?: readonly AlarmType[] | null;
+  /**
+   * The alarm's stable id (alarms.uid, the message `id`). Default: a new UUID. A business alarm
+   * brings the executor SDK's id, so a callback that carries it again writes nothing.
+   */
+  uid?: string;
+  /**
+   * The executor published it already, straight to the broker (SDK direct mode): it is recorded
+   * as published (history, acknowledgement) and the relay leaves it alone. Neither filtered by
+   * the task's types nor collapsed — it is out already.
+   */
+  publishedAt?: number;
 }
+
+export type RaiseOutcome = 'WRITTEN' | 'COLLAPSED' | 'FILTERED' | 'DUPLICATE';
 
 const MESSAGE_CHARS = 1000; // alarms.message is VARCHAR(1000)
 
 /**
- * The one place the engine writes alarm rows (the outbox; published_at NULL until the relay
- * publishes them — a later issue). Always given the EntityManager of the transaction that makes
- * the state change the alarm reports, so the alarm exists exactly when the change does; the
- * callers' guarded updates make sure each event is handled — and alarmed — once in a cluster.
+ * The one place the engine writes alarm rows (the outbox: published_at NULL until the outbox
+ * relay publishes them to `<prefix><tenant>`). Always given the EntityManager of the transaction
+ * that makes the state change the alarm reports, so the alarm exists exactly when the change
+ * does; the callers' guarded updates make sure each event is handled — and alarmed — once in a
+ * cluster.
+ *
+ * Per-task settings (tasks.alarm_types, tasks.alarm_silence_ms): an alarm of a type the task does
+ * not raise is not written; a repeat of an unacknowledged alarm of the task (same type and
+ * severity, and message for BUSINESS) within the silence window adds to that alarm's count
+ * instead of making a new one (collapseAlarm). Once committed, the relay is woken (OutboxSignal).
  */
 @Injectable()
 export class Alarms {
-  /** Writes the alarm unless the task does not raise its type. True when written. */
+  constructor(private readonly signal: OutboxSignal) {}
+
+  /** Writes the alarm unless the task does not raise its type. True when written or counted into an earlier one. */
   async raise(manager: EntityManager, alarm: RaiseAlarm): Promise<boolean> {
+    const outcome = await this.raiseAlarm(manager, alarm);
+    return outcome === 'WRITTEN' || outcome === 'COLLAPSED';
+  }
+
+  /** As raise(), saying what happened. */
+  async raiseAlarm(manager: EntityManager, alarm: RaiseAlarm): Promise<RaiseOutcome> {
     const taskId = alarm.taskId ?? null;
-    if (taskId !== null) {
-      const types = alarm.alarmTypes === undefined ? await findTaskAlarmTypes(manager, taskId) : alarm.alarmTypes;
-      if (types && !types.includes(alarm.type)) return false;
-    }
     const severity = alarm.severity ?? (alarm.type === 'BUSINESS' ? 'INFO' : severityOf(alarm.type));
-    await insertAlarm(manager, {
+    const message = truncateChars(alarm.message, MESSAGE_CHARS);
+    const published = alarm.publishedAt !== undefined;
+    if (taskId !== null && !published) {
+      const settings = await findTaskAlarmSettings(manager, taskId);
+      const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
+      if (types && !types.includes(alarm.type)) return 'FILTERED';
+      if (settings.silenceMs > 0) {
+        const into = await collapseAlarm(manager, {
+          tenantId: alarm.tenantId,
+          taskId,
+          type: alarm.type,
+          severity,
+          message: alarm.type === 'BUSINESS' ? message : null,
+          since: alarm.now - settings.silenceMs,
+        });
+        if (into !== null) return 'COLLAPSED';
+      }
+    }
+    const uid = alarm.uid !== undefined && ALARM_ID_PATTERN.test(alarm.uid) ? alarm.uid : randomUUID();
+    const written = await insertAlarm(manager, {
+      uid,
       tenantId: alarm.tenantId,
       type: alarm.type,
       severity,
       taskId,
       runId: alarm.runId ?? null,
       executorId: alarm.executorId ?? null,
-      message: truncateChars(alarm.message, MESSAGE_CHARS),
+      message,
       dataJson: alarm.data === undefined ? null : truncateJson(alarm.data),
       raisedAt: alarm.now,
+      publishedAt: alarm.publishedAt ?? null,
     });
-    return true;
+    if (!written) return 'DUPLICATE';
+    if (!published) this.signal.noteAlarm(manager);
+    return 'WRITTEN';
   }
 }
 

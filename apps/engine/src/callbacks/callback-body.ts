@@ -1,3 +1,4 @@
+import { ALARM_ID_PATTERN } from '@baton/messaging';
 import type { BusinessAlarm, LogLine, RunCallback } from '@baton/protocol';
 import { MAX_TEXT_BYTES, truncateChars, truncateUtf8 } from '../alarms/text';
 import { badRequest, isInstant, isInt } from '../security/bad-request';
@@ -72,6 +73,10 @@ function readAlarms(value: unknown, now: number): BusinessAlarm[] {
     const alarm = raw as Partial<BusinessAlarm> | null;
     if (!alarm || typeof alarm !== 'object' || typeof alarm.message !== 'string') throw badRequest(`alarms[${i}].message`, 'a string');
     const severity = typeof alarm.severity === 'string' && SEVERITIES.has(alarm.severity) ? alarm.severity : 'WARNING';
-    return { severity, message: alarm.message, data: alarm.data, at: isInstant(alarm.at) ? alarm.at : now };
+    const read: BusinessAlarm = { severity, message: alarm.message, data: alarm.data, at: isInstant(alarm.at) ? alarm.at : now };
+    // An id that is not one (wrong type or shape) is dropped: the engine makes its own.
+    if (typeof alarm.id === 'string' && ALARM_ID_PATTERN.test(alarm.id)) read.id = alarm.id;
+    if (alarm.published === true && read.id !== undefined) read.published = true;
+    return read;
   });
 }

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CLOCK, type Clock, type RunState } from '@baton/domain';
+import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
 import { appendRunLogs, findRunForCallback, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
-import type { RunCallback } from '@baton/protocol';
+import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -105,9 +105,12 @@ export class CallbacksService {
         runId: cb.runId,
         executorId: run?.executorId ?? null,
         message: alarm.message,
-        data: { attempt: cb.attempt, at: alarm.at, ...(alarm.data === undefined ? {} : { data: alarm.data }) },
+        data: businessAlarmData(cb.attempt, alarm),
         alarmTypes: run?.alarmTypes ?? null,
         now,
+        ...(alarm.id !== undefined ? { uid: alarm.id } : {}),
+        // Published already by the executor (direct mode): recorded, not published again.
+        ...(alarm.published ? { publishedAt: now } : {}),
       });
     }
   }
@@ -115,6 +118,14 @@ export class CallbacksService {
   private stale(cb: RunCallback, state: RunState | null, reason: 'STALE' | 'UNKNOWN_RUN'): CallbackReply {
     return { status: 409, body: { accepted: false, runId: cb.runId, attempt: cb.attempt, reason, state } };
   }
+}
+
+/**
+ * The `data` of a business alarm's row and message: `{ attempt, at, data? }`. The executor SDK
+ * builds the same for the alarms it publishes itself (libs/executor-sdk/src/direct-alarms.ts).
+ */
+export function businessAlarmData(attempt: number, alarm: BusinessAlarm): JsonValue {
+  return { attempt, at: alarm.at, ...(alarm.data === undefined ? {} : { data: alarm.data }) };
 }
 
 function endOf(cb: RunCallback): AttemptEnd {

@@ -18,6 +18,7 @@ export class PeriodicLoop {
   private timer: NodeJS.Timeout | null = null;
   private current: Promise<void> | null = null;
   private running = false;
+  private kicked = false;
 
   constructor(
     readonly name: string,
@@ -35,6 +36,22 @@ export class PeriodicLoop {
     if (this.running) return;
     this.running = true;
     this.schedule(initialDelayMs);
+  }
+
+  /**
+   * Runs the next turn now instead of after the wait (something it should handle just happened,
+   * e.g. an alarm was committed). A turn in progress is followed by another one at once. No-op
+   * when the loop is stopped.
+   */
+  kick(): void {
+    if (!this.running) return;
+    if (this.current) {
+      this.kicked = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.schedule(0);
   }
 
   /** Stops the loop and waits for a turn in progress to end. */
@@ -63,6 +80,10 @@ export class PeriodicLoop {
       this.logger.error(`${this.name} failed: ${(err as Error).stack ?? String(err)}`);
     } finally {
       this.current = null;
+    }
+    if (this.kicked) {
+      this.kicked = false;
+      next = 0;
     }
     this.schedule(next);
   }

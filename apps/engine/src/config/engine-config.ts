@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { checkTopicPrefix, DEFAULT_ALARM_TOPIC_PREFIX, parseBrokerUrl } from '@baton/messaging';
 import type { RoutingKind } from '@baton/scheduling';
 
 /** How one engine node runs. Every field has a default; `readEngineConfig` reads them from the environment. */
@@ -52,6 +53,18 @@ export interface EngineConfig {
   taskBurst: number;
   /** Bench only: hold the slot until the run ends (the synchronous dispatch of the MTHPT paper's baseline). Default false. */
   synchronousDispatch: boolean;
+  /**
+   * ActiveMQ STOMP broker(s) the alarm relay publishes to (`BATON_BROKER_URL`): `stomp://host:61613`,
+   * a comma-separated failover list, or `failover:(…)`. Null (default): the in-process alarm bus
+   * (embedded mode, where the console shares the process).
+   */
+  brokerUrl: string | null;
+  /** Alarms of tenant T go to the topic `<prefix>T` (`BATON_ALARM_TOPIC_PREFIX`). Default `baton.alarms.`. */
+  alarmTopicPrefix: string;
+  /** Poll period of the alarm relay when no local alarm woke it (`BATON_ALARM_RELAY_INTERVAL_MS`). Default 250 ms. */
+  alarmRelayIntervalMs: number;
+  /** Most alarms of one tenant published per relay transaction (`BATON_ALARM_RELAY_BATCH`). Default 200. */
+  alarmRelayBatch: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -97,10 +110,21 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     taskRatePerSec: int(env, 'BATON_TASK_RATE', 500),
     taskBurst: int(env, 'BATON_TASK_BURST', 1000),
     synchronousDispatch: env.BATON_SYNCHRONOUS_DISPATCH === '1',
+    brokerUrl: env.BATON_BROKER_URL?.trim() || null,
+    alarmTopicPrefix: env.BATON_ALARM_TOPIC_PREFIX?.trim() || DEFAULT_ALARM_TOPIC_PREFIX,
+    alarmRelayIntervalMs: int(env, 'BATON_ALARM_RELAY_INTERVAL_MS', 250),
+    alarmRelayBatch: int(env, 'BATON_ALARM_RELAY_BATCH', 200),
     ...overrides,
   };
   if (config.groups.length === 0) throw new Error('BATON_ENGINE_GROUPS must name at least one engine group');
   if (config.slots < 1) throw new Error('BATON_ENGINE_SLOTS must be at least 1');
+  if (config.alarmRelayBatch < 1) throw new Error('BATON_ALARM_RELAY_BATCH must be at least 1');
+  try {
+    checkTopicPrefix(config.alarmTopicPrefix);
+    if (config.brokerUrl) parseBrokerUrl(config.brokerUrl);
+  } catch (err) {
+    throw new Error(`${/prefix/.test((err as Error).message) ? 'BATON_ALARM_TOPIC_PREFIX' : 'BATON_BROKER_URL'}: ${(err as Error).message}`);
+  }
   return config;
 }
 

@@ -73,6 +73,16 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /** Alarms the outbox relay published (the broker confirmed them). */
+  readonly alarmsPublished = new Counter({ name: 'baton_engine_alarms_published_total', help: 'Alarms published by the outbox relay', registers: [this.registry] });
+
+  /** Relay turns that could not publish (no broker connection, no receipt). */
+  readonly alarmPublishFailures = new Counter({
+    name: 'baton_engine_alarm_publish_failures_total',
+    help: 'Alarm relay turns stopped by a publish failure (the alarms wait in the outbox)',
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_' });
   }

@@ -1,7 +1,7 @@
 /**
  * Background work of the dispatch side that must run only while the node is registered and
- * working (the watchdog): the lifecycle starts it after the node is UP and stops it on shutdown
- * with the claim side's loops. EngineModule binds NODE_WORKERS to the dispatch side's workers.
+ * working (the watchdog, the alarm outbox relay): the lifecycle starts it after the node is UP and
+ * stops it on shutdown with the claim side's loops. EngineModule binds NODE_WORKERS to them.
  */
 export interface NodeWorker {
   start(): void;

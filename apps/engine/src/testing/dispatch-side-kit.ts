@@ -127,12 +127,14 @@ export interface TaskSeed {
   priority?: number;
   paused?: boolean;
   alarmTypes?: string[];
+  /** tasks.alarm_silence_ms. Default 0 (every alarm its own row), so each test sees each alarm. */
+  alarmSilenceMs?: number;
   params?: unknown;
 }
 
 export interface SeededTask {
   id: number;
-  seed: Required<Omit<TaskSeed, 'nextFireAt' | 'intervalMs' | 'alarmTypes'>> & { intervalMs: number | null };
+  seed: Required<Omit<TaskSeed, 'nextFireAt' | 'intervalMs' | 'alarmTypes' | 'alarmSilenceMs'>> & { intervalMs: number | null };
 }
 
 export async function seedTask(ds: DataSource, input: TaskSeed): Promise<SeededTask> {
@@ -159,7 +161,7 @@ export async function seedTask(ds: DataSource, input: TaskSeed): Promise<SeededT
         fire_count, misfire_policy, misfire_threshold_ms, priority, concurrency_policy, timeout_ms, start_deadline_ms,
         retry_max_attempts, retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille, alarm_types, alarm_silence_ms,
         paused, next_fire_at, created_at, updated_at, version)
-     VALUES (?, ?, ?, 'default', ?, ?, ?, ?, ?, ?, 'FIRE_ONCE_NOW', 5000, ?, ?, ?, ?, ?, ?, 60000, 0, ?, 60000, ?, ?, 0, 0, 1)`,
+     VALUES (?, ?, ?, 'default', ?, ?, ?, ?, ?, ?, 'FIRE_ONCE_NOW', 5000, ?, ?, ?, ?, ?, ?, 60000, 0, ?, ?, ?, ?, 0, 0, 1)`,
     [
       seed.tenantId,
       GROUP,
@@ -177,6 +179,7 @@ export async function seedTask(ds: DataSource, input: TaskSeed): Promise<SeededT
       seed.retryMaxAttempts,
       seed.retryBackoffBaseMs,
       JSON.stringify(alarmTypes),
+      input.alarmSilenceMs ?? 0,
       seed.paused ? 1 : 0,
       input.nextFireAt ?? null,
     ],

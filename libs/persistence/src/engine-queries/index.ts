@@ -38,6 +38,8 @@ export * from './retry-run-attempt';
 export * from './record-run-progress';
 export * from './append-run-logs';
 export * from './insert-alarm';
+export * from './collapse-alarm';
+export * from './alarm-outbox';
 export * from './lock-flow-root';
 export * from './find-dependency-edges';
 export * from './find-flow-outcomes';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { chunks, execute } from './sql';
 
@@ -14,17 +15,19 @@ export interface EngineDownAlarm {
  * the outbox: the relay publishes them to `baton.alarms.<tenant>` later, and a rolled-back
  * takeover leaves no alarm behind.
  *
- *   INSERT INTO alarms (tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
- *   VALUES (?, 'ENGINE_DOWN', 'CRITICAL', NULL, NULL, NULL, ?, ?, 1, ?), …
+ *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
+ *   VALUES (?, ?, 'ENGINE_DOWN', 'CRITICAL', NULL, NULL, NULL, ?, ?, 1, ?), …
+ *
+ * Each gets a new UUID as its stable id (alarms.uid).
  */
 export async function insertEngineDownAlarms(manager: EntityManager, alarms: readonly EngineDownAlarm[], now: number): Promise<void> {
   for (const chunk of chunks(alarms)) {
-    const values = chunk.map(() => "(?, 'ENGINE_DOWN', 'CRITICAL', NULL, NULL, NULL, ?, ?, 1, ?)").join(', ');
+    const values = chunk.map(() => "(?, ?, 'ENGINE_DOWN', 'CRITICAL', NULL, NULL, NULL, ?, ?, 1, ?)").join(', ');
     await execute(
       manager,
-      `INSERT INTO alarms (tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
+      `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at)
        VALUES ${values}`,
-      chunk.flatMap((a) => [a.tenantId, a.message.slice(0, 1000), JSON.stringify(a.data), now]),
+      chunk.flatMap((a) => [randomUUID(), a.tenantId, a.message.slice(0, 1000), JSON.stringify(a.data), now]),
     );
   }
 }

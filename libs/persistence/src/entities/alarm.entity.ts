@@ -10,9 +10,23 @@ import { StoredJson, bigintId, json, millis } from './columns';
 @Index('ix_alarms_tenant_time', ['tenantId', 'raisedAt', 'id'])
 // The relay's scan: "unpublished alarms, oldest first".
 @Index('ix_alarms_outbox', ['publishedAt', 'id'])
+// The relay's claim: "this tenant's unpublished alarms, oldest first" (no walk over its history).
+@Index('ix_alarms_tenant_outbox', ['tenantId', 'publishedAt', 'id'])
+// The silence window: "the latest alarm of this task and type".
+@Index('ix_alarms_collapse', ['taskId', 'type', 'raisedAt'])
+@Index('ux_alarms_uid', ['uid'], { unique: true })
 export class AlarmEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;
+
+  /**
+   * The alarm's stable id (a UUID) — the `id` of its message on the topic and at the browser, the
+   * same on every delivery, so consumers drop repeats by it. Made by the engine when it writes the
+   * row, or by the executor SDK for a business alarm (then an executor's repeated callback cannot
+   * write it twice). Null only for rows written before it existed (then `row-<id>` stands in).
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  uid!: string | null;
 
   @Column({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId!: string;

@@ -28,6 +28,7 @@ export class AlarmQuery extends PageQuery {
 
 export class AlarmView {
   @ApiProperty() id!: number;
+  @ApiProperty({ description: "Stable id: the alarm's `id` on its topic and in the socket.io `alarm` event" }) uid!: string;
   @ApiProperty({ enum: ALARM_TYPES }) type!: AlarmType;
   @ApiProperty({ enum: SEVERITIES }) severity!: Severity;
   @ApiProperty({ type: Number, nullable: true }) taskId!: number | null;

@@ -1,0 +1,217 @@
+import type { AddressInfo } from 'node:net';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import request from 'supertest';
+import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ALARM_ACK_SCHEMA,
+  buildAlarmMessage,
+  type AlarmAckMessage,
+  type AlarmBus,
+  type AlarmBusListener,
+  type AlarmMessage,
+  type Unsubscribe,
+} from '@baton/messaging';
+import { AlarmEntity } from '@baton/persistence';
+import { useTestDatabase } from '../../../../test/support/databases';
+import { insertAlarm, seedOperator, seedTenant, type ConsoleTestApp, type Credentials, type SeededTenant } from '../../../../test/console/console-test-kit';
+import { configureConsoleApp, ConsoleModule, ManualClock } from '../index';
+import type { AlarmAckReply } from './alarm-gateway';
+
+/** A bus the test drives: delivers whatever it is told, on whichever topic (as a broker would). */
+class ScriptedBus implements AlarmBus {
+  readonly description = 'scripted';
+  readonly topicPrefix = 'baton.alarms.';
+  readonly connected = true;
+  readonly acks: AlarmAckMessage[] = [];
+  private readonly listeners = new Set<AlarmBusListener>();
+  async publish(): Promise<void> {}
+  async publishAck(ack: AlarmAckMessage): Promise<void> {
+    this.acks.push(ack);
+  }
+  subscribe(listener: AlarmBusListener): Unsubscribe {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+  onConnectionChange(): Unsubscribe {
+    return () => undefined;
+  }
+  async close(): Promise<void> {}
+  alarm(topicTenantId: string, payload: unknown): void {
+    for (const l of this.listeners) l.alarm({ topicTenantId, payload, raw: JSON.stringify(payload) });
+  }
+  ack(topicTenantId: string, payload: unknown): void {
+    for (const l of this.listeners) l.ack?.({ topicTenantId, payload, raw: JSON.stringify(payload) });
+  }
+  subscribed(resumed: boolean): void {
+    for (const l of this.listeners) l.subscribed?.({ resumed });
+  }
+  lost(): void {
+    for (const l of this.listeners) l.lost?.();
+  }
+}
+
+const message = (id: string, tenantId: string, extra: Partial<AlarmMessage> = {}): AlarmMessage => ({
+  ...buildAlarmMessage({ id, tenantId, type: 'TIMEOUT', severity: 'CRITICAL', taskId: null, runId: 7, executorId: null, message: `alarm ${id}`, data: null, count: 1, raisedAt: 1, source: 'engine' }),
+  ...extra,
+});
+
+/** A socket.io client that records its `alarm` and `alarm:acked` events. */
+interface Client {
+  socket: ClientSocket;
+  alarms: AlarmMessage[];
+  acked: unknown[];
+}
+
+describe('console alarm gateway (socket.io)', () => {
+  const db = useTestDatabase('sqlite');
+  let app: INestApplication;
+  let url: string;
+  let bus: ScriptedBus;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  let operator: Credentials;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    bus = new ScriptedBus();
+    app = await NestFactory.create(
+      ConsoleModule.forRoot({ dataSource: db.dataSource, clock: new ManualClock(Date.UTC(2026, 2, 1)), passwordHashRounds: 4, alarmBus: bus, consoleId: 'console-1' }),
+      { bodyParser: false, logger: ['error'], abortOnError: false },
+    );
+    configureConsoleApp(app, { swagger: false });
+    await app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    const t = { app, http: () => request(app.getHttpServer()) } as unknown as ConsoleTestApp;
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    operator = await seedOperator(t, db.dataSource);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  beforeEach(async () => {
+    await db.dataSource.getRepository(AlarmEntity).clear();
+  });
+  afterEach(() => {
+    for (const c of clients.splice(0)) c.socket.disconnect();
+  });
+
+  const tokenOf = (c: Credentials) => c.Authorization.replace('Bearer ', '');
+  async function client(auth: Record<string, string>): Promise<Client> {
+    const socket = connect(url, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
+    const c: Client = { socket, alarms: [], acked: [] };
+    socket.on('alarm', (a: AlarmMessage) => c.alarms.push(a));
+    socket.on('alarm:acked', (a: unknown) => c.acked.push(a));
+    clients.push(c);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', (err) => reject(err));
+    });
+    return c;
+  }
+  const refused = (auth: Record<string, string>) =>
+    client(auth).then(
+      () => null,
+      (err: Error & { data?: { statusCode: number } }) => ({ message: err.message, status: err.data?.statusCode }),
+    );
+  const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+  const ack = (c: Client, payload: unknown) => c.socket.emitWithAck('alarm:ack', payload) as Promise<AlarmAckReply>;
+
+  it('authenticates the handshake with a session token or an API key; refuses the rest', async () => {
+    await client({ token: tokenOf(acme.admin) });
+    await client({ apiKey: acme.viewerKey['X-API-Key'] });
+    expect(await refused({})).toMatchObject({ status: 401, message: expect.stringMatching(/Authentication required/) });
+    expect(await refused({ token: 'nope' })).toMatchObject({ status: 401, message: expect.stringMatching(/Session expired or unknown/) });
+    expect(await refused({ apiKey: 'bk_nope' })).toMatchObject({ status: 401 });
+    expect(await refused({ token: tokenOf(operator) })).toMatchObject({ status: 403, message: 'The alarm stream is for tenant users' });
+  });
+
+  it('puts each socket in its own tenant’s room only: an alarm reaches its tenant’s sockets and no other', async () => {
+    const admin = await client({ token: tokenOf(acme.admin) });
+    const viewer = await client({ apiKey: acme.viewerKey['X-API-Key'] });
+    const other = await client({ token: tokenOf(globex.admin) });
+    bus.alarm('acme', message('a-1', 'acme'));
+    bus.alarm('globex', message('g-1', 'globex'));
+    await settle();
+    expect(admin.alarms.map((a) => a.id)).toEqual(['a-1']);
+    expect(viewer.alarms.map((a) => a.id)).toEqual(['a-1']);
+    expect(other.alarms.map((a) => a.id)).toEqual(['g-1']);
+    expect(admin.alarms[0]).toEqual(message('a-1', 'acme'));
+  });
+
+  it('accepts on topic T only alarms of tenant T, only valid ones, and each id once', async () => {
+    const admin = await client({ token: tokenOf(acme.admin) });
+    const other = await client({ token: tokenOf(globex.admin) });
+    bus.alarm('acme', message('x-1', 'globex')); // another tenant's alarm on acme's topic
+    bus.alarm('globex', message('x-2', 'acme')); // acme's alarm on globex's topic
+    bus.alarm('acme', { ...message('x-3', 'acme'), severity: 'SEVERE' });
+    bus.alarm('acme', 'not json at all');
+    bus.alarm('acme', message('x-4', 'acme'));
+    bus.alarm('acme', message('x-4', 'acme')); // a repeat
+    await settle();
+    expect(admin.alarms.map((a) => a.id)).toEqual(['x-4']);
+    expect(other.alarms).toEqual([]);
+  });
+
+  it('alarm:ack updates the row through AlarmsService.ack and tells the tenant’s other sockets and consoles', async () => {
+    const row = await insertAlarm(db.dataSource, 'acme', { uid: 'u-ack-1' });
+    const theirs = await insertAlarm(db.dataSource, 'globex', { uid: 'u-ack-2' });
+    const admin = await client({ token: tokenOf(acme.admin) });
+    const viewer = await client({ apiKey: acme.viewerKey['X-API-Key'] });
+    const other = await client({ token: tokenOf(globex.admin) });
+
+    const reply = await ack(admin, { id: 'u-ack-1' });
+    expect(reply).toEqual({ ok: true, alarm: { id: 'u-ack-1', alarmId: row.id, ackedAt: expect.any(Number), ackedBy: 'acme-admin' } });
+    expect(await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ id: row.id })).toMatchObject({ ackedBy: 'acme-admin' });
+    await settle();
+    expect(viewer.acked).toEqual([reply.ok && reply.alarm]);
+    expect(admin.acked).toEqual([]); // the sender has the reply
+    expect(other.acked).toEqual([]);
+    expect(bus.acks).toEqual([{ schema: ALARM_ACK_SCHEMA, id: 'u-ack-1', alarmId: row.id, tenantId: 'acme', ackedAt: expect.any(Number), ackedBy: 'acme-admin', origin: 'console-1' }]);
+
+    // The REST id works too; the same rules as POST /api/alarms/:id/ack.
+    expect(await ack(admin, { alarmId: row.id })).toMatchObject({ ok: true });
+    expect(await ack(viewer, { id: 'u-ack-1' })).toEqual({ ok: false, statusCode: 403, message: 'TENANT_ADMIN role required' });
+    expect(await ack(admin, { id: 'u-ack-2' })).toMatchObject({ ok: false, statusCode: 404 }); // another tenant's: not found
+    expect(await ack(admin, { alarmId: theirs.id })).toMatchObject({ ok: false, statusCode: 404 });
+    expect(await ack(admin, {})).toMatchObject({ ok: false, statusCode: 400 });
+    expect((await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ id: theirs.id })).ackedAt).toBeNull();
+  });
+
+  it('relays acks taken by other consoles to its sockets (not its own, not across tenants)', async () => {
+    const admin = await client({ token: tokenOf(acme.admin) });
+    const other = await client({ token: tokenOf(globex.admin) });
+    const ackMsg = { schema: ALARM_ACK_SCHEMA, id: 'u-1', alarmId: 1, tenantId: 'acme', ackedAt: 5, ackedBy: 'bob', origin: 'console-2' };
+    bus.ack('acme', ackMsg);
+    bus.ack('acme', { ...ackMsg, id: 'u-2', origin: 'console-1' }); // our own, already told
+    bus.ack('globex', { ...ackMsg, id: 'u-3' }); // acme's ack on globex's topic
+    await settle();
+    expect(admin.acked).toEqual([{ id: 'u-1', alarmId: 1, ackedAt: 5, ackedBy: 'bob' }]);
+    expect(other.acked).toEqual([]);
+  });
+
+  it('after its subscription comes back, pushes from the database what it missed — in order, without repeats', async () => {
+    const admin = await client({ token: tokenOf(acme.admin) });
+    const other = await client({ token: tokenOf(globex.admin) });
+    bus.alarm('acme', message('seen-1', 'acme'));
+    await settle(50);
+    bus.lost();
+    // Published while the gateway's subscription was down (and one still in the outbox).
+    const now = Date.now();
+    const seen = await insertAlarm(db.dataSource, 'acme', { uid: 'seen-1', publishedAt: now - 1000 });
+    const m1 = await insertAlarm(db.dataSource, 'acme', { uid: 'missed-1', publishedAt: now });
+    await insertAlarm(db.dataSource, 'globex', { uid: 'missed-g', publishedAt: now });
+    const m2 = await insertAlarm(db.dataSource, 'acme', { uid: 'missed-2', publishedAt: null });
+    await insertAlarm(db.dataSource, 'acme', { uid: 'old', publishedAt: now - 3_600_000 }); // long before the loss
+    bus.subscribed(true);
+    bus.alarm('acme', message('live-1', 'acme')); // arrives while it catches up
+    bus.alarm('acme', message('missed-1', 'acme')); // the relay's copy of one it re-read
+    await settle();
+    expect(admin.alarms.map((a) => a.id)).toEqual(['seen-1', 'missed-1', 'missed-2', 'live-1']);
+    expect(other.alarms.map((a) => a.id)).toEqual(['missed-g']);
+    expect(admin.alarms[1]).toMatchObject({ schema: 'baton.alarm/1', id: 'missed-1', tenantId: 'acme', type: m1.type, message: m1.message, raisedAt: m1.raisedAt });
+    expect(seen.id).toBeLessThan(m2.id);
+  });
+});

@@ -1,0 +1,152 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import { RunEntity, TaskEntity } from '@baton/persistence';
+import { CLOCK, Clock } from '../common/clock';
+import { runView } from '../runs/runs.service';
+import type { RunView } from '../runs/dto/run.dto';
+
+/** The socket.io event a run's change is pushed as; its payload is a RunView (as in GET /api/runs). */
+export const RUN_EVENT = 'run';
+
+/**
+ * Where run events go: the tenants that have someone listening, and a way to emit to one
+ * tenant's sockets only. The alarm gateway's socket.io server and tenant rooms provide it.
+ */
+export interface RunEventSink {
+  tenantsListening(): Iterable<string>;
+  emit(tenantId: string, event: string, payload: unknown): void;
+}
+
+export interface RunEventsOptions {
+  /** How often the runs table is read for changes. Default 250 ms. */
+  intervalMs?: number;
+  /**
+   * How far back each read looks before the newest change already seen: covers clock skew
+   * between engine hosts (they write updated_at) and transactions that commit late. Default 3 s.
+   */
+  overlapMs?: number;
+  /** Only runs scheduled within this many ms before now are watched (an index range). Default 2 days. */
+  horizonMs?: number;
+}
+
+/**
+ * Live run state for the web console: every ~250 ms it reads, for each tenant with an open
+ * socket, the runs whose `updated_at` moved since the last read, and emits each changed run
+ * (`run`, a RunView) to that tenant's room only.
+ *
+ * Why polling: run transitions are written by engines, possibly in other processes and hosts;
+ * the database is the one place every one of them is visible, in embedded and cluster mode
+ * alike, with no new message topic. The read is one indexed range per tenant with a listener
+ * (tenant, scheduled_at within the horizon), so an idle console costs nothing, and the delay
+ * from a commit to the browser is the interval plus a query (≈ 300 ms).
+ *
+ * A run is emitted again only when its (state, updatedAt, progress) changes, so the overlap
+ * window does not repeat events.
+ */
+@Injectable()
+export class RunEventsService implements OnApplicationShutdown {
+  private readonly logger = new Logger('RunEvents');
+  private sink: RunEventSink | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private intervalMs = 250;
+  private overlapMs = 3000;
+  private horizonMs = 2 * 24 * 3600_000;
+  /** Per tenant: the newest updatedAt seen, and what was last sent per run (pruned by age). */
+  private readonly cursors = new Map<string, { since: number; sent: Map<number, { key: string; updatedAt: number }> }>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  /** Starts pushing run changes to `sink`. Idempotent per sink; a new sink replaces the old. */
+  start(sink: RunEventSink, options: RunEventsOptions = {}): void {
+    this.sink = sink;
+    this.intervalMs = options.intervalMs ?? this.intervalMs;
+    this.overlapMs = options.overlapMs ?? this.overlapMs;
+    this.horizonMs = options.horizonMs ?? this.horizonMs;
+    if (this.timer === null) this.schedule();
+  }
+
+  stop(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.sink = null;
+  }
+
+  onApplicationShutdown(): void {
+    this.stop();
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      void this.tick().finally(() => {
+        if (this.sink !== null) this.schedule();
+      });
+    }, this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  /** One read for every listening tenant. Exposed for tests. */
+  async tick(): Promise<void> {
+    const sink = this.sink;
+    if (sink === null || this.running || !this.dataSource.isInitialized) return;
+    this.running = true;
+    try {
+      const listening = new Set(sink.tenantsListening());
+      for (const tenantId of [...this.cursors.keys()]) if (!listening.has(tenantId)) this.cursors.delete(tenantId);
+      for (const tenantId of listening) {
+        try {
+          await this.pollTenant(sink, tenantId);
+        } catch (error) {
+          this.logger.warn(`run events for tenant ${tenantId}: ${(error as Error).message}`);
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async pollTenant(sink: RunEventSink, tenantId: string): Promise<void> {
+    const now = this.clock.now();
+    let cursor = this.cursors.get(tenantId);
+    if (cursor === undefined) {
+      // A tenant's first listener: changes from now on (its page loaded the current state by REST).
+      cursor = { since: now - this.overlapMs, sent: new Map() };
+      this.cursors.set(tenantId, cursor);
+    }
+    const rows = await this.dataSource
+      .getRepository(RunEntity)
+      .createQueryBuilder('r')
+      .where('r.tenantId = :tenantId', { tenantId })
+      .andWhere('r.scheduledAt >= :horizon', { horizon: now - this.horizonMs })
+      .andWhere('r.updatedAt > :since', { since: cursor.since - this.overlapMs })
+      .orderBy('r.updatedAt', 'ASC')
+      .addOrderBy('r.id', 'ASC')
+      .take(1000)
+      .getMany();
+    const changed = rows.filter((r) => {
+      const key = `${r.state}|${r.updatedAt}|${r.progress ?? ''}|${r.attempt}`;
+      if (cursor.sent.get(r.id)?.key === key) return false;
+      cursor.sent.set(r.id, { key, updatedAt: r.updatedAt });
+      return true;
+    });
+    for (const r of rows) cursor.since = Math.max(cursor.since, r.updatedAt);
+    // Forget what is older than the overlap window: it cannot be read again.
+    const floor = cursor.since - 2 * this.overlapMs;
+    for (const [id, s] of cursor.sent) if (s.updatedAt < floor) cursor.sent.delete(id);
+    if (changed.length === 0) return;
+    const names = await this.taskNames(tenantId, changed.map((r) => r.taskId));
+    for (const r of changed) {
+      const view: RunView = runView(r, names.get(r.taskId) ?? null);
+      sink.emit(tenantId, RUN_EVENT, view);
+    }
+  }
+
+  private async taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
+    const ids = [...new Set(taskIds)];
+    const rows = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+}

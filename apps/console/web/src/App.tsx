@@ -1,0 +1,172 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiError, loadSession, onUnauthorized, post, saveSession, type Session } from './api';
+import { Field, ToastProvider } from './components';
+import { LiveProvider, useLive } from './live';
+import { Link, match, navigate, useLocation } from './router';
+import { AlarmsPage } from './pages/AlarmsPage';
+import { DependenciesPage } from './pages/DependenciesPage';
+import { ExecutorsPage } from './pages/ExecutorsPage';
+import { OperatorPage } from './pages/OperatorPage';
+import { RunDetailPage } from './pages/RunDetailPage';
+import { RunsPage } from './pages/RunsPage';
+import { StatsPage } from './pages/StatsPage';
+import { TaskEditorPage } from './pages/TaskEditorPage';
+import { TasksPage } from './pages/TasksPage';
+
+const TENANT_NAV = [
+  ['/tasks', 'Tasks'],
+  ['/dependencies', 'Dependencies'],
+  ['/runs', 'Runs'],
+  ['/executors', 'Executors'],
+  ['/alarms', 'Alarms'],
+  ['/stats', 'Statistics'],
+  ['/operator', 'Operator'],
+] as const;
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(() => loadSession());
+  const { path } = useLocation();
+
+  useEffect(() => {
+    onUnauthorized(() => {
+      saveSession(null);
+      setSession(null);
+    });
+  }, []);
+
+  useEffect(() => {
+    if (!session && path !== '/login') navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    if (session && (path === '/' || path === '/login')) navigate(session.user.role === 'OPERATOR' ? '/operator' : '/tasks', true);
+  }, [session, path]);
+
+  if (!session) return <LoginPage onLogin={setSession} />;
+  const logout = async () => {
+    await post('/auth/logout').catch(() => undefined);
+    saveSession(null);
+    setSession(null);
+  };
+  return (
+    <LiveProvider token={session.user.tenantId ? session.token : null}>
+      <ToastProvider canAck={session.user.role === 'TENANT_ADMIN'}>
+        <Shell session={session} path={path} onLogout={() => void logout()} />
+      </ToastProvider>
+    </LiveProvider>
+  );
+}
+
+function Shell({ session, path, onLogout }: { session: Session; path: string; onLogout: () => void }) {
+  const live = useLive();
+  const operator = session.user.role === 'OPERATOR';
+  const nav = operator ? TENANT_NAV.filter(([to]) => to === '/operator') : TENANT_NAV;
+  const canWrite = session.user.role !== 'TENANT_VIEWER';
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to={operator ? '/operator' : '/tasks'} className="brand" aria-label="Baton home">
+          <span aria-hidden="true">◢</span> Baton
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {nav.map(([to, label]) => (
+              <li key={to}>
+                <Link to={to} aria-current={path === to || path.startsWith(`${to}/`) ? 'page' : undefined}>
+                  {label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="userbox">
+          {!operator ? (
+            <span className={`live-dot ${live.connected ? 'on' : 'off'}`} role="status" aria-label={live.connected ? 'Live updates connected' : 'Live updates offline'} data-live={live.connected ? 'on' : 'off'}>
+              {live.connected ? 'Live' : 'Offline'}
+            </span>
+          ) : null}
+          <span className="user" title={session.user.role}>
+            {session.user.username}
+            {session.user.tenantId ? ` @ ${session.user.tenantId}` : ' (operator)'}
+          </span>
+          <button type="button" className="btn-ghost" onClick={onLogout}>
+            Log out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Routes path={path} operator={operator} canWrite={canWrite} role={session.user.role} />
+      </main>
+    </div>
+  );
+}
+
+function Routes({ path, operator, canWrite, role }: { path: string; operator: boolean; canWrite: boolean; role: Session['user']['role'] }) {
+  if (path === '/operator') return <OperatorPage role={role} />;
+  if (operator) return <p>Operators manage tenants, engine groups and keys on the Operator page.</p>;
+  let m: Record<string, string> | null;
+  if (path === '/tasks') return <TasksPage canWrite={canWrite} />;
+  if (path === '/tasks/new') return <TaskEditorPage taskId={null} canWrite={canWrite} />;
+  if ((m = match('/tasks/:id', path))) return <TaskEditorPage key={m.id} taskId={Number(m.id)} canWrite={canWrite} />;
+  if (path === '/dependencies') return <DependenciesPage canWrite={canWrite} />;
+  if (path === '/runs') return <RunsPage />;
+  if ((m = match('/runs/:id', path))) return <RunDetailPage key={m.id} runId={Number(m.id)} canWrite={canWrite} />;
+  if (path === '/executors') return <ExecutorsPage />;
+  if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
+  if (path === '/stats') return <StatsPage />;
+  return (
+    <div>
+      <h1>Not found</h1>
+      <p>
+        Nothing at {path}. <Link to="/tasks">Go to tasks</Link>
+      </p>
+    </div>
+  );
+}
+
+function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    document.title = 'Log in · Baton';
+  }, []);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const s = await post<Session>('/auth/login', { username, password });
+      saveSession(s);
+      const next = new URLSearchParams(location.search).get('next');
+      onLogin(s);
+      if (next && next.startsWith('/') && !next.startsWith('/login')) navigate(next, true);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 401 ? 'Wrong username or password' : (err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="login" id="main">
+      <form className="card login-card" onSubmit={(e) => void submit(e)} aria-labelledby="login-title">
+        <h1 id="login-title">
+          <span aria-hidden="true">◢</span> Baton console
+        </h1>
+        <Field label="Username">{(p) => <input {...p} name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required autoFocus />}</Field>
+        <Field label="Password">
+          {(p) => <input {...p} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
+        </Field>
+        {error ? (
+          <div className="error-box" role="alert">
+            {error}
+          </div>
+        ) : null}
+        <button type="submit" className="btn-primary" disabled={busy}>
+          {busy ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,94 @@
+/** The console REST API, same origin (`/api`), with the session token of the login. */
+
+export interface FieldError {
+  field: string;
+  reason: string;
+}
+
+export interface ApiErrorBody {
+  statusCode: number;
+  error: string;
+  message: string;
+  errors?: FieldError[];
+  code?: string;
+  cycle?: string[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
+    super(body.message || `HTTP ${status}`);
+  }
+
+  /** Field → reason, for showing errors beside the fields. */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const e of this.body.errors ?? []) out[e.field] = out[e.field] ? `${out[e.field]}; ${e.reason}` : e.reason;
+    return out;
+  }
+}
+
+const TOKEN_KEY = 'baton.session';
+
+export interface Session {
+  token: string;
+  expiresAt: number;
+  user: { username: string; role: 'OPERATOR' | 'TENANT_ADMIN' | 'TENANT_VIEWER'; tenantId: string | null };
+}
+
+export function loadSession(): Session | null {
+  try {
+    const raw = localStorage.getItem(TOKEN_KEY);
+    if (!raw) return null;
+    const s = JSON.parse(raw) as Session;
+    return s.expiresAt > Date.now() ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSession(s: Session | null): void {
+  if (s) localStorage.setItem(TOKEN_KEY, JSON.stringify(s));
+  else localStorage.removeItem(TOKEN_KEY);
+}
+
+let unauthorizedHandler: () => void = () => undefined;
+export function onUnauthorized(handler: () => void): void {
+  unauthorizedHandler = handler;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const session = loadSession();
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (session) headers.authorization = `Bearer ${session.token}`;
+  const res = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status === 204) return undefined as T;
+  const text = await res.text();
+  const data = text ? (JSON.parse(text) as unknown) : undefined;
+  if (!res.ok) {
+    if (res.status === 401 && !path.startsWith('/auth/login')) unauthorizedHandler();
+    const errorBody = (data ?? { statusCode: res.status, error: res.statusText, message: res.statusText }) as ApiErrorBody;
+    throw new ApiError(res.status, errorBody);
+  }
+  return data as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+export const post = <T>(path: string, body?: unknown) => api<T>('POST', path, body ?? {});
+export const put = <T>(path: string, body: unknown) => api<T>('PUT', path, body);
+export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, body);
+export const del = <T>(path: string) => api<T>('DELETE', path);
+
+/** `?a=1&b=x` from the defined values. */
+export function qs(params: Record<string, string | number | boolean | undefined | null | string[]>): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;
+    p.set(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}

@@ -1,0 +1,76 @@
+/** Dates, durations and labels as people read them. */
+
+export function fmtTime(ms: number | null | undefined, timeZone?: string): string {
+  if (ms === null || ms === undefined) return '—';
+  try {
+    return new Intl.DateTimeFormat('en-GB', {
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hour12: false,
+      timeZone,
+      timeZoneName: timeZone ? 'short' : undefined,
+    }).format(new Date(ms));
+  } catch {
+    return new Date(ms).toISOString();
+  }
+}
+
+export function fmtClock(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '—';
+  const d = new Date(ms);
+  return `${d.toLocaleTimeString('en-GB', { hour12: false })}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+}
+
+export function fmtDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  const sign = ms < 0 ? '−' : '';
+  const a = Math.abs(ms);
+  if (a < 1000) return `${sign}${Math.round(a)} ms`;
+  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 2 : 1)} s`;
+  if (a < 3600_000) return `${sign}${Math.floor(a / 60_000)} min ${Math.round((a % 60_000) / 1000)} s`;
+  return `${sign}${Math.floor(a / 3600_000)} h ${Math.round((a % 3600_000) / 60_000)} min`;
+}
+
+export function fmtAgo(ms: number | null | undefined, now = Date.now()): string {
+  if (ms === null || ms === undefined) return '—';
+  const d = now - ms;
+  if (d < 0) return `in ${fmtDuration(-d)}`;
+  if (d < 1500) return 'just now';
+  return `${fmtDuration(d)} ago`;
+}
+
+export function fmtPercent(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)} %`;
+}
+
+export function triggerSummary(t: { kind: string; intervalMs?: number; delayMs?: number; expression?: string; timeZone?: string; at?: number }): string {
+  switch (t.kind) {
+    case 'CRON':
+      return `cron ${t.expression} (${t.timeZone})`;
+    case 'FIXED_RATE':
+      return `every ${fmtDuration(t.intervalMs)}`;
+    case 'FIXED_DELAY':
+      return `${fmtDuration(t.delayMs)} after each run`;
+    case 'ONCE':
+      return `once at ${fmtTime(t.at)}`;
+    default:
+      return 'manual';
+  }
+}
+
+/** `2024-05-01T10:00` in local time, for <input type="datetime-local">. */
+export function toLocalInput(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) return '';
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}
+
+export function fromLocalInput(value: string): number | null {
+  if (!value) return null;
+  const t = new Date(value).getTime();
+  return Number.isFinite(t) ? t : null;
+}

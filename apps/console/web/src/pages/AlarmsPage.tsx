@@ -1,0 +1,122 @@
+import { useEffect, useState } from 'react';
+import { get, post, qs } from '../api';
+import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { fmtTime } from '../format';
+import { useLoad } from '../hooks';
+import { useLive } from '../live';
+import { ALARM_TYPES, type Alarm, type Page, type Task } from '../model';
+import { Link } from '../router';
+
+export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
+  const toast = useToast();
+  const live = useLive();
+  const [acked, setAcked] = useState('false');
+  const [type, setType] = useState('');
+  const [taskId, setTaskId] = useState('');
+  const tasks = useLoad(() => get<Page<Task>>('/tasks?limit=500'), []);
+  const alarms = useLoad(() => get<Page<Alarm>>(`/alarms${qs({ acked: acked || undefined, type, taskId, limit: 200 })}`), [acked, type, taskId]);
+  // A new alarm or an ack elsewhere: read the list again (the pop-up shows the alarm itself).
+  useEffect(() => live.onAlarm(() => void alarms.reload()), [live]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => live.onAlarmAcked(() => void alarms.reload()), [live]); // eslint-disable-line react-hooks/exhaustive-deps
+  const taskName = new Map((tasks.data?.items ?? []).map((t) => [t.id, t.name]));
+
+  const ack = async (a: Alarm) => {
+    try {
+      await post(`/alarms/${a.id}/ack`);
+      toast.notify(`Alarm #${a.id} acknowledged`);
+      await alarms.reload();
+    } catch (e) {
+      toast.notify((e as Error).message, 'error');
+    }
+  };
+  return (
+    <>
+      <PageHeader title="Alarms" />
+      <form className="filters" role="search" aria-label="Filter alarms" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Status">
+          {(p) => (
+            <select {...p} name="acked" value={acked} onChange={(e) => setAcked(e.target.value)}>
+              <option value="false">Open</option>
+              <option value="true">Acknowledged</option>
+              <option value="">All</option>
+            </select>
+          )}
+        </Field>
+        <Field label="Type">
+          {(p) => (
+            <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
+              <option value="">Any type</option>
+              {ALARM_TYPES.map((t) => (
+                <option key={t}>{t}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Task">
+          {(p) => (
+            <select {...p} name="taskId" value={taskId} onChange={(e) => setTaskId(e.target.value)}>
+              <option value="">All tasks</option>
+              {(tasks.data?.items ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </form>
+      <ErrorBox error={alarms.error} />
+      <div className="table-wrap">
+        <table className="data" aria-label="Alarms">
+          <thead>
+            <tr>
+              <th scope="col">Raised</th>
+              <th scope="col">Type</th>
+              <th scope="col">Severity</th>
+              <th scope="col">Task</th>
+              <th scope="col">Run</th>
+              <th scope="col">Message</th>
+              <th scope="col">Count</th>
+              <th scope="col">Acknowledged</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(alarms.data?.items ?? []).map((a) => (
+              <tr key={a.id} data-alarm-row={a.id} data-alarm-type={a.type} className={`sev-${a.severity}`}>
+                <td className="small">{fmtTime(a.raisedAt)}</td>
+                <td>{a.type}</td>
+                <td>
+                  <span className={`badge sev-${a.severity}`}>{a.severity}</span>
+                </td>
+                <td>{a.taskId ? <Link to={`/tasks/${a.taskId}`}>{taskName.get(a.taskId) ?? `#${a.taskId}`}</Link> : '—'}</td>
+                <td>{a.runId ? <Link to={`/runs/${a.runId}`}>#{a.runId}</Link> : '—'}</td>
+                <td>{a.message}</td>
+                <td>{a.count}</td>
+                <td>
+                  {a.ackedAt ? (
+                    <span className="small">
+                      {a.ackedBy} · {fmtTime(a.ackedAt)}
+                    </span>
+                  ) : canWrite ? (
+                    <button type="button" className="btn-small" onClick={() => void ack(a)} aria-label={`Acknowledge alarm ${a.id}`}>
+                      Acknowledge
+                    </button>
+                  ) : (
+                    'open'
+                  )}
+                </td>
+              </tr>
+            ))}
+            {alarms.data?.items.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  No alarms match.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,226 @@
+import { Graph, layout } from '@dagrejs/dagre';
+import { useMemo, useState, type FormEvent } from 'react';
+import { ApiError, del, get, post } from '../api';
+import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { useLoad } from '../hooks';
+import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Task } from '../model';
+import { navigate } from '../router';
+
+const NODE_W = 170;
+const NODE_H = 40;
+
+interface Laid {
+  width: number;
+  height: number;
+  nodes: Array<{ id: number; name: string; x: number; y: number; paused: boolean; linked: boolean }>;
+  edges: Array<{ id: number; points: Array<{ x: number; y: number }>; condition: string; parent: string; child: string }>;
+}
+
+/** The DAG laid out by dagre (layered, left to right): parents before children. */
+function layoutDag(tasks: Task[], deps: Dependency[], showAll: boolean): Laid {
+  const g = new Graph({ multigraph: true });
+  g.setGraph({ rankdir: 'LR', nodesep: 24, ranksep: 70, marginx: 16, marginy: 16 });
+  g.setDefaultEdgeLabel(() => ({}));
+  const linked = new Set(deps.flatMap((d) => [d.parentTaskId, d.childTaskId]));
+  const shown = tasks.filter((t) => showAll || linked.has(t.id));
+  for (const t of shown) g.setNode(String(t.id), { width: NODE_W, height: NODE_H });
+  for (const d of deps) if (g.hasNode(String(d.parentTaskId)) && g.hasNode(String(d.childTaskId))) g.setEdge(String(d.parentTaskId), String(d.childTaskId), {}, String(d.id));
+  layout(g);
+  const graph = g.graph() as { width?: number; height?: number };
+  return {
+    width: Math.max(graph.width ?? 0, 200),
+    height: Math.max(graph.height ?? 0, 60),
+    nodes: shown.map((t) => {
+      const n = g.node(String(t.id)) as { x: number; y: number };
+      return { id: t.id, name: t.name, x: n.x, y: n.y, paused: t.paused, linked: linked.has(t.id) };
+    }),
+    edges: deps
+      .filter((d) => g.hasNode(String(d.parentTaskId)) && g.hasNode(String(d.childTaskId)))
+      .map((d) => ({
+        id: d.id,
+        points: (g.edge({ v: String(d.parentTaskId), w: String(d.childTaskId), name: String(d.id) }) as { points: Array<{ x: number; y: number }> }).points,
+        condition: d.condition,
+        parent: d.parentName,
+        child: d.childName,
+      })),
+  };
+}
+
+export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
+  const toast = useToast();
+  const tasks = useLoad(() => get<Page<Task>>('/tasks?limit=500'), []);
+  const deps = useLoad(() => get<Dependency[]>('/dependencies'), []);
+  const [parent, setParent] = useState('');
+  const [child, setChild] = useState('');
+  const [condition, setCondition] = useState('ON_SUCCESS');
+  const [showAll, setShowAll] = useState(false);
+  const [error, setError] = useState<{ message: string; cycle?: string[]; fields: Record<string, string> } | null>(null);
+  const laid = useMemo(() => (tasks.data && deps.data ? layoutDag(tasks.data.items, deps.data, showAll) : null), [tasks.data, deps.data, showAll]);
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    try {
+      const d = await post<Dependency>('/dependencies', { parentTaskId: Number(parent), childTaskId: Number(child), condition });
+      toast.notify(`Edge ${d.parentName} → ${d.childName} added`);
+      await deps.reload();
+    } catch (err) {
+      if (err instanceof ApiError) setError({ message: err.body.message, cycle: err.body.cycle, fields: err.fieldErrors() });
+      else setError({ message: (err as Error).message, fields: {} });
+    }
+  };
+  const remove = async (d: Dependency) => {
+    try {
+      await del(`/dependencies/${d.id}`);
+      toast.notify(`Edge ${d.parentName} → ${d.childName} removed`);
+      await deps.reload();
+    } catch (err) {
+      toast.notify((err as Error).message, 'error');
+    }
+  };
+  const taskOptions = (tasks.data?.items ?? []).map((t) => (
+    <option key={t.id} value={t.id}>
+      {t.name}
+    </option>
+  ));
+
+  return (
+    <>
+      <PageHeader title="Dependencies" />
+      <ErrorBox error={tasks.error ?? deps.error} />
+      {canWrite ? (
+        <form className="filters" onSubmit={(e) => void add(e)} aria-label="Add a dependency edge">
+          <Field label="Parent task (runs first)" error={error?.fields.parentTaskId}>
+            {(p) => (
+              <select {...p} name="parent" value={parent} onChange={(e) => setParent(e.target.value)} required>
+                <option value="">Choose…</option>
+                {taskOptions}
+              </select>
+            )}
+          </Field>
+          <Field label="Child task (runs after)" error={error?.fields.childTaskId}>
+            {(p) => (
+              <select {...p} name="child" value={child} onChange={(e) => setChild(e.target.value)} required>
+                <option value="">Choose…</option>
+                {taskOptions}
+              </select>
+            )}
+          </Field>
+          <Field label="Condition">
+            {(p) => (
+              <select {...p} name="condition" value={condition} onChange={(e) => setCondition(e.target.value)}>
+                {DEPENDENCY_CONDITIONS.map((c) => (
+                  <option key={c}>{c}</option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <div className="field field-button">
+            <button type="submit" className="btn-primary" disabled={!parent || !child}>
+              Add edge
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {error ? (
+        <div className="error-box" role="alert" data-dependency-error>
+          {error.cycle ? (
+            <>
+              <strong>Refused: that edge would make a cycle.</strong> <span data-cycle>{error.cycle.join(' → ')}</span>
+            </>
+          ) : (
+            error.message
+          )}
+        </div>
+      ) : null}
+      <label className="check">
+        <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show tasks without dependencies
+      </label>
+      {laid ? (
+        <div className="graph-wrap">
+          <svg
+            className="dag"
+            role="img"
+            aria-label={`Dependency graph: ${deps.data?.map((d) => `${d.parentName} to ${d.childName}`).join(', ') || 'no edges'}`}
+            viewBox={`0 0 ${laid.width} ${laid.height}`}
+            width={laid.width}
+            height={laid.height}
+            data-edges={laid.edges.length}
+          >
+            <defs>
+              <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                <path d="M 0 0 L 10 5 L 0 10 z" fill="currentColor" />
+              </marker>
+            </defs>
+            {laid.edges.map((e) => (
+              <g key={e.id} className={`dag-edge cond-${e.condition}`} data-edge={`${e.parent}->${e.child}`}>
+                <polyline fill="none" points={e.points.map((p) => `${p.x},${p.y}`).join(' ')} markerEnd="url(#arrow)" />
+                {e.condition !== 'ON_SUCCESS' ? (
+                  <text x={e.points[Math.floor(e.points.length / 2)].x} y={e.points[Math.floor(e.points.length / 2)].y - 6} textAnchor="middle" className="edge-label">
+                    {e.condition}
+                  </text>
+                ) : null}
+              </g>
+            ))}
+            {laid.nodes.map((n) => (
+              <g
+                key={n.id}
+                className={`dag-node ${n.paused ? 'paused' : ''}`}
+                transform={`translate(${n.x - NODE_W / 2}, ${n.y - NODE_H / 2})`}
+                data-node={n.name}
+                tabIndex={0}
+                role="link"
+                aria-label={`Task ${n.name}`}
+                onClick={() => navigate(`/tasks/${n.id}`)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') navigate(`/tasks/${n.id}`);
+                }}
+              >
+                <rect width={NODE_W} height={NODE_H} rx={6} />
+                <text x={NODE_W / 2} y={NODE_H / 2 + 5} textAnchor="middle">
+                  {n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name}
+                </text>
+              </g>
+            ))}
+          </svg>
+        </div>
+      ) : null}
+      <h2>Edges</h2>
+      <div className="table-wrap">
+        <table className="data" aria-label="Dependency edges">
+          <thead>
+            <tr>
+              <th scope="col">Parent</th>
+              <th scope="col">Child</th>
+              <th scope="col">Condition</th>
+              {canWrite ? <th scope="col">Actions</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {(deps.data ?? []).map((d) => (
+              <tr key={d.id} data-edge-row={`${d.parentName}->${d.childName}`}>
+                <td>{d.parentName}</td>
+                <td>{d.childName}</td>
+                <td>{d.condition}</td>
+                {canWrite ? (
+                  <td>
+                    <button type="button" className="btn-small" onClick={() => void remove(d)} aria-label={`Remove edge ${d.parentName} to ${d.childName}`}>
+                      Remove
+                    </button>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+            {deps.data?.length === 0 ? (
+              <tr>
+                <td colSpan={4} className="muted">
+                  No dependencies yet.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}

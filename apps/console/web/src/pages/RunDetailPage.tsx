@@ -1,0 +1,174 @@
+import { ApiError, get, post, qs } from '../api';
+import { ErrorBox, PageHeader, StateBadge, useToast } from '../components';
+import { fmtDuration, fmtTime } from '../format';
+import { useLoad } from '../hooks';
+import { useRunEvents } from '../live';
+import { ACTIVE_STATES, type Dependency, type Page, type Run, type RunDetail } from '../model';
+import { Link } from '../router';
+
+export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: boolean }) {
+  const toast = useToast();
+  const run = useLoad(() => get<RunDetail>(`/runs/${runId}`), [runId]);
+  const children = useLoad(async () => {
+    const r = run.data;
+    if (!r) return [] as Run[];
+    const edges = await get<Dependency[]>(`/dependencies${qs({ taskId: r.taskId })}`);
+    const childTasks = edges.filter((e) => e.parentTaskId === r.taskId).map((e) => e.childTaskId);
+    const pages = await Promise.all(childTasks.map((t) => get<Page<Run>>(`/runs${qs({ taskId: t, cause: 'DEPENDENCY', limit: 100 })}`)));
+    return pages.flatMap((p) => p.items).filter((c) => c.parentRunId === r.id);
+  }, [run.data?.id, run.data?.state]);
+
+  // Live: this run's changes (and its children's) arrive over socket.io; reload the detail for its logs.
+  useRunEvents((r) => {
+    if (r.id === runId) {
+      run.set((cur) => (cur && cur.updatedAt <= r.updatedAt ? { ...cur, ...r } : cur));
+      void run.reload();
+    } else if (r.parentRunId === runId) void children.reload();
+  });
+
+  const cancel = async () => {
+    try {
+      await post(`/runs/${runId}/cancel`);
+      await run.reload();
+    } catch (e) {
+      toast.notify(e instanceof ApiError ? e.body.message : (e as Error).message, 'error');
+    }
+  };
+
+  const r = run.data;
+  const steps: Array<[string, number | null]> = r
+    ? [
+        ['Scheduled', r.scheduledAt],
+        ['Dispatched', r.dispatchedAt],
+        ['Accepted', r.acceptedAt],
+        ['Started', r.startedAt],
+        ['Finished', r.finishedAt],
+      ]
+    : [];
+  const attempts = r ? [...new Set([...r.logs.map((l) => l.attempt), r.attempt])].sort((a, b) => a - b) : [];
+  return (
+    <>
+      <PageHeader title={`Run #${runId}`}>
+        {r && canWrite && ACTIVE_STATES.includes(r.state) ? (
+          <button type="button" className="btn-danger" onClick={() => void cancel()}>
+            Cancel run
+          </button>
+        ) : null}
+      </PageHeader>
+      <ErrorBox error={run.error} />
+      {r ? (
+        <>
+          <dl className="facts">
+            <div>
+              <dt>Task</dt>
+              <dd>{r.taskName ? <Link to={`/tasks/${r.taskId}`}>{r.taskName}</Link> : `deleted task ${r.taskId}`}</dd>
+            </div>
+            <div>
+              <dt>State</dt>
+              <dd data-run-state={r.state}>
+                <StateBadge state={r.state} />
+                {r.progress !== null && r.state === 'ACCEPTED' ? <progress max={100} value={r.progress} aria-label="Progress" /> : null}
+              </dd>
+            </div>
+            <div>
+              <dt>Cause</dt>
+              <dd>{r.cause}</dd>
+            </div>
+            <div>
+              <dt>Attempt</dt>
+              <dd>{r.attempt}</dd>
+            </div>
+            <div>
+              <dt>Executor</dt>
+              <dd>{r.executorId ?? '—'}</dd>
+            </div>
+            <div>
+              <dt>Parent run</dt>
+              <dd>{r.parentRunId ? <Link to={`/runs/${r.parentRunId}`}>#{r.parentRunId}</Link> : '—'}</dd>
+            </div>
+            <div>
+              <dt>Flow</dt>
+              <dd>{r.flowId && r.flowId !== r.id ? <Link to={`/runs/${r.flowId}`}>#{r.flowId}</Link> : r.flowId ? 'this run is the root' : '—'}</dd>
+            </div>
+          </dl>
+
+          <h2>Timeline</h2>
+          <ol className="timeline" aria-label="Run timeline">
+            {steps.map(([label, at], i) => {
+              const prev = steps.slice(0, i).reverse().find(([, t]) => t !== null)?.[1] ?? null;
+              return (
+                <li key={label} className={at !== null ? 'done' : 'todo'} data-step={label.toLowerCase()}>
+                  <span className="tl-label">{label}</span>
+                  <span className="tl-time mono">{fmtTime(at)}</span>
+                  <span className="tl-delta small muted">{at !== null && prev !== null && i > 0 ? `${at >= prev ? '+' : ''}${fmtDuration(at - prev)}` : ''}</span>
+                </li>
+              );
+            })}
+          </ol>
+
+          <h2>Result</h2>
+          {r.error ? (
+            <pre className="error-box mono" data-run-error>
+              {r.error}
+            </pre>
+          ) : null}
+          {r.result !== null && r.result !== undefined ? <pre className="code">{JSON.stringify(r.result, null, 2)}</pre> : !r.error ? <p className="muted">No result yet.</p> : null}
+          <details>
+            <summary>Params</summary>
+            <pre className="code">{JSON.stringify(r.params, null, 2)}</pre>
+          </details>
+
+          <h2>Log lines</h2>
+          {attempts.map((a) => {
+            const lines = r.logs.filter((l) => l.attempt === a);
+            return (
+              <section key={a} aria-label={`Attempt ${a}`}>
+                <h3 className="small">
+                  Attempt {a}
+                  {a === r.attempt ? ' (latest)' : ''}
+                </h3>
+                {lines.length ? (
+                  <div className="table-wrap">
+                    <table className="data logs" aria-label={`Log lines of attempt ${a}`}>
+                      <thead>
+                        <tr>
+                          <th scope="col">Time</th>
+                          <th scope="col">Level</th>
+                          <th scope="col">Message</th>
+                        </tr>
+                      </thead>
+                      <tbody>
+                        {lines.map((l) => (
+                          <tr key={l.id} className={`log-${l.level}`}>
+                            <td className="mono small">{fmtTime(l.at)}</td>
+                            <td>{l.level}</td>
+                            <td className="mono">{l.message}</td>
+                          </tr>
+                        ))}
+                      </tbody>
+                    </table>
+                  </div>
+                ) : (
+                  <p className="muted">No log lines.</p>
+                )}
+              </section>
+            );
+          })}
+
+          <h2>Child runs</h2>
+          {children.data?.length ? (
+            <ul>
+              {children.data.map((c) => (
+                <li key={c.id}>
+                  <Link to={`/runs/${c.id}`}>#{c.id}</Link> {c.taskName} <StateBadge state={c.state} />
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">None.</p>
+          )}
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,150 @@
+import { useState } from 'react';
+import { get, qs } from '../api';
+import { ErrorBox, Field, PageHeader, StateBadge } from '../components';
+import { fmtDuration, fmtTime, fromLocalInput } from '../format';
+import { useLoad } from '../hooks';
+import { useLive, useRunEvents } from '../live';
+import { RUN_STATES, type Page, type Run, type Task } from '../model';
+import { Link, navigate, useLocation } from '../router';
+
+const STATE_GROUPS: Record<string, string[]> = {
+  ACTIVE: ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'],
+  PROBLEMS: ['FAILED', 'TIMED_OUT'],
+};
+
+function byScheduledDesc(a: Run, b: Run): number {
+  return b.scheduledAt - a.scheduledAt || b.id - a.id;
+}
+
+export function RunsPage() {
+  const { search } = useLocation();
+  const taskId = search.get('taskId') ?? '';
+  const state = search.get('state') ?? '';
+  const [from, setFrom] = useState(search.get('from') ?? '');
+  const [to, setTo] = useState(search.get('to') ?? '');
+  const live = useLive();
+  const setParam = (key: string, value: string) => {
+    const p = new URLSearchParams(location.search);
+    if (value) p.set(key, value);
+    else p.delete(key);
+    navigate(`/runs${p.toString() ? `?${p}` : ''}`, true);
+  };
+  const states = state ? (STATE_GROUPS[state] ?? [state]) : [];
+  const fromMs = fromLocalInput(from);
+  const toMs = fromLocalInput(to);
+  const tasks = useLoad(() => get<Page<Task>>('/tasks?limit=500'), []);
+  const runs = useLoad(() => get<Page<Run>>(`/runs${qs({ taskId, state: states, from: fromMs, to: toMs, limit: 100 })}`), [taskId, state, fromMs, toMs]);
+  const [changed, setChanged] = useState<Record<number, number>>({});
+
+  const matches = (r: Run) =>
+    (!taskId || r.taskId === Number(taskId)) && (states.length === 0 || states.includes(r.state)) && (fromMs === null || r.scheduledAt >= fromMs) && (toMs === null || r.scheduledAt < toMs);
+
+  // Live: a run's change arrives over socket.io and updates its row in place (or adds it).
+  useRunEvents((run) => {
+    runs.set((page) => {
+      if (!page) return page;
+      const i = page.items.findIndex((r) => r.id === run.id);
+      if (i >= 0) {
+        if (page.items[i].updatedAt > run.updatedAt) return page;
+        const items = matches(run) ? page.items.map((r, j) => (j === i ? run : r)) : page.items.filter((_, j) => j !== i);
+        return { ...page, items };
+      }
+      if (!matches(run)) return page;
+      const oldest = page.items[page.items.length - 1];
+      if (page.nextCursor && oldest && byScheduledDesc(run, oldest) > 0) return page; // older than the loaded page
+      return { ...page, items: [...page.items, run].sort(byScheduledDesc) };
+    });
+    setChanged((c) => ({ ...c, [run.id]: Date.now() }));
+  });
+
+  const loadMore = async () => {
+    if (!runs.data?.nextCursor) return;
+    const more = await get<Page<Run>>(`/runs${qs({ taskId, state: states, from: fromMs, to: toMs, limit: 100, cursor: runs.data.nextCursor })}`);
+    runs.set((page) => (page ? { items: [...page.items, ...more.items.filter((m) => !page.items.some((r) => r.id === m.id))], nextCursor: more.nextCursor } : more));
+  };
+
+  return (
+    <>
+      <PageHeader title="Runs">
+        <span className="muted small" aria-live="polite">
+          {live.connected ? 'States update live' : 'Live updates offline'}
+        </span>
+      </PageHeader>
+      <form className="filters" role="search" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Task">
+          {(p) => (
+            <select {...p} name="taskId" value={taskId} onChange={(e) => setParam('taskId', e.target.value)}>
+              <option value="">All tasks</option>
+              {(tasks.data?.items ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="State">
+          {(p) => (
+            <select {...p} name="state" value={state} onChange={(e) => setParam('state', e.target.value)}>
+              <option value="">Any state</option>
+              <option value="ACTIVE">Active (not finished)</option>
+              <option value="PROBLEMS">Failed or timed out</option>
+              {RUN_STATES.map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Scheduled from">{(p) => <input {...p} name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />}</Field>
+        <Field label="Scheduled before">{(p) => <input {...p} name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />}</Field>
+      </form>
+      <ErrorBox error={runs.error} />
+      <div className="table-wrap">
+        <table className="data" aria-label="Runs">
+          <thead>
+            <tr>
+              <th scope="col">Run</th>
+              <th scope="col">Task</th>
+              <th scope="col">State</th>
+              <th scope="col">Cause</th>
+              <th scope="col">Attempt</th>
+              <th scope="col">Scheduled</th>
+              <th scope="col">Lateness</th>
+              <th scope="col">Duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(runs.data?.items ?? []).map((r) => (
+              <tr key={r.id} data-run-id={r.id} data-state={r.state} className={changed[r.id] && Date.now() - changed[r.id] < 1500 ? 'flash' : undefined}>
+                <td>
+                  <Link to={`/runs/${r.id}`}>#{r.id}</Link>
+                </td>
+                <td>{r.taskName ?? <span className="muted">deleted task {r.taskId}</span>}</td>
+                <td>
+                  <StateBadge state={r.state} />
+                </td>
+                <td>{r.cause}</td>
+                <td>{r.attempt}</td>
+                <td className="small">{fmtTime(r.scheduledAt)}</td>
+                <td className="small">{r.dispatchedAt ? fmtDuration(r.dispatchedAt - r.scheduledAt) : '—'}</td>
+                <td className="small">{r.startedAt && r.finishedAt ? fmtDuration(r.finishedAt - r.startedAt) : '—'}</td>
+              </tr>
+            ))}
+            {runs.data?.items.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="muted">
+                  No runs match.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      {runs.data?.nextCursor ? (
+        <button type="button" onClick={() => void loadMore()}>
+          Load more
+        </button>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,90 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { AlarmEntity, inTransaction } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { seedTask, seedTenant } from '../testing/dispatch-side-kit';
+import { Alarms, type RaiseAlarm } from './alarms';
+import { OutboxSignal } from './outbox-signal';
+
+const T = 1_767_225_600_000;
+
+describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let alarms: Alarms;
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource);
+    alarms = new Alarms(new OutboxSignal(db.dataSource));
+  });
+  const raise = (alarm: Omit<RaiseAlarm, 'tenantId'> & { tenantId?: string }) =>
+    inTransaction(db.dataSource, (em) => alarms.raiseAlarm(em, { tenantId: 'acme', ...alarm }));
+  const rows = () => db.dataSource.getRepository(AlarmEntity).find({ order: { id: 'ASC' } });
+
+  it('collapses repeats within the silence window into one alarm with a count — no flood', async () => {
+    const task = await seedTask(db.dataSource, { name: 'flaky', alarmSilenceMs: 60_000 });
+    const timeout = (now: number, runId: number) => raise({ type: 'TIMEOUT', taskId: task.id, runId, message: `run ${runId} timed out`, now });
+    expect(await timeout(T, 1)).toBe('WRITTEN');
+    for (let i = 2; i <= 20; i++) expect(await timeout(T + i * 1000, i)).toBe('COLLAPSED');
+    let all = await rows();
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ type: 'TIMEOUT', runId: 1, count: 20, message: 'run 1 timed out', publishedAt: null });
+
+    // The window is anchored at the first alarm: past it, a new alarm.
+    expect(await timeout(T + 60_001, 99)).toBe('WRITTEN');
+    all = await rows();
+    expect(all.map((a) => [a.runId, a.count])).toEqual([
+      [1, 20],
+      [99, 1],
+    ]);
+  });
+
+  it('does not collapse a different type or severity, an acknowledged alarm, or other tasks', async () => {
+    const task = await seedTask(db.dataSource, { name: 'a', alarmSilenceMs: 60_000 });
+    const other = await seedTask(db.dataSource, { name: 'b', alarmSilenceMs: 60_000 });
+    await raise({ type: 'TIMEOUT', severity: 'WARNING', taskId: task.id, message: 'x', now: T });
+    expect(await raise({ type: 'TIMEOUT', severity: 'CRITICAL', taskId: task.id, message: 'x', now: T + 1 })).toBe('WRITTEN');
+    expect(await raise({ type: 'FAILED', taskId: task.id, message: 'x', now: T + 2 })).toBe('WRITTEN');
+    expect(await raise({ type: 'FAILED', taskId: other.id, message: 'x', now: T + 3 })).toBe('WRITTEN');
+    await db.dataSource.getRepository(AlarmEntity).update({ type: 'FAILED', taskId: task.id }, { ackedAt: T + 4, ackedBy: 'ann' });
+    expect(await raise({ type: 'FAILED', taskId: task.id, message: 'x', now: T + 5 })).toBe('WRITTEN');
+    expect(await raise({ type: 'FAILED', taskId: task.id, message: 'x', now: T + 6 })).toBe('COLLAPSED');
+    expect((await rows()).map((a) => a.count)).toEqual([1, 1, 1, 1, 2]);
+  });
+
+  it('business alarms are the same alarm only with the same message; silence 0 never collapses; no task never collapses', async () => {
+    const task = await seedTask(db.dataSource, { name: 'biz', alarmSilenceMs: 60_000 });
+    const quiet = await seedTask(db.dataSource, { name: 'loud', alarmSilenceMs: 0 });
+    await raise({ type: 'BUSINESS', severity: 'WARNING', taskId: task.id, message: 'disk 91%', now: T });
+    expect(await raise({ type: 'BUSINESS', severity: 'WARNING', taskId: task.id, message: 'disk 91%', now: T + 1 })).toBe('COLLAPSED');
+    expect(await raise({ type: 'BUSINESS', severity: 'WARNING', taskId: task.id, message: 'ledger off', now: T + 2 })).toBe('WRITTEN');
+    expect(await raise({ type: 'FAILED', taskId: quiet.id, message: 'x', now: T })).toBe('WRITTEN');
+    expect(await raise({ type: 'FAILED', taskId: quiet.id, message: 'x', now: T + 1 })).toBe('WRITTEN');
+    expect(await raise({ type: 'EXECUTOR_DOWN', message: 'x', now: T })).toBe('WRITTEN');
+    expect(await raise({ type: 'EXECUTOR_DOWN', message: 'x', now: T + 1 })).toBe('WRITTEN');
+    expect((await rows()).map((a) => a.count)).toEqual([2, 1, 1, 1, 1, 1]);
+  });
+
+  it('honours the task’s alarm types', async () => {
+    const task = await seedTask(db.dataSource, { name: 'picky', alarmTypes: ['FAILED'] });
+    expect(await raise({ type: 'RETRYING', taskId: task.id, message: 'x', now: T })).toBe('FILTERED');
+    expect(await raise({ type: 'FAILED', taskId: task.id, message: 'x', now: T })).toBe('WRITTEN');
+    expect(await rows()).toHaveLength(1);
+  });
+
+  it('gives every alarm a stable uid; an executor’s id is kept and written once; a published one is recorded as such', async () => {
+    const task = await seedTask(db.dataSource, { name: 'biz', alarmTypes: ['FAILED'], alarmSilenceMs: 60_000 });
+    await raise({ type: 'EXECUTOR_UP', message: 'up', now: T });
+    const uid = '5f0c2a34-0d7e-4a57-9c1b-2b3c4d5e6f70';
+    // Direct mode: published by the executor already — recorded (not filtered by the task's types, not collapsed).
+    const direct = { type: 'BUSINESS' as const, severity: 'CRITICAL' as const, taskId: task.id, message: 'ledger off', uid, publishedAt: T + 1, now: T + 1 };
+    expect(await raise(direct)).toBe('WRITTEN');
+    expect(await raise({ ...direct, now: T + 2 })).toBe('DUPLICATE'); // the callback again
+    // A malformed id is replaced.
+    expect(await raise({ type: 'EXECUTOR_UP', message: 'up', uid: 'not an id!', now: T + 3 })).toBe('WRITTEN');
+    const all = await rows();
+    expect(all).toHaveLength(3);
+    expect(all[0].uid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(all[1]).toMatchObject({ uid, publishedAt: T + 1, severity: 'CRITICAL', count: 1 });
+    expect(all[2].uid).not.toBe('not an id!');
+    expect(new Set(all.map((a) => a.uid)).size).toBe(3);
+  });
+});

@@ -1,0 +1,41 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { createAlarmBus, redactBrokerUrl, type AlarmBus, type BusLogger } from '@baton/messaging';
+import type { EngineConfig } from '../config/engine-config';
+
+/** Injection token of the engine's AlarmBus (what the outbox relay publishes to). */
+export const ENGINE_ALARM_BUS = Symbol('baton.engine.alarm-bus');
+
+/** Whether the engine made its bus itself (then it closes it) or was given one by its host. */
+export const ENGINE_ALARM_BUS_OWNED = Symbol('baton.engine.alarm-bus-owned');
+
+/** A Nest logger as the bus's logger. */
+export function busLogger(context: string): BusLogger {
+  const logger = new Logger(context);
+  return { info: (m) => logger.log(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) };
+}
+
+/**
+ * The bus of a node: the host's (embedded mode hands the same in-process bus to engine and
+ * console), else STOMP to config.brokerUrl, else in-process.
+ */
+export function engineAlarmBus(config: EngineConfig, given?: AlarmBus): AlarmBus {
+  if (given) return given;
+  const bus = createAlarmBus({ brokerUrl: config.brokerUrl, topicPrefix: config.alarmTopicPrefix, logger: busLogger('AlarmBus') });
+  new Logger('AlarmBus').log(
+    config.brokerUrl ? `alarms go to ActiveMQ ${redactBrokerUrl(config.brokerUrl)}, topics ${config.alarmTopicPrefix}<tenant>` : 'alarms go to the in-process bus (no BATON_BROKER_URL)',
+  );
+  return bus;
+}
+
+/** Closes the bus the engine made, after everything else has stopped (the relay first). */
+@Injectable()
+export class EngineAlarmBusCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(ENGINE_ALARM_BUS) private readonly bus: AlarmBus,
+    @Inject(ENGINE_ALARM_BUS_OWNED) private readonly owned: boolean,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.owned) await this.bus.close();
+  }
+}

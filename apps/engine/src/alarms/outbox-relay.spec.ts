@@ -1,0 +1,181 @@
+import { IsNull, type DataSource } from 'typeorm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { systemClock } from '@baton/domain';
+import { AlarmEntity, inTransaction, openDatabase } from '@baton/persistence';
+import type { AlarmBus } from '@baton/messaging';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { readEngineConfig } from '../config/engine-config';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { eventually, seedTenant } from '../testing/dispatch-side-kit';
+import { Alarms } from './alarms';
+import { OutboxRelay, toAlarmMessage } from './outbox-relay';
+import { OutboxSignal } from './outbox-signal';
+import { FakeAlarmBus } from './testing/fake-alarm-bus';
+
+/** A relay (and the Alarms that wake it) on a data source, as EngineModule wires them. */
+function relayOn(ds: DataSource, bus: AlarmBus, batch = 50) {
+  const config = readEngineConfig({}, { alarmRelayIntervalMs: 60_000, alarmRelayBatch: batch });
+  const signal = new OutboxSignal(ds);
+  signal.onModuleInit();
+  const relay = new OutboxRelay(ds, config, systemClock, bus, signal, new EngineMetrics({ defaultMetrics: false }));
+  return { relay, alarms: new Alarms(signal), dispose: () => signal.onModuleDestroy() };
+}
+
+describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  const disposers: Array<() => unknown> = [];
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource, { id: 'acme' });
+    await seedTenant(db.dataSource, { id: 'globex' });
+  });
+  afterEach(async () => {
+    for (const d of disposers.splice(0)) await d();
+  });
+
+  /** Raises `n` alarms of a tenant (no task: never collapsed), each in its own transaction; returns their messages' texts. */
+  async function raise(alarms: Alarms, tenantId: string, n: number, from = 0): Promise<string[]> {
+    const texts: string[] = [];
+    for (let i = from; i < from + n; i++) {
+      const message = `${tenantId} #${i}`;
+      await inTransaction(db.dataSource, (em) => alarms.raise(em, { tenantId, type: 'EXECUTOR_DOWN', message, data: { i }, now: Date.now() }));
+      texts.push(message);
+    }
+    return texts;
+  }
+  const pending = () => db.dataSource.getRepository(AlarmEntity).countBy({ publishedAt: IsNull() });
+  const ofTenant = (bus: FakeAlarmBus, tenantId: string) => bus.published.filter((m) => m.tenantId === tenantId).map((m) => m.message);
+
+  it('publishes each tenant’s alarms oldest first, marks them, and publishes nothing twice', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus, 7);
+    disposers.push(r.dispose);
+    const acme = await raise(r.alarms, 'acme', 10);
+    const globex = await raise(r.alarms, 'globex', 4);
+    let report = await r.relay.relayOnce();
+    expect(report).toMatchObject({ published: 7 + 4, failed: false, more: true }); // acme: one full batch of 7, then the rest
+    report = await r.relay.relayOnce();
+    expect(report).toMatchObject({ published: 3, failed: false, more: false });
+    expect(ofTenant(bus, 'acme')).toEqual(acme);
+    expect(ofTenant(bus, 'globex')).toEqual(globex);
+    expect(await pending()).toBe(0);
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 0 });
+    expect(bus.published).toHaveLength(14);
+    expect(new Set(bus.published.map((m) => m.id)).size).toBe(14);
+
+    // The message is the row: stable id = uid, every field of the schema.
+    const row = await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ message: 'acme #0' });
+    expect(bus.published[0]).toEqual({
+      schema: 'baton.alarm/1',
+      id: row.uid,
+      tenantId: 'acme',
+      type: 'EXECUTOR_DOWN',
+      severity: 'CRITICAL',
+      taskId: null,
+      runId: null,
+      executorId: null,
+      message: 'acme #0',
+      data: { i: 0 },
+      count: 1,
+      raisedAt: row.raisedAt,
+      source: 'engine',
+    });
+    expect(row.publishedAt).not.toBeNull();
+  });
+
+  it('while the bus is down the alarms wait; when it is back they go out, in order, once', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus);
+    disposers.push(r.dispose);
+    bus.setConnected(false);
+    const first = await raise(r.alarms, 'acme', 5);
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 0, failed: true });
+    expect(await pending()).toBe(5);
+    const second = await raise(r.alarms, 'acme', 5, 5);
+    bus.setConnected(true);
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 10, failed: false });
+    expect(ofTenant(bus, 'acme')).toEqual([...first, ...second]);
+  });
+
+  it('a publish that fails mid-batch: what the broker confirmed is marked, the rest follows later in order', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus);
+    disposers.push(r.dispose);
+    const texts = await raise(r.alarms, 'acme', 6);
+    bus.failPublish(3);
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 2, failed: true });
+    expect(await pending()).toBe(4);
+    bus.setConnected(true);
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 4, failed: false });
+    expect(ofTenant(bus, 'acme')).toEqual(texts);
+  });
+
+  it('two engines relaying at once: each alarm published once, each tenant in order', async () => {
+    const bus = new FakeAlarmBus(2);
+    // A second engine: its own data source on the same database (MySQL); SQLite: one engine
+    // per file, so the same data source (its transactions are serialised anyway).
+    const other = kind === 'mysql' ? await openDatabase(db.url) : db.dataSource;
+    if (other !== db.dataSource) disposers.push(() => other.destroy());
+    const a = relayOn(db.dataSource, bus, 10);
+    const b = relayOn(other, bus, 10);
+    disposers.push(a.dispose, b.dispose);
+    const acme = await raise(a.alarms, 'acme', 40);
+    const globex = await raise(a.alarms, 'globex', 40);
+    let skipped = 0;
+    for (let i = 0; i < 50 && (await pending()) > 0; i++) {
+      const [ra, rb] = await Promise.all([a.relay.relayOnce(), b.relay.relayOnce()]);
+      skipped += ra.skippedTenants + rb.skippedTenants;
+    }
+    expect(await pending()).toBe(0);
+    expect(bus.published).toHaveLength(80);
+    expect(new Set(bus.published.map((m) => m.id)).size).toBe(80);
+    expect(ofTenant(bus, 'acme')).toEqual(acme);
+    expect(ofTenant(bus, 'globex')).toEqual(globex);
+    // MySQL: the engines met on a tenant and one of them stepped aside (SKIP LOCKED on the tenant row).
+    if (kind === 'mysql') expect(skipped).toBeGreaterThan(0);
+  });
+
+  it('is woken by a committed alarm (no waiting for its poll), and not by a rolled-back one', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus); // polls every 60 s
+    disposers.push(r.dispose);
+    r.relay.start();
+    disposers.push(() => r.relay.stop());
+    await eventually(async () => r.relay.isRunning);
+    await new Promise((res) => setTimeout(res, 50)); // its first pass (nothing to do) is over
+    await inTransaction(db.dataSource, async (em) => {
+      await r.alarms.raise(em, { tenantId: 'acme', type: 'EXECUTOR_UP', message: 'rolled back', now: Date.now() });
+      throw new Error('rollback');
+    }).catch(() => undefined);
+    const started = Date.now();
+    await raise(r.alarms, 'acme', 1);
+    await eventually(async () => bus.published.length === 1, 2000, 'the alarm published');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(bus.published.map((m) => m.message)).toEqual(['acme #0']);
+  });
+
+  it('rows without a uid (older than uids) go out as row-<id>', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus);
+    disposers.push(r.dispose);
+    const row = await db.dataSource.getRepository(AlarmEntity).save({
+      uid: null,
+      tenantId: 'acme',
+      type: 'FAILED',
+      severity: 'CRITICAL',
+      taskId: 3,
+      runId: 9,
+      executorId: null,
+      message: 'old',
+      data: null,
+      count: 2,
+      raisedAt: 5,
+      publishedAt: null,
+      ackedAt: null,
+      ackedBy: null,
+    });
+    await r.relay.relayOnce();
+    expect(bus.published).toEqual([toAlarmMessage({ ...row, dataJson: null, uid: null })]);
+    expect(bus.published[0]).toMatchObject({ id: `row-${row.id}`, count: 2, taskId: 3, runId: 9 });
+  });
+});

@@ -1,0 +1,16 @@
+/**
+ * @baton/messaging — how alarms travel: the AlarmBus port, its STOMP (ActiveMQ, stompit) and
+ * in-process adapters, and the alarm message schema shared by every producer (engine relay,
+ * executor SDK) and consumer (console gateway, any STOMP client). No Nest, no database: the SDK
+ * imports it too.
+ */
+export * from './alarm-message';
+export * from './alarm-bus';
+export { InProcessAlarmBus } from './in-process-alarm-bus';
+export { StompAlarmBus } from './stomp/stomp-alarm-bus';
+export type { StompAlarmBusOptions } from './stomp/stomp-alarm-bus';
+export { parseBrokerUrl, redactBrokerUrl, describeBroker, DEFAULT_STOMP_PORT } from './stomp/broker-url';
+export type { BrokerAddress } from './stomp/broker-url';
+export { createAlarmBus } from './create-alarm-bus';
+export type { CreateAlarmBusOptions } from './create-alarm-bus';
+export { RecentIds } from './recent-ids';
