@@ -32,6 +32,7 @@ class ScriptedBus implements AlarmBus {
   }
   subscribe(listener: AlarmBusListener): Unsubscribe {
     this.listeners.add(listener);
+    queueMicrotask(() => listener.subscribed?.({ resumed: false })); // as the real buses do
     return () => void this.listeners.delete(listener);
   }
   onConnectionChange(): Unsubscribe {
@@ -190,6 +191,20 @@ describe('console alarm gateway (socket.io)', () => {
     await settle();
     expect(admin.acked).toEqual([{ id: 'u-1', alarmId: 1, ackedAt: 5, ackedBy: 'bob' }]);
     expect(other.acked).toEqual([]);
+  });
+
+  it('holds live alarms from a loss until the catch-up is done, so none overtakes an older one', async () => {
+    const admin = await client({ token: tokenOf(acme.admin) });
+    bus.lost();
+    const now = Date.now();
+    await insertAlarm(db.dataSource, 'acme', { uid: 'older-1', publishedAt: now });
+    // The broker delivers a newer one as soon as it has the SUBSCRIBE, before the bus says `subscribed`.
+    bus.alarm('acme', message('newer-1', 'acme'));
+    await settle(50);
+    expect(admin.alarms).toEqual([]);
+    bus.subscribed(true);
+    await settle();
+    expect(admin.alarms.map((a) => a.id)).toEqual(['older-1', 'newer-1']);
   });
 
   it('after its subscription comes back, pushes from the database what it missed — in order, without repeats', async () => {

@@ -73,6 +73,13 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   /** Wall-clock time from which alarms may have been missed (null: subscribed, nothing missed). */
   private lostSince: number | null = null;
   private catchingUp = false;
+  /**
+   * From a loss of the subscription until the catch-up after it is done, live alarms wait here:
+   * one that arrives before the catch-up (a broker may deliver as soon as it takes the SUBSCRIBE)
+   * must not overtake older ones the catch-up is about to read from the database.
+   */
+  private holding = true;
+  private catchUpAgain = false;
   private held: AlarmMessage[] = [];
   private lastDropLogAt = 0;
 
@@ -113,6 +120,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
       subscribed: () => void this.catchUp(),
       lost: () => {
         this.lostSince ??= Date.now();
+        this.holding = true;
       },
     });
   }
@@ -194,7 +202,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     if (alarm.tenantId !== received.topicTenantId) {
       return this.dropped(`alarm ${alarm.id} of tenant "${alarm.tenantId}" on the topic of tenant "${received.topicTenantId}"`);
     }
-    if (this.catchingUp) this.held.push(alarm);
+    if (this.holding) this.held.push(alarm);
     else this.emit(alarm);
   }
 
@@ -220,22 +228,33 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
    * then what arrived meanwhile. Repeats are dropped by id.
    */
   private async catchUp(): Promise<void> {
+    if (this.catchingUp) {
+      this.catchUpAgain = true; // (re)subscribed meanwhile: run again when this one is done
+      return;
+    }
     const since = this.lostSince;
-    if (since === null || this.catchingUp) return;
     this.lostSince = null;
     this.catchingUp = true;
     try {
-      const rows = await this.alarms.publishedSince(since - this.options.alarmCatchUpMarginMs, CATCH_UP_LIMIT);
-      for (const row of rows) this.emit(alarmMessageOf(row));
+      if (since !== null) {
+        const rows = await this.alarms.publishedSince(since - this.options.alarmCatchUpMarginMs, CATCH_UP_LIMIT);
+        for (const row of rows) this.emit(alarmMessageOf(row));
+      }
     } catch (err) {
       this.logger.error(`could not re-read the alarms missed while the subscription was down: ${(err as Error).message}`);
     } finally {
       this.catchingUp = false;
-      const held = this.held;
-      this.held = [];
-      for (const alarm of held) this.emit(alarm);
+      if (this.catchUpAgain) {
+        this.catchUpAgain = false;
+        void this.catchUp();
+      } else if (this.lostSince === null) {
+        this.holding = false;
+        const held = this.held;
+        this.held = [];
+        for (const alarm of held) this.emit(alarm);
+      }
+      // Else lost again meanwhile: keep holding; the next `subscribed` catches up from then.
     }
-    // Lost again while catching up: go again once it is back (subscribed calls us).
   }
 
   private dropped(what: string): void {

@@ -74,11 +74,11 @@ export class CallbacksService {
     // A decision aid read outside the transaction; the guarded update inside decides.
     const run = await findRunForCallback(this.dataSource.manager, cb.runId, cb.tenantId);
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
-    if (run.attempt !== cb.attempt || (run.state !== 'DISPATCHED' && run.state !== 'ACCEPTED')) return this.stale(cb, run.state, 'STALE');
+    if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
     const now = this.clock.now();
     const ended = await followUpTransaction(this.dataSource, async (em) => {
       const result = await this.outcomes.endAttempt(em, run, endOf(cb), {
-        from: ['DISPATCHED', 'ACCEPTED'],
+        from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
         finishedAt: cb.finishedAt ?? now,
         now,
@@ -119,6 +119,15 @@ export class CallbacksService {
     return { status: 409, body: { accepted: false, runId: cb.runId, attempt: cb.attempt, reason, state } };
   }
 }
+
+/**
+ * States in which an attempt's outcome is taken. Besides DISPATCHED/ACCEPTED: a dead engine's
+ * DISPATCHED runs go back to PENDING at takeover (and may be CLAIMED again by a survivor), and a
+ * dispatch that got no answer waits in RETRY_WAIT — the executor may have run the attempt all the
+ * same, and its callback is the only report of it (see RUN_TRANSITIONS in libs/domain). The
+ * attempt must match, so a late callback of an earlier attempt still ends nothing.
+ */
+const OUTCOME_FROM: readonly RunState[] = ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CLAIMED', 'RETRY_WAIT'];
 
 /**
  * The `data` of a business alarm's row and message: `{ attempt, at, data? }`. The executor SDK

@@ -73,6 +73,16 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
   });
 
+  it.each(['PENDING', 'CLAIMED', 'RETRY_WAIT'] as const)(
+    'the outcome of an attempt the engine lost track of (run back in %s after a takeover or an unanswered dispatch) is taken',
+    async (state) => {
+      const task = await seedTask(db.dataSource, { name: 'charge' });
+      const runId = await seedRun(db.dataSource, task, { state, executorId, claimedBy: state === 'CLAIMED' ? 'another-node' : null });
+      expect((await post(success(runId))).status).toBe(200);
+      expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
+    },
+  );
+
   it('a duplicate outcome (re-sent, freshly signed) → 409, nothing changes', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await acceptedRun(task);

@@ -38,6 +38,16 @@ const LEGAL = new Set<string>([
   'ACCEPTED→CANCELLED',
   'RETRY_WAIT→CLAIMED',
   'RETRY_WAIT→CANCELLED',
+  // The outcome of an attempt whose engine lost track of it (takeover, unanswered dispatch).
+  'PENDING→SUCCEEDED',
+  'PENDING→FAILED',
+  'PENDING→TIMED_OUT',
+  'PENDING→RETRY_WAIT',
+  'CLAIMED→SUCCEEDED',
+  'CLAIMED→TIMED_OUT',
+  'RETRY_WAIT→SUCCEEDED',
+  'RETRY_WAIT→FAILED',
+  'RETRY_WAIT→TIMED_OUT',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));

@@ -26,16 +26,24 @@ import { IllegalTransitionError } from './illegal-transition-error';
  * - ACCEPTED → RETRY_WAIT: the attempt failed or timed out and the retry policy allows another.
  * - RETRY_WAIT → CLAIMED: the backoff is over and an engine claims the retry (same row,
  *   attempt + 1).
+ * - PENDING | CLAIMED | RETRY_WAIT → SUCCEEDED | FAILED | TIMED_OUT (and PENDING → RETRY_WAIT):
+ *   the executor's outcome for the SAME attempt after the engine lost track of it. A dead
+ *   engine's DISPATCHED runs go back to PENDING at takeover, and a dispatch that got no answer
+ *   waits in RETRY_WAIT; the executor may have run the handler all the same. Its signed
+ *   callback is the truth about that attempt: refusing it would lose the result (the executor
+ *   counts the refusal as delivered, and a re-send is de-duplicated there without a second
+ *   callback), leaving the run stuck until its timeout. A failed outcome from RETRY_WAIT with
+ *   attempts left stays RETRY_WAIT with attempt + 1 (an attempt change, not a state move).
  * - every non-terminal state → CANCELLED: cancelled by hand or REPLACEd; an executing run is
  *   sent an abort.
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
-  PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED'],
-  CLAIMED: ['DISPATCHED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED'],
+  PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
+  CLAIMED: ['DISPATCHED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT'],
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
-  RETRY_WAIT: ['CLAIMED', 'CANCELLED'],
+  RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],
   SUCCEEDED: [],
   FAILED: [],
   TIMED_OUT: [],
