@@ -87,4 +87,13 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(all[2].uid).not.toBe('not an id!');
     expect(new Set(all.map((a) => a.uid)).size).toBe(3);
   });
+
+  it('an executor’s alarm carried again is not counted as a repeat either', async () => {
+    const task = await seedTask(db.dataSource, { name: 'biz', alarmSilenceMs: 60_000 });
+    const alarm = { type: 'BUSINESS' as const, severity: 'WARNING' as const, taskId: task.id, message: 'stock low', uid: 'a0b1c2d3-0000-4000-8000-000000000001', now: T };
+    expect(await raise(alarm)).toBe('WRITTEN');
+    expect(await raise({ ...alarm, now: T + 10 })).toBe('DUPLICATE');
+    expect(await raise({ ...alarm, uid: 'a0b1c2d3-0000-4000-8000-000000000002', now: T + 20 })).toBe('COLLAPSED'); // a real repeat
+    expect((await rows()).map((a) => a.count)).toEqual([2]);
+  });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity } from '@baton/domain';
-import { collapseAlarm, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
+import { alarmUidExists, collapseAlarm, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
 import { ALARM_ID_PATTERN } from '@baton/messaging';
 import { severityOf } from './alarm-policy';
 import { OutboxSignal } from './outbox-signal';
@@ -70,6 +70,9 @@ export class Alarms {
     const severity = alarm.severity ?? (alarm.type === 'BUSINESS' ? 'INFO' : severityOf(alarm.type));
     const message = truncateChars(alarm.message, MESSAGE_CHARS);
     const published = alarm.publishedAt !== undefined;
+    const givenUid = alarm.uid !== undefined && ALARM_ID_PATTERN.test(alarm.uid) ? alarm.uid : null;
+    // The executor's alarm again (a callback whose answer was lost): nothing new, not even a count.
+    if (givenUid !== null && (await alarmUidExists(manager, givenUid))) return 'DUPLICATE';
     if (taskId !== null && !published) {
       const settings = await findTaskAlarmSettings(manager, taskId);
       const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
@@ -86,7 +89,7 @@ export class Alarms {
         if (into !== null) return 'COLLAPSED';
       }
     }
-    const uid = alarm.uid !== undefined && ALARM_ID_PATTERN.test(alarm.uid) ? alarm.uid : randomUUID();
+    const uid = givenUid ?? randomUUID();
     const written = await insertAlarm(manager, {
       uid,
       tenantId: alarm.tenantId,

@@ -21,9 +21,12 @@ export function busLogger(context: string): BusLogger {
 export function engineAlarmBus(config: EngineConfig, given?: AlarmBus): AlarmBus {
   if (given) return given;
   const bus = createAlarmBus({ brokerUrl: config.brokerUrl, topicPrefix: config.alarmTopicPrefix, logger: busLogger('AlarmBus') });
-  new Logger('AlarmBus').log(
-    config.brokerUrl ? `alarms go to ActiveMQ ${redactBrokerUrl(config.brokerUrl)}, topics ${config.alarmTopicPrefix}<tenant>` : 'alarms go to the in-process bus (no BATON_BROKER_URL)',
-  );
+  const logger = new Logger('AlarmBus');
+  if (config.brokerUrl) logger.log(`alarms go to ActiveMQ ${redactBrokerUrl(config.brokerUrl)}, topics ${config.alarmTopicPrefix}<tenant>`);
+  else if (config.databaseUrl.startsWith('mysql')) {
+    // A standalone engine of a cluster without a broker: no console process can hear it.
+    logger.warn('BATON_BROKER_URL is not set: alarms are recorded (console history) but no console receives them live');
+  }
   return bus;
 }
 

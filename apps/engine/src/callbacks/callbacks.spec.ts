@@ -227,6 +227,30 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(Number(((await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [runId])) as Array<{ n: number }>)[0].n)).toBe(1);
   });
 
+  it('business alarms keep the executor’s id (a repeated callback writes them once); a published one is recorded, not relayed', async () => {
+    const task = await seedTask(db.dataSource, { name: 'ledger' });
+    const runId = await acceptedRun(task);
+    const viaEngine = { id: '11111111-2222-4333-8444-555555555555', severity: 'WARNING' as const, message: 'via engine', at: Date.now() };
+    const direct = { id: '66666666-7777-4888-9999-000000000000', severity: 'CRITICAL' as const, message: 'direct', at: Date.now(), published: true };
+    const interim = { runId, attempt: 1, tenantId: TENANT, alarms: [viaEngine, direct] };
+    expect((await post(interim)).status).toBe(200);
+    expect((await post(interim)).status).toBe(200); // its answer was lost: the executor sends them again
+    const rows = (await db.dataSource.query('SELECT uid, message, published_at FROM alarms WHERE run_id = ? ORDER BY id', [runId])) as Array<{
+      uid: string;
+      message: string;
+      published_at: number | null;
+    }>;
+    expect(rows.map((r) => [r.uid, r.message, r.published_at === null ? 'outbox' : 'published'])).toEqual([
+      [viaEngine.id, 'via engine', 'outbox'],
+      [direct.id, 'direct', 'published'],
+    ]);
+    // Not an id: the engine makes one; `published` without an id means nothing.
+    expect((await post({ runId, attempt: 1, tenantId: TENANT, alarms: [{ id: 'no spaces allowed', severity: 'INFO', message: 'x', at: Date.now(), published: true }] })).status).toBe(200);
+    const [last] = (await db.dataSource.query(`SELECT uid, published_at FROM alarms WHERE message = 'x'`)) as Array<{ uid: string; published_at: number | null }>;
+    expect(last.uid).not.toBe('no spaces allowed');
+    expect(last.published_at).toBeNull();
+  });
+
   it('a task that does not raise an alarm type gets no alarm of it', async () => {
     const task = await seedTask(db.dataSource, { name: 'quiet', retryMaxAttempts: 1, alarmTypes: ['TIMEOUT'] });
     const runId = await acceptedRun(task);

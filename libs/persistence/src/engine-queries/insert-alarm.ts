@@ -70,6 +70,17 @@ export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Prom
 }
 
 /**
+ * Whether an alarm with this stable id exists (an executor's callback carrying a business alarm
+ * again — checked before the silence window, which would otherwise count the repeat):
+ *
+ *   SELECT id FROM alarms WHERE uid = ?                            -- ux_alarms_uid
+ */
+export async function alarmUidExists(manager: EntityManager, uid: string): Promise<boolean> {
+  const { rows } = await execute(manager, 'SELECT id FROM alarms WHERE uid = ?', [uid]);
+  return rows.length > 0;
+}
+
+/**
  * The alarm types a task raises (tasks.alarm_types): `SELECT alarm_types FROM tasks WHERE id = ?`.
  * For callers that hold a run but not its task's settings. null: every type (or no such task).
  */
