@@ -1,0 +1,260 @@
+import { RunEntity, TenantEntity } from '@baton/persistence';
+import { Cluster, sleep } from '../../test/cluster/support/cluster';
+import { burstFigures } from '../../test/cluster/support/burst';
+import { engineMetrics } from '../../test/cluster/support/engine-http';
+import { percentile } from '../../test/cluster/support/figures';
+import { insertTasks } from '../../test/cluster/support/seed';
+import { cpuSeconds, machine, rssMb, writeResult, type Infra } from '../support/infra';
+import { barChartSvg } from '../support/svg';
+import { table } from '../support/table';
+
+/**
+ * Burst: N runs due at the same instant T, on 1..k engine processes and 2 demo-executor
+ * processes (handler `noop`). The runs are inserted directly as PENDING rows (distinct fire
+ * keys, spread over TASKS tasks of trigger MANUAL so the planner never touches them), T a few
+ * seconds ahead, so the engines claim them into their calendar queues before T: this isolates
+ * the claim → dispatch → ack → callback path from the planner. Lateness per stage is read from
+ * the run rows; duplicates and missing runs from the executors' own record files.
+ */
+
+/** Runs per task: ≤ 200 keeps every task-queue token bucket (default burst 1000) out of the way. */
+const TASKS_PER_1000 = 10;
+
+/** Bench configuration (said in docs/BENCHMARKS.md): the throttles that are policy, not engine cost, are opened. */
+export const BURST_TENANT = { ratePerSec: 100_000, burst: 100_000 };
+export const BURST_EXECUTOR_ENV = { BATON_EXECUTOR_CONCURRENCY: '16', BATON_EXECUTOR_QUEUE_LIMIT: '20000' };
+
+export interface StageStats {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+export interface BurstCase {
+  n: number;
+  engines: number;
+  seedMs: number;
+  stages: { dispatched: StageStats; accepted: StageStats; started: StageStats; recorded: StageStats };
+  makespanDispatchMs: number;
+  makespanMs: number;
+  dispatchRatePerSec: number;
+  states: Record<string, number>;
+  invocations: number;
+  duplicates: number;
+  missing: number;
+  byEngine: Record<string, number>;
+  byExecutor: Record<string, number>;
+  cpuSec: Record<string, number>;
+  /** MariaDB statement counters (SHOW GLOBAL STATUS, server-wide) per run over the burst. */
+  sqlPerRun: Record<string, number>;
+  rssMb: Record<string, number>;
+  dispatchFailures: Record<string, number>;
+  /** Per engine: runs fired (acked), runs claimed (claim batch sizes summed), callbacks handled. */
+  perEngine: Record<string, { fired: number; claimed: number; callbacks: number }>;
+}
+
+function stats(values: number[]): StageStats {
+  return { n: values.length, p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99), max: values.length ? Math.max(...values) : NaN };
+}
+
+const SQL_COUNTERS = ['Questions', 'Com_begin', 'Com_commit', 'Com_rollback', 'Com_select', 'Com_update', 'Com_insert', 'Com_set_option'];
+
+async function sqlCounters(c: Cluster): Promise<Record<string, number>> {
+  const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${SQL_COUNTERS.map(() => '?').join(',')})`, SQL_COUNTERS);
+  return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
+}
+
+async function terminalCount(c: Cluster): Promise<{ total: number; ended: number }> {
+  const rows: Array<{ total: number | string; ended: number | string | null }> = await c.ds.query(
+    "SELECT COUNT(*) AS total, SUM(state IN ('SUCCEEDED','FAILED','TIMED_OUT','CANCELLED','SKIPPED')) AS ended FROM runs WHERE tenant_id = ?",
+    [c.tenant.id],
+  );
+  return { total: Number(rows[0].total), ended: Number(rows[0].ended ?? 0) };
+}
+
+export async function runBurstCase(n: number, engines: number, infra: Infra, log: (s: string) => void, engineEnv: Record<string, string> = {}): Promise<BurstCase> {
+  const c = await Cluster.open(`bb${n}x${engines}`);
+  let failed = true;
+  try {
+    await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
+    const engineProcs = await c.startEngines(engines, engineEnv);
+    const executors = await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const taskCount = Math.max(1, Math.ceil((n / 1000) * TASKS_PER_1000));
+    const taskIds = await insertTasks(
+      c.ds,
+      c.tenant,
+      Array.from({ length: taskCount }, (_, i) => ({ name: `bench-${i}`, trigger: { kind: 'MANUAL' as const }, handler: 'noop' })),
+    );
+    const seedStart = Date.now();
+    const due = Math.ceil((seedStart + 4_000 + n * 0.4) / 1000) * 1000;
+    const rows: Array<Partial<RunEntity>> = Array.from({ length: n }, (_, i) => ({
+      tenantId: c.tenant.id,
+      taskId: taskIds[i % taskCount],
+      engineGroup: c.tenant.engineGroup,
+      state: 'PENDING',
+      cause: 'SCHEDULE',
+      fireKey: `b:${due}:${i}`,
+      attempt: 1,
+      priority: 0,
+      params: null,
+      scheduledAt: due,
+      dueAt: due,
+      createdAt: seedStart,
+      updatedAt: seedStart,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) await c.ds.getRepository(RunEntity).insert(rows.slice(i, i + 1000));
+    const seedMs = Date.now() - seedStart;
+    if (Date.now() > due - 2_000) log(`  warning: seeding took ${seedMs} ms; T is less than the 2 s look-ahead away`);
+    const pids: Record<string, number | null> = { mariadb: infra.mariadbPid };
+    engineProcs.forEach((e) => (pids[e.name] = e.pid));
+    executors.forEach((e) => (pids[e.name] = e.pid));
+    if (engineEnv.BENCH_PROFILE_DIR) for (const e of engineProcs) process.kill(e.pid, 'SIGUSR2'); // start the profilers (bench/support/cpu-profile.cjs)
+    const sql0 = await sqlCounters(c);
+    const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    // Wait for every run to end (cheap COUNT polls: loading rows would load the 2 cores we measure).
+    await sleep(Math.max(0, due - Date.now()));
+    const deadline = Date.now() + 120_000 + n * 30;
+    let last = '';
+    let movedAt = Date.now();
+    for (;;) {
+      const { total, ended } = await terminalCount(c);
+      if (total >= n && ended >= n) break;
+      if (`${ended}` !== last) {
+        last = `${ended}`;
+        movedAt = Date.now();
+      }
+      if (Date.now() > deadline || Date.now() - movedAt > 30_000) {
+        log(`  burst did not end: ${ended}/${n} ended (stalled or timed out)`);
+        break;
+      }
+      await sleep(250);
+    }
+    const cpu = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, +(cpuSeconds(pid) - cpu0[k]).toFixed(2)]));
+    const sql1 = await sqlCounters(c);
+    const rss = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, +rssMb(pid).toFixed(0)]));
+    await sleep(300); // let the last record lines reach the files
+    const runs = await c.runs(taskIds);
+    const fig = await burstFigures(c, due, runs);
+    const failures: Record<string, number> = {};
+    const perEngine: BurstCase['perEngine'] = {};
+    for (const e of engineProcs) {
+      const m = await engineMetrics(e.url).catch(() => new Map<string, number>());
+      const sumOf = (prefix: string) => [...m.entries()].filter(([k]) => k.startsWith(prefix)).reduce((a, [, v]) => a + v, 0);
+      perEngine[e.name] = { fired: sumOf('baton_engine_runs_fired_total'), claimed: sumOf('baton_engine_claim_batch_size_sum'), callbacks: sumOf('baton_engine_callback_seconds_count') };
+      for (const [k, v] of m) if (k.startsWith('baton_engine_dispatch_failures_total')) failures[k.replace('baton_engine_dispatch_failures_total', '')] = (failures[k.replace('baton_engine_dispatch_failures_total', '')] ?? 0) + v;
+    }
+    const rel = (pick: (r: RunEntity) => number | null) => runs.map(pick).filter((v): v is number => v !== null).map((v) => v - due);
+    const ended = runs.filter((r) => r.finishedAt !== null);
+    const lastDispatch = Math.max(...rel((r) => r.dispatchedAt));
+    const result: BurstCase = {
+      n,
+      engines,
+      seedMs,
+      stages: {
+        dispatched: stats(rel((r) => r.dispatchedAt)),
+        accepted: stats(rel((r) => r.acceptedAt)),
+        started: stats(rel((r) => r.startedAt)),
+        recorded: stats(ended.map((r) => r.updatedAt - due)),
+      },
+      makespanDispatchMs: lastDispatch,
+      makespanMs: fig.makespanToLastCallbackMs,
+      dispatchRatePerSec: Math.round((n * 1000) / Math.max(1, lastDispatch)),
+      states: fig.states,
+      invocations: fig.invocations,
+      duplicates: fig.duplicated.length,
+      missing: fig.missing.length,
+      byEngine: fig.byEngine,
+      byExecutor: fig.byExecutor,
+      cpuSec: cpu,
+      sqlPerRun: Object.fromEntries(SQL_COUNTERS.map((k) => [k, +((sql1[k] - sql0[k]) / n).toFixed(2)])),
+      rssMb: rss,
+      dispatchFailures: failures,
+      perEngine,
+    };
+    failed = false;
+    return result;
+  } finally {
+    await c.close(failed);
+  }
+}
+
+export interface BurstOptions {
+  full: boolean;
+  /** Only these cases (`--cases=1000x2,4000x2`). */
+  cases?: Array<[number, number]>;
+  /** Extra engine environment (e.g. `--profile`: NODE_OPTIONS=--cpu-prof). */
+  engineEnv?: Record<string, string>;
+  /** Result file suffix (so a profiled or custom run does not overwrite the quick/full figures). */
+  tag?: string;
+}
+
+export async function burstScenario(options: BurstOptions, infra: Infra, log: (s: string) => void): Promise<{ summary: string[][]; headers: string[] }> {
+  const { full } = options;
+  const ns = full ? [1000, 2000, 4000, 10000] : [1000, 2000];
+  const engineCounts = full ? [1, 2, 3] : [1, 2];
+  const plan = options.cases ?? ns.flatMap((n) => engineCounts.map((e): [number, number] => [n, e]));
+  const cases: BurstCase[] = [];
+  for (const [n, e] of plan) {
+    {
+      log(`burst: N=${n}, ${e} engine(s), 2 executors…`);
+      const r = await runBurstCase(n, e, infra, log, options.engineEnv);
+      cases.push(r);
+      log(
+        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; cpu ${JSON.stringify(r.cpuSec)}`,
+      );
+    }
+  }
+  const headers = ['N', 'eng', 'stage', 'p50', 'p90', 'p99', 'max'];
+  const rows: Array<Array<string | number>> = [];
+  for (const r of cases) {
+    for (const [stage, s] of Object.entries(r.stages)) rows.push([r.n, r.engines, `→ ${stage}`, s.p50, s.p90, s.p99, s.max]);
+  }
+  const summaryHeaders = ['N', 'eng', 'disp p50', 'disp p99', 'disp max', 'cb p99', 'makespan', 'disp/s', 'dup', 'missing', 'states'];
+  const summary = cases.map((r) => [
+    String(r.n),
+    String(r.engines),
+    String(r.stages.dispatched.p50),
+    String(r.stages.dispatched.p99),
+    String(r.stages.dispatched.max),
+    String(r.stages.recorded.p99),
+    String(r.makespanMs),
+    String(r.dispatchRatePerSec),
+    String(r.duplicates),
+    String(r.missing),
+    Object.entries(r.states)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' '),
+  ]);
+  console.log(`\nBurst — lateness per stage (ms after the instant T all runs were due)\n${table(headers, rows)}\n`);
+  console.log(`Burst — summary\n${table(summaryHeaders, summary)}\n`);
+  const cpuRows = cases.map((r) => [r.n, r.engines, ...['mariadb', 'engine', 'executor'].map((k) => Object.entries(r.cpuSec).filter(([name]) => name.startsWith(k)).reduce((a, [, v]) => a + v, 0))]);
+  console.log(`Burst — MariaDB statements per run (server-wide counters over the burst; includes the bench's own polling)\n${table(['N', 'eng', ...SQL_COUNTERS], cases.map((r) => [r.n, r.engines, ...SQL_COUNTERS.map((k) => r.sqlPerRun[k])]))}\n`);
+  console.log(`Burst — CPU seconds used during the burst (T → last callback), by component\n${table(['N', 'eng', 'mariadb', 'engines', 'executors'], cpuRows)}\n`);
+  writeResult(`burst${options.tag ?? ''}.json`, { benchmark: 'burst', quick: !full, engineEnv: options.engineEnv ?? {}, machine: machine(), seeding: 'direct PENDING run rows due at T (claim/dispatch path; planner bypassed)', tenant: BURST_TENANT, executorEnv: BURST_EXECUTOR_ENV, cases });
+  const cats = cases.map((r) => `${r.n}×${r.engines}e`);
+  writeResult(
+    `burst${options.tag ?? ''}.svg`,
+    barChartSvg({
+      title: 'Burst: lateness scheduled → dispatched (ms)',
+      unit: 'ms',
+      categories: cats,
+      series: (['p50', 'p90', 'p99', 'max'] as const).map((k) => ({ name: k, values: cases.map((r) => r.stages.dispatched[k]) })),
+      lines: [
+        { label: 'target p99 @1k/2e 200 ms', value: 200 },
+        { label: 'target p99 @4k/2e 500 ms', value: 500 },
+      ],
+    }),
+  );
+  writeResult(
+    `burst${options.tag ?? ''}-stages.svg`,
+    barChartSvg({
+      title: 'Burst: p99 lateness by stage (ms)',
+      unit: 'ms',
+      categories: cats,
+      series: (['dispatched', 'accepted', 'started', 'recorded'] as const).map((k) => ({ name: `→ ${k}`, values: cases.map((r) => r.stages[k].p99) })),
+    }),
+  );
+  return { headers: summaryHeaders, summary };
+}

@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../../test/cluster/support/processes';
+import { acquireSuiteLock } from '../../test/cluster/support/suite-lock';
+
+/**
+ * What a benchmark needs around it: the private MariaDB (scripts/mariadb.sh, leased by this
+ * process so a test run sharing it never stops it under us, and released — stopping it only if
+ * it was auto-started and nobody else holds a lease), the machine-wide cluster-suite lock (a
+ * cluster test running meanwhile would measure us and we it), and result files.
+ */
+
+export const RESULTS_DIR = join(ROOT, 'bench/results');
+const MARIADB = join(ROOT, 'scripts/mariadb.sh');
+
+export interface Infra {
+  mysqlUrl: string;
+  mariadbPid: number | null;
+  release(): void;
+}
+
+export async function acquireInfra(log: (line: string) => void): Promise<Infra> {
+  let mysqlUrl = process.env.BATON_TEST_MYSQL_URL ?? '';
+  let leased = false;
+  if (!mysqlUrl) {
+    log('MariaDB: scripts/mariadb.sh start --lease (starts the private server on port 3407 if it is not running)');
+    mysqlUrl = execFileSync('bash', [MARIADB, 'start', '--lease', String(process.pid)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+    leased = true;
+    process.env.BATON_TEST_MYSQL_URL = mysqlUrl;
+  }
+  log(`MariaDB: ${mysqlUrl.replace(/:[^:@/]*@/, ':***@')}`);
+  log('waiting for the cluster-suite lock (no cluster test may run while we measure)…');
+  const unlock = await acquireSuiteLock(900_000);
+  let released = false;
+  return {
+    mysqlUrl,
+    mariadbPid: mariadbPid(),
+    release() {
+      if (released) return;
+      released = true;
+      unlock();
+      if (leased) {
+        try {
+          execFileSync('bash', [MARIADB, 'release', String(process.pid)], { cwd: ROOT, stdio: 'ignore' });
+        } catch {
+          // best effort: the script drops dead leases itself
+        }
+      }
+    },
+  };
+}
+
+function mariadbPid(): number | null {
+  try {
+    const out = execFileSync('bash', [MARIADB, 'status'], { cwd: ROOT, encoding: 'utf8' });
+    const m = /pid (\d+)/.exec(out);
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN when gone. */
+export function cpuSeconds(pid: number | null): number {
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resident set size of a process in MB, from /proc; NaN when gone. */
+export function rssMb(pid: number | null): number {
+  if (!pid) return NaN;
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export function writeResult(name: string, data: unknown): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, name);
+  writeFileSync(file, typeof data === 'string' ? data : JSON.stringify(data, null, 2) + '\n');
+  return file;
+}
+
+export function machine(): Record<string, unknown> {
+  return { node: process.version, cpu: cpus()[0]?.model, cpus: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), date: new Date().toISOString() };
+}
