@@ -17,3 +17,19 @@ export function isUniqueViolation(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when `err` is InnoDB giving up on a lock — a deadlock (`ER_LOCK_DEADLOCK`, 1213: it
+ * rolled this transaction back) or a lock wait timeout (`ER_LOCK_WAIT_TIMEOUT`, 1205). Both are
+ * transient under concurrency (engines starting together, claims racing planner inserts): the
+ * whole transaction may simply be run again.
+ */
+export function isTransientLockError(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown };
+    if (code === 'ER_LOCK_DEADLOCK' || errno === 1213 || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1205) return true;
+    const next = e as { driverError?: unknown; cause?: unknown };
+    e = next.driverError ?? next.cause;
+  }
+  return false;
+}

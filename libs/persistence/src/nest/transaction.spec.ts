@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
+import { useTestDatabase } from '../../../../test/support/databases';
 import { inTransaction } from './transaction';
 
 describe('inTransaction on SQLite', () => {
@@ -45,5 +46,37 @@ describe('inTransaction on SQLite', () => {
     );
     expect(results).toEqual(['a', 'b', 'c']);
     expect(order).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+});
+
+describe('inTransaction on MariaDB', () => {
+  const db = useTestDatabase('mysql');
+
+  it('runs a transaction again when InnoDB rolls it back as a deadlock victim', async () => {
+    const ds = db.dataSource;
+    await ds.getRepository(EngineGroupEntity).insert([
+      { name: 'a', description: '', createdAt: 1 },
+      { name: 'b', description: '', createdAt: 1 },
+    ]);
+    // Two transactions lock a then b, and b then a: a real deadlock on their first run.
+    let arrived = 0;
+    let bothHoldTheirFirstLock!: () => void;
+    const barrier = new Promise<void>((resolve) => (bothHoldTheirFirstLock = resolve));
+    let runs = 0;
+    const crossing = (first: string, second: string) =>
+      inTransaction(ds, async (em) => {
+        runs++;
+        await em.query('SELECT name FROM engine_groups WHERE name = ? FOR UPDATE', [first]);
+        if (++arrived === 2) bothHoldTheirFirstLock();
+        if (arrived <= 2) await barrier;
+        await em.query('UPDATE engine_groups SET description = ? WHERE name = ?', [`by ${first}`, second]);
+      });
+    await Promise.all([crossing('a', 'b'), crossing('b', 'a')]);
+    expect(runs).toBe(3); // one victim, run again
+    const rows = await ds.query('SELECT name, description FROM engine_groups ORDER BY name');
+    expect(rows).toEqual([
+      { name: 'a', description: 'by b' },
+      { name: 'b', description: 'by a' },
+    ]);
   });
 });

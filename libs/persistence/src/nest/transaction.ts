@@ -1,5 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
+import { isTransientLockError } from '../errors';
+
+/** Runs of a MySQL transaction that InnoDB rolled back for a deadlock or lock wait, before giving up. */
+export const TRANSACTION_ATTEMPTS = 4;
 
 const queues = new WeakMap<DataSource, Promise<unknown>>();
 
@@ -18,6 +22,12 @@ const queues = new WeakMap<DataSource, Promise<unknown>>();
  * `options.isolation` sets the isolation level of this one transaction on MySQL/MariaDB (the
  * engine's claims use READ COMMITTED: no gap locks, so a claim never blocks the planner's
  * inserts). SQLite ignores it: its transactions are serializable, and here one at a time anyway.
+ *
+ * On MySQL a transaction that InnoDB rolled back for a deadlock or a lock wait timeout is run
+ * again (up to TRANSACTION_ATTEMPTS times, after a few random milliseconds): InnoDB expects
+ * exactly that, and every writer here is a retryable unit — guarded updates and inserts that
+ * were undone as a whole. `work` must keep its side effects inside the transaction (or be
+ * harmless to repeat: the alarm relay's re-publish carries the same alarm id).
  */
 export function inTransaction<T>(
   dataSource: DataSource,
@@ -25,7 +35,7 @@ export function inTransaction<T>(
   options: { isolation?: IsolationLevel } = {},
 ): Promise<T> {
   if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') {
-    return options.isolation ? dataSource.transaction(options.isolation, work) : dataSource.transaction(work);
+    return retryingLockErrors(() => (options.isolation ? dataSource.transaction(options.isolation, work) : dataSource.transaction(work)));
   }
   const previous = queues.get(dataSource) ?? Promise.resolve();
   const result = previous.then(
@@ -37,4 +47,15 @@ export function inTransaction<T>(
     result.catch(() => undefined),
   );
   return result;
+}
+
+async function retryingLockErrors<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isTransientLockError(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+    }
+  }
 }
