@@ -48,8 +48,20 @@ LEASES="$BASE/leases"
 AUTO_MARK="$BASE/auto-started"
 LOCKFILE="$ROOT/.tmp/activemq/$PORT.lock"
 
-log() { echo "[activemq.sh] $*" >&2; }
-die() { echo "[activemq.sh] error: $*" >&2; exit 1; }
+NAME=activemq
+SCRIPT="${BASH_SOURCE[0]}"
+USAGE_LINES=2,30
+PORT_ENV=BATON_ACTIVEMQ_STOMP_PORT
+KIND=broker
+LABEL=ActiveMQ
+OURS_ARG="-Dactivemq.base=$BASE"
+READY_WHAT="answer STOMP"
+READY_POLL=0.25
+STOP_TIMEOUT=30
+RUNNING_WHERE="$URL"
+STATUS_WHERE="base $BASE"
+# shellcheck source=lib/private-server.sh
+. "$ROOT/scripts/lib/private-server.sh"
 
 [[ "$PORT" =~ ^[0-9]+$ ]] && [ "$PORT" -gt 0 ] && [ "$PORT" -lt 65536 ] || die "BATON_ACTIVEMQ_STOMP_PORT must be a port number (got '$PORT')"
 
@@ -75,42 +87,10 @@ cmd_ensure_installed() {
   fi
   command -v apt-get >/dev/null 2>&1 || die "ActiveMQ is not installed and apt-get is not available: install ActiveMQ 5.17 by hand"
   log "installing activemq with apt-get"
-  # Keep the package from starting its own service: we run a private broker instead.
-  # policy-rc.d exit code 101 = "action forbidden" (Debian's invoke-rc.d policy interface).
-  local policy=/usr/sbin/policy-rc.d added_policy=0
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    added_policy=1
-  fi
-  local rc=0
-  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y activemq default-jre-headless </dev/null; } || rc=$?
-  if [ "$added_policy" = 1 ]; then rm -f "$policy"; fi
-  [ "$rc" = 0 ] || die "apt-get install activemq failed (exit $rc)"
+  apt_install_no_service activemq activemq default-jre-headless
   installed || die "activemq was installed but $AMQ_JAR or java is still missing"
   log "installed activemq $(dpkg-query -W -f='${Version}' activemq 2>/dev/null || true)"
 }
-
-# Is PID alive (not a zombie) and the java of this broker (its activemq.base)?
-is_ours() {
-  local pid="$1"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  local state
-  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)"
-  [ "$state" != Z ] || return 1
-  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qxF -- "-Dactivemq.base=$BASE"
-}
-
-running_pid() { # prints the PID of our running broker, or fails
-  [ -f "$PIDFILE" ] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  is_ours "$pid" || return 1
-  echo "$pid"
-}
-
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
 # A STOMP CONNECT answered by CONNECTED: the broker is up (not just the port).
 answers() {
@@ -124,14 +104,6 @@ answers() {
     } 2>/dev/null
   )" || return 1
   [ "$reply" = CONNECTED ]
-}
-
-with_lock() { # runs "$@" holding the per-port lock (parallel test runs, parallel developers)
-  mkdir -p "$ROOT/.tmp/activemq"
-  exec 9>"$LOCKFILE"
-  flock -w 180 9 || die "could not take $LOCKFILE within 180 s"
-  "$@"
-  exec 9>&-
 }
 
 write_config() {
@@ -152,150 +124,18 @@ write_config() {
   if [ -f "$DEBIAN_CONF/log4j2.properties" ]; then cp "$DEBIAN_CONF/log4j2.properties" "$CONF/log4j2.properties"; fi
 }
 
-do_start() {
-  local lease="$1"
-  mkdir -p "$BASE" "$LEASES"
-  local pid
-  if pid="$(running_pid)"; then
-    log "already running (pid $pid, $URL)"
-    # Started by hand now: no test run may stop it any more.
-    if [ -z "$lease" ]; then rm -f "$AUTO_MARK"; fi
-  else
-    rm -f "$PIDFILE"
-    if port_in_use; then
-      die "port $PORT on 127.0.0.1 is taken by another process (not this script's broker). Stop it or set BATON_ACTIVEMQ_STOMP_PORT."
-    fi
-    write_config
-    local started=$SECONDS log_from java
-    java="$(java_cmd)"
-    log_from=$(($(stat -c %s "$LOG" 2>/dev/null || echo 0) + 1)) # the log tail shown on failure starts here
-    log "starting ActiveMQ, STOMP on 127.0.0.1:$PORT (base: $BASE, log: $LOG)"
-    setsid "$java" -Xms64M "-Xmx$HEAP" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
-      "-Dactivemq.home=$AMQ_HOME" "-Dactivemq.base=$BASE" "-Dactivemq.conf=$CONF" "-Dactivemq.data=$DATA" \
-      "-Dactivemq.classpath=$CONF" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
-      -jar "$AMQ_JAR" start "xbean:file:$CONF/activemq.xml" </dev/null >>"$LOG" 2>&1 9>&- &
-    # (9>&-: the broker must not inherit the lock's descriptor, or it would hold the lock.)
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    until answers; do
-      if ! kill -0 "$pid" 2>/dev/null; then
-        rm -f "$PIDFILE"
-        echo "---- last lines of $LOG ----" >&2
-        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
-        die "ActiveMQ (pid $pid) exited during start-up"
-      fi
-      if [ $((SECONDS - started)) -ge "$START_TIMEOUT" ]; then
-        echo "---- last lines of $LOG ----" >&2
-        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
-        kill -TERM "$pid" 2>/dev/null || true
-        rm -f "$PIDFILE"
-        die "ActiveMQ (pid $pid) did not answer STOMP within ${START_TIMEOUT} s; stopped it"
-      fi
-      sleep 0.25
-    done
-    log "up in $((SECONDS - started)) s (pid $pid)"
-    if [ -n "$lease" ]; then touch "$AUTO_MARK"; else rm -f "$AUTO_MARK"; fi
-  fi
-  if [ -n "$lease" ]; then
-    [[ "$lease" =~ ^[0-9]+$ ]] || die "--lease needs a PID"
-    touch "$LEASES/$lease"
-  fi
-  echo "$URL"
+prepare_start() { write_config; }
+
+launch() {
+  local java
+  java="$(java_cmd)"
+  log "starting ActiveMQ, STOMP on 127.0.0.1:$PORT (base: $BASE, log: $LOG)"
+  setsid "$java" -Xms64M "-Xmx$HEAP" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
+    "-Dactivemq.home=$AMQ_HOME" "-Dactivemq.base=$BASE" "-Dactivemq.conf=$CONF" "-Dactivemq.data=$DATA" \
+    "-Dactivemq.classpath=$CONF" "-Dlog4j2.configurationFile=$CONF/log4j2.properties" \
+    -jar "$AMQ_JAR" start "xbean:file:$CONF/activemq.xml" </dev/null >>"$LOG" 2>&1 9>&- &
 }
 
-do_stop() {
-  local pid
-  if [ ! -f "$PIDFILE" ]; then
-    log "not running (no pid file)"
-    return 0
-  fi
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  if ! is_ours "$pid"; then
-    log "not running (stale pid file with pid '$pid', which is not this broker; removed)"
-    rm -f "$PIDFILE" "$AUTO_MARK"
-    return 0
-  fi
-  log "stopping ActiveMQ (pid $pid)"
-  kill -TERM "$pid"
-  local waited=0
-  while is_ours "$pid"; do
-    if [ "$waited" -ge 300 ]; then # 30 s
-      log "pid $pid still alive after 30 s: sending SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-      sleep 0.5
-      break
-    fi
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  rm -f "$PIDFILE" "$AUTO_MARK"
-  rm -rf "$LEASES"
-  log "stopped"
-}
-
-prune_leases() {
-  mkdir -p "$LEASES"
-  local f
-  for f in "$LEASES"/*; do
-    [ -e "$f" ] || continue
-    kill -0 "$(basename "$f")" 2>/dev/null || rm -f "$f"
-  done
-}
-
-live_leases() { prune_leases; find "$LEASES" -mindepth 1 -maxdepth 1 | wc -l; }
-
-do_release() {
-  local lease="$1"
-  [[ "$lease" =~ ^[0-9]+$ ]] || die "release needs a PID"
-  rm -f "$LEASES/$lease"
-  if ! running_pid >/dev/null; then return 0; fi
-  if [ ! -f "$AUTO_MARK" ]; then
-    log "leaving the broker running (it was not started by a test run)"
-    return 0
-  fi
-  local n
-  n="$(live_leases)"
-  if [ "$n" -gt 0 ]; then
-    log "leaving the broker running ($n other test run(s) use it)"
-    return 0
-  fi
-  do_stop
-}
-
-cmd_status() {
-  local pid
-  if pid="$(running_pid)"; then
-    local how="started by hand"
-    if [ -f "$AUTO_MARK" ]; then how="auto-started by a test run, $(live_leases) live lease(s)"; fi
-    echo "running: pid $pid, $URL ($how), base $BASE"
-    return 0
-  fi
-  echo "stopped (port $PORT, base $BASE)"
-  return 3
-}
-
-usage() {
-  sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-
-main() {
-  local cmd="${1:-}"
-  shift || true
-  case "$cmd" in
-    ensure-installed) cmd_ensure_installed ;;
-    start)
-      local lease=""
-      if [ "${1:-}" = --lease ]; then lease="${2:-}"; [ -n "$lease" ] || die "--lease needs a PID"; fi
-      require_installed
-      with_lock do_start "$lease"
-      ;;
-    stop) with_lock do_stop ;;
-    release) with_lock do_release "${1:-}" ;;
-    status) cmd_status ;;
-    url) echo "$URL" ;;
-    *) usage ;;
-  esac
-}
+after_start() { :; }
 
 main "$@"

@@ -46,8 +46,20 @@ if [ "${#SOCKET}" -gt 100 ]; then
   SOCKET="${TMPDIR:-/tmp}/baton-mariadb-$PORT-$(printf '%s' "$BASE" | md5sum | cut -c1-8).sock"
 fi
 
-log() { echo "[mariadb.sh] $*" >&2; }
-die() { echo "[mariadb.sh] error: $*" >&2; exit 1; }
+NAME=mariadb
+SCRIPT="${BASH_SOURCE[0]}"
+USAGE_LINES=2,26
+PORT_ENV=BATON_MARIADB_PORT
+KIND=server
+LABEL=mariadbd
+OURS_ARG="--datadir=$DATADIR"
+READY_WHAT=answer
+READY_POLL=0.2
+STOP_TIMEOUT=60
+RUNNING_WHERE="port $PORT"
+STATUS_WHERE="data $DATADIR"
+# shellcheck source=lib/private-server.sh
+. "$ROOT/scripts/lib/private-server.sh"
 
 first_cmd() { # prints the first of the given commands that exists
   local c
@@ -76,40 +88,10 @@ cmd_ensure_installed() {
   fi
   command -v apt-get >/dev/null 2>&1 || die "mariadbd is not installed and apt-get is not available: install MariaDB >= 10.6 by hand"
   log "installing mariadb-server with apt-get"
-  # Keep the package from starting its own service: we run a private server instead.
-  # policy-rc.d exit code 101 = "action forbidden" (Debian's invoke-rc.d policy interface).
-  local policy=/usr/sbin/policy-rc.d added_policy=0
-  if [ ! -e "$policy" ]; then
-    printf '#!/bin/sh\nexit 101\n' >"$policy"
-    chmod 755 "$policy"
-    added_policy=1
-  fi
-  local rc=0
-  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y mariadb-server </dev/null; } || rc=$?
-  if [ "$added_policy" = 1 ]; then rm -f "$policy"; fi
-  [ "$rc" = 0 ] || die "apt-get install mariadb-server failed (exit $rc)"
+  apt_install_no_service mariadb-server mariadb-server
   MARIADBD="$(first_cmd mariadbd /usr/sbin/mariadbd || true)"
   require_installed
   log "installed $("$MARIADBD" --version | head -n1)"
-}
-
-# Is PID alive (not a zombie) and the mariadbd of this data dir?
-is_ours() {
-  local pid="$1"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  local state
-  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || true)"
-  [ "$state" != Z ] || return 1
-  tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qxF -- "--datadir=$DATADIR"
-}
-
-running_pid() { # prints the PID of our running server, or fails
-  [ -f "$PIDFILE" ] || return 1
-  local pid
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  is_ours "$pid" || return 1
-  echo "$pid"
 }
 
 client() { # SQL as root over the private socket
@@ -118,15 +100,7 @@ client() { # SQL as root over the private socket
 
 answers() { client -N -e 'SELECT 1' >/dev/null 2>&1; }
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
-
-with_lock() { # runs "$@" holding the per-port lock (parallel test runs, parallel developers)
-  mkdir -p "$ROOT/.tmp/mariadb"
-  exec 9>"$LOCKFILE"
-  flock -w 180 9 || die "could not take $LOCKFILE within 180 s"
-  "$@"
-  exec 9>&-
-}
+answers() { client -N -e 'SELECT 1' >/dev/null 2>&1; }
 
 init_datadir() {
   [ -d "$DATADIR/mysql" ] && return 0
@@ -158,152 +132,18 @@ CREATE DATABASE IF NOT EXISTS baton CHARACTER SET utf8mb4 COLLATE utf8mb4_unicod
 SQL
 }
 
-prune_leases() {
-  mkdir -p "$LEASES"
-  local f
-  for f in "$LEASES"/*; do
-    [ -e "$f" ] || continue
-    kill -0 "$(basename "$f")" 2>/dev/null || rm -f "$f"
-  done
+prepare_start() { init_datadir; }
+
+launch() {
+  log "starting mariadbd on 127.0.0.1:$PORT (data: $DATADIR, log: $LOG)"
+  # shellcheck disable=SC2086
+  setsid "$MARIADBD" --no-defaults --datadir="$DATADIR" --socket="$SOCKET" --port="$PORT" \
+    --bind-address=127.0.0.1 --user="$(id -un)" --pid-file="$BASE/mariadbd.server.pid" \
+    --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
+    --skip-name-resolve --max-connections=1000 --innodb-buffer-pool-size=256M \
+    ${BATON_MARIADB_ARGS:-} </dev/null >>"$LOG" 2>&1 9>&- &
 }
 
-live_leases() { prune_leases; find "$LEASES" -mindepth 1 -maxdepth 1 | wc -l; }
-
-do_start() {
-  local lease="$1"
-  mkdir -p "$BASE" "$LEASES"
-  local pid
-  if pid="$(running_pid)"; then
-    log "already running (pid $pid, port $PORT)"
-    # Started by hand now: no test run may stop it any more.
-    if [ -z "$lease" ]; then rm -f "$AUTO_MARK"; fi
-  else
-    rm -f "$PIDFILE"
-    if port_in_use; then
-      die "port $PORT on 127.0.0.1 is taken by another process (not this script's server). Stop it or set BATON_MARIADB_PORT."
-    fi
-    init_datadir
-    local started=$SECONDS log_from
-    log_from=$(($(stat -c %s "$LOG" 2>/dev/null || echo 0) + 1)) # the log tail shown on failure starts here
-    log "starting mariadbd on 127.0.0.1:$PORT (data: $DATADIR, log: $LOG)"
-    # shellcheck disable=SC2086
-    setsid "$MARIADBD" --no-defaults --datadir="$DATADIR" --socket="$SOCKET" --port="$PORT" \
-      --bind-address=127.0.0.1 --user="$(id -un)" --pid-file="$BASE/mariadbd.server.pid" \
-      --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci \
-      --skip-name-resolve --max-connections=1000 --innodb-buffer-pool-size=256M \
-      ${BATON_MARIADB_ARGS:-} </dev/null >>"$LOG" 2>&1 9>&- &
-    # (9>&-: the server must not inherit the lock's descriptor, or it would hold the lock.)
-    pid=$!
-    echo "$pid" >"$PIDFILE"
-    until answers; do
-      if ! kill -0 "$pid" 2>/dev/null; then
-        rm -f "$PIDFILE"
-        echo "---- last lines of $LOG ----" >&2
-        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
-        die "mariadbd (pid $pid) exited during start-up"
-      fi
-      if [ $((SECONDS - started)) -ge "$START_TIMEOUT" ]; then
-        echo "---- last lines of $LOG ----" >&2
-        tail -c "+$log_from" "$LOG" | tail -n 40 >&2 || true
-        kill -TERM "$pid" 2>/dev/null || true
-        rm -f "$PIDFILE"
-        die "mariadbd (pid $pid) did not answer within ${START_TIMEOUT} s; stopped it"
-      fi
-      sleep 0.2
-    done
-    log "up in $((SECONDS - started)) s (pid $pid)"
-    if [ -n "$lease" ]; then touch "$AUTO_MARK"; else rm -f "$AUTO_MARK"; fi
-  fi
-  provision
-  if [ -n "$lease" ]; then
-    [[ "$lease" =~ ^[0-9]+$ ]] || die "--lease needs a PID"
-    touch "$LEASES/$lease"
-  fi
-  echo "$URL"
-}
-
-do_stop() {
-  local pid
-  if [ ! -f "$PIDFILE" ]; then
-    log "not running (no pid file)"
-    return 0
-  fi
-  pid="$(cat "$PIDFILE" 2>/dev/null || true)"
-  if ! is_ours "$pid"; then
-    log "not running (stale pid file with pid '$pid', which is not this server; removed)"
-    rm -f "$PIDFILE" "$AUTO_MARK"
-    return 0
-  fi
-  log "stopping mariadbd (pid $pid)"
-  kill -TERM "$pid"
-  local waited=0
-  while is_ours "$pid"; do
-    if [ "$waited" -ge 600 ]; then # 60 s
-      log "pid $pid still alive after 60 s: sending SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-      sleep 0.5
-      break
-    fi
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  rm -f "$PIDFILE" "$AUTO_MARK"
-  rm -rf "$LEASES"
-  log "stopped"
-}
-
-do_release() {
-  local lease="$1"
-  [[ "$lease" =~ ^[0-9]+$ ]] || die "release needs a PID"
-  rm -f "$LEASES/$lease"
-  if ! running_pid >/dev/null; then return 0; fi
-  if [ ! -f "$AUTO_MARK" ]; then
-    log "leaving the server running (it was not started by a test run)"
-    return 0
-  fi
-  local n
-  n="$(live_leases)"
-  if [ "$n" -gt 0 ]; then
-    log "leaving the server running ($n other test run(s) use it)"
-    return 0
-  fi
-  do_stop
-}
-
-cmd_status() {
-  local pid
-  if pid="$(running_pid)"; then
-    local how="started by hand"
-    if [ -f "$AUTO_MARK" ]; then how="auto-started by a test run, $(live_leases) live lease(s)"; fi
-    echo "running: pid $pid, $URL ($how), data $DATADIR"
-    return 0
-  fi
-  echo "stopped (port $PORT, data $DATADIR)"
-  return 3
-}
-
-usage() {
-  sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
-  exit 2
-}
-
-main() {
-  local cmd="${1:-}"
-  shift || true
-  case "$cmd" in
-    ensure-installed) cmd_ensure_installed ;;
-    start)
-      local lease=""
-      if [ "${1:-}" = --lease ]; then lease="${2:-}"; [ -n "$lease" ] || die "--lease needs a PID"; fi
-      require_installed
-      with_lock do_start "$lease"
-      ;;
-    stop) with_lock do_stop ;;
-    release) with_lock do_release "${1:-}" ;;
-    status) cmd_status ;;
-    url) echo "$URL" ;;
-    *) usage ;;
-  esac
-}
+after_start() { provision; }
 
 main "$@"
