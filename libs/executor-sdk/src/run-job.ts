@@ -72,7 +72,9 @@ export class RunJob {
       return;
     }
     // setTimeout's limit is 2^31-1 ms (~24.8 days); beyond that there is no deadline to watch.
-    if (ms < 2 ** 31 - 1) this.deadlineTimer = setTimeout(() => this.abort('DEADLINE'), ms);
+    // A timer may fire a millisecond before the wall clock reaches the deadline (timers run on
+    // the monotonic clock): re-arming instead of aborting keeps the abort from coming early.
+    if (ms < 2 ** 31 - 1) this.deadlineTimer = setTimeout(() => this.armDeadline(), ms);
   }
 
   context(): HandlerContext {
