@@ -1,32 +1,28 @@
-import { burstScenario } from './scenarios/burst';
-import { slotHoldScenario } from './scenarios/slot-hold';
 import { stopAllProcesses } from '../test/cluster/support/processes';
-import { acquireInfra, RESULTS_DIR } from './support/infra';
+import { SCENARIOS } from './scenarios';
+import { acquireInfra } from './support/infra';
 import { table } from './support/table';
 
 /**
- * `npm run bench` (quick, < 10 min) / `npm run bench -- --full` / `npm run bench -- burst` (one
- * scenario). Each scenario starts what it needs (the private MariaDB via scripts/mariadb.sh,
- * engine and demo-executor processes through test/cluster/support), prints its tables, writes
- * bench/results/<scenario>.json and .svg, and stops only what it started. The calendar-queue
- * benchmark is `npm run bench:queue` (bench/queue).
- *
- * Burst options: `--cases=1000x2,4000x2` (N x engines), `--profile` (engines run with
- * the V8 profiler, bench/support/cpu-profile.cjs; profiles under bench/results/profiles, see bench/profile-summary.ts), `--tag=-x`
- * (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings).
+ * `npm run bench` (quick set, < 10 min) / `npm run bench -- --full` / `npm run bench -- burst
+ * faults` (chosen scenarios) / `npm run bench -- --help`. Each scenario (bench/scenarios/index.ts)
+ * starts what it needs (the private MariaDB via scripts/mariadb.sh, ActiveMQ via
+ * scripts/activemq.sh, engine and demo-executor processes through test/cluster/support), prints
+ * its tables, writes bench/results/<scenario>*.json and .svg, and stops only what it started.
  */
-const SCENARIOS = ['burst', 'slot-hold'] as const;
-type Scenario = (typeof SCENARIOS)[number];
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help')) {
+    console.log(`npm run bench [-- [--full] [scenario …] [scenario options]]\n\n${table(['scenario', 'what it measures'], SCENARIOS.map((s) => [s.name, s.description]))}`);
+    return;
+  }
   const full = args.includes('--full');
-  const picked = args.filter((a) => !a.startsWith('--')) as Scenario[];
-  for (const p of picked) if (!SCENARIOS.includes(p)) throw new Error(`unknown scenario "${p}" (known: ${SCENARIOS.join(', ')})`);
-  const scenarios = picked.length ? picked : [...SCENARIOS];
+  const picked = args.filter((a) => !a.startsWith('--'));
+  for (const p of picked) if (!SCENARIOS.some((s) => s.name === p)) throw new Error(`unknown scenario "${p}" (known: ${SCENARIOS.map((s) => s.name).join(', ')})`);
+  const scenarios = picked.length ? SCENARIOS.filter((s) => picked.includes(s.name)) : SCENARIOS;
   const started = Date.now();
   const log = (s: string) => console.log(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${s}`);
-  log(`${full ? 'full' : 'quick'} run: ${scenarios.join(', ')}`);
+  log(`${full ? 'full' : 'quick'} run: ${scenarios.map((s) => s.name).join(', ')}`);
   const infra = await acquireInfra(log);
   const onSignal = () => {
     void stopAllProcesses().finally(() => {
@@ -36,25 +32,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const summary: string[][] = [];
+  const summary: Array<[string, string]> = [];
   try {
     for (const s of scenarios) {
-      if (s === 'burst') {
-        const casesArg = args.find((a) => a.startsWith('--cases='));
-        const cases = casesArg?.slice('--cases='.length).split(',').map((c) => c.split('x').map(Number) as [number, number]);
-        const profile = args.includes('--profile');
-        const tag = args.find((a) => a.startsWith('--tag='))?.slice('--tag='.length) ?? (profile ? '-profile' : cases ? '-custom' : full ? '' : '');
-        const engineEnv: Record<string, string> = profile ? { NODE_OPTIONS: `-r ${RESULTS_DIR}/../support/cpu-profile.cjs`, BENCH_PROFILE_DIR: `${RESULTS_DIR}/profiles` } : {};
-        for (const kv of args.find((a) => a.startsWith('--engine-env='))?.slice('--engine-env='.length).split(',') ?? []) {
-          const [k, ...v] = kv.split('=');
-          engineEnv[k] = v.join('=');
-        }
-        const r = await burstScenario({ full, cases, engineEnv, tag }, infra, log);
-        for (const row of r.summary) summary.push([`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
-      } else if (s === 'slot-hold') {
-        const r = await slotHoldScenario(full, infra, log);
-        for (const row of r) summary.push([`slot-hold ${row[0]}`, row[1]]);
-      }
+      const t0 = Date.now();
+      summary.push(...(await s.run({ full, args, infra, log })));
+      log(`${s.name}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
     await stopAllProcesses();

@@ -6,7 +6,9 @@ import { percentile } from '../../test/cluster/support/figures';
 import { insertTasks } from '../../test/cluster/support/seed';
 import { cpuSeconds, machine, rssMb, writeResult, type Infra } from '../support/infra';
 import { barChartSvg } from '../support/svg';
+import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
+import { RESULTS_DIR } from '../support/infra';
 
 /**
  * Burst: N runs due at the same instant T, on 1..k engine processes and 2 demo-executor
@@ -258,3 +260,25 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   );
   return { headers: summaryHeaders, summary };
 }
+
+/**
+ * Options: `--cases=1000x2,4000x2` (N x engines), `--profile` (engines under the V8 profiler,
+ * bench/support/cpu-profile.cjs; profiles in bench/results/profiles, see bench/profile-summary.ts),
+ * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings).
+ */
+export const burst: Scenario = {
+  name: 'burst',
+  description: 'N runs due at one instant on 1–3 engines, lateness per stage, duplicates/missing from the executors',
+  async run({ full, args, infra, log }) {
+    const cases = option(args, 'cases')?.split(',').map((c) => c.split('x').map(Number) as [number, number]);
+    const profile = args.includes('--profile');
+    const tag = option(args, 'tag') ?? (profile ? '-profile' : cases ? '-custom' : '');
+    const engineEnv: Record<string, string> = profile ? { NODE_OPTIONS: `-r ${RESULTS_DIR}/../support/cpu-profile.cjs`, BENCH_PROFILE_DIR: `${RESULTS_DIR}/profiles` } : {};
+    for (const kv of option(args, 'engine-env')?.split(',') ?? []) {
+      const [k, ...v] = kv.split('=');
+      engineEnv[k] = v.join('=');
+    }
+    const r = await burstScenario({ full, cases, engineEnv, tag }, infra, log);
+    return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
+  },
+};

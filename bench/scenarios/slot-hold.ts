@@ -3,7 +3,8 @@ import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { engineMetrics } from '../../test/cluster/support/engine-http';
 import { percentile } from '../../test/cluster/support/figures';
 import { insertTasks } from '../../test/cluster/support/seed';
-import { machine, writeResult, type Infra } from '../support/infra';
+import { machine, writeResult } from '../support/infra';
+import type { Scenario } from '../support/scenario';
 import { barChartSvg } from '../support/svg';
 import { table } from '../support/table';
 
@@ -128,7 +129,7 @@ async function runMode(mode: 'async' | 'sync', longMs: number, windowMs: number,
   }
 }
 
-export async function slotHoldScenario(full: boolean, _infra: Infra, log: (s: string) => void): Promise<string[][]> {
+async function slotHoldScenario(full: boolean, log: (s: string) => void): Promise<Array<[string, string]>> {
   const longMs = full ? 120_000 : 30_000;
   const windowMs = full ? 120_000 : 30_000;
   const cases: SlotHoldCase[] = [];
@@ -155,8 +156,14 @@ export async function slotHoldScenario(full: boolean, _infra: Infra, log: (s: st
       lines: [{ label: 'slot hold p99 target 20 ms', value: 20 }],
     }),
   );
-  return cases.map((r) => [
-    r.mode,
+  return cases.map((r): [string, string] => [
+    `slot-hold ${r.mode}`,
     `slot hold mean ${r.slotHold.meanMs} ms (p99 ${r.slotHold.p99Ms} ms); short lateness p99 ${r.shortLateness.p99} ms; delayed ${r.delayed}, failed ${r.failed}, timed out ${r.timedOut}`,
   ]);
 }
+
+export const slotHold: Scenario = {
+  name: 'slot-hold',
+  description: 'MTHPT table 1: long + short runs on 4 slots, async (ack) dispatch vs a synchronous baseline',
+  run: ({ full, log }) => slotHoldScenario(full, log),
+};

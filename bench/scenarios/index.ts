@@ -1,0 +1,6 @@
+import type { Scenario } from '../support/scenario';
+import { burst } from './burst';
+import { slotHold } from './slot-hold';
+
+/** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
+export const SCENARIOS: readonly Scenario[] = [burst, slotHold];

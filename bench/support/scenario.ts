@@ -1,0 +1,26 @@
+import type { Infra } from './infra';
+
+/** What the runner (bench/run.ts) hands every scenario. */
+export interface ScenarioContext {
+  /** `--full`: every case of the issue's table; otherwise the quick set (all scenarios together < 10 min). */
+  full: boolean;
+  /** The command line after `npm run bench --`: scenario options such as `--cases=…`, `--tag=…`. */
+  args: readonly string[];
+  infra: Infra;
+  log(line: string): void;
+}
+
+/** One benchmark scenario: starts what it needs, prints its tables, writes bench/results/<name>*.json/.svg. */
+export interface Scenario {
+  name: string;
+  /** One line for `npm run bench -- --help`. */
+  description: string;
+  /** Returns the runner's summary rows: [case, figures]. */
+  run(ctx: ScenarioContext): Promise<Array<[string, string]>>;
+}
+
+/** `--name=value` from the command line, or undefined. */
+export function option(args: readonly string[], name: string): string | undefined {
+  const prefix = `--${name}=`;
+  return args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
