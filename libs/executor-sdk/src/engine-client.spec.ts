@@ -1,0 +1,34 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EngineClient } from './engine-client';
+
+describe('EngineClient.order', () => {
+  let up: Server;
+  let upUrl: string;
+  let status = 200;
+  beforeAll(async () => {
+    up = createServer((_req, res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{}'));
+    await new Promise<void>((resolve) => up.listen(0, '127.0.0.1', resolve));
+    upUrl = `http://127.0.0.1:${(up.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => up.close(() => resolve())));
+
+  it('keeps the given order (a dispatch names its own engine first) and drops duplicates', () => {
+    const client = new EngineClient('t', 's', 1_000);
+    expect(client.order(['http://b', 'http://a', 'http://b'])).toEqual(['http://b', 'http://a']);
+  });
+
+  it('tries an engine that gave no answer after the others, until it answers again', async () => {
+    const client = new EngineClient('t', 's', 1_000);
+    const dead = 'http://127.0.0.1:1';
+    expect((await client.post(dead, '/x', {})).status).toBe(0);
+    expect(client.order([dead, upUrl])).toEqual([upUrl, dead]);
+    status = 503;
+    expect((await client.post(upUrl, '/x', {})).status).toBe(503);
+    expect(client.order([upUrl, 'http://c'])).toEqual(['http://c', upUrl]);
+    status = 200;
+    expect((await client.post(upUrl, '/x', {})).status).toBe(200);
+    expect(client.order([upUrl, 'http://c'])).toEqual([upUrl, 'http://c']);
+  });
+});
