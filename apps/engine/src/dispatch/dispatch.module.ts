@@ -4,6 +4,7 @@ import { ExecutorsModule } from '../executors/executors.module';
 import { FollowUpsModule } from '../follow-ups/follow-ups.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { CallbackUrls } from './callback-urls';
+import { DispatchMarks } from './dispatch-marks';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
 
@@ -14,7 +15,7 @@ import { DueQueue } from './due-queue';
  */
 @Module({
   imports: [AlarmsModule, ExecutorsModule, FollowUpsModule, TenantsModule],
-  providers: [DueQueue, Dispatcher, CallbackUrls],
+  providers: [DueQueue, Dispatcher, DispatchMarks, CallbackUrls],
   exports: [DueQueue, Dispatcher],
 })
 export class DispatchModule {}

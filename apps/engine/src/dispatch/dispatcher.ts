@@ -7,8 +7,7 @@ import {
   findExecutingRunsOfTask,
   inTransaction,
   lockTaskForConcurrency,
-  markRunAccepted,
-  markRunDispatched,
+  markRunsDispatched,
   rerouteDispatchedRun,
   skipClaimedRun,
   type ExecutingRunRow,
@@ -26,6 +25,7 @@ import { RunOutcomes, type AttemptRef } from '../follow-ups/run-outcomes';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { CallbackUrls } from './callback-urls';
+import { DispatchMarks } from './dispatch-marks';
 import { dispatchBackoffMs } from './dispatch-backoff';
 
 /** Tenant bucket before the tenant's own row has been read (the tenants table's defaults). */
@@ -83,6 +83,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly followUps: FollowUps,
     private readonly callbackUrls: CallbackUrls,
     private readonly events: RunEvents,
+    private readonly marks: DispatchMarks,
   ) {
     this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
   }
@@ -210,10 +211,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
       if (answer.kind === 'ACCEPTED') {
         this.registry.noteAccepted(executor.executorId);
-        const ackAt = this.clock.now();
-        await inTransaction(this.dataSource, (em) =>
-          markRunAccepted(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, now: ackAt, deadlineAt: ackAt + run.timeoutMs }),
-        );
+        await this.marks.markAccepted(run, this.clock.now());
         this.metrics.runsFired.inc();
         if (ended) await ended;
         return;
@@ -230,41 +228,43 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId);
   }
 
-  /** Concurrency policy and CLAIMED → DISPATCHED, in one transaction (see the class comment). */
+  /**
+   * Concurrency policy and CLAIMED → DISPATCHED, in one transaction (see the class comment). An
+   * ALLOW run — most runs — has no policy to apply: its mark joins the other slots' (DispatchMarks).
+   */
   private async start(run: ClaimedRun, first: RoutedExecutor): Promise<Start> {
+    if (run.concurrencyPolicy === 'ALLOW') {
+      const at = await this.marks.markDispatched(run, first.executorId);
+      return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
+    }
     const now = this.clock.now();
     try {
       return await followUpTransaction(this.dataSource, async (em): Promise<Start> => {
         const replaced: ExecutingRunRow[] = [];
-        if (run.concurrencyPolicy !== 'ALLOW') {
-          await lockTaskForConcurrency(em, run.taskId);
-          const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
-          if (others.length > 0 && run.concurrencyPolicy === 'FORBID') {
-            const skipped = await skipClaimedRun(em, {
-              runId: run.runId,
-              attempt: run.attempt,
-              nodeId: this.config.nodeId,
-              reason: `Skipped: run ${others[0].runId} of this task is still running (concurrency FORBID)`,
-              now,
-            });
-            if (!skipped) return { kind: 'LOST' };
-            await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
-            return { kind: 'SKIPPED' };
-          }
-          for (const other of others) {
-            const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
-            if (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now })) replaced.push(other);
-          }
+        await lockTaskForConcurrency(em, run.taskId);
+        const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
+        if (others.length > 0 && run.concurrencyPolicy === 'FORBID') {
+          const skipped = await skipClaimedRun(em, {
+            runId: run.runId,
+            attempt: run.attempt,
+            nodeId: this.config.nodeId,
+            reason: `Skipped: run ${others[0].runId} of this task is still running (concurrency FORBID)`,
+            now,
+          });
+          if (!skipped) return { kind: 'LOST' };
+          await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
+          return { kind: 'SKIPPED' };
         }
-        const dispatched = await markRunDispatched(em, {
-          runId: run.runId,
-          attempt: run.attempt,
+        for (const other of others) {
+          const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
+          if (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now })) replaced.push(other);
+        }
+        const dispatched = await markRunsDispatched(em, {
           nodeId: this.config.nodeId,
-          executorId: first.executorId,
           now,
-          deadlineAt: now + run.timeoutMs,
+          runs: [{ runId: run.runId, attempt: run.attempt, executorId: first.executorId, deadlineAt: now + run.timeoutMs }],
         });
-        if (!dispatched) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
+        if (dispatched.size === 0) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
         return { kind: 'DISPATCHED', at: now, replaced };
       });
     } catch (err) {

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { chunks, execute, placeholders } from './sql';
+import { caseById, chunks, execute, placeholders } from './sql';
 
 export interface TaskAdvance {
   taskId: number;
@@ -30,14 +30,15 @@ export interface TaskAdvance {
  */
 export async function advancePlannedTasks(manager: EntityManager, advances: readonly TaskAdvance[]): Promise<void> {
   for (const chunk of chunks(advances)) {
-    const cases = chunk.map(() => 'WHEN ? THEN ?').join(' ');
+    const next = caseById(chunk, (a) => a.taskId, (a) => a.nextFireAt);
+    const fires = caseById(chunk, (a) => a.taskId, (a) => a.firesConsumed);
     await execute(
       manager,
       `UPDATE tasks
-          SET next_fire_at = CASE id ${cases} END,
-              fire_count = fire_count + CASE id ${cases} END
+          SET next_fire_at = ${next.sql},
+              fire_count = fire_count + ${fires.sql}
         WHERE id IN (${placeholders(chunk.length)})`,
-      [...chunk.flatMap((a) => [a.taskId, a.nextFireAt]), ...chunk.flatMap((a) => [a.taskId, a.firesConsumed]), ...chunk.map((a) => a.taskId)],
+      [...next.params, ...fires.params, ...chunk.map((a) => a.taskId)],
     );
   }
 }

@@ -9,6 +9,8 @@ import { RENEW_LEASES_SQL } from './renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
 import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
 import { markOwnFlow } from './mark-own-flow';
+import { markRunsAccepted } from './mark-runs-accepted';
+import { markRunsDispatched } from './mark-runs-dispatched';
 import { releaseRuns } from './release-runs';
 import { skipMisfiredRuns } from './skip-misfired-runs';
 
@@ -46,6 +48,36 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
             .filter((c) => c.key === 1)
             .map((c) => `${c.name} ${c.desc ? 'DESC' : 'ASC'}`);
     expect(parts).toEqual(['engine_group ASC', 'state ASC', 'due_at ASC', 'priority DESC']);
+  });
+
+  it('markRunsDispatched / markRunsAccepted move many runs in one statement, each with its own values, only the ones still ours', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { state: 'CLAIMED', claimedBy: 'me', attempt: 1 });
+    await repo.update({ id: ids[1] }, { claimedBy: 'survivor' }); // taken over meanwhile
+    await repo.update({ id: ids[2] }, { attempt: 2 }); // an older attempt's dispatch
+    const toDispatch = ids.map((runId, i) => ({ runId, attempt: 1, executorId: 10 + i, deadlineAt: T + 100 + i }));
+    const moved = await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 5, runs: toDispatch }));
+    expect([...moved].sort((a, b) => a - b)).toEqual([ids[0], ids[3]]);
+    const all = await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 6, runs: [] }));
+    expect(all.size).toBe(0);
+    let after = await runs();
+    expect(after.map((r) => [r.state, r.executorId, r.dispatchedAt, r.deadlineAt])).toEqual([
+      ['DISPATCHED', 10, T + 5, T + 100],
+      ['CLAIMED', null, null, null],
+      ['CLAIMED', null, null, null],
+      ['DISPATCHED', 13, T + 5, T + 103],
+    ]);
+    const acks = [ids[0], ids[1], ids[3]].map((runId, i) => ({ runId, attempt: 1, acceptedAt: T + 7 + i, deadlineAt: T + 200 + i }));
+    expect(await inTransaction(db.dataSource, (em) => markRunsAccepted(em, { nodeId: 'me', now: T + 9, runs: acks }))).toBe(2);
+    after = await runs();
+    expect(after.map((r) => [r.state, r.acceptedAt, r.deadlineAt])).toEqual([
+      ['ACCEPTED', T + 7, T + 200],
+      ['CLAIMED', null, null],
+      ['CLAIMED', null, null],
+      ['ACCEPTED', T + 9, T + 202],
+    ]);
   });
 
   it('insertPlannedRuns ignores existing (task, fire key) rows; markOwnFlow roots only the new ones', async () => {

@@ -23,9 +23,9 @@ export * from './skip-misfired-runs';
 export * from './cancel-orphaned-runs';
 export * from './insert-engine-down-alarms';
 // Dispatch side (dispatcher, callbacks, executor registry, watchdog):
-export * from './mark-run-dispatched';
+export * from './mark-runs-dispatched';
 export * from './reroute-dispatched-run';
-export * from './mark-run-accepted';
+export * from './mark-runs-accepted';
 export * from './defer-run-dispatch';
 export * from './skip-claimed-run';
 export * from './lock-task-for-concurrency';

@@ -51,6 +51,14 @@ export async function execute<R = Record<string, unknown>>(manager: EntityManage
   }
 }
 
+/**
+ * `CASE id WHEN ? THEN ? … END` and its parameters: one value per row in a multi-row UPDATE
+ * (`SET x = CASE id …` over `WHERE id IN (…)`), on MySQL and SQLite alike.
+ */
+export function caseById<R>(rows: readonly R[], id: (row: R) => number, value: (row: R) => unknown): { sql: string; params: unknown[] } {
+  return { sql: `CASE id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END`, params: rows.flatMap((r) => [id(r), value(r)]) };
+}
+
 /** mysql2 returns BIGINT as number (supportBigNumbers, no bigNumberStrings) but be safe with strings. */
 export function num(value: unknown): number {
   return typeof value === 'number' ? value : Number(value);

@@ -1,0 +1,2 @@
+export * from './coalescer';
+export * from './group-commit';
