@@ -32,7 +32,7 @@ export * from './lock-task-for-concurrency';
 export * from './find-executing-runs-of-task';
 export * from './cancel-executing-run';
 export * from './run-attempt-row';
-export * from './find-run-for-callback';
+export * from './find-runs-for-callback';
 export * from './finish-run-attempt';
 export * from './retry-run-attempt';
 export * from './record-run-progress';

@@ -4,7 +4,7 @@ import { num, numOrNull } from './sql';
 /**
  * What the engine needs to end a run's attempt — from a callback, a timeout or a dead executor:
  * the run, its task's retry policy and alarm types, and the executor that has it. Read by
- * findRunForCallback, findOverdueRuns and findOrphanedRuns with the same column list.
+ * findRunsForCallback, findOverdueRuns and findOrphanedRuns with the same column list.
  */
 export interface RunAttemptRow {
   runId: number;
