@@ -2,7 +2,8 @@ import type { Scenario } from '../support/scenario';
 import { burst } from './burst';
 import { scale } from './scale';
 import { queue } from './queue';
+import { faults } from './faults';
 import { slotHold } from './slot-hold';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, slotHold, queue, scale];
+export const SCENARIOS: readonly Scenario[] = [burst, slotHold, queue, scale, faults];

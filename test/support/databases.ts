@@ -75,8 +75,11 @@ export function testMysqlServerUrl(): string {
   );
 }
 
-/** Creates an empty database of the given kind (no migrations). */
-export async function createEmptyTestDatabase(kind: TestDatabaseKind): Promise<EmptyTestDatabase> {
+/**
+ * Creates an empty database of the given kind (no migrations). `mysqlServerUrl`: another MariaDB
+ * server than the test one (a benchmark that restarts its own server).
+ */
+export async function createEmptyTestDatabase(kind: TestDatabaseKind, mysqlServerUrl?: string): Promise<EmptyTestDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'baton-test-'));
     return {
@@ -85,17 +88,18 @@ export async function createEmptyTestDatabase(kind: TestDatabaseKind): Promise<E
       drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
-  const serverUrl = testMysqlServerUrl();
+  const serverUrl = mysqlServerUrl ?? testMysqlServerUrl();
   const name = await createMysqlTestDatabase(serverUrl);
   return { kind, url: mysqlDatabaseUrl(serverUrl, name), drop: () => dropMysqlDatabase(serverUrl, name) };
 }
 
 /**
  * Creates a fresh database of the given kind and opens it.
- * `migrate: false` leaves it empty (the data source is initialised but has no tables).
+ * `migrate: false` leaves it empty (the data source is initialised but has no tables);
+ * `mysqlServerUrl` as in createEmptyTestDatabase.
  */
-export async function openTestDatabase(kind: TestDatabaseKind, options: { migrate?: boolean } = {}): Promise<TestDatabase> {
-  const empty = await createEmptyTestDatabase(kind);
+export async function openTestDatabase(kind: TestDatabaseKind, options: { migrate?: boolean; mysqlServerUrl?: string } = {}): Promise<TestDatabase> {
+  const empty = await createEmptyTestDatabase(kind, options.mysqlServerUrl);
   let dataSource: DataSource;
   try {
     if (options.migrate === false) {

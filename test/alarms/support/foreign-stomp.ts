@@ -50,6 +50,8 @@ export interface ForeignMessage {
   destination: string;
   headers: Record<string, string>;
   body: string;
+  /** When it arrived (epoch ms). */
+  receivedAt: number;
 }
 
 export interface ForeignSubscriber {
@@ -57,13 +59,18 @@ export interface ForeignSubscriber {
   close(): Promise<void>;
 }
 
-/** Subscribes with @stomp/stompjs over TCP to `destination` on the broker of `brokerUrl` (stomp://host:port). */
-export async function foreignSubscribe(brokerUrl: string, destination: string): Promise<ForeignSubscriber> {
+/**
+ * Subscribes with @stomp/stompjs over TCP to `destination` on the broker of `brokerUrl` (stomp://host:port).
+ * `durable`: an ActiveMQ durable topic subscription of that name (client-id and
+ * activemq.subscriptionName): the broker keeps what is published while it is disconnected, for
+ * the next subscriber of the same name.
+ */
+export async function foreignSubscribe(brokerUrl: string, destination: string, options: { durable?: string } = {}): Promise<ForeignSubscriber> {
   const { hostname, port } = new URL(brokerUrl);
   const messages: ForeignMessage[] = [];
   const client = new Client({
     webSocketFactory: () => new TcpStompSocket(hostname, Number(port)),
-    connectHeaders: { host: '/' },
+    connectHeaders: { host: '/', ...(options.durable ? { 'client-id': options.durable } : {}) },
     heartbeatIncoming: 0,
     heartbeatOutgoing: 0,
     reconnectDelay: 0,
@@ -74,7 +81,10 @@ export async function foreignSubscribe(brokerUrl: string, destination: string): 
       // A receipt on the SUBSCRIBE: from then on the broker routes to us.
       const receipt = `sub-${Date.now()}`;
       client.watchForReceipt(receipt, () => resolve());
-      client.subscribe(destination, (m: IMessage) => messages.push({ destination: m.headers.destination, headers: { ...m.headers }, body: m.body }), { receipt });
+      client.subscribe(destination, (m: IMessage) => messages.push({ destination: m.headers.destination, headers: { ...m.headers }, body: m.body, receivedAt: Date.now() }), {
+        receipt,
+        ...(options.durable ? { 'activemq.subscriptionName': options.durable } : {}),
+      });
     };
     client.onStompError = (frame) => reject(new Error(`STOMP error: ${frame.headers.message}`));
     client.onWebSocketError = (err) => reject(err instanceof Error ? err : new Error(String(err)));

@@ -60,8 +60,9 @@ export class Cluster {
     readonly dir: string,
   ) {}
 
-  static async open(name: string, tenantId = 'acme'): Promise<Cluster> {
-    const db = await openTestDatabase('mysql');
+  /** `mysqlServerUrl`: a MariaDB server other than the test one (a benchmark restarting its own). */
+  static async open(name: string, tenantId = 'acme', options: { mysqlServerUrl?: string } = {}): Promise<Cluster> {
+    const db = await openTestDatabase('mysql', { mysqlServerUrl: options.mysqlServerUrl });
     const dir = mkdtempSync(join(tmpdir(), `baton-cluster-${name}-`));
     const cluster = new Cluster(name, db, dir);
     try {

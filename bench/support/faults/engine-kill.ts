@@ -1,0 +1,90 @@
+import { AlarmEntity } from '@baton/persistence';
+import { Cluster, ENGINE_TEST_ENV, waitFor } from '../../../test/cluster/support/cluster';
+import { dispatchedCount } from '../../../test/cluster/support/burst';
+import { countBy } from '../../../test/cluster/support/figures';
+import { BURST_EXECUTOR_ENV } from '../../scenarios/burst';
+import { dueTimes, faultResult, lastEnd, openThrottles, seedRuns, settle, waitAllEnded, type FaultResult } from './common';
+
+/**
+ * SIGKILL of an engine mid-burst: 2 engines, 2 executors, `n` noop runs due at T; once a third
+ * of them were dispatched, the engine holding the most runs not yet ended (CLAIMED in memory or
+ * DISPATCHED, send in flight) is killed with SIGKILL. Takeover: kill → none of the runs it held
+ * is still CLAIMED/DISPATCHED by it (released, re-claimed by the survivor, or ended by a
+ * callback the survivor took). Recovery: kill → the last run ended.
+ */
+
+/** The engine defaults (apps/engine/src/config/engine-config.ts), to measure the takeover they give. */
+export const ENGINE_DEFAULT_TIMING: Record<string, string> = {
+  BATON_HEARTBEAT_MS: '2000',
+  BATON_ENGINE_DEAD_AFTER_MS: '8000',
+  BATON_LEASE_MS: '15000',
+  BATON_WATCHDOG_INTERVAL_MS: '500',
+};
+
+export async function engineKill(n: number, timing: 'test' | 'default', log: (s: string) => void): Promise<FaultResult> {
+  const env = timing === 'default' ? ENGINE_DEFAULT_TIMING : {};
+  const c = await Cluster.open(`fk${timing[0]}`);
+  let failed = true;
+  try {
+    await openThrottles(c);
+    const engines = await c.startEngines(2, env);
+    await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const due = Math.ceil((Date.now() + 4_000 + n * 0.4) / 1000) * 1000;
+    const runIds = await seedRuns(c, { handler: 'noop', dueAt: dueTimes(n, due) });
+    await waitFor(async () => (await dispatchedCount(c)) >= n / 3, { timeoutMs: 60_000, intervalMs: 20, what: `a third of ${n} runs dispatched` });
+
+    const held: Array<{ owner: string; n: number | string }> = await c.ds.query(
+      "SELECT claimed_by AS owner, COUNT(*) AS n FROM runs WHERE tenant_id = ? AND state IN ('CLAIMED','DISPATCHED') GROUP BY claimed_by ORDER BY COUNT(*) DESC",
+      [c.tenant.id],
+    );
+    const victim = engines.find((e) => e.nodeId === held[0]?.owner) ?? engines[0];
+    const killedAt = Date.now();
+    process.kill(victim.pid, 'SIGKILL');
+    await victim.exited;
+    const heldRows: Array<{ id: number | string; state: string }> = await c.ds.query(
+      "SELECT id, state FROM runs WHERE tenant_id = ? AND claimed_by = ? AND state IN ('CLAIMED','DISPATCHED')",
+      [c.tenant.id, victim.nodeId],
+    );
+    const heldIds = heldRows.map((r) => Number(r.id));
+    log(`  killed ${victim.nodeId} (pid ${victim.pid}) holding ${heldIds.length} runs (${JSON.stringify(countBy(heldRows, (r) => r.state))})`);
+
+    const takeoverMs = await waitFor(
+      async () => {
+        if (heldIds.length === 0) return -1;
+        const rows: Array<{ n: number | string }> = await c.ds.query(
+          `SELECT COUNT(*) AS n FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED','DISPATCHED') AND id IN (${heldIds.map(() => '?').join(',')})`,
+          [victim.nodeId, ...heldIds],
+        );
+        return Number(rows[0].n) === 0 ? Date.now() - killedAt : false;
+      },
+      { timeoutMs: 120_000, intervalMs: 50, what: `the runs of ${victim.nodeId} taken over` },
+    );
+    const waited = await waitAllEnded(c, n, { timeoutMs: 120_000, stallMs: 30_000, log });
+    const { runs, t } = await settle(c, killedAt, log);
+    const engineDown = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'ENGINE_DOWN' } });
+    const result = faultResult(
+      `engine SIGKILL mid-burst (${timing} timing)`,
+      { engines: 2, executors: 2, burst: n, ...pick({ ...ENGINE_TEST_ENV, ...env }, ['BATON_HEARTBEAT_MS', 'BATON_ENGINE_DEAD_AFTER_MS', 'BATON_LEASE_MS', 'BATON_WATCHDOG_INTERVAL_MS']) },
+      runs,
+      t,
+      { takeoverMs: takeoverMs < 0 ? null : takeoverMs, recoveryMs: lastEnd(runs) - killedAt },
+      {
+        victim: victim.nodeId,
+        victimHeld: heldIds.length,
+        victimHeldByState: countBy(heldRows, (r) => r.state),
+        engineDownAlarmAfterMs: engineDown.map((a) => a.raisedAt - killedAt),
+        victimRunsFinalOwner: countBy(runs.filter((r) => heldIds.includes(r.id)), (r) => r.claimedBy),
+        allEnded: waited.complete,
+        runIds: [runIds[0], runIds[runIds.length - 1]],
+      },
+    );
+    failed = result.lost + result.duplicated > 0;
+    return result;
+  } finally {
+    await c.close(failed);
+  }
+}
+
+function pick(env: Record<string, string>, keys: string[]): Record<string, string> {
+  return Object.fromEntries(keys.map((k) => [k, env[k]]));
+}
