@@ -108,6 +108,7 @@ describe('CalendarQueue', () => {
     const q = new CalendarQueue<number>();
     const handles: QueueHandle[] = [];
     for (let i = 0; i < 2000; i++) handles.push(q.enqueue(i, 10_000 - (i % 500), i % 3));
+    q.peekTime(); // places the staged arrivals: the removals below hit bucketed events
     for (let i = 0; i < 2000; i++) if (i % 10 !== 0) expect(q.remove(handles[i])).toBe(true);
     expect(q.size).toBe(200);
     expect(q.stats.compactions).toBeGreaterThan(0);
@@ -140,6 +141,49 @@ describe('CalendarQueue', () => {
     expect(q.stats.buckets).toBe(2);
     q.enqueue(7, 3);
     expect(q.dequeue()).toBe(7);
+  });
+
+  it('stages the arrivals after a resize is asked for: a fill rebuilds once, at the first read', () => {
+    const r = rng(5);
+    const q = new CalendarQueue<number>({ resizePolicy: new PramResizePolicy() });
+    const naive = new CalendarQueue<number>({ resizePolicy: new NaiveResizePolicy() });
+    const keys: Array<[number, number, number]> = [];
+    for (let i = 0; i < 50_000; i++) {
+      const t = r() < 0.5 ? 60_000 : Math.floor(r() * 60_000);
+      const p = i % 7 === 0 ? (i % 5) - 2 : 0;
+      keys.push([t, p, i]);
+      q.enqueue(i, t, p);
+      naive.enqueue(i, t, p);
+    }
+    expect(q.size).toBe(50_000);
+    expect(q.stats.resizes).toBe(1);
+    expect(naive.stats.resizes).toBe(1); // Brown's 14 doublings, done as one rebuild
+    keys.sort((a, b) => a[0] - b[0] || b[1] - a[1] || a[2] - b[2]);
+    expect(q.popDue(Infinity)).toEqual(keys.map((k) => k[2]));
+  });
+
+  it('removes staged arrivals, and has() follows them, before the first read', () => {
+    const q = new CalendarQueue<number>();
+    const handles = Array.from({ length: 1000 }, (_, i) => q.enqueue(i, 1000 - i));
+    for (let i = 0; i < 1000; i += 2) expect(q.remove(handles[i])).toBe(true);
+    expect(q.has(handles[0])).toBe(false);
+    expect(q.has(handles[1])).toBe(true);
+    expect(q.size).toBe(500);
+    const out = q.popDue(Infinity);
+    expect(out).toEqual(Array.from({ length: 500 }, (_, k) => 999 - 2 * k));
+    expect(q.has(handles[1])).toBe(false);
+  });
+
+  it('does not retune while serving thousands of events due at one instant', () => {
+    const q = new CalendarQueue<number>({ resizePolicy: new PramResizePolicy() });
+    // Seconds with 20,000 runs each, and a run every ms between them: one distinct time a day.
+    let id = 0;
+    for (let s = 1; s <= 5; s++) {
+      for (let i = 0; i < 20_000; i++) q.enqueue(id++, s * 1000);
+      for (let ms = 1; ms < 1000; ms++) q.enqueue(id++, s * 1000 + ms);
+    }
+    expect(q.popDue(Infinity)).toHaveLength(id);
+    expect(q.stats.retunes).toBe(0);
   });
 
   it('keeps FIFO among equal keys across resizes and lazy merges', () => {
