@@ -13,9 +13,9 @@ import { databaseSize, enableUserStats, queryPlan, rowsRead, type DatabaseSize, 
 
 /**
  * Scale (issue #6, scenario 4): per size D, a fresh database holding D idle task definitions —
- * cron (daily at a time of day) and fixed-rate (hourly) tasks whose first fire is more than a
- * day ahead, so the planner's range on ix_tasks_plan (engine_group, paused, next_fire_at ≤ now +
- * look-ahead) never reaches them — plus the same ACTIVE fixed-rate tasks firing every second
+ * manual, paused, and cron / fixed-rate tasks whose first fire is more than a day ahead
+ * (idleTemplates), so the planner's range on ix_tasks_plan (engine_group, paused, next_fire_at ≤
+ * now + look-ahead) never reaches them — plus the same ACTIVE fixed-rate tasks firing every second
  * for the window, on 1 engine and 1 demo executor. What must stay flat as D grows: lateness of
  * the active runs, the engine's statement time per run in the planner and claimer loops
  * (bench/support/sql-timing.cjs), CPU per run of the engine and MariaDB, rows read per run,
@@ -53,14 +53,22 @@ export interface ScaleCase {
   rssMb: number;
   heapUsedMb: number;
   db: DatabaseSize;
-  plans: { planner: QueryPlan; claimer: QueryPlan };
+  /** The two claims as the engine runs them (nothing due after the window), and the planner's with every idle task due. */
+  plans: { planner: QueryPlan; claimer: QueryPlan; 'planner, all due': QueryPlan };
   topStatements: ReturnType<typeof topStatements>;
 }
 
-/** The idle schedules: half daily cron, half hourly fixed rate, all starting more than a day from now. */
+/**
+ * The idle definitions, every kind the planner's range must skip: 10 % MANUAL (no next fire:
+ * NULL in ix_tasks_plan), 10 % paused cron tasks firing every second (due, but in the paused = 1
+ * part of the index), and daily cron / hourly fixed-rate tasks whose first fire is more than a
+ * day ahead.
+ */
 function idleTemplates(now: number): TaskSpec[] {
   return Array.from({ length: TEMPLATES }, (_, j): TaskSpec => {
     const startAt = now + DAY + j * 3_600;
+    if (j % 10 === 0) return { name: 'idle', trigger: { kind: 'MANUAL' } };
+    if (j % 10 === 1) return { name: 'idle', trigger: { kind: 'CRON', expression: '* * * * * *', timeZone: 'UTC' }, paused: true };
     if (j % 2) return { name: 'idle', trigger: { kind: 'FIXED_RATE', intervalMs: 3_600_000 }, startAt };
     return { name: 'idle', trigger: { kind: 'CRON', expression: `${j % 60} ${(j * 7) % 60} ${j % 24} * * *`, timeZone: 'UTC' }, startAt };
   });
@@ -138,6 +146,8 @@ export async function runScaleCase(definitions: number, windowMs: number, infra:
       plans: {
         planner: await queryPlan(c.ds, claimDueTasksSql('mysql'), [c.tenant.engineGroup, now + 2_000, 200]),
         claimer: await queryPlan(c.ds, claimDueRunsSql('mysql'), [c.tenant.engineGroup, 'PENDING', now + 2_000, 500]),
+        // A horizon past every idle task's first fire: the in-order range must stop at LIMIT 200, not read (and lock) all D.
+        'planner, all due': await queryPlan(c.ds, claimDueTasksSql('mysql'), [c.tenant.engineGroup, now + 3 * DAY, 200]),
       },
       topStatements: topStatements(sql),
     };
