@@ -468,7 +468,9 @@ export class CalendarQueue<T> implements TimerQueue<T> {
   private rebuild(nb: number, why: 'resize' | 'compaction' | 'retune'): void {
     const old = this.store;
     const oldNb = this.nb;
-    const kept = new Float64Array(this.live * E_STRIDE);
+    // A fill (nothing in buckets yet) is compacted in place in its staging
+    // buffer: no second copy of every event (32 MB at 1M events).
+    const kept = this.physical === 0 ? this.staged : new Float64Array(this.live * E_STRIDE);
     let k = 0;
     let minTime = Infinity;
     for (let n = 0, b = this.curBucket; n < oldNb; n++, b = b + 1 === oldNb ? 0 : b + 1) {
@@ -489,6 +491,7 @@ export class CalendarQueue<T> implements TimerQueue<T> {
       }
     }
     // Staged arrivals are newer than every bucketed event: after them, equal keys stay FIFO.
+    // (When kept is the staging buffer, k <= e: the copy only moves entries down.)
     const st = this.staged;
     for (let e = 0; e < this.stagedCount * E_STRIDE; e += E_STRIDE) {
       const slot = st[e + E_SLOT];
