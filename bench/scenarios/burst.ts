@@ -9,6 +9,7 @@ import { barChartSvg } from '../support/svg';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { RESULTS_DIR } from '../support/infra';
+import { insertRuns, pendingRun } from '../support/runs';
 
 /**
  * Burst: N runs due at the same instant T, on 1..k engine processes and 2 demo-executor
@@ -91,22 +92,10 @@ export async function runBurstCase(n: number, engines: number, infra: Infra, log
     );
     const seedStart = Date.now();
     const due = Math.ceil((seedStart + 4_000 + n * 0.4) / 1000) * 1000;
-    const rows: Array<Partial<RunEntity>> = Array.from({ length: n }, (_, i) => ({
-      tenantId: c.tenant.id,
-      taskId: taskIds[i % taskCount],
-      engineGroup: c.tenant.engineGroup,
-      state: 'PENDING',
-      cause: 'SCHEDULE',
-      fireKey: `b:${due}:${i}`,
-      attempt: 1,
-      priority: 0,
-      params: null,
-      scheduledAt: due,
-      dueAt: due,
-      createdAt: seedStart,
-      updatedAt: seedStart,
-    }));
-    for (let i = 0; i < rows.length; i += 1000) await c.ds.getRepository(RunEntity).insert(rows.slice(i, i + 1000));
+    await insertRuns(
+      c.ds,
+      Array.from({ length: n }, (_, i) => pendingRun(c.tenant, taskIds[i % taskCount], due, `b:${due}:${i}`, seedStart)),
+    );
     const seedMs = Date.now() - seedStart;
     if (Date.now() > due - 2_000) log(`  warning: seeding took ${seedMs} ms; T is less than the 2 s look-ahead away`);
     const pids: Record<string, number | null> = { mariadb: infra.mariadbPid };

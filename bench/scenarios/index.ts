@@ -4,6 +4,7 @@ import { scale } from './scale';
 import { queue } from './queue';
 import { faults } from './faults';
 import { slotHold } from './slot-hold';
+import { sustained } from './sustained';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, slotHold, queue, scale, faults];
+export const SCENARIOS: readonly Scenario[] = [burst, slotHold, queue, scale, faults, sustained];

@@ -74,6 +74,13 @@ export function cpuSeconds(pid: number | null): number {
   }
 }
 
+/** CPU time of the whole machine so far (all cores, other users included), from /proc/stat, in clock ticks. */
+export function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - (fields[4] ?? 0), total }; // idle and iowait are not busy
+}
+
 /** Resident set size of a process in MB, from /proc; NaN when gone. */
 export function rssMb(pid: number | null): number {
   if (!pid) return NaN;
