@@ -3,13 +3,14 @@ import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus } from '@baton/messaging';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
+import { GroupPeers } from './node/group-peers';
 import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineAlarmBus } from './alarms/engine-alarm-bus';
 
 /**
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown).
+ * engine made is closed at shutdown), GroupPeers (the other live engines).
  */
 @Global()
 @Module({})
@@ -24,8 +25,9 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS, useFactory: () => engineAlarmBus(config, alarmBus) },
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
+        GroupPeers,
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers],
     };
   }
 }

@@ -50,8 +50,8 @@ export class CallbacksService {
     private readonly metrics: EngineMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests));
-    this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION });
+    this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
+    this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
   }
 
   async handle(callback: RunCallback): Promise<CallbackReply> {

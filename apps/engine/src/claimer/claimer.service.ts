@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, inTransaction, releaseRuns } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, countClaimBacklog, findClaimedRunTasks, inTransaction, releaseRuns } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
+import { GroupPeers } from '../node/group-peers';
 import { toClaimedRun } from './to-claimed-run';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 
@@ -18,12 +19,25 @@ export interface ClaimResult {
   saturated: boolean;
 }
 
+/** Room left to claim: no more than the batch, maxHeld, and this node's fair share allow. */
+export function claimRoom(input: { batch: number; maxHeld: number; held: number; engines: number; backlog: number | null }): number {
+  const room = Math.min(input.batch, input.maxHeld - input.held);
+  if (input.backlog === null || input.engines <= 1) return room;
+  return Math.min(room, Math.ceil(input.backlog / input.engines) - input.held);
+}
+
 /**
  * Claims due runs of this node's engine groups and hands them to the DueQueue, which keeps
  * them in memory until their due time (so firing is exact to the millisecond, not to the poll
  * interval). Adaptive: after a full batch it claims again at once (a burst is drained at
  * database speed), otherwise it waits claimIntervalMs; above maxHeld it stops claiming and
  * leaves the runs to other engines of the group.
+ *
+ * Fair share: with other live engines in its groups, a node holds no more than its share of
+ * the backlog (claimable now or within the look-ahead, plus claimed and not yet sent, counted
+ * in the claim's transaction) — 1/k of it with k engines. Without this the first engine to poll
+ * took a whole burst in a few back-to-back batches and the others idled (bench: 1,000 × 2
+ * engines split 1000 / 0, dispatch p99 3.2 s against 2.3 s on one engine).
  */
 @Injectable()
 export class ClaimerService {
@@ -36,6 +50,7 @@ export class ClaimerService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: EngineMetrics,
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
+    private readonly peers: GroupPeers,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
   }
@@ -48,18 +63,26 @@ export class ClaimerService {
     return this.loop.stop();
   }
 
-  /** One claim: at most claimBatch runs, and never more than the room left below maxHeld. */
+  /** One claim: at most claimBatch runs, and never more than the room left below maxHeld and the fair share. */
   async claimOnce(): Promise<ClaimResult> {
-    const room = Math.min(this.config.claimBatch, this.config.maxHeld - this.dueQueue.held);
-    if (room <= 0) return { claimed: 0, full: false, saturated: true };
+    const { claimBatch: batch, maxHeld } = this.config;
+    const held = this.dueQueue.held;
+    if (claimRoom({ batch, maxHeld, held, engines: 1, backlog: null }) <= 0) return { claimed: 0, full: false, saturated: true };
+    const engines = this.peers.sharing();
     const owner = this.config.nodeId;
+    let room = 0;
     const runs = await inTransaction(
       this.dataSource,
       async (em) => {
         const now = this.clock.now();
+        const dueBefore = now + this.config.lookAheadMs;
+        // Beyond engines × (held + batch) the share cannot limit this claim: stop counting there.
+        const backlog = engines > 1 ? await countClaimBacklog(em, { groups: this.config.groups, dueBefore, cap: engines * (held + batch) }) : null;
+        room = claimRoom({ batch, maxHeld, held, engines, backlog });
+        if (room <= 0) return [];
         const rows = await claimDueRuns(em, {
           groups: this.config.groups,
-          dueBefore: now + this.config.lookAheadMs,
+          dueBefore,
           limit: room,
           owner,
           leaseUntil: now + this.config.leaseMs,
@@ -78,7 +101,7 @@ export class ClaimerService {
     );
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
     if (runs.length > 0) await this.handOver(runs);
-    return { claimed: runs.length, full: runs.length >= room, saturated: false };
+    return { claimed: runs.length, full: room > 0 && runs.length >= room, saturated: false };
   }
 
   /**

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { openDatabase, RunEntity } from '@baton/persistence';
+import { inTransaction, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { claimRoom } from './claimer.service';
 import { claimSide, FakeDueQueue, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 
 describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
@@ -78,6 +79,35 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: true });
     queue.drain();
     expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false });
+  });
+
+  it('with another live engine in its group, holds no more than its share of the backlog', async () => {
+    for (let i = 0; i < 10; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
+    const up = (id: string) =>
+      inTransaction(db.dataSource, (em) =>
+        registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
+      );
+    await up('engine-a');
+    await up('engine-b');
+    const a = side();
+    const b = side({ nodeId: 'engine-b' });
+    await a.peers.refresh();
+    await b.peers.refresh();
+    expect(a.peers.sharing()).toBe(2);
+    expect(await a.claimer.claimOnce()).toEqual({ claimed: 5, full: true, saturated: false }); // ⌈10 / 2⌉
+    expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false }); // its share is held
+    expect(await b.claimer.claimOnce()).toEqual({ claimed: 5, full: true, saturated: false }); // 5 pending + 5 claimed by a
+    a.queue.drain(); // room again below its share, but nothing is left to claim
+    expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false });
+  });
+
+  it('claimRoom: the batch, maxHeld and the fair share, whichever is smallest', () => {
+    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 1, backlog: null })).toBe(500);
+    expect(claimRoom({ batch: 500, maxHeld: 300, held: 100, engines: 1, backlog: null })).toBe(200);
+    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 2, backlog: 1000 })).toBe(500);
+    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 300, engines: 2, backlog: 1000 })).toBe(200);
+    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 3, backlog: 1000 })).toBe(334);
+    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 600, engines: 2, backlog: 1000 })).toBeLessThanOrEqual(0);
   });
 
   it('cancels claimed runs whose task was deleted', async () => {

@@ -21,13 +21,13 @@ export class DispatchMarks {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.dispatched = new Coalescer((runs) => this.writeDispatched(runs));
+    this.dispatched = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
     this.accepted = new Coalescer<{ run: ClaimedRun; acceptedAt: number }, void>(async (acks) => {
       const now = this.clock.now();
       const runs = acks.map(({ run, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
       await inTransaction(this.dataSource, (em) => markRunsAccepted(em, { nodeId: this.config.nodeId, now, runs }));
       return acks.map(() => undefined);
-    });
+    }, { concurrency: 2 });
   }
 
   /** CLAIMED → DISPATCHED to `executorId`: the dispatched_at written, or null if the run is no longer this node's to send. */

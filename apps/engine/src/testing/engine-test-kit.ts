@@ -8,6 +8,7 @@ import { readEngineConfig } from '../config/engine-config';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimerService } from '../claimer/claimer.service';
+import { GroupPeers } from '../node/group-peers';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
@@ -46,10 +47,11 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const node = new EngineNodeService(dataSource, config, clock);
   const takeover = new TakeoverService(dataSource, config, clock, metrics);
   const planner = new PlannerService(dataSource, config, clock, metrics);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue);
+  const peers = new GroupPeers(dataSource, config, clock);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers);
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
-  return { config, clock, queue, metrics, node, takeover, planner, claimer, leases, lifecycle };
+  return { config, clock, queue, metrics, node, takeover, planner, claimer, leases, lifecycle, peers };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

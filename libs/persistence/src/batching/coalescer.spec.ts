@@ -20,7 +20,7 @@ describe('Coalescer', () => {
       batches.push(items);
       if (batches.length === 1) await gate;
       return items;
-    }, 2);
+    }, { maxBatch: 2 });
     const first = c.push(1);
     await new Promise((r) => setImmediate(r));
     const later = [2, 3, 4, 5, 6].map((i) => c.push(i));
@@ -28,6 +28,33 @@ describe('Coalescer', () => {
     release();
     expect(await Promise.all([first, ...later])).toEqual([1, 2, 3, 4, 5, 6]);
     expect(batches).toEqual([[1], [2, 3], [4, 5], [6]]);
+  });
+
+  it('runs up to `concurrency` flushes at once; beyond that items wait and gather', async () => {
+    const batches: number[][] = [];
+    const gates: Array<() => void> = [];
+    const c = new Coalescer<number, number>(
+      async (items) => {
+        batches.push(items);
+        await new Promise<void>((r) => gates.push(r));
+        return items;
+      },
+      { concurrency: 2 },
+    );
+    const turn = () => new Promise((r) => setImmediate(r));
+    const all = [c.push(1)];
+    await turn();
+    all.push(c.push(2));
+    await turn();
+    all.push(c.push(3), c.push(4));
+    await turn();
+    expect(batches).toEqual([[1], [2]]); // two in flight, 3 and 4 wait
+    gates.shift()!();
+    await turn();
+    await turn();
+    expect(batches).toEqual([[1], [2], [3, 4]]);
+    while (gates.length) gates.shift()!();
+    expect(await Promise.all(all)).toEqual([1, 2, 3, 4]);
   });
 
   it('rejects every item of a failed batch and goes on with the next', async () => {

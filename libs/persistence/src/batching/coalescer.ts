@@ -2,23 +2,29 @@
  * Coalesces concurrent single-item requests into batches: `push(item)` resolves with that item's
  * own result once the batch holding it has been flushed.
  *
- * Flushing is "group commit" shaped: when nothing is being flushed, a push schedules a flush
- * for the end of the current turn of the event loop (setImmediate), so a quiet system pays no
- * wait; while a flush is in flight, new items gather and go together as the next batch the
- * moment it ends. Under load batches grow by themselves, with no timer to tune.
+ * Flushing is "group commit" shaped: while fewer than `concurrency` flushes are in flight, a
+ * push schedules one for the end of the current turn of the event loop (setImmediate), so a
+ * quiet system pays no wait; when all are busy, new items gather and go together as the next
+ * batch the moment one ends. Under load batches grow by themselves, with no timer to tune.
+ * More than one flush at a time keeps the latency of each item low when callers wait for their
+ * result before sending more (an executor has only so many callbacks in flight): measured on
+ * the burst bench, a single serial flush made callbacks wait behind each other's batches.
  *
  * `flush` returns one result per item, in order. If it throws, every item of that batch is
  * rejected with the error (the caller's flush decides whether to retry items one by one).
  */
 export class Coalescer<I, O> {
   private queue: Array<{ item: I; resolve: (o: O) => void; reject: (e: unknown) => void }> = [];
-  private flushing = false;
+  private flushing = 0;
   private scheduled = false;
 
-  /** @param maxBatch most items per flush (default 500 — MAX_ROWS_PER_STATEMENT). */
+  /**
+   * @param options.maxBatch most items per flush (default 500 — MAX_ROWS_PER_STATEMENT).
+   * @param options.concurrency most flushes in flight at once (default 1).
+   */
   constructor(
     private readonly flush: (items: I[]) => Promise<O[]>,
-    private readonly maxBatch = 500,
+    private readonly options: { maxBatch?: number; concurrency?: number } = {},
   ) {}
 
   /** Items waiting or being flushed. */
@@ -34,7 +40,7 @@ export class Coalescer<I, O> {
   }
 
   private schedule(): void {
-    if (this.flushing || this.scheduled) return;
+    if (this.flushing >= (this.options.concurrency ?? 1) || this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
@@ -43,11 +49,11 @@ export class Coalescer<I, O> {
   }
 
   private async drain(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
+    if (this.flushing >= (this.options.concurrency ?? 1) || this.queue.length === 0) return;
+    this.flushing++;
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        const batch = this.queue.splice(0, this.options.maxBatch ?? 500);
         try {
           const results = await this.flush(batch.map((b) => b.item));
           if (results.length !== batch.length) throw new Error(`flush returned ${results.length} results for ${batch.length} items`);
@@ -57,7 +63,7 @@ export class Coalescer<I, O> {
         }
       }
     } finally {
-      this.flushing = false;
+      this.flushing--;
     }
   }
 }

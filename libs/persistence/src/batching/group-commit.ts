@@ -29,12 +29,13 @@ export class GroupCommit {
   /**
    * @param options.isolation isolation level of the shared transaction (MySQL only; default: the server's).
    * @param options.maxBatch most works per shared transaction (default 200).
+   * @param options.concurrency most shared transactions at once (default 1; on SQLite they queue anyway).
    */
   constructor(
     private readonly dataSource: DataSource,
-    private readonly options: { isolation?: IsolationLevel; maxBatch?: number } = {},
+    private readonly options: { isolation?: IsolationLevel; maxBatch?: number; concurrency?: number } = {},
   ) {
-    this.batches = new Coalescer((works) => this.commit(works), options.maxBatch ?? 200);
+    this.batches = new Coalescer((works) => this.commit(works), { maxBatch: options.maxBatch ?? 200, concurrency: options.concurrency });
   }
 
   async run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
