@@ -51,6 +51,7 @@ export interface ScaleCase {
   loops: Record<string, LoopCost>;
   passes: { plan: number; claim: number };
   rssMb: number;
+  rssMaxMb: number;
   heapUsedMb: number;
   db: DatabaseSize;
   /** The two claims as the engine runs them (nothing due after the window), and the planner's with every idle task due. */
@@ -103,7 +104,12 @@ export async function runScaleCase(definitions: number, windowMs: number, infra:
       c.tenant,
       Array.from({ length: ACTIVE }, (_, i): TaskSpec => ({ name: `active-${i}`, trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 }, startAt: t0 + Math.floor((i * 1000) / ACTIVE), endAt: t0 + windowMs })),
     );
-    await sleep(t0 + windowMs + 1_000 - Date.now());
+    // RSS sampled through the window: one reading at the end depends on where the GC happens to be.
+    let rssMax = 0;
+    for (let left = t0 + windowMs + 1_000 - Date.now(); left > 0; left = t0 + windowMs + 1_000 - Date.now()) {
+      rssMax = Math.max(rssMax, rssMb(engine.pid));
+      await sleep(Math.min(500, left));
+    }
     const cpu = { engine: cpuSeconds(pids.engine) - cpu0.engine, mariadb: cpuSeconds(pids.mariadb) - cpu0.mariadb };
     const sql = sqlTimingDiff(await sqlTimingSnapshot(engine.pid, timingFile), sql0);
     const read1 = await rowsRead(c.ds);
@@ -141,6 +147,7 @@ export async function runScaleCase(definitions: number, windowMs: number, infra:
         claim: engineSample(m1, 'baton_engine_claim_batch_size_count{kind="runs"}') - engineSample(m0, 'baton_engine_claim_batch_size_count{kind="runs"}'),
       },
       rssMb: +rss.toFixed(0),
+      rssMaxMb: +Math.max(rssMax, rss).toFixed(0),
       heapUsedMb: +(engineSample(m1, 'baton_engine_nodejs_heap_size_used_bytes') / 2 ** 20).toFixed(1),
       db: await databaseSize(c.ds),
       plans: {
@@ -165,12 +172,12 @@ async function scaleScenario(sizes: number[], windowMs: number, full: boolean, t
     log(`scale: ${d} task definitions + ${ACTIVE} active tasks at 1/s for ${windowMs / 1000} s, 1 engine, 1 executor…`);
     const r = await runScaleCase(d, windowMs, infra, log);
     cases.push(r);
-    log(`  lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms; per run: planner ${r.perRun.plannerSqlMs} ms, claimer ${r.perRun.claimerSqlMs} ms SQL; RSS ${r.rssMb} MB; DB ${r.db.totalMb} MB`);
+    log(`  lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms; per run: planner ${r.perRun.plannerSqlMs} ms, claimer ${r.perRun.claimerSqlMs} ms SQL; RSS ${r.rssMb} MB (max ${r.rssMaxMb}); DB ${r.db.totalMb} MB`);
   }
   report(cases, windowMs, full, tag);
   return cases.map((r): [string, string] => [
     `scale D=${r.definitions}`,
-    `lateness p50/p99 ${r.lateness.p50}/${r.lateness.p99} ms, planner/claimer SQL ${r.perRun.plannerSqlMs}/${r.perRun.claimerSqlMs} ms/run, RSS ${r.rssMb} MB, DB ${r.db.totalMb} MB, seed ${(r.seedMs / 1000).toFixed(1)} s`,
+    `lateness p50/p99 ${r.lateness.p50}/${r.lateness.p99} ms, planner/claimer SQL ${r.perRun.plannerSqlMs}/${r.perRun.claimerSqlMs} ms/run, RSS max ${r.rssMaxMb} MB, DB ${r.db.totalMb} MB, seed ${(r.seedMs / 1000).toFixed(1)} s`,
   ]);
 }
 
@@ -178,8 +185,8 @@ function report(cases: ScaleCase[], windowMs: number, full: boolean, tag: string
   const perRunHeaders = ['D', 'runs', 'disp', 'late p50', 'p90', 'p99', 'max', 'planner SQL ms/run', 'claimer SQL ms/run', 'other txn ms/run', 'other ms/run', 'engine CPU ms/run', 'MariaDB CPU ms/run', 'tasks rows/run', 'runs rows/run'];
   const perRun = cases.map((r) => [r.definitions, r.runs, r.dispatched, r.lateness.p50, r.lateness.p90, r.lateness.p99, r.lateness.max, r.perRun.plannerSqlMs, r.perRun.claimerSqlMs, r.perRun.transactionSqlMs, r.perRun.otherSqlMs, r.perRun.engineCpuMs, r.perRun.mariadbCpuMs, r.perRun.tasksRowsRead, r.perRun.runsRowsRead]);
   console.log(`\nScale — ${ACTIVE} active tasks at 1/s for ${windowMs / 1000} s among D idle definitions: lateness (ms, dispatched − scheduled) and cost per run\n${table(perRunHeaders, perRun)}\n`);
-  const sizeHeaders = ['D', 'seed s', 'rows/s', 'RSS MB', 'heap MB', 'DB MB', 'tasks MB', 'runs MB', 'tasks', 'runs', 'plan passes', 'claim passes'];
-  const sizes = cases.map((r) => [r.definitions, +(r.seedMs / 1000).toFixed(1), Math.round((r.definitions * 1000) / r.seedMs), r.rssMb, r.heapUsedMb, r.db.totalMb, r.db.tasksMb, r.db.runsMb, r.db.tasks, r.db.runs, r.passes.plan, r.passes.claim]);
+  const sizeHeaders = ['D', 'seed s', 'rows/s', 'RSS MB', 'RSS max MB', 'heap MB', 'DB MB', 'tasks MB', 'runs MB', 'tasks', 'runs', 'plan passes', 'claim passes'];
+  const sizes = cases.map((r) => [r.definitions, +(r.seedMs / 1000).toFixed(1), Math.round((r.definitions * 1000) / r.seedMs), r.rssMb, r.rssMaxMb, r.heapUsedMb, r.db.totalMb, r.db.tasksMb, r.db.runsMb, r.db.tasks, r.db.runs, r.passes.plan, r.passes.claim]);
   console.log(`Scale — memory, database size, seeding (InnoDB buffer pool ${cases[0]?.db.bufferPoolMb ?? '-'} MB)\n${table(sizeHeaders, sizes)}\n`);
   const planHeaders = ['D', 'query', 'key', 'type', 'est. rows', 'rows examined', 'rows returned', 'median ms', 'Extra'];
   const plans = cases.flatMap((r) => Object.entries(r.plans).map(([q, p]) => [r.definitions, q, p.key ?? '-', p.type, p.estimatedRows, p.rowsExamined, p.rowsReturned, p.medianMs, p.extra]));
@@ -221,6 +228,7 @@ function report(cases: ScaleCase[], windowMs: number, full: boolean, tag: string
       categories: cats,
       series: [
         { name: 'engine RSS', values: cases.map((r) => r.rssMb) },
+        { name: 'engine RSS max', values: cases.map((r) => r.rssMaxMb) },
         { name: 'database', values: cases.map((r) => r.db.totalMb) },
       ],
       lines: [{ label: 'target RSS ≤ 200 MB', value: 200 }],
