@@ -37,7 +37,7 @@ function cases(full: boolean, args: readonly string[]): FaultCase[] {
     { key: 'executor-kill-default', full: true, run: (log) => executorKill({ n: 64, sleepMs: 3_000, engineEnv: {}, label: 'default: down 10 s + grace 30 s' }, log) },
     { key: 'slow-link', run: (log) => slowLink({ n: full ? 2000 : 300, delayMs: 200 }, log) },
     { key: 'slow-link-1s', full: true, run: (log) => slowLink({ n: 500, delayMs: 1_000 }, log) },
-    { key: 'slow-link-3s', run: (log) => slowLink({ n: full ? 200 : 60, delayMs: 3_000 }, log) },
+    { key: 'slow-link-3s', run: (log) => slowLink({ n: full ? 200 : 60, delayMs: 3_000, sleepMs: 4_000 }, log) },
   ];
   return list.filter((c) => full || !c.full);
 }

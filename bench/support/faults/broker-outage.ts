@@ -36,7 +36,7 @@ export async function brokerOutage(options: { port: number; rate: number; spanMs
       const from = Date.now() + 3_000;
       await seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, options.spanMs), params: (i) => ({ message: `fault alarm ${i}` }), alarmSilenceMs: 0 });
       await sleep(from + options.stopAfterMs - Date.now());
-      await subscribers[0].close();
+      // The subscriber stays connected until the broker goes: what it confirmed before stopping is delivered live.
       const stoppingAt = Date.now();
       await broker.stop();
       const downAt = Date.now();
@@ -70,6 +70,7 @@ export async function brokerOutage(options: { port: number; rate: number; spanMs
           alarmsPendingAtRestart: alarms.filter((a) => a.raisedAt < upAt && (a.publishedAt === null || a.publishedAt >= upAt)).length,
           alarmsDelivered: times.size,
           alarmsLost: missed.length,
+          lostAlarms: missed.slice(0, 10).map((a) => ({ uid: a.uid, runId: a.runId, raisedMs: a.raisedAt - stoppingAt, publishedMs: a.publishedAt === null ? null : a.publishedAt - stoppingAt })),
           alarmsPublishedBeforeSubscriberBack: alarms.filter((a) => a.publishedAt !== null && a.publishedAt >= upAt && a.publishedAt < resubscribedAt).length,
           alarmsDuplicated: [...times.values()].filter((v) => v > 1).length,
           alarmsUnknown: [...times.keys()].filter((id) => !alarms.some((a) => a.uid === id)).length,

@@ -9,7 +9,8 @@ import { dueTimes, faultResult, lastEnd, openThrottles, seedRuns, settle, waitAl
  * 2 engines and 2 executors on it, a steady stream of noop runs (`rate` per second for
  * `spanMs`); `stopAfterMs` into the stream the server is stopped (`scripts/mariadb.sh stop`:
  * SIGTERM, clean shutdown) and started again at once. Recovery: server answering again → every
- * run due before that instant ended (the backlog of the outage drained).
+ * run due before that instant ended (the backlog of the outage drained; 0 when none waited),
+ * lost runs aside.
  */
 export async function dbRestart(options: { port: number; rate: number; spanMs: number; stopAfterMs: number }, log: (s: string) => void): Promise<FaultResult> {
   const server = await PrivateMariadb.open(options.port);
@@ -40,7 +41,7 @@ export async function dbRestart(options: { port: number; rate: number; spanMs: n
         { engines: 2, executors: 2, runsPerSec: options.rate, streamMs: options.spanMs, port: options.port },
         runs,
         t,
-        { recoveryMs: lastEnd(dueBeforeUp) - upAt },
+        { recoveryMs: Math.max(0, lastEnd(dueBeforeUp) - upAt) },
         {
           stopMs: downAt - stoppingAt,
           startMs: upAt - downAt,

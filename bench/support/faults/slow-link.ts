@@ -9,11 +9,13 @@ import { dueTimes, faultResult, lastEnd, openThrottles, seedRuns, settle, waitAl
  * An executor behind a slow link: 1 engine, 2 executors; the second listens on a port of ours
  * and advertises (BATON_EXECUTOR_PUBLIC_URL) a delaying TCP proxy in front of it (SlowProxy,
  * `delayMs` each way), so every dispatch to it and its ack take 2 × delayMs more; its callbacks
- * to the engine are direct. A burst of `n` noop runs due at T. Reported per executor: runs
+ * to the engine are direct. A burst of `n` runs due at T: `noop`, or `sleep` of `sleepMs` — with
+ * a link slower than half the dispatch timeout, a dispatch then times out while the executor
+ * already runs it (the case where a re-dispatch elsewhere would run it twice). Reported per executor: runs
  * taken, send → ack and T → ended p50/p99; the engine's dispatch failures (timeouts: the
  * default BATON_DISPATCH_TIMEOUT_MS is 5 s). Recovery: T → last run ended.
  */
-export async function slowLink(options: { n: number; delayMs: number }, log: (s: string) => void): Promise<FaultResult> {
+export async function slowLink(options: { n: number; delayMs: number; sleepMs?: number }, log: (s: string) => void): Promise<FaultResult> {
   const c = await Cluster.open('fsl');
   let proxy: SlowProxy | undefined;
   let failed = true;
@@ -25,7 +27,7 @@ export async function slowLink(options: { n: number; delayMs: number }, log: (s:
     proxy = await SlowProxy.start(port, options.delayMs);
     const [slow] = await c.startExecutors(1, { ...BURST_EXECUTOR_ENV, BATON_EXECUTOR_PORT: String(port), BATON_EXECUTOR_PUBLIC_URL: proxy.url });
     const due = Math.ceil((Date.now() + 4_000) / 1000) * 1000;
-    await seedRuns(c, { handler: 'noop', dueAt: dueTimes(options.n, due) });
+    await seedRuns(c, options.sleepMs ? { handler: 'sleep', params: () => ({ ms: options.sleepMs }), dueAt: dueTimes(options.n, due) } : { handler: 'noop', dueAt: dueTimes(options.n, due) });
     const waited = await waitAllEnded(c, options.n, { timeoutMs: 120_000, stallMs: 30_000, log });
     const { runs, t } = await settle(c, due, log);
     const executorIds: Array<{ id: number; url: string }> = await c.ds.query('SELECT id, url FROM executors WHERE tenant_id = ?', [c.tenant.id]);
@@ -39,8 +41,8 @@ export async function slowLink(options: { n: number; delayMs: number }, log: (s:
     const metrics = await engineMetrics(engine.url).catch(() => new Map<string, number>());
     const failures = Object.fromEntries([...metrics].filter(([k]) => k.startsWith('baton_engine_dispatch_failures_total')).map(([k, v]) => [k.replace('baton_engine_dispatch_failures_total', ''), v]));
     const result = faultResult(
-      `slow executor link (${options.delayMs} ms each way)`,
-      { engines: 1, executors: 2, burst: options.n, delayMs: options.delayMs, dispatchTimeoutMs: 5000 },
+      `slow executor link (${options.delayMs} ms each way${options.sleepMs ? `, ${options.sleepMs / 1000} s runs` : ''})`,
+      { engines: 1, executors: 2, burst: options.n, delayMs: options.delayMs, handler: options.sleepMs ? `sleep ${options.sleepMs} ms` : 'noop', dispatchTimeoutMs: 5000 },
       runs,
       t,
       { recoveryMs: lastEnd(runs) - due },
