@@ -13,6 +13,7 @@ import { buildDemoHandlers } from './handlers';
  * | `BATON_EXECUTOR_HOST` / `BATON_EXECUTOR_PORT` | listen address | `127.0.0.1` / `0` (ephemeral) |
  * | `BATON_EXECUTOR_PUBLIC_URL` | URL engines call | the bound URL |
  * | `BATON_EXECUTOR_CONCURRENCY` / `BATON_EXECUTOR_QUEUE_LIMIT` | pool size / queue | 4 / 100 |
+ * | `BATON_EXECUTOR_CALLBACK_CONCURRENCY` | callbacks in flight at once | 8 |
  * | `BATON_EXECUTOR_SPOOL` | callback spool file | `./.baton/spool-<app>.jsonl` |
  * | `BATON_EXECUTOR_HEARTBEAT_MS` | heartbeat interval | 3000 |
  * | `BATON_EXECUTOR_SHUTDOWN_GRACE_MS` | graceful-stop grace | 10000 |
@@ -48,6 +49,7 @@ export function demoExecutorOptionsFromEnv(env: NodeJS.ProcessEnv, logger: Execu
     port: int('BATON_EXECUTOR_PORT') ?? 0,
     publicUrl: env.BATON_EXECUTOR_PUBLIC_URL?.trim() || undefined,
     concurrency: int('BATON_EXECUTOR_CONCURRENCY'),
+    callbackConcurrency: int('BATON_EXECUTOR_CALLBACK_CONCURRENCY'),
     queueLimit: int('BATON_EXECUTOR_QUEUE_LIMIT'),
     spoolFile: env.BATON_EXECUTOR_SPOOL?.trim() || undefined,
     heartbeatIntervalMs: int('BATON_EXECUTOR_HEARTBEAT_MS'),
