@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { PATHS, type DispatchRequest } from '@baton/protocol';
 import {
@@ -18,6 +18,7 @@ import {
   TENANT,
   type DispatchSideApp,
 } from '../testing/dispatch-side-kit';
+import { DispatchMarks } from './dispatch-marks';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
 
@@ -62,6 +63,25 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     await engine.refreshRegistry();
     return [ida, idb];
   }
+
+  it('keeps a run whose dispatch failed while the database was unreachable, and sends it once it answers again', async () => {
+    await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { state: 'CLAIMED' });
+    const down = new Error('connect ECONNREFUSED (database restarting)');
+    const mark = vi.spyOn(engine.get(DispatchMarks), 'markDispatched').mockRejectedValueOnce(down);
+    const defer = vi.spyOn(engine.get(Dispatcher) as unknown as { defer: () => Promise<void> }, 'defer').mockRejectedValueOnce(down);
+    try {
+      queue.accept([claimedRunOf(task, runId)]);
+      await eventually(async () => defer.mock.calls.length === 1, 2_000, 'the failed dispatch tried to put the run back');
+      expect(queue.held).toBe(1); // kept in memory, not dropped
+      await runInState(db.dataSource, runId, 'ACCEPTED');
+      expect(a.dispatches).toHaveLength(1);
+    } finally {
+      mark.mockRestore();
+      defer.mockRestore();
+    }
+  });
 
   it('202 → ACCEPTED: signed DispatchRequest, executor and timestamps recorded, slot freed', async () => {
     const executorId = await oneExecutor();

@@ -19,6 +19,10 @@ class StubDispatcher {
   onSlotFreed(listener: () => void): void {
     this.listener = listener;
   }
+  keepForLater: (run: ClaimedRun, at: number) => void = () => undefined;
+  onKeepForLater(listener: (run: ClaimedRun, at: number) => void): void {
+    this.keepForLater = listener;
+  }
   prepare(): void {}
   takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
     return this.tokenWait(run, ahead);
@@ -181,5 +185,20 @@ describe('DueQueue', () => {
     await until(() => stub.launched.length === 1);
     await sleep(30);
     expect(stub.launched).toHaveLength(1);
+  });
+
+  it('holds again a run the dispatcher gives back (database unreachable) and fires it at the given time — not after drain()', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    q.accept([run(1, Date.now())]);
+    await until(() => stub.launched.length === 1);
+    stub.release();
+    stub.keepForLater(run(1, Date.now()), Date.now() + 20);
+    expect(q.held).toBe(1);
+    await until(() => stub.launched.length === 2);
+    stub.release();
+    expect(q.drain()).toEqual([]);
+    stub.keepForLater(run(2, Date.now()), Date.now());
+    expect(q.held).toBe(0);
   });
 });

@@ -42,6 +42,12 @@ export class DueQueue implements OnModuleDestroy {
   ) {
     this.queue = new CalendarQueue<ClaimedRun>({ resizePolicy: new PramResizePolicy({ capacity: Math.max(1, config.maxHeld) }) });
     dispatcher.onSlotFreed(() => this.pump());
+    dispatcher.onKeepForLater((run, at) => {
+      if (this.stopped) return; // shutting down: the node releases what it holds, this run's row included
+      this.enqueue(run, at);
+      this.metrics.runsHeld.set(this.queue.size);
+      this.pump();
+    });
   }
 
   /** Runs held, not yet dispatched. */
