@@ -1,6 +1,6 @@
 import { stopAllProcesses } from '../test/cluster/support/processes';
 import { SCENARIOS } from './scenarios';
-import { acquireInfra } from './support/infra';
+import { acquireInfra, type Infra } from './support/infra';
 import { table } from './support/table';
 
 /**
@@ -10,6 +10,9 @@ import { table } from './support/table';
  * scripts/activemq.sh, engine and demo-executor processes through test/cluster/support), prints
  * its tables, writes bench/results/<scenario>*.json and .svg, and stops only what it started.
  */
+/** What a standalone scenario is given instead of the servers it does not use. */
+const NO_INFRA: Infra = { mysqlUrl: '', mariadbPid: null, release: () => undefined };
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help')) {
@@ -23,10 +26,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const log = (s: string) => console.log(`[bench +${((Date.now() - started) / 1000).toFixed(0)}s] ${s}`);
   log(`${full ? 'full' : 'quick'} run: ${scenarios.map((s) => s.name).join(', ')}`);
-  const infra = await acquireInfra(log);
+  // Taken once the first scenario that needs them starts: a standalone one waits for nobody.
+  let infra: Infra | null = null;
   const onSignal = () => {
     void stopAllProcesses().finally(() => {
-      infra.release();
+      infra?.release();
       process.exit(130);
     });
   };
@@ -36,12 +40,13 @@ async function main(): Promise<void> {
   try {
     for (const s of scenarios) {
       const t0 = Date.now();
-      summary.push(...(await s.run({ full, args, infra, log })));
+      if (!s.standalone) infra ??= await acquireInfra(log);
+      summary.push(...(await s.run({ full, args, infra: infra ?? NO_INFRA, log })));
       log(`${s.name}: done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     }
   } finally {
     await stopAllProcesses();
-    infra.release();
+    (infra as Infra | null)?.release();
   }
   console.log(`\nSummary (${((Date.now() - started) / 60000).toFixed(1)} min; JSON and SVG under bench/results/)\n${table(['case', 'figures'], summary)}`);
 }

@@ -18,6 +18,7 @@ const OPTIONS = ['--cases=', '--reps=', '--only='];
 export const queue: Scenario = {
   name: 'queue',
   description: 'calendar queue: PRAM vs naive calendar queue vs binary heap, hold model, 10k–1M events, uniform/bursty (ops/s, resizes)',
+  standalone: true,
   async run({ full, args, log }) {
     log('queue: compiling bench/queue (tsc -p bench/queue/tsconfig.json)');
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'bench/queue/tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });

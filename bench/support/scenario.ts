@@ -6,6 +6,7 @@ export interface ScenarioContext {
   full: boolean;
   /** The command line after `npm run bench --`: scenario options such as `--cases=…`, `--tag=…`. */
   args: readonly string[];
+  /** The private MariaDB and the cluster-suite lock — absent for a standalone scenario. */
   infra: Infra;
   log(line: string): void;
 }
@@ -15,6 +16,8 @@ export interface Scenario {
   name: string;
   /** One line for `npm run bench -- --help`. */
   description: string;
+  /** Needs neither MariaDB nor the cluster-suite lock (an in-process micro-benchmark). Default false. */
+  standalone?: boolean;
   /** Returns the runner's summary rows: [case, figures]. */
   run(ctx: ScenarioContext): Promise<Array<[string, string]>>;
 }
