@@ -24,6 +24,8 @@ describe('executor runtime: direct alarms', () => {
     const heard: AlarmMessage[] = [];
     bus.subscribe({ alarm: (m) => heard.push(m.payload as AlarmMessage) });
     const executor = await harness.start(engine, { handlers: [raiser], alarmBus: bus, progressIntervalMs: 10_000 });
+    // Registered first, so the alarm names its executor (the engine's heartbeat ack gives the id).
+    const executorId = await engine.waitFor(() => executor.runtime.stats().executorId, 5000, 'the executor registered');
     const req = engine.request({ handler: 'raise' });
     await engine.dispatch(executor.url, req);
     await engine.finalCallback(req.runId);
@@ -39,7 +41,7 @@ describe('executor runtime: direct alarms', () => {
         severity: 'CRITICAL',
         taskId: req.taskId,
         runId: req.runId,
-        executorId: null,
+        executorId,
         message: 'ledger mismatch',
         data: { attempt: 1, at, data: { account: 7 } },
         count: 1,

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import https from 'node:https';
 import { sign } from '@baton/protocol';
 
 /** The answer of an engine to one request; `status` 0 when no HTTP answer came (network, timeout). */
@@ -12,7 +14,10 @@ export interface EngineAnswer {
 const FAILED_ENGINE_LAST_MS = 5_000;
 
 /**
- * Signed JSON POSTs to engines (global fetch: undici keeps connections alive), and the order in
+ * Signed JSON POSTs to engines over node:http(s) with keep-alive agents — not global fetch,
+ * which cost 0.76 ms of CPU per request against 0.19 ms for http.request (client and server in
+ * one process, 4,000 small POSTs, 8 at a time; Node 20): an executor sends one callback per run,
+ * and on a busy machine that CPU is taken from the engines and the handlers — and the order in
  * which engine base URLs are tried: as given — a dispatch lists its own engine first, so each
  * engine handles the callbacks of the runs it fired and the work of a burst stays spread over
  * the engines that dispatched it (measured: with "last engine that answered first", one of two
@@ -22,6 +27,7 @@ const FAILED_ENGINE_LAST_MS = 5_000;
 export class EngineClient {
   /** Base URL → until when it is tried last. */
   private readonly failed = new Map<string, number>();
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   constructor(
     private readonly tenantId: string,
@@ -40,25 +46,56 @@ export class EngineClient {
   /** POSTs `payload` to `{baseUrl}{path}`, signed over `path`. Never throws. */
   async post(baseUrl: string, path: string, payload: unknown): Promise<EngineAnswer> {
     const body = JSON.stringify(payload);
-    const headers = { ...sign(this.secret, this.tenantId, 'POST', path, body, Date.now()), 'content-type': 'application/json' };
-    try {
-      const res = await fetch(baseUrl + path, { method: 'POST', headers, body, signal: AbortSignal.timeout(this.timeoutMs) });
-      const text = await res.text();
-      let parsed: unknown = text;
+    const headers = { ...sign(this.secret, this.tenantId, 'POST', path, body, Date.now()), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    const answer = await this.request(baseUrl, path, headers, body);
+    if (answer.status >= 200 && answer.status < 500 && answer.status !== 429) this.failed.delete(baseUrl);
+    else this.failed.set(baseUrl, Date.now() + FAILED_ENGINE_LAST_MS);
+    return answer;
+  }
+
+  /** Closes the idle keep-alive connections (the executor is stopping). */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private request(baseUrl: string, path: string, headers: Record<string, string>, body: string): Promise<EngineAnswer> {
+    return new Promise((resolve) => {
+      let url: URL;
       try {
-        parsed = text ? JSON.parse(text) : null;
+        url = new URL(baseUrl + path);
       } catch {
-        // not JSON: keep the text
+        resolve({ url: baseUrl, status: 0, body: null, error: `not a URL: ${baseUrl}` });
+        return;
       }
-      if (res.status < 500 && res.status !== 429) this.failed.delete(baseUrl);
-      else this.failed.set(baseUrl, Date.now() + FAILED_ENGINE_LAST_MS);
-      return { url: baseUrl, status: res.status, body: parsed };
-    } catch (err) {
-      this.failed.set(baseUrl, Date.now() + FAILED_ENGINE_LAST_MS);
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      const detail = e.cause?.code ?? e.cause?.message ?? e.message;
-      return { url: baseUrl, status: 0, body: null, error: e.name === 'TimeoutError' ? `timed out after ${this.timeoutMs} ms` : String(detail) };
-    }
+      const secure = url.protocol === 'https:';
+      const req = (secure ? https : http).request(url, { method: 'POST', headers, agent: secure ? this.agents.https : this.agents.http });
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error(`timed out after ${this.timeoutMs} ms`), { code: 'TIMEOUT' })), this.timeoutMs);
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text ? JSON.parse(text) : null;
+          } catch {
+            // not JSON: keep the text
+          }
+          resolve({ url: baseUrl, status: res.statusCode ?? 0, body: parsed });
+        });
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          resolve({ url: baseUrl, status: 0, body: null, error: err.message });
+        });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        resolve({ url: baseUrl, status: 0, body: null, error: err.code === 'TIMEOUT' ? err.message : (err.code ?? err.message) });
+      });
+      req.end(body);
+    });
   }
 }
 

@@ -467,6 +467,7 @@ export class ExecutorRuntime {
     await within(announce, ANNOUNCE_WAIT_MS);
     this.heartbeat?.stop();
     await within(this.heartbeat?.beatNow(), ANNOUNCE_WAIT_MS); // last word: draining, nothing in flight
+    this.client.close();
     const undelivered = this.spool!.size;
     await this.spool!.close();
     await this.direct?.close();
