@@ -78,10 +78,12 @@ export function reportSustained(cases: SustainedCase[], o: { durationMs: number;
       Object.values(s.callbacks)
         .map((v) => `${v.count} × ${v.meanMs} ms`)
         .join(' / '),
-      Object.values(s.rssMb).join(' / '),
+      Object.keys(s.rssMb)
+        .map((e) => `${s.rssMb[e]} / ${s.heapMb[e]}`)
+        .join(', '),
     ]),
   );
-  console.log(`Sustained — CPU seconds per component over each step (bench = the feeder); callbacks handled per engine × mean processing time; engine RSS (MB) at the step's end\n${table(['eng', 'step', 'offered/s', ...COMPONENTS, 'bench', 'callbacks', 'RSS MB'], cpuRows)}\n`);
+  console.log(`Sustained — CPU seconds per component over each step (bench = the feeder); callbacks handled per engine × mean processing time; engine RSS / V8 heap used (MB) at the step's end\n${table(['eng', 'step', 'offered/s', ...COMPONENTS, 'bench', 'callbacks', 'RSS / heap MB'], cpuRows)}\n`);
   const models = cases.map((k) => cpuModel(k));
   const at = (k: SustainedCase, kind: string) => k.steps.find((s) => s.kind === kind);
   const caseRows = cases.map((k, i) => [

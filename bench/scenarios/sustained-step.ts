@@ -85,6 +85,8 @@ export interface StepResult extends StepPlan {
   /** Per engine: callbacks it handled during the step and their mean processing time (engine /metrics). */
   callbacks: Record<string, { count: number; meanMs: number }>;
   rssMb: Record<string, number>;
+  /** V8 heap used per engine at the step's end (engine /metrics): RSS alone cannot tell a leak from a lazy GC. */
+  heapMb: Record<string, number>;
   /** How late the feeder was at worst (a feeder behind its schedule offers less than `rate`). */
   feederLagMs: number;
 }
@@ -157,6 +159,7 @@ export async function runStep(env: StepEnv, plan: StepPlan): Promise<StepResult>
     utilisation: +(cpuTotal / (plan.durationMs / 1000) / cpus().length).toFixed(2),
     machineBusy: usage.machineBusy,
     callbacks: usage.callbacks,
+    heapMb: usage.heapMb,
     rssMb: rss,
     feederLagMs,
   };
@@ -181,6 +184,7 @@ interface Snapshot {
   cpu: Record<string, number>;
   ticks: { busy: number; total: number };
   callbacks: Record<string, { count: number; sum: number }>;
+  heapMb: Record<string, number>;
 }
 
 async function snapshot(env: StepEnv): Promise<Snapshot> {
@@ -189,15 +193,17 @@ async function snapshot(env: StepEnv): Promise<Snapshot> {
   const cpu = { mariadb: cpuSeconds(env.mariadbPid), ...Object.fromEntries(procs.map((p) => [p.name, cpuSeconds(p.pid)])), bench: (own.user + own.system) / 1e6 };
   const ticks = machineTicks();
   const callbacks: Snapshot['callbacks'] = {};
+  const heapMb: Snapshot['heapMb'] = {};
   for (const e of env.c.engines) {
     const m = await engineMetrics(e.url).catch(() => new Map<string, number>());
     callbacks[e.name] = { count: m.get('baton_engine_callback_seconds_count') ?? NaN, sum: m.get('baton_engine_callback_seconds_sum') ?? NaN };
+    heapMb[e.name] = +((m.get('baton_engine_nodejs_heap_size_used_bytes') ?? NaN) / 2 ** 20).toFixed(0);
   }
-  return { cpu, ticks, callbacks };
+  return { cpu, ticks, callbacks, heapMb };
 }
 
 /** CPU seconds per process, the machine's busy share and the engines' callbacks between `from` and `to`. */
-async function usageOver(env: StepEnv, from: number, to: number): Promise<Pick<StepResult, 'machineBusy' | 'callbacks'> & { cpuSec: Record<string, number> }> {
+async function usageOver(env: StepEnv, from: number, to: number): Promise<Pick<StepResult, 'machineBusy' | 'callbacks' | 'heapMb'> & { cpuSec: Record<string, number> }> {
   await sleep(from - Date.now());
   const a = await snapshot(env);
   await sleep(to - Date.now());
@@ -212,6 +218,7 @@ async function usageOver(env: StepEnv, from: number, to: number): Promise<Pick<S
     cpuSec: Object.fromEntries(Object.entries(b.cpu).map(([k, v]) => [k, +(v - a.cpu[k]).toFixed(2)])),
     machineBusy: +((b.ticks.busy - a.ticks.busy) / (b.ticks.total - a.ticks.total)).toFixed(2),
     callbacks,
+    heapMb: b.heapMb,
   };
 }
 
