@@ -13,7 +13,7 @@ import { buildDemoHandlers } from './handlers';
  * | `BATON_EXECUTOR_HOST` / `BATON_EXECUTOR_PORT` | listen address | `127.0.0.1` / `0` (ephemeral) |
  * | `BATON_EXECUTOR_PUBLIC_URL` | URL engines call | the bound URL |
  * | `BATON_EXECUTOR_CONCURRENCY` / `BATON_EXECUTOR_QUEUE_LIMIT` | pool size / queue | 4 / 100 |
- * | `BATON_EXECUTOR_CALLBACK_CONCURRENCY` | callbacks in flight at once | 8 |
+ * | `BATON_EXECUTOR_CALLBACK_CONCURRENCY` | callbacks in flight at once | 32 |
  * | `BATON_EXECUTOR_SPOOL` | callback spool file | `./.baton/spool-<app>.jsonl` |
  * | `BATON_EXECUTOR_HEARTBEAT_MS` | heartbeat interval | 3000 |
  * | `BATON_EXECUTOR_SHUTDOWN_GRACE_MS` | graceful-stop grace | 10000 |
