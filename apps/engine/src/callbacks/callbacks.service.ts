@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, Coalescer, findRunsForCallback, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';

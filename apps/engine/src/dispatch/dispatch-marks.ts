@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { Coalescer, inTransaction, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
+import { inTransaction, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
+import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { inTransaction } from '../nest/transaction';
-import { Coalescer } from './coalescer';
+import { Coalescer } from '@baton/scheduling';
 
 type Work = (manager: EntityManager) => Promise<unknown>;
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };

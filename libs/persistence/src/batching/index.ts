@@ -1,2 +1,1 @@
-export * from './coalescer';
 export * from './group-commit';

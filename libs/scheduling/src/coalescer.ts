@@ -19,7 +19,7 @@ export class Coalescer<I, O> {
   private scheduled = false;
 
   /**
-   * @param options.maxBatch most items per flush (default 500 — MAX_ROWS_PER_STATEMENT).
+   * @param options.maxBatch most items per flush (default 500: the engine's rows per multi-row statement).
    * @param options.concurrency most flushes in flight at once (default 1).
    */
   constructor(
