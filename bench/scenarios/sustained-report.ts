@@ -20,8 +20,9 @@ export interface SustainedCase {
 }
 
 /**
- * CPU as a function of load, fitted over the measured steps: per component, cores busy = idle +
- * perRun × runs recorded per second (least squares). `perRunMs` is the marginal CPU of one run,
+ * CPU as a function of load, fitted over the steps that kept up (in an overloaded step CPU also
+ * goes to runs dispatched but not yet recorded): per component, cores busy = idle + perRun × runs
+ * recorded per second (least squares). `perRunMs` is the marginal CPU of one run,
  * free of the fixed cost of polling and heartbeats that dominates per-run figures at low rates;
  * `ceiling` is the rate at which the fitted total would use every core (what CPU alone allows).
  * Rough on a shared machine: other users' load moves the points.
@@ -42,7 +43,7 @@ function cpuBy(s: StepResult): Record<string, number> {
 }
 
 export function cpuModel(k: SustainedCase): CpuModel | null {
-  const points = k.steps.filter((s) => s.kind !== 'warm-up');
+  const points = k.steps.filter((s) => s.keptUp && s.kind !== 'warm-up');
   const xs = points.map((s) => s.workRate);
   if (points.length < 3 || Math.max(...xs) < 1.5 * Math.min(...xs)) return null; // too narrow a range for a slope
   const idleCores: Record<string, number> = {};
@@ -98,7 +99,7 @@ export function reportSustained(cases: SustainedCase[], o: { durationMs: number;
     models[i]?.ceiling ?? NaN,
   ]);
   console.log(
-    `Sustained — saturation point: the highest offered rate kept up with (runs/s dispatched, executed and recorded); peak: what the first overloaded step did; CPU fitted over the steps (${COMPONENTS.join(' / ')})\n` +
+    `Sustained — saturation point: the highest offered rate kept up with (runs/s dispatched, executed and recorded); peak: what the first overloaded step did; CPU fitted over the steps that kept up (${COMPONENTS.join(' / ')})\n` +
       `${table(['eng', 'saturation/s', 'peak/s', 'p99 late @50%', 'p99 late @90%', '90% kept up', 'ms CPU per run', 'idle cores', 'CPU ceiling/s'], caseRows)}\n`,
   );
   const one = cases.find((k) => k.engines === 1)?.saturation;
