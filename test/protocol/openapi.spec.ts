@@ -245,6 +245,8 @@ describe('libs/protocol/openapi.yaml', () => {
       ['RunStatusReport', status],
       ['RunCallback', finalCallback],
       ['RunCallback', interim],
+      ['CallbackBatch', { callbacks: [finalCallback, interim] }],
+      ['CallbackBatchReply', { results: [{ runId: 42, attempt: 1, status: 200, body: { accepted: true } }, { runId: 43, attempt: 2, status: 409, body: { message: 'stale' } }] }],
       ['ExecutorHeartbeat', heartbeat],
       ['ExecutorHeartbeatAck', heartbeatAck],
     ];
@@ -268,6 +270,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.status(0).replace('0', '{runId}')]: { get: ['200', '401'] },
       '/baton/health': { get: ['200'] },
       [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '503'] },
+      [PATHS.callbackBatch]: { post: ['200', '400', '401', '404'] },
       [PATHS.heartbeat]: { post: ['200', '401'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);

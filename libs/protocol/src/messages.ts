@@ -29,6 +29,8 @@ export const PATHS = {
   /** GET: what the executor knows of a run (see RunStatusReport). */
   status: (runId: number) => `/baton/runs/${runId}`,
   callback: '/baton/callbacks',
+  /** Several final callbacks in one request (CallbackBatch); engines answer each one. */
+  callbackBatch: '/baton/callbacks/batch',
   heartbeat: '/baton/executors/heartbeat',
 } as const;
 
@@ -174,6 +176,33 @@ export interface RunCallback {
   alarms?: BusinessAlarm[];
   /** With outcome ABORTED: why. */
   abortReason?: AbortReason;
+}
+
+/** Most callbacks in one CallbackBatch. */
+export const MAX_CALLBACKS_PER_BATCH = 100;
+
+/**
+ * Final callbacks of one tenant sent together (POST /baton/callbacks/batch, signed like any
+ * request): an executor finishing many runs at once pays one request, and the engine commits
+ * them together. Each is judged on its own: one malformed or stale callback does not refuse the
+ * others. An engine that does not know this route answers 404: send them one by one instead.
+ */
+export interface CallbackBatch {
+  callbacks: RunCallback[];
+}
+
+/** What became of each callback of a CallbackBatch, in order. */
+export interface CallbackBatchReply {
+  results: CallbackBatchResult[];
+}
+
+/** One callback's answer: the status and body POST /baton/callbacks would have given it. */
+export interface CallbackBatchResult {
+  runId: number;
+  attempt: number;
+  /** 200 recorded, 409 stale (both: delivered), 400 malformed (dropped), 503 not processed (retry). */
+  status: number;
+  body: JsonValue;
 }
 
 /** Registration and liveness of one executor process; sent at start and every few seconds. */

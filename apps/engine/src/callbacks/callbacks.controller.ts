@@ -1,20 +1,30 @@
-import { Controller, HttpException, HttpCode, Inject, Post, Req, UnauthorizedException } from '@nestjs/common';
+import { Controller, HttpException, HttpCode, Inject, Logger, Post, Req, UnauthorizedException } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
-import { PATHS } from '@baton/protocol';
+import { MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult } from '@baton/protocol';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import { parseJsonBody } from '../security/bad-request';
+import { badRequest, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests } from '../security/signed-requests';
 import { readCallback } from './callback-body';
 import { CallbacksService } from './callbacks.service';
 
+/** A callback's answer: what POST /baton/callbacks replies, and what a batch lists for it. */
+type Judgement = { status: number; body: unknown };
+
 /**
  * `POST /baton/callbacks` on every engine: 200 taken, 401 bad/stale/replayed signature or
  * another tenant's, 400 malformed, 409 stale (the attempt is over or unknown — the SDK treats
  * 409 as delivered and stops retrying). A refused request changes nothing.
+ *
+ * `POST /baton/callbacks/batch`: up to MAX_CALLBACKS_PER_BATCH callbacks under one signature,
+ * each judged as above on its own (one bad callback refuses only itself) and all handled at
+ * once, so the service reads and commits them together; a callback that could not be processed
+ * (database trouble) is answered 503 and retried by the executor.
  */
 @Controller()
 export class CallbacksController {
+  private readonly logger = new Logger('Callbacks');
+
   constructor(
     private readonly signed: SignedRequests,
     private readonly callbacks: CallbacksService,
@@ -25,11 +35,39 @@ export class CallbacksController {
   @Post(PATHS.callback)
   @HttpCode(200)
   async callback(@Req() req: RawBodyRequest): Promise<unknown> {
+    const { tenant, body } = await this.signed.verify(req, PATHS.callback);
+    const answer = await this.judge(tenant.id, parseJsonBody(body));
+    if (answer.status !== 200) throw new HttpException(answer.body as Record<string, unknown>, answer.status);
+    return answer.body;
+  }
+
+  @Post(PATHS.callbackBatch)
+  @HttpCode(200)
+  async batch(@Req() req: RawBodyRequest): Promise<CallbackBatchReply> {
+    const { tenant, body } = await this.signed.verify(req, PATHS.callbackBatch);
+    const { callbacks } = parseJsonBody(body);
+    if (!Array.isArray(callbacks) || callbacks.length === 0) throw badRequest('callbacks', 'a non-empty array of callbacks');
+    if (callbacks.length > MAX_CALLBACKS_PER_BATCH) throw badRequest('callbacks', `at most ${MAX_CALLBACKS_PER_BATCH} callbacks in one batch`);
+    const results = await Promise.all(
+      callbacks.map(async (raw: unknown, i): Promise<CallbackBatchResult> => {
+        const answer = await this.judge(tenant.id, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
+          this.logger.error(`callback ${i} of a batch failed: ${err.stack ?? err.message}`);
+          return { status: 503, body: { statusCode: 503, error: 'UNAVAILABLE', message: 'not processed: retry it' } };
+        });
+        const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };
+        return { runId: Number(key.runId) || 0, attempt: Number(key.attempt) || 0, status: answer.status, body: answer.body as CallbackBatchResult['body'] };
+      }),
+    );
+    return { results };
+  }
+
+  /** One callback of a verified request: its status and body. Throws only on unexpected errors. */
+  private async judge(tenantId: string, raw: unknown, field = 'body'): Promise<Judgement> {
     const timer = this.metrics.callbackLatency.startTimer();
     try {
-      const { tenant, body } = await this.signed.verify(req, PATHS.callback);
-      const callback = readCallback(parseJsonBody(body), this.clock.now());
-      if (callback.tenantId !== tenant.id) {
+      if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest(field, 'must be a JSON object');
+      const callback = readCallback(raw as Record<string, unknown>, this.clock.now());
+      if (callback.tenantId !== tenantId) {
         throw new UnauthorizedException({ statusCode: 401, error: 'UNAUTHORIZED', reason: 'TENANT_MISMATCH', message: 'tenantId differs from the signing tenant' });
       }
       const reply = await this.callbacks.handle(callback);
@@ -39,9 +77,12 @@ export class CallbacksController {
           reason === 'UNKNOWN_RUN'
             ? `run ${runId} is not a run of this tenant`
             : `attempt ${attempt} of run ${runId} is not executing${state ? ` (run is ${state})` : ''}: nothing changed`;
-        throw new HttpException({ statusCode: 409, error: 'CONFLICT', message, ...reply.body }, 409);
+        return { status: 409, body: { statusCode: 409, error: 'CONFLICT', message, ...reply.body } };
       }
-      return reply.body;
+      return { status: 200, body: reply.body };
+    } catch (err) {
+      if (err instanceof HttpException) return { status: err.getStatus(), body: err.getResponse() };
+      throw err;
     } finally {
       timer();
     }

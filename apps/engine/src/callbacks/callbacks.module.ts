@@ -15,6 +15,6 @@ import { CallbacksService } from './callbacks.service';
 })
 export class CallbacksModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RawBodyMiddleware).forRoutes({ path: PATHS.callback, method: RequestMethod.POST });
+    consumer.apply(RawBodyMiddleware).forRoutes({ path: PATHS.callback, method: RequestMethod.POST }, { path: PATHS.callbackBatch, method: RequestMethod.POST });
   }
 }

@@ -164,6 +164,32 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(bad2.body).toMatchObject({ field: 'outcome' });
   });
 
+  it('a batch: each callback judged on its own (recorded, stale, malformed, another tenant), all in one request', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const [a, b, c] = [await acceptedRun(task), await acceptedRun(task), await acceptedRun(task)];
+    expect((await post(success(c))).status).toBe(200); // c is over already
+    const batch = (callbacks: unknown) => signedPost(engine.url, PATHS.callbackBatch, { callbacks });
+    const res = await batch([success(a), failure(b, 1), success(c), { runId: 'x', attempt: 1, tenantId: TENANT }, { ...success(a), tenantId: 'other' }, 7]);
+    expect(res.status).toBe(200);
+    const results = (res.body as { results: Array<{ runId: number; status: number; body: Record<string, unknown> }> }).results;
+    expect(results.map((r) => r.status)).toEqual([200, 200, 409, 400, 401, 400]);
+    expect(results[0]).toMatchObject({ runId: a, attempt: 1, body: { accepted: true, state: 'SUCCEEDED' } });
+    expect(results[1].body).toMatchObject({ accepted: true, state: 'FAILED' }); // no retries left by default
+    expect(results[3].body).toMatchObject({ field: 'runId' });
+    expect(results[5].body).toMatchObject({ field: 'callbacks[5]' });
+    expect((await readRun(db.dataSource, a)).state).toBe('SUCCEEDED');
+    expect((await readRun(db.dataSource, b)).state).toBe('FAILED');
+    // Not a batch at all: refused whole, naming the field; nothing changes.
+    for (const wrong of [[], 'x', Array.from({ length: 101 }, () => success(b))]) {
+      const r = await batch(wrong);
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ field: 'callbacks' });
+    }
+    expect((await readRun(db.dataSource, b)).state).toBe('FAILED');
+    const forged = await signedPost(engine.url, PATHS.callbackBatch, { callbacks: [success(b)] }, { secret: 'wrong' });
+    expect(forged.status).toBe(401);
+  });
+
   it('a failure with attempts left → RETRY_WAIT as attempt 2, due after the backoff, RETRYING alarm (INFO)', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3, retryBackoffBaseMs: 2_000 });
     const runId = await acceptedRun(task);
