@@ -1,5 +1,6 @@
 import { PATHS, type RunCallback } from '@baton/protocol';
 import { backoffDelay, WakeableSleep } from './backoff';
+import { CallbackBatches } from './callback-batches';
 import { describeAnswer, type EngineAnswer, type EngineClient } from './engine-client';
 import type { ExecutorEventEmitter } from './events';
 import type { CallbackSpool, SpoolEntry } from './spool';
@@ -23,7 +24,8 @@ interface Config {
 
 /**
  * Delivers final callbacks: each is already in the spool; it is sent to the engines (one round
- * = each URL once, last good first), and after a failed round retried with backoff. Delivered
+ * = each URL once, in the dispatch's order), and after a failed round retried with backoff.
+ * Callbacks on their way to the same engine at the same moment share one request (CallbackBatches). Delivered
  * (2xx/409) or refused for good (400/413/422) → removed from the spool. A success wakes every
  * callback sleeping in backoff (the engines are back), within `concurrency` requests at once.
  */
@@ -34,13 +36,16 @@ export class CallbackSender {
   private slotWaiters: Array<() => void> = [];
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
+  private readonly batches: CallbackBatches;
 
   constructor(
     private readonly config: Config,
     private readonly client: EngineClient,
     private readonly spool: CallbackSpool,
     private readonly events: ExecutorEventEmitter,
-  ) {}
+  ) {
+    this.batches = new CallbackBatches(client);
+  }
 
   get size(): number {
     return this.pending.size;
@@ -97,7 +102,7 @@ export class CallbackSender {
       try {
         for (const url of this.client.order([...entry.urls, ...this.config.engineUrls])) {
           if (this.stopped) break;
-          const answer = await this.client.post(url, PATHS.callback, entry.callback);
+          const answer = await this.batches.send(url, entry.callback);
           answers.push(answer);
           if (isDelivered(answer.status) || isRejectedForGood(answer.status)) {
             settled = answer;

@@ -44,8 +44,12 @@ export class EngineClient {
   }
 
   /** POSTs `payload` to `{baseUrl}{path}`, signed over `path`. Never throws. */
-  async post(baseUrl: string, path: string, payload: unknown): Promise<EngineAnswer> {
-    const body = JSON.stringify(payload);
+  post(baseUrl: string, path: string, payload: unknown): Promise<EngineAnswer> {
+    return this.postJson(baseUrl, path, JSON.stringify(payload));
+  }
+
+  /** As post, with the JSON text already made. */
+  async postJson(baseUrl: string, path: string, body: string): Promise<EngineAnswer> {
     const headers = { ...sign(this.secret, this.tenantId, 'POST', path, body, Date.now()), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
     const answer = await this.request(baseUrl, path, headers, body);
     if (answer.status >= 200 && answer.status < 500 && answer.status !== 429) this.failed.delete(baseUrl);
