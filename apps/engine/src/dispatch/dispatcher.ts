@@ -47,7 +47,7 @@ type Start = { kind: 'DISPATCHED'; at: number; replaced: ExecutingRunRow[] } | {
  *    POST: the task row is locked (FORBID/REPLACE only), other executing runs of the task are
  *    found; FORBID skips this run, REPLACE cancels them (their executors get an abort).
  *    Guarded on `claimed_by = this node`: a run taken over meanwhile is not sent.
- * 3. Signed POST to each candidate in turn: 202 → DISPATCHED → ACCEPTED, slot freed;
+ * 3. Signed POST to each candidate in turn: 202 → slot freed, DISPATCHED → ACCEPTED written after;
  *    429, 5xx, timeout, network error → next candidate (executor_id re-pointed first);
  *    4xx → rejected by that executor, next candidate.
  * 4. Nobody took it: if every executor REJECTED it (e.g. 404 unknown handler) that is a failed
@@ -70,6 +70,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private slotFreed: () => void = () => undefined;
   private keepForLater: (run: ClaimedRun, at: number) => void = () => undefined;
   private idleWaiters: Array<() => void> = [];
+  /** ACCEPTED marks being written after their slot was freed (awaited at shutdown). */
+  private readonly ackWrites = new Set<Promise<void>>();
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -177,6 +179,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Lets dispatches in flight record their ack before the data source closes. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.idle(this.config.dispatchTimeoutMs + 1_000);
+    await Promise.all([...this.ackWrites]);
   }
 
   private async dispatch(run: ClaimedRun): Promise<void> {
@@ -227,7 +230,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
       if (answer.kind === 'ACCEPTED') {
         this.registry.noteAccepted(executor.executorId);
-        await this.marks.markAccepted(run, this.clock.now());
+        this.recordAck(run, this.clock.now());
         this.metrics.runsFired.inc();
         if (ended) await ended;
         return;
@@ -237,6 +240,20 @@ export class Dispatcher implements BeforeApplicationShutdown {
       if (answer.kind === 'UNKNOWN') break; // deferred, still pointing at this executor (see above)
     }
     await this.noneTookIt(run, refusals);
+  }
+
+  /**
+   * DISPATCHED → ACCEPTED, without holding the slot: the executor has the run, which is all the
+   * slot waited for (MTHPT: the engine is free again at the ack). The mark is bookkeeping — it
+   * re-bases the timeout — and joins the other slots' marks; if it cannot be written the run
+   * stays DISPATCHED, whose deadline the watchdog enforces, and its callback ends it as usual.
+   */
+  private recordAck(run: ClaimedRun, at: number): void {
+    const write: Promise<void> = this.marks
+      .markAccepted(run, at)
+      .catch((err: Error) => this.logger.warn(`ACCEPTED mark of run ${run.runId} not written: ${err.message}`))
+      .finally(() => this.ackWrites.delete(write));
+    this.ackWrites.add(write);
   }
 
   private async route(run: ClaimedRun): Promise<RoutedExecutor[]> {
