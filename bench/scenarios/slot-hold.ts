@@ -39,6 +39,8 @@ export interface SlotHoldCase {
   timedOut: number;
   startLateAlarms: number;
   notEnded: number;
+  /** The engine process exited during the case (the paper's "engine crashes"). */
+  engineCrashes: number;
   states: Record<string, number>;
 }
 
@@ -137,6 +139,7 @@ async function runMode(mode: 'async' | 'sync', longMs: number, windowMs: number,
       timedOut: runs.filter((r) => r.state === 'TIMED_OUT').length,
       startLateAlarms: runs.filter((r) => r.lateAlarmedAt !== null).length,
       notEnded: runs.filter((r) => !['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(r.state)).length,
+      engineCrashes: engine.alive ? 0 : 1,
       states,
     };
     failed = false;
@@ -154,8 +157,8 @@ async function slotHoldScenario(full: boolean, log: (s: string) => void): Promis
     log(`slot-hold: ${mode} dispatch, 1 engine with ${SLOTS} slots…`);
     cases.push(await runMode(mode, longMs, windowMs, log));
   }
-  const headers = ['mode', 'slot hold mean ms', 'p50 ms', 'p99 ms', 'p99 incl. warm-up', 'short late p50', 'p99', 'max', `delayed (>${LATE_MS} ms)`, 'START_LATE', 'failed', 'timed out', 'not ended'];
-  const rows = cases.map((r) => [r.mode, r.slotHold.meanMs, r.slotHold.p50Ms, r.slotHold.p99Ms, r.slotHoldAll.p99Ms, r.shortLateness.p50, r.shortLateness.p99, r.shortLateness.max, r.delayed, r.startLateAlarms, r.failed, r.timedOut, r.notEnded]);
+  const headers = ['mode', 'slot hold mean ms', 'p50 ms', 'p99 ms', 'p99 incl. warm-up', 'short late p50', 'p99', 'max', `delayed (>${LATE_MS} ms)`, 'START_LATE', 'failed', 'timed out', 'not ended', 'engine crashes'];
+  const rows = cases.map((r) => [r.mode, r.slotHold.meanMs, r.slotHold.p50Ms, r.slotHold.p99Ms, r.slotHoldAll.p99Ms, r.shortLateness.p50, r.shortLateness.p99, r.shortLateness.max, r.delayed, r.startLateAlarms, r.failed, r.timedOut, r.notEnded, r.engineCrashes]);
   console.log(`\nSlot hold — ${LONG} × ${longMs / 1000} s runs + ${SHORT_TASKS} short runs/s, 1 engine with ${SLOTS} slots (the MTHPT table 1, in minutes)\n${table(headers, rows)}\n`);
   writeResult('slot-hold.json', { benchmark: 'slot-hold', quick: !full, machine: machine(), slots: SLOTS, warmupRuns: WARMUP, longRuns: LONG, longMs, shortTasks: SHORT_TASKS, windowMs, lateThresholdMs: LATE_MS, cases });
   writeResult(
@@ -175,7 +178,7 @@ async function slotHoldScenario(full: boolean, log: (s: string) => void): Promis
   );
   return cases.map((r): [string, string] => [
     `slot-hold ${r.mode}`,
-    `slot hold mean ${r.slotHold.meanMs} ms (p99 ${r.slotHold.p99Ms} ms; ${r.slotHoldAll.p99Ms} ms with the ${WARMUP} warm-up dispatches); short lateness p99 ${r.shortLateness.p99} ms; delayed ${r.delayed}, failed ${r.failed}, timed out ${r.timedOut}`,
+    `slot hold mean ${r.slotHold.meanMs} ms (p99 ${r.slotHold.p99Ms} ms; ${r.slotHoldAll.p99Ms} ms with the ${WARMUP} warm-up dispatches); short lateness p99 ${r.shortLateness.p99} ms; delayed ${r.delayed}, failed ${r.failed}, timed out ${r.timedOut}, engine crashes ${r.engineCrashes}`,
   ]);
 }
 
