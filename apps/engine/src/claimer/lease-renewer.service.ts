@@ -34,6 +34,7 @@ export class LeaseRenewerService {
 
   /** Renews now; returns the number of runs whose lease was extended. */
   renewOnce(): Promise<number> {
-    return inTransaction(this.dataSource, (em) => renewLeases(em, this.config.nodeId, this.clock.now() + this.config.leaseMs));
+    // READ COMMITTED: the locking read takes no gap locks, so it never blocks the claim's inserts or updates.
+    return inTransaction(this.dataSource, (em) => renewLeases(em, this.config.nodeId, this.clock.now() + this.config.leaseMs), { isolation: 'READ COMMITTED' });
   }
 }

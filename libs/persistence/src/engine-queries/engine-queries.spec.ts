@@ -5,7 +5,7 @@ import { RunEntity } from '../entities';
 import { inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './claim-due-runs';
 import { claimDueTasksSql } from './claim-due-tasks';
-import { RENEW_LEASES_SQL } from './renew-leases';
+import { renewLeasesSelectSql } from './renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
 import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
 import { markOwnFlow } from './mark-own-flow';
@@ -204,7 +204,7 @@ describe('engine query plans on mysql', () => {
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {
-    const plan = await explain(db.dataSource, RENEW_LEASES_SQL, [T, 'node-1']);
+    const plan = await explain(db.dataSource, renewLeasesSelectSql('mysql'), ['node-1']);
     expect(plan).toMatchObject({ key: 'ix_runs_lease', type: 'range' });
   });
 
