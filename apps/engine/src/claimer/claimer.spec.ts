@@ -181,4 +181,35 @@ describe('two engines claiming on mysql', () => {
       await other.destroy();
     }
   });
+
+  it('lease renewal does not wait for a row another transaction holds: it renews the rest, and that row the next time', async () => {
+    await db.clear();
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    const busy = await insertRun(db.dataSource, { taskId: task, state: 'DISPATCHED', claimedBy: 'engine-a', leaseUntil: T0 + 100, executorId: 1 });
+    const free = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-a', leaseUntil: T0 + 100 });
+    const clock = new ManualClock(T0);
+    const { leases } = claimSide(db.dataSource, testConfig({ nodeId: 'engine-a', leaseMs: 15_000 }), clock, new FakeDueQueue());
+    const other = await openDatabase(db.url);
+    const runner = other.createQueryRunner();
+    try {
+      // Another transaction holds the row (as the node's own callback commit or dispatch mark would).
+      await runner.startTransaction();
+      await runner.query('SELECT id FROM runs WHERE id = ? FOR UPDATE', [busy]);
+      const renewal = leases.renewOnce();
+      const waited = await Promise.race([renewal.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 3_000))]);
+      expect(waited).toBe(false); // a blocking renewal would wait for the lock (innodb_lock_wait_timeout: 50 s)
+      expect(await renewal).toBe(1);
+      await runner.rollbackTransaction();
+      const lease = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).leaseUntil;
+      expect(await lease(free)).toBe(T0 + 15_000);
+      expect(await lease(busy)).toBe(T0 + 100);
+      clock.advance(1000);
+      expect(await leases.renewOnce()).toBe(2);
+      expect(await lease(busy)).toBe(T0 + 16_000);
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+      await other.destroy();
+    }
+  });
 });
