@@ -176,6 +176,12 @@ export interface RunCallback {
   alarms?: BusinessAlarm[];
   /** With outcome ABORTED: why. */
   abortReason?: AbortReason;
+  /**
+   * With outcome FAILED: `false` when retrying cannot help (the handler threw a
+   * NonRetryableError); the engine then ends the run FAILED without spending the task's
+   * remaining attempts. Absent (the default) or `true`: the task's retry policy decides.
+   */
+  retryable?: boolean;
 }
 
 /** Most callbacks in one CallbackBatch. */

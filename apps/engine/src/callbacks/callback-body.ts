@@ -22,7 +22,7 @@ const SEVERITIES = new Set(['INFO', 'WARNING', 'CRITICAL']);
  * is truncated, not refused — refusing a final callback would leave the run to time out.
  */
 export function readCallback(body: Record<string, unknown>, now: number): RunCallback {
-  const { runId, attempt, tenantId, outcome, error, startedAt, finishedAt, progress, logs, alarms, abortReason, executorId } = body;
+  const { runId, attempt, tenantId, outcome, error, startedAt, finishedAt, progress, logs, alarms, abortReason, executorId, retryable } = body;
   if (!isInt(runId, 1)) throw badRequest('runId', 'a positive integer');
   if (!isInt(attempt, 1, 1_000_000)) throw badRequest('attempt', 'a positive integer');
   if (typeof tenantId !== 'string' || tenantId.length === 0) throw badRequest('tenantId', 'required');
@@ -33,6 +33,7 @@ export function readCallback(body: Record<string, unknown>, now: number): RunCal
   if (progress !== undefined && progress !== null && (typeof progress !== 'number' || !Number.isFinite(progress))) throw badRequest('progress', 'a number from 0 to 100');
   if (abortReason !== undefined && abortReason !== null && typeof abortReason !== 'string') throw badRequest('abortReason', 'a string');
   if (executorId !== undefined && executorId !== null && !isInt(executorId, 0)) throw badRequest('executorId', 'an integer');
+  if (retryable !== undefined && retryable !== null && typeof retryable !== 'boolean') throw badRequest('retryable', 'a boolean');
   return {
     runId,
     attempt,
@@ -46,6 +47,7 @@ export function readCallback(body: Record<string, unknown>, now: number): RunCal
     logs: readLogs(logs, now),
     alarms: readAlarms(alarms, now),
     abortReason: typeof abortReason === 'string' ? (abortReason as RunCallback['abortReason']) : undefined,
+    retryable: typeof retryable === 'boolean' ? retryable : undefined,
   };
 }
 

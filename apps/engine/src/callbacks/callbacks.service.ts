@@ -27,7 +27,8 @@ const MAX_RESULT_BYTES = 65_000;
  * - Interim (no outcome): progress, log lines (capped per run), business alarms — only while
  *   that attempt is executing (DISPATCHED/ACCEPTED), else 409.
  * - Outcome: in ONE transaction — the guarded end of the attempt (RunOutcomes: SUCCEEDED, or
- *   FAILED/TIMED_OUT, or RETRY_WAIT as attempt + 1 per the retry policy, with its alarm),
+ *   FAILED/TIMED_OUT, or RETRY_WAIT as attempt + 1 per the retry policy — never for a FAILED
+ *   callback with `retryable: false` — with its alarm),
  *   result/error/timings, log lines, business alarms, and the follow-ups (children, fixed
  *   delay). ABORTED counts as FAILED — as TIMED_OUT when the executor aborted on the run's
  *   deadline; a run the engine already TIMED_OUT or CANCELLED (it asked for the abort) is over,
@@ -157,7 +158,8 @@ function endOf(cb: RunCallback): AttemptEnd {
     // The executor stopped the handler at the run's deadline: that is a timeout, not a failure.
     return why === 'DEADLINE' || why === 'TIMEOUT' ? { to: 'TIMED_OUT', error } : { to: 'FAILED', error };
   }
-  return { to: 'FAILED', error: cb.error ?? 'failed (no error message)' };
+  // retryable false: the handler said retrying cannot help (NonRetryableError).
+  return { to: 'FAILED', error: cb.error ?? 'failed (no error message)', ...(cb.retryable === false ? { retry: false } : {}) };
 }
 
 function resultJson(result: unknown): string | null {

@@ -162,6 +162,9 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const bad2 = await post({ runId: 1, attempt: 1, tenantId: TENANT, outcome: 'DONE' });
     expect(bad2.status).toBe(400);
     expect(bad2.body).toMatchObject({ field: 'outcome' });
+    const bad3 = await post({ runId: 1, attempt: 1, tenantId: TENANT, outcome: 'FAILED', retryable: 'no' });
+    expect(bad3.status).toBe(400);
+    expect(bad3.body).toMatchObject({ field: 'retryable' });
   });
 
   it('a batch: each callback judged on its own (recorded, stale, malformed, another tenant), all in one request', async () => {
@@ -212,6 +215,19 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await post(failure(runId, 2, 'still declined'))).status).toBe(200);
     expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'FAILED', attempt: 2, error: 'still declined' });
     expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity])).toEqual([['FAILED', 'CRITICAL']]);
+  });
+
+  it('a failure marked retryable: false (NonRetryableError) ends FAILED at once, attempts left or not', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3 });
+    const runId = await acceptedRun(task);
+    const res = await post({ ...failure(runId, 1, 'NonRetryableError: no such customer'), retryable: false });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ state: 'FAILED' });
+    expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'FAILED', attempt: 1, error: 'NonRetryableError: no such customer' });
+    expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity])).toEqual([['FAILED', 'CRITICAL']]);
+    // retryable: true is the default: the policy decides.
+    const other = await acceptedRun(task);
+    expect((await post({ ...failure(other), retryable: true })).body).toMatchObject({ state: 'RETRY_WAIT' });
   });
 
   it('ABORTED counts as FAILED; ABORTED on the deadline counts as TIMED_OUT; ABORTED after the engine timed it out is stale', async () => {

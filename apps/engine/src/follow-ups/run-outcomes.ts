@@ -78,7 +78,7 @@ export class RunOutcomes {
       await this.followUps.afterRunEnded(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
-    const decision = end.retry === false ? ({ retry: false } as const) : retryDecision(run.retry, run.attempt, now, Math.random);
+    const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false);
     if (decision.retry) {
       const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now });
       if (!moved) return null;

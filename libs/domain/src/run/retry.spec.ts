@@ -87,6 +87,11 @@ describe('retryDecision', () => {
     expect(backoffDelay(policy, 1, 7)).toBe(800);
   });
 
+  it('never retries a failure that is not retryable, whatever attempts are left', () => {
+    expect(retryDecision(noJitter, 1, NOW, zero, false)).toEqual({ retry: false });
+    expect(retryDecision(noJitter, 1, NOW, zero, true)).toMatchObject({ retry: true, nextAttempt: 2 });
+  });
+
   it('rejects an attempt that is not a positive integer', () => {
     for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => retryDecision(noJitter, bad, NOW, zero)).toThrow(RangeError);
   });

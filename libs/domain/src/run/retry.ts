@@ -3,7 +3,7 @@ import type { Millis, RetryPolicy } from '../types';
 export type RetryDecision =
   /** Retry: the same run row goes to RETRY_WAIT, due at `dueAt`, as attempt `nextAttempt`. */
   | { retry: true; dueAt: Millis; delayMs: number; nextAttempt: number }
-  /** Attempts are used up: the run ends FAILED (or TIMED_OUT). */
+  /** Attempts are used up, or the failure is not retryable: the run ends FAILED (or TIMED_OUT). */
   | { retry: false };
 
 /**
@@ -15,10 +15,13 @@ export type RetryDecision =
  * cap stays a true upper bound while a burst of failures still spreads out.
  * `random` is injected (Math.random in production, a fixed function in tests) and must return
  * a number in [0, 1).
+ * `retryable` false (default true): the failure says retrying cannot help (an executor's
+ * NonRetryableError, a run that cannot be dispatched at all), so no attempt is left, whatever
+ * the policy allows.
  */
-export function retryDecision(policy: RetryPolicy, attempt: number, now: Millis, random: () => number): RetryDecision {
+export function retryDecision(policy: RetryPolicy, attempt: number, now: Millis, random: () => number, retryable = true): RetryDecision {
   if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be an integer ≥ 1, got ${attempt}`);
-  if (attempt >= policy.maxAttempts) return { retry: false };
+  if (!retryable || attempt >= policy.maxAttempts) return { retry: false };
   const delayMs = backoffDelay(policy, attempt, random());
   return { retry: true, dueAt: now + delayMs, delayMs, nextAttempt: attempt + 1 };
 }
