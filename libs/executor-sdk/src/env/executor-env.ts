@@ -1,0 +1,34 @@
+/** One environment variable of an executor built on the SDK (`executorOptionsFromEnv()`). */
+export interface EnvVariableSpec {
+  name: string;
+  type: 'string' | 'integer' | 'url' | 'url-list' | 'boolean';
+  /** The value used when unset, as written in the environment. */
+  default?: string;
+  required?: boolean;
+  description: string;
+}
+
+/**
+ * The variables an executor reads. The SDK owns this table (it is an installable package and
+ * depends on nothing of the repository); Baton's configuration schema (libs/config) imports it
+ * for docs/CONFIGURATION.md and for its unknown-variable warnings.
+ */
+export const EXECUTOR_ENV: readonly EnvVariableSpec[] = [
+  { name: 'BATON_TENANT', type: 'string', required: true, description: 'Tenant id the executor serves.' },
+  { name: 'BATON_EXECUTOR_SECRET', type: 'string', required: true, description: "The tenant's executor secret (signs every request between engine and executor)." },
+  { name: 'BATON_ENGINE_URLS', type: 'url-list', required: true, description: 'Engine base URLs, comma-separated; the executor registers and heartbeats with each.' },
+  { name: 'BATON_EXECUTOR_APP', type: 'string', default: 'demo', description: "App name: the tasks whose `executorApp` is this run here." },
+  { name: 'BATON_EXECUTOR_HOST', type: 'string', default: '127.0.0.1', description: 'Address the dispatch endpoint listens on.' },
+  { name: 'BATON_EXECUTOR_PORT', type: 'integer', default: '0', description: 'Port of the dispatch endpoint; 0: any free port.' },
+  { name: 'BATON_EXECUTOR_PUBLIC_URL', type: 'url', description: 'URL engines dispatch to, when the bound address is not reachable from them. Default: the bound URL.' },
+  { name: 'BATON_EXECUTOR_CONCURRENCY', type: 'integer', default: '4', description: 'Handlers running at once (the pool size).' },
+  { name: 'BATON_EXECUTOR_QUEUE_LIMIT', type: 'integer', default: '100', description: 'Accepted runs waiting for the pool; above it dispatches are refused (the engine routes elsewhere).' },
+  { name: 'BATON_EXECUTOR_CALLBACK_CONCURRENCY', type: 'integer', default: '32', description: 'Callbacks (progress, logs, outcomes) in flight to the engines at once.' },
+  { name: 'BATON_EXECUTOR_SPOOL', type: 'string', description: 'File where callbacks wait while no engine answers (kept across restarts). Default `./.baton/spool-<app>.jsonl`.' },
+  { name: 'BATON_EXECUTOR_HEARTBEAT_MS', type: 'integer', default: '3000', description: 'Heartbeat period (milliseconds).' },
+  { name: 'BATON_EXECUTOR_SHUTDOWN_GRACE_MS', type: 'integer', default: '10000', description: 'On stop, running handlers get this long (milliseconds) to finish before they are aborted.' },
+  { name: 'BATON_EXECUTOR_RETRY_BASE_MS', type: 'integer', default: '200', description: 'First delay (milliseconds) of the callback retry backoff.' },
+  { name: 'BATON_EXECUTOR_RETRY_MAX_MS', type: 'integer', default: '30000', description: 'Longest delay (milliseconds) of the callback retry backoff.' },
+  { name: 'BATON_BROKER_URL', type: 'string', description: "ActiveMQ STOMP broker(s): `ctx.alarm()` publishes straight to the tenant's topic. Default none: alarms go through the engine." },
+  { name: 'BATON_ALARM_TOPIC_PREFIX', type: 'string', default: 'baton.alarms.', description: 'Topic prefix of direct alarms (`<prefix><tenant>`).' },
+];
