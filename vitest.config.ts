@@ -15,6 +15,8 @@ export default defineConfig({
       '@baton/scheduling': lib('scheduling'),
       '@baton/messaging': lib('messaging'),
       '@baton/executor-sdk': lib('executor-sdk'),
+      '@baton/config': lib('config'),
+      '@baton/logging': lib('logging'),
     },
   },
   test: {
