@@ -9,6 +9,7 @@
 export { defineHandler } from './handler';
 export type { AnyTaskHandler, HandlerContext, RunLogFn, RunLogger, TaskHandler } from './handler';
 export { RunAbortedError } from './errors';
+export { NonRetryableError } from './non-retryable-error';
 export { EXECUTOR_DEFAULTS, resolveExecutorOptions } from './options';
 export type { ExecutorLogger, ExecutorOptions, ResolvedExecutorOptions } from './options';
 export { ExecutorRuntime } from './runtime';

@@ -2,6 +2,7 @@ import type { JsonValue } from '@baton/domain';
 import type { RunCallback } from '@baton/protocol';
 import { RunAbortedError } from './errors';
 import { truncateUtf8 } from './log-tail';
+import { isNonRetryable } from './non-retryable-error';
 
 const MAX_ERROR_BYTES = 8192;
 
@@ -13,12 +14,14 @@ export interface FinalFields {
   outcome: NonNullable<RunCallback['outcome']>;
   result?: JsonValue;
   error?: string;
+  /** FAILED by a NonRetryableError (or any error with `nonRetryable: true`): the engine does not retry. */
+  retryable?: false;
 }
 
 /**
  * The outcome of a settled handler: ABORTED when its signal was aborted (whatever it did then;
- * a result it still returned is kept), FAILED when it threw or its result is not JSON or too
- * big, else SUCCEEDED.
+ * a result it still returned is kept), FAILED when it threw (not retryable when it threw a
+ * NonRetryableError) or its result is not JSON or too big, else SUCCEEDED.
  */
 export function outcomeOf(s: Exclude<Settled, { kind: 'abandoned' }>, signal: AbortSignal, maxResultBytes: number): FinalFields {
   let result: JsonValue | undefined;
@@ -39,7 +42,11 @@ export function outcomeOf(s: Exclude<Settled, { kind: 'abandoned' }>, signal: Ab
     const cause = s.kind === 'threw' && !(s.error instanceof RunAbortedError) && s.error !== signal.reason ? `; the handler threw: ${errorText(s.error)}` : '';
     return { outcome: 'ABORTED', error: truncateUtf8(messageOf(signal.reason) + cause, MAX_ERROR_BYTES), result };
   }
-  if (s.kind === 'threw') return { outcome: 'FAILED', error: truncateUtf8(errorText(s.error), MAX_ERROR_BYTES) };
+  if (s.kind === 'threw') {
+    const failed: FinalFields = { outcome: 'FAILED', error: truncateUtf8(errorText(s.error), MAX_ERROR_BYTES) };
+    if (isNonRetryable(s.error)) failed.retryable = false;
+    return failed;
+  }
   return { outcome: 'SUCCEEDED', result };
 }
 

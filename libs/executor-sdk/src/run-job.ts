@@ -6,6 +6,25 @@ import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
 import { LogTail, truncateUtf8 } from './log-tail';
 import type { ResolvedExecutorOptions } from './options';
 import type { DirectAlarms } from './direct-alarms';
+import { messageOf, outcomeOf, type FinalFields, type Settled } from './outcome';
+import { SYSTEM_CLOCK, type RunClock } from './run-clock';
+
+/** The executor options one attempt lives by (the runtime passes all of them). */
+export type RunJobOptions = Pick<
+  ResolvedExecutorOptions,
+  'logTail' | 'echoRunLogs' | 'logger' | 'maxAlarmsPerRun' | 'progressIntervalMs' | 'abortGraceMs' | 'maxResultBytes'
+>;
+
+/**
+ * How a handler call went: the fields of its final callback, what it returned or threw, and,
+ * when it ignored an abort for longer than `abortGraceMs` (reported ABORTED anyway), the
+ * promise of its real end (it keeps its pool slot until then).
+ */
+export interface HandlerRun {
+  fields: FinalFields;
+  settled: Settled;
+  stillRunning?: Promise<Settled>;
+}
 
 const SEVERITIES: ReadonlyArray<BusinessAlarm['severity']> = ['INFO', 'WARNING', 'CRITICAL'];
 
@@ -33,20 +52,21 @@ export class RunJob {
   /** Direct mode: alarms being published to the broker (they join `alarms` when the broker answered). */
   private readonly publishing = new Set<Promise<void>>();
   private lastInterimAt = 0;
-  private interimTimer: NodeJS.Timeout | null = null;
+  private interimTimer: unknown = null;
   private interimInFlight: Promise<void> | null = null;
   private interimDirty = false;
-  private deadlineTimer: NodeJS.Timeout | null = null;
+  private deadlineTimer: unknown = null;
 
   constructor(
     readonly request: DispatchRequest,
     readonly handler: AnyTaskHandler,
-    private readonly options: ResolvedExecutorOptions,
+    private readonly options: RunJobOptions,
     /** Sends one interim callback (no retry); true when an engine took it. */
     private readonly sendInterim: (callback: RunCallback) => Promise<boolean>,
     private readonly executorId: () => number | undefined,
     /** Direct mode (brokerUrl): where ctx.alarm() publishes first. Null: through the engine only. */
     private readonly direct: DirectAlarms | null = null,
+    private readonly clock: RunClock = SYSTEM_CLOCK,
   ) {
     this.key = runKey(request.runId, request.attempt);
     this.logs = new LogTail(options.logTail);
@@ -66,7 +86,7 @@ export class RunJob {
 
   /** Starts the deadline timer (aborts with DEADLINE when it passes). */
   armDeadline(): void {
-    const ms = this.request.deadline - Date.now();
+    const ms = this.request.deadline - this.clock.now();
     if (ms <= 0) {
       this.abort('DEADLINE');
       return;
@@ -74,7 +94,7 @@ export class RunJob {
     // setTimeout's limit is 2^31-1 ms (~24.8 days); beyond that there is no deadline to watch.
     // A timer may fire a millisecond before the wall clock reaches the deadline (timers run on
     // the monotonic clock): re-arming instead of aborting keeps the abort from coming early.
-    if (ms < 2 ** 31 - 1) this.deadlineTimer = setTimeout(() => this.armDeadline(), ms);
+    if (ms < 2 ** 31 - 1) this.deadlineTimer = this.clock.setTimeout(() => this.armDeadline(), ms);
   }
 
   context(): HandlerContext {
@@ -82,7 +102,7 @@ export class RunJob {
     const signal = this.signal;
     const log = (level: LogLevel) => (message: string, ...args: unknown[]) => {
       if (this.done) return;
-      const line = this.logs.write(level, message, args);
+      const line = this.logs.write(level, message, args, this.clock.now());
       if (this.options.echoRunLogs) {
         const sink = level === 'error' ? this.options.logger.error : level === 'warn' ? this.options.logger.warn : this.options.logger.info;
         sink.call(this.options.logger, `[${r.handler} run ${r.runId}#${r.attempt}] ${level}: ${line.message}`);
@@ -107,8 +127,63 @@ export class RunJob {
         this.requestInterim();
       },
       alarm: (severity, message, data) => this.addAlarm(severity, message, data),
-      sleep: (ms: number) => abortableSleep(ms, signal),
+      sleep: (ms: number) => abortableSleep(ms, signal, this.clock),
     };
+  }
+
+  /**
+   * Runs the handler with this attempt's context until it settles, or until it has ignored an
+   * abort for `abortGraceMs`, and tells what its final callback says (see outcomeOf).
+   */
+  async runHandler(): Promise<HandlerRun> {
+    const ctx = this.context();
+    const settled: Promise<Settled> = (async () => this.handler.run(ctx))().then(
+      (value): Settled => ({ kind: 'returned', value }),
+      (error): Settled => ({ kind: 'threw', error }),
+    );
+    const first = await this.raceAbortGrace(settled);
+    if (first.kind === 'abandoned') {
+      const error = `${messageOf(this.signal.reason)}; the handler did not stop within ${this.options.abortGraceMs} ms (abortGraceMs)`;
+      return { fields: { outcome: 'ABORTED', error }, settled: first, stillRunning: settled };
+    }
+    return { fields: outcomeOf(first, this.signal, this.options.maxResultBytes), settled: first };
+  }
+
+  /** The handler's settlement, or 'abandoned' when it ignores an abort for `abortGraceMs`. */
+  private async raceAbortGrace(settled: Promise<Settled>): Promise<Settled> {
+    let timer: unknown;
+    let onAbort: (() => void) | undefined;
+    const abandoned = new Promise<Settled>((resolve) => {
+      onAbort = () => (timer = this.clock.setTimeout(() => resolve({ kind: 'abandoned' }), this.options.abortGraceMs));
+      if (this.signal.aborted) onAbort();
+      else this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([settled, abandoned]);
+    } finally {
+      if (timer !== undefined) this.clock.clearTimeout(timer);
+      if (onAbort) this.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The final callback of this attempt, as it is spooled and sent (after settle()). */
+  finalCallback(f: FinalFields, finishedAt: number): RunCallback {
+    const r = this.request;
+    const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, outcome: f.outcome };
+    const executorId = this.executorId();
+    if (executorId !== undefined) cb.executorId = executorId;
+    if (f.result !== undefined) cb.result = f.result;
+    if (f.error !== undefined) cb.error = f.error;
+    if (f.retryable === false) cb.retryable = false;
+    if (this.startedAt !== undefined) cb.startedAt = this.startedAt;
+    cb.finishedAt = finishedAt;
+    if (this.progress !== undefined) cb.progress = this.progress;
+    const logs = this.logs.lines();
+    if (logs.length) cb.logs = logs;
+    const alarms = this.undeliveredAlarms();
+    if (alarms.length) cb.alarms = alarms;
+    if (f.outcome === 'ABORTED') cb.abortReason = this.abortReason ?? 'CANCELLED';
+    return cb;
   }
 
   /**
@@ -117,8 +192,8 @@ export class RunJob {
    */
   async settle(): Promise<void> {
     this.done = true;
-    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
-    if (this.interimTimer) clearTimeout(this.interimTimer);
+    if (this.deadlineTimer) this.clock.clearTimeout(this.deadlineTimer);
+    if (this.interimTimer) this.clock.clearTimeout(this.interimTimer);
     this.deadlineTimer = this.interimTimer = null;
     await Promise.all([...this.publishing]);
     await this.interimInFlight;
@@ -144,12 +219,12 @@ export class RunJob {
     if (this.done) return;
     if (!SEVERITIES.includes(severity)) throw new TypeError(`ctx.alarm: severity must be one of ${SEVERITIES.join(', ')}`);
     if (this.alarms.length + this.publishing.size >= this.options.maxAlarmsPerRun) {
-      if (this.alarmsDropped++ === 0) this.logs.write('warn', `[baton] more than ${this.options.maxAlarmsPerRun} alarms in this run: further alarms are dropped`, []);
+      if (this.alarmsDropped++ === 0) this.logs.write('warn', `[baton] more than ${this.options.maxAlarmsPerRun} alarms in this run: further alarms are dropped`, [], this.clock.now());
       return;
     }
     // A stable id from here on: the engine records the alarm once however often a callback carries
     // it, and consumers of the topic drop repeats by it.
-    const alarm: BusinessAlarm = { id: randomUUID(), severity, message: truncateUtf8(String(message), 2048), at: Date.now() };
+    const alarm: BusinessAlarm = { id: randomUUID(), severity, message: truncateUtf8(String(message), 2048), at: this.clock.now() };
     if (data !== undefined) alarm.data = jsonSafe(data);
     if (!this.direct) {
       this.alarms.push(alarm);
@@ -178,15 +253,15 @@ export class RunJob {
       return;
     }
     if (this.interimTimer) return;
-    const wait = this.lastInterimAt + this.options.progressIntervalMs - Date.now();
+    const wait = this.lastInterimAt + this.options.progressIntervalMs - this.clock.now();
     if (wait <= 0) this.sendInterimNow();
-    else this.interimTimer = setTimeout(() => ((this.interimTimer = null), this.sendInterimNow()), wait);
+    else this.interimTimer = this.clock.setTimeout(() => ((this.interimTimer = null), this.sendInterimNow()), wait);
   }
 
   private sendInterimNow(): void {
     if (this.done) return;
     const cb = this.interimCallback();
-    this.lastInterimAt = Date.now();
+    this.lastInterimAt = this.clock.now();
     this.interimInFlight = this.sendInterim(cb)
       .then((taken) => {
         if (taken && cb.alarms) this.alarms = this.alarms.filter((a) => !cb.alarms!.includes(a));
@@ -213,14 +288,14 @@ function jsonSafe(value: unknown): JsonValue {
 }
 
 /** Resolves after `ms`, or rejects with `signal.reason` when the signal aborts first. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+export function abortableSleep(ms: number, signal: AbortSignal, clock: RunClock = SYSTEM_CLOCK): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const onAbort = () => {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       reject(signal.reason);
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
       resolve();
     }, Math.max(0, ms));

@@ -17,7 +17,7 @@ import { ExecutorEventEmitter } from './events';
 import type { AnyTaskHandler } from './handler';
 import { HeartbeatLoop } from './heartbeat';
 import { normalizeBaseUrl, resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
-import { messageOf, outcomeOf, type FinalFields, type Settled } from './outcome';
+import { messageOf, type FinalFields } from './outcome';
 import { WorkerPool } from './pool';
 import { BoundedMap } from './recent';
 import { readBody } from './read-body';
@@ -335,36 +335,12 @@ export class ExecutorRuntime {
     job.armDeadline();
     const { runId, attempt } = job.request;
     this.events.emit('started', { runId, attempt, handler: job.handler.name });
-    const ctx = job.context();
-    const settled: Promise<Settled> = (async () => job.handler.run(ctx))().then(
-      (value): Settled => ({ kind: 'returned', value }),
-      (error): Settled => ({ kind: 'threw', error }),
-    );
-    const first = await this.raceAbortGrace(job, settled);
-    if (first.kind === 'abandoned') {
-      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)}; the handler did not stop within ${this.options.abortGraceMs} ms (abortGraceMs)` });
+    const { fields, stillRunning } = await job.runHandler();
+    await this.finish(job, fields);
+    if (stillRunning) {
       this.abandoned++;
-      await settled; // the slot stays taken until the handler really returns
+      await stillRunning; // the slot stays taken until the handler really returns
       this.abandoned--;
-      return;
-    }
-    await this.finish(job, outcomeOf(first, job.signal, this.options.maxResultBytes));
-  }
-
-  /** The handler's settlement, or 'abandoned' when it ignores an abort for `abortGraceMs`. */
-  private async raceAbortGrace(job: RunJob, settled: Promise<Settled>): Promise<Settled> {
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const abandoned = new Promise<Settled>((resolve) => {
-      onAbort = () => (timer = setTimeout(() => resolve({ kind: 'abandoned' }), this.options.abortGraceMs));
-      if (job.signal.aborted) onAbort();
-      else job.signal.addEventListener('abort', onAbort, { once: true });
-    });
-    try {
-      return await Promise.race([settled, abandoned]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort) job.signal.removeEventListener('abort', onAbort);
     }
   }
 
@@ -385,18 +361,7 @@ export class ExecutorRuntime {
     await job.settle();
     const r = job.request;
     const finishedAt = Date.now();
-    const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, outcome: f.outcome };
-    if (this.executorId !== undefined) cb.executorId = this.executorId;
-    if (f.result !== undefined) cb.result = f.result;
-    if (f.error !== undefined) cb.error = f.error;
-    if (job.startedAt !== undefined) cb.startedAt = job.startedAt;
-    cb.finishedAt = finishedAt;
-    if (job.progress !== undefined) cb.progress = job.progress;
-    const logs = job.logs.lines();
-    if (logs.length) cb.logs = logs;
-    const alarms = job.undeliveredAlarms();
-    if (alarms.length) cb.alarms = alarms;
-    if (f.outcome === 'ABORTED') cb.abortReason = job.abortReason ?? 'CANCELLED';
+    const cb = job.finalCallback(f, finishedAt);
     this.finished.set(job.key, { outcome: f.outcome, startedAt: job.startedAt, finishedAt });
     this.jobs.delete(job.key);
     if (this.jobs.size === 0) this.jobsEmptyWaiters.splice(0).forEach((w) => w());
