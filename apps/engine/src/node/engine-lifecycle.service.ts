@@ -19,8 +19,9 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
 /**
  * Starts and stops the claim side of one engine node, in order.
  *
- * start(url): register the node (refusing a second engine on SQLite), give back runs a
- * previous life of this node id still holds, take over provably dead nodes (embedded restart),
+ * start(url): create the served engine groups that are missing, register the node (refusing a
+ * second engine on SQLite), give back runs a previous life of this node id still holds, take
+ * over provably dead nodes (embedded restart),
  * then the loops: heartbeat (+ takeover of dead nodes), lease renewal, planner, claimer, and
  * the dispatch side's NODE_WORKERS (the watchdog).
  *

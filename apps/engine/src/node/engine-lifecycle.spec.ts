@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { AlarmEntity, EngineNodeEntity, registerEngineNode, RunEntity } from '@baton/persistence';
+import { AlarmEntity, EngineGroupEntity, EngineNodeEntity, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { EngineAlreadyRunningError } from './engine-already-running.error';
@@ -52,6 +52,22 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
     expect((await nodeRow('engine-a')).state).toBe('DOWN');
     for (const r of await runsOf(db.dataSource)) expect(r).toMatchObject({ state: 'PENDING', claimedBy: null, leaseUntil: null });
     expect((await runsOf(db.dataSource)).map((r) => r.id).sort()).toEqual(ids.sort());
+  });
+
+  it('creates the engine groups it serves that do not exist, and keeps the ones that do', async () => {
+    const groups = db.dataSource.getRepository(EngineGroupEntity);
+    await groups.insert({ name: 'default', description: 'by the operator', createdAt: T0 - 1000 });
+    const a = engine({ groups: ['default', 'reports', 'batch'] });
+    const b = claimSide(db.dataSource, testConfig({ nodeId: 'engine-b', groups: ['reports'], heartbeatMs: 20 }), clock);
+    await a.lifecycle.start('http://a');
+    if (kind === 'mysql') await b.lifecycle.start('http://b'); // SQLite runs one engine only
+    expect((await groups.find({ order: { name: 'ASC' } })).map((g) => [g.name, g.description, g.createdAt])).toEqual([
+      ['batch', 'created by engine engine-a', T0],
+      ['default', 'by the operator', T0 - 1000],
+      ['reports', 'created by engine engine-a', T0],
+    ]);
+    await b.lifecycle.stop();
+    await a.lifecycle.stop();
   });
 
   it('gives back, at start, the runs its node id still holds from a previous life', async () => {

@@ -2,7 +2,15 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { findEngineNode, findUpEngineNodes, heartbeatEngineNode, inTransaction, markEngineNodeDown, registerEngineNode } from '@baton/persistence';
+import {
+  findEngineNode,
+  findUpEngineNodes,
+  heartbeatEngineNode,
+  inTransaction,
+  insertMissingEngineGroup,
+  markEngineNodeDown,
+  registerEngineNode,
+} from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineAlreadyRunningError } from './engine-already-running.error';
@@ -46,6 +54,7 @@ export class EngineNodeService {
    * them over at once.
    */
   async register(url: string): Promise<EngineNodeRow[]> {
+    await this.ensureGroups();
     const me = this.config.nodeId;
     return inTransaction(this.dataSource, async (em) => {
       const now = this.clock.now();
@@ -75,6 +84,20 @@ export class EngineNodeService {
       this.lastHeartbeatAt = now;
       return others.filter((n) => provablyDead(n));
     });
+  }
+
+  /**
+   * Creates the engine groups this node serves that do not exist yet, so a fresh cluster is
+   * ready for tenants once its engines are up. Existing groups are left as they are (an
+   * operator's description stays). One short transaction per group, in name order, each safe
+   * against another engine creating the same group at the same moment.
+   */
+  private async ensureGroups(): Promise<void> {
+    for (const name of [...this.config.groups].sort()) {
+      const group = { name, description: `created by engine ${this.config.nodeId}`, createdAt: this.clock.now() };
+      const created = await inTransaction(this.dataSource, (em) => insertMissingEngineGroup(em, group));
+      if (created) this.logger.log(`engine group "${name}" did not exist: created it`);
+    }
   }
 
   /**

@@ -1,12 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { RunEntity } from '../entities';
+import { EngineGroupEntity, RunEntity } from '../entities';
 import { inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './claim-due-runs';
 import { claimDueTasksSql } from './claim-due-tasks';
 import { renewLeasesSelectSql } from './renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
+import { insertMissingEngineGroup } from './insert-missing-engine-group';
 import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
 import { markOwnFlow } from './mark-own-flow';
 import { markRunsAccepted } from './mark-runs-accepted';
@@ -48,6 +49,26 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
             .filter((c) => c.key === 1)
             .map((c) => `${c.name} ${c.desc ? 'DESC' : 'ASC'}`);
     expect(parts).toEqual(['engine_group ASC', 'state ASC', 'due_at ASC', 'priority DESC']);
+  });
+
+  it('insertMissingEngineGroup creates a group once when engines start together, and leaves an existing one alone', async () => {
+    const groups = db.dataSource.getRepository(EngineGroupEntity);
+    await groups.insert({ name: 'reports', description: 'by the operator', createdAt: T });
+    // Concurrent transactions (separate connections on MariaDB): exactly one creates the group.
+    const created = await Promise.all(
+      ['engine-a', 'engine-b', 'engine-c', 'engine-d'].map((id) =>
+        inTransaction(db.dataSource, (em) => insertMissingEngineGroup(em, { name: 'fresh', description: `created by engine ${id}`, createdAt: T + 1 })),
+      ),
+    );
+    expect(created.filter(Boolean)).toHaveLength(1);
+    expect(await inTransaction(db.dataSource, (em) => insertMissingEngineGroup(em, { name: 'reports', description: 'created by engine x', createdAt: T + 2 }))).toBe(false);
+    const rows = await groups.find({ order: { name: 'ASC' } });
+    expect(rows.map((r) => [r.name, r.createdAt])).toEqual([
+      ['fresh', T + 1],
+      ['reports', T],
+    ]);
+    expect(rows[0].description).toMatch(/^created by engine engine-[abcd]$/);
+    expect(rows[1].description).toBe('by the operator');
   });
 
   it('markRunsDispatched / markRunsAccepted move many runs in one statement, each with its own values, only the ones still ours', async () => {

@@ -5,6 +5,7 @@
 export { dialectOf, MAX_ROWS_PER_STATEMENT } from './sql';
 export type { Dialect } from './sql';
 export * from './register-engine-node';
+export * from './insert-missing-engine-group';
 export * from './find-engine-nodes';
 export * from './heartbeat-engine-node';
 export * from './mark-engine-node-down';
