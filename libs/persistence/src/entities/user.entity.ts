@@ -22,6 +22,10 @@ export class UserEntity {
   @Column({ type: 'varchar', length: 16 })
   role!: Role;
 
+  /** A disabled user cannot log in, and its sessions stop working. Default false. */
+  @Column({ type: 'boolean', default: false })
+  disabled!: boolean;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 }
