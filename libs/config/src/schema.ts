@@ -1,0 +1,136 @@
+import { checkTopicPrefix, parseBrokerUrl } from '@baton/messaging';
+import { EXECUTOR_ENV } from '../../executor-sdk/src/env/executor-env';
+import type { AuxiliaryVariable, BatonProcess, ConfigVariable } from './config-variable';
+
+/** A check beyond the type: throws with the reason when `value` cannot be used. */
+export type ValueCheck = (value: string) => void;
+
+/** Checks of the variables whose format is more than their type (the reason is the thrown message). */
+export const VALUE_CHECKS: Readonly<Record<string, ValueCheck>> = {
+  BATON_DB_URL: (url) => {
+    if (!/^(mysql:\/\/|mariadb:\/\/|sqlite:)/.test(url)) throw new Error('must be mysql://user:pass@host:3306/db or sqlite:path');
+  },
+  BATON_BROKER_URL: (url) => void parseBrokerUrl(url),
+  BATON_ALARM_TOPIC_PREFIX: (prefix) => void checkTopicPrefix(prefix),
+};
+
+const SERVERS: readonly BatonProcess[] = ['embedded', 'console', 'engine'];
+/** The engine's tuning: the embedded mode runs an engine too. */
+const ENGINES: readonly BatonProcess[] = ['engine', 'embedded'];
+
+const DB_URL = 'Baton database: `mysql://user:pass@host:3306/db` (MySQL 8 / MariaDB ≥ 10.6, cluster mode) or `sqlite:path` (one engine only).';
+
+const ms = (name: string, dflt: number, description: string, min = 0): ConfigVariable => ({
+  name,
+  type: 'duration-ms',
+  default: String(dflt),
+  min,
+  processes: ENGINES,
+  description,
+});
+const int = (name: string, dflt: number, description: string, min = 0): ConfigVariable => ({
+  name,
+  type: 'integer',
+  default: String(dflt),
+  min,
+  processes: ENGINES,
+  description,
+});
+
+/** The variables of the servers: embedded mode, console, engine, and the CLI's own. */
+const SERVER_VARIABLES: readonly ConfigVariable[] = [
+  { name: 'BATON_LOG_LEVEL', type: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], processes: [...SERVERS, 'executor'], description: 'Least severe log level written. JSON lines on stdout (stderr for the executor), human-readable on a terminal; `debug` adds the route mappings and module start lines.' },
+  // Database.
+  { name: 'BATON_DB_URL', type: 'url', default: 'sqlite:./data/baton.sqlite', processes: ENGINES, description: `${DB_URL} A relative SQLite path is relative to the working directory.` },
+  { name: 'BATON_DB_URL', type: 'url', required: true, processes: ['console', 'cli'], description: `${DB_URL} \`baton migrate\` runs the migrations on it.` },
+  // HTTP of the console (the embedded mode serves console, API and engine callbacks on it).
+  { name: 'BATON_HOST', type: 'string', default: '127.0.0.1', processes: ['embedded', 'console'], description: 'Address the console (and in embedded mode the engine callbacks) listens on. The default keeps the demo logins off the network.' },
+  { name: 'BATON_CONSOLE_PORT', type: 'port', default: '8080', processes: ['embedded', 'console'], description: 'Port of the web console and its REST API (`/api`, docs at `/api/docs`); in embedded mode the engine callbacks too. 0: any free port.' },
+  { name: 'BATON_CONSOLE_WEB_DIR', type: 'string', defaultText: '`dist/console-web`', processes: ['embedded', 'console'], description: "Folder of the web console's production build (`npm run build:web`)." },
+  { name: 'BATON_CONSOLE_CORS_ORIGINS', type: 'list', processes: ['console'], description: 'Browser origins (comma list) allowed to connect to the live alarms (socket.io) from another origin. Default none: same origin only.' },
+  // Logins.
+  { name: 'BATON_OPERATOR_USERNAME', type: 'string', processes: ['console'], description: 'With `BATON_OPERATOR_PASSWORD`: this operator is created on start when missing (the first login of a new cluster).' },
+  { name: 'BATON_OPERATOR_PASSWORD', type: 'string', processes: ['console'], description: "Password of `BATON_OPERATOR_USERNAME`'s operator when it is created; an existing user's password is not changed." },
+  { name: 'BATON_OPERATOR_PASSWORD', type: 'string', default: 'operator-password', processes: ['embedded'], description: 'Password of the demo operator `operator`, set when the demo is seeded (an empty database).' },
+  { name: 'BATON_DEMO_PASSWORD', type: 'string', default: 'demo-password', processes: ['embedded'], description: 'Password of `demo`, the demo tenant\'s admin, set when the demo is seeded (an empty database).' },
+  // The engine node.
+  { name: 'BATON_ENGINE_ID', type: 'string', defaultText: '`<hostname>-<pid>-<random>`', processes: ENGINES, description: 'Unique id of this engine node. Fixed across restarts, the node takes its own row back.' },
+  { name: 'BATON_ENGINE_GROUPS', type: 'list', default: 'default', processes: ENGINES, description: 'Engine groups served (comma list); a tenant is served by the engines of its group.' },
+  { name: 'BATON_ENGINE_HOST', type: 'string', default: '127.0.0.1', processes: ['engine'], description: 'Address the callback API, `/health` and `/metrics` listen on.' },
+  { name: 'BATON_ENGINE_PORT', type: 'port', default: '8090', processes: ['engine'], description: 'Port of the callback API, `/health` and `/metrics`. 0: any free port.' },
+  { name: 'BATON_ENGINE_URL', type: 'url', defaultText: '`http://<host>:<bound port>`', processes: ['engine'], description: 'URL executors call back on, when the bound address is not reachable from them (a proxy, a container).' },
+  int('BATON_ENGINE_SLOTS', 64, 'Dispatches in flight at once: a slot is held from send to ack.', 1),
+  ms('BATON_LOOK_AHEAD_MS', 2000, 'Runs due within this are claimed ahead into the in-memory queue.'),
+  int('BATON_CLAIM_BATCH', 500, 'Most runs claimed in one query.', 1),
+  int('BATON_MAX_HELD', 20_000, 'Most runs held in memory at once; claiming pauses above it.', 1),
+  ms('BATON_CLAIM_INTERVAL_MS', 200, 'Poll period of the claimer when nothing new was found.', 1),
+  ms('BATON_PLAN_INTERVAL_MS', 500, 'Poll period of the planner (turns triggers into runs).', 1),
+  int('BATON_PLAN_BATCH', 200, 'Most tasks claimed by the planner in one query.', 1),
+  ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed while held. A run whose lease ran out is taken over by another engine.', 1),
+  ms('BATON_HEARTBEAT_MS', 2000, 'Heartbeat period of this node.', 1),
+  ms('BATON_ENGINE_DEAD_AFTER_MS', 8000, 'A node silent for this long is dead; its leases are taken over.', 1),
+  ms('BATON_EXECUTOR_DEAD_AFTER_MS', 10_000, 'An executor silent (no heartbeat) for this long is DOWN.', 1),
+  ms('BATON_EXECUTOR_GRACE_MS', 30_000, 'Accepted runs of a DOWN executor are reconciled (failed or retried) after this grace.'),
+  ms('BATON_WATCHDOG_INTERVAL_MS', 500, 'Period of the watchdog (timeouts, late starts, DOWN executors).', 1),
+  { name: 'BATON_ROUTING', type: 'enum', default: 'LEAST_BUSY', values: ['ROUND_ROBIN', 'LEAST_BUSY', 'CONSISTENT_HASH', 'FAILOVER'], processes: ENGINES, description: 'How a run picks one of the executors of its app.' },
+  ms('BATON_DISPATCH_TIMEOUT_MS', 5000, 'Timeout of one dispatch POST, send to ack.', 1),
+  int('BATON_TASK_RATE', 500, 'Per task-queue token bucket: runs dispatched per second.', 1),
+  int('BATON_TASK_BURST', 1000, 'Per task-queue token bucket: burst.', 1),
+  { name: 'BATON_SYNCHRONOUS_DISPATCH', type: 'boolean', default: 'false', processes: ENGINES, description: "Benchmarks only: hold the slot until the run ends (the synchronous dispatch of the MTHPT paper's baseline)." },
+  // Alarms.
+  { name: 'BATON_BROKER_URL', type: 'string', processes: SERVERS, description: 'ActiveMQ STOMP broker(s) for alarms: `stomp://[user:pass@]host:61613`, a comma failover list or `failover:(…)`. Engines publish, consoles subscribe. Default none: the in-process bus (embedded mode; a console alone then gets no live alarms).' },
+  { name: 'BATON_ALARM_TOPIC_PREFIX', type: 'string', default: 'baton.alarms.', processes: SERVERS, description: 'Alarms of tenant T go to the topic `<prefix>T`; ends with a dot.' },
+  ms('BATON_ALARM_RELAY_INTERVAL_MS', 250, 'Poll period of the alarm relay (outbox → bus) when no local alarm woke it.', 1),
+  int('BATON_ALARM_RELAY_BATCH', 200, 'Most alarms of one tenant published per relay transaction.', 1),
+];
+
+/** The executor SDK's variables (`executorOptionsFromEnv()`): defined by the SDK, which must not depend on this lib. */
+const EXECUTOR_VARIABLES: readonly ConfigVariable[] = [
+  ...EXECUTOR_ENV.map(
+    (spec): ConfigVariable => ({
+      name: spec.name,
+      type: spec.type,
+      default: spec.default,
+      required: spec.required,
+      processes: ['executor'],
+      description: spec.description,
+    }),
+  ),
+  { name: 'BATON_DEMO_RECORD_FILE', type: 'string', processes: ['executor'], description: 'Demo executor only: a JSONL file with one line per handler invocation (the tests read it). Default none.' },
+];
+
+/** Every `BATON_*` variable a Baton process reads. */
+export const CONFIG_VARIABLES: readonly ConfigVariable[] = [...SERVER_VARIABLES, ...EXECUTOR_VARIABLES];
+
+/** Variables of the tests, benchmarks and scripts/: documented so they are not "unknown", never validated. */
+export const AUXILIARY_VARIABLES: readonly AuxiliaryVariable[] = [
+  { name: 'BATON_TEST_MYSQL_URL', usedBy: 'tests', description: 'A MySQL/MariaDB server (`mysql://user:pass@host:port/`, no database) the tests create their databases on; unset: they start a private MariaDB.' },
+  { name: 'BATON_TEST_MYSQL_ERROR', usedBy: 'tests', description: 'Set by the tests\' global setup when no MySQL could be had (the MySQL tests then fail with this reason).' },
+  { name: 'BATON_SKIP_MYSQL', usedBy: 'tests', description: '`1`: skip the tests that need MySQL.' },
+  { name: 'BATON_TEST_BROKER_URL', usedBy: 'tests', description: 'An ActiveMQ STOMP broker for the alarm tests; unset: they start a private one.' },
+  { name: 'BATON_TEST_BROKER_ERROR', usedBy: 'tests', description: 'Set by the tests\' global setup when no broker could be had.' },
+  { name: 'BATON_SKIP_BROKER', usedBy: 'tests', description: '`1`: skip the tests that need ActiveMQ.' },
+  { name: 'BATON_OUTAGE_BROKER_PORT', usedBy: 'tests', default: '61623', description: 'Port of the private broker the broker-outage test stops and starts.' },
+  { name: 'BATON_KEEP_CLUSTER_LOGS', usedBy: 'tests', description: '`1`: keep the process logs of the cluster tests.' },
+  { name: 'BATON_CHROMIUM', usedBy: 'tests', default: '/usr/bin/chromium', description: 'Chromium binary of the browser tests.' },
+  { name: 'BATON_PYTHON', usedBy: 'tests', default: 'python3', description: 'Python of the Python-executor tests.' },
+  { name: 'BATON_CONSOLE_URL', usedBy: 'web console dev server (vite)', default: 'http://127.0.0.1:8080', description: 'Console the dev server proxies `/api` and `/socket.io` to.' },
+  { name: 'BATON_MARIADB_PORT', usedBy: 'scripts/mariadb.sh', default: '3407', description: 'Port of the private MariaDB (`npm run db:start`).' },
+  { name: 'BATON_MARIADB_PASSWORD', usedBy: 'scripts/mariadb.sh', default: 'baton', description: 'Password of its user `baton`.' },
+  { name: 'BATON_MARIADB_START_TIMEOUT', usedBy: 'scripts/mariadb.sh', default: '60', description: 'Seconds to wait for it to start.' },
+  { name: 'BATON_MARIADB_ARGS', usedBy: 'scripts/mariadb.sh', description: 'Extra mariadbd options (word-split).' },
+  { name: 'BATON_ACTIVEMQ_STOMP_PORT', usedBy: 'scripts/activemq.sh', default: '61613', description: 'STOMP port of the private ActiveMQ (`npm run mq:start`).' },
+  { name: 'BATON_ACTIVEMQ_START_TIMEOUT', usedBy: 'scripts/activemq.sh', default: '90', description: 'Seconds to wait for it to start.' },
+  { name: 'BATON_ACTIVEMQ_HEAP', usedBy: 'scripts/activemq.sh', default: '256M', description: 'Its Java heap.' },
+  { name: 'BATON_ACTIVEMQ_JAVA', usedBy: 'scripts/activemq.sh', description: 'The `java` to run it with. Default: `java` on PATH.' },
+];
+
+/** The variables `process` reads, one entry per name. */
+export function variablesOf(process: BatonProcess): ConfigVariable[] {
+  return CONFIG_VARIABLES.filter((v) => v.processes.includes(process));
+}
+
+/** Every name the schema knows (any process, tests and scripts). */
+export function knownVariableNames(): Set<string> {
+  return new Set([...CONFIG_VARIABLES.map((v) => v.name), ...AUXILIARY_VARIABLES.map((v) => v.name)]);
+}
