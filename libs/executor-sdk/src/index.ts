@@ -19,5 +19,5 @@ export type { ExecutorServer } from './server';
 export { ExecutorEventEmitter } from './events';
 export type { ExecutorEventName, ExecutorEvents, RunEventKey } from './events';
 export type { SpoolEntry } from './spool';
-export { EXECUTOR_OPTIONS, ExecutorController, ExecutorLifecycle, ExecutorModule } from './nest/executor.module';
-export type { ExecutorModuleAsyncOptions, ExecutorModuleOptions } from './nest/executor.module';
+export { EXECUTOR_OPTIONS, ExecutorController, ExecutorLifecycle, ExecutorModule } from './nest';
+export type { ExecutorModuleAsyncOptions, ExecutorModuleOptions } from './nest';

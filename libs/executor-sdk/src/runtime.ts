@@ -77,6 +77,21 @@ export class ExecutorRuntime {
     this.reportTrouble();
   }
 
+  /**
+   * Adds handlers after construction, before `start()` (the Nest module adds those it discovers
+   * on providers). Their names must be new to this runtime.
+   */
+  addHandlers(handlers: readonly AnyTaskHandler[]): void {
+    if (this.phase !== 'new') throw new Error(`executor runtime: handlers can only be added before start (it is ${this.phase})`);
+    const names = new Set(this.handlers.keys());
+    for (const h of handlers) {
+      if (!h || typeof h.name !== 'string' || !h.name.trim() || typeof h.run !== 'function') throw new Error('executor runtime: each handler needs a name and a run function (use defineHandler)');
+      if (names.has(h.name)) throw new Error(`executor runtime: two handlers are named "${h.name}"`);
+      names.add(h.name);
+    }
+    for (const h of handlers) this.handlers.set(h.name, h);
+  }
+
   /** The URL engines call (once known). */
   get url(): string | undefined {
     return this.publicUrl;

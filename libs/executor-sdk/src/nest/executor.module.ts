@@ -10,29 +10,16 @@ import {
   Res,
   type BeforeApplicationShutdown,
   type DynamicModule,
-  type ModuleMetadata,
   type OnApplicationBootstrap,
+  type Provider,
 } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { DiscoveryModule, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Subscription } from 'rxjs';
-import type { ExecutorOptions } from '../options';
 import { ExecutorRuntime } from '../runtime';
-
-/** Injection token of the options given to ExecutorModule. */
-export const EXECUTOR_OPTIONS = Symbol('BATON_EXECUTOR_OPTIONS');
-
-/** ExecutorModule options: the executor options (`host`/`port` are the host app's business and ignored). */
-export type ExecutorModuleOptions = Omit<ExecutorOptions, 'host' | 'port'>;
-
-/** For `ExecutorModule.forRootAsync`: options from other providers (config, secrets). */
-export interface ExecutorModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  inject?: any[];
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  useFactory: (...args: any[]) => ExecutorModuleOptions | Promise<ExecutorModuleOptions>;
-}
+import { EXECUTOR_OPTIONS, type ExecutorModuleAsyncOptions, type ExecutorModuleOptions } from './executor-options';
+import { HandlerExplorer } from './handler-explorer';
 
 type NestRequest = IncomingMessage & { rawBody?: Buffer; body?: unknown };
 type NestResponse = ServerResponse & { raw?: ServerResponse };
@@ -112,33 +99,30 @@ export class ExecutorLifecycle implements OnApplicationBootstrap, BeforeApplicat
 /**
  * Mounts an executor in a Nest app: `POST /baton/runs`, `POST /baton/runs/:id/abort`,
  * `GET /baton/runs/:id`, `GET /baton/health`, served by one ExecutorRuntime (injectable, e.g.
- * for `runtime.events`). Create the app with `{ rawBody: true }` so signatures are checked over
- * the exact bytes. With a global prefix, include it in `publicUrl` (the signature covers the
- * protocol path, not the prefix).
+ * for `runtime.events`). Its handlers: the `handlers` option plus every @BatonHandler method or
+ * class among the app's providers (found at module init, see HandlerExplorer). Create the app
+ * with `{ rawBody: true }` so signatures are checked over the exact bytes. With a global prefix,
+ * include it in `publicUrl` (the signature covers the protocol path, not the prefix).
  */
 @Module({})
 export class ExecutorModule {
   static forRoot(options: ExecutorModuleOptions): DynamicModule {
-    return {
-      module: ExecutorModule,
-      controllers: [ExecutorController],
-      providers: [
-        { provide: EXECUTOR_OPTIONS, useValue: options },
-        { provide: ExecutorRuntime, useFactory: (o: ExecutorModuleOptions) => new ExecutorRuntime(o), inject: [EXECUTOR_OPTIONS] },
-        ExecutorLifecycle,
-      ],
-      exports: [ExecutorRuntime],
-    };
+    return ExecutorModule.with({ provide: EXECUTOR_OPTIONS, useValue: options }, []);
   }
 
   static forRootAsync(options: ExecutorModuleAsyncOptions): DynamicModule {
+    return ExecutorModule.with({ provide: EXECUTOR_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] }, options.imports ?? []);
+  }
+
+  private static with(optionsProvider: Provider, imports: NonNullable<ExecutorModuleAsyncOptions['imports']>): DynamicModule {
     return {
       module: ExecutorModule,
-      imports: options.imports ?? [],
+      imports: [DiscoveryModule, ...imports],
       controllers: [ExecutorController],
       providers: [
-        { provide: EXECUTOR_OPTIONS, useFactory: options.useFactory, inject: options.inject ?? [] },
-        { provide: ExecutorRuntime, useFactory: (o: ExecutorModuleOptions) => new ExecutorRuntime(o), inject: [EXECUTOR_OPTIONS] },
+        optionsProvider,
+        { provide: ExecutorRuntime, useFactory: (o: ExecutorModuleOptions) => new ExecutorRuntime({ ...o, handlers: o.handlers ?? [] }), inject: [EXECUTOR_OPTIONS] },
+        HandlerExplorer,
         ExecutorLifecycle,
       ],
       exports: [ExecutorRuntime],
