@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { createExecutorServer, defineHandler, type ExecutorServer } from '@baton/executor-sdk';
+import { createExecutorServer, defineHandler, NonRetryableError, type ExecutorServer } from '@baton/executor-sdk';
 import { alarms, claimedRunOf, eventually, runInState, seedRun, seedTask, seedTenant, startDispatchSide, SECRET, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 import { DueQueue } from './due-queue';
 
@@ -33,6 +33,9 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
         }),
         defineHandler('boom', async () => {
           throw new Error('card declined');
+        }),
+        defineHandler('no-customer', async () => {
+          throw new NonRetryableError('no customer 7');
         }),
         defineHandler('slow', async (ctx) => {
           await ctx.sleep(60_000);
@@ -71,6 +74,18 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
     engine.get(DueQueue).accept([claimedRunOf(task, runId)]);
     const run = await runInState(db.dataSource, runId, 'FAILED');
     expect(run.error).toMatch(/card declined/);
+  });
+
+  it('retry.maxAttempts 3: a NonRetryableError ends FAILED after 1 attempt; a plain Error is retried', async () => {
+    await registered();
+    const final = await seedTask(db.dataSource, { name: 'no-customer', handler: 'no-customer', retryMaxAttempts: 3 });
+    const finalRun = await seedRun(db.dataSource, final);
+    const plain = await seedTask(db.dataSource, { name: 'boom-3', handler: 'boom', retryMaxAttempts: 3 });
+    const plainRun = await seedRun(db.dataSource, plain);
+    engine.get(DueQueue).accept([claimedRunOf(final, finalRun), claimedRunOf(plain, plainRun)]);
+    const failed = await runInState(db.dataSource, finalRun, 'FAILED');
+    expect(failed).toMatchObject({ attempt: 1, error: expect.stringMatching(/^NonRetryableError: no customer 7/) });
+    expect(await runInState(db.dataSource, plainRun, 'RETRY_WAIT')).toMatchObject({ attempt: 2, error: expect.stringMatching(/card declined/) });
   });
 
   it('a handler still running at its deadline is aborted by the SDK: TIMED_OUT', async () => {
