@@ -6,7 +6,7 @@
  * for a route that no longer exists.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunEntity, TaskDependencyEntity, TaskEntity, AlarmEntity, ApiKeyEntity, CalendarEntity } from '@baton/persistence';
+import { RunEntity, TaskDependencyEntity, TaskEntity, AlarmEntity, ApiKeyEntity, CalendarEntity, UserEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import {
   cronTask,
@@ -40,6 +40,7 @@ interface World {
   bAlarmId: number;
   bApiKeyId: number;
   bExecutorId: number;
+  bUserId: number;
   bRunCount: number;
   aRunCount: number;
 }
@@ -79,6 +80,7 @@ const ROUTES: Route[] = [
   { method: 'POST', path: '/api/auth/login', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/login', body: { username: 'nobody', password: 'x' } }) },
   { method: 'POST', path: '/api/auth/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/logout' }) },
   { method: 'GET', path: '/api/auth/me', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/me' }) },
+  { method: 'POST', path: '/api/auth/password', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/password', body: { currentPassword: 'x', newPassword: 'new-password-1' } }) },
   { method: 'GET', path: '/api/health', area: 'auth', kind: 'public', call: () => ({ url: '/api/health' }) },
 
   // tasks
@@ -201,6 +203,19 @@ const ROUTES: Route[] = [
     check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
   },
   { method: 'DELETE', path: '/api/api-keys/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/api-keys/${w.bApiKeyId}` }) },
+  // users (TENANT_ADMIN only)
+  {
+    method: 'GET', path: '/api/users', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/users' }),
+    check: (w, body) => expect(arr(body).every((u) => u.tenantId === w.a.id)).toBe(true),
+  },
+  {
+    method: 'POST', path: '/api/users', area: 'tenant', kind: 'own', alsoAccept: [409],
+    call: () => ({ url: '/api/users', body: { username: 'alpha-new-user', password: 'password-123', role: 'TENANT_VIEWER' } }),
+    check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
+  },
+  { method: 'PATCH', path: '/api/users/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/users/${w.bUserId}`, body: { disabled: true } }) },
+  { method: 'POST', path: '/api/users/{id}/password', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/users/${w.bUserId}/password`, body: { password: 'hijacked-123' } }) },
 
   // operator
   { method: 'GET', path: '/api/operator/tenants', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/tenants' }) },
@@ -216,6 +231,8 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/operator/users', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/users' }) },
   { method: 'POST', path: '/api/operator/users', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/users', body: { username: 'evil', password: 'password-123', role: 'TENANT_ADMIN', tenantId: w.b.id } }) },
   { method: 'DELETE', path: '/api/operator/users/{id}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1' }) },
+  { method: 'PATCH', path: '/api/operator/users/{id}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1', body: { disabled: true } }) },
+  { method: 'POST', path: '/api/operator/users/{id}/password', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1/password', body: { password: 'hijacked-123' } }) },
   { method: 'GET', path: '/api/operator/api-keys', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/api-keys' }) },
   { method: 'POST', path: '/api/operator/api-keys', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/api-keys', body: { tenantId: w.b.id, name: 'evil', role: 'TENANT_ADMIN' } }) },
   { method: 'DELETE', path: '/api/operator/api-keys/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/api-keys/${w.bApiKeyId}` }) },
@@ -254,6 +271,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       runs: await ds.getRepository(RunEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
       alarms: await ds.getRepository(AlarmEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
       keys: await ds.getRepository(ApiKeyEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
+      users: await ds.getRepository(UserEntity).find({ where: { tenantId: w.b.id }, order: { id: 'ASC' } }),
     };
   }
 
@@ -304,6 +322,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       bAlarmId: bAlarm.id,
       bApiKeyId,
       bExecutorId: bExecutor.id,
+      bUserId: (await ds.getRepository(UserEntity).findOneByOrFail({ username: `${b.id}-admin` })).id,
       bRunCount: 2,
       aRunCount: 1,
     };

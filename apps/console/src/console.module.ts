@@ -10,6 +10,7 @@ import { DependenciesModule } from './dependencies/dependencies.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
 import { OperatorModule } from './operator/operator.module';
+import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
 import { TasksModule } from './tasks/tasks.module';
@@ -29,6 +30,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   StatsModule,
   ApiKeysModule,
   OperatorModule,
+  UsersModule,
   ConsoleUiModule,
 ];
 

@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { ConsoleModule } from './console.module';
 import { configureConsoleApp } from './console-app';
-import { UsersService } from './operator/users.service';
+import { UsersService } from './users/users.service';
 
 /**
  * The console on its own (cluster mode): `BATON_DB_URL` (required), `BATON_CONSOLE_PORT`

@@ -3,6 +3,7 @@ import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagg
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
+import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto, LoginResponse, PrincipalView } from './dto/login.dto';
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
@@ -25,6 +26,15 @@ export class AuthController {
   @ApiNoContentResponse()
   async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
     await this.auth.logout(principal);
+  }
+
+  @Post('password')
+  @RouteAccess('authenticated')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })
+  @ApiNoContentResponse()
+  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto): Promise<void> {
+    await this.auth.changePassword(principal, body.currentPassword, body.newPassword);
   }
 
   @Get('me')

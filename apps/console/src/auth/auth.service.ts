@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as bcrypt from 'bcryptjs';
-import { DataSource, IsNull, LessThan } from 'typeorm';
+import { DataSource, IsNull, LessThan, Not } from 'typeorm';
 import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
-import { unauthorized } from '../common/api-error';
+import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
@@ -29,6 +29,7 @@ export class AuthService {
     const user = await users.findOneBy({ username });
     const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !ok) throw unauthorized('Invalid username or password');
+    if (user.disabled) throw unauthorized(`User "${user.username}" is disabled; ask an administrator to enable it`);
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
@@ -45,6 +46,27 @@ export class AuthService {
       const id = principal.sessionId;
       await inTransaction(this.dataSource, (em) => em.delete(SessionEntity, { id }));
     }
+  }
+
+  /**
+   * A logged-in user changes its own password, proving the current one. The user's other
+   * sessions end (whoever else held one must log in with the new password); the calling
+   * session stays. An API key has no password.
+   */
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+    const userId = principal.userId;
+    if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
+    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
+    if (!user || !(await bcrypt.compare(currentPassword, user.passwordHash))) {
+      throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
+    }
+    if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
+    const passwordHash = await this.hashPassword(newPassword);
+    await inTransaction(this.dataSource, async (em) => {
+      await em.update(UserEntity, { id: userId }, { passwordHash });
+      const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
+      await em.delete(SessionEntity, others);
+    });
   }
 
   /**
@@ -69,6 +91,7 @@ export class AuthService {
     if (!session || session.expiresAt <= now) throw unauthorized('Session expired or unknown; log in again');
     const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: session.userId });
     if (!user) throw unauthorized('Session expired or unknown; log in again');
+    if (user.disabled) throw unauthorized(`User "${user.username}" is disabled`);
     return {
       kind: 'session',
       username: user.username,

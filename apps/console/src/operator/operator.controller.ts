@@ -4,22 +4,19 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ApiKeyView, CreatedApiKeyView, OperatorCreateApiKeyDto } from '../api-keys/dto/api-key.dto';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
-import { CurrentPrincipal, Principal } from '../common/principal';
 import {
   CreateEngineGroupDto,
+  CreatedTenantView,
   CreateTenantDto,
-  CreateUserDto,
   EngineGroupView,
   EngineNodeView,
   TenantFilterQuery,
   TenantView,
   UpdateEngineGroupDto,
   UpdateTenantDto,
-  UserView,
 } from './dto/operator.dto';
 import { EngineGroupsService } from './engine-groups.service';
 import { TenantsService } from './tenants.service';
-import { UsersService } from './users.service';
 
 @ConsoleController('operator/tenants', { tag: 'operator', access: 'operator' })
 export class OperatorTenantsController {
@@ -33,9 +30,12 @@ export class OperatorTenantsController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create a tenant; generates its executor secret. No delete route: tenants are retired, not erased.' })
-  @ApiCreatedResponse({ type: TenantView })
-  create(@Body() body: CreateTenantDto): Promise<TenantView> {
+  @ApiOperation({
+    summary:
+      'Create a tenant, optionally with its first TENANT_ADMIN (`admin`, in the same transaction); generates its executor secret (in this answer and GET only). No delete route: tenants are retired, not erased.',
+  })
+  @ApiCreatedResponse({ type: CreatedTenantView })
+  create(@Body() body: CreateTenantDto): Promise<CreatedTenantView> {
     return this.tenants.create(body);
   }
 
@@ -100,31 +100,6 @@ export class OperatorEngineNodesController {
   @ApiOkResponse({ type: [EngineNodeView] })
   list(): Promise<EngineNodeView[]> {
     return this.groups.nodes();
-  }
-}
-
-@ConsoleController('operator/users', { tag: 'operator', access: 'operator' })
-export class OperatorUsersController {
-  constructor(private readonly users: UsersService) {}
-
-  @Get()
-  @ApiOkResponse({ type: [UserView] })
-  list(@Query() query: TenantFilterQuery): Promise<UserView[]> {
-    return this.users.list(query.tenantId);
-  }
-
-  @Post()
-  @ApiOperation({ summary: 'Create a user: OPERATOR (no tenant) or TENANT_ADMIN / TENANT_VIEWER of a tenant' })
-  @ApiCreatedResponse({ type: UserView })
-  create(@Body() body: CreateUserDto): Promise<UserView> {
-    return this.users.create(body);
-  }
-
-  @Delete(':id')
-  @HttpCode(204)
-  @ApiNoContentResponse()
-  delete(@Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.users.delete(id, principal.userId);
   }
 }
 

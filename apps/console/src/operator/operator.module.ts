@@ -1,27 +1,24 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
-import { AuthModule } from '../auth/auth.module';
+import { UsersModule } from '../users/users.module';
 import { EngineGroupsService } from './engine-groups.service';
 import {
   OperatorApiKeysController,
   OperatorEngineGroupsController,
   OperatorEngineNodesController,
   OperatorTenantsController,
-  OperatorUsersController,
 } from './operator.controller';
 import { TenantsService } from './tenants.service';
-import { UsersService } from './users.service';
 
 @Module({
-  imports: [AuthModule, ApiKeysModule],
+  imports: [UsersModule, ApiKeysModule],
   controllers: [
     OperatorTenantsController,
     OperatorEngineGroupsController,
     OperatorEngineNodesController,
-    OperatorUsersController,
     OperatorApiKeysController,
   ],
-  providers: [TenantsService, EngineGroupsService, UsersService],
-  exports: [TenantsService, EngineGroupsService, UsersService],
+  providers: [TenantsService, EngineGroupsService],
+  exports: [TenantsService, EngineGroupsService],
 })
 export class OperatorModule {}

@@ -4,8 +4,8 @@ import { DataSource, In } from 'typeorm';
 import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-
-import { CreateTenantDto, TenantView, UpdateTenantDto } from './dto/operator.dto';
+import { userView, UsersService } from '../users/users.service';
+import { CreatedTenantView, CreateTenantDto, DEFAULT_ENGINE_GROUP, TenantView, UpdateTenantDto } from './dto/operator.dto';
 
 /** Runs not yet owned by an engine: moving a tenant to another group moves these with it. */
 const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT'] as const;
@@ -27,6 +27,7 @@ export class TenantsService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly users: UsersService,
   ) {}
 
   async list(): Promise<TenantView[]> {
@@ -40,29 +41,37 @@ export class TenantsService {
     return tenantView(row, true);
   }
 
-  async create(dto: CreateTenantDto): Promise<TenantView> {
+  /**
+   * Creates a tenant and, with `admin`, its first TENANT_ADMIN in the same transaction: a bad
+   * or taken admin username stores no tenant. The engine group must exist; it is not invented
+   * here, because a group no engine serves would silently never run the tenant's tasks. An
+   * engine creates the groups it serves when it starts.
+   */
+  async create(dto: CreateTenantDto): Promise<CreatedTenantView> {
+    const engineGroup = dto.engineGroup ?? DEFAULT_ENGINE_GROUP;
+    const duplicate = () => conflict(`Tenant "${dto.id}" already exists`, [{ field: 'id', reason: 'already exists' }]);
+    const admin = dto.admin ? await this.users.newRow({ ...dto.admin, role: 'TENANT_ADMIN', tenantId: dto.id }) : undefined;
     try {
       return await inTransaction(this.dataSource, async (em) => {
-        if (!(await em.existsBy(EngineGroupEntity, { name: dto.engineGroup }))) {
-          throw badRequest([{ field: 'engineGroup', reason: `no engine group "${dto.engineGroup}"` }]);
+        if (!(await em.existsBy(EngineGroupEntity, { name: engineGroup }))) {
+          throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(engineGroup) }]);
         }
-        if (await em.existsBy(TenantEntity, { id: dto.id })) {
-          throw conflict(`Tenant "${dto.id}" already exists`, [{ field: 'id', reason: 'already exists' }]);
-        }
+        if (await em.existsBy(TenantEntity, { id: dto.id })) throw duplicate();
         const row = em.create(TenantEntity, {
           id: dto.id,
           name: dto.name,
-          engineGroup: dto.engineGroup,
+          engineGroup,
           executorSecret: randomBytes(32).toString('hex'),
           ratePerSec: dto.ratePerSec ?? 1000,
           burst: dto.burst ?? 2000,
           createdAt: this.clock.now(),
         });
         await em.insert(TenantEntity, row);
-        return tenantView(row, true);
+        if (admin) await this.users.insert(em, admin, { username: 'admin.username' });
+        return { ...tenantView(row, true), ...(admin ? { admin: userView(admin) } : {}) };
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw conflict(`Tenant "${dto.id}" already exists`, [{ field: 'id', reason: 'already exists' }]);
+      if (isUniqueViolation(error)) throw duplicate();
       throw error;
     }
   }
@@ -74,7 +83,7 @@ export class TenantsService {
       if (!row) throw notFound('Tenant', id);
       if (dto.engineGroup !== undefined && dto.engineGroup !== row.engineGroup) {
         if (!(await em.existsBy(EngineGroupEntity, { name: dto.engineGroup }))) {
-          throw badRequest([{ field: 'engineGroup', reason: `no engine group "${dto.engineGroup}"` }]);
+          throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(dto.engineGroup) }]);
         }
         await em.update(TaskEntity, { tenantId: id }, { engineGroup: dto.engineGroup });
         await em.update(
@@ -95,4 +104,8 @@ export class TenantsService {
       return tenantView(row, true);
     });
   }
+}
+
+function noEngineGroup(name: string): string {
+  return `no engine group "${name}": an engine serving it (BATON_ENGINE_GROUPS) creates it when it starts, or create it with POST /api/operator/engine-groups`;
 }

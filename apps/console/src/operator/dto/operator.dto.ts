@@ -1,11 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { ROLES, type Role } from '@baton/domain';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
+import { TENANT_ID_PATTERN } from './tenant-id';
 
-/** Tenant ids are slugs: they name the alarm topic `baton.alarms.<id>` and appear in URLs. */
-export const TENANT_ID_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const ENGINE_GROUP_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+
+/** The engine group a tenant is bound to when the request names none. */
+export const DEFAULT_ENGINE_GROUP = 'default';
 
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme', description: 'Slug: lowercase letters, digits, hyphens' })
@@ -19,10 +21,14 @@ export class CreateTenantDto {
   @MaxLength(200)
   name!: string;
 
-  @ApiProperty({ example: 'default', description: 'Engine group serving the tenant; must exist' })
+  @ApiPropertyOptional({
+    default: DEFAULT_ENGINE_GROUP,
+    description: 'Engine group serving the tenant; must exist (an engine creates the groups it serves when it starts). Default `default`',
+  })
+  @IsOptional()
   @IsString()
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
-  engineGroup!: string;
+  engineGroup?: string;
 
   @ApiPropertyOptional({ default: 1000, description: 'Tenant token bucket refill rate (runs/s)' })
   @IsOptional()
@@ -37,6 +43,15 @@ export class CreateTenantDto {
   @Min(1)
   @Max(1_000_000)
   burst?: number;
+
+  @ApiPropertyOptional({
+    type: NewUserCredentialsDto,
+    description: "The tenant's first TENANT_ADMIN, created with the tenant (both or neither). Omitted: no user yet",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => NewUserCredentialsDto)
+  admin?: NewUserCredentialsDto;
 }
 
 export class UpdateTenantDto {
@@ -79,6 +94,11 @@ export class TenantView {
   executorSecret?: string;
 }
 
+export class CreatedTenantView extends TenantView {
+  @ApiPropertyOptional({ type: UserView, description: "The tenant's first admin, when the request had `admin` (never its password)" })
+  admin?: UserView;
+}
+
 export class CreateEngineGroupDto {
   @ApiProperty({ example: 'default' })
   @IsString()
@@ -116,37 +136,6 @@ export class EngineNodeView {
   @ApiProperty() startedAt!: number;
   @ApiProperty() heartbeatAt!: number;
   @ApiProperty() state!: string;
-}
-
-export class CreateUserDto {
-  @ApiProperty({ example: 'alice' })
-  @IsString()
-  @Matches(USERNAME_PATTERN, { message: 'must be 1-100 characters: A-Z a-z 0-9 . _ @ -' })
-  username!: string;
-
-  @ApiProperty({ minLength: 8 })
-  @IsString()
-  @MinLength(8)
-  @MaxLength(200)
-  password!: string;
-
-  @ApiProperty({ enum: ROLES })
-  @IsIn(ROLES)
-  role!: Role;
-
-  @ApiPropertyOptional({ description: 'Required for tenant roles, absent for OPERATOR' })
-  @IsOptional()
-  @IsString()
-  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
-  tenantId?: string;
-}
-
-export class UserView {
-  @ApiProperty() id!: number;
-  @ApiProperty() username!: string;
-  @ApiProperty({ enum: ROLES }) role!: Role;
-  @ApiProperty({ type: String, nullable: true }) tenantId!: string | null;
-  @ApiProperty() createdAt!: number;
 }
 
 export class TenantFilterQuery {

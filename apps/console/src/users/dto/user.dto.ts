@@ -1,0 +1,71 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { ROLES, type Role } from '@baton/domain';
+import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+
+/** The roles a tenant user can have (a tenant admin grants these only, never OPERATOR). */
+export const TENANT_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const satisfies readonly Role[];
+export type TenantRole = (typeof TENANT_ROLES)[number];
+
+/** A new password: 8 to 200 characters. */
+class PasswordField {
+  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @IsString()
+  @MinLength(8)
+  @MaxLength(200)
+  password!: string;
+}
+
+/** Username and password of a new user (also the first admin of a new tenant). */
+export class NewUserCredentialsDto extends PasswordField {
+  @ApiProperty({ example: 'alice' })
+  @IsString()
+  @Matches(USERNAME_PATTERN, { message: 'must be 1-100 characters: A-Z a-z 0-9 . _ @ -' })
+  username!: string;
+}
+
+/** Operator: any role; tenant roles need the tenant. */
+export class CreateUserDto extends NewUserCredentialsDto {
+  @ApiProperty({ enum: ROLES })
+  @IsIn(ROLES)
+  role!: Role;
+
+  @ApiPropertyOptional({ description: 'Required for tenant roles, absent for OPERATOR' })
+  @IsOptional()
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
+  tenantId?: string;
+}
+
+/** Tenant admin: a user of the caller's own tenant. */
+export class CreateTenantUserDto extends NewUserCredentialsDto {
+  @ApiProperty({ enum: TENANT_ROLES })
+  @IsIn(TENANT_ROLES, { message: `must be one of ${TENANT_ROLES.join(', ')}` })
+  role!: TenantRole;
+}
+
+export class UpdateUserDto {
+  @ApiPropertyOptional({ enum: TENANT_ROLES, description: 'Tenant users move between TENANT_ADMIN and TENANT_VIEWER; an OPERATOR stays one' })
+  @IsOptional()
+  @IsIn(TENANT_ROLES, { message: `must be one of ${TENANT_ROLES.join(', ')}` })
+  role?: TenantRole;
+
+  @ApiPropertyOptional({ description: 'True: the user cannot log in and its sessions end. False: enabled again' })
+  @IsOptional()
+  @IsBoolean()
+  disabled?: boolean;
+}
+
+/** An administrator sets a user's password (the user's sessions end). */
+export class ResetPasswordDto extends PasswordField {}
+
+export class UserView {
+  @ApiProperty() id!: number;
+  @ApiProperty() username!: string;
+  @ApiProperty({ enum: ROLES }) role!: Role;
+  @ApiProperty({ type: String, nullable: true }) tenantId!: string | null;
+  @ApiProperty() disabled!: boolean;
+  @ApiProperty() createdAt!: number;
+}

@@ -1,0 +1,95 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ConsoleController } from '../common/access';
+import { IdPipe } from '../common/id.pipe';
+import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
+import { TenantFilterQuery } from '../operator/dto/operator.dto';
+import { CreateTenantUserDto, CreateUserDto, ResetPasswordDto, UpdateUserDto, UserView } from './dto/user.dto';
+import { UsersService } from './users.service';
+
+/** The operator manages the users of every tenant, and the operators. */
+@ConsoleController('operator/users', { tag: 'operator', access: 'operator' })
+export class OperatorUsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @ApiOperation({ summary: "Users of every tenant and the operators, or of `tenantId`'s" })
+  @ApiOkResponse({ type: [UserView] })
+  list(@Query() query: TenantFilterQuery): Promise<UserView[]> {
+    return this.users.list(query.tenantId);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a user: OPERATOR (no tenant) or TENANT_ADMIN / TENANT_VIEWER of a tenant' })
+  @ApiCreatedResponse({ type: UserView })
+  create(@Body() body: CreateUserDto): Promise<UserView> {
+    return this.users.create(body);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a tenant user\'s role, disable or enable a user (a disabled user\'s sessions end)' })
+  @ApiOkResponse({ type: UserView })
+  update(@Param('id', new IdPipe()) id: number, @Body() body: UpdateUserDto, @CurrentPrincipal() principal: Principal): Promise<UserView> {
+    return this.users.update(id, body, { actingUserId: principal.userId });
+  }
+
+  @Post(':id/password')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
+  @ApiNoContentResponse()
+  resetPassword(@Param('id', new IdPipe()) id: number, @Body() body: ResetPasswordDto, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.users.resetPassword(id, body.password, { actingUserId: principal.userId });
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  delete(@Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<void> {
+    return this.users.delete(id, principal.userId);
+  }
+}
+
+/** A tenant admin manages the users of its own tenant (a viewer: 403). */
+@ConsoleController('users', { tag: 'users', access: 'tenant-admin' })
+export class TenantUsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @ApiOperation({ summary: "The caller's tenant's users" })
+  @ApiOkResponse({ type: [UserView] })
+  list(@TenantId() tenantId: string): Promise<UserView[]> {
+    return this.users.list(tenantId);
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a TENANT_ADMIN or TENANT_VIEWER of the caller\'s tenant' })
+  @ApiCreatedResponse({ type: UserView })
+  create(@TenantId() tenantId: string, @Body() body: CreateTenantUserDto): Promise<UserView> {
+    return this.users.create({ ...body, tenantId });
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Change a user\'s role (TENANT_ADMIN / TENANT_VIEWER), disable or enable it (a disabled user\'s sessions end)' })
+  @ApiOkResponse({ type: UserView })
+  update(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Body() body: UpdateUserDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<UserView> {
+    return this.users.update(id, body, { tenantId, actingUserId: principal.userId });
+  }
+
+  @Post(':id/password')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
+  @ApiNoContentResponse()
+  resetPassword(
+    @TenantId() tenantId: string,
+    @Param('id', new IdPipe()) id: number,
+    @Body() body: ResetPasswordDto,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<void> {
+    return this.users.resetPassword(id, body.password, { tenantId, actingUserId: principal.userId });
+  }
+}

@@ -1,0 +1,148 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, FindOptionsWhere } from 'typeorm';
+import type { Role } from '@baton/domain';
+import { inTransaction, isUniqueViolation, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+import { AuthService } from '../auth/auth.service';
+import { UpdateUserDto, UserView } from './dto/user.dto';
+
+export function userView(row: UserEntity): UserView {
+  // Boolean(): after an insert on MySQL, TypeORM writes the column's default back as the raw TINYINT 0.
+  return { id: row.id, username: row.username, role: row.role, tenantId: row.tenantId, disabled: Boolean(row.disabled), createdAt: row.createdAt };
+}
+
+export interface NewUser {
+  username: string;
+  password: string;
+  role: Role;
+  tenantId?: string | null;
+}
+
+/**
+ * Which users a caller manages: an operator every user (`tenantId` undefined), a tenant admin
+ * those of its own tenant. Another tenant's user is a 404, as if it did not exist.
+ */
+export interface UserScope {
+  tenantId?: string;
+  /** The calling user (null for an API key): it cannot disable, demote or delete itself. */
+  actingUserId: number | null;
+}
+
+/** Field paths of a user's credentials in errors: `username`, or `admin.username` inside a tenant. */
+export type CredentialFields = { username: string };
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly auth: AuthService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async list(tenantId?: string): Promise<UserView[]> {
+    const where: FindOptionsWhere<UserEntity> = tenantId === undefined ? {} : { tenantId };
+    const rows = await this.dataSource.getRepository(UserEntity).find({ where, order: { id: 'ASC' } });
+    return rows.map(userView);
+  }
+
+  async create(input: NewUser): Promise<UserView> {
+    const tenantId = input.tenantId ?? null;
+    if (input.role === 'OPERATOR' && tenantId !== null) {
+      throw badRequest([{ field: 'tenantId', reason: 'an OPERATOR has no tenant' }]);
+    }
+    if (input.role !== 'OPERATOR') {
+      if (tenantId === null) throw badRequest([{ field: 'tenantId', reason: `is required for role ${input.role}` }]);
+      if (!(await this.dataSource.getRepository(TenantEntity).existsBy({ id: tenantId }))) {
+        throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
+      }
+    }
+    const row = await this.newRow({ ...input, tenantId });
+    await inTransaction(this.dataSource, (em) => this.insert(em, row));
+    return userView(row);
+  }
+
+  /**
+   * A user row ready to insert: the password hashed (slow on purpose, so done before any
+   * transaction is open).
+   */
+  async newRow(input: NewUser): Promise<UserEntity> {
+    return this.dataSource.getRepository(UserEntity).create({
+      username: input.username,
+      passwordHash: await this.auth.hashPassword(input.password),
+      role: input.role,
+      tenantId: input.tenantId ?? null,
+      disabled: false,
+      createdAt: this.clock.now(),
+    });
+  }
+
+  /** Inserts a row from newRow in the caller's transaction; a taken username is a 409 naming `fields.username`. */
+  async insert(em: EntityManager, row: UserEntity, fields: CredentialFields = { username: 'username' }): Promise<void> {
+    const duplicate = () => conflict(`User "${row.username}" already exists`, [{ field: fields.username, reason: 'already exists' }]);
+    if (await em.existsBy(UserEntity, { username: row.username })) throw duplicate();
+    try {
+      await em.insert(UserEntity, row);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw duplicate();
+      throw error;
+    }
+  }
+
+  /** Creates the user unless one of that username exists (seeding, bootstrap). True when created. */
+  async ensure(input: NewUser): Promise<boolean> {
+    if (await this.dataSource.getRepository(UserEntity).existsBy({ username: input.username })) return false;
+    await this.create(input);
+    return true;
+  }
+
+  /**
+   * Changes a user's role (between the tenant roles: an OPERATOR stays one, a tenant user never
+   * becomes one) and/or disables or enables it. Disabling ends the user's sessions in the same
+   * transaction. Nobody demotes or disables themselves (no lock-out by mistake).
+   */
+  async update(id: number, dto: UpdateUserDto, scope: UserScope): Promise<UserView> {
+    return inTransaction(this.dataSource, async (em) => {
+      const row = await this.findInScope(em, id, scope);
+      const errors: FieldError[] = [];
+      if (dto.role !== undefined && dto.role !== row.role) {
+        if (row.role === 'OPERATOR') errors.push({ field: 'role', reason: 'an OPERATOR stays an OPERATOR (create a tenant user instead)' });
+        else if (id === scope.actingUserId) errors.push({ field: 'role', reason: 'you cannot change your own role' });
+      }
+      if (dto.disabled === true && id === scope.actingUserId) errors.push({ field: 'disabled', reason: 'you cannot disable yourself' });
+      if (errors.length > 0) throw badRequest(errors);
+      if (dto.role !== undefined) row.role = dto.role;
+      if (dto.disabled !== undefined) row.disabled = dto.disabled;
+      await em.update(UserEntity, { id }, { role: row.role, disabled: row.disabled });
+      if (row.disabled) await em.delete(SessionEntity, { userId: id });
+      return userView(row);
+    });
+  }
+
+  /** An administrator sets a user's password; the user's sessions end (it logs in with the new one). */
+  async resetPassword(id: number, password: string, scope: UserScope): Promise<void> {
+    const passwordHash = await this.auth.hashPassword(password);
+    await inTransaction(this.dataSource, async (em) => {
+      await this.findInScope(em, id, scope);
+      await em.update(UserEntity, { id }, { passwordHash });
+      await em.delete(SessionEntity, { userId: id });
+    });
+  }
+
+  /** Deletes a user and its sessions. Operators cannot delete themselves (no lock-out by mistake). */
+  async delete(id: number, actingUserId: number | null): Promise<void> {
+    if (id === actingUserId) throw conflict('You cannot delete yourself', [{ field: 'id', reason: 'is the calling user' }]);
+    await inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(UserEntity, { id }))) throw notFound('User', id);
+      await em.delete(SessionEntity, { userId: id });
+      await em.delete(UserEntity, { id });
+    });
+  }
+
+  private async findInScope(em: EntityManager, id: number, scope: UserScope): Promise<UserEntity> {
+    const where: FindOptionsWhere<UserEntity> = scope.tenantId === undefined ? { id } : { id, tenantId: scope.tenantId };
+    const row = await em.findOneBy(UserEntity, where);
+    if (!row) throw notFound('User', id);
+    return row;
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * Users: a tenant created with its first admin in one step, user management by the operator
+ * (every tenant) and by a tenant admin (its own tenant only), disabling, password resets and
+ * changing one's own password.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EngineGroupEntity, SessionEntity, UserEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { login, rowCounts, seedOperator, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+
+const fieldsOf = (body: { errors?: Array<{ field: string }> }) => (body.errors ?? []).map((e) => e.field);
+
+describe.each(TEST_DATABASES)('console users on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let operator: Credentials;
+  let a: SeededTenant;
+  let b: SeededTenant;
+  const userId = async (username: string) => (await db.dataSource.getRepository(UserEntity).findOneByOrFail({ username })).id;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    operator = await seedOperator(t, db.dataSource);
+    a = await seedTenant(t, db.dataSource, 'alpha');
+    b = await seedTenant(t, db.dataSource, 'bravo');
+  });
+  afterAll(() => t?.close());
+
+  describe('a tenant with its first admin', () => {
+    it('creates both in one step; the answer has the admin (no password) and the executor secret; the admin logs in', async () => {
+      const res = await t
+        .http()
+        .post('/api/operator/tenants')
+        .set(operator)
+        .send({ id: 'charlie', name: 'Charlie', admin: { username: 'charlie-root', password: 'charlie-pass-1' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body).toMatchObject({ id: 'charlie', engineGroup: 'default', admin: { username: 'charlie-root', role: 'TENANT_ADMIN', tenantId: 'charlie', disabled: false } });
+      expect(res.body.executorSecret).toMatch(/^[0-9a-f]{64}$/);
+      expect(JSON.stringify(res.body)).not.toContain('charlie-pass-1');
+      expect(JSON.stringify(res.body)).not.toContain('passwordHash');
+      const admin = await login(t, 'charlie-root', 'charlie-pass-1');
+      expect((await t.http().get('/api/auth/me').set(admin)).body).toMatchObject({ role: 'TENANT_ADMIN', tenantId: 'charlie' });
+      expect((await t.http().get('/api/users').set(admin)).body.map((u: { username: string }) => u.username)).toEqual(['charlie-root']);
+    });
+
+    it('keeps the old shape working: no admin, an explicit engine group', async () => {
+      const res = await t.http().post('/api/operator/tenants').set(operator).send({ id: 'delta', name: 'Delta', engineGroup: 'default' });
+      expect(res.status).toBe(201);
+      expect(res.body.admin).toBeUndefined();
+      expect(res.body.executorSecret).toBeDefined();
+    });
+
+    it('stores nothing when the admin is bad or taken, and names the field', async () => {
+      const before = await rowCounts(db.dataSource);
+      const cases: Array<[Record<string, unknown>, number, string]> = [
+        [{ username: 'echo-root', password: 'short' }, 400, 'admin.password'],
+        [{ username: 'has space', password: 'long-enough-1' }, 400, 'admin.username'],
+        [{ password: 'long-enough-1' }, 400, 'admin.username'],
+        [{ username: 'echo-root', password: 'long-enough-1', role: 'OPERATOR' }, 400, 'admin.role'],
+        [{ username: 'alpha-admin', password: 'long-enough-1' }, 409, 'admin.username'],
+      ];
+      for (const [admin, status, field] of cases) {
+        const res = await t.http().post('/api/operator/tenants').set(operator).send({ id: 'echo', name: 'Echo', admin });
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+        expect(fieldsOf(res.body)).toContain(field);
+      }
+      expect(fieldsOf((await t.http().post('/api/operator/tenants').set(operator).send({ id: 'echo', name: 'Echo', admin: 'root' })).body)).toContain('admin');
+      expect(await rowCounts(db.dataSource)).toEqual(before);
+    });
+
+    it('says how an engine group comes to exist when it does not (a fresh cluster before its engines start)', async () => {
+      const res = await t.http().post('/api/operator/tenants').set(operator).send({ id: 'foxtrot', name: 'F', engineGroup: 'nowhere' });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ field: 'engineGroup', reason: expect.stringContaining('creates it when it starts') }]);
+      expect(await db.dataSource.getRepository(EngineGroupEntity).existsBy({ name: 'nowhere' })).toBe(false);
+    });
+  });
+
+  describe('tenant admin', () => {
+    it("manages its own tenant's users: create, role, disable/enable, reset password", async () => {
+      const created = await t.http().post('/api/users').set(a.admin).send({ username: 'alpha-carol', password: 'carol-pass-1', role: 'TENANT_VIEWER' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body).toMatchObject({ username: 'alpha-carol', role: 'TENANT_VIEWER', tenantId: 'alpha', disabled: false });
+      const id = created.body.id as number;
+      const carol = await login(t, 'alpha-carol', 'carol-pass-1');
+      expect((await t.http().post('/api/tasks').set(carol).send({})).status).toBe(403);
+
+      const promoted = await t.http().patch(`/api/users/${id}`).set(a.admin).send({ role: 'TENANT_ADMIN' });
+      expect(promoted.body).toMatchObject({ role: 'TENANT_ADMIN' });
+      // The role applies to the existing session at once.
+      expect((await t.http().get('/api/users').set(carol)).status).toBe(200);
+
+      const disabled = await t.http().patch(`/api/users/${id}`).set(a.admin).send({ disabled: true });
+      expect(disabled.body).toMatchObject({ disabled: true });
+      expect((await t.http().get('/api/auth/me').set(carol)).status).toBe(401);
+      const refused = await t.http().post('/api/auth/login').send({ username: 'alpha-carol', password: 'carol-pass-1' });
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toContain('disabled');
+
+      expect((await t.http().patch(`/api/users/${id}`).set(a.admin).send({ disabled: false })).body).toMatchObject({ disabled: false });
+      const again = await login(t, 'alpha-carol', 'carol-pass-1');
+      expect((await t.http().post(`/api/users/${id}/password`).set(a.admin).send({ password: 'carol-pass-2' })).status).toBe(204);
+      expect((await t.http().get('/api/auth/me').set(again)).status).toBe(401); // reset ends the sessions
+      expect((await t.http().post('/api/auth/login').send({ username: 'alpha-carol', password: 'carol-pass-1' })).status).toBe(401);
+      await login(t, 'alpha-carol', 'carol-pass-2');
+    });
+
+    it("cannot see or touch another tenant's users (404, nothing changes) nor create an OPERATOR", async () => {
+      const bAdminId = await userId('bravo-admin');
+      const before = await db.dataSource.getRepository(UserEntity).find({ where: { tenantId: 'bravo' }, order: { id: 'ASC' } });
+      const list = (await t.http().get('/api/users').set(a.admin)).body as Array<{ tenantId: string; username: string }>;
+      expect(list.length).toBeGreaterThan(0);
+      expect(list.every((u) => u.tenantId === 'alpha')).toBe(true);
+      for (const creds of [a.admin, a.adminKey]) {
+        expect((await t.http().patch(`/api/users/${bAdminId}`).set(creds).send({ disabled: true })).status).toBe(404);
+        expect((await t.http().patch(`/api/users/${bAdminId}`).set(creds).send({ role: 'TENANT_VIEWER' })).status).toBe(404);
+        expect((await t.http().post(`/api/users/${bAdminId}/password`).set(creds).send({ password: 'hijacked-1' })).status).toBe(404);
+      }
+      const operatorId = await userId('operator');
+      expect((await t.http().patch(`/api/users/${operatorId}`).set(a.admin).send({ disabled: true })).status).toBe(404);
+      const op = await t.http().post('/api/users').set(a.admin).send({ username: 'alpha-op', password: 'long-enough-1', role: 'OPERATOR' });
+      expect(op.status).toBe(400);
+      expect(fieldsOf(op.body)).toEqual(['role']);
+      const other = await t.http().post('/api/users').set(a.admin).send({ username: 'alpha-x', password: 'long-enough-1', role: 'TENANT_VIEWER', tenantId: 'bravo' });
+      expect(other.status).toBe(400);
+      expect(fieldsOf(other.body)).toEqual(['tenantId']);
+      expect(await db.dataSource.getRepository(UserEntity).find({ where: { tenantId: 'bravo' }, order: { id: 'ASC' } })).toEqual(before);
+      expect(await db.dataSource.getRepository(UserEntity).existsBy({ username: 'alpha-op' })).toBe(false);
+      expect((await t.http().get('/api/auth/me').set(b.admin)).status).toBe(200);
+    });
+
+    it('cannot demote or disable itself; bad input names the field', async () => {
+      const self = await userId('alpha-admin');
+      const demote = await t.http().patch(`/api/users/${self}`).set(a.admin).send({ role: 'TENANT_VIEWER' });
+      expect(demote.status).toBe(400);
+      expect(fieldsOf(demote.body)).toEqual(['role']);
+      const disable = await t.http().patch(`/api/users/${self}`).set(a.admin).send({ disabled: true });
+      expect(fieldsOf(disable.body)).toEqual(['disabled']);
+      const bad = await t.http().patch(`/api/users/${self}`).set(a.admin).send({ disabled: 'yes', role: 'BOSS' });
+      expect(bad.status).toBe(400);
+      expect(fieldsOf(bad.body).sort()).toEqual(['disabled', 'role']);
+      const create = await t.http().post('/api/users').set(a.admin).send({ username: 'alpha-admin', password: 'long-enough-1', role: 'TENANT_VIEWER' });
+      expect(create.status).toBe(409);
+      expect(fieldsOf(create.body)).toEqual(['username']);
+      const short = await t.http().post('/api/users/1/password').set(a.admin).send({ password: 'x' });
+      expect(fieldsOf(short.body)).toEqual(['password']);
+      expect((await t.http().get('/api/auth/me').set(a.admin)).body).toMatchObject({ role: 'TENANT_ADMIN' });
+    });
+
+    it('is the only tenant role that manages users: a viewer gets 403', async () => {
+      for (const creds of [a.viewer, a.viewerKey]) {
+        expect((await t.http().get('/api/users').set(creds)).status).toBe(403);
+        expect((await t.http().post('/api/users').set(creds).send({ username: 'v-made', password: 'long-enough-1', role: 'TENANT_ADMIN' })).status).toBe(403);
+        expect((await t.http().patch(`/api/users/${await userId('alpha-viewer')}`).set(creds).send({ role: 'TENANT_ADMIN' })).status).toBe(403);
+      }
+      expect((await t.http().get('/api/users').set(operator)).status).toBe(403); // operators use /api/operator/users
+    });
+  });
+
+  describe('operator', () => {
+    it('lists every tenant\'s users or one tenant\'s, changes roles, disables and resets anyone but keeps OPERATOR a role of its own', async () => {
+      const all = (await t.http().get('/api/operator/users').set(operator)).body as Array<{ tenantId: string | null }>;
+      expect(new Set(all.map((u) => u.tenantId))).toEqual(new Set([null, 'alpha', 'bravo', 'charlie']));
+      const bravo = (await t.http().get('/api/operator/users?tenantId=bravo').set(operator)).body as Array<{ tenantId: string }>;
+      expect(bravo.map((u) => u.tenantId)).toEqual(['bravo', 'bravo']);
+
+      const viewerId = await userId('bravo-viewer');
+      expect((await t.http().patch(`/api/operator/users/${viewerId}`).set(operator).send({ role: 'TENANT_ADMIN' })).body).toMatchObject({ role: 'TENANT_ADMIN' });
+      expect((await t.http().patch(`/api/operator/users/${viewerId}`).set(operator).send({ role: 'OPERATOR' })).status).toBe(400);
+      expect((await t.http().patch(`/api/operator/users/${viewerId}`).set(operator).send({ disabled: true })).body).toMatchObject({ disabled: true });
+      expect((await t.http().get('/api/auth/me').set(b.viewer)).status).toBe(401);
+      expect((await t.http().post(`/api/operator/users/${viewerId}/password`).set(operator).send({ password: 'reset-by-op-1' })).status).toBe(204);
+
+      const second = await t.http().post('/api/operator/users').set(operator).send({ username: 'operator-2', password: 'long-enough-1', role: 'OPERATOR' });
+      const demote = await t.http().patch(`/api/operator/users/${second.body.id}`).set(operator).send({ role: 'TENANT_ADMIN' });
+      expect(demote.status).toBe(400);
+      expect(fieldsOf(demote.body)).toEqual(['role']);
+      const self = await userId('operator');
+      expect(fieldsOf((await t.http().patch(`/api/operator/users/${self}`).set(operator).send({ disabled: true })).body)).toEqual(['disabled']);
+      expect((await t.http().patch('/api/operator/users/999999').set(operator).send({ disabled: true })).status).toBe(404);
+    });
+  });
+
+  describe('changing one\'s own password', () => {
+    let creds: Credentials;
+    beforeEach(async () => {
+      creds = await login(t, 'alpha-admin');
+    });
+
+    it('refuses a wrong current password and a bad new one, naming the field; changes nothing', async () => {
+      const wrong = await t.http().post('/api/auth/password').set(creds).send({ currentPassword: 'not-it', newPassword: 'new-password-1' });
+      expect(wrong.status).toBe(400);
+      expect(fieldsOf(wrong.body)).toEqual(['currentPassword']);
+      const short = await t.http().post('/api/auth/password').set(creds).send({ currentPassword: 'password-123', newPassword: 'short' });
+      expect(fieldsOf(short.body)).toEqual(['newPassword']);
+      const missing = await t.http().post('/api/auth/password').set(creds).send({ newPassword: 'new-password-1' });
+      expect(fieldsOf(missing.body)).toEqual(['currentPassword']);
+      await login(t, 'alpha-admin', 'password-123');
+    });
+
+    it('changes it, keeps the calling session and ends the other sessions of that user', async () => {
+      const other = await login(t, 'alpha-admin');
+      const bOther = await login(t, 'bravo-admin');
+      const res = await t.http().post('/api/auth/password').set(creds).send({ currentPassword: 'password-123', newPassword: 'alpha-new-pass' });
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
+      expect((await t.http().get('/api/auth/me').set(other)).status).toBe(401);
+      expect((await t.http().get('/api/auth/me').set(bOther)).status).toBe(200);
+      expect((await t.http().post('/api/auth/login').send({ username: 'alpha-admin', password: 'password-123' })).status).toBe(401);
+      await login(t, 'alpha-admin', 'alpha-new-pass');
+      expect(await db.dataSource.getRepository(SessionEntity).countBy({ userId: await userId('alpha-admin') })).toBeGreaterThan(0);
+      // Back, for the other tests.
+      await t.http().post('/api/auth/password').set(creds).send({ currentPassword: 'alpha-new-pass', newPassword: 'password-123' });
+    });
+
+    it('is refused to an API key (it has no password)', async () => {
+      const res = await t.http().post('/api/auth/password').set(a.adminKey).send({ currentPassword: 'x', newPassword: 'new-password-1' });
+      expect(res.status).toBe(403);
+    });
+  });
+});
