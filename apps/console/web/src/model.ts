@@ -176,6 +176,17 @@ export interface Tenant {
   burst: number;
   createdAt: number;
   executorSecret?: string;
+  /** On create with a first admin only. */
+  admin?: User;
+}
+
+export interface User {
+  id: number;
+  username: string;
+  role: 'OPERATOR' | 'TENANT_ADMIN' | 'TENANT_VIEWER';
+  tenantId: string | null;
+  disabled: boolean;
+  createdAt: number;
 }
 
 export interface EngineGroup {

@@ -79,15 +79,19 @@ function TenantsSection() {
   const toast = useToast();
   const tenants = useLoad(() => get<Tenant[]>('/operator/tenants'), []);
   const [form, setForm] = useState({ id: '', name: '', engineGroup: 'default' });
+  // The tenant's first TENANT_ADMIN, created with it (both or neither); left empty: no user yet.
+  const [admin, setAdmin] = useState({ username: '', password: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<string | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const t = await post<Tenant>('/operator/tenants', form);
+      const withAdmin = admin.username !== '' || admin.password !== '';
+      const t = await post<Tenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
       setErrors({});
+      setAdmin({ username: '', password: '' });
       setSecret(`Executor secret of ${t.id}: ${t.executorSecret ?? '(not shown)'}`);
-      toast.notify(`Tenant ${t.id} created`);
+      toast.notify(t.admin ? `Tenant ${t.id} created, with admin ${t.admin.username}` : `Tenant ${t.id} created`);
       await tenants.reload();
     } catch (err) {
       setErrors(err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message });
@@ -131,6 +135,12 @@ function TenantsSection() {
         </Field>
         <Field label="Engine group" error={errors.engineGroup}>
           {(p) => <input {...p} name="engineGroup" value={form.engineGroup} onChange={(e) => setForm({ ...form, engineGroup: e.target.value })} />}
+        </Field>
+        <Field label="First admin username" error={errors['admin.username'] ?? errors.admin}>
+          {(p) => <input {...p} name="adminUsername" autoComplete="off" value={admin.username} onChange={(e) => setAdmin({ ...admin, username: e.target.value })} />}
+        </Field>
+        <Field label="First admin password" error={errors['admin.password']}>
+          {(p) => <input {...p} name="adminPassword" type="password" autoComplete="new-password" value={admin.password} onChange={(e) => setAdmin({ ...admin, password: e.target.value })} />}
         </Field>
         <div className="field field-button">
           <button type="submit">Create tenant</button>
