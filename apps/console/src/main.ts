@@ -1,54 +1,49 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/config';
+import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
 import { ConsoleModule } from './console.module';
 import { configureConsoleApp } from './console-app';
+import { readConsoleConfig } from './common/options';
 import { UsersService } from './users/users.service';
 
-/**
- * The console on its own (cluster mode): `BATON_DB_URL` (required), `BATON_CONSOLE_PORT`
- * (default 8080), `BATON_HOST` (default 127.0.0.1). With `BATON_OPERATOR_USERNAME` and
- * `BATON_OPERATOR_PASSWORD` set, that operator is created on start if missing.
- * Live alarms (socket.io at /socket.io): `BATON_BROKER_URL` (the ActiveMQ STOMP broker(s) the
- * engines publish to), `BATON_ALARM_TOPIC_PREFIX` (default `baton.alarms.`),
- * `BATON_CONSOLE_CORS_ORIGINS` (comma list of browser origins allowed to connect from elsewhere).
- * Prints `CONSOLE READY <url>` on stdout once it listens.
- */
-async function bootstrap(): Promise<void> {
-  const databaseUrl = process.env.BATON_DB_URL;
-  if (!databaseUrl) throw new Error('BATON_DB_URL is required (mysql://user:pass@host:3306/baton or sqlite:path)');
-  const port = Number(process.env.BATON_CONSOLE_PORT ?? 8080);
-  const host = process.env.BATON_HOST ?? '127.0.0.1';
-  const brokerUrl = process.env.BATON_BROKER_URL?.trim() || null;
-  if (!brokerUrl) Logger.warn('BATON_BROKER_URL is not set: no live alarms reach this console (engines publish them to ActiveMQ)', 'Console');
-  const app = await NestFactory.create<NestExpressApplication>(
-    ConsoleModule.forRoot({
-      databaseUrl,
-      brokerUrl,
-      alarmTopicPrefix: process.env.BATON_ALARM_TOPIC_PREFIX?.trim() || undefined,
-      socketCorsOrigins: (process.env.BATON_CONSOLE_CORS_ORIGINS ?? '')
-        .split(',')
-        .map((o) => o.trim())
-        .filter(Boolean),
-    }),
-    { bodyParser: false },
-  );
-  configureConsoleApp(app);
-  app.enableShutdownHooks();
-  const username = process.env.BATON_OPERATOR_USERNAME;
-  const password = process.env.BATON_OPERATOR_PASSWORD;
-  if (username && password) {
-    const created = await app.get(UsersService).ensure({ username, password, role: 'OPERATOR' });
-    if (created) Logger.log(`Created operator "${username}"`, 'Console');
-  }
-  await app.listen(port, host);
-  const bound = (app.getHttpServer().address() as { port: number }).port;
-  Logger.log(`Baton console on http://${host}:${bound}/api (docs: /api/docs, live alarms: socket.io at /socket.io)`, 'Console');
-  process.stdout.write(`CONSOLE READY http://${host}:${bound}\n`);
+export interface ConsoleProcess {
+  app: NestExpressApplication;
+  /** Base URL, e.g. http://127.0.0.1:8080 (the API under /api). */
+  url: string;
 }
 
-bootstrap().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+/**
+ * The console on its own (cluster mode), configured by `env` (docs/CONFIGURATION.md, "Console"):
+ * `BATON_DB_URL` (required), `BATON_CONSOLE_PORT`, `BATON_HOST`; with `BATON_OPERATOR_USERNAME`
+ * and `BATON_OPERATOR_PASSWORD` set, that operator is created on start if missing. Live alarms
+ * (socket.io at /socket.io) come from `BATON_BROKER_URL`. A bad variable throws ConfigError, a busy
+ * port PortInUseError. Prints `CONSOLE READY <url>` on stdout once it listens.
+ */
+export async function runConsole(env: NodeJS.ProcessEnv = process.env): Promise<ConsoleProcess> {
+  const values = ProcessConfig.load('console', env);
+  const config = readConsoleConfig(values);
+  const logger = createLogger({ process: 'console', nodeId: config.consoleId, level: values.string('BATON_LOG_LEVEL') as LogLevel });
+  for (const warning of values.warnings) logger.warn(warning);
+  if (!config.module.brokerUrl) logger.warn('BATON_BROKER_URL is not set: no live alarms reach this console (engines publish them to ActiveMQ)');
+  const app = await NestFactory.create<NestExpressApplication>(ConsoleModule.forRoot(config.module), { bodyParser: false, logger: new NestPinoLogger(logger) });
+  try {
+    configureConsoleApp(app);
+    app.enableShutdownHooks();
+    if (config.operator) {
+      const created = await app.get(UsersService).ensure({ ...config.operator, role: 'OPERATOR' });
+      if (created) logger.info(`created operator "${config.operator.username}"`);
+    }
+    await listenOrExplain(() => app.listen(config.port, config.host), { port: config.port, host: config.host, variable: 'BATON_CONSOLE_PORT' });
+    const url = `http://${config.host}:${(app.getHttpServer().address() as { port: number }).port}`;
+    logger.info(`Baton console on ${url}/api (docs: /api/docs, live alarms: socket.io at /socket.io)`);
+    process.stdout.write(`CONSOLE READY ${url}\n`);
+    return { app, url };
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+if (require.main === module) runConsole().catch((error: unknown) => exitOnStartFailure(error));

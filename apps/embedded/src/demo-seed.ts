@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ProcessConfig } from '@baton/config';
 import { TenantEntity } from '@baton/persistence';
 import { DependenciesService, EngineGroupsService, TasksService, TenantsService, UsersService } from '../../console/src';
 
@@ -9,10 +10,10 @@ export interface DemoLogins {
   operator: { username: string; password: string };
 }
 
-export function demoLogins(env: NodeJS.ProcessEnv = process.env): DemoLogins {
+export function demoLogins(env: NodeJS.ProcessEnv = process.env, values: ProcessConfig = ProcessConfig.load('embedded', env)): DemoLogins {
   return {
-    tenant: { username: 'demo', password: env.BATON_DEMO_PASSWORD ?? 'demo-password' },
-    operator: { username: 'operator', password: env.BATON_OPERATOR_PASSWORD ?? 'operator-password' },
+    tenant: { username: 'demo', password: values.string('BATON_DEMO_PASSWORD') },
+    operator: { username: 'operator', password: values.string('BATON_OPERATOR_PASSWORD') },
   };
 }
 

@@ -1,3 +1,5 @@
+import { ProcessConfig } from '@baton/config';
+
 /** How the one-process embedded mode runs; read from the environment. */
 export interface EmbeddedConfig {
   /** `BATON_DB_URL`. Default `sqlite:./data/baton.sqlite` (relative to the working directory). */
@@ -6,14 +8,20 @@ export interface EmbeddedConfig {
   host: string;
   /** `BATON_CONSOLE_PORT`: console, API, engine callbacks. Default 8080. */
   port: number;
+  /**
+   * Every variable of the embedded mode, validated (the engine's tuning, the demo passwords, …).
+   * Default: loaded from `process.env` when the embedded mode starts.
+   */
+  values?: ProcessConfig;
 }
 
-export function readEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig {
-  const port = Number(env.BATON_CONSOLE_PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`BATON_CONSOLE_PORT must be a port number (got "${env.BATON_CONSOLE_PORT}")`);
+/** The embedded mode's variables through the schema (libs/config): a bad one throws ConfigError. */
+export function readEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): EmbeddedConfig & { values: ProcessConfig } {
+  const values = ProcessConfig.load('embedded', env);
   return {
-    databaseUrl: env.BATON_DB_URL ?? 'sqlite:./data/baton.sqlite',
-    host: env.BATON_HOST ?? '127.0.0.1',
-    port,
+    databaseUrl: values.string('BATON_DB_URL'),
+    host: values.string('BATON_HOST'),
+    port: values.integer('BATON_CONSOLE_PORT'),
+    values,
   };
 }

@@ -1,18 +1,25 @@
 import 'reflect-metadata';
+import { exitOnStartFailure } from '@baton/config';
+import { createLogger, type LogLevel } from '@baton/logging';
 import { databaseKind } from '@baton/persistence';
 import { EngineAlreadyRunningError } from '../../engine/src';
 import { demoLogins } from './demo-seed';
 import { readEmbeddedConfig } from './embedded-config';
-import { startEmbedded } from './start-embedded';
+import { startEmbedded, type EmbeddedBaton } from './start-embedded';
 
 /**
  * `npm start`: Baton in one process — console API, engine and demo executor — on an SQLite
  * file and an in-process alarm bus. A single-node mode for trying Baton and for development.
+ * Configured by `env` (docs/CONFIGURATION.md, "Embedded mode"): a bad variable throws
+ * ConfigError, a busy BATON_CONSOLE_PORT PortInUseError. Logs through pino (Nest's start-up
+ * lines at debug), then prints the banner.
  */
-async function main(): Promise<void> {
-  const config = readEmbeddedConfig();
-  const logins = demoLogins();
-  const baton = await startEmbedded(config, logins);
+export async function runEmbedded(env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedBaton> {
+  const config = readEmbeddedConfig(env);
+  const logger = createLogger({ process: 'embedded', level: config.values.string('BATON_LOG_LEVEL') as LogLevel });
+  for (const warning of config.values.warnings) logger.warn(warning);
+  const logins = demoLogins(env, config.values);
+  const baton = await startEmbedded(config, logins, { logger });
   const base = baton.url.replace('127.0.0.1', 'localhost');
   const sqlite = databaseKind(config.databaseUrl) === 'sqlite';
   console.log(
@@ -26,10 +33,8 @@ async function main(): Promise<void> {
       baton.seeded ? '  demo data  seeded: tenant "demo" with five tasks' : '  demo data  kept from the previous start',
     ].join('\n'),
   );
+  return baton;
 }
 
-main().catch((error: unknown) => {
-  // A refusal to start is an answer, not a crash: its message says what to do.
-  console.error(error instanceof EngineAlreadyRunningError ? error.message : error);
-  process.exit(1);
-});
+// A refusal to start is an answer, not a crash: its message says what to do.
+if (require.main === module) runEmbedded().catch((error: unknown) => exitOnStartFailure(error, [EngineAlreadyRunningError]));

@@ -6,6 +6,8 @@ import { DataSource } from 'typeorm';
 import { DatabaseModule, TenantEntity, openDatabase } from '@baton/persistence';
 import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
 import { createAlarmBus, type BusLogger } from '@baton/messaging';
+import { listenOrExplain, ProcessConfig } from '@baton/config';
+import { NestPinoLogger, type BatonLogger } from '@baton/logging';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
 import { buildDemoHandlers } from '../../demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../engine/src';
@@ -23,7 +25,12 @@ export interface EmbeddedBaton {
   close(): Promise<void>;
 }
 
-const embeddedBusLogger: BusLogger = { info: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
+/** Alarm bus and demo executor lines: through `logger` when given, else warnings and errors on stderr (their routine lines at debug). */
+function quietLogger(logger: BatonLogger | undefined, component: string): BusLogger {
+  const child = logger?.child({ component });
+  if (!child) return { info: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
+  return { info: (m) => child.debug(m), warn: (m) => child.warn(m), error: (m) => child.error(m) };
+}
 
 /**
  * Boots console and engine in one Nest application sharing one data source and one alarm bus
@@ -31,12 +38,13 @@ const embeddedBusLogger: BusLogger = { info: () => undefined, warn: (m) => conso
  * executor (built on the executor SDK, exactly as a business service would) on its own port
  * in the same process. The engine talks to it over HTTP like to any executor.
  */
-export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins): Promise<EmbeddedBaton> {
+export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, options: { logger?: BatonLogger } = {}): Promise<EmbeddedBaton> {
+  const values = config.values ?? ProcessConfig.load('embedded');
   const dataSource = await openDatabase(config.databaseUrl);
-  const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port });
+  const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null }, values);
   // One alarm bus for the engine's outbox relay and the console's gateway: in-process — or the
   // ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
-  const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: embeddedBusLogger });
+  const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: quietLogger(options.logger, 'AlarmBus') });
 
   @Module({
     imports: [
@@ -47,17 +55,21 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins):
   })
   class EmbeddedModule {}
 
-  const app = await NestFactory.create<NestExpressApplication>(EmbeddedModule, { bodyParser: false, rawBody: true, logger: ['error', 'warn'] });
+  const app = await NestFactory.create<NestExpressApplication>(EmbeddedModule, {
+    bodyParser: false,
+    rawBody: true,
+    logger: options.logger ? new NestPinoLogger(options.logger) : ['error', 'warn'],
+  });
   configureConsoleApp(app);
   app.enableShutdownHooks();
   let executor: ExecutorServer | undefined;
   try {
     const seeded = await seedDemo(app, logins);
-    await app.listen(config.port, config.host);
+    await listenOrExplain(() => app.listen(config.port, config.host), { port: config.port, host: config.host, variable: 'BATON_CONSOLE_PORT' });
     const address = app.getHttpServer().address() as { port: number };
     const url = `http://${config.host}:${address.port}`;
     await startEngine(app, { url });
-    executor = await startDemoExecutor(app.get(DataSource), url, config);
+    executor = await startDemoExecutor(app.get(DataSource), url, config, quietLogger(options.logger, 'DemoExecutor'));
     const executorUrl = await executor.start();
     const running = executor;
     return {
@@ -81,7 +93,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins):
   }
 }
 
-async function startDemoExecutor(dataSource: DataSource, engineUrl: string, config: EmbeddedConfig): Promise<ExecutorServer> {
+async function startDemoExecutor(dataSource: DataSource, engineUrl: string, config: EmbeddedConfig, logger: BusLogger): Promise<ExecutorServer> {
   const tenant = await dataSource.getRepository(TenantEntity).findOneByOrFail({ id: 'demo' });
   const dataDir = config.databaseUrl.startsWith('sqlite:') ? join(config.databaseUrl.slice('sqlite:'.length), '..') : 'data';
   return createExecutorServer({
@@ -93,6 +105,6 @@ async function startDemoExecutor(dataSource: DataSource, engineUrl: string, conf
     host: config.host,
     port: 0,
     spoolFile: join(dataDir, 'executor-spool', `${DEMO_EXECUTOR_APP}.jsonl`),
-    logger: { info: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) },
+    logger,
   });
 }

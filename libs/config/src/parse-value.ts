@@ -16,7 +16,7 @@ const FALSE = ['0', 'false', 'no', 'off'];
 export function parseValue(variable: ConfigVariable, raw: string | undefined): ConfigValue | undefined {
   const text = raw?.trim();
   if (text === undefined || text === '') {
-    if (variable.required) throw new ConfigError(variable.name, undefined, `required. ${variable.description}`);
+    if (variable.required) throw new ConfigError(variable.name, undefined, 'required (see docs/CONFIGURATION.md)');
     return variable.default === undefined ? undefined : parseValue({ ...variable, default: undefined }, variable.default);
   }
   const fail = (reason: string): never => {

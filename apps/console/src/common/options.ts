@@ -1,3 +1,4 @@
+import { defaultNodeId, type ProcessConfig } from '@baton/config';
 import type { DataSource } from 'typeorm';
 import type { AlarmBus } from '@baton/messaging';
 import type { Clock } from './clock';
@@ -55,3 +56,41 @@ export interface ResolvedConsoleOptions {
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const DEFAULT_PASSWORD_HASH_ROUNDS = 10;
+
+/** How the standalone console process runs (`baton console`), read from the environment. */
+export interface ConsoleProcessConfig {
+  /** Instance id: `nodeId` of its log lines and `consoleId` of the module. Default `<hostname>-<pid>-<random>`. */
+  consoleId: string;
+  /** `BATON_DB_URL`, required. */
+  databaseUrl: string;
+  /** `BATON_HOST`. Default 127.0.0.1. */
+  host: string;
+  /** `BATON_CONSOLE_PORT`. Default 8080. */
+  port: number;
+  /** `BATON_OPERATOR_USERNAME` and `BATON_OPERATOR_PASSWORD`: created on start when missing. Default none. */
+  operator: { username: string; password: string } | null;
+  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`. */
+  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'consoleId'>;
+}
+
+/** The console's variables through the schema (libs/config): a bad one throws ConfigError. */
+export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
+  const consoleId = defaultNodeId();
+  const databaseUrl = values.string('BATON_DB_URL');
+  const username = values.optionalString('BATON_OPERATOR_USERNAME');
+  const password = values.optionalString('BATON_OPERATOR_PASSWORD');
+  return {
+    consoleId,
+    databaseUrl,
+    host: values.string('BATON_HOST'),
+    port: values.integer('BATON_CONSOLE_PORT'),
+    operator: username && password ? { username, password } : null,
+    module: {
+      consoleId,
+      databaseUrl,
+      brokerUrl: values.optionalString('BATON_BROKER_URL') ?? null,
+      alarmTopicPrefix: values.string('BATON_ALARM_TOPIC_PREFIX'),
+      socketCorsOrigins: values.list('BATON_CONSOLE_CORS_ORIGINS'),
+    },
+  };
+}
