@@ -93,6 +93,15 @@ class Aborted(Exception):
     pass
 
 
+class NonRetryableError(Exception):
+    """Raise it when trying again cannot help: the run ends FAILED without spending the task's
+    remaining attempts (the callback says `retryable: false`). Any exception with a true
+    `non_retryable` attribute counts too."""
+
+    non_retryable = True
+    code = "NON_RETRYABLE"
+
+
 class Context:
     """What a handler gets: params, run_id, attempt, deadline, abort_event, sleep(), log()."""
 
@@ -123,6 +132,8 @@ def h_sleep(ctx):
 
 
 def h_fail(ctx):
+    if isinstance(ctx.params, dict) and ctx.params.get("nonRetryable") is True:
+        raise NonRetryableError(f"planned failure on attempt {ctx.attempt}, not retryable")
     raise RuntimeError(f"planned failure on attempt {ctx.attempt}")
 
 
@@ -344,20 +355,22 @@ class Executor:
         timer = threading.Timer(max(0, job.request["deadline"] - now_ms()) / 1000.0, job.abort, ("DEADLINE",))
         timer.daemon = True
         timer.start()
+        retryable = True
         try:
             result = HANDLERS[job.request["handler"]](Context(job))
             outcome, error = ("ABORTED", ABORT_MESSAGES[job.abort_reason]) if job.abort_event.is_set() else ("SUCCEEDED", None)
-        except Exception:
+        except Exception as err:
             result = None
             if job.abort_event.is_set():
                 outcome, error = "ABORTED", ABORT_MESSAGES[job.abort_reason]
             else:
                 outcome, error = "FAILED", traceback.format_exc()[-8192:]
+                retryable = getattr(err, "non_retryable", False) is not True
         finally:
             timer.cancel()
-        self.finish(job, outcome, result=result, error=error)
+        self.finish(job, outcome, result=result, error=error, retryable=retryable)
 
-    def finish(self, job, outcome, result=None, error=None):
+    def finish(self, job, outcome, result=None, error=None, retryable=True):
         req = job.request
         callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "outcome": outcome, "finishedAt": now_ms()}
         if self.executor_id is not None:
@@ -368,6 +381,8 @@ class Executor:
             callback["result"] = result
         if error is not None:
             callback["error"] = error
+        if outcome == "FAILED" and not retryable:
+            callback["retryable"] = False
         if job.logs:
             callback["logs"] = list(job.logs)
         if outcome == "ABORTED":

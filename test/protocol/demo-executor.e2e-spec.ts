@@ -8,5 +8,6 @@ describeExecutorConformance({
     ok: { handler: 'noop' },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail-n-times', params: { failures: 1 } },
+    failNonRetryable: { handler: 'fail-n-times', params: { failures: 1, nonRetryable: true } },
   },
 });

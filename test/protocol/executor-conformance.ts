@@ -13,11 +13,15 @@ export interface ConformanceTarget {
   name: string;
   /** How to start it with the given environment (BATON_* variables, see apps/demo-executor/src/config.ts). */
   command(env: Record<string, string>): ExecutorCommand;
-  /** Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one that fails. */
+  /**
+   * Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one
+   * that fails, and one that fails saying retrying cannot help (a NonRetryableError).
+   */
   handlers: {
     ok: { handler: string; params?: JsonValue };
     sleep: { handler: string; params: (ms: number) => JsonValue };
     fail: { handler: string; params?: JsonValue };
+    failNonRetryable: { handler: string; params?: JsonValue };
   };
 }
 
@@ -33,7 +37,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     let engine: FakeEngine;
     let executor: ExecutorProcess;
     let dir: string;
-    const { ok, sleep, fail } = target.handlers;
+    const { ok, sleep, fail, failNonRetryable } = target.handlers;
 
     beforeAll(async () => {
       engine = await FakeEngine.start({ tenantId: 'tenant-c', secret: 'conformance-secret', intervalMs: 200 });
@@ -118,6 +122,14 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(cb.outcome).toBe('FAILED');
       expect(typeof cb.error).toBe('string');
       expect(cb.error!.length).toBeGreaterThan(0);
+      expect(cb.retryable).not.toBe(false); // the task's retry policy decides
+    });
+
+    it('reports a NonRetryableError as FAILED with retryable: false', async () => {
+      const req = engine.request({ handler: failNonRetryable.handler, params: (failNonRetryable.params ?? null) as never });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      expect(cb).toMatchObject({ outcome: 'FAILED', retryable: false, error: expect.stringContaining('NonRetryableError') });
     });
 
     it('refuses an unknown handler (404 UNKNOWN_HANDLER) and a bad body (400 naming the field)', async () => {

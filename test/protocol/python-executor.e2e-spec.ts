@@ -24,5 +24,6 @@ describeExecutorConformance({
     ok: { handler: 'noop' },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail' },
+    failNonRetryable: { handler: 'fail', params: { nonRetryable: true } },
   },
 });

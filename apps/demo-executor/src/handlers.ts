@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { defineHandler, type AnyTaskHandler, type HandlerContext } from '@baton/executor-sdk';
+import { defineHandler, NonRetryableError, type AnyTaskHandler, type HandlerContext } from '@baton/executor-sdk';
 
 export interface DemoHandlerOptions {
   /**
@@ -37,10 +37,15 @@ const sleep = defineHandler<Params>('sleep', async (ctx) => {
   return { sleptMs: ms };
 });
 
-/** `fail-n-times`: fails while `ctx.attempt` ≤ `params.failures` (default 1), then succeeds. */
+/**
+ * `fail-n-times`: fails while `ctx.attempt` ≤ `params.failures` (default 1), then succeeds.
+ * With `params.nonRetryable: true` (default false) it fails with a NonRetryableError: no retry.
+ */
 const failNTimes = defineHandler<Params>('fail-n-times', (ctx) => {
   const failures = num(ctx.params, 'failures', 1);
-  if (ctx.attempt <= failures) throw new Error(`planned failure on attempt ${ctx.attempt} (fails ${failures} time(s))`);
+  const message = `planned failure on attempt ${ctx.attempt} (fails ${failures} time(s))`;
+  if (ctx.attempt <= failures && ctx.params?.nonRetryable === true) throw new NonRetryableError(message);
+  if (ctx.attempt <= failures) throw new Error(message);
   return { succeededOnAttempt: ctx.attempt };
 });
 
