@@ -43,7 +43,7 @@ describe('a busy port', () => {
     { name: 'embedded mode', main: 'apps/embedded/src/main.ts', variable: 'BATON_CONSOLE_PORT' },
     { name: 'engine', main: 'apps/engine/src/main.ts', variable: 'BATON_ENGINE_PORT' },
   ])('stops the $name with one line naming $variable, exit code 1', async ({ name, main, variable }) => {
-    const host = variable === 'BATON_ENGINE_PORT' ? { BATON_ENGINE_HOST: '127.0.0.1' } : { BATON_HOST: '127.0.0.1' };
+    const host: Record<string, string> = variable === 'BATON_ENGINE_PORT' ? { BATON_ENGINE_HOST: '127.0.0.1' } : { BATON_HOST: '127.0.0.1' };
     const db = `sqlite:${join(dir, `${name.replace(/\W/g, '-')}.sqlite`)}`;
     const { code, stderr } = await runToExit(main, { BATON_DB_URL: db, [variable]: String(port), ...host, BATON_LOG_LEVEL: 'warn' });
     expect(stderr.trim()).toBe(`port ${port} is in use (127.0.0.1): set ${variable} to another port`);

@@ -164,7 +164,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     socket.on('alarm:ack', (payload: unknown, callback?: unknown) => {
       const reply = typeof callback === 'function' ? (callback as (r: AlarmAckReply) => void) : () => undefined;
       this.onAck(socket, principal, payload).then(reply, (err: Error) => {
-        this.logger.error(`alarm:ack failed: ${err.stack ?? err.message}`);
+        this.logger.error(`alarm:ack failed: ${err.message}`, { tenantId: principal.tenantId }, err.stack);
         reply({ ok: false, statusCode: 500, message: 'Internal error' });
       });
     });
@@ -185,7 +185,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
       socket.to(tenantRoom(tenantId)).emit('alarm:acked', event);
       this.bus
         .publishAck({ schema: ALARM_ACK_SCHEMA, ...event, ackedAt: view.ackedAt ?? 0, ackedBy: view.ackedBy ?? '', tenantId, origin: this.options.consoleId })
-        .catch((err: Error) => this.logger.warn(`ack of alarm ${view.id} not broadcast to the other consoles: ${err.message}`));
+        .catch((err: Error) => this.logger.warn(`ack not broadcast to the other consoles: ${err.message}`, { tenantId, alarmId: view.id }));
       return { ok: true, alarm: event };
     } catch (err) {
       if (err instanceof HttpException) return { ok: false, statusCode: err.getStatus(), message: err.message };

@@ -100,7 +100,7 @@ export class RunEventsService implements OnApplicationShutdown {
         try {
           await this.pollTenant(sink, tenantId);
         } catch (error) {
-          this.logger.warn(`run events for tenant ${tenantId}: ${(error as Error).message}`);
+          this.logger.warn(`run events: ${(error as Error).message}`, { tenantId });
         }
       }
     } finally {

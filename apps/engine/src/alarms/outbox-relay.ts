@@ -142,7 +142,7 @@ export class OutboxRelay implements NodeWorker {
     const failed = confirmed < rows.length;
     if (failed) {
       const reason = (results[confirmed] as PromiseRejectedResult).reason as Error;
-      this.logger.debug?.(`tenant ${tenantId}: ${confirmed}/${rows.length} alarm(s) published, then: ${reason?.message}`);
+      this.logger.debug?.(`${confirmed}/${rows.length} alarm(s) published, then: ${reason?.message}`, { tenantId });
     }
     return { published: confirmed, skipped: false, failed, full: !failed && rows.length === this.config.alarmRelayBatch };
   }

@@ -51,7 +51,7 @@ export class CallbacksController {
     const results = await Promise.all(
       callbacks.map(async (raw: unknown, i): Promise<CallbackBatchResult> => {
         const answer = await this.judge(tenant.id, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
-          this.logger.error(`callback ${i} of a batch failed: ${err.stack ?? err.message}`);
+          this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId: tenant.id, runId: Number((raw as { runId?: unknown } | null)?.runId) || undefined }, err.stack);
           return { status: 503, body: { statusCode: 503, error: 'UNAVAILABLE', message: 'not processed: retry it' } };
         });
         const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };

@@ -138,7 +138,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const endTimer = this.metrics.slotHold.startTimer();
     this.dispatch(run)
       .catch(async (err: Error) => {
-        this.logger.error(`dispatch of run ${run.runId} failed: ${err.stack ?? err.message}`);
+        this.logger.error(`dispatch failed: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }, err.stack);
         // A run not sent yet goes back to the pool (RETRY_WAIT); a DISPATCHED one stays as it is:
         // it may be running (its callback or the watchdog's timeout will settle it). If the
         // database cannot take it back either (it is unreachable), the run is kept in memory
@@ -251,7 +251,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private recordAck(run: ClaimedRun, at: number): void {
     const write: Promise<void> = this.marks
       .markAccepted(run, at)
-      .catch((err: Error) => this.logger.warn(`ACCEPTED mark of run ${run.runId} not written: ${err.message}`))
+      .catch((err: Error) => this.logger.warn(`ACCEPTED mark not written: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }))
       .finally(() => this.ackWrites.delete(write));
     this.ackWrites.add(write);
   }
@@ -386,7 +386,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {
     if (!run.executorUrl) return;
     void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason }).then((status) => {
-      if (status === null || status >= 500) this.logger.warn(`abort of run ${run.runId} at ${run.executorUrl}: ${status ?? 'no answer'}`);
+      if (status === null || status >= 500) this.logger.warn(`abort at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId: tenant.id, runId: run.runId });
     });
   }
 

@@ -71,7 +71,7 @@ export class PlannerService {
             advances.push(plan.advance);
           } catch (err) {
             // One corrupt row must not stall the group: log it loudly and look again later.
-            this.logger.error(`task ${task.id} (tenant ${task.tenantId}) cannot be planned, retrying in ${BROKEN_TASK_RETRY_MS / 1000} s: ${(err as Error).message}`);
+            this.logger.error(`task cannot be planned, retrying in ${BROKEN_TASK_RETRY_MS / 1000} s: ${(err as Error).message}`, { tenantId: task.tenantId, taskId: task.id });
             advances.push({ taskId: task.id, nextFireAt: now + BROKEN_TASK_RETRY_MS, firesConsumed: 0 });
           }
         }

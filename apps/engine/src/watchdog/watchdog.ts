@@ -185,7 +185,7 @@ export class Watchdog implements OnModuleDestroy {
     try {
       return await work();
     } catch (err) {
-      this.logger.error(`run ${run.runId}: ${(err as Error).message}`);
+      this.logger.error(`watchdog step failed: ${(err as Error).message}`, { tenantId: run.tenantId, runId: run.runId });
       return null;
     }
   }
@@ -197,7 +197,7 @@ export class Watchdog implements OnModuleDestroy {
     if (!tenant) return;
     const url = run.executorUrl;
     void this.client.abort(url, tenant, { runId: run.runId, attempt: run.attempt, reason: 'TIMEOUT' }).then((status) => {
-      if (status === null || status >= 500) this.logger.warn(`abort of timed-out run ${run.runId} at ${url}: ${status ?? 'no answer'}`);
+      if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId });
     });
   }
 }
