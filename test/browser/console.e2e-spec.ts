@@ -312,4 +312,80 @@ describe('web console (Chromium)', () => {
     }
     expect(errors).toEqual([]);
   });
+
+  it('an operator creates a tenant with its first admin; the admin logs in, creates a user and changes its own password', async () => {
+    const login = async (p: Page, username: string, password: string) => {
+      await p.goto(`${baton.url}/login`);
+      await p.getByLabel('Username', { exact: true }).fill(username);
+      await p.getByLabel('Password', { exact: true }).fill(password);
+      await p.getByRole('button', { name: 'Log in' }).click();
+    };
+    const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const op = await opContext.newPage();
+    errors.push(...watchErrors(op));
+    await login(op, logins.operator.username, logins.operator.password);
+    await op.waitForURL(/\/operator$/);
+    await op.getByLabel('Tenant id').fill('globex');
+    await op.getByLabel('Tenant name').fill('Globex');
+    await op.getByLabel('First admin username').fill('globex-admin');
+    // A bad admin: refused beside its field, and no tenant is created.
+    await op.getByLabel('First admin password').fill('short');
+    await op.getByRole('button', { name: 'Create tenant' }).click();
+    const adminPassword = op.locator('.field', { has: op.getByLabel('First admin password') });
+    await adminPassword.locator('[data-field-error]').waitFor();
+    expect(await op.locator('table[aria-label="Tenants"] tbody tr', { hasText: 'globex' }).count()).toBe(0);
+    await op.getByLabel('First admin password').fill('globex-pass-1');
+    await op.getByRole('button', { name: 'Create tenant' }).click();
+    await op.getByText('Tenant globex created, with admin globex-admin').waitFor();
+    await op.locator('table[aria-label="Tenants"] tbody tr', { hasText: 'globex' }).waitFor();
+    await shot(op, '17-operator-tenant-with-admin');
+    // The operator's Users page: every tenant's users, filtered to one tenant.
+    await op.getByRole('link', { name: 'Users' }).click();
+    await op.waitForURL(/\/users$/);
+    await op.locator('tr[data-user="acme-admin"]').waitFor();
+    await op.getByLabel('Tenant filter').selectOption('globex');
+    await expect.poll(() => op.locator('tr[data-user]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-user')))).toEqual(['globex-admin']);
+    await opContext.close();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const admin = await context.newPage();
+    errors.push(...watchErrors(admin));
+    await login(admin, 'globex-admin', 'globex-pass-1');
+    await admin.waitForURL(/\/tasks$/);
+    await admin.getByRole('link', { name: 'Users' }).click();
+    await admin.waitForURL(/\/users$/);
+    await admin.locator('tr[data-user="globex-admin"]').waitFor();
+    expect(await admin.locator('tr[data-user="acme-admin"]').count()).toBe(0); // another tenant's users stay out of sight
+    await admin.getByLabel('Username', { exact: true }).fill('globex-viewer');
+    await admin.getByLabel('Password', { exact: true }).fill('viewer-pass-1');
+    await admin.getByLabel('Role', { exact: true }).selectOption('TENANT_VIEWER');
+    await admin.getByRole('button', { name: 'Create user' }).click();
+    const viewer = admin.locator('tr[data-user="globex-viewer"]');
+    await viewer.waitFor();
+    await admin.getByRole('button', { name: 'Disable globex-viewer' }).click();
+    await viewer.getByText('disabled', { exact: true }).waitFor();
+    await admin.getByRole('button', { name: 'Enable globex-viewer' }).click();
+    await viewer.getByText('active', { exact: true }).waitFor();
+    await shot(admin, '18-users');
+
+    // Own password, from the user name in the header.
+    await admin.locator('.userbox a.user').click();
+    await admin.waitForURL(/\/account$/);
+    await admin.getByLabel('Current password').fill('not-my-password');
+    await admin.getByLabel('New password', { exact: true }).fill('globex-pass-2');
+    await admin.getByLabel('Repeat the new password').fill('globex-pass-2');
+    await admin.getByRole('button', { name: 'Change password' }).click();
+    await admin.locator('.field', { has: admin.getByLabel('Current password') }).locator('[data-field-error]').waitFor();
+    await admin.getByLabel('Current password').fill('globex-pass-1');
+    await admin.getByRole('button', { name: 'Change password' }).click();
+    await admin.getByText(/Password changed/).waitFor();
+    await shot(admin, '19-account-password');
+    await admin.getByRole('button', { name: 'Log out' }).click();
+    await login(admin, 'globex-admin', 'globex-pass-1');
+    await admin.getByText('Wrong username or password').waitFor();
+    await login(admin, 'globex-admin', 'globex-pass-2');
+    await admin.waitForURL(/\/tasks$/);
+    await context.close();
+    expect(errors).toEqual([]);
+  });
 });

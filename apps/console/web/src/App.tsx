@@ -3,6 +3,7 @@ import { ApiError, loadSession, onUnauthorized, post, saveSession, type Session 
 import { Field, ToastProvider } from './components';
 import { LiveProvider, useLive } from './live';
 import { Link, match, navigate, useLocation } from './router';
+import { AccountPage } from './pages/AccountPage';
 import { AlarmsPage } from './pages/AlarmsPage';
 import { DependenciesPage } from './pages/DependenciesPage';
 import { ExecutorsPage } from './pages/ExecutorsPage';
@@ -12,6 +13,7 @@ import { RunsPage } from './pages/RunsPage';
 import { StatsPage } from './pages/StatsPage';
 import { TaskEditorPage } from './pages/TaskEditorPage';
 import { TasksPage } from './pages/TasksPage';
+import { UsersPage } from './pages/UsersPage';
 
 const TENANT_NAV = [
   ['/tasks', 'Tasks'],
@@ -20,6 +22,7 @@ const TENANT_NAV = [
   ['/executors', 'Executors'],
   ['/alarms', 'Alarms'],
   ['/stats', 'Statistics'],
+  ['/users', 'Users'],
   ['/operator', 'Operator'],
 ] as const;
 
@@ -57,7 +60,10 @@ export function App() {
 function Shell({ session, path, onLogout }: { session: Session; path: string; onLogout: () => void }) {
   const live = useLive();
   const operator = session.user.role === 'OPERATOR';
-  const nav = operator ? TENANT_NAV.filter(([to]) => to === '/operator') : TENANT_NAV;
+  // Users: operators and tenant admins manage users; a viewer does not see the page.
+  const nav = operator
+    ? TENANT_NAV.filter(([to]) => to === '/operator' || to === '/users')
+    : TENANT_NAV.filter(([to]) => to !== '/users' || session.user.role === 'TENANT_ADMIN');
   const canWrite = session.user.role !== 'TENANT_VIEWER';
   return (
     <div className="shell">
@@ -85,25 +91,28 @@ function Shell({ session, path, onLogout }: { session: Session; path: string; on
               {live.connected ? 'Live' : 'Offline'}
             </span>
           ) : null}
-          <span className="user" title={session.user.role}>
+          <Link to="/account" className="user" title={`${session.user.role} · my account, change my password`}>
             {session.user.username}
             {session.user.tenantId ? ` @ ${session.user.tenantId}` : ' (operator)'}
-          </span>
+          </Link>
           <button type="button" className="btn-ghost" onClick={onLogout}>
             Log out
           </button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Routes path={path} operator={operator} canWrite={canWrite} role={session.user.role} />
+        <Routes path={path} operator={operator} canWrite={canWrite} session={session} />
       </main>
     </div>
   );
 }
 
-function Routes({ path, operator, canWrite, role }: { path: string; operator: boolean; canWrite: boolean; role: Session['user']['role'] }) {
+function Routes({ path, operator, canWrite, session }: { path: string; operator: boolean; canWrite: boolean; session: Session }) {
+  const role = session.user.role;
   if (path === '/operator') return <OperatorPage role={role} />;
-  if (operator) return <p>Operators manage tenants, engine groups and keys on the Operator page.</p>;
+  if (path === '/account') return <AccountPage session={session} />;
+  if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
+  if (operator) return <p>Operators manage tenants, engine groups and keys on the Operator page, and users on the Users page.</p>;
   let m: Record<string, string> | null;
   if (path === '/tasks') return <TasksPage canWrite={canWrite} />;
   if (path === '/tasks/new') return <TaskEditorPage taskId={null} canWrite={canWrite} />;

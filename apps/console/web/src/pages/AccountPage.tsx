@@ -1,0 +1,58 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, post, type Session } from '../api';
+import { Field, PageHeader, useToast } from '../components';
+
+/** The logged-in user's own account: change the password (the user's other sessions end). */
+export function AccountPage({ session }: { session: Session }) {
+  const toast = useToast();
+  const [form, setForm] = useState({ currentPassword: '', newPassword: '', repeat: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (form.newPassword !== form.repeat) {
+      setErrors({ repeat: 'does not match the new password' });
+      return;
+    }
+    try {
+      await post('/auth/password', { currentPassword: form.currentPassword, newPassword: form.newPassword });
+      setErrors({});
+      setForm({ currentPassword: '', newPassword: '', repeat: '' });
+      toast.notify('Password changed; your other sessions were logged out');
+    } catch (err) {
+      setErrors(err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message });
+    }
+  };
+  return (
+    <>
+      <PageHeader title="My account" />
+      <p>
+        {session.user.username} · {session.user.role}
+        {session.user.tenantId ? ` of tenant ${session.user.tenantId}` : ''}
+      </p>
+      <section aria-labelledby="password-h">
+        <h2 id="password-h">Change my password</h2>
+        <form className="card" style={{ maxWidth: '30rem' }} onSubmit={(e) => void submit(e)} aria-label="Change my password">
+          <Field label="Current password" error={errors.currentPassword}>
+            {(p) => (
+              <input {...p} name="currentPassword" type="password" autoComplete="current-password" value={form.currentPassword} onChange={(e) => setForm({ ...form, currentPassword: e.target.value })} required />
+            )}
+          </Field>
+          <Field label="New password" error={errors.newPassword} hint="At least 8 characters. Your other sessions are logged out.">
+            {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" value={form.newPassword} onChange={(e) => setForm({ ...form, newPassword: e.target.value })} required />}
+          </Field>
+          <Field label="Repeat the new password" error={errors.repeat}>
+            {(p) => <input {...p} name="repeatPassword" type="password" autoComplete="new-password" value={form.repeat} onChange={(e) => setForm({ ...form, repeat: e.target.value })} required />}
+          </Field>
+          {errors._ && !errors.currentPassword && !errors.newPassword ? (
+            <div className="error-box" role="alert">
+              {errors._}
+            </div>
+          ) : null}
+          <button type="submit" className="btn-primary">
+            Change password
+          </button>
+        </form>
+      </section>
+    </>
+  );
+}

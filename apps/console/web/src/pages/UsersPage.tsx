@@ -1,0 +1,217 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, get, patch, post, qs } from '../api';
+import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { fmtTime } from '../format';
+import { useLoad } from '../hooks';
+import type { Tenant, User } from '../model';
+
+type Role = User['role'];
+const TENANT_ROLES: Role[] = ['TENANT_VIEWER', 'TENANT_ADMIN'];
+
+/** Field → reason from an API error, with the message under `_`. */
+function errorsOf(err: unknown): Record<string, string> {
+  return err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message };
+}
+
+/**
+ * Users. A tenant admin: the users of its tenant. The operator: the users of every tenant (and
+ * the operators), filtered by tenant. Create, change a tenant user's role, disable/enable, reset
+ * a password. Nobody demotes or disables themselves (the API refuses it too).
+ */
+export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
+  const toast = useToast();
+  const [tenantFilter, setTenantFilter] = useState('');
+  const base = operator ? '/operator/users' : '/users';
+  const users = useLoad(() => get<User[]>(`${base}${operator ? qs({ tenantId: tenantFilter }) : ''}`), [base, tenantFilter]);
+  const tenants = useLoad(() => (operator ? get<Tenant[]>('/operator/tenants') : Promise.resolve([] as Tenant[])), [operator]);
+  const [resetting, setResetting] = useState<number | null>(null);
+
+  const change = async (u: User, body: { role?: Role; disabled?: boolean }, done: string) => {
+    try {
+      await patch<User>(`${base}/${u.id}`, body);
+      toast.notify(done);
+      await users.reload();
+    } catch (err) {
+      toast.notify((err as Error).message, 'error');
+    }
+  };
+
+  return (
+    <>
+      <PageHeader title="Users" />
+      {operator ? (
+        <div className="filters">
+          <Field label="Tenant filter">
+            {(p) => (
+              <select {...p} name="tenantFilter" value={tenantFilter} onChange={(e) => setTenantFilter(e.target.value)}>
+                <option value="">Every tenant and the operators</option>
+                {(tenants.data ?? []).map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.id}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+      ) : null}
+      <ErrorBox error={users.error} />
+      <div className="table-wrap">
+        <table className="data" aria-label="Users">
+          <thead>
+            <tr>
+              <th scope="col">Username</th>
+              {operator ? <th scope="col">Tenant</th> : null}
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(users.data ?? []).map((u) => {
+              const self = u.username === me;
+              return (
+                <tr key={u.id} data-user={u.username}>
+                  <td>
+                    {u.username}
+                    {self ? <span className="muted"> (you)</span> : null}
+                  </td>
+                  {operator ? <td>{u.tenantId ?? '—'}</td> : null}
+                  <td>
+                    {u.role === 'OPERATOR' || self ? (
+                      u.role
+                    ) : (
+                      <select
+                        name="role"
+                        aria-label={`Role of ${u.username}`}
+                        value={u.role}
+                        onChange={(e) => void change(u, { role: e.target.value as Role }, `${u.username} is now ${e.target.value}`)}
+                      >
+                        {TENANT_ROLES.map((r) => (
+                          <option key={r}>{r}</option>
+                        ))}
+                      </select>
+                    )}
+                  </td>
+                  <td>
+                    <span className={`badge ${u.disabled ? 'offline' : 'online'}`}>{u.disabled ? 'disabled' : 'active'}</span>
+                  </td>
+                  <td className="small">{fmtTime(u.createdAt)}</td>
+                  <td>
+                    {self ? null : (
+                      <button
+                        type="button"
+                        className="btn-small"
+                        aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.username}`}
+                        onClick={() => void change(u, { disabled: !u.disabled }, `${u.username} ${u.disabled ? 'enabled' : 'disabled'}`)}
+                      >
+                        {u.disabled ? 'Enable' : 'Disable'}
+                      </button>
+                    )}{' '}
+                    <button type="button" className="btn-small" aria-label={`Reset the password of ${u.username}`} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
+                      Reset password
+                    </button>
+                    {resetting === u.id ? <ResetPasswordForm user={u} base={base} onDone={() => setResetting(null)} /> : null}
+                  </td>
+                </tr>
+              );
+            })}
+            {users.data?.length === 0 ? (
+              <tr>
+                <td colSpan={operator ? 6 : 5} className="muted">
+                  No users.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+      <CreateUserForm operator={operator} base={base} tenantFilter={tenantFilter} onCreated={() => void users.reload()} />
+    </>
+  );
+}
+
+function ResetPasswordForm({ user, base, onDone }: { user: User; base: string; onDone: () => void }) {
+  const toast = useToast();
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      await post(`${base}/${user.id}/password`, { password });
+      toast.notify(`Password of ${user.username} set; their sessions ended`);
+      onDone();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  };
+  return (
+    <form className="filters" onSubmit={(e) => void submit(e)} aria-label={`New password for ${user.username}`}>
+      <Field label="New password" error={errors.password ?? errors._}>
+        {(p) => <input {...p} name="resetPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
+      </Field>
+      <div className="field field-button">
+        <button type="submit">Set password</button>
+      </div>
+    </form>
+  );
+}
+
+function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator: boolean; base: string; tenantFilter: string; onCreated: () => void }) {
+  const toast = useToast();
+  const [form, setForm] = useState({ username: '', password: '', role: 'TENANT_VIEWER' as Role, tenantId: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const tenantId = form.tenantId || tenantFilter;
+    const body = operator
+      ? { username: form.username, password: form.password, role: form.role, ...(form.role === 'OPERATOR' || !tenantId ? {} : { tenantId }) }
+      : { username: form.username, password: form.password, role: form.role };
+    try {
+      const u = await post<User>(base, body);
+      setErrors({});
+      setForm({ ...form, username: '', password: '' });
+      toast.notify(`User ${u.username} created`);
+      onCreated();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  };
+  const roles: Role[] = operator ? [...TENANT_ROLES, 'OPERATOR'] : TENANT_ROLES;
+  return (
+    <section aria-labelledby="new-user-h">
+      <h2 id="new-user-h">New user</h2>
+      <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create a user">
+        <Field label="Username" error={errors.username}>
+          {(p) => <input {...p} name="newUsername" autoComplete="off" value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} />}
+        </Field>
+        <Field label="Password" error={errors.password}>
+          {(p) => <input {...p} name="newPassword" type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} />}
+        </Field>
+        <Field label="Role" error={errors.role}>
+          {(p) => (
+            <select {...p} name="newRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
+              {roles.map((r) => (
+                <option key={r}>{r}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {operator && form.role !== 'OPERATOR' ? (
+          <Field label="Tenant" error={errors.tenantId}>
+            {(p) => <input {...p} name="newTenant" placeholder={tenantFilter} value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}
+          </Field>
+        ) : null}
+        <div className="field field-button">
+          <button type="submit">Create user</button>
+        </div>
+      </form>
+      {errors._ && Object.keys(errors).length === 1 ? (
+        <div className="error-box" role="alert">
+          {errors._}
+        </div>
+      ) : null}
+    </section>
+  );
+}
