@@ -120,13 +120,15 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
   const takeInterim = async (cb: RunCallback) => (interim.push(structuredClone(cb)), true);
   const job = new RunJob(request, handler, jobOptions, takeInterim, () => undefined, null, clock);
   const abort = (reason: AbortReason = 'CANCELLED') => void job.abort(reason);
-  options.signal?.addEventListener('abort', () => abort(reasonOf(options.signal!.reason)), { once: true });
+  const onAbort = () => abort(reasonOf(options.signal!.reason));
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   job.state = 'RUNNING';
   job.startedAt = startedAt;
   job.armDeadline();
   if (options.signal?.aborted) abort(reasonOf(options.signal.reason));
   const done = (async (): Promise<TestRunResult<R>> => {
     const { fields, settled } = await job.runHandler();
+    options.signal?.removeEventListener('abort', onAbort);
     await job.settle();
     const callback = job.finalCallback(fields, clock.now());
     const result: TestRunResult<R> = {
