@@ -1,14 +1,18 @@
 import { createExecutorServer } from '@baton/executor-sdk';
+import { createLogger, type LogLevel } from '@baton/logging';
 import { demoExecutorOptionsFromEnv } from './config';
 
 /**
  * The demo executor on its own (see config.ts for the environment). Prints `READY <url>` on
- * stdout once it listens; SIGTERM/SIGINT stop it gracefully (exit 0).
+ * stdout once it listens; logs go to stderr as pino lines (level `BATON_LOG_LEVEL`, default
+ * info). SIGTERM/SIGINT stop it gracefully (exit 0).
  */
+const log = createLogger({ process: 'executor', fd: 2, level: (process.env.BATON_LOG_LEVEL?.trim() || 'info') as LogLevel });
+
 async function main(): Promise<void> {
   let options;
   try {
-    options = demoExecutorOptionsFromEnv(process.env);
+    options = demoExecutorOptionsFromEnv(process.env, { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) });
   } catch (err) {
     console.error(`demo executor: ${(err as Error).message}`);
     process.exit(2);
@@ -23,11 +27,11 @@ async function main(): Promise<void> {
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    console.error(`demo executor: ${signal}, stopping gracefully`);
+    log.info(`${signal}: stopping gracefully`);
     executor.stop().then(
       () => process.exit(0),
       (err: unknown) => {
-        console.error(`demo executor: stop failed: ${(err as Error).stack ?? String(err)}`);
+        log.error({ err }, 'stop failed');
         process.exit(1);
       },
     );
@@ -39,7 +43,7 @@ async function main(): Promise<void> {
 let lastRegistration = '';
 function registered(engineUrl: string, executorId: number): void {
   const key = `${engineUrl}#${executorId}`;
-  if (key !== lastRegistration) console.error(`demo executor: registered with ${engineUrl} as executor ${executorId}`);
+  if (key !== lastRegistration) log.info({ engineUrl, executorId }, 'registered');
   lastRegistration = key;
 }
 
