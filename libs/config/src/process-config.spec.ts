@@ -46,6 +46,7 @@ describe('ProcessConfig', () => {
     expect(message(() => ProcessConfig.load('engine', { BATON_ENGINE_PORT: '70000' }))).toBe('BATON_ENGINE_PORT="70000": must be a port number, 0–65535 (0: any free port)');
     expect(message(() => ProcessConfig.load('engine', { BATON_ROUTING: 'RANDOM' }))).toBe('BATON_ROUTING="RANDOM": must be one of ROUND_ROBIN, LEAST_BUSY, CONSISTENT_HASH, FAILOVER');
     expect(message(() => ProcessConfig.load('engine', { BATON_SYNCHRONOUS_DISPATCH: 'maybe' }))).toMatch(/^BATON_SYNCHRONOUS_DISPATCH="maybe": must be true or false/);
+    expect(message(() => ProcessConfig.load('engine', { BATON_ENGINE_GROUPS: ' , ' }))).toBe('BATON_ENGINE_GROUPS=" , ": must name at least one engine group');
     expect(message(() => ProcessConfig.load('engine', { BATON_DB_URL: 'postgres://x/y' }))).toBe('BATON_DB_URL="postgres://x/y": must be mysql://user:pass@host:3306/db or sqlite:path');
     expect(message(() => ProcessConfig.load('engine', { BATON_ALARM_TOPIC_PREFIX: 'no-dot' }))).toMatch(/^BATON_ALARM_TOPIC_PREFIX="no-dot": .*dot/);
     expect(message(() => ProcessConfig.load('engine', { BATON_BROKER_URL: 'http://x' }))).toMatch(/^BATON_BROKER_URL="http:\/\/x": /);

@@ -10,6 +10,9 @@ export const VALUE_CHECKS: Readonly<Record<string, ValueCheck>> = {
   BATON_DB_URL: (url) => {
     if (!/^(mysql:\/\/|mariadb:\/\/|sqlite:)/.test(url)) throw new Error('must be mysql://user:pass@host:3306/db or sqlite:path');
   },
+  BATON_ENGINE_GROUPS: (list) => {
+    if (!list.split(',').some((group) => group.trim())) throw new Error('must name at least one engine group');
+  },
   BATON_BROKER_URL: (url) => void parseBrokerUrl(url),
   BATON_ALARM_TOPIC_PREFIX: (prefix) => void checkTopicPrefix(prefix),
 };
