@@ -1,4 +1,4 @@
-import { ProcessConfig } from '@baton/config';
+import { defaultNodeId, ProcessConfig } from '@baton/config';
 
 /** How the one-process embedded mode runs; read from the environment. */
 export interface EmbeddedConfig {
@@ -8,6 +8,8 @@ export interface EmbeddedConfig {
   host: string;
   /** `BATON_CONSOLE_PORT`: console, API, engine callbacks. Default 8080. */
   port: number;
+  /** Id of the engine node, `nodeId` of the log lines (`BATON_ENGINE_ID`). Default `<hostname>-<pid>-<random>`. */
+  nodeId?: string;
   /**
    * Every variable of the embedded mode, validated (the engine's tuning, the demo passwords, …).
    * Default: loaded from `process.env` when the embedded mode starts.
@@ -22,6 +24,7 @@ export function readEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): Embedd
     databaseUrl: values.string('BATON_DB_URL'),
     host: values.string('BATON_HOST'),
     port: values.integer('BATON_CONSOLE_PORT'),
+    nodeId: values.optionalString('BATON_ENGINE_ID') ?? defaultNodeId(),
     values,
   };
 }

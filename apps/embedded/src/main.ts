@@ -16,7 +16,7 @@ import { startEmbedded, type EmbeddedBaton } from './start-embedded';
  */
 export async function runEmbedded(env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedBaton> {
   const config = readEmbeddedConfig(env);
-  const logger = createLogger({ process: 'embedded', level: config.values.string('BATON_LOG_LEVEL') as LogLevel });
+  const logger = createLogger({ process: 'embedded', nodeId: config.nodeId, level: config.values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of config.values.warnings) logger.warn(warning);
   const logins = demoLogins(env, config.values);
   const baton = await startEmbedded(config, logins, { logger });

@@ -41,7 +41,7 @@ function quietLogger(logger: BatonLogger | undefined, component: string): BusLog
 export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, options: { logger?: BatonLogger } = {}): Promise<EmbeddedBaton> {
   const values = config.values ?? ProcessConfig.load('embedded');
   const dataSource = await openDatabase(config.databaseUrl);
-  const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null }, values);
+  const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null, ...(config.nodeId ? { nodeId: config.nodeId } : {}) }, values);
   // One alarm bus for the engine's outbox relay and the console's gateway: in-process — or the
   // ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
   const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: quietLogger(options.logger, 'AlarmBus') });
