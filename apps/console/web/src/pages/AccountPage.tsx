@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, post, type Session } from '../api';
+import { post, type Session } from '../api';
 import { Field, PageHeader, useToast } from '../components';
+import { errorsOf } from '../form-errors';
 
 /** The logged-in user's own account: change the password (the user's other sessions end). */
 export function AccountPage({ session }: { session: Session }) {
@@ -19,7 +20,7 @@ export function AccountPage({ session }: { session: Session }) {
       setForm({ currentPassword: '', newPassword: '', repeat: '' });
       toast.notify('Password changed; your other sessions were logged out');
     } catch (err) {
-      setErrors(err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message });
+      setErrors(errorsOf(err));
     }
   };
   return (

@@ -1,17 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, get, patch, post, qs } from '../api';
+import { get, patch, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import type { Tenant, User } from '../model';
 
 type Role = User['role'];
 const TENANT_ROLES: Role[] = ['TENANT_VIEWER', 'TENANT_ADMIN'];
-
-/** Field → reason from an API error, with the message under `_`. */
-function errorsOf(err: unknown): Record<string, string> {
-  return err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message };
-}
 
 /**
  * Users. A tenant admin: the users of its tenant. The operator: the users of every tenant (and
