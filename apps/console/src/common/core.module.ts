@@ -1,6 +1,5 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { defaultNodeId } from '@baton/config';
 import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from '../alarms/console-alarm-bus';
 import { CLOCK, Clock, systemClock } from './clock';
 import {
@@ -19,7 +18,7 @@ export class ConsoleCoreModule {
     const resolved: ResolvedConsoleOptions = {
       sessionTtlMs: options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
       passwordHashRounds: options.passwordHashRounds ?? DEFAULT_PASSWORD_HASH_ROUNDS,
-      consoleId: options.consoleId ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      consoleId: options.consoleId ?? defaultNodeId(),
       socketPath: options.socketPath ?? '/socket.io',
       socketCorsOrigins: options.socketCorsOrigins ?? [],
       alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
