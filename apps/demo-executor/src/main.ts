@@ -1,4 +1,5 @@
 import { createExecutorServer } from '@baton/executor-sdk';
+import { unknownVariableWarnings } from '@baton/config';
 import { createLogger, type LogLevel } from '@baton/logging';
 import { demoExecutorOptionsFromEnv } from './config';
 
@@ -10,6 +11,7 @@ import { demoExecutorOptionsFromEnv } from './config';
 const log = createLogger({ process: 'executor', fd: 2, level: (process.env.BATON_LOG_LEVEL?.trim() || 'info') as LogLevel });
 
 async function main(): Promise<void> {
+  for (const warning of unknownVariableWarnings(process.env)) log.warn(warning);
   let options;
   try {
     options = demoExecutorOptionsFromEnv(process.env, { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) });
