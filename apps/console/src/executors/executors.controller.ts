@@ -1,35 +1,10 @@
 import { Get, Param, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { EXECUTOR_STATES, type ExecutorState } from '@baton/domain';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
+import { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorsService } from './executors.service';
-
-export class ExecutorView {
-  @ApiProperty() id!: number;
-  @ApiProperty() app!: string;
-  @ApiProperty() url!: string;
-  @ApiProperty() capacity!: number;
-  @ApiProperty() inFlight!: number;
-  @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
-  @ApiProperty() registeredAt!: number;
-  @ApiProperty() heartbeatAt!: number;
-}
-
-export class ExecutorQuery {
-  @ApiPropertyOptional({ description: 'Executor app name' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(100)
-  app?: string;
-
-  @ApiPropertyOptional({ enum: EXECUTOR_STATES })
-  @IsOptional()
-  @IsIn(EXECUTOR_STATES)
-  state?: ExecutorState;
-}
 
 @ConsoleController('executors', { tag: 'executors' })
 export class ExecutorsController {

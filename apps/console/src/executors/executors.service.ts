@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere } from 'typeorm';
 import { ExecutorEntity } from '@baton/persistence';
 import { notFound } from '../common/api-error';
-import type { ExecutorQuery, ExecutorView } from './executors.controller';
+import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 
 function executorView(row: ExecutorEntity): ExecutorView {
   return {
