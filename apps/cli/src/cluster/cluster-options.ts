@@ -1,0 +1,54 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../cli-command';
+
+export interface ClusterOptions {
+  /** Console port; 0: any free port. Default 8080. */
+  consolePort: number;
+  /** First engine's port, the others on the next ones; 0: any free port each. Default 8090. */
+  enginePort: number;
+  /** Engine nodes started. Default 2. */
+  engines: number;
+  /** Drop the cluster's database and state first. Default false. */
+  fresh: boolean;
+  /** Start the demo executor (and wait for a demo run to succeed). Default true. */
+  executor: boolean;
+}
+
+export const CLUSTER_USAGE = `usage: baton cluster [--console-port N] [--engine-port N] [--engines N] [--fresh] [--no-executor]`;
+
+/** `baton cluster`'s command line. */
+export function parseClusterOptions(args: string[]): ClusterOptions {
+  let values;
+  try {
+    values = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'console-port': { type: 'string', default: '8080' },
+        'engine-port': { type: 'string', default: '8090' },
+        engines: { type: 'string', default: '2' },
+        fresh: { type: 'boolean', default: false },
+        'no-executor': { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const engines = integer('--engines', values.engines, 1, 16);
+  const enginePort = integer('--engine-port', values['engine-port'], 0, 65535);
+  if (enginePort > 0 && enginePort + engines - 1 > 65535) throw new UsageError(`--engine-port: ${enginePort} + ${engines} engines goes past port 65535`);
+  return {
+    consolePort: integer('--console-port', values['console-port'], 0, 65535),
+    enginePort,
+    engines,
+    fresh: values.fresh,
+    executor: !values['no-executor'],
+  };
+}
+
+function integer(option: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`${option} must be an integer from ${min} to ${max} (got "${raw}")`);
+  return value;
+}

@@ -1,0 +1,54 @@
+/** An answer of the console's REST API other than the one expected. */
+export class ConsoleApiError extends Error {
+  readonly code = 'CONSOLE_API';
+
+  constructor(
+    readonly status: number,
+    what: string,
+    body: string,
+  ) {
+    super(`${what}: HTTP ${status} ${body.slice(0, 500)}`);
+  }
+}
+
+/** The console's REST API, logged in as one user (`POST /api/auth/login`). */
+export class ConsoleClient {
+  private constructor(
+    private readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  static async login(baseUrl: string, credentials: { username: string; password: string }): Promise<ConsoleClient> {
+    const { token } = await send<{ token: string }>(baseUrl, 'POST', '/api/auth/login', undefined, credentials);
+    return new ConsoleClient(baseUrl, token);
+  }
+
+  get<T>(path: string): Promise<T> {
+    return send<T>(this.baseUrl, 'GET', path, this.token);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return send<T>(this.baseUrl, 'POST', path, this.token, body);
+  }
+
+  /** GET, or undefined on 404. */
+  async find<T>(path: string): Promise<T | undefined> {
+    try {
+      return await this.get<T>(path);
+    } catch (error) {
+      if (error instanceof ConsoleApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+}
+
+async function send<T>(baseUrl: string, method: string, path: string, token?: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new ConsoleApiError(response.status, `${method} ${path}`, text);
+  return (text ? JSON.parse(text) : undefined) as T;
+}

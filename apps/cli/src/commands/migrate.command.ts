@@ -1,0 +1,35 @@
+import { UsageError, type CliCommand } from '../cli-command';
+import { migrateDatabase, safeDatabaseUrl } from '../migrate-database';
+
+export const migrateCommand: CliCommand = {
+  name: 'migrate',
+  summary: 'Run the pending migrations on a database (ahead of a roll-out)',
+  help: `usage: baton migrate [<database URL>]
+
+Runs the pending migrations on the database (the argument, or BATON_DB_URL) and lists every
+migration applied. Engines and consoles also run them when they start (under a lock, so
+processes may start together): this is for migrating ahead of a roll-out.
+
+  BATON_DB_URL   mysql://user:pass@host:3306/db or sqlite:path   required without the argument`,
+  async run(args) {
+    if (args.length > 1) throw new UsageError(`baton migrate takes one database URL at most (got ${args.length} arguments)`);
+    const { ProcessConfig, exitOnStartFailure } = await import('@baton/config');
+    const url = args[0] ?? readDatabaseUrl(() => ProcessConfig.load('cli').string('BATON_DB_URL'), exitOnStartFailure);
+    try {
+      const applied = await migrateDatabase(url);
+      console.log(`${safeDatabaseUrl(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);
+    } catch (error) {
+      console.error(`${safeDatabaseUrl(url)}: migration failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  },
+};
+
+/** BATON_DB_URL, validated; a missing or bad one ends the process with the one line naming it. */
+function readDatabaseUrl(read: () => string, fail: (error: unknown) => never): string {
+  try {
+    return read();
+  } catch (error) {
+    return fail(error);
+  }
+}

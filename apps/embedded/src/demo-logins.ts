@@ -1,0 +1,14 @@
+import { ProcessConfig } from '@baton/config';
+
+/** The demo tenant and its logins. The passwords are for a local trial; set them by env to change. */
+export interface DemoLogins {
+  tenant: { username: string; password: string };
+  operator: { username: string; password: string };
+}
+
+export function demoLogins(env: NodeJS.ProcessEnv = process.env, values: ProcessConfig = ProcessConfig.load('embedded', env)): DemoLogins {
+  return {
+    tenant: { username: 'demo', password: values.string('BATON_DEMO_PASSWORD') },
+    operator: { username: 'operator', password: values.string('BATON_OPERATOR_PASSWORD') },
+  };
+}

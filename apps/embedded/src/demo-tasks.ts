@@ -1,0 +1,30 @@
+/** The demo tenant's id. */
+export const DEMO_TENANT_ID = 'demo';
+
+/** The executor app the demo tasks run on: the demo executor, built on the executor SDK. */
+export const DEMO_EXECUTOR_APP = 'demo';
+
+/**
+ * The demo tenant's tasks, as the body of `POST /api/tasks` (the console's CreateTaskDto): a cron
+ * task every 10 s, a fixed-rate task (fires at once), a task that fails (its alarms show in the
+ * console), and a manual task with a child (DEMO_DEPENDENCIES). Seeded by the embedded mode
+ * (demo-seed.ts, through the console's services) and by `baton cluster` (through the REST API).
+ */
+export const DEMO_TASKS: ReadonlyArray<Readonly<Record<string, unknown>>> = [
+  { name: 'every-10-seconds', handler: 'noop', trigger: { kind: 'CRON', expression: '*/10 * * * * *', timeZone: 'UTC' } },
+  { name: 'sleep-2s-every-30s', handler: 'sleep', params: { ms: 2000 }, trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 } },
+  {
+    name: 'flaky-every-minute',
+    handler: 'fail-n-times',
+    params: { failures: 5 },
+    trigger: { kind: 'CRON', expression: '0 * * * * *', timeZone: 'UTC' },
+    retry: { maxAttempts: 2, backoffBaseMs: 2000 },
+  },
+  { name: 'build-report', group: 'reports', handler: 'long-running', params: { ms: 5000 }, trigger: { kind: 'MANUAL' } },
+  { name: 'publish-report', group: 'reports', handler: 'noop', trigger: { kind: 'MANUAL' } },
+].map((task) => ({ executorApp: DEMO_EXECUTOR_APP, ...task }));
+
+/** Edges between demo tasks, by task name: the child runs when its parent ends so. */
+export const DEMO_DEPENDENCIES: ReadonlyArray<{ parent: string; child: string; condition: 'ON_SUCCESS' }> = [
+  { parent: 'build-report', child: 'publish-report', condition: 'ON_SUCCESS' },
+];
