@@ -19,7 +19,7 @@ export class PrefixedOutput {
     private readonly out: NodeJS.WriteStream = process.stdout,
     private readonly tty = Boolean(out.isTTY),
   ) {
-    this.width = Math.max(...names.map((name) => name.length)) + 2;
+    this.width = Math.max(...names.map((name) => name.length)) + 3;
     names.forEach((name, i) => this.colours.set(name, COLOURS[i % COLOURS.length]));
     if (this.tty) {
       // The same rendering as a Baton process on a terminal (libs/logging), minus the fields the prefix says.
