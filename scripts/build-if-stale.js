@@ -2,11 +2,12 @@
 // Runs the parts of `npm run build` whose inputs changed since their last build by this script,
 // so `npm start` and `baton …` start at once on an unchanged tree (a full build takes ~15 s).
 //   node scripts/build-if-stale.js            build what is stale, say so on stderr
+//   node scripts/build-if-stale.js --all      build everything (`npm run build`)
 //   node scripts/build-if-stale.js --check    exit 1 when something is stale, build nothing
 // A part is stale when a file or folder under its inputs is newer than the time its last build
 // started (kept in dist/.build-stamps/<part>.json, written after the build succeeded) or when
 // that stamp is missing. Folder mtimes count, so a deleted or renamed file makes it stale too.
-// A build started by hand (`npm run build`) does not write stamps: the next start builds once more.
+// Only builds through this script write stamps: after a bare `npm run build:server` the next start builds once more.
 /* global require, module, process, console, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: it runs before anything is compiled */
 'use strict';
@@ -57,12 +58,12 @@ function staleParts() {
   return PARTS.filter((part) => Math.max(...part.inputs.map((p) => newestMtime(p, part.skip))) >= stampedStart(part));
 }
 
-/** Builds the stale parts (output inherited, on stderr); returns their names. Throws when a build fails. */
-function buildIfStale() {
-  const stale = staleParts();
+/** Builds the stale parts, or every part with `all` (output inherited, on stderr); returns their names. Throws when a build fails. */
+function buildIfStale(all = false) {
+  const stale = all ? PARTS : staleParts();
   for (const part of stale) {
     const startedAt = Date.now();
-    console.error(`baton: sources changed since the last ${part.name} build: npm run ${part.script}`);
+    if (!all) console.error(`baton: sources changed since the last ${part.name} build: npm run ${part.script}`);
     execSync(`npm run --silent ${part.script}`, { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
     mkdirSync(STAMPS, { recursive: true });
     writeFileSync(join(STAMPS, `${part.name}.json`), `${JSON.stringify({ startedAt, builtAt: Date.now() })}\n`);
@@ -79,7 +80,7 @@ if (require.main === module) {
     process.exit(stale.length > 0 ? 1 : 0);
   }
   try {
-    buildIfStale();
+    buildIfStale(process.argv.includes('--all'));
   } catch {
     process.exit(1);
   }
