@@ -4,10 +4,11 @@ import { EngineClaimIndexes1795321245350 } from './1795321245350-engine-claim-in
 import { EngineDispatchWatchdog1795400000000 } from './1795400000000-engine-dispatch-watchdog';
 import { AlarmOutboxRelay1795500000000 } from './1795500000000-alarm-outbox-relay';
 import { UserDisabled1795600000000 } from './1795600000000-user-disabled';
+import { ExecutorSecretRotation1795610000000 } from './1795610000000-executor-secret-rotation';
 
 /**
  * Every migration, oldest first. They are the only way a Baton schema is made, on MySQL and
  * SQLite alike (openDatabase runs them); libs/persistence/src/schema-drift.spec.ts proves that
  * they build exactly what the entities describe.
  */
-export const MIGRATIONS: Array<new () => MigrationInterface> = [InitialSchema1732240000000, EngineClaimIndexes1795321245350, EngineDispatchWatchdog1795400000000, AlarmOutboxRelay1795500000000, UserDisabled1795600000000];
+export const MIGRATIONS: Array<new () => MigrationInterface> = [InitialSchema1732240000000, EngineClaimIndexes1795321245350, EngineDispatchWatchdog1795400000000, AlarmOutboxRelay1795500000000, UserDisabled1795600000000, ExecutorSecretRotation1795610000000];

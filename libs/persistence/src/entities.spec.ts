@@ -29,7 +29,19 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: TenantEntity,
     name: 'tenants',
-    full: { id: 'acme', name: 'ACME Corp ☂', engineGroup: 'default', executorSecret: 's3cr3t', ratePerSec: 50, burst: 100, createdAt: T },
+    full: {
+      id: 'acme',
+      name: 'ACME Corp ☂',
+      engineGroup: 'default',
+      executorSecret: 's3cr3t',
+      executorSecretVersion: 3,
+      previousExecutorSecret: 'old-s3cr3t',
+      previousSecretExpiresAt: T + 86_400_000,
+      ratePerSec: 50,
+      burst: 100,
+      createdAt: T,
+    },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
@@ -72,7 +84,9 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       state: 'UP',
       registeredAt: T,
       heartbeatAt: T + 10,
+      secretVersion: 2,
     },
+    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, inFlight: 0, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null },
   },
   {
     entity: CalendarEntity,
@@ -295,7 +309,7 @@ describe.each(TEST_DATABASES)('entities on %s', (kind) => {
   it('defaults: omitted columns take the schema defaults', async () => {
     const tenants = db.dataSource.getRepository(TenantEntity);
     await tenants.insert({ id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', createdAt: T });
-    expect(await tenants.findOneByOrFail({ id: 'beta' })).toMatchObject({ ratePerSec: 1000, burst: 2000 });
+    expect(await tenants.findOneByOrFail({ id: 'beta' })).toMatchObject({ ratePerSec: 1000, burst: 2000, executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null });
     const groups = db.dataSource.getRepository(EngineGroupEntity);
     await groups.insert({ name: 'g', createdAt: T });
     expect(await groups.findOneByOrFail({ name: 'g' })).toMatchObject({ description: '' });

@@ -8,12 +8,14 @@ export interface UpExecutorRow {
   url: string;
   capacity: number;
   inFlight: number;
+  /** The tenant secret version that verified its latest heartbeat; null before this was recorded. */
+  secretVersion: number | null;
 }
 
 /**
  * The routing table of an engine: UP executors of the tenants its groups serve.
  *
- *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight, e.secret_version
  *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
  *    WHERE t.engine_group IN (…) AND e.state = 'UP'
  *
@@ -24,7 +26,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
   if (groups.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight, e.secret_version
        FROM executors e JOIN tenants t ON t.id = e.tenant_id
       WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
       ORDER BY e.id`,
@@ -37,5 +39,6 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
     url: String(r.url),
     capacity: num(r.capacity),
     inFlight: num(r.in_flight),
+    secretVersion: r.secret_version === null || r.secret_version === undefined ? null : num(r.secret_version),
   }));
 }

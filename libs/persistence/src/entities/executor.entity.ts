@@ -31,6 +31,10 @@ export class ExecutorEntity {
   @Column({ type: 'varchar', length: 8 })
   state!: ExecutorState;
 
+  /** The tenant's executor secret version that verified its latest heartbeat (the one it signs and verifies with); null before the first. */
+  @Column({ name: 'secret_version', type: 'int', nullable: true })
+  secretVersion!: number | null;
+
   @Column({ name: 'registered_at', type: 'bigint', transformer: millis })
   registeredAt!: number;
 

@@ -19,6 +19,18 @@ export class TenantEntity {
   @Column({ name: 'executor_secret', type: 'varchar', length: 128 })
   executorSecret!: string;
 
+  /** Bumped by every rotation of the executor secret; the previous secret's version is this minus one. */
+  @Column({ name: 'executor_secret_version', type: 'int', default: 1 })
+  executorSecretVersion!: number;
+
+  /** The executor secret before the last rotation, still accepted until `previousSecretExpiresAt`; null when none. */
+  @Column({ name: 'previous_executor_secret', type: 'varchar', length: 128, nullable: true })
+  previousExecutorSecret!: string | null;
+
+  /** When the previous executor secret stops being accepted (epoch ms); null when there is none. */
+  @Column({ name: 'previous_secret_expires_at', type: 'bigint', nullable: true, transformer: millis })
+  previousSecretExpiresAt!: number | null;
+
   /** Token bucket of the tenant: runs per second it may dispatch (refill rate). */
   @Column({ name: 'rate_per_sec', type: 'int', default: 1000 })
   ratePerSec!: number;
