@@ -1,6 +1,7 @@
 /**
  * Bad input: every refused request answers the documented 4xx naming the field and the reason,
- * in the console's error shape, and writes nothing (row counts before = after).
+ * as an ErrorBody (`{ statusCode, code, error, message, errors? }`), and writes nothing (row
+ * counts before = after).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskEntity } from '@baton/persistence';
@@ -31,7 +32,12 @@ interface Case {
   field?: string;
   /** A fragment of that field's reason. */
   reason?: RegExp;
+  /** The answer's `code`, when more specific than its status's (CODES). */
+  code?: string;
 }
+
+/** The code each status answers with unless a case names a more specific one. */
+const CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE' };
 
 const big = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
 
@@ -103,14 +109,15 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'PATCH with a stale version', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { handler: 'h2', version: 99 }, status: 409, field: 'version' },
     { name: 'PUT with a partial body', method: 'PUT', url: () => `/api/tasks/${cronTaskId}`, body: { handler: 'h2' }, status: 400, field: 'name' },
     { name: 'non-numeric id', method: 'GET', url: '/api/tasks/abc', status: 400, field: 'id' },
-    { name: 'delete a task with dependencies', method: 'DELETE', url: () => `/api/tasks/${taskA}`, status: 409, field: 'dependencies' },
+    { name: 'delete a task with dependencies', method: 'DELETE', url: () => `/api/tasks/${taskA}`, status: 409, field: 'dependencies', code: 'TASK_HAS_DEPENDENCIES' },
     // manual trigger
     { name: 'trigger with params over 64 000 bytes', method: 'POST', url: () => `/api/tasks/${taskA}/trigger`, body: { params: big(64_001) }, status: 400, field: 'params' },
     { name: 'trigger with an unknown field', method: 'POST', url: () => `/api/tasks/${taskA}/trigger`, body: { param: {} }, status: 400, field: 'param' },
     { name: 'trigger of a missing task', method: 'POST', url: '/api/tasks/999999/trigger', body: {}, status: 404 },
+    { name: 'unknown API route', method: 'POST', url: '/api/taskz', body: {}, status: 404 },
     // dependencies
-    { name: 'dependency cycle', method: 'POST', url: '/api/dependencies', body: 'CYCLE', status: 409 },
-    { name: 'self dependency', method: 'POST', url: '/api/dependencies', body: 'SELF', status: 409 },
+    { name: 'dependency cycle', method: 'POST', url: '/api/dependencies', body: 'CYCLE', status: 409, code: 'DEPENDENCY_CYCLE' },
+    { name: 'self dependency', method: 'POST', url: '/api/dependencies', body: 'SELF', status: 409, code: 'DEPENDENCY_CYCLE' },
     { name: 'duplicate dependency', method: 'POST', url: '/api/dependencies', body: 'DUP', status: 409, field: 'childTaskId' },
     { name: 'dependency on a missing task', method: 'POST', url: '/api/dependencies', body: 'MISSING', status: 404, field: 'childTaskId' },
     { name: 'dependency with a bad condition', method: 'POST', url: '/api/dependencies', body: 'BADCOND', status: 400, field: 'condition' },
@@ -184,7 +191,8 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
           : await req;
 
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(c.status);
-    expect(res.body).toMatchObject({ statusCode: c.status, error: expect.any(String), message: expect.any(String) });
+    expect(res.body).toMatchObject({ statusCode: c.status, code: c.code ?? CODES[c.status], error: expect.any(String), message: expect.any(String) });
+    expect(JSON.stringify(res.body)).not.toMatch(/\bat .*\.[jt]s:\d+/); // no stack trace
     if (c.field !== undefined) {
       const errors = res.body.errors as Array<{ field: string; reason: string }>;
       expect(errors, JSON.stringify(res.body)).toEqual(expect.arrayContaining([expect.objectContaining({ field: c.field })]));

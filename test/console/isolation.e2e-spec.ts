@@ -387,7 +387,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       for (const route of tenantRoutes.filter(isWrite)) {
         const res = await send(route, creds);
         if (res.status !== 403) failures.push(`${key(route)} → ${res.status}`);
-        else expect(res.body).toMatchObject({ statusCode: 403, error: 'Forbidden' });
+        else expect(res.body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN', error: 'Forbidden' });
       }
     }
     expect(failures).toEqual([]);
@@ -430,7 +430,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       for (const route of ROUTES.filter((r) => r.kind !== 'public')) {
         const res = await send(route, creds);
         if (res.status !== 401) failures.push(`${key(route)} with ${JSON.stringify(creds)} → ${res.status}`);
-        else expect(res.body).toMatchObject({ statusCode: 401, error: 'Unauthorized' });
+        else expect(res.body).toMatchObject({ statusCode: 401, code: 'UNAUTHORIZED', error: 'Unauthorized' });
       }
     }
     expect(failures).toEqual([]);

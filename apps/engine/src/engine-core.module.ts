@@ -1,16 +1,19 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus } from '@baton/messaging';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { GroupPeers } from './node/group-peers';
+import { EngineExceptionFilter } from './http/engine-exception.filter';
 import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineAlarmBus } from './alarms/engine-alarm-bus';
 
 /**
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown), GroupPeers (the other live engines).
+ * engine made is closed at shutdown), GroupPeers (the other live engines); and the app-wide
+ * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
  */
 @Global()
 @Module({})
@@ -26,6 +29,7 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
         GroupPeers,
+        { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
       exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers],
     };

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { sign } from '@baton/protocol';
+import { isErrorBody, sign } from '@baton/protocol';
 
 /** The answer of an engine to one request; `status` 0 when no HTTP answer came (network, timeout). */
 export interface EngineAnswer {
@@ -103,9 +103,9 @@ export class EngineClient {
   }
 }
 
-/** Short text of an answer for logs/events. */
+/** Short text of an answer for logs/events: status, and the engine's ErrorBody `code` and message when it sent one. */
 export function describeAnswer(a: EngineAnswer): string {
   if (a.status === 0) return `${a.url}: ${a.error}`;
-  const msg = a.body && typeof a.body === 'object' && 'message' in a.body ? String((a.body as { message: unknown }).message) : '';
-  return `${a.url}: HTTP ${a.status}${msg ? ` ${msg}` : ''}`;
+  const detail = isErrorBody(a.body) ? ` ${a.body.code}: ${a.body.message}` : '';
+  return `${a.url}: HTTP ${a.status}${detail}`;
 }

@@ -1,2 +1,3 @@
 export * from './messages';
 export * from './signing';
+export * from './error-body';

@@ -1,6 +1,6 @@
-import { ArgumentsHost, BadRequestException, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
-import { badRequest } from './api-error';
+import { badRequest, conflict } from './api-error';
 import { bodyParserErrorBody, ConsoleExceptionFilter, httpExceptionBody } from './exception.filter';
 
 function hostFor() {
@@ -16,6 +16,7 @@ describe('console error shape', () => {
   it('keeps the fields of an ApiException', () => {
     expect(httpExceptionBody(badRequest([{ field: 'name', reason: 'is required' }]))).toEqual({
       statusCode: 400,
+      code: 'VALIDATION_FAILED',
       error: 'Bad Request',
       message: 'Invalid request: name: is required',
       errors: [{ field: 'name', reason: 'is required' }],
@@ -25,21 +26,35 @@ describe('console error shape', () => {
   it("normalises Nest's own exceptions", () => {
     expect(httpExceptionBody(new NotFoundException('Cannot GET /nope'))).toEqual({
       statusCode: 404,
+      code: 'NOT_FOUND',
       error: 'Not Found',
       message: 'Cannot GET /nope',
     });
     expect(httpExceptionBody(new BadRequestException(['a is bad', 'b is bad'])).message).toBe('a is bad; b is bad');
+    expect(httpExceptionBody(new HttpException('Slow down', 429))).toEqual({ statusCode: 429, code: 'RATE_LIMITED', error: 'Too Many Requests', message: 'Slow down' });
+  });
+
+  it('keeps a specific code and the documented keys of a route', () => {
+    expect(httpExceptionBody(conflict('Dependency cycle: a → a', undefined, { code: 'DEPENDENCY_CYCLE', cycle: ['a', 'a'] }))).toEqual({
+      statusCode: 409,
+      code: 'DEPENDENCY_CYCLE',
+      error: 'Conflict',
+      message: 'Dependency cycle: a → a',
+      cycle: ['a', 'a'],
+    });
   });
 
   it('turns body-parser failures into field "body" errors', () => {
     expect(bodyParserErrorBody({ type: 'entity.parse.failed', status: 400, message: 'Unexpected token }' })).toEqual({
       statusCode: 400,
+      code: 'VALIDATION_FAILED',
       error: 'Bad Request',
       message: 'body: malformed JSON: Unexpected token }',
       errors: [{ field: 'body', reason: 'malformed JSON: Unexpected token }' }],
     });
     expect(bodyParserErrorBody({ type: 'entity.too.large', status: 413, message: 'too large', limit: 1024 })).toMatchObject({
       statusCode: 413,
+      code: 'PAYLOAD_TOO_LARGE',
       error: 'Payload Too Large',
       errors: [{ field: 'body', reason: 'request body too large (limit 1024 bytes)' }],
     });
@@ -52,6 +67,6 @@ describe('console error shape', () => {
     vi.spyOn((filter as unknown as { logger: { error: () => void } }).logger, 'error').mockImplementation(() => undefined);
     filter.catch(new Error('SELECT secret FROM somewhere failed'), host);
     expect(response.status).toHaveBeenCalledWith(500);
-    expect(response.json).toHaveBeenCalledWith({ statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' });
+    expect(response.json).toHaveBeenCalledWith({ statusCode: 500, code: 'INTERNAL', error: 'Internal Server Error', message: 'Internal server error' });
   });
 });

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { errorBody, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
-import { ApiErrorBody, FieldError, reasonPhrase } from './api-error';
 
 /** Errors raised by Express's body parser carry these (http-errors). */
 interface BodyParserError {
@@ -11,8 +11,8 @@ interface BodyParserError {
   limit?: number;
 }
 
-/** Turns a body-parser failure (malformed JSON, body too large, …) into the console's error shape. */
-export function bodyParserErrorBody(err: BodyParserError): ApiErrorBody | null {
+/** Turns a body-parser failure (malformed JSON, body too large, …) into an ErrorBody naming field `body`. */
+export function bodyParserErrorBody(err: BodyParserError): ErrorBody | null {
   if (typeof err?.type !== 'string') return null;
   const status = err.status ?? err.statusCode ?? 400;
   let reason: string;
@@ -31,32 +31,18 @@ export function bodyParserErrorBody(err: BodyParserError): ApiErrorBody | null {
       if (status >= 500) return null;
       reason = err.message;
   }
-  const errors: FieldError[] = [{ field: 'body', reason }];
-  return { statusCode: status, error: reasonPhrase(status), message: `body: ${reason}`, errors };
+  return errorBody(status, { errors: [{ field: 'body', reason }] });
 }
 
-/** Normalises whatever an HttpException carries into `{ statusCode, error, message, errors? }`. */
-export function httpExceptionBody(exception: HttpException): ApiErrorBody {
-  const status = exception.getStatus();
-  const response = exception.getResponse();
-  if (typeof response === 'string') return { statusCode: status, error: reasonPhrase(status), message: response };
-  const raw = response as Record<string, unknown>;
-  const message = Array.isArray(raw.message)
-    ? raw.message.join('; ')
-    : typeof raw.message === 'string'
-      ? raw.message
-      : exception.message;
-  return {
-    ...raw,
-    statusCode: status,
-    error: typeof raw.error === 'string' ? raw.error : reasonPhrase(status),
-    message,
-  };
+/** Whatever an HttpException carries (ours, Nest's own, a string) as an ErrorBody. */
+export function httpExceptionBody(exception: HttpException): ErrorBody {
+  return toErrorBody(exception.getStatus(), exception.getResponse());
 }
 
 /**
- * Every error the console answers has one shape: `{ statusCode, error, message, errors? }`.
- * Unexpected errors become a 500 without internals (they are logged).
+ * Every error the console answers is an ErrorBody (@baton/protocol): `{ statusCode, code,
+ * error, message, errors? }`, unknown routes (404) included. Unexpected errors become a 500
+ * INTERNAL without internals (they are logged).
  */
 @Catch()
 export class ConsoleExceptionFilter implements ExceptionFilter {
@@ -66,19 +52,10 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
-    let body: ApiErrorBody;
-    if (exception instanceof HttpException) {
-      body = httpExceptionBody(exception);
-    } else {
-      const parsed = bodyParserErrorBody(exception as BodyParserError);
-      if (parsed) {
-        body = parsed;
-      } else {
-        this.logger.error(
-          `${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`,
-        );
-        body = { statusCode: 500, error: reasonPhrase(500), message: 'Internal server error' };
-      }
+    let body: ErrorBody | null = exception instanceof HttpException ? httpExceptionBody(exception) : bodyParserErrorBody(exception as BodyParserError);
+    if (!body) {
+      this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`);
+      body = errorBody(500, { message: 'Internal server error' });
     }
     if (response.headersSent) return;
     response.status(body.statusCode).json(body);
@@ -87,7 +64,7 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
 
 /**
  * Express error middleware placed right after the JSON body parser, so malformed or oversized
- * bodies are answered in the console's shape before any routing happens.
+ * bodies are answered as ErrorBody before any routing happens.
  */
 export function bodyParserErrorHandler(
   err: unknown,

@@ -1,10 +1,10 @@
-import { Controller, HttpException, HttpCode, Inject, Logger, Post, Req, UnauthorizedException } from '@nestjs/common';
+import { Controller, HttpException, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
-import { MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult } from '@baton/protocol';
+import { errorBody, toErrorBody, MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult, type CallbackConflict } from '@baton/protocol';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { badRequest, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
-import { SignedRequests } from '../security/signed-requests';
+import { SignedRequests, unauthorized } from '../security/signed-requests';
 import { readCallback } from './callback-body';
 import { CallbacksService } from './callbacks.service';
 
@@ -52,7 +52,7 @@ export class CallbacksController {
       callbacks.map(async (raw: unknown, i): Promise<CallbackBatchResult> => {
         const answer = await this.judge(tenant.id, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
           this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId: tenant.id, runId: Number((raw as { runId?: unknown } | null)?.runId) || undefined }, err.stack);
-          return { status: 503, body: { statusCode: 503, error: 'UNAVAILABLE', message: 'not processed: retry it' } };
+          return { status: 503, body: errorBody(503, { message: 'not processed: retry it' }) };
         });
         const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };
         return { runId: Number(key.runId) || 0, attempt: Number(key.attempt) || 0, status: answer.status, body: answer.body as CallbackBatchResult['body'] };
@@ -68,7 +68,7 @@ export class CallbacksController {
       if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw badRequest(field, 'must be a JSON object');
       const callback = readCallback(raw as Record<string, unknown>, this.clock.now());
       if (callback.tenantId !== tenantId) {
-        throw new UnauthorizedException({ statusCode: 401, error: 'UNAUTHORIZED', reason: 'TENANT_MISMATCH', message: 'tenantId differs from the signing tenant' });
+        throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
       }
       const reply = await this.callbacks.handle(callback);
       if (reply.status === 409) {
@@ -77,11 +77,11 @@ export class CallbacksController {
           reason === 'UNKNOWN_RUN'
             ? `run ${runId} is not a run of this tenant`
             : `attempt ${attempt} of run ${runId} is not executing${state ? ` (run is ${state})` : ''}: nothing changed`;
-        return { status: 409, body: { statusCode: 409, error: 'CONFLICT', message, ...reply.body } };
+        return { status: 409, body: errorBody(409, { message }, reply.body) satisfies CallbackConflict };
       }
       return { status: 200, body: reply.body };
     } catch (err) {
-      if (err instanceof HttpException) return { status: err.getStatus(), body: err.getResponse() };
+      if (err instanceof HttpException) return { status: err.getStatus(), body: toErrorBody(err.getStatus(), err.getResponse()) };
       throw err;
     } finally {
       timer();

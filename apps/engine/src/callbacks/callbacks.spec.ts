@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { PATHS, type RunCallback } from '@baton/protocol';
 import {
@@ -17,6 +17,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { CallbacksService } from './callbacks.service';
 
 describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -91,7 +92,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const after = await readRun(db.dataSource, runId);
     const again = await post({ ...cb, result: { charged: 999 } }, { now: Date.now() + 1 });
     expect(again.status).toBe(409);
-    expect(again.body).toMatchObject({ accepted: false, reason: 'STALE', state: 'SUCCEEDED' });
+    expect(again.body).toMatchObject({ statusCode: 409, code: 'CONFLICT', error: 'Conflict', accepted: false, reason: 'STALE', state: 'SUCCEEDED' });
     expect(await readRun(db.dataSource, runId)).toEqual(after);
   });
 
@@ -109,7 +110,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const before = await readRun(db.dataSource, runId);
     const res = await post(success(runId), { secret: 'guessed' });
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ reason: 'BAD_SIGNATURE' });
+    expect(res.body).toMatchObject({ statusCode: 401, code: 'BAD_SIGNATURE', error: 'Unauthorized', message: 'signature refused', reason: 'BAD_SIGNATURE' });
     expect(await readRun(db.dataSource, runId)).toEqual(before);
   });
 
@@ -131,10 +132,10 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const body = JSON.stringify({ runId, attempt: 1, tenantId: TENANT, progress: 40 });
     const replay = await post(null, { headers: first.headers, rawBody: body });
     expect(replay.status).toBe(401);
-    expect(replay.body).toMatchObject({ reason: 'REPLAYED' });
+    expect(replay.body).toMatchObject({ code: 'BAD_SIGNATURE', reason: 'REPLAYED' });
     const stale = await post(success(runId), { now: Date.now() - 10 * 60_000 });
     expect(stale.status).toBe(401);
-    expect(stale.body).toMatchObject({ reason: 'STALE_TIMESTAMP' });
+    expect(stale.body).toMatchObject({ code: 'BAD_SIGNATURE', reason: 'STALE_TIMESTAMP' });
     expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
   });
 
@@ -145,26 +146,27 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     // Signed by globex, claiming acme in the body: refused.
     const mismatch = await post(success(runId), { tenantId: 'globex', secret: 'globex-secret' });
     expect(mismatch.status).toBe(401);
+    expect(mismatch.body).toMatchObject({ code: 'BAD_SIGNATURE', reason: 'TENANT_MISMATCH' });
     // Signed by globex, honestly globex: the run is not globex's → 409 (unknown), unchanged.
     const honest = await post({ ...success(runId), tenantId: 'globex' }, { tenantId: 'globex', secret: 'globex-secret' });
     expect(honest.status).toBe(409);
-    expect(honest.body).toMatchObject({ reason: 'UNKNOWN_RUN' });
+    expect(honest.body).toMatchObject({ code: 'CONFLICT', reason: 'UNKNOWN_RUN' });
     expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
   });
 
   it('malformed callbacks → 400 naming the field', async () => {
     const bad = await post({ runId: 'x', attempt: 1, tenantId: TENANT });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ field: 'runId' });
+    expect(bad.body).toEqual({ statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'runId: a positive integer', errors: [{ field: 'runId', reason: 'a positive integer' }] });
     // (With rawBody: true, Nest's JSON parser refuses malformed JSON itself, before the signature check: 400 too.)
     const junk = await post(null, { rawBody: '{nope' });
     expect(junk.status).toBe(400);
     const bad2 = await post({ runId: 1, attempt: 1, tenantId: TENANT, outcome: 'DONE' });
     expect(bad2.status).toBe(400);
-    expect(bad2.body).toMatchObject({ field: 'outcome' });
+    expect(bad2.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'outcome', reason: 'SUCCEEDED, FAILED or ABORTED' }] });
     const bad3 = await post({ runId: 1, attempt: 1, tenantId: TENANT, outcome: 'FAILED', retryable: 'no' });
     expect(bad3.status).toBe(400);
-    expect(bad3.body).toMatchObject({ field: 'retryable' });
+    expect(bad3.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'retryable', reason: 'a boolean' }] });
   });
 
   it('a batch: each callback judged on its own (recorded, stale, malformed, another tenant), all in one request', async () => {
@@ -178,15 +180,17 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(results.map((r) => r.status)).toEqual([200, 200, 409, 400, 401, 400]);
     expect(results[0]).toMatchObject({ runId: a, attempt: 1, body: { accepted: true, state: 'SUCCEEDED' } });
     expect(results[1].body).toMatchObject({ accepted: true, state: 'FAILED' }); // no retries left by default
-    expect(results[3].body).toMatchObject({ field: 'runId' });
-    expect(results[5].body).toMatchObject({ field: 'callbacks[5]' });
+    expect(results[2].body).toMatchObject({ code: 'CONFLICT', reason: 'STALE' });
+    expect(results[3].body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'runId', reason: 'a positive integer' }] });
+    expect(results[4].body).toMatchObject({ code: 'BAD_SIGNATURE', reason: 'TENANT_MISMATCH' });
+    expect(results[5].body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'callbacks[5]', reason: 'must be a JSON object' }] });
     expect((await readRun(db.dataSource, a)).state).toBe('SUCCEEDED');
     expect((await readRun(db.dataSource, b)).state).toBe('FAILED');
     // Not a batch at all: refused whole, naming the field; nothing changes.
     for (const wrong of [[], 'x', Array.from({ length: 101 }, () => success(b))]) {
       const r = await batch(wrong);
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ field: 'callbacks' });
+      expect(r.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'callbacks', reason: expect.any(String) }] });
     }
     expect((await readRun(db.dataSource, b)).state).toBe('FAILED');
     const forged = await signedPost(engine.url, PATHS.callbackBatch, { callbacks: [success(b)] }, { secret: 'wrong' });
@@ -434,4 +438,39 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const b = await acceptedRun(B, { flowId: root, parentRunId: root, cause: 'DEPENDENCY', fireKey: `f:${root}` });
     return { root, A, B, D, a, b };
   }
+});
+
+describe('engine error answers (body parser off, as a cluster engine runs)', () => {
+  const db = useTestDatabase('sqlite');
+  let engine: DispatchSideApp;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource, {}, { rawBody: false });
+  });
+  afterAll(() => engine?.close());
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource);
+  });
+
+  it('unknown route, malformed JSON, too large, unexpected failure: each an ErrorBody, no stack trace', async () => {
+    const unknown = await fetch(`${engine.url}/baton/nope`, { method: 'POST' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ statusCode: 404, code: 'NOT_FOUND', error: 'Not Found', message: 'Cannot POST /baton/nope' });
+
+    const junk = await signedPost(engine.url, PATHS.callback, null, { rawBody: '{nope' });
+    expect(junk).toMatchObject({ status: 400, body: { statusCode: 400, code: 'VALIDATION_FAILED', errors: [{ field: 'body', reason: 'malformed JSON' }] } });
+
+    const huge = await signedPost(engine.url, PATHS.callback, null, { rawBody: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(huge).toMatchObject({ status: 413, body: { statusCode: 413, code: 'PAYLOAD_TOO_LARGE', error: 'Payload Too Large', errors: [{ field: 'body', reason: expect.stringMatching(/^over \d+ bytes$/) }] } });
+
+    const service = engine.get(CallbacksService);
+    const failing = vi.spyOn(service, 'handle').mockRejectedValueOnce(new Error('SELECT executor_secret FROM tenants failed'));
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, acceptedAt: Date.now(), deadlineAt: Date.now() + 60_000 });
+    const crash = await signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, progress: 1 });
+    failing.mockRestore();
+    expect(crash).toMatchObject({ status: 500, body: { statusCode: 500, code: 'INTERNAL', error: 'Internal Server Error', message: 'Internal server error' } });
+    expect(JSON.stringify(crash.body)).not.toMatch(/SELECT|executor_secret|\.ts:\d+/);
+  });
 });

@@ -1,8 +1,8 @@
-import { Controller, HttpCode, Post, Req, UnauthorizedException } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { PATHS, type ExecutorHeartbeatAck } from '@baton/protocol';
 import { parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
-import { SignedRequests } from '../security/signed-requests';
+import { SignedRequests, unauthorized } from '../security/signed-requests';
 import { readHeartbeat } from './heartbeat-body';
 import { HeartbeatService } from './heartbeat.service';
 
@@ -20,7 +20,7 @@ export class HeartbeatController {
     const { tenant, body } = await this.signed.verify(req, PATHS.heartbeat);
     const heartbeat = readHeartbeat(parseJsonBody(body));
     if (heartbeat.tenantId !== tenant.id) {
-      throw new UnauthorizedException({ statusCode: 401, error: 'UNAUTHORIZED', reason: 'TENANT_MISMATCH', message: 'tenantId differs from the signing tenant' });
+      throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
     }
     return this.heartbeats.record(heartbeat);
   }

@@ -56,12 +56,14 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
   });
 
   it('refuses a bad signature (401) and a malformed heartbeat (400), storing nothing', async () => {
-    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { secret: 'wrong' })).status).toBe(401);
+    const forged = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { secret: 'wrong' });
+    expect(forged.status).toBe(401);
+    expect(forged.body).toMatchObject({ statusCode: 401, code: 'BAD_SIGNATURE', reason: 'BAD_SIGNATURE' });
     const bad = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url: 'ftp://x' }));
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ field: 'url' });
+    expect(bad.body).toEqual({ statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'url: must be http or https', errors: [{ field: 'url', reason: 'must be http or https' }] });
     const noCapacity = await signedPost(engine.url, PATHS.heartbeat, { ...heartbeat(), capacity: -1 });
-    expect(noCapacity.body).toMatchObject({ field: 'capacity' });
+    expect(noCapacity.body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ field: 'capacity', reason: 'an integer from 0 to 1000000' }] });
     expect(await executors()).toEqual([]);
   });
 
@@ -69,6 +71,7 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
     const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { tenantId: 'globex', secret: 'globex-secret' });
     expect(res.status).toBe(401);
+    expect(res.body).toMatchObject({ code: 'BAD_SIGNATURE', reason: 'TENANT_MISMATCH' });
     expect(await executors()).toEqual([]);
   });
 });

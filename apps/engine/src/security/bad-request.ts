@@ -1,8 +1,9 @@
 import { HttpException } from '@nestjs/common';
+import { fieldErrorBody } from '@baton/protocol';
 
-/** 400 naming the offending field (the executor SDK drops a callback refused with 400 for good). */
+/** 400 VALIDATION_FAILED naming the offending field (the executor SDK drops a callback refused with 400 for good). */
 export function badRequest(field: string, reason: string): HttpException {
-  return new HttpException({ statusCode: 400, error: 'BAD_REQUEST', field, message: `${field}: ${reason}` }, 400);
+  return new HttpException(fieldErrorBody(field, reason), 400);
 }
 
 /** The signed body as JSON, or 400. */

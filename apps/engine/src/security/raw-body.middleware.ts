@@ -1,5 +1,6 @@
 import { Injectable, Logger, NestMiddleware } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorBody } from '@baton/protocol';
 
 /** Largest signed request body read (a callback carries a result ≤ 64 KB plus log lines). */
 export const MAX_SIGNED_BODY_BYTES = 2 * 1024 * 1024;
@@ -44,7 +45,7 @@ export class RawBodyMiddleware implements NestMiddleware {
       size += chunk.length;
       if (size > MAX_SIGNED_BODY_BYTES) {
         failed = true;
-        res.status(413).json({ statusCode: 413, error: 'PAYLOAD_TOO_LARGE', message: `request body over ${MAX_SIGNED_BODY_BYTES} bytes` });
+        res.status(413).json(errorBody(413, { errors: [{ field: 'body', reason: `over ${MAX_SIGNED_BODY_BYTES} bytes` }] }));
         req.resume();
         return;
       }

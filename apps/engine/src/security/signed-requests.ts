@@ -1,7 +1,8 @@
-import { HttpException, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
-import { SIGNATURE_HEADERS, verify } from '@baton/protocol';
+import { errorBody, SIGNATURE_HEADERS, verify, type SignatureRefusal, type SignatureRefusalReason } from '@baton/protocol';
 import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
+import { badRequest } from './bad-request';
 import type { RawBodyRequest } from './raw-body.middleware';
 import { ReplayGuard } from './replay-guard';
 
@@ -66,10 +67,11 @@ export class SignedRequests {
       }
       return JSON.stringify(req.body);
     }
-    throw new HttpException({ statusCode: 400, error: 'BAD_REQUEST', field: 'body', message: 'empty body' }, 400);
+    throw badRequest('body', 'empty');
   }
 }
 
-function unauthorized(reason: string, message: string): UnauthorizedException {
-  return new UnauthorizedException({ statusCode: 401, error: 'UNAUTHORIZED', reason, message });
+/** 401 BAD_SIGNATURE saying which check failed. */
+export function unauthorized(reason: SignatureRefusalReason, message: string): UnauthorizedException {
+  return new UnauthorizedException(errorBody(401, { code: 'BAD_SIGNATURE', message }, { reason }) satisfies SignatureRefusal);
 }

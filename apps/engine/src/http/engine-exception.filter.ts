@@ -1,0 +1,30 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { errorBody, toErrorBody, type ErrorBody } from '@baton/protocol';
+import type { IncomingMessage } from 'node:http';
+import type { HttpResponse } from './http-response';
+
+/**
+ * Every error an engine answers is an ErrorBody (@baton/protocol): `{ statusCode, code, error,
+ * message, errors? }`, unknown routes (404) included. Unexpected errors become a 500 INTERNAL
+ * without internals (they are logged). Registered app-wide by EngineCoreModule; in embedded
+ * mode the console's filter, which answers the same shape, comes first.
+ */
+@Catch()
+export class EngineExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Engine');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const response = http.getResponse<HttpResponse>();
+    let body: ErrorBody;
+    if (exception instanceof HttpException) {
+      body = toErrorBody(exception.getStatus(), exception.getResponse());
+    } else {
+      const request = http.getRequest<IncomingMessage>();
+      this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`);
+      body = errorBody(500, { message: 'Internal server error' });
+    }
+    if (response.headersSent) return;
+    response.status(body.statusCode).json(body);
+  }
+}
