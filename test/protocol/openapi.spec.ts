@@ -9,18 +9,21 @@ import {
   sign,
   type AbortAck,
   type AbortRequest,
+  type CallbackConflict,
   type DispatchAck,
   type DispatchRefusal,
   type DispatchRequest,
   type ExecutorHeartbeat,
+  type ErrorBody,
   type ExecutorHeartbeatAck,
   type RunCallback,
   type RunStatusReport,
+  type SignatureRefusal,
 } from '@baton/protocol';
 
 /**
- * Keeps libs/protocol/openapi.yaml honest: every message interface of messages.ts (and the
- * SDK's ExecutorHealth) has a schema with the same properties, the same required ones and the
+ * Keeps libs/protocol/openapi.yaml honest: every message interface of messages.ts and
+ * error-body.ts (and the SDK's ExecutorHealth) has a schema with the same properties, the same required ones and the
  * same literal values; sample messages validate; the routes, headers, status codes and the
  * worked signature example match the code.
  */
@@ -31,6 +34,7 @@ type Schema = Record<string, unknown> & {
   properties?: Record<string, Schema>;
   required?: string[];
   items?: Schema;
+  allOf?: Schema[];
   enum?: unknown[];
   const?: unknown;
   minimum?: number;
@@ -63,7 +67,8 @@ interface TsProp {
 function parse(file: string): ts.SourceFile {
   return ts.createSourceFile(file, readFileSync(resolve(ROOT, file), 'utf8'), ts.ScriptTarget.ES2022, true);
 }
-const sources = [parse('libs/protocol/src/messages.ts'), parse('libs/executor-sdk/src/runtime-types.ts')];
+const protocolSources = [parse('libs/protocol/src/messages.ts'), parse('libs/protocol/src/error-body.ts')];
+const sources = [...protocolSources, parse('libs/executor-sdk/src/runtime-types.ts')];
 const interfaces = new Map<string, TsProp[]>();
 const aliases = new Map<string, ts.TypeNode>();
 for (const sf of sources) {
@@ -80,7 +85,7 @@ for (const sf of sources) {
     }
   });
 }
-const messageInterfaces = [...interfaces.keys()].filter((n) => sources[0].statements.some((s) => ts.isInterfaceDeclaration(s) && s.name.text === n));
+const messageInterfaces = [...interfaces.keys()].filter((n) => protocolSources.some((sf) => sf.statements.some((s) => ts.isInterfaceDeclaration(s) && s.name.text === n)));
 
 /** The string literals of a type (a union of literals, possibly via aliases), or null if it is not one. */
 function literals(type: ts.TypeNode): string[] | null {
@@ -133,8 +138,20 @@ function schemaKind(s: Schema): string {
 
 // ---- a small JSON Schema checker (the subset this document uses) ----------------------------
 
-function validate(schema: Schema, value: unknown, path = '$', errors: string[] = []): string[] {
+/** A schema with its `allOf` parts folded in (properties and required ones added up). */
+function flatten(schema: Schema): Schema {
   const s = schema.$ref ? deref(schema) : schema;
+  if (!s.allOf) return s;
+  const parts = [...s.allOf.map(flatten), s];
+  return {
+    type: 'object',
+    properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})),
+    required: parts.flatMap((p) => p.required ?? []),
+  };
+}
+
+function validate(schema: Schema, value: unknown, path = '$', errors: string[] = []): string[] {
+  const s = flatten(schema);
   if (Object.keys(s).every((k) => k === 'description')) return errors; // any JSON value
   if ('const' in s && value !== s.const) errors.push(`${path}: must be ${JSON.stringify(s.const)}`);
   if (s.enum && !s.enum.includes(value)) errors.push(`${path}: ${JSON.stringify(value)} not in ${JSON.stringify(s.enum)}`);
@@ -197,6 +214,9 @@ const finalCallback: RunCallback = {
 const interim: RunCallback = { runId: 42, attempt: 1, tenantId: 'acme', progress: 10 };
 const heartbeat: ExecutorHeartbeat = { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.5:8100', capacity: 4, inFlight: 2, handlers: ['report'], protocolVersion: 1, startedAt: 1, queued: 1, queueLimit: 100, active: [{ runId: 42, attempt: 1 }], spooled: 0, draining: false };
 const heartbeatAck: ExecutorHeartbeatAck = { executorId: 3, intervalMs: 3000 };
+const malformed: ErrorBody = { statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'runId: a positive integer', errors: [{ field: 'runId', reason: 'a positive integer' }] };
+const refused: SignatureRefusal = { statusCode: 401, code: 'BAD_SIGNATURE', error: 'Unauthorized', message: 'signature already used', reason: 'REPLAYED' };
+const stale: CallbackConflict = { statusCode: 409, code: 'CONFLICT', error: 'Conflict', message: 'attempt 1 of run 42 is not executing (run is SUCCEEDED): nothing changed', accepted: false, runId: 42, attempt: 1, reason: 'STALE', state: 'SUCCEEDED' };
 
 describe('libs/protocol/openapi.yaml', () => {
   it('is an OpenAPI 3.1 document whose $refs all resolve', () => {
@@ -210,7 +230,7 @@ describe('libs/protocol/openapi.yaml', () => {
 
   it('has a schema for every message interface, with the same properties, required ones and literal values', () => {
     expect(messageInterfaces).toEqual(
-      expect.arrayContaining(['DispatchRequest', 'DispatchAck', 'DispatchRefusal', 'AbortRequest', 'AbortAck', 'RunStatusReport', 'RunCallback', 'ExecutorHeartbeat', 'ExecutorHeartbeatAck', 'LogLine', 'BusinessAlarm', 'RunKey', 'ExecutorAttemptStatus']),
+      expect.arrayContaining(['DispatchRequest', 'DispatchAck', 'DispatchRefusal', 'AbortRequest', 'AbortAck', 'RunStatusReport', 'RunCallback', 'ExecutorHeartbeat', 'ExecutorHeartbeatAck', 'LogLine', 'BusinessAlarm', 'RunKey', 'ExecutorAttemptStatus', 'ErrorBody', 'FieldError', 'SignatureRefusal', 'CallbackConflict']),
     );
     const checked = [...messageInterfaces, 'ExecutorHealth'];
     for (const name of checked) {
@@ -230,7 +250,7 @@ describe('libs/protocol/openapi.yaml', () => {
         }
       }
     }
-    for (const alias of ['AbortRequestReason', 'AbortReason', 'ExecutorRunState', 'LogLevel']) {
+    for (const alias of ['AbortRequestReason', 'AbortReason', 'ExecutorRunState', 'LogLevel', 'ErrorCode', 'SignatureRefusalReason']) {
       expect([...(schemas[alias].enum ?? [])].sort(), alias).toEqual([...literals(aliases.get(alias)!)!].sort());
     }
   });
@@ -249,6 +269,10 @@ describe('libs/protocol/openapi.yaml', () => {
       ['CallbackBatchReply', { results: [{ runId: 42, attempt: 1, status: 200, body: { accepted: true } }, { runId: 43, attempt: 2, status: 409, body: { message: 'stale' } }] }],
       ['ExecutorHeartbeat', heartbeat],
       ['ExecutorHeartbeatAck', heartbeatAck],
+      ['ErrorBody', malformed],
+      ['SignatureRefusal', refused],
+      ['CallbackConflict', stale],
+      ['CallbackBatchReply', { results: [{ runId: 42, attempt: 1, status: 409, body: stale }, { runId: 43, attempt: 1, status: 400, body: malformed }] }],
     ];
     for (const [name, sample] of samples) expect(validate(schemas[name], sample), name).toEqual([]);
     expect(validate(schemas.DispatchRequest, JSON.parse(JSON.stringify({ ...dispatch, runId: 1.5, handler: undefined, extra: 1 })))).toEqual([
@@ -257,6 +281,11 @@ describe('libs/protocol/openapi.yaml', () => {
       '$.extra: not in the schema',
     ]);
     expect(validate(schemas.RunCallback, { ...interim, outcome: 'DONE' })).toEqual(['$.outcome: "DONE" not in ["SUCCEEDED","FAILED","ABORTED"]']);
+    expect(validate(schemas.SignatureRefusal, JSON.parse(JSON.stringify({ ...refused, code: 'NOPE', reason: undefined, field: 'x' })))).toEqual([
+      '$.reason: required',
+      '$.code: "NOPE" not in ' + JSON.stringify(schemas.ErrorCode.enum),
+      '$.field: not in the schema',
+    ]);
   });
 
   it('documents the routes, methods and status codes the code uses', () => {

@@ -8,6 +8,7 @@
  * Executor → engine (any engine node; all are equivalent):
  *   POST {engineUrl}/baton/callbacks          RunCallback      → 200 | 401 bad signature | 409 stale
  *   POST {engineUrl}/baton/executors/heartbeat ExecutorHeartbeat → 200 ExecutorHeartbeatAck
+ * Every error answer of an engine is an ErrorBody (error-body.ts), as the console's are.
  * Every request is signed (see signing.ts). The signed path is the protocol path as listed in
  * PATHS (e.g. `/baton/runs/42/abort`): without the base path of the executor/engine URL and
  * without a query string, so a reverse proxy or a host app's route prefix does not break it.
