@@ -161,6 +161,16 @@ const ROUTES: Route[] = [
     check: (w, body) => expect(arr(body).map((e) => e.id)).not.toContain(w.bExecutorId),
   },
   { method: 'GET', path: '/api/executors/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/executors/${w.bExecutorId}` }) },
+  {
+    method: 'GET', path: '/api/executors/connection', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/executors/connection' }),
+    check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
+  },
+  {
+    method: 'POST', path: '/api/executors/secret/rotate', area: 'tenant', kind: 'own',
+    call: () => ({ url: '/api/executors/secret/rotate', body: { overlapSeconds: 60 } }),
+    check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
+  },
 
   // alarms
   {
@@ -221,6 +231,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/operator/tenants', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/tenants' }) },
   { method: 'POST', path: '/api/operator/tenants', area: 'operator', kind: 'own', call: () => ({ url: '/api/operator/tenants', body: { id: 'evil', name: 'Evil', engineGroup: 'default' } }) },
   { method: 'GET', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}` }) },
+  { method: 'POST', path: '/api/operator/tenants/{id}/executor-secret/rotate', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}/executor-secret/rotate`, body: {} }) },
   { method: 'PATCH', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}`, body: { name: 'pwned' } }) },
   { method: 'GET', path: '/api/operator/engine-groups', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-groups' }) },
   { method: 'POST', path: '/api/operator/engine-groups', area: 'operator', kind: 'own', call: () => ({ url: '/api/operator/engine-groups', body: { name: 'evil' } }) },

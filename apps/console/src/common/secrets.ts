@@ -17,3 +17,8 @@ export function newApiKey(): { key: string; prefix: string; hash: string } {
   const key = `bk_${randomToken()}`;
   return { key, prefix: key.slice(0, API_KEY_PREFIX_LENGTH), hash: sha256Hex(key) };
 }
+
+/** A tenant's executor secret: 32 random bytes, hex (what executors put in BATON_EXECUTOR_SECRET). */
+export function newExecutorSecret(): string {
+  return randomBytes(32).toString('hex');
+}

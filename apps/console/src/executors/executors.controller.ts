@@ -1,20 +1,43 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
+import { ExecutorConnectionView, RotateExecutorSecretDto, RotatedExecutorSecretView } from './dto/executor-secret.dto';
 import { ExecutorQuery, ExecutorView } from './dto/executor.dto';
+import { ExecutorSecretService } from './executor-secret.service';
 import { ExecutorsService } from './executors.service';
 
 @ConsoleController('executors', { tag: 'executors' })
 export class ExecutorsController {
-  constructor(private readonly executors: ExecutorsService) {}
+  constructor(
+    private readonly executors: ExecutorsService,
+    private readonly secrets: ExecutorSecretService,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "The tenant's executors (registered by their heartbeats) and their load" })
   @ApiOkResponse({ type: [ExecutorView] })
   list(@TenantId() tenantId: string, @Query() query: ExecutorQuery): Promise<ExecutorView[]> {
     return this.executors.list(tenantId, query);
+  }
+
+  @Get('connection')
+  @ApiOperation({ summary: 'What an executor needs to connect: tenant id, engine URLs, app names, and the state of the executor secret (not the secret)' })
+  @ApiOkResponse({ type: ExecutorConnectionView })
+  connection(@TenantId() tenantId: string): Promise<ExecutorConnectionView> {
+    return this.secrets.connection(tenantId);
+  }
+
+  @Post('secret/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "Rotate the tenant's executor secret (TENANT_ADMIN): the new secret is in this answer only; the previous one stays valid `overlapSeconds` (default 86400, 0 = revoke at once)",
+  })
+  @ApiOkResponse({ type: RotatedExecutorSecretView })
+  rotate(@TenantId() tenantId: string, @Body() body: RotateExecutorSecretDto): Promise<RotatedExecutorSecretView> {
+    return this.secrets.rotate(tenantId, body.overlapSeconds);
   }
 
   @Get(':id')

@@ -1,37 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere } from 'typeorm';
-import { ExecutorEntity } from '@baton/persistence';
+import { ExecutorEntity, TenantEntity } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
-
-function executorView(row: ExecutorEntity): ExecutorView {
-  return {
-    id: row.id,
-    app: row.app,
-    url: row.url,
-    capacity: row.capacity,
-    inFlight: row.inFlight,
-    state: row.state,
-    registeredAt: row.registeredAt,
-    heartbeatAt: row.heartbeatAt,
-  };
-}
+import { ExecutorSecretService } from './executor-secret.service';
 
 @Injectable()
 export class ExecutorsService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly secrets: ExecutorSecretService,
+  ) {}
 
   async list(tenantId: string, query: ExecutorQuery): Promise<ExecutorView[]> {
     const where: FindOptionsWhere<ExecutorEntity> = { tenantId };
     if (query.app !== undefined) where.app = query.app;
     if (query.state !== undefined) where.state = query.state;
     const rows = await this.dataSource.getRepository(ExecutorEntity).find({ where, order: { app: 'ASC', id: 'ASC' } });
-    return rows.map(executorView);
+    const tenant = await this.tenant(tenantId);
+    return rows.map((row) => this.view(row, tenant));
   }
 
   async get(tenantId: string, id: number): Promise<ExecutorView> {
     const row = await this.dataSource.getRepository(ExecutorEntity).findOneBy({ id, tenantId });
     if (!row) throw notFound('Executor', id);
-    return executorView(row);
+    return this.view(row, await this.tenant(tenantId));
+  }
+
+  private async tenant(tenantId: string): Promise<TenantEntity> {
+    const tenant = await this.dataSource.getRepository(TenantEntity).findOneBy({ id: tenantId });
+    if (!tenant) throw notFound('Tenant', tenantId);
+    return tenant;
+  }
+
+  private view(row: ExecutorEntity, tenant: TenantEntity): ExecutorView {
+    return {
+      id: row.id,
+      app: row.app,
+      url: row.url,
+      capacity: row.capacity,
+      inFlight: row.inFlight,
+      state: row.state,
+      registeredAt: row.registeredAt,
+      heartbeatAt: row.heartbeatAt,
+      secret: this.secrets.statusOf(tenant, row.secretVersion),
+    };
   }
 }

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
 import { DataSource, In } from 'typeorm';
 import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { newExecutorSecret } from '../common/secrets';
 import { userView, UsersService } from '../users/users.service';
 import { CreatedTenantView, CreateTenantDto, DEFAULT_ENGINE_GROUP, TenantView, UpdateTenantDto } from './dto/operator.dto';
 
@@ -61,7 +61,7 @@ export class TenantsService {
           id: dto.id,
           name: dto.name,
           engineGroup,
-          executorSecret: randomBytes(32).toString('hex'),
+          executorSecret: newExecutorSecret(),
           ratePerSec: dto.ratePerSec ?? 1000,
           burst: dto.burst ?? 2000,
           createdAt: this.clock.now(),
