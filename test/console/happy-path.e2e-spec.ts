@@ -351,5 +351,9 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     const doc = await t.http().get('/api/docs-json');
     expect(doc.body.components.securitySchemes).toHaveProperty('session');
     expect(doc.body.components.securitySchemes).toHaveProperty('apiKey');
+    // Errors: every operation documents the ErrorBody, the same shape as the engine's (libs/protocol/openapi.yaml).
+    expect(doc.body.components.schemas.ErrorBodyView).toMatchObject({ required: ['statusCode', 'code', 'error', 'message'] });
+    expect(doc.body.components.schemas.ErrorBodyView.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'INTERNAL']));
+    expect(doc.body.paths['/api/tasks'].post.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyView' });
   });
 });

@@ -4,6 +4,7 @@ import { load } from 'js-yaml';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
+  ERROR_CODES,
   PATHS,
   SIGNATURE_HEADERS,
   sign,
@@ -250,7 +251,8 @@ describe('libs/protocol/openapi.yaml', () => {
         }
       }
     }
-    for (const alias of ['AbortRequestReason', 'AbortReason', 'ExecutorRunState', 'LogLevel', 'ErrorCode', 'SignatureRefusalReason']) {
+    expect(schemas.ErrorCode.enum).toEqual([...ERROR_CODES]);
+    for (const alias of ['AbortRequestReason', 'AbortReason', 'ExecutorRunState', 'LogLevel', 'SignatureRefusalReason']) {
       expect([...(schemas[alias].enum ?? [])].sort(), alias).toEqual([...literals(aliases.get(alias)!)!].sort());
     }
   });

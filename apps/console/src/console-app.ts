@@ -25,9 +25,9 @@ export interface ConfigureConsoleOptions {
  * Call it before `app.init()` / `app.listen()`; create the app with `{ bodyParser: false }` so
  * the console's JSON parser (1 MB limit, errors in the console's shape) is the one in use.
  *
- * - JSON body parser limited to 1 MB (413 beyond), malformed JSON → 400 `{field:'body'}`;
+ * - JSON body parser limited to 1 MB (413 beyond), malformed JSON → 400 naming field `body`;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
- * - global exception filter: every error is `{ statusCode, error, message, errors? }`;
+ * - global exception filter: every error is an ErrorBody `{ statusCode, code, error, message, errors? }`;
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
  * - the web console at `/` (its SPA routes and `/assets/`), when its build exists.
  *
@@ -45,7 +45,9 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
       .setTitle('Baton console API')
       .setDescription(
         'Tenant and operator REST API of Baton. Authenticate with `Authorization: Bearer <session token>` ' +
-          '(POST /api/auth/login) or `X-API-Key: <key>`. Errors: `{ statusCode, error, message, errors?: [{ field, reason }] }`.',
+          '(POST /api/auth/login) or `X-API-Key: <key>`. Every error is an ErrorBody: `{ statusCode, code, error, message, ' +
+          'errors?: [{ field, reason }] }`, `code` stable and machine-readable (VALIDATION_FAILED, UNAUTHORIZED, FORBIDDEN, ' +
+          'NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, INTERNAL, …), the same shape as the engine\'s.',
       )
       .setVersion('1')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'Session token from POST /api/auth/login' }, 'session')

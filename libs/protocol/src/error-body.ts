@@ -21,20 +21,23 @@
  * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429, UNAVAILABLE 503;
  * - INTERNAL 500: an unexpected error, logged by the server; the body tells nothing more.
  */
-export type ErrorCode =
-  | 'VALIDATION_FAILED'
-  | 'UNAUTHORIZED'
-  | 'BAD_SIGNATURE'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'DEPENDENCY_CYCLE'
-  | 'TASK_HAS_DEPENDENCIES'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'UNAVAILABLE'
-  | 'INTERNAL';
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'UNAUTHORIZED',
+  'BAD_SIGNATURE',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'DEPENDENCY_CYCLE',
+  'TASK_HAS_DEPENDENCIES',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'UNAVAILABLE',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** One thing wrong with a request: the field as a dotted path (`trigger.expression`, `logs[2].message`, `body`) and why. */
 export interface FieldError {

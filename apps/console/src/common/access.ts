@@ -1,5 +1,6 @@
 import { applyDecorators, Controller, SetMetadata } from '@nestjs/common';
-import { ApiBearerAuth, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiDefaultResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { ErrorBodyView } from './error-body.view';
 
 /**
  * Who may call a console route:
@@ -26,7 +27,7 @@ export const API_PREFIX = 'api';
 
 /**
  * A console controller: mounted under `/api/<path>`, guarded by the console's auth guard
- * (default access `tenant`), tagged in the OpenAPI document.
+ * (default access `tenant`), tagged in the OpenAPI document, its errors documented as ErrorBody.
  *
  * The prefix lives here rather than in `app.setGlobalPrefix`, and the guard acts only on
  * controllers marked by this decorator, so an embedded app can mount other controllers
@@ -40,5 +41,6 @@ export function ConsoleController(path: string, options: { tag: string; access?:
     ApiTags(options.tag),
     ApiBearerAuth('session'),
     ApiSecurity('apiKey'),
+    ApiDefaultResponse({ type: ErrorBodyView, description: 'Any error (4xx, 5xx): an ErrorBody' }),
   );
 }

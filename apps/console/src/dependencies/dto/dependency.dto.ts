@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '@baton/domain';
+import { ErrorBodyView } from '../../common/error-body.view';
 import { IntQuery } from '../../common/query';
 
 export class CreateDependencyDto {
@@ -41,10 +42,7 @@ export class DependencyView {
   @ApiProperty() createdAt!: number;
 }
 
-export class CycleErrorView {
-  @ApiProperty({ example: 409 }) statusCode!: number;
-  @ApiProperty({ example: 'Conflict' }) error!: string;
-  @ApiProperty({ example: 'DEPENDENCY_CYCLE' }) code!: string;
+/** 409 DEPENDENCY_CYCLE: the ErrorBody and the cycle's task names. */
+export class CycleErrorView extends ErrorBodyView {
   @ApiProperty({ type: [String], example: ['a', 'b', 'a'] }) cycle!: string[];
-  @ApiProperty({ example: 'Dependency cycle: a → b → a' }) message!: string;
 }
