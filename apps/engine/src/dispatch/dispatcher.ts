@@ -205,7 +205,6 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
     this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
 
-    const signing: SigningTenant = { id: tenant.id, executorSecret: tenant.executorSecret };
     const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
     let sentAt = start.at;
     for (const [i, executor] of candidates.entries()) {
@@ -224,10 +223,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
         if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
       }
       const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
-      let answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
+      let answer = await this.client.dispatch(executor.url, tenant, this.request(run, sentAt));
       // No answer, yet it may have started the run: ask the same executor once more (it
       // de-duplicates by run and attempt); never hand an ambiguous run to another executor.
-      if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, signing, this.request(run, sentAt));
+      if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, tenant, this.request(run, sentAt));
       if (answer.kind === 'ACCEPTED') {
         this.registry.noteAccepted(executor.executorId);
         this.recordAck(run, this.clock.now());

@@ -5,6 +5,8 @@ import { Agent as HttpsAgent } from 'node:https';
 import { CLOCK, type Clock } from '@baton/domain';
 import { PATHS, sign, type AbortRequest, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
+import { ExecutorRegistry } from './executor-registry';
 
 /** What one executor answered to a dispatch. */
 export type DispatchAnswer =
@@ -26,9 +28,9 @@ export type DispatchAnswer =
 /** Errors raised before a request can have left: the executor certainly did not get it. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-export interface SigningTenant {
+/** A tenant's id and its executor secrets (current, and previous during a rotation's overlap window). */
+export interface SigningTenant extends TenantSecrets {
   id: string;
-  executorSecret: string;
 }
 
 /**
@@ -37,6 +39,13 @@ export interface SigningTenant {
  * executor so that every slot can be in flight at once, and the dispatch timeout on every call.
  * Statuses are never thrown (validateStatus: all) and redirects never followed (a redirecting
  * executor URL is a misconfiguration: rejected).
+ *
+ * Which secret signs: an executor knows one secret, and during a rotation's overlap window a
+ * tenant has two. The secret that verified the executor's latest heartbeat — recorded on its
+ * row by whichever engine took the heartbeat, read here through the routing table — is the one
+ * it verifies with, so that signs. An executor restarted with the new secret since the table was
+ * read answers 401 to it; that request is re-signed once with the other accepted secret (a 401
+ * means the executor refused it before doing anything, so asking again cannot run it twice).
  */
 @Injectable()
 export class ExecutorClient implements OnApplicationShutdown {
@@ -47,6 +56,7 @@ export class ExecutorClient implements OnApplicationShutdown {
   constructor(
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly registry: ExecutorRegistry,
   ) {
     const maxSockets = Math.max(config.slots, 16);
     this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
@@ -102,7 +112,23 @@ export class ExecutorClient implements OnApplicationShutdown {
     payload: unknown,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
     const body = JSON.stringify(payload);
-    const headers = { ...sign(tenant.executorSecret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' };
+    const secrets = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, baseUrl), this.clock.now());
+    let answer = await this.send(baseUrl, path, tenant.id, secrets[0].secret, body);
+    for (const other of secrets.slice(1)) {
+      if ('error' in answer || answer.status !== 401) break;
+      answer = await this.send(baseUrl, path, tenant.id, other.secret, body);
+    }
+    return answer;
+  }
+
+  private async send(
+    baseUrl: string,
+    path: string,
+    tenantId: string,
+    secret: string,
+    body: string,
+  ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
+    const headers = { ...sign(secret, tenantId, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' };
     try {
       const res = await this.http.post<string>(baseUrl.replace(/\/+$/, '') + path, body, { headers });
       return { status: res.status, body: typeof res.data === 'string' ? res.data : '' };

@@ -27,6 +27,7 @@ export const REGISTRY_MAX_AGE_MS = 1_000;
 export class ExecutorRegistry {
   private readonly logger = new Logger('ExecutorRegistry');
   private byApp = new Map<string, UpExecutorRow[]>();
+  private secretVersions = new Map<string, number | null>();
   private readonly strategies = new Map<string, RoutingStrategy>();
   private readonly sentSinceRefresh = new Map<number, number>();
   private loadedAt = -Infinity;
@@ -48,11 +49,14 @@ export class ExecutorRegistry {
     this.refreshing ??= findUpExecutors(this.dataSource.manager, this.config.groups)
       .then((rows) => {
         const byApp = new Map<string, UpExecutorRow[]>();
+        const secretVersions = new Map<string, number | null>();
         for (const row of rows) {
           const key = appKey(row.tenantId, row.app);
           byApp.set(key, [...(byApp.get(key) ?? []), row]);
+          secretVersions.set(urlKey(row.tenantId, row.url), row.secretVersion);
         }
         this.byApp = byApp;
+        this.secretVersions = secretVersions;
         this.sentSinceRefresh.clear();
         this.loadedAt = this.clock.now();
       })
@@ -99,6 +103,14 @@ export class ExecutorRegistry {
     return preferred ? [preferred, ...ordered.filter((c) => c !== preferred)] : ordered;
   }
 
+  /**
+   * The tenant secret version that verified the latest heartbeat of the executor at `url` (as of
+   * the last read), or null when unknown (not UP, or registered before versions were recorded).
+   */
+  secretVersionOf(tenantId: string, url: string): number | null {
+    return this.secretVersions.get(urlKey(tenantId, url)) ?? null;
+  }
+
   /** A run was accepted by this executor (counts toward its load until the next read). */
   noteAccepted(executorId: number): void {
     this.sentSinceRefresh.set(executorId, (this.sentSinceRefresh.get(executorId) ?? 0) + 1);
@@ -107,4 +119,8 @@ export class ExecutorRegistry {
 
 function appKey(tenantId: string, app: string): string {
   return `${tenantId}\u0000${app}`;
+}
+
+function urlKey(tenantId: string, url: string): string {
+  return `${tenantId}\u0000${url}`;
 }

@@ -17,11 +17,11 @@ export class HeartbeatController {
   @Post(PATHS.heartbeat)
   @HttpCode(200)
   async heartbeat(@Req() req: RawBodyRequest): Promise<ExecutorHeartbeatAck> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.heartbeat);
+    const { tenant, body, secretVersion } = await this.signed.verify(req, PATHS.heartbeat);
     const heartbeat = readHeartbeat(parseJsonBody(body));
     if (heartbeat.tenantId !== tenant.id) {
       throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
     }
-    return this.heartbeats.record(heartbeat);
+    return this.heartbeats.record(heartbeat, secretVersion);
   }
 }

@@ -24,7 +24,8 @@ export class HeartbeatService {
     return Math.max(500, Math.min(5_000, Math.floor(this.config.executorDeadAfterMs / 3)));
   }
 
-  async record(heartbeat: ExecutorHeartbeat): Promise<ExecutorHeartbeatAck> {
+  /** `secretVersion`: the tenant secret version that verified the heartbeat, kept on the row so every engine signs to this executor with its secret. */
+  async record(heartbeat: ExecutorHeartbeat, secretVersion: number): Promise<ExecutorHeartbeatAck> {
     const now = this.clock.now();
     const { executorId } = await inTransaction(
       this.dataSource,
@@ -35,6 +36,7 @@ export class HeartbeatService {
           url: heartbeat.url,
           capacity: heartbeat.capacity,
           inFlight: heartbeat.inFlight,
+          secretVersion,
           now,
         });
         if (result.cameBack) {

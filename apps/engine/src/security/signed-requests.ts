@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
-import { errorBody, SIGNATURE_HEADERS, verify, type SignatureRefusal, type SignatureRefusalReason } from '@baton/protocol';
+import { errorBody, SIGNATURE_HEADERS, verify, type SignatureRefusal, type SignatureRefusalReason, type VerifyResult } from '@baton/protocol';
 import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
 import { badRequest } from './bad-request';
+import { acceptedSecrets, previousSecret } from './executor-secrets';
 import type { RawBodyRequest } from './raw-body.middleware';
 import { ReplayGuard } from './replay-guard';
 
@@ -10,17 +11,24 @@ export interface VerifiedRequest {
   tenant: TenantInfo;
   /** The body as signed (UTF-8 text). */
   body: string;
+  /** Version of the tenant's executor secret that verified it (current, or previous during a rotation's overlap window). */
+  secretVersion: number;
 }
+
+type Headers = Record<string, string | string[] | undefined>;
+type Refusal = Extract<VerifyResult, { ok: false }>;
 
 /** A secret may have been rotated in the console: re-read the tenant once if cached longer than this. */
 const REFRESH_ON_FAILURE_AFTER_MS = 1_000;
 
 /**
  * Verifies a request an executor signed (callbacks, heartbeats): tenant from `x-baton-tenant`,
- * HMAC over the raw body with that tenant's executor secret, timestamp within the skew window,
- * signature not accepted before on this node. Any failure → 401 with the reason; the request
- * changes nothing. The signed path is the protocol path (PATHS), not the URL the request came
- * in on, so a route prefix or a proxy does not break it.
+ * HMAC over the raw body with that tenant's executor secret — the current one, or the previous
+ * one while a rotation's overlap window lasts — timestamp within the skew window, signature not
+ * accepted before on this node. Any failure → 401 with the reason (SECRET_EXPIRED: signed with
+ * the previous secret after its window); the request changes nothing. The signed path is the
+ * protocol path (PATHS), not the URL the request came in on, so a route prefix or a proxy does
+ * not break it.
  */
 @Injectable()
 export class SignedRequests {
@@ -39,18 +47,41 @@ export class SignedRequests {
     const body = this.bodyOf(req);
     let tenant = await this.tenants.get(tenantId);
     if (!tenant) throw unauthorized('UNKNOWN_TENANT', 'unknown tenant');
-    const headers = req.headers as Record<string, string | string[] | undefined>;
-    let result = verify(tenant.executorSecret, headers, 'POST', path, body, this.clock.now());
+    const headers = req.headers as Headers;
+    let result = this.check(tenant, headers, path, body);
+    // A rotation in the console reaches the cached tenant within its TTL; a request signed with
+    // the new secret before that re-reads it once.
     if (!result.ok && result.reason === 'BAD_SIGNATURE' && this.tenants.ageOf(tenantId) > REFRESH_ON_FAILURE_AFTER_MS) {
       tenant = await this.tenants.get(tenantId, { maxAgeMs: 0 });
       if (!tenant) throw unauthorized('UNKNOWN_TENANT', 'unknown tenant');
-      result = verify(tenant.executorSecret, headers, 'POST', path, body, this.clock.now());
+      result = this.check(tenant, headers, path, body);
+    }
+    if (!result.ok && result.reason === 'BAD_SIGNATURE' && this.signedWithExpired(tenant, headers, path, body)) {
+      throw unauthorized('SECRET_EXPIRED', 'signed with the previous executor secret, whose overlap window is over: restart the executor with the new secret');
     }
     if (!result.ok) throw unauthorized(result.reason, 'signature refused');
     const signature = String(headers[SIGNATURE_HEADERS.signature]);
     const timestamp = Number(headers[SIGNATURE_HEADERS.timestamp]);
     if (!this.replays.accept(signature, timestamp, this.clock.now())) throw unauthorized('REPLAYED', 'signature already used');
-    return { tenant, body };
+    return { tenant, body, secretVersion: result.version };
+  }
+
+  /** Verifies with each secret accepted now; the first that matches gives the version. */
+  private check(tenant: TenantInfo, headers: Headers, path: string, body: string): Refusal | { ok: true; version: number } {
+    const now = this.clock.now();
+    let failure: Refusal = { ok: false, reason: 'BAD_SIGNATURE' };
+    for (const { secret, version } of acceptedSecrets(tenant, now)) {
+      const result = verify(secret, headers, 'POST', path, body, now);
+      if (result.ok) return { ok: true, version };
+      failure = result;
+      if (result.reason !== 'BAD_SIGNATURE') break; // missing headers or a stale timestamp: no secret helps
+    }
+    return failure;
+  }
+
+  private signedWithExpired(tenant: TenantInfo, headers: Headers, path: string, body: string): boolean {
+    const previous = previousSecret(tenant);
+    return previous !== null && verify(previous.secret, headers, 'POST', path, body, this.clock.now()).ok;
   }
 
   private bodyOf(req: RawBodyRequest): string {

@@ -8,6 +8,8 @@ export interface ExecutorHeartbeatInput {
   url: string;
   capacity: number;
   inFlight: number;
+  /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
+  secretVersion: number;
   now: number;
 }
 
@@ -16,9 +18,9 @@ export interface ExecutorHeartbeatInput {
  * whether it came back from DOWN:
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
- *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ? AND state = 'DOWN'
- *   --         (0 rows) UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ?
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version)
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'
+ *   --         (0 rows) UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -40,9 +42,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at)
-         VALUES (?, ?, ?, ?, ?, 'UP', ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.inFlight, input.now, input.now],
+        `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at, secret_version)
+         VALUES (?, ?, ?, ?, ?, 'UP', ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.inFlight, input.now, input.now, input.secretVersion],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -55,10 +57,16 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ? AND state = 'DOWN'`,
-    [input.capacity, input.inFlight, input.now, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'`,
+    [input.capacity, input.inFlight, input.now, input.secretVersion, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
-  await execute(manager, 'UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ? WHERE id = ?', [input.capacity, input.inFlight, input.now, id]);
+  await execute(manager, 'UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?', [
+    input.capacity,
+    input.inFlight,
+    input.now,
+    input.secretVersion,
+    id,
+  ]);
   return { executorId: id, cameBack: false };
 }
