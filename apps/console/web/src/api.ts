@@ -1,18 +1,11 @@
 /** The console REST API, same origin (`/api`), with the session token of the login. */
 
-export interface FieldError {
-  field: string;
-  reason: string;
-}
+import type { ErrorBody } from '../../../../libs/protocol/src/error-body';
 
-export interface ApiErrorBody {
-  statusCode: number;
-  error: string;
-  message: string;
-  errors?: FieldError[];
-  code?: string;
-  cycle?: string[];
-}
+export type { ErrorCode, FieldError } from '../../../../libs/protocol/src/error-body';
+
+/** Every error the API answers: the ErrorBody of @baton/protocol, and the keys some routes add. */
+export type ApiErrorBody = ErrorBody & { cycle?: string[]; dependencyIds?: number[] };
 
 export class ApiError extends Error {
   constructor(
@@ -70,7 +63,8 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const data = text ? (JSON.parse(text) as unknown) : undefined;
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/auth/login')) unauthorizedHandler();
-    const errorBody = (data ?? { statusCode: res.status, error: res.statusText, message: res.statusText }) as ApiErrorBody;
+    // The API always sends an ErrorBody; no body means something in between answered (a proxy, the dev server).
+    const errorBody = (data ?? { statusCode: res.status, code: 'UNAVAILABLE', error: res.statusText, message: res.statusText || `HTTP ${res.status}` }) as ApiErrorBody;
     throw new ApiError(res.status, errorBody);
   }
   return data as T;
