@@ -275,6 +275,13 @@ class Executor:
         except ValueError:
             return status, text.decode(errors="replace")
 
+    @staticmethod
+    def describe(status, body):
+        """An engine's answer for a log line: the status, and the code and message of its ErrorBody."""
+        if isinstance(body, dict) and isinstance(body.get("code"), str):
+            return f"HTTP {status} {body['code']}: {body.get('message', '')}"
+        return f"HTTP {status}" if status else str(body)
+
     def heartbeat_payload(self):
         with self.lock:
             active = [{"runId": j.request["runId"], "attempt": j.request["attempt"]} for j in self.jobs.values()]
@@ -289,6 +296,7 @@ class Executor:
             return payload
 
     def beat(self):
+        failures = []
         for url in self.order(self.engine_urls):
             status, ack = self.post(url, "/baton/executors/heartbeat", self.heartbeat_payload())
             if 200 <= status < 300:
@@ -298,7 +306,8 @@ class Executor:
                     if is_int(ack.get("executorId")):
                         self.executor_id = ack["executorId"]
                 return True
-        log("heartbeat failed on every engine URL")
+            failures.append(f"{url}: {self.describe(status, ack)}")
+        log(f"heartbeat failed on every engine URL ({'; '.join(failures)})")
         return False
 
     def heartbeat_loop(self):
@@ -312,10 +321,10 @@ class Executor:
         while True:
             tries += 1
             for url in self.order(list(urls) + self.engine_urls):
-                status, _ = self.post(url, "/baton/callbacks", callback)
+                status, answer = self.post(url, "/baton/callbacks", callback)
                 if 200 <= status < 300 or status in (409, 400, 413, 422):
                     if status in (400, 413, 422):
-                        log(f"callback {key} refused for good by {url} (HTTP {status}), dropped")
+                        log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped")
                     with self.lock:
                         self.pending_callbacks.pop(key, None)
                         self.lock.notify_all()
