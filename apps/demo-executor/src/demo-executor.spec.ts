@@ -8,18 +8,17 @@ import { buildDemoHandlers, DEMO_HANDLER_NAMES, demoExecutorOptionsFromEnv } fro
 describe('demo executor configuration', () => {
   const env = { BATON_TENANT: 'acme', BATON_EXECUTOR_SECRET: 's', BATON_ENGINE_URLS: 'http://e1:1, http://e2:2' };
 
-  it('reads the environment with its defaults', () => {
+  it('is the SDK\'s executorOptionsFromEnv with the app defaulting to demo and the demo handlers', () => {
     const o = demoExecutorOptionsFromEnv(env);
     expect(o).toMatchObject({ tenantId: 'acme', secret: 's', engineUrls: ['http://e1:1', 'http://e2:2'], app: 'demo', host: '127.0.0.1', port: 0 });
-    expect(o.concurrency).toBeUndefined(); // the SDK default (4)
     expect(o.handlers.map((h) => h.name)).toEqual([...DEMO_HANDLER_NAMES]);
-    const o2 = demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_APP: 'billing', BATON_EXECUTOR_PORT: '8123', BATON_EXECUTOR_CONCURRENCY: '16', BATON_EXECUTOR_CALLBACK_CONCURRENCY: '32', BATON_EXECUTOR_RETRY_BASE_MS: '50' });
-    expect(o2).toMatchObject({ app: 'billing', port: 8123, concurrency: 16, callbackConcurrency: 32, callbackRetry: { baseMs: 50 } });
+    const o2 = demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_APP: 'billing', BATON_EXECUTOR_PORT: '8123', BATON_EXECUTOR_CONCURRENCY: '16' });
+    expect(o2).toMatchObject({ app: 'billing', port: 8123, concurrency: 16 });
   });
 
   it('names what is missing or wrong', () => {
     expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_SECRET: '' })).toThrow('BATON_EXECUTOR_SECRET is required');
-    expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_PORT: 'eighty' })).toThrow(/BATON_EXECUTOR_PORT must be a non-negative integer/);
+    expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_PORT: 'eighty' })).toThrow('BATON_EXECUTOR_PORT="eighty": must be a non-negative integer');
   });
 });
 

@@ -1,12 +1,13 @@
-import { createExecutorServer } from '@baton/executor-sdk';
+import { runExecutor } from '@baton/executor-sdk';
 import { unknownVariableWarnings } from '@baton/config';
 import { createLogger, type LogLevel } from '@baton/logging';
 import { demoExecutorOptionsFromEnv } from './config';
 
 /**
- * The demo executor on its own (see config.ts for the environment). Prints `READY <url>` on
- * stdout once it listens; logs go to stderr as pino lines (level `BATON_LOG_LEVEL`, default
- * info). SIGTERM/SIGINT stop it gracefully (exit 0).
+ * The demo executor on its own (see config.ts for the environment), run by the SDK's
+ * runExecutor (SIGTERM/SIGINT stop it gracefully, exit 0; a failed start exits 1). Prints
+ * `READY <url>` on stdout once it listens (tests and benches wait for it); logs go to stderr as
+ * pino lines (level `BATON_LOG_LEVEL`, default info).
  */
 const log = createLogger({ process: 'executor', fd: 2, level: (process.env.BATON_LOG_LEVEL?.trim() || 'info') as LogLevel });
 
@@ -19,27 +20,11 @@ async function main(): Promise<void> {
     console.error(`demo executor: ${(err as Error).message}`);
     process.exit(2);
   }
-  const executor = createExecutorServer(options);
+  const executor = await runExecutor(options);
   executor.events.on('heartbeat', (e) => {
     if (e.executorId >= 0) registered(e.engineUrl, e.executorId);
   });
-  const url = await executor.start();
-  process.stdout.write(`READY ${url}\n`);
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping gracefully`);
-    executor.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  process.stdout.write(`READY ${executor.url}\n`);
 }
 
 let lastRegistration = '';

@@ -2,9 +2,14 @@
  * @baton/executor-sdk — what a business service imports to run Baton tasks.
  *
  * - `defineHandler(name, async (ctx) => result)`: a handler (see HandlerContext).
- * - `createExecutorServer(options)`: a standalone executor on node:http.
- * - `ExecutorModule.forRoot(options)`: the same executor inside a NestJS app.
- * Both run on one `ExecutorRuntime`. Options and defaults: ExecutorOptions.
+ * - `runExecutor(...handlers)`: the process's executor, options from BATON_* variables
+ *   (`executorOptionsFromEnv()`, table EXECUTOR_ENV), graceful stop on SIGTERM/SIGINT.
+ * - `createExecutorServer(options)`: a standalone executor on node:http you start and stop.
+ * - `@baton/executor-sdk/nest`: the same executor inside a NestJS app (ExecutorModule);
+ *   `@baton/executor-sdk/testing`: run a handler in memory in a unit test.
+ * All run on one `ExecutorRuntime`. Options and defaults: ExecutorOptions.
+ * This entry loads neither Nest nor stompit (a test checks the module cache): keep Nest imports
+ * in nest/ and load the broker client only where a broker is used.
  */
 export { defineHandler } from './handler';
 export type { AnyTaskHandler, HandlerContext, RunLogFn, RunLogger, TaskHandler } from './handler';
@@ -19,5 +24,9 @@ export type { ExecutorServer } from './server';
 export { ExecutorEventEmitter } from './events';
 export type { ExecutorEventName, ExecutorEvents, RunEventKey } from './events';
 export type { SpoolEntry } from './spool';
-export { EXECUTOR_OPTIONS, ExecutorController, ExecutorLifecycle, ExecutorModule } from './nest';
-export type { ExecutorModuleAsyncOptions, ExecutorModuleOptions } from './nest';
+export { runExecutor } from './run-executor';
+export { executorOptionsFromEnv } from './env/executor-options-from-env';
+export type { EnvExecutorOptions } from './env/executor-options-from-env';
+export { EXECUTOR_ENV } from './env/executor-env';
+export type { EnvVariableSpec } from './env/executor-env';
+export { ExecutorEnvError } from './env/executor-env-error';

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../../../test/protocol/fake-engine';
-import { defineHandler, ExecutorModule, ExecutorRuntime } from '../index';
+import { defineHandler, ExecutorRuntime } from '../index';
+import { ExecutorModule } from './index';
 
 @Controller('hello')
 class HostController {

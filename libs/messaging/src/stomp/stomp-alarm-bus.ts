@@ -1,4 +1,4 @@
-import { ConnectFailover, type Client } from 'stompit';
+import type { Client } from 'stompit';
 import type { AlarmBus, AlarmBusListener, BusLogger, ReceivedAlarm, Unsubscribe } from '../alarm-bus';
 import { AlarmBusUnavailableError, SILENT_BUS_LOGGER } from '../alarm-bus';
 import {
@@ -153,6 +153,10 @@ export class StompAlarmBus implements AlarmBus {
   private start(): void {
     if (this.closed) return;
     const heartbeat = `${this.options.heartbeatMs},${this.options.heartbeatMs}`;
+    // Loaded here, not at the top: the executor SDK's core entry imports this lib, and a plain
+    // executor without direct alarms must not load stompit (test/packaging checks the module cache).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ConnectFailover } = require('stompit') as typeof import('stompit');
     const failover = new ConnectFailover(
       this.servers.map((s) => ({
         host: s.host,

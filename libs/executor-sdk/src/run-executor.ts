@@ -1,0 +1,52 @@
+import { executorOptionsFromEnv } from './env/executor-options-from-env';
+import type { AnyTaskHandler } from './handler';
+import type { ExecutorLogger, ExecutorOptions } from './options';
+import { createExecutorServer, type ExecutorServer } from './server';
+
+/**
+ * Runs an executor as the process's main job: starts it, logs `executor <app> of tenant <t>
+ * listening on <url>, engines <urls>`, and on SIGTERM/SIGINT stops gracefully (running handlers
+ * get `shutdownGraceMs`, pending callbacks are flushed or stay spooled) and exits 0. A bad option
+ * or a failed start logs the message and exits 1.
+ *
+ *     runExecutor(hello, report);                                         // options from BATON_* variables
+ *     runExecutor({ ...executorOptionsFromEnv(), handlers: [hello], concurrency: 8 });
+ *
+ * Resolves with the started server (for its URL or events); never rejects.
+ */
+export async function runExecutor(options: ExecutorOptions | AnyTaskHandler, ...more: AnyTaskHandler[]): Promise<ExecutorServer> {
+  const given = isHandler(options) ? undefined : options?.logger;
+  // logger false silences the SDK's routine lines; a failed start is still worth one line on stderr.
+  const logger: ExecutorLogger = given === false ? { info: () => undefined, warn: () => undefined, error: (m) => console.error(m) } : (given ?? console);
+  let executor: ExecutorServer;
+  let url: string;
+  try {
+    const resolved: ExecutorOptions = isHandler(options) ? { ...executorOptionsFromEnv(), handlers: [options, ...more] } : options;
+    executor = createExecutorServer(resolved);
+    url = await executor.start();
+    logger.info(`executor ${resolved.app} of tenant ${resolved.tenantId} listening on ${url}, engines ${resolved.engineUrls.join(', ')}`);
+  } catch (err) {
+    logger.error(`executor: ${(err as Error).message}`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`executor: ${signal}, stopping gracefully`);
+    executor.stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error(`executor: stop failed: ${(err as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return executor;
+}
+
+function isHandler(value: unknown): value is AnyTaskHandler {
+  return typeof value === 'object' && value !== null && typeof (value as AnyTaskHandler).run === 'function';
+}

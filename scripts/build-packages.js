@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Builds the publishable packages (npm run build:packages; npm run pack:sdk also packs them):
+// @baton/protocol, then @baton/executor-sdk, each with tsc (CommonJS + .d.ts, the repo's compiler
+// options) and tsc-alias into libs/<pkg>/dist. libs/<pkg>/tsconfig.package.json says what each
+// package compiles in and why. Order matters: the SDK resolves @baton/protocol through
+// node_modules (the npm workspace link), whose types are the protocol's built dist.
+/* global require, process, console, __dirname */
+/* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, like build-if-stale.js */
+const { execFileSync } = require('node:child_process');
+const { rmSync } = require('node:fs');
+const { dirname, join } = require('node:path');
+
+const root = join(__dirname, '..');
+const tsc = require.resolve('typescript/bin/tsc');
+const tscAlias = join(dirname(require.resolve('tsc-alias/package.json')), 'dist', 'bin', 'index.js');
+
+for (const pkg of ['protocol', 'executor-sdk']) {
+  const dir = join(root, 'libs', pkg);
+  const project = join(dir, 'tsconfig.package.json');
+  const started = Date.now();
+  rmSync(join(dir, 'dist'), { recursive: true, force: true });
+  try {
+    execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [tscAlias, '-p', project], { cwd: root, stdio: 'inherit' });
+  } catch {
+    console.error(`building @baton/${pkg} failed (see above)`);
+    process.exit(1);
+  }
+  console.log(`built @baton/${pkg} → libs/${pkg}/dist (${Date.now() - started} ms)`);
+}
