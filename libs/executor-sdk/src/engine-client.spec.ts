@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineClient } from './engine-client';
+import { describeAnswer, EngineClient } from './engine-client';
 
 describe('EngineClient.order', () => {
   let up: Server;
@@ -30,5 +30,14 @@ describe('EngineClient.order', () => {
     status = 200;
     expect((await client.post(upUrl, '/x', {})).status).toBe(200);
     expect(client.order([upUrl, 'http://c'])).toEqual([upUrl, 'http://c']);
+  });
+});
+
+describe('describeAnswer', () => {
+  it("names the status, and the code and message of an engine's ErrorBody", () => {
+    const refused = { statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'runId: a positive integer', errors: [{ field: 'runId', reason: 'a positive integer' }] };
+    expect(describeAnswer({ url: 'http://e1', status: 400, body: refused })).toBe('http://e1: HTTP 400 VALIDATION_FAILED: runId: a positive integer');
+    expect(describeAnswer({ url: 'http://e1', status: 502, body: '<html>bad gateway</html>' })).toBe('http://e1: HTTP 502');
+    expect(describeAnswer({ url: 'http://e1', status: 0, body: null, error: 'ECONNREFUSED' })).toBe('http://e1: ECONNREFUSED');
   });
 });
