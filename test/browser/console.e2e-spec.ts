@@ -388,4 +388,56 @@ describe('web console (Chromium)', () => {
     await context.close();
     expect(errors).toEqual([]);
   });
+
+  it('connects an executor: the panel gives tenant, engine URL and variables; a tenant admin rotates the secret and sees it once, with a copy button', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await demo.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baton.url });
+    await go(page, '/executors');
+    const panel = page.getByRole('region', { name: 'Connect an executor' });
+    await panel.locator('[data-connect="tenant"]', { hasText: 'demo' }).waitFor();
+    await panel.locator('[data-connect="engines"]', { hasText: baton.url }).waitFor();
+    const env = await panel.getByLabel('Environment of an executor').inputValue();
+    expect(env).toContain('BATON_TENANT=demo');
+    expect(env).toContain(`BATON_ENGINE_URLS=${baton.url}`);
+    expect(env).toMatch(/BATON_EXECUTOR_SECRET=.*\nBATON_ENGINE_URLS=.*\nBATON_EXECUTOR_APP=demo/);
+
+    await panel.getByLabel('Keep the previous secret valid for').selectOption({ label: '1 hour' });
+    await panel.getByRole('button', { name: 'Rotate secret' }).click();
+    const box = page.getByRole('region', { name: 'New executor secret' });
+    await box.getByText('Shown once — store it now.').waitFor();
+    const secret = await box.locator('input[data-secret]').inputValue();
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const operatorToken = (await api<{ token: string }>('POST', '/auth/login', logins.operator, '')).token;
+    expect((await api<{ executorSecret: string }>('GET', '/operator/tenants/demo', undefined, operatorToken)).executorSecret).toBe(secret);
+    await box.locator('[data-rotation-result]', { hasText: 'The previous secret works until' }).waitFor();
+    await panel.locator('[data-previous-expires]').waitFor();
+    expect(await panel.getByLabel('Environment of an executor').inputValue()).toContain(`BATON_EXECUTOR_SECRET=${secret}`);
+
+    await box.getByRole('button', { name: /copy to the clipboard/ }).click();
+    await box.getByRole('button', { name: /copy to the clipboard/ }).getByText('Copied ✓').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
+    // The in-process demo executor still signs with the previous secret: accepted, and shown as such.
+    await page.locator('tr[data-executor="demo"] [data-secret-status="PREVIOUS"]').waitFor({ timeout: 15_000 });
+    await shot(page, '20-executors-connect-rotated');
+
+    // An operator creating a tenant gets its secret in the same box.
+    const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const op = await opContext.newPage();
+    errors.push(...watchErrors(op));
+    await op.goto(`${baton.url}/login`);
+    await op.getByLabel('Username', { exact: true }).fill(logins.operator.username);
+    await op.getByLabel('Password', { exact: true }).fill(logins.operator.password);
+    await op.getByRole('button', { name: 'Log in' }).click();
+    await op.waitForURL(/\/operator$/);
+    await op.getByLabel('Tenant id').fill('initech');
+    await op.getByLabel('Tenant name').fill('Initech');
+    await op.getByRole('button', { name: 'Create tenant' }).click();
+    const created = op.getByRole('region', { name: 'Executor secret of initech' });
+    await created.getByText('Shown once — store it now.').waitFor();
+    expect(await created.locator('input[data-secret]').inputValue()).toMatch(/^[0-9a-f]{64}$/);
+    await created.getByRole('button', { name: /copy to the clipboard/ }).waitFor();
+    await shot(op, '21-operator-tenant-secret');
+    await opContext.close();
+    expect(errors).toEqual([]);
+  });
 });

@@ -120,7 +120,7 @@ function Routes({ path, operator, canWrite, session }: { path: string; operator:
   if (path === '/dependencies') return <DependenciesPage canWrite={canWrite} />;
   if (path === '/runs') return <RunsPage />;
   if ((m = match('/runs/:id', path))) return <RunDetailPage key={m.id} runId={Number(m.id)} canWrite={canWrite} />;
-  if (path === '/executors') return <ExecutorsPage />;
+  if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
   if (path === '/stats') return <StatsPage />;
   return (

@@ -114,6 +114,26 @@ export interface Executor {
   state: 'UP' | 'DOWN';
   registeredAt: number;
   heartbeatAt: number;
+  /** Which executor secret its latest heartbeat used (PREVIOUS: valid until the rotation's window ends; OUTDATED: refused, needs the new one). */
+  secret: 'CURRENT' | 'PREVIOUS' | 'OUTDATED' | 'UNKNOWN';
+}
+
+/** GET /executors/connection: what an executor needs besides its secret. */
+export interface ExecutorConnection {
+  tenantId: string;
+  engineGroup: string;
+  engineUrls: string[];
+  apps: string[];
+  secretVersion: number;
+  previousSecretExpiresAt: number | null;
+}
+
+/** The answer to a secret rotation: the only time the new secret is shown. */
+export interface RotatedExecutorSecret {
+  tenantId: string;
+  executorSecret: string;
+  secretVersion: number;
+  previousSecretExpiresAt: number | null;
 }
 
 export interface Alarm {

@@ -5,6 +5,7 @@ import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import type { ApiKey, EngineGroup, EngineNode, Tenant } from '../model';
 import type { Session } from '../api';
+import { SecretBox } from '../SecretBox';
 
 /** Operators: tenants, engine groups, engine nodes, API keys. Tenant admins: their tenant's API keys. */
 export function OperatorPage({ role }: { role: Session['user']['role'] }) {
@@ -82,7 +83,7 @@ function TenantsSection() {
   // The tenant's first TENANT_ADMIN, created with it (both or neither); left empty: no user yet.
   const [admin, setAdmin] = useState({ username: '', password: '' });
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [secret, setSecret] = useState<string | null>(null);
+  const [created, setCreated] = useState<{ tenantId: string; secret: string } | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
@@ -90,7 +91,7 @@ function TenantsSection() {
       const t = await post<Tenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
       setErrors({});
       setAdmin({ username: '', password: '' });
-      setSecret(`Executor secret of ${t.id}: ${t.executorSecret ?? '(not shown)'}`);
+      setCreated(t.executorSecret ? { tenantId: t.id, secret: t.executorSecret } : null);
       toast.notify(t.admin ? `Tenant ${t.id} created, with admin ${t.admin.username}` : `Tenant ${t.id} created`);
       await tenants.reload();
     } catch (err) {
@@ -151,11 +152,7 @@ function TenantsSection() {
           {errors._}
         </div>
       ) : null}
-      {secret ? (
-        <p className="notice mono small" role="status">
-          {secret}
-        </p>
-      ) : null}
+      {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
     </section>
   );
 }
