@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createExecutorServer, defineHandler } from '@baton/executor-sdk';
+import { embeddedBanner } from '../../apps/embedded/src/banner';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
-import { startEmbedded } from '../../apps/embedded/src/start-embedded';
+import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { EngineAlreadyRunningError } from '../../apps/engine/src';
 
 describe('embedded mode (npm start)', () => {
@@ -12,6 +14,16 @@ describe('embedded mode (npm start)', () => {
   const config = { databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 };
   const logins = demoLogins({});
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The banner's executor line, checked against the demo tenant's secret as the operator API has it. */
+  async function executorEnvOfBanner(baton: EmbeddedBaton): Promise<{ tenantId: string; secret: string; engineUrls: string[] }> {
+    const banner = embeddedBanner(baton, logins, { url: config.databaseUrl, sqlite: true });
+    const operator = await request(baton.url).post('/api/auth/login').send(logins.operator).expect(200);
+    const demo = await request(baton.url).get('/api/operator/tenants/demo').set('authorization', `Bearer ${operator.body.token}`).expect(200);
+    expect(banner).toContain(`BATON_TENANT=demo BATON_EXECUTOR_SECRET=${demo.body.executorSecret} BATON_ENGINE_URLS=${baton.url}`);
+    const [, tenantId, secret, engineUrls] = /BATON_TENANT=(\S+) BATON_EXECUTOR_SECRET=(\S+) BATON_ENGINE_URLS=(\S+)/.exec(banner)!;
+    return { tenantId, secret, engineUrls: engineUrls.split(',') };
+  }
 
   it('seeds the demo, runs its tasks, refuses a second engine, and keeps the data across a restart', async () => {
     const first = await startEmbedded(config, logins);
@@ -38,6 +50,22 @@ describe('embedded mode (npm start)', () => {
       }
       expect(succeeded.length).toBeGreaterThan(0);
 
+      // The banner's line is all a local executor needs: one built on the SDK registers with it.
+      const env = await executorEnvOfBanner(first);
+      const local = createExecutorServer({ ...env, app: 'from-the-banner', handlers: [defineHandler('hello', () => 'hi')], host: '127.0.0.1', port: 0, spoolFile: false });
+      await local.start();
+      try {
+        const registered = Date.now() + 10_000;
+        let executors: Array<{ app: string; state: string; secret: string }> = [];
+        while (!executors.some((e) => e.app === 'from-the-banner' && e.state === 'UP') && Date.now() < registered) {
+          await new Promise((r) => setTimeout(r, 200));
+          executors = (await request(first.url).get('/api/executors?app=from-the-banner').set(auth).expect(200)).body;
+        }
+        expect(executors).toMatchObject([{ app: 'from-the-banner', state: 'UP', secret: 'CURRENT' }]);
+      } finally {
+        await local.stop();
+      }
+
       // One engine only on SQLite: a second process on the same file is refused.
       await expect(startEmbedded(config, logins)).rejects.toThrow(EngineAlreadyRunningError);
     } finally {
@@ -47,6 +75,8 @@ describe('embedded mode (npm start)', () => {
     const second = await startEmbedded(config, logins);
     try {
       expect(second.seeded).toBe(false);
+      // The demo tenant exists already: its secret is still printed, read from the database.
+      expect((await executorEnvOfBanner(second)).secret).toBe(second.demoTenant.executorSecret);
       const login = await request(second.url).post('/api/auth/login').send(logins.tenant).expect(200);
       const tasks = await request(second.url).get('/api/tasks').set('authorization', `Bearer ${login.body.token}`).expect(200);
       expect(tasks.body.items.map((t: { name: string }) => t.name).sort()).toEqual(taskNames);

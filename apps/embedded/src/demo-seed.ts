@@ -6,7 +6,7 @@ import type { DemoLogins } from './demo-logins';
 import { DEMO_DEPENDENCIES, DEMO_TASKS } from './demo-tasks';
 
 export { demoLogins, type DemoLogins } from './demo-logins';
-export { DEMO_EXECUTOR_APP } from './demo-tasks';
+export { DEMO_EXECUTOR_APP, DEMO_TENANT_ID } from './demo-tasks';
 
 /**
  * Seeds the demo on an empty database, through the console's own services so the demo data

@@ -11,15 +11,23 @@ import { NestPinoLogger, type BatonLogger } from '@baton/logging';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
 import { buildDemoHandlers } from '../../demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../engine/src';
-import { DEMO_EXECUTOR_APP, DemoLogins, seedDemo } from './demo-seed';
+import { DEMO_EXECUTOR_APP, DEMO_TENANT_ID, DemoLogins, seedDemo } from './demo-seed';
 import type { EmbeddedConfig } from './embedded-config';
 
 export interface EmbeddedBaton {
   app: NestExpressApplication;
   /** Base URL of console, API and engine callbacks, e.g. http://127.0.0.1:8080 */
   url: string;
+  /**
+   * What executors on this machine put in BATON_ENGINE_URLS: the engine's callback and heartbeat
+   * routes are mounted beside the console, so it is the console's URL (a wildcard host made
+   * 127.0.0.1).
+   */
+  engineUrl: string;
   /** URL of the in-process demo executor. */
   executorUrl: string;
+  /** The demo tenant's id and current executor secret (read from the database on every start). */
+  demoTenant: { id: string; executorSecret: string };
   /** True when this start seeded the demo (the database was empty). */
   seeded: boolean;
   close(): Promise<void>;
@@ -69,13 +77,17 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
     const address = app.getHttpServer().address() as { port: number };
     const url = `http://${config.host}:${address.port}`;
     await startEngine(app, { url });
-    executor = await startDemoExecutor(app.get(DataSource), url, config, quietLogger(options.logger, 'DemoExecutor'));
+    const engineUrl = url.replace('://0.0.0.0:', '://127.0.0.1:').replace('://[::]:', '://127.0.0.1:');
+    const demoTenant = await app.get(DataSource).getRepository(TenantEntity).findOneByOrFail({ id: DEMO_TENANT_ID });
+    executor = startDemoExecutor(demoTenant, engineUrl, config, quietLogger(options.logger, 'DemoExecutor'));
     const executorUrl = await executor.start();
     const running = executor;
     return {
       app,
       url,
+      engineUrl,
       executorUrl,
+      demoTenant: { id: demoTenant.id, executorSecret: demoTenant.executorSecret },
       seeded,
       close: async () => {
         await running.stop();
@@ -93,8 +105,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
   }
 }
 
-async function startDemoExecutor(dataSource: DataSource, engineUrl: string, config: EmbeddedConfig, logger: BusLogger): Promise<ExecutorServer> {
-  const tenant = await dataSource.getRepository(TenantEntity).findOneByOrFail({ id: 'demo' });
+function startDemoExecutor(tenant: TenantEntity, engineUrl: string, config: EmbeddedConfig, logger: BusLogger): ExecutorServer {
   const dataDir = config.databaseUrl.startsWith('sqlite:') ? join(config.databaseUrl.slice('sqlite:'.length), '..') : 'data';
   return createExecutorServer({
     tenantId: tenant.id,
