@@ -403,7 +403,7 @@ describe('web console (Chromium)', () => {
 
     await panel.getByLabel('Keep the previous secret valid for').selectOption({ label: '1 hour' });
     await panel.getByRole('button', { name: 'Rotate secret' }).click();
-    const box = page.getByRole('region', { name: 'New executor secret' });
+    const box = page.getByRole('region', { name: 'New executor secret of demo' });
     await box.getByText('Shown once — store it now.').waitFor();
     const secret = await box.locator('input[data-secret]').inputValue();
     expect(secret).toMatch(/^[0-9a-f]{64}$/);
@@ -420,7 +420,7 @@ describe('web console (Chromium)', () => {
     await page.locator('tr[data-executor="demo"] [data-secret-status="PREVIOUS"]').waitFor({ timeout: 15_000 });
     await shot(page, '20-executors-connect-rotated');
 
-    // An operator creating a tenant gets its secret in the same box.
+    // An operator creating a tenant gets its secret in the same box, and rotates any tenant's.
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();
     errors.push(...watchErrors(op));
@@ -432,10 +432,17 @@ describe('web console (Chromium)', () => {
     await op.getByLabel('Tenant id').fill('initech');
     await op.getByLabel('Tenant name').fill('Initech');
     await op.getByRole('button', { name: 'Create tenant' }).click();
-    const created = op.getByRole('region', { name: 'Executor secret of initech' });
+    const created = op.getByRole('region', { name: 'Executor secret of initech', exact: true });
     await created.getByText('Shown once — store it now.').waitFor();
-    expect(await created.locator('input[data-secret]').inputValue()).toMatch(/^[0-9a-f]{64}$/);
+    const initechSecret = await created.locator('input[data-secret]').inputValue();
+    expect(initechSecret).toMatch(/^[0-9a-f]{64}$/);
     await created.getByRole('button', { name: /copy to the clipboard/ }).waitFor();
+    await op.getByLabel('Tenant of the secret').selectOption('initech');
+    await op.getByLabel('Keep the previous secret valid for').selectOption({ label: 'none: revoke the old secret at once' });
+    await op.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotatedByOperator = op.getByRole('region', { name: 'New executor secret of initech', exact: true });
+    await rotatedByOperator.getByText('The previous secret no longer works').waitFor();
+    expect(await rotatedByOperator.locator('input[data-secret]').inputValue()).not.toBe(initechSecret);
     await shot(op, '21-operator-tenant-secret');
     await opContext.close();
     expect(errors).toEqual([]);

@@ -48,7 +48,7 @@ export function SecretBox({ label, secret, children }: { label: string; secret: 
   return (
     <div className="secret-box" role="region" aria-label={label} data-secret-box>
       <p className="secret-warning" role="alert">
-        <strong>Shown once — store it now.</strong> Baton does not show this secret again; if it is lost, rotate it.
+        <strong>Shown once — store it now.</strong> This page does not show it again; if it is lost, rotate it.
       </p>
       <label className="secret-label">
         {label}

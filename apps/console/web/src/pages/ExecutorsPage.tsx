@@ -1,18 +1,11 @@
-import { useRef, useState, type FormEvent } from 'react';
-import { get, post } from '../api';
-import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { useRef, useState } from 'react';
+import { get } from '../api';
+import { ErrorBox, PageHeader } from '../components';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../model';
-import { CopyButton, SecretBox } from '../SecretBox';
-
-/** Overlap windows offered for a rotation (seconds); the API accepts 0 to 604 800. */
-const OVERLAPS: Array<[number, string]> = [
-  [86_400, '24 hours (default)'],
-  [3_600, '1 hour'],
-  [604_800, '7 days'],
-  [0, 'none: revoke the old secret at once'],
-];
+import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
+import { CopyButton } from '../SecretBox';
 
 const SECRET_BADGES: Record<Executor['secret'], [string, string]> = {
   CURRENT: ['current', 'online'],
@@ -124,17 +117,9 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
         <textarea ref={env} className="mono small" readOnly value={envText} aria-label="Environment of an executor" rows={4} />
         <CopyButton text={envText} target={() => env.current} label="Copy variables" />
       </div>
-      {rotated ? (
-        <SecretBox label="New executor secret" secret={rotated.executorSecret}>
-          <p className="small" data-rotation-result>
-            {rotated.previousSecretExpiresAt === null
-              ? 'The previous secret no longer works: restart every executor with the new one now.'
-              : `The previous secret works until ${fmtTime(rotated.previousSecretExpiresAt)}: restart each executor with the new one before then.`}
-          </p>
-        </SecretBox>
-      ) : null}
+      {rotated ? <RotatedSecret rotated={rotated} /> : null}
       {canRotate ? (
-        <RotateForm
+        <RotateSecretForm
           onRotated={(r) => {
             setRotated(r);
             void connection.reload();
@@ -143,41 +128,5 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
         />
       ) : null}
     </section>
-  );
-}
-
-function RotateForm({ onRotated }: { onRotated: (r: RotatedExecutorSecret) => void }) {
-  const toast = useToast();
-  const [overlap, setOverlap] = useState(OVERLAPS[0][0]);
-  const [error, setError] = useState<Error | null>(null);
-  const submit = async (e: FormEvent) => {
-    e.preventDefault();
-    try {
-      const r = await post<RotatedExecutorSecret>('/executors/secret/rotate', { overlapSeconds: overlap });
-      setError(null);
-      onRotated(r);
-      toast.notify(`Executor secret rotated (version ${r.secretVersion})`);
-    } catch (err) {
-      setError(err as Error);
-    }
-  };
-  return (
-    <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Rotate the executor secret">
-      <Field label="Keep the previous secret valid for">
-        {(p) => (
-          <select {...p} value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
-            {OVERLAPS.map(([seconds, text]) => (
-              <option key={seconds} value={seconds}>
-                {text}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      <div className="field field-button">
-        <button type="submit">Rotate secret</button>
-      </div>
-      <ErrorBox error={error} />
-    </form>
   );
 }

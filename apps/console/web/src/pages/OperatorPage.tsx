@@ -3,8 +3,9 @@ import { ApiError, del, get, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
-import type { ApiKey, EngineGroup, EngineNode, Tenant } from '../model';
+import type { ApiKey, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
 import type { Session } from '../api';
+import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
 import { SecretBox } from '../SecretBox';
 
 /** Operators: tenants, engine groups, engine nodes, API keys. Tenant admins: their tenant's API keys. */
@@ -153,7 +154,20 @@ function TenantsSection() {
         </div>
       ) : null}
       {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
+      <OperatorSecretRotation tenantIds={(tenants.data ?? []).map((t) => t.id)} />
     </section>
+  );
+}
+
+/** An operator rotates any tenant's executor secret (a tenant admin does it on the Executors page). */
+function OperatorSecretRotation({ tenantIds }: { tenantIds: string[] }) {
+  const [rotated, setRotated] = useState<RotatedExecutorSecret | null>(null);
+  if (tenantIds.length === 0) return null;
+  return (
+    <>
+      <RotateSecretForm tenantIds={tenantIds} onRotated={setRotated} />
+      {rotated ? <RotatedSecret rotated={rotated} /> : null}
+    </>
   );
 }
 
