@@ -1,0 +1,30 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(__dirname, '../..');
+/** bin/baton.js as `npx baton` runs it (a stale dist/ is rebuilt first, hence the long timeout). */
+const baton = (...args: string[]) => spawnSync(process.execPath, ['bin/baton.js', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 240_000 });
+
+describe('baton usage', () => {
+  it('--help lists every command and the main variables (exit 0); a command\'s --help its options', () => {
+    const help = baton('--help');
+    expect(help.status).toBe(0);
+    for (const command of ['embedded', 'console', 'engine', 'migrate', 'cluster']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    expect(help.stdout).toContain('BATON_DB_URL');
+    const cluster = baton('cluster', '--help');
+    expect(cluster.status).toBe(0);
+    expect(cluster.stdout).toContain('--no-executor');
+  }, 240_000);
+
+  it('an unknown command or option: the usage on stderr, exit 2', () => {
+    const unknown = baton('deploy');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('baton: unknown command "deploy"');
+    expect(unknown.stderr).toContain('usage: baton <command>');
+    const badOption = baton('cluster', '--engines', 'many');
+    expect(badOption.status).toBe(2);
+    expect(badOption.stderr).toContain('--engines must be an integer');
+    expect(baton('console', 'extra').status).toBe(2);
+  }, 240_000);
+});
