@@ -62,8 +62,8 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: UserEntity,
     name: 'users',
-    full: { tenantId: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', createdAt: T },
-    nulls: { tenantId: null, username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', createdAt: T },
+    full: { tenantId: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T },
+    nulls: { tenantId: null, username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
   {
