@@ -6,13 +6,14 @@
 //   node scripts/build-if-stale.js --check    exit 1 when something is stale, build nothing
 // A part is stale when a file or folder under its inputs is newer than the time its last build
 // started (kept in dist/.build-stamps/<part>.json, written after the build succeeded) or when
-// that stamp is missing. Folder mtimes count, so a deleted or renamed file makes it stale too.
+// that stamp or the part's main output is missing. Folder mtimes count, so a deleted or renamed
+// file makes it stale too.
 // Only builds through this script write stamps: after a bare `npm run build:server` the next start builds once more.
 /* global require, module, process, console, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: it runs before anything is compiled */
 'use strict';
 const { execSync } = require('node:child_process');
-const { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
@@ -20,10 +21,10 @@ const STAMPS = join(ROOT, 'dist', '.build-stamps');
 const SKIP = new Set(['node_modules', 'dist', '.tmp', 'data']);
 const COMMON = ['package.json', 'package-lock.json', 'tsconfig.json'];
 
-/** The build's parts: their npm script and the paths (relative to the root) it reads. */
+/** The build's parts: their npm script, the paths (relative to the root) it reads, and a file it writes. */
 const PARTS = [
-  { name: 'server', script: 'build:server', inputs: [...COMMON, 'tsconfig.build.json', 'apps', 'libs', 'migrations'], skip: ['apps/console/web'] },
-  { name: 'web', script: 'build:web', inputs: [...COMMON, 'apps/console/web'], skip: [] },
+  { name: 'server', script: 'build:server', inputs: [...COMMON, 'tsconfig.build.json', 'apps', 'libs', 'migrations'], skip: ['apps/console/web'], output: 'dist/apps/cli/src/main.js' },
+  { name: 'web', script: 'build:web', inputs: [...COMMON, 'apps/console/web'], skip: [], output: 'dist/console-web/index.html' },
 ];
 
 /** Newest mtime (ms) of `path` and everything under it; 0 when it does not exist. */
@@ -55,7 +56,9 @@ function stampedStart(part) {
 
 /** The parts whose inputs changed since their last stamped build. */
 function staleParts() {
-  return PARTS.filter((part) => Math.max(...part.inputs.map((p) => newestMtime(p, part.skip))) >= stampedStart(part));
+  return PARTS.filter(
+    (part) => !existsSync(join(ROOT, part.output)) || Math.max(...part.inputs.map((p) => newestMtime(p, part.skip))) >= stampedStart(part),
+  );
 }
 
 /** Builds the stale parts, or every part with `all` (output inherited, on stderr); returns their names. Throws when a build fails. */
