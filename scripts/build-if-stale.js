@@ -13,11 +13,12 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: it runs before anything is compiled */
 'use strict';
 const { execSync } = require('node:child_process');
-const { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } = require('node:fs');
+const { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const ROOT = join(__dirname, '..');
 const STAMPS = join(ROOT, 'dist', '.build-stamps');
+const LOCK = join(ROOT, 'dist', '.build-lock');
 const SKIP = new Set(['node_modules', 'dist', '.tmp', 'data']);
 const COMMON = ['package.json', 'package-lock.json', 'tsconfig.json'];
 
@@ -61,12 +62,45 @@ function staleParts() {
   );
 }
 
+/**
+ * Runs `fn` holding the build lock (a folder with the holder's PID: two starts at once, e.g. the
+ * test files of one `npm test`, must not write dist/ together). A lock whose holder died is taken over.
+ */
+function withBuildLock(fn) {
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      let holder = 0;
+      try {
+        holder = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
+        process.kill(holder, 0);
+      } catch {
+        if (holder) rmSync(LOCK, { recursive: true, force: true }); // its holder is gone
+      }
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    writeFileSync(join(LOCK, 'pid'), String(process.pid));
+    return fn();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
 /** Builds the stale parts, or every part with `all` (output inherited, on stderr); returns their names. Throws when a build fails. */
 function buildIfStale(all = false) {
-  const stale = all ? PARTS : staleParts();
+  if (!all && staleParts().length === 0) return [];
+  return withBuildLock(() => buildParts(all ? PARTS : staleParts(), !all));
+}
+
+function buildParts(stale, announce) {
   for (const part of stale) {
     const startedAt = Date.now();
-    if (!all) console.error(`baton: sources changed since the last ${part.name} build: npm run ${part.script}`);
+    if (announce) console.error(`baton: sources changed since the last ${part.name} build: npm run ${part.script}`);
     execSync(`npm run --silent ${part.script}`, { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
     mkdirSync(STAMPS, { recursive: true });
     writeFileSync(join(STAMPS, `${part.name}.json`), `${JSON.stringify({ startedAt, builtAt: Date.now() })}\n`);
