@@ -6,8 +6,9 @@ import { createExecutorServer, type ExecutorServer } from './server';
 /**
  * Runs an executor as the process's main job: starts it, logs `executor <app> of tenant <t>
  * listening on <url>, engines <urls>`, and on SIGTERM/SIGINT stops gracefully (running handlers
- * get `shutdownGraceMs`, pending callbacks are flushed or stay spooled) and exits 0. A bad option
- * or a failed start logs the message and exits 1.
+ * get `shutdownGraceMs`, pending callbacks are flushed or stay spooled) and exits 0; a second
+ * signal during the drain ends the process at once (Node's default). A bad option or a failed
+ * start logs the message and exits 1.
  *
  *     runExecutor(hello, report);                                         // options from BATON_* variables
  *     runExecutor({ ...executorOptionsFromEnv(), handlers: [hello], concurrency: 8 });
