@@ -8,6 +8,9 @@ const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
+    // Each key also maps its sub-paths (as tsconfig's `@baton/executor-sdk/*`):
+    // '@baton/executor-sdk/nest' → libs/executor-sdk/src/nest, whose index.ts Vite picks.
+    // Sources, not the workspace packages' builds (node_modules/@baton/* → libs/*/dist).
     alias: {
       '@baton/domain': lib('domain'),
       '@baton/persistence': lib('persistence'),
