@@ -15,11 +15,13 @@ export const CLUSTER_ENGINE_GROUP = 'default';
  */
 export async function ensureDemoTenant(consoleUrl: string, logins: DemoLogins, state: ClusterStateFile): Promise<{ executorSecret: string; created: boolean }> {
   const operator = await ConsoleClient.login(consoleUrl, logins.operator);
-  const existing = await operator.find<{ executorSecret?: string }>(`/api/operator/tenants/${DEMO_TENANT_ID}`);
-  if (existing) {
-    const executorSecret = existing.executorSecret ?? state.read()?.executorSecret;
-    if (!executorSecret) throw new Error(`tenant "${DEMO_TENANT_ID}" exists but its executor secret is neither in ${state.path} nor in the API: start once with --fresh`);
-    state.write({ tenantId: DEMO_TENANT_ID, executorSecret });
+  if (await operator.find(`/api/operator/tenants/${DEMO_TENANT_ID}`)) {
+    // The API shows a secret only once: without the state file, a rotation gives a new one.
+    let executorSecret = state.read()?.executorSecret;
+    if (!executorSecret) {
+      ({ executorSecret } = await operator.post<{ executorSecret: string }>(`/api/operator/tenants/${DEMO_TENANT_ID}/executor-secret/rotate`, { overlapSeconds: 0 }));
+      state.write({ tenantId: DEMO_TENANT_ID, executorSecret });
+    }
     return { executorSecret, created: false };
   }
   const created = await operator.post<{ executorSecret: string }>('/api/operator/tenants', {

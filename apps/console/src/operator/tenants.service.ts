@@ -38,7 +38,7 @@ export class TenantsService {
   async get(id: string): Promise<TenantView> {
     const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
     if (!row) throw notFound('Tenant', id);
-    return tenantView(row, true);
+    return tenantView(row, false);
   }
 
   /**
@@ -101,7 +101,7 @@ export class TenantsService {
         { id },
         { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst },
       );
-      return tenantView(row, true);
+      return tenantView(row, false);
     });
   }
 }
