@@ -90,7 +90,7 @@ export class TenantView {
   @ApiProperty() ratePerSec!: number;
   @ApiProperty() burst!: number;
   @ApiProperty() createdAt!: number;
-  @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors (on create and get only)' })
+  @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors: in the answer to the creation only (shown once; rotation gives a new one)' })
   executorSecret?: string;
 }
 
