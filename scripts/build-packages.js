@@ -7,7 +7,7 @@
 /* global require, process, console, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS, like build-if-stale.js */
 const { execFileSync } = require('node:child_process');
-const { rmSync } = require('node:fs');
+const { existsSync, readdirSync, rmSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -18,7 +18,7 @@ for (const pkg of ['protocol', 'executor-sdk']) {
   const dir = join(root, 'libs', pkg);
   const project = join(dir, 'tsconfig.package.json');
   const started = Date.now();
-  rmSync(join(dir, 'dist'), { recursive: true, force: true });
+  emptyDist(join(dir, 'dist'));
   try {
     execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
     execFileSync(process.execPath, [tscAlias, '-p', project], { cwd: root, stdio: 'inherit' });
@@ -27,4 +27,13 @@ for (const pkg of ['protocol', 'executor-sdk']) {
     process.exit(1);
   }
   console.log(`built @baton/${pkg} → libs/${pkg}/dist (${Date.now() - started} ms)`);
+}
+
+/**
+ * Empties dist/ but keeps the folder: removing it would change libs/<pkg>'s own mtime, which
+ * build-if-stale.js reads as a changed source, so the next `npm start` would rebuild the server.
+ */
+function emptyDist(dist) {
+  if (!existsSync(dist)) return;
+  for (const entry of readdirSync(dist)) rmSync(join(dist, entry), { recursive: true, force: true });
 }
