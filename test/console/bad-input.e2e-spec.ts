@@ -40,6 +40,8 @@ interface Case {
 const CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE' };
 
 const big = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
+/** `{"a":` × levels: deeper than the 32 levels a body may nest. */
+const deep = (levels: number) => '{"a":'.repeat(levels) + '1' + '}'.repeat(levels);
 
 describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -99,6 +101,8 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'end time already passed', method: 'POST', url: '/api/tasks', body: cronTask('t1', { endAt: T0 - 1 }), status: 400, field: 'endAt', reason: /past/ },
     { name: 'unknown calendar', method: 'POST', url: '/api/tasks', body: cronTask('t1', { calendarName: 'nope' }), status: 400, field: 'calendarName' },
     { name: 'params over 64 000 bytes', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(64_001) }), status: 400, field: 'params', reason: /64000/ },
+    { name: 'JSON nested 10 000 levels', method: 'POST', url: '/api/tasks', raw: deep(10_000), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
+    { name: 'JSON nested 33 levels', method: 'POST', url: '/api/tasks', raw: deep(33), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
     { name: 'body over 1 MB', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(1_100_000) }), status: 413, field: 'body', reason: /too large/ },
     { name: 'duplicate task name', method: 'POST', url: '/api/tasks', body: cronTask('existing'), status: 409, field: 'name', reason: /already exists/ },
     { name: 'several problems at once', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: 'nope', timeZone: 'Nowhere/City' }, timeoutMs: -1 }), status: 400, field: 'trigger.timeZone' },
@@ -140,6 +144,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'API key without a name', method: 'POST', url: '/api/api-keys', body: { role: 'TENANT_VIEWER' }, status: 400, field: 'name' },
     // auth
     { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
+    { name: 'login with JSON nested 10 000 levels', method: 'POST', url: '/api/auth/login', raw: deep(10_000), as: 'none', status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
     { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },
     // operator
     { name: 'tenant with an unknown engine group', method: 'POST', url: '/api/operator/tenants', body: { id: 'newco', name: 'New', engineGroup: 'nope' }, as: 'operator', status: 400, field: 'engineGroup' },

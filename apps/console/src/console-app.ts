@@ -3,7 +3,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { CONSOLE_FEATURE_MODULES } from './console.module';
 import { API_PREFIX } from './common/access';
-import { bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
+import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
 import { serveConsoleWeb } from './web/serve-web';
 
@@ -25,7 +25,8 @@ export interface ConfigureConsoleOptions {
  * Call it before `app.init()` / `app.listen()`; create the app with `{ bodyParser: false }` so
  * the console's JSON parser (1 MB limit, errors in the console's shape) is the one in use.
  *
- * - JSON body parser limited to 1 MB (413 beyond), malformed JSON → 400 naming field `body`;
+ * - JSON body parser limited to 1 MB (413 beyond), malformed JSON or JSON nested deeper than
+ *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
  * - global exception filter: every error is an ErrorBody `{ statusCode, code, error, message, errors? }`;
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
@@ -38,6 +39,7 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   const express = app as NestExpressApplication;
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
+  express.use(bodyDepthGuard);
   app.useGlobalPipes(consoleValidationPipe());
   app.useGlobalFilters(new ConsoleExceptionFilter());
   if (options.swagger !== false) {

@@ -1,3 +1,4 @@
 export * from './messages';
 export * from './signing';
 export * from './error-body';
+export * from './json-depth';

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { errorBody, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
 
 /** Errors raised by Express's body parser carry these (http-errors). */
@@ -75,4 +75,14 @@ export function bodyParserErrorHandler(
   const body = bodyParserErrorBody(err as BodyParserError);
   if (!body) return next(err);
   res.status(body.statusCode).json(body);
+}
+
+/**
+ * Express middleware placed after the JSON body parser: a body nested deeper than
+ * MAX_JSON_DEPTH is answered 400 naming field `body` before the validation pipe, whose
+ * recursion would overflow the stack on it (a 500 even on the unauthenticated login).
+ */
+export function bodyDepthGuard(req: Request & { body?: unknown }, res: Response, next: (err?: unknown) => void): void {
+  if (!jsonDeeperThan(req.body)) return next();
+  res.status(400).json(fieldErrorBody('body', jsonDepthReason()));
 }

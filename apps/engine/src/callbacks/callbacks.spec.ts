@@ -453,7 +453,7 @@ describe('engine error answers (body parser off, as a cluster engine runs)', () 
     await seedTenant(db.dataSource);
   });
 
-  it('unknown route, malformed JSON, too large, unexpected failure: each an ErrorBody, no stack trace', async () => {
+  it('unknown route, malformed JSON, too large, too deep, unexpected failure: each an ErrorBody, no stack trace', async () => {
     const unknown = await fetch(`${engine.url}/baton/nope`, { method: 'POST' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toEqual({ statusCode: 404, code: 'NOT_FOUND', error: 'Not Found', message: 'Cannot POST /baton/nope' });
@@ -464,10 +464,15 @@ describe('engine error answers (body parser off, as a cluster engine runs)', () 
     const huge = await signedPost(engine.url, PATHS.callback, null, { rawBody: JSON.stringify({ blob: 'x'.repeat(2 * 1024 * 1024) }) });
     expect(huge).toMatchObject({ status: 413, body: { statusCode: 413, code: 'PAYLOAD_TOO_LARGE', error: 'Payload Too Large', errors: [{ field: 'body', reason: expect.stringMatching(/^over \d+ bytes$/) }] } });
 
-    const service = engine.get(CallbacksService);
-    const failing = vi.spyOn(service, 'handle').mockRejectedValueOnce(new Error('SELECT executor_secret FROM tenants failed'));
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', claimedBy: NODE_ID, acceptedAt: Date.now(), deadlineAt: Date.now() + 60_000 });
+    const nested = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+    const deep = await signedPost(engine.url, PATHS.callback, null, { rawBody: `{"runId":${runId},"attempt":1,"tenantId":"${TENANT}","outcome":"SUCCEEDED","result":${nested}}` });
+    expect(deep).toMatchObject({ status: 400, body: { statusCode: 400, code: 'VALIDATION_FAILED', errors: [{ field: 'body', reason: 'JSON nested deeper than 32 levels' }] } });
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+
+    const service = engine.get(CallbacksService);
+    const failing = vi.spyOn(service, 'handle').mockRejectedValueOnce(new Error('SELECT executor_secret FROM tenants failed'));
     const crash = await signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, progress: 1 });
     failing.mockRestore();
     expect(crash).toMatchObject({ status: 500, body: { statusCode: 500, code: 'INTERNAL', error: 'Internal Server Error', message: 'Internal server error' } });

@@ -1,12 +1,12 @@
 import { HttpException } from '@nestjs/common';
-import { fieldErrorBody } from '@baton/protocol';
+import { fieldErrorBody, jsonDeeperThan, jsonDepthReason } from '@baton/protocol';
 
 /** 400 VALIDATION_FAILED naming the offending field (the executor SDK drops a callback refused with 400 for good). */
 export function badRequest(field: string, reason: string): HttpException {
   return new HttpException(fieldErrorBody(field, reason), 400);
 }
 
-/** The signed body as JSON, or 400. */
+/** The signed body as JSON, or 400 (malformed, not an object, or nested deeper than MAX_JSON_DEPTH: the readers recurse). */
 export function parseJsonBody(text: string): Record<string, unknown> {
   let value: unknown;
   try {
@@ -15,6 +15,7 @@ export function parseJsonBody(text: string): Record<string, unknown> {
     throw badRequest('body', 'malformed JSON');
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('body', 'must be a JSON object');
+  if (jsonDeeperThan(value)) throw badRequest('body', jsonDepthReason());
   return value as Record<string, unknown>;
 }
 

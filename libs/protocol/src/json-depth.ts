@@ -1,0 +1,29 @@
+/**
+ * Most levels of arrays and objects a JSON body of Baton's HTTP APIs may nest (32): deeper
+ * bodies are refused with 400 before validation, whose recursive walks (class-transformer,
+ * class-validator, the engine's readers) would otherwise overflow the stack on
+ * `{"a":{"a":…}}` × 10 000. No real payload comes near it.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** The reason a body nested deeper than `limit` is refused with (field `body`). */
+export function jsonDepthReason(limit = MAX_JSON_DEPTH): string {
+  return `JSON nested deeper than ${limit} levels`;
+}
+
+/**
+ * True when a parsed JSON value nests arrays/objects more than `limit` levels (the top-level
+ * object is level 1). Iterative, so the check itself cannot overflow the stack, and it stops
+ * at the first value past the limit.
+ */
+export function jsonDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== 'object') continue;
+    if (item.depth > limit) return true;
+    for (const child of Object.values(item.value)) {
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: item.depth + 1 });
+    }
+  }
+  return false;
+}
