@@ -1,10 +1,11 @@
-import { Body, HttpCode, Post, Get } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, HttpCode, Post, Get, Ip, Res } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto, LoginResponse, PrincipalView } from './dto/login.dto';
+import { LoginThrottledException } from './login-throttled.exception';
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
 export class AuthController {
@@ -15,8 +16,14 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Log in; returns a session token for "Authorization: Bearer <token>"' })
   @ApiOkResponse({ type: LoginResponse })
-  login(@Body() body: LoginDto): Promise<LoginResponse> {
-    return this.auth.login(body.username, body.password);
+  @ApiTooManyRequestsResponse({ description: 'Too many failed logins of this user name or client address; `Retry-After` gives the seconds to wait' })
+  async login(@Body() body: LoginDto, @Ip() address: string, @Res({ passthrough: true }) response: { setHeader(name: string, value: string): unknown }): Promise<LoginResponse> {
+    try {
+      return await this.auth.login(body.username, body.password, address);
+    } catch (error) {
+      if (error instanceof LoginThrottledException) response.setHeader('Retry-After', String(error.retryAfterSeconds));
+      throw error;
+    }
   }
 
   @Post('logout')

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as bcrypt from 'bcryptjs';
 import { DataSource, IsNull, LessThan, Not } from 'typeorm';
 import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
@@ -8,27 +8,51 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
-
-/** Compared against when the username is unknown, so both failures take the same time. */
-const DUMMY_HASH = bcrypt.hashSync('baton-dummy-password', 4);
+import { LoginThrottle } from './login-throttle';
+import { LoginThrottledException } from './login-throttled.exception';
 
 @Injectable()
 export class AuthService {
+  private readonly logger = new Logger('Auth');
+  private readonly throttle = new LoginThrottle();
+  /**
+   * Compared against when the username is unknown, so both failures take the same time: made
+   * with the cost of real hashes (a cheaper one would tell unknown names apart by timing).
+   */
+  readonly dummyHash: string;
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
-  ) {}
+  ) {
+    this.dummyHash = bcrypt.hashSync('baton-dummy-password', options.passwordHashRounds);
+  }
 
   hashPassword(password: string): Promise<string> {
     return bcrypt.hash(password, this.options.passwordHashRounds);
   }
 
-  async login(username: string, password: string): Promise<LoginResponse> {
+  /**
+   * Checks the password of `username`, logging in from client `address`. Too many failures of
+   * the name or the address (LoginThrottle) answer 429 for a while, even to the right password.
+   */
+  async login(username: string, password: string, address: string): Promise<LoginResponse> {
+    const waitMs = this.throttle.retryAfterMs(username, address, this.clock.now());
+    if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
     const users = this.dataSource.getRepository(UserEntity);
     const user = await users.findOneBy({ username });
-    const ok = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-    if (!user || !ok) throw unauthorized('Invalid username or password');
+    const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
+    if (!user || !ok) {
+      for (const lockout of this.throttle.recordFailure(username, address, this.clock.now())) {
+        this.logger.warn(
+          `Login lockout of ${lockout.kind} ${JSON.stringify(lockout.key)} for ${lockout.lockoutMs / 1000} s after ${lockout.failures} failed logins` +
+            ` (last: user ${JSON.stringify(username)} from address ${address})`,
+        );
+      }
+      throw unauthorized('Invalid username or password');
+    }
+    this.throttle.recordSuccess(username);
     if (user.disabled) throw unauthorized(`User "${user.username}" is disabled; ask an administrator to enable it`);
     const now = this.clock.now();
     const token = randomToken();
