@@ -45,7 +45,9 @@ export function serveConsoleWeb(app: INestApplication, dir = consoleWebDir()): s
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
   const express = app as NestExpressApplication;
-  express.useStaticAssets(join(dir, 'assets'), { prefix: '/assets/', index: false, immutable: true, maxAge: '365d', fallthrough: false });
+  // Misses (and refused paths such as `..`) fall through to Nest's 404 NOT_FOUND: with
+  // fallthrough off, serve-static's own 404/403 error reached the exception filter as a 500.
+  express.useStaticAssets(join(dir, 'assets'), { prefix: '/assets/', index: false, immutable: true, maxAge: '365d', fallthrough: true });
   let index: string | null = null;
   express.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !CONSOLE_WEB_ROUTES.test(req.path)) return next();
