@@ -218,4 +218,40 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
       expect(res.status).toBe(403);
     });
   });
+
+  describe('a password over 72 bytes (bcrypt would ignore the rest)', () => {
+    // 73 bytes in 37 characters: the limit is on UTF-8 bytes, not characters.
+    const tooLong = 'é'.repeat(36) + 'x';
+    const fits = 'é'.repeat(36);
+
+    it('is refused with 400 naming the field on every route that sets one; nothing is stored or changed', async () => {
+      expect(Buffer.byteLength(tooLong)).toBe(73);
+      const adminId = await userId('alpha-admin');
+      // A fresh session: the password change tests above ended the seeded one.
+      const creds = await login(t, 'alpha-admin');
+      const before = await rowCounts(db.dataSource);
+      const cases: Array<[string, string, Credentials, Record<string, unknown>, string]> = [
+        ['operator creates a user', '/api/operator/users', operator, { username: 'long-1', password: tooLong, role: 'OPERATOR' }, 'password'],
+        ['tenant admin creates a user', '/api/users', creds, { username: 'long-2', password: tooLong, role: 'TENANT_VIEWER' }, 'password'],
+        ['tenant with its first admin', '/api/operator/tenants', operator, { id: 'longco', name: 'Long', admin: { username: 'long-3', password: tooLong } }, 'admin.password'],
+        ['tenant admin resets a password', `/api/users/${adminId}/password`, creds, { password: tooLong }, 'password'],
+        ['operator resets a password', `/api/operator/users/${adminId}/password`, operator, { password: tooLong }, 'password'],
+        ['own password change', '/api/auth/password', creds, { currentPassword: 'password-123', newPassword: tooLong }, 'newPassword'],
+      ];
+      for (const [name, url, as, body, field] of cases) {
+        const res = await t.http().post(url).set(as).send(body);
+        expect(res.status, name).toBe(400);
+        expect(res.body.errors, name).toEqual([{ field, reason: 'must be at most 72 bytes (UTF-8)' }]);
+      }
+      expect(await rowCounts(db.dataSource)).toEqual(before);
+      await login(t, 'alpha-admin', 'password-123');
+    });
+
+    it('accepts exactly 72 bytes, and only that password logs in', async () => {
+      const res = await t.http().post('/api/users').set(await login(t, 'alpha-admin')).send({ username: 'alpha-72', password: fits, role: 'TENANT_VIEWER' });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      await login(t, 'alpha-72', fits);
+      expect((await t.http().post('/api/auth/login').send({ username: 'alpha-72', password: fits.slice(0, -1) })).status).toBe(401);
+    });
+  });
 });

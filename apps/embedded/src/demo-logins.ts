@@ -1,4 +1,6 @@
 import { ProcessConfig } from '@baton/config';
+// The file alone: the console's index would load all of Nest into the CLI, which reads these logins too.
+import { configuredPassword } from '../../console/src/common/password';
 
 /** The demo tenant and its logins. The passwords are for a local trial; set them by env to change. */
 export interface DemoLogins {
@@ -8,7 +10,7 @@ export interface DemoLogins {
 
 export function demoLogins(env: NodeJS.ProcessEnv = process.env, values: ProcessConfig = ProcessConfig.load('embedded', env)): DemoLogins {
   return {
-    tenant: { username: 'demo', password: values.string('BATON_DEMO_PASSWORD') },
-    operator: { username: 'operator', password: values.string('BATON_OPERATOR_PASSWORD') },
+    tenant: { username: 'demo', password: configuredPassword('BATON_DEMO_PASSWORD', values.string('BATON_DEMO_PASSWORD')) },
+    operator: { username: 'operator', password: configuredPassword('BATON_OPERATOR_PASSWORD', values.string('BATON_OPERATOR_PASSWORD')) },
   };
 }

@@ -2,6 +2,7 @@ import { defaultNodeId, type ProcessConfig } from '@baton/config';
 import type { DataSource } from 'typeorm';
 import type { AlarmBus } from '@baton/messaging';
 import type { Clock } from './clock';
+import { configuredPassword } from './password';
 
 export interface ConsoleModuleOptions {
   /**
@@ -79,6 +80,7 @@ export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
   const databaseUrl = values.string('BATON_DB_URL');
   const username = values.optionalString('BATON_OPERATOR_USERNAME');
   const password = values.optionalString('BATON_OPERATOR_PASSWORD');
+  if (password) configuredPassword('BATON_OPERATOR_PASSWORD', password);
   return {
     consoleId,
     databaseUrl,

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
+import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 
 export class ChangePasswordDto {
   @ApiProperty()
@@ -8,9 +9,9 @@ export class ChangePasswordDto {
   @MaxLength(200)
   currentPassword!: string;
 
-  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD_BYTES, description: `At most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` })
   @IsString()
   @MinLength(8)
-  @MaxLength(200)
+  @MaxPasswordBytes()
   newPassword!: string;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class-validator';
 import { ROLES, type Role } from '@baton/domain';
+import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
@@ -9,12 +10,12 @@ export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 export const TENANT_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const satisfies readonly Role[];
 export type TenantRole = (typeof TENANT_ROLES)[number];
 
-/** A new password: 8 to 200 characters. */
+/** A new password: at least 8 characters, at most 72 bytes (UTF-8). */
 class PasswordField {
-  @ApiProperty({ minLength: 8, maxLength: 200 })
+  @ApiProperty({ minLength: 8, maxLength: MAX_PASSWORD_BYTES, description: `At most ${MAX_PASSWORD_BYTES} bytes (UTF-8)` })
   @IsString()
   @MinLength(8)
-  @MaxLength(200)
+  @MaxPasswordBytes()
   password!: string;
 }
 
