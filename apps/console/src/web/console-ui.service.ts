@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, Not } from 'typeorm';
-import { nextFireTimes, parseCron, type RunState } from '@baton/domain';
+import { INSTANT_REASON, isMillis, nextFireTimes, parseCron, type RunState } from '@baton/domain';
 import { RunEntity, TaskEntity } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -30,7 +30,7 @@ export class ConsoleUiService {
       throw badRequest([{ field: parsed.error === 'UNKNOWN_TIME_ZONE' ? 'timeZone' : 'expression', reason: parsed.reason }], parsed.reason);
     }
     const after = body.after ?? this.clock.now();
-    if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) throw badRequest([{ field: 'after', reason: 'must be epoch milliseconds' }]);
+    if (!isMillis(after)) throw badRequest([{ field: 'after', reason: INSTANT_REASON }]);
     const count = body.count ?? 10;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 50) throw badRequest([{ field: 'count', reason: 'must be an integer from 1 to 50' }]);
     const next = nextFireTimes(

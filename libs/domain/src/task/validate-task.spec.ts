@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_PARAMS_BYTES } from '../types';
 import { validateTask } from './validate-task';
+import { INSTANT_REASON, MAX_INSTANT_MS, MAX_INTERVAL_MS } from '../validation/field-error';
 
 const minimal = {
   name: 'nightly-report',
@@ -170,6 +171,32 @@ describe('validateTask — trigger', () => {
 describe('validateTask — time window and counters', () => {
   it('requires integer instants for startAt and endAt', () => {
     expect(fieldsFor({ startAt: 'yesterday', endAt: 1.5 })).toEqual(['startAt', 'endAt']);
+  });
+
+  it.each([
+    ['startAt', 8_640_000_000_000_001],
+    ['startAt', -1],
+    ['endAt', MAX_INSTANT_MS + 1],
+    ['endAt', Number.MAX_SAFE_INTEGER],
+  ])('refuses %s = %j: beyond year 9999 (or before 1970) breaks date math', (field, value) => {
+    expect(errorsFor({ [field]: value, trigger: { kind: 'CRON', expression: '0 * * * * *', timeZone: 'UTC' } })).toEqual([
+      { field, reason: `${INSTANT_REASON}, or null` },
+    ]);
+  });
+
+  it('accepts instants up to 9999-12-31T23:59:59.999Z', () => {
+    expect(MAX_INSTANT_MS).toBe(Date.parse('9999-12-31T23:59:59.999Z'));
+    expect(fieldsFor({ startAt: 0, endAt: MAX_INSTANT_MS })).toEqual([]);
+    expect(fieldsFor({ trigger: { kind: 'ONCE', at: MAX_INSTANT_MS }, startAt: null, endAt: null })).toEqual([]);
+    expect(errorsFor({ trigger: { kind: 'ONCE', at: MAX_INSTANT_MS + 1 }, startAt: null, endAt: null })).toEqual([{ field: 'trigger.at', reason: INSTANT_REASON }]);
+  });
+
+  it.each([
+    ['FIXED_RATE', 'intervalMs'],
+    ['FIXED_DELAY', 'delayMs'],
+  ])('bounds a %s %s at 10 years', (kind, key) => {
+    expect(fieldsFor({ trigger: { kind, [key]: MAX_INTERVAL_MS } })).toEqual([]);
+    expect(errorsFor({ trigger: { kind, [key]: Number.MAX_SAFE_INTEGER } })).toEqual([{ field: `trigger.${key}`, reason: `must be at most ${MAX_INTERVAL_MS}` }]);
   });
 
   it('requires endAt after startAt', () => {

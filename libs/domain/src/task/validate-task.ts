@@ -1,7 +1,7 @@
 import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS } from '../types';
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
-import { integerInRange, isMillis, isPlainObject, MAX_INT32 } from '../validation/field-error';
+import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
 import { nameProblem } from '../validation/names';
 import { isValidTimeZone } from '../time/time-zone';
 import { parseCron } from '../trigger/cron';
@@ -118,7 +118,7 @@ function unknownKeys(value: Record<string, unknown>, allowed: readonly string[],
 
 function validateTimeBounds(input: Record<string, unknown>, add: Add) {
   const { startAt, endAt } = input;
-  const instant = 'must be null or an integer epoch-millisecond instant';
+  const instant = `${INSTANT_REASON}, or null`;
   if (startAt !== undefined && startAt !== null && !isMillis(startAt)) add('startAt', instant);
   if (endAt !== undefined && endAt !== null && !isMillis(endAt)) add('endAt', instant);
   if (isMillis(startAt) && isMillis(endAt) && endAt <= startAt) add('endAt', 'must be after startAt');
@@ -134,9 +134,9 @@ function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: 
   unknownKeys(trigger, TRIGGER_FIELDS[kind], 'trigger', `a ${kind} trigger`, add);
   switch (kind) {
     case 'FIXED_RATE':
-      return add('trigger.intervalMs', integerInRange(trigger.intervalMs, MIN_INTERVAL_MS, Number.MAX_SAFE_INTEGER));
+      return add('trigger.intervalMs', integerInRange(trigger.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS));
     case 'FIXED_DELAY':
-      return add('trigger.delayMs', integerInRange(trigger.delayMs, MIN_INTERVAL_MS, Number.MAX_SAFE_INTEGER));
+      return add('trigger.delayMs', integerInRange(trigger.delayMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS));
     case 'CRON': {
       // Zone and expression are checked apart, so that both problems are reported at once.
       const zoneOk = isValidTimeZone(trigger.timeZone);
@@ -147,7 +147,7 @@ function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: 
     }
     case 'ONCE': {
       const at = trigger.at;
-      if (!isMillis(at)) return add('trigger.at', 'must be an integer epoch-millisecond instant');
+      if (!isMillis(at)) return add('trigger.at', INSTANT_REASON);
       // A one-shot outside its own window would be a task that can never fire.
       if (isMillis(input.startAt) && at < input.startAt) add('trigger.at', 'is before startAt, so the task would never fire');
       if (isMillis(input.endAt) && at > input.endAt) add('trigger.at', 'is after endAt, so the task would never fire');

@@ -28,7 +28,25 @@ export function integerInRange(value: unknown, min: number, max: number): string
   return null;
 }
 
-/** An epoch-millisecond instant: a safe integer (negative instants are before 1970, allowed). */
+/**
+ * Latest instant Baton stores: 9999-12-31T23:59:59.999Z. JavaScript dates end at 8.64e15 ms
+ * and Luxon's with them, so an instant near that end (still a safe integer, still a MySQL
+ * BIGINT) breaks date math once a trigger adds to it; four-digit years also keep ISO strings
+ * and the console's dates ordinary.
+ */
+export const MAX_INSTANT_MS = 253_402_300_799_999;
+
+/**
+ * Longest FIXED_RATE interval / FIXED_DELAY delay: 10 years of 365 days (315 360 000 000 ms).
+ * Any longer is a one-shot; and a bounded step keeps `instant + interval` within JavaScript's
+ * date range for every instant up to MAX_INSTANT_MS.
+ */
+export const MAX_INTERVAL_MS = 10 * 365 * 86_400_000;
+
+/** An epoch-millisecond instant Baton can store and compute with: an integer from 0 (1970) to MAX_INSTANT_MS (year 9999). */
 export function isMillis(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value);
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_INSTANT_MS;
 }
+
+/** The reason an instant field that is not isMillis is refused with. */
+export const INSTANT_REASON = `must be an integer epoch-millisecond instant from 0 to ${MAX_INSTANT_MS} (year 9999)`;

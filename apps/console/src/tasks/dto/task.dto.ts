@@ -19,11 +19,11 @@ const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[k
 
 export class TriggerDoc {
   @ApiProperty({ enum: TRIGGER_KINDS }) kind!: TriggerKind;
-  @ApiPropertyOptional({ description: 'FIXED_RATE: interval (ms, ≥ 100)' }) intervalMs?: number;
-  @ApiPropertyOptional({ description: 'FIXED_DELAY: delay after the previous run finished (ms, ≥ 100)' }) delayMs?: number;
+  @ApiPropertyOptional({ description: 'FIXED_RATE: interval (ms, 100 to 315 360 000 000 = 10 years)' }) intervalMs?: number;
+  @ApiPropertyOptional({ description: 'FIXED_DELAY: delay after the previous run finished (ms, 100 to 315 360 000 000 = 10 years)' }) delayMs?: number;
   @ApiPropertyOptional({ description: 'CRON: 6 fields (seconds first) or 5', example: '0 */5 * * * *' }) expression?: string;
   @ApiPropertyOptional({ description: 'CRON: IANA time zone', example: 'Europe/Berlin' }) timeZone?: string;
-  @ApiPropertyOptional({ description: 'ONCE: epoch ms' }) at?: number;
+  @ApiPropertyOptional({ description: 'ONCE: epoch ms, 0 to 253 402 300 799 999 (9999-12-31)' }) at?: number;
 }
 
 export class RetryDoc {
@@ -75,12 +75,12 @@ export class TaskBodyDto {
   @Raw()
   trigger?: unknown;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire before (epoch ms)' })
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire before (epoch ms, 0 to 253 402 300 799 999 = 9999-12-31)' })
   @IsOptional()
   @Raw()
   startAt?: unknown;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire after (epoch ms)' })
+  @ApiPropertyOptional({ type: Number, nullable: true, description: 'No fire after (epoch ms, 0 to 253 402 300 799 999 = 9999-12-31)' })
   @IsOptional()
   @Raw()
   endAt?: unknown;
