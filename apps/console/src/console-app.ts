@@ -5,6 +5,7 @@ import { CONSOLE_FEATURE_MODULES } from './console.module';
 import { API_PREFIX } from './common/access';
 import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
+import { securityHeaders } from './web/security-headers';
 import { serveConsoleWeb } from './web/serve-web';
 
 /** Largest JSON body the console accepts; larger is a 413. (Task params are capped at 64 000 bytes.) */
@@ -30,13 +31,17 @@ export interface ConfigureConsoleOptions {
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
  * - global exception filter: every error is an ErrorBody `{ statusCode, code, error, message, errors? }`;
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
- * - the web console at `/` (its SPA routes and `/assets/`), when its build exists.
+ * - the web console at `/` (its SPA routes and `/assets/`), when its build exists;
+ * - security headers on every answer (CSP, frame-ancestors none, nosniff, no-referrer, no-store on
+ *   `/api`; see web/security-headers.ts) and no `X-Powered-By`.
  *
  * The `/api` prefix is part of each console controller's path (not a global prefix), so other
  * controllers of an embedding app keep their own paths.
  */
 export function configureConsoleApp(app: INestApplication, options: ConfigureConsoleOptions = {}): INestApplication {
   const express = app as NestExpressApplication;
+  express.disable('x-powered-by');
+  express.use(securityHeaders);
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);
