@@ -37,6 +37,12 @@ export interface AlarmAckedEvent {
 /** What an `alarm:ack` is answered with (socket.io acknowledgement callback). */
 export type AlarmAckReply = { ok: true; alarm: AlarmAckedEvent } | { ok: false; statusCode: number; message: string };
 
+/**
+ * How often every open socket's credential is checked again, so an idle socket whose session
+ * ended (logout, user disabled, password reset) or whose API key was revoked is disconnected.
+ */
+export const SOCKET_RECHECK_MS = 5000;
+
 /** Most alarms re-read from the database after the subscription came back. */
 const CATCH_UP_LIMIT = 10_000;
 
@@ -60,6 +66,10 @@ const CATCH_UP_LIMIT = 10_000;
  *   AlarmsService.ack — the method behind POST /api/alarms/:id/ack — then `alarm:acked` to the
  *   tenant's other sockets here, and on the ack topic to the other console processes, which emit
  *   it to theirs.
+ * - The handshake's credential is checked again before every event a client sends (one indexed
+ *   read) and every SOCKET_RECHECK_MS (5 s) for every open socket: a socket whose session ended
+ *   or whose API key was revoked gets `{ ok: false, statusCode: 401 }` for its event and is
+ *   disconnected.
  *
  * Several console processes: each subscribes and serves its own sockets, so a browser gets every
  * alarm of its tenant once, whichever console it is connected to.
@@ -82,6 +92,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   private catchUpAgain = false;
   private held: AlarmMessage[] = [];
   private lastDropLogAt = 0;
+  private recheckTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -112,6 +123,8 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     });
     io.on('connection', (socket) => this.onConnection(socket));
     this.io = io;
+    this.recheckTimer = setInterval(() => void this.recheckAll(), SOCKET_RECHECK_MS);
+    this.recheckTimer.unref();
     // Until the first subscription is confirmed, anything published may be missed: catch up from now.
     this.lostSince = Date.now();
     this.unsubscribe = this.bus.subscribe({
@@ -126,6 +139,8 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   beforeApplicationShutdown(): void {
+    if (this.recheckTimer) clearInterval(this.recheckTimer);
+    this.recheckTimer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
     if (this.io) {
@@ -139,14 +154,13 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   // ---- sockets ------------------------------------------------------------------------------
 
   private async authenticate(socket: Socket): Promise<void> {
-    const auth = (socket.handshake.auth ?? {}) as { token?: unknown; apiKey?: unknown };
-    const headers: Record<string, string | string[] | undefined> = {};
-    if (typeof auth.token === 'string') headers.authorization = `Bearer ${auth.token}`;
-    else if (typeof auth.apiKey === 'string') headers['x-api-key'] = auth.apiKey;
-    else {
-      headers.authorization = socket.handshake.headers.authorization;
-      headers['x-api-key'] = socket.handshake.headers['x-api-key'];
-    }
+    const headers = credentialHeaders(socket);
+    socket.data.principal = await this.principalOf(headers);
+    socket.data.credential = headers;
+  }
+
+  /** The tenant principal behind a handshake's credential; a connect error when there is none (any more). */
+  private async principalOf(headers: Record<string, string | string[] | undefined>): Promise<Principal> {
     let principal: Principal | null;
     try {
       principal = await this.auth.authenticate(headers);
@@ -155,19 +169,56 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     }
     if (!principal) throw connectError(401, 'Authentication required: connect with auth { token } (POST /api/auth/login) or auth { apiKey }');
     if (!principal.tenantId || !isAllowed(principal, 'tenant', 'GET')) throw connectError(403, 'The alarm stream is for tenant users');
-    socket.data.principal = principal;
+    return principal;
+  }
+
+  /**
+   * Checks the socket's credential again: its current principal, or null when it is gone (session
+   * ended, API key revoked, user disabled): the caller disconnects the socket. A database error
+   * is thrown (the socket stays; it is checked again on its next event or sweep).
+   */
+  private async recheck(socket: Socket): Promise<Principal | null> {
+    try {
+      const principal = await this.principalOf(socket.data.credential as Record<string, string | string[] | undefined>);
+      if (principal.tenantId !== (socket.data.principal as Principal).tenantId) throw connectError(403, 'The credential now belongs to another tenant');
+      socket.data.principal = principal;
+      return principal;
+    } catch (err) {
+      if (!(err as { data?: unknown }).data) throw err;
+      return null;
+    }
+  }
+
+  private async recheckAll(): Promise<void> {
+    for (const socket of this.io?.of('/').sockets.values() ?? []) {
+      const principal = await this.recheck(socket).catch((err: Error) => this.logger.warn(`socket credential not re-checked: ${err.message}`));
+      if (principal === null) socket.disconnect(true);
+    }
   }
 
   private onConnection(socket: Socket): void {
-    const principal = socket.data.principal as Principal;
-    void socket.join(tenantRoom(principal.tenantId!));
+    void socket.join(tenantRoom((socket.data.principal as Principal).tenantId!));
     socket.on('alarm:ack', (payload: unknown, callback?: unknown) => {
       const reply = typeof callback === 'function' ? (callback as (r: AlarmAckReply) => void) : () => undefined;
-      this.onAck(socket, principal, payload).then(reply, (err: Error) => {
-        this.logger.error(`alarm:ack failed: ${err.message}`, { tenantId: principal.tenantId }, err.stack);
-        reply({ ok: false, statusCode: 500, message: 'Internal error' });
-      });
+      void this.writeEvent(socket, reply, (principal) => this.onAck(socket, principal, payload));
     });
+  }
+
+  /** Runs a client's write event with the socket's credential checked again first. */
+  private async writeEvent(socket: Socket, reply: (r: AlarmAckReply) => void, handle: (principal: Principal) => Promise<AlarmAckReply>): Promise<void> {
+    let principal: Principal | null = null;
+    try {
+      principal = await this.recheck(socket);
+      if (!principal) {
+        reply({ ok: false, statusCode: 401, message: 'Session ended or API key revoked; connect again with a valid credential' });
+        socket.disconnect(true); // after the reply: the client gets it before the disconnection
+        return;
+      }
+      reply(await handle(principal));
+    } catch (err) {
+      this.logger.error(`socket event failed: ${(err as Error).message}`, { tenantId: principal?.tenantId }, (err as Error).stack);
+      reply({ ok: false, statusCode: 500, message: 'Internal error' });
+    }
   }
 
   private async onAck(socket: Socket, principal: Principal, payload: unknown): Promise<AlarmAckReply> {
@@ -269,4 +320,12 @@ function connectError(statusCode: number, message: string): Error {
   const err = new Error(message) as Error & { data: { statusCode: number } };
   err.data = { statusCode };
   return err;
+}
+
+/** The handshake's credential as request headers for AuthService: `auth { token | apiKey }`, else the headers. */
+function credentialHeaders(socket: Socket): Record<string, string | string[] | undefined> {
+  const auth = (socket.handshake.auth ?? {}) as { token?: unknown; apiKey?: unknown };
+  if (typeof auth.token === 'string') return { authorization: `Bearer ${auth.token}` };
+  if (typeof auth.apiKey === 'string') return { 'x-api-key': auth.apiKey };
+  return { authorization: socket.handshake.headers.authorization, 'x-api-key': socket.handshake.headers['x-api-key'] };
 }
