@@ -93,6 +93,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   private held: AlarmMessage[] = [];
   private lastDropLogAt = 0;
   private recheckTimer: NodeJS.Timeout | null = null;
+  private sweeping = false;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -189,10 +190,18 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
+  /** One sweep over the open sockets, one at a time; a sweep still running (slow database) skips the next. */
   private async recheckAll(): Promise<void> {
-    for (const socket of this.io?.of('/').sockets.values() ?? []) {
-      const principal = await this.recheck(socket).catch((err: Error) => this.logger.warn(`socket credential not re-checked: ${err.message}`));
-      if (principal === null) socket.disconnect(true);
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      for (const socket of [...(this.io?.of('/').sockets.values() ?? [])]) {
+        if (!socket.connected) continue;
+        const principal = await this.recheck(socket).catch((err: Error) => this.logger.warn(`socket credential not re-checked: ${err.message}`));
+        if (principal === null) socket.disconnect(true);
+      }
+    } finally {
+      this.sweeping = false;
     }
   }
 
