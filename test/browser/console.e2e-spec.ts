@@ -61,7 +61,7 @@ describe('web console (Chromium)', () => {
     demo = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     page = await demo.newPage();
     page.setDefaultTimeout(10_000);
-    errors.push(...watchErrors(page));
+    watchErrors(page, errors);
     page.on('console', (m) => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
@@ -221,7 +221,7 @@ describe('web console (Chromium)', () => {
     await api('POST', '/operator/users', { username: 'acme-admin', password: 'acme-password', role: 'TENANT_ADMIN', tenantId: 'acme' }, op);
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const other = await context.newPage();
-    errors.push(...watchErrors(other));
+    watchErrors(other, errors);
     await other.goto(`${baton.url}/login`);
     await other.getByLabel('Username').fill('acme-admin');
     await other.getByLabel('Password').fill('acme-password');
@@ -296,7 +296,7 @@ describe('web console (Chromium)', () => {
 
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();
-    errors.push(...watchErrors(op));
+    watchErrors(op, errors);
     await op.goto(`${baton.url}/login`);
     await op.getByLabel('Username').fill(logins.operator.username);
     await op.getByLabel('Password').fill(logins.operator.password);
@@ -331,7 +331,7 @@ describe('web console (Chromium)', () => {
     };
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();
-    errors.push(...watchErrors(op));
+    watchErrors(op, errors);
     await login(op, logins.operator.username, logins.operator.password);
     await op.waitForURL(/\/operator$/);
     await op.getByLabel('Tenant id').fill('globex');
@@ -358,7 +358,7 @@ describe('web console (Chromium)', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const admin = await context.newPage();
-    errors.push(...watchErrors(admin));
+    watchErrors(admin, errors);
     await login(admin, 'globex-admin', 'globex-pass-1');
     await admin.waitForURL(/\/tasks$/);
     await admin.getByRole('link', { name: 'Users' }).click();
@@ -432,7 +432,7 @@ describe('web console (Chromium)', () => {
     // An operator creating a tenant gets its secret in the same box, and rotates any tenant's.
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();
-    errors.push(...watchErrors(op));
+    watchErrors(op, errors);
     await op.goto(`${baton.url}/login`);
     await op.getByLabel('Username', { exact: true }).fill(logins.operator.username);
     await op.getByLabel('Password', { exact: true }).fill(logins.operator.password);

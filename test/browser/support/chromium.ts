@@ -21,12 +21,11 @@ export async function shot(page: Page, name: string, fullPage = false): Promise<
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
-/** Collects page errors and console errors, so a test can assert the page had none. */
-export function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
+/** Collects the page's errors and console errors into `errors` (returned), so a test can assert the page had none. */
+export function watchErrors(page: Page, errors: string[]): string[] {
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of (400|404|409)/.test(m.text())) errors.push(`console: ${m.text()}`);
+    if (m.type() === 'error' && !/Failed to load resource: the server responded with a status of (400|401|404|409)/.test(m.text())) errors.push(`console: ${m.text()}`);
   });
   return errors;
 }
