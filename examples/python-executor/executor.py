@@ -39,6 +39,7 @@ MAX_SKEW_MS = 300_000
 MAX_BODY_BYTES = 1_048_576
 RECENTLY_FINISHED_LIMIT = 10_000
 H_TENANT, H_TIMESTAMP, H_SIGNATURE = "x-baton-tenant", "x-baton-timestamp", "x-baton-signature"
+CANONICAL_SIGNATURE = re.compile(r"[0-9a-f]{64}")
 ABORT_REASONS = ("TIMEOUT", "CANCELLED", "REPLACED")
 ABORT_MESSAGES = {
     "TIMEOUT": "aborted by the engine: the run timed out",
@@ -81,8 +82,12 @@ def verify(secret, headers, method, path, body):
         at = float("nan")
     if not (abs(now_ms() - at) <= MAX_SKEW_MS):
         return f"signature: x-baton-timestamp is malformed or more than {MAX_SKEW_MS} ms away from the executor's clock"
+    # One spelling only, as the engine and the SDK: a re-spelt copy of a captured signature
+    # (upper case, extra characters) is refused rather than normalised.
+    if not CANONICAL_SIGNATURE.fullmatch(signature):
+        return "signature: x-baton-signature is not lower-case hex of exactly 64 characters"
     expected = hmac.new(secret.encode(), canonical(timestamp, method, path, body).encode(), hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(expected, signature.lower()):
+    if not hmac.compare_digest(expected, signature):
         return "signature: the signature does not match (secret, method, path or body differ)"
     return None
 

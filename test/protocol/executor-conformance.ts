@@ -161,6 +161,18 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(engine.callbacks.filter((c) => c.body.runId === req.runId || c.body.runId === req.runId + 100_000)).toEqual([]);
     });
 
+    it('refuses a valid signature re-spelt (upper case, mixed case, extra characters) with 401 and runs nothing', async () => {
+      const respellings = [(s: string) => s.toUpperCase(), (s: string) => s.slice(0, 9).toUpperCase() + s.slice(9), (s: string) => `${s}0`, (s: string) => `${s}zz`];
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      const answers = [];
+      for (const respell of respellings) answers.push((await engine.dispatch(executor.url, req, { respell })).status);
+      answers.push((await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'CANCELLED' }, { respell: (s) => s.toUpperCase() })).status);
+      answers.push((await engine.status(executor.url, req.runId, { respell: (s) => `${s}00` })).status);
+      expect(answers).toEqual([401, 401, 401, 401, 401, 401]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(engine.callbacks.filter((c) => c.body.runId === req.runId)).toEqual([]);
+    });
+
     it('runs a repeated dispatch of the same attempt once', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(200) as never });
       const answers = [await engine.dispatch(executor.url, req), await engine.dispatch(executor.url, req)];

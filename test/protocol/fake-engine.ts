@@ -46,6 +46,8 @@ export interface SendOptions {
   rawBody?: string;
   /** Sign this path instead of the one requested. */
   signedPath?: string;
+  /** Re-spell the valid signature before sending (upper case, extra characters…). */
+  respell?: (signature: string) => string;
 }
 
 /**
@@ -189,6 +191,7 @@ export class FakeEngine {
     if (body) headers['content-type'] = 'application/json';
     if (options.sign !== false) {
       Object.assign(headers, sign(options.secret ?? this.secret, options.tenant ?? this.tenantId, method, options.signedPath ?? path, body, options.timestamp ?? Date.now()));
+      if (options.respell) headers[SIGNATURE_HEADERS.signature] = options.respell(headers[SIGNATURE_HEADERS.signature]);
     }
     const started = performance.now();
     const res = await fetch(executorUrl.replace(/\/+$/, '') + path, { method, headers, body: method === 'GET' ? undefined : body });

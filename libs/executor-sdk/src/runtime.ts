@@ -233,7 +233,7 @@ export class ExecutorRuntime {
     const tenant = lower[SIGNATURE_HEADERS.tenant];
     const result = verify(this.options.secret, lower, method, path, body, Date.now(), this.options.maxSkewMs);
     if (!result.ok) {
-      const why = { MISSING_HEADERS: `missing ${SIGNATURE_HEADERS.timestamp} / ${SIGNATURE_HEADERS.signature} headers`, STALE_TIMESTAMP: `${SIGNATURE_HEADERS.timestamp} is missing, malformed or more than ${this.options.maxSkewMs} ms away from the executor's clock`, BAD_SIGNATURE: 'the signature does not match (secret, method, path or body differ)' };
+      const why = { MISSING_HEADERS: `missing ${SIGNATURE_HEADERS.timestamp} / ${SIGNATURE_HEADERS.signature} headers`, STALE_TIMESTAMP: `${SIGNATURE_HEADERS.timestamp} is missing, malformed or more than ${this.options.maxSkewMs} ms away from the executor's clock`, MALFORMED_SIGNATURE: `${SIGNATURE_HEADERS.signature} is not lower-case hex of exactly 64 characters`, BAD_SIGNATURE: 'the signature does not match (secret, method, path or body differ)' };
       return `signature: ${why[result.reason]}`;
     }
     if (tenant !== this.options.tenantId) return `${SIGNATURE_HEADERS.tenant}: this executor serves another tenant`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SIGNATURE_HEADERS, sign, verify } from './signing';
+import { isCanonicalSignature, SIGNATURE_HEADERS, sign, verify } from './signing';
 
 const secret = 's3cret';
 const body = JSON.stringify({ runId: 7, attempt: 1 });
@@ -32,6 +32,31 @@ describe('request signing', () => {
   it('refuses missing or malformed headers', () => {
     expect(verify(secret, {}, 'POST', '/p', body, now)).toEqual({ ok: false, reason: 'MISSING_HEADERS' });
     const headers = sign(secret, 'acme', 'POST', '/p', body, now);
-    expect(verify(secret, { ...headers, [SIGNATURE_HEADERS.signature]: 'zz' }, 'POST', '/p', body, now)).toEqual({ ok: false, reason: 'BAD_SIGNATURE' });
+    expect(verify(secret, { ...headers, [SIGNATURE_HEADERS.signature]: 'zz' }, 'POST', '/p', body, now)).toEqual({ ok: false, reason: 'MALFORMED_SIGNATURE' });
+  });
+
+  // Issue 12 item 3: hex decoding ignores case and trailing junk, so these all decoded to the
+  // valid signature and slipped past a replay guard keyed on the header string.
+  it.each([
+    ['upper-cased', (s: string) => s.toUpperCase()],
+    ['mixed-case', (s: string) => s.slice(0, 10).toUpperCase() + s.slice(10)],
+    ['with 0 appended', (s: string) => s + '0'],
+    ['with zz appended', (s: string) => s + 'zz'],
+    ['with 00 appended (decodes to 33 bytes)', (s: string) => s + '00'],
+    ['short (63 characters)', (s: string) => s.slice(0, 63)],
+    ['65 characters', (s: string) => s + 'a'],
+    ['with a space', (s: string) => ` ${s}`],
+  ])('refuses a valid signature %s as MALFORMED_SIGNATURE', (_name, spell) => {
+    const headers = sign(secret, 'acme', 'POST', '/p', body, now);
+    const variant = spell(headers[SIGNATURE_HEADERS.signature]);
+    expect(verify(secret, { ...headers, [SIGNATURE_HEADERS.signature]: variant }, 'POST', '/p', body, now)).toEqual({ ok: false, reason: 'MALFORMED_SIGNATURE' });
+  });
+
+  it('signs in the canonical form, and only that verifies', () => {
+    const headers = sign(secret, 'acme', 'POST', '/p', body, now);
+    expect(isCanonicalSignature(headers[SIGNATURE_HEADERS.signature])).toBe(true);
+    expect(verify(secret, { ...headers }, 'POST', '/p', body, now)).toEqual({ ok: true });
+    expect(isCanonicalSignature('A'.repeat(64))).toBe(false);
+    expect(isCanonicalSignature('a'.repeat(64))).toBe(true);
   });
 });

@@ -36,7 +36,20 @@ export function sign(secret: string, tenantId: string, method: string, path: str
   };
 }
 
-export type VerifyResult = { ok: true } | { ok: false; reason: 'MISSING_HEADERS' | 'STALE_TIMESTAMP' | 'BAD_SIGNATURE' };
+/**
+ * The one accepted spelling of a signature: lower-case hex of the 32 HMAC-SHA256 bytes, exactly
+ * 64 characters — what `sign` writes. Why only one: hex decoding is lenient (`Buffer.from(s,
+ * 'hex')` ignores case and stops at the first non-hex pair), so without it `ABCD…`, `abcd…0` and
+ * `abcd…zz` all verify as the same signature while a replay guard sees different strings.
+ */
+const CANONICAL_SIGNATURE = /^[0-9a-f]{64}$/;
+
+/** True for the one accepted spelling of a signature (see CANONICAL_SIGNATURE). */
+export function isCanonicalSignature(signature: string): boolean {
+  return CANONICAL_SIGNATURE.test(signature);
+}
+
+export type VerifyResult = { ok: true } | { ok: false; reason: 'MISSING_HEADERS' | 'STALE_TIMESTAMP' | 'MALFORMED_SIGNATURE' | 'BAD_SIGNATURE' };
 
 export function verify(
   secret: string,
@@ -52,6 +65,7 @@ export function verify(
   if (typeof timestamp !== 'string' || typeof signature !== 'string') return { ok: false, reason: 'MISSING_HEADERS' };
   const at = Number(timestamp);
   if (!Number.isFinite(at) || Math.abs(now - at) > maxSkewMs) return { ok: false, reason: 'STALE_TIMESTAMP' };
+  if (!isCanonicalSignature(signature)) return { ok: false, reason: 'MALFORMED_SIGNATURE' };
   const expected = createHmac('sha256', secret).update(canonical(timestamp, method, path, body)).digest();
   const given = Buffer.from(signature, 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'BAD_SIGNATURE' };

@@ -139,6 +139,49 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
   });
 
+  // Issue 12 item 3: hex decoding ignores case and trailing junk, so these re-spellings of a
+  // captured signature verified while the replay guard saw a new string (a log line stored 5 times).
+  const respellings: Array<[string, (s: string) => string]> = [
+    ['upper-cased', (s) => s.toUpperCase()],
+    ['mixed-case', (s) => s.slice(0, 7).toUpperCase() + s.slice(7)],
+    ['0 appended', (s) => `${s}0`],
+    ['zz appended', (s) => `${s}zz`],
+  ];
+  const respelt = (headers: Record<string, string>, spell: (s: string) => string) => ({ ...headers, 'x-baton-signature': spell(headers['x-baton-signature']) });
+
+  it('a captured interim callback replayed with a re-spelt signature → 401 MALFORMED_SIGNATURE each time; its log line is stored once', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await acceptedRun(task);
+    const body = JSON.stringify({ runId, attempt: 1, tenantId: TENANT, progress: 30, logs: [{ at: Date.now(), level: 'info', message: 'once' }] });
+    const first = await post(null, { rawBody: body });
+    expect(first.status).toBe(200);
+    for (const [name, spell] of respellings) {
+      const replay = await post(null, { headers: respelt(first.headers, spell), rawBody: body });
+      expect({ name, status: replay.status, body: replay.body }).toMatchObject({ name, status: 401, body: { statusCode: 401, code: 'BAD_SIGNATURE', reason: 'MALFORMED_SIGNATURE' } });
+    }
+    expect(await db.dataSource.query('SELECT message FROM run_logs WHERE run_id = ?', [runId])).toEqual([{ message: 'once' }]);
+    expect((await readRun(db.dataSource, runId)).state).toBe('ACCEPTED');
+  });
+
+  it('a captured outcome callback (single and batch) replayed with a re-spelt signature → 401; the run ends once', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const a = await acceptedRun(task);
+    const b = await acceptedRun(task, { scheduledAt: Date.now() + 1 });
+    const single = JSON.stringify(success(a, 1, { logs: [{ at: Date.now(), level: 'info', message: 'done' }] }));
+    const batch = JSON.stringify({ callbacks: [success(b)] });
+    const firstSingle = await post(null, { rawBody: single });
+    const firstBatch = await signedPost(engine.url, PATHS.callbackBatch, null, { rawBody: batch });
+    expect([firstSingle.status, firstBatch.status]).toEqual([200, 200]);
+    const ended = [await readRun(db.dataSource, a), await readRun(db.dataSource, b)];
+    for (const [name, spell] of respellings) {
+      const again = await post(null, { headers: respelt(firstSingle.headers, spell), rawBody: single });
+      const againBatch = await signedPost(engine.url, PATHS.callbackBatch, null, { headers: respelt(firstBatch.headers, spell), rawBody: batch });
+      expect({ name, single: again.status, batch: againBatch.status, reason: againBatch.body.reason }).toEqual({ name, single: 401, batch: 401, reason: 'MALFORMED_SIGNATURE' });
+    }
+    expect([await readRun(db.dataSource, a), await readRun(db.dataSource, b)]).toEqual(ended);
+    expect(await db.dataSource.query('SELECT message FROM run_logs WHERE run_id = ?', [a])).toEqual([{ message: 'done' }]);
+  });
+
   it("another tenant's signature cannot touch this tenant's run", async () => {
     await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
     const task = await seedTask(db.dataSource, { name: 'charge' });

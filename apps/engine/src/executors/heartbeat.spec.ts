@@ -67,6 +67,19 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(await executors()).toEqual([]);
   });
 
+  it('refuses a captured heartbeat replayed with a re-spelt signature (401 MALFORMED_SIGNATURE), changing nothing', async () => {
+    const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
+    expect(first.status).toBe(200);
+    const before = await executors();
+    const body = JSON.stringify(heartbeat());
+    for (const spell of [(s: string) => s.toUpperCase(), (s: string) => `${s}0`, (s: string) => `${s}zz`]) {
+      const headers = { ...first.headers, 'x-baton-signature': spell(first.headers['x-baton-signature']) };
+      const replay = await signedPost(engine.url, PATHS.heartbeat, null, { headers, rawBody: body });
+      expect({ status: replay.status, reason: replay.body.reason }).toEqual({ status: 401, reason: 'MALFORMED_SIGNATURE' });
+    }
+    expect(await executors()).toEqual(before);
+  });
+
   it('refuses a heartbeat for another tenant than the signing one', async () => {
     await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
     const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { tenantId: 'globex', secret: 'globex-secret' });

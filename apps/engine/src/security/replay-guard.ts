@@ -27,7 +27,12 @@ export class ReplayGuard {
     return this.seen.size;
   }
 
-  /** Remembers an accepted signature; false when it was already accepted (a replay). */
+  /**
+   * Remembers an accepted signature; false when it was already accepted (a replay). Keyed on the
+   * signature string, which is safe only because `verify` accepts nothing but its canonical
+   * spelling (isCanonicalSignature): one string per byte sequence, so an upper-cased or padded
+   * copy of a captured signature never reaches here as a fresh key.
+   */
   accept(signature: string, timestamp: number, now: number): boolean {
     this.evict(now);
     const expires = this.seen.get(signature);

@@ -26,7 +26,8 @@ const REFRESH_ON_FAILURE_AFTER_MS = 1_000;
  * HMAC over the raw body with that tenant's executor secret — the current one, or the previous
  * one while a rotation's overlap window lasts — timestamp within the skew window, signature not
  * accepted before on this node. Any failure → 401 with the reason (SECRET_EXPIRED: signed with
- * the previous secret after its window); the request changes nothing. The signed path is the
+ * the previous secret after its window; MALFORMED_SIGNATURE: not the canonical spelling, refused
+ * before any HMAC work); the request changes nothing. The signed path is the
  * protocol path (PATHS), not the URL the request came in on, so a route prefix or a proxy does
  * not break it.
  */
@@ -60,6 +61,9 @@ export class SignedRequests {
       throw unauthorized('SECRET_EXPIRED', 'signed with the previous executor secret, whose overlap window is over: restart the executor with the new secret');
     }
     if (!result.ok) throw unauthorized(result.reason, 'signature refused');
+    // `verify` let only the canonical spelling through (lower-case hex, 64 characters), and that
+    // spelling maps one-to-one to the decoded bytes: keying the guard on the string is keying it
+    // on the bytes, so no re-spelling of a captured signature is a new key.
     const signature = String(headers[SIGNATURE_HEADERS.signature]);
     const timestamp = Number(headers[SIGNATURE_HEADERS.timestamp]);
     if (!this.replays.accept(signature, timestamp, this.clock.now())) throw unauthorized('REPLAYED', 'signature already used');
