@@ -343,6 +343,15 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect((await t.http().delete('/api/operator/engine-groups/eu-1').set(operator)).status).toBe(204);
   });
 
+  it("limits where a tenant's executors may live, and lifts the limit with null", async () => {
+    const res = await t.http().patch('/api/operator/tenants/acme').set(operator).send({ executorNetworks: [' 10.0.0.0/8', '*.SVC.cluster.local', '10.0.0.0/8'] });
+    expect(res.status).toBe(200);
+    expect(res.body.executorNetworks).toEqual(['10.0.0.0/8', '*.svc.cluster.local']);
+    expect((await t.http().get('/api/operator/tenants/acme').set(operator)).body.executorNetworks).toEqual(['10.0.0.0/8', '*.svc.cluster.local']);
+    expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ name: 'Acme Corp' })).body.executorNetworks).toEqual(['10.0.0.0/8', '*.svc.cluster.local']);
+    expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ executorNetworks: null })).body.executorNetworks).toBeNull();
+  });
+
   it('serves health and the OpenAPI UI without credentials', async () => {
     expect((await t.http().get('/api/health')).body).toEqual({ status: 'ok', db: 'up', time: T0 });
     const ui = await t.http().get('/api/docs');

@@ -53,3 +53,6 @@ export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
+
+export { checkExecutorUrl, isAlwaysRefusedAddress, normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
+export type { ExecutorNetworks, UrlVerdict } from './executor/executor-networks';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
+import { normalizeExecutorNetworks, validateExecutorNetworks } from '@baton/domain';
 import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -17,6 +18,7 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     engineGroup: row.engineGroup,
     ratePerSec: row.ratePerSec,
     burst: row.burst,
+    executorNetworks: row.executorNetworks ?? null,
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
   };
@@ -49,6 +51,7 @@ export class TenantsService {
    */
   async create(dto: CreateTenantDto): Promise<CreatedTenantView> {
     const engineGroup = dto.engineGroup ?? DEFAULT_ENGINE_GROUP;
+    const executorNetworks = checkedNetworks(dto.executorNetworks) ?? null;
     const duplicate = () => conflict(`Tenant "${dto.id}" already exists`, [{ field: 'id', reason: 'already exists' }]);
     const admin = dto.admin ? await this.users.newRow({ ...dto.admin, role: 'TENANT_ADMIN', tenantId: dto.id }) : undefined;
     try {
@@ -64,6 +67,7 @@ export class TenantsService {
           executorSecret: newExecutorSecret(),
           ratePerSec: dto.ratePerSec ?? 1000,
           burst: dto.burst ?? 2000,
+          executorNetworks,
           createdAt: this.clock.now(),
         });
         await em.insert(TenantEntity, row);
@@ -78,6 +82,7 @@ export class TenantsService {
 
   /** Updates a tenant; a new engine group is copied onto its tasks and unclaimed runs in the same transaction. */
   async update(id: string, dto: UpdateTenantDto): Promise<TenantView> {
+    const executorNetworks = checkedNetworks(dto.executorNetworks);
     return inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(TenantEntity, { id });
       if (!row) throw notFound('Tenant', id);
@@ -96,14 +101,27 @@ export class TenantsService {
       if (dto.name !== undefined) row.name = dto.name;
       if (dto.ratePerSec !== undefined) row.ratePerSec = dto.ratePerSec;
       if (dto.burst !== undefined) row.burst = dto.burst;
+      if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
       await em.update(
         TenantEntity,
         { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst },
+        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, executorNetworks: row.executorNetworks },
       );
       return tenantView(row, false);
     });
   }
+}
+
+/**
+ * The executor networks as stored (trimmed, lower-cased, no repeats), null to allow any URL, or
+ * undefined when the request leaves them alone; 400 naming each bad entry. Engines read the new
+ * list within their tenant cache's few seconds, and refuse heartbeats and dispatches by it.
+ */
+function checkedNetworks(value: string[] | null | undefined): string[] | null | undefined {
+  if (value === undefined) return undefined;
+  const errors = validateExecutorNetworks(value);
+  if (errors.length > 0) throw badRequest(errors);
+  return normalizeExecutorNetworks(value);
 }
 
 function noEngineGroup(name: string): string {

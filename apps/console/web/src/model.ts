@@ -194,6 +194,8 @@ export interface Tenant {
   engineGroup: string;
   ratePerSec: number;
   burst: number;
+  /** Where the tenant's executors may live; null: any URL but link-local and metadata addresses. */
+  executorNetworks: string[] | null;
   createdAt: number;
   executorSecret?: string;
   /** On create with a first admin only. */

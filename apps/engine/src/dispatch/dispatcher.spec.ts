@@ -18,6 +18,8 @@ import {
   TENANT,
   type DispatchSideApp,
 } from '../testing/dispatch-side-kit';
+import { ExecutorClient } from '../executors/executor-client';
+import { TenantDirectory } from '../tenants/tenant-directory';
 import { DispatchMarks } from './dispatch-marks';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
@@ -180,6 +182,22 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
     expect(run.attempt).toBe(1);
     expect(run.error).toMatch(/no executor of app "billing" is UP/);
+    expect(a.requests).toHaveLength(0);
+  });
+
+  // Issue 12 item 11: the operator narrowed the tenant's executor networks after its executors registered.
+  it("an UP executor outside the tenant's executor networks gets nothing: RETRY_WAIT saying why; no abort goes there either", async () => {
+    const zoned = 'zoned'; // a tenant of its own: the engine caches tenants for a few seconds across tests
+    await seedTenant(db.dataSource, { id: zoned, secret: 'zoned-secret', executorNetworks: ['10.0.0.0/8'] });
+    await seedExecutor(db.dataSource, { url: a.url, tenantId: zoned });
+    await engine.refreshRegistry();
+    const task = await seedTask(db.dataSource, { name: 'charge', tenantId: zoned });
+    const runId = await seedRun(db.dataSource, task);
+    queue.accept([claimedRunOf(task, runId)]);
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(run.error).toMatch(/no executor of app "billing" is UP at a URL the tenant's executor networks allow/);
+    const tenant = await engine.get(TenantDirectory).get(zoned);
+    expect(await engine.get(ExecutorClient).abort(a.url, tenant!, { runId, attempt: 1, reason: 'CANCELLED' })).toBeNull();
     expect(a.requests).toHaveLength(0);
   });
 

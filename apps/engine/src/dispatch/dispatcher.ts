@@ -23,7 +23,7 @@ import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
 import { RunEvents } from '../follow-ups/run-events';
 import { RunOutcomes, type AttemptRef } from '../follow-ups/run-outcomes';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import { TenantDirectory } from '../tenants/tenant-directory';
+import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
 import { CallbackUrls } from './callback-urls';
 import { DispatchMarks } from './dispatch-marks';
 import { dispatchBackoffMs } from './dispatch-backoff';
@@ -188,14 +188,15 @@ export class Dispatcher implements BeforeApplicationShutdown {
       await this.defer(run, ['CLAIMED'], `tenant ${run.tenantId} not found`);
       return;
     }
-    let candidates = await this.route(run);
+    let candidates = await this.route(run, tenant);
     if (candidates.length === 0) {
       await this.registry.ensureFresh(EMPTY_REGISTRY_REREAD_MS);
-      candidates = this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId);
+      candidates = this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId, tenant.executorNetworks);
     }
     if (candidates.length === 0) {
       this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
-      await this.defer(run, ['CLAIMED'], `no executor of app "${run.executorApp}" is UP`);
+      const refused = this.registry.onlyRefusedUrls(run.tenantId, run.executorApp, tenant.executorNetworks);
+      await this.defer(run, ['CLAIMED'], `no executor of app "${run.executorApp}" is UP${refused ? " at a URL the tenant's executor networks allow" : ''}`);
       return;
     }
 
@@ -255,9 +256,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
     this.ackWrites.add(write);
   }
 
-  private async route(run: ClaimedRun): Promise<RoutedExecutor[]> {
+  private async route(run: ClaimedRun, tenant: TenantInfo): Promise<RoutedExecutor[]> {
     await this.registry.ensureFresh();
-    return this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId);
+    return this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId, tenant.executorNetworks);
   }
 
   /**

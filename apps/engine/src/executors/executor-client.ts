@@ -2,7 +2,8 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import axios, { type AxiosInstance } from 'axios';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { CLOCK, type Clock } from '@baton/domain';
+import { EXECUTOR_ADDRESS_REFUSED, refusingLookup } from './refusing-lookup';
+import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
 import { PATHS, sign, type AbortRequest, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
@@ -26,11 +27,12 @@ export type DispatchAnswer =
   | { kind: 'UNKNOWN'; message: string };
 
 /** Errors raised before a request can have left: the executor certainly did not get it. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', EXECUTOR_ADDRESS_REFUSED]);
 
-/** A tenant's id and its executor secrets (current, and previous during a rotation's overlap window). */
+/** A tenant's id, its executor secrets (current, and previous during a rotation's overlap window) and where its executors may live. */
 export interface SigningTenant extends TenantSecrets {
   id: string;
+  executorNetworks: ExecutorNetworks;
 }
 
 /**
@@ -38,7 +40,8 @@ export interface SigningTenant extends TenantSecrets {
  * (connection set-up is most of a dispatch's cost otherwise), at least `slots` sockets per
  * executor so that every slot can be in flight at once, and the dispatch timeout on every call.
  * Statuses are never thrown (validateStatus: all) and redirects never followed (a redirecting
- * executor URL is a misconfiguration: rejected).
+ * executor URL is a misconfiguration: rejected). No request goes to a URL the tenant's executor
+ * networks refuse, nor to a host name that resolves to a link-local or metadata address.
  *
  * Which secret signs: an executor knows one secret, and during a rotation's overlap window a
  * tenant has two. The secret that verified the executor's latest heartbeat — recorded on its
@@ -59,8 +62,8 @@ export class ExecutorClient implements OnApplicationShutdown {
     private readonly registry: ExecutorRegistry,
   ) {
     const maxSockets = Math.max(config.slots, 16);
-    this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
-    this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets });
+    this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, lookup: refusingLookup });
+    this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, lookup: refusingLookup });
     this.http = axios.create({
       httpAgent: this.httpAgent,
       httpsAgent: this.httpsAgent,
@@ -111,6 +114,10 @@ export class ExecutorClient implements OnApplicationShutdown {
     tenant: SigningTenant,
     payload: unknown,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
+    // The last gate before a signed request leaves: the registry filtered candidates already,
+    // but aborts go to the URL a run row names, which the operator may have refused since.
+    const verdict = checkExecutorUrl(baseUrl, tenant.executorNetworks);
+    if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}`, notSent: true };
     const body = JSON.stringify(payload);
     const secrets = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, baseUrl), this.clock.now());
     let answer = await this.send(baseUrl, path, tenant.id, secrets[0].secret, body);

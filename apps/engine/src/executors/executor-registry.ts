@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
+import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
 import { findUpExecutors, type UpExecutorRow } from '@baton/persistence';
 import { createRoutingStrategy, type ExecutorCandidate, type RoutingStrategy } from '@baton/scheduling';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -30,6 +30,7 @@ export class ExecutorRegistry {
   private secretVersions = new Map<string, number | null>();
   private readonly strategies = new Map<string, RoutingStrategy>();
   private readonly sentSinceRefresh = new Map<number, number>();
+  private readonly urlVerdicts = new WeakMap<readonly string[], Map<string, boolean>>();
   private loadedAt = -Infinity;
   private refreshing: Promise<void> | null = null;
 
@@ -78,11 +79,12 @@ export class ExecutorRegistry {
    * The UP executors of a tenant's app in the order to try them: the configured routing
    * strategy's order, with `preferredExecutorId` first when it is UP (a run re-sent after a
    * takeover goes back to the executor that may have it already: the SDK de-duplicates by run
-   * and attempt there, nowhere else).
+   * and attempt there, nowhere else). Only executors at URLs the tenant's `networks` allow
+   * (checked again here, not just at registration: the operator may have narrowed the list).
    */
-  candidates(tenantId: string, app: string, routingKey: string, preferredExecutorId: number | null): RoutedExecutor[] {
+  candidates(tenantId: string, app: string, routingKey: string, preferredExecutorId: number | null, networks: ExecutorNetworks): RoutedExecutor[] {
     const key = appKey(tenantId, app);
-    const rows = this.byApp.get(key) ?? [];
+    const rows = (this.byApp.get(key) ?? []).filter((r) => this.allows(networks, r.url));
     if (rows.length === 0) return [];
     let strategy = this.strategies.get(key);
     if (!strategy) {
@@ -111,11 +113,33 @@ export class ExecutorRegistry {
     return this.secretVersions.get(urlKey(tenantId, url)) ?? null;
   }
 
+  /** True when UP executors of the app exist but none at a URL `networks` allows (why a run found no candidate). */
+  onlyRefusedUrls(tenantId: string, app: string, networks: ExecutorNetworks): boolean {
+    const rows = this.byApp.get(appKey(tenantId, app)) ?? [];
+    return rows.length > 0 && rows.every((r) => !this.allows(networks, r.url));
+  }
+
+  /**
+   * checkExecutorUrl, remembered per list and URL: the tenant directory hands out the same list
+   * object until it re-reads the tenant, so a changed list is a new cache key.
+   */
+  private allows(networks: ExecutorNetworks, url: string): boolean {
+    const key = networks ?? NO_LIST;
+    let verdicts = this.urlVerdicts.get(key);
+    if (!verdicts) this.urlVerdicts.set(key, (verdicts = new Map()));
+    let ok = verdicts.get(url);
+    if (ok === undefined) verdicts.set(url, (ok = checkExecutorUrl(url, networks).ok));
+    return ok;
+  }
+
   /** A run was accepted by this executor (counts toward its load until the next read). */
   noteAccepted(executorId: number): void {
     this.sentSinceRefresh.set(executorId, (this.sentSinceRefresh.get(executorId) ?? 0) + 1);
   }
 }
+
+/** The cache key of "no list" (WeakMap keys must be objects). */
+const NO_LIST: readonly string[] = [];
 
 function appKey(tenantId: string, app: string): string {
   return `${tenantId}\u0000${app}`;

@@ -1,14 +1,25 @@
-import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { PATHS, type ExecutorHeartbeatAck } from '@baton/protocol';
+import { Controller, HttpCode, HttpException, Logger, Post, Req } from '@nestjs/common';
+import { checkExecutorUrl } from '@baton/domain';
+import { errorBody, PATHS, type ExecutorHeartbeatAck } from '@baton/protocol';
 import { parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests, unauthorized } from '../security/signed-requests';
 import { readHeartbeat } from './heartbeat-body';
 import { HeartbeatService } from './heartbeat.service';
 
-/** `POST /baton/executors/heartbeat` (signed): an executor registers and stays UP. */
+/** A refused executor heartbeats every few seconds: its warning is logged at most this often. */
+const REFUSAL_LOG_EVERY_MS = 60_000;
+
+/**
+ * `POST /baton/executors/heartbeat` (signed): an executor registers and stays UP — at a URL its
+ * tenant's executor networks allow (403 naming `url` otherwise, and nothing is stored: an engine
+ * must never be pointed at a metadata service or outside the networks the operator set).
+ */
 @Controller()
 export class HeartbeatController {
+  private readonly logger = new Logger('HeartbeatController');
+  private readonly refusalsLoggedAt = new Map<string, number>();
+
   constructor(
     private readonly signed: SignedRequests,
     private readonly heartbeats: HeartbeatService,
@@ -22,6 +33,20 @@ export class HeartbeatController {
     if (heartbeat.tenantId !== tenant.id) {
       throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
     }
+    const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
+    if (!verdict.ok) {
+      this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
+      throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);
+    }
     return this.heartbeats.record(heartbeat, secretVersion);
+  }
+
+  private logRefusal(tenantId: string, url: string, reason: string): void {
+    const key = `${tenantId} ${url}`;
+    const now = Date.now();
+    if (now - (this.refusalsLoggedAt.get(key) ?? -Infinity) < REFUSAL_LOG_EVERY_MS) return;
+    if (this.refusalsLoggedAt.size > 10_000) this.refusalsLoggedAt.clear();
+    this.refusalsLoggedAt.set(key, now);
+    this.logger.warn(`executor registration refused: ${reason}`, { tenantId, url });
   }
 }

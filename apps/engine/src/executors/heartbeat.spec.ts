@@ -80,6 +80,28 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(await executors()).toEqual(before);
   });
 
+  // Issue 12 item 11: an executor could register http://169.254.169.254/ and engines then POSTed signed dispatches there.
+  it('refuses link-local and metadata URLs (403 naming url) whatever the tenant allows, storing nothing', async () => {
+    for (const url of ['http://169.254.169.254/', 'http://[fe80::1]:9100', 'http://metadata.google.internal/', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/']) {
+      const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url }));
+      expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 403, body: { statusCode: 403, code: 'FORBIDDEN', errors: [{ field: 'url', reason: expect.stringContaining('may never use') }] } });
+    }
+    expect(await executors()).toEqual([]);
+  });
+
+  it("refuses a URL outside the tenant's executor networks (403), and registers one inside", async () => {
+    // A tenant of its own: the engine caches tenants for a few seconds across tests.
+    const zoned = { tenantId: 'zoned', secret: 'zoned-secret' };
+    await seedTenant(db.dataSource, { id: zoned.tenantId, secret: zoned.secret, executorNetworks: ['10.0.0.0/8', '*.svc.cluster.local'] });
+    const beat = (url: string) => signedPost(engine.url, PATHS.heartbeat, heartbeat({ tenantId: zoned.tenantId, url }), zoned);
+    const outside = await beat('http://192.168.1.9:7070');
+    expect(outside.status).toBe(403);
+    expect(outside.body.errors).toEqual([{ field: 'url', reason: "192.168.1.9 is not in the tenant's allowed executor networks (10.0.0.0/8, *.svc.cluster.local)" }]);
+    expect((await beat('http://billing.prod.svc.cluster.local:7070')).status).toBe(200);
+    expect((await beat('http://10.0.0.7:7070')).status).toBe(200);
+    expect((await executors()).map((e) => e.url)).toEqual(['http://billing.prod.svc.cluster.local:7070', 'http://10.0.0.7:7070']);
+  });
+
   it('refuses a heartbeat for another tenant than the signing one', async () => {
     await seedTenant(db.dataSource, { id: 'globex', secret: 'globex-secret' });
     const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { tenantId: 'globex', secret: 'globex-secret' });

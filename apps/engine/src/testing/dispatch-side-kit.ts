@@ -95,18 +95,19 @@ export async function startDispatchSide(
 
 export async function seedTenant(
   ds: DataSource,
-  tenant: { id?: string; secret?: string; ratePerSec?: number; burst?: number; group?: string } = {},
+  tenant: { id?: string; secret?: string; ratePerSec?: number; burst?: number; group?: string; executorNetworks?: string[] | null } = {},
 ): Promise<void> {
   const group = tenant.group ?? GROUP;
   const groups = (await ds.query(`SELECT name FROM engine_groups WHERE name = ?`, [group])) as unknown[];
   if (groups.length === 0) await ds.query(`INSERT INTO engine_groups (name, description, created_at) VALUES (?, '', 0)`, [group]);
-  await ds.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, rate_per_sec, burst, created_at) VALUES (?, ?, ?, ?, ?, ?, 0)`, [
+  await ds.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, rate_per_sec, burst, executor_networks, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`, [
     tenant.id ?? TENANT,
     tenant.id ?? TENANT,
     group,
     tenant.secret ?? SECRET,
     tenant.ratePerSec ?? 1000,
     tenant.burst ?? 2000,
+    tenant.executorNetworks ? JSON.stringify(tenant.executorNetworks) : null,
   ]);
 }
 

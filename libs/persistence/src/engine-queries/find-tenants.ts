@@ -13,14 +13,16 @@ export interface TenantSecretsRow {
   previousSecretExpiresAt: number | null;
   ratePerSec: number;
   burst: number;
+  /** Where the tenant's executors may live (null: anywhere but link-local and metadata addresses). */
+  executorNetworks: string[] | null;
 }
 
 /**
  * What the engine needs of tenants — signing keys (current and, during a rotation's overlap
- * window, previous) and dispatch quota:
+ * window, previous), dispatch quota, and where their executors may live:
  *
  *   SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret,
- *          previous_secret_expires_at, rate_per_sec, burst FROM tenants WHERE id IN (…)
+ *          previous_secret_expires_at, rate_per_sec, burst, executor_networks FROM tenants WHERE id IN (…)
  *
  * Primary-key lookups; the engine caches the result for a few seconds (TenantDirectory).
  */
@@ -29,7 +31,7 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
   if (unique.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst
+    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst, executor_networks
        FROM tenants WHERE id IN (${placeholders(unique.length)})`,
     unique,
   );
@@ -42,5 +44,6 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
     previousSecretExpiresAt: r.previous_secret_expires_at === null || r.previous_secret_expires_at === undefined ? null : num(r.previous_secret_expires_at),
     ratePerSec: num(r.rate_per_sec),
     burst: num(r.burst),
+    executorNetworks: typeof r.executor_networks === 'string' ? (JSON.parse(r.executor_networks) as string[] | null) : null,
   }));
 }

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { millis } from './columns';
+import { json, millis } from './columns';
 
 /** A customer of the platform; everything else hangs off it. */
 @Entity({ name: 'tenants' })
@@ -38,6 +38,13 @@ export class TenantEntity {
   /** Token bucket of the tenant: burst capacity. */
   @Column({ name: 'burst', type: 'int', default: 2000 })
   burst!: number;
+
+  /**
+   * Where this tenant's executors may live: CIDR ranges, addresses, host names, `*.domain`s
+   * (libs/domain executor-networks.ts). Null: anywhere but link-local and metadata addresses.
+   */
+  @Column({ name: 'executor_networks', type: 'text', nullable: true, transformer: json })
+  executorNetworks!: string[] | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;

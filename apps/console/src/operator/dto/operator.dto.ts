@@ -52,6 +52,15 @@ export class CreateTenantDto {
   @ValidateNested()
   @Type(() => NewUserCredentialsDto)
   admin?: NewUserCredentialsDto;
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['10.0.0.0/8', '*.svc.cluster.local'],
+    description:
+      "Where the tenant's executors may live: CIDR ranges and addresses (matching URLs with an IP host) and host names or `*.domain` (matching URLs with that host name; no DNS lookup). At most 100 entries. null or omitted (default): any URL. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
+  })
+  @IsOptional()
+  executorNetworks?: string[] | null;
 }
 
 export class UpdateTenantDto {
@@ -81,6 +90,16 @@ export class UpdateTenantDto {
   @Min(1)
   @Max(1_000_000)
   burst?: number;
+
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    example: ['10.0.0.0/8', '*.svc.cluster.local'],
+    description:
+      "Where the tenant's executors may live: CIDR ranges and addresses (matching URLs with an IP host) and host names or `*.domain` (matching URLs with that host name; no DNS lookup). At most 100 entries. null: back to the default, any URL; omitted: unchanged. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
+  })
+  @IsOptional()
+  executorNetworks?: string[] | null;
 }
 
 export class TenantView {
@@ -89,6 +108,8 @@ export class TenantView {
   @ApiProperty() engineGroup!: string;
   @ApiProperty() ratePerSec!: number;
   @ApiProperty() burst!: number;
+  @ApiProperty({ type: [String], nullable: true, description: "Where the tenant's executors may live (null: any URL but link-local and metadata addresses)" })
+  executorNetworks!: string[] | null;
   @ApiProperty() createdAt!: number;
   @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors: in the answer to the creation only (shown once; rotation gives a new one)' })
   executorSecret?: string;

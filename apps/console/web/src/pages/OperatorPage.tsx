@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, del, get, post } from '../api';
+import { ApiError, del, get, patch, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
@@ -110,6 +110,7 @@ function TenantsSection() {
               <th scope="col">Name</th>
               <th scope="col">Engine group</th>
               <th scope="col">Rate / burst</th>
+              <th scope="col">Executor networks</th>
               <th scope="col">Created</th>
             </tr>
           </thead>
@@ -122,6 +123,7 @@ function TenantsSection() {
                 <td>
                   {t.ratePerSec}/s · {t.burst}
                 </td>
+                <td className="small mono">{t.executorNetworks?.join(', ') ?? <span className="muted">any</span>}</td>
                 <td className="small">{fmtTime(t.createdAt)}</td>
               </tr>
             ))}
@@ -155,7 +157,63 @@ function TenantsSection() {
       ) : null}
       {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
       <OperatorSecretRotation tenantIds={(tenants.data ?? []).map((t) => t.id)} />
+      <ExecutorNetworksForm tenants={tenants.data ?? []} onSaved={() => void tenants.reload()} />
     </section>
+  );
+}
+
+/**
+ * Where a tenant's executors may live: networks and host names, comma- or space-separated;
+ * empty allows any URL. Link-local and metadata addresses are refused whatever is entered.
+ */
+function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved: () => void }) {
+  const toast = useToast();
+  const [tenantId, setTenantId] = useState('');
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<string | undefined>();
+  const chosen = tenants.find((t) => t.id === tenantId) ?? tenants[0];
+  if (!chosen) return null;
+  const shown = text ?? chosen.executorNetworks?.join(', ') ?? '';
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const entries = shown.split(/[\s,]+/).filter((entry) => entry !== '');
+    try {
+      await patch<Tenant>(`/operator/tenants/${encodeURIComponent(chosen.id)}`, { executorNetworks: entries.length > 0 ? entries : null });
+      setError(undefined);
+      setText(null);
+      toast.notify(entries.length > 0 ? `Executors of ${chosen.id} limited to ${entries.join(', ')}` : `Executors of ${chosen.id} may live anywhere`);
+      onSaved();
+    } catch (err) {
+      setError(err instanceof ApiError ? err.body.message : (err as Error).message);
+    }
+  };
+  return (
+    <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Executor networks">
+      <Field label="Tenant of the executors">
+        {(p) => (
+          <select
+            {...p}
+            value={chosen.id}
+            onChange={(e) => {
+              setTenantId(e.target.value);
+              setText(null);
+            }}
+          >
+            {tenants.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.id}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Allowed executor networks" error={error}>
+        {(p) => <input {...p} name="executorNetworks" placeholder="any (e.g. 10.0.0.0/8, *.svc.cluster.local)" value={shown} onChange={(e) => setText(e.target.value)} />}
+      </Field>
+      <div className="field field-button">
+        <button type="submit">Save networks</button>
+      </div>
+    </form>
   );
 }
 
