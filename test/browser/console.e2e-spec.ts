@@ -453,6 +453,17 @@ describe('web console (Chromium)', () => {
     await rotatedByOperator.getByText('The previous secret no longer works').waitFor();
     expect(await rotatedByOperator.locator('input[data-secret]').inputValue()).not.toBe(initechSecret);
     await shot(op, '21-operator-tenant-secret');
+    // Where initech's executors may live: a metadata address is refused beside the field, a list is saved.
+    await op.getByLabel('Tenant of the executors').selectOption('initech');
+    await op.getByLabel('Allowed executor networks').fill('10.0.0.0/8, 169.254.169.254');
+    await op.getByRole('button', { name: 'Save networks' }).click();
+    const networks = op.locator('.field', { has: op.getByLabel('Allowed executor networks') });
+    await networks.locator('[data-field-error]', { hasText: 'always refused' }).waitFor();
+    await op.getByLabel('Allowed executor networks').fill('10.0.0.0/8, *.svc.cluster.local');
+    await op.getByRole('button', { name: 'Save networks' }).click();
+    await op.getByText('Executors of initech limited to 10.0.0.0/8, *.svc.cluster.local').waitFor();
+    await op.locator('table[aria-label="Tenants"] tbody tr', { hasText: 'initech' }).getByText('10.0.0.0/8, *.svc.cluster.local').waitFor();
+    await shot(op, '22-operator-executor-networks');
     await opContext.close();
     expect(errors).toEqual([]);
   });
