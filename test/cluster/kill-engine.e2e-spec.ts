@@ -87,6 +87,7 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
       'kill → all runs finished (ms)': allFinishedAfterMs,
       'victim-held runs: final claimed_by (the victim = its callback ended it before the takeover)': takenOverBy,
       'ENGINE_DOWN alarms': engineDown.map((a) => a.message),
+      'how the victim was found dead': engineDown.map((a) => (a.data as { cause?: string }).cause),
       'run states': figures.states,
       'makespan T → last ack (ms)': figures.makespanToLastAckMs,
       'makespan T → last callback recorded (ms)': figures.makespanToLastCallbackMs,
@@ -106,5 +107,7 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
     const claimedAtKill = new Set(heldByVictim.filter((r) => r.state === 'CLAIMED').map((r) => Number(r.id)));
     expect(victimRuns.filter((r) => claimedAtKill.has(r.id) && r.claimedBy === victim.nodeId)).toEqual([]);
     if (heldIds.length > 0) expect(engineDown.length).toBeGreaterThanOrEqual(1);
+    // Found by its freed liveness lock (its killed process's session ended), not by 8 s of silence.
+    expect(engineDown.map((a) => (a.data as { cause?: string }).cause)).toEqual(engineDown.map(() => 'SESSION_ENDED'));
   }, 180_000);
 });

@@ -18,6 +18,7 @@ import { DUE_QUEUE } from './claimer/due-queue-port';
 import { ClaimerService } from './claimer/claimer.service';
 import { LeaseRenewerService } from './claimer/lease-renewer.service';
 import { PlannerService } from './planner/planner.service';
+import { LivenessLock } from './node/liveness-lock';
 import { EngineNodeService } from './node/engine-node.service';
 import { EngineLifecycleService } from './node/engine-lifecycle.service';
 import { TakeoverService } from './node/takeover/takeover.service';
@@ -58,6 +59,7 @@ export class EngineModule {
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
         { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay) => [watchdog, relay], inject: [Watchdog, OutboxRelay] },
+        LivenessLock,
         EngineNodeService,
         TakeoverService,
         PlannerService,

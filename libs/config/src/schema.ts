@@ -72,6 +72,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed while held. A run whose lease ran out is taken over by another engine.', 1),
   ms('BATON_HEARTBEAT_MS', 2000, 'Heartbeat period of this node.', 1),
   ms('BATON_ENGINE_DEAD_AFTER_MS', 8000, 'A node silent for this long is dead; its leases are taken over.', 1),
+  ms('BATON_LIVENESS_POLL_MS', 250, "MySQL/MariaDB: how often an engine checks the other engines' liveness locks; a crashed engine's runs are taken over within about this (a silent one still after BATON_ENGINE_DEAD_AFTER_MS). 0 turns the locks off.", 0),
   ms('BATON_EXECUTOR_DEAD_AFTER_MS', 10_000, 'An executor silent (no heartbeat) for this long is DOWN.', 1),
   ms('BATON_EXECUTOR_GRACE_MS', 30_000, 'Accepted runs of a DOWN executor are reconciled (failed or retried) after this grace.'),
   ms('BATON_WATCHDOG_INTERVAL_MS', 500, 'Period of the watchdog (timeouts, late starts, DOWN executors).', 1),

@@ -40,6 +40,11 @@ export interface EngineConfig {
   heartbeatMs: number;
   /** A node silent for this long is dead; its leases are taken over (`BATON_ENGINE_DEAD_AFTER_MS`). Default 8000 ms. */
   engineDeadAfterMs: number;
+  /**
+   * MySQL/MariaDB: period of the check of other engines' liveness locks, so a crashed engine is
+   * taken over within about this (`BATON_LIVENESS_POLL_MS`). Default 250 ms; 0 turns the locks off.
+   */
+  livenessPollMs: number;
   /** An executor silent for this long is DOWN (`BATON_EXECUTOR_DEAD_AFTER_MS`). Default 10 000 ms. */
   executorDeadAfterMs: number;
   /** Accepted runs of a DOWN executor are reconciled after this grace (`BATON_EXECUTOR_GRACE_MS`). Default 30 000 ms. */
@@ -97,6 +102,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     leaseMs: v.integer('BATON_LEASE_MS'),
     heartbeatMs: v.integer('BATON_HEARTBEAT_MS'),
     engineDeadAfterMs: v.integer('BATON_ENGINE_DEAD_AFTER_MS'),
+    livenessPollMs: v.integer('BATON_LIVENESS_POLL_MS'),
     executorDeadAfterMs: v.integer('BATON_EXECUTOR_DEAD_AFTER_MS'),
     executorGraceMs: v.integer('BATON_EXECUTOR_GRACE_MS'),
     watchdogIntervalMs: v.integer('BATON_WATCHDOG_INTERVAL_MS'),

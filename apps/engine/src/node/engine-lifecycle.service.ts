@@ -22,8 +22,9 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
  * start(url): create the served engine groups that are missing, register the node (refusing a
  * second engine on SQLite), give back runs a previous life of this node id still holds, take
  * over provably dead nodes (embedded restart),
- * then the loops: heartbeat (+ takeover of dead nodes), lease renewal, planner, claimer, and
- * the dispatch side's NODE_WORKERS (the watchdog).
+ * then the loops: heartbeat (+ takeover of dead nodes), liveness locks (MySQL/MariaDB: takeover
+ * of crashed nodes), lease renewal, planner, claimer, and the dispatch side's NODE_WORKERS (the
+ * watchdog).
  *
  * stop() — on application shutdown, before the data source closes: stop claiming and planning
  * (onModuleDestroy), then (beforeApplicationShutdown) take the runs still waiting in memory
@@ -36,6 +37,7 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
 export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Engine');
   private readonly heartbeatLoop: PeriodicLoop;
+  private readonly livenessLoop: PeriodicLoop;
   private stateValue: EngineState = 'NEW';
   private urlValue: string | null = null;
 
@@ -61,6 +63,9 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       },
       this.logger,
     );
+    this.livenessLoop = new PeriodicLoop('liveness', Math.max(1, config.livenessPollMs), async () => {
+      await this.takeover.runByLocks();
+    }, this.logger);
   }
 
   get state(): EngineState {
@@ -79,8 +84,9 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       const provablyDead = await this.node.register(url);
       this.urlValue = url;
       await this.takeover.recoverOwnLeftovers();
-      for (const node of provablyDead) await this.takeover.takeOver(node, { force: true });
+      for (const node of provablyDead) await this.takeover.takeOver(node, { cause: 'PROCESS_GONE' });
       this.heartbeatLoop.start(this.config.heartbeatMs);
+      if (this.node.livenessLocked) this.livenessLoop.start(this.config.livenessPollMs);
       this.leases.start();
       this.planner.start();
       this.claimer.start();
@@ -147,5 +153,6 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
     await this.planner.stop();
     await this.leases.stop();
     await this.heartbeatLoop.stop();
+    await this.livenessLoop.stop();
   }
 }

@@ -14,6 +14,7 @@ import {
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineAlreadyRunningError } from './engine-already-running.error';
+import { LivenessLock } from './liveness-lock';
 import { provablyDead } from './process-liveness';
 
 /**
@@ -30,7 +31,13 @@ export class EngineNodeService {
     private readonly dataSource: DataSource,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly lock: LivenessLock,
   ) {}
+
+  /** Whether this node holds a liveness lock others can watch (MySQL/MariaDB, and not turned off). */
+  get livenessLocked(): boolean {
+    return this.lock.session !== null;
+  }
 
   get row(): EngineNodeRow | null {
     return this.registered;
@@ -52,10 +59,17 @@ export class EngineNodeService {
    * The check and the registration share one transaction (serialised on SQLite).
    * Returns other UP nodes that are provably dead (same host, process gone): the caller takes
    * them over at once.
+   * On MySQL/MariaDB the node first takes its liveness lock (LivenessLock), so that survivors
+   * never see it UP without it; a lock another session holds means this node id is alive elsewhere.
    */
   async register(url: string): Promise<EngineNodeRow[]> {
     await this.ensureGroups();
     const me = this.config.nodeId;
+    if (this.config.livenessPollMs > 0 && !(await this.lock.acquire())) {
+      const other = await findEngineNode(this.dataSource.manager, me);
+      if (other) throw new EngineAlreadyRunningError(other, this.clock.now() - other.heartbeatAt, 'same-id');
+      throw new Error(`Node id "${me}" is in use: its liveness lock is held by another database session. Give each engine its own BATON_ENGINE_ID.`);
+    }
     return inTransaction(this.dataSource, async (em) => {
       const now = this.clock.now();
       const fresh = (n: EngineNodeRow) => n.state === 'UP' && now - n.heartbeatAt < this.config.engineDeadAfterMs && !provablyDead(n);
@@ -117,11 +131,13 @@ export class EngineNodeService {
     this.lastHeartbeatAt = now;
   }
 
-  /** Graceful shutdown: DOWN at once, so survivors need not wait engineDeadAfterMs to know. */
+  /** Graceful shutdown: DOWN at once, so survivors need not wait engineDeadAfterMs to know; then the liveness lock goes. */
   async markDown(): Promise<void> {
     const row = this.registered;
-    if (!row) return;
-    await inTransaction(this.dataSource, (em) => markEngineNodeDown(em, row.id));
-    this.registered = null;
+    if (row) {
+      await inTransaction(this.dataSource, (em) => markEngineNodeDown(em, row.id));
+      this.registered = null;
+    }
+    await this.lock.release();
   }
 }

@@ -12,6 +12,7 @@ import { GroupPeers } from '../node/group-peers';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
+import { LivenessLock } from '../node/liveness-lock';
 import { TakeoverService } from '../node/takeover/takeover.service';
 import { EngineLifecycleService } from '../node/engine-lifecycle.service';
 
@@ -20,9 +21,12 @@ import { EngineLifecycleService } from '../node/engine-lifecycle.service';
 /** 2026-01-01T00:00:00Z: a round instant for ManualClock. */
 export const T0 = Date.UTC(2026, 0, 1);
 
-/** A config with the defaults and fast timings; nothing read from the environment. */
+/**
+ * A config with the defaults and fast timings; nothing read from the environment. Liveness locks
+ * off unless asked for: tests build many claim sides with one node id and never stop most of them.
+ */
 export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
-  return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', ...overrides });
+  return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', livenessPollMs: 0, ...overrides });
 }
 
 /** Stands in for the dispatch side's DueQueue: keeps what it is given, dispatches nothing. */
@@ -44,14 +48,15 @@ export class FakeDueQueue implements DueQueuePort {
 /** The claim side's services, built by hand on a data source (no Nest needed). */
 export function claimSide(dataSource: DataSource, config: EngineConfig, clock: Clock = new ManualClock(T0), queue = new FakeDueQueue()) {
   const metrics = new EngineMetrics({ defaultMetrics: false });
-  const node = new EngineNodeService(dataSource, config, clock);
-  const takeover = new TakeoverService(dataSource, config, clock, metrics);
+  const lock = new LivenessLock(dataSource, config);
+  const node = new EngineNodeService(dataSource, config, clock, lock);
+  const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers);
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
-  return { config, clock, queue, metrics, node, takeover, planner, claimer, leases, lifecycle, peers };
+  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

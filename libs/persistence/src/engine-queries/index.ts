@@ -56,3 +56,4 @@ export * from './find-overdue-runs';
 export * from './find-silent-executors';
 export * from './mark-executor-down';
 export * from './find-orphaned-runs';
+export * from './engine-liveness-locks';

@@ -1,15 +1,24 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { findLeaseHolders, findUpEngineNodes, inTransaction, insertEngineDownAlarms, markEngineNodeDown } from '@baton/persistence';
+import { findFreeLivenessLocks, findLeaseHolders, findUpEngineNodes, inTransaction, insertEngineDownAlarms, markEngineNodeDown } from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../../config/engine-config';
 import { EngineMetrics } from '../../metrics/engine-metrics';
+import { LivenessLock } from '../liveness-lock';
 import { releaseHeldRuns, ReleaseSummary } from './release-held-runs';
+
+/**
+ * How a node was found dead: SILENT — no heartbeat for engineDeadAfterMs; SESSION_ENDED — its
+ * liveness lock was freed (its database session ended: the process died, or lost the database);
+ * PROCESS_GONE — same host, and its pid no longer exists.
+ */
+export type DeathCause = 'SILENT' | 'SESSION_ENDED' | 'PROCESS_GONE';
 
 /** One dead engine taken over by this node. */
 export interface Takeover {
   node: string;
+  cause: DeathCause;
   lastHeartbeatAt: number;
   /** Its runs were released this long after its last heartbeat (ms). */
   sinceLastHeartbeatMs: number;
@@ -24,8 +33,15 @@ export interface SweepResult {
   released: ReleaseSummary;
 }
 
+const DEATH_EVIDENCE: Record<DeathCause, string> = {
+  SILENT: 'its heartbeats stopped',
+  SESSION_ENDED: 'its database session ended',
+  PROCESS_GONE: 'its process is gone',
+};
+
 /**
- * What survivors do about engines that stopped: run on every heartbeat of every node.
+ * What survivors do about engines that stopped: run on every heartbeat of every node, and
+ * runByLocks every livenessPollMs (MySQL/MariaDB).
  *
  * 1. Dead nodes — UP in engine_nodes but silent for more than engineDeadAfterMs (Quartz's
  *    scheduler_state check-in). Every survivor may see one; the guarded UP → DOWN update
@@ -50,7 +66,11 @@ export class TakeoverService {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: EngineMetrics,
+    private readonly lock: LivenessLock,
   ) {}
+
+  /** Nodes whose liveness lock this node has seen held, with its own lock session then. */
+  private readonly seenLocked = new Map<string, number>();
 
   /** One pass: take over dead nodes, then sweep expired leases. */
   async runOnce(): Promise<{ takeovers: Takeover[]; sweeps: SweepResult[] }> {
@@ -66,25 +86,53 @@ export class TakeoverService {
   }
 
   /**
-   * Declares `node` DOWN and releases its runs, if this node wins the race. `force` skips the
-   * staleness guard: for a node known dead otherwise (embedded mode: same host, process gone).
+   * Takes over the nodes whose liveness lock was held and is free now: their database session
+   * ended, which for a killed process is at once (its kernel closes the TCP connection). A lock
+   * counts as seen held only if seen during this node's current lock session: after a database
+   * restart every session is new, and the others need a moment to take their locks again. A node
+   * whose lock was never seen held (an engine of an older version) is left to the heartbeat.
+   * No-op where locks are not supported or off.
    */
-  async takeOver(node: EngineNodeRow, options: { force?: boolean } = {}): Promise<Takeover | null> {
+  async runByLocks(): Promise<Takeover[]> {
+    const mine = this.lock.session;
+    if (mine === null) return [];
+    const others = (await findUpEngineNodes(this.dataSource.manager)).filter((n) => n.id !== this.config.nodeId);
+    const free = new Set(await findFreeLivenessLocks(this.dataSource.manager, others.map((n) => n.id)));
+    const takeovers: Takeover[] = [];
+    for (const node of others) {
+      if (!free.has(node.id)) {
+        this.seenLocked.set(node.id, mine);
+        continue;
+      }
+      if (this.seenLocked.get(node.id) !== mine) continue;
+      this.seenLocked.delete(node.id);
+      const done = await this.takeOver(node, { cause: 'SESSION_ENDED' });
+      if (done) takeovers.push(done);
+    }
+    return takeovers;
+  }
+
+  /**
+   * Declares `node` DOWN and releases its runs, if this node wins the race. A cause other than
+   * SILENT skips the staleness guard: the node is known dead otherwise.
+   */
+  async takeOver(node: EngineNodeRow, options: { cause?: DeathCause } = {}): Promise<Takeover | null> {
+    const cause = options.cause ?? 'SILENT';
     const started = performance.now();
     const result = await inTransaction(
       this.dataSource,
       async (em) => {
         const now = this.clock.now();
-        const heartbeatBefore = options.force ? undefined : now - this.config.engineDeadAfterMs;
+        const heartbeatBefore = cause === 'SILENT' ? now - this.config.engineDeadAfterMs : undefined;
         if (!(await markEngineNodeDown(em, node.id, { heartbeatBefore }))) return null;
         const released = await releaseHeldRuns(em, { owner: node.id, now });
         const silentMs = now - node.heartbeatAt;
         const alarms = [...released.tenants].map(([tenantId, runs]) => ({
           tenantId,
           message:
-            `Engine node ${node.id} (${node.host}, pid ${node.pid}) stopped: no heartbeat for ${silentMs} ms. ` +
+            `Engine node ${node.id} (${node.host}, pid ${node.pid}) stopped: ${DEATH_EVIDENCE[cause]}, last heartbeat ${silentMs} ms ago. ` +
             `${runs} of your run(s) it held were taken over by ${this.config.nodeId}.`,
-          data: { node: node.id, host: node.host, pid: node.pid, lastHeartbeatAt: node.heartbeatAt, runs, takenOverBy: this.config.nodeId },
+          data: { node: node.id, host: node.host, pid: node.pid, lastHeartbeatAt: node.heartbeatAt, cause, runs, takenOverBy: this.config.nodeId },
         }));
         await insertEngineDownAlarms(em, alarms, now);
         return { released, alarms: alarms.length, now };
@@ -98,11 +146,11 @@ export class TakeoverService {
     this.metrics.takeoverDelay.observe(sinceLastHeartbeatMs / 1000);
     this.count('TAKEOVER', r);
     this.logger.warn(
-      `engine node ${node.id} declared DOWN (last heartbeat ${new Date(node.heartbeatAt).toISOString()}): ` +
+      `engine node ${node.id} declared DOWN, ${DEATH_EVIDENCE[cause]} (last heartbeat ${new Date(node.heartbeatAt).toISOString()}): ` +
         `${r.claimed} claimed + ${r.dispatched} dispatched run(s) back to PENDING, ${r.skipped} skipped as misfired, ` +
         `${result.alarms} ENGINE_DOWN alarm(s); takeover took ${durationMs} ms, runs claimable ${sinceLastHeartbeatMs} ms after its last heartbeat`,
     );
-    return { node: node.id, lastHeartbeatAt: node.heartbeatAt, sinceLastHeartbeatMs, durationMs, released: r, alarms: result.alarms };
+    return { node: node.id, cause, lastHeartbeatAt: node.heartbeatAt, sinceLastHeartbeatMs, durationMs, released: r, alarms: result.alarms };
   }
 
   /**

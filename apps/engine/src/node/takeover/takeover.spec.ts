@@ -64,6 +64,69 @@ describe.each(TEST_DATABASES)('takeover on %s', (kind) => {
     expect(await db.dataSource.getRepository(AlarmEntity).count()).toBe(2);
   });
 
+  // Issue 11 item 5: a crash cost 8–9 s (engineDeadAfterMs of silence) before anyone took the runs back.
+  describe.runIf(kind === 'mysql')('liveness locks (a crashed engine is found by its freed lock, not its silence)', () => {
+    const locked = (nodeId: string) => claimSide(db.dataSource, testConfig({ nodeId, engineDeadAfterMs: DEAD_AFTER, livenessPollMs: 250 }), clock);
+
+    it('takes over a node whose lock was held and is free now, at once; a lock seen in an earlier session of its own says nothing', async () => {
+      const a = locked('engine-a');
+      const b = locked('engine-b');
+      try {
+        await a.node.register('http://a');
+        await b.node.register('http://b');
+        const held = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-b', leaseUntil: T0 + 15_000, dueAt: T0 + 1000 });
+        expect(await a.takeover.runByLocks()).toEqual([]); // b holds its lock: seen alive
+        // A database restart: every session ends; a's comes back first and finds b's lock free.
+        await a.lock.release();
+        await b.lock.release();
+        await a.lock.acquire();
+        expect(await a.takeover.runByLocks()).toEqual([]); // b was seen held in a's previous session only
+        await b.lock.acquire();
+        expect(await a.takeover.runByLocks()).toEqual([]); // seen held again, in this session
+        await b.lock.release(); // what a kill -9 does to its session; b's row stays UP with a fresh heartbeat
+        const [takeover, ...more] = await a.takeover.runByLocks();
+        expect(more).toEqual([]);
+        expect(takeover).toMatchObject({ node: 'engine-b', cause: 'SESSION_ENDED', released: { claimed: 1 } });
+        expect(await run(db.dataSource, held)).toMatchObject({ state: 'PENDING', claimedBy: null });
+        expect(await db.dataSource.getRepository(EngineNodeEntity).findOneByOrFail({ id: 'engine-b' })).toMatchObject({ state: 'DOWN' });
+        const [alarm] = await db.dataSource.getRepository(AlarmEntity).find();
+        expect(alarm.message).toMatch(/engine-b .*stopped: its database session ended/);
+        expect(alarm.data).toMatchObject({ cause: 'SESSION_ENDED' });
+        expect(await a.takeover.runByLocks()).toEqual([]); // once
+      } finally {
+        await a.lock.release();
+        await b.lock.release();
+      }
+    });
+
+    it('leaves a node whose lock it never saw held to the heartbeat (an older engine takes none)', async () => {
+      const a = locked('engine-a');
+      try {
+        await a.node.register('http://a');
+        await deadNode(db.dataSource, 'engine-old', T0);
+        clock.advance(DEAD_AFTER);
+        expect(await a.takeover.runByLocks()).toEqual([]);
+        expect(await db.dataSource.getRepository(EngineNodeEntity).findOneByOrFail({ id: 'engine-old' })).toMatchObject({ state: 'UP' });
+      } finally {
+        await a.lock.release();
+      }
+    });
+
+    it('refuses to start a second engine with a node id whose lock another session holds', async () => {
+      const first = locked('engine-a');
+      const second = locked('engine-a');
+      try {
+        await first.node.register('http://a');
+        await expect(second.node.register('http://a2')).rejects.toThrow(/Node id "engine-a" is in use/);
+        await first.node.markDown(); // graceful stop: DOWN, then the lock goes
+        await expect(second.node.register('http://a2')).resolves.toEqual([]);
+      } finally {
+        await first.lock.release();
+        await second.lock.release();
+      }
+    });
+  });
+
   it('writes no alarm for a dead node that held nothing, and leaves a node that came back alone', async () => {
     await deadNode(db.dataSource, 'engine-idle');
     await deadNode(db.dataSource, 'engine-back');
