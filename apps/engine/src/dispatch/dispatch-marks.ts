@@ -8,14 +8,14 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /**
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
- * the 202 — batched over the slots that reach them together (Coalescer: a write waits at most
+ * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
  * for the batch in flight, so a lone dispatch is not slowed). In a burst 64 slots start and ack
  * within the same milliseconds: one UPDATE for all of them instead of a transaction each.
  */
 @Injectable()
 export class DispatchMarks {
   private readonly dispatched: Coalescer<{ run: ClaimedRun; executorId: number }, number | null>;
-  private readonly accepted: Coalescer<{ run: ClaimedRun; acceptedAt: number }, void>;
+  private readonly accepted: Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -23,9 +23,9 @@ export class DispatchMarks {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.dispatched = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
-    this.accepted = new Coalescer<{ run: ClaimedRun; acceptedAt: number }, void>(async (acks) => {
+    this.accepted = new Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>(async (acks) => {
       const now = this.clock.now();
-      const runs = acks.map(({ run, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
+      const runs = acks.map(({ run, sentAt, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, sentAt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
       await inTransaction(this.dataSource, (em) => markRunsAccepted(em, { nodeId: this.config.nodeId, now, runs }));
       return acks.map(() => undefined);
     }, { concurrency: 2 });
@@ -36,9 +36,9 @@ export class DispatchMarks {
     return this.dispatched.push({ run, executorId });
   }
 
-  /** DISPATCHED → ACCEPTED, the timeout counted from the ack. */
-  markAccepted(run: ClaimedRun, acceptedAt: number): Promise<void> {
-    return this.accepted.push({ run, acceptedAt });
+  /** DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the timeout counts from the ack. */
+  markAccepted(run: ClaimedRun, sentAt: number, acceptedAt: number): Promise<void> {
+    return this.accepted.push({ run, sentAt, acceptedAt });
   }
 
   private async writeDispatched(items: Array<{ run: ClaimedRun; executorId: number }>): Promise<Array<number | null>> {

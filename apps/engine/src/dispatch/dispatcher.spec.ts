@@ -105,6 +105,8 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const body = sent.body as unknown as DispatchRequest;
     expect(body).toMatchObject({ runId, attempt: 1, tenantId: TENANT, taskId: task.id, taskName: 'charge', handler: 'charge', params: { amount: 5 }, scheduledAt });
     expect(body.deadline).toBe(run.dispatchedAt! + 30_000);
+    // dispatchedAt is when the request left: after the DISPATCHED mark, before the executor had it.
+    expect(run.dispatchedAt).toBeLessThanOrEqual(sent.at);
     expect(body.callbackUrls[0]).toBe(engine.url);
     await eventually(async () => engine.get(Dispatcher).slotsInUse === 0, 2_000, 'slot released');
     expect((await engine.metrics.runsFired.get()).values[0].value).toBe(1);

@@ -207,30 +207,36 @@ export class Dispatcher implements BeforeApplicationShutdown {
     this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
 
     const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
-    let sentAt = start.at;
     for (const [i, executor] of candidates.entries()) {
       if (i > 0) {
-        sentAt = this.clock.now();
+        const reroutedAt = this.clock.now();
         const stillOurs = await inTransaction(this.dataSource, (em) =>
           rerouteDispatchedRun(em, {
             runId: run.runId,
             attempt: run.attempt,
             nodeId: this.config.nodeId,
             executorId: executor.executorId,
-            now: sentAt,
-            deadlineAt: sentAt + run.timeoutMs,
+            now: reroutedAt,
+            deadlineAt: reroutedAt + run.timeoutMs,
           }),
         );
         if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
       }
       const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
-      let answer = await this.client.dispatch(executor.url, tenant, this.request(run, sentAt));
+      // When the request leaves, not when the run was marked DISPATCHED: in a burst the two are
+      // apart by the wait for a socket and the signing of the runs ahead (issue 11: T+4 ms shown
+      // for requests that left hundreds of ms later). The ack writes it as the run's dispatched_at.
+      let leftAt = this.clock.now();
+      let answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
       // No answer, yet it may have started the run: ask the same executor once more (it
       // de-duplicates by run and attempt); never hand an ambiguous run to another executor.
-      if (answer.kind === 'UNKNOWN') answer = await this.client.dispatch(executor.url, tenant, this.request(run, sentAt));
+      if (answer.kind === 'UNKNOWN') {
+        leftAt = this.clock.now();
+        answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
+      }
       if (answer.kind === 'ACCEPTED') {
         this.registry.noteAccepted(executor.executorId);
-        this.recordAck(run, this.clock.now());
+        this.recordAck(run, leftAt, this.clock.now());
         this.metrics.runsFired.inc();
         if (ended) await ended;
         return;
@@ -248,9 +254,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
    * re-bases the timeout — and joins the other slots' marks; if it cannot be written the run
    * stays DISPATCHED, whose deadline the watchdog enforces, and its callback ends it as usual.
    */
-  private recordAck(run: ClaimedRun, at: number): void {
+  private recordAck(run: ClaimedRun, sentAt: number, at: number): void {
     const write: Promise<void> = this.marks
-      .markAccepted(run, at)
+      .markAccepted(run, sentAt, at)
       .catch((err: Error) => this.logger.warn(`ACCEPTED mark not written: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }))
       .finally(() => this.ackWrites.delete(write));
     this.ackWrites.add(write);

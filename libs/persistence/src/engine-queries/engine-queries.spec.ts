@@ -90,14 +90,15 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       ['CLAIMED', null, null, null],
       ['DISPATCHED', 13, T + 5, T + 103],
     ]);
-    const acks = [ids[0], ids[1], ids[3]].map((runId, i) => ({ runId, attempt: 1, acceptedAt: T + 7 + i, deadlineAt: T + 200 + i }));
+    const acks = [ids[0], ids[1], ids[3]].map((runId, i) => ({ runId, attempt: 1, sentAt: T + 6 + i, acceptedAt: T + 7 + i, deadlineAt: T + 200 + i }));
     expect(await inTransaction(db.dataSource, (em) => markRunsAccepted(em, { nodeId: 'me', now: T + 9, runs: acks }))).toBe(2);
     after = await runs();
-    expect(after.map((r) => [r.state, r.acceptedAt, r.deadlineAt])).toEqual([
-      ['ACCEPTED', T + 7, T + 200],
-      ['CLAIMED', null, null],
-      ['CLAIMED', null, null],
-      ['ACCEPTED', T + 9, T + 202],
+    // dispatched_at: when the accepted request left, not when the run was marked (T + 5).
+    expect(after.map((r) => [r.state, r.dispatchedAt, r.acceptedAt, r.deadlineAt])).toEqual([
+      ['ACCEPTED', T + 6, T + 7, T + 200],
+      ['CLAIMED', null, null, null],
+      ['CLAIMED', null, null, null],
+      ['ACCEPTED', T + 8, T + 9, T + 202],
     ]);
   });
 

@@ -39,10 +39,24 @@ export class RunView {
   @ApiProperty({ description: 'Nominal fire time, epoch ms' }) scheduledAt!: number;
   @ApiProperty() dueAt!: number;
   @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) dispatchedAt!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) acceptedAt!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) startedAt!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) finishedAt!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "Engine clock, epoch ms: when the dispatch request the executor accepted left the engine. Until an executor accepts it (or if the outcome overtook the ack), when the engine marked the run for sending, just before",
+  })
+  dispatchedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "Engine clock: when the executor's 202 reached the engine. Always ≥ dispatchedAt" })
+  acceptedAt!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description:
+      "Executor clock: when the handler started. The executor starts the work as it answers 202, so startedAt may come before acceptedAt by the answer's trip (and by the two machines' clock difference)",
+  })
+  startedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'Executor clock: when the handler ended (engine clock for runs ended by the engine: timeout, cancel, skip)' })
+  finishedAt!: number | null;
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
   @ApiProperty({ type: Number, nullable: true }) progress!: number | null;
   @ApiProperty() createdAt!: number;

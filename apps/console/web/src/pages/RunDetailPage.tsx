@@ -36,15 +36,8 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   };
 
   const r = run.data;
-  const steps: Array<[string, number | null]> = r
-    ? [
-        ['Scheduled', r.scheduledAt],
-        ['Dispatched', r.dispatchedAt],
-        ['Accepted', r.acceptedAt],
-        ['Started', r.startedAt],
-        ['Finished', r.finishedAt],
-      ]
-    : [];
+  const steps = r ? timelineOf(r) : [];
+  const startedBeforeAck = !!r && r.startedAt !== null && r.acceptedAt !== null && r.startedAt < r.acceptedAt;
   const attempts = r ? [...new Set([...r.logs.map((l) => l.attempt), r.attempt])].sort((a, b) => a - b) : [];
   return (
     <>
@@ -94,10 +87,10 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
 
           <h2>Timeline</h2>
           <ol className="timeline" aria-label="Run timeline">
-            {steps.map(([label, at], i) => {
-              const prev = steps.slice(0, i).reverse().find(([, t]) => t !== null)?.[1] ?? null;
+            {steps.map(({ label, at, clock }, i) => {
+              const prev = steps.slice(0, i).reverse().find((step) => step.at !== null)?.at ?? null;
               return (
-                <li key={label} className={at !== null ? 'done' : 'todo'} data-step={label.toLowerCase()}>
+                <li key={label} className={at !== null ? 'done' : 'todo'} data-step={label.toLowerCase()} title={`${clock} clock`}>
                   <span className="tl-label">{label}</span>
                   <span className="tl-time mono">{fmtTime(at)}</span>
                   <span className="tl-delta small muted">{at !== null && prev !== null && i > 0 ? `${at >= prev ? '+' : ''}${fmtDuration(at - prev)}` : ''}</span>
@@ -105,6 +98,11 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               );
             })}
           </ol>
+          {startedBeforeAck ? (
+            <p className="small muted" data-timeline-note>
+              The executor starts the handler as it acknowledges: Started (its clock) came before Accepted (the engine received the acknowledgement).
+            </p>
+          ) : null}
 
           <h2>Result</h2>
           {r.error ? (
@@ -171,4 +169,28 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
       ) : null}
     </>
   );
+}
+
+interface TimelineStep {
+  label: string;
+  at: number | null;
+  /** Whose clock measured it: the engine's, or the executor's (another machine). */
+  clock: 'engine' | 'executor';
+}
+
+/**
+ * The steps of a run in the order they happened: Started (executor clock) may precede Accepted
+ * (the engine got the 202), as the executor starts the handler while it answers. Steps not
+ * reached yet come last, in their usual order.
+ */
+function timelineOf(r: Run): TimelineStep[] {
+  const steps: TimelineStep[] = [
+    { label: 'Scheduled', at: r.scheduledAt, clock: 'engine' },
+    { label: 'Dispatched', at: r.dispatchedAt, clock: 'engine' },
+    { label: 'Accepted', at: r.acceptedAt, clock: 'engine' },
+    { label: 'Started', at: r.startedAt, clock: 'executor' },
+    { label: 'Finished', at: r.finishedAt, clock: 'executor' },
+  ];
+  const done = steps.filter((step) => step.at !== null).sort((a, b) => a.at! - b.at!);
+  return [...done, ...steps.filter((step) => step.at === null)];
 }
