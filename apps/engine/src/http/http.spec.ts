@@ -16,6 +16,7 @@ import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
 import { TakeoverService } from '../node/takeover/takeover.service';
 import { EngineLifecycleService } from '../node/engine-lifecycle.service';
+import { LivenessLock } from '../node/liveness-lock';
 import { FakeDueQueue, T0, testConfig } from '../testing/engine-test-kit';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
@@ -35,10 +36,11 @@ describe('GET /health and GET /metrics', () => {
     @Module({
       imports: [DatabaseModule.forRoot({ dataSource: db.dataSource }), EngineCoreModule.forRoot(config, new ManualClock(T0), metrics)],
       controllers: [HealthController, MetricsController],
-      providers: [{ provide: DUE_QUEUE, useValue: queue }, EngineNodeService, TakeoverService, PlannerService, ClaimerService, LeaseRenewerService, EngineLifecycleService],
+      providers: [{ provide: DUE_QUEUE, useValue: queue }, EngineNodeService, TakeoverService, PlannerService, ClaimerService, LeaseRenewerService, EngineLifecycleService, LivenessLock],
     })
     class ClaimSideOnly {}
-    app = await NestFactory.create(ClaimSideOnly, { logger: false });
+    // abortOnError false: a wiring mistake fails this test with Nest's message instead of aborting the worker.
+    app = await NestFactory.create(ClaimSideOnly, { logger: false, abortOnError: false });
     await app.listen(0, '127.0.0.1');
     return { app, config };
   }
