@@ -77,13 +77,20 @@ async function terminalCount(c: Cluster): Promise<{ total: number; ended: number
   return { total: Number(rows[0].total), ended: Number(rows[0].ended ?? 0) };
 }
 
-export async function runBurstCase(n: number, engines: number, infra: Infra, log: (s: string) => void, engineEnv: Record<string, string> = {}): Promise<BurstCase> {
+export async function runBurstCase(
+  n: number,
+  engines: number,
+  infra: Infra,
+  log: (s: string) => void,
+  engineEnv: Record<string, string> = {},
+  executorEnv: Record<string, string> = BURST_EXECUTOR_ENV,
+): Promise<BurstCase> {
   const c = await Cluster.open(`bb${n}x${engines}`);
   let failed = true;
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
     const engineProcs = await c.startEngines(engines, engineEnv);
-    const executors = await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const executors = await c.startExecutors(2, executorEnv);
     const taskCount = Math.max(1, Math.ceil((n / 1000) * TASKS_PER_1000));
     const taskIds = await insertTasks(
       c.ds,
@@ -179,6 +186,8 @@ export interface BurstOptions {
   engineEnv?: Record<string, string>;
   /** Result file suffix (so a profiled or custom run does not overwrite the quick/full figures). */
   tag?: string;
+  /** The executors' environment (default BURST_EXECUTOR_ENV, limits opened; `--executor-defaults`: the SDK's defaults). */
+  executorEnv?: Record<string, string>;
 }
 
 export async function burstScenario(options: BurstOptions, infra: Infra, log: (s: string) => void): Promise<{ summary: string[][]; headers: string[] }> {
@@ -194,10 +203,10 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   for (const [n, e] of plan) {
     {
       log(`burst: N=${n}, ${e} engine(s), 2 executors…`);
-      const r = await runBurstCase(n, e, infra, log, options.engineEnv);
+      const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv);
       cases.push(r);
       log(
-        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; cpu ${JSON.stringify(r.cpuSec)}`,
+        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
       );
     }
   }
@@ -227,7 +236,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   const cpuRows = cases.map((r) => [r.n, r.engines, ...['mariadb', 'engine', 'executor'].map((k) => Object.entries(r.cpuSec).filter(([name]) => name.startsWith(k)).reduce((a, [, v]) => a + v, 0))]);
   console.log(`Burst — MariaDB statements per run (server-wide counters over the burst; includes the bench's own polling)\n${table(['N', 'eng', ...SQL_COUNTERS], cases.map((r) => [r.n, r.engines, ...SQL_COUNTERS.map((k) => r.sqlPerRun[k])]))}\n`);
   console.log(`Burst — CPU seconds used during the burst (T → last callback), by component\n${table(['N', 'eng', 'mariadb', 'engines', 'executors'], cpuRows)}\n`);
-  writeResult(`burst${options.tag ?? ''}.json`, { benchmark: 'burst', quick: !full, engineEnv: options.engineEnv ?? {}, machine: machine(), seeding: 'direct PENDING run rows due at T (claim/dispatch path; planner bypassed)', tenant: BURST_TENANT, executorEnv: BURST_EXECUTOR_ENV, cases });
+  writeResult(`burst${options.tag ?? ''}.json`, { benchmark: 'burst', quick: !full, engineEnv: options.engineEnv ?? {}, machine: machine(), seeding: 'direct PENDING run rows due at T (claim/dispatch path; planner bypassed)', tenant: BURST_TENANT, executorEnv: options.executorEnv ?? BURST_EXECUTOR_ENV, cases });
   const cats = cases.map((r) => `${r.n}×${r.engines}e`);
   writeResult(
     `burst${options.tag ?? ''}.svg`,
@@ -257,7 +266,9 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
 /**
  * Options: `--cases=1000x2,4000x2` (N x engines), `--profile` (engines under the V8 profiler,
  * bench/support/cpu-profile.cjs; profiles in bench/results/profiles, see bench/profile-summary.ts),
- * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings).
+ * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings),
+ * `--executor-defaults` (the executors run with the SDK's defaults — concurrency 4, queue 100 —
+ * instead of opened limits: what a user who changed nothing sees).
  */
 export const burst: Scenario = {
   name: 'burst',
@@ -271,7 +282,8 @@ export const burst: Scenario = {
       const [k, ...v] = kv.split('=');
       engineEnv[k] = v.join('=');
     }
-    const r = await burstScenario({ full, cases, engineEnv, tag }, infra, log);
+    const executorEnv = args.includes('--executor-defaults') ? {} : undefined;
+    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv }, infra, log);
     return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
   },
 };

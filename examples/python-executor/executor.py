@@ -239,6 +239,7 @@ class Executor:
         self.jobs = {}  # key -> Job (queued or running)
         self.queue = collections.deque()
         self.running = 0
+        self.credit_seq = 0
         self.finished = collections.OrderedDict()  # key -> {outcome, startedAt, finishedAt}
         self.pending_callbacks = {}  # key -> callback
         self.draining = False
@@ -384,7 +385,9 @@ class Executor:
             timer.cancel()
         self.finish(job, outcome, result=result, error=error, retryable=retryable)
 
-    def finish(self, job, outcome, result=None, error=None, retryable=True):
+    def finish(self, job, outcome, result=None, error=None, retryable=True, freeing=1):
+        """`freeing`: 1 when a worker ran (or picked) the job — its place is about to be free and
+        the callback's credit counts it; 0 for a job dropped from the queue (already not counted)."""
         req = job.request
         callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "outcome": outcome, "finishedAt": now_ms()}
         if self.executor_id is not None:
@@ -402,6 +405,7 @@ class Executor:
         if outcome == "ABORTED":
             callback["abortReason"] = job.abort_reason
         with self.lock:
+            callback.update(self.credit(freeing))
             self.jobs.pop(job.key, None)
             self.finished[job.key] = {"outcome": outcome, "startedAt": job.started_at, "finishedAt": callback["finishedAt"]}
             while len(self.finished) > RECENTLY_FINISHED_LIMIT:
@@ -420,10 +424,9 @@ class Executor:
         if req["tenantId"] != self.tenant:
             return 400, refusal("BAD_REQUEST", "tenantId: not the tenant of this executor", "tenantId")
         key = f"{req['runId']}:{req['attempt']}"
-        ack = {"accepted": True, "runId": req["runId"], "attempt": req["attempt"]}
         with self.lock:
             if key in self.jobs or key in self.finished:
-                return 202, ack  # idempotent: this attempt is known, it is not run twice
+                return 202, self.ack(req)  # idempotent: this attempt is known, it is not run twice
             if self.draining:
                 return 503, refusal("SHUTTING_DOWN", "the executor is shutting down")
             if req["handler"] not in HANDLERS:
@@ -435,7 +438,19 @@ class Executor:
             self.jobs[key] = job
             self.queue.append(job)
             self.lock.notify_all()
-        return 202, ack
+            return 202, self.ack(req)
+
+    def ack(self, req):
+        """A 202's body, with `credit`: how many more runs this executor would take now (free
+        workers plus free queue places), so engines send no more than that. Call under the lock."""
+        return {"accepted": True, "runId": req["runId"], "attempt": req["attempt"], **self.credit(0)}
+
+    def credit(self, freeing):
+        """`credit` and its `creditSeq` (microseconds since the epoch, strictly increasing), so an
+        engine keeps the newest figure whatever order acks and callbacks reach it. Under the lock."""
+        self.credit_seq = max(self.credit_seq + 1, time.time_ns() // 1000)
+        credit = max(0, self.concurrency + self.queue_limit - self.running - len(self.queue) + freeing)
+        return {"credit": credit, "creditSeq": self.credit_seq}
 
     def abort(self, body, path_run_id):
         if not isinstance(body, dict):
@@ -461,7 +476,7 @@ class Executor:
             else:
                 dropped = False
         if dropped:
-            self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)")
+            self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)", freeing=0)
         return 202, {**answer, "aborted": True, "state": state}
 
     def status(self, run_id):
@@ -494,7 +509,7 @@ class Executor:
                 job.abort("SHUTDOWN")
         threading.Thread(target=self.beat, daemon=True).start()  # announce: draining
         for job in queued:
-            self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started")
+            self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started", freeing=0)
         deadline = time.time() + self.grace_ms / 1000.0
         with self.lock:
             while self.jobs and time.time() < deadline:

@@ -162,7 +162,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     });
 
     it('refuses a valid signature re-spelt (upper case, mixed case, extra characters) with 401 and runs nothing', async () => {
-      const respellings = [(s: string) => s.toUpperCase(), (s: string) => s.slice(0, 9).toUpperCase() + s.slice(9), (s: string) => `${s}0`, (s: string) => `${s}zz`];
+      const respellings = [(s: string) => s.toUpperCase(), (s: string) => s.replace(/[a-f]/, (c) => c.toUpperCase()), (s: string) => `${s}0`, (s: string) => `${s}zz`];
       const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
       const answers = [];
       for (const respell of respellings) answers.push((await engine.dispatch(executor.url, req, { respell })).status);
@@ -185,7 +185,17 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
 
     it('answers 429 BUSY when its pool and queue are full; an abort stops a running run (ABORTED) and drops a queued one', async () => {
       const reqs = Array.from({ length: CONCURRENCY + QUEUE_LIMIT }, () => engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never }));
-      for (const r of reqs) expect((await engine.dispatch(executor.url, r)).status).toBe(202);
+      // Each 202 says how many more it would take now (credit): down to 0 when pool and queue are full.
+      const credits: unknown[] = [];
+      for (const r of reqs) {
+        const answer = await engine.dispatch(executor.url, r);
+        expect(answer.status).toBe(202);
+        credits.push(answer.body.credit);
+      }
+      expect(credits.at(-1)).toBe(0);
+      expect(credits[0]).toBeGreaterThanOrEqual(CONCURRENCY + QUEUE_LIMIT - 2); // the first may already run or not
+      expect(credits.every((c, i) => typeof c === 'number' && (i === 0 || c <= (credits[i - 1] as number)))).toBe(true);
+      expect((await engine.dispatch(executor.url, reqs[0])).body.credit).toBe(0); // a repeat says so too
       const busy = await engine.dispatch(executor.url, engine.request({ handler: sleep.handler, params: sleep.params(10) as never }));
       expect(busy.status).toBe(429);
       expect(busy.body).toMatchObject({ accepted: false, reason: 'BUSY' });

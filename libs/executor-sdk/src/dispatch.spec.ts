@@ -31,7 +31,7 @@ describe('executor runtime: dispatch', () => {
     const req = engine.request({ handler: 'blocking' });
     const answer = await engine.dispatch(executor.url, req);
     expect(answer.status).toBe(202);
-    expect(answer.body).toEqual({ accepted: true, runId: req.runId, attempt: 1 });
+    expect(answer.body).toEqual({ accepted: true, runId: req.runId, attempt: 1, credit: expect.any(Number), creditSeq: expect.any(Number) });
     expect(order[0]).toBe('response written');
     await engine.waitFor(() => order.includes('handler started'), 2000, 'the handler to start');
     expect(order).toEqual(['response written', 'handler started']);

@@ -65,6 +65,7 @@ export class ExecutorRuntime {
   private publicUrl?: string;
   private executorId?: number;
   private abandoned = 0;
+  private creditSeq = 0;
   private starting?: Promise<void>;
   private stopping?: Promise<void>;
 
@@ -247,11 +248,10 @@ export class ExecutorRuntime {
     if (request.tenantId !== this.options.tenantId) return this.refuse(method, path, 400, 'BAD_REQUEST', 'tenantId: not the tenant of this executor', 'tenantId');
     const { runId, attempt } = request;
     const key = runKey(runId, attempt);
-    const ack: DispatchAck = { accepted: true, runId, attempt };
     const known = this.jobs.get(key);
     if (known || this.finished.has(key)) {
       this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: true, queued: known?.state === 'QUEUED' });
-      return { status: 202, body: ack };
+      return { status: 202, body: this.ack(runId, attempt) };
     }
     if (this.phase !== 'running') {
       return this.refuse(method, path, 503, 'SHUTTING_DOWN', this.phase === 'draining' || this.phase === 'stopped' ? 'the executor is shutting down' : 'the executor is not started yet');
@@ -268,7 +268,23 @@ export class ExecutorRuntime {
       return this.refuse(method, path, 429, 'BUSY', `all ${this.options.concurrency} workers are busy and ${this.pool.queued} runs are queued (queueLimit ${this.options.queueLimit})`);
     }
     this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
-    return { status: 202, body: ack };
+    return { status: 202, body: this.ack(runId, attempt) };
+  }
+
+  /** A 202's body, with the room left: what the engines may send before this executor's next answer. */
+  private ack(runId: number, attempt: number): DispatchAck {
+    return { accepted: true, runId, attempt, ...this.credit(0) };
+  }
+
+  /**
+   * The room this executor has (free workers plus free queue places, `freeing` more about to be
+   * freed), numbered so engines keep the newest figure: microseconds of the clock, at least one
+   * more than the last — increasing across a restart too, which a plain counter would not be.
+   */
+  private credit(freeing: number): { credit: number; creditSeq: number } {
+    this.creditSeq = Math.max(this.creditSeq + 1, Date.now() * 1000);
+    const credit = Math.max(0, this.options.concurrency + this.options.queueLimit - this.pool.running - this.pool.queued + freeing);
+    return { credit, creditSeq: this.creditSeq };
   }
 
   private abort(method: string, path: string, body: unknown, pathRunId: number): ExecutorResponse {
@@ -376,7 +392,9 @@ export class ExecutorRuntime {
     await job.settle();
     const r = job.request;
     const finishedAt = Date.now();
-    const cb = job.finalCallback(f, finishedAt);
+    // The credit engines learn from a run ending: its own place counts as free (a running job
+    // holds its worker until this returns; a queued one has left the queue already).
+    const cb = { ...job.finalCallback(f, finishedAt), ...this.credit(job.state === 'RUNNING' ? 1 : 0) };
     this.finished.set(job.key, { outcome: f.outcome, startedAt: job.startedAt, finishedAt });
     this.jobs.delete(job.key);
     if (this.jobs.size === 0) this.jobsEmptyWaiters.splice(0).forEach((w) => w());

@@ -57,6 +57,15 @@ export interface DispatchAck {
   accepted: true;
   runId: number;
   attempt: number;
+  /**
+   * How many more runs this executor would take now: free workers plus free queue places, after
+   * this one (concurrency + queueLimit − running − queued). Engines send no more than this
+   * until the next answer (credit-based flow control), so a burst waits in the engines instead
+   * of being refused with 429. Absent (older executors): the engines do not limit.
+   */
+  credit?: number;
+  /** Orders the executor's credit figures (acks and callbacks): an engine keeps the one with the highest. Increasing across restarts (microseconds of the executor's clock at least). */
+  creditSeq?: number;
 }
 
 /**
@@ -183,6 +192,13 @@ export interface RunCallback {
    * remaining attempts. Absent (the default) or `true`: the task's retry policy decides.
    */
   retryable?: boolean;
+  /**
+   * With an outcome: the room the executor has once this run's place is free (as DispatchAck's
+   * `credit`), with its `creditSeq`. Runs ending are how an engine learns of room while it holds
+   * a burst back; absent, it waits for the next dispatch answer.
+   */
+  credit?: number;
+  creditSeq?: number;
 }
 
 /** Most callbacks in one CallbackBatch. */

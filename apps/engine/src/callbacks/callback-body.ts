@@ -48,6 +48,8 @@ export function readCallback(body: Record<string, unknown>, now: number): RunCal
     alarms: readAlarms(alarms, now),
     abortReason: typeof abortReason === 'string' ? (abortReason as RunCallback['abortReason']) : undefined,
     retryable: typeof retryable === 'boolean' ? retryable : undefined,
+    // Flow-control hints, never a reason to refuse the outcome (a 400 would drop it for good): kept only when well-formed.
+    ...(isInt(body.credit, 0) && isInt(body.creditSeq, 0) ? { credit: body.credit, creditSeq: body.creditSeq } : {}),
   };
 }
 

@@ -57,9 +57,7 @@ export class CallbacksService {
   }
 
   async handle(callback: RunCallback): Promise<CallbackReply> {
-    const reply = callback.outcome ? await this.outcome(callback) : await this.interim(callback);
-    if (reply.status === 200 && callback.outcome) this.events.ended(callback.runId, callback.attempt);
-    return reply;
+    return callback.outcome ? this.outcome(callback) : this.interim(callback);
   }
 
   private async interim(cb: RunCallback): Promise<CallbackReply> {
@@ -101,6 +99,8 @@ export class CallbacksService {
       return result;
     });
     if (!ended) return this.stale(cb, null, 'STALE');
+    this.events.ended(cb.runId, cb.attempt);
+    if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
   }
 

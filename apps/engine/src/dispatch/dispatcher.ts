@@ -25,6 +25,7 @@ import { RunOutcomes, type AttemptRef } from '../follow-ups/run-outcomes';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
 import { CallbackUrls } from './callback-urls';
+import { CreditGate } from './credit-gate';
 import { DispatchMarks } from './dispatch-marks';
 import { dispatchBackoffMs } from './dispatch-backoff';
 
@@ -72,6 +73,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private idleWaiters: Array<() => void> = [];
   /** ACCEPTED marks being written after their slot was freed (awaited at shutdown). */
   private readonly ackWrites = new Set<Promise<void>>();
+  /** Runs no executor has room for wait there (credit-based flow control). */
+  private readonly gate: CreditGate;
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -89,6 +92,21 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly marks: DispatchMarks,
   ) {
     this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
+    this.gate = new CreditGate(
+      () => this.clock.now(),
+      (run) => this.keepForLater(run, this.clock.now()),
+    );
+    events.onExecutorCredit((executorId, credit, creditSeq) => this.gate.reported(executorId, credit, creditSeq));
+  }
+
+  /** Runs held back for want of room on any executor of their app. */
+  get heldBack(): number {
+    return this.gate.held;
+  }
+
+  /** Hands over the runs held back (shutdown: the node releases them with the rest). */
+  takeHeldBack(): ClaimedRun[] {
+    return this.gate.takeAll();
   }
 
   get freeSlots(): number {
@@ -194,58 +212,86 @@ export class Dispatcher implements BeforeApplicationShutdown {
       candidates = this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId, tenant.executorNetworks);
     }
     if (candidates.length === 0) {
+      this.gate.releaseApp(run);
       this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
       const refused = this.registry.onlyRefusedUrls(run.tenantId, run.executorApp, tenant.executorNetworks);
       await this.defer(run, ['CLAIMED'], `no executor of app "${run.executorApp}" is UP${refused ? " at a URL the tenant's executor networks allow" : ''}`);
       return;
     }
 
-    const start = await this.start(run, candidates[0]);
-    if (start.kind !== 'DISPATCHED') return;
-    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
-    const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
-    this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
-
-    const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
-    for (const [i, executor] of candidates.entries()) {
-      if (i > 0) {
-        const reroutedAt = this.clock.now();
-        const stillOurs = await inTransaction(this.dataSource, (em) =>
-          rerouteDispatchedRun(em, {
-            runId: run.runId,
-            attempt: run.attempt,
-            nodeId: this.config.nodeId,
-            executorId: executor.executorId,
-            now: reroutedAt,
-            deadlineAt: reroutedAt + run.timeoutMs,
-          }),
-        );
-        if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
-      }
-      const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
-      // When the request leaves, not when the run was marked DISPATCHED: in a burst the two are
-      // apart by the wait for a socket and the signing of the runs ahead (issue 11: T+4 ms shown
-      // for requests that left hundreds of ms later). The ack writes it as the run's dispatched_at.
-      let leftAt = this.clock.now();
-      let answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
-      // No answer, yet it may have started the run: ask the same executor once more (it
-      // de-duplicates by run and attempt); never hand an ambiguous run to another executor.
-      if (answer.kind === 'UNKNOWN') {
-        leftAt = this.clock.now();
-        answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
-      }
-      if (answer.kind === 'ACCEPTED') {
-        this.registry.noteAccepted(executor.executorId);
-        this.recordAck(run, leftAt, this.clock.now());
-        this.metrics.runsFired.inc();
-        if (ended) await ended;
-        return;
-      }
-      refusals.push({ executor, answer });
-      this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
-      if (answer.kind === 'UNKNOWN') break; // deferred, still pointing at this executor (see above)
+    candidates = this.gate.admit(run, candidates);
+    if (candidates.length === 0) {
+      // Held back until an executor has room (CreditGate); the slot is free again, and the run's
+      // tokens go back to its buckets: it takes them anew when it comes round.
+      this.buckets.refundAll(this.clock.now(), keysOf(run));
+      return;
     }
-    await this.noneTookIt(run, refusals);
+    let reserved: number | null = candidates[0].executorId;
+    try {
+      const start = await this.start(run, candidates[0]);
+      if (start.kind !== 'DISPATCHED') return;
+      for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
+      const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
+      this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
+
+      const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
+      for (const [i, executor] of candidates.entries()) {
+        if (i > 0) {
+          const reroutedAt = this.clock.now();
+          const stillOurs = await inTransaction(this.dataSource, (em) =>
+            rerouteDispatchedRun(em, {
+              runId: run.runId,
+              attempt: run.attempt,
+              nodeId: this.config.nodeId,
+              executorId: executor.executorId,
+              now: reroutedAt,
+              deadlineAt: reroutedAt + run.timeoutMs,
+            }),
+          );
+          if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
+        }
+        const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
+        const { answer, leftAt } = await this.send(executor, tenant, run, reserved === executor.executorId);
+        reserved = null;
+        if (answer.kind === 'ACCEPTED') {
+          this.registry.noteAccepted(executor.executorId);
+          this.recordAck(run, leftAt, this.clock.now());
+          this.metrics.runsFired.inc();
+          if (ended) await ended;
+          return;
+        }
+        refusals.push({ executor, answer });
+        this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
+        if (answer.kind === 'UNKNOWN') break; // deferred, still pointing at this executor (see send)
+      }
+      await this.noneTookIt(run, refusals);
+    } finally {
+      // Admitted but never sent (skipped, lost, an error): the room reserved is given back.
+      if (reserved !== null) this.gate.answered(reserved, { kind: 'OTHER' });
+    }
+  }
+
+  /**
+   * One dispatch POST to `executor`, its credit accounted for (`reserved`: admit took it already).
+   * `leftAt` is when the request left, not when the run was marked DISPATCHED: in a burst the two
+   * are apart by the wait for a socket and the signing of the runs ahead (issue 11: T+4 ms shown
+   * for requests that left hundreds of ms later); the ack writes it as the run's dispatched_at.
+   * No answer, yet the executor may have started the run: the same executor is asked once more
+   * (it de-duplicates by run and attempt); an ambiguous run never goes to another executor.
+   */
+  private async send(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+    if (!reserved) this.gate.sent(executor.executorId);
+    let leftAt = this.clock.now();
+    let answer: DispatchAnswer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
+    if (answer.kind === 'UNKNOWN') {
+      leftAt = this.clock.now();
+      answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
+    }
+    this.gate.answered(
+      executor.executorId,
+      answer.kind === 'ACCEPTED' ? { kind: 'ACCEPTED', credit: answer.credit, creditSeq: answer.creditSeq } : answer.kind === 'BUSY' ? { kind: 'BUSY' } : { kind: 'OTHER' },
+    );
+    return { answer, leftAt };
   }
 
   /**

@@ -24,6 +24,10 @@ class StubDispatcher {
     this.keepForLater = listener;
   }
   prepare(): void {}
+  heldBack = 0;
+  takeHeldBack(): ClaimedRun[] {
+    return [];
+  }
   takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
     return this.tokenWait(run, ahead);
   }

@@ -50,9 +50,9 @@ export class DueQueue implements OnModuleDestroy {
     });
   }
 
-  /** Runs held, not yet dispatched. */
+  /** Runs held, not yet dispatched (due, or held back for want of room on an executor). */
   get held(): number {
-    return this.queue.size;
+    return this.queue.size + this.dispatcher.heldBack;
   }
 
   /** Takes ownership of claimed runs: each fires at its dueAt (a run already held is replaced). */
@@ -68,6 +68,7 @@ export class DueQueue implements OnModuleDestroy {
     this.stop();
     const runs: ClaimedRun[] = [];
     for (let run = this.queue.dequeue(); run !== undefined; run = this.queue.dequeue()) runs.push(run);
+    runs.push(...this.dispatcher.takeHeldBack());
     this.handles.clear();
     this.metrics.runsHeld.set(0);
     return runs;

@@ -4,15 +4,15 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { EXECUTOR_ADDRESS_REFUSED, refusingLookup } from './refusing-lookup';
 import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
-import { PATHS, sign, type AbortRequest, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
+import { PATHS, sign, type AbortRequest, type DispatchAck, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
 import { ExecutorRegistry } from './executor-registry';
 
 /** What one executor answered to a dispatch. */
 export type DispatchAnswer =
-  /** 2xx (202 by the protocol): the work is on its pool. */
-  | { kind: 'ACCEPTED'; status: number }
+  /** 2xx (202 by the protocol): the work is on its pool; `credit`: the room it reported left (absent: an older executor). */
+  | { kind: 'ACCEPTED'; status: number; credit?: number; creditSeq?: number }
   /** 429: its pool and queue are full; another executor may take it. */
   | { kind: 'BUSY'; status: number }
   /** 4xx other than 429 (unknown handler, bad request, bad signature…): this executor refuses this run. */
@@ -85,7 +85,12 @@ export class ExecutorClient implements OnApplicationShutdown {
       return answer.notSent ? { kind: 'UNAVAILABLE', status: null, message: answer.error } : { kind: 'UNKNOWN', message: answer.error };
     }
     const { status, body } = answer;
-    if (status >= 200 && status < 300) return { kind: 'ACCEPTED', status };
+    if (status >= 200 && status < 300) {
+      const ack = parse(body) as Partial<DispatchAck> | null;
+      const credit = ack?.credit;
+      if (!Number.isInteger(credit) || (credit as number) < 0) return { kind: 'ACCEPTED', status };
+      return Number.isInteger(ack?.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack!.creditSeq } : { kind: 'ACCEPTED', status, credit };
+    }
     if (status === 429) return { kind: 'BUSY', status };
     if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message: messageOf(body) || `HTTP ${status}` };
     const refusal = parse(body) as Partial<DispatchRefusal> | null;

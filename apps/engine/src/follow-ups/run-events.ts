@@ -2,12 +2,25 @@ import { Injectable } from '@nestjs/common';
 
 /**
  * In-process notice that an attempt has ended (its outcome callback was committed on this
- * node). Used by the bench-only synchronous dispatch, which holds the slot until then.
+ * node), for the bench-only synchronous dispatch, which holds the slot until then; and the room
+ * its executor reported, for credit-based flow control.
  */
 @Injectable()
 export class RunEvents {
   private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly creditListeners: Array<(executorId: number, credit: number, creditSeq: number) => void> = [];
 
+  /** Called with the room an executor reported in the outcome callback of an attempt that ended on this node. */
+  onExecutorCredit(listener: (executorId: number, credit: number, creditSeq: number) => void): void {
+    this.creditListeners.push(listener);
+  }
+
+  /** The executor that ran an ended attempt reported its room (credit-based flow control). */
+  executorCredit(executorId: number, credit: number, creditSeq: number): void {
+    for (const listener of this.creditListeners) listener(executorId, credit, creditSeq);
+  }
+
+  /** The attempt's outcome was committed here. */
   ended(runId: number, attempt: number): void {
     const key = `${runId}:${attempt}`;
     const set = this.waiters.get(key);

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import type { ClaimedRun } from '../claimed-run';
+import type { RoutedExecutor } from '../executors/executor-registry';
+import { PROBE_MIN_MS } from '../executors/executor-credits';
+import { CreditGate } from './credit-gate';
+
+const run = (runId: number, executorApp = 'billing'): ClaimedRun => ({ runId, tenantId: 'acme', executorApp }) as ClaimedRun;
+const executor = (executorId: number, capacity = 1, inFlight = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function gate() {
+  const resumed: number[] = [];
+  const g = new CreditGate(
+    () => Date.now(),
+    (r) => resumed.push(r.runId),
+  );
+  return { g, resumed };
+}
+
+describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s)', () => {
+  it("admits while there is room, reserving the first candidate's at once, and holds the rest back", () => {
+    const { g } = gate();
+    const e = executor(1, 2);
+    expect(g.admit(run(1), [e]).map((c) => c.executorId)).toEqual([1]);
+    expect(g.admit(run(2), [e]).map((c) => c.executorId)).toEqual([1]);
+    expect(g.admit(run(3), [e])).toEqual([]); // two places, both reserved: held back
+    expect(g.held).toBe(1);
+  });
+
+  it('a 202 reporting room wakes as many held-back runs, oldest first', () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    for (const id of [2, 3, 4]) g.admit(run(id), [e]);
+    expect(resumed).toEqual([]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 2 });
+    expect(resumed).toEqual([2, 3]);
+    expect(g.held).toBe(1);
+  });
+
+  it('room reported by an outcome callback wakes as many', () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 0, creditSeq: 1 });
+    for (const id of [2, 3, 4]) g.admit(run(id), [e]);
+    g.reported(1, 2, 2);
+    expect(resumed).toEqual([2, 3]);
+  });
+
+  it('with no answer coming, one probe goes after its turn; the others wait for its answer', async () => {
+    const e = executor(1, 1);
+    const sent: number[] = [];
+    // As the dispatcher does: a woken run comes back to admit, and is sent if admitted.
+    const g: CreditGate = new CreditGate(
+      () => Date.now(),
+      (r) => {
+        if (g.admit(r, [e]).length > 0) sent.push(r.runId);
+      },
+    );
+    g.admit(run(1), [e]);
+    g.answered(1, { kind: 'BUSY' }); // refused: spent, probe after PROBE_MIN_MS
+    for (const id of [2, 3, 4]) g.admit(run(id), [e]);
+    await sleep(PROBE_MIN_MS + 60);
+    expect(sent).toEqual([2]); // the probe; 3 and 4 held back until it is answered
+    expect(g.held).toBe(2);
+    g.answered(1, { kind: 'ACCEPTED', credit: 5 });
+    expect(sent).toEqual([2, 3, 4]);
+  });
+
+  it('runs of another app are not woken by this executor', () => {
+    const { g, resumed } = gate();
+    g.admit(run(1, 'billing'), [executor(1, 1)]);
+    g.admit(run(2, 'billing'), [executor(1, 1)]);
+    g.admit(run(3, 'mail'), [executor(2, 0)]); // a first contact: admitted as a probe
+    g.admit(run(4, 'mail'), [executor(2, 0)]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 5 });
+    expect(resumed).toEqual([2]);
+  });
+
+  it('a reservation given back (the run was never sent) is room again', () => {
+    const { g } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    g.answered(1, { kind: 'OTHER' });
+    expect(g.admit(run(2), [e])).toHaveLength(1);
+  });
+
+  it('hands everything held back over at shutdown, and when the app has no executor left', () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    g.admit(run(2), [e]);
+    g.admit(run(3, 'mail'), [executor(2, 1)]);
+    g.admit(run(4, 'mail'), [executor(2, 1)]);
+    g.releaseApp(run(0));
+    expect(resumed).toEqual([2]);
+    expect(g.takeAll().map((r) => r.runId)).toEqual([4]);
+    expect(g.held).toBe(0);
+  });
+});

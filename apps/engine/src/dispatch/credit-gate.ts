@@ -1,0 +1,150 @@
+import type { ClaimedRun } from '../claimed-run';
+import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
+import type { RoutedExecutor } from '../executors/executor-registry';
+
+/**
+ * Holds back the runs no executor has room for (ExecutorCredits), instead of sending them to be
+ * refused with 429 — each refusal a failed dispatch and a RETRY_WAIT write (issue 11: 750 of
+ * them in one 4,000-run burst on the SDK's defaults). A run held back waits here, per (tenant,
+ * executor app), oldest first, still CLAIMED and leased by this node, and goes back to the due
+ * queue (`resume`) when room appears: a 202 or a run's outcome callback reporting credit, or a
+ * probe's turn.
+ */
+export class CreditGate {
+  private readonly credits = new ExecutorCredits();
+  private readonly waiting = new Map<string, ClaimedRun[]>();
+  private readonly appOf = new Map<number, string>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Runs sent back to the queue by a wake and not admitted or held back since. */
+  private readonly woken = new Set<number>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly resume: (run: ClaimedRun) => void,
+  ) {}
+
+  /** Runs held back, all apps. */
+  get held(): number {
+    let n = 0;
+    for (const runs of this.waiting.values()) n += runs.length;
+    return n;
+  }
+
+  /**
+   * The candidates with room for `run`, in their order, the first one's room reserved at once
+   * (the caller writes DISPATCHED before it sends: other runs admitted meanwhile must see the
+   * room taken) — the caller answers for it, `answered(first, …)`, sent or not. None: the run is
+   * held back here, and the caller lets it go.
+   */
+  admit(run: ClaimedRun, candidates: readonly RoutedExecutor[]): RoutedExecutor[] {
+    const app = appKey(run);
+    const now = this.now();
+    for (const c of candidates) this.appOf.set(c.executorId, app);
+    const open = candidates.filter((c) => this.credits.maySend(c.executorId, heartbeatRoom(c), now));
+    if (open.length === 0) {
+      this.holdBack(app, run);
+      return [];
+    }
+    this.woken.delete(run.runId);
+    this.credits.sent(open[0].executorId);
+    return open;
+  }
+
+  /** A dispatch request is leaving for `executorId` (not the first candidate: admit reserved that one). */
+  sent(executorId: number): void {
+    this.credits.sent(executorId);
+  }
+
+  /** Its answer came; room reported wakes as many held-back runs, and a refusal sets the next probe's turn. */
+  answered(executorId: number, answer: CreditAnswer): void {
+    this.credits.answered(executorId, answer, this.now());
+    const app = this.appOf.get(executorId);
+    if (app === undefined) return;
+    if (answer.kind === 'ACCEPTED') this.wakeApp(app, answer.credit === undefined ? Infinity : this.credits.balance(executorId, 0));
+    this.arm(app);
+  }
+
+  /** A run that executor held has ended (its callback reached this node), saying how much room it has now. */
+  reported(executorId: number, credit: number, creditSeq: number): void {
+    this.credits.reported(executorId, credit, creditSeq, this.now());
+    const app = this.appOf.get(executorId);
+    if (app !== undefined) this.wakeApp(app, this.credits.balance(executorId, 0));
+  }
+
+  /** The app has no executor at all now: its held-back runs go back to the queue, to be deferred there as usual. */
+  releaseApp(run: ClaimedRun): void {
+    this.wakeApp(appKey(run), Infinity);
+  }
+
+  /** Everything held back, handed over (shutdown). */
+  takeAll(): ClaimedRun[] {
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    const runs = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.woken.clear();
+    return runs;
+  }
+
+  private holdBack(app: string, run: ClaimedRun): void {
+    const list = this.waiting.get(app) ?? [];
+    // A run woken and held back again keeps its place at the head: oldest first.
+    if (this.woken.delete(run.runId)) list.unshift(run);
+    else list.push(run);
+    this.waiting.set(app, list);
+    this.arm(app);
+  }
+
+  /**
+   * Answers in flight wake a list; with none coming, a probe's turn does (one run), and at the
+   * latest PROBE_MAX_MS after — the executors may have gone, and a woken run learns so. Never
+   * sooner than `earliest`: a run just woken has not reserved its place yet.
+   */
+  private arm(app: string, earliest = 0): void {
+    if (!this.waiting.has(app)) return;
+    const now = this.now();
+    const executors = [...this.appOf].filter(([, a]) => a === app).map(([id]) => id);
+    const at = Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS));
+    const armed = this.timers.get(app);
+    if (armed && armed.at <= at) return;
+    if (armed) clearTimeout(armed.timer);
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(app);
+        this.wakeApp(app, 1);
+        this.arm(app, this.now() + PROBE_MIN_MS);
+      },
+      // + 1: a timer may fire a millisecond early by Date.now(), before the probe's turn.
+      Math.max(1, at - now + 1),
+    );
+    timer.unref();
+    this.timers.set(app, { timer, at });
+  }
+
+  private wakeApp(app: string, n: number): void {
+    const list = this.waiting.get(app);
+    if (!list || n <= 0) return;
+    const woken = list.splice(0, Math.min(list.length, n));
+    if (list.length === 0) {
+      this.waiting.delete(app);
+      const armed = this.timers.get(app);
+      if (armed) clearTimeout(armed.timer);
+      this.timers.delete(app);
+    }
+    // An ordering hint only: woken runs that never come back (deferred elsewhere) are forgotten in bulk.
+    if (this.woken.size > 10_000) this.woken.clear();
+    for (const run of woken) {
+      this.woken.add(run.runId);
+      this.resume(run);
+    }
+  }
+}
+
+/** The room an executor's last heartbeat showed (workers free), what stands in before its first answer. */
+function heartbeatRoom(c: RoutedExecutor): number {
+  return c.capacity - c.inFlight;
+}
+
+function appKey(run: ClaimedRun): string {
+  return `${run.tenantId}\u0000${run.executorApp}`;
+}

@@ -1,0 +1,124 @@
+/**
+ * After a 429 or a 0 credit, the first probe of an executor waits this long; each further 429
+ * doubles it up to PROBE_MAX_MS, until an answer shows room again.
+ */
+export const PROBE_MIN_MS = 50;
+export const PROBE_MAX_MS = 1_000;
+
+interface Account {
+  /** Room the executor last reported (its last 202's `credit`, 0 after a 429); null: nothing reported yet. */
+  reported: number | null;
+  /** This engine's requests to it not answered yet (sent after the report, so not counted in it). */
+  pending: number;
+  /** creditSeq of `reported`: an older figure (a callback sent late, an ack overtaken) is ignored. */
+  seq: number;
+  /** When a probe may go while the credit is spent (a run sent to learn the room anew). */
+  probeAt: number;
+  probeBackoffMs: number;
+  /** False once the executor answered a 202 without `credit` (an older executor): never limited. */
+  limited: boolean;
+}
+
+/** What an executor answered to one dispatch, as far as its credit goes. */
+export type CreditAnswer = { kind: 'ACCEPTED'; credit?: number; creditSeq?: number } | { kind: 'BUSY' } | { kind: 'OTHER' };
+
+/**
+ * Credit-based flow control, one engine's side: how many more runs each executor will take.
+ *
+ * The executor's own figure is the truth: every 202 carries `credit` (free workers plus free
+ * queue places after that run), and so does every outcome callback (the room once that run's
+ * place is free), each numbered (`creditSeq`) so that the newest wins whatever order they
+ * arrive in. This engine subtracts what it has sent and not heard back about (`pending`) and
+ * sends while the balance is positive. The other engines of the cluster send to the same executor
+ * without telling this one: the credit is shared, not split — each answer re-reads the room left
+ * after everyone's sends, so an overdraft lasts one round trip and costs at most a few 429s.
+ * (A split — credit ÷ engines — would leave room unused whenever one engine is idle, and a run
+ * that ends reports itself to one engine only.)
+ *
+ * Before the first answer the heartbeat's figure stands in (capacity − in flight: its workers,
+ * not its queue, a conservative start that the first 202 corrects). When the balance is spent, a
+ * probe — one ordinary dispatch — may go every PROBE_MIN_MS..PROBE_MAX_MS (backing off on 429s),
+ * so room freed by runs that called back to another engine is found without a heartbeat.
+ */
+export class ExecutorCredits {
+  private readonly accounts = new Map<number, Account>();
+
+  /** Runs this engine may send to the executor now (Infinity: not limited), `heartbeatRoom` standing in before its first answer. */
+  balance(executorId: number, heartbeatRoom: number): number {
+    const a = this.accounts.get(executorId);
+    if (a && !a.limited) return Infinity;
+    const base = a?.reported ?? Math.max(0, heartbeatRoom);
+    return base - (a?.pending ?? 0);
+  }
+
+  /** Whether a run may go to the executor at `now`: a positive balance, or a probe due (a first contact is one). */
+  maySend(executorId: number, heartbeatRoom: number, now: number): boolean {
+    if (this.balance(executorId, heartbeatRoom) > 0) return true;
+    const a = this.accounts.get(executorId);
+    return a === undefined || (a.pending === 0 && now >= a.probeAt);
+  }
+
+  /** The earliest instant a probe could go to any of `executorIds` (Infinity when every one has an answer coming). */
+  nextProbeAt(executorIds: Iterable<number>): number {
+    let at = Infinity;
+    for (const id of executorIds) {
+      const a = this.accounts.get(id);
+      if (!a) return 0;
+      if (a.pending === 0) at = Math.min(at, a.probeAt);
+    }
+    return at;
+  }
+
+  /** A request is leaving for the executor. */
+  sent(executorId: number): void {
+    this.account(executorId).pending++;
+  }
+
+  /** Its answer came (or none will: OTHER). */
+  answered(executorId: number, answer: CreditAnswer, now: number): void {
+    const a = this.account(executorId);
+    a.pending = Math.max(0, a.pending - 1);
+    if (answer.kind === 'ACCEPTED') {
+      if (answer.credit === undefined) a.limited = false;
+      else if (this.report(a, answer.credit, answer.creditSeq ?? a.seq + 1, now) && answer.credit > 0) this.resetProbes(a, now);
+    } else if (answer.kind === 'BUSY') {
+      // The newest truth there is: full now, whatever older figures said.
+      a.reported = 0;
+      a.probeAt = now + a.probeBackoffMs;
+      a.probeBackoffMs = Math.min(PROBE_MAX_MS, a.probeBackoffMs * 2);
+    }
+  }
+
+  /**
+   * The room an outcome callback reported (its run's place counted free). It postpones the next
+   * probe — room is being reported without one — but does not reset their back-off: under a
+   * steady load each freed place is taken at once, and only a 202 with room left says the
+   * executor is no longer full.
+   */
+  reported(executorId: number, credit: number, creditSeq: number, now: number): void {
+    this.report(this.account(executorId), credit, creditSeq, now);
+  }
+
+  /** Keeps the figure if it is the newest; true when kept. */
+  private report(a: Account, credit: number, seq: number, now: number): boolean {
+    if (seq <= a.seq) return false;
+    a.seq = seq;
+    a.reported = credit;
+    a.probeAt = now + a.probeBackoffMs;
+    return true;
+  }
+
+  private resetProbes(a: Account, now: number): void {
+    a.probeBackoffMs = PROBE_MIN_MS;
+    a.probeAt = now + PROBE_MIN_MS;
+  }
+
+  private account(executorId: number): Account {
+    let a = this.accounts.get(executorId);
+    if (!a) {
+      a = { reported: null, pending: 0, seq: 0, probeAt: 0, probeBackoffMs: PROBE_MIN_MS, limited: true };
+      this.accounts.set(executorId, a);
+    }
+    return a;
+  }
+}
