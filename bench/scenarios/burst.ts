@@ -1,3 +1,4 @@
+import { EXECUTOR_DEFAULTS } from '@baton/executor-sdk';
 import { RunEntity, TenantEntity } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { burstFigures } from '../../test/cluster/support/burst';
@@ -84,6 +85,7 @@ export async function runBurstCase(
   log: (s: string) => void,
   engineEnv: Record<string, string> = {},
   executorEnv: Record<string, string> = BURST_EXECUTOR_ENV,
+  handlerMs = 0,
 ): Promise<BurstCase> {
   const c = await Cluster.open(`bb${n}x${engines}`);
   let failed = true;
@@ -95,13 +97,13 @@ export async function runBurstCase(
     const taskIds = await insertTasks(
       c.ds,
       c.tenant,
-      Array.from({ length: taskCount }, (_, i) => ({ name: `bench-${i}`, trigger: { kind: 'MANUAL' as const }, handler: 'noop' })),
+      Array.from({ length: taskCount }, (_, i) => ({ name: `bench-${i}`, trigger: { kind: 'MANUAL' as const }, handler: handlerMs > 0 ? 'sleep' : 'noop' })),
     );
     const seedStart = Date.now();
     const due = Math.ceil((seedStart + 4_000 + n * 0.4) / 1000) * 1000;
     await insertRuns(
       c.ds,
-      Array.from({ length: n }, (_, i) => pendingRun(c.tenant, taskIds[i % taskCount], due, `b:${due}:${i}`, seedStart)),
+      Array.from({ length: n }, (_, i) => ({ ...pendingRun(c.tenant, taskIds[i % taskCount], due, `b:${due}:${i}`, seedStart), ...(handlerMs > 0 ? { params: { ms: handlerMs } } : {}) })),
     );
     const seedMs = Date.now() - seedStart;
     if (Date.now() > due - 2_000) log(`  warning: seeding took ${seedMs} ms; T is less than the 2 s look-ahead away`);
@@ -188,6 +190,8 @@ export interface BurstOptions {
   tag?: string;
   /** The executors' environment (default BURST_EXECUTOR_ENV, limits opened; `--executor-defaults`: the SDK's defaults). */
   executorEnv?: Record<string, string>;
+  /** How long each handler works (default 0: `noop`; otherwise `sleep` for this many ms), so the executors' pools, not only their HTTP, are a limit. */
+  handlerMs?: number;
 }
 
 export async function burstScenario(options: BurstOptions, infra: Infra, log: (s: string) => void): Promise<{ summary: string[][]; headers: string[] }> {
@@ -203,7 +207,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   for (const [n, e] of plan) {
     {
       log(`burst: N=${n}, ${e} engine(s), 2 executors…`);
-      const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv);
+      const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv, options.handlerMs);
       cases.push(r);
       log(
         `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
@@ -268,7 +272,8 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
  * bench/support/cpu-profile.cjs; profiles in bench/results/profiles, see bench/profile-summary.ts),
  * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings),
  * `--executor-defaults` (the executors run with the SDK's defaults — concurrency 4, queue 100 —
- * instead of opened limits: what a user who changed nothing sees).
+ * instead of opened limits: what a user who changed nothing sees), `--handler-ms=20` (each handler
+ * sleeps that long instead of returning at once: the executors' pools become the limit).
  */
 export const burst: Scenario = {
   name: 'burst',
@@ -282,8 +287,12 @@ export const burst: Scenario = {
       const [k, ...v] = kv.split('=');
       engineEnv[k] = v.join('=');
     }
-    const executorEnv = args.includes('--executor-defaults') ? {} : undefined;
-    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv }, infra, log);
+    // Spelt out: the cluster harness's own executor settings (EXECUTOR_TEST_ENV) would stand in for absent ones.
+    const executorEnv = args.includes('--executor-defaults')
+      ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
+      : undefined;
+    const handlerMs = Number(option(args, 'handler-ms') ?? 0);
+    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs }, infra, log);
     return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
   },
 };

@@ -11,7 +11,7 @@ import type { RoutedExecutor } from '../executors/executor-registry';
  * probe's turn.
  */
 export class CreditGate {
-  private readonly credits = new ExecutorCredits();
+  private readonly credits: ExecutorCredits;
   private readonly waiting = new Map<string, ClaimedRun[]>();
   private readonly appOf = new Map<number, string>();
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
@@ -21,7 +21,11 @@ export class CreditGate {
   constructor(
     private readonly now: () => number,
     private readonly resume: (run: ClaimedRun) => void,
-  ) {}
+    /** Engines sending to the same executors, this one included: each takes its share of their room. */
+    sharers: () => number = () => 1,
+  ) {
+    this.credits = new ExecutorCredits(sharers);
+  }
 
   /** Runs held back, all apps. */
   get held(): number {

@@ -26,6 +26,7 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
 import { CallbackUrls } from './callback-urls';
 import { CreditGate } from './credit-gate';
+import { GroupPeers } from '../node/group-peers';
 import { DispatchMarks } from './dispatch-marks';
 import { dispatchBackoffMs } from './dispatch-backoff';
 
@@ -90,11 +91,13 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly callbackUrls: CallbackUrls,
     private readonly events: RunEvents,
     private readonly marks: DispatchMarks,
+    peers: GroupPeers,
   ) {
     this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
     this.gate = new CreditGate(
       () => this.clock.now(),
       (run) => this.keepForLater(run, this.clock.now()),
+      () => peers.sharing(),
     );
     events.onExecutorCredit((executorId, credit, creditSeq) => this.gate.reported(executorId, credit, creditSeq));
   }

@@ -23,6 +23,22 @@ describe('executor credits (issue 11 item 1: flow control)', () => {
     expect(c.balance(1, 4)).toBe(98);
   });
 
+  it('with other engines sending to the same executors, each takes its share of the room, rounded up', () => {
+    let engines = 2;
+    const c = new ExecutorCredits(() => engines);
+    expect(c.balance(1, 4)).toBe(2);
+    c.sent(1);
+    c.answered(1, { kind: 'ACCEPTED', credit: 101 }, T);
+    expect(c.balance(1, 4)).toBe(51);
+    engines = 3;
+    expect(c.balance(1, 4)).toBe(34);
+    c.reported(1, 1, 10, T);
+    expect(c.balance(1, 4)).toBe(1); // a last free place is not left unused
+    engines = 0; // no peer seen yet: this engine alone
+    c.reported(1, 7, 11, T);
+    expect(c.balance(1, 4)).toBe(7);
+  });
+
   it('spent: no more sends until an answer or a freed place; then one probe after PROBE_MIN_MS', () => {
     const c = new ExecutorCredits();
     c.sent(1);
