@@ -59,7 +59,7 @@ export interface BurstCase {
   perEngine: Record<string, { fired: number; claimed: number; callbacks: number }>;
 }
 
-function stats(values: number[]): StageStats {
+export function stats(values: number[]): StageStats {
   return { n: values.length, p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99), max: values.length ? Math.max(...values) : NaN };
 }
 

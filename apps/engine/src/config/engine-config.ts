@@ -22,6 +22,11 @@ export interface EngineConfig {
   publicUrl: string | null;
   /** Dispatches in flight at once: a slot is held from send to ack (`BATON_ENGINE_SLOTS`). Default 64. */
   slots: number;
+  /**
+   * Slots beyond `slots` kept for runs still on time, the newest first (`BATON_ENGINE_ON_TIME_SLOTS`):
+   * a run due alone while a backlog is worked off goes out at once (ready-line.ts). Default 4; 0: none.
+   */
+  onTimeSlots: number;
   /** Runs due within this are claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 2000 ms. */
   lookAheadMs: number;
   /** Most runs claimed in one query (`BATON_CLAIM_BATCH`). Default 500. */
@@ -93,6 +98,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     port: own('port', () => v.integer('BATON_ENGINE_PORT')),
     publicUrl: own('publicUrl', () => v.optionalString('BATON_ENGINE_URL') ?? null),
     slots: v.integer('BATON_ENGINE_SLOTS'),
+    onTimeSlots: v.integer('BATON_ENGINE_ON_TIME_SLOTS'),
     lookAheadMs: v.integer('BATON_LOOK_AHEAD_MS'),
     claimBatch: v.integer('BATON_CLAIM_BATCH'),
     maxHeld: v.integer('BATON_MAX_HELD'),

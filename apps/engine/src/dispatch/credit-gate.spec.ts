@@ -5,7 +5,7 @@ import { PROBE_MIN_MS } from '../executors/executor-credits';
 import { CreditGate } from './credit-gate';
 
 const run = (runId: number, executorApp = 'billing'): ClaimedRun => ({ runId, tenantId: 'acme', executorApp }) as ClaimedRun;
-const executor = (executorId: number, capacity = 1, inFlight = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight });
+const executor = (executorId: number, capacity = 1, inFlight = 0, queueLimit = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight, queueLimit });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function gate() {
@@ -25,6 +25,13 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     expect(g.admit(run(2), [e]).map((c) => c.executorId)).toEqual([1]);
     expect(g.admit(run(3), [e])).toEqual([]); // two places, both reserved: held back
     expect(g.held).toBe(1);
+  });
+
+  it('before any answer, the heartbeat counts free queue places as room too', () => {
+    const { g } = gate();
+    const e = executor(1, 2, 3, 4); // 2 workers + 4 queue places, 3 in flight: 3 free
+    for (const id of [1, 2, 3]) expect(g.admit(run(id), [e])).toHaveLength(1);
+    expect(g.admit(run(4), [e])).toEqual([]);
   });
 
   it('a 202 reporting room wakes as many held-back runs, oldest first', () => {

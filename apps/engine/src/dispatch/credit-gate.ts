@@ -144,9 +144,9 @@ export class CreditGate {
   }
 }
 
-/** The room an executor's last heartbeat showed (workers free), what stands in before its first answer. */
+/** The room an executor's last heartbeat showed (workers and queue places free), what stands in before its first answer. */
 function heartbeatRoom(c: RoutedExecutor): number {
-  return c.capacity - c.inFlight;
+  return c.capacity + c.queueLimit - c.inFlight;
 }
 
 function appKey(run: ClaimedRun): string {

@@ -15,6 +15,8 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 @Injectable()
 export class DispatchMarks {
   private readonly dispatched: Coalescer<{ run: ClaimedRun; executorId: number }, number | null>;
+  /** On-time runs' marks: their own batches, which never wait behind a burst's 64-row UPDATE. */
+  private readonly dispatchedOnTime: Coalescer<{ run: ClaimedRun; executorId: number }, number | null>;
   private readonly accepted: Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>;
 
   constructor(
@@ -23,6 +25,7 @@ export class DispatchMarks {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.dispatched = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
+    this.dispatchedOnTime = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
     this.accepted = new Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>(async (acks) => {
       const now = this.clock.now();
       const runs = acks.map(({ run, sentAt, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, sentAt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
@@ -32,8 +35,8 @@ export class DispatchMarks {
   }
 
   /** CLAIMED → DISPATCHED to `executorId`: the dispatched_at written, or null if the run is no longer this node's to send. */
-  markDispatched(run: ClaimedRun, executorId: number): Promise<number | null> {
-    return this.dispatched.push({ run, executorId });
+  markDispatched(run: ClaimedRun, executorId: number, onTime = false): Promise<number | null> {
+    return (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId });
   }
 
   /** DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the timeout counts from the ack. */

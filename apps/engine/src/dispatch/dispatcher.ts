@@ -112,8 +112,14 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.gate.takeAll();
   }
 
+  /** Slots free for any due run. */
   get freeSlots(): number {
     return Math.max(0, this.config.slots - this.inFlight);
+  }
+
+  /** Slots free for a run still on time: the general ones and those kept for on-time work. */
+  get freeOnTimeSlots(): number {
+    return Math.max(0, this.config.slots + this.config.onTimeSlots - this.inFlight);
   }
 
   get slotsInUse(): number {
@@ -152,12 +158,15 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return Number.isFinite(wait) ? Math.max(1, wait) : 60_000;
   }
 
-  /** Dispatches one run in a slot of its own (the caller checked `freeSlots`). Never throws. */
-  launch(run: ClaimedRun): void {
+  /**
+   * Dispatches one run in a slot of its own (the caller checked `freeSlots`, or `freeOnTimeSlots`
+   * for a run `onTime`, whose DISPATCHED mark then goes out alone rather than behind a burst's). Never throws.
+   */
+  launch(run: ClaimedRun, onTime = false): void {
     this.inFlight++;
     this.metrics.slotsInUse.set(this.inFlight);
     const endTimer = this.metrics.slotHold.startTimer();
-    this.dispatch(run)
+    this.dispatch(run, onTime)
       .catch(async (err: Error) => {
         this.logger.error(`dispatch failed: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }, err.stack);
         // A run not sent yet goes back to the pool (RETRY_WAIT); a DISPATCHED one stays as it is:
@@ -203,7 +212,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     await Promise.all([...this.ackWrites]);
   }
 
-  private async dispatch(run: ClaimedRun): Promise<void> {
+  private async dispatch(run: ClaimedRun, onTime: boolean): Promise<void> {
     const tenant = await this.tenants.get(run.tenantId);
     if (!tenant) {
       await this.defer(run, ['CLAIMED'], `tenant ${run.tenantId} not found`);
@@ -231,7 +240,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     }
     let reserved: number | null = candidates[0].executorId;
     try {
-      const start = await this.start(run, candidates[0]);
+      const start = await this.start(run, candidates[0], onTime);
       if (start.kind !== 'DISPATCHED') return;
       for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
       const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
@@ -320,9 +329,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
    * Concurrency policy and CLAIMED → DISPATCHED, in one transaction (see the class comment). An
    * ALLOW run — most runs — has no policy to apply: its mark joins the other slots' (DispatchMarks).
    */
-  private async start(run: ClaimedRun, first: RoutedExecutor): Promise<Start> {
+  private async start(run: ClaimedRun, first: RoutedExecutor, onTime: boolean): Promise<Start> {
     if (run.concurrencyPolicy === 'ALLOW') {
-      const at = await this.marks.markDispatched(run, first.executorId);
+      const at = await this.marks.markDispatched(run, first.executorId, onTime);
       return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
     }
     const now = this.clock.now();

@@ -8,13 +8,17 @@ import { DueQueue } from './due-queue';
 
 /** A Dispatcher stand-in: records launches (and when), with settable slots and token waits. */
 class StubDispatcher {
-  launched: Array<{ run: ClaimedRun; at: number }> = [];
+  launched: Array<{ run: ClaimedRun; at: number; onTime: boolean }> = [];
   slots = 100;
+  onTimeSlots = 0;
   inFlight = 0;
   tokenWait: (run: ClaimedRun, ahead: number) => number = () => 0;
   private listener: () => void = () => undefined;
   get freeSlots(): number {
-    return this.slots - this.inFlight;
+    return Math.max(0, this.slots - this.inFlight);
+  }
+  get freeOnTimeSlots(): number {
+    return Math.max(0, this.slots + this.onTimeSlots - this.inFlight);
   }
   onSlotFreed(listener: () => void): void {
     this.listener = listener;
@@ -31,9 +35,9 @@ class StubDispatcher {
   takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
     return this.tokenWait(run, ahead);
   }
-  launch(run: ClaimedRun): void {
+  launch(run: ClaimedRun, onTime = false): void {
     this.inFlight++;
-    this.launched.push({ run, at: Date.now() });
+    this.launched.push({ run, at: Date.now(), onTime });
   }
   release(): void {
     this.inFlight--;
@@ -143,6 +147,35 @@ describe('DueQueue', () => {
     stub.release();
     stub.release();
     await until(() => stub.launched.length === 4);
+  });
+
+  // Issue 11 item 3: a run due alone while a backlog is worked off used to wait behind all of it.
+  it('a run due while the general slots are busy with a backlog goes out at once in a slot kept for on-time work', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      stub.onTimeSlots = 1;
+      const q = make(stub);
+      const t = Date.now() + 100;
+      q.accept([...Array.from({ length: 50 }, (_, i) => run(i + 1, t)), run(100, t + 30), run(101, t + 60)]);
+      await vi.advanceTimersByTimeAsync(100);
+      // The burst's first two take the general slots; the slot kept for on-time work stays free (a burst is the general slots' work).
+      expect(stub.launched.map((l) => [l.run.runId, l.onTime])).toEqual([[1, false], [2, false]]);
+      await vi.advanceTimersByTimeAsync(30); // t + 30: the lone run is due: it goes at once, ahead of the backlog
+      expect(stub.launched[2]).toMatchObject({ at: t + 30, onTime: true, run: { runId: 100 } });
+      await vi.advanceTimersByTimeAsync(30); // t + 60: every slot busy: the next release serves the on-time run first
+      expect(stub.launched).toHaveLength(3);
+      stub.release();
+      expect(stub.launched[3]).toMatchObject({ at: t + 60, onTime: true, run: { runId: 101 } });
+      stub.release(); // on-time slot free, nothing on time: it stays free
+      expect(stub.launched).toHaveLength(4);
+      stub.release(); // a general slot: the backlog, oldest first
+      expect(stub.launched[4]).toMatchObject({ onTime: false, run: { runId: 3 } });
+      expect(q.held).toBe(47);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('waits for tokens: a run without one goes back to the queue until the token is there', async () => {

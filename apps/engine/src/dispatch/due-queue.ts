@@ -5,6 +5,7 @@ import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { Dispatcher } from './dispatcher';
+import { ReadyLine } from './ready-line';
 
 /** setTimeout's longest delay is 2^31 − 1 ms; further timers are re-armed on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -16,7 +17,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * (due time, priority): within one millisecond higher priority fires first, then FIFO. ONE timer
  * is armed, for the earliest due time — not a poll: a run fires when its millisecond comes,
  * whatever the claim interval. On the timer (and whenever a dispatch slot frees up) `pump`
- * takes the due runs in order and, per run:
+ * moves the runs that are due into the ready line (ready-line.ts) and takes them from it —
+ * oldest first into the general slots, the newest still on time into the slots reserved for
+ * on-time work — and, per run:
  * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
  *   back into the queue at the instant the token will be there (runs of the same buckets
  *   waiting in one pump are spread at the refill rate, not all retried at the same instant);
@@ -30,8 +33,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class DueQueue implements OnModuleDestroy {
   private readonly queue: CalendarQueue<ClaimedRun>;
   private readonly handles = new Map<number, QueueHandle>();
+  private readonly ready = new ReadyLine();
   private timer: NodeJS.Timeout | null = null;
-  private immediate: NodeJS.Immediate | null = null;
   private stopped = false;
 
   constructor(
@@ -45,20 +48,20 @@ export class DueQueue implements OnModuleDestroy {
     dispatcher.onKeepForLater((run, at) => {
       if (this.stopped) return; // shutting down: the node releases what it holds, this run's row included
       this.enqueue(run, at);
-      this.metrics.runsHeld.set(this.queue.size);
+      this.metrics.runsHeld.set(this.queue.size + this.ready.size);
       this.pump();
     });
   }
 
   /** Runs held, not yet dispatched (due, or held back for want of room on an executor). */
   get held(): number {
-    return this.queue.size + this.dispatcher.heldBack;
+    return this.queue.size + this.ready.size + this.dispatcher.heldBack;
   }
 
   /** Takes ownership of claimed runs: each fires at its dueAt (a run already held is replaced). */
   accept(runs: ClaimedRun[]): void {
     for (const run of runs) this.enqueue(run, run.dueAt);
-    this.metrics.runsHeld.set(this.queue.size);
+    this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.dispatcher.prepare(runs);
     this.pump();
   }
@@ -67,6 +70,7 @@ export class DueQueue implements OnModuleDestroy {
   drain(): ClaimedRun[] {
     this.stop();
     const runs: ClaimedRun[] = [];
+    runs.push(...this.ready.takeAll());
     for (let run = this.queue.dequeue(); run !== undefined; run = this.queue.dequeue()) runs.push(run);
     runs.push(...this.dispatcher.takeHeldBack());
     this.handles.clear();
@@ -87,6 +91,7 @@ export class DueQueue implements OnModuleDestroy {
   private enqueue(run: ClaimedRun, at: number): void {
     const old = this.handles.get(run.runId);
     if (old !== undefined) this.queue.remove(old);
+    this.ready.remove(run.runId);
     this.handles.set(run.runId, this.queue.enqueue(run, at, run.priority));
   }
 
@@ -95,12 +100,16 @@ export class DueQueue implements OnModuleDestroy {
     if (this.stopped) return;
     this.disarm();
     const now = this.clock.now();
-    const waiting = new Map<string, number>();
-    while (this.dispatcher.freeSlots > 0) {
-      const due = this.queue.peekTime();
-      if (due === undefined || due > now) break;
+    for (let due = this.queue.peekTime(); due !== undefined && due <= now; due = this.queue.peekTime()) {
       const run = this.queue.dequeue() as ClaimedRun;
       this.handles.delete(run.runId);
+      this.ready.push(run);
+    }
+    const waiting = new Map<string, number>();
+    for (;;) {
+      const general = this.dispatcher.freeSlots > 0;
+      const run = general ? this.ready.takeOldest() : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined;
+      if (run === undefined) break;
       const line = `${run.tenantId}\u0000${run.taskId}`;
       const ahead = waiting.get(line) ?? 0;
       const wait = this.dispatcher.takeTokens(run, now, ahead);
@@ -109,35 +118,29 @@ export class DueQueue implements OnModuleDestroy {
         this.enqueue(run, now + wait);
         continue;
       }
-      this.dispatcher.launch(run);
+      this.dispatcher.launch(run, !general);
     }
-    this.metrics.runsHeld.set(this.queue.size);
+    this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.arm(now);
   }
 
   /**
-   * One timer for the earliest due run. When it is due already but no slot is free, no timer:
-   * the next released slot pumps.
+   * One timer for the earliest run not yet due (those due are in the ready line, which the next
+   * released slot serves): it may be on time for a reserved slot while the general ones are busy.
    */
   private arm(now: number): void {
     const next = this.queue.peekTime();
     if (next === undefined || this.stopped) return;
-    if (next <= now) {
-      if (this.dispatcher.freeSlots > 0) this.immediate = setImmediate(() => ((this.immediate = null), this.pump()));
-      return;
-    }
     // Node may run a timer up to a millisecond early by the wall clock (its loop time is cached):
     // pump then finds nothing due and re-arms for the remainder.
     this.timer = setTimeout(() => {
       this.timer = null;
       this.pump();
-    }, Math.min(MAX_TIMER_MS, next - now));
+    }, Math.min(MAX_TIMER_MS, Math.max(0, next - now)));
   }
 
   private disarm(): void {
     if (this.timer) clearTimeout(this.timer);
-    if (this.immediate) clearImmediate(this.immediate);
     this.timer = null;
-    this.immediate = null;
   }
 }

@@ -36,8 +36,8 @@ export type CreditAnswer = { kind: 'ACCEPTED'; credit?: number; creditSeq?: numb
  * queued) still drew 133 `429`s in a 4,000-run burst. The split costs little when a peer is
  * idle: the room it leaves shows in every answer, and each round trip takes half of what is left.
  *
- * Before the first answer the heartbeat's figure stands in (capacity − in flight: its workers,
- * not its queue, a conservative start that the first 202 corrects). When the balance is spent, a
+ * Before the first answer the heartbeat's figure stands in (capacity + queue limit − in flight):
+ * a burst starts with sends, not with a round trip's wait. When the balance is spent, a
  * probe — one ordinary dispatch — may go every PROBE_MIN_MS..PROBE_MAX_MS (backing off on 429s),
  * so room freed by runs that called back to another engine is found without a heartbeat.
  */

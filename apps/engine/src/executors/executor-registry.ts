@@ -9,6 +9,8 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 export interface RoutedExecutor extends ExecutorCandidate {
   executorId: number;
   url: string;
+  /** Queue places beyond `capacity` (its heartbeat's; 0 when it does not say). */
+  queueLimit: number;
 }
 
 /** The routing table is re-read when older than this (executors register and go DOWN in seconds). */
@@ -97,6 +99,7 @@ export class ExecutorRegistry {
       url: r.url,
       state: 'UP',
       capacity: r.capacity,
+      queueLimit: r.queueLimit,
       inFlight: r.inFlight + (this.sentSinceRefresh.get(r.id) ?? 0),
     }));
     const ordered = strategy.order(candidates, { key: routingKey });

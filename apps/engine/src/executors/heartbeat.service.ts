@@ -35,6 +35,7 @@ export class HeartbeatService {
           app: heartbeat.app,
           url: heartbeat.url,
           capacity: heartbeat.capacity,
+          queueLimit: heartbeat.queueLimit ?? 0,
           inFlight: heartbeat.inFlight,
           secretVersion,
           now,

@@ -21,11 +21,12 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     app: 'billing',
     url: 'http://10.0.0.7:7070',
     capacity: 16,
+    queueLimit: 50,
     inFlight: 3,
     handlers: ['charge'],
     ...more,
   });
-  const executors = async () => (await db.dataSource.query('SELECT id, app, url, capacity, in_flight, state, heartbeat_at FROM executors ORDER BY id')) as Array<Record<string, unknown>>;
+  const executors = async () => (await db.dataSource.query('SELECT id, app, url, capacity, queue_limit, in_flight, state, heartbeat_at FROM executors ORDER BY id')) as Array<Record<string, unknown>>;
 
   it('registers a new executor UP and tells it when to call again', async () => {
     const before = Date.now();
@@ -34,7 +35,7 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     const [row, ...more] = await executors();
     expect(more).toEqual([]);
     expect(res.body).toEqual({ executorId: Number(row.id), intervalMs: 3_000 });
-    expect(row).toMatchObject({ app: 'billing', url: 'http://10.0.0.7:7070', capacity: 16, in_flight: 3, state: 'UP' });
+    expect(row).toMatchObject({ app: 'billing', url: 'http://10.0.0.7:7070', capacity: 16, queue_limit: 50, in_flight: 3, state: 'UP' });
     expect(Number(row.heartbeat_at)).toBeGreaterThanOrEqual(before);
   });
 

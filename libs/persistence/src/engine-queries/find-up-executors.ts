@@ -7,6 +7,7 @@ export interface UpExecutorRow {
   app: string;
   url: string;
   capacity: number;
+  queueLimit: number;
   inFlight: number;
   /** The tenant secret version that verified its latest heartbeat; null before this was recorded. */
   secretVersion: number | null;
@@ -15,7 +16,7 @@ export interface UpExecutorRow {
 /**
  * The routing table of an engine: UP executors of the tenants its groups serve.
  *
- *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight, e.secret_version
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
  *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
  *    WHERE t.engine_group IN (…) AND e.state = 'UP'
  *
@@ -26,7 +27,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
   if (groups.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.in_flight, e.secret_version
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
        FROM executors e JOIN tenants t ON t.id = e.tenant_id
       WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
       ORDER BY e.id`,
@@ -38,6 +39,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
     app: String(r.app),
     url: String(r.url),
     capacity: num(r.capacity),
+    queueLimit: num(r.queue_limit),
     inFlight: num(r.in_flight),
     secretVersion: r.secret_version === null || r.secret_version === undefined ? null : num(r.secret_version),
   }));

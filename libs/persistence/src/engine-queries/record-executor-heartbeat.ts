@@ -7,6 +7,8 @@ export interface ExecutorHeartbeatInput {
   app: string;
   url: string;
   capacity: number;
+  /** Queue places beyond the pool (0: not said). */
+  queueLimit: number;
   inFlight: number;
   /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
   secretVersion: number;
@@ -19,8 +21,8 @@ export interface ExecutorHeartbeatInput {
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
  *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'
- *   --         (0 rows) UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'
+ *   --         (0 rows) UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -42,9 +44,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at, secret_version)
-         VALUES (?, ?, ?, ?, ?, 'UP', ?, ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.inFlight, input.now, input.now, input.secretVersion],
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version)
+         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -57,12 +59,13 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'`,
-    [input.capacity, input.inFlight, input.now, input.secretVersion, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'`,
+    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
-  await execute(manager, 'UPDATE executors SET capacity = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?', [
+  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?', [
     input.capacity,
+    input.queueLimit,
     input.inFlight,
     input.now,
     input.secretVersion,

@@ -24,6 +24,10 @@ export class ExecutorEntity {
   @Column({ type: 'int' })
   capacity!: number;
 
+  /** Places in its queue beyond the pool, from its last heartbeat; 0 when it does not say. */
+  @Column({ name: 'queue_limit', type: 'int', default: 0 })
+  queueLimit!: number;
+
   /** Runs in flight at its last heartbeat. */
   @Column({ name: 'in_flight', type: 'int', default: 0 })
   inFlight!: number;
