@@ -37,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PROTOCOL_VERSION = 1
 MAX_SKEW_MS = 300_000
 MAX_BODY_BYTES = 1_048_576
+MAX_RUNS_PER_DISPATCH_BATCH = 100
 RECENTLY_FINISHED_LIMIT = 10_000
 H_TENANT, H_TIMESTAMP, H_SIGNATURE = "x-baton-tenant", "x-baton-timestamp", "x-baton-signature"
 CANONICAL_SIGNATURE = re.compile(r"[0-9a-f]{64}")
@@ -416,6 +417,27 @@ class Executor:
 
     # -- incoming requests --
 
+    def dispatch_batch(self, body):
+        """Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its index."""
+        runs = body.get("runs") if isinstance(body, dict) else None
+        if not isinstance(runs, list):
+            return 400, refusal("BAD_REQUEST", "runs: must be an array of runs", "runs")
+        if not 1 <= len(runs) <= MAX_RUNS_PER_DISPATCH_BATCH:
+            return 400, refusal("BAD_REQUEST", f"runs: must hold 1 to {MAX_RUNS_PER_DISPATCH_BATCH} runs (got {len(runs)})", "runs")
+        results = []
+        for i, run in enumerate(runs):
+            status, answer = self.dispatch(run)
+            if answer.get("accepted") is False and "field" in answer:
+                answer["field"] = f"runs[{i}].{answer['field']}"
+            ids = run if isinstance(run, dict) else {}
+            results.append({
+                "runId": ids["runId"] if is_int(ids.get("runId")) else 0,
+                "attempt": ids["attempt"] if is_int(ids.get("attempt")) else 0,
+                "status": status,
+                "body": answer,
+            })
+        return 200, {"results": results}
+
     def dispatch(self, body):
         field, checked = check_dispatch(body)
         if field:
@@ -570,7 +592,7 @@ def make_handler(executor):
                 status = "DRAINING" if executor.draining else "UP"
                 return self.reply(200, {"status": status, "capacity": executor.concurrency, "inFlight": executor.running + len(executor.queue)})
             abort_match, run_match = ROUTE_ABORT.match(path), ROUTE_RUN.match(path)
-            route = "dispatch" if path == "/baton/runs" else "abort" if abort_match else "status" if run_match else None
+            route = "dispatch" if path == "/baton/runs" else "batch" if path == "/baton/runs/batch" else "abort" if abort_match else "status" if run_match else None
             if route is None:
                 return self.reply(404, refusal("BAD_REQUEST", f"no executor route {path}"))
             wanted = "GET" if route == "status" else "POST"
@@ -590,6 +612,8 @@ def make_handler(executor):
                 return self.reply(400, refusal("BAD_REQUEST", f"body: malformed JSON ({err})", "body"))
             if route == "abort":
                 return self.reply(*executor.abort(body, int(abort_match.group(1))))
+            if route == "batch":
+                return self.reply(*executor.dispatch_batch(body))
             return self.reply(*executor.dispatch(body))
 
         def do_POST(self):

@@ -217,6 +217,41 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(unknown.body).toMatchObject({ aborted: false });
     });
 
+    it('takes several runs in one batch: each judged as a single dispatch would be, in order, a repeat run once', async () => {
+      const good = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      const unknown = engine.request({ handler: 'no-such-handler' });
+      const malformed = { ...engine.request({ handler: ok.handler }), deadline: 'soon' };
+      const answer = await engine.dispatchBatch(executor.url, [good, unknown, malformed, good]);
+      expect(answer.status).toBe(200);
+      const results = answer.body.results as Array<{ runId: number; attempt: number; status: number; body: Record<string, unknown> }>;
+      expect(results.map((r) => [r.runId, r.attempt, r.status])).toEqual([
+        [good.runId, 1, 202],
+        [unknown.runId, 1, 404],
+        [malformed.runId, 1, 400],
+        [good.runId, 1, 202],
+      ]);
+      expect(results[0].body).toMatchObject({ accepted: true, runId: good.runId, attempt: 1, credit: expect.any(Number) });
+      expect(results[1].body).toMatchObject({ accepted: false, reason: 'UNKNOWN_HANDLER', field: 'runs[1].handler' });
+      expect(results[2].body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field: 'runs[2].deadline' });
+      await failWithOutput(engine.finalCallback(good.runId, 1, 5000));
+      await new Promise((r) => setTimeout(r, 200));
+      expect(engine.finalsFor(good.runId)).toHaveLength(1);
+      expect(engine.finalsFor(unknown.runId)).toHaveLength(0);
+    });
+
+    it('refuses a batch that is not one (400 naming runs) or not signed (401), and runs nothing of it', async () => {
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      for (const body of [{}, { runs: [] }, { runs: 'x' }, { runs: Array.from({ length: 101 }, () => req) }]) {
+        const answer = await engine.send(executor.url, 'POST', '/baton/runs/batch', body);
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field: 'runs' });
+      }
+      expect((await engine.dispatchBatch(executor.url, [req], { secret: 'wrong-secret' })).status).toBe(401);
+      expect((await engine.dispatchBatch(executor.url, [req], { respell: (s) => s.toUpperCase() })).status).toBe(401);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(engine.finalsFor(req.runId)).toHaveLength(0);
+    });
+
     it('aborts a run at its deadline', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: Date.now() + 400 });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);

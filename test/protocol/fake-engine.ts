@@ -176,6 +176,11 @@ export class FakeEngine {
     return this.send(executorUrl, 'POST', PATHS.dispatch, request, options);
   }
 
+  /** Several runs in one signed POST /baton/runs/batch. */
+  dispatchBatch(executorUrl: string, runs: unknown[], options: SendOptions = {}): Promise<ExecutorAnswer> {
+    return this.send(executorUrl, 'POST', PATHS.dispatchBatch, { runs }, options);
+  }
+
   abort(executorUrl: string, request: AbortRequest, options: SendOptions = {}): Promise<ExecutorAnswer> {
     return this.send(executorUrl, 'POST', PATHS.abort(request.runId), request, options);
   }

@@ -302,6 +302,7 @@ describe('libs/protocol/openapi.yaml', () => {
       '/baton/health': { get: ['200'] },
       [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '503'] },
       [PATHS.callbackBatch]: { post: ['200', '400', '401', '404'] },
+      [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
       [PATHS.heartbeat]: { post: ['200', '401', '403'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);

@@ -1,4 +1,4 @@
-import type { AbortAck, DispatchAck, DispatchRefusal, RunStatusReport } from '@baton/protocol';
+import type { AbortAck, DispatchAck, DispatchBatchReply, DispatchRefusal, RunStatusReport } from '@baton/protocol';
 
 /** A request to the executor, framework-neutral. `path` is the protocol path (no base path, no query). */
 export interface ExecutorRequest {
@@ -12,7 +12,7 @@ export interface ExecutorRequest {
 /** The executor's answer: an HTTP status and a JSON body. */
 export interface ExecutorResponse {
   status: number;
-  body: DispatchAck | DispatchRefusal | AbortAck | RunStatusReport | ExecutorHealth;
+  body: DispatchAck | DispatchRefusal | DispatchBatchReply | AbortAck | RunStatusReport | ExecutorHealth;
 }
 
 /** Body of the unsigned `GET /baton/health` (for load balancers and probes; no run data). */

@@ -1,10 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   MAX_HEARTBEAT_ACTIVE,
+  MAX_RUNS_PER_DISPATCH_BATCH,
+  PATHS,
   PROTOCOL_VERSION,
   SIGNATURE_HEADERS,
   verify,
   type DispatchAck,
+  type DispatchBatchResult,
   type DispatchRefusal,
   type ExecutorAttemptStatus,
   type ExecutorHeartbeat,
@@ -209,7 +212,7 @@ export class ExecutorRuntime {
     }
     const abortMatch = ROUTE_ABORT.exec(path);
     const runMatch = ROUTE_RUN.exec(path);
-    const route = path === '/baton/runs' ? 'dispatch' : abortMatch ? 'abort' : runMatch ? 'status' : null;
+    const route = path === PATHS.dispatch ? 'dispatch' : path === PATHS.dispatchBatch ? 'batch' : abortMatch ? 'abort' : runMatch ? 'status' : null;
     if (!route) return this.refuse(method, path, 404, 'BAD_REQUEST', `no executor route ${path}`);
     const wanted = route === 'status' ? 'GET' : 'POST';
     if (method !== wanted) return this.refuse(method, path, 405, 'BAD_REQUEST', `use ${wanted} ${path}`);
@@ -223,6 +226,7 @@ export class ExecutorRuntime {
       return this.refuse(method, path, 400, 'BAD_REQUEST', `body: malformed JSON (${(err as Error).message})`, 'body');
     }
     if (route === 'abort') return this.abort(method, path, parsed, Number(abortMatch![1]));
+    if (route === 'batch') return this.dispatchBatch(method, path, parsed);
     return this.dispatch(method, path, parsed);
   }
 
@@ -269,6 +273,23 @@ export class ExecutorRuntime {
     }
     this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
     return { status: 202, body: this.ack(runId, attempt) };
+  }
+
+  /** Each run of a DispatchBatch judged as POST /baton/runs would judge it, in order; a wrong field is named with its index. */
+  private dispatchBatch(method: string, path: string, body: unknown): ExecutorResponse {
+    const runs = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { runs?: unknown }).runs : undefined;
+    if (!Array.isArray(runs)) return this.refuse(method, path, 400, 'BAD_REQUEST', 'runs: must be an array of runs', 'runs');
+    if (runs.length === 0 || runs.length > MAX_RUNS_PER_DISPATCH_BATCH) {
+      return this.refuse(method, path, 400, 'BAD_REQUEST', `runs: must hold 1 to ${MAX_RUNS_PER_DISPATCH_BATCH} runs (got ${runs.length})`, 'runs');
+    }
+    const results = runs.map((run: unknown, i): DispatchBatchResult => {
+      const answer = this.dispatch(method, path, run);
+      const refusal = answer.body as DispatchRefusal;
+      if (refusal.accepted === false && refusal.field) refusal.field = `runs[${i}].${refusal.field}`;
+      const ids = (typeof run === 'object' && run !== null ? run : {}) as { runId?: unknown; attempt?: unknown };
+      return { runId: Number.isSafeInteger(ids.runId) ? (ids.runId as number) : 0, attempt: Number.isSafeInteger(ids.attempt) ? (ids.attempt as number) : 0, status: answer.status, body: answer.body as unknown as DispatchBatchResult['body'] };
+    });
+    return { status: 200, body: { results } };
   }
 
   /** A 202's body, with the room left: what the engines may send before this executor's next answer. */

@@ -26,6 +26,8 @@ export const MAX_HEARTBEAT_ACTIVE = 1000;
 
 export const PATHS = {
   dispatch: '/baton/runs',
+  /** Several runs for one executor in one request (DispatchBatch); the executor answers each one. */
+  dispatchBatch: '/baton/runs/batch',
   abort: (runId: number) => `/baton/runs/${runId}/abort`,
   /** GET: what the executor knows of a run (see RunStatusReport). */
   status: (runId: number) => `/baton/runs/${runId}`,
@@ -199,6 +201,34 @@ export interface RunCallback {
    */
   credit?: number;
   creditSeq?: number;
+}
+
+/** Most runs in one DispatchBatch. */
+export const MAX_RUNS_PER_DISPATCH_BATCH = 100;
+
+/**
+ * Runs of one tenant for one executor sent together (POST /baton/runs/batch, signed like any
+ * request): in a burst an engine pays one signed request — one HMAC, one HTTP exchange — for up
+ * to MAX_RUNS_PER_DISPATCH_BATCH runs. Each run is judged as POST /baton/runs would judge it,
+ * in order; one malformed or refused run does not refuse the others. An executor that does not
+ * know this route answers 404: send the runs one by one instead.
+ */
+export interface DispatchBatch {
+  runs: DispatchRequest[];
+}
+
+/** What became of each run of a DispatchBatch, in order. */
+export interface DispatchBatchReply {
+  results: DispatchBatchResult[];
+}
+
+/** One run's answer: the status and body POST /baton/runs would have given it (a DispatchAck or a DispatchRefusal). */
+export interface DispatchBatchResult {
+  runId: number;
+  attempt: number;
+  /** 202 accepted, 400 malformed, 404 unknown handler, 429 busy, 503 shutting down. */
+  status: number;
+  body: JsonValue;
 }
 
 /** Most callbacks in one CallbackBatch. */
