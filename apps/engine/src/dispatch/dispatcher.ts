@@ -17,6 +17,7 @@ import { TokenBuckets, type TokenBucketOptions } from '@baton/scheduling';
 import { Alarms } from '../alarms/alarms';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { DispatchBatcher } from '../executors/dispatch-batcher';
 import { ExecutorClient, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
 import { ExecutorRegistry, type RoutedExecutor } from '../executors/executor-registry';
 import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
@@ -84,6 +85,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly dataSource: DataSource,
     private readonly registry: ExecutorRegistry,
     private readonly client: ExecutorClient,
+    private readonly batcher: DispatchBatcher,
     private readonly tenants: TenantDirectory,
     private readonly alarms: Alarms,
     private readonly outcomes: RunOutcomes,
@@ -294,10 +296,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private async send(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean): Promise<{ answer: DispatchAnswer; leftAt: number }> {
     if (!reserved) this.gate.sent(executor.executorId);
     let leftAt = this.clock.now();
-    let answer: DispatchAnswer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
+    let answer: DispatchAnswer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
     if (answer.kind === 'UNKNOWN') {
       leftAt = this.clock.now();
-      answer = await this.client.dispatch(executor.url, tenant, this.request(run, leftAt));
+      answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
     }
     this.gate.answered(
       executor.executorId,

@@ -4,7 +4,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { EXECUTOR_ADDRESS_REFUSED, refusingLookup } from './refusing-lookup';
 import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
-import { PATHS, sign, type AbortRequest, type DispatchAck, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
+import { PATHS, sign, type AbortRequest, type DispatchAck, type DispatchBatch, type DispatchBatchReply, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
 import { ExecutorRegistry } from './executor-registry';
@@ -81,25 +81,29 @@ export class ExecutorClient implements OnApplicationShutdown {
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
   async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
     const answer = await this.post(executorUrl, PATHS.dispatch, tenant, request);
-    if ('error' in answer) {
-      return answer.notSent ? { kind: 'UNAVAILABLE', status: null, message: answer.error } : { kind: 'UNKNOWN', message: answer.error };
-    }
-    const { status, body } = answer;
-    if (status >= 200 && status < 300) {
-      const ack = parse(body) as Partial<DispatchAck> | null;
-      const credit = ack?.credit;
-      if (!Number.isInteger(credit) || (credit as number) < 0) return { kind: 'ACCEPTED', status };
-      return Number.isInteger(ack?.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack!.creditSeq } : { kind: 'ACCEPTED', status, credit };
-    }
-    if (status === 429) return { kind: 'BUSY', status };
-    if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message: messageOf(body) || `HTTP ${status}` };
-    const refusal = parse(body) as Partial<DispatchRefusal> | null;
-    return {
-      kind: 'REJECTED',
-      status,
-      reason: typeof refusal?.reason === 'string' ? refusal.reason : status === 404 ? 'UNKNOWN_HANDLER' : `HTTP_${status}`,
-      message: messageOf(body) || `HTTP ${status}`,
-    };
+    if ('error' in answer) return noAnswer(answer);
+    return answerOf(answer.status, parse(answer.body), answer.body);
+  }
+
+  /**
+   * POSTs several runs for one executor to `{executorUrl}/baton/runs/batch`: one answer per run,
+   * in order — or `null` when the executor has no batch route (404) or the batch is too large for
+   * it (413): send those runs one by one. A reply that cannot be read leaves every run UNKNOWN
+   * (the executor may have started them: only it may be asked again). Never throws.
+   */
+  async dispatchBatch(executorUrl: string, tenant: SigningTenant, requests: readonly DispatchRequest[]): Promise<DispatchAnswer[] | null> {
+    const batch: DispatchBatch = { runs: [...requests] };
+    const answer = await this.post(executorUrl, PATHS.dispatchBatch, tenant, batch);
+    if ('error' in answer) return requests.map(() => noAnswer(answer));
+    if (answer.status === 404 || answer.status === 413) return null;
+    if (answer.status !== 200) return requests.map(() => answerOf(answer.status, parse(answer.body), answer.body));
+    const results = (parse(answer.body) as Partial<DispatchBatchReply> | null)?.results;
+    const readable =
+      Array.isArray(results) &&
+      results.length === requests.length &&
+      results.every((r, i) => r && r.runId === requests[i].runId && r.attempt === requests[i].attempt && Number.isInteger(r.status));
+    if (!readable) return requests.map(() => ({ kind: 'UNKNOWN', message: `unreadable batch reply (HTTP ${answer.status})` }));
+    return results.map((r) => answerOf(r.status, r.body, ''));
   }
 
   /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
@@ -151,6 +155,25 @@ export class ExecutorClient implements OnApplicationShutdown {
   }
 }
 
+/** What one run's status and body (a DispatchAck or a DispatchRefusal) say, single or batched alike. */
+function answerOf(status: number, body: unknown, text: string): DispatchAnswer {
+  if (status >= 200 && status < 300) {
+    const ack = body as Partial<DispatchAck> | null;
+    const credit = ack?.credit;
+    if (!Number.isInteger(credit) || (credit as number) < 0) return { kind: 'ACCEPTED', status };
+    return Number.isInteger(ack?.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack!.creditSeq } : { kind: 'ACCEPTED', status, credit };
+  }
+  if (status === 429) return { kind: 'BUSY', status };
+  const message = messageOf(body, text) || `HTTP ${status}`;
+  if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message };
+  const refusal = body as Partial<DispatchRefusal> | null;
+  return { kind: 'REJECTED', status, reason: typeof refusal?.reason === 'string' ? refusal.reason : status === 404 ? 'UNKNOWN_HANDLER' : `HTTP_${status}`, message };
+}
+
+function noAnswer(failure: { error: string; notSent: boolean }): DispatchAnswer {
+  return failure.notSent ? { kind: 'UNAVAILABLE', status: null, message: failure.error } : { kind: 'UNKNOWN', message: failure.error };
+}
+
 function parse(text: string): unknown {
   try {
     return text ? JSON.parse(text) : null;
@@ -159,8 +182,7 @@ function parse(text: string): unknown {
   }
 }
 
-function messageOf(text: string): string {
-  const parsed = parse(text) as { message?: unknown } | null;
-  if (parsed && typeof parsed === 'object' && typeof parsed.message === 'string') return parsed.message;
-  return text.slice(0, 200);
+function messageOf(body: unknown, text: string): string {
+  const message = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  return typeof message === 'string' ? message : text.slice(0, 200);
 }

@@ -4,6 +4,7 @@ import { AlarmsModule } from '../alarms/alarms.module';
 import { RawBodyMiddleware } from '../security/raw-body.middleware';
 import { SecurityModule } from '../security/security.module';
 import { TenantsModule } from '../tenants/tenants.module';
+import { DispatchBatcher } from './dispatch-batcher';
 import { ExecutorClient } from './executor-client';
 import { ExecutorRegistry } from './executor-registry';
 import { HeartbeatController } from './heartbeat.controller';
@@ -11,13 +12,14 @@ import { HeartbeatService } from './heartbeat.service';
 
 /**
  * Executors as the engine sees them: the heartbeat endpoint (registry writes), the cached
- * routing table (ExecutorRegistry) and the signed HTTP client (ExecutorClient: dispatch, abort).
+ * routing table (ExecutorRegistry) and the signed HTTP client (ExecutorClient: dispatch, abort;
+ * DispatchBatcher: the runs going to one executor together, in one request).
  */
 @Module({
   imports: [AlarmsModule, SecurityModule, TenantsModule],
   controllers: [HeartbeatController],
-  providers: [ExecutorClient, ExecutorRegistry, HeartbeatService],
-  exports: [ExecutorClient, ExecutorRegistry],
+  providers: [ExecutorClient, DispatchBatcher, ExecutorRegistry, HeartbeatService],
+  exports: [ExecutorClient, DispatchBatcher, ExecutorRegistry],
 })
 export class ExecutorsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

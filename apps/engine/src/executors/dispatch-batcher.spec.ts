@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import type { DispatchRequest } from '@baton/protocol';
+import { DispatchBatcher, NO_BATCH_ROUTE_RECHECK_MS } from './dispatch-batcher';
+import type { DispatchAnswer, ExecutorClient, SigningTenant } from './executor-client';
+
+const tenant = { id: 'acme' } as SigningTenant;
+const req = (runId: number) => ({ runId, attempt: 1 }) as DispatchRequest;
+
+/** An ExecutorClient stand-in: records what went out, single or batched; `batchRoute` false answers the batch route as an older executor (null). */
+class StubClient {
+  calls: Array<{ kind: 'single' | 'batch'; runIds: number[] }> = [];
+  batchRoute = true;
+  private release: Array<() => void> = [];
+  hold = false;
+
+  async dispatch(_url: string, _t: SigningTenant, r: DispatchRequest): Promise<DispatchAnswer> {
+    this.calls.push({ kind: 'single', runIds: [r.runId] });
+    await this.wait();
+    return { kind: 'ACCEPTED', status: 202, credit: r.runId };
+  }
+
+  async dispatchBatch(_url: string, _t: SigningTenant, rs: readonly DispatchRequest[]): Promise<DispatchAnswer[] | null> {
+    this.calls.push({ kind: 'batch', runIds: rs.map((r) => r.runId) });
+    await this.wait();
+    if (!this.batchRoute) return null;
+    return rs.map((r) => (r.runId % 2 ? { kind: 'ACCEPTED', status: 202, credit: r.runId } : { kind: 'BUSY', status: 429 }));
+  }
+
+  open(): void {
+    this.hold = false;
+    this.release.splice(0).forEach((r) => r());
+  }
+
+  private wait(): Promise<void> {
+    return this.hold ? new Promise((r) => this.release.push(r)) : Promise.resolve();
+  }
+}
+
+function make() {
+  const client = new StubClient();
+  const clock = new ManualClock(1_000_000);
+  return { client, clock, batcher: new DispatchBatcher(client as unknown as ExecutorClient, clock) };
+}
+
+describe('DispatchBatcher (issue 11 item 2)', () => {
+  it('a lone dispatch goes out at once on the single route', async () => {
+    const { client, batcher } = make();
+    expect(await batcher.dispatch('http://e1', tenant, req(1))).toMatchObject({ kind: 'ACCEPTED', credit: 1 });
+    expect(client.calls).toEqual([{ kind: 'single', runIds: [1] }]);
+  });
+
+  it('runs for one executor sent together leave as one batch, each with its own answer', async () => {
+    const { client, batcher } = make();
+    const answers = await Promise.all([1, 2, 3].map((id) => batcher.dispatch('http://e1', tenant, req(id))));
+    expect(client.calls).toEqual([{ kind: 'batch', runIds: [1, 2, 3] }]);
+    expect(answers.map((a) => a.kind)).toEqual(['ACCEPTED', 'BUSY', 'ACCEPTED']);
+  });
+
+  it('while two batches are out, the next runs gather into one; other executors have lines of their own', async () => {
+    const { client, batcher } = make();
+    client.hold = true;
+    const first = [1, 2].map((id) => batcher.dispatch('http://e1', tenant, req(id)));
+    await new Promise((r) => setImmediate(r));
+    const second = [3, 4].map((id) => batcher.dispatch('http://e1', tenant, req(id)));
+    await new Promise((r) => setImmediate(r));
+    const waiting = [5, 6, 7].map((id) => batcher.dispatch('http://e1', tenant, req(id)));
+    const elsewhere = batcher.dispatch('http://e2', tenant, req(9));
+    await new Promise((r) => setImmediate(r));
+    expect(client.calls).toEqual([
+      { kind: 'batch', runIds: [1, 2] },
+      { kind: 'batch', runIds: [3, 4] },
+      { kind: 'single', runIds: [9] },
+    ]);
+    client.open();
+    await Promise.all([...first, ...second, elsewhere]);
+    client.open();
+    await Promise.all(waiting);
+    expect(client.calls.at(-1)).toEqual({ kind: 'batch', runIds: [5, 6, 7] });
+  });
+
+  it('an executor without the batch route gets the runs one by one, and is asked again a minute later', async () => {
+    const { client, batcher, clock } = make();
+    client.batchRoute = false;
+    const answers = await Promise.all([1, 2].map((id) => batcher.dispatch('http://old', tenant, req(id))));
+    expect(answers.map((a) => a.kind)).toEqual(['ACCEPTED', 'ACCEPTED']);
+    expect(client.calls).toEqual([
+      { kind: 'batch', runIds: [1, 2] },
+      { kind: 'single', runIds: [1] },
+      { kind: 'single', runIds: [2] },
+    ]);
+    await Promise.all([3, 4].map((id) => batcher.dispatch('http://old', tenant, req(id))));
+    expect(client.calls.slice(3).map((c) => c.kind)).toEqual(['single', 'single']);
+    clock.advance(NO_BATCH_ROUTE_RECHECK_MS);
+    await Promise.all([5, 6].map((id) => batcher.dispatch('http://old', tenant, req(id))));
+    expect(client.calls[5]).toEqual({ kind: 'batch', runIds: [5, 6] });
+  });
+});
