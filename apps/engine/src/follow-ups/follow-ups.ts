@@ -10,6 +10,7 @@ import {
   insertDependencyRuns,
   lockFlowRoot,
   setFixedDelayNextFire,
+  type FollowUpHints,
 } from '@baton/persistence';
 
 /** A run that has just reached a terminal state, as the follow-ups need it. */
@@ -21,6 +22,8 @@ export interface EndedRun {
   flowId: number | null;
   /** undefined: read from the row when needed. */
   cause?: RunCause;
+  /** Read with the run (RunAttemptRow): a follow-up it rules out is not looked for. undefined: look for both. */
+  followUps?: FollowUpHints;
 }
 
 export type EndState = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'SKIPPED' | 'CANCELLED';
@@ -71,9 +74,10 @@ function memo<T>(manager: EntityManager, key: string, read: () => Promise<T>): P
 export class FollowUps {
   async afterRunEnded(manager: EntityManager, run: EndedRun, state: EndState, now: number): Promise<{ children: number; nextFireAt: number | null }> {
     let children = 0;
-    if (state === 'SUCCEEDED' || state === 'FAILED' || state === 'TIMED_OUT') children = await this.fireChildren(manager, run, state, now);
+    const may = run.followUps ?? { children: true, fixedDelay: true };
+    if (may.children && (state === 'SUCCEEDED' || state === 'FAILED' || state === 'TIMED_OUT')) children = await this.fireChildren(manager, run, state, now);
     let nextFireAt: number | null = null;
-    if (state !== 'CANCELLED') nextFireAt = await this.continueFixedDelay(manager, run, now);
+    if (may.fixedDelay && state !== 'CANCELLED') nextFireAt = await this.continueFixedDelay(manager, run, now);
     return { children, nextFireAt };
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, retryRunAttempt } from '@baton/persistence';
+import { finishRunAttempt, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
 import { truncateChars } from '../alarms/text';
@@ -16,6 +16,7 @@ export interface AttemptRef {
   attempt: number;
   flowId: number | null;
   cause?: RunCause;
+  followUps?: FollowUpHints;
   retry: RetryPolicy;
   /** The task's alarm types; undefined: looked up; null: every type. */
   alarmTypes?: AlarmType[] | null;
