@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, finishSucceededRuns, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -11,6 +11,15 @@ import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { RunEvents } from '../follow-ups/run-events';
 import { RunOutcomes, type AttemptEnd } from '../follow-ups/run-outcomes';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
+
+/** A verified outcome callback and its run as read. */
+interface Outcome {
+  cb: RunCallback;
+  run: RunAttemptRow;
+}
+
+/** Where an ended attempt went (RETRY_WAIT: the policy retries it). */
+type EndedState = { state: RunState };
 
 export type CallbackReply =
   | { status: 200; body: { accepted: true; runId: number; attempt: number; state: RunState | 'RUNNING' } }
@@ -36,13 +45,17 @@ const MAX_RESULT_BYTES = 65_000;
  *
  * The callbacks that arrive together are read with one statement and their outcomes committed
  * in one transaction (Coalescer, GroupCommit): in a burst every run's callback used to cost its
- * own read and its own transaction of ~6 round trips.
+ * own read and its own transaction of ~6 round trips. The commonest of them — a success of a task
+ * with no follow-ups (no DAG children, not FIXED_DELAY) — go further: one statement ends them all
+ * (finishSucceededRuns); if that transaction fails, each goes the general way alone.
  */
 @Injectable()
 export class CallbacksService {
   private readonly lookups: Coalescer<{ runId: number; tenantId: string }, RunAttemptRow | null>;
   /** Outcome transactions, with the isolation every transaction that may run follow-ups needs. */
   private readonly outcomeCommits: GroupCommit;
+  /** Successes without follow-ups, ended together (null: that one was stale). */
+  private readonly plainSuccesses: Coalescer<Outcome, EndedState | null>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -54,6 +67,7 @@ export class CallbacksService {
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
+    this.plainSuccesses = new Coalescer((items) => this.succeedTogether(items), { concurrency: 4, maxBatch: 200 });
   }
 
   async handle(callback: RunCallback): Promise<CallbackReply> {
@@ -86,8 +100,18 @@ export class CallbacksService {
     const run = await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId });
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
+    const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
+    const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run });
+    if (!ended) return this.stale(cb, null, 'STALE');
+    this.events.ended(cb.runId, cb.attempt);
+    if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
+    return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
+  }
+
+  /** The general way: the attempt ended per its outcome and retry policy, with alarms and follow-ups, in a group-committed transaction. */
+  private endAlone({ cb, run }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
-    const ended = await this.outcomeCommits.run(async (em) => {
+    return this.outcomeCommits.run(async (em) => {
       const result = await this.outcomes.endAttempt(em, run, endOf(cb), {
         from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
@@ -98,10 +122,40 @@ export class CallbacksService {
       await this.store(em, cb, run, now);
       return result;
     });
-    if (!ended) return this.stale(cb, null, 'STALE');
-    this.events.ended(cb.runId, cb.attempt);
-    if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
-    return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
+  }
+
+  /** Successes without follow-ups: one guarded multi-row update, then each one's log lines and alarms, in one transaction. */
+  private async succeedTogether(items: Outcome[]): Promise<Array<EndedState | null>> {
+    if (items.length === 1) return [await this.endAlone(items[0])];
+    const now = this.clock.now();
+    try {
+      return await inTransaction(
+        this.dataSource,
+        async (em) => {
+          const moved = await finishSucceededRuns(em, {
+            from: OUTCOME_FROM,
+            now,
+            attempts: items.map(({ cb }) => ({ runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now })),
+          });
+          const out: Array<EndedState | null> = [];
+          for (const item of items) {
+            // An attempt listed twice (the same callback twice in one batch) moved once: the first one's.
+            if (moved.get(item.cb.runId) !== item.cb.attempt) {
+              out.push(null);
+              continue;
+            }
+            moved.delete(item.cb.runId);
+            await this.store(em, item.cb, item.run, now);
+            out.push({ state: 'SUCCEEDED' });
+          }
+          return out;
+        },
+        { isolation: FOLLOW_UP_ISOLATION },
+      );
+    } catch {
+      // Rolled back as a whole: each the general way, alone, so one bad item fails only itself.
+      return Promise.all(items.map((item) => this.endAlone(item)));
+    }
   }
 
   /** Log lines and business alarms of a callback whose attempt is live (same transaction). */

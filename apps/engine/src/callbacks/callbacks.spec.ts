@@ -67,6 +67,31 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(await alarms(db.dataSource)).toEqual([]);
   });
 
+  it('successes arriving together end together (one update): each run once, a duplicate among them → 409, each one its own result and log lines', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await acceptedRun(task, { scheduledAt: Date.now() + i }));
+    const late = await acceptedRun(task, { scheduledAt: Date.now() + 10, attempt: 2 });
+    const callbacks = [
+      ...ids.map((runId, i) => success(runId, 1, { result: { n: i }, logs: [{ at: Date.now(), level: 'info', message: `line ${i}` }] })),
+      success(ids[2], 1, { result: { n: 'again' } }),
+      success(late, 1),
+    ];
+    const answers = await Promise.all(callbacks.map((cb) => post(cb)));
+    const statuses = answers.map((a) => a.status);
+    // The two callbacks of ids[2] race: exactly one is taken, whichever came first.
+    const firstWon = statuses[2] === 200;
+    expect(statuses).toEqual([200, 200, firstWon ? 200 : 409, 200, 200, 200, firstWon ? 409 : 200, 409]);
+    for (const [i, runId] of ids.entries()) {
+      const run = await readRun(db.dataSource, runId);
+      expect(run.state).toBe('SUCCEEDED');
+      expect(run.result).toEqual({ n: i === 2 && !firstWon ? 'again' : i });
+    }
+    expect((await readRun(db.dataSource, late)).state).toBe('ACCEPTED');
+    const lines = (await db.dataSource.query(`SELECT message FROM run_logs WHERE run_id IN (${ids.map(() => '?').join(',')}) ORDER BY run_id`, ids)) as Array<{ message: string }>;
+    expect(lines.map((l) => l.message)).toEqual(ids.map((_, i) => `line ${i}`).filter((_, i) => i !== 2 || firstWon));
+  });
+
   it('a callback that overtakes the ack (run still DISPATCHED) is taken', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, dispatchedAt: Date.now() });

@@ -12,6 +12,7 @@ import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
 import { markOwnFlow } from './mark-own-flow';
 import { markRunsAccepted } from './mark-runs-accepted';
 import { markRunsDispatched } from './mark-runs-dispatched';
+import { finishSucceededRuns } from './finish-succeeded-runs';
 import { releaseRuns } from './release-runs';
 import { skipMisfiredRuns } from './skip-misfired-runs';
 
@@ -100,6 +101,40 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       ['CLAIMED', null, null, null],
       ['ACCEPTED', T + 8, T + 9, T + 202],
     ]);
+  });
+
+  it('finishSucceededRuns ends many attempts in one update, each with its own values, only those still in a `from` state at that attempt, each once', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { state: 'ACCEPTED', attempt: 1, deadlineAt: T + 999 });
+    await repo.update({ id: ids[1] }, { state: 'TIMED_OUT', deadlineAt: null }); // the watchdog got there first
+    await repo.update({ id: ids[2] }, { attempt: 2 }); // a late callback of attempt 1
+    await repo.update({ id: ids[3] }, { state: 'DISPATCHED' }); // the callback overtook the ack
+    const attempt = (i: number, extra: { resultJson?: string | null; attempt?: number } = {}) => ({
+      runId: ids[i],
+      attempt: extra.attempt ?? 1,
+      resultJson: extra.resultJson === undefined ? `{"n":${i}}` : extra.resultJson,
+      startedAt: T + 10 + i,
+      finishedAt: T + 20 + i,
+    });
+    const moved = await inTransaction(db.dataSource, (em) =>
+      finishSucceededRuns(em, { from: ['DISPATCHED', 'ACCEPTED'], now: T + 30, attempts: [attempt(0), attempt(1), attempt(2), attempt(3, { resultJson: null }), attempt(0), attempt(4)] }),
+    );
+    expect([...moved.entries()]).toEqual([
+      [ids[0], 1],
+      [ids[3], 1],
+      [ids[4], 1],
+    ]);
+    expect((await runs()).map((r) => [r.state, r.attempt, r.result, r.startedAt, r.finishedAt, r.deadlineAt])).toEqual([
+      ['SUCCEEDED', 1, { n: 0 }, T + 10, T + 20, null],
+      ['TIMED_OUT', 1, null, null, null, null],
+      ['ACCEPTED', 2, null, null, null, T + 999],
+      ['SUCCEEDED', 1, null, T + 13, T + 23, null],
+      ['SUCCEEDED', 1, { n: 4 }, T + 14, T + 24, null],
+    ]);
+    const again = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from: ['DISPATCHED', 'ACCEPTED'], now: T + 40, attempts: [attempt(0)] }));
+    expect(again.size).toBe(0); // a repeated callback: its run is over
   });
 
   it('insertPlannedRuns ignores existing (task, fire key) rows; markOwnFlow roots only the new ones', async () => {

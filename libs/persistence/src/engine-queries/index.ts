@@ -36,6 +36,7 @@ export * from './cancel-executing-run';
 export * from './run-attempt-row';
 export * from './find-runs-for-callback';
 export * from './finish-run-attempt';
+export * from './finish-succeeded-runs';
 export * from './retry-run-attempt';
 export * from './record-run-progress';
 export * from './append-run-logs';
