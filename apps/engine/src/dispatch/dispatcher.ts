@@ -1,55 +1,40 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import {
-  cancelExecutingRun,
-  deferRunDispatch,
-  findExecutingRunsOfTask,
-  inTransaction,
-  lockTaskForConcurrency,
-  markRunsDispatched,
-  rerouteDispatchedRun,
-  skipClaimedRun,
-  type ExecutingRunRow,
-} from '@baton/persistence';
+import { deferRunDispatch, inTransaction, rerouteDispatchedRun, type ExecutingRunRow } from '@baton/persistence';
 import type { DispatchRequest } from '@baton/protocol';
-import { TokenBuckets, type TokenBucketOptions } from '@baton/scheduling';
 import { Alarms } from '../alarms/alarms';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import { ExecutorClient, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
 import { ExecutorRegistry, type RoutedExecutor } from '../executors/executor-registry';
-import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
+import { followUpTransaction } from '../follow-ups/follow-ups';
 import { RunEvents } from '../follow-ups/run-events';
 import { RunOutcomes, type AttemptRef } from '../follow-ups/run-outcomes';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { TenantDirectory, type TenantInfo } from '../tenants/tenant-directory';
+import { DispatchAdmission } from './dispatch-admission';
 import { CallbackUrls } from './callback-urls';
 import { CreditGate } from './credit-gate';
 import { GroupPeers } from '../node/group-peers';
 import { DispatchMarks } from './dispatch-marks';
 import { dispatchBackoffMs } from './dispatch-backoff';
+import { RunStart } from './run-start';
+import { SLOT_HOLD, type SlotHold } from './slot-hold';
 
-/** Tenant bucket before the tenant's own row has been read (the tenants table's defaults). */
-const DEFAULT_TENANT_LIMITS: TokenBucketOptions = { capacity: 2000, refillPerSec: 1000 };
 /** With no executor in the routing table, re-read it at most this often before giving up on a run. */
 const EMPTY_REGISTRY_REREAD_MS = 250;
 
-class LostRun extends Error {}
-
-type Start = { kind: 'DISPATCHED'; at: number; replaced: ExecutingRunRow[] } | { kind: 'SKIPPED' } | { kind: 'LOST' };
-
 /**
- * Sends due runs to executors. The DueQueue decides WHEN (due time, tokens, a free slot); the
- * Dispatcher does one run per slot:
+ * Sends due runs to executors. The DueQueue decides WHEN (due time, tokens — DispatchAdmission —
+ * and a free slot); the Dispatcher does one run per slot:
  *
  * 1. Routing: the tenant's UP executors of the task's app, in the configured strategy's order
  *    (the executor of a taken-over run first). None → RETRY_WAIT after the dispatch backoff.
- * 2. Concurrency (FORBID / REPLACE) and CLAIMED → DISPATCHED in one transaction, BEFORE the
- *    POST: the task row is locked (FORBID/REPLACE only), other executing runs of the task are
- *    found; FORBID skips this run, REPLACE cancels them (their executors get an abort).
- *    Guarded on `claimed_by = this node`: a run taken over meanwhile is not sent.
+ * 2. Room on an executor (CreditGate: held back in memory while none has any), then the start
+ *    (RunStart): concurrency policy and CLAIMED → DISPATCHED, BEFORE the POST; REPLACE's
+ *    cancelled runs get an abort.
  * 3. Signed POST to each candidate in turn: 202 → slot freed, DISPATCHED → ACCEPTED written after;
  *    429, 5xx, timeout, network error → next candidate (executor_id re-pointed first);
  *    4xx → rejected by that executor, next candidate.
@@ -60,15 +45,11 @@ type Start = { kind: 'DISPATCHED'; at: number; replaced: ExecutingRunRow[] } | {
  *    rejected it.
  *
  * A slot is held from the start of this sequence to the ack — milliseconds, never the work's
- * length — except with config.synchronousDispatch (bench baseline), where it is held until the
- * run's outcome callback reaches this node (or its timeout passes).
+ * length — or as the injected SlotHold says (the bench's synchronous baseline: to the outcome).
  */
 @Injectable()
 export class Dispatcher implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Dispatcher');
-  private readonly buckets: TokenBuckets;
-  /** Tenant limits applied to the buckets, as `rate/burst`. */
-  private readonly appliedLimits = new Map<string, string>();
   private inFlight = 0;
   private slotFreed: () => void = () => undefined;
   private keepForLater: (run: ClaimedRun, at: number) => void = () => undefined;
@@ -89,13 +70,14 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly tenants: TenantDirectory,
     private readonly alarms: Alarms,
     private readonly outcomes: RunOutcomes,
-    private readonly followUps: FollowUps,
     private readonly callbackUrls: CallbackUrls,
-    private readonly events: RunEvents,
+    events: RunEvents,
     private readonly marks: DispatchMarks,
+    private readonly admission: DispatchAdmission,
+    private readonly runStart: RunStart,
+    @Inject(SLOT_HOLD) private readonly slotHold: SlotHold,
     peers: GroupPeers,
   ) {
-    this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
     this.gate = new CreditGate(
       () => this.clock.now(),
       (run) => this.keepForLater(run, this.clock.now()),
@@ -143,21 +125,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
     this.tenants.prefetch(runs.map((r) => r.tenantId));
   }
 
-  /**
-   * Takes a token from the run's tenant bucket and task-queue bucket (both or neither).
-   * Returns 0 when taken, else the ms until they could be — `ahead` runs of the same buckets
-   * being already in line, each needing its own token.
-   */
+  /** A token of the run's tenant and task queue (DispatchAdmission): 0 when taken, else the ms until there could be one. */
   takeTokens(run: ClaimedRun, now: number, ahead = 0): number {
-    this.syncTenantLimits(run.tenantId, now);
-    const keys = keysOf(run);
-    if (ahead === 0 && this.buckets.tryTakeAll(now, keys)) return 0;
-    let wait = this.buckets.msUntilAvailable(now, keys);
-    if (ahead > 0) {
-      const slowest = Math.min(...keys.map((k) => this.buckets.bucket(k)?.refillPerSec ?? Infinity));
-      wait += slowest > 0 && Number.isFinite(slowest) ? Math.ceil((ahead * 1000) / slowest) : 0;
-    }
-    return Number.isFinite(wait) ? Math.max(1, wait) : 60_000;
+    return this.admission.takeTokens(run, now, ahead);
   }
 
   /**
@@ -237,12 +207,12 @@ export class Dispatcher implements BeforeApplicationShutdown {
     if (candidates.length === 0) {
       // Held back until an executor has room (CreditGate); the slot is free again, and the run's
       // tokens go back to its buckets: it takes them anew when it comes round.
-      this.buckets.refundAll(this.clock.now(), keysOf(run));
+      this.admission.refund(run, this.clock.now());
       return;
     }
     let reserved: number | null = candidates[0].executorId;
     try {
-      const start = await this.start(run, candidates[0], onTime);
+      const start = await this.runStart.start(run, candidates[0], onTime);
       if (start.kind !== 'DISPATCHED') return;
       for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
       const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
@@ -264,14 +234,14 @@ export class Dispatcher implements BeforeApplicationShutdown {
           );
           if (!stillOurs) return; // ended meanwhile (an executor that timed out on us did start it and called back)
         }
-        const ended = this.config.synchronousDispatch ? this.events.waitFor(run.runId, run.attempt, run.timeoutMs) : null;
+        const released = this.slotHold.untilReleased(run);
         const { answer, leftAt } = await this.send(executor, tenant, run, reserved === executor.executorId);
         reserved = null;
         if (answer.kind === 'ACCEPTED') {
           this.registry.noteAccepted(executor.executorId);
           this.recordAck(run, leftAt, this.clock.now());
           this.metrics.runsFired.inc();
-          if (ended) await ended;
+          if (released) await released;
           return;
         }
         refusals.push({ executor, answer });
@@ -325,51 +295,6 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private async route(run: ClaimedRun, tenant: TenantInfo): Promise<RoutedExecutor[]> {
     await this.registry.ensureFresh();
     return this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId, tenant.executorNetworks);
-  }
-
-  /**
-   * Concurrency policy and CLAIMED → DISPATCHED, in one transaction (see the class comment). An
-   * ALLOW run — most runs — has no policy to apply: its mark joins the other slots' (DispatchMarks).
-   */
-  private async start(run: ClaimedRun, first: RoutedExecutor, onTime: boolean): Promise<Start> {
-    if (run.concurrencyPolicy === 'ALLOW') {
-      const at = await this.marks.markDispatched(run, first.executorId, onTime);
-      return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
-    }
-    const now = this.clock.now();
-    try {
-      return await followUpTransaction(this.dataSource, async (em): Promise<Start> => {
-        const replaced: ExecutingRunRow[] = [];
-        await lockTaskForConcurrency(em, run.taskId);
-        const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
-        if (others.length > 0 && run.concurrencyPolicy === 'FORBID') {
-          const skipped = await skipClaimedRun(em, {
-            runId: run.runId,
-            attempt: run.attempt,
-            nodeId: this.config.nodeId,
-            reason: `Skipped: run ${others[0].runId} of this task is still running (concurrency FORBID)`,
-            now,
-          });
-          if (!skipped) return { kind: 'LOST' };
-          await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
-          return { kind: 'SKIPPED' };
-        }
-        for (const other of others) {
-          const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
-          if (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now })) replaced.push(other);
-        }
-        const dispatched = await markRunsDispatched(em, {
-          nodeId: this.config.nodeId,
-          now,
-          runs: [{ runId: run.runId, attempt: run.attempt, executorId: first.executorId, deadlineAt: now + run.timeoutMs }],
-        });
-        if (dispatched.size === 0) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
-        return { kind: 'DISPATCHED', at: now, replaced };
-      });
-    } catch (err) {
-      if (err instanceof LostRun) return { kind: 'LOST' };
-      throw err;
-    }
   }
 
   private request(run: ClaimedRun, sentAt: number): DispatchRequest {
@@ -456,33 +381,6 @@ export class Dispatcher implements BeforeApplicationShutdown {
     });
   }
 
-  private limitsFor(key: string): TokenBucketOptions | undefined {
-    if (key.startsWith('task:')) {
-      return this.config.taskRatePerSec > 0 ? { capacity: Math.max(1, this.config.taskBurst), refillPerSec: this.config.taskRatePerSec } : undefined;
-    }
-    const tenant = this.tenants.peek(key.slice('tenant:'.length));
-    if (!tenant) return DEFAULT_TENANT_LIMITS;
-    return tenantLimits(tenant.ratePerSec, tenant.burst);
-  }
-
-  /** A tenant's quota as read from its row, applied once it is known and whenever it changes. */
-  private syncTenantLimits(tenantId: string, now: number): void {
-    const tenant = this.tenants.peek(tenantId);
-    if (!tenant) return;
-    const applied = `${tenant.ratePerSec}/${tenant.burst}`;
-    if (this.appliedLimits.get(tenantId) === applied) return;
-    this.appliedLimits.set(tenantId, applied);
-    this.buckets.configure(now, `tenant:${tenantId}`, tenantLimits(tenant.ratePerSec, tenant.burst));
-  }
-}
-
-/** A rate of 0 (or less) means "not limited" — a tenant is stopped by pausing its tasks, not by starving it. */
-function tenantLimits(ratePerSec: number, burst: number): TokenBucketOptions | undefined {
-  return ratePerSec > 0 ? { capacity: Math.max(1, burst), refillPerSec: ratePerSec } : undefined;
-}
-
-function keysOf(run: ClaimedRun): [string, string] {
-  return [`tenant:${run.tenantId}`, `task:${run.taskId}`];
 }
 
 function attemptOf(run: ClaimedRun): AttemptRef {

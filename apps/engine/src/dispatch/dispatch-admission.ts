@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TokenBuckets, type TokenBucketOptions } from '@baton/scheduling';
+import type { ClaimedRun } from '../claimed-run';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { TenantDirectory } from '../tenants/tenant-directory';
+
+/** Tenant bucket before the tenant's own row has been read (the tenants table's defaults). */
+const DEFAULT_TENANT_LIMITS: TokenBucketOptions = { capacity: 2000, refillPerSec: 1000 };
+
+/**
+ * Admission by rate: a run is dispatched only with a token of its tenant's bucket (the tenant's
+ * `rate_per_sec` / `burst`, as read from its row and re-applied when they change) AND of its
+ * task queue's (`BATON_TASK_RATE` / `BATON_TASK_BURST`), both or neither — one tenant's burst does
+ * not starve the others, one task's backlog does not starve its tenant's other tasks. Per engine.
+ */
+@Injectable()
+export class DispatchAdmission {
+  private readonly buckets: TokenBuckets;
+  /** Tenant limits applied to the buckets, as `rate/burst`. */
+  private readonly appliedLimits = new Map<string, string>();
+
+  constructor(
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly tenants: TenantDirectory,
+  ) {
+    this.buckets = new TokenBuckets({ limitsFor: (key) => this.limitsFor(key) });
+  }
+
+  /**
+   * Takes a token from the run's tenant bucket and task-queue bucket (both or neither).
+   * Returns 0 when taken, else the ms until they could be — `ahead` runs of the same buckets
+   * being already in line, each needing its own token.
+   */
+  takeTokens(run: ClaimedRun, now: number, ahead = 0): number {
+    this.syncTenantLimits(run.tenantId, now);
+    const keys = keysOf(run);
+    if (ahead === 0 && this.buckets.tryTakeAll(now, keys)) return 0;
+    let wait = this.buckets.msUntilAvailable(now, keys);
+    if (ahead > 0) {
+      const slowest = Math.min(...keys.map((k) => this.buckets.bucket(k)?.refillPerSec ?? Infinity));
+      wait += slowest > 0 && Number.isFinite(slowest) ? Math.ceil((ahead * 1000) / slowest) : 0;
+    }
+    return Number.isFinite(wait) ? Math.max(1, wait) : 60_000;
+  }
+
+  /** The run's tokens back to its buckets (it was not sent; it takes them anew when it comes round). */
+  refund(run: ClaimedRun, now: number): void {
+    this.buckets.refundAll(now, keysOf(run));
+  }
+
+  private limitsFor(key: string): TokenBucketOptions | undefined {
+    if (key.startsWith('task:')) {
+      return this.config.taskRatePerSec > 0 ? { capacity: Math.max(1, this.config.taskBurst), refillPerSec: this.config.taskRatePerSec } : undefined;
+    }
+    const tenant = this.tenants.peek(key.slice('tenant:'.length));
+    if (!tenant) return DEFAULT_TENANT_LIMITS;
+    return tenantLimits(tenant.ratePerSec, tenant.burst);
+  }
+
+  /** A tenant's quota as read from its row, applied once it is known and whenever it changes. */
+  private syncTenantLimits(tenantId: string, now: number): void {
+    const tenant = this.tenants.peek(tenantId);
+    if (!tenant) return;
+    const applied = `${tenant.ratePerSec}/${tenant.burst}`;
+    if (this.appliedLimits.get(tenantId) === applied) return;
+    this.appliedLimits.set(tenantId, applied);
+    this.buckets.configure(now, `tenant:${tenantId}`, tenantLimits(tenant.ratePerSec, tenant.burst));
+  }
+}
+
+/** A rate of 0 (or less) means "not limited" — a tenant is stopped by pausing its tasks, not by starving it. */
+function tenantLimits(ratePerSec: number, burst: number): TokenBucketOptions | undefined {
+  return ratePerSec > 0 ? { capacity: Math.max(1, burst), refillPerSec: ratePerSec } : undefined;
+}
+
+function keysOf(run: ClaimedRun): [string, string] {
+  return [`tenant:${run.tenantId}`, `task:${run.taskId}`];
+}
