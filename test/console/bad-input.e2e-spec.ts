@@ -113,6 +113,18 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'body over 1 MB', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(1_100_000) }), status: 413, field: 'body', reason: /too large/ },
     { name: 'duplicate task name', method: 'POST', url: '/api/tasks', body: cronTask('existing'), status: 409, field: 'name', reason: /already exists/ },
     { name: 'several problems at once', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'CRON', expression: 'nope', timeZone: 'Nowhere/City' }, timeoutMs: -1 }), status: 400, field: 'trigger.timeZone' },
+    // tasks in a batch: all or none, every error names its item
+    { name: 'batch without tasks', method: 'POST', url: '/api/tasks/batch', body: {}, status: 400, field: 'tasks' },
+    { name: 'batch with an empty list', method: 'POST', url: '/api/tasks/batch', body: { tasks: [] }, status: 400, field: 'tasks', reason: /at least 1/ },
+    { name: 'batch of 1,001 tasks', method: 'POST', url: '/api/tasks/batch', body: { tasks: Array.from({ length: 1001 }, (_, i) => cronTask(`b${i}`)) }, status: 400, field: 'tasks', reason: /1000/ },
+    { name: 'batch not a list', method: 'POST', url: '/api/tasks/batch', body: { tasks: cronTask('b1') }, status: 400, field: 'tasks' },
+    { name: 'batch with an unknown field in an item', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1'), cronTask('b2', { colour: 'red' })] }, status: 400, field: 'tasks[1].colour', reason: /unknown field/ },
+    { name: 'batch with an invalid cron in the third item', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1'), cronTask('b2'), cronTask('b3', { trigger: { kind: 'CRON', expression: '61 * * * *', timeZone: 'UTC' } })] }, status: 400, field: 'tasks[2].trigger.expression' },
+    { name: 'batch with a task that never fires', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1'), cronTask('b2', { trigger: { kind: 'CRON', expression: '0 0 0 30 2 *', timeZone: 'UTC' } })] }, status: 400, field: 'tasks[1].trigger.expression' },
+    { name: 'batch with an unknown calendar', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1', { calendarName: 'nope' })] }, status: 400, field: 'tasks[0].calendarName' },
+    { name: 'batch naming a task twice', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1'), cronTask('b2'), cronTask('b1')] }, status: 400, field: 'tasks[2].name', reason: /tasks\[0\]/ },
+    { name: 'batch with a taken name', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1'), cronTask('existing')] }, status: 409, field: 'tasks[1].name', reason: /already exists/ },
+    { name: 'batch over 1 MB', method: 'POST', url: '/api/tasks/batch', body: { tasks: [cronTask('b1', { params: big(1_100_000) })] }, status: 413, field: 'body' },
     // task edits
     { name: 'PATCH with an invalid cron', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { trigger: { kind: 'CRON', expression: 'every day', timeZone: 'UTC' } }, status: 400, field: 'trigger.expression' },
     { name: 'PATCH with an unknown field', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { nme: 'x' }, status: 400, field: 'nme' },

@@ -24,6 +24,9 @@ import {
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** Names of the tasks the batch route creates, new on every call. */
+let batchSeq = 0;
+
 /** Ids of tenant B's objects (and a few of A's), filled in by beforeAll. */
 interface World {
   a: SeededTenant;
@@ -94,6 +97,16 @@ const ROUTES: Route[] = [
     // B's calendar name means nothing in A: the task is refused as naming an unknown calendar.
     call: (w) => ({ url: '/api/tasks', body: cronTask('a-uses-b-calendar', { calendarName: w.bCalendarName }) }),
     alsoAccept: [400],
+  },
+  {
+    method: 'POST', path: '/api/tasks/batch', area: 'tenant', kind: 'own',
+    // Created in A whatever the body says (a tenantId field is refused as unknown); B is unchanged (snapshotB).
+    call: () => ({ url: '/api/tasks/batch', body: { tasks: [cronTask(`a-batch-${++batchSeq}`), cronTask(`a-batch-${++batchSeq}`)] } }),
+    check: (w, body) => {
+      const created = (body as { items: Array<{ tenantId?: string; name: string }> }).items;
+      expect(created.map((t) => t.name)).toEqual([`a-batch-${batchSeq - 1}`, `a-batch-${batchSeq}`]);
+      for (const task of created) if (task.tenantId !== undefined) expect(task.tenantId).toBe(w.a.id);
+    },
   },
   { method: 'GET', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}` }) },
   { method: 'PUT', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}`, body: cronTask('hijacked') }) },

@@ -16,6 +16,8 @@ import {
   DeleteTaskQuery,
   GroupPauseView,
   PatchTaskDto,
+  TaskBatchDto,
+  TaskBatchView,
   TaskBodyDto,
   TaskPage,
   TaskQuery,
@@ -42,6 +44,18 @@ export class TasksController {
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
   create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<TaskView> {
     return this.tasks.create(tenantId, body);
+  }
+
+  @Post('batch')
+  @ApiOperation({
+    summary: 'Create up to 1,000 tasks in one request, all or none',
+    description:
+      'Each task is checked as POST /tasks checks it; every error names its item (`tasks[3].trigger.expression`). A name taken by an existing task, or twice in the batch, is a 409 naming the item. The body is at most 1 MB (413 beyond).',
+  })
+  @ApiCreatedResponse({ type: TaskBatchView })
+  @ApiConflictResponse({ description: 'A name is taken, or given twice (errors name `tasks[i].name`); nothing was created' })
+  async createMany(@TenantId() tenantId: string, @Body() body: TaskBatchDto): Promise<TaskBatchView> {
+    return { items: await this.tasks.createMany(tenantId, body.tasks) };
   }
 
   @Get(':id')

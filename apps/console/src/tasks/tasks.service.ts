@@ -147,23 +147,60 @@ export class TasksService {
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
         await this.assertNameFree(em, tenantId, definition.name, null);
-        const now = this.clock.now();
-        const schedule = scheduleOf(definition, { fireCount: 0, createdAt: now }, calendar?.definition ?? null);
-        const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
-        const never = neverFiresProblem(schedule, nextFireAt, now);
-        if (never) invalid([never]);
-        const row = em.create(TaskEntity, {
-          ...taskDefinitionToColumns(definition, calendar?.id ?? null),
-          engineGroup: tenant.engineGroup,
-          fireCount: 0,
-          nextFireAt,
-          createdAt: now,
-          updatedAt: now,
-          version: 1,
-        });
+        const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
+        if ('field' in row) invalid([row]);
         await em.insert(TaskEntity, row);
         return this.get(tenantId, row.id, em);
       }),
+    );
+  }
+
+  /**
+   * POST /tasks/batch: each task checked as create() checks it, all created in one transaction
+   * or none; every error names its item (`tasks[3].trigger.expression`), all of them at once.
+   * Rows go in with multi-row INSERTs: creating 4,000 tasks one POST at a time took 14–20 s.
+   */
+  createMany(tenantId: string, dtos: readonly TaskBodyDto[]): Promise<TaskView[]> {
+    const errors: FieldError[] = [];
+    const definitions: TaskDefinition[] = [];
+    const indexOfName = new Map<string, number>();
+    dtos.forEach((dto, i) => {
+      const input = inputOf(dto);
+      const problems = validateTask(input);
+      if (problems.length) return void errors.push(...problems.map((e) => ({ ...e, field: `tasks[${i}].${e.field}` })));
+      const definition = canonical(withTaskDefaults(input, tenantId));
+      const first = indexOfName.get(definition.name);
+      if (first === undefined) indexOfName.set(definition.name, i);
+      else errors.push({ field: `tasks[${i}].name`, reason: `"${definition.name}" is also the name of tasks[${first}]` });
+      definitions[i] = definition;
+    });
+    if (errors.length) invalid(errors);
+    const names = [...indexOfName.keys()];
+    return this.writingMany(() =>
+        inTransaction(this.dataSource, async (em) => {
+          const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+          if (!tenant) throw notFound('Tenant', tenantId);
+          const taken = (await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) }, select: { name: true } })))).flat();
+          if (taken.length) {
+            const named = taken.map((t) => ({ field: `tasks[${indexOfName.get(t.name)}].name`, reason: `a task named "${t.name}" already exists` }));
+            throw conflict(`${taken.length} of the tasks' names are taken; nothing was created`, named);
+          }
+          const calendars = new Map<string, Awaited<ReturnType<TasksService['findCalendar']>>>();
+          for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.findCalendar(em, tenantId, name));
+          const now = this.clock.now();
+          const rows = definitions.map((d, i) => {
+            const calendar = d.calendarName === null ? null : calendars.get(d.calendarName)!;
+            if (d.calendarName !== null && !calendar) return { field: `tasks[${i}].calendarName`, reason: `no calendar named "${d.calendarName}"` };
+            const row = newTaskRow(em, d, tenant.engineGroup, calendar, now);
+            return 'field' in row ? { ...row, field: `tasks[${i}].${row.field}` } : row;
+          });
+          const refused = rows.filter((r): r is FieldError => 'field' in r);
+          if (refused.length) invalid(refused);
+          for (const part of chunks(rows as TaskEntity[], INSERT_CHUNK)) await em.insert(TaskEntity, part);
+          // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
+          const saved = new Map((await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) } })))).flat().map((r) => [r.name, r]));
+          return definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+        }),
     );
   }
 
@@ -376,14 +413,29 @@ export class TasksService {
     name: string | null,
   ): Promise<{ id: number; definition: ExclusionCalendar } | null> {
     if (name === null) return null;
+    const calendar = await this.findCalendar(em, tenantId, name);
+    if (!calendar) invalid([{ field: 'calendarName', reason: `no calendar named "${name}"` }]);
+    return calendar;
+  }
+
+  private async findCalendar(em: EntityManager, tenantId: string, name: string): Promise<{ id: number; definition: ExclusionCalendar } | null> {
     const row = await em.findOneBy(CalendarEntity, { tenantId, name });
-    if (!row) invalid([{ field: 'calendarName', reason: `no calendar named "${name}"` }]);
-    return { id: row.id, definition: { name: row.name, timeZone: row.timeZone, dates: row.dates } };
+    return row ? { id: row.id, definition: { name: row.name, timeZone: row.timeZone, dates: row.dates } } : null;
   }
 
   private async assertNameFree(em: EntityManager, tenantId: string, name: string, exceptId: number | null): Promise<void> {
     const existing = await em.findOne(TaskEntity, { where: { tenantId, name }, select: { id: true } });
     if (existing && existing.id !== exceptId) throw duplicateName(name);
+  }
+
+  /** createMany's writing(): a name taken by a concurrent writer after the check is a 409 too (nothing was created). */
+  private async writingMany<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict('A name of this batch was taken meanwhile; nothing was created', [{ field: 'tasks', reason: 'a name was taken by another request meanwhile' }]);
+      throw error;
+    }
   }
 
   /** Maps a unique-key violation (a concurrent writer took the name) to the same 409 as the check. */
@@ -395,6 +447,38 @@ export class TasksService {
       throw error;
     }
   }
+}
+
+/** Rows per INSERT of createMany: well inside SQLite's 32,766 bound parameters (~35 columns a row). */
+const INSERT_CHUNK = 200;
+
+function chunks<T>(items: readonly T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** A new task's row (its first fire computed from its trigger), or why it can never fire. */
+function newTaskRow(
+  em: EntityManager,
+  definition: TaskDefinition,
+  engineGroup: string,
+  calendar: { id: number; definition: ExclusionCalendar } | null,
+  now: number,
+): TaskEntity | FieldError {
+  const schedule = scheduleOf(definition, { fireCount: 0, createdAt: now }, calendar?.definition ?? null);
+  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
+  const never = neverFiresProblem(schedule, nextFireAt, now);
+  if (never) return never;
+  return em.create(TaskEntity, {
+    ...taskDefinitionToColumns(definition, calendar?.id ?? null),
+    engineGroup,
+    fireCount: 0,
+    nextFireAt,
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  });
 }
 
 function duplicateName(name: string) {

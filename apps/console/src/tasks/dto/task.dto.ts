@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import {
   ALARM_TYPES,
   CONCURRENCY_POLICIES,
@@ -234,4 +234,22 @@ export class DeleteTaskQuery {
   @ToBoolean()
   @IsBoolean()
   cascade?: boolean;
+}
+
+/** Most tasks one POST /tasks/batch creates. */
+export const MAX_TASKS_PER_BATCH = 1000;
+
+/** POST /tasks/batch: tasks created together, all or none. */
+export class TaskBatchDto {
+  @ApiProperty({ type: [TaskBodyDto], minItems: 1, maxItems: MAX_TASKS_PER_BATCH, description: `1 to ${MAX_TASKS_PER_BATCH} tasks, each as POST /tasks takes it` })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_TASKS_PER_BATCH)
+  @ValidateNested({ each: true })
+  @Type(() => TaskBodyDto)
+  tasks!: TaskBodyDto[];
+}
+
+export class TaskBatchView {
+  @ApiProperty({ type: [TaskView], description: 'The tasks created, in the order given' }) items!: TaskView[];
 }
