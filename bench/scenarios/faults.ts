@@ -29,7 +29,7 @@ function cases(full: boolean, args: readonly string[]): FaultCase[] {
   const stompPort = Number(option(args, 'stomp-port') ?? 61633);
   const outageMs = full ? 30_000 : 15_000;
   const list: Array<FaultCase & { full?: boolean }> = [
-    { key: 'engine-kill', run: (log) => engineKill(4000, 'test', log) },
+    { key: 'engine-kill', full: true, run: (log) => engineKill(4000, 'test', log) },
     { key: 'engine-kill-default', run: (log) => engineKill(4000, 'default', log) },
     { key: 'db-restart', run: (log) => dbRestart({ port: dbPort, rate: 20, spanMs: full ? 60_000 : 20_000, stopAfterMs: 6_000 }, log) },
     { key: 'broker-outage', run: (log) => brokerOutage({ port: stompPort, rate: 4, spanMs: outageMs + 10_000, stopAfterMs: 5_000, outageMs }, log) },

@@ -1,5 +1,6 @@
 import type { Scenario } from '../support/scenario';
 import { burst } from './burst';
+import { burstApi } from './burst-api';
 import { singleFire } from './single-fire';
 import { scale } from './scale';
 import { queue } from './queue';
@@ -8,4 +9,4 @@ import { slotHold } from './slot-hold';
 import { sustained } from './sustained';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, singleFire, slotHold, queue, scale, faults, sustained];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained];

@@ -1,0 +1,149 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication } from '@nestjs/common';
+import { configureConsoleApp, ConsoleModule } from '../../apps/console/src';
+import { TenantEntity } from '@baton/persistence';
+import { Cluster, sleep } from '../../test/cluster/support/cluster';
+import { invocationCheck, percentile } from '../../test/cluster/support/figures';
+import { insertApiKey } from '../../test/console/console-test-kit';
+import { machine, writeResult } from '../support/infra';
+import { option, type Scenario } from '../support/scenario';
+import { table } from '../support/table';
+import { BURST_EXECUTOR_ENV, BURST_TENANT, stats, type StageStats } from './burst';
+
+/**
+ * Burst through the API (issue 11 item 7): what a user sees. N ONCE tasks due at the same
+ * instant T are created through the console's REST API — `POST /api/tasks/batch`, 1,000 a
+ * request, an admin API key, the console in this process on the cluster's MariaDB — so the
+ * planners turn them into runs and the claimers hold those until T, as for any user's tasks.
+ * Lateness is handler start − T (the planner included), duplicates and missing runs from the
+ * executors' records. Beside it, what creating the tasks costs: the batches' time, and the same
+ * number of tasks created one POST at a time (the only way before the batch route).
+ */
+
+const PER_BATCH = 1000;
+
+interface ApiBurstCase {
+  n: number;
+  engines: number;
+  createMs: { batched: number; perBatchP50: number };
+  stages: { dispatched: StageStats; started: StageStats };
+  makespanMs: number;
+  duplicates: number;
+  missing: number;
+  states: Record<string, number>;
+}
+
+async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
+  const app = await NestFactory.create(ConsoleModule.forRoot({ dataSource: c.ds, passwordHashRounds: 4 }), { bodyParser: false, logger: ['error'], abortOnError: false });
+  configureConsoleApp(app, { swagger: false, web: false });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://127.0.0.1:${address.port}`, key: await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN') };
+}
+
+async function post(url: string, key: Record<string, string>, body: unknown): Promise<{ status: number; ms: number; text: string }> {
+  const started = performance.now();
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, ms: performance.now() - started, text };
+}
+
+const onceTask = (name: string, at: number) => ({ name, executorApp: 'demo', handler: 'noop', trigger: { kind: 'ONCE', at } });
+
+async function runCase(n: number, engines: number, log: (s: string) => void): Promise<ApiBurstCase> {
+  const c = await Cluster.open(`ba${n}x${engines}`);
+  let failed = true;
+  try {
+    await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
+    await c.startEngines(engines);
+    await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const api = await consoleOn(c);
+    try {
+      const due = Math.ceil((Date.now() + 5_000 + n) / 1000) * 1000;
+      const createStart = performance.now();
+      const perBatch: number[] = [];
+      for (let i = 0; i < n; i += PER_BATCH) {
+        const tasks = Array.from({ length: Math.min(PER_BATCH, n - i) }, (_, j) => onceTask(`burst-${i + j}`, due));
+        const res = await post(`${api.url}/api/tasks/batch`, api.key, { tasks });
+        if (res.status !== 201) throw new Error(`POST /api/tasks/batch → ${res.status} ${res.text.slice(0, 300)}`);
+        perBatch.push(res.ms);
+      }
+      const batched = performance.now() - createStart;
+      if (Date.now() > due - 2_500) log(`  warning: creating the tasks ended ${due - Date.now()} ms before T`);
+      let runs = await c.runs();
+      for (const deadline = due + 60_000 + n * 20; Date.now() < deadline; ) {
+        await sleep(500);
+        runs = await c.runs();
+        if (runs.length >= n && runs.every((r) => r.finishedAt !== null)) break;
+      }
+      await sleep(300); // the last record lines
+      const check = invocationCheck(c.records(), runs.map((r) => r.id));
+      const rel = (pick: (r: (typeof runs)[number]) => number | null) => runs.map(pick).filter((v): v is number => v !== null).map((v) => v - due);
+      const states: Record<string, number> = {};
+      for (const r of runs) states[r.state] = (states[r.state] ?? 0) + 1;
+      const result: ApiBurstCase = {
+        n,
+        engines,
+        createMs: { batched: Math.round(batched), perBatchP50: Math.round(percentile(perBatch, 50)) },
+        stages: { dispatched: stats(rel((r) => r.dispatchedAt)), started: stats(rel((r) => r.startedAt)) },
+        makespanMs: Math.max(...rel((r) => r.finishedAt)),
+        duplicates: check.duplicated.length,
+        missing: check.missing.length + Math.max(0, n - runs.length),
+        states,
+      };
+      failed = false;
+      return result;
+    } finally {
+      await api.app.close();
+    }
+  } finally {
+    await c.close(failed);
+  }
+}
+
+/** Creating `n` tasks one POST at a time, the way it was done before the batch route. */
+async function createOneByOne(n: number): Promise<{ n: number; totalMs: number; perPostP50: number; perPostP99: number }> {
+  const c = await Cluster.open(`bo${n}`);
+  try {
+    const api = await consoleOn(c);
+    try {
+      const at = Date.now() + 86_400_000;
+      const times: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < n; i++) {
+        const res = await post(`${api.url}/api/tasks`, api.key, onceTask(`one-${i}`, at));
+        if (res.status !== 201) throw new Error(`POST /api/tasks → ${res.status} ${res.text.slice(0, 300)}`);
+        times.push(res.ms);
+      }
+      return { n, totalMs: Math.round(performance.now() - started), perPostP50: +percentile(times, 50).toFixed(1), perPostP99: +percentile(times, 99).toFixed(1) };
+    } finally {
+      await api.app.close();
+    }
+  } finally {
+    await c.close(false);
+  }
+}
+
+/** Options: `--cases=1000x1,4000x2` (N x engines; quick: 4000x2), `--one-by-one=4000` (tasks created singly for the comparison; quick 1000, full 4000; 0 skips it). */
+export const burstApi: Scenario = {
+  name: 'burst-api',
+  description: 'N ONCE tasks due at one instant created through POST /api/tasks/batch (planner included): lateness, dup/missing; batch vs one-by-one creation',
+  async run({ full, args, log }) {
+    const plan = option(args, 'cases')?.split(',').map((c) => c.split('x').map(Number) as [number, number]) ?? (full ? [[1000, 1], [1000, 2], [4000, 2], [10000, 2]] : [[4000, 2]]);
+    const oneByOne = Number(option(args, 'one-by-one') ?? (full ? 4000 : 1000));
+    const cases: ApiBurstCase[] = [];
+    for (const [n, e] of plan) {
+      log(`burst-api: ${n} tasks through the API, ${e} engine(s)…`);
+      cases.push(await runCase(n, e, log));
+    }
+    const single = oneByOne > 0 ? await createOneByOne(oneByOne) : null;
+    const rows = cases.map((r) => [r.n, r.engines, r.createMs.batched, r.stages.dispatched.p99, r.stages.started.p50, r.stages.started.p99, r.makespanMs, r.duplicates, r.missing]);
+    console.log(`Burst through the API — ONCE tasks due at T created with POST /api/tasks/batch (ms after T)\n${table(['N', 'eng', 'create ms', 'disp p99', 'start p50', 'start p99', 'makespan', 'dup', 'missing'], rows)}\n`);
+    if (single) console.log(`Creating ${single.n} tasks one POST at a time: ${single.totalMs} ms (p50 ${single.perPostP50} ms, p99 ${single.perPostP99} ms a POST)\n`);
+    writeResult(`burst-api${full ? '-full' : ''}.json`, { benchmark: 'burst-api', machine: machine(), executorEnv: BURST_EXECUTOR_ENV, tenant: BURST_TENANT, cases, oneByOne: single });
+    return [
+      ...cases.map((r): [string, string] => [`burst-api N=${r.n} ${r.engines}e`, `created in ${r.createMs.batched} ms, start p99 ${r.stages.started.p99} ms, dup ${r.duplicates}, missing ${r.missing}`]),
+      ...(single ? [[`${single.n} tasks one POST at a time`, `${single.totalMs} ms`] as [string, string]] : []),
+    ];
+  },
+};
