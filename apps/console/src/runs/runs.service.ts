@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
-import { inTransaction, RunEntity, RunLogEntity, TaskEntity, transitionRun } from '@baton/persistence';
+import { cancelRun, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Page } from '../common/cursor';
@@ -84,17 +84,13 @@ export class RunsService {
     };
   }
 
-  /**
-   * Cancels a run that is not over yet, with one guarded update (`… WHERE state IN (active)`),
-   * so it cannot race a callback into moving a finished run. A run already dispatched may still
-   * be executing: the engine sends the abort when it next touches the run and finds it CANCELLED.
-   */
+  /** Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state. */
   async cancel(tenantId: string, id: number): Promise<RunDetailView> {
     await inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(RunEntity, { id, tenantId });
       if (!row) throw notFound('Run', id);
       const now = this.clock.now();
-      const moved = await transitionRun(em, { runId: id, from: ACTIVE_STATES, to: 'CANCELLED', now, set: { finishedAt: now } });
+      const moved = await cancelRun(em, { runId: id, tenantId, now });
       if (!moved) {
         const current = await em.findOneBy(RunEntity, { id, tenantId });
         throw conflict(`Run ${id} is ${current?.state ?? row.state}: only an active run can be cancelled`, [

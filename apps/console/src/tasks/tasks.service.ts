@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, In } from 'typeorm';
 import {
-  ACTIVE_STATES,
   paramsProblem,
   parseCron,
   validateTask,
@@ -14,6 +12,8 @@ import {
 } from '@baton/domain';
 import {
   CalendarEntity,
+  cancelTaskRuns,
+  insertManualRun,
   inTransaction,
   isUniqueViolation,
   RunEntity,
@@ -308,12 +308,7 @@ export class TasksService {
       }
       if (edges.length > 0) await em.delete(TaskDependencyEntity, { id: In(edges.map((e) => e.id)) });
       const now = this.clock.now();
-      await em
-        .createQueryBuilder()
-        .update(RunEntity)
-        .set({ state: 'CANCELLED', finishedAt: now, updatedAt: now })
-        .where('task_id = :id AND tenant_id = :tenantId AND state IN (:...active)', { id, tenantId, active: [...ACTIVE_STATES] })
-        .execute();
+      await cancelTaskRuns(em, { taskId: id, tenantId, now });
       await em.delete(TaskEntity, { id, tenantId });
     });
   }
@@ -364,38 +359,14 @@ export class TasksService {
     const runId = await inTransaction(this.dataSource, async (em) => {
       const task = await em.findOneBy(TaskEntity, { id, tenantId });
       if (!task) throw notFound('Task', id);
-      const now = this.clock.now();
-      const run = em.create(RunEntity, {
+      return insertManualRun(em, {
         tenantId,
         taskId: task.id,
         engineGroup: task.engineGroup,
-        state: 'PENDING',
-        cause: 'MANUAL',
-        fireKey: `m:${randomUUID()}`,
-        flowId: null,
-        parentRunId: null,
-        attempt: 1,
         priority: task.priority,
         params: (params === undefined ? task.params : params) as RunEntity['params'],
-        scheduledAt: now,
-        dueAt: now,
-        claimedBy: null,
-        leaseUntil: null,
-        executorId: null,
-        dispatchedAt: null,
-        acceptedAt: null,
-        startedAt: null,
-        finishedAt: null,
-        result: null,
-        error: null,
-        progress: null,
-        createdAt: now,
-        updatedAt: now,
+        now: this.clock.now(),
       });
-      await em.insert(RunEntity, run);
-      // A manual run is the root of its own flow.
-      await em.update(RunEntity, { id: run.id }, { flowId: run.id });
-      return run.id;
     });
     return this.runs.get(tenantId, runId);
   }

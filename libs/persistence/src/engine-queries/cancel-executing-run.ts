@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const CANCEL_EXECUTING_RUN = runWrite('cancelExecutingRun', ['DISPATCHED', 'ACCEPTED'], 'CANCELLED');
 
 /**
  * Concurrency REPLACE: the older executing run is cancelled (its executor is then asked to
@@ -18,7 +22,7 @@ export async function cancelExecutingRun(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'CANCELLED', finished_at = ?, error = ?, deadline_at = NULL, updated_at = ?
-      WHERE id = ? AND state IN ('DISPATCHED', 'ACCEPTED') AND attempt = ?`,
+      WHERE id = ? AND ${stateIn(CANCEL_EXECUTING_RUN)} AND attempt = ?`,
     [input.now, input.reason, input.now, input.runId, input.attempt],
   );
   return affected > 0;

@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { execute, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const CANCEL_ORPHANED_RUNS = runWrite('cancelOrphanedRuns', ['CLAIMED'], 'CANCELLED');
 
 /**
  * Claimed runs whose task no longer exists (deleted between the run's creation and its claim;
@@ -15,7 +19,7 @@ export async function cancelOrphanedRuns(manager: EntityManager, ids: readonly n
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'CANCELLED', claimed_by = NULL, lease_until = NULL, finished_at = ?, error = ?, updated_at = ?
-      WHERE id IN (${placeholders(ids.length)}) AND state = 'CLAIMED' AND claimed_by = ?`,
+      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(CANCEL_ORPHANED_RUNS)} AND claimed_by = ?`,
     [now, 'Cancelled: the task was deleted', now, ...ids, owner],
   );
   return affected;

@@ -2,6 +2,10 @@ import type { EntityManager } from 'typeorm';
 import type { RunCause } from '@baton/domain';
 import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from './sql';
 import type { Dialect } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const CLAIM_DUE_RUNS = runWrite('claimDueRuns', ['PENDING', 'RETRY_WAIT'], 'CLAIMED');
 
 /** A run this engine has just claimed (state CLAIMED, claimed_by = it, lease set). */
 export interface ClaimedRunRow {
@@ -111,7 +115,7 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'CLAIMED', claimed_by = ?, lease_until = ?, updated_at = ?
-      WHERE id IN (${placeholders(ids.length)}) AND state IN ('PENDING', 'RETRY_WAIT')`,
+      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(CLAIM_DUE_RUNS)}`,
     [input.owner, input.leaseUntil, input.now, ...ids],
   );
   if (affected !== ids.length) {

@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import { execute, placeholders } from './sql';
+import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. */
+export const DEFER_RUN_DISPATCH = runWrite('deferRunDispatch', ['CLAIMED', 'DISPATCHED'], 'RETRY_WAIT');
 
 /**
  * No executor took the run (all busy, unreachable, or none UP): back to the database as
@@ -35,8 +39,8 @@ export async function deferRunDispatch(
     manager,
     `UPDATE runs SET state = 'RETRY_WAIT', due_at = ?, claimed_by = NULL, lease_until = NULL,
                      executor_id = ?, dispatched_at = NULL, deadline_at = NULL, error = ?, updated_at = ?
-      WHERE id = ? AND state IN (${placeholders(input.from.length)}) AND claimed_by = ? AND attempt = ?`,
-    [input.dueAt, input.executorId, input.error, input.now, input.runId, ...input.from, input.nodeId, input.attempt],
+      WHERE id = ? AND ${stateIn(DEFER_RUN_DISPATCH, input.from)} AND claimed_by = ? AND attempt = ?`,
+    [input.dueAt, input.executorId, input.error, input.now, input.runId, input.nodeId, input.attempt],
   );
   return affected > 0;
 }

@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { execute, placeholders } from './sql';
+import type { RunState } from '@baton/domain';
+import { execute } from './sql';
+import { runWrite, stateIn, assertTarget } from '../runs/run-writes';
+
+/** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. */
+export const FINISH_RUN_ATTEMPT = runWrite('finishRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], ['SUCCEEDED', 'FAILED', 'TIMED_OUT']);
 
 /**
  * An attempt ends for good: DISPATCHED/ACCEPTED → SUCCEEDED | FAILED | TIMED_OUT.
@@ -21,7 +26,7 @@ export async function finishRunAttempt(
   input: {
     runId: number;
     attempt: number;
-    from: readonly string[];
+    from: readonly RunState[];
     to: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT';
     resultJson: string | null;
     error: string | null;
@@ -35,12 +40,13 @@ export async function finishRunAttempt(
 ): Promise<boolean> {
   const extra = `${input.claimedBy !== undefined ? 'AND claimed_by = ? ' : ''}${input.deadlineBefore !== undefined ? 'AND deadline_at < ?' : ''}`;
   const extraParams = [...(input.claimedBy !== undefined ? [input.claimedBy] : []), ...(input.deadlineBefore !== undefined ? [input.deadlineBefore] : [])];
+  assertTarget(FINISH_RUN_ATTEMPT, input.to);
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = ?, result = ?, error = ?, started_at = COALESCE(?, started_at),
                      finished_at = ?, deadline_at = NULL, updated_at = ?
-      WHERE id = ? AND attempt = ? AND state IN (${placeholders(input.from.length)}) ${extra}`,
-    [input.to, input.resultJson, input.error, input.startedAt, input.finishedAt, input.now, input.runId, input.attempt, ...input.from, ...extraParams],
+      WHERE id = ? AND attempt = ? AND ${stateIn(FINISH_RUN_ATTEMPT, input.from)} ${extra}`,
+    [input.to, input.resultJson, input.error, input.startedAt, input.finishedAt, input.now, input.runId, input.attempt, ...extraParams],
   );
   return affected > 0;
 }

@@ -1,6 +1,10 @@
 import type { EntityManager } from 'typeorm';
 import type { RunState } from '@baton/domain';
 import { caseById, dialectOf, execute, num, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. */
+export const FINISH_SUCCEEDED_RUNS = runWrite('finishSucceededRuns', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'SUCCEEDED');
 
 export interface SucceededAttempt {
   runId: number;
@@ -60,8 +64,8 @@ export async function finishSucceededRuns(
     manager,
     `UPDATE runs SET state = 'SUCCEEDED', result = ${result.sql}, error = NULL, started_at = COALESCE(${started.sql}, started_at),
                      finished_at = ${finished.sql}, deadline_at = NULL, updated_at = ?
-      WHERE id IN (${placeholders(matched.length)}) AND state IN (${placeholders(input.from.length)}) AND attempt = ${attempt.sql}`,
-    [...result.params, ...started.params, ...finished.params, input.now, ...matched.map((a) => a.runId), ...input.from, ...attempt.params],
+      WHERE id IN (${placeholders(matched.length)}) AND ${stateIn(FINISH_SUCCEEDED_RUNS, input.from)} AND attempt = ${attempt.sql}`,
+    [...result.params, ...started.params, ...finished.params, input.now, ...matched.map((a) => a.runId), ...attempt.params],
   );
   // The rows are locked: anything else means the guard and the lock disagree — refuse the batch (its caller retries each alone).
   if (affected !== matched.length) throw new Error(`finishSucceededRuns: ${affected} of ${matched.length} matched rows moved`);

@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Guarded by state, changes none (run-writes.spec.ts). */
+export const MARK_RUN_LATE = runWrite('markRunLate', ['PENDING', 'CLAIMED', 'RETRY_WAIT'], 'same');
 
 /**
  * The START_LATE election:
@@ -14,7 +18,7 @@ import { execute } from './sql';
 export async function markRunLate(manager: EntityManager, runId: number, now: number): Promise<boolean> {
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET late_alarmed_at = ? WHERE id = ? AND late_alarmed_at IS NULL AND state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')`,
+    `UPDATE runs SET late_alarmed_at = ? WHERE id = ? AND late_alarmed_at IS NULL AND ${stateIn(MARK_RUN_LATE)}`,
     [now, runId],
   );
   return affected > 0;

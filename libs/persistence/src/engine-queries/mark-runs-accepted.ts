@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { caseById, execute, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const MARK_RUNS_ACCEPTED = runWrite('markRunsAccepted', ['DISPATCHED'], 'ACCEPTED');
 
 export interface AcceptedRun {
   runId: number;
@@ -44,7 +48,7 @@ export async function markRunsAccepted(manager: EntityManager, input: { nodeId: 
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'ACCEPTED', dispatched_at = ${sentAt.sql}, accepted_at = ${acceptedAt.sql}, deadline_at = ${deadline.sql}, updated_at = ?
-      WHERE id IN (${placeholders(ids.length)}) AND state = 'DISPATCHED' AND claimed_by = ? AND attempt = ${attempt.sql}`,
+      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(MARK_RUNS_ACCEPTED)} AND claimed_by = ? AND attempt = ${attempt.sql}`,
     [...sentAt.params, ...acceptedAt.params, ...deadline.params, now, ...ids, nodeId, ...attempt.params],
   );
   return affected;

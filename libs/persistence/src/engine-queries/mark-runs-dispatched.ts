@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { caseById, execute, num, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const MARK_RUNS_DISPATCHED = runWrite('markRunsDispatched', ['CLAIMED'], 'DISPATCHED');
 
 export interface RunToDispatch {
   runId: number;
@@ -49,7 +53,7 @@ export async function markRunsDispatched(
     manager,
     `UPDATE runs SET state = 'DISPATCHED', executor_id = ${executor.sql}, deadline_at = ${deadline.sql},
                      dispatched_at = ?, accepted_at = NULL, updated_at = ?
-      WHERE id IN (${placeholders(ids.length)}) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = ${attempt.sql}`,
+      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(MARK_RUNS_DISPATCHED)} AND claimed_by = ? AND attempt = ${attempt.sql}`,
     [...executor.params, ...deadline.params, now, now, ...ids, nodeId, ...attempt.params],
   );
   if (affected === runs.length) return new Set(ids);

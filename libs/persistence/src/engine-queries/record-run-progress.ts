@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Guarded by state, changes none (run-writes.spec.ts). */
+export const RECORD_RUN_PROGRESS = runWrite('recordRunProgress', ['DISPATCHED', 'ACCEPTED'], 'same');
 
 /**
  * An interim callback (no outcome): the attempt is still running; record its progress.
@@ -18,7 +22,7 @@ export async function recordRunProgress(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET progress = COALESCE(?, progress), started_at = COALESCE(started_at, ?), updated_at = ?
-      WHERE id = ? AND tenant_id = ? AND attempt = ? AND state IN ('DISPATCHED', 'ACCEPTED')`,
+      WHERE id = ? AND tenant_id = ? AND attempt = ? AND ${stateIn(RECORD_RUN_PROGRESS)}`,
     [input.progress, input.startedAt, input.now, input.runId, input.tenantId, input.attempt],
   );
   return affected > 0;

@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { chunks, execute, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its moves, checked against the run state machine (run-writes.spec.ts); callers pick `from`. */
+export const RELEASE_RUNS = runWrite('releaseRuns', ['CLAIMED', 'DISPATCHED'], 'PENDING');
 
 export interface ReleaseRunsInput {
   ids: readonly number[];
@@ -34,8 +38,8 @@ export async function releaseRuns(manager: EntityManager, input: ReleaseRunsInpu
     const { affected } = await execute(
       manager,
       `UPDATE runs SET state = 'PENDING', claimed_by = NULL, lease_until = NULL, updated_at = ?
-        WHERE id IN (${placeholders(ids.length)}) AND state = ? AND claimed_by = ? ${leased ? 'AND lease_until < ?' : ''}`,
-      [input.now, ...ids, input.from, input.owner, ...(leased ? [input.leaseBefore] : [])],
+        WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(RELEASE_RUNS, [input.from])} AND claimed_by = ? ${leased ? 'AND lease_until < ?' : ''}`,
+      [input.now, ...ids, input.owner, ...(leased ? [input.leaseBefore] : [])],
     );
     released += affected;
   }

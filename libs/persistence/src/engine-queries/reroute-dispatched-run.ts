@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Guarded by state, changes none (run-writes.spec.ts). */
+export const REROUTE_DISPATCHED_RUN = runWrite('rerouteDispatchedRun', ['DISPATCHED'], 'same');
 
 /**
  * The executor tried first answered busy (429), 5xx or not at all: the run goes to the next
@@ -20,7 +24,7 @@ export async function rerouteDispatchedRun(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET executor_id = ?, dispatched_at = ?, deadline_at = ?, updated_at = ?
-      WHERE id = ? AND state = 'DISPATCHED' AND claimed_by = ? AND attempt = ?`,
+      WHERE id = ? AND ${stateIn(REROUTE_DISPATCHED_RUN)} AND claimed_by = ? AND attempt = ?`,
     [input.executorId, input.now, input.deadlineAt, input.now, input.runId, input.nodeId, input.attempt],
   );
   return affected > 0;

@@ -1,5 +1,10 @@
 import type { EntityManager } from 'typeorm';
-import { execute, placeholders } from './sql';
+import type { RunState } from '@baton/domain';
+import { execute } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. From RETRY_WAIT it is an attempt change, not a move. */
+export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'RETRY_WAIT', { attemptChangeFrom: ['RETRY_WAIT'] });
 
 /**
  * A failed (or timed-out, or orphaned) attempt with attempts left: the SAME run row goes to
@@ -23,7 +28,7 @@ export async function retryRunAttempt(
   input: {
     runId: number;
     attempt: number;
-    from: readonly string[];
+    from: readonly RunState[];
     dueAt: number;
     error: string | null;
     startedAt: number | null;
@@ -42,8 +47,8 @@ export async function retryRunAttempt(
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
-      WHERE id = ? AND attempt = ? AND state IN (${placeholders(input.from.length)}) ${extra}`,
-    [input.dueAt, input.startedAt, input.finishedAt, input.error, input.now, input.runId, input.attempt, ...input.from, ...extraParams],
+      WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
+    [input.dueAt, input.startedAt, input.finishedAt, input.error, input.now, input.runId, input.attempt, ...extraParams],
   );
   return affected > 0;
 }

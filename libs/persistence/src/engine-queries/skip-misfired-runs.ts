@@ -1,5 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import { chunks, execute, placeholders } from './sql';
+import { runWrite, stateIn } from '../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const SKIP_MISFIRED_RUNS = runWrite('skipMisfiredRuns', ['CLAIMED'], 'SKIPPED');
 
 export interface SkipMisfiredRunsInput {
   ids: readonly number[];
@@ -29,7 +33,7 @@ export async function skipMisfiredRuns(manager: EntityManager, input: SkipMisfir
     const { affected } = await execute(
       manager,
       `UPDATE runs SET state = 'SKIPPED', claimed_by = NULL, lease_until = NULL, finished_at = ?, error = ?, updated_at = ?
-        WHERE id IN (${placeholders(ids.length)}) AND state = 'CLAIMED' AND claimed_by = ? ${leased ? 'AND lease_until < ?' : ''}`,
+        WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(SKIP_MISFIRED_RUNS)} AND claimed_by = ? ${leased ? 'AND lease_until < ?' : ''}`,
       [input.now, input.reason, input.now, ...ids, input.owner, ...(leased ? [input.leaseBefore] : [])],
     );
     skipped += affected;

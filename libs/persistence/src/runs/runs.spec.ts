@@ -1,10 +1,9 @@
-import type { RunState } from '@baton/domain';
 import type { DataSource } from 'typeorm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { RunEntity } from '../entities';
 import { isUniqueViolation } from '../errors';
-import { transitionRun } from './transition-run';
+import { cancelRun, cancelTaskRuns, insertManualRun } from '../console-queries';
 
 const T = 1_732_240_000_000;
 
@@ -81,55 +80,59 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
     });
   });
 
-  describe('transitionRun: guarded state moves', () => {
-    it('moves PENDING → CLAIMED once; the same move again affects nothing', async () => {
-      const { id } = await insertRun(db.dataSource);
-      const claim = { runId: id, from: 'PENDING', to: 'CLAIMED', now: T + 5, set: { claimedBy: 'engine-1', leaseUntil: T + 30_000 } } as const;
-      expect(await transitionRun(db.dataSource.manager, claim)).toBe(true);
-      expect(await transitionRun(db.dataSource.manager, { ...claim, set: { claimedBy: 'engine-2' } })).toBe(false);
-      const row = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
-      expect(row).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-1', leaseUntil: T + 30_000, updatedAt: T + 5 });
-    });
-
-    it('never moves a run backwards (a late message naming an old state loses)', async () => {
-      const { id } = await insertRun(db.dataSource, { state: 'SUCCEEDED', finishedAt: T + 9 });
-      const late: RunState[] = ['DISPATCHED', 'CLAIMED'];
-      expect(await transitionRun(db.dataSource.manager, { runId: id, from: late, to: 'ACCEPTED', now: T + 10 })).toBe(false);
-      expect(await transitionRun(db.dataSource.manager, { runId: id, from: [], to: 'FAILED', now: T + 10 })).toBe(false);
-      expect(await transitionRun(db.dataSource.manager, { runId: id + 1000, from: 'SUCCEEDED', to: 'FAILED', now: T + 10 })).toBe(false);
-      expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state).toBe('SUCCEEDED');
-    });
-
-    it('accepts any of several expected states, and works inside a transaction', async () => {
+  describe('console run writes: guarded moves', () => {
+    it('cancelRun moves an active run to CANCELLED once; the same cancel again affects nothing', async () => {
       const { id } = await insertRun(db.dataSource, { state: 'ACCEPTED' });
-      const moved = await db.dataSource.transaction((manager) =>
-        transitionRun(manager, { runId: id, from: ['DISPATCHED', 'ACCEPTED'], to: 'SUCCEEDED', now: T + 1, set: { result: { ok: 1 }, finishedAt: T + 1 } }),
-      );
-      expect(moved).toBe(true);
-      expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).toMatchObject({ state: 'SUCCEEDED', result: { ok: 1 }, finishedAt: T + 1 });
+      expect(await cancelRun(db.dataSource.manager, { runId: id, tenantId: 'acme', now: T + 5 })).toBe(true);
+      expect(await cancelRun(db.dataSource.manager, { runId: id, tenantId: 'acme', now: T + 6 })).toBe(false);
+      expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).toMatchObject({ state: 'CANCELLED', finishedAt: T + 5, updatedAt: T + 5 });
     });
 
-    it('a rolled-back transition leaves the run as it was', async () => {
+    it("cancelRun never moves a finished run, nor another tenant's", async () => {
+      const { id: done } = await insertRun(db.dataSource, { state: 'SUCCEEDED', finishedAt: T + 9 });
+      const { id: theirs } = await insertRun(db.dataSource, { tenantId: 'other', fireKey: 'o' });
+      expect(await cancelRun(db.dataSource.manager, { runId: done, tenantId: 'acme', now: T + 10 })).toBe(false);
+      expect(await cancelRun(db.dataSource.manager, { runId: theirs, tenantId: 'acme', now: T + 10 })).toBe(false);
+      expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: done })).state).toBe('SUCCEEDED');
+      expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: theirs })).state).toBe('PENDING');
+    });
+
+    it('a rolled-back cancel leaves the run as it was', async () => {
       const { id } = await insertRun(db.dataSource);
       await expect(
         db.dataSource.transaction(async (manager) => {
-          expect(await transitionRun(manager, { runId: id, from: 'PENDING', to: 'CLAIMED', now: T })).toBe(true);
+          expect(await cancelRun(manager, { runId: id, tenantId: 'acme', now: T })).toBe(true);
           throw new Error('rollback');
         }),
       ).rejects.toThrow('rollback');
       expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state).toBe('PENDING');
     });
 
-    it('of many concurrent claimers exactly one wins', async () => {
+    it('of many concurrent cancels exactly one wins', async () => {
       const { id } = await insertRun(db.dataSource);
-      const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) =>
-          transitionRun(db.dataSource.manager, { runId: id, from: 'PENDING', to: 'CLAIMED', now: T + i, set: { claimedBy: `engine-${i}` } }),
-        ),
-      );
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => cancelRun(db.dataSource.manager, { runId: id, tenantId: 'acme', now: T + i })));
       expect(results.filter(Boolean)).toHaveLength(1);
-      const winner = results.indexOf(true);
-      expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).claimedBy).toBe(`engine-${winner}`);
+    });
+
+    it("cancelTaskRuns ends the task's active runs of its tenant only, and leaves finished ones", async () => {
+      const active = await insertRun(db.dataSource, { state: 'RETRY_WAIT', fireKey: 'a' });
+      const done = await insertRun(db.dataSource, { state: 'FAILED', fireKey: 'b' });
+      const otherTask = await insertRun(db.dataSource, { taskId: 2, fireKey: 'c' });
+      expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toBe(1);
+      const states = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state;
+      expect([await states(active.id), await states(done.id), await states(otherTask.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING']);
+    });
+
+    it('insertManualRun: a PENDING MANUAL run due now, the root of its own flow, a fire key of its own each time', async () => {
+      const input = { tenantId: 'acme', taskId: 7, engineGroup: 'default', priority: 3, params: { x: 1 }, now: T };
+      const a = await insertManualRun(db.dataSource.manager, input);
+      const b = await insertManualRun(db.dataSource.manager, input);
+      const rows = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: 7 }, order: { id: 'ASC' } });
+      expect(rows.map((r) => [r.id, r.state, r.cause, r.flowId, r.dueAt, r.priority, r.params])).toEqual([
+        [a, 'PENDING', 'MANUAL', a, T, 3, { x: 1 }],
+        [b, 'PENDING', 'MANUAL', b, T, 3, { x: 1 }],
+      ]);
+      expect(rows[0].fireKey).not.toBe(rows[1].fireKey);
     });
   });
 });

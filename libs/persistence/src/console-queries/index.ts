@@ -1,0 +1,3 @@
+export * from './cancel-run';
+export * from './cancel-task-runs';
+export * from './insert-manual-run';
