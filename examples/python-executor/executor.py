@@ -148,6 +148,13 @@ HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail}
 
 # ---- validation ----------------------------------------------------------------------------
 
+def error_text(err):
+    """A failed handler's error: the exception's own line first (`ValueError: card declined`, what
+    alarms show), then the traceback, its paths relative to the working directory; bounded."""
+    trace = traceback.format_exc().replace(os.getcwd() + os.sep, "")
+    return f"{type(err).__name__}: {err}\n{trace}"[:8192]
+
+
 def is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -380,7 +387,7 @@ class Executor:
             if job.abort_event.is_set():
                 outcome, error = "ABORTED", ABORT_MESSAGES[job.abort_reason]
             else:
-                outcome, error = "FAILED", traceback.format_exc()[-8192:]
+                outcome, error = "FAILED", error_text(err)
                 retryable = getattr(err, "non_retryable", False) is not True
         finally:
             timer.cancel()

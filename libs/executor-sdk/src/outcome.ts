@@ -1,3 +1,4 @@
+import { relativizePaths } from '@baton/protocol';
 import type { JsonValue } from '@baton/domain';
 import type { RunCallback } from '@baton/protocol';
 import { RunAbortedError } from './errors';
@@ -55,9 +56,9 @@ export function messageOf(reason: unknown): string {
   return reason instanceof Error ? reason.message : String(reason);
 }
 
-/** An error as text: its stack when it has one. */
+/** An error as text: its stack when it has one (first line the message, paths relative to the working directory). */
 export function errorText(error: unknown): string {
-  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  if (error instanceof Error) return error.stack ? relativizePaths(error.stack, [process.cwd()]) : `${error.name}: ${error.message}`;
   if (typeof error === 'string') return error;
   try {
     return JSON.stringify(error) ?? String(error);

@@ -2,3 +2,4 @@ export * from './messages';
 export * from './signing';
 export * from './error-body';
 export * from './json-depth';
+export * from './error-text';

@@ -179,6 +179,7 @@ export interface RunCallback {
   executorId?: number;
   outcome?: 'SUCCEEDED' | 'FAILED' | 'ABORTED';
   result?: JsonValue;
+  /** FAILED: the first line says what went wrong (alarms show it); the lines after it, the stack (error-text.ts). ABORTED: why. */
   error?: string;
   /** When the handler started / finished, executor clock (epoch ms). */
   startedAt?: number;

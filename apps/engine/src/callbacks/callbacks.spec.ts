@@ -289,6 +289,24 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await alarms(db.dataSource)).map((x) => [x.type, x.severity])).toEqual([['FAILED', 'CRITICAL']]);
   });
 
+  it("a failure's stack stays out of its alarm's message: the first line there, the rest in the alarm's data.detail; the run keeps it whole", async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 2 });
+    const retried = await acceptedRun(task);
+    const last = await acceptedRun(task, { attempt: 2, scheduledAt: Date.now() + 1 });
+    const stack = 'TypeError: card declined\n    at charge (dist/handlers/charge.js:12:9)\n    at run (node_modules/@baton/executor-sdk/dist/run-job.js:80:20)';
+    expect((await post(failure(retried, 1, stack))).status).toBe(200);
+    expect((await post(failure(last, 2, stack))).status).toBe(200);
+    const rows = (await db.dataSource.query('SELECT type, message, data FROM alarms ORDER BY id')) as Array<{ type: string; message: string; data: string }>;
+    expect(rows.map((r) => r.type)).toEqual(['RETRYING', 'FAILED']);
+    for (const row of rows) {
+      expect(row.message).toContain(': TypeError: card declined');
+      expect(row.message).not.toContain('\n');
+      expect(row.message).not.toContain('at charge');
+      expect(JSON.parse(row.data)).toMatchObject({ error: 'TypeError: card declined', detail: stack.split('\n').slice(1).join('\n') });
+    }
+    expect((await readRun(db.dataSource, last)).error).toBe(stack);
+  });
+
   it('a failure marked retryable: false (NonRetryableError) ends FAILED at once, attempts left or not', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 3 });
     const runId = await acceptedRun(task);

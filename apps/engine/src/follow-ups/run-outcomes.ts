@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
 import { finishRunAttempt, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
+import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
-import { truncateChars } from '../alarms/text';
 import { FollowUps } from './follow-ups';
 
 /** The attempt being ended, and what deciding its fate needs. */
@@ -84,18 +84,20 @@ export class RunOutcomes {
       const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now });
       if (!moved) return null;
       const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
+      const error = splitError(end.error);
       await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'RETRYING', false, {
-        message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} ${what}: ${end.error} — retrying as attempt ${decision.nextAttempt} in ${decision.delayMs} ms`,
-        data: { attempt: run.attempt, error: truncateChars(end.error, 2000), nextAttempt: decision.nextAttempt, dueAt: decision.dueAt },
+        message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} ${what}: ${error.summary} — retrying as attempt ${decision.nextAttempt} in ${decision.delayMs} ms`,
+        data: { attempt: run.attempt, error: error.summary, ...detailOf(error), nextAttempt: decision.nextAttempt, dueAt: decision.dueAt },
       });
       return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt: decision.dueAt };
     }
     const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: null, error: end.error, startedAt, finishedAt, now });
     if (!moved) return null;
     const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
+    const error = splitError(end.error);
     await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'FAILED', true, {
-      message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${run.attempt} of ${run.retry.maxAttempts}): ${end.error}`,
-      data: { attempt: run.attempt, error: truncateChars(end.error, 2000) },
+      message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${run.attempt} of ${run.retry.maxAttempts}): ${error.summary}`,
+      data: { attempt: run.attempt, error: error.summary, ...detailOf(error) },
     });
     await this.followUps.afterRunEnded(manager, run, end.to, now);
     return { state: end.to };
@@ -125,4 +127,9 @@ export class RunOutcomes {
       now: options.now,
     });
   }
+}
+
+/** An alarm's `detail`: the error's lines after the first (a stack), kept apart from its message. */
+function detailOf(error: { detail: string | null }): { detail?: string } {
+  return error.detail === null ? {} : { detail: error.detail };
 }
