@@ -224,6 +224,8 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
         finishedAt: scheduledAt + 100 + (i + 1) * 1000, // duration 1..20 s
       });
     }
+    // A run on its third attempt: its 30 s of backoff is a retry wait, not lateness.
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 600_000, dueAt: T0 - 570_000, attempt: 3, state: 'FAILED', dispatchedAt: T0 - 569_990 });
     await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 3 * 86_400_000, state: 'FAILED' }); // outside the window
     const res = await t.http().get(`/api/tasks/${id}/stats?windowMs=7200000`).set(admin);
     expect(res.status).toBe(200);
@@ -232,12 +234,13 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
       windowMs: 7_200_000,
       from: T0 - 7_200_000,
       to: T0,
-      total: 20,
-      successRate: 0.9,
+      total: 21,
+      successRate: 18 / 21,
       durationMs: { count: 20, p50: 10_000, p95: 19_000 },
       latenessMs: { count: 20, p50: 10, p95: 19 },
+      retryWaitMs: { count: 1, p50: 30_000, p95: 30_000 },
     });
-    expect(res.body.counts).toMatchObject({ SUCCEEDED: 18, FAILED: 2, PENDING: 0 });
+    expect(res.body.counts).toMatchObject({ SUCCEEDED: 18, FAILED: 3, PENDING: 0 });
     const tenant = await t.http().get('/api/stats').set(admin);
     expect(tenant.status).toBe(200);
     expect(tenant.body.total).toBeGreaterThan(20);

@@ -5,6 +5,7 @@ import { RunEntity, TaskEntity } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { DEFAULT_STATS_WINDOW_MS, StatsView } from './dto/stats.dto';
+import { firstAttemptLateness, retryWait } from './lateness';
 import { distribution } from './percentiles';
 
 /** Percentiles are computed over at most this many runs (the newest of the window). */
@@ -54,7 +55,7 @@ export class StatsService {
     const total = Object.values(counts).reduce((a, b) => a + b, 0);
 
     const rows = await base()
-      .select(['r.id', 'r.scheduledAt', 'r.dispatchedAt', 'r.startedAt', 'r.finishedAt'])
+      .select(['r.id', 'r.attempt', 'r.scheduledAt', 'r.dueAt', 'r.dispatchedAt', 'r.startedAt', 'r.finishedAt'])
       .andWhere('(r.dispatchedAt IS NOT NULL OR r.finishedAt IS NOT NULL)')
       .orderBy('r.scheduledAt', 'DESC')
       .addOrderBy('r.id', 'DESC')
@@ -64,9 +65,13 @@ export class StatsService {
     const used = sampled ? rows.slice(0, MAX_PERCENTILE_ROWS) : rows;
     const durations: number[] = [];
     const lateness: number[] = [];
+    const retryWaits: number[] = [];
     for (const r of used) {
       if (r.startedAt !== null && r.finishedAt !== null) durations.push(r.finishedAt - r.startedAt);
-      if (r.dispatchedAt !== null) lateness.push(r.dispatchedAt - r.scheduledAt);
+      const late = firstAttemptLateness(r);
+      if (late !== null) lateness.push(late);
+      const waited = retryWait(r);
+      if (waited !== null) retryWaits.push(waited);
     }
     const finished = counts.SUCCEEDED + counts.FAILED + counts.TIMED_OUT;
     return {
@@ -79,6 +84,7 @@ export class StatsService {
       successRate: finished === 0 ? null : counts.SUCCEEDED / finished,
       durationMs: distribution(durations),
       latenessMs: distribution(lateness),
+      retryWaitMs: distribution(retryWaits),
       sampled,
     };
   }

@@ -5,6 +5,7 @@ import { RunEntity, TaskEntity } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { distribution } from '../stats/percentiles';
+import { firstAttemptLateness } from '../stats/lateness';
 import type { CronPreviewDto, CronPreviewView, LastRunView, SeriesBucketView, StatsSeriesView, TaskSummaryView } from './dto';
 
 /** Runs not yet begun: a "last run" is one of the others. */
@@ -81,7 +82,7 @@ export class ConsoleUiService {
     const qb = this.dataSource
       .getRepository(RunEntity)
       .createQueryBuilder('r')
-      .select(['r.id', 'r.state', 'r.scheduledAt', 'r.dispatchedAt', 'r.startedAt', 'r.finishedAt'])
+      .select(['r.id', 'r.state', 'r.attempt', 'r.scheduledAt', 'r.dueAt', 'r.dispatchedAt', 'r.startedAt', 'r.finishedAt'])
       .where('r.tenantId = :tenantId', { tenantId })
       .andWhere('r.scheduledAt >= :from AND r.scheduledAt <= :to', { from, to });
     if (taskId !== null) qb.andWhere('r.taskId = :taskId', { taskId });
@@ -93,7 +94,8 @@ export class ConsoleUiService {
       const b = acc[Math.min(n - 1, Math.floor((r.scheduledAt - from) / bucketMs))];
       b.counts[r.state] = (b.counts[r.state] ?? 0) + 1;
       if (r.startedAt !== null && r.finishedAt !== null) b.durations.push(r.finishedAt - r.startedAt);
-      if (r.dispatchedAt !== null) b.lateness.push(r.dispatchedAt - r.scheduledAt);
+      const late = firstAttemptLateness(r);
+      if (late !== null) b.lateness.push(late);
     }
     const buckets: SeriesBucketView[] = acc.map((b, i) => {
       const ok = b.counts.SUCCEEDED ?? 0;

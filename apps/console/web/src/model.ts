@@ -167,6 +167,7 @@ export interface Stats {
   successRate: number | null;
   durationMs: Distribution;
   latenessMs: Distribution;
+  retryWaitMs: Distribution;
   sampled: boolean;
 }
 

@@ -31,6 +31,8 @@ export class StatsView {
   @ApiProperty({ type: Number, nullable: true, description: 'SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT)' })
   successRate!: number | null;
   @ApiProperty({ type: DistributionView, description: 'finishedAt − startedAt, ms' }) durationMs!: DistributionView;
-  @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt, ms' }) latenessMs!: DistributionView;
+  @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt of runs on their first attempt, ms (a retry waits for its backoff on purpose: see retryWaitMs)' })
+  latenessMs!: DistributionView;
+  @ApiProperty({ type: DistributionView, description: 'dueAt − scheduledAt of runs on a retry attempt: the backoff they waited, ms' }) retryWaitMs!: DistributionView;
   @ApiProperty({ description: 'True when the percentiles were computed over the newest MAX rows only' }) sampled!: boolean;
 }

@@ -145,6 +145,12 @@ export function StatsPage() {
               {fmtDuration(s.latenessMs.p50)} / {fmtDuration(s.latenessMs.p95)}
             </dd>
           </div>
+          <div className="card" title="Runs on a retry attempt: how long their backoff made them wait (not counted as lateness)">
+            <dt>Retry wait p50 / p95</dt>
+            <dd>
+              {s.retryWaitMs.count ? `${fmtDuration(s.retryWaitMs.p50)} / ${fmtDuration(s.retryWaitMs.p95)}` : '—'}
+            </dd>
+          </div>
         </dl>
       ) : null}
       <div className="charts">

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { firstAttemptLateness, retryWait } from './lateness';
+
+describe('lateness and retry wait', () => {
+  const T = 1_000_000;
+  it('a first attempt: lateness is scheduled → dispatched; no retry wait', () => {
+    const run = { attempt: 1, scheduledAt: T, dueAt: T, dispatchedAt: T + 12 };
+    expect(firstAttemptLateness(run)).toBe(12);
+    expect(retryWait(run)).toBeNull();
+    expect(firstAttemptLateness({ ...run, dispatchedAt: null })).toBeNull();
+  });
+
+  it('a dispatch deferred on its first attempt (no executor) is late, not a retry', () => {
+    expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T + 2_000, dispatchedAt: T + 2_010 })).toBe(2_010);
+  });
+
+  it('a retry attempt: its backoff is a retry wait, not lateness', () => {
+    const run = { attempt: 3, scheduledAt: T, dueAt: T + 6_000, dispatchedAt: T + 6_004 };
+    expect(firstAttemptLateness(run)).toBeNull();
+    expect(retryWait(run)).toBe(6_000);
+  });
+});
