@@ -20,12 +20,12 @@ export async function runExecutor(options: ExecutorOptions | AnyTaskHandler, ...
   // logger false silences the SDK's routine lines; a failed start is still worth one line on stderr.
   const logger: ExecutorLogger = given === false ? { info: () => undefined, warn: () => undefined, error: (m) => console.error(m) } : (given ?? console);
   let executor: ExecutorServer;
-  let url: string;
+  let listening: string;
   try {
     const resolved: ExecutorOptions = isHandler(options) ? { ...executorOptionsFromEnv(), handlers: [options, ...more] } : options;
     executor = createExecutorServer(resolved);
-    url = await executor.start();
-    logger.info(`executor ${resolved.app} of tenant ${resolved.tenantId} listening on ${url}, engines ${resolved.engineUrls.join(', ')}`);
+    const url = await executor.start();
+    listening = `executor ${resolved.app} of tenant ${resolved.tenantId} listening on ${url}, engines ${resolved.engineUrls.join(', ')}`;
   } catch (err) {
     logger.error(`executor: ${(err as Error).message}`);
     process.exit(1);
@@ -45,6 +45,8 @@ export async function runExecutor(options: ExecutorOptions | AnyTaskHandler, ...
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  // After the handlers: a supervisor that signals as soon as it reads this line must find them.
+  logger.info(listening);
   return executor;
 }
 
