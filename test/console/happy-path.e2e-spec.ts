@@ -225,26 +225,67 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
       });
     }
     // A run on its third attempt: its 30 s of backoff is a retry wait, not lateness.
-    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 600_000, dueAt: T0 - 570_000, attempt: 3, state: 'FAILED', dispatchedAt: T0 - 569_990 });
-    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 3 * 86_400_000, state: 'FAILED' }); // outside the window
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 600_000, dueAt: T0 - 570_000, attempt: 3, state: 'FAILED', dispatchedAt: T0 - 569_990, finishedAt: T0 - 569_000 });
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 3 * 86_400_000, state: 'FAILED', finishedAt: T0 - 3 * 86_400_000 }); // outside the window
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', scheduledAt: T0 - 1_000, state: 'PENDING' }); // going: counted as it is now
     const res = await t.http().get(`/api/tasks/${id}/stats?windowMs=7200000`).set(admin);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       taskId: id,
       windowMs: 7_200_000,
-      from: T0 - 7_200_000,
+      from: Math.floor((T0 - 7_200_000) / 60_000) * 60_000,
       to: T0,
-      total: 21,
+      total: 22,
       successRate: 18 / 21,
-      durationMs: { count: 20, p50: 10_000, p95: 19_000 },
-      latenessMs: { count: 20, p50: 10, p95: 19 },
-      retryWaitMs: { count: 1, p50: 30_000, p95: 30_000 },
+      percentileError: 0.25,
+      sampled: false,
     });
-    expect(res.body.counts).toMatchObject({ SUCCEEDED: 18, FAILED: 3, PENDING: 0 });
+    // Percentiles are histogram estimates: at or above the exact figure, at most 25 % (or 1 ms) more.
+    const near = (estimate: number, exact: number) => {
+      expect(estimate).toBeGreaterThanOrEqual(exact);
+      expect(estimate).toBeLessThanOrEqual(Math.max(exact * 1.25, exact + 1));
+    };
+    expect(res.body.durationMs.count).toBe(20);
+    near(res.body.durationMs.p50, 10_000);
+    near(res.body.durationMs.p95, 19_000);
+    expect(res.body.latenessMs.count).toBe(20);
+    near(res.body.latenessMs.p50, 10);
+    near(res.body.latenessMs.p95, 19);
+    expect(res.body.retryWaitMs.count).toBe(1);
+    near(res.body.retryWaitMs.p50, 30_000);
+    expect(res.body.counts).toMatchObject({ SUCCEEDED: 18, FAILED: 3, PENDING: 1, CLAIMED: 0 });
     const tenant = await t.http().get('/api/stats').set(admin);
     expect(tenant.status).toBe(200);
     expect(tenant.body.total).toBeGreaterThan(20);
     expect(tenant.body.taskId).toBeNull();
+  });
+
+  it("sets the tenant's retention within the cluster's ceiling, and a task's override", async () => {
+    const fresh = await t.http().get('/api/retention').set(admin);
+    expect(fresh.body).toMatchObject({
+      ceiling: { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000 },
+      tenant: { runsMs: null, logsMs: null, alarmsMs: null, minRunsKept: null },
+      effective: { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 0 },
+      tasks: [],
+    });
+    const set = await t.http().put('/api/retention').set(admin).send({ runsMs: 3 * 86_400_000, minRunsKept: 5 });
+    expect(set.status).toBe(200);
+    // Logs never outlive their runs.
+    expect(set.body.effective).toEqual({ runsMs: 3 * 86_400_000, logsMs: 3 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 5 });
+    const above = await t.http().put('/api/retention').set(admin).send({ runsMs: 31 * 86_400_000, alarmsMs: 10, minRunsKept: -1 });
+    expect(above.status).toBe(400);
+    expect(above.body.errors).toEqual([
+      { field: 'runsMs', reason: "must be at most 2592000000, the cluster's ceiling" },
+      { field: 'alarmsMs', reason: 'must be at least 60000 (1 minute)' },
+      { field: 'minRunsKept', reason: 'must be an integer from 0 to 100000, or null' },
+    ]);
+    expect((await t.http().get('/api/retention').set(admin)).body.tenant.runsMs).toBe(3 * 86_400_000); // unchanged by the refused call
+    const task = await t.http().put(`/api/retention/tasks/${taskId}`).set(admin).send({ runsMs: 20 * 86_400_000 });
+    expect(task.body.tasks).toEqual([{ taskId, runsMs: 20 * 86_400_000, minRunsKept: null, effective: { runsMs: 20 * 86_400_000, logsMs: 3 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 5 } }]);
+    expect((await t.http().put('/api/retention/tasks/999999').set(admin).send({ runsMs: 86_400_000 })).status).toBe(404);
+    expect((await t.http().delete(`/api/retention/tasks/${taskId}`).set(admin)).status).toBe(204);
+    expect((await t.http().get('/api/retention').set(admin)).body.tasks).toEqual([]);
+    expect((await t.http().put('/api/retention').set(admin).send({ runsMs: null, minRunsKept: null })).body.tenant.runsMs).toBeNull();
   });
 
   it('pauses and resumes a task group, and a single task', async () => {

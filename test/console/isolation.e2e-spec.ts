@@ -208,6 +208,19 @@ const ROUTES: Route[] = [
     check: (w, body) => expect(arr(body).map((s) => s.taskId)).toEqual([w.aTaskId]),
   },
   { method: 'GET', path: '/api/ui/stats-series', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/ui/stats-series?taskId=${w.bTaskId}` }) },
+  // retention
+  {
+    method: 'GET', path: '/api/retention', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/retention' }),
+    check: (w, body) => expect((body as { tasks: Array<{ taskId: number }> }).tasks.map((x) => x.taskId)).not.toContain(w.bTaskId),
+  },
+  {
+    method: 'PUT', path: '/api/retention', area: 'tenant', kind: 'own',
+    call: () => ({ url: '/api/retention', body: { runsMs: 86_400_000 } }),
+    check: (_w, body) => expect((body as { tenant: { runsMs: number } }).tenant.runsMs).toBe(86_400_000),
+  },
+  { method: 'PUT', path: '/api/retention/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/retention/tasks/${w.bTaskId}`, body: { runsMs: 86_400_000 } }) },
+  { method: 'DELETE', path: '/api/retention/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/retention/tasks/${w.bTaskId}` }) },
   // any principal: no tenant data, the domain's trigger math only
   { method: 'POST', path: '/api/cron/preview', area: 'auth', kind: 'self', call: () => ({ url: '/api/cron/preview', body: { expression: '0 0 * * * *', timeZone: 'UTC' } }) },
 

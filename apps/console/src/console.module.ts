@@ -13,6 +13,7 @@ import { OperatorModule } from './operator/operator.module';
 import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
+import { RetentionModule } from './retention/retention.module';
 import { TasksModule } from './tasks/tasks.module';
 import { ConsoleUiModule } from './web/console-ui.module';
 import { ConsoleLiveModule } from './live/live.module';
@@ -28,6 +29,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   ExecutorsModule,
   AlarmsModule,
   StatsModule,
+  RetentionModule,
   ApiKeysModule,
   OperatorModule,
   UsersModule,

@@ -57,7 +57,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
   @Module({
     imports: [
       DatabaseModule.forRoot({ dataSource }),
-      ConsoleModule.forRoot({ alarmBus }),
+      ConsoleModule.forRoot({ alarmBus, retentionCeiling: engineConfig.retention }),
       EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus }),
     ],
   })

@@ -10,6 +10,8 @@ import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
+import { HistoryModule } from './history/history.module';
+import { HistoryJob } from './history/history-job';
 import { Watchdog } from './watchdog/watchdog';
 import { NODE_WORKERS } from './node/node-workers';
 import { AlarmsModule } from './alarms/alarms.module';
@@ -54,11 +56,12 @@ export class EngineModule {
         CallbacksModule,
         ExecutorsModule,
         WatchdogModule,
+        HistoryModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
-        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay) => [watchdog, relay], inject: [Watchdog, OutboxRelay] },
+        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob) => [watchdog, relay, history], inject: [Watchdog, OutboxRelay, HistoryJob] },
         LivenessLock,
         EngineNodeService,
         TakeoverService,

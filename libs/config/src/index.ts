@@ -12,3 +12,4 @@ export { unknownVariableWarnings } from './unknown-variables';
 export { defaultNodeId } from './node-id';
 export { exitOnStartFailure } from './start-failure';
 export { renderConfigurationDoc, CONFIGURATION_DOC_PATH, CONFIGURATION_DOC_COMMAND } from './configuration-doc';
+export { retentionCeiling } from './retention-ceiling';

@@ -82,6 +82,13 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_TASK_RATE', 500, 'Per task-queue token bucket: runs dispatched per second.', 1),
   int('BATON_TASK_BURST', 1000, 'Per task-queue token bucket: burst.', 1),
   { name: 'BATON_SYNCHRONOUS_DISPATCH', type: 'boolean', default: 'false', processes: ENGINES, description: "Benchmarks only: hold the slot until the run ends (the synchronous dispatch of the MTHPT paper's baseline)." },
+  // History: rollups and retention (docs/CONFIGURATION.md "Retention").
+  { name: 'BATON_RUN_RETENTION_MS', type: 'duration-ms', default: String(30 * 86_400_000), min: 60_000, processes: SERVERS, description: "Ended runs are purged this long after they ended (with their logs): the cluster's ceiling and every tenant's default. A tenant admin may shorten it for the tenant, a task keep longer up to it. Default 30 days." },
+  { name: 'BATON_LOG_RETENTION_MS', type: 'duration-ms', default: String(7 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Run logs are purged this long after their run ended (never later than the run): ceiling and default. Default 7 days.' },
+  { name: 'BATON_ALARM_RETENTION_MS', type: 'duration-ms', default: String(30 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Alarms are purged this long after they were raised, once published: ceiling and default. Default 30 days.' },
+  ms('BATON_STATS_RETENTION_MS', 400 * 86_400_000, 'Hourly statistics (rollups) are kept this long; minute rollups 48 hours. Default 400 days.', 86_400_000),
+  ms('BATON_HISTORY_INTERVAL_MS', 10_000, "Period of the history job (statistics rollups, then purge of what retention lets go), each tenant on one engine at a time.", 1000),
+  int('BATON_PURGE_BATCH', 500, 'Runs (or alarms) deleted per purge transaction: small, so no lock is held long.', 1),
   // Alarms.
   { name: 'BATON_BROKER_URL', type: 'string', processes: SERVERS, description: 'ActiveMQ STOMP broker(s) for alarms: `stomp://[user:pass@]host:61613`, a comma failover list or `failover:(…)`. Engines publish, consoles subscribe. Default none: the in-process bus (embedded mode; a console alone then gets no live alarms).' },
   { name: 'BATON_ALARM_TOPIC_PREFIX', type: 'string', default: 'baton.alarms.', processes: SERVERS, description: 'Alarms of tenant T go to the topic `<prefix>T`; ends with a dot.' },

@@ -56,3 +56,33 @@ export * from './clock';
 
 export { checkExecutorUrl, isAlwaysRefusedAddress, normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
 export type { ExecutorNetworks, UrlVerdict } from './executor/executor-networks';
+
+export { firstAttemptLateness, retryWait } from './stats/lateness';
+export type { TimedRun } from './stats/lateness';
+export {
+  bucketOf,
+  bucketUpper,
+  decodeHistogram,
+  encodeHistogram,
+  estimatePercentile,
+  histogramCount,
+  LAST_BUCKET,
+  PERCENTILE_ERROR,
+} from './stats/histogram';
+export type { Histogram } from './stats/histogram';
+export {
+  ALL_TASKS,
+  HOUR_MS,
+  MINUTE_MS,
+  addRun,
+  bucketStart,
+  emptyCell,
+  estimate,
+  mergeCell,
+  rollupRuns,
+  successRate,
+} from './stats/run-rollup';
+export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './stats/run-rollup';
+
+export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
+export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';

@@ -7,3 +7,4 @@ export * from './nest';
 export * from './batching';
 export * from './mappers';
 export * from './engine-queries';
+export * from './history-queries';

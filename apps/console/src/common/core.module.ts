@@ -6,6 +6,7 @@ import {
   CONSOLE_OPTIONS,
   ConsoleModuleOptions,
   DEFAULT_PASSWORD_HASH_ROUNDS,
+  DEFAULT_RETENTION_CEILING,
   DEFAULT_SESSION_TTL_MS,
   ResolvedConsoleOptions,
 } from './options';
@@ -22,6 +23,7 @@ export class ConsoleCoreModule {
       socketPath: options.socketPath ?? '/socket.io',
       socketCorsOrigins: options.socketCorsOrigins ?? [],
       alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
+      retentionCeiling: options.retentionCeiling ?? DEFAULT_RETENTION_CEILING,
     };
     const clock: Clock = options.clock ?? systemClock;
     return {

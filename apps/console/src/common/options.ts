@@ -1,6 +1,7 @@
-import { defaultNodeId, type ProcessConfig } from '@baton/config';
+import { defaultNodeId, retentionCeiling, type ProcessConfig } from '@baton/config';
 import type { DataSource } from 'typeorm';
 import type { AlarmBus } from '@baton/messaging';
+import type { RetentionCeiling } from '@baton/domain';
 import type { Clock } from './clock';
 import { configuredPassword } from './password';
 
@@ -41,6 +42,11 @@ export interface ConsoleModuleOptions {
    * and console hosts), and drops the repeats by id. Default 30 000 ms.
    */
   alarmCatchUpMarginMs?: number;
+  /**
+   * The cluster's retention ceilings (`BATON_RUN_RETENTION_MS`, `BATON_LOG_RETENTION_MS`,
+   * `BATON_ALARM_RETENTION_MS`): a tenant's policy above them is refused. Default 30 d / 7 d / 30 d.
+   */
+  retentionCeiling?: RetentionCeiling;
 }
 
 /** Injection token of the resolved console options. */
@@ -53,7 +59,10 @@ export interface ResolvedConsoleOptions {
   socketPath: string;
   socketCorsOrigins: string[];
   alarmCatchUpMarginMs: number;
+  retentionCeiling: RetentionCeiling;
 }
+
+export const DEFAULT_RETENTION_CEILING: RetentionCeiling = { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000 };
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const DEFAULT_PASSWORD_HASH_ROUNDS = 10;
@@ -70,8 +79,8 @@ export interface ConsoleProcessConfig {
   port: number;
   /** `BATON_OPERATOR_USERNAME` and `BATON_OPERATOR_PASSWORD`: created on start when missing. Default none. */
   operator: { username: string; password: string } | null;
-  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`. */
-  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'consoleId'>;
+  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, the retention ceilings. */
+  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'consoleId' | 'retentionCeiling'>;
 }
 
 /** The console's variables through the schema (libs/config): a bad one throws ConfigError. */
@@ -93,6 +102,7 @@ export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
       brokerUrl: values.optionalString('BATON_BROKER_URL') ?? null,
       alarmTopicPrefix: values.string('BATON_ALARM_TOPIC_PREFIX'),
       socketCorsOrigins: values.list('BATON_CONSOLE_CORS_ORIGINS'),
+      retentionCeiling: retentionCeiling(values),
     },
   };
 }

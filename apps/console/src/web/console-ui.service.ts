@@ -1,17 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, Not } from 'typeorm';
-import { INSTANT_REASON, isMillis, nextFireTimes, parseCron, type RunState } from '@baton/domain';
+import { bucketStart, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, successRate, type RunState } from '@baton/domain';
 import { RunEntity, TaskEntity } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-import { distribution } from '../stats/percentiles';
-import { firstAttemptLateness } from '../stats/lateness';
+import { readWindowCells, spanFor } from '../stats/rollup-reader';
+
 import type { CronPreviewDto, CronPreviewView, LastRunView, SeriesBucketView, StatsSeriesView, TaskSummaryView } from './dto';
 
 /** Runs not yet begun: a "last run" is one of the others. */
 const NOT_BEGUN: RunState[] = ['PENDING', 'CLAIMED'];
 const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
-const MAX_SERIES_ROWS = 100_000;
 const MAX_BUCKETS = 500;
 
 /**
@@ -69,43 +68,34 @@ export class ConsoleUiService {
     );
   }
 
+  /**
+   * Statistics over time from the rollups (see StatsService): buckets are whole minutes, and
+   * whole hours for windows over 6 h (minute rollups are kept 48 h); each bucket holds the runs
+   * that ended in it.
+   */
   async statsSeries(tenantId: string, query: { windowMs?: number; bucketMs?: number; taskId?: number }): Promise<StatsSeriesView> {
     const windowMs = query.windowMs ?? 3600_000;
-    const bucketMs = Math.max(query.bucketMs ?? 60_000, Math.ceil(windowMs / MAX_BUCKETS / 1000) * 1000);
+    const spanMs = spanFor(windowMs);
+    const wanted = Math.max(query.bucketMs ?? 60_000, Math.ceil(windowMs / MAX_BUCKETS));
+    const bucketMs = Math.ceil(wanted / spanMs) * spanMs;
     const taskId = query.taskId ?? null;
     if (taskId !== null) {
       const exists = await this.dataSource.getRepository(TaskEntity).existsBy({ id: taskId, tenantId });
       if (!exists) throw notFound('Task', taskId);
     }
     const to = this.clock.now();
-    const from = Math.floor((to - windowMs) / bucketMs) * bucketMs;
-    const qb = this.dataSource
-      .getRepository(RunEntity)
-      .createQueryBuilder('r')
-      .select(['r.id', 'r.state', 'r.attempt', 'r.scheduledAt', 'r.dueAt', 'r.dispatchedAt', 'r.startedAt', 'r.finishedAt'])
-      .where('r.tenantId = :tenantId', { tenantId })
-      .andWhere('r.scheduledAt >= :from AND r.scheduledAt <= :to', { from, to });
-    if (taskId !== null) qb.andWhere('r.taskId = :taskId', { taskId });
-    const rows = await qb.orderBy('r.scheduledAt', 'DESC').addOrderBy('r.id', 'DESC').take(MAX_SERIES_ROWS + 1).getMany();
-    const sampled = rows.length > MAX_SERIES_ROWS;
+    const from = bucketStart(to - windowMs, bucketMs);
+    const { cells, sampled } = await readWindowCells(this.dataSource.manager, { tenantId, taskId, from, to, spanMs });
     const n = Math.floor((to - from) / bucketMs) + 1;
-    const acc = Array.from({ length: n }, () => ({ counts: {} as Partial<Record<RunState, number>>, durations: [] as number[], lateness: [] as number[] }));
-    for (const r of sampled ? rows.slice(0, MAX_SERIES_ROWS) : rows) {
-      const b = acc[Math.min(n - 1, Math.floor((r.scheduledAt - from) / bucketMs))];
-      b.counts[r.state] = (b.counts[r.state] ?? 0) + 1;
-      if (r.startedAt !== null && r.finishedAt !== null) b.durations.push(r.finishedAt - r.startedAt);
-      const late = firstAttemptLateness(r);
-      if (late !== null) b.lateness.push(late);
-    }
-    const buckets: SeriesBucketView[] = acc.map((b, i) => {
-      const ok = b.counts.SUCCEEDED ?? 0;
-      const finished = ok + (b.counts.FAILED ?? 0) + (b.counts.TIMED_OUT ?? 0);
-      const d = distribution(b.durations);
-      const l = distribution(b.lateness);
+    const acc = Array.from({ length: n }, () => emptyCell());
+    for (const [start, cell] of cells) mergeCell(acc[Math.min(n - 1, Math.floor((start - from) / bucketMs))], cell);
+    const buckets: SeriesBucketView[] = acc.map((cell, i) => {
+      const d = estimate(cell.duration);
+      const l = estimate(cell.lateness);
       return {
         t: from + i * bucketMs,
-        counts: b.counts,
-        successRate: finished === 0 ? null : ok / finished,
+        counts: Object.fromEntries(Object.entries(cell.counts).filter(([, c]) => c > 0)),
+        successRate: successRate(cell.counts),
         durationP50: d.p50,
         durationP95: d.p95,
         latenessP50: l.p50,

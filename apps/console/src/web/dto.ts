@@ -63,7 +63,7 @@ export class StatsSeriesQuery {
   @IntQuery('Window ending now, ms (default 1 h, at most 7 days)', 60_000, 7 * 24 * 3600_000)
   windowMs?: number;
 
-  @IntQuery('Bucket width, ms (default 60 000); at most 500 buckets', 1000, 24 * 3600_000)
+  @IntQuery('Bucket width, ms (default 60 000), rounded up to whole minutes (whole hours for windows over 6 h); at most 500 buckets', 1000, 24 * 3600_000)
   bucketMs?: number;
 
   @IntQuery('Only runs of this task', 1)
@@ -71,7 +71,7 @@ export class StatsSeriesQuery {
 }
 
 export class SeriesBucketView {
-  @ApiProperty({ description: 'Bucket start (scheduled time), epoch ms' }) t!: number;
+  @ApiProperty({ description: 'Bucket start, epoch ms; the bucket holds the runs that ended in it' }) t!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'Runs per state' }) counts!: Partial<Record<RunState, number>>;
   @ApiProperty({ type: Number, nullable: true }) successRate!: number | null;
   @ApiProperty({ type: Number, nullable: true }) durationP50!: number | null;
@@ -86,5 +86,5 @@ export class StatsSeriesView {
   @ApiProperty() to!: number;
   @ApiProperty() bucketMs!: number;
   @ApiProperty({ type: [SeriesBucketView] }) buckets!: SeriesBucketView[];
-  @ApiProperty({ description: 'True when only the newest rows were used' }) sampled!: boolean;
+  @ApiProperty({ description: 'True when the runs not rolled up yet were too many to read all' }) sampled!: boolean;
 }

@@ -168,6 +168,7 @@ export interface Stats {
   durationMs: Distribution;
   latenessMs: Distribution;
   retryWaitMs: Distribution;
+  percentileError: number;
   sampled: boolean;
 }
 

@@ -1,4 +1,5 @@
-import { defaultNodeId, ProcessConfig } from '@baton/config';
+import { defaultNodeId, ProcessConfig, retentionCeiling } from '@baton/config';
+import type { RetentionCeiling } from '@baton/domain';
 import type { RoutingKind } from '@baton/scheduling';
 
 export { defaultNodeId };
@@ -78,6 +79,14 @@ export interface EngineConfig {
   alarmRelayIntervalMs: number;
   /** Most alarms of one tenant published per relay transaction (`BATON_ALARM_RELAY_BATCH`). Default 200. */
   alarmRelayBatch: number;
+  /** The cluster's retention ceilings (`BATON_RUN_RETENTION_MS` 30 d, `BATON_LOG_RETENTION_MS` 7 d, `BATON_ALARM_RETENTION_MS` 30 d). */
+  retention: RetentionCeiling;
+  /** Hour rollups are kept this long (`BATON_STATS_RETENTION_MS`). Default 400 days. */
+  statsRetentionMs: number;
+  /** Period of the history job (`BATON_HISTORY_INTERVAL_MS`). Default 10 s. */
+  historyIntervalMs: number;
+  /** Rows per purge transaction (`BATON_PURGE_BATCH`). Default 500. */
+  purgeBatch: number;
 }
 
 /**
@@ -121,6 +130,10 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     alarmTopicPrefix: v.string('BATON_ALARM_TOPIC_PREFIX'),
     alarmRelayIntervalMs: v.integer('BATON_ALARM_RELAY_INTERVAL_MS'),
     alarmRelayBatch: v.integer('BATON_ALARM_RELAY_BATCH'),
+    retention: retentionCeiling(v),
+    statsRetentionMs: v.integer('BATON_STATS_RETENTION_MS'),
+    historyIntervalMs: v.integer('BATON_HISTORY_INTERVAL_MS'),
+    purgeBatch: v.integer('BATON_PURGE_BATCH'),
     ...overrides,
   };
 }

@@ -204,6 +204,8 @@ export interface RunSeed {
   acceptedAt?: number | null;
   deadlineAt?: number | null;
   leaseUntil?: number | null;
+  startedAt?: number | null;
+  finishedAt?: number | null;
 }
 
 let fireKeys = 0;
@@ -214,8 +216,8 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
   const state = input.state ?? 'CLAIMED';
   await ds.query(
     `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params,
-        scheduled_at, due_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        scheduled_at, due_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, started_at, finished_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       task.seed.tenantId,
       task.id,
@@ -235,6 +237,8 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
       input.dispatchedAt ?? null,
       input.acceptedAt ?? null,
       input.deadlineAt ?? null,
+      input.startedAt ?? null,
+      input.finishedAt ?? null,
       now,
       now,
     ],

@@ -3,8 +3,11 @@ import { ApiKeyEntity } from './api-key.entity';
 import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
+import { HistoryCursorEntity } from './history-cursor.entity';
 import { ExecutorEntity } from './executor.entity';
+import { RetentionPolicyEntity } from './retention-policy.entity';
 import { RunLogEntity } from './run-log.entity';
+import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
@@ -19,7 +22,10 @@ export {
   EngineGroupEntity,
   EngineNodeEntity,
   ExecutorEntity,
+  HistoryCursorEntity,
+  RetentionPolicyEntity,
   RunEntity,
+  RunRollupEntity,
   RunLogEntity,
   SessionEntity,
   TaskDependencyEntity,
@@ -43,4 +49,7 @@ export const ENTITIES = [
   RunEntity,
   RunLogEntity,
   AlarmEntity,
+  RunRollupEntity,
+  HistoryCursorEntity,
+  RetentionPolicyEntity,
 ];

@@ -30,6 +30,9 @@ import { StoredJson, bigintId, json, millis } from './columns';
 @Index('ix_runs_executor', ['executorId', 'state'])
 // Concurrency FORBID/REPLACE: "is another run of this task executing?"
 @Index('ix_runs_task_state', ['taskId', 'state'])
+// History: "runs of tenant T that ended between A and B" (rollups, purge), and with
+// finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
+@Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;

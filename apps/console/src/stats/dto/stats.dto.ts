@@ -19,13 +19,13 @@ export class DistributionView {
 export class StatsView {
   @ApiProperty({ type: Number, nullable: true, description: 'The task, or null for the whole tenant' }) taskId!: number | null;
   @ApiProperty() windowMs!: number;
-  @ApiProperty({ description: 'Window start (scheduled time, inclusive), epoch ms' }) from!: number;
+  @ApiProperty({ description: 'Window start, epoch ms: now − windowMs rounded down to the minute (windows up to 6 h) or to the hour (longer ones), the rollups\' buckets' }) from!: number;
   @ApiProperty({ description: 'Window end (now, inclusive), epoch ms' }) to!: number;
-  @ApiProperty({ description: 'Runs scheduled in the window' }) total!: number;
+  @ApiProperty({ description: 'Runs that ended in the window, plus the runs not ended yet' }) total!: number;
   @ApiProperty({
     type: 'object',
     properties: Object.fromEntries(RUN_STATES.map((s) => [s, { type: 'number' }])),
-    description: 'Runs per state',
+    description: 'Ended states: runs that ended in the window (by finishedAt). PENDING, CLAIMED, DISPATCHED, ACCEPTED, RETRY_WAIT: runs in that state now',
   })
   counts!: Record<RunState, number>;
   @ApiProperty({ type: Number, nullable: true, description: 'SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT)' })
@@ -34,5 +34,6 @@ export class StatsView {
   @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt of runs on their first attempt, ms (a retry waits for its backoff on purpose: see retryWaitMs)' })
   latenessMs!: DistributionView;
   @ApiProperty({ type: DistributionView, description: 'dueAt − scheduledAt of runs on a retry attempt: the backoff they waited, ms' }) retryWaitMs!: DistributionView;
-  @ApiProperty({ description: 'True when the percentiles were computed over the newest MAX rows only' }) sampled!: boolean;
+  @ApiProperty({ description: 'Percentiles are estimated from fixed histogram buckets: never below the true value, at most this fraction (or 1 ms) above it' }) percentileError!: number;
+  @ApiProperty({ description: 'True when the runs not rolled up yet were too many to read all (more than 100,000): the newest seconds are then partly counted' }) sampled!: boolean;
 }

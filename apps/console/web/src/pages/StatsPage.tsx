@@ -13,8 +13,15 @@ const WINDOWS: Array<[number, number, string]> = [
   [15 * 60_000, 60_000, 'Last 15 minutes'],
   [3600_000, 60_000, 'Last hour'],
   [6 * 3600_000, 5 * 60_000, 'Last 6 hours'],
-  [24 * 3600_000, 15 * 60_000, 'Last 24 hours'],
+  [24 * 3600_000, 3600_000, 'Last 24 hours'],
+  [7 * 24 * 3600_000, 6 * 3600_000, 'Last 7 days'],
 ];
+
+/** "minute", "5 minutes", "hour", "6 hours". */
+function widthLabel(ms: number): string {
+  if (ms % 3600_000 === 0) return ms === 3600_000 ? 'hour' : `${ms / 3600_000} hours`;
+  return ms === 60_000 ? 'minute' : `${Math.round(ms / 60_000)} minutes`;
+}
 
 const STATE_COLORS: Record<string, string> = {
   SUCCEEDED: '#2e7d32',
@@ -133,7 +140,7 @@ export function StatsPage() {
             <dt>Success rate</dt>
             <dd>{fmtPercent(s.successRate)}</dd>
           </div>
-          <div className="card">
+          <div className="card" title={`Percentiles are estimated from fixed buckets: at most ${Math.round(s.percentileError * 100)} % above the exact figure`}>
             <dt>Duration p50 / p95</dt>
             <dd>
               {fmtDuration(s.durationMs.p50)} / {fmtDuration(s.durationMs.p95)}
@@ -154,7 +161,7 @@ export function StatsPage() {
         </dl>
       ) : null}
       <div className="charts">
-        <ChartBox label={`Runs per ${bucketMs === 60_000 ? 'minute' : `${bucketMs / 60_000} minutes`} by state`} config={runsChart} />
+        <ChartBox label={`Runs per ${widthLabel(series.data?.bucketMs ?? bucketMs)} by state (when they ended)`} config={runsChart} />
         <ChartBox label="Success rate over time" config={rateChart} />
         <ChartBox label="Duration p50 / p95 over time" config={line('duration')} />
         <ChartBox label="Lateness p50 / p95 over time (dispatch − scheduled)" config={line('lateness')} />

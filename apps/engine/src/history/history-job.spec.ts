@@ -1,0 +1,221 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { ALL_TASKS, estimatePercentile, HOUR_MS, MINUTE_MS, type Clock } from '@baton/domain';
+import { claimDueRuns, deleteEndedRuns, readRollups } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { readEngineConfig } from '../config/engine-config';
+import { GROUP, seedRun, seedTask, seedTenant, TENANT, type SeededTask } from '../testing/dispatch-side-kit';
+import { HistoryJob } from './history-job';
+import { SETTLE_LAG_MS } from './rollup-pass';
+
+const DAY = 86_400_000;
+/** 2026-11-25 10:00 UTC: whole hours make the expected buckets easy to name. */
+const T = Date.UTC(2026, 10, 25, 10, 0, 0);
+
+class TestClock implements Clock {
+  constructor(public at: number) {}
+  now(): number {
+    return this.at;
+  }
+}
+
+function job(ds: DataSource, clock: Clock, nodeId = 'node-a'): HistoryJob {
+  const config = readEngineConfig({}, { nodeId, groups: [GROUP], historyIntervalMs: 10_000, purgeBatch: 3 });
+  return new HistoryJob(ds, config, clock);
+}
+
+async function count(ds: DataSource, sql: string, params: unknown[] = []): Promise<number> {
+  const [row] = (await ds.query(sql, params)) as Array<{ n: unknown }>;
+  return Number(row.n);
+}
+
+describe.each(TEST_DATABASES)('history job on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let task: SeededTask;
+  let clock: TestClock;
+
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource);
+    task = await seedTask(db.dataSource, { name: 'report' });
+    clock = new TestClock(T);
+  });
+  afterEach(() => undefined);
+
+  /** An ended run: scheduled at `at`, dispatched `late` ms after, ran `ms`. */
+  const ended = (at: number, more: { state?: 'SUCCEEDED' | 'FAILED'; late?: number; ms?: number; task?: SeededTask; flowId?: number | null } = {}) =>
+    seedRun(db.dataSource, more.task ?? task, {
+      state: more.state ?? 'SUCCEEDED',
+      scheduledAt: at,
+      dispatchedAt: at + (more.late ?? 5),
+      startedAt: at + (more.late ?? 5),
+      finishedAt: at + (more.late ?? 5) + (more.ms ?? 100),
+      claimedBy: null,
+      flowId: more.flowId,
+    });
+
+  describe('rollups', () => {
+    it('rolls ended runs into minute and hour rows, per task and for the tenant, and the same again changes nothing', async () => {
+      for (let i = 0; i < 30; i++) await ended(T + i * 10_000, { late: i, ms: 1_000 + i * 100, state: i % 10 === 9 ? 'FAILED' : 'SUCCEEDED' });
+      await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: T + 30_000 });
+      clock.at = T + 10 * MINUTE_MS;
+      const history = job(db.dataSource, clock);
+      const report = await history.tick();
+      expect(report.get(TENANT)!.rollup).toMatchObject({ runs: 60 }); // each minute twice: rolled, then settled
+      const minutes = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: MINUTE_MS, from: T, to: T + HOUR_MS });
+      expect(minutes.map((m) => [m.bucketStart - T, m.cell.counts.SUCCEEDED + m.cell.counts.FAILED])).toEqual([
+        [0, 6],
+        [MINUTE_MS, 6],
+        [2 * MINUTE_MS, 6],
+        [3 * MINUTE_MS, 6],
+        [4 * MINUTE_MS, 6],
+      ]);
+      const [hour] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: task.id, spanMs: HOUR_MS, from: T, to: T + HOUR_MS });
+      expect(hour.cell.counts).toMatchObject({ SUCCEEDED: 27, FAILED: 3 });
+      expect(estimatePercentile(hour.cell.lateness, 50)).toBeGreaterThanOrEqual(14);
+      expect(estimatePercentile(hour.cell.duration, 100)).toBeGreaterThanOrEqual(3_900);
+
+      await history.tick();
+      const again = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: task.id, spanMs: HOUR_MS, from: T, to: T + HOUR_MS });
+      expect(again[0].cell.counts).toEqual(hour.cell.counts);
+    });
+
+    it('takes in an end committed after its minute was first rolled, when the minute settles', async () => {
+      await ended(T);
+      clock.at = T + 2 * MINUTE_MS;
+      const history = job(db.dataSource, clock);
+      await history.tick();
+      await ended(T + 1_000); // ends inside the minute already rolled, committed late
+      await history.tick();
+      const early = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: MINUTE_MS, from: T, to: T + MINUTE_MS });
+      expect(early[0].cell.counts.SUCCEEDED).toBe(1);
+      clock.at = T + MINUTE_MS + SETTLE_LAG_MS + 1;
+      await history.tick();
+      const settled = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: MINUTE_MS, from: T, to: T + MINUTE_MS });
+      expect(settled[0].cell.counts.SUCCEEDED).toBe(2);
+    });
+
+    it('gives each tenant to one engine at a time; the other takes over once the lease runs out', async () => {
+      await ended(T);
+      clock.at = T + 10 * MINUTE_MS;
+      const a = job(db.dataSource, clock, 'node-a');
+      const b = job(db.dataSource, clock, 'node-b');
+      expect((await a.tick()).has(TENANT)).toBe(true);
+      expect((await b.tick()).has(TENANT)).toBe(false);
+      clock.at += 61_000;
+      expect((await b.tick()).has(TENANT)).toBe(true);
+      expect((await a.tick()).has(TENANT)).toBe(false);
+      await b.stop(); // releases its tenants at once
+      expect((await a.tick()).has(TENANT)).toBe(true);
+    });
+  });
+
+  describe('retention', () => {
+    const setPolicy = (taskId: number, p: { runsMs?: number | null; logsMs?: number | null; alarmsMs?: number | null; minRunsKept?: number | null }) =>
+      db.dataSource.query(`INSERT INTO retention_policies (tenant_id, task_id, runs_ms, logs_ms, alarms_ms, min_runs_kept, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0)`, [
+        TENANT,
+        taskId,
+        p.runsMs ?? null,
+        p.logsMs ?? null,
+        p.alarmsMs ?? null,
+        p.minRunsKept ?? null,
+      ]);
+    const runIds = async (t: SeededTask = task) => ((await db.dataSource.query(`SELECT id FROM runs WHERE task_id = ? ORDER BY id`, [t.id])) as Array<{ id: unknown }>).map((r) => Number(r.id));
+
+    /** Runs until the job has nothing left to do (purge batches of 3 here). */
+    async function purgeAll(history: HistoryJob): Promise<void> {
+      for (let i = 0; i < 10; i++) await history.tick();
+    }
+
+    it('purges ended runs older than the retention with their logs, keeps the rest, and counts them first', async () => {
+      await setPolicy(0, { runsMs: 2 * DAY });
+      const old = [];
+      for (let i = 0; i < 5; i++) old.push(await ended(T - 3 * DAY + i * 1_000));
+      const recent = await ended(T - DAY);
+      const stuck = await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: T - 3 * DAY, claimedBy: null });
+      for (const id of [old[0], recent]) await db.dataSource.query(`INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, 'info', 'x')`, [TENANT, id, T - DAY]);
+      await purgeAll(job(db.dataSource, clock));
+      expect(await runIds()).toEqual([recent, stuck]);
+      expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM run_logs`)).toBe(1);
+      const [hour] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: HOUR_MS, from: T - 3 * DAY - HOUR_MS, to: T - 3 * DAY + HOUR_MS });
+      expect(hour.cell.counts.SUCCEEDED).toBe(5); // the purged runs stay in the statistics
+    });
+
+    it("keeps each task's newest N, a task's longer override, and the runs of a flow still going", async () => {
+      await setPolicy(0, { runsMs: DAY, minRunsKept: 2 });
+      const keeper = await seedTask(db.dataSource, { name: 'keeper' });
+      await setPolicy(keeper.id, { runsMs: 10 * DAY });
+      const flowTask = await seedTask(db.dataSource, { name: 'flow' });
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push(await ended(T - 5 * DAY + i * HOUR_MS));
+      const kept = await ended(T - 5 * DAY, { task: keeper });
+      const parent = await ended(T - 4 * DAY, { task: flowTask, flowId: null });
+      await db.dataSource.query(`UPDATE runs SET flow_id = ? WHERE id = ?`, [parent, parent]);
+      const child = await seedRun(db.dataSource, flowTask, { state: 'PENDING', claimedBy: null, scheduledAt: T, flowId: parent, cause: 'DEPENDENCY' });
+      await purgeAll(job(db.dataSource, clock));
+      expect(await runIds()).toEqual(runs.slice(3));
+      expect(await runIds(keeper)).toEqual([kept]);
+      expect(await runIds(flowTask)).toEqual([parent, child]);
+    });
+
+    it("purges a task that keeps less than its tenant by its own retention", async () => {
+      const short = await seedTask(db.dataSource, { name: 'short' });
+      await setPolicy(short.id, { runsMs: DAY });
+      const gone = await ended(T - 2 * DAY, { task: short });
+      const staying = await ended(T - 2 * DAY);
+      await purgeAll(job(db.dataSource, clock));
+      expect(await runIds(short)).toEqual([]);
+      expect(await runIds()).toEqual([staying]);
+      expect(gone).toBeGreaterThan(0);
+    });
+
+    it('purges published alarms past their retention and keeps what the outbox still owes', async () => {
+      await setPolicy(0, { alarmsMs: DAY });
+      const alarm = (uid: string, raisedAt: number, publishedAt: number | null) =>
+        db.dataSource.query(`INSERT INTO alarms (uid, tenant_id, type, severity, message, count, raised_at, published_at) VALUES (?, ?, 'FAILED', 'ERROR', 'm', 1, ?, ?)`, [uid, TENANT, raisedAt, publishedAt]);
+      await alarm('old-published', T - 2 * DAY, T - 2 * DAY);
+      await alarm('old-unpublished', T - 2 * DAY, null);
+      await alarm('new', T - HOUR_MS, T - HOUR_MS);
+      await purgeAll(job(db.dataSource, clock));
+      const left = ((await db.dataSource.query(`SELECT uid FROM alarms ORDER BY uid`)) as Array<{ uid: string }>).map((r) => r.uid);
+      expect(left).toEqual(['new', 'old-unpublished']);
+    });
+
+    it('never purges past the point the statistics have settled', async () => {
+      await setPolicy(0, { runsMs: 60_000 });
+      const run = await ended(T - 2 * MINUTE_MS);
+      await job(db.dataSource, clock).tick();
+      expect(await runIds()).toEqual([run]); // within SETTLE_LAG_MS: not yet counted for good
+      clock.at = T + SETTLE_LAG_MS;
+      await purgeAll(job(db.dataSource, clock));
+      expect(await runIds()).toEqual([]);
+    });
+
+    it.runIf(kind === 'mysql')('does not hold what a claim needs: a claim goes through while a purge transaction is open', async () => {
+      const old = [];
+      for (let i = 0; i < 20; i++) old.push(await ended(T - 40 * DAY + i));
+      for (let i = 0; i < 20; i++) await seedRun(db.dataSource, task, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 1_000 });
+      const purge = db.dataSource.createQueryRunner();
+      await purge.connect();
+      await purge.startTransaction('READ COMMITTED');
+      try {
+        expect(await deleteEndedRuns(purge.manager, old)).toBe(20);
+        const claim = db.dataSource.createQueryRunner();
+        await claim.connect();
+        await claim.query('SET SESSION innodb_lock_wait_timeout = 2');
+        await claim.startTransaction('READ COMMITTED');
+        const started = Date.now();
+        const claimed = await claimDueRuns(claim.manager, { groups: [GROUP], owner: 'node-x', dueBefore: Date.now() + 1_000, limit: 100, leaseUntil: Date.now() + 15_000, now: Date.now() });
+        await claim.commitTransaction();
+        await claim.release();
+        expect(claimed).toHaveLength(20);
+        expect(Date.now() - started).toBeLessThan(1_500);
+      } finally {
+        await purge.commitTransaction();
+        await purge.release();
+      }
+      expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM runs WHERE state = 'CLAIMED'`)).toBe(20);
+      expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM runs`)).toBe(20);
+    });
+  });
+});

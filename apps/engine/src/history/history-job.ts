@@ -1,0 +1,81 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock } from '@baton/domain';
+import { findGroupTenants, leaseHistoryCursor, releaseHistoryCursors } from '@baton/persistence';
+import { PeriodicLoop } from '../common/periodic-loop';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import type { NodeWorker } from '../node/node-workers';
+import { LostHistoryLeaseError } from './lost-history-lease.error';
+import { purgeTenant, type PurgeReport } from './purge-pass';
+import { rollupTenant, type RollupReport } from './rollup-pass';
+
+/** What one turn did, per tenant it held (tests, logs). */
+export type HistoryReport = Map<string, { rollup: RollupReport; purge: PurgeReport }>;
+
+/**
+ * The engines' history job (issue 13): every BATON_HISTORY_INTERVAL_MS, for each tenant of this
+ * node's groups whose lease it gets (history_cursors: one engine per tenant at a time, others
+ * take over when it stops renewing), rolls ended runs into the statistics rollups and then
+ * purges what retention lets go — in that order, so a run is counted before it can be purged.
+ */
+@Injectable()
+export class HistoryJob implements NodeWorker, OnModuleDestroy {
+  private readonly logger = new Logger('HistoryJob');
+  private readonly loop: PeriodicLoop;
+  private readonly held = new Set<string>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.loop = new PeriodicLoop('history', config.historyIntervalMs, async () => void (await this.tick()), this.logger);
+  }
+
+  start(): void {
+    this.loop.start(this.config.historyIntervalMs);
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    const held = [...this.held];
+    this.held.clear();
+    await releaseHistoryCursors(this.dataSource.manager, this.config.nodeId, held).catch((err: Error) => this.logger.warn(`history leases not released: ${err.message}`));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  /** One turn over every tenant of the node's groups. */
+  async tick(): Promise<HistoryReport> {
+    const report: HistoryReport = new Map();
+    const leaseMs = Math.max(60_000, 3 * this.config.historyIntervalMs);
+    for (const tenantId of await findGroupTenants(this.dataSource.manager, this.config.groups)) {
+      const now = this.clock.now();
+      const cursor = await leaseHistoryCursor(this.dataSource.manager, { tenantId, worker: this.config.nodeId, now, until: now + leaseMs });
+      if (!cursor) {
+        this.held.delete(tenantId);
+        continue;
+      }
+      this.held.add(tenantId);
+      try {
+        const rollup = await rollupTenant(this.dataSource, this.config.nodeId, cursor, now);
+        // The purge reads the cursor's settled point as the rollup left it.
+        const settled = await leaseHistoryCursor(this.dataSource.manager, { tenantId, worker: this.config.nodeId, now, until: now + leaseMs });
+        if (!settled) continue;
+        const purge = await purgeTenant(this.dataSource, this.config.nodeId, settled, now, {
+          ceiling: this.config.retention,
+          statsRetentionMs: this.config.statsRetentionMs,
+          batch: this.config.purgeBatch,
+        });
+        report.set(tenantId, { rollup, purge });
+        if (purge.runs + purge.logs + purge.alarms > 0) this.logger.log('history purged', { tenantId, ...purge });
+      } catch (err) {
+        if (!(err instanceof LostHistoryLeaseError)) throw err;
+        this.held.delete(tenantId);
+      }
+    }
+    return report;
+  }
+}

@@ -1,0 +1,118 @@
+import type { DataSource } from 'typeorm';
+import { HOUR_MS, mayPurge, MINUTE_MS, taskRetention, tenantRetention, type EffectiveRetention, type RetentionCeiling } from '@baton/domain';
+import {
+  advanceHistoryCursor,
+  deleteEndedRuns,
+  findLiveFlows,
+  findPurgeCandidates,
+  findRetentionPolicies,
+  findTaskPurgeCandidates,
+  inTransaction,
+  newestRunsBoundary,
+  purgeAlarms,
+  purgeRollups,
+  purgeRunLogs,
+  type HistoryCursor,
+  type PurgeCandidate,
+} from '@baton/persistence';
+import { LostHistoryLeaseError } from './lost-history-lease.error';
+
+/** Minute rollups are kept this long (the statistics of longer windows read hours). */
+export const MINUTE_ROLLUPS_KEPT_MS = 48 * HOUR_MS;
+/** Purge transactions per kind per tenant per pass: a backlog of purgeable history goes over several passes. */
+export const MAX_BATCHES_PER_PASS = 20;
+
+export interface PurgeSettings {
+  ceiling: RetentionCeiling;
+  statsRetentionMs: number;
+  batch: number;
+}
+
+export interface PurgeReport {
+  runs: number;
+  logs: number;
+  alarms: number;
+  rollups: number;
+}
+
+/**
+ * Purges what a tenant's retention lets go, in small transactions through indexes:
+ *
+ * - ended runs (with their logs) that ended before their task's retention and before the
+ *   cursor's settled point (so they are in the statistics), except the newest `minRunsKept` of
+ *   their task and the runs of a flow with a run still going — a sweep over finished_at from the
+ *   cursor's purge position, then the tasks that keep less than their tenant;
+ * - logs of runs older than the log retention; alarms older than theirs, once published;
+ * - minute rollups after 48 h, hour rollups after BATON_STATS_RETENTION_MS.
+ *
+ * Deletes run at READ COMMITTED by primary key and only touch ended rows: the claim path (PENDING
+ * and CLAIMED rows through ix_runs_claim) never waits on a purge.
+ */
+export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
+  const tenantId = cursor.tenantId;
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0 };
+  const stored = await findRetentionPolicies(dataSource.manager, tenantId);
+  const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
+  const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
+  const retentionOf = (taskId: number): EffectiveRetention => tasks.get(taskId) ?? tenant;
+  const boundaries = new Map<number, { scheduledAt: number; id: number } | null>();
+
+  const purgeBatch = async (candidates: PurgeCandidate[]): Promise<void> => {
+    const liveFlows = await findLiveFlows(dataSource.manager, [...new Set(candidates.flatMap((c) => (c.flowId === null ? [] : [c.flowId])))]);
+    const ids: number[] = [];
+    for (const c of candidates) {
+      const retention = retentionOf(c.taskId);
+      if (retention.minRunsKept > 0 && !boundaries.has(c.taskId)) boundaries.set(c.taskId, await newestRunsBoundary(dataSource.manager, c.taskId, retention.minRunsKept));
+      if (mayPurge(c, retention, now, boundaries.get(c.taskId) ?? null, liveFlows)) ids.push(c.id);
+    }
+    if (ids.length > 0) report.runs += await inTransaction(dataSource, (em) => deleteEndedRuns(em, ids), { isolation: 'READ COMMITTED' });
+  };
+
+  // The sweep at the tenant's retention.
+  const before = Math.min(now - tenant.runsMs, cursor.settledUntil);
+  let position = cursor.purgePosition;
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const candidates = await findPurgeCandidates(dataSource.manager, { tenantId, from: position, before, limit: settings.batch });
+    if (candidates.length > 0) await purgeBatch(candidates);
+    if (candidates.length < settings.batch) {
+      position = 0;
+      break;
+    }
+    const last = candidates[candidates.length - 1].finishedAt;
+    // A full batch of one instant (all kept): step over it rather than read it again forever.
+    position = last > position ? last : last + 1;
+  }
+  if (position !== cursor.purgePosition && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { purge_position: position }))) throw new LostHistoryLeaseError(tenantId);
+
+  // Tasks that keep their runs for less than their tenant.
+  for (const [taskId, retention] of tasks) {
+    if (retention.runsMs >= tenant.runsMs) continue;
+    const candidates = await findTaskPurgeCandidates(dataSource.manager, { taskId, before: Math.min(now - retention.runsMs, cursor.settledUntil), limit: settings.batch });
+    if (candidates.length > 0) await purgeBatch(candidates);
+  }
+
+  // Logs, by their run's end.
+  let logsFrom = cursor.logsPurgedUntil;
+  const logsBefore = Math.min(now - tenant.logsMs, cursor.settledUntil);
+  for (let i = 0; i < MAX_BATCHES_PER_PASS && logsFrom < logsBefore; i++) {
+    const { next, deleted } = await inTransaction(dataSource, (em) => purgeRunLogs(em, { tenantId, from: logsFrom, before: logsBefore, limit: settings.batch }), { isolation: 'READ COMMITTED' });
+    report.logs += deleted;
+    logsFrom = next;
+  }
+  if (logsFrom !== cursor.logsPurgedUntil && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { logs_purged_until: logsFrom }))) throw new LostHistoryLeaseError(tenantId);
+
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const deleted = await inTransaction(dataSource, (em) => purgeAlarms(em, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' });
+    report.alarms += deleted;
+    if (deleted < settings.batch) break;
+  }
+
+  for (const [spanMs, keptMs] of [
+    [MINUTE_MS, MINUTE_ROLLUPS_KEPT_MS],
+    [HOUR_MS, settings.statsRetentionMs],
+  ] as const) {
+    const deleted = await purgeRollups(dataSource.manager, { tenantId, spanMs, before: now - keptMs, limit: settings.batch * 4 });
+    report.rollups += deleted;
+  }
+  return report;
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { decodeHistogram, encodeHistogram, estimatePercentile, histogramCount } from './histogram';
+import { ALL_TASKS, HOUR_MS, MINUTE_MS, emptyCell, estimate, mergeCell, rollupRuns, successRate, type EndedRun } from './run-rollup';
+
+const T = Date.UTC(2026, 10, 25, 10, 0, 0);
+const run = (over: Partial<EndedRun>): EndedRun => ({
+  taskId: 1,
+  state: 'SUCCEEDED',
+  attempt: 1,
+  scheduledAt: T,
+  dueAt: T,
+  dispatchedAt: T + 5,
+  startedAt: T + 10,
+  finishedAt: T + 110,
+  ...over,
+});
+
+describe('run rollups', () => {
+  it('keys a run by the minute it ended in, under its task and under the tenant', () => {
+    const cells = rollupRuns([run({ finishedAt: T + 59_999 }), run({ finishedAt: T + 60_000 }), run({ taskId: 2, finishedAt: T + 1 })], MINUTE_MS);
+    expect([...cells.keys()].sort()).toEqual([`0:${T}`, `0:${T + 60_000}`, `1:${T}`, `1:${T + 60_000}`, `2:${T}`].sort());
+    expect(cells.get(`${ALL_TASKS}:${T}`)!.cell.counts.SUCCEEDED).toBe(2);
+    expect(cells.get(`1:${T}`)!.cell.counts.SUCCEEDED).toBe(1);
+  });
+
+  it('leaves out runs not ended (a RETRY_WAIT row carries its last attempt’s finished_at)', () => {
+    const cells = rollupRuns([run({ state: 'RETRY_WAIT' }), run({ state: 'ACCEPTED' })], MINUTE_MS);
+    expect(cells.size).toBe(0);
+  });
+
+  it('counts lateness on first attempts only and the backoff of retried runs apart', () => {
+    const cells = rollupRuns(
+      [
+        run({ dispatchedAt: T + 40 }),
+        run({ attempt: 3, dueAt: T + 2_000, dispatchedAt: T + 2_010, state: 'FAILED' }),
+        run({ state: 'SKIPPED', dispatchedAt: null, startedAt: null }),
+      ],
+      HOUR_MS,
+    );
+    const { cell } = cells.get(`${ALL_TASKS}:${T}`)!;
+    expect(cell.counts).toEqual({ SUCCEEDED: 1, FAILED: 1, TIMED_OUT: 0, CANCELLED: 0, SKIPPED: 1 });
+    expect(histogramCount(cell.lateness)).toBe(1);
+    expect(estimatePercentile(cell.lateness, 50)).toBeGreaterThanOrEqual(40);
+    expect(estimatePercentile(cell.lateness, 50)).toBeLessThanOrEqual(50);
+    expect(histogramCount(cell.retryWait)).toBe(1);
+    expect(estimatePercentile(cell.retryWait, 50)).toBeGreaterThanOrEqual(2_000);
+    expect(histogramCount(cell.duration)).toBe(2);
+    expect(successRate(cell.counts)).toBe(0.5);
+  });
+
+  it('merges minute cells into the same figures as one hour cell of the same runs', () => {
+    const runs = Array.from({ length: 600 }, (_, i) =>
+      run({ finishedAt: T + i * 6_000, startedAt: T + i * 6_000 - (i % 97) * 13, state: i % 10 === 0 ? 'FAILED' : 'SUCCEEDED', dispatchedAt: T + (i % 31) }),
+    );
+    const hour = rollupRuns(runs, HOUR_MS).get(`${ALL_TASKS}:${T}`)!.cell;
+    const merged = emptyCell();
+    for (const { taskId, cell } of rollupRuns(runs, MINUTE_MS).values()) if (taskId === ALL_TASKS) mergeCell(merged, cell);
+    expect(merged.counts).toEqual(hour.counts);
+    expect(encodeHistogram(merged.duration)).toBe(encodeHistogram(hour.duration));
+    expect(estimate(merged.lateness)).toEqual(estimate(hour.lateness));
+    expect(decodeHistogram(encodeHistogram(hour.lateness))).toEqual(hour.lateness);
+    expect(successRate(hour.counts)).toBeCloseTo(540 / 600);
+  });
+
+  it('has no success rate without a finished run', () => {
+    expect(successRate(emptyCell().counts)).toBeNull();
+  });
+});

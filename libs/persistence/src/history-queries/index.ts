@@ -1,0 +1,13 @@
+export { leaseHistoryCursor, advanceHistoryCursor, releaseHistoryCursors, rolledUntilOf } from './history-cursor';
+export type { HistoryCursor } from './history-cursor';
+export { readEndedRuns, nextEndAfter } from './read-ended-runs';
+export { replaceRollups, readRollups, readTenantRollups, purgeRollups } from './rollup-rows';
+export type { RollupRow } from './rollup-rows';
+export { findPurgeCandidates, findTaskPurgeCandidates, findLiveFlows, newestRunsBoundary, deleteEndedRuns } from './purge-runs';
+export type { PurgeCandidate } from './purge-runs';
+export { purgeRunLogs } from './purge-run-logs';
+export { purgeAlarms } from './purge-alarms';
+export { findRetentionPolicies } from './retention-policies';
+export type { StoredRetention } from './retention-policies';
+export { findGroupTenants } from './find-group-tenants';
+export { countLiveRuns } from './count-live-runs';

@@ -1,0 +1,45 @@
+import type { EntityManager } from 'typeorm';
+import type { EndedRun, RunState } from '@baton/domain';
+import { execute, num, numOrNull } from '../engine-queries/sql';
+
+/**
+ * The runs of a tenant (or of one of its tasks) that ended in [from, to), for a rollup — the
+ * engine's history job, or the console over the part of a window not rolled up yet:
+ *
+ *   SELECT task_id, state, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+ *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? [AND task_id = ?] [LIMIT ?]
+ *
+ * A range of ix_runs_tenant_finished. RETRY_WAIT rows carry their last attempt's finished_at
+ * and come back too; the rollup leaves out what has not ended.
+ */
+export async function readEndedRuns(manager: EntityManager, input: { tenantId: string; from: number; to: number; taskId?: number | null; limit?: number }): Promise<EndedRun[]> {
+  const task = input.taskId === null || input.taskId === undefined ? '' : ' AND task_id = ?';
+  const limit = input.limit === undefined ? '' : ` LIMIT ${Math.floor(input.limit)}`;
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT task_id, state, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+       FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ?${task}${limit}`,
+    [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
+  );
+  return rows.map((r) => ({
+    taskId: num(r.task_id),
+    state: r.state as RunState,
+    attempt: num(r.attempt),
+    scheduledAt: num(r.scheduled_at),
+    dueAt: num(r.due_at),
+    dispatchedAt: numOrNull(r.dispatched_at),
+    startedAt: numOrNull(r.started_at),
+    finishedAt: num(r.finished_at),
+  }));
+}
+
+/**
+ * The first instant ≥ `from` at which a run of the tenant ended, or null: lets the job jump over
+ * idle stretches (a new cursor, a quiet night) instead of walking them minute by minute.
+ *
+ *   SELECT MIN(finished_at) FROM runs WHERE tenant_id = ? AND finished_at >= ?
+ */
+export async function nextEndAfter(manager: EntityManager, tenantId: string, from: number): Promise<number | null> {
+  const { rows } = await execute<{ at: unknown }>(manager, `SELECT MIN(finished_at) AS at FROM runs WHERE tenant_id = ? AND finished_at >= ?`, [tenantId, from]);
+  return numOrNull(rows[0]?.at);
+}
