@@ -211,6 +211,21 @@ describe('web console (Chromium)', () => {
     await shot(page, '08-run-detail', true);
   });
 
+  it("tails a running run's log live: a line the handler wrote shows before the run ends", async () => {
+    // build-report: long-running, 10 steps over 5 s, a log line per step.
+    const run = await api<{ id: number }>('POST', `/tasks/${await taskId('build-report')}/trigger`, {});
+    await go(page, `/runs/${run.id}`);
+    const firstLine = page.locator('table.logs td', { hasText: 'step 1/10 done' });
+    await firstLine.waitFor({ timeout: 8_000 });
+    await shot(page, '08b-run-log-tail', true);
+    const state = await api<{ state: string; logs: unknown[] }>('GET', `/runs/${run.id}`);
+    expect(state.state).not.toBe('SUCCEEDED'); // still going: the line came with an interim callback
+    await page.locator('[data-run-state="SUCCEEDED"]').waitFor({ timeout: 10_000 });
+    await page.locator('table.logs td', { hasText: 'step 10/10 done' }).waitFor();
+    // Each line once, whether it came live or with the final callback.
+    expect(await page.locator('table.logs td', { hasText: /^step \d+\/10 done$/ }).count()).toBe(10);
+  });
+
   let secondTenant: { context: BrowserContext; page: Page } | null = null;
 
   it("a second tenant's browser logs in and sees none of the demo tenant's tasks, runs or alarms", async () => {

@@ -38,6 +38,21 @@ describe('LogTail', () => {
     expect(truncateUtf8('short', 8)).toBe('short');
   });
 
+  it('forgets the lines an engine took, and counts as dropped only lines lost before they were sent', () => {
+    const tail = new LogTail({ maxLines: 3, maxBytes: 1000, maxLineBytes: 100 });
+    tail.write('info', 'l1', []);
+    tail.write('info', 'l2', []);
+    const sentUpTo = tail.mark; // an interim callback carries l1, l2
+    tail.write('info', 'l3', []);
+    tail.write('info', 'l4', []); // l1 leaves the buffer: it was sent, so not "dropped"
+    tail.delivered(sentUpTo);
+    expect(tail.lines().map((l) => l.message)).toEqual(['l3', 'l4']);
+    for (let i = 5; i <= 8; i++) tail.write('info', `l${i}`, []);
+    expect(tail.lines().map((l) => l.message)).toEqual([expect.stringMatching(/^\[baton\] log truncated: 3 earlier line\(s\) dropped/), 'l6', 'l7', 'l8']);
+    tail.delivered(sentUpTo); // an old answer changes nothing
+    expect(tail.size).toBe(3);
+  });
+
   it('formats arguments like console.log and has no marker when nothing was dropped', () => {
     const tail = new LogTail({ maxLines: 10, maxBytes: 1000, maxLineBytes: 100 });
     tail.write('error', 'n=%d o=%j', [5, { a: 1 }]);

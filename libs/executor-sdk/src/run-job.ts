@@ -103,6 +103,7 @@ export class RunJob {
     const log = (level: LogLevel) => (message: string, ...args: unknown[]) => {
       if (this.done) return;
       const line = this.logs.write(level, message, args, this.clock.now());
+      this.requestInterim(true);
       if (this.options.echoRunLogs) {
         const sink = level === 'error' ? this.options.logger.error : level === 'warn' ? this.options.logger.warn : this.options.logger.info;
         sink.call(this.options.logger, `[${r.handler} run ${r.runId}#${r.attempt}] ${level}: ${line.message}`);
@@ -204,7 +205,7 @@ export class RunJob {
     return [...this.alarms];
   }
 
-  /** The interim report now (progress and pending alarms). */
+  /** The interim report now (progress, pending alarms and log lines). */
   interimCallback(): RunCallback {
     const r = this.request;
     const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, startedAt: this.startedAt };
@@ -212,6 +213,8 @@ export class RunJob {
     if (executorId !== undefined) cb.executorId = executorId;
     if (this.progress !== undefined) cb.progress = this.progress;
     if (this.alarms.length) cb.alarms = [...this.alarms];
+    const logs = this.logs.lines();
+    if (logs.length) cb.logs = logs;
     return cb;
   }
 
@@ -246,25 +249,34 @@ export class RunJob {
     this.publishing.add(p);
   }
 
-  private requestInterim(): void {
+  /**
+   * Sends an interim callback now, or once a progress period has passed since the last one. For
+   * a log line (`forLog`), not before a period into the run either: a short run's lines ride its
+   * final callback instead of costing an interim callback each.
+   */
+  private requestInterim(forLog = false): void {
     if (this.done || this.state !== 'RUNNING') return;
     if (this.interimInFlight) {
       this.interimDirty = true;
       return;
     }
     if (this.interimTimer) return;
-    const wait = this.lastInterimAt + this.options.progressIntervalMs - this.clock.now();
+    const since = forLog ? Math.max(this.lastInterimAt, this.startedAt ?? 0) : this.lastInterimAt;
+    const wait = since + this.options.progressIntervalMs - this.clock.now();
     if (wait <= 0) this.sendInterimNow();
     else this.interimTimer = this.clock.setTimeout(() => ((this.interimTimer = null), this.sendInterimNow()), wait);
   }
 
   private sendInterimNow(): void {
     if (this.done) return;
+    const logsUpTo = this.logs.mark;
     const cb = this.interimCallback();
     this.lastInterimAt = this.clock.now();
     this.interimInFlight = this.sendInterim(cb)
       .then((taken) => {
-        if (taken && cb.alarms) this.alarms = this.alarms.filter((a) => !cb.alarms!.includes(a));
+        if (!taken) return;
+        if (cb.alarms) this.alarms = this.alarms.filter((a) => !cb.alarms!.includes(a));
+        this.logs.delivered(logsUpTo);
       })
       .catch(() => undefined)
       .finally(() => {

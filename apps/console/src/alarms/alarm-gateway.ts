@@ -94,6 +94,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   private lastDropLogAt = 0;
   private recheckTimer: NodeJS.Timeout | null = null;
   private sweeping = false;
+  private readonly socketListeners = new Set<(socket: Socket, principal: Principal) => void>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -205,8 +206,22 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
+  /**
+   * Lets another feature serve its own events on the same authenticated connections (the live
+   * log tail): `listener` gets every socket as it connects, with its principal.
+   */
+  addSocketListener(listener: (socket: Socket, principal: Principal) => void): void {
+    this.socketListeners.add(listener);
+  }
+
+  /** The socket's credential checked again (null: its session ended or its key was revoked). */
+  principalNow(socket: Socket): Promise<Principal | null> {
+    return this.recheck(socket);
+  }
+
   private onConnection(socket: Socket): void {
     void socket.join(tenantRoom((socket.data.principal as Principal).tenantId!));
+    for (const listener of this.socketListeners) listener(socket, socket.data.principal as Principal);
     socket.on('alarm:ack', (payload: unknown, callback?: unknown) => {
       const reply = typeof callback === 'function' ? (callback as (r: AlarmAckReply) => void) : () => undefined;
       void this.writeEvent(socket, reply, (principal) => this.onAck(socket, principal, payload));

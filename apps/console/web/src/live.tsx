@@ -1,6 +1,6 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { io, type Socket } from 'socket.io-client';
-import type { Run } from './model';
+import type { Run, RunLog } from './model';
 
 /** An `alarm` event of the console's socket.io gateway (libs/messaging AlarmMessage). */
 export interface AlarmEvent {
@@ -32,6 +32,11 @@ interface LiveContextValue {
   onAlarmAcked(listener: Listener<AlarmAckedEvent>): () => void;
   /** Acknowledge over the socket by the alarm's stable id. */
   ackAlarm(id: string): Promise<{ ok: boolean; message?: string; alarm?: AlarmAckedEvent }>;
+  /**
+   * The live log tail of one run: `listener` gets the lines written after the newest one the
+   * page has (`afterId()`, asked again on every (re)connection). Returns the unwatch.
+   */
+  watchRunLogs(runId: number, afterId: () => number, listener: Listener<RunLog[]>): () => void;
 }
 
 const LiveContext = createContext<LiveContextValue | null>(null);
@@ -39,18 +44,23 @@ const LiveContext = createContext<LiveContextValue | null>(null);
 /**
  * One socket.io connection per logged-in tab (same origin, `/socket.io`, authenticated at the
  * handshake with the session token). It carries `alarm`, `alarm:acked` and `run` events of the
- * user's tenant only.
+ * user's tenant only, and `run:logs` of the runs a page watches.
  */
 export function LiveProvider({ token, children }: { token: string | null; children: ReactNode }) {
   const [connected, setConnected] = useState(false);
   const socketRef = useRef<Socket | null>(null);
   const listeners = useRef({ run: new Set<Listener<Run>>(), alarm: new Set<Listener<AlarmEvent>>(), acked: new Set<Listener<AlarmAckedEvent>>() });
+  const logWatches = useRef(new Map<number, { afterId: () => number; listener: Listener<RunLog[]> }>());
 
   useEffect(() => {
     if (!token) return;
     const socket = io({ path: '/socket.io', auth: { token }, transports: ['websocket'] });
     socketRef.current = socket;
-    socket.on('connect', () => setConnected(true));
+    socket.on('connect', () => {
+      setConnected(true);
+      for (const [runId, w] of logWatches.current) socket.emit('run:logs:watch', { runId, afterId: w.afterId() });
+    });
+    socket.on('run:logs', (e: { runId: number; lines: RunLog[] }) => logWatches.current.get(e.runId)?.listener(e.lines));
     socket.on('disconnect', () => setConnected(false));
     socket.on('connect_error', () => setConnected(false));
     socket.on('run', (run: Run) => listeners.current.run.forEach((l) => l(run)));
@@ -83,7 +93,16 @@ export function LiveProvider({ token, children }: { token: string | null; childr
           resolve(reply);
         });
       });
-    return { onRun: subscribe(l.run), onAlarm: subscribe(l.alarm), onAlarmAcked: subscribe(l.acked), ackAlarm };
+    const watchRunLogs = (runId: number, afterId: () => number, listener: Listener<RunLog[]>) => {
+      logWatches.current.set(runId, { afterId, listener });
+      const socket = socketRef.current;
+      if (socket?.connected) socket.emit('run:logs:watch', { runId, afterId: afterId() });
+      return () => {
+        logWatches.current.delete(runId);
+        socketRef.current?.emit('run:logs:unwatch', { runId });
+      };
+    };
+    return { onRun: subscribe(l.run), onAlarm: subscribe(l.alarm), onAlarmAcked: subscribe(l.acked), ackAlarm, watchRunLogs };
   }, []);
   const value = useMemo<LiveContextValue>(() => ({ ...stable, connected }), [stable, connected]);
   return <LiveContext.Provider value={value}>{children}</LiveContext.Provider>;

@@ -92,7 +92,7 @@ export interface Run {
 export interface RunDetail extends Run {
   params: unknown;
   result: unknown;
-  logs: Array<{ id: number; attempt: number; at: number; level: string; message: string }>;
+  logs: RunLog[];
 }
 
 export interface Dependency {
@@ -247,4 +247,13 @@ export interface CronPreview {
   expression: string;
   timeZone: string;
   next: number[];
+}
+
+/** A line of a run's log (GET /api/runs/{id}, and the live tail's `run:logs` events). */
+export interface RunLog {
+  id: number;
+  attempt: number;
+  at: number;
+  level: string;
+  message: string;
 }

@@ -26,6 +26,9 @@ describe('@baton/executor-sdk/testing', () => {
     expect(r.logs.map((l) => l.at)).toEqual([1000, 2000, 3000].map((ms) => Date.UTC(2026, 9, 1) + ms)); // the fake clock's time
     expect(r.progress).toBe(100);
     expect(r.interim.map((cb) => cb.progress)).toContain(33);
+    // The lines went out while it ran (the live tail), each once: none is repeated in the final callback.
+    expect(r.interim.flatMap((cb) => cb.logs ?? []).map((l) => l.message)).toContain('sent 1/3 for 2026-10 (attempt 2)');
+    expect((r.callback.logs ?? []).map((l) => l.message)).not.toContain('sent 1/3 for 2026-10 (attempt 2)');
     expect(r.alarms).toMatchObject([{ severity: 'INFO', message: 'invoices of 2026-10 sent', data: { sent: 3 } }]);
     expect(r.callback).toMatchObject({ runId: 42, attempt: 2, tenantId: 'acme', outcome: 'SUCCEEDED', startedAt: Date.UTC(2026, 9, 1), finishedAt: Date.UTC(2026, 9, 1) + 3000 });
     expect(r.retryable).toBe(true);

@@ -55,7 +55,7 @@ export interface TestRunResult<R = unknown> {
   abortReason?: AbortReason;
   /** What the handler threw, as thrown (undefined when it returned, or ignored an abort past the grace). */
   thrown?: unknown;
-  /** The log lines of the final callback (the capped tail). */
+  /** Every log line it sent, in interim callbacks (while it ran) or the final one, in order (each part capped). */
   logs: LogLine[];
   /** The last progress the handler reported. */
   progress?: number;
@@ -134,7 +134,7 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
     const result: TestRunResult<R> = {
       outcome: fields.outcome,
       retryable: fields.retryable !== false,
-      logs: callback.logs ?? [],
+      logs: [...interim.flatMap((cb) => cb.logs ?? []), ...(callback.logs ?? [])],
       alarms: [...interim.flatMap((cb) => cb.alarms ?? []), ...(callback.alarms ?? [])],
       interim,
       callback,

@@ -1,8 +1,9 @@
+import { useEffect, useRef } from 'react';
 import { ApiError, get, post, qs } from '../api';
 import { ErrorBox, PageHeader, StateBadge, useToast } from '../components';
 import { fmtDuration, fmtTime } from '../format';
 import { useLoad } from '../hooks';
-import { useRunEvents } from '../live';
+import { useLive, useRunEvents } from '../live';
 import { ACTIVE_STATES, type Dependency, type Page, type Run, type RunDetail } from '../model';
 import { Link } from '../router';
 
@@ -18,7 +19,28 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
     return pages.flatMap((p) => p.items).filter((c) => c.parentRunId === r.id);
   }, [run.data?.id, run.data?.state]);
 
-  // Live: this run's changes (and its children's) arrive over socket.io; reload the detail for its logs.
+  // Live: the lines its handler writes while it runs (the SDK sends them about once a second)…
+  const { watchRunLogs } = useLive();
+  const newestLog = useRef(0);
+  newestLog.current = run.data?.logs.reduce((max, l) => Math.max(max, l.id), 0) ?? 0;
+  const loaded = run.data !== undefined && run.data !== null;
+  const setRun = run.set; // React's state setter: stable
+  useEffect(() => {
+    if (!loaded) return;
+    return watchRunLogs(
+      runId,
+      () => newestLog.current,
+      (lines) =>
+        setRun((cur) => {
+          if (!cur) return cur;
+          const known = new Set(cur.logs.map((l) => l.id));
+          const fresh = lines.filter((l) => !known.has(l.id));
+          return fresh.length ? { ...cur, logs: [...cur.logs, ...fresh].sort((a, b) => a.id - b.id) } : cur;
+        }),
+    );
+  }, [runId, loaded, watchRunLogs, setRun]);
+
+  // …and its changes (and its children's); reload the detail for its final state.
   useRunEvents((r) => {
     if (r.id === runId) {
       run.set((cur) => (cur && cur.updatedAt <= r.updatedAt ? { ...cur, ...r } : cur));
