@@ -269,6 +269,10 @@ describe('web console (Chromium)', () => {
     console.log(`[browser] FAILED alarm raised → pop-up shown: ≤ ${seenAt - alarm.raisedAt} ms`);
     await page.waitForTimeout(400); // the pop-up's slide-in
     await shot(page, '10-alarm-popup');
+    // A repeat within the task's silence window (60 s by default) counts into the open pop-up.
+    await api('POST', `/tasks/${failing.id}/trigger`, {});
+    await toast.locator('.toast-title', { hasText: '×2' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('.toast[data-alarm-type="FAILED"]', { hasText: 'e2e-fails' }).count()).toBe(1);
 
     // The other tenant's open page got no pop-up and no run row.
     const other = secondTenant!.page;

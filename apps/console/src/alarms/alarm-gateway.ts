@@ -291,9 +291,12 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     this.io.to(tenantRoom(ack.tenantId)).emit('alarm:acked', event);
   }
 
-  /** Each alarm once per console process, to its tenant's room only. */
+  /**
+   * Each alarm once per console process (and again for each new count of a collapsed repeat:
+   * the pop-up updates its count), to its tenant's room only.
+   */
   private emit(alarm: AlarmMessage): void {
-    if (!this.delivered.add(alarm.id)) return;
+    if (!this.delivered.add(`${alarm.id}#${alarm.count}`)) return;
     this.io?.to(tenantRoom(alarm.tenantId)).emit('alarm', alarm);
   }
 

@@ -105,11 +105,22 @@ export function ToastProvider({ canAck, children }: { canAck: boolean; children:
     },
     [remove],
   );
+  // A repeat counted into an open alarm arrives again with the same id and a higher count: the
+  // alarm's pop-up shows the count instead of a second pop-up.
+  const shown = useRef(new Set<string>());
   useEffect(
     () =>
-      live.onAlarm((alarm) =>
-        push({ kind: 'alarm', text: alarm.message, alarm, link: alarm.runId ? { to: `/runs/${alarm.runId}`, label: `Run #${alarm.runId}` } : undefined }, alarm.severity === 'INFO' ? 10_000 : null),
-      ),
+      live.onAlarm((alarm) => {
+        if (shown.current.has(alarm.id)) {
+          setToasts((ts) => {
+            const open = ts.some((t) => t.alarm?.id === alarm.id);
+            return open ? ts.map((t) => (t.alarm?.id === alarm.id && alarm.count > t.alarm.count ? { ...t, alarm } : t)) : ts;
+          });
+          return;
+        }
+        shown.current.add(alarm.id);
+        push({ kind: 'alarm', text: alarm.message, alarm, link: alarm.runId ? { to: `/runs/${alarm.runId}`, label: `Run #${alarm.runId}` } : undefined }, alarm.severity === 'INFO' ? 10_000 : null);
+      }),
     [live, push],
   );
   useEffect(() => live.onAlarmAcked((a) => setToasts((ts) => ts.filter((t) => t.alarm?.id !== a.id))), [live]);

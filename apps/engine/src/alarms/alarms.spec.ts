@@ -37,6 +37,15 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     ]);
   });
 
+  it('puts a published alarm back into the outbox when a repeat is counted into it: its new count is published again', async () => {
+    const task = await seedTask(db.dataSource, { name: 'flaky', alarmSilenceMs: 60_000 });
+    expect(await raise({ type: 'FAILED', taskId: task.id, runId: 1, message: 'boom', now: T })).toBe('WRITTEN');
+    await db.dataSource.query(`UPDATE alarms SET published_at = ?`, [T + 5]); // the relay published it
+    expect(await raise({ type: 'FAILED', taskId: task.id, runId: 2, message: 'boom', now: T + 1_000 })).toBe('COLLAPSED');
+    const [alarm] = await rows();
+    expect(alarm).toMatchObject({ runId: 1, count: 2, publishedAt: null });
+  });
+
   it('does not collapse a different type or severity, an acknowledged alarm, or other tasks', async () => {
     const task = await seedTask(db.dataSource, { name: 'a', alarmSilenceMs: 60_000 });
     const other = await seedTask(db.dataSource, { name: 'b', alarmSilenceMs: 60_000 });

@@ -86,7 +86,10 @@ export class Alarms {
           message: alarm.type === 'BUSINESS' ? message : null,
           since: alarm.now - settings.silenceMs,
         });
-        if (into !== null) return 'COLLAPSED';
+        if (into !== null) {
+          this.signal.noteAlarm(manager); // published again with its new count
+          return 'COLLAPSED';
+        }
       }
     }
     const uid = givenUid ?? randomUUID();

@@ -24,12 +24,13 @@ export interface CollapsibleAlarm {
  *     [AND message = ?]
  *   ORDER BY raised_at DESC, id DESC LIMIT 1                       -- ix_alarms_collapse (task_id, type, raised_at)
  *
- *   UPDATE alarms SET count = count + 1 WHERE id = ? AND acked_at IS NULL
+ *   UPDATE alarms SET count = count + 1, published_at = NULL WHERE id = ? AND acked_at IS NULL
  *
  * An acknowledged alarm is not added to: a repeat after the ack is news again. The window is
  * anchored at the first alarm (its raised_at), so a steady stream of repeats makes one alarm per
- * window, not one alarm for ever. A count added after the alarm was published is seen in the
- * history (REST), not pushed again. Returns the id counted into, or null (write a new alarm).
+ * window, not one alarm for ever. The counted alarm goes back into the outbox: the relay
+ * publishes it again, same id, new count, and the console's pop-up of that alarm shows the count
+ * instead of a new pop-up. Returns the id counted into, or null (write a new alarm).
  */
 export async function collapseAlarm(manager: EntityManager, alarm: CollapsibleAlarm): Promise<number | null> {
   const params: unknown[] = [alarm.taskId, alarm.type, alarm.severity, alarm.tenantId, alarm.since];
@@ -44,6 +45,6 @@ export async function collapseAlarm(manager: EntityManager, alarm: CollapsibleAl
   );
   if (!rows.length) return null;
   const id = num(rows[0].id);
-  const { affected } = await execute(manager, 'UPDATE alarms SET count = count + 1 WHERE id = ? AND acked_at IS NULL', [id]);
+  const { affected } = await execute(manager, 'UPDATE alarms SET count = count + 1, published_at = NULL WHERE id = ? AND acked_at IS NULL', [id]);
   return affected > 0 ? id : null;
 }
