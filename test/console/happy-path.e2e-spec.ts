@@ -210,6 +210,14 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect((await t.http().post(`/api/runs/${run.id}/cancel`).set(admin)).status).toBe(409);
   });
 
+  it("shows a failed run's first error line in lists and its stack apart in the detail", async () => {
+    const run = await insertRun(db.dataSource, 'acme', taskId, { engineGroup: 'eu-1', state: 'FAILED', finishedAt: T0, error: 'Error: card declined\n    at charge (dist/billing.js:10:5)\n    at run (node_modules/@baton/executor-sdk/…)' });
+    const detail = await t.http().get(`/api/runs/${run.id}`).set(admin);
+    expect(detail.body).toMatchObject({ error: 'Error: card declined', errorDetail: '    at charge (dist/billing.js:10:5)\n    at run (node_modules/@baton/executor-sdk/…)' });
+    const list = await t.http().get(`/api/runs?state=FAILED&taskId=${taskId}`).set(admin);
+    expect(list.body.items.find((r: { id: number }) => r.id === run.id).error).toBe('Error: card declined');
+  });
+
   it('computes stats: counts by state, duration and lateness percentiles over the window', async () => {
     const stats = await t.http().post('/api/tasks').set(admin).send(cronTask('measured'));
     const id = stats.body.id as number;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
+import { splitError } from '@baton/protocol';
 import { cancelRun, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -26,7 +27,7 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     acceptedAt: row.acceptedAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
-    error: row.error,
+    error: row.error === null ? null : splitError(row.error).summary,
     progress: row.progress,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
@@ -80,6 +81,7 @@ export class RunsService {
       ...runView(row, names.get(row.taskId) ?? null),
       params: row.params,
       result: row.result,
+      errorDetail: row.error === null ? null : splitError(row.error).detail,
       logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
     };
   }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In, Not } from 'typeorm';
 import { bucketStart, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, successRate, type RunState } from '@baton/domain';
 import { RunEntity, TaskEntity } from '@baton/persistence';
+import { splitError } from '@baton/protocol';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { readWindowCells, spanFor } from '../stats/rollup-reader';
@@ -54,7 +55,7 @@ export class ConsoleUiService {
     const owned = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId, id: In(ids) }, select: { id: true } });
     const runs = this.dataSource.getRepository(RunEntity);
     const view = (r: RunEntity | null): LastRunView | null =>
-      r ? { id: r.id, state: r.state, scheduledAt: r.scheduledAt, finishedAt: r.finishedAt, error: r.error } : null;
+      r ? { id: r.id, state: r.state, scheduledAt: r.scheduledAt, finishedAt: r.finishedAt, error: r.error === null ? null : splitError(r.error).summary } : null;
     const select = { id: true, state: true, scheduledAt: true, finishedAt: true, error: true } as const;
     // One indexed probe per task (ix_runs_task_time): pages hold at most a few hundred tasks.
     return Promise.all(

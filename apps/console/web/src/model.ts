@@ -92,6 +92,7 @@ export interface Run {
 export interface RunDetail extends Run {
   params: unknown;
   result: unknown;
+  errorDetail: string | null;
   logs: RunLog[];
 }
 

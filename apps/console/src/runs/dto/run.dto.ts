@@ -57,7 +57,7 @@ export class RunView {
   startedAt!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: 'Executor clock: when the handler ended (engine clock for runs ended by the engine: timeout, cancel, skip)' })
   finishedAt!: number | null;
-  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "The error's first line (at most 300 characters); the rest is the run detail's errorDetail" }) error!: string | null;
   @ApiProperty({ type: Number, nullable: true }) progress!: number | null;
   @ApiProperty() createdAt!: number;
   @ApiProperty() updatedAt!: number;
@@ -74,6 +74,7 @@ export class RunLogView {
 export class RunDetailView extends RunView {
   @ApiProperty({ description: 'Params snapshot taken when the run was made' }) params!: JsonValue;
   @ApiProperty({ nullable: true }) result!: JsonValue | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The error after its first line (the stack, paths relative to the executor), at most 4,000 characters; null when none' }) errorDetail!: string | null;
   @ApiProperty({ type: [RunLogView] }) logs!: RunLogView[];
 }
 

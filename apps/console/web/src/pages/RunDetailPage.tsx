@@ -132,6 +132,12 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               {r.error}
             </pre>
           ) : null}
+          {r.errorDetail ? (
+            <details className="error-detail">
+              <summary>Stack and details</summary>
+              <pre className="mono small">{r.errorDetail}</pre>
+            </details>
+          ) : null}
           {r.result !== null && r.result !== undefined ? <pre className="code">{JSON.stringify(r.result, null, 2)}</pre> : !r.error ? <p className="muted">No result yet.</p> : null}
           <details>
             <summary>Params</summary>
