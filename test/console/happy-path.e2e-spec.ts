@@ -190,6 +190,17 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(pages).toBe(3);
     expect(seen).toEqual(expected);
 
+    // A filter is read as one query per (state, cause) pair, merged: the same order, page after page.
+    const wanted = [...all].filter((r) => ['FAILED', 'SUCCEEDED'].includes(r.state) && r.cause === 'SCHEDULE').sort((x, y) => y.scheduledAt - x.scheduledAt || y.id - x.id).map((r) => r.id);
+    expect(wanted.length).toBeGreaterThan(4);
+    const filtered: number[] = [];
+    for (let next: string | null = null, first = true; first || next; first = false) {
+      const res: { body: { items: Array<{ id: number }>; nextCursor: string | null } } = await t.http().get(`/api/runs?state=FAILED,SUCCEEDED&cause=SCHEDULE&limit=2${next ? `&cursor=${encodeURIComponent(next)}` : ''}`).set(admin);
+      filtered.push(...res.body.items.map((r) => r.id));
+      next = res.body.nextCursor;
+    }
+    expect(filtered).toEqual(wanted);
+
     const failed = await t.http().get(`/api/runs?state=FAILED&taskId=${taskId}`).set(admin);
     expect(failed.body.items).toHaveLength(3);
     const two = await t.http().get('/api/runs?state=FAILED&state=PENDING').set(admin);

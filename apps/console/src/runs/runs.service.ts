@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { ACTIVE_STATES } from '@baton/domain';
+import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES } from '@baton/domain';
 import { splitError } from '@baton/protocol';
 import { cancelRun, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
@@ -53,15 +53,27 @@ export class RunsService {
     return new Map(rows.map((r) => [r.id, r.name]));
   }
 
+  /**
+   * Newest first, keyset-paged. A state or cause filter is read as one query per (state, cause)
+   * pair, each an ordered range of ix_runs_tenant_filter (ix_runs_task_filter with a task) that
+   * stops at the page; without one, ix_runs_tenant_time (ix_runs_task_time).
+   */
   list(tenantId: string, query: RunQuery): Promise<Page<RunView>> {
-    const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
-    if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
-    if (query.state?.length) qb.andWhere('r.state IN (:...states)', { states: query.state });
-    if (query.cause?.length) qb.andWhere('r.cause IN (:...causes)', { causes: query.cause });
-    if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
-    if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
+    const base = () => {
+      const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
+      if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
+      if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
+      if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
+      return qb;
+    };
+    const filtered = Boolean(query.state?.length || query.cause?.length);
+    const states = query.state?.length ? [...new Set(query.state)] : RUN_STATES;
+    const causes = query.cause?.length ? [...new Set(query.cause)] : RUN_CAUSES;
+    const queries = filtered
+      ? states.flatMap((state) => causes.map((cause) => base().andWhere('r.state = :state AND r.cause = :cause', { state, cause })))
+      : [base()];
     return keysetPage(
-      qb,
+      queries,
       { alias: 'r', timeProperty: 'scheduledAt', timeOf: (r) => r.scheduledAt, idOf: (r) => r.id, cursor: query.cursor, limit: query.limit },
       async (rows) => {
         const names = await this.taskNames(tenantId, rows.map((r) => r.taskId));

@@ -12,6 +12,17 @@ import { rollupTenant, type RollupReport } from './rollup-pass';
 /** What one turn did, per tenant it held (tests, logs). */
 export type HistoryReport = Map<string, { rollup: RollupReport; purge: PurgeReport }>;
 
+/** Pause after a purge pass that left more to purge: the backlog goes steadily, not flat out. */
+export const PURGE_BACKLOG_PAUSE_MS = 1000;
+
+/** A rollup backlog goes on at once (the statistics are behind); a purge backlog after a pause; else the regular period. */
+function nextTurnAfter(report: HistoryReport): number | undefined {
+  const turns = [...report.values()];
+  if (turns.some((t) => t.rollup.more)) return 0;
+  if (turns.some((t) => t.purge.more)) return PURGE_BACKLOG_PAUSE_MS;
+  return undefined;
+}
+
 /**
  * The engines' history job (issue 13): every BATON_HISTORY_INTERVAL_MS, for each tenant of this
  * node's groups whose lease it gets (history_cursors: one engine per tenant at a time, others
@@ -29,7 +40,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.loop = new PeriodicLoop('history', config.historyIntervalMs, async () => void (await this.tick()), this.logger);
+    this.loop = new PeriodicLoop('history', config.historyIntervalMs, async () => nextTurnAfter(await this.tick()), this.logger);
   }
 
   start(): void {
@@ -70,7 +81,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
           batch: this.config.purgeBatch,
         });
         report.set(tenantId, { rollup, purge });
-        if (purge.runs + purge.logs + purge.alarms > 0) this.logger.log('history purged', { tenantId, ...purge });
+        if (purge.runs + purge.logs + purge.alarms > 0) this.logger.debug('history purged', { tenantId, ...purge });
       } catch (err) {
         if (!(err instanceof LostHistoryLeaseError)) throw err;
         this.held.delete(tenantId);

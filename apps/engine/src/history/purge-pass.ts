@@ -33,6 +33,8 @@ export interface PurgeReport {
   logs: number;
   alarms: number;
   rollups: number;
+  /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
+  more: boolean;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0 };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -81,6 +83,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     const last = candidates[candidates.length - 1].finishedAt;
     // A full batch of one instant (all kept): step over it rather than read it again forever.
     position = last > position ? last : last + 1;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
   if (position !== cursor.purgePosition && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { purge_position: position }))) throw new LostHistoryLeaseError(tenantId);
 
@@ -98,6 +101,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     const { next, deleted } = await inTransaction(dataSource, (em) => purgeRunLogs(em, { tenantId, from: logsFrom, before: logsBefore, limit: settings.batch }), { isolation: 'READ COMMITTED' });
     report.logs += deleted;
     logsFrom = next;
+    if (i === MAX_BATCHES_PER_PASS - 1 && logsFrom < logsBefore) report.more = true;
   }
   if (logsFrom !== cursor.logsPurgedUntil && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { logs_purged_until: logsFrom }))) throw new LostHistoryLeaseError(tenantId);
 
@@ -105,6 +109,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     const deleted = await inTransaction(dataSource, (em) => purgeAlarms(em, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' });
     report.alarms += deleted;
     if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
 
   for (const [spanMs, keptMs] of [

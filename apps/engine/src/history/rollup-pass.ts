@@ -1,5 +1,5 @@
-import type { DataSource } from 'typeorm';
-import { bucketStart, emptyCell, HOUR_MS, mergeCell, MINUTE_MS, rollupRuns, type RollupCell } from '@baton/domain';
+import type { DataSource, EntityManager } from 'typeorm';
+import { bucketStart, emptyCell, HOUR_MS, mergeCell, MINUTE_MS, rollupRuns, type EndedRun, type RollupCell } from '@baton/domain';
 import { advanceHistoryCursor, inTransaction, nextEndAfter, readEndedRuns, readTenantRollups, replaceRollups, type HistoryCursor } from '@baton/persistence';
 import { LostHistoryLeaseError } from './lost-history-lease.error';
 
@@ -16,65 +16,103 @@ export const ROLL_LAG_MS = 15_000;
  * this point, so nothing is purged before it was counted.
  */
 export const SETTLE_LAG_MS = 5 * 60_000;
-/** Minutes recomputed per tenant per pass: bounded work, a backlog (a new cursor over old runs) catches up over passes. */
-export const MAX_MINUTES_PER_PASS = 60;
+/** Runs read per chunk (one transaction): a chunk shrinks from 6 hours down to a minute to stay under it. */
+export const MAX_RUNS_PER_CHUNK = 20_000;
+/** Runs rolled per tenant per pass: bounded work; a backlog (a new cursor over old runs) goes on in the next pass at once. */
+export const MAX_RUNS_PER_PASS = 200_000;
+const CHUNK_HOURS = 6;
 
 /** What one rollup pass of a tenant did. */
 export interface RollupReport {
-  minutes: number;
+  chunks: number;
   runs: number;
   hours: number;
+  /** True when the pass stopped at its bound with minutes left to roll. */
+  more: boolean;
 }
 
+type CursorField = 'rolled_until' | 'settled_until';
+
 /**
- * Rolls a tenant's ended runs into minute rows (each minute computed twice: after ROLL_LAG_MS and
- * after SETTLE_LAG_MS), then recomputes the hour rows of the hours it touched from their minutes.
- * Each minute is one transaction: delete-and-insert of its rows plus the cursor's move, guarded
- * by the lease — an engine that lost the tenant to another rolls its minute back.
+ * Rolls a tenant's ended runs into minute rows and hour rows: every minute once after
+ * ROLL_LAG_MS and again after SETTLE_LAG_MS (once only, for minutes already past the settle
+ * lag: a backlog). Runs are read in chunks of whole hours where the cursor allows (the hour rows
+ * then come from the same runs), else of minutes (the hour rows are then recomputed from their
+ * minute rows). Each chunk is one transaction: delete-and-insert of its rows and the cursor's
+ * move, guarded by the lease — an engine that lost the tenant to another rolls its chunk back.
  */
 export async function rollupTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number): Promise<RollupReport> {
   const tenantId = cursor.tenantId;
-  const report: RollupReport = { minutes: 0, runs: 0, hours: 0 };
-  const hours = new Set<number>();
+  const report: RollupReport = { chunks: 0, runs: 0, hours: 0, more: false };
+  const partialHours = new Set<number>();
   const rollTo = bucketStart(now - ROLL_LAG_MS, MINUTE_MS);
   const settleTo = bucketStart(now - SETTLE_LAG_MS, MINUTE_MS);
   let { rolledUntil, settledUntil } = cursor;
+  const advance = async (em: EntityManager, to: Partial<Record<CursorField, number>>) => {
+    if (!(await advanceHistoryCursor(em, tenantId, worker, to))) throw new LostHistoryLeaseError(tenantId);
+  };
   if (rolledUntil === 0) {
     // A new cursor starts at the tenant's oldest end, not at the epoch.
     const first = await nextEndAfter(dataSource.manager, tenantId, 0);
-    rolledUntil = settledUntil = first === null ? settleTo : bucketStart(first, MINUTE_MS);
-    if (!(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { rolled_until: rolledUntil, settled_until: settledUntil }))) throw new LostHistoryLeaseError(tenantId);
+    rolledUntil = settledUntil = first === null ? settleTo : bucketStart(first, HOUR_MS);
+    await advance(dataSource.manager, { rolled_until: rolledUntil, settled_until: settledUntil });
   }
 
-  const pass = async (from: number, to: number, field: 'rolled_until' | 'settled_until'): Promise<number> => {
-    let minute = from;
-    while (minute < to && report.minutes < MAX_MINUTES_PER_PASS * 2) {
-      const next = await nextEndAfter(dataSource.manager, tenantId, minute);
+  /** Rolls [from, to) chunk by chunk; `settles`: the minutes count as settled too. Returns where it stopped. */
+  const pass = async (from: number, to: number, fields: readonly CursorField[]): Promise<number> => {
+    let at = from;
+    while (at < to) {
+      if (report.runs >= MAX_RUNS_PER_PASS) {
+        report.more = true;
+        return at;
+      }
+      const next = await nextEndAfter(dataSource.manager, tenantId, at);
       if (next === null || next >= to) {
-        if (!(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { [field]: to }))) throw new LostHistoryLeaseError(tenantId);
+        await advance(dataSource.manager, Object.fromEntries(fields.map((f) => [f, to])));
         return to;
       }
-      minute = bucketStart(next, MINUTE_MS);
-      const end = minute + MINUTE_MS;
-      const counted = await inTransaction(dataSource, async (em) => {
-        const runs = await readEndedRuns(em, { tenantId, from: minute, to: end });
-        const rows = [...rollupRuns(runs, MINUTE_MS).values()];
-        await replaceRollups(em, { tenantId, spanMs: MINUTE_MS, from: minute, to: end, rows });
-        if (!(await advanceHistoryCursor(em, tenantId, worker, { [field]: end }))) throw new LostHistoryLeaseError(tenantId);
-        return runs.length;
+      // Nothing ended between `at` and `next`: the chunk may start at next's hour when that is not before `at`.
+      const hour = bucketStart(next, HOUR_MS);
+      const start = hour >= at ? hour : bucketStart(next, MINUTE_MS);
+      const end = await inTransaction(dataSource, async (em) => {
+        let end = Math.min(to, hour + CHUNK_HOURS * HOUR_MS);
+        let runs: EndedRun[];
+        for (;;) {
+          runs = await readEndedRuns(em, { tenantId, from: start, to: end, limit: MAX_RUNS_PER_CHUNK + 1 });
+          if (runs.length <= MAX_RUNS_PER_CHUNK || end - start <= MINUTE_MS) break;
+          const span = end - start > HOUR_MS ? HOUR_MS : MINUTE_MS;
+          end = start + Math.max(span, bucketStart((end - start) / 2, span));
+        }
+        // One minute with more ends than a chunk holds: read it whole.
+        if (runs.length > MAX_RUNS_PER_CHUNK) runs = await readEndedRuns(em, { tenantId, from: start, to: end });
+        await replaceRollups(em, { tenantId, spanMs: MINUTE_MS, from: start, to: end, rows: [...rollupRuns(runs, MINUTE_MS).values()] });
+        // Hours wholly inside the chunk get their rows from these runs; the others from their minutes, after.
+        const whole = (h: number) => h >= start && h + HOUR_MS <= end;
+        const hourRows = [...rollupRuns(runs, HOUR_MS).values()].filter((r) => whole(r.bucketStart));
+        for (let h = bucketStart(start, HOUR_MS); h < end; h += HOUR_MS) {
+          if (whole(h)) {
+            await replaceRollups(em, { tenantId, spanMs: HOUR_MS, from: h, to: h + HOUR_MS, rows: hourRows.filter((r) => r.bucketStart === h) });
+            report.hours++;
+          } else partialHours.add(h);
+        }
+        await advance(em, Object.fromEntries(fields.map((f) => [f, end])));
+        report.runs += runs.length;
+        return end;
       });
-      report.minutes++;
-      report.runs += counted;
-      hours.add(bucketStart(minute, HOUR_MS));
-      minute = end;
+      report.chunks++;
+      at = end;
     }
-    return minute;
+    return at;
   };
 
-  rolledUntil = await pass(rolledUntil, rollTo, 'rolled_until');
-  await pass(settledUntil, Math.min(settleTo, rolledUntil), 'settled_until');
+  // A cursor with nothing between rolled and settled rolls the minutes already past the settle lag once, as settled.
+  if (settledUntil === rolledUntil && rolledUntil < settleTo) {
+    rolledUntil = settledUntil = await pass(rolledUntil, Math.min(settleTo, rollTo), ['rolled_until', 'settled_until']);
+  }
+  if (!report.more) rolledUntil = await pass(rolledUntil, rollTo, ['rolled_until']);
+  if (!report.more) await pass(settledUntil, Math.min(settleTo, rolledUntil), ['settled_until']);
 
-  for (const hour of hours) {
+  for (const hour of partialHours) {
     await inTransaction(dataSource, async (em) => {
       const minutes = await readTenantRollups(em, { tenantId, spanMs: MINUTE_MS, from: hour, to: hour + HOUR_MS });
       const byTask = new Map<number, RollupCell>();

@@ -15,7 +15,7 @@ export interface ExecutingRunRow {
  *   SELECT r.id, r.attempt, r.executor_id, e.url FROM runs r LEFT JOIN executors e ON e.id = r.executor_id
  *    WHERE r.task_id = ? AND r.state IN ('DISPATCHED', 'ACCEPTED') AND r.id <> ?
  *
- * A range on ix_runs_task_state (task_id, state): the task's history (terminal runs) is never
+ * A range on the (task_id, state) prefix of ix_runs_task_filter: the task's history (terminal runs) is never
  * read, however many runs it has had. Call it after lockTaskForConcurrency.
  */
 export async function findExecutingRunsOfTask(manager: EntityManager, taskId: number, exceptRunId: number): Promise<ExecutingRunRow[]> {

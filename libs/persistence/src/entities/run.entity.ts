@@ -28,8 +28,11 @@ import { StoredJson, bigintId, json, millis } from './columns';
 @Index('ix_runs_deadline', ['engineGroup', 'state', 'deadlineAt'])
 // Watchdog EXECUTOR_DOWN reconciliation: the runs of one executor.
 @Index('ix_runs_executor', ['executorId', 'state'])
-// Concurrency FORBID/REPLACE: "is another run of this task executing?"
-@Index('ix_runs_task_state', ['taskId', 'state'])
+// Concurrency FORBID/REPLACE: "is another run of this task executing?" (its (task_id, state)
+// prefix); the console's run list of a task filtered by state and/or cause, newest first.
+@Index('ix_runs_task_filter', ['taskId', 'state', 'cause', 'scheduledAt'])
+// The console's run list of a tenant filtered by state and/or cause: one ordered range per pair.
+@Index('ix_runs_tenant_filter', ['tenantId', 'state', 'cause', 'scheduledAt'])
 // History: "runs of tenant T that ended between A and B" (rollups, purge), and with
 // finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])

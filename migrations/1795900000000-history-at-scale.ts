@@ -13,9 +13,14 @@ import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
  * - `ix_runs_tenant_finished` (tenant_id, finished_at): the job reads "runs of T that ended in
  *   this minute" and purges "runs of T that ended before X" through it; its NULL range is the
  *   tenant's runs not ended yet. Built online by MariaDB/MySQL (in-place ADD INDEX).
+ * - `ix_runs_tenant_filter` (tenant_id, state, cause, scheduled_at) and `ix_runs_task_filter`
+ *   (task_id, state, cause, scheduled_at), the latter replacing ix_runs_task_state (task_id,
+ *   state), its prefix: the console's run list filtered by state and/or cause reads one ordered
+ *   range per (state, cause) pair and stops at the page (`GET /api/runs?cause=MANUAL` read all
+ *   1,000,000 runs of a tenant through ix_runs_tenant_time: 1.6 s).
  */
-export class HistoryRollupsRetention1795900000000 implements MigrationInterface {
-  name = 'HistoryRollupsRetention1795900000000';
+export class HistoryAtScale1795900000000 implements MigrationInterface {
+  name = 'HistoryAtScale1795900000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     const bigint = (name: string, more: { isNullable?: boolean; isPrimary?: boolean } = {}) => ({ name, type: 'bigint', ...more });
@@ -70,9 +75,15 @@ export class HistoryRollupsRetention1795900000000 implements MigrationInterface 
       }),
     );
     await queryRunner.createIndex('runs', new TableIndex({ name: 'ix_runs_tenant_finished', columnNames: ['tenant_id', 'finished_at'] }));
+    await queryRunner.createIndex('runs', new TableIndex({ name: 'ix_runs_tenant_filter', columnNames: ['tenant_id', 'state', 'cause', 'scheduled_at'] }));
+    await queryRunner.createIndex('runs', new TableIndex({ name: 'ix_runs_task_filter', columnNames: ['task_id', 'state', 'cause', 'scheduled_at'] }));
+    await queryRunner.dropIndex('runs', 'ix_runs_task_state');
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.createIndex('runs', new TableIndex({ name: 'ix_runs_task_state', columnNames: ['task_id', 'state'] }));
+    await queryRunner.dropIndex('runs', 'ix_runs_task_filter');
+    await queryRunner.dropIndex('runs', 'ix_runs_tenant_filter');
     await queryRunner.dropIndex('runs', 'ix_runs_tenant_finished');
     await queryRunner.dropTable('retention_policies');
     await queryRunner.dropTable('history_cursors');
