@@ -7,6 +7,7 @@ import { queue } from './queue';
 import { faults } from './faults';
 import { slotHold } from './slot-hold';
 import { sustained } from './sustained';
+import { history } from './history';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history];

@@ -14,6 +14,7 @@ import { demoExecutorCommand, startExecutorProcess, type ExecutorProcess } from 
 export const ROOT = resolve(__dirname, '../../..');
 const REGISTER_TS = resolve(ROOT, 'test/protocol/register-ts.cjs');
 const ENGINE_MAIN = resolve(ROOT, 'apps/engine/src/main.ts');
+const CONSOLE_MAIN = resolve(ROOT, 'apps/console/src/main.ts');
 
 /** Output kept in memory per process (the whole output also goes to its log file). */
 const MAX_KEPT_OUTPUT = 256 * 1024;
@@ -88,11 +89,31 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 }
 
 /** Starts `node -r register-ts.cjs apps/engine/src/main.ts` and waits for `ENGINE READY <nodeId> <url>`. */
-export function startEngineProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
-  const { name, env, logFile } = options;
+export async function startEngineProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
+  const { process: p, ready } = await startReadyProcess({ ...options, main: ENGINE_MAIN, ready: /^ENGINE READY (\S+) (\S+)\r?$/m, what: 'engine' });
+  return Object.assign(p, { nodeId: ready[1], url: ready[2] });
+}
+
+/** Starts `node -r register-ts.cjs apps/console/src/main.ts` (a console on its own) and waits for `CONSOLE READY <url>`. */
+export async function startConsoleProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<OwnedProcess & { url: string }> {
+  const { process: p, ready } = await startReadyProcess({ ...options, main: CONSOLE_MAIN, ready: /^CONSOLE READY (\S+)\r?$/m, what: 'console' });
+  return Object.assign(p, { url: ready[1] });
+}
+
+/** Spawns a Baton server from its TypeScript main and waits for its READY line. */
+function startReadyProcess(options: {
+  name: string;
+  env: Record<string, string>;
+  logFile: string;
+  timeoutMs?: number;
+  main: string;
+  ready: RegExp;
+  what: string;
+}): Promise<{ process: OwnedProcess; ready: RegExpExecArray }> {
+  const { name, env, logFile, what } = options;
   const timeoutMs = options.timeoutMs ?? 30_000;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER_TS, ENGINE_MAIN], {
+    const child = spawn(process.execPath, ['-r', REGISTER_TS, options.main], {
       cwd: ROOT,
       env: { ...inheritedEnv(), NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,23 +134,21 @@ export function startEngineProcess(options: { name: string; env: Record<string, 
       settled = true;
       clearTimeout(timer);
       killQuietly(child, 'SIGKILL');
-      reject(new Error(`engine ${name} ${why}.\nOutput (${logFile}):\n${out.slice(-8000)}`));
+      reject(new Error(`${what} ${name} ${why}.\nOutput (${logFile}):\n${out.slice(-8000)}`));
     };
-    const timer = setTimeout(() => fail(`printed no ENGINE READY line within ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(() => fail(`printed no READY line within ${timeoutMs} ms`), timeoutMs);
     child.once('error', (err) => fail(`could not start: ${err.message}`));
     child.stderr!.on('data', capture);
     child.stdout!.on('data', (d: Buffer) => {
       capture(d);
-      const ready = /^ENGINE READY (\S+) (\S+)\r?$/m.exec(out);
+      const ready = options.ready.exec(out);
       if (!ready || settled) return;
       settled = true;
       clearTimeout(timer);
-      const p: EngineProcess = {
+      const p: OwnedProcess = {
         name,
         pid: child.pid!,
         child,
-        nodeId: ready[1],
-        url: ready[2],
         logFile,
         output: () => out,
         exited,
@@ -139,9 +158,9 @@ export function startEngineProcess(options: { name: string; env: Record<string, 
         },
       };
       track(p);
-      resolvePromise(p);
+      resolvePromise({ process: p, ready });
     });
-    void exited.then((code) => fail(`exited (${code}) before ENGINE READY`));
+    void exited.then((code) => fail(`exited (${code}) before its READY line`));
   });
 }
 
