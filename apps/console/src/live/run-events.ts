@@ -1,9 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { RunEntity, TaskEntity } from '@baton/persistence';
+import { ACTIVE_STATES } from '@baton/domain';
+import { RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
 import { CLOCK, Clock } from '../common/clock';
 import { runView } from '../runs/runs.service';
 import type { RunView } from '../runs/dto/run.dto';
+
+/** Ended runs are looked for this far before the poll's window: finished_at may come from an executor's clock. */
+const ENDED_MARGIN_MS = 60_000;
+/** How long a tenant's engine group is cached. */
+const GROUP_CACHE_MS = 10_000;
 
 /** The socket.io event a run's change is pushed as; its payload is a RunView (as in GET /api/runs). */
 export const RUN_EVENT = 'run';
@@ -25,8 +31,6 @@ export interface RunEventsOptions {
    * between engine hosts (they write updated_at) and transactions that commit late. Default 3 s.
    */
   overlapMs?: number;
-  /** Only runs scheduled within this many ms before now are watched (an index range). Default 2 days. */
-  horizonMs?: number;
 }
 
 /**
@@ -36,9 +40,10 @@ export interface RunEventsOptions {
  *
  * Why polling: run transitions are written by engines, possibly in other processes and hosts;
  * the database is the one place every one of them is visible, in embedded and cluster mode
- * alike, with no new message topic. The read is one indexed range per tenant with a listener
- * (tenant, scheduled_at within the horizon), so an idle console costs nothing, and the delay
- * from a commit to the browser is the interval plus a query (≈ 300 ms).
+ * alike, with no new message topic. The reads are two indexed ranges per tenant with a listener
+ * — its runs going, its runs ended in the last minute — so neither an idle console nor a
+ * history of millions of runs costs anything, and the delay from a commit to the browser is the
+ * interval plus a query (≈ 300 ms).
  *
  * A run is emitted again only when its (state, updatedAt, progress) changes, so the overlap
  * window does not repeat events.
@@ -51,9 +56,10 @@ export class RunEventsService implements OnApplicationShutdown {
   private running = false;
   private intervalMs = 250;
   private overlapMs = 3000;
-  private horizonMs = 2 * 24 * 3600_000;
   /** Per tenant: the newest updatedAt seen, and what was last sent per run (pruned by age). */
   private readonly cursors = new Map<string, { since: number; sent: Map<number, { key: string; updatedAt: number }> }>();
+  /** A tenant's engine group (its runs' group), re-read every GROUP_CACHE_MS: a move to another group is rare. */
+  private readonly groups = new Map<string, { group: string | null; at: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -65,7 +71,6 @@ export class RunEventsService implements OnApplicationShutdown {
     this.sink = sink;
     this.intervalMs = options.intervalMs ?? this.intervalMs;
     this.overlapMs = options.overlapMs ?? this.overlapMs;
-    this.horizonMs = options.horizonMs ?? this.horizonMs;
     if (this.timer === null) this.schedule();
   }
 
@@ -116,16 +121,30 @@ export class RunEventsService implements OnApplicationShutdown {
       cursor = { since: now - this.overlapMs, sent: new Map() };
       this.cursors.set(tenantId, cursor);
     }
-    const rows = await this.dataSource
-      .getRepository(RunEntity)
-      .createQueryBuilder('r')
-      .where('r.tenantId = :tenantId', { tenantId })
-      .andWhere('r.scheduledAt >= :horizon', { horizon: now - this.horizonMs })
-      .andWhere('r.updatedAt > :since', { since: cursor.since - this.overlapMs })
-      .orderBy('r.updatedAt', 'ASC')
-      .addOrderBy('r.id', 'ASC')
-      .take(1000)
-      .getMany();
+    const since = cursor.since - this.overlapMs;
+    const group = await this.engineGroupOf(tenantId);
+    if (group === null) return;
+    // Runs going (the backlog of the tenant's group, ix_runs_claim's (engine_group, state)) and
+    // runs ended lately (ix_runs_tenant_finished): never a walk over the tenant's history.
+    // finished_at may come from an executor's clock: a minute's margin keeps a skewed one in.
+    const [going, ended] = await Promise.all([
+      this.dataSource
+        .getRepository(RunEntity)
+        .createQueryBuilder('r')
+        .where('r.engineGroup = :group AND r.state IN (:...active) AND r.tenantId = :tenantId', { group, active: ACTIVE_STATES, tenantId })
+        .andWhere('r.updatedAt > :since', { since })
+        .take(1000)
+        .getMany(),
+      this.dataSource
+        .getRepository(RunEntity)
+        .createQueryBuilder('r')
+        .where('r.tenantId = :tenantId AND r.finishedAt > :endedSince', { tenantId, endedSince: since - ENDED_MARGIN_MS })
+        .andWhere('r.updatedAt > :since', { since })
+        .take(1000)
+        .getMany(),
+    ]);
+    const byId = new Map([...going, ...ended].map((r) => [r.id, r]));
+    const rows = [...byId.values()].sort((a, b) => a.updatedAt - b.updatedAt || a.id - b.id);
     const changed = rows.filter((r) => {
       const key = `${r.state}|${r.updatedAt}|${r.progress ?? ''}|${r.attempt}`;
       if (cursor.sent.get(r.id)?.key === key) return false;
@@ -142,6 +161,15 @@ export class RunEventsService implements OnApplicationShutdown {
       const view: RunView = runView(r, names.get(r.taskId) ?? null);
       sink.emit(tenantId, RUN_EVENT, view);
     }
+  }
+
+  private async engineGroupOf(tenantId: string): Promise<string | null> {
+    const cached = this.groups.get(tenantId);
+    if (cached && cached.at > this.clock.now() - GROUP_CACHE_MS) return cached.group;
+    const row = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, engineGroup: true } });
+    const group = row?.engineGroup ?? null;
+    this.groups.set(tenantId, { group, at: this.clock.now() });
+    return group;
   }
 
   private async taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {

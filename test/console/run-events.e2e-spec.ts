@@ -1,0 +1,46 @@
+/**
+ * Live run events read two index ranges per listening tenant — its runs going and its runs
+ * ended in the last minute — never its history: an old run touched again is not an event, a
+ * run of another tenant never is.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunEventsService, type RunEventSink } from '../../apps/console/src/live/run-events';
+import { useTestDatabase } from '../support/databases';
+import { insertRun, seedTenant, startConsole, T0, type ConsoleTestApp } from './console-test-kit';
+
+describe('live run events', () => {
+  const db = useTestDatabase('sqlite');
+  let t: ConsoleTestApp;
+  const emitted: Array<{ tenantId: string; id: number; state: string }> = [];
+  let events: RunEventsService;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    await seedTenant(t, db.dataSource, 'acme');
+    await seedTenant(t, db.dataSource, 'beta');
+    events = t.app.get(RunEventsService);
+    const sink: RunEventSink = {
+      tenantsListening: () => ['acme'],
+      emit: (tenantId, _event, payload) => emitted.push({ tenantId, id: (payload as { id: number }).id, state: (payload as { state: string }).state }),
+    };
+    events.start(sink, { intervalMs: 60_000 });
+    await events.tick(); // the tenant's first listener: changes from now on
+  });
+  afterAll(async () => {
+    events.stop();
+    await t?.close();
+  });
+
+  it('emits runs going and runs just ended of the listening tenant, each change once', async () => {
+    const going = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED', updatedAt: T0 + 10 });
+    const ended = await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', finishedAt: T0 + 5, updatedAt: T0 + 10 });
+    await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', scheduledAt: T0 - 86_400_000, finishedAt: T0 - 86_400_000, updatedAt: T0 + 10 }); // history touched: no event
+    await insertRun(db.dataSource, 'beta', 2, { state: 'ACCEPTED', updatedAt: T0 + 10 });
+    t.clock.set(T0 + 20);
+    await events.tick();
+    expect(emitted.map((e) => e.id).sort()).toEqual([going.id, ended.id].sort());
+    expect(emitted.every((e) => e.tenantId === 'acme')).toBe(true);
+    await events.tick();
+    expect(emitted).toHaveLength(2);
+  });
+});
