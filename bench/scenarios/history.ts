@@ -336,7 +336,7 @@ export const history: Scenario = {
     ctx.log(table(['during the purge', 'p50 ms', 'p95 ms'], result.purge.apiDuring.map((t) => [t.call, t.p50, t.p95])));
     const worst = result.api.reduce((a, b) => (b.p95 > a.p95 ? b : a));
     const tag = option(ctx.args, 'tag') ?? '';
-    writeResult(`history${tag}`, { machine: machine(), ...result });
+    writeResult(`history${tag}.json`, { machine: machine(), ...result });
     return [
       [`history ${label(n)}: seed / roll-up`, `${(result.seed.ms / 1000).toFixed(0)} s (${result.seed.rowsPerSec}/s, ${result.seed.dbSizeMb} MiB) / ${(result.rollup.ms / 1000).toFixed(0)} s (${result.rollup.runsPerSec} runs/s)`],
       [`history ${label(n)}: API p95 worst`, `${worst.p95} ms (${worst.call}); console peak RSS ${result.consolePeakRssMb} MB`],

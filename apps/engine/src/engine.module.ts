@@ -10,7 +10,6 @@ import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
-import { HistoryModule } from './history/history.module';
 import { HistoryJob } from './history/history-job';
 import { Watchdog } from './watchdog/watchdog';
 import { NODE_WORKERS } from './node/node-workers';
@@ -56,12 +55,12 @@ export class EngineModule {
         CallbacksModule,
         ExecutorsModule,
         WatchdogModule,
-        HistoryModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
         { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob) => [watchdog, relay, history], inject: [Watchdog, OutboxRelay, HistoryJob] },
+        HistoryJob,
         LivenessLock,
         EngineNodeService,
         TakeoverService,

@@ -21,7 +21,7 @@ class TestClock implements Clock {
 
 function job(ds: DataSource, clock: Clock, nodeId = 'node-a'): HistoryJob {
   const config = readEngineConfig({}, { nodeId, groups: [GROUP], historyIntervalMs: 10_000, purgeBatch: 3 });
-  return new HistoryJob(ds, config, clock);
+  return new HistoryJob(ds, config, clock, { held: 0 });
 }
 
 async function count(ds: DataSource, sql: string, params: unknown[] = []): Promise<number> {

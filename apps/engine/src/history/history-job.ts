@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import { findGroupTenants, leaseHistoryCursor, releaseHistoryCursors } from '@baton/persistence';
+import { DUE_QUEUE, type DueQueuePort } from '../claimer/due-queue-port';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import type { NodeWorker } from '../node/node-workers';
@@ -14,6 +15,12 @@ export type HistoryReport = Map<string, { rollup: RollupReport; purge: PurgeRepo
 
 /** Pause after a purge pass that left more to purge: the backlog goes steadily, not flat out. */
 export const PURGE_BACKLOG_PAUSE_MS = 1000;
+/**
+ * Pause before each purge batch or rollup chunk while this engine holds runs to dispatch: the
+ * history yields to the runs (a 1,000-run burst during a flat-out purge went 1.4× later at p99;
+ * docs/BENCHMARKS.md "History"), at most ~2,500 purged runs/s while busy.
+ */
+export const BUSY_PAUSE_MS = 200;
 
 /** A rollup backlog goes on at once (the statistics are behind); a purge backlog after a pause; else the regular period. */
 function nextTurnAfter(report: HistoryReport): number | undefined {
@@ -39,6 +46,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
     private readonly dataSource: DataSource,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(DUE_QUEUE) private readonly dueQueue: Pick<DueQueuePort, 'held'>,
   ) {
     this.loop = new PeriodicLoop('history', config.historyIntervalMs, async () => nextTurnAfter(await this.tick()), this.logger);
   }
@@ -58,6 +66,11 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
     await this.stop();
   }
 
+  /** Waits a little before a step of history work while the node has runs to dispatch. */
+  private readonly pace = async (): Promise<void> => {
+    if (this.dueQueue.held > 0) await new Promise((resolve) => setTimeout(resolve, BUSY_PAUSE_MS));
+  };
+
   /** One turn over every tenant of the node's groups. */
   async tick(): Promise<HistoryReport> {
     const report: HistoryReport = new Map();
@@ -71,7 +84,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
       }
       this.held.add(tenantId);
       try {
-        const rollup = await rollupTenant(this.dataSource, this.config.nodeId, cursor, now);
+        const rollup = await rollupTenant(this.dataSource, this.config.nodeId, cursor, now, this.pace);
         // The purge reads the cursor's settled point as the rollup left it.
         const settled = await leaseHistoryCursor(this.dataSource.manager, { tenantId, worker: this.config.nodeId, now, until: now + leaseMs });
         if (!settled) continue;
@@ -79,6 +92,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
           ceiling: this.config.retention,
           statsRetentionMs: this.config.statsRetentionMs,
           batch: this.config.purgeBatch,
+          pace: this.pace,
         });
         report.set(tenantId, { rollup, purge });
         if (purge.runs + purge.logs + purge.alarms > 0) this.logger.debug('history purged', { tenantId, ...purge });

@@ -26,6 +26,8 @@ export interface PurgeSettings {
   ceiling: RetentionCeiling;
   statsRetentionMs: number;
   batch: number;
+  /** Awaited before each delete transaction (the job yields to dispatch). Default: none. */
+  pace?: () => Promise<void>;
 }
 
 export interface PurgeReport {
@@ -58,6 +60,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
   const retentionOf = (taskId: number): EffectiveRetention => tasks.get(taskId) ?? tenant;
   const boundaries = new Map<number, { scheduledAt: number; id: number } | null>();
+  const pace = settings.pace ?? (async () => undefined);
 
   const purgeBatch = async (candidates: PurgeCandidate[]): Promise<void> => {
     const liveFlows = await findLiveFlows(dataSource.manager, [...new Set(candidates.flatMap((c) => (c.flowId === null ? [] : [c.flowId])))]);
@@ -67,7 +70,9 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
       if (retention.minRunsKept > 0 && !boundaries.has(c.taskId)) boundaries.set(c.taskId, await newestRunsBoundary(dataSource.manager, c.taskId, retention.minRunsKept));
       if (mayPurge(c, retention, now, boundaries.get(c.taskId) ?? null, liveFlows)) ids.push(c.id);
     }
-    if (ids.length > 0) report.runs += await inTransaction(dataSource, (em) => deleteEndedRuns(em, ids), { isolation: 'READ COMMITTED' });
+    if (ids.length === 0) return;
+    await pace();
+    report.runs += await inTransaction(dataSource, (em) => deleteEndedRuns(em, ids), { isolation: 'READ COMMITTED' });
   };
 
   // The sweep at the tenant's retention.
@@ -98,6 +103,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   let logsFrom = cursor.logsPurgedUntil;
   const logsBefore = Math.min(now - tenant.logsMs, cursor.settledUntil);
   for (let i = 0; i < MAX_BATCHES_PER_PASS && logsFrom < logsBefore; i++) {
+    await pace();
     const { next, deleted } = await inTransaction(dataSource, (em) => purgeRunLogs(em, { tenantId, from: logsFrom, before: logsBefore, limit: settings.batch }), { isolation: 'READ COMMITTED' });
     report.logs += deleted;
     logsFrom = next;
@@ -106,6 +112,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   if (logsFrom !== cursor.logsPurgedUntil && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { logs_purged_until: logsFrom }))) throw new LostHistoryLeaseError(tenantId);
 
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    await pace();
     const deleted = await inTransaction(dataSource, (em) => purgeAlarms(em, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' });
     report.alarms += deleted;
     if (deleted < settings.batch) break;

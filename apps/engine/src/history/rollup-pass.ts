@@ -41,7 +41,7 @@ type CursorField = 'rolled_until' | 'settled_until';
  * minute rows). Each chunk is one transaction: delete-and-insert of its rows and the cursor's
  * move, guarded by the lease — an engine that lost the tenant to another rolls its chunk back.
  */
-export async function rollupTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number): Promise<RollupReport> {
+export async function rollupTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, pace: () => Promise<void> = async () => undefined): Promise<RollupReport> {
   const tenantId = cursor.tenantId;
   const report: RollupReport = { chunks: 0, runs: 0, hours: 0, more: false };
   const partialHours = new Set<number>();
@@ -71,6 +71,7 @@ export async function rollupTenant(dataSource: DataSource, worker: string, curso
         await advance(dataSource.manager, Object.fromEntries(fields.map((f) => [f, to])));
         return to;
       }
+      await pace();
       // Nothing ended between `at` and `next`: the chunk may start at next's hour when that is not before `at`.
       const hour = bucketStart(next, HOUR_MS);
       const start = hour >= at ? hour : bucketStart(next, MINUTE_MS);
