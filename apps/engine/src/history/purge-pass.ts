@@ -26,8 +26,8 @@ export interface PurgeSettings {
   ceiling: RetentionCeiling;
   statsRetentionMs: number;
   batch: number;
-  /** Awaited before each delete transaction (the job yields to dispatch). Default: none. */
-  pace?: () => Promise<void>;
+  /** Runs each delete transaction (the job paces them: it yields to dispatch and rests between). Default: at once. */
+  step?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export interface PurgeReport {
@@ -60,7 +60,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
   const retentionOf = (taskId: number): EffectiveRetention => tasks.get(taskId) ?? tenant;
   const boundaries = new Map<number, { scheduledAt: number; id: number } | null>();
-  const pace = settings.pace ?? (async () => undefined);
+  const step = settings.step ?? (<T,>(work: () => Promise<T>) => work());
 
   const purgeBatch = async (candidates: PurgeCandidate[]): Promise<void> => {
     const liveFlows = await findLiveFlows(dataSource.manager, [...new Set(candidates.flatMap((c) => (c.flowId === null ? [] : [c.flowId])))]);
@@ -71,8 +71,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
       if (mayPurge(c, retention, now, boundaries.get(c.taskId) ?? null, liveFlows)) ids.push(c.id);
     }
     if (ids.length === 0) return;
-    await pace();
-    report.runs += await inTransaction(dataSource, (em) => deleteEndedRuns(em, ids), { isolation: 'READ COMMITTED' });
+    report.runs += await step(() => inTransaction(dataSource, (em) => deleteEndedRuns(em, ids), { isolation: 'READ COMMITTED' }));
   };
 
   // The sweep at the tenant's retention.
@@ -103,8 +102,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   let logsFrom = cursor.logsPurgedUntil;
   const logsBefore = Math.min(now - tenant.logsMs, cursor.settledUntil);
   for (let i = 0; i < MAX_BATCHES_PER_PASS && logsFrom < logsBefore; i++) {
-    await pace();
-    const { next, deleted } = await inTransaction(dataSource, (em) => purgeRunLogs(em, { tenantId, from: logsFrom, before: logsBefore, limit: settings.batch }), { isolation: 'READ COMMITTED' });
+    const { next, deleted } = await step(() => inTransaction(dataSource, (em) => purgeRunLogs(em, { tenantId, from: logsFrom, before: logsBefore, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.logs += deleted;
     logsFrom = next;
     if (i === MAX_BATCHES_PER_PASS - 1 && logsFrom < logsBefore) report.more = true;
@@ -112,8 +110,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   if (logsFrom !== cursor.logsPurgedUntil && !(await advanceHistoryCursor(dataSource.manager, tenantId, worker, { logs_purged_until: logsFrom }))) throw new LostHistoryLeaseError(tenantId);
 
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
-    await pace();
-    const deleted = await inTransaction(dataSource, (em) => purgeAlarms(em, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' });
+    const deleted = await step(() => inTransaction(dataSource, (em) => purgeAlarms(em, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.alarms += deleted;
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
