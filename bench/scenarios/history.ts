@@ -228,10 +228,13 @@ async function runCase(n: number, log: (s: string) => void): Promise<HistoryCase
     const engineCpuSec = +(cpuSeconds(engine.pid) - cpu0).toFixed(1);
     log(`  history job rolled ${n.toLocaleString('en-US')} runs in ${(rollMs / 1000).toFixed(0)} s (engine CPU ${engineCpuSec} s)`);
 
+    // The console as a user runs it: compiled (`baton console`), its memory measured alone.
     const consoleProc = await startConsoleProcess({
       name: 'console',
       logFile: join(c.dir, 'console.log'),
       env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_LOG_LEVEL: 'warn' },
+      compiled: true,
+      timeoutMs: 300_000,
     });
     const url = `${consoleProc.url}/api`;
     const tenant = tenants[0];
@@ -326,9 +329,9 @@ const label = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
 
 export const history: Scenario = {
   name: 'history',
-  description: 'N ended runs over 7 days, 10 tenants × 100 tasks: console API p50/p95 of every list, filter and statistic, console RSS, EXPLAIN, and a burst during a purge (quick 200k, --full 10M; --runs=N)',
+  description: 'N ended runs over 7 days, 10 tenants × 100 tasks: console API p50/p95 of every list, filter and statistic, console RSS, EXPLAIN, and a burst during a purge (quick 100k, --full 10M; --runs=N)',
   async run(ctx) {
-    const n = Number(option(ctx.args, 'runs') ?? (ctx.full ? 10_000_000 : 200_000));
+    const n = Number(option(ctx.args, 'runs') ?? (ctx.full ? 10_000_000 : 100_000));
     ctx.log(`history: ${n.toLocaleString('en-US')} runs`);
     const result = await runCase(n, ctx.log);
     ctx.log(table(['call', 'p50 ms', 'p95 ms', 'rows'], result.api.map((t) => [t.call, t.p50, t.p95, t.rows])));

@@ -90,13 +90,19 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 
 /** Starts `node -r register-ts.cjs apps/engine/src/main.ts` and waits for `ENGINE READY <nodeId> <url>`. */
 export async function startEngineProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
-  const { process: p, ready } = await startReadyProcess({ ...options, main: ENGINE_MAIN, ready: /^ENGINE READY (\S+) (\S+)\r?$/m, what: 'engine' });
+  const { process: p, ready } = await startReadyProcess({ ...options, args: ['-r', REGISTER_TS, ENGINE_MAIN], ready: /^ENGINE READY (\S+) (\S+)\r?$/m, what: 'engine' });
   return Object.assign(p, { nodeId: ready[1], url: ready[2] });
 }
 
-/** Starts `node -r register-ts.cjs apps/console/src/main.ts` (a console on its own) and waits for `CONSOLE READY <url>`. */
-export async function startConsoleProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<OwnedProcess & { url: string }> {
-  const { process: p, ready } = await startReadyProcess({ ...options, main: CONSOLE_MAIN, ready: /^CONSOLE READY (\S+)\r?$/m, what: 'console' });
+/**
+ * Starts a console on its own and waits for `CONSOLE READY <url>`: from the sources
+ * (`node -r register-ts.cjs apps/console/src/main.ts`), or `compiled` as a user runs it
+ * (`node bin/baton.js console`, which builds what is stale first) — the SWC register alone
+ * costs ~45 MB of RSS.
+ */
+export async function startConsoleProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number; compiled?: boolean }): Promise<OwnedProcess & { url: string }> {
+  const args = options.compiled ? [resolve(ROOT, 'bin/baton.js'), 'console'] : ['-r', REGISTER_TS, CONSOLE_MAIN];
+  const { process: p, ready } = await startReadyProcess({ ...options, args, ready: /^CONSOLE READY (\S+)\r?$/m, what: 'console' });
   return Object.assign(p, { url: ready[1] });
 }
 
@@ -106,14 +112,15 @@ function startReadyProcess(options: {
   env: Record<string, string>;
   logFile: string;
   timeoutMs?: number;
-  main: string;
+  /** Node's arguments: the main script, with a register before it when run from the sources. */
+  args: string[];
   ready: RegExp;
   what: string;
 }): Promise<{ process: OwnedProcess; ready: RegExpExecArray }> {
   const { name, env, logFile, what } = options;
   const timeoutMs = options.timeoutMs ?? 30_000;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['-r', REGISTER_TS, options.main], {
+    const child = spawn(process.execPath, options.args, {
       cwd: ROOT,
       env: { ...inheritedEnv(), NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
