@@ -307,6 +307,17 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect((await t.http().put('/api/retention').set(admin).send({ runsMs: null, minRunsKept: null })).body.tenant.runsMs).toBeNull();
   });
 
+  it('keeps a task\'s pause-after-failures setting, and refuses one out of range naming the field', async () => {
+    const created = await t.http().post('/api/tasks').set(admin).send({ ...cronTask('self-pausing'), pauseAfterFailures: 3 });
+    expect(created.status).toBe(201);
+    expect(created.body.pauseAfterFailures).toBe(3);
+    const bad = await t.http().patch(`/api/tasks/${created.body.id}`).set(admin).send({ pauseAfterFailures: 0 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'pauseAfterFailures', reason: 'must be at least 1' }]);
+    const off = await t.http().patch(`/api/tasks/${created.body.id}`).set(admin).send({ pauseAfterFailures: null });
+    expect(off.body.pauseAfterFailures).toBeNull();
+  });
+
   it('pauses and resumes a task group, and a single task', async () => {
     const paused = await t.http().post('/api/task-groups/reports/pause').set(admin);
     expect(paused.body).toEqual({ group: 'reports', paused: true, tasks: 3 });

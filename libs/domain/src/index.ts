@@ -48,6 +48,7 @@ export {
   PRIORITY_MAX,
   MAX_RETRY_ATTEMPTS,
   MAX_HANDLER_LENGTH,
+  MAX_PAUSE_AFTER_FAILURES,
 } from './task/validate-task';
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';

@@ -106,6 +106,7 @@ export const ALARM_TYPES = [
   'EXECUTOR_UP',
   'ENGINE_DOWN',
   'DISPATCH_REJECTED',
+  'TASK_PAUSED',
   'BUSINESS',
 ] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];
@@ -177,6 +178,8 @@ export interface TaskDefinition {
   calendarName: string | null;
   alarms: AlarmSettings;
   paused: boolean;
+  /** The task pauses itself (TASK_PAUSED alarm) when its last this many runs all failed or timed out. Null (default): never. */
+  pauseAfterFailures: number | null;
 }
 
 export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY'] as const;

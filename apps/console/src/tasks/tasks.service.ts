@@ -54,6 +54,7 @@ export function taskView(row: TaskEntity, calendarName: string | null): TaskView
     calendarName: definition.calendarName,
     alarms: definition.alarms,
     paused: definition.paused,
+    pauseAfterFailures: definition.pauseAfterFailures,
     fireCount: row.fireCount,
     nextFireAt: row.nextFireAt,
     createdAt: row.createdAt,

@@ -4,7 +4,7 @@ export const TRIGGER_KINDS = ['MANUAL', 'FIXED_RATE', 'FIXED_DELAY', 'CRON', 'ON
 export type TriggerKind = (typeof TRIGGER_KINDS)[number];
 export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
 export const CONCURRENCY_POLICIES = ['ALLOW', 'FORBID', 'REPLACE'] as const;
-export const ALARM_TYPES = ['START_LATE', 'TIMEOUT', 'FAILED', 'RETRYING', 'EXECUTOR_DOWN', 'EXECUTOR_UP', 'ENGINE_DOWN', 'DISPATCH_REJECTED', 'BUSINESS'] as const;
+export const ALARM_TYPES = ['START_LATE', 'TIMEOUT', 'FAILED', 'RETRYING', 'EXECUTOR_DOWN', 'EXECUTOR_UP', 'ENGINE_DOWN', 'DISPATCH_REJECTED', 'TASK_PAUSED', 'BUSINESS'] as const;
 export const RUN_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED', 'SKIPPED'] as const;
 export type RunState = (typeof RUN_STATES)[number];
 export const ACTIVE_STATES: readonly RunState[] = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'];
@@ -40,6 +40,7 @@ export interface Task {
   calendarName: string | null;
   alarms: { types: string[]; silenceMs: number };
   paused: boolean;
+  pauseAfterFailures: number | null;
   fireCount: number;
   nextFireAt: number | null;
   createdAt: number;

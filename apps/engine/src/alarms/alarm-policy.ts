@@ -16,6 +16,7 @@ export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { fina
     case 'DISPATCH_REJECTED':
       return options.final === false ? 'WARNING' : 'CRITICAL';
     case 'FAILED':
+    case 'TASK_PAUSED':
     case 'EXECUTOR_DOWN':
     case 'ENGINE_DOWN':
       return 'CRITICAL';

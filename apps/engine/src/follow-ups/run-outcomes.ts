@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
+import { finishRunAttempt, pauseFailingTask, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -99,8 +99,30 @@ export class RunOutcomes {
       message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${run.attempt} of ${run.retry.maxAttempts}): ${error.summary}`,
       data: { attempt: run.attempt, error: error.summary, ...detailOf(error) },
     });
+    await this.pauseIfFailing(manager, run, now);
     await this.followUps.afterRunEnded(manager, run, end.to, now);
     return { state: end.to };
+  }
+
+  /**
+   * A task set to pause itself after n failures in a row (tasks.pause_after_failures) is paused
+   * in this transaction, with a TASK_PAUSED alarm — raised whatever the task's alarm types say:
+   * they were chosen before the task could pause, and a task that stops must not stop silently.
+   */
+  private async pauseIfFailing(manager: EntityManager, run: AttemptRef, now: number): Promise<void> {
+    const failures = await pauseFailingTask(manager, { taskId: run.taskId, now });
+    if (failures === null) return;
+    await this.alarms.raise(manager, {
+      tenantId: run.tenantId,
+      type: 'TASK_PAUSED',
+      severity: severityOf('TASK_PAUSED'),
+      taskId: run.taskId,
+      runId: run.runId,
+      message: `Task ${run.taskName} paused itself: its last ${failures} run(s) failed (pause after ${failures} failures); resume it when fixed`,
+      data: { failures },
+      alarmTypes: null,
+      now,
+    });
   }
 
   private async alarm(

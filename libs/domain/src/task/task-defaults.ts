@@ -25,6 +25,7 @@ export function taskDefaults(): DefaultedTaskFields {
     calendarName: null,
     alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
     paused: false,
+    pauseAfterFailures: null,
   };
 }
 

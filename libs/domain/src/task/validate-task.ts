@@ -18,6 +18,8 @@ export const MIN_TIMEOUT_MS = 1_000;
 export const PRIORITY_MIN = -100;
 export const PRIORITY_MAX = 100;
 export const MAX_RETRY_ATTEMPTS = 100;
+/** Most consecutive failures a task may wait for before pausing itself. */
+export const MAX_PAUSE_AFTER_FAILURES = 1000;
 /** Matches the varchar(100) handler column. */
 export const MAX_HANDLER_LENGTH = 100;
 
@@ -42,6 +44,7 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'calendarName',
   'alarms',
   'paused',
+  'pauseAfterFailures',
 ]);
 
 const TRIGGER_FIELDS: Record<string, readonly string[]> = {
@@ -93,6 +96,7 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('timeoutMs')) add('timeoutMs', integerInRange(input.timeoutMs, MIN_TIMEOUT_MS, MAX_INT32));
   if (present('startDeadlineMs')) add('startDeadlineMs', integerInRange(input.startDeadlineMs, 0, MAX_INT32));
   if (present('paused') && typeof input.paused !== 'boolean') add('paused', 'must be true or false');
+  if (present('pauseAfterFailures') && input.pauseAfterFailures !== null) add('pauseAfterFailures', integerInRange(input.pauseAfterFailures, 1, MAX_PAUSE_AFTER_FAILURES));
   if (present('retry')) validateRetry(input.retry, add);
   if (present('alarms')) validateAlarms(input.alarms, add);
   return errors;

@@ -58,3 +58,4 @@ export * from './find-silent-executors';
 export * from './mark-executor-down';
 export * from './find-orphaned-runs';
 export * from './engine-liveness-locks';
+export * from './pause-failing-task';

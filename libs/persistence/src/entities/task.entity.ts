@@ -112,6 +112,10 @@ export class TaskEntity {
   @Column({ type: 'boolean', default: false })
   paused!: boolean;
 
+  /** Pause the task when its last this many runs all failed or timed out; null: never. */
+  @Column({ name: 'pause_after_failures', type: 'int', nullable: true })
+  pauseAfterFailures!: number | null;
+
   /** The first fire time the planner has not yet turned into a run. Null: nothing left to plan. */
   @Column({ name: 'next_fire_at', type: 'bigint', nullable: true, transformer: millis })
   nextFireAt!: number | null;

@@ -24,6 +24,7 @@ const base: TaskDefinition = {
   calendarName: 'holidays',
   alarms: { types: ['FAILED', 'TIMEOUT'], silenceMs: 60_000 },
   paused: true,
+  pauseAfterFailures: 3,
 };
 
 describe('task mapper', () => {

@@ -79,6 +79,7 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     calendarName,
     alarms: { types: entity.alarmTypes, silenceMs: entity.alarmSilenceMs },
     paused: entity.paused,
+    pauseAfterFailures: entity.pauseAfterFailures,
   };
 }
 
@@ -108,6 +109,7 @@ export type TaskDefinitionColumns = Pick<
   | 'alarmTypes'
   | 'alarmSilenceMs'
   | 'paused'
+  | 'pauseAfterFailures'
 > &
   TriggerColumns;
 
@@ -141,5 +143,6 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     alarmTypes: definition.alarms.types,
     alarmSilenceMs: definition.alarms.silenceMs,
     paused: definition.paused,
+    pauseAfterFailures: definition.pauseAfterFailures,
   };
 }

@@ -139,6 +139,11 @@ export class TaskBodyDto {
   @IsOptional()
   @Raw()
   paused?: unknown;
+
+  @ApiPropertyOptional({ type: Number, nullable: true, default: null, description: 'Pause the task (TASK_PAUSED alarm) when its last this many runs all failed or timed out, 1–1000; null: never' })
+  @IsOptional()
+  @Raw()
+  pauseAfterFailures?: unknown;
 }
 
 export class UpdateTaskDto extends TaskBodyDto {
@@ -209,6 +214,7 @@ export class TaskView {
   @ApiProperty({ type: String, nullable: true }) calendarName!: string | null;
   @ApiProperty({ type: AlarmSettingsDoc }) alarms!: Required<AlarmSettingsDoc>;
   @ApiProperty() paused!: boolean;
+  @ApiProperty({ type: Number, nullable: true, description: 'Pauses itself after this many failed runs in a row; null: never' }) pauseAfterFailures!: number | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
   nextFireAt!: number | null;

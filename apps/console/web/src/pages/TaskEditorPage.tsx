@@ -37,6 +37,7 @@ interface Form {
   alarmTypes: string[];
   silenceMs: string;
   paused: boolean;
+  pauseAfterFailures: string;
 }
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -67,9 +68,10 @@ const EMPTY: Form = {
   backoffMaxMs: '60000',
   jitter: '0.2',
   calendarName: '',
-  alarmTypes: ['START_LATE', 'TIMEOUT', 'FAILED', 'EXECUTOR_DOWN', 'DISPATCH_REJECTED', 'BUSINESS'],
+  alarmTypes: ['START_LATE', 'TIMEOUT', 'FAILED', 'EXECUTOR_DOWN', 'DISPATCH_REJECTED', 'TASK_PAUSED', 'BUSINESS'],
   silenceMs: '60000',
   paused: false,
+  pauseAfterFailures: '',
 };
 
 function formOf(t: Task): Form {
@@ -103,6 +105,7 @@ function formOf(t: Task): Form {
     alarmTypes: t.alarms.types,
     silenceMs: s(t.alarms.silenceMs),
     paused: t.paused,
+    pauseAfterFailures: s(t.pauseAfterFailures),
   };
 }
 
@@ -149,6 +152,7 @@ function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string,
       calendarName: f.calendarName.trim() === '' ? null : f.calendarName.trim(),
       alarms: { types: f.alarmTypes, silenceMs: num(f.silenceMs) },
       paused: f.paused,
+      pauseAfterFailures: optNum(f.pauseAfterFailures),
     },
   };
 }
@@ -405,6 +409,9 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           <label className="check">
             <input type="checkbox" name="paused" checked={form.paused} onChange={(e) => set('paused', e.target.checked)} /> Paused
           </label>
+          <Field label="Pause after failures in a row" error={err('pauseAfterFailures')} hint="The task pauses itself, with a TASK_PAUSED alarm, when this many runs in a row failed or timed out. Empty: never.">
+            {(p) => <input {...p} name="pauseAfterFailures" inputMode="numeric" placeholder="never" value={form.pauseAfterFailures} onChange={(e) => set('pauseAfterFailures', e.target.value)} />}
+          </Field>
         </fieldset>
         {canWrite ? (
           <div className="form-actions">

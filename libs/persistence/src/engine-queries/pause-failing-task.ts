@@ -1,0 +1,30 @@
+import type { EntityManager } from 'typeorm';
+import { execute, num } from './sql';
+
+/**
+ * Pauses a task set to pause itself (`pause_after_failures` = n) once its last n finished runs
+ * all failed or timed out — in the transaction that ended the last of them:
+ *
+ *   SELECT pause_after_failures FROM tasks WHERE id = ? AND paused = 0
+ *   SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT')
+ *    ORDER BY scheduled_at DESC, id DESC LIMIT n                      -- ix_runs_task_time, backwards
+ *   UPDATE tasks SET paused = 1, updated_at = ?, version = version + 1 WHERE id = ? AND paused = 0
+ *
+ * Read only when a run failed for good, so a task that succeeds costs nothing. Cancelled and
+ * skipped runs are not results and do not break a streak. Returns n when this call paused the
+ * task, else null.
+ */
+export async function pauseFailingTask(manager: EntityManager, input: { taskId: number; now: number }): Promise<number | null> {
+  const { rows: tasks } = await execute<{ n: unknown }>(manager, `SELECT pause_after_failures AS n FROM tasks WHERE id = ? AND paused = 0`, [input.taskId]);
+  const n = tasks[0]?.n === null || tasks[0]?.n === undefined ? null : num(tasks[0].n);
+  if (n === null || n < 1) return null;
+  const { rows } = await execute<{ state: string }>(
+    manager,
+    `SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT')
+      ORDER BY scheduled_at DESC, id DESC LIMIT ${Math.floor(n)}`,
+    [input.taskId],
+  );
+  if (rows.length < n || rows.some((r) => r.state === 'SUCCEEDED')) return null;
+  const { affected } = await execute(manager, `UPDATE tasks SET paused = 1, updated_at = ?, version = version + 1 WHERE id = ? AND paused = 0`, [input.now, input.taskId]);
+  return affected > 0 ? n : null;
+}
