@@ -113,18 +113,20 @@ describe('web console (Chromium)', () => {
     await expect.poll(() => page.locator('.cron-preview h3').textContent()).toContain('Europe/Berlin');
 
     // An invalid value is refused by the API, and the reason is shown beside its field.
-    await page.getByLabel('Timeout (ms)').fill('-5');
+    await page.getByLabel(/^Timeout/).fill('-5');
     await page.getByRole('button', { name: 'Create task' }).click();
-    const timeoutField = page.locator('.field', { has: page.getByLabel('Timeout (ms)') });
+    const timeoutField = page.locator('.field', { has: page.getByLabel(/^Timeout/) });
     await timeoutField.locator('[data-field-error]').waitFor();
     expect(await timeoutField.locator('[data-field-error]').textContent()).toMatch(/./);
-    expect(await page.getByLabel('Timeout (ms)').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel(/^Timeout/).getAttribute('aria-invalid')).toBe('true');
     await shot(page, '03-task-editor-error');
 
-    await page.getByLabel('Timeout (ms)').fill('60000');
+    // Durations are typed as people say them: 1m is 60,000 ms.
+    await page.getByLabel(/^Timeout/).fill('1m');
     await page.getByRole('button', { name: 'Create task' }).click();
     await page.waitForURL(/\/tasks\/\d+$/);
     await page.getByRole('heading', { name: 'Task e2e-every-2s' }).waitFor();
+    expect((await api<{ timeoutMs: number }>('GET', `/tasks/${await taskId('e2e-every-2s')}`)).timeoutMs).toBe(60_000);
     await shot(page, '04-task-editor-cron', true);
   });
 
@@ -224,6 +226,22 @@ describe('web console (Chromium)', () => {
     await page.locator('table.logs td', { hasText: 'step 10/10 done' }).waitFor();
     // Each line once, whether it came live or with the final callback.
     expect(await page.locator('table.logs td', { hasText: /^step \d+\/10 done$/ }).count()).toBe(10);
+  });
+
+  it('asks before cancelling a run, and cancels it once confirmed', async () => {
+    const run = await api<{ id: number }>('POST', `/tasks/${await taskId('build-report')}/trigger`, {});
+    await go(page, `/runs/${run.id}`);
+    const cancel = page.getByRole('button', { name: 'Cancel run' });
+    await cancel.waitFor();
+    const asked: string[] = [];
+    page.once('dialog', (d) => void (asked.push(d.message()), d.dismiss()));
+    await cancel.click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toContain(`Cancel run #${run.id}?`);
+    expect((await api<{ state: string }>('GET', `/runs/${run.id}`)).state).not.toBe('CANCELLED'); // dismissed: nothing done
+    page.once('dialog', (d) => void d.accept());
+    await cancel.click();
+    await page.locator('[data-run-state="CANCELLED"]').waitFor({ timeout: 10_000 });
   });
 
   let secondTenant: { context: BrowserContext; page: Page } | null = null;

@@ -30,9 +30,12 @@ export function fmtDuration(ms: number | null | undefined): string {
   const sign = ms < 0 ? '−' : '';
   const a = Math.abs(ms);
   if (a < 1000) return `${sign}${Math.round(a)} ms`;
-  if (a < 60_000) return `${sign}${(a / 1000).toFixed(a < 10_000 ? 2 : 1)} s`;
-  if (a < 3600_000) return `${sign}${Math.floor(a / 60_000)} min ${Math.round((a % 60_000) / 1000)} s`;
-  return `${sign}${Math.floor(a / 3600_000)} h ${Math.round((a % 3600_000) / 60_000)} min`;
+  // Round once, to the smallest unit shown, then split: never "17 min 60 s".
+  if (a < 59_950) return `${sign}${(a / 1000).toFixed(a < 9_995 ? 2 : 1)} s`;
+  const seconds = Math.round(a / 1000);
+  if (seconds < 3600) return `${sign}${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  const minutes = Math.round(a / 60_000);
+  return `${sign}${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
 export function fmtAgo(ms: number | null | undefined, now = Date.now()): string {
@@ -73,4 +76,17 @@ export function fromLocalInput(value: string): number | null {
   if (!value) return null;
   const t = new Date(value).getTime();
   return Number.isFinite(t) ? t : null;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3600_000, d: 86_400_000 };
+
+/**
+ * A duration as typed into a form, in ms: a plain number is milliseconds (what the API takes),
+ * `30s`, `5m` / `5 min`, `1.5h`, `2d` their unit. Null when it does not read as one.
+ */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$/i.exec(text);
+  if (!m) return null;
+  const value = Number(m[1]) * UNIT_MS[(m[2] ?? 'ms').toLowerCase()];
+  return Number.isFinite(value) ? Math.round(value) : null;
 }

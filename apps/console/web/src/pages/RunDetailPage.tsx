@@ -49,6 +49,8 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   });
 
   const cancel = async () => {
+    // Cancelling aborts the handler where it is: asked once, so a stray click does not.
+    if (!window.confirm(`Cancel run #${runId}? Its handler is aborted where it is.`)) return;
     try {
       await post(`/runs/${runId}/cancel`);
       await run.reload();

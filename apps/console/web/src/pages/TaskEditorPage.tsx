@@ -2,7 +2,7 @@ import cronstrue from 'cronstrue';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, del, get, post, put } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
-import { fmtTime, fromLocalInput, toLocalInput } from '../format';
+import { fmtTime, fromLocalInput, parseDuration, toLocalInput } from '../format';
 import { useLoad } from '../hooks';
 import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Run, type Task, type TriggerKind } from '../model';
 import { Link, navigate } from '../router';
@@ -111,6 +111,8 @@ function formOf(t: Task): Form {
 
 /** A number when it reads as one, else the text as typed (the API then names the field). */
 const num = (v: string): unknown => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+/** A duration field: milliseconds, or `30s`, `5m`, `1h`, `1.5s` (format.ts parseDuration); else the text as typed. */
+const ms = (v: string): unknown => parseDuration(v) ?? v;
 const optNum = (v: string): unknown => (v.trim() === '' ? null : num(v));
 
 function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string, string> } {
@@ -122,8 +124,8 @@ function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string,
     local.params = `not valid JSON: ${(e as Error).message}`;
   }
   const trigger: Record<string, unknown> = { kind: f.kind };
-  if (f.kind === 'FIXED_RATE') trigger.intervalMs = num(f.intervalMs);
-  if (f.kind === 'FIXED_DELAY') trigger.delayMs = num(f.delayMs);
+  if (f.kind === 'FIXED_RATE') trigger.intervalMs = ms(f.intervalMs);
+  if (f.kind === 'FIXED_DELAY') trigger.delayMs = ms(f.delayMs);
   if (f.kind === 'CRON') Object.assign(trigger, { expression: f.expression, timeZone: f.timeZone });
   if (f.kind === 'ONCE') {
     const at = fromLocalInput(f.at);
@@ -143,14 +145,14 @@ function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string,
       endAt: fromLocalInput(f.endAt),
       maxFires: optNum(f.maxFires),
       misfirePolicy: f.misfirePolicy,
-      misfireThresholdMs: num(f.misfireThresholdMs),
+      misfireThresholdMs: ms(f.misfireThresholdMs),
       priority: num(f.priority),
       concurrencyPolicy: f.concurrencyPolicy,
-      timeoutMs: num(f.timeoutMs),
-      startDeadlineMs: num(f.startDeadlineMs),
-      retry: { maxAttempts: num(f.maxAttempts), backoffBaseMs: num(f.backoffBaseMs), backoffMaxMs: num(f.backoffMaxMs), jitter: num(f.jitter) },
+      timeoutMs: ms(f.timeoutMs),
+      startDeadlineMs: ms(f.startDeadlineMs),
+      retry: { maxAttempts: num(f.maxAttempts), backoffBaseMs: ms(f.backoffBaseMs), backoffMaxMs: ms(f.backoffMaxMs), jitter: num(f.jitter) },
       calendarName: f.calendarName.trim() === '' ? null : f.calendarName.trim(),
-      alarms: { types: f.alarmTypes, silenceMs: num(f.silenceMs) },
+      alarms: { types: f.alarmTypes, silenceMs: ms(f.silenceMs) },
       paused: f.paused,
       pauseAfterFailures: optNum(f.pauseAfterFailures),
     },
@@ -295,12 +297,12 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           ) : null}
           {form.kind === 'CRON' ? <CronFields form={form} set={set} errors={errors} /> : null}
           {form.kind === 'FIXED_RATE' ? (
-            <Field label="Interval (ms)" error={err('trigger.intervalMs')} hint="Fires every interval, from the start time (or creation).">
+            <Field label="Interval (ms, or 30s, 5m, 1h)" error={err('trigger.intervalMs')} hint="Fires every interval, from the start time (or creation).">
               {(p) => <input {...p} name="intervalMs" inputMode="numeric" value={form.intervalMs} onChange={(e) => set('intervalMs', e.target.value)} />}
             </Field>
           ) : null}
           {form.kind === 'FIXED_DELAY' ? (
-            <Field label="Delay after each run (ms)" error={err('trigger.delayMs')} hint="The next run is due this long after the previous one finished.">
+            <Field label="Delay after each run (ms, or 30s, 5m, 1h)" error={err('trigger.delayMs')} hint="The next run is due this long after the previous one finished.">
               {(p) => <input {...p} name="delayMs" inputMode="numeric" value={form.delayMs} onChange={(e) => set('delayMs', e.target.value)} />}
             </Field>
           ) : null}
@@ -340,7 +342,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
                 </select>
               )}
             </Field>
-            <Field label="Misfire threshold (ms)" error={err('misfireThresholdMs')}>
+            <Field label="Misfire threshold (ms, or 30s, 5m, 1h)" error={err('misfireThresholdMs')}>
               {(p) => <input {...p} name="misfireThresholdMs" inputMode="numeric" value={form.misfireThresholdMs} onChange={(e) => set('misfireThresholdMs', e.target.value)} />}
             </Field>
             <Field label="Concurrency policy" error={err('concurrencyPolicy')}>
@@ -355,10 +357,10 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
             <Field label="Priority (−100…100)" error={err('priority')}>
               {(p) => <input {...p} name="priority" inputMode="numeric" value={form.priority} onChange={(e) => set('priority', e.target.value)} />}
             </Field>
-            <Field label="Timeout (ms)" error={err('timeoutMs')}>
+            <Field label="Timeout (ms, or 30s, 5m, 1h)" error={err('timeoutMs')}>
               {(p) => <input {...p} name="timeoutMs" inputMode="numeric" value={form.timeoutMs} onChange={(e) => set('timeoutMs', e.target.value)} />}
             </Field>
-            <Field label="Start deadline (ms)" error={err('startDeadlineMs')} hint="Not dispatched this long after its fire time: START_LATE alarm.">
+            <Field label="Start deadline (ms, or 30s, 5m, 1h)" error={err('startDeadlineMs')} hint="Not dispatched this long after its fire time: START_LATE alarm.">
               {(p) => <input {...p} name="startDeadlineMs" inputMode="numeric" value={form.startDeadlineMs} onChange={(e) => set('startDeadlineMs', e.target.value)} />}
             </Field>
           </div>
@@ -370,10 +372,10 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
             <Field label="Attempts (including the first)" error={err('retry.maxAttempts', 'retry')}>
               {(p) => <input {...p} name="maxAttempts" inputMode="numeric" value={form.maxAttempts} onChange={(e) => set('maxAttempts', e.target.value)} />}
             </Field>
-            <Field label="Backoff base (ms)" error={err('retry.backoffBaseMs')}>
+            <Field label="Backoff base (ms, or 30s, 5m, 1h)" error={err('retry.backoffBaseMs')}>
               {(p) => <input {...p} name="backoffBaseMs" inputMode="numeric" value={form.backoffBaseMs} onChange={(e) => set('backoffBaseMs', e.target.value)} />}
             </Field>
-            <Field label="Backoff max (ms)" error={err('retry.backoffMaxMs')}>
+            <Field label="Backoff max (ms, or 30s, 5m, 1h)" error={err('retry.backoffMaxMs')}>
               {(p) => <input {...p} name="backoffMaxMs" inputMode="numeric" value={form.backoffMaxMs} onChange={(e) => set('backoffMaxMs', e.target.value)} />}
             </Field>
             <Field label="Jitter (0…1)" error={err('retry.jitter')}>
@@ -403,7 +405,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
               {err('alarms.types', 'alarms')}
             </div>
           ) : null}
-          <Field label="Silence repeats for (ms)" error={err('alarms.silenceMs')}>
+          <Field label="Silence repeats for (ms, or 30s, 5m, 1h)" error={err('alarms.silenceMs')}>
             {(p) => <input {...p} name="silenceMs" inputMode="numeric" value={form.silenceMs} onChange={(e) => set('silenceMs', e.target.value)} />}
           </Field>
           <label className="check">
