@@ -208,6 +208,7 @@ describe('web console (Chromium)', () => {
     await page.locator('[data-run-state="SUCCEEDED"]').waitFor({ timeout: 10_000 });
     await page.locator('.timeline li.done[data-step="finished"]').waitFor();
     expect(await page.locator('.timeline li.done').count()).toBe(5);
+    expect(await page.locator('[data-run-executor]').textContent()).toMatch(/^demo · http:\/\/127\.0\.0\.1:\d+ \(UP\)$/); // the executor by name, not a bare id
     // Its child (publish-report → e2e-latency) fires after it.
     await page.locator('h2:text("Child runs") + ul a').first().waitFor({ timeout: 10_000 });
     await shot(page, '08-run-detail', true);

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { cancelRun, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
+import { cancelRun, ExecutorEntity, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Page } from '../common/cursor';
@@ -85,15 +85,19 @@ export class RunsService {
   async get(tenantId: string, id: number): Promise<RunDetailView> {
     const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
     if (!row) throw notFound('Run', id);
-    const [names, logs] = await Promise.all([
+    const [names, logs, executor] = await Promise.all([
       this.taskNames(tenantId, [row.taskId]),
       this.dataSource.getRepository(RunLogEntity).find({ where: { runId: id, tenantId }, order: { id: 'ASC' }, take: MAX_LOG_LINES }),
+      row.executorId === null
+        ? null
+        : this.dataSource.getRepository(ExecutorEntity).findOne({ where: { id: row.executorId, tenantId }, select: { id: true, app: true, url: true, state: true } }),
     ]);
     return {
       ...runView(row, names.get(row.taskId) ?? null),
       params: row.params,
       result: row.result,
       errorDetail: row.error === null ? null : splitError(row.error).detail,
+      executor: executor ? { id: executor.id, app: executor.app, url: executor.url, state: executor.state } : null,
       logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
     };
   }

@@ -94,6 +94,8 @@ export interface RunDetail extends Run {
   params: unknown;
   result: unknown;
   errorDetail: string | null;
+  /** The executor it went to; null before dispatch or when the executor is gone. */
+  executor: { id: number; app: string; url: string; state: string } | null;
   logs: RunLog[];
 }
 

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
-import { RUN_CAUSES, RUN_STATES, type JsonValue, type RunCause, type RunState } from '@baton/domain';
+import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
 import { IntQuery, PageQuery, ToList } from '../../common/query';
 
 export class RunQuery extends PageQuery {
@@ -71,11 +71,19 @@ export class RunLogView {
   @ApiProperty() message!: string;
 }
 
+export class RunExecutorView {
+  @ApiProperty() id!: number;
+  @ApiProperty() app!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
+}
+
 export class RunDetailView extends RunView {
   @ApiProperty({ description: 'Params snapshot taken when the run was made' }) params!: JsonValue;
   @ApiProperty({ nullable: true }) result!: JsonValue | null;
   @ApiProperty({ type: String, nullable: true, description: 'The error after its first line (the stack, paths relative to the executor), at most 4,000 characters; null when none' }) errorDetail!: string | null;
   @ApiProperty({ type: [RunLogView] }) logs!: RunLogView[];
+  @ApiProperty({ type: RunExecutorView, nullable: true, description: 'The executor it went to (null before dispatch, or when the executor is gone)' }) executor!: RunExecutorView | null;
 }
 
 export class RunPage {

@@ -97,7 +97,17 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
             </div>
             <div>
               <dt>Executor</dt>
-              <dd>{r.executorId ?? '—'}</dd>
+              <dd data-run-executor>
+                {r.executor ? (
+                  <Link to="/executors" title={`Executor #${r.executor.id}`}>
+                    {r.executor.app} · {r.executor.url} ({r.executor.state})
+                  </Link>
+                ) : r.executorId !== null ? (
+                  `#${r.executorId} (no longer registered)`
+                ) : (
+                  '—'
+                )}
+              </dd>
             </div>
             <div>
               <dt>Parent run</dt>
