@@ -130,6 +130,21 @@ describe('web console (Chromium)', () => {
     await shot(page, '04-task-editor-cron', true);
   });
 
+  it("knows the executors' handlers: the Executors page lists them, the editor offers them and warns about one no executor offers", async () => {
+    await go(page, '/executors');
+    await expect.poll(() => page.locator('tr[data-executor="demo"] [data-executor-handlers]').first().textContent()).toContain('noop');
+    await go(page, `/tasks/${await taskId('e2e-every-2s')}`);
+    const offered = await page.locator('datalist#offered-handlers option').evaluateAll((els) => els.map((e) => e.getAttribute('value')));
+    expect(offered).toEqual(expect.arrayContaining(['noop', 'sleep', 'long-running']));
+    await page.getByLabel('Handler').fill('nooop');
+    await page.getByRole('button', { name: /^Save/ }).click();
+    await page.locator('.toast', { hasText: 'Saved, but: no live executor of app "demo" offers handler "nooop"' }).waitFor();
+    await shot(page, '04b-handler-warning');
+    await page.getByLabel('Handler').fill('noop');
+    await page.getByRole('button', { name: /^Save/ }).click();
+    await expect.poll(async () => (await api<{ handler: string }>('GET', `/tasks/${await taskId('e2e-every-2s')}`)).handler).toBe('noop');
+  });
+
   it('watches the new task run on the runs page, live', async () => {
     const id = await taskId('e2e-every-2s');
     await go(page, `/runs?taskId=${id}`);

@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstFireTime } from '@baton/domain';
-import { RunEntity } from '@baton/persistence';
+import { ExecutorEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import {
   cronTask,
   insertAlarm,
+  insertExecutor,
   insertRun,
   insertRunLog,
   login,
@@ -106,8 +107,11 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
       version: 1,
       params: { region: 'eu' },
     });
+    // No executor of app billing is up: saved, with a warning; GET shows the task without it.
+    const { warnings, ...task } = res.body;
+    expect(warnings).toEqual([{ field: 'executorApp', reason: expect.stringContaining('no executor of app "billing" is up') }]);
     const got = await t.http().get(`/api/tasks/${taskId}`).set(admin);
-    expect(got.body).toEqual(res.body);
+    expect(got.body).toEqual(task);
   });
 
   it('edits a task: PATCH recomputes the next fire time, keeps the rest; the version moves', async () => {
@@ -316,6 +320,21 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(bad.body.errors).toEqual([{ field: 'pauseAfterFailures', reason: 'must be at least 1' }]);
     const off = await t.http().patch(`/api/tasks/${created.body.id}`).set(admin).send({ pauseAfterFailures: null });
     expect(off.body.pauseAfterFailures).toBeNull();
+  });
+
+  it('saves a task whose handler no live executor offers, and says so (field and the handlers offered)', async () => {
+    const executor = await insertExecutor(db.dataSource, 'acme', 'payroll');
+    await db.dataSource.getRepository(ExecutorEntity).update({ id: executor.id }, { handlers: ['pay', 'close-month'] });
+    const base = { ...cronTask('payroll-run'), executorApp: 'payroll' };
+    const typo = await t.http().post('/api/tasks').set(admin).send({ ...base, handler: 'pya' });
+    expect(typo.status).toBe(201);
+    expect(typo.body.warnings).toEqual([{ field: 'handler', reason: 'no live executor of app "payroll" offers handler "pya" (they offer: close-month, pay)' }]);
+    const fixed = await t.http().patch(`/api/tasks/${typo.body.id}`).set(admin).send({ handler: 'pay' });
+    expect(fixed.body.warnings).toEqual([]);
+    const noApp = await t.http().patch(`/api/tasks/${typo.body.id}`).set(admin).send({ executorApp: 'payrol' });
+    expect(noApp.body.warnings).toEqual([{ field: 'executorApp', reason: 'no executor of app "payrol" is up: its runs wait (START_LATE) until one is' }]);
+    const listed = await t.http().get('/api/executors').set(admin);
+    expect(listed.body.find((x: { id: number }) => x.id === executor.id).handlers).toEqual(['pay', 'close-month']);
   });
 
   it('pauses and resumes a task group, and a single task', async () => {

@@ -43,6 +43,7 @@ export class ExecutorsService {
       state: row.state,
       registeredAt: row.registeredAt,
       heartbeatAt: row.heartbeatAt,
+      handlers: row.handlers ?? [],
       secret: this.secrets.statusOf(tenant, row.secretVersion),
     };
   }

@@ -16,6 +16,7 @@ import {
   DeleteTaskQuery,
   GroupPauseView,
   PatchTaskDto,
+  SavedTaskView,
   TaskBatchDto,
   TaskBatchView,
   TaskBodyDto,
@@ -25,11 +26,21 @@ import {
   TriggerRunDto,
   UpdateTaskDto,
 } from './dto/task.dto';
+import { HandlerCheck } from './handler-check';
 import { TasksService } from './tasks.service';
 
 @ConsoleController('tasks', { tag: 'tasks' })
 export class TasksController {
-  constructor(private readonly tasks: TasksService) {}
+  constructor(
+    private readonly tasks: TasksService,
+    private readonly handlers: HandlerCheck,
+  ) {}
+
+  /** A saved task with what its save should know: its handler is not offered by a live executor. */
+  private async checked(tenantId: string, saved: TaskView): Promise<SavedTaskView> {
+    const [warnings] = await this.handlers.warnings(tenantId, [saved]);
+    return { ...saved, warnings };
+  }
 
   @Get()
   @ApiOperation({ summary: 'Tasks of the tenant by name; search, filter by group / paused; cursor pagination' })
@@ -40,10 +51,10 @@ export class TasksController {
 
   @Post()
   @ApiOperation({ summary: 'Create a task; nextFireAt is computed from the trigger' })
-  @ApiCreatedResponse({ type: TaskView })
+  @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
-  create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<TaskView> {
-    return this.tasks.create(tenantId, body);
+  async create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<SavedTaskView> {
+    return this.checked(tenantId, await this.tasks.create(tenantId, body));
   }
 
   @Post('batch')
@@ -55,7 +66,9 @@ export class TasksController {
   @ApiCreatedResponse({ type: TaskBatchView })
   @ApiConflictResponse({ description: 'A name is taken, or given twice (errors name `tasks[i].name`); nothing was created' })
   async createMany(@TenantId() tenantId: string, @Body() body: TaskBatchDto): Promise<TaskBatchView> {
-    return { items: await this.tasks.createMany(tenantId, body.tasks) };
+    const items = await this.tasks.createMany(tenantId, body.tasks);
+    const warnings = await this.handlers.warnings(tenantId, items);
+    return { items: items.map((item, i) => ({ ...item, warnings: warnings[i] })) };
   }
 
   @Get(':id')
@@ -66,24 +79,24 @@ export class TasksController {
 
   @Put(':id')
   @ApiOperation({ summary: 'Replace a task (omitted fields take their defaults)' })
-  @ApiOkResponse({ type: TaskView })
-  replace(
+  @ApiOkResponse({ type: SavedTaskView })
+  async replace(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @Body() body: UpdateTaskDto,
-  ): Promise<TaskView> {
-    return this.tasks.replace(tenantId, id, body);
+  ): Promise<SavedTaskView> {
+    return this.checked(tenantId, await this.tasks.replace(tenantId, id, body));
   }
 
   @Patch(':id')
   @ApiOperation({ summary: 'Change some fields of a task (retry and alarms may be given in part)' })
-  @ApiOkResponse({ type: TaskView })
-  patch(
+  @ApiOkResponse({ type: SavedTaskView })
+  async patch(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @Body() body: PatchTaskDto,
-  ): Promise<TaskView> {
-    return this.tasks.patch(tenantId, id, body);
+  ): Promise<SavedTaskView> {
+    return this.checked(tenantId, await this.tasks.patch(tenantId, id, body));
   }
 
   @Delete(':id')

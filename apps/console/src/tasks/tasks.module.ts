@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { RunsModule } from '../runs/runs.module';
 import { TaskGroupsController, TasksController } from './tasks.controller';
+import { HandlerCheck } from './handler-check';
 import { TasksService } from './tasks.service';
 
 @Module({
   imports: [RunsModule],
   controllers: [TasksController, TaskGroupsController],
-  providers: [TasksService],
+  providers: [TasksService, HandlerCheck],
   exports: [TasksService],
 })
 export class TasksModule {}

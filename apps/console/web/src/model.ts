@@ -48,6 +48,11 @@ export interface Task {
   version: number;
 }
 
+/** A task as saved (POST/PUT/PATCH): warnings say it would not run as things stand (no live executor offers its handler). */
+export interface SavedTask extends Task {
+  warnings: Array<{ field: string; reason: string }>;
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
@@ -120,6 +125,8 @@ export interface Executor {
   heartbeatAt: number;
   /** Which executor secret its latest heartbeat used (PREVIOUS: valid until the rotation's window ends; OUTDATED: refused, needs the new one). */
   secret: 'CURRENT' | 'PREVIOUS' | 'OUTDATED' | 'UNKNOWN';
+  /** The handlers its last heartbeat offered. */
+  handlers: string[];
 }
 
 /** GET /executors/connection: what an executor needs besides its secret. */

@@ -1,5 +1,9 @@
 import type { ExecutorHeartbeat } from '@baton/protocol';
+import { MAX_HANDLER_LENGTH } from '@baton/domain';
 import { badRequest, isInt } from '../security/bad-request';
+
+/** Most handler names one executor may offer (what the console lists and checks tasks against). */
+export const MAX_HANDLERS = 500;
 
 /** Checks an ExecutorHeartbeat body (what the executors table stores of it). 400 naming the field otherwise. */
 export function readHeartbeat(body: Record<string, unknown>): ExecutorHeartbeat {
@@ -16,8 +20,8 @@ export function readHeartbeat(body: Record<string, unknown>): ExecutorHeartbeat 
   if (protocol !== 'http:' && protocol !== 'https:') throw badRequest('url', 'must be http or https');
   if (!isInt(capacity, 0, 1_000_000)) throw badRequest('capacity', 'an integer from 0 to 1000000');
   if (!isInt(inFlight, 0, 10_000_000)) throw badRequest('inFlight', 'a non-negative integer');
-  if (handlers !== undefined && (!Array.isArray(handlers) || handlers.some((h) => typeof h !== 'string'))) {
-    throw badRequest('handlers', 'an array of handler names');
+  if (handlers !== undefined && (!Array.isArray(handlers) || handlers.length > MAX_HANDLERS || handlers.some((h) => typeof h !== 'string' || h.length === 0 || h.length > MAX_HANDLER_LENGTH))) {
+    throw badRequest('handlers', `an array of at most ${MAX_HANDLERS} handler names of 1 to ${MAX_HANDLER_LENGTH} characters`);
   }
   return { ...(body as unknown as ExecutorHeartbeat), tenantId, app, url, capacity, inFlight, handlers: (handlers as string[] | undefined) ?? [] };
 }

@@ -37,6 +37,7 @@ export class HeartbeatService {
           capacity: heartbeat.capacity,
           queueLimit: heartbeat.queueLimit ?? 0,
           inFlight: heartbeat.inFlight,
+          handlers: heartbeat.handlers ?? [],
           secretVersion,
           now,
         });

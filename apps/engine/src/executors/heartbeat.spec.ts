@@ -39,6 +39,20 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(Number(row.heartbeat_at)).toBeGreaterThanOrEqual(before);
   });
 
+  it('keeps the handlers each heartbeat offers (the console lists them), and refuses a list it could not keep', async () => {
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers: ['charge', 'refund'] }));
+    const stored = async () => JSON.parse(String(((await db.dataSource.query('SELECT handlers FROM executors')) as Array<{ handlers: string }>)[0].handlers)) as string[];
+    expect(await stored()).toEqual(['charge', 'refund']);
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers: ['charge'] }), { now: Date.now() + 1 });
+    expect(await stored()).toEqual(['charge']);
+    const tooMany = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers: Array.from({ length: 501 }, (_, i) => `h${i}`) }), { now: Date.now() + 2 });
+    expect(tooMany.status).toBe(400);
+    expect(JSON.stringify(tooMany.body)).toContain('handlers');
+    const empty = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers: [''] }), { now: Date.now() + 3 });
+    expect(empty.status).toBe(400);
+    expect(await stored()).toEqual(['charge']);
+  });
+
   it('refreshes the same executor (tenant, app, url) on later heartbeats', async () => {
     const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
     const second = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ inFlight: 9, capacity: 32 }), { now: Date.now() + 1 });

@@ -10,6 +10,8 @@ export interface ExecutorHeartbeatInput {
   /** Queue places beyond the pool (0: not said). */
   queueLimit: number;
   inFlight: number;
+  /** The handler names it offers. */
+  handlers: readonly string[];
   /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
   secretVersion: number;
   now: number;
@@ -20,9 +22,9 @@ export interface ExecutorHeartbeatInput {
  * whether it came back from DOWN:
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
- *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'
- *   --         (0 rows) UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers)
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ? WHERE id = ? AND state = 'DOWN'
+ *   --         (0 rows) UPDATE executors SET capacity = ?, …, handlers = ? WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -44,9 +46,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version)
-         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion],
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version, handlers)
+         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers)],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -59,16 +61,17 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ? AND state = 'DOWN'`,
-    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ? WHERE id = ? AND state = 'DOWN'`,
+    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
-  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ? WHERE id = ?', [
+  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ? WHERE id = ?', [
     input.capacity,
     input.queueLimit,
     input.inFlight,
     input.now,
     input.secretVersion,
+    JSON.stringify(input.handlers),
     id,
   ]);
   return { executorId: id, cameBack: false };

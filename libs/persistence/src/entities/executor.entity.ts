@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ExecutorState } from '@baton/domain';
-import { millis } from './columns';
+import { json, millis } from './columns';
 
 /** The executor registry: one row per executor process (tenant, app, URL), kept alive by heartbeats. */
 @Entity({ name: 'executors' })
@@ -38,6 +38,10 @@ export class ExecutorEntity {
   /** The tenant's executor secret version that verified its latest heartbeat (the one it signs and verifies with); null before the first. */
   @Column({ name: 'secret_version', type: 'int', nullable: true })
   secretVersion!: number | null;
+
+  /** The handler names its last heartbeat offered, JSON array. */
+  @Column({ type: 'text', nullable: true, transformer: json })
+  handlers!: string[] | null;
 
   @Column({ name: 'registered_at', type: 'bigint', transformer: millis })
   registeredAt!: number;

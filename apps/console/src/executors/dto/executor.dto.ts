@@ -20,6 +20,7 @@ export class ExecutorView {
   @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
   @ApiProperty() registeredAt!: number;
   @ApiProperty() heartbeatAt!: number;
+  @ApiProperty({ type: [String], description: 'The handlers its last heartbeat offered' }) handlers!: string[];
   @ApiProperty({ enum: EXECUTOR_SECRET_STATUSES, description: 'Whether it uses the current executor secret (see the Connect panel to rotate)' })
   secret!: ExecutorSecretStatus;
 }

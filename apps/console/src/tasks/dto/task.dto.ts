@@ -12,6 +12,7 @@ import {
   type MisfirePolicy,
   type TriggerKind,
 } from '@baton/domain';
+import { FieldErrorView } from '../../common/error-body.view';
 import { IntQuery, ToBoolean } from '../../common/query';
 
 /** Keeps the value exactly as sent (no class-transformer conversion): the domain's validateTask checks it. */
@@ -256,6 +257,15 @@ export class TaskBatchDto {
   tasks!: TaskBodyDto[];
 }
 
+/** A task as saved, with what the save should know. */
+export class SavedTaskView extends TaskView {
+  @ApiProperty({
+    type: [FieldErrorView],
+    description: 'Saved, but: no executor of its app is up (`executorApp`), or none offers its handler (`handler`, with the handlers they offer). Empty when a live executor offers it.',
+  })
+  warnings!: FieldErrorView[];
+}
+
 export class TaskBatchView {
-  @ApiProperty({ type: [TaskView], description: 'The tasks created, in the order given' }) items!: TaskView[];
+  @ApiProperty({ type: [SavedTaskView], description: 'The tasks created, in the order given' }) items!: SavedTaskView[];
 }

@@ -31,6 +31,7 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
               <th scope="col">URL</th>
               <th scope="col">Status</th>
               <th scope="col">Secret</th>
+              <th scope="col">Handlers</th>
               <th scope="col">Load</th>
               <th scope="col">Last heartbeat</th>
               <th scope="col">Registered</th>
@@ -49,6 +50,9 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
                     {SECRET_BADGES[e.secret][0]}
                   </span>
                 </td>
+                <td className="small" data-executor-handlers>
+                  {e.handlers.length ? e.handlers.join(', ') : '—'}
+                </td>
                 <td>
                   <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={`Load of ${e.app}`} /> {e.inFlight} / {e.capacity}
                 </td>
@@ -58,7 +62,7 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
             ))}
             {executors.data?.length === 0 ? (
               <tr>
-                <td colSpan={7} className="muted">
+                <td colSpan={8} className="muted">
                   No executor has sent a heartbeat yet.
                 </td>
               </tr>

@@ -4,7 +4,7 @@ import { ApiError, del, get, post, put } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { fmtTime, fromLocalInput, parseDuration, toLocalInput } from '../format';
 import { useLoad } from '../hooks';
-import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Run, type Task, type TriggerKind } from '../model';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
 import { Link, navigate } from '../router';
 
 /** The form's values as typed (strings for numbers, so a wrong value reaches the API and is named). */
@@ -170,6 +170,9 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
     if (existing.data) setForm(formOf(existing.data));
   }, [existing.data]);
   const set = <K extends keyof Form>(key: K, value: Form[K]) => setForm((f) => ({ ...f, [key]: value }));
+  // The handlers the live executors of the chosen app offer (their heartbeats say), for the handler field's list.
+  const executors = useLoad(() => get<Executor[]>('/executors'), []);
+  const offered = [...new Set((executors.data ?? []).filter((x) => x.app === form.executorApp && x.state === 'UP').flatMap((x) => x.handlers))].sort();
   const err = (...keys: string[]) => keys.map((k) => errors[k]).filter(Boolean).join('; ') || undefined;
 
   const submit = async (e: FormEvent) => {
@@ -182,9 +185,11 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
     }
     setSaving(true);
     try {
-      const saved = taskId === null ? await post<Task>('/tasks', body) : await put<Task>(`/tasks/${taskId}`, { ...body, version: existing.data?.version });
+      const saved = taskId === null ? await post<SavedTask>('/tasks', body) : await put<SavedTask>(`/tasks/${taskId}`, { ...body, version: existing.data?.version });
       setErrors({});
       toast.notify(`Task ${saved.name} saved`);
+      // Saved, but it would not run as things stand: say so where the field is, and in a notice.
+      for (const w of saved.warnings) toast.notify(`Saved, but: ${w.reason}`, 'error');
       if (taskId === null) navigate(`/tasks/${saved.id}`, true);
       else existing.set(saved);
     } catch (e2) {
@@ -272,9 +277,14 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
             <Field label="Executor app" error={err('executorApp')}>
               {(p) => <input {...p} name="executorApp" value={form.executorApp} onChange={(e) => set('executorApp', e.target.value)} />}
             </Field>
-            <Field label="Handler" error={err('handler')}>
-              {(p) => <input {...p} name="handler" value={form.handler} onChange={(e) => set('handler', e.target.value)} />}
+            <Field label="Handler" error={err('handler')} hint={offered.length ? undefined : form.executorApp ? `No live executor of app "${form.executorApp}" says what it offers.` : undefined}>
+              {(p) => <input {...p} name="handler" list="offered-handlers" value={form.handler} onChange={(e) => set('handler', e.target.value)} />}
             </Field>
+            <datalist id="offered-handlers">
+              {offered.map((h) => (
+                <option key={h} value={h} />
+              ))}
+            </datalist>
           </div>
           <Field label="Params (JSON)" error={err('params')}>
             {(p) => <textarea {...p} name="params" rows={3} className="mono" value={form.params} onChange={(e) => set('params', e.target.value)} />}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, In } from 'typeorm';
+import type { FieldError } from '@baton/domain';
+import { ExecutorEntity } from '@baton/persistence';
+
+/**
+ * Whether a task's handler is offered by a live executor of its app, from the handler names the
+ * executors' heartbeats report (executors.handlers): a typo in a handler, or the wrong app, is
+ * said when the task is saved — not 10 s later as a START_LATE alarm, nor at run time. Saving is
+ * still allowed: the executor may simply not be deployed yet.
+ */
+@Injectable()
+export class HandlerCheck {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The warnings of each (app, handler), in the order given; [] for one that a live executor offers. */
+  async warnings(tenantId: string, tasks: ReadonlyArray<{ executorApp: string; handler: string }>): Promise<FieldError[][]> {
+    const apps = [...new Set(tasks.map((t) => t.executorApp))];
+    const rows = apps.length
+      ? await this.dataSource.getRepository(ExecutorEntity).find({ where: { tenantId, app: In(apps), state: 'UP' }, select: { id: true, app: true, handlers: true } })
+      : [];
+    return tasks.map(({ executorApp, handler }) => {
+      const live = rows.filter((r) => r.app === executorApp);
+      if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
+      const known = live.filter((r) => r.handlers !== null);
+      // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
+      if (known.length === 0) return [];
+      const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
+      if (offered.includes(handler)) return [];
+      const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
+      return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
+    });
+  }
+}

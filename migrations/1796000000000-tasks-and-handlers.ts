@@ -1,0 +1,26 @@
+import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
+
+/**
+ * What users of other schedulers rely on (issue 14):
+ *
+ * - `tasks.pause_after_failures` INT NULL — a task pauses itself, with a TASK_PAUSED alarm, when
+ *   its last this many runs all failed or timed out. NULL, the value of every existing task,
+ *   never pauses.
+ * - `executors.handlers` TEXT NULL — the handler names an executor's last heartbeat offered (a
+ *   JSON array; executors always sent them, engines dropped them), so the console can list them
+ *   and warn about a task whose handler no live executor of its app offers. NULL until the
+ *   executor's next heartbeat.
+ */
+export class TasksAndHandlers1796000000000 implements MigrationInterface {
+  name = 'TasksAndHandlers1796000000000';
+
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.addColumn('tasks', new TableColumn({ name: 'pause_after_failures', type: 'integer', isNullable: true }));
+    await queryRunner.addColumn('executors', new TableColumn({ name: 'handlers', type: 'text', isNullable: true }));
+  }
+
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.dropColumn('executors', 'handlers');
+    await queryRunner.dropColumn('tasks', 'pause_after_failures');
+  }
+}
