@@ -21,6 +21,7 @@ describe('taskDefaults', () => {
       calendarName: null,
       alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
       paused: false,
+      pauseAfterFailures: null,
     });
   });
 
