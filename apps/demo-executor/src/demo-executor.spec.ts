@@ -49,8 +49,8 @@ describe('demo handlers (in process, on the SDK)', () => {
     const long = await result(reqs.long);
     expect(long).toMatchObject({ outcome: 'SUCCEEDED', progress: 100 });
     // Its ten lines: some went live with interim callbacks (it runs past a progress period), the rest with the final one; each once.
-    const lines = engine.callbacks.filter((c) => c.status === 200 && c.body.runId === reqs.long.runId).flatMap((c) => c.body.logs ?? []);
-    expect(lines.map((l) => l.message)).toEqual(Array.from({ length: 10 }, (_, i) => `step ${i + 1}/10 done`));
+    const longLines = engine.callbacks.filter((c) => c.status === 200 && c.body.runId === reqs.long.runId).flatMap((c) => c.body.logs ?? []);
+    expect(longLines.map((l) => l.message)).toEqual(Array.from({ length: 10 }, (_, i) => `step ${i + 1}/10 done`));
     expect(long.logs?.length ?? 0).toBeLessThan(10);
     const burn = await result(reqs.burn);
     expect(burn.outcome).toBe('SUCCEEDED');

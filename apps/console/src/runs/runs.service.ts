@@ -62,6 +62,7 @@ export class RunsService {
     const base = () => {
       const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
       if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
+      if (query.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: query.flowId });
       if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
       if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
       return qb;

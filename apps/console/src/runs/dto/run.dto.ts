@@ -7,6 +7,9 @@ export class RunQuery extends PageQuery {
   @IntQuery('Only runs of this task', 1)
   taskId?: number;
 
+  @IntQuery('Only the runs of this flow (the id of its root run): the flow view of the dependency graph', 1)
+  flowId?: number;
+
   @ApiPropertyOptional({ enum: RUN_STATES, isArray: true, description: 'One or several states (comma-separated or repeated)' })
   @IsOptional()
   @ToList()

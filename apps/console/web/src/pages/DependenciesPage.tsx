@@ -1,10 +1,11 @@
 import { Graph, layout } from '@dagrejs/dagre';
-import { useMemo, useState, type FormEvent } from 'react';
-import { ApiError, del, get, post } from '../api';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { ApiError, del, get, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { useLoad } from '../hooks';
-import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Task } from '../model';
-import { navigate } from '../router';
+import { useRunEvents } from '../live';
+import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../model';
+import { navigate, useLocation } from '../router';
 
 const NODE_W = 170;
 const NODE_H = 40;
@@ -14,6 +15,16 @@ interface Laid {
   height: number;
   nodes: Array<{ id: number; name: string; x: number; y: number; paused: boolean; linked: boolean }>;
   edges: Array<{ id: number; points: Array<{ x: number; y: number }>; condition: string; parent: string; child: string }>;
+}
+
+/** Each task's newest run of the flow (a retried step keeps one row; a task may run once per flow). */
+function newestByTask(runs: Run[]): Map<number, Run> {
+  const out = new Map<number, Run>();
+  for (const r of runs) {
+    const seen = out.get(r.taskId);
+    if (!seen || r.updatedAt > seen.updatedAt || (r.updatedAt === seen.updatedAt && r.id > seen.id)) out.set(r.taskId, r);
+  }
+  return out;
 }
 
 /** The DAG laid out by dagre (layered, left to right): parents before children. */
@@ -56,6 +67,18 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
   const [showAll, setShowAll] = useState(false);
   const [error, setError] = useState<{ message: string; cycle?: string[]; fields: Record<string, string> } | null>(null);
   const laid = useMemo(() => (tasks.data && deps.data ? layoutDag(tasks.data.items, deps.data, showAll) : null), [tasks.data, deps.data, showAll]);
+
+  // The flow view: `?flow=<root run id>` colours each task's node by its run in that flow, live,
+  // and a node then opens the run.
+  const { search } = useLocation();
+  const flowId = Number(search.get('flow')) > 0 ? Number(search.get('flow')) : null;
+  const [flowInput, setFlowInput] = useState(flowId === null ? '' : String(flowId));
+  const flow = useLoad(() => (flowId === null ? Promise.resolve(null) : get<Page<Run>>(`/runs${qs({ flowId, limit: 500 })}`)), [flowId]);
+  const [flowRuns, setFlowRuns] = useState<Map<number, Run>>(new Map());
+  useEffect(() => setFlowRuns(newestByTask(flow.data?.items ?? [])), [flow.data]);
+  useRunEvents((r) => {
+    if (flowId !== null && r.flowId === flowId) setFlowRuns((m) => newestByTask([...m.values(), r]));
+  });
 
   const add = async (e: FormEvent) => {
     e.preventDefault();
@@ -133,6 +156,30 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
           )}
         </div>
       ) : null}
+      <form
+        className="filters"
+        aria-label="Show a flow run"
+        onSubmit={(e) => {
+          e.preventDefault();
+          navigate(flowInput.trim() ? `/dependencies?flow=${encodeURIComponent(flowInput.trim())}` : '/dependencies');
+        }}
+      >
+        <Field label="Flow (root run #)" hint="Colours each task by its run in that flow, live.">
+          {(p) => <input {...p} name="flow" inputMode="numeric" value={flowInput} onChange={(e) => setFlowInput(e.target.value)} />}
+        </Field>
+        <div className="field field-button">
+          <button type="submit">Show flow</button>
+        </div>
+        {flowId !== null ? (
+          <div className="field field-button">
+            <button type="button" className="btn-ghost" onClick={() => (setFlowInput(''), navigate('/dependencies'))}>
+              Clear
+            </button>
+          </div>
+        ) : null}
+      </form>
+      <ErrorBox error={flow.error} />
+      {flowId !== null && flow.data && flow.data.items.length === 0 ? <p className="muted">No run of flow #{flowId}.</p> : null}
       <label className="check">
         <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show tasks without dependencies
       </label>
@@ -162,26 +209,32 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
                 ) : null}
               </g>
             ))}
-            {laid.nodes.map((n) => (
+            {laid.nodes.map((n) => {
+              const run = flowRuns.get(n.id);
+              const to = run ? `/runs/${run.id}` : `/tasks/${n.id}`;
+              return (
               <g
                 key={n.id}
-                className={`dag-node ${n.paused ? 'paused' : ''}`}
+                className={`dag-node ${n.paused ? 'paused' : ''} ${run ? `flow-${run.state}` : flowId !== null ? 'flow-none' : ''}`}
                 transform={`translate(${n.x - NODE_W / 2}, ${n.y - NODE_H / 2})`}
                 data-node={n.name}
+                data-run-state={run?.state}
                 tabIndex={0}
                 role="link"
-                aria-label={`Task ${n.name}`}
-                onClick={() => navigate(`/tasks/${n.id}`)}
+                aria-label={run ? `Task ${n.name}: run ${run.id} ${run.state}` : `Task ${n.name}`}
+                onClick={() => navigate(to)}
                 onKeyDown={(e) => {
-                  if (e.key === 'Enter') navigate(`/tasks/${n.id}`);
+                  if (e.key === 'Enter') navigate(to);
                 }}
               >
                 <rect width={NODE_W} height={NODE_H} rx={6} />
                 <text x={NODE_W / 2} y={NODE_H / 2 + 5} textAnchor="middle">
                   {n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name}
                 </text>
+                {run ? <title>{`run #${run.id}: ${run.state}`}</title> : null}
               </g>
-            ))}
+              );
+            })}
           </svg>
         </div>
       ) : null}

@@ -80,6 +80,14 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               <dt>Task</dt>
               <dd>{r.taskName ? <Link to={`/tasks/${r.taskId}`}>{r.taskName}</Link> : `deleted task ${r.taskId}`}</dd>
             </div>
+            {r.flowId !== null ? (
+              <div>
+                <dt>Flow</dt>
+                <dd>
+                  <Link to={`/dependencies?flow=${r.flowId}`}>Flow of run #{r.flowId} on the dependency graph</Link>
+                </dd>
+              </div>
+            ) : null}
             <div>
               <dt>State</dt>
               <dd data-run-state={r.state}>
