@@ -145,6 +145,25 @@ describe('web console (Chromium)', () => {
     await expect.poll(async () => (await api<{ handler: string }>('GET', `/tasks/${await taskId('e2e-every-2s')}`)).handler).toBe('noop');
   });
 
+  it('backfills an hour-old stretch of a cron task from its page, and stops a backfill', async () => {
+    const local = (ms: number) => {
+      const d = new Date(ms);
+      const p = (n: number) => String(n).padStart(2, '0');
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+    };
+    const from = Math.floor((Date.now() - 3_600_000) / 2_000) * 2_000; // an even second an hour ago: every 2 s fires there
+    const id = await taskId('e2e-every-2s');
+    await go(page, `/tasks/${id}`);
+    await page.getByLabel('From (first fire)').fill(local(from));
+    await page.getByLabel('To (before)').fill(local(from + 20_000));
+    await page.getByRole('button', { name: 'Backfill', exact: true }).click();
+    await page.locator('.toast', { hasText: 'Backfill: 10 run(s) of 10 fire(s) (0 already ran)' }).waitFor();
+    await shot(page, '04c-backfill');
+    await expect.poll(async () => (await api<{ items: unknown[] }>('GET', `/runs?taskId=${id}&cause=BACKFILL`)).items.length).toBe(10);
+    await page.getByRole('button', { name: 'Stop backfill' }).click();
+    await page.locator('.toast', { hasText: /^Backfill stopped: \d+ run\(s\) cancelled/ }).waitFor();
+  });
+
   it('watches the new task run on the runs page, live', async () => {
     const id = await taskId('e2e-every-2s');
     await go(page, `/runs?taskId=${id}`);

@@ -337,6 +337,36 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(listed.body.find((x: { id: number }) => x.id === executor.id).handlers).toEqual(['pay', 'close-month']);
   });
 
+  it('backfills the past fires of a cron task, never one that already ran, and stops the backfill', async () => {
+    const hourly = await t.http().post('/api/tasks').set(admin).send(cronTask('hourly-summary', { trigger: { kind: 'CRON', expression: '0 0 * * * *', timeZone: 'UTC' } }));
+    const id = hourly.body.id as number;
+    const from = Math.floor((T0 - 6 * 3_600_000) / 3_600_000) * 3_600_000;
+    // The 3rd fire already has a (scheduled) run: it is not run again.
+    await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', state: 'SUCCEEDED', fireKey: `s:${from + 2 * 3_600_000}`, scheduledAt: from + 2 * 3_600_000, finishedAt: from + 2 * 3_600_000 + 10 });
+    const res = await t.http().post(`/api/tasks/${id}/backfill`).set(admin).send({ from, to: from + 5 * 3_600_000, ratePerSec: 2 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ fires: 5, created: 4, alreadyRun: 1, firstDueAt: T0, lastDueAt: T0 + 2_000 });
+    const runs = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: id, cause: 'BACKFILL' }, order: { scheduledAt: 'ASC' } });
+    expect(runs.map((r) => [r.scheduledAt - from, r.state, r.dueAt - T0, r.flowId === r.id, r.lateAlarmedAt])).toEqual([
+      [0, 'PENDING', 0, true, T0],
+      [3_600_000, 'PENDING', 500, true, T0],
+      [3 * 3_600_000, 'PENDING', 1_500, true, T0],
+      [4 * 3_600_000, 'PENDING', 2_000, true, T0],
+    ]);
+    const again = await t.http().post(`/api/tasks/${id}/backfill`).set(admin).send({ from, to: from + 5 * 3_600_000 });
+    expect(again.body).toMatchObject({ fires: 5, created: 0, alreadyRun: 5 });
+    const listed = await t.http().get(`/api/runs?taskId=${id}&cause=BACKFILL`).set(admin);
+    expect(listed.body.items).toHaveLength(4);
+    const stopped = await t.http().delete(`/api/tasks/${id}/backfill`).set(admin);
+    expect(stopped.body).toEqual({ cancelled: 4 });
+    const bad = await t.http().post(`/api/tasks/${id}/backfill`).set(admin).send({ from: T0, to: T0 + 3_600_000 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'to', reason: expect.stringContaining('future') }]);
+    const manual = await t.http().post('/api/tasks').set(admin).send({ ...cronTask('by-hand'), trigger: { kind: 'MANUAL' } });
+    const refused = await t.http().post(`/api/tasks/${manual.body.id}/backfill`).set(admin).send({ from, to: T0, ratePerSec: 0 });
+    expect(refused.body.errors).toEqual([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
+  });
+
   it('pauses and resumes a task group, and a single task', async () => {
     const paused = await t.http().post('/api/task-groups/reports/pause').set(admin);
     expect(paused.body).toEqual({ group: 'reports', paused: true, tasks: 3 });

@@ -208,6 +208,8 @@ const ROUTES: Route[] = [
     check: (w, body) => expect(arr(body).map((s) => s.taskId)).toEqual([w.aTaskId]),
   },
   { method: 'GET', path: '/api/ui/stats-series', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/ui/stats-series?taskId=${w.bTaskId}` }) },
+  { method: 'POST', path: '/api/tasks/{id}/backfill', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/backfill`, body: { from: 0, to: 3_600_000 } }) },
+  { method: 'DELETE', path: '/api/tasks/{id}/backfill', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/backfill` }) },
   // retention
   {
     method: 'GET', path: '/api/retention', area: 'tenant', kind: 'list',

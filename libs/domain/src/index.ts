@@ -87,3 +87,4 @@ export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './s
 
 export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
+export { backfillFires, MAX_BACKFILL_FIRES } from './trigger/backfill';

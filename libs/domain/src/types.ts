@@ -182,7 +182,8 @@ export interface TaskDefinition {
   pauseAfterFailures: number | null;
 }
 
-export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY'] as const;
+/** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). */
+export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY', 'BACKFILL'] as const;
 /** Why a run exists. */
 export type RunCause = (typeof RUN_CAUSES)[number];
 

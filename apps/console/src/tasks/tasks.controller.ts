@@ -13,6 +13,9 @@ import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
 import { RunDetailView } from '../runs/dto/run.dto';
 import {
+  BackfillCancelView,
+  BackfillDto,
+  BackfillView,
   DeleteTaskQuery,
   GroupPauseView,
   PatchTaskDto,
@@ -124,6 +127,25 @@ export class TasksController {
     @Body() body: TriggerRunDto,
   ): Promise<RunDetailView> {
     return this.tasks.trigger(tenantId, id, body?.params);
+  }
+
+  @Post(':id/backfill')
+  @ApiOperation({
+    summary: 'Run the past fires of a CRON or FIXED_RATE task in [from, to): one BACKFILL run per fire, at most 10,000',
+    description:
+      'Each run has the fire key a scheduled run of that fire has, so a fire that already ran is not run again (alreadyRun). The runs are made due one after another at ratePerSec (default 10) and raise no START_LATE. DELETE stops the backfill.',
+  })
+  @ApiCreatedResponse({ type: BackfillView })
+  backfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: BackfillDto): Promise<BackfillView> {
+    return this.tasks.backfill(tenantId, id, body);
+  }
+
+  @Delete(':id/backfill')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish)" })
+  @ApiOkResponse({ type: BackfillCancelView })
+  cancelBackfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<BackfillCancelView> {
+    return this.tasks.cancelBackfill(tenantId, id);
   }
 
   @Post(':id/pause')

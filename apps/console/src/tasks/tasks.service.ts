@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import {
+  backfillFires,
   paramsProblem,
   parseCron,
   validateTask,
@@ -12,11 +13,15 @@ import {
 } from '@baton/domain';
 import {
   CalendarEntity,
+  cancelBackfillRuns,
   cancelTaskRuns,
   insertManualRun,
+  insertPlannedRuns,
   inTransaction,
   isUniqueViolation,
+  markOwnFlow,
   RunEntity,
+  type PlannedRunRow,
   taskDefinitionToColumns,
   TaskDependencyEntity,
   TaskEntity,
@@ -28,7 +33,8 @@ import { CLOCK, Clock } from '../common/clock';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
-import type { GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
+import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
+import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
@@ -370,6 +376,58 @@ export class TasksService {
       });
     });
     return this.runs.get(tenantId, runId);
+  }
+
+  /**
+   * Backfill: one run per fire of the task's trigger in [from, to) (domain backfillFires), cause
+   * BACKFILL, under the fire key a scheduled run of that fire has (`s:<time>`), so a fire that
+   * already has a run is not run twice (the unique key skips it). Due one after another at
+   * `ratePerSec` from now, so a long range does not arrive as one burst; no START_LATE for
+   * them, their fire time is past on purpose. Stopped with cancelBackfill.
+   */
+  async backfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
+    const rate = body.ratePerSec ?? DEFAULT_BACKFILL_RATE;
+    if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000) invalid([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
+    return inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      if (!row) throw notFound('Task', id);
+      const calendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
+      const definition = taskEntityToDefinition(row, calendar?.name ?? null);
+      const now = this.clock.now();
+      const schedule = scheduleOf(definition, { fireCount: row.fireCount, createdAt: row.createdAt }, calendar ? { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates } : null);
+      const planned = backfillFires(schedule, { from: body.from, to: body.to }, now);
+      if ('errors' in planned) invalid(planned.errors);
+      const { fires } = planned as { fires: number[] };
+      const spacing = 1000 / rate;
+      const rows: PlannedRunRow[] = fires.map((at, i) => ({
+        cause: 'BACKFILL',
+        lateAlarmedAt: now,
+        tenantId,
+        taskId: row.id,
+        engineGroup: row.engineGroup,
+        state: 'PENDING',
+        fireKey: `s:${at}`,
+        priority: row.priority,
+        paramsJson: JSON.stringify(row.params),
+        scheduledAt: at,
+        dueAt: Math.round(now + i * spacing),
+        finishedAt: null,
+        error: null,
+      }));
+      const before = await em.count(RunEntity, { where: { taskId: row.id, cause: 'BACKFILL' } });
+      await insertPlannedRuns(em, rows, now);
+      await markOwnFlow(em, rows);
+      const created = (await em.count(RunEntity, { where: { taskId: row.id, cause: 'BACKFILL' } })) - before;
+      return { fires: fires.length, created, alreadyRun: fires.length - created, firstDueAt: rows[0]?.dueAt ?? null, lastDueAt: rows[rows.length - 1]?.dueAt ?? null };
+    });
+  }
+
+  /** Stops a task's backfill: its runs not sent yet end CANCELLED. */
+  async cancelBackfill(tenantId: string, id: number): Promise<{ cancelled: number }> {
+    return inTransaction(this.dataSource, async (em) => {
+      if (!(await em.existsBy(TaskEntity, { id, tenantId }))) throw notFound('Task', id);
+      return { cancelled: await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() }) };
+    });
   }
 
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {

@@ -77,7 +77,7 @@ export interface Run {
   taskId: number;
   taskName: string | null;
   state: RunState;
-  cause: 'SCHEDULE' | 'MANUAL' | 'DEPENDENCY';
+  cause: 'SCHEDULE' | 'MANUAL' | 'DEPENDENCY' | 'BACKFILL';
   flowId: number | null;
   parentRunId: number | null;
   attempt: number;

@@ -19,4 +19,8 @@ describe('lateness and retry wait', () => {
     expect(firstAttemptLateness(run)).toBeNull();
     expect(retryWait(run)).toBe(6_000);
   });
+
+  it('gives a backfilled run no lateness: its fire time is past on purpose', () => {
+    expect(firstAttemptLateness({ cause: 'BACKFILL', attempt: 1, scheduledAt: T - 86_400_000, dueAt: T, dispatchedAt: T + 5 })).toBeNull();
+  });
 });

@@ -1,5 +1,9 @@
+import type { RunCause } from '../types';
+
 /** The columns a run's lateness is read from. */
 export interface TimedRun {
+  /** A BACKFILL run is late on purpose (a past fire run now): it has no lateness. */
+  cause?: RunCause;
   attempt: number;
   scheduledAt: number;
   dueAt: number;
@@ -12,6 +16,7 @@ export interface TimedRun {
  * as lateness showed a p95 "late" of 1.85 s with nothing late (issue 13). Its wait is retryWait.
  */
 export function firstAttemptLateness(run: TimedRun): number | null {
+  if (run.cause === 'BACKFILL') return null;
   return run.attempt === 1 && run.dispatchedAt !== null ? run.dispatchedAt - run.scheduledAt : null;
 }
 

@@ -1,8 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import { chunks, dialectOf, execute } from './sql';
 
-/** One run row the planner writes: a scheduled fire (PENDING) or a skipped misfire (SKIPPED). */
+/** One run row the planner writes: a scheduled fire (PENDING) or a skipped misfire (SKIPPED); or a backfilled past fire. */
 export interface PlannedRunRow {
+  /** Default SCHEDULE. BACKFILL: a past fire backfilled on request (the same fire key: never twice). */
+  cause?: 'SCHEDULE' | 'BACKFILL';
+  /** Set for backfilled fires: their fire time is past on purpose, so no START_LATE. Default null. */
+  lateAlarmedAt?: number | null;
   tenantId: string;
   taskId: number;
   engineGroup: string;
@@ -21,7 +25,7 @@ export interface PlannedRunRow {
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, ' +
-  'scheduled_at, due_at, finished_at, error, created_at, updated_at';
+  'scheduled_at, due_at, finished_at, error, late_alarmed_at, created_at, updated_at';
 
 /**
  * Writes the planned runs, several rows per statement, ignoring rows whose (task_id, fire_key)
@@ -36,7 +40,7 @@ const COLUMNS =
  * ON DUPLICATE KEY UPDATE is used rather than INSERT IGNORE, which would also turn real errors
  * (a value too long, a bad type) into silent warnings. Rows go in (task, scheduled time) order
  * so two writers touching the same keys lock them in the same order (no deadlock).
- * cause is SCHEDULE, attempt 1; flow_id is set to the run's own id by markOwnFlow right after.
+ * attempt 1; flow_id is set to the run's own id by markOwnFlow right after.
  * Measured (local, one statement of 500 rows): 15–21 ms on MariaDB 10.11, 3.6 ms on SQLite.
  */
 export async function insertPlannedRuns(manager: EntityManager, rows: readonly PlannedRunRow[], now: number): Promise<void> {
@@ -44,12 +48,13 @@ export async function insertPlannedRuns(manager: EntityManager, rows: readonly P
   const sorted = [...rows].sort((a, b) => a.taskId - b.taskId || a.scheduledAt - b.scheduledAt);
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
   for (const chunk of chunks(sorted)) {
-    const values = chunk.map(() => "(?, ?, ?, ?, 'SCHEDULE', ?, NULL, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+    const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, NULL, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     const params = chunk.flatMap((r) => [
       r.tenantId,
       r.taskId,
       r.engineGroup,
       r.state,
+      r.cause ?? 'SCHEDULE',
       r.fireKey,
       r.priority,
       r.paramsJson,
@@ -57,6 +62,7 @@ export async function insertPlannedRuns(manager: EntityManager, rows: readonly P
       r.dueAt,
       r.finishedAt,
       r.error,
+      r.lateAlarmedAt ?? null,
       now,
       now,
     ]);

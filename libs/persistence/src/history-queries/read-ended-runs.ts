@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import type { EndedRun, RunState } from '@baton/domain';
+import type { EndedRun, RunCause, RunState } from '@baton/domain';
 import { execute, num, numOrNull } from '../engine-queries/sql';
 
 /**
  * The runs of a tenant (or of one of its tasks) that ended in [from, to), for a rollup — the
  * engine's history job, or the console over the part of a window not rolled up yet:
  *
- *   SELECT task_id, state, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+ *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
  *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? [AND task_id = ?] [LIMIT ?]
  *
  * A range of ix_runs_tenant_finished. RETRY_WAIT rows carry their last attempt's finished_at
@@ -17,13 +17,14 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
   const limit = input.limit === undefined ? '' : ` LIMIT ${Math.floor(input.limit)}`;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT task_id, state, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
        FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ?${task}${limit}`,
     [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
   );
   return rows.map((r) => ({
     taskId: num(r.task_id),
     state: r.state as RunState,
+    cause: r.cause as RunCause,
     attempt: num(r.attempt),
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),

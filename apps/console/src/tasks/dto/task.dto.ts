@@ -257,6 +257,39 @@ export class TaskBatchDto {
   tasks!: TaskBodyDto[];
 }
 
+/** Default pace of a backfill's runs. */
+export const DEFAULT_BACKFILL_RATE = 10;
+
+/** Which past fires to run (libs/domain backfillFires decides what is valid). */
+export class BackfillDto {
+  @ApiProperty({ type: Number, example: 1_795_000_000_000, description: 'First fire time to run, inclusive (epoch ms)' })
+  @IsOptional()
+  @Raw()
+  from?: unknown;
+
+  @ApiProperty({ type: Number, description: 'Fire times before this (epoch ms), at most now' })
+  @IsOptional()
+  @Raw()
+  to?: unknown;
+
+  @ApiPropertyOptional({ type: Number, default: DEFAULT_BACKFILL_RATE, description: 'Runs made due per second, 1–1000' })
+  @IsOptional()
+  @Raw()
+  ratePerSec?: unknown;
+}
+
+export class BackfillView {
+  @ApiProperty({ description: 'Fires of the trigger in the range' }) fires!: number;
+  @ApiProperty({ description: 'Runs created (cause BACKFILL)' }) created!: number;
+  @ApiProperty({ description: 'Fires that already had a run (never run twice)' }) alreadyRun!: number;
+  @ApiProperty({ type: Number, nullable: true }) firstDueAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) lastDueAt!: number | null;
+}
+
+export class BackfillCancelView {
+  @ApiProperty({ description: 'Backfill runs not sent yet, now CANCELLED' }) cancelled!: number;
+}
+
 /** A task as saved, with what the save should know. */
 export class SavedTaskView extends TaskView {
   @ApiProperty({

@@ -441,7 +441,62 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           </p>
         ) : null}
       </form>
+      {existing.data && canWrite && (existing.data.trigger.kind === 'CRON' || existing.data.trigger.kind === 'FIXED_RATE') ? <Backfill taskId={existing.data.id} /> : null}
     </>
+  );
+}
+
+/** Runs the past fires of the task in a range (one BACKFILL run per fire, none twice), or stops that. */
+function Backfill({ taskId }: { taskId: number }) {
+  const toast = useToast();
+  const [from, setFrom] = useState('');
+  const [to, setTo] = useState('');
+  const [rate, setRate] = useState('10');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const start = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      const r = await post<{ fires: number; created: number; alreadyRun: number; lastDueAt: number | null }>(`/tasks/${taskId}/backfill`, {
+        from: fromLocalInput(from) ?? from,
+        to: fromLocalInput(to) ?? to,
+        ratePerSec: num(rate),
+      });
+      setErrors({});
+      toast.notify(`Backfill: ${r.created} run(s) of ${r.fires} fire(s) (${r.alreadyRun} already ran)${r.lastDueAt ? `, the last due ${fmtTime(r.lastDueAt)}` : ''}`);
+    } catch (err) {
+      if (err instanceof ApiError) setErrors(err.fieldErrors());
+      else toast.notify((err as Error).message, 'error');
+    }
+  };
+  const stop = async () => {
+    try {
+      const r = await del<{ cancelled: number }>(`/tasks/${taskId}/backfill`);
+      toast.notify(`Backfill stopped: ${r.cancelled} run(s) cancelled`);
+    } catch (err) {
+      toast.notify((err as Error).message, 'error');
+    }
+  };
+  return (
+    <form className="filters" aria-label="Backfill past fires" onSubmit={(e) => void start(e)}>
+      <h2>Backfill</h2>
+      <Field label="From (first fire)" error={errors.from}>
+        {(p) => <input {...p} type="datetime-local" step={1} name="backfillFrom" value={from} onChange={(e) => setFrom(e.target.value)} />}
+      </Field>
+      <Field label="To (before)" error={errors.to ?? errors.trigger}>
+        {(p) => <input {...p} type="datetime-local" step={1} name="backfillTo" value={to} onChange={(e) => setTo(e.target.value)} />}
+      </Field>
+      <Field label="Runs per second" error={errors.ratePerSec}>
+        {(p) => <input {...p} name="backfillRate" inputMode="numeric" value={rate} onChange={(e) => setRate(e.target.value)} />}
+      </Field>
+      <div className="field field-button">
+        <button type="submit">Backfill</button>
+      </div>
+      <div className="field field-button">
+        <button type="button" className="btn-ghost" onClick={() => void stop()}>
+          Stop backfill
+        </button>
+      </div>
+    </form>
   );
 }
 
