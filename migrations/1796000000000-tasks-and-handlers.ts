@@ -10,6 +10,8 @@ import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
  *   JSON array; executors always sent them, engines dropped them), so the console can list them
  *   and warn about a task whose handler no live executor of its app offers. NULL until the
  *   executor's next heartbeat.
+ * - `runs.parent_results` TEXT NULL — a child run's parents' results in its flow, by task name
+ *   (bounded JSON), written when the child fires and handed to its handler (`ctx.parentResults`).
  */
 export class TasksAndHandlers1796000000000 implements MigrationInterface {
   name = 'TasksAndHandlers1796000000000';
@@ -17,9 +19,13 @@ export class TasksAndHandlers1796000000000 implements MigrationInterface {
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.addColumn('tasks', new TableColumn({ name: 'pause_after_failures', type: 'integer', isNullable: true }));
     await queryRunner.addColumn('executors', new TableColumn({ name: 'handlers', type: 'text', isNullable: true }));
+    // Plain ALTER TABLE, not addColumn: on SQLite TypeORM would rebuild the runs table, and with it
+    // ix_runs_claim, whose DESC key part it cannot express; on MariaDB a nullable column is instant.
+    await queryRunner.query('ALTER TABLE runs ADD COLUMN parent_results TEXT NULL');
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('ALTER TABLE runs DROP COLUMN parent_results');
     await queryRunner.dropColumn('executors', 'handlers');
     await queryRunner.dropColumn('tasks', 'pause_after_failures');
   }

@@ -109,11 +109,13 @@ class NonRetryableError(Exception):
 
 
 class Context:
-    """What a handler gets: params, run_id, attempt, deadline, abort_event, sleep(), log()."""
+    """What a handler gets: params, parent_results (its parents' results in a flow, by task name;
+    {} for a run no parent fired), run_id, attempt, deadline, abort_event, sleep(), log()."""
 
     def __init__(self, job):
         req = job.request
         self.params = req["params"]
+        self.parent_results = req.get("parentResults") or {}
         self.run_id, self.attempt = req["runId"], req["attempt"]
         self.task_name, self.deadline = req["taskName"], req["deadline"]
         self.abort_event = job.abort_event

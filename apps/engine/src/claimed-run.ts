@@ -13,6 +13,8 @@ export interface ClaimedRun {
   attempt: number;
   priority: number;
   params: unknown;
+  /** A child run's parents' results in its flow, JSON text (handed to the handler as ctx.parentResults); null for others. */
+  parentResults?: string | null;
   /** Nominal fire time: lateness is measured from here. */
   scheduledAt: number;
   /** When to dispatch (fire time, or end of a retry backoff). */

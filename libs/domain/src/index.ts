@@ -88,3 +88,4 @@ export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './s
 export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
 export { backfillFires, MAX_BACKFILL_FIRES } from './trigger/backfill';
+export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';

@@ -29,6 +29,12 @@ export interface HandlerContext<P = JsonValue> {
   /** The handler must be done by then (epoch ms); `signal` is aborted when it passes. */
   readonly deadline: number;
   /**
+   * In a flow: the results of this run's parent tasks in the flow, by task name (successful
+   * parents only; the largest replaced by `{ truncated: true, bytes }` beyond 64 KB in all).
+   * `{}` for a run no parent fired.
+   */
+  readonly parentResults: Readonly<Record<string, JsonValue>>;
+  /**
    * Aborted when the engine asks for an abort (timeout, cancel, replace), when `deadline` passes,
    * and when the executor shuts down and its grace expires. `signal.reason` is a RunAbortedError.
    * Pass it on (fetch, timers, streams) or check it between steps; a handler that ignores it is

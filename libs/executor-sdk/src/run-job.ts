@@ -120,6 +120,7 @@ export class RunJob {
       tenantId: r.tenantId,
       scheduledAt: r.scheduledAt,
       deadline: r.deadline,
+      parentResults: r.parentResults ?? {},
       signal,
       log: logger,
       progress: (percent: number) => {

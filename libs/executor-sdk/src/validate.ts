@@ -40,6 +40,7 @@ export function checkDispatch(body: unknown): Checked<DispatchRequest> {
   for (let i = 0; i < urls.length; i++) {
     if (!isHttpUrl(urls[i])) return bad(`callbackUrls[${i}]`, `must be an http(s) URL (got ${JSON.stringify(urls[i])})`);
   }
+  if (body.parentResults !== undefined && !isObject(body.parentResults)) return bad('parentResults', 'must be an object of results by parent task name');
   return { ok: true, value: body as unknown as DispatchRequest };
 }
 

@@ -52,6 +52,12 @@ export interface DispatchRequest {
   deadline: number;
   /** Engine callback base URLs, first preferred; any of them accepts the callback. */
   callbackUrls: string[];
+  /**
+   * A run fired by its parents in a flow: each parent task's result in that flow, by task name
+   * (successful parents only; at most 64 KB, the largest results replaced by
+   * `{ truncated: true, bytes }`). Absent for other runs.
+   */
+  parentResults?: Record<string, JsonValue>;
 }
 
 /** 202: the work is on the executor's pool. */

@@ -415,8 +415,12 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     // Nothing ran twice: one run of A (attempt 1), one of B (attempt 2), one of C.
     expect((await runsOfTask(db.dataSource, A.id)).map((r) => [r.state, r.attempt])).toEqual([['SUCCEEDED', 1]]);
     expect((await runsOfTask(db.dataSource, B.id)).map((r) => [r.state, r.attempt])).toEqual([['SUCCEEDED', 2]]);
-    const params = (await db.dataSource.query('SELECT params FROM runs WHERE id = ?', [c.id])) as Array<{ params: string }>;
+    const params = (await db.dataSource.query('SELECT params, parent_results FROM runs WHERE id = ?', [c.id])) as Array<{ params: string; parent_results: string }>;
     expect(JSON.parse(params[0].params)).toEqual({ c: true });
+    // C sees its parent's result in this flow (ctx.parentResults); B saw A's.
+    expect(JSON.parse(params[0].parent_results)).toEqual({ B: { charged: 5 } });
+    const ofB = (await db.dataSource.query('SELECT parent_results FROM runs WHERE id = ?', [b.id])) as Array<{ parent_results: string }>;
+    expect(JSON.parse(ofB[0].parent_results)).toEqual({ A: { charged: 5 } });
   });
 
   it('fan-in: D waits for both A and B of the flow', async () => {

@@ -12,6 +12,7 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     attempt: run.attempt,
     priority: run.priority,
     params: run.params,
+    parentResults: run.parentResults ?? null,
     scheduledAt: run.scheduledAt,
     dueAt: run.dueAt,
     leaseUntil: run.leaseUntil,

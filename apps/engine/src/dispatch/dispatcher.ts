@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
+import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
 import { deferRunDispatch, inTransaction, rerouteDispatchedRun, type ExecutingRunRow } from '@baton/persistence';
 import type { DispatchRequest } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -309,6 +309,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       scheduledAt: run.scheduledAt,
       deadline: sentAt + run.timeoutMs,
       callbackUrls: this.callbackUrls.urls(run.engineGroup),
+      ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
     };
   }
 

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import { childrenToFire, nextFixedDelayFire, type DependencyEdge, type RunCause } from '@baton/domain';
+import { childrenToFire, nextFixedDelayFire, parentResultsJson, type DependencyEdge, type RunCause } from '@baton/domain';
 import {
   findDependencyEdges,
   findFixedDelaySchedule,
   findFlowOutcomes,
+  findParentResults,
   findRunCause,
   inTransaction,
   insertDependencyRuns,
@@ -93,7 +94,12 @@ export class FollowUps {
     const outcomes = new Map([...finished].map(([taskId, o]) => [String(taskId), o]));
     const ready = childrenToFire(edges, String(run.taskId), outcome, outcomes).map(Number);
     if (ready.length === 0) return 0;
-    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, now });
+    // Each child sees its parents' results in this flow (ctx.parentResults), bounded.
+    const results = await findParentResults(manager, flowId, [...new Set(rows.filter((e) => ready.includes(e.childTaskId)).map((e) => e.parentTaskId))]);
+    const parentResults = new Map(
+      ready.map((child) => [child, parentResultsJson(rows.filter((e) => e.childTaskId === child).flatMap((e) => results.get(e.parentTaskId) ?? []))]),
+    );
+    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, now });
     return ready.length;
   }
 

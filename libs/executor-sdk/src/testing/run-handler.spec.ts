@@ -94,4 +94,11 @@ describe('@baton/executor-sdk/testing', () => {
     expect(() => startHandler(sendInvoices, { attempt: 0 })).toThrow(/attempt/);
     expect(() => startHandler(sendInvoices, { deadline: Date.now() - 1 })).toThrow(/deadline/);
   });
+
+  it("hands a flow's child its parents' results", async () => {
+    const report = defineHandler('report', (ctx) => ({ rows: (ctx.parentResults.extract as { rows: number }).rows, seen: Object.keys(ctx.parentResults) }));
+    const r = await runHandler(report, { parentResults: { extract: { rows: 42 } } });
+    expect(r.result).toEqual({ rows: 42, seen: ['extract'] });
+    expect((await runHandler(defineHandler('alone', (ctx) => ctx.parentResults), {})).result).toEqual({});
+  });
 });

@@ -31,6 +31,8 @@ export interface TestRunOptions<P = JsonValue>
    * `ctx.deadline` (epoch ms): when it passes, the signal is aborted with DEADLINE, as the
    * executor does. Must be after the start. Default an hour after the start.
    */
+  /** ctx.parentResults: its parents' results in a flow. Default {}. */
+  parentResults?: Record<string, JsonValue>;
   deadline?: number;
   /**
    * Aborting it aborts the run, like an abort from the engine: `controller.abort('TIMEOUT')`
@@ -103,6 +105,7 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
     scheduledAt: options.scheduledAt ?? startedAt,
     deadline: options.deadline ?? startedAt + DEFAULT_RUN_MS,
     callbackUrls: [],
+    ...(options.parentResults ? { parentResults: options.parentResults } : {}),
   };
   if (!Number.isInteger(request.attempt) || request.attempt < 1) throw new RangeError(`startHandler: attempt must be an integer ≥ 1, got ${request.attempt}`);
   if (!(request.deadline > startedAt)) throw new RangeError(`startHandler: deadline ${request.deadline} is not after the start (${startedAt})`);

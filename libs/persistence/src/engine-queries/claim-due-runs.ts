@@ -25,6 +25,8 @@ export interface ClaimedRunRow {
   /** Executor of its last dispatch (a taken-over DISPATCHED run is re-sent there). */
   executorId: number | null;
   leaseUntil: number;
+  /** A child run's parents' results in its flow (JSON text), or null. */
+  parentResults?: string | null;
 }
 
 export interface ClaimDueRunsInput {
@@ -43,7 +45,7 @@ const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 /** The claim's SELECT for one (group, state) — exported so the plan test EXPLAINs this very text. */
 export function claimDueRunsSql(dialect: Dialect): string {
-  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id
+  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
            WHERE engine_group = ? AND state = ? AND due_at <= ?
            ORDER BY due_at, priority DESC, id
@@ -136,5 +138,6 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
     flowId: numOrNull(r.flow_id) ?? num(r.id),
     executorId: numOrNull(r.executor_id),
     leaseUntil: input.leaseUntil,
+    parentResults: r.parent_results === null || r.parent_results === undefined ? null : String(r.parent_results),
   }));
 }

@@ -59,3 +59,4 @@ export * from './mark-executor-down';
 export * from './find-orphaned-runs';
 export * from './engine-liveness-locks';
 export * from './pause-failing-task';
+export * from './find-parent-results';

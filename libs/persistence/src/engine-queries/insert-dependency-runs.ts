@@ -3,7 +3,7 @@ import { dialectOf, execute, num, placeholders } from './sql';
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, ' +
-  'scheduled_at, due_at, finished_at, error, created_at, updated_at';
+  'scheduled_at, due_at, finished_at, error, parent_results, created_at, updated_at';
 
 /**
  * Fires children of a finished run in its flow: one run per child, cause DEPENDENCY, fire key
@@ -22,7 +22,15 @@ const COLUMNS =
  */
 export async function insertDependencyRuns(
   manager: EntityManager,
-  input: { tenantId: string; childTaskIds: readonly number[]; flowId: number; parentRunId: number; now: number },
+  input: {
+    tenantId: string;
+    childTaskIds: readonly number[];
+    flowId: number;
+    parentRunId: number;
+    /** Per child task: its parents' results in this flow (domain parentResultsJson), or none. */
+    parentResults?: ReadonlyMap<number, string | null>;
+    now: number;
+  },
 ): Promise<number> {
   if (input.childTaskIds.length === 0) return 0;
   const { rows } = await execute<Record<string, unknown>>(
@@ -33,7 +41,7 @@ export async function insertDependencyRuns(
   );
   if (rows.length === 0) return 0;
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
   const params = rows.flatMap((t) => {
     const paused = Boolean(num(t.paused));
     return [
@@ -50,6 +58,7 @@ export async function insertDependencyRuns(
       input.now,
       paused ? input.now : null,
       paused ? 'task paused: not fired by its dependency' : null,
+      input.parentResults?.get(num(t.id)) ?? null,
       input.now,
       input.now,
     ];

@@ -114,6 +114,10 @@ export class RunEntity {
   @Column({ type: 'text', nullable: true })
   error!: string | null;
 
+  /** A child run's parents' results in its flow, by task name (JSON text, bounded); null for others. */
+  @Column({ name: 'parent_results', type: 'text', nullable: true })
+  parentResults!: string | null;
+
   /** 0–100, as last reported by the handler. */
   @Column({ type: 'int', nullable: true })
   progress!: number | null;
