@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtAgo, fmtDuration, parseDuration } from './format';
+import { fmtAgo, fmtDuration, fmtTime, parseDuration } from './format';
 
 describe('durations as people read them', () => {
   it('rounds once, to the unit shown: never "17 min 60 s" or "60.0 s"', () => {
@@ -32,5 +32,14 @@ describe('durations as typed', () => {
 
   it('refuses what is not a duration (the field is then sent as typed, and the API names it)', () => {
     for (const text of ['', 'soon', '5 weeks', '-5s', '1e3', '5m30s']) expect(parseDuration(text)).toBeNull();
+  });
+});
+
+describe('instants as people read them', () => {
+  it('year first, 24 h, with the zone they are shown in', () => {
+    const t = Date.UTC(2026, 10, 25, 13, 5, 9);
+    expect(fmtTime(t, 'UTC')).toBe('2026-11-25 13:05:09 UTC');
+    expect(fmtTime(t, 'Europe/Berlin')).toMatch(/^2026-11-25 14:05:09 (CET|GMT\+1)$/);
+    expect(fmtTime(null)).toBe('—');
   });
 });

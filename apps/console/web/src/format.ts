@@ -1,19 +1,29 @@
 /** Dates, durations and labels as people read them. */
 
+/**
+ * An instant as `2026-11-25 05:31:29 CET`: year first, 24 h, and always the zone it is shown in
+ * (the viewer's, or `timeZone`) — one unambiguous form in every table, whatever the browser's
+ * locale (en-GB read 25/11 and en-US pickers 11/25).
+ */
 export function fmtTime(ms: number | null | undefined, timeZone?: string): string {
   if (ms === null || ms === undefined) return '—';
   try {
-    return new Intl.DateTimeFormat('en-GB', {
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hour12: false,
-      timeZone,
-      timeZoneName: timeZone ? 'short' : undefined,
-    }).format(new Date(ms));
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat('en-GB', {
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hour12: false,
+        timeZone,
+        timeZoneName: 'short',
+      })
+        .formatToParts(new Date(ms))
+        .map((p) => [p.type, p.value]),
+    );
+    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${parts.timeZoneName}`;
   } catch {
     return new Date(ms).toISOString();
   }

@@ -12,6 +12,9 @@ const STATE_GROUPS: Record<string, string[]> = {
   PROBLEMS: ['FAILED', 'TIMED_OUT'],
 };
 
+/** Most rows an open runs page keeps while live runs arrive: the oldest go, so a page left open all day stays small. */
+const MAX_LIVE_ROWS = 500;
+
 function byScheduledDesc(a: Run, b: Run): number {
   return b.scheduledAt - a.scheduledAt || b.id - a.id;
 }
@@ -35,6 +38,7 @@ export function RunsPage() {
   const tasks = useLoad(() => get<Page<Task>>('/tasks?limit=500'), []);
   const runs = useLoad(() => get<Page<Run>>(`/runs${qs({ taskId, state: states, from: fromMs, to: toMs, limit: 100 })}`), [taskId, state, fromMs, toMs]);
   const [changed, setChanged] = useState<Record<number, number>>({});
+  const [trimmed, setTrimmed] = useState(false);
 
   const matches = (r: Run) =>
     (!taskId || r.taskId === Number(taskId)) && (states.length === 0 || states.includes(r.state)) && (fromMs === null || r.scheduledAt >= fromMs) && (toMs === null || r.scheduledAt < toMs);
@@ -52,9 +56,15 @@ export function RunsPage() {
       if (!matches(run)) return page;
       const oldest = page.items[page.items.length - 1];
       if (page.nextCursor && oldest && byScheduledDesc(run, oldest) > 0) return page; // older than the loaded page
-      return { ...page, items: [...page.items, run].sort(byScheduledDesc) };
+      const items = [...page.items, run].sort(byScheduledDesc);
+      if (items.length <= MAX_LIVE_ROWS) return { ...page, items };
+      // The oldest rows go; "Load more" would then skip them, so paging on starts from a reload.
+      setTrimmed(true);
+      return { items: items.slice(0, MAX_LIVE_ROWS), nextCursor: null };
     });
-    setChanged((c) => ({ ...c, [run.id]: Date.now() }));
+    const now = Date.now();
+    // Only the last few seconds' changes flash: older marks are dropped, not kept for ever.
+    setChanged((c) => ({ ...Object.fromEntries(Object.entries(c).filter(([, at]) => now - at < 2000)), [run.id]: now }));
   });
 
   const loadMore = async () => {
@@ -144,6 +154,11 @@ export function RunsPage() {
         <button type="button" onClick={() => void loadMore()}>
           Load more
         </button>
+      ) : null}
+      {trimmed ? (
+        <p className="muted small" data-runs-trimmed>
+          Showing the newest {MAX_LIVE_ROWS} runs: older ones left this live view. Reload the page to page through them.
+        </p>
       ) : null}
     </>
   );

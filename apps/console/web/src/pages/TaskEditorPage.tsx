@@ -437,7 +437,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         ) : null}
         {existing.data ? (
           <p className="muted small">
-            Next fire: {fmtTime(existing.data.nextFireAt)} · fired {existing.data.fireCount} times · version {existing.data.version}
+            Next fire: {fmtTime(existing.data.nextFireAt, existing.data.trigger.timeZone)} · fired {existing.data.fireCount} times · version {existing.data.version}
           </p>
         ) : null}
       </form>
