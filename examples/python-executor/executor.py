@@ -116,6 +116,7 @@ class Context:
         req = job.request
         self.params = req["params"]
         self.parent_results = req.get("parentResults") or {}
+        self.flow_params = req.get("flowParams")
         self.run_id, self.attempt = req["runId"], req["attempt"]
         self.task_name, self.deadline = req["taskName"], req["deadline"]
         self.abort_event = job.abort_event

@@ -367,6 +367,16 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(refused.body.errors).toEqual([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
   });
 
+  it('starts a flow with params every run of it sees, and refuses flow params that are not JSON-safe', async () => {
+    const res = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({ flowParams: { day: '2026-11-24' } });
+    expect(res.status).toBe(201);
+    const [row] = (await db.dataSource.query('SELECT flow_params FROM runs WHERE id = ?', [res.body.id])) as Array<{ flow_params: string }>;
+    expect(JSON.parse(row.flow_params)).toEqual({ day: '2026-11-24' });
+    const deep = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({ flowParams: 'x'.repeat(70_000) });
+    expect(deep.status).toBe(400);
+    expect(deep.body.errors[0].field).toMatch(/^flowParams/);
+  });
+
   it('pauses and resumes a task group, and a single task', async () => {
     const paused = await t.http().post('/api/task-groups/reports/pause').set(admin);
     expect(paused.body).toEqual({ group: 'reports', paused: true, tasks: 3 });

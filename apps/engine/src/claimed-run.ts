@@ -15,6 +15,8 @@ export interface ClaimedRun {
   params: unknown;
   /** A child run's parents' results in its flow, JSON text (handed to the handler as ctx.parentResults); null for others. */
   parentResults?: string | null;
+  /** The params of its flow, JSON text (ctx.flowParams); null when its root was given none. */
+  flowParams?: string | null;
   /** Nominal fire time: lateness is measured from here. */
   scheduledAt: number;
   /** When to dispatch (fire time, or end of a retry backoff). */

@@ -34,6 +34,8 @@ export interface HandlerContext<P = JsonValue> {
    * `{}` for a run no parent fired.
    */
   readonly parentResults: Readonly<Record<string, JsonValue>>;
+  /** Params of the flow this run belongs to (given when its root was triggered), or null. */
+  readonly flowParams: JsonValue;
   /**
    * Aborted when the engine asks for an abort (timeout, cancel, replace), when `deadline` passes,
    * and when the executor shuts down and its grace expires. `signal.reason` is a RunAbortedError.

@@ -121,6 +121,7 @@ export class RunJob {
       scheduledAt: r.scheduledAt,
       deadline: r.deadline,
       parentResults: r.parentResults ?? {},
+      flowParams: r.flowParams ?? null,
       signal,
       log: logger,
       progress: (percent: number) => {

@@ -58,6 +58,8 @@ export interface DispatchRequest {
    * `{ truncated: true, bytes }`). Absent for other runs.
    */
   parentResults?: Record<string, JsonValue>;
+  /** Params of the flow this run belongs to, given when its root was triggered. Absent when none. */
+  flowParams?: JsonValue;
 }
 
 /** 202: the work is on the executor's pool. */

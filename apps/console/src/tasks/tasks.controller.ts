@@ -126,7 +126,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: TriggerRunDto,
   ): Promise<RunDetailView> {
-    return this.tasks.trigger(tenantId, id, body?.params);
+    return this.tasks.trigger(tenantId, id, body?.params, body?.flowParams);
   }
 
   @Post(':id/backfill')

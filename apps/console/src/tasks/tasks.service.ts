@@ -358,9 +358,13 @@ export class TasksService {
    * (or of `params` when given). Works on a paused task too: pausing stops the schedule, not
    * an explicit request.
    */
-  async trigger(tenantId: string, id: number, params: unknown): Promise<RunDetailView> {
+  async trigger(tenantId: string, id: number, params: unknown, flowParams?: unknown): Promise<RunDetailView> {
     if (params !== undefined) {
       const problem = paramsProblem(params);
+      if (problem) invalid([problem]);
+    }
+    if (flowParams !== undefined) {
+      const problem = paramsProblem(flowParams, 'flowParams');
       if (problem) invalid([problem]);
     }
     const runId = await inTransaction(this.dataSource, async (em) => {
@@ -372,6 +376,7 @@ export class TasksService {
         engineGroup: task.engineGroup,
         priority: task.priority,
         params: (params === undefined ? task.params : params) as RunEntity['params'],
+        flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
         now: this.clock.now(),
       });
     });

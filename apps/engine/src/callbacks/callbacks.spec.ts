@@ -398,6 +398,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     await edge(A, B);
     await edge(B, C);
     const a = await acceptedRun(A);
+    await db.dataSource.query('UPDATE runs SET flow_params = ? WHERE id = ?', ['{"day":"2026-11-24"}', a]); // given when the flow was triggered
     expect((await post(success(a))).status).toBe(200);
 
     const [b] = await runsOfTask(db.dataSource, B.id);
@@ -419,8 +420,12 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(JSON.parse(params[0].params)).toEqual({ c: true });
     // C sees its parent's result in this flow (ctx.parentResults); B saw A's.
     expect(JSON.parse(params[0].parent_results)).toEqual({ B: { charged: 5 } });
-    const ofB = (await db.dataSource.query('SELECT parent_results FROM runs WHERE id = ?', [b.id])) as Array<{ parent_results: string }>;
+    const ofB = (await db.dataSource.query('SELECT parent_results, flow_params FROM runs WHERE id = ?', [b.id])) as Array<{ parent_results: string; flow_params: string }>;
     expect(JSON.parse(ofB[0].parent_results)).toEqual({ A: { charged: 5 } });
+    // Every run of the flow carries the flow's params.
+    expect(JSON.parse(ofB[0].flow_params)).toEqual({ day: '2026-11-24' });
+    const ofC = (await db.dataSource.query('SELECT flow_params FROM runs WHERE id = ?', [c.id])) as Array<{ flow_params: string }>;
+    expect(JSON.parse(ofC[0].flow_params)).toEqual({ day: '2026-11-24' });
   });
 
   it('fan-in: D waits for both A and B of the flow', async () => {

@@ -13,6 +13,7 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     priority: run.priority,
     params: run.params,
     parentResults: run.parentResults ?? null,
+    flowParams: run.flowParams ?? null,
     scheduledAt: run.scheduledAt,
     dueAt: run.dueAt,
     leaseUntil: run.leaseUntil,

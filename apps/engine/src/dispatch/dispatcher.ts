@@ -310,6 +310,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       deadline: sentAt + run.timeoutMs,
       callbackUrls: this.callbackUrls.urls(run.engineGroup),
       ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
+      ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
     };
   }
 

@@ -99,6 +99,7 @@ describe('@baton/executor-sdk/testing', () => {
     const report = defineHandler('report', (ctx) => ({ rows: (ctx.parentResults.extract as { rows: number }).rows, seen: Object.keys(ctx.parentResults) }));
     const r = await runHandler(report, { parentResults: { extract: { rows: 42 } } });
     expect(r.result).toEqual({ rows: 42, seen: ['extract'] });
+    expect((await runHandler(defineHandler('day', (ctx) => ctx.flowParams), { flowParams: { day: '2026-11-24' } })).result).toEqual({ day: '2026-11-24' });
     expect((await runHandler(defineHandler('alone', (ctx) => ctx.parentResults), {})).result).toEqual({});
   });
 });

@@ -33,6 +33,8 @@ export interface TestRunOptions<P = JsonValue>
    */
   /** ctx.parentResults: its parents' results in a flow. Default {}. */
   parentResults?: Record<string, JsonValue>;
+  /** ctx.flowParams. Default null. */
+  flowParams?: JsonValue;
   deadline?: number;
   /**
    * Aborting it aborts the run, like an abort from the engine: `controller.abort('TIMEOUT')`
@@ -106,6 +108,7 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
     deadline: options.deadline ?? startedAt + DEFAULT_RUN_MS,
     callbackUrls: [],
     ...(options.parentResults ? { parentResults: options.parentResults } : {}),
+    ...(options.flowParams !== undefined ? { flowParams: options.flowParams } : {}),
   };
   if (!Number.isInteger(request.attempt) || request.attempt < 1) throw new RangeError(`startHandler: attempt must be an integer ≥ 1, got ${request.attempt}`);
   if (!(request.deadline > startedAt)) throw new RangeError(`startHandler: deadline ${request.deadline} is not after the start (${startedAt})`);

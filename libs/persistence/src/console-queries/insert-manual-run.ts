@@ -15,7 +15,7 @@ import { RunEntity } from '../entities';
  */
 export async function insertManualRun(
   manager: EntityManager,
-  input: { tenantId: string; taskId: number; engineGroup: string; priority: number; params: RunEntity['params']; now: number },
+  input: { tenantId: string; taskId: number; engineGroup: string; priority: number; params: RunEntity['params']; flowParams?: string | null; now: number },
 ): Promise<number> {
   const { now } = input;
   const run = manager.create(RunEntity, {
@@ -42,6 +42,7 @@ export async function insertManualRun(
     result: null,
     error: null,
     progress: null,
+    flowParams: input.flowParams ?? null,
     createdAt: now,
     updatedAt: now,
   });

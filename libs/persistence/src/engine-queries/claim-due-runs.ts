@@ -27,6 +27,8 @@ export interface ClaimedRunRow {
   leaseUntil: number;
   /** A child run's parents' results in its flow (JSON text), or null. */
   parentResults?: string | null;
+  /** The params of its flow (JSON text), or null. */
+  flowParams?: string | null;
 }
 
 export interface ClaimDueRunsInput {
@@ -45,7 +47,7 @@ const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 /** The claim's SELECT for one (group, state) — exported so the plan test EXPLAINs this very text. */
 export function claimDueRunsSql(dialect: Dialect): string {
-  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results
+  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
            WHERE engine_group = ? AND state = ? AND due_at <= ?
            ORDER BY due_at, priority DESC, id
@@ -139,5 +141,6 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
     executorId: numOrNull(r.executor_id),
     leaseUntil: input.leaseUntil,
     parentResults: r.parent_results === null || r.parent_results === undefined ? null : String(r.parent_results),
+    flowParams: r.flow_params === null || r.flow_params === undefined ? null : String(r.flow_params),
   }));
 }

@@ -3,13 +3,14 @@ import { dialectOf, execute, num, placeholders } from './sql';
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, ' +
-  'scheduled_at, due_at, finished_at, error, parent_results, created_at, updated_at';
+  'scheduled_at, due_at, finished_at, error, parent_results, flow_params, created_at, updated_at';
 
 /**
  * Fires children of a finished run in its flow: one run per child, cause DEPENDENCY, fire key
  * `f:<flow id>`, due now. Reads the children first (scoped by tenant), then inserts:
  *
  *   SELECT id, tenant_id, engine_group, priority, params, paused FROM tasks WHERE tenant_id = ? AND id IN (…)
+ *   SELECT flow_params FROM runs WHERE id = ?                          -- the flow's root
  *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
  *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
  *
@@ -41,7 +42,10 @@ export async function insertDependencyRuns(
   );
   if (rows.length === 0) return 0;
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  // The flow's params travel with every run of the flow: the root's, read once.
+  const { rows: root } = await execute<{ flow_params: unknown }>(manager, 'SELECT flow_params FROM runs WHERE id = ?', [input.flowId]);
+  const flowParams = root[0]?.flow_params ?? null;
+  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
   const params = rows.flatMap((t) => {
     const paused = Boolean(num(t.paused));
     return [
@@ -59,6 +63,7 @@ export async function insertDependencyRuns(
       paused ? input.now : null,
       paused ? 'task paused: not fired by its dependency' : null,
       input.parentResults?.get(num(t.id)) ?? null,
+      flowParams,
       input.now,
       input.now,
     ];

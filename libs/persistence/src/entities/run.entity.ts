@@ -114,6 +114,10 @@ export class RunEntity {
   @Column({ type: 'text', nullable: true })
   error!: string | null;
 
+  /** Params of the flow this run belongs to, given when its root was triggered (JSON text); every run of the flow carries them. Null: none. */
+  @Column({ name: 'flow_params', type: 'text', nullable: true })
+  flowParams!: string | null;
+
   /** A child run's parents' results in its flow, by task name (JSON text, bounded); null for others. */
   @Column({ name: 'parent_results', type: 'text', nullable: true })
   parentResults!: string | null;

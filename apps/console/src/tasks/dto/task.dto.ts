@@ -192,6 +192,15 @@ export class TriggerRunDto {
   @IsOptional()
   @Raw()
   params?: unknown;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'Params of the flow this run starts: every run of the flow (this one and the runs its dependencies fire) sees them as ctx.flowParams',
+  })
+  @IsOptional()
+  @Raw()
+  flowParams?: unknown;
 }
 
 export class TaskView {
