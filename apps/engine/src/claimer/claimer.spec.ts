@@ -50,6 +50,8 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       attempt: 1,
       priority: 0,
       params: { x: 1 },
+      parentResults: null, // not a child of a flow
+      flowParams: null,
       scheduledAt: T0 - 5000,
       dueAt: T0 - 5000,
       leaseUntil: T0 + 15_000,

@@ -84,7 +84,14 @@ describe.each(TEST_DATABASES)('takeover on %s', (kind) => {
         await b.lock.acquire();
         expect(await a.takeover.runByLocks()).toEqual([]); // seen held again, in this session
         await b.lock.release(); // what a kill -9 does to its session; b's row stays UP with a fresh heartbeat
-        const [takeover, ...more] = await a.takeover.runByLocks();
+        // The server frees a lock when it has processed the client's disconnect, a moment after
+        // the client closed: the engine's poll comes again (every 250 ms); here, a few tries.
+        let found = await a.takeover.runByLocks();
+        for (let i = 0; found.length === 0 && i < 20; i++) {
+          await new Promise((r) => setTimeout(r, 50));
+          found = await a.takeover.runByLocks();
+        }
+        const [takeover, ...more] = found;
         expect(more).toEqual([]);
         expect(takeover).toMatchObject({ node: 'engine-b', cause: 'SESSION_ENDED', released: { claimed: 1 } });
         expect(await run(db.dataSource, held)).toMatchObject({ state: 'PENDING', claimedBy: null });
