@@ -18,6 +18,8 @@ export interface Scenario {
   description: string;
   /** Needs neither MariaDB nor the cluster-suite lock (an in-process micro-benchmark). Default false. */
   standalone?: boolean;
+  /** Part of the quick set (`npm run bench` with no scenario named). Default true; false: only by name or with --full. */
+  quickSet?: boolean;
   /** Returns the runner's summary rows: [case, figures]. */
   run(ctx: ScenarioContext): Promise<Array<[string, string]>>;
 }
