@@ -3,7 +3,10 @@
  * the admin logs in, creates a cron task (nextFireAt computed), triggers it, pages through runs
  * with the cursor, reads stats, pauses/resumes a group, acks an alarm, manages API keys.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signWebhook } from '@baton/messaging';
 import { firstFireTime } from '@baton/domain';
 import { ExecutorEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
@@ -375,6 +378,38 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     const deep = await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({ flowParams: 'x'.repeat(70_000) });
     expect(deep.status).toBe(400);
     expect(deep.body.errors[0].field).toMatch(/^flowParams/);
+  });
+
+  it('manages webhook channels: a signed test delivery, routing rules, refused URLs and names', async () => {
+    const got: Array<{ headers: Record<string, string | string[] | undefined>; body: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => (got.push({ headers: req.headers, body }), res.writeHead(204).end()));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const created = await t.http().post('/api/webhooks').set(admin).send({ name: 'ops', url, alarmTypes: ['FAILED', 'TIMEOUT'], minSeverity: 'CRITICAL' });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ name: 'ops', url, alarmTypes: ['FAILED', 'TIMEOUT'], minSeverity: 'CRITICAL', pending: 0, failed: 0, secret: expect.stringMatching(/^whsec_/) });
+      const tested = await t.http().post(`/api/webhooks/${created.body.id}/test`).set(admin);
+      expect(tested.body).toMatchObject({ ok: true, status: 204, error: null });
+      expect(got).toHaveLength(1);
+      const ts = Number(got[0].headers['x-baton-timestamp']);
+      expect(got[0].headers['x-baton-signature']).toBe(signWebhook(created.body.secret, ts, got[0].body));
+      expect(JSON.parse(got[0].body)).toMatchObject({ tenantId: 'acme', type: 'BUSINESS', severity: 'INFO', data: { test: true } });
+      const listed = await t.http().get('/api/webhooks').set(admin);
+      expect(listed.body.map((w: { name: string; secret?: string }) => [w.name, w.secret])).toEqual([['ops', undefined]]);
+      const refused = await t.http().post('/api/webhooks').set(admin).send({ name: 'ops', url: 'http://169.254.169.254/latest', alarmTypes: ['NOPE'], minSeverity: 'LOUD' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['url', 'alarmTypes', 'minSeverity']);
+      expect((await t.http().post('/api/webhooks').set(admin).send({ name: 'ops', url })).status).toBe(409);
+      expect((await t.http().delete(`/api/webhooks/${created.body.id}`).set(admin)).status).toBe(204);
+      expect((await t.http().post(`/api/webhooks/${created.body.id}/test`).set(admin)).status).toBe(404);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('pauses and resumes a task group, and a single task', async () => {

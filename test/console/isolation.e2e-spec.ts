@@ -42,6 +42,7 @@ interface World {
   bRunId: number;
   bAlarmId: number;
   bApiKeyId: number;
+  bWebhookId: number;
   bExecutorId: number;
   bUserId: number;
   bRunCount: number;
@@ -210,6 +211,18 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/ui/stats-series', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/ui/stats-series?taskId=${w.bTaskId}` }) },
   { method: 'POST', path: '/api/tasks/{id}/backfill', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/backfill`, body: { from: 0, to: 3_600_000 } }) },
   { method: 'DELETE', path: '/api/tasks/{id}/backfill', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/backfill` }) },
+  // webhooks (TENANT_ADMIN)
+  {
+    method: 'GET', path: '/api/webhooks', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/webhooks' }),
+    check: (_w, body) => expect(arr(body).every((h) => !('secret' in h))).toBe(true),
+  },
+  {
+    method: 'POST', path: '/api/webhooks', area: 'tenant', kind: 'own', alsoAccept: [409],
+    call: () => ({ url: '/api/webhooks', body: { name: 'alpha-hook', url: 'http://127.0.0.1:9/hook' } }),
+  },
+  { method: 'DELETE', path: '/api/webhooks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/webhooks/${w.bWebhookId}` }) },
+  { method: 'POST', path: '/api/webhooks/{id}/test', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/webhooks/${w.bWebhookId}/test` }) },
   // retention
   {
     method: 'GET', path: '/api/retention', area: 'tenant', kind: 'list',
@@ -338,6 +351,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       await t.http().post('/api/dependencies').set(b.admin).send({ parentTaskId: bTaskId, childTaskId: bTask2Id }),
     );
     const bApiKeyId = await created(await t.http().post('/api/api-keys').set(b.admin).send({ name: 'b-ci', role: 'TENANT_ADMIN' }));
+    const bWebhookId = await created(await t.http().post('/api/webhooks').set(b.admin).send({ name: 'b-hook', url: 'http://127.0.0.1:9/b' }));
     const bRun = await insertRun(ds, b.id, bTaskId);
     await insertRunLog(ds, bRun, 'secret log line of B');
     await insertRun(ds, b.id, bTaskId, { state: 'SUCCEEDED', scheduledAt: bRun.scheduledAt - 1000 });
@@ -360,6 +374,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       bRunId: bRun.id,
       bAlarmId: bAlarm.id,
       bApiKeyId,
+      bWebhookId,
       bExecutorId: bExecutor.id,
       bUserId: (await ds.getRepository(UserEntity).findOneByOrFail({ username: `${b.id}-admin` })).id,
       bRunCount: 2,

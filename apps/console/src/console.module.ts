@@ -14,6 +14,7 @@ import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
 import { RetentionModule } from './retention/retention.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { TasksModule } from './tasks/tasks.module';
 import { ConsoleUiModule } from './web/console-ui.module';
 import { ConsoleLiveModule } from './live/live.module';
@@ -30,6 +31,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   AlarmsModule,
   StatsModule,
   RetentionModule,
+  WebhooksModule,
   ApiKeysModule,
   OperatorModule,
   UsersModule,

@@ -11,6 +11,7 @@ import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
 import { HistoryJob } from './history/history-job';
+import { WebhookSender } from './alarms/webhook-sender';
 import { Watchdog } from './watchdog/watchdog';
 import { NODE_WORKERS } from './node/node-workers';
 import { AlarmsModule } from './alarms/alarms.module';
@@ -59,8 +60,13 @@ export class EngineModule {
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
-        { provide: NODE_WORKERS, useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob) => [watchdog, relay, history], inject: [Watchdog, OutboxRelay, HistoryJob] },
+        {
+          provide: NODE_WORKERS,
+          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender) => [watchdog, relay, history, webhooks],
+          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender],
+        },
         HistoryJob,
+        WebhookSender,
         LivenessLock,
         EngineNodeService,
         TakeoverService,

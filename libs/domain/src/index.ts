@@ -89,3 +89,5 @@ export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRet
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
 export { backfillFires, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
+export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
+export type { WebhookRule } from './alarm/webhook-route';

@@ -18,6 +18,8 @@ import {
   TaskEntity,
   TenantEntity,
   UserEntity,
+  WebhookChannelEntity,
+  WebhookDeliveryEntity,
 } from './entities';
 
 /** An instant with milliseconds, and the largest integer a BIGINT column must give back exactly. */
@@ -269,6 +271,18 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     name: 'retention_policies',
     full: { tenantId: 'acme', taskId: 12, runsMs: 86_400_000, logsMs: 3_600_000, alarmsMs: MAX_SAFE, minRunsKept: 10, updatedAt: T },
     nulls: { tenantId: 'beta', taskId: 0, runsMs: null, logsMs: null, alarmsMs: null, minRunsKept: null, updatedAt: T },
+  },
+  {
+    entity: WebhookChannelEntity,
+    name: 'webhook_channels',
+    full: { tenantId: 'acme', name: 'ops', url: 'https://hooks.example.com/baton', secret: 'whsec_x', alarmTypes: ['FAILED', 'TIMEOUT'], minSeverity: 'WARNING', createdAt: T },
+    nulls: { tenantId: 'acme', name: 'all', url: 'http://127.0.0.1:9/h', secret: 'whsec_y', alarmTypes: null, minSeverity: 'INFO', createdAt: T },
+  },
+  {
+    entity: WebhookDeliveryEntity,
+    name: 'webhook_deliveries',
+    full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
+    nulls: { tenantId: 'acme', channelId: 2, alarmId: 1, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
   },
   {
     entity: AlarmEntity,

@@ -8,3 +8,4 @@ export * from './batching';
 export * from './mappers';
 export * from './engine-queries';
 export * from './history-queries';
+export * from './webhook-queries';

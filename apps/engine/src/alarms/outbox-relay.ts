@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue } from '@baton/domain';
-import { claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, type OutboxAlarm } from '@baton/persistence';
+import { claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, queueWebhookDeliveries, type OutboxAlarm } from '@baton/persistence';
 import { buildAlarmMessage, type AlarmBus, type AlarmMessage } from '@baton/messaging';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -138,7 +138,12 @@ export class OutboxRelay implements NodeWorker {
     const results = await Promise.allSettled(rows.map((row) => this.bus.publish(toAlarmMessage(row))));
     let confirmed = 0;
     while (confirmed < results.length && results[confirmed].status === 'fulfilled') confirmed++;
-    if (confirmed) await markAlarmsPublished(em, rows.slice(0, confirmed).map((r) => r.id), this.clock.now());
+    if (confirmed) {
+      const published = rows.slice(0, confirmed);
+      await markAlarmsPublished(em, published.map((r) => r.id), this.clock.now());
+      // Queued for the tenant's webhook channels in the same transaction: once each, when published.
+      await queueWebhookDeliveries(em, { tenantId, alarms: published, now: this.clock.now() });
+    }
     const failed = confirmed < rows.length;
     if (failed) {
       const reason = (results[confirmed] as PromiseRejectedResult).reason as Error;

@@ -14,6 +14,8 @@ import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
 import { TenantEntity } from './tenant.entity';
 import { UserEntity } from './user.entity';
+import { WebhookChannelEntity } from './webhook-channel.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export {
   AlarmEntity,
@@ -32,6 +34,8 @@ export {
   TaskEntity,
   TenantEntity,
   UserEntity,
+  WebhookChannelEntity,
+  WebhookDeliveryEntity,
 };
 
 /** Every entity, for data sources. */
@@ -52,4 +56,6 @@ export const ENTITIES = [
   RunRollupEntity,
   HistoryCursorEntity,
   RetentionPolicyEntity,
+  WebhookChannelEntity,
+  WebhookDeliveryEntity,
 ];

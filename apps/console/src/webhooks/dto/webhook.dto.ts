@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsOptional } from 'class-validator';
+import { ALARM_TYPES, SEVERITIES, type AlarmType, type Severity } from '@baton/domain';
+
+const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
+
+/** A webhook channel as sent; the service checks each field and names the one at fault. */
+export class CreateWebhookDto {
+  @ApiProperty({ type: String, example: 'ops-pager', description: 'Unique within the tenant; 1–100 characters' })
+  @IsOptional()
+  @Raw()
+  name?: unknown;
+
+  @ApiProperty({ type: String, example: 'https://hooks.example.com/baton', description: 'http(s) URL the alarms are POSTed to (not link-local or metadata addresses)' })
+  @IsOptional()
+  @Raw()
+  url?: unknown;
+
+  @ApiPropertyOptional({ enum: ALARM_TYPES, isArray: true, nullable: true, description: 'Alarm types sent; null or absent: every type' })
+  @IsOptional()
+  @Raw()
+  alarmTypes?: unknown;
+
+  @ApiPropertyOptional({ enum: SEVERITIES, default: 'WARNING', description: 'The least severe alarm sent' })
+  @IsOptional()
+  @Raw()
+  minSeverity?: unknown;
+}
+
+export class WebhookView {
+  @ApiProperty() id!: number;
+  @ApiProperty() name!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ enum: ALARM_TYPES, isArray: true, nullable: true }) alarmTypes!: AlarmType[] | null;
+  @ApiProperty({ enum: SEVERITIES }) minSeverity!: Severity;
+  @ApiProperty() createdAt!: number;
+  @ApiProperty({ description: 'Deliveries waiting (not delivered, not given up)' }) pending!: number;
+  @ApiProperty({ description: 'Deliveries given up after 24 h of failures' }) failed!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'The last failed delivery’s error' }) lastError!: string | null;
+}
+
+export class CreatedWebhookView extends WebhookView {
+  @ApiProperty({ description: 'The signing secret (X-Baton-Signature: v1=HMAC-SHA256(secret, "<timestamp>.<body>")); shown in this answer only' })
+  secret!: string;
+}
+
+export class WebhookTestView {
+  @ApiProperty({ description: 'True when the endpoint answered 2xx' }) ok!: boolean;
+  @ApiProperty({ type: Number, nullable: true, description: 'Its HTTP status; null when it did not answer' }) status!: number | null;
+  @ApiProperty({ description: 'Round trip, ms' }) ms!: number;
+  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import axios from 'axios';
+import { DataSource } from 'typeorm';
+import { CLOCK, WEBHOOK_GIVE_UP_MS, webhookRetryDelay, type Clock } from '@baton/domain';
+import { signWebhook, WEBHOOK_HEADERS } from '@baton/messaging';
+import { claimWebhookDeliveries, findAlarmForWebhook, inTransaction, recordWebhookTry, type DueDelivery } from '@baton/persistence';
+import { PeriodicLoop } from '../common/periodic-loop';
+import type { NodeWorker } from '../node/node-workers';
+import { toAlarmMessage } from './outbox-relay';
+
+/** How often the sender looks for due deliveries. */
+export const WEBHOOK_POLL_MS = 1000;
+/** One POST's timeout; a delivery is held this long and a little more (the claim's lease). */
+export const WEBHOOK_TIMEOUT_MS = 5000;
+/** Deliveries taken per look. */
+const BATCH = 50;
+
+/** What one turn did (tests). */
+export interface WebhookReport {
+  delivered: number;
+  failed: number;
+  givenUp: number;
+}
+
+/**
+ * Sends the alarms queued for webhook channels (issue 14 item 5): each as a POST of the very
+ * JSON message the ActiveMQ topic carries, signed (X-Baton-Signature over `<timestamp>.<body>`
+ * with the channel's secret; X-Baton-Delivery names the delivery, for a receiver that wants to
+ * drop repeats). A 2xx ends it; anything else is tried again after 1 s, 2 s, 4 s … (at most 5
+ * minutes apart) for up to 24 hours, then given up with its last error. Deliveries are claimed
+ * with a lease (FOR UPDATE SKIP LOCKED), so engines share them and none is sent by two at once.
+ * An endpoint that took a delivery but answered too late gets it again: at least once, by id.
+ */
+@Injectable()
+export class WebhookSender implements NodeWorker, OnModuleDestroy {
+  private readonly logger = new Logger('WebhookSender');
+  private readonly loop: PeriodicLoop;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    // A full batch: the next one at once (a backlog after an endpoint came back).
+    this.loop = new PeriodicLoop('webhooks', WEBHOOK_POLL_MS, async () => {
+      const r = await this.tick();
+      return r.delivered + r.failed + r.givenUp >= BATCH ? 0 : undefined;
+    }, this.logger);
+  }
+
+  start(): void {
+    this.loop.start(WEBHOOK_POLL_MS);
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  async tick(): Promise<WebhookReport> {
+    const report: WebhookReport = { delivered: 0, failed: 0, givenUp: 0 };
+    const due = await inTransaction(this.dataSource, (em) => claimWebhookDeliveries(em, { now: this.clock.now(), leaseMs: WEBHOOK_TIMEOUT_MS * 2, limit: BATCH }), { isolation: 'READ COMMITTED' });
+    for (const delivery of due) {
+      const outcome = await this.send(delivery);
+      const now = this.clock.now();
+      if (outcome === null) {
+        await recordWebhookTry(this.dataSource.manager, { id: delivery.id, now, delivered: true });
+        report.delivered++;
+        continue;
+      }
+      const giveUp = now - delivery.createdAt >= WEBHOOK_GIVE_UP_MS;
+      await recordWebhookTry(this.dataSource.manager, { id: delivery.id, now, delivered: false, error: outcome, retryAt: giveUp ? null : now + webhookRetryDelay(delivery.attempts + 1) });
+      if (giveUp) {
+        report.givenUp++;
+        this.logger.warn(`webhook delivery ${delivery.id} given up after ${delivery.attempts + 1} tries: ${outcome}`, { tenantId: delivery.tenantId });
+      } else report.failed++;
+    }
+    return report;
+  }
+
+  /** One POST; null when the endpoint took it (2xx), else why not. */
+  private async send(delivery: DueDelivery): Promise<string | null> {
+    const alarm = await findAlarmForWebhook(this.dataSource.manager, delivery.alarmId);
+    if (!alarm) return null; // purged before it could go: nothing left to send
+    const body = JSON.stringify(toAlarmMessage(alarm));
+    const timestamp = this.clock.now();
+    try {
+      const res = await axios.post(delivery.url, body, {
+        timeout: WEBHOOK_TIMEOUT_MS,
+        maxRedirects: 0,
+        validateStatus: () => true,
+        headers: {
+          'content-type': 'application/json',
+          [WEBHOOK_HEADERS.delivery]: String(delivery.id),
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signWebhook(delivery.secret, timestamp, body),
+        },
+      });
+      return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+}

@@ -1,0 +1,25 @@
+import { SEVERITIES, type AlarmType, type Severity } from '../types';
+
+/** A webhook channel's routing rule. */
+export interface WebhookRule {
+  /** Alarm types sent; null: every type. */
+  alarmTypes: readonly AlarmType[] | null;
+  /** The least severe alarm sent. */
+  minSeverity: Severity;
+}
+
+/** Whether an alarm goes to a channel: its type is one the channel takes, and it is at least as severe as the channel asks. */
+export function routesTo(rule: WebhookRule, alarm: { type: AlarmType; severity: Severity }): boolean {
+  if (rule.alarmTypes !== null && !rule.alarmTypes.includes(alarm.type)) return false;
+  return SEVERITIES.indexOf(alarm.severity) >= SEVERITIES.indexOf(rule.minSeverity);
+}
+
+/** A delivery that has failed for this long since it was queued is given up (its last error kept). */
+export const WEBHOOK_GIVE_UP_MS = 24 * 3600_000;
+/** Longest wait between two tries of one delivery. */
+export const WEBHOOK_MAX_RETRY_MS = 5 * 60_000;
+
+/** The wait before try `attempts + 1` after `attempts` failed tries: 1 s, 2 s, 4 s, … up to 5 minutes. */
+export function webhookRetryDelay(attempts: number): number {
+  return Math.min(WEBHOOK_MAX_RETRY_MS, 1000 * 2 ** Math.max(0, attempts - 1));
+}

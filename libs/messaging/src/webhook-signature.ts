@@ -1,0 +1,13 @@
+import { createHmac } from 'node:crypto';
+
+/** Headers of a webhook POST: which delivery, when it was signed, and the signature. */
+export const WEBHOOK_HEADERS = { delivery: 'x-baton-delivery', timestamp: 'x-baton-timestamp', signature: 'x-baton-signature' } as const;
+
+/**
+ * The X-Baton-Signature of a webhook body: `v1=` and the hex HMAC-SHA256, keyed by the channel's
+ * secret, of `<timestamp>.<body>` — the receiver recomputes it over the raw body and refuses an
+ * old timestamp, so a captured POST cannot be replayed later (as Stripe's and Slack's webhooks).
+ */
+export function signWebhook(secret: string, timestamp: number, body: string): string {
+  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}

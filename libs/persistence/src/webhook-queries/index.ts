@@ -1,0 +1,4 @@
+export { queueWebhookDeliveries } from './queue-webhook-deliveries';
+export { claimWebhookDeliveries, recordWebhookTry } from './claim-webhook-deliveries';
+export type { DueDelivery } from './claim-webhook-deliveries';
+export { findAlarmForWebhook } from './alarm-for-webhook';
