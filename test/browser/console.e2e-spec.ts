@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -288,6 +290,35 @@ describe('web console (Chromium)', () => {
     page.once('dialog', (d) => void d.accept());
     await cancel.click();
     await page.locator('[data-run-state="CANCELLED"]').waitFor({ timeout: 10_000 });
+  });
+
+  it('adds a webhook, sends a test delivery, and gets a failure alarm delivered to it by the engine', async () => {
+    const got: Array<{ type: string; message: string; signature: string | undefined }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        const m = JSON.parse(body) as { type: string; message: string };
+        got.push({ type: m.type, message: m.message, signature: req.headers['x-baton-signature'] as string | undefined });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      await go(page, '/webhooks');
+      await page.getByLabel('Name').fill('e2e-hook');
+      await page.getByLabel('URL').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await page.locator('[data-webhook-secret]').waitFor();
+      await page.locator('tr[data-webhook="e2e-hook"]').getByRole('button', { name: 'Send test' }).click();
+      await page.locator('.toast', { hasText: /^Test delivery to e2e-hook: 204 in \d+ ms/ }).waitFor();
+      await shot(page, '11b-webhooks');
+      await api('POST', `/tasks/${await taskId('fails-when-run')}/trigger`, {});
+      await expect.poll(() => got.filter((g) => g.type === 'FAILED').length, { timeout: 15_000 }).toBeGreaterThan(0);
+      expect(got.every((g) => g.signature?.startsWith('v1='))).toBe(true);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   let secondTenant: { context: BrowserContext; page: Page } | null = null;

@@ -14,6 +14,7 @@ import { StatsPage } from './pages/StatsPage';
 import { TaskEditorPage } from './pages/TaskEditorPage';
 import { TasksPage } from './pages/TasksPage';
 import { UsersPage } from './pages/UsersPage';
+import { WebhooksPage } from './pages/WebhooksPage';
 
 const TENANT_NAV = [
   ['/tasks', 'Tasks'],
@@ -22,6 +23,7 @@ const TENANT_NAV = [
   ['/executors', 'Executors'],
   ['/alarms', 'Alarms'],
   ['/stats', 'Statistics'],
+  ['/webhooks', 'Webhooks'],
   ['/users', 'Users'],
   ['/operator', 'Operator'],
 ] as const;
@@ -63,7 +65,7 @@ function Shell({ session, path, onLogout }: { session: Session; path: string; on
   // Users: operators and tenant admins manage users; a viewer does not see the page.
   const nav = operator
     ? TENANT_NAV.filter(([to]) => to === '/operator' || to === '/users')
-    : TENANT_NAV.filter(([to]) => to !== '/users' || session.user.role === 'TENANT_ADMIN');
+    : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks') || session.user.role === 'TENANT_ADMIN');
   const canWrite = session.user.role !== 'TENANT_VIEWER';
   return (
     <div className="shell">
@@ -123,6 +125,7 @@ function Routes({ path, operator, canWrite, session }: { path: string; operator:
   if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
   if (path === '/stats') return <StatsPage />;
+  if (path === '/webhooks' && role === 'TENANT_ADMIN') return <WebhooksPage />;
   return (
     <div>
       <h1>Not found</h1>

@@ -1,0 +1,143 @@
+import { useState, type FormEvent } from 'react';
+import { ApiError, del, get, post } from '../api';
+import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { fmtTime } from '../format';
+import { useLoad } from '../hooks';
+import { ALARM_TYPES } from '../model';
+
+interface Webhook {
+  id: number;
+  name: string;
+  url: string;
+  alarmTypes: string[] | null;
+  minSeverity: string;
+  createdAt: number;
+  pending: number;
+  failed: number;
+  lastError: string | null;
+}
+
+/**
+ * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
+ * POSTed to it by the engines, signed; a test delivery says what the endpoint answers.
+ */
+export function WebhooksPage() {
+  const toast = useToast();
+  const hooks = useLoad(() => get<Webhook[]>('/webhooks'), []);
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [types, setTypes] = useState<string[]>([]);
+  const [minSeverity, setMinSeverity] = useState('WARNING');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      const created = await post<Webhook & { secret: string }>('/webhooks', { name, url, alarmTypes: types.length ? types : null, minSeverity });
+      setErrors({});
+      setSecret({ name: created.name, secret: created.secret });
+      setName('');
+      setUrl('');
+      await hooks.reload();
+    } catch (err) {
+      if (err instanceof ApiError) setErrors(err.fieldErrors());
+      else toast.notify((err as Error).message, 'error');
+    }
+  };
+  const test = async (h: Webhook) => {
+    const r = await post<{ ok: boolean; status: number | null; ms: number; error: string | null }>(`/webhooks/${h.id}/test`, {});
+    toast.notify(r.ok ? `Test delivery to ${h.name}: ${r.status} in ${r.ms} ms` : `Test delivery to ${h.name} failed: ${r.error ?? `HTTP ${r.status}`}`, r.ok ? 'info' : 'error');
+  };
+  const remove = async (h: Webhook) => {
+    if (!window.confirm(`Remove webhook ${h.name}? Alarms not delivered to it yet are dropped.`)) return;
+    await del(`/webhooks/${h.id}`);
+    await hooks.reload();
+  };
+
+  return (
+    <>
+      <PageHeader title="Webhooks" />
+      <ErrorBox error={hooks.error} />
+      <form className="filters" aria-label="Add a webhook" onSubmit={(e) => void add(e)}>
+        <Field label="Name" error={errors.name}>
+          {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
+        </Field>
+        <Field label="URL" error={errors.url}>
+          {(p) => <input {...p} name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/baton" />}
+        </Field>
+        <Field label="Lowest severity" error={errors.minSeverity}>
+          {(p) => (
+            <select {...p} name="minSeverity" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value)}>
+              {['INFO', 'WARNING', 'CRITICAL'].map((s) => (
+                <option key={s}>{s}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <fieldset className="checks" aria-label="Alarm types (none checked: every type)">
+          {ALARM_TYPES.map((t) => (
+            <label key={t} className="check">
+              <input type="checkbox" checked={types.includes(t)} onChange={(e) => setTypes((ts) => (e.target.checked ? [...ts, t] : ts.filter((x) => x !== t)))} /> {t}
+            </label>
+          ))}
+          {errors.alarmTypes ? <div className="field-error">{errors.alarmTypes}</div> : null}
+        </fieldset>
+        <div className="field field-button">
+          <button type="submit" className="btn-primary">
+            Add webhook
+          </button>
+        </div>
+      </form>
+      {secret ? (
+        <div className="notice" role="status" data-webhook-secret>
+          Signing secret of {secret.name} (shown once): <code>{secret.secret}</code>. Verify X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;").
+        </div>
+      ) : null}
+      <div className="table-wrap">
+        <table className="data" aria-label="Webhooks">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">URL</th>
+              <th scope="col">Alarms</th>
+              <th scope="col">Pending / given up</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(hooks.data ?? []).map((h) => (
+              <tr key={h.id} data-webhook={h.name}>
+                <td>{h.name}</td>
+                <td className="mono small">{h.url}</td>
+                <td className="small">
+                  {h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · {h.minSeverity} and above
+                </td>
+                <td title={h.lastError ?? undefined}>
+                  {h.pending} / {h.failed}
+                </td>
+                <td className="small">{fmtTime(h.createdAt)}</td>
+                <td className="actions">
+                  <button type="button" className="btn-small" onClick={() => void test(h)}>
+                    Send test
+                  </button>
+                  <button type="button" className="btn-small btn-ghost" onClick={() => void remove(h)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+            {hooks.data?.length === 0 ? (
+              <tr>
+                <td colSpan={6} className="muted">
+                  No webhook yet: alarms reach the console and the ActiveMQ topic only.
+                </td>
+              </tr>
+            ) : null}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
