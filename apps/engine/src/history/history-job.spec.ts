@@ -176,9 +176,18 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       await alarm('old-published', T - 2 * DAY, T - 2 * DAY);
       await alarm('old-unpublished', T - 2 * DAY, null);
       await alarm('new', T - HOUR_MS, T - HOUR_MS);
+      const delivery = (createdAt: number, deliveredAt: number | null) =>
+        db.dataSource.query(
+          `INSERT INTO webhook_deliveries (tenant_id, channel_id, alarm_id, alarm_count, attempts, next_at, delivered_at, failed_at, last_error, created_at) VALUES (?, 1, ?, 1, 1, 0, ?, NULL, NULL, ?)`,
+          [TENANT, createdAt, deliveredAt, createdAt],
+        );
+      await delivery(T - 2 * DAY, T - 2 * DAY); // delivered, old: goes
+      await delivery(T - 2 * DAY + 1, null); // still owed: stays
+      await delivery(T - HOUR_MS, T - HOUR_MS); // delivered, recent: stays
       await purgeAll(job(db.dataSource, clock));
       const left = ((await db.dataSource.query(`SELECT uid FROM alarms ORDER BY uid`)) as Array<{ uid: string }>).map((r) => r.uid);
       expect(left).toEqual(['new', 'old-unpublished']);
+      expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM webhook_deliveries`)).toBe(2);
     });
 
     it('never purges past the point the statistics have settled', async () => {

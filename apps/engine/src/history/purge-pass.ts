@@ -12,6 +12,7 @@ import {
   purgeAlarms,
   purgeRollups,
   purgeRunLogs,
+  purgeWebhookDeliveries,
   type HistoryCursor,
   type PurgeCandidate,
 } from '@baton/persistence';
@@ -46,7 +47,8 @@ export interface PurgeReport {
  *   cursor's settled point (so they are in the statistics), except the newest `minRunsKept` of
  *   their task and the runs of a flow with a run still going — a sweep over finished_at from the
  *   cursor's purge position, then the tasks that keep less than their tenant;
- * - logs of runs older than the log retention; alarms older than theirs, once published;
+ * - logs of runs older than the log retention; alarms older than theirs, once published, and
+ *   finished webhook deliveries with them;
  * - minute rollups after 48 h, hour rollups after BATON_STATS_RETENTION_MS.
  *
  * Deletes run at READ COMMITTED by primary key and only touch ended rows: the claim path (PENDING
@@ -115,6 +117,8 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
+  // Finished webhook deliveries go with the alarms' retention.
+  await step(() => purgeWebhookDeliveries(dataSource.manager, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch * 4 }));
 
   for (const [spanMs, keptMs] of [
     [MINUTE_MS, MINUTE_ROLLUPS_KEPT_MS],

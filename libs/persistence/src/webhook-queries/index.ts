@@ -2,3 +2,4 @@ export { queueWebhookDeliveries } from './queue-webhook-deliveries';
 export { claimWebhookDeliveries, recordWebhookTry } from './claim-webhook-deliveries';
 export type { DueDelivery } from './claim-webhook-deliveries';
 export { findAlarmForWebhook } from './alarm-for-webhook';
+export { purgeWebhookDeliveries } from './purge-webhook-deliveries';
