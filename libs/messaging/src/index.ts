@@ -14,4 +14,4 @@ export type { BrokerAddress } from './stomp/broker-url';
 export { createAlarmBus } from './create-alarm-bus';
 export type { CreateAlarmBusOptions } from './create-alarm-bus';
 export { RecentIds } from './recent-ids';
-export { signWebhook, WEBHOOK_HEADERS } from './webhook-signature';
+export { signWebhook, webhookHeaders, WEBHOOK_HEADERS } from './webhook-signature';

@@ -11,3 +11,13 @@ export const WEBHOOK_HEADERS = { delivery: 'x-baton-delivery', timestamp: 'x-bat
 export function signWebhook(secret: string, timestamp: number, body: string): string {
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
+
+/** The headers of one webhook POST of `body` (the engines' deliveries and the console's test alike). */
+export function webhookHeaders(input: { secret: string; delivery: string; timestamp: number; body: string }): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    [WEBHOOK_HEADERS.delivery]: input.delivery,
+    [WEBHOOK_HEADERS.timestamp]: String(input.timestamp),
+    [WEBHOOK_HEADERS.signature]: signWebhook(input.secret, input.timestamp, input.body),
+  };
+}

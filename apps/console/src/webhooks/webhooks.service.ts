@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import axios from 'axios';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull, Not } from 'typeorm';
-import { ALARM_TYPES, isAlwaysRefusedAddress, SEVERITIES, type AlarmType, type FieldError, type Severity } from '@baton/domain';
-import { buildAlarmMessage, signWebhook, WEBHOOK_HEADERS } from '@baton/messaging';
+import { ALARM_TYPES, checkExecutorUrl, SEVERITIES, type AlarmType, type FieldError, type Severity } from '@baton/domain';
+import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
 import { isUniqueViolation, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -89,7 +89,7 @@ export class WebhooksService {
         timeout: TEST_TIMEOUT_MS,
         maxRedirects: 0,
         validateStatus: () => true,
-        headers: { 'content-type': 'application/json', [WEBHOOK_HEADERS.delivery]: 'test', [WEBHOOK_HEADERS.timestamp]: String(now), [WEBHOOK_HEADERS.signature]: signWebhook(channel.secret, now, body) },
+        headers: webhookHeaders({ secret: channel.secret, delivery: 'test', timestamp: now, body }),
       });
       return { ok: res.status >= 200 && res.status < 300, status: res.status, ms: Math.round(performance.now() - started), error: null };
     } catch (err) {
@@ -118,6 +118,7 @@ function checkUrl(url: unknown): string | null {
     return 'not a URL';
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be http or https';
-  if (isAlwaysRefusedAddress(parsed.hostname.replace(/^\[|\]$/g, ''))) return 'link-local and cloud metadata addresses are refused';
-  return null;
+  // The engines' rule for any URL they call: never link-local, metadata or non-unicast addresses.
+  const verdict = checkExecutorUrl(url, null);
+  return verdict.ok ? null : verdict.reason;
 }

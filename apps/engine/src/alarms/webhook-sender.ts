@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import axios from 'axios';
 import { DataSource } from 'typeorm';
 import { CLOCK, WEBHOOK_GIVE_UP_MS, webhookRetryDelay, type Clock } from '@baton/domain';
-import { signWebhook, WEBHOOK_HEADERS } from '@baton/messaging';
-import { claimWebhookDeliveries, findAlarmForWebhook, inTransaction, recordWebhookTry, type DueDelivery } from '@baton/persistence';
+import { webhookHeaders } from '@baton/messaging';
+import { claimWebhookDeliveries, findAlarmsForWebhooks, inTransaction, recordWebhookTry, type DueDelivery, type OutboxAlarm } from '@baton/persistence';
 import { PeriodicLoop } from '../common/periodic-loop';
 import type { NodeWorker } from '../node/node-workers';
 import { toAlarmMessage } from './outbox-relay';
@@ -62,8 +62,11 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
   async tick(): Promise<WebhookReport> {
     const report: WebhookReport = { delivered: 0, failed: 0, givenUp: 0 };
     const due = await inTransaction(this.dataSource, (em) => claimWebhookDeliveries(em, { now: this.clock.now(), leaseMs: WEBHOOK_TIMEOUT_MS * 2, limit: BATCH }), { isolation: 'READ COMMITTED' });
+    const alarms = await findAlarmsForWebhooks(this.dataSource.manager, due.map((d) => d.alarmId));
     for (const delivery of due) {
-      const outcome = await this.send(delivery);
+      const alarm = alarms.get(delivery.alarmId);
+      // An alarm purged before it could go: nothing left to send.
+      const outcome = alarm ? await this.send(delivery, alarm) : null;
       const now = this.clock.now();
       if (outcome === null) {
         await recordWebhookTry(this.dataSource.manager, { id: delivery.id, now, delivered: true });
@@ -81,9 +84,7 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
   }
 
   /** One POST; null when the endpoint took it (2xx), else why not. */
-  private async send(delivery: DueDelivery): Promise<string | null> {
-    const alarm = await findAlarmForWebhook(this.dataSource.manager, delivery.alarmId);
-    if (!alarm) return null; // purged before it could go: nothing left to send
+  private async send(delivery: DueDelivery, alarm: OutboxAlarm): Promise<string | null> {
     const body = JSON.stringify(toAlarmMessage(alarm));
     const timestamp = this.clock.now();
     try {
@@ -91,12 +92,7 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
         timeout: WEBHOOK_TIMEOUT_MS,
         maxRedirects: 0,
         validateStatus: () => true,
-        headers: {
-          'content-type': 'application/json',
-          [WEBHOOK_HEADERS.delivery]: String(delivery.id),
-          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: signWebhook(delivery.secret, timestamp, body),
-        },
+        headers: webhookHeaders({ secret: delivery.secret, delivery: String(delivery.id), timestamp, body }),
       });
       return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
     } catch (err) {

@@ -103,10 +103,8 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
       this.held.add(tenantId);
       try {
         const rollup = await rollupTenant(this.dataSource, this.config.nodeId, cursor, now, () => this.yieldToRuns());
-        // The purge reads the cursor's settled point as the rollup left it.
-        const settled = await leaseHistoryCursor(this.dataSource.manager, { tenantId, worker: this.config.nodeId, now, until: now + leaseMs });
-        if (!settled) continue;
-        const purge = await purgeTenant(this.dataSource, this.config.nodeId, settled, now, {
+        // The purge stops below the settled point as the rollup left it.
+        const purge = await purgeTenant(this.dataSource, this.config.nodeId, { ...cursor, settledUntil: rollup.settledUntil }, now, {
           ceiling: this.config.retention,
           statsRetentionMs: this.config.statsRetentionMs,
           batch: this.config.purgeBatch,

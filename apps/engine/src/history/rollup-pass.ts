@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { bucketStart, emptyCell, HOUR_MS, mergeCell, MINUTE_MS, rollupRuns, type EndedRun, type RollupCell } from '@baton/domain';
-import { advanceHistoryCursor, inTransaction, nextEndAfter, readEndedRuns, readTenantRollups, replaceRollups, type HistoryCursor } from '@baton/persistence';
+import { advanceHistoryCursor, inTransaction, nextEndAfter, readEndedRuns, readRollups, replaceRollups, type HistoryCursor } from '@baton/persistence';
 import { LostHistoryLeaseError } from './lost-history-lease.error';
 
 /**
@@ -29,6 +29,8 @@ export interface RollupReport {
   hours: number;
   /** True when the pass stopped at its bound with minutes left to roll. */
   more: boolean;
+  /** Where the cursor's settled point stands after the pass (the purge stops below it). */
+  settledUntil: number;
 }
 
 type CursorField = 'rolled_until' | 'settled_until';
@@ -43,7 +45,7 @@ type CursorField = 'rolled_until' | 'settled_until';
  */
 export async function rollupTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, pace: () => Promise<void> = async () => undefined): Promise<RollupReport> {
   const tenantId = cursor.tenantId;
-  const report: RollupReport = { chunks: 0, runs: 0, hours: 0, more: false };
+  const report: RollupReport = { chunks: 0, runs: 0, hours: 0, more: false, settledUntil: cursor.settledUntil };
   const partialHours = new Set<number>();
   const rollTo = bucketStart(now - ROLL_LAG_MS, MINUTE_MS);
   const settleTo = bucketStart(now - SETTLE_LAG_MS, MINUTE_MS);
@@ -111,11 +113,12 @@ export async function rollupTenant(dataSource: DataSource, worker: string, curso
     rolledUntil = settledUntil = await pass(rolledUntil, Math.min(settleTo, rollTo), ['rolled_until', 'settled_until']);
   }
   if (!report.more) rolledUntil = await pass(rolledUntil, rollTo, ['rolled_until']);
-  if (!report.more) await pass(settledUntil, Math.min(settleTo, rolledUntil), ['settled_until']);
+  if (!report.more) settledUntil = await pass(settledUntil, Math.min(settleTo, rolledUntil), ['settled_until']);
+  report.settledUntil = settledUntil;
 
   for (const hour of partialHours) {
     await inTransaction(dataSource, async (em) => {
-      const minutes = await readTenantRollups(em, { tenantId, spanMs: MINUTE_MS, from: hour, to: hour + HOUR_MS });
+      const minutes = await readRollups(em, { tenantId, spanMs: MINUTE_MS, from: hour, to: hour + HOUR_MS });
       const byTask = new Map<number, RollupCell>();
       for (const { taskId, cell } of minutes) {
         let sum = byTask.get(taskId);

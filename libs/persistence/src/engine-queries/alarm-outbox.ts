@@ -78,7 +78,12 @@ export async function findTenantOutbox(manager: EntityManager, tenantId: string,
      FROM alarms WHERE tenant_id = ? AND published_at IS NULL ORDER BY id LIMIT ${Math.max(1, Math.floor(limit))}`,
     [tenantId],
   );
-  return rows.map((r) => ({
+  return rows.map(outboxAlarmOf);
+}
+
+/** The columns `id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at` of an alarm, as an OutboxAlarm. */
+export function outboxAlarmOf(r: Record<string, unknown>): OutboxAlarm {
+  return {
     id: num(r.id),
     uid: (r.uid as string | null) ?? null,
     tenantId: r.tenant_id as string,
@@ -91,7 +96,7 @@ export async function findTenantOutbox(manager: EntityManager, tenantId: string,
     dataJson: (r.data as string | null) ?? null,
     count: num(r.count),
     raisedAt: num(r.raised_at),
-  }));
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 export { leaseHistoryCursor, advanceHistoryCursor, releaseHistoryCursors, rolledUntilOf } from './history-cursor';
 export type { HistoryCursor } from './history-cursor';
 export { readEndedRuns, nextEndAfter } from './read-ended-runs';
-export { replaceRollups, readRollups, readTenantRollups, purgeRollups } from './rollup-rows';
+export { replaceRollups, readRollups, purgeRollups } from './rollup-rows';
 export type { RollupRow } from './rollup-rows';
 export { findPurgeCandidates, findTaskPurgeCandidates, findLiveFlows, newestRunsBoundary, deleteEndedRuns } from './purge-runs';
 export type { PurgeCandidate } from './purge-runs';

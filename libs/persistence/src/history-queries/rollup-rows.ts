@@ -51,33 +51,21 @@ export async function replaceRollups(manager: EntityManager, input: { tenantId: 
 }
 
 /**
- * The rollup rows of one task (or ALL_TASKS) at one span with buckets in [from, to):
+ * Rollup rows of a tenant at one span with buckets in [from, to): of one task (or ALL_TASKS) —
+ * the statistics' read, a range of the primary key (24 h of minutes is 1,440 rows, 90 days of
+ * hours 2,160) — or, without `taskId`, of every task (recomputing hours from minutes, a range of
+ * ix_run_rollups_age):
  *
- *   SELECT … FROM run_rollups WHERE tenant_id = ? AND task_id = ? AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?
- *
- * A range of the primary key. 24 h of minutes is 1,440 rows; 90 days of hours 2,160.
+ *   SELECT task_id, bucket_start, … FROM run_rollups WHERE tenant_id = ? [AND task_id = ?] AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?
  */
-export async function readRollups(manager: EntityManager, input: { tenantId: string; taskId: number; spanMs: number; from: number; to: number }): Promise<RollupRow[]> {
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT bucket_start, succeeded, failed, timed_out, cancelled, skipped, duration_hist, lateness_hist, retry_wait_hist
-       FROM run_rollups WHERE tenant_id = ? AND task_id = ? AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?
-      ORDER BY bucket_start`,
-    [input.tenantId, input.taskId, input.spanMs, input.from, input.to],
-  );
-  return rows.map((r) => ({ taskId: input.taskId, bucketStart: num(r.bucket_start), cell: cellOf(r) }));
-}
-
-/**
- * Every task's rows of a tenant at one span in [from, to) (to recompute hours from minutes):
- * a range of ix_run_rollups_age.
- */
-export async function readTenantRollups(manager: EntityManager, input: { tenantId: string; spanMs: number; from: number; to: number }): Promise<RollupRow[]> {
+export async function readRollups(manager: EntityManager, input: { tenantId: string; taskId?: number; spanMs: number; from: number; to: number }): Promise<RollupRow[]> {
+  const task = input.taskId === undefined ? '' : ' AND task_id = ?';
   const { rows } = await execute<Record<string, unknown>>(
     manager,
     `SELECT task_id, bucket_start, succeeded, failed, timed_out, cancelled, skipped, duration_hist, lateness_hist, retry_wait_hist
-       FROM run_rollups WHERE tenant_id = ? AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?`,
-    [input.tenantId, input.spanMs, input.from, input.to],
+       FROM run_rollups WHERE tenant_id = ?${task} AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?
+      ORDER BY bucket_start`,
+    [input.tenantId, ...(input.taskId === undefined ? [] : [input.taskId]), input.spanMs, input.from, input.to],
   );
   return rows.map((r) => ({ taskId: num(r.task_id), bucketStart: num(r.bucket_start), cell: cellOf(r) }));
 }

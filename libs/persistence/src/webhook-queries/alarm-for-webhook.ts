@@ -1,35 +1,21 @@
 import type { EntityManager } from 'typeorm';
-import type { AlarmType, Severity } from '@baton/domain';
-import type { OutboxAlarm } from '../engine-queries/alarm-outbox';
-import { execute, num, numOrNull } from '../engine-queries/sql';
+import { outboxAlarmOf, type OutboxAlarm } from '../engine-queries/alarm-outbox';
+import { execute, num, placeholders } from '../engine-queries/sql';
 
 /**
- * The alarm a delivery carries, as the topic's message is made from it:
+ * The alarms a batch of deliveries carries, as the topic's message is made from them, by id:
  *
- *   SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at FROM alarms WHERE id = ?
+ *   SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at FROM alarms WHERE id IN (…)
  *
- * Null when the alarm is gone (purged by retention before it could be delivered).
+ * An alarm gone (purged by retention before it could be delivered) is absent.
  */
-export async function findAlarmForWebhook(manager: EntityManager, alarmId: number): Promise<OutboxAlarm | null> {
+export async function findAlarmsForWebhooks(manager: EntityManager, alarmIds: readonly number[]): Promise<Map<number, OutboxAlarm>> {
+  const ids = [...new Set(alarmIds)];
+  if (ids.length === 0) return new Map();
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    'SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at FROM alarms WHERE id = ?',
-    [alarmId],
+    `SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at FROM alarms WHERE id IN (${placeholders(ids.length)})`,
+    ids,
   );
-  const r = rows[0];
-  if (!r) return null;
-  return {
-    id: num(r.id),
-    uid: r.uid === null ? null : String(r.uid),
-    tenantId: String(r.tenant_id),
-    type: r.type as AlarmType,
-    severity: r.severity as Severity,
-    taskId: numOrNull(r.task_id),
-    runId: numOrNull(r.run_id),
-    executorId: numOrNull(r.executor_id),
-    message: String(r.message),
-    dataJson: r.data === null ? null : String(r.data),
-    count: num(r.count),
-    raisedAt: num(r.raised_at),
-  };
+  return new Map(rows.map((r) => [num(r.id), outboxAlarmOf(r)]));
 }

@@ -1,5 +1,5 @@
 export { queueWebhookDeliveries } from './queue-webhook-deliveries';
 export { claimWebhookDeliveries, recordWebhookTry } from './claim-webhook-deliveries';
 export type { DueDelivery } from './claim-webhook-deliveries';
-export { findAlarmForWebhook } from './alarm-for-webhook';
+export { findAlarmsForWebhooks } from './alarm-for-webhook';
 export { purgeWebhookDeliveries } from './purge-webhook-deliveries';
