@@ -118,7 +118,6 @@ function checkUrl(url: unknown): string | null {
     return 'not a URL';
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be http or https';
-  // The engines' rule for any URL they call: never link-local, metadata or non-unicast addresses.
-  const verdict = checkExecutorUrl(url, null);
-  return verdict.ok ? null : verdict.reason;
+  // The engines' rule for any URL they call (the executors' too): never link-local, metadata or non-unicast addresses.
+  return checkExecutorUrl(url, null).ok ? null : `${parsed.hostname} is a link-local, metadata or non-unicast address, which Baton never calls`;
 }

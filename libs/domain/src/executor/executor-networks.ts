@@ -75,7 +75,7 @@ export function checkExecutorUrl(url: string, networks: ExecutorNetworks): UrlVe
   host = host.replace(/\.$/, '');
   const address = parseAddress(host);
   if (address ? isRefused(address) : METADATA_HOSTS.has(host)) {
-    return { ok: false, reason: `${host} is a link-local, metadata or non-unicast address, which Baton never calls (executors, webhooks)` };
+    return { ok: false, reason: `${host} is a link-local, metadata or non-unicast address, which executors may never use` };
   }
   if (networks === null || networks.length === 0) return { ok: true };
   const rules = networks.map(parseEntry).filter((r): r is Rule => typeof r !== 'string');
