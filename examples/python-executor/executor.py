@@ -110,13 +110,17 @@ class NonRetryableError(Exception):
 
 class Context:
     """What a handler gets: params, parent_results (its parents' results in a flow, by task name;
-    {} for a run no parent fired), run_id, attempt, deadline, abort_event, sleep(), log()."""
+    {} for a run no parent fired), flow_params, shard_index / shard_total (a BROADCAST or SHARDED
+    task's shard: its index of how many; 0 of 1 for other runs), run_id, attempt, deadline,
+    abort_event, sleep(), log()."""
 
     def __init__(self, job):
         req = job.request
         self.params = req["params"]
         self.parent_results = req.get("parentResults") or {}
         self.flow_params = req.get("flowParams")
+        self.shard_index = req.get("shardIndex", 0)
+        self.shard_total = req.get("shardTotal", 1)
         self.run_id, self.attempt = req["runId"], req["attempt"]
         self.task_name, self.deadline = req["taskName"], req["deadline"]
         self.abort_event = job.abort_event
@@ -146,7 +150,15 @@ def h_fail(ctx):
     raise RuntimeError(f"planned failure on attempt {ctx.attempt}")
 
 
-HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail}
+def h_shard(ctx):
+    """One shard's part of a BROADCAST or SHARDED run: the items i < params.items (default 100)
+    with i % shard_total == shard_index."""
+    items = (ctx.params or {}).get("items", 100) if isinstance(ctx.params, dict) else 100
+    mine = len(range(ctx.shard_index, items, ctx.shard_total))
+    return {"shardIndex": ctx.shard_index, "shardTotal": ctx.shard_total, "items": mine}
+
+
+HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail, "shard-part": h_shard}
 
 
 # ---- validation ----------------------------------------------------------------------------
@@ -190,6 +202,15 @@ def check_dispatch(body):
     for i, u in enumerate(urls):
         if not isinstance(u, str) or not re.match(r"^https?://[^/\s]+", u):
             return f"callbackUrls[{i}]", f"callbackUrls[{i}]: must be an http(s) URL"
+    if "shardIndex" in body or "shardTotal" in body:
+        for field, low in (("shardTotal", 1), ("shardIndex", 0)):
+            v = body.get(field)
+            if not is_int(v):
+                return field, f"{field}: is required as an integer with the other shard field"
+            if v < low:
+                return field, f"{field}: must be >= {low} (got {v})"
+        if body["shardIndex"] >= body["shardTotal"]:
+            return "shardIndex", f"shardIndex: must be below shardTotal ({body['shardTotal']})"
     return None, body
 
 

@@ -6,6 +6,7 @@ describeExecutorConformance({
   command: (env) => demoExecutorCommand(env),
   handlers: {
     ok: { handler: 'noop' },
+    shard: { handler: 'shard-part' },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail-n-times', params: { failures: 1 } },
     failNonRetryable: { handler: 'fail-n-times', params: { failures: 1, nonRetryable: true } },

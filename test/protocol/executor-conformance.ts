@@ -15,13 +15,15 @@ export interface ConformanceTarget {
   command(env: Record<string, string>): ExecutorCommand;
   /**
    * Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one
-   * that fails, and one that fails saying retrying cannot help (a NonRetryableError).
+   * that fails, one that fails saying retrying cannot help (a NonRetryableError), and one whose
+   * result has the `shardIndex` and `shardTotal` it was told.
    */
   handlers: {
     ok: { handler: string; params?: JsonValue };
     sleep: { handler: string; params: (ms: number) => JsonValue };
     fail: { handler: string; params?: JsonValue };
     failNonRetryable: { handler: string; params?: JsonValue };
+    shard: { handler: string };
   };
 }
 
@@ -142,6 +144,26 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const malformed = await engine.send(executor.url, 'POST', PATHS.dispatch, undefined, { rawBody: '{"runId":' });
       expect(malformed.status).toBe(400);
       expect(malformed.body).toMatchObject({ reason: 'BAD_REQUEST', field: 'body' });
+    });
+
+    it('hands a shard its shardIndex and shardTotal (0 of 1 when not a shard), and refuses a shard field without the other or out of range', async () => {
+      const { shard } = target.handlers;
+      const asShard = engine.request({ handler: shard.handler, shardIndex: 2, shardTotal: 3 });
+      expect((await engine.dispatch(executor.url, asShard)).status).toBe(202);
+      expect((await failWithOutput(engine.finalCallback(asShard.runId, 1, 5000))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 2, shardTotal: 3 } });
+      const single = engine.request({ handler: shard.handler });
+      expect((await engine.dispatch(executor.url, single)).status).toBe(202);
+      expect((await failWithOutput(engine.finalCallback(single.runId, 1, 5000))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 0, shardTotal: 1 } });
+      for (const [fields, field] of [
+        [{ shardIndex: 1 }, 'shardTotal'],
+        [{ shardIndex: 3, shardTotal: 3 }, 'shardIndex'],
+        [{ shardIndex: -1, shardTotal: 3 }, 'shardIndex'],
+        [{ shardIndex: 0, shardTotal: 0 }, 'shardTotal'],
+      ] as const) {
+        const bad = await engine.dispatch(executor.url, { ...engine.request({ handler: shard.handler }), ...fields } as never);
+        expect(bad.status, JSON.stringify(fields)).toBe(400);
+        expect(bad.body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field });
+      }
     });
 
     it('refuses forged, unsigned, stale and tampered requests with 401 and runs nothing', async () => {

@@ -22,6 +22,7 @@ describeExecutorConformance({
   command: (env) => pythonExecutorCommand(env),
   handlers: {
     ok: { handler: 'noop' },
+    shard: { handler: 'shard-part' },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail' },
     failNonRetryable: { handler: 'fail', params: { nonRetryable: true } },

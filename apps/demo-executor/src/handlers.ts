@@ -96,9 +96,28 @@ const alarm = defineHandler<Params>('alarm', async (ctx) => {
 /** `record`: does nothing but be recorded (every handler is recorded when a record file is set). */
 const record = defineHandler<Params>('record', (ctx) => ({ recorded: true, runId: ctx.runId, attempt: ctx.attempt }));
 
+/**
+ * `shard-part`: one shard's part of a BROADCAST or SHARDED run — the items 0 … `params.items` − 1
+ * (default 100) with `item % ctx.shardTotal === ctx.shardIndex`, after `params.ms` (default 0,
+ * abortable). Shard `params.failShard` (default none) fails while `ctx.attempt` ≤
+ * `params.failures` (default 1): a retry then re-runs that shard alone.
+ */
+const shardPart = defineHandler<Params>('shard-part', async (ctx) => {
+  const items = Math.floor(num(ctx.params, 'items', 100));
+  const ms = num(ctx.params, 'ms', 0);
+  if (ms > 0) await ctx.sleep(ms);
+  if (ctx.params?.failShard === ctx.shardIndex && ctx.attempt <= num(ctx.params, 'failures', 1)) {
+    throw new Error(`planned failure of shard ${ctx.shardIndex} on attempt ${ctx.attempt}`);
+  }
+  let mine = 0;
+  for (let item = ctx.shardIndex; item < items; item += ctx.shardTotal) mine++;
+  ctx.log.info('shard %d of %d: %d of %d items', ctx.shardIndex, ctx.shardTotal, mine, items);
+  return { shardIndex: ctx.shardIndex, shardTotal: ctx.shardTotal, items: mine };
+});
+
 /** The demo handlers, the same in the standalone demo executor and in the embedded app. */
 export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHandler[] {
-  const handlers: AnyTaskHandler[] = [noop, sleep, failNTimes, longRunning, cpuBurn, alarm, record];
+  const handlers: AnyTaskHandler[] = [noop, sleep, failNTimes, longRunning, cpuBurn, alarm, record, shardPart];
   const file = options.recordFile;
   if (!file) return handlers;
   return handlers.map((h) =>
@@ -111,4 +130,4 @@ export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHand
 }
 
 /** The names of the demo handlers. */
-export const DEMO_HANDLER_NAMES = ['noop', 'sleep', 'fail-n-times', 'long-running', 'cpu-burn', 'alarm', 'record'] as const;
+export const DEMO_HANDLER_NAMES = ['noop', 'sleep', 'fail-n-times', 'long-running', 'cpu-burn', 'alarm', 'record', 'shard-part'] as const;

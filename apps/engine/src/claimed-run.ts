@@ -1,4 +1,5 @@
-import type { ConcurrencyPolicy, RetryPolicy } from '@baton/domain';
+import type { ConcurrencyPolicy, FanOut, RetryPolicy } from '@baton/domain';
+import type { ClaimedShard } from '@baton/persistence';
 
 /**
  * A run this engine holds a lease on, waiting in the in-memory timer queue for its due time.
@@ -29,6 +30,10 @@ export interface ClaimedRun {
   startDeadlineMs: number;
   concurrencyPolicy: ConcurrencyPolicy;
   retry: RetryPolicy;
+  /** The task's fan-out: a run of a BROADCAST/SHARDED task (not a shard) writes shards instead of being sent. */
+  fanOut: FanOut;
+  /** A shard's place (cause SHARD); null for other runs. */
+  shard: ClaimedShard | null;
   /** Executor recorded on the run at its last dispatch (set when a taken-over DISPATCHED run is re-sent). */
   executorId: number | null;
 }

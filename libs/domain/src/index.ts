@@ -49,6 +49,7 @@ export {
   MAX_RETRY_ATTEMPTS,
   MAX_HANDLER_LENGTH,
   MAX_PAUSE_AFTER_FAILURES,
+  MAX_SHARDS,
 } from './task/validate-task';
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
@@ -91,3 +92,7 @@ export { backfillFires, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
+export { planShards } from './fan-out/plan-shards';
+export type { ShardPlan } from './fan-out/plan-shards';
+export { fanOutOutcome } from './fan-out/fan-out-outcome';
+export type { FanOutOutcome, ShardEnd } from './fan-out/fan-out-outcome';

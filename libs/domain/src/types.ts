@@ -20,6 +20,13 @@
  *   the fire time itself, so (task, scheduled time) can never fire twice.
  * - **flow**: the set of runs started by one root run and its dependency edges.
  *   A child fires at most once per flow; fan-in joins parents within a flow.
+ * - **fan-out run**: a run of a BROADCAST or SHARDED task. It is never sent anywhere itself: when
+ *   it starts, it writes its **shards** and runs (ACCEPTED) until every shard has ended; the task's
+ *   `failWhen` then makes it SUCCEEDED or FAILED, and only then do its follow-ups happen.
+ * - **shard**: one part of a fan-out run — a run of the same task, cause SHARD, whose
+ *   `parent_run_id` is the fan-out run, told its `shardIndex` of `shardTotal`. A broadcast shard is
+ *   pinned to one executor; a sharded task's shards go to any UP executor of the app. Each shard
+ *   retries in place by the task's retry policy, so a retry re-runs only the failed shards.
  * - **attempt**: a run is retried in place (same row, attempt + 1) after RETRY_WAIT,
  *   so a retry inside a chain re-runs that one step, never the whole chain.
  * - **misfire**: a fire time that passed by more than the task's misfire threshold
@@ -145,6 +152,34 @@ export interface Schedule {
   createdAt?: Millis | null;
 }
 
+export const FAN_OUT_MODES = ['SINGLE', 'BROADCAST', 'SHARDED'] as const;
+/**
+ * Where one fire of a task runs:
+ * - SINGLE: on one UP executor of its app (the routing strategy picks it).
+ * - BROADCAST: on every UP executor of its app at the time the run starts, one shard each.
+ * - SHARDED: as `shards` shards spread over the UP executors of its app (XXL-JOB's sharding
+ *   broadcast, ElasticJob's sharding items); a shard whose executor goes away runs elsewhere.
+ */
+export type FanOutMode = (typeof FAN_OUT_MODES)[number];
+
+export const FAN_OUT_FAIL_WHEN = ['ANY_SHARD_FAILS', 'ALL_SHARDS_FAIL'] as const;
+/**
+ * When a fan-out run fails, once every shard has ended (after its own retries):
+ * - ANY_SHARD_FAILS: one shard not SUCCEEDED fails the run (a job that must be done everywhere).
+ * - ALL_SHARDS_FAIL: the run succeeds when at least one shard did (e.g. a best-effort cache flush).
+ */
+export type FanOutFailWhen = (typeof FAN_OUT_FAIL_WHEN)[number];
+
+/** How one fire of a task spreads over its app's executors. */
+export interface FanOut {
+  /** Default SINGLE. */
+  mode: FanOutMode;
+  /** SHARDED only: the number of shards, 1–MAX_SHARDS; null for the other modes. Default null. */
+  shards: number | null;
+  /** Default ANY_SHARD_FAILS; ignored for SINGLE. */
+  failWhen: FanOutFailWhen;
+}
+
 /** A task definition as the domain sees it (no ids of storage, no ORM). */
 export interface TaskDefinition {
   tenantId: string;
@@ -178,12 +213,14 @@ export interface TaskDefinition {
   calendarName: string | null;
   alarms: AlarmSettings;
   paused: boolean;
+  /** Default { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' }. */
+  fanOut: FanOut;
   /** The task pauses itself (TASK_PAUSED alarm) when its last this many runs all failed or timed out. Null (default): never. */
   pauseAfterFailures: number | null;
 }
 
-/** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). */
-export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY', 'BACKFILL'] as const;
+/** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). */
+export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY', 'BACKFILL', 'SHARD'] as const;
 /** Why a run exists. */
 export type RunCause = (typeof RUN_CAUSES)[number];
 

@@ -37,6 +37,14 @@ export interface HandlerContext<P = JsonValue> {
   /** Params of the flow this run belongs to (given when its root was triggered), or null. */
   readonly flowParams: JsonValue;
   /**
+   * A BROADCAST or SHARDED task's run is split into shards, one run each: this one's index,
+   * 0 … shardTotal − 1 (take the items where `hash(item) % shardTotal === shardIndex`). 0 for a
+   * run that is not a shard.
+   */
+  readonly shardIndex: number;
+  /** How many shards the run was split into; 1 for a run that is not a shard. */
+  readonly shardTotal: number;
+  /**
    * Aborted when the engine asks for an abort (timeout, cancel, replace), when `deadline` passes,
    * and when the executor shuts down and its grace expires. `signal.reason` is a RunAbortedError.
    * Pass it on (fetch, timers, streams) or check it between steps; a handler that ignores it is

@@ -122,6 +122,8 @@ export class RunJob {
       deadline: r.deadline,
       parentResults: r.parentResults ?? {},
       flowParams: r.flowParams ?? null,
+      shardIndex: r.shardIndex ?? 0,
+      shardTotal: r.shardTotal ?? 1,
       signal,
       log: logger,
       progress: (percent: number) => {

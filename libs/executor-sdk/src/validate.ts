@@ -41,6 +41,14 @@ export function checkDispatch(body: unknown): Checked<DispatchRequest> {
     if (!isHttpUrl(urls[i])) return bad(`callbackUrls[${i}]`, `must be an http(s) URL (got ${JSON.stringify(urls[i])})`);
   }
   if (body.parentResults !== undefined && !isObject(body.parentResults)) return bad('parentResults', 'must be an object of results by parent task name');
+  if (body.shardIndex !== undefined || body.shardTotal !== undefined) {
+    // A shard is told both; one without the other is a malformed request, not a default.
+    const total = intField(body, 'shardTotal', 1);
+    if (total) return bad('shardTotal', total);
+    const index = intField(body, 'shardIndex', 0);
+    if (index) return bad('shardIndex', index);
+    if ((body.shardIndex as number) >= (body.shardTotal as number)) return bad('shardIndex', `must be below shardTotal (${body.shardTotal})`);
+  }
   return { ok: true, value: body as unknown as DispatchRequest };
 }
 

@@ -9,3 +9,4 @@ export * from './mappers';
 export * from './engine-queries';
 export * from './history-queries';
 export * from './webhook-queries';
+export * from './fan-out-queries';

@@ -60,6 +60,10 @@ export interface DispatchRequest {
   parentResults?: Record<string, JsonValue>;
   /** Params of the flow this run belongs to, given when its root was triggered. Absent when none. */
   flowParams?: JsonValue;
+  /** A shard of a BROADCAST or SHARDED task's run: its index, 0 to shardTotal − 1. Absent for other runs (read as 0). */
+  shardIndex?: number;
+  /** A shard's number of shards in its run. Absent for other runs (read as 1). */
+  shardTotal?: number;
 }
 
 /** 202: the work is on the executor's pool. */

@@ -24,6 +24,8 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     startDeadlineMs: task.startDeadlineMs,
     concurrencyPolicy: task.concurrencyPolicy,
     retry: task.retry,
+    fanOut: task.fanOut,
+    shard: run.shard ?? null,
     executorId: run.executorId,
   };
 }

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
+import { CLOCK, parseParentResults, planShards, type Clock } from '@baton/domain';
 import { deferRunDispatch, inTransaction, rerouteDispatchedRun, type ExecutingRunRow } from '@baton/persistence';
 import type { DispatchRequest } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -32,6 +32,8 @@ const EMPTY_REGISTRY_REREAD_MS = 250;
  *
  * 1. Routing: the tenant's UP executors of the task's app, in the configured strategy's order
  *    (the executor of a taken-over run first). None → RETRY_WAIT after the dispatch backoff.
+ *    A broadcast shard may go only to its pinned executor (gone: a failed attempt). A fan-out
+ *    run stops here: it writes its shards instead of being sent (fanOut).
  * 2. Room on an executor (CreditGate: held back in memory while none has any), then the start
  *    (RunStart): concurrency policy and CLAIMED → DISPATCHED, BEFORE the POST; REPLACE's
  *    cancelled runs get an abort.
@@ -195,6 +197,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
       await this.registry.ensureFresh(EMPTY_REGISTRY_REREAD_MS);
       candidates = this.registry.candidates(run.tenantId, run.executorApp, String(run.taskId), run.executorId, tenant.executorNetworks);
     }
+    const pinned = run.shard?.pinnedExecutorId ?? null;
+    if (pinned !== null) {
+      candidates = candidates.filter((c) => c.executorId === pinned);
+      if (candidates.length === 0) return this.pinnedExecutorGone(run, pinned);
+    }
     if (candidates.length === 0) {
       this.gate.releaseApp(run);
       this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
@@ -202,6 +209,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
       await this.defer(run, ['CLAIMED'], `no executor of app "${run.executorApp}" is UP${refused ? " at a URL the tenant's executor networks allow" : ''}`);
       return;
     }
+
+    if (run.fanOut.mode !== 'SINGLE' && run.shard === null) return this.fanOut(run, tenant, candidates);
 
     candidates = this.gate.admit(run, candidates);
     if (candidates.length === 0) {
@@ -212,7 +221,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     }
     let reserved: number | null = candidates[0].executorId;
     try {
-      const start = await this.runStart.start(run, candidates[0], onTime);
+      const start = await this.runStart.start(run, { kind: 'SEND', executorId: candidates[0].executorId }, onTime);
       if (start.kind !== 'DISPATCHED') return;
       for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
       const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
@@ -253,6 +262,33 @@ export class Dispatcher implements BeforeApplicationShutdown {
       // Admitted but never sent (skipped, lost, an error): the room reserved is given back.
       if (reserved !== null) this.gate.answered(reserved, { kind: 'OTHER' });
     }
+  }
+
+  /**
+   * A run of a BROADCAST or SHARDED task is not sent: it writes its shards (domain planShards over
+   * the executors routing offers now) and runs until they have all ended. The shards are claimed
+   * and sent like any run, by whichever engine of the group gets them.
+   */
+  private async fanOut(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[]): Promise<void> {
+    const shards = planShards(run.fanOut, candidates.map((c) => c.executorId));
+    const start = await this.runStart.start(run, { kind: 'FAN_OUT', shards }, false);
+    if (start.kind !== 'FANNED_OUT') return;
+    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
+    this.metrics.lateness.observe(Math.max(0, start.at - (run.attempt === 1 ? run.scheduledAt : run.dueAt)) / 1000);
+    this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });
+  }
+
+  /**
+   * A broadcast shard's executor is not UP (any more): it cannot run anywhere else, so the attempt
+   * fails — and is retried per the task's policy, in case the executor comes back — rather than
+   * waiting for an executor that may never return while its fan-out run waits for it.
+   */
+  private async pinnedExecutorGone(run: ClaimedRun, executorId: number): Promise<void> {
+    this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
+    const now = this.clock.now();
+    await followUpTransaction(this.dataSource, (em) =>
+      this.outcomes.endAttempt(em, attemptOf(run), { to: 'FAILED', error: `executor ${executorId} of this broadcast is not UP` }, { from: ['CLAIMED'], claimedBy: this.config.nodeId, now }),
+    );
   }
 
   /**
@@ -311,6 +347,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       callbackUrls: this.callbackUrls.urls(run.engineGroup),
       ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
       ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
+      ...(run.shard ? { shardIndex: run.shard.index, shardTotal: run.shard.total } : {}),
     };
   }
 
@@ -395,5 +432,6 @@ function attemptOf(run: ClaimedRun): AttemptRef {
     flowId: run.flowId,
     retry: run.retry,
     executorId: run.executorId,
+    shardOf: run.shard?.parentRunId ?? null,
   };
 }

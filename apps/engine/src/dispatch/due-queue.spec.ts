@@ -65,6 +65,8 @@ function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
     startDeadlineMs: 10_000,
     concurrencyPolicy: 'ALLOW',
     retry: { maxAttempts: 1, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
+    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
+    shard: null,
     executorId: null,
   };
 }

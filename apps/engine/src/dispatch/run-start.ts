@@ -1,24 +1,45 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
-import { cancelExecutingRun, findExecutingRunsOfTask, lockTaskForConcurrency, markRunsDispatched, skipClaimedRun, type ExecutingRunRow } from '@baton/persistence';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CLOCK, type Clock, type ShardPlan } from '@baton/domain';
+import {
+  cancelExecutingRun,
+  cancelShards,
+  findExecutingRunsOfTask,
+  insertShardRuns,
+  lockTaskForConcurrency,
+  markRunsDispatched,
+  skipClaimedRun,
+  startFanOutRun,
+  type ExecutingRunRow,
+} from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import type { RoutedExecutor } from '../executors/executor-registry';
 import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
 import { DispatchMarks } from './dispatch-marks';
 
-/** How a run's start went: DISPATCHED (with the runs REPLACE cancelled, to abort), SKIPPED by FORBID, or LOST (not this node's any more). */
-export type Start = { kind: 'DISPATCHED'; at: number; replaced: ExecutingRunRow[] } | { kind: 'SKIPPED' } | { kind: 'LOST' };
+/**
+ * How a run's start went: DISPATCHED (sent next) or FANNED_OUT (its shards written), with the runs
+ * REPLACE cancelled, to abort; SKIPPED by FORBID; or LOST (not this node's any more).
+ */
+export type Start =
+  | { kind: 'DISPATCHED' | 'FANNED_OUT'; at: number; replaced: ExecutingRunRow[] }
+  | { kind: 'SKIPPED' }
+  | { kind: 'LOST' };
+
+/** What starting the run means: marking it DISPATCHED to its first executor, or writing its shards. */
+export type Begin = { kind: 'SEND'; executorId: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
 
 class LostRun extends Error {}
 
 /**
- * A run's start, before its POST: the task's concurrency policy and CLAIMED → DISPATCHED in one
- * transaction. FORBID / REPLACE lock the task row and look for its other executing runs: FORBID
- * skips this run, REPLACE cancels them. Guarded on `claimed_by = this node`: a run taken over
- * meanwhile is not sent. An ALLOW run — most runs — has no policy to apply: its mark joins the
- * other slots' (DispatchMarks), in a batch of its own when it is on time.
+ * A run's start, before its POST (or instead of it, for a fan-out run): the task's concurrency
+ * policy and the start's own write in one transaction. FORBID / REPLACE lock the task row and
+ * look for its other executing runs: FORBID skips this run, REPLACE cancels them (a fan-out run
+ * with its shards). Then CLAIMED → DISPATCHED, or — a fan-out run — its shards inserted and
+ * CLAIMED → ACCEPTED. Guarded on `claimed_by = this node`: a run taken over meanwhile is not
+ * started. An ALLOW run that is sent — most runs — has no policy to apply: its mark joins the
+ * other slots' (DispatchMarks), in a batch of its own when it is on time. So does a shard: the
+ * policy was applied once, to its fan-out run.
  */
 @Injectable()
 export class RunStart {
@@ -30,37 +51,30 @@ export class RunStart {
     private readonly marks: DispatchMarks,
   ) {}
 
-  async start(run: ClaimedRun, first: RoutedExecutor, onTime: boolean): Promise<Start> {
-    if (run.concurrencyPolicy === 'ALLOW') {
-      const at = await this.marks.markDispatched(run, first.executorId, onTime);
+  async start(run: ClaimedRun, begin: Begin, onTime: boolean): Promise<Start> {
+    if (begin.kind === 'SEND' && (run.concurrencyPolicy === 'ALLOW' || run.shard !== null)) {
+      const at = await this.marks.markDispatched(run, begin.executorId, onTime);
       return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
     }
     const now = this.clock.now();
     try {
       return await followUpTransaction(this.dataSource, async (em): Promise<Start> => {
-        const replaced: ExecutingRunRow[] = [];
-        await lockTaskForConcurrency(em, run.taskId);
-        const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
-        if (others.length > 0 && run.concurrencyPolicy === 'FORBID') {
-          const skipped = await skipClaimedRun(em, {
-            runId: run.runId,
-            attempt: run.attempt,
-            nodeId: this.config.nodeId,
-            reason: `Skipped: run ${others[0].runId} of this task is still running (concurrency FORBID)`,
-            now,
-          });
-          if (!skipped) return { kind: 'LOST' };
-          await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
-          return { kind: 'SKIPPED' };
+        let replaced: ExecutingRunRow[] = [];
+        if (run.concurrencyPolicy !== 'ALLOW') {
+          await lockTaskForConcurrency(em, run.taskId);
+          const others = await findExecutingRunsOfTask(em, run.taskId, run.runId);
+          if (others.length > 0 && run.concurrencyPolicy === 'FORBID') return this.skip(em, run, others[0].runId, now);
+          replaced = await this.replace(em, run, others, now);
         }
-        for (const other of others) {
-          const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
-          if (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now })) replaced.push(other);
+        if (begin.kind === 'FAN_OUT') {
+          await insertShardRuns(em, { parent: fanOutParentOf(run), shards: begin.shards, now });
+          if (!(await startFanOutRun(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, shardTotal: begin.shards.length, now }))) throw new LostRun();
+          return { kind: 'FANNED_OUT', at: now, replaced };
         }
         const dispatched = await markRunsDispatched(em, {
           nodeId: this.config.nodeId,
           now,
-          runs: [{ runId: run.runId, attempt: run.attempt, executorId: first.executorId, deadlineAt: now + run.timeoutMs }],
+          runs: [{ runId: run.runId, attempt: run.attempt, executorId: begin.executorId, deadlineAt: now + run.timeoutMs }],
         });
         if (dispatched.size === 0) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
         return { kind: 'DISPATCHED', at: now, replaced };
@@ -70,4 +84,47 @@ export class RunStart {
       throw err;
     }
   }
+
+  private async skip(em: EntityManager, run: ClaimedRun, runningId: number, now: number): Promise<Start> {
+    const skipped = await skipClaimedRun(em, {
+      runId: run.runId,
+      attempt: run.attempt,
+      nodeId: this.config.nodeId,
+      reason: `Skipped: run ${runningId} of this task is still running (concurrency FORBID)`,
+      now,
+    });
+    if (!skipped) throw new LostRun();
+    await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
+    return { kind: 'SKIPPED' };
+  }
+
+  /**
+   * REPLACE: the task's executing runs are cancelled. A fan-out run's live shards go first
+   * (cancelShards), and only then the runs themselves: a shard ending meanwhile locks its own row
+   * before its fan-out run's (readSettledFanOut), so taking them in the same order cannot deadlock.
+   */
+  private async replace(em: EntityManager, run: ClaimedRun, others: readonly ExecutingRunRow[], now: number): Promise<ExecutingRunRow[]> {
+    const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
+    const shards = await cancelShards(em, { parentRunIds: others.filter((o) => o.fanOut).map((o) => o.runId), reason, now });
+    const aborted = new Set(shards.map((s) => s.runId));
+    const replaced: ExecutingRunRow[] = [];
+    for (const other of others) {
+      // A fan-out run's executorUrl is null: it is cancelled, and nothing is asked to abort it.
+      if (aborted.has(other.runId) || (await cancelExecutingRun(em, { runId: other.runId, attempt: other.attempt, reason, now }))) replaced.push(other);
+    }
+    return replaced;
+  }
+}
+
+function fanOutParentOf(run: ClaimedRun) {
+  return {
+    runId: run.runId,
+    tenantId: run.tenantId,
+    taskId: run.taskId,
+    engineGroup: run.engineGroup,
+    priority: run.priority,
+    paramsJson: JSON.stringify(run.params ?? null),
+    parentResults: run.parentResults ?? null,
+    flowParams: run.flowParams ?? null,
+  };
 }

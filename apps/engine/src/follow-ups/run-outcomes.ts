@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, pauseFailingTask, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
+import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
+import { finishRunAttempt, pauseFailingTask, readSettledFanOut, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -21,12 +21,14 @@ export interface AttemptRef {
   /** The task's alarm types; undefined: looked up; null: every type. */
   alarmTypes?: AlarmType[] | null;
   executorId?: number | null;
+  /** A shard's fan-out run: the shard's end may end it (and its follow-ups are that run's). Undefined/null: not a shard. */
+  shardOf?: number | null;
 }
 
 export type AttemptEnd =
   | { to: 'SUCCEEDED'; resultJson: string | null }
-  /** `retry: false`: end for good whatever the retry policy says. */
-  | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean };
+  /** `retry: false`: end for good whatever the retry policy says. `resultJson`: what it did produce (a fan-out run's shards). */
+  | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean; resultJson?: string | null };
 
 export interface EndOptions {
   /** States the run must be in (guard), e.g. ['DISPATCHED', 'ACCEPTED']. */
@@ -58,6 +60,9 @@ export type EndedAs =
  *   after the task's backoff with jitter, plus its alarm;
  * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…).
  *
+ * A shard's end for good has no alarm, pause or follow-ups of its own: it may end its fan-out
+ * run (settleFanOut), and that run's end raises them, once, for the task.
+ *
  * Every move is one guarded update (state, attempt, and the caller's extra guards): null means
  * somebody else ended this attempt first and nothing was written.
  */
@@ -76,7 +81,7 @@ export class RunOutcomes {
     if (end.to === 'SUCCEEDED') {
       const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now });
       if (!moved) return null;
-      await this.followUps.afterRunEnded(manager, run, 'SUCCEEDED', now);
+      await this.ended(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
     const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false);
@@ -91,8 +96,12 @@ export class RunOutcomes {
       });
       return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt: decision.dueAt };
     }
-    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: null, error: end.error, startedAt, finishedAt, now });
+    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, now });
     if (!moved) return null;
+    if (isShard(run)) {
+      await this.ended(manager, run, end.to, now);
+      return { state: end.to };
+    }
     const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
     const error = splitError(end.error);
     await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'FAILED', true, {
@@ -100,8 +109,30 @@ export class RunOutcomes {
       data: { attempt: run.attempt, error: error.summary, ...detailOf(error) },
     });
     await this.pauseIfFailing(manager, run, now);
-    await this.followUps.afterRunEnded(manager, run, end.to, now);
+    await this.ended(manager, run, end.to, now);
     return { state: end.to };
+  }
+
+  /** After the run's end for good: a shard may end its fan-out run; any other run has its follow-ups. */
+  private async ended(manager: EntityManager, run: AttemptRef, state: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT', now: number): Promise<void> {
+    if (isShard(run)) await this.settleFanOut(manager, run.shardOf, now);
+    else await this.followUps.afterRunEnded(manager, run, state, now);
+  }
+
+  /**
+   * A shard has ended for good: when it was the last of its fan-out run's shards still going, that
+   * run ends now, in this transaction — SUCCEEDED or FAILED per the task's failWhen (domain
+   * fanOutOutcome), never retried itself (its shards were), with the shards' results — and has
+   * its alarm, pause and follow-ups as any run. readSettledFanOut's lock makes the last shard's
+   * transaction, and only it, see them all ended.
+   */
+  async settleFanOut(manager: EntityManager, fanOutRunId: number, now: number): Promise<void> {
+    const settled = await readSettledFanOut(manager, fanOutRunId);
+    if (!settled) return;
+    const outcome = fanOutOutcome(settled.failWhen, settled.shards);
+    const end: AttemptEnd =
+      outcome.state === 'SUCCEEDED' ? { to: 'SUCCEEDED', resultJson: outcome.resultJson } : { to: 'FAILED', error: outcome.error ?? 'failed', retry: false, resultJson: outcome.resultJson };
+    await this.endAttempt(manager, settled.run, end, { from: ['ACCEPTED'], now });
   }
 
   /**
@@ -149,6 +180,10 @@ export class RunOutcomes {
       now: options.now,
     });
   }
+}
+
+function isShard(run: AttemptRef): run is AttemptRef & { shardOf: number } {
+  return run.shardOf !== undefined && run.shardOf !== null;
 }
 
 /** An alarm's `detail`: the error's lines after the first (a stack), kept apart from its message. */

@@ -272,6 +272,8 @@ export function claimedRunOf(task: SeededTask, runId: number, overrides: Partial
     startDeadlineMs: task.seed.startDeadlineMs,
     concurrencyPolicy: task.seed.concurrencyPolicy,
     retry: { maxAttempts: task.seed.retryMaxAttempts, backoffBaseMs: task.seed.retryBackoffBaseMs, backoffMaxMs: 60_000, jitter: 0 },
+    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
+    shard: null,
     executorId: null,
     ...overrides,
   };

@@ -12,6 +12,9 @@ import { IllegalTransitionError } from './illegal-transition-error';
  * - CLAIMED → PENDING: the lease is released (engine shutting down) or taken over by a
  *   survivor after the owner died; the run is claimable again.
  * - CLAIMED → SKIPPED: concurrency FORBID or a misfire found at dispatch time.
+ * - CLAIMED → ACCEPTED: a fan-out run (BROADCAST/SHARDED task) is never sent: its start writes
+ *   its shards, and it runs — with no executor and no deadline of its own — until they have all
+ *   ended (ACCEPTED → SUCCEEDED | FAILED, or CANCELLED with them).
  * - CLAIMED → RETRY_WAIT | FAILED: no UP executor of the app could be chosen, so the attempt
  *   fails without being sent; the retry policy decides which of the two.
  * - DISPATCHED → RETRY_WAIT: the executor answered busy (429) or rejected, or was unreachable.
@@ -40,7 +43,7 @@ import { IllegalTransitionError } from './illegal-transition-error';
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
-  CLAIMED: ['DISPATCHED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT'],
+  CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT'],
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
   RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],

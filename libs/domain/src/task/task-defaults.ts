@@ -26,6 +26,7 @@ export function taskDefaults(): DefaultedTaskFields {
     alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
     paused: false,
     pauseAfterFailures: null,
+    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
   };
 }
 
@@ -46,5 +47,6 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     tenantId,
     retry: { ...defaults.retry, ...(given.retry ?? {}) },
     alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
+    fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
   } as TaskDefinition;
 }

@@ -332,3 +332,26 @@ describe('validateTask — params', () => {
     expect(fieldsFor({ params: deep })).toHaveLength(1);
   });
 });
+
+describe('validateTask — fan-out', () => {
+  const errorsOf = (fanOut: unknown) => validateTask({ ...minimal, fanOut });
+
+  it('accepts each mode, a partial object taking the defaults', () => {
+    expect(errorsOf({ mode: 'SINGLE' })).toEqual([]);
+    expect(errorsOf({ mode: 'BROADCAST', failWhen: 'ALL_SHARDS_FAIL' })).toEqual([]);
+    expect(errorsOf({ mode: 'SHARDED', shards: 1 })).toEqual([]);
+    expect(errorsOf({ mode: 'SHARDED', shards: 1000, failWhen: 'ANY_SHARD_FAILS' })).toEqual([]);
+  });
+
+  it('names the field and the reason', () => {
+    expect(errorsOf('BROADCAST')).toEqual([{ field: 'fanOut', reason: 'must be an object with a mode' }]);
+    expect(errorsOf({ mode: 'ALL' })).toEqual([{ field: 'fanOut.mode', reason: 'must be one of SINGLE, BROADCAST, SHARDED' }]);
+    expect(errorsOf({ mode: 'SHARDED' })).toEqual([{ field: 'fanOut.shards', reason: 'must be an integer' }]);
+    expect(errorsOf({ mode: 'SHARDED', shards: 0 })).toEqual([{ field: 'fanOut.shards', reason: 'must be at least 1' }]);
+    expect(errorsOf({ mode: 'SHARDED', shards: 1001 })).toEqual([{ field: 'fanOut.shards', reason: 'must be at most 1000' }]);
+    expect(errorsOf({ mode: 'BROADCAST', shards: 4 })).toEqual([{ field: 'fanOut.shards', reason: 'is only for mode SHARDED (a broadcast has one shard per UP executor)' }]);
+    expect(errorsOf({ mode: 'SINGLE', shards: 4 })).toEqual([{ field: 'fanOut.shards', reason: 'is only for mode SHARDED (use null)' }]);
+    expect(errorsOf({ mode: 'BROADCAST', failWhen: 'SOME' })).toEqual([{ field: 'fanOut.failWhen', reason: 'must be one of ANY_SHARD_FAILS, ALL_SHARDS_FAIL' }]);
+    expect(errorsOf({ mode: 'BROADCAST', spread: true })).toEqual([{ field: 'fanOut.spread', reason: 'is not a field of the fan-out settings' }]);
+  });
+});

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS } from '../types';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS } from '../types';
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
@@ -20,6 +20,11 @@ export const PRIORITY_MAX = 100;
 export const MAX_RETRY_ATTEMPTS = 100;
 /** Most consecutive failures a task may wait for before pausing itself. */
 export const MAX_PAUSE_AFTER_FAILURES = 1000;
+/**
+ * Most shards of one SHARDED fire. Every shard is a run row, a dispatch and a callback, and its
+ * fan-out run reads them all when they end; past a thousand the work wants a queue of its own.
+ */
+export const MAX_SHARDS = 1000;
 /** Matches the varchar(100) handler column. */
 export const MAX_HANDLER_LENGTH = 100;
 
@@ -45,6 +50,7 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'alarms',
   'paused',
   'pauseAfterFailures',
+  'fanOut',
 ]);
 
 const TRIGGER_FIELDS: Record<string, readonly string[]> = {
@@ -99,6 +105,7 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('pauseAfterFailures') && input.pauseAfterFailures !== null) add('pauseAfterFailures', integerInRange(input.pauseAfterFailures, 1, MAX_PAUSE_AFTER_FAILURES));
   if (present('retry')) validateRetry(input.retry, add);
   if (present('alarms')) validateAlarms(input.alarms, add);
+  if (present('fanOut')) validateFanOut(input.fanOut, add);
   return errors;
 }
 
@@ -177,6 +184,19 @@ function validateRetry(retry: unknown, add: Add) {
   if (typeof jitter !== 'number' || !Number.isFinite(jitter) || jitter < 0 || jitter > 1) {
     add('retry.jitter', 'must be a number from 0 to 1');
   }
+}
+
+function validateFanOut(fanOut: unknown, add: Add) {
+  if (!isPlainObject(fanOut)) return add('fanOut', 'must be an object with a mode');
+  const defaults = taskDefaults().fanOut;
+  unknownKeys(fanOut, Object.keys(defaults), 'fanOut', 'the fan-out settings', add);
+  const merged: Record<string, unknown> = { ...defaults, ...fanOut };
+  const modeProblem = oneOf(merged.mode, FAN_OUT_MODES);
+  add('fanOut.mode', modeProblem);
+  add('fanOut.failWhen', oneOf(merged.failWhen, FAN_OUT_FAIL_WHEN));
+  if (modeProblem !== null) return;
+  if (merged.mode === 'SHARDED') add('fanOut.shards', integerInRange(merged.shards, 1, MAX_SHARDS));
+  else if (merged.shards !== null) add('fanOut.shards', `is only for mode SHARDED (${merged.mode === 'BROADCAST' ? 'a broadcast has one shard per UP executor' : 'use null'})`);
 }
 
 function validateAlarms(alarms: unknown, add: Add) {

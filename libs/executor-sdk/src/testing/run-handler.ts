@@ -35,6 +35,8 @@ export interface TestRunOptions<P = JsonValue>
   parentResults?: Record<string, JsonValue>;
   /** ctx.flowParams. Default null. */
   flowParams?: JsonValue;
+  /** ctx.shardIndex and ctx.shardTotal: run the handler as one shard of a fan-out run. Default: not a shard (0 of 1). */
+  shard?: { index: number; total: number };
   deadline?: number;
   /**
    * Aborting it aborts the run, like an abort from the engine: `controller.abort('TIMEOUT')`
@@ -109,6 +111,7 @@ export function startHandler<P, R>(handler: TaskHandler<P, R>, options: TestRunO
     callbackUrls: [],
     ...(options.parentResults ? { parentResults: options.parentResults } : {}),
     ...(options.flowParams !== undefined ? { flowParams: options.flowParams } : {}),
+    ...(options.shard ? { shardIndex: options.shard.index, shardTotal: options.shard.total } : {}),
   };
   if (!Number.isInteger(request.attempt) || request.attempt < 1) throw new RangeError(`startHandler: attempt must be an integer ≥ 1, got ${request.attempt}`);
   if (!(request.deadline > startedAt)) throw new RangeError(`startHandler: deadline ${request.deadline} is not after the start (${startedAt})`);

@@ -29,6 +29,18 @@ export interface ClaimedRunRow {
   parentResults?: string | null;
   /** The params of its flow (JSON text), or null. */
   flowParams?: string | null;
+  /** A shard's place, fan-out run and pinned executor (cause SHARD); null for other runs. */
+  shard?: ClaimedShard | null;
+}
+
+/** Where a claimed shard belongs. */
+export interface ClaimedShard {
+  /** Its fan-out run. */
+  parentRunId: number;
+  index: number;
+  total: number;
+  /** A broadcast shard runs here or nowhere. */
+  pinnedExecutorId: number | null;
 }
 
 export interface ClaimDueRunsInput {
@@ -47,7 +59,8 @@ const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 /** The claim's SELECT for one (group, state) — exported so the plan test EXPLAINs this very text. */
 export function claimDueRunsSql(dialect: Dialect): string {
-  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params
+  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params,
+                   parent_run_id, shard_index, shard_total, pinned_executor_id
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
            WHERE engine_group = ? AND state = ? AND due_at <= ?
            ORDER BY due_at, priority DESC, id
@@ -142,5 +155,9 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
     leaseUntil: input.leaseUntil,
     parentResults: r.parent_results === null || r.parent_results === undefined ? null : String(r.parent_results),
     flowParams: r.flow_params === null || r.flow_params === undefined ? null : String(r.flow_params),
+    shard:
+      r.cause === 'SHARD'
+        ? { parentRunId: num(r.parent_run_id), index: num(r.shard_index), total: num(r.shard_total), pinnedExecutorId: numOrNull(r.pinned_executor_id) }
+        : null,
   }));
 }

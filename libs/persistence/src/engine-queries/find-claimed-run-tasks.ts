@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { ConcurrencyPolicy, RetryPolicy } from '@baton/domain';
+import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, RetryPolicy } from '@baton/domain';
 import { execute, num, placeholders } from './sql';
 
 /** What dispatching a run needs from its task (ClaimedRun's task fields). */
@@ -12,6 +12,7 @@ export interface ClaimedRunTask {
   startDeadlineMs: number;
   concurrencyPolicy: ConcurrencyPolicy;
   retry: RetryPolicy;
+  fanOut: FanOut;
 }
 
 /**
@@ -31,7 +32,8 @@ export async function findClaimedRunTasks(manager: EntityManager, taskIds: reado
   const { rows } = await execute<Record<string, unknown>>(
     manager,
     `SELECT id, name, executor_app, handler, timeout_ms, start_deadline_ms, concurrency_policy,
-            retry_max_attempts, retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille
+            retry_max_attempts, retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille,
+            fan_out_mode, fan_out_shards, fan_out_fail_when
        FROM tasks
       WHERE id IN (${placeholders(unique.length)})`,
     unique,
@@ -51,6 +53,7 @@ export async function findClaimedRunTasks(manager: EntityManager, taskIds: reado
         backoffMaxMs: num(r.retry_backoff_max_ms),
         jitter: num(r.retry_jitter_permille) / 1000,
       },
+      fanOut: { mode: r.fan_out_mode as FanOutMode, shards: r.fan_out_shards === null ? null : num(r.fan_out_shards), failWhen: r.fan_out_fail_when as FanOutFailWhen },
     });
   }
   return out;

@@ -6,12 +6,13 @@ import { execute, num } from './sql';
  * all failed or timed out — in the transaction that ended the last of them:
  *
  *   SELECT pause_after_failures FROM tasks WHERE id = ? AND paused = 0
- *   SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT')
+ *   SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT') AND cause <> 'SHARD'
  *    ORDER BY scheduled_at DESC, id DESC LIMIT n                      -- ix_runs_task_time, backwards
  *   UPDATE tasks SET paused = 1, updated_at = ?, version = version + 1 WHERE id = ? AND paused = 0
  *
  * Read only when a run failed for good, so a task that succeeds costs nothing. Cancelled and
- * skipped runs are not results and do not break a streak. Returns n when this call paused the
+ * skipped runs are not results and do not break a streak; shards are parts of their fan-out run,
+ * which is the one counted. Returns n when this call paused the
  * task, else null.
  */
 export async function pauseFailingTask(manager: EntityManager, input: { taskId: number; now: number }): Promise<number | null> {
@@ -20,7 +21,7 @@ export async function pauseFailingTask(manager: EntityManager, input: { taskId: 
   if (n === null || n < 1) return null;
   const { rows } = await execute<{ state: string }>(
     manager,
-    `SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT')
+    `SELECT state FROM runs WHERE task_id = ? AND state IN ('SUCCEEDED', 'FAILED', 'TIMED_OUT') AND cause <> 'SHARD'
       ORDER BY scheduled_at DESC, id DESC LIMIT ${Math.floor(n)}`,
     [input.taskId],
   );

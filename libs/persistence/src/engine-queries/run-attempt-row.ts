@@ -26,6 +26,8 @@ export interface RunAttemptRow {
   alarmTypes: AlarmType[] | null;
   /** What the run's end may have to do after it (see FollowUpHints). */
   followUps: FollowUpHints;
+  /** A shard's fan-out run (cause SHARD): its end may end that run; null for other runs. */
+  shardOf: number | null;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, r.started_at,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, r.started_at, r.parent_run_id,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -67,7 +69,9 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
       jitter: num(r.retry_jitter_permille) / 1000,
     },
     alarmTypes: parseAlarmTypes(r.alarm_types),
-    followUps: { children: Number(r.has_children) > 0, fixedDelay: r.trigger_kind === 'FIXED_DELAY' },
+    // A shard's end is its fan-out run's business: the task's children and next fixed-delay fire follow that run's end.
+    followUps: r.cause === 'SHARD' ? { children: false, fixedDelay: false } : { children: Number(r.has_children) > 0, fixedDelay: r.trigger_kind === 'FIXED_DELAY' },
+    shardOf: r.cause === 'SHARD' ? numOrNull(r.parent_run_id) : null,
   };
 }
 

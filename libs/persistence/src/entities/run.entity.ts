@@ -20,6 +20,8 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // The console: "runs of tenant T by time", newest first, cursor-paginated on (scheduled_at, id).
 @Index('ix_runs_tenant_time', ['tenantId', 'scheduledAt', 'id'])
 @Index('ix_runs_task_time', ['taskId', 'scheduledAt'])
+// A fan-out run's shards (by state: are any still going?); a run's children in the console.
+@Index('ix_runs_parent', ['parentRunId', 'state'])
 // Fan-in joins parents within a flow.
 @Index('ix_runs_flow', ['flowId'])
 // Watchdog START_LATE: not-yet-dispatched runs of my groups, not alarmed yet, scheduled in the past.
@@ -63,7 +65,7 @@ export class RunEntity {
   @Column({ name: 'flow_id', type: 'bigint', nullable: true, transformer: bigintId })
   flowId!: number | null;
 
-  /** The parent run whose end fired this one (DEPENDENCY runs). */
+  /** The parent run whose end fired this one (DEPENDENCY runs), or the fan-out run a shard belongs to (SHARD runs). */
   @Column({ name: 'parent_run_id', type: 'bigint', nullable: true, transformer: bigintId })
   parentRunId!: number | null;
 
@@ -121,6 +123,18 @@ export class RunEntity {
   /** A child run's parents' results in its flow, by task name (JSON text, bounded); null for others. */
   @Column({ name: 'parent_results', type: 'text', nullable: true })
   parentResults!: string | null;
+
+  /** A shard's index (0-based, `ctx.shardIndex`); null for other runs. */
+  @Column({ name: 'shard_index', type: 'int', nullable: true })
+  shardIndex!: number | null;
+
+  /** A shard's `ctx.shardTotal`; on a fan-out run, how many shards it wrote; null for other runs. */
+  @Column({ name: 'shard_total', type: 'int', nullable: true })
+  shardTotal!: number | null;
+
+  /** A broadcast shard runs on this executor only. */
+  @Column({ name: 'pinned_executor_id', type: 'int', nullable: true })
+  pinnedExecutorId!: number | null;
 
   /** 0–100, as last reported by the handler. */
   @Column({ type: 'int', nullable: true })

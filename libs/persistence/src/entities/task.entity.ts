@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AlarmType, ConcurrencyPolicy, MisfirePolicy, TriggerKind } from '@baton/domain';
+import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, TriggerKind } from '@baton/domain';
 import { StoredJson, json, millis } from './columns';
 
 /**
@@ -115,6 +115,17 @@ export class TaskEntity {
   /** Pause the task when its last this many runs all failed or timed out; null: never. */
   @Column({ name: 'pause_after_failures', type: 'int', nullable: true })
   pauseAfterFailures!: number | null;
+
+  /** SINGLE, BROADCAST or SHARDED (domain FanOut). */
+  @Column({ name: 'fan_out_mode', type: 'varchar', length: 16, default: 'SINGLE' })
+  fanOutMode!: FanOutMode;
+
+  /** SHARDED only: how many shards. */
+  @Column({ name: 'fan_out_shards', type: 'int', nullable: true })
+  fanOutShards!: number | null;
+
+  @Column({ name: 'fan_out_fail_when', type: 'varchar', length: 16, default: 'ANY_SHARD_FAILS' })
+  fanOutFailWhen!: FanOutFailWhen;
 
   /** The first fire time the planner has not yet turned into a run. Null: nothing left to plan. */
   @Column({ name: 'next_fire_at', type: 'bigint', nullable: true, transformer: millis })

@@ -7,9 +7,10 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  * engine's history job, or the console over the part of a window not rolled up yet:
  *
  *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
- *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? [AND task_id = ?] [LIMIT ?]
+ *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD' [AND task_id = ?] [LIMIT ?]
  *
- * A range of ix_runs_tenant_finished. RETRY_WAIT rows carry their last attempt's finished_at
+ * A range of ix_runs_tenant_finished. Shards are left out: a fan-out run counts once, as the
+ * one fire of its task it is (its shards are listed with it in the console). RETRY_WAIT rows carry their last attempt's finished_at
  * and come back too; the rollup leaves out what has not ended.
  */
 export async function readEndedRuns(manager: EntityManager, input: { tenantId: string; from: number; to: number; taskId?: number | null; limit?: number }): Promise<EndedRun[]> {
@@ -18,7 +19,7 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
   const { rows } = await execute<Record<string, unknown>>(
     manager,
     `SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
-       FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ?${task}${limit}`,
+       FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD'${task}${limit}`,
     [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
   );
   return rows.map((r) => ({

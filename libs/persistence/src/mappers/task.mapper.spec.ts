@@ -25,6 +25,7 @@ const base: TaskDefinition = {
   alarms: { types: ['FAILED', 'TIMEOUT'], silenceMs: 60_000 },
   paused: true,
   pauseAfterFailures: 3,
+  fanOut: { mode: 'SHARDED', shards: 8, failWhen: 'ALL_SHARDS_FAIL' },
 };
 
 describe('task mapper', () => {

@@ -80,6 +80,7 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     alarms: { types: entity.alarmTypes, silenceMs: entity.alarmSilenceMs },
     paused: entity.paused,
     pauseAfterFailures: entity.pauseAfterFailures,
+    fanOut: { mode: entity.fanOutMode, shards: entity.fanOutShards, failWhen: entity.fanOutFailWhen },
   };
 }
 
@@ -110,6 +111,9 @@ export type TaskDefinitionColumns = Pick<
   | 'alarmSilenceMs'
   | 'paused'
   | 'pauseAfterFailures'
+  | 'fanOutMode'
+  | 'fanOutShards'
+  | 'fanOutFailWhen'
 > &
   TriggerColumns;
 
@@ -144,5 +148,8 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     alarmSilenceMs: definition.alarms.silenceMs,
     paused: definition.paused,
     pauseAfterFailures: definition.pauseAfterFailures,
+    fanOutMode: definition.fanOut.mode,
+    fanOutShards: definition.fanOut.shards,
+    fanOutFailWhen: definition.fanOut.failWhen,
   };
 }

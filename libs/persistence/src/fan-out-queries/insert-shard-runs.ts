@@ -1,0 +1,62 @@
+import type { EntityManager } from 'typeorm';
+import type { ShardPlan } from '@baton/domain';
+import { chunks, dialectOf, execute } from '../engine-queries/sql';
+
+const COLUMNS =
+  'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, scheduled_at, due_at, ' +
+  'executor_id, pinned_executor_id, shard_index, shard_total, parent_results, flow_params, created_at, updated_at';
+
+/** The fan-out run whose shards are written, as its engine holds it. */
+export interface FanOutParent {
+  runId: number;
+  tenantId: string;
+  taskId: number;
+  engineGroup: string;
+  priority: number;
+  /** The run's params snapshot, JSON text: every shard gets the same params. */
+  paramsJson: string;
+  parentResults: string | null;
+  flowParams: string | null;
+}
+
+/**
+ * A fan-out run's shards, PENDING and due now, in the transaction that starts the run:
+ *
+ *   INSERT INTO runs (…) VALUES (…, 'PENDING', 'SHARD', 'sh:<run>:<i>', NULL, <run>, 1, …), …
+ *     MySQL: ON DUPLICATE KEY UPDATE id = id   SQLite: ON CONFLICT (task_id, fire_key) DO NOTHING
+ *
+ * The fire key `sh:<run>:<index>` makes each shard unique in its task (uq_runs_task_fire_key),
+ * so a start written twice writes its shards once. `scheduled_at` is the fan-out's moment: a
+ * shard's lateness is its own wait for an executor, not its parent's. No flow: a shard is part
+ * of its parent's step, and the flow queries (fan-in, parents' results) must see only the parent
+ * — the shards carry the flow's params and the parent's parents' results themselves.
+ * `executor_id` is where the shard should go first (SHARDED: spread round the executors), which
+ * the routing already honours for a re-sent run; a broadcast shard is also pinned there.
+ */
+export async function insertShardRuns(manager: EntityManager, input: { parent: FanOutParent; shards: readonly ShardPlan[]; now: number }): Promise<void> {
+  const { parent, now } = input;
+  const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
+  for (const chunk of chunks(input.shards)) {
+    const values = chunk.map(() => "(?, ?, ?, 'PENDING', 'SHARD', ?, NULL, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+    const params = chunk.flatMap((s) => [
+      parent.tenantId,
+      parent.taskId,
+      parent.engineGroup,
+      `sh:${parent.runId}:${s.index}`,
+      parent.runId,
+      parent.priority,
+      parent.paramsJson,
+      now,
+      now,
+      s.preferredExecutorId,
+      s.pinnedExecutorId,
+      s.index,
+      s.total,
+      parent.parentResults,
+      parent.flowParams,
+      now,
+      now,
+    ]);
+    await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
+  }
+}
