@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { cancelRun, ExecutorEntity, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
+import { cancelRun, cancelShards, ExecutorEntity, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Page } from '../common/cursor';
@@ -18,6 +18,9 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     cause: row.cause,
     flowId: row.flowId,
     parentRunId: row.parentRunId,
+    shardIndex: row.shardIndex,
+    shardTotal: row.shardTotal,
+    pinnedExecutorId: row.pinnedExecutorId,
     attempt: row.attempt,
     priority: row.priority,
     scheduledAt: row.scheduledAt,
@@ -63,6 +66,7 @@ export class RunsService {
       const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
       if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
       if (query.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: query.flowId });
+      if (query.parentRunId !== undefined) qb.andWhere('r.parentRunId = :parentRunId', { parentRunId: query.parentRunId });
       if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
       if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
       return qb;
@@ -103,12 +107,23 @@ export class RunsService {
     };
   }
 
-  /** Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state. */
+  /**
+   * Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state.
+   * A fan-out run takes its live shards with it — cancelled first, as the engines lock a shard
+   * before its fan-out run. A shard alone is refused: its fan-out run would wait for it forever,
+   * and the engines, not the console, end a fan-out run.
+   */
   async cancel(tenantId: string, id: number): Promise<RunDetailView> {
     await inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(RunEntity, { id, tenantId });
       if (!row) throw notFound('Run', id);
+      if (row.cause === 'SHARD') {
+        throw conflict(`Run ${id} is shard ${row.shardIndex} of run ${row.parentRunId}: cancel run ${row.parentRunId}, which cancels its shards`, [
+          { field: 'cause', reason: `is SHARD: a shard is cancelled with its fan-out run ${row.parentRunId}` },
+        ]);
+      }
       const now = this.clock.now();
+      if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
       const moved = await cancelRun(em, { runId: id, tenantId, now });
       if (!moved) {
         const current = await em.findOneBy(RunEntity, { id, tenantId });

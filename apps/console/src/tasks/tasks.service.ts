@@ -61,6 +61,7 @@ export function taskView(row: TaskEntity, calendarName: string | null): TaskView
     alarms: definition.alarms,
     paused: definition.paused,
     pauseAfterFailures: definition.pauseAfterFailures,
+    fanOut: definition.fanOut,
     fireCount: row.fireCount,
     nextFireAt: row.nextFireAt,
     createdAt: row.createdAt,

@@ -10,6 +10,9 @@ export class RunQuery extends PageQuery {
   @IntQuery('Only the runs of this flow (the id of its root run): the flow view of the dependency graph', 1)
   flowId?: number;
 
+  @IntQuery("Only the runs this run fired: a fan-out run's shards, or the children its end fired", 1)
+  parentRunId?: number;
+
   @ApiPropertyOptional({ enum: RUN_STATES, isArray: true, description: 'One or several states (comma-separated or repeated)' })
   @IsOptional()
   @ToList()
@@ -36,7 +39,10 @@ export class RunView {
   @ApiProperty({ enum: RUN_STATES }) state!: RunState;
   @ApiProperty({ enum: RUN_CAUSES }) cause!: RunCause;
   @ApiProperty({ type: Number, nullable: true }) flowId!: number | null;
-  @ApiProperty({ type: Number, nullable: true }) parentRunId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'DEPENDENCY runs: the parent run whose end fired this one; SHARD runs: their fan-out run' }) parentRunId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "A shard's index (ctx.shardIndex), 0-based; null for other runs" }) shardIndex!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "A shard's number of shards; a fan-out run's, once it has written them; null for other runs" }) shardTotal!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'A broadcast shard runs on this executor only' }) pinnedExecutorId!: number | null;
   @ApiProperty() attempt!: number;
   @ApiProperty() priority!: number;
   @ApiProperty({ description: 'Nominal fire time, epoch ms' }) scheduledAt!: number;

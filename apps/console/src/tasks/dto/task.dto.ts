@@ -4,10 +4,14 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsSt
 import {
   ALARM_TYPES,
   CONCURRENCY_POLICIES,
+  FAN_OUT_FAIL_WHEN,
+  FAN_OUT_MODES,
   MISFIRE_POLICIES,
   TRIGGER_KINDS,
   type AlarmType,
   type ConcurrencyPolicy,
+  type FanOutFailWhen,
+  type FanOutMode,
   type JsonValue,
   type MisfirePolicy,
   type TriggerKind,
@@ -37,6 +41,19 @@ export class RetryDoc {
 export class AlarmSettingsDoc {
   @ApiPropertyOptional({ enum: ALARM_TYPES, isArray: true }) types?: AlarmType[];
   @ApiPropertyOptional({ default: 60000 }) silenceMs?: number;
+}
+
+export class FanOutDoc {
+  @ApiPropertyOptional({ enum: FAN_OUT_MODES, default: 'SINGLE', description: 'SINGLE: one executor runs each fire; BROADCAST: every UP executor of the app, one shard each; SHARDED: `shards` shards spread over them' })
+  mode?: FanOutMode;
+  @ApiPropertyOptional({ type: Number, nullable: true, default: null, minimum: 1, maximum: 1000, description: 'SHARDED only: the number of shards (ctx.shardTotal)' })
+  shards?: number | null;
+  @ApiPropertyOptional({
+    enum: FAN_OUT_FAIL_WHEN,
+    default: 'ANY_SHARD_FAILS',
+    description: 'When the run fails once its shards have ended (each after its own retries): ANY_SHARD_FAILS, or ALL_SHARDS_FAIL (it succeeds while one shard did)',
+  })
+  failWhen?: FanOutFailWhen;
 }
 
 /**
@@ -145,6 +162,11 @@ export class TaskBodyDto {
   @IsOptional()
   @Raw()
   pauseAfterFailures?: unknown;
+
+  @ApiPropertyOptional({ type: FanOutDoc, description: 'How one fire spreads over the executors of the app (broadcast, sharding); given in part, the rest default' })
+  @IsOptional()
+  @Raw()
+  fanOut?: unknown;
 }
 
 export class UpdateTaskDto extends TaskBodyDto {
@@ -225,6 +247,7 @@ export class TaskView {
   @ApiProperty({ type: AlarmSettingsDoc }) alarms!: Required<AlarmSettingsDoc>;
   @ApiProperty() paused!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'Pauses itself after this many failed runs in a row; null: never' }) pauseAfterFailures!: number | null;
+  @ApiProperty({ type: FanOutDoc }) fanOut!: Required<FanOutDoc>;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
   nextFireAt!: number | null;
