@@ -20,9 +20,9 @@ export class FanOut1796200000000 implements MigrationInterface {
     await queryRunner.addColumn('tasks', new TableColumn({ name: 'fan_out_shards', type: 'integer', isNullable: true }));
     await queryRunner.addColumn('tasks', new TableColumn({ name: 'fan_out_fail_when', type: 'varchar', length: '16', default: "'ANY_SHARD_FAILS'" }));
     // Plain ALTER TABLE on runs, as in 1796000000000: no SQLite table rebuild (ix_runs_claim's DESC part).
-    await queryRunner.query('ALTER TABLE runs ADD COLUMN shard_index INT NULL');
-    await queryRunner.query('ALTER TABLE runs ADD COLUMN shard_total INT NULL');
-    await queryRunner.query('ALTER TABLE runs ADD COLUMN pinned_executor_id INT NULL');
+    await queryRunner.query('ALTER TABLE runs ADD COLUMN shard_index INTEGER NULL');
+    await queryRunner.query('ALTER TABLE runs ADD COLUMN shard_total INTEGER NULL');
+    await queryRunner.query('ALTER TABLE runs ADD COLUMN pinned_executor_id INTEGER NULL');
     await queryRunner.createIndex('runs', new TableIndex({ name: 'ix_runs_parent', columnNames: ['parent_run_id', 'state'] }));
   }
 

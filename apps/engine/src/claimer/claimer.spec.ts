@@ -62,6 +62,8 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       startDeadlineMs: 3000,
       concurrencyPolicy: 'FORBID',
       retry: { maxAttempts: 3, backoffBaseMs: 500, backoffMaxMs: 8000, jitter: 0.25 },
+      fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
+      shard: null, // not a shard of a fan-out run
       executorId: null,
     });
     expect(queue.runs[1]).toMatchObject({ attempt: 2, executorId: 4 }); // attempt is the retry path's business
