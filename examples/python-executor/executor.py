@@ -39,6 +39,10 @@ MAX_SKEW_MS = 300_000
 MAX_BODY_BYTES = 1_048_576
 MAX_RUNS_PER_DISPATCH_BATCH = 100
 RECENTLY_FINISHED_LIMIT = 10_000
+# A running handler's new log lines go to the engine at most this often (the console's live tail),
+# as the TypeScript SDK's default progressIntervalMs does; the rest go with the final callback.
+LOG_TAIL_INTERVAL_MS = 1000
+MAX_PENDING_LOG_LINES = 200
 H_TENANT, H_TIMESTAMP, H_SIGNATURE = "x-baton-tenant", "x-baton-timestamp", "x-baton-signature"
 CANONICAL_SIGNATURE = re.compile(r"[0-9a-f]{64}")
 ABORT_REASONS = ("TIMEOUT", "CANCELLED", "REPLACED")
@@ -109,7 +113,7 @@ class NonRetryableError(Exception):
 
 
 class Context:
-    """What a handler gets: params, parent_results (its parents' results in a flow, by task name;
+    """What a handler gets (ctx.log lines reach the console while the handler runs): params, parent_results (its parents' results in a flow, by task name;
     {} for a run no parent fired), flow_params, shard_index / shard_total (a BROADCAST or SHARDED
     task's shard: its index of how many; 0 of 1 for other runs), run_id, attempt, deadline,
     abort_event, sleep(), log()."""
@@ -158,7 +162,16 @@ def h_shard(ctx):
     return {"shardIndex": ctx.shard_index, "shardTotal": ctx.shard_total, "items": mine}
 
 
-HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail, "shard-part": h_shard}
+def h_log_steps(ctx):
+    """params.ms (default 10000) in ten steps, a log line each: the console shows them as they come."""
+    ms = (ctx.params or {}).get("ms", 10_000) if isinstance(ctx.params, dict) else 10_000
+    for step in range(1, 11):
+        ctx.sleep(ms / 10)
+        ctx.log("INFO", f"step {step}/10 done")
+    return {"ms": ms}
+
+
+HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail, "shard-part": h_shard, "log-steps": h_log_steps}
 
 
 # ---- validation ----------------------------------------------------------------------------
@@ -224,7 +237,10 @@ class Job:
         self.abort_event = threading.Event()
         self.abort_reason = None
         self.started_at = None
-        self.logs = collections.deque(maxlen=200)
+        self.logs = collections.deque()  # lines not yet taken by an engine
+        self.dropped = 0  # lines dropped unsent (more than MAX_PENDING_LOG_LINES waiting)
+        self.tail_lock = threading.Lock()  # an interim send and the final callback never carry the same lines
+        self.tail_stale = False  # the engine answered 409 to an interim callback: the run is over there
 
     def abort(self, reason):
         if self.abort_event.is_set():
@@ -235,6 +251,22 @@ class Job:
 
     def log(self, level, message):
         self.logs.append({"at": now_ms(), "level": level, "message": str(message)[:4096]})
+        while len(self.logs) > MAX_PENDING_LOG_LINES:
+            self.logs.popleft()
+            self.dropped += 1
+
+    def take_logs(self):
+        """The pending lines (after a marker when some were dropped); they stay pending until `taken`."""
+        lines = list(self.logs)
+        if self.dropped:
+            lines.insert(0, {"at": now_ms(), "level": "WARN", "message": f"[{self.dropped} log line(s) dropped: more than {MAX_PENDING_LOG_LINES} waiting]"})
+        return lines
+
+    def taken(self, count):
+        """An engine took the first `count` pending lines (and the dropped-lines marker)."""
+        for _ in range(min(count, len(self.logs))):
+            self.logs.popleft()
+        self.dropped = 0
 
 
 class Executor:
@@ -353,6 +385,35 @@ class Executor:
             self.beat()
             self.stopped.wait(self.heartbeat_ms / 1000.0)
 
+    def tail_loop(self):
+        """Every LOG_TAIL_INTERVAL_MS: each running job's new log lines in a signed interim callback."""
+        while not self.stopped.wait(LOG_TAIL_INTERVAL_MS / 1000.0):
+            with self.lock:
+                running = [j for j in self.jobs.values() if j.state == "RUNNING" and j.logs and not j.tail_stale]
+            for job in running:
+                self.send_tail(job)
+
+    def send_tail(self, job):
+        req = job.request
+        with job.tail_lock:
+            if job.tail_stale:
+                return  # finished meanwhile: its final callback carries the lines
+            count = len(job.logs)
+            lines = job.take_logs()
+            callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "logs": lines, "startedAt": job.started_at}
+            if self.executor_id is not None:
+                callback["executorId"] = self.executor_id
+            for url in self.order(list(req["callbackUrls"]) + self.engine_urls):
+                status, _ = self.post(url, "/baton/callbacks", callback)
+                if 200 <= status < 300:
+                    job.taken(count)
+                    return
+                if status == 409:
+                    job.tail_stale = True  # the run ended or moved on there; the final callback says what it did
+                    return
+                if status in (400, 413, 422):
+                    return  # refused as it is: the lines go with the final callback
+
     def deliver(self, key, urls, callback):
         """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422)."""
         tries = 0
@@ -432,8 +493,11 @@ class Executor:
             callback["error"] = error
         if outcome == "FAILED" and not retryable:
             callback["retryable"] = False
-        if job.logs:
-            callback["logs"] = list(job.logs)
+        with job.tail_lock:  # waits for an interim send in flight, so no line goes twice
+            lines = job.take_logs()
+            job.tail_stale = True  # no interim callback after this one
+        if lines:
+            callback["logs"] = lines
         if outcome == "ABORTED":
             callback["abortReason"] = job.abort_reason
         with self.lock:
@@ -664,6 +728,7 @@ def main():
     executor.public_url = executor.public_url or f"http://{host}:{port}"
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     threading.Thread(target=executor.heartbeat_loop, name="heartbeat", daemon=True).start()
+    threading.Thread(target=executor.tail_loop, name="log-tail", daemon=True).start()
     print(f"READY {executor.public_url}", flush=True)
 
     stop = threading.Event()

@@ -15,8 +15,9 @@ export interface ConformanceTarget {
   command(env: Record<string, string>): ExecutorCommand;
   /**
    * Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one
-   * that fails, one that fails saying retrying cannot help (a NonRetryableError), and one whose
-   * result has the `shardIndex` and `shardTotal` it was told.
+   * that fails, one that fails saying retrying cannot help (a NonRetryableError), one whose
+   * result has the `shardIndex` and `shardTotal` it was told, and one that writes a log line
+   * about every `params.ms / 10` for `params.ms`.
    */
   handlers: {
     ok: { handler: string; params?: JsonValue };
@@ -24,6 +25,7 @@ export interface ConformanceTarget {
     fail: { handler: string; params?: JsonValue };
     failNonRetryable: { handler: string; params?: JsonValue };
     shard: { handler: string };
+    logSteps: { handler: string; params: (ms: number) => JsonValue };
   };
 }
 
@@ -164,6 +166,19 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
         expect(bad.status, JSON.stringify(fields)).toBe(400);
         expect(bad.body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field });
       }
+    });
+
+    it("sends a running handler's log lines before it ends (the console's live tail), each line once", async () => {
+      const { logSteps } = target.handlers;
+      const req = engine.request({ handler: logSteps.handler, params: logSteps.params(3_000) as never });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      const final = await failWithOutput(engine.finalCallback(req.runId, 1, 10_000));
+      const interim = engine.callbacks.filter((c) => c.body.runId === req.runId && !c.body.outcome && c.status === 200 && c.body.logs?.length);
+      expect(interim.length, 'interim callbacks with log lines').toBeGreaterThan(0);
+      expect(interim[0].at).toBeLessThan(final.at);
+      const lines = [...interim.flatMap((c) => c.body.logs ?? []), ...(final.body.logs ?? [])].map((l) => l.message);
+      expect(lines.length).toBeGreaterThanOrEqual(10);
+      expect(new Set(lines).size).toBe(lines.length);
     });
 
     it('refuses forged, unsigned, stale and tampered requests with 401 and runs nothing', async () => {

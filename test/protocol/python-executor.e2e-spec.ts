@@ -23,6 +23,7 @@ describeExecutorConformance({
   handlers: {
     ok: { handler: 'noop' },
     shard: { handler: 'shard-part' },
+    logSteps: { handler: 'log-steps', params: (ms) => ({ ms }) },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail' },
     failNonRetryable: { handler: 'fail', params: { nonRetryable: true } },
