@@ -261,6 +261,44 @@ describe('web console (Chromium)', () => {
     await page.waitForURL(new RegExp(`/runs/${root.id}$`));
   });
 
+  it('fans a task out: SHARDED in the editor, the run page lists its shards, each told its index', async () => {
+    await go(page, '/tasks/new');
+    await page.getByLabel('Name', { exact: true }).fill('e2e-sharded');
+    await page.getByRole('radio', { name: 'Manual' }).check();
+    await page.getByLabel('Handler').fill('shard-part');
+    await page.getByLabel('Runs on').selectOption('SHARDED');
+    // A shard count the API refuses is shown beside its field…
+    await page.getByLabel(/^Shards/).fill('0');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    const shardsField = page.locator('.field', { has: page.getByLabel(/^Shards/) });
+    await shardsField.locator('[data-field-error]').waitFor();
+    expect(await shardsField.locator('[data-field-error]').textContent()).toContain('must be at least 1');
+    // …and a good one saves.
+    await page.getByLabel(/^Shards/).fill('3');
+    await page.getByLabel('The run fails when').selectOption('ANY_SHARD_FAILS');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/\d+$/);
+    const id = await taskId('e2e-sharded');
+    expect((await api<{ fanOut: unknown }>('GET', `/tasks/${id}`)).fanOut).toEqual({ mode: 'SHARDED', shards: 3, failWhen: 'ANY_SHARD_FAILS' });
+
+    const run = await api<{ id: number }>('POST', `/tasks/${id}/trigger`, { params: { items: 30 } });
+    await go(page, `/runs/${run.id}`);
+    await page.locator('[data-run-state="SUCCEEDED"]').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.locator('table[aria-label="Shards"] tr[data-shard]').count()).toBe(3);
+    await expect.poll(() => page.locator('table[aria-label="Shards"] [data-state="SUCCEEDED"]').count()).toBe(3);
+    const result = (await api<{ result: { shards: Array<{ index: number; result: { shardIndex: number; shardTotal: number; items: number } }> } }>('GET', `/runs/${run.id}`)).result;
+    expect(result.shards.map((s) => [s.index, s.result.shardIndex, s.result.shardTotal, s.result.items])).toEqual([
+      [0, 0, 3, 10],
+      [1, 1, 3, 10],
+      [2, 2, 3, 10],
+    ]);
+    await shot(page, '08c-fan-out-run', true);
+    // A shard's page names its place and its fan-out run.
+    await page.locator('table[aria-label="Shards"] tr[data-shard="1"] a').click();
+    await page.locator('[data-run-shard]').waitFor();
+    expect(await page.locator('[data-run-shard]').textContent()).toBe(`1 of 0…2 of fan-out run #${run.id}`);
+  });
+
   it("tails a running run's log live: a line the handler wrote shows before the run ends", async () => {
     // build-report: long-running, 10 steps over 5 s, a log line per step.
     const run = await api<{ id: number }>('POST', `/tasks/${await taskId('build-report')}/trigger`, {});

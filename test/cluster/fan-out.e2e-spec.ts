@@ -44,7 +44,7 @@ describe('cluster: broadcast and sharded tasks (2 engines, 3 executors)', () => 
     await addDependency(c.ds, c.tenant, task, child);
 
     await ended([task], 1);
-    const runs = await waitFor(async () => {
+    await waitFor(async () => {
       const all = await c.runs([task, child]);
       return all.some((r) => r.taskId === child && isTerminal(r.state as RunState)) ? all : undefined;
     }, { timeoutMs: 20_000, what: 'the child run ended' });

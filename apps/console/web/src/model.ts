@@ -4,6 +4,8 @@ export const TRIGGER_KINDS = ['MANUAL', 'FIXED_RATE', 'FIXED_DELAY', 'CRON', 'ON
 export type TriggerKind = (typeof TRIGGER_KINDS)[number];
 export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
 export const CONCURRENCY_POLICIES = ['ALLOW', 'FORBID', 'REPLACE'] as const;
+export const FAN_OUT_MODES = ['SINGLE', 'BROADCAST', 'SHARDED'] as const;
+export const FAN_OUT_FAIL_WHEN = ['ANY_SHARD_FAILS', 'ALL_SHARDS_FAIL'] as const;
 export const ALARM_TYPES = ['START_LATE', 'TIMEOUT', 'FAILED', 'RETRYING', 'EXECUTOR_DOWN', 'EXECUTOR_UP', 'ENGINE_DOWN', 'DISPATCH_REJECTED', 'TASK_PAUSED', 'BUSINESS'] as const;
 export const RUN_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED', 'SKIPPED'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -41,6 +43,7 @@ export interface Task {
   alarms: { types: string[]; silenceMs: number };
   paused: boolean;
   pauseAfterFailures: number | null;
+  fanOut: { mode: (typeof FAN_OUT_MODES)[number]; shards: number | null; failWhen: (typeof FAN_OUT_FAIL_WHEN)[number] };
   fireCount: number;
   nextFireAt: number | null;
   createdAt: number;
@@ -77,9 +80,12 @@ export interface Run {
   taskId: number;
   taskName: string | null;
   state: RunState;
-  cause: 'SCHEDULE' | 'MANUAL' | 'DEPENDENCY' | 'BACKFILL';
+  cause: 'SCHEDULE' | 'MANUAL' | 'DEPENDENCY' | 'BACKFILL' | 'SHARD';
   flowId: number | null;
   parentRunId: number | null;
+  shardIndex: number | null;
+  shardTotal: number | null;
+  pinnedExecutorId: number | null;
   attempt: number;
   priority: number;
   scheduledAt: number;

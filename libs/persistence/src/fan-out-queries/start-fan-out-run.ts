@@ -8,7 +8,7 @@ export const START_FAN_OUT_RUN = runWrite('startFanOutRun', ['CLAIMED'], 'ACCEPT
 /**
  * A fan-out run has written its shards: CLAIMED → ACCEPTED, in the same transaction.
  *
- *   UPDATE runs SET state = 'ACCEPTED', shard_total = ?, executor_id = NULL, dispatched_at = ?, accepted_at = ?,
+ *   UPDATE runs SET state = 'ACCEPTED', shard_total = ?, executor_id = NULL, dispatched_at = ?, accepted_at = ?, started_at = ?,
  *                   deadline_at = NULL, error = NULL, updated_at = ?
  *    WHERE id = ? AND state = 'CLAIMED' AND claimed_by = ? AND attempt = ?
  *
@@ -23,9 +23,9 @@ export async function startFanOutRun(
 ): Promise<boolean> {
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'ACCEPTED', shard_total = ?, executor_id = NULL, dispatched_at = ?, accepted_at = ?, deadline_at = NULL, error = NULL, updated_at = ?
+    `UPDATE runs SET state = 'ACCEPTED', shard_total = ?, executor_id = NULL, dispatched_at = ?, accepted_at = ?, started_at = ?, deadline_at = NULL, error = NULL, updated_at = ?
       WHERE id = ? AND ${stateIn(START_FAN_OUT_RUN)} AND claimed_by = ? AND attempt = ?`,
-    [input.shardTotal, input.now, input.now, input.now, input.runId, input.nodeId, input.attempt],
+    [input.shardTotal, input.now, input.now, input.now, input.now, input.runId, input.nodeId, input.attempt],
   );
   return affected > 0;
 }

@@ -18,6 +18,13 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
     const pages = await Promise.all(childTasks.map((t) => get<Page<Run>>(`/runs${qs({ taskId: t, cause: 'DEPENDENCY', limit: 100 })}`)));
     return pages.flatMap((p) => p.items).filter((c) => c.parentRunId === r.id);
   }, [run.data?.id, run.data?.state]);
+  // A fan-out run's shards (BROADCAST / SHARDED task), by index.
+  const shards = useLoad(async () => {
+    const r = run.data;
+    if (!r || r.cause === 'SHARD' || r.shardTotal === null) return [] as Run[];
+    const page = await get<Page<Run>>(`/runs${qs({ parentRunId: r.id, cause: 'SHARD', limit: 500 })}`);
+    return page.items.sort((a, b) => (a.shardIndex ?? 0) - (b.shardIndex ?? 0));
+  }, [run.data?.id, run.data?.shardTotal]);
 
   // Live: the lines its handler writes while it runs (the SDK sends them about once a second)…
   const { watchRunLogs } = useLive();
@@ -45,7 +52,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
     if (r.id === runId) {
       run.set((cur) => (cur && cur.updatedAt <= r.updatedAt ? { ...cur, ...r } : cur));
       void run.reload();
-    } else if (r.parentRunId === runId) void children.reload();
+    } else if (r.parentRunId === runId) void (r.cause === 'SHARD' ? shards.reload() : children.reload());
   });
 
   const cancel = async () => {
@@ -112,15 +119,26 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
                   </Link>
                 ) : r.executorId !== null ? (
                   `#${r.executorId} (no longer registered)`
+                ) : r.cause !== 'SHARD' && r.shardTotal !== null ? (
+                  'its shards’ (below)'
                 ) : (
                   '—'
                 )}
               </dd>
             </div>
-            <div>
-              <dt>Parent run</dt>
-              <dd>{r.parentRunId ? <Link to={`/runs/${r.parentRunId}`}>#{r.parentRunId}</Link> : '—'}</dd>
-            </div>
+            {r.cause === 'SHARD' ? (
+              <div>
+                <dt>Shard</dt>
+                <dd data-run-shard>
+                  {r.shardIndex} of 0…{(r.shardTotal ?? 1) - 1} of fan-out run <Link to={`/runs/${r.parentRunId}`}>#{r.parentRunId}</Link>
+                </dd>
+              </div>
+            ) : (
+              <div>
+                <dt>Parent run</dt>
+                <dd>{r.parentRunId ? <Link to={`/runs/${r.parentRunId}`}>#{r.parentRunId}</Link> : '—'}</dd>
+              </div>
+            )}
             <div>
               <dt>Flow</dt>
               <dd>{r.flowId && r.flowId !== r.id ? <Link to={`/runs/${r.flowId}`}>#{r.flowId}</Link> : r.flowId ? 'this run is the root' : '—'}</dd>
@@ -144,6 +162,45 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
             <p className="small muted" data-timeline-note>
               The executor starts the handler as it acknowledges: Started (its clock) came before Accepted (the engine received the acknowledgement).
             </p>
+          ) : null}
+
+          {r.cause !== 'SHARD' && r.shardTotal !== null ? (
+            <>
+              <h2>Shards</h2>
+              <p className="small muted">
+                This run went to {r.shardTotal} shard(s); it ends when they all have, each after its own retries.
+              </p>
+              <div className="table-wrap">
+                <table className="data" aria-label="Shards">
+                  <thead>
+                    <tr>
+                      <th scope="col">Shard</th>
+                      <th scope="col">Run</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Attempt</th>
+                      <th scope="col">Executor</th>
+                      <th scope="col">Error</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {(shards.data ?? []).map((sh) => (
+                      <tr key={sh.id} data-shard={sh.shardIndex}>
+                        <td>{sh.shardIndex}</td>
+                        <td>
+                          <Link to={`/runs/${sh.id}`}>#{sh.id}</Link>
+                        </td>
+                        <td>
+                          <StateBadge state={sh.state} />
+                        </td>
+                        <td>{sh.attempt}</td>
+                        <td>{sh.executorId !== null ? `#${sh.executorId}${sh.pinnedExecutorId !== null ? ' (pinned)' : ''}` : '—'}</td>
+                        <td className="small">{sh.error ?? ''}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
           ) : null}
 
           <h2>Result</h2>

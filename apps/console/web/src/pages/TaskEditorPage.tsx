@@ -4,7 +4,7 @@ import { ApiError, del, get, post, put } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { fmtTime, fromLocalInput, parseDuration, toLocalInput } from '../format';
 import { useLoad } from '../hooks';
-import { ALARM_TYPES, CONCURRENCY_POLICIES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
 import { Link, navigate } from '../router';
 
 /** The form's values as typed (strings for numbers, so a wrong value reaches the API and is named). */
@@ -38,6 +38,9 @@ interface Form {
   silenceMs: string;
   paused: boolean;
   pauseAfterFailures: string;
+  fanOutMode: string;
+  fanOutShards: string;
+  fanOutFailWhen: string;
 }
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -72,6 +75,9 @@ const EMPTY: Form = {
   silenceMs: '60000',
   paused: false,
   pauseAfterFailures: '',
+  fanOutMode: 'SINGLE',
+  fanOutShards: '4',
+  fanOutFailWhen: 'ANY_SHARD_FAILS',
 };
 
 function formOf(t: Task): Form {
@@ -106,6 +112,9 @@ function formOf(t: Task): Form {
     silenceMs: s(t.alarms.silenceMs),
     paused: t.paused,
     pauseAfterFailures: s(t.pauseAfterFailures),
+    fanOutMode: t.fanOut.mode,
+    fanOutShards: s(t.fanOut.shards) || EMPTY.fanOutShards,
+    fanOutFailWhen: t.fanOut.failWhen,
   };
 }
 
@@ -155,6 +164,7 @@ function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string,
       alarms: { types: f.alarmTypes, silenceMs: ms(f.silenceMs) },
       paused: f.paused,
       pauseAfterFailures: optNum(f.pauseAfterFailures),
+      fanOut: { mode: f.fanOutMode, shards: f.fanOutMode === 'SHARDED' ? num(f.fanOutShards) : null, failWhen: f.fanOutFailWhen },
     },
   };
 }
@@ -391,6 +401,45 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
             <Field label="Jitter (0…1)" error={err('retry.jitter')}>
               {(p) => <input {...p} name="jitter" inputMode="decimal" value={form.jitter} onChange={(e) => set('jitter', e.target.value)} />}
             </Field>
+          </div>
+        </fieldset>
+
+        <fieldset>
+          <legend>Fan-out</legend>
+          <div className="grid">
+            <Field
+              label="Runs on"
+              error={err('fanOut.mode', 'fanOut')}
+              hint="BROADCAST: every UP executor of the app, one shard each. SHARDED: N shards spread over them, each told ctx.shardIndex / ctx.shardTotal."
+            >
+              {(p) => (
+                <select {...p} name="fanOutMode" value={form.fanOutMode} onChange={(e) => set('fanOutMode', e.target.value)}>
+                  {FAN_OUT_MODES.map((m) => (
+                    <option key={m} value={m}>
+                      {m === 'SINGLE' ? 'SINGLE (one executor)' : m}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+            {form.fanOutMode === 'SHARDED' ? (
+              <Field label="Shards (1…1000)" error={err('fanOut.shards')}>
+                {(p) => <input {...p} name="fanOutShards" inputMode="numeric" value={form.fanOutShards} onChange={(e) => set('fanOutShards', e.target.value)} />}
+              </Field>
+            ) : null}
+            {form.fanOutMode !== 'SINGLE' ? (
+              <Field label="The run fails when" error={err('fanOut.failWhen')} hint="Once every shard has ended, after its own retries (a retry re-runs only the failed shards).">
+                {(p) => (
+                  <select {...p} name="fanOutFailWhen" value={form.fanOutFailWhen} onChange={(e) => set('fanOutFailWhen', e.target.value)}>
+                    {FAN_OUT_FAIL_WHEN.map((m) => (
+                      <option key={m} value={m}>
+                        {m === 'ANY_SHARD_FAILS' ? 'any shard fails' : 'every shard fails'}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            ) : null}
           </div>
         </fieldset>
 
