@@ -8,6 +8,7 @@ import { faults } from './faults';
 import { slotHold } from './slot-hold';
 import { sustained } from './sustained';
 import { history } from './history';
+import { fanOut } from './fan-out';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut];

@@ -53,4 +53,16 @@ describe('fanOutOutcome', () => {
       { index: 1, state: 'SUCCEEDED', executorId: 11, result: 'small' },
     ]);
   });
+
+  it('a thousand shards stay within the bound: results truncated, then successful entries left out from the end and counted; failures kept', () => {
+    const shards = Array.from({ length: 1000 }, (_, i) => shard(i, i === 998 ? 'FAILED' : 'SUCCEEDED', { resultJson: `{"items":${i},"pad":"${'p'.repeat(40)}"}`, error: i === 998 ? 'x' : null }));
+    const out = fanOutOutcome('ANY_SHARD_FAILS', shards, 64_000);
+    expect(Buffer.byteLength(out.resultJson)).toBeLessThanOrEqual(64_000);
+    const parsed = JSON.parse(out.resultJson) as { shards: Array<{ index: number; state: string }>; omitted: number };
+    expect(parsed.shards.length + parsed.omitted).toBe(1000);
+    expect(parsed.omitted).toBeGreaterThan(0);
+    expect(parsed.shards[0].index).toBe(0);
+    expect(parsed.shards.some((s) => s.index === 998 && s.state === 'FAILED')).toBe(true);
+    expect(out.error).toBe('1 of 1000 shards did not succeed — shard 998 FAILED: x');
+  });
 });

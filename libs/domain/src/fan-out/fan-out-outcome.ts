@@ -19,8 +19,8 @@ export interface FanOutOutcome {
   error: string | null;
   /**
    * `{"shards":[{"index":0,"state":"SUCCEEDED","executorId":7,"result":…},…]}` by index, bounded
-   * by MAX_PARAMS_BYTES: when the results add up to more, the largest become
-   * `{"truncated":true,"bytes":n}` one by one — children still learn which shard did what.
+   * by MAX_PARAMS_BYTES: the largest results become `{"truncated":true,"bytes":n}`, and past that
+   * the last entries are left out (successful ones first) and counted: `"omitted":n`.
    */
   resultJson: string;
 }
@@ -52,22 +52,36 @@ function firstLine(text: string): string {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
+/**
+ * The shards' results within `maxBytes`: first the largest results become
+ * `{"truncated":true,"bytes":n}`, then — a thousand shards' entries alone outgrow 64 KB — entries
+ * are left out from the last index down, successful ones before the others (a failure is what a
+ * reader looks for), counted in `"omitted"`. Sizes are kept per entry, so this is n log n, not a
+ * re-render per step.
+ */
 function shardResultsJson(shards: readonly ShardEnd[], maxBytes: number): string {
-  const results = shards.map((s) => s.resultJson);
   const entry = (s: ShardEnd, result: string | null) =>
     `{"index":${s.index},"state":${JSON.stringify(s.state)},"executorId":${s.executorId ?? 'null'}${result === null ? '' : `,"result":${result}`}}`;
-  const render = () => `{"shards":[${shards.map((s, i) => entry(s, results[i])).join(',')}]}`;
-  let text = render();
-  while (utf8ByteLength(text) > maxBytes) {
-    let largest = -1;
-    for (let i = 0; i < results.length; i++) {
-      const r = results[i];
-      if (r === null || r.startsWith('{"truncated":true')) continue;
-      if (largest < 0 || r.length > (results[largest] as string).length) largest = i;
-    }
-    if (largest < 0) break;
-    results[largest] = JSON.stringify({ truncated: true, bytes: utf8ByteLength(results[largest] as string) });
-    text = render();
+  const items = shards.map((s) => ({ s, result: s.resultJson, kept: true, bytes: utf8ByteLength(entry(s, s.resultJson)) }));
+  // `{"shards":[` + `]` + `}`, and room for `,"omitted":n`.
+  const frame = 14 + 24;
+  let kept = items.length;
+  let total = frame + items.reduce((n, i) => n + i.bytes, 0) + Math.max(0, kept - 1);
+  const byResultSize = items.filter((i) => i.result !== null).sort((a, b) => (b.result as string).length - (a.result as string).length);
+  for (const item of byResultSize) {
+    if (total <= maxBytes) break;
+    item.result = JSON.stringify({ truncated: true, bytes: utf8ByteLength(item.s.resultJson as string) });
+    const bytes = utf8ByteLength(entry(item.s, item.result));
+    total += bytes - item.bytes;
+    item.bytes = bytes;
   }
-  return text;
+  const dropOrder = [...items].reverse().sort((a, b) => Number(b.s.state === 'SUCCEEDED') - Number(a.s.state === 'SUCCEEDED'));
+  for (const item of dropOrder) {
+    if (total <= maxBytes) break;
+    item.kept = false;
+    kept--;
+    total -= item.bytes + (kept > 0 ? 1 : 0);
+  }
+  const omitted = items.length - kept;
+  return `{"shards":[${items.filter((i) => i.kept).map((i) => entry(i.s, i.result)).join(',')}]${omitted ? `,"omitted":${omitted}` : ''}}`;
 }
