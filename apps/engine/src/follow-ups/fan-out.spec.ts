@@ -4,6 +4,7 @@ import type { FanOut } from '@baton/domain';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { alarms, claimedRunOf, readRun, runInState, runsOfTask, seedExecutor, seedRun, seedTask, seedTenant, startDispatchSide, TENANT, type DispatchSideApp, type SeededTask } from '../testing/dispatch-side-kit';
 import { DueQueue } from '../dispatch/due-queue';
+import { Watchdog } from '../watchdog/watchdog';
 import { followUpTransaction } from './follow-ups';
 import { RunOutcomes, type AttemptRef } from './run-outcomes';
 
@@ -90,17 +91,41 @@ describe.each(TEST_DATABASES)('fan-out runs (broadcast, sharding) on the engine,
     expect((await readRun(db.dataSource, runId)).executorId).toBeNull();
   });
 
-  it('the last shard to end ends the run — once — however many end at the same moment', async () => {
+  it('the last shard to end ends the run in its own transaction; shards that see others going leave it', async () => {
+    const task = await seedTask(db.dataSource, { name: 'in-turn' });
+    await setFanOut(db.dataSource, task, { mode: 'SHARDED', shards: 3, failWhen: 'ANY_SHARD_FAILS' });
+    const { parent, shards } = await startedFanOut(db.dataSource, task, 3);
+    await endShard(task, shards[0], parent, 'SUCCEEDED');
+    await endShard(task, shards[2], parent, 'SUCCEEDED');
+    expect((await readRun(db.dataSource, parent)).state).toBe('ACCEPTED');
+    await endShard(task, shards[1], parent, 'SUCCEEDED');
+    expect((await readRun(db.dataSource, parent)).state).toBe('SUCCEEDED'); // no wait: the last shard's transaction ended it
+  });
+
+  it('ends the run once however many shards end at the same moment (two that each see the other going leave it to the settler)', async () => {
     const task = await seedTask(db.dataSource, { name: 'together' });
     await setFanOut(db.dataSource, task, { mode: 'SHARDED', shards: 6, failWhen: 'ANY_SHARD_FAILS' });
     for (let round = 0; round < 5; round++) {
       const { parent, shards } = await startedFanOut(db.dataSource, task, 6);
       const ended = await Promise.all(shards.map((s) => endShard(task, s, parent, 'SUCCEEDED')));
       expect(ended.every((e) => e?.state === 'SUCCEEDED')).toBe(true);
-      const run = await readRun(db.dataSource, parent);
-      expect(run.state).toBe('SUCCEEDED');
+      const run = await runInState(db.dataSource, parent, 'SUCCEEDED', 2_000);
       expect((run.result as { shards: Array<{ index: number; result: unknown }> }).shards.map((s) => [s.index, s.result])).toEqual(shards.map((s, i) => [i, { run: s }]));
     }
+    expect(await alarms(db.dataSource, 'FAILED')).toHaveLength(0);
+  });
+
+  it("the watchdog's sweep ends a run whose shards all ended without ending it (an engine died in between)", async () => {
+    const task = await seedTask(db.dataSource, { name: 'orphan' });
+    await setFanOut(db.dataSource, task, { mode: 'BROADCAST', shards: null, failWhen: 'ANY_SHARD_FAILS' });
+    const { parent, shards } = await startedFanOut(db.dataSource, task, 2);
+    // Ended behind the engine's back: no settle ran.
+    await db.dataSource.query(`UPDATE runs SET state = 'SUCCEEDED', finished_at = ? WHERE id IN (?, ?)`, [Date.now(), shards[0], shards[1]]);
+    const single = await seedRun(db.dataSource, task, { state: 'ACCEPTED', dispatchedAt: Date.now(), deadlineAt: Date.now() + 60_000 });
+    expect((await engine.get(Watchdog).tick()).fanOuts).toBe(1);
+    expect((await readRun(db.dataSource, parent)).state).toBe('SUCCEEDED');
+    expect((await readRun(db.dataSource, single)).state).toBe('ACCEPTED'); // an executing single run is not a fan-out run
+    expect((await engine.get(Watchdog).tick()).fanOuts).toBe(0);
   });
 
   it('ANY_SHARD_FAILS: the run fails naming the shard, with one FAILED alarm — its own, not the shard’s', async () => {

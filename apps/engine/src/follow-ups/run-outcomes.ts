@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, pauseFailingTask, readSettledFanOut, retryRunAttempt, type FollowUpHints } from '@baton/persistence';
+import { finishRunAttempt, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
+import { FanOutNudges } from './fan-out-nudges';
 import { FollowUps } from './follow-ups';
 
 /** The attempt being ended, and what deciding its fate needs. */
@@ -71,6 +72,7 @@ export class RunOutcomes {
   constructor(
     private readonly alarms: Alarms,
     private readonly followUps: FollowUps,
+    private readonly nudges: FanOutNudges,
   ) {}
 
   async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
@@ -123,16 +125,18 @@ export class RunOutcomes {
    * A shard has ended for good: when it was the last of its fan-out run's shards still going, that
    * run ends now, in this transaction — SUCCEEDED or FAILED per the task's failWhen (domain
    * fanOutOutcome), never retried itself (its shards were), with the shards' results — and has
-   * its alarm, pause and follow-ups as any run. readSettledFanOut's lock makes the last shard's
-   * transaction, and only it, see them all ended.
+   * its alarm, pause and follow-ups as any run. standOfFanOut decides, under a lock, that this
+   * is the last; when another shard looked still going it may be ending at this very moment, so
+   * the run is handed to the FanOutSettler (`nudge`), which looks again after both have committed.
    */
-  async settleFanOut(manager: EntityManager, fanOutRunId: number, now: number): Promise<void> {
-    const settled = await readSettledFanOut(manager, fanOutRunId);
-    if (!settled) return;
-    const outcome = fanOutOutcome(settled.failWhen, settled.shards);
+  async settleFanOut(manager: EntityManager, fanOutRunId: number, now: number, options: { nudge: boolean } = { nudge: true }): Promise<void> {
+    const stand = await standOfFanOut(manager, fanOutRunId);
+    if (stand.kind === 'GOING' && options.nudge) this.nudges.nudge(fanOutRunId);
+    if (stand.kind !== 'SETTLED') return;
+    const outcome = fanOutOutcome(stand.failWhen, stand.shards);
     const end: AttemptEnd =
       outcome.state === 'SUCCEEDED' ? { to: 'SUCCEEDED', resultJson: outcome.resultJson } : { to: 'FAILED', error: outcome.error ?? 'failed', retry: false, resultJson: outcome.resultJson };
-    await this.endAttempt(manager, settled.run, end, { from: ['ACCEPTED'], now });
+    await this.endAttempt(manager, stand.run, end, { from: ['ACCEPTED'], now });
   }
 
   /**

@@ -16,6 +16,7 @@ import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
+import { FanOutSettler } from '../follow-ups/fan-out-settler';
 import { RunOutcomes } from '../follow-ups/run-outcomes';
 import { TenantDirectory } from '../tenants/tenant-directory';
 
@@ -28,6 +29,8 @@ export interface WatchdogReport {
   timedOut: number;
   executorsDown: number;
   reconciled: number;
+  /** Fan-out runs whose shards had all ended, looked at again. */
+  fanOuts: number;
 }
 
 /**
@@ -63,6 +66,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly outcomes: RunOutcomes,
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
+    private readonly fanOuts: FanOutSettler,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -89,7 +93,8 @@ export class Watchdog implements OnModuleDestroy {
     const timedOut = await this.timeouts();
     const executorsDown = await this.executorsDown();
     const reconciled = await this.reconcile();
-    return { late, timedOut, executorsDown, reconciled };
+    const fanOuts = await this.fanOuts.sweep();
+    return { late, timedOut, executorsDown, reconciled, fanOuts };
   }
 
   private async startLate(): Promise<number> {
