@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus } from '@baton/messaging';
+import { ClaimSignal } from './claimer/claim-signal';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { GroupPeers } from './node/group-peers';
@@ -12,7 +13,8 @@ import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineA
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown), GroupPeers (the other live engines); and the app-wide
+ * engine made is closed at shutdown), GroupPeers (the other live engines), ClaimSignal (runs to
+ * claim now); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
  */
 @Global()
@@ -29,9 +31,10 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
         GroupPeers,
+        ClaimSignal,
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal],
     };
   }
 }

@@ -46,7 +46,7 @@ const MAX_RESULT_BYTES = 65_000;
  * The callbacks that arrive together are read with one statement and their outcomes committed
  * in one transaction (Coalescer, GroupCommit): in a burst every run's callback used to cost its
  * own read and its own transaction of ~6 round trips. The commonest of them — a success of a task
- * with no follow-ups (no DAG children, not FIXED_DELAY, not a shard) — go further: one statement ends them all
+ * with no follow-ups (no DAG children, not FIXED_DELAY; a shard's are its fan-out run's) — go further: one statement ends them all
  * (finishSucceededRuns); if that transaction fails, each goes the general way alone.
  */
 @Injectable()
@@ -100,7 +100,7 @@ export class CallbacksService {
     const run = await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId });
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
-    const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay && run.shardOf === null;
+    const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
     const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run });
     if (!ended) return this.stale(cb, null, 'STALE');
     this.events.ended(cb.runId, cb.attempt);
@@ -148,6 +148,9 @@ export class CallbacksService {
             await this.store(em, item.cb, item.run, now);
             out.push({ state: 'SUCCEEDED' });
           }
+          // Shards that ended here may end their fan-out run: looked at once per run, after all of them.
+          const fanOuts = new Set(items.filter((item, i) => out[i] !== null && item.run.shardOf !== null).map((item) => item.run.shardOf as number));
+          for (const fanOutRunId of fanOuts) await this.outcomes.settleFanOut(em, fanOutRunId, now);
           return out;
         },
         { isolation: FOLLOW_UP_ISOLATION },

@@ -7,6 +7,7 @@ import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { GroupPeers } from '../node/group-peers';
+import { ClaimSignal } from './claim-signal';
 import { toClaimedRun } from './to-claimed-run';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 
@@ -51,8 +52,10 @@ export class ClaimerService {
     private readonly metrics: EngineMetrics,
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
     private readonly peers: GroupPeers,
+    signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
+    signal.onNewRuns(() => this.loop.kick());
   }
 
   start(): void {

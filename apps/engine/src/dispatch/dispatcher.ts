@@ -4,6 +4,7 @@ import { CLOCK, parseParentResults, planShards, type Clock } from '@baton/domain
 import { deferRunDispatch, inTransaction, rerouteDispatchedRun, type ExecutingRunRow } from '@baton/persistence';
 import type { DispatchRequest } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
+import { ClaimSignal } from '../claimer/claim-signal';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
@@ -79,6 +80,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     private readonly runStart: RunStart,
     @Inject(SLOT_HOLD) private readonly slotHold: SlotHold,
     peers: GroupPeers,
+    private readonly claimSignal: ClaimSignal,
   ) {
     this.gate = new CreditGate(
       () => this.clock.now(),
@@ -273,6 +275,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const shards = planShards(run.fanOut, candidates.map((c) => c.executorId));
     const start = await this.runStart.start(run, { kind: 'FAN_OUT', shards }, false);
     if (start.kind !== 'FANNED_OUT') return;
+    this.claimSignal.newRuns();
     for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
     this.metrics.lateness.observe(Math.max(0, start.at - (run.attempt === 1 ? run.scheduledAt : run.dueAt)) / 1000);
     this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });

@@ -7,6 +7,7 @@ import type { DueQueuePort } from '../claimer/due-queue-port';
 import { readEngineConfig } from '../config/engine-config';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
+import { ClaimSignal } from '../claimer/claim-signal';
 import { ClaimerService } from '../claimer/claimer.service';
 import { GroupPeers } from '../node/group-peers';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
@@ -53,7 +54,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimSignal());
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
   return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
