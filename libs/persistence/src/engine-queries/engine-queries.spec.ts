@@ -8,6 +8,7 @@ import { claimDueTasksSql } from './claim-due-tasks';
 import { renewLeasesSelectSql } from './renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
 import { insertMissingEngineGroup } from './insert-missing-engine-group';
+import { findSettleableFanOutsSql } from '../fan-out-queries/stand-of-fan-out';
 import { insertPlannedRuns, PlannedRunRow } from './insert-planned-runs';
 import { markOwnFlow } from './mark-own-flow';
 import { markRunsAccepted } from './mark-runs-accepted';
@@ -278,5 +279,11 @@ describe('engine query plans on mysql', () => {
     const plan = await explain(db.dataSource, claimDueTasksSql('mysql'), ['default', T + 60_000, 200]);
     expect(plan).toMatchObject({ key: 'ix_tasks_plan', type: 'range' });
     expect(plan.Extra ?? '').not.toMatch(/filesort/);
+  });
+
+  it("the settler's sweep reads only fan-out runs (ACCEPTED without a deadline) through ix_runs_deadline, and their shards through ix_runs_parent", async () => {
+    const rows: Array<{ table: string; key: string | null; type: string }> = await db.dataSource.query(`EXPLAIN ${findSettleableFanOutsSql(1, 50)}`, ['default']);
+    expect(rows.find((r) => r.table === 'r')).toMatchObject({ key: 'ix_runs_deadline', type: 'ref' });
+    expect(rows.find((r) => r.table === 's')?.key).toBe('ix_runs_parent');
   });
 });

@@ -1,7 +1,7 @@
 export { insertShardRuns } from './insert-shard-runs';
 export type { FanOutParent } from './insert-shard-runs';
 export { startFanOutRun } from './start-fan-out-run';
-export { findSettleableFanOuts, standOfFanOut } from './stand-of-fan-out';
+export { findSettleableFanOuts, findSettleableFanOutsSql, standOfFanOut } from './stand-of-fan-out';
 export type { FanOutStand } from './stand-of-fan-out';
 export { cancelShards } from './cancel-shards';
 export type { CancelledShard } from './cancel-shards';

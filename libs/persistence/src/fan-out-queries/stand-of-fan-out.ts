@@ -86,13 +86,14 @@ export async function standOfFanOut(manager: EntityManager, runId: number): Prom
  */
 export async function findSettleableFanOuts(manager: EntityManager, input: { groups: readonly string[]; limit: number }): Promise<number[]> {
   if (input.groups.length === 0) return [];
-  const { rows } = await execute<{ id: unknown }>(
-    manager,
-    `SELECT r.id FROM runs r
-      WHERE r.engine_group IN (${placeholders(input.groups.length)}) AND r.state = 'ACCEPTED' AND r.deadline_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.parent_run_id = r.id AND s.state NOT IN ${ENDED})
-      LIMIT ${Math.floor(input.limit)}`,
-    [...input.groups],
-  );
+  const { rows } = await execute<{ id: unknown }>(manager, findSettleableFanOutsSql(input.groups.length, input.limit), [...input.groups]);
   return rows.map((r) => num(r.id));
+}
+
+/** findSettleableFanOuts' SELECT — exported so the plan test EXPLAINs this very text. */
+export function findSettleableFanOutsSql(groups: number, limit: number): string {
+  return `SELECT r.id FROM runs r
+           WHERE r.engine_group IN (${placeholders(groups)}) AND r.state = 'ACCEPTED' AND r.deadline_at IS NULL
+             AND NOT EXISTS (SELECT 1 FROM runs s WHERE s.parent_run_id = r.id AND s.state NOT IN ${ENDED})
+           LIMIT ${Math.floor(limit)}`;
 }
