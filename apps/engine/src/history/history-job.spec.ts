@@ -157,6 +157,26 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       expect(await runIds(flowTask)).toEqual([parent, child]);
     });
 
+    it("counts a fan-out run, not its shards, among a task's newest N, and keeps its shards with it", async () => {
+      await setPolicy(0, { runsMs: DAY, minRunsKept: 2 });
+      const fanOuts = [];
+      for (let i = 0; i < 3; i++) {
+        const at = T - 5 * DAY + i * HOUR_MS;
+        const parent = await ended(at);
+        await db.dataSource.query(`UPDATE runs SET shard_total = 3 WHERE id = ?`, [parent]);
+        const shards = [];
+        for (let k = 0; k < 3; k++) {
+          const shard = await ended(at + 10, { flowId: null });
+          await db.dataSource.query(`UPDATE runs SET cause = 'SHARD', parent_run_id = ?, shard_index = ?, shard_total = 3 WHERE id = ?`, [parent, k, shard]);
+          shards.push(shard);
+        }
+        fanOuts.push([parent, ...shards]);
+      }
+      await purgeAll(job(db.dataSource, clock));
+      // The newest two fan-out runs (not the newest two of nine shards) stay, each with its shards.
+      expect(await runIds()).toEqual([...fanOuts[1], ...fanOuts[2]]);
+    });
+
     it("purges a task that keeps less than its tenant by its own retention", async () => {
       const short = await seedTask(db.dataSource, { name: 'short' });
       await setPolicy(short.id, { runsMs: DAY });

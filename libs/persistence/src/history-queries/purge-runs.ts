@@ -77,12 +77,16 @@ export async function findLiveFlows(manager: EntityManager, flowIds: readonly nu
  * The (scheduled_at, id) of the task's n-th newest run, or null when it has n or fewer: runs
  * at or after it are among the newest n and are kept.
  *
- *   SELECT scheduled_at, id FROM runs WHERE task_id = ? ORDER BY scheduled_at DESC, id DESC LIMIT 1 OFFSET n − 1
+ *   SELECT scheduled_at, id FROM runs WHERE task_id = ? AND cause <> 'SHARD' ORDER BY scheduled_at DESC, id DESC LIMIT 1 OFFSET n − 1
+ *
+ * Shards are not counted (a thousand-shard run is one run of its task), yet kept with their
+ * fan-out run: a shard is written after its run, and scheduled at that moment, so it sorts
+ * after it — inside the boundary whenever its run is.
  */
 export async function newestRunsBoundary(manager: EntityManager, taskId: number, n: number): Promise<{ scheduledAt: number; id: number } | null> {
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT scheduled_at, id FROM runs WHERE task_id = ? ORDER BY scheduled_at DESC, id DESC LIMIT 1 OFFSET ${Math.max(0, Math.floor(n) - 1)}`,
+    `SELECT scheduled_at, id FROM runs WHERE task_id = ? AND cause <> 'SHARD' ORDER BY scheduled_at DESC, id DESC LIMIT 1 OFFSET ${Math.max(0, Math.floor(n) - 1)}`,
     [taskId],
   );
   return rows.length === 0 ? null : { scheduledAt: num(rows[0].scheduled_at), id: num(rows[0].id) };
