@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, del, get, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import { ALARM_TYPES } from '../model';
@@ -94,50 +96,38 @@ export function WebhooksPage() {
           Signing secret of {secret.name} (shown once): <code>{secret.secret}</code>. Verify X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;").
         </div>
       ) : null}
-      <div className="table-wrap">
-        <table className="data" aria-label="Webhooks">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">URL</th>
-              <th scope="col">Alarms</th>
-              <th scope="col">Pending / given up</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(hooks.data ?? []).map((h) => (
-              <tr key={h.id} data-webhook={h.name}>
-                <td>{h.name}</td>
-                <td className="mono small">{h.url}</td>
-                <td className="small">
-                  {h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · {h.minSeverity} and above
-                </td>
-                <td title={h.lastError ?? undefined}>
-                  {h.pending} / {h.failed}
-                </td>
-                <td className="small">{fmtTime(h.createdAt)}</td>
-                <td className="actions">
-                  <button type="button" className="btn-small" onClick={() => void test(h)}>
-                    Send test
-                  </button>
-                  <button type="button" className="btn-small btn-ghost" onClick={() => void remove(h)}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {hooks.data?.length === 0 ? (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No webhook yet: alarms reach the console and the ActiveMQ topic only.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Webhooks"
+        rows={hooks.data}
+        rowKey={(h) => h.id}
+        rowProps={(h) => ({ 'data-webhook': h.name })}
+        empty={
+          <EmptyState title="No webhook yet.">
+            Alarms reach the console and the ActiveMQ topic only. Add one above to have them POSTed to your endpoint, signed.
+          </EmptyState>
+        }
+        columns={[
+          { header: 'Name', cell: (h) => h.name },
+          { header: 'URL', className: 'mono small', cell: (h) => h.url },
+          { header: 'Alarms', className: 'small', cell: (h) => `${h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · ${h.minSeverity} and above` },
+          { header: 'Pending / given up', cellProps: (h) => ({ title: h.lastError ?? undefined }), cell: (h) => `${h.pending} / ${h.failed}` },
+          { header: 'Created', className: 'small', cell: (h) => fmtTime(h.createdAt) },
+          {
+            header: 'Actions',
+            className: 'actions',
+            cell: (h) => (
+              <>
+                <button type="button" className="btn-small" onClick={() => void test(h)}>
+                  Send test
+                </button>
+                <button type="button" className="btn-small btn-ghost" onClick={() => void remove(h)}>
+                  Remove
+                </button>
+              </>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }
