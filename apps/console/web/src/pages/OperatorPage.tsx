@@ -1,6 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import { ApiError, del, get, patch, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import type { ApiKey, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
@@ -41,38 +43,21 @@ function EngineNodesSection() {
     <section aria-labelledby="nodes-h">
       <h2 id="nodes-h">Engine nodes</h2>
       <ErrorBox error={nodes.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Engine nodes">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Groups</th>
-              <th scope="col">Host / pid</th>
-              <th scope="col">Slots</th>
-              <th scope="col">State</th>
-              <th scope="col">Last heartbeat</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(nodes.data ?? []).map((n) => (
-              <tr key={n.id}>
-                <td className="mono small">{n.id}</td>
-                <td>{n.groups.join(', ')}</td>
-                <td className="small">
-                  {n.host} / {n.pid}
-                </td>
-                <td>{n.slots}</td>
-                <td>
-                  <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{n.state}</span>
-                </td>
-                <td title={fmtTime(n.heartbeatAt)}>{fmtAgo(n.heartbeatAt, now)}</td>
-                <td className="small">{fmtTime(n.startedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Engine nodes"
+        rows={nodes.data}
+        rowKey={(n) => n.id}
+        empty={<EmptyState title="No engine node is up.">Start an engine (npm run start:engine); it registers here with its groups.</EmptyState>}
+        columns={[
+          { header: 'Node', className: 'mono small', cell: (n) => n.id },
+          { header: 'Groups', cell: (n) => n.groups.join(', ') },
+          { header: 'Host / pid', className: 'small', cell: (n) => `${n.host} / ${n.pid}` },
+          { header: 'Slots', cell: (n) => n.slots },
+          { header: 'State', cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{n.state}</span> },
+          { header: 'Last heartbeat', cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtAgo(n.heartbeatAt, now) },
+          { header: 'Started', className: 'small', cell: (n) => fmtTime(n.startedAt) },
+        ]}
+      />
     </section>
   );
 }
@@ -102,34 +87,20 @@ function TenantsSection() {
   return (
     <section aria-labelledby="tenants-h">
       <h2 id="tenants-h">Tenants</h2>
-      <div className="table-wrap">
-        <table className="data" aria-label="Tenants">
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">Name</th>
-              <th scope="col">Engine group</th>
-              <th scope="col">Rate / burst</th>
-              <th scope="col">Executor networks</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(tenants.data ?? []).map((t) => (
-              <tr key={t.id}>
-                <td>{t.id}</td>
-                <td>{t.name}</td>
-                <td>{t.engineGroup}</td>
-                <td>
-                  {t.ratePerSec}/s · {t.burst}
-                </td>
-                <td className="small mono">{t.executorNetworks?.join(', ') ?? <span className="muted">any</span>}</td>
-                <td className="small">{fmtTime(t.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Tenants"
+        rows={tenants.data}
+        rowKey={(t) => t.id}
+        empty={<EmptyState title="No tenant yet.">Create the first one below; its executor secret is shown once.</EmptyState>}
+        columns={[
+          { header: 'Id', cell: (t) => t.id },
+          { header: 'Name', cell: (t) => t.name },
+          { header: 'Engine group', cell: (t) => t.engineGroup },
+          { header: 'Rate / burst', cell: (t) => `${t.ratePerSec}/s · ${t.burst}` },
+          { header: 'Executor networks', className: 'small mono', cell: (t) => t.executorNetworks?.join(', ') ?? <span className="muted">any</span> },
+          { header: 'Created', className: 'small', cell: (t) => fmtTime(t.createdAt) },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create a tenant">
         <Field label="Tenant id" error={errors.id}>
           {(p) => <input {...p} name="tenantId" value={form.id} onChange={(e) => setForm({ ...form, id: e.target.value })} />}
@@ -247,26 +218,17 @@ function EngineGroupsSection() {
   return (
     <section aria-labelledby="groups-h">
       <h2 id="groups-h">Engine groups</h2>
-      <div className="table-wrap">
-        <table className="data" aria-label="Engine groups">
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">Description</th>
-              <th scope="col">Tenants</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(groups.data ?? []).map((g) => (
-              <tr key={g.name}>
-                <td>{g.name}</td>
-                <td>{g.description}</td>
-                <td>{g.tenants.join(', ') || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Engine groups"
+        rows={groups.data}
+        rowKey={(g) => g.name}
+        empty={<EmptyState title="No engine group yet.">Create one below, then start engines in it and give tenants to it.</EmptyState>}
+        columns={[
+          { header: 'Group', cell: (g) => g.name },
+          { header: 'Description', cell: (g) => g.description },
+          { header: 'Tenants', cell: (g) => g.tenants.join(', ') || '—' },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an engine group">
         <Field label="Group name" error={error ?? undefined}>
           {(p) => <input {...p} name="groupName" value={name} onChange={(e) => setName(e.target.value)} />}
@@ -305,45 +267,34 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
       toast.notify((err as Error).message, 'error');
     }
   };
-  const list = Array.isArray(keys.data) ? keys.data : ((keys.data as unknown as { items?: ApiKey[] })?.items ?? []);
   return (
     <section aria-labelledby="keys-h">
       <h2 id="keys-h">API keys</h2>
       <ErrorBox error={keys.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="API keys">
-          <thead>
-            <tr>
-              {operator ? <th scope="col">Tenant</th> : null}
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Role</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((k) => (
-              <tr key={k.id}>
-                {operator ? <td>{k.tenantId}</td> : null}
-                <td>{k.name}</td>
-                <td className="mono">{k.prefix}…</td>
-                <td>{k.role}</td>
-                <td className="small">{fmtTime(k.createdAt)}</td>
-                <td>
-                  {k.revokedAt ? (
-                    `revoked ${fmtTime(k.revokedAt)}`
-                  ) : (
-                    <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={`Revoke key ${k.name}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="API keys"
+        rows={keys.data}
+        rowKey={(k) => k.id}
+        empty={<EmptyState title="No API key yet.">Create one below for scripts and CI that call the console API; it is shown once.</EmptyState>}
+        columns={[
+          operator && { header: 'Tenant', cell: (k) => k.tenantId },
+          { header: 'Name', cell: (k) => k.name },
+          { header: 'Prefix', className: 'mono', cell: (k) => `${k.prefix}…` },
+          { header: 'Role', cell: (k) => k.role },
+          { header: 'Created', className: 'small', cell: (k) => fmtTime(k.createdAt) },
+          {
+            header: 'Status',
+            cell: (k) =>
+              k.revokedAt ? (
+                `revoked ${fmtTime(k.revokedAt)}`
+              ) : (
+                <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={`Revoke key ${k.name}`}>
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an API key">
         {operator ? (
           <Field label="Key tenant">{(p) => <input {...p} name="keyTenant" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}</Field>
