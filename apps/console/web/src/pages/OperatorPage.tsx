@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, del, get, patch, post } from '../api';
+import { del, get, patch, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { DataTable } from '../DataTable';
 import { EmptyState } from '../EmptyState';
+import { errorsOf } from '../form-errors';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import type { ApiKey, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
@@ -81,7 +82,7 @@ function TenantsSection() {
       toast.notify(t.admin ? `Tenant ${t.id} created, with admin ${t.admin.username}` : `Tenant ${t.id} created`);
       await tenants.reload();
     } catch (err) {
-      setErrors(err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message });
+      setErrors(errorsOf(err, ['id', 'name', 'engineGroup', 'admin', 'admin.username', 'admin.password']));
     }
   };
   return (
@@ -121,11 +122,7 @@ function TenantsSection() {
           <button type="submit">Create tenant</button>
         </div>
       </form>
-      {errors._ ? (
-        <div className="error-box" role="alert">
-          {errors._}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
       {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
       <OperatorSecretRotation tenantIds={(tenants.data ?? []).map((t) => t.id)} />
       <ExecutorNetworksForm tenants={tenants.data ?? []} onSaved={() => void tenants.reload()} />
@@ -141,7 +138,7 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
   const toast = useToast();
   const [tenantId, setTenantId] = useState('');
   const [text, setText] = useState<string | null>(null);
-  const [error, setError] = useState<string | undefined>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const chosen = tenants.find((t) => t.id === tenantId) ?? tenants[0];
   if (!chosen) return null;
   const shown = text ?? chosen.executorNetworks?.join(', ') ?? '';
@@ -150,12 +147,12 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
     const entries = shown.split(/[\s,]+/).filter((entry) => entry !== '');
     try {
       await patch<Tenant>(`/operator/tenants/${encodeURIComponent(chosen.id)}`, { executorNetworks: entries.length > 0 ? entries : null });
-      setError(undefined);
+      setErrors({});
       setText(null);
       toast.notify(entries.length > 0 ? `Executors of ${chosen.id} limited to ${entries.join(', ')}` : `Executors of ${chosen.id} may live anywhere`);
       onSaved();
     } catch (err) {
-      setError(err instanceof ApiError ? err.body.message : (err as Error).message);
+      setErrors(errorsOf(err, ['executorNetworks']));
     }
   };
   return (
@@ -178,12 +175,13 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
           </select>
         )}
       </Field>
-      <Field label="Allowed executor networks" error={error} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain; empty: any. Link-local and metadata addresses are always refused.">
+      <Field label="Allowed executor networks" error={errors.executorNetworks} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain; empty: any. Link-local and metadata addresses are always refused.">
         {(p) => <input {...p} name="executorNetworks" placeholder="any (e.g. 10.0.0.0/8, *.svc.cluster.local)" value={shown} onChange={(e) => setText(e.target.value)} />}
       </Field>
       <div className="field field-button">
         <button type="submit">Save networks</button>
       </div>
+      <ErrorBox error={errors._} />
     </form>
   );
 }
@@ -203,16 +201,16 @@ function OperatorSecretRotation({ tenantIds }: { tenantIds: string[] }) {
 function EngineGroupsSection() {
   const groups = useLoad(() => get<EngineGroup[]>('/operator/engine-groups'), []);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
       await post('/operator/engine-groups', { name });
       setName('');
-      setError(null);
+      setErrors({});
       await groups.reload();
     } catch (err) {
-      setError((err as Error).message);
+      setErrors(errorsOf(err, ['name']));
     }
   };
   return (
@@ -230,13 +228,14 @@ function EngineGroupsSection() {
         ]}
       />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an engine group">
-        <Field label="Group name" error={error ?? undefined}>
+        <Field label="Group name" error={errors.name}>
           {(p) => <input {...p} name="groupName" value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
         <div className="field field-button">
           <button type="submit">Create group</button>
         </div>
       </form>
+      <ErrorBox error={errors._} />
     </section>
   );
 }
@@ -246,16 +245,16 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
   const keys = useLoad(() => get<ApiKey[]>(base), [base]);
   const [form, setForm] = useState({ name: '', role: 'TENANT_VIEWER', tenantId: '' });
   const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
       const k = await post<ApiKey>(base, operator ? form : { name: form.name, role: form.role });
       setCreated(k.key ?? null);
-      setError(null);
+      setErrors({});
       await keys.reload();
     } catch (err) {
-      setError((err as Error).message);
+      setErrors(errorsOf(err, ['tenantId', 'name', 'role']));
     }
   };
   const revoke = async (k: ApiKey) => {
@@ -297,10 +296,10 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
       />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an API key">
         {operator ? (
-          <Field label="Key tenant">{(p) => <input {...p} name="keyTenant" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}</Field>
+          <Field label="Key tenant" error={errors.tenantId}>{(p) => <input {...p} name="keyTenant" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}</Field>
         ) : null}
-        <Field label="Key name">{(p) => <input {...p} name="keyName" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}</Field>
-        <Field label="Key role">
+        <Field label="Key name" error={errors.name}>{(p) => <input {...p} name="keyName" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}</Field>
+        <Field label="Key role" error={errors.role}>
           {(p) => (
             <select {...p} name="keyRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
               <option>TENANT_VIEWER</option>
@@ -312,11 +311,7 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
           <button type="submit">Create key</button>
         </div>
       </form>
-      {error ? (
-        <div className="error-box" role="alert">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
       {created ? (
         <p className="notice" role="status">
           New key (shown once): <code className="mono">{created}</code>

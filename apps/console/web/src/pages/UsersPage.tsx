@@ -131,17 +131,18 @@ function ResetPasswordForm({ user, base, onDone }: { user: User; base: string; o
       toast.notify(`Password of ${user.username} set; their sessions ended`);
       onDone();
     } catch (err) {
-      setErrors(errorsOf(err));
+      setErrors(errorsOf(err, ['password']));
     }
   };
   return (
     <form className="filters" onSubmit={(e) => void submit(e)} aria-label={`New password for ${user.username}`}>
-      <Field label="New password" error={errors.password ?? errors._}>
+      <Field label="New password" error={errors.password}>
         {(p) => <input {...p} name="resetPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <div className="field field-button">
         <button type="submit">Set password</button>
       </div>
+      <ErrorBox error={errors._} />
     </form>
   );
 }
@@ -163,7 +164,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
       toast.notify(`User ${u.username} created`);
       onCreated();
     } catch (err) {
-      setErrors(errorsOf(err));
+      setErrors(errorsOf(err, ['username', 'password', 'role', 'tenantId']));
     }
   };
   const roles: Role[] = operator ? [...TENANT_ROLES, 'OPERATOR'] : TENANT_ROLES;
@@ -195,11 +196,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
           <button type="submit">Create user</button>
         </div>
       </form>
-      {errors._ && Object.keys(errors).length === 1 ? (
-        <div className="error-box" role="alert">
-          {errors._}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
     </section>
   );
 }

@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, del, get, post } from '../api';
+import { del, get, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { DataTable } from '../DataTable';
 import { EmptyState } from '../EmptyState';
+import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import { ALARM_TYPES } from '../model';
@@ -43,8 +44,7 @@ export function WebhooksPage() {
       setUrl('');
       await hooks.reload();
     } catch (err) {
-      if (err instanceof ApiError) setErrors(err.fieldErrors());
-      else toast.notify((err as Error).message, 'error');
+      setErrors(errorsOf(err, ['name', 'url', 'minSeverity', 'alarmTypes']));
     }
   };
   const test = async (h: Webhook) => {
@@ -91,6 +91,7 @@ export function WebhooksPage() {
           </button>
         </div>
       </form>
+      <ErrorBox error={errors._} />
       {secret ? (
         <div className="notice" role="status" data-webhook-secret>
           Signing secret of {secret.name} (shown once): <code>{secret.secret}</code>. Verify X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;").
