@@ -11,7 +11,9 @@ export function errorsOf(err: unknown, fields: readonly string[]): Record<string
   const out: Record<string, string> = {};
   const unplaced: string[] = [];
   for (const [field, reason] of Object.entries(err.fieldErrors())) {
-    const whole = fields.includes(field) ? field : fields.find((f) => field.startsWith(`${f}[`) || field.startsWith(`${f}.`));
+    const whole = fields.includes(field)
+      ? field
+      : fields.filter((f) => field.startsWith(`${f}[`) || field.startsWith(`${f}.`)).sort((a, b) => b.length - a.length)[0];
     const text = whole === field ? reason : `${field}: ${reason}`;
     if (whole === undefined) unplaced.push(text);
     else out[whole] = out[whole] ? `${out[whole]}; ${text}` : text;
