@@ -6,7 +6,7 @@ import { EmptyState } from '../EmptyState';
 import { errorsOf } from '../form-errors';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
-import type { ApiKey, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
+import type { ApiKey, CreatedApiKey, CreatedTenant, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
 import type { Session } from '../api';
 import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
 import { SecretBox } from '../SecretBox';
@@ -75,7 +75,7 @@ function TenantsSection() {
     e.preventDefault();
     try {
       const withAdmin = admin.username !== '' || admin.password !== '';
-      const t = await post<Tenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
+      const t = await post<CreatedTenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
       setErrors({});
       setAdmin({ username: '', password: '' });
       setCreated(t.executorSecret ? { tenantId: t.id, secret: t.executorSecret } : null);
@@ -249,7 +249,7 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const k = await post<ApiKey>(base, operator ? form : { name: form.name, role: form.role });
+      const k = await post<CreatedApiKey>(base, operator ? form : { name: form.name, role: form.role });
       setCreated(k.key ?? null);
       setErrors({});
       await keys.reload();

@@ -6,7 +6,7 @@ import { EmptyState } from '../EmptyState';
 import { fmtDuration, fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import { useLive, useRunEvents } from '../live';
-import { ACTIVE_STATES, type Dependency, type Page, type Run, type RunDetail } from '../model';
+import { isTerminal, type Dependency, type Page, type Run, type RunDetail } from '../model';
 import { Link } from '../router';
 
 export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: boolean }) {
@@ -75,7 +75,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   return (
     <>
       <PageHeader title={`Run #${runId}`}>
-        {r && canWrite && ACTIVE_STATES.includes(r.state) ? (
+        {r && canWrite && !isTerminal(r.state) ? (
           <button type="button" className="btn-danger" onClick={() => void cancel()}>
             Cancel run
           </button>
@@ -224,7 +224,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
                   rowKey={(l) => l.id}
                   rowProps={(l) => ({ className: `log-${l.level}` })}
                   empty={
-                    <EmptyState title={ACTIVE_STATES.includes(r.state) && a === r.attempt ? 'No log lines yet.' : 'This attempt wrote no log lines.'}>
+                    <EmptyState title={!isTerminal(r.state) && a === r.attempt ? 'No log lines yet.' : 'This attempt wrote no log lines.'}>
                       A handler writes them with ctx.log.info(…) (and warn, error); they show here live, within about a second.
                     </EmptyState>
                   }

@@ -7,11 +7,11 @@ import { FilterBar } from '../FilterBar';
 import { fmtDuration, fmtTime, fromLocalInput } from '../format';
 import { useLoad } from '../hooks';
 import { useLive, useRunEvents } from '../live';
-import { RUN_STATES, type Page, type Run, type Task } from '../model';
+import { ACTIVE_STATES, RUN_STATES, type Page, type Run, type Task } from '../model';
 import { Link, navigate, useLocation } from '../router';
 
-const STATE_GROUPS: Record<string, string[]> = {
-  ACTIVE: ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'],
+const STATE_GROUPS: Record<string, readonly string[]> = {
+  ACTIVE: ACTIVE_STATES,
   PROBLEMS: ['FAILED', 'TIMED_OUT'],
 };
 

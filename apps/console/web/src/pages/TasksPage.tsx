@@ -8,10 +8,8 @@ import { fmtAgo, fmtTime, triggerSummary } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import { useRunEvents } from '../live';
 import type { Page, Run, Task, TaskSummary } from '../model';
-import { RUN_STATES } from '../model';
+import { isTerminal, RUN_STATES } from '../model';
 import { Link, navigate } from '../router';
-
-const FINISHED: readonly string[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
 
 export function TasksPage({ canWrite }: { canWrite: boolean }) {
   const [search, setSearch] = useState('');
@@ -31,7 +29,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
   useRunEvents((run: Run) => {
     summaries.set((list) => {
       if (!list) return list;
-      const finished = FINISHED.includes(run.state);
+      const finished = isTerminal(run.state);
       const view = { id: run.id, state: run.state, scheduledAt: run.scheduledAt, finishedAt: run.finishedAt, error: run.error };
       let found = false;
       const next = list.map((s) => {
@@ -174,7 +172,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
 /** The task's run in flight (if any) and its last finished run. */
 function LastResult({ summary, now }: { summary: TaskSummary | undefined; now: number }) {
   const last = summary?.lastResult;
-  const running = summary?.lastRun && !FINISHED.includes(summary.lastRun.state) ? summary.lastRun : null;
+  const running = summary?.lastRun && !isTerminal(summary.lastRun.state) ? summary.lastRun : null;
   return (
     <>
       {running ? (

@@ -6,19 +6,7 @@ import { EmptyState } from '../EmptyState';
 import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
-import { ALARM_TYPES } from '../model';
-
-interface Webhook {
-  id: number;
-  name: string;
-  url: string;
-  alarmTypes: string[] | null;
-  minSeverity: string;
-  createdAt: number;
-  pending: number;
-  failed: number;
-  lastError: string | null;
-}
+import { ALARM_TYPES, SEVERITIES, type CreatedWebhook, type Webhook, type WebhookTest } from '../model';
 
 /**
  * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
@@ -37,7 +25,7 @@ export function WebhooksPage() {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const created = await post<Webhook & { secret: string }>('/webhooks', { name, url, alarmTypes: types.length ? types : null, minSeverity });
+      const created = await post<CreatedWebhook>('/webhooks', { name, url, alarmTypes: types.length ? types : null, minSeverity });
       setErrors({});
       setSecret({ name: created.name, secret: created.secret });
       setName('');
@@ -48,7 +36,7 @@ export function WebhooksPage() {
     }
   };
   const test = async (h: Webhook) => {
-    const r = await post<{ ok: boolean; status: number | null; ms: number; error: string | null }>(`/webhooks/${h.id}/test`, {});
+    const r = await post<WebhookTest>(`/webhooks/${h.id}/test`, {});
     toast.notify(r.ok ? `Test delivery to ${h.name}: ${r.status} in ${r.ms} ms` : `Test delivery to ${h.name} failed: ${r.error ?? `HTTP ${r.status}`}`, r.ok ? 'info' : 'error');
   };
   const remove = async (h: Webhook) => {
@@ -71,7 +59,7 @@ export function WebhooksPage() {
         <Field label="Lowest severity" error={errors.minSeverity}>
           {(p) => (
             <select {...p} name="minSeverity" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value)}>
-              {['INFO', 'WARNING', 'CRITICAL'].map((s) => (
+              {SEVERITIES.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
