@@ -499,6 +499,10 @@ describe('web console (Chromium)', () => {
     await op.getByRole('button', { name: 'Create tenant' }).click();
     const adminPassword = op.locator('.field', { has: op.getByLabel('First admin password') });
     await adminPassword.locator('[data-field-error]').waitFor();
+    // Shown once (no banner repeating it), and the row's inputs stay in line with the refused one.
+    expect(await op.locator('form[aria-label="Create a tenant"] ~ .error-box').count()).toBe(0);
+    const inputTop = async (label: string) => (await op.getByLabel(label).boundingBox())!.y;
+    expect(await inputTop('First admin password')).toBe(await inputTop('First admin username'));
     expect(await op.locator('table[aria-label="Tenants"] tbody tr', { hasText: 'globex' }).count()).toBe(0);
     await op.getByLabel('First admin password').fill('globex-pass-1');
     await op.getByRole('button', { name: 'Create tenant' }).click();
