@@ -7,7 +7,7 @@ import { EmptyState } from '../EmptyState';
 import { useLoad } from '../hooks';
 import { useRunEvents } from '../live';
 import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../model';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 
 const NODE_W = 170;
 const NODE_H = 40;
@@ -185,7 +185,17 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
       <label className="check">
         <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show tasks without dependencies
       </label>
-      {laid ? (
+      {laid && laid.nodes.length === 0 ? (
+        showAll ? (
+          <EmptyState title="No tasks yet.">
+            Create them from <Link to="/tasks">Tasks</Link>, then link them here.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No dependencies to draw yet.">
+            {canWrite ? 'Add an edge with the form above, or tick' : 'Tick'} “Show tasks without dependencies” to see every task.
+          </EmptyState>
+        )
+      ) : laid ? (
         <div className="graph-wrap">
           <svg
             className="dag"

@@ -248,7 +248,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               ))}
             </ul>
           ) : (
-            <p className="muted">None.</p>
+            <p className="muted">None: a dependency edge from this task fires child runs when this run ends.</p>
           )}
         </>
       ) : null}
