@@ -374,10 +374,17 @@ describe('web console (Chromium)', () => {
     await other.getByRole('button', { name: 'Log in' }).click();
     await other.waitForURL(/\/tasks$/);
     await other.locator('[data-live="on"]').waitFor();
-    await other.getByText('No tasks match.').waitFor();
+    // An empty list says what is missing and what to do next: here, a New task button in the table.
+    const noTasks = other.locator('table[aria-label="Tasks"] [data-empty-state]');
+    expect(await noTasks.locator('strong').textContent()).toBe('No tasks yet.');
+    await noTasks.getByRole('button', { name: 'New task' }).waitFor();
     secondTenant = { context, page: other };
     await go(other, '/runs');
-    await other.getByText('No runs match.').waitFor();
+    const noRuns = other.locator('table[aria-label="Runs"] [data-empty-state]');
+    expect(await noRuns.textContent()).toContain('No runs yet.');
+    await noRuns.getByRole('link', { name: 'Tasks' }).waitFor();
+    await go(other, '/executors');
+    await other.locator('table[aria-label="Executors"] [data-empty-state]').getByRole('link', { name: 'Connect an executor' }).waitFor();
   });
 
   it('pops up a failure alarm on every page, and acknowledges it', async () => {
@@ -423,7 +430,7 @@ describe('web console (Chromium)', () => {
     // … and the second tenant's alarm list is empty, whatever the filter.
     await go(other, '/alarms');
     await other.getByLabel('Status').selectOption({ label: 'All' });
-    await other.getByText('No alarms match.').waitFor();
+    await other.getByText('No alarms yet.').waitFor();
     expect(await other.locator('.toast[data-alarm-type]').count()).toBe(0);
     await go(other, '/dependencies');
     expect(await other.locator('svg.dag [data-node]').count()).toBe(0);
@@ -492,6 +499,10 @@ describe('web console (Chromium)', () => {
     await op.getByRole('button', { name: 'Create tenant' }).click();
     const adminPassword = op.locator('.field', { has: op.getByLabel('First admin password') });
     await adminPassword.locator('[data-field-error]').waitFor();
+    // Shown once (no banner repeating it), and the row's inputs stay in line with the refused one.
+    expect(await op.locator('form[aria-label="Create a tenant"] ~ .error-box').count()).toBe(0);
+    const inputTop = async (label: string) => (await op.getByLabel(label).boundingBox())!.y;
+    expect(await inputTop('First admin password')).toBe(await inputTop('First admin username'));
     expect(await op.locator('table[aria-label="Tenants"] tbody tr', { hasText: 'globex' }).count()).toBe(0);
     await op.getByLabel('First admin password').fill('globex-pass-1');
     await op.getByRole('button', { name: 'Create tenant' }).click();

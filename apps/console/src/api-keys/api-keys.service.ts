@@ -4,7 +4,8 @@ import { ApiKeyEntity, inTransaction, TenantEntity } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { newApiKey } from '../common/secrets';
-import { ApiKeyRole, ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
+import type { ApiKeyRole } from '../api-types';
+import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
 
 export function apiKeyView(row: ApiKeyEntity): ApiKeyView {
   return {

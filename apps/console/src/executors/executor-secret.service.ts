@@ -5,7 +5,7 @@ import { conflict, notFound } from '../common/api-error';
 import { CLOCK, type Clock } from '../common/clock';
 import { newExecutorSecret } from '../common/secrets';
 import { DEFAULT_SECRET_OVERLAP_SECONDS, type ExecutorConnectionView, type RotatedExecutorSecretView } from './dto/executor-secret.dto';
-import type { ExecutorSecretStatus } from './dto/executor.dto';
+import type { ExecutorSecretStatus } from '../api-types';
 
 /**
  * A tenant's executor secret: rotation with an overlap window, and what an executor needs to

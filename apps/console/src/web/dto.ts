@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
 import { RUN_STATES, type RunState } from '@baton/domain';
 import { IntQuery } from '../common/query';
+import type * as Api from '../api-types';
 
 /** Keeps the value as sent: the domain's parseCron judges it. */
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
@@ -29,7 +30,7 @@ export class CronPreviewDto {
   count?: unknown;
 }
 
-export class CronPreviewView {
+export class CronPreviewView implements Api.CronPreview {
   @ApiProperty() expression!: string;
   @ApiProperty({ description: 'Canonical IANA time zone' }) timeZone!: string;
   @ApiProperty({ type: [Number], description: 'The next fire times, epoch ms' }) next!: number[];
@@ -43,7 +44,7 @@ export class TaskSummaryQuery {
   ids?: string;
 }
 
-export class LastRunView {
+export class LastRunView implements Api.LastRun {
   @ApiProperty() id!: number;
   @ApiProperty({ enum: RUN_STATES }) state!: RunState;
   @ApiProperty() scheduledAt!: number;
@@ -51,7 +52,7 @@ export class LastRunView {
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
 }
 
-export class TaskSummaryView {
+export class TaskSummaryView implements Api.TaskSummary {
   @ApiProperty() taskId!: number;
   @ApiProperty({ type: LastRunView, nullable: true, description: 'The newest run that has begun (not a planned future one)' })
   lastRun!: LastRunView | null;
@@ -70,7 +71,7 @@ export class StatsSeriesQuery {
   taskId?: number;
 }
 
-export class SeriesBucketView {
+export class SeriesBucketView implements Api.SeriesBucket {
   @ApiProperty({ description: 'Bucket start, epoch ms; the bucket holds the runs that ended in it' }) t!: number;
   @ApiProperty({ type: 'object', additionalProperties: { type: 'number' }, description: 'Runs per state' }) counts!: Partial<Record<RunState, number>>;
   @ApiProperty({ type: Number, nullable: true }) successRate!: number | null;
@@ -80,7 +81,7 @@ export class SeriesBucketView {
   @ApiProperty({ type: Number, nullable: true }) latenessP95!: number | null;
 }
 
-export class StatsSeriesView {
+export class StatsSeriesView implements Api.StatsSeries {
   @ApiProperty({ type: Number, nullable: true }) taskId!: number | null;
   @ApiProperty() from!: number;
   @ApiProperty() to!: number;

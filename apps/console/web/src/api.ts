@@ -1,5 +1,6 @@
 /** The console REST API, same origin (`/api`), with the session token of the login. */
 
+import type { Role } from '../../../../libs/domain/src/types';
 import type { ErrorBody } from '../../../../libs/protocol/src/error-body';
 
 export type { ErrorCode, FieldError } from '../../../../libs/protocol/src/error-body';
@@ -28,7 +29,7 @@ const TOKEN_KEY = 'baton.session';
 export interface Session {
   token: string;
   expiresAt: number;
-  user: { username: string; role: 'OPERATOR' | 'TENANT_ADMIN' | 'TENANT_VIEWER'; tenantId: string | null };
+  user: { username: string; role: Role; tenantId: string | null };
 }
 
 export function loadSession(): Session | null {
@@ -77,7 +78,7 @@ export const patch = <T>(path: string, body: unknown) => api<T>('PATCH', path, b
 export const del = <T>(path: string) => api<T>('DELETE', path);
 
 /** `?a=1&b=x` from the defined values. */
-export function qs(params: Record<string, string | number | boolean | undefined | null | string[]>): string {
+export function qs(params: Record<string, string | number | boolean | undefined | null | readonly string[]>): string {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
     if (v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0)) continue;

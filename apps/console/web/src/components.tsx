@@ -47,11 +47,12 @@ export function StateBadge({ state }: { state: string }) {
   );
 }
 
-export function ErrorBox({ error }: { error: Error | null | undefined }) {
+/** A failed load, or a form's error that names none of its fields (see errorsOf). */
+export function ErrorBox({ error }: { error: Error | string | null | undefined }) {
   if (!error) return null;
   return (
     <div className="error-box" role="alert">
-      {error.message}
+      {typeof error === 'string' ? error : error.message}
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { ALARM_TYPES, SEVERITIES, type AlarmType, type JsonValue, type Severity } from '@baton/domain';
 import { IntQuery, PageQuery, ToBoolean, ToList } from '../../common/query';
+import type * as Api from '../../api-types';
 
 export class AlarmQuery extends PageQuery {
   @ApiPropertyOptional({ description: 'true: acknowledged only; false: open only' })
@@ -26,7 +27,7 @@ export class AlarmQuery extends PageQuery {
   to?: number;
 }
 
-export class AlarmView {
+export class AlarmView implements Api.Alarm {
   @ApiProperty() id!: number;
   @ApiProperty({ description: "Stable id: the alarm's `id` on its topic and in the socket.io `alarm` event" }) uid!: string;
   @ApiProperty({ enum: ALARM_TYPES }) type!: AlarmType;
@@ -42,7 +43,7 @@ export class AlarmView {
   @ApiProperty({ type: String, nullable: true }) ackedBy!: string | null;
 }
 
-export class AlarmPage {
+export class AlarmPage implements Api.Page<AlarmView> {
   @ApiProperty({ type: [AlarmView] }) items!: AlarmView[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
 }

@@ -1,8 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-
-export const API_KEY_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const;
-export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
+import { API_KEY_ROLES, type ApiKeyRole } from '../../api-types';
+import type * as Api from '../../api-types';
 
 export class CreateApiKeyDto {
   @ApiProperty({ example: 'ci-pipeline', maxLength: 100 })
@@ -24,7 +23,7 @@ export class OperatorCreateApiKeyDto extends CreateApiKeyDto {
   tenantId!: string;
 }
 
-export class ApiKeyView {
+export class ApiKeyView implements Api.ApiKey {
   @ApiProperty() id!: number;
   @ApiProperty() tenantId!: string;
   @ApiProperty() name!: string;
@@ -34,7 +33,7 @@ export class ApiKeyView {
   @ApiProperty({ type: Number, nullable: true }) revokedAt!: number | null;
 }
 
-export class CreatedApiKeyView extends ApiKeyView {
+export class CreatedApiKeyView extends ApiKeyView implements Api.CreatedApiKey {
   @ApiProperty({ description: 'The key in clear. Shown once: only its SHA-256 is stored. Send as `X-API-Key: <key>`.' })
   key!: string;
 }

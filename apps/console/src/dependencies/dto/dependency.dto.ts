@@ -3,6 +3,7 @@ import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
 import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '@baton/domain';
 import { ErrorBodyView } from '../../common/error-body.view';
 import { IntQuery } from '../../common/query';
+import type * as Api from '../../api-types';
 
 export class CreateDependencyDto {
   @ApiProperty({ description: 'Task id of the parent (fires first)' })
@@ -32,7 +33,7 @@ export class DependencyQuery {
   taskId?: number;
 }
 
-export class DependencyView {
+export class DependencyView implements Api.Dependency {
   @ApiProperty() id!: number;
   @ApiProperty() parentTaskId!: number;
   @ApiProperty() parentName!: string;

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import type * as Api from '../../api-types';
 
 /** How long the previous secret stays valid after a rotation when the request does not say. Default 86 400 s (24 h). */
 export const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
@@ -22,7 +23,7 @@ export class RotateExecutorSecretDto {
 }
 
 /** The answer to a rotation: the only time the new secret is shown to a tenant admin. */
-export class RotatedExecutorSecretView {
+export class RotatedExecutorSecretView implements Api.RotatedExecutorSecret {
   @ApiProperty() tenantId!: string;
   @ApiProperty({ description: 'The new secret (BATON_EXECUTOR_SECRET). Shown once: store it now.' }) executorSecret!: string;
   @ApiProperty({ description: 'Version of the new secret (each rotation adds one)' }) secretVersion!: number;
@@ -31,7 +32,7 @@ export class RotatedExecutorSecretView {
 }
 
 /** What an executor of this tenant needs to connect, except the secret itself. */
-export class ExecutorConnectionView {
+export class ExecutorConnectionView implements Api.ExecutorConnection {
   @ApiProperty({ description: 'BATON_TENANT' }) tenantId!: string;
   @ApiProperty({ description: "The tenant's engine group" }) engineGroup!: string;
   @ApiProperty({ type: [String], description: 'BATON_ENGINE_URLS: callback URLs of the UP engines of the group' }) engineUrls!: string[];

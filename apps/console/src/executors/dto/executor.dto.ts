@@ -1,17 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import { EXECUTOR_STATES, type ExecutorState } from '@baton/domain';
+import { EXECUTOR_SECRET_STATUSES, type ExecutorSecretStatus } from '../../api-types';
+import type * as Api from '../../api-types';
 
-/**
- * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still
- * valid during a rotation's overlap window: restart it with the new secret before it ends);
- * OUTDATED (an expired secret: its heartbeats are refused, it needs the new secret); UNKNOWN
- * (registered before the version was recorded).
- */
-export const EXECUTOR_SECRET_STATUSES = ['CURRENT', 'PREVIOUS', 'OUTDATED', 'UNKNOWN'] as const;
-export type ExecutorSecretStatus = (typeof EXECUTOR_SECRET_STATUSES)[number];
-
-export class ExecutorView {
+export class ExecutorView implements Api.Executor {
   @ApiProperty() id!: number;
   @ApiProperty() app!: string;
   @ApiProperty() url!: string;

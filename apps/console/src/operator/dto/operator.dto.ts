@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
 import { TENANT_ID_PATTERN } from './tenant-id';
+import type * as Api from '../../api-types';
 
 export const ENGINE_GROUP_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -102,7 +103,7 @@ export class UpdateTenantDto {
   executorNetworks?: string[] | null;
 }
 
-export class TenantView {
+export class TenantView implements Api.Tenant {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
   @ApiProperty() engineGroup!: string;
@@ -115,7 +116,7 @@ export class TenantView {
   executorSecret?: string;
 }
 
-export class CreatedTenantView extends TenantView {
+export class CreatedTenantView extends TenantView implements Api.CreatedTenant {
   @ApiPropertyOptional({ type: UserView, description: "The tenant's first admin, when the request had `admin` (never its password)" })
   admin?: UserView;
 }
@@ -140,14 +141,14 @@ export class UpdateEngineGroupDto {
   description!: string;
 }
 
-export class EngineGroupView {
+export class EngineGroupView implements Api.EngineGroup {
   @ApiProperty() name!: string;
   @ApiProperty() description!: string;
   @ApiProperty() createdAt!: number;
   @ApiProperty({ type: [String], description: 'Tenants bound to the group' }) tenants!: string[];
 }
 
-export class EngineNodeView {
+export class EngineNodeView implements Api.EngineNode {
   @ApiProperty() id!: string;
   @ApiProperty({ type: [String] }) groups!: string[];
   @ApiProperty() host!: string;

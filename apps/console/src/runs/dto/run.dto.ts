@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
 import { IntQuery, PageQuery, ToList } from '../../common/query';
+import type * as Api from '../../api-types';
 
 export class RunQuery extends PageQuery {
   @IntQuery('Only runs of this task', 1)
@@ -32,7 +33,7 @@ export class RunQuery extends PageQuery {
   to?: number;
 }
 
-export class RunView {
+export class RunView implements Api.Run {
   @ApiProperty() id!: number;
   @ApiProperty() taskId!: number;
   @ApiProperty({ type: String, nullable: true, description: 'Null when the task was deleted' }) taskName!: string | null;
@@ -72,7 +73,7 @@ export class RunView {
   @ApiProperty() updatedAt!: number;
 }
 
-export class RunLogView {
+export class RunLogView implements Api.RunLog {
   @ApiProperty() id!: number;
   @ApiProperty() attempt!: number;
   @ApiProperty() at!: number;
@@ -80,14 +81,14 @@ export class RunLogView {
   @ApiProperty() message!: string;
 }
 
-export class RunExecutorView {
+export class RunExecutorView implements Api.RunExecutor {
   @ApiProperty() id!: number;
   @ApiProperty() app!: string;
   @ApiProperty() url!: string;
   @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
 }
 
-export class RunDetailView extends RunView {
+export class RunDetailView extends RunView implements Api.RunDetail {
   @ApiProperty({ description: 'Params snapshot taken when the run was made' }) params!: JsonValue;
   @ApiProperty({ nullable: true }) result!: JsonValue | null;
   @ApiProperty({ type: String, nullable: true, description: 'The error after its first line (the stack, paths relative to the executor), at most 4,000 characters; null when none' }) errorDetail!: string | null;
@@ -95,7 +96,7 @@ export class RunDetailView extends RunView {
   @ApiProperty({ type: RunExecutorView, nullable: true, description: 'The executor it went to (null before dispatch, or when the executor is gone)' }) executor!: RunExecutorView | null;
 }
 
-export class RunPage {
+export class RunPage implements Api.Page<RunView> {
   @ApiProperty({ type: [RunView] }) items!: RunView[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { RUN_STATES, type RunState } from '@baton/domain';
 import { IntQuery } from '../../common/query';
+import type * as Api from '../../api-types';
 
 export const DEFAULT_STATS_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const MAX_STATS_WINDOW_MS = 90 * 24 * 60 * 60 * 1000;
@@ -10,13 +11,13 @@ export class StatsQuery {
   windowMs?: number;
 }
 
-export class DistributionView {
+export class DistributionView implements Api.Distribution {
   @ApiProperty({ description: 'Runs the figure is computed over' }) count!: number;
   @ApiProperty({ type: Number, nullable: true }) p50!: number | null;
   @ApiProperty({ type: Number, nullable: true }) p95!: number | null;
 }
 
-export class StatsView {
+export class StatsView implements Api.Stats {
   @ApiProperty({ type: Number, nullable: true, description: 'The task, or null for the whole tenant' }) taskId!: number | null;
   @ApiProperty() windowMs!: number;
   @ApiProperty({ description: 'Window start, epoch ms: now − windowMs rounded down to the minute (windows up to 6 h) or to the hour (longer ones), the rollups\' buckets' }) from!: number;

@@ -18,11 +18,12 @@ import {
 } from '@baton/domain';
 import { FieldErrorView } from '../../common/error-body.view';
 import { IntQuery, ToBoolean } from '../../common/query';
+import type * as Api from '../../api-types';
 
 /** Keeps the value exactly as sent (no class-transformer conversion): the domain's validateTask checks it. */
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
 
-export class TriggerDoc {
+export class TriggerDoc implements Api.TaskTrigger {
   @ApiProperty({ enum: TRIGGER_KINDS }) kind!: TriggerKind;
   @ApiPropertyOptional({ description: 'FIXED_RATE: interval (ms, 100 to 315 360 000 000 = 10 years)' }) intervalMs?: number;
   @ApiPropertyOptional({ description: 'FIXED_DELAY: delay after the previous run finished (ms, 100 to 315 360 000 000 = 10 years)' }) delayMs?: number;
@@ -225,7 +226,7 @@ export class TriggerRunDto {
   flowParams?: unknown;
 }
 
-export class TaskView {
+export class TaskView implements Api.Task {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() group!: string;
@@ -256,7 +257,7 @@ export class TaskView {
   @ApiProperty({ description: 'Optimistic-lock version; send it back on PUT/PATCH' }) version!: number;
 }
 
-export class TaskPage {
+export class TaskPage implements Api.Page<TaskView> {
   @ApiProperty({ type: [TaskView] }) items!: TaskView[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
 }
@@ -323,7 +324,7 @@ export class BackfillCancelView {
 }
 
 /** A task as saved, with what the save should know. */
-export class SavedTaskView extends TaskView {
+export class SavedTaskView extends TaskView implements Api.SavedTask {
   @ApiProperty({
     type: [FieldErrorView],
     description: 'Saved, but: no executor of its app is up (`executorApp`), or none offers its handler (`handler`, with the handlers they offer). Empty when a live executor offers it.',

@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class
 import { ROLES, type Role } from '@baton/domain';
 import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
+import type * as Api from '../../api-types';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 
@@ -62,7 +63,7 @@ export class UpdateUserDto {
 /** An administrator sets a user's password (the user's sessions end). */
 export class ResetPasswordDto extends PasswordField {}
 
-export class UserView {
+export class UserView implements Api.User {
   @ApiProperty() id!: number;
   @ApiProperty() username!: string;
   @ApiProperty({ enum: ROLES }) role!: Role;

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
 import { ALARM_TYPES, SEVERITIES, type AlarmType, type Severity } from '@baton/domain';
+import type * as Api from '../../api-types';
 
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
 
@@ -28,7 +29,7 @@ export class CreateWebhookDto {
   minSeverity?: unknown;
 }
 
-export class WebhookView {
+export class WebhookView implements Api.Webhook {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() url!: string;
@@ -40,12 +41,12 @@ export class WebhookView {
   @ApiProperty({ type: String, nullable: true, description: 'The last failed delivery’s error' }) lastError!: string | null;
 }
 
-export class CreatedWebhookView extends WebhookView {
+export class CreatedWebhookView extends WebhookView implements Api.CreatedWebhook {
   @ApiProperty({ description: 'The signing secret (X-Baton-Signature: v1=HMAC-SHA256(secret, "<timestamp>.<body>")); shown in this answer only' })
   secret!: string;
 }
 
-export class WebhookTestView {
+export class WebhookTestView implements Api.WebhookTest {
   @ApiProperty({ description: 'True when the endpoint answered 2xx' }) ok!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'Its HTTP status; null when it did not answer' }) status!: number | null;
   @ApiProperty({ description: 'Round trip, ms' }) ms!: number;

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { post, type Session } from '../api';
-import { Field, PageHeader, useToast } from '../components';
+import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { errorsOf } from '../form-errors';
 
 /** The logged-in user's own account: change the password (the user's other sessions end). */
@@ -20,7 +20,7 @@ export function AccountPage({ session }: { session: Session }) {
       setForm({ currentPassword: '', newPassword: '', repeat: '' });
       toast.notify('Password changed; your other sessions were logged out');
     } catch (err) {
-      setErrors(errorsOf(err));
+      setErrors(errorsOf(err, ['currentPassword', 'newPassword']));
     }
   };
   return (
@@ -44,11 +44,7 @@ export function AccountPage({ session }: { session: Session }) {
           <Field label="Repeat the new password" error={errors.repeat}>
             {(p) => <input {...p} name="repeatPassword" type="password" autoComplete="new-password" value={form.repeat} onChange={(e) => setForm({ ...form, repeat: e.target.value })} required />}
           </Field>
-          {errors._ && !errors.currentPassword && !errors.newPassword ? (
-            <div className="error-box" role="alert">
-              {errors._}
-            </div>
-          ) : null}
+          <ErrorBox error={errors._} />
           <button type="submit" className="btn-primary">
             Change password
           </button>

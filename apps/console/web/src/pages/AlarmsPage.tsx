@@ -1,6 +1,9 @@
 import { useEffect, useState } from 'react';
 import { get, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { FilterBar } from '../FilterBar';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import { useLive } from '../live';
@@ -32,7 +35,7 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
   return (
     <>
       <PageHeader title="Alarms" />
-      <form className="filters" role="search" aria-label="Filter alarms" onSubmit={(e) => e.preventDefault()}>
+      <FilterBar label="Filter alarms">
         <Field label="Status">
           {(p) => (
             <select {...p} name="acked" value={acked} onChange={(e) => setAcked(e.target.value)}>
@@ -64,59 +67,47 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
             </select>
           )}
         </Field>
-      </form>
+      </FilterBar>
       <ErrorBox error={alarms.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Alarms">
-          <thead>
-            <tr>
-              <th scope="col">Raised</th>
-              <th scope="col">Type</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Task</th>
-              <th scope="col">Run</th>
-              <th scope="col">Message</th>
-              <th scope="col">Count</th>
-              <th scope="col">Acknowledged</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(alarms.data?.items ?? []).map((a) => (
-              <tr key={a.id} data-alarm-row={a.id} data-alarm-type={a.type} className={`sev-${a.severity}`}>
-                <td className="small">{fmtTime(a.raisedAt)}</td>
-                <td>{a.type}</td>
-                <td>
-                  <span className={`badge sev-${a.severity}`}>{a.severity}</span>
-                </td>
-                <td>{a.taskId ? <Link to={`/tasks/${a.taskId}`}>{taskName.get(a.taskId) ?? `#${a.taskId}`}</Link> : '—'}</td>
-                <td>{a.runId ? <Link to={`/runs/${a.runId}`}>#{a.runId}</Link> : '—'}</td>
-                <td>{a.message}</td>
-                <td>{a.count}</td>
-                <td>
-                  {a.ackedAt ? (
-                    <span className="small">
-                      {a.ackedBy} · {fmtTime(a.ackedAt)}
-                    </span>
-                  ) : canWrite ? (
-                    <button type="button" className="btn-small" onClick={() => void ack(a)} aria-label={`Acknowledge alarm ${a.id}`}>
-                      Acknowledge
-                    </button>
-                  ) : (
-                    'open'
-                  )}
-                </td>
-              </tr>
-            ))}
-            {alarms.data?.items.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  No alarms match.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Alarms"
+        rows={alarms.data?.items}
+        rowKey={(a) => a.id}
+        rowProps={(a) => ({ 'data-alarm-row': a.id, 'data-alarm-type': a.type, className: `sev-${a.severity}` })}
+        empty={
+          type || taskId ? (
+            <EmptyState title="No alarms match the filters.">Pick another type or task.</EmptyState>
+          ) : (
+            <EmptyState title={acked === 'false' ? 'No open alarms.' : acked === 'true' ? 'No acknowledged alarms.' : 'No alarms yet.'}>
+              Failed, late or timed-out runs and executors going down raise alarms: they show here and pop up on every page. Set webhooks to have them sent on.
+            </EmptyState>
+          )
+        }
+        columns={[
+          { header: 'Raised', className: 'small', cell: (a) => fmtTime(a.raisedAt) },
+          { header: 'Type', cell: (a) => a.type },
+          { header: 'Severity', cell: (a) => <span className={`badge sev-${a.severity}`}>{a.severity}</span> },
+          { header: 'Task', cell: (a) => (a.taskId ? <Link to={`/tasks/${a.taskId}`}>{taskName.get(a.taskId) ?? `#${a.taskId}`}</Link> : '—') },
+          { header: 'Run', cell: (a) => (a.runId ? <Link to={`/runs/${a.runId}`}>#{a.runId}</Link> : '—') },
+          { header: 'Message', cell: (a) => a.message },
+          { header: 'Count', cell: (a) => a.count },
+          {
+            header: 'Acknowledged',
+            cell: (a) =>
+              a.ackedAt ? (
+                <span className="small">
+                  {a.ackedBy} · {fmtTime(a.ackedAt)}
+                </span>
+              ) : canWrite ? (
+                <button type="button" className="btn-small" onClick={() => void ack(a)} aria-label={`Acknowledge alarm ${a.id}`}>
+                  Acknowledge
+                </button>
+              ) : (
+                'open'
+              ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -2,10 +2,12 @@ import { Graph, layout } from '@dagrejs/dagre';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, del, get, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
 import { useLoad } from '../hooks';
 import { useRunEvents } from '../live';
 import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../model';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 
 const NODE_W = 170;
 const NODE_H = 40;
@@ -183,7 +185,17 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
       <label className="check">
         <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show tasks without dependencies
       </label>
-      {laid ? (
+      {laid && laid.nodes.length === 0 ? (
+        showAll ? (
+          <EmptyState title="No tasks yet.">
+            Create them from <Link to="/tasks">Tasks</Link>, then link them here.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No dependencies to draw yet.">
+            {canWrite ? 'Add an edge with the form above, or tick' : 'Tick'} “Show tasks without dependencies” to see every task.
+          </EmptyState>
+        )
+      ) : laid ? (
         <div className="graph-wrap">
           <svg
             className="dag"
@@ -239,41 +251,31 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
         </div>
       ) : null}
       <h2>Edges</h2>
-      <div className="table-wrap">
-        <table className="data" aria-label="Dependency edges">
-          <thead>
-            <tr>
-              <th scope="col">Parent</th>
-              <th scope="col">Child</th>
-              <th scope="col">Condition</th>
-              {canWrite ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {(deps.data ?? []).map((d) => (
-              <tr key={d.id} data-edge-row={`${d.parentName}->${d.childName}`}>
-                <td>{d.parentName}</td>
-                <td>{d.childName}</td>
-                <td>{d.condition}</td>
-                {canWrite ? (
-                  <td>
-                    <button type="button" className="btn-small" onClick={() => void remove(d)} aria-label={`Remove edge ${d.parentName} to ${d.childName}`}>
-                      Remove
-                    </button>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-            {deps.data?.length === 0 ? (
-              <tr>
-                <td colSpan={4} className="muted">
-                  No dependencies yet.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Dependency edges"
+        rows={deps.data}
+        rowKey={(d) => d.id}
+        rowProps={(d) => ({ 'data-edge-row': `${d.parentName}->${d.childName}` })}
+        empty={
+          <EmptyState title="No dependencies yet.">
+            An edge runs a child task when its parent's run ends (on success, failure or either).{' '}
+            {canWrite ? 'Add one with the form above.' : 'A tenant admin adds them.'}
+          </EmptyState>
+        }
+        columns={[
+          { header: 'Parent', cell: (d) => d.parentName },
+          { header: 'Child', cell: (d) => d.childName },
+          { header: 'Condition', cell: (d) => d.condition },
+          canWrite && {
+            header: 'Actions',
+            cell: (d) => (
+              <button type="button" className="btn-small" onClick={() => void remove(d)} aria-label={`Remove edge ${d.parentName} to ${d.childName}`}>
+                Remove
+              </button>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -1,6 +1,8 @@
 import { useRef, useState } from 'react';
 import { get } from '../api';
 import { ErrorBox, PageHeader } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../model';
@@ -23,53 +25,41 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
       <PageHeader title="Executors" />
       <ConnectPanel canRotate={canRotate} onRotated={() => void executors.reload()} />
       <ErrorBox error={executors.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Executors">
-          <thead>
-            <tr>
-              <th scope="col">App</th>
-              <th scope="col">URL</th>
-              <th scope="col">Status</th>
-              <th scope="col">Secret</th>
-              <th scope="col">Handlers</th>
-              <th scope="col">Load</th>
-              <th scope="col">Last heartbeat</th>
-              <th scope="col">Registered</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(executors.data ?? []).map((e) => (
-              <tr key={e.id} data-executor={e.app}>
-                <td>{e.app}</td>
-                <td className="mono small">{e.url}</td>
-                <td>
-                  <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? 'online' : 'offline'}</span>
-                </td>
-                <td>
-                  <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
-                    {SECRET_BADGES[e.secret][0]}
-                  </span>
-                </td>
-                <td className="small" data-executor-handlers>
-                  {e.handlers.length ? e.handlers.join(', ') : '—'}
-                </td>
-                <td>
-                  <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={`Load of ${e.app}`} /> {e.inFlight} / {e.capacity}
-                </td>
-                <td title={fmtTime(e.heartbeatAt)}>{fmtAgo(e.heartbeatAt, now)}</td>
-                <td className="small">{fmtTime(e.registeredAt)}</td>
-              </tr>
-            ))}
-            {executors.data?.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  No executor has sent a heartbeat yet.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Executors"
+        rows={executors.data}
+        rowKey={(e) => e.id}
+        rowProps={(e) => ({ 'data-executor': e.app })}
+        empty={
+          <EmptyState title="No executor has sent a heartbeat yet.">
+            Start one with the variables under <a href="#connect-h">Connect an executor</a> above; it shows here within seconds of its first heartbeat.
+          </EmptyState>
+        }
+        columns={[
+          { header: 'App', cell: (e) => e.app },
+          { header: 'URL', className: 'mono small', cell: (e) => e.url },
+          { header: 'Status', cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? 'online' : 'offline'}</span> },
+          {
+            header: 'Secret',
+            cell: (e) => (
+              <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
+                {SECRET_BADGES[e.secret][0]}
+              </span>
+            ),
+          },
+          { header: 'Handlers', className: 'small', cellProps: () => ({ 'data-executor-handlers': true }), cell: (e) => (e.handlers.length ? e.handlers.join(', ') : '—') },
+          {
+            header: 'Load',
+            cell: (e) => (
+              <>
+                <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={`Load of ${e.app}`} /> {e.inFlight} / {e.capacity}
+              </>
+            ),
+          },
+          { header: 'Last heartbeat', cellProps: (e) => ({ title: fmtTime(e.heartbeatAt) }), cell: (e) => fmtAgo(e.heartbeatAt, now) },
+          { header: 'Registered', className: 'small', cell: (e) => fmtTime(e.registeredAt) },
+        ]}
+      />
     </>
   );
 }

@@ -1,9 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, del, get, patch, post } from '../api';
+import { del, get, patch, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { errorsOf } from '../form-errors';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
-import type { ApiKey, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
+import type { ApiKey, CreatedApiKey, CreatedTenant, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../model';
 import type { Session } from '../api';
 import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
 import { SecretBox } from '../SecretBox';
@@ -41,38 +44,21 @@ function EngineNodesSection() {
     <section aria-labelledby="nodes-h">
       <h2 id="nodes-h">Engine nodes</h2>
       <ErrorBox error={nodes.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Engine nodes">
-          <thead>
-            <tr>
-              <th scope="col">Node</th>
-              <th scope="col">Groups</th>
-              <th scope="col">Host / pid</th>
-              <th scope="col">Slots</th>
-              <th scope="col">State</th>
-              <th scope="col">Last heartbeat</th>
-              <th scope="col">Started</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(nodes.data ?? []).map((n) => (
-              <tr key={n.id}>
-                <td className="mono small">{n.id}</td>
-                <td>{n.groups.join(', ')}</td>
-                <td className="small">
-                  {n.host} / {n.pid}
-                </td>
-                <td>{n.slots}</td>
-                <td>
-                  <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{n.state}</span>
-                </td>
-                <td title={fmtTime(n.heartbeatAt)}>{fmtAgo(n.heartbeatAt, now)}</td>
-                <td className="small">{fmtTime(n.startedAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Engine nodes"
+        rows={nodes.data}
+        rowKey={(n) => n.id}
+        empty={<EmptyState title="No engine node is up.">Start an engine (npm run start:engine); it registers here with its groups.</EmptyState>}
+        columns={[
+          { header: 'Node', className: 'mono small', cell: (n) => n.id },
+          { header: 'Groups', cell: (n) => n.groups.join(', ') },
+          { header: 'Host / pid', className: 'small', cell: (n) => `${n.host} / ${n.pid}` },
+          { header: 'Slots', cell: (n) => n.slots },
+          { header: 'State', cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{n.state}</span> },
+          { header: 'Last heartbeat', cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtAgo(n.heartbeatAt, now) },
+          { header: 'Started', className: 'small', cell: (n) => fmtTime(n.startedAt) },
+        ]}
+      />
     </section>
   );
 }
@@ -89,47 +75,33 @@ function TenantsSection() {
     e.preventDefault();
     try {
       const withAdmin = admin.username !== '' || admin.password !== '';
-      const t = await post<Tenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
+      const t = await post<CreatedTenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
       setErrors({});
       setAdmin({ username: '', password: '' });
       setCreated(t.executorSecret ? { tenantId: t.id, secret: t.executorSecret } : null);
       toast.notify(t.admin ? `Tenant ${t.id} created, with admin ${t.admin.username}` : `Tenant ${t.id} created`);
       await tenants.reload();
     } catch (err) {
-      setErrors(err instanceof ApiError ? { ...err.fieldErrors(), _: err.body.message } : { _: (err as Error).message });
+      setErrors(errorsOf(err, ['id', 'name', 'engineGroup', 'admin', 'admin.username', 'admin.password']));
     }
   };
   return (
     <section aria-labelledby="tenants-h">
       <h2 id="tenants-h">Tenants</h2>
-      <div className="table-wrap">
-        <table className="data" aria-label="Tenants">
-          <thead>
-            <tr>
-              <th scope="col">Id</th>
-              <th scope="col">Name</th>
-              <th scope="col">Engine group</th>
-              <th scope="col">Rate / burst</th>
-              <th scope="col">Executor networks</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(tenants.data ?? []).map((t) => (
-              <tr key={t.id}>
-                <td>{t.id}</td>
-                <td>{t.name}</td>
-                <td>{t.engineGroup}</td>
-                <td>
-                  {t.ratePerSec}/s · {t.burst}
-                </td>
-                <td className="small mono">{t.executorNetworks?.join(', ') ?? <span className="muted">any</span>}</td>
-                <td className="small">{fmtTime(t.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Tenants"
+        rows={tenants.data}
+        rowKey={(t) => t.id}
+        empty={<EmptyState title="No tenant yet.">Create the first one below; its executor secret is shown once.</EmptyState>}
+        columns={[
+          { header: 'Id', cell: (t) => t.id },
+          { header: 'Name', cell: (t) => t.name },
+          { header: 'Engine group', cell: (t) => t.engineGroup },
+          { header: 'Rate / burst', cell: (t) => `${t.ratePerSec}/s · ${t.burst}` },
+          { header: 'Executor networks', className: 'small mono', cell: (t) => t.executorNetworks?.join(', ') ?? <span className="muted">any</span> },
+          { header: 'Created', className: 'small', cell: (t) => fmtTime(t.createdAt) },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create a tenant">
         <Field label="Tenant id" error={errors.id}>
           {(p) => <input {...p} name="tenantId" value={form.id} onChange={(e) => setForm({ ...form, id: e.target.value })} />}
@@ -150,11 +122,7 @@ function TenantsSection() {
           <button type="submit">Create tenant</button>
         </div>
       </form>
-      {errors._ ? (
-        <div className="error-box" role="alert">
-          {errors._}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
       {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
       <OperatorSecretRotation tenantIds={(tenants.data ?? []).map((t) => t.id)} />
       <ExecutorNetworksForm tenants={tenants.data ?? []} onSaved={() => void tenants.reload()} />
@@ -170,7 +138,7 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
   const toast = useToast();
   const [tenantId, setTenantId] = useState('');
   const [text, setText] = useState<string | null>(null);
-  const [error, setError] = useState<string | undefined>();
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const chosen = tenants.find((t) => t.id === tenantId) ?? tenants[0];
   if (!chosen) return null;
   const shown = text ?? chosen.executorNetworks?.join(', ') ?? '';
@@ -179,12 +147,12 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
     const entries = shown.split(/[\s,]+/).filter((entry) => entry !== '');
     try {
       await patch<Tenant>(`/operator/tenants/${encodeURIComponent(chosen.id)}`, { executorNetworks: entries.length > 0 ? entries : null });
-      setError(undefined);
+      setErrors({});
       setText(null);
       toast.notify(entries.length > 0 ? `Executors of ${chosen.id} limited to ${entries.join(', ')}` : `Executors of ${chosen.id} may live anywhere`);
       onSaved();
     } catch (err) {
-      setError(err instanceof ApiError ? err.body.message : (err as Error).message);
+      setErrors(errorsOf(err, ['executorNetworks']));
     }
   };
   return (
@@ -207,12 +175,13 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
           </select>
         )}
       </Field>
-      <Field label="Allowed executor networks" error={error} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain; empty: any. Link-local and metadata addresses are always refused.">
+      <Field label="Allowed executor networks" error={errors.executorNetworks} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain; empty: any. Link-local and metadata addresses are always refused.">
         {(p) => <input {...p} name="executorNetworks" placeholder="any (e.g. 10.0.0.0/8, *.svc.cluster.local)" value={shown} onChange={(e) => setText(e.target.value)} />}
       </Field>
       <div className="field field-button">
         <button type="submit">Save networks</button>
       </div>
+      <ErrorBox error={errors._} />
     </form>
   );
 }
@@ -232,49 +201,41 @@ function OperatorSecretRotation({ tenantIds }: { tenantIds: string[] }) {
 function EngineGroupsSection() {
   const groups = useLoad(() => get<EngineGroup[]>('/operator/engine-groups'), []);
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
       await post('/operator/engine-groups', { name });
       setName('');
-      setError(null);
+      setErrors({});
       await groups.reload();
     } catch (err) {
-      setError((err as Error).message);
+      setErrors(errorsOf(err, ['name']));
     }
   };
   return (
     <section aria-labelledby="groups-h">
       <h2 id="groups-h">Engine groups</h2>
-      <div className="table-wrap">
-        <table className="data" aria-label="Engine groups">
-          <thead>
-            <tr>
-              <th scope="col">Group</th>
-              <th scope="col">Description</th>
-              <th scope="col">Tenants</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(groups.data ?? []).map((g) => (
-              <tr key={g.name}>
-                <td>{g.name}</td>
-                <td>{g.description}</td>
-                <td>{g.tenants.join(', ') || '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Engine groups"
+        rows={groups.data}
+        rowKey={(g) => g.name}
+        empty={<EmptyState title="No engine group yet.">Create one below, then start engines in it and give tenants to it.</EmptyState>}
+        columns={[
+          { header: 'Group', cell: (g) => g.name },
+          { header: 'Description', cell: (g) => g.description },
+          { header: 'Tenants', cell: (g) => g.tenants.join(', ') || '—' },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an engine group">
-        <Field label="Group name" error={error ?? undefined}>
+        <Field label="Group name" error={errors.name}>
           {(p) => <input {...p} name="groupName" value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
         <div className="field field-button">
           <button type="submit">Create group</button>
         </div>
       </form>
+      <ErrorBox error={errors._} />
     </section>
   );
 }
@@ -284,16 +245,16 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
   const keys = useLoad(() => get<ApiKey[]>(base), [base]);
   const [form, setForm] = useState({ name: '', role: 'TENANT_VIEWER', tenantId: '' });
   const [created, setCreated] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const k = await post<ApiKey>(base, operator ? form : { name: form.name, role: form.role });
+      const k = await post<CreatedApiKey>(base, operator ? form : { name: form.name, role: form.role });
       setCreated(k.key ?? null);
-      setError(null);
+      setErrors({});
       await keys.reload();
     } catch (err) {
-      setError((err as Error).message);
+      setErrors(errorsOf(err, ['tenantId', 'name', 'role']));
     }
   };
   const revoke = async (k: ApiKey) => {
@@ -305,51 +266,40 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
       toast.notify((err as Error).message, 'error');
     }
   };
-  const list = Array.isArray(keys.data) ? keys.data : ((keys.data as unknown as { items?: ApiKey[] })?.items ?? []);
   return (
     <section aria-labelledby="keys-h">
       <h2 id="keys-h">API keys</h2>
       <ErrorBox error={keys.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="API keys">
-          <thead>
-            <tr>
-              {operator ? <th scope="col">Tenant</th> : null}
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Role</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((k) => (
-              <tr key={k.id}>
-                {operator ? <td>{k.tenantId}</td> : null}
-                <td>{k.name}</td>
-                <td className="mono">{k.prefix}…</td>
-                <td>{k.role}</td>
-                <td className="small">{fmtTime(k.createdAt)}</td>
-                <td>
-                  {k.revokedAt ? (
-                    `revoked ${fmtTime(k.revokedAt)}`
-                  ) : (
-                    <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={`Revoke key ${k.name}`}>
-                      Revoke
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="API keys"
+        rows={keys.data}
+        rowKey={(k) => k.id}
+        empty={<EmptyState title="No API key yet.">Create one below for scripts and CI that call the console API; it is shown once.</EmptyState>}
+        columns={[
+          operator && { header: 'Tenant', cell: (k) => k.tenantId },
+          { header: 'Name', cell: (k) => k.name },
+          { header: 'Prefix', className: 'mono', cell: (k) => `${k.prefix}…` },
+          { header: 'Role', cell: (k) => k.role },
+          { header: 'Created', className: 'small', cell: (k) => fmtTime(k.createdAt) },
+          {
+            header: 'Status',
+            cell: (k) =>
+              k.revokedAt ? (
+                `revoked ${fmtTime(k.revokedAt)}`
+              ) : (
+                <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={`Revoke key ${k.name}`}>
+                  Revoke
+                </button>
+              ),
+          },
+        ]}
+      />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label="Create an API key">
         {operator ? (
-          <Field label="Key tenant">{(p) => <input {...p} name="keyTenant" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}</Field>
+          <Field label="Key tenant" error={errors.tenantId}>{(p) => <input {...p} name="keyTenant" value={form.tenantId} onChange={(e) => setForm({ ...form, tenantId: e.target.value })} />}</Field>
         ) : null}
-        <Field label="Key name">{(p) => <input {...p} name="keyName" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}</Field>
-        <Field label="Key role">
+        <Field label="Key name" error={errors.name}>{(p) => <input {...p} name="keyName" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} />}</Field>
+        <Field label="Key role" error={errors.role}>
           {(p) => (
             <select {...p} name="keyRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
               <option>TENANT_VIEWER</option>
@@ -361,11 +311,7 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
           <button type="submit">Create key</button>
         </div>
       </form>
-      {error ? (
-        <div className="error-box" role="alert">
-          {error}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
       {created ? (
         <p className="notice" role="status">
           New key (shown once): <code className="mono">{created}</code>

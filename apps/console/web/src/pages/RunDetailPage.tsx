@@ -1,10 +1,12 @@
 import { useEffect, useRef } from 'react';
 import { ApiError, get, post, qs } from '../api';
 import { ErrorBox, PageHeader, StateBadge, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
 import { fmtDuration, fmtTime } from '../format';
 import { useLoad } from '../hooks';
 import { useLive, useRunEvents } from '../live';
-import { ACTIVE_STATES, type Dependency, type Page, type Run, type RunDetail } from '../model';
+import { isTerminal, type Dependency, type Page, type Run, type RunDetail } from '../model';
 import { Link } from '../router';
 
 export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: boolean }) {
@@ -73,7 +75,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   return (
     <>
       <PageHeader title={`Run #${runId}`}>
-        {r && canWrite && ACTIVE_STATES.includes(r.state) ? (
+        {r && canWrite && !isTerminal(r.state) ? (
           <button type="button" className="btn-danger" onClick={() => void cancel()}>
             Cancel run
           </button>
@@ -170,36 +172,21 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               <p className="small muted">
                 This run went to {r.shardTotal} shard(s); it ends when they all have, each after its own retries.
               </p>
-              <div className="table-wrap">
-                <table className="data" aria-label="Shards">
-                  <thead>
-                    <tr>
-                      <th scope="col">Shard</th>
-                      <th scope="col">Run</th>
-                      <th scope="col">State</th>
-                      <th scope="col">Attempt</th>
-                      <th scope="col">Executor</th>
-                      <th scope="col">Error</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {(shards.data ?? []).map((sh) => (
-                      <tr key={sh.id} data-shard={sh.shardIndex}>
-                        <td>{sh.shardIndex}</td>
-                        <td>
-                          <Link to={`/runs/${sh.id}`}>#{sh.id}</Link>
-                        </td>
-                        <td>
-                          <StateBadge state={sh.state} />
-                        </td>
-                        <td>{sh.attempt}</td>
-                        <td>{sh.executorId !== null ? `#${sh.executorId}${sh.pinnedExecutorId !== null ? ' (pinned)' : ''}` : '—'}</td>
-                        <td className="small">{sh.error ?? ''}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                label="Shards"
+                rows={shards.data}
+                rowKey={(sh) => sh.id}
+                rowProps={(sh) => ({ 'data-shard': sh.shardIndex ?? undefined })}
+                empty={<EmptyState title="No shard written yet.">The engine writes them as it claims the run; they show here live.</EmptyState>}
+                columns={[
+                  { header: 'Shard', cell: (sh) => sh.shardIndex },
+                  { header: 'Run', cell: (sh) => <Link to={`/runs/${sh.id}`}>#{sh.id}</Link> },
+                  { header: 'State', cell: (sh) => <StateBadge state={sh.state} /> },
+                  { header: 'Attempt', cell: (sh) => sh.attempt },
+                  { header: 'Executor', cell: (sh) => (sh.executorId !== null ? `#${sh.executorId}${sh.pinnedExecutorId !== null ? ' (pinned)' : ''}` : '—') },
+                  { header: 'Error', className: 'small', cell: (sh) => sh.error ?? '' },
+                ]}
+              />
             </>
           ) : null}
 
@@ -230,30 +217,23 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
                   Attempt {a}
                   {a === r.attempt ? ' (latest)' : ''}
                 </h3>
-                {lines.length ? (
-                  <div className="table-wrap">
-                    <table className="data logs" aria-label={`Log lines of attempt ${a}`}>
-                      <thead>
-                        <tr>
-                          <th scope="col">Time</th>
-                          <th scope="col">Level</th>
-                          <th scope="col">Message</th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {lines.map((l) => (
-                          <tr key={l.id} className={`log-${l.level}`}>
-                            <td className="mono small">{fmtTime(l.at)}</td>
-                            <td>{l.level}</td>
-                            <td className="mono">{l.message}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
-                ) : (
-                  <p className="muted">No log lines.</p>
-                )}
+                <DataTable
+                  label={`Log lines of attempt ${a}`}
+                  className="logs"
+                  rows={lines}
+                  rowKey={(l) => l.id}
+                  rowProps={(l) => ({ className: `log-${l.level}` })}
+                  empty={
+                    <EmptyState title={!isTerminal(r.state) && a === r.attempt ? 'No log lines yet.' : 'This attempt wrote no log lines.'}>
+                      A handler writes them with ctx.log.info(…) (and warn, error); they show here live, within about a second.
+                    </EmptyState>
+                  }
+                  columns={[
+                    { header: 'Time', className: 'mono small', cell: (l) => fmtTime(l.at) },
+                    { header: 'Level', cell: (l) => l.level },
+                    { header: 'Message', className: 'mono', cell: (l) => l.message },
+                  ]}
+                />
               </section>
             );
           })}
@@ -268,7 +248,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               ))}
             </ul>
           ) : (
-            <p className="muted">None.</p>
+            <p className="muted">None: a dependency edge from this task fires child runs when this run ends.</p>
           )}
         </>
       ) : null}

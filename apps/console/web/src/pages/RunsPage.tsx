@@ -1,14 +1,17 @@
 import { useState } from 'react';
 import { get, qs } from '../api';
 import { ErrorBox, Field, PageHeader, StateBadge } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { FilterBar } from '../FilterBar';
 import { fmtDuration, fmtTime, fromLocalInput } from '../format';
 import { useLoad } from '../hooks';
 import { useLive, useRunEvents } from '../live';
-import { RUN_STATES, type Page, type Run, type Task } from '../model';
+import { ACTIVE_STATES, RUN_STATES, type Page, type Run, type Task } from '../model';
 import { Link, navigate, useLocation } from '../router';
 
-const STATE_GROUPS: Record<string, string[]> = {
-  ACTIVE: ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'],
+const STATE_GROUPS: Record<string, readonly string[]> = {
+  ACTIVE: ACTIVE_STATES,
   PROBLEMS: ['FAILED', 'TIMED_OUT'],
 };
 
@@ -80,7 +83,7 @@ export function RunsPage() {
           {live.connected ? 'States update live' : 'Live updates offline'}
         </span>
       </PageHeader>
-      <form className="filters" role="search" aria-label="Filter runs" onSubmit={(e) => e.preventDefault()}>
+      <FilterBar label="Filter runs">
         <Field label="Task">
           {(p) => (
             <select {...p} name="taskId" value={taskId} onChange={(e) => setParam('taskId', e.target.value)}>
@@ -107,49 +110,33 @@ export function RunsPage() {
         </Field>
         <Field label="Scheduled from">{(p) => <input {...p} name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />}</Field>
         <Field label="Scheduled before">{(p) => <input {...p} name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />}</Field>
-      </form>
+      </FilterBar>
       <ErrorBox error={runs.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Runs">
-          <thead>
-            <tr>
-              <th scope="col">Run</th>
-              <th scope="col">Task</th>
-              <th scope="col">State</th>
-              <th scope="col">Cause</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Scheduled</th>
-              <th scope="col">Lateness</th>
-              <th scope="col">Duration</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(runs.data?.items ?? []).map((r) => (
-              <tr key={r.id} data-run-id={r.id} data-state={r.state} className={changed[r.id] && Date.now() - changed[r.id] < 1500 ? 'flash' : undefined}>
-                <td>
-                  <Link to={`/runs/${r.id}`}>#{r.id}</Link>
-                </td>
-                <td>{r.taskName ?? <span className="muted">deleted task {r.taskId}</span>}</td>
-                <td>
-                  <StateBadge state={r.state} />
-                </td>
-                <td>{r.cause}</td>
-                <td>{r.attempt}</td>
-                <td className="small">{fmtTime(r.scheduledAt)}</td>
-                <td className="small">{r.dispatchedAt ? fmtDuration(r.dispatchedAt - r.scheduledAt) : '—'}</td>
-                <td className="small">{r.startedAt && r.finishedAt ? fmtDuration(r.finishedAt - r.startedAt) : '—'}</td>
-              </tr>
-            ))}
-            {runs.data?.items.length === 0 ? (
-              <tr>
-                <td colSpan={8} className="muted">
-                  No runs match.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Runs"
+        rows={runs.data?.items}
+        rowKey={(r) => r.id}
+        rowProps={(r) => ({ 'data-run-id': r.id, 'data-state': r.state, className: changed[r.id] && Date.now() - changed[r.id] < 1500 ? 'flash' : undefined })}
+        empty={
+          taskId || state || from || to ? (
+            <EmptyState title="No runs match the filters.">Pick another task or state, or widen the time range.</EmptyState>
+          ) : (
+            <EmptyState title="No runs yet.">
+              Runs appear here as their tasks fire; run a task now from <Link to="/tasks">Tasks</Link> (Run now).
+            </EmptyState>
+          )
+        }
+        columns={[
+          { header: 'Run', cell: (r) => <Link to={`/runs/${r.id}`}>#{r.id}</Link> },
+          { header: 'Task', cell: (r) => r.taskName ?? <span className="muted">deleted task {r.taskId}</span> },
+          { header: 'State', cell: (r) => <StateBadge state={r.state} /> },
+          { header: 'Cause', cell: (r) => r.cause },
+          { header: 'Attempt', cell: (r) => r.attempt },
+          { header: 'Scheduled', className: 'small', cell: (r) => fmtTime(r.scheduledAt) },
+          { header: 'Lateness', className: 'small', cell: (r) => (r.dispatchedAt ? fmtDuration(r.dispatchedAt - r.scheduledAt) : '—') },
+          { header: 'Duration', className: 'small', cell: (r) => (r.startedAt && r.finishedAt ? fmtDuration(r.finishedAt - r.startedAt) : '—') },
+        ]}
+      />
       {runs.data?.nextCursor ? (
         <button type="button" onClick={() => void loadMore()}>
           Load more

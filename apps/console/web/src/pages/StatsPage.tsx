@@ -2,10 +2,12 @@ import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, L
 import { useEffect, useRef, useState } from 'react';
 import { get, qs } from '../api';
 import { ErrorBox, Field, PageHeader } from '../components';
+import { EmptyState } from '../EmptyState';
+import { FilterBar } from '../FilterBar';
 import { fmtDuration, fmtPercent } from '../format';
 import { useInterval, useLoad } from '../hooks';
 import { RUN_STATES, type Page, type Stats, type StatsSeries, type Task } from '../model';
-import { navigate, useLocation } from '../router';
+import { Link, navigate, useLocation } from '../router';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -104,7 +106,7 @@ export function StatsPage() {
   return (
     <>
       <PageHeader title="Statistics" />
-      <form className="filters" aria-label="Statistics scope" onSubmit={(e) => e.preventDefault()}>
+      <FilterBar label="Statistics scope">
         <Field label="Scope">
           {(p) => (
             <select {...p} name="taskId" value={taskId} onChange={(e) => navigate(`/stats${e.target.value ? `?taskId=${e.target.value}` : ''}`, true)}>
@@ -128,7 +130,7 @@ export function StatsPage() {
             </select>
           )}
         </Field>
-      </form>
+      </FilterBar>
       <ErrorBox error={summary.error ?? series.error} />
       {s ? (
         <dl className="kpis" aria-label="Summary">
@@ -160,12 +162,18 @@ export function StatsPage() {
           </div>
         </dl>
       ) : null}
-      <div className="charts">
-        <ChartBox label={`Runs per ${widthLabel(series.data?.bucketMs ?? bucketMs)} by state (when they ended)`} config={runsChart} />
-        <ChartBox label="Success rate over time" config={rateChart} />
-        <ChartBox label="Duration p50 / p95 over time" config={line('duration')} />
-        <ChartBox label="Lateness p50 / p95 over time (dispatch − scheduled)" config={line('lateness')} />
-      </div>
+      {s?.total === 0 ? (
+        <EmptyState title={`No run ended in the ${WINDOWS[windowIdx][2].toLowerCase()}${taskId ? ' for this task' : ''}.`}>
+          Pick a longer window, or run a task now from <Link to="/tasks">Tasks</Link>; its figures show here once it ends.
+        </EmptyState>
+      ) : (
+        <div className="charts">
+          <ChartBox label={`Runs per ${widthLabel(series.data?.bucketMs ?? bucketMs)} by state (when they ended)`} config={runsChart} />
+          <ChartBox label="Success rate over time" config={rateChart} />
+          <ChartBox label="Duration p50 / p95 over time" config={line('duration')} />
+          <ChartBox label="Lateness p50 / p95 over time (dispatch − scheduled)" config={line('lateness')} />
+        </div>
+      )}
     </>
   );
 }

@@ -1,7 +1,8 @@
 import cronstrue from 'cronstrue';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { ApiError, del, get, post, put } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { errorsOf } from '../form-errors';
 import { fmtTime, fromLocalInput, parseDuration, toLocalInput } from '../format';
 import { useLoad } from '../hooks';
 import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
@@ -44,6 +45,16 @@ interface Form {
 }
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+
+/** The API's names of the fields this editor shows: a reason on any other goes in the banner. */
+const TASK_FIELDS = [
+  'name', 'group', 'executorApp', 'handler', 'params',
+  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at',
+  'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs',
+  'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
+  'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
+  'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
+];
 
 const EMPTY: Form = {
   name: '',
@@ -174,7 +185,6 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
   const existing = useLoad(() => (taskId === null ? Promise.resolve(null) : get<Task>(`/tasks/${taskId}`)), [taskId]);
   const [form, setForm] = useState<Form>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [formError, setFormError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   useEffect(() => {
     if (existing.data) setForm(formOf(existing.data));
@@ -183,12 +193,16 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
   // The handlers the live executors of the chosen app offer (their heartbeats say), for the handler field's list.
   const executors = useLoad(() => get<Executor[]>('/executors'), []);
   const offered = [...new Set((executors.data ?? []).filter((x) => x.app === form.executorApp && x.state === 'UP').flatMap((x) => x.handlers))].sort();
+  // The save button is at the foot of a long form: take the user to the first field it refused.
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [errors]);
   const err = (...keys: string[]) => keys.map((k) => errors[k]).filter(Boolean).join('; ') || undefined;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const { body, local } = bodyOf(form);
-    setFormError(null);
     if (Object.keys(local).length) {
       setErrors(local);
       return;
@@ -203,11 +217,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
       if (taskId === null) navigate(`/tasks/${saved.id}`, true);
       else existing.set(saved);
     } catch (e2) {
-      if (e2 instanceof ApiError) {
-        const fe = e2.fieldErrors();
-        setErrors(fe);
-        setFormError(Object.keys(fe).length ? `${e2.body.message || 'The task was not saved'}: see the fields marked below.` : e2.message);
-      } else setFormError((e2 as Error).message);
+      setErrors(errorsOf(e2, TASK_FIELDS));
     } finally {
       setSaving(false);
     }
@@ -232,8 +242,6 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
     }
   };
 
-  const known = new Set(Object.keys(EMPTY).concat(['trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter', 'alarms.types', 'alarms.silenceMs', 'trigger', 'retry', 'alarms']));
-  const unplaced = Object.entries(errors).filter(([k]) => !known.has(k));
 
   return (
     <>
@@ -260,21 +268,8 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         ) : null}
       </PageHeader>
       <ErrorBox error={existing.error} />
-      <form className="editor" onSubmit={(e) => void submit(e)} aria-label="Task" noValidate>
-        {formError ? (
-          <div className="error-box" role="alert" data-form-error>
-            {formError}
-            {unplaced.length ? (
-              <ul>
-                {unplaced.map(([k, v]) => (
-                  <li key={k}>
-                    {k}: {v}
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
-        ) : null}
+      <form ref={formRef} className="editor" onSubmit={(e) => void submit(e)} aria-label="Task" noValidate>
+        <ErrorBox error={errors._} />
         <fieldset>
           <legend>Task</legend>
           <div className="grid">
@@ -513,8 +508,7 @@ function Backfill({ taskId }: { taskId: number }) {
       setErrors({});
       toast.notify(`Backfill: ${r.created} run(s) of ${r.fires} fire(s) (${r.alreadyRun} already ran)${r.lastDueAt ? `, the last due ${fmtTime(r.lastDueAt)}` : ''}`);
     } catch (err) {
-      if (err instanceof ApiError) setErrors(err.fieldErrors());
-      else toast.notify((err as Error).message, 'error');
+      setErrors(errorsOf(err, ['from', 'to', 'ratePerSec', 'trigger']));
     }
   };
   const stop = async () => {
@@ -545,6 +539,7 @@ function Backfill({ taskId }: { taskId: number }) {
           Stop backfill
         </button>
       </div>
+      <ErrorBox error={errors._} />
     </form>
   );
 }

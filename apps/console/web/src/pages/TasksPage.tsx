@@ -1,11 +1,14 @@
 import { useMemo, useState } from 'react';
 import { get, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, StateBadge, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { FilterBar } from '../FilterBar';
 import { fmtAgo, fmtTime, triggerSummary } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
 import { useRunEvents } from '../live';
 import type { Page, Run, Task, TaskSummary } from '../model';
-import { RUN_STATES } from '../model';
+import { isTerminal, RUN_STATES } from '../model';
 import { Link, navigate } from '../router';
 
 export function TasksPage({ canWrite }: { canWrite: boolean }) {
@@ -26,7 +29,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
   useRunEvents((run: Run) => {
     summaries.set((list) => {
       if (!list) return list;
-      const finished = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(run.state);
+      const finished = isTerminal(run.state);
       const view = { id: run.id, state: run.state, scheduledAt: run.scheduledAt, finishedAt: run.finishedAt, error: run.error };
       let found = false;
       const next = list.map((s) => {
@@ -49,6 +52,8 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
     if (state === 'NEVER') return !s?.lastResult && !s?.lastRun;
     return s?.lastResult?.state === state || s?.lastRun?.state === state;
   });
+
+  const filtered = Boolean(search.trim() || group || paused || state);
 
   const act = async (task: Task, action: 'pause' | 'resume' | 'trigger') => {
     try {
@@ -74,7 +79,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
           </button>
         ) : null}
       </PageHeader>
-      <form className="filters" role="search" aria-label="Filter tasks" onSubmit={(e) => e.preventDefault()}>
+      <FilterBar label="Filter tasks">
         <Field label="Search">{(p) => <input {...p} type="search" name="search" placeholder="Task name contains…" value={search} onChange={(e) => setSearch(e.target.value)} />}</Field>
         <Field label="Group">
           {(p) => (
@@ -106,78 +111,82 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
             </select>
           )}
         </Field>
-      </form>
+      </FilterBar>
       <ErrorBox error={tasks.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Tasks">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Group</th>
-              <th scope="col">Trigger</th>
-              <th scope="col">Next fire</th>
-              <th scope="col">Last result</th>
-              <th scope="col">Status</th>
-              {canWrite ? <th scope="col">Actions</th> : null}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((t) => {
-              const s = byTask.get(t.id);
-              const last = s?.lastResult;
-              const running = s?.lastRun && !['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(s.lastRun.state) ? s.lastRun : null;
-              return (
-                <tr key={t.id} data-task={t.name}>
-                  <td>
-                    <Link to={`/tasks/${t.id}`}>{t.name}</Link>
-                  </td>
-                  <td>{t.group}</td>
-                  <td className="mono small">{triggerSummary(t.trigger)}</td>
-                  <td title={fmtTime(t.nextFireAt)}>{t.paused ? 'paused' : t.nextFireAt ? fmtAgo(t.nextFireAt, now) : '—'}</td>
-                  <td>
-                    {running ? (
-                      <Link to={`/runs/${running.id}`} aria-label={`Run ${running.id} ${running.state}`}>
-                        <StateBadge state={running.state} />
-                      </Link>
-                    ) : null}{' '}
-                    {last ? (
-                      <Link to={`/runs/${last.id}`} title={last.error ?? undefined} aria-label={`Last result: run ${last.id} ${last.state}`}>
-                        <StateBadge state={last.state} /> <span className="small muted">{fmtAgo(last.finishedAt ?? last.scheduledAt, now)}</span>
-                      </Link>
-                    ) : running ? null : (
-                      <span className="muted">never ran</span>
-                    )}
-                  </td>
-                  <td>{t.paused ? <span className="badge paused">paused</span> : <span className="badge active">active</span>}</td>
-                  {canWrite ? (
-                    <td className="actions">
-                      {t.paused ? (
-                        <button type="button" className="btn-small" onClick={() => void act(t, 'resume')} aria-label={`Resume ${t.name}`}>
-                          Resume
-                        </button>
-                      ) : (
-                        <button type="button" className="btn-small" onClick={() => void act(t, 'pause')} aria-label={`Pause ${t.name}`}>
-                          Pause
-                        </button>
-                      )}
-                      <button type="button" className="btn-small" onClick={() => void act(t, 'trigger')} aria-label={`Run ${t.name} now`}>
-                        Run now
-                      </button>
-                    </td>
-                  ) : null}
-                </tr>
-              );
-            })}
-            {rows.length === 0 && !tasks.loading ? (
-              <tr>
-                <td colSpan={7} className="muted">
-                  No tasks match.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Tasks"
+        rows={tasks.data ? rows : undefined}
+        rowKey={(t) => t.id}
+        rowProps={(t) => ({ 'data-task': t.name })}
+        empty={
+          filtered ? (
+            <EmptyState title="No tasks match the filters.">Clear the search or pick another group, result or status.</EmptyState>
+          ) : (
+            <EmptyState title="No tasks yet.">
+              {canWrite ? (
+                <>
+                  A task names the executor app and handler that run it, and when.{' '}
+                  <button type="button" className="btn-primary btn-small" onClick={() => navigate('/tasks/new')}>
+                    New task
+                  </button>
+                </>
+              ) : (
+                'A tenant admin creates them; they show here once saved.'
+              )}
+            </EmptyState>
+          )
+        }
+        columns={[
+          { header: 'Name', cell: (t) => <Link to={`/tasks/${t.id}`}>{t.name}</Link> },
+          { header: 'Group', cell: (t) => t.group },
+          { header: 'Trigger', className: 'mono small', cell: (t) => triggerSummary(t.trigger) },
+          { header: 'Next fire', cellProps: (t) => ({ title: fmtTime(t.nextFireAt) }), cell: (t) => (t.paused ? 'paused' : t.nextFireAt ? fmtAgo(t.nextFireAt, now) : '—') },
+          { header: 'Last result', cell: (t) => <LastResult summary={byTask.get(t.id)} now={now} /> },
+          { header: 'Status', cell: (t) => (t.paused ? <span className="badge paused">paused</span> : <span className="badge active">active</span>) },
+          canWrite && {
+            header: 'Actions',
+            className: 'actions',
+            cell: (t) => (
+              <>
+                {t.paused ? (
+                  <button type="button" className="btn-small" onClick={() => void act(t, 'resume')} aria-label={`Resume ${t.name}`}>
+                    Resume
+                  </button>
+                ) : (
+                  <button type="button" className="btn-small" onClick={() => void act(t, 'pause')} aria-label={`Pause ${t.name}`}>
+                    Pause
+                  </button>
+                )}
+                <button type="button" className="btn-small" onClick={() => void act(t, 'trigger')} aria-label={`Run ${t.name} now`}>
+                  Run now
+                </button>
+              </>
+            ),
+          },
+        ]}
+      />
+    </>
+  );
+}
+
+/** The task's run in flight (if any) and its last finished run. */
+function LastResult({ summary, now }: { summary: TaskSummary | undefined; now: number }) {
+  const last = summary?.lastResult;
+  const running = summary?.lastRun && !isTerminal(summary.lastRun.state) ? summary.lastRun : null;
+  return (
+    <>
+      {running ? (
+        <Link to={`/runs/${running.id}`} aria-label={`Run ${running.id} ${running.state}`}>
+          <StateBadge state={running.state} />
+        </Link>
+      ) : null}{' '}
+      {last ? (
+        <Link to={`/runs/${last.id}`} title={last.error ?? undefined} aria-label={`Last result: run ${last.id} ${last.state}`}>
+          <StateBadge state={last.state} /> <span className="small muted">{fmtAgo(last.finishedAt ?? last.scheduledAt, now)}</span>
+        </Link>
+      ) : running ? null : (
+        <span className="muted">never ran</span>
+      )}
     </>
   );
 }

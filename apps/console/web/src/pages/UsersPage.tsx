@@ -1,6 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { get, patch, post, qs } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { FilterBar } from '../FilterBar';
 import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
@@ -36,7 +39,7 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
     <>
       <PageHeader title="Users" />
       {operator ? (
-        <div className="filters">
+        <FilterBar label="Filter users">
           <Field label="Tenant filter">
             {(p) => (
               <select {...p} name="tenantFilter" value={tenantFilter} onChange={(e) => setTenantFilter(e.target.value)}>
@@ -49,80 +52,69 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
               </select>
             )}
           </Field>
-        </div>
+        </FilterBar>
       ) : null}
       <ErrorBox error={users.error} />
-      <div className="table-wrap">
-        <table className="data" aria-label="Users">
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              {operator ? <th scope="col">Tenant</th> : null}
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(users.data ?? []).map((u) => {
-              const self = u.username === me;
-              return (
-                <tr key={u.id} data-user={u.username}>
-                  <td>
-                    {u.username}
-                    {self ? <span className="muted"> (you)</span> : null}
-                  </td>
-                  {operator ? <td>{u.tenantId ?? '—'}</td> : null}
-                  <td>
-                    {u.role === 'OPERATOR' || self ? (
-                      u.role
-                    ) : (
-                      <select
-                        name="role"
-                        aria-label={`Role of ${u.username}`}
-                        value={u.role}
-                        onChange={(e) => void change(u, { role: e.target.value as Role }, `${u.username} is now ${e.target.value}`)}
-                      >
-                        {TENANT_ROLES.map((r) => (
-                          <option key={r}>{r}</option>
-                        ))}
-                      </select>
-                    )}
-                  </td>
-                  <td>
-                    <span className={`badge ${u.disabled ? 'offline' : 'online'}`}>{u.disabled ? 'disabled' : 'active'}</span>
-                  </td>
-                  <td className="small">{fmtTime(u.createdAt)}</td>
-                  <td>
-                    {self ? null : (
-                      <button
-                        type="button"
-                        className="btn-small"
-                        aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.username}`}
-                        onClick={() => void change(u, { disabled: !u.disabled }, `${u.username} ${u.disabled ? 'enabled' : 'disabled'}`)}
-                      >
-                        {u.disabled ? 'Enable' : 'Disable'}
-                      </button>
-                    )}{' '}
-                    <button type="button" className="btn-small" aria-label={`Reset the password of ${u.username}`} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
-                      Reset password
-                    </button>
-                    {resetting === u.id ? <ResetPasswordForm user={u} base={base} onDone={() => setResetting(null)} /> : null}
-                  </td>
-                </tr>
-              );
-            })}
-            {users.data?.length === 0 ? (
-              <tr>
-                <td colSpan={operator ? 6 : 5} className="muted">
-                  No users.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Users"
+        rows={users.data}
+        rowKey={(u) => u.id}
+        rowProps={(u) => ({ 'data-user': u.username })}
+        empty={<EmptyState title={tenantFilter ? `No users in tenant ${tenantFilter}.` : 'No users.'}>Create one with the New user form below.</EmptyState>}
+        columns={[
+          {
+            header: 'Username',
+            cell: (u) => (
+              <>
+                {u.username}
+                {u.username === me ? <span className="muted"> (you)</span> : null}
+              </>
+            ),
+          },
+          operator && { header: 'Tenant', cell: (u) => u.tenantId ?? '—' },
+          {
+            header: 'Role',
+            cell: (u) =>
+              u.role === 'OPERATOR' || u.username === me ? (
+                u.role
+              ) : (
+                <select
+                  name="role"
+                  aria-label={`Role of ${u.username}`}
+                  value={u.role}
+                  onChange={(e) => void change(u, { role: e.target.value as Role }, `${u.username} is now ${e.target.value}`)}
+                >
+                  {TENANT_ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              ),
+          },
+          { header: 'Status', cell: (u) => <span className={`badge ${u.disabled ? 'offline' : 'online'}`}>{u.disabled ? 'disabled' : 'active'}</span> },
+          { header: 'Created', className: 'small', cell: (u) => fmtTime(u.createdAt) },
+          {
+            header: 'Actions',
+            cell: (u) => (
+              <>
+                {u.username === me ? null : (
+                  <button
+                    type="button"
+                    className="btn-small"
+                    aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.username}`}
+                    onClick={() => void change(u, { disabled: !u.disabled }, `${u.username} ${u.disabled ? 'enabled' : 'disabled'}`)}
+                  >
+                    {u.disabled ? 'Enable' : 'Disable'}
+                  </button>
+                )}{' '}
+                <button type="button" className="btn-small" aria-label={`Reset the password of ${u.username}`} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
+                  Reset password
+                </button>
+                {resetting === u.id ? <ResetPasswordForm user={u} base={base} onDone={() => setResetting(null)} /> : null}
+              </>
+            ),
+          },
+        ]}
+      />
       <CreateUserForm operator={operator} base={base} tenantFilter={tenantFilter} onCreated={() => void users.reload()} />
     </>
   );
@@ -139,17 +131,18 @@ function ResetPasswordForm({ user, base, onDone }: { user: User; base: string; o
       toast.notify(`Password of ${user.username} set; their sessions ended`);
       onDone();
     } catch (err) {
-      setErrors(errorsOf(err));
+      setErrors(errorsOf(err, ['password']));
     }
   };
   return (
     <form className="filters" onSubmit={(e) => void submit(e)} aria-label={`New password for ${user.username}`}>
-      <Field label="New password" error={errors.password ?? errors._}>
+      <Field label="New password" error={errors.password}>
         {(p) => <input {...p} name="resetPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
       <div className="field field-button">
         <button type="submit">Set password</button>
       </div>
+      <ErrorBox error={errors._} />
     </form>
   );
 }
@@ -171,7 +164,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
       toast.notify(`User ${u.username} created`);
       onCreated();
     } catch (err) {
-      setErrors(errorsOf(err));
+      setErrors(errorsOf(err, ['username', 'password', 'role', 'tenantId']));
     }
   };
   const roles: Role[] = operator ? [...TENANT_ROLES, 'OPERATOR'] : TENANT_ROLES;
@@ -203,11 +196,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
           <button type="submit">Create user</button>
         </div>
       </form>
-      {errors._ && Object.keys(errors).length === 1 ? (
-        <div className="error-box" role="alert">
-          {errors._}
-        </div>
-      ) : null}
+      <ErrorBox error={errors._} />
     </section>
   );
 }

@@ -1,21 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError, del, get, post } from '../api';
+import { del, get, post } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
+import { DataTable } from '../DataTable';
+import { EmptyState } from '../EmptyState';
+import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
-import { ALARM_TYPES } from '../model';
-
-interface Webhook {
-  id: number;
-  name: string;
-  url: string;
-  alarmTypes: string[] | null;
-  minSeverity: string;
-  createdAt: number;
-  pending: number;
-  failed: number;
-  lastError: string | null;
-}
+import { ALARM_TYPES, SEVERITIES, type CreatedWebhook, type Webhook, type WebhookTest } from '../model';
 
 /**
  * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
@@ -34,19 +25,18 @@ export function WebhooksPage() {
   const add = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const created = await post<Webhook & { secret: string }>('/webhooks', { name, url, alarmTypes: types.length ? types : null, minSeverity });
+      const created = await post<CreatedWebhook>('/webhooks', { name, url, alarmTypes: types.length ? types : null, minSeverity });
       setErrors({});
       setSecret({ name: created.name, secret: created.secret });
       setName('');
       setUrl('');
       await hooks.reload();
     } catch (err) {
-      if (err instanceof ApiError) setErrors(err.fieldErrors());
-      else toast.notify((err as Error).message, 'error');
+      setErrors(errorsOf(err, ['name', 'url', 'minSeverity', 'alarmTypes']));
     }
   };
   const test = async (h: Webhook) => {
-    const r = await post<{ ok: boolean; status: number | null; ms: number; error: string | null }>(`/webhooks/${h.id}/test`, {});
+    const r = await post<WebhookTest>(`/webhooks/${h.id}/test`, {});
     toast.notify(r.ok ? `Test delivery to ${h.name}: ${r.status} in ${r.ms} ms` : `Test delivery to ${h.name} failed: ${r.error ?? `HTTP ${r.status}`}`, r.ok ? 'info' : 'error');
   };
   const remove = async (h: Webhook) => {
@@ -69,7 +59,7 @@ export function WebhooksPage() {
         <Field label="Lowest severity" error={errors.minSeverity}>
           {(p) => (
             <select {...p} name="minSeverity" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value)}>
-              {['INFO', 'WARNING', 'CRITICAL'].map((s) => (
+              {SEVERITIES.map((s) => (
                 <option key={s}>{s}</option>
               ))}
             </select>
@@ -89,55 +79,44 @@ export function WebhooksPage() {
           </button>
         </div>
       </form>
+      <ErrorBox error={errors._} />
       {secret ? (
         <div className="notice" role="status" data-webhook-secret>
           Signing secret of {secret.name} (shown once): <code>{secret.secret}</code>. Verify X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;").
         </div>
       ) : null}
-      <div className="table-wrap">
-        <table className="data" aria-label="Webhooks">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">URL</th>
-              <th scope="col">Alarms</th>
-              <th scope="col">Pending / given up</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(hooks.data ?? []).map((h) => (
-              <tr key={h.id} data-webhook={h.name}>
-                <td>{h.name}</td>
-                <td className="mono small">{h.url}</td>
-                <td className="small">
-                  {h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · {h.minSeverity} and above
-                </td>
-                <td title={h.lastError ?? undefined}>
-                  {h.pending} / {h.failed}
-                </td>
-                <td className="small">{fmtTime(h.createdAt)}</td>
-                <td className="actions">
-                  <button type="button" className="btn-small" onClick={() => void test(h)}>
-                    Send test
-                  </button>
-                  <button type="button" className="btn-small btn-ghost" onClick={() => void remove(h)}>
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-            {hooks.data?.length === 0 ? (
-              <tr>
-                <td colSpan={6} className="muted">
-                  No webhook yet: alarms reach the console and the ActiveMQ topic only.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Webhooks"
+        rows={hooks.data}
+        rowKey={(h) => h.id}
+        rowProps={(h) => ({ 'data-webhook': h.name })}
+        empty={
+          <EmptyState title="No webhook yet.">
+            Alarms reach the console and the ActiveMQ topic only. Add one above to have them POSTed to your endpoint, signed.
+          </EmptyState>
+        }
+        columns={[
+          { header: 'Name', cell: (h) => h.name },
+          { header: 'URL', className: 'mono small', cell: (h) => h.url },
+          { header: 'Alarms', className: 'small', cell: (h) => `${h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · ${h.minSeverity} and above` },
+          { header: 'Pending / given up', cellProps: (h) => ({ title: h.lastError ?? undefined }), cell: (h) => `${h.pending} / ${h.failed}` },
+          { header: 'Created', className: 'small', cell: (h) => fmtTime(h.createdAt) },
+          {
+            header: 'Actions',
+            className: 'actions',
+            cell: (h) => (
+              <>
+                <button type="button" className="btn-small" onClick={() => void test(h)}>
+                  Send test
+                </button>
+                <button type="button" className="btn-small btn-ghost" onClick={() => void remove(h)}>
+                  Remove
+                </button>
+              </>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -1,0 +1,65 @@
+import type { Role } from '../../../../libs/domain/src/types';
+
+export interface User {
+  id: number;
+  username: string;
+  role: Role;
+  tenantId: string | null;
+  disabled: boolean;
+  createdAt: number;
+}
+
+export interface Tenant {
+  id: string;
+  name: string;
+  engineGroup: string;
+  ratePerSec: number;
+  burst: number;
+  /** Where the tenant's executors may live; null: any URL but link-local and metadata addresses. */
+  executorNetworks: string[] | null;
+  createdAt: number;
+  /** On create only: shown this once. */
+  executorSecret?: string;
+}
+
+/** A tenant as created, with its first admin when one was asked for. */
+export interface CreatedTenant extends Tenant {
+  admin?: User;
+}
+
+export interface EngineGroup {
+  name: string;
+  description: string;
+  createdAt: number;
+  tenants: string[];
+}
+
+export interface EngineNode {
+  id: string;
+  groups: string[];
+  host: string;
+  pid: number;
+  url: string;
+  slots: number;
+  startedAt: number;
+  heartbeatAt: number;
+  state: string;
+}
+
+export const API_KEY_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const;
+export type ApiKeyRole = (typeof API_KEY_ROLES)[number];
+
+export interface ApiKey {
+  id: number;
+  tenantId: string;
+  name: string;
+  prefix: string;
+  role: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+/** An API key as created: the clear key, shown this once. */
+export interface CreatedApiKey extends ApiKey {
+  key: string;
+}

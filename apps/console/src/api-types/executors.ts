@@ -1,0 +1,42 @@
+import type { ExecutorState } from '../../../../libs/domain/src/types';
+
+/**
+ * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still
+ * valid during a rotation's overlap window: restart it with the new secret before it ends);
+ * OUTDATED (an expired secret: its heartbeats are refused, it needs the new secret); UNKNOWN
+ * (registered before the version was recorded).
+ */
+export const EXECUTOR_SECRET_STATUSES = ['CURRENT', 'PREVIOUS', 'OUTDATED', 'UNKNOWN'] as const;
+export type ExecutorSecretStatus = (typeof EXECUTOR_SECRET_STATUSES)[number];
+
+export interface Executor {
+  id: number;
+  app: string;
+  url: string;
+  capacity: number;
+  inFlight: number;
+  state: ExecutorState;
+  registeredAt: number;
+  heartbeatAt: number;
+  /** The handlers its last heartbeat offered. */
+  handlers: string[];
+  secret: ExecutorSecretStatus;
+}
+
+/** GET /executors/connection: what an executor needs besides its secret. */
+export interface ExecutorConnection {
+  tenantId: string;
+  engineGroup: string;
+  engineUrls: string[];
+  apps: string[];
+  secretVersion: number;
+  previousSecretExpiresAt: number | null;
+}
+
+/** The answer to a secret rotation: the only time the new secret is shown. */
+export interface RotatedExecutorSecret {
+  tenantId: string;
+  executorSecret: string;
+  secretVersion: number;
+  previousSecretExpiresAt: number | null;
+}
