@@ -130,7 +130,18 @@ export function RunsPage() {
           { header: 'Run', cell: (r) => <Link to={`/runs/${r.id}`}>#{r.id}</Link> },
           { header: 'Task', cell: (r) => r.taskName ?? <span className="muted">deleted task {r.taskId}</span> },
           { header: 'State', cell: (r) => <StateBadge state={r.state} /> },
-          { header: 'Cause', cell: (r) => r.cause },
+          {
+            header: 'Cause',
+            // A shard names its place and its fan-out run; the run itself lists its shards.
+            cell: (r) =>
+              r.cause === 'SHARD' ? (
+                <>
+                  SHARD {r.shardIndex} of <Link to={`/runs/${r.parentRunId}`}>#{r.parentRunId}</Link>
+                </>
+              ) : (
+                r.cause
+              ),
+          },
           { header: 'Attempt', cell: (r) => r.attempt },
           { header: 'Scheduled', className: 'small', cell: (r) => fmtTime(r.scheduledAt) },
           { header: 'Lateness', className: 'small', cell: (r) => (r.dispatchedAt ? fmtDuration(r.dispatchedAt - r.scheduledAt) : '—') },
