@@ -346,7 +346,8 @@ describe('validateTask — fan-out', () => {
   it('names the field and the reason', () => {
     expect(errorsOf('BROADCAST')).toEqual([{ field: 'fanOut', reason: 'must be an object with a mode' }]);
     expect(errorsOf({ mode: 'ALL' })).toEqual([{ field: 'fanOut.mode', reason: 'must be one of SINGLE, BROADCAST, SHARDED' }]);
-    expect(errorsOf({ mode: 'SHARDED' })).toEqual([{ field: 'fanOut.shards', reason: 'must be an integer' }]);
+    expect(errorsOf({ mode: 'SHARDED' })).toEqual([{ field: 'fanOut.shards', reason: 'is required for mode SHARDED (1–1000)' }]);
+    expect(errorsOf({ mode: 'SHARDED', shards: 2.5 })).toEqual([{ field: 'fanOut.shards', reason: 'must be an integer' }]);
     expect(errorsOf({ mode: 'SHARDED', shards: 0 })).toEqual([{ field: 'fanOut.shards', reason: 'must be at least 1' }]);
     expect(errorsOf({ mode: 'SHARDED', shards: 1001 })).toEqual([{ field: 'fanOut.shards', reason: 'must be at most 1000' }]);
     expect(errorsOf({ mode: 'BROADCAST', shards: 4 })).toEqual([{ field: 'fanOut.shards', reason: 'is only for mode SHARDED (a broadcast has one shard per UP executor)' }]);

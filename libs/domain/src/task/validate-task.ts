@@ -195,7 +195,7 @@ function validateFanOut(fanOut: unknown, add: Add) {
   add('fanOut.mode', modeProblem);
   add('fanOut.failWhen', oneOf(merged.failWhen, FAN_OUT_FAIL_WHEN));
   if (modeProblem !== null) return;
-  if (merged.mode === 'SHARDED') add('fanOut.shards', integerInRange(merged.shards, 1, MAX_SHARDS));
+  if (merged.mode === 'SHARDED') add('fanOut.shards', merged.shards === null ? `is required for mode SHARDED (1–${MAX_SHARDS})` : integerInRange(merged.shards, 1, MAX_SHARDS));
   else if (merged.shards !== null) add('fanOut.shards', `is only for mode SHARDED (${merged.mode === 'BROADCAST' ? 'a broadcast has one shard per UP executor' : 'use null'})`);
 }
 
