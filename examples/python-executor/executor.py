@@ -173,6 +173,12 @@ def h_log_steps(ctx):
 
 HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail, "shard-part": h_shard, "log-steps": h_log_steps}
 
+# JSON schemas of some handlers' params, sent with every heartbeat: the console shows them in the
+# task editor and refuses to save a task whose params do not fit (at most 16 KB each).
+HANDLER_SCHEMAS = {
+    "sleep": {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0, "description": "How long to sleep, in ms (default 1000)"}}},
+}
+
 
 # ---- validation ----------------------------------------------------------------------------
 
@@ -357,7 +363,7 @@ class Executor:
             active = [{"runId": j.request["runId"], "attempt": j.request["attempt"]} for j in self.jobs.values()]
             payload = {
                 "tenantId": self.tenant, "app": self.app, "url": self.public_url, "capacity": self.concurrency,
-                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "protocolVersion": PROTOCOL_VERSION,
+                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "handlerSchemas": HANDLER_SCHEMAS, "protocolVersion": PROTOCOL_VERSION,
                 "startedAt": self.started_at, "queued": len(self.queue), "queueLimit": self.queue_limit,
                 "spooled": len(self.pending_callbacks), "draining": self.draining,
             }

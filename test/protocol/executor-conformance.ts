@@ -86,6 +86,8 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ tenantId: engine.tenantId, app: 'conformance', url: executor.url, capacity: CONCURRENCY, inFlight: expect.any(Number) });
       expect(first.body.handlers).toEqual(expect.arrayContaining([ok.handler, sleep.handler, fail.handler]));
+      // Its sleep handler declares a JSON schema of its params (the console checks tasks against it).
+      expect(first.body.handlerSchemas?.[sleep.handler]).toMatchObject({ type: 'object', properties: { ms: { type: 'integer' } } });
       // The ack said 200 ms (configured: 2000 ms): at least three more within ~1.5 s.
       const since = engine.heartbeats.indexOf(first);
       await failWithOutput(engine.waitFor(() => engine.heartbeats.length - since >= 4, 1500, 'heartbeats at the acked 200 ms interval'));

@@ -30,12 +30,22 @@ function num(params: Params, key: string, fallback: number): number {
 /** `noop`: returns at once. */
 const noop = defineHandler<Params>('noop', () => ({ ok: true }));
 
-/** `sleep`: waits `params.ms` (default 1000), abortable. */
-const sleep = defineHandler<Params>('sleep', async (ctx) => {
-  const ms = num(ctx.params, 'ms', 1000);
-  await ctx.sleep(ms);
-  return { sleptMs: ms };
-});
+/** `sleep`: waits `params.ms` (default 1000), abortable. Its params schema shows in the task editor and is checked on save. */
+const sleep = defineHandler<Params>(
+  'sleep',
+  async (ctx) => {
+    const ms = num(ctx.params, 'ms', 1000);
+    await ctx.sleep(ms);
+    return { sleptMs: ms };
+  },
+  {
+    paramsSchema: {
+      type: 'object',
+      properties: { ms: { type: 'integer', minimum: 0, maximum: 3_600_000, description: 'How long to sleep, in milliseconds (default 1000)' } },
+      additionalProperties: false,
+    },
+  },
+);
 
 /**
  * `fail-n-times`: fails while `ctx.attempt` ≤ `params.failures` (default 1), then succeeds.
@@ -102,7 +112,9 @@ const record = defineHandler<Params>('record', (ctx) => ({ recorded: true, runId
  * abortable). Shard `params.failShard` (default none) fails while `ctx.attempt` ≤
  * `params.failures` (default 1): a retry then re-runs that shard alone.
  */
-const shardPart = defineHandler<Params>('shard-part', async (ctx) => {
+const shardPart = defineHandler<Params>(
+  'shard-part',
+  async (ctx) => {
   const items = Math.floor(num(ctx.params, 'items', 100));
   const ms = num(ctx.params, 'ms', 0);
   if (ms > 0) await ctx.sleep(ms);
@@ -113,7 +125,20 @@ const shardPart = defineHandler<Params>('shard-part', async (ctx) => {
   for (let item = ctx.shardIndex; item < items; item += ctx.shardTotal) mine++;
   ctx.log.info('shard %d of %d: %d of %d items', ctx.shardIndex, ctx.shardTotal, mine, items);
   return { shardIndex: ctx.shardIndex, shardTotal: ctx.shardTotal, items: mine };
-});
+  },
+  {
+    paramsSchema: {
+      type: 'object',
+      properties: {
+        items: { type: 'integer', minimum: 0, description: 'Items to share out (default 100)' },
+        ms: { type: 'integer', minimum: 0, description: 'Work time per shard, in milliseconds (default 0)' },
+        failShard: { type: 'integer', minimum: 0, description: 'This shard fails…' },
+        failures: { type: 'integer', minimum: 0, description: '…while its attempt is at most this (default 1)' },
+      },
+      additionalProperties: false,
+    },
+  },
+);
 
 /** The demo handlers, the same in the standalone demo executor and in the embedded app. */
 export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHandler[] {
@@ -125,7 +150,7 @@ export function buildDemoHandlers(options: DemoHandlerOptions = {}): AnyTaskHand
       const line: DemoInvocationRecord = { runId: ctx.runId, attempt: ctx.attempt, handler: ctx.handler, pid: process.pid, at: Date.now() };
       appendFileSync(file, JSON.stringify(line) + '\n');
       return h.run(ctx);
-    }),
+    }, { paramsSchema: h.paramsSchema }),
   );
 }
 

@@ -73,7 +73,19 @@ export interface HandlerContext<P = JsonValue> {
 export interface TaskHandler<P = JsonValue, R = unknown> {
   /** The name tasks refer to (`handler` in the console). Unique within an executor. */
   readonly name: string;
+  /**
+   * A JSON schema (draft 2020-12 / 07) of `params`, sent with the heartbeat: the console shows it
+   * in the task editor and refuses to save a task of this handler whose params do not match.
+   * Optional (default: none, no check); at most 16 KB serialised — a larger one is not sent.
+   */
+  readonly paramsSchema?: JsonValue;
   run(ctx: HandlerContext<P>): Promise<R> | R;
+}
+
+/** What defineHandler takes besides the name and the function. */
+export interface HandlerOptions {
+  /** TaskHandler.paramsSchema. Default: none. */
+  paramsSchema?: JsonValue;
 }
 
 /** Any handler, whatever its params/result types (for handler lists). */
@@ -89,8 +101,12 @@ export type AnyTaskHandler = TaskHandler<any, unknown>;
  *       return { bytes: (await res.arrayBuffer()).byteLength };
  *     });
  */
-export function defineHandler<P = JsonValue, R = unknown>(name: string, run: (ctx: HandlerContext<P>) => Promise<R> | R): TaskHandler<P, R> {
+export function defineHandler<P = JsonValue, R = unknown>(name: string, run: (ctx: HandlerContext<P>) => Promise<R> | R, options: HandlerOptions = {}): TaskHandler<P, R> {
   if (typeof name !== 'string' || !name.trim()) throw new Error('defineHandler: name must be a non-empty string');
   if (typeof run !== 'function') throw new Error(`defineHandler("${name}"): run must be a function`);
-  return { name, run };
+  const { paramsSchema } = options;
+  if (paramsSchema !== undefined && (paramsSchema === null || typeof paramsSchema !== 'object' || Array.isArray(paramsSchema))) {
+    throw new Error(`defineHandler("${name}"): paramsSchema must be a JSON schema object`);
+  }
+  return paramsSchema === undefined ? { name, run } : { name, run, paramsSchema };
 }

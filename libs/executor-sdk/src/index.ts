@@ -12,7 +12,7 @@
  * in nest/ and load the broker client only where a broker is used.
  */
 export { defineHandler } from './handler';
-export type { AnyTaskHandler, HandlerContext, RunLogFn, RunLogger, TaskHandler } from './handler';
+export type { AnyTaskHandler, HandlerContext, HandlerOptions, RunLogFn, RunLogger, TaskHandler } from './handler';
 export { RunAbortedError } from './errors';
 export { NonRetryableError } from './non-retryable-error';
 export { EXECUTOR_DEFAULTS, resolveExecutorOptions } from './options';

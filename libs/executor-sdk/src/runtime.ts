@@ -18,6 +18,7 @@ import { CallbackSender } from './callback-sender';
 import { EngineClient } from './engine-client';
 import { ExecutorEventEmitter } from './events';
 import type { AnyTaskHandler } from './handler';
+import { handlerSchemas } from './handler-schemas';
 import { HeartbeatLoop } from './heartbeat';
 import { normalizeBaseUrl, resolveExecutorOptions, type ExecutorOptions, type ResolvedExecutorOptions } from './options';
 import { messageOf, type FinalFields } from './outcome';
@@ -54,6 +55,8 @@ export class ExecutorRuntime {
   /** When this runtime was created (heartbeat `startedAt`: a new value means a restart). */
   readonly startedAt = Date.now();
   private readonly handlers = new Map<string, AnyTaskHandler>();
+  /** The heartbeat's handlerSchemas, fixed at start with the handlers. */
+  private schemas: ExecutorHeartbeat['handlerSchemas'];
   private readonly jobs = new Map<string, RunJob>();
   private readonly finished: BoundedMap<string, FinishedAttempt>;
   private readonly pool: WorkerPool<RunJob>;
@@ -151,6 +154,7 @@ export class ExecutorRuntime {
       capacity: this.options.concurrency,
       inFlight: this.pool.running + this.pool.queued,
       handlers: [...this.handlers.keys()],
+      ...(this.schemas ? { handlerSchemas: this.schemas } : {}),
       protocolVersion: PROTOCOL_VERSION,
       startedAt: this.startedAt,
       queued: this.pool.queued,
@@ -442,6 +446,9 @@ export class ExecutorRuntime {
   private async doStart(publicUrl?: string): Promise<void> {
     if (this.phase !== 'new') throw new Error(`executor runtime cannot start: it is ${this.phase}`);
     this.phase = 'starting';
+    const { schemas, leftOut } = handlerSchemas(this.handlers.values());
+    this.schemas = schemas;
+    if (leftOut.length) this.options.logger.warn(`[baton executor] params schemas not sent (over 16 KB each or 64 KB in all; their tasks are saved unchecked): ${leftOut.join(', ')}`);
     const { spool, pending } = await CallbackSpool.open(this.options.spoolFile, { numbered: this.options.spoolFileIsDefault });
     this.spool = spool;
     this.sender = new CallbackSender(

@@ -92,9 +92,10 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       registeredAt: T,
       heartbeatAt: T + 10,
       handlers: ['charge', 'refund'],
+      handlerSchemas: { charge: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', minimum: 0 } } } },
       secretVersion: 2,
     },
-    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null },
+    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null },
   },
   {
     entity: CalendarEntity,

@@ -271,6 +271,11 @@ export interface CallbackBatchResult {
   body: JsonValue;
 }
 
+/** Largest JSON schema of one handler's params in a heartbeat, serialised (UTF-8 bytes). */
+export const MAX_HANDLER_SCHEMA_BYTES = 16 * 1024;
+/** Largest sum of an executor's handler schemas in one heartbeat, serialised. */
+export const MAX_HANDLER_SCHEMAS_BYTES = 64 * 1024;
+
 /** Registration and liveness of one executor process; sent at start and every few seconds. */
 export interface ExecutorHeartbeat {
   tenantId: string;
@@ -279,6 +284,12 @@ export interface ExecutorHeartbeat {
   capacity: number;
   inFlight: number;
   handlers: string[];
+  /**
+   * A JSON schema of the params of some of `handlers`, by handler name: the console checks a
+   * task's params against it when the task is saved. Each at most MAX_HANDLER_SCHEMA_BYTES
+   * serialised, all together at most MAX_HANDLER_SCHEMAS_BYTES. Absent: none declared.
+   */
+  handlerSchemas?: Record<string, JsonValue>;
   /** PROTOCOL_VERSION the executor speaks. */
   protocolVersion?: number;
   /** When this executor process (runtime) started, epoch ms: a new value at the same URL means a restart. */

@@ -1,4 +1,4 @@
-import type { ExecutorState } from '../../../../libs/domain/src/types';
+import type { ExecutorState, JsonValue } from '../../../../libs/domain/src/types';
 
 /**
  * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still
@@ -20,6 +20,8 @@ export interface Executor {
   heartbeatAt: number;
   /** The handlers its last heartbeat offered. */
   handlers: string[];
+  /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none). */
+  handlerSchemas: Record<string, JsonValue>;
   secret: ExecutorSecretStatus;
 }
 

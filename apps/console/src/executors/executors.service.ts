@@ -44,6 +44,7 @@ export class ExecutorsService {
       registeredAt: row.registeredAt,
       heartbeatAt: row.heartbeatAt,
       handlers: row.handlers ?? [],
+      handlerSchemas: row.handlerSchemas ?? {},
       secret: this.secrets.statusOf(tenant, row.secretVersion),
     };
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import { ExecutorEntity } from '@baton/persistence';
+import { ParamsCheck } from './params-check';
 
 /**
  * Whether a task's handler is offered by a live executor of its app, from the handler names the
@@ -11,7 +12,10 @@ import { ExecutorEntity } from '@baton/persistence';
  */
 @Injectable()
 export class HandlerCheck {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly params: ParamsCheck,
+  ) {}
 
   /** The warnings of each (app, handler), in the order given; [] for one that a live executor offers. */
   async warnings(tenantId: string, tasks: ReadonlyArray<{ executorApp: string; handler: string }>): Promise<FieldError[][]> {
@@ -19,16 +23,21 @@ export class HandlerCheck {
     const rows = apps.length
       ? await this.dataSource.getRepository(ExecutorEntity).find({ where: { tenantId, app: In(apps), state: 'UP' }, select: { id: true, app: true, handlers: true } })
       : [];
-    return tasks.map(({ executorApp, handler }) => {
-      const live = rows.filter((r) => r.app === executorApp);
-      if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
-      const known = live.filter((r) => r.handlers !== null);
-      // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
-      if (known.length === 0) return [];
-      const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
-      if (offered.includes(handler)) return [];
-      const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
-      return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
-    });
+    return Promise.all(
+      tasks.map(async ({ executorApp, handler }): Promise<FieldError[]> => {
+        const live = rows.filter((r) => r.app === executorApp);
+        if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
+        const known = live.filter((r) => r.handlers !== null);
+        // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
+        if (known.length === 0) return [];
+        const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
+        if (offered.includes(handler)) {
+          const unusable = await this.params.unusable(this.dataSource.manager, tenantId, { executorApp, handler });
+          return unusable === null ? [] : [{ field: 'params', reason: `not checked: the params schema the executors declare for "${handler}" cannot be used (${unusable})` }];
+        }
+        const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
+        return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
+      }),
+    );
   }
 }

@@ -36,6 +36,7 @@ import type { RunDetailView } from '../runs/dto/run.dto';
 import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
+import { ParamsCheck } from './params-check';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -118,6 +119,7 @@ export class TasksService {
     private readonly dataSource: DataSource,
     private readonly runs: RunsService,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly params: ParamsCheck,
   ) {}
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
@@ -154,6 +156,7 @@ export class TasksService {
         const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
+        await this.assertParamsFit(em, tenantId, [definition]);
         await this.assertNameFree(em, tenantId, definition.name, null);
         const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
@@ -193,6 +196,7 @@ export class TasksService {
             const named = taken.map((t) => ({ field: `tasks[${indexOfName.get(t.name)}].name`, reason: `a task named "${t.name}" already exists` }));
             throw conflict(`${taken.length} of the tasks' names are taken; nothing was created`, named);
           }
+          await this.assertParamsFit(em, tenantId, definitions, (i) => `tasks[${i}].`);
           const calendars = new Map<string, Awaited<ReturnType<TasksService['findCalendar']>>>();
           for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.findCalendar(em, tenantId, name));
           const now = this.clock.now();
@@ -235,6 +239,13 @@ export class TasksService {
     });
   }
 
+  /** 400 naming each param that does not fit the schema its handler's executors declare (ParamsCheck); nothing is saved. */
+  private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly TaskDefinition[], prefix: (i: number) => string = () => ''): Promise<void> {
+    const problems = await this.params.errors(em, tenantId, definitions);
+    const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
+    if (errors.length) invalid(errors);
+  }
+
   private update(
     tenantId: string,
     id: number,
@@ -257,6 +268,7 @@ export class TasksService {
           const current = taskEntityToDefinition(row, currentCalendar?.name ?? null);
           const definition = next(current);
           name = definition.name;
+          await this.assertParamsFit(em, tenantId, [definition]);
           const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
           if (definition.name !== row.name) await this.assertNameFree(em, tenantId, definition.name, id);
           const now = this.clock.now();

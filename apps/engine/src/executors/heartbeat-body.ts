@@ -1,4 +1,4 @@
-import type { ExecutorHeartbeat } from '@baton/protocol';
+import { MAX_HANDLER_SCHEMA_BYTES, MAX_HANDLER_SCHEMAS_BYTES, type ExecutorHeartbeat } from '@baton/protocol';
 import { MAX_HANDLER_LENGTH } from '@baton/domain';
 import { badRequest, isInt } from '../security/bad-request';
 
@@ -7,7 +7,7 @@ export const MAX_HANDLERS = 500;
 
 /** Checks an ExecutorHeartbeat body (what the executors table stores of it). 400 naming the field otherwise. */
 export function readHeartbeat(body: Record<string, unknown>): ExecutorHeartbeat {
-  const { tenantId, app, url, capacity, inFlight, handlers } = body;
+  const { tenantId, app, url, capacity, inFlight, handlers, handlerSchemas } = body;
   if (typeof tenantId !== 'string' || tenantId.length === 0) throw badRequest('tenantId', 'required');
   if (typeof app !== 'string' || app.length === 0 || app.length > 100) throw badRequest('app', 'a name of 1 to 100 characters');
   if (typeof url !== 'string' || url.length === 0 || url.length > 500) throw badRequest('url', 'an http(s) URL of at most 500 characters');
@@ -23,5 +23,21 @@ export function readHeartbeat(body: Record<string, unknown>): ExecutorHeartbeat 
   if (handlers !== undefined && (!Array.isArray(handlers) || handlers.length > MAX_HANDLERS || handlers.some((h) => typeof h !== 'string' || h.length === 0 || h.length > MAX_HANDLER_LENGTH))) {
     throw badRequest('handlers', `an array of at most ${MAX_HANDLERS} handler names of 1 to ${MAX_HANDLER_LENGTH} characters`);
   }
-  return { ...(body as unknown as ExecutorHeartbeat), tenantId, app, url, capacity, inFlight, handlers: (handlers as string[] | undefined) ?? [] };
+  const offered = (handlers as string[] | undefined) ?? [];
+  if (handlerSchemas !== undefined) checkHandlerSchemas(handlerSchemas, offered);
+  return { ...(body as unknown as ExecutorHeartbeat), tenantId, app, url, capacity, inFlight, handlers: offered };
+}
+
+/** `handlerSchemas`: a JSON schema object per offered handler, within the protocol's size bounds. */
+function checkHandlerSchemas(value: unknown, offered: readonly string[]): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('handlerSchemas', 'an object of JSON schemas by handler name');
+  let total = 0;
+  for (const [name, schema] of Object.entries(value)) {
+    if (!offered.includes(name)) throw badRequest(`handlerSchemas.${name}`, 'names no handler of this heartbeat');
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw badRequest(`handlerSchemas.${name}`, 'a JSON schema object');
+    const bytes = Buffer.byteLength(JSON.stringify(schema));
+    if (bytes > MAX_HANDLER_SCHEMA_BYTES) throw badRequest(`handlerSchemas.${name}`, `at most ${MAX_HANDLER_SCHEMA_BYTES} bytes serialised (got ${bytes})`);
+    total += bytes;
+  }
+  if (total > MAX_HANDLER_SCHEMAS_BYTES) throw badRequest('handlerSchemas', `at most ${MAX_HANDLER_SCHEMAS_BYTES} bytes serialised in all (got ${total})`);
 }

@@ -38,6 +38,7 @@ export class HeartbeatService {
           queueLimit: heartbeat.queueLimit ?? 0,
           inFlight: heartbeat.inFlight,
           handlers: heartbeat.handlers ?? [],
+          handlerSchemas: heartbeat.handlerSchemas,
           secretVersion,
           now,
         });

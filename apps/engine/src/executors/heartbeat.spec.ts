@@ -53,6 +53,28 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(await stored()).toEqual(['charge']);
   });
 
+  it("keeps the handlers' params schemas (the console checks tasks against them), and refuses ones it could not keep, naming the field", async () => {
+    const schema = { type: 'object', required: ['amount'], properties: { amount: { type: 'number', minimum: 0 } } };
+    const stored = async () => ((await db.dataSource.query('SELECT handler_schemas FROM executors')) as Array<{ handler_schemas: string | null }>)[0].handler_schemas;
+    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlerSchemas: { charge: schema } }))).status).toBe(200);
+    expect(JSON.parse(String(await stored()))).toEqual({ charge: schema });
+    const refusals: Array<[Partial<ExecutorHeartbeat>, string]> = [
+      [{ handlerSchemas: { refund: schema } }, 'handlerSchemas.refund'],
+      [{ handlerSchemas: { charge: 'object' as never } }, 'handlerSchemas.charge'],
+      [{ handlerSchemas: { charge: { description: 'x'.repeat(17_000) } } }, 'handlerSchemas.charge'],
+      [{ handlerSchemas: [] as never }, 'handlerSchemas'],
+    ];
+    for (const [i, [more, field]] of refusals.entries()) {
+      const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(more), { now: Date.now() + 1 + i });
+      expect(res.status, field).toBe(400);
+      expect((res.body as { errors: Array<{ field: string }> }).errors[0].field).toBe(field);
+    }
+    expect(JSON.parse(String(await stored()))).toEqual({ charge: schema });
+    // A heartbeat without schemas (an older SDK, or the handler dropped its schema): none kept.
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { now: Date.now() + 10 });
+    expect(await stored()).toBeNull();
+  });
+
   it('refreshes the same executor (tenant, app, url) on later heartbeats', async () => {
     const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
     const second = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ inFlight: 9, capacity: 32 }), { now: Date.now() + 1 });

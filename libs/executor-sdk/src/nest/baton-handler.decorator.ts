@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
+import type { HandlerOptions } from '../handler';
 
-/** Metadata key of @BatonHandler: the handler name, on a method or on a class. */
+/** Metadata key of @BatonHandler: the handler's name and options (HandlerSpec), on a method or on a class. */
 export const BATON_HANDLER_METADATA = 'baton:handler';
 
 /**
@@ -19,13 +20,19 @@ export const BATON_HANDLER_METADATA = 'baton:handler';
  *       }
  *     }
  *
- *     @BatonHandler('purge-cache')
+ *     @BatonHandler('purge-cache', { paramsSchema: { type: 'object', properties: { prefix: { type: 'string' } } } })
  *     @Injectable()
  *     export class PurgeCache {
  *       run(ctx: HandlerContext) { … }
  *     }
  */
-export function BatonHandler(name: string): ClassDecorator & MethodDecorator {
+export function BatonHandler(name: string, options: HandlerOptions = {}): ClassDecorator & MethodDecorator {
   if (typeof name !== 'string' || !name.trim()) throw new Error('@BatonHandler(name): name must be a non-empty string');
-  return SetMetadata(BATON_HANDLER_METADATA, name);
+  const spec: HandlerSpec = { name, ...options };
+  return SetMetadata(BATON_HANDLER_METADATA, spec);
+}
+
+/** What @BatonHandler records. */
+export interface HandlerSpec extends HandlerOptions {
+  name: string;
 }

@@ -3,7 +3,7 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import type { AnyTaskHandler, HandlerContext } from '../handler';
 import { ExecutorRuntime } from '../runtime';
-import { BATON_HANDLER_METADATA } from './baton-handler.decorator';
+import { BATON_HANDLER_METADATA, type HandlerSpec } from './baton-handler.decorator';
 import { DuplicateHandlerError } from './duplicate-handler-error';
 import { EXECUTOR_OPTIONS, type ExecutorModuleOptions } from './executor-options';
 
@@ -55,15 +55,15 @@ export class HandlerExplorer implements OnModuleInit {
     const className = (instance.constructor as { name?: string } | undefined)?.name || String(wrapper.name);
     const where = wrapper.host ? ` in ${wrapper.host.name}` : '';
     const found: Found[] = [];
-    const onClass = this.nameOn(instance.constructor);
+    const onClass = this.specOn(instance.constructor);
     if (onClass !== undefined) {
       const place = `class ${className}${where}`;
-      if (typeof instance.run !== 'function') throw new Error(`@BatonHandler('${onClass}') on ${place}: the class needs a run(ctx) method`);
+      if (typeof instance.run !== 'function') throw new Error(`@BatonHandler('${onClass.name}') on ${place}: the class needs a run(ctx) method`);
       found.push({ handler: bind(onClass, instance, 'run'), place });
     }
     for (const method of this.scanner.getAllMethodNames(prototype)) {
-      const name = this.nameOn(prototype[method]);
-      if (name !== undefined) found.push({ handler: bind(name, instance, method), place: `${className}.${method}()${where}` });
+      const spec = this.specOn(prototype[method]);
+      if (spec !== undefined) found.push({ handler: bind(spec, instance, method), place: `${className}.${method}()${where}` });
     }
     if (found.length && !wrapper.isDependencyTreeStatic()) {
       throw new Error(`@BatonHandler on ${found[0].place}: the provider is request-scoped or transient; a handler needs a singleton provider (the default scope)`);
@@ -71,14 +71,15 @@ export class HandlerExplorer implements OnModuleInit {
     return found;
   }
 
-  /** The @BatonHandler name on a class or method, if any. */
-  private nameOn(target: unknown): string | undefined {
+  /** The @BatonHandler on a class or method, if any. */
+  private specOn(target: unknown): HandlerSpec | undefined {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-    return typeof target === 'function' ? (this.reflector.get(BATON_HANDLER_METADATA, target as Function) as string | undefined) : undefined;
+    return typeof target === 'function' ? (this.reflector.get(BATON_HANDLER_METADATA, target as Function) as HandlerSpec | undefined) : undefined;
   }
 }
 
 /** A handler that calls `instance[method](ctx)` (so `this` is the provider, with its injected services). */
-function bind(name: string, instance: Instance, method: string): AnyTaskHandler {
-  return { name, run: (ctx: HandlerContext) => (instance[method] as (ctx: HandlerContext) => unknown).call(instance, ctx) };
+function bind(spec: HandlerSpec, instance: Instance, method: string): AnyTaskHandler {
+  const run = (ctx: HandlerContext) => (instance[method] as (ctx: HandlerContext) => unknown).call(instance, ctx);
+  return spec.paramsSchema === undefined ? { name: spec.name, run } : { name: spec.name, run, paramsSchema: spec.paramsSchema };
 }

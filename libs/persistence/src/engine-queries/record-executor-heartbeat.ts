@@ -12,6 +12,8 @@ export interface ExecutorHeartbeatInput {
   inFlight: number;
   /** The handler names it offers. */
   handlers: readonly string[];
+  /** JSON schemas of some handlers' params, by name (the heartbeat's handlerSchemas); undefined: none. */
+  handlerSchemas?: Record<string, unknown>;
   /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
   secretVersion: number;
   now: number;
@@ -22,9 +24,9 @@ export interface ExecutorHeartbeatInput {
  * whether it came back from DOWN:
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
- *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ? WHERE id = ? AND state = 'DOWN'
- *   --         (0 rows) UPDATE executors SET capacity = ?, …, handlers = ? WHERE id = ?
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas)
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN'
+ *   --         (0 rows) UPDATE executors SET capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -33,6 +35,7 @@ export interface ExecutorHeartbeatInput {
  * A portable upsert in two statements, as in register-engine-node.ts.
  */
 export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
+  const schemas = input.handlerSchemas === undefined ? null : JSON.stringify(input.handlerSchemas);
   const find = async (): Promise<number | null> => {
     const { rows } = await execute<{ id: number | string }>(manager, 'SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?', [
       input.tenantId,
@@ -46,9 +49,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version, handlers)
-         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers)],
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas)
+         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -61,17 +64,18 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ? WHERE id = ? AND state = 'DOWN'`,
-    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN'`,
+    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
-  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ? WHERE id = ?', [
+  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?', [
     input.capacity,
     input.queueLimit,
     input.inFlight,
     input.now,
     input.secretVersion,
     JSON.stringify(input.handlers),
+    schemas,
     id,
   ]);
   return { executorId: id, cameBack: false };

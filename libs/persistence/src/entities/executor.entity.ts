@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { ExecutorState } from '@baton/domain';
-import { json, millis } from './columns';
+import { json, millis, type StoredJson } from './columns';
 
 /** The executor registry: one row per executor process (tenant, app, URL), kept alive by heartbeats. */
 @Entity({ name: 'executors' })
@@ -42,6 +42,10 @@ export class ExecutorEntity {
   /** The handler names its last heartbeat offered, JSON array. */
   @Column({ type: 'text', nullable: true, transformer: json })
   handlers!: string[] | null;
+
+  /** JSON schemas of some of those handlers' params, by name, as its last heartbeat declared them; null: none. */
+  @Column({ name: 'handler_schemas', type: 'text', nullable: true, transformer: json })
+  handlerSchemas!: StoredJson;
 
   @Column({ name: 'registered_at', type: 'bigint', transformer: millis })
   registeredAt!: number;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { EXECUTOR_STATES, type ExecutorState } from '@baton/domain';
+import { EXECUTOR_STATES, type ExecutorState, type JsonValue } from '@baton/domain';
 import { EXECUTOR_SECRET_STATUSES, type ExecutorSecretStatus } from '../../api-types';
 import type * as Api from '../../api-types';
 
@@ -14,6 +14,8 @@ export class ExecutorView implements Api.Executor {
   @ApiProperty() registeredAt!: number;
   @ApiProperty() heartbeatAt!: number;
   @ApiProperty({ type: [String], description: 'The handlers its last heartbeat offered' }) handlers!: string[];
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "JSON schemas of some handlers' params, by handler name ({} when none): a task's params are checked against it on save" })
+  handlerSchemas!: Record<string, JsonValue>;
   @ApiProperty({ enum: EXECUTOR_SECRET_STATUSES, description: 'Whether it uses the current executor secret (see the Connect panel to rotate)' })
   secret!: ExecutorSecretStatus;
 }

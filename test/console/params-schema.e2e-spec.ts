@@ -1,0 +1,97 @@
+/**
+ * Handler params schemas (issue 14 item 1) through the console API: the schema the UP executors
+ * of a task's app declare for its handler (their heartbeats' handlerSchemas) is shown with the
+ * executors and checked when the task is saved — the executor heard from last decides; none
+ * declared, nothing checked; another tenant's executors never count.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExecutorEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { insertExecutor, rowCounts, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+const RESIZE = {
+  type: 'object',
+  required: ['width'],
+  additionalProperties: false,
+  properties: {
+    width: { type: 'integer', minimum: 1, description: 'Pixels' },
+    format: { enum: ['png', 'jpeg'] },
+    tags: { type: 'array', items: { type: 'string' } },
+  },
+};
+
+describe.each(TEST_DATABASES)('handler params schemas through the console API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+
+  const declare = async (tenantId: string, app: string, schemas: Record<string, unknown> | null, heartbeatAt = T0) => {
+    const row = await insertExecutor(db.dataSource, tenantId, app);
+    await db.dataSource.getRepository(ExecutorEntity).update({ id: row.id }, { handlers: ['resize', 'plain'], handlerSchemas: schemas, heartbeatAt });
+    return row;
+  };
+  const task = (name: string, params: unknown, app = 'images') => ({ name, executorApp: app, handler: 'resize', trigger: { kind: 'MANUAL' }, params });
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    await declare('acme', 'images', { resize: RESIZE });
+    // Another tenant's executor of the same app, with a schema every task would fail: never applies to acme.
+    await declare('globex', 'images', { resize: { type: 'object', required: ['never'] } });
+  });
+  afterAll(() => t?.close());
+
+  it('shows each executor its handlers’ schemas, to its own tenant only', async () => {
+    const mine = await t.http().get('/api/executors').set(acme.viewer);
+    expect(mine.body.items ?? mine.body).toEqual([expect.objectContaining({ app: 'images', handlers: ['resize', 'plain'], handlerSchemas: { resize: RESIZE } })]);
+    const theirs = await t.http().get('/api/executors').set(globex.viewer);
+    expect(JSON.stringify(theirs.body)).not.toContain('"width"');
+  });
+
+  it('refuses params that do not fit, naming each path and reason, and stores nothing', async () => {
+    const before = await rowCounts(db.dataSource);
+    const res = await t.http().post('/api/tasks').set(acme.admin).send(task('resize-bad', { width: 0, format: 'gif', tags: ['a', 2], colour: 'red' }));
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('VALIDATION_FAILED');
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'params.colour', reason: "is not a param the handler's schema allows" },
+        { field: 'params.width', reason: 'must be >= 1' },
+        { field: 'params.format', reason: 'must be equal to one of the allowed values: "png", "jpeg"' },
+        { field: 'params.tags[1]', reason: 'must be string' },
+      ]),
+    );
+    const missing = await t.http().post('/api/tasks').set(acme.admin).send(task('resize-bad', {}));
+    expect(missing.body.errors).toEqual([{ field: 'params.width', reason: "is required by the handler's params schema" }]);
+    const batch = await t.http().post('/api/tasks/batch').set(acme.admin).send({ tasks: [task('b-ok', { width: 5 }), task('b-bad', { width: 'wide' })] });
+    expect(batch.status).toBe(400);
+    expect(batch.body.errors).toEqual([{ field: 'tasks[1].params.width', reason: 'must be integer' }]);
+    expect(await rowCounts(db.dataSource)).toEqual(before);
+  });
+
+  it('saves params that fit; checks an edit too; a handler without a schema is not checked', async () => {
+    const ok = await t.http().post('/api/tasks').set(acme.admin).send(task('resize-ok', { width: 640, format: 'png' }));
+    expect(ok.status).toBe(201);
+    expect(ok.body.warnings).toEqual([]);
+    const edit = await t.http().patch(`/api/tasks/${ok.body.id}`).set(acme.admin).send({ params: { width: -1 }, version: ok.body.version });
+    expect(edit.status).toBe(400);
+    expect(edit.body.errors).toEqual([{ field: 'params.width', reason: 'must be >= 1' }]);
+    const plain = await t.http().post('/api/tasks').set(acme.admin).send({ ...task('plain', { anything: true }), handler: 'plain' });
+    expect(plain.status).toBe(201);
+    const otherApp = await t.http().post('/api/tasks').set(acme.admin).send(task('elsewhere', { width: 0 }, 'videos'));
+    expect(otherApp.status).toBe(201); // no executor of "videos": nothing says what the params should be (a warning says none is up)
+  });
+
+  it('follows the executor heard from last when two declare different schemas, and warns about one it cannot use', async () => {
+    await declare('acme', 'thumbs', { resize: { type: 'object', properties: { width: { type: 'integer', maximum: 100 } } } }, T0);
+    await declare('acme', 'thumbs', { resize: { type: 'object', properties: { width: { type: 'integer', maximum: 1000 } } } }, T0 + 1_000);
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('thumb-500', { width: 500 }, 'thumbs'))).status).toBe(201);
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('thumb-5000', { width: 5000 }, 'thumbs'))).body.errors).toEqual([{ field: 'params.width', reason: 'must be <= 1000' }]);
+    await declare('acme', 'broken', { resize: { type: 'not-a-type' } });
+    const saved = await t.http().post('/api/tasks').set(acme.admin).send(task('unchecked', { width: 0 }, 'broken'));
+    expect(saved.status).toBe(201);
+    expect(saved.body.warnings).toEqual([{ field: 'params', reason: expect.stringMatching(/^not checked: the params schema the executors declare for "resize" cannot be used \(schema is invalid/) }]);
+  });
+});
