@@ -147,6 +147,30 @@ describe('web console (Chromium)', () => {
     await expect.poll(async () => (await api<{ handler: string }>('GET', `/tasks/${await taskId('e2e-every-2s')}`)).handler).toBe('noop');
   });
 
+  it("shows a handler's params schema in the editor and the API's refusal of params that do not fit, beside the params field", async () => {
+    await go(page, '/executors');
+    await page.locator('tr[data-executor="demo"] [data-has-schema="sleep"]').first().waitFor();
+    await go(page, '/tasks/new');
+    await page.getByLabel('Name', { exact: true }).fill('e2e-sleep-checked');
+    await page.getByRole('radio', { name: 'Manual' }).check();
+    await page.getByLabel('Handler').fill('sleep');
+    const help = page.locator('[data-params-schema="sleep"]');
+    await help.waitFor();
+    expect(await help.locator('[data-param="ms"]').textContent()).toMatch(/^ms integer ≥ 0 ≤ 3600000 — How long to sleep/);
+    await page.getByLabel('Params (JSON)').fill('{"ms": -5, "speed": 2}');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    const paramsField = page.locator('.field', { has: page.getByLabel('Params (JSON)') });
+    await paramsField.locator('[data-field-error]').waitFor();
+    const reason = await paramsField.locator('[data-field-error]').textContent();
+    expect(reason).toContain("params.speed: is not a param the handler's schema allows");
+    expect(reason).toContain('params.ms: must be >= 0');
+    await shot(page, '04d-params-schema-error', true);
+    await page.getByLabel('Params (JSON)').fill('{"ms": 50}');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/\d+$/);
+    expect((await api<{ params: unknown }>('GET', `/tasks/${await taskId('e2e-sleep-checked')}`)).params).toEqual({ ms: 50 });
+  });
+
   it('backfills an hour-old stretch of a cron task from its page, and stops a backfill', async () => {
     const local = (ms: number) => {
       const d = new Date(ms);

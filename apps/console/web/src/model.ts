@@ -14,6 +14,7 @@ export {
   RUN_STATES,
   SEVERITIES,
   TRIGGER_KINDS,
+  type JsonValue,
   type RunState,
   type TriggerKind,
 } from '../../../../libs/domain/src/types';

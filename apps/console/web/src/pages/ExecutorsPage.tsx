@@ -47,7 +47,27 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
               </span>
             ),
           },
-          { header: 'Handlers', className: 'small', cellProps: () => ({ 'data-executor-handlers': true }), cell: (e) => (e.handlers.length ? e.handlers.join(', ') : '—') },
+          {
+            header: 'Handlers',
+            className: 'small',
+            cellProps: () => ({ 'data-executor-handlers': true }),
+            // A handler that declares its params' schema is marked: tasks of it are checked on save.
+            cell: (e) =>
+              e.handlers.length
+                ? e.handlers.map((h, i) => (
+                    <span key={h}>
+                      {i > 0 ? ', ' : ''}
+                      {h}
+                      {e.handlerSchemas[h] !== undefined ? (
+                        <abbr title="declares a JSON schema of its params" data-has-schema={h}>
+                          {' '}
+                          (schema)
+                        </abbr>
+                      ) : null}
+                    </span>
+                  ))
+                : '—',
+          },
           {
             header: 'Load',
             cell: (e) => (

@@ -7,6 +7,7 @@ import { fmtTime, fromLocalInput, parseDuration, toLocalInput } from '../format'
 import { useLoad } from '../hooks';
 import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
 import { Link, navigate } from '../router';
+import { ParamsSchemaHelp, declaredSchema } from '../ParamsSchemaHelp';
 
 /** The form's values as typed (strings for numbers, so a wrong value reaches the API and is named). */
 interface Form {
@@ -193,6 +194,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
   // The handlers the live executors of the chosen app offer (their heartbeats say), for the handler field's list.
   const executors = useLoad(() => get<Executor[]>('/executors'), []);
   const offered = [...new Set((executors.data ?? []).filter((x) => x.app === form.executorApp && x.state === 'UP').flatMap((x) => x.handlers))].sort();
+  const paramsSchema = declaredSchema(executors.data ?? [], form.executorApp, form.handler);
   // The save button is at the foot of a long form: take the user to the first field it refused.
   const formRef = useRef<HTMLFormElement>(null);
   useEffect(() => {
@@ -294,6 +296,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           <Field label="Params (JSON)" error={err('params')}>
             {(p) => <textarea {...p} name="params" rows={3} className="mono" value={form.params} onChange={(e) => set('params', e.target.value)} />}
           </Field>
+          {paramsSchema ? <ParamsSchemaHelp handler={form.handler} schema={paramsSchema} /> : null}
         </fieldset>
 
         <fieldset>
