@@ -26,9 +26,9 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
   let acme: SeededTenant;
   let globex: SeededTenant;
 
-  const declare = async (tenantId: string, app: string, schemas: Record<string, unknown> | null, heartbeatAt = T0) => {
+  const declare = async (tenantId: string, app: string, schemas: Record<string, unknown>, heartbeatAt = T0) => {
     const row = await insertExecutor(db.dataSource, tenantId, app);
-    await db.dataSource.getRepository(ExecutorEntity).update({ id: row.id }, { handlers: ['resize', 'plain'], handlerSchemas: schemas, heartbeatAt });
+    await db.dataSource.getRepository(ExecutorEntity).update({ id: row.id }, { handlers: ['resize', 'plain'], heartbeatAt, ...(schemas ? { handlerSchemas: schemas } : {}) });
     return row;
   };
   const task = (name: string, params: unknown, app = 'images') => ({ name, executorApp: app, handler: 'resize', trigger: { kind: 'MANUAL' }, params });
