@@ -5,7 +5,6 @@
  * declared, nothing checked; another tenant's executors never count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExecutorEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { insertExecutor, rowCounts, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -28,7 +27,7 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
 
   const declare = async (tenantId: string, app: string, schemas: Record<string, unknown>, heartbeatAt = T0) => {
     const row = await insertExecutor(db.dataSource, tenantId, app);
-    await db.dataSource.getRepository(ExecutorEntity).update({ id: row.id }, { handlers: ['resize', 'plain'], heartbeatAt, ...(schemas ? { handlerSchemas: schemas } : {}) });
+    await db.dataSource.query('UPDATE executors SET handlers = ?, handler_schemas = ?, heartbeat_at = ? WHERE id = ?', [JSON.stringify(['resize', 'plain']), JSON.stringify(schemas), heartbeatAt, row.id]);
     return row;
   };
   const task = (name: string, params: unknown, app = 'images') => ({ name, executorApp: app, handler: 'resize', trigger: { kind: 'MANUAL' }, params });
