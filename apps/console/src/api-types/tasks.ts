@@ -1,5 +1,5 @@
 import type { FieldError } from '../../../../libs/protocol/src/error-body';
-import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, JsonValue, MisfirePolicy, RunState, TriggerKind } from '../../../../libs/domain/src/types';
+import type { RunState, TaskDefinition, TriggerKind } from '../../../../libs/domain/src/types';
 
 /** A trigger as the API writes it: one object whose kind says which of the other fields it has. */
 export interface TaskTrigger {
@@ -11,29 +11,10 @@ export interface TaskTrigger {
   at?: number;
 }
 
-export interface Task {
+/** A task as the API shows it: its definition (the domain's, with the trigger as one object) and what the planner keeps of it. */
+export interface Task extends Omit<TaskDefinition, 'tenantId' | 'trigger'> {
   id: number;
-  name: string;
-  group: string;
-  executorApp: string;
-  handler: string;
-  params: JsonValue;
   trigger: TaskTrigger;
-  startAt: number | null;
-  endAt: number | null;
-  maxFires: number | null;
-  misfirePolicy: MisfirePolicy;
-  misfireThresholdMs: number;
-  priority: number;
-  concurrencyPolicy: ConcurrencyPolicy;
-  timeoutMs: number;
-  startDeadlineMs: number;
-  retry: { maxAttempts: number; backoffBaseMs: number; backoffMaxMs: number; jitter: number };
-  calendarName: string | null;
-  alarms: { types: AlarmType[]; silenceMs: number };
-  paused: boolean;
-  pauseAfterFailures: number | null;
-  fanOut: { mode: FanOutMode; shards: number | null; failWhen: FanOutFailWhen };
   fireCount: number;
   nextFireAt: number | null;
   createdAt: number;
