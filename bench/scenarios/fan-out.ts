@@ -14,7 +14,8 @@ import { BURST_EXECUTOR_ENV, BURST_TENANT, stats, type StageStats } from './burs
  * plain burst of the same work. Both go the user's way: tasks stored as the console stores them,
  * fired by the planner at their ONCE time, shards written by the engine, dispatched to the demo
  * executors (handler `shard-part` / `noop`). Measured: fire → last handler end, fire → the
- * fan-out run's end (it ends after its last shard, in that shard's transaction), the shards'
+ * fan-out run's end (it ends after its last shard, in that shard's transaction) against the last
+ * plain run recorded as ended (its row's last update: both are the database's view), the shards'
  * dispatch lateness (dispatched − fire), and every invocation counted from the executors' records.
  */
 
@@ -28,6 +29,8 @@ export interface FanOutCase {
   shardDispatched: StageStats;
   /** The same work as N ONCE tasks: fire → the last run's handler end. */
   plainDoneMs: number;
+  /** Fire → the last of those runs recorded as ended (its row's last update): what the fan-out run's end compares with. */
+  plainRecordedMs: number;
   plainDispatched: StageStats;
   duplicates: number;
   missing: number;
@@ -70,6 +73,7 @@ async function runCase(shards: number, engines: number): Promise<FanOutCase> {
     await sleep(300); // the last record lines
     const check = invocationCheck(c.records(), [...shardRuns, ...plainRuns].map((r) => r.id));
     const lastEnd = (runs: RunEntity[]) => Math.max(...runs.map((r) => r.finishedAt ?? NaN));
+    const lastRecorded = (runs: RunEntity[]) => Math.max(...runs.map((r) => r.updatedAt));
     failed = false;
     return {
       shards,
@@ -78,6 +82,7 @@ async function runCase(shards: number, engines: number): Promise<FanOutCase> {
       shardsDoneMs: lastEnd(shardRuns) - fire,
       shardDispatched: stats(shardRuns.map((r) => r.dispatchedAt! - fire)),
       plainDoneMs: lastEnd(plainRuns) - plainFire,
+      plainRecordedMs: lastRecorded(plainRuns) - plainFire,
       plainDispatched: stats(plainRuns.map((r) => r.dispatchedAt! - plainFire)),
       duplicates: check.duplicated.length,
       missing: check.missing.length + (parent.state === 'SUCCEEDED' ? 0 : 1),
@@ -109,20 +114,21 @@ export const fanOut: Scenario = {
       r.fanOutEndMs,
       r.plainDispatched.p99,
       r.plainDoneMs,
-      (r.fanOutEndMs / r.plainDoneMs).toFixed(2),
+      r.plainRecordedMs,
+      (r.fanOutEndMs / r.plainRecordedMs).toFixed(2),
       r.duplicates,
       r.missing,
     ]);
     console.log(
       `Fan-out — one SHARDED fire against the same runs as ONCE tasks (ms from the fire time)\n${table(
-        ['shards', 'eng', 'shard disp p50', 'shard disp p99', 'shards done', 'fan-out run end', 'plain disp p99', 'plain done', 'ratio', 'dup', 'missing'],
+        ['shards', 'eng', 'shard disp p50', 'shard disp p99', 'shards done', 'fan-out run end', 'plain disp p99', 'plain done', 'plain recorded', 'ratio', 'dup', 'missing'],
         rows,
       )}\n`,
     );
     writeResult('fan-out.json', { benchmark: 'fan-out', machine: machine(), executorEnv: BURST_EXECUTOR_ENV, cases });
     return cases.map((r): [string, string] => [
       `fan-out ${r.shards} shards`,
-      `run ended ${r.fanOutEndMs} ms after its fire (shards done ${r.shardsDoneMs} ms; as ${r.shards} ONCE tasks ${r.plainDoneMs} ms, ×${(r.fanOutEndMs / r.plainDoneMs).toFixed(2)}), shard dispatch p99 ${r.shardDispatched.p99} ms, dup ${r.duplicates}, missing ${r.missing}`,
+      `run ended ${r.fanOutEndMs} ms after its fire (shards done ${r.shardsDoneMs} ms; as ${r.shards} ONCE tasks: done ${r.plainDoneMs} ms, recorded ${r.plainRecordedMs} ms, ×${(r.fanOutEndMs / r.plainRecordedMs).toFixed(2)}), shard dispatch p99 ${r.shardDispatched.p99} ms, dup ${r.duplicates}, missing ${r.missing}`,
     ]);
   },
 };
