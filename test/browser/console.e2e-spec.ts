@@ -89,7 +89,7 @@ describe('web console (Chromium)', () => {
     await page.keyboard.type(logins.tenant.password);
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/tasks$/);
-    await expect.poll(() => page.locator('tr[data-task]').count()).toBe(5);
+    await expect.poll(() => page.locator('tr[data-task]').count()).toBe(6);
     await page.locator('[data-live="on"]').waitFor();
     // Tabbing from the top reaches the skip link, then the main navigation.
     await page.keyboard.press('Tab');

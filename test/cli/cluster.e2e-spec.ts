@@ -108,7 +108,7 @@ describe('baton cluster (npm run cluster)', () => {
     expect(login.status).toBe(200);
     const { token } = (await login.json()) as { token: string };
     const tasks = (await (await fetch(`${consoleUrl}/api/tasks`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] };
-    expect(tasks.items).toHaveLength(5);
+    expect(tasks.items).toHaveLength(6);
     expect(await first.waitFor(/^\s+executor\s+BATON_TENANT=demo BATON_EXECUTOR_SECRET=[0-9a-f]+ BATON_ENGINE_URLS=http/, 1000)).toBeTruthy();
 
     first.child.kill('SIGINT');

@@ -33,7 +33,7 @@ describe('embedded mode (npm start)', () => {
       const login = await request(first.url).post('/api/auth/login').send(logins.tenant).expect(200);
       const tasks = await request(first.url).get('/api/tasks').set('authorization', `Bearer ${login.body.token}`).expect(200);
       taskNames = tasks.body.items.map((t: { name: string }) => t.name).sort();
-      expect(taskNames).toEqual(['build-report', 'every-10-seconds', 'fails-when-run', 'publish-report', 'sleep-2s-every-30s']);
+      expect(taskNames).toEqual(['build-report', 'every-10-seconds', 'fails-when-run', 'publish-report', 'reindex-in-4-shards', 'sleep-2s-every-30s']);
       const edges = await request(first.url).get('/api/dependencies').set('authorization', `Bearer ${login.body.token}`).expect(200);
       expect(edges.body).toHaveLength(1);
       await request(first.url).get('/api/docs-json').expect(200);

@@ -1,5 +1,6 @@
 import type { DemoLogins } from './demo-logins';
 import type { EmbeddedBaton } from './start-embedded';
+import { DEMO_TASKS } from './demo-tasks';
 
 /**
  * The lines `npm start` prints once up: where the console is, the logins, and a ready-to-paste
@@ -16,7 +17,7 @@ export function embeddedBanner(baton: EmbeddedBaton, logins: DemoLogins, databas
     `  API docs   ${base}/api/docs`,
     `  login      ${logins.tenant.username} / ${logins.tenant.password}   (tenant admin of "${baton.demoTenant.id}")`,
     `  operator   ${logins.operator.username} / ${logins.operator.password}`,
-    baton.seeded ? `  demo data  seeded: tenant "${baton.demoTenant.id}" with five tasks` : '  demo data  kept from the previous start',
+    baton.seeded ? `  demo data  seeded: tenant "${baton.demoTenant.id}" with ${DEMO_TASKS.length} tasks` : '  demo data  kept from the previous start',
     `  engine     ${baton.engineUrl}   (executors register and call back here: the console port)`,
     `  executor   ${executorEnvLine(baton)} BATON_EXECUTOR_APP=<your app>`,
   ].join('\n');

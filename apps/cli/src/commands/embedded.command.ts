@@ -7,7 +7,7 @@ export const embeddedCommand: CliCommand = {
   help: `usage: baton embedded
 
 Console (web and REST API), one engine and the demo executor in one process, on an SQLite file.
-Seeds a demo tenant with five tasks on an empty database and prints the URLs and logins.
+Seeds a demo tenant with its demo tasks on an empty database and prints the URLs and logins.
 
 Main variables (all: docs/CONFIGURATION.md, "Embedded mode"):
   BATON_DB_URL             database                       default sqlite:./data/baton.sqlite
