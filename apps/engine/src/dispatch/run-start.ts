@@ -11,6 +11,7 @@ import {
   skipClaimedRun,
   startFanOutRun,
   type ExecutingRunRow,
+  type FanOutParent,
 } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -101,7 +102,7 @@ export class RunStart {
   /**
    * REPLACE: the task's executing runs are cancelled. A fan-out run's live shards go first
    * (cancelShards), and only then the runs themselves: a shard ending meanwhile locks its own row
-   * before its fan-out run's (readSettledFanOut), so taking them in the same order cannot deadlock.
+   * before its fan-out run's (standOfFanOut), so taking them in the same order cannot deadlock.
    */
   private async replace(em: EntityManager, run: ClaimedRun, others: readonly ExecutingRunRow[], now: number): Promise<ExecutingRunRow[]> {
     const reason = `Cancelled: replaced by run ${run.runId} (concurrency REPLACE)`;
@@ -116,7 +117,8 @@ export class RunStart {
   }
 }
 
-function fanOutParentOf(run: ClaimedRun) {
+/** The fan-out run as insertShardRuns needs it: what every shard inherits. */
+function fanOutParentOf(run: ClaimedRun): FanOutParent {
   return {
     runId: run.runId,
     tenantId: run.tenantId,
