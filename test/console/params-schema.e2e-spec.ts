@@ -93,4 +93,19 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     expect(saved.status).toBe(201);
     expect(saved.body.warnings).toEqual([{ field: 'params', reason: expect.stringMatching(/^not checked: the params schema the executors declare for "resize" cannot be used \(schema is invalid/) }]);
   });
+
+  it("keeps each schema to itself: another tenant's schema with the same $id neither clashes with it nor answers its $ref", async () => {
+    const id = 'https://schemas.example/resize.json';
+    await declare('globex', 'shared-ids', { resize: { $id: id, type: 'object', required: ['fromGlobex'] } });
+    await declare('acme', 'shared-ids', { resize: { $id: id, type: 'object', required: ['width'] } });
+    await declare('acme', 'refs', { resize: { $ref: id } });
+    // globex's schema is compiled first…
+    expect((await t.http().post('/api/tasks').set(globex.admin).send(task('g-ids', {}, 'shared-ids'))).body.errors).toEqual([{ field: 'params.fromGlobex', reason: "is required by the handler's params schema" }]);
+    // …and acme's, with the same $id, is still its own,
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('a-ids', {}, 'shared-ids'))).body.errors).toEqual([{ field: 'params.width', reason: "is required by the handler's params schema" }]);
+    // and a $ref to that $id finds nothing of either tenant: the schema cannot be used, the task saves unchecked with a warning.
+    const unresolved = await t.http().post('/api/tasks').set(acme.admin).send(task('a-refs', {}, 'refs'));
+    expect(unresolved.status).toBe(201);
+    expect(unresolved.body.warnings).toEqual([{ field: 'params', reason: expect.stringContaining("can't resolve reference") }]);
+  });
 });
