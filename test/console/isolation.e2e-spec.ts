@@ -359,6 +359,10 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
     const bAlarm = await insertAlarm(ds, b.id, { taskId: bTaskId, runId: bRun.id });
     await insertAlarm(ds, a.id, { taskId: aTaskId });
     const bExecutor = await insertExecutor(ds, b.id, 'billing');
+    // B's executor declares a params schema that A's tasks (cronTask: billing / closeDay) do not
+    // fit, under an $id: were it applied to A, A's task writes (the batch route) would be refused.
+    const bSchemas = { closeDay: { $id: 'https://schemas.example/close-day.json', description: 'secret schema of B', type: 'object', required: ['onlyB'] } };
+    await ds.query('UPDATE executors SET handlers = ?, handler_schemas = ? WHERE id = ?', [JSON.stringify(['closeDay']), JSON.stringify(bSchemas), bExecutor.id]);
     await insertExecutor(ds, a.id, 'billing');
     w = {
       a,
@@ -413,6 +417,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
         // Nothing of B leaks through an error message either.
         expect(JSON.stringify(res.body)).not.toContain('secret log line of B');
         expect(JSON.stringify(res.body)).not.toContain('b-task');
+        expect(JSON.stringify(res.body)).not.toContain('secret schema of B');
       }
     }
     expect(failures).toEqual([]);
