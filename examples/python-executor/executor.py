@@ -174,10 +174,32 @@ def h_log_steps(ctx):
 HANDLERS = {"noop": h_noop, "sleep": h_sleep, "fail": h_fail, "shard-part": h_shard, "log-steps": h_log_steps}
 
 # JSON schemas of some handlers' params, sent with every heartbeat: the console shows them in the
-# task editor and refuses to save a task whose params do not fit (at most 16 KB each).
+# task editor and refuses to save a task whose params do not fit (bounds: sendable_schemas).
 HANDLER_SCHEMAS = {
     "sleep": {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0, "description": "How long to sleep, in ms (default 1000)"}}},
 }
+# As libs/protocol's MAX_HANDLER_SCHEMA_BYTES / MAX_HANDLER_SCHEMAS_BYTES (serialised, UTF-8).
+MAX_HANDLER_SCHEMA_BYTES = 16 * 1024
+MAX_HANDLER_SCHEMAS_BYTES = 64 * 1024
+
+
+def sendable_schemas(schemas, handlers):
+    """The heartbeat's handlerSchemas and what was left out of it, named, by the SDK's rule
+    (libs/executor-sdk/src/handler-schemas.ts): a schema that is not a JSON object, names no
+    handler, is over 16 KB serialised or would take the sum past 64 KB stays behind (its tasks
+    are saved unchecked). An engine refuses a heartbeat carrying one, so sending it would keep
+    the executor from registering at all."""
+    kept, left_out, total = {}, [], 0
+    for name, schema in schemas.items():
+        size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode())
+        if name not in handlers or not isinstance(schema, dict):
+            left_out.append(f"{name} ({'no such handler' if name not in handlers else 'not a JSON object'})")
+        elif size > MAX_HANDLER_SCHEMA_BYTES or total + size > MAX_HANDLER_SCHEMAS_BYTES:
+            left_out.append(f"{name} ({size} bytes)")
+        else:
+            total += size
+            kept[name] = schema
+    return kept, left_out
 
 
 # ---- validation ----------------------------------------------------------------------------
@@ -305,6 +327,9 @@ class Executor:
         self.retry_max_ms = max(1, integer("BATON_EXECUTOR_RETRY_MAX_MS", 30_000))
         self.grace_ms = integer("BATON_EXECUTOR_SHUTDOWN_GRACE_MS", 10_000)
         self.started_at = now_ms()
+        self.handler_schemas, left_out = sendable_schemas(HANDLER_SCHEMAS, HANDLERS)
+        if left_out:
+            log(f"params schemas not sent (their tasks are saved unchecked): {', '.join(left_out)}")
         self.lock = threading.Condition()
         self.jobs = {}  # key -> Job (queued or running)
         self.queue = collections.deque()
@@ -363,10 +388,12 @@ class Executor:
             active = [{"runId": j.request["runId"], "attempt": j.request["attempt"]} for j in self.jobs.values()]
             payload = {
                 "tenantId": self.tenant, "app": self.app, "url": self.public_url, "capacity": self.concurrency,
-                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "handlerSchemas": HANDLER_SCHEMAS, "protocolVersion": PROTOCOL_VERSION,
+                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "protocolVersion": PROTOCOL_VERSION,
                 "startedAt": self.started_at, "queued": len(self.queue), "queueLimit": self.queue_limit,
                 "spooled": len(self.pending_callbacks), "draining": self.draining,
             }
+            if self.handler_schemas:
+                payload["handlerSchemas"] = self.handler_schemas
             if len(active) <= 1000:
                 payload["active"] = active
             return payload

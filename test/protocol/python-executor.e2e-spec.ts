@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeExecutorConformance } from './executor-conformance';
 import { pythonExecutorCommand } from './executor-process';
@@ -14,6 +15,22 @@ describe('python3 for examples/python-executor', () => {
       throw new Error(`examples/python-executor needs python3 (${python}): ${(err as Error).message}. Install it (apt-get install python3) or set BATON_PYTHON.`);
     }
     expect(version).toMatch(/^Python 3\./);
+  });
+
+  it('sends the handlers\' params schemas by the SDK\'s rule: none over 16 KB, 64 KB in all, only objects of its own handlers', () => {
+    // sendable_schemas of executor.py, fed the SDK test's cases (libs/executor-sdk/src/handler-schemas.spec.ts).
+    const script = `
+import json, sys
+sys.path.insert(0, "examples/python-executor")
+from executor import sendable_schemas, HANDLERS, HANDLER_SCHEMAS
+big = lambda n: {"type": "object", "description": "x" * n}
+schemas = {"huge": big(16 * 1024), **{f"h{i}": big(15_000) for i in range(1, 6)}, "ghost": {"type": "object"}, "plain": "object"}
+kept, left_out = sendable_schemas(schemas, {*schemas} - {"ghost"})
+print(json.dumps({"kept": sorted(kept), "leftOut": left_out, "shipped": sendable_schemas(HANDLER_SCHEMAS, HANDLERS)}))`;
+    const out = JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') })) as { kept: string[]; leftOut: string[]; shipped: [Record<string, unknown>, string[]] };
+    expect(out.kept).toEqual(['h1', 'h2', 'h3', 'h4']);
+    expect(out.leftOut).toEqual([expect.stringMatching(/^huge \(\d+ bytes\)$/), expect.stringMatching(/^h5 \(\d+ bytes\)$/), 'ghost (no such handler)', 'plain (not a JSON object)']);
+    expect(out.shipped).toEqual([{ sleep: expect.objectContaining({ type: 'object' }) }, []]);
   });
 });
 
