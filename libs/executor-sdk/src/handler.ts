@@ -105,8 +105,16 @@ export function defineHandler<P = JsonValue, R = unknown>(name: string, run: (ct
   if (typeof name !== 'string' || !name.trim()) throw new Error('defineHandler: name must be a non-empty string');
   if (typeof run !== 'function') throw new Error(`defineHandler("${name}"): run must be a function`);
   const { paramsSchema } = options;
-  if (paramsSchema !== undefined && (paramsSchema === null || typeof paramsSchema !== 'object' || Array.isArray(paramsSchema))) {
-    throw new Error(`defineHandler("${name}"): paramsSchema must be a JSON schema object`);
-  }
+  checkParamsSchema(`defineHandler("${name}")`, paramsSchema);
   return paramsSchema === undefined ? { name, run } : { name, run, paramsSchema };
+}
+
+/**
+ * Throws, naming `owner`, unless `schema` is absent or a JSON object: an engine refuses a
+ * heartbeat carrying anything else, which would keep the executor from registering at all.
+ */
+export function checkParamsSchema(owner: string, schema: unknown): void {
+  if (schema !== undefined && (schema === null || typeof schema !== 'object' || Array.isArray(schema))) {
+    throw new Error(`${owner}: paramsSchema must be a JSON schema object`);
+  }
 }

@@ -1,5 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
-import type { HandlerOptions } from '../handler';
+import { checkParamsSchema, type HandlerOptions } from '../handler';
 
 /** Metadata key of @BatonHandler: the handler's name and options (HandlerSpec), on a method or on a class. */
 export const BATON_HANDLER_METADATA = 'baton:handler';
@@ -28,6 +28,7 @@ export const BATON_HANDLER_METADATA = 'baton:handler';
  */
 export function BatonHandler(name: string, options: HandlerOptions = {}): ClassDecorator & MethodDecorator {
   if (typeof name !== 'string' || !name.trim()) throw new Error('@BatonHandler(name): name must be a non-empty string');
+  checkParamsSchema(`@BatonHandler('${name}')`, options.paramsSchema);
   const spec: HandlerSpec = { name, ...options };
   return SetMetadata(BATON_HANDLER_METADATA, spec);
 }

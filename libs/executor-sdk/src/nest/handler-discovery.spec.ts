@@ -18,11 +18,13 @@ class InvoiceService {
   }
 }
 
+const MONTH_SCHEMA = { type: 'object', required: ['month'], properties: { month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' } } };
+
 @Injectable()
 class InvoiceJobs {
   constructor(private readonly invoices: InvoiceService) {}
 
-  @BatonHandler('send-invoices')
+  @BatonHandler('send-invoices', { paramsSchema: MONTH_SCHEMA })
   async sendInvoices(ctx: HandlerContext<{ month: string }>) {
     ctx.log.info('sending %s', ctx.params.month);
     return { sent: this.invoices.send(ctx.params.month) };
@@ -88,6 +90,7 @@ describe('ExecutorModule: handlers discovered on providers (@BatonHandler)', () 
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
       const hb = await engine.waitFor(() => engine.heartbeats.find((h) => h.body.app === 'nest-discovery'), 3000, 'a heartbeat');
       expect([...hb.body.handlers].sort()).toEqual(['count-invoices', 'ping', 'send-invoices']);
+      expect(hb.body.handlerSchemas).toEqual({ 'send-invoices': MONTH_SCHEMA }); // only the handler that declares one
       const send = engine.request({ handler: 'send-invoices', params: { month: '2026-10' } });
       expect((await engine.dispatch(url, send)).status).toBe(202);
       const cb = (await engine.finalCallback(send.runId)).body;
@@ -157,5 +160,7 @@ describe('ExecutorModule: handlers discovered on providers (@BatonHandler)', () 
       .then((app) => app.init())
       .catch((e: unknown) => e);
     expect((noRun as Error).message).toBe("@BatonHandler('no-run') on class NoRun in HostModule: the class needs a run(ctx) method");
+    // A params schema that is not a JSON object: refused where it is written, not by every engine at each heartbeat.
+    expect(() => BatonHandler('bad-schema', { paramsSchema: ['month'] })).toThrow("@BatonHandler('bad-schema'): paramsSchema must be a JSON schema object");
   });
 });
