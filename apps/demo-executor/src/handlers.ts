@@ -115,16 +115,16 @@ const record = defineHandler<Params>('record', (ctx) => ({ recorded: true, runId
 const shardPart = defineHandler<Params>(
   'shard-part',
   async (ctx) => {
-  const items = Math.floor(num(ctx.params, 'items', 100));
-  const ms = num(ctx.params, 'ms', 0);
-  if (ms > 0) await ctx.sleep(ms);
-  if (ctx.params?.failShard === ctx.shardIndex && ctx.attempt <= num(ctx.params, 'failures', 1)) {
-    throw new Error(`planned failure of shard ${ctx.shardIndex} on attempt ${ctx.attempt}`);
-  }
-  let mine = 0;
-  for (let item = ctx.shardIndex; item < items; item += ctx.shardTotal) mine++;
-  ctx.log.info('shard %d of %d: %d of %d items', ctx.shardIndex, ctx.shardTotal, mine, items);
-  return { shardIndex: ctx.shardIndex, shardTotal: ctx.shardTotal, items: mine };
+    const items = Math.floor(num(ctx.params, 'items', 100));
+    const ms = num(ctx.params, 'ms', 0);
+    if (ms > 0) await ctx.sleep(ms);
+    if (ctx.params?.failShard === ctx.shardIndex && ctx.attempt <= num(ctx.params, 'failures', 1)) {
+      throw new Error(`planned failure of shard ${ctx.shardIndex} on attempt ${ctx.attempt}`);
+    }
+    let mine = 0;
+    for (let item = ctx.shardIndex; item < items; item += ctx.shardTotal) mine++;
+    ctx.log.info('shard %d of %d: %d of %d items', ctx.shardIndex, ctx.shardTotal, mine, items);
+    return { shardIndex: ctx.shardIndex, shardTotal: ctx.shardTotal, items: mine };
   },
   {
     paramsSchema: {
