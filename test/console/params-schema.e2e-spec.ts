@@ -4,7 +4,7 @@
  * executors and checked when the task is saved — the executor heard from last decides; none
  * declared, nothing checked; another tenant's executors never count.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { insertExecutor, rowCounts, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -107,5 +107,19 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     const unresolved = await t.http().post('/api/tasks').set(acme.admin).send(task('a-refs', {}, 'refs'));
     expect(unresolved.status).toBe(201);
     expect(unresolved.body.warnings).toEqual([{ field: 'params', reason: expect.stringContaining("can't resolve reference") }]);
+  });
+
+  it('leaves `format` unchecked (an annotation), and says nothing about it on stderr', async () => {
+    const warn = vi.spyOn(console, 'warn');
+    try {
+      await declare('acme', 'mailer', { resize: { type: 'object', properties: { to: { type: 'string', format: 'email' }, width: { type: 'integer' } } } });
+      const saved = await t.http().post('/api/tasks').set(acme.admin).send(task('mail-anyone', { to: 'not an address', width: 3 }, 'mailer'));
+      expect(saved.status).toBe(201);
+      expect(saved.body.warnings).toEqual([]);
+      expect((await t.http().post('/api/tasks').set(acme.admin).send(task('mail-wide', { to: 'a@b.example', width: 'wide' }, 'mailer'))).body.errors).toEqual([{ field: 'params.width', reason: 'must be integer' }]);
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

@@ -18,6 +18,9 @@ type Compiled = { validate: ValidateFunction } | { unusable: string };
 /** Compiled schemas kept, by their JSON text: executors send the same few with every heartbeat. */
 const CACHE_LIMIT = 500;
 
+/** Every error, not the first; lenient (see ParamsCheck); silent: Ajv would print each ignored format to stderr, outside the structured logs. */
+const AJV_OPTIONS = { allErrors: true, strict: false, logger: false } as const;
+
 /**
  * A task's params against the JSON schema the UP executors of its app declare for its handler
  * (their heartbeats' handlerSchemas, kept in executors.handler_schemas), checked when the task
@@ -29,7 +32,8 @@ const CACHE_LIMIT = 500;
  *
  * Draft-07 by default (what most generators write), draft 2020-12 when the schema's `$schema`
  * says so. Not strict: keywords Ajv does not know (`description` aside) are ignored, as a
- * draft-07 validator must.
+ * draft-07 validator must, and so is `format` (an annotation unless a validator opts in; Ajv's
+ * formats are a package of their own, not shipped).
  */
 @Injectable()
 export class ParamsCheck {
@@ -78,7 +82,7 @@ export class ParamsCheck {
       // One Ajv per schema: an Ajv keeps every schema it compiled, by its $id's, so a shared one
       // would let one tenant's schema answer another's $ref (or refuse it for a clashing $id), and
       // would grow for as long as the console runs. 5–10 ms and ~20 KB each, once per schema text.
-      const ajv = is2020 ? new Ajv2020({ allErrors: true, strict: false }) : new Ajv({ allErrors: true, strict: false });
+      const ajv = is2020 ? new Ajv2020(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
       compiled = { validate: ajv.compile(schema as object) };
     } catch (err) {
       compiled = { unusable: (err as Error).message };
