@@ -180,24 +180,29 @@ HANDLER_SCHEMAS = {
 }
 # As libs/protocol's MAX_HANDLER_SCHEMA_BYTES / MAX_HANDLER_SCHEMAS_BYTES (serialised, UTF-8).
 MAX_HANDLER_SCHEMA_BYTES = 16 * 1024
-MAX_HANDLER_SCHEMAS_BYTES = 64 * 1024
+MAX_HANDLER_SCHEMAS_BYTES = 60 * 1024
 
 
 def sendable_schemas(schemas, handlers):
     """The heartbeat's handlerSchemas and what was left out of it, named, by the SDK's rule
     (libs/executor-sdk/src/handler-schemas.ts): a schema that is not a JSON object, names no
-    handler, is over 16 KB serialised or would take the sum past 64 KB stays behind (its tasks
-    are saved unchecked). An engine refuses a heartbeat carrying one, so sending it would keep
-    the executor from registering at all."""
-    kept, left_out, total = {}, [], 0
+    handler, is over 16 KB serialised or would take the whole object past 60 KB stays behind
+    (its tasks are saved unchecked). An engine refuses a heartbeat carrying one, so sending it
+    would keep the executor from registering at all."""
+    def size(value):
+        return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+    kept, left_out, total = {}, [], size({})
     for name, schema in schemas.items():
-        size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False).encode())
+        schema_bytes = size(schema)
+        # What the entry adds to the serialised object: "name":schema, after a comma but for the first.
+        entry = (1 if kept else 0) + size(name) + 1 + schema_bytes
         if name not in handlers or not isinstance(schema, dict):
             left_out.append(f"{name} ({'no such handler' if name not in handlers else 'not a JSON object'})")
-        elif size > MAX_HANDLER_SCHEMA_BYTES or total + size > MAX_HANDLER_SCHEMAS_BYTES:
-            left_out.append(f"{name} ({size} bytes)")
+        elif schema_bytes > MAX_HANDLER_SCHEMA_BYTES or total + entry > MAX_HANDLER_SCHEMAS_BYTES:
+            left_out.append(f"{name} ({schema_bytes} bytes)")
         else:
-            total += size
+            total += entry
             kept[name] = schema
     return kept, left_out
 

@@ -448,7 +448,7 @@ export class ExecutorRuntime {
     this.phase = 'starting';
     const { schemas, leftOut } = handlerSchemas(this.handlers.values());
     this.schemas = schemas;
-    if (leftOut.length) this.options.logger.warn(`[baton executor] params schemas not sent (over 16 KB each or 64 KB in all; their tasks are saved unchecked): ${leftOut.join(', ')}`);
+    if (leftOut.length) this.options.logger.warn(`[baton executor] params schemas not sent (over 16 KB each, or past 60 KB for all of them; their tasks are saved unchecked): ${leftOut.join(', ')}`);
     const { spool, pending } = await CallbackSpool.open(this.options.spoolFile, { numbered: this.options.spoolFileIsDefault });
     this.spool = spool;
     this.sender = new CallbackSender(

@@ -273,8 +273,11 @@ export interface CallbackBatchResult {
 
 /** Largest JSON schema of one handler's params in a heartbeat, serialised (UTF-8 bytes). */
 export const MAX_HANDLER_SCHEMA_BYTES = 16 * 1024;
-/** Largest sum of an executor's handler schemas in one heartbeat, serialised. */
-export const MAX_HANDLER_SCHEMAS_BYTES = 64 * 1024;
+/**
+ * Largest `handlerSchemas` of one heartbeat, the whole object serialised (UTF-8 bytes, as
+ * JSON.stringify writes it): engines keep it in one TEXT column, at most 65,535 bytes on MySQL.
+ */
+export const MAX_HANDLER_SCHEMAS_BYTES = 60 * 1024;
 
 /** Registration and liveness of one executor process; sent at start and every few seconds. */
 export interface ExecutorHeartbeat {
@@ -287,7 +290,7 @@ export interface ExecutorHeartbeat {
   /**
    * A JSON schema of the params of some of `handlers`, by handler name: the console checks a
    * task's params against it when the task is saved. Each at most MAX_HANDLER_SCHEMA_BYTES
-   * serialised, all together at most MAX_HANDLER_SCHEMAS_BYTES. Absent: none declared.
+   * serialised, the whole object at most MAX_HANDLER_SCHEMAS_BYTES. Absent: none declared.
    */
   handlerSchemas?: Record<string, JsonValue>;
   /** PROTOCOL_VERSION the executor speaks. */

@@ -31,13 +31,12 @@ export function readHeartbeat(body: Record<string, unknown>): ExecutorHeartbeat 
 /** `handlerSchemas`: a JSON schema object per offered handler, within the protocol's size bounds. */
 function checkHandlerSchemas(value: unknown, offered: readonly string[]): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('handlerSchemas', 'an object of JSON schemas by handler name');
-  let total = 0;
   for (const [name, schema] of Object.entries(value)) {
     if (!offered.includes(name)) throw badRequest(`handlerSchemas.${name}`, 'names no handler of this heartbeat');
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) throw badRequest(`handlerSchemas.${name}`, 'a JSON schema object');
     const bytes = Buffer.byteLength(JSON.stringify(schema));
     if (bytes > MAX_HANDLER_SCHEMA_BYTES) throw badRequest(`handlerSchemas.${name}`, `at most ${MAX_HANDLER_SCHEMA_BYTES} bytes serialised (got ${bytes})`);
-    total += bytes;
   }
-  if (total > MAX_HANDLER_SCHEMAS_BYTES) throw badRequest('handlerSchemas', `at most ${MAX_HANDLER_SCHEMAS_BYTES} bytes serialised in all (got ${total})`);
+  const total = Buffer.byteLength(JSON.stringify(value));
+  if (total > MAX_HANDLER_SCHEMAS_BYTES) throw badRequest('handlerSchemas', `at most ${MAX_HANDLER_SCHEMAS_BYTES} bytes serialised, the whole object (got ${total})`);
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { PATHS, type ExecutorHeartbeat } from '@baton/protocol';
+import { MAX_HANDLER_SCHEMAS_BYTES, PATHS, type ExecutorHeartbeat } from '@baton/protocol';
+import { handlerSchemasOfSize } from '../../../../test/protocol/handler-schemas-of-size';
 import { alarms, seedExecutor, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 
 describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
@@ -73,6 +74,17 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     // A heartbeat without schemas (an older SDK, or the handler dropped its schema): none kept.
     await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { now: Date.now() + 10 });
     expect(await stored()).toBeNull();
+  });
+
+  it('keeps handlerSchemas of the largest size the protocol allows (the whole object; MySQL TEXT holds it), and refuses one byte more', async () => {
+    const handlers = Array.from({ length: 10 }, (_, i) => `handler-${i}-`.padEnd(100, 'x'));
+    const largest = handlerSchemasOfSize(handlers, MAX_HANDLER_SCHEMAS_BYTES);
+    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers, handlerSchemas: largest }))).status).toBe(200);
+    const [{ handler_schemas: kept }] = (await db.dataSource.query('SELECT handler_schemas FROM executors')) as Array<{ handler_schemas: string }>;
+    expect(JSON.parse(kept)).toEqual(largest);
+    const over = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ handlers, handlerSchemas: handlerSchemasOfSize(handlers, MAX_HANDLER_SCHEMAS_BYTES + 1) }), { now: Date.now() + 1 });
+    expect(over.status).toBe(400);
+    expect(over.body).toMatchObject({ errors: [{ field: 'handlerSchemas', reason: `at most ${MAX_HANDLER_SCHEMAS_BYTES} bytes serialised, the whole object (got ${MAX_HANDLER_SCHEMAS_BYTES + 1})` }] });
   });
 
   it('refreshes the same executor (tenant, app, url) on later heartbeats', async () => {
