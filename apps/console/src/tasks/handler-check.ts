@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { FieldError } from '@baton/domain';
-import { ExecutorEntity } from '@baton/persistence';
 import { ParamsCheck } from './params-check';
 
 /**
@@ -19,25 +18,20 @@ export class HandlerCheck {
 
   /** The warnings of each (app, handler), in the order given; [] for one that a live executor offers. */
   async warnings(tenantId: string, tasks: ReadonlyArray<{ executorApp: string; handler: string }>): Promise<FieldError[][]> {
-    const apps = [...new Set(tasks.map((t) => t.executorApp))];
-    const rows = apps.length
-      ? await this.dataSource.getRepository(ExecutorEntity).find({ where: { tenantId, app: In(apps), state: 'UP' }, select: { id: true, app: true, handlers: true } })
-      : [];
-    return Promise.all(
-      tasks.map(async ({ executorApp, handler }): Promise<FieldError[]> => {
-        const live = rows.filter((r) => r.app === executorApp);
-        if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
-        const known = live.filter((r) => r.handlers !== null);
-        // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
-        if (known.length === 0) return [];
-        const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
-        if (offered.includes(handler)) {
-          const unusable = await this.params.unusable(this.dataSource.manager, tenantId, { executorApp, handler });
-          return unusable === null ? [] : [{ field: 'params', reason: `not checked: the params schema the executors declare for "${handler}" cannot be used (${unusable})` }];
-        }
-        const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
-        return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
-      }),
-    );
+    const rows = await this.params.liveExecutors(this.dataSource.manager, tenantId, tasks.map((t) => t.executorApp));
+    return tasks.map(({ executorApp, handler }): FieldError[] => {
+      const live = rows.filter((r) => r.app === executorApp);
+      if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
+      const known = live.filter((r) => r.handlers !== null);
+      // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
+      if (known.length === 0) return [];
+      const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
+      if (offered.includes(handler)) {
+        const unusable = this.params.unusableIn(live, { executorApp, handler });
+        return unusable === null ? [] : [{ field: 'params', reason: `not checked: the params schema the executors declare for "${handler}" cannot be used (${unusable})` }];
+      }
+      const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
+      return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
+    });
   }
 }

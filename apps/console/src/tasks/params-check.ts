@@ -5,6 +5,9 @@ import { In, type EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import { ExecutorEntity } from '@baton/persistence';
 
+/** An UP executor as the checks read it (ParamsCheck.liveExecutors). */
+export type LiveExecutor = Pick<ExecutorEntity, 'id' | 'app' | 'handlers' | 'handlerSchemas' | 'heartbeatAt'>;
+
 /** A task as far as its params' check goes. */
 export interface ParamsOf {
   executorApp: string;
@@ -41,36 +44,38 @@ export class ParamsCheck {
 
   /** The problems of each task's params, in the order given ([] when they fit, or nothing says what they should be). */
   async errors(em: EntityManager, tenantId: string, tasks: readonly ParamsOf[]): Promise<FieldError[][]> {
-    const schemas = await this.schemas(em, tenantId, tasks.map((t) => t.executorApp));
+    const live = await this.liveExecutors(em, tenantId, tasks.map((t) => t.executorApp));
     return tasks.map((task) => {
-      const compiled = schemas.get(`${task.executorApp}\u0000${task.handler}`);
+      const compiled = this.compiledIn(live, task.executorApp, task.handler);
       if (!compiled || !('validate' in compiled) || compiled.validate(task.params)) return [];
       return (compiled.validate.errors ?? []).map(fieldErrorOf);
     });
   }
 
-  /** Why the schema declared for this handler cannot be used, or null (none declared, or it compiles). */
-  async unusable(em: EntityManager, tenantId: string, task: { executorApp: string; handler: string }): Promise<string | null> {
-    const compiled = (await this.schemas(em, tenantId, [task.executorApp])).get(`${task.executorApp}\u0000${task.handler}`);
+  /** Why the schema these executors declare for the handler cannot be used, or null (none declared, or it compiles). */
+  unusableIn(live: readonly LiveExecutor[], task: { executorApp: string; handler: string }): string | null {
+    const compiled = this.compiledIn(live, task.executorApp, task.handler);
     return compiled && 'unusable' in compiled ? compiled.unusable : null;
   }
 
-  /** (app, handler) → the compiled schema of the UP executor of the app heard from last that declares one. */
-  private async schemas(em: EntityManager, tenantId: string, apps: readonly string[]): Promise<Map<string, Compiled>> {
+  /** The tenant's UP executors of these apps, heard from last at the end: one read serves the check and HandlerCheck's warnings. */
+  async liveExecutors(em: EntityManager, tenantId: string, apps: readonly string[]): Promise<LiveExecutor[]> {
     const unique = [...new Set(apps)];
-    const out = new Map<string, Compiled>();
-    if (unique.length === 0) return out;
-    const rows = await em.getRepository(ExecutorEntity).find({
+    if (unique.length === 0) return [];
+    return em.getRepository(ExecutorEntity).find({
       where: { tenantId, app: In(unique), state: 'UP' },
-      select: { id: true, app: true, handlerSchemas: true, heartbeatAt: true },
+      select: { id: true, app: true, handlers: true, handlerSchemas: true, heartbeatAt: true },
       order: { heartbeatAt: 'ASC', id: 'ASC' },
     });
-    // Oldest first: the executor heard from last overwrites the others.
-    for (const row of rows) {
-      const declared = row.handlerSchemas as Record<string, unknown> | null;
-      for (const [handler, schema] of Object.entries(declared ?? {})) out.set(`${row.app}\u0000${handler}`, this.compile(schema));
+  }
+
+  /** The compiled schema of the handler, from the executor of the app heard from last that declares one. */
+  private compiledIn(live: readonly LiveExecutor[], app: string, handler: string): Compiled | undefined {
+    for (let i = live.length - 1; i >= 0; i--) {
+      const declared = live[i].handlerSchemas as Record<string, unknown> | null;
+      if (live[i].app === app && declared?.[handler] !== undefined) return this.compile(declared[handler]);
     }
-    return out;
+    return undefined;
   }
 
   private compile(schema: unknown): Compiled {

@@ -225,9 +225,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     try {
       const start = await this.runStart.start(run, { kind: 'SEND', executorId: candidates[0].executorId }, onTime);
       if (start.kind !== 'DISPATCHED') return;
-      for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
-      const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
-      this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
+      this.started(run, start, tenant);
 
       const refusals: Array<{ executor: RoutedExecutor; answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }> }> = [];
       for (const [i, executor] of candidates.entries()) {
@@ -276,9 +274,15 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const start = await this.runStart.start(run, { kind: 'FAN_OUT', shards }, false);
     if (start.kind !== 'FANNED_OUT') return;
     this.claimSignal.newRuns();
-    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
-    this.metrics.lateness.observe(Math.max(0, start.at - (run.attempt === 1 ? run.scheduledAt : run.dueAt)) / 1000);
+    this.started(run, start, tenant);
     this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });
+  }
+
+  /** A run has started (sent, or fanned out): the runs REPLACE cancelled get their abort, and its lateness is measured. */
+  private started(run: ClaimedRun, start: { at: number; replaced: readonly ExecutingRunRow[] }, tenant: SigningTenant): void {
+    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
+    const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
+    this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
   }
 
   /**
