@@ -18,6 +18,7 @@ import { AlarmsModule } from './alarms/alarms.module';
 import { OutboxRelay } from './alarms/outbox-relay';
 import { DUE_QUEUE } from './claimer/due-queue-port';
 import { ClaimerService } from './claimer/claimer.service';
+import { ClaimTenants } from './claimer/claim-tenants';
 import { LeaseRenewerService } from './claimer/lease-renewer.service';
 import { PlannerService } from './planner/planner.service';
 import { LivenessLock } from './node/liveness-lock';
@@ -72,6 +73,7 @@ export class EngineModule {
         TakeoverService,
         PlannerService,
         ClaimerService,
+        ClaimTenants,
         LeaseRenewerService,
         EngineLifecycleService,
       ],

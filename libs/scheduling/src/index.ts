@@ -14,3 +14,4 @@ export * from './calendar-queue';
 export * from './token-bucket';
 export * from './routing';
 export * from './coalescer';
+export * from './fairness';

@@ -1,49 +1,55 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, countClaimBacklog, findClaimedRunTasks, inTransaction, releaseRuns } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, inTransaction, releaseRuns } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { GroupPeers } from '../node/group-peers';
 import { ClaimSignal } from './claim-signal';
+import { ClaimTenants } from './claim-tenants';
+import { planClaimTurn, tenantBudgets } from './claim-turn';
 import { toClaimedRun } from './to-claimed-run';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 
 /** What one claim turn did. */
 export interface ClaimResult {
   claimed: number;
-  /** The batch was full: more due runs are probably waiting, claim again at once. */
+  /** Some tenant got its whole allotment, or tenants were left for the next turn: claim again at once. */
   full: boolean;
   /** The DueQueue holds maxHeld runs or more: nothing was claimed. */
   saturated: boolean;
 }
 
-/** Room left to claim: no more than the batch, maxHeld, and this node's fair share allow. */
-export function claimRoom(input: { batch: number; maxHeld: number; held: number; engines: number; backlog: number | null }): number {
-  const room = Math.min(input.batch, input.maxHeld - input.held);
-  if (input.backlog === null || input.engines <= 1) return room;
-  return Math.min(room, Math.ceil(input.backlog / input.engines) - input.held);
-}
+/** A tenant that claimed within this long (or holds runs) is active: it competes with its full budget. */
+const ACTIVE_MS = 5_000;
 
 /**
  * Claims due runs of this node's engine groups and hands them to the DueQueue, which keeps
  * them in memory until their due time (so firing is exact to the millisecond, not to the poll
- * interval). Adaptive: after a full batch it claims again at once (a burst is drained at
- * database speed), otherwise it waits claimIntervalMs; above maxHeld it stops claiming and
- * leaves the runs to other engines of the group.
+ * interval). Adaptive: after a full turn it claims again at once (a burst is drained at
+ * database speed), otherwise it waits claimIntervalMs.
  *
- * Fair share: with other live engines in its groups, a node holds no more than its share of
- * the backlog (claimable now or within the look-ahead, plus claimed and not yet sent, counted
- * in the claim's transaction) — 1/k of it with k engines. Without this the first engine to poll
- * took a whole burst in a few back-to-back batches and the others idled (bench: 1,000 × 2
- * engines split 1000 / 0, dispatch p99 3.2 s against 2.3 s on one engine).
+ * Fair between tenants (issue 20): what a tenant may hold on this node is its budget
+ * (claim-turn.ts tenantBudgets — weighted max-min fair shares of maxHeld, each tenant capped by
+ * what its executors can take soon, split between the group's live engines), and each turn
+ * divides its batch among the tenants with room left (planClaimTurn — deficit round robin's
+ * outcome in one step), reading one index range per tenant. A tenant whose executors are slow,
+ * full or absent holds no more than its budget; the rest of its backlog waits as PENDING rows in
+ * the database, where it stands in front of nobody. When a tenant whose budget was full has
+ * dispatched half of it, the DueQueue's notice brings the next turn forward.
  */
 @Injectable()
 export class ClaimerService {
   private readonly logger = new Logger('Claimer');
   private readonly loop: PeriodicLoop;
+  private cursor = 0;
+  /** Tenants not yet looked at in this round: while some are left, turns follow at once. */
+  private roundLeft = 0;
+  private readonly lastClaimAt = new Map<string, number>();
+  /** Tenants that filled their budget, with it: the next turn comes when half of it has gone. */
+  private readonly filled = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -52,10 +58,12 @@ export class ClaimerService {
     private readonly metrics: EngineMetrics,
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
     private readonly peers: GroupPeers,
+    private readonly tenants: ClaimTenants,
     signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
     signal.onNewRuns(() => this.loop.kick());
+    dueQueue.onReleased((tenantId) => this.released(tenantId));
   }
 
   start(): void {
@@ -66,31 +74,29 @@ export class ClaimerService {
     return this.loop.stop();
   }
 
-  /** One claim: at most claimBatch runs, and never more than the room left below maxHeld and the fair share. */
+  /** One turn: each tenant's allotment of at most claimBatch runs, within its budget and maxHeld. */
   async claimOnce(): Promise<ClaimResult> {
-    const { claimBatch: batch, maxHeld } = this.config;
-    const held = this.dueQueue.held;
-    if (claimRoom({ batch, maxHeld, held, engines: 1, backlog: null }) <= 0) return { claimed: 0, full: false, saturated: true };
-    const engines = this.peers.sharing();
+    const { claimBatch, maxHeld } = this.config;
+    const batch = Math.min(claimBatch, maxHeld - this.dueQueue.held);
+    if (batch <= 0) return { claimed: 0, full: false, saturated: true };
+    const now = this.clock.now();
+    const loads = (await this.tenants.current()).map((t) => {
+      const held = this.dueQueue.heldOf(t.id);
+      return { ...t, held, active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
+    });
+    const budgets = tenantBudgets(loads, { maxHeld, engines: this.peers.sharing() });
+    const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
+    this.cursor = turn.nextCursor;
+    if (this.roundLeft <= 0) this.roundLeft = loads.length;
+    this.roundLeft -= turn.visited;
+    const more = this.roundLeft > 0;
+    if (turn.takes.length === 0) return { claimed: 0, full: more, saturated: false };
     const owner = this.config.nodeId;
-    let room = 0;
     const runs = await inTransaction(
       this.dataSource,
       async (em) => {
         const now = this.clock.now();
-        const dueBefore = now + this.config.lookAheadMs;
-        // Beyond engines × (held + batch) the share cannot limit this claim: stop counting there.
-        const backlog = engines > 1 ? await countClaimBacklog(em, { groups: this.config.groups, dueBefore, cap: engines * (held + batch) }) : null;
-        room = claimRoom({ batch, maxHeld, held, engines, backlog });
-        if (room <= 0) return [];
-        const rows = await claimDueRuns(em, {
-          groups: this.config.groups,
-          dueBefore,
-          limit: room,
-          owner,
-          leaseUntil: now + this.config.leaseMs,
-          now,
-        });
+        const rows = await claimDueRuns(em, { takes: turn.takes, dueBefore: now + this.config.lookAheadMs, owner, leaseUntil: now + this.config.leaseMs, now });
         if (rows.length === 0) return [];
         const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
         const orphans = rows.filter((r) => !tasks.has(r.taskId)).map((r) => r.id);
@@ -103,8 +109,27 @@ export class ClaimerService {
       { isolation: 'READ COMMITTED' },
     );
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
+    const got = new Map<string, number>();
+    for (const run of runs) got.set(run.tenantId, (got.get(run.tenantId) ?? 0) + 1);
+    let whole = false;
+    for (const take of turn.takes) {
+      const n = got.get(take.tenantId) ?? 0;
+      if (n > 0) this.lastClaimAt.set(take.tenantId, now);
+      if (n < take.limit) continue;
+      whole = true;
+      const budget = budgets.get(take.tenantId) ?? 0;
+      if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
+    }
     if (runs.length > 0) await this.handOver(runs);
-    return { claimed: runs.length, full: room > 0 && runs.length >= room, saturated: false };
+    return { claimed: runs.length, full: whole || more, saturated: false };
+  }
+
+  /** A run of `tenantId` left this node's hands: a tenant that had filled its budget and is down to half of it claims again now. */
+  private released(tenantId: string): void {
+    const budget = this.filled.get(tenantId);
+    if (budget === undefined || this.dueQueue.heldOf(tenantId) > budget / 2) return;
+    this.filled.delete(tenantId);
+    this.loop.kick();
   }
 
   /**

@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { inTransaction, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { claimRoom } from './claimer.service';
-import { claimSide, FakeDueQueue, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { claimSide, ensureTenant, FakeDueQueue, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 
 describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -85,8 +85,16 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false });
   });
 
-  it('with another live engine in its group, holds no more than its share of the backlog', async () => {
-    for (let i = 0; i < 10; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
+  /** An UP executor of the tenant advertising `room` places (capacity + queue). */
+  const executorUp = (tenantId: string, room: number) =>
+    db.dataSource.query(
+      `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, handlers, heartbeat_at, registered_at) VALUES (?, 'reports', ?, ?, 0, 0, 'UP', '[]', ?, ?)`,
+      [tenantId, `http://${tenantId}.test/${room}`, room, T0, T0],
+    );
+
+  it('with another live engine in its group, holds no more than its share of the tenant’s budget; the rest waits in the database', async () => {
+    await executorUp('acme', 20); // budget: 2 × 20 places, ⌈÷ 2 engines⌉ = 20 each
+    for (let i = 0; i < 60; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
     const up = (id: string) =>
       inTransaction(db.dataSource, (em) =>
         registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
@@ -98,20 +106,71 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await a.peers.refresh();
     await b.peers.refresh();
     expect(a.peers.sharing()).toBe(2);
-    expect(await a.claimer.claimOnce()).toEqual({ claimed: 5, full: true, saturated: false }); // ⌈10 / 2⌉
-    expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false }); // its share is held
-    expect(await b.claimer.claimOnce()).toEqual({ claimed: 5, full: true, saturated: false }); // 5 pending + 5 claimed by a
-    a.queue.drain(); // room again below its share, but nothing is left to claim
-    expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false });
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: MIN_TENANT_HELD }); // not active yet: the floor
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 - MIN_TENANT_HELD });
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 0 }); // its share is held
+    await b.claimer.claimOnce();
+    expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 20 - MIN_TENANT_HELD });
+    expect((await runsOf(db.dataSource)).filter((r) => r.state === 'PENDING')).toHaveLength(20);
+    a.queue.drain(); // sent: room again
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
   });
 
-  it('claimRoom: the batch, maxHeld and the fair share, whichever is smallest', () => {
-    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 1, backlog: null })).toBe(500);
-    expect(claimRoom({ batch: 500, maxHeld: 300, held: 100, engines: 1, backlog: null })).toBe(200);
-    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 2, backlog: 1000 })).toBe(500);
-    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 300, engines: 2, backlog: 1000 })).toBe(200);
-    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 0, engines: 3, backlog: 1000 })).toBe(334);
-    expect(claimRoom({ batch: 500, maxHeld: 20_000, held: 600, engines: 2, backlog: 1000 })).toBeLessThanOrEqual(0);
+  it('a tenant’s backlog does not delay another tenant: each is claimed from its own range, within its own budget', async () => {
+    await executorUp('acme', 2); // a slow executor: 2 places
+    for (let i = 0; i < 500; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 - 60_000 + i }); // a backfill, long due
+    await ensureTenant(db.dataSource, 'quiet');
+    const quiet = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, tenantId: 'quiet' });
+    const due = await insertRun(db.dataSource, { taskId: quiet, tenantId: 'quiet', dueAt: T0 });
+    const { claimer, queue } = side({ claimBatch: 50 });
+    await claimer.claimOnce();
+    expect(queue.runs.filter((r) => r.tenantId === 'quiet').map((r) => r.runId)).toEqual([due]); // in the first turn, behind nobody
+    expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD); // first turn: not active yet
+    await claimer.claimOnce();
+    await claimer.claimOnce();
+    expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD); // 2 × 2 places is below the floor: it keeps the floor, not the engine's 20,000
+    expect((await runsOf(db.dataSource, task)).filter((r) => r.state === 'PENDING')).toHaveLength(500 - MIN_TENANT_HELD);
+  });
+
+  it('divides the engine’s held runs by the tenants’ claim shares when they all want more', async () => {
+    await executorUp('acme', 10_000);
+    await ensureTenant(db.dataSource, 'beta');
+    await db.dataSource.query(`UPDATE tenants SET claim_share = 2 WHERE id = 'beta'`);
+    await executorUp('beta', 10_000);
+    const betaTask = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, tenantId: 'beta' });
+    for (let i = 0; i < 400; i++) {
+      await insertRun(db.dataSource, { taskId: task, dueAt: T0 - 1000 + i });
+      await insertRun(db.dataSource, { taskId: betaTask, tenantId: 'beta', dueAt: T0 - 1000 + i });
+    }
+    const { claimer, queue } = side({ maxHeld: 300, claimBatch: 500 });
+    for (let i = 0; i < 4; i++) await claimer.claimOnce();
+    expect(queue.held).toBe(300);
+    expect(queue.heldOf('beta')).toBe(200);
+    expect(queue.heldOf('acme')).toBe(100);
+  });
+
+  it('with 1,000 tenants all due, a turn reads at most TENANTS_PER_TURN of them and every tenant is served within a round', async () => {
+    const values: string[] = [];
+    for (let i = 0; i < 1000; i++) values.push(`('t${String(i).padStart(4, '0')}', 't', 'default', 's', ${T0})`);
+    await db.dataSource.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES ${values.join(',')}`);
+    const runs: string[] = [];
+    for (let i = 0; i < 3000; i++) runs.push(`('t${String(i % 1000).padStart(4, '0')}', ${task}, 'default', 'PENDING', 'SCHEDULE', 'k:${i}', 1, 0, '{}', ${T0 - i}, ${T0 - i}, ${T0}, ${T0})`);
+    await db.dataSource.query(
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at) VALUES ${runs.join(',')}`,
+    );
+    const { claimer, queue } = side();
+    const turns = Math.ceil(1001 / TENANTS_PER_TURN); // and acme
+    for (let i = 0; i < turns; i++) {
+      const before = new Set(queue.runs.map((r) => r.tenantId)).size;
+      const result = await claimer.claimOnce();
+      expect(result.full).toBe(i < turns - 1); // the round ends with the last tenant
+      expect(new Set(queue.runs.map((r) => r.tenantId)).size - before).toBeLessThanOrEqual(TENANTS_PER_TURN);
+    }
+    expect(new Set(queue.runs.map((r) => r.tenantId)).size).toBe(1000);
+    expect(queue.runs).toHaveLength(3000);
+    // An idle round: the same turns back to back, then the loop waits its period.
+    for (let i = 0; i < turns - 1; i++) expect(await claimer.claimOnce()).toEqual({ claimed: 0, full: true, saturated: false });
+    expect(await claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false });
   });
 
   it('cancels claimed runs whose task was deleted', async () => {
@@ -151,6 +210,9 @@ describe('two engines claiming on mysql', () => {
 
   it('get disjoint sets, and every due run is claimed exactly once', async () => {
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    await db.dataSource.query(
+      `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, handlers, heartbeat_at, registered_at) VALUES ('acme', 'billing', 'http://x.test', 1000, 0, 0, 'UP', '[]', ${T0}, ${T0})`,
+    );
     const values = Array.from({ length: 600 }, (_, i) => `(
       'acme', ${task}, 'default', 'PENDING', 'SCHEDULE', 's:${i}', 1, ${i % 5}, '{}', ${T0 + (i % 50)}, ${T0 + (i % 50)}, ${T0}, ${T0})`);
     await db.dataSource.query(

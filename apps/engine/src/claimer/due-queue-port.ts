@@ -11,6 +11,10 @@ export interface DueQueuePort {
   accept(runs: ClaimedRun[]): void;
   /** Runs held, not yet dispatched. */
   readonly held: number;
+  /** Runs of one tenant held, not yet dispatched (waiting for their due time, a token, a slot or executor room). */
+  heldOf(tenantId: string): number;
+  /** Called with its tenant each time a held run leaves (sent, or given back): the claimer refills a tenant's budget. */
+  onReleased(listener: (tenantId: string) => void): void;
   /** Hands back every run still held (shutdown); the queue dispatches none of them afterwards. */
   drain(): ClaimedRun[];
 }

@@ -1,6 +1,7 @@
 import type { ClaimedRun } from '../claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
+import { TenantTally } from './tenant-tally';
 
 /**
  * Holds back the runs no executor has room for (ExecutorCredits), instead of sending them to be
@@ -17,6 +18,7 @@ export class CreditGate {
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
   private readonly woken = new Set<number>();
+  private readonly tally = new TenantTally();
 
   constructor(
     private readonly now: () => number,
@@ -32,6 +34,11 @@ export class CreditGate {
     let n = 0;
     for (const runs of this.waiting.values()) n += runs.length;
     return n;
+  }
+
+  /** Runs of one tenant held back. */
+  heldOf(tenantId: string): number {
+    return this.tally.of(tenantId);
   }
 
   /**
@@ -87,6 +94,7 @@ export class CreditGate {
     const runs = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.woken.clear();
+    this.tally.clear();
     return runs;
   }
 
@@ -96,6 +104,7 @@ export class CreditGate {
     if (this.woken.delete(run.runId)) list.unshift(run);
     else list.push(run);
     this.waiting.set(app, list);
+    this.tally.add(run.tenantId);
     this.arm(app);
   }
 
@@ -138,6 +147,7 @@ export class CreditGate {
     // An ordering hint only: woken runs that never come back (deferred elsewhere) are forgotten in bulk.
     if (this.woken.size > 10_000) this.woken.clear();
     for (const run of woken) {
+      this.tally.remove(run.tenantId);
       this.woken.add(run.runId);
       this.resume(run);
     }

@@ -95,6 +95,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.gate.held;
   }
 
+  /** Runs of one tenant held back. */
+  heldBackOf(tenantId: string): number {
+    return this.gate.heldOf(tenantId);
+  }
+
   /** Hands over the runs held back (shutdown: the node releases them with the rest). */
   takeHeldBack(): ClaimedRun[] {
     return this.gate.takeAll();

@@ -6,6 +6,7 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { Dispatcher } from './dispatcher';
 import { ReadyLine } from './ready-line';
+import { TenantTally } from './tenant-tally';
 
 /** setTimeout's longest delay is 2^31 − 1 ms; further timers are re-armed on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -34,6 +35,9 @@ export class DueQueue implements OnModuleDestroy {
   private readonly queue: CalendarQueue<ClaimedRun>;
   private readonly handles = new Map<number, QueueHandle>();
   private readonly ready = new ReadyLine();
+  /** Runs of each tenant in the queue or the ready line. */
+  private readonly tally = new TenantTally();
+  private releasedListener: (tenantId: string) => void = () => undefined;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
@@ -58,6 +62,16 @@ export class DueQueue implements OnModuleDestroy {
     return this.queue.size + this.ready.size + this.dispatcher.heldBack;
   }
 
+  /** Runs of one tenant held, not yet dispatched (queue, ready line, held back for executor room). */
+  heldOf(tenantId: string): number {
+    return this.tally.of(tenantId) + this.dispatcher.heldBackOf(tenantId);
+  }
+
+  /** The claimer's hook: a held run of this tenant went to the dispatcher. */
+  onReleased(listener: (tenantId: string) => void): void {
+    this.releasedListener = listener;
+  }
+
   /** Takes ownership of claimed runs: each fires at its dueAt (a run already held is replaced). */
   accept(runs: ClaimedRun[]): void {
     for (const run of runs) this.enqueue(run, run.dueAt);
@@ -74,6 +88,7 @@ export class DueQueue implements OnModuleDestroy {
     for (let run = this.queue.dequeue(); run !== undefined; run = this.queue.dequeue()) runs.push(run);
     runs.push(...this.dispatcher.takeHeldBack());
     this.handles.clear();
+    this.tally.clear();
     this.metrics.runsHeld.set(0);
     return runs;
   }
@@ -91,7 +106,8 @@ export class DueQueue implements OnModuleDestroy {
   private enqueue(run: ClaimedRun, at: number): void {
     const old = this.handles.get(run.runId);
     if (old !== undefined) this.queue.remove(old);
-    this.ready.remove(run.runId);
+    const wasReady = this.ready.remove(run.runId);
+    if (old === undefined && !wasReady) this.tally.add(run.tenantId);
     this.handles.set(run.runId, this.queue.enqueue(run, at, run.priority));
   }
 
@@ -110,6 +126,7 @@ export class DueQueue implements OnModuleDestroy {
       const general = this.dispatcher.freeSlots > 0;
       const run = general ? this.ready.takeOldest() : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined;
       if (run === undefined) break;
+      this.tally.remove(run.tenantId);
       const line = `${run.tenantId}\u0000${run.taskId}`;
       const ahead = waiting.get(line) ?? 0;
       const wait = this.dispatcher.takeTokens(run, now, ahead);
@@ -119,6 +136,7 @@ export class DueQueue implements OnModuleDestroy {
         continue;
       }
       this.dispatcher.launch(run, !general);
+      this.releasedListener(run.tenantId);
     }
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.arm(now);

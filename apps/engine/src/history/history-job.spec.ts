@@ -233,7 +233,7 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
         await claim.query('SET SESSION innodb_lock_wait_timeout = 2');
         await claim.startTransaction('READ COMMITTED');
         const started = Date.now();
-        const claimed = await claimDueRuns(claim.manager, { groups: [GROUP], owner: 'node-x', dueBefore: Date.now() + 1_000, limit: 100, leaseUntil: Date.now() + 15_000, now: Date.now() });
+        const claimed = await claimDueRuns(claim.manager, { takes: [{ tenantId: TENANT, engineGroup: GROUP, limit: 100 }], owner: 'node-x', dueBefore: Date.now() + 1_000, leaseUntil: Date.now() + 15_000, now: Date.now() });
         await claim.commitTransaction();
         await claim.release();
         expect(claimed).toHaveLength(20);

@@ -4,8 +4,8 @@ import { CLOCK, type Clock } from '@baton/domain';
 import { findUpEngineNodes, type EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
-/** engine_nodes is re-read at most this often (a handful of rows). */
-const REFRESH_MS = 2_000;
+/** engine_nodes is re-read at most this often (a handful of rows): a dead engine's share of each tenant goes back to the others within this of its takeover. */
+const REFRESH_MS = 500;
 
 /**
  * The other live engines, as engine_nodes said at most REFRESH_MS ago: their callback URLs

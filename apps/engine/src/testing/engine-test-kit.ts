@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { firstFireTime, ManualClock, taskDefaults } from '@baton/domain';
 import type { Clock, TaskDefinition, Trigger } from '@baton/domain';
-import { RunEntity, TaskEntity, taskDefinitionToColumns } from '@baton/persistence';
+import { RunEntity, TaskEntity, TenantEntity, taskDefinitionToColumns } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import type { DueQueuePort } from '../claimer/due-queue-port';
 import { readEngineConfig } from '../config/engine-config';
@@ -9,6 +9,7 @@ import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimSignal } from '../claimer/claim-signal';
 import { ClaimerService } from '../claimer/claimer.service';
+import { ClaimTenants } from '../claimer/claim-tenants';
 import { GroupPeers } from '../node/group-peers';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
@@ -41,6 +42,12 @@ export class FakeDueQueue implements DueQueuePort {
   get held(): number {
     return this.runs.length;
   }
+  heldOf(tenantId: string): number {
+    return this.runs.filter((r) => r.tenantId === tenantId).length;
+  }
+  onReleased(): void {
+    // Dispatches nothing: nothing is ever released.
+  }
   drain(): ClaimedRun[] {
     return this.runs.splice(0);
   }
@@ -54,7 +61,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimSignal());
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new ClaimSignal());
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
   return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
@@ -90,6 +97,7 @@ export async function insertTask(dataSource: DataSource, fixture: TaskFixture): 
           { trigger: definition.trigger, startAt: definition.startAt, endAt: definition.endAt, maxFires: definition.maxFires, fireCount, calendar: null, createdAt },
           createdAt,
         );
+  await ensureTenant(dataSource, definition.tenantId, fixture.engineGroup ?? 'default');
   const result = await dataSource.getRepository(TaskEntity).insert({
     ...taskDefinitionToColumns(definition, null),
     engineGroup: fixture.engineGroup ?? 'default',
@@ -100,6 +108,12 @@ export async function insertTask(dataSource: DataSource, fixture: TaskFixture): 
     version: 1,
   });
   return Number(result.identifiers[0].id);
+}
+
+/** The tenant's row, made if missing: the claimer claims for the tenants its groups serve. */
+export async function ensureTenant(dataSource: DataSource, id: string, engineGroup = 'default'): Promise<void> {
+  if (await dataSource.getRepository(TenantEntity).existsBy({ id })) return;
+  await dataSource.getRepository(TenantEntity).insert({ id, name: id, engineGroup, executorSecret: 'secret', createdAt: T0 });
 }
 
 let runSeq = 0;

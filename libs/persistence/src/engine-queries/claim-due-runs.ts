@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunCause } from '@baton/domain';
-import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from './sql';
+import { chunks, dialectOf, execute, num, numOrNull, placeholders, skipLocked } from './sql';
 import type { Dialect } from './sql';
 import { runWrite, stateIn } from '../runs/run-writes';
 
@@ -43,11 +43,19 @@ export interface ClaimedShard {
   pinnedExecutorId: number | null;
 }
 
+/** How many due runs to claim of one tenant, and in which engine group its runs are. */
+export interface TenantTake {
+  tenantId: string;
+  engineGroup: string;
+  /** At most this many (its allotment of the turn). */
+  limit: number;
+}
+
 export interface ClaimDueRunsInput {
-  groups: readonly string[];
+  /** The tenants of this turn, each with its allotment (ClaimerService, fair shares). */
+  takes: readonly TenantTake[];
   /** Claim runs due at or before this (now + look-ahead). */
   dueBefore: number;
-  limit: number;
   /** This engine's node id (claimed_by). */
   owner: string;
   leaseUntil: number;
@@ -57,51 +65,51 @@ export interface ClaimDueRunsInput {
 /** The states a claim takes a run from: new runs, and retries whose backoff is over. */
 const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
-/** The claim's SELECT for one (group, state) — exported so the plan test EXPLAINs this very text. */
+const COLUMNS = `id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params,
+                   parent_run_id, shard_index, shard_total, pinned_executor_id`;
+
+/** One tenant's range of one state: exported so the plan test EXPLAINs this very text. */
 export function claimDueRunsSql(dialect: Dialect): string {
-  return `SELECT id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params,
-                   parent_run_id, shard_index, shard_total, pinned_executor_id
+  return `SELECT ${COLUMNS}
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
-           WHERE engine_group = ? AND state = ? AND due_at <= ?
+           WHERE engine_group = ? AND state = ? AND tenant_id = ? AND due_at <= ?
            ORDER BY due_at, priority DESC, id
            LIMIT ?
            ${skipLocked(dialect)}`;
 }
 
+/** Ranges per statement: 100 tenants × 2 states, one round trip (measured: see below). */
+const RANGES_PER_STATEMENT = 200;
+
 /**
- * The claim: due runs of this engine's groups, earliest due first (higher priority first among
- * equal due times), taken over in the same transaction.
+ * The claim: for each tenant of the turn, its due runs, earliest due first (higher priority first
+ * among equal due times), at most its allotment, taken over in the same transaction.
  *
- *   -- once per (engine group, claimable state):
- *   SELECT id, … FROM runs FORCE INDEX (ix_runs_claim)
- *    WHERE engine_group = ? AND state = ? AND due_at <= ?
- *    ORDER BY due_at, priority DESC, id
- *    LIMIT ?
- *    FOR UPDATE SKIP LOCKED
- *   -- then, for the best `limit` of what those returned:
+ *   -- one statement, one range per (tenant, claimable state):
+ *   (SELECT id, … FROM runs FORCE INDEX (ix_runs_claim)
+ *     WHERE engine_group = ? AND state = ? AND tenant_id = ? AND due_at <= ?
+ *     ORDER BY due_at, priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED)
+ *   UNION ALL (…next range…)
+ *   -- then, for the best `limit` of each tenant's rows:
  *   UPDATE runs SET state = 'CLAIMED', claimed_by = ?, lease_until = ?, updated_at = ?
  *    WHERE id IN (…) AND state IN ('PENDING', 'RETRY_WAIT')
  *
- * Shape, and why (measured on MariaDB 10.11, 300 000 runs of which 40 000 due, LIMIT 500):
- * - Index ix_runs_claim (engine_group, state, due_at, priority DESC), whose InnoDB entries end
- *   with the primary key (so `, id` breaks ties in index order too): with one group and one
- *   state the SELECT is an in-order range scan (EXPLAIN: range, "Using where", no filesort),
- *   LIMIT stops it after 500 rows, and only those are locked — 1–3 ms. A second engine running
- *   the same SELECT meanwhile gets the next 500 at once (disjoint, no wait).
+ * Shape, and why (MariaDB 10.11):
+ * - Index ix_runs_claim (engine_group, state, tenant_id, due_at, priority DESC), whose InnoDB
+ *   entries end with the primary key (so `, id` breaks ties in index order too): each range is
+ *   one tenant's, read in order, stopped by LIMIT, and only those rows are locked. A tenant's
+ *   backlog is never walked to reach another's: a 100,000-run backfill costs the other tenants'
+ *   ranges nothing (before, with (engine_group, state, due_at, …), the claim read in due order
+ *   across tenants and a backlog of old due runs stood in front of everybody's new ones).
+ *   A second engine running the same statement meanwhile skips the locked rows and gets the next.
+ * - Per tenant, not `tenant_id IN (…)`: several ranges cannot be read in due_at order, so MySQL
+ *   filesorts, and a filesort reads and row-locks every due row before LIMIT (measured on the
+ *   previous index: 57–97 ms per claim, 40,000 due rows locked, the second engine got none).
+ * - The ranges go in one UNION ALL statement: one round trip for a turn of 100 tenants.
  * - FORCE INDEX, because the plan is the point: other indexes share the (engine_group, state)
- *   prefix (the watchdog's ix_runs_late, ix_runs_deadline) or lead with state (ix_runs_lease),
- *   and with few rows of a state MariaDB was seen picking ix_runs_lease for the RETRY_WAIT claim
- *   — harmless while there are few, a lock-everything filesort once a retry storm fills it.
- *   (SQLite needs no hint: one engine, no row locks.)
- * - One SELECT per (group, state), not `engine_group IN (…) AND state IN (…)`: several
- *   ranges cannot be read in due_at order, so MySQL filesorts, and a filesort reads and
- *   row-locks every due row before LIMIT — measured: 57–97 ms per claim, all 40 000 due rows
- *   locked, and the second engine got 0 rows. The same happens with the old index
- *   (engine_group, state, due_at) and `ORDER BY due_at, priority DESC`.
- * - The whole claim transaction (SELECT, UPDATE of 500 rows, task read) measured 18–25 ms on
- *   MariaDB and 6–10 ms on SQLite for a batch of 500.
- * - The per-range results are merged in memory (due_at, priority desc, id) and cut to `limit`;
- *   rows read but not kept stay locked only until this transaction commits, milliseconds.
+ *   prefix (ix_runs_late, ix_runs_deadline) or lead with state (ix_runs_lease).
+ * - The per-range results are merged per tenant in memory (due_at, priority desc, id) and cut to
+ *   its allotment; rows read but not kept stay locked only until this transaction commits.
  * - No join to tasks here: FOR UPDATE would lock the task rows too, colliding with the
  *   planner's task claim (and MariaDB has no `FOR UPDATE OF runs`). findClaimedRunTasks reads
  *   them afterwards without locking.
@@ -112,20 +120,31 @@ export function claimDueRunsSql(dialect: Dialect): string {
  *   run to RETRY_WAIT (domain retryDecision's nextAttempt).
  * - Run the transaction at READ COMMITTED on MySQL: no gap locks, so a claim never blocks the
  *   planner's inserts of new runs into the ranges it scanned.
- * - SQLite: the same statements without the locking clause; one engine, serialised transactions.
+ * - SQLite: the same ranges without the locking clause, each wrapped as a subquery (a compound
+ *   SELECT takes ORDER BY/LIMIT only there); one engine, serialised transactions.
  */
 export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsInput): Promise<ClaimedRunRow[]> {
-  if (input.limit <= 0 || input.groups.length === 0) return [];
-  const sql = claimDueRunsSql(dialectOf(manager));
+  const takes = input.takes.filter((t) => t.limit > 0);
+  if (takes.length === 0) return [];
+  const dialect = dialectOf(manager);
+  const range = claimDueRunsSql(dialect);
+  const ranges = takes.flatMap((t) => CLAIMABLE.map((state) => ({ take: t, state })));
   const found: Array<Record<string, unknown>> = [];
-  for (const group of input.groups) {
-    for (const state of CLAIMABLE) {
-      const { rows } = await execute<Record<string, unknown>>(manager, sql, [group, state, input.dueBefore, input.limit]);
-      found.push(...rows);
-    }
+  for (const part of chunks(ranges, RANGES_PER_STATEMENT)) {
+    const sql = part.map(() => (dialect === 'mysql' ? `(${range})` : `SELECT * FROM (${range})`)).join('\n UNION ALL ');
+    const params = part.flatMap(({ take, state }) => [take.engineGroup, state, take.tenantId, input.dueBefore, take.limit]);
+    found.push(...(await execute<Record<string, unknown>>(manager, sql, params)).rows);
   }
+  const limitOf = new Map(takes.map((t) => [t.tenantId, t.limit]));
   found.sort((a, b) => num(a.due_at) - num(b.due_at) || num(b.priority) - num(a.priority) || num(a.id) - num(b.id));
-  const chosen = found.slice(0, input.limit);
+  const kept = new Map<string, number>();
+  const chosen = found.filter((r) => {
+    const tenant = String(r.tenant_id);
+    const n = kept.get(tenant) ?? 0;
+    if (n >= (limitOf.get(tenant) ?? 0)) return false;
+    kept.set(tenant, n + 1);
+    return true;
+  });
   if (chosen.length === 0) return [];
 
   const ids = chosen.map((r) => num(r.id));

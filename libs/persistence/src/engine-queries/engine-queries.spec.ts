@@ -50,7 +50,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
         : ((await db.dataSource.query(`PRAGMA index_xinfo('ix_runs_claim')`)) as Array<{ name: string | null; desc: number; key: number }>)
             .filter((c) => c.key === 1)
             .map((c) => `${c.name} ${c.desc ? 'DESC' : 'ASC'}`);
-    expect(parts).toEqual(['engine_group ASC', 'state ASC', 'due_at ASC', 'priority DESC']);
+    expect(parts).toEqual(['engine_group ASC', 'state ASC', 'tenant_id ASC', 'due_at ASC', 'priority DESC']);
   });
 
   it('insertMissingEngineGroup creates a group once when engines start together, and leaves an existing one alone', async () => {
@@ -184,25 +184,37 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
   });
 
-  it('claimDueRuns orders by due time then priority, across groups and claimable states', async () => {
+  it('claimDueRuns takes each tenant’s allotment in due order then priority, across its claimable states, and nobody else’s', async () => {
     await inTransaction(db.dataSource, (em) =>
       insertPlannedRuns(
         em,
         [
           planned(1, T + 20, { priority: 1 }),
           planned(2, T + 20, { priority: 9 }),
-          planned(3, T + 10, { engineGroup: 'reports' }),
+          planned(3, T + 10, { engineGroup: 'reports', tenantId: 'beta' }),
           planned(4, T + 30),
           planned(5, T + 5, { engineGroup: 'nobody' }),
+          planned(6, T + 1, { tenantId: 'gamma' }),
+          planned(7, T + 25, { tenantId: 'beta', engineGroup: 'reports' }),
+          planned(8, T, { tenantId: 'beta' }), // beta's runs are in group reports: this one is not in its range
         ],
         T,
       ),
     );
     await db.dataSource.getRepository(RunEntity).update({ taskId: 4 }, { state: 'RETRY_WAIT' });
     const claimed = await inTransaction(db.dataSource, (em) =>
-      claimDueRuns(em, { groups: ['default', 'reports'], dueBefore: T + 30, limit: 3, owner: 'e', leaseUntil: T + 99, now: T }),
+      claimDueRuns(em, {
+        takes: [
+          { tenantId: 'acme', engineGroup: 'default', limit: 3 },
+          { tenantId: 'beta', engineGroup: 'reports', limit: 1 },
+        ],
+        dueBefore: T + 30,
+        owner: 'e',
+        leaseUntil: T + 99,
+        now: T,
+      }),
     );
-    expect(claimed.map((r) => r.taskId)).toEqual([3, 2, 1]);
+    expect(claimed.map((r) => r.taskId)).toEqual([3, 2, 1, 4]); // gamma had no allotment; beta's run 8 is outside its group
     expect(claimed.every((r) => r.leaseUntil === T + 99 && r.flowId === r.id)).toBe(true);
   });
 });
@@ -229,6 +241,12 @@ describe('engine query plans on mysql', () => {
         `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, claimed_by, lease_until, created_at, updated_at) VALUES ${values.join(',')}`,
       );
     }
+    // 1,000 more tenants with 5 due runs each: the claim's ranges per tenant.
+    const many: string[] = [];
+    for (let i = 0; i < 5000; i++) many.push(`('t${i % 1000}', 1, 'default', 'PENDING', 'SCHEDULE', 'm:${i}', 1, 0, '{}', ${T + i}, ${T + i}, NULL, NULL, ${T}, ${T})`);
+    await db.dataSource.query(
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, claimed_by, lease_until, created_at, updated_at) VALUES ${many.join(',')}`,
+    );
     // 3 000 tasks of two groups, a tenth paused, next fires spread over an hour.
     const tasks: string[] = [];
     for (let i = 0; i < 3000; i++) {
@@ -246,19 +264,51 @@ describe('engine query plans on mysql', () => {
     await db.dataSource.query('ANALYZE TABLE runs, tasks');
   });
 
-  it('the claim is an in-order range scan of ix_runs_claim (no filesort: LIMIT stops the scan and the locking)', async () => {
+  it('the claim reads one in-order range of ix_runs_claim per tenant (no filesort: LIMIT stops the scan and the locking)', async () => {
     for (const dueBefore of [T + 23_000, T + 40_000]) {
-      // Part of the due range, or all of it (then MariaDB says `ref` on the (group, state) prefix): in index order either way.
-      const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'PENDING', dueBefore, 500]);
+      // Part of the tenant's due range, or all of it (then MariaDB says `ref` on the (group, state, tenant) prefix): in index order either way.
+      const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'PENDING', 'acme', dueBefore, 500]);
       expect(plan.key).toBe('ix_runs_claim');
       expect(['range', 'ref']).toContain(plan.type);
       expect(plan.Extra ?? '').not.toMatch(/filesort/);
     }
-    const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'RETRY_WAIT', T + 40_000, 500]);
+    const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'RETRY_WAIT', 'acme', T + 40_000, 500]);
     expect(plan.key).toBe('ix_runs_claim');
     expect(plan.Extra ?? '').not.toMatch(/filesort/);
     const columns: Array<{ Column_name: string; Collation: string }> = await db.dataSource.query(`SHOW INDEX FROM runs WHERE Key_name = 'ix_runs_claim'`);
-    expect(columns.map((c) => `${c.Column_name} ${c.Collation}`)).toEqual(['engine_group A', 'state A', 'due_at A', 'priority D']);
+    expect(columns.map((c) => `${c.Column_name} ${c.Collation}`)).toEqual(['engine_group A', 'state A', 'tenant_id A', 'due_at A', 'priority D']);
+  });
+
+  it('a turn of 100 tenants is one statement of index ranges, each read as far as its LIMIT, whatever the other tenants’ backlogs', async () => {
+    const range = claimDueRunsSql('mysql');
+    const tenants = Array.from({ length: 100 }, (_, i) => `t${i * 10}`);
+    const sql = tenants.map(() => `(${range})`).join(' UNION ALL ');
+    const params = tenants.flatMap((t) => ['default', 'PENDING', t, T + 40_000, 3]);
+    const rows: Array<{ key: string | null; type: string; Extra: string | null; table: string | null }> = await db.dataSource.query(`EXPLAIN ${sql}`, params);
+    const parts = rows.filter((r) => r.table === 'runs');
+    expect(parts).toHaveLength(100);
+    for (const part of parts) {
+      expect(part.key).toBe('ix_runs_claim');
+      expect(['range', 'ref']).toContain(part.type);
+      expect(part.Extra ?? '').not.toMatch(/filesort/);
+    }
+    // Claimed and rolled back (the other plan tests count the runs held).
+    const runner = db.dataSource.createQueryRunner();
+    await runner.startTransaction('READ COMMITTED');
+    try {
+      const claimed = await claimDueRuns(runner.manager, {
+        takes: tenants.map((tenantId) => ({ tenantId, engineGroup: 'default', limit: 3 })),
+        dueBefore: T + 40_000,
+        owner: 'e',
+        leaseUntil: T + 99,
+        now: T,
+      });
+      expect(claimed).toHaveLength(300);
+      expect(new Set(claimed.map((r) => r.tenantId)).size).toBe(100);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {

@@ -15,7 +15,7 @@ export * from './insert-planned-runs';
 export * from './mark-own-flow';
 export * from './advance-planned-tasks';
 export * from './claim-due-runs';
-export * from './count-claim-backlog';
+export * from './find-claim-tenants';
 export * from './find-claimed-run-tasks';
 export * from './renew-leases';
 export * from './find-lease-holders';

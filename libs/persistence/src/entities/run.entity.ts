@@ -10,11 +10,12 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // What makes a duplicate fire impossible whatever the engines do: for a scheduled fire
 // the fire key is its scheduled time, so this is the (task, scheduled time) key.
 @Index('uq_runs_task_fire_key', ['taskId', 'fireKey'], { unique: true })
-// The claim: "due runs of engine group G in state S, oldest due first, higher priority first
-// among equal due times". The migration makes `priority` a DESCENDING key part (the Table API
-// cannot say so) so `ORDER BY due_at, priority DESC LIMIT n` reads the index in order and stops
-// early; see libs/persistence/src/engine-queries/claim-due-runs.ts for why that matters.
-@Index('ix_runs_claim', ['engineGroup', 'state', 'dueAt', 'priority'])
+// The claim: "due runs of tenant T in engine group G and state S, oldest due first, higher
+// priority first among equal due times" — one range per tenant, so no tenant's backlog stands in
+// front of another's. The migration makes `priority` a DESCENDING key part (the Table API cannot
+// say so) so `ORDER BY due_at, priority DESC LIMIT n` reads the index in order and stops early;
+// see libs/persistence/src/engine-queries/claim-due-runs.ts for why that matters.
+@Index('ix_runs_claim', ['engineGroup', 'state', 'tenantId', 'dueAt', 'priority'])
 // Leases: "runs engine E holds" (renewal, release) and "expired leases of E" (takeover).
 @Index('ix_runs_lease', ['state', 'claimedBy', 'leaseUntil'])
 // The console: "runs of tenant T by time", newest first, cursor-paginated on (scheduled_at, id).

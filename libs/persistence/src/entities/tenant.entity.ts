@@ -40,6 +40,13 @@ export class TenantEntity {
   burst!: number;
 
   /**
+   * Its weight when the engines divide the runs they hold among the tenants with due work
+   * (weighted max-min fair shares, apps/engine/src/claimer). Default 1: every tenant equal.
+   */
+  @Column({ name: 'claim_share', type: 'int', default: 1 })
+  claimShare!: number;
+
+  /**
    * Where this tenant's executors may live: CIDR ranges, addresses, host names, `*.domain`s
    * (libs/domain executor-networks.ts). Null: anywhere but link-local and metadata addresses.
    */
