@@ -15,7 +15,7 @@ export class FairClaims1796400000000 implements MigrationInterface {
   name = 'FairClaims1796400000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.addColumn('tenants', new TableColumn({ name: 'claim_share', type: 'int', default: 1 }));
+    await queryRunner.addColumn('tenants', new TableColumn({ name: 'claim_share', type: 'integer', default: 1 }));
     await queryRunner.query(dropClaimIndex(queryRunner));
     await queryRunner.query('CREATE INDEX ix_runs_claim ON runs (engine_group, state, tenant_id, due_at, priority DESC)');
   }

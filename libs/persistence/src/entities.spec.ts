@@ -44,10 +44,11 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       previousSecretExpiresAt: T + 86_400_000,
       ratePerSec: 50,
       burst: 100,
+      claimShare: 3,
       executorNetworks: ['10.0.0.0/8', '*.svc.cluster.local'],
       createdAt: T,
     },
-    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, executorNetworks: null, createdAt: T },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
@@ -365,7 +366,7 @@ describe.each(TEST_DATABASES)('entities on %s', (kind) => {
   it('defaults: omitted columns take the schema defaults', async () => {
     const tenants = db.dataSource.getRepository(TenantEntity);
     await tenants.insert({ id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', createdAt: T });
-    expect(await tenants.findOneByOrFail({ id: 'beta' })).toMatchObject({ ratePerSec: 1000, burst: 2000, executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null });
+    expect(await tenants.findOneByOrFail({ id: 'beta' })).toMatchObject({ ratePerSec: 1000, burst: 2000, claimShare: 1, executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null });
     const groups = db.dataSource.getRepository(EngineGroupEntity);
     await groups.insert({ name: 'g', createdAt: T });
     expect(await groups.findOneByOrFail({ name: 'g' })).toMatchObject({ description: '' });

@@ -15,6 +15,8 @@ export interface Tenant {
   engineGroup: string;
   ratePerSec: number;
   burst: number;
+  /** Its weight when the engines divide the runs they hold among tenants with due work (1 by default). */
+  claimShare: number;
   /** Where the tenant's executors may live; null: any URL but link-local and metadata addresses. */
   executorNetworks: string[] | null;
   createdAt: number;

@@ -18,6 +18,7 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     engineGroup: row.engineGroup,
     ratePerSec: row.ratePerSec,
     burst: row.burst,
+    claimShare: row.claimShare,
     executorNetworks: row.executorNetworks ?? null,
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
@@ -67,6 +68,7 @@ export class TenantsService {
           executorSecret: newExecutorSecret(),
           ratePerSec: dto.ratePerSec ?? 1000,
           burst: dto.burst ?? 2000,
+          claimShare: dto.claimShare ?? 1,
           executorNetworks,
           createdAt: this.clock.now(),
         });
@@ -101,11 +103,12 @@ export class TenantsService {
       if (dto.name !== undefined) row.name = dto.name;
       if (dto.ratePerSec !== undefined) row.ratePerSec = dto.ratePerSec;
       if (dto.burst !== undefined) row.burst = dto.burst;
+      if (dto.claimShare !== undefined) row.claimShare = dto.claimShare;
       if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
       await em.update(
         TenantEntity,
         { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, executorNetworks: row.executorNetworks },
+        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks },
       );
       return tenantView(row, false);
     });

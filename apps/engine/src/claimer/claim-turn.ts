@@ -27,20 +27,26 @@ export interface TenantLoad extends ClaimTenantRow {
 
 /**
  * Each tenant's budget of held runs on this engine — **weighted max-min fair shares** of
- * `maxHeld` (fairShares), each tenant capped by what its executors can take soon:
- * HELD_PER_ROOM × their advertised room, split between the `engines` serving the group as
- * executor credit is (each engine its ⌈1/k⌉). A tenant without due work lately is capped at
- * MIN_TENANT_HELD, so idle tenants do not reserve capacity the busy ones could use.
+ * `maxHeld` (fairShares) among the tenants with due work lately, each capped by what its
+ * executors can take soon: HELD_PER_ROOM × their advertised room, split between the `engines`
+ * serving the group as executor credit is (each engine its ⌈1/k⌉). A tenant without due work
+ * lately takes part in no division, so idle tenants reserve nothing; should work come, it may
+ * hold up to its cap out of what the busy ones leave (at least MIN_TENANT_HELD), and from its
+ * next turn on it is one of them.
  */
 export function tenantBudgets(tenants: readonly TenantLoad[], options: { maxHeld: number; engines: number }): Map<string, number> {
   const engines = Math.max(1, options.engines);
-  return fairShares(
+  const capOf = (t: TenantLoad) => Math.max(MIN_TENANT_HELD, Math.ceil((HELD_PER_ROOM * t.executorRoom) / engines));
+  const busy = tenants.filter((t) => t.active);
+  const budgets = fairShares(
     options.maxHeld,
-    tenants.map((t) => {
-      const cap = Math.max(MIN_TENANT_HELD, Math.ceil((HELD_PER_ROOM * t.executorRoom) / engines));
-      return { key: t.id, weight: Math.max(0, t.claimShare), cap: t.active ? cap : Math.min(cap, MIN_TENANT_HELD) };
-    }),
+    busy.map((t) => ({ key: t.id, weight: Math.max(0, t.claimShare), cap: capOf(t) })),
   );
+  let used = 0;
+  for (const b of budgets.values()) used += b;
+  const spare = Math.max(MIN_TENANT_HELD, options.maxHeld - used);
+  for (const t of tenants) if (!t.active) budgets.set(t.id, Math.min(capOf(t), spare));
+  return budgets;
 }
 
 export interface ClaimTurn {

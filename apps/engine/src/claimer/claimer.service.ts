@@ -90,7 +90,10 @@ export class ClaimerService {
     if (this.roundLeft <= 0) this.roundLeft = loads.length;
     this.roundLeft -= turn.visited;
     const more = this.roundLeft > 0;
-    if (turn.takes.length === 0) return { claimed: 0, full: more, saturated: false };
+    if (turn.takes.length === 0) {
+      this.metrics.claimBatch.observe({ kind: 'runs' }, 0);
+      return { claimed: 0, full: more, saturated: false };
+    }
     const owner = this.config.nodeId;
     const runs = await inTransaction(
       this.dataSource,

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { inTransaction, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { claimSide, ensureTenant, FakeDueQueue, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 
 describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
@@ -85,12 +85,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false });
   });
 
-  /** An UP executor of the tenant advertising `room` places (capacity + queue). */
-  const executorUp = (tenantId: string, room: number) =>
-    db.dataSource.query(
-      `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, handlers, heartbeat_at, registered_at) VALUES (?, 'reports', ?, ?, 0, 0, 'UP', '[]', ?, ?)`,
-      [tenantId, `http://${tenantId}.test/${room}`, room, T0, T0],
-    );
+  const executorUp = (tenantId: string, room: number) => insertUpExecutor(db.dataSource, tenantId, room);
 
   it('with another live engine in its group, holds no more than its share of the tenant’s budget; the rest waits in the database', async () => {
     await executorUp('acme', 20); // budget: 2 × 20 places, ⌈÷ 2 engines⌉ = 20 each
@@ -106,11 +101,9 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await a.peers.refresh();
     await b.peers.refresh();
     expect(a.peers.sharing()).toBe(2);
-    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: MIN_TENANT_HELD }); // not active yet: the floor
-    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 - MIN_TENANT_HELD });
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
     expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 0 }); // its share is held
-    await b.claimer.claimOnce();
-    expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 20 - MIN_TENANT_HELD });
+    expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 20 });
     expect((await runsOf(db.dataSource)).filter((r) => r.state === 'PENDING')).toHaveLength(20);
     a.queue.drain(); // sent: room again
     expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
@@ -125,7 +118,6 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const { claimer, queue } = side({ claimBatch: 50 });
     await claimer.claimOnce();
     expect(queue.runs.filter((r) => r.tenantId === 'quiet').map((r) => r.runId)).toEqual([due]); // in the first turn, behind nobody
-    expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD); // first turn: not active yet
     await claimer.claimOnce();
     await claimer.claimOnce();
     expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD); // 2 × 2 places is below the floor: it keeps the floor, not the engine's 20,000
@@ -210,9 +202,7 @@ describe('two engines claiming on mysql', () => {
 
   it('get disjoint sets, and every due run is claimed exactly once', async () => {
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
-    await db.dataSource.query(
-      `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, handlers, heartbeat_at, registered_at) VALUES ('acme', 'billing', 'http://x.test', 1000, 0, 0, 'UP', '[]', ${T0}, ${T0})`,
-    );
+    await insertUpExecutor(db.dataSource, 'acme', 1000);
     const values = Array.from({ length: 600 }, (_, i) => `(
       'acme', ${task}, 'default', 'PENDING', 'SCHEDULE', 's:${i}', 1, ${i % 5}, '{}', ${T0 + (i % 50)}, ${T0 + (i % 50)}, ${T0}, ${T0})`);
     await db.dataSource.query(

@@ -11,6 +11,7 @@ import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DUE_QUEUE } from '../claimer/due-queue-port';
 import { ClaimerService } from '../claimer/claimer.service';
+import { ClaimTenants } from '../claimer/claim-tenants';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
@@ -36,7 +37,7 @@ describe('GET /health and GET /metrics', () => {
     @Module({
       imports: [DatabaseModule.forRoot({ dataSource: db.dataSource }), EngineCoreModule.forRoot(config, new ManualClock(T0), metrics)],
       controllers: [HealthController, MetricsController],
-      providers: [{ provide: DUE_QUEUE, useValue: queue }, EngineNodeService, TakeoverService, PlannerService, ClaimerService, LeaseRenewerService, EngineLifecycleService, LivenessLock],
+      providers: [{ provide: DUE_QUEUE, useValue: queue }, EngineNodeService, TakeoverService, PlannerService, ClaimerService, ClaimTenants, LeaseRenewerService, EngineLifecycleService, LivenessLock],
     })
     class ClaimSideOnly {}
     // abortOnError false: a wiring mistake fails this test with Nest's message instead of aborting the worker.

@@ -116,6 +116,14 @@ export async function ensureTenant(dataSource: DataSource, id: string, engineGro
   await dataSource.getRepository(TenantEntity).insert({ id, name: id, engineGroup, executorSecret: 'secret', createdAt: T0 });
 }
 
+/** An UP executor of the tenant advertising `room` places (capacity; no queue): what the claimer budgets by. */
+export async function insertUpExecutor(dataSource: DataSource, tenantId: string, room: number, app = 'billing'): Promise<void> {
+  await dataSource.query(
+    `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, handlers, heartbeat_at, registered_at) VALUES (?, ?, ?, ?, 0, 0, 'UP', '[]', ?, ?)`,
+    [tenantId, app, `http://${tenantId}-${app}-${room}.test`, room, T0, T0],
+  );
+}
+
 let runSeq = 0;
 
 /** Inserts a run row (PENDING, due at T0 unless told otherwise) and returns its id. */

@@ -12,8 +12,8 @@ import { RunEntity } from '../entities';
 const T = 1_732_240_000_000;
 const CLAIM_SQL = `
   SELECT id FROM runs
-  WHERE engine_group = ? AND state = 'PENDING' AND due_at <= ?
-  ORDER BY due_at, priority DESC, id  -- the engine's claim order; matches ix_runs_claim, so no filesort
+  WHERE engine_group = ? AND state = 'PENDING' AND tenant_id = 'acme' AND due_at <= ?
+  ORDER BY due_at, priority DESC, id  -- the engine's claim order within a tenant; matches ix_runs_claim, so no filesort
   LIMIT ?
   FOR UPDATE SKIP LOCKED`;
 

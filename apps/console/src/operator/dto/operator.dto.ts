@@ -46,6 +46,17 @@ export class CreateTenantDto {
   burst?: number;
 
   @ApiPropertyOptional({
+    default: 1,
+    description:
+      "The tenant's weight when the engines divide the runs they hold among the tenants with due work (weighted max-min fair shares): a tenant of share 2 gets twice the room of a tenant of share 1 when both want more than there is. 1–100",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  claimShare?: number;
+
+  @ApiPropertyOptional({
     type: NewUserCredentialsDto,
     description: "The tenant's first TENANT_ADMIN, created with the tenant (both or neither). Omitted: no user yet",
   })
@@ -93,6 +104,16 @@ export class UpdateTenantDto {
   burst?: number;
 
   @ApiPropertyOptional({
+    description:
+      "The tenant's weight when the engines divide the runs they hold among the tenants with due work (weighted max-min fair shares): a tenant of share 2 gets twice the room of a tenant of share 1 when both want more than there is. 1–100; omitted: unchanged",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  claimShare?: number;
+
+  @ApiPropertyOptional({
     type: [String],
     nullable: true,
     example: ['10.0.0.0/8', '*.svc.cluster.local'],
@@ -109,6 +130,7 @@ export class TenantView implements Api.Tenant {
   @ApiProperty() engineGroup!: string;
   @ApiProperty() ratePerSec!: number;
   @ApiProperty() burst!: number;
+  @ApiProperty({ description: "Weight in the engines' fair division of held runs (1 by default)" }) claimShare!: number;
   @ApiProperty({ type: [String], nullable: true, description: "Where the tenant's executors may live (null: any URL but link-local and metadata addresses)" })
   executorNetworks!: string[] | null;
   @ApiProperty() createdAt!: number;

@@ -98,6 +98,7 @@ function TenantsSection() {
           { header: 'Name', cell: (t) => t.name },
           { header: 'Engine group', cell: (t) => t.engineGroup },
           { header: 'Rate / burst', cell: (t) => `${t.ratePerSec}/s · ${t.burst}` },
+          { header: 'Claim share', cell: (t) => t.claimShare },
           { header: 'Executor networks', className: 'small mono', cell: (t) => t.executorNetworks?.join(', ') ?? <span className="muted">any</span> },
           { header: 'Created', className: 'small', cell: (t) => fmtTime(t.createdAt) },
         ]}

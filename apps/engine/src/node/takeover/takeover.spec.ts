@@ -3,7 +3,7 @@ import { ManualClock, systemClock } from '@baton/domain';
 import { AlarmEntity, EngineNodeEntity, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import type { DataSource } from 'typeorm';
 import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/databases';
-import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../../testing/engine-test-kit';
+import { claimSide, insertRun, insertTask, insertUpExecutor, runsOf, T0, testConfig } from '../../testing/engine-test-kit';
 
 const DEAD_AFTER = 8000;
 
@@ -224,6 +224,7 @@ describe('survivors racing on mysql', () => {
   it('measures a takeover: from the dead node’s last heartbeat to its runs claimed again by a survivor', async () => {
     await db.clear();
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    await insertUpExecutor(db.dataSource, 'acme', 500); // room enough for all 200 on one engine
     for (let i = 0; i < 200; i++) await insertRun(db.dataSource, { taskId: task, dueAt: Date.now() + 60_000 });
     const timings = { heartbeatMs: 100, engineDeadAfterMs: 500, claimIntervalMs: 50, leaseMs: 30_000, lookAheadMs: 120_000 };
     // The victim registers, claims everything, heartbeats once more — then is killed (nothing runs any more).
