@@ -10,6 +10,8 @@ import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
+import { LoadModule } from './load/load.module';
+import { TenantLoadSampler } from './load/tenant-load-sampler';
 import { HistoryJob } from './history/history-job';
 import { WebhookSender } from './alarms/webhook-sender';
 import { Watchdog } from './watchdog/watchdog';
@@ -56,14 +58,15 @@ export class EngineModule {
         CallbacksModule,
         ExecutorsModule,
         WatchdogModule,
+        LoadModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
         {
           provide: NODE_WORKERS,
-          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender) => [watchdog, relay, history, webhooks],
-          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender],
+          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler) => [watchdog, relay, history, webhooks, load],
+          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler],
         },
         HistoryJob,
         WebhookSender,

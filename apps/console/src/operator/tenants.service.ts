@@ -19,6 +19,7 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     ratePerSec: row.ratePerSec,
     burst: row.burst,
     executorNetworks: row.executorNetworks ?? null,
+    backlogAlarmMs: row.backlogAlarmMs ?? null,
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
   };
@@ -102,10 +103,11 @@ export class TenantsService {
       if (dto.ratePerSec !== undefined) row.ratePerSec = dto.ratePerSec;
       if (dto.burst !== undefined) row.burst = dto.burst;
       if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
+      if (dto.backlogAlarmMs !== undefined) row.backlogAlarmMs = dto.backlogAlarmMs;
       await em.update(
         TenantEntity,
         { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, executorNetworks: row.executorNetworks },
+        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs },
       );
       return tenantView(row, false);
     });
