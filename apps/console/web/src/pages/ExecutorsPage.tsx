@@ -5,6 +5,7 @@ import { DataTable } from '../DataTable';
 import { EmptyState } from '../EmptyState';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
+import { LoadTable } from '../LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../model';
 import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
 import { CopyButton } from '../SecretBox';
@@ -24,6 +25,10 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
     <>
       <PageHeader title="Executors" />
       <ConnectPanel canRotate={canRotate} onRotated={() => void executors.reload()} />
+      <section aria-labelledby="load-h">
+        <h2 id="load-h">Load</h2>
+        <LoadTable operator={false} />
+      </section>
       <ErrorBox error={executors.error} />
       <DataTable
         label="Executors"
