@@ -25,10 +25,6 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
     <>
       <PageHeader title="Executors" />
       <ConnectPanel canRotate={canRotate} onRotated={() => void executors.reload()} />
-      <section aria-labelledby="load-h">
-        <h2 id="load-h">Load</h2>
-        <LoadTable operator={false} />
-      </section>
       <ErrorBox error={executors.error} />
       <DataTable
         label="Executors"
@@ -85,6 +81,10 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           { header: 'Registered', className: 'small', cell: (e) => fmtTime(e.registeredAt) },
         ]}
       />
+      <section aria-labelledby="load-h">
+        <h2 id="load-h">Load</h2>
+        <LoadTable operator={false} />
+      </section>
     </>
   );
 }
