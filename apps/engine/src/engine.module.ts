@@ -32,7 +32,8 @@ import { MetricsController } from './http/metrics.controller';
 /**
  * One engine node: claim side (node lifecycle, takeover, planner, claimer, leases, /health,
  * /metrics) and dispatch side (due queue, dispatcher, callback API, executor registry, watchdog),
- * and the alarm outbox relay (publishes alarm rows on the alarm bus: ActiveMQ or in-process).
+ * the alarm outbox relay (publishes alarm rows on the alarm bus: ActiveMQ or in-process), and
+ * the tenants' load (per-tenant metrics, BACKLOG_LATE).
  *
  *   EngineModule.forRoot({ config })              // opens config.databaseUrl itself (standalone engine)
  *   EngineModule.forRoot({ config, dataSource })  // shares the host's data source (embedded mode)
