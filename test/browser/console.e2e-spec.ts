@@ -653,6 +653,39 @@ describe('web console (Chromium)', () => {
     expect(errors).toEqual([]);
   });
 
+  it("shows tenants' load: runs due for a tenant no engine serves on the operator's load table; a tenant its own on the Executors page", async () => {
+    const operatorToken = (await api<{ token: string }>('POST', '/auth/login', logins.operator, '')).token;
+    await api('POST', '/operator/engine-groups', { name: 'parked' }, operatorToken);
+    await api('POST', '/operator/tenants', { id: 'parked-co', name: 'Parked Co', engineGroup: 'parked', admin: { username: 'parked-admin', password: 'parked-pass-1' } }, operatorToken);
+    const parked = (await api<{ token: string }>('POST', '/auth/login', { username: 'parked-admin', password: 'parked-pass-1' }, '')).token;
+    const task = await api<{ id: number }>('POST', '/tasks', { name: 'waits', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } }, parked);
+    for (let i = 0; i < 2; i++) await api('POST', `/tasks/${task.id}/trigger`, {}, parked);
+
+    const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const op = await opContext.newPage();
+    watchErrors(op, errors);
+    await op.goto(`${baton.url}/login`);
+    await op.getByLabel('Username', { exact: true }).fill(logins.operator.username);
+    await op.getByLabel('Password', { exact: true }).fill(logins.operator.password);
+    await op.getByRole('button', { name: 'Log in' }).click();
+    await op.waitForURL(/\/operator$/);
+    const row = op.locator('table[aria-label="Load"] tr[data-load-tenant="parked-co"]');
+    await expect.poll(() => row.locator('[data-load="due"]').textContent()).toBe('2');
+    expect(await row.locator('[data-load="oldest"]').textContent()).not.toBe('—');
+    // The oldest due run first: nothing of the others waits as long.
+    expect(await op.locator('table[aria-label="Load"] tbody tr').first().getAttribute('data-load-tenant')).toBe('parked-co');
+    await shot(op, '23-operator-load');
+    await opContext.close();
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await go(page, '/executors');
+    await page.locator('table[aria-label="Load"] tr[data-load-tenant]').first().waitFor();
+    expect(await page.locator('table[aria-label="Load"] tr[data-load-tenant]').count()).toBe(1);
+    expect(await page.locator('table[aria-label="Load"] tr[data-load-tenant="parked-co"]').count()).toBe(0);
+    await shot(page, '24-executors-load');
+    expect(errors).toEqual([]);
+  });
+
   it('the Content-Security-Policy refused nothing on the main page during the whole story', () => {
     expect(cspViolations).toEqual([]);
   });

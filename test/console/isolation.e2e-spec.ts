@@ -176,6 +176,11 @@ const ROUTES: Route[] = [
   },
   { method: 'GET', path: '/api/executors/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/executors/${w.bExecutorId}` }) },
   {
+    method: 'GET', path: '/api/load', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/load' }),
+    check: (w, body) => expect(items(body).map((t) => t.tenantId)).toEqual([w.a.id]),
+  },
+  {
     method: 'GET', path: '/api/executors/connection', area: 'tenant', kind: 'list',
     call: () => ({ url: '/api/executors/connection' }),
     check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
@@ -280,6 +285,7 @@ const ROUTES: Route[] = [
   { method: 'PATCH', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default', body: { description: 'pwned' } }) },
   { method: 'DELETE', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default' }) },
   { method: 'GET', path: '/api/operator/engine-nodes', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-nodes' }) },
+  { method: 'GET', path: '/api/operator/load', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/load' }) },
   { method: 'GET', path: '/api/operator/users', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/users' }) },
   { method: 'POST', path: '/api/operator/users', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/users', body: { username: 'evil', password: 'password-123', role: 'TENANT_ADMIN', tenantId: w.b.id } }) },
   { method: 'DELETE', path: '/api/operator/users/{id}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1' }) },

@@ -9,6 +9,7 @@ import type { ConsoleModuleOptions } from './common/options';
 import { DependenciesModule } from './dependencies/dependencies.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
+import { LoadModule } from './load/load.module';
 import { OperatorModule } from './operator/operator.module';
 import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
@@ -28,6 +29,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   CalendarsModule,
   RunsModule,
   ExecutorsModule,
+  LoadModule,
   AlarmsModule,
   StatsModule,
   RetentionModule,

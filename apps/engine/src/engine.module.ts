@@ -10,6 +10,8 @@ import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
+import { LoadModule } from './load/load.module';
+import { TenantLoadSampler } from './load/tenant-load-sampler';
 import { HistoryJob } from './history/history-job';
 import { WebhookSender } from './alarms/webhook-sender';
 import { Watchdog } from './watchdog/watchdog';
@@ -31,7 +33,8 @@ import { MetricsController } from './http/metrics.controller';
 /**
  * One engine node: claim side (node lifecycle, takeover, planner, claimer, leases, /health,
  * /metrics) and dispatch side (due queue, dispatcher, callback API, executor registry, watchdog),
- * and the alarm outbox relay (publishes alarm rows on the alarm bus: ActiveMQ or in-process).
+ * the alarm outbox relay (publishes alarm rows on the alarm bus: ActiveMQ or in-process), and
+ * the tenants' load (per-tenant metrics, BACKLOG_LATE).
  *
  *   EngineModule.forRoot({ config })              // opens config.databaseUrl itself (standalone engine)
  *   EngineModule.forRoot({ config, dataSource })  // shares the host's data source (embedded mode)
@@ -57,14 +60,15 @@ export class EngineModule {
         CallbacksModule,
         ExecutorsModule,
         WatchdogModule,
+        LoadModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
         {
           provide: NODE_WORKERS,
-          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender) => [watchdog, relay, history, webhooks],
-          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender],
+          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler) => [watchdog, relay, history, webhooks, load],
+          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler],
         },
         HistoryJob,
         WebhookSender,

@@ -96,3 +96,5 @@ export { planShards } from './fan-out/plan-shards';
 export type { ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';
 export type { FanOutOutcome, ShardEnd } from './fan-out/fan-out-outcome';
+export { backlogAlarmStep, byOldestDue, loadCount, subtractCount, LOAD_COUNT_CAP } from './load/tenant-load';
+export type { BacklogAlarmStep, ExecutorCapacity, LoadCount, TenantLoad } from './load/tenant-load';

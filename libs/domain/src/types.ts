@@ -114,6 +114,7 @@ export const ALARM_TYPES = [
   'ENGINE_DOWN',
   'DISPATCH_REJECTED',
   'TASK_PAUSED',
+  'BACKLOG_LATE',
   'BUSINESS',
 ] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];

@@ -215,7 +215,8 @@ export const ALARM_MESSAGE_JSON_SCHEMA = {
         'START_LATE: not dispatched by its start deadline. TIMEOUT: ran past its timeout (WARNING when retried, CRITICAL when final). ' +
         'FAILED: failed after the last retry. RETRYING: an attempt failed, a retry is scheduled (INFO). EXECUTOR_DOWN / EXECUTOR_UP: ' +
         'an executor stopped / resumed heartbeating. ENGINE_DOWN: an engine node died and its runs were taken over. DISPATCH_REJECTED: ' +
-        'every executor refused the run. BUSINESS: raised by a handler with ctx.alarm().',
+        'every executor refused the run. TASK_PAUSED: the task paused itself after failed runs in a row. BACKLOG_LATE: the tenant\'s oldest due run ' +
+        'has waited longer than its threshold (no task). BUSINESS: raised by a handler with ctx.alarm().',
     },
     severity: { enum: [...SEVERITIES] },
     taskId: { type: ['integer', 'null'], minimum: 1 },

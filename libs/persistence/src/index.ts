@@ -10,3 +10,4 @@ export * from './engine-queries';
 export * from './history-queries';
 export * from './webhook-queries';
 export * from './fan-out-queries';
+export * from './load-queries';

@@ -19,6 +19,8 @@ export interface Tenant {
   claimShare: number;
   /** Where the tenant's executors may live; null: any URL but link-local and metadata addresses. */
   executorNetworks: string[] | null;
+  /** The tenant's BACKLOG_LATE threshold in ms (0: none); null: the engines' BATON_BACKLOG_ALARM_MS. */
+  backlogAlarmMs: number | null;
   createdAt: number;
   /** On create only: shown this once. */
   executorSecret?: string;

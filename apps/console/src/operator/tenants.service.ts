@@ -20,6 +20,7 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     burst: row.burst,
     claimShare: row.claimShare,
     executorNetworks: row.executorNetworks ?? null,
+    backlogAlarmMs: row.backlogAlarmMs ?? null,
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
   };
@@ -105,10 +106,11 @@ export class TenantsService {
       if (dto.burst !== undefined) row.burst = dto.burst;
       if (dto.claimShare !== undefined) row.claimShare = dto.claimShare;
       if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
+      if (dto.backlogAlarmMs !== undefined) row.backlogAlarmMs = dto.backlogAlarmMs;
       await em.update(
         TenantEntity,
         { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks },
+        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs },
       );
       return tenantView(row, false);
     });

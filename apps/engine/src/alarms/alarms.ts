@@ -26,6 +26,12 @@ export interface RaiseAlarm {
    */
   alarmTypes?: readonly AlarmType[] | null;
   /**
+   * An alarm about no task: a repeat of the tenant's unacknowledged alarm of this type and
+   * severity raised within this window is counted into it (collapseAlarm). Default: never
+   * collapsed. An alarm about a task uses the task's window (tasks.alarm_silence_ms) instead.
+   */
+  silenceMs?: number;
+  /**
    * The alarm's stable id (alarms.uid, the message `id`). Default: a new UUID. A business alarm
    * brings the executor SDK's id, so a callback that carries it again writes nothing.
    */
@@ -52,7 +58,8 @@ const MESSAGE_CHARS = 1000; // alarms.message is VARCHAR(1000)
  * Per-task settings (tasks.alarm_types, tasks.alarm_silence_ms): an alarm of a type the task does
  * not raise is not written; a repeat of an unacknowledged alarm of the task (same type and
  * severity, and message for BUSINESS) within the silence window adds to that alarm's count
- * instead of making a new one (collapseAlarm). Once committed, the relay is woken (OutboxSignal).
+ * instead of making a new one (collapseAlarm). An alarm about no task collapses only in the
+ * window its caller gives (`silenceMs`: BACKLOG_LATE). Once committed, the relay is woken (OutboxSignal).
  */
 @Injectable()
 export class Alarms {
@@ -73,18 +80,22 @@ export class Alarms {
     const givenUid = alarm.uid !== undefined && ALARM_ID_PATTERN.test(alarm.uid) ? alarm.uid : null;
     // The executor's alarm again (a callback whose answer was lost): nothing new, not even a count.
     if (givenUid !== null && (await alarmUidExists(manager, givenUid))) return 'DUPLICATE';
-    if (taskId !== null && !published) {
-      const settings = await findTaskAlarmSettings(manager, taskId);
-      const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
-      if (types && !types.includes(alarm.type)) return 'FILTERED';
-      if (settings.silenceMs > 0) {
+    if (!published) {
+      let silenceMs = alarm.silenceMs ?? 0;
+      if (taskId !== null) {
+        const settings = await findTaskAlarmSettings(manager, taskId);
+        const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
+        if (types && !types.includes(alarm.type)) return 'FILTERED';
+        silenceMs = settings.silenceMs;
+      }
+      if (silenceMs > 0) {
         const into = await collapseAlarm(manager, {
           tenantId: alarm.tenantId,
           taskId,
           type: alarm.type,
           severity,
           message: alarm.type === 'BUSINESS' ? message : null,
-          since: alarm.now - settings.silenceMs,
+          since: alarm.now - silenceMs,
         });
         if (into !== null) {
           this.signal.noteAlarm(manager); // published again with its new count

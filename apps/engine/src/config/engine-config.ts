@@ -87,6 +87,12 @@ export interface EngineConfig {
   historyIntervalMs: number;
   /** Rows per purge transaction (`BATON_PURGE_BATCH`). Default 500. */
   purgeBatch: number;
+  /** Period of the read of the tenants' load: per-tenant metrics, BACKLOG_LATE (`BATON_LOAD_SAMPLE_MS`). Default 5000 ms. */
+  loadSampleMs: number;
+  /** Tenants labelled on their own in the per-tenant load metrics, the rest under `_other` (`BATON_LOAD_METRIC_TENANTS`). Default 50. */
+  loadMetricTenants: number;
+  /** BACKLOG_LATE when a tenant's oldest due run waits longer than this, unless the tenant has its own (`BATON_BACKLOG_ALARM_MS`). Default 60 000 ms; 0: off. */
+  backlogAlarmMs: number;
 }
 
 /**
@@ -134,6 +140,9 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     statsRetentionMs: v.integer('BATON_STATS_RETENTION_MS'),
     historyIntervalMs: v.integer('BATON_HISTORY_INTERVAL_MS'),
     purgeBatch: v.integer('BATON_PURGE_BATCH'),
+    loadSampleMs: v.integer('BATON_LOAD_SAMPLE_MS'),
+    loadMetricTenants: v.integer('BATON_LOAD_METRIC_TENANTS'),
+    backlogAlarmMs: v.integer('BATON_BACKLOG_ALARM_MS'),
     ...overrides,
   };
 }

@@ -84,6 +84,34 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /*
+   * Per-tenant load, read from the database every BATON_LOAD_SAMPLE_MS by TenantLoadSampler (not
+   * at scrape time) for the tenants of this engine's groups: a `tenant` label for at most
+   * BATON_LOAD_METRIC_TENANTS of them — the oldest due run first — and the rest summed under
+   * `tenant="_other"`, so the series stay bounded however many tenants there are. Every engine of
+   * a group reports the same figures (aggregate with max by (tenant), not sum).
+   */
+
+  /** PENDING/RETRY_WAIT runs whose due time has come, counted up to 10,000 per tenant (100,000 for `_other`). */
+  readonly tenantDueRuns = new Gauge({ name: 'baton_engine_tenant_due_runs', help: 'Runs due and not claimed yet, per tenant (counted up to a cap)', labelNames: ['tenant'], registers: [this.registry] });
+
+  /** CLAIMED runs: held by the group's engines. */
+  readonly tenantHeldRuns = new Gauge({ name: 'baton_engine_tenant_held_runs', help: 'Runs held by engines (CLAIMED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
+
+  /** DISPATCHED/ACCEPTED runs: at executors. */
+  readonly tenantInFlightRuns = new Gauge({ name: 'baton_engine_tenant_in_flight_runs', help: 'Runs at executors (DISPATCHED/ACCEPTED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
+
+  /** How long the oldest due run has waited (0 when nothing is due); `_other`: the longest among the others. */
+  readonly tenantOldestDueAge = new Gauge({
+    name: 'baton_engine_tenant_oldest_due_age_seconds',
+    help: "Age of the tenant's oldest due run (now - its due time), 0 when nothing is due",
+    labelNames: ['tenant'],
+    registers: [this.registry],
+  });
+
+  /** Sum of the pool sizes of the tenant's UP executors. */
+  readonly tenantExecutorCapacity = new Gauge({ name: 'baton_engine_tenant_executor_capacity', help: "Capacity of the tenant's UP executors", labelNames: ['tenant'], registers: [this.registry] });
+
   constructor(options: { defaultMetrics?: boolean } = {}) {
     if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_' });
   }

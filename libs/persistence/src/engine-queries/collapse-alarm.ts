@@ -4,7 +4,8 @@ import { execute, num } from './sql';
 
 export interface CollapsibleAlarm {
   tenantId: string;
-  taskId: number;
+  /** Null: an alarm about no task (BACKLOG_LATE): repeats of the tenant's own alarm of that type collapse. */
+  taskId: number | null;
   type: AlarmType;
   severity: Severity;
   /** Business alarms are "the same alarm" only with the same message; null for the engine's types. */
@@ -24,6 +25,9 @@ export interface CollapsibleAlarm {
  *     [AND message = ?]
  *   ORDER BY raised_at DESC, id DESC LIMIT 1                       -- ix_alarms_collapse (task_id, type, raised_at)
  *
+ * (`task_id IS NULL` for an alarm about no task: the NULL key of the same index, whose (type,
+ * raised_at) range holds the window's alarms of that type of every tenant — few.)
+ *
  *   UPDATE alarms SET count = count + 1, published_at = NULL WHERE id = ? AND acked_at IS NULL
  *
  * An acknowledged alarm is not added to: a repeat after the ack is news again. The window is
@@ -33,12 +37,12 @@ export interface CollapsibleAlarm {
  * instead of a new pop-up. Returns the id counted into, or null (write a new alarm).
  */
 export async function collapseAlarm(manager: EntityManager, alarm: CollapsibleAlarm): Promise<number | null> {
-  const params: unknown[] = [alarm.taskId, alarm.type, alarm.severity, alarm.tenantId, alarm.since];
+  const params: unknown[] = [...(alarm.taskId === null ? [] : [alarm.taskId]), alarm.type, alarm.severity, alarm.tenantId, alarm.since];
   if (alarm.message !== null) params.push(alarm.message);
   const { rows } = await execute<{ id: number | string }>(
     manager,
     `SELECT id FROM alarms
-     WHERE task_id = ? AND type = ? AND severity = ? AND tenant_id = ? AND raised_at >= ? AND acked_at IS NULL
+     WHERE ${alarm.taskId === null ? 'task_id IS NULL' : 'task_id = ?'} AND type = ? AND severity = ? AND tenant_id = ? AND raised_at >= ? AND acked_at IS NULL
        ${alarm.message !== null ? 'AND message = ?' : ''}
      ORDER BY raised_at DESC, id DESC LIMIT 1`,
     params,

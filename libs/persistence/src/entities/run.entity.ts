@@ -39,6 +39,9 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // History: "runs of tenant T that ended between A and B" (rollups, purge), and with
 // finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
+// A tenant's load (due, held, in flight: capped counts) and every tenant's oldest due run (a loose
+// index scan): libs/persistence/src/load-queries/.
+@Index('ix_runs_load', ['state', 'tenantId', 'dueAt'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;

@@ -53,6 +53,14 @@ export class TenantEntity {
   @Column({ name: 'executor_networks', type: 'text', nullable: true, transformer: json })
   executorNetworks!: string[] | null;
 
+  /** BACKLOG_LATE when the tenant's oldest due run waits longer than this (ms). Null: the engines' BATON_BACKLOG_ALARM_MS (default 60 s); 0: never. */
+  @Column({ name: 'backlog_alarm_ms', type: 'int', nullable: true })
+  backlogAlarmMs!: number | null;
+
+  /** When the BACKLOG_LATE episode going on was alarmed (one engine wins a guarded update); null: none going on. */
+  @Column({ name: 'backlog_late_since', type: 'bigint', nullable: true, transformer: millis })
+  backlogLateSince!: number | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 }

@@ -7,6 +7,9 @@ import type * as Api from '../../api-types';
 
 export const ENGINE_GROUP_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
+/** Longest BACKLOG_LATE threshold a tenant may have: 7 days. */
+export const MAX_BACKLOG_ALARM_MS = 7 * 86_400_000;
+
 /** The engine group a tenant is bound to when the request names none. */
 export const DEFAULT_ENGINE_GROUP = 'default';
 
@@ -122,6 +125,20 @@ export class UpdateTenantDto {
   })
   @IsOptional()
   executorNetworks?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    minimum: 0,
+    maximum: MAX_BACKLOG_ALARM_MS,
+    description:
+      "BACKLOG_LATE alarm when the tenant's oldest due run has waited longer than this many ms (once per episode). 0: never for this tenant; null: back to the engines' BATON_BACKLOG_ALARM_MS (default 60000); omitted: unchanged",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(MAX_BACKLOG_ALARM_MS)
+  backlogAlarmMs?: number | null;
 }
 
 export class TenantView implements Api.Tenant {
@@ -133,6 +150,8 @@ export class TenantView implements Api.Tenant {
   @ApiProperty({ description: "Weight in the engines' fair division of held runs (1 by default)" }) claimShare!: number;
   @ApiProperty({ type: [String], nullable: true, description: "Where the tenant's executors may live (null: any URL but link-local and metadata addresses)" })
   executorNetworks!: string[] | null;
+  @ApiProperty({ type: Number, nullable: true, description: "The tenant's BACKLOG_LATE threshold (ms; 0: none); null: the engines' BATON_BACKLOG_ALARM_MS" })
+  backlogAlarmMs!: number | null;
   @ApiProperty() createdAt!: number;
   @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors: in the answer to the creation only (shown once; rotation gives a new one)' })
   executorSecret?: string;

@@ -5,6 +5,7 @@ import { DataTable } from '../DataTable';
 import { EmptyState } from '../EmptyState';
 import { fmtAgo, fmtTime } from '../format';
 import { useInterval, useLoad, useNow } from '../hooks';
+import { LoadTable } from '../LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../model';
 import { RotatedSecret, RotateSecretForm } from '../RotateSecretForm';
 import { CopyButton } from '../SecretBox';
@@ -80,6 +81,10 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           { header: 'Registered', className: 'small', cell: (e) => fmtTime(e.registeredAt) },
         ]}
       />
+      <section aria-labelledby="load-h">
+        <h2 id="load-h">Load</h2>
+        <LoadTable operator={false} />
+      </section>
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { del, get, patch, post } from '../api';
+import { LoadTable } from '../LoadTable';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { DataTable } from '../DataTable';
 import { EmptyState } from '../EmptyState';
@@ -20,6 +21,10 @@ export function OperatorPage({ role }: { role: Session['user']['role'] }) {
       {operator ? (
         <>
           <EngineNodesSection />
+          <section aria-labelledby="load-h">
+            <h2 id="load-h">Tenant load</h2>
+            <LoadTable operator />
+          </section>
           <TenantsSection />
           <EngineGroupsSection />
           <ApiKeysSection base="/operator/api-keys" operator />

@@ -444,7 +444,8 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         <fieldset>
           <legend>Alarms</legend>
           <div className="checks" role="group" aria-label="Alarm types raised for this task">
-            {ALARM_TYPES.map((a) => (
+            {/* BACKLOG_LATE is the tenant's, about no task: a task cannot turn it on or off. */}
+            {ALARM_TYPES.filter((a) => a !== 'BACKLOG_LATE').map((a) => (
               <label key={a} className="check">
                 <input
                   type="checkbox"

@@ -1,0 +1,104 @@
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, LOAD_COUNT_CAP, subtractCount, type Clock } from '@baton/domain';
+import { countGroupRuns, findLoadTenants, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
+import { PeriodicLoop } from '../common/periodic-loop';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import type { NodeWorker } from '../node/node-workers';
+import { BacklogAlarm } from '../watchdog/backlog-alarm';
+
+/** The label of the tenants beyond BATON_LOAD_METRIC_TENANTS: their figures summed. */
+export const OTHER_TENANTS = '_other';
+
+/**
+ * The group-wide counts behind `_other` stop here (the per-tenant ones at LOAD_COUNT_CAP): the
+ * read behind them costs at most 3 × this many index entries per sample.
+ */
+export const GROUP_COUNT_CAP = 100_000;
+
+/** What one sample read (tests, logs). */
+export interface LoadSample {
+  tenants: number;
+  board: LoadBoard;
+  /** BACKLOG_LATE alarms this engine raised. */
+  backlogAlarms: number;
+}
+
+/**
+ * Every BATON_LOAD_SAMPLE_MS, the load of the tenants of this engine's groups, read from the
+ * database (so every engine of the cluster sees the same): the per-tenant gauges of
+ * EngineMetrics — set here, so a scrape reads memory and scrapes cannot become a query storm —
+ * and the BACKLOG_LATE check (BacklogAlarm) on the oldest due runs just read.
+ *
+ * The cost of a sample: one loose index scan (a dive per tenant with due runs), one count per
+ * labelled tenant (capped), and one capped count of the groups for `_other`.
+ */
+@Injectable()
+export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
+  private readonly logger = new Logger('TenantLoadSampler');
+  private readonly loop: PeriodicLoop;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly metrics: EngineMetrics,
+    private readonly backlog: BacklogAlarm,
+  ) {
+    this.loop = new PeriodicLoop('tenant-load', config.loadSampleMs, async () => void (await this.tick()), this.logger);
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  stop(): Promise<void> {
+    return this.loop.stop();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.stop();
+  }
+
+  async tick(): Promise<LoadSample> {
+    const now = this.clock.now();
+    const manager = this.dataSource.manager;
+    const tenants = await findLoadTenants(manager, { groups: this.config.groups });
+    const board = await readLoadBoard(manager, { tenants, now, limit: this.config.loadMetricTenants, cap: LOAD_COUNT_CAP });
+    const groupTotals = await countGroupRuns(manager, { groups: this.config.groups, now, cap: GROUP_COUNT_CAP });
+    this.publish(board, groupTotals, now);
+    const backlogAlarms = await this.backlog.check(tenants, board.oldestDue, now);
+    return { tenants: tenants.length, board, backlogAlarms };
+  }
+
+  /** Replaces the gauges' series in one synchronous step: a scrape sees one sample, never half of two. */
+  private publish(board: LoadBoard, groupTotals: TenantRunCounts, now: number): void {
+    const m = this.metrics;
+    const gauges = [m.tenantDueRuns, m.tenantHeldRuns, m.tenantInFlightRuns, m.tenantOldestDueAge, m.tenantExecutorCapacity];
+    for (const gauge of gauges) gauge.reset(); // a tenant that left the top N (or the groups) loses its series
+    const labelled = new Set<string>();
+    const sum = { due: 0, held: 0, inFlight: 0 };
+    for (const load of board.top) {
+      labelled.add(load.tenantId);
+      m.tenantDueRuns.set({ tenant: load.tenantId }, load.due.count);
+      m.tenantHeldRuns.set({ tenant: load.tenantId }, load.held.count);
+      m.tenantInFlightRuns.set({ tenant: load.tenantId }, load.inFlight.count);
+      m.tenantOldestDueAge.set({ tenant: load.tenantId }, (load.oldestDueAgeMs ?? 0) / 1000);
+      m.tenantExecutorCapacity.set({ tenant: load.tenantId }, load.executors.capacity);
+      sum.due += load.due.count;
+      sum.held += load.held.count;
+      sum.inFlight += load.inFlight.count;
+    }
+    let oldestOther: number | null = null;
+    for (const [tenantId, at] of board.oldestDue) if (!labelled.has(tenantId) && (oldestOther === null || at < oldestOther)) oldestOther = at;
+    let otherCapacity = 0;
+    for (const [tenantId, executors] of board.capacity) if (!labelled.has(tenantId)) otherCapacity += executors.capacity;
+    const other = { tenant: OTHER_TENANTS };
+    m.tenantDueRuns.set(other, subtractCount(groupTotals.due, sum.due).count);
+    m.tenantHeldRuns.set(other, subtractCount(groupTotals.held, sum.held).count);
+    m.tenantInFlightRuns.set(other, subtractCount(groupTotals.inFlight, sum.inFlight).count);
+    m.tenantOldestDueAge.set(other, oldestOther === null ? 0 : Math.max(0, now - oldestOther) / 1000);
+    m.tenantExecutorCapacity.set(other, otherCapacity);
+  }
+}

@@ -1,0 +1,141 @@
+import type { DataSource } from 'typeorm';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { countGroupRuns } from './count-group-runs';
+import { countTenantRuns, countTenantRunsSql } from './count-tenant-runs';
+import { clearBacklogLate, markBacklogLate } from './backlog-late';
+import { findLoadTenants } from './find-load-tenants';
+import { findOldestDue, findOldestDueSql } from './find-oldest-due';
+import { readLoadBoard } from './read-load-board';
+
+const T = 1_767_225_600_000;
+
+async function tenant(ds: DataSource, id: string, group = 'default'): Promise<void> {
+  await ds.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES (?, ?, ?, 's', 0)`, [id, id, group]);
+}
+
+/** `n` runs of a tenant in one state, due at `dueAt + i`. */
+async function runs(ds: DataSource, tenantId: string, state: string, n: number, dueAt: number, group = 'default'): Promise<void> {
+  for (let from = 0; from < n; from += 500) {
+    const values: string[] = [];
+    for (let i = from; i < Math.min(n, from + 500); i++) {
+      values.push(`('${tenantId}', 1, '${group}', '${state}', 'SCHEDULE', '${tenantId}:${state}:${dueAt}:${i}', 1, 0, '{}', ${dueAt + i}, ${dueAt + i}, ${T}, ${T})`);
+    }
+    await ds.query(
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at) VALUES ${values.join(',')}`,
+    );
+  }
+}
+
+describe.each(TEST_DATABASES)('load queries on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+
+  it("counts a tenant's runs due, held and in flight — each capped —, and nobody else's", async () => {
+    await tenant(db.dataSource, 'a');
+    await tenant(db.dataSource, 'b');
+    await runs(db.dataSource, 'a', 'PENDING', 7, T - 1000); // due
+    await runs(db.dataSource, 'a', 'RETRY_WAIT', 2, T - 500); // due
+    await runs(db.dataSource, 'a', 'PENDING', 4, T + 1000); // planned ahead: not due yet
+    await runs(db.dataSource, 'a', 'CLAIMED', 3, T);
+    await runs(db.dataSource, 'a', 'DISPATCHED', 1, T);
+    await runs(db.dataSource, 'a', 'ACCEPTED', 2, T);
+    await runs(db.dataSource, 'a', 'SUCCEEDED', 5, T - 5000);
+    await runs(db.dataSource, 'b', 'PENDING', 11, T - 9000);
+    const m = db.dataSource.manager;
+    expect(await countTenantRuns(m, { tenantId: 'a', now: T, cap: 100 })).toEqual({
+      due: { count: 9, capped: false },
+      held: { count: 3, capped: false },
+      inFlight: { count: 3, capped: false },
+    });
+    expect(await countTenantRuns(m, { tenantId: 'a', now: T, cap: 8 })).toMatchObject({ due: { count: 8, capped: true }, held: { count: 3, capped: false } });
+    expect((await countTenantRuns(m, { tenantId: 'b', now: T, cap: 100 })).due.count).toBe(11);
+    expect(await countGroupRuns(m, { groups: ['default'], now: T, cap: 100 })).toEqual({
+      due: { count: 20, capped: false },
+      held: { count: 3, capped: false },
+      inFlight: { count: 3, capped: false },
+    });
+
+    // The oldest due run of each tenant: PENDING or RETRY_WAIT, whichever is older.
+    expect(await findOldestDue(m, { now: T })).toEqual(new Map([['a', T - 1000], ['b', T - 9000]]));
+    expect(await findOldestDue(m, { now: T, tenantId: 'a' })).toEqual(new Map([['a', T - 1000]]));
+    expect(await findOldestDue(m, { now: T - 2000 })).toEqual(new Map([['b', T - 9000]]));
+  });
+
+  it('ranks a board by the oldest due run and counts only its first `limit` tenants', async () => {
+    for (const id of ['a', 'b', 'c', 'd']) await tenant(db.dataSource, id);
+    await runs(db.dataSource, 'b', 'PENDING', 3, T - 1000);
+    await runs(db.dataSource, 'c', 'PENDING', 2, T - 60_000);
+    await runs(db.dataSource, 'd', 'CLAIMED', 1, T);
+    await db.dataSource.query(`INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at) VALUES ('c', 'x', 'http://c1', 4, 1, 'UP', 0, 0), ('c', 'x', 'http://c2', 2, 2, 'UP', 0, 0), ('c', 'x', 'http://c3', 8, 0, 'DOWN', 0, 0)`);
+    const tenants = await findLoadTenants(db.dataSource.manager);
+    const board = await readLoadBoard(db.dataSource.manager, { tenants, now: T, limit: 3, cap: 100 });
+    expect(board.top.map((t) => t.tenantId)).toEqual(['c', 'b', 'a']);
+    expect(board.top[0]).toMatchObject({ oldestDueAt: T - 60_000, oldestDueAgeMs: 60_000, due: { count: 2 }, executors: { up: 2, capacity: 6, inFlight: 3 } });
+    expect(board.top[2]).toMatchObject({ oldestDueAt: null, oldestDueAgeMs: null, due: { count: 0 }, executors: { up: 0, capacity: 0 } });
+    expect([...board.oldestDue.keys()].sort()).toEqual(['b', 'c']);
+    expect(await findLoadTenants(db.dataSource.manager, { groups: ['other'] })).toEqual([]);
+  });
+
+  it('lets one of several engines move a tenant into a late episode, and ends it', async () => {
+    await tenant(db.dataSource, 'a');
+    const m = db.dataSource.manager;
+    expect(await markBacklogLate(m, 'a', T)).toBe(true);
+    expect(await markBacklogLate(m, 'a', T + 1)).toBe(false);
+    expect((await findLoadTenants(m, { tenantId: 'a' }))[0]).toMatchObject({ backlogLateSince: T, backlogAlarmMs: null });
+    expect(await clearBacklogLate(m, 'a')).toBe(true);
+    expect(await clearBacklogLate(m, 'a')).toBe(false);
+  });
+});
+
+/** The plans MariaDB chooses on a table big enough for the optimizer to care. */
+describe('load query plans on mysql', () => {
+  const db = useTestDatabase('mysql');
+
+  beforeAll(async () => {
+    // 300 tenants; 60,000 runs: 30,000 ended, 20,000 due (half of them one tenant's backfill), 5,000 ahead, 5,000 held or in flight.
+    const ds = db.dataSource;
+    const tenants = Array.from({ length: 300 }, (_, i) => `('t${i}', 't${i}', 'default', 's', 0)`);
+    await ds.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES ${tenants.join(',')}`);
+    await runs(ds, 't0', 'PENDING', 10_000, T - 20_000);
+    for (let chunk = 0; chunk < 50; chunk++) {
+      const values: string[] = [];
+      for (let i = chunk * 1000; i < (chunk + 1) * 1000; i++) {
+        const state = i < 30_000 ? 'SUCCEEDED' : i < 40_000 ? 'PENDING' : i < 45_000 ? 'PENDING' : ['CLAIMED', 'DISPATCHED', 'ACCEPTED'][i % 3];
+        const due = i >= 40_000 && i < 45_000 ? T + 1000 + i : T - 50_000 + i;
+        values.push(`('t${1 + (i % 299)}', 1, 'default', '${state}', 'SCHEDULE', 'p:${i}', 1, 0, '{}', ${due}, ${due}, ${T}, ${T})`);
+      }
+      await ds.query(`INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at) VALUES ${values.join(',')}`);
+    }
+    await ds.query('ANALYZE TABLE runs');
+  }, 120_000);
+
+  const explain = (sql: string, params: unknown[]) => db.dataSource.query(`EXPLAIN ${sql}`, params) as Promise<Array<{ table: string; key: string | null; type: string; rows: number; Extra: string | null }>>;
+
+  it("every tenant's oldest due run is a loose index scan of ix_runs_load: one dive per (state, tenant), not a read of the backlog", async () => {
+    for (const [oneTenant, params] of [
+      [false, [T]],
+      [true, [T, 't0']],
+    ] as const) {
+      const [plan] = await explain(findOldestDueSql(oneTenant), [...params]);
+      expect(plan).toMatchObject({ key: 'ix_runs_load' });
+      expect(plan.Extra).toMatch(/Using index for group-by/);
+    }
+    expect((await findOldestDue(db.dataSource.manager, { now: T, tenantId: 't0' })).get('t0')).toBe(T - 20_000);
+  });
+
+  it("a tenant's counts are ranges of ix_runs_load read from the index alone, and stop at the cap", async () => {
+    const plan = await explain(countTenantRunsSql('mysql'), ['t0', T, 10_001, 't0', 10_001, 't0', 10_001]);
+    const ofRuns = plan.filter((r) => r.table === 'runs');
+    expect(ofRuns).toHaveLength(3);
+    for (const r of ofRuns) {
+      expect(r.key).toBe('ix_runs_load');
+      expect(['range', 'ref']).toContain(r.type);
+      expect(r.Extra).toMatch(/Using index/);
+    }
+    const started = process.hrtime.bigint();
+    expect((await countTenantRuns(db.dataSource.manager, { tenantId: 't0', now: T, cap: 1000 })).due).toEqual({ count: 1000, capped: true });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(ms).toBeLessThan(1000); // not a timing target: a guard against a plan that reads the table
+  });
+});

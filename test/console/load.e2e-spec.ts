@@ -1,0 +1,126 @@
+/**
+ * Backlog you can see (issue 20 item 4): GET /api/load shows a tenant its own load, GET
+ * /api/operator/load every tenant's, the oldest due run first; counts per state are right and
+ * stop at the cap.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { LOAD_COUNT_CAP, type RunState } from '@baton/domain';
+import { TaskEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+import type { LoadBoard } from '../../apps/console/src/api-types';
+
+describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let a: SeededTenant;
+  let b: SeededTenant;
+  let operator: Credentials;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+  });
+  afterAll(() => t?.close());
+  beforeEach(async () => {
+    t.clock.set(T0);
+    await db.clear();
+    a = await seedTenant(t, db.dataSource, 'tenant-a');
+    b = await seedTenant(t, db.dataSource, 'tenant-b');
+    operator = await seedOperator(t, db.dataSource);
+  });
+
+  async function task(tenant: SeededTenant): Promise<number> {
+    const res = await t.http().post('/api/tasks').set(tenant.admin).send(cronTask(`job-${tenant.id}`));
+    expect(res.status).toBe(201);
+    return res.body.id as number;
+  }
+
+  async function runs(tenantId: string, taskId: number, state: RunState, n: number, dueAt: number): Promise<void> {
+    for (let i = 0; i < n; i++) await insertRun(db.dataSource, tenantId, taskId, { state, scheduledAt: dueAt - i, dueAt: dueAt - i });
+  }
+
+  async function load(who: Credentials, url = '/api/load'): Promise<LoadBoard> {
+    const res = await t.http().get(url).set(who);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as LoadBoard;
+  }
+
+  it('shows a tenant its own load only, every state counted where it belongs; the operator sees both, the oldest due first', async () => {
+    const aTask = await task(a);
+    const bTask = await task(b);
+    await runs(a.id, aTask, 'PENDING', 4, T0 - 10_000); // due, the oldest 10.003 s ago
+    await runs(a.id, aTask, 'RETRY_WAIT', 1, T0 - 2_000); // due
+    await runs(a.id, aTask, 'PENDING', 2, T0 + 60_000); // planned ahead: not due
+    await runs(a.id, aTask, 'CLAIMED', 3, T0);
+    await runs(a.id, aTask, 'DISPATCHED', 1, T0);
+    await runs(a.id, aTask, 'ACCEPTED', 2, T0);
+    await runs(a.id, aTask, 'SUCCEEDED', 5, T0 - 60_000);
+    await runs(b.id, bTask, 'PENDING', 2, T0 - 90_000);
+    const executor = await insertExecutor(db.dataSource, a.id);
+    await db.dataSource.query('UPDATE executors SET in_flight = 3 WHERE id = ?', [executor.id]);
+
+    for (const who of [a.admin, a.viewer, a.viewerKey]) {
+      const mine = await load(who);
+      expect(mine).toMatchObject({ at: T0, countCap: LOAD_COUNT_CAP, tenants: 1 });
+      expect(mine.items).toEqual([
+        {
+          tenantId: a.id,
+          engineGroup: 'default',
+          due: { count: 5, capped: false },
+          held: { count: 3, capped: false },
+          inFlight: { count: 3, capped: false },
+          executors: { up: 1, capacity: 8, inFlight: 3 },
+          oldestDueAt: T0 - 10_003,
+          oldestDueAgeMs: 10_003,
+          backlogLateSince: null,
+        },
+      ]);
+    }
+    expect((await load(b.admin)).items).toMatchObject([{ tenantId: b.id, due: { count: 2 }, held: { count: 0 }, inFlight: { count: 0 }, executors: { up: 0, capacity: 0 }, oldestDueAgeMs: 90_001 }]);
+
+    const all = await load(operator, '/api/operator/load');
+    expect(all.tenants).toBe(2);
+    expect(all.items.map((x) => [x.tenantId, x.due.count, x.held.count, x.inFlight.count])).toEqual([
+      [b.id, 2, 0, 0], // waited 90 s
+      [a.id, 5, 3, 3], // waited 10 s
+    ]);
+    expect((await load(operator, '/api/operator/load?limit=1')).items.map((x) => x.tenantId)).toEqual([b.id]);
+
+    // Time passes: the age follows the clock.
+    t.clock.advance(5_000);
+    expect((await load(a.admin)).items[0].oldestDueAgeMs).toBe(15_003);
+  });
+
+  it('stops counting at the cap and says so', async () => {
+    const aTask = await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: await task(a) });
+    const values: string[] = [];
+    for (let i = 0; i <= LOAD_COUNT_CAP; i++) values.push(`('${a.id}', ${aTask.id}, 'default', 'PENDING', 'BACKFILL', 'b:${i}', 1, 0, '{}', ${T0 - 1000 - i}, ${T0 - 1000 - i}, ${T0}, ${T0})`);
+    for (let i = 0; i < values.length; i += 500) {
+      await db.dataSource.query(
+        `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at) VALUES ${values.slice(i, i + 500).join(',')}`,
+      );
+    }
+    const [mine] = (await load(a.admin)).items;
+    expect(mine.due).toEqual({ count: LOAD_COUNT_CAP, capped: true });
+    expect(mine.oldestDueAgeMs).toBe(1000 + LOAD_COUNT_CAP);
+  });
+
+  it('refuses a bad limit naming it, and keeps tenants and viewers off the operator board', async () => {
+    const bad = await t.http().get('/api/operator/load?limit=0').set(operator);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.field).toBe('limit');
+    expect((await t.http().get('/api/operator/load').set(a.admin)).status).toBe(403);
+    expect((await t.http().get('/api/load').set(operator)).status).toBe(403);
+  });
+
+  it("sets a tenant's BACKLOG_LATE threshold (operator), and back to the engines' default with null", async () => {
+    const set = await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ backlogAlarmMs: 30_000 });
+    expect(set.status).toBe(200);
+    expect(set.body.backlogAlarmMs).toBe(30_000);
+    const bad = await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ backlogAlarmMs: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.field).toBe('backlogAlarmMs');
+    expect((await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ name: 'renamed' })).body.backlogAlarmMs).toBe(30_000);
+    expect((await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ backlogAlarmMs: null })).body.backlogAlarmMs).toBeNull();
+  });
+});
