@@ -66,7 +66,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_ENGINE_ON_TIME_SLOTS', 4, "Slots beyond BATON_ENGINE_SLOTS kept for runs still on time (their due instant at most 100 ms ago), the newest first: a run due alone goes out at once instead of behind a backlog. 0: none.", 0),
   ms('BATON_LOOK_AHEAD_MS', 2000, 'Runs due within this are claimed ahead into the in-memory queue.'),
   int('BATON_CLAIM_BATCH', 500, 'Most runs claimed in one query.', 1),
-  int('BATON_MAX_HELD', 20_000, 'Most runs held in memory at once; claiming pauses above it.', 1),
+  int('BATON_MAX_HELD', 20_000, 'Most runs held in memory at once; claiming pauses above it. Divided among the tenants with due work by weighted max-min fair shares, each tenant capped at twice its executors\' advertised places.', 1),
   ms('BATON_CLAIM_INTERVAL_MS', 200, 'Poll period of the claimer when nothing new was found.', 1),
   ms('BATON_PLAN_INTERVAL_MS', 500, 'Poll period of the planner (turns triggers into runs).', 1),
   int('BATON_PLAN_BATCH', 200, 'Most tasks claimed by the planner in one query.', 1),

@@ -32,7 +32,7 @@ export interface EngineConfig {
   lookAheadMs: number;
   /** Most runs claimed in one query (`BATON_CLAIM_BATCH`). Default 500. */
   claimBatch: number;
-  /** Most runs held in memory at once; claiming pauses above it (`BATON_MAX_HELD`). Default 20 000. */
+  /** Most runs held in memory at once; claiming pauses above it (`BATON_MAX_HELD`), divided among tenants by fair shares (claimer/claim-turn.ts). Default 20 000. */
   maxHeld: number;
   /** Poll period of the claimer when nothing new was found (`BATON_CLAIM_INTERVAL_MS`). Default 200 ms. */
   claimIntervalMs: number;
