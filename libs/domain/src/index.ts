@@ -93,6 +93,6 @@ export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from 
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
 export { planShards } from './fan-out/plan-shards';
-export type { ShardPlan } from './fan-out/plan-shards';
+export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';
 export type { FanOutOutcome, ShardEnd } from './fan-out/fan-out-outcome';
