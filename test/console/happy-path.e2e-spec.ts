@@ -348,7 +348,7 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     await insertRun(db.dataSource, 'acme', id, { engineGroup: 'eu-1', state: 'SUCCEEDED', fireKey: `s:${from + 2 * 3_600_000}`, scheduledAt: from + 2 * 3_600_000, finishedAt: from + 2 * 3_600_000 + 10 });
     const res = await t.http().post(`/api/tasks/${id}/backfill`).set(admin).send({ from, to: from + 5 * 3_600_000, ratePerSec: 2 });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ fires: 5, created: 4, alreadyRun: 1, firstDueAt: T0, lastDueAt: T0 + 2_000 });
+    expect(res.body).toEqual({ fires: 5, created: 4, alreadyRun: 1, notWritten: 0, firstDueAt: T0, lastDueAt: T0 + 2_000 });
     const runs = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: id, cause: 'BACKFILL' }, order: { scheduledAt: 'ASC' } });
     expect(runs.map((r) => [r.scheduledAt - from, r.state, r.dueAt - T0, r.flowId === r.id, r.lateAlarmedAt])).toEqual([
       [0, 'PENDING', 0, true, T0],

@@ -88,12 +88,12 @@ export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './s
 
 export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
-export { backfillFires, MAX_BACKFILL_FIRES } from './trigger/backfill';
+export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
 export { planShards } from './fan-out/plan-shards';
-export type { ShardPlan } from './fan-out/plan-shards';
+export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';
 export type { FanOutOutcome, ShardEnd } from './fan-out/fan-out-outcome';
 export { backlogAlarmStep, byOldestDue, loadCount, subtractCount, LOAD_COUNT_CAP } from './load/tenant-load';

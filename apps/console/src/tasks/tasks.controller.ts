@@ -133,7 +133,7 @@ export class TasksController {
   @ApiOperation({
     summary: 'Run the past fires of a CRON or FIXED_RATE task in [from, to): one BACKFILL run per fire, at most 10,000',
     description:
-      'Each run has the fire key a scheduled run of that fire has, so a fire that already ran is not run again (alreadyRun). The runs are made due one after another at ratePerSec (default 10) and raise no START_LATE. DELETE stops the backfill.',
+      'Each run has the fire key a scheduled run of that fire has, so a fire that already ran is not run again (alreadyRun). The runs are made due one after another at ratePerSec (default 10) and raise no START_LATE. They are written 500 a transaction, so other requests are served meanwhile: a backfill interrupted half-way (the console stopped) keeps the runs written, and the same request again writes the rest (counted as alreadyRun). DELETE stops the backfill, also while its runs are being written: the runs written so far are cancelled and the rest are not written (notWritten in this answer).',
   })
   @ApiCreatedResponse({ type: BackfillView })
   backfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: BackfillDto): Promise<BackfillView> {
@@ -142,7 +142,7 @@ export class TasksController {
 
   @Delete(':id/backfill')
   @HttpCode(200)
-  @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish)" })
+  @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish); one still being written writes no more" })
   @ApiOkResponse({ type: BackfillCancelView })
   cancelBackfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<BackfillCancelView> {
     return this.tasks.cancelBackfill(tenantId, id);

@@ -1,7 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import {
+  BACKFILL_SLICE,
+  BACKFILL_TOO_MANY,
   backfillFires,
+  backfillRange,
+  MAX_BACKFILL_FIRES,
   paramsProblem,
   parseCron,
   validateTask,
@@ -15,10 +19,13 @@ import {
   CalendarEntity,
   cancelBackfillRuns,
   cancelTaskRuns,
+  countExistingFires,
   insertManualRun,
   insertPlannedRuns,
   inTransaction,
   isUniqueViolation,
+  lockTaskForBackfill,
+  markBackfillsCancelled,
   markOwnFlow,
   RunEntity,
   type PlannedRunRow,
@@ -30,6 +37,7 @@ import {
 } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { nextTurn } from '../common/next-turn';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
@@ -397,53 +405,87 @@ export class TasksService {
   }
 
   /**
-   * Backfill: one run per fire of the task's trigger in [from, to) (domain backfillFires), cause
-   * BACKFILL, under the fire key a scheduled run of that fire has (`s:<time>`), so a fire that
-   * already has a run is not run twice (the unique key skips it). Due one after another at
-   * `ratePerSec` from now, so a long range does not arrive as one burst; no START_LATE for
-   * them, their fire time is past on purpose. Stopped with cancelBackfill.
+   * Backfill: one run per fire of the task's trigger in [from, to) (domain backfillRange and
+   * backfillFires), cause BACKFILL, under the fire key a scheduled run of that fire has
+   * (`s:<time>`), so a fire that already has a run is not run twice (the unique key skips it).
+   * Due one after another at `ratePerSec` from now, so a long range does not arrive as one burst;
+   * no START_LATE for them, their fire time is past on purpose. Stopped with cancelBackfill.
+   *
+   * It holds neither the event loop nor a transaction for long (issue 20: 10,000 runs written at
+   * once held the console 2–6 s, and every tenant's requests with it): the fires are computed a
+   * slice a turn of the event loop, and written a slice (BACKFILL_SLICE runs) a transaction, a
+   * turn apart. So it is not all-or-nothing: a console stopped half-way leaves the slices written
+   * so far, and the same request again writes the rest (the fires written count as alreadyRun).
+   * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
+   * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
+   * which the answer counts as notWritten.
    */
   async backfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
     const rate = body.ratePerSec ?? DEFAULT_BACKFILL_RATE;
     if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000) invalid([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
-    return inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TaskEntity, { id, tenantId });
-      if (!row) throw notFound('Task', id);
-      const calendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
-      const definition = taskEntityToDefinition(row, calendar?.name ?? null);
-      const now = this.clock.now();
-      const schedule = scheduleOf(definition, { fireCount: row.fireCount, createdAt: row.createdAt }, calendar ? { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates } : null);
-      const planned = backfillFires(schedule, { from: body.from, to: body.to }, now);
-      if ('errors' in planned) invalid(planned.errors);
-      const { fires } = planned as { fires: number[] };
-      const spacing = 1000 / rate;
-      const rows: PlannedRunRow[] = fires.map((at, i) => ({
-        cause: 'BACKFILL',
-        lateAlarmedAt: now,
-        tenantId,
-        taskId: row.id,
-        engineGroup: row.engineGroup,
-        state: 'PENDING',
-        fireKey: `s:${at}`,
-        priority: row.priority,
-        paramsJson: JSON.stringify(row.params),
-        scheduledAt: at,
-        dueAt: Math.round(now + i * spacing),
-        finishedAt: null,
-        error: null,
-      }));
-      const before = await em.count(RunEntity, { where: { taskId: row.id, cause: 'BACKFILL' } });
-      await insertPlannedRuns(em, rows, now);
-      await markOwnFlow(em, rows);
-      const created = (await em.count(RunEntity, { where: { taskId: row.id, cause: 'BACKFILL' } })) - before;
-      return { fires: fires.length, created, alreadyRun: fires.length - created, firstDueAt: rows[0]?.dueAt ?? null, lastDueAt: rows[rows.length - 1]?.dueAt ?? null };
-    });
+    const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+    if (!row) throw notFound('Task', id);
+    const calendar = row.calendarId === null ? null : await this.dataSource.manager.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
+    const definition = taskEntityToDefinition(row, calendar?.name ?? null);
+    const schedule = scheduleOf(definition, { fireCount: row.fireCount, createdAt: row.createdAt }, calendar ? { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates } : null);
+    const range = backfillRange(schedule, { from: body.from, to: body.to }, this.clock.now());
+    if ('errors' in range) invalid(range.errors);
+    const fires: number[] = [];
+    for (const slice of backfillFires(schedule, range)) {
+      fires.push(...slice);
+      await nextTurn();
+    }
+    if (fires.length > MAX_BACKFILL_FIRES) invalid([BACKFILL_TOO_MANY]);
+    const now = this.clock.now();
+    const spacing = 1000 / rate;
+    const paramsJson = JSON.stringify(row.params);
+    const rows: PlannedRunRow[] = fires.map((at, i) => ({
+      cause: 'BACKFILL',
+      lateAlarmedAt: now,
+      tenantId,
+      taskId: row.id,
+      engineGroup: row.engineGroup,
+      state: 'PENDING',
+      fireKey: `s:${at}`,
+      priority: row.priority,
+      paramsJson,
+      scheduledAt: at,
+      dueAt: Math.round(now + i * spacing),
+      finishedAt: null,
+      error: null,
+    }));
+    let created = 0;
+    let written = 0;
+    for (let i = 0; i < rows.length; i += BACKFILL_SLICE) {
+      const slice = rows.slice(i, i + BACKFILL_SLICE);
+      const made = await inTransaction(this.dataSource, async (em) => {
+        const cancels = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
+        if (cancels === null) throw notFound('Task', id);
+        if (cancels !== row.backfillCancels) return null;
+        const existing = await countExistingFires(em, { taskId: row.id, fireKeys: slice.map((r) => r.fireKey) });
+        await insertPlannedRuns(em, slice, now);
+        await markOwnFlow(em, slice);
+        return slice.length - existing;
+      });
+      if (made === null) break;
+      created += made;
+      written += slice.length;
+      await nextTurn();
+    }
+    return {
+      fires: fires.length,
+      created,
+      alreadyRun: written - created,
+      notWritten: fires.length - written,
+      firstDueAt: rows[0]?.dueAt ?? null,
+      lastDueAt: rows[rows.length - 1]?.dueAt ?? null,
+    };
   }
 
-  /** Stops a task's backfill: its runs not sent yet end CANCELLED. */
+  /** Stops a task's backfills: their runs not sent yet end CANCELLED, and one being written writes no more. */
   async cancelBackfill(tenantId: string, id: number): Promise<{ cancelled: number }> {
     return inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(TaskEntity, { id, tenantId }))) throw notFound('Task', id);
+      if (!(await markBackfillsCancelled(em, { taskId: id, tenantId }))) throw notFound('Task', id);
       return { cancelled: await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() }) };
     });
   }

@@ -272,15 +272,20 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /**
    * A run of a BROADCAST or SHARDED task is not sent: it writes its shards (domain planShards over
    * the executors routing offers now) and runs until they have all ended. The shards are claimed
-   * and sent like any run, by whichever engine of the group gets them.
+   * and sent like any run, by whichever engine of the group gets them. A BROADCAST over more
+   * executors than the shard cap leaves the rest out, and the warning names them.
    */
   private async fanOut(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[]): Promise<void> {
-    const shards = planShards(run.fanOut, candidates.map((c) => c.executorId));
+    const { shards, leftOut } = planShards(run.fanOut, candidates.map((c) => c.executorId));
     const start = await this.runStart.start(run, { kind: 'FAN_OUT', shards }, false);
     if (start.kind !== 'FANNED_OUT') return;
     this.claimSignal.newRuns();
     this.started(run, start, tenant);
     this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });
+    if (leftOut.length > 0) {
+      const named = leftOut.slice(0, 20).join(', ') + (leftOut.length > 20 ? ', …' : '');
+      this.logger.warn(`run ${run.runId}: ${leftOut.length} UP executor(s) beyond the ${shards.length}-shard cap got no shard (executor ids ${named})`, { tenantId: run.tenantId, runId: run.runId });
+    }
   }
 
   /** A run has started (sent, or fanned out): the runs REPLACE cancelled get their abort, and its lateness is measured. */

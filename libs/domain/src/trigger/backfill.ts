@@ -6,13 +6,18 @@ import { nextFireTimes } from './next-fire';
 /** Most past fires one backfill request may make. */
 export const MAX_BACKFILL_FIRES = 10_000;
 
+/** Fire times per slice of backfillFires. */
+export const BACKFILL_SLICE = 500;
+
+/** What a range holding more than MAX_BACKFILL_FIRES fires is refused with. */
+export const BACKFILL_TOO_MANY: FieldError = { field: 'to', reason: `the range holds more than ${MAX_BACKFILL_FIRES} fires: narrow it` };
+
 /**
- * The fire times of a task's trigger in [from, to): what a backfill runs (issue 14 item 4, as
- * Temporal Schedules and Airflow do). Its calendar and start/end bounds apply as to any fire;
- * maxFires does not (a backfill redoes past fires, it does not add new ones). Only CRON and
- * FIXED_RATE triggers have past fires; `to` may not be after `now`. Errors name the field.
+ * Checks what a backfill asks for (issue 14 item 4, as Temporal Schedules and Airflow do): the
+ * past fires of a task's trigger in [from, to). Only CRON and FIXED_RATE triggers have past
+ * fires; `to` may not be after `now`. Errors name the field.
  */
-export function backfillFires(schedule: Schedule, range: { from: unknown; to: unknown }, now: Millis): { fires: Millis[] } | { errors: FieldError[] } {
+export function backfillRange(schedule: Schedule, range: { from: unknown; to: unknown }, now: Millis): { from: Millis; to: Millis } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   if (schedule.trigger.kind !== 'CRON' && schedule.trigger.kind !== 'FIXED_RATE') {
     errors.push({ field: 'trigger', reason: `a ${schedule.trigger.kind} task has no past fires to backfill (CRON and FIXED_RATE only)` });
@@ -22,8 +27,25 @@ export function backfillFires(schedule: Schedule, range: { from: unknown; to: un
   if (!isMillis(to)) errors.push({ field: 'to', reason: INSTANT_REASON });
   else if (to > now) errors.push({ field: 'to', reason: 'must not be in the future: a backfill runs past fires (the planner runs the rest)' });
   if (isMillis(from) && isMillis(to) && from >= to) errors.push({ field: 'from', reason: 'must be before to' });
-  if (errors.length) return { errors };
-  const fires = nextFireTimes({ ...schedule, maxFires: null, fireCount: 0 }, (from as Millis) - 1, MAX_BACKFILL_FIRES + 1).filter((t) => t < (to as Millis));
-  if (fires.length > MAX_BACKFILL_FIRES) return { errors: [{ field: 'to', reason: `the range holds more than ${MAX_BACKFILL_FIRES} fires: narrow it` }] };
-  return { fires };
+  return errors.length ? { errors } : { from: from as Millis, to: to as Millis };
+}
+
+/**
+ * The fire times of a checked range, in order, in slices of at most `sliceSize`: its calendar
+ * and start/end bounds apply as to any fire; maxFires does not (a backfill redoes past fires,
+ * it does not add new ones). It stops after MAX_BACKFILL_FIRES + 1 fires, so a caller holding
+ * more than MAX_BACKFILL_FIRES refuses the range (BACKFILL_TOO_MANY) without computing the rest.
+ * Sliced because a cron fire costs about 50 µs (croner): the 10,000 of a full backfill are half
+ * a second of CPU, which a server spreads over turns of its event loop, a slice a turn (issue 20).
+ */
+export function* backfillFires(schedule: Schedule, range: { from: Millis; to: Millis }, sliceSize = BACKFILL_SLICE): Generator<Millis[], void, void> {
+  const unbounded = { ...schedule, maxFires: null, fireCount: 0 };
+  let after = range.from - 1;
+  for (let left = MAX_BACKFILL_FIRES + 1; left > 0; ) {
+    const slice = nextFireTimes(unbounded, after, Math.min(sliceSize, left)).filter((t) => t < range.to);
+    if (slice.length === 0) return;
+    yield slice;
+    left -= slice.length;
+    after = slice[slice.length - 1];
+  }
 }

@@ -127,6 +127,10 @@ export class TaskEntity {
   @Column({ name: 'fan_out_fail_when', type: 'varchar', length: 16, default: 'ANY_SHARD_FAILS' })
   fanOutFailWhen!: FanOutFailWhen;
 
+  /** How many times the task's backfills were cancelled: a backfill being written stops when it changes (console tasks.service backfill). */
+  @Column({ name: 'backfill_cancels', type: 'int', default: 0 })
+  backfillCancels!: number;
+
   /** The first fire time the planner has not yet turned into a run. Null: nothing left to plan. */
   @Column({ name: 'next_fire_at', type: 'bigint', nullable: true, transformer: millis })
   nextFireAt!: number | null;

@@ -293,7 +293,7 @@ export class TaskBatchDto {
 /** Default pace of a backfill's runs. */
 export const DEFAULT_BACKFILL_RATE = 10;
 
-/** Which past fires to run (libs/domain backfillFires decides what is valid). */
+/** Which past fires to run (libs/domain backfillRange decides what is valid). */
 export class BackfillDto {
   @ApiProperty({ type: Number, example: 1_795_000_000_000, description: 'First fire time to run, inclusive (epoch ms)' })
   @IsOptional()
@@ -315,6 +315,7 @@ export class BackfillView {
   @ApiProperty({ description: 'Fires of the trigger in the range' }) fires!: number;
   @ApiProperty({ description: 'Runs created (cause BACKFILL)' }) created!: number;
   @ApiProperty({ description: 'Fires that already had a run (never run twice)' }) alreadyRun!: number;
+  @ApiProperty({ description: 'Fires not written because the backfill was cancelled (DELETE) while its runs were being written; 0 otherwise' }) notWritten!: number;
   @ApiProperty({ type: Number, nullable: true }) firstDueAt!: number | null;
   @ApiProperty({ type: Number, nullable: true }) lastDueAt!: number | null;
 }

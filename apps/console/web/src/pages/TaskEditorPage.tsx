@@ -504,13 +504,13 @@ function Backfill({ taskId }: { taskId: number }) {
   const start = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      const r = await post<{ fires: number; created: number; alreadyRun: number; lastDueAt: number | null }>(`/tasks/${taskId}/backfill`, {
+      const r = await post<{ fires: number; created: number; alreadyRun: number; notWritten: number; lastDueAt: number | null }>(`/tasks/${taskId}/backfill`, {
         from: fromLocalInput(from) ?? from,
         to: fromLocalInput(to) ?? to,
         ratePerSec: num(rate),
       });
       setErrors({});
-      toast.notify(`Backfill: ${r.created} run(s) of ${r.fires} fire(s) (${r.alreadyRun} already ran)${r.lastDueAt ? `, the last due ${fmtTime(r.lastDueAt)}` : ''}`);
+      toast.notify(`Backfill: ${r.created} run(s) of ${r.fires} fire(s) (${r.alreadyRun} already ran${r.notWritten ? `, ${r.notWritten} not written: stopped meanwhile` : ''})${r.lastDueAt ? `, the last due ${fmtTime(r.lastDueAt)}` : ''}`);
     } catch (err) {
       setErrors(errorsOf(err, ['from', 'to', 'ratePerSec', 'trigger']));
     }
