@@ -38,6 +38,7 @@ import {
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
+import { OneAtATime } from '../common/one-at-a-time';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
@@ -123,6 +124,9 @@ function decodeNameCursor(cursor: string): string {
 
 @Injectable()
 export class TasksService {
+  /** Backfills, one at a time per tenant. */
+  private readonly heavyWrites = new OneAtATime();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly runs: RunsService,
@@ -418,9 +422,15 @@ export class TasksService {
    * so far, and the same request again writes the rest (the fires written count as alreadyRun).
    * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
    * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
-   * which the answer counts as notWritten.
+   * which the answer counts as notWritten. A tenant's backfills are written one at a time
+   * (OneAtATime), so several sent at once cost the other tenants no more than one does.
    */
   async backfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
+    return this.heavyWrites.run(tenantId, () => this.writeBackfill(tenantId, id, body));
+  }
+
+  /** One backfill, written while no other of its tenant's is (see backfill). */
+  private async writeBackfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
     const rate = body.ratePerSec ?? DEFAULT_BACKFILL_RATE;
     if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000) invalid([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
     const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });

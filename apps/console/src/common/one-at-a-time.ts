@@ -1,0 +1,20 @@
+/**
+ * Runs each key's jobs one after another (jobs of different keys run side by side). The console
+ * runs a tenant's heavy writes — backfills — through it, keyed by tenant: five backfills sent at
+ * once by one tenant take the event loop's turns of one, so the other tenants' requests wait
+ * behind one slice at most, never behind five interleaved ones.
+ */
+export class OneAtATime {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, job: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(job, job);
+    const tail = result.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+}
