@@ -46,9 +46,11 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       burst: 100,
       claimShare: 3,
       executorNetworks: ['10.0.0.0/8', '*.svc.cluster.local'],
+      backlogAlarmMs: 30_000,
+      backlogLateSince: T + 5,
       createdAt: T,
     },
-    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, createdAt: T },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
