@@ -1,0 +1,224 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { STAGE, type SchemaJob, type SchemaVerdict, type Stage } from './params-schemas';
+
+/** Longest a task's params may take to check against a compiled schema (50 ms). An ordinary schema takes microseconds; nested anyOf/$ref can take seconds. */
+export const CHECK_DEADLINE_MS = 50;
+
+/** Longest a schema may take to compile (1 s): once per schema text. A 15 KB schema of 150 objects takes 40–170 ms on 2 busy cores. */
+export const COMPILE_DEADLINE_MS = 1_000;
+
+/** Longest the checks of one request may take in all (1 s), checked between its tasks: a batch of 1,000 tasks each just under the deadline would hold the worker 50 s. */
+export const REQUEST_BUDGET_MS = 1_000;
+
+/** The worker's heap (256 MB): a schema that reports one error per path through nested anyOf fills it within its deadline otherwise. */
+const WORKER_HEAP_MB = 256;
+
+/** Compile overruns kept, by schema text: answered at once the next time, not recompiled at a second's cost. */
+const OVERRUNS_LIMIT = 500;
+
+/** A verdict on a job: the worker's, or a refusal because checking it would take too long (the 400's reason). */
+export type Verdict = SchemaVerdict | { refused: string };
+
+/** What the console sends the worker: each schema text once (a batch of 1,000 tasks shares a few), jobs by the text's index. */
+export interface CheckRequest {
+  schemas: string[];
+  jobs: Array<{ schema: number; params?: unknown; check: boolean }>;
+}
+
+interface Pending {
+  request: CheckRequest;
+  answer: (verdicts: Verdict[]) => void;
+  fail: (err: Error) => void;
+}
+
+export const TOO_COSTLY = "the handler's params schema is too costly to check";
+
+/**
+ * Runs ParamsSchemas in a worker thread under a watchdog, so that a tenant's schema can neither
+ * block the console's event loop nor take more than its deadline of the worker: a compile longer
+ * than COMPILE_DEADLINE_MS, a check longer than CHECK_DEADLINE_MS (or one that fills the worker's
+ * heap) is refused — the worker is terminated (V8 stops it mid-loop) and the next request gets a
+ * fresh one. The worker cannot time itself: a validator in a backtracking loop runs no code of
+ * ours until it returns. So it writes in shared memory which job and stage it is in and since
+ * when, and the watchdog, a timer here, reads that.
+ *
+ * One request at the worker at a time, in arrival order: each holds it at most REQUEST_BUDGET_MS
+ * plus one deadline. The worker starts with the first request and stops with close().
+ */
+export class ParamsCheckThread {
+  private worker: { thread: Worker; progress: Progress; failure?: Error } | undefined;
+  private readonly queue: Pending[] = [];
+  private inFlight: Pending | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly overruns = new Map<string, string>();
+  private closed = false;
+
+  /** The verdict of each job, in the order given. */
+  async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
+    const verdicts: Array<Verdict | undefined> = jobs.map((job) => {
+      const overrun = this.overruns.get(job.schema);
+      return overrun === undefined ? undefined : { refused: overrun };
+    });
+    const request: CheckRequest = { schemas: [], jobs: [] };
+    const indexOf = new Map<string, number>();
+    const sent: number[] = [];
+    jobs.forEach((job, i) => {
+      if (verdicts[i]) return;
+      let schema = indexOf.get(job.schema);
+      if (schema === undefined) indexOf.set(job.schema, (schema = request.schemas.push(job.schema) - 1));
+      request.jobs.push('params' in job ? { schema, params: job.params, check: true } : { schema, check: false });
+      sent.push(i);
+    });
+    if (sent.length > 0) {
+      const answers = await this.send(request);
+      sent.forEach((i, k) => (verdicts[i] = answers[k]));
+    }
+    return verdicts as Verdict[];
+  }
+
+  /** Stops the worker; what is still queued fails. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.watchdog);
+    const waiting = this.inFlight ? [this.inFlight, ...this.queue] : [...this.queue];
+    this.inFlight = undefined;
+    this.queue.length = 0;
+    for (const entry of waiting) entry.fail(new Error('the console is closing'));
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.thread.terminate();
+  }
+
+  private send(request: CheckRequest): Promise<Verdict[]> {
+    if (this.closed) return Promise.reject(new Error('the console is closing'));
+    return new Promise((answer, fail) => {
+      this.queue.push({ request, answer, fail });
+      this.next();
+    });
+  }
+
+  private next(): void {
+    if (this.inFlight || this.queue.length === 0 || this.closed) return;
+    this.inFlight = this.queue.shift()!;
+    this.started().thread.postMessage(this.inFlight.request);
+    this.arm(CHECK_DEADLINE_MS);
+  }
+
+  private started(): NonNullable<ParamsCheckThread['worker']> {
+    if (this.worker) return this.worker;
+    // Shared memory of its own: a terminated worker may still write to its own for a moment.
+    const progress = new Progress(new SharedArrayBuffer(Progress.BYTES));
+    const thread = startWorker(progress.buffer);
+    const worker = { thread, progress, failure: undefined as Error | undefined };
+    // Never what keeps the process alive: an embedding app that forgets close() still exits.
+    thread.unref();
+    thread.on('message', (verdicts: SchemaVerdict[]) => worker === this.worker && this.finish(verdicts));
+    thread.on('error', (err) => (worker.failure = err));
+    thread.on('exit', (code) => worker === this.worker && this.died(code));
+    this.worker = worker;
+    return worker;
+  }
+
+  private arm(ms: number): void {
+    clearTimeout(this.watchdog);
+    this.watchdog = setTimeout(() => this.watch(), Math.max(1, ms));
+    this.watchdog.unref();
+  }
+
+  private watch(): void {
+    if (!this.inFlight || !this.worker) return;
+    const { index, stage, since } = this.worker.progress.read();
+    // Idle: still starting (loading Ajv takes a while), or about to answer.
+    if (stage === STAGE.idle) return this.arm(CHECK_DEADLINE_MS);
+    const limit = stage === STAGE.compiling ? COMPILE_DEADLINE_MS : CHECK_DEADLINE_MS;
+    const left = since + limit - clockMs();
+    // At least every CHECK_DEADLINE_MS: what was read may be a stage that has just ended.
+    if (left > 0) return this.arm(Math.min(left, CHECK_DEADLINE_MS));
+    const schema = this.inFlight.request.schemas[this.inFlight.request.jobs[index].schema];
+    const why = stage === STAGE.compiling ? `compiling it took longer than ${COMPILE_DEADLINE_MS} ms` : `checking these params took longer than ${CHECK_DEADLINE_MS} ms`;
+    if (stage === STAGE.compiling) this.rememberOverrun(schema, `${TOO_COSTLY}: ${why}`);
+    this.overran(index, why);
+  }
+
+  /** The job at `index` is refused and the worker replaced; the request's other jobs are not checked (it is refused anyway). */
+  private overran(index: number, why: string): void {
+    const worker = this.worker!;
+    this.worker = undefined;
+    void worker.thread.terminate();
+    this.finish(this.inFlight!.request.jobs.map((_, i): Verdict => (i === index ? { refused: `${TOO_COSTLY}: ${why}` } : { errors: [] })));
+  }
+
+  private died(code: number): void {
+    const { progress, failure } = this.worker!;
+    const { index, stage } = progress.read();
+    if (this.inFlight && stage !== STAGE.idle) return this.overran(index, failure?.message.includes('out of memory') ? 'checking these params ran out of memory' : `its check failed (${failure?.message ?? `exit ${code}`})`);
+    this.worker = undefined;
+    const entry = this.inFlight;
+    this.inFlight = undefined;
+    clearTimeout(this.watchdog);
+    entry?.fail(failure ?? new Error(`the params check's worker stopped (exit ${code})`));
+    this.next();
+  }
+
+  private finish(verdicts: Verdict[]): void {
+    clearTimeout(this.watchdog);
+    const entry = this.inFlight!;
+    this.inFlight = undefined;
+    entry.answer(verdicts);
+    this.next();
+  }
+
+  private rememberOverrun(schema: string, reason: string): void {
+    if (this.overruns.size >= OVERRUNS_LIMIT) this.overruns.clear();
+    this.overruns.set(schema, reason);
+  }
+}
+
+/**
+ * Which job of the request the worker is at, in which stage, since when: written by the worker,
+ * read by the watchdog. The time is written first, so a read that sees a new job or stage sees
+ * its start time too (Atomics are sequentially consistent): a watchdog never times a job from
+ * the previous one's start.
+ */
+export class Progress {
+  static readonly BYTES = 16;
+  private readonly ints: Int32Array;
+  private readonly micros: BigInt64Array;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.ints = new Int32Array(buffer, 0, 2);
+    this.micros = new BigInt64Array(buffer, 8, 1);
+  }
+
+  enter(index: number, stage: Stage): void {
+    Atomics.store(this.micros, 0, BigInt(Math.round(clockMs() * 1000)));
+    Atomics.store(this.ints, 0, index);
+    Atomics.store(this.ints, 1, stage);
+  }
+
+  read(): { index: number; stage: Stage; since: number } {
+    const stage = Atomics.load(this.ints, 1) as Stage;
+    const index = Atomics.load(this.ints, 0);
+    return { index, stage, since: Number(Atomics.load(this.micros, 0)) / 1000 };
+  }
+}
+
+/** Milliseconds on a clock both threads share: each thread's performance.now() counts from its own start. */
+export function clockMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+function startWorker(progress: SharedArrayBuffer): Worker {
+  const options = { workerData: progress, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
+  if (!__filename.endsWith('.ts')) return new Worker(join(__dirname, 'params-check.worker.js'), options);
+  // Run from the TypeScript sources (vitest; `npm run bench`), which a worker's Node cannot load
+  // by itself: it compiles them with the repo's SWC hook, as the tests' executor processes do.
+  const hook = join(__dirname, '../../../../test/protocol/register-ts.cjs');
+  // The hook's SWC is a native addon: loaded by a worker alone, it is unloaded when that worker is
+  // terminated, and the next worker to load it crashes the process (Node 20). Loaded here, it stays.
+  createRequire(hook)('@swc/core');
+  const entry = join(__dirname, 'params-check.worker.ts');
+  return new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { ...options, eval: true });
+}
