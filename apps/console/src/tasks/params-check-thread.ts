@@ -3,14 +3,23 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { STAGE, type SchemaJob, type SchemaVerdict, type Stage } from './params-schemas';
 
-/** Longest a task's params may take to check against a compiled schema (50 ms). An ordinary schema takes microseconds; nested anyOf/$ref can take seconds. */
-export const CHECK_DEADLINE_MS = 50;
+/** How long the worker may take, each bound in ms. */
+export interface Deadlines {
+  /** Longest a task's params may take to check against a compiled schema (default 50). An ordinary schema takes microseconds; nested anyOf/$ref can take seconds. */
+  checkMs: number;
+  /** Longest a schema may take to compile, once per schema text (default 1,000). A 15 KB schema of 150 objects takes 40–170 ms on 2 busy cores. */
+  compileMs: number;
+  /** Longest the checks of one request may take in all, checked between its tasks (default 1,000): 1,000 tasks each just under the deadline would hold the worker 50 s. */
+  requestMs: number;
+}
 
-/** Longest a schema may take to compile (1 s): once per schema text. A 15 KB schema of 150 objects takes 40–170 ms on 2 busy cores. */
-export const COMPILE_DEADLINE_MS = 1_000;
+export const DEADLINES: Deadlines = { checkMs: 50, compileMs: 1_000, requestMs: 1_000 };
 
-/** Longest the checks of one request may take in all (1 s), checked between its tasks: a batch of 1,000 tasks each just under the deadline would hold the worker 50 s. */
-export const REQUEST_BUDGET_MS = 1_000;
+/** What the worker is started with: where it tells its progress, and its budget per request. */
+export interface WorkerData {
+  progress: SharedArrayBuffer;
+  requestMs: number;
+}
 
 /** The worker's heap (256 MB): a schema that reports one error per path through nested anyOf fills it within its deadline otherwise. */
 const WORKER_HEAP_MB = 256;
@@ -37,15 +46,14 @@ export const TOO_COSTLY = "the handler's params schema is too costly to check";
 
 /**
  * Runs ParamsSchemas in a worker thread under a watchdog, so that a tenant's schema can neither
- * block the console's event loop nor take more than its deadline of the worker: a compile longer
- * than COMPILE_DEADLINE_MS, a check longer than CHECK_DEADLINE_MS (or one that fills the worker's
- * heap) is refused — the worker is terminated (V8 stops it mid-loop) and the next request gets a
+ * block the console's event loop nor take more than its deadline of the worker: a compile or a
+ * check longer than its deadline (Deadlines), or one that fills the worker's heap, is refused — the worker is terminated (V8 stops it mid-loop) and the next request gets a
  * fresh one. The worker cannot time itself: a validator in a backtracking loop runs no code of
  * ours until it returns. So it writes in shared memory which job and stage it is in and since
  * when, and the watchdog, a timer here, reads that.
  *
- * One request at the worker at a time, in arrival order: each holds it at most REQUEST_BUDGET_MS
- * plus one deadline. The worker starts with the first request and stops with close().
+ * One request at the worker at a time, in arrival order: each holds it at most its budget
+ * (Deadlines.requestMs) plus one deadline. The worker starts with the first request and stops with close().
  */
 export class ParamsCheckThread {
   private worker: { thread: Worker; progress: Progress; failure?: Error } | undefined;
@@ -54,6 +62,8 @@ export class ParamsCheckThread {
   private watchdog: NodeJS.Timeout | undefined;
   private readonly overruns = new Map<string, string>();
   private closed = false;
+
+  constructor(private readonly deadlines: Deadlines = DEADLINES) {}
 
   /** The verdict of each job, in the order given. */
   async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
@@ -103,14 +113,14 @@ export class ParamsCheckThread {
     if (this.inFlight || this.queue.length === 0 || this.closed) return;
     this.inFlight = this.queue.shift()!;
     this.started().thread.postMessage(this.inFlight.request);
-    this.arm(CHECK_DEADLINE_MS);
+    this.arm(this.deadlines.checkMs);
   }
 
   private started(): NonNullable<ParamsCheckThread['worker']> {
     if (this.worker) return this.worker;
     // Shared memory of its own: a terminated worker may still write to its own for a moment.
     const progress = new Progress(new SharedArrayBuffer(Progress.BYTES));
-    const thread = startWorker(progress.buffer);
+    const thread = startWorker({ progress: progress.buffer, requestMs: this.deadlines.requestMs });
     const worker = { thread, progress, failure: undefined as Error | undefined };
     // Never what keeps the process alive: an embedding app that forgets close() still exits.
     thread.unref();
@@ -131,13 +141,13 @@ export class ParamsCheckThread {
     if (!this.inFlight || !this.worker) return;
     const { index, stage, since } = this.worker.progress.read();
     // Idle: still starting (loading Ajv takes a while), or about to answer.
-    if (stage === STAGE.idle) return this.arm(CHECK_DEADLINE_MS);
-    const limit = stage === STAGE.compiling ? COMPILE_DEADLINE_MS : CHECK_DEADLINE_MS;
-    const left = since + limit - clockMs();
-    // At least every CHECK_DEADLINE_MS: what was read may be a stage that has just ended.
-    if (left > 0) return this.arm(Math.min(left, CHECK_DEADLINE_MS));
+    const { checkMs, compileMs } = this.deadlines;
+    if (stage === STAGE.idle) return this.arm(checkMs);
+    const left = since + (stage === STAGE.compiling ? compileMs : checkMs) - clockMs();
+    // At least every checkMs: what was read may be a stage that has just ended.
+    if (left > 0) return this.arm(Math.min(left, checkMs));
     const schema = this.inFlight.request.schemas[this.inFlight.request.jobs[index].schema];
-    const why = stage === STAGE.compiling ? `compiling it took longer than ${COMPILE_DEADLINE_MS} ms` : `checking these params took longer than ${CHECK_DEADLINE_MS} ms`;
+    const why = stage === STAGE.compiling ? `compiling it took longer than ${compileMs} ms` : `checking these params took longer than ${checkMs} ms`;
     if (stage === STAGE.compiling) this.rememberOverrun(schema, `${TOO_COSTLY}: ${why}`);
     this.overran(index, why);
   }
@@ -210,8 +220,8 @@ export function clockMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-function startWorker(progress: SharedArrayBuffer): Worker {
-  const options = { workerData: progress, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
+function startWorker(workerData: WorkerData): Worker {
+  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
   if (!__filename.endsWith('.ts')) return new Worker(join(__dirname, 'params-check.worker.js'), options);
   // Run from the TypeScript sources (vitest; `npm run bench`), which a worker's Node cannot load
   // by itself: it compiles them with the repo's SWC hook, as the tests' executor processes do.

@@ -3,10 +3,11 @@
  * watchdog in shared memory (workerData) which job and stage it is at, and answers their verdicts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { clockMs, Progress, REQUEST_BUDGET_MS, TOO_COSTLY, type CheckRequest, type Verdict } from './params-check-thread';
+import { clockMs, Progress, TOO_COSTLY, type CheckRequest, type Verdict, type WorkerData } from './params-check-thread';
 import { ParamsSchemas, STAGE } from './params-schemas';
 
-const progress = new Progress(workerData as SharedArrayBuffer);
+const { requestMs } = workerData as WorkerData;
+const progress = new Progress((workerData as WorkerData).progress);
 const schemas = new ParamsSchemas();
 
 parentPort!.on('message', ({ schemas: texts, jobs }: CheckRequest) => {
@@ -18,9 +19,9 @@ parentPort!.on('message', ({ schemas: texts, jobs }: CheckRequest) => {
     // Between jobs the worker can time itself: past the budget, the job at hand is refused and the
     // rest of the request left unchecked (it is refused anyway).
     if (spent) return { errors: [] };
-    if (clockMs() - started > REQUEST_BUDGET_MS) {
+    if (clockMs() - started > requestMs) {
       spent = true;
-      return { refused: `${TOO_COSTLY}: checking this request's params took longer than ${REQUEST_BUDGET_MS} ms in all; save fewer tasks at a time` };
+      return { refused: `${TOO_COSTLY}: checking this request's params took longer than ${requestMs} ms in all; save fewer tasks at a time` };
     }
     const schema = texts[job.schema];
     return schemas.run(job.check ? { schema, params: job.params } : { schema }, (stage) => progress.enter(i, stage));
