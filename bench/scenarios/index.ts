@@ -9,6 +9,7 @@ import { slotHold } from './slot-hold';
 import { sustained } from './sustained';
 import { history } from './history';
 import { fanOut } from './fan-out';
+import { paramsCheck } from './params-check';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut, paramsCheck];

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CATASTROPHIC_INPUT, CATASTROPHIC_PATTERN, nestedAnyOf } from '../../../../test/support/hostile-schemas';
-import { DEADLINES, ParamsCheckThread, type Deadlines } from './params-check-thread';
+import { DEADLINES, ParamsCheckThread, ParamsCheckWorkers, type Deadlines } from './params-check-thread';
 
 const RESIZE = JSON.stringify({ type: 'object', required: ['width'], properties: { width: { type: 'integer', minimum: 1 } } });
 /** 2^22 paths: about 6 s and 300 MB of errors unbounded. */
@@ -103,5 +103,29 @@ describe('ParamsCheckThread', () => {
     await pending;
     await queued;
     await expect(thread.run([{ schema: RESIZE, params: {} }])).rejects.toThrow('the console is closing');
+  });
+});
+
+describe('ParamsCheckWorkers', () => {
+  it("sends the checks of a schema that overran to a worker of their own: other schemas' checks no longer wait behind them", async () => {
+    const workers = new ParamsCheckWorkers();
+    try {
+      expect(await workers.run([{ schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 0 } }])).toEqual([{ refused: TOO_COSTLY }, { errors: [] }]);
+      // The shared worker again, after its restart; the hostile schema now goes to the other.
+      expect(await workers.run([{ schema: RESIZE, params: { width: 1 } }])).toEqual([{ errors: [] }]);
+      const since = performance.now();
+      const hostile = workers.run([{ schema: HOSTILE, params: { s: {} } }]);
+      const other = await workers.run([{ schema: RESIZE, params: { width: 0 } }]);
+      expect(performance.now() - since).toBeLessThan(100);
+      expect(other).toEqual([{ errors: [{ field: 'params.width', reason: 'must be >= 1' }] }]);
+      expect(await hostile).toEqual([{ refused: TOO_COSTLY }]);
+      expect(await workers.run([{ schema: RESIZE, params: { width: 0 } }, { schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 2 } }])).toEqual([
+        { errors: [{ field: 'params.width', reason: 'must be >= 1' }] },
+        { refused: TOO_COSTLY },
+        { errors: [] },
+      ]);
+    } finally {
+      await workers.close();
+    }
   });
 });

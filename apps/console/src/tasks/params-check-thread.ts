@@ -24,7 +24,7 @@ export interface WorkerData {
 /** The worker's heap (256 MB): a schema that reports one error per path through nested anyOf fills it within its deadline otherwise. */
 const WORKER_HEAP_MB = 256;
 
-/** Compile overruns kept, by schema text: answered at once the next time, not recompiled at a second's cost. */
+/** Schemas remembered for having overrun (compiles refused at once; suspects of ParamsCheckWorkers), by text. */
 const OVERRUNS_LIMIT = 500;
 
 /** A verdict on a job: the worker's, or a refusal because checking it would take too long (the 400's reason). */
@@ -63,7 +63,11 @@ export class ParamsCheckThread {
   private readonly overruns = new Map<string, string>();
   private closed = false;
 
-  constructor(private readonly deadlines: Deadlines = DEADLINES) {}
+  /** `overran` hears of each schema whose compile or check overran its deadline (ParamsCheckWorkers). */
+  constructor(
+    private readonly deadlines: Deadlines = DEADLINES,
+    private readonly overran: (schema: string) => void = () => undefined,
+  ) {}
 
   /** The verdict of each job, in the order given. */
   async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
@@ -146,24 +150,26 @@ export class ParamsCheckThread {
     const left = since + (stage === STAGE.compiling ? compileMs : checkMs) - clockMs();
     // At least every checkMs: what was read may be a stage that has just ended.
     if (left > 0) return this.arm(Math.min(left, checkMs));
-    const schema = this.inFlight.request.schemas[this.inFlight.request.jobs[index].schema];
     const why = stage === STAGE.compiling ? `compiling it took longer than ${compileMs} ms` : `checking these params took longer than ${checkMs} ms`;
-    if (stage === STAGE.compiling) this.rememberOverrun(schema, `${TOO_COSTLY}: ${why}`);
-    this.overran(index, why);
+    if (stage === STAGE.compiling) this.rememberOverrun(this.schemaOf(index), `${TOO_COSTLY}: ${why}`);
+    this.refuse(index, why);
   }
 
   /** The job at `index` is refused and the worker replaced; the request's other jobs are not checked (it is refused anyway). */
-  private overran(index: number, why: string): void {
+  private refuse(index: number, why: string): void {
+    this.overran(this.schemaOf(index));
     const worker = this.worker!;
     this.worker = undefined;
     void worker.thread.terminate();
+    // Its successor starts now, not with the next request: starting takes 50–200 ms (Ajv loading).
+    this.started();
     this.finish(this.inFlight!.request.jobs.map((_, i): Verdict => (i === index ? { refused: `${TOO_COSTLY}: ${why}` } : { errors: [] })));
   }
 
   private died(code: number): void {
     const { progress, failure } = this.worker!;
     const { index, stage } = progress.read();
-    if (this.inFlight && stage !== STAGE.idle) return this.overran(index, failure?.message.includes('out of memory') ? 'checking these params ran out of memory' : `its check failed (${failure?.message ?? `exit ${code}`})`);
+    if (this.inFlight && stage !== STAGE.idle) return this.refuse(index, failure?.message.includes('out of memory') ? 'checking these params ran out of memory' : `its check failed (${failure?.message ?? `exit ${code}`})`);
     this.worker = undefined;
     const entry = this.inFlight;
     this.inFlight = undefined;
@@ -180,9 +186,45 @@ export class ParamsCheckThread {
     this.next();
   }
 
+  private schemaOf(index: number): string {
+    const { schemas, jobs } = this.inFlight!.request;
+    return schemas[jobs[index].schema];
+  }
+
   private rememberOverrun(schema: string, reason: string): void {
     if (this.overruns.size >= OVERRUNS_LIMIT) this.overruns.clear();
     this.overruns.set(schema, reason);
+  }
+}
+
+/**
+ * Two ParamsCheckThreads: the one every schema's checks go to, and one for the schemas whose
+ * compile or check has overrun its deadline there before. An overrun costs a worker its compiled
+ * schemas and a restart (50–200 ms from the build) that the checks queued behind it wait for;
+ * once a schema has cost that, its checks cost only the tenants of such schemas that again.
+ */
+export class ParamsCheckWorkers {
+  private readonly suspects = new Set<string>();
+  private readonly shared: ParamsCheckThread;
+  private readonly quarantine: ParamsCheckThread;
+
+  constructor(deadlines: Deadlines = DEADLINES) {
+    this.shared = new ParamsCheckThread(deadlines, (schema) => {
+      if (this.suspects.size >= OVERRUNS_LIMIT) this.suspects.clear();
+      this.suspects.add(schema);
+    });
+    this.quarantine = new ParamsCheckThread(deadlines);
+  }
+
+  /** The verdict of each job, in the order given (ParamsCheckThread.run). */
+  async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
+    const suspect = jobs.map((job) => this.suspects.has(job.schema));
+    const [shared, quarantined] = await Promise.all([this.shared.run(jobs.filter((_, i) => !suspect[i])), this.quarantine.run(jobs.filter((_, i) => suspect[i]))]);
+    return suspect.map((s) => (s ? quarantined.shift()! : shared.shift()!));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.shared.close(), this.quarantine.close()]);
   }
 }
 

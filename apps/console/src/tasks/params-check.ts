@@ -2,7 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { In, type EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import { ExecutorEntity } from '@baton/persistence';
-import { ParamsCheckThread } from './params-check-thread';
+import { ParamsCheckWorkers } from './params-check-thread';
 import type { SchemaJob } from './params-schemas';
 
 /** An UP executor as the checks read it (ParamsCheck.liveExecutors). */
@@ -24,14 +24,14 @@ export interface ParamsOf {
  * executor). A schema Ajv cannot compile is not the task's fault: no check, and HandlerCheck
  * says why in the save's warnings.
  *
- * The schemas are a tenant's input, so checking against them is bounded (ParamsCheckThread): off
+ * The schemas are a tenant's input, so checking against them is bounded (ParamsCheckWorkers): off
  * the event loop, in a worker whose check of a task's params is refused past 50 ms (a 400 naming
  * `params`: the schema is too costly to check), with patterns run in linear time and errors
  * bounded in number and length (ParamsSchemas).
  */
 @Injectable()
 export class ParamsCheck implements OnApplicationShutdown {
-  private readonly thread = new ParamsCheckThread();
+  private readonly workers = new ParamsCheckWorkers();
 
   /** The problems of each task's params, in the order given ([] when they fit, or nothing says what they should be). */
   async errors(em: EntityManager, tenantId: string, tasks: readonly ParamsOf[]): Promise<FieldError[][]> {
@@ -45,7 +45,7 @@ export class ParamsCheck implements OnApplicationShutdown {
       jobs.push({ schema, params: task.params });
     });
     const problems = tasks.map((): FieldError[] => []);
-    const verdicts = await this.thread.run(jobs);
+    const verdicts = await this.workers.run(jobs);
     verdicts.forEach((verdict, k) => {
       if ('errors' in verdict) problems[checked[k]] = verdict.errors;
       else if ('refused' in verdict) problems[checked[k]] = [{ field: 'params', reason: verdict.refused }];
@@ -57,7 +57,7 @@ export class ParamsCheck implements OnApplicationShutdown {
   async unusableIn(live: readonly LiveExecutor[], tasks: ReadonlyArray<{ executorApp: string; handler: string } | null>): Promise<Array<string | null>> {
     const schemas = tasks.map((task) => (task === null ? undefined : schemaIn(live, task.executorApp, task.handler)));
     const declared = schemas.filter((schema): schema is string => schema !== undefined);
-    const verdicts = await this.thread.run(declared.map((schema) => ({ schema })));
+    const verdicts = await this.workers.run(declared.map((schema) => ({ schema })));
     let k = 0;
     return schemas.map((schema) => {
       if (schema === undefined) return null;
@@ -78,7 +78,7 @@ export class ParamsCheck implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): Promise<void> {
-    return this.thread.close();
+    return this.workers.close();
   }
 }
 
