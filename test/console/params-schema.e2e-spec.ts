@@ -151,19 +151,25 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     ]);
   });
 
-  it("keeps another tenant's requests prompt while one tenant saves tasks against hostile schemas", async () => {
+  it("keeps another tenant's reads and saves prompt while one tenant saves tasks against hostile schemas", async () => {
     await declare('globex', 'hostile', { resize: nestedAnyOf(22) });
-    const saves = Promise.all(Array.from({ length: 4 }, (_, i) => t.http().post('/api/tasks').set(globex.admin).send(task(`hostile-${i}`, { s: {} }, 'hostile'))));
+    // The first overrun of a schema costs the shared worker a restart, which checks queued behind it
+    // wait for (50–200 ms built); from then on the schema's checks have a worker of their own.
+    expect((await t.http().post('/api/tasks').set(globex.admin).send(task('hostile-first', { s: {} }, 'hostile'))).status).toBe(400);
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('prompt-first', { width: 1 }))).status).toBe(201);
+    const saves = Promise.all(Array.from({ length: 8 }, (_, i) => t.http().post('/api/tasks').set(globex.admin).send(task(`hostile-${i}`, { s: {} }, 'hostile'))));
     let settled = false;
     void saves.then(() => (settled = true));
     const latencies: number[] = [];
-    while (!settled || latencies.length < 5) {
+    for (let i = 0; !settled || i < 6; i++) {
       const since = Date.now();
-      expect((await t.http().get('/api/tasks').set(acme.viewer)).status).toBe(200);
+      // A read, and a save (checked against acme's schema): neither waits for globex's checks, nor for a transaction held meanwhile.
+      if (i % 2 === 0) expect((await t.http().get('/api/tasks').set(acme.viewer)).status).toBe(200);
+      else expect((await t.http().post('/api/tasks').set(acme.admin).send(task(`prompt-${i}`, { width: i }))).status).toBe(201);
       latencies.push(Date.now() - since);
     }
-    expect((await saves).map((r) => [r.status, r.body.errors?.[0]?.field])).toEqual(Array.from({ length: 4 }, () => [400, 'params']));
-    // Unbounded, each save held the event loop ~6 s; here a read waits for nothing of globex's.
+    expect((await saves).map((r) => [r.status, r.body.errors?.[0]?.field])).toEqual(Array.from({ length: 8 }, () => [400, 'params']));
+    // Unbounded, each of globex's saves held the event loop ~6 s.
     expect(Math.max(...latencies)).toBeLessThan(1_000);
   });
 });

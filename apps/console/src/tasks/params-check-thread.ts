@@ -47,13 +47,15 @@ export const TOO_COSTLY = "the handler's params schema is too costly to check";
 /**
  * Runs ParamsSchemas in a worker thread under a watchdog, so that a tenant's schema can neither
  * block the console's event loop nor take more than its deadline of the worker: a compile or a
- * check longer than its deadline (Deadlines), or one that fills the worker's heap, is refused — the worker is terminated (V8 stops it mid-loop) and the next request gets a
- * fresh one. The worker cannot time itself: a validator in a backtracking loop runs no code of
- * ours until it returns. So it writes in shared memory which job and stage it is in and since
- * when, and the watchdog, a timer here, reads that.
+ * check longer than its deadline (Deadlines), or one that fills the worker's heap, is refused;
+ * the worker is terminated (V8 stops it mid-loop) and a fresh one started. The worker cannot time
+ * itself: a validator in a backtracking loop runs no code of ours until it returns. So it writes
+ * in shared memory which job and stage it is in and since when, and the watchdog, a timer here,
+ * reads that.
  *
  * One request at the worker at a time, in arrival order: each holds it at most its budget
- * (Deadlines.requestMs) plus one deadline. The worker starts with the first request and stops with close().
+ * (Deadlines.requestMs) plus one deadline. The worker starts with the first request, again at
+ * once after an overrun, and stops with close().
  */
 export class ParamsCheckThread {
   private worker: { thread: Worker; progress: Progress; failure?: Error } | undefined;
@@ -116,11 +118,11 @@ export class ParamsCheckThread {
   private next(): void {
     if (this.inFlight || this.queue.length === 0 || this.closed) return;
     this.inFlight = this.queue.shift()!;
-    this.started().thread.postMessage(this.inFlight.request);
+    this.ensureWorker().thread.postMessage(this.inFlight.request);
     this.arm(this.deadlines.checkMs);
   }
 
-  private started(): NonNullable<ParamsCheckThread['worker']> {
+  private ensureWorker(): NonNullable<ParamsCheckThread['worker']> {
     if (this.worker) return this.worker;
     // Shared memory of its own: a terminated worker may still write to its own for a moment.
     const progress = new Progress(new SharedArrayBuffer(Progress.BYTES));
@@ -162,7 +164,7 @@ export class ParamsCheckThread {
     this.worker = undefined;
     void worker.thread.terminate();
     // Its successor starts now, not with the next request: starting takes 50–200 ms (Ajv loading).
-    this.started();
+    this.ensureWorker();
     this.finish(this.inFlight!.request.jobs.map((_, i): Verdict => (i === index ? { refused: `${TOO_COSTLY}: ${why}` } : { errors: [] })));
   }
 
