@@ -10,6 +10,7 @@ import { sustained } from './sustained';
 import { history } from './history';
 import { fanOut } from './fan-out';
 import { noisy } from './noisy';
+import { paramsCheck } from './params-check';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut, noisy];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck];

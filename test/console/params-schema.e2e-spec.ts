@@ -2,10 +2,12 @@
  * Handler params schemas (issue 14 item 1) through the console API: the schema the UP executors
  * of a task's app declare for its handler (their heartbeats' handlerSchemas) is shown with the
  * executors and checked when the task is saved — the executor heard from last decides; none
- * declared, nothing checked; another tenant's executors never count.
+ * declared, nothing checked; another tenant's executors never count. The check is bounded
+ * (issue 20 item 3): a hostile schema is refused in its deadline, off the event loop.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { CATASTROPHIC_INPUT, CATASTROPHIC_PATTERN, nestedAnyOf } from '../support/hostile-schemas';
 import { insertExecutor, rowCounts, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 const RESIZE = {
@@ -121,5 +123,53 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     } finally {
       warn.mockRestore();
     }
+  });
+
+  it('runs patterns in linear time, refuses a check that would take too long naming params, and says which pattern it cannot run', async () => {
+    await declare('acme', 'redos', { resize: { type: 'object', properties: { s: { type: 'string', pattern: CATASTROPHIC_PATTERN } } } });
+    const redos = await t.http().post('/api/tasks').set(acme.admin).send(task('redos', { s: CATASTROPHIC_INPUT }, 'redos'));
+    expect(redos.body.errors).toEqual([{ field: 'params.s', reason: `must match pattern "${CATASTROPHIC_PATTERN}"` }]);
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('redos-ok', { s: 'aaaa' }, 'redos'))).status).toBe(201);
+
+    // Unbounded: ~6 s on the event loop and 300 MB of errors.
+    await declare('acme', 'hostile', { resize: nestedAnyOf(22) });
+    const since = Date.now();
+    const hostile = await t.http().post('/api/tasks').set(acme.admin).send(task('hostile', { s: {} }, 'hostile'));
+    expect(Date.now() - since).toBeLessThan(3_000); // its deadline, plus compiling the schema and starting the worker from the TypeScript sources
+    expect(hostile.status).toBe(400);
+    expect(hostile.body.errors).toEqual([{ field: 'params', reason: "the handler's params schema is too costly to check: checking these params took longer than 50 ms" }]);
+    expect(hostile.text.length).toBeLessThan(1_000);
+
+    await declare('acme', 'backref', { resize: { type: 'object', properties: { s: { type: 'string', pattern: '^(a)\\1$' } } } });
+    const unchecked = await t.http().post('/api/tasks').set(acme.admin).send(task('backref', { s: 'ab' }, 'backref'));
+    expect(unchecked.status).toBe(201);
+    expect(unchecked.body.warnings).toEqual([
+      {
+        field: 'params',
+        reason: expect.stringContaining('cannot be used (pattern "^(a)\\\\1$" is not supported: patterns run on RE2, in linear time, which has no backreferences or lookaround'),
+      },
+    ]);
+  });
+
+  it("keeps another tenant's reads and saves prompt while one tenant saves tasks against hostile schemas", async () => {
+    await declare('globex', 'hostile', { resize: nestedAnyOf(22) });
+    // The first overrun of a schema costs the shared worker a restart, which checks queued behind it
+    // wait for (50–200 ms built); from then on the schema's checks have a worker of their own.
+    expect((await t.http().post('/api/tasks').set(globex.admin).send(task('hostile-first', { s: {} }, 'hostile'))).status).toBe(400);
+    expect((await t.http().post('/api/tasks').set(acme.admin).send(task('prompt-first', { width: 1 }))).status).toBe(201);
+    const saves = Promise.all(Array.from({ length: 8 }, (_, i) => t.http().post('/api/tasks').set(globex.admin).send(task(`hostile-${i}`, { s: {} }, 'hostile'))));
+    let settled = false;
+    void saves.then(() => (settled = true));
+    const latencies: number[] = [];
+    for (let i = 0; !settled || i < 6; i++) {
+      const since = Date.now();
+      // A read, and a save (checked against acme's schema): neither waits for globex's checks, nor for a transaction held meanwhile.
+      if (i % 2 === 0) expect((await t.http().get('/api/tasks').set(acme.viewer)).status).toBe(200);
+      else expect((await t.http().post('/api/tasks').set(acme.admin).send(task(`prompt-${i}`, { width: i }))).status).toBe(201);
+      latencies.push(Date.now() - since);
+    }
+    expect((await saves).map((r) => [r.status, r.body.errors?.[0]?.field])).toEqual(Array.from({ length: 8 }, () => [400, 'params']));
+    // Unbounded, each of globex's saves held the event loop ~6 s.
+    expect(Math.max(...latencies)).toBeLessThan(1_000);
   });
 });

@@ -19,18 +19,19 @@ export class HandlerCheck {
   /** The warnings of each (app, handler), in the order given; [] for one that a live executor offers. */
   async warnings(tenantId: string, tasks: ReadonlyArray<{ executorApp: string; handler: string }>): Promise<FieldError[][]> {
     const rows = await this.params.liveExecutors(this.dataSource.manager, tenantId, tasks.map((t) => t.executorApp));
-    return tasks.map(({ executorApp, handler }): FieldError[] => {
-      const live = rows.filter((r) => r.app === executorApp);
-      if (live.length === 0) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
-      const known = live.filter((r) => r.handlers !== null);
+    const offered = tasks.map(({ executorApp, handler }) => {
+      const known = rows.filter((r) => r.app === executorApp && r.handlers !== null);
+      return { names: [...new Set(known.flatMap((r) => r.handlers!))].sort(), known: known.length > 0, offers: known.some((r) => r.handlers!.includes(handler)) };
+    });
+    // Only a handler a live executor offers has a schema worth saying it cannot be used.
+    const unusable = await this.params.unusableIn(rows, tasks.map((task, i) => (offered[i].offers ? task : null)));
+    return tasks.map(({ executorApp, handler }, i): FieldError[] => {
+      if (!rows.some((r) => r.app === executorApp)) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
+      const { names, known, offers } = offered[i];
       // Executors that have not said what they offer yet (before their first heartbeat since the upgrade): nothing to say.
-      if (known.length === 0) return [];
-      const offered = [...new Set(known.flatMap((r) => r.handlers!))].sort();
-      if (offered.includes(handler)) {
-        const unusable = this.params.unusableIn(live, { executorApp, handler });
-        return unusable === null ? [] : [{ field: 'params', reason: `not checked: the params schema the executors declare for "${handler}" cannot be used (${unusable})` }];
-      }
-      const list = offered.length > 20 ? `${offered.slice(0, 20).join(', ')}, …` : offered.join(', ');
+      if (!known) return [];
+      if (offers) return unusable[i] === null ? [] : [{ field: 'params', reason: `not checked: the params schema the executors declare for "${handler}" cannot be used (${unusable[i]})` }];
+      const list = names.length > 20 ? `${names.slice(0, 20).join(', ')}, …` : names.join(', ');
       return [{ field: 'handler', reason: `no live executor of app "${executorApp}" offers handler "${handler}" (they offer: ${list || 'none'})` }];
     });
   }

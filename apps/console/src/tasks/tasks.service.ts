@@ -158,17 +158,17 @@ export class TasksService {
     return taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null));
   }
 
-  create(tenantId: string, dto: TaskBodyDto): Promise<TaskView> {
+  async create(tenantId: string, dto: TaskBodyDto): Promise<TaskView> {
     const input = inputOf(dto);
     const errors = validateTask(input);
     if (errors.length) invalid(errors);
     const definition = canonical(withTaskDefaults(input, tenantId));
+    await this.assertParamsFit(this.dataSource.manager, tenantId, [definition]);
     return this.writing(definition.name, () =>
       inTransaction(this.dataSource, async (em) => {
         const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
-        await this.assertParamsFit(em, tenantId, [definition]);
         await this.assertNameFree(em, tenantId, definition.name, null);
         const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
@@ -183,7 +183,7 @@ export class TasksService {
    * or none; every error names its item (`tasks[3].trigger.expression`), all of them at once.
    * Rows go in with multi-row INSERTs: creating 4,000 tasks one POST at a time took 14–20 s.
    */
-  createMany(tenantId: string, dtos: readonly TaskBodyDto[]): Promise<TaskView[]> {
+  async createMany(tenantId: string, dtos: readonly TaskBodyDto[]): Promise<TaskView[]> {
     const errors: FieldError[] = [];
     const definitions: TaskDefinition[] = [];
     const indexOfName = new Map<string, number>();
@@ -198,6 +198,7 @@ export class TasksService {
       definitions[i] = definition;
     });
     if (errors.length) invalid(errors);
+    await this.assertParamsFit(this.dataSource.manager, tenantId, definitions, (i) => `tasks[${i}].`);
     const names = [...indexOfName.keys()];
     return this.writingMany(() =>
         inTransaction(this.dataSource, async (em) => {
@@ -208,7 +209,6 @@ export class TasksService {
             const named = taken.map((t) => ({ field: `tasks[${indexOfName.get(t.name)}].name`, reason: `a task named "${t.name}" already exists` }));
             throw conflict(`${taken.length} of the tasks' names are taken; nothing was created`, named);
           }
-          await this.assertParamsFit(em, tenantId, definitions, (i) => `tasks[${i}].`);
           const calendars = new Map<string, Awaited<ReturnType<TasksService['findCalendar']>>>();
           for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.findCalendar(em, tenantId, name));
           const now = this.clock.now();
@@ -251,7 +251,12 @@ export class TasksService {
     });
   }
 
-  /** 400 naming each param that does not fit the schema its handler's executors declare (ParamsCheck); nothing is saved. */
+  /**
+   * 400 naming each param that does not fit the schema its handler's executors declare (ParamsCheck);
+   * nothing is saved. Called before a save's transaction, not in it: a check may take its deadline
+   * (50 ms), a new schema's compile longer, and the transaction would hold a pooled connection —
+   * on SQLite the one transaction of the process — meanwhile.
+   */
   private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly TaskDefinition[], prefix: (i: number) => string = () => ''): Promise<void> {
     const problems = await this.params.errors(em, tenantId, definitions);
     const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
@@ -267,8 +272,9 @@ export class TasksService {
     let name = '';
     return this.writing(
       () => name,
-      () =>
-        inTransaction(this.dataSource, async (em) => {
+      async () => {
+        const checked = await this.paramsCheckedBefore(tenantId, id, expectedVersion, next);
+        return inTransaction(this.dataSource, async (em) => {
           const row = await em.findOneBy(TaskEntity, { id, tenantId });
           if (!row) throw notFound('Task', id);
           if (expectedVersion !== undefined && expectedVersion !== row.version) {
@@ -276,11 +282,11 @@ export class TasksService {
               { field: 'version', reason: `is ${expectedVersion}, the task is at version ${row.version}` },
             ]);
           }
-          const currentCalendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
-          const current = taskEntityToDefinition(row, currentCalendar?.name ?? null);
+          const current = await this.definitionOf(em, row);
           const definition = next(current);
           name = definition.name;
-          await this.assertParamsFit(em, tenantId, [definition]);
+          // Checked already, unless the task changed since (its params, app or handler come from it when not given).
+          if (paramsKey(definition) !== checked) await this.assertParamsFit(em, tenantId, [definition]);
           const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
           if (definition.name !== row.name) await this.assertNameFree(em, tenantId, definition.name, id);
           const now = this.clock.now();
@@ -311,8 +317,30 @@ export class TasksService {
             ]);
           }
           return this.get(tenantId, id, em);
-        }),
+        });
+      },
     );
+  }
+
+  /**
+   * update()'s params check, before its transaction (see assertParamsFit): the task as it is
+   * now, changed as the request says, checked; the key of what was checked (paramsKey), for the
+   * transaction to see whether the task changed meanwhile. Nothing is checked where the
+   * transaction answers first: a task that does not exist, or is not at the expected version.
+   */
+  private async paramsCheckedBefore(tenantId: string, id: number, expectedVersion: number | undefined, next: (current: TaskDefinition) => TaskDefinition): Promise<string | null> {
+    const em = this.dataSource.manager;
+    const row = await em.findOneBy(TaskEntity, { id, tenantId });
+    if (!row || (expectedVersion !== undefined && expectedVersion !== row.version)) return null;
+    const definition = next(await this.definitionOf(em, row));
+    await this.assertParamsFit(em, tenantId, [definition]);
+    return paramsKey(definition);
+  }
+
+  /** A stored task as a definition (its calendar by name). */
+  private async definitionOf(em: EntityManager, row: TaskEntity): Promise<TaskDefinition> {
+    const calendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId: row.tenantId });
+    return taskEntityToDefinition(row, calendar?.name ?? null);
   }
 
   /**
@@ -547,6 +575,11 @@ export class TasksService {
       throw error;
     }
   }
+}
+
+/** What a params check depends on in a task: the same key, the same verdict (for a given set of live executors). */
+function paramsKey(definition: TaskDefinition): string {
+  return JSON.stringify([definition.executorApp, definition.handler, definition.params]);
 }
 
 /** Rows per INSERT of createMany: well inside SQLite's 32,766 bound parameters (~35 columns a row). */

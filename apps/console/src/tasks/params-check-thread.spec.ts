@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CATASTROPHIC_INPUT, CATASTROPHIC_PATTERN, nestedAnyOf } from '../../../../test/support/hostile-schemas';
+import { DEADLINES, ParamsCheckThread, ParamsCheckWorkers, type Deadlines } from './params-check-thread';
+
+const RESIZE = JSON.stringify({ type: 'object', required: ['width'], properties: { width: { type: 'integer', minimum: 1 } } });
+/** 2^22 paths: about 6 s and 300 MB of errors unbounded. */
+const HOSTILE = JSON.stringify(nestedAnyOf(22));
+const TOO_COSTLY = `the handler's params schema is too costly to check: checking these params took longer than ${DEADLINES.checkMs} ms`;
+
+describe('ParamsCheckThread', () => {
+  const threads: ParamsCheckThread[] = [];
+  const started = async (deadlines?: Deadlines) => {
+    const thread = new ParamsCheckThread(deadlines);
+    threads.push(thread);
+    // The worker starts with the first request (from the TypeScript sources here, ~0.5 s; its start is never timed): not what is timed below.
+    expect(await thread.run([{ schema: RESIZE, params: { width: 1 } }])).toEqual([{ errors: [] }]);
+    return thread;
+  };
+  afterEach(async () => {
+    await Promise.all(threads.splice(0).map((t) => t.close()));
+  });
+
+  it('checks params off the event loop, with the verdicts in the order given', async () => {
+    const thread = await started();
+    const mixed = JSON.stringify({ type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } });
+    expect(await thread.run([{ schema: RESIZE, params: { width: 0 } }, { schema: mixed, params: {} }, { schema: RESIZE }, { schema: RESIZE, params: { width: 3 } }])).toEqual([
+      { errors: [{ field: 'params.width', reason: 'must be >= 1' }] },
+      { unusable: expect.stringContaining('pattern "(a)\\\\1" is not supported') },
+      { errors: [] },
+      { errors: [] },
+    ]);
+  });
+
+  it('answers the catastrophic-backtracking pattern at once, with the right verdict', async () => {
+    const thread = await started();
+    const schema = JSON.stringify({ type: 'object', properties: { s: { type: 'string', pattern: CATASTROPHIC_PATTERN } } });
+    await thread.run([{ schema }]);
+    const since = performance.now();
+    expect(await thread.run([{ schema, params: { s: CATASTROPHIC_INPUT } }, { schema, params: { s: 'aaaa' } }])).toEqual([
+      { errors: [{ field: 'params.s', reason: `must match pattern "${CATASTROPHIC_PATTERN}"` }] },
+      { errors: [] },
+    ]);
+    expect(performance.now() - since).toBeLessThan(100);
+  });
+
+  it('refuses a check that overruns its deadline, in well under 100 ms past it, without blocking the event loop; the next request gets a fresh worker', async () => {
+    const thread = await started();
+    await thread.run([{ schema: HOSTILE }]);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    const since = performance.now();
+    const verdicts = await thread.run([{ schema: RESIZE, params: { width: 0 } }, { schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 0 } }]);
+    const took = performance.now() - since;
+    clearInterval(ticker);
+    expect(verdicts).toEqual([{ errors: [] }, { refused: TOO_COSTLY }, { errors: [] }]);
+    expect(took).toBeLessThan(DEADLINES.checkMs + 100);
+    // A 5 ms timer kept firing meanwhile (it could not at all while the check ran on this thread).
+    expect(ticks).toBeGreaterThanOrEqual(3);
+    expect(await thread.run([{ schema: RESIZE, params: { width: 0 } }])).toEqual([{ errors: [{ field: 'params.width', reason: 'must be >= 1' }] }]);
+  });
+
+  it('keeps other requests waiting no longer than one deadline behind a hostile one', async () => {
+    const thread = await started();
+    await thread.run([{ schema: HOSTILE }]);
+    const since = performance.now();
+    const hostile = thread.run([{ schema: HOSTILE, params: { s: {} } }]);
+    const other = thread.run([{ schema: RESIZE, params: { width: 2 } }]).then((v) => ({ v, at: performance.now() - since }));
+    expect(await hostile).toEqual([{ refused: TOO_COSTLY }]);
+    const answered = await other;
+    expect(answered.v).toEqual([{ errors: [] }]);
+    // Behind the hostile check's deadline, and a fresh worker's start (from the TypeScript sources, ~0.5 s here; ~50 ms built).
+    expect(answered.at).toBeLessThan(DEADLINES.checkMs + 2_000);
+  });
+
+  it("refuses a schema whose compile overruns, and answers it at once afterwards without recompiling", async () => {
+    const thread = new ParamsCheckThread({ ...DEADLINES, compileMs: 1 });
+    threads.push(thread);
+    const big = JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`p${i}`, { type: 'object', properties: { a: { type: 'string' } } }])) });
+    const refused = { refused: "the handler's params schema is too costly to check: compiling it took longer than 1 ms" };
+    expect(await thread.run([{ schema: big, params: {} }])).toEqual([refused]);
+    const since = performance.now();
+    expect(await thread.run([{ schema: big }, { schema: big, params: { p1: 1 } }])).toEqual([refused, refused]);
+    expect(performance.now() - since).toBeLessThan(100);
+  });
+
+  it("refuses the rest of a request past its budget, naming the task where it ran out", async () => {
+    const thread = await started({ checkMs: 5_000, compileMs: 5_000, requestMs: 1 });
+    const slow = JSON.stringify(nestedAnyOf(12));
+    await thread.run([{ schema: slow }]);
+    expect(await thread.run([{ schema: slow, params: { s: {} } }, { schema: RESIZE, params: { width: 0 } }, { schema: RESIZE, params: { width: 0 } }])).toEqual([
+      { errors: expect.any(Array) },
+      { refused: "the handler's params schema is too costly to check: checking this request's params took longer than 1 ms in all; save fewer tasks at a time" },
+      { errors: [] },
+    ]);
+  });
+
+  it('fails what is queued when closed, and refuses new work', async () => {
+    const thread = await started();
+    await thread.run([{ schema: HOSTILE }]);
+    const pending = expect(thread.run([{ schema: HOSTILE, params: { s: {} } }])).rejects.toThrow('the console is closing');
+    const queued = expect(thread.run([{ schema: RESIZE, params: { width: 1 } }])).rejects.toThrow('the console is closing');
+    await thread.close();
+    await pending;
+    await queued;
+    await expect(thread.run([{ schema: RESIZE, params: {} }])).rejects.toThrow('the console is closing');
+  });
+});
+
+describe('ParamsCheckWorkers', () => {
+  it("sends the checks of a schema that overran to a worker of their own: other schemas' checks no longer wait behind them", async () => {
+    const workers = new ParamsCheckWorkers();
+    try {
+      expect(await workers.run([{ schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 0 } }])).toEqual([{ refused: TOO_COSTLY }, { errors: [] }]);
+      // The shared worker again, after its restart; the hostile schema now goes to the other.
+      expect(await workers.run([{ schema: RESIZE, params: { width: 1 } }])).toEqual([{ errors: [] }]);
+      const since = performance.now();
+      const hostile = workers.run([{ schema: HOSTILE, params: { s: {} } }]);
+      const other = await workers.run([{ schema: RESIZE, params: { width: 0 } }]);
+      expect(performance.now() - since).toBeLessThan(100);
+      expect(other).toEqual([{ errors: [{ field: 'params.width', reason: 'must be >= 1' }] }]);
+      expect(await hostile).toEqual([{ refused: TOO_COSTLY }]);
+      expect(await workers.run([{ schema: RESIZE, params: { width: 0 } }, { schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 2 } }])).toEqual([
+        { errors: [{ field: 'params.width', reason: 'must be >= 1' }] },
+        { refused: TOO_COSTLY },
+        { errors: [] },
+      ]);
+    } finally {
+      await workers.close();
+    }
+  });
+});
