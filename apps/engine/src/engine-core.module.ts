@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus } from '@baton/messaging';
 import { ClaimSignal } from './claimer/claim-signal';
+import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { GroupPeers } from './node/group-peers';
@@ -14,7 +15,7 @@ import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineA
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
  * engine made is closed at shutdown), GroupPeers (the other live engines), ClaimSignal (runs to
- * claim now); and the app-wide
+ * claim now), TenantPace (runs each tenant's executors accepted lately); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
  */
 @Global()
@@ -32,9 +33,10 @@ export class EngineCoreModule {
         EngineAlarmBusCloser,
         GroupPeers,
         ClaimSignal,
+        TenantPace,
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal, TenantPace],
     };
   }
 }

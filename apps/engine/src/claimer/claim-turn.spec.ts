@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HELD_PER_ROOM, MIN_TENANT_HELD, planClaimTurn, tenantBudgets, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
 
-const load = (id: string, over: Partial<TenantLoad> = {}): TenantLoad => ({ id, engineGroup: 'default', claimShare: 1, executorRoom: 100, held: 0, active: true, ...over });
+const load = (id: string, over: Partial<TenantLoad> = {}): TenantLoad => ({ id, engineGroup: 'default', claimShare: 1, executorRoom: 100, held: 0, recentlyAccepted: 0, active: true, ...over });
 
 describe('tenantBudgets', () => {
   it('caps a tenant at HELD_PER_ROOM × its executors’ room, split between the engines', () => {
@@ -22,6 +22,11 @@ describe('tenantBudgets', () => {
     const budgets = tenantBudgets([load('a', { executorRoom: 1e6, claimShare: 3 }), load('b', { executorRoom: 1e6 })], { maxHeld: 20_000, engines: 1 });
     expect(budgets.get('a')).toBe(15_000);
     expect(budgets.get('b')).toBe(5000);
+  });
+
+  it('adds what the executors accepted in the last look-ahead: a fast tenant is held as fast as it is sent', () => {
+    const budgets = tenantBudgets([load('fast', { executorRoom: 32, recentlyAccepted: 1500 })], { maxHeld: 20_000, engines: 2 });
+    expect(budgets.get('fast')).toBe(32 + 1500);
   });
 
   it('an engine that is alone again takes the whole budget back', () => {

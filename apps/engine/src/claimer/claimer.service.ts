@@ -9,6 +9,7 @@ import { PeriodicLoop } from '../common/periodic-loop';
 import { GroupPeers } from '../node/group-peers';
 import { ClaimSignal } from './claim-signal';
 import { ClaimTenants } from './claim-tenants';
+import { TenantPace } from './tenant-pace';
 import { planClaimTurn, tenantBudgets } from './claim-turn';
 import { toClaimedRun } from './to-claimed-run';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
@@ -59,6 +60,7 @@ export class ClaimerService {
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
     private readonly peers: GroupPeers,
     private readonly tenants: ClaimTenants,
+    private readonly pace: TenantPace,
     signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
@@ -82,7 +84,8 @@ export class ClaimerService {
     const now = this.clock.now();
     const loads = (await this.tenants.current()).map((t) => {
       const held = this.dueQueue.heldOf(t.id);
-      return { ...t, held, active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
+      const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
+      return { ...t, held, recentlyAccepted, active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
     });
     const budgets = tenantBudgets(loads, { maxHeld, engines: this.peers.sharing() });
     const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { inTransaction, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
+import { inTransaction, markEngineNodeDown, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
@@ -107,6 +107,24 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect((await runsOf(db.dataSource)).filter((r) => r.state === 'PENDING')).toHaveLength(20);
     a.queue.drain(); // sent: room again
     expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
+  });
+
+  it('an engine that dies gives its share back: once it is DOWN, the survivor’s budget is the whole tenant’s', async () => {
+    await executorUp('acme', 20); // 2 × 20 places: 20 each of two engines, 40 alone
+    for (let i = 0; i < 60; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
+    for (const id of ['engine-a', 'engine-b']) {
+      await inTransaction(db.dataSource, (em) =>
+        registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
+      );
+    }
+    const a = side();
+    await a.peers.refresh();
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
+    await inTransaction(db.dataSource, (em) => markEngineNodeDown(em, 'engine-b')); // what the takeover's winner writes
+    await a.peers.refresh(); // GroupPeers re-reads engine_nodes every 0.5 s
+    expect(a.peers.sharing()).toBe(1);
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
+    expect(a.queue.heldOf('acme')).toBe(40);
   });
 
   it('a tenant’s backlog does not delay another tenant: each is claimed from its own range, within its own budget', async () => {

@@ -5,6 +5,7 @@ import { deferRunDispatch, inTransaction, rerouteDispatchedRun, type ExecutingRu
 import type { DispatchRequest } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { ClaimSignal } from '../claimer/claim-signal';
+import { TenantPace } from '../claimer/tenant-pace';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
@@ -81,6 +82,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     @Inject(SLOT_HOLD) private readonly slotHold: SlotHold,
     peers: GroupPeers,
     private readonly claimSignal: ClaimSignal,
+    private readonly pace: TenantPace,
   ) {
     this.gate = new CreditGate(
       () => this.clock.now(),
@@ -254,6 +256,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         if (answer.kind === 'ACCEPTED') {
           this.registry.noteAccepted(executor.executorId);
           this.recordAck(run, leftAt, this.clock.now());
+          this.pace.accepted(run.tenantId, this.clock.now());
           this.metrics.runsFired.inc();
           if (released) await released;
           return;

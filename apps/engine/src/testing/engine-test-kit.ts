@@ -10,6 +10,7 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimSignal } from '../claimer/claim-signal';
 import { ClaimerService } from '../claimer/claimer.service';
 import { ClaimTenants } from '../claimer/claim-tenants';
+import { TenantPace } from '../claimer/tenant-pace';
 import { GroupPeers } from '../node/group-peers';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
@@ -61,7 +62,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new ClaimSignal());
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), new ClaimSignal());
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
   return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
