@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, inTransaction, releaseRuns } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, countTenantBacklog, findClaimedRunTasks, inTransaction, releaseRuns, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -22,6 +22,9 @@ export interface ClaimResult {
   /** The DueQueue holds maxHeld runs or more: nothing was claimed. */
   saturated: boolean;
 }
+
+/** Allotments this large are split with the group's other engines (splitWithPeers). */
+const SPLIT_FROM = 64;
 
 /** A tenant that claimed within this long (or holds runs) is active: it competes with its full budget. */
 const ACTIVE_MS = 5_000;
@@ -87,7 +90,8 @@ export class ClaimerService {
       const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
       return { ...t, held, recentlyAccepted, active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
     });
-    const budgets = tenantBudgets(loads, { maxHeld, engines: this.peers.sharing() });
+    const engines = this.peers.sharing();
+    const budgets = tenantBudgets(loads, { maxHeld, engines });
     const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
     this.cursor = turn.nextCursor;
     if (this.roundLeft <= 0) this.roundLeft = loads.length;
@@ -98,11 +102,14 @@ export class ClaimerService {
       return { claimed: 0, full: more, saturated: false };
     }
     const owner = this.config.nodeId;
+    let takes = turn.takes;
     const runs = await inTransaction(
       this.dataSource,
       async (em) => {
         const now = this.clock.now();
-        const rows = await claimDueRuns(em, { takes: turn.takes, dueBefore: now + this.config.lookAheadMs, owner, leaseUntil: now + this.config.leaseMs, now });
+        const dueBefore = now + this.config.lookAheadMs;
+        takes = await this.splitWithPeers(em, turn.takes, dueBefore, engines);
+        const rows = await claimDueRuns(em, { takes, dueBefore, owner, leaseUntil: now + this.config.leaseMs, now });
         if (rows.length === 0) return [];
         const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
         const orphans = rows.filter((r) => !tasks.has(r.taskId)).map((r) => r.id);
@@ -118,16 +125,37 @@ export class ClaimerService {
     const got = new Map<string, number>();
     for (const run of runs) got.set(run.tenantId, (got.get(run.tenantId) ?? 0) + 1);
     let whole = false;
-    for (const take of turn.takes) {
+    for (const take of takes) {
       const n = got.get(take.tenantId) ?? 0;
       if (n > 0) this.lastClaimAt.set(take.tenantId, now);
-      if (n < take.limit) continue;
+      if (take.limit === 0 || n < take.limit) continue;
       whole = true;
       const budget = budgets.get(take.tenantId) ?? 0;
       if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
     }
     if (runs.length > 0) await this.handOver(runs);
     return { claimed: runs.length, full: whole || more, saturated: false };
+  }
+
+  /**
+   * With other live engines in the group, a tenant's large allotment is cut to this node's share
+   * of the tenant's backlog (⌈backlog ÷ engines⌉ − held): a burst is split between the engines
+   * instead of going to whichever polled first. Counted (countTenantBacklog) only for allotments
+   * of SPLIT_FROM runs or more: small ones cannot unbalance anything.
+   */
+  private async splitWithPeers(em: EntityManager, takes: TenantTake[], dueBefore: number, engines: number): Promise<TenantTake[]> {
+    if (engines <= 1) return takes;
+    const split: TenantTake[] = [];
+    for (const take of takes) {
+      if (take.limit < SPLIT_FROM) {
+        split.push(take);
+        continue;
+      }
+      const held = this.dueQueue.heldOf(take.tenantId);
+      const backlog = await countTenantBacklog(em, { tenantId: take.tenantId, engineGroup: take.engineGroup, dueBefore, cap: engines * (held + take.limit) });
+      split.push({ ...take, limit: Math.max(0, Math.min(take.limit, Math.ceil(backlog / engines) - held)) });
+    }
+    return split;
   }
 
   /** A run of `tenantId` left this node's hands: a tenant that had filled its budget and is down to half of it claims again now. */

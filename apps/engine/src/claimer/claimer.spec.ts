@@ -109,6 +109,23 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 20 });
   });
 
+  it('a burst of one tenant is split between the group’s live engines, not taken by whichever polls first', async () => {
+    await executorUp('acme', 10_000); // room for everything: only the split limits
+    for (let i = 0; i < 200; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
+    for (const id of ['engine-a', 'engine-b']) {
+      await inTransaction(db.dataSource, (em) =>
+        registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
+      );
+    }
+    const a = side();
+    const b = side({ nodeId: 'engine-b' });
+    await a.peers.refresh();
+    await b.peers.refresh();
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 100 }); // ⌈200 ÷ 2⌉
+    expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false }); // its half is held: no spinning
+    expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 100 }); // 100 pending + 100 claimed by a
+  });
+
   it('an engine that dies gives its share back: once it is DOWN, the survivor’s budget is the whole tenant’s', async () => {
     await executorUp('acme', 20); // 2 × 20 places: 20 each of two engines, 40 alone
     for (let i = 0; i < 60; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });

@@ -4,6 +4,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { EngineGroupEntity, RunEntity } from '../entities';
 import { inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './claim-due-runs';
+import { countTenantBacklog } from './count-tenant-backlog';
 import { claimDueTasksSql } from './claim-due-tasks';
 import { renewLeasesSelectSql } from './renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './find-lease-holders';
@@ -309,6 +310,17 @@ describe('engine query plans on mysql', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it('a tenant’s backlog is counted on ix_runs_claim’s ranges, never its rows, and stops at the cap', async () => {
+    const rows: Array<{ key: string | null; type: string; Extra: string | null; table: string | null }> = await db.dataSource.query(
+      `EXPLAIN SELECT 1 FROM runs FORCE INDEX (ix_runs_claim) WHERE engine_group = ? AND tenant_id = ? AND (state IN ('PENDING', 'RETRY_WAIT') AND due_at <= ? OR state = 'CLAIMED') LIMIT ?`,
+      ['default', 'acme', T + 40_000, 1000],
+    );
+    expect(rows[0]).toMatchObject({ key: 'ix_runs_claim', type: 'range' });
+    expect(rows[0].Extra).toMatch(/Using index/);
+    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 'acme', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(1000);
+    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 't7', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(5);
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {

@@ -16,6 +16,7 @@ export * from './mark-own-flow';
 export * from './advance-planned-tasks';
 export * from './claim-due-runs';
 export * from './find-claim-tenants';
+export * from './count-tenant-backlog';
 export * from './find-claimed-run-tasks';
 export * from './renew-leases';
 export * from './find-lease-holders';
