@@ -15,7 +15,7 @@ interface CaseResult {
   turns: number;
   claimMs: number;
   msPer1000Runs: number;
-  /** One idle round (nothing due): the turns it takes and their time. */
+  /** One idle round (nothing due; median of 5): the turns it takes and their time. */
   idleTurns: number;
   idleRoundMs: number;
 }
@@ -24,7 +24,7 @@ interface CaseResult {
  * The claim's cost by number of tenants (issue 20 item 1): 20,000 due runs on MariaDB, all of one
  * tenant, or spread over 100 or 1,000 tenants that all have due work, claimed by one engine's
  * ClaimerService (the real claim turns: fair shares, one UNION statement of ranges per turn)
- * until none is left; then one idle round. Every tenant has an executor with room for all its
+ * until none is left; then idle rounds (median of 5, after InnoDB's purge). Every tenant has an executor with room for all its
  * runs, so only the turns' structure limits the claim. Reports ms per 1,000 runs claimed: flat
  * from 1 to 1,000 tenants is the target.
  */
@@ -63,10 +63,18 @@ export const claimTenants: Scenario = {
           if (++turns > 10_000) throw new Error(`claim-tenants: ${queue.runs.length} of ${RUNS} claimed after 10,000 turns`);
         }
         const claimMs = performance.now() - t0;
-        let idleTurns = 0;
-        const t1 = performance.now();
-        for (let full = true; full; idleTurns++) full = (await claimer.claimOnce()).full;
-        const idleRoundMs = performance.now() - t1;
+        // InnoDB purges the claimed runs' old index entries in the background; until it has, an
+        // empty range still steps over them. An engine's idle rounds come after that: wait for it.
+        await new Promise((r) => setTimeout(r, 5_000));
+        const rounds: Array<{ turns: number; ms: number }> = [];
+        for (let round = 0; round < 5; round++) {
+          let turns = 0;
+          const t1 = performance.now();
+          for (let full = true; full; turns++) full = (await claimer.claimOnce()).full;
+          rounds.push({ turns, ms: performance.now() - t1 });
+        }
+        rounds.sort((a, b) => a.ms - b.ms);
+        const { turns: idleTurns, ms: idleRoundMs } = rounds[2];
         const r = { tenants, runs: RUNS, turns, claimMs: Math.round(claimMs), msPer1000Runs: +((claimMs / RUNS) * 1000).toFixed(1), idleTurns, idleRoundMs: +idleRoundMs.toFixed(1) };
         log(`claim-tenants: ${tenants} tenant(s): ${r.turns} turns, ${r.claimMs} ms, ${r.msPer1000Runs} ms per 1,000 runs; idle round ${idleTurns} turn(s), ${r.idleRoundMs} ms`);
         results.push(r);

@@ -48,10 +48,12 @@ const ACTIVE_MS = 5_000;
 export class ClaimerService {
   private readonly logger = new Logger('Claimer');
   private readonly loop: PeriodicLoop;
-  private cursor = 0;
-  /** Tenants not yet looked at in this round: while some are left, turns follow at once. */
+  private cursor = { active: 0, idle: 0 };
+  /** Active tenants not yet read in this poll's round: while some are left, turns follow at once. */
   private roundLeft = 0;
   private readonly lastClaimAt = new Map<string, number>();
+  /** Tenants whose last read filled their allotment: more of their runs are probably due. */
+  private readonly backlogged = new Set<string>();
   /** Tenants that filled their budget, with it: the next turn comes when half of it has gone. */
   private readonly filled = new Map<string, number>();
 
@@ -88,14 +90,14 @@ export class ClaimerService {
     const loads = (await this.tenants.current()).map((t) => {
       const held = this.dueQueue.heldOf(t.id);
       const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
-      return { ...t, held, recentlyAccepted, active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
+      return { ...t, held, recentlyAccepted, backlogged: this.backlogged.has(t.id), active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
     });
     const engines = this.peers.sharing();
     const budgets = tenantBudgets(loads, { maxHeld, engines });
     const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
     this.cursor = turn.nextCursor;
-    if (this.roundLeft <= 0) this.roundLeft = loads.length;
-    this.roundLeft -= turn.visited;
+    if (this.roundLeft <= 0) this.roundLeft = turn.active;
+    this.roundLeft -= turn.activeRead;
     const more = this.roundLeft > 0;
     if (turn.takes.length === 0) {
       this.metrics.claimBatch.observe({ kind: 'runs' }, 0);
@@ -128,7 +130,11 @@ export class ClaimerService {
     for (const take of takes) {
       const n = got.get(take.tenantId) ?? 0;
       if (n > 0) this.lastClaimAt.set(take.tenantId, now);
-      if (take.limit === 0 || n < take.limit) continue;
+      if (take.limit === 0 || n < take.limit) {
+        if (take.limit > 0) this.backlogged.delete(take.tenantId);
+        continue;
+      }
+      this.backlogged.add(take.tenantId);
       whole = true;
       const budget = budgets.get(take.tenantId) ?? 0;
       if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
