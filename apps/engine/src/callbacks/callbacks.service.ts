@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, finishSucceededRuns, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -47,7 +47,7 @@ const MAX_RESULT_BYTES = 65_000;
  * in one transaction (Coalescer, GroupCommit): in a burst every run's callback used to cost its
  * own read and its own transaction of ~6 round trips. The commonest of them — a success of a task
  * with no follow-ups (no DAG children, not FIXED_DELAY; a shard's are its fan-out run's) — go further: one statement ends them all
- * (finishSucceededRuns); if that transaction fails, each goes the general way alone.
+ * (RunOutcomes.endSucceededTogether); if that transaction fails, each goes the general way alone.
  */
 @Injectable()
 export class CallbacksService {
@@ -132,11 +132,18 @@ export class CallbacksService {
       return await inTransaction(
         this.dataSource,
         async (em) => {
-          const moved = await finishSucceededRuns(em, {
-            from: OUTCOME_FROM,
-            now,
-            attempts: items.map(({ cb }) => ({ runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now })),
-          });
+          const moved = await this.outcomes.endSucceededTogether(
+            em,
+            items.map(({ cb, run }) => ({
+              runId: cb.runId,
+              attempt: cb.attempt,
+              resultJson: resultJson(cb.result),
+              startedAt: cb.startedAt ?? null,
+              finishedAt: cb.finishedAt ?? now,
+              shardOf: run.shardOf ?? null,
+            })),
+            { from: OUTCOME_FROM, now },
+          );
           const out: Array<EndedState | null> = [];
           for (const item of items) {
             // An attempt listed twice (the same callback twice in one batch) moved once: the first one's.
@@ -148,9 +155,6 @@ export class CallbacksService {
             await this.store(em, item.cb, item.run, now);
             out.push({ state: 'SUCCEEDED' });
           }
-          // Shards that ended here may end their fan-out run: looked at once per run, after all of them.
-          const fanOuts = new Set(items.filter((item, i) => out[i] !== null && item.run.shardOf !== null).map((item) => item.run.shardOf as number));
-          for (const fanOutRunId of fanOuts) await this.outcomes.settleFanOut(em, fanOutRunId, now);
           return out;
         },
         { isolation: FOLLOW_UP_ISOLATION },

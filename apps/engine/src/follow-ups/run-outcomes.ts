@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints } from '@baton/persistence';
+import { finishRunAttempt, finishSucceededRuns, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -119,6 +119,24 @@ export class RunOutcomes {
   private async ended(manager: EntityManager, run: AttemptRef, state: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT', now: number): Promise<void> {
     if (isShard(run)) await this.settleFanOut(manager, run.shardOf, now);
     else await this.followUps.afterRunEnded(manager, run, state, now);
+  }
+
+  /**
+   * Successes that need no follow-ups of their own (no children, no fixed-delay fire): one guarded
+   * multi-row update (finishSucceededRuns), then the fan-out runs some of them were shards of are
+   * settled, once each. Returns, per run id, the attempt that moved (an attempt listed twice moved
+   * once). The outcome callbacks' fast path: a burst's successes end together instead of one
+   * transaction each.
+   */
+  async endSucceededTogether(
+    manager: EntityManager,
+    attempts: ReadonlyArray<SucceededAttempt & { shardOf: number | null }>,
+    options: { from: readonly RunState[]; now: number },
+  ): Promise<Map<number, number>> {
+    const moved = await finishSucceededRuns(manager, { from: options.from, now: options.now, attempts });
+    const fanOuts = new Set(attempts.filter((a) => a.shardOf !== null && moved.get(a.runId) === a.attempt).map((a) => a.shardOf as number));
+    for (const fanOutRunId of fanOuts) await this.settleFanOut(manager, fanOutRunId, options.now);
+    return moved;
   }
 
   /**
