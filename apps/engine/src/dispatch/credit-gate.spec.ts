@@ -27,6 +27,20 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     expect(g.held).toBe(1);
   });
 
+  it("counts what it holds back per tenant (the claimer's budgets): up as runs wait, down as they are woken, nothing after takeAll", () => {
+    const { g } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    for (const id of [2, 3]) g.admit(run(id), [e]);
+    const b = executor(2, 1);
+    for (const id of [4, 5]) g.admit({ ...run(id), tenantId: 'beta' }, [b]); // the first takes beta's one place
+    expect([g.heldOf('acme'), g.heldOf('beta')]).toEqual([2, 1]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 1 });
+    expect(g.heldOf('acme')).toBe(1);
+    g.takeAll();
+    expect([g.heldOf('acme'), g.heldOf('beta')]).toEqual([0, 0]);
+  });
+
   it('before any answer, the heartbeat counts free queue places as room too', () => {
     const { g } = gate();
     const e = executor(1, 2, 3, 4); // 2 workers + 4 queue places, 3 in flight: 3 free

@@ -29,6 +29,9 @@ class StubDispatcher {
   }
   prepare(): void {}
   heldBack = 0;
+  heldBackOf(): number {
+    return 0;
+  }
   takeHeldBack(): ClaimedRun[] {
     return [];
   }
@@ -201,6 +204,29 @@ describe('DueQueue', () => {
     const [a, b, c] = stub.launched.map((l) => l.at);
     expect(b - a).toBeGreaterThanOrEqual(50);
     expect(c - a).toBeGreaterThanOrEqual(110);
+  });
+
+  it('counts what it holds per tenant — due, waiting for a token, accepted again, given back — and says whose run left', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    const released: string[] = [];
+    q.onReleased((tenantId) => released.push(tenantId));
+    const beta = (r: ClaimedRun) => ({ ...r, tenantId: 'beta' });
+    let wait = 60;
+    stub.tokenWait = (r) => (r.runId === 2 ? wait : 0);
+    q.accept([run(1, Date.now()), run(2, Date.now()), run(3, Date.now() + 10_000), beta(run(4, Date.now() + 10_000))]);
+    q.accept([run(3, Date.now() + 20_000)]); // accepted again: still one
+    await until(() => stub.launched.length === 1);
+    expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([2, 1]); // run 2 back in the queue for its token, run 3 later
+    expect(released).toEqual(['acme']);
+    wait = 0;
+    await until(() => stub.launched.length === 2);
+    expect(q.heldOf('acme')).toBe(1);
+    stub.release();
+    stub.keepForLater(run(1, Date.now()), Date.now() + 60_000); // given back: held again
+    expect(q.heldOf('acme')).toBe(2);
+    q.drain();
+    expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([0, 0]);
   });
 
   it('drain() hands back what was not dispatched and nothing fires afterwards', async () => {
