@@ -2,7 +2,7 @@
  * Broadcast and sharding through the console API (issue 14 item 2): a task's fanOut is saved,
  * shown and validated; a fan-out run's shards are listed by ?parentRunId=; cancelling the run
  * cancels its live shards; a shard alone cannot be cancelled. The engines' side is
- * apps/engine/src/follow-ups/fan-out.spec.ts and test/cluster/fan-out.e2e-spec.ts.
+ * apps/engine/src/runs/fan-out.spec.ts and test/cluster/fan-out.e2e-spec.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';

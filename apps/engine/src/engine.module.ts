@@ -6,6 +6,7 @@ import { EngineMetrics } from './metrics/engine-metrics';
 import { EngineCoreModule } from './engine-core.module';
 import type { EngineModuleOptions } from './engine-module-options';
 import { DispatchModule } from './dispatch/dispatch.module';
+import { RunsModule } from './runs/runs.module';
 import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
 import { ExecutorsModule } from './executors/executors.module';
@@ -56,6 +57,7 @@ export class EngineModule {
         ...database,
         EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics(), options.alarmBus),
         AlarmsModule,
+        RunsModule,
         DispatchModule,
         CallbacksModule,
         ExecutorsModule,

@@ -1,7 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { PATHS } from '@baton/protocol';
 import { AlarmsModule } from '../alarms/alarms.module';
-import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { RunsModule } from '../runs/runs.module';
 import { RawBodyMiddleware } from '../security/raw-body.middleware';
 import { SecurityModule } from '../security/security.module';
 import { CallbacksController } from './callbacks.controller';
@@ -9,7 +9,7 @@ import { CallbacksService } from './callbacks.service';
 
 /** The callback API (`POST /baton/callbacks`): executors report progress and outcomes to any engine. */
 @Module({
-  imports: [AlarmsModule, FollowUpsModule, SecurityModule],
+  imports: [AlarmsModule, RunsModule, SecurityModule],
   controllers: [CallbacksController],
   providers: [CallbacksService],
 })

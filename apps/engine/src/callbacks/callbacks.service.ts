@@ -8,8 +8,8 @@ import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
-import { RunEvents } from '../follow-ups/run-events';
-import { RunOutcomes, type AttemptEnd } from '../follow-ups/run-outcomes';
+import { RunEvents } from '../runs/run-events';
+import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 
 /** A verified outcome callback and its run as read. */

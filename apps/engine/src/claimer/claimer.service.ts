@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, countTenantBacklog, findClaimedRunTasks, inTransaction, releaseRuns, type TenantTake } from '@baton/persistence';
+import { countTenantBacklog, inTransaction, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -11,8 +11,8 @@ import { ClaimSignal } from './claim-signal';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
 import { planClaimTurn, tenantBudgets } from './claim-turn';
-import { toClaimedRun } from './to-claimed-run';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
+import { RunClaims } from '../runs/run-claims';
 
 /** What one claim turn did. */
 export interface ClaimResult {
@@ -66,6 +66,7 @@ export class ClaimerService {
     private readonly peers: GroupPeers,
     private readonly tenants: ClaimTenants,
     private readonly pace: TenantPace,
+    private readonly claims: RunClaims,
     signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
@@ -103,7 +104,6 @@ export class ClaimerService {
       this.metrics.claimBatch.observe({ kind: 'runs' }, 0);
       return { claimed: 0, full: more, saturated: false };
     }
-    const owner = this.config.nodeId;
     let takes = turn.takes;
     const runs = await inTransaction(
       this.dataSource,
@@ -111,15 +111,7 @@ export class ClaimerService {
         const now = this.clock.now();
         const dueBefore = now + this.config.lookAheadMs;
         takes = await this.splitWithPeers(em, turn.takes, dueBefore, engines);
-        const rows = await claimDueRuns(em, { takes, dueBefore, owner, leaseUntil: now + this.config.leaseMs, now });
-        if (rows.length === 0) return [];
-        const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
-        const orphans = rows.filter((r) => !tasks.has(r.taskId)).map((r) => r.id);
-        if (orphans.length > 0) {
-          await cancelOrphanedRuns(em, orphans, owner, now);
-          this.logger.warn(`cancelled ${orphans.length} claimed run(s) whose task was deleted: ${orphans.join(', ')}`);
-        }
-        return rows.filter((r) => tasks.has(r.taskId)).map((r) => toClaimedRun(r, tasks.get(r.taskId)!));
+        return this.claims.claim(em, takes, { dueBefore, now });
       },
       { isolation: 'READ COMMITTED' },
     );
@@ -183,9 +175,7 @@ export class ClaimerService {
     } catch (err) {
       this.logger.error(`DueQueue refused ${runs.length} claimed run(s), releasing them: ${(err as Error).message}`);
       const now = this.clock.now();
-      await inTransaction(this.dataSource, (em) =>
-        releaseRuns(em, { ids: runs.map((r) => r.runId), from: 'CLAIMED', owner: this.config.nodeId, now }),
-      );
+      await inTransaction(this.dataSource, (em) => this.claims.giveBack(em, runs.map((r) => r.runId), now));
     }
   }
 }

@@ -10,10 +10,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function gate() {
   const resumed: number[] = [];
-  const g = new CreditGate(
-    () => Date.now(),
-    (r) => resumed.push(r.runId),
-  );
+  const g = new CreditGate(() => Date.now());
+  g.onResume((r) => resumed.push(r.runId));
   return { g, resumed };
 }
 
@@ -73,12 +71,10 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     const e = executor(1, 1);
     const sent: number[] = [];
     // As the dispatcher does: a woken run comes back to admit, and is sent if admitted.
-    const g: CreditGate = new CreditGate(
-      () => Date.now(),
-      (r) => {
-        if (g.admit(r, [e]).length > 0) sent.push(r.runId);
-      },
-    );
+    const g = new CreditGate(() => Date.now());
+    g.onResume((r) => {
+      if (g.admit(r, [e]).length > 0) sent.push(r.runId);
+    });
     g.admit(run(1), [e]);
     g.answered(1, { kind: 'BUSY' }); // refused: spent, probe after PROBE_MIN_MS
     for (const id of [2, 3, 4]) g.admit(run(id), [e]);

@@ -19,14 +19,19 @@ export class CreditGate {
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
   private readonly woken = new Set<number>();
   private readonly tally = new TenantTally();
+  private resume: (run: ClaimedRun) => void = () => undefined;
 
   constructor(
     private readonly now: () => number,
-    private readonly resume: (run: ClaimedRun) => void,
     /** Engines sending to the same executors, this one included: each takes its share of their room. */
     sharers: () => number = () => 1,
   ) {
     this.credits = new ExecutorCredits(sharers);
+  }
+
+  /** Where a run woken by room goes (the due queue, which sends it through admit again). */
+  onResume(listener: (run: ClaimedRun) => void): void {
+    this.resume = listener;
   }
 
   /** Runs held back, all apps. */

@@ -1,34 +1,47 @@
 import { Module } from '@nestjs/common';
+import { CLOCK, type Clock } from '@baton/domain';
 import { AlarmsModule } from '../alarms/alarms.module';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorsModule } from '../executors/executors.module';
-import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { GroupPeers } from '../node/group-peers';
+import { RunEvents } from '../runs/run-events';
+import { RunsModule } from '../runs/runs.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { CallbackUrls } from './callback-urls';
-import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { RunEvents } from '../follow-ups/run-events';
+import { CreditGate } from './credit-gate';
 import { DispatchAdmission } from './dispatch-admission';
-import { DispatchMarks } from './dispatch-marks';
+import { DispatchRouter } from './dispatch-router';
+import { DispatchSender } from './dispatch-sender';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
-import { RunStart } from './run-start';
 import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
 
 /**
  * The dispatch side's entry: DueQueue (claimed runs wait here for their millisecond, tokens and
- * a slot) and Dispatcher (routing, room on an executor, signed POST, ack), with their parts:
- * DispatchAdmission (token buckets), RunStart (concurrency policy and the DISPATCHED mark),
- * DispatchMarks, CallbackUrls, and the SlotHold chosen here. Needs the global ENGINE_CONFIG,
- * CLOCK, EngineMetrics and DataSource.
+ * a slot) and Dispatcher (a run per slot: route, start, send, verdict), with their parts:
+ * DispatchAdmission (token buckets), DispatchRouter, DispatchSender, the CreditGate they share
+ * (room on executors, fed by the credit the outcome callbacks report), CallbackUrls, and the
+ * SlotHold chosen here. The run's writes are the RunsModule's. Needs the global ENGINE_CONFIG,
+ * CLOCK, EngineMetrics, GroupPeers and DataSource.
  */
 @Module({
-  imports: [AlarmsModule, ExecutorsModule, FollowUpsModule, TenantsModule],
+  imports: [AlarmsModule, ExecutorsModule, RunsModule, TenantsModule],
   providers: [
     DueQueue,
     Dispatcher,
     DispatchAdmission,
-    RunStart,
-    DispatchMarks,
+    DispatchRouter,
+    DispatchSender,
     CallbackUrls,
+    {
+      provide: CreditGate,
+      inject: [CLOCK, GroupPeers, RunEvents],
+      useFactory: (clock: Clock, peers: GroupPeers, events: RunEvents) => {
+        const gate = new CreditGate(() => clock.now(), () => peers.sharing());
+        events.onExecutorCredit((executorId, credit, creditSeq) => gate.reported(executorId, credit, creditSeq));
+        return gate;
+      },
+    },
     {
       provide: SLOT_HOLD,
       inject: [ENGINE_CONFIG, RunEvents],

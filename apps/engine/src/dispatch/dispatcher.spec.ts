@@ -20,7 +20,8 @@ import {
 } from '../testing/dispatch-side-kit';
 import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
-import { DispatchMarks } from './dispatch-marks';
+import { DispatchMarks } from '../runs/dispatch-marks';
+import { DispatchSetbacks } from '../runs/dispatch-setbacks';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
 
@@ -72,7 +73,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task, { state: 'CLAIMED' });
     const down = new Error('connect ECONNREFUSED (database restarting)');
     const mark = vi.spyOn(engine.get(DispatchMarks), 'markDispatched').mockRejectedValueOnce(down);
-    const defer = vi.spyOn(engine.get(Dispatcher) as unknown as { defer: () => Promise<void> }, 'defer').mockRejectedValueOnce(down);
+    const defer = vi.spyOn(engine.get(DispatchSetbacks), 'defer').mockRejectedValueOnce(down);
     try {
       queue.accept([claimedRunOf(task, runId)]);
       await eventually(async () => defer.mock.calls.length === 1, 2_000, 'the failed dispatch tried to put the run back');

@@ -1,5 +1,5 @@
 import type { ClaimedRun } from '../claimed-run';
-import type { RunEvents } from '../follow-ups/run-events';
+import type { RunEvents } from '../runs/run-events';
 
 /**
  * How long a dispatch slot is held once the executor has the run. Production: until the ack —

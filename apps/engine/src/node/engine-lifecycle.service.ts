@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { inTransaction, releaseRuns } from '@baton/persistence';
+import { inTransaction } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ClaimerService } from '../claimer/claimer.service';
@@ -11,7 +11,8 @@ import { PlannerService } from '../planner/planner.service';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { EngineNodeService } from './engine-node.service';
 import { TakeoverService } from './takeover/takeover.service';
-import { releaseHeldRuns } from './takeover/release-held-runs';
+import { releaseHeldRuns } from '../runs/release-held-runs';
+import { RunClaims } from '../runs/run-claims';
 import { NODE_WORKERS, NodeWorker } from './node-workers';
 
 export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
@@ -52,6 +53,7 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
     private readonly claimer: ClaimerService,
     private readonly leases: LeaseRenewerService,
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
+    private readonly claims: RunClaims,
     @Optional() @Inject(NODE_WORKERS) private readonly workers: NodeWorker[] = [],
   ) {
     this.heartbeatLoop = new PeriodicLoop(
@@ -132,7 +134,7 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
     const released = await inTransaction(
       this.dataSource,
       async (em) => {
-        const byId = await releaseRuns(em, { ids: drained.map((r) => r.runId), from: 'CLAIMED', owner, now });
+        const byId = await this.claims.giveBack(em, drained.map((r) => r.runId), now);
         // Anything else still CLAIMED by this node (claimed but never queued, handed back late).
         const rest = await releaseHeldRuns(em, { owner, now, states: ['CLAIMED'] });
         return { pending: byId + rest.claimed, skipped: rest.skipped };

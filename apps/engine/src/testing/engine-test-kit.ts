@@ -9,6 +9,7 @@ import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimSignal } from '../claimer/claim-signal';
 import { ClaimerService } from '../claimer/claimer.service';
+import { RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from '../claimer/claim-tenants';
 import { TenantPace } from '../claimer/tenant-pace';
 import { GroupPeers } from '../node/group-peers';
@@ -66,9 +67,10 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), new ClaimSignal());
+  const claims = new RunClaims(config);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, new ClaimSignal());
   const leases = new LeaseRenewerService(dataSource, config, clock);
-  const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue);
+  const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
   return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
 }
 

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { AlarmsModule } from '../alarms/alarms.module';
 import { ExecutorsModule } from '../executors/executors.module';
-import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { RunsModule } from '../runs/runs.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { Watchdog } from './watchdog';
 
 /** START_LATE, TIMEOUT, EXECUTOR_DOWN and the reconciliation of a dead executor's runs. */
 @Module({
-  imports: [AlarmsModule, ExecutorsModule, FollowUpsModule, TenantsModule],
+  imports: [AlarmsModule, ExecutorsModule, RunsModule, TenantsModule],
   providers: [Watchdog],
   exports: [Watchdog],
 })

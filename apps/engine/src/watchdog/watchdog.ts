@@ -16,8 +16,8 @@ import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
-import { FanOutSettler } from '../follow-ups/fan-out-settler';
-import { RunOutcomes } from '../follow-ups/run-outcomes';
+import { FanOutSettler } from '../runs/fan-out-settler';
+import { RunOutcomes } from '../runs/run-outcomes';
 import { TenantDirectory } from '../tenants/tenant-directory';
 
 /** Rows handled per check per tick; the rest wait for the next tick (bounded work per tick). */

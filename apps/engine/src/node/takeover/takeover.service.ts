@@ -6,7 +6,7 @@ import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../../config/engine-config';
 import { EngineMetrics } from '../../metrics/engine-metrics';
 import { LivenessLock } from '../liveness-lock';
-import { releaseHeldRuns, ReleaseSummary } from './release-held-runs';
+import { releaseHeldRuns, ReleaseSummary } from '../../runs/release-held-runs';
 
 /**
  * How a node was found dead: SILENT — no heartbeat for engineDeadAfterMs; SESSION_ENDED — its

@@ -6,7 +6,7 @@ import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
 import { FanOutNudges } from './fan-out-nudges';
-import { FollowUps } from './follow-ups';
+import { FollowUps } from '../follow-ups/follow-ups';
 
 /** The attempt being ended, and what deciding its fate needs. */
 export interface AttemptRef {

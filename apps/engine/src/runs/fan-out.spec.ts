@@ -5,7 +5,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { alarms, claimedRunOf, readRun, runInState, runsOfTask, seedExecutor, seedRun, seedTask, seedTenant, startDispatchSide, TENANT, type DispatchSideApp, type SeededTask } from '../testing/dispatch-side-kit';
 import { DueQueue } from '../dispatch/due-queue';
 import { Watchdog } from '../watchdog/watchdog';
-import { followUpTransaction } from './follow-ups';
+import { followUpTransaction } from '../follow-ups/follow-ups';
 import { RunOutcomes, type AttemptRef } from './run-outcomes';
 
 const retry = { maxAttempts: 1, backoffBaseMs: 1000, backoffMaxMs: 1000, jitter: 0 };

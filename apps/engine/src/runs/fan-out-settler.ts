@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import { findSettleableFanOuts } from '@baton/persistence';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { followUpTransaction } from './follow-ups';
+import { followUpTransaction } from '../follow-ups/follow-ups';
 import { FanOutNudges } from './fan-out-nudges';
 import { RunOutcomes } from './run-outcomes';
 

@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
+import type { DispatchRequest } from '@baton/protocol';
+import type { ClaimedRun } from '../claimed-run';
+import { DispatchBatcher } from '../executors/dispatch-batcher';
+import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
+import type { RoutedExecutor } from '../executors/executor-registry';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { DispatchSetbacks } from '../runs/dispatch-setbacks';
+import { CallbackUrls } from './callback-urls';
+import { CreditGate } from './credit-gate';
+
+/** One candidate's refusal: busy, rejected, unreachable, or no answer at all. */
+export interface Refusal {
+  executor: RoutedExecutor;
+  answer: Exclude<DispatchAnswer, { kind: 'ACCEPTED' }>;
+}
+
+/**
+ * How sending a DISPATCHED run went:
+ * - ACCEPTED by `executorId` (202): `leftAt` is when the accepted request left, `at` when its answer came;
+ * - REFUSED by every candidate asked (in order); one that gave no answer ends the walk, since
+ *   it may have started the run;
+ * - LOST: it ended meanwhile (an executor that timed out on us did start it and called back).
+ */
+export type Verdict =
+  | { kind: 'ACCEPTED'; executorId: number; leftAt: number; at: number }
+  | { kind: 'REFUSED'; refusals: Refusal[] }
+  | { kind: 'LOST' };
+
+/**
+ * Sends a DISPATCHED run to its candidates in turn (signed POST through the DispatchBatcher)
+ * and says how it went, deciding nothing about the run's fate. 202 → ACCEPTED; 429, 5xx,
+ * timeout, network error, 4xx → the next candidate, the run re-pointed at it first
+ * (DispatchSetbacks.reroute). No answer: the same executor is asked once more (it de-duplicates
+ * by run and attempt), and an ambiguous run never goes to another executor. Every request's
+ * room is accounted for on the CreditGate, the first candidate's reserved by the router.
+ */
+@Injectable()
+export class DispatchSender {
+  constructor(
+    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly batcher: DispatchBatcher,
+    private readonly gate: CreditGate,
+    private readonly setbacks: DispatchSetbacks,
+    private readonly callbackUrls: CallbackUrls,
+    private readonly metrics: EngineMetrics,
+  ) {}
+
+  async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[]): Promise<Verdict> {
+    const refusals: Refusal[] = [];
+    for (const [i, executor] of candidates.entries()) {
+      if (i > 0 && !(await this.setbacks.reroute(run, executor.executorId))) return { kind: 'LOST' };
+      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0);
+      if (answer.kind === 'ACCEPTED') return { kind: 'ACCEPTED', executorId: executor.executorId, leftAt, at: this.clock.now() };
+      refusals.push({ executor, answer });
+      this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
+      if (answer.kind === 'UNKNOWN') break;
+    }
+    return { kind: 'REFUSED', refusals };
+  }
+
+  /**
+   * One dispatch POST to `executor`, its room accounted for (`reserved`: the router took it already).
+   * `leftAt` is when the request left, not when the run was marked DISPATCHED: in a burst the two
+   * are apart by the wait for a socket and the signing of the runs ahead; the ack writes it as
+   * the run's dispatched_at.
+   */
+  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+    if (!reserved) this.gate.sent(executor.executorId);
+    let answer: DispatchAnswer = { kind: 'UNKNOWN', message: 'not sent' };
+    let leftAt = this.clock.now();
+    try {
+      answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+      if (answer.kind === 'UNKNOWN') {
+        leftAt = this.clock.now();
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+      }
+    } finally {
+      this.gate.answered(
+        executor.executorId,
+        answer.kind === 'ACCEPTED' ? { kind: 'ACCEPTED', credit: answer.credit, creditSeq: answer.creditSeq } : answer.kind === 'BUSY' ? { kind: 'BUSY' } : { kind: 'OTHER' },
+      );
+    }
+    return { answer, leftAt };
+  }
+
+  private request(run: ClaimedRun, sentAt: number): DispatchRequest {
+    return {
+      runId: run.runId,
+      attempt: run.attempt,
+      tenantId: run.tenantId,
+      taskId: run.taskId,
+      taskName: run.taskName,
+      handler: run.handler,
+      params: (run.params ?? null) as DispatchRequest['params'],
+      scheduledAt: run.scheduledAt,
+      deadline: sentAt + run.timeoutMs,
+      callbackUrls: this.callbackUrls.urls(run.engineGroup),
+      ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
+      ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
+      ...(run.shard ? { shardIndex: run.shard.index, shardTotal: run.shard.total } : {}),
+    };
+  }
+}

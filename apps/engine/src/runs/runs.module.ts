@@ -1,0 +1,26 @@
+import { Module } from '@nestjs/common';
+import { AlarmsModule } from '../alarms/alarms.module';
+import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { DispatchMarks } from './dispatch-marks';
+import { DispatchSetbacks } from './dispatch-setbacks';
+import { FanOutNudges } from './fan-out-nudges';
+import { FanOutSettler } from './fan-out-settler';
+import { RunClaims } from './run-claims';
+import { RunEvents } from './run-events';
+import { RunOutcomes } from './run-outcomes';
+import { RunStart } from './run-start';
+
+/**
+ * The run lifecycle: every write that moves a run between states in the engine is made here,
+ * with its side effects (alarms, follow-ups, a fan-out run's settling, in-process events) —
+ * claims and give-backs (RunClaims, releaseHeldRuns), the start (RunStart, DispatchMarks), a
+ * dispatch that did not go through (DispatchSetbacks) and an attempt's end (RunOutcomes,
+ * FanOutSettler). Each move is a guarded update declared in libs/persistence (runWrite) and checked
+ * against the domain's RUN_TRANSITIONS; `run-writes-owners.spec.ts` keeps them called from here only.
+ */
+@Module({
+  imports: [AlarmsModule, FollowUpsModule],
+  providers: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler],
+  exports: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler],
+})
+export class RunsModule {}
