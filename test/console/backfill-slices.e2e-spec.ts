@@ -1,10 +1,11 @@
 /**
- * A large backfill is written a slice (500 runs) a transaction (issue 20), so it is not
+ * A large backfill is written a slice (BACKFILL_SLICE runs) a transaction (issue 20), so it is not
  * all-or-nothing: what the API promises instead — a cancel while the runs are written leaves
  * none of them PENDING and stops the rest, and the same request again finishes an interrupted
  * backfill without running a fire twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKFILL_SLICE } from '@baton/domain';
 import { RunEntity, TaskEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -43,7 +44,7 @@ describe.each(TEST_DATABASES)('backfill written in slices on %s', (kind) => {
     expect(alreadyRun).toBe(0);
     expect(notWritten).toBeGreaterThan(0);
     expect(created + notWritten).toBe(FIRES);
-    expect(created % 500).toBe(0); // whole slices
+    expect(created % BACKFILL_SLICE).toBe(0); // whole slices
     const runs = await backfillRuns(id);
     expect(runs).toHaveLength(created);
     expect(runs.filter((r) => r.state !== 'CANCELLED')).toEqual([]);

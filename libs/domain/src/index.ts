@@ -88,7 +88,7 @@ export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './s
 
 export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
-export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, MAX_BACKFILL_FIRES } from './trigger/backfill';
+export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';

@@ -445,8 +445,8 @@ export class TasksService {
    *
    * It holds neither the event loop nor a transaction for long (issue 20: 10,000 runs written at
    * once held the console 2–6 s, and every tenant's requests with it): the fires are computed a
-   * slice a turn of the event loop, and written a slice (BACKFILL_SLICE runs) a transaction, a
-   * turn apart. So it is not all-or-nothing: a console stopped half-way leaves the slices written
+   * slice (FIRES_PER_SLICE) a turn of the event loop, and written a slice (BACKFILL_SLICE runs) a
+   * transaction, a turn apart — each turn a few milliseconds (docs/BENCHMARKS.md, noisy). So it is not all-or-nothing: a console stopped half-way leaves the slices written
    * so far, and the same request again writes the rest (the fires written count as alreadyRun).
    * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
    * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
