@@ -6,14 +6,13 @@
  * and API keys need none. Logout ends the session and clears the cookie; socket.io accepts the
  * cookie alone, from the console's own origin.
  */
-import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionEntity, TaskEntity } from '@baton/persistence';
+import { SessionEntity } from '@baton/persistence';
 import type { AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
 import { sha256Hex } from '../../apps/console/src/common/secrets';
 import { useTestDatabase } from '../support/databases';
-import { cronTask, insertAlarm, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { cronTask, insertAlarm, listenOnLoopback, rowCounts, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 interface CookieLogin {
   /** `baton_session=<token>`, as a browser sends it back. */
@@ -33,13 +32,10 @@ describe('session cookie and CSRF token', () => {
 
   beforeAll(async () => {
     t = await startConsole(db.dataSource);
-    acme = await seedTenant(t, db.dataSource, 'acme');
-    const server = t.app.getHttpServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    [acme, url] = [await seedTenant(t, db.dataSource, 'acme'), await listenOnLoopback(t)];
   });
   afterAll(async () => {
-    for (const s of sockets) s.disconnect();
+    sockets.forEach((s) => s.disconnect());
     await t?.close();
   });
 
@@ -50,7 +46,6 @@ describe('session cookie and CSRF token', () => {
     expect(setCookie, 'login sets the session cookie').toBeDefined();
     return { setCookie: setCookie!, cookie: setCookie!.split(';', 1)[0], token: res.body.token, csrfToken: res.body.csrfToken };
   };
-  const taskCount = () => db.dataSource.getRepository(TaskEntity).countBy({ tenantId: acme.id });
 
   it('login sets an HttpOnly, SameSite=Strict cookie for the whole site, as long-lived as the session', async () => {
     const login = await cookieLogin();
@@ -81,7 +76,7 @@ describe('session cookie and CSRF token', () => {
 
   it('a write authenticated by the cookie without the CSRF token is refused (403 naming X-CSRF-Token) and stores nothing', async () => {
     const login = await cookieLogin();
-    const before = await taskCount();
+    const before = await rowCounts(db.dataSource);
     const missing = await t.http().post('/api/tasks').set('Cookie', login.cookie).send(cronTask('csrf-missing'));
     expect(missing.status).toBe(403);
     expect(missing.body).toMatchObject({ statusCode: 403, code: 'FORBIDDEN', errors: [{ field: 'X-CSRF-Token', reason: expect.stringMatching(/missing/) }] });
@@ -95,7 +90,7 @@ describe('session cookie and CSRF token', () => {
     for (const method of ['put', 'patch', 'delete'] as const) {
       expect((await t.http()[method]('/api/tasks/1').set('Cookie', login.cookie).send({})).status, method).toBe(403);
     }
-    expect(await taskCount()).toBe(before);
+    expect(await rowCounts(db.dataSource)).toEqual(before);
     const ok = await t.http().post('/api/tasks').set('Cookie', login.cookie).set('X-CSRF-Token', login.csrfToken).send(cronTask('csrf-ok'));
     expect(ok.status, JSON.stringify(ok.body)).toBe(201);
   });
