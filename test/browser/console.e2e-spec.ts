@@ -110,12 +110,16 @@ describe('web console (Chromium)', () => {
     expect(readable.local).toEqual([]);
     expect(readable.cookie).not.toContain('baton_session');
 
-    // The page's own fetch without the header: the browser sends the cookie, the API refuses the write.
+    // A same-origin fetch without the header (in a tab of its own: the story's page counts console
+    // errors): the browser sends the cookie, the API refuses the write.
     const target = await taskId('build-report');
-    const bare = await page.evaluate<{ status: number; field: string }>(
+    const probe = await demo.newPage();
+    await probe.goto(`${baton.url}/api/auth/me`);
+    const bare = await probe.evaluate<{ status: number; field: string }>(
       `fetch('/api/tasks/${target}/pause', { method: 'POST', credentials: 'same-origin' }).then(async (r) => ({ status: r.status, field: (await r.json()).errors?.[0]?.field }))`,
     );
     expect(bare).toEqual({ status: 403, field: 'X-CSRF-Token' });
+    await probe.close();
 
     // A forged form post from a page of another origin: on the same site (another port of
     // 127.0.0.1) SameSite lets the cookie go and the CSRF token stops it (403); from another site
