@@ -100,6 +100,55 @@ describe('web console (Chromium)', () => {
     expect(cspViolations).toEqual([]);
   });
 
+  it('keeps the session out of scripts: an HttpOnly SameSite cookie, no token in localStorage or document.cookie; a write without the CSRF token is refused', async () => {
+    const session = (await demo.cookies(baton.url)).find((c) => c.name === 'baton_session');
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
+    const readable = await page.evaluate<{ local: string[]; session: string[]; cookie: string }>(
+      '({ local: Object.keys(localStorage).map((k) => k + "=" + localStorage.getItem(k)), session: Object.keys(sessionStorage).map((k) => k + "=" + sessionStorage.getItem(k)), cookie: document.cookie })',
+    );
+    expect(JSON.stringify(readable)).not.toContain(session!.value);
+    expect(readable.local).toEqual([]);
+    expect(readable.cookie).not.toContain('baton_session');
+
+    // A same-origin fetch without the header (in a tab of its own: the story's page counts console
+    // errors): the browser sends the cookie, the API refuses the write.
+    const target = await taskId('build-report');
+    const probe = await demo.newPage();
+    await probe.goto(`${baton.url}/api/auth/me`);
+    const bare = await probe.evaluate<{ status: number; field: string }>(
+      `fetch('/api/tasks/${target}/pause', { method: 'POST', credentials: 'same-origin' }).then(async (r) => ({ status: r.status, field: (await r.json()).errors?.[0]?.field }))`,
+    );
+    expect(bare).toEqual({ status: 403, field: 'X-CSRF-Token' });
+    await probe.close();
+
+    // A forged form post from a page of another origin: on the same site (another port of
+    // 127.0.0.1) SameSite lets the cookie go and the CSRF token stops it (403); from another site
+    // (localhost) the browser does not send the cookie at all (401).
+    const forger = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<form method="post" action="${baton.url}/api/tasks/${target}/pause"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((r) => forger.listen(0, '127.0.0.1', r));
+    const forgerPort = (forger.address() as AddressInfo).port;
+    try {
+      for (const [host, status] of [['127.0.0.1', 403], ['localhost', 401]] as const) {
+        const evil = await demo.newPage();
+        await evil.goto(`http://${host}:${forgerPort}/`);
+        await evil.waitForURL(`${baton.url}/api/tasks/${target}/pause`);
+        const answer = JSON.parse((await evil.locator('body').textContent()) ?? '{}') as { statusCode?: number; message?: string };
+        expect(answer.statusCode, host).toBe(status);
+        if (status === 403) expect(answer.message).toContain('X-CSRF-Token');
+        await evil.close();
+      }
+    } finally {
+      await new Promise((r) => forger.close(r));
+    }
+    expect((await api<{ paused: boolean }>('GET', `/tasks/${target}`)).paused).toBe(false);
+    // The page itself (the CSRF token in memory) still writes, and is still logged in.
+    await go(page, '/tasks');
+    await page.locator('[data-live="on"]').waitFor();
+  });
+
   it('creates a cron task: the editor reads the expression, shows the next 10 fire times, and shows API errors beside the field', async () => {
     await page.getByRole('button', { name: 'New task' }).click();
     await page.waitForURL(/\/tasks\/new$/);

@@ -52,7 +52,8 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
       .setTitle('Baton console API')
       .setDescription(
         'Tenant and operator REST API of Baton. Authenticate with `Authorization: Bearer <session token>` ' +
-          '(POST /api/auth/login) or `X-API-Key: <key>`. Every error is an ErrorBody: `{ statusCode, code, error, message, ' +
+          '(POST /api/auth/login) or `X-API-Key: <key>`; the web console uses the session cookie `baton_session` the login sets ' +
+          '(HttpOnly, SameSite=Strict), and a write authenticated by that cookie must carry `X-CSRF-Token: <csrfToken>` (403 otherwise). Every error is an ErrorBody: `{ statusCode, code, error, message, ' +
           'errors?: [{ field, reason }] }`, `code` stable and machine-readable (VALIDATION_FAILED, UNAUTHORIZED, FORBIDDEN, ' +
           'NOT_FOUND, CONFLICT, PAYLOAD_TOO_LARGE, INTERNAL, …), the same shape as the engine\'s.',
       )

@@ -14,6 +14,7 @@ import {
 } from '@baton/messaging';
 import { isAllowed } from '../auth/auth.guard';
 import { AuthService } from '../auth/auth.service';
+import { requestCredential, socketOriginAllowed } from '../auth/session-cookie';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { alarmMessageOf, AlarmsService } from './alarms.service';
@@ -50,9 +51,10 @@ const CATCH_UP_LIMIT = 10_000;
  * The console's alarm gateway: alarm bus (ActiveMQ topics, or in-process) → socket.io.
  *
  * - socket.io server on the console's HTTP server (path `/socket.io`). The handshake is
- *   authenticated with the console's own AuthService: `auth: { token }` (a session token from
- *   POST /api/auth/login) or `auth: { apiKey }` (or the `Authorization` / `X-API-Key` headers).
- *   Tenant principals only (operators have no tenant's alarms). Each socket joins exactly one room:
+ *   authenticated with the console's own AuthService: the web console's session cookie (sent by
+ *   the browser; refused from a page of another origin), or for API clients `auth: { token }`
+ *   (a session token from POST /api/auth/login) or `auth: { apiKey }` (or the `Authorization` /
+ *   `X-API-Key` headers). Tenant principals only (operators have no tenant's alarms). Each socket joins exactly one room:
  *   its own tenant's.
  * - Subscribes to every tenant's alarm topic (`<prefix>>`); an alarm is accepted from topic T only
  *   if it is a valid `baton.alarm/1` message whose tenantId is T (an executor of one tenant
@@ -156,7 +158,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
   // ---- sockets ------------------------------------------------------------------------------
 
   private async authenticate(socket: Socket): Promise<void> {
-    const headers = credentialHeaders(socket);
+    const headers = credentialHeaders(socket, this.options.socketCorsOrigins);
     socket.data.principal = await this.principalOf(headers);
     socket.data.credential = headers;
   }
@@ -169,7 +171,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     } catch (err) {
       throw connectError(err instanceof HttpException ? err.getStatus() : 401, (err as Error).message);
     }
-    if (!principal) throw connectError(401, 'Authentication required: connect with auth { token } (POST /api/auth/login) or auth { apiKey }');
+    if (!principal) throw connectError(401, 'Authentication required: connect with the session cookie, auth { token } (POST /api/auth/login) or auth { apiKey }');
     if (!principal.tenantId || !isAllowed(principal, 'tenant', 'GET')) throw connectError(403, 'The alarm stream is for tenant users');
     return principal;
   }
@@ -349,10 +351,18 @@ function connectError(statusCode: number, message: string): Error {
   return err;
 }
 
-/** The handshake's credential as request headers for AuthService: `auth { token | apiKey }`, else the headers. */
-function credentialHeaders(socket: Socket): Record<string, string | string[] | undefined> {
+/**
+ * The handshake's credential as request headers for AuthService: `auth { token | apiKey }` (API
+ * clients), else the `Authorization` / `X-API-Key` headers, else the session cookie (the web
+ * console) — only from the console's own origin or an allowed one (session-cookie.ts).
+ */
+function credentialHeaders(socket: Socket, allowedOrigins: readonly string[]): Record<string, string | string[] | undefined> {
   const auth = (socket.handshake.auth ?? {}) as { token?: unknown; apiKey?: unknown };
   if (typeof auth.token === 'string') return { authorization: `Bearer ${auth.token}` };
   if (typeof auth.apiKey === 'string') return { 'x-api-key': auth.apiKey };
-  return { authorization: socket.handshake.headers.authorization, 'x-api-key': socket.handshake.headers['x-api-key'] };
+  const credential = requestCredential(socket.handshake.headers);
+  if (credential.cookieToken !== null && !socketOriginAllowed(socket.handshake.headers, allowedOrigins)) {
+    throw connectError(403, `The session cookie is not accepted from origin ${JSON.stringify(socket.handshake.headers.origin)}`);
+  }
+  return credential.headers;
 }

@@ -1,25 +1,45 @@
-import { Body, HttpCode, Post, Get, Ip, Res } from '@nestjs/common';
+import { Body, HttpCode, Post, Get, Inject, Ip, Req, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
+import { CLOCK, type Clock } from '../common/clock';
+import type { HttpRequest } from '../common/http';
+import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import { CurrentPrincipal, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
-import { LoginDto, LoginResponse, PrincipalView } from './dto/login.dto';
+import { LoginDto } from './dto/login.dto';
+import { MeView, SessionLoginResponse } from './dto/session.dto';
 import { LoginThrottledException } from './login-throttled.exception';
+import { clearedSessionCookieLine, csrfTokenOf, secureCookieFor, sessionCookieLine, type CookieSessionRequest } from './session-cookie';
+
+interface HeaderResponse {
+  setHeader(name: string, value: string): unknown;
+}
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+  ) {}
 
   @Post('login')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Log in; returns a session token for "Authorization: Bearer <token>"' })
-  @ApiOkResponse({ type: LoginResponse })
+  @ApiOperation({
+    summary:
+      'Log in. Sets the web console\'s session cookie (`baton_session`: HttpOnly, SameSite=Strict; its writes need `X-CSRF-Token: <csrfToken>`) ' +
+      'and returns the same session as a token for "Authorization: Bearer <token>" (API clients; no CSRF token needed)',
+  })
+  @ApiOkResponse({ type: SessionLoginResponse })
   @ApiTooManyRequestsResponse({ description: 'Too many failed logins of this user name or client address; `Retry-After` gives the seconds to wait' })
-  async login(@Body() body: LoginDto, @Ip() address: string, @Res({ passthrough: true }) response: { setHeader(name: string, value: string): unknown }): Promise<LoginResponse> {
+  async login(@Body() body: LoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
     try {
-      return await this.auth.login(body.username, body.password, address);
+      const session = await this.auth.login(body.username, body.password, address);
+      const maxAgeSeconds = (session.expiresAt - this.clock.now()) / 1000;
+      response.setHeader('Set-Cookie', sessionCookieLine(session.token, maxAgeSeconds, secureCookieFor(this.options.sessionCookieSecure, request)));
+      return { ...session, csrfToken: csrfTokenOf(session.token) };
     } catch (error) {
       if (error instanceof LoginThrottledException) response.setHeader('Retry-After', String(error.retryAfterSeconds));
       throw error;
@@ -29,10 +49,11 @@ export class AuthController {
   @Post('logout')
   @RouteAccess('authenticated')
   @HttpCode(204)
-  @ApiOperation({ summary: 'End the current session (no-op for an API key)' })
+  @ApiOperation({ summary: 'End the current session and clear the session cookie (no-op for an API key)' })
   @ApiNoContentResponse()
-  async logout(@CurrentPrincipal() principal: Principal): Promise<void> {
+  async logout(@CurrentPrincipal() principal: Principal, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<void> {
     await this.auth.logout(principal);
+    response.setHeader('Set-Cookie', clearedSessionCookieLine(secureCookieFor(this.options.sessionCookieSecure, request)));
   }
 
   @Post('password')
@@ -46,9 +67,9 @@ export class AuthController {
 
   @Get('me')
   @RouteAccess('authenticated')
-  @ApiOperation({ summary: 'Who am I' })
-  @ApiOkResponse({ type: PrincipalView })
-  me(@CurrentPrincipal() principal: Principal): PrincipalView {
-    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind };
+  @ApiOperation({ summary: 'Who am I (and the CSRF token of the session cookie, when it authenticated the request)' })
+  @ApiOkResponse({ type: MeView })
+  me(@CurrentPrincipal() principal: Principal, @Req() request: CookieSessionRequest): MeView {
+    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind, csrfToken: request.csrfToken ?? null };
   }
 }

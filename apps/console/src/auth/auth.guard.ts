@@ -1,10 +1,13 @@
-import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { HttpRequest as Request } from '../common/http';
 import { forbidden, unauthorized } from '../common/api-error';
 import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
+import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
+import { CsrfTokenRefusedException } from './csrf-token-refused.exception';
+import { clearedSessionCookieLine, csrfRefusal, csrfTokenOf, requestCredential, secureCookieFor, type CookieSessionRequest } from './session-cookie';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -27,12 +30,18 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  * The console's global guard. Every route of a `@ConsoleController` needs a principal
  * (session token or API key) unless marked `@Public()`, and the principal's role must fit the
  * route's access rule. Routes of other controllers (an embedding app's) are left alone.
+ *
+ * The session token comes from `Authorization: Bearer` or, when no credential header is sent,
+ * from the session cookie (session-cookie.ts). A cookie-authenticated write (any method but
+ * GET/HEAD/OPTIONS) must carry the session's CSRF token in `X-CSRF-Token` (403 otherwise); a
+ * cookie of an ended or unknown session is a 401 that clears the cookie.
  */
 @Injectable()
 export class ConsoleAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -41,9 +50,26 @@ export class ConsoleAuthGuard implements CanActivate {
     const access =
       this.reflector.getAllAndOverride<Access>(ACCESS_KEY, [context.getHandler(), context.getClass()]) ?? 'tenant';
     if (access === 'public') return true;
-    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
-    const principal = await this.auth.authenticate(request.headers);
-    if (!principal) throw unauthorized('Authentication required: send "Authorization: Bearer <token>" or "X-API-Key: <key>"');
+    const request = context.switchToHttp().getRequest<Request & AuthenticatedRequest & CookieSessionRequest>();
+    const credential = requestCredential(request.headers);
+    let principal: Principal | null;
+    try {
+      principal = await this.auth.authenticate(credential.headers);
+    } catch (error) {
+      if (credential.cookieToken !== null) {
+        const response = context.switchToHttp().getResponse<{ setHeader(name: string, value: string): unknown }>();
+        response.setHeader('Set-Cookie', clearedSessionCookieLine(secureCookieFor(this.options.sessionCookieSecure, request)));
+      }
+      throw error;
+    }
+    if (!principal) throw unauthorized('Authentication required: log in (session cookie), or send "Authorization: Bearer <token>" or "X-API-Key: <key>"');
+    if (credential.cookieToken !== null) {
+      if (!SAFE_METHODS.has(request.method.toUpperCase())) {
+        const refusal = csrfRefusal(credential.cookieToken, request.headers);
+        if (refusal !== null) throw new CsrfTokenRefusedException(refusal);
+      }
+      request.csrfToken = csrfTokenOf(credential.cookieToken);
+    }
     request.principal = principal;
     if (!isAllowed(principal, access, request.method)) {
       throw forbidden(

@@ -19,6 +19,7 @@ export class ConsoleCoreModule {
     const resolved: ResolvedConsoleOptions = {
       sessionTtlMs: options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS,
       passwordHashRounds: options.passwordHashRounds ?? DEFAULT_PASSWORD_HASH_ROUNDS,
+      sessionCookieSecure: options.sessionCookieSecure ?? 'auto',
       consoleId: options.consoleId ?? defaultNodeId(),
       socketPath: options.socketPath ?? '/socket.io',
       socketCorsOrigins: options.socketCorsOrigins ?? [],

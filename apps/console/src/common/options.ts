@@ -2,6 +2,7 @@ import { defaultNodeId, retentionCeiling, type ProcessConfig } from '@baton/conf
 import type { DataSource } from 'typeorm';
 import type { AlarmBus } from '@baton/messaging';
 import type { RetentionCeiling } from '@baton/domain';
+import type { SessionCookieSecure } from '../auth/session-cookie';
 import type { Clock } from './clock';
 import { configuredPassword } from './password';
 
@@ -20,6 +21,11 @@ export interface ConsoleModuleOptions {
   sessionTtlMs?: number;
   /** bcrypt cost for new passwords. Default 10 (tests use 4). */
   passwordHashRounds?: number;
+  /**
+   * When the web console's session cookie is Secure (`BATON_SESSION_COOKIE_SECURE`): `auto`, when
+   * the login came over https (TLS, or `X-Forwarded-Proto: https`); `always`. Default `auto`.
+   */
+  sessionCookieSecure?: SessionCookieSecure;
   /**
    * The alarm bus the gateway subscribes to, owned (closed) by the host: embedded mode hands the
    * console the engine's in-process bus. Default: STOMP to `brokerUrl`, else an in-process bus
@@ -55,6 +61,7 @@ export const CONSOLE_OPTIONS = Symbol('baton.console.options');
 export interface ResolvedConsoleOptions {
   sessionTtlMs: number;
   passwordHashRounds: number;
+  sessionCookieSecure: SessionCookieSecure;
   consoleId: string;
   socketPath: string;
   socketCorsOrigins: string[];
@@ -79,8 +86,8 @@ export interface ConsoleProcessConfig {
   port: number;
   /** `BATON_OPERATOR_USERNAME` and `BATON_OPERATOR_PASSWORD`: created on start when missing. Default none. */
   operator: { username: string; password: string } | null;
-  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, the retention ceilings. */
-  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'consoleId' | 'retentionCeiling'>;
+  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, `BATON_SESSION_COOKIE_SECURE`, the retention ceilings. */
+  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'sessionCookieSecure' | 'consoleId' | 'retentionCeiling'>;
 }
 
 /** The console's variables through the schema (libs/config): a bad one throws ConfigError. */
@@ -102,7 +109,13 @@ export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
       brokerUrl: values.optionalString('BATON_BROKER_URL') ?? null,
       alarmTopicPrefix: values.string('BATON_ALARM_TOPIC_PREFIX'),
       socketCorsOrigins: values.list('BATON_CONSOLE_CORS_ORIGINS'),
+      sessionCookieSecure: sessionCookieSecure(values),
       retentionCeiling: retentionCeiling(values),
     },
   };
+}
+
+/** `BATON_SESSION_COOKIE_SECURE` (the schema's enum: `auto` or `always`). */
+export function sessionCookieSecure(values: ProcessConfig): SessionCookieSecure {
+  return values.string('BATON_SESSION_COOKIE_SECURE') as SessionCookieSecure;
 }

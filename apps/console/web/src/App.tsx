@@ -1,5 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { ApiError, loadSession, onUnauthorized, post, saveSession, type Session } from './api';
+import { ApiError, get, onUnauthorized, post, setCsrfToken, type Session, type SessionAnswer } from './api';
 import { Field, ToastProvider } from './components';
 import { LiveProvider, useLive } from './live';
 import { Link, match, navigate, useLocation } from './router';
@@ -28,30 +28,45 @@ const TENANT_NAV = [
   ['/operator', 'Operator'],
 ] as const;
 
+/** A session as the API tells it (login or me): the user for the app, the CSRF token for `api`. */
+function started(user: Session['user'], answer: SessionAnswer): Session {
+  setCsrfToken(answer.csrfToken);
+  return { user: { username: user.username, role: user.role, tenantId: user.tenantId } };
+}
+
+function ended(): null {
+  setCsrfToken(null);
+  return null;
+}
+
 export function App() {
-  const [session, setSession] = useState<Session | null>(() => loadSession());
+  // undefined until GET /auth/me says whether the browser's session cookie is (still) good.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
   const { path } = useLocation();
 
   useEffect(() => {
-    onUnauthorized(() => {
-      saveSession(null);
-      setSession(null);
-    });
+    onUnauthorized(() => setSession(ended()));
+    get<SessionAnswer & Session['user']>('/auth/me').then(
+      (me) => setSession(started(me, me)),
+      () => setSession(ended()),
+    );
   }, []);
 
   useEffect(() => {
+    if (session === undefined) return;
     if (!session && path !== '/login') navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
     if (session && (path === '/' || path === '/login')) navigate(session.user.role === 'OPERATOR' ? '/operator' : '/tasks', true);
   }, [session, path]);
 
+  if (session === undefined) return null;
   if (!session) return <LoginPage onLogin={setSession} />;
   const logout = async () => {
+    // The server ends the session and clears the cookie.
     await post('/auth/logout').catch(() => undefined);
-    saveSession(null);
-    setSession(null);
+    setSession(ended());
   };
   return (
-    <LiveProvider token={session.user.tenantId ? session.token : null}>
+    <LiveProvider enabled={session.user.tenantId !== null}>
       <ToastProvider canAck={session.user.role === 'TENANT_ADMIN'}>
         <Shell session={session} path={path} onLogout={() => void logout()} />
       </ToastProvider>
@@ -149,10 +164,10 @@ function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
     setBusy(true);
     setError(null);
     try {
-      const s = await post<Session>('/auth/login', { username, password });
-      saveSession(s);
+      // The answer's bearer token is for API clients: the browser's session is the cookie the answer set.
+      const answer = await post<SessionAnswer & { user: Session['user'] }>('/auth/login', { username, password });
       const next = new URLSearchParams(location.search).get('next');
-      onLogin(s);
+      onLogin(started(answer.user, answer));
       if (next && next.startsWith('/') && !next.startsWith('/login')) navigate(next, true);
     } catch (err) {
       setError(err instanceof ApiError && err.status === 401 ? 'Wrong username or password' : (err as Error).message);

@@ -1,4 +1,4 @@
-/** The console REST API, same origin (`/api`), with the session token of the login. */
+/** The console REST API, same origin (`/api`), authenticated by the session cookie of the login. */
 
 import type { Role } from '../../../../libs/domain/src/types';
 import type { ErrorBody } from '../../../../libs/protocol/src/error-body';
@@ -24,29 +24,30 @@ export class ApiError extends Error {
   }
 }
 
-const TOKEN_KEY = 'baton.session';
-
+/**
+ * The logged-in user. The session itself is the HttpOnly cookie the login set: no script of the
+ * page (an injected one included) can read it, and the SPA never stores a token.
+ */
 export interface Session {
-  token: string;
-  expiresAt: number;
   user: { username: string; role: Role; tenantId: string | null };
 }
 
-export function loadSession(): Session | null {
-  try {
-    const raw = localStorage.getItem(TOKEN_KEY);
-    if (!raw) return null;
-    const s = JSON.parse(raw) as Session;
-    return s.expiresAt > Date.now() ? s : null;
-  } catch {
-    return null;
-  }
+/** What POST /auth/login and GET /auth/me give the SPA: the user, and the session's CSRF token. */
+export interface SessionAnswer {
+  csrfToken: string | null;
 }
 
-export function saveSession(s: Session | null): void {
-  if (s) localStorage.setItem(TOKEN_KEY, JSON.stringify(s));
-  else localStorage.removeItem(TOKEN_KEY);
+/**
+ * The session's CSRF token, in memory only (a reload asks GET /auth/me again): the API refuses a
+ * cookie-authenticated write without it, so another page that makes the browser send the cookie
+ * cannot write.
+ */
+let csrfToken: string | null = null;
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
 let unauthorizedHandler: () => void = () => undefined;
 export function onUnauthorized(handler: () => void): void {
@@ -54,11 +55,10 @@ export function onUnauthorized(handler: () => void): void {
 }
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const session = loadSession();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (session) headers.authorization = `Bearer ${session.token}`;
-  const res = await fetch(`/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (csrfToken && !SAFE_METHODS.has(method)) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`/api${path}`, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   const data = text ? (JSON.parse(text) as unknown) : undefined;

@@ -43,18 +43,18 @@ const LiveContext = createContext<LiveContextValue | null>(null);
 
 /**
  * One socket.io connection per logged-in tab (same origin, `/socket.io`, authenticated at the
- * handshake with the session token). It carries `alarm`, `alarm:acked` and `run` events of the
+ * handshake by the session cookie the browser sends). It carries `alarm`, `alarm:acked` and `run` events of the
  * user's tenant only, and `run:logs` of the runs a page watches.
  */
-export function LiveProvider({ token, children }: { token: string | null; children: ReactNode }) {
+export function LiveProvider({ enabled, children }: { enabled: boolean; children: ReactNode }) {
   const [connected, setConnected] = useState(false);
   const socketRef = useRef<Socket | null>(null);
   const listeners = useRef({ run: new Set<Listener<Run>>(), alarm: new Set<Listener<AlarmEvent>>(), acked: new Set<Listener<AlarmAckedEvent>>() });
   const logWatches = useRef(new Map<number, { afterId: () => number; listener: Listener<RunLog[]> }>());
 
   useEffect(() => {
-    if (!token) return;
-    const socket = io({ path: '/socket.io', auth: { token }, transports: ['websocket'] });
+    if (!enabled) return;
+    const socket = io({ path: '/socket.io', transports: ['websocket'] });
     socketRef.current = socket;
     socket.on('connect', () => {
       setConnected(true);
@@ -71,7 +71,7 @@ export function LiveProvider({ token, children }: { token: string | null; childr
       socketRef.current = null;
       setConnected(false);
     };
-  }, [token]);
+  }, [enabled]);
 
   const stable = useMemo(() => {
     const subscribe =
