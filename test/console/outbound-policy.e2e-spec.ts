@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookChannelEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+import { answerEndlessly } from '../support/endless-answer';
 
 const LOOPBACK_REFUSED = '127.0.0.1 is in loopback (127.0.0.0/8), not allowed for this tenant';
 
@@ -26,16 +27,7 @@ describe.each(TEST_DATABASES)('outbound policy for webhooks on %s', (kind) => {
   const routes: Record<string, (res: ServerResponse) => void> = {
     '/ok': (res) => res.writeHead(204).end(),
     '/redirect': (res) => res.writeHead(302, { location: `/api/operator/tenants` }).end(),
-    '/endless': (res) => {
-      res.writeHead(200);
-      const chunk = Buffer.alloc(16 * 1024, 'x');
-      const pump = () => {
-        while (res.write(chunk));
-        res.once('drain', pump);
-      };
-      pump();
-      res.on('close', () => res.removeAllListeners('drain'));
-    },
+    '/endless': answerEndlessly,
   };
 
   beforeAll(async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressCheck, ResolveAll } from './checking-lookup';
 import { OutboundAgents, postOutbound, type OutboundPost } from './outbound-post';
 import { refusalOf } from './url-refusal';
+import { answerEndlessly } from '../../../../test/support/endless-answer';
 
 /** A policy for these tests: loopback allowed, link-local (the metadata address) refused. */
 const check: AddressCheck = (host, address) => (address.startsWith('169.254.') ? `${host} is refused` : null);
@@ -26,16 +27,7 @@ describe('postOutbound: the outbound policy on the wire (issue 21)', () => {
     '/ok': (_req, res) => res.writeHead(204).end(),
     '/redirect': (_req, res) => res.writeHead(302, { location: '/secret' }).end(),
     '/secret': (_req, res) => res.end('secret'),
-    '/endless': (_req, res) => {
-      res.writeHead(200);
-      const chunk = Buffer.alloc(16 * 1024, 'x');
-      const pump = () => {
-        while (res.write(chunk));
-        res.once('drain', pump);
-      };
-      pump();
-      res.on('close', () => res.removeAllListeners('drain'));
-    },
+    '/endless': (_req, res) => answerEndlessly(res),
     '/declared-huge': (_req, res) => res.writeHead(200, { 'content-length': String(1e9) }).write('x'),
     '/drip': (_req, res) => {
       res.writeHead(200);
