@@ -419,6 +419,9 @@ describe('web console (Chromium)', () => {
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    // The receiver listens on loopback: the operator allows it for the demo tenant (its executor is there too).
+    const op = (await api<{ token: string }>('POST', '/auth/login', logins.operator, '')).token;
+    await api('PATCH', '/operator/tenants/demo', { executorNetworks: ['127.0.0.0/8', 'localhost'] }, op);
     try {
       await go(page, '/webhooks');
       await page.getByLabel('Name').fill('e2e-hook');
@@ -432,6 +435,7 @@ describe('web console (Chromium)', () => {
       await expect.poll(() => got.filter((g) => g.type === 'FAILED').length, { timeout: 15_000 }).toBeGreaterThan(0);
       expect(got.every((g) => g.signature?.startsWith('v1='))).toBe(true);
     } finally {
+      await api('PATCH', '/operator/tenants/demo', { executorNetworks: null }, op);
       await new Promise((r) => server.close(r));
     }
   });

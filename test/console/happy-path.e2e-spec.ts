@@ -390,6 +390,8 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      // The receiver listens on loopback: the operator allows it for this tenant.
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ executorNetworks: ['127.0.0.1'] })).status).toBe(200);
       const created = await t.http().post('/api/webhooks').set(admin).send({ name: 'ops', url, alarmTypes: ['FAILED', 'TIMEOUT'], minSeverity: 'CRITICAL' });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'ops', url, alarmTypes: ['FAILED', 'TIMEOUT'], minSeverity: 'CRITICAL', pending: 0, failed: 0, secret: expect.stringMatching(/^whsec_/) });

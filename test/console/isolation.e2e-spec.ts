@@ -339,6 +339,8 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
     const operator = await seedOperator(t, ds);
     const a = await seedTenant(t, ds, 'alpha');
     const b = await seedTenant(t, ds, 'bravo');
+    // The webhooks below point at 127.0.0.1: the operator allows loopback for both tenants.
+    for (const id of [a.id, b.id]) expect((await t.http().patch(`/api/operator/tenants/${id}`).set(operator).send({ executorNetworks: ['127.0.0.1'] })).status).toBe(200);
 
     const created = async (res: { status: number; body: { id: number } }) => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);

@@ -56,8 +56,10 @@ export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
 
-export { checkExecutorUrl, isAlwaysRefusedAddress, normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
-export type { ExecutorNetworks, UrlVerdict } from './executor/executor-networks';
+export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
+export type { ExecutorNetworks } from './executor/executor-networks';
+export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
+export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
 
 export { firstAttemptLateness, retryWait } from './stats/lateness';
 export type { TimedRun } from './stats/lateness';
@@ -90,7 +92,7 @@ export { MAX_MIN_RUNS_KEPT, MIN_RETENTION_MS, mayPurge, taskRetention, tenantRet
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
 export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
-export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_RETRY_MS } from './alarm/webhook-route';
+export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
 export { planShards } from './fan-out/plan-shards';
 export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';

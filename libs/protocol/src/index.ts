@@ -3,3 +3,4 @@ export * from './signing';
 export * from './error-body';
 export * from './json-depth';
 export * from './error-text';
+export * from './outbound';

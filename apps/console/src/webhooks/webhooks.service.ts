@@ -1,23 +1,38 @@
-import { Inject, Injectable } from '@nestjs/common';
-import axios from 'axios';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull, Not } from 'typeorm';
-import { ALARM_TYPES, checkExecutorUrl, SEVERITIES, type AlarmType, type FieldError, type Severity } from '@baton/domain';
+import {
+  ALARM_TYPES,
+  checkOutboundUrl,
+  outboundCheck,
+  SEVERITIES,
+  WEBHOOK_MAX_ANSWER_BYTES,
+  WEBHOOK_TIMEOUT_MS,
+  type AlarmType,
+  type ExecutorNetworks,
+  type FieldError,
+  type Severity,
+} from '@baton/domain';
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
-import { isUniqueViolation, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
+import { isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
+import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { randomToken } from '../common/secrets';
 import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView } from './dto/webhook.dto';
 
-const TEST_TIMEOUT_MS = 5000;
-
-/** A tenant's webhook channels: the engines deliver alarms to them (apps/engine WebhookSender). */
+/**
+ * A tenant's webhook channels: the engines deliver alarms to them (apps/engine WebhookSender).
+ * A URL is judged by the outbound policy (libs/domain outbound-policy.ts) with the tenant's
+ * networks when it is saved — its IP literal, or what its name resolves to now — and again by
+ * every POST, test or delivery, on the addresses it connects to.
+ */
 @Injectable()
 export class WebhooksService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {}
 
   async list(tenantId: string): Promise<WebhookView[]> {
@@ -29,7 +44,7 @@ export class WebhooksService {
     const errors: FieldError[] = [];
     const { name, url } = body;
     if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) errors.push({ field: 'name', reason: 'must be 1 to 100 characters' });
-    const urlProblem = checkUrl(url);
+    const urlProblem = await this.checkUrl(url, await this.networksOf(tenantId));
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;
     if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
@@ -84,17 +99,41 @@ export class WebhooksService {
       }),
     );
     const started = performance.now();
+    const answer = await postOutbound({
+      url: channel.url,
+      body,
+      headers: webhookHeaders({ secret: channel.secret, delivery: 'test', timestamp: now, body }),
+      check: outboundCheck(await this.networksOf(tenantId), 'webhook'),
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: WEBHOOK_MAX_ANSWER_BYTES,
+      resolve: this.resolve,
+    });
+    const ms = Math.round(performance.now() - started);
+    // What failed is said in the policy's or neutral words: never what the host sent, nor an address or port.
+    if (!('status' in answer)) return { ok: false, status: null, ms, error: answer.message };
+    const redirect = answer.status >= 300 && answer.status < 400 ? 'the endpoint answered with a redirect, which Baton does not follow' : null;
+    return { ok: answer.status >= 200 && answer.status < 300, status: answer.status, ms, error: redirect };
+  }
+
+  /** The tenant's networks: what its webhooks may reach besides public addresses. */
+  private async networksOf(tenantId: string): Promise<ExecutorNetworks> {
+    const tenant = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, executorNetworks: true } });
+    return tenant?.executorNetworks ?? null;
+  }
+
+  /** Why a webhook URL is refused, or null. */
+  private async checkUrl(url: unknown, networks: ExecutorNetworks): Promise<string | null> {
+    if (typeof url !== 'string' || url.length === 0 || url.length > 500) return 'must be an http(s) URL of at most 500 characters';
+    let parsed: URL;
     try {
-      const res = await axios.post(channel.url, body, {
-        timeout: TEST_TIMEOUT_MS,
-        maxRedirects: 0,
-        validateStatus: () => true,
-        headers: webhookHeaders({ secret: channel.secret, delivery: 'test', timestamp: now, body }),
-      });
-      return { ok: res.status >= 200 && res.status < 300, status: res.status, ms: Math.round(performance.now() - started), error: null };
-    } catch (err) {
-      return { ok: false, status: null, ms: Math.round(performance.now() - started), error: (err as Error).message };
+      parsed = new URL(url);
+    } catch {
+      return 'not a URL';
     }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be http or https';
+    const verdict = checkOutboundUrl(url, networks, 'webhook');
+    if (!verdict.ok) return verdict.reason;
+    return refusalOf(url, outboundCheck(networks, 'webhook'), { resolve: this.resolve });
   }
 
   private async view(row: WebhookChannelEntity): Promise<WebhookView> {
@@ -106,18 +145,4 @@ export class WebhooksService {
     ]);
     return { id: row.id, name: row.name, url: row.url, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity, createdAt: row.createdAt, pending, failed, lastError: last?.lastError ?? null };
   }
-}
-
-/** Why a webhook URL is refused, or null. */
-function checkUrl(url: unknown): string | null {
-  if (typeof url !== 'string' || url.length === 0 || url.length > 500) return 'must be an http(s) URL of at most 500 characters';
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'not a URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must be http or https';
-  // The engines' rule for any URL they call (the executors' too): never link-local, metadata or non-unicast addresses.
-  return checkExecutorUrl(url, null).ok ? null : `${parsed.hostname} is a link-local, metadata or non-unicast address, which Baton never calls`;
 }

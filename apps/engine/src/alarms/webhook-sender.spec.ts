@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_GIVE_UP_MS, type Clock } from '@baton/domain';
 import { signWebhook, WEBHOOK_HEADERS, type AlarmMessage } from '@baton/messaging';
 import { inTransaction } from '@baton/persistence';
+import type { ResolveAll } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -42,10 +43,15 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
   const db = useTestDatabase(kind);
   const closers: Array<() => Promise<void>> = [];
   let clock: TestClock;
+  /** Every name resolves to `resolvesTo` (the machine has no DNS; a test says what a name answers). */
+  let resolvesTo = '127.0.0.1';
+  const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address: resolvesTo, family: 4 }]);
   beforeEach(async () => {
     await db.clear();
-    await seedTenant(db.dataSource, { id: 'acme' });
+    // The receivers of these tests listen on loopback: the operator allowed it for this tenant.
+    await seedTenant(db.dataSource, { id: 'acme', executorNetworks: ['127.0.0.1'] });
     clock = new TestClock();
+    resolvesTo = '127.0.0.1';
   });
   afterEach(async () => {
     for (const c of closers.splice(0)) await c();
@@ -54,7 +60,7 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
   function machinery(ds: DataSource) {
     const signal = new OutboxSignal(ds);
     const relay = new OutboxRelay(ds, readEngineConfig({}, { alarmRelayIntervalMs: 60_000 }), clock, new FakeAlarmBus(), signal, new EngineMetrics({ defaultMetrics: false }));
-    return { relay, alarms: new Alarms(signal), sender: new WebhookSender(ds, clock) };
+    return { relay, alarms: new Alarms(signal), sender: new WebhookSender(ds, clock, resolve) };
   }
   const channel = (url: string, rule: { types?: string[] | null; min?: string } = {}) =>
     db.dataSource.query(`INSERT INTO webhook_channels (tenant_id, name, url, secret, alarm_types, min_severity, created_at) VALUES ('acme', ?, ?, 'whsec_test', ?, ?, 0)`, [
@@ -110,5 +116,49 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     const [row] = (await db.dataSource.query('SELECT attempts, last_error, failed_at FROM webhook_deliveries WHERE failed_at IS NOT NULL')) as Array<{ attempts: number; last_error: string }>;
     expect(row).toMatchObject({ last_error: 'HTTP 500' });
     expect(Number(row.attempts)).toBe(2);
+  });
+
+  const lastError = async () => ((await db.dataSource.query('SELECT last_error FROM webhook_deliveries')) as Array<{ last_error: string | null }>).map((r) => r.last_error);
+
+  it('refuses an endpoint on a range the tenant may not reach, at send time, naming the rule and echoing nothing (issue 21 finding 1)', async () => {
+    const hook = await endpoint(() => 204);
+    closers.push(hook.close);
+    await channel(hook.url);
+    await db.dataSource.query(`UPDATE tenants SET executor_networks = ? WHERE id = 'acme'`, [JSON.stringify(['10.99.0.0/16'])]);
+    const m = machinery(db.dataSource);
+    await raise(m, 'FAILED', 'run 7 failed');
+    await m.relay.relayOnce();
+    expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 1 });
+    expect(hook.got).toHaveLength(0);
+    expect(await lastError()).toEqual(['127.0.0.1 is in loopback (127.0.0.0/8), not allowed for this tenant']);
+  });
+
+  it('judges a host name on what it resolves to when sent, not when saved (issue 21 finding 2: 169.254.169.254.nip.io)', async () => {
+    const hook = await endpoint(() => 204);
+    closers.push(hook.close);
+    const port = new URL(hook.url).port;
+    await channel(`http://169.254.169.254.nip.io:${port}/hook`);
+    const m = machinery(db.dataSource);
+    await raise(m, 'FAILED', 'run 7 failed');
+    await m.relay.relayOnce();
+    resolvesTo = '169.254.169.254';
+    expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 1 });
+    expect(hook.got).toHaveLength(0);
+    expect(await lastError()).toEqual(['169.254.169.254.nip.io resolves to an address in link-local (169.254.0.0/16), which Baton never calls']);
+    resolvesTo = '127.0.0.1'; // rebound to the tenant's allowed address: delivered there, the address checked
+    clock.at += 10_000;
+    expect(await m.sender.tick()).toMatchObject({ delivered: 1 });
+    expect(hook.got).toHaveLength(1);
+  });
+
+  it('says why a delivery failed without the address or port it tried', async () => {
+    const hook = await endpoint(() => 204);
+    await hook.close();
+    await channel(hook.url);
+    const m = machinery(db.dataSource);
+    await raise(m, 'FAILED', 'run 7 failed');
+    await m.relay.relayOnce();
+    expect(await m.sender.tick()).toMatchObject({ failed: 1 });
+    expect(await lastError()).toEqual(['could not connect']);
   });
 });

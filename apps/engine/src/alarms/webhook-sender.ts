@@ -1,17 +1,15 @@
-import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import axios from 'axios';
+import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, WEBHOOK_GIVE_UP_MS, webhookRetryDelay, type Clock } from '@baton/domain';
+import { CLOCK, outboundCheck, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_TIMEOUT_MS, webhookRetryDelay, type Clock, type ExecutorNetworks } from '@baton/domain';
 import { webhookHeaders } from '@baton/messaging';
-import { claimWebhookDeliveries, findAlarmsForWebhooks, inTransaction, recordWebhookTry, type DueDelivery, type OutboxAlarm } from '@baton/persistence';
+import { claimWebhookDeliveries, findAlarmsForWebhooks, findTenants, inTransaction, recordWebhookTry, type DueDelivery, type OutboxAlarm } from '@baton/persistence';
+import { OUTBOUND_RESOLVER, postOutbound, type ResolveAll } from '@baton/protocol';
 import { PeriodicLoop } from '../common/periodic-loop';
 import type { NodeWorker } from '../node/node-workers';
 import { toAlarmMessage } from './outbox-relay';
 
 /** How often the sender looks for due deliveries. */
 export const WEBHOOK_POLL_MS = 1000;
-/** One POST's timeout; a delivery is held this long and a little more (the claim's lease). */
-export const WEBHOOK_TIMEOUT_MS = 5000;
 /** Deliveries taken per look. */
 const BATCH = 50;
 
@@ -30,6 +28,10 @@ export interface WebhookReport {
  * minutes apart) for up to 24 hours, then given up with its last error. Deliveries are claimed
  * with a lease (FOR UPDATE SKIP LOCKED), so engines share them and none is sent by two at once.
  * An endpoint that took a delivery but answered too late gets it again: at least once, by id.
+ *
+ * Every POST is under the outbound policy with the tenant's networks as they are now (the URL
+ * was checked when saved; what its name resolves to, or the operator's list, may have changed
+ * since): a refused delivery fails naming the rule, and no error names an address or port.
  */
 @Injectable()
 export class WebhookSender implements NodeWorker, OnModuleDestroy {
@@ -39,6 +41,7 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
     // A full batch: the next one at once (a backlog after an endpoint came back).
     this.loop = new PeriodicLoop('webhooks', WEBHOOK_POLL_MS, async () => {
@@ -61,12 +64,15 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
 
   async tick(): Promise<WebhookReport> {
     const report: WebhookReport = { delivered: 0, failed: 0, givenUp: 0 };
+    // Leased for the POST's time and a little more.
     const due = await inTransaction(this.dataSource, (em) => claimWebhookDeliveries(em, { now: this.clock.now(), leaseMs: WEBHOOK_TIMEOUT_MS * 2, limit: BATCH }), { isolation: 'READ COMMITTED' });
+    if (due.length === 0) return report;
     const alarms = await findAlarmsForWebhooks(this.dataSource.manager, due.map((d) => d.alarmId));
+    const networks = new Map((await findTenants(this.dataSource.manager, due.map((d) => d.tenantId))).map((t) => [t.id, t.executorNetworks]));
     for (const delivery of due) {
       const alarm = alarms.get(delivery.alarmId);
       // An alarm purged before it could go: nothing left to send.
-      const outcome = alarm ? await this.send(delivery, alarm) : null;
+      const outcome = alarm ? await this.send(delivery, alarm, networks.get(delivery.tenantId) ?? null) : null;
       const now = this.clock.now();
       if (outcome === null) {
         await recordWebhookTry(this.dataSource.manager, { id: delivery.id, now, delivered: true });
@@ -84,19 +90,19 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
   }
 
   /** One POST; null when the endpoint took it (2xx), else why not. */
-  private async send(delivery: DueDelivery, alarm: OutboxAlarm): Promise<string | null> {
+  private async send(delivery: DueDelivery, alarm: OutboxAlarm, networks: ExecutorNetworks): Promise<string | null> {
     const body = JSON.stringify(toAlarmMessage(alarm));
-    const timestamp = this.clock.now();
-    try {
-      const res = await axios.post(delivery.url, body, {
-        timeout: WEBHOOK_TIMEOUT_MS,
-        maxRedirects: 0,
-        validateStatus: () => true,
-        headers: webhookHeaders({ secret: delivery.secret, delivery: String(delivery.id), timestamp, body }),
-      });
-      return res.status >= 200 && res.status < 300 ? null : `HTTP ${res.status}`;
-    } catch (err) {
-      return (err as Error).message;
-    }
+    const answer = await postOutbound({
+      url: delivery.url,
+      body,
+      headers: webhookHeaders({ secret: delivery.secret, delivery: String(delivery.id), timestamp: this.clock.now(), body }),
+      check: outboundCheck(networks, 'webhook'),
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      maxResponseBytes: WEBHOOK_MAX_ANSWER_BYTES,
+      resolve: this.resolve,
+    });
+    if (!('status' in answer)) return answer.message;
+    if (answer.status >= 200 && answer.status < 300) return null;
+    return answer.status >= 300 && answer.status < 400 ? `HTTP ${answer.status}: a redirect, which Baton does not follow` : `HTTP ${answer.status}`;
   }
 }

@@ -1,10 +1,19 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import axios, { type AxiosInstance } from 'axios';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
-import { EXECUTOR_ADDRESS_REFUSED, refusingLookup } from './refusing-lookup';
-import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
-import { PATHS, sign, type AbortRequest, type DispatchAck, type DispatchBatch, type DispatchBatchReply, type DispatchRefusal, type DispatchRequest } from '@baton/protocol';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { checkExecutorUrl, CLOCK, outboundCheck, type Clock, type ExecutorNetworks } from '@baton/domain';
+import {
+  OUTBOUND_RESOLVER,
+  OutboundAgents,
+  PATHS,
+  postOutbound,
+  sign,
+  type AbortRequest,
+  type DispatchAck,
+  type DispatchBatch,
+  type DispatchBatchReply,
+  type DispatchRefusal,
+  type DispatchRequest,
+  type ResolveAll,
+} from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
 import { ExecutorRegistry } from './executor-registry';
@@ -26,8 +35,13 @@ export type DispatchAnswer =
    */
   | { kind: 'UNKNOWN'; message: string };
 
-/** Errors raised before a request can have left: the executor certainly did not get it. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', EXECUTOR_ADDRESS_REFUSED]);
+/**
+ * Longest answer read from an executor: a full batch's reply (MAX_RUNS_PER_DISPATCH_BATCH runs,
+ * each a short ack or refusal) is a few tens of kB; past this the executor is not speaking the
+ * protocol, and the engine does not buffer it.
+ */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 
 /** A tenant's id, its executor secrets (current, and previous during a rotation's overlap window) and where its executors may live. */
 export interface SigningTenant extends TenantSecrets {
@@ -36,12 +50,12 @@ export interface SigningTenant extends TenantSecrets {
 }
 
 /**
- * Signed engine → executor HTTP: dispatch and abort. One axios instance over keep-alive agents
- * (connection set-up is most of a dispatch's cost otherwise), at least `slots` sockets per
- * executor so that every slot can be in flight at once, and the dispatch timeout on every call.
- * Statuses are never thrown (validateStatus: all) and redirects never followed (a redirecting
- * executor URL is a misconfiguration: rejected). No request goes to a URL the tenant's executor
- * networks refuse, nor to a host name that resolves to a link-local or metadata address.
+ * Signed engine → executor HTTP: dispatch and abort, under the outbound policy (postOutbound):
+ * keep-alive pools per tenant (connection set-up is most of a dispatch's cost otherwise), at
+ * least `slots` sockets per executor so that every slot can be in flight at once, the dispatch
+ * timeout on the whole call and answers bounded. Redirects are never followed (a redirecting
+ * executor URL is a misconfiguration: rejected). No request goes to a URL the tenant's networks
+ * refuse, nor to an address its host name resolves to that they refuse (checkOutboundAddress).
  *
  * Which secret signs: an executor knows one secret, and during a rotation's overlap window a
  * tenant has two. The secret that verified the executor's latest heartbeat — recorded on its
@@ -52,30 +66,17 @@ export interface SigningTenant extends TenantSecrets {
  */
 @Injectable()
 export class ExecutorClient implements OnApplicationShutdown {
-  private readonly httpAgent: HttpAgent;
-  private readonly httpsAgent: HttpsAgent;
-  private readonly http: AxiosInstance;
+  private readonly agents: OutboundAgents;
+  private readonly timeoutMs: number;
 
   constructor(
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly registry: ExecutorRegistry,
+    @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
-    const maxSockets = Math.max(config.slots, 16);
-    this.httpAgent = new HttpAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, lookup: refusingLookup });
-    this.httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, lookup: refusingLookup });
-    this.http = axios.create({
-      httpAgent: this.httpAgent,
-      httpsAgent: this.httpsAgent,
-      timeout: config.dispatchTimeoutMs,
-      maxRedirects: 0,
-      validateStatus: () => true,
-      // The body is sent as the exact string that was signed.
-      transformRequest: [(data: unknown) => data],
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
-      proxy: false,
-    });
+    this.agents = new OutboundAgents({ maxSockets: Math.max(config.slots, 16) });
+    this.timeoutMs = config.dispatchTimeoutMs;
   }
 
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
@@ -113,8 +114,7 @@ export class ExecutorClient implements OnApplicationShutdown {
   }
 
   onApplicationShutdown(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.agents.destroy();
   }
 
   private async post(
@@ -129,10 +129,10 @@ export class ExecutorClient implements OnApplicationShutdown {
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}`, notSent: true };
     const body = JSON.stringify(payload);
     const secrets = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, baseUrl), this.clock.now());
-    let answer = await this.send(baseUrl, path, tenant.id, secrets[0].secret, body);
+    let answer = await this.send(baseUrl, path, tenant, secrets[0].secret, body);
     for (const other of secrets.slice(1)) {
       if ('error' in answer || answer.status !== 401) break;
-      answer = await this.send(baseUrl, path, tenant.id, other.secret, body);
+      answer = await this.send(baseUrl, path, tenant, other.secret, body);
     }
     return answer;
   }
@@ -140,18 +140,23 @@ export class ExecutorClient implements OnApplicationShutdown {
   private async send(
     baseUrl: string,
     path: string,
-    tenantId: string,
+    tenant: SigningTenant,
     secret: string,
     body: string,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
-    const headers = { ...sign(secret, tenantId, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' };
-    try {
-      const res = await this.http.post<string>(baseUrl.replace(/\/+$/, '') + path, body, { headers });
-      return { status: res.status, body: typeof res.data === 'string' ? res.data : '' };
-    } catch (err) {
-      const e = err as { code?: string; message?: string };
-      return { error: e.code ? `${e.code}: ${e.message ?? ''}`.trim() : (e.message ?? String(err)), notSent: NOT_SENT.has(e.code ?? '') };
-    }
+    const answer = await postOutbound({
+      url: baseUrl.replace(/\/+$/, '') + path,
+      body,
+      headers: { ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
+      check: outboundCheck(tenant.executorNetworks, 'executor'),
+      timeoutMs: this.timeoutMs,
+      maxResponseBytes: MAX_ANSWER_BYTES,
+      agents: this.agents,
+      pool: tenant.id,
+      resolve: this.resolve,
+    });
+    if ('status' in answer) return answer;
+    return { error: `${answer.code}: ${answer.message}`, notSent: answer.notSent };
   }
 }
 

@@ -133,7 +133,7 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
   it('refuses link-local and metadata URLs (403 naming url) whatever the tenant allows, storing nothing', async () => {
     for (const url of ['http://169.254.169.254/', 'http://[fe80::1]:9100', 'http://metadata.google.internal/', 'http://2852039166/', 'http://[::ffff:169.254.169.254]/']) {
       const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url }));
-      expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 403, body: { statusCode: 403, code: 'FORBIDDEN', errors: [{ field: 'url', reason: expect.stringContaining('may never use') }] } });
+      expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 403, body: { statusCode: 403, code: 'FORBIDDEN', errors: [{ field: 'url', reason: expect.stringContaining('which Baton never calls') }] } });
     }
     expect(await executors()).toEqual([]);
   });
@@ -145,7 +145,8 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     const beat = (url: string) => signedPost(engine.url, PATHS.heartbeat, heartbeat({ tenantId: zoned.tenantId, url }), zoned);
     const outside = await beat('http://192.168.1.9:7070');
     expect(outside.status).toBe(403);
-    expect(outside.body.errors).toEqual([{ field: 'url', reason: "192.168.1.9 is not in the tenant's allowed executor networks (10.0.0.0/8, *.svc.cluster.local)" }]);
+    expect(outside.body.errors).toEqual([{ field: 'url', reason: '192.168.1.9 is in private (192.168.0.0/16), not allowed for this tenant' }]);
+    expect((await beat('http://93.184.216.34:7070')).body.errors).toEqual([{ field: 'url', reason: "93.184.216.34 is not in the tenant's allowed executor networks (10.0.0.0/8, *.svc.cluster.local)" }]);
     expect((await beat('http://billing.prod.svc.cluster.local:7070')).status).toBe(200);
     expect((await beat('http://10.0.0.7:7070')).status).toBe(200);
     expect((await executors()).map((e) => e.url)).toEqual(['http://billing.prod.svc.cluster.local:7070', 'http://10.0.0.7:7070']);

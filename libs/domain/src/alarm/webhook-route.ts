@@ -16,6 +16,10 @@ export function routesTo(rule: WebhookRule, alarm: { type: AlarmType; severity: 
 
 /** A delivery that has failed for this long since it was queued is given up (its last error kept). */
 export const WEBHOOK_GIVE_UP_MS = 24 * 3600_000;
+/** One POST to an endpoint (a delivery, or the console's test) ends after this long, answered or not. */
+export const WEBHOOK_TIMEOUT_MS = 5000;
+/** Most of an endpoint's answer read (only its status matters): a longer one fails the POST. */
+export const WEBHOOK_MAX_ANSWER_BYTES = 64 * 1024;
 /** Longest wait between two tries of one delivery. */
 export const WEBHOOK_MAX_RETRY_MS = 5 * 60_000;
 

@@ -72,7 +72,7 @@ export class CreateTenantDto {
     nullable: true,
     example: ['10.0.0.0/8', '*.svc.cluster.local'],
     description:
-      "Where the tenant's executors may live: CIDR ranges and addresses (matching URLs with an IP host) and host names or `*.domain` (matching URLs with that host name; no DNS lookup). At most 100 entries. null or omitted (default): any URL. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
+      "The tenant's networks, one list for its executors and its webhooks: CIDR ranges and addresses, and host names or `*.domain` (matched by name). Executors must be in them (a host name URL by a name entry; no DNS lookup); webhooks may reach public addresses and these (loopback, private, CGNAT and ULA addresses only when listed). At most 100 entries. null or omitted (default): executors anywhere, webhooks to public addresses only. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
   })
   @IsOptional()
   executorNetworks?: string[] | null;
@@ -121,7 +121,7 @@ export class UpdateTenantDto {
     nullable: true,
     example: ['10.0.0.0/8', '*.svc.cluster.local'],
     description:
-      "Where the tenant's executors may live: CIDR ranges and addresses (matching URLs with an IP host) and host names or `*.domain` (matching URLs with that host name; no DNS lookup). At most 100 entries. null: back to the default, any URL; omitted: unchanged. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
+      "The tenant's networks, one list for its executors and its webhooks: CIDR ranges and addresses, and host names or `*.domain` (matched by name). Executors must be in them (a host name URL by a name entry; no DNS lookup); webhooks may reach public addresses and these (loopback, private, CGNAT and ULA addresses only when listed). At most 100 entries. null: back to the default (executors anywhere, webhooks to public addresses only); omitted: unchanged. Link-local and cloud metadata addresses are refused whatever the list says. Errors name `executorNetworks[i]`",
   })
   @IsOptional()
   executorNetworks?: string[] | null;

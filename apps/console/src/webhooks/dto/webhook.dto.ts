@@ -13,7 +13,7 @@ export class CreateWebhookDto {
   @Raw()
   name?: unknown;
 
-  @ApiProperty({ type: String, example: 'https://hooks.example.com/baton', description: 'http(s) URL the alarms are POSTed to (not link-local or metadata addresses)' })
+  @ApiProperty({ type: String, example: 'https://hooks.example.com/baton', description: "http(s) URL the alarms are POSTed to: a public address, or one in the tenant's networks (loopback, private, link-local and metadata addresses are refused otherwise; a host name is judged on what it resolves to, when saved and at every POST)" })
   @IsOptional()
   @Raw()
   url?: unknown;
@@ -38,7 +38,7 @@ export class WebhookView implements Api.Webhook {
   @ApiProperty() createdAt!: number;
   @ApiProperty({ description: 'Deliveries waiting (not delivered, not given up)' }) pending!: number;
   @ApiProperty({ description: 'Deliveries given up after 24 h of failures' }) failed!: number;
-  @ApiProperty({ type: String, nullable: true, description: 'The last failed delivery’s error' }) lastError!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The last failed delivery’s error (as the test’s `error`, or `HTTP <status>`)' }) lastError!: string | null;
 }
 
 export class CreatedWebhookView extends WebhookView implements Api.CreatedWebhook {
@@ -50,5 +50,5 @@ export class WebhookTestView implements Api.WebhookTest {
   @ApiProperty({ description: 'True when the endpoint answered 2xx' }) ok!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'Its HTTP status; null when it did not answer' }) status!: number | null;
   @ApiProperty({ description: 'Round trip, ms' }) ms!: number;
-  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: "Why it failed: the outbound policy's rule when the URL is refused, else in neutral words (never an address, port or what a refused host sent); a redirect is not followed" }) error!: string | null;
 }

@@ -181,7 +181,7 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
           </select>
         )}
       </Field>
-      <Field label="Allowed executor networks" error={errors.executorNetworks} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain; empty: any. Link-local and metadata addresses are always refused.">
+      <Field label="Allowed executor networks" error={errors.executorNetworks} className="field-wide" hint="CIDR ranges, addresses, host names, *.domain — where executors may live and which private ranges webhooks may reach. Empty: executors anywhere, webhooks to public addresses only. Link-local and metadata addresses are always refused.">
         {(p) => <input {...p} name="executorNetworks" placeholder="any (e.g. 10.0.0.0/8, *.svc.cluster.local)" value={shown} onChange={(e) => setText(e.target.value)} />}
       </Field>
       <div className="field field-button">

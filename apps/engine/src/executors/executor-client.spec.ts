@@ -1,0 +1,70 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import type { DispatchRequest, ResolveAll } from '@baton/protocol';
+import { readEngineConfig } from '../config/engine-config';
+import { ExecutorClient, type SigningTenant } from './executor-client';
+import type { ExecutorRegistry } from './executor-registry';
+
+const tenant = (executorNetworks: string[] | null): SigningTenant => ({
+  id: 'acme',
+  executorSecret: 'secret',
+  executorSecretVersion: 1,
+  previousExecutorSecret: null,
+  previousSecretExpiresAt: null,
+  executorNetworks,
+});
+
+const request = { runId: 1, attempt: 1, handler: 'h' } as unknown as DispatchRequest;
+
+describe('the executor client under the outbound policy (issue 21)', () => {
+  let server: Server;
+  let port: number;
+  const hits: string[] = [];
+  let answer: (res: ServerResponse) => void = (res) => res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      answer(res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  });
+
+  const clientResolvingTo = (address: string) => {
+    const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address, family: 4 }]);
+    const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
+    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, resolve);
+  };
+
+  it('refuses an executor name that resolves to a metadata address at dispatch time: not sent, the rule named', async () => {
+    const client = clientResolvingTo('169.254.169.254');
+    try {
+      expect(await client.dispatch(`http://exec.example:${port}`, tenant(null), request)).toEqual({
+        kind: 'UNAVAILABLE',
+        status: null,
+        message: 'OUTBOUND_REFUSED: exec.example resolves to an address in link-local (169.254.0.0/16), which Baton never calls',
+      });
+      expect(hits).toEqual([]);
+    } finally {
+      client.onApplicationShutdown();
+    }
+  });
+
+  it('sends to the address a name the tenant list names resolves to, and reads a bounded answer', async () => {
+    const client = clientResolvingTo('127.0.0.1');
+    try {
+      expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toMatchObject({ kind: 'ACCEPTED', status: 202 });
+      answer = (res) => res.writeHead(202, { 'content-length': String(64 * 1024 * 1024) }).write('{');
+      expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toEqual({ kind: 'UNKNOWN', message: 'ETOOLARGE: the answer was longer than 1048576 bytes' });
+    } finally {
+      client.onApplicationShutdown();
+    }
+  });
+});

@@ -1,0 +1,3 @@
+export * from './checking-lookup';
+export * from './outbound-post';
+export * from './url-refusal';
