@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import { findClaimTenants, type ClaimTenantRow } from '@baton/persistence';
+import { TableSnapshot } from '../common/table-snapshot';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /** Tenants and their executors' room are re-read at most this often: an executor coming up counts within a second. */
@@ -15,34 +16,23 @@ const REFRESH_MS = 1_000;
 @Injectable()
 export class ClaimTenants {
   private readonly logger = new Logger('ClaimTenants');
-  private rows: ClaimTenantRow[] = [];
-  private loadedAt = -Infinity;
-  private loading: Promise<void> | null = null;
+  private readonly table: TableSnapshot<ClaimTenantRow[]>;
 
-  constructor(
-    private readonly dataSource: DataSource,
-    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  constructor(dataSource: DataSource, @Inject(ENGINE_CONFIG) config: EngineConfig, @Inject(CLOCK) clock: Clock) {
+    this.table = new TableSnapshot(() => findClaimTenants(dataSource.manager, config.groups), {
+      initial: [],
+      now: () => clock.now(),
+      onError: (err) => this.logger.warn(`reading the tenants failed, claiming for the last list: ${err.message}`),
+    });
+  }
 
-  /** The tenants, sorted by id; re-read first when never read, in the background when old. */
+  /** The tenants, sorted by id; read first when never read, in the background when old. */
   async current(): Promise<readonly ClaimTenantRow[]> {
-    if (this.loadedAt === -Infinity) await this.refresh();
-    else if (this.clock.now() - this.loadedAt >= REFRESH_MS) void this.refresh();
-    return this.rows;
+    return this.table.ageMs === Infinity ? this.table.fresh(0) : this.table.refreshIfOlder(REFRESH_MS);
   }
 
   /** Re-reads now (concurrent callers share one read); a failed read keeps the last list. */
   refresh(): Promise<void> {
-    this.loading ??= findClaimTenants(this.dataSource.manager, this.config.groups)
-      .then((rows) => {
-        this.rows = rows;
-      })
-      .catch((err: Error) => this.logger.warn(`reading the tenants failed, claiming for the last list: ${err.message}`))
-      .finally(() => {
-        this.loadedAt = this.clock.now();
-        this.loading = null;
-      });
-    return this.loading;
+    return this.table.refresh();
   }
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
 import { findUpExecutors, type UpExecutorRow } from '@baton/persistence';
 import { createRoutingStrategy, type ExecutorCandidate, type RoutingStrategy } from '@baton/scheduling';
+import { TableSnapshot } from '../common/table-snapshot';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /** An UP executor the dispatcher may send a run to, best first. */
@@ -28,53 +29,43 @@ export const REGISTRY_MAX_AGE_MS = 1_000;
 @Injectable()
 export class ExecutorRegistry {
   private readonly logger = new Logger('ExecutorRegistry');
-  private byApp = new Map<string, UpExecutorRow[]>();
-  private secretVersions = new Map<string, number | null>();
+  private readonly table: TableSnapshot<RoutingTable>;
   private readonly strategies = new Map<string, RoutingStrategy>();
   private readonly sentSinceRefresh = new Map<number, number>();
   private readonly urlVerdicts = new WeakMap<readonly string[], Map<string, boolean>>();
-  private loadedAt = -Infinity;
-  private refreshing: Promise<void> | null = null;
 
   constructor(
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
-    @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+    @Inject(CLOCK) clock: Clock,
+  ) {
+    this.table = new TableSnapshot(
+      async () => {
+        const table = routingTableOf(await findUpExecutors(dataSource.manager, config.groups));
+        this.sentSinceRefresh.clear();
+        return table;
+      },
+      {
+        initial: { byApp: new Map(), secretVersions: new Map() },
+        now: () => clock.now(),
+        onError: (err) => this.logger.warn(`reading the executor registry failed, routing on the last table: ${err.message}`),
+      },
+    );
+  }
 
   /** Age of the routing table in ms. */
   get ageMs(): number {
-    return this.clock.now() - this.loadedAt;
+    return this.table.ageMs;
   }
 
-  /** Re-reads the routing table now (concurrent callers share one read). */
+  /** Re-reads the routing table now (concurrent callers share one read; a failed read keeps the old table). */
   refresh(): Promise<void> {
-    this.refreshing ??= findUpExecutors(this.dataSource.manager, this.config.groups)
-      .then((rows) => {
-        const byApp = new Map<string, UpExecutorRow[]>();
-        const secretVersions = new Map<string, number | null>();
-        for (const row of rows) {
-          const key = appKey(row.tenantId, row.app);
-          byApp.set(key, [...(byApp.get(key) ?? []), row]);
-          secretVersions.set(urlKey(row.tenantId, row.url), row.secretVersion);
-        }
-        this.byApp = byApp;
-        this.secretVersions = secretVersions;
-        this.sentSinceRefresh.clear();
-        this.loadedAt = this.clock.now();
-      })
-      .finally(() => (this.refreshing = null));
-    return this.refreshing;
+    return this.table.refresh();
   }
 
-  /** Re-reads the table if it is older than `maxAgeMs`; a failed read keeps the old table. */
+  /** Re-reads the table if it is older than `maxAgeMs`. */
   async ensureFresh(maxAgeMs = REGISTRY_MAX_AGE_MS): Promise<void> {
-    if (this.ageMs <= maxAgeMs) return;
-    try {
-      await this.refresh();
-    } catch (err) {
-      this.logger.warn(`reading the executor registry failed, routing on the last table: ${(err as Error).message}`);
-    }
+    await this.table.fresh(maxAgeMs);
   }
 
   /**
@@ -86,7 +77,7 @@ export class ExecutorRegistry {
    */
   candidates(tenantId: string, app: string, routingKey: string, preferredExecutorId: number | null, networks: ExecutorNetworks): RoutedExecutor[] {
     const key = appKey(tenantId, app);
-    const rows = (this.byApp.get(key) ?? []).filter((r) => this.allows(networks, r.url));
+    const rows = (this.table.value.byApp.get(key) ?? []).filter((r) => this.allows(networks, r.url));
     if (rows.length === 0) return [];
     let strategy = this.strategies.get(key);
     if (!strategy) {
@@ -113,12 +104,12 @@ export class ExecutorRegistry {
    * the last read), or null when unknown (not UP, or registered before versions were recorded).
    */
   secretVersionOf(tenantId: string, url: string): number | null {
-    return this.secretVersions.get(urlKey(tenantId, url)) ?? null;
+    return this.table.value.secretVersions.get(urlKey(tenantId, url)) ?? null;
   }
 
   /** True when UP executors of the app exist but none at a URL `networks` allows (why a run found no candidate). */
   onlyRefusedUrls(tenantId: string, app: string, networks: ExecutorNetworks): boolean {
-    const rows = this.byApp.get(appKey(tenantId, app)) ?? [];
+    const rows = this.table.value.byApp.get(appKey(tenantId, app)) ?? [];
     return rows.length > 0 && rows.every((r) => !this.allows(networks, r.url));
   }
 
@@ -139,6 +130,22 @@ export class ExecutorRegistry {
   noteAccepted(executorId: number): void {
     this.sentSinceRefresh.set(executorId, (this.sentSinceRefresh.get(executorId) ?? 0) + 1);
   }
+}
+
+/** UP executors by (tenant, app), and the secret version that verified each one's latest heartbeat by (tenant, URL). */
+interface RoutingTable {
+  byApp: Map<string, UpExecutorRow[]>;
+  secretVersions: Map<string, number | null>;
+}
+
+function routingTableOf(rows: readonly UpExecutorRow[]): RoutingTable {
+  const table: RoutingTable = { byApp: new Map(), secretVersions: new Map() };
+  for (const row of rows) {
+    const key = appKey(row.tenantId, row.app);
+    table.byApp.set(key, [...(table.byApp.get(key) ?? []), row]);
+    table.secretVersions.set(urlKey(row.tenantId, row.url), row.secretVersion);
+  }
+  return table;
 }
 
 /** The cache key of "no list" (WeakMap keys must be objects). */
