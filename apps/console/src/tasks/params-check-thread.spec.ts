@@ -119,11 +119,28 @@ describe('ParamsCheckWorkers', () => {
       expect(performance.now() - since).toBeLessThan(100);
       expect(other).toEqual([{ errors: [{ field: 'params.width', reason: 'must be >= 1' }] }]);
       expect(await hostile).toEqual([{ refused: TOO_COSTLY }]);
+      // Two overruns: flagged unusable, refused without a worker.
       expect(await workers.run([{ schema: RESIZE, params: { width: 0 } }, { schema: HOSTILE, params: { s: {} } }, { schema: RESIZE, params: { width: 2 } }])).toEqual([
         { errors: [{ field: 'params.width', reason: 'must be >= 1' }] },
-        { refused: TOO_COSTLY },
+        { refused: expect.stringContaining(`overran the ${DEADLINES.checkMs} ms deadline 2 times`) },
         { errors: [] },
       ]);
+    } finally {
+      await workers.close();
+    }
+  });
+
+  it('flags a schema unusable after its second overrun: any params against it refused at once, until it has been quiet for 10 minutes', async () => {
+    let now = 0;
+    const workers = new ParamsCheckWorkers(DEADLINES, () => now);
+    try {
+      for (let i = 0; i < 2; i++) expect(await workers.run([{ schema: HOSTILE, params: { s: {} } }])).toEqual([{ refused: TOO_COSTLY }]);
+      const since = performance.now();
+      const [again] = await workers.run([{ schema: HOSTILE, params: { s: { other: 1 } } }]);
+      expect(performance.now() - since).toBeLessThan(5);
+      expect(again).toEqual({ refused: expect.stringMatching(/^the handler's params schema is too costly to check: its checks overran/) });
+      now += 10 * 60_000;
+      expect(await workers.run([{ schema: HOSTILE, params: { s: {} } }])).toEqual([{ refused: TOO_COSTLY }]); // checked again (and overran again)
     } finally {
       await workers.close();
     }

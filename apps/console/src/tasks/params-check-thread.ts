@@ -199,30 +199,51 @@ export class ParamsCheckThread {
   }
 }
 
+/** Overruns after which a schema is flagged unusable: its checks are refused without running. */
+const FLAG_AFTER_OVERRUNS = 2;
+/** A flagged schema is tried again this long after its last overrun (a busy machine may have caused them). */
+const FLAG_FORGOTTEN_MS = 10 * 60_000;
+
 /**
  * Two ParamsCheckThreads: the one every schema's checks go to, and one for the schemas whose
  * compile or check has overrun its deadline there before. An overrun costs a worker its compiled
  * schemas and a restart (50–200 ms from the build) that the checks queued behind it wait for;
- * once a schema has cost that, its checks cost only the tenants of such schemas that again.
+ * once a schema has cost that, its checks cost only the tenants of such schemas that again. A
+ * schema that overran FLAG_AFTER_OVERRUNS times is flagged unusable: its checks are refused at
+ * once, without a worker, until FLAG_FORGOTTEN_MS after its last overrun — so saving against a
+ * hostile schema again and again is refused in microseconds, not a deadline plus a restart.
  */
 export class ParamsCheckWorkers {
-  private readonly suspects = new Set<string>();
+  private readonly suspects = new Map<string, { overruns: number; lastAt: number }>();
   private readonly shared: ParamsCheckThread;
   private readonly quarantine: ParamsCheckThread;
 
-  constructor(deadlines: Deadlines = DEADLINES) {
-    this.shared = new ParamsCheckThread(deadlines, (schema) => {
-      if (this.suspects.size >= OVERRUNS_LIMIT) this.suspects.clear();
-      this.suspects.add(schema);
-    });
-    this.quarantine = new ParamsCheckThread(deadlines);
+  constructor(
+    deadlines: Deadlines = DEADLINES,
+    private readonly now: () => number = Date.now,
+  ) {
+    const overran = (schema: string) => {
+      if (this.suspects.size >= OVERRUNS_LIMIT && !this.suspects.has(schema)) this.suspects.clear();
+      const suspect = this.suspects.get(schema);
+      this.suspects.set(schema, { overruns: (suspect?.overruns ?? 0) + 1, lastAt: this.now() });
+    };
+    this.shared = new ParamsCheckThread(deadlines, overran);
+    this.quarantine = new ParamsCheckThread(deadlines, overran);
+    this.flagged = `${TOO_COSTLY}: its checks overran the ${deadlines.checkMs} ms deadline ${FLAG_AFTER_OVERRUNS} times; it is not checked again for ${FLAG_FORGOTTEN_MS / 60_000} minutes (fix the schema the executor declares)`;
   }
+
+  private readonly flagged: string;
 
   /** The verdict of each job, in the order given (ParamsCheckThread.run). */
   async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
-    const suspect = jobs.map((job) => this.suspects.has(job.schema));
-    const [shared, quarantined] = await Promise.all([this.shared.run(jobs.filter((_, i) => !suspect[i])), this.quarantine.run(jobs.filter((_, i) => suspect[i]))]);
-    return suspect.map((s) => (s ? quarantined.shift()! : shared.shift()!));
+    const now = this.now();
+    const route = jobs.map((job): 'shared' | 'quarantine' | 'flagged' => {
+      const suspect = this.suspects.get(job.schema);
+      if (!suspect) return 'shared';
+      return suspect.overruns >= FLAG_AFTER_OVERRUNS && now - suspect.lastAt < FLAG_FORGOTTEN_MS ? 'flagged' : 'quarantine';
+    });
+    const [shared, quarantined] = await Promise.all([this.shared.run(jobs.filter((_, i) => route[i] === 'shared')), this.quarantine.run(jobs.filter((_, i) => route[i] === 'quarantine'))]);
+    return route.map((r) => (r === 'flagged' ? { refused: this.flagged } : r === 'quarantine' ? quarantined.shift()! : shared.shift()!));
   }
 
   async close(): Promise<void> {
