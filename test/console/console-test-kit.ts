@@ -66,12 +66,14 @@ async function ensureGroup(ds: DataSource, name: string): Promise<void> {
 }
 
 export async function insertUser(ds: DataSource, username: string, role: Role, tenantId: string | null): Promise<void> {
-  await ds.getRepository(UserEntity).insert({ username, role, tenantId, passwordHash: PASSWORD_HASH, createdAt: T0 });
+  await ds.getRepository(UserEntity).insert({ username, role, tenantId, loginTenant: tenantId ?? '', passwordHash: PASSWORD_HASH, createdAt: T0 });
 }
 
-export async function login(t: ConsoleTestApp, username: string, password = 'password-123'): Promise<Credentials> {
-  const res = await t.http().post('/api/auth/login').send({ username, password });
-  if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${JSON.stringify(res.body)}`);
+/** Logs `who` in: `tenant/username` for a tenant's user, `username` for an operator. */
+export async function login(t: ConsoleTestApp, who: string, password = 'password-123'): Promise<Credentials> {
+  const [tenant, username] = who.includes('/') ? who.split('/') : [undefined, who];
+  const res = await t.http().post('/api/auth/login').send({ tenant, username, password });
+  if (res.status !== 200) throw new Error(`login ${who}: ${res.status} ${JSON.stringify(res.body)}`);
   return { Authorization: `Bearer ${res.body.token}` };
 }
 
@@ -97,8 +99,8 @@ export async function seedTenant(t: ConsoleTestApp, ds: DataSource, id: string):
   await insertUser(ds, `${id}-viewer`, 'TENANT_VIEWER', id);
   return {
     id,
-    admin: await login(t, `${id}-admin`),
-    viewer: await login(t, `${id}-viewer`),
+    admin: await login(t, `${id}/${id}-admin`),
+    viewer: await login(t, `${id}/${id}-viewer`),
     adminKey: await insertApiKey(ds, id, 'TENANT_ADMIN'),
     viewerKey: await insertApiKey(ds, id, 'TENANT_VIEWER'),
   };

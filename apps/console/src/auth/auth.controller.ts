@@ -5,7 +5,9 @@ import { CurrentPrincipal, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto, LoginResponse, PrincipalView } from './dto/login.dto';
-import { LoginThrottledException } from './login-throttled.exception';
+import { setRetryAfter } from './login-throttled.exception';
+
+type ResponseHeaders = { setHeader(name: string, value: string): unknown };
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
 export class AuthController {
@@ -14,14 +16,14 @@ export class AuthController {
   @Post('login')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Log in; returns a session token for "Authorization: Bearer <token>"' })
+  @ApiOperation({ summary: 'Log in (a tenant user names its tenant, an operator none); returns a session token for "Authorization: Bearer <token>". Every failure is the same 401' })
   @ApiOkResponse({ type: LoginResponse })
-  @ApiTooManyRequestsResponse({ description: 'Too many failed logins of this user name or client address; `Retry-After` gives the seconds to wait' })
-  async login(@Body() body: LoginDto, @Ip() address: string, @Res({ passthrough: true }) response: { setHeader(name: string, value: string): unknown }): Promise<LoginResponse> {
+  @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address; `Retry-After` gives the seconds to wait' })
+  async login(@Body() body: LoginDto, @Ip() address: string, @Res({ passthrough: true }) response: ResponseHeaders): Promise<LoginResponse> {
     try {
-      return await this.auth.login(body.username, body.password, address);
+      return await this.auth.login(body, address);
     } catch (error) {
-      if (error instanceof LoginThrottledException) response.setHeader('Retry-After', String(error.retryAfterSeconds));
+      setRetryAfter(error, response);
       throw error;
     }
   }
@@ -40,8 +42,19 @@ export class AuthController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })
   @ApiNoContentResponse()
-  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto): Promise<void> {
-    await this.auth.changePassword(principal, body.currentPassword, body.newPassword);
+  @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
+  async changePassword(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangePasswordDto,
+    @Ip() address: string,
+    @Res({ passthrough: true }) response: ResponseHeaders,
+  ): Promise<void> {
+    try {
+      await this.auth.changePassword(principal, body.currentPassword, body.newPassword, address);
+    } catch (error) {
+      setRetryAfter(error, response);
+      throw error;
+    }
   }
 
   @Get('me')
