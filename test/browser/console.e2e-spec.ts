@@ -399,6 +399,7 @@ describe('web console (Chromium)', () => {
     const other = await context.newPage();
     watchErrors(other, errors);
     await other.goto(`${baton.url}/login`);
+    await other.getByLabel('Tenant').fill('acme');
     await other.getByLabel('Username').fill('acme-admin');
     await other.getByLabel('Password').fill('acme-password');
     await other.getByRole('button', { name: 'Log in' }).click();
