@@ -9,6 +9,8 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
+import { LoginThrottle, throttleAccount } from './login-throttle';
+import { LoginThrottledException } from './login-throttled.exception';
 
 /** What a user logs in with: its tenant (none for an operator), its name and password. */
 export interface LoginCredentials {
@@ -18,9 +20,7 @@ export interface LoginCredentials {
 }
 
 /** The one answer to every failed login, whatever failed. */
-export const LOGIN_FAILED = 'Invalid tenant, username or password';
-import { LoginThrottle, throttleAccount } from './login-throttle';
-import { LoginThrottledException } from './login-throttled.exception';
+const LOGIN_FAILED = 'Invalid tenant, username or password';
 
 @Injectable()
 export class AuthService {
