@@ -83,7 +83,9 @@ describe('web console (Chromium)', () => {
     await page.waitForURL(/\/login/);
     await page.getByLabel('Username').waitFor();
     await shot(page, '01-login');
-    // Keyboard only: the username field has the focus, Tab to the password, Enter submits.
+    // Keyboard only: the tenant field has the focus, Tab to the username, to the password, Enter submits.
+    await page.keyboard.type(logins.tenant.tenant);
+    await page.keyboard.press('Tab');
     await page.keyboard.type(logins.tenant.username);
     await page.keyboard.press('Tab');
     await page.keyboard.type(logins.tenant.password);
@@ -450,6 +452,7 @@ describe('web console (Chromium)', () => {
     const other = await context.newPage();
     watchErrors(other, errors);
     await other.goto(`${baton.url}/login`);
+    await other.getByLabel('Tenant').fill('acme');
     await other.getByLabel('Username').fill('acme-admin');
     await other.getByLabel('Password').fill('acme-password');
     await other.getByRole('button', { name: 'Log in' }).click();
@@ -531,6 +534,8 @@ describe('web console (Chromium)', () => {
     await page.getByLabel('Key name').fill('ci');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByText(/New key \(shown once\)/).waitFor();
+    // The key is the logged-in admin's: it dies with that user's rights.
+    await page.locator('table[aria-label="API keys"] [data-key-owner="demo"]').first().waitFor();
 
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();
@@ -561,8 +566,9 @@ describe('web console (Chromium)', () => {
   });
 
   it('an operator creates a tenant with its first admin; the admin logs in, creates a user and changes its own password', async () => {
-    const login = async (p: Page, username: string, password: string) => {
+    const login = async (p: Page, username: string, password: string, tenant = '') => {
       await p.goto(`${baton.url}/login`);
+      await p.getByLabel('Tenant', { exact: true }).fill(tenant);
       await p.getByLabel('Username', { exact: true }).fill(username);
       await p.getByLabel('Password', { exact: true }).fill(password);
       await p.getByRole('button', { name: 'Log in' }).click();
@@ -601,7 +607,7 @@ describe('web console (Chromium)', () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const admin = await context.newPage();
     watchErrors(admin, errors);
-    await login(admin, 'globex-admin', 'globex-pass-1');
+    await login(admin, 'globex-admin', 'globex-pass-1', 'globex');
     await admin.waitForURL(/\/tasks$/);
     await admin.getByRole('link', { name: 'Users' }).click();
     await admin.waitForURL(/\/users$/);
@@ -632,9 +638,9 @@ describe('web console (Chromium)', () => {
     await admin.getByText(/Password changed/).waitFor();
     await shot(admin, '19-account-password');
     await admin.getByRole('button', { name: 'Log out' }).click();
-    await login(admin, 'globex-admin', 'globex-pass-1');
-    await admin.getByText('Wrong username or password').waitFor();
-    await login(admin, 'globex-admin', 'globex-pass-2');
+    await login(admin, 'globex-admin', 'globex-pass-1', 'globex');
+    await admin.getByText('Wrong tenant, username or password').waitFor();
+    await login(admin, 'globex-admin', 'globex-pass-2', 'globex');
     await admin.waitForURL(/\/tasks$/);
     await context.close();
     expect(errors).toEqual([]);
@@ -714,7 +720,7 @@ describe('web console (Chromium)', () => {
     const operatorToken = (await api<{ token: string }>('POST', '/auth/login', logins.operator, '')).token;
     await api('POST', '/operator/engine-groups', { name: 'parked' }, operatorToken);
     await api('POST', '/operator/tenants', { id: 'parked-co', name: 'Parked Co', engineGroup: 'parked', admin: { username: 'parked-admin', password: 'parked-pass-1' } }, operatorToken);
-    const parked = (await api<{ token: string }>('POST', '/auth/login', { username: 'parked-admin', password: 'parked-pass-1' }, '')).token;
+    const parked = (await api<{ token: string }>('POST', '/auth/login', { tenant: 'parked-co', username: 'parked-admin', password: 'parked-pass-1' }, '')).token;
     const task = await api<{ id: number }>('POST', '/tasks', { name: 'waits', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } }, parked);
     for (let i = 0; i < 2; i++) await api('POST', `/tasks/${task.id}/trigger`, {}, parked);
 

@@ -103,7 +103,7 @@ describe('baton cluster (npm run cluster)', () => {
     const login = await fetch(`${consoleUrl}/api/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'demo', password: 'demo-password' }),
+      body: JSON.stringify({ tenant: 'demo', username: 'demo', password: 'demo-password' }),
     });
     expect(login.status).toBe(200);
     const { token } = (await login.json()) as { token: string };

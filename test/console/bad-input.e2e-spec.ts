@@ -164,7 +164,8 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     // auth
     { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
     { name: 'login with JSON nested 10 000 levels', method: 'POST', url: '/api/auth/login', raw: deep(10_000), as: 'none', status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
-    { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },
+    { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { tenant: 'acme', username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },
+    { name: 'login naming a tenant that is no tenant id', method: 'POST', url: '/api/auth/login', body: { tenant: 'Not A Slug', username: 'acme-admin', password: 'x' }, as: 'none', status: 400, field: 'tenant' },
     // operator
     { name: 'tenant with an unknown engine group', method: 'POST', url: '/api/operator/tenants', body: { id: 'newco', name: 'New', engineGroup: 'nope' }, as: 'operator', status: 400, field: 'engineGroup' },
     { name: 'tenant id not a slug', method: 'POST', url: '/api/operator/tenants', body: { id: 'New Co', name: 'New', engineGroup: 'default' }, as: 'operator', status: 400, field: 'id' },

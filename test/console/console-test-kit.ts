@@ -65,23 +65,28 @@ async function ensureGroup(ds: DataSource, name: string): Promise<void> {
   }
 }
 
-export async function insertUser(ds: DataSource, username: string, role: Role, tenantId: string | null): Promise<void> {
-  await ds.getRepository(UserEntity).insert({ username, role, tenantId, passwordHash: PASSWORD_HASH, createdAt: T0 });
+/** Inserts a user with the password `password-123`; returns its id. */
+export async function insertUser(ds: DataSource, username: string, role: Role, tenantId: string | null): Promise<number> {
+  const { identifiers } = await ds.getRepository(UserEntity).insert({ username, role, tenantId, loginTenant: tenantId ?? '', passwordHash: PASSWORD_HASH, createdAt: T0 });
+  return identifiers[0].id as number;
 }
 
-export async function login(t: ConsoleTestApp, username: string, password = 'password-123'): Promise<Credentials> {
-  const res = await t.http().post('/api/auth/login').send({ username, password });
-  if (res.status !== 200) throw new Error(`login ${username}: ${res.status} ${JSON.stringify(res.body)}`);
+/** Logs `who` in: `tenant/username` for a tenant's user, `username` for an operator. */
+export async function login(t: ConsoleTestApp, who: string, password = 'password-123'): Promise<Credentials> {
+  const [tenant, username] = who.includes('/') ? who.split('/') : [undefined, who];
+  const res = await t.http().post('/api/auth/login').send({ tenant, username, password });
+  if (res.status !== 200) throw new Error(`login ${who}: ${res.status} ${JSON.stringify(res.body)}`);
   return { Authorization: `Bearer ${res.body.token}` };
 }
 
-export async function insertApiKey(ds: DataSource, tenantId: string, role: Role): Promise<Credentials> {
+/** An API key owned by `ownerUserId`; without it, a key made before keys recorded their owner. */
+export async function insertApiKey(ds: DataSource, tenantId: string, role: Role, ownerUserId: number | null = null): Promise<Credentials> {
   const { key, prefix, hash } = newApiKey();
-  await ds.getRepository(ApiKeyEntity).insert({ tenantId, name: `${tenantId}-${role}`, role, prefix, keyHash: hash, createdAt: T0, revokedAt: null });
+  await ds.getRepository(ApiKeyEntity).insert({ tenantId, name: `${tenantId}-${role}`, role, ownerUserId, prefix, keyHash: hash, createdAt: T0, revokedAt: null });
   return { 'X-API-Key': key };
 }
 
-/** A tenant with an admin and a viewer (sessions) and an admin and a viewer API key. */
+/** A tenant with an admin and a viewer (sessions) and an admin and a viewer API key (the admin's). */
 export async function seedTenant(t: ConsoleTestApp, ds: DataSource, id: string): Promise<SeededTenant> {
   await ensureGroup(ds, 'default');
   await ds.getRepository(TenantEntity).insert({
@@ -93,14 +98,14 @@ export async function seedTenant(t: ConsoleTestApp, ds: DataSource, id: string):
     burst: 2000,
     createdAt: T0,
   });
-  await insertUser(ds, `${id}-admin`, 'TENANT_ADMIN', id);
+  const adminId = await insertUser(ds, `${id}-admin`, 'TENANT_ADMIN', id);
   await insertUser(ds, `${id}-viewer`, 'TENANT_VIEWER', id);
   return {
     id,
-    admin: await login(t, `${id}-admin`),
-    viewer: await login(t, `${id}-viewer`),
-    adminKey: await insertApiKey(ds, id, 'TENANT_ADMIN'),
-    viewerKey: await insertApiKey(ds, id, 'TENANT_VIEWER'),
+    admin: await login(t, `${id}/${id}-admin`),
+    viewer: await login(t, `${id}/${id}-viewer`),
+    adminKey: await insertApiKey(ds, id, 'TENANT_ADMIN', adminId),
+    viewerKey: await insertApiKey(ds, id, 'TENANT_VIEWER', adminId),
   };
 }
 

@@ -60,21 +60,21 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
   });
 
   it('logs in, tells who is logged in, and logs out', async () => {
-    const res = await t.http().post('/api/auth/login').send({ username: 'alice', password: 'correct-horse' });
+    const res = await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'alice', password: 'correct-horse' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ user: { username: 'alice', role: 'TENANT_ADMIN', tenantId: 'acme' } });
     expect(res.body.expiresAt).toBe(T0 + 12 * 3600_000);
     admin = { Authorization: `Bearer ${res.body.token}` };
     expect((await t.http().get('/api/auth/me').set(admin)).body).toMatchObject({ username: 'alice', tenantId: 'acme' });
 
-    const other = await login(t, 'alice', 'correct-horse');
+    const other = await login(t, 'acme/alice', 'correct-horse');
     expect((await t.http().post('/api/auth/logout').set(other)).status).toBe(204);
     expect((await t.http().get('/api/auth/me').set(other)).status).toBe(401);
     expect((await t.http().get('/api/auth/me').set(admin)).status).toBe(200);
   });
 
   it('expires sessions', async () => {
-    const short = await login(t, 'alice', 'correct-horse');
+    const short = await login(t, 'acme/alice', 'correct-horse');
     t.clock.advance(12 * 3600_000 + 1);
     try {
       expect((await t.http().get('/api/auth/me').set(short)).status).toBe(401);
@@ -289,7 +289,7 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
   it("sets the tenant's retention within the cluster's ceiling, and a task's override", async () => {
     const fresh = await t.http().get('/api/retention').set(admin);
     expect(fresh.body).toMatchObject({
-      ceiling: { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000 },
+      ceiling: { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 100 },
       tenant: { runsMs: null, logsMs: null, alarmsMs: null, minRunsKept: null },
       effective: { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 0 },
       tasks: [],
@@ -303,7 +303,7 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(above.body.errors).toEqual([
       { field: 'runsMs', reason: "must be at most 2592000000, the cluster's ceiling" },
       { field: 'alarmsMs', reason: 'must be at least 60000 (1 minute)' },
-      { field: 'minRunsKept', reason: 'must be an integer from 0 to 100000, or null' },
+      { field: 'minRunsKept', reason: "must be an integer from 0 to 100, the cluster's ceiling (BATON_MAX_RUNS_KEPT), or null" },
     ]);
     expect((await t.http().get('/api/retention').set(admin)).body.tenant.runsMs).toBe(3 * 86_400_000); // unchanged by the refused call
     const task = await t.http().put(`/api/retention/tasks/${taskId}`).set(admin).send({ runsMs: 20 * 86_400_000 });

@@ -46,7 +46,7 @@ describe('console security headers', () => {
       await t.http().get('/api/tasks').set(acme.admin),
       await t.http().get('/api/tasks?limit=1').set(acme.viewerKey),
       await t.http().get('/api/tasks'), // 401
-      await t.http().post('/api/auth/login').send({ username: 'acme-admin', password: 'password-123' }),
+      await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'acme-admin', password: 'password-123' }),
     ];
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 401, 200]);
     for (const res of answers) {

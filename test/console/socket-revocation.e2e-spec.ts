@@ -68,7 +68,7 @@ describe('socket.io after a credential is revoked', () => {
   });
 
   it('after logout, the next alarm:ack is refused and the socket is disconnected', async () => {
-    const session = await login(t, 'acme-admin');
+    const session = await login(t, 'acme/acme-admin');
     const s = await open({ token: tokenOf(session) });
     expect(await ack(s)).toMatchObject({ ok: true });
     expect((await t.http().post('/api/auth/logout').set(session)).status).toBe(204);
@@ -90,11 +90,11 @@ describe('socket.io after a credential is revoked', () => {
   });
 
   it('an idle socket is disconnected within the re-check period after its session ends or its user is disabled', async () => {
-    const session = await login(t, 'acme-viewer');
+    const session = await login(t, 'acme/acme-viewer');
     const loggedOut = await open({ token: tokenOf(session) });
     const created = await t.http().post('/api/users').set(acme.admin).send({ username: 'acme-soon-disabled', password: 'password-123', role: 'TENANT_VIEWER' });
     expect(created.status).toBe(201);
-    const disabled = await open({ token: tokenOf(await login(t, 'acme-soon-disabled')) });
+    const disabled = await open({ token: tokenOf(await login(t, 'acme/acme-soon-disabled')) });
     const untouched = await open({ token: tokenOf(acme.viewer) });
     expect((await t.http().post('/api/auth/logout').set(session)).status).toBe(204);
     expect((await t.http().patch(`/api/users/${created.body.id}`).set(acme.admin).send({ disabled: true })).status).toBe(200);

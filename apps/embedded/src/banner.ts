@@ -15,7 +15,7 @@ export function embeddedBanner(baton: EmbeddedBaton, logins: DemoLogins, databas
     `  database   ${database.url}${database.sqlite ? '  (SQLite: one engine only; run a cluster on MySQL/MariaDB for more)' : ''}`,
     `  console    ${base}/        (web console; REST API under ${base}/api)`,
     `  API docs   ${base}/api/docs`,
-    `  login      ${logins.tenant.username} / ${logins.tenant.password}   (tenant admin of "${baton.demoTenant.id}")`,
+    `  login      tenant ${logins.tenant.tenant}, ${logins.tenant.username} / ${logins.tenant.password}   (the tenant's admin)`,
     `  operator   ${logins.operator.username} / ${logins.operator.password}`,
     baton.seeded ? `  demo data  seeded: tenant "${baton.demoTenant.id}" with ${DEMO_TASKS.length} tasks` : '  demo data  kept from the previous start',
     `  engine     ${baton.engineUrl}   (executors register and call back here: the console port)`,

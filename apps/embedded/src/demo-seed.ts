@@ -19,7 +19,7 @@ export async function seedDemo(app: INestApplicationContext, logins: DemoLogins)
   await app.get(TenantsService).create({ id: 'demo', name: 'Demo tenant', engineGroup: 'default' });
   const users = app.get(UsersService);
   await users.create({ ...logins.operator, role: 'OPERATOR' });
-  await users.create({ ...logins.tenant, role: 'TENANT_ADMIN', tenantId: 'demo' });
+  await users.create({ username: logins.tenant.username, password: logins.tenant.password, role: 'TENANT_ADMIN', tenantId: logins.tenant.tenant });
 
   const tasks = app.get(TasksService);
   const ids = new Map<string, number>();

@@ -71,15 +71,15 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: UserEntity,
     name: 'users',
-    full: { tenantId: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T },
-    nulls: { tenantId: null, username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T },
+    full: { tenantId: 'acme', loginTenant: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T },
+    nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
   {
     entity: ApiKeyEntity,
     name: 'api_keys',
-    full: { tenantId: 'acme', name: 'ci', prefix: 'bk_abcd', keyHash: 'b'.repeat(64), role: 'TENANT_VIEWER', createdAt: T, revokedAt: T + 5 },
-    nulls: { tenantId: 'acme', name: 'ci2', prefix: 'bk_efgh', keyHash: 'c'.repeat(64), role: 'TENANT_ADMIN', createdAt: T, revokedAt: null },
+    full: { tenantId: 'acme', name: 'ci', prefix: 'bk_abcd', keyHash: 'b'.repeat(64), role: 'TENANT_VIEWER', ownerUserId: 7, createdAt: T, revokedAt: T + 5 },
+    nulls: { tenantId: 'acme', name: 'ci2', prefix: 'bk_efgh', keyHash: 'c'.repeat(64), role: 'TENANT_ADMIN', ownerUserId: null, createdAt: T, revokedAt: null },
   },
   {
     entity: ExecutorEntity,

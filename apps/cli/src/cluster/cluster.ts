@@ -134,7 +134,7 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         `Baton — local cluster: a console, ${engines.length} engine(s)${options.executor ? ' and the demo executor' : ''} on MariaDB and ActiveMQ`,
         `  console    ${base}/        (web console; REST API under ${base}/api, docs at ${base}/api/docs)`,
         `  operator   ${logins.operator.username} / ${logins.operator.password}`,
-        `  login      ${logins.tenant.username} / ${logins.tenant.password}   (tenant admin of "${DEMO_TENANT_ID}")`,
+        `  login      tenant ${logins.tenant.tenant}, ${logins.tenant.username} / ${logins.tenant.password}   (the tenant's admin)`,
         `  engines    ${engineUrls.join('  ')}   (group "${CLUSTER_ENGINE_GROUP}"; /health, /metrics)`,
         `  database   ${safeDatabaseUrl(databaseUrl)}`,
         `  broker     ${brokerUrl}`,

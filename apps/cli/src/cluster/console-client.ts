@@ -18,7 +18,7 @@ export class ConsoleClient {
     private readonly token: string,
   ) {}
 
-  static async login(baseUrl: string, credentials: { username: string; password: string }): Promise<ConsoleClient> {
+  static async login(baseUrl: string, credentials: { tenant?: string; username: string; password: string }): Promise<ConsoleClient> {
     const { token } = await send<{ token: string }>(baseUrl, 'POST', '/api/auth/login', undefined, credentials);
     return new ConsoleClient(baseUrl, token);
   }

@@ -28,7 +28,7 @@ export async function ensureDemoTenant(consoleUrl: string, logins: DemoLogins, s
     id: DEMO_TENANT_ID,
     name: 'Demo tenant',
     engineGroup: CLUSTER_ENGINE_GROUP,
-    admin: logins.tenant,
+    admin: { username: logins.tenant.username, password: logins.tenant.password },
   });
   state.write({ tenantId: DEMO_TENANT_ID, executorSecret: created.executorSecret });
   const admin = await ConsoleClient.login(consoleUrl, logins.tenant);

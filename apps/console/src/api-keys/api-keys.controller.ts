@@ -2,7 +2,7 @@ import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
+import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyView, CreateApiKeyDto, CreatedApiKeyView } from './dto/api-key.dto';
 
@@ -18,10 +18,10 @@ export class ApiKeysController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key; the clear key is in this answer only' })
+  @ApiOperation({ summary: 'Create an API key owned by the caller (a key: by its owner); the clear key is in this answer only. The key dies when its owner is disabled, deleted or demoted below its role' })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
-  create(@TenantId() tenantId: string, @Body() body: CreateApiKeyDto): Promise<CreatedApiKeyView> {
-    return this.keys.create(tenantId, body.name, body.role);
+  create(@TenantId() tenantId: string, @Body() body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyView> {
+    return this.keys.create(tenantId, body.name, body.role, principal);
   }
 
   @Delete(':id')

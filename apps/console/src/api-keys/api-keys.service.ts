@@ -1,19 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, FindOptionsWhere } from 'typeorm';
-import { ApiKeyEntity, inTransaction, TenantEntity } from '@baton/persistence';
-import { badRequest, notFound } from '../common/api-error';
+import { DataSource, FindOptionsWhere, In } from 'typeorm';
+import { ApiKeyEntity, inTransaction, TenantEntity, UserEntity } from '@baton/persistence';
+import { badRequest, forbidden, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import type { Principal } from '../common/principal';
 import { newApiKey } from '../common/secrets';
 import type { ApiKeyRole } from '../api-types';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
 
-export function apiKeyView(row: ApiKeyEntity): ApiKeyView {
+export function apiKeyView(row: ApiKeyEntity, ownerUsername: string | null): ApiKeyView {
   return {
     id: row.id,
     tenantId: row.tenantId,
     name: row.name,
     prefix: row.prefix,
     role: row.role,
+    ownerUserId: row.ownerUserId,
+    ownerUsername,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
   };
@@ -35,15 +38,25 @@ export class ApiKeysService {
   async list(tenantId: string | undefined): Promise<ApiKeyView[]> {
     const where: FindOptionsWhere<ApiKeyEntity> = tenantId === undefined ? {} : { tenantId };
     const rows = await this.repo.find({ where, order: { id: 'ASC' } });
-    return rows.map(apiKeyView);
+    const ownerIds = [...new Set(rows.map((r) => r.ownerUserId).filter((id) => id !== null))];
+    const owners = ownerIds.length === 0 ? [] : await this.dataSource.getRepository(UserEntity).find({ where: { id: In(ownerIds) }, select: { id: true, username: true } });
+    const names = new Map(owners.map((u) => [u.id, u.username]));
+    return rows.map((row) => apiKeyView(row, row.ownerUserId === null ? null : (names.get(row.ownerUserId) ?? null)));
   }
 
-  async create(tenantId: string, name: string, role: ApiKeyRole = 'TENANT_VIEWER'): Promise<CreatedApiKeyView> {
+  /**
+   * Creates a key owned by the calling user — or, called with a key, by that key's owner, so a
+   * key never outlives the user behind it. A key with no owner (made before owners were
+   * recorded) cannot make keys.
+   */
+  async create(tenantId: string, name: string, role: ApiKeyRole | undefined, caller: Principal): Promise<CreatedApiKeyView> {
+    const owner = await this.ownerFor(caller);
     const { key, prefix, hash } = newApiKey();
     const row = this.repo.create({
       tenantId,
       name,
-      role,
+      role: role ?? 'TENANT_VIEWER',
+      ownerUserId: owner.id,
       prefix,
       keyHash: hash,
       createdAt: this.clock.now(),
@@ -55,7 +68,15 @@ export class ApiKeysService {
       }
       await em.insert(ApiKeyEntity, row);
     });
-    return { ...apiKeyView(row), key };
+    return { ...apiKeyView(row, owner.username), key };
+  }
+
+  private async ownerFor(caller: Principal): Promise<{ id: number; username: string }> {
+    if (caller.userId !== null) return { id: caller.userId, username: caller.username };
+    const callingKey = caller.apiKeyId === null ? null : await this.repo.findOneBy({ id: caller.apiKeyId });
+    const owner = callingKey?.ownerUserId == null ? null : await this.dataSource.getRepository(UserEntity).findOneBy({ id: callingKey.ownerUserId });
+    if (!owner) throw forbidden('This API key was made before keys recorded their owner, so it cannot make keys: log in as a user to make one');
+    return { id: owner.id, username: owner.username };
   }
 
   /** Revokes a key of `tenantId` (any tenant's when undefined). Revoking twice is harmless. */

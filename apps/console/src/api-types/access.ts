@@ -59,6 +59,10 @@ export interface ApiKey {
   name: string;
   prefix: string;
   role: string;
+  /** The user who made the key (the key dies with that user's rights); null: made before owners were recorded. */
+  ownerUserId: number | null;
+  /** That user's name; null when there is no owner or it was deleted. */
+  ownerUsername: string | null;
   createdAt: number;
   revokedAt: number | null;
 }

@@ -9,7 +9,7 @@ import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeView, SessionLoginResponse } from './dto/session.dto';
-import { LoginThrottledException } from './login-throttled.exception';
+import { setRetryAfter } from './login-throttled.exception';
 import { clearedSessionCookieLine, csrfTokenOf, secureCookieFor, sessionCookieLine, type CookieSessionRequest } from './session-cookie';
 
 interface HeaderResponse {
@@ -29,19 +29,19 @@ export class AuthController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      'Log in. Sets the web console\'s session cookie (`baton_session`: HttpOnly, SameSite=Strict; its writes need `X-CSRF-Token: <csrfToken>`) ' +
-      'and returns the same session as a token for "Authorization: Bearer <token>" (API clients; no CSRF token needed)',
+      'Log in (a tenant user names its tenant, an operator none). Sets the web console\'s session cookie (`baton_session`: HttpOnly, SameSite=Strict; its writes need `X-CSRF-Token: <csrfToken>`) ' +
+      'and returns the same session as a token for "Authorization: Bearer <token>" (API clients; no CSRF token needed). Every failure is the same 401',
   })
   @ApiOkResponse({ type: SessionLoginResponse })
-  @ApiTooManyRequestsResponse({ description: 'Too many failed logins of this user name or client address; `Retry-After` gives the seconds to wait' })
+  @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address; `Retry-After` gives the seconds to wait' })
   async login(@Body() body: LoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
     try {
-      const session = await this.auth.login(body.username, body.password, address);
+      const session = await this.auth.login(body, address);
       const maxAgeSeconds = (session.expiresAt - this.clock.now()) / 1000;
       response.setHeader('Set-Cookie', sessionCookieLine(session.token, maxAgeSeconds, secureCookieFor(this.options.sessionCookieSecure, request)));
       return { ...session, csrfToken: csrfTokenOf(session.token) };
     } catch (error) {
-      if (error instanceof LoginThrottledException) response.setHeader('Retry-After', String(error.retryAfterSeconds));
+      setRetryAfter(error, response);
       throw error;
     }
   }
@@ -61,8 +61,19 @@ export class AuthController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })
   @ApiNoContentResponse()
-  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto): Promise<void> {
-    await this.auth.changePassword(principal, body.currentPassword, body.newPassword);
+  @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
+  async changePassword(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: ChangePasswordDto,
+    @Ip() address: string,
+    @Res({ passthrough: true }) response: HeaderResponse,
+  ): Promise<void> {
+    try {
+      await this.auth.changePassword(principal, body.currentPassword, body.newPassword, address);
+    } catch (error) {
+      setRetryAfter(error, response);
+      throw error;
+    }
   }
 
   @Get('me')

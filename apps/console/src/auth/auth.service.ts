@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource, IsNull, LessThan, Not } from 'typeorm';
 import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
@@ -8,8 +9,18 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
-import { LoginThrottle } from './login-throttle';
+import { LoginThrottle, throttleAccount } from './login-throttle';
 import { LoginThrottledException } from './login-throttled.exception';
+
+/** What a user logs in with: its tenant (none for an operator), its name and password. */
+export interface LoginCredentials {
+  tenant?: string;
+  username: string;
+  password: string;
+}
+
+/** The one answer to every failed login, whatever failed. */
+const LOGIN_FAILED = 'Invalid tenant, username or password';
 
 @Injectable()
 export class AuthService {
@@ -34,26 +45,24 @@ export class AuthService {
   }
 
   /**
-   * Checks the password of `username`, logging in from client `address`. Too many failures of
-   * the name or the address (LoginThrottle) answer 429 for a while, even to the right password.
+   * Checks the password of `username` in `tenant` (none: an operator), logging in from client
+   * `address`. Every failure — unknown tenant or name, wrong password, disabled account, right
+   * password or not — answers the same 401 after the same bcrypt comparison, so the answer tells
+   * nothing about which accounts exist. Too many failures of this account from this address, or
+   * from this address at all (LoginThrottle), answer 429 for a while, even to the right password.
    */
-  async login(username: string, password: string, address: string): Promise<LoginResponse> {
-    const waitMs = this.throttle.retryAfterMs(username, address, this.clock.now());
-    if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
+  async login(credentials: LoginCredentials, address: string): Promise<LoginResponse> {
+    const { tenant, username, password } = credentials;
+    const account = throttleAccount(tenant, username);
+    this.refuseWhileThrottled(account, address);
     const users = this.dataSource.getRepository(UserEntity);
-    const user = await users.findOneBy({ username });
+    const user = await users.findOneBy({ loginTenant: tenant ?? '', username });
     const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
-    if (!user || !ok) {
-      for (const lockout of this.throttle.recordFailure(username, address, this.clock.now())) {
-        this.logger.warn(
-          `Login lockout of ${lockout.kind} ${JSON.stringify(lockout.key)} for ${lockout.lockoutMs / 1000} s after ${lockout.failures} failed logins` +
-            ` (last: user ${JSON.stringify(username)} from address ${address})`,
-        );
-      }
-      throw unauthorized('Invalid username or password');
+    if (!user || !ok || user.disabled) {
+      this.recordFailure(account, address);
+      throw unauthorized(LOGIN_FAILED);
     }
-    this.throttle.recordSuccess(username);
-    if (user.disabled) throw unauthorized(`User "${user.username}" is disabled; ask an administrator to enable it`);
+    this.throttle.recordSuccess(account, address);
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
@@ -73,17 +82,23 @@ export class AuthService {
   }
 
   /**
-   * A logged-in user changes its own password, proving the current one. The user's other
-   * sessions end (whoever else held one must log in with the new password); the calling
-   * session stays. An API key has no password.
+   * A logged-in user changes its own password, proving the current one from client `address`.
+   * Wrong current passwords count against the account and address as failed logins do (a stolen
+   * session must not become a password oracle). The user's other sessions end (whoever else held
+   * one must log in with the new password); the calling session stays. An API key has no password.
    */
-  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string, address: string): Promise<void> {
     const userId = principal.userId;
     if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
     const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
-    if (!user || !(await bcrypt.compare(currentPassword, user.passwordHash))) {
+    if (!user) throw unauthorized('Session expired or unknown; log in again');
+    const account = throttleAccount(user.tenantId, user.username);
+    this.refuseWhileThrottled(account, address);
+    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
+      this.recordFailure(account, address);
       throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
     }
+    this.throttle.recordSuccess(account, address);
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
     await inTransaction(this.dataSource, async (em) => {
@@ -91,6 +106,18 @@ export class AuthService {
       const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
       await em.delete(SessionEntity, others);
     });
+  }
+
+  private refuseWhileThrottled(account: string, address: string): void {
+    const waitMs = this.throttle.retryAfterMs(account, address, this.clock.now());
+    if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
+  }
+
+  private recordFailure(account: string, address: string): void {
+    for (const delay of this.throttle.recordFailure(account, address, this.clock.now())) {
+      const who = delay.kind === 'address' ? `address ${delay.address}` : `account ${JSON.stringify(delay.account)} from address ${delay.address}`;
+      this.logger.warn(`Login delay of ${delay.delayMs / 1000} s for ${who} after ${delay.failures} failed password checks`);
+    }
   }
 
   /**
@@ -127,6 +154,12 @@ export class AuthService {
     };
   }
 
+  /**
+   * An API key works while it is not revoked and its owner may still hold its role: a key whose
+   * owner is gone, disabled or below the key's role is refused even if its revocation (which
+   * UsersService writes with the change) was missed by a key made at that very moment. A key
+   * with no owner was made before owners were recorded and works until revoked.
+   */
   private async fromApiKey(key: string): Promise<Principal> {
     const row = await this.dataSource
       .getRepository(ApiKeyEntity)
@@ -134,6 +167,10 @@ export class AuthService {
     if (!row || (row.role !== 'TENANT_ADMIN' && row.role !== 'TENANT_VIEWER')) throw unauthorized('Unknown or revoked API key');
     const tenant = await this.dataSource.getRepository(TenantEntity).existsBy({ id: row.tenantId });
     if (!tenant) throw unauthorized('Unknown or revoked API key');
+    if (row.ownerUserId !== null) {
+      const owner = await this.dataSource.getRepository(UserEntity).findOneBy({ id: row.ownerUserId });
+      if (!owner || !mayHoldKey(owner, row.role)) throw unauthorized('Unknown or revoked API key');
+    }
     return {
       kind: 'apiKey',
       username: `api-key:${row.name}`,

@@ -1,69 +1,85 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_LOGIN_THROTTLE_LIMITS, LoginThrottle } from './login-throttle';
+import { DEFAULT_LOGIN_THROTTLE_LIMITS, LoginThrottle, throttleAccount } from './login-throttle';
 
 const MIN = 60_000;
 const T0 = 1_700_000_000_000;
+const OPERATOR = throttleAccount(null, 'operator');
+const ALICE = throttleAccount('acme', 'alice');
 
-function failTimes(throttle: LoginThrottle, n: number, username: string, address: string, now: number) {
-  return Array.from({ length: n }, () => throttle.recordFailure(username, address, now)).flat();
+function fail(throttle: LoginThrottle, n: number, account: string, address: string, now: number) {
+  return Array.from({ length: n }, () => throttle.recordFailure(account, address, now)).flat();
 }
 
 describe('LoginThrottle', () => {
-  it('locks a user name out after 5 failures within 15 minutes, from any address', () => {
+  it('five wrong passwords for an account from one address make that address wait; the account logs in from any other', () => {
     const throttle = new LoginThrottle();
-    expect(failTimes(throttle, 4, 'alice', '10.0.0.1', T0)).toEqual([]);
-    expect(throttle.retryAfterMs('alice', '10.0.0.1', T0)).toBe(0);
-    const lockouts = throttle.recordFailure('alice', '10.0.0.2', T0 + 1000);
-    expect(lockouts).toEqual([{ kind: 'user', key: 'alice', failures: 5, lockoutMs: MIN, until: T0 + 1000 + MIN }]);
-    expect(throttle.retryAfterMs('alice', '10.0.0.9', T0 + 1000)).toBe(MIN);
-    expect(throttle.retryAfterMs('ALICE', '10.0.0.9', T0 + 1000)).toBe(MIN);
-    expect(throttle.retryAfterMs('bob', '10.0.0.9', T0 + 1000)).toBe(0);
-    expect(throttle.retryAfterMs('alice', '10.0.0.9', T0 + 1000 + MIN)).toBe(0);
+    expect(fail(throttle, 4, OPERATOR, '10.0.0.1', T0)).toEqual([]);
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.1', T0)).toBe(0);
+    expect(throttle.recordFailure(OPERATOR, '10.0.0.1', T0 + 1000)).toEqual([
+      { kind: 'account-address', account: OPERATOR, address: '10.0.0.1', failures: 5, delayMs: MIN, until: T0 + 1000 + MIN },
+    ]);
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.1', T0 + 1000)).toBe(MIN);
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.2', T0 + 1000)).toBe(0);
+    expect(throttle.retryAfterMs(ALICE, '10.0.0.1', T0 + 1000)).toBe(0);
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.1', T0 + 1000 + MIN)).toBe(0);
   });
 
-  it('forgets failures older than the window', () => {
+  it('spreading the failures over many addresses makes no address wait and locks nobody out', () => {
     const throttle = new LoginThrottle();
-    failTimes(throttle, 4, 'alice', 'a', T0);
-    expect(throttle.recordFailure('alice', 'a', T0 + 15 * MIN)).toEqual([]);
-    expect(throttle.retryAfterMs('alice', 'a', T0 + 15 * MIN)).toBe(0);
+    for (let i = 0; i < 200; i++) expect(throttle.recordFailure(OPERATOR, `10.1.${i >> 8}.${i & 255}`, T0)).toEqual([]);
+    expect(throttle.retryAfterMs(OPERATOR, '10.2.0.1', T0)).toBe(0);
   });
 
-  it('doubles each next lockout of the same name, up to 15 minutes', () => {
+  it('each further failure doubles the wait, up to 15 minutes', () => {
     const throttle = new LoginThrottle();
-    const lengths: number[] = [];
-    let now = T0;
+    const [first] = fail(throttle, 5, ALICE, 'a', T0);
+    const lengths = [first.delayMs];
+    let now = first.until;
     for (let i = 0; i < 6; i++) {
-      const [lockout] = failTimes(throttle, 5, 'alice', `10.0.0.${i}`, now);
-      lengths.push(lockout.lockoutMs);
-      now = lockout.until;
+      const [delay] = throttle.recordFailure(ALICE, 'a', now);
+      lengths.push(delay.delayMs);
+      now = delay.until;
     }
-    expect(lengths).toEqual([1, 2, 4, 8, 15, 15].map((m) => m * MIN));
+    expect(lengths).toEqual([1, 2, 4, 8, 15, 15, 15].map((m) => m * MIN));
   });
 
-  it('a successful login resets the name (failures and lockout history), not the address', () => {
+  it('forgets a key quiet for 15 minutes after its last failure or wait', () => {
     const throttle = new LoginThrottle();
-    failTimes(throttle, 4, 'alice', 'a', T0);
-    throttle.recordSuccess('alice');
-    expect(failTimes(throttle, 4, 'alice', 'a', T0)).toEqual([]);
-    expect(throttle.retryAfterMs('alice', 'a', T0)).toBe(0);
-    const [lockout] = failTimes(throttle, 12, 'bob', 'a', T0).filter((l) => l.kind === 'address');
-    expect(lockout).toMatchObject({ kind: 'address', key: 'a', failures: 20, lockoutMs: MIN });
-    throttle.recordSuccess('carol');
-    expect(throttle.retryAfterMs('carol', 'a', T0)).toBe(MIN);
+    fail(throttle, 4, ALICE, 'a', T0);
+    expect(throttle.recordFailure(ALICE, 'a', T0 + 15 * MIN)).toEqual([]);
+    const [delay] = fail(throttle, 4, ALICE, 'a', T0 + 15 * MIN);
+    expect(delay.delayMs).toBe(MIN);
+    expect(throttle.recordFailure(ALICE, 'a', delay.until + 15 * MIN)).toEqual([]);
   });
 
-  it('locks an address out after 20 failures spread over many names', () => {
+  it('a right password clears the pair, not the address', () => {
     const throttle = new LoginThrottle();
-    const lockouts = Array.from({ length: 20 }, (_, i) => throttle.recordFailure(`user${i}`, '10.0.0.1', T0)).flat();
-    expect(lockouts).toEqual([{ kind: 'address', key: '10.0.0.1', failures: 20, lockoutMs: MIN, until: T0 + MIN }]);
-    expect(throttle.retryAfterMs('someone-else', '10.0.0.1', T0 + 30_000)).toBe(30_000);
-    expect(throttle.retryAfterMs('someone-else', '10.0.0.2', T0 + 30_000)).toBe(0);
+    fail(throttle, 4, ALICE, 'a', T0);
+    throttle.recordSuccess(ALICE, 'a');
+    expect(fail(throttle, 4, ALICE, 'a', T0)).toEqual([]);
+    const delays = Array.from({ length: 12 }, (_, i) => throttle.recordFailure(throttleAccount('acme', `user${i}`), 'a', T0)).flat();
+    expect(delays).toEqual([{ kind: 'address', account: null, address: 'a', failures: 20, delayMs: MIN, until: T0 + MIN }]);
+    throttle.recordSuccess(throttleAccount('acme', 'carol'), 'a');
+    expect(throttle.retryAfterMs(throttleAccount('acme', 'carol'), 'a', T0)).toBe(MIN);
   });
 
-  it('sweeps quiet keys once it tracks too many', () => {
+  it('makes an address wait after 20 failures spread over many accounts, that address only', () => {
+    const throttle = new LoginThrottle();
+    Array.from({ length: 20 }, (_, i) => throttle.recordFailure(throttleAccount(null, `user${i}`), '10.0.0.1', T0));
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.1', T0 + 30_000)).toBe(30_000);
+    expect(throttle.retryAfterMs(OPERATOR, '10.0.0.2', T0 + 30_000)).toBe(0);
+  });
+
+  it('counts an account by its tenant and its name regardless of case', () => {
+    expect(throttleAccount('acme', 'Alice')).toBe(throttleAccount('acme', 'alice'));
+    expect(throttleAccount('acme', 'alice')).not.toBe(throttleAccount('beta', 'alice'));
+    expect(throttleAccount(null, 'alice')).not.toBe(throttleAccount('acme', 'alice'));
+  });
+
+  it('sweeps forgotten keys once it tracks too many', () => {
     const throttle = new LoginThrottle({ ...DEFAULT_LOGIN_THROTTLE_LIMITS, sweepAboveKeys: 4 });
-    for (let i = 0; i < 4; i++) throttle.recordFailure(`user${i}`, 'a', T0);
-    throttle.recordFailure('late', 'b', T0 + 16 * MIN);
+    for (let i = 0; i < 4; i++) throttle.recordFailure(throttleAccount(null, `user${i}`), 'a', T0);
+    throttle.recordFailure(throttleAccount(null, 'late'), 'b', T0 + 16 * MIN);
     expect((throttle as unknown as { keys: Map<string, unknown> }).keys.size).toBe(2);
   });
 });

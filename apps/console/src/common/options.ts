@@ -50,7 +50,8 @@ export interface ConsoleModuleOptions {
   alarmCatchUpMarginMs?: number;
   /**
    * The cluster's retention ceilings (`BATON_RUN_RETENTION_MS`, `BATON_LOG_RETENTION_MS`,
-   * `BATON_ALARM_RETENTION_MS`): a tenant's policy above them is refused. Default 30 d / 7 d / 30 d.
+   * `BATON_ALARM_RETENTION_MS`, `BATON_MAX_RUNS_KEPT`): a tenant's policy above them is refused.
+   * Default 30 d / 7 d / 30 d / 100 runs.
    */
   retentionCeiling?: RetentionCeiling;
 }
@@ -69,7 +70,7 @@ export interface ResolvedConsoleOptions {
   retentionCeiling: RetentionCeiling;
 }
 
-export const DEFAULT_RETENTION_CEILING: RetentionCeiling = { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000 };
+export const DEFAULT_RETENTION_CEILING: RetentionCeiling = { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 100 };
 
 export const DEFAULT_SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const DEFAULT_PASSWORD_HASH_ROUNDS = 10;

@@ -4,6 +4,7 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ApiKeyView, CreatedApiKeyView, OperatorCreateApiKeyDto } from '../api-keys/dto/api-key.dto';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
+import { CurrentPrincipal, Principal } from '../common/principal';
 import {
   CreateEngineGroupDto,
   CreatedTenantView,
@@ -115,10 +116,10 @@ export class OperatorApiKeysController {
   }
 
   @Post()
-  @ApiOperation({ summary: 'Create an API key for a tenant; the clear key is in this answer only' })
+  @ApiOperation({ summary: 'Create an API key for a tenant, owned by the calling operator; the clear key is in this answer only' })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
-  create(@Body() body: OperatorCreateApiKeyDto): Promise<CreatedApiKeyView> {
-    return this.keys.create(body.tenantId, body.name, body.role);
+  create(@Body() body: OperatorCreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyView> {
+    return this.keys.create(body.tenantId, body.name, body.role, principal);
   }
 
   @Delete(':id')

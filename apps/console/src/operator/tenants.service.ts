@@ -47,7 +47,7 @@ export class TenantsService {
 
   /**
    * Creates a tenant and, with `admin`, its first TENANT_ADMIN in the same transaction: a bad
-   * or taken admin username stores no tenant. The engine group must exist; it is not invented
+   * admin stores no tenant (user names are unique per tenant, so a new tenant's are all free). The engine group must exist; it is not invented
    * here, because a group no engine serves would silently never run the tenant's tasks. An
    * engine creates the groups it serves when it starts.
    */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, FindOptionsWhere } from 'typeorm';
-import type { Role } from '@baton/domain';
-import { inTransaction, isUniqueViolation, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { keyRolesBeyond, type Role } from '@baton/domain';
+import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
 import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { AuthService } from '../auth/auth.service';
@@ -67,20 +67,26 @@ export class UsersService {
    * transaction is open).
    */
   async newRow(input: NewUser): Promise<UserEntity> {
+    const tenantId = input.tenantId ?? null;
     return this.dataSource.getRepository(UserEntity).create({
       username: input.username,
       passwordHash: await this.auth.hashPassword(input.password),
       role: input.role,
-      tenantId: input.tenantId ?? null,
+      tenantId,
+      loginTenant: tenantId ?? '',
       disabled: false,
       createdAt: this.clock.now(),
     });
   }
 
-  /** Inserts a row from newRow in the caller's transaction; a taken username is a 409 naming `fields.username`. */
+  /**
+   * Inserts a row from newRow in the caller's transaction. A name is unique within its tenant
+   * (among the operators for an operator) only, so the 409 naming `fields.username` tells the
+   * caller of a name it can list anyway, never of another tenant's.
+   */
   async insert(em: EntityManager, row: UserEntity, fields: CredentialFields = { username: 'username' }): Promise<void> {
     const duplicate = () => conflict(`User "${row.username}" already exists`, [{ field: fields.username, reason: 'already exists' }]);
-    if (await em.existsBy(UserEntity, { username: row.username })) throw duplicate();
+    if (await em.existsBy(UserEntity, { loginTenant: row.loginTenant, username: row.username })) throw duplicate();
     try {
       await em.insert(UserEntity, row);
     } catch (error) {
@@ -89,17 +95,18 @@ export class UsersService {
     }
   }
 
-  /** Creates the user unless one of that username exists (seeding, bootstrap). True when created. */
+  /** Creates the user unless its tenant (or the operators) has one of that name (seeding, bootstrap). True when created. */
   async ensure(input: NewUser): Promise<boolean> {
-    if (await this.dataSource.getRepository(UserEntity).existsBy({ username: input.username })) return false;
+    if (await this.dataSource.getRepository(UserEntity).existsBy({ loginTenant: input.tenantId ?? '', username: input.username })) return false;
     await this.create(input);
     return true;
   }
 
   /**
    * Changes a user's role (between the tenant roles: an OPERATOR stays one, a tenant user never
-   * becomes one) and/or disables or enables it. Disabling ends the user's sessions in the same
-   * transaction. Nobody demotes or disables themselves (no lock-out by mistake).
+   * becomes one) and/or disables or enables it. Disabling ends the user's sessions, and disabling
+   * or demoting revokes its API keys it may no longer hold, in the same transaction. Nobody
+   * demotes or disables themselves (no lock-out by mistake).
    */
   async update(id: number, dto: UpdateUserDto, scope: UserScope): Promise<UserView> {
     return inTransaction(this.dataSource, async (em) => {
@@ -115,6 +122,7 @@ export class UsersService {
       if (dto.disabled !== undefined) row.disabled = dto.disabled;
       await em.update(UserEntity, { id }, { role: row.role, disabled: row.disabled });
       if (row.disabled) await em.delete(SessionEntity, { userId: id });
+      await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
       return userView(row);
     });
   }
@@ -129,12 +137,13 @@ export class UsersService {
     });
   }
 
-  /** Deletes a user and its sessions. Operators cannot delete themselves (no lock-out by mistake). */
+  /** Deletes a user, its sessions and (revoked) its API keys. Operators cannot delete themselves (no lock-out by mistake). */
   async delete(id: number, actingUserId: number | null): Promise<void> {
     if (id === actingUserId) throw conflict('You cannot delete yourself', [{ field: 'id', reason: 'is the calling user' }]);
     await inTransaction(this.dataSource, async (em) => {
       if (!(await em.existsBy(UserEntity, { id }))) throw notFound('User', id);
       await em.delete(SessionEntity, { userId: id });
+      await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
       await em.delete(UserEntity, { id });
     });
   }

@@ -151,7 +151,9 @@ function Routes({ path, operator, canWrite, session }: { path: string; operator:
   );
 }
 
+/** A tenant's user names its tenant (user names are unique per tenant only); an operator leaves it empty. */
 function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
+  const [tenant, setTenant] = useState('');
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -165,12 +167,12 @@ function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
     setError(null);
     try {
       // The answer's bearer token is for API clients: the browser's session is the cookie the answer set.
-      const answer = await post<SessionAnswer & { user: Session['user'] }>('/auth/login', { username, password });
+      const answer = await post<SessionAnswer & { user: Session['user'] }>('/auth/login', { ...(tenant.trim() ? { tenant: tenant.trim() } : {}), username, password });
       const next = new URLSearchParams(location.search).get('next');
       onLogin(started(answer.user, answer));
       if (next && next.startsWith('/') && !next.startsWith('/login')) navigate(next, true);
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 401 ? 'Wrong username or password' : (err as Error).message);
+      setError(err instanceof ApiError && err.status === 401 ? 'Wrong tenant, username or password' : (err as Error).message);
     } finally {
       setBusy(false);
     }
@@ -181,7 +183,10 @@ function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
         <h1 id="login-title">
           <span aria-hidden="true">◢</span> Baton console
         </h1>
-        <Field label="Username">{(p) => <input {...p} name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required autoFocus />}</Field>
+        <Field label="Tenant" hint="Empty for an operator">
+          {(p) => <input {...p} name="tenant" autoComplete="organization" autoCapitalize="none" value={tenant} onChange={(e) => setTenant(e.target.value)} autoFocus />}
+        </Field>
+        <Field label="Username">{(p) => <input {...p} name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required />}</Field>
         <Field label="Password">
           {(p) => <input {...p} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />}
         </Field>

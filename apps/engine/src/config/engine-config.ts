@@ -79,7 +79,7 @@ export interface EngineConfig {
   alarmRelayIntervalMs: number;
   /** Most alarms of one tenant published per relay transaction (`BATON_ALARM_RELAY_BATCH`). Default 200. */
   alarmRelayBatch: number;
-  /** The cluster's retention ceilings (`BATON_RUN_RETENTION_MS` 30 d, `BATON_LOG_RETENTION_MS` 7 d, `BATON_ALARM_RETENTION_MS` 30 d). */
+  /** The cluster's retention ceilings (`BATON_RUN_RETENTION_MS` 30 d, `BATON_LOG_RETENTION_MS` 7 d, `BATON_ALARM_RETENTION_MS` 30 d, `BATON_MAX_RUNS_KEPT` 100). */
   retention: RetentionCeiling;
   /** Hour rollups are kept this long (`BATON_STATS_RETENTION_MS`). Default 400 days. */
   statsRetentionMs: number;

@@ -12,6 +12,8 @@ export interface RetentionCeiling {
   runsMs: number;
   logsMs: number;
   alarmsMs: number;
+  /** The most newest runs per task a policy may keep whatever their age: without it, `minRunsKept` would outlast `runsMs`. */
+  minRunsKept: number;
 }
 
 /** A stored level: null fields take the level above. */
@@ -32,8 +34,6 @@ export interface EffectiveRetention {
 
 /** The shortest retention anyone may set: purging what was written a moment ago is never what was meant. */
 export const MIN_RETENTION_MS = 60_000;
-/** Most newest runs a task may keep whatever their age. */
-export const MAX_MIN_RUNS_KEPT = 100_000;
 
 /** The tenant's retention: its stored policy within the ceiling. */
 export function tenantRetention(ceiling: RetentionCeiling, tenant: RetentionLevel | null): EffectiveRetention {
@@ -42,17 +42,21 @@ export function tenantRetention(ceiling: RetentionCeiling, tenant: RetentionLeve
     runsMs,
     logsMs: Math.min(runsMs, ceiling.logsMs, tenant?.logsMs ?? ceiling.logsMs),
     alarmsMs: Math.min(ceiling.alarmsMs, tenant?.alarmsMs ?? ceiling.alarmsMs),
-    minRunsKept: tenant?.minRunsKept ?? 0,
+    minRunsKept: Math.min(ceiling.minRunsKept, tenant?.minRunsKept ?? 0),
   };
 }
 
 /** A task's retention: its override, else its tenant's, within the ceiling. */
 export function taskRetention(ceiling: RetentionCeiling, tenant: EffectiveRetention, task: RetentionLevel | null): EffectiveRetention {
   const runsMs = Math.min(ceiling.runsMs, task?.runsMs ?? tenant.runsMs);
-  return { ...tenant, runsMs, logsMs: Math.min(tenant.logsMs, runsMs), minRunsKept: task?.minRunsKept ?? tenant.minRunsKept };
+  return { ...tenant, runsMs, logsMs: Math.min(tenant.logsMs, runsMs), minRunsKept: Math.min(ceiling.minRunsKept, task?.minRunsKept ?? tenant.minRunsKept) };
 }
 
-/** What a tenant admin may store: each duration at least MIN_RETENTION_MS and at most the ceiling. */
+/**
+ * What a tenant admin may store: each duration at least MIN_RETENTION_MS and at most the
+ * ceiling, `minRunsKept` at most the ceiling's. (A policy stored before the ceiling was lowered
+ * is applied within it: see tenantRetention and taskRetention.)
+ */
 export function validateRetention(input: RetentionLevel, ceiling: RetentionCeiling, prefix = ''): FieldError[] {
   const errors: FieldError[] = [];
   const duration = (field: 'runsMs' | 'logsMs' | 'alarmsMs') => {
@@ -66,8 +70,8 @@ export function validateRetention(input: RetentionLevel, ceiling: RetentionCeili
   duration('logsMs');
   duration('alarmsMs');
   const kept = input.minRunsKept;
-  if (kept !== null && kept !== undefined && (typeof kept !== 'number' || !Number.isInteger(kept) || kept < 0 || kept > MAX_MIN_RUNS_KEPT)) {
-    errors.push({ field: prefix + 'minRunsKept', reason: `must be an integer from 0 to ${MAX_MIN_RUNS_KEPT}, or null` });
+  if (kept !== null && kept !== undefined && (typeof kept !== 'number' || !Number.isInteger(kept) || kept < 0 || kept > ceiling.minRunsKept)) {
+    errors.push({ field: prefix + 'minRunsKept', reason: `must be an integer from 0 to ${ceiling.minRunsKept}, the cluster's ceiling (BATON_MAX_RUNS_KEPT), or null` });
   }
   return errors;
 }

@@ -5,3 +5,4 @@ export * from './cancel-backfill-runs';
 export * from './lock-task-for-backfill';
 export * from './mark-backfills-cancelled';
 export * from './count-existing-fires';
+export * from './revoke-owner-keys';

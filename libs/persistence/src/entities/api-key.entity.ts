@@ -9,6 +9,7 @@ import { millis } from './columns';
 @Entity({ name: 'api_keys' })
 @Index('uq_api_keys_key_hash', ['keyHash'], { unique: true })
 @Index('ix_api_keys_tenant', ['tenantId'])
+@Index('ix_api_keys_owner', ['ownerUserId'])
 export class ApiKeyEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;
@@ -25,6 +26,14 @@ export class ApiKeyEntity {
 
   @Column({ name: 'key_hash', type: 'varchar', length: 64 })
   keyHash!: string;
+
+  /**
+   * The user who made the key: it works only while that user may hold its role, and is revoked
+   * when the user is disabled, deleted or demoted below it. Null for keys made before owners
+   * were recorded: they keep working until revoked, and cannot make keys.
+   */
+  @Column({ name: 'owner_user_id', type: 'int', nullable: true })
+  ownerUserId!: number | null;
 
   /** TENANT_ADMIN or TENANT_VIEWER. */
   @Column({ type: 'varchar', length: 16 })

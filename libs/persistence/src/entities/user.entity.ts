@@ -2,15 +2,27 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { Role } from '@baton/domain';
 import { millis } from './columns';
 
-/** A console login. Operators have no tenant; tenant admins and viewers have exactly one. */
+/**
+ * A console login. Operators have no tenant; tenant admins and viewers have exactly one. A name
+ * is unique within its tenant (and among the operators), so no tenant can learn which names
+ * another tenant uses; a login names its tenant.
+ */
 @Entity({ name: 'users' })
-@Index('uq_users_username', ['username'], { unique: true })
+@Index('uq_users_login', ['loginTenant', 'username'], { unique: true })
 export class UserEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;
 
   @Column({ name: 'tenant_id', type: 'varchar', length: 64, nullable: true })
   tenantId!: string | null;
+
+  /**
+   * The tenant a login names: `tenantId`, or '' for an operator. The unique key and the login
+   * lookup use it rather than `tenantId` because unique indexes let NULLs repeat (on MySQL and
+   * SQLite alike), which would let two operators share a name.
+   */
+  @Column({ name: 'login_tenant', type: 'varchar', length: 64 })
+  loginTenant!: string;
 
   @Column({ type: 'varchar', length: 100 })
   username!: string;

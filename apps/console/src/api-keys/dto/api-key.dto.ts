@@ -29,6 +29,8 @@ export class ApiKeyView implements Api.ApiKey {
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'First characters of the key, to recognise it' }) prefix!: string;
   @ApiProperty({ enum: API_KEY_ROLES }) role!: string;
+  @ApiProperty({ type: Number, nullable: true, description: 'The user who made the key; null: made before keys recorded their owner (it works until revoked)' }) ownerUserId!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: "That user's name; null when there is no owner or it was deleted" }) ownerUsername!: string | null;
   @ApiProperty() createdAt!: number;
   @ApiProperty({ type: Number, nullable: true }) revokedAt!: number | null;
 }

@@ -1,8 +1,15 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { ROLES, type Role } from '@baton/domain';
+import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
 
 export class LoginDto {
+  @ApiPropertyOptional({ example: 'acme', description: "The tenant of the user (user names are unique per tenant only); absent for an operator" })
+  @IsOptional()
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
+  tenant?: string;
+
   @ApiProperty({ example: 'admin' })
   @IsString()
   @MinLength(1)

@@ -21,7 +21,7 @@ export class TenantRetentionDto {
   @Raw()
   alarmsMs?: unknown;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, example: 10, description: 'The newest this many runs of every task are kept whatever their age (0 or null: none)' })
+  @ApiPropertyOptional({ type: Number, nullable: true, example: 10, description: "The newest this many runs of every task are kept whatever their age (0 or null: none); at most the ceiling's" })
   @IsOptional()
   @Raw()
   minRunsKept?: unknown;
@@ -34,7 +34,7 @@ export class TaskRetentionDto {
   @Raw()
   runsMs?: unknown;
 
-  @ApiPropertyOptional({ type: Number, nullable: true, description: "The task's newest this many runs are kept whatever their age; null: the tenant's" })
+  @ApiPropertyOptional({ type: Number, nullable: true, description: "The task's newest this many runs are kept whatever their age, at most the ceiling's; null: the tenant's" })
   @IsOptional()
   @Raw()
   minRunsKept?: unknown;
@@ -62,7 +62,7 @@ export class TaskRetentionView {
 }
 
 export class RetentionView {
-  @ApiProperty({ type: RetentionValuesView, description: "The cluster's ceilings (configuration): no policy keeps longer" }) ceiling!: Omit<RetentionValuesView, 'minRunsKept'>;
+  @ApiProperty({ type: RetentionValuesView, description: "The cluster's ceilings (configuration): no policy keeps longer, nor more than `minRunsKept` runs of a task past `runsMs`" }) ceiling!: RetentionValuesView;
   @ApiProperty({ type: StoredRetentionView, description: "The tenant's stored policy; null fields take the ceiling" }) tenant!: StoredRetentionView;
   @ApiProperty({ type: RetentionValuesView, description: 'What the engines apply to tasks without an override' }) effective!: RetentionValuesView;
   @ApiProperty({ type: [TaskRetentionView] }) tasks!: TaskRetentionView[];

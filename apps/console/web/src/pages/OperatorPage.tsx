@@ -246,6 +246,17 @@ function EngineGroupsSection() {
   );
 }
 
+/** Who made a key: it dies when that user is disabled, deleted or demoted below the key's role. */
+function KeyOwner({ apiKey }: { apiKey: ApiKey }) {
+  if (apiKey.ownerUsername !== null) return <span data-key-owner={apiKey.ownerUsername}>{apiKey.ownerUsername}</span>;
+  if (apiKey.ownerUserId !== null) return <span className="muted">deleted user #{apiKey.ownerUserId}</span>;
+  return (
+    <span className="muted" title="Made before keys recorded their owner: it works until revoked, and cannot make keys">
+      unknown (older key)
+    </span>
+  );
+}
+
 function ApiKeysSection({ base, operator }: { base: string; operator: boolean }) {
   const toast = useToast();
   const keys = useLoad(() => get<ApiKey[]>(base), [base]);
@@ -286,6 +297,7 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
           { header: 'Name', cell: (k) => k.name },
           { header: 'Prefix', className: 'mono', cell: (k) => `${k.prefix}…` },
           { header: 'Role', cell: (k) => k.role },
+          { header: 'Owner', cell: (k) => <KeyOwner apiKey={k} /> },
           { header: 'Created', className: 'small', cell: (k) => fmtTime(k.createdAt) },
           {
             header: 'Status',
