@@ -89,6 +89,23 @@ describe('executor credits (issue 11 item 1: flow control)', () => {
     expect(c.nextProbeAt([1]) - now).toBe(PROBE_MIN_MS);
   });
 
+  it('with other engines sharing it, a 202 resets the back-off only when it shows room for each of them', () => {
+    const c = new ExecutorCredits(() => 2);
+    let now = T;
+    for (let i = 0; i < 4; i++) {
+      c.sent(1);
+      c.answered(1, { kind: 'BUSY' }, now);
+      now = c.nextProbeAt([1]);
+    }
+    const backedOff = 16 * PROBE_MIN_MS; // four 429s: the next wait doubled four times
+    c.sent(1);
+    c.answered(1, { kind: 'ACCEPTED', credit: 1 }, now); // a last place: the other engine may take it
+    expect(c.nextProbeAt([1]) - now).toBe(backedOff);
+    c.sent(1);
+    c.answered(1, { kind: 'ACCEPTED', credit: 2 }, now);
+    expect(c.nextProbeAt([1]) - now).toBe(PROBE_MIN_MS);
+  });
+
   it('an executor that reports no credit (an older one) is never limited', () => {
     const c = new ExecutorCredits();
     c.sent(1);

@@ -38,8 +38,9 @@ export type CreditAnswer = { kind: 'ACCEPTED'; credit?: number; creditSeq?: numb
  *
  * Before the first answer the heartbeat's figure stands in (capacity + queue limit − in flight):
  * a burst starts with sends, not with a round trip's wait. When the balance is spent, a
- * probe — one ordinary dispatch — may go every PROBE_MIN_MS..PROBE_MAX_MS (backing off on 429s),
- * so room freed by runs that called back to another engine is found without a heartbeat.
+ * probe — one ordinary dispatch — may go every PROBE_MIN_MS..PROBE_MAX_MS (backing off on 429s,
+ * back to PROBE_MIN_MS when a 202 shows room for every sharing engine), so room freed by runs
+ * that called back to another engine is found without a heartbeat.
  */
 export class ExecutorCredits {
   private readonly accounts = new Map<number, Account>();
@@ -84,7 +85,10 @@ export class ExecutorCredits {
     a.pending = Math.max(0, a.pending - 1);
     if (answer.kind === 'ACCEPTED') {
       if (answer.credit === undefined) a.limited = false;
-      else if (this.report(a, answer.credit, answer.creditSeq ?? a.seq + 1, now) && answer.credit > 0) this.resetProbes(a, now);
+      // Room for every engine sharing it: no longer full, probes may go soon again. A last place
+      // or two under several engines is not that: each would probe for it and all but one be
+      // refused (a full executor of 2 engines drew a 429 per run it took: issue 20's bench).
+      else if (this.report(a, answer.credit, answer.creditSeq ?? a.seq + 1, now) && answer.credit >= Math.max(1, this.sharers())) this.resetProbes(a, now);
     } else if (answer.kind === 'BUSY') {
       // The newest truth there is: full now, whatever older figures said.
       a.reported = 0;
