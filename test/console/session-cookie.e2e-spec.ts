@@ -40,7 +40,7 @@ describe('session cookie and CSRF token', () => {
   });
 
   const cookieLogin = async (headers: Record<string, string> = {}): Promise<CookieLogin> => {
-    const res = await t.http().post('/api/auth/login').set(headers).send({ username: 'acme-admin', password: 'password-123' });
+    const res = await t.http().post('/api/auth/login').set(headers).send({ tenant: 'acme', username: 'acme-admin', password: 'password-123' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((c) => c.startsWith('baton_session='));
     expect(setCookie, 'login sets the session cookie').toBeDefined();
