@@ -26,8 +26,16 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
-/** A request body must be a JSON object (a DTO); an array or a bare value is refused up front. */
+/**
+ * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.
+ * A path parameter reaches its route's own pipe as the text sent: Nest's `+value` for a
+ * parameter typed `number` would make `1.0`, `0x1` and ` 1` the id 1 before IdPipe sees them.
+ */
 class ConsoleValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isDtoBody = metadata.type === 'body' && typeof metadata.metatype === 'function' && metadata.metatype !== Object;
     if (isDtoBody && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {
