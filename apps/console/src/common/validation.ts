@@ -1,4 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { badRequest, FieldError } from './api-error';
 
 const REASONS: Record<string, (message: string) => string> = {
@@ -25,6 +26,14 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   }
   return out;
 }
+
+/**
+ * A field that may be left out but is never null. @IsOptional skips null as well, which suits a
+ * field whose service reads null as "not given" (`??`); where leaving a field out means
+ * "unchanged" (`!== undefined`) a null would reach the database, so a null is checked by the
+ * field's other rules instead, and refused naming the field.
+ */
+export const OptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 /**
  * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.
