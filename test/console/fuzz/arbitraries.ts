@@ -83,7 +83,8 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
     case 'name':
       return schema.type === 'string' ? slug('fz') : null;
     case 'username':
-      return slug('fz-user');
+      // alpha's victim logs in with password-123 (a login that succeeds), and is a taken name for a new user.
+      return fc.oneof(slug('fz-user'), fc.constant('alpha-victim'));
     case 'password':
     case 'newPassword':
       return fc.constantFrom('password-123', 'another-password-456');
@@ -130,11 +131,27 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
     case 'params':
     case 'flowParams':
       return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
-    case 'at':
+    // startAt ≤ now < at < endAt: a task's times that fit together.
     case 'startAt':
+      return ms(FUZZ_NOW - 86_400_000, FUZZ_NOW);
+    case 'at':
+      return ms(FUZZ_NOW + 3_600_000, FUZZ_NOW + 86_400_000);
     case 'endAt':
+      return ms(FUZZ_NOW + 2 * 86_400_000, FUZZ_NOW + 30 * 86_400_000);
     case 'after':
       return ms(FUZZ_NOW - 86_400_000, FUZZ_NOW + 30 * 86_400_000);
+    case 'retry':
+      return fc.record(
+        { maxAttempts: ms(1, 5), backoffBaseMs: ms(100, 1000), backoffMaxMs: ms(1000, 60_000), jitter: fc.double({ min: 0, max: 1, noNaN: true }) },
+        { requiredKeys: [] },
+      );
+    case 'fanOut':
+      return fc.oneof(
+        fc.record({ mode: fc.constantFrom('SINGLE', 'BROADCAST') }),
+        fc.record({ mode: fc.constant('SHARDED'), shards: ms(1, 8), failWhen: fc.constantFrom('ANY_SHARD_FAILS', 'ALL_SHARDS_FAIL') }),
+      );
+    case 'types':
+      return schema.items?.enum ? fc.subarray(schema.items.enum) : null;
     case 'from':
     case 'to':
       return ms(FUZZ_NOW - 7 * 86_400_000, FUZZ_NOW);
@@ -191,7 +208,7 @@ const jsonScalar = fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boole
 export function validValue(schema: Schema, name = ''): fc.Arbitrary<unknown> {
   const hint = hintFor(name, schema);
   const generic = genericValue(schema, name);
-  const base = hint ? fc.oneof({ arbitrary: hint, weight: 6 }, { arbitrary: generic, weight: 1 }) : generic;
+  const base = hint ? fc.oneof({ arbitrary: hint, weight: 30 }, { arbitrary: generic, weight: 1 }) : generic;
   return schema.nullable ? fc.oneof({ arbitrary: base, weight: 8 }, { arbitrary: fc.constant(null), weight: 1 }) : base;
 }
 
@@ -221,7 +238,7 @@ function genericValue(schema: Schema, name: string): fc.Arbitrary<unknown> {
         const required = schema.required ?? [];
         // An optional property may also be null: the console may take it as not given, never as a 500.
         const model = Object.fromEntries(
-          Object.entries(schema.properties).map(([k, s]) => [k, required.includes(k) || s.nullable ? validValue(s, k) : fc.oneof({ arbitrary: validValue(s, k), weight: 12 }, { arbitrary: fc.constant(null), weight: 1 })]),
+          Object.entries(schema.properties).map(([k, s]) => [k, required.includes(k) || s.nullable ? validValue(s, k) : fc.oneof({ arbitrary: validValue(s, k), weight: 40 }, { arbitrary: fc.constant(null), weight: 1 })]),
         );
         return fc.record(model, { requiredKeys: required.filter((k) => k in model) });
       }
