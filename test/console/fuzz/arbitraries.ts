@@ -152,9 +152,11 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
       );
     case 'types':
       return schema.items?.enum ? fc.subarray(schema.items.enum) : null;
+    // from < to ≤ now: a past range (backfill, filters).
     case 'from':
+      return ms(FUZZ_NOW - 7 * 86_400_000, FUZZ_NOW - 3 * 86_400_000);
     case 'to':
-      return ms(FUZZ_NOW - 7 * 86_400_000, FUZZ_NOW);
+      return ms(FUZZ_NOW - 3 * 86_400_000 + 1, FUZZ_NOW);
     case 'runsMs':
     case 'logsMs':
     case 'alarmsMs':
@@ -302,32 +304,16 @@ function defectsAt(site: Site): Array<{ kind: string; value: fc.Arbitrary<unknow
   return out;
 }
 
-/** Puts `value` at `path` of `body` (a fresh copy), making the objects and arrays on the way. */
+/** `body` (a fresh copy) with `value` at `path` (`undefined`: the field deleted); the objects on the way are there (holdsPath). */
 export function placeAt(body: unknown, path: string[], value: unknown): unknown {
-  const root: unknown = isObject(body) ? copy(body) : {};
-  let node = root as Record<string, unknown> | unknown[];
-  for (let i = 0; i < path.length; i++) {
-    const key = path[i];
-    const last = i === path.length - 1;
-    if (key === '[]') {
-      const arr = node as unknown[];
-      if (last) {
-        arr[0] = value;
-        break;
-      }
-      if (arr.length === 0 || !isContainer(arr[0], path[i + 1])) arr[0] = path[i + 1] === '[]' ? [] : {};
-      node = arr[0] as Record<string, unknown> | unknown[];
-      continue;
-    }
-    const obj = node as Record<string, unknown>;
-    if (last) {
-      if (value === undefined) delete obj[key];
-      else Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-      break;
-    }
-    if (!isContainer(obj[key], path[i + 1])) Object.defineProperty(obj, key, { value: path[i + 1] === '[]' ? [] : {}, enumerable: true, writable: true, configurable: true });
-    node = obj[key] as Record<string, unknown> | unknown[];
-  }
+  const root = copy(body);
+  let node = root as Record<string, unknown>;
+  for (const key of path.slice(0, -1)) node = (key === '[]' ? (node as unknown as unknown[])[0] : node[key]) as Record<string, unknown>;
+  const last = path[path.length - 1];
+  if (last === '[]') (node as unknown as unknown[])[0] = value;
+  else if (value === undefined) delete node[last];
+  // defineProperty: `__proto__` and `constructor` become own fields of the JSON, as a client would send them.
+  else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
   return root;
 }
 
@@ -340,8 +326,22 @@ function copy(value: unknown): unknown {
   return out;
 }
 
+/** Whether every object and array on the way to `path`'s last step is in `body` (an array: its first item). */
+function holdsPath(body: unknown, path: string[]): boolean {
+  let node = body;
+  for (const key of path.slice(0, -1)) {
+    if (key === '[]') {
+      if (!Array.isArray(node) || node.length === 0) return false;
+      node = node[0];
+    } else {
+      if (!isObject(node) || !(key in node)) return false;
+      node = node[key];
+    }
+  }
+  return path.at(-1) === '[]' ? Array.isArray(node) : isObject(node);
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isContainer = (v: unknown, next: string) => (next === '[]' ? Array.isArray(v) : isObject(v));
 
 /** Bodies that are not a JSON object. */
 const RAW_DEFECTS: Array<[string, string]> = [
@@ -382,7 +382,7 @@ function validQueryValue(p: Parameter): fc.Arbitrary<string | Ref> {
   if (p.name === 'tenantId') return ref('tenants');
   if (p.name === 'app') return fc.constantFrom('billing', 'reports');
   if (p.name === 'group') return fc.oneof(fc.constant('default'), ref('task-groups'));
-  if (p.name === 'from' || p.name === 'to') return ms(FUZZ_NOW - 7 * 86_400_000, FUZZ_NOW).map(String);
+  if (p.name === 'from' || p.name === 'to') return (hintFor(p.name, s) as fc.Arbitrary<number>).map(String);
   if (s.type === 'number' || s.type === 'integer') return fc.oneof(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 60_000, max: 7 * 86_400_000 })).map(String);
   if (s.type === 'boolean') return fc.constantFrom('true', 'false', '1', '0');
   if (s.type === 'array' && s.items?.enum) return fc.subarray(s.items.enum.map(String), { minLength: 1 }).map((v) => v.join(','));
@@ -459,7 +459,10 @@ export function requestsFor(op: Operation): fc.Arbitrary<RequestPlan> {
       variants.push({
         arbitrary: fc.constantFrom(...sites).chain((d) =>
           fc.tuple(base, d.value).map(([b, value]) =>
-            plan({ ...b, body: placeAt(b.body, d.site.path, value) }, { in: 'body', field: d.site.path.join('.').replace(/\.\[\]/g, '[]'), kind: d.kind }, undefined, b),
+            // Only where the objects holding the field were generated (valid): one made up empty would be a second defect.
+            holdsPath(b.body, d.site.path)
+              ? plan({ ...b, body: placeAt(b.body, d.site.path, value) }, { in: 'body', field: d.site.path.join('.').replace(/\.\[\]/g, '[]'), kind: d.kind }, undefined, b)
+              : plan(b, null),
           ),
         ),
         weight: 4,
