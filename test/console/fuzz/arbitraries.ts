@@ -444,10 +444,21 @@ export function requestsFor(op: Operation): fc.Arbitrary<RequestPlan> {
   });
   if (op.queryParams.length) {
     const unknownName = ['zzFuzz', 'tenantId', 'id'].find((n) => !op.queryParams.some((p) => p.name === n))!;
-    const defects = [...checkedQuery.map(({ p, arb }) => arb.map((value) => ({ name: p.name, value }))), fc.constant({ name: unknownName, value: 'x' })];
+    // A parameter that takes one value, given twice (`?limit=1&limit=2`: an array to the server).
+    const repeated = op.queryParams.filter((p) => p.schema.type !== 'array').map((p) => fc.tuple(validQueryValue(p), validQueryValue(p)).map((values) => ({ name: p.name, values })));
+    const defects = [
+      ...checkedQuery.map(({ p, arb }) => arb.map((value) => ({ name: p.name, values: [value] as Array<string | Ref> }))),
+      ...repeated,
+      fc.constant({ name: unknownName, values: ['x'] as Array<string | Ref> }),
+    ];
     variants.push({
       arbitrary: fc.tuple(base, fc.oneof(...defects)).map(([b, d]) =>
-        plan({ ...b, query: [...b.query.filter(([k]) => k !== d.name), [d.name, d.value]] }, { in: 'query', name: d.name, value: d.value }, undefined, b),
+        plan(
+          { ...b, query: [...b.query.filter(([k]) => k !== d.name), ...d.values.map((v): [string, string | Ref] => [d.name, v])] },
+          { in: 'query', name: d.name, value: d.values.length > 1 ? `given ${d.values.length} times` : String(d.values[0]) },
+          undefined,
+          b,
+        ),
       ),
       weight: 2,
     });

@@ -4,6 +4,7 @@
  * - a null for an optional field whose absence means "unchanged" reached the database as a NOT
  *   NULL violation (500): PATCH tenant name/engineGroup/ratePerSec/burst/claimShare, PATCH user
  *   role/disabled, a new API key's role. Now a 400 naming the field, nothing written;
+ * - `GET /api/ui/task-summaries?ids=1&ids=2` answered every task (the repeated list was dropped);
  * - the OpenAPI document disagreed with the API: PATCH /calendars/{id} was documented with
  *   PUT's required fields, and handler params as objects only where any JSON value is taken.
  */
@@ -50,6 +51,12 @@ describe.each(TEST_DATABASES)('fuzzer findings on %s', (kind) => {
     expect(res.body.errors).toEqual([expect.objectContaining({ field })]);
     expect(await rowCounts(db.dataSource)).toEqual(before);
     expect(await db.dataSource.query('SELECT * FROM tenants ORDER BY id')).toEqual(tenantBefore);
+  });
+
+  it('refuses an id list given twice (?ids=1&ids=2), which was read as no list: every task', async () => {
+    const res = await t.http().get('/api/ui/task-summaries?ids=1&ids=2').set(a.admin);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'ids' })]);
   });
 
   it('documents PATCH /calendars/{id} as partial, and takes it so', async () => {
