@@ -10,17 +10,21 @@
  *    `message`, no stack trace) and every 400 names at least one field with a reason — a 400
  *    says the input is wrong, so it says where;
  * 3. a request whose one defect the fuzzer placed, once past authentication and roles (not
- *    401/403/429): a bad path id or query value is a 400 naming that parameter; a bad body field
- *    is refused (4xx), a 400 naming that field (or the object holding it, or a field within);
- *    a body that is not a JSON object is a 400/413 naming `body`;
+ *    401/403/429): a bad path id or query value (wrong type, non-canonical integer, given twice,
+ *    unknown) is a 400 naming that parameter; a bad body field is refused (4xx), a 400 naming
+ *    that field (or the object holding it, or a field within); a body that is not a JSON object
+ *    is a 400/413 naming `body`. A defect left unnamed counts only if the same request without
+ *    it is not a 400 too: a request wrong elsewhere as well may be refused for the other error
+ *    first (the console checks the shape, then the domain rules);
  * 4. a refused write (non-GET answered 4xx) changes no row of any table (a digest of every
  *    table before and after);
  * 5. an answer to one of alpha's principals shows nothing of tenant bravo (its tenant id, its
  *    objects' ids, its names), and bravo's rows are as seeded at the end.
  *
  * Routes that would end the fuzzer's own session are sent without it: logout only as an API
- * key or anonymously (a session's logout is covered by the auth tests), and the pools never
- * hold the fuzzer's own users and keys (world.ts).
+ * key or anonymously (a session's logout is covered by the auth tests), a password change only
+ * with a wrong current password, and the pools never hold the fuzzer's own users and keys
+ * (world.ts). Deletes run last, so the routes before them find the seeded objects.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
