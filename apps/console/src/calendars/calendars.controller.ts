@@ -4,7 +4,7 @@ import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
 import { CalendarsService } from './calendars.service';
-import { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
+import { CalendarBodyDto, CalendarPatchDto, CalendarView } from './dto/calendar.dto';
 
 @ConsoleController('calendars', { tag: 'calendars' })
 export class CalendarsController {
@@ -38,7 +38,7 @@ export class CalendarsController {
 
   @Patch(':id')
   @ApiOkResponse({ type: CalendarView })
-  patch(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarBodyDto): Promise<CalendarView> {
+  patch(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarPatchDto): Promise<CalendarView> {
     return this.calendars.update(tenantId, id, body, true);
   }
 

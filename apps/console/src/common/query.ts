@@ -3,11 +3,11 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { canonicalInteger } from './id.pipe';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, Page } from './cursor';
 
-/** Query strings are strings: `"42"` → 42; anything not an integer stays as is and fails @IsInt. */
-export const ToInt = () =>
-  Transform(({ value }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value));
+/** Query strings are strings: `"42"` → 42; anything but a canonical integer (see canonicalInteger) stays as is and fails @IsInt. */
+export const ToInt = () => Transform(({ value }) => canonicalInteger(value) ?? value);
 
 /** `"true"`/`"1"` → true, `"false"`/`"0"` → false; anything else stays and fails @IsBoolean. */
 export const ToBoolean = () =>

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { badRequest, FieldError } from './api-error';
 
 const REASONS: Record<string, (message: string) => string> = {
@@ -26,8 +27,24 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
   return out;
 }
 
-/** A request body must be a JSON object (a DTO); an array or a bare value is refused up front. */
+/**
+ * A field that may be left out but is never null. @IsOptional skips null as well, which suits a
+ * field whose service reads null as "not given" (`??`); where leaving a field out means
+ * "unchanged" (`!== undefined`) a null would reach the database, so a null is checked by the
+ * field's other rules instead, and refused naming the field.
+ */
+export const OptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/**
+ * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.
+ * A path parameter reaches its route's own pipe as the text sent: Nest's `+value` for a
+ * parameter typed `number` would make `1.0`, `0x1` and ` 1` the id 1 before IdPipe sees them.
+ */
 class ConsoleValidationPipe extends ValidationPipe {
+  protected override transformPrimitive(value: unknown, metadata: ArgumentMetadata): unknown {
+    return metadata.type === 'param' ? value : super.transformPrimitive(value, metadata);
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isDtoBody = metadata.type === 'body' && typeof metadata.metatype === 'function' && metadata.metatype !== Object;
     if (isDtoBody && value !== undefined && (typeof value !== 'object' || value === null || Array.isArray(value))) {

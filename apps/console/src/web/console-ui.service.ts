@@ -5,6 +5,7 @@ import { RunEntity, TaskEntity } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { canonicalId } from '../common/id.pipe';
 import { readWindowCells, spanFor } from '../stats/rollup-reader';
 
 import type { CronPreviewDto, CronPreviewView, LastRunView, SeriesBucketView, StatsSeriesView, TaskSummaryView } from './dto';
@@ -45,8 +46,9 @@ export class ConsoleUiService {
   async taskSummaries(tenantId: string, idsParam: string | undefined): Promise<TaskSummaryView[]> {
     let ids: number[];
     if (idsParam !== undefined && idsParam.trim() !== '') {
-      ids = idsParam.split(',').map((s) => Number(s.trim()));
-      if (ids.some((n) => !Number.isSafeInteger(n) || n < 1) || ids.length > 500) throw badRequest([{ field: 'ids', reason: 'must be at most 500 comma-separated task ids' }]);
+      const parsed = idsParam.split(',').map(canonicalId);
+      ids = parsed.filter((n): n is number => n !== null);
+      if (ids.length < parsed.length || ids.length > 500) throw badRequest([{ field: 'ids', reason: 'must be at most 500 comma-separated task ids, each a positive integer in canonical decimal' }]);
     } else {
       const rows = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId }, select: { id: true }, take: 500, order: { name: 'ASC' } });
       ids = rows.map((r) => r.id);

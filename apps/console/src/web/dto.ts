@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 import { RUN_STATES, type RunState } from '@baton/domain';
 import { IntQuery } from '../common/query';
 import type * as Api from '../api-types';
@@ -40,7 +40,7 @@ export class CronPreviewView implements Api.CronPreview {
 export class TaskSummaryQuery {
   @ApiPropertyOptional({ description: 'Comma-separated task ids (default: every task of the tenant, at most 500)' })
   @IsOptional()
-  @Transform(({ value }) => (typeof value === 'string' ? value : undefined))
+  @IsString()
   ids?: string;
 }
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation';
 import { API_KEY_ROLES, type ApiKeyRole } from '../../api-types';
 import type * as Api from '../../api-types';
 
@@ -11,7 +12,7 @@ export class CreateApiKeyDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: API_KEY_ROLES, default: 'TENANT_VIEWER' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(API_KEY_ROLES)
   role?: ApiKeyRole;
 }

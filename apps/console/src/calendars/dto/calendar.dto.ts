@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
 
@@ -24,6 +24,9 @@ export class CalendarBodyDto {
   @Raw()
   dates?: unknown;
 }
+
+/** PATCH: the fields given replace the calendar's, the others stay. */
+export class CalendarPatchDto extends PartialType(CalendarBodyDto) {}
 
 export class CalendarView {
   @ApiProperty() id!: number;

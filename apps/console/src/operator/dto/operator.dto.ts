@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
+import { OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from './tenant-id';
 import type * as Api from '../../api-types';
 
@@ -80,27 +81,27 @@ export class CreateTenantDto {
 
 export class UpdateTenantDto {
   @ApiPropertyOptional()
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ description: "Moves the tenant's tasks and not-yet-claimed runs to this group" })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
   engineGroup?: string;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   ratePerSec?: number;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
@@ -110,7 +111,7 @@ export class UpdateTenantDto {
     description:
       "The tenant's weight when the engines divide the runs they hold among the tenants with due work (weighted max-min fair shares): a tenant of share 2 gets twice the room of a tenant of share 1 when both want more than there is. 1–100; omitted: unchanged",
   })
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(1)
   @Max(100)

@@ -23,6 +23,12 @@ import type * as Api from '../../api-types';
 /** Keeps the value exactly as sent (no class-transformer conversion): the domain's validateTask checks it. */
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
 
+/** Handler params are any JSON value (the wire's JsonValue), an object as a rule. */
+const ANY_JSON = {
+  oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+  nullable: true,
+};
+
 export class TriggerDoc implements Api.TaskTrigger {
   @ApiProperty({ enum: TRIGGER_KINDS }) kind!: TriggerKind;
   @ApiPropertyOptional({ description: 'FIXED_RATE: interval (ms, 100 to 315 360 000 000 = 10 years)' }) intervalMs?: number;
@@ -84,7 +90,7 @@ export class TaskBodyDto {
   @Raw()
   handler?: unknown;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {}, description: 'Handler params (JSON, ≤ 64 000 bytes)' })
+  @ApiPropertyOptional({ ...ANY_JSON, default: {}, description: 'Handler params: any JSON value, ≤ 64 000 bytes' })
   @IsOptional()
   @Raw()
   params?: unknown;
@@ -211,15 +217,14 @@ export class TaskQuery {
 }
 
 export class TriggerRunDto {
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: "Params for this run only (default: the task's)" })
+  @ApiPropertyOptional({ ...ANY_JSON, description: "Params for this run only, any JSON value (default: the task's)" })
   @IsOptional()
   @Raw()
   params?: unknown;
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    description: 'Params of the flow this run starts: every run of the flow (this one and the runs its dependencies fire) sees them as ctx.flowParams',
+    ...ANY_JSON,
+    description: 'Params of the flow this run starts, any JSON value: every run of the flow (this one and the runs its dependencies fire) sees them as ctx.flowParams',
   })
   @IsOptional()
   @Raw()

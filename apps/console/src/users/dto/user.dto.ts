@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class-validator';
 import { ROLES, type Role } from '@baton/domain';
 import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
+import { OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
 import type * as Api from '../../api-types';
 
@@ -50,12 +51,12 @@ export class CreateTenantUserDto extends NewUserCredentialsDto {
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ enum: TENANT_ROLES, description: 'Tenant users move between TENANT_ADMIN and TENANT_VIEWER; an OPERATOR stays one' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(TENANT_ROLES, { message: `must be one of ${TENANT_ROLES.join(', ')}` })
   role?: TenantRole;
 
   @ApiPropertyOptional({ description: 'True: the user cannot log in and its sessions end. False: enabled again' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   disabled?: boolean;
 }
