@@ -60,10 +60,10 @@ export const paramsCheck: Scenario = {
       for (const c of cases) {
         const text = JSON.stringify(c.schema);
         // After first: the garbage of the unbounded check (up to 75 MB of errors) would be collected during it.
-        await workers.run([{ schema: text }]);
+        await workers.run([{ schema: text }], c.name);
         let refused = 0;
         const after = await measure(samples, () => async () => {
-          const [verdict] = await workers.run([{ schema: text, params: c.params }]);
+          const [verdict] = await workers.run([{ schema: text, params: c.params }], c.name);
           if ('refused' in verdict) refused++;
           return JSON.stringify(verdict).length;
         });
@@ -80,13 +80,14 @@ export const paramsCheck: Scenario = {
       let noisy = true;
       const noise = (async () => {
         // A new variant each time, as a tenant rotating its schemas would send: a schema checked
-        // again is flagged unusable after two overruns and costs nothing, a new one an overrun.
-        while (noisy) hostileChecks += (await workers.run([{ schema: JSON.stringify({ ...nestedAnyOf(18), $comment: `variant ${hostileChecks}` }), params: { s: {} } }])).length;
+        // again is flagged unusable after two overruns and costs nothing, a new one an overrun
+        // (in the worker of the suspects: the tenant's checks were refused before).
+        while (noisy) hostileChecks += (await workers.run([{ schema: JSON.stringify({ ...nestedAnyOf(18), $comment: `variant ${hostileChecks}` }), params: { s: {} } }], 'hostile tenant')).length;
       })();
       // 10× the samples: long enough for a few dozen hostile checks, each a worker restart.
       let refused = 0;
       const alongside = await measure(samples * 10, () => async () => {
-        const [verdict] = await workers.run([{ schema: resize, params: { width: 0 } }]);
+        const [verdict] = await workers.run([{ schema: resize, params: { width: 0 } }], 'another tenant');
         if ('refused' in verdict) refused++;
         return JSON.stringify(verdict).length;
       });

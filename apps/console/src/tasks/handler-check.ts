@@ -24,7 +24,7 @@ export class HandlerCheck {
       return { names: [...new Set(known.flatMap((r) => r.handlers!))].sort(), known: known.length > 0, offers: known.some((r) => r.handlers!.includes(handler)) };
     });
     // Only a handler a live executor offers has a schema worth saying it cannot be used.
-    const unusable = await this.params.unusableIn(rows, tasks.map((task, i) => (offered[i].offers ? task : null)));
+    const unusable = await this.params.unusableIn(tenantId, rows, tasks.map((task, i) => (offered[i].offers ? task : null)));
     return tasks.map(({ executorApp, handler }, i): FieldError[] => {
       if (!rows.some((r) => r.app === executorApp)) return [{ field: 'executorApp', reason: `no executor of app "${executorApp}" is up: its runs wait (START_LATE) until one is` }];
       const { names, known, offers } = offered[i];

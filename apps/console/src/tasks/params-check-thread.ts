@@ -205,18 +205,23 @@ const FLAG_AFTER_OVERRUNS = 2;
 const FLAG_FORGOTTEN_MS = 10 * 60_000;
 
 /**
- * Two ParamsCheckThreads: the one every schema's checks go to, and one for the schemas whose
- * compile or check has overrun its deadline there before. An overrun costs a worker its compiled
- * schemas and a restart (50–200 ms from the build) that the checks queued behind it wait for;
- * once a schema has cost that, its checks cost only the tenants of such schemas that again. A
+ * Two ParamsCheckThreads: the one every schema's checks go to, and one for the suspects — schemas
+ * whose compile or check has overrun its deadline before, and every schema of a tenant (the
+ * `owner` of a request) one of whose checks was refused in the last FLAG_FORGOTTEN_MS. An overrun
+ * costs a worker its compiled schemas and a restart (50–200 ms from the build) that the checks
+ * queued behind it wait for; once a schema or a tenant has cost that, its checks cost only the
+ * suspects that again — a tenant declaring a new hostile schema for every save included. A
  * schema that overran FLAG_AFTER_OVERRUNS times is flagged unusable: its checks are refused at
  * once, without a worker, until FLAG_FORGOTTEN_MS after its last overrun — so saving against a
  * hostile schema again and again is refused in microseconds, not a deadline plus a restart.
  */
 export class ParamsCheckWorkers {
   private readonly suspects = new Map<string, { overruns: number; lastAt: number }>();
+  /** Tenants with a check refused lately, and when. */
+  private readonly suspectOwners = new Map<string, number>();
   private readonly shared: ParamsCheckThread;
   private readonly quarantine: ParamsCheckThread;
+  private readonly flagged: string;
 
   constructor(
     deadlines: Deadlines = DEADLINES,
@@ -232,18 +237,22 @@ export class ParamsCheckWorkers {
     this.flagged = `${TOO_COSTLY}: its checks overran the ${deadlines.checkMs} ms deadline ${FLAG_AFTER_OVERRUNS} times; it is not checked again for ${FLAG_FORGOTTEN_MS / 60_000} minutes (fix the schema the executor declares)`;
   }
 
-  private readonly flagged: string;
-
-  /** The verdict of each job, in the order given (ParamsCheckThread.run). */
-  async run(jobs: readonly SchemaJob[]): Promise<Verdict[]> {
+  /** The verdict of each job of `owner` (a tenant), in the order given (ParamsCheckThread.run). */
+  async run(jobs: readonly SchemaJob[], owner: string): Promise<Verdict[]> {
     const now = this.now();
+    const ownerSuspect = now - (this.suspectOwners.get(owner) ?? -Infinity) < FLAG_FORGOTTEN_MS;
     const route = jobs.map((job): 'shared' | 'quarantine' | 'flagged' => {
       const suspect = this.suspects.get(job.schema);
-      if (!suspect) return 'shared';
-      return suspect.overruns >= FLAG_AFTER_OVERRUNS && now - suspect.lastAt < FLAG_FORGOTTEN_MS ? 'flagged' : 'quarantine';
+      if (suspect && suspect.overruns >= FLAG_AFTER_OVERRUNS && now - suspect.lastAt < FLAG_FORGOTTEN_MS) return 'flagged';
+      return suspect || ownerSuspect ? 'quarantine' : 'shared';
     });
     const [shared, quarantined] = await Promise.all([this.shared.run(jobs.filter((_, i) => route[i] === 'shared')), this.quarantine.run(jobs.filter((_, i) => route[i] === 'quarantine'))]);
-    return route.map((r) => (r === 'flagged' ? { refused: this.flagged } : r === 'quarantine' ? quarantined.shift()! : shared.shift()!));
+    const verdicts = route.map((r): Verdict => (r === 'flagged' ? { refused: this.flagged } : r === 'quarantine' ? quarantined.shift()! : shared.shift()!));
+    if (verdicts.some((v) => 'refused' in v)) {
+      if (this.suspectOwners.size >= OVERRUNS_LIMIT && !this.suspectOwners.has(owner)) this.suspectOwners.clear();
+      this.suspectOwners.set(owner, this.now());
+    }
+    return verdicts;
   }
 
   async close(): Promise<void> {

@@ -46,7 +46,7 @@ export class ParamsCheck implements OnApplicationShutdown {
       jobs.push({ schema, params: task.params });
     });
     const problems = tasks.map((): FieldError[] => []);
-    const verdicts = await this.workers.run(jobs);
+    const verdicts = await this.workers.run(jobs, tenantId);
     verdicts.forEach((verdict, k) => {
       if ('errors' in verdict) problems[checked[k]] = verdict.errors;
       else if ('refused' in verdict) problems[checked[k]] = [{ field: 'params', reason: verdict.refused }];
@@ -55,11 +55,11 @@ export class ParamsCheck implements OnApplicationShutdown {
   }
 
   /** For each task, why the schema its app's executors declare for its handler cannot be used, or null (none declared, it compiles, or the task is null: not asked). */
-  async unusableIn(live: readonly LiveExecutor[], tasks: ReadonlyArray<{ executorApp: string; handler: string } | null>): Promise<Array<string | null>> {
+  async unusableIn(tenantId: string, live: readonly LiveExecutor[], tasks: ReadonlyArray<{ executorApp: string; handler: string } | null>): Promise<Array<string | null>> {
     const texts = new Map<unknown, string>();
     const schemas = tasks.map((task) => (task === null ? undefined : schemaIn(live, task.executorApp, task.handler, texts)));
     const declared = schemas.filter((schema): schema is string => schema !== undefined);
-    const verdicts = await this.workers.run(declared.map((schema) => ({ schema })));
+    const verdicts = await this.workers.run(declared.map((schema) => ({ schema })), tenantId);
     let k = 0;
     return schemas.map((schema) => {
       if (schema === undefined) return null;
