@@ -1,8 +1,9 @@
 /**
  * Runs each key's jobs one after another (jobs of different keys run side by side). The console
- * runs a tenant's heavy writes — backfills — through it, keyed by tenant: five backfills sent at
- * once by one tenant take the event loop's turns of one, so the other tenants' requests wait
- * behind one slice at most, never behind five interleaved ones.
+ * runs a tenant's heavy work through it, keyed by tenant — backfills: five sent at once by one
+ * tenant take the event loop's turns of one, so the other tenants' requests wait behind one
+ * slice at most, never behind five interleaved ones; webhook name lookups and test POSTs: one
+ * tenant holds at most one of the threads lookups run on.
  */
 export class OneAtATime {
   private readonly tails = new Map<string, Promise<unknown>>();

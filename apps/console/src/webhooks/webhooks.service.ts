@@ -18,6 +18,7 @@ import { isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryE
 import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { OneAtATime } from '../common/one-at-a-time';
 import { randomToken } from '../common/secrets';
 import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView } from './dto/webhook.dto';
 
@@ -29,6 +30,14 @@ import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView
  */
 @Injectable()
 export class WebhooksService {
+  /**
+   * A tenant's name resolutions and test POSTs, one at a time: a lookup occupies one of libuv's 4
+   * threads until the resolver gives up (seconds, whatever our timeout), so a tenant sending
+   * many saves or tests of slow names at once would hold them all, and every other tenant's file
+   * reads and lookups with them.
+   */
+  private readonly outbound = new OneAtATime();
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -44,7 +53,8 @@ export class WebhooksService {
     const errors: FieldError[] = [];
     const { name, url } = body;
     if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) errors.push({ field: 'name', reason: 'must be 1 to 100 characters' });
-    const urlProblem = await this.checkUrl(url, await this.networksOf(tenantId));
+    const networks = await this.networksOf(tenantId);
+    const urlProblem = await this.outbound.run(tenantId, () => this.checkUrl(url, networks));
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;
     if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
@@ -98,16 +108,19 @@ export class WebhooksService {
         source: 'engine',
       }),
     );
+    const check = outboundCheck(await this.networksOf(tenantId), 'webhook');
     const started = performance.now();
-    const answer = await postOutbound({
-      url: channel.url,
-      body,
-      headers: webhookHeaders({ secret: channel.secret, delivery: 'test', timestamp: now, body }),
-      check: outboundCheck(await this.networksOf(tenantId), 'webhook'),
-      timeoutMs: WEBHOOK_TIMEOUT_MS,
-      maxResponseBytes: WEBHOOK_MAX_ANSWER_BYTES,
-      resolve: this.resolve,
-    });
+    const answer = await this.outbound.run(tenantId, () =>
+      postOutbound({
+        url: channel.url,
+        body,
+        headers: webhookHeaders({ secret: channel.secret, delivery: 'test', timestamp: now, body }),
+        check,
+        timeoutMs: WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: WEBHOOK_MAX_ANSWER_BYTES,
+        resolve: this.resolve,
+      }),
+    );
     const ms = Math.round(performance.now() - started);
     // What failed is said in the policy's or neutral words: never what the host sent, nor an address or port.
     if (!('status' in answer)) return { ok: false, status: null, ms, error: answer.message };
