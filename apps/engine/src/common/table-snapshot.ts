@@ -9,6 +9,8 @@ export class TableSnapshot<T> {
   private snapshot: T;
   private loadedAt = -Infinity;
   private loading: Promise<void> | null = null;
+  private readonly now: () => number;
+  private readonly onError: (err: Error) => void;
 
   constructor(
     private readonly read: () => Promise<T>,
@@ -18,9 +20,6 @@ export class TableSnapshot<T> {
     this.now = options.now;
     this.onError = options.onError;
   }
-
-  private readonly now: () => number;
-  private readonly onError: (err: Error) => void;
 
   /** The last snapshot read (the initial value before the first read). */
   get value(): T {
