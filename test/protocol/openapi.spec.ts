@@ -304,6 +304,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.callbackBatch]: { post: ['200', '400', '401', '404'] },
       [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
       [PATHS.heartbeat]: { post: ['200', '401', '403'] },
+      [PATHS.wake]: { post: ['204', '400', '401'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);
     expect(headerParams).toEqual([SIGNATURE_HEADERS.tenant, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.signature]);

@@ -5,7 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { DatabaseModule, TenantEntity, openDatabase } from '@baton/persistence';
 import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
-import { createAlarmBus, type BusLogger } from '@baton/messaging';
+import { createAlarmBus, InProcessWakeups, type BusLogger } from '@baton/messaging';
 import { listenOrExplain, ProcessConfig } from '@baton/config';
 import { NestPinoLogger, type BatonLogger } from '@baton/logging';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
@@ -55,11 +55,14 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
   // ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
   const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: quietLogger(options.logger, 'AlarmBus') });
 
+  // A run triggered in the console reaches the engine's claimer by a function call.
+  const wakeups = new InProcessWakeups();
+
   @Module({
     imports: [
       DatabaseModule.forRoot({ dataSource }),
-      ConsoleModule.forRoot({ alarmBus, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values) }),
-      EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus }),
+      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values) }),
+      EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus, wakeups }),
     ],
   })
   class EmbeddedModule {}

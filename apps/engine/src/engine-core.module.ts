@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
-import type { AlarmBus } from '@baton/messaging';
+import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './claimer/claim-signal';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
@@ -15,13 +15,13 @@ import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineA
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
  * engine made is closed at shutdown), GroupPeers (the other live engines), ClaimSignal (runs to
- * claim now), TenantPace (runs each tenant's executors accepted lately); and the app-wide
+ * claim now; it hears the in-process console's wake-ups in embedded mode), TenantPace (runs each tenant's executors accepted lately); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
  */
 @Global()
 @Module({})
 export class EngineCoreModule {
-  static forRoot(config: EngineConfig, clock: Clock, metrics: EngineMetrics, alarmBus?: AlarmBus): DynamicModule {
+  static forRoot(config: EngineConfig, clock: Clock, metrics: EngineMetrics, alarmBus?: AlarmBus, wakeups?: InProcessWakeups): DynamicModule {
     return {
       module: EngineCoreModule,
       providers: [
@@ -32,7 +32,14 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
         GroupPeers,
-        ClaimSignal,
+        {
+          provide: ClaimSignal,
+          useFactory: () => {
+            const signal = new ClaimSignal(config, clock);
+            wakeups?.listen((wakeup) => signal.wake(wakeup));
+            return signal;
+          },
+        },
         TenantPace,
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Clock } from '@baton/domain';
-import type { AlarmBus } from '@baton/messaging';
+import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import type { EngineConfig } from './config/engine-config';
 import type { EngineMetrics } from './metrics/engine-metrics';
 
@@ -24,4 +24,10 @@ export interface EngineModuleOptions {
    * (BATON_BROKER_URL), else an in-process bus; made and closed by the engine.
    */
   alarmBus?: AlarmBus;
+  /**
+   * Wake-ups from a console in the same process (embedded mode): the engine listens, and a run
+   * triggered in the console is claimed at once. Default none: consoles in other processes send
+   * POST /baton/wake.
+   */
+  wakeups?: InProcessWakeups;
 }

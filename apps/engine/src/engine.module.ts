@@ -9,6 +9,7 @@ import { DispatchModule } from './dispatch/dispatch.module';
 import { RunsModule } from './runs/runs.module';
 import { DueQueue } from './dispatch/due-queue';
 import { CallbacksModule } from './callbacks/callbacks.module';
+import { WakeupsModule } from './wakeups/wakeups.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { WatchdogModule } from './watchdog/watchdog.module';
 import { LoadModule } from './load/load.module';
@@ -55,11 +56,12 @@ export class EngineModule {
       module: EngineModule,
       imports: [
         ...database,
-        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics(), options.alarmBus),
+        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics(), options.alarmBus, options.wakeups),
         AlarmsModule,
         RunsModule,
         DispatchModule,
         CallbacksModule,
+        WakeupsModule,
         ExecutorsModule,
         WatchdogModule,
         LoadModule,

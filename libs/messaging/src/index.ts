@@ -1,8 +1,8 @@
 /**
  * @baton/messaging — how alarms travel: the AlarmBus port, its STOMP (ActiveMQ, stompit) and
  * in-process adapters, and the alarm message schema shared by every producer (engine relay,
- * executor SDK) and consumer (console gateway, any STOMP client). No Nest, no database: the SDK
- * imports it too.
+ * executor SDK) and consumer (console gateway, any STOMP client); and how engines are woken when
+ * a run is due before their next poll (RunWakeups). No Nest, no database: the SDK imports it too.
  */
 export * from './alarm-message';
 export * from './alarm-bus';
@@ -15,3 +15,5 @@ export { createAlarmBus } from './create-alarm-bus';
 export type { CreateAlarmBusOptions } from './create-alarm-bus';
 export { RecentIds } from './recent-ids';
 export { signWebhook, webhookHeaders, WEBHOOK_HEADERS } from './webhook-signature';
+export { InProcessWakeups } from './run-wakeups';
+export type { RunWakeup, RunWakeups } from './run-wakeups';

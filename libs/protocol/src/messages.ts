@@ -35,7 +35,20 @@ export const PATHS = {
   /** Several final callbacks in one request (CallbackBatch); engines answer each one. */
   callbackBatch: '/baton/callbacks/batch',
   heartbeat: '/baton/executors/heartbeat',
+  /** The console tells the engines of a tenant's group that a run is due before their next poll (WakeRequest). */
+  wake: '/baton/wake',
 } as const;
+
+/**
+ * `POST /baton/wake` to an engine, signed with the tenant's executor secret: a run of the signing
+ * tenant is due at `dueAt`, sooner than the engine's next claim poll would find it. The engine
+ * claims the tenant's due runs at once (204); a run due beyond its look-ahead is left to the poll.
+ * A hint only: it names no run and changes nothing but when the engine looks.
+ */
+export interface WakeRequest {
+  /** When the run is due, epoch ms. */
+  dueAt: number;
+}
 
 /** Asks an executor to start one attempt of a run. */
 export interface DispatchRequest {

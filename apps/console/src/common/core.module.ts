@@ -1,6 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { defaultNodeId } from '@baton/config';
 import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from '../alarms/console-alarm-bus';
+import { EngineWakeups } from '../wakeups/engine-wakeups';
+import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { CLOCK, Clock, systemClock } from './clock';
 import {
   CONSOLE_OPTIONS,
@@ -11,7 +14,7 @@ import {
   ResolvedConsoleOptions,
 } from './options';
 
-/** The console's shared providers: the clock, the resolved options and the alarm bus. */
+/** The console's shared providers: the clock, the resolved options, the alarm bus and the engines' wake-ups. */
 @Global()
 @Module({})
 export class ConsoleCoreModule {
@@ -35,8 +38,9 @@ export class ConsoleCoreModule {
         { provide: CONSOLE_ALARM_BUS, useFactory: () => consoleAlarmBus(options) },
         { provide: CONSOLE_ALARM_BUS_OWNED, useValue: options.alarmBus === undefined },
         ConsoleAlarmBusCloser,
+        { provide: RUN_WAKEUPS, useFactory: (dataSource: DataSource) => options.wakeups ?? new EngineWakeups(dataSource, clock), inject: [DataSource] },
       ],
-      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS],
+      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { defaultNodeId, retentionCeiling, type ProcessConfig } from '@baton/config';
 import type { DataSource } from 'typeorm';
-import type { AlarmBus } from '@baton/messaging';
+import type { AlarmBus, RunWakeups } from '@baton/messaging';
 import type { RetentionCeiling } from '@baton/domain';
 import type { SessionCookieSecure } from '../auth/session-cookie';
 import type { Clock } from './clock';
@@ -32,6 +32,12 @@ export interface ConsoleModuleOptions {
    * (made and closed by the console).
    */
   alarmBus?: AlarmBus;
+  /**
+   * How a run due now (a manual trigger) reaches the engines at once, rather than at their next
+   * poll: embedded mode gives the engine's in-process wake-ups. Default: a signed POST /baton/wake
+   * to each live engine of the tenant's group (EngineWakeups).
+   */
+  wakeups?: RunWakeups;
   /** ActiveMQ STOMP broker(s) (`BATON_BROKER_URL`), when no `alarmBus` is given. */
   brokerUrl?: string | null;
   /** Alarm topics are `<prefix><tenantId>` (`BATON_ALARM_TOPIC_PREFIX`). Default `baton.alarms.`. */

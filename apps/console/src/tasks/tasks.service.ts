@@ -16,6 +16,7 @@ import {
   type TaskInput,
 } from '@baton/domain';
 import {
+  afterCommit,
   CalendarEntity,
   cancelBackfillRuns,
   cancelTaskRuns,
@@ -46,6 +47,8 @@ import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyD
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 import { ParamsCheck } from './params-check';
+import type { RunWakeups } from '@baton/messaging';
+import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -132,6 +135,7 @@ export class TasksService {
     private readonly runs: RunsService,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly params: ParamsCheck,
+    @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
   ) {}
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
@@ -423,6 +427,9 @@ export class TasksService {
     const runId = await inTransaction(this.dataSource, async (em) => {
       const task = await em.findOneBy(TaskEntity, { id, tenantId });
       if (!task) throw notFound('Task', id);
+      const now = this.clock.now();
+      // The run is due now: the engines hear of it once it is committed, not at their next poll.
+      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now }));
       return insertManualRun(em, {
         tenantId,
         taskId: task.id,
@@ -430,7 +437,7 @@ export class TasksService {
         priority: task.priority,
         params: (params === undefined ? task.params : params) as RunEntity['params'],
         flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
-        now: this.clock.now(),
+        now,
       });
     });
     return this.runs.get(tenantId, runId);

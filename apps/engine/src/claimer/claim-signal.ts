@@ -1,20 +1,42 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, type Clock } from '@baton/domain';
+import type { RunWakeup } from '@baton/messaging';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /**
- * In-process notice that this node has just committed runs due now that nobody has claimed — a
- * fan-out run's shards —, so the claimer claims at once instead of at its next poll
- * (BATON_CLAIM_INTERVAL_MS: up to 200 ms of every shard's lateness). Other engines of the group
- * find them by their poll, as they find any new run.
+ * Notice that runs of a tenant are due now and nobody has claimed them, so the claimer claims at
+ * once instead of at its next poll (BATON_CLAIM_INTERVAL_MS: up to 200 ms of lateness each).
+ * From this node (a fan-out run's shards, a flow's children, a retry due before the next poll),
+ * and from the console (a manual trigger: `wake`, over POST /baton/wake or in-process). Other
+ * engines of the group find this node's runs by their poll, as they find any new run.
  */
 @Injectable()
 export class ClaimSignal {
-  private readonly listeners: Array<() => void> = [];
+  private readonly listeners: Array<(tenantId: string) => void> = [];
 
-  onNewRuns(listener: () => void): void {
+  constructor(
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  onDue(listener: (tenantId: string) => void): void {
     this.listeners.push(listener);
   }
 
-  newRuns(): void {
-    for (const listener of this.listeners) listener();
+  /** Runs of `tenantId` due within the look-ahead were committed: claim them now. */
+  due(tenantId: string): void {
+    for (const listener of this.listeners) listener(tenantId);
+  }
+
+  /**
+   * A wake-up from the console: claims now when the run falls in this node's look-ahead and its
+   * group is one this node serves. A run due later is found by a poll in time anyway (the
+   * look-ahead is longer than the poll period). Returns whether it claims.
+   */
+  wake(wakeup: RunWakeup): boolean {
+    if (!this.config.groups.includes(wakeup.engineGroup)) return false;
+    if (wakeup.dueAt > this.clock.now() + this.config.lookAheadMs) return false;
+    this.due(wakeup.tenantId);
+    return true;
   }
 }

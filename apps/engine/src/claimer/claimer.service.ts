@@ -70,7 +70,7 @@ export class ClaimerService {
     signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
-    signal.onNewRuns(() => this.loop.kick());
+    signal.onDue((tenantId) => this.woken(tenantId));
     dueQueue.onReleased((tenantId) => this.released(tenantId));
   }
 
@@ -154,6 +154,12 @@ export class ClaimerService {
       split.push({ ...take, limit: Math.max(0, Math.min(take.limit, Math.ceil(backlog / engines) - held)) });
     }
     return split;
+  }
+
+  /** Runs of `tenantId` are due now (ClaimSignal): it is read in the next turn, which comes at once. */
+  private woken(tenantId: string): void {
+    this.backlogged.add(tenantId);
+    this.loop.kick();
   }
 
   /** A run of `tenantId` left this node's hands: a tenant that had filled its budget and is down to half of it claims again now. */

@@ -228,7 +228,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const { shards, leftOut } = planShards(run.fanOut, candidates.map((c) => c.executorId));
     const start = await this.runStart.start(run, { kind: 'FAN_OUT', shards }, false);
     if (start.kind !== 'FANNED_OUT') return;
-    this.claimSignal.newRuns();
+    this.claimSignal.due(run.tenantId);
     this.started(run, start, tenant);
     this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });
     if (leftOut.length > 0) {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ClaimSignal } from '../claimer/claim-signal';
 import type { DataSource, EntityManager } from 'typeorm';
 import { childrenToFire, nextFixedDelayFire, parentResultsJson, type DependencyEdge, type RunCause } from '@baton/domain';
 import {
@@ -7,6 +8,7 @@ import {
   findFlowOutcomes,
   findParentResults,
   findRunCause,
+  afterCommit,
   inTransaction,
   insertDependencyRuns,
   lockFlowRoot,
@@ -73,6 +75,8 @@ function memo<T>(manager: EntityManager, key: string, read: () => Promise<T>): P
  */
 @Injectable()
 export class FollowUps {
+  constructor(private readonly signal: ClaimSignal) {}
+
   async afterRunEnded(manager: EntityManager, run: EndedRun, state: EndState, now: number): Promise<{ children: number; nextFireAt: number | null }> {
     let children = 0;
     const may = run.followUps ?? { children: true, fixedDelay: true };
@@ -100,6 +104,8 @@ export class FollowUps {
       ready.map((child) => [child, parentResultsJson(rows.filter((e) => e.childTaskId === child).flatMap((e) => results.get(e.parentTaskId) ?? []))]),
     );
     await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, now });
+    // The children are due now: this node claims them once they are committed, not at its next poll.
+    afterCommit(manager, () => this.signal.due(run.tenantId));
     return ready.length;
   }
 

@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { finishRunAttempt, finishSucceededRuns, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
+import { ClaimSignal } from '../claimer/claim-signal';
+import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FanOutNudges } from './fan-out-nudges';
 import { FollowUps } from '../follow-ups/follow-ups';
 
@@ -73,6 +75,8 @@ export class RunOutcomes {
     private readonly alarms: Alarms,
     private readonly followUps: FollowUps,
     private readonly nudges: FanOutNudges,
+    private readonly signal: ClaimSignal,
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
   ) {}
 
   async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
@@ -90,6 +94,8 @@ export class RunOutcomes {
     if (decision.retry) {
       const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now });
       if (!moved) return null;
+      // A retry due before the next poll would be found late by it: claimed once this commits instead.
+      if (decision.dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));
       const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
       const error = splitError(end.error);
       await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'RETRYING', false, {

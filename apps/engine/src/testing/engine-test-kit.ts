@@ -68,10 +68,11 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
   const claims = new RunClaims(config);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, new ClaimSignal());
+  const signal = new ClaimSignal(config, clock);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal);
   const leases = new LeaseRenewerService(dataSource, config, clock);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
-  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers };
+  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers, signal };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
 import { useTestDatabase } from '../../../../test/support/databases';
-import { inTransaction } from './transaction';
+import { afterCommit, inTransaction } from './transaction';
 
 describe('inTransaction on SQLite', () => {
   let ds: DataSource;
@@ -46,6 +46,41 @@ describe('inTransaction on SQLite', () => {
     );
     expect(results).toEqual(['a', 'b', 'c']);
     expect(order).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+  });
+
+  it('runs afterCommit hooks once the rows are visible outside, and never for a rolled-back transaction', async () => {
+    const seen: string[][] = [];
+    const names = async () => (await ds.getRepository(EngineGroupEntity).find()).map((g) => g.name).sort();
+    await inTransaction(ds, async (em) => {
+      await em.insert(EngineGroupEntity, group('hooked'));
+      afterCommit(em, () => void names().then((n) => seen.push(n)));
+    });
+    await tick();
+    await tick();
+    expect(seen).toEqual([expect.arrayContaining(['hooked'])]);
+    let ran = false;
+    await expect(
+      inTransaction(ds, async (em) => {
+        afterCommit(em, () => (ran = true));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(ran).toBe(false);
+    let outside = false;
+    afterCommit(ds.manager, () => (outside = true));
+    expect(outside).toBe(true);
+  });
+
+  it('keeps a committed transaction committed when an afterCommit hook throws', async () => {
+    const warned = new Promise<string>((resolve) => process.once('warning', (w) => resolve(w.message)));
+    const result = await inTransaction(ds, async (em) => {
+      afterCommit(em, () => {
+        throw new Error('hook broke');
+      });
+      return 42;
+    });
+    expect(result).toBe(42);
+    expect(await warned).toMatch(/afterCommit hook failed: Error: hook broke/);
   });
 });
 

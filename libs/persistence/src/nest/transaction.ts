@@ -7,6 +7,22 @@ export const TRANSACTION_ATTEMPTS = 4;
 
 const queues = new WeakMap<DataSource, Promise<unknown>>();
 
+/** The after-commit hooks of each transaction inTransaction is running, by its EntityManager. */
+const commitHooks = new WeakMap<EntityManager, Array<() => void>>();
+
+/**
+ * Runs `hook` once the transaction of `manager` has committed — never if it rolls back (a retried
+ * attempt starts with no hooks). For what must not be seen before the rows it announces are
+ * visible to other connections: a wake-up that makes an engine claim a run this transaction
+ * inserts would otherwise race its commit, find nothing and wait for the next poll. Outside a
+ * transaction made by inTransaction (an autocommitted manager), `hook` runs at once.
+ */
+export function afterCommit(manager: EntityManager, hook: () => void): void {
+  const hooks = commitHooks.get(manager);
+  if (hooks) hooks.push(hook);
+  else hook();
+}
+
 /**
  * Runs `work` in one database transaction.
  *
@@ -34,18 +50,33 @@ export function inTransaction<T>(
   work: (manager: EntityManager) => Promise<T>,
   options: { isolation?: IsolationLevel } = {},
 ): Promise<T> {
-  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') {
-    return retryingLockErrors(() => (options.isolation ? dataSource.transaction(options.isolation, work) : dataSource.transaction(work)));
-  }
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return retryingLockErrors(() => withCommitHooks(dataSource, work, options.isolation));
+  const attempt = () => withCommitHooks(dataSource, work, undefined);
   const previous = queues.get(dataSource) ?? Promise.resolve();
-  const result = previous.then(
-    () => dataSource.transaction(work),
-    () => dataSource.transaction(work),
-  );
+  const result = previous.then(attempt, attempt);
   queues.set(
     dataSource,
     result.catch(() => undefined),
   );
+  return result;
+}
+
+/** One transaction, then the afterCommit hooks its work registered (only once it has committed). */
+async function withCommitHooks<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined): Promise<T> {
+  const hooks: Array<() => void> = [];
+  const registered = (manager: EntityManager) => {
+    commitHooks.set(manager, hooks);
+    return work(manager).finally(() => commitHooks.delete(manager));
+  };
+  const result = isolation ? await dataSource.transaction(isolation, registered) : await dataSource.transaction(registered);
+  for (const hook of hooks) {
+    // The transaction has committed: a failing hook must not make its caller believe otherwise.
+    try {
+      hook();
+    } catch (err) {
+      process.emitWarning(`an afterCommit hook failed: ${(err as Error).stack ?? String(err)}`);
+    }
+  }
   return result;
 }
 

@@ -1,0 +1,88 @@
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import type { RunWakeup, RunWakeups } from '@baton/messaging';
+import { findTenants, findUpEngineNodes, type EngineNodeRow } from '@baton/persistence';
+import { OutboundAgents, PATHS, postOutbound, sign, type WakeRequest } from '@baton/protocol';
+import type { Clock } from '../common/clock';
+
+/** The live engines and the tenants' secrets are read again after this long: a new engine is woken within a second of its start. */
+const REREAD_MS = 1_000;
+/** An engine whose heartbeat is older than this is not woken (it is dying, or gone without saying). */
+const SILENT_MS = 10_000;
+/** A wake-up is a hint: an engine that does not answer in this long is left to its poll. */
+const TIMEOUT_MS = 2_000;
+
+interface Cached<T> {
+  value: Promise<T>;
+  readAt: number;
+}
+
+/**
+ * Wake-ups over HTTP: POST /baton/wake, signed with the tenant's executor secret, to every live
+ * engine of the tenant's group (read from engine_nodes), in parallel, answers not awaited by the
+ * caller. Every engine of the group is told, not one: whichever claims first fires the run (SKIP
+ * LOCKED), and a busy or dying engine does not hold it back. Engine URLs are the engines' own
+ * registrations, so no outbound policy applies to them (the check lets every address through).
+ */
+export class EngineWakeups implements RunWakeups, OnModuleDestroy {
+  private readonly logger = new Logger('EngineWakeups');
+  private readonly agents = new OutboundAgents({ maxSockets: 4 });
+  private engines: Cached<EngineNodeRow[]> | null = null;
+  private readonly secrets = new Map<string, Cached<string | null>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  wake(wakeup: RunWakeup): void {
+    this.send(wakeup).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+  }
+
+  onModuleDestroy(): void {
+    this.agents.destroy();
+  }
+
+  private async send(wakeup: RunWakeup): Promise<void> {
+    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(wakeup.tenantId)]);
+    if (secret === null) return;
+    const now = this.clock.now();
+    const body = JSON.stringify({ dueAt: wakeup.dueAt } satisfies WakeRequest);
+    const targets = engines.filter((e) => e.groups.includes(wakeup.engineGroup) && now - e.heartbeatAt < SILENT_MS);
+    await Promise.all(
+      targets.map(async (engine) => {
+        const answer = await postOutbound({
+          url: `${engine.url.replace(/\/+$/, '')}${PATHS.wake}`,
+          body,
+          headers: { 'content-type': 'application/json', ...sign(secret, wakeup.tenantId, 'POST', PATHS.wake, body, now) },
+          check: () => null,
+          timeoutMs: TIMEOUT_MS,
+          maxResponseBytes: 4096,
+          agents: this.agents,
+        });
+        if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not woken (${answer.code}): its poll finds the run`, { tenantId: wakeup.tenantId });
+        else if (answer.status !== 204) this.logger.warn(`engine ${engine.id} refused a wake-up: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId: wakeup.tenantId });
+      }),
+    );
+  }
+
+  private liveEngines(): Promise<EngineNodeRow[]> {
+    const now = this.clock.now();
+    if (!this.engines || now - this.engines.readAt > REREAD_MS) {
+      const value = findUpEngineNodes(this.dataSource.manager);
+      this.engines = { value, readAt: now };
+      value.catch(() => (this.engines = null));
+    }
+    return this.engines.value;
+  }
+
+  private secretOf(tenantId: string): Promise<string | null> {
+    const now = this.clock.now();
+    const cached = this.secrets.get(tenantId);
+    if (cached && now - cached.readAt <= REREAD_MS) return cached.value;
+    const value = findTenants(this.dataSource.manager, [tenantId]).then((rows) => rows[0]?.executorSecret ?? null);
+    this.secrets.set(tenantId, { value, readAt: now });
+    value.catch(() => this.secrets.delete(tenantId));
+    return value;
+  }
+}

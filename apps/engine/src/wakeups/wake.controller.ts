@@ -1,0 +1,30 @@
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { PATHS } from '@baton/protocol';
+import { ClaimSignal } from '../claimer/claim-signal';
+import { badRequest, isInstant, parseJsonBody } from '../security/bad-request';
+import type { RawBodyRequest } from '../security/raw-body.middleware';
+import { SignedRequests } from '../security/signed-requests';
+
+/**
+ * `POST /baton/wake` (WakeRequest): the console has committed a run of the signing tenant due at
+ * `dueAt`, before this engine's next claim poll. 204 whether or not this node claims now (its
+ * group, its look-ahead: ClaimSignal.wake); 401 unsigned, 400 without an instant `dueAt`.
+ * Signed with the tenant's secret like every engine route, so nobody without it can make an engine
+ * claim; a tenant's own wake-ups at most bring its claims forward, which its runs would get anyway.
+ */
+@Controller()
+export class WakeController {
+  constructor(
+    private readonly signed: SignedRequests,
+    private readonly signal: ClaimSignal,
+  ) {}
+
+  @Post(PATHS.wake)
+  @HttpCode(204)
+  async wake(@Req() req: RawBodyRequest): Promise<void> {
+    const { tenant, body } = await this.signed.verify(req, PATHS.wake);
+    const { dueAt } = parseJsonBody(body);
+    if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
+    this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+  }
+}

@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import { DatabaseModule, TenantEntity } from '@baton/persistence';
+import { PATHS, sign } from '@baton/protocol';
+import { useTestDatabase } from '../../../../test/support/databases';
+import { ClaimSignal } from '../claimer/claim-signal';
+import { EngineCoreModule } from '../engine-core.module';
+import { EngineMetrics } from '../metrics/engine-metrics';
+import { ensureTenant, T0, testConfig } from '../testing/engine-test-kit';
+import { WakeupsModule } from './wakeups.module';
+
+describe('POST /baton/wake', () => {
+  const db = useTestDatabase('sqlite');
+  const clock = new ManualClock(T0);
+  const config = testConfig({ groups: ['default'], lookAheadMs: 2000 });
+  let app: INestApplication;
+  const heard: string[] = [];
+
+  beforeAll(async () => {
+    await ensureTenant(db.dataSource, 'acme', 'default');
+    await ensureTenant(db.dataSource, 'elsewhere', 'reports');
+    @Module({ imports: [DatabaseModule.forRoot({ dataSource: db.dataSource }), EngineCoreModule.forRoot(config, clock, new EngineMetrics({ defaultMetrics: false })), WakeupsModule] })
+    class WakeOnly {}
+    app = await NestFactory.create(WakeOnly, { logger: false, abortOnError: false, bodyParser: false });
+    await app.init();
+    app.get(ClaimSignal).onDue((tenantId) => heard.push(tenantId));
+  });
+  afterAll(() => app?.close());
+
+  const secretOf = async (tenantId: string) => (await db.dataSource.getRepository(TenantEntity).findOneByOrFail({ id: tenantId })).executorSecret;
+  const wake = async (tenantId: string, body: unknown, at = clock.now()) => {
+    const text = JSON.stringify(body);
+    clock.advance(1); // each request its own signature: the replay guard refuses one seen before
+    return request(app.getHttpServer())
+      .post(PATHS.wake)
+      .set({ 'content-type': 'application/json', ...sign(await secretOf(tenantId), tenantId, 'POST', PATHS.wake, text, at) })
+      .send(text);
+  };
+
+  it("claims the signing tenant's runs now when the run falls in the look-ahead", async () => {
+    heard.length = 0;
+    expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
+    expect((await wake('acme', { dueAt: clock.now() + 1500 })).status).toBe(204);
+    expect(heard).toEqual(['acme', 'acme']);
+  });
+
+  it("leaves to the poll a run beyond the look-ahead, and a tenant of a group this engine does not serve", async () => {
+    heard.length = 0;
+    expect((await wake('acme', { dueAt: clock.now() + 60_000 })).status).toBe(204);
+    expect((await wake('elsewhere', { dueAt: clock.now() })).status).toBe(204);
+    expect(heard).toEqual([]);
+  });
+
+  it('refuses an unsigned or mis-signed wake-up (401) and one without an instant dueAt (400 naming it), and claims nothing', async () => {
+    heard.length = 0;
+    const unsigned = await request(app.getHttpServer()).post(PATHS.wake).set('content-type', 'application/json').send('{"dueAt":1}');
+    expect(unsigned.status).toBe(401);
+    const text = JSON.stringify({ dueAt: clock.now() });
+    const forged = await request(app.getHttpServer())
+      .post(PATHS.wake)
+      .set({ 'content-type': 'application/json', ...sign('not-the-secret', 'acme', 'POST', PATHS.wake, text, clock.now()) })
+      .send(text);
+    expect(forged.status).toBe(401);
+    for (const dueAt of ['soon', -1, 1.5, null]) {
+      const bad = await wake('acme', { dueAt });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([{ field: 'dueAt', reason: 'must be an integer instant (epoch ms)' }]);
+    }
+    expect(heard).toEqual([]);
+  });
+});

@@ -1,0 +1,35 @@
+/**
+ * A run of `tenantId` became due sooner than an engine's next claim poll would find it (a manual
+ * trigger, a run created through the API): the engines that can fire it are told at once, and
+ * polling stays the safety net (a wake-up lost on the way costs at most BATON_CLAIM_INTERVAL_MS).
+ */
+export interface RunWakeup {
+  tenantId: string;
+  /** The tenant's engine group: only its engines are woken. */
+  engineGroup: string;
+  /** When the run is due (epoch ms). An engine claims ahead only what falls in its look-ahead. */
+  dueAt: number;
+}
+
+/**
+ * How wake-ups travel from where runs are written (the console) to the engines. Two adapters:
+ * InProcessWakeups when console and engine share a process (embedded mode), and the console's
+ * signed HTTP wake-up to each live engine of the group otherwise (apps/console/src/wakeups).
+ */
+export interface RunWakeups {
+  /** Fire and forget: never throws, never waits for an engine. */
+  wake(wakeup: RunWakeup): void;
+}
+
+/** Console and engine in one process: a wake-up is a function call to the engine's listeners. */
+export class InProcessWakeups implements RunWakeups {
+  private readonly listeners: Array<(wakeup: RunWakeup) => void> = [];
+
+  listen(listener: (wakeup: RunWakeup) => void): void {
+    this.listeners.push(listener);
+  }
+
+  wake(wakeup: RunWakeup): void {
+    for (const listener of this.listeners) listener(wakeup);
+  }
+}
