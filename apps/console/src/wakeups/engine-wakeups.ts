@@ -29,6 +29,8 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly agents = new OutboundAgents({ maxSockets: 4 });
   private engines: Cached<EngineNodeRow[]> | null = null;
   private readonly secrets = new Map<string, Cached<string | null>>();
+  /** The last signing time used per tenant: see signedAt. */
+  private readonly lastSignedAt = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -47,6 +49,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(wakeup.tenantId)]);
     if (secret === null) return;
     const now = this.clock.now();
+    const signedAt = this.signedAt(wakeup.tenantId, now);
     const body = JSON.stringify({ dueAt: wakeup.dueAt } satisfies WakeRequest);
     const targets = engines.filter((e) => e.groups.includes(wakeup.engineGroup) && now - e.heartbeatAt < SILENT_MS);
     await Promise.all(
@@ -54,7 +57,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
         const answer = await postOutbound({
           url: `${engine.url.replace(/\/+$/, '')}${PATHS.wake}`,
           body,
-          headers: { 'content-type': 'application/json', ...sign(secret, wakeup.tenantId, 'POST', PATHS.wake, body, now) },
+          headers: { 'content-type': 'application/json', ...sign(secret, wakeup.tenantId, 'POST', PATHS.wake, body, signedAt) },
           check: () => null,
           timeoutMs: TIMEOUT_MS,
           maxResponseBytes: 4096,
@@ -64,6 +67,18 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
         else if (answer.status !== 204) this.logger.warn(`engine ${engine.id} refused a wake-up: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId: wakeup.tenantId });
       }),
     );
+  }
+
+  /**
+   * A signing time later than the tenant's last one: two triggers committed in the same
+   * millisecond would otherwise send the same body under the same timestamp — the same signature,
+   * which an engine refuses as a replay, and the second run would wait for a poll. Ahead of the
+   * clock by a few ms at most, well inside the engines' skew window.
+   */
+  private signedAt(tenantId: string, now: number): number {
+    const at = Math.max(now, (this.lastSignedAt.get(tenantId) ?? 0) + 1);
+    this.lastSignedAt.set(tenantId, at);
+    return at;
   }
 
   private liveEngines(): Promise<EngineNodeRow[]> {

@@ -1,0 +1,62 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
+import { PATHS, verify } from '@baton/protocol';
+import { useTestDatabase } from '../../../../test/support/databases';
+import { EngineWakeups } from './engine-wakeups';
+
+const T0 = Date.UTC(2026, 10, 26);
+
+describe('EngineWakeups', () => {
+  const db = useTestDatabase('sqlite');
+  const clock = new ManualClock(T0);
+  const heard: Array<{ engine: string; tenant: string; body: string; signature: string; ok: boolean }> = [];
+  const servers: Server[] = [];
+
+  /** A stand-in engine: records each wake-up and checks its signature with the tenant's secret. */
+  const engine = async (name: string): Promise<string> => {
+    const server = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const ok = req.url === PATHS.wake && verify('secret-acme', req.headers, 'POST', PATHS.wake, body, clock.now()).ok;
+        heard.push({ engine: name, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok });
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  };
+  const node = (id: string, groups: string, url: string, heartbeatAt = T0, state = 'UP') => ({ id, groups, host: 'h', pid: 1, url, slots: 8, startedAt: T0, heartbeatAt, state });
+
+  beforeAll(async () => {
+    const ds = db.dataSource;
+    await ds.getRepository(EngineGroupEntity).insert([{ name: 'default', description: '', createdAt: T0 }, { name: 'reports', description: '', createdAt: T0 }]);
+    await ds.getRepository(TenantEntity).insert({ id: 'acme', name: 'Acme', engineGroup: 'default', executorSecret: 'secret-acme', createdAt: T0 });
+    await ds.getRepository(EngineNodeEntity).insert([
+      node('e1', 'default', await engine('e1')),
+      node('e2', 'reports,default', await engine('e2')),
+      node('other-group', 'reports', await engine('other-group')),
+      node('silent', 'default', await engine('silent'), T0 - 60_000),
+      node('down', 'default', await engine('down'), T0, 'DOWN'),
+    ]);
+  });
+  afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
+
+  it("wakes every live engine of the tenant's group, signed, and two wake-ups of the same millisecond under different signatures", async () => {
+    const wakeups = new EngineWakeups(db.dataSource, clock);
+    wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
+    wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
+    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    wakeups.onModuleDestroy();
+    expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
+    expect(heard.every((h) => h.ok && h.tenant === 'acme' && JSON.parse(h.body).dueAt === T0)).toBe(true);
+    const toE1 = heard.filter((h) => h.engine === 'e1');
+    expect(toE1[0].signature).not.toBe(toE1[1].signature);
+  });
+});
