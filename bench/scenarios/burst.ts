@@ -64,9 +64,12 @@ export function stats(values: number[]): StageStats {
 }
 
 const SQL_COUNTERS = ['Questions', 'Com_begin', 'Com_commit', 'Com_rollback', 'Com_select', 'Com_update', 'Com_insert', 'Com_set_option'];
+/** What each run costs the server beneath the statements: rows and index entries written, bytes on the wire (issue 22's profile). */
+const WORK_COUNTERS = ['Innodb_rows_inserted', 'Innodb_rows_updated', 'Handler_write', 'Handler_update', 'Handler_delete', 'Bytes_received', 'Bytes_sent'];
 
 async function sqlCounters(c: Cluster): Promise<Record<string, number>> {
-  const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${SQL_COUNTERS.map(() => '?').join(',')})`, SQL_COUNTERS);
+  const names = [...SQL_COUNTERS, ...WORK_COUNTERS];
+  const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${names.map(() => '?').join(',')})`, names);
   return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
 }
 
@@ -168,7 +171,7 @@ export async function runBurstCase(
       byEngine: fig.byEngine,
       byExecutor: fig.byExecutor,
       cpuSec: cpu,
-      sqlPerRun: Object.fromEntries(SQL_COUNTERS.map((k) => [k, +((sql1[k] - sql0[k]) / n).toFixed(2)])),
+      sqlPerRun: Object.fromEntries([...SQL_COUNTERS, ...WORK_COUNTERS].map((k) => [k, +((sql1[k] - sql0[k]) / n).toFixed(2)])),
       rssMb: rss,
       dispatchFailures: failures,
       perEngine,
@@ -239,7 +242,8 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   console.log(`Burst — summary\n${table(summaryHeaders, summary)}\n`);
   const cpuRows = cases.map((r) => [r.n, r.engines, ...['mariadb', 'engine', 'executor'].map((k) => Object.entries(r.cpuSec).filter(([name]) => name.startsWith(k)).reduce((a, [, v]) => a + v, 0))]);
   console.log(`Burst — MariaDB statements per run (server-wide counters over the burst; includes the bench's own polling)\n${table(['N', 'eng', ...SQL_COUNTERS], cases.map((r) => [r.n, r.engines, ...SQL_COUNTERS.map((k) => r.sqlPerRun[k])]))}\n`);
-  console.log(`Burst — CPU seconds used during the burst (T → last callback), by component\n${table(['N', 'eng', 'mariadb', 'engines', 'executors'], cpuRows)}\n`);
+  console.log(`Burst — what each run costs MariaDB beneath the statements (rows, index entries, bytes)\n${table(['N', 'eng', ...WORK_COUNTERS], cases.map((r) => [r.n, r.engines, ...WORK_COUNTERS.map((k) => r.sqlPerRun[k])]))}\n`);
+  console.log(`Burst — CPU seconds used during the burst (T → last callback), by component, and ms of CPU per run\n${table(['N', 'eng', 'mariadb', 'engines', 'executors', 'mariadb/run', 'engines/run', 'executors/run', 'all/run'], cpuRows.map((row) => { const [n, , ...cpu] = row; const per = cpu.map((v) => +((v * 1000) / n).toFixed(3)); return [...row, ...per, +per.reduce((a, b) => a + b, 0).toFixed(3)]; }))}\n`);
   writeResult(`burst${options.tag ?? ''}.json`, { benchmark: 'burst', quick: !full, engineEnv: options.engineEnv ?? {}, machine: machine(), seeding: 'direct PENDING run rows due at T (claim/dispatch path; planner bypassed)', tenant: BURST_TENANT, executorEnv: options.executorEnv ?? BURST_EXECUTOR_ENV, cases });
   const cats = cases.map((r) => `${r.n}×${r.engines}e`);
   writeResult(
