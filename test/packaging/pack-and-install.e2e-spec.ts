@@ -47,7 +47,7 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
   const dir = mkdtempSync(join(tmpdir(), 'baton-sdk-pack-'));
   const project = join(dir, 'my-service');
   const children: ChildProcess[] = [];
-  let packed: PackedFile[] = [];
+  const packed: PackedFile[] = [];
 
   beforeAll(async () => {
     // A plain `npm pack` in each package's folder, dist/ emptied first: its prepack must build it.
