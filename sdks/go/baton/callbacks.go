@@ -46,6 +46,11 @@ func (e *Executor) post(base, path string, payload any) (int, []byte) {
 	if err != nil {
 		return 0, []byte(err.Error())
 	}
+	return e.postBody(base, path, body)
+}
+
+// postBody is post with the body already serialised.
+func (e *Executor) postBody(base, path string, body []byte) (int, []byte) {
 	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		return 0, []byte(err.Error())
@@ -114,12 +119,17 @@ func describe(status int, body []byte) string {
 // or refuses it for good (400, 413, 422), with jittered exponential backoff between rounds.
 func (e *Executor) deliver(cb *callback) {
 	key := runKey(cb.RunID, cb.Attempt)
-	wire := cb.wire()
+	wire, err := compactJSON(cb.wire())
+	if err != nil { // cannot happen: every field is JSON already
+		e.warn("callback %s: %v", key, err)
+		return
+	}
 	for tries := 1; ; tries++ {
 		e.senders <- struct{}{}
 		status, answer, url := 0, []byte(nil), ""
 		for _, url = range e.order(cb.URLs, e.opts.EngineURLs) {
-			if status, answer = e.post(url, "/baton/callbacks", wire); status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
+			a := e.batchesFor(url).send(wire)
+			if status, answer = a.status, a.body; status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
 				break
 			}
 		}

@@ -40,7 +40,8 @@ type Executor struct {
 	running       int
 	finished      map[string]*list.Element // → finishedRun, oldest first in finishedOrder
 	finishedOrder *list.List
-	pending       map[string]*callback // final callbacks no engine has taken yet
+	pending       map[string]*callback        // final callbacks no engine has taken yet
+	batches       map[string]*callbackBatches // by engine URL
 	creditSeq     int64
 	draining      bool
 	executorID    *int64
@@ -74,7 +75,7 @@ func New(opts Options, handlers ...Handler) (*Executor, error) {
 	}
 	e := &Executor{
 		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, finished: map[string]*list.Element{},
-		finishedOrder: list.New(), pending: map[string]*callback{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
+		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
 		stopped: make(chan struct{}), retryNow: make(chan struct{}), senders: make(chan struct{}, o.CallbackConcurrency),
 		client: &http.Client{Timeout: o.RequestTimeout, Transport: &http.Transport{
 			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: o.CallbackConcurrency, IdleConnTimeout: 60 * time.Second,

@@ -6,7 +6,9 @@ import (
 	"testing"
 )
 
-func big(n int) map[string]any { return map[string]any{"type": "object", "description": strings.Repeat("x", n)} }
+func big(n int) map[string]any {
+	return map[string]any{"type": "object", "description": strings.Repeat("x", n)}
+}
 
 func noop(name string, schema any) Handler {
 	return Handler{Name: name, ParamsSchema: schema, Run: func(_ context.Context, _ *Run) (any, error) { return nil, nil }}
@@ -35,7 +37,9 @@ func TestSendableSchemasFollowTheSDKRule(t *testing.T) {
 
 // The whole object's bound, to the byte, as the engine counts it (JSON.stringify: "<&>" stay as they are).
 func TestSendableSchemasCountBytesAsJSONStringify(t *testing.T) {
-	schemaOf := func(n int) map[string]any { return map[string]any{"description": "<&>" + strings.Repeat("x", n), "type": "object"} }
+	schemaOf := func(n int) map[string]any {
+		return map[string]any{"description": "<&>" + strings.Repeat("x", n), "type": "object"}
+	}
 	emptyEntry := len(`"h0":{"description":"<&>","type":"object"}`)
 	handlersOfSize := func(total int) []Handler {
 		var hs []Handler
