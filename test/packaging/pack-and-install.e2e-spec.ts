@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,7 +37,8 @@ interface PackedFile {
 }
 
 /**
- * The SDK as a business service gets it: both packages packed with `npm pack`, installed from the
+ * The SDK as a business service gets it: both packages packed with a plain `npm pack` in their
+ * folders (their prepack builds dist/), installed from the
  * tarballs alone into a fresh project outside the repository (so nothing of the repo's
  * node_modules can leak in), and the README's 5-line executor run from there against a real
  * Baton (the embedded mode) until a task of it SUCCEEDED.
@@ -46,12 +47,16 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
   const dir = mkdtempSync(join(tmpdir(), 'baton-sdk-pack-'));
   const project = join(dir, 'my-service');
   const children: ChildProcess[] = [];
-  let packed: PackedFile[] = [];
+  const packed: PackedFile[] = [];
 
   beforeAll(async () => {
-    await run(process.execPath, [join(root, 'scripts/build-packages.js')], { cwd: root });
-    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', dir, '-w', '@baton/protocol', '-w', '@baton/executor-sdk'], { cwd: root });
-    packed = JSON.parse(stdout) as PackedFile[];
+    // A plain `npm pack` in each package's folder, dist/ emptied first: its prepack must build it.
+    for (const pkg of ['protocol', 'executor-sdk']) {
+      const dist = join(root, 'libs', pkg, 'dist');
+      if (existsSync(dist)) for (const entry of readdirSync(dist)) rmSync(join(dist, entry), { recursive: true, force: true });
+      const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', dir], { cwd: join(root, 'libs', pkg) });
+      packed.push(...(JSON.parse(stdout) as PackedFile[]));
+    }
     mkdirSync(project);
     await run(npm, ['init', '-y'], { cwd: project });
     const started = Date.now();
@@ -64,6 +69,13 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
   afterAll(() => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds dist/ itself on a plain `npm pack` in the package folder (prepack)', () => {
+    for (const [p, pkg] of packed.map((x) => [x, x.filename.includes('executor-sdk') ? 'executor-sdk' : 'protocol'] as const)) {
+      const paths = p.files.map((f) => f.path);
+      expect(paths).toEqual(expect.arrayContaining([`dist/${pkg}/src/index.js`, `dist/${pkg}/src/index.d.ts`]));
+    }
   });
 
   it('packs built JS and types only: no sources, specs or build info', () => {

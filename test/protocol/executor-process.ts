@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -85,4 +86,46 @@ export function startExecutorProcess(cmd: ExecutorCommand, timeoutMs = 15_000): 
     });
     void exited.then((code) => fail(`exited (${code}) before READY`));
   });
+}
+
+const GO_SDK = resolve(ROOT, 'sdks/go');
+/** Where goExecutorCommand builds the Go SDK's demo executor (sdks/go/examples/demo-executor). */
+export const GO_EXECUTOR_BINARY = resolve(ROOT, '.tmp/go/demo-executor');
+
+/** Newest mtime under `dir` of Go sources and go.mod (0 when none). */
+function newestGoSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestGoSource(path));
+    else if (/\.go$|^go\.(mod|sum)$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Builds the Go demo executor into .tmp/go when a Go source is newer than the binary (offline:
+ * standard library only, so GOPROXY=off; the build cache under .tmp/go too). Fails loudly
+ * without Go (apt-get install golang-go, or BATON_GO).
+ */
+export function buildGoExecutor(): string {
+  const built = existsSync(GO_EXECUTOR_BINARY) ? statSync(GO_EXECUTOR_BINARY).mtimeMs : -1;
+  if (built >= newestGoSource(GO_SDK)) return GO_EXECUTOR_BINARY;
+  mkdirSync(dirname(GO_EXECUTOR_BINARY), { recursive: true });
+  try {
+    execFileSync(process.env.BATON_GO ?? 'go', ['build', '-o', GO_EXECUTOR_BINARY, './examples/demo-executor'], {
+      cwd: GO_SDK,
+      env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off', GOCACHE: resolve(ROOT, '.tmp/go/cache'), CGO_ENABLED: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (err) {
+    const e = err as Error & { stderr?: Buffer };
+    throw new Error(`could not build the Go demo executor (needs Go ≥ 1.19: apt-get install golang-go, or set BATON_GO): ${e.stderr?.toString() || e.message}`);
+  }
+  return GO_EXECUTOR_BINARY;
+}
+
+/** The Go SDK's demo executor (sdks/go/examples/demo-executor), built when stale. */
+export function goExecutorCommand(env: Record<string, string> = {}): ExecutorCommand {
+  return { command: buildGoExecutor(), args: [], cwd: ROOT, env };
 }

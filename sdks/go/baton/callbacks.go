@@ -1,0 +1,237 @@
+package baton
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// callback is a RunCallback: the end of an attempt (Outcome set) or an interim report.
+type callback struct {
+	RunID       int64           `json:"runId"`
+	Attempt     int64           `json:"attempt"`
+	TenantID    string          `json:"tenantId"`
+	ExecutorID  *int64          `json:"executorId,omitempty"`
+	Outcome     string          `json:"outcome,omitempty"`
+	Result      json.RawMessage `json:"result,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	StartedAt   int64           `json:"startedAt,omitempty"`
+	FinishedAt  int64           `json:"finishedAt,omitempty"`
+	Progress    *float64        `json:"progress,omitempty"`
+	Logs        []logLine       `json:"logs,omitempty"`
+	Alarms      []businessAlarm `json:"alarms,omitempty"`
+	AbortReason string          `json:"abortReason,omitempty"`
+	Retryable   *bool           `json:"retryable,omitempty"`
+	Credit      *int            `json:"credit,omitempty"`
+	CreditSeq   int64           `json:"creditSeq,omitempty"`
+	// The dispatch's callbackUrls, tried before the configured engines (spooled with it).
+	URLs []string `json:"callbackUrls,omitempty"`
+}
+
+// wire is the callback as sent (without the executor's own bookkeeping).
+func (cb *callback) wire() callback {
+	c := *cb
+	c.URLs = nil
+	return c
+}
+
+// post sends a signed request to one engine: (status, body); status 0 when no HTTP answer came.
+func (e *Executor) post(base, path string, payload any) (int, []byte) {
+	body, err := compactJSON(payload)
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	return e.postBody(base, path, body)
+}
+
+// postBody is post with the body already serialised.
+func (e *Executor) postBody(base, path string, body []byte) (int, []byte) {
+	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	for k, v := range Sign(e.opts.Secret, e.opts.Tenant, http.MethodPost, path, body, nowMs()) {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := e.client.Do(req)
+	if err != nil {
+		e.mu.Lock()
+		if e.lastGood == base {
+			e.lastGood = ""
+		}
+		e.mu.Unlock()
+		return 0, []byte(err.Error())
+	}
+	defer res.Body.Close()
+	answer, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if res.StatusCode < 500 && res.StatusCode != 429 {
+		e.mu.Lock()
+		e.lastGood = base
+		e.mu.Unlock()
+	}
+	return res.StatusCode, answer
+}
+
+// order: the URLs without duplicates, the engine that answered last first.
+func (e *Executor) order(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range lists {
+		for _, u := range list {
+			if u = strings.TrimRight(u, "/"); !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
+	}
+	e.mu.Lock()
+	last := e.lastGood
+	e.mu.Unlock()
+	for i, u := range out {
+		if u == last {
+			copy(out[1:i+1], out[:i])
+			out[0] = u
+			break
+		}
+	}
+	return out
+}
+
+// describe is an engine's answer for a log line: status, and the code and message of its ErrorBody.
+func describe(status int, body []byte) string {
+	if status == 0 {
+		return string(body)
+	}
+	var eb struct{ Code, Message string }
+	if json.Unmarshal(body, &eb) == nil && eb.Code != "" {
+		return fmt.Sprintf("HTTP %d %s: %s", status, eb.Code, eb.Message)
+	}
+	return fmt.Sprintf("HTTP %d", status)
+}
+
+// deliver sends a final callback until an engine takes it (2xx or 409: stale, already recorded)
+// or refuses it for good (400, 413, 422), with jittered exponential backoff between rounds.
+func (e *Executor) deliver(cb *callback) {
+	key := runKey(cb.RunID, cb.Attempt)
+	wire, err := compactJSON(cb.wire())
+	if err != nil { // cannot happen: every field is JSON already
+		e.warn("callback %s: %v", key, err)
+		return
+	}
+	for tries := 1; ; tries++ {
+		e.senders <- struct{}{}
+		status, answer, url := 0, []byte(nil), ""
+		for _, url = range e.order(cb.URLs, e.opts.EngineURLs) {
+			a := e.batchesFor(url).send(wire)
+			if status, answer = a.status, a.body; status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
+				break
+			}
+		}
+		<-e.senders
+		if status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
+			if status >= 400 && status != 409 {
+				e.warn("callback %s refused for good by %s (%s), dropped", key, url, describe(status, answer))
+			}
+			e.mu.Lock()
+			delete(e.pending, key)
+			e.changed.Broadcast()
+			close(e.retryNow) // the engines answer again: retry the others now
+			e.retryNow = make(chan struct{})
+			e.mu.Unlock()
+			if e.spool != nil {
+				e.spool.done(key, e.pendingCount(), e.warn)
+			}
+			return
+		}
+		if tries == 1 || tries%10 == 0 {
+			e.warn("callback %s not delivered yet (try %d: %s), retrying", key, tries, describe(status, answer))
+		}
+		exp := e.opts.RetryBase << uint(minInt(tries-1, 30))
+		if exp > e.opts.RetryMax || exp <= 0 {
+			exp = e.opts.RetryMax
+		}
+		delay := exp/2 + time.Duration(rand.Int63n(int64(exp/2)+1))
+		e.mu.Lock()
+		wake := e.retryNow
+		e.mu.Unlock()
+		select {
+		case <-time.After(delay):
+		case <-wake:
+		case <-e.stopped:
+			return
+		}
+	}
+}
+
+func (e *Executor) pendingCount() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.pending)
+}
+
+func minInt(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+// interimLoop sends, every ProgressInterval, each running run's new log lines, progress and
+// alarms in an interim callback (no retry: what is not taken goes with the next one or the final).
+func (e *Executor) interimLoop() {
+	t := time.NewTicker(e.opts.ProgressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.stopped:
+			return
+		case <-t.C:
+		}
+		e.mu.Lock()
+		var running []*job
+		for _, j := range e.jobs {
+			if j.state == "RUNNING" {
+				running = append(running, j)
+			}
+		}
+		e.mu.Unlock()
+		for _, j := range running {
+			e.sendInterim(j)
+		}
+	}
+}
+
+func (e *Executor) sendInterim(j *job) {
+	j.sendMu.Lock()
+	defer j.sendMu.Unlock()
+	if j.over {
+		return
+	}
+	rep := j.pending()
+	if rep.empty() {
+		return
+	}
+	e.mu.Lock()
+	cb := callback{RunID: j.req.RunID, Attempt: j.req.Attempt, TenantID: j.req.TenantID, ExecutorID: e.executorID, StartedAt: j.startedAt,
+		Progress: rep.progress, Logs: rep.logs, Alarms: rep.alarms}
+	e.mu.Unlock()
+	for _, url := range e.order(j.req.CallbackURLs, e.opts.EngineURLs) {
+		status, _ := e.post(url, "/baton/callbacks", cb)
+		switch {
+		case status >= 200 && status < 300:
+			j.taken(rep)
+			return
+		case status == 409:
+			j.over = true // the run ended or moved on there; the final callback says what it did
+			return
+		case status == 400 || status == 413 || status == 422:
+			return // refused as it is: the lines go with the final callback
+		}
+	}
+}

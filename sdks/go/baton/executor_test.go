@@ -1,0 +1,175 @@
+package baton
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeEngine records signed callbacks, single and batched, and acks heartbeats.
+type fakeEngine struct {
+	mu        sync.Mutex
+	singles   int
+	batches   []int // size of each batch request
+	finals    map[string]string
+	noBatches bool
+}
+
+func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if Verify("secret", r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderSignature), r.Method, r.URL.Path, body, nowMs(), DefaultMaxSkewMs) != "" {
+		w.WriteHeader(401)
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch r.URL.Path {
+	case "/baton/executors/heartbeat":
+		_, _ = w.Write([]byte(`{"executorId":1,"intervalMs":60000}`))
+	case "/baton/callbacks":
+		var cb callback
+		_ = json.Unmarshal(body, &cb)
+		f.singles++
+		f.finals[runKey(cb.RunID, cb.Attempt)] = cb.Outcome
+		_, _ = w.Write([]byte(`{}`))
+	case "/baton/callbacks/batch":
+		if f.noBatches {
+			w.WriteHeader(404)
+			return
+		}
+		var b struct{ Callbacks []callback }
+		_ = json.Unmarshal(body, &b)
+		f.batches = append(f.batches, len(b.Callbacks))
+		var results []map[string]any
+		for _, cb := range b.Callbacks {
+			f.finals[runKey(cb.RunID, cb.Attempt)] = cb.Outcome
+			results = append(results, map[string]any{"runId": cb.RunID, "attempt": cb.Attempt, "status": 200, "body": map[string]any{}})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"results": results})
+	default:
+		w.WriteHeader(404)
+	}
+}
+
+func (f *fakeEngine) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.finals)
+}
+
+func startExecutor(t *testing.T, engineURL string, o Options, hs ...Handler) *Executor {
+	t.Helper()
+	o.Tenant, o.Secret, o.EngineURLs, o.Logger = "acme", "secret", []string{engineURL}, discardLogger
+	e, err := New(o, hs...)
+	if err == nil {
+		err = e.Start()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = e.Shutdown(ctx)
+	})
+	return e
+}
+
+func dispatchBatch(t *testing.T, e *Executor, engineURL string, n int) {
+	t.Helper()
+	var runs []map[string]any
+	for i := 1; i <= n; i++ {
+		runs = append(runs, map[string]any{"runId": i, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "gate",
+			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{engineURL}})
+	}
+	body, _ := json.Marshal(map[string]any{"runs": runs})
+	req, _ := http.NewRequest("POST", e.URL()+"/baton/runs/batch", bytes.NewReader(body))
+	for k, v := range Sign("secret", "acme", "POST", "/baton/runs/batch", body, nowMs()) {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("dispatch batch: %v %v", err, res)
+	}
+	res.Body.Close()
+}
+
+func waitFor(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	for until := time.Now().Add(5 * time.Second); !done(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(until) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// Runs that end together are called back in batch requests, not one request each.
+func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}}
+	srv := httptest.NewServer(engine)
+	defer srv.Close()
+	gate := make(chan struct{})
+	e := startExecutor(t, srv.URL, Options{Concurrency: 50}, Handle("gate", func(ctx context.Context, run *Run) (any, error) {
+		<-gate
+		return nil, nil
+	}))
+	dispatchBatch(t, e, srv.URL, 50)
+	waitFor(t, "50 running", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 50 })
+	close(gate)
+	waitFor(t, "50 callbacks", func() bool { return engine.count() == 50 })
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	if len(engine.batches) == 0 || len(engine.batches)+engine.singles >= 25 {
+		t.Errorf("50 callbacks took %d batch requests %v and %d single ones", len(engine.batches), engine.batches, engine.singles)
+	}
+}
+
+// An engine without the batch route gets the callbacks one by one.
+func TestFinalCallbacksGoOneByOneToAnEngineWithoutTheBatchRoute(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}, noBatches: true}
+	srv := httptest.NewServer(engine)
+	defer srv.Close()
+	e := startExecutor(t, srv.URL, Options{Concurrency: 20}, Handle("gate", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
+	dispatchBatch(t, e, srv.URL, 20)
+	waitFor(t, "20 callbacks", func() bool { return engine.count() == 20 })
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	if engine.singles != 20 {
+		t.Errorf("%d single callbacks, want 20", engine.singles)
+	}
+}
+
+// A final callback left in the spool file by a stopped executor is delivered by the next one.
+func TestSpooledCallbacksAreDeliveredAfterARestart(t *testing.T) {
+	spoolFile := filepath.Join(t.TempDir(), "spool.jsonl")
+	var lines bytes.Buffer
+	for i := 1; i <= 3; i++ {
+		line, _ := json.Marshal(spoolLine{Put: &callback{RunID: int64(i), Attempt: 1, TenantID: "acme", Outcome: "SUCCEEDED", FinishedAt: nowMs()}})
+		lines.Write(append(line, '\n'))
+	}
+	lines.WriteString(`{"done":"2:1"}` + "\n" + `{"put":{"runId":9,` + "\n") // run 2 delivered; a line cut by a crash
+	if err := os.WriteFile(spoolFile, lines.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	engine := &fakeEngine{finals: map[string]string{}}
+	srv := httptest.NewServer(engine)
+	defer srv.Close()
+	startExecutor(t, srv.URL, Options{SpoolFile: spoolFile}, Handle("gate", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
+	waitFor(t, "the spooled callbacks", func() bool { return engine.count() == 2 })
+	engine.mu.Lock()
+	got := fmt.Sprint(engine.finals)
+	engine.mu.Unlock()
+	if got != "map[1:1:SUCCEEDED 3:1:SUCCEEDED]" {
+		t.Errorf("delivered %s", got)
+	}
+	waitFor(t, "the spool emptied", func() bool { st, err := os.Stat(spoolFile); return err == nil && st.Size() == 0 })
+}

@@ -1,0 +1,96 @@
+package baton
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+type runRef struct {
+	RunID   int64 `json:"runId"`
+	Attempt int64 `json:"attempt"`
+}
+
+// heartbeatBody is an ExecutorHeartbeat: registration and liveness.
+type heartbeatBody struct {
+	TenantID        string                     `json:"tenantId"`
+	App             string                     `json:"app"`
+	URL             string                     `json:"url"`
+	Capacity        int                        `json:"capacity"`
+	InFlight        int                        `json:"inFlight"`
+	Handlers        []string                   `json:"handlers"`
+	HandlerSchemas  map[string]json.RawMessage `json:"handlerSchemas,omitempty"`
+	ProtocolVersion int                        `json:"protocolVersion"`
+	StartedAt       int64                      `json:"startedAt"`
+	Queued          int                        `json:"queued"`
+	QueueLimit      int                        `json:"queueLimit"`
+	Active          []runRef                   `json:"active,omitempty"`
+	Spooled         int                        `json:"spooled"`
+	Draining        bool                       `json:"draining"`
+}
+
+func (e *Executor) heartbeatBody() heartbeatBody {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	hb := heartbeatBody{
+		TenantID: e.opts.Tenant, App: e.opts.App, URL: e.url, Capacity: e.opts.Concurrency,
+		InFlight: e.running + len(e.queue), Handlers: e.names, HandlerSchemas: e.schemas, ProtocolVersion: ProtocolVersion,
+		StartedAt: e.startedAt, Queued: len(e.queue), QueueLimit: e.opts.QueueLimit, Spooled: len(e.pending), Draining: e.draining,
+	}
+	// Omitted, not empty, past the bound; an empty list says "nothing in flight" and is sent.
+	if len(e.jobs) <= maxHeartbeatActive {
+		hb.Active = make([]runRef, 0, len(e.jobs))
+		for _, j := range e.jobs {
+			hb.Active = append(hb.Active, runRef{j.req.RunID, j.req.Attempt})
+		}
+	}
+	return hb
+}
+
+// beat sends one heartbeat to the first engine that takes it, and follows its ack's intervalMs.
+func (e *Executor) beat() bool {
+	var failures []string
+	for _, url := range e.order(e.opts.EngineURLs) {
+		status, answer := e.post(url, "/baton/executors/heartbeat", e.heartbeatBody())
+		if status >= 200 && status < 300 {
+			var ack struct {
+				ExecutorID *int64   `json:"executorId"`
+				IntervalMs *float64 `json:"intervalMs"`
+			}
+			if json.Unmarshal(answer, &ack) == nil {
+				e.mu.Lock()
+				if ack.IntervalMs != nil {
+					ms := *ack.IntervalMs
+					if ms < 10 {
+						ms = 10
+					} else if ms > 600_000 {
+						ms = 600_000
+					}
+					e.heartbeat = time.Duration(ms) * time.Millisecond
+				}
+				if ack.ExecutorID != nil {
+					e.executorID = ack.ExecutorID
+				}
+				e.mu.Unlock()
+			}
+			return true
+		}
+		failures = append(failures, url+": "+describe(status, answer))
+	}
+	e.warn("heartbeat failed on every engine URL (%s)", strings.Join(failures, "; "))
+	return false
+}
+
+func (e *Executor) heartbeatLoop() {
+	for {
+		e.beat()
+		e.mu.Lock()
+		wait := e.heartbeat
+		e.mu.Unlock()
+		select {
+		case <-e.stopped:
+			return
+		case <-time.After(wait):
+		}
+	}
+}

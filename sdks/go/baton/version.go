@@ -1,0 +1,8 @@
+package baton
+
+// Version of the Go SDK. A release is tagged `sdks/go/v<Version>` (the tag form Go uses for a
+// module in a subdirectory of a repository); CHANGELOG-SDK.md at the repository root says what changed.
+const Version = "0.1.0"
+
+// ProtocolVersion is the executor protocol version this SDK speaks (sent in heartbeats).
+const ProtocolVersion = 1

@@ -1,0 +1,3 @@
+module github.com/baton-dev/baton/sdks/go
+
+go 1.19
