@@ -9,6 +9,7 @@
 #   scripts/galera.sh stop            stop the nodes this script started (last node 1, so it may
 #                                     bootstrap the next start)
 #   scripts/galera.sh status          each node: running or not, and its Galera state
+#   scripts/galera.sh start --lease PID / release PID   as scripts/mariadb.sh, for test runs
 #   scripts/galera.sh node N start|stop|status|url   one node (1, 2 or 3); start joins the running ones
 #   scripts/galera.sh node N kill     SIGKILL node N (fault tests)
 #   scripts/galera.sh node N pid      print node N's mariadbd PID
@@ -59,7 +60,7 @@ node_main() {
   fi
   NAME=galera
   SCRIPT="$SELF"
-  USAGE_LINES=2,25
+  USAGE_LINES=2,26
   PORT_ENV=BATON_GALERA_BASE_PORT
   KIND="node"
   LABEL="galera node $node (mariadbd)"
@@ -174,7 +175,14 @@ case "${1:-}" in
   node) shift; node_main "$@" ;;
   start)
     # Node 1 first: it bootstraps when nothing runs; the others join it.
-    for n in "${NODES[@]}"; do "$SELF" node "$n" start; done
+    shift
+    for n in "${NODES[@]}"; do "$SELF" node "$n" start "$@"; done
+    ;;
+  release)
+    # Test runs: drops the lease of PID (start --lease PID); an auto-started node with no live
+    # lease left stops (node 1 last).
+    shift
+    for n in 3 2 1; do "$SELF" node "$n" release "$@"; done
     ;;
   stop)
     for n in 3 2 1; do "$SELF" node "$n" stop; done
@@ -184,5 +192,5 @@ case "${1:-}" in
     for n in "${NODES[@]}"; do "$SELF" node "$n" status || rc=3; done
     exit "$rc"
     ;;
-  *) sed -n '2,25p' "$SELF" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,26p' "$SELF" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
