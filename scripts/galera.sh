@@ -9,6 +9,7 @@
 #   scripts/galera.sh stop            stop the nodes this script started (last node 1, so it may
 #                                     bootstrap the next start)
 #   scripts/galera.sh status          each node: running or not, and its Galera state
+#   scripts/galera.sh url             the nodes' URLs
 #   scripts/galera.sh start --lease PID / release PID   as scripts/mariadb.sh, for test runs
 #   scripts/galera.sh node N start|stop|status|url   one node (1, 2 or 3); start joins the running ones
 #   scripts/galera.sh node N kill     SIGKILL node N (fault tests)
@@ -60,7 +61,7 @@ node_main() {
   fi
   NAME=galera
   SCRIPT="$SELF"
-  USAGE_LINES=2,26
+  USAGE_LINES=2,27
   PORT_ENV=BATON_GALERA_BASE_PORT
   KIND="node"
   LABEL="galera node $node (mariadbd)"
@@ -78,7 +79,14 @@ node_main() {
     [ -f "$PROVIDER" ] || die "$PROVIDER not found (apt-get install galera-4)"
     command -v rsync >/dev/null 2>&1 || die "rsync not found: Galera's state transfer uses it (apt-get install rsync)"
   }
-  cmd_ensure_installed() { require_installed; }
+  cmd_ensure_installed() {
+    if [ -f "$PROVIDER" ] && command -v rsync >/dev/null 2>&1 && { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; }; then
+      log "galera-4, mariadb-server and rsync are installed"
+      return 0
+    fi
+    [ "$(id -u)" = 0 ] || die "galera-4 / mariadb-server / rsync missing and this is not root: apt-get install -y galera-4 mariadb-server rsync"
+    apt_install_no_service galera-4 galera-4 mariadb-server rsync
+  }
 
   client() { mariadb --no-defaults --protocol=socket --socket="$SOCKET" -uroot --connect-timeout=3 "$@"; }
   answers() { [ "$(client -N -e "SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME='WSREP_LOCAL_STATE'" 2>/dev/null)" = 4 ]; }
@@ -103,7 +111,17 @@ node_main() {
     fi
     BOOTSTRAP=()
     if ! others_running; then
-      # No member to join: this node starts a new primary component with the data it has.
+      # No member to join: this node starts a new primary component with the data it has. Only
+      # the node Galera marked safe (the last to stop cleanly) may, when one is marked: another
+      # would start from older data and hand it to the others.
+      local n
+      for n in "${NODES[@]}"; do
+        [ "$n" = "$node" ] && continue
+        if grep -q '^safe_to_bootstrap: 1' "$ROOT/.tmp/galera/$n/data/grastate.dat" 2>/dev/null &&
+          ! grep -q '^safe_to_bootstrap: 1' "$DATADIR/grastate.dat" 2>/dev/null; then
+          die "node $node: node $n stopped last and holds the newest data: start it first (scripts/galera.sh start does)"
+        fi
+      done
       BOOTSTRAP=(--wsrep-new-cluster)
       if [ -f "$DATADIR/grastate.dat" ]; then sed -i 's/^safe_to_bootstrap:.*/safe_to_bootstrap: 1/' "$DATADIR/grastate.dat"; fi
       log "node $node: no other node runs, bootstrapping a new cluster"
@@ -174,9 +192,18 @@ SQL
 case "${1:-}" in
   node) shift; node_main "$@" ;;
   start)
-    # Node 1 first: it bootstraps when nothing runs; the others join it.
+    # The node that stopped last (Galera marks it safe_to_bootstrap) first — node 1 on first use —:
+    # it bootstraps when nothing runs; the others join it.
     shift
-    for n in "${NODES[@]}"; do "$SELF" node "$n" start "$@"; done
+    first=1
+    for n in "${NODES[@]}"; do
+      if grep -q '^safe_to_bootstrap: 1' "$ROOT/.tmp/galera/$n/data/grastate.dat" 2>/dev/null; then first=$n; break; fi
+    done
+    for n in "$first" "${NODES[@]}"; do
+      [ "$n" = "$first" ] && [ "${started_first:-}" = 1 ] && continue
+      "$SELF" node "$n" start "$@"
+      started_first=1
+    done
     ;;
   release)
     # Test runs: drops the lease of PID (start --lease PID); an auto-started node with no live
@@ -187,10 +214,16 @@ case "${1:-}" in
   stop)
     for n in 3 2 1; do "$SELF" node "$n" stop; done
     ;;
+  url)
+    for n in "${NODES[@]}"; do "$SELF" node "$n" url; done
+    ;;
+  ensure-installed)
+    "$SELF" node 1 ensure-installed
+    ;;
   status)
     rc=0
     for n in "${NODES[@]}"; do "$SELF" node "$n" status || rc=3; done
     exit "$rc"
     ;;
-  *) sed -n '2,26p' "$SELF" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,27p' "$SELF" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
