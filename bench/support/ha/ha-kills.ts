@@ -87,10 +87,15 @@ export async function runHaKills(options: HaKillsOptions, log: (line: string) =>
     );
     const token = await login(servers.consolesUrl, c.tenant.id);
 
-    const results = [await killWriter(c, servers, options.burst, log)];
-    results.push(await killBroker(c, servers, token, options.alarmRate, sockets, log));
+    const results: HaKill[] = [];
+    const done = (r: HaKill) => {
+      results.push(r);
+      log(`  → ${r.fault}: ${r.count} expected, lost ${r.lost}, duplicated ${r.duplicated}, pause ${r.pauseMs} ms, recovery ${r.recoveryMs} ms ${JSON.stringify(r.figures)}`);
+    };
+    done(await killWriter(c, servers, options.burst, log));
+    done(await killBroker(c, servers, token, options.alarmRate, sockets, log));
     if (options.browser) browser = await launchChromium();
-    results.push(await killConsole(c, servers, token, options.alarmRate, consoles, sockets, browser, log));
+    done(await killConsole(c, servers, token, options.alarmRate, consoles, sockets, browser, log));
     failed = results.some((r) => r.lost + r.duplicated > 0);
     return results;
   } finally {
@@ -123,10 +128,16 @@ function longestGap(times: number[], from: number): number {
 async function killWriter(c: Cluster, servers: HaServers, n: number, log: (line: string) => void): Promise<HaKill> {
   const due = Math.ceil((Date.now() + 4_000 + n * 0.4) / 1000) * 1000;
   await seedRuns(c, { handler: 'noop', dueAt: dueTimes(n, due) });
-  await waitFor(async () => (await dispatchedCount(c)) >= n / 3, { timeoutMs: 60_000, intervalMs: 20, what: `a third of the ${n} runs dispatched` });
+  const dispatched = await waitFor(
+    async () => {
+      const d = await dispatchedCount(c);
+      return d >= n / 3 ? d : false;
+    },
+    { timeoutMs: 60_000, intervalMs: 20, what: `a third of the ${n} runs dispatched` },
+  );
   const killedAt = Date.now();
   const node = await servers.killWriter();
-  log(`  database: killed Galera node ${node} (the writer) at ${(await dispatchedCount(c).catch(() => NaN)) || 'n/a'} dispatched`);
+  log(`  database: killed Galera node ${node} (the writer) with ${dispatched} of ${n} runs dispatched`);
   const waited = await waitAllEnded(c, n, { timeoutMs: 180_000, stallMs: 60_000, log });
   const newWriter = await servers.writer();
   const { runs, t } = await settle(c, killedAt, log);
@@ -172,7 +183,7 @@ async function alarmSocket(url: string, token: string, cookie?: string): Promise
 async function alarmStream(c: Cluster, rate: number, spanMs: number, tag: string): Promise<{ from: number; n: number }> {
   const n = Math.round((rate * spanMs) / 1000);
   const from = Date.now() + 2_000;
-  await seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0 });
+  await seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0, taskPrefix: tag });
   return { from, n };
 }
 
