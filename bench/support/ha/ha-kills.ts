@@ -240,13 +240,17 @@ async function openPage(browser: Browser, url: string, tenant: string): Promise<
   if (!res.ok()) throw new Error(`browser login: ${res.status()}`);
   await page.goto(`${url}/alarms`);
   await page.locator('main h1').first().waitFor();
-  // Every pop-up's arrival time, kept by the page itself (pop-ups are dismissed and collapse repeats).
-  // (A string: this file is compiled without the DOM's types.)
+  // When a pop-up appears or a repeat is counted into one (alarms of one task collapse into one
+  // pop-up, "×N"), kept by the page itself. (A string: this file is compiled without the DOM's types.)
   await page.evaluate(`
     window.__toastTimes = [];
     new MutationObserver((records) => {
-      for (const r of records) for (const node of r.addedNodes) if (node instanceof HTMLElement && node.matches('.toast[data-alarm-type]')) window.__toastTimes.push(Date.now());
-    }).observe(document.body, { childList: true, subtree: true });
+      const grew = records.some((r) => {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        return el && el.closest('.toasts') && (r.type === 'characterData' || r.addedNodes.length > 0);
+      });
+      if (grew) window.__toastTimes.push(Date.now());
+    }).observe(document.body, { childList: true, subtree: true, characterData: true });
   `);
   const cookie = (await context.cookies()).find((k) => k.name === 'BATON_CONSOLE')?.value;
   return { page, consoleNo: consoleOfCookie(cookie), toasts: () => page.evaluate<number[]>('window.__toastTimes') };
