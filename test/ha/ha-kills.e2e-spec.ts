@@ -17,7 +17,7 @@ describe('high availability: kill -9 of the database writer, a broker, a console
   let results: HaKill[] = [];
   // One cluster test file at a time on the machine (they measure); waiting for the lock is not the test's time.
   beforeAll(async () => {
-    release = await acquireSuiteLock();
+    release = await acquireSuiteLock(900_000);
   }, 900_000);
   beforeAll(async () => {
     results = await runHaKills({ burst: 600, alarmRate: 10, browser: true }, (line) => console.log(`[ha] ${line}`));

@@ -35,7 +35,7 @@ describe('engine liveness on Galera: locks are per node', () => {
 
   // The HA servers are shared with ha-kills.e2e-spec.ts, which kills them: one file at a time.
   beforeAll(async () => {
-    release = await acquireSuiteLock();
+    release = await acquireSuiteLock(900_000);
   }, 900_000);
   beforeAll(async () => {
     servers = await HaServers.start((line) => console.log(`[ha] ${line}`));
