@@ -21,7 +21,7 @@ export interface HaKill {
   duplicated: number;
   /** The longest stretch with nothing arriving (runs ending, alarms reaching a socket) around the kill, ms. */
   pauseMs: number;
-  /** Kill → everything done (last run ended, last alarm delivered), ms. */
+  /** Kill → the service is back: last run of the burst ended (database), first alarm raised after the kill delivered (broker), socket reconnected (console), ms. */
   recoveryMs: number;
   figures: Record<string, unknown>;
 }
@@ -141,7 +141,9 @@ async function killWriter(c: Cluster, servers: HaServers, n: number, log: (line:
   const waited = await waitAllEnded(c, n, { timeoutMs: 180_000, stallMs: 60_000, log });
   const newWriter = await servers.writer();
   const { runs, t } = await settle(c, killedAt, log);
-  const ends = runs.filter((r) => r.finishedAt !== null).map((r) => r.finishedAt as number);
+  // When the engines wrote each run's end (updated_at): finished_at is the executor's clock, and
+  // a callback that met the failover is retried by the executor with its original finish time.
+  const ends = runs.filter((r) => r.finishedAt !== null).map((r) => r.updatedAt);
   const engineDown = await c.ds.getRepository(AlarmEntity).count({ where: { tenantId: c.tenant.id, type: 'ENGINE_DOWN' } });
   const restarted = Date.now();
   await servers.restartNode(node);
@@ -221,9 +223,16 @@ async function killBroker(c: Cluster, servers: HaServers, token: string, rate: n
     lost: rows.filter((a) => !seen.has(a.uid ?? '')).length,
     duplicated: [...seen.values()].filter((v) => v > 1).length,
     pauseMs: longestGap(times, killedAt),
-    recoveryMs: Math.max(...times) - killedAt,
+    // Kill → the first alarm raised after the kill reaching the socket (through the other broker).
+    recoveryMs: firstAfter(client.arrivals, rows, killedAt) - killedAt,
     figures: { alarmsPerSecond: rate, alarmRows: rows.length, delivered: seen.size, socketEvents: client.events.length },
   };
+}
+
+/** When the first alarm raised after `t` arrived (NaN: none did). */
+function firstAfter(arrivals: ReadonlyArray<{ id: string; at: number }>, rows: readonly AlarmEntity[], t: number): number {
+  const raisedAfter = new Set(rows.filter((a) => a.raisedAt > t).map((a) => a.uid));
+  return Math.min(...arrivals.filter((a) => raisedAfter.has(a.id)).map((a) => a.at));
 }
 
 /** The console (1 or 2) a browser with HAProxy's cookie `BATON_CONSOLE=consoleN` is on. */
