@@ -107,14 +107,23 @@ export async function runHaKills(options: HaKillsOptions, log: (line: string) =>
   }
 }
 
+/** Logs in through HAProxy, once it has seen a console up (its health check runs every 500 ms). */
 async function login(consolesUrl: string, tenant: string): Promise<string> {
-  const res = await fetch(`${consolesUrl}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ tenant, username: 'ha-admin', password: PASSWORD }),
-  });
-  if (!res.ok) throw new Error(`login through HAProxy: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { token: string }).token;
+  let last = '';
+  const token = await waitFor(
+    async () => {
+      const res = await fetch(`${consolesUrl}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tenant, username: 'ha-admin', password: PASSWORD }),
+      });
+      if (res.ok) return ((await res.json()) as { token: string }).token;
+      last = `${res.status} ${await res.text()}`;
+      return false;
+    },
+    { timeoutMs: 15_000, intervalMs: 250, what: 'a login through HAProxy', detail: () => last },
+  );
+  return token;
 }
 
 /** The longest interval between consecutive instants of `times` that ends after `from` (the kill). */
