@@ -22,6 +22,10 @@
 #
 # Environment: BATON_ACTIVEMQ_STOMP_PORT (default 61613), BATON_ACTIVEMQ_START_TIMEOUT (seconds,
 # default 90), BATON_ACTIVEMQ_HEAP (default 256M), BATON_ACTIVEMQ_JAVA (default: java on PATH).
+# A network of brokers (high availability, `baton cluster --ha`): BATON_ACTIVEMQ_NETWORK_PORT adds
+# an OpenWire connector on 127.0.0.1:<port> for the other brokers, and BATON_ACTIVEMQ_NETWORK_TO
+# (a space-separated list of host:port) a duplex network connector to each of those brokers, so a
+# message published on one broker reaches the subscribers of the others.
 #
 # The configuration is the Debian package's activemq.xml (instances-available/main), copied, with
 # its OpenWire connector (61616) replaced by one STOMP connector on 127.0.0.1:<port>. The broker is
@@ -50,7 +54,7 @@ LOCKFILE="$ROOT/.tmp/activemq/$PORT.lock"
 
 NAME=activemq
 SCRIPT="${BASH_SOURCE[0]}"
-USAGE_LINES=2,30
+USAGE_LINES=2,34
 PORT_ENV=BATON_ACTIVEMQ_STOMP_PORT
 KIND=broker
 LABEL=ActiveMQ
@@ -109,16 +113,26 @@ answers() {
 write_config() {
   mkdir -p "$CONF" "$DATA"
   local connector="<transportConnector name=\"stomp\" uri=\"stomp://127.0.0.1:${PORT}?transport.closeAsync=false\"/>"
+  local network_port="${BATON_ACTIVEMQ_NETWORK_PORT:-}" network="" peer
+  if [ -n "$network_port" ]; then
+    connector="$connector<transportConnector name=\"network\" uri=\"tcp://127.0.0.1:${network_port}\"/>"
+  fi
+  for peer in ${BATON_ACTIVEMQ_NETWORK_TO:-}; do
+    # Duplex: one connection carries both directions; reconnects by itself while the peer is down.
+    network="$network<networkConnector name=\"to-${peer//[:.]/-}\" uri=\"static:(tcp://${peer})?maxReconnectDelay=1000\" duplex=\"true\"/>"
+  done
+  [ -z "$network" ] || network="<networkConnectors>$network</networkConnectors>"
   # Copy of the Debian instance config: every transportConnector removed, ours added; the broker
   # named after the port (two private brokers on one machine stay apart).
-  awk -v connector="$connector" -v name="baton-$PORT" '
+  awk -v connector="$connector" -v network="$network" -v name="baton-$PORT" '
     /<transportConnector[^>]*\/>/ { next }
-    /<transportConnectors>/ { print; print "            " connector; next }
+    /<transportConnectors>/ { if (network != "") print "        " network; print; print "            " connector; next }
     { gsub(/brokerName="[^"]*"/, "brokerName=\"" name "\""); print }
   ' "$DEBIAN_CONF/activemq.xml" >"$CONF/activemq.xml.new"
   grep -qF "stomp://127.0.0.1:${PORT}" "$CONF/activemq.xml.new" || die "could not add the STOMP connector to a copy of $DEBIAN_CONF/activemq.xml (no <transportConnectors> element?)"
-  if grep -E 'uri="(tcp|amqp|mqtt|ws|nio|ssl|auto)' "$CONF/activemq.xml.new" >/dev/null; then
-    die "the copy of $DEBIAN_CONF/activemq.xml still has a connector other than STOMP"
+  if grep -E 'transportConnector name="[^"]*" uri="(amqp|mqtt|ws|nio|ssl|auto)' "$CONF/activemq.xml.new" >/dev/null ||
+    { [ -z "$network_port" ] && grep -E 'transportConnector name="[^"]*" uri="tcp' "$CONF/activemq.xml.new" >/dev/null; }; then
+    die "the copy of $DEBIAN_CONF/activemq.xml still has a connector other than STOMP (and OpenWire for the network)"
   fi
   mv "$CONF/activemq.xml.new" "$CONF/activemq.xml"
   if [ -f "$DEBIAN_CONF/log4j2.properties" ]; then cp "$DEBIAN_CONF/log4j2.properties" "$CONF/log4j2.properties"; fi

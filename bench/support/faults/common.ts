@@ -50,6 +50,8 @@ export interface RunBatch {
   retry?: Partial<RetryPolicy>;
   /** Per-task alarm silence window; 0 = every alarm its own (none collapsed). */
   alarmSilenceMs?: number;
+  /** Task name prefix (default `fault`): several batches in one tenant need their own. */
+  taskPrefix?: string;
 }
 
 /** Runs per task: ≤ 100 keeps each task-queue token bucket (burst 1,000) out of the way. */
@@ -63,7 +65,7 @@ export async function seedRuns(c: Cluster, batch: RunBatch): Promise<number[]> {
     c.ds,
     c.tenant,
     Array.from({ length: taskCount }, (_, i) => ({
-      name: `fault-${batch.handler}-${i}`,
+      name: `${batch.taskPrefix ?? 'fault'}-${batch.handler}-${i}`,
       trigger: { kind: 'MANUAL' as const },
       handler: batch.handler,
       // Every run must execute, however late a fault makes it: the default FIRE_ONCE_NOW would

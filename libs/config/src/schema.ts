@@ -140,6 +140,16 @@ export const AUXILIARY_VARIABLES: readonly AuxiliaryVariable[] = [
   { name: 'BATON_ACTIVEMQ_START_TIMEOUT', usedBy: 'scripts/activemq.sh', default: '90', description: 'Seconds to wait for it to start.' },
   { name: 'BATON_ACTIVEMQ_HEAP', usedBy: 'scripts/activemq.sh', default: '256M', description: 'Its Java heap.' },
   { name: 'BATON_ACTIVEMQ_JAVA', usedBy: 'scripts/activemq.sh', description: 'The `java` to run it with. Default: `java` on PATH.' },
+  { name: 'BATON_ACTIVEMQ_NETWORK_PORT', usedBy: 'scripts/activemq.sh', description: 'Network of brokers (`baton cluster --ha`): an OpenWire connector on 127.0.0.1:<port> for the other brokers. Default none.' },
+  { name: 'BATON_ACTIVEMQ_NETWORK_TO', usedBy: 'scripts/activemq.sh', description: 'Network of brokers: `host:port` list of the brokers to bridge to (duplex; set it on one side only). Default none.' },
+  { name: 'BATON_GALERA_BASE_PORT', usedBy: 'scripts/galera.sh', default: '18300', description: 'The Galera cluster of `baton cluster --ha`: node N answers SQL on base+N, replication on base+10+N, IST on base+20+N, state transfer on base+30+N.' },
+  { name: 'BATON_GALERA_START_TIMEOUT', usedBy: 'scripts/galera.sh', default: '120', description: 'Seconds to wait for a node to be Synced.' },
+  { name: 'BATON_GALERA_PROVIDER_OPTIONS', usedBy: 'scripts/galera.sh', description: 'wsrep_provider_options replacing the local ones (failure detection after 1 s; keep Galera\'s defaults on a real network).' },
+  { name: 'BATON_HAPROXY_DB_PORT', usedBy: 'scripts/haproxy.sh', default: '18340', description: 'HAProxy\'s database front: every connection to one Galera node.' },
+  { name: 'BATON_HAPROXY_STATS_PORT', usedBy: 'scripts/haproxy.sh', default: '18341', description: 'HAProxy\'s stats page.' },
+  { name: 'BATON_HAPROXY_CONSOLE_PORT', usedBy: 'scripts/haproxy.sh', default: '18350', description: 'HAProxy\'s front for the consoles (HTTP and websockets).' },
+  { name: 'BATON_HAPROXY_GALERA_PORTS', usedBy: 'scripts/haproxy.sh', default: '18301 18302 18303', description: 'The Galera nodes behind it, in order of preference.' },
+  { name: 'BATON_HAPROXY_CONSOLE_PORTS', usedBy: 'scripts/haproxy.sh', default: '18381 18382', description: 'The consoles behind it.' },
 ];
 
 /** The variables `process` reads, one entry per name. */

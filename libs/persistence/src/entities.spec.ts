@@ -14,6 +14,7 @@ import {
   RunLogEntity,
   RunRollupEntity,
   SessionEntity,
+  LoginThrottleEntity,
   TaskDependencyEntity,
   TaskEntity,
   TenantEntity,
@@ -75,6 +76,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
+  { entity: LoginThrottleEntity, name: 'login_throttle', full: { key: 'f'.repeat(64), failures: 6, lastFailureAt: T, waitUntil: T + 120_000 } },
   {
     entity: ApiKeyEntity,
     name: 'api_keys',

@@ -4,16 +4,17 @@ import { parseClusterOptions } from './cluster-options';
 
 describe('baton cluster options', () => {
   it('defaults: console 8080, engines 8090 and 8091, the demo executor, data kept', () => {
-    expect(parseClusterOptions([])).toEqual({ consolePort: 8080, enginePort: 8090, engines: 2, fresh: false, executor: true });
+    expect(parseClusterOptions([])).toEqual({ consolePort: 8080, enginePort: 8090, engines: 2, fresh: false, executor: true, ha: false });
   });
 
   it('reads every option', () => {
-    expect(parseClusterOptions(['--console-port', '0', '--engine-port=9000', '--engines', '3', '--fresh', '--no-executor'])).toEqual({
+    expect(parseClusterOptions(['--console-port', '0', '--engine-port=9000', '--engines', '3', '--fresh', '--no-executor', '--ha'])).toEqual({
       consolePort: 0,
       enginePort: 9000,
       engines: 3,
       fresh: true,
       executor: false,
+      ha: true,
     });
   });
 

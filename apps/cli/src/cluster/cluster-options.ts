@@ -12,9 +12,14 @@ export interface ClusterOptions {
   fresh: boolean;
   /** Start the demo executor (and wait for a demo run to succeed). Default true. */
   executor: boolean;
+  /**
+   * Highly available: a three-node Galera cluster behind HAProxy instead of one MariaDB, two
+   * ActiveMQ brokers in a network, two consoles behind HAProxy (ports 18300-18499). Default false.
+   */
+  ha: boolean;
 }
 
-export const CLUSTER_USAGE = `usage: baton cluster [--console-port N] [--engine-port N] [--engines N] [--fresh] [--no-executor]`;
+export const CLUSTER_USAGE = `usage: baton cluster [--console-port N] [--engine-port N] [--engines N] [--fresh] [--no-executor] [--ha]`;
 
 /** `baton cluster`'s command line. */
 export function parseClusterOptions(args: string[]): ClusterOptions {
@@ -30,6 +35,7 @@ export function parseClusterOptions(args: string[]): ClusterOptions {
         engines: { type: 'string', default: '2' },
         fresh: { type: 'boolean', default: false },
         'no-executor': { type: 'boolean', default: false },
+        ha: { type: 'boolean', default: false },
       },
     }).values;
   } catch (error) {
@@ -44,6 +50,7 @@ export function parseClusterOptions(args: string[]): ClusterOptions {
     engines,
     fresh: values.fresh,
     executor: !values['no-executor'],
+    ha: values.ha,
   };
 }
 

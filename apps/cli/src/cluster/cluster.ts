@@ -11,13 +11,39 @@ import { PrivateServer } from './private-server';
 import { repoRoot } from './repo-root';
 import { SupervisedProcess } from './supervised-process';
 
+/** `--ha`: the consoles' ports and HAProxy's front for them (scripts/haproxy.sh's defaults), the brokers' ports. */
+const HA = {
+  consoles: [18381, 18382],
+  consolesFront: 'http://127.0.0.1:18350',
+  brokers: [
+    { BATON_ACTIVEMQ_STOMP_PORT: '18361', BATON_ACTIVEMQ_NETWORK_PORT: '18371' },
+    { BATON_ACTIVEMQ_STOMP_PORT: '18362', BATON_ACTIVEMQ_NETWORK_PORT: '18372', BATON_ACTIVEMQ_NETWORK_TO: '127.0.0.1:18371' },
+  ],
+} as const;
+
+/** `--ha`'s servers: Galera then HAProxy in front of it (database), two brokers in a network. */
+function haServers(root: string, output: PrefixedOutput): { database: PrivateServer[]; brokers: PrivateServer[] } {
+  return {
+    database: [new PrivateServer('galera', root, output), new PrivateServer('haproxy', root, output)],
+    brokers: HA.brokers.map((env, i) => new PrivateServer(`activemq-${i + 1}`, root, output, { script: 'activemq.sh', env })),
+  };
+}
+
+/** Starts the servers one after the other (HAProxy needs its Galera nodes); their URLs. */
+async function inOrder(servers: readonly PrivateServer[]): Promise<string[]> {
+  const urls: string[] = [];
+  for (const server of servers) urls.push(await server.ensureRunning());
+  return urls;
+}
+
 /** How long a Baton process may take to print its ready line (migrations, a cold disk). */
 const READY_TIMEOUT_MS = 120_000;
 /** How long the first demo run may take to succeed once the executor is up (the cron task fires every 10 s). */
 const FIRST_RUN_TIMEOUT_MS = 120_000;
 
 /**
- * `baton cluster`: a local cluster in one command. Starts the private MariaDB and ActiveMQ of
+ * `baton cluster`: a local cluster in one command (`--ha`: the highly available set — a three-node
+ * Galera cluster and two consoles behind HAProxy, two brokers in a network). Starts the private MariaDB and ActiveMQ of
  * scripts/ (unless BATON_DB_URL / BATON_BROKER_URL name others), migrates the database, starts a
  * console, the engines and the demo executor as child processes with prefixed output, creates
  * the demo tenant on first start, and prints the URLs and logins once a demo run has SUCCEEDED.
@@ -28,10 +54,11 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
   const startedAt = Date.now();
   const root = repoRoot();
   const engineNames = Array.from({ length: options.engines }, (_, i) => `engine-${i + 1}`);
-  const output = new PrefixedOutput(['cluster', 'mariadb', 'activemq', 'console', ...engineNames, 'executor']);
+  const consoleNames = options.ha ? HA.consoles.map((_, i) => `console-${i + 1}`) : ['console'];
+  const serverNames = options.ha ? ['galera', 'haproxy', 'activemq-1', 'activemq-2'] : ['mariadb', 'activemq'];
+  const output = new PrefixedOutput(['cluster', ...serverNames, ...consoleNames, ...engineNames, 'executor']);
   const say = (line: string) => output.line('cluster', line);
-  const mariadb = new PrivateServer('mariadb', root, output);
-  const activemq = new PrivateServer('activemq', root, output);
+  const servers = options.ha ? haServers(root, output) : { database: [new PrivateServer('mariadb', root, output)], brokers: [new PrivateServer('activemq', root, output)] };
   const children: SupervisedProcess[] = [];
 
   let stopping: Promise<void> | undefined;
@@ -42,7 +69,7 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         if (!child.exit) say(`stopping ${child.name} (pid ${child.pid})`);
         await child.stop();
       }
-      for (const server of [activemq, mariadb]) {
+      for (const server of [...servers.brokers, ...servers.database].reverse()) {
         if (server.startedHere) say(`stopping ${server.name} (started by this cluster)`);
         await server.stopIfStartedHere().catch((error: Error) => say(error.message));
       }
@@ -68,8 +95,10 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
 
   try {
     const [databaseUrl, brokerUrl] = await Promise.all([
-      env.BATON_DB_URL ? Promise.resolve(env.BATON_DB_URL) : mariadb.ensureRunning().then((server) => withDatabase(server, CLUSTER_DATABASE)),
-      env.BATON_BROKER_URL ? Promise.resolve(env.BATON_BROKER_URL) : activemq.ensureRunning(),
+      env.BATON_DB_URL ? Promise.resolve(env.BATON_DB_URL) : inOrder(servers.database).then((urls) => withDatabase(urls[urls.length - 1], CLUSTER_DATABASE)),
+      env.BATON_BROKER_URL
+        ? Promise.resolve(env.BATON_BROKER_URL)
+        : Promise.all(servers.brokers.map((b) => b.ensureRunning())).then((urls) => (urls.length > 1 ? `failover:(${urls.join(',')})` : urls[0])),
     ]);
     if (!/^(mysql|mariadb):\/\//.test(databaseUrl)) throw new Error(`a cluster needs MySQL/MariaDB (several engines on one database): BATON_DB_URL is ${safeDatabaseUrl(databaseUrl)}`);
     const database = databaseName(databaseUrl);
@@ -84,11 +113,18 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
 
     const logins = demoLogins(env);
     const shared = { ...env, BATON_DB_URL: databaseUrl, BATON_BROKER_URL: brokerUrl };
-    const consoleProcess = start(
-      'console',
-      'console',
-      { ...shared, BATON_CONSOLE_PORT: String(options.consolePort), BATON_OPERATOR_USERNAME: logins.operator.username, BATON_OPERATOR_PASSWORD: logins.operator.password },
-      /^CONSOLE READY (\S+)/,
+    const consoleProcesses = consoleNames.map((name, i) =>
+      start(
+        name,
+        'console',
+        {
+          ...shared,
+          BATON_CONSOLE_PORT: String(options.ha ? HA.consoles[i] : options.consolePort),
+          BATON_OPERATOR_USERNAME: logins.operator.username,
+          BATON_OPERATOR_PASSWORD: logins.operator.password,
+        },
+        /^CONSOLE READY (\S+)/,
+      ),
     );
     const engines = engineNames.map((name, i) =>
       start(
@@ -103,7 +139,9 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         /^ENGINE READY (\S+) (\S+)/,
       ),
     );
-    const consoleUrl = (await consoleProcess.whenReady(READY_TIMEOUT_MS))[1];
+    const consoleUrls = await Promise.all(consoleProcesses.map(async (p) => (await p.whenReady(READY_TIMEOUT_MS))[1]));
+    // --ha: browsers and API clients go through HAProxy, which moves them when a console dies.
+    const consoleUrl = options.ha ? HA.consolesFront : consoleUrls[0];
     const engineUrls = await Promise.all(engines.map(async (engine) => (await engine.whenReady(READY_TIMEOUT_MS))[2]));
 
     const tenant = await ensureDemoTenant(consoleUrl, logins, state);
@@ -131,8 +169,11 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
     console.log(
       [
         '',
-        `Baton — local cluster: a console, ${engines.length} engine(s)${options.executor ? ' and the demo executor' : ''} on MariaDB and ActiveMQ`,
+        options.ha
+          ? `Baton — local highly available cluster: 2 consoles behind HAProxy, ${engines.length} engine(s)${options.executor ? ', the demo executor' : ''}, a 3-node Galera cluster behind HAProxy, 2 ActiveMQ brokers`
+          : `Baton — local cluster: a console, ${engines.length} engine(s)${options.executor ? ' and the demo executor' : ''} on MariaDB and ActiveMQ`,
         `  console    ${base}/        (web console; REST API under ${base}/api, docs at ${base}/api/docs)`,
+        ...(options.ha ? [`  consoles   ${consoleUrls.join('  ')}   (behind ${base}; HAProxy stats http://127.0.0.1:18341/)`] : []),
         `  operator   ${logins.operator.username} / ${logins.operator.password}`,
         `  login      tenant ${logins.tenant.tenant}, ${logins.tenant.username} / ${logins.tenant.password}   (the tenant's admin)`,
         `  engines    ${engineUrls.join('  ')}   (group "${CLUSTER_ENGINE_GROUP}"; /health, /metrics)`,

@@ -17,6 +17,9 @@ Prints the URLs and logins once a demo run has SUCCEEDED. Ctrl-C stops what it s
   --engines N        engine nodes                                          default 2
   --fresh            drop the cluster's database and state first
   --no-executor      no demo executor (run yours with the printed variables)
+  --ha               highly available: a 3-node Galera cluster behind HAProxy instead of one
+                     MariaDB, two ActiveMQ brokers in a network, two consoles behind HAProxy
+                     (http://localhost:18350); ports 18300-18499 (docs/OPERATIONS.md)
 
 Variables:
   BATON_DB_URL             use this MySQL/MariaDB database instead of starting MariaDB (created when missing)

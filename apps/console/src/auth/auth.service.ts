@@ -25,7 +25,7 @@ const LOGIN_FAILED = 'Invalid tenant, username or password';
 @Injectable()
 export class AuthService {
   private readonly logger = new Logger('Auth');
-  private readonly throttle = new LoginThrottle();
+  private readonly throttle: LoginThrottle;
   /**
    * Compared against when the username is unknown, so both failures take the same time: made
    * with the cost of real hashes (a cheaper one would tell unknown names apart by timing).
@@ -38,6 +38,7 @@ export class AuthService {
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {
     this.dummyHash = bcrypt.hashSync('baton-dummy-password', options.passwordHashRounds);
+    this.throttle = new LoginThrottle(dataSource);
   }
 
   hashPassword(password: string): Promise<string> {
@@ -54,15 +55,15 @@ export class AuthService {
   async login(credentials: LoginCredentials, address: string): Promise<LoginResponse> {
     const { tenant, username, password } = credentials;
     const account = throttleAccount(tenant, username);
-    this.refuseWhileThrottled(account, address);
+    await this.refuseWhileThrottled(account, address);
     const users = this.dataSource.getRepository(UserEntity);
     const user = await users.findOneBy({ loginTenant: tenant ?? '', username });
     const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
     if (!user || !ok || user.disabled) {
-      this.recordFailure(account, address);
+      await this.recordFailure(account, address);
       throw unauthorized(LOGIN_FAILED);
     }
-    this.throttle.recordSuccess(account, address);
+    await this.throttle.recordSuccess(account, address);
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
@@ -93,12 +94,12 @@ export class AuthService {
     const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     const account = throttleAccount(user.tenantId, user.username);
-    this.refuseWhileThrottled(account, address);
+    await this.refuseWhileThrottled(account, address);
     if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
-      this.recordFailure(account, address);
+      await this.recordFailure(account, address);
       throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
     }
-    this.throttle.recordSuccess(account, address);
+    await this.throttle.recordSuccess(account, address);
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
     await inTransaction(this.dataSource, async (em) => {
@@ -108,13 +109,13 @@ export class AuthService {
     });
   }
 
-  private refuseWhileThrottled(account: string, address: string): void {
-    const waitMs = this.throttle.retryAfterMs(account, address, this.clock.now());
+  private async refuseWhileThrottled(account: string, address: string): Promise<void> {
+    const waitMs = await this.throttle.retryAfterMs(account, address, this.clock.now());
     if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
   }
 
-  private recordFailure(account: string, address: string): void {
-    for (const delay of this.throttle.recordFailure(account, address, this.clock.now())) {
+  private async recordFailure(account: string, address: string): Promise<void> {
+    for (const delay of await this.throttle.recordFailure(account, address, this.clock.now())) {
       const who = delay.kind === 'address' ? `address ${delay.address}` : `account ${JSON.stringify(delay.account)} from address ${delay.address}`;
       this.logger.warn(`Login delay of ${delay.delayMs / 1000} s for ${who} after ${delay.failures} failed password checks`);
     }

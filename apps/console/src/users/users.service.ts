@@ -95,10 +95,20 @@ export class UsersService {
     }
   }
 
-  /** Creates the user unless its tenant (or the operators) has one of that name (seeding, bootstrap). True when created. */
+  /**
+   * Creates the user unless its tenant (or the operators) has one of that name (seeding, bootstrap).
+   * True when created. Several consoles starting together may race to create the same bootstrap
+   * user: the one that loses finds it made by the other, which is as good.
+   */
   async ensure(input: NewUser): Promise<boolean> {
-    if (await this.dataSource.getRepository(UserEntity).existsBy({ loginTenant: input.tenantId ?? '', username: input.username })) return false;
-    await this.create(input);
+    const exists = () => this.dataSource.getRepository(UserEntity).existsBy({ loginTenant: input.tenantId ?? '', username: input.username });
+    if (await exists()) return false;
+    try {
+      await this.create(input);
+    } catch (error) {
+      if (await exists()) return false;
+      throw error;
+    }
     return true;
   }
 

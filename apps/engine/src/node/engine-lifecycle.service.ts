@@ -14,6 +14,7 @@ import { TakeoverService } from './takeover/takeover.service';
 import { releaseHeldRuns } from '../runs/release-held-runs';
 import { RunClaims } from '../runs/run-claims';
 import { NODE_WORKERS, NodeWorker } from './node-workers';
+import { WriterFollower } from './writer-follower';
 
 export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';
 
@@ -33,12 +34,17 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
  * (guarded CLAIMED → PENDING), and mark the node DOWN so nobody waits for its heartbeat to age.
  * DISPATCHED runs (a send in flight when the dispatch side stopped) are left to their lease:
  * when it expires a survivor re-sends them to the same executor, which de-duplicates.
+ *
+ * While running, claiming and planning pause whenever the liveness lock is lost or the pool
+ * reaches another server than the lock (a database failover: WriterFollower), and resume once
+ * the lock is held again where the pool writes.
  */
 @Injectable()
 export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Engine');
   private readonly heartbeatLoop: PeriodicLoop;
   private readonly livenessLoop: PeriodicLoop;
+  private readonly writer: WriterFollower;
   private stateValue: EngineState = 'NEW';
   private urlValue: string | null = null;
 
@@ -61,13 +67,16 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       config.heartbeatMs,
       async () => {
         await this.node.heartbeat();
+        await this.writer.check();
         await this.takeover.runOnce();
       },
       this.logger,
     );
     this.livenessLoop = new PeriodicLoop('liveness', Math.max(1, config.livenessPollMs), async () => {
+      if (this.writer.paused) await this.writer.check();
       await this.takeover.runByLocks();
     }, this.logger);
+    this.writer = new WriterFollower(dataSource, node.lock, [claimer, planner], () => this.stateValue === 'RUNNING', this.logger);
   }
 
   get state(): EngineState {
@@ -88,7 +97,10 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       await this.takeover.recoverOwnLeftovers();
       for (const node of provablyDead) await this.takeover.takeOver(node, { cause: 'PROCESS_GONE' });
       this.heartbeatLoop.start(this.config.heartbeatMs);
-      if (this.node.livenessLocked) this.livenessLoop.start(this.config.livenessPollMs);
+      if (this.node.livenessLocked) {
+        this.livenessLoop.start(this.config.livenessPollMs);
+        this.writer.start();
+      }
       this.leases.start();
       this.planner.start();
       this.claimer.start();
@@ -149,6 +161,7 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
   }
 
   private async stopLoops(): Promise<void> {
+    this.writer.stop();
     // Claimer first: nothing new enters the DueQueue while the rest stops.
     await this.claimer.stop();
     for (const worker of this.workers) await worker.stop();

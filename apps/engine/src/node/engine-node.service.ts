@@ -31,7 +31,7 @@ export class EngineNodeService {
     private readonly dataSource: DataSource,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
-    private readonly lock: LivenessLock,
+    readonly lock: LivenessLock,
   ) {}
 
   /** Whether this node holds a liveness lock others can watch (MySQL/MariaDB, and not turned off). */

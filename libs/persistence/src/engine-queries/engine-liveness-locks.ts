@@ -1,5 +1,4 @@
-import type { EntityManager } from 'typeorm';
-import { execute, num } from './sql';
+import { num } from './sql';
 
 /**
  * An engine's liveness bound to its database session (MySQL/MariaDB; embedded SQLite runs one
@@ -25,6 +24,13 @@ import { execute, num } from './sql';
  */
 const LOCK_NAME = "CONCAT('baton.', LEFT(SHA2(CONCAT(DATABASE(), '/', ?), 256), 40))";
 
+/**
+ * Named locks are local to one server — on a Galera cluster, to one node: a lock held on node 1
+ * is free on node 2. So an engine asks about the others' locks on the very session that holds
+ * its own (findFreeLivenessLocks), and claims only while its pool reaches the server its lock is
+ * on (livenessLockServer).
+ */
+
 /** A connection to hold the lock on: anything that runs a query (a mysql2 connection, or a manager). */
 export interface LockSession {
   query(sql: string, values: unknown[]): Promise<unknown>;
@@ -41,15 +47,25 @@ export async function acquireLivenessLock(session: LockSession, nodeId: string):
 }
 
 /**
- * Of `nodeIds`, those whose lock nobody holds: their process (or at least its database session)
- * is gone. One round trip for all of them.
+ * Of `nodeIds`, those whose lock nobody holds on the server `session` is connected to: their
+ * process (or at least its database session) is gone. One round trip for all of them. Ask on the
+ * session that holds this node's own lock: another server's answer says nothing about the locks
+ * taken where this node's lock lives.
  */
-export async function findFreeLivenessLocks(manager: EntityManager, nodeIds: readonly string[]): Promise<string[]> {
+export async function findFreeLivenessLocks(session: LockSession, nodeIds: readonly string[]): Promise<string[]> {
   if (nodeIds.length === 0) return [];
   const columns = nodeIds.map((_, i) => `IS_FREE_LOCK(${LOCK_NAME}) AS f${i}`).join(', ');
-  const { rows } = await execute<Record<string, unknown>>(manager, `SELECT ${columns}`, [...nodeIds]);
-  const row = rows[0] ?? {};
+  const row = firstRow(await session.query(`SELECT ${columns}`, [...nodeIds])) ?? {};
   return nodeIds.filter((_, i) => num(row[`f${i}`] as number) === 1);
+}
+
+/**
+ * Which server `session` is connected to, as that server names itself (host:port): behind a
+ * proxy, the only way to tell whether two connections reached the same Galera node.
+ */
+export async function livenessLockServer(session: LockSession): Promise<string> {
+  const row = firstRow(await session.query("SELECT CONCAT(@@hostname, ':', @@port) AS server", []));
+  return String(row?.server ?? '');
 }
 
 function firstRow(result: unknown): Record<string, unknown> | undefined {

@@ -4,6 +4,7 @@ import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
 import { HistoryCursorEntity } from './history-cursor.entity';
+import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
 import { RunLogEntity } from './run-log.entity';
@@ -25,6 +26,7 @@ export {
   EngineNodeEntity,
   ExecutorEntity,
   HistoryCursorEntity,
+  LoginThrottleEntity,
   RetentionPolicyEntity,
   RunEntity,
   RunRollupEntity,
@@ -58,4 +60,5 @@ export const ENTITIES = [
   RetentionPolicyEntity,
   WebhookChannelEntity,
   WebhookDeliveryEntity,
+  LoginThrottleEntity,
 ];

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { findFreeLivenessLocks, findLeaseHolders, findUpEngineNodes, inTransaction, insertEngineDownAlarms, markEngineNodeDown } from '@baton/persistence';
+import { findLeaseHolders, findUpEngineNodes, inTransaction, insertEngineDownAlarms, markEngineNodeDown } from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../../config/engine-config';
 import { EngineMetrics } from '../../metrics/engine-metrics';
@@ -91,13 +91,17 @@ export class TakeoverService {
    * counts as seen held only if seen during this node's current lock session: after a database
    * restart every session is new, and the others need a moment to take their locks again. A node
    * whose lock was never seen held (an engine of an older version) is left to the heartbeat.
+   * The locks are read on this node's own lock session (LivenessLock.freeAmong): named locks are
+   * local to a Galera node, and a lock looks free on every node but the one it is held on.
    * No-op where locks are not supported or off.
    */
   async runByLocks(): Promise<Takeover[]> {
     const mine = this.lock.session;
     if (mine === null) return [];
     const others = (await findUpEngineNodes(this.dataSource.manager)).filter((n) => n.id !== this.config.nodeId);
-    const free = new Set(await findFreeLivenessLocks(this.dataSource.manager, others.map((n) => n.id)));
+    const freeNow = await this.lock.freeAmong(others.map((n) => n.id));
+    if (freeNow === null || this.lock.session !== mine) return [];
+    const free = new Set(freeNow);
     const takeovers: Takeover[] = [];
     for (const node of others) {
       if (!free.has(node.id)) {
