@@ -52,3 +52,17 @@ export interface RunDetail extends Run {
   /** Null before dispatch or when the executor is gone. */
   executor: RunExecutor | null;
 }
+
+/** One id's outcome in a bulk cancel / re-run of the runs list. */
+export interface BulkRunResult {
+  id: number;
+  /** What the single action would have answered: 200 cancelled, 201 run again, 404, 409. */
+  status: number;
+  /** Cancel: the run; re-run: the new run; null when refused. */
+  runId: number | null;
+  message: string | null;
+}
+
+export interface BulkRunResults {
+  results: BulkRunResult[];
+}

@@ -1,10 +1,11 @@
-import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { Body, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { RunDetailView, RunPage, RunQuery, RunView } from './dto/run.dto';
+import { BulkRunsDto, BulkRunsView, RunDetailView, RunPage, RunQuery, RunView } from './dto/run.dto';
 import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
@@ -31,5 +32,42 @@ export class RunsController {
   @ApiOkResponse({ type: RunDetailView })
   cancel(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
     return this.runs.cancel(tenantId, id);
+  }
+
+  @Post(':id/rerun')
+  @ApiOperation({ summary: 'Run a finished run again: a new MANUAL run of its task with the params it ran with (409 while active, for a shard, or when the task was deleted)' })
+  @ApiCreatedResponse({ type: RunDetailView })
+  rerun(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
+    return this.runs.rerun(tenantId, id);
+  }
+
+  @Post('bulk-cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel several runs in one transaction: one result per id (a refused id does not undo the others)' })
+  @ApiOkResponse({ type: BulkRunsView })
+  async bulkCancel(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
+    return { results: await this.runs.bulk(tenantId, body.ids, 'cancel') };
+  }
+
+  @Post('bulk-rerun')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run several finished runs again, each with its params, in one transaction: one result per id' })
+  @ApiOkResponse({ type: BulkRunsView })
+  async bulkRerun(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
+    return { results: await this.runs.bulk(tenantId, body.ids, 'rerun') };
+  }
+
+  @Get(':id/log')
+  @ApiOperation({ summary: "Download the run's whole log as text (every attempt, oldest line first): `<ISO time> <LEVEL> [attempt n] message`" })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'The log, text/plain; an attachment named run-<id>.log', schema: { type: 'string' } })
+  async log(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<StreamableFile> {
+    const pages = this.runs.logText(tenantId, id);
+    const first = await pages.next(); // a missing run is a 404 here, before the answer starts
+    async function* all(): AsyncGenerator<string> {
+      if (!first.done) yield first.value;
+      yield* pages;
+    }
+    return new StreamableFile(Readable.from(all()), { type: 'text/plain; charset=utf-8', disposition: `attachment; filename="run-${id}.log"` });
   }
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
 import { IntQuery, PageQuery, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
@@ -99,4 +99,29 @@ export class RunDetailView extends RunView implements Api.RunDetail {
 export class RunPage implements Api.Page<RunView> {
   @ApiProperty({ type: [RunView] }) items!: RunView[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+}
+
+/** Ids a bulk action of the runs list takes at most. */
+export const MAX_BULK_RUNS = 500;
+
+export class BulkRunsDto {
+  @ApiProperty({ type: [Number], minItems: 1, maxItems: MAX_BULK_RUNS, description: `Run ids, 1 to ${MAX_BULK_RUNS} (a repeated id counts once)` })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BULK_RUNS)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  ids!: number[];
+}
+
+export class BulkRunResultView implements Api.BulkRunResult {
+  @ApiProperty({ description: 'The run id given' }) id!: number;
+  @ApiProperty({ description: 'What the single action would have answered: 200 cancelled, 201 run again, 404 no such run of the tenant, 409 wrong state' }) status!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Cancel: the run; re-run: the new run; null when refused' }) runId!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it was refused; null when done' }) message!: string | null;
+}
+
+export class BulkRunsView implements Api.BulkRunResults {
+  @ApiProperty({ type: [BulkRunResultView], description: 'One result per distinct id, in the order given' }) results!: BulkRunResultView[];
 }
