@@ -4,7 +4,7 @@
  * re-run (one transaction, a result per id, tenant-checked), copy a task, download a run's log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunEntity } from '@baton/persistence';
+import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -104,5 +104,42 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(res.headers['content-disposition']).toContain(`run-${run.id}.log`);
     expect(res.text).toBe(`2026-03-01T00:00:00.001Z ERROR [attempt 1] first try failed\n2026-03-01T00:00:00.002Z INFO  [attempt 2] second try ok\n`);
     expect((await t.http().get(`/api/runs/${run.id}/log`).set(globex.viewer)).status).toBe(404);
+  });
+
+  it('searches runs by error text and by params in a time range, newest first, tenant-scoped', async () => {
+    const base = T0 - 10 * 3_600_000;
+    const mine = [];
+    for (let i = 0; i < 6; i++) {
+      mine.push(await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', scheduledAt: base + i * 1000, error: i % 2 ? `Error: disk 50%_full on node-${i}\n  at x` : 'timed out', params: { region: `eu-${i}` } }));
+    }
+    const globexTask = (await t.http().post('/api/tasks').set(globex.admin).send(cronTask('theirs-search'))).body.id as number;
+    await insertRun(db.dataSource, 'globex', globexTask, { state: 'FAILED', scheduledAt: base + 500, error: 'Error: disk 50%_full on node-9' });
+    const range = `from=${base}&to=${base + 6000}`;
+    const res = await t.http().get(`/api/runs/search?q=${encodeURIComponent('DISK 50%_')}&${range}`).set(acme.viewer);
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((r: { id: number }) => r.id)).toEqual([mine[5].id, mine[3].id, mine[1].id]);
+    expect(res.body).toMatchObject({ nextCursor: null, searchedFrom: base });
+    const byParams = await t.http().get(`/api/runs/search?q=eu-4&field=params&${range}`).set(acme.viewer);
+    expect(byParams.body.items.map((r: { id: number }) => r.id)).toEqual([mine[4].id]);
+    const narrow = await t.http().get(`/api/runs/search?q=disk&from=${base}&to=${base + 2000}`).set(acme.viewer);
+    expect(narrow.body.items.map((r: { id: number }) => r.id)).toEqual([mine[1].id]);
+    const bad = await t.http().get(`/api/runs/search?q=disk&from=${base}&to=${base}`).set(acme.viewer);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('to');
+    expect((await t.http().get(`/api/runs/search?from=1&to=2`).set(acme.viewer)).body.errors[0].field).toBe('q');
+  });
+
+  it('a search call examines at most its scan budget and pages on through the range', async () => {
+    const base = T0 - 20 * 3_600_000;
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', scheduledAt: base + i, error: i === 0 || i === 3 ? 'needle' : 'hay' })).id);
+    const seen: number[][] = [];
+    let after = null;
+    do {
+      const page = await searchRuns(db.dataSource.manager, { tenantId: 'acme', text: 'needle', field: 'error', from: base, to: base + 5, after, scanBudget: 2, limit: 50 });
+      seen.push(page.rows.map((r) => r.id));
+      after = page.next;
+    } while (after);
+    expect(seen).toEqual([[ids[3]], [], [ids[0]]]); // slices (4, 3), (2, 1), (0)
   });
 });

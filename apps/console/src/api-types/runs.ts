@@ -66,3 +66,11 @@ export interface BulkRunResult {
 export interface BulkRunResults {
   results: BulkRunResult[];
 }
+
+/** GET /api/runs/search: a slice of the range searched, newest first. */
+export interface RunSearchPage {
+  items: Run[];
+  nextCursor: string | null;
+  /** The runs scheduled from here up to `to` have been examined. */
+  searchedFrom: number;
+}

@@ -5,7 +5,7 @@ import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { BulkRunsDto, BulkRunsView, RunDetailView, RunPage, RunQuery, RunView } from './dto/run.dto';
+import { BulkRunsDto, BulkRunsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
@@ -17,6 +17,17 @@ export class RunsController {
   @ApiOkResponse({ type: RunPage })
   list(@TenantId() tenantId: string, @Query() query: RunQuery): Promise<Page<RunView>> {
     return this.runs.list(tenantId, query);
+  }
+
+  @Get('search')
+  @ApiOperation({
+    summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
+    description:
+      'Each call examines a bounded slice of the range (20,000 runs, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
+  })
+  @ApiOkResponse({ type: RunSearchPageView })
+  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery): Promise<RunSearchPageView> {
+    return this.runs.search(tenantId, query);
   }
 
   @Get(':id')

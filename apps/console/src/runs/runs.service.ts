@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES, type RunState } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { cancelRun, cancelShards, ExecutorEntity, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
+import { cancelRun, cancelShards, ExecutorEntity, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, searchRuns, RunLogEntity, TaskEntity } from '@baton/persistence';
 import type { EntityManager } from 'typeorm';
-import { ApiException, conflict, notFound } from '../common/api-error';
+import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-import type { Page } from '../common/cursor';
+import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
-import type { BulkRunResultView, RunDetailView, RunQuery, RunView } from './dto/run.dto';
+import { decodeCursor, encodeCursor } from '../common/cursor';
+import type { BulkRunResultView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -86,6 +87,34 @@ export class RunsService {
         return rows.map((r) => runView(r, names.get(r.taskId) ?? null));
       },
     );
+  }
+
+  /**
+   * Runs whose error text (or params) contains `q`, scheduled in [from, to), newest first — a
+   * slice of the range a call (searchRuns: at most SEARCH_SCAN_BUDGET runs examined), so a call
+   * costs the same at any history size; the client pages on with nextCursor.
+   */
+  async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+    if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
+    if (query.taskId !== undefined && !(await this.dataSource.getRepository(TaskEntity).existsBy({ id: query.taskId, tenantId }))) throw notFound('Task', query.taskId);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const page = await searchRuns(this.dataSource.manager, {
+      tenantId,
+      taskId: query.taskId,
+      text: query.q,
+      field: query.field ?? 'error',
+      from: query.from,
+      to: query.to,
+      after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+      scanBudget: SEARCH_SCAN_BUDGET,
+      limit,
+    });
+    const names = await this.taskNames(tenantId, page.rows.map((r) => r.taskId));
+    return {
+      items: page.rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
+      nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null,
+      searchedFrom: page.next ? page.next.time : query.from,
+    };
   }
 
   async get(tenantId: string, id: number): Promise<RunDetailView> {
@@ -217,6 +246,12 @@ export class RunsService {
     }
   }
 }
+
+/**
+ * Runs a search call examines at most (searchRuns). Measured with the history bench's search
+ * calls (docs/BENCHMARKS.md): the slice's cost, not the table's size, sets a call's time.
+ */
+export const SEARCH_SCAN_BUDGET = 20_000;
 
 /** Log lines a page of the log download reads. */
 const LOG_PAGE = 2000;

@@ -8,3 +8,4 @@ export * from './count-existing-fires';
 export * from './revoke-owner-keys';
 export * from './find-tenant-runs';
 export * from './read-run-log-page';
+export * from './search-runs';

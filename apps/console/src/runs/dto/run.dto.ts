@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
-import { IntQuery, PageQuery, ToList } from '../../common/query';
+import { IntQuery, PageQuery, ToInt, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
 export class RunQuery extends PageQuery {
@@ -124,4 +124,50 @@ export class BulkRunResultView implements Api.BulkRunResult {
 
 export class BulkRunsView implements Api.BulkRunResults {
   @ApiProperty({ type: [BulkRunResultView], description: 'One result per distinct id, in the order given' }) results!: BulkRunResultView[];
+}
+
+export const SEARCH_FIELDS = ['error', 'params'] as const;
+
+export class RunSearchQuery extends PageQuery {
+  @ApiProperty({ description: 'Text to find in the chosen field (a substring, 2 to 200 characters; ASCII letters match either case)' })
+  @IsDefined()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(200)
+  q!: string;
+
+  @ApiPropertyOptional({ enum: SEARCH_FIELDS, default: 'error', description: "error: the run's error text; params: its params (JSON text)" })
+  @IsOptional()
+  @IsIn(SEARCH_FIELDS)
+  field?: (typeof SEARCH_FIELDS)[number];
+
+  @ApiProperty({ type: Number, description: 'Scheduled at or after (epoch ms)' })
+  @IsDefined()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  from!: number;
+
+  @ApiProperty({ type: Number, description: 'Scheduled before (epoch ms), after `from`' })
+  @IsDefined()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  to!: number;
+
+  @IntQuery('Only runs of this task', 1)
+  taskId?: number;
+}
+
+export class RunSearchPageView implements Api.RunSearchPage {
+  @ApiProperty({ type: [RunView], description: 'Matches, newest scheduled first' }) items!: RunView[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` to search on; null when the range is searched through. A page may hold fewer than `limit` matches (even none) and still have a next one: each call examines a bounded slice of the range',
+  })
+  nextCursor!: string | null;
+  @ApiProperty({ description: 'The search has examined the runs scheduled from here (epoch ms) up to `to`; `from` when done' }) searchedFrom!: number;
 }
