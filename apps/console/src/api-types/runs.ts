@@ -1,4 +1,7 @@
 import type { ExecutorState, JsonValue, RunCause, RunState } from '../../../../libs/domain/src/types';
+import type { TimelineEntry } from '../../../../libs/domain/src/run/timeline';
+
+export type { TimelineEntry };
 
 export interface Run {
   id: number;
@@ -18,6 +21,10 @@ export interface Run {
   dueAt: number;
   executorId: number | null;
   dispatchedAt: number | null;
+  /** A retried run: when its first attempt went out. */
+  firstDispatchedAt: number | null;
+  /** The first attempt's lateness (dispatch − scheduled), as the statistics count it; null before dispatch and for BACKFILL runs. */
+  latenessMs: number | null;
   acceptedAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -73,4 +80,20 @@ export interface RunSearchPage {
   nextCursor: string | null;
   /** The runs scheduled from here up to `to` have been examined. */
   searchedFrom: number;
+}
+
+/** One attempt of a run (GET /api/runs/{id}/attempts). */
+export interface RunAttempt {
+  attempt: number;
+  latest: boolean;
+  state: RunState | null;
+  executorId: number | null;
+  dueAt: number | null;
+  error: string | null;
+  timeline: TimelineEntry[];
+  logs: RunLog[];
+}
+
+export interface RunAttempts {
+  items: RunAttempt[];
 }

@@ -5,7 +5,7 @@ import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { BulkRunsDto, BulkRunsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
+import { BulkRunsDto, BulkRunsView, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
@@ -35,6 +35,13 @@ export class RunsController {
   @ApiOkResponse({ type: RunDetailView })
   get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
     return this.runs.get(tenantId, id);
+  }
+
+  @Get(':id/attempts')
+  @ApiOperation({ summary: 'Every attempt of a run, oldest first, each with its timeline (one fixed order, out-of-order reports flagged) and its log lines' })
+  @ApiOkResponse({ type: RunAttemptsView })
+  async attempts(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunAttemptsView> {
+    return { items: await this.runs.attempts(tenantId, id) };
   }
 
   @Post(':id/cancel')

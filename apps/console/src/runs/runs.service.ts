@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES, type RunState } from '@baton/domain';
+import { ACTIVE_STATES, attemptTimeline, firstAttemptLateness, RUN_CAUSES, RUN_STATES, type RunState } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { cancelRun, cancelShards, ExecutorEntity, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, searchRuns, RunLogEntity, TaskEntity } from '@baton/persistence';
+import { cancelRun, cancelShards, ExecutorEntity, findRunAttempts, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, searchRuns, RunLogEntity, TaskEntity } from '@baton/persistence';
 import type { EntityManager } from 'typeorm';
 import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
-import type { BulkRunResultView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
+import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -29,6 +29,8 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     dueAt: row.dueAt,
     executorId: row.executorId,
     dispatchedAt: row.dispatchedAt,
+    firstDispatchedAt: row.firstDispatchedAt,
+    latenessMs: firstAttemptLateness(row),
     acceptedAt: row.acceptedAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -198,6 +200,34 @@ export class RunsService {
         }
       }
       return results;
+    });
+  }
+
+  /**
+   * Every attempt of a run, oldest first, each with its timeline (attemptTimeline: one fixed
+   * order, out-of-order reports flagged) and its first log lines: the earlier ones as a retry
+   * kept them (run_attempts), the latest from the run row. An attempt's timeline starts at its
+   * due time — the fire time, or the end of its backoff — so a retry's wait is not its lateness.
+   */
+  async attempts(tenantId: string, id: number): Promise<RunAttemptView[]> {
+    const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
+    if (!row) throw notFound('Run', id);
+    const numbers = Array.from({ length: row.attempt }, (_, i) => i + 1);
+    const { earlier, logs } = await findRunAttempts(this.dataSource.manager, { tenantId, runId: id, attempts: numbers, logsPerAttempt: MAX_LOG_LINES });
+    const kept = new Map(earlier.map((a) => [a.attempt, a]));
+    const logsOf = (attempt: number) => (logs.get(attempt) ?? []).map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message }));
+    const summary = (error: string | null) => (error === null ? null : splitError(error).summary);
+    return numbers.map((attempt): RunAttemptView => {
+      const dueOf = (dueAt: number) => (attempt === 1 ? row.scheduledAt : dueAt);
+      if (attempt === row.attempt) {
+        const timeline = attemptTimeline({ ...row, scheduledAt: dueOf(row.dueAt) });
+        return { attempt, latest: true, state: row.state, executorId: row.executorId, dueAt: dueOf(row.dueAt), error: summary(row.error), timeline, logs: logsOf(attempt) };
+      }
+      const a = kept.get(attempt);
+      // Retried before attempts were kept: its log lines are all there is.
+      if (!a) return { attempt, latest: false, state: null, executorId: null, dueAt: null, error: null, timeline: [], logs: logsOf(attempt) };
+      const timeline = attemptTimeline({ ...a, scheduledAt: dueOf(a.dueAt) });
+      return { attempt, latest: false, state: a.state, executorId: a.executorId, dueAt: dueOf(a.dueAt), error: summary(a.error), timeline, logs: logsOf(attempt) };
     });
   }
 

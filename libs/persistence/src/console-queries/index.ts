@@ -9,3 +9,4 @@ export * from './revoke-owner-keys';
 export * from './find-tenant-runs';
 export * from './read-run-log-page';
 export * from './search-runs';
+export * from './find-run-attempts';

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
+import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
 import { IntQuery, PageQuery, ToInt, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
@@ -56,6 +56,14 @@ export class RunView implements Api.Run {
       "Engine clock, epoch ms: when the dispatch request the executor accepted left the engine. Until an executor accepts it (or if the outcome overtook the ack), when the engine marked the run for sending, just before",
   })
   dispatchedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "A retried run: when its first attempt went out (dispatchedAt is the latest attempt's); null before a retry" })
+  firstDispatchedAt!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "How late the first attempt went out (dispatch − scheduled, ms), as the statistics count it: a retry's backoff is not lateness. Null before dispatch, and for BACKFILL runs (late on purpose)",
+  })
+  latenessMs!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "Engine clock: when the executor's 202 reached the engine. Always ≥ dispatchedAt" })
   acceptedAt!: number | null;
   @ApiProperty({
@@ -170,4 +178,27 @@ export class RunSearchPageView implements Api.RunSearchPage {
   })
   nextCursor!: string | null;
   @ApiProperty({ description: 'The search has examined the runs scheduled from here (epoch ms) up to `to`; `from` when done' }) searchedFrom!: number;
+}
+
+export class TimelineEntryView implements Api.TimelineEntry {
+  @ApiProperty({ enum: TIMELINE_STEPS, description: 'Always in this order: SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED' }) step!: TimelineStep;
+  @ApiProperty({ type: Number, nullable: true, description: 'Epoch ms; null: not reached' }) at!: number | null;
+  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's)" }) clock!: TimelineClock;
+  @ApiProperty({ description: 'Reported earlier than a step before it in the order' }) outOfOrder!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Why an out-of-order report happens; null when in order' }) note!: string | null;
+}
+
+export class RunAttemptView implements Api.RunAttempt {
+  @ApiProperty() attempt!: number;
+  @ApiProperty({ description: "The run's current attempt (the run row); earlier ones ended and were retried" }) latest!: boolean;
+  @ApiProperty({ enum: RUN_STATES, nullable: true, description: "Latest: the run's state; earlier: how far the attempt had got when it ended (null: not kept, retried before attempts were kept)" }) state!: RunState | null;
+  @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "When the attempt was due: the fire time, or its backoff's end" }) dueAt!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: "The attempt's error, first line" }) error!: string | null;
+  @ApiProperty({ type: [TimelineEntryView] }) timeline!: TimelineEntryView[];
+  @ApiProperty({ type: [RunLogView], description: "The attempt's first 1,000 log lines (GET /runs/{id}/log has them all)" }) logs!: RunLogView[];
+}
+
+export class RunAttemptsView implements Api.RunAttempts {
+  @ApiProperty({ type: [RunAttemptView], description: 'Oldest first' }) items!: RunAttemptView[];
 }
