@@ -11,6 +11,7 @@ import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
 import { LoadModule } from './load/load.module';
 import { OperatorModule } from './operator/operator.module';
+import { PreferencesModule } from './preferences/preferences.module';
 import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
@@ -37,6 +38,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   ApiKeysModule,
   OperatorModule,
   UsersModule,
+  PreferencesModule,
   ConsoleUiModule,
 ];
 

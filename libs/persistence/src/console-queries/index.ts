@@ -10,3 +10,4 @@ export * from './find-tenant-runs';
 export * from './read-run-log-page';
 export * from './search-runs';
 export * from './find-run-attempts';
+export * from './user-preferences';
