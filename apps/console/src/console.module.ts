@@ -6,6 +6,7 @@ import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
 import { ConsoleCoreModule } from './common/core.module';
 import type { ConsoleModuleOptions } from './common/options';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DependenciesModule } from './dependencies/dependencies.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
@@ -39,6 +40,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   OperatorModule,
   UsersModule,
   PreferencesModule,
+  DashboardModule,
   ConsoleUiModule,
 ];
 

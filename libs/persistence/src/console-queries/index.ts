@@ -11,3 +11,4 @@ export * from './read-run-log-page';
 export * from './search-runs';
 export * from './find-run-attempts';
 export * from './user-preferences';
+export * from './count-open-alarms';
