@@ -29,6 +29,8 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly agents = new OutboundAgents({ maxSockets: 4 });
   private engines: Cached<EngineNodeRow[]> | null = null;
   private readonly secrets = new Map<string, Cached<string | null>>();
+  /** Wake-ups of this turn of the event loop, one per tenant (the earliest): a bulk re-run of 500 runs wakes the engines once. */
+  private pending = new Map<string, RunWakeup>();
   /** The last signing time used per tenant: see signedAt. */
   private readonly lastSignedAt = new Map<string, number>();
 
@@ -38,7 +40,18 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   ) {}
 
   wake(wakeup: RunWakeup): void {
-    this.send(wakeup).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+    const pending = this.pending.get(wakeup.tenantId);
+    if (pending && pending.dueAt <= wakeup.dueAt) return;
+    if (this.pending.size === 0) setImmediate(() => this.flush());
+    this.pending.set(wakeup.tenantId, wakeup);
+  }
+
+  private flush(): void {
+    const wakeups = [...this.pending.values()];
+    this.pending = new Map();
+    for (const wakeup of wakeups) {
+      this.send(wakeup).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+    }
   }
 
   onModuleDestroy(): void {

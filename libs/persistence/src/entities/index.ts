@@ -7,6 +7,7 @@ import { HistoryCursorEntity } from './history-cursor.entity';
 import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
+import { RunAttemptEntity } from './run-attempt.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
@@ -28,6 +29,7 @@ export {
   HistoryCursorEntity,
   LoginThrottleEntity,
   RetentionPolicyEntity,
+  RunAttemptEntity,
   RunEntity,
   RunRollupEntity,
   RunLogEntity,
@@ -54,6 +56,7 @@ export const ENTITIES = [
   TaskDependencyEntity,
   RunEntity,
   RunLogEntity,
+  RunAttemptEntity,
   AlarmEntity,
   RunRollupEntity,
   HistoryCursorEntity,
