@@ -47,9 +47,12 @@ describe('EngineWakeups', () => {
   });
   afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
 
-  it("wakes every live engine of the tenant's group, signed, and two wake-ups of the same millisecond under different signatures", async () => {
+  it("wakes every live engine of the tenant's group, signed, once per turn of the event loop, and two turns of the same millisecond under different signatures", async () => {
     const wakeups = new EngineWakeups(db.dataSource, clock);
-    wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
+    // One turn (a bulk re-run's runs, committed together): one wake-up.
+    for (let i = 0; i < 50; i++) wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    // The next turn, same millisecond: another wake-up, signed at a later instant so it is not a replay.
     wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
     for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 100));
