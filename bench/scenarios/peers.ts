@@ -1,0 +1,126 @@
+import { machine, writeResult } from '../support/infra';
+import { bullmqSystem } from '../support/peers/bullmq';
+import { graphileSystem } from '../support/peers/graphile';
+import { KILL_AFTER_T_MS, caseName, packageVersion, runPeerCase, type CaseSpec, type PeerCaseResult, type PeerSystem } from '../support/peers/peer-case';
+import { PeerServer } from '../support/peers/private-server';
+import { option, type Scenario } from '../support/scenario';
+import { table } from '../support/table';
+import { BURST_EXECUTOR_ENV, BURST_TENANT } from './burst';
+import { runApiBurst } from './burst-api';
+
+/**
+ * Peers (issue 22 item 4): the same bursts — N jobs all due at one instant T, lateness = handler
+ * start − T read with Date.now() in the handler — on BullMQ (a private Redis, AOF fsync every
+ * second), graphile-worker (a private PostgreSQL 15, fsync on) and Baton (through its REST API:
+ * ONCE tasks, burst-api's harness), case by case, one system after the other, in one run. Each
+ * case warms up first (peers 1,000 jobs, Baton 300 runs). The stores are started from
+ * scripts/redis.sh and scripts/postgres.sh on their own ports and stopped at the end (by PID, also
+ * when the run is interrupted).
+ */
+
+const BATON_WARMUP = 300;
+const SYSTEMS = ['bullmq', 'graphile-worker', 'baton'] as const;
+type SystemKey = (typeof SYSTEMS)[number];
+
+const QUICK = '1000x2,4000x2';
+const FULL = '1000x1,1000x2,4000x2,4000x2kill,20000x2';
+
+function parseCases(spec: string): CaseSpec[] {
+  return spec.split(',').map((c) => {
+    const m = /^(\d+)x(\d+)(kill)?$/.exec(c.trim());
+    if (!m) throw new Error(`--cases: "${c}" is not N x workers (e.g. 1000x2, 4000x2kill)`);
+    return { n: Number(m[1]), workers: Number(m[2]), kill: m[3] === 'kill' };
+  });
+}
+
+async function batonCase(spec: CaseSpec, mariadbPid: number | null, log: (s: string) => void): Promise<PeerCaseResult> {
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mariadbPid });
+  const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
+  return {
+    system: 'baton',
+    ...spec,
+    seedMs: r.createMs.batched,
+    ...r.handlerStarts,
+    lost: r.notEnded,
+    killed: r.killed ? { killedAfterTMs: r.killed.killedAfterTMs, victim: r.killed.victim, reRun: r.killed.held, takeoverMs: r.killed.takeoverMs } : undefined,
+    cpuSec: r.cpuSec,
+    cpuMsPerRun: +((total * 1000) / spec.n).toFixed(3),
+  };
+}
+
+function caseLabel(c: CaseSpec): string {
+  return `${c.n.toLocaleString('en')} × ${c.workers}${c.kill ? ', kill -9 at T+0.5 s' : ''}`;
+}
+
+/**
+ * Options: `--cases=1000x1,4000x2kill,…` (N x workers; Baton: engines; quick ${QUICK}, --full
+ * ${FULL}), `--systems=bullmq,graphile-worker,baton`, `--concurrency=16` (each peer worker's; Baton's
+ * executors run the burst scenario's 16), `--redis-port=18900`, `--postgres-port=18910`, `--tag=-x`.
+ */
+export const peers: Scenario = {
+  name: 'peers',
+  description: 'the same bursts on BullMQ (Redis, AOF everysec), graphile-worker (PostgreSQL 15, fsync on) and Baton (REST API): lateness, rate, lost, dup, CPU per run',
+  quickSet: false,
+  async run({ full, args, infra, log }) {
+    const cases = parseCases(option(args, 'cases') ?? (full ? FULL : QUICK));
+    const systems = (option(args, 'systems')?.split(',') ?? [...SYSTEMS]) as SystemKey[];
+    for (const s of systems) if (!SYSTEMS.includes(s)) throw new Error(`--systems: unknown system "${s}" (known: ${SYSTEMS.join(', ')})`);
+    const concurrency = Number(option(args, 'concurrency') ?? BURST_EXECUTOR_ENV.BATON_EXECUTOR_CONCURRENCY);
+    const servers: PeerServer[] = [];
+    const peerSystems = new Map<SystemKey, PeerSystem>();
+    const results: PeerCaseResult[] = [];
+    try {
+      if (systems.includes('bullmq')) {
+        const redis = PeerServer.start('redis', Number(option(args, 'redis-port') ?? 18900));
+        servers.push(redis);
+        peerSystems.set('bullmq', bullmqSystem(redis));
+      }
+      if (systems.includes('graphile-worker')) {
+        const pg = PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 18910));
+        servers.push(pg);
+        peerSystems.set('graphile-worker', graphileSystem(pg));
+      }
+      for (const spec of cases) {
+        for (const key of systems) {
+          log(`peers: ${key}, ${caseName(spec)}…`);
+          const peer = peerSystems.get(key);
+          const r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, infra.mariadbPid, log);
+          results.push(r);
+          log(
+            `  lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms, last start ${r.lastStartMs} ms (${r.ratePerSec}/s), lost ${r.lost}, dup ${r.duplicated}${r.killed ? `, takeover ${r.killed.takeoverMs ?? '-'} ms` : ''}, cpu ${JSON.stringify(r.cpuSec)}`,
+          );
+        }
+      }
+    } finally {
+      for (const s of servers) s.stop();
+    }
+    const settings = {
+      bullmq: peerSystems.get('bullmq')?.settings,
+      'graphile-worker': peerSystems.get('graphile-worker')?.settings,
+      baton: { engines: 'the case\'s workers', executors: 2, executorEnv: BURST_EXECUTOR_ENV, tenant: BURST_TENANT, warmup: BATON_WARMUP, seeding: 'POST /api/tasks/batch, ONCE tasks due at T' },
+      peerConcurrency: concurrency,
+      peerWarmup: 1000,
+      versions: { node: process.version, bullmq: packageVersion('bullmq'), 'graphile-worker': packageVersion('graphile-worker') },
+    };
+    const headers = ['case', 'system', 'p50', 'p99', 'max', 'last start', 'rate/s', 'lost', 'dup', 'takeover', 'CPU s', 'CPU ms/run'];
+    const rows = results.map((r) => [
+      caseLabel(r),
+      r.system,
+      r.lateness.p50,
+      r.lateness.p99,
+      r.lateness.max,
+      r.lastStartMs,
+      r.ratePerSec,
+      r.lost,
+      r.duplicated,
+      r.killed ? (r.killed.takeoverMs ?? 'never') : '',
+      +Object.values(r.cpuSec).reduce((a, b) => a + b, 0).toFixed(2),
+      r.cpuMsPerRun,
+    ]);
+    console.log(`\nPeers — lateness = handler start − T (ms), rate to the last start, lost, duplicated; CPU of workers + store over the burst\n${table(headers, rows)}\n`);
+    const cpuRows = results.map((r) => [caseLabel(r), r.system, Object.entries(r.cpuSec).map(([k, v]) => `${k} ${v}`).join(', ')]);
+    console.log(`Peers — CPU seconds by process (from /proc/<pid>/stat, process trees)\n${table(['case', 'system', 'CPU s'], cpuRows)}\n`);
+    writeResult(`peers${option(args, 'tag') ?? ''}.json`, { benchmark: 'peers', quick: !full, machine: machine(), settings, results });
+    return results.map((r): [string, string] => [`peers ${caseName(r)} ${r.system}`, `p99 ${r.lateness.p99} ms, ${r.ratePerSec}/s, lost ${r.lost}, dup ${r.duplicated}, ${r.cpuMsPerRun} ms CPU/run`]);
+  },
+};
