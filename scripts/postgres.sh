@@ -46,6 +46,8 @@ OURS_ARG="$DATADIR"
 READY_WHAT=answer
 READY_POLL=0.2
 STOP_TIMEOUT=60
+# SIGINT is PostgreSQL's fast shutdown (clients disconnected); SIGTERM's smart one waits for every client to leave.
+STOP_SIGNAL=INT
 RUNNING_WHERE="port $PORT"
 STATUS_WHERE="data $DATADIR"
 # shellcheck source=lib/private-server.sh

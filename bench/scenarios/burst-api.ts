@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { configureConsoleApp, ConsoleModule } from '../../apps/console/src';
@@ -39,8 +40,9 @@ export interface ApiBurstCase {
   /** Runs not ended when the wait stopped. */
   notEnded: number;
   states: Record<string, number>;
-  /** Engines, executors and (given its pid) MariaDB, from the end of the task creation to the end of the wait. */
+  /** Engines, executors and MariaDB (when on this machine), from the end of the task creation to the end of the wait. */
   cpuSec: Record<string, number>;
+  /** The engine killed, and the runs it held (CLAIMED or DISPATCHED) at the kill. */
   killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
 }
 
@@ -49,8 +51,6 @@ export interface ApiBurstOptions {
   warmup?: number;
   /** SIGKILL the engine holding the most runs this long after T. */
   killAfterMs?: number;
-  /** The MariaDB server's pid, for its CPU. */
-  mariadbPid?: number | null;
 }
 
 async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
@@ -95,8 +95,9 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
       const perBatch = await createOnceTasks(api, n, 'burst', due);
       const batched = performance.now() - createStart;
       if (Date.now() > due - 2_500) log(`  warning: creating the tasks ended ${due - Date.now()} ms before T`);
+      const mariadbPid = await serverPid(c);
       const cpu = new CpuMeter({
-        ...(options.mariadbPid ? { mariadb: options.mariadbPid } : {}),
+        ...(mariadbPid ? { mariadb: mariadbPid } : {}),
         ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])),
       });
       let killed: ApiBurstCase['killed'];
@@ -141,6 +142,16 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
     }
   } finally {
     await c.close(failed);
+  }
+}
+
+/** The MariaDB server's pid, from its own pid file (@@pid_file), or null when that is not readable here. */
+async function serverPid(c: Cluster): Promise<number | null> {
+  const rows: Array<{ f: string }> = await c.ds.query('SELECT @@pid_file AS f');
+  try {
+    return Number(readFileSync(rows[0].f, 'utf8').trim()) || null;
+  } catch {
+    return null;
   }
 }
 

@@ -33,8 +33,8 @@ function parseCases(spec: string): CaseSpec[] {
   });
 }
 
-async function batonCase(spec: CaseSpec, mariadbPid: number | null, log: (s: string) => void): Promise<PeerCaseResult> {
-  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mariadbPid });
+async function batonCase(spec: CaseSpec, log: (s: string) => void): Promise<PeerCaseResult> {
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined });
   const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
   return {
     system: 'baton',
@@ -42,26 +42,40 @@ async function batonCase(spec: CaseSpec, mariadbPid: number | null, log: (s: str
     seedMs: r.createMs.batched,
     ...r.handlerStarts,
     lost: r.notEnded,
-    killed: r.killed ? { killedAfterTMs: r.killed.killedAfterTMs, victim: r.killed.victim, reRun: r.killed.held, takeoverMs: r.killed.takeoverMs } : undefined,
+    killed: r.killed ? { killedAfterTMs: r.killed.killedAfterTMs, victim: r.killed.victim, held: r.killed.held, takeoverMs: r.killed.takeoverMs } : undefined,
     cpuSec: r.cpuSec,
     cpuMsPerRun: +((total * 1000) / spec.n).toFixed(3),
   };
+}
+
+/** Takeover: ms after the kill; "none held" when the victim held nothing any more; "never" when its jobs were lost. */
+function takeoverCell(r: PeerCaseResult): string | number {
+  if (!r.killed) return '';
+  if (r.killed.takeoverMs !== null) return r.killed.takeoverMs;
+  return r.lost > 0 ? 'never' : 'none held';
 }
 
 function caseLabel(c: CaseSpec): string {
   return `${c.n.toLocaleString('en')} × ${c.workers}${c.kill ? ', kill -9 at T+0.5 s' : ''}`;
 }
 
-/**
- * Options: `--cases=1000x1,4000x2kill,…` (N x workers; Baton: engines; quick ${QUICK}, --full
- * ${FULL}), `--systems=bullmq,graphile-worker,baton`, `--concurrency=16` (each peer worker's; Baton's
- * executors run the burst scenario's 16), `--redis-port=18900`, `--postgres-port=18910`, `--tag=-x`.
- */
 export const peers: Scenario = {
   name: 'peers',
   description: 'the same bursts on BullMQ (Redis, AOF everysec), graphile-worker (PostgreSQL 15, fsync on) and Baton (REST API): lateness, rate, lost, dup, CPU per run',
   quickSet: false,
-  async run({ full, args, infra, log }) {
+  options: (
+    [
+      [`--cases=${QUICK}`, `N x workers (Baton: engines, with 2 executors); "kill": SIGKILL of the busiest at T+0.5 s. Quick: ${QUICK}; --full: ${FULL}`],
+      [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
+      ['--concurrency=16', "each peer worker's concurrency (Baton's executors: the burst scenario's 16)"],
+      ['--redis-port=18900', 'the private Redis (scripts/redis.sh)'],
+      ['--postgres-port=18910', 'the private PostgreSQL (scripts/postgres.sh)'],
+      ['--tag=-x', 'result file suffix: bench/results/peers-x.json'],
+    ] as const
+  )
+    .map(([flag, what]) => `${flag.padEnd(40)} ${what}`)
+    .join('\n'),
+  async run({ full, args, log }) {
     const cases = parseCases(option(args, 'cases') ?? (full ? FULL : QUICK));
     const systems = (option(args, 'systems')?.split(',') ?? [...SYSTEMS]) as SystemKey[];
     for (const s of systems) if (!SYSTEMS.includes(s)) throw new Error(`--systems: unknown system "${s}" (known: ${SYSTEMS.join(', ')})`);
@@ -84,7 +98,7 @@ export const peers: Scenario = {
         for (const key of systems) {
           log(`peers: ${key}, ${caseName(spec)}…`);
           const peer = peerSystems.get(key);
-          const r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, infra.mariadbPid, log);
+          const r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, log);
           results.push(r);
           log(
             `  lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms, last start ${r.lastStartMs} ms (${r.ratePerSec}/s), lost ${r.lost}, dup ${r.duplicated}${r.killed ? `, takeover ${r.killed.takeoverMs ?? '-'} ms` : ''}, cpu ${JSON.stringify(r.cpuSec)}`,
@@ -113,7 +127,7 @@ export const peers: Scenario = {
       r.ratePerSec,
       r.lost,
       r.duplicated,
-      r.killed ? (r.killed.takeoverMs ?? 'never') : '',
+      takeoverCell(r),
       +Object.values(r.cpuSec).reduce((a, b) => a + b, 0).toFixed(2),
       r.cpuMsPerRun,
     ]);

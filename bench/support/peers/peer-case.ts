@@ -53,7 +53,12 @@ export interface PeerCaseResult extends StartFigures {
   seedMs: number;
   /** Never completed by the end of the wait. */
   lost: number;
-  killed?: { killedAfterTMs: number; victim: string; reRun: number; takeoverMs: number | null };
+  /**
+   * The worker killed, how many jobs it held that were taken over (peers: started by it and again
+   * by another worker; Baton: runs its engine held CLAIMED or DISPATCHED), and when the last of them
+   * was (ms after the kill; null when none was).
+   */
+  killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
   cpuSec: Record<string, number>;
   /** All the measured processes' CPU over the burst, per job, ms. */
   cpuMsPerRun: number;

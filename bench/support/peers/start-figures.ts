@@ -45,14 +45,14 @@ export function startFigures(starts: readonly HandlerStart[], keys: readonly str
  * After a worker was killed at `killedAt`: the jobs it had started and that another worker started
  * again later, and when the last of them was taken over (ms after the kill; null if none was).
  */
-export function takeover(starts: readonly HandlerStart[], victimPid: number, killedAt: number): { reRun: number; takeoverMs: number | null } {
+export function takeover(starts: readonly HandlerStart[], victimPid: number, killedAt: number): { held: number; takeoverMs: number | null } {
   const later: number[] = [];
   for (const list of startsByKey(starts).values()) {
     if (!list.some((s) => s.pid === victimPid && s.at <= killedAt)) continue;
     const again = list.find((s) => s.pid !== victimPid && s.at > killedAt);
     if (again) later.push(again.at - killedAt);
   }
-  return { reRun: later.length, takeoverMs: later.length ? Math.max(...later) : null };
+  return { held: later.length, takeoverMs: later.length ? Math.max(...later) : null };
 }
 
 /** The worker that started the most of `keys` so far (the "busiest", the one a kill case kills). */
