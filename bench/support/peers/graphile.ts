@@ -12,7 +12,7 @@ import { packageVersion, type PeerQueue, type PeerSystem } from './peer-case';
  * so completed = added − rows left in graphile_worker.jobs.
  */
 export function graphileSystem(server: PeerServer): PeerSystem {
-  const psql = (db: string, sql: string) => execFileSync('psql', [dbUrl(server.url, db), '-Atqc', sql], { encoding: 'utf8' }).trim();
+  const psql = (db: string, sql: string) => execFileSync('psql', [dbUrl(server.url, db), '-Atqc', sql], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } }).trim();
   return {
     key: 'graphile-worker',
     storePid: server.pid,
