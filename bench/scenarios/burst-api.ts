@@ -51,6 +51,8 @@ export interface ApiBurstOptions {
   warmup?: number;
   /** SIGKILL the engine holding the most runs this long after T. */
   killAfterMs?: number;
+  /** A MariaDB server of this benchmark alone (default: the test server, BATON_TEST_MYSQL_URL). */
+  mysqlServerUrl?: string;
 }
 
 async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
@@ -76,7 +78,7 @@ const onceTask = (name: string, at: number) => ({ name, executorApp: 'demo', han
  * busiest engine SIGKILLed at T + `killAfterMs` (bench/support/faults/engine-kill.ts).
  */
 export async function runApiBurst(n: number, engines: number, log: (s: string) => void, options: ApiBurstOptions = {}): Promise<ApiBurstCase> {
-  const c = await Cluster.open(`ba${n}x${engines}`);
+  const c = await Cluster.open(`ba${n}x${engines}`, 'acme', { mysqlServerUrl: options.mysqlServerUrl });
   let failed = true;
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
@@ -85,12 +87,16 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
     const api = await consoleOn(c);
     try {
       const warmup = options.warmup ?? 0;
+      // Creating N tasks takes ~1 ms each on a quiet machine; a warm-up measures this one's pace.
+      let msPerTask = 1;
       if (warmup > 0) {
-        await createOnceTasks(api, warmup, 'warmup', Date.now() + 1_000);
+        const t0 = performance.now();
+        await createOnceTasks(api, warmup, 'warmup', Date.now() + 2_000);
+        msPerTask = Math.max(1, (2 * (performance.now() - t0)) / warmup);
         if (!(await waitAllEnded(c, warmup, { timeoutMs: 60_000 + warmup * 20, stallMs: 30_000, log })).complete) throw new Error(`the ${warmup} warm-up runs did not end`);
       }
       const warmupRunIds = new Set((await c.runs()).map((r) => r.id));
-      const due = Math.ceil((Date.now() + 5_000 + n) / 1000) * 1000;
+      const due = Math.ceil((Date.now() + 5_000 + n * msPerTask) / 1000) * 1000;
       const createStart = performance.now();
       const perBatch = await createOnceTasks(api, n, 'burst', due);
       const batched = performance.now() - createStart;

@@ -1,7 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { machine, writeResult } from '../support/infra';
 import { bullmqSystem } from '../support/peers/bullmq';
 import { graphileSystem } from '../support/peers/graphile';
-import { KILL_AFTER_T_MS, caseName, packageVersion, runPeerCase, type CaseSpec, type PeerCaseResult, type PeerSystem } from '../support/peers/peer-case';
+import { KILL_AFTER_T_MS, PEER_WARMUP, caseName, runPeerCase, type CaseSpec, type PeerCaseResult, type PeerSystem } from '../support/peers/peer-case';
 import { PeerServer } from '../support/peers/private-server';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
@@ -13,9 +14,9 @@ import { runApiBurst } from './burst-api';
  * start − T read with Date.now() in the handler — on BullMQ (a private Redis, AOF fsync every
  * second), graphile-worker (a private PostgreSQL 15, fsync on) and Baton (through its REST API:
  * ONCE tasks, burst-api's harness), case by case, one system after the other, in one run. Each
- * case warms up first (peers 1,000 jobs, Baton 300 runs). The stores are started from
- * scripts/redis.sh and scripts/postgres.sh on their own ports and stopped at the end (by PID, also
- * when the run is interrupted).
+ * case warms up first (peers 1,000 jobs, Baton 300 runs). Each system has its own store on
+ * loopback, started from scripts/redis.sh, scripts/postgres.sh and scripts/mariadb.sh on ports of
+ * its own and stopped at the end (by PID, also when the run is interrupted).
  */
 
 const BATON_WARMUP = 300;
@@ -33,8 +34,8 @@ function parseCases(spec: string): CaseSpec[] {
   });
 }
 
-async function batonCase(spec: CaseSpec, log: (s: string) => void): Promise<PeerCaseResult> {
-  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined });
+async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void): Promise<PeerCaseResult> {
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url });
   const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
   return {
     system: 'baton',
@@ -70,6 +71,7 @@ export const peers: Scenario = {
       ['--concurrency=16', "each peer worker's concurrency (Baton's executors: the burst scenario's 16)"],
       ['--redis-port=18900', 'the private Redis (scripts/redis.sh)'],
       ['--postgres-port=18910', 'the private PostgreSQL (scripts/postgres.sh)'],
+      ['--mariadb-port=18920', "Baton's private MariaDB (scripts/mariadb.sh; not the shared 3407, whose CPU other work shares)"],
       ['--tag=-x', 'result file suffix: bench/results/peers-x.json'],
     ] as const
   )
@@ -83,11 +85,27 @@ export const peers: Scenario = {
     const servers: PeerServer[] = [];
     const peerSystems = new Map<SystemKey, PeerSystem>();
     const results: PeerCaseResult[] = [];
+    const failures: Array<{ system: string; case: string; error: string }> = [];
+    let batonSettings: Record<string, unknown> | undefined;
     try {
       if (systems.includes('bullmq')) {
         const redis = PeerServer.start('redis', Number(option(args, 'redis-port') ?? 18900));
         servers.push(redis);
         peerSystems.set('bullmq', bullmqSystem(redis));
+      }
+      let mariadb: PeerServer | null = null;
+      if (systems.includes('baton')) {
+        mariadb = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 18920));
+        servers.push(mariadb);
+        batonSettings = {
+          mariadb: execFileSync('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${mariadb.port}`, '-ubaton', '-pbaton', '-Ne', "SELECT CONCAT(VERSION(), ', innodb_flush_log_at_trx_commit ', @@innodb_flush_log_at_trx_commit, ', log_bin ', @@log_bin)"], { encoding: 'utf8' }).trim(),
+          engines: "the case's workers (cluster tests' ENGINE_TEST_ENV: heartbeat 0.5 s, dead after 2.5 s)",
+          executors: '2 demo executors (noop)',
+          executorEnv: BURST_EXECUTOR_ENV,
+          tenant: BURST_TENANT,
+          warmup: BATON_WARMUP,
+          seeding: 'POST /api/tasks/batch, ONCE tasks due at T',
+        };
       }
       if (systems.includes('graphile-worker')) {
         const pg = PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 18910));
@@ -98,7 +116,15 @@ export const peers: Scenario = {
         for (const key of systems) {
           log(`peers: ${key}, ${caseName(spec)}…`);
           const peer = peerSystems.get(key);
-          const r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, log);
+          let r: PeerCaseResult;
+          try {
+            r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, mariadb!, log);
+          } catch (err) {
+            // One system's failure does not cost the others' figures of the run: it is a row of its own.
+            log(`  ${key} ${caseName(spec)} failed: ${(err as Error).stack ?? err}`);
+            failures.push({ system: key, case: caseName(spec), error: (err as Error).message });
+            continue;
+          }
           results.push(r);
           log(
             `  lateness p50/p99/max ${r.lateness.p50}/${r.lateness.p99}/${r.lateness.max} ms, last start ${r.lastStartMs} ms (${r.ratePerSec}/s), lost ${r.lost}, dup ${r.duplicated}${r.killed ? `, takeover ${r.killed.takeoverMs ?? '-'} ms` : ''}, cpu ${JSON.stringify(r.cpuSec)}`,
@@ -111,10 +137,10 @@ export const peers: Scenario = {
     const settings = {
       bullmq: peerSystems.get('bullmq')?.settings,
       'graphile-worker': peerSystems.get('graphile-worker')?.settings,
-      baton: { engines: 'the case\'s workers', executors: 2, executorEnv: BURST_EXECUTOR_ENV, tenant: BURST_TENANT, warmup: BATON_WARMUP, seeding: 'POST /api/tasks/batch, ONCE tasks due at T' },
+      baton: batonSettings,
       peerConcurrency: concurrency,
-      peerWarmup: 1000,
-      versions: { node: process.version, bullmq: packageVersion('bullmq'), 'graphile-worker': packageVersion('graphile-worker') },
+      peerWarmup: PEER_WARMUP,
+      node: process.version,
     };
     const headers = ['case', 'system', 'p50', 'p99', 'max', 'last start', 'rate/s', 'lost', 'dup', 'takeover', 'CPU s', 'CPU ms/run'];
     const rows = results.map((r) => [
@@ -134,7 +160,11 @@ export const peers: Scenario = {
     console.log(`\nPeers — lateness = handler start − T (ms), rate to the last start, lost, duplicated; CPU of workers + store over the burst\n${table(headers, rows)}\n`);
     const cpuRows = results.map((r) => [caseLabel(r), r.system, Object.entries(r.cpuSec).map(([k, v]) => `${k} ${v}`).join(', ')]);
     console.log(`Peers — CPU seconds by process (from /proc/<pid>/stat, process trees)\n${table(['case', 'system', 'CPU s'], cpuRows)}\n`);
-    writeResult(`peers${option(args, 'tag') ?? ''}.json`, { benchmark: 'peers', quick: !full, machine: machine(), settings, results });
-    return results.map((r): [string, string] => [`peers ${caseName(r)} ${r.system}`, `p99 ${r.lateness.p99} ms, ${r.ratePerSec}/s, lost ${r.lost}, dup ${r.duplicated}, ${r.cpuMsPerRun} ms CPU/run`]);
+    if (failures.length) console.log(`Peers — failed cases\n${table(['system', 'case', 'error'], failures.map((f) => [f.system, f.case, f.error.slice(0, 200)]))}\n`);
+    writeResult(`peers${option(args, 'tag') ?? ''}.json`, { benchmark: 'peers', quick: !full, machine: machine(), settings, results, failures });
+    return [
+      ...results.map((r): [string, string] => [`peers ${caseName(r)} ${r.system}`, `p99 ${r.lateness.p99} ms, ${r.ratePerSec}/s, lost ${r.lost}, dup ${r.duplicated}, ${r.cpuMsPerRun} ms CPU/run`]),
+      ...failures.map((f): [string, string] => [`peers ${f.case} ${f.system}`, `FAILED: ${f.error.slice(0, 120)}`]),
+    ];
   },
 };

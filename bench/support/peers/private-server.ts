@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { ROOT } from '../../../test/cluster/support/processes';
 
 /**
- * A peer's store for one benchmark run: scripts/redis.sh or scripts/postgres.sh on its own port
- * (data under .tmp/<name>/<port>/), started here and stopped here by the script, which signals only
- * the PID it launched. Should the run end before `stop()` (Ctrl-C goes through bench/run.ts's
+ * A system's store for one peers run: scripts/redis.sh, scripts/postgres.sh or scripts/mariadb.sh
+ * on its own port (data under .tmp/<name>/<port>/; never the shared MariaDB of port 3407), started
+ * here and stopped here by the script, which signals only the PID it launched. Should the run end before `stop()` (Ctrl-C goes through bench/run.ts's
  * handler to process.exit; an error ends main), an exit hook stops the server synchronously.
  */
 export class PeerServer {
@@ -13,7 +13,7 @@ export class PeerServer {
   private readonly onExit = () => this.stop();
 
   private constructor(
-    readonly script: 'redis' | 'postgres',
+    readonly script: StoreScript,
     readonly port: number,
     readonly url: string,
     readonly pid: number,
@@ -21,7 +21,8 @@ export class PeerServer {
     process.once('exit', this.onExit);
   }
 
-  static start(script: 'redis' | 'postgres', port: number): PeerServer {
+  static start(script: StoreScript, port: number): PeerServer {
+    if (script === 'mariadb' && port === 3407) throw new Error('refusing port 3407: that is the shared test server');
     const url = run(script, port, 'start').trim().split('\n').pop() ?? '';
     const status = run(script, port, 'status');
     const pid = Number(/pid (\d+)/.exec(status)?.[1]);
@@ -41,7 +42,12 @@ export class PeerServer {
   }
 }
 
-function run(script: string, port: number, command: string): string {
-  const env = { ...process.env, [script === 'redis' ? 'BATON_REDIS_PORT' : 'BATON_POSTGRES_PORT']: String(port) };
+type StoreScript = 'redis' | 'postgres' | 'mariadb';
+
+/** The variable that gives each script its port. */
+const PORT_ENV: Record<StoreScript, string> = { redis: 'BATON_REDIS_PORT', postgres: 'BATON_POSTGRES_PORT', mariadb: 'BATON_MARIADB_PORT' };
+
+function run(script: StoreScript, port: number, command: string): string {
+  const env = { ...process.env, [PORT_ENV[script]]: String(port) };
   return execFileSync('bash', [join(ROOT, `scripts/${script}.sh`), command], { cwd: ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 120_000 });
 }
