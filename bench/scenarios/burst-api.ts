@@ -114,6 +114,7 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
         log(`  killed ${k.victim.nodeId} (pid ${k.victim.pid}) at T+${k.killedAt - due} ms holding ${k.heldIds.length} runs`);
         killed = { killedAfterTMs: k.killedAt - due, victim: k.victim.nodeId, held: k.heldIds.length, takeoverMs: await engineTakeover(c, k.victim, k.heldIds, k.killedAt) };
       }
+      await sleep(Math.max(0, due - Date.now())); // the wait's stall clock starts at T, not during the lead
       const waited = await waitAllEnded(c, warmupRunIds.size + n, { timeoutMs: 60_000 + n * 20, stallMs: 30_000, log, onPoll: () => cpu.sample() });
       const cpuSec = cpu.used();
       await sleep(300); // the last record lines

@@ -5,7 +5,7 @@ import { graphileSystem } from '../support/peers/graphile';
 import { KILL_AFTER_T_MS, PEER_WARMUP, caseName, runPeerCase, type CaseSpec, type PeerCaseResult, type PeerSystem } from '../support/peers/peer-case';
 import { PeerServer } from '../support/peers/private-server';
 import { option, type Scenario } from '../support/scenario';
-import { table } from '../support/table';
+import { fmt, markdownTable, table } from '../support/table';
 import { BURST_EXECUTOR_ENV, BURST_TENANT } from './burst';
 import { runApiBurst } from './burst-api';
 
@@ -54,6 +54,20 @@ function takeoverCell(r: PeerCaseResult): string | number {
   if (!r.killed) return '';
   if (r.killed.takeoverMs !== null) return r.killed.takeoverMs;
   return r.lost > 0 ? 'never' : 'none held';
+}
+
+/** One row per case, one column per system (the issue's table), each cell the case's figures on that system. */
+function sideBySide(results: readonly PeerCaseResult[], systems: readonly SystemKey[]): { headers: string[]; rows: string[][] } {
+  const cases = [...new Map(results.map((r) => [caseName(r), r as CaseSpec])).values()];
+  const cell = (r: PeerCaseResult | undefined): string => {
+    if (!r) return 'failed';
+    const takeover = r.killed ? `, takeover ${takeoverCell(r)}${typeof takeoverCell(r) === 'number' ? ' ms' : ''}` : '';
+    return `${fmt(r.lateness.p50)} / ${fmt(r.lateness.p99)}, ${fmt(r.ratePerSec)}/s, ${r.lost} / ${r.duplicated}${takeover}, ${fmt(r.cpuMsPerRun)} ms CPU`;
+  };
+  return {
+    headers: ['case', ...systems],
+    rows: cases.map((c) => [caseLabel(c), ...systems.map((k) => cell(results.find((r) => r.system === k && caseName(r) === caseName(c))))]),
+  };
 }
 
 function caseLabel(c: CaseSpec): string {
@@ -158,6 +172,8 @@ export const peers: Scenario = {
       r.cpuMsPerRun,
     ]);
     console.log(`\nPeers — lateness = handler start − T (ms), rate to the last start, lost, duplicated; CPU of workers + store over the burst\n${table(headers, rows)}\n`);
+    const side = sideBySide(results, systems);
+    console.log(`Peers — side by side: lateness p50 / p99 (ms), rate to the last start (/s), lost / duplicated, CPU per run (ms)\n${table(side.headers, side.rows)}\n\n${markdownTable(side.headers, side.rows)}\n`);
     const cpuRows = results.map((r) => [caseLabel(r), r.system, Object.entries(r.cpuSec).map(([k, v]) => `${k} ${v}`).join(', ')]);
     console.log(`Peers — CPU seconds by process (from /proc/<pid>/stat, process trees)\n${table(['case', 'system', 'CPU s'], cpuRows)}\n`);
     if (failures.length) console.log(`Peers — failed cases\n${table(['system', 'case', 'error'], failures.map((f) => [f.system, f.case, f.error.slice(0, 200)]))}\n`);

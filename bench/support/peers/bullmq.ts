@@ -34,6 +34,7 @@ export function bullmqSystem(server: PeerServer): PeerSystem {
           }
         },
         completed: () => queue.getCompletedCount(),
+        inFlight: async () => (await queue.getJobs(['active'])).map((j) => (j.data as { k: string }).k),
         close: () => queue.close(),
       };
     },

@@ -44,6 +44,11 @@ export function graphileSystem(server: PeerServer): PeerSystem {
           const left = await utils.withPgClient((c) => c.query<{ n: number }>('SELECT count(*)::int AS n FROM graphile_worker.jobs'));
           return added - left.rows[0].n;
         },
+        // The public jobs view leaves the payload out; the table behind it has it.
+        async inFlight() {
+          const rows = await utils.withPgClient((c) => c.query<{ k: string }>("SELECT payload->>'k' AS k FROM graphile_worker._private_jobs WHERE locked_at IS NOT NULL"));
+          return rows.rows.map((r) => r.k);
+        },
         async close() {
           await utils.release();
           psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);

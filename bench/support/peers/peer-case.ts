@@ -27,6 +27,8 @@ export interface PeerQueue {
   add(keys: readonly string[], at: number): Promise<void>;
   /** Jobs completed so far, as the store counts them. */
   completed(): Promise<number>;
+  /** Keys of the jobs workers have taken and not completed (BullMQ: active; graphile-worker: locked). */
+  inFlight(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -54,9 +56,10 @@ export interface PeerCaseResult extends StartFigures {
   /** Never completed by the end of the wait. */
   lost: number;
   /**
-   * The worker killed, how many jobs it held that were taken over (peers: started by it and again
-   * by another worker; Baton: runs its engine held CLAIMED or DISPATCHED), and when the last of them
-   * was (ms after the kill; null when none was).
+   * The worker killed, how many jobs it held (peers: taken from the store and not completed at the
+   * kill, less those another worker had started; Baton: runs its engine held CLAIMED or
+   * DISPATCHED), and when the last of them was taken over (peers: started by another worker;
+   * Baton: released or re-owned), ms after the kill; null when one never was.
    */
   killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
   cpuSec: Record<string, number>;
@@ -102,15 +105,19 @@ export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrenc
     if (Date.now() > due - 1_000) log(`  warning: seeding took ${seedMs} ms; T is ${due - Date.now()} ms away`);
     const cpu = new CpuMeter({ store: system.storePid, ...Object.fromEntries(workers.map((w) => [w.name, w.pid])) });
 
-    let killed: { pid: number; name: string; at: number } | null = null;
+    let killed: { pid: number; name: string; at: number; held: string[] } | null = null;
     if (kill) {
       await sleep(Math.max(0, due + KILL_AFTER_T_MS - Date.now()));
       const pid = busiest(starts(), new Set(keys)) ?? workers[0].pid;
       const victim = workers.find((w) => w.pid === pid)!;
       cpu.sample();
       process.kill(victim.pid, 'SIGKILL');
-      killed = { pid, name: victim.name, at: Date.now() };
-      log(`  killed ${victim.name} (pid ${pid}) at T+${killed.at - due} ms`);
+      const at = Date.now();
+      // What the victim held: taken and not completed, less what the survivors had started already.
+      const startedElsewhere = new Set(starts().filter((s) => s.pid !== pid).map((s) => s.k));
+      const held = (await queue.inFlight()).filter((k) => !startedElsewhere.has(k));
+      killed = { pid, name: victim.name, at, held };
+      log(`  killed ${victim.name} (pid ${pid}) at T+${at - due} ms holding ${held.length} jobs`);
     }
     // A killed BullMQ worker's jobs come back with the stalled check (every 30 s): wait past two.
     const waited = await waitCompleted(queue, PEER_WARMUP + n, { stallMs: kill ? 75_000 : 30_000, onPoll: () => cpu.sample() });
@@ -125,7 +132,7 @@ export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrenc
       seedMs,
       ...figures,
       lost: PEER_WARMUP + n - waited.completed,
-      killed: killed ? { killedAfterTMs: killed.at - due, victim: killed.name, ...takeover(all, killed.pid, killed.at) } : undefined,
+      killed: killed ? { killedAfterTMs: killed.at - due, victim: killed.name, ...takeover(all, killed.pid, killed.at, killed.held) } : undefined,
       cpuSec,
       cpuMsPerRun: +((total * 1000) / n).toFixed(3),
     };

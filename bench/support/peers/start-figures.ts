@@ -42,17 +42,18 @@ export function startFigures(starts: readonly HandlerStart[], keys: readonly str
 }
 
 /**
- * After a worker was killed at `killedAt`: the jobs it had started and that another worker started
- * again later, and when the last of them was taken over (ms after the kill; null if none was).
+ * After a worker was killed at `killedAt` holding the jobs `held`: when the last of them started on
+ * another worker (ms after the kill), or null when one never did.
  */
-export function takeover(starts: readonly HandlerStart[], victimPid: number, killedAt: number): { held: number; takeoverMs: number | null } {
-  const later: number[] = [];
-  for (const list of startsByKey(starts).values()) {
-    if (!list.some((s) => s.pid === victimPid && s.at <= killedAt)) continue;
-    const again = list.find((s) => s.pid !== victimPid && s.at > killedAt);
-    if (again) later.push(again.at - killedAt);
+export function takeover(starts: readonly HandlerStart[], victimPid: number, killedAt: number, held: readonly string[]): { held: number; takeoverMs: number | null } {
+  const byKey = startsByKey(starts);
+  let last = 0;
+  for (const k of held) {
+    const again = (byKey.get(k) ?? []).find((s) => s.pid !== victimPid && s.at > killedAt);
+    if (!again) return { held: held.length, takeoverMs: null };
+    last = Math.max(last, again.at - killedAt);
   }
-  return { held: later.length, takeoverMs: later.length ? Math.max(...later) : null };
+  return { held: held.length, takeoverMs: held.length ? last : null };
 }
 
 /** The worker that started the most of `keys` so far (the "busiest", the one a kill case kills). */
