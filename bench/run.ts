@@ -5,7 +5,7 @@ import { table } from './support/table';
 
 /**
  * `npm run bench` (quick set, < 10 min) / `npm run bench -- --full` / `npm run bench -- burst
- * faults` (chosen scenarios) / `npm run bench -- --help`. Each scenario (bench/scenarios/index.ts)
+ * faults` (chosen scenarios) / `npm run bench -- --help` (`-- peers --help`: one scenario's options). Each scenario (bench/scenarios/index.ts)
  * starts what it needs (the private MariaDB via scripts/mariadb.sh, ActiveMQ via
  * scripts/activemq.sh, engine and demo-executor processes through test/cluster/support), prints
  * its tables, writes bench/results/<scenario>*.json and .svg, and stops only what it started.
@@ -16,6 +16,11 @@ const NO_INFRA: Infra = { mysqlUrl: '', mariadbPid: null, release: () => undefin
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help')) {
+    const named = SCENARIOS.filter((s) => args.includes(s.name));
+    if (named.length) {
+      for (const s of named) console.log(`npm run bench -- ${s.name} [--full] [options]\n\n${s.description}\n\n${s.options ?? 'No options.'}\n`);
+      return;
+    }
     console.log(`npm run bench [-- [--full] [scenario …] [scenario options]]\n\n${table(['scenario', 'what it measures'], SCENARIOS.map((s) => [s.name, s.description]))}`);
     return;
   }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { configureConsoleApp, ConsoleModule } from '../../apps/console/src';
@@ -8,6 +9,10 @@ import { insertApiKey } from '../../test/console/console-test-kit';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
+import { CpuMeter } from '../support/cpu-meter';
+import { engineTakeover, killBusiestEngine } from '../support/faults/engine-kill';
+import { waitAllEnded } from '../support/faults/common';
+import { startFigures, type StartFigures } from '../support/peers/start-figures';
 import { BURST_EXECUTOR_ENV, BURST_TENANT, stats, type StageStats } from './burst';
 
 /**
@@ -22,15 +27,32 @@ import { BURST_EXECUTOR_ENV, BURST_TENANT, stats, type StageStats } from './burs
 
 const PER_BATCH = 1000;
 
-interface ApiBurstCase {
+export interface ApiBurstCase {
   n: number;
   engines: number;
   createMs: { batched: number; perBatchP50: number };
   stages: { dispatched: StageStats; started: StageStats };
+  /** Handler start − T from the executors' records (Date.now() in the handler), duplicates among them. */
+  handlerStarts: StartFigures;
   makespanMs: number;
   duplicates: number;
   missing: number;
+  /** Runs not ended when the wait stopped. */
+  notEnded: number;
   states: Record<string, number>;
+  /** Engines, executors and MariaDB (when on this machine), from the end of the task creation to the end of the wait. */
+  cpuSec: Record<string, number>;
+  /** The engine killed, and the runs it held (CLAIMED or DISPATCHED) at the kill. */
+  killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
+}
+
+export interface ApiBurstOptions {
+  /** Runs (ONCE tasks due at once) run through before the burst; default none. */
+  warmup?: number;
+  /** SIGKILL the engine holding the most runs this long after T. */
+  killAfterMs?: number;
+  /** A MariaDB server of this benchmark alone (default: the test server, BATON_TEST_MYSQL_URL). */
+  mysqlServerUrl?: string;
 }
 
 async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
@@ -50,34 +72,55 @@ async function post(url: string, key: Record<string, string>, body: unknown): Pr
 
 const onceTask = (name: string, at: number) => ({ name, executorApp: 'demo', handler: 'noop', trigger: { kind: 'ONCE', at } });
 
-async function runCase(n: number, engines: number, log: (s: string) => void): Promise<ApiBurstCase> {
-  const c = await Cluster.open(`ba${n}x${engines}`);
+/**
+ * One burst through the API: `engines` engines and 2 executors (the burst scenario's opened
+ * settings), `warmup` runs first, then `n` ONCE tasks due at T created in batches; optionally the
+ * busiest engine SIGKILLed at T + `killAfterMs` (bench/support/faults/engine-kill.ts).
+ */
+export async function runApiBurst(n: number, engines: number, log: (s: string) => void, options: ApiBurstOptions = {}): Promise<ApiBurstCase> {
+  const c = await Cluster.open(`ba${n}x${engines}`, 'acme', { mysqlServerUrl: options.mysqlServerUrl });
   let failed = true;
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
-    await c.startEngines(engines);
-    await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const engineProcs = await c.startEngines(engines);
+    const executors = await c.startExecutors(2, BURST_EXECUTOR_ENV);
     const api = await consoleOn(c);
     try {
-      const due = Math.ceil((Date.now() + 5_000 + n) / 1000) * 1000;
-      const createStart = performance.now();
-      const perBatch: number[] = [];
-      for (let i = 0; i < n; i += PER_BATCH) {
-        const tasks = Array.from({ length: Math.min(PER_BATCH, n - i) }, (_, j) => onceTask(`burst-${i + j}`, due));
-        const res = await post(`${api.url}/api/tasks/batch`, api.key, { tasks });
-        if (res.status !== 201) throw new Error(`POST /api/tasks/batch → ${res.status} ${res.text.slice(0, 300)}`);
-        perBatch.push(res.ms);
+      const warmup = options.warmup ?? 0;
+      // Creating N tasks takes ~1 ms each on a quiet machine; a warm-up measures this one's pace.
+      let msPerTask = 1;
+      if (warmup > 0) {
+        const t0 = performance.now();
+        await createOnceTasks(api, warmup, 'warmup', Date.now() + 2_000);
+        msPerTask = Math.max(1, (2 * (performance.now() - t0)) / warmup);
+        if (!(await waitAllEnded(c, warmup, { timeoutMs: 60_000 + warmup * 20, stallMs: 30_000, log })).complete) throw new Error(`the ${warmup} warm-up runs did not end`);
       }
+      const warmupRunIds = new Set((await c.runs()).map((r) => r.id));
+      const due = Math.ceil((Date.now() + 5_000 + n * msPerTask) / 1000) * 1000;
+      const createStart = performance.now();
+      const perBatch = await createOnceTasks(api, n, 'burst', due);
       const batched = performance.now() - createStart;
       if (Date.now() > due - 2_500) log(`  warning: creating the tasks ended ${due - Date.now()} ms before T`);
-      let runs = await c.runs();
-      for (const deadline = due + 60_000 + n * 20; Date.now() < deadline; ) {
-        await sleep(500);
-        runs = await c.runs();
-        if (runs.length >= n && runs.every((r) => r.finishedAt !== null)) break;
+      const mariadbPid = await serverPid(c);
+      const cpu = new CpuMeter({
+        ...(mariadbPid ? { mariadb: mariadbPid } : {}),
+        ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])),
+      });
+      let killed: ApiBurstCase['killed'];
+      if (options.killAfterMs !== undefined) {
+        await sleep(Math.max(0, due + options.killAfterMs - Date.now()));
+        cpu.sample();
+        const k = await killBusiestEngine(c, engineProcs);
+        log(`  killed ${k.victim.nodeId} (pid ${k.victim.pid}) at T+${k.killedAt - due} ms holding ${k.heldIds.length} runs`);
+        killed = { killedAfterTMs: k.killedAt - due, victim: k.victim.nodeId, held: k.heldIds.length, takeoverMs: await engineTakeover(c, k.victim, k.heldIds, k.killedAt) };
       }
+      await sleep(Math.max(0, due - Date.now())); // the wait's stall clock starts at T, not during the lead
+      const waited = await waitAllEnded(c, warmupRunIds.size + n, { timeoutMs: 60_000 + n * 20, stallMs: 30_000, log, onPoll: () => cpu.sample() });
+      const cpuSec = cpu.used();
       await sleep(300); // the last record lines
-      const check = invocationCheck(c.records(), runs.map((r) => r.id));
+      const runs = (await c.runs()).filter((r) => !warmupRunIds.has(r.id));
+      const records = c.records();
+      const check = invocationCheck(records, runs.map((r) => r.id));
       const rel = (pick: (r: (typeof runs)[number]) => number | null) => runs.map(pick).filter((v): v is number => v !== null).map((v) => v - due);
       const states: Record<string, number> = {};
       for (const r of runs) states[r.state] = (states[r.state] ?? 0) + 1;
@@ -86,10 +129,18 @@ async function runCase(n: number, engines: number, log: (s: string) => void): Pr
         engines,
         createMs: { batched: Math.round(batched), perBatchP50: Math.round(percentile(perBatch, 50)) },
         stages: { dispatched: stats(rel((r) => r.dispatchedAt)), started: stats(rel((r) => r.startedAt)) },
+        handlerStarts: startFigures(
+          records.map((r) => ({ k: String(r.runId), pid: r.pid, at: r.at })),
+          runs.map((r) => String(r.id)),
+          due,
+        ),
         makespanMs: Math.max(...rel((r) => r.finishedAt)),
         duplicates: check.duplicated.length,
         missing: check.missing.length + Math.max(0, n - runs.length),
+        notEnded: n - (waited.ended - warmupRunIds.size),
         states,
+        cpuSec,
+        killed,
       };
       failed = false;
       return result;
@@ -99,6 +150,28 @@ async function runCase(n: number, engines: number, log: (s: string) => void): Pr
   } finally {
     await c.close(failed);
   }
+}
+
+/** The MariaDB server's pid, from its own pid file (@@pid_file), or null when that is not readable here. */
+async function serverPid(c: Cluster): Promise<number | null> {
+  const rows: Array<{ f: string }> = await c.ds.query('SELECT @@pid_file AS f');
+  try {
+    return Number(readFileSync(rows[0].f, 'utf8').trim()) || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Creates `n` ONCE tasks due at `at` with POST /api/tasks/batch, 1,000 a request; returns each request's time (ms). */
+async function createOnceTasks(api: { url: string; key: Record<string, string> }, n: number, prefix: string, at: number): Promise<number[]> {
+  const perBatch: number[] = [];
+  for (let i = 0; i < n; i += PER_BATCH) {
+    const tasks = Array.from({ length: Math.min(PER_BATCH, n - i) }, (_, j) => onceTask(`${prefix}-${i + j}`, at));
+    const res = await post(`${api.url}/api/tasks/batch`, api.key, { tasks });
+    if (res.status !== 201) throw new Error(`POST /api/tasks/batch → ${res.status} ${res.text.slice(0, 300)}`);
+    perBatch.push(res.ms);
+  }
+  return perBatch;
 }
 
 /** Creating `n` tasks one POST at a time, the way it was done before the batch route. */
@@ -134,7 +207,7 @@ export const burstApi: Scenario = {
     const cases: ApiBurstCase[] = [];
     for (const [n, e] of plan) {
       log(`burst-api: ${n} tasks through the API, ${e} engine(s)…`);
-      cases.push(await runCase(n, e, log));
+      cases.push(await runApiBurst(n, e, log));
     }
     const single = oneByOne > 0 ? await createOneByOne(oneByOne) : null;
     const rows = cases.map((r) => [r.n, r.engines, r.createMs.batched, r.stages.dispatched.p99, r.stages.started.p50, r.stages.started.p99, r.makespanMs, r.duplicates, r.missing]);

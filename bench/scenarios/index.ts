@@ -16,6 +16,7 @@ import { executorClient } from './executor-client';
 import { runNow } from './run-now';
 import { executorOverhead } from './executor-overhead';
 import { ha } from './ha';
+import { peers } from './peers';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, ha];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, ha];

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../test/cluster/support/processes';
@@ -64,13 +64,46 @@ function mariadbPid(): number | null {
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN when gone. */
 export function cpuSeconds(pid: number | null): number {
+  const fields = pid ? statFields(pid) : null;
+  return fields ? (Number(fields[11]) + Number(fields[12])) / 100 : NaN; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/**
+ * CPU seconds used so far by a process and all its descendants: its own time, its reaped
+ * children's (cutime, cstime: a PostgreSQL backend that ended) and its live descendants'. NaN when
+ * the process is gone.
+ */
+export function treeCpuSeconds(pid: number | null): number {
   if (!pid) return NaN;
+  const children = new Map<number, number[]>();
+  let own = NaN;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (!fields) continue;
+    const ppid = Number(fields[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    if (Number(entry) === pid) own = 0;
+  }
+  if (Number.isNaN(own)) return NaN;
+  let ticks = 0;
+  for (const queue = [pid]; queue.length; ) {
+    const p = queue.pop()!;
+    const fields = statFields(p);
+    if (!fields) continue;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]); // utime stime cutime cstime
+    queue.push(...(children.get(p) ?? []));
+  }
+  return ticks / 100;
+}
+
+/** /proc/<pid>/stat's fields after the command name (state first), or null when gone. */
+function statFields(pid: number): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return NaN;
+    return null;
   }
 }
 

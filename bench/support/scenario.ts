@@ -16,6 +16,8 @@ export interface Scenario {
   name: string;
   /** One line for `npm run bench -- --help`. */
   description: string;
+  /** Its options, printed by `npm run bench -- <scenario> --help`. */
+  options?: string;
   /** Needs neither MariaDB nor the cluster-suite lock (an in-process micro-benchmark). Default false. */
   standalone?: boolean;
   /** Part of the quick set (`npm run bench` with no scenario named). Default true; false: only by name or with --full. */

@@ -12,7 +12,8 @@
 #   OURS_ARG       a command-line argument only our process of this port has
 #   READY_WHAT     what start waits for, in the timeout message ("answer", "answer STOMP")
 #   READY_POLL     seconds between readiness checks
-#   STOP_TIMEOUT   seconds stop waits after SIGTERM before SIGKILL
+#   STOP_TIMEOUT   seconds stop waits after STOP_SIGNAL before SIGKILL
+#   STOP_SIGNAL    optional, default TERM: the signal that asks the server to shut down
 #   RUNNING_WHERE  where, in the "already running" message (e.g. "port <port>")
 #   STATUS_WHERE   the tail of the status line (e.g. "data <dir>")
 # and defines:
@@ -142,7 +143,7 @@ do_stop() {
     return 0
   fi
   log "stopping $LABEL (pid $pid)"
-  kill -TERM "$pid"
+  kill "-${STOP_SIGNAL:-TERM}" "$pid"
   local waited=0
   while is_ours "$pid"; do
     if [ "$waited" -ge $((STOP_TIMEOUT * 10)) ]; then

@@ -105,7 +105,11 @@ export function dueTimes(n: number, from: number, spanMs = 0): number[] {
  * Waits until the tenant's runs are all terminal, or nothing ended for `stallMs`, or `timeoutMs`
  * passed. Query errors (the database restarting) count as "nothing moved" and are retried.
  */
-export async function waitAllEnded(c: Cluster, n: number, options: { timeoutMs: number; stallMs: number; log?: (s: string) => void }): Promise<{ ended: number; complete: boolean }> {
+export async function waitAllEnded(
+  c: Cluster,
+  n: number,
+  options: { timeoutMs: number; stallMs: number; log?: (s: string) => void; onPoll?: () => void },
+): Promise<{ ended: number; complete: boolean }> {
   const deadline = Date.now() + options.timeoutMs;
   let ended = -1;
   let movedAt = Date.now();
@@ -113,6 +117,7 @@ export async function waitAllEnded(c: Cluster, n: number, options: { timeoutMs: 
     const rows: Array<{ ended: number | string | null }> | null = await c.ds
       .query("SELECT SUM(state IN ('SUCCEEDED','FAILED','TIMED_OUT','CANCELLED','SKIPPED')) AS ended FROM runs WHERE tenant_id = ?", [c.tenant.id])
       .catch(() => null);
+    options.onPoll?.();
     if (rows) {
       const now = Number(rows[0].ended ?? 0);
       if (now >= n) return { ended: now, complete: true };

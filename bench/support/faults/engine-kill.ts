@@ -1,5 +1,6 @@
 import { AlarmEntity } from '@baton/persistence';
 import { Cluster, ENGINE_TEST_ENV, sleep, waitFor } from '../../../test/cluster/support/cluster';
+import type { EngineProcess } from '../../../test/cluster/support/processes';
 import { dispatchedCount } from '../../../test/cluster/support/burst';
 import { countBy, percentile } from '../../../test/cluster/support/figures';
 import { BURST_EXECUTOR_ENV } from '../../scenarios/burst';
@@ -35,32 +36,9 @@ export async function engineKill(n: number, timing: 'test' | 'default', log: (s:
     await sleep(Math.max(0, due + KILL_AFTER_T_MS - Date.now()));
     const dispatchedAtKill = await dispatchedCount(c);
 
-    const held: Array<{ owner: string; n: number | string }> = await c.ds.query(
-      "SELECT claimed_by AS owner, COUNT(*) AS n FROM runs WHERE tenant_id = ? AND state IN ('CLAIMED','DISPATCHED') GROUP BY claimed_by ORDER BY COUNT(*) DESC",
-      [c.tenant.id],
-    );
-    const victim = engines.find((e) => e.nodeId === held[0]?.owner) ?? engines[0];
-    const killedAt = Date.now();
-    process.kill(victim.pid, 'SIGKILL');
-    await victim.exited;
-    const heldRows: Array<{ id: number | string; state: string }> = await c.ds.query(
-      "SELECT id, state FROM runs WHERE tenant_id = ? AND claimed_by = ? AND state IN ('CLAIMED','DISPATCHED')",
-      [c.tenant.id, victim.nodeId],
-    );
-    const heldIds = heldRows.map((r) => Number(r.id));
+    const { victim, killedAt, heldIds, heldRows } = await killBusiestEngine(c, engines);
     log(`  killed ${victim.nodeId} (pid ${victim.pid}) holding ${heldIds.length} runs (${JSON.stringify(countBy(heldRows, (r) => r.state))})`);
-
-    const takeoverMs = await waitFor(
-      async () => {
-        if (heldIds.length === 0) return -1;
-        const rows: Array<{ n: number | string }> = await c.ds.query(
-          `SELECT COUNT(*) AS n FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED','DISPATCHED') AND id IN (${heldIds.map(() => '?').join(',')})`,
-          [victim.nodeId, ...heldIds],
-        );
-        return Number(rows[0].n) === 0 ? Date.now() - killedAt : false;
-      },
-      { timeoutMs: 120_000, intervalMs: 50, what: `the runs of ${victim.nodeId} taken over` },
-    );
+    const takeoverMs = await engineTakeover(c, victim, heldIds, killedAt);
     const waited = await waitAllEnded(c, n, { timeoutMs: 120_000, stallMs: 30_000, log });
     const { runs, t } = await settle(c, killedAt, log);
     const engineDown = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'ENGINE_DOWN' } });
@@ -69,7 +47,7 @@ export async function engineKill(n: number, timing: 'test' | 'default', log: (s:
       { engines: 2, executors: 2, burst: n, ...pick({ ...ENGINE_TEST_ENV, ...env }, ['BATON_HEARTBEAT_MS', 'BATON_ENGINE_DEAD_AFTER_MS', 'BATON_LEASE_MS', 'BATON_WATCHDOG_INTERVAL_MS']) },
       runs,
       t,
-      { takeoverMs: takeoverMs < 0 ? null : takeoverMs, recoveryMs: lastEnd(runs) - killedAt },
+      { takeoverMs, recoveryMs: lastEnd(runs) - killedAt },
       {
         killedAfterTMs: killedAt - due,
         dispatchedAtKill,
@@ -88,6 +66,41 @@ export async function engineKill(n: number, timing: 'test' | 'default', log: (s:
   } finally {
     await c.close(failed);
   }
+}
+
+/**
+ * SIGKILLs the engine holding the most of the tenant's runs not yet ended (CLAIMED in memory or
+ * DISPATCHED) and waits for its exit; returns it, when, and the runs it held.
+ */
+export async function killBusiestEngine(c: Cluster, engines: readonly EngineProcess[]) {
+  const held: Array<{ owner: string; n: number | string }> = await c.ds.query(
+    "SELECT claimed_by AS owner, COUNT(*) AS n FROM runs WHERE tenant_id = ? AND state IN ('CLAIMED','DISPATCHED') GROUP BY claimed_by ORDER BY COUNT(*) DESC",
+    [c.tenant.id],
+  );
+  const victim = engines.find((e) => e.nodeId === held[0]?.owner) ?? engines[0];
+  const killedAt = Date.now();
+  process.kill(victim.pid, 'SIGKILL');
+  await victim.exited;
+  const heldRows: Array<{ id: number | string; state: string }> = await c.ds.query(
+    "SELECT id, state FROM runs WHERE tenant_id = ? AND claimed_by = ? AND state IN ('CLAIMED','DISPATCHED')",
+    [c.tenant.id, victim.nodeId],
+  );
+  return { victim, killedAt, heldRows, heldIds: heldRows.map((r) => Number(r.id)) };
+}
+
+/** Takeover: kill → none of the runs the victim held is still CLAIMED/DISPATCHED by it (ms; null when it held none). */
+export async function engineTakeover(c: Cluster, victim: EngineProcess, heldIds: readonly number[], killedAt: number): Promise<number | null> {
+  if (heldIds.length === 0) return null;
+  return waitFor(
+    async () => {
+      const rows: Array<{ n: number | string }> = await c.ds.query(
+        `SELECT COUNT(*) AS n FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED','DISPATCHED') AND id IN (${heldIds.map(() => '?').join(',')})`,
+        [victim.nodeId, ...heldIds],
+      );
+      return Number(rows[0].n) === 0 ? Date.now() - killedAt : false;
+    },
+    { timeoutMs: 120_000, intervalMs: 50, what: `the runs of ${victim.nodeId} taken over` },
+  );
 }
 
 /** When the victim is killed, after the instant T the burst is due. */

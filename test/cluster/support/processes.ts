@@ -12,7 +12,7 @@ import { demoExecutorCommand, startExecutorProcess, type ExecutorCommand, type E
  */
 
 export const ROOT = resolve(__dirname, '../../..');
-const REGISTER_TS = resolve(ROOT, 'test/protocol/register-ts.cjs');
+export const REGISTER_TS = resolve(ROOT, 'test/protocol/register-ts.cjs');
 const ENGINE_MAIN = resolve(ROOT, 'apps/engine/src/main.ts');
 const CONSOLE_MAIN = resolve(ROOT, 'apps/console/src/main.ts');
 
@@ -106,8 +106,8 @@ export async function startConsoleProcess(options: { name: string; env: Record<s
   return Object.assign(p, { url: ready[1] });
 }
 
-/** Spawns a Baton server from its TypeScript main and waits for its READY line. */
-function startReadyProcess(options: {
+/** Spawns a Node process (a Baton server from its TypeScript main, a benchmark's peer worker), tracked like the others, and waits for its READY line. */
+export function startReadyProcess(options: {
   name: string;
   env: Record<string, string>;
   logFile: string;
