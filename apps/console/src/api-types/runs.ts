@@ -1,4 +1,4 @@
-import type { ExecutorState, JsonValue, RunCause, RunState } from '../../../../libs/domain/src/types';
+import type { ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
 
 export interface Run {
   id: number;

@@ -1,0 +1,3 @@
+/** Simplified Chinese: English text (the key, as in the sources) → its translation. */
+export const zhCN: Record<string, string> = {
+};
