@@ -375,7 +375,7 @@ describe('web console (Chromium)', () => {
     // A shard's page names its place and its fan-out run.
     await page.locator('table[aria-label="Shards"] tr[data-shard="1"] a').click();
     await page.locator('[data-run-shard]').waitFor();
-    expect(await page.locator('[data-run-shard]').textContent()).toBe(`1 of 0…2 of fan-out run #${run.id}`);
+    expect(await page.locator('[data-run-shard]').textContent()).toBe(`2 of 3 (ctx.shardIndex 1) of fan-out run #${run.id}`);
   });
 
   it("tails a running run's log live: a line the handler wrote shows before the run ends", async () => {

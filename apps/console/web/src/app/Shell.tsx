@@ -41,7 +41,7 @@ export function Shell({ session, path, onLogout }: { session: Session; path: str
             {nav.map(([to, label]) => (
               <li key={to}>
                 <Link to={to} aria-current={path === to || path.startsWith(`${to}/`) ? 'page' : undefined}>
-                  {label()}
+                  {to === '/operator' && !operator ? t('API keys') : label()}
                 </Link>
               </li>
             ))}

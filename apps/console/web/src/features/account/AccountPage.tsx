@@ -3,6 +3,8 @@ import { post, type Session } from '../../shared/api';
 import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
 import { errorsOf } from '../../shared/form-errors';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
+import { PreferencesForm } from './PreferencesForm';
 
 /** The logged-in user's own account: change the password (the user's other sessions end). */
 export function AccountPage({ session }: { session: Session }) {
@@ -12,14 +14,14 @@ export function AccountPage({ session }: { session: Session }) {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (form.newPassword !== form.repeat) {
-      setErrors({ repeat: 'does not match the new password' });
+      setErrors({ repeat: t('does not match the new password') });
       return;
     }
     try {
       await post('/auth/password', { currentPassword: form.currentPassword, newPassword: form.newPassword });
       setErrors({});
       setForm({ currentPassword: '', newPassword: '', repeat: '' });
-      toast.notify('Password changed; your other sessions were logged out');
+      toast.notify(t('Password changed; your other sessions were logged out'));
     } catch (err) {
       setErrors(errorsOf(err, ['currentPassword', 'newPassword']));
     }
@@ -28,9 +30,15 @@ export function AccountPage({ session }: { session: Session }) {
     <>
       <PageHeader title={t('My account')} />
       <p>
-        {session.user.username} · {session.user.role}
-        {session.user.tenantId ? ` of tenant ${session.user.tenantId}` : ''}
+        <span translate="no">{session.user.username}</span> · {codeLabel(session.user.role)}
+        {session.user.tenantId ? (
+          <>
+            {' '}
+            {t('of tenant')} <span translate="no">{session.user.tenantId}</span>
+          </>
+        ) : null}
       </p>
+      <PreferencesForm />
       <section aria-labelledby="password-h">
         <h2 id="password-h">{t('Change my password')}</h2>
         <form className="card" style={{ maxWidth: '30rem' }} onSubmit={(e) => void submit(e)} aria-label={t('Change my password')}>

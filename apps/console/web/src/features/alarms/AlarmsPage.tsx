@@ -1,15 +1,15 @@
 import { useEffect, useState } from 'react';
 import { get, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
+import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
-import { fmtTime } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
 import { useLive } from '../../shared/live';
 import { ALARM_TYPES, type Alarm, type Page, type Task } from '../../shared/model';
 import { Link } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
 
 export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
   const toast = useToast();
@@ -27,7 +27,7 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
   const ack = async (a: Alarm) => {
     try {
       await post(`/alarms/${a.id}/ack`);
-      toast.notify(`Alarm #${a.id} acknowledged`);
+      toast.notify(t('Alarm #{{id}} acknowledged', { id: a.id }));
       await alarms.reload();
     } catch (e) {
       toast.notify((e as Error).message, 'error');
@@ -51,7 +51,9 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
             <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
               <option value="">{t('Any type')}</option>
               {ALARM_TYPES.map((x) => (
-                <option key={x}>{x}</option>
+                <option key={x} value={x}>
+                  {codeLabel(x)}
+                </option>
               ))}
             </select>
           )}
@@ -62,7 +64,7 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
               <option value="">{t('All tasks')}</option>
               {(tasks.data?.items ?? []).map((x) => (
                 <option key={x.id} value={x.id}>
-                  {t.name}
+                  {x.name}
                 </option>
               ))}
             </select>
@@ -79,32 +81,32 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
           type || taskId ? (
             <EmptyState title={t('No alarms match the filters.')}>{t('Pick another type or task.')}</EmptyState>
           ) : (
-            <EmptyState title={acked === 'false' ? 'No open alarms.' : acked === 'true' ? 'No acknowledged alarms.' : 'No alarms yet.'}>
+            <EmptyState title={acked === 'false' ? t('No open alarms.') : acked === 'true' ? t('No acknowledged alarms.') : t('No alarms yet.')}>
               {t('Failed, late or timed-out runs and executors going down raise alarms: they show here and pop up on every page. Set webhooks to have them sent on.')}
             </EmptyState>
           )
         }
         columns={[
-          { header: t('Raised'), className: 'small', cell: (a) => fmtTime(a.raisedAt) },
-          { header: t('Type'), cell: (a) => a.type },
-          { header: t('Severity'), cell: (a) => <span className={`badge sev-${a.severity}`}>{a.severity}</span> },
-          { header: t('Task'), cell: (a) => (a.taskId ? <Link to={`/tasks/${a.taskId}`}>{taskName.get(a.taskId) ?? `#${a.taskId}`}</Link> : '—') },
+          { header: t('Raised'), className: 'small', cell: (a) => <Time ms={a.raisedAt} /> },
+          { header: t('Type'), cell: (a) => codeLabel(a.type) },
+          { header: t('Severity'), cell: (a) => <span className={`badge sev-${a.severity}`}>{codeLabel(a.severity)}</span> },
+          { header: t('Task'), cell: (a) => (a.taskId ? <Link to={`/tasks/${a.taskId}`} translate="no">{taskName.get(a.taskId) ?? `#${a.taskId}`}</Link> : '—') },
           { header: t('Run'), cell: (a) => (a.runId ? <Link to={`/runs/${a.runId}`}>#{a.runId}</Link> : '—') },
-          { header: t('Message'), cell: (a) => a.message },
+          { header: t('Message'), cellProps: () => ({ translate: 'no' as const }), cell: (a) => a.message },
           { header: t('Count'), cell: (a) => a.count },
           {
             header: t('Acknowledged'),
             cell: (a) =>
               a.ackedAt ? (
                 <span className="small">
-                  {a.ackedBy} · {fmtTime(a.ackedAt)}
+                  <span translate="no">{a.ackedBy}</span> · <Time ms={a.ackedAt} />
                 </span>
               ) : canWrite ? (
-                <button type="button" className="btn-small" onClick={() => void ack(a)} aria-label={`Acknowledge alarm ${a.id}`}>
+                <button type="button" className="btn-small" onClick={() => void ack(a)} aria-label={t('Acknowledge alarm {{id}}', { id: a.id })}>
                   {t('Acknowledge')}
                 </button>
               ) : (
-                'open'
+                t('open')
               ),
           },
         ]}

@@ -9,6 +9,8 @@ import { useRunEvents } from '../../shared/live';
 import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../../shared/model';
 import { Link, navigate, useLocation } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
+import { FlowLegend, RecentFlows } from './FlowPicker';
 
 const NODE_W = 170;
 const NODE_H = 40;
@@ -37,7 +39,7 @@ function layoutDag(tasks: Task[], deps: Dependency[], showAll: boolean): Laid {
   g.setDefaultEdgeLabel(() => ({}));
   const linked = new Set(deps.flatMap((d) => [d.parentTaskId, d.childTaskId]));
   const shown = tasks.filter((x) => showAll || linked.has(x.id));
-  for (const t of shown) g.setNode(String(t.id), { width: NODE_W, height: NODE_H });
+  for (const task of shown) g.setNode(String(task.id), { width: NODE_W, height: NODE_H });
   for (const d of deps) if (g.hasNode(String(d.parentTaskId)) && g.hasNode(String(d.childTaskId))) g.setEdge(String(d.parentTaskId), String(d.childTaskId), {}, String(d.id));
   layout(g);
   const graph = g.graph() as { width?: number; height?: number };
@@ -88,17 +90,17 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
     setError(null);
     try {
       const d = await post<Dependency>('/dependencies', { parentTaskId: Number(parent), childTaskId: Number(child), condition });
-      toast.notify(`Edge ${d.parentName} → ${d.childName} added`);
+      toast.notify(t('Edge {{parent}} → {{child}} added', { parent: d.parentName, child: d.childName }));
       await deps.reload();
     } catch (err) {
-      if (err instanceof ApiError) setError({ message: err.body.message, cycle: err.body.cycle, fields: err.fieldErrors() });
+      if (err instanceof ApiError) setError({ message: err.message, cycle: err.body.cycle, fields: err.fieldErrors() });
       else setError({ message: (err as Error).message, fields: {} });
     }
   };
   const remove = async (d: Dependency) => {
     try {
       await del(`/dependencies/${d.id}`);
-      toast.notify(`Edge ${d.parentName} → ${d.childName} removed`);
+      toast.notify(t('Edge {{parent}} → {{child}} removed', { parent: d.parentName, child: d.childName }));
       await deps.reload();
     } catch (err) {
       toast.notify((err as Error).message, 'error');
@@ -106,7 +108,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
   };
   const taskOptions = (tasks.data?.items ?? []).map((x) => (
     <option key={x.id} value={x.id}>
-      {t.name}
+      {x.name}
     </option>
   ));
 
@@ -136,7 +138,9 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
             {(p) => (
               <select {...p} name="condition" value={condition} onChange={(e) => setCondition(e.target.value)}>
                 {DEPENDENCY_CONDITIONS.map((c) => (
-                  <option key={c}>{c}</option>
+                  <option key={c} value={c}>
+                    {codeLabel(c)}
+                  </option>
                 ))}
               </select>
             )}
@@ -152,7 +156,10 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
         <div className="error-box" role="alert" data-dependency-error>
           {error.cycle ? (
             <>
-              <strong>{t('Refused: that edge would make a cycle.')}</strong> <span data-cycle>{error.cycle.join(' → ')}</span>
+              <strong>{t('Refused: that edge would make a cycle.')}</strong>{' '}
+              <span data-cycle translate="no">
+                {error.cycle.join(' → ')}
+              </span>
             </>
           ) : (
             error.message
@@ -170,6 +177,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
         <Field label={t('Flow (root run #)')} hint={t('Colours each task by its run in that flow, live.')}>
           {(p) => <input {...p} name="flow" inputMode="numeric" value={flowInput} onChange={(e) => setFlowInput(e.target.value)} />}
         </Field>
+        <RecentFlows onPick={(id) => (setFlowInput(String(id)), navigate(`/dependencies?flow=${id}`))} />
         <div className="field field-button">
           <button type="submit">{t('Show flow')}</button>
         </div>
@@ -182,18 +190,20 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
         ) : null}
       </form>
       <ErrorBox error={flow.error} />
-      {flowId !== null && flow.data && flow.data.items.length === 0 ? <p className="muted">No run of flow #{flowId}.</p> : null}
+      {flowId !== null && flow.data && flow.data.items.length === 0 ? <p className="muted">{t('No run of flow #{{id}}.', { id: flowId })}</p> : null}
+      {flowId !== null ? <FlowLegend /> : null}
       <label className="check">
-        <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> Show tasks without dependencies
+        <input type="checkbox" checked={showAll} onChange={(e) => setShowAll(e.target.checked)} /> {t('Show tasks without dependencies')}
       </label>
       {laid && laid.nodes.length === 0 ? (
         showAll ? (
           <EmptyState title={t('No tasks yet.')}>
-            Create them from <Link to="/tasks">{t('Tasks')}</Link>, then link them here.
+            {t('Create them from')} <Link to="/tasks">{t('Tasks')}</Link>
+            {t(', then link them here.')}
           </EmptyState>
         ) : (
           <EmptyState title={t('No dependencies to draw yet.')}>
-            {canWrite ? 'Add an edge with the form above, or tick' : 'Tick'} “Show tasks without dependencies” to see every task.
+            {canWrite ? t('Add an edge with the form above, or tick “Show tasks without dependencies” to see every task.') : t('Tick “Show tasks without dependencies” to see every task.')}
           </EmptyState>
         )
       ) : laid ? (
@@ -201,7 +211,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
           <svg
             className="dag"
             role="img"
-            aria-label={`Dependency graph: ${deps.data?.map((d) => `${d.parentName} to ${d.childName}`).join(', ') || 'no edges'}`}
+            aria-label={t('Dependency graph: {{edges}}', { edges: deps.data?.map((d) => t('{{parent}} to {{child}}', { parent: d.parentName, child: d.childName })).join(', ') || t('no edges') })}
             viewBox={`0 0 ${laid.width} ${laid.height}`}
             width={laid.width}
             height={laid.height}
@@ -217,7 +227,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
                 <polyline fill="none" points={e.points.map((p) => `${p.x},${p.y}`).join(' ')} markerEnd="url(#arrow)" />
                 {e.condition !== 'ON_SUCCESS' ? (
                   <text x={e.points[Math.floor(e.points.length / 2)].x} y={e.points[Math.floor(e.points.length / 2)].y - 6} textAnchor="middle" className="edge-label">
-                    {e.condition}
+                    {codeLabel(e.condition)}
                   </text>
                 ) : null}
               </g>
@@ -234,7 +244,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
                 data-run-state={run?.state}
                 tabIndex={0}
                 role="link"
-                aria-label={run ? `Task ${n.name}: run ${run.id} ${run.state}` : `Task ${n.name}`}
+                aria-label={run ? t('Task {{name}}: run {{id}} {{state}}', { name: n.name, id: run.id, state: codeLabel(run.state) }) : t('Task {{name}}', { name: n.name })}
                 onClick={() => navigate(to)}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter') navigate(to);
@@ -244,7 +254,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
                 <text x={NODE_W / 2} y={NODE_H / 2 + 5} textAnchor="middle">
                   {n.name.length > 22 ? `${n.name.slice(0, 21)}…` : n.name}
                 </text>
-                {run ? <title>{`run #${run.id}: ${run.state}`}</title> : null}
+                {run ? <title>{t('run #{{id}}: {{state}}', { id: run.id, state: codeLabel(run.state) })}</title> : null}
               </g>
               );
             })}
@@ -259,18 +269,18 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
         rowProps={(d) => ({ 'data-edge-row': `${d.parentName}->${d.childName}` })}
         empty={
           <EmptyState title={t('No dependencies yet.')}>
-            An edge runs a child task when its parent's run ends (on success, failure or either).{' '}
-            {canWrite ? 'Add one with the form above.' : 'A tenant admin adds them.'}
+            {t("An edge runs a child task when its parent's run ends (on success, failure or either).")}{' '}
+            {canWrite ? t('Add one with the form above.') : t('A tenant admin adds them.')}
           </EmptyState>
         }
         columns={[
-          { header: t('Parent'), cell: (d) => d.parentName },
-          { header: t('Child'), cell: (d) => d.childName },
-          { header: t('Condition'), cell: (d) => d.condition },
+          { header: t('Parent'), cellProps: () => ({ translate: 'no' as const }), cell: (d) => d.parentName },
+          { header: t('Child'), cellProps: () => ({ translate: 'no' as const }), cell: (d) => d.childName },
+          { header: t('Condition'), cell: (d) => codeLabel(d.condition) },
           canWrite && {
             header: t('Actions'),
             cell: (d) => (
-              <button type="button" className="btn-small" onClick={() => void remove(d)} aria-label={`Remove edge ${d.parentName} to ${d.childName}`}>
+              <button type="button" className="btn-small" onClick={() => void remove(d)} aria-label={t('Remove edge {{parent}} to {{child}}', { parent: d.parentName, child: d.childName })}>
                 {t('Remove')}
               </button>
             ),

@@ -1,9 +1,9 @@
 import { useRef, useState } from 'react';
 import { get } from '../../shared/api';
-import { ErrorBox, PageHeader } from '../../shared/components';
+import { ErrorBox, PageHeader, Time } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
-import { fmtAgo, fmtTime } from '../../shared/format';
+import { fmtAgo, fmtTime, fmtUtc } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { LoadTable } from './LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../../shared/model';
@@ -11,11 +11,11 @@ import { RotatedSecret, RotateSecretForm } from './RotateSecretForm';
 import { CopyButton } from '../../shared/SecretBox';
 import { t } from '../../shared/i18n/i18n';
 
-const SECRET_BADGES: Record<Executor['secret'], [string, string]> = {
-  CURRENT: ['current', 'online'],
-  PREVIOUS: ['previous: restart with the new secret', 'paused'],
-  OUTDATED: ['needs the new secret', 'offline'],
-  UNKNOWN: ['unknown', ''],
+const SECRET_BADGES: Record<Executor['secret'], [() => string, string]> = {
+  CURRENT: [() => t('current'), 'online'],
+  PREVIOUS: [() => t('previous: restart with the new secret'), 'paused'],
+  OUTDATED: [() => t('needs the new secret'), 'offline'],
+  UNKNOWN: [() => t('unknown'), ''],
 };
 
 export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
@@ -34,25 +34,26 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
         rowProps={(e) => ({ 'data-executor': e.app })}
         empty={
           <EmptyState title={t('No executor has sent a heartbeat yet.')}>
-            Start one with the variables under <a href="#connect-h">{t('Connect an executor')}</a> above; it shows here within seconds of its first heartbeat.
+            {t('Start one with the variables under')} <a href="#connect-h">{t('Connect an executor')}</a>
+            {t(' above; it shows here within seconds of its first heartbeat.')}
           </EmptyState>
         }
         columns={[
-          { header: t('App'), cell: (e) => e.app },
+          { header: t('App'), cellProps: () => ({ translate: 'no' as const }), cell: (e) => e.app },
           { header: t('URL'), className: 'mono small', cell: (e) => e.url },
-          { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? 'online' : 'offline'}</span> },
+          { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? t('online') : t('offline')}</span> },
           {
             header: t('Secret'),
             cell: (e) => (
               <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
-                {SECRET_BADGES[e.secret][0]}
+                {SECRET_BADGES[e.secret][0]()}
               </span>
             ),
           },
           {
             header: t('Handlers'),
             className: 'small',
-            cellProps: () => ({ 'data-executor-handlers': true }),
+            cellProps: () => ({ 'data-executor-handlers': true, translate: 'no' as const }),
             // A handler that declares its params' schema is marked: tasks of it are checked on save.
             cell: (e) =>
               e.handlers.length
@@ -63,7 +64,7 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
                       {e.handlerSchemas[h] !== undefined ? (
                         <abbr title={t('declares a JSON schema of its params')} data-has-schema={h}>
                           {' '}
-                          (schema)
+                          ({t('schema')})
                         </abbr>
                       ) : null}
                     </span>
@@ -74,12 +75,12 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
             header: t('Load'),
             cell: (e) => (
               <>
-                <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={`Load of ${e.app}`} /> {e.inFlight} / {e.capacity}
+                <meter min={0} max={Math.max(1, e.capacity)} value={e.inFlight} high={e.capacity * 0.8} aria-label={t('Load of {{app}}', { app: e.app })} /> {e.inFlight} / {e.capacity}
               </>
             ),
           },
-          { header: t('Last heartbeat'), cellProps: (e) => ({ title: fmtTime(e.heartbeatAt) }), cell: (e) => fmtAgo(e.heartbeatAt, now) },
-          { header: t('Registered'), className: 'small', cell: (e) => fmtTime(e.registeredAt) },
+          { header: t('Last heartbeat'), cellProps: (e) => ({ title: `${fmtTime(e.heartbeatAt)} · ${e.heartbeatAt ? fmtUtc(e.heartbeatAt) : ''}` }), cell: (e) => fmtAgo(e.heartbeatAt, now) },
+          { header: t('Registered'), className: 'small', cell: (e) => <Time ms={e.registeredAt} /> },
         ]}
       />
       <section aria-labelledby="load-h">
@@ -103,9 +104,9 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
   const engineUrls = c.engineUrls.join(',');
   const envText = [
     `BATON_TENANT=${c.tenantId}`,
-    `BATON_EXECUTOR_SECRET=${rotated?.executorSecret ?? '<the executor secret>'}`,
-    `BATON_ENGINE_URLS=${engineUrls || '<an engine URL>'}`,
-    `BATON_EXECUTOR_APP=${c.apps[0] ?? '<your app name>'}`,
+    `BATON_EXECUTOR_SECRET=${rotated?.executorSecret ?? `<${t('the executor secret')}>`}`,
+    `BATON_ENGINE_URLS=${engineUrls || `<${t('an engine URL')}>`}`,
+    `BATON_EXECUTOR_APP=${c.apps[0] ?? `<${t('your app name')}>`}`,
   ].join('\n');
   return (
     <section className="card connect-panel" aria-labelledby="connect-h">
@@ -117,18 +118,18 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
         </dd>
         <dt>{t('Engine URLs')}</dt>
         <dd className="mono" data-connect="engines">
-          {engineUrls || <span className="muted">no engine of group “{c.engineGroup}” is up</span>}
+          {engineUrls || <span className="muted">{t('no engine of group “{{group}}” is up', { group: c.engineGroup })}</span>}
         </dd>
         <dt>{t('Apps')}</dt>
         <dd className="mono">{c.apps.length ? c.apps.join(', ') : <span className="muted">{t('none yet: tasks name the app that runs them')}</span>}</dd>
         <dt>{t('Executor secret')}</dt>
         <dd data-connect="secret">
-          version {c.secretVersion}. Shown once, when the tenant was created (Operator page) or at its last rotation
-          {canRotate ? '; lost it? Rotate it below.' : '; a tenant admin can rotate it.'}
+          {t('version {{version}}. Shown once, when the tenant was created (Operator page) or at its last rotation', { version: c.secretVersion })}
+          {canRotate ? t('; lost it? Rotate it below.') : t('; a tenant admin can rotate it.')}
           {c.previousSecretExpiresAt !== null ? (
             <>
               {' '}
-              <strong data-previous-expires>The previous secret still works until {fmtTime(c.previousSecretExpiresAt)}.</strong>
+              <strong data-previous-expires>{t('The previous secret still works until {{time}}.', { time: fmtTime(c.previousSecretExpiresAt) })}</strong>
             </>
           ) : null}
         </dd>

@@ -7,11 +7,11 @@ import { SecretBox } from '../../shared/SecretBox';
 import { t } from '../../shared/i18n/i18n';
 
 /** Overlap windows offered for a rotation (seconds); the API accepts 0 to 604 800. */
-const OVERLAPS: Array<[number, string]> = [
-  [86_400, '24 hours (default)'],
-  [3_600, '1 hour'],
-  [604_800, '7 days'],
-  [0, 'none: revoke the old secret at once'],
+const OVERLAPS: Array<[number, () => string]> = [
+  [86_400, () => t('24 hours (default)')],
+  [3_600, () => t('1 hour')],
+  [604_800, () => t('7 days')],
+  [0, () => t('none: revoke the old secret at once')],
 ];
 
 /**
@@ -31,7 +31,7 @@ export function RotateSecretForm({ tenantIds, onRotated }: { tenantIds?: string[
       const r = await post<RotatedExecutorSecret>(path, { overlapSeconds: overlap });
       setError(null);
       onRotated(r);
-      toast.notify(`Executor secret of ${r.tenantId} rotated (version ${r.secretVersion})`);
+      toast.notify(t('Executor secret of {{tenant}} rotated (version {{version}})', { tenant: r.tenantId, version: r.secretVersion }));
     } catch (err) {
       setError(err as Error);
     }
@@ -56,7 +56,7 @@ export function RotateSecretForm({ tenantIds, onRotated }: { tenantIds?: string[
           <select {...p} value={overlap} onChange={(e) => setOverlap(Number(e.target.value))}>
             {OVERLAPS.map(([seconds, text]) => (
               <option key={seconds} value={seconds}>
-                {text}
+                {text()}
               </option>
             ))}
           </select>
@@ -73,11 +73,11 @@ export function RotateSecretForm({ tenantIds, onRotated }: { tenantIds?: string[
 /** The answer to a rotation: the new secret, once, and until when the previous one works. */
 export function RotatedSecret({ rotated }: { rotated: RotatedExecutorSecret }) {
   return (
-    <SecretBox label={`New executor secret of ${rotated.tenantId}`} secret={rotated.executorSecret}>
+    <SecretBox label={t('New executor secret of {{tenant}}', { tenant: rotated.tenantId })} secret={rotated.executorSecret}>
       <p className="small" data-rotation-result>
         {rotated.previousSecretExpiresAt === null
-          ? 'The previous secret no longer works: restart every executor with the new one now.'
-          : `The previous secret works until ${fmtTime(rotated.previousSecretExpiresAt)}: restart each executor with the new one before then.`}
+          ? t('The previous secret no longer works: restart every executor with the new one now.')
+          : t('The previous secret works until {{time}}: restart each executor with the new one before then.', { time: fmtTime(rotated.previousSecretExpiresAt) })}
       </p>
     </SecretBox>
   );

@@ -1,24 +1,25 @@
 import { useState, type FormEvent } from 'react';
 import { del, get, patch, post } from '../../shared/api';
 import { LoadTable } from '../executors/LoadTable';
-import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
+import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { errorsOf } from '../../shared/form-errors';
-import { fmtAgo, fmtTime } from '../../shared/format';
+import { fmtAgo, fmtNumber, fmtTime } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import type { ApiKey, CreatedApiKey, CreatedTenant, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../../shared/model';
 import type { Session } from '../../shared/api';
 import { RotatedSecret, RotateSecretForm } from '../executors/RotateSecretForm';
 import { SecretBox } from '../../shared/SecretBox';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
 
 /** Operators: tenants, engine groups, engine nodes, API keys. Tenant admins: their tenant's API keys. */
 export function OperatorPage({ role }: { role: Session['user']['role'] }) {
   const operator = role === 'OPERATOR';
   return (
     <>
-      <PageHeader title={t('Operator')} />
+      <PageHeader title={operator ? t('Operator') : t('API keys')} />
       {operator ? (
         <>
           <EngineNodesSection />
@@ -32,7 +33,7 @@ export function OperatorPage({ role }: { role: Session['user']['role'] }) {
         </>
       ) : role === 'TENANT_ADMIN' ? (
         <>
-          <p className="muted">{t('Tenants, engine groups and engine nodes are managed by an operator login. Your tenant\'s API keys:')}</p>
+          <p className="muted">{t("Keys for scripts and CI that call the console API as your tenant. (Tenants, engine groups and engine nodes are managed by an operator login.)")}</p>
           <ApiKeysSection base="/api-keys" operator={false} />
         </>
       ) : (
@@ -57,12 +58,12 @@ function EngineNodesSection() {
         empty={<EmptyState title={t('No engine node is up.')}>{t('Start an engine (npm run start:engine); it registers here with its groups.')}</EmptyState>}
         columns={[
           { header: t('Node'), className: 'mono small', cell: (n) => n.id },
-          { header: t('Groups'), cell: (n) => n.groups.join(', ') },
-          { header: t('Host / pid'), className: 'small', cell: (n) => `${n.host} / ${n.pid}` },
+          { header: t('Groups'), cellProps: () => ({ translate: 'no' as const }), cell: (n) => n.groups.join(', ') },
+          { header: t('Host / pid'), className: 'small', cellProps: () => ({ translate: 'no' as const }), cell: (n) => `${n.host} / ${n.pid}` },
           { header: t('Slots'), cell: (n) => n.slots },
-          { header: t('State'), cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{n.state}</span> },
+          { header: t('State'), cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{codeLabel(n.state)}</span> },
           { header: t('Last heartbeat'), cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtAgo(n.heartbeatAt, now) },
-          { header: t('Started'), className: 'small', cell: (n) => fmtTime(n.startedAt) },
+          { header: t('Started'), className: 'small', cell: (n) => <Time ms={n.startedAt} /> },
         ]}
       />
     </section>
@@ -81,11 +82,11 @@ function TenantsSection() {
     e.preventDefault();
     try {
       const withAdmin = admin.username !== '' || admin.password !== '';
-      const t = await post<CreatedTenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
+      const made = await post<CreatedTenant>('/operator/tenants', withAdmin ? { ...form, admin } : form);
       setErrors({});
       setAdmin({ username: '', password: '' });
-      setCreated(t.executorSecret ? { tenantId: t.id, secret: t.executorSecret } : null);
-      toast.notify(t.admin ? `Tenant ${t.id} created, with admin ${t.admin.username}` : `Tenant ${t.id} created`);
+      setCreated(made.executorSecret ? { tenantId: made.id, secret: made.executorSecret } : null);
+      toast.notify(made.admin ? t('Tenant {{id}} created, with admin {{admin}}', { id: made.id, admin: made.admin.username }) : t('Tenant {{id}} created', { id: made.id }));
       await tenants.reload();
     } catch (err) {
       setErrors(errorsOf(err, ['id', 'name', 'engineGroup', 'admin', 'admin.username', 'admin.password']));
@@ -100,13 +101,13 @@ function TenantsSection() {
         rowKey={(x) => x.id}
         empty={<EmptyState title={t('No tenant yet.')}>{t('Create the first one below; its executor secret is shown once.')}</EmptyState>}
         columns={[
-          { header: t('Id'), cell: (x) => x.id },
-          { header: t('Name'), cell: (x) => x.name },
-          { header: t('Engine group'), cell: (x) => x.engineGroup },
-          { header: t('Rate / burst'), cell: (x) => `${x.ratePerSec}/s · ${x.burst}` },
+          { header: t('Id'), cellProps: () => ({ translate: 'no' as const }), cell: (x) => x.id },
+          { header: t('Name'), cellProps: () => ({ translate: 'no' as const }), cell: (x) => x.name },
+          { header: t('Engine group'), cellProps: () => ({ translate: 'no' as const }), cell: (x) => x.engineGroup },
+          { header: t('Rate / burst'), cell: (x) => `${fmtNumber(x.ratePerSec)}/s · ${fmtNumber(x.burst)}` },
           { header: t('Claim share'), cell: (x) => x.claimShare },
           { header: t('Executor networks'), className: 'small mono', cell: (x) => x.executorNetworks?.join(', ') ?? <span className="muted">{t('any')}</span> },
-          { header: t('Created'), className: 'small', cell: (x) => fmtTime(x.createdAt) },
+          { header: t('Created'), className: 'small', cell: (x) => <Time ms={x.createdAt} /> },
         ]}
       />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label={t('Create a tenant')}>
@@ -130,7 +131,7 @@ function TenantsSection() {
         </div>
       </form>
       <ErrorBox error={errors._} />
-      {created ? <SecretBox label={`Executor secret of ${created.tenantId}`} secret={created.secret} /> : null}
+      {created ? <SecretBox label={t('Executor secret of {{tenant}}', { tenant: created.tenantId })} secret={created.secret} /> : null}
       <OperatorSecretRotation tenantIds={(tenants.data ?? []).map((x) => x.id)} />
       <ExecutorNetworksForm tenants={tenants.data ?? []} onSaved={() => void tenants.reload()} />
     </section>
@@ -156,7 +157,7 @@ function ExecutorNetworksForm({ tenants, onSaved }: { tenants: Tenant[]; onSaved
       await patch<Tenant>(`/operator/tenants/${encodeURIComponent(chosen.id)}`, { executorNetworks: entries.length > 0 ? entries : null });
       setErrors({});
       setText(null);
-      toast.notify(entries.length > 0 ? `Executors of ${chosen.id} limited to ${entries.join(', ')}` : `Executors of ${chosen.id} may live anywhere`);
+      toast.notify(entries.length > 0 ? t('Executors of {{tenant}} limited to {{networks}}', { tenant: chosen.id, networks: entries.join(', ') }) : t('Executors of {{tenant}} may live anywhere', { tenant: chosen.id }));
       onSaved();
     } catch (err) {
       setErrors(errorsOf(err, ['executorNetworks']));
@@ -229,9 +230,9 @@ function EngineGroupsSection() {
         rowKey={(g) => g.name}
         empty={<EmptyState title={t('No engine group yet.')}>{t('Create one below, then start engines in it and give tenants to it.')}</EmptyState>}
         columns={[
-          { header: t('Group'), cell: (g) => g.name },
-          { header: t('Description'), cell: (g) => g.description },
-          { header: t('Tenants'), cell: (g) => g.tenants.join(', ') || '—' },
+          { header: t('Group'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.name },
+          { header: t('Description'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.description },
+          { header: t('Tenants'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.tenants.join(', ') || '—' },
         ]}
       />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label={t('Create an engine group')}>
@@ -249,11 +250,15 @@ function EngineGroupsSection() {
 
 /** Who made a key: it dies when that user is disabled, deleted or demoted below the key's role. */
 function KeyOwner({ apiKey }: { apiKey: ApiKey }) {
-  if (apiKey.ownerUsername !== null) return <span data-key-owner={apiKey.ownerUsername}>{apiKey.ownerUsername}</span>;
-  if (apiKey.ownerUserId !== null) return <span className="muted">deleted user #{apiKey.ownerUserId}</span>;
+  if (apiKey.ownerUsername !== null) return (
+      <span data-key-owner={apiKey.ownerUsername} translate="no">
+        {apiKey.ownerUsername}
+      </span>
+    );
+  if (apiKey.ownerUserId !== null) return <span className="muted">{t('deleted user #{{id}}', { id: apiKey.ownerUserId })}</span>;
   return (
     <span className="muted" title={t('Made before keys recorded their owner: it works until revoked, and cannot make keys')}>
-      unknown (older key)
+      {t('unknown (older key)')}
     </span>
   );
 }
@@ -278,15 +283,16 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
   const revoke = async (k: ApiKey) => {
     try {
       await del(`${base}/${k.id}`);
-      toast.notify(`Key ${k.name} revoked`);
+      toast.notify(t('Key {{name}} revoked', { name: k.name }));
       await keys.reload();
     } catch (err) {
       toast.notify((err as Error).message, 'error');
     }
   };
   return (
-    <section aria-labelledby="keys-h">
-      <h2 id="keys-h">{t('API keys')}</h2>
+    // A tenant admin's page is the keys alone: its title names them, no second heading.
+    <section aria-labelledby={operator ? 'keys-h' : undefined} aria-label={operator ? undefined : t('API keys')}>
+      {operator ? <h2 id="keys-h">{t('API keys')}</h2> : null}
       <ErrorBox error={keys.error} />
       <DataTable
         label={t('API keys')}
@@ -294,19 +300,19 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
         rowKey={(k) => k.id}
         empty={<EmptyState title={t('No API key yet.')}>{t('Create one below for scripts and CI that call the console API; it is shown once.')}</EmptyState>}
         columns={[
-          operator && { header: t('Tenant'), cell: (k) => k.tenantId },
-          { header: t('Name'), cell: (k) => k.name },
+          operator && { header: t('Tenant'), cellProps: () => ({ translate: 'no' as const }), cell: (k) => k.tenantId },
+          { header: t('Name'), cellProps: () => ({ translate: 'no' as const }), cell: (k) => k.name },
           { header: t('Prefix'), className: 'mono', cell: (k) => `${k.prefix}…` },
-          { header: t('Role'), cell: (k) => k.role },
+          { header: t('Role'), cell: (k) => codeLabel(k.role) },
           { header: t('Owner'), cell: (k) => <KeyOwner apiKey={k} /> },
-          { header: t('Created'), className: 'small', cell: (k) => fmtTime(k.createdAt) },
+          { header: t('Created'), className: 'small', cell: (k) => <Time ms={k.createdAt} /> },
           {
             header: t('Status'),
             cell: (k) =>
               k.revokedAt ? (
-                `revoked ${fmtTime(k.revokedAt)}`
+                t('revoked {{time}}', { time: fmtTime(k.revokedAt) })
               ) : (
-                <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={`Revoke key ${k.name}`}>
+                <button type="button" className="btn-small" onClick={() => void revoke(k)} aria-label={t('Revoke key {{name}}', { name: k.name })}>
                   {t('Revoke')}
                 </button>
               ),
@@ -321,8 +327,8 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
         <Field label={t('Key role')} error={errors.role}>
           {(p) => (
             <select {...p} name="keyRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value })}>
-              <option>{t('TENANT_VIEWER')}</option>
-              <option>{t('TENANT_ADMIN')}</option>
+              <option value="TENANT_VIEWER">{codeLabel('TENANT_VIEWER')}</option>
+              <option value="TENANT_ADMIN">{codeLabel('TENANT_ADMIN')}</option>
             </select>
           )}
         </Field>
@@ -333,7 +339,7 @@ function ApiKeysSection({ base, operator }: { base: string; operator: boolean })
       <ErrorBox error={errors._} />
       {created ? (
         <p className="notice" role="status">
-          New key (shown once): <code className="mono">{created}</code>
+          {t('New key (shown once):')} <code className="mono">{created}</code>
         </p>
       ) : null}
     </section>

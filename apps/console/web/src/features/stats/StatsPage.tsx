@@ -4,26 +4,29 @@ import { get, qs } from '../../shared/api';
 import { ErrorBox, Field, PageHeader } from '../../shared/components';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
-import { fmtDuration, fmtPercent } from '../../shared/format';
+import { displayTimeZone, fmtDuration, fmtNumber, fmtPercent } from '../../shared/format';
 import { useInterval, useLoad } from '../../shared/hooks';
 import { RUN_STATES, type Page, type Stats, type StatsSeries, type Task } from '../../shared/model';
 import { Link, navigate, useLocation } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
 
-const WINDOWS: Array<[number, number, string]> = [
-  [15 * 60_000, 60_000, 'Last 15 minutes'],
-  [3600_000, 60_000, 'Last hour'],
-  [6 * 3600_000, 5 * 60_000, 'Last 6 hours'],
-  [24 * 3600_000, 3600_000, 'Last 24 hours'],
-  [7 * 24 * 3600_000, 6 * 3600_000, 'Last 7 days'],
+const WINDOWS: Array<[number, number, () => string]> = [
+  [15 * 60_000, 60_000, () => t('Last 15 minutes')],
+  [3600_000, 60_000, () => t('Last hour')],
+  [6 * 3600_000, 5 * 60_000, () => t('Last 6 hours')],
+  [24 * 3600_000, 3600_000, () => t('Last 24 hours')],
+  [7 * 24 * 3600_000, 6 * 3600_000, () => t('Last 7 days')],
 ];
 
-/** "minute", "5 minutes", "hour", "6 hours". */
-function widthLabel(ms: number): string {
-  if (ms % 3600_000 === 0) return ms === 3600_000 ? 'hour' : `${ms / 3600_000} hours`;
-  return ms === 60_000 ? 'minute' : `${Math.round(ms / 60_000)} minutes`;
+/** "Runs per minute by state…", "Runs per 5 minutes…", "…per hour…", "…per 6 hours…". */
+function runsChartLabel(ms: number): string {
+  if (ms === 3600_000) return t('Runs per hour by state (when they ended)');
+  if (ms % 3600_000 === 0) return t('Runs per {{count}} hours by state (when they ended)', { count: ms / 3600_000 });
+  if (ms === 60_000) return t('Runs per minute by state (when they ended)');
+  return t('Runs per {{count}} minutes by state (when they ended)', { count: Math.round(ms / 60_000) });
 }
 
 const STATE_COLORS: Record<string, string> = {
@@ -79,17 +82,18 @@ export function StatsPage() {
   }, 10_000);
 
   const buckets = series.data?.buckets ?? [];
-  const labels = buckets.map((b) => new Date(b.t).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', hour12: false }));
+  const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: displayTimeZone() });
+  const labels = buckets.map((b) => clock.format(new Date(b.t)));
   const present = RUN_STATES.filter((s) => buckets.some((b) => (b.counts[s] ?? 0) > 0));
   const common = { responsive: true, maintainAspectRatio: false, animation: false as const, plugins: { legend: { position: 'bottom' as const } } };
   const runsChart: ChartConfiguration = {
     type: 'bar',
-    data: { labels, datasets: present.map((s) => ({ label: s, data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: STATE_COLORS[s], stack: 'runs' })) },
-    options: { ...common, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: 'runs' } } } },
+    data: { labels, datasets: present.map((s) => ({ label: codeLabel(s), data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: STATE_COLORS[s], stack: 'runs' })) },
+    options: { ...common, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: t('runs') } } } },
   };
   const rateChart: ChartConfiguration = {
     type: 'line',
-    data: { labels, datasets: [{ label: 'success rate %', data: buckets.map((b) => (b.successRate === null ? null : b.successRate * 100)), borderColor: '#2e7d32', spanGaps: true }] },
+    data: { labels, datasets: [{ label: t('success rate %'), data: buckets.map((b) => (b.successRate === null ? null : b.successRate * 100)), borderColor: '#2e7d32', spanGaps: true }] },
     options: { ...common, scales: { y: { min: 0, max: 100, title: { display: true, text: '%' } } } },
   };
   const line = (a: 'duration' | 'lateness'): ChartConfiguration => ({
@@ -97,13 +101,17 @@ export function StatsPage() {
     data: {
       labels,
       datasets: [
-        { label: `${a} p50 (ms)`, data: buckets.map((b) => b[`${a}P50`]), borderColor: '#1565c0', spanGaps: true },
-        { label: `${a} p95 (ms)`, data: buckets.map((b) => b[`${a}P95`]), borderColor: '#ef6c00', spanGaps: true },
+        { label: a === 'duration' ? t('duration p50 (ms)') : t('lateness p50 (ms)'), data: buckets.map((b) => b[`${a}P50`]), borderColor: '#1565c0', spanGaps: true },
+        { label: a === 'duration' ? t('duration p95 (ms)') : t('lateness p95 (ms)'), data: buckets.map((b) => b[`${a}P95`]), borderColor: '#ef6c00', spanGaps: true },
       ],
     },
     options: { ...common, scales: { y: { beginAtZero: true, title: { display: true, text: 'ms' } } } },
   });
   const s = summary.data;
+  // Percentiles come from fixed buckets: each figure is the bound of its bucket, so the exact
+  // value is at most that (a p95 of 6.02 s when the longest run took 5.00 s is that bound).
+  const bound = s ? t('p50 and p95 are upper bounds: estimated from fixed buckets, each is at most {{error}} % above the exact figure (so a p95 may exceed the longest run).', { error: Math.round(s.percentileError * 100) }) : '';
+  const upTo = (ms: number | null) => (ms === null ? '—' : `≤ ${fmtDuration(ms)}`);
   return (
     <>
       <PageHeader title={t('Statistics')} />
@@ -114,7 +122,7 @@ export function StatsPage() {
               <option value="">{t('Whole tenant')}</option>
               {(tasks.data?.items ?? []).map((x) => (
                 <option key={x.id} value={x.id}>
-                  Task {t.name}
+                  {t('Task {{name}}', { name: x.name })}
                 </option>
               ))}
             </select>
@@ -123,9 +131,9 @@ export function StatsPage() {
         <Field label={t('Window')}>
           {(p) => (
             <select {...p} name="window" value={windowIdx} onChange={(e) => setWindowIdx(Number(e.target.value))}>
-              {WINDOWS.map(([, , label], i) => (
-                <option key={label} value={i}>
-                  {label}
+              {WINDOWS.map(([ms, , label], i) => (
+                <option key={ms} value={i}>
+                  {label()}
                 </option>
               ))}
             </select>
@@ -137,39 +145,45 @@ export function StatsPage() {
         <dl className="kpis" aria-label={t('Summary')}>
           <div className="card">
             <dt>{t('Runs')}</dt>
-            <dd>{s.total}</dd>
+            <dd>{fmtNumber(s.total)}</dd>
           </div>
           <div className="card">
             <dt>{t('Success rate')}</dt>
             <dd>{fmtPercent(s.successRate)}</dd>
           </div>
-          <div className="card" title={`Percentiles are estimated from fixed buckets: at most ${Math.round(s.percentileError * 100)} % above the exact figure`}>
+          <div className="card" title={bound}>
             <dt>{t('Duration p50 / p95')}</dt>
-            <dd>
-              {fmtDuration(s.durationMs.p50)} / {fmtDuration(s.durationMs.p95)}
+            <dd data-kpi="duration">
+              {upTo(s.durationMs.p50)} / {upTo(s.durationMs.p95)}
             </dd>
           </div>
-          <div className="card">
+          <div className="card" title={bound}>
             <dt>{t('Lateness p50 / p95')}</dt>
-            <dd>
-              {fmtDuration(s.latenessMs.p50)} / {fmtDuration(s.latenessMs.p95)}
+            <dd data-kpi="lateness">
+              {upTo(s.latenessMs.p50)} / {upTo(s.latenessMs.p95)}
             </dd>
           </div>
           <div className="card" title={t('Runs on a retry attempt: how long their backoff made them wait (not counted as lateness)')}>
             <dt>{t('Retry wait p50 / p95')}</dt>
             <dd>
-              {s.retryWaitMs.count ? `${fmtDuration(s.retryWaitMs.p50)} / ${fmtDuration(s.retryWaitMs.p95)}` : '—'}
+              {s.retryWaitMs.count ? `${upTo(s.retryWaitMs.p50)} / ${upTo(s.retryWaitMs.p95)}` : '—'}
             </dd>
           </div>
         </dl>
       ) : null}
+      {s ? (
+        <p className="small muted" data-percentile-note>
+          {bound}
+        </p>
+      ) : null}
       {s?.total === 0 ? (
-        <EmptyState title={`No run ended in the ${WINDOWS[windowIdx][2].toLowerCase()}${taskId ? ' for this task' : ''}.`}>
-          Pick a longer window, or run a task now from <Link to="/tasks">{t('Tasks')}</Link>; its figures show here once it ends.
+        <EmptyState title={taskId ? t('No run of this task ended in this window ({{window}}).', { window: WINDOWS[windowIdx][2]() }) : t('No run ended in this window ({{window}}).', { window: WINDOWS[windowIdx][2]() })}>
+          {t('Pick a longer window, or run a task now from')} <Link to="/tasks">{t('Tasks')}</Link>
+          {t('; its figures show here once it ends.')}
         </EmptyState>
       ) : (
         <div className="charts">
-          <ChartBox label={`Runs per ${widthLabel(series.data?.bucketMs ?? bucketMs)} by state (when they ended)`} config={runsChart} />
+          <ChartBox label={runsChartLabel(series.data?.bucketMs ?? bucketMs)} config={runsChart} />
           <ChartBox label={t('Success rate over time')} config={rateChart} />
           <ChartBox label={t('Duration p50 / p95 over time')} config={line('duration')} />
           <ChartBox label={t('Lateness p50 / p95 over time (dispatch − scheduled)')} config={line('lateness')} />

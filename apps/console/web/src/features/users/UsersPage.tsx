@@ -1,14 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { get, patch, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
+import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
 import { errorsOf } from '../../shared/form-errors';
-import { fmtTime } from '../../shared/format';
+
 import { useLoad } from '../../shared/hooks';
 import type { Tenant, User } from '../../shared/model';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
 
 type Role = User['role'];
 const TENANT_ROLES: Role[] = ['TENANT_VIEWER', 'TENANT_ADMIN'];
@@ -61,38 +62,40 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
         rows={users.data}
         rowKey={(u) => u.id}
         rowProps={(u) => ({ 'data-user': u.username })}
-        empty={<EmptyState title={tenantFilter ? `No users in tenant ${tenantFilter}.` : 'No users.'}>{t('Create one with the New user form below.')}</EmptyState>}
+        empty={<EmptyState title={tenantFilter ? t('No users in tenant {{tenant}}.', { tenant: tenantFilter }) : t('No users.')}>{t('Create one with the New user form below.')}</EmptyState>}
         columns={[
           {
             header: t('Username'),
             cell: (u) => (
               <>
-                {u.username}
-                {u.username === me ? <span className="muted"> (you)</span> : null}
+                <span translate="no">{u.username}</span>
+                {u.username === me ? <span className="muted"> {t('(you)')}</span> : null}
               </>
             ),
           },
-          operator && { header: t('Tenant'), cell: (u) => u.tenantId ?? '—' },
+          operator && { header: t('Tenant'), cellProps: () => ({ translate: 'no' as const }), cell: (u) => u.tenantId ?? '—' },
           {
             header: t('Role'),
             cell: (u) =>
               u.role === 'OPERATOR' || u.username === me ? (
-                u.role
+                codeLabel(u.role)
               ) : (
                 <select
                   name="role"
-                  aria-label={`Role of ${u.username}`}
+                  aria-label={t('Role of {{user}}', { user: u.username })}
                   value={u.role}
-                  onChange={(e) => void change(u, { role: e.target.value as Role }, `${u.username} is now ${e.target.value}`)}
+                  onChange={(e) => void change(u, { role: e.target.value as Role }, t('{{user}} is now {{role}}', { user: u.username, role: codeLabel(e.target.value) }))}
                 >
                   {TENANT_ROLES.map((r) => (
-                    <option key={r}>{r}</option>
+                    <option key={r} value={r}>
+                      {codeLabel(r)}
+                    </option>
                   ))}
                 </select>
               ),
           },
-          { header: t('Status'), cell: (u) => <span className={`badge ${u.disabled ? 'offline' : 'online'}`}>{u.disabled ? 'disabled' : 'active'}</span> },
-          { header: t('Created'), className: 'small', cell: (u) => fmtTime(u.createdAt) },
+          { header: t('Status'), cell: (u) => <span className={`badge ${u.disabled ? 'offline' : 'online'}`}>{u.disabled ? t('disabled') : t('active')}</span> },
+          { header: t('Created'), className: 'small', cell: (u) => <Time ms={u.createdAt} /> },
           {
             header: t('Actions'),
             cell: (u) => (
@@ -101,13 +104,13 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
                   <button
                     type="button"
                     className="btn-small"
-                    aria-label={`${u.disabled ? 'Enable' : 'Disable'} ${u.username}`}
-                    onClick={() => void change(u, { disabled: !u.disabled }, `${u.username} ${u.disabled ? 'enabled' : 'disabled'}`)}
+                    aria-label={u.disabled ? t('Enable {{user}}', { user: u.username }) : t('Disable {{user}}', { user: u.username })}
+                    onClick={() => void change(u, { disabled: !u.disabled }, u.disabled ? t('{{user}} enabled', { user: u.username }) : t('{{user}} disabled', { user: u.username }))}
                   >
-                    {u.disabled ? 'Enable' : 'Disable'}
+                    {u.disabled ? t('Enable') : t('Disable')}
                   </button>
                 )}{' '}
-                <button type="button" className="btn-small" aria-label={`Reset the password of ${u.username}`} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
+                <button type="button" className="btn-small" aria-label={t('Reset the password of {{user}}', { user: u.username })} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
                   {t('Reset password')}
                 </button>
                 {resetting === u.id ? <ResetPasswordForm user={u} base={base} onDone={() => setResetting(null)} /> : null}
@@ -129,14 +132,14 @@ function ResetPasswordForm({ user, base, onDone }: { user: User; base: string; o
     e.preventDefault();
     try {
       await post(`${base}/${user.id}/password`, { password });
-      toast.notify(`Password of ${user.username} set; their sessions ended`);
+      toast.notify(t('Password of {{user}} set; their sessions ended', { user: user.username }));
       onDone();
     } catch (err) {
       setErrors(errorsOf(err, ['password']));
     }
   };
   return (
-    <form className="filters" onSubmit={(e) => void submit(e)} aria-label={`New password for ${user.username}`}>
+    <form className="filters" onSubmit={(e) => void submit(e)} aria-label={t('New password for {{user}}', { user: user.username })}>
       <Field label={t('New password')} error={errors.password}>
         {(p) => <input {...p} name="resetPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
@@ -162,7 +165,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
       const u = await post<User>(base, body);
       setErrors({});
       setForm({ ...form, username: '', password: '' });
-      toast.notify(`User ${u.username} created`);
+      toast.notify(t('User {{user}} created', { user: u.username }));
       onCreated();
     } catch (err) {
       setErrors(errorsOf(err, ['username', 'password', 'role', 'tenantId']));
@@ -183,7 +186,9 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
           {(p) => (
             <select {...p} name="newRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
               {roles.map((r) => (
-                <option key={r}>{r}</option>
+                <option key={r} value={r}>
+                  {codeLabel(r)}
+                </option>
               ))}
             </select>
           )}

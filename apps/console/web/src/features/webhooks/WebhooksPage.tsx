@@ -1,13 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { del, get, post } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
+import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { errorsOf } from '../../shared/form-errors';
-import { fmtTime } from '../../shared/format';
+import { fmtDuration } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
 import { ALARM_TYPES, SEVERITIES, type CreatedWebhook, type Webhook, type WebhookTest } from '../../shared/model';
 import { t } from '../../shared/i18n/i18n';
+import { codeLabel } from '../../shared/labels';
 
 /**
  * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
@@ -38,10 +39,13 @@ export function WebhooksPage() {
   };
   const test = async (h: Webhook) => {
     const r = await post<WebhookTest>(`/webhooks/${h.id}/test`, {});
-    toast.notify(r.ok ? `Test delivery to ${h.name}: ${r.status} in ${r.ms} ms` : `Test delivery to ${h.name} failed: ${r.error ?? `HTTP ${r.status}`}`, r.ok ? 'info' : 'error');
+    toast.notify(
+      r.ok ? t('Test delivery to {{name}}: {{status}} in {{duration}}', { name: h.name, status: r.status, duration: fmtDuration(r.ms) }) : t('Test delivery to {{name}} failed: {{reason}}', { name: h.name, reason: r.error ?? `HTTP ${r.status}` }),
+      r.ok ? 'info' : 'error',
+    );
   };
   const remove = async (h: Webhook) => {
-    if (!window.confirm(`Remove webhook ${h.name}? Alarms not delivered to it yet are dropped.`)) return;
+    if (!window.confirm(t('Remove webhook {{name}}? Alarms not delivered to it yet are dropped.', { name: h.name }))) return;
     await del(`/webhooks/${h.id}`);
     await hooks.reload();
   };
@@ -55,21 +59,23 @@ export function WebhooksPage() {
           {(p) => <input {...p} name="name" value={name} onChange={(e) => setName(e.target.value)} />}
         </Field>
         <Field label={t('URL')} error={errors.url}>
-          {(p) => <input {...p} name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder={t('https://hooks.example.com/baton')} />}
+          {(p) => <input {...p} name="url" type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/baton" />}
         </Field>
         <Field label={t('Lowest severity')} error={errors.minSeverity}>
           {(p) => (
             <select {...p} name="minSeverity" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value)}>
               {SEVERITIES.map((s) => (
-                <option key={s}>{s}</option>
+                <option key={s} value={s}>
+                  {codeLabel(s)}
+                </option>
               ))}
             </select>
           )}
         </Field>
         <fieldset className="checks" aria-label={t('Alarm types (none checked: every type)')}>
-          {ALARM_TYPES.map((x) => (
-            <label key={x} className="check">
-              <input type="checkbox" checked={types.includes(x)} onChange={(e) => setTypes((ts) => (e.target.checked ? [...ts, x] : ts.filter((x) => x !== x)))} /> {x}
+          {ALARM_TYPES.map((type) => (
+            <label key={type} className="check">
+              <input type="checkbox" checked={types.includes(type)} onChange={(e) => setTypes((ts) => (e.target.checked ? [...ts, type] : ts.filter((x) => x !== type)))} /> {codeLabel(type)}
             </label>
           ))}
           {errors.alarmTypes ? <div className="field-error">{errors.alarmTypes}</div> : null}
@@ -83,7 +89,7 @@ export function WebhooksPage() {
       <ErrorBox error={errors._} />
       {secret ? (
         <div className="notice" role="status" data-webhook-secret>
-          Signing secret of {secret.name} (shown once): <code>{secret.secret}</code>. Verify X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;").
+          {t('Signing secret of {{name}} (shown once):', { name: secret.name })} <code>{secret.secret}</code>. {t('Verify')} <code>X-Baton-Signature: v1=HMAC-SHA256(secret, "&lt;X-Baton-Timestamp&gt;.&lt;body&gt;")</code>.
         </div>
       ) : null}
       <DataTable
@@ -97,11 +103,11 @@ export function WebhooksPage() {
           </EmptyState>
         }
         columns={[
-          { header: t('Name'), cell: (h) => h.name },
+          { header: t('Name'), cellProps: () => ({ translate: 'no' as const }), cell: (h) => h.name },
           { header: t('URL'), className: 'mono small', cell: (h) => h.url },
-          { header: t('Alarms'), className: 'small', cell: (h) => `${h.alarmTypes ? h.alarmTypes.join(', ') : 'every type'} · ${h.minSeverity} and above` },
+          { header: t('Alarms'), className: 'small', cell: (h) => `${h.alarmTypes ? h.alarmTypes.map(codeLabel).join(', ') : t('every type')} · ${t('{{severity}} and above', { severity: codeLabel(h.minSeverity) })}` },
           { header: t('Pending / given up'), cellProps: (h) => ({ title: h.lastError ?? undefined }), cell: (h) => `${h.pending} / ${h.failed}` },
-          { header: t('Created'), className: 'small', cell: (h) => fmtTime(h.createdAt) },
+          { header: t('Created'), className: 'small', cell: (h) => <Time ms={h.createdAt} /> },
           {
             header: t('Actions'),
             className: 'actions',

@@ -12,7 +12,7 @@ export const LANGUAGES = ['en', 'zh-CN'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** The browser's first language the console speaks (any `zh…` reads Simplified Chinese), else English. */
-export function browserLanguage(languages: readonly string[] = navigator.languages ?? [navigator.language]): Language {
+export function browserLanguage(languages: readonly string[] = typeof navigator === 'undefined' ? [] : (navigator.languages ?? [navigator.language])): Language {
   for (const l of languages) {
     if (/^zh\b/i.test(l)) return 'zh-CN';
     if (/^en\b/i.test(l)) return 'en';
@@ -34,6 +34,7 @@ void i18next.use(initReactI18next).init({
   // React escapes what it renders.
   interpolation: { escapeValue: false },
   returnEmptyString: false,
+  showSupportNotice: false,
 });
 
 export const i18n = i18next;
