@@ -48,6 +48,8 @@ export function App() {
         </Localized>
       </PreferencesProvider>
     );
+  // Logged in on the login page: the effect above moves on to the start page; nothing to show meanwhile.
+  if (path === '/' || path === '/login') return null;
   const logout = async () => {
     // The server ends the session and clears the cookie.
     await post('/auth/logout').catch(() => undefined);

@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { io, type Socket } from 'socket.io-client';
+import { t } from './i18n/i18n';
 import type { Run, RunLog } from './model';
 
 /** An `alarm` event of the console's socket.io gateway (libs/messaging AlarmMessage). */
@@ -86,9 +87,9 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
     const ackAlarm = (id: string) =>
       new Promise<{ ok: boolean; message?: string; alarm?: AlarmAckedEvent }>((resolve) => {
         const socket = socketRef.current;
-        if (!socket?.connected) return resolve({ ok: false, message: 'not connected' });
+        if (!socket?.connected) return resolve({ ok: false, message: t('not connected') });
         socket.timeout(5000).emit('alarm:ack', { id }, (err: Error | null, reply: { ok: boolean; message?: string; alarm?: AlarmAckedEvent }) => {
-          if (err) return resolve({ ok: false, message: 'no answer' });
+          if (err) return resolve({ ok: false, message: t('no answer') });
           if (reply.ok && reply.alarm) l.acked.forEach((fn) => fn(reply.alarm!));
           resolve(reply);
         });

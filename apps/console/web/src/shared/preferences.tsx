@@ -96,6 +96,8 @@ export function PreferencesProvider({ owner, children }: { owner: PreferencesOwn
       setPrefs(next);
       if (owner.server !== undefined) void patch('/auth/me/preferences', change).catch(() => undefined);
       else localStorage.setItem(storageKey(owner.key), JSON.stringify(next));
+      // The login page opens as this browser was last left (language and theme, before anyone logs in).
+      if (owner.key !== 'login') localStorage.setItem(storageKey('login'), JSON.stringify(next));
     },
     [owner],
   );

@@ -185,7 +185,7 @@ function LastResult({ summary, now }: { summary: TaskSummary | undefined; now: n
         </Link>
       ) : null}{' '}
       {last ? (
-        <Link to={`/runs/${last.id}`} title={last.error ?? undefined} aria-label={t('Last result: run {{id}} {{state}}', { id: last.id, state: codeLabel(last.state) })}>
+        <Link to={`/runs/${last.id}`} title={last.error ?? undefined} data-title-is-data aria-label={t('Last result: run {{id}} {{state}}', { id: last.id, state: codeLabel(last.state) })}>
           <StateBadge state={last.state} /> <span className="small muted">{fmtAgo(last.finishedAt ?? last.scheduledAt, now)}</span>
         </Link>
       ) : running ? null : (

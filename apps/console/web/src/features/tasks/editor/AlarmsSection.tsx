@@ -33,7 +33,7 @@ export function AlarmsSection({ form, set, err }: SectionProps) {
         {(p) => <input {...p} name="silenceMs" inputMode="numeric" value={form.silenceMs} onChange={(e) => set('silenceMs', e.target.value)} />}
       </Field>
       <label className="check">
-        <input type="checkbox" name="paused" checked={form.paused} onChange={(e) => set('paused', e.target.checked)} /> Paused
+        <input type="checkbox" name="paused" checked={form.paused} onChange={(e) => set('paused', e.target.checked)} /> {t('Paused')}
       </label>
       <Field label={t('Pause after failures in a row')} error={err('pauseAfterFailures')} hint={t('The task pauses itself, with a TASK_PAUSED alarm, when this many runs in a row failed or timed out. Empty: never.')}>
         {(p) => <input {...p} name="pauseAfterFailures" inputMode="numeric" placeholder={t('never')} value={form.pauseAfterFailures} onChange={(e) => set('pauseAfterFailures', e.target.value)} />}
