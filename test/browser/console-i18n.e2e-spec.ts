@@ -105,6 +105,8 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['executors', '/executors', 'tr[data-executor]'],
     ['alarms', '/alarms', 'tr[data-alarm-row]'],
     ['stats', '/stats', '.kpis'],
+    ['calendars', '/calendars', 'tr[data-calendar]'],
+    ['retention', '/retention', 'tr[data-retention]'],
     ['webhooks', '/webhooks'],
     ['users', '/users', 'tr[data-user]'],
     ['api-keys', '/operator'],
@@ -145,9 +147,11 @@ describe('the console in two languages and two themes (Chromium)', () => {
     token = (await api<{ token: string }>('POST', '/auth/login', logins.tenant, '')).token;
     const tasks = (await api<{ items: Array<{ id: number; name: string; group: string; handler: string; executorApp: string }> }>('GET', '/tasks?limit=100')).items;
     for (const x of tasks) addWords(x.name, x.group, x.handler, x.executorApp);
-    addWords(logins.tenant.tenant, logins.tenant.username, logins.operator.username, 'default');
+    addWords(logins.tenant.tenant, logins.tenant.username, logins.operator.username, 'default', 'holidays');
     const byName = (n: string) => tasks.find((x) => x.name === n)!.id;
     taskId = byName('build-report');
+    await api('POST', '/calendars', { name: 'holidays', timeZone: 'Asia/Shanghai', dates: ['2026-10-01', '2026-10-02'] });
+    await api('PUT', `/retention/tasks/${taskId}`, { runsMs: 3 * 86_400_000, minRunsKept: 5 });
     // A flow (build-report → publish-report) and a failure with its alarm, for the run, flow and alarm pages.
     flowId = (await api<{ id: number }>('POST', `/tasks/${byName('publish-report')}/trigger`, {})).id;
     await api('POST', `/tasks/${byName('fails-when-run')}/trigger`, {});

@@ -3,10 +3,12 @@ import { t } from '../shared/i18n/i18n';
 import { Link, match } from '../shared/router';
 import { AccountPage } from '../features/account/AccountPage';
 import { AlarmsPage } from '../features/alarms/AlarmsPage';
+import { CalendarsPage } from '../features/calendars/CalendarsPage';
 import { DependenciesPage } from '../features/dependencies/DependenciesPage';
 import { ExecutorsPage } from '../features/executors/ExecutorsPage';
 import { OperatorPage } from '../features/operator/OperatorPage';
 import { RunDetailPage } from '../features/runs/RunDetailPage';
+import { RetentionPage } from '../features/retention/RetentionPage';
 import { RunsPage } from '../features/runs/RunsPage';
 import { StatsPage } from '../features/stats/StatsPage';
 import { TaskEditorPage } from '../features/tasks/editor/TaskEditorPage';
@@ -31,6 +33,8 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
   if (path === '/stats') return <StatsPage />;
+  if (path === '/calendars') return <CalendarsPage canWrite={canWrite} />;
+  if (path === '/retention') return <RetentionPage canWrite={role === 'TENANT_ADMIN'} />;
   if (path === '/webhooks' && role === 'TENANT_ADMIN') return <WebhooksPage />;
   return <NotFoundPage path={path} home="/tasks" />;
 }

@@ -10,6 +10,8 @@ describe('durations as people read them', () => {
     expect(fmtDuration(2 * 3600_000 + 59 * 60_000 + 40_000)).toBe('3 h 0 min');
     expect(fmtDuration(-1_500)).toBe('−1.50 s');
     expect(fmtDuration(999.6)).toBe('1000 ms');
+    expect(fmtDuration(7 * 86_400_000)).toBe('7 d 0 h');
+    expect(fmtDuration(36 * 3600_000 + 20 * 60_000)).toBe('1 d 12 h');
   });
 
   it('says how long ago, or in how long', () => {

@@ -85,7 +85,9 @@ export function fmtDuration(ms: number | null | undefined): string {
   const seconds = Math.round(a / 1000);
   if (seconds < 3600) return sign + t('{{min}} min {{s}} s', { min: Math.floor(seconds / 60), s: seconds % 60 });
   const minutes = Math.round(a / 60_000);
-  return sign + t('{{h}} h {{min}} min', { h: Math.floor(minutes / 60), min: minutes % 60 });
+  if (minutes < 24 * 60) return sign + t('{{h}} h {{min}} min', { h: Math.floor(minutes / 60), min: minutes % 60 });
+  const hours = Math.round(a / 3600_000);
+  return sign + t('{{d}} d {{h}} h', { d: Math.floor(hours / 24), h: hours % 24 });
 }
 
 export function fmtAgo(ms: number | null | undefined, now = Date.now()): string {

@@ -45,7 +45,7 @@ export function PreferencesForm() {
         <Field label={t('Display time zone')} hint={t('Every time in the console is shown in this zone (hover a time for its UTC instant). Your browser: {{zone}}.', { zone: browser })}>
           {(p) => (
             <select {...p} name="timeZone" value={prefs.timeZone} onChange={(e) => update({ timeZone: e.target.value })}>
-              {(list.includes(prefs.timeZone) ? list : [prefs.timeZone, ...list]).map((z) => (
+              {[...new Set([prefs.timeZone, browser, 'UTC', ...list])].map((z) => (
                 <option key={z} value={z}>
                   {z}
                 </option>
