@@ -110,7 +110,7 @@ async function seedRuns(c: Cluster, tenants: SeededTenant[], taskIds: number[][]
       const finished = ran === null ? at + late : at + late + 3 + ran;
       const error = state === 'FAILED' ? sqlString(`Error: planned failure ${i}\n    at run (dist/jobs/report.js:12:7)`) : state === 'TIMED_OUT' ? sqlString('timed out') : 'NULL';
       rows.push(
-        `(${sqlString(tenant.id)},${id},${sqlString(tenant.engineGroup)},'${state}','${cause}','s:${at}:${j}',1,0,'null',${at},${at},${dispatched},${dispatched},${startedAt},${finished},${error},${at},${finished})`,
+        `(${sqlString(tenant.id)},${id},${sqlString(tenant.engineGroup)},'${state}','${cause}','s:${at}:${j}',1,0,'{"region":"r-${i % 97}","order":${i}}',${at},${at},${dispatched},${dispatched},${startedAt},${finished},${error},${at},${finished})`,
       );
       if (rows.length >= CHUNK) await flush();
     }
@@ -266,6 +266,12 @@ async function runCase(n: number, log: (s: string) => void): Promise<HistoryCase
       ['stats 7 d', '/stats?windowMs=604800000'],
       ['stats 7 d, one task', `/tasks/${task}/stats?windowMs=604800000`],
       ['stats series 24 h', '/ui/stats-series?windowMs=86400000'],
+      // Search (issue 24): a rare text (every call walks its whole slice), a common one, params; a day and the whole week.
+      ['runs search: rare error text, 24 h', `/runs/search?q=${encodeURIComponent('planned failure 1234567')}&from=${dayAgo}&to=${Date.now()}`],
+      ['runs search: rare error text, 7 d', `/runs/search?q=${encodeURIComponent('planned failure 1234567')}&from=${Date.now() - SPAN_MS}&to=${Date.now()}`],
+      ['runs search: common error text, 7 d', `/runs/search?q=${encodeURIComponent('timed out')}&from=${Date.now() - SPAN_MS}&to=${Date.now()}`],
+      ['runs search: params, 24 h', `/runs/search?field=params&q=${encodeURIComponent('"r-42"')}&from=${dayAgo}&to=${Date.now()}`],
+      ['runs search: task, error, 7 d', `/runs/search?taskId=${task}&q=${encodeURIComponent('planned failure')}&from=${Date.now() - SPAN_MS}&to=${Date.now()}`],
       ['alarms', '/alarms'],
       ['alarms: open', '/alarms?acked=false'],
       ['alarms: type=TIMEOUT', '/alarms?type=TIMEOUT'],

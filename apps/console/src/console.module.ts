@@ -6,11 +6,13 @@ import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
 import { ConsoleCoreModule } from './common/core.module';
 import type { ConsoleModuleOptions } from './common/options';
+import { DashboardModule } from './dashboard/dashboard.module';
 import { DependenciesModule } from './dependencies/dependencies.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
 import { LoadModule } from './load/load.module';
 import { OperatorModule } from './operator/operator.module';
+import { PreferencesModule } from './preferences/preferences.module';
 import { UsersModule } from './users/users.module';
 import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
@@ -37,6 +39,8 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   ApiKeysModule,
   OperatorModule,
   UsersModule,
+  PreferencesModule,
+  DashboardModule,
   ConsoleUiModule,
 ];
 

@@ -33,6 +33,8 @@ export {
 } from './run/run-state';
 export { IllegalTransitionError } from './run/illegal-transition-error';
 export { retryDecision, backoffDelay } from './run/retry';
+export { attemptTimeline, TIMELINE_STEPS } from './run/timeline';
+export type { AttemptTimes, TimelineClock, TimelineEntry, TimelineStep } from './run/timeline';
 export type { RetryDecision } from './run/retry';
 
 export { findCycle, assertNoCycle } from './dag/find-cycle';

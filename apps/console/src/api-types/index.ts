@@ -5,7 +5,7 @@
  */
 
 export type { Page } from './page';
-export type { Run, RunDetail, RunExecutor, RunLog } from './runs';
+export type { BulkRunResult, BulkRunResults, Run, RunAttempt, RunAttempts, RunDetail, RunExecutor, RunLog, RunSearchPage, TimelineEntry } from './runs';
 export type { CronPreview, LastRun, SavedTask, Task, TaskSummary, TaskTrigger } from './tasks';
 export { EXECUTOR_SECRET_STATUSES, type Executor, type ExecutorConnection, type ExecutorSecretStatus, type RotatedExecutorSecret } from './executors';
 export type { Alarm, CreatedWebhook, Webhook, WebhookTest } from './alarms';
@@ -14,3 +14,5 @@ export type { Distribution, SeriesBucket, Stats, StatsSeries } from './stats';
 export { API_KEY_ROLES, type ApiKey, type ApiKeyRole, type CreatedApiKey, type CreatedTenant, type EngineGroup, type EngineNode, type Tenant, type User } from './access';
 export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load';
 export type { Calendar, Retention, RetentionValues, StoredRetention, TaskRetention } from './history';
+export type { Preferences } from './preferences';
+export type { Dashboard } from './dashboard';

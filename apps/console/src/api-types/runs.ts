@@ -1,4 +1,7 @@
 import type { ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
+import type { TimelineEntry } from '@baton/domain/run/timeline';
+
+export type { TimelineEntry };
 
 export interface Run {
   id: number;
@@ -18,6 +21,10 @@ export interface Run {
   dueAt: number;
   executorId: number | null;
   dispatchedAt: number | null;
+  /** A retried run: when its first attempt went out. */
+  firstDispatchedAt: number | null;
+  /** The first attempt's lateness (dispatch − scheduled), as the statistics count it; null before dispatch and for BACKFILL runs. */
+  latenessMs: number | null;
   acceptedAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
@@ -51,4 +58,42 @@ export interface RunDetail extends Run {
   logs: RunLog[];
   /** Null before dispatch or when the executor is gone. */
   executor: RunExecutor | null;
+}
+
+/** One id's outcome in a bulk cancel / re-run of the runs list. */
+export interface BulkRunResult {
+  id: number;
+  /** What the single action would have answered: 200 cancelled, 201 run again, 404, 409. */
+  status: number;
+  /** Cancel: the run; re-run: the new run; null when refused. */
+  runId: number | null;
+  message: string | null;
+}
+
+export interface BulkRunResults {
+  results: BulkRunResult[];
+}
+
+/** GET /api/runs/search: a slice of the range searched, newest first. */
+export interface RunSearchPage {
+  items: Run[];
+  nextCursor: string | null;
+  /** The runs scheduled from here up to `to` have been examined. */
+  searchedFrom: number;
+}
+
+/** One attempt of a run (GET /api/runs/{id}/attempts). */
+export interface RunAttempt {
+  attempt: number;
+  latest: boolean;
+  state: RunState | null;
+  executorId: number | null;
+  dueAt: number | null;
+  error: string | null;
+  timeline: TimelineEntry[];
+  logs: RunLog[];
+}
+
+export interface RunAttempts {
+  items: RunAttempt[];
 }

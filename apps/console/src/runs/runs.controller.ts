@@ -1,10 +1,11 @@
-import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { Body, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { RunDetailView, RunPage, RunQuery, RunView } from './dto/run.dto';
+import { BulkRunsDto, BulkRunsView, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
@@ -18,11 +19,29 @@ export class RunsController {
     return this.runs.list(tenantId, query);
   }
 
+  @Get('search')
+  @ApiOperation({
+    summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
+    description:
+      'Each call examines a bounded slice of the range (20,000 runs, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
+  })
+  @ApiOkResponse({ type: RunSearchPageView })
+  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery): Promise<RunSearchPageView> {
+    return this.runs.search(tenantId, query);
+  }
+
   @Get(':id')
   @ApiOperation({ summary: 'A run with its params snapshot, result and log lines' })
   @ApiOkResponse({ type: RunDetailView })
   get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
     return this.runs.get(tenantId, id);
+  }
+
+  @Get(':id/attempts')
+  @ApiOperation({ summary: 'Every attempt of a run, oldest first, each with its timeline (one fixed order, out-of-order reports flagged) and its log lines' })
+  @ApiOkResponse({ type: RunAttemptsView })
+  async attempts(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunAttemptsView> {
+    return { items: await this.runs.attempts(tenantId, id) };
   }
 
   @Post(':id/cancel')
@@ -31,5 +50,42 @@ export class RunsController {
   @ApiOkResponse({ type: RunDetailView })
   cancel(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
     return this.runs.cancel(tenantId, id);
+  }
+
+  @Post(':id/rerun')
+  @ApiOperation({ summary: 'Run a finished run again: a new MANUAL run of its task with the params it ran with (409 while active, for a shard, or when the task was deleted)' })
+  @ApiCreatedResponse({ type: RunDetailView })
+  rerun(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
+    return this.runs.rerun(tenantId, id);
+  }
+
+  @Post('bulk-cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel several runs in one transaction: one result per id (a refused id does not undo the others)' })
+  @ApiOkResponse({ type: BulkRunsView })
+  async bulkCancel(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
+    return { results: await this.runs.bulk(tenantId, body.ids, 'cancel') };
+  }
+
+  @Post('bulk-rerun')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run several finished runs again, each with its params, in one transaction: one result per id' })
+  @ApiOkResponse({ type: BulkRunsView })
+  async bulkRerun(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
+    return { results: await this.runs.bulk(tenantId, body.ids, 'rerun') };
+  }
+
+  @Get(':id/log')
+  @ApiOperation({ summary: "Download the run's whole log as text (every attempt, oldest line first): `<ISO time> <LEVEL> [attempt n] message`" })
+  @ApiProduces('text/plain')
+  @ApiOkResponse({ description: 'The log, text/plain; an attachment named run-<id>.log', schema: { type: 'string' } })
+  async log(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<StreamableFile> {
+    const pages = this.runs.logText(tenantId, id);
+    const first = await pages.next(); // a missing run is a 404 here, before the answer starts
+    async function* all(): AsyncGenerator<string> {
+      if (!first.done) yield first.value;
+      yield* pages;
+    }
+    return new StreamableFile(Readable.from(all()), { type: 'text/plain; charset=utf-8', disposition: `attachment; filename="run-${id}.log"` });
   }
 }

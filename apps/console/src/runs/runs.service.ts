@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
-import { ACTIVE_STATES, RUN_CAUSES, RUN_STATES } from '@baton/domain';
+import { ACTIVE_STATES, attemptTimeline, firstAttemptLateness, RUN_CAUSES, RUN_STATES, type RunState } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { cancelRun, cancelShards, ExecutorEntity, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
-import { conflict, notFound } from '../common/api-error';
+import { cancelRun, cancelShards, ExecutorEntity, findRunAttempts, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, searchRuns, RunLogEntity, TaskEntity } from '@baton/persistence';
+import type { EntityManager } from 'typeorm';
+import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-import type { Page } from '../common/cursor';
+import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
-import type { RunDetailView, RunQuery, RunView } from './dto/run.dto';
+import { decodeCursor, encodeCursor } from '../common/cursor';
+import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -27,6 +29,8 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     dueAt: row.dueAt,
     executorId: row.executorId,
     dispatchedAt: row.dispatchedAt,
+    firstDispatchedAt: row.firstDispatchedAt,
+    latenessMs: firstAttemptLateness(row),
     acceptedAt: row.acceptedAt,
     startedAt: row.startedAt,
     finishedAt: row.finishedAt,
@@ -87,6 +91,34 @@ export class RunsService {
     );
   }
 
+  /**
+   * Runs whose error text (or params) contains `q`, scheduled in [from, to), newest first — a
+   * slice of the range a call (searchRuns: at most SEARCH_SCAN_BUDGET runs examined), so a call
+   * costs the same at any history size; the client pages on with nextCursor.
+   */
+  async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+    if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
+    if (query.taskId !== undefined && !(await this.dataSource.getRepository(TaskEntity).existsBy({ id: query.taskId, tenantId }))) throw notFound('Task', query.taskId);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const page = await searchRuns(this.dataSource.manager, {
+      tenantId,
+      taskId: query.taskId,
+      text: query.q,
+      field: query.field ?? 'error',
+      from: query.from,
+      to: query.to,
+      after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+      scanBudget: SEARCH_SCAN_BUDGET,
+      limit,
+    });
+    const names = await this.taskNames(tenantId, page.rows.map((r) => r.taskId));
+    return {
+      items: page.rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
+      nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null,
+      searchedFrom: page.next ? page.next.time : query.from,
+    };
+  }
+
   async get(tenantId: string, id: number): Promise<RunDetailView> {
     const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
     if (!row) throw notFound('Run', id);
@@ -108,30 +140,156 @@ export class RunsService {
   }
 
   /**
+   * Runs a finished run again: a new MANUAL run of its task with the params (and flow params) the
+   * finished run had — not the task's current ones — due now. 409 while the run is still active,
+   * for a shard (re-run its fan-out run) and for a run whose task was deleted.
+   */
+  async rerun(tenantId: string, id: number): Promise<RunDetailView> {
+    const runId = await inTransaction(this.dataSource, async (em) => {
+      const { runs, tasks } = await findTenantRuns(em, { tenantId, ids: [id] });
+      return this.rerunIn(em, tenantId, id, runs.get(id), tasks);
+    });
+    return this.get(tenantId, runId);
+  }
+
+  private async rerunIn(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined, tasks: Map<number, TaskEntity>): Promise<number> {
+    if (!row) throw notFound('Run', id);
+    if (isActive(row.state)) {
+      throw conflict(`Run ${id} is ${row.state}: only a finished run can be run again`, [{ field: 'state', reason: `is ${row.state}, the run is not over yet` }]);
+    }
+    if (row.cause === 'SHARD') {
+      throw conflict(`Run ${id} is shard ${row.shardIndex} of run ${row.parentRunId}: run ${row.parentRunId} again`, [
+        { field: 'cause', reason: `is SHARD: a shard runs again with its fan-out run ${row.parentRunId}` },
+      ]);
+    }
+    const task = tasks.get(row.taskId);
+    if (!task) throw conflict(`Run ${id}'s task ${row.taskId} was deleted`, [{ field: 'taskId', reason: `task ${row.taskId} no longer exists` }]);
+    return insertManualRun(em, {
+      tenantId,
+      taskId: task.id,
+      engineGroup: task.engineGroup,
+      priority: task.priority,
+      params: row.params,
+      flowParams: row.flowParams,
+      now: this.clock.now(),
+    });
+  }
+
+  /**
+   * A bulk action of the runs list: every id in one transaction, one result per id in the order
+   * given (an id that fails — missing, another tenant's, in the wrong state — is a result with
+   * its status and reason, and does not undo the others).
+   */
+  bulk(tenantId: string, ids: readonly number[], action: 'cancel' | 'rerun'): Promise<BulkRunResultView[]> {
+    const unique = [...new Set(ids)];
+    return inTransaction(this.dataSource, async (em) => {
+      const { runs, tasks } = await findTenantRuns(em, { tenantId, ids: unique });
+      const results: BulkRunResultView[] = [];
+      for (const id of unique) {
+        try {
+          if (action === 'cancel') {
+            await this.cancelIn(em, tenantId, id, runs.get(id));
+            results.push({ id, status: 200, runId: id, message: null });
+          } else {
+            results.push({ id, status: 201, runId: await this.rerunIn(em, tenantId, id, runs.get(id), tasks), message: null });
+          }
+        } catch (error) {
+          if (!(error instanceof ApiException)) throw error;
+          const body = error.getResponse() as { message: string };
+          results.push({ id, status: error.getStatus(), runId: null, message: body.message });
+        }
+      }
+      return results;
+    });
+  }
+
+  /**
+   * Every attempt of a run, oldest first, each with its timeline (attemptTimeline: one fixed
+   * order, out-of-order reports flagged) and its first log lines: the earlier ones as a retry
+   * kept them (run_attempts), the latest from the run row. An attempt's timeline starts at its
+   * due time — the fire time, or the end of its backoff — so a retry's wait is not its lateness.
+   */
+  async attempts(tenantId: string, id: number): Promise<RunAttemptView[]> {
+    const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
+    if (!row) throw notFound('Run', id);
+    const numbers = Array.from({ length: row.attempt }, (_, i) => i + 1);
+    const { earlier, logs } = await findRunAttempts(this.dataSource.manager, { tenantId, runId: id, attempts: numbers, logsPerAttempt: MAX_LOG_LINES });
+    const kept = new Map(earlier.map((a) => [a.attempt, a]));
+    const logsOf = (attempt: number) => (logs.get(attempt) ?? []).map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message }));
+    const summary = (error: string | null) => (error === null ? null : splitError(error).summary);
+    return numbers.map((attempt): RunAttemptView => {
+      const dueOf = (dueAt: number) => (attempt === 1 ? row.scheduledAt : dueAt);
+      if (attempt === row.attempt) {
+        const timeline = attemptTimeline({ ...row, scheduledAt: dueOf(row.dueAt) });
+        return { attempt, latest: true, state: row.state, executorId: row.executorId, dueAt: dueOf(row.dueAt), error: summary(row.error), timeline, logs: logsOf(attempt) };
+      }
+      const a = kept.get(attempt);
+      // Retried before attempts were kept: its log lines are all there is.
+      if (!a) return { attempt, latest: false, state: null, executorId: null, dueAt: null, error: null, timeline: [], logs: logsOf(attempt) };
+      const timeline = attemptTimeline({ ...a, scheduledAt: dueOf(a.dueAt) });
+      return { attempt, latest: false, state: a.state, executorId: a.executorId, dueAt: dueOf(a.dueAt), error: summary(a.error), timeline, logs: logsOf(attempt) };
+    });
+  }
+
+  /**
    * Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state.
    * A fan-out run takes its live shards with it — cancelled first, as the engines lock a shard
    * before its fan-out run. A shard alone is refused: its fan-out run would wait for it forever,
    * and the engines, not the console, end a fan-out run.
    */
   async cancel(tenantId: string, id: number): Promise<RunDetailView> {
-    await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(RunEntity, { id, tenantId });
-      if (!row) throw notFound('Run', id);
-      if (row.cause === 'SHARD') {
-        throw conflict(`Run ${id} is shard ${row.shardIndex} of run ${row.parentRunId}: cancel run ${row.parentRunId}, which cancels its shards`, [
-          { field: 'cause', reason: `is SHARD: a shard is cancelled with its fan-out run ${row.parentRunId}` },
-        ]);
-      }
-      const now = this.clock.now();
-      if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
-      const moved = await cancelRun(em, { runId: id, tenantId, now });
-      if (!moved) {
-        const current = await em.findOneBy(RunEntity, { id, tenantId });
-        throw conflict(`Run ${id} is ${current?.state ?? row.state}: only an active run can be cancelled`, [
-          { field: 'state', reason: `is ${current?.state ?? row.state}, not one of ${ACTIVE_STATES.join(', ')}` },
-        ]);
-      }
-    });
+    await inTransaction(this.dataSource, async (em) => this.cancelIn(em, tenantId, id, (await em.findOneBy(RunEntity, { id, tenantId })) ?? undefined));
     return this.get(tenantId, id);
   }
+
+  /** cancel() in a transaction of the caller's; `row` as read in it. A refusal writes nothing. */
+  private async cancelIn(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<void> {
+    if (!row) throw notFound('Run', id);
+    if (!isActive(row.state)) throw notActive(id, row.state);
+    if (row.cause === 'SHARD') {
+      throw conflict(`Run ${id} is shard ${row.shardIndex} of run ${row.parentRunId}: cancel run ${row.parentRunId}, which cancels its shards`, [
+        { field: 'cause', reason: `is SHARD: a shard is cancelled with its fan-out run ${row.parentRunId}` },
+      ]);
+    }
+    const now = this.clock.now();
+    if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
+    const moved = await cancelRun(em, { runId: id, tenantId, now });
+    if (!moved) {
+      const current = await em.findOneBy(RunEntity, { id, tenantId });
+      throw notActive(id, current?.state ?? row.state);
+    }
+  }
+
+  /**
+   * The run's whole log as text, one line per log line (`<ISO time> <LEVEL> [attempt n] message`),
+   * oldest first, read a page at a time: the detail view keeps only its first 1,000 lines.
+   */
+  async *logText(tenantId: string, id: number): AsyncGenerator<string> {
+    const exists = await this.dataSource.getRepository(RunEntity).existsBy({ id, tenantId });
+    if (!exists) throw notFound('Run', id);
+    let afterId = 0;
+    for (;;) {
+      const page = await readRunLogPage(this.dataSource.manager, { tenantId, runId: id, afterId, limit: LOG_PAGE });
+      if (page.length === 0) return;
+      yield page.map((l) => `${new Date(l.at).toISOString()} ${l.level.toUpperCase().padEnd(5)} [attempt ${l.attempt}] ${l.message}\n`).join('');
+      afterId = page[page.length - 1].id;
+    }
+  }
+}
+
+/**
+ * Runs a search call examines at most (searchRuns). Measured with the history bench's search
+ * calls (docs/BENCHMARKS.md): the slice's cost, not the table's size, sets a call's time.
+ */
+export const SEARCH_SCAN_BUDGET = 20_000;
+
+/** Log lines a page of the log download reads. */
+const LOG_PAGE = 2000;
+
+function isActive(state: RunState): boolean {
+  return (ACTIVE_STATES as readonly RunState[]).includes(state);
+}
+
+function notActive(id: number, state: RunState): ApiException {
+  return conflict(`Run ${id} is ${state}: only an active run can be cancelled`, [{ field: 'state', reason: `is ${state}, not one of ${ACTIVE_STATES.join(', ')}` }]);
 }

@@ -16,6 +16,7 @@ import {
   BackfillCancelView,
   BackfillDto,
   BackfillView,
+  CopyTaskDto,
   DeleteTaskQuery,
   GroupPauseView,
   PatchTaskDto,
@@ -127,6 +128,14 @@ export class TasksController {
     @Body() body: TriggerRunDto,
   ): Promise<RunDetailView> {
     return this.tasks.trigger(tenantId, id, body?.params, body?.flowParams);
+  }
+
+  @Post(':id/copy')
+  @ApiOperation({ summary: "A new task with this task's definition under a new name (checked and saved as POST /tasks); its fires count from zero" })
+  @ApiCreatedResponse({ type: SavedTaskView })
+  @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
+  async copy(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CopyTaskDto): Promise<SavedTaskView> {
+    return this.checked(tenantId, await this.tasks.copy(tenantId, id, body.name, body.paused));
   }
 
   @Post(':id/backfill')

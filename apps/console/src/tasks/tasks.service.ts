@@ -45,7 +45,7 @@ import type { RunDetailView } from '../runs/dto/run.dto';
 import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
-import { ParamsCheck } from './params-check';
+import { ParamsCheck, type ParamsOf } from './params-check';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -228,6 +228,18 @@ export class TasksService {
     );
   }
 
+  /**
+   * A new task with another task's whole definition under a new name (its params, trigger,
+   * calendar, retry, alarms…), checked and saved as create() saves one; its fire count starts at
+   * zero. `paused` (default: the source's) lets a copy be reviewed before it fires.
+   */
+  async copy(tenantId: string, id: number, name: unknown, paused: unknown): Promise<TaskView> {
+    const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+    if (!row) throw notFound('Task', id);
+    const { tenantId: _owner, ...definition } = await this.definitionOf(this.dataSource.manager, row);
+    return this.create(tenantId, { ...definition, name, paused: paused === undefined ? definition.paused : paused } as TaskBodyDto);
+  }
+
   /** PUT: the body is the whole task (omitted fields take their defaults). */
   replace(tenantId: string, id: number, dto: UpdateTaskDto): Promise<TaskView> {
     const input = inputOf(dto);
@@ -257,7 +269,7 @@ export class TasksService {
    * (50 ms), a new schema's compile longer, and the transaction would hold a pooled connection —
    * on SQLite the one transaction of the process — meanwhile.
    */
-  private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly TaskDefinition[], prefix: (i: number) => string = () => ''): Promise<void> {
+  private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly ParamsOf[], prefix: (i: number) => string = () => ''): Promise<void> {
     const problems = await this.params.errors(em, tenantId, definitions);
     const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
     if (errors.length) invalid(errors);
@@ -408,8 +420,9 @@ export class TasksService {
 
   /**
    * Runs a task now: a PENDING run, cause MANUAL, due now, with a snapshot of the task's params
-   * (or of `params` when given). Works on a paused task too: pausing stops the schedule, not
-   * an explicit request.
+   * (or of `params` when given, checked against its handler's params schema as a save checks
+   * them: 400 naming each param that does not fit). Works on a paused task too: pausing stops
+   * the schedule, not an explicit request.
    */
   async trigger(tenantId: string, id: number, params: unknown, flowParams?: unknown): Promise<RunDetailView> {
     if (params !== undefined) {
@@ -419,6 +432,11 @@ export class TasksService {
     if (flowParams !== undefined) {
       const problem = paramsProblem(flowParams, 'flowParams');
       if (problem) invalid([problem]);
+    }
+    if (params !== undefined) {
+      const task = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+      if (!task) throw notFound('Task', id);
+      await this.assertParamsFit(this.dataSource.manager, tenantId, [{ executorApp: task.executorApp, handler: task.handler, params }]);
     }
     const runId = await inTransaction(this.dataSource, async (em) => {
       const task = await em.findOneBy(TaskEntity, { id, tenantId });

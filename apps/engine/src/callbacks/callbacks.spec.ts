@@ -281,6 +281,33 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(alarm).toMatchObject({ type: 'RETRYING', severity: 'INFO', runId, taskId: task.id });
   });
 
+  it('a retry keeps the ending attempt (run_attempts: its times, executor, error) and the first dispatch time, so lateness stays the first attempt’s (issue 24)', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge-kept', retryMaxAttempts: 3, retryBackoffBaseMs: 2_000 });
+    const dispatchedAt = Date.now() - 500;
+    const runId = await acceptedRun(task, { dispatchedAt, acceptedAt: dispatchedAt + 3 });
+    const sent = failure(runId);
+    expect((await post(sent)).status).toBe(200);
+    const [kept, ...others] = await db.dataSource.query('SELECT * FROM run_attempts WHERE run_id = ?', [runId]);
+    expect(others).toEqual([]);
+    expect({ ...kept, dispatched_at: Number(kept.dispatched_at), accepted_at: Number(kept.accepted_at), started_at: Number(kept.started_at), finished_at: Number(kept.finished_at), executor_id: Number(kept.executor_id), attempt: Number(kept.attempt) }).toMatchObject({
+      tenant_id: TENANT,
+      attempt: 1,
+      state: 'ACCEPTED',
+      executor_id: executorId,
+      dispatched_at: dispatchedAt,
+      accepted_at: dispatchedAt + 3,
+      started_at: sent.startedAt,
+      finished_at: sent.finishedAt,
+      error: 'card declined',
+    });
+    const [row] = await db.dataSource.query('SELECT first_dispatched_at, dispatched_at FROM runs WHERE id = ?', [runId]);
+    expect(Number(row.first_dispatched_at)).toBe(dispatchedAt);
+    expect(row.dispatched_at).toBeNull();
+    // A duplicate of the same failure is stale: no second copy of attempt 1.
+    expect((await post(failure(runId))).status).toBe(409);
+    expect(await db.dataSource.query('SELECT id FROM run_attempts WHERE run_id = ?', [runId])).toHaveLength(1);
+  });
+
   it('a failure without attempts left → FAILED + FAILED alarm', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 2 });
     const runId = await acceptedRun(task, { attempt: 2 });

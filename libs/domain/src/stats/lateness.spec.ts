@@ -20,6 +20,12 @@ describe('lateness and retry wait', () => {
     expect(retryWait(run)).toBe(6_000);
   });
 
+  it('a retried run keeps its first attempt’s lateness (firstDispatchedAt), not its backoff (issue 24)', () => {
+    const run = { attempt: 2, scheduledAt: T, dueAt: T + 1_840, dispatchedAt: T + 1_845, firstDispatchedAt: T + 7 };
+    expect(firstAttemptLateness(run)).toBe(7);
+    expect(retryWait(run)).toBe(1_840);
+  });
+
   it('gives a backfilled run no lateness: its fire time is past on purpose', () => {
     expect(firstAttemptLateness({ cause: 'BACKFILL', attempt: 1, scheduledAt: T - 86_400_000, dueAt: T, dispatchedAt: T + 5 })).toBeNull();
   });

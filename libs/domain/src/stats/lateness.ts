@@ -8,16 +8,21 @@ export interface TimedRun {
   scheduledAt: number;
   dueAt: number;
   dispatchedAt: number | null;
+  /** A retried run: when its first attempt went out (the row's dispatchedAt is its latest's); null or absent on a first attempt. */
+  firstDispatchedAt?: number | null;
 }
 
 /**
  * How late a run's first attempt went out (scheduled → dispatched), or null. A retried run's row
  * holds its latest attempt, whose dispatch waited for the retry backoff on purpose: counting it
  * as lateness showed a p95 "late" of 1.85 s with nothing late (issue 13). Its wait is retryWait.
+ * Its first attempt's dispatch is kept (firstDispatchedAt), so a retried run has a lateness too
+ * (issue 24: a task whose runs all retried showed "— / —").
  */
 export function firstAttemptLateness(run: TimedRun): number | null {
   if (run.cause === 'BACKFILL') return null;
-  return run.attempt === 1 && run.dispatchedAt !== null ? run.dispatchedAt - run.scheduledAt : null;
+  const first = run.attempt === 1 ? run.dispatchedAt : (run.firstDispatchedAt ?? null);
+  return first === null ? null : first - run.scheduledAt;
 }
 
 /** How long a run on a retry attempt has waited for it since it was scheduled (the backoffs), or null on its first attempt. */

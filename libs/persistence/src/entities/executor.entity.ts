@@ -52,4 +52,8 @@ export class ExecutorEntity {
 
   @Column({ name: 'heartbeat_at', type: 'bigint', transformer: millis })
   heartbeatAt!: number;
+
+  /** When it stopped gracefully (last heartbeat: draining, nothing in flight): DOWN without an alarm. Null while it runs, or when it went silent. */
+  @Column({ name: 'stopped_at', type: 'bigint', nullable: true, transformer: millis })
+  stoppedAt!: number | null;
 }

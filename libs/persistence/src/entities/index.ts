@@ -6,6 +6,7 @@ import { EngineNodeEntity } from './engine-node.entity';
 import { HistoryCursorEntity } from './history-cursor.entity';
 import { ExecutorEntity } from './executor.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
+import { RunAttemptEntity } from './run-attempt.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
@@ -26,6 +27,7 @@ export {
   ExecutorEntity,
   HistoryCursorEntity,
   RetentionPolicyEntity,
+  RunAttemptEntity,
   RunEntity,
   RunRollupEntity,
   RunLogEntity,
@@ -52,6 +54,7 @@ export const ENTITIES = [
   TaskDependencyEntity,
   RunEntity,
   RunLogEntity,
+  RunAttemptEntity,
   AlarmEntity,
   RunRollupEntity,
   HistoryCursorEntity,

@@ -104,6 +104,10 @@ export class RunEntity {
   @Column({ name: 'dispatched_at', type: 'bigint', nullable: true, transformer: millis })
   dispatchedAt!: number | null;
 
+  /** When the first attempt went out (kept by a retry, which clears dispatched_at); null until a retry. Lateness is the first attempt's. */
+  @Column({ name: 'first_dispatched_at', type: 'bigint', nullable: true, transformer: millis })
+  firstDispatchedAt!: number | null;
+
   @Column({ name: 'accepted_at', type: 'bigint', nullable: true, transformer: millis })
   acceptedAt!: number | null;
 

@@ -38,6 +38,18 @@ export class UserEntity {
   @Column({ type: 'boolean', default: false })
   disabled!: boolean;
 
+  /** Console language (`en`, `zh-CN`); null: the browser's. */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  language!: string | null;
+
+  /** Display time zone (IANA); null: the browser's. */
+  @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true })
+  timeZone!: string | null;
+
+  /** `light` or `dark`; null: the browser's. */
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  theme!: string | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 }

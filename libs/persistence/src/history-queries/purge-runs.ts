@@ -97,6 +97,7 @@ export async function newestRunsBoundary(manager: EntityManager, taskId: number,
  * these ids only, no gap locks that would stop the planner's inserts or a claim):
  *
  *   DELETE FROM run_logs WHERE run_id IN (…)
+ *   DELETE FROM run_attempts WHERE run_id IN (…)
  *   DELETE FROM runs WHERE id IN (…) AND state IN (ended)
  *
  * The state guard keeps a run that is not ended, whatever the caller read. Returns runs deleted.
@@ -104,6 +105,7 @@ export async function newestRunsBoundary(manager: EntityManager, taskId: number,
 export async function deleteEndedRuns(manager: EntityManager, ids: readonly number[]): Promise<number> {
   if (ids.length === 0) return 0;
   await execute(manager, `DELETE FROM run_logs WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
+  await execute(manager, `DELETE FROM run_attempts WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   const { affected } = await execute(manager, `DELETE FROM runs WHERE id IN (${placeholders(ids.length)}) AND ${ENDED}`, [...ids]);
   return affected;
 }

@@ -6,7 +6,7 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  * The runs of a tenant (or of one of its tasks) that ended in [from, to), for a rollup — the
  * engine's history job, or the console over the part of a window not rolled up yet:
  *
- *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+ *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, first_dispatched_at, started_at, finished_at
  *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD' [AND task_id = ?] [LIMIT ?]
  *
  * A range of ix_runs_tenant_finished. Shards are left out: a fan-out run counts once, as the
@@ -18,7 +18,7 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
   const limit = input.limit === undefined ? '' : ` LIMIT ${Math.floor(input.limit)}`;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, started_at, finished_at
+    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, dispatched_at, first_dispatched_at, started_at, finished_at
        FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD'${task}${limit}`,
     [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
   );
@@ -30,6 +30,7 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
     dispatchedAt: numOrNull(r.dispatched_at),
+    firstDispatchedAt: numOrNull(r.first_dispatched_at),
     startedAt: numOrNull(r.started_at),
     finishedAt: num(r.finished_at),
   }));

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional } from 'class-validator';
-import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, type ExecutorState, type JsonValue, type RunCause, type RunState } from '@baton/domain';
-import { IntQuery, PageQuery, ToList } from '../../common/query';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
+import { IntQuery, PageQuery, ToInt, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
 export class RunQuery extends PageQuery {
@@ -56,6 +56,14 @@ export class RunView implements Api.Run {
       "Engine clock, epoch ms: when the dispatch request the executor accepted left the engine. Until an executor accepts it (or if the outcome overtook the ack), when the engine marked the run for sending, just before",
   })
   dispatchedAt!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "A retried run: when its first attempt went out (dispatchedAt is the latest attempt's); null before a retry" })
+  firstDispatchedAt!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "How late the first attempt went out (dispatch − scheduled, ms), as the statistics count it: a retry's backoff is not lateness. Null before dispatch, and for BACKFILL runs (late on purpose)",
+  })
+  latenessMs!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "Engine clock: when the executor's 202 reached the engine. Always ≥ dispatchedAt" })
   acceptedAt!: number | null;
   @ApiProperty({
@@ -99,4 +107,98 @@ export class RunDetailView extends RunView implements Api.RunDetail {
 export class RunPage implements Api.Page<RunView> {
   @ApiProperty({ type: [RunView] }) items!: RunView[];
   @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+}
+
+/** Ids a bulk action of the runs list takes at most. */
+export const MAX_BULK_RUNS = 500;
+
+export class BulkRunsDto {
+  @ApiProperty({ type: [Number], minItems: 1, maxItems: MAX_BULK_RUNS, description: `Run ids, 1 to ${MAX_BULK_RUNS} (a repeated id counts once)` })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_BULK_RUNS)
+  @IsInt({ each: true })
+  @Min(1, { each: true })
+  @Max(Number.MAX_SAFE_INTEGER, { each: true })
+  ids!: number[];
+}
+
+export class BulkRunResultView implements Api.BulkRunResult {
+  @ApiProperty({ description: 'The run id given' }) id!: number;
+  @ApiProperty({ description: 'What the single action would have answered: 200 cancelled, 201 run again, 404 no such run of the tenant, 409 wrong state' }) status!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'Cancel: the run; re-run: the new run; null when refused' }) runId!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Why it was refused; null when done' }) message!: string | null;
+}
+
+export class BulkRunsView implements Api.BulkRunResults {
+  @ApiProperty({ type: [BulkRunResultView], description: 'One result per distinct id, in the order given' }) results!: BulkRunResultView[];
+}
+
+export const SEARCH_FIELDS = ['error', 'params'] as const;
+
+export class RunSearchQuery extends PageQuery {
+  @ApiProperty({ description: 'Text to find in the chosen field (a substring, 2 to 200 characters; ASCII letters match either case)' })
+  @IsDefined()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(200)
+  q!: string;
+
+  @ApiPropertyOptional({ enum: SEARCH_FIELDS, default: 'error', description: "error: the run's error text; params: its params (JSON text)" })
+  @IsOptional()
+  @IsIn(SEARCH_FIELDS)
+  field?: (typeof SEARCH_FIELDS)[number];
+
+  @ApiProperty({ type: Number, description: 'Scheduled at or after (epoch ms)' })
+  @IsDefined()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  from!: number;
+
+  @ApiProperty({ type: Number, description: 'Scheduled before (epoch ms), after `from`' })
+  @IsDefined()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  to!: number;
+
+  @IntQuery('Only runs of this task', 1)
+  taskId?: number;
+}
+
+export class RunSearchPageView implements Api.RunSearchPage {
+  @ApiProperty({ type: [RunView], description: 'Matches, newest scheduled first' }) items!: RunView[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` to search on; null when the range is searched through. A page may hold fewer than `limit` matches (even none) and still have a next one: each call examines a bounded slice of the range',
+  })
+  nextCursor!: string | null;
+  @ApiProperty({ description: 'The search has examined the runs scheduled from here (epoch ms) up to `to`; `from` when done' }) searchedFrom!: number;
+}
+
+export class TimelineEntryView implements Api.TimelineEntry {
+  @ApiProperty({ enum: TIMELINE_STEPS, description: 'Always in this order: SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED' }) step!: TimelineStep;
+  @ApiProperty({ type: Number, nullable: true, description: 'Epoch ms; null: not reached' }) at!: number | null;
+  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's)" }) clock!: TimelineClock;
+  @ApiProperty({ description: 'Reported earlier than a step before it in the order' }) outOfOrder!: boolean;
+  @ApiProperty({ type: String, nullable: true, description: 'Why an out-of-order report happens; null when in order' }) note!: string | null;
+}
+
+export class RunAttemptView implements Api.RunAttempt {
+  @ApiProperty() attempt!: number;
+  @ApiProperty({ description: "The run's current attempt (the run row); earlier ones ended and were retried" }) latest!: boolean;
+  @ApiProperty({ enum: RUN_STATES, nullable: true, description: "Latest: the run's state; earlier: how far the attempt had got when it ended (null: not kept, retried before attempts were kept)" }) state!: RunState | null;
+  @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: "When the attempt was due: the fire time, or its backoff's end" }) dueAt!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: "The attempt's error, first line" }) error!: string | null;
+  @ApiProperty({ type: [TimelineEntryView] }) timeline!: TimelineEntryView[];
+  @ApiProperty({ type: [RunLogView], description: "The attempt's first 1,000 log lines (GET /runs/{id}/log has them all)" }) logs!: RunLogView[];
+}
+
+export class RunAttemptsView implements Api.RunAttempts {
+  @ApiProperty({ type: [RunAttemptView], description: 'Oldest first' }) items!: RunAttemptView[];
 }

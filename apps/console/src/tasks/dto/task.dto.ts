@@ -231,6 +231,19 @@ export class TriggerRunDto {
   flowParams?: unknown;
 }
 
+/** POST /api/tasks/:id/copy: the copy's name (checked as a task's name is), and whether it starts paused. */
+export class CopyTaskDto {
+  @ApiProperty({ type: String, example: 'nightly-report-copy', description: 'Unique within the tenant; A-Z a-z 0-9 . _ -' })
+  @IsOptional()
+  @Raw()
+  name?: unknown;
+
+  @ApiPropertyOptional({ type: Boolean, description: "Default: the source task's" })
+  @IsOptional()
+  @Raw()
+  paused?: unknown;
+}
+
 export class TaskView implements Api.Task {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;

@@ -1,7 +1,7 @@
 import { Fragment, useEffect, useState, type ReactNode } from 'react';
 import { get, onUnauthorized, post, type Session, type SessionAnswer } from '../shared/api';
 import { ToastProvider } from '../shared/components';
-import { ended, started } from '../shared/session';
+import { ended, started, withServerPreferences } from '../shared/session';
 import { LoginPage } from '../features/auth/LoginPage';
 import { LiveProvider } from '../shared/live';
 import { navigate, useLocation } from '../shared/router';
@@ -28,7 +28,7 @@ export function App() {
   useEffect(() => {
     onUnauthorized(() => setSession(ended()));
     get<SessionAnswer & Session['user']>('/auth/me').then(
-      (me) => setSession(started(me, me)),
+      async (me) => setSession(await withServerPreferences(started(me, me))),
       () => setSession(ended()),
     );
   }, []);
@@ -44,7 +44,7 @@ export function App() {
     return (
       <PreferencesProvider owner={LOGIN_OWNER}>
         <Localized>
-          <LoginPage onLogin={setSession} />
+          <LoginPage onLogin={(s) => void withServerPreferences(s).then(setSession)} />
         </Localized>
       </PreferencesProvider>
     );

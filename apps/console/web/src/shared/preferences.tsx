@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from 'react';
-import { patch } from './api';
+import { put } from './api';
+import type { Preferences as StoredPreferences } from './model';
 import { browserTimeZone, setDisplay } from './format';
 import { browserLanguage, i18n, isLanguage, type Language } from './i18n/i18n';
 
@@ -15,8 +16,8 @@ export interface Preferences {
 /** Whose preferences, and where they are kept: the server's copy when its /auth/me gives one, else this browser's. */
 export interface PreferencesOwner {
   key: string;
-  /** The preferences the server keeps for the user (GET /auth/me), or undefined when it keeps none. */
-  server?: Partial<Preferences> | null;
+  /** The preferences the server keeps for the user (GET /api/me/preferences; null fields: the browser's), or undefined when it keeps none. */
+  server?: StoredPreferences;
 }
 
 interface PreferencesApi {
@@ -48,7 +49,7 @@ function isZone(zone: unknown): zone is string {
 }
 
 /** Whatever was kept, checked field by field: a value this browser cannot use falls back to the default. */
-export function sanitize(kept: Partial<Preferences> | null | undefined): Preferences {
+export function sanitize(kept: Partial<Record<keyof Preferences, unknown>> | null | undefined): Preferences {
   const d = defaults();
   return {
     language: isLanguage(kept?.language) ? kept.language : d.language,
@@ -76,25 +77,31 @@ export function applyPreferences(p: Preferences): void {
 }
 
 /**
- * The user's preferences for everything below. Kept on the server (PATCH /auth/me/preferences)
+ * The user's preferences for everything below. Kept on the server (PUT /api/me/preferences)
  * when the server has them, so they follow the user to another browser; otherwise in this
  * browser's localStorage, per user — only preferences, never anything of the session.
  */
 export function PreferencesProvider({ owner, children }: { owner: PreferencesOwner; children: ReactNode }) {
   const [prefs, setPrefs] = useState<Preferences>(() => {
     // A user with nothing kept yet starts with what they chose on the login page, if anything.
-    const p = sanitize((owner.server !== undefined ? owner.server : readLocal(owner.key)) ?? readLocal('login'));
+    const kept = owner.server ?? readLocal(owner.key);
+    const p = sanitize(kept && Object.values(kept).some((v) => v !== null) ? kept : readLocal('login'));
     applyPreferences(p);
     return p;
   });
   const current = useRef(prefs);
+  // What the server keeps: only the fields the user chose (null: the browser's), so a default is never pinned.
+  const stored = useRef(owner.server);
   const update = useCallback(
     (change: Partial<Preferences>) => {
       const next = sanitize({ ...current.current, ...change });
       current.current = next;
       applyPreferences(next);
       setPrefs(next);
-      if (owner.server !== undefined) void patch('/auth/me/preferences', change).catch(() => undefined);
+      if (stored.current) {
+        stored.current = { ...stored.current, ...change };
+        void put('/me/preferences', stored.current).catch(() => undefined);
+      }
       else localStorage.setItem(storageKey(owner.key), JSON.stringify(next));
       // The login page opens as this browser was last left (language and theme, before anyone logs in).
       if (owner.key !== 'login') localStorage.setItem(storageKey('login'), JSON.stringify(next));

@@ -1,0 +1,20 @@
+import type { RunState } from '@baton/domain/types';
+import type { LoadCount } from './load';
+
+/** A tenant's home dashboard (GET /api/dashboard; an operator's GET /api/operator/tenants/{id}/dashboard). */
+export interface Dashboard {
+  tenantId: string;
+  /** The instant the figures are of (epoch ms). */
+  at: number;
+  /** The window of the run figures: the last hour. */
+  windowMs: number;
+  /** Runs that ended in the last hour by their end state, and the runs going on now by state. */
+  runs: Record<RunState, number>;
+  /** SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT) of the last hour; null with none ended. */
+  successRate: number | null;
+  /** p95 of the first attempts' lateness in the last hour (ms, an upper bound); null with none. */
+  latenessP95Ms: number | null;
+  openAlarms: LoadCount;
+  executorsUp: number;
+  backlog: { due: LoadCount; held: LoadCount; inFlight: LoadCount; oldestDueAgeMs: number | null };
+}

@@ -1,0 +1,56 @@
+/** The steps of a run attempt, in the one order the console shows them. */
+export const TIMELINE_STEPS = ['SCHEDULED', 'DISPATCHED', 'ACCEPTED', 'STARTED', 'FINISHED'] as const;
+export type TimelineStep = (typeof TIMELINE_STEPS)[number];
+
+/** Whose clock measured a step: the engine's, or the executor's (another machine's). */
+export type TimelineClock = 'engine' | 'executor';
+
+export interface TimelineEntry {
+  step: TimelineStep;
+  /** Epoch ms; null: not reached (yet). */
+  at: number | null;
+  clock: TimelineClock;
+  /** Reported earlier than a step before it in the order; `note` says why that happens. */
+  outOfOrder: boolean;
+  note: string | null;
+}
+
+/** The times of one attempt (a run row, or an attempt kept by a retry). */
+export interface AttemptTimes {
+  /** The attempt's nominal time: the fire time on a first attempt, the end of its backoff on a retry. */
+  scheduledAt: number;
+  dispatchedAt: number | null;
+  acceptedAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+const CLOCKS: Record<TimelineStep, TimelineClock> = { SCHEDULED: 'engine', DISPATCHED: 'engine', ACCEPTED: 'engine', STARTED: 'executor', FINISHED: 'executor' };
+
+const WHY_EARLY: Partial<Record<TimelineStep, string>> = {
+  STARTED: "The executor starts the handler as it answers 202, so Started (executor clock) can come before Accepted (when the 202 reached the engine) by the answer's trip and the two machines' clock difference",
+  FINISHED: "Finished is the executor's clock (the engine's for a run it ended: timeout, cancel): a clock difference between the machines can put it before an engine step",
+};
+
+/**
+ * An attempt's timeline in one fixed order — Scheduled, Dispatched, Accepted, Started, Finished —
+ * whatever the times say, so two runs read alike (sorting by time swapped Accepted and Started
+ * from one run to the next). A step reported earlier than one before it is flagged out of order,
+ * with why that happens: two clocks, and a handler started while the 202 is on its way.
+ */
+export function attemptTimeline(times: AttemptTimes): TimelineEntry[] {
+  const at: Record<TimelineStep, number | null> = {
+    SCHEDULED: times.scheduledAt,
+    DISPATCHED: times.dispatchedAt,
+    ACCEPTED: times.acceptedAt,
+    STARTED: times.startedAt,
+    FINISHED: times.finishedAt,
+  };
+  let latest = -Infinity;
+  return TIMELINE_STEPS.map((step) => {
+    const value = at[step];
+    const outOfOrder = value !== null && value < latest;
+    if (value !== null) latest = Math.max(latest, value);
+    return { step, at: value, clock: CLOCKS[step], outOfOrder, note: outOfOrder ? (WHY_EARLY[step] ?? 'Reported earlier than a step before it: the steps come from two machines’ clocks') : null };
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * What operators do every day (issue 24 part 2) through the console API: run now with params
+ * checked against the handler's schema, re-run a finished run with its params, bulk cancel and
+ * re-run (one transaction, a result per id, tenant-checked), copy a task, download a run's log.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RunEntity, searchRuns } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, insertExecutor, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+describe.each(TEST_DATABASES)('daily operations through the console API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  let taskId: number;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const executor = await insertExecutor(db.dataSource, 'acme', 'images');
+    const schema = { type: 'object', required: ['width'], properties: { width: { type: 'integer', minimum: 1 } } };
+    await db.dataSource.query('UPDATE executors SET handlers = ?, handler_schemas = ?, heartbeat_at = ? WHERE id = ?', [JSON.stringify(['resize']), JSON.stringify({ resize: schema }), T0, executor.id]);
+    const res = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'resize', executorApp: 'images', handler: 'resize', trigger: { kind: 'MANUAL' }, params: { width: 10 } });
+    expect(res.status).toBe(201);
+    taskId = res.body.id;
+  });
+  afterAll(() => t?.close());
+
+  it('runs a task now with params that fit its handler’s schema, and refuses ones that do not (400 naming the param, no run)', async () => {
+    const ok = await t.http().post(`/api/tasks/${taskId}/trigger`).set(acme.admin).send({ params: { width: 640 } });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ state: 'PENDING', cause: 'MANUAL', params: { width: 640 } });
+    const before = await db.dataSource.getRepository(RunEntity).count();
+    const bad = await t.http().post(`/api/tasks/${taskId}/trigger`).set(acme.admin).send({ params: { width: 0 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'params.width' })]);
+    expect(await db.dataSource.getRepository(RunEntity).count()).toBe(before);
+  });
+
+  it('re-runs a finished run with the params it ran with, and refuses an active one (409)', async () => {
+    const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', params: { width: 7 }, finishedAt: T0 - 1000 });
+    const res = await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.admin);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ taskId, cause: 'MANUAL', state: 'PENDING', params: { width: 7 } });
+    expect(res.body.id).not.toBe(done.id);
+    const active = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
+    expect((await t.http().post(`/api/runs/${active.id}/rerun`).set(acme.admin)).status).toBe(409);
+    expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(globex.admin)).status).toBe(404);
+    expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.viewer)).status).toBe(403);
+  });
+
+  it('bulk-cancels: one result per id, another tenant’s id is a 404 result, a finished run a 409 result, the rest cancelled', async () => {
+    const a = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
+    const b = await insertRun(db.dataSource, 'acme', taskId, { state: 'RETRY_WAIT' });
+    const over = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 });
+    const globexTask = (await t.http().post('/api/tasks').set(globex.admin).send(cronTask('theirs'))).body.id as number;
+    const theirs = await insertRun(db.dataSource, 'globex', globexTask, { state: 'PENDING' });
+    const res = await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [a.id, theirs.id, over.id, b.id, a.id] });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { id: a.id, status: 200, runId: a.id, message: null },
+      { id: theirs.id, status: 404, runId: null, message: expect.stringContaining('not found') },
+      { id: over.id, status: 409, runId: null, message: expect.stringContaining('SUCCEEDED') },
+      { id: b.id, status: 200, runId: b.id, message: null },
+    ]);
+    const states = await db.dataSource.getRepository(RunEntity).findBy([{ id: a.id }, { id: b.id }, { id: theirs.id }]);
+    expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [a.id]: 'CANCELLED', [b.id]: 'CANCELLED', [theirs.id]: 'PENDING' });
+  });
+
+  it('bulk re-runs finished runs with their params, and names a bad body’s field', async () => {
+    const one = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', params: { width: 1 }, finishedAt: T0 });
+    const two = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
+    const res = await t.http().post('/api/runs/bulk-rerun').set(acme.admin).send({ ids: [one.id, two.id] });
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { id: one.id, status: 201, runId: expect.any(Number), message: null },
+      { id: two.id, status: 409, runId: null, message: expect.any(String) },
+    ]);
+    const made = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: res.body.results[0].runId });
+    expect(made).toMatchObject({ params: { width: 1 }, cause: 'MANUAL', tenantId: 'acme' });
+    const empty = await t.http().post('/api/runs/bulk-rerun').set(acme.admin).send({ ids: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors[0].field).toBe('ids');
+  });
+
+  it('copies a task under a new name, paused when asked, and refuses a taken name (409)', async () => {
+    const res = await t.http().post(`/api/tasks/${taskId}/copy`).set(acme.admin).send({ name: 'resize-copy', paused: true });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'resize-copy', executorApp: 'images', handler: 'resize', params: { width: 10 }, paused: true, fireCount: 0 });
+    expect((await t.http().post(`/api/tasks/${taskId}/copy`).set(acme.admin).send({ name: 'resize-copy' })).status).toBe(409);
+    expect((await t.http().post(`/api/tasks/${taskId}/copy`).set(globex.admin).send({ name: 'x' })).status).toBe(404);
+  });
+
+  it('downloads a run’s whole log as text, every attempt', async () => {
+    const run = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', attempt: 2, finishedAt: T0 });
+    await db.dataSource.query('INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, ?, ?), (?, ?, 2, ?, ?, ?)', [
+      'acme', run.id, T0 + 1, 'error', 'first try failed', 'acme', run.id, T0 + 2, 'info', 'second try ok',
+    ]);
+    const res = await t.http().get(`/api/runs/${run.id}/log`).set(acme.viewer);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.headers['content-disposition']).toContain(`run-${run.id}.log`);
+    expect(res.text).toBe(`2026-03-01T00:00:00.001Z ERROR [attempt 1] first try failed\n2026-03-01T00:00:00.002Z INFO  [attempt 2] second try ok\n`);
+    expect((await t.http().get(`/api/runs/${run.id}/log`).set(globex.viewer)).status).toBe(404);
+  });
+
+  it('searches runs by error text and by params in a time range, newest first, tenant-scoped', async () => {
+    const base = T0 - 10 * 3_600_000;
+    const mine = [];
+    for (let i = 0; i < 6; i++) {
+      mine.push(await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', scheduledAt: base + i * 1000, error: i % 2 ? `Error: disk 50%_full on node-${i}\n  at x` : 'timed out', params: { region: `eu-${i}` } }));
+    }
+    const globexTask = (await t.http().post('/api/tasks').set(globex.admin).send(cronTask('theirs-search'))).body.id as number;
+    await insertRun(db.dataSource, 'globex', globexTask, { state: 'FAILED', scheduledAt: base + 500, error: 'Error: disk 50%_full on node-9' });
+    const range = `from=${base}&to=${base + 6000}`;
+    const res = await t.http().get(`/api/runs/search?q=${encodeURIComponent('DISK 50%_')}&${range}`).set(acme.viewer);
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((r: { id: number }) => r.id)).toEqual([mine[5].id, mine[3].id, mine[1].id]);
+    expect(res.body).toMatchObject({ nextCursor: null, searchedFrom: base });
+    const byParams = await t.http().get(`/api/runs/search?q=eu-4&field=params&${range}`).set(acme.viewer);
+    expect(byParams.body.items.map((r: { id: number }) => r.id)).toEqual([mine[4].id]);
+    const narrow = await t.http().get(`/api/runs/search?q=disk&from=${base}&to=${base + 2000}`).set(acme.viewer);
+    expect(narrow.body.items.map((r: { id: number }) => r.id)).toEqual([mine[1].id]);
+    const bad = await t.http().get(`/api/runs/search?q=disk&from=${base}&to=${base}`).set(acme.viewer);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].field).toBe('to');
+    expect((await t.http().get(`/api/runs/search?from=1&to=2`).set(acme.viewer)).body.errors[0].field).toBe('q');
+  });
+
+  it('a search call examines at most its scan budget and pages on through the range', async () => {
+    const base = T0 - 20 * 3_600_000;
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', scheduledAt: base + i, error: i === 0 || i === 3 ? 'needle' : 'hay' })).id);
+    const seen: number[][] = [];
+    let after = null;
+    do {
+      const page = await searchRuns(db.dataSource.manager, { tenantId: 'acme', text: 'needle', field: 'error', from: base, to: base + 5, after, scanBudget: 2, limit: 50 });
+      seen.push(page.rows.map((r) => r.id));
+      after = page.next;
+    } while (after);
+    expect(seen).toEqual([[ids[3]], [], [ids[0]]]); // slices (4, 3), (2, 1), (0)
+  });
+
+  it('lists every attempt of a run with its timeline (one order, out-of-order flagged) and logs; lateness is the first attempt’s', async () => {
+    const scheduledAt = T0 - 60_000;
+    const run = await insertRun(db.dataSource, 'acme', taskId, {
+      state: 'SUCCEEDED', attempt: 2, scheduledAt, dueAt: scheduledAt + 2_000, firstDispatchedAt: scheduledAt + 7,
+      dispatchedAt: scheduledAt + 2_004, acceptedAt: scheduledAt + 2_009, startedAt: scheduledAt + 2_006, finishedAt: scheduledAt + 2_500,
+    });
+    await db.dataSource.query(
+      'INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at) VALUES (?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?)',
+      ['acme', run.id, 'ACCEPTED', scheduledAt, scheduledAt + 7, scheduledAt + 9, scheduledAt + 12, scheduledAt + 800, 'Error: boom\n  at x', scheduledAt + 801],
+    );
+    await db.dataSource.query('INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, ?, ?), (?, ?, 2, ?, ?, ?)', [
+      'acme', run.id, scheduledAt + 20, 'error', 'one', 'acme', run.id, scheduledAt + 2_100, 'info', 'two',
+    ]);
+    const res = await t.http().get(`/api/runs/${run.id}/attempts`).set(acme.viewer);
+    expect(res.status).toBe(200);
+    const [first, second] = res.body.items;
+    expect(first).toMatchObject({ attempt: 1, latest: false, state: 'ACCEPTED', dueAt: scheduledAt, error: 'Error: boom', logs: [expect.objectContaining({ message: 'one' })] });
+    expect(second).toMatchObject({ attempt: 2, latest: true, state: 'SUCCEEDED', dueAt: scheduledAt + 2_000, logs: [expect.objectContaining({ message: 'two' })] });
+    for (const a of [first, second]) expect(a.timeline.map((e: { step: string }) => e.step)).toEqual(['SCHEDULED', 'DISPATCHED', 'ACCEPTED', 'STARTED', 'FINISHED']);
+    expect(first.timeline.some((e: { outOfOrder: boolean }) => e.outOfOrder)).toBe(false);
+    expect(second.timeline.filter((e: { outOfOrder: boolean }) => e.outOfOrder).map((e: { step: string }) => e.step)).toEqual(['STARTED']);
+    const listed = await t.http().get(`/api/runs/${run.id}`).set(acme.viewer);
+    expect(listed.body).toMatchObject({ latenessMs: 7, firstDispatchedAt: scheduledAt + 7 });
+    expect((await t.http().get(`/api/runs/${run.id}/attempts`).set(globex.viewer)).status).toBe(404);
+  });
+});

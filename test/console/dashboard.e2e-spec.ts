@@ -1,0 +1,52 @@
+/** A tenant's home dashboard (issue 24): the last hour's runs, success rate, lateness p95, open alarms, executors up, backlog; an operator's per tenant. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, insertAlarm, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+describe.each(TEST_DATABASES)('the dashboard through the console API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const taskId = (await t.http().post('/api/tasks').set(acme.admin).send(cronTask('nightly'))).body.id as number;
+    const ended = (state: 'SUCCEEDED' | 'FAILED', late: number) => ({ state, scheduledAt: T0 - 600_000, dueAt: T0 - 600_000, dispatchedAt: T0 - 600_000 + late, startedAt: T0 - 599_000, finishedAt: T0 - 590_000 });
+    await insertRun(db.dataSource, 'acme', taskId, ended('SUCCEEDED', 20));
+    await insertRun(db.dataSource, 'acme', taskId, ended('SUCCEEDED', 30));
+    await insertRun(db.dataSource, 'acme', taskId, ended('FAILED', 40));
+    await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', scheduledAt: T0 - 7_200_000, finishedAt: T0 - 7_100_000 }); // before the hour
+    await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING', scheduledAt: T0 - 5_000, dueAt: T0 - 5_000 });
+    await insertAlarm(db.dataSource, 'acme');
+    await insertAlarm(db.dataSource, 'acme', { ackedAt: T0, ackedBy: 'admin' });
+    await insertAlarm(db.dataSource, 'globex');
+    await insertExecutor(db.dataSource, 'acme', 'billing');
+  });
+  afterAll(() => t?.close());
+
+  it('answers the tenant’s own figures of the last hour, and the operator’s per tenant', async () => {
+    const res = await t.http().get('/api/dashboard').set(acme.viewer);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      tenantId: 'acme',
+      windowMs: 3_600_000,
+      runs: expect.objectContaining({ SUCCEEDED: 2, FAILED: 1, PENDING: 1 }),
+      openAlarms: { count: 1, capped: false },
+      executorsUp: 1,
+      backlog: { due: { count: 1, capped: false }, held: { count: 0, capped: false }, inFlight: { count: 0, capped: false }, oldestDueAgeMs: 5_000 },
+    });
+    expect(res.body.successRate).toBeCloseTo(2 / 3);
+    expect(res.body.latenessP95Ms).toBeGreaterThanOrEqual(40);
+    const theirs = await t.http().get('/api/dashboard').set(globex.viewer);
+    expect(theirs.body).toMatchObject({ tenantId: 'globex', openAlarms: { count: 1 }, executorsUp: 0, successRate: null, latenessP95Ms: null });
+    const operator = await seedOperator(t, db.dataSource);
+    const perTenant = await t.http().get('/api/operator/tenants/acme/dashboard').set(operator);
+    expect(perTenant.status).toBe(200);
+    expect(perTenant.body).toMatchObject({ tenantId: 'acme', openAlarms: { count: 1 }, executorsUp: 1 });
+    expect((await t.http().get('/api/operator/tenants/nope/dashboard').set(operator)).status).toBe(404);
+    expect((await t.http().get('/api/operator/tenants/acme/dashboard').set(globex.admin)).status).toBe(403);
+  });
+});
