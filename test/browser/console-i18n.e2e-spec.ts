@@ -58,6 +58,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
   let runId = 0;
   let flowId = 0;
   let taskId = 0;
+  let failedRunId = 0;
   /** Words of the demo's own data (task, group, handler, app, user and tenant names): not English to translate. */
   const dataWords = new Set<string>();
   const errors: string[] = [];
@@ -95,6 +96,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
 
   /** The pages of a tenant admin and of an operator, with what each waits for beyond its heading. */
   const tenantPages = (): Array<[string, string, string?]> => [
+    ['home', '/home', '[data-dashboard]'],
     ['tasks', '/tasks', 'tr[data-task]'],
     ['task-new', '/tasks/new', '[data-cron-description]'],
     ['task-edit', `/tasks/${taskId}`, 'form.editor'],
@@ -102,6 +104,8 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['flow', `/dependencies?flow=${flowId}`, '[data-flow-legend]'],
     ['runs', '/runs', 'tr[data-run-id]'],
     ['run', `/runs/${runId}`, '.timeline li.done[data-step="finished"]'],
+    ['run-retried', `/runs/${failedRunId}`, 'details.attempt'],
+    ['run-search', '/runs/search', 'form[role="search"]'],
     ['executors', '/executors', 'tr[data-executor]'],
     ['alarms', '/alarms', 'tr[data-alarm-row]'],
     ['stats', '/stats', '.kpis'],
@@ -115,6 +119,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['not-found', 'app:/nope', '[data-not-found]'],
   ];
   const operatorPages: Array<[string, string, string?]> = [
+    ['operator-home', '/home', '[data-dashboard]'],
     ['operator', '/operator', 'tr[data-load-tenant]'],
     ['operator-users', '/users', 'tr[data-user]'],
     ['operator-account', '/account'],
@@ -154,13 +159,14 @@ describe('the console in two languages and two themes (Chromium)', () => {
     await api('PUT', `/retention/tasks/${taskId}`, { runsMs: 3 * 86_400_000, minRunsKept: 5 });
     // A flow (build-report → publish-report) and a failure with its alarm, for the run, flow and alarm pages.
     flowId = (await api<{ id: number }>('POST', `/tasks/${byName('publish-report')}/trigger`, {})).id;
-    await api('POST', `/tasks/${byName('fails-when-run')}/trigger`, {});
+    failedRunId = (await api<{ id: number }>('POST', `/tasks/${byName('fails-when-run')}/trigger`, {})).id;
     runId = flowId;
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
       const run = await api<{ state: string }>('GET', `/runs/${runId}`);
       const alarms = await api<{ items: unknown[] }>('GET', '/alarms?limit=1');
-      if (run.state === 'SUCCEEDED' && alarms.items.length) break;
+      const failed = await api<{ attempt: number }>('GET', `/runs/${failedRunId}`);
+      if (run.state === 'SUCCEEDED' && alarms.items.length && failed.attempt > 1) break;
       await new Promise((r) => setTimeout(r, 250));
     }
     const executors = await api<Array<{ app: string; handlers: string[] }>>('GET', '/executors');

@@ -6,9 +6,11 @@ import { AlarmsPage } from '../features/alarms/AlarmsPage';
 import { CalendarsPage } from '../features/calendars/CalendarsPage';
 import { DependenciesPage } from '../features/dependencies/DependenciesPage';
 import { ExecutorsPage } from '../features/executors/ExecutorsPage';
+import { HomePage } from '../features/home/HomePage';
 import { OperatorPage } from '../features/operator/OperatorPage';
 import { RunDetailPage } from '../features/runs/RunDetailPage';
 import { RetentionPage } from '../features/retention/RetentionPage';
+import { RunSearchPage } from '../features/runs/RunSearchPage';
 import { RunsPage } from '../features/runs/RunsPage';
 import { StatsPage } from '../features/stats/StatsPage';
 import { TaskEditorPage } from '../features/tasks/editor/TaskEditorPage';
@@ -19,6 +21,7 @@ import { WebhooksPage } from '../features/webhooks/WebhooksPage';
 /** The page of a path, by role; anything else is the app's own "not found" page. */
 export function Routes({ path, operator, canWrite, session }: { path: string; operator: boolean; canWrite: boolean; session: Session }) {
   const role = session.user.role;
+  if (path === '/home') return <HomePage operator={operator} />;
   if (path === '/operator') return <OperatorPage role={role} />;
   if (path === '/account') return <AccountPage session={session} />;
   if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
@@ -28,7 +31,8 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/tasks/new') return <TaskEditorPage taskId={null} canWrite={canWrite} />;
   if ((m = match('/tasks/:id', path))) return <TaskEditorPage key={m.id} taskId={Number(m.id)} canWrite={canWrite} />;
   if (path === '/dependencies') return <DependenciesPage canWrite={canWrite} />;
-  if (path === '/runs') return <RunsPage />;
+  if (path === '/runs') return <RunsPage canWrite={canWrite} />;
+  if (path === '/runs/search') return <RunSearchPage />;
   if ((m = match('/runs/:id', path))) return <RunDetailPage key={m.id} runId={Number(m.id)} canWrite={canWrite} />;
   if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;

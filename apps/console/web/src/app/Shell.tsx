@@ -7,6 +7,7 @@ import { PreferenceSwitches } from './PreferenceSwitches';
 import { Routes } from './Routes';
 
 const TENANT_NAV = [
+  ['/home', () => t('Home')],
   ['/tasks', () => t('Tasks')],
   ['/dependencies', () => t('Dependencies')],
   ['/runs', () => t('Runs')],
@@ -26,7 +27,7 @@ export function Shell({ session, path, onLogout }: { session: Session; path: str
   const operator = session.user.role === 'OPERATOR';
   // Users: operators and tenant admins manage users; a viewer does not see the page.
   const nav = operator
-    ? TENANT_NAV.filter(([to]) => to === '/operator' || to === '/users')
+    ? TENANT_NAV.filter(([to]) => to === '/home' || to === '/operator' || to === '/users')
     : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks') || session.user.role === 'TENANT_ADMIN');
   const canWrite = session.user.role !== 'TENANT_VIEWER';
   return (

@@ -1,14 +1,14 @@
 import { useEffect, useRef } from 'react';
 import { get, post, qs } from '../../shared/api';
-import { ErrorBox, PageHeader, StateBadge, Time, useToast } from '../../shared/components';
+import { ErrorBox, PageHeader, StateBadge, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
-import { fmtDuration } from '../../shared/format';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
 import { useLoad } from '../../shared/hooks';
 import { useLive, useRunEvents } from '../../shared/live';
-import { isTerminal, type Dependency, type Page, type Run, type RunDetail } from '../../shared/model';
+import { isTerminal, type Dependency, type Page, type Run, type RunAttempts, type RunDetail } from '../../shared/model';
+import { AttemptsSection } from './AttemptsSection';
 import { Link } from '../../shared/router';
 
 export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: boolean }) {
@@ -71,11 +71,28 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
   };
 
   const r = run.data;
-  const steps = r ? timelineOf(r) : [];
-  const attempts = r ? [...new Set([...r.logs.map((l) => l.attempt), r.attempt])].sort((a, b) => a - b) : [];
+  const attempts = useLoad(() => get<RunAttempts>(`/runs/${runId}/attempts`), [runId, r?.attempt, r?.state]);
+  const rerun = async () => {
+    try {
+      const again = await post<Run>(`/runs/${runId}/rerun`);
+      toast.notify(t('Run #{{id}} created', { id: again.id }), 'info', { to: `/runs/${again.id}`, label: t('Open run #{{id}}', { id: again.id }) });
+    } catch (e) {
+      toast.notify((e as Error).message, 'error');
+    }
+  };
   return (
     <>
       <PageHeader title={t('Run #{{id}}', { id: runId })}>
+        {r ? (
+          <a className="btn" href={`/api/runs/${runId}/log`} download={`run-${runId}.log`} data-download-log>
+            {t('Download log')}
+          </a>
+        ) : null}
+        {r && canWrite && isTerminal(r.state) && r.cause !== 'SHARD' && r.taskName ? (
+          <button type="button" onClick={() => void rerun()}>
+            {t('Run again')}
+          </button>
+        ) : null}
         {r && canWrite && !isTerminal(r.state) ? (
           <button type="button" className="btn-danger" onClick={() => void cancel()}>
             {t('Cancel run')}
@@ -153,28 +170,7 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
             </div>
           </dl>
 
-          <h2>{t('Timeline')}</h2>
-          <ol className="timeline" aria-label={t('Run timeline')}>
-            {steps.map(({ step, label, at, clock }, i) => {
-              const prev = steps.slice(0, i).reverse().find((s) => s.at !== null)?.at ?? null;
-              return (
-                <li key={step} className={at !== null ? 'done' : 'todo'} data-step={step} title={clock === 'engine' ? t("the engine's clock") : t("the executor's clock")}>
-                  <span className="tl-label">{label}</span>
-                  <span className="tl-time mono">
-                    <Time ms={at} withMs />
-                  </span>
-                  <span className="tl-delta small muted">{at !== null && prev !== null && i > 0 ? `${at >= prev ? '+' : ''}${fmtDuration(at - prev)}` : ''}</span>
-                </li>
-              );
-            })}
-          </ol>
-          {startedBeforeAccepted(r) ? (
-            <p className="small muted" data-timeline-note>
-              {t(
-                'Started comes before Accepted here: the executor starts the handler while it answers the dispatch, and its clock measured Started, while Accepted is when the engine received that answer. The steps always read in this order.',
-              )}
-            </p>
-          ) : null}
+          <AttemptsSection run={r} attempts={attempts.data?.items} />
 
           {r.cause !== 'SHARD' && r.shardTotal !== null ? (
             <>
@@ -216,36 +212,6 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
             <pre className="code">{JSON.stringify(r.params, null, 2)}</pre>
           </details>
 
-          <h2>{t('Log lines')}</h2>
-          {attempts.map((a) => {
-            const lines = r.logs.filter((l) => l.attempt === a);
-            return (
-              <section key={a} aria-label={t('Attempt {{n}}', { n: a })}>
-                <h3 className="small">
-                  {t('Attempt {{n}}', { n: a })}
-                  {a === r.attempt ? ` ${t('(latest)')}` : ''}
-                </h3>
-                <DataTable
-                  label={t('Log lines of attempt {{n}}', { n: a })}
-                  className="logs"
-                  rows={lines}
-                  rowKey={(l) => l.id}
-                  rowProps={(l) => ({ className: `log-${l.level}` })}
-                  empty={
-                    <EmptyState title={!isTerminal(r.state) && a === r.attempt ? t('No log lines yet.') : t('This attempt wrote no log lines.')}>
-                      {t('A handler writes them with ctx.log.info(…) (and warn, error); they show here live, within about a second.')}
-                    </EmptyState>
-                  }
-                  columns={[
-                    { header: t('Time'), className: 'mono small', cell: (l) => <Time ms={l.at} withMs /> },
-                    { header: t('Level'), cell: (l) => l.level },
-                    { header: t('Message'), className: 'mono', cellProps: () => ({ translate: 'no' as const }), cell: (l) => l.message },
-                  ]}
-                />
-              </section>
-            );
-          })}
-
           <h2>{t('Child runs')}</h2>
           {children.data?.length ? (
             <ul>
@@ -262,33 +228,4 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
       ) : null}
     </>
   );
-}
-
-interface TimelineStep {
-  /** Stable, for tests and styles (`data-step`). */
-  step: 'scheduled' | 'dispatched' | 'accepted' | 'started' | 'finished';
-  label: string;
-  at: number | null;
-  /** Whose clock measured it: the engine's, or the executor's (another machine). */
-  clock: 'engine' | 'executor';
-}
-
-/**
- * The steps of a run, always in the order of its lifecycle (sorting them by time made Accepted
- * and Started swap places from one run to the next). Started is measured by the executor, which
- * starts the handler while it answers the dispatch, so it may read earlier than Accepted (when
- * the engine got that answer): the page then says so under the timeline.
- */
-function timelineOf(r: Run): TimelineStep[] {
-  return [
-    { step: 'scheduled', label: t('Scheduled'), at: r.scheduledAt, clock: 'engine' },
-    { step: 'dispatched', label: t('Dispatched'), at: r.dispatchedAt, clock: 'engine' },
-    { step: 'accepted', label: t('Accepted'), at: r.acceptedAt, clock: 'engine' },
-    { step: 'started', label: t('Started'), at: r.startedAt, clock: 'executor' },
-    { step: 'finished', label: t('Finished'), at: r.finishedAt, clock: 'executor' },
-  ];
-}
-
-export function startedBeforeAccepted(r: Run): boolean {
-  return r.startedAt !== null && r.acceptedAt !== null && r.startedAt < r.acceptedAt;
 }

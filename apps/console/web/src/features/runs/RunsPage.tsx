@@ -12,6 +12,7 @@ import { Link, navigate, useLocation } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
 import { Time } from '../../shared/components';
+import { BulkBar, SelectAll } from './BulkBar';
 
 const STATE_GROUPS: Record<string, readonly string[]> = {
   ACTIVE: ACTIVE_STATES,
@@ -25,7 +26,7 @@ function byScheduledDesc(a: Run, b: Run): number {
   return b.scheduledAt - a.scheduledAt || b.id - a.id;
 }
 
-export function RunsPage() {
+export function RunsPage({ canWrite }: { canWrite: boolean }) {
   const { search } = useLocation();
   const taskId = search.get('taskId') ?? '';
   const state = search.get('state') ?? '';
@@ -45,6 +46,8 @@ export function RunsPage() {
   const runs = useLoad(() => get<Page<Run>>(`/runs${qs({ taskId, state: states, from: fromMs, to: toMs, limit: 100 })}`), [taskId, state, fromMs, toMs]);
   const [changed, setChanged] = useState<Record<number, number>>({});
   const [trimmed, setTrimmed] = useState(false);
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const toggle = (id: number, on: boolean) => setSelected((cur) => { const next = new Set(cur); if (on) next.add(id); else next.delete(id); return next; });
 
   const matches = (r: Run) =>
     (!taskId || r.taskId === Number(taskId)) && (states.length === 0 || states.includes(r.state)) && (fromMs === null || r.scheduledAt >= fromMs) && (toMs === null || r.scheduledAt < toMs);
@@ -115,7 +118,13 @@ export function RunsPage() {
         </Field>
         <Field label={t('Scheduled from')}>{(p) => <input {...p} name="from" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />}</Field>
         <Field label={t('Scheduled before')}>{(p) => <input {...p} name="to" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />}</Field>
+        <div className="field field-button">
+          <Link to="/runs/search" className="btn">
+            {t('Search errors and params…')}
+          </Link>
+        </div>
       </FilterBar>
+      {canWrite ? <BulkBar selected={selected} onDone={() => (setSelected(new Set()), void runs.reload())} /> : null}
       <ErrorBox error={runs.error} />
       <DataTable
         label={t('Runs')}
@@ -132,6 +141,12 @@ export function RunsPage() {
           )
         }
         columns={[
+          canWrite && {
+            header: <SelectAll rows={runs.data?.items ?? []} selected={selected} onChange={setSelected} />,
+            cell: (r) => (
+              <input type="checkbox" className="row-check" checked={selected.has(r.id)} onChange={(e) => toggle(r.id, e.target.checked)} aria-label={t('Select run {{id}}', { id: r.id })} data-select-run={r.id} />
+            ),
+          },
           { header: t('Run'), cell: (r) => <Link to={`/runs/${r.id}`}>#{r.id}</Link> },
           { header: t('Task'), cell: (r) => (r.taskName ? <span translate="no">{r.taskName}</span> : <span className="muted">{t('deleted task {{id}}', { id: r.taskId })}</span>) },
           { header: t('State'), cell: (r) => <StateBadge state={r.state} /> },
@@ -149,7 +164,7 @@ export function RunsPage() {
           },
           { header: t('Attempt'), cell: (r) => r.attempt },
           { header: t('Scheduled'), className: 'small', cell: (r) => <Time ms={r.scheduledAt} /> },
-          { header: t('Lateness'), className: 'small', cell: (r) => (r.dispatchedAt ? fmtDuration(r.dispatchedAt - r.scheduledAt) : '—') },
+          { header: t('Lateness'), className: 'small', cellProps: () => ({ title: t('Of the first attempt: dispatch − scheduled (a retry’s backoff is not lateness)') }), cell: (r) => (r.latenessMs === null ? '—' : fmtDuration(r.latenessMs)) },
           { header: t('Duration'), className: 'small', cell: (r) => (r.startedAt && r.finishedAt ? fmtDuration(r.finishedAt - r.startedAt) : '—') },
         ]}
       />

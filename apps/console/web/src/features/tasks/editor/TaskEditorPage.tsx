@@ -11,6 +11,7 @@ import { Backfill } from './Backfill';
 import { FanOutSection } from './FanOutSection';
 import { LimitsSection } from './LimitsSection';
 import { RetrySection } from './RetrySection';
+import { RunWithParams } from './RunWithParams';
 import { bodyOf, emptyForm, formOf, TASK_FIELDS, type Form } from './task-form';
 import { TaskSection } from './TaskSection';
 import { TriggerSection } from './TriggerSection';
@@ -65,6 +66,18 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
       toast.notify((e2 as Error).message, 'error');
     }
   };
+  const [withParams, setWithParams] = useState(false);
+  const copy = async () => {
+    const name = window.prompt(t('Name of the copy'), `${form.name}-copy`);
+    if (!name) return;
+    try {
+      const saved = await post<SavedTask>(`/tasks/${taskId}/copy`, { name });
+      toast.notify(t('Task {{name}} saved', { name: saved.name }));
+      navigate(`/tasks/${saved.id}`);
+    } catch (e2) {
+      toast.notify((e2 as Error).message, 'error');
+    }
+  };
   const remove = async () => {
     if (!confirm(t('Delete task {{name}}? Its dependency edges are deleted too; its run history stays.', { name: form.name }))) return;
     try {
@@ -92,6 +105,12 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
                 <button type="button" onClick={() => void runNow()}>
                   {t('Run now')}
                 </button>
+                <button type="button" onClick={() => setWithParams((v) => !v)} aria-expanded={withParams}>
+                  {t('Run with params…')}
+                </button>
+                <button type="button" onClick={() => void copy()}>
+                  {t('Copy…')}
+                </button>
                 <button type="button" className="btn-danger" onClick={() => void remove()}>
                   {t('Delete')}
                 </button>
@@ -101,6 +120,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         ) : null}
       </PageHeader>
       <ErrorBox error={existing.error} />
+      {withParams && existing.data ? <RunWithParams task={existing.data} onClose={() => setWithParams(false)} /> : null}
       <form ref={formRef} className="editor" onSubmit={(e) => void submit(e)} aria-label={t('Task')} noValidate>
         <ErrorBox error={errors._} />
         <TaskSection {...section} />
