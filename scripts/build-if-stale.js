@@ -97,10 +97,18 @@ function buildIfStale(all = false) {
   return withBuildLock(() => buildParts(all ? PARTS : staleParts(), !all));
 }
 
+/** Why a part is built: a fresh clone has never built it (not "sources changed": nothing was built to change since). */
+function announcement(part) {
+  const never = stampedStart(part) === -1 || !existsSync(join(ROOT, part.output));
+  return never
+    ? `no ${part.name} build yet (a fresh clone, or dist/ removed): building it once (npm run ${part.script})`
+    : `sources changed since the last ${part.name} build: npm run ${part.script}`;
+}
+
 function buildParts(stale, announce) {
   for (const part of stale) {
     const startedAt = Date.now();
-    if (announce) console.error(`baton: sources changed since the last ${part.name} build: npm run ${part.script}`);
+    if (announce) console.error(`baton: ${announcement(part)}`);
     execSync(`npm run --silent ${part.script}`, { cwd: ROOT, stdio: ['ignore', process.stderr, process.stderr] });
     mkdirSync(STAMPS, { recursive: true });
     writeFileSync(join(STAMPS, `${part.name}.json`), `${JSON.stringify({ startedAt, builtAt: Date.now() })}\n`);
@@ -108,7 +116,7 @@ function buildParts(stale, announce) {
   return stale.map((part) => part.name);
 }
 
-module.exports = { buildIfStale, staleParts };
+module.exports = { buildIfStale, staleParts, announcement };
 
 if (require.main === module) {
   if (process.argv.includes('--check')) {

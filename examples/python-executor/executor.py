@@ -343,6 +343,7 @@ class Executor:
         self.finished = collections.OrderedDict()  # key -> {outcome, startedAt, finishedAt}
         self.pending_callbacks = {}  # key -> callback
         self.draining = False
+        self.last_beat_payload = None  # what the engine last acknowledged
         self.stopped = threading.Event()
         self.wake_senders = threading.Condition()
         self.executor_id = None
@@ -405,9 +406,11 @@ class Executor:
 
     def beat(self):
         failures = []
+        payload = self.heartbeat_payload()
         for url in self.order(self.engine_urls):
-            status, ack = self.post(url, "/baton/executors/heartbeat", self.heartbeat_payload())
+            status, ack = self.post(url, "/baton/executors/heartbeat", payload)
             if 200 <= status < 300:
+                self.last_beat_payload = payload
                 if isinstance(ack, dict):
                     if is_int(ack.get("intervalMs")) or isinstance(ack.get("intervalMs"), float):
                         self.heartbeat_ms = min(600_000, max(10, int(ack["intervalMs"])))
@@ -662,7 +665,8 @@ class Executor:
             self.queue.clear()
             for job in queued:
                 job.abort("SHUTDOWN")
-        threading.Thread(target=self.beat, daemon=True).start()  # announce: draining
+        announce = threading.Thread(target=self.beat, daemon=True)  # announce: draining
+        announce.start()
         for job in queued:
             self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started", freeing=0)
         deadline = time.time() + self.grace_ms / 1000.0
@@ -683,7 +687,12 @@ class Executor:
         self.stopped.set()
         with self.wake_senders:
             self.wake_senders.notify_all()
-        self.beat()  # last word: draining, nothing in flight
+        # Last word: draining, nothing in flight — unless the announce said exactly that already.
+        # Two identical heartbeats signed in one millisecond carry one signature, and the engine
+        # refuses the second as a replay (401 BAD_SIGNATURE: signature already used).
+        announce.join(5)
+        if self.heartbeat_payload() != self.last_beat_payload:
+            self.beat()
 
 
 def refusal(reason, message, field=None):

@@ -162,6 +162,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'API key with an operator role', method: 'POST', url: '/api/api-keys', body: { name: 'k', role: 'OPERATOR' }, status: 400, field: 'role' },
     { name: 'API key without a name', method: 'POST', url: '/api/api-keys', body: { role: 'TENANT_VIEWER' }, status: 400, field: 'name' },
     // auth
+    { name: 'login with no body', method: 'POST', url: '/api/auth/login', as: 'none', status: 400, field: 'username', reason: /^is required$/ },
     { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
     { name: 'login with JSON nested 10 000 levels', method: 'POST', url: '/api/auth/login', raw: deep(10_000), as: 'none', status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
     { name: 'login with a wrong password', method: 'POST', url: '/api/auth/login', body: { tenant: 'acme', username: 'acme-admin', password: 'wrong' }, as: 'none', status: 401 },

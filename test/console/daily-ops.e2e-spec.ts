@@ -168,4 +168,18 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(listed.body).toMatchObject({ latenessMs: 7, firstDispatchedAt: scheduledAt + 7 });
     expect((await t.http().get(`/api/runs/${run.id}/attempts`).set(globex.viewer)).status).toBe(404);
   });
+
+  it('removes a DOWN executor (admin), refuses an UP one (409), another tenant’s is a 404', async () => {
+    const down = await insertExecutor(db.dataSource, 'acme', 'old-app');
+    await db.dataSource.query("UPDATE executors SET state = 'DOWN', stopped_at = ? WHERE id = ?", [T0, down.id]);
+    const up = await insertExecutor(db.dataSource, 'acme', 'live-app');
+    expect((await t.http().get(`/api/executors/${down.id}`).set(acme.viewer)).body).toMatchObject({ state: 'DOWN', stoppedAt: T0 });
+    expect((await t.http().delete(`/api/executors/${down.id}`).set(acme.viewer)).status).toBe(403);
+    expect((await t.http().delete(`/api/executors/${down.id}`).set(globex.admin)).status).toBe(404);
+    const refused = await t.http().delete(`/api/executors/${up.id}`).set(acme.admin);
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors[0].field).toBe('state');
+    expect((await t.http().delete(`/api/executors/${down.id}`).set(acme.admin)).status).toBe(204);
+    expect((await t.http().get(`/api/executors/${down.id}`).set(acme.viewer)).status).toBe(404);
+  });
 });

@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlarmEntity } from '@baton/persistence';
-import { SOCKET_RECHECK_MS, type AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
+import type { AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
+import { SOCKET_RECHECK_MS } from '../../apps/console/src/realtime/realtime.gateway';
 import { useTestDatabase } from '../support/databases';
 import { insertAlarm, login, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createExecutorServer, defineHandler } from '@baton/executor-sdk';
 import { embeddedBanner } from '../../apps/embedded/src/banner';
@@ -69,10 +70,23 @@ describe('embedded mode (npm start)', () => {
     } finally {
       await first.close();
     }
+    // A clean stop (issue 24): the demo executor's last heartbeat marked it stopped — DOWN, no alarm.
+    const { openDatabase } = await import('@baton/persistence');
+    const ds = await openDatabase(config.databaseUrl);
+    try {
+      const demo = await ds.query("SELECT state, stopped_at FROM executors WHERE tenant_id = 'demo' AND app = 'demo'");
+      expect(demo).toEqual([expect.objectContaining({ state: 'DOWN', stopped_at: expect.any(Number) })]);
+    } finally {
+      await ds.destroy();
+    }
 
     const second = await startEmbedded(config, logins);
     try {
       expect(second.seeded).toBe(false);
+      // Its restart raised neither EXECUTOR_DOWN nor EXECUTOR_UP: a restart is not an outage.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const executorAlarms = await second.app.get(DataSource).query("SELECT type FROM alarms WHERE type IN ('EXECUTOR_DOWN', 'EXECUTOR_UP')");
+      expect(executorAlarms).toEqual([]);
       // The demo tenant exists already: its secret is still printed, read from the database.
       expect((await executorEnvOfBanner(second)).secret).toBe(second.demoTenant.executorSecret);
       const login = await request(second.url).post('/api/auth/login').send(logins.tenant).expect(200);

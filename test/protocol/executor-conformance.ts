@@ -332,5 +332,32 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(engine.finalsFor(req.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED' })]);
       expect(engine.heartbeats.slice(heartbeatsBefore).some((h) => h.body.url === executor.url && h.body.draining === true)).toBe(true);
     });
+
+    it('an idle executor stopped by SIGTERM says draining, nothing in flight, and never signs two heartbeats alike (the engine refuses a repeat as a replay)', async () => {
+      const idleDir = mkdtempSync(join(tmpdir(), 'baton-conformance-idle-'));
+      const idle = await startExecutorProcess(
+        target.command({
+          BATON_TENANT: engine.tenantId,
+          BATON_EXECUTOR_SECRET: engine.secret,
+          BATON_ENGINE_URLS: engine.url,
+          BATON_EXECUTOR_APP: 'conformance-idle',
+          BATON_EXECUTOR_HOST: '127.0.0.1',
+          BATON_EXECUTOR_PORT: '0',
+          BATON_EXECUTOR_HEARTBEAT_MS: '2000',
+          BATON_EXECUTOR_SPOOL: join(idleDir, 'spool.jsonl'),
+        }),
+      );
+      try {
+        expect(await idle.stop('SIGTERM')).toBe(0);
+        const mine = engine.heartbeats.filter((h) => h.body.url === idle.url);
+        const signatures = mine.map((h) => String(h.headers['x-baton-signature']));
+        expect(new Set(signatures).size).toBe(signatures.length);
+        expect(mine[mine.length - 1].body).toMatchObject({ draining: true, inFlight: 0 });
+        expect(engine.unauthorized.filter((u) => (u.body as { url?: string } | null)?.url === idle.url)).toEqual([]);
+      } finally {
+        await idle.stop('SIGKILL');
+        rmSync(idleDir, { recursive: true, force: true });
+      }
+    });
   });
 }

@@ -46,7 +46,8 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);
   app.useGlobalPipes(consoleValidationPipe());
-  app.useGlobalFilters(new ConsoleExceptionFilter());
+  const web = options.web !== false ? serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined) : null;
+  app.useGlobalFilters(new ConsoleExceptionFilter(web?.indexHtml ?? null));
   if (options.swagger !== false) {
     const config = new DocumentBuilder()
       .setTitle('Baton console API')
@@ -64,6 +65,5 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
     const document = SwaggerModule.createDocument(app, config, { include: CONSOLE_FEATURE_MODULES });
     SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/docs-json` });
   }
-  if (options.web !== false) serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined);
   return app;
 }

@@ -14,6 +14,7 @@ export { ApiKeysService } from './api-keys/api-keys.service';
 export { TasksService } from './tasks/tasks.service';
 export { DependenciesService } from './dependencies/dependencies.service';
 export { AlarmsService } from './alarms/alarms.service';
-export { AlarmGateway, tenantRoom } from './alarms/alarm-gateway';
+export { AlarmGateway } from './alarms/alarm-gateway';
+export { RealtimeGateway, tenantRoom } from './realtime/realtime.gateway';
 export type { AlarmAckedEvent, AlarmAckReply } from './alarms/alarm-gateway';
 export { CONSOLE_ALARM_BUS } from './alarms/console-alarm-bus';

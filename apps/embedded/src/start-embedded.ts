@@ -70,7 +70,6 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
     logger: options.logger ? new NestPinoLogger(options.logger) : ['error', 'warn'],
   });
   configureConsoleApp(app);
-  app.enableShutdownHooks();
   let executor: ExecutorServer | undefined;
   try {
     const seeded = await seedDemo(app, logins);
@@ -83,6 +82,14 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
     executor = startDemoExecutor(demoTenant, engineUrl, config, quietLogger(options.logger, 'DemoExecutor'));
     const executorUrl = await executor.start();
     const running = executor;
+    const close = async () => {
+      stopOnSignals();
+      await running.stop();
+      await app.close();
+      await alarmBus.close();
+      if (dataSource.isInitialized) await dataSource.destroy();
+    };
+    const stopOnSignals = onStopSignal(close);
     return {
       app,
       url,
@@ -90,12 +97,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
       executorUrl,
       demoTenant: { id: demoTenant.id, executorSecret: demoTenant.executorSecret },
       seeded,
-      close: async () => {
-        await running.stop();
-        await app.close();
-        await alarmBus.close();
-        if (dataSource.isInitialized) await dataSource.destroy();
-      },
+      close,
     };
   } catch (error) {
     await executor?.stop().catch(() => undefined);
@@ -104,6 +106,25 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
     if (dataSource.isInitialized) await dataSource.destroy();
     throw error;
   }
+}
+
+/**
+ * SIGTERM / SIGINT stop Baton in order — the demo executor first, while the engine still answers
+ * its last heartbeat (draining, nothing in flight: a graceful stop, DOWN without an alarm), then
+ * the engine and the console — and end the process as the signal would have. Nest's own shutdown
+ * hooks closed the app first: the executor's row stayed UP, and the next start raised a CRITICAL
+ * "Executor demo … is DOWN: no heartbeat" for it (issue 24). Returns the listeners' removal.
+ */
+function onStopSignal(close: () => Promise<void>): () => void {
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
+  const onSignal = (signal: NodeJS.Signals) => {
+    void close()
+      .catch((error: unknown) => console.error(error))
+      .finally(() => process.kill(process.pid, signal));
+  };
+  const remove = () => signals.forEach((signal) => process.off(signal, onSignal));
+  signals.forEach((signal) => process.once(signal, onSignal));
+  return remove;
 }
 
 function startDemoExecutor(tenant: TenantEntity, engineUrl: string, config: EmbeddedConfig, logger: BusLogger): ExecutorServer {

@@ -8,7 +8,7 @@ export { NAME_PATTERN, NAME_MAX_LENGTH } from './validation/names';
 export { isExcluded, exclusionTest } from './calendar/is-excluded';
 export { validateCalendar, isLocalDate, MAX_CALENDAR_DATES } from './calendar/validate-calendar';
 
-export { parseCron, MAX_CRON_EXPRESSION_LENGTH } from './trigger/cron';
+export { parseCron, MAX_CRON_EXPRESSION_LENGTH, CRON_FIELDS_RULE } from './trigger/cron';
 export type { ParsedCron, CronError } from './trigger/cron';
 export {
   nextFireTimes,

@@ -126,7 +126,7 @@ describe('console alarm gateway (socket.io)', () => {
     expect(await refused({})).toMatchObject({ status: 401, message: expect.stringMatching(/Authentication required/) });
     expect(await refused({ token: 'nope' })).toMatchObject({ status: 401, message: expect.stringMatching(/Session expired or unknown/) });
     expect(await refused({ apiKey: 'bk_nope' })).toMatchObject({ status: 401 });
-    expect(await refused({ token: tokenOf(operator) })).toMatchObject({ status: 403, message: 'The alarm stream is for tenant users' });
+    expect(await refused({ token: tokenOf(operator) })).toMatchObject({ status: 403, message: 'The live stream is for tenant users' });
   });
 
   it('puts each socket in its own tenant’s room only: an alarm reaches its tenant’s sockets and no other', async () => {

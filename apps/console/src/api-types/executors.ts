@@ -18,6 +18,8 @@ export interface Executor {
   state: ExecutorState;
   registeredAt: number;
   heartbeatAt: number;
+  /** When it stopped gracefully (DOWN without an alarm); null while it runs, or when it went silent. */
+  stoppedAt: number | null;
   /** The handlers its last heartbeat offered. */
   handlers: string[];
   /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none). */

@@ -44,14 +44,34 @@ export function httpExceptionBody(exception: HttpException): ErrorBody {
  * error, message, errors? }`, unknown routes (404) included. Unexpected errors become a 500
  * INTERNAL without internals (they are logged).
  */
+/**
+ * A browser's page load (GET or HEAD, Accept: text/html) of a path outside the API: what the web
+ * console's own not-found page should answer, not a JSON ErrorBody.
+ */
+export function isPageLoad(request: Request): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const path = request.url.split('?')[0];
+  if (/^\/(?:api|socket\.io|assets|baton)(?:\/|$)/.test(path)) return false;
+  const accept = request.headers.accept;
+  return (Array.isArray(accept) ? accept.join(',') : (accept ?? '')).includes('text/html');
+}
+
 @Catch()
 export class ConsoleExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Console');
+
+  /** `spaPage`: the web console's index.html, when its build is served: an unknown page of a browser gets it (404), and the app shows its not-found page. */
+  constructor(private readonly spaPage: (() => string) | null = null) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const response = http.getResponse<Response>();
     const request = http.getRequest<Request>();
+    if (this.spaPage && exception instanceof HttpException && exception.getStatus() === 404 && isPageLoad(request) && !response.headersSent) {
+      response.status(404).type('html').setHeader('cache-control', 'no-cache');
+      response.send(this.spaPage());
+      return;
+    }
     let body: ErrorBody | null = exception instanceof HttpException ? httpExceptionBody(exception) : bodyParserErrorBody(exception as BodyParserError);
     if (!body) {
       this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`);

@@ -12,4 +12,7 @@ export interface HttpResponse {
   headersSent: boolean;
   status(code: number): HttpResponse;
   json(body: unknown): HttpResponse;
+  type(type: string): HttpResponse;
+  setHeader(name: string, value: string): void;
+  send(body: string): void;
 }

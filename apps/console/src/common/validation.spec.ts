@@ -66,4 +66,13 @@ describe('console validation pipe', () => {
       ]),
     ).toEqual([{ field: 'dates[2]', reason: 'bad date' }]);
   });
+
+  it('a field left out gets one reason, "is required", not every rule its absence fails (issue 24: a bare login answered six)', () => {
+    const missing = { property: 'username', value: undefined, constraints: { isString: 'must be a string', minLength: 'must be longer', maxLength: 'must be shorter' }, children: [] };
+    const wrong = { property: 'password', value: 42, constraints: { isString: 'must be a string', minLength: 'must be longer' }, children: [] };
+    expect(flattenValidationErrors([missing, wrong])).toEqual([
+      { field: 'username', reason: 'is required' },
+      { field: 'password', reason: 'must be a string; must be longer' },
+    ]);
+  });
 });

@@ -6,6 +6,11 @@ const REASONS: Record<string, (message: string) => string> = {
   whitelistValidation: () => 'unknown field (not allowed)',
 };
 
+/** A required field left out (or null): not a field sent with a wrong value, nor an unknown one. */
+function isMissing(error: ValidationError): boolean {
+  return 'value' in error && (error.value === undefined || error.value === null) && !('whitelistValidation' in (error.constraints ?? {})) && !error.children?.length;
+}
+
 /** Flattens class-validator's tree into dotted field paths (`trigger.expression`, `dates[2]`), as the domain's validators do. */
 export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
@@ -15,7 +20,10 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
       : parent
         ? `${parent}.${error.property}`
         : error.property;
-    if (error.constraints) {
+    if (error.constraints && isMissing(error)) {
+      // One clear reason, not every rule the absent value fails ("must be a string; must be longer than…").
+      out.push({ field, reason: 'is required' });
+    } else if (error.constraints) {
       const reasons = Object.entries(error.constraints).map(([key, message]) => {
         const mapped = REASONS[key];
         return mapped ? mapped(message) : message;
@@ -63,7 +71,8 @@ export function consoleValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    validationError: { target: false, value: false },
+    // `value` kept for isMissing only (a missing field gets one reason); it is not answered.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => badRequest(flattenValidationErrors(errors)),
   });
 }

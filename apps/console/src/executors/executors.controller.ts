@@ -1,5 +1,5 @@
-import { Body, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -44,5 +44,14 @@ export class ExecutorsController {
   @ApiOkResponse({ type: ExecutorView })
   get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<ExecutorView> {
     return this.executors.get(tenantId, id);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Remove a DOWN executor (stopped, or silent): its row goes, the runs that went to it stay (TENANT_ADMIN)" })
+  @ApiNoContentResponse()
+  @ApiConflictResponse({ description: 'The executor is UP (errors name `state`)' })
+  async remove(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {
+    await this.executors.remove(tenantId, id);
   }
 }

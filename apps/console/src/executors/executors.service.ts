@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere } from 'typeorm';
-import { ExecutorEntity, TenantEntity } from '@baton/persistence';
-import { notFound } from '../common/api-error';
+import { deleteDownExecutor, ExecutorEntity, TenantEntity } from '@baton/persistence';
+import { conflict, notFound } from '../common/api-error';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
 
@@ -27,6 +27,17 @@ export class ExecutorsService {
     return this.view(row, await this.tenant(tenantId));
   }
 
+  /**
+   * Removes a DOWN executor's row (a stopped or vanished process that would otherwise stay listed
+   * for good); 409 for an UP one — it would register again at its next heartbeat anyway.
+   */
+  async remove(tenantId: string, id: number): Promise<void> {
+    if (await deleteDownExecutor(this.dataSource.manager, { tenantId, executorId: id })) return;
+    const row = await this.dataSource.getRepository(ExecutorEntity).findOneBy({ id, tenantId });
+    if (!row) throw notFound('Executor', id);
+    throw conflict(`Executor ${id} (${row.app} at ${row.url}) is ${row.state}: only a DOWN executor can be removed`, [{ field: 'state', reason: `is ${row.state}, not DOWN` }]);
+  }
+
   private async tenant(tenantId: string): Promise<TenantEntity> {
     const tenant = await this.dataSource.getRepository(TenantEntity).findOneBy({ id: tenantId });
     if (!tenant) throw notFound('Tenant', tenantId);
@@ -43,6 +54,7 @@ export class ExecutorsService {
       state: row.state,
       registeredAt: row.registeredAt,
       heartbeatAt: row.heartbeatAt,
+      stoppedAt: row.stoppedAt,
       handlers: row.handlers ?? [],
       handlerSchemas: row.handlerSchemas ?? {},
       secret: this.secrets.statusOf(tenant, row.secretVersion),

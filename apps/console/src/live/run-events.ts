@@ -16,7 +16,7 @@ export const RUN_EVENT = 'run';
 
 /**
  * Where run events go: the tenants that have someone listening, and a way to emit to one
- * tenant's sockets only. The alarm gateway's socket.io server and tenant rooms provide it.
+ * tenant's sockets only. The console's realtime gateway (RealtimeGateway) and its tenant rooms provide it.
  */
 export interface RunEventSink {
   tenantsListening(): Iterable<string>;

@@ -21,8 +21,9 @@ describe('serveConsoleWeb', () => {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Baton</title>');
     writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1);');
     app = await NestFactory.create(EmptyModule, { logger: false });
-    app.useGlobalFilters(new ConsoleExceptionFilter());
-    expect(serveConsoleWeb(app, dir)).toBe(dir);
+    const web = serveConsoleWeb(app, dir);
+    expect(web?.dir).toBe(dir);
+    app.useGlobalFilters(new ConsoleExceptionFilter(web!.indexHtml));
     await app.listen(0, '127.0.0.1');
     url = await app.getUrl();
   });
@@ -51,4 +52,21 @@ describe('serveConsoleWeb', () => {
       expect(text).not.toMatch(/\bat .*\.[jt]s:\d+|Error:/);
     },
   );
+
+  it('an unknown page a browser loads (/nope, Accept: text/html) → 404 with the app, which shows its not-found page (issue 24)', async () => {
+    const page = await fetch(`${url}/nope`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<title>Baton</title>');
+  });
+
+  it.each([
+    ['/nope', 'application/json'],
+    ['/api/nope', 'text/html'],
+    ['/socket.io/nope', 'text/html'],
+  ])('%s with Accept %s stays a JSON ErrorBody 404 (API clients, the API, the socket path)', async (path, accept) => {
+    const res = await fetch(`${url}${path}`, { headers: { accept } });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ statusCode: 404, code: 'NOT_FOUND' });
+  });
 });

@@ -39,9 +39,10 @@ export function consoleWebDir(env: NodeJS.ProcessEnv = process.env): string {
  * `/assets/*` as immutable static files, and index.html for the SPA's own routes (`/`,
  * `/tasks/…`, `/runs/…`, …). Nothing else is touched, so `/api`, `/socket.io` and an embedding
  * app's routes (the engine's callbacks, `/health`, `/metrics`) keep working. Returns the
- * directory served, or null when there is no build (`npm run build` makes it).
+ * directory served and its index.html (ConsoleExceptionFilter answers a browser's unknown page
+ * with it, a 404 the app shows as its not-found page), or null when there is no build (`npm run build` makes it).
  */
-export function serveConsoleWeb(app: INestApplication, dir = consoleWebDir()): string | null {
+export function serveConsoleWeb(app: INestApplication, dir = consoleWebDir()): { dir: string; indexHtml: () => string } | null {
   const indexFile = join(dir, 'index.html');
   if (!existsSync(indexFile)) return null;
   const express = app as NestExpressApplication;
@@ -49,15 +50,15 @@ export function serveConsoleWeb(app: INestApplication, dir = consoleWebDir()): s
   // fallthrough off, serve-static's own 404/403 error reached the exception filter as a 500.
   express.useStaticAssets(join(dir, 'assets'), { prefix: '/assets/', index: false, immutable: true, maxAge: '365d', fallthrough: true });
   let index: string | null = null;
+  const indexHtml = () => (index ??= readFileSync(indexFile, 'utf8'));
   express.use((req: Request, res: Response, next: NextFunction) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !CONSOLE_WEB_ROUTES.test(req.path)) return next();
-    index ??= readFileSync(indexFile, 'utf8');
     res.setHeader('cache-control', 'no-cache');
-    res.type('html').send(index);
+    res.type('html').send(indexHtml());
   });
   for (const file of ['favicon.svg']) {
     const path = join(dir, file);
     if (existsSync(path)) express.use(`/${file}`, (_req: Request, res: Response) => res.sendFile(path));
   }
-  return dir;
+  return { dir, indexHtml };
 }

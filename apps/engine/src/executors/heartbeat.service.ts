@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { inTransaction, recordExecutorHeartbeat } from '@baton/persistence';
+import { inTransaction, markExecutorStopped, recordExecutorHeartbeat } from '@baton/persistence';
 import type { ExecutorHeartbeat, ExecutorHeartbeatAck } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -9,7 +9,8 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 /**
  * The executor registry's write side: a heartbeat registers (or refreshes) the executor, UP,
  * and tells it when to call again — a third of the time after which it is declared DOWN, so
- * two heartbeats may be lost before that happens.
+ * two heartbeats may be lost before that happens. A heartbeat that says the executor is draining
+ * with nothing in flight is its graceful stop: it goes DOWN quietly (markExecutorStopped).
  */
 @Injectable()
 export class HeartbeatService {
@@ -27,6 +28,12 @@ export class HeartbeatService {
   /** `secretVersion`: the tenant secret version that verified the heartbeat, kept on the row so every engine signs to this executor with its secret. */
   async record(heartbeat: ExecutorHeartbeat, secretVersion: number): Promise<ExecutorHeartbeatAck> {
     const now = this.clock.now();
+    if (heartbeat.draining === true && heartbeat.inFlight === 0) {
+      // A graceful stop (its last word): DOWN now, without the EXECUTOR_DOWN its silence would raise.
+      const key = { tenantId: heartbeat.tenantId, app: heartbeat.app, url: heartbeat.url, now };
+      const stopped = await inTransaction(this.dataSource, (em) => markExecutorStopped(em, key));
+      if (stopped !== null) return { executorId: stopped, intervalMs: this.intervalMs };
+    }
     const { executorId } = await inTransaction(
       this.dataSource,
       async (em) => {

@@ -104,6 +104,24 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(await alarms(db.dataSource)).toMatchObject([{ type: 'EXECUTOR_UP', severity: 'INFO', executorId: id, taskId: null, runId: null }]);
   });
 
+  it('a graceful stop (draining, nothing in flight) is DOWN at once and quietly; its restart is UP with no alarm either (issue 24)', async () => {
+    const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
+    // The announce: draining with work still going — stays UP until that work is done.
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat({ draining: true, inFlight: 1 }), { now: Date.now() + 1 });
+    expect(await executors()).toMatchObject([{ state: 'UP' }]);
+    const last = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ draining: true, inFlight: 0 }), { now: Date.now() + 2 });
+    expect(last.status).toBe(200);
+    expect(last.body.executorId).toBe(first.body.executorId);
+    const [row] = await db.dataSource.query('SELECT state, in_flight, stopped_at FROM executors');
+    expect({ state: row.state, inFlight: Number(row.in_flight), stopped: row.stopped_at !== null }).toEqual({ state: 'DOWN', inFlight: 0, stopped: true });
+    // Said twice (announce and last word): the same.
+    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat({ draining: true, inFlight: 0 }), { now: Date.now() + 3 })).status).toBe(200);
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { now: Date.now() + 4 });
+    const [back] = await db.dataSource.query('SELECT state, stopped_at FROM executors');
+    expect(back).toMatchObject({ state: 'UP', stopped_at: null });
+    expect(await alarms(db.dataSource)).toEqual([]);
+  });
+
   it('refuses a bad signature (401) and a malformed heartbeat (400), storing nothing', async () => {
     const forged = await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { secret: 'wrong' });
     expect(forged.status).toBe(401);

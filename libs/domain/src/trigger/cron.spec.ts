@@ -25,8 +25,8 @@ describe('parseCron — accepted', () => {
 
 describe('parseCron — refused, with a precise reason', () => {
   it.each([
-    ['seven fields (year)', '0 0 0 1 1 * 2030', /5 or 6 parts/],
-    ['four fields', '0 0 * *', /five, six, or seven/],
+    ['seven fields (year)', '0 0 0 1 1 * 2030', /^invalid cron expression: it has 7 fields; give 6 \(second minute hour day-of-month month day-of-week\) or 5 \(no seconds\); no year field$/],
+    ['four fields', '0 0 * *', /^invalid cron expression: it has 4 fields; give 6 .* or 5 \(no seconds\)/],
     ['second out of range', '61 * * * * *', /second: 61/],
     ['hour out of range', '0 0 24 * * *', /hour: 24/],
     ['garbage', 'every day at noon', /invalid cron expression/],

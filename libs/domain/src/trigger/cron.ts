@@ -20,6 +20,9 @@ import { canonicalTimeZone } from '../time/time-zone';
  */
 const CRON_MODE = '5-or-6-parts' as const;
 
+/** How many fields a cron expression has: the one wording of the API's reason and the console's hint. */
+export const CRON_FIELDS_RULE = '6 (second minute hour day-of-month month day-of-week) or 5 (no seconds); no year field';
+
 /** Matches the varchar(200) column the expression is stored in. */
 export const MAX_CRON_EXPRESSION_LENGTH = 200;
 
@@ -47,6 +50,12 @@ export function parseCron(expression: unknown, timeZone: unknown): ParsedCron {
   const zone = typeof timeZone === 'string' ? canonicalTimeZone(timeZone) : null;
   if (zone === null) {
     return { ok: false, error: 'UNKNOWN_TIME_ZONE', reason: `unknown IANA time zone "${String(timeZone)}"` };
+  }
+  const fields = trimmed.startsWith('@') ? null : trimmed.split(/\s+/).length;
+  if (fields !== null && fields !== 5 && fields !== 6) {
+    // Said here, not by croner: its message for a wrong count names "five, six, or seven" parts
+    // whatever the mode, and a 7th (year) field is refused (see CRON_MODE).
+    return { ok: false, error: 'INVALID_EXPRESSION', reason: `invalid cron expression: it has ${fields} fields; give ${CRON_FIELDS_RULE}` };
   }
   let cron: Cron;
   try {

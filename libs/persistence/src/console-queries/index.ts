@@ -12,3 +12,4 @@ export * from './search-runs';
 export * from './find-run-attempts';
 export * from './user-preferences';
 export * from './count-open-alarms';
+export * from './delete-down-executor';

@@ -57,6 +57,7 @@ export * from './mark-run-late';
 export * from './find-overdue-runs';
 export * from './find-silent-executors';
 export * from './mark-executor-down';
+export * from './mark-executor-stopped';
 export * from './find-orphaned-runs';
 export * from './engine-liveness-locks';
 export * from './pause-failing-task';

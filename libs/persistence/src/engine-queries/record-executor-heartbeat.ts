@@ -25,13 +25,15 @@ export interface ExecutorHeartbeatInput {
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
  *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN'
- *   --         (0 rows) UPDATE executors SET capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ?
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
+ *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
  * EXECUTOR_UP alarm (in the caller's transaction). Two engines registering a new executor at
  * the same moment: the second INSERT hits the unique key and falls back to the update path.
+ * An executor that stopped gracefully (stopped_at set) was not lost: its restart is no
+ * EXECUTOR_UP, it comes back by the second update.
  * A portable upsert in two statements, as in register-engine-node.ts.
  */
 export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
@@ -64,11 +66,12 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN'`,
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
     [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
-  await execute(manager, 'UPDATE executors SET capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?', [
+  // Also brings back, quietly, an executor that stopped gracefully (markExecutorStopped): a restart, not an outage ending.
+  await execute(manager, "UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?", [
     input.capacity,
     input.queueLimit,
     input.inFlight,

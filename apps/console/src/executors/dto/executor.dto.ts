@@ -13,6 +13,8 @@ export class ExecutorView implements Api.Executor {
   @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
   @ApiProperty() registeredAt!: number;
   @ApiProperty() heartbeatAt!: number;
+  @ApiProperty({ type: Number, nullable: true, description: 'When it stopped gracefully (its last heartbeat: draining, nothing in flight): DOWN without an alarm. Null while it runs, or when it went silent' })
+  stoppedAt!: number | null;
   @ApiProperty({ type: [String], description: 'The handlers its last heartbeat offered' }) handlers!: string[];
   @ApiProperty({ type: 'object', additionalProperties: true, description: "JSON schemas of some handlers' params, by handler name ({} when none): a task's params are checked against it on save" })
   handlerSchemas!: Record<string, JsonValue>;
