@@ -1,6 +1,6 @@
 import { useRef, useState } from 'react';
-import { get } from '../../shared/api';
-import { ErrorBox, PageHeader, Time } from '../../shared/components';
+import { del, get } from '../../shared/api';
+import { ErrorBox, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { fmtAgo, fmtTime, fmtUtc } from '../../shared/format';
@@ -22,6 +22,17 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
   const executors = useLoad(() => get<Executor[]>('/executors'), []);
   useInterval(() => void executors.reload(), 2000);
   const now = useNow(1000);
+  const toast = useToast();
+  // A DOWN executor's row stays (a stopped one, or one gone silent) until removed: its runs stay.
+  const remove = async (e: Executor) => {
+    try {
+      await del(`/executors/${e.id}`);
+      toast.notify(t('Executor {{app}} at {{url}} removed', { app: e.app, url: e.url }));
+      await executors.reload();
+    } catch (err) {
+      toast.notify((err as Error).message, 'error');
+    }
+  };
   return (
     <>
       <PageHeader title={t('Executors')} />
@@ -41,7 +52,7 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
         columns={[
           { header: t('App'), cellProps: () => ({ translate: 'no' as const }), cell: (e) => e.app },
           { header: t('URL'), className: 'mono small', cell: (e) => e.url },
-          { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? t('online') : t('offline')}</span> },
+          { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? t('online') : e.stoppedAt !== null ? t('stopped') : t('offline')}</span> },
           {
             header: t('Secret'),
             cell: (e) => (
@@ -81,6 +92,15 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           },
           { header: t('Last heartbeat'), cellProps: (e) => ({ title: `${fmtTime(e.heartbeatAt)} · ${e.heartbeatAt ? fmtUtc(e.heartbeatAt) : ''}` }), cell: (e) => fmtAgo(e.heartbeatAt, now) },
           { header: t('Registered'), className: 'small', cell: (e) => <Time ms={e.registeredAt} /> },
+          canRotate && {
+            header: t('Actions'),
+            cell: (e) =>
+              e.state === 'DOWN' ? (
+                <button type="button" className="btn-small btn-ghost" onClick={() => void remove(e)} aria-label={t('Remove executor {{app}} at {{url}}', { app: e.app, url: e.url })} data-remove-executor={e.id}>
+                  {t('Remove')}
+                </button>
+              ) : null,
+          },
         ]}
       />
       <section aria-labelledby="load-h">
