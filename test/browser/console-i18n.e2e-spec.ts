@@ -24,7 +24,7 @@ type Json = Record<string, unknown>;
 const NAMES = new Set(['Baton', 'API', 'JSON', 'Schema', 'Cron', 'cron', 'Webhook', 'ActiveMQ', 'CIDR', 'URL', 'HTTP', 'UTC', 'GMT', 'CI', 'Ctrl', 'English', 'HMAC', 'SHA', 'ctx', 'shardIndex', 'shardTotal', 'npm', 'POST']);
 
 /** Text fragments that are code or addresses (stripped before looking for words). */
-const CODE = [/https?:\/\/\S+/g, /\bctx\.[\w.]+(\(…\))?/g, /\bnpm run [\w:]+/g, /\b[A-Z][a-z]+\/[A-Za-z_-]+(\/[A-Za-z_-]+)?/g, /\*\.[\w.]+/g, /\bBATON_\w+/g, /\b\d+\.\d+\.\d+\.\d+(\/\d+)?/g, /\bcron \S+/g];
+const CODE = [/https?:\/\/\S+/g, /\bctx\.[\w.]+(\(…\))?/g, /\bnpm run [\w:]+/g, /\b[A-Z][a-z]+\/[A-Za-z_-]+(\/[A-Za-z_-]+)?/g, /\*\.[\w.]+/g, /\bBATON_\w+/g, /\b\d+\.\d+\.\d+\.\d+(\/\d+)?/g, /\bcron \S+/g, /\bYYYY-MM-DD\b/g];
 
 /**
  * Every piece of interface text on the page: visible text nodes, titles, aria-labels,
