@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
+import { consoleApi } from './support/console-api';
 import { ensureWebBuild } from './support/web-build';
 
 /**
@@ -26,16 +27,7 @@ describe('daily operations in the web console (Chromium)', () => {
   const errors: string[] = [];
   const tasks = new Map<string, number>();
 
-  const api = async <T = Json>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(`${baton.url}/api${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = consoleApi(() => baton.url, () => token);
   const ended = async (runId: number, attempt = 1): Promise<Json> => {
     const deadline = Date.now() + 30_000;
     for (;;) {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
+import { consoleApi } from './support/console-api';
 import { ensureWebBuild } from './support/web-build';
 
 /**
@@ -18,7 +19,6 @@ import { ensureWebBuild } from './support/web-build';
  */
 
 const logins = demoLogins({});
-type Json = Record<string, unknown>;
 
 /** Latin words that are names, not English: the product, protocols, units, the language's own name. */
 const NAMES = new Set(['Baton', 'API', 'JSON', 'Schema', 'Cron', 'cron', 'Webhook', 'ActiveMQ', 'CIDR', 'URL', 'HTTP', 'UTC', 'GMT', 'CI', 'Ctrl', 'English', 'HMAC', 'SHA', 'ctx', 'shardIndex', 'shardTotal', 'npm', 'POST']);
@@ -63,16 +63,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
   const dataWords = new Set<string>();
   const errors: string[] = [];
 
-  const api = async <T = Json>(method: string, path: string, body?: unknown, auth = token): Promise<T> => {
-    const res = await fetch(`${baton.url}/api${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = consoleApi(() => baton.url, () => token);
 
   const addWords = (...texts: Array<string | null | undefined>) => {
     for (const text of texts) for (const w of (text ?? '').match(/[A-Za-z]{2,}/g) ?? []) dataWords.add(w);

@@ -41,6 +41,19 @@ export function Field({
   );
 }
 
+/** The <option>s of a list of domain codes (states, policies, roles…), valued by the code, labelled in the viewer's language. */
+export function CodeOptions({ codes }: { codes: readonly string[] }) {
+  return (
+    <>
+      {codes.map((code) => (
+        <option key={code} value={code}>
+          {codeLabel(code)}
+        </option>
+      ))}
+    </>
+  );
+}
+
 export function StateBadge({ state }: { state: string }) {
   return (
     <span className={`badge state-${state}`} data-state={state}>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { get, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
@@ -50,11 +50,7 @@ export function AlarmsPage({ canWrite }: { canWrite: boolean }) {
           {(p) => (
             <select {...p} name="type" value={type} onChange={(e) => setType(e.target.value)}>
               <option value="">{t('Any type')}</option>
-              {ALARM_TYPES.map((x) => (
-                <option key={x} value={x}>
-                  {codeLabel(x)}
-                </option>
-              ))}
+              <CodeOptions codes={ALARM_TYPES} />
             </select>
           )}
         </Field>

@@ -1,7 +1,7 @@
 import { Graph, layout } from '@dagrejs/dagre';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ApiError, del, get, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { useLoad } from '../../shared/hooks';
@@ -137,11 +137,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
           <Field label={t('Condition')}>
             {(p) => (
               <select {...p} name="condition" value={condition} onChange={(e) => setCondition(e.target.value)}>
-                {DEPENDENCY_CONDITIONS.map((c) => (
-                  <option key={c} value={c}>
-                    {codeLabel(c)}
-                  </option>
-                ))}
+                <CodeOptions codes={DEPENDENCY_CONDITIONS} />
               </select>
             )}
           </Field>

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { get, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, StateBadge } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, StateBadge } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
@@ -108,11 +108,7 @@ export function RunsPage({ canWrite }: { canWrite: boolean }) {
               <option value="">{t('Any state')}</option>
               <option value="ACTIVE">{t('Active (not finished)')}</option>
               <option value="PROBLEMS">{t('Failed or timed out')}</option>
-              {RUN_STATES.map((s) => (
-                <option key={s} value={s}>
-                  {codeLabel(s)}
-                </option>
-              ))}
+              <CodeOptions codes={RUN_STATES} />
             </select>
           )}
         </Field>

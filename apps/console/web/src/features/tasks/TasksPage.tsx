@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { get, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, StateBadge, useToast } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, StateBadge, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
@@ -97,11 +97,7 @@ export function TasksPage({ canWrite }: { canWrite: boolean }) {
           {(p) => (
             <select {...p} name="state" value={state} onChange={(e) => setState(e.target.value)}>
               <option value="">{t('Any')}</option>
-              {RUN_STATES.map((s) => (
-                <option key={s} value={s}>
-                  {codeLabel(s)}
-                </option>
-              ))}
+              <CodeOptions codes={RUN_STATES} />
               <option value="NEVER">{t('Never ran')}</option>
             </select>
           )}

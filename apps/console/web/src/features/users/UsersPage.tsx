@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { get, patch, post, qs } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
@@ -86,11 +86,7 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
                   value={u.role}
                   onChange={(e) => void change(u, { role: e.target.value as Role }, t('{{user}} is now {{role}}', { user: u.username, role: codeLabel(e.target.value) }))}
                 >
-                  {TENANT_ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {codeLabel(r)}
-                    </option>
-                  ))}
+                  <CodeOptions codes={TENANT_ROLES} />
                 </select>
               ),
           },
@@ -185,11 +181,7 @@ function CreateUserForm({ operator, base, tenantFilter, onCreated }: { operator:
         <Field label={t('Role')} error={errors.role}>
           {(p) => (
             <select {...p} name="newRole" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })}>
-              {roles.map((r) => (
-                <option key={r} value={r}>
-                  {codeLabel(r)}
-                </option>
-              ))}
+              <CodeOptions codes={roles} />
             </select>
           )}
         </Field>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { del, get, post } from '../../shared/api';
-import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
+import { CodeOptions, ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { errorsOf } from '../../shared/form-errors';
@@ -64,11 +64,7 @@ export function WebhooksPage() {
         <Field label={t('Lowest severity')} error={errors.minSeverity}>
           {(p) => (
             <select {...p} name="minSeverity" value={minSeverity} onChange={(e) => setMinSeverity(e.target.value)}>
-              {SEVERITIES.map((s) => (
-                <option key={s} value={s}>
-                  {codeLabel(s)}
-                </option>
-              ))}
+              <CodeOptions codes={SEVERITIES} />
             </select>
           )}
         </Field>

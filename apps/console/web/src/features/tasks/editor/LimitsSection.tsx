@@ -1,8 +1,7 @@
-import { Field } from '../../../shared/components';
+import { CodeOptions, Field } from '../../../shared/components';
 import { CONCURRENCY_POLICIES, MISFIRE_POLICIES } from '../../../shared/model';
 import type { SectionProps } from './task-form';
 import { t } from '../../../shared/i18n/i18n';
-import { codeLabel } from '../../../shared/labels';
 
 /** Misfires, concurrency, priority, timeout and start deadline. */
 export function LimitsSection({ form, set, err }: SectionProps) {
@@ -13,11 +12,7 @@ export function LimitsSection({ form, set, err }: SectionProps) {
         <Field label={t('Misfire policy')} error={err('misfirePolicy')}>
           {(p) => (
             <select {...p} name="misfirePolicy" value={form.misfirePolicy} onChange={(e) => set('misfirePolicy', e.target.value)}>
-              {MISFIRE_POLICIES.map((m) => (
-                <option key={m} value={m}>
-                  {codeLabel(m)}
-                </option>
-              ))}
+              <CodeOptions codes={MISFIRE_POLICIES} />
             </select>
           )}
         </Field>
@@ -27,11 +22,7 @@ export function LimitsSection({ form, set, err }: SectionProps) {
         <Field label={t('Concurrency policy')} error={err('concurrencyPolicy')}>
           {(p) => (
             <select {...p} name="concurrencyPolicy" value={form.concurrencyPolicy} onChange={(e) => set('concurrencyPolicy', e.target.value)}>
-              {CONCURRENCY_POLICIES.map((m) => (
-                <option key={m} value={m}>
-                  {codeLabel(m)}
-                </option>
-              ))}
+              <CodeOptions codes={CONCURRENCY_POLICIES} />
             </select>
           )}
         </Field>
