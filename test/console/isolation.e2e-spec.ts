@@ -86,6 +86,8 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/auth/me', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/me' }) },
   { method: 'POST', path: '/api/auth/password', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/password', body: { currentPassword: 'x', newPassword: 'new-password-1' } }) },
   { method: 'GET', path: '/api/health', area: 'auth', kind: 'public', call: () => ({ url: '/api/health' }) },
+  { method: 'GET', path: '/api/me/preferences', area: 'auth', kind: 'self', call: () => ({ url: '/api/me/preferences' }) },
+  { method: 'PUT', path: '/api/me/preferences', area: 'auth', kind: 'self', call: () => ({ url: '/api/me/preferences', body: { theme: 'dark' } }) },
 
   // tasks
   {
@@ -114,6 +116,7 @@ const ROUTES: Route[] = [
   { method: 'PATCH', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}`, body: { handler: 'evil' } }) },
   { method: 'DELETE', path: '/api/tasks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}?cascade=true` }) },
   { method: 'POST', path: '/api/tasks/{id}/trigger', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/trigger`, body: {} }) },
+  { method: 'POST', path: '/api/tasks/{id}/copy', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/copy`, body: { name: 'stolen-copy' } }) },
   { method: 'POST', path: '/api/tasks/{id}/pause', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/pause` }) },
   { method: 'POST', path: '/api/tasks/{id}/resume', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/resume` }) },
   { method: 'GET', path: '/api/tasks/{id}/stats', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/stats` }) },
@@ -167,6 +170,29 @@ const ROUTES: Route[] = [
   },
   { method: 'GET', path: '/api/runs/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}` }) },
   { method: 'POST', path: '/api/runs/{id}/cancel', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}/cancel` }) },
+  { method: 'POST', path: '/api/runs/{id}/rerun', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}/rerun` }) },
+  { method: 'GET', path: '/api/runs/{id}/attempts', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}/attempts` }) },
+  { method: 'GET', path: '/api/runs/{id}/log', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/runs/${w.bRunId}/log` }) },
+  {
+    method: 'POST', path: '/api/runs/bulk-cancel', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/runs/bulk-cancel', body: { ids: [w.bRunId] } }),
+    check: (w, body) => expect((body as { results: unknown[] }).results).toEqual([expect.objectContaining({ id: w.bRunId, status: 404, runId: null })]),
+  },
+  {
+    method: 'POST', path: '/api/runs/bulk-rerun', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/runs/bulk-rerun', body: { ids: [w.bRunId] } }),
+    check: (w, body) => expect((body as { results: unknown[] }).results).toEqual([expect.objectContaining({ id: w.bRunId, status: 404, runId: null })]),
+  },
+  {
+    method: 'GET', path: '/api/runs/search', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/runs/search?q=%7B%7D&field=params&from=0&to=9999999999999&limit=500' }),
+    check: (w, body) => expect(items(body).map((r) => r.taskId)).not.toContain(w.bTaskId),
+  },
+  {
+    method: 'GET', path: '/api/dashboard', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/dashboard' }),
+    check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
+  },
 
   // executors
   {
@@ -175,6 +201,7 @@ const ROUTES: Route[] = [
     check: (w, body) => expect(arr(body).map((e) => e.id)).not.toContain(w.bExecutorId),
   },
   { method: 'GET', path: '/api/executors/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/executors/${w.bExecutorId}` }) },
+  { method: 'DELETE', path: '/api/executors/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/executors/${w.bExecutorId}` }) },
   {
     method: 'GET', path: '/api/load', area: 'tenant', kind: 'list',
     call: () => ({ url: '/api/load' }),
@@ -277,6 +304,7 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/operator/tenants', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/tenants' }) },
   { method: 'POST', path: '/api/operator/tenants', area: 'operator', kind: 'own', call: () => ({ url: '/api/operator/tenants', body: { id: 'evil', name: 'Evil', engineGroup: 'default' } }) },
   { method: 'GET', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}` }) },
+  { method: 'GET', path: '/api/operator/tenants/{id}/dashboard', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}/dashboard` }) },
   { method: 'POST', path: '/api/operator/tenants/{id}/executor-secret/rotate', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}/executor-secret/rotate`, body: {} }) },
   { method: 'PATCH', path: '/api/operator/tenants/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/tenants/${w.b.id}`, body: { name: 'pwned' } }) },
   { method: 'GET', path: '/api/operator/engine-groups', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-groups' }) },

@@ -28,6 +28,14 @@ describe('run rollups', () => {
     expect(cells.size).toBe(0);
   });
 
+  it('counts a retried run’s first attempt’s lateness (firstDispatchedAt): a task whose runs all retried has a lateness, not "— / —" (issue 24)', () => {
+    const cells = rollupRuns([run({ attempt: 2, dueAt: T + 1_840, dispatchedAt: T + 1_845, firstDispatchedAt: T + 30, state: 'SUCCEEDED' })], HOUR_MS);
+    const { cell } = cells.get(`${ALL_TASKS}:${T}`)!;
+    expect(histogramCount(cell.lateness)).toBe(1);
+    expect(estimatePercentile(cell.lateness, 95)).toBeLessThan(1_000);
+    expect(histogramCount(cell.retryWait)).toBe(1);
+  });
+
   it('counts lateness on first attempts only and the backoff of retried runs apart', () => {
     const cells = rollupRuns(
       [
