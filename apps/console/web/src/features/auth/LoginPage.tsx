@@ -4,6 +4,7 @@ import { Field } from '../../shared/components';
 import { t } from '../../shared/i18n/i18n';
 import { navigate } from '../../shared/router';
 import { started } from '../../shared/session';
+import { PreferenceSwitches } from '../../app/PreferenceSwitches';
 
 /** A tenant's user names its tenant (user names are unique per tenant only); an operator leaves it empty. */
 export function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
@@ -53,6 +54,9 @@ export function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
           {busy ? t('Logging in…') : t('Log in')}
         </button>
       </form>
+      <div className="login-prefs">
+        <PreferenceSwitches />
+      </div>
     </main>
   );
 }
