@@ -166,6 +166,7 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(second.timeline.filter((e: { outOfOrder: boolean }) => e.outOfOrder).map((e: { step: string }) => e.step)).toEqual(['STARTED']);
     const listed = await t.http().get(`/api/runs/${run.id}`).set(acme.viewer);
     expect(listed.body).toMatchObject({ latenessMs: 7, firstDispatchedAt: scheduledAt + 7 });
+    expect(listed.body.timeline).toEqual(second.timeline);
     expect((await t.http().get(`/api/runs/${run.id}/attempts`).set(globex.viewer)).status).toBe(404);
   });
 

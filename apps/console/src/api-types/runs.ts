@@ -58,6 +58,8 @@ export interface RunDetail extends Run {
   logs: RunLog[];
   /** Null before dispatch or when the executor is gone. */
   executor: RunExecutor | null;
+  /** The current attempt's timeline, in one fixed order, out-of-order reports flagged. */
+  timeline: TimelineEntry[];
 }
 
 /** One id's outcome in a bulk cancel / re-run of the runs list. */

@@ -135,6 +135,7 @@ export class RunsService {
       result: row.result,
       errorDetail: row.error === null ? null : splitError(row.error).detail,
       executor: executor ? { id: executor.id, app: executor.app, url: executor.url, state: executor.state } : null,
+      timeline: attemptTimeline({ ...row, scheduledAt: row.attempt === 1 ? row.scheduledAt : row.dueAt }),
       logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
     };
   }

@@ -102,6 +102,11 @@ export class RunDetailView extends RunView implements Api.RunDetail {
   @ApiProperty({ type: String, nullable: true, description: 'The error after its first line (the stack, paths relative to the executor), at most 4,000 characters; null when none' }) errorDetail!: string | null;
   @ApiProperty({ type: [RunLogView] }) logs!: RunLogView[];
   @ApiProperty({ type: RunExecutorView, nullable: true, description: 'The executor it went to (null before dispatch, or when the executor is gone)' }) executor!: RunExecutorView | null;
+  @ApiProperty({
+    type: () => [TimelineEntryView],
+    description: "The current attempt's timeline, always in the order SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED (a retry's starts at its due time); a step reported earlier than one before it is flagged outOfOrder, with why. Every attempt's: GET /runs/{id}/attempts",
+  })
+  timeline!: TimelineEntryView[];
 }
 
 export class RunPage implements Api.Page<RunView> {
