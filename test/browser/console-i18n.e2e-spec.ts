@@ -180,6 +180,9 @@ describe('the console in two languages and two themes (Chromium)', () => {
       await open(tenant.page, path, waitFor);
       found.push(...(await untranslated(tenant.page, name)));
     }
+    // The cron field's reading is in Chinese too (cronstrue's zh_CN).
+    await open(tenant.page, '/tasks/new', '[data-cron-description]');
+    await expect.poll(() => tenant.page.locator('[data-cron-description]').textContent()).toMatch(/^[^A-Za-z]*[\u4e00-\u9fff]/);
     const operator = await loggedIn('zh-CN', 'operator');
     for (const [name, path, waitFor] of operatorPages) {
       await open(operator.page, path, waitFor);

@@ -1,4 +1,6 @@
-import cronstrue from 'cronstrue/i18n';
+import cronstrue from 'cronstrue';
+// Registers the Chinese reading with cronstrue (only the locales the console speaks are bundled).
+import 'cronstrue/locales/zh_CN';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiError, post } from '../../../shared/api';
 import { Field } from '../../../shared/components';
