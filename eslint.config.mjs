@@ -32,6 +32,8 @@ export default tseslint.config(
     rules: {
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'warn',
+      // The libs reach the browser only through the subpath names of tsconfig.json's `paths`.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/libs/*/src/**', '**/console/src/**'], message: 'import a lib through its @baton/… subpath (apps/console/web/tsconfig.json paths)' }] }],
     },
   },
 );

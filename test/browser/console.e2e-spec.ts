@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
+import { consoleApi } from './support/console-api';
 import { ensureWebBuild } from './support/web-build';
 
 /**
@@ -21,7 +22,6 @@ import { ensureWebBuild } from './support/web-build';
  */
 
 const logins = demoLogins({});
-type Json = Record<string, unknown>;
 
 describe('web console (Chromium)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-browser-'));
@@ -34,16 +34,7 @@ describe('web console (Chromium)', () => {
   /** Chromium's console lines about anything the Content-Security-Policy refused, on the main page. */
   const cspViolations: string[] = [];
 
-  const api = async <T = Json>(method: string, path: string, body?: unknown, auth = token): Promise<T> => {
-    const res = await fetch(`${baton.url}/api${path}`, {
-      method,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${auth}` },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const api = consoleApi(() => baton.url, () => token);
   const taskId = async (name: string): Promise<number> => {
     const page = await api<{ items: Array<{ id: number; name: string }> }>('GET', `/tasks?search=${encodeURIComponent(name)}`);
     return page.items.find((t) => t.name === name)!.id;
@@ -375,7 +366,7 @@ describe('web console (Chromium)', () => {
     // A shard's page names its place and its fan-out run.
     await page.locator('table[aria-label="Shards"] tr[data-shard="1"] a').click();
     await page.locator('[data-run-shard]').waitFor();
-    expect(await page.locator('[data-run-shard]').textContent()).toBe(`1 of 0…2 of fan-out run #${run.id}`);
+    expect(await page.locator('[data-run-shard]').textContent()).toBe(`2 of 3 (ctx.shardIndex 1) of fan-out run #${run.id}`);
   });
 
   it("tails a running run's log live: a line the handler wrote shows before the run ends", async () => {

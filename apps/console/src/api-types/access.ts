@@ -1,4 +1,4 @@
-import type { Role } from '../../../../libs/domain/src/types';
+import type { Role } from '@baton/domain/types';
 
 export interface User {
   id: number;

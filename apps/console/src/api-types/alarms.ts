@@ -1,4 +1,4 @@
-import type { AlarmType, JsonValue, Severity } from '../../../../libs/domain/src/types';
+import type { AlarmType, JsonValue, Severity } from '@baton/domain/types';
 
 export interface Alarm {
   id: number;

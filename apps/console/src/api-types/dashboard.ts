@@ -1,4 +1,4 @@
-import type { RunState } from '../../../../libs/domain/src/types';
+import type { RunState } from '@baton/domain/types';
 import type { LoadCount } from './load';
 
 /** A tenant's home dashboard (GET /api/dashboard; an operator's GET /api/operator/tenants/{id}/dashboard). */

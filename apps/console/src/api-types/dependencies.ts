@@ -1,4 +1,4 @@
-import type { DependencyCondition } from '../../../../libs/domain/src/types';
+import type { DependencyCondition } from '@baton/domain/types';
 
 /** An edge: the child task runs when a run of the parent ends as `condition` says. */
 export interface Dependency {

@@ -1,4 +1,4 @@
-import type { ExecutorState, JsonValue } from '../../../../libs/domain/src/types';
+import type { ExecutorState, JsonValue } from '@baton/domain/types';
 
 /**
  * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still

@@ -13,5 +13,6 @@ export type { Dependency } from './dependencies';
 export type { Distribution, SeriesBucket, Stats, StatsSeries } from './stats';
 export { API_KEY_ROLES, type ApiKey, type ApiKeyRole, type CreatedApiKey, type CreatedTenant, type EngineGroup, type EngineNode, type Tenant, type User } from './access';
 export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load';
+export type { Calendar, Retention, RetentionValues, StoredRetention, TaskRetention } from './history';
 export type { Preferences } from './preferences';
 export type { Dashboard } from './dashboard';

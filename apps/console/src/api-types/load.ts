@@ -1,6 +1,6 @@
-import type { TenantLoad } from '../../../../libs/domain/src/load/tenant-load';
+import type { TenantLoad } from '@baton/domain/load/tenant-load';
 
-export type { ExecutorCapacity, LoadCount, TenantLoad } from '../../../../libs/domain/src/load/tenant-load';
+export type { ExecutorCapacity, LoadCount, TenantLoad } from '@baton/domain/load/tenant-load';
 
 /** GET /load (a tenant's own) and GET /operator/load (every tenant, the oldest due run first, at most `limit`). */
 export interface LoadBoard {

@@ -1,5 +1,5 @@
-import type { ExecutorState, JsonValue, RunCause, RunState } from '../../../../libs/domain/src/types';
-import type { TimelineEntry } from '../../../../libs/domain/src/run/timeline';
+import type { ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
+import type { TimelineEntry } from '@baton/domain/run/timeline';
 
 export type { TimelineEntry };
 

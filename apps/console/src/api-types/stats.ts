@@ -1,4 +1,4 @@
-import type { RunState } from '../../../../libs/domain/src/types';
+import type { RunState } from '@baton/domain/types';
 
 export interface Distribution {
   count: number;

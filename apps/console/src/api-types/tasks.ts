@@ -1,5 +1,5 @@
-import type { FieldError } from '../../../../libs/protocol/src/error-body';
-import type { RunState, TaskDefinition, TriggerKind } from '../../../../libs/domain/src/types';
+import type { FieldError } from '@baton/protocol/error-body';
+import type { RunState, TaskDefinition, TriggerKind } from '@baton/domain/types';
 
 /** A trigger as the API writes it: one object whose kind says which of the other fields it has. */
 export interface TaskTrigger {

@@ -17,7 +17,7 @@ interface Response {
 type NextFunction = () => void;
 
 /** The client-side routes of the web console: a GET of one of these paths is answered with index.html. */
-export const CONSOLE_WEB_ROUTES = /^\/(?:$|login|tasks|runs|dependencies|executors|alarms|stats|operator|users|account|webhooks)(?:\/|$)/;
+export const CONSOLE_WEB_ROUTES = /^\/(?:$|login|home|tasks|runs|dependencies|executors|alarms|stats|calendars|retention|operator|users|account|webhooks)(?:\/|$)/;
 
 /**
  * Where the web console's production build is: `BATON_CONSOLE_WEB_DIR`, else `dist/console-web`

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
+import type * as Api from '../../api-types';
 
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
 
@@ -28,7 +29,7 @@ export class CalendarBodyDto {
 /** PATCH: the fields given replace the calendar's, the others stay. */
 export class CalendarPatchDto extends PartialType(CalendarBodyDto) {}
 
-export class CalendarView {
+export class CalendarView implements Api.Calendar {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() timeZone!: string;

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
+import type * as Api from '../../api-types';
 
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
 
@@ -40,28 +41,28 @@ export class TaskRetentionDto {
   minRunsKept?: unknown;
 }
 
-export class RetentionValuesView {
+export class RetentionValuesView implements Api.RetentionValues {
   @ApiProperty() runsMs!: number;
   @ApiProperty() logsMs!: number;
   @ApiProperty() alarmsMs!: number;
   @ApiProperty({ description: 'Newest runs of each task kept whatever their age; 0: none' }) minRunsKept!: number;
 }
 
-export class StoredRetentionView {
+export class StoredRetentionView implements Api.StoredRetention {
   @ApiProperty({ type: Number, nullable: true }) runsMs!: number | null;
   @ApiProperty({ type: Number, nullable: true }) logsMs!: number | null;
   @ApiProperty({ type: Number, nullable: true }) alarmsMs!: number | null;
   @ApiProperty({ type: Number, nullable: true }) minRunsKept!: number | null;
 }
 
-export class TaskRetentionView {
+export class TaskRetentionView implements Api.TaskRetention {
   @ApiProperty() taskId!: number;
   @ApiProperty({ type: Number, nullable: true }) runsMs!: number | null;
   @ApiProperty({ type: Number, nullable: true }) minRunsKept!: number | null;
   @ApiProperty({ type: RetentionValuesView, description: 'What the engines apply to this task' }) effective!: RetentionValuesView;
 }
 
-export class RetentionView {
+export class RetentionView implements Api.Retention {
   @ApiProperty({ type: RetentionValuesView, description: "The cluster's ceilings (configuration): no policy keeps longer, nor more than `minRunsKept` runs of a task past `runsMs`" }) ceiling!: RetentionValuesView;
   @ApiProperty({ type: StoredRetentionView, description: "The tenant's stored policy; null fields take the ceiling" }) tenant!: StoredRetentionView;
   @ApiProperty({ type: RetentionValuesView, description: 'What the engines apply to tasks without an override' }) effective!: RetentionValuesView;

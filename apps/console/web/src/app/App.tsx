@@ -1,0 +1,69 @@
+import { Fragment, useEffect, useState, type ReactNode } from 'react';
+import { get, onUnauthorized, post, type Session, type SessionAnswer } from '../shared/api';
+import { ToastProvider } from '../shared/components';
+import { ended, started, withServerPreferences } from '../shared/session';
+import { LoginPage } from '../features/auth/LoginPage';
+import { LiveProvider } from '../shared/live';
+import { navigate, useLocation } from '../shared/router';
+import { PreferencesProvider, usePreferences, type PreferencesOwner } from '../shared/preferences';
+import { Shell } from './Shell';
+
+/** Before login: the browser's language and theme, or what was last chosen on this login page. */
+const LOGIN_OWNER: PreferencesOwner = { key: 'login' };
+
+/**
+ * Renders the page afresh when the language or the display time zone changes: every text and
+ * formatted time is computed at render, so nothing shows the old language or zone.
+ */
+function Localized({ children }: { children: ReactNode }) {
+  const { prefs } = usePreferences();
+  return <Fragment key={`${prefs.language}|${prefs.timeZone}`}>{children}</Fragment>;
+}
+
+export function App() {
+  // undefined until GET /auth/me says whether the browser's session cookie is (still) good.
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const { path } = useLocation();
+
+  useEffect(() => {
+    onUnauthorized(() => setSession(ended()));
+    get<SessionAnswer & Session['user']>('/auth/me').then(
+      async (me) => setSession(await withServerPreferences(started(me, me))),
+      () => setSession(ended()),
+    );
+  }, []);
+
+  useEffect(() => {
+    if (session === undefined) return;
+    if (!session && path !== '/login') navigate(`/login?next=${encodeURIComponent(location.pathname + location.search)}`, true);
+    if (session && (path === '/' || path === '/login')) navigate(session.user.role === 'OPERATOR' ? '/operator' : '/tasks', true);
+  }, [session, path]);
+
+  if (session === undefined) return null;
+  if (!session)
+    return (
+      <PreferencesProvider owner={LOGIN_OWNER}>
+        <Localized>
+          <LoginPage onLogin={(s) => void withServerPreferences(s).then(setSession)} />
+        </Localized>
+      </PreferencesProvider>
+    );
+  // Logged in on the login page: the effect above moves on to the start page; nothing to show meanwhile.
+  if (path === '/' || path === '/login') return null;
+  const logout = async () => {
+    // The server ends the session and clears the cookie.
+    await post('/auth/logout').catch(() => undefined);
+    setSession(ended());
+  };
+  return (
+    <PreferencesProvider key={session.owner.key} owner={session.owner}>
+      <LiveProvider enabled={session.user.tenantId !== null}>
+        <ToastProvider canAck={session.user.role === 'TENANT_ADMIN'}>
+          <Localized>
+            <Shell session={session} path={path} onLogout={() => void logout()} />
+          </Localized>
+        </ToastProvider>
+      </LiveProvider>
+    </PreferencesProvider>
+  );
+}

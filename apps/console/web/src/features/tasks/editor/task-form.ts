@@ -1,0 +1,186 @@
+import { displayTimeZone, fromLocalInput, parseDuration, toLocalInput } from '../../../shared/format';
+import { t } from '../../../shared/i18n/i18n';
+import type { Task, TriggerKind } from '../../../shared/model';
+
+/** The form's values as typed (strings for numbers, so a wrong value reaches the API and is named). */
+export interface Form {
+  name: string;
+  group: string;
+  executorApp: string;
+  handler: string;
+  params: string;
+  kind: TriggerKind;
+  intervalMs: string;
+  delayMs: string;
+  expression: string;
+  timeZone: string;
+  at: string;
+  startAt: string;
+  endAt: string;
+  maxFires: string;
+  misfirePolicy: string;
+  misfireThresholdMs: string;
+  priority: string;
+  concurrencyPolicy: string;
+  timeoutMs: string;
+  startDeadlineMs: string;
+  maxAttempts: string;
+  backoffBaseMs: string;
+  backoffMaxMs: string;
+  jitter: string;
+  calendarName: string;
+  alarmTypes: string[];
+  silenceMs: string;
+  paused: boolean;
+  pauseAfterFailures: string;
+  fanOutMode: string;
+  fanOutShards: string;
+  fanOutFailWhen: string;
+}
+
+
+/** The API's names of the fields this editor shows: a reason on any other goes in the banner. */
+export const TASK_FIELDS = [
+  'name', 'group', 'executorApp', 'handler', 'params',
+  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at',
+  'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs',
+  'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
+  'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
+  'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
+];
+
+/** A new task's form (its time zone: the viewer's display zone, read when the form opens). */
+export function emptyForm(): Form {
+  return {
+    name: '',
+    group: 'default',
+    executorApp: 'demo',
+    handler: 'noop',
+    params: '{}',
+    kind: 'CRON',
+    intervalMs: '60000',
+    delayMs: '60000',
+    expression: '0 */5 * * * *',
+    timeZone: displayTimeZone(),
+    at: '',
+    startAt: '',
+    endAt: '',
+    maxFires: '',
+    misfirePolicy: 'FIRE_ONCE_NOW',
+    misfireThresholdMs: '5000',
+    priority: '0',
+    concurrencyPolicy: 'ALLOW',
+    timeoutMs: '300000',
+    startDeadlineMs: '10000',
+    maxAttempts: '1',
+    backoffBaseMs: '1000',
+    backoffMaxMs: '60000',
+    jitter: '0.2',
+    calendarName: '',
+    alarmTypes: ['START_LATE', 'TIMEOUT', 'FAILED', 'EXECUTOR_DOWN', 'DISPATCH_REJECTED', 'TASK_PAUSED', 'BUSINESS'],
+    silenceMs: '60000',
+    paused: false,
+    pauseAfterFailures: '',
+    fanOutMode: 'SINGLE',
+    fanOutShards: '4',
+    fanOutFailWhen: 'ANY_SHARD_FAILS',
+  };
+}
+
+export function formOf(task: Task): Form {
+  const s = (n: number | null | undefined) => (n === null || n === undefined ? '' : String(n));
+  return {
+    name: task.name,
+    group: task.group,
+    executorApp: task.executorApp,
+    handler: task.handler,
+    params: JSON.stringify(task.params ?? {}, null, 2),
+    kind: task.trigger.kind,
+    intervalMs: s(task.trigger.intervalMs) || emptyForm().intervalMs,
+    delayMs: s(task.trigger.delayMs) || emptyForm().delayMs,
+    expression: task.trigger.expression ?? emptyForm().expression,
+    timeZone: task.trigger.timeZone ?? displayTimeZone(),
+    at: toLocalInput(task.trigger.at),
+    startAt: toLocalInput(task.startAt),
+    endAt: toLocalInput(task.endAt),
+    maxFires: s(task.maxFires),
+    misfirePolicy: task.misfirePolicy,
+    misfireThresholdMs: s(task.misfireThresholdMs),
+    priority: s(task.priority),
+    concurrencyPolicy: task.concurrencyPolicy,
+    timeoutMs: s(task.timeoutMs),
+    startDeadlineMs: s(task.startDeadlineMs),
+    maxAttempts: s(task.retry.maxAttempts),
+    backoffBaseMs: s(task.retry.backoffBaseMs),
+    backoffMaxMs: s(task.retry.backoffMaxMs),
+    jitter: s(task.retry.jitter),
+    calendarName: task.calendarName ?? '',
+    alarmTypes: task.alarms.types,
+    silenceMs: s(task.alarms.silenceMs),
+    paused: task.paused,
+    pauseAfterFailures: s(task.pauseAfterFailures),
+    fanOutMode: task.fanOut.mode,
+    fanOutShards: s(task.fanOut.shards) || emptyForm().fanOutShards,
+    fanOutFailWhen: task.fanOut.failWhen,
+  };
+}
+
+/** A number when it reads as one, else the text as typed (the API then names the field). */
+export const num = (v: string): unknown => (v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+/** A duration field: milliseconds, or `30s`, `5m`, `1h`, `1.5s` (format.ts parseDuration); else the text as typed. */
+const ms = (v: string): unknown => parseDuration(v) ?? v;
+const optNum = (v: string): unknown => (v.trim() === '' ? null : num(v));
+
+export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<string, string> } {
+  const local: Record<string, string> = {};
+  let params: unknown = {};
+  try {
+    params = f.params.trim() === '' ? {} : JSON.parse(f.params);
+  } catch (e) {
+    local.params = t('not valid JSON: {{reason}}', { reason: (e as Error).message });
+  }
+  const trigger: Record<string, unknown> = { kind: f.kind };
+  if (f.kind === 'FIXED_RATE') trigger.intervalMs = ms(f.intervalMs);
+  if (f.kind === 'FIXED_DELAY') trigger.delayMs = ms(f.delayMs);
+  if (f.kind === 'CRON') Object.assign(trigger, { expression: f.expression, timeZone: f.timeZone });
+  if (f.kind === 'ONCE') {
+    const at = fromLocalInput(f.at);
+    if (at === null) local['trigger.at'] = t('a date and time is required');
+    trigger.at = at;
+  }
+  return {
+    local,
+    body: {
+      name: f.name,
+      group: f.group,
+      executorApp: f.executorApp,
+      handler: f.handler,
+      params,
+      trigger,
+      startAt: fromLocalInput(f.startAt),
+      endAt: fromLocalInput(f.endAt),
+      maxFires: optNum(f.maxFires),
+      misfirePolicy: f.misfirePolicy,
+      misfireThresholdMs: ms(f.misfireThresholdMs),
+      priority: num(f.priority),
+      concurrencyPolicy: f.concurrencyPolicy,
+      timeoutMs: ms(f.timeoutMs),
+      startDeadlineMs: ms(f.startDeadlineMs),
+      retry: { maxAttempts: num(f.maxAttempts), backoffBaseMs: ms(f.backoffBaseMs), backoffMaxMs: ms(f.backoffMaxMs), jitter: num(f.jitter) },
+      calendarName: f.calendarName.trim() === '' ? null : f.calendarName.trim(),
+      alarms: { types: f.alarmTypes, silenceMs: ms(f.silenceMs) },
+      paused: f.paused,
+      pauseAfterFailures: optNum(f.pauseAfterFailures),
+      fanOut: { mode: f.fanOutMode, shards: f.fanOutMode === 'SHARDED' ? num(f.fanOutShards) : null, failWhen: f.fanOutFailWhen },
+    },
+  };
+}
+
+
+/** What a section of the editor gets: the form, its setter, and the reasons the API gave for some fields. */
+export interface SectionProps {
+  form: Form;
+  set: <K extends keyof Form>(key: K, value: Form[K]) => void;
+  /** The reasons given for any of these fields, joined; undefined when none. */
+  err: (...fields: string[]) => string | undefined;
+}

@@ -1,0 +1,29 @@
+import { ERROR_CODES } from '@baton/protocol/error-body';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, EXECUTOR_STATES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, ROLES, RUN_CAUSES, RUN_STATES, SEVERITIES, TRIGGER_KINDS } from '@baton/domain/types';
+import { t } from './i18n/i18n';
+
+/**
+ * Every code of the domain the console shows to people (a run's state, an alarm's type, a
+ * role…): in English the code itself, in Chinese its translation, keyed by the code. The
+ * catalogue spec requires a translation for each.
+ */
+export const SHOWN_CODES: readonly string[] = [
+  ...RUN_STATES,
+  ...ALARM_TYPES,
+  ...SEVERITIES,
+  ...MISFIRE_POLICIES,
+  ...CONCURRENCY_POLICIES,
+  ...TRIGGER_KINDS,
+  ...FAN_OUT_MODES,
+  ...FAN_OUT_FAIL_WHEN,
+  ...DEPENDENCY_CONDITIONS,
+  ...ROLES,
+  ...EXECUTOR_STATES,
+  ...RUN_CAUSES,
+  ...ERROR_CODES,
+];
+
+/** A domain code as this viewer reads it (unknown codes as they are). */
+export function codeLabel(code: string): string {
+  return t(code);
+}

@@ -1,0 +1,22 @@
+/**
+ * The shapes of the console API (see /api/docs) used by the web console: the server's own
+ * definitions, not copies. Enums come from the domain's types (a module with no imports, so only
+ * the constants used are bundled); the answers from the API's plain types (type-only).
+ */
+
+export {
+  ALARM_TYPES,
+  CONCURRENCY_POLICIES,
+  DEPENDENCY_CONDITIONS,
+  FAN_OUT_FAIL_WHEN,
+  FAN_OUT_MODES,
+  MISFIRE_POLICIES,
+  RUN_STATES,
+  SEVERITIES,
+  TRIGGER_KINDS,
+  type JsonValue,
+  type RunState,
+  type TriggerKind,
+} from '@baton/domain/types';
+export type * from '@baton/console-api';
+export { ACTIVE_STATES, isTerminal } from '@baton/domain/run/run-state';
