@@ -9,6 +9,7 @@ import { openTestDatabase, type TestDatabase } from '../../support/databases';
 import { runningProcesses, startDemoExecutor, startEngineProcess, stopAllProcesses, type EngineProcess, type ExecutorNode } from './processes';
 import { seedTenant, type SeededTenant } from './seed';
 import { acquireSuiteLock } from './suite-lock';
+import type { ExecutorCommand } from '../../protocol/executor-process';
 
 /**
  * A cluster under test: a fresh migrated MariaDB database (one per test file), a tenant, and
@@ -102,11 +103,11 @@ export class Cluster {
   }
 
   /**
-   * Starts `count` demo executors of the tenant (app `demo` unless env says otherwise), each with
+   * Starts `count` demo executors (or, with `command`, another executor of the demo handlers) of the tenant (app `demo` unless env says otherwise), each with
    * its own spool and record file, heartbeating to every engine started so far; waits until
    * each is registered (an UP row in `executors`).
    */
-  async startExecutors(count: number, env: Record<string, string> = {}): Promise<ExecutorNode[]> {
+  async startExecutors(count: number, env: Record<string, string> = {}, command?: (env: Record<string, string>) => ExecutorCommand): Promise<ExecutorNode[]> {
     const engineUrls = this.engines.filter((e) => e.alive).map((e) => e.url);
     if (engineUrls.length === 0) throw new Error('start the engines first: executors register by heartbeat to an engine');
     const started = await Promise.all(
@@ -115,6 +116,7 @@ export class Cluster {
         const name = `executor-${n}`;
         return startDemoExecutor({
           name,
+          command,
           recordFile: join(this.dir, `${name}.records.jsonl`),
           spoolFile: join(this.dir, `${name}.spool.jsonl`),
           logFile: join(this.dir, `${name}.log`),

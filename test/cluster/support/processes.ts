@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { demoExecutorCommand, startExecutorProcess, type ExecutorProcess } from '../../protocol/executor-process';
+import { demoExecutorCommand, startExecutorProcess, type ExecutorCommand, type ExecutorProcess } from '../../protocol/executor-process';
 
 /**
  * OS processes of a cluster test: engine nodes (`node -r test/protocol/register-ts.cjs
@@ -171,10 +171,21 @@ function startReadyProcess(options: {
   });
 }
 
-/** Starts the demo executor (apps/demo-executor) as its own process, via test/protocol's helpers. */
-export async function startDemoExecutor(options: { name: string; env: Record<string, string>; recordFile: string; spoolFile: string; logFile: string }): Promise<ExecutorNode> {
+/**
+ * Starts the demo executor (apps/demo-executor) as its own process, via test/protocol's helpers;
+ * `command`: another executor with the demo handlers and its record file (e.g. goExecutorCommand).
+ */
+export async function startDemoExecutor(options: {
+  name: string;
+  env: Record<string, string>;
+  recordFile: string;
+  spoolFile: string;
+  logFile: string;
+  command?: (env: Record<string, string>) => ExecutorCommand;
+}): Promise<ExecutorNode> {
+  const command = options.command ?? demoExecutorCommand;
   const proc: ExecutorProcess = await startExecutorProcess(
-    demoExecutorCommand({ ...options.env, BATON_DEMO_RECORD_FILE: options.recordFile, BATON_EXECUTOR_SPOOL: options.spoolFile }),
+    command({ ...options.env, BATON_DEMO_RECORD_FILE: options.recordFile, BATON_EXECUTOR_SPOOL: options.spoolFile }),
     30_000,
   );
   const child = proc.child;
