@@ -55,6 +55,7 @@ final class CallbackSender {
   private final Map<Entry, ScheduledFuture<?>> waiting = new ConcurrentHashMap<>();
   private final Set<String> withoutBatchRoute = ConcurrentHashMap.newKeySet();
   private final Object idle = new Object();
+  private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopped;
 
   CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int threads, ScheduledExecutorService scheduler) {
@@ -63,7 +64,8 @@ final class CallbackSender {
     this.baseMs = baseMs;
     this.maxMs = maxMs;
     this.scheduler = scheduler;
-    for (int i = 0; i < threads; i++) Threads.daemon("baton-callbacks-" + i, this::loop).start();
+    for (int i = 0; i < threads; i++) this.threads.add(Threads.daemon("baton-callbacks-" + i, this::loop));
+    this.threads.forEach(Thread::start);
   }
 
   int size() {
@@ -105,13 +107,13 @@ final class CallbackSender {
   /** Stops sending (what is pending is lost). */
   void stop() {
     stopped = true;
+    threads.forEach(Thread::interrupt);
   }
 
   private void loop() {
     while (!stopped) {
       try {
-        Entry first = ready.poll(200, TimeUnit.MILLISECONDS);
-        if (first == null) continue;
+        Entry first = ready.take();
         List<Entry> taken = new ArrayList<>();
         taken.add(first);
         ready.drainTo(taken, MAX_BATCH - 1);
