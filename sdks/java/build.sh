@@ -33,11 +33,12 @@ Implementation-Version: $VERSION
 Implementation-Vendor: Baton
 Automatic-Module-Name: dev.baton.executor
 MF
-jar --create --file "$SDK_JAR" --manifest target/MANIFEST.MF -C target/classes .
+# Each jar is written beside its place and renamed into it: a JVM running the old one keeps its file.
+jar --create --file "$SDK_JAR.tmp" --manifest target/MANIFEST.MF -C target/classes . && mv "$SDK_JAR.tmp" "$SDK_JAR"
 jar --create --file "target/baton-executor-sdk-$VERSION-sources.jar" -C src/main/java .
 javac --release 17 -d target/examples -cp "$SDK_JAR:$DEPS" $(find examples/src -name '*.java')
 printf 'Implementation-Title: Baton executor SDK examples\nImplementation-Version: %s\nMain-Class: dev.baton.examples.DemoExecutor\n' "$VERSION" > target/EXAMPLES.MF
-jar --create --file "$EXAMPLES_JAR" --manifest target/EXAMPLES.MF -C target/examples .
+jar --create --file "$EXAMPLES_JAR.tmp" --manifest target/EXAMPLES.MF -C target/examples . && mv "$EXAMPLES_JAR.tmp" "$EXAMPLES_JAR"
 echo "built $SDK_JAR and $EXAMPLES_JAR"
 
 if [ "${1:-}" = test ]; then

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { newestMtime } from '../support/newest-mtime';
 
 /** The Java SDK (sdks/java): its version (pom.xml), jars and sources. */
 export const JAVA_SDK_DIR = resolve(__dirname, '../../sdks/java');
@@ -11,15 +12,6 @@ export function javaSdkVersion(): string {
   return version[1];
 }
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
 /**
  * Runs sdks/java/build.sh when a jar is missing or older than a source (SDK, examples, pom.xml,
  * build.sh), and returns the classpath of the example executors. Fails loudly without a JDK.
@@ -27,7 +19,7 @@ function newestSource(dir: string): number {
 export function ensureJavaSdkBuilt(): string {
   const version = javaSdkVersion();
   const jars = [`baton-executor-sdk-${version}.jar`, `baton-executor-examples-${version}.jar`].map((j) => join(JAVA_SDK_DIR, 'target', j));
-  const sources = Math.max(newestSource(join(JAVA_SDK_DIR, 'src/main')), newestSource(join(JAVA_SDK_DIR, 'examples')), statSync(join(JAVA_SDK_DIR, 'pom.xml')).mtimeMs, statSync(join(JAVA_SDK_DIR, 'build.sh')).mtimeMs);
+  const sources = Math.max(newestMtime(join(JAVA_SDK_DIR, 'src/main')), newestMtime(join(JAVA_SDK_DIR, 'examples')), statSync(join(JAVA_SDK_DIR, 'pom.xml')).mtimeMs, statSync(join(JAVA_SDK_DIR, 'build.sh')).mtimeMs);
   if (jars.some((j) => !existsSync(j) || statSync(j).mtimeMs < sources)) {
     try {
       execFileSync(join(JAVA_SDK_DIR, 'build.sh'), [], { cwd: JAVA_SDK_DIR, stdio: 'pipe', encoding: 'utf8' });

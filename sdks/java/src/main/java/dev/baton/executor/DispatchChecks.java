@@ -1,7 +1,6 @@
 package dev.baton.executor;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
 
 /** The shape checks of engine requests (the Node SDK's validate.ts): null when fine, else the first wrong field and why. */
 final class DispatchChecks {
@@ -80,12 +79,6 @@ final class DispatchChecks {
   }
 
   private static boolean isHttpUrl(JsonNode v) {
-    if (v == null || !v.isTextual()) return false;
-    try {
-      URI uri = new URI(v.asText());
-      return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null;
-    } catch (Exception e) {
-      return false;
-    }
+    return v != null && v.isTextual() && ExecutorOptions.isHttpUrl(v.asText());
   }
 }
