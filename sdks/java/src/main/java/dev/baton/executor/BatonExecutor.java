@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,6 +66,7 @@ public final class BatonExecutor {
   private HttpServer server;
   private EngineClient client;
   private CallbackSender sender;
+  private CallbackSpool spool;
   private Heartbeat heartbeat;
   private ScheduledThreadPoolExecutor scheduler;
   private ExecutorService io;
@@ -129,7 +131,12 @@ public final class BatonExecutor {
     scheduler = Threads.scheduler("baton-timers", 2);
     io = Executors.newCachedThreadPool(r -> Threads.daemon("baton-io", r));
     client = new EngineClient(options.tenantId, options.secret, options.requestTimeoutMs);
-    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler);
+    spool = !options.spool ? CallbackSpool.memory()
+        : CallbackSpool.open(options.spoolFile != null ? options.spoolFile : Path.of(".baton", "spool-" + options.app + ".jsonl"), options.spoolFile == null);
+    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool);
+    List<CallbackSender.Entry> replayed = spool.pending();
+    if (!replayed.isEmpty()) LOG.log(System.Logger.Level.INFO, "[baton executor] replaying " + replayed.size() + " undelivered callback(s) from " + spool.file());
+    replayed.forEach(sender::enqueue);
     server = HttpServer.create(new InetSocketAddress(options.host, options.port), 128);
     server.setExecutor(Executors.newFixedThreadPool(Math.max(4, Math.min(16, options.concurrency)), r -> Threads.daemon("baton-http", r)));
     server.createContext("/", this::serve);
@@ -536,6 +543,7 @@ public final class BatonExecutor {
     waitQuietly(CompletableFuture.supplyAsync(heartbeat::beat, io)); // last word: draining, nothing in flight
     int undelivered = sender.size();
     sender.stop();
+    spool.close();
     synchronized (lock) {
       phase = Phase.STOPPED;
       lock.notifyAll();
@@ -544,7 +552,7 @@ public final class BatonExecutor {
     ((ExecutorService) server.getExecutor()).shutdown();
     scheduler.shutdownNow();
     io.shutdown();
-    if (undelivered > 0) LOG.log(System.Logger.Level.WARNING, "[baton executor] " + undelivered + " callback(s) could not be delivered before the stop");
+    if (undelivered > 0) LOG.log(System.Logger.Level.WARNING, "[baton executor] " + undelivered + " callback(s) not delivered before the stop" + (spool.file() != null ? ", kept in " + spool.file() : ""));
   }
 
   private boolean jobsEmptyWithin(long ms) throws InterruptedException {

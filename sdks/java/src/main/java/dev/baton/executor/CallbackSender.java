@@ -20,8 +20,7 @@ import java.util.concurrent.TimeUnit;
  * order; after a failed round the callback waits a jittered exponential backoff, and a success
  * wakes every waiting one (the engines are back). Callbacks ready at the same moment for the same
  * engine share one POST /baton/callbacks/batch (an engine answering 404 to it gets them one by
- * one from then on), as the Node SDK's CallbackBatches. Memory only: a crash loses what is pending
- * (the engine's watchdog reconciles those runs).
+ * one from then on), as the Node SDK's CallbackBatches. Each is in the spool until it is settled.
  */
 final class CallbackSender {
   static final String CALLBACK = "/baton/callbacks";
@@ -50,6 +49,7 @@ final class CallbackSender {
   private final long baseMs;
   private final long maxMs;
   private final ScheduledExecutorService scheduler;
+  private final CallbackSpool spool;
   private final Map<String, Entry> pending = new ConcurrentHashMap<>();
   private final LinkedBlockingQueue<Entry> ready = new LinkedBlockingQueue<>();
   private final Map<Entry, ScheduledFuture<?>> waiting = new ConcurrentHashMap<>();
@@ -58,8 +58,9 @@ final class CallbackSender {
   private final List<Thread> threads = new ArrayList<>();
   private volatile boolean stopped;
 
-  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int threads, ScheduledExecutorService scheduler) {
+  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int threads, ScheduledExecutorService scheduler, CallbackSpool spool) {
     this.client = client;
+    this.spool = spool;
     this.engineUrls = engineUrls;
     this.baseMs = baseMs;
     this.maxMs = maxMs;
@@ -76,8 +77,10 @@ final class CallbackSender {
     return pending.containsKey(key);
   }
 
+  /** Spools the entry, then sends it. */
   void enqueue(Entry entry) {
     if (stopped || pending.putIfAbsent(entry.key, entry) != null) return;
+    spool.add(entry);
     ready.add(entry);
   }
 
@@ -104,7 +107,7 @@ final class CallbackSender {
     return true;
   }
 
-  /** Stops sending (what is pending is lost). */
+  /** Stops sending (what is pending stays in the spool). */
   void stop() {
     stopped = true;
     threads.forEach(Thread::interrupt);
@@ -163,6 +166,7 @@ final class CallbackSender {
     if (!a.delivered() && !a.rejectedForGood()) return false;
     if (a.delivered()) wakeAll();
     else LOG.log(System.Logger.Level.ERROR, "[baton executor] callback of run " + e.key + " refused for good, dropped: " + a.describe());
+    spool.remove(e.key);
     pending.remove(e.key);
     synchronized (idle) {
       if (pending.isEmpty()) idle.notifyAll();

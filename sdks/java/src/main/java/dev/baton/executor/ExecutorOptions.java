@@ -1,6 +1,7 @@
 package dev.baton.executor;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,9 @@ public final class ExecutorOptions {
   int logTailMaxBytes = 32_768;
   int logTailMaxLineBytes = 4096;
   long maxSkewMs = Signing.DEFAULT_MAX_SKEW_MS;
+  /** Null: the default, ./.baton/spool-<app>.jsonl (or a numbered one when another process holds it). */
+  Path spoolFile;
+  boolean spool = true;
 
   /** From the process environment. */
   public static ExecutorOptions fromEnv() {
@@ -46,7 +50,7 @@ public final class ExecutorOptions {
   /**
    * From these variables: BATON_TENANT and BATON_EXECUTOR_SECRET (required), BATON_ENGINE_URLS,
    * BATON_EXECUTOR_APP, _HOST, _PORT, _PUBLIC_URL, _CONCURRENCY, _QUEUE_LIMIT,
-   * _CALLBACK_CONCURRENCY, _HEARTBEAT_MS, _SHUTDOWN_GRACE_MS, _RETRY_BASE_MS, _RETRY_MAX_MS.
+   * _CALLBACK_CONCURRENCY, _SPOOL, _HEARTBEAT_MS, _SHUTDOWN_GRACE_MS, _RETRY_BASE_MS, _RETRY_MAX_MS.
    * Throws an {@link ExecutorEnvException} naming a missing or malformed one.
    */
   public static ExecutorOptions fromEnv(Map<String, String> env) {
@@ -67,6 +71,8 @@ public final class ExecutorOptions {
     o.shutdownGraceMs = e.integer("BATON_EXECUTOR_SHUTDOWN_GRACE_MS", o.shutdownGraceMs);
     o.retryBaseMs = e.integer("BATON_EXECUTOR_RETRY_BASE_MS", o.retryBaseMs);
     o.retryMaxMs = e.integer("BATON_EXECUTOR_RETRY_MAX_MS", o.retryMaxMs);
+    String spool = e.string("BATON_EXECUTOR_SPOOL", null);
+    if (spool != null) o.spoolFile = Path.of(spool);
     return o;
   }
 
@@ -103,6 +109,10 @@ public final class ExecutorOptions {
   public ExecutorOptions maxAlarmsPerRun(int v) { maxAlarmsPerRun = v; return this; }
   public ExecutorOptions logTail(int maxLines, int maxBytes, int maxLineBytes) { logTailMaxLines = maxLines; logTailMaxBytes = maxBytes; logTailMaxLineBytes = maxLineBytes; return this; }
   public ExecutorOptions maxSkewMs(long v) { maxSkewMs = v; return this; }
+  /** The file where final callbacks wait until an engine takes them, replayed at start (default {@code ./.baton/spool-<app>.jsonl}). */
+  public ExecutorOptions spoolFile(Path v) { spoolFile = v; spool = true; return this; }
+  /** Final callbacks in memory only: a crash loses the undelivered ones (the engine's watchdog reconciles those runs). */
+  public ExecutorOptions noSpool() { spool = false; return this; }
 
   /** Checks the settings; throws an IllegalArgumentException naming the bad one. */
   void check() {
