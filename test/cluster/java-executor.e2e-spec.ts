@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isTerminal, withTaskDefaults, type RunState, type Trigger } from '@baton/domain';
 import type { RunEntity } from '@baton/persistence';
 import { DEMO_DEPENDENCIES, DEMO_TASKS } from '../../apps/embedded/src/demo-tasks';
 import { javaExecutorCommand } from '../protocol/executor-process';
+import { ensureJavaSdkBuilt } from '../protocol/java-sdk-build';
 import { sleep, useCluster, waitFor } from './support/cluster';
 import { printFigures } from './support/figures';
 import { addDependency, insertTask, type TaskSpec } from './support/seed';
@@ -15,6 +16,7 @@ import { addDependency, insertTask, type TaskSpec } from './support/seed';
  * record files: nothing runs twice.
  */
 describe('cluster: the demo tenant\'s tasks on Java executors (2 engines, 2 Java SDK executors)', () => {
+  beforeAll(() => void ensureJavaSdkBuilt(), 180_000); // before the cluster (and its lock): a stale jar is rebuilt outside the test's time
   const ctx = useCluster('java-executor');
 
   it('runs every demo task, the flow, the shards and a broadcast; each attempt once', async () => {

@@ -3,12 +3,7 @@ package dev.baton.executor;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -63,7 +58,7 @@ public final class BatonExecutor {
   private Phase phase = Phase.NEW;
   private ObjectNode schemas;
   private String url;
-  private HttpServer server;
+  private ExecutorHttpServer server;
   private EngineClient client;
   private CallbackSender sender;
   private CallbackSpool spool;
@@ -137,13 +132,9 @@ public final class BatonExecutor {
     List<CallbackSender.Entry> replayed = spool.pending();
     if (!replayed.isEmpty()) LOG.log(System.Logger.Level.INFO, "[baton executor] replaying " + replayed.size() + " undelivered callback(s) from " + spool.file());
     replayed.forEach(sender::enqueue);
-    server = HttpServer.create(new InetSocketAddress(options.host, options.port), 128);
-    server.setExecutor(Executors.newFixedThreadPool(Math.max(4, Math.min(16, options.concurrency)), r -> Threads.daemon("baton-http", r)));
-    server.createContext("/", this::serve);
+    server = new ExecutorHttpServer(options.host, options.port, Math.max(4, Math.min(16, options.concurrency)), options.maxBodyBytes, this::handle);
     for (int i = 0; i < options.concurrency; i++) Threads.daemon("baton-worker-" + i, this::work).start();
-    server.start();
-    String bound = "http://" + hostForUrl(options.host) + ":" + server.getAddress().getPort();
-    url = options.publicUrl != null ? options.publicUrl : bound;
+    url = options.publicUrl != null ? options.publicUrl : server.url();
     synchronized (lock) {
       phase = Phase.RUNNING;
     }
@@ -191,31 +182,9 @@ public final class BatonExecutor {
 
   // ---- requests ------------------------------------------------------------------------------
 
-  private void serve(HttpExchange ex) throws IOException {
-    try (ex) {
-      String method = ex.getRequestMethod().toUpperCase(java.util.Locale.ROOT);
-      String path = ex.getRequestURI().getRawPath();
-      String declared = ex.getRequestHeaders().getFirst("content-length");
-      byte[] body = null;
-      if (declared == null || declared.matches("\\d{1,12}") && Long.parseLong(declared) <= options.maxBodyBytes) body = readAtMost(ex.getRequestBody(), options.maxBodyBytes);
-      if (body == null) {
-        ex.getResponseHeaders().set("connection", "close");
-        send(ex, refuse(413, "BAD_REQUEST", "body: larger than " + options.maxBodyBytes + " bytes", "body"));
-        return;
-      }
-      Response response;
-      try {
-        response = handle(method, path, name -> ex.getRequestHeaders().getFirst(name), body);
-      } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.ERROR, "[baton executor] internal error on " + method + " " + path, e);
-        response = refuse(500, "BAD_REQUEST", "internal error of the executor", null);
-      }
-      send(ex, response);
-    }
-  }
-
-  /** Answers one request (framework-neutral: a host framework may feed requests here). Never throws for a bad request. */
+  /** Answers one request (transport-neutral); {@code body} null: it was larger than maxBodyBytes. Never throws for a bad request. */
   Response handle(String method, String path, Function<String, String> header, byte[] body) {
+    if (body == null) return refuse(413, "BAD_REQUEST", "body: larger than " + options.maxBodyBytes + " bytes", "body");
     if (path.equals("/baton/health")) {
       if (!method.equals("GET")) return refuse(405, "BAD_REQUEST", "use GET", null);
       return new Response(200, health());
@@ -413,26 +382,6 @@ public final class BatonExecutor {
     return new Response(status, body);
   }
 
-  private static void send(HttpExchange ex, Response response) throws IOException {
-    byte[] bytes = Json.bytes(response.body());
-    ex.getResponseHeaders().set("content-type", "application/json; charset=utf-8");
-    ex.sendResponseHeaders(response.status(), bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  /** The body, or null when it is longer than {@code max} bytes. */
-  private static byte[] readAtMost(InputStream in, int max) throws IOException {
-    byte[] body = in.readNBytes(max + 1);
-    return body.length > max ? null : body;
-  }
-
-  private static String hostForUrl(String host) {
-    String h = host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host;
-    return h.contains(":") ? "[" + h + "]" : h;
-  }
-
   // ---- runs --------------------------------------------------------------------------------
 
   private void work() {
@@ -548,8 +497,7 @@ public final class BatonExecutor {
       phase = Phase.STOPPED;
       lock.notifyAll();
     }
-    server.stop(0);
-    ((ExecutorService) server.getExecutor()).shutdown();
+    server.stop();
     scheduler.shutdownNow();
     io.shutdown();
     if (undelivered > 0) LOG.log(System.Logger.Level.WARNING, "[baton executor] " + undelivered + " callback(s) not delivered before the stop" + (spool.file() != null ? ", kept in " + spool.file() : ""));

@@ -28,7 +28,7 @@ record DispatchRequest(
   /** From a body DispatchChecks accepted. */
   static DispatchRequest of(JsonNode body) {
     List<String> urls = new ArrayList<>();
-    body.get("callbackUrls").forEach(u -> urls.add(u.asText().replaceAll("/+$", "")));
+    body.get("callbackUrls").forEach(u -> urls.add(ExecutorOptions.withoutTrailingSlashes(u.asText())));
     Map<String, JsonNode> parents = new LinkedHashMap<>();
     JsonNode p = body.get("parentResults");
     if (p != null && p.isObject()) p.fields().forEachRemaining(e -> parents.put(e.getKey(), e.getValue()));

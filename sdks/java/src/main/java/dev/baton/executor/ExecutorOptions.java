@@ -140,7 +140,13 @@ public final class ExecutorOptions {
 
   static String normalizeBaseUrl(String url, String what) {
     if (!isHttpUrl(url)) throw new IllegalArgumentException("executor options: " + what + ": \"" + url + "\" is not an http(s) URL");
-    return url.replaceAll("/+$", "");
+    return withoutTrailingSlashes(url);
+  }
+
+  static String withoutTrailingSlashes(String url) {
+    int end = url.length();
+    while (end > 0 && url.charAt(end - 1) == '/') end--;
+    return url.substring(0, end);
   }
 
   static boolean isHttpUrl(String value) {
