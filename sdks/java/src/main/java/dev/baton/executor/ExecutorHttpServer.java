@@ -24,6 +24,13 @@ final class ExecutorHttpServer {
   private final int maxBodyBytes;
   private final Routes routes;
 
+  static {
+    // The JDK server writes a response's headers and body apart and leaves Nagle's algorithm on:
+    // with the engine's delayed ACKs every answer waited ~40 ms (measured: a dispatch's 202 took
+    // 48 ms at the median, 2.7 ms with TCP_NODELAY). Read once, when the first HttpServer is made.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
   ExecutorHttpServer(String host, int port, int threads, int maxBodyBytes, Routes routes) throws IOException {
     this.host = host;
     this.maxBodyBytes = maxBodyBytes;
