@@ -1,7 +1,7 @@
 import { TenantEntity } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { insertTasks } from '../../test/cluster/support/seed';
-import { demoExecutorCommand, goExecutorCommand, pythonExecutorCommand, type ExecutorCommand } from '../../test/protocol/executor-process';
+import { demoExecutorCommand, goExecutorCommand, javaExecutorCommand, pythonExecutorCommand, type ExecutorCommand } from '../../test/protocol/executor-process';
 import { cpuSeconds, machine, rssMb, writeResult } from '../support/infra';
 import { insertRuns, pendingRun } from '../support/runs';
 import { option, type Scenario } from '../support/scenario';
@@ -16,6 +16,7 @@ const EXECUTORS: ReadonlyArray<{ kind: string; what: string; command: (env: Reco
   { kind: 'node', what: 'Node SDK (apps/demo-executor)', command: demoExecutorCommand },
   { kind: 'python', what: 'examples/python-executor', command: pythonExecutorCommand },
   { kind: 'go', what: 'Go SDK (sdks/go/examples/demo-executor)', command: goExecutorCommand },
+  { kind: 'java', what: 'Java SDK (sdks/java, dev.baton.examples.DemoExecutor)', command: javaExecutorCommand },
 ];
 
 const RUNS = 3_000;

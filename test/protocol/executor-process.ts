@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { ensureJavaSdkBuilt } from './java-sdk-build';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -38,6 +39,14 @@ export function demoExecutorCommand(env: Record<string, string> = {}): ExecutorC
 /** `python3 examples/python-executor/executor.py` (fails loudly if python3 is missing). */
 export function pythonExecutorCommand(env: Record<string, string> = {}): ExecutorCommand {
   return { command: process.env.BATON_PYTHON ?? 'python3', args: ['-u', resolve(ROOT, 'examples/python-executor/executor.py')], cwd: ROOT, env };
+}
+
+/**
+ * `java -cp … dev.baton.examples.DemoExecutor`: the demo handlers on the Java SDK (sdks/java),
+ * built first when stale (fails loudly without a JDK).
+ */
+export function javaExecutorCommand(env: Record<string, string> = {}): ExecutorCommand {
+  return { command: process.env.BATON_JAVA ?? 'java', args: ['-XX:+UseSerialGC', '-Xss512k', '-cp', ensureJavaSdkBuilt(), 'dev.baton.examples.DemoExecutor'], cwd: ROOT, env };
 }
 
 /** Starts the process and waits for its `READY <url>` line on stdout. */

@@ -1,19 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { newestMtime } from '../../support/newest-mtime';
 
 const ROOT = resolve(__dirname, '../../..');
 const WEB = join(ROOT, 'apps/console/web');
 export const WEB_DIST = join(ROOT, 'dist/console-web');
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
 
 /**
  * Makes sure dist/console-web holds a build of the current web sources (a fresh clone after

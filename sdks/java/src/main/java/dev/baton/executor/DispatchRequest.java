@@ -1,0 +1,60 @@
+package dev.baton.executor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One attempt of a run, as an engine dispatches it (DispatchRequest of libs/protocol/openapi.yaml), after DispatchChecks. */
+record DispatchRequest(
+    long runId,
+    int attempt,
+    String tenantId,
+    long taskId,
+    String taskName,
+    String handler,
+    JsonNode params,
+    long scheduledAt,
+    long deadline,
+    List<String> callbackUrls,
+    Map<String, JsonNode> parentResults,
+    JsonNode flowParams,
+    int shardIndex,
+    int shardTotal) {
+
+  /** From a body DispatchChecks accepted. */
+  static DispatchRequest of(JsonNode body) {
+    List<String> urls = new ArrayList<>();
+    body.get("callbackUrls").forEach(u -> urls.add(ExecutorOptions.withoutTrailingSlashes(u.asText())));
+    Map<String, JsonNode> parents = new LinkedHashMap<>();
+    JsonNode p = body.get("parentResults");
+    if (p != null && p.isObject()) p.fields().forEachRemaining(e -> parents.put(e.getKey(), e.getValue()));
+    JsonNode flow = body.get("flowParams");
+    return new DispatchRequest(
+        body.get("runId").asLong(),
+        body.get("attempt").asInt(),
+        body.get("tenantId").asText(),
+        body.get("taskId").asLong(),
+        body.get("taskName").asText(),
+        body.get("handler").asText(),
+        body.get("params"),
+        body.get("scheduledAt").asLong(),
+        body.get("deadline").asLong(),
+        Collections.unmodifiableList(urls),
+        Collections.unmodifiableMap(parents),
+        flow == null ? NullNode.getInstance() : flow,
+        body.has("shardIndex") ? body.get("shardIndex").asInt() : 0,
+        body.has("shardTotal") ? body.get("shardTotal").asInt() : 1);
+  }
+
+  String key() {
+    return runKey(runId, attempt);
+  }
+
+  static String runKey(long runId, int attempt) {
+    return runId + ":" + attempt;
+  }
+}

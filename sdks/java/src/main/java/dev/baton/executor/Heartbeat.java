@@ -1,0 +1,84 @@
+package dev.baton.executor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Sends the ExecutorHeartbeat (which is also the registration) at start and then every
+ * interval; a round tries each engine URL once. An ack's {@code intervalMs} becomes the interval,
+ * its {@code executorId} goes into the callbacks.
+ */
+final class Heartbeat {
+  static final String PATH = "/baton/executors/heartbeat";
+  private static final System.Logger LOG = System.getLogger("dev.baton.executor");
+  private final EngineClient client;
+  private final List<String> engineUrls;
+  private final Supplier<Object> payload;
+  private final Object timer = new Object();
+  private volatile long intervalMs;
+  private volatile long executorId = -1;
+  private volatile boolean running;
+  private boolean down;
+
+  Heartbeat(EngineClient client, List<String> engineUrls, long intervalMs, Supplier<Object> payload) {
+    this.client = client;
+    this.engineUrls = engineUrls;
+    this.intervalMs = intervalMs;
+    this.payload = payload;
+  }
+
+  /** The id the engines gave this executor, or -1 before the first ack. */
+  long executorId() {
+    return executorId;
+  }
+
+  void start() {
+    running = true;
+    Threads.daemon("baton-heartbeat", () -> {
+      while (running) {
+        beat();
+        synchronized (timer) {
+          try {
+            if (running) timer.wait(intervalMs);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }
+    }).start();
+  }
+
+  void stop() {
+    running = false;
+    synchronized (timer) {
+      timer.notifyAll();
+    }
+  }
+
+  /** One heartbeat now (also outside the schedule: to announce draining). True when an engine took it. */
+  boolean beat() {
+    byte[] body = Json.bytes(payload.get());
+    List<String> failures = new ArrayList<>();
+    for (String url : client.order(engineUrls)) {
+      EngineClient.Answer a = client.post(url, PATH, body);
+      if (a.status() >= 200 && a.status() < 300) {
+        JsonNode ack = a.body();
+        if (ack != null && ack.path("intervalMs").isNumber()) intervalMs = Math.min(600_000, Math.max(10, Math.round(ack.get("intervalMs").asDouble())));
+        if (ack != null && ack.path("executorId").isNumber()) executorId = ack.get("executorId").asLong();
+        synchronized (this) {
+          if (down) LOG.log(System.Logger.Level.INFO, "[baton executor] heartbeat acknowledged again by " + url);
+          down = false;
+        }
+        return true;
+      }
+      failures.add(a.describe());
+    }
+    synchronized (this) {
+      if (!down) LOG.log(System.Logger.Level.WARNING, "[baton executor] heartbeat failed on every engine URL (will keep trying): " + String.join("; ", failures));
+      down = true;
+    }
+    return false;
+  }
+}

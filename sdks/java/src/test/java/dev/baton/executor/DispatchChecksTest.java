@@ -1,0 +1,53 @@
+package dev.baton.executor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.Test;
+
+public class DispatchChecksTest {
+  private static ObjectNode request() {
+    return (ObjectNode) Json.parse("""
+        {"runId": 7, "attempt": 1, "tenantId": "acme", "taskId": 3, "taskName": "t", "handler": "noop", "params": null,
+         "scheduledAt": 1, "deadline": 2, "callbackUrls": ["http://127.0.0.1:8090"]}""");
+  }
+
+  private static String field(ObjectNode body) {
+    DispatchChecks.Problem p = DispatchChecks.checkDispatch(body);
+    return p == null ? null : p.field();
+  }
+
+  @Test
+  public void acceptsAWellFormedRequestAndReadsItsDefaults() {
+    assertNull(field(request()));
+    DispatchRequest r = DispatchRequest.of(request().put("runId", 7.0));
+    assertEquals(7, r.runId());
+    assertEquals(0, r.shardIndex());
+    assertEquals(1, r.shardTotal());
+    assertEquals(true, r.flowParams().isNull());
+  }
+
+  @Test
+  public void namesTheFirstWrongField() {
+    assertEquals("runId", field(request().put("runId", "seven")));
+    assertEquals("runId", field(request().put("runId", 1.5)));
+    assertEquals("attempt", field(request().put("attempt", 0)));
+    assertEquals("deadline", field(request().put("deadline", "soon")));
+    assertEquals("handler", field(request().put("handler", "")));
+    assertEquals("params", field((ObjectNode) request().without("params")));
+    assertEquals("callbackUrls[0]", field((ObjectNode) request().set("callbackUrls", Json.parse("[\"ftp://x\"]"))));
+    assertEquals("shardTotal", field(request().put("shardIndex", 1)));
+    assertEquals("shardIndex", field(request().put("shardIndex", 3).put("shardTotal", 3)));
+    assertEquals("shardIndex", field(request().put("shardIndex", -1).put("shardTotal", 3)));
+    assertEquals("shardTotal", field(request().put("shardIndex", 0).put("shardTotal", 0)));
+    assertEquals("body", field((ObjectNode) null));
+  }
+
+  @Test
+  public void checksAnAbortAgainstItsPath() {
+    assertNull(DispatchChecks.checkAbort(Json.parse("{\"runId\":7,\"attempt\":1,\"reason\":\"CANCELLED\"}"), 7));
+    assertEquals("runId", DispatchChecks.checkAbort(Json.parse("{\"runId\":8,\"attempt\":1,\"reason\":\"CANCELLED\"}"), 7).field());
+    assertEquals("reason", DispatchChecks.checkAbort(Json.parse("{\"runId\":7,\"attempt\":1,\"reason\":\"SHUTDOWN\"}"), 7).field());
+  }
+}

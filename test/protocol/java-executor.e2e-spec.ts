@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeExecutorConformance } from './executor-conformance';
+import { javaExecutorCommand } from './executor-process';
+import { ensureJavaSdkBuilt, JAVA_SDK_DIR } from './java-sdk-build';
+
+describe('the Java SDK (sdks/java)', () => {
+  it('builds offline with the JDK and Debian\'s Jackson into a versioned jar, and its unit tests pass', () => {
+    ensureJavaSdkBuilt();
+    // build.sh test: the build again, then the JUnit 4 tests (signing vectors, checks, schema bounds, log tail, environment).
+    const out = execFileSync(join(JAVA_SDK_DIR, 'build.sh'), ['test'], { cwd: JAVA_SDK_DIR, encoding: 'utf8', stdio: 'pipe' });
+    expect(out).toMatch(/^OK \(\d+ tests?\)$/m);
+  }, 120_000);
+});
+
+describeExecutorConformance({
+  name: 'sdks/java (the demo handlers on the Java SDK)',
+  command: (env) => javaExecutorCommand(env),
+  handlers: {
+    ok: { handler: 'noop' },
+    shard: { handler: 'shard-part' },
+    logSteps: { handler: 'long-running', params: (ms) => ({ ms }) },
+    sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
+    fail: { handler: 'fail-n-times', params: { failures: 1000 } },
+    failNonRetryable: { handler: 'fail-n-times', params: { failures: 1000, nonRetryable: true } },
+  },
+});
