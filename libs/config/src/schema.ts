@@ -150,6 +150,13 @@ export const AUXILIARY_VARIABLES: readonly AuxiliaryVariable[] = [
   { name: 'BATON_HAPROXY_CONSOLE_PORT', usedBy: 'scripts/haproxy.sh', default: '18350', description: 'HAProxy\'s front for the consoles (HTTP and websockets).' },
   { name: 'BATON_HAPROXY_GALERA_PORTS', usedBy: 'scripts/haproxy.sh', default: '18301 18302 18303', description: 'The Galera nodes behind it, in order of preference.' },
   { name: 'BATON_HAPROXY_CONSOLE_PORTS', usedBy: 'scripts/haproxy.sh', default: '18381 18382', description: 'The consoles behind it.' },
+  { name: 'BATON_REDIS_PORT', usedBy: 'scripts/redis.sh', default: '18900', description: 'The private Redis of `npm run bench -- peers` (BullMQ), on 127.0.0.1.' },
+  { name: 'BATON_REDIS_START_TIMEOUT', usedBy: 'scripts/redis.sh', default: '30', description: 'Seconds to wait for it to start.' },
+  { name: 'BATON_REDIS_APPENDFSYNC', usedBy: 'scripts/redis.sh', default: 'everysec', description: 'Its AOF fsync policy (`always`, `everysec`, `no`).' },
+  { name: 'BATON_POSTGRES_PORT', usedBy: 'scripts/postgres.sh', default: '18910', description: 'The private PostgreSQL of `npm run bench -- peers` (graphile-worker), on 127.0.0.1.' },
+  { name: 'BATON_POSTGRES_START_TIMEOUT', usedBy: 'scripts/postgres.sh', default: '60', description: 'Seconds to wait for it to start.' },
+  { name: 'BATON_POSTGRES_BIN', usedBy: 'scripts/postgres.sh', default: '/usr/lib/postgresql/15/bin', description: 'Where Debian\'s PostgreSQL binaries are.' },
+  { name: 'BATON_POSTGRES_ARGS', usedBy: 'scripts/postgres.sh', description: 'Extra `postgres` command-line arguments. Default none.' },
 ];
 
 /** The variables `process` reads, one entry per name. */

@@ -22,12 +22,18 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	e.draining = true
 	queued := e.queue
 	e.queue = nil
+	idle := len(queued) == 0 && len(e.jobs) == 0 && len(e.pending) == 0
 	e.mu.Unlock()
 	for _, j := range queued {
 		j.abort("SHUTDOWN")
 		e.finish(j, outcome{kind: "ABORTED", err: "aborted: the executor shut down before the run started"}, 0)
 	}
-	go e.beat() // announce: draining
+	// Announce draining while work is left. An idle executor has only its last word to say: two
+	// heartbeats alike in the same millisecond would carry the same signature, and the engine
+	// refuses the second as a replay.
+	if !idle {
+		go e.beat()
+	}
 	e.waitUntil(ctx, e.opts.ShutdownGrace, func() bool { return len(e.jobs) == 0 })
 	e.mu.Lock()
 	for _, j := range e.jobs {

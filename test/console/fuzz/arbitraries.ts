@@ -293,7 +293,11 @@ function defectsAt(site: Site): Array<{ kind: string; value: fc.Arbitrary<unknow
   const wrong = wrongTypes(s);
   if (wrong.length) out.push({ kind: 'wrong type', value: fc.constantFrom(...wrong) });
   if (!s.nullable && s.type && site.required) out.push({ kind: 'null', value: fc.constant(null) });
-  if (s.enum?.length) out.push({ kind: 'not in enum', value: fc.constantFrom('NOT_IN_ENUM', String(s.enum[0]).toLowerCase(), ` ${String(s.enum[0])}`) });
+  if (s.enum?.length) {
+    // A lower-cased member is a near miss only where it is not a member itself (`en` is).
+    const misses = ['NOT_IN_ENUM', String(s.enum[0]).toLowerCase(), ` ${String(s.enum[0])}`].filter((v) => !s.enum!.includes(v));
+    out.push({ kind: 'not in enum', value: fc.constantFrom(...misses) });
+  }
   if (s.minimum !== undefined) out.push({ kind: 'below minimum', value: fc.constantFrom(s.minimum - 1, s.minimum - 1_000_000, -Number.MAX_SAFE_INTEGER) });
   if (s.maximum !== undefined) out.push({ kind: 'above maximum', value: fc.constantFrom(s.maximum + 1, s.maximum * 1000 + 1, Number.MAX_SAFE_INTEGER) });
   if (s.maxLength !== undefined) out.push({ kind: 'too long', value: fc.integer({ min: 1, max: 200 }).map((n) => 'x'.repeat(s.maxLength! + n)) });
