@@ -25,6 +25,9 @@ interface RunNowCase {
   start: StageStats;
   /** Trigger sent → its 201 answer. */
   answer: StageStats;
+  /** Where the time goes, from the run rows: created (the console's commit) → dispatched (the POST to the executor left) → started (the handler). */
+  createdToDispatched: StageStats;
+  dispatchedToStarted: StageStats;
 }
 
 async function runCase(engines: number, triggers: number, log: (s: string) => void): Promise<RunNowCase> {
@@ -53,8 +56,17 @@ async function runCase(engines: number, triggers: number, log: (s: string) => vo
       starts.push(record.at - sent);
     }
     log(`  ${engines} engine(s): start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms`);
+    await sleep(500); // the last callbacks
+    const runs = (await c.runs()).filter((r) => r.dispatchedAt !== null && r.startedAt !== null);
     failed = false;
-    return { engines, triggers, start: stats(starts), answer: stats(answers) };
+    return {
+      engines,
+      triggers,
+      start: stats(starts),
+      answer: stats(answers),
+      createdToDispatched: stats(runs.map((r) => r.dispatchedAt! - r.createdAt)),
+      dispatchedToStarted: stats(runs.map((r) => r.startedAt! - r.dispatchedAt!)),
+    };
   } finally {
     await c.close(failed);
   }
@@ -71,8 +83,10 @@ export const runNow: Scenario = {
       log(`run-now: ${e} engine(s), ${triggers} triggers…`);
       cases.push(await runCase(e, triggers, log));
     }
-    const rows = cases.map((r) => [r.engines, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99]);
-    console.log(`Run now — POST /api/tasks/:id/trigger → handler start (ms)\n${table(['eng', 'n', 'p50', 'p90', 'p99', 'max', 'answer p50', 'answer p99'], rows)}\n`);
+    const rows = cases.map((r) => [r.engines, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99, `${r.createdToDispatched.p50} / ${r.createdToDispatched.p99}`, `${r.dispatchedToStarted.p50} / ${r.dispatchedToStarted.p99}`]);
+    console.log(
+      `Run now — POST /api/tasks/:id/trigger → handler start (ms)\n${table(['eng', 'n', 'p50', 'p90', 'p99', 'max', 'answer p50', 'answer p99', 'created→dispatched p50/p99', 'dispatched→started p50/p99'], rows)}\n`,
+    );
     writeResult('run-now.json', { benchmark: 'run-now', machine: machine(), cases });
     return cases.map((r): [string, string] => [`run now ${r.engines}e`, `p50 ${r.start.p50} ms, p99 ${r.start.p99} ms, max ${r.start.max} ms`]);
   },
