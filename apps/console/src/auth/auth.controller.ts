@@ -81,6 +81,6 @@ export class AuthController {
   @ApiOperation({ summary: 'Who am I (and the CSRF token of the session cookie, when it authenticated the request)' })
   @ApiOkResponse({ type: MeView })
   me(@CurrentPrincipal() principal: Principal, @Req() request: CookieSessionRequest): MeView {
-    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind, csrfToken: request.csrfToken ?? null };
+    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind, sso: principal.ssoProvider, csrfToken: request.csrfToken ?? null };
   }
 }

@@ -57,12 +57,23 @@ export class AuthService {
     this.refuseWhileThrottled(account, address);
     const users = this.dataSource.getRepository(UserEntity);
     const user = await users.findOneBy({ loginTenant: tenant ?? '', username });
-    const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
-    if (!user || !ok || user.disabled) {
+    // A single sign-on user has no password: compared against the dummy so it fails the same way.
+    const usable = user !== null && user.ssoProvider === null;
+    const ok = await bcrypt.compare(password, usable ? user.passwordHash : this.dummyHash);
+    if (!user || !usable || !ok || user.disabled) {
       this.recordFailure(account, address);
       throw unauthorized(LOGIN_FAILED);
     }
-    this.throttle.recordSuccess(account, address);
+    this.recordSuccess(account, address);
+    // Told only to whoever knows the password: the tenant turned password logins off.
+    if (user.tenantId !== null && (await this.dataSource.getRepository(TenantEntity).existsBy({ id: user.tenantId, ssoRequired: true }))) {
+      throw forbidden(`Tenant "${user.tenantId}" requires single sign-on: sign in with its identity provider`);
+    }
+    return this.openSession(user);
+  }
+
+  /** A new session of `user`, who proved who it is (password, OIDC provider, LDAP bind). */
+  async openSession(user: UserEntity): Promise<LoginResponse> {
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
@@ -90,6 +101,7 @@ export class AuthService {
   async changePassword(principal: Principal, currentPassword: string, newPassword: string, address: string): Promise<void> {
     const userId = principal.userId;
     if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
+    if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
     const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     const account = throttleAccount(user.tenantId, user.username);
@@ -108,12 +120,18 @@ export class AuthService {
     });
   }
 
-  private refuseWhileThrottled(account: string, address: string): void {
+  recordSuccess(account: string, address: string): void {
+    this.throttle.recordSuccess(account, address);
+  }
+
+  /** 429 while `account` or `address` is throttled (password and LDAP logins alike). */
+  refuseWhileThrottled(account: string, address: string): void {
     const waitMs = this.throttle.retryAfterMs(account, address, this.clock.now());
     if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
   }
 
-  private recordFailure(account: string, address: string): void {
+  /** A wrong password of `account` from `address`: counts towards its throttle. */
+  recordFailure(account: string, address: string): void {
     for (const delay of this.throttle.recordFailure(account, address, this.clock.now())) {
       const who = delay.kind === 'address' ? `address ${delay.address}` : `account ${JSON.stringify(delay.account)} from address ${delay.address}`;
       this.logger.warn(`Login delay of ${delay.delayMs / 1000} s for ${who} after ${delay.failures} failed password checks`);
@@ -151,6 +169,7 @@ export class AuthService {
       userId: user.id,
       sessionId: session.id,
       apiKeyId: null,
+      ssoProvider: user.ssoProvider,
     };
   }
 
@@ -179,6 +198,7 @@ export class AuthService {
       userId: null,
       sessionId: null,
       apiKeyId: row.id,
+      ssoProvider: null,
     };
   }
 }

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { defaultNodeId } from '@baton/config';
 import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from '../alarms/console-alarm-bus';
 import { CLOCK, Clock, systemClock } from './clock';
+import { NO_SSO } from '../auth/sso/sso-options';
 import {
   CONSOLE_OPTIONS,
   ConsoleModuleOptions,
@@ -25,6 +26,7 @@ export class ConsoleCoreModule {
       socketCorsOrigins: options.socketCorsOrigins ?? [],
       alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
       retentionCeiling: options.retentionCeiling ?? DEFAULT_RETENTION_CEILING,
+      sso: options.sso ?? NO_SSO,
     };
     const clock: Clock = options.clock ?? systemClock;
     return {

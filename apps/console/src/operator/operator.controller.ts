@@ -48,7 +48,7 @@ export class OperatorTenantsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a tenant (name, engine group, rate limits)' })
+  @ApiOperation({ summary: 'Update a tenant (name, engine group, rate limits, SSO required)' })
   @ApiOkResponse({ type: TenantView })
   update(@Param('id') id: string, @Body() body: UpdateTenantDto): Promise<TenantView> {
     return this.tenants.update(id, body);

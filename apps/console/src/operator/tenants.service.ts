@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource, In, IsNull } from 'typeorm';
 import { normalizeExecutorNetworks, validateExecutorNetworks } from '@baton/domain';
-import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
+import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, SessionEntity, TaskEntity, TenantEntity, UserEntity } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { newExecutorSecret } from '../common/secrets';
@@ -21,6 +21,8 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     claimShare: row.claimShare,
     executorNetworks: row.executorNetworks ?? null,
     backlogAlarmMs: row.backlogAlarmMs ?? null,
+    // Boolean(): MySQL hands back the TINYINT.
+    ssoRequired: Boolean(row.ssoRequired),
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
   };
@@ -107,10 +109,16 @@ export class TenantsService {
       if (dto.claimShare !== undefined) row.claimShare = dto.claimShare;
       if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
       if (dto.backlogAlarmMs !== undefined) row.backlogAlarmMs = dto.backlogAlarmMs;
+      if (dto.ssoRequired === true && !row.ssoRequired) {
+        // Password sessions of the tenant end with password logins: its users come back through SSO.
+        const passwordUsers = await em.findBy(UserEntity, { tenantId: id, ssoProvider: IsNull() });
+        if (passwordUsers.length > 0) await em.delete(SessionEntity, { userId: In(passwordUsers.map((u) => u.id)) });
+      }
+      if (dto.ssoRequired !== undefined) row.ssoRequired = dto.ssoRequired;
       await em.update(
         TenantEntity,
         { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs },
+        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs, ssoRequired: row.ssoRequired },
       );
       return tenantView(row, false);
     });

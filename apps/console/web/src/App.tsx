@@ -3,6 +3,7 @@ import { ApiError, get, onUnauthorized, post, setCsrfToken, type Session, type S
 import { Field, ToastProvider } from './components';
 import { LiveProvider, useLive } from './live';
 import { Link, match, navigate, useLocation } from './router';
+import { SsoSignIn } from './SsoSignIn';
 import { AccountPage } from './pages/AccountPage';
 import { AlarmsPage } from './pages/AlarmsPage';
 import { DependenciesPage } from './pages/DependenciesPage';
@@ -31,7 +32,7 @@ const TENANT_NAV = [
 /** A session as the API tells it (login or me): the user for the app, the CSRF token for `api`. */
 function started(user: Session['user'], answer: SessionAnswer): Session {
   setCsrfToken(answer.csrfToken);
-  return { user: { username: user.username, role: user.role, tenantId: user.tenantId } };
+  return { user: { username: user.username, role: user.role, tenantId: user.tenantId, sso: user.sso ?? null } };
 }
 
 function ended(): null {
@@ -61,6 +62,8 @@ export function App() {
   if (session === undefined) return null;
   if (!session) return <LoginPage onLogin={setSession} />;
   const logout = async () => {
+    // An OpenID Connect user's logout goes through the provider too (the console redirects there).
+    if (session.user.sso === 'oidc') return location.assign('/api/auth/oidc/logout');
     // The server ends the session and clears the cookie.
     await post('/auth/logout').catch(() => undefined);
     setSession(ended());
@@ -199,6 +202,7 @@ function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
           {busy ? 'Logging in…' : 'Log in'}
         </button>
       </form>
+      <SsoSignIn onSignedIn={(answer) => onLogin(started(answer.user, answer))} />
     </main>
   );
 }

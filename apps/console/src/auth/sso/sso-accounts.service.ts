@@ -1,0 +1,90 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { accessForGroups, keyRolesBeyond, type SsoAccess } from '@baton/domain';
+import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { conflict, forbidden } from '../../common/api-error';
+import { CLOCK, Clock } from '../../common/clock';
+import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
+import { AuthService } from '../auth.service';
+import type { LoginResponse } from '../dto/login.dto';
+
+/** A user as its identity provider vouched for it at this sign-in. */
+export interface SsoIdentity {
+  provider: 'oidc' | 'ldap';
+  /** The provider's stable id (OIDC `sub`, LDAP DN). */
+  subject: string;
+  username: string;
+  groups: string[];
+}
+
+/**
+ * A single sign-on user cannot log in with a password: bcrypt never matches this (not a hash),
+ * and AuthService.login compares such users against its dummy hash anyway.
+ */
+const NO_PASSWORD = '!sso';
+
+/**
+ * Users of both single sign-on methods: provisioned at their first sign-in, kept in step with
+ * their groups at each one (`BATON_SSO_GROUP_MAP`). A user whose groups no longer map to any
+ * access is disabled: its sessions end and its API keys are revoked, and an administrator must
+ * enable it again (a disabled account is never re-enabled by a sign-in, so an administrator's
+ * "disable" holds whatever the directory says).
+ */
+@Injectable()
+export class SsoAccountsService {
+  private readonly logger = new Logger('SSO');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly auth: AuthService,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+  ) {}
+
+  async signIn(identity: SsoIdentity): Promise<LoginResponse> {
+    const access = accessForGroups(this.options.sso.groupMap, identity.groups);
+    const user = await inTransaction(this.dataSource, (em) => this.keepInStep(em, identity, access));
+    if (access === null) {
+      this.logger.warn(`${identity.provider} sign-in of "${identity.username}" refused: none of its groups (${identity.groups.join(', ') || 'none'}) is in BATON_SSO_GROUP_MAP`);
+      throw forbidden('None of your groups gives access to Baton: ask your administrator to add you to a mapped group');
+    }
+    if (user === null || user.disabled) throw forbidden(`Your Baton account "${identity.username}" is disabled: ask an administrator to enable it`);
+    return this.auth.openSession(user);
+  }
+
+  private async keepInStep(em: EntityManager, identity: SsoIdentity, access: SsoAccess | null): Promise<UserEntity | null> {
+    const existing = await em.findOneBy(UserEntity, { ssoProvider: identity.provider, ssoSubject: identity.subject });
+    if (access === null) {
+      if (existing && !existing.disabled) await this.disable(em, existing);
+      return null;
+    }
+    if (access.tenantId !== null && !(await em.existsBy(TenantEntity, { id: access.tenantId }))) {
+      throw forbidden(`Your group "${access.group}" maps to tenant "${access.tenantId}", which does not exist: ask an operator to create it`);
+    }
+    const fields = { tenantId: access.tenantId, loginTenant: access.tenantId ?? '', username: identity.username, role: access.role };
+    try {
+      if (!existing) {
+        const created = em.create(UserEntity, { ...fields, passwordHash: NO_PASSWORD, disabled: false, ssoProvider: identity.provider, ssoSubject: identity.subject, createdAt: this.clock.now() });
+        await em.insert(UserEntity, created);
+        return created;
+      }
+      if (existing.tenantId !== fields.tenantId || existing.role !== fields.role || existing.username !== fields.username) {
+        await em.update(UserEntity, { id: existing.id }, fields);
+        // A user moved to another tenant keeps nothing of the old one; a demoted one loses what it may no longer hold.
+        const moved = existing.tenantId !== fields.tenantId;
+        if (moved || existing.role !== fields.role) await em.delete(SessionEntity, { userId: existing.id });
+        await revokeOwnerKeys(em, { ownerUserId: existing.id, roles: keyRolesBeyond(moved ? null : { role: fields.role, disabled: existing.disabled }), now: this.clock.now() });
+      }
+      return { ...existing, ...fields };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`A user named "${identity.username}" already exists in ${access.tenantId ? `tenant "${access.tenantId}"` : 'the operators'} without single sign-on: rename or delete it first`);
+      throw error;
+    }
+  }
+
+  private async disable(em: EntityManager, user: UserEntity): Promise<void> {
+    await em.update(UserEntity, { id: user.id }, { disabled: true });
+    await em.delete(SessionEntity, { userId: user.id });
+    await revokeOwnerKeys(em, { ownerUserId: user.id, roles: keyRolesBeyond(null), now: this.clock.now() });
+  }
+}
