@@ -9,6 +9,7 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
+import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
 import { LoginThrottledException } from './login-throttled.exception';
 
@@ -60,6 +61,17 @@ export class AuthService {
     const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
     if (!user || !ok || user.disabled) {
       this.recordFailure(account, address);
+      await inTransaction(this.dataSource, (em) =>
+        recordAudit(em, {
+          actor: anonymousActor(username, address),
+          at: this.clock.now(),
+          action: 'auth.login-failed',
+          tenantId: user?.tenantId ?? null,
+          objectType: 'user',
+          objectId: user?.id ?? null,
+          after: { tenant: tenant ?? null, username },
+        }),
+      );
       throw unauthorized(LOGIN_FAILED);
     }
     this.throttle.recordSuccess(account, address);
@@ -70,15 +82,24 @@ export class AuthService {
       // Housekeeping: the user's expired sessions go when they log in again.
       await em.delete(SessionEntity, { userId: user.id, expiresAt: LessThan(now) });
       await em.insert(SessionEntity, { userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+      await recordAudit(em, {
+        actor: { kind: 'user', name: user.username, userId: user.id, apiKeyId: null, address },
+        at: now,
+        action: 'auth.login',
+        tenantId: user.tenantId,
+        objectType: 'user',
+        objectId: user.id,
+      });
     });
     return { token, expiresAt, user: { username: user.username, role: user.role, tenantId: user.tenantId } };
   }
 
   async logout(principal: Principal): Promise<void> {
-    if (principal.sessionId !== null) {
-      const id = principal.sessionId;
-      await inTransaction(this.dataSource, (em) => em.delete(SessionEntity, { id }));
-    }
+    const id = principal.sessionId;
+    await inTransaction(this.dataSource, async (em) => {
+      if (id !== null) await em.delete(SessionEntity, { id });
+      await auditChange(em, { tenantId: principal.tenantId, objectType: 'session', objectId: id });
+    });
   }
 
   /**
@@ -105,6 +126,7 @@ export class AuthService {
       await em.update(UserEntity, { id: userId }, { passwordHash });
       const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
       await em.delete(SessionEntity, others);
+      await auditChange(em, { tenantId: user.tenantId, objectType: 'user', objectId: userId, after: { passwordChanged: true } });
     });
   }
 
