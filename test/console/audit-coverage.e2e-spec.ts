@@ -118,7 +118,7 @@ const CALLS: Record<string, RouteCalls> = {
     refused: (w) => ({ as: w.alpha.admin, path: '/api/dependencies', body: { parentTaskId: w.task, childTaskId: w.task } }),
   },
   'PATCH /api/dependencies/{id}': {
-    ok: (w) => ({ as: w.alpha.admin, path: `/api/dependencies/${w.dependency}`, body: { condition: 'ALWAYS' } }),
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/dependencies/${w.dependency}`, body: { condition: 'ON_COMPLETION' } }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/dependencies/${w.dependency}`, body: { condition: 'SOMETIMES' } }),
   },
   'DELETE /api/dependencies/{id}': {
@@ -202,7 +202,7 @@ const CALLS: Record<string, RouteCalls> = {
     refused: (w) => ({ as: w.alpha.admin, path: `/api/operator/users/${w.opUser}`, body: { disabled: false } }),
   },
   'POST /api/operator/users/{id}/password': {
-    ok: (w) => ({ as: w.operator, path: `/api/operator/users/${w.opUser}/password`, body: { password: 'password-def' } }),
+    ok: (w) => ({ as: w.operator, path: `/api/operator/users/${w.user}/password`, body: { password: 'password-def' } }),
     refused: (w) => ({ as: w.operator, path: `/api/operator/users/${UNKNOWN}/password`, body: { password: 'password-def' } }),
   },
   'DELETE /api/operator/users/{id}': {
