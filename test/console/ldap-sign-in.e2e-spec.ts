@@ -70,6 +70,22 @@ describe('LDAP sign-in', () => {
     expect(row.ssoSubject).toBe('uid=erin,ou=people,dc=baton,dc=test');
   });
 
+  const auditRows = (): Promise<Array<{ action: string; actor_name: string; after_json: string | null }>> =>
+    db.dataSource.query("SELECT action, actor_name, after_json FROM audit_log WHERE action LIKE 'auth.login%' ORDER BY id");
+
+  it('audits each sign-in with one record: the login (method, what changed) or the failed login', async () => {
+    const before = (await auditRows()).length;
+    expect((await ldapLogin('grace', 'grace-password')).status).toBe(200);
+    expect((await ldapLogin('grace', 'wrong')).status).toBe(401);
+    expect((await ldapLogin('grace', '')).status).toBe(400);
+    const rows = (await auditRows()).slice(before);
+    expect(rows.map((r) => [r.action, r.actor_name])).toEqual([
+      ['auth.login', 'grace'],
+      ['auth.login-failed', 'grace'],
+    ]);
+    expect(JSON.parse(rows[0].after_json!)).toMatchObject({ method: 'ldap', provisioned: { tenantId: 'acme', role: 'TENANT_VIEWER' } });
+  });
+
   it('refuses a wrong password with a 401, and an empty one before it reaches the directory', async () => {
     expect((await ldapLogin('erin', 'wrong')).status).toBe(401);
     expect((await ldapLogin('nobody', 'whatever')).status).toBe(401);

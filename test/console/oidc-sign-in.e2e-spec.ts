@@ -87,6 +87,8 @@ describe('OpenID Connect sign-in', () => {
     expect(res.body).toMatchObject({ username: 'alice', role: 'TENANT_ADMIN', tenantId: 'acme', kind: 'session', sso: 'oidc' });
     const row = await db.dataSource.getRepository(UserEntity).findOneByOrFail({ ssoProvider: 'oidc', ssoSubject: 'alice' });
     expect(row).toMatchObject({ tenantId: 'acme', role: 'TENANT_ADMIN' });
+    const [audit] = await db.dataSource.query("SELECT action, actor_name, after_json FROM audit_log WHERE action = 'auth.login' AND actor_name = 'alice'");
+    expect(JSON.parse(audit.after_json)).toMatchObject({ method: 'oidc', provisioned: { tenantId: 'acme', role: 'TENANT_ADMIN' } });
     // It has no password: a password login as alice fails like any wrong password.
     expect((await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'alice', password: '!sso' })).status).toBe(401);
   });
@@ -128,6 +130,9 @@ describe('OpenID Connect sign-in', () => {
     const result = await signIn(t, REDIRECT_URL, new CookieJar(), 'alice', 'alice-pw');
     expect(result.sessionCookie).toBeNull();
     expect(errorOf(result.location)).toMatch(/signature/i);
+    const [audit] = await db.dataSource.query("SELECT actor_name, after_json FROM audit_log WHERE action = 'auth.login-failed' ORDER BY id DESC LIMIT 1");
+    expect(audit.actor_name).toBe('(oidc)');
+    expect(JSON.parse(audit.after_json).reason).toMatch(/signature/i);
   });
 
   it('refuses an expired ID token, even signed by the provider', async () => {

@@ -2,6 +2,7 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DatabaseModule } from '@baton/persistence';
 import { AlarmsModule } from './alarms/alarms.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
 import { ConsoleCoreModule } from './common/core.module';
@@ -37,6 +38,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   ApiKeysModule,
   OperatorModule,
   UsersModule,
+  AuditModule,
   ConsoleUiModule,
 ];
 

@@ -5,6 +5,7 @@ import { badRequest, forbidden, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Principal } from '../common/principal';
 import { newApiKey } from '../common/secrets';
+import { auditChange } from '../audit';
 import type { ApiKeyRole } from '../api-types';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
 
@@ -67,6 +68,7 @@ export class ApiKeysService {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
       }
       await em.insert(ApiKeyEntity, row);
+      await auditChange(em, { tenantId, objectType: 'api-key', objectId: row.id, after: apiKeyView(row, owner.username) });
     });
     return { ...apiKeyView(row, owner.username), key };
   }
@@ -85,7 +87,10 @@ export class ApiKeysService {
     await inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(ApiKeyEntity, where);
       if (!row) throw notFound('API key', id);
-      if (row.revokedAt === null) await em.update(ApiKeyEntity, { id: row.id }, { revokedAt: this.clock.now() });
+      const before = apiKeyView(row, null);
+      if (row.revokedAt === null) row.revokedAt = this.clock.now();
+      await em.update(ApiKeyEntity, { id: row.id }, { revokedAt: row.revokedAt });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'api-key', objectId: row.id, before, after: apiKeyView(row, null) });
     });
   }
 }

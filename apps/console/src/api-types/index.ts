@@ -13,3 +13,4 @@ export type { Dependency } from './dependencies';
 export type { Distribution, SeriesBucket, Stats, StatsSeries } from './stats';
 export { API_KEY_ROLES, type ApiKey, type ApiKeyRole, type CreatedApiKey, type CreatedTenant, type EngineGroup, type EngineNode, type Tenant, type User } from './access';
 export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load';
+export type { AuditRecord } from './audit';

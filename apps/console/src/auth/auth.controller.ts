@@ -1,5 +1,6 @@
 import { Body, HttpCode, Post, Get, Inject, Ip, Req, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { CLOCK, type Clock } from '../common/clock';
 import type { HttpRequest } from '../common/http';
@@ -26,6 +27,7 @@ export class AuthController {
 
   @Post('login')
   @Public()
+  @Audited('auth.login')
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -47,6 +49,7 @@ export class AuthController {
   }
 
   @Post('logout')
+  @Audited('auth.logout')
   @RouteAccess('authenticated')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the current session and clear the session cookie (no-op for an API key)' })
@@ -57,6 +60,7 @@ export class AuthController {
   }
 
   @Post('password')
+  @Audited('user.password-change')
   @RouteAccess('authenticated')
   @HttpCode(204)
   @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })

@@ -9,6 +9,7 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
+import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
 import { LoginThrottledException } from './login-throttled.exception';
 
@@ -62,6 +63,7 @@ export class AuthService {
     const ok = await bcrypt.compare(password, usable ? user.passwordHash : this.dummyHash);
     if (!user || !usable || !ok || user.disabled) {
       this.recordFailure(account, address);
+      await this.auditFailedLogin(username, address, { tenantId: user?.tenantId ?? null, userId: user?.id ?? null, after: { tenant: tenant ?? null, username } });
       throw unauthorized(LOGIN_FAILED);
     }
     this.recordSuccess(account, address);
@@ -69,11 +71,29 @@ export class AuthService {
     if (user.tenantId !== null && (await this.dataSource.getRepository(TenantEntity).existsBy({ id: user.tenantId, ssoRequired: true }))) {
       throw forbidden(`Tenant "${user.tenantId}" requires single sign-on: sign in with its identity provider`);
     }
-    return this.openSession(user);
+    return this.openSession(user, address);
   }
 
-  /** A new session of `user`, who proved who it is (password, OIDC provider, LDAP bind). */
-  async openSession(user: UserEntity): Promise<LoginResponse> {
+  /** Records a failed login (an anonymous actor named by what it claimed to be) in a transaction of its own. */
+  async auditFailedLogin(claimedName: string, address: string, what: { tenantId: string | null; userId: number | null; after: Record<string, unknown> }): Promise<void> {
+    await inTransaction(this.dataSource, (em) =>
+      recordAudit(em, {
+        actor: anonymousActor(claimedName, address),
+        at: this.clock.now(),
+        action: 'auth.login-failed',
+        tenantId: what.tenantId,
+        objectType: 'user',
+        objectId: what.userId,
+        after: what.after,
+      }),
+    );
+  }
+
+  /**
+   * A new session of `user`, who proved who it is from `address`, audited as `auth.login`; a
+   * single sign-on gives `signOn` (its method, and what the sign-in changed of the user).
+   */
+  async openSession(user: UserEntity, address: string, signOn?: Record<string, unknown>): Promise<LoginResponse> {
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
@@ -81,15 +101,25 @@ export class AuthService {
       // Housekeeping: the user's expired sessions go when they log in again.
       await em.delete(SessionEntity, { userId: user.id, expiresAt: LessThan(now) });
       await em.insert(SessionEntity, { userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+      await recordAudit(em, {
+        actor: { kind: 'user', name: user.username, userId: user.id, apiKeyId: null, address },
+        at: now,
+        action: 'auth.login',
+        tenantId: user.tenantId,
+        objectType: 'user',
+        objectId: user.id,
+        ...(signOn ? { after: signOn } : {}),
+      });
     });
     return { token, expiresAt, user: { username: user.username, role: user.role, tenantId: user.tenantId } };
   }
 
   async logout(principal: Principal): Promise<void> {
-    if (principal.sessionId !== null) {
-      const id = principal.sessionId;
-      await inTransaction(this.dataSource, (em) => em.delete(SessionEntity, { id }));
-    }
+    const id = principal.sessionId;
+    await inTransaction(this.dataSource, async (em) => {
+      if (id !== null) await em.delete(SessionEntity, { id });
+      await auditChange(em, { tenantId: principal.tenantId, objectType: 'session', objectId: id });
+    });
   }
 
   /**
@@ -117,6 +147,7 @@ export class AuthService {
       await em.update(UserEntity, { id: userId }, { passwordHash });
       const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
       await em.delete(SessionEntity, others);
+      await auditChange(em, { tenantId: user.tenantId, objectType: 'user', objectId: userId, after: { passwordChanged: true } });
     });
   }
 

@@ -10,6 +10,7 @@ import {
 } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import { scheduleOf } from '../tasks/schedule';
 import type { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
 
@@ -70,6 +71,7 @@ export class CalendarsService {
         if (await em.existsBy(CalendarEntity, { tenantId, name: value.name })) throw duplicate(value.name);
         const row = em.create(CalendarEntity, { tenantId, ...value, createdAt: this.clock.now() });
         await em.insert(CalendarEntity, row);
+        await auditChange(em, { tenantId, objectType: 'calendar', objectId: row.id, after: calendarView(row) });
         return calendarView(row, 0);
       });
     } catch (error) {
@@ -85,6 +87,7 @@ export class CalendarsService {
       return await inTransaction(this.dataSource, async (em) => {
         const row = await em.findOneBy(CalendarEntity, { id, tenantId });
         if (!row) throw notFound('Calendar', id);
+        const before = calendarView(row);
         const input = partial ? { name: row.name, timeZone: row.timeZone, dates: row.dates, ...inputOf(dto) } : inputOf(dto);
         const value = this.validated(input);
         name = value.name;
@@ -95,6 +98,7 @@ export class CalendarsService {
         Object.assign(row, value);
         await this.refreshTasks(em, tenantId, row);
         const taskCount = await this.tasksUsing(em, tenantId, id);
+        await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before, after: calendarView(row) });
         return calendarView(row, taskCount);
       });
     } catch (error) {
@@ -122,6 +126,7 @@ export class CalendarsService {
         ]);
       }
       await em.delete(CalendarEntity, { id, tenantId });
+      await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before: calendarView(row) });
     });
   }
 

@@ -4,6 +4,7 @@ import { CycleError, findCycle, type DependencyEdge } from '@baton/domain';
 import { inTransaction, isUniqueViolation, TaskDependencyEntity, TaskEntity, TenantEntity } from '@baton/persistence';
 import { ApiException, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import type { CreateDependencyDto, DependencyQuery, DependencyView } from './dto/dependency.dto';
 
 @Injectable()
@@ -85,7 +86,9 @@ export class DependenciesService {
           createdAt: this.clock.now(),
         });
         await em.insert(TaskDependencyEntity, row);
-        return (await this.views(tenantId, [row], em))[0];
+        const view = (await this.views(tenantId, [row], em))[0];
+        await auditChange(em, { tenantId, objectType: 'dependency', objectId: row.id, after: view });
+        return view;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -95,14 +98,22 @@ export class DependenciesService {
 
   async update(tenantId: string, id: number, condition: DependencyView['condition']): Promise<DependencyView> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(TaskDependencyEntity, { id, tenantId }))) throw notFound('Dependency', id);
+      const row = await em.findOneBy(TaskDependencyEntity, { id, tenantId });
+      if (!row) throw notFound('Dependency', id);
+      const [before] = await this.views(tenantId, [row], em);
       await em.update(TaskDependencyEntity, { id, tenantId }, { condition });
+      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before, after: { ...before, condition } });
     });
     return this.get(tenantId, id);
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    const result = await inTransaction(this.dataSource, (em) => em.delete(TaskDependencyEntity, { id, tenantId }));
-    if (!result.affected) throw notFound('Dependency', id);
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(TaskDependencyEntity, { id, tenantId });
+      if (!row) throw notFound('Dependency', id);
+      const [before] = await this.views(tenantId, [row], em);
+      await em.delete(TaskDependencyEntity, { id, tenantId });
+      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before });
+    });
   }
 }

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EngineGroupEntity, EngineNodeEntity, inTransaction, isUniqueViolation, TenantEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-
+import { auditChange } from '../audit';
 import { CreateEngineGroupDto, EngineGroupView, EngineNodeView, UpdateEngineGroupDto } from './dto/operator.dto';
 
 @Injectable()
@@ -42,6 +42,7 @@ export class EngineGroupsService {
       await inTransaction(this.dataSource, async (em) => {
         if (await em.existsBy(EngineGroupEntity, { name: dto.name })) throw duplicate();
         await em.insert(EngineGroupEntity, row);
+        await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: row.name, after: { name: row.name, description: row.description } });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -52,8 +53,10 @@ export class EngineGroupsService {
 
   async update(name: string, dto: UpdateEngineGroupDto): Promise<EngineGroupView> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
+      const row = await em.findOneBy(EngineGroupEntity, { name });
+      if (!row) throw notFound('Engine group', name);
       await em.update(EngineGroupEntity, { name }, { description: dto.description });
+      await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: name, before: { name, description: row.description }, after: { name, description: dto.description } });
     });
     return this.get(name);
   }
@@ -61,7 +64,8 @@ export class EngineGroupsService {
   /** Deleting a group that tenants are bound to is refused (409). */
   async delete(name: string): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
+      const row = await em.findOneBy(EngineGroupEntity, { name });
+      if (!row) throw notFound('Engine group', name);
       const bound = await em.find(TenantEntity, { where: { engineGroup: name }, select: { id: true } });
       if (bound.length > 0) {
         throw conflict(`Engine group "${name}" serves tenants ${bound.map((t) => t.id).join(', ')}; move them first`, [
@@ -69,6 +73,7 @@ export class EngineGroupsService {
         ]);
       }
       await em.delete(EngineGroupEntity, { name });
+      await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: name, before: { name, description: row.description } });
     });
   }
 

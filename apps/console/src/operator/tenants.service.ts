@@ -5,6 +5,7 @@ import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, Session
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { newExecutorSecret } from '../common/secrets';
+import { auditChange } from '../audit';
 import { userView, UsersService } from '../users/users.service';
 import { CreatedTenantView, CreateTenantDto, DEFAULT_ENGINE_GROUP, TenantView, UpdateTenantDto } from './dto/operator.dto';
 
@@ -77,7 +78,9 @@ export class TenantsService {
         });
         await em.insert(TenantEntity, row);
         if (admin) await this.users.insert(em, admin, { username: 'admin.username' });
-        return { ...tenantView(row, true), ...(admin ? { admin: userView(admin) } : {}) };
+        const created = { ...tenantView(row, true), ...(admin ? { admin: userView(admin) } : {}) };
+        await auditChange(em, { tenantId: row.id, objectType: 'tenant', objectId: row.id, after: created });
+        return created;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -91,6 +94,7 @@ export class TenantsService {
     return inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(TenantEntity, { id });
       if (!row) throw notFound('Tenant', id);
+      const before = tenantView(row, false);
       if (dto.engineGroup !== undefined && dto.engineGroup !== row.engineGroup) {
         if (!(await em.existsBy(EngineGroupEntity, { name: dto.engineGroup }))) {
           throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(dto.engineGroup) }]);
@@ -120,6 +124,7 @@ export class TenantsService {
         { id },
         { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs, ssoRequired: row.ssoRequired },
       );
+      await auditChange(em, { tenantId: id, objectType: 'tenant', objectId: id, before, after: tenantView(row, false) });
       return tenantView(row, false);
     });
   }

@@ -1,5 +1,6 @@
 import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
@@ -27,6 +28,7 @@ export class RunsController {
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @Audited('run.cancel')
   @ApiOperation({ summary: 'Cancel an active run (409 when it is already over)' })
   @ApiOkResponse({ type: RunDetailView })
   cancel(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {

@@ -5,6 +5,7 @@ import { splitError } from '@baton/protocol';
 import { cancelRun, cancelShards, ExecutorEntity, inTransaction, RunEntity, RunLogEntity, TaskEntity } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import type { Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import type { RunDetailView, RunQuery, RunView } from './dto/run.dto';
@@ -131,6 +132,7 @@ export class RunsService {
           { field: 'state', reason: `is ${current?.state ?? row.state}, not one of ${ACTIVE_STATES.join(', ')}` },
         ]);
       }
+      await auditChange(em, { tenantId, objectType: 'run', objectId: id, before: { taskId: row.taskId, state: row.state }, after: { taskId: row.taskId, state: 'CANCELLED' } });
     });
     return this.get(tenantId, id);
   }

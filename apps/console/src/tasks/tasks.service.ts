@@ -35,6 +35,7 @@ import {
   taskEntityToDefinition,
   TenantEntity,
 } from '@baton/persistence';
+import { auditChange } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
@@ -173,7 +174,9 @@ export class TasksService {
         const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
         await em.insert(TaskEntity, row);
-        return this.get(tenantId, row.id, em);
+        const created = await this.get(tenantId, row.id, em);
+        await auditChange(em, { tenantId, objectType: 'task', objectId: created.id, after: created });
+        return created;
       }),
     );
   }
@@ -223,7 +226,9 @@ export class TasksService {
           for (const part of chunks(rows as TaskEntity[], INSERT_CHUNK)) await em.insert(TaskEntity, part);
           // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
           const saved = new Map((await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) } })))).flat().map((r) => [r.name, r]));
-          return definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          await auditChange(em, { tenantId, objectType: 'task', objectId: null, after: { tasks: views.map((v) => ({ id: v.id, name: v.name })) } });
+          return views;
         }),
     );
   }
@@ -282,6 +287,7 @@ export class TasksService {
               { field: 'version', reason: `is ${expectedVersion}, the task is at version ${row.version}` },
             ]);
           }
+          const before = await this.get(tenantId, id, em);
           const current = await this.definitionOf(em, row);
           const definition = next(current);
           name = definition.name;
@@ -316,7 +322,9 @@ export class TasksService {
               { field: 'version', reason: 'the task changed while it was being saved' },
             ]);
           }
-          return this.get(tenantId, id, em);
+          const after = await this.get(tenantId, id, em);
+          await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
+          return after;
         });
       },
     );
@@ -366,10 +374,12 @@ export class TasksService {
           { code: 'TASK_HAS_DEPENDENCIES', dependencyIds: edges.map((e) => e.id) },
         );
       }
+      const before = await this.get(tenantId, id, em);
       if (edges.length > 0) await em.delete(TaskDependencyEntity, { id: In(edges.map((e) => e.id)) });
       const now = this.clock.now();
-      await cancelTaskRuns(em, { taskId: id, tenantId, now });
+      const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now });
       await em.delete(TaskEntity, { id, tenantId });
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after: { deletedDependencies: edges.map((e) => e.id), cancelledRuns } });
     });
   }
 
@@ -381,6 +391,7 @@ export class TasksService {
     return inTransaction(this.dataSource, async (em) => {
       const row = await em.findOneBy(TaskEntity, { id, tenantId });
       if (!row) throw notFound('Task', id);
+      const before = await this.get(tenantId, id, em);
       if (row.paused !== paused) {
         await em
           .createQueryBuilder()
@@ -389,21 +400,25 @@ export class TasksService {
           .where('id = :id AND tenant_id = :tenantId', { id, tenantId })
           .execute();
       }
-      return this.get(tenantId, id, em);
+      const after = await this.get(tenantId, id, em);
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
+      return after;
     });
   }
 
   /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
   async setGroupPaused(tenantId: string, group: string, paused: boolean): Promise<GroupPauseView> {
-    const result = await inTransaction(this.dataSource, (em) =>
-      em
+    const tasks = await inTransaction(this.dataSource, async (em) => {
+      const result = await em
         .createQueryBuilder()
         .update(TaskEntity)
         .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
         .where('tenant_id = :tenantId AND group_name = :group AND paused = :was', { tenantId, group, was: !paused })
-        .execute(),
-    );
-    return { group, paused, tasks: result.affected ?? 0 };
+        .execute();
+      await auditChange(em, { tenantId, objectType: 'task-group', objectId: group, after: { paused, tasks: result.affected ?? 0 } });
+      return result.affected ?? 0;
+    });
+    return { group, paused, tasks };
   }
 
   /**
@@ -423,7 +438,7 @@ export class TasksService {
     const runId = await inTransaction(this.dataSource, async (em) => {
       const task = await em.findOneBy(TaskEntity, { id, tenantId });
       if (!task) throw notFound('Task', id);
-      return insertManualRun(em, {
+      const runId = await insertManualRun(em, {
         tenantId,
         taskId: task.id,
         engineGroup: task.engineGroup,
@@ -432,6 +447,8 @@ export class TasksService {
         flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
         now: this.clock.now(),
       });
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId, params: params ?? null, flowParams: flowParams ?? null } });
+      return runId;
     });
     return this.runs.get(tenantId, runId);
   }
@@ -494,11 +511,15 @@ export class TasksService {
     }));
     let created = 0;
     let written = 0;
+    // The request is audited with its first slice (the runs written from then on are its change), or alone when it has none.
+    const audit = (em: EntityManager) => auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { from: body.from, to: body.to, ratePerSec: rate, fires: fires.length } });
+    if (rows.length === 0) await inTransaction(this.dataSource, audit);
     for (let i = 0; i < rows.length; i += BACKFILL_SLICE) {
       const slice = rows.slice(i, i + BACKFILL_SLICE);
       const made = await inTransaction(this.dataSource, async (em) => {
         const cancels = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
         if (cancels === null) throw notFound('Task', id);
+        if (i === 0) await audit(em);
         if (cancels !== row.backfillCancels) return null;
         const existing = await countExistingFires(em, { taskId: row.id, fireKeys: slice.map((r) => r.fireKey) });
         await insertPlannedRuns(em, slice, now);
@@ -524,7 +545,9 @@ export class TasksService {
   async cancelBackfill(tenantId: string, id: number): Promise<{ cancelled: number }> {
     return inTransaction(this.dataSource, async (em) => {
       if (!(await markBackfillsCancelled(em, { taskId: id, tenantId }))) throw notFound('Task', id);
-      return { cancelled: await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() }) };
+      const cancelled = await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() });
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { cancelledRuns: cancelled } });
+      return { cancelled };
     });
   }
 

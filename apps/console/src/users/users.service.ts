@@ -5,6 +5,7 @@ import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, Tenan
 import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { AuthService } from '../auth/auth.service';
+import { auditChange } from '../audit';
 import { UpdateUserDto, UserView } from './dto/user.dto';
 
 export function userView(row: UserEntity): UserView {
@@ -58,7 +59,10 @@ export class UsersService {
       }
     }
     const row = await this.newRow({ ...input, tenantId });
-    await inTransaction(this.dataSource, (em) => this.insert(em, row));
+    await inTransaction(this.dataSource, async (em) => {
+      await this.insert(em, row);
+      await auditChange(em, { tenantId, objectType: 'user', objectId: row.id, after: userView(row) });
+    });
     return userView(row);
   }
 
@@ -111,6 +115,7 @@ export class UsersService {
   async update(id: number, dto: UpdateUserDto, scope: UserScope): Promise<UserView> {
     return inTransaction(this.dataSource, async (em) => {
       const row = await this.findInScope(em, id, scope);
+      const before = userView(row);
       const errors: FieldError[] = [];
       if (dto.role !== undefined && dto.role !== row.role) {
         if (row.role === 'OPERATOR') errors.push({ field: 'role', reason: 'an OPERATOR stays an OPERATOR (create a tenant user instead)' });
@@ -123,6 +128,7 @@ export class UsersService {
       await em.update(UserEntity, { id }, { role: row.role, disabled: row.disabled });
       if (row.disabled) await em.delete(SessionEntity, { userId: id });
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before, after: userView(row) });
       return userView(row);
     });
   }
@@ -131,9 +137,10 @@ export class UsersService {
   async resetPassword(id: number, password: string, scope: UserScope): Promise<void> {
     const passwordHash = await this.auth.hashPassword(password);
     await inTransaction(this.dataSource, async (em) => {
-      await this.findInScope(em, id, scope);
+      const row = await this.findInScope(em, id, scope);
       await em.update(UserEntity, { id }, { passwordHash });
       await em.delete(SessionEntity, { userId: id });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, after: { passwordChanged: true } });
     });
   }
 
@@ -141,10 +148,12 @@ export class UsersService {
   async delete(id: number, actingUserId: number | null): Promise<void> {
     if (id === actingUserId) throw conflict('You cannot delete yourself', [{ field: 'id', reason: 'is the calling user' }]);
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(UserEntity, { id }))) throw notFound('User', id);
+      const row = await em.findOneBy(UserEntity, { id });
+      if (!row) throw notFound('User', id);
       await em.delete(SessionEntity, { userId: id });
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
       await em.delete(UserEntity, { id });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before: userView(row) });
     });
   }
 

@@ -14,13 +14,19 @@ import {
   type Severity,
 } from '@baton/domain';
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
-import { isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
+import { inTransaction, isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { OneAtATime } from '../common/one-at-a-time';
 import { randomToken } from '../common/secrets';
+import { auditChange } from '../audit';
 import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView } from './dto/webhook.dto';
+
+/** A channel as the audit log keeps it (its secret is redacted there). */
+function channelOf(row: WebhookChannelEntity) {
+  return { id: row.id, name: row.name, url: row.url, secret: row.secret, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity };
+}
 
 /**
  * A tenant's webhook channels: the engines deliver alarms to them (apps/engine WebhookSender).
@@ -73,7 +79,10 @@ export class WebhooksService {
       createdAt: this.clock.now(),
     });
     try {
-      await this.dataSource.getRepository(WebhookChannelEntity).insert(row);
+      await inTransaction(this.dataSource, async (em) => {
+        await em.insert(WebhookChannelEntity, row);
+        await auditChange(em, { tenantId, objectType: 'webhook', objectId: row.id, after: channelOf(row) });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`A webhook named "${row.name}" exists`, [{ field: 'name', reason: 'is taken' }]);
       throw err;
@@ -82,9 +91,13 @@ export class WebhooksService {
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    const { affected } = await this.dataSource.getRepository(WebhookChannelEntity).delete({ id, tenantId });
-    if (!affected) throw notFound('Webhook', id);
-    await this.dataSource.getRepository(WebhookDeliveryEntity).delete({ channelId: id, deliveredAt: IsNull() });
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(WebhookChannelEntity, { id, tenantId });
+      if (!row) throw notFound('Webhook', id);
+      await em.delete(WebhookChannelEntity, { id, tenantId });
+      await em.delete(WebhookDeliveryEntity, { channelId: id, deliveredAt: IsNull() });
+      await auditChange(em, { tenantId, objectType: 'webhook', objectId: id, before: channelOf(row) });
+    });
   }
 
   /** Sends a test message (a BUSINESS alarm, INFO) now, signed as deliveries are, and says what the endpoint answered. */

@@ -1,5 +1,6 @@
 import { AlarmEntity } from './alarm.entity';
 import { ApiKeyEntity } from './api-key.entity';
+import { AuditRecordEntity } from './audit-record.entity';
 import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
@@ -17,9 +18,12 @@ import { UserEntity } from './user.entity';
 import { WebhookChannelEntity } from './webhook-channel.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
+export type { AuditActorKind } from './audit-record.entity';
+
 export {
   AlarmEntity,
   ApiKeyEntity,
+  AuditRecordEntity,
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
@@ -58,4 +62,5 @@ export const ENTITIES = [
   RetentionPolicyEntity,
   WebhookChannelEntity,
   WebhookDeliveryEntity,
+  AuditRecordEntity,
 ];

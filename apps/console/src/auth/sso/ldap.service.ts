@@ -40,13 +40,15 @@ export class LdapService {
     const groups = await this.groupsOf(options, dn, password).catch((error: unknown) => {
       if (error instanceof InvalidCredentialsError) {
         this.auth.recordFailure(account, address);
-        throw unauthorized('Invalid username or password');
+        return this.auth.auditFailedLogin(username, address, { tenantId: null, userId: null, after: { method: 'ldap', username } }).then(() => {
+          throw unauthorized('Invalid username or password');
+        });
       }
       this.logger.warn(`LDAP sign-in of "${username}" failed: ${String(error)}`);
       throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, `The LDAP directory at ${options.url} cannot be reached (${error instanceof Error ? error.message : String(error)}): try again later`);
     });
     this.auth.recordSuccess(account, address);
-    return this.accounts.signIn({ provider: 'ldap', subject: dn.toLowerCase(), username, groups });
+    return this.accounts.signIn({ provider: 'ldap', subject: dn.toLowerCase(), username, groups }, address);
   }
 
   private async groupsOf(options: LdapOptions, dn: string, password: string): Promise<string[]> {

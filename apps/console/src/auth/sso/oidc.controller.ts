@@ -1,12 +1,14 @@
-import { Get, Inject, Logger, Req, Res } from '@nestjs/common';
+import { Get, Inject, Ip, Logger, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiFoundResponse, ApiOperation } from '@nestjs/swagger';
-import { ConsoleController, Public } from '../../common/access';
+import { Audited } from '../../audit';
+import { ConsoleController, Public, RouteAccess } from '../../common/access';
 import { CLOCK, type Clock } from '../../common/clock';
 import type { HttpRequest } from '../../common/http';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
+import { CurrentPrincipal, type Principal } from '../../common/principal';
 import { AuthService } from '../auth.service';
-import { clearedSessionCookieLine, requestCredential, secureCookieFor, sessionCookieLine } from '../session-cookie';
-import { OidcService } from './oidc.service';
+import { clearedSessionCookieLine, secureCookieFor, sessionCookieLine } from '../session-cookie';
+import { OidcService, type OidcUser } from './oidc.service';
 import { clearedPendingCookieLine, pendingCookieLine, pendingSignInOf } from './pending-sign-in-cookie';
 import { SsoAccountsService } from './sso-accounts.service';
 import { SsoRefusedError } from './sso-refused.error';
@@ -56,28 +58,36 @@ export class OidcController {
 
   @Get('callback')
   @Public()
+  @Audited('auth.login')
   @ApiExcludeEndpoint()
-  async callback(@Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
+  async callback(@Req() request: BrowserRequest, @Ip() address: string, @Res() response: RedirectResponse): Promise<void> {
     const secure = this.secure(request);
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    // The pending sign-in is used once, whatever happens.
+    response.setHeader('Set-Cookie', clearedPendingCookieLine(secure));
+    let user: OidcUser;
     try {
-      const user = await this.oidc.finish(query, pendingSignInOf(single(request.headers['cookie'])));
-      const session = await this.accounts.signIn({ provider: 'oidc', ...user });
+      user = await this.oidc.finish(query, pendingSignInOf(single(request.headers['cookie'])));
+    } catch (error) {
+      await this.auth.auditFailedLogin('(oidc)', address, { tenantId: null, userId: null, after: { method: 'oidc', reason: error instanceof Error ? error.message : String(error) } });
+      return this.refused(error, response);
+    }
+    try {
+      const session = await this.accounts.signIn({ provider: 'oidc', ...user }, address);
       response.setHeader('Set-Cookie', [clearedPendingCookieLine(secure), sessionCookieLine(session.token, (session.expiresAt - this.clock.now()) / 1000, secure)]);
       response.redirect(302, '/');
     } catch (error) {
-      response.setHeader('Set-Cookie', clearedPendingCookieLine(secure));
       this.refused(error, response);
     }
   }
 
   @Get('logout')
-  @Public()
+  @RouteAccess('authenticated')
+  @Audited('auth.logout')
   @ApiOperation({ summary: "Browser: end the Baton session, then the provider's (RP-initiated logout, when it has an end_session_endpoint)" })
   @ApiFoundResponse({ description: "To the provider's end_session_endpoint, or to `/login`" })
-  async logout(@Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
-    const principal = await this.auth.authenticate(requestCredential(request.headers).headers).catch(() => null);
-    if (principal) await this.auth.logout(principal);
+  async logout(@CurrentPrincipal() principal: Principal, @Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
+    await this.auth.logout(principal);
     response.setHeader('Set-Cookie', clearedSessionCookieLine(this.secure(request)));
     const loginPage = new URL('/login', this.options.sso.oidc?.redirectUrl ?? 'http://localhost/').href;
     const endSession = this.options.sso.oidc ? await this.oidc.endSessionUrl(loginPage) : null;

@@ -17,6 +17,12 @@ export interface SsoIdentity {
   groups: string[];
 }
 
+/** The user after a sign-in kept it in step (null: none, and no access), and what changed (for the audit record). */
+interface SignInOutcome {
+  user: UserEntity | null;
+  change: Record<string, unknown>;
+}
+
 /**
  * A single sign-on user cannot log in with a password: bcrypt never matches this (not a hash),
  * and AuthService.login compares such users against its dummy hash anyway.
@@ -41,22 +47,38 @@ export class SsoAccountsService {
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {}
 
-  async signIn(identity: SsoIdentity): Promise<LoginResponse> {
+  /**
+   * Signs in a user its provider vouched for, from `address`: one audit record either way, the
+   * login (with what it changed of the user) or the failed login (with the reason).
+   */
+  async signIn(identity: SsoIdentity, address: string): Promise<LoginResponse> {
     const access = accessForGroups(this.options.sso.groupMap, identity.groups);
-    const user = await inTransaction(this.dataSource, (em) => this.keepInStep(em, identity, access));
-    if (access === null) {
-      this.logger.warn(`${identity.provider} sign-in of "${identity.username}" refused: none of its groups (${identity.groups.join(', ') || 'none'}) is in BATON_SSO_GROUP_MAP`);
-      throw forbidden('None of your groups gives access to Baton: ask your administrator to add you to a mapped group');
+    let outcome: SignInOutcome | null = null;
+    try {
+      outcome = await inTransaction(this.dataSource, (em) => this.keepInStep(em, identity, access));
+      if (access === null) {
+        this.logger.warn(`${identity.provider} sign-in of "${identity.username}" refused: none of its groups (${identity.groups.join(', ') || 'none'}) is in BATON_SSO_GROUP_MAP`);
+        throw forbidden('None of your groups gives access to Baton: ask your administrator to add you to a mapped group');
+      }
+      if (outcome.user === null || outcome.user.disabled) throw forbidden(`Your Baton account "${identity.username}" is disabled: ask an administrator to enable it`);
+    } catch (error) {
+      const user = outcome?.user ?? null;
+      await this.auth.auditFailedLogin(identity.username, address, {
+        tenantId: user?.tenantId ?? access?.tenantId ?? null,
+        userId: user?.id ?? null,
+        after: { method: identity.provider, groups: identity.groups, reason: error instanceof Error ? error.message : String(error), ...outcome?.change },
+      });
+      throw error;
     }
-    if (user === null || user.disabled) throw forbidden(`Your Baton account "${identity.username}" is disabled: ask an administrator to enable it`);
-    return this.auth.openSession(user);
+    return this.auth.openSession(outcome.user, address, { method: identity.provider, ...outcome.change });
   }
 
-  private async keepInStep(em: EntityManager, identity: SsoIdentity, access: SsoAccess | null): Promise<UserEntity | null> {
+  private async keepInStep(em: EntityManager, identity: SsoIdentity, access: SsoAccess | null): Promise<SignInOutcome> {
     const existing = await em.findOneBy(UserEntity, { ssoProvider: identity.provider, ssoSubject: identity.subject });
     if (access === null) {
-      if (existing && !existing.disabled) await this.disable(em, existing);
-      return null;
+      if (!existing || existing.disabled) return { user: existing, change: {} };
+      await this.disable(em, existing);
+      return { user: { ...existing, disabled: true }, change: { disabled: true } };
     }
     if (access.tenantId !== null && !(await em.existsBy(TenantEntity, { id: access.tenantId }))) {
       throw forbidden(`Your group "${access.group}" maps to tenant "${access.tenantId}", which does not exist: ask an operator to create it`);
@@ -66,16 +88,16 @@ export class SsoAccountsService {
       if (!existing) {
         const created = em.create(UserEntity, { ...fields, passwordHash: NO_PASSWORD, disabled: false, ssoProvider: identity.provider, ssoSubject: identity.subject, createdAt: this.clock.now() });
         await em.insert(UserEntity, created);
-        return created;
+        return { user: created, change: { provisioned: { tenantId: fields.tenantId, role: fields.role } } };
       }
-      if (existing.tenantId !== fields.tenantId || existing.role !== fields.role || existing.username !== fields.username) {
-        await em.update(UserEntity, { id: existing.id }, fields);
-        // A user moved to another tenant keeps nothing of the old one; a demoted one loses what it may no longer hold.
-        const moved = existing.tenantId !== fields.tenantId;
-        if (moved || existing.role !== fields.role) await em.delete(SessionEntity, { userId: existing.id });
-        await revokeOwnerKeys(em, { ownerUserId: existing.id, roles: keyRolesBeyond(moved ? null : { role: fields.role, disabled: existing.disabled }), now: this.clock.now() });
-      }
-      return { ...existing, ...fields };
+      if (existing.tenantId === fields.tenantId && existing.role === fields.role && existing.username === fields.username) return { user: existing, change: {} };
+      await em.update(UserEntity, { id: existing.id }, fields);
+      // A user moved to another tenant keeps nothing of the old one; a demoted one loses what it may no longer hold.
+      const moved = existing.tenantId !== fields.tenantId;
+      if (moved || existing.role !== fields.role) await em.delete(SessionEntity, { userId: existing.id });
+      await revokeOwnerKeys(em, { ownerUserId: existing.id, roles: keyRolesBeyond(moved ? null : { role: fields.role, disabled: existing.disabled }), now: this.clock.now() });
+      const was = { tenantId: existing.tenantId, role: existing.role, username: existing.username };
+      return { user: { ...existing, ...fields }, change: { changed: { before: was, after: { tenantId: fields.tenantId, role: fields.role, username: fields.username } } } };
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(`A user named "${identity.username}" already exists in ${access.tenantId ? `tenant "${access.tenantId}"` : 'the operators'} without single sign-on: rename or delete it first`);
       throw error;

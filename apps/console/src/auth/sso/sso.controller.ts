@@ -1,5 +1,6 @@
 import { Body, Get, HttpCode, Inject, Ip, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { Audited } from '../../audit';
 import { ConsoleController, Public } from '../../common/access';
 import { CLOCK, type Clock } from '../../common/clock';
 import type { HttpRequest } from '../../common/http';
@@ -33,6 +34,7 @@ export class SsoController {
 
   @Post('ldap/login')
   @Public()
+  @Audited('auth.login')
   @HttpCode(200)
   @ApiOperation({
     summary:

@@ -1,0 +1,2 @@
+export * from './insert-audit-record';
+export * from './list-audit-records';
