@@ -37,7 +37,7 @@ export function SsoSignIn({ onSignedIn }: { onSignedIn: (answer: SignedIn) => vo
   };
   if (!methods?.oidc && !methods?.ldap && !error) return null;
   return (
-    <section className="card login-card" aria-label="Single sign-on">
+    <section className="card login-card sso-card" aria-label="Single sign-on">
       {error ? (
         <div className="error-box" role="alert">
           {error}
