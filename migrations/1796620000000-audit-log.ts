@@ -6,14 +6,15 @@ import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
  * operator's retention ceiling purges old ones.
  *
  * Indexes follow the audit page's filters, each led by the tenant (a tenant admin only ever
- * reads its own tenant) and ending with the id, so a page is one index range in time order:
- * - `ix_audit_tenant_time (tenant_id, id)`: a tenant's log, newest first;
- * - `ix_audit_tenant_actor (tenant_id, actor_name, id)`: who;
- * - `ix_audit_tenant_object (tenant_id, object_type, object_id, id)`: one object's history (a
+ * reads its own tenant) and ending with (at, id), so a page — newest first, keyset on (at, id) —
+ * and a time range are one index range:
+ * - `ix_audit_tenant_time (tenant_id, at, id)`: a tenant's log; and the retention purge's oldest
+ *   records of a tenant;
+ * - `ix_audit_tenant_actor (tenant_id, actor_name, at, id)`: who;
+ * - `ix_audit_tenant_object (tenant_id, object_type, object_id, at, id)`: one object's history (a
  *   task's History tab);
- * - `ix_audit_tenant_action (tenant_id, action, id)`: what;
- * - `ix_audit_at (at)`: the operator's view across tenants by time, and the retention purge.
- * Ids grow with time (one writer per row, auto-increment), so "newest first" is `ORDER BY id`.
+ * - `ix_audit_tenant_action (tenant_id, action, at, id)`: what;
+ * - `ix_audit_at (at, id)`: the operator's view across tenants.
  */
 export class AuditLog1796620000000 implements MigrationInterface {
   name = 'AuditLog1796620000000';
@@ -39,11 +40,11 @@ export class AuditLog1796620000000 implements MigrationInterface {
           { name: 'after_json', type: 'text', isNullable: true },
         ],
         indices: [
-          new TableIndex({ name: 'ix_audit_tenant_time', columnNames: ['tenant_id', 'id'] }),
-          new TableIndex({ name: 'ix_audit_tenant_actor', columnNames: ['tenant_id', 'actor_name', 'id'] }),
-          new TableIndex({ name: 'ix_audit_tenant_object', columnNames: ['tenant_id', 'object_type', 'object_id', 'id'] }),
-          new TableIndex({ name: 'ix_audit_tenant_action', columnNames: ['tenant_id', 'action', 'id'] }),
-          new TableIndex({ name: 'ix_audit_at', columnNames: ['at'] }),
+          new TableIndex({ name: 'ix_audit_tenant_time', columnNames: ['tenant_id', 'at', 'id'] }),
+          new TableIndex({ name: 'ix_audit_tenant_actor', columnNames: ['tenant_id', 'actor_name', 'at', 'id'] }),
+          new TableIndex({ name: 'ix_audit_tenant_object', columnNames: ['tenant_id', 'object_type', 'object_id', 'at', 'id'] }),
+          new TableIndex({ name: 'ix_audit_tenant_action', columnNames: ['tenant_id', 'action', 'at', 'id'] }),
+          new TableIndex({ name: 'ix_audit_at', columnNames: ['at', 'id'] }),
         ],
       }),
     );

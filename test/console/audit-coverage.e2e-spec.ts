@@ -85,6 +85,10 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.doomedTask}` }),
     refused: () => ({ as: {}, path: `/api/tasks/${UNKNOWN}` }),
   },
+  'POST /api/tasks/{id}/versions/{version}/restore': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/versions/1/restore` }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/versions/${UNKNOWN}/restore` }),
+  },
   'POST /api/tasks/{id}/trigger': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/trigger`, body: {} }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${UNKNOWN}/trigger`, body: {} }),

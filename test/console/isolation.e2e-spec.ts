@@ -294,6 +294,21 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/operator/api-keys', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/api-keys' }) },
   { method: 'POST', path: '/api/operator/api-keys', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/api-keys', body: { tenantId: w.b.id, name: 'evil', role: 'TENANT_ADMIN' } }) },
   { method: 'DELETE', path: '/api/operator/api-keys/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/api-keys/${w.bApiKeyId}` }) },
+  // task versions
+  { method: 'GET', path: '/api/tasks/{id}/versions', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/versions` }) },
+  { method: 'POST', path: '/api/tasks/{id}/versions/{version}/restore', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/versions/1/restore` }) },
+  // audit log (TENANT_ADMIN; the operator's across tenants)
+  {
+    method: 'GET', path: '/api/audit', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/audit?limit=500' }),
+    check: (w, body) => expect(new Set(items(body).map((r) => r.tenantId))).toEqual(new Set([w.a.id])),
+  },
+  {
+    method: 'GET', path: '/api/audit/export', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/audit/export?objectType=task&objectId=${w.bTaskId}` }),
+  },
+  { method: 'GET', path: '/api/operator/audit', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/audit' }) },
+  { method: 'GET', path: '/api/operator/audit/export', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/audit/export' }) },
 ];
 
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;

@@ -112,6 +112,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_LOG_RETENTION_MS', type: 'duration-ms', default: String(7 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Run logs are purged this long after their run ended (never later than the run): ceiling and default. Default 7 days.' },
   { name: 'BATON_ALARM_RETENTION_MS', type: 'duration-ms', default: String(30 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Alarms are purged this long after they were raised, once published: ceiling and default. Default 30 days.' },
   { name: 'BATON_MAX_RUNS_KEPT', type: 'integer', default: '100', min: 0, processes: SERVERS, description: "The most newest runs of a task a tenant's or task's `minRunsKept` may keep whatever their age: the ceiling of that floor (0: no run outlives the run retention). Default 100." },
+  ms('BATON_AUDIT_RETENTION_MS', 365 * 86_400_000, "The audit log's records are purged this long after they were written: the operator's ceiling, which no tenant can shorten (the log is append-only otherwise). Default 365 days.", 86_400_000),
   ms('BATON_STATS_RETENTION_MS', 400 * 86_400_000, 'Hourly statistics (rollups) are kept this long; minute rollups 48 hours. Default 400 days.', 86_400_000),
   ms('BATON_HISTORY_INTERVAL_MS', 10_000, "Period of the history job (statistics rollups, then purge of what retention lets go), each tenant on one engine at a time.", 1000),
   int('BATON_PURGE_BATCH', 500, 'Runs (or alarms) deleted per purge transaction: small, so no lock is held long.', 1),

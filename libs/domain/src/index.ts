@@ -53,6 +53,8 @@ export {
 } from './task/validate-task';
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
+export { diffFields } from './task/task-diff';
+export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
 

@@ -14,3 +14,4 @@ export type { Distribution, SeriesBucket, Stats, StatsSeries } from './stats';
 export { API_KEY_ROLES, type ApiKey, type ApiKeyRole, type CreatedApiKey, type CreatedTenant, type EngineGroup, type EngineNode, type Tenant, type User } from './access';
 export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load';
 export type { AuditRecord } from './audit';
+export type { FieldChange, TaskVersion } from './task-versions';

@@ -28,3 +28,8 @@ export function countAuditRecord(): void {
   if (scope) scope.recorded++;
 }
 
+
+/** The name of who is making the current request's change (for records kept beside the audit log, such as task versions); null outside a request. */
+export function currentActorName(): string | null {
+  return scopes.getStore()?.actor?.name ?? null;
+}

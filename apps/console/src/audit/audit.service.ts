@@ -39,7 +39,7 @@ export class AuditService {
    * starts (a 400 cannot follow a 200 that has begun).
    */
   exportLines(tenantId: string | undefined, query: AuditQuery): AsyncGenerator<string> {
-    return this.lines({ ...filterOf(tenantId, query), beforeId: undefined });
+    return this.lines({ ...filterOf(tenantId, query), after: undefined });
   }
 
   private async *lines(filter: Omit<AuditFilter, 'limit'>): AsyncGenerator<string> {
@@ -47,9 +47,14 @@ export class AuditService {
       const rows = await listAuditRecords(this.dataSource.manager, { ...filter, limit: MAX_PAGE_SIZE });
       for (const row of rows) yield `${JSON.stringify(recordView(row))}\n`;
       if (rows.length < MAX_PAGE_SIZE) return;
-      filter.beforeId = rows[rows.length - 1].id;
+      filter.after = { at: rows[rows.length - 1].at, id: rows[rows.length - 1].id };
     }
   }
+}
+
+function cursorOf(cursor: string): { at: number; id: number } {
+  const { time, id } = decodeCursor(cursor);
+  return { at: time, id };
 }
 
 function filterOf(tenantId: string | undefined, query: AuditQuery): Omit<AuditFilter, 'limit'> {
@@ -63,6 +68,6 @@ function filterOf(tenantId: string | undefined, query: AuditQuery): Omit<AuditFi
     objectId: query.objectId,
     from: query.from,
     to: query.to,
-    beforeId: query.cursor === undefined ? undefined : decodeCursor(query.cursor).id,
+    after: query.cursor === undefined ? undefined : cursorOf(query.cursor),
   };
 }

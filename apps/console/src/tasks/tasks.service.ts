@@ -22,6 +22,7 @@ import {
   countExistingFires,
   insertManualRun,
   insertPlannedRuns,
+  insertTaskVersions,
   inTransaction,
   isUniqueViolation,
   lockTaskForBackfill,
@@ -35,7 +36,7 @@ import {
   taskEntityToDefinition,
   TenantEntity,
 } from '@baton/persistence';
-import { auditChange } from '../audit';
+import { auditChange, currentActorName } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
@@ -175,6 +176,7 @@ export class TasksService {
         if ('field' in row) invalid([row]);
         await em.insert(TaskEntity, row);
         const created = await this.get(tenantId, row.id, em);
+        await this.keepVersions(em, [{ tenantId, taskId: row.id, version: row.version, definition }]);
         await auditChange(em, { tenantId, objectType: 'task', objectId: created.id, after: created });
         return created;
       }),
@@ -227,6 +229,7 @@ export class TasksService {
           // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
           const saved = new Map((await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) } })))).flat().map((r) => [r.name, r]));
           const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          await this.keepVersions(em, definitions.map((d) => ({ tenantId, taskId: saved.get(d.name)!.id, version: 1, definition: d })));
           await auditChange(em, { tenantId, objectType: 'task', objectId: null, after: { tasks: views.map((v) => ({ id: v.id, name: v.name })) } });
           return views;
         }),
@@ -254,6 +257,14 @@ export class TasksService {
       if (errors.length) invalid(errors);
       return canonical(withTaskDefaults(merged as TaskInput, tenantId));
     });
+  }
+
+  /**
+   * Restores a version: the task takes the definition that version saved, as a PUT of it would
+   * (same checks: its calendar must still exist, its name be free), which makes a new version.
+   */
+  restore(tenantId: string, id: number, definition: TaskDefinition): Promise<TaskView> {
+    return this.update(tenantId, id, undefined, () => ({ ...definition, tenantId }));
   }
 
   /**
@@ -323,6 +334,7 @@ export class TasksService {
             ]);
           }
           const after = await this.get(tenantId, id, em);
+          await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
           await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
           return after;
         });
@@ -393,6 +405,8 @@ export class TasksService {
       if (!row) throw notFound('Task', id);
       const before = await this.get(tenantId, id, em);
       if (row.paused !== paused) {
+        const definition = { ...(await this.definitionOf(em, row)), paused };
+        await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
         await em
           .createQueryBuilder()
           .update(TaskEntity)
@@ -409,14 +423,25 @@ export class TasksService {
   /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
   async setGroupPaused(tenantId: string, group: string, paused: boolean): Promise<GroupPauseView> {
     const tasks = await inTransaction(this.dataSource, async (em) => {
-      const result = await em
-        .createQueryBuilder()
-        .update(TaskEntity)
-        .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
-        .where('tenant_id = :tenantId AND group_name = :group AND paused = :was', { tenantId, group, was: !paused })
-        .execute();
-      await auditChange(em, { tenantId, objectType: 'task-group', objectId: group, after: { paused, tasks: result.affected ?? 0 } });
-      return result.affected ?? 0;
+      // Locked as read (MySQL), so the versions kept are those the update moves.
+      const query = em.createQueryBuilder(TaskEntity, 't').where('t.tenantId = :tenantId AND t.groupName = :group AND t.paused = :was', { tenantId, group, was: !paused });
+      if (this.dataSource.options.type === 'mysql') query.setLock('pessimistic_write');
+      const rows = await query.getMany();
+      for (const part of chunks(rows)) {
+        await em
+          .createQueryBuilder()
+          .update(TaskEntity)
+          .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
+          .where({ tenantId, id: In(part.map((r) => r.id)) })
+          .execute();
+      }
+      const calendars = await this.calendarNames(tenantId, rows, em);
+      await this.keepVersions(
+        em,
+        rows.map((r) => ({ tenantId, taskId: r.id, version: r.version + 1, definition: { ...taskEntityToDefinition(r, r.calendarId === null ? null : (calendars.get(r.calendarId) ?? null)), paused } })),
+      );
+      await auditChange(em, { tenantId, objectType: 'task-group', objectId: group, after: { paused, tasks: rows.map((r) => r.id) } });
+      return rows.length;
     });
     return { group, paused, tasks };
   }
@@ -549,6 +574,13 @@ export class TasksService {
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { cancelledRuns: cancelled } });
       return { cancelled };
     });
+  }
+
+  /** Keeps the versions a change made, in its transaction, named after who made it. */
+  private keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
+    const at = this.clock.now();
+    const actorName = currentActorName();
+    return insertTaskVersions(em, versions.map((v) => ({ ...v, at, actorName })));
   }
 
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {

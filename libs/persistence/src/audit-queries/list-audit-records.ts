@@ -12,8 +12,8 @@ export interface AuditFilter {
   /** Inclusive lower and exclusive upper bound on `at` (epoch ms). */
   from?: number;
   to?: number;
-  /** Records older than this id (the page cursor: ids grow with time). */
-  beforeId?: number;
+  /** Records after this one in the list's order (at desc, id desc): the page cursor. */
+  after?: { at: number; id: number };
   limit: number;
 }
 
@@ -54,12 +54,13 @@ interface RawAuditRow {
  *
  *   SELECT … FROM audit_log
  *    WHERE tenant_id = ? [AND actor_name = ?] [AND action = ?] [AND object_type = ? [AND object_id = ?]]
- *          [AND at >= ?] [AND at < ?] [AND id < ?]
- *    ORDER BY id DESC LIMIT ?
+ *          [AND at >= ?] [AND at < ?] [AND (at < ? OR (at = ? AND id < ?))]
+ *    ORDER BY at DESC, id DESC LIMIT ?
  *
  * The tenant filter is the first condition whenever a tenant reads (the indexes all start with
  * tenant_id), and only the operator's route passes no tenant. Each filter of the audit page is
- * an index prefix (migration 1796620000000-audit-log), so a page reads `limit` index entries.
+ * an index prefix followed by (at, id) (migration 1796620000000-audit-log), so a page reads
+ * `limit` index entries.
  */
 export async function listAuditRecords(manager: EntityManager, filter: AuditFilter): Promise<AuditRow[]> {
   const where: string[] = [];
@@ -75,12 +76,15 @@ export async function listAuditRecords(manager: EntityManager, filter: AuditFilt
   if (filter.objectId !== undefined) add('object_id = ?', filter.objectId);
   if (filter.from !== undefined) add('at >= ?', filter.from);
   if (filter.to !== undefined) add('at < ?', filter.to);
-  if (filter.beforeId !== undefined) add('id < ?', filter.beforeId);
+  if (filter.after !== undefined) {
+    where.push('(at < ? OR (at = ? AND id < ?))');
+    params.push(filter.after.at, filter.after.at, filter.after.id);
+  }
   const { rows } = await execute<RawAuditRow>(
     manager,
     `SELECT id, at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json
        FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-      ORDER BY id DESC LIMIT ?`,
+      ORDER BY at DESC, id DESC LIMIT ?`,
     [...params, filter.limit],
   );
   return rows.map((r) => ({

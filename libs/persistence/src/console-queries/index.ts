@@ -6,3 +6,4 @@ export * from './lock-task-for-backfill';
 export * from './mark-backfills-cancelled';
 export * from './count-existing-fires';
 export * from './revoke-owner-keys';
+export * from './tasks';

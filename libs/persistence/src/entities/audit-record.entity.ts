@@ -10,11 +10,11 @@ export type AuditActorKind = 'user' | 'apiKey' | 'anonymous';
  * only by the retention purge.
  */
 @Entity({ name: 'audit_log' })
-@Index('ix_audit_tenant_time', ['tenantId', 'id'])
-@Index('ix_audit_tenant_actor', ['tenantId', 'actorName', 'id'])
-@Index('ix_audit_tenant_object', ['tenantId', 'objectType', 'objectId', 'id'])
-@Index('ix_audit_tenant_action', ['tenantId', 'action', 'id'])
-@Index('ix_audit_at', ['at'])
+@Index('ix_audit_tenant_time', ['tenantId', 'at', 'id'])
+@Index('ix_audit_tenant_actor', ['tenantId', 'actorName', 'at', 'id'])
+@Index('ix_audit_tenant_object', ['tenantId', 'objectType', 'objectId', 'at', 'id'])
+@Index('ix_audit_tenant_action', ['tenantId', 'action', 'at', 'id'])
+@Index('ix_audit_at', ['at', 'id'])
 export class AuditRecordEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;

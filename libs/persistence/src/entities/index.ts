@@ -13,6 +13,7 @@ import { RunEntity } from './run.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
+import { TaskVersionEntity } from './task-version.entity';
 import { TenantEntity } from './tenant.entity';
 import { UserEntity } from './user.entity';
 import { WebhookChannelEntity } from './webhook-channel.entity';
@@ -36,6 +37,7 @@ export {
   SessionEntity,
   TaskDependencyEntity,
   TaskEntity,
+  TaskVersionEntity,
   TenantEntity,
   UserEntity,
   WebhookChannelEntity,
@@ -63,4 +65,5 @@ export const ENTITIES = [
   WebhookChannelEntity,
   WebhookDeliveryEntity,
   AuditRecordEntity,
+  TaskVersionEntity,
 ];

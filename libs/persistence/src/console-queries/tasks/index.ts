@@ -1,0 +1,2 @@
+export * from './insert-task-versions';
+export * from './list-task-versions';
