@@ -5,6 +5,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
+import { ConfigAsCodeModule } from './config-as-code/config.module';
 import { ConsoleCoreModule } from './common/core.module';
 import type { ConsoleModuleOptions } from './common/options';
 import { DependenciesModule } from './dependencies/dependencies.module';
@@ -26,6 +27,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   AuthModule,
   HealthModule,
   TasksModule,
+  ConfigAsCodeModule,
   DependenciesModule,
   CalendarsModule,
   RunsModule,

@@ -7,7 +7,6 @@ import {
   backfillRange,
   MAX_BACKFILL_FIRES,
   paramsProblem,
-  parseCron,
   validateTask,
   withTaskDefaults,
   type ExclusionCalendar,
@@ -48,6 +47,8 @@ import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyD
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 import { ParamsCheck } from './params-check';
+import { canonical } from './canonical-definition';
+import { hasDrifted } from '../config-as-code/managed-hash';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -79,6 +80,8 @@ export function taskView(row: TaskEntity, calendarName: string | null): TaskView
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     version: row.version,
+    managed: row.managedHash !== null,
+    drifted: hasDrifted(definition, row.managedHash),
   };
 }
 
@@ -95,14 +98,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function invalid(errors: FieldError[]): never {
   throw badRequest(errors);
-}
-
-/** Cron expressions and zones are stored in their canonical spelling (trimmed, `Europe/Berlin`). */
-function canonical(definition: TaskDefinition): TaskDefinition {
-  if (definition.trigger.kind !== 'CRON') return definition;
-  const parsed = parseCron(definition.trigger.expression, definition.trigger.timeZone);
-  if (!parsed.ok) return definition; // validateTask has refused it already
-  return { ...definition, trigger: { kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone } };
 }
 
 /** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
@@ -273,7 +268,8 @@ export class TasksService {
    * (50 ms), a new schema's compile longer, and the transaction would hold a pooled connection —
    * on SQLite the one transaction of the process — meanwhile.
    */
-  private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly TaskDefinition[], prefix: (i: number) => string = () => ''): Promise<void> {
+  /** 400 naming the task whose params its handler's declared schema refuses. */
+  async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly TaskDefinition[], prefix: (i: number) => string = () => ''): Promise<void> {
     const problems = await this.params.errors(em, tenantId, definitions);
     const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
     if (errors.length) invalid(errors);
@@ -577,7 +573,8 @@ export class TasksService {
   }
 
   /** Keeps the versions a change made, in its transaction, named after who made it. */
-  private keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
+  /** Keeps a version of each changed task, in the change's transaction (task versions). */
+  keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
     const at = this.clock.now();
     const actorName = currentActorName();
     return insertTaskVersions(em, versions.map((v) => ({ ...v, at, actorName })));
@@ -647,7 +644,7 @@ function chunks<T>(items: readonly T[], size = 500): T[][] {
 }
 
 /** A new task's row (its first fire computed from its trigger), or why it can never fire. */
-function newTaskRow(
+export function newTaskRow(
   em: EntityManager,
   definition: TaskDefinition,
   engineGroup: string,

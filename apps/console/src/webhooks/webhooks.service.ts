@@ -59,8 +59,7 @@ export class WebhooksService {
     const errors: FieldError[] = [];
     const { name, url } = body;
     if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) errors.push({ field: 'name', reason: 'must be 1 to 100 characters' });
-    const networks = await this.networksOf(tenantId);
-    const urlProblem = await this.outbound.run(tenantId, () => this.checkUrl(url, networks));
+    const urlProblem = await this.urlProblem(tenantId, url);
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;
     if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
@@ -145,6 +144,12 @@ export class WebhooksService {
   private async networksOf(tenantId: string): Promise<ExecutorNetworks> {
     const tenant = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, executorNetworks: true } });
     return tenant?.executorNetworks ?? null;
+  }
+
+  /** Why `url` is refused as a webhook of `tenantId` (the outbound policy, name lookups one at a time per tenant), or null. */
+  async urlProblem(tenantId: string, url: unknown): Promise<string | null> {
+    const networks = await this.networksOf(tenantId);
+    return this.outbound.run(tenantId, () => this.checkUrl(url, networks));
   }
 
   /** Why a webhook URL is refused, or null. */

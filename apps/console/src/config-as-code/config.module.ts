@@ -1,0 +1,8 @@
+import { Module } from '@nestjs/common';
+import { TasksModule } from '../tasks/tasks.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
+import { ConfigController } from './config.controller';
+import { ConfigService } from './config.service';
+
+@Module({ imports: [TasksModule, WebhooksModule], controllers: [ConfigController], providers: [ConfigService] })
+export class ConfigAsCodeModule {}
