@@ -48,7 +48,8 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_LOG_LEVEL', type: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], processes: [...SERVERS, 'executor'], description: 'Least severe log level written. JSON lines on stdout (stderr for the executor), human-readable on a terminal; `debug` adds the route mappings and module start lines.' },
   // Database.
   { name: 'BATON_DB_URL', type: 'url', default: 'sqlite:./data/baton.sqlite', processes: ENGINES, description: `${DB_URL} A relative SQLite path is relative to the working directory.` },
-  { name: 'BATON_DB_URL', type: 'url', required: true, processes: ['console', 'cli'], description: `${DB_URL} \`baton migrate\` runs the migrations on it.` },
+  { name: 'BATON_DB_URL', type: 'url', required: true, processes: ['console'], description: DB_URL },
+  { name: 'BATON_DB_URL', type: 'url', processes: ['cli'], description: `${DB_URL} \`baton migrate\` runs the migrations on it (required unless given as its argument).` },
   // HTTP of the console (the embedded mode serves console, API and engine callbacks on it).
   { name: 'BATON_HOST', type: 'string', default: '127.0.0.1', processes: ['embedded', 'console'], description: 'Address the console (and in embedded mode the engine callbacks) listens on. The default keeps the demo logins off the network.' },
   { name: 'BATON_CONSOLE_PORT', type: 'port', default: '8080', processes: ['embedded', 'console'], description: 'Port of the web console and its REST API (`/api`, docs at `/api/docs`); in embedded mode the engine callbacks too. 0: any free port.' },
