@@ -1,5 +1,6 @@
 import cronstrue from 'cronstrue';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { confirmManagedEdit, ManagedTaskNotice } from '../ManagedTaskNotice';
 import { ApiError, del, get, post, put } from '../api';
 import { ErrorBox, Field, PageHeader, useToast } from '../components';
 import { errorsOf } from '../form-errors';
@@ -209,6 +210,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
       setErrors(local);
       return;
     }
+    if (!confirmManagedEdit(existing.data)) return;
     setSaving(true);
     try {
       const saved = taskId === null ? await post<SavedTask>('/tasks', body) : await put<SavedTask>(`/tasks/${taskId}`, { ...body, version: existing.data?.version });
@@ -269,6 +271,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           </>
         ) : null}
       </PageHeader>
+      <ManagedTaskNotice task={existing.data} />
       <ErrorBox error={existing.error} />
       <form ref={formRef} className="editor" onSubmit={(e) => void submit(e)} aria-label="Task" noValidate>
         <ErrorBox error={errors._} />
