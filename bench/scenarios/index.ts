@@ -13,6 +13,7 @@ import { noisy } from './noisy';
 import { paramsCheck } from './params-check';
 import { claimTenants } from './claim-tenants';
 import { executorClient } from './executor-client';
+import { auditSave } from './audit-save';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, auditSave];

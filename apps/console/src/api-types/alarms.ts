@@ -1,4 +1,4 @@
-import type { AlarmType, JsonValue, Severity } from '../../../../libs/domain/src/types';
+import type { AlarmType, JsonValue, Severity, WebhookEventType } from '../../../../libs/domain/src/types';
 
 export interface Alarm {
   id: number;
@@ -22,7 +22,7 @@ export interface Webhook {
   name: string;
   url: string;
   /** Null: every type. */
-  alarmTypes: AlarmType[] | null;
+  alarmTypes: WebhookEventType[] | null;
   minSeverity: Severity;
   createdAt: number;
   pending: number;

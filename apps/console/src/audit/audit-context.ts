@@ -32,9 +32,15 @@ export const NotAudited = (why: string) => ApiExtension(AUDIT_EXEMPT_OPENAPI_EXT
 /**
  * Records the change the current route makes, in the transaction `manager` belongs to: actor,
  * time and action from the request (an @Audited route called by a principal).
+ *
+ * Called outside any console request — the embedded app's seeding, an engine creating the groups
+ * it serves at start-up — it records nothing: those changes are not made through the API, and
+ * have no one to name. Inside a request, a route that is not @Audited (or has no principal) is a
+ * programming error, and fails loudly.
  */
 export async function auditChange(manager: EntityManager, change: AuditChange): Promise<void> {
   const scope = currentAuditScope();
-  if (!scope?.actor || !scope.action) throw new Error('auditChange is for an @Audited route called by an authenticated principal');
+  if (!scope) return;
+  if (!scope.actor || !scope.action) throw new Error('auditChange is for an @Audited route called by an authenticated principal');
   await recordAudit(manager, { ...change, actor: scope.actor, action: scope.action, at: scope.clock.now() });
 }

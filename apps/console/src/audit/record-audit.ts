@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { insertAuditRecord } from '@baton/persistence';
+import { insertAuditRecord, queueAuditWebhookDeliveries } from '@baton/persistence';
 import type { AuditActor } from './audit-actor';
 import { countAuditRecord } from './audit-scope';
 import { redact } from './redact';
@@ -24,7 +24,8 @@ export interface AuditEntry extends AuditChange {
 
 /**
  * Appends one audit record in the transaction `manager` belongs to — call it inside the change's
- * transaction, so the record and the change commit or roll back together. This is the explicit
+ * transaction, so the record and the change commit or roll back together — and queues it as an
+ * AUDIT event for the tenant's webhook channels that take them. This is the explicit
  * form (for code that knows its actor: logins, SSO, config apply); a route's service normally
  * calls `auditChange` (audit-context.ts), which fills actor, time and action from the request.
  */
@@ -44,4 +45,6 @@ export async function recordAudit(manager: EntityManager, entry: AuditEntry): Pr
     before: entry.before === undefined ? null : redact(entry.before),
     after: entry.after === undefined ? null : redact(entry.after),
   });
+  // Right after the insert, on its connection: the queue reads the record's id from it.
+  if (entry.tenantId !== null) await queueAuditWebhookDeliveries(manager, { tenantId: entry.tenantId, now: entry.at });
 }

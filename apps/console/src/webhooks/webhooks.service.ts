@@ -2,16 +2,16 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull, Not } from 'typeorm';
 import {
-  ALARM_TYPES,
   checkOutboundUrl,
   outboundCheck,
   SEVERITIES,
   WEBHOOK_MAX_ANSWER_BYTES,
   WEBHOOK_TIMEOUT_MS,
-  type AlarmType,
   type ExecutorNetworks,
   type FieldError,
   type Severity,
+  type WebhookEventType,
+  WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
 import { inTransaction, isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
@@ -62,8 +62,8 @@ export class WebhooksService {
     const urlProblem = await this.urlProblem(tenantId, url);
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;
-    if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
-      errors.push({ field: 'alarmTypes', reason: `must be null or a non-empty list of ${ALARM_TYPES.join(', ')}` });
+    if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(t)))) {
+      errors.push({ field: 'alarmTypes', reason: `must be null or a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
     }
     const minSeverity = body.minSeverity ?? 'WARNING';
     if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) errors.push({ field: 'minSeverity', reason: `must be one of ${SEVERITIES.join(', ')}` });
@@ -73,7 +73,7 @@ export class WebhooksService {
       name: (name as string).trim(),
       url: url as string,
       secret: `whsec_${randomToken()}`,
-      alarmTypes: types === null ? null : [...new Set(types as AlarmType[])],
+      alarmTypes: types === null ? null : [...new Set(types as WebhookEventType[])],
       minSeverity: minSeverity as Severity,
       createdAt: this.clock.now(),
     });

@@ -16,6 +16,7 @@ import { TaskEditorPage } from './pages/TaskEditorPage';
 import { TasksPage } from './pages/TasksPage';
 import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
+import { AuditPage } from './audit/AuditPage';
 
 const TENANT_NAV = [
   ['/tasks', 'Tasks'],
@@ -26,6 +27,7 @@ const TENANT_NAV = [
   ['/stats', 'Statistics'],
   ['/webhooks', 'Webhooks'],
   ['/users', 'Users'],
+  ['/audit', 'Audit'],
   ['/operator', 'Operator'],
 ] as const;
 
@@ -82,8 +84,8 @@ function Shell({ session, path, onLogout }: { session: Session; path: string; on
   const operator = session.user.role === 'OPERATOR';
   // Users: operators and tenant admins manage users; a viewer does not see the page.
   const nav = operator
-    ? TENANT_NAV.filter(([to]) => to === '/operator' || to === '/users')
-    : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks') || session.user.role === 'TENANT_ADMIN');
+    ? TENANT_NAV.filter(([to]) => to === '/operator' || to === '/users' || to === '/audit')
+    : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks' && to !== '/audit') || session.user.role === 'TENANT_ADMIN');
   const canWrite = session.user.role !== 'TENANT_VIEWER';
   return (
     <div className="shell">
@@ -131,6 +133,7 @@ function Routes({ path, operator, canWrite, session }: { path: string; operator:
   const role = session.user.role;
   if (path === '/operator') return <OperatorPage role={role} />;
   if (path === '/account') return <AccountPage session={session} />;
+  if (path === '/audit' && role !== 'TENANT_VIEWER') return <AuditPage operator={operator} />;
   if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
   if (operator) return <p>Operators manage tenants, engine groups and keys on the Operator page, and users on the Users page.</p>;
   let m: Record<string, string> | null;

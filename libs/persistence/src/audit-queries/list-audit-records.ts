@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AuditActorKind } from '../entities';
-import { execute } from '../engine-queries/sql';
+import { execute, placeholders } from '../engine-queries/sql';
 
 export interface AuditFilter {
   /** A tenant's records only; undefined: every tenant's (the operator's view). */
@@ -82,12 +82,29 @@ export async function listAuditRecords(manager: EntityManager, filter: AuditFilt
   }
   const { rows } = await execute<RawAuditRow>(
     manager,
-    `SELECT id, at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json
+    `SELECT ${COLUMNS}
        FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
       ORDER BY at DESC, id DESC LIMIT ?`,
     [...params, filter.limit],
   );
-  return rows.map((r) => ({
+  return rows.map(auditRowOf);
+}
+
+const COLUMNS = 'id, at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json';
+
+/**
+ * Records by id, for the webhook sender's AUDIT events:
+ *
+ *   SELECT … FROM audit_log WHERE id IN (…)
+ */
+export async function listAuditRecordsById(manager: EntityManager, ids: readonly number[]): Promise<AuditRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await execute<RawAuditRow>(manager, `SELECT ${COLUMNS} FROM audit_log WHERE id IN (${placeholders(ids.length)})`, [...ids]);
+  return rows.map(auditRowOf);
+}
+
+function auditRowOf(r: RawAuditRow): AuditRow {
+  return {
     id: Number(r.id),
     at: Number(r.at),
     tenantId: r.tenant_id,
@@ -101,5 +118,5 @@ export async function listAuditRecords(manager: EntityManager, filter: AuditFilt
     objectId: r.object_id,
     before: r.before_json === null ? null : JSON.parse(r.before_json),
     after: r.after_json === null ? null : JSON.parse(r.after_json),
-  }));
+  };
 }

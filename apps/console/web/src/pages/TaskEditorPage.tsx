@@ -9,6 +9,7 @@ import { useLoad } from '../hooks';
 import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS, type CronPreview, type Executor, type Run, type SavedTask, type Task, type TriggerKind } from '../model';
 import { Link, navigate } from '../router';
 import { ParamsSchemaHelp, declaredSchema } from '../ParamsSchemaHelp';
+import { TaskHistory } from '../audit/TaskHistory';
 
 /** The form's values as typed (strings for numbers, so a wrong value reaches the API and is named). */
 interface Form {
@@ -493,6 +494,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         ) : null}
       </form>
       {existing.data && canWrite && (existing.data.trigger.kind === 'CRON' || existing.data.trigger.kind === 'FIXED_RATE') ? <Backfill taskId={existing.data.id} /> : null}
+      {existing.data ? <TaskHistory taskId={existing.data.id} timeZone={existing.data.trigger.timeZone} canWrite={canWrite} onRestored={(task) => existing.set(task)} /> : null}
     </>
   );
 }

@@ -6,7 +6,7 @@ import { EmptyState } from '../EmptyState';
 import { errorsOf } from '../form-errors';
 import { fmtTime } from '../format';
 import { useLoad } from '../hooks';
-import { ALARM_TYPES, SEVERITIES, type CreatedWebhook, type Webhook, type WebhookTest } from '../model';
+import { SEVERITIES, WEBHOOK_EVENT_TYPES, type CreatedWebhook, type Webhook, type WebhookTest } from '../model';
 
 /**
  * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
@@ -65,8 +65,8 @@ export function WebhooksPage() {
             </select>
           )}
         </Field>
-        <fieldset className="checks" aria-label="Alarm types (none checked: every type)">
-          {ALARM_TYPES.map((t) => (
+        <fieldset className="checks" aria-label="Alarm types, and AUDIT for the audit log (none checked: every alarm type)">
+          {WEBHOOK_EVENT_TYPES.map((t) => (
             <label key={t} className="check">
               <input type="checkbox" checked={types.includes(t)} onChange={(e) => setTypes((ts) => (e.target.checked ? [...ts, t] : ts.filter((x) => x !== t)))} /> {t}
             </label>
