@@ -57,7 +57,7 @@ describe('managed task page (Chromium)', () => {
     await page.getByRole('button', { name: 'Save task' }).click();
     await expect.poll(() => notice.textContent()).toContain('Drift');
     expect(dialogs[0]).toContain('managed by a tasks-as-code file');
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate('window.scrollTo(0, 0)');
     await shot(page, 'managed-task-drift');
     expect(errors.filter((e) => e.startsWith('pageerror'))).toEqual([]);
   });

@@ -53,6 +53,10 @@ const UNKNOWN = 999_999;
 
 /** One entry per write route of the document: `METHOD /api/path/{param}`. */
 const CALLS: Record<string, RouteCalls> = {
+  'POST /api/config/apply': {
+    ok: (w) => ({ as: w.alpha.adminKey, path: '/api/config/apply', body: { file: 'version: 1\ntasks:\n  - name: walk-as-code\n    executorApp: a\n    handler: h\n    trigger: { kind: MANUAL }\n' } }),
+    refused: (w) => ({ as: w.alpha.adminKey, path: '/api/config/apply', body: { file: 'version: 2\n' } }),
+  },
   'POST /api/auth/login': {
     ok: () => ({ as: {}, path: '/api/auth/login', body: { tenant: 'alpha', username: 'alpha-admin', password: 'password-123' } }),
     refused: () => ({ as: {}, path: '/api/auth/login', body: { tenant: 'alpha' } }),

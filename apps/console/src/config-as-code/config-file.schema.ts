@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES } from '@baton/domain';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -57,7 +57,7 @@ export const CONFIG_FILE_SCHEMA = {
         properties: {
           name: { type: 'string', minLength: 1, maxLength: 100 },
           url: { type: 'string', format: 'uri' },
-          alarmTypes: nullable({ type: 'array', minItems: 1, items: { enum: [...ALARM_TYPES] } }),
+          alarmTypes: nullable({ type: 'array', minItems: 1, items: { enum: [...WEBHOOK_EVENT_TYPES] } }),
           minSeverity: { enum: [...SEVERITIES], default: 'WARNING' },
         },
       },

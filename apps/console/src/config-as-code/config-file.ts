@@ -1,17 +1,17 @@
 import {
-  ALARM_TYPES,
   canonicalTimeZone,
   DEPENDENCY_CONDITIONS,
   SEVERITIES,
   validateCalendar,
   validateTask,
   withTaskDefaults,
-  type AlarmType,
   type DependencyCondition,
   type FieldError,
   type Severity,
   type TaskDefinition,
   type TaskInput,
+  type WebhookEventType,
+  WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
 import { parseDocument, stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
@@ -34,7 +34,7 @@ export interface FileWebhook {
   name: string;
   url: string;
   /** Null: every alarm type. */
-  alarmTypes: AlarmType[] | null;
+  alarmTypes: WebhookEventType[] | null;
   minSeverity: Severity;
 }
 
@@ -203,13 +203,13 @@ function readWebhook(value: unknown, at: string, errors: FieldError[]): FileWebh
   if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) problems.push({ field: `${at}.name`, reason: 'must be 1 to 100 characters' });
   if (typeof url !== 'string') problems.push({ field: `${at}.url`, reason: 'must be an http(s) URL' });
   const types = value.alarmTypes ?? null;
-  if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
-    problems.push({ field: `${at}.alarmTypes`, reason: `must be null or a non-empty list of ${ALARM_TYPES.join(', ')}` });
+  if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(t)))) {
+    problems.push({ field: `${at}.alarmTypes`, reason: `must be null or a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
   }
   const minSeverity = value.minSeverity ?? 'WARNING';
   if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) problems.push({ field: `${at}.minSeverity`, reason: `must be one of ${SEVERITIES.join(', ')}` });
   if (problems.length > 0) return refuse(errors, ...problems);
-  return [{ name: (name as string).trim(), url: url as string, alarmTypes: types === null ? null : [...new Set(types as AlarmType[])], minSeverity: minSeverity as Severity }];
+  return [{ name: (name as string).trim(), url: url as string, alarmTypes: types === null ? null : [...new Set(types as WebhookEventType[])], minSeverity: minSeverity as Severity }];
 }
 
 function readTask(value: unknown, at: string, tenantId: string, errors: FieldError[]): FileTask[] {
