@@ -86,6 +86,26 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/auth/me', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/me' }) },
   { method: 'POST', path: '/api/auth/password', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/password', body: { currentPassword: 'x', newPassword: 'new-password-1' } }) },
   { method: 'GET', path: '/api/health', area: 'auth', kind: 'public', call: () => ({ url: '/api/health' }) },
+  // single sign-on (not configured here: the start lands on the login page, LDAP is a 404)
+  { method: 'GET', path: '/api/auth/sso', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/sso' }) },
+  { method: 'GET', path: '/api/auth/oidc/start', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/oidc/start' }) },
+  { method: 'GET', path: '/api/auth/oidc/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/oidc/logout' }) },
+  { method: 'POST', path: '/api/auth/ldap/login', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/ldap/login', body: { username: 'nobody', password: 'x' } }) },
+  { method: 'GET', path: '/api/config/schema', area: 'auth', kind: 'public', call: () => ({ url: '/api/config/schema' }) },
+
+  // tasks as code: A's file acts on A only; B's calendar name means nothing in A
+  { method: 'GET', path: '/api/config/export', area: 'tenant', kind: 'list', call: () => ({ url: '/api/config/export' }) },
+  {
+    method: 'POST', path: '/api/config/plan', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/config/plan', body: { file: `version: 1\ncalendars:\n  - { name: ${w.bCalendarName}, timeZone: UTC, dates: [] }\n` } }),
+    // A's own calendar of that name (an earlier row may have made it), never B's: created or updated in A.
+    check: (w, body) => expect((body as { changes: Array<{ kind: string; name: string }> }).changes.map((c) => `${c.kind}:${c.name}`)).toEqual([`calendar:${w.bCalendarName}`]),
+  },
+  {
+    method: 'POST', path: '/api/config/apply', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/config/apply', body: { file: `version: 1\ntasks:\n  - name: a-from-file\n    executorApp: a\n    handler: h\n    trigger: { kind: MANUAL }\n    calendarName: ${w.bCalendarName}\n` } }),
+    alsoAccept: [400],
+  },
 
   // tasks
   {

@@ -18,7 +18,7 @@ const PROVIDER_PORT = 18801;
 const CONSOLE_URL = 'http://127.0.0.1:18811';
 const REDIRECT_URL = `${CONSOLE_URL}/api/auth/oidc/callback`;
 
-export function oidcOptions(issuer: string): SsoOptions {
+function oidcOptions(issuer: string): SsoOptions {
   return {
     oidc: { issuer, clientId: 'baton', clientSecret: 'baton-client-secret', redirectUrl: REDIRECT_URL, scopes: 'openid profile email groups', groupsClaim: 'groups', usernameClaim: 'preferred_username', name: 'Test IdP' },
     ldap: null,
