@@ -11,7 +11,8 @@ import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeView, SessionLoginResponse } from './dto/session.dto';
 import { setRetryAfter } from './login-throttled.exception';
-import { clearedSessionCookieLine, csrfTokenOf, secureCookieFor, sessionCookieLine, type CookieSessionRequest } from './session-cookie';
+import { answerWithSessionCookie } from './session-answer';
+import { clearedSessionCookieLine, secureCookieFor, type CookieSessionRequest } from './session-cookie';
 
 interface HeaderResponse {
   setHeader(name: string, value: string): unknown;
@@ -38,10 +39,7 @@ export class AuthController {
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address; `Retry-After` gives the seconds to wait' })
   async login(@Body() body: LoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
     try {
-      const session = await this.auth.login(body, address);
-      const maxAgeSeconds = (session.expiresAt - this.clock.now()) / 1000;
-      response.setHeader('Set-Cookie', sessionCookieLine(session.token, maxAgeSeconds, secureCookieFor(this.options.sessionCookieSecure, request)));
-      return { ...session, csrfToken: csrfTokenOf(session.token) };
+      return answerWithSessionCookie(await this.auth.login(body, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
     } catch (error) {
       setRetryAfter(error, response);
       throw error;

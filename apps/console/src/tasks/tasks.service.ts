@@ -48,33 +48,14 @@ import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 import { ParamsCheck } from './params-check';
 import { canonical } from './canonical-definition';
+import { fileTask } from '../config-as-code/config-file';
 import { hasDrifted } from '../config-as-code/managed-hash';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
   return {
     id: row.id,
-    name: definition.name,
-    group: definition.group,
-    executorApp: definition.executorApp,
-    handler: definition.handler,
-    params: definition.params,
-    trigger: definition.trigger,
-    startAt: definition.startAt,
-    endAt: definition.endAt,
-    maxFires: definition.maxFires,
-    misfirePolicy: definition.misfirePolicy,
-    misfireThresholdMs: definition.misfireThresholdMs,
-    priority: definition.priority,
-    concurrencyPolicy: definition.concurrencyPolicy,
-    timeoutMs: definition.timeoutMs,
-    startDeadlineMs: definition.startDeadlineMs,
-    retry: definition.retry,
-    calendarName: definition.calendarName,
-    alarms: definition.alarms,
-    paused: definition.paused,
-    pauseAfterFailures: definition.pauseAfterFailures,
-    fanOut: definition.fanOut,
+    ...fileTask(definition),
     fireCount: row.fireCount,
     nextFireAt: row.nextFireAt,
     createdAt: row.createdAt,

@@ -7,7 +7,7 @@ import type { HttpRequest } from '../../common/http';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
 import { SessionLoginResponse } from '../dto/session.dto';
 import { setRetryAfter } from '../login-throttled.exception';
-import { csrfTokenOf, secureCookieFor, sessionCookieLine } from '../session-cookie';
+import { answerWithSessionCookie } from '../session-answer';
 import { LdapLoginDto, SsoMethodsView } from './dto/sso.dto';
 import { LdapService } from './ldap.service';
 
@@ -45,10 +45,7 @@ export class SsoController {
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address' })
   async ldapLogin(@Body() body: LdapLoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
     try {
-      const session = await this.ldap.login(body.username, body.password, address);
-      const maxAgeSeconds = (session.expiresAt - this.clock.now()) / 1000;
-      response.setHeader('Set-Cookie', sessionCookieLine(session.token, maxAgeSeconds, secureCookieFor(this.options.sessionCookieSecure, request)));
-      return { ...session, csrfToken: csrfTokenOf(session.token) };
+      return answerWithSessionCookie(await this.ldap.login(body.username, body.password, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
     } catch (error) {
       setRetryAfter(error, response);
       throw error;
