@@ -1,4 +1,4 @@
-import type { ProcessConfig } from '@baton/config';
+import { ConfigError, type ProcessConfig } from '@baton/config';
 import { parseGroupMap, type GroupGrant } from '@baton/domain';
 
 /** OpenID Connect sign-in (authorization code with PKCE). */
@@ -43,7 +43,7 @@ export function readSsoOptions(values: ProcessConfig): SsoOptions {
   const ldapUrl = values.optionalString('BATON_LDAP_URL');
   const required = (name: string, method: string): string => {
     const value = values.optionalString(name);
-    if (!value) throw new Error(`${name} is required with ${method}`);
+    if (!value) throw new ConfigError(name, undefined, `required with ${method}`);
     return value;
   };
   return {
