@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
-import { DataSource, IsNull, LessThan, Not } from 'typeorm';
-import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { endSession, endUserSessions, findLiveApiKey, findLoginUser, findSession, findUserById, inTransaction, startSession, tenantExists, tenantRequiresSso, updateUser, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -56,8 +56,7 @@ export class AuthService {
     const { tenant, username, password } = credentials;
     const account = throttleAccount(tenant, username);
     this.refuseWhileThrottled(account, address);
-    const users = this.dataSource.getRepository(UserEntity);
-    const user = await users.findOneBy({ loginTenant: tenant ?? '', username });
+    const user = await findLoginUser(this.dataSource.manager, tenant ?? '', username);
     // A single sign-on user has no password: compared against the dummy so it fails the same way.
     const usable = user !== null && user.ssoProvider === null;
     const ok = await bcrypt.compare(password, usable ? user.passwordHash : this.dummyHash);
@@ -68,7 +67,7 @@ export class AuthService {
     }
     this.recordSuccess(account, address);
     // Told only to whoever knows the password: the tenant turned password logins off.
-    if (user.tenantId !== null && (await this.dataSource.getRepository(TenantEntity).existsBy({ id: user.tenantId, ssoRequired: true }))) {
+    if (user.tenantId !== null && (await tenantRequiresSso(this.dataSource.manager, user.tenantId))) {
       throw forbidden(`Tenant "${user.tenantId}" requires single sign-on: sign in with its identity provider`);
     }
     return this.openSession(user, address);
@@ -99,8 +98,7 @@ export class AuthService {
     const expiresAt = now + this.options.sessionTtlMs;
     await inTransaction(this.dataSource, async (em) => {
       // Housekeeping: the user's expired sessions go when they log in again.
-      await em.delete(SessionEntity, { userId: user.id, expiresAt: LessThan(now) });
-      await em.insert(SessionEntity, { userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+      await startSession(em, { userId: user.id, tokenHash: sha256Hex(token), now, expiresAt });
       await recordAudit(em, {
         actor: { kind: 'user', name: user.username, userId: user.id, apiKeyId: null, address },
         at: now,
@@ -117,7 +115,7 @@ export class AuthService {
   async logout(principal: Principal): Promise<void> {
     const id = principal.sessionId;
     await inTransaction(this.dataSource, async (em) => {
-      if (id !== null) await em.delete(SessionEntity, { id });
+      if (id !== null) await endSession(em, id);
       await auditChange(em, { tenantId: principal.tenantId, objectType: 'session', objectId: id });
     });
   }
@@ -132,7 +130,7 @@ export class AuthService {
     const userId = principal.userId;
     if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
     if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
-    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
+    const user = await findUserById(this.dataSource.manager, userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     const account = throttleAccount(user.tenantId, user.username);
     this.refuseWhileThrottled(account, address);
@@ -144,9 +142,8 @@ export class AuthService {
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
     await inTransaction(this.dataSource, async (em) => {
-      await em.update(UserEntity, { id: userId }, { passwordHash });
-      const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
-      await em.delete(SessionEntity, others);
+      await updateUser(em, userId, { passwordHash });
+      await endUserSessions(em, userId, principal.sessionId);
       await auditChange(em, { tenantId: user.tenantId, objectType: 'user', objectId: userId, after: { passwordChanged: true } });
     });
   }
@@ -187,9 +184,9 @@ export class AuthService {
 
   private async fromSession(token: string): Promise<Principal> {
     const now = this.clock.now();
-    const session = await this.dataSource.getRepository(SessionEntity).findOneBy({ tokenHash: sha256Hex(token) });
+    const session = await findSession(this.dataSource.manager, sha256Hex(token));
     if (!session || session.expiresAt <= now) throw unauthorized('Session expired or unknown; log in again');
-    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: session.userId });
+    const user = await findUserById(this.dataSource.manager, session.userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     if (user.disabled) throw unauthorized(`User "${user.username}" is disabled`);
     return {
@@ -211,14 +208,12 @@ export class AuthService {
    * with no owner was made before owners were recorded and works until revoked.
    */
   private async fromApiKey(key: string): Promise<Principal> {
-    const row = await this.dataSource
-      .getRepository(ApiKeyEntity)
-      .findOneBy({ keyHash: sha256Hex(key), revokedAt: IsNull() });
+    const row = await findLiveApiKey(this.dataSource.manager, sha256Hex(key));
     if (!row || (row.role !== 'TENANT_ADMIN' && row.role !== 'TENANT_VIEWER')) throw unauthorized('Unknown or revoked API key');
-    const tenant = await this.dataSource.getRepository(TenantEntity).existsBy({ id: row.tenantId });
+    const tenant = await tenantExists(this.dataSource.manager, row.tenantId);
     if (!tenant) throw unauthorized('Unknown or revoked API key');
     if (row.ownerUserId !== null) {
-      const owner = await this.dataSource.getRepository(UserEntity).findOneBy({ id: row.ownerUserId });
+      const owner = await findUserById(this.dataSource.manager, row.ownerUserId);
       if (!owner || !mayHoldKey(owner, row.role)) throw unauthorized('Unknown or revoked API key');
     }
     return {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { diffFields, nextFireTimes, type ExclusionCalendar, type TaskDefinition } from '@baton/domain';
-import { CalendarEntity, listTaskVersions, TaskEntity, taskEntityToDefinition } from '@baton/persistence';
+import { findCalendar, findCalendarsByName, findTask, listTaskVersions, taskEntityToDefinition } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { TaskVersionView } from './dto/task-version.dto';
@@ -26,12 +26,12 @@ export class TaskVersionsService {
 
   async list(tenantId: string, taskId: number): Promise<TaskVersionView[]> {
     const em = this.dataSource.manager;
-    const task = await em.findOneBy(TaskEntity, { id: taskId, tenantId });
+    const task = await findTask(em, tenantId, taskId);
     if (!task) throw notFound('Task', taskId);
     // One more than listed, so the oldest listed has its diff too.
     const rows = await listTaskVersions(em, { tenantId, taskId, limit: TASK_VERSIONS_LISTED + 1 });
     const calendars = await this.calendars(tenantId, rows.map((r) => r.definition.calendarName));
-    const currentCalendar = task.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: task.calendarId, tenantId });
+    const currentCalendar = task.calendarId === null ? null : await findCalendar(em, tenantId, task.calendarId);
     const currentDefinition = taskEntityToDefinition(task, currentCalendar?.name ?? null);
     const now = this.clock.now();
     return rows.slice(0, TASK_VERSIONS_LISTED).map((row, i) => {
@@ -59,9 +59,7 @@ export class TaskVersionsService {
   }
 
   private async calendars(tenantId: string, names: ReadonlyArray<string | null>): Promise<Map<string, ExclusionCalendar>> {
-    const wanted = [...new Set(names.filter((n): n is string => n !== null))];
-    if (wanted.length === 0) return new Map();
-    const rows = await this.dataSource.manager.find(CalendarEntity, { where: { tenantId, name: In(wanted) } });
+    const rows = await findCalendarsByName(this.dataSource.manager, tenantId, [...new Set(names.filter((n): n is string => n !== null))]);
     return new Map(rows.map((c) => [c.name, { name: c.name, timeZone: c.timeZone, dates: c.dates }]));
   }
 }

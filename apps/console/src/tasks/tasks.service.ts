@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   BACKFILL_SLICE,
   BACKFILL_TOO_MANY,
@@ -15,25 +15,37 @@ import {
   type TaskInput,
 } from '@baton/domain';
 import {
-  CalendarEntity,
+  calendarNames,
   cancelBackfillRuns,
   cancelTaskRuns,
   countExistingFires,
+  deleteEdges,
+  deleteTask,
+  findCalendar,
+  findCalendarByName,
+  findTask,
+  findTaskEdges,
+  findTaskIdByName,
+  findTasksByName,
+  findTenant,
   insertManualRun,
   insertPlannedRuns,
+  insertTasks,
   insertTaskVersions,
   inTransaction,
   isUniqueViolation,
+  listTasks,
+  lockGroupTasks,
   lockTaskForBackfill,
   markBackfillsCancelled,
   markOwnFlow,
   RunEntity,
+  setTasksPaused,
   type PlannedRunRow,
   taskDefinitionToColumns,
-  TaskDependencyEntity,
   TaskEntity,
   taskEntityToDefinition,
-  TenantEntity,
+  updateTask,
 } from '@baton/persistence';
 import { auditChange, currentActorName } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
@@ -81,11 +93,6 @@ function invalid(errors: FieldError[]): never {
   throw badRequest(errors);
 }
 
-/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
-
 function encodeNameCursor(name: string): string {
   return Buffer.from(JSON.stringify({ after: name }), 'utf8').toString('base64url');
 }
@@ -114,12 +121,13 @@ export class TasksService {
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const qb = this.dataSource.getRepository(TaskEntity).createQueryBuilder('t').where('t.tenantId = :tenantId', { tenantId });
-    if (query.search) qb.andWhere("t.name LIKE :search ESCAPE '!'", { search: likePattern(query.search) });
-    if (query.group !== undefined) qb.andWhere('t.groupName = :group', { group: query.group });
-    if (query.paused !== undefined) qb.andWhere('t.paused = :paused', { paused: query.paused });
-    if (query.cursor !== undefined) qb.andWhere('t.name > :after', { after: decodeNameCursor(query.cursor) });
-    const rows = await qb.orderBy('t.name', 'ASC').take(limit + 1).getMany();
+    const rows = await listTasks(this.dataSource.manager, tenantId, {
+      search: query.search,
+      group: query.group,
+      paused: query.paused,
+      afterName: query.cursor === undefined ? undefined : decodeNameCursor(query.cursor),
+      limit: limit + 1,
+    });
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
     const calendars = await this.calendarNames(tenantId, page);
@@ -130,7 +138,7 @@ export class TasksService {
   }
 
   async get(tenantId: string, id: number, em: EntityManager = this.dataSource.manager): Promise<TaskView> {
-    const row = await em.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(em, tenantId, id);
     if (!row) throw notFound('Task', id);
     const calendars = await this.calendarNames(tenantId, [row], em);
     return taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null));
@@ -144,13 +152,13 @@ export class TasksService {
     await this.assertParamsFit(this.dataSource.manager, tenantId, [definition]);
     return this.writing(definition.name, () =>
       inTransaction(this.dataSource, async (em) => {
-        const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+        const tenant = await findTenant(em, tenantId);
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
         await this.assertNameFree(em, tenantId, definition.name, null);
         const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
-        await em.insert(TaskEntity, row);
+        await insertTasks(em, [row]);
         const created = await this.get(tenantId, row.id, em);
         await this.keepVersions(em, [{ tenantId, taskId: row.id, version: row.version, definition }]);
         await auditChange(em, { tenantId, objectType: 'task', objectId: created.id, after: created });
@@ -183,15 +191,15 @@ export class TasksService {
     const names = [...indexOfName.keys()];
     return this.writingMany(() =>
         inTransaction(this.dataSource, async (em) => {
-          const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+          const tenant = await findTenant(em, tenantId);
           if (!tenant) throw notFound('Tenant', tenantId);
-          const taken = (await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) }, select: { name: true } })))).flat();
+          const taken = await findTasksByName(em, tenantId, names);
           if (taken.length) {
             const named = taken.map((t) => ({ field: `tasks[${indexOfName.get(t.name)}].name`, reason: `a task named "${t.name}" already exists` }));
             throw conflict(`${taken.length} of the tasks' names are taken; nothing was created`, named);
           }
-          const calendars = new Map<string, Awaited<ReturnType<TasksService['findCalendar']>>>();
-          for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.findCalendar(em, tenantId, name));
+          const calendars = new Map<string, Awaited<ReturnType<TasksService['calendarByName']>>>();
+          for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.calendarByName(em, tenantId, name));
           const now = this.clock.now();
           const rows = definitions.map((d, i) => {
             const calendar = d.calendarName === null ? null : calendars.get(d.calendarName)!;
@@ -201,9 +209,9 @@ export class TasksService {
           });
           const refused = rows.filter((r): r is FieldError => 'field' in r);
           if (refused.length) invalid(refused);
-          for (const part of chunks(rows as TaskEntity[], INSERT_CHUNK)) await em.insert(TaskEntity, part);
+          await insertTasks(em, rows as TaskEntity[]);
           // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
-          const saved = new Map((await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) } })))).flat().map((r) => [r.name, r]));
+          const saved = new Map((await findTasksByName(em, tenantId, names)).map((r) => [r.name, r]));
           const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
           await this.keepVersions(em, definitions.map((d) => ({ tenantId, taskId: saved.get(d.name)!.id, version: 1, definition: d })));
           await auditChange(em, { tenantId, objectType: 'task', objectId: null, after: { tasks: views.map((v) => ({ id: v.id, name: v.name })) } });
@@ -268,7 +276,7 @@ export class TasksService {
       async () => {
         const checked = await this.paramsCheckedBefore(tenantId, id, expectedVersion, next);
         return inTransaction(this.dataSource, async (em) => {
-          const row = await em.findOneBy(TaskEntity, { id, tenantId });
+          const row = await findTask(em, tenantId, id);
           if (!row) throw notFound('Task', id);
           if (expectedVersion !== undefined && expectedVersion !== row.version) {
             throw conflict(`Task ${id} was changed since version ${expectedVersion} (now ${row.version}); reload it`, [
@@ -293,19 +301,8 @@ export class TasksService {
             const never = neverFiresProblem(schedule, nextFireAt, now);
             if (never) invalid([never]);
           }
-          const result = await em
-            .createQueryBuilder()
-            .update(TaskEntity)
-            .set({
-              ...taskDefinitionToColumns(definition, calendar?.id ?? null),
-              fireCount,
-              nextFireAt,
-              updatedAt: now,
-              version: () => 'version + 1',
-            })
-            .where('id = :id AND tenant_id = :tenantId AND version = :version', { id, tenantId, version: row.version })
-            .execute();
-          if (!result.affected) {
+          const saved = await updateTask(em, { tenantId, id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, now });
+          if (!saved) {
             throw conflict(`Task ${id} was changed concurrently; reload it and try again`, [
               { field: 'version', reason: 'the task changed while it was being saved' },
             ]);
@@ -327,7 +324,7 @@ export class TasksService {
    */
   private async paramsCheckedBefore(tenantId: string, id: number, expectedVersion: number | undefined, next: (current: TaskDefinition) => TaskDefinition): Promise<string | null> {
     const em = this.dataSource.manager;
-    const row = await em.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(em, tenantId, id);
     if (!row || (expectedVersion !== undefined && expectedVersion !== row.version)) return null;
     const definition = next(await this.definitionOf(em, row));
     await this.assertParamsFit(em, tenantId, [definition]);
@@ -336,7 +333,7 @@ export class TasksService {
 
   /** A stored task as a definition (its calendar by name). */
   private async definitionOf(em: EntityManager, row: TaskEntity): Promise<TaskDefinition> {
-    const calendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId: row.tenantId });
+    const calendar = row.calendarId === null ? null : await findCalendar(em, row.tenantId, row.calendarId);
     return taskEntityToDefinition(row, calendar?.name ?? null);
   }
 
@@ -347,15 +344,9 @@ export class TasksService {
    */
   async delete(tenantId: string, id: number, cascade: boolean): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      const row = await findTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
-      const edges = await em.find(TaskDependencyEntity, {
-        where: [
-          { tenantId, parentTaskId: id },
-          { tenantId, childTaskId: id },
-        ],
-        order: { id: 'ASC' },
-      });
+      const edges = await findTaskEdges(em, tenantId, id);
       if (edges.length > 0 && !cascade) {
         throw conflict(
           `Task "${row.name}" has ${edges.length} dependency edge(s); delete them first or pass ?cascade=true`,
@@ -364,10 +355,10 @@ export class TasksService {
         );
       }
       const before = await this.get(tenantId, id, em);
-      if (edges.length > 0) await em.delete(TaskDependencyEntity, { id: In(edges.map((e) => e.id)) });
+      await deleteEdges(em, tenantId, edges.map((e) => e.id));
       const now = this.clock.now();
       const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now });
-      await em.delete(TaskEntity, { id, tenantId });
+      await deleteTask(em, tenantId, id);
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after: { deletedDependencies: edges.map((e) => e.id), cancelledRuns } });
     });
   }
@@ -378,18 +369,13 @@ export class TasksService {
    */
   async setPaused(tenantId: string, id: number, paused: boolean): Promise<TaskView> {
     return inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      const row = await findTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
       const before = await this.get(tenantId, id, em);
       if (row.paused !== paused) {
         const definition = { ...(await this.definitionOf(em, row)), paused };
         await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
-        await em
-          .createQueryBuilder()
-          .update(TaskEntity)
-          .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
-          .where('id = :id AND tenant_id = :tenantId', { id, tenantId })
-          .execute();
+        await setTasksPaused(em, { tenantId, ids: [id], paused, now: this.clock.now() });
       }
       const after = await this.get(tenantId, id, em);
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
@@ -401,17 +387,8 @@ export class TasksService {
   async setGroupPaused(tenantId: string, group: string, paused: boolean): Promise<GroupPauseView> {
     const tasks = await inTransaction(this.dataSource, async (em) => {
       // Locked as read (MySQL), so the versions kept are those the update moves.
-      const query = em.createQueryBuilder(TaskEntity, 't').where('t.tenantId = :tenantId AND t.groupName = :group AND t.paused = :was', { tenantId, group, was: !paused });
-      if (this.dataSource.options.type === 'mysql') query.setLock('pessimistic_write');
-      const rows = await query.getMany();
-      for (const part of chunks(rows)) {
-        await em
-          .createQueryBuilder()
-          .update(TaskEntity)
-          .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
-          .where({ tenantId, id: In(part.map((r) => r.id)) })
-          .execute();
-      }
+      const rows = await lockGroupTasks(em, { tenantId, group, paused });
+      await setTasksPaused(em, { tenantId, ids: rows.map((r) => r.id), paused, now: this.clock.now() });
       const calendars = await this.calendarNames(tenantId, rows, em);
       await this.keepVersions(
         em,
@@ -438,7 +415,7 @@ export class TasksService {
       if (problem) invalid([problem]);
     }
     const runId = await inTransaction(this.dataSource, async (em) => {
-      const task = await em.findOneBy(TaskEntity, { id, tenantId });
+      const task = await findTask(em, tenantId, id);
       if (!task) throw notFound('Task', id);
       const runId = await insertManualRun(em, {
         tenantId,
@@ -480,9 +457,9 @@ export class TasksService {
   private async writeBackfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
     const rate = body.ratePerSec ?? DEFAULT_BACKFILL_RATE;
     if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000) invalid([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
-    const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Task', id);
-    const calendar = row.calendarId === null ? null : await this.dataSource.manager.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
+    const calendar = row.calendarId === null ? null : await findCalendar(this.dataSource.manager, tenantId, row.calendarId);
     const definition = taskEntityToDefinition(row, calendar?.name ?? null);
     const schedule = scheduleOf(definition, { fireCount: row.fireCount, createdAt: row.createdAt }, calendar ? { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates } : null);
     const range = backfillRange(schedule, { from: body.from, to: body.to }, this.clock.now());
@@ -562,10 +539,7 @@ export class TasksService {
   }
 
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {
-    const ids = [...new Set(rows.map((r) => r.calendarId).filter((c): c is number => c !== null))];
-    if (ids.length === 0) return new Map();
-    const calendars = await em.find(CalendarEntity, { where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
-    return new Map(calendars.map((c) => [c.id, c.name]));
+    return calendarNames(em, tenantId, [...new Set(rows.map((r) => r.calendarId).filter((c): c is number => c !== null))]);
   }
 
   private async resolveCalendar(
@@ -574,19 +548,19 @@ export class TasksService {
     name: string | null,
   ): Promise<{ id: number; definition: ExclusionCalendar } | null> {
     if (name === null) return null;
-    const calendar = await this.findCalendar(em, tenantId, name);
+    const calendar = await this.calendarByName(em, tenantId, name);
     if (!calendar) invalid([{ field: 'calendarName', reason: `no calendar named "${name}"` }]);
     return calendar;
   }
 
-  private async findCalendar(em: EntityManager, tenantId: string, name: string): Promise<{ id: number; definition: ExclusionCalendar } | null> {
-    const row = await em.findOneBy(CalendarEntity, { tenantId, name });
+  private async calendarByName(em: EntityManager, tenantId: string, name: string): Promise<{ id: number; definition: ExclusionCalendar } | null> {
+    const row = await findCalendarByName(em, tenantId, name);
     return row ? { id: row.id, definition: { name: row.name, timeZone: row.timeZone, dates: row.dates } } : null;
   }
 
   private async assertNameFree(em: EntityManager, tenantId: string, name: string, exceptId: number | null): Promise<void> {
-    const existing = await em.findOne(TaskEntity, { where: { tenantId, name }, select: { id: true } });
-    if (existing && existing.id !== exceptId) throw duplicateName(name);
+    const existing = await findTaskIdByName(em, tenantId, name);
+    if (existing !== null && existing !== exceptId) throw duplicateName(name);
   }
 
   /** createMany's writing(): a name taken by a concurrent writer after the check is a 409 too (nothing was created). */
@@ -613,15 +587,6 @@ export class TasksService {
 /** What a params check depends on in a task: the same key, the same verdict (for a given set of live executors). */
 function paramsKey(definition: TaskDefinition): string {
   return JSON.stringify([definition.executorApp, definition.handler, definition.params]);
-}
-
-/** Rows per INSERT of createMany: well inside SQLite's 32,766 bound parameters (~35 columns a row). */
-const INSERT_CHUNK = 200;
-
-function chunks<T>(items: readonly T[], size = 500): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }
 
 /** A new task's row (its first fire computed from its trigger), or why it can never fire. */

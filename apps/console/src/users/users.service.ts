@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOptionsWhere } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { keyRolesBeyond, type Role } from '@baton/domain';
-import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { deleteUser, endUserSessions, findLoginUser, findUser, insertUser, inTransaction, isUniqueViolation, listUsers, revokeOwnerKeys, tenantExists, updateUser, UserEntity } from '@baton/persistence';
 import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { AuthService } from '../auth/auth.service';
@@ -42,9 +42,7 @@ export class UsersService {
   ) {}
 
   async list(tenantId?: string): Promise<UserView[]> {
-    const where: FindOptionsWhere<UserEntity> = tenantId === undefined ? {} : { tenantId };
-    const rows = await this.dataSource.getRepository(UserEntity).find({ where, order: { id: 'ASC' } });
-    return rows.map(userView);
+    return (await listUsers(this.dataSource.manager, tenantId)).map(userView);
   }
 
   async create(input: NewUser): Promise<UserView> {
@@ -54,7 +52,7 @@ export class UsersService {
     }
     if (input.role !== 'OPERATOR') {
       if (tenantId === null) throw badRequest([{ field: 'tenantId', reason: `is required for role ${input.role}` }]);
-      if (!(await this.dataSource.getRepository(TenantEntity).existsBy({ id: tenantId }))) {
+      if (!(await tenantExists(this.dataSource.manager, tenantId))) {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
       }
     }
@@ -90,9 +88,9 @@ export class UsersService {
    */
   async insert(em: EntityManager, row: UserEntity, fields: CredentialFields = { username: 'username' }): Promise<void> {
     const duplicate = () => conflict(`User "${row.username}" already exists`, [{ field: fields.username, reason: 'already exists' }]);
-    if (await em.existsBy(UserEntity, { loginTenant: row.loginTenant, username: row.username })) throw duplicate();
+    if (await findLoginUser(em, row.loginTenant, row.username)) throw duplicate();
     try {
-      await em.insert(UserEntity, row);
+      await insertUser(em, row);
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
@@ -101,7 +99,7 @@ export class UsersService {
 
   /** Creates the user unless its tenant (or the operators) has one of that name (seeding, bootstrap). True when created. */
   async ensure(input: NewUser): Promise<boolean> {
-    if (await this.dataSource.getRepository(UserEntity).existsBy({ loginTenant: input.tenantId ?? '', username: input.username })) return false;
+    if (await findLoginUser(this.dataSource.manager, input.tenantId ?? '', input.username)) return false;
     await this.create(input);
     return true;
   }
@@ -125,8 +123,8 @@ export class UsersService {
       if (errors.length > 0) throw badRequest(errors);
       if (dto.role !== undefined) row.role = dto.role;
       if (dto.disabled !== undefined) row.disabled = dto.disabled;
-      await em.update(UserEntity, { id }, { role: row.role, disabled: row.disabled });
-      if (row.disabled) await em.delete(SessionEntity, { userId: id });
+      await updateUser(em, id, { role: row.role, disabled: row.disabled });
+      if (row.disabled) await endUserSessions(em, id);
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
       await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before, after: userView(row) });
       return userView(row);
@@ -138,8 +136,8 @@ export class UsersService {
     const passwordHash = await this.auth.hashPassword(password);
     await inTransaction(this.dataSource, async (em) => {
       const row = await this.findInScope(em, id, scope);
-      await em.update(UserEntity, { id }, { passwordHash });
-      await em.delete(SessionEntity, { userId: id });
+      await updateUser(em, id, { passwordHash });
+      await endUserSessions(em, id);
       await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, after: { passwordChanged: true } });
     });
   }
@@ -148,18 +146,17 @@ export class UsersService {
   async delete(id: number, actingUserId: number | null): Promise<void> {
     if (id === actingUserId) throw conflict('You cannot delete yourself', [{ field: 'id', reason: 'is the calling user' }]);
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(UserEntity, { id });
+      const row = await findUser(em, undefined, id);
       if (!row) throw notFound('User', id);
-      await em.delete(SessionEntity, { userId: id });
+      await endUserSessions(em, id);
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
-      await em.delete(UserEntity, { id });
+      await deleteUser(em, id);
       await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before: userView(row) });
     });
   }
 
   private async findInScope(em: EntityManager, id: number, scope: UserScope): Promise<UserEntity> {
-    const where: FindOptionsWhere<UserEntity> = scope.tenantId === undefined ? { id } : { id, tenantId: scope.tenantId };
-    const row = await em.findOneBy(UserEntity, where);
+    const row = await findUser(em, scope.tenantId, id);
     if (!row) throw notFound('User', id);
     return row;
   }

@@ -63,6 +63,13 @@ interface RawAuditRow {
  * `limit` index entries.
  */
 export async function listAuditRecords(manager: EntityManager, filter: AuditFilter): Promise<AuditRow[]> {
+  const { sql, params } = auditListSql(filter);
+  const { rows } = await execute<RawAuditRow>(manager, sql, params);
+  return rows.map(auditRowOf);
+}
+
+/** The page query of listAuditRecords, for its plan test (audit-queries.spec.ts). */
+export function auditListSql(filter: AuditFilter): { sql: string; params: unknown[] } {
   const where: string[] = [];
   const params: unknown[] = [];
   const add = (sql: string, value: unknown) => {
@@ -80,14 +87,10 @@ export async function listAuditRecords(manager: EntityManager, filter: AuditFilt
     where.push('(at < ? OR (at = ? AND id < ?))');
     params.push(filter.after.at, filter.after.at, filter.after.id);
   }
-  const { rows } = await execute<RawAuditRow>(
-    manager,
-    `SELECT ${COLUMNS}
-       FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}
-      ORDER BY at DESC, id DESC LIMIT ?`,
-    [...params, filter.limit],
-  );
-  return rows.map(auditRowOf);
+  return {
+    sql: `SELECT ${COLUMNS} FROM audit_log ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY at DESC, id DESC LIMIT ?`,
+    params: [...params, filter.limit],
+  };
 }
 
 const COLUMNS = 'id, at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json';

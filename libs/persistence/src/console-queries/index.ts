@@ -1,9 +1,15 @@
-export * from './cancel-run';
-export * from './cancel-task-runs';
-export * from './insert-manual-run';
-export * from './cancel-backfill-runs';
-export * from './lock-task-for-backfill';
-export * from './mark-backfills-cancelled';
-export * from './count-existing-fires';
-export * from './revoke-owner-keys';
+/**
+ * The console's queries, by aggregate (one folder each: runs, tasks, calendars, dependencies,
+ * tenants, users, sessions, api-keys, engine-groups), one small file per SQL operation with the query in plain sight. Every query
+ * of a tenant's rows takes the tenant and filters through tenant-scope.ts.
+ */
+export * from './api-keys';
+export * from './calendars';
+export * from './dependencies';
+export * from './engine-groups';
+export * from './runs';
+export * from './sessions';
 export * from './tasks';
+export * from './tenants';
+export * from './users';
+export * from './tenant-scope';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { accessForGroups, keyRolesBeyond, type SsoAccess } from '@baton/domain';
-import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { findSsoUser, inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, tenantExists, UserEntity } from '@baton/persistence';
 import { conflict, forbidden } from '../../common/api-error';
 import { CLOCK, Clock } from '../../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
@@ -74,13 +74,13 @@ export class SsoAccountsService {
   }
 
   private async keepInStep(em: EntityManager, identity: SsoIdentity, access: SsoAccess | null): Promise<SignInOutcome> {
-    const existing = await em.findOneBy(UserEntity, { ssoProvider: identity.provider, ssoSubject: identity.subject });
+    const existing = await findSsoUser(em, identity.provider, identity.subject);
     if (access === null) {
       if (!existing || existing.disabled) return { user: existing, change: {} };
       await this.disable(em, existing);
       return { user: { ...existing, disabled: true }, change: { disabled: true } };
     }
-    if (access.tenantId !== null && !(await em.existsBy(TenantEntity, { id: access.tenantId }))) {
+    if (access.tenantId !== null && !(await tenantExists(em, access.tenantId))) {
       throw forbidden(`Your group "${access.group}" maps to tenant "${access.tenantId}", which does not exist: ask an operator to create it`);
     }
     const fields = { tenantId: access.tenantId, loginTenant: access.tenantId ?? '', username: identity.username, role: access.role };

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { execute } from '../engine-queries/sql';
+import { execute } from '../../engine-queries/sql';
 
 /**
  * The first statement of a backfill's cancel (DELETE /api/tasks/{id}/backfill), before its runs

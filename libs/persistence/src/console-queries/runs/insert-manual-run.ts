@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
-import { RunEntity } from '../entities';
+import { RunEntity } from '../../entities';
 
 /**
  * A user runs a task now (POST /api/tasks/{id}/trigger): a PENDING run, cause MANUAL, due now,

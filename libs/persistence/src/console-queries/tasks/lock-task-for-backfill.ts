@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { dialectOf, execute } from '../engine-queries/sql';
+import { dialectOf, execute } from '../../engine-queries/sql';
 
 /**
  * The first statement of each slice of a backfill being written (console tasks.service):

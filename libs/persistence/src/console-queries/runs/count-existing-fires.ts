@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { execute } from '../engine-queries/sql';
+import { execute } from '../../engine-queries/sql';
 
 /**
  * How many of a task's fire keys already have a run — what a slice of a backfill will not write

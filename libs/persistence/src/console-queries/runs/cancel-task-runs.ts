@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
-import { execute } from '../engine-queries/sql';
-import { runWrite, stateIn } from '../runs/run-writes';
+import { execute } from '../../engine-queries/sql';
+import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
 export const CANCEL_TASK_RUNS = runWrite('cancelTaskRuns', ACTIVE_STATES, 'CANCELLED');

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Role } from '@baton/domain';
-import { execute, placeholders } from '../engine-queries/sql';
+import { execute, placeholders } from '../../engine-queries/sql';
 
 /**
  * A user was disabled, deleted or demoted: its live API keys of the roles it may no longer hold

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { execute } from '../engine-queries/sql';
-import { runWrite, stateIn } from '../runs/run-writes';
+import { execute } from '../../engine-queries/sql';
+import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
 export const CANCEL_BACKFILL_RUNS = runWrite('cancelBackfillRuns', ['PENDING', 'CLAIMED'], 'CANCELLED');

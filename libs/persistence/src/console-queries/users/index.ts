@@ -1,0 +1,2 @@
+export * from './find-users';
+export * from './write-users';
