@@ -145,6 +145,17 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect(body(await exportOf(beta.admin))).toBe(body(full));
   });
 
+  it("moves the next fire of the tasks using a calendar whose dates the file changes", async () => {
+    const file = (dates: string) =>
+      `version: 1\ncalendars:\n  - { name: closed, timeZone: UTC, dates: [${dates}] }\ntasks:\n  - name: nightly-closed\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }\n    calendarName: closed\n`;
+    expect((await post('apply', gamma.adminKey, file(''))).status).toBe(200);
+    const next = async () => (await t.http().get('/api/tasks?search=nightly-closed').set(gamma.admin)).body.items[0].nextFireAt as number;
+    expect(new Date(await next()).toISOString()).toBe('2026-03-01T02:00:00.000Z');
+    const res = await post('apply', gamma.adminKey, file('2026-03-01'));
+    expect(res.body.changes.map((c: { kind: string; action: string }) => `${c.kind}:${c.action}`)).toEqual(['calendar:update']);
+    expect(new Date(await next()).toISOString()).toBe('2026-03-02T02:00:00.000Z');
+  });
+
   it('keeps tenants apart and needs an admin to plan or apply', async () => {
     const file = await exportOf(acme.admin);
     expect(await exportOf(gamma.admin)).not.toContain('report');

@@ -136,7 +136,7 @@ export class CalendarsService {
    * time from the stored one (if already due) or from now. FIXED_DELAY tasks are left to the
    * engine, which places their next fire when a run ends.
    */
-  private async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
+  async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
     const definition: ExclusionCalendar = { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates };
     const tasks = await findCalendarTasks(em, tenantId, calendar.id);
     const now = this.clock.now();

@@ -19,6 +19,7 @@ import { ApiException, badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
+import { CalendarsService } from '../calendars/calendars.service';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from '../tasks/schedule';
 import { newTaskRow, TasksService } from '../tasks/tasks.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -54,6 +55,7 @@ export class ConfigService {
     private readonly dataSource: DataSource,
     private readonly tasks: TasksService,
     private readonly webhooks: WebhooksService,
+    private readonly calendarsService: CalendarsService,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {}
@@ -83,6 +85,11 @@ export class ConfigService {
       await this.applyWebhooks(em, tenantId, snapshot, desired, of('webhook', 'create'), of('webhook', 'update'), now);
       const taskIds = await this.applyTasks(em, tenant, snapshot, desired, calendars, of('task', 'create'), of('task', 'update'), now);
       await this.applyDependencies(em, tenantId, snapshot, desired, taskIds, prune, now);
+      // A calendar's new dates move the next fire of the tasks using it, as a console edit does (the tasks just written already have theirs).
+      for (const name of of('calendar', 'update')) {
+        const row = await em.findOneByOrFail(CalendarEntity, { id: snapshot.calendars.get(name)!.id, tenantId });
+        await this.calendarsService.refreshTasks(em, tenantId, row);
+      }
       // Deletions last: what is pruned may still be named by what was just changed away from it.
       for (const name of of('task', 'delete')) {
         const row = snapshot.tasks.get(name)!;
