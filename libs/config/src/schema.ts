@@ -78,7 +78,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_SSO_GROUP_MAP', type: 'list', processes: CONSOLES, description: 'OIDC and LDAP: which groups give which access, comma list of `group=tenant:TENANT_ADMIN`, `group=tenant:TENANT_VIEWER` or `group=OPERATOR`. A user gets the first entry whose group it is in (list stronger grants first); in none, it has no access (its account is disabled at its next sign-in).' },
   // The CLI's tasks-as-code commands (`baton export | plan | apply`) talk to a console.
   { name: 'BATON_API_URL', type: 'url', default: 'http://127.0.0.1:8080', processes: ['cli'], description: '`baton export|plan|apply`: the console the CLI talks to.' },
-  { name: 'BATON_API_KEY', type: 'string', processes: ['cli'], description: '`baton export|plan|apply`: a tenant API key (TENANT_ADMIN to apply; a viewer key can export and plan).' },
+  { name: 'BATON_API_KEY', type: 'string', processes: ['cli'], description: '`baton export|plan|apply`: a tenant API key (TENANT_ADMIN to plan and apply; a viewer key can export).' },
   // The engine node.
   { name: 'BATON_ENGINE_ID', type: 'string', defaultText: '`<hostname>-<pid>-<random>`', processes: ENGINES, description: 'Unique id of this engine node. Fixed across restarts, the node takes its own row back.' },
   { name: 'BATON_ENGINE_GROUPS', type: 'list', default: 'default', processes: ENGINES, description: 'Engine groups served (comma list); a tenant is served by the engines of its group.' },

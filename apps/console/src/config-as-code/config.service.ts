@@ -1,5 +1,5 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
   CalendarEntity,
@@ -100,7 +100,8 @@ export class ConfigService {
       for (const name of of('webhook', 'delete')) {
         const row = snapshot.webhooks.get(name)!;
         await em.delete(WebhookChannelEntity, { id: row.id, tenantId });
-        await em.delete(WebhookDeliveryEntity, { channelId: row.id });
+        // As a console delete: its pending deliveries go, its delivered history stays.
+        await em.delete(WebhookDeliveryEntity, { channelId: row.id, deliveredAt: IsNull() });
       }
       for (const name of of('calendar', 'delete')) {
         const row = snapshot.calendars.get(name)!;
