@@ -29,3 +29,12 @@ export async function lockTenant(manager: EntityManager, tenantId: string): Prom
   if (manager.connection.options.type !== 'mysql') return;
   await manager.createQueryBuilder(TenantEntity, 't').setLock('pessimistic_write').where('t.id = :tenantId', { tenantId }).getOne();
 }
+
+/**
+ * Every tenant, by id (the operator's list):
+ *
+ *   SELECT * FROM tenants ORDER BY id
+ */
+export function listTenants(manager: EntityManager): Promise<TenantEntity[]> {
+  return manager.find(TenantEntity, { order: { id: 'ASC' } });
+}
