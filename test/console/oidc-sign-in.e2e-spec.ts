@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity, UserEntity } from '@baton/persistence';
 import type { SsoOptions } from '../../apps/console/src/auth/sso/sso-options';
 import { parseGroupMap } from '@baton/domain';
-import { useTestDatabase } from '../support/databases';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { CookieJar, finishSignIn, signIn, startSignIn, throughProvider } from '../support/oidc-browserless';
 import { foreignSigner, jwtPayload, startTestProvider, type TestProvider } from '../support/oidc-test-provider';
 import { seedOperator, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
@@ -26,8 +26,8 @@ function oidcOptions(issuer: string): SsoOptions {
   };
 }
 
-describe('OpenID Connect sign-in', () => {
-  const db = useTestDatabase('sqlite');
+describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
+  const db = useTestDatabase(kind);
   let provider: TestProvider;
   let t: ConsoleTestApp;
   let acme: SeededTenant;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { taskRetention, tenantRetention, validateRetention, type RetentionLevel } from '@baton/domain';
-import { inTransaction, RetentionPolicyEntity, TaskEntity } from '@baton/persistence';
+import { deleteRetentionPolicy, findRetentionPolicy, findTask, inTransaction, listRetentionPolicies, RetentionPolicyEntity, saveRetentionPolicy } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -20,7 +20,7 @@ export class RetentionService {
   ) {}
 
   async get(tenantId: string): Promise<RetentionView> {
-    const rows = await this.dataSource.getRepository(RetentionPolicyEntity).find({ where: { tenantId }, order: { taskId: 'ASC' } });
+    const rows = await listRetentionPolicies(this.dataSource.manager, tenantId);
     const ceiling = this.options.retentionCeiling;
     const own = rows.find((r) => r.taskId === TENANT_ROW) ?? null;
     const effective = tenantRetention(ceiling, own);
@@ -52,8 +52,8 @@ export class RetentionService {
   async clearTask(tenantId: string, taskId: number): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
       await this.ownTask(em, tenantId, taskId);
-      const before = await em.findOneBy(RetentionPolicyEntity, { tenantId, taskId });
-      await em.delete(RetentionPolicyEntity, { tenantId, taskId });
+      const before = await findRetentionPolicy(em, tenantId, taskId);
+      await deleteRetentionPolicy(em, tenantId, taskId);
       await auditChange(em, { tenantId, objectType: 'retention', objectId: taskId, before: before && levelOf(before) });
     });
   }
@@ -68,8 +68,8 @@ export class RetentionService {
 
   /** Stores a level (the tenant's: taskId TENANT_ROW) and audits it, in the caller's transaction. */
   private async save(em: EntityManager, tenantId: string, taskId: number, level: RetentionLevel): Promise<void> {
-    const before = await em.findOneBy(RetentionPolicyEntity, { tenantId, taskId });
-    await em.save(RetentionPolicyEntity, {
+    const before = await findRetentionPolicy(em, tenantId, taskId);
+    await saveRetentionPolicy(em, {
       tenantId,
       taskId,
       runsMs: level.runsMs,
@@ -82,7 +82,7 @@ export class RetentionService {
   }
 
   private async ownTask(em: EntityManager, tenantId: string, taskId: number): Promise<void> {
-    if (!(await em.existsBy(TaskEntity, { id: taskId, tenantId }))) throw notFound('Task', taskId);
+    if (!(await findTask(em, tenantId, taskId))) throw notFound('Task', taskId);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, IsNull, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   checkOutboundUrl,
   outboundCheck,
@@ -14,7 +14,7 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
-import { inTransaction, isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
+import { deleteWebhookChannel, findTenant, findWebhookChannel, insertWebhookChannel, inTransaction, isUniqueViolation, listWebhookChannels, WebhookChannelEntity, webhookDeliveryStand } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -51,7 +51,7 @@ export class WebhooksService {
   ) {}
 
   async list(tenantId: string): Promise<WebhookView[]> {
-    const rows = await this.dataSource.getRepository(WebhookChannelEntity).find({ where: { tenantId }, order: { name: 'ASC' } });
+    const rows = await listWebhookChannels(this.dataSource.manager, tenantId);
     return Promise.all(rows.map((r) => this.view(r)));
   }
 
@@ -68,7 +68,7 @@ export class WebhooksService {
     const minSeverity = body.minSeverity ?? 'WARNING';
     if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) errors.push({ field: 'minSeverity', reason: `must be one of ${SEVERITIES.join(', ')}` });
     if (errors.length) throw badRequest(errors);
-    const row = this.dataSource.getRepository(WebhookChannelEntity).create({
+    const row = this.dataSource.manager.create(WebhookChannelEntity, {
       tenantId,
       name: (name as string).trim(),
       url: url as string,
@@ -79,7 +79,7 @@ export class WebhooksService {
     });
     try {
       await inTransaction(this.dataSource, async (em) => {
-        await em.insert(WebhookChannelEntity, row);
+        await insertWebhookChannel(em, row);
         await auditChange(em, { tenantId, objectType: 'webhook', objectId: row.id, after: channelOf(row) });
       });
     } catch (err) {
@@ -91,17 +91,16 @@ export class WebhooksService {
 
   async delete(tenantId: string, id: number): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(WebhookChannelEntity, { id, tenantId });
+      const row = await findWebhookChannel(em, tenantId, id);
       if (!row) throw notFound('Webhook', id);
-      await em.delete(WebhookChannelEntity, { id, tenantId });
-      await em.delete(WebhookDeliveryEntity, { channelId: id, deliveredAt: IsNull() });
+      await deleteWebhookChannel(em, tenantId, id);
       await auditChange(em, { tenantId, objectType: 'webhook', objectId: id, before: channelOf(row) });
     });
   }
 
   /** Sends a test message (a BUSINESS alarm, INFO) now, signed as deliveries are, and says what the endpoint answered. */
   async test(tenantId: string, id: number): Promise<WebhookTestView> {
-    const channel = await this.dataSource.getRepository(WebhookChannelEntity).findOneBy({ id, tenantId });
+    const channel = await findWebhookChannel(this.dataSource.manager, tenantId, id);
     if (!channel) throw notFound('Webhook', id);
     const now = this.clock.now();
     const body = JSON.stringify(
@@ -142,7 +141,7 @@ export class WebhooksService {
 
   /** The tenant's networks: what its webhooks may reach besides public addresses. */
   private async networksOf(tenantId: string): Promise<ExecutorNetworks> {
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, executorNetworks: true } });
+    const tenant = await findTenant(this.dataSource.manager, tenantId);
     return tenant?.executorNetworks ?? null;
   }
 
@@ -168,12 +167,7 @@ export class WebhooksService {
   }
 
   private async view(row: WebhookChannelEntity): Promise<WebhookView> {
-    const deliveries = this.dataSource.getRepository(WebhookDeliveryEntity);
-    const [pending, failed, last] = await Promise.all([
-      deliveries.count({ where: { channelId: row.id, deliveredAt: IsNull(), failedAt: IsNull() } }),
-      deliveries.count({ where: { channelId: row.id, failedAt: Not(IsNull()) } }),
-      deliveries.findOne({ where: { channelId: row.id, deliveredAt: IsNull(), lastError: Not(IsNull()) }, order: { id: 'DESC' }, select: { id: true, lastError: true } }),
-    ]);
-    return { id: row.id, name: row.name, url: row.url, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity, createdAt: row.createdAt, pending, failed, lastError: last?.lastError ?? null };
+    const { pending, failed, lastError } = await webhookDeliveryStand(this.dataSource.manager, row.id);
+    return { id: row.id, name: row.name, url: row.url, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity, createdAt: row.createdAt, pending, failed, lastError };
   }
 }

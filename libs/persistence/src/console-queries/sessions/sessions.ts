@@ -1,5 +1,5 @@
 import { LessThan, Not, type EntityManager } from 'typeorm';
-import { SessionEntity } from '../../entities';
+import { SessionEntity, UserEntity } from '../../entities';
 
 /**
  * A login's new session, and its user's expired ones gone (housekeeping on each login):
@@ -37,4 +37,14 @@ export async function endSession(manager: EntityManager, id: number): Promise<vo
  */
 export async function endUserSessions(manager: EntityManager, userId: number, keepSessionId: number | null = null): Promise<void> {
   await manager.delete(SessionEntity, keepSessionId === null ? { userId } : { userId, id: Not(keepSessionId) });
+}
+
+/**
+ * Ends the sessions of a tenant's password users (the tenant now requires single sign-on):
+ *
+ *   DELETE FROM sessions WHERE user_id IN (SELECT id FROM users WHERE tenant_id = ? AND sso_provider IS NULL)
+ */
+export async function endPasswordSessionsOfTenant(manager: EntityManager, tenantId: string): Promise<void> {
+  const users = manager.createQueryBuilder(UserEntity, 'u').select('u.id').where('u.tenant_id = :tenantId AND u.sso_provider IS NULL', { tenantId });
+  await manager.createQueryBuilder().delete().from(SessionEntity).where(`user_id IN (${users.getQuery()})`).setParameters(users.getParameters()).execute();
 }

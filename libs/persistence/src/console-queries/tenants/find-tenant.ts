@@ -31,6 +31,15 @@ export async function lockTenant(manager: EntityManager, tenantId: string): Prom
 }
 
 /**
+ * Every tenant, by id (the operator's list):
+ *
+ *   SELECT * FROM tenants ORDER BY id
+ */
+export function listTenants(manager: EntityManager): Promise<TenantEntity[]> {
+  return manager.find(TenantEntity, { order: { id: 'ASC' } });
+}
+
+/**
  * Whether a tenant requires single sign-on (its users' password logins are refused):
  *
  *   SELECT 1 FROM tenants WHERE id = ? AND sso_required = 1 LIMIT 1              -- primary key
