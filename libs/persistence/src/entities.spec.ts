@@ -4,6 +4,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../test/support/databases
 import {
   AlarmEntity,
   ApiKeyEntity,
+  AuditRecordEntity,
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
@@ -18,6 +19,7 @@ import {
   LoginThrottleEntity,
   TaskDependencyEntity,
   TaskEntity,
+  TaskVersionEntity,
   TenantEntity,
   UserEntity,
   WebhookChannelEntity,
@@ -311,8 +313,20 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: WebhookDeliveryEntity,
     name: 'webhook_deliveries',
-    full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
-    nulls: { tenantId: 'acme', channelId: 2, alarmId: 1, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
+    full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, auditId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
+    nulls: { tenantId: 'acme', channelId: 2, alarmId: null, auditId: null, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
+  },
+  {
+    entity: AuditRecordEntity,
+    name: 'audit_log',
+    full: { at: T, tenantId: 'acme', actorKind: 'apiKey', actorName: 'api-key:ci', actorUserId: 1, actorApiKeyId: 2, sourceAddress: '::ffff:10.0.0.1', action: 'task.update', objectType: 'task', objectId: '42', before: { priority: 0 }, after: { priority: 9 } },
+    nulls: { at: T, tenantId: null, actorKind: 'anonymous', actorName: 'mallory', actorUserId: null, actorApiKeyId: null, sourceAddress: null, action: 'auth.login-failed', objectType: 'user', objectId: null, before: null, after: null },
+  },
+  {
+    entity: TaskVersionEntity,
+    name: 'task_versions',
+    full: { tenantId: 'acme', taskId: 1, version: 3, at: T, actorName: 'ann', definition: { name: 'nightly', params: { region: 'eu' } } },
+    nulls: { tenantId: 'acme', taskId: 2, version: 1, at: T, actorName: null, definition: {} },
   },
   {
     entity: AlarmEntity,

@@ -1,0 +1,17 @@
+import { t } from '../../shared/i18n/i18n';
+import type { FieldChange } from '../../shared/model';
+import { shown } from './changes';
+
+/** Changed fields as a compact list: `field: before → after`. */
+export function ChangeList({ changes, none = t('no field changed') }: { changes: readonly FieldChange[]; none?: string }) {
+  if (changes.length === 0) return <span className="muted small">{none}</span>;
+  return (
+    <ul className="changes small">
+      {changes.map((c) => (
+        <li key={c.field} data-field={c.field}>
+          <code>{c.field}</code>: <del>{shown(c.before)}</del> → <ins>{shown(c.after)}</ins>
+        </li>
+      ))}
+    </ul>
+  );
+}
