@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, insertAlarm, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+import { cronTask, insertAlarm, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 type Method = 'post' | 'put' | 'patch' | 'delete';
 
@@ -45,6 +45,10 @@ interface Objects {
   /** The user the operator's routes act on. */
   opUser: number;
   run: number;
+  /** A finished run the walk runs again, an active one its bulk cancel takes, a DOWN executor it removes. */
+  finishedRun: number;
+  activeRun: number;
+  downExecutor: number;
   alarm: number;
   group: string;
 }
@@ -152,6 +156,30 @@ const CALLS: Record<string, RouteCalls> = {
   'POST /api/runs/{id}/cancel': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/runs/${w.run}/cancel` }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/runs/${UNKNOWN}/cancel` }),
+  },
+  'POST /api/runs/{id}/rerun': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/runs/${w.finishedRun}/rerun` }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/runs/${UNKNOWN}/rerun` }),
+  },
+  'POST /api/runs/bulk-cancel': {
+    ok: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-cancel', body: { ids: [w.activeRun, UNKNOWN] } }),
+    refused: (w) => ({ as: w.alpha.viewer, path: '/api/runs/bulk-cancel', body: { ids: [w.activeRun] } }),
+  },
+  'POST /api/runs/bulk-rerun': {
+    ok: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-rerun', body: { ids: [w.finishedRun] } }),
+    refused: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-rerun', body: { ids: [] } }),
+  },
+  'POST /api/tasks/{id}/copy': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy' } }),
+    refused: (w) => ({ as: w.alpha.viewer, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy-refused' } }),
+  },
+  'DELETE /api/executors/{id}': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/executors/${w.downExecutor}` }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/executors/${UNKNOWN}` }),
+  },
+  'PUT /api/me/preferences': {
+    ok: (w) => ({ as: w.alpha.admin, path: '/api/me/preferences', body: { theme: 'dark', language: 'zh-CN', timeZone: 'Asia/Shanghai' } }),
+    refused: (w) => ({ as: w.alpha.admin, path: '/api/me/preferences', body: { timeZone: 'Mars/Olympus' } }),
   },
   'POST /api/alarms/{id}/ack': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/alarms/${w.alarm}/ack` }),
@@ -296,8 +324,12 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const extraTask = (await ok(await http().post('/api/tasks').set(alpha.admin).send(cronTask('walk-extra')))).id as number;
     const opUser = (await ok(await http().post('/api/users').set(alpha.admin).send({ username: 'walk-op-target', password: 'password-123', role: 'TENANT_VIEWER' }))).id as number;
     const run = (await insertRun(db.dataSource, 'alpha', task)).id;
+    const finishedRun = (await insertRun(db.dataSource, 'alpha', task, { state: 'SUCCEEDED', finishedAt: T0 - 1000 })).id;
+    const activeRun = (await insertRun(db.dataSource, 'alpha', task)).id;
+    const downExecutor = (await insertExecutor(db.dataSource, 'alpha')).id;
+    await db.dataSource.query("UPDATE executors SET state = 'DOWN' WHERE id = ?", [downExecutor]);
     const alarm = (await insertAlarm(db.dataSource, 'alpha')).id;
-    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, user, run, alarm, group: 'walkers' };
+    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, user, run, finishedRun, activeRun, downExecutor, alarm, group: 'walkers' };
     const doc = (await http().get('/api/docs-json')).body as { paths: Record<string, Record<string, DocOperation>> };
     writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)

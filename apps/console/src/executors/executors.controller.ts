@@ -50,6 +50,7 @@ export class ExecutorsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('executor.delete')
   @ApiOperation({ summary: "Remove a DOWN executor (stopped, or silent): its row goes, the runs that went to it stay (TENANT_ADMIN)" })
   @ApiNoContentResponse()
   @ApiConflictResponse({ description: 'The executor is UP (errors name `state`)' })
