@@ -52,9 +52,10 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       executorNetworks: ['10.0.0.0/8', '*.svc.cluster.local'],
       backlogAlarmMs: 30_000,
       backlogLateSince: T + 5,
+      ssoRequired: true,
       createdAt: T,
     },
-    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, createdAt: T },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, ssoRequired: false, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
@@ -75,8 +76,8 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: UserEntity,
     name: 'users',
-    full: { tenantId: 'acme', loginTenant: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T, language: 'zh-CN', timeZone: 'Asia/Shanghai', theme: 'dark' },
-    nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T, language: null, timeZone: null, theme: null },
+    full: { tenantId: 'acme', loginTenant: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T, language: 'zh-CN', timeZone: 'Asia/Shanghai', theme: 'dark', ssoProvider: 'oidc', ssoSubject: 'sub-Ωmega-42' },
+    nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T, language: null, timeZone: null, theme: null, ssoProvider: null, ssoSubject: null },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
   { entity: LoginThrottleEntity, name: 'login_throttle', full: { key: 'f'.repeat(64), failures: 6, lastFailureAt: T, waitUntil: T + 120_000 } },
@@ -154,6 +155,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       createdAt: T,
       updatedAt: T + 5,
       version: 3,
+      managedHash: 'f'.repeat(64),
     },
     nulls: {
       tenantId: 'acme',
@@ -195,6 +197,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       createdAt: T,
       updatedAt: T,
       version: 1,
+      managedHash: null,
     },
   },
   {
