@@ -748,5 +748,5 @@ export const zhCN: Record<string, string> = {
   'Drift: this task was changed here since its tasks-as-code file was applied. The next `baton apply` puts the file’s definition back; `baton plan` shows the difference.': '漂移：此任务在其任务即代码文件应用之后又在这里被修改过。下一次 `baton apply` 会恢复文件中的定义；`baton plan` 可显示差异。',
   'Managed by a tasks-as-code file (`baton apply`): change the file rather than this page.': '由任务即代码文件管理（`baton apply`）：请修改该文件，而不是此页面。',
   'Task {{name}} is managed by a tasks-as-code file: the next `baton apply` will undo this edit. Save anyway?': '任务 {{name}} 由任务即代码文件管理：下一次 `baton apply` 会撤销此修改。仍要保存吗？',
-  'Alarm types, and AUDIT for the audit log (none checked: every alarm type)': '告警类型，以及审计日志的 AUDIT（都不勾选：所有告警类型）',
+  'Alarm types, and AUDIT for the audit log (none checked: every alarm type)': '告警类型，以及审计日志事件（都不勾选：所有告警类型）',
 };
