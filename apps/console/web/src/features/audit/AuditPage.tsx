@@ -48,7 +48,7 @@ export function AuditPage({ operator }: { operator: boolean }) {
         ) : null}
         <Field label={t('Who')}>{(p) => <input {...p} name="actor" value={actor} onChange={(e) => filter(setActor)(e.target.value)} placeholder={t('username or api-key:name')} />}</Field>
         <Field label={t('Action')}>{(p) => <input {...p} name="action" value={action} onChange={(e) => filter(setAction)(e.target.value)} placeholder="task.update" />}</Field>
-        <Field label={t('Object type')}>{(p) => <input {...p} name="objectType" value={objectType} onChange={(e) => filter(setObjectType)(e.target.value)} placeholder="task" />}</Field>
+        <Field label={t('Object type')}>{(p) => <input {...p} name="objectType" value={objectType} onChange={(e) => filter(setObjectType)(e.target.value)} />}</Field>
         <Field label={t('Object id')}>{(p) => <input {...p} name="objectId" value={objectId} disabled={!objectType.trim()} onChange={(e) => filter(setObjectId)(e.target.value)} />}</Field>
         <Field label={t('From')}>{(p) => <input {...p} type="datetime-local" name="from" value={from} onChange={(e) => filter(setFrom)(e.target.value)} />}</Field>
         <Field label={t('To')}>{(p) => <input {...p} type="datetime-local" name="to" value={to} onChange={(e) => filter(setTo)(e.target.value)} />}</Field>

@@ -24,13 +24,13 @@ export function AuditTable({ rows, showTenant, empty }: { rows: readonly AuditRe
           header: t('Who'),
           cell: (r) => (
             <span title={r.actor.kind === 'apiKey' ? t('API key') : r.actor.kind === 'anonymous' ? t('Not logged in') : t('User')}>
-              {r.actor.name}
+              <span translate="no">{r.actor.name}</span>
               {r.actor.address ? <span className="muted small"> · {r.actor.address}</span> : null}
             </span>
           ),
         },
         { header: t('Action'), cell: (r) => <code>{r.action}</code> },
-        { header: t('Object'), cell: (r) => (r.objectType === 'task' && r.objectId ? <Link to={`/tasks/${r.objectId}`}>{t('task #{{id}}', { id: r.objectId })}</Link> : `${r.objectType}${r.objectId ? ` ${r.objectId}` : ''}`) },
+        { header: t('Object'), cell: (r) => (r.objectType === 'task' && r.objectId ? <Link to={`/tasks/${r.objectId}`}>{t('task #{{id}}', { id: r.objectId })}</Link> : <code>{`${r.objectType}${r.objectId ? ` ${r.objectId}` : ''}`}</code>) },
         { header: t('Change'), cell: (r) => <ChangeList changes={changesOf(r.before, r.after)} /> },
       ]}
     />

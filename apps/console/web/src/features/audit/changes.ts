@@ -7,7 +7,6 @@ export function changesOf(before: unknown, after: unknown): FieldChange[] {
 
 /** A value as a change list shows it: JSON, shortened. */
 export function shown(value: unknown): string {
-  if (value === undefined) return '(not set)';
   const text = JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}…` : text;
 }
