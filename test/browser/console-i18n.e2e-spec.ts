@@ -23,8 +23,8 @@ const logins = demoLogins({});
 /** Latin words that are names, not English: the product, protocols, units, the language's own name. */
 const NAMES = new Set(['Baton', 'API', 'JSON', 'Schema', 'Cron', 'cron', 'Webhook', 'ActiveMQ', 'CIDR', 'URL', 'HTTP', 'UTC', 'GMT', 'CI', 'Ctrl', 'English', 'HMAC', 'SHA', 'ctx', 'shardIndex', 'shardTotal', 'npm', 'POST']);
 
-/** Text fragments that are code or addresses (stripped before looking for words). */
-const CODE = [/https?:\/\/\S+/g, /\bctx\.[\w.]+(\(…\))?/g, /\bnpm run [\w:]+/g, /\b[A-Z][a-z]+\/[A-Za-z_-]+(\/[A-Za-z_-]+)?/g, /\*\.[\w.]+/g, /\bBATON_\w+/g, /\b\d+\.\d+\.\d+\.\d+(\/\d+)?/g, /\bcron \S+/g, /\bYYYY-MM-DD\b/g];
+/** Text fragments that are code or addresses (stripped before looking for words; `task.update`: an audit action). */
+const CODE = [/https?:\/\/\S+/g, /\bctx\.[\w.]+(\(…\))?/g, /\bnpm run [\w:]+/g, /\b[A-Z][a-z]+\/[A-Za-z_-]+(\/[A-Za-z_-]+)?/g, /\*\.[\w.]+/g, /\bBATON_\w+/g, /\b\d+\.\d+\.\d+\.\d+(\/\d+)?/g, /\bcron \S+/g, /\bYYYY-MM-DD\b/g, /\b[a-z]+(-[a-z]+)*\.[a-z]+(-[a-z]+)*\b/g];
 
 /**
  * Every piece of interface text on the page: visible text nodes, titles, aria-labels,
@@ -104,6 +104,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['retention', '/retention', 'tr[data-retention]'],
     ['webhooks', '/webhooks'],
     ['users', '/users', 'tr[data-user]'],
+    ['audit', '/audit', 'tr[data-audit-row]'],
     ['api-keys', '/operator'],
     ['account', '/account', '[data-prefs-now]'],
     // Inside the app (the server's answer to an unknown path is another branch's): the app's own page.
@@ -113,6 +114,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['operator-home', '/home', '[data-dashboard]'],
     ['operator', '/operator', 'tr[data-load-tenant]'],
     ['operator-users', '/users', 'tr[data-user]'],
+    ['operator-audit', '/audit', 'tr[data-audit-row]'],
     ['operator-account', '/account'],
   ];
 

@@ -14,7 +14,7 @@ import {
   TenantEntity,
   UserEntity,
 } from '@baton/persistence';
-import { configureConsoleApp, ConsoleModule, ManualClock } from '../../apps/console/src';
+import { configureConsoleApp, ConsoleModule, ManualClock, type ConsoleModuleOptions } from '../../apps/console/src';
 import { newApiKey } from '../../apps/console/src/common/secrets';
 
 /** 2026-03-01T00:00:00Z: tests run at a fixed "now". */
@@ -28,11 +28,11 @@ export interface ConsoleTestApp {
 }
 
 /** The console on a test database, as an embedding app would mount it. */
-export async function startConsole(dataSource: DataSource, now = T0): Promise<ConsoleTestApp> {
+export async function startConsole(dataSource: DataSource, now = T0, options: Omit<ConsoleModuleOptions, 'dataSource' | 'clock'> = {}): Promise<ConsoleTestApp> {
   const clock = new ManualClock(now);
   // NestFactory rather than @nestjs/testing's Test.createTestingModule: the latter is not a
   // dependency of the project, and the console takes its test doubles (clock) as options anyway.
-  const app = await NestFactory.create(ConsoleModule.forRoot({ dataSource, clock, passwordHashRounds: 4 }), {
+  const app = await NestFactory.create(ConsoleModule.forRoot({ passwordHashRounds: 4, ...options, dataSource, clock }), {
     bodyParser: false,
     logger: ['error'],
     abortOnError: false,

@@ -88,6 +88,26 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/health', area: 'auth', kind: 'public', call: () => ({ url: '/api/health' }) },
   { method: 'GET', path: '/api/me/preferences', area: 'auth', kind: 'self', call: () => ({ url: '/api/me/preferences' }) },
   { method: 'PUT', path: '/api/me/preferences', area: 'auth', kind: 'self', call: () => ({ url: '/api/me/preferences', body: { theme: 'dark' } }) },
+  // single sign-on (not configured here: the start lands on the login page, LDAP is a 404)
+  { method: 'GET', path: '/api/auth/sso', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/sso' }) },
+  { method: 'GET', path: '/api/auth/oidc/start', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/oidc/start' }) },
+  { method: 'GET', path: '/api/auth/oidc/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/oidc/logout' }) },
+  { method: 'POST', path: '/api/auth/ldap/login', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/ldap/login', body: { username: 'nobody', password: 'x' } }) },
+  { method: 'GET', path: '/api/config/schema', area: 'auth', kind: 'public', call: () => ({ url: '/api/config/schema' }) },
+
+  // tasks as code: A's file acts on A only; B's calendar name means nothing in A
+  { method: 'GET', path: '/api/config/export', area: 'tenant', kind: 'list', call: () => ({ url: '/api/config/export' }) },
+  {
+    method: 'POST', path: '/api/config/plan', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/config/plan', body: { file: `version: 1\ncalendars:\n  - { name: ${w.bCalendarName}, timeZone: UTC, dates: [] }\n` } }),
+    // A's own calendar of that name (an earlier row may have made it), never B's: created or updated in A.
+    check: (w, body) => expect((body as { changes: Array<{ kind: string; name: string }> }).changes.map((c) => `${c.kind}:${c.name}`)).toEqual([`calendar:${w.bCalendarName}`]),
+  },
+  {
+    method: 'POST', path: '/api/config/apply', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/config/apply', body: { file: `version: 1\ntasks:\n  - name: a-from-file\n    executorApp: a\n    handler: h\n    trigger: { kind: MANUAL }\n    calendarName: ${w.bCalendarName}\n` } }),
+    alsoAccept: [400],
+  },
 
   // tasks
   {
@@ -322,6 +342,21 @@ const ROUTES: Route[] = [
   { method: 'GET', path: '/api/operator/api-keys', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/api-keys' }) },
   { method: 'POST', path: '/api/operator/api-keys', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/api-keys', body: { tenantId: w.b.id, name: 'evil', role: 'TENANT_ADMIN' } }) },
   { method: 'DELETE', path: '/api/operator/api-keys/{id}', area: 'operator', kind: 'foreign', call: (w) => ({ url: `/api/operator/api-keys/${w.bApiKeyId}` }) },
+  // task versions
+  { method: 'GET', path: '/api/tasks/{id}/versions', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/versions` }) },
+  { method: 'POST', path: '/api/tasks/{id}/versions/{version}/restore', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/tasks/${w.bTaskId}/versions/1/restore` }) },
+  // audit log (TENANT_ADMIN; the operator's across tenants)
+  {
+    method: 'GET', path: '/api/audit', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/audit?limit=500' }),
+    check: (w, body) => expect(new Set(items(body).map((r) => r.tenantId))).toEqual(new Set([w.a.id])),
+  },
+  {
+    method: 'GET', path: '/api/audit/export', area: 'tenant', kind: 'list',
+    call: (w) => ({ url: `/api/audit/export?objectType=task&objectId=${w.bTaskId}` }),
+  },
+  { method: 'GET', path: '/api/operator/audit', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/audit' }) },
+  { method: 'GET', path: '/api/operator/audit/export', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/audit/export' }) },
 ];
 
 const key = (r: { method: string; path: string }) => `${r.method} ${r.path}`;

@@ -48,7 +48,8 @@ describe.each(TEST_DATABASES)('strict integer ids on %s', (kind) => {
       const param = op.params.find((p) => p.in === 'path' && p.schema?.type === 'number')!;
       const creds = op.path.startsWith('/api/operator/') ? operator : a.admin;
       for (const id of NOT_CANONICAL) {
-        const url = op.path.replace(`{${param.name}}`, encodeURIComponent(id));
+        // The route's other path parameters get a valid value, so the refusal is the one of the parameter tried.
+        const url = op.path.replace(`{${param.name}}`, encodeURIComponent(id)).replace(/\{[^}]+\}/g, '1');
         const req = t.http()[op.method.toLowerCase() as 'get'](url).set(creds);
         const res = op.method === 'GET' || op.method === 'DELETE' ? await req : await req.send({});
         const named = (res.body.errors as Array<{ field: string }> | undefined)?.some((e) => e.field === param.name);

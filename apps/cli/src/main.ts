@@ -1,11 +1,12 @@
 import { UsageError, type CliCommand } from './cli-command';
 import { clusterCommand } from './commands/cluster.command';
+import { applyCommand, exportCommand, planCommand } from './commands/config.commands';
 import { consoleCommand } from './commands/console.command';
 import { embeddedCommand } from './commands/embedded.command';
 import { engineCommand } from './commands/engine.command';
 import { migrateCommand } from './commands/migrate.command';
 
-const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, migrateCommand];
+const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, migrateCommand, exportCommand, planCommand, applyCommand];
 
 const USAGE = `usage: baton <command> [options]      (baton <command> --help for its options and variables)
 

@@ -2,8 +2,10 @@ import { DynamicModule, Module, Type } from '@nestjs/common';
 import { DatabaseModule } from '@baton/persistence';
 import { AlarmsModule } from './alarms/alarms.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
+import { ConfigAsCodeModule } from './config-as-code/config.module';
 import { ConsoleCoreModule } from './common/core.module';
 import type { ConsoleModuleOptions } from './common/options';
 import { DashboardModule } from './dashboard/dashboard.module';
@@ -27,6 +29,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   AuthModule,
   HealthModule,
   TasksModule,
+  ConfigAsCodeModule,
   DependenciesModule,
   CalendarsModule,
   RunsModule,
@@ -41,6 +44,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   UsersModule,
   PreferencesModule,
   DashboardModule,
+  AuditModule,
   ConsoleUiModule,
 ];
 

@@ -1,3 +1,4 @@
+import { parseGroupMap } from '@baton/domain';
 import { checkTopicPrefix, parseBrokerUrl } from '@baton/messaging';
 import { EXECUTOR_ENV } from '../../executor-sdk/src/env/executor-env';
 import type { AuxiliaryVariable, BatonProcess, ConfigVariable } from './config-variable';
@@ -15,9 +16,11 @@ export const VALUE_CHECKS: Readonly<Record<string, ValueCheck>> = {
   },
   BATON_BROKER_URL: (url) => void parseBrokerUrl(url),
   BATON_ALARM_TOPIC_PREFIX: (prefix) => void checkTopicPrefix(prefix),
+  BATON_SSO_GROUP_MAP: (list) => void parseGroupMap(list.split(',').filter((entry) => entry.trim())),
 };
 
 const SERVERS: readonly BatonProcess[] = ['embedded', 'console', 'engine'];
+const CONSOLES: readonly BatonProcess[] = ['embedded', 'console'];
 /** The engine's tuning: the embedded mode runs an engine too. */
 const ENGINES: readonly BatonProcess[] = ['engine', 'embedded'];
 
@@ -45,7 +48,8 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_LOG_LEVEL', type: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], processes: [...SERVERS, 'executor'], description: 'Least severe log level written. JSON lines on stdout (stderr for the executor), human-readable on a terminal; `debug` adds the route mappings and module start lines.' },
   // Database.
   { name: 'BATON_DB_URL', type: 'url', default: 'sqlite:./data/baton.sqlite', processes: ENGINES, description: `${DB_URL} A relative SQLite path is relative to the working directory.` },
-  { name: 'BATON_DB_URL', type: 'url', required: true, processes: ['console', 'cli'], description: `${DB_URL} \`baton migrate\` runs the migrations on it.` },
+  { name: 'BATON_DB_URL', type: 'url', required: true, processes: ['console'], description: DB_URL },
+  { name: 'BATON_DB_URL', type: 'url', processes: ['cli'], description: `${DB_URL} \`baton migrate\` runs the migrations on it (required unless given as its argument).` },
   // HTTP of the console (the embedded mode serves console, API and engine callbacks on it).
   { name: 'BATON_HOST', type: 'string', default: '127.0.0.1', processes: ['embedded', 'console'], description: 'Address the console (and in embedded mode the engine callbacks) listens on. The default keeps the demo logins off the network.' },
   { name: 'BATON_CONSOLE_PORT', type: 'port', default: '8080', processes: ['embedded', 'console'], description: 'Port of the web console and its REST API (`/api`, docs at `/api/docs`); in embedded mode the engine callbacks too. 0: any free port.' },
@@ -57,6 +61,24 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_OPERATOR_PASSWORD', type: 'string', processes: ['console'], description: "Password of `BATON_OPERATOR_USERNAME`'s operator when it is created; an existing user's password is not changed." },
   { name: 'BATON_OPERATOR_PASSWORD', type: 'string', default: 'operator-password', processes: ['embedded'], description: 'Password of the demo operator `operator`, set when the demo is seeded (an empty database).' },
   { name: 'BATON_DEMO_PASSWORD', type: 'string', default: 'demo-password', processes: ['embedded'], description: 'Password of `demo`, the demo tenant\'s admin, set when the demo is seeded (an empty database).' },
+  // Single sign-on (console and embedded mode): OpenID Connect and LDAP, one group mapping for both.
+  { name: 'BATON_OIDC_ISSUER', type: 'url', processes: CONSOLES, description: 'OpenID Connect: the identity provider\'s issuer URL (its `/.well-known/openid-configuration` is read at the first sign-in). Unset: no OIDC sign-in. Plain http is accepted only on loopback.' },
+  { name: 'BATON_OIDC_CLIENT_ID', type: 'string', processes: CONSOLES, description: 'OpenID Connect: Baton\'s client id at the provider (required with `BATON_OIDC_ISSUER`).' },
+  { name: 'BATON_OIDC_CLIENT_SECRET', type: 'string', processes: CONSOLES, description: 'OpenID Connect: the client secret (confidential client, `client_secret_basic`). Unset: a public client (PKCE alone).' },
+  { name: 'BATON_OIDC_REDIRECT_URL', type: 'url', processes: CONSOLES, description: 'OpenID Connect: the redirect URL registered at the provider: `<console URL>/api/auth/oidc/callback` (required with `BATON_OIDC_ISSUER`).' },
+  { name: 'BATON_OIDC_SCOPES', type: 'string', default: 'openid profile email groups', processes: CONSOLES, description: 'OpenID Connect: scopes asked for (space separated); must include `openid` and whatever scope releases the groups claim.' },
+  { name: 'BATON_OIDC_GROUPS_CLAIM', type: 'string', default: 'groups', processes: CONSOLES, description: 'OpenID Connect: the ID token (or userinfo) claim listing the user\'s groups, matched against `BATON_SSO_GROUP_MAP`.' },
+  { name: 'BATON_OIDC_USERNAME_CLAIM', type: 'string', default: 'preferred_username', processes: CONSOLES, description: 'OpenID Connect: the claim that names the Baton user (falls back to `email`, then `sub`).' },
+  { name: 'BATON_OIDC_NAME', type: 'string', default: 'single sign-on', processes: CONSOLES, description: 'OpenID Connect: the provider\'s name on the login page\'s "Sign in with …" button.' },
+  { name: 'BATON_LDAP_URL', type: 'url', processes: CONSOLES, description: 'LDAP: the directory (`ldap://host:389`, `ldaps://host:636`). Unset: no LDAP sign-in.' },
+  { name: 'BATON_LDAP_USER_DN', type: 'string', processes: CONSOLES, description: 'LDAP: the DN a user binds as, `{username}` replaced by the (escaped) login name, e.g. `uid={username},ou=people,dc=example,dc=com` (required with `BATON_LDAP_URL`).' },
+  { name: 'BATON_LDAP_GROUP_BASE', type: 'string', processes: CONSOLES, description: 'LDAP: where the groups are searched, e.g. `ou=groups,dc=example,dc=com` (required with `BATON_LDAP_URL`).' },
+  { name: 'BATON_LDAP_GROUP_FILTER', type: 'string', default: '(&(objectClass=groupOfNames)(member={dn}))', processes: CONSOLES, description: 'LDAP: filter of the user\'s groups, searched as the user after its bind; `{dn}` is the user\'s DN (escaped).' },
+  { name: 'BATON_LDAP_GROUP_ATTRIBUTE', type: 'string', default: 'cn', processes: CONSOLES, description: 'LDAP: the group attribute matched against `BATON_SSO_GROUP_MAP`.' },
+  { name: 'BATON_SSO_GROUP_MAP', type: 'list', processes: CONSOLES, description: 'OIDC and LDAP: which groups give which access, comma list of `group=tenant:TENANT_ADMIN`, `group=tenant:TENANT_VIEWER` or `group=OPERATOR`. A user gets the first entry whose group it is in (list stronger grants first); in none, it has no access (its account is disabled at its next sign-in).' },
+  // The CLI's tasks-as-code commands (`baton export | plan | apply`) talk to a console.
+  { name: 'BATON_API_URL', type: 'url', default: 'http://127.0.0.1:8080', processes: ['cli'], description: '`baton export|plan|apply`: the console the CLI talks to.' },
+  { name: 'BATON_API_KEY', type: 'string', processes: ['cli'], description: '`baton export|plan|apply`: a tenant API key (TENANT_ADMIN to plan and apply; a viewer key can export).' },
   // The engine node.
   { name: 'BATON_ENGINE_ID', type: 'string', defaultText: '`<hostname>-<pid>-<random>`', processes: ENGINES, description: 'Unique id of this engine node. Fixed across restarts, the node takes its own row back.' },
   { name: 'BATON_ENGINE_GROUPS', type: 'list', default: 'default', processes: ENGINES, description: 'Engine groups served (comma list); a tenant is served by the engines of its group.' },
@@ -91,6 +113,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_LOG_RETENTION_MS', type: 'duration-ms', default: String(7 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Run logs are purged this long after their run ended (never later than the run): ceiling and default. Default 7 days.' },
   { name: 'BATON_ALARM_RETENTION_MS', type: 'duration-ms', default: String(30 * 86_400_000), min: 60_000, processes: SERVERS, description: 'Alarms are purged this long after they were raised, once published: ceiling and default. Default 30 days.' },
   { name: 'BATON_MAX_RUNS_KEPT', type: 'integer', default: '100', min: 0, processes: SERVERS, description: "The most newest runs of a task a tenant's or task's `minRunsKept` may keep whatever their age: the ceiling of that floor (0: no run outlives the run retention). Default 100." },
+  ms('BATON_AUDIT_RETENTION_MS', 365 * 86_400_000, "The audit log's records are purged this long after they were written: the operator's ceiling, which no tenant can shorten (the log is append-only otherwise). Default 365 days.", 86_400_000),
   ms('BATON_STATS_RETENTION_MS', 400 * 86_400_000, 'Hourly statistics (rollups) are kept this long; minute rollups 48 hours. Default 400 days.', 86_400_000),
   ms('BATON_HISTORY_INTERVAL_MS', 10_000, "Period of the history job (statistics rollups, then purge of what retention lets go), each tenant on one engine at a time.", 1000),
   int('BATON_PURGE_BATCH', 500, 'Runs (or alarms) deleted per purge transaction: small, so no lock is held long.', 1),

@@ -55,6 +55,8 @@ export {
 } from './task/validate-task';
 export { taskDefaults, withTaskDefaults } from './task/task-defaults';
 export type { TaskInput, DefaultedTaskFields } from './task/task-defaults';
+export { diffFields } from './task/task-diff';
+export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
 
@@ -94,6 +96,8 @@ export { MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRet
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
 export { keyRolesBeyond, mayHoldKey } from './access/api-key-owner';
 export type { KeyOwner } from './access/api-key-owner';
+export { accessForGroups, parseGroupMap } from './access/sso-group-map';
+export type { GroupGrant, SsoAccess } from './access/sso-group-map';
 export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';

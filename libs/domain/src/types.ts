@@ -119,6 +119,14 @@ export const ALARM_TYPES = [
 ] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];
 
+/**
+ * What a webhook channel can take: the alarm types, and AUDIT — each change of the tenant's audit
+ * log (issue 23). A channel gets AUDIT events only when it names AUDIT: "every type" (null) means
+ * every alarm type, since audit events carry the tenant's changes, before and after.
+ */
+export const WEBHOOK_EVENT_TYPES = [...ALARM_TYPES, 'AUDIT'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
 export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 

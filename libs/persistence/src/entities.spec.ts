@@ -4,6 +4,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../test/support/databases
 import {
   AlarmEntity,
   ApiKeyEntity,
+  AuditRecordEntity,
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
@@ -18,6 +19,7 @@ import {
   LoginThrottleEntity,
   TaskDependencyEntity,
   TaskEntity,
+  TaskVersionEntity,
   TenantEntity,
   UserEntity,
   WebhookChannelEntity,
@@ -50,9 +52,10 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       executorNetworks: ['10.0.0.0/8', '*.svc.cluster.local'],
       backlogAlarmMs: 30_000,
       backlogLateSince: T + 5,
+      ssoRequired: true,
       createdAt: T,
     },
-    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, createdAt: T },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, ssoRequired: false, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
@@ -73,8 +76,8 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: UserEntity,
     name: 'users',
-    full: { tenantId: 'acme', loginTenant: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T, language: 'zh-CN', timeZone: 'Asia/Shanghai', theme: 'dark' },
-    nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T, language: null, timeZone: null, theme: null },
+    full: { tenantId: 'acme', loginTenant: 'acme', username: 'alice', passwordHash: '$2b$10$abc', role: 'TENANT_ADMIN', disabled: true, createdAt: T, language: 'zh-CN', timeZone: 'Asia/Shanghai', theme: 'dark', ssoProvider: 'oidc', ssoSubject: 'sub-Ωmega-42' },
+    nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T, language: null, timeZone: null, theme: null, ssoProvider: null, ssoSubject: null },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
   { entity: LoginThrottleEntity, name: 'login_throttle', full: { key: 'f'.repeat(64), failures: 6, lastFailureAt: T, waitUntil: T + 120_000 } },
@@ -152,6 +155,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       createdAt: T,
       updatedAt: T + 5,
       version: 3,
+      managedHash: 'f'.repeat(64),
     },
     nulls: {
       tenantId: 'acme',
@@ -193,6 +197,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       createdAt: T,
       updatedAt: T,
       version: 1,
+      managedHash: null,
     },
   },
   {
@@ -311,8 +316,20 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: WebhookDeliveryEntity,
     name: 'webhook_deliveries',
-    full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
-    nulls: { tenantId: 'acme', channelId: 2, alarmId: 1, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
+    full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, auditId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
+    nulls: { tenantId: 'acme', channelId: 2, alarmId: null, auditId: null, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
+  },
+  {
+    entity: AuditRecordEntity,
+    name: 'audit_log',
+    full: { at: T, tenantId: 'acme', actorKind: 'apiKey', actorName: 'api-key:ci', actorUserId: 1, actorApiKeyId: 2, sourceAddress: '::ffff:10.0.0.1', action: 'task.update', objectType: 'task', objectId: '42', before: { priority: 0 }, after: { priority: 9 } },
+    nulls: { at: T, tenantId: null, actorKind: 'anonymous', actorName: 'mallory', actorUserId: null, actorApiKeyId: null, sourceAddress: null, action: 'auth.login-failed', objectType: 'user', objectId: null, before: null, after: null },
+  },
+  {
+    entity: TaskVersionEntity,
+    name: 'task_versions',
+    full: { tenantId: 'acme', taskId: 1, version: 3, at: T, actorName: 'ann', definition: { name: 'nightly', params: { region: 'eu' } } },
+    nulls: { tenantId: 'acme', taskId: 2, version: 1, at: T, actorName: null, definition: {} },
   },
   {
     entity: AlarmEntity,

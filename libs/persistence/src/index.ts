@@ -11,3 +11,4 @@ export * from './history-queries';
 export * from './webhook-queries';
 export * from './fan-out-queries';
 export * from './load-queries';
+export * from './audit-queries';

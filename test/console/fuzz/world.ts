@@ -184,6 +184,13 @@ export async function rowDigests(ds: DataSource): Promise<Map<string, string>> {
   return out;
 }
 
+/**
+ * A failed login is audited on purpose (`auth.login-failed`, and its AUDIT webhook deliveries):
+ * the one refused request whose write is the point, as the throttle's is.
+ */
+export const FAILED_LOGIN_ROUTES: ReadonlySet<string> = new Set(['/api/auth/login', '/api/auth/ldap/login']);
+export const FAILED_LOGIN_TABLES = /(^|\.)(audit_log|webhook_deliveries)$/;
+
 export const changedTables = (before: Map<string, string>, after: Map<string, string>): string[] =>
   [...after.keys()].filter((table) => before.get(table) !== after.get(table));
 

@@ -13,8 +13,14 @@ processes may start together): this is for migrating ahead of a roll-out.
   BATON_DB_URL   mysql://user:pass@host:3306/db or sqlite:path   required without the argument`,
   async run(args) {
     if (args.length > 1) throw new UsageError(`baton migrate takes one database URL at most (got ${args.length} arguments)`);
-    const { ProcessConfig, exitOnStartFailure } = await import('@baton/config');
-    const url = args[0] ?? readDatabaseUrl(() => ProcessConfig.load('cli').string('BATON_DB_URL'), exitOnStartFailure);
+    const { ConfigError, ProcessConfig, exitOnStartFailure } = await import('@baton/config');
+    const url =
+      args[0] ??
+      readDatabaseUrl(() => {
+        const value = ProcessConfig.load('cli').optionalString('BATON_DB_URL');
+        if (value === undefined) throw new ConfigError('BATON_DB_URL', undefined, 'required (see docs/CONFIGURATION.md)');
+        return value;
+      }, exitOnStartFailure);
     try {
       const applied = await migrateDatabase(url);
       console.log(`${safeDatabaseUrl(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);

@@ -1,5 +1,6 @@
 import { Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
@@ -26,6 +27,7 @@ export class AlarmsController {
 
   @Post(':id/ack')
   @HttpCode(200)
+  @Audited('alarm.ack')
   @ApiOperation({ summary: 'Acknowledge an alarm (idempotent)' })
   @ApiOkResponse({ type: AlarmView })
   ack(

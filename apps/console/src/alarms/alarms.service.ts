@@ -5,6 +5,7 @@ import { buildAlarmMessage, type AlarmMessage } from '@baton/messaging';
 import { AlarmEntity, inTransaction } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import type { Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import type { AlarmQuery, AlarmView } from './dto/alarm.dto';
@@ -106,8 +107,10 @@ export class AlarmsService {
   /** Acknowledges an alarm; acknowledging it again keeps the first acknowledgement. */
   async ack(tenantId: string, id: number, username: string): Promise<AlarmView> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(AlarmEntity, { id, tenantId }))) throw notFound('Alarm', id);
+      const row = await em.findOneBy(AlarmEntity, { id, tenantId });
+      if (!row) throw notFound('Alarm', id);
       await em.update(AlarmEntity, { id, tenantId, ackedAt: IsNull() }, { ackedAt: this.clock.now(), ackedBy: username.slice(0, 100) });
+      await auditChange(em, { tenantId, objectType: 'alarm', objectId: id, before: { ackedAt: row.ackedAt, ackedBy: row.ackedBy }, after: { acked: true } });
     });
     return this.get(tenantId, id);
   }

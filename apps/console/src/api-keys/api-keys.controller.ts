@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
@@ -18,6 +19,7 @@ export class ApiKeysController {
   }
 
   @Post()
+  @Audited('api-key.create')
   @ApiOperation({ summary: 'Create an API key owned by the caller (a key: by its owner); the clear key is in this answer only. The key dies when its owner is disabled, deleted or demoted below its role' })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
   create(@TenantId() tenantId: string, @Body() body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyView> {
@@ -26,6 +28,7 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('api-key.revoke')
   @ApiOperation({ summary: 'Revoke an API key' })
   @ApiNoContentResponse()
   revoke(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, FindOptionsWhere, In } from 'typeorm';
-import { ApiKeyEntity, inTransaction, TenantEntity, UserEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { ApiKeyEntity, findApiKey, findUserById, insertApiKey, inTransaction, listApiKeys, ownerNames, revokeApiKey, tenantExists } from '@baton/persistence';
 import { badRequest, forbidden, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Principal } from '../common/principal';
 import { newApiKey } from '../common/secrets';
+import { auditChange } from '../audit';
 import type { ApiKeyRole } from '../api-types';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
 
@@ -30,17 +31,10 @@ export class ApiKeysService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  private get repo() {
-    return this.dataSource.getRepository(ApiKeyEntity);
-  }
-
   /** Keys of one tenant, or of every tenant when `tenantId` is undefined (operator). */
   async list(tenantId: string | undefined): Promise<ApiKeyView[]> {
-    const where: FindOptionsWhere<ApiKeyEntity> = tenantId === undefined ? {} : { tenantId };
-    const rows = await this.repo.find({ where, order: { id: 'ASC' } });
-    const ownerIds = [...new Set(rows.map((r) => r.ownerUserId).filter((id) => id !== null))];
-    const owners = ownerIds.length === 0 ? [] : await this.dataSource.getRepository(UserEntity).find({ where: { id: In(ownerIds) }, select: { id: true, username: true } });
-    const names = new Map(owners.map((u) => [u.id, u.username]));
+    const rows = await listApiKeys(this.dataSource.manager, tenantId);
+    const names = await ownerNames(this.dataSource.manager, [...new Set(rows.map((r) => r.ownerUserId).filter((id) => id !== null))]);
     return rows.map((row) => apiKeyView(row, row.ownerUserId === null ? null : (names.get(row.ownerUserId) ?? null)));
   }
 
@@ -52,7 +46,7 @@ export class ApiKeysService {
   async create(tenantId: string, name: string, role: ApiKeyRole | undefined, caller: Principal): Promise<CreatedApiKeyView> {
     const owner = await this.ownerFor(caller);
     const { key, prefix, hash } = newApiKey();
-    const row = this.repo.create({
+    const row = this.dataSource.manager.create(ApiKeyEntity, {
       tenantId,
       name,
       role: role ?? 'TENANT_VIEWER',
@@ -63,29 +57,34 @@ export class ApiKeysService {
       revokedAt: null,
     });
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(TenantEntity, { id: tenantId }))) {
+      if (!(await tenantExists(em, tenantId))) {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
       }
-      await em.insert(ApiKeyEntity, row);
+      await insertApiKey(em, row);
+      await auditChange(em, { tenantId, objectType: 'api-key', objectId: row.id, after: apiKeyView(row, owner.username) });
     });
     return { ...apiKeyView(row, owner.username), key };
   }
 
   private async ownerFor(caller: Principal): Promise<{ id: number; username: string }> {
     if (caller.userId !== null) return { id: caller.userId, username: caller.username };
-    const callingKey = caller.apiKeyId === null ? null : await this.repo.findOneBy({ id: caller.apiKeyId });
-    const owner = callingKey?.ownerUserId == null ? null : await this.dataSource.getRepository(UserEntity).findOneBy({ id: callingKey.ownerUserId });
+    const callingKey = caller.apiKeyId === null ? null : await findApiKey(this.dataSource.manager, caller.tenantId ?? undefined, caller.apiKeyId);
+    const owner = callingKey?.ownerUserId == null ? null : await findUserById(this.dataSource.manager, callingKey.ownerUserId);
     if (!owner) throw forbidden('This API key was made before keys recorded their owner, so it cannot make keys: log in as a user to make one');
     return { id: owner.id, username: owner.username };
   }
 
   /** Revokes a key of `tenantId` (any tenant's when undefined). Revoking twice is harmless. */
   async revoke(tenantId: string | undefined, id: number): Promise<void> {
-    const where: FindOptionsWhere<ApiKeyEntity> = tenantId === undefined ? { id } : { id, tenantId };
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(ApiKeyEntity, where);
+      const row = await findApiKey(em, tenantId, id);
       if (!row) throw notFound('API key', id);
-      if (row.revokedAt === null) await em.update(ApiKeyEntity, { id: row.id }, { revokedAt: this.clock.now() });
+      const before = apiKeyView(row, null);
+      if (row.revokedAt === null) {
+        row.revokedAt = this.clock.now();
+        await revokeApiKey(em, { tenantId: row.tenantId, id: row.id, now: row.revokedAt });
+      }
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'api-key', objectId: row.id, before, after: apiKeyView(row, null) });
     });
   }
 }

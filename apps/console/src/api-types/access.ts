@@ -21,6 +21,8 @@ export interface Tenant {
   executorNetworks: string[] | null;
   /** The tenant's BACKLOG_LATE threshold in ms (0: none); null: the engines' BATON_BACKLOG_ALARM_MS. */
   backlogAlarmMs: number | null;
+  /** Its users sign in only through single sign-on (password logins refused; API keys work). */
+  ssoRequired: boolean;
   createdAt: number;
   /** On create only: shown this once. */
   executorSecret?: string;

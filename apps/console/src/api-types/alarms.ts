@@ -1,4 +1,4 @@
-import type { AlarmType, JsonValue, Severity } from '@baton/domain/types';
+import type { AlarmType, JsonValue, Severity, WebhookEventType } from '@baton/domain/types';
 
 export interface Alarm {
   id: number;
@@ -22,7 +22,7 @@ export interface Webhook {
   name: string;
   url: string;
   /** Null: every type. */
-  alarmTypes: AlarmType[] | null;
+  alarmTypes: WebhookEventType[] | null;
   minSeverity: Severity;
   createdAt: number;
   pending: number;

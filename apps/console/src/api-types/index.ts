@@ -16,3 +16,5 @@ export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load'
 export type { Calendar, Retention, RetentionValues, StoredRetention, TaskRetention } from './history';
 export type { Preferences } from './preferences';
 export type { Dashboard } from './dashboard';
+export type { AuditRecord } from './audit';
+export type { FieldChange, TaskVersion } from './task-versions';

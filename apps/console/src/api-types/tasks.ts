@@ -20,6 +20,10 @@ export interface Task extends Omit<TaskDefinition, 'tenantId' | 'trigger'> {
   createdAt: number;
   updatedAt: number;
   version: number;
+  /** Applied from a tasks-as-code file: edit the file rather than the task. */
+  managed: boolean;
+  /** A managed task changed since its file was last applied. */
+  drifted: boolean;
 }
 
 /** A task as saved (POST/PUT/PATCH): warnings say it would not run as things stand (no live executor offers its handler). */

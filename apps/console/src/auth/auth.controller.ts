@@ -1,5 +1,6 @@
 import { Body, HttpCode, Post, Get, Inject, Ip, Req, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { CLOCK, type Clock } from '../common/clock';
 import type { HttpRequest } from '../common/http';
@@ -10,7 +11,8 @@ import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeView, SessionLoginResponse } from './dto/session.dto';
 import { setRetryAfter } from './login-throttled.exception';
-import { clearedSessionCookieLine, csrfTokenOf, secureCookieFor, sessionCookieLine, type CookieSessionRequest } from './session-cookie';
+import { answerWithSessionCookie } from './session-answer';
+import { clearedSessionCookieLine, secureCookieFor, type CookieSessionRequest } from './session-cookie';
 
 interface HeaderResponse {
   setHeader(name: string, value: string): unknown;
@@ -26,6 +28,7 @@ export class AuthController {
 
   @Post('login')
   @Public()
+  @Audited('auth.login')
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -36,10 +39,7 @@ export class AuthController {
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address; `Retry-After` gives the seconds to wait' })
   async login(@Body() body: LoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
     try {
-      const session = await this.auth.login(body, address);
-      const maxAgeSeconds = (session.expiresAt - this.clock.now()) / 1000;
-      response.setHeader('Set-Cookie', sessionCookieLine(session.token, maxAgeSeconds, secureCookieFor(this.options.sessionCookieSecure, request)));
-      return { ...session, csrfToken: csrfTokenOf(session.token) };
+      return answerWithSessionCookie(await this.auth.login(body, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
     } catch (error) {
       setRetryAfter(error, response);
       throw error;
@@ -47,6 +47,7 @@ export class AuthController {
   }
 
   @Post('logout')
+  @Audited('auth.logout')
   @RouteAccess('authenticated')
   @HttpCode(204)
   @ApiOperation({ summary: 'End the current session and clear the session cookie (no-op for an API key)' })
@@ -57,6 +58,7 @@ export class AuthController {
   }
 
   @Post('password')
+  @Audited('user.password-change')
   @RouteAccess('authenticated')
   @HttpCode(204)
   @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })
@@ -81,6 +83,6 @@ export class AuthController {
   @ApiOperation({ summary: 'Who am I (and the CSRF token of the session cookie, when it authenticated the request)' })
   @ApiOkResponse({ type: MeView })
   me(@CurrentPrincipal() principal: Principal, @Req() request: CookieSessionRequest): MeView {
-    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind, csrfToken: request.csrfToken ?? null };
+    return { username: principal.username, role: principal.role, tenantId: principal.tenantId, kind: principal.kind, sso: principal.ssoProvider, csrfToken: request.csrfToken ?? null };
   }
 }

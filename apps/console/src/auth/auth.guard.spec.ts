@@ -11,6 +11,7 @@ const principal = (role: Role, tenantId: string | null): Principal => ({
   userId: 1,
   sessionId: 1,
   apiKeyId: null,
+  ssoProvider: null,
 });
 
 const operator = principal('OPERATOR', null);

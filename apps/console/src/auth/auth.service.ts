@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
-import { DataSource, IsNull, LessThan, Not } from 'typeorm';
-import { ApiKeyEntity, inTransaction, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { endSession, endUserSessions, findLiveApiKey, findLoginUser, findSession, findUserById, inTransaction, startSession, tenantExists, tenantRequiresSso, updateUser, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
+import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
 import { LoginThrottledException } from './login-throttled.exception';
 
@@ -56,30 +57,68 @@ export class AuthService {
     const { tenant, username, password } = credentials;
     const account = throttleAccount(tenant, username);
     await this.refuseWhileThrottled(account, address);
-    const users = this.dataSource.getRepository(UserEntity);
-    const user = await users.findOneBy({ loginTenant: tenant ?? '', username });
-    const ok = await bcrypt.compare(password, user?.passwordHash ?? this.dummyHash);
-    if (!user || !ok || user.disabled) {
+    const user = await findLoginUser(this.dataSource.manager, tenant ?? '', username);
+    // A single sign-on user has no password: compared against the dummy so it fails the same way.
+    const usable = user !== null && user.ssoProvider === null;
+    const ok = await bcrypt.compare(password, usable ? user.passwordHash : this.dummyHash);
+    if (!user || !usable || !ok || user.disabled) {
       await this.recordFailure(account, address);
+      await this.auditFailedLogin(username, address, { tenantId: user?.tenantId ?? null, userId: user?.id ?? null, after: { tenant: tenant ?? null, username } });
       throw unauthorized(LOGIN_FAILED);
     }
-    await this.throttle.recordSuccess(account, address);
+    await this.recordSuccess(account, address);
+    // Told only to whoever knows the password: the tenant turned password logins off.
+    if (user.tenantId !== null && (await tenantRequiresSso(this.dataSource.manager, user.tenantId))) {
+      throw forbidden(`Tenant "${user.tenantId}" requires single sign-on: sign in with its identity provider`);
+    }
+    return this.openSession(user, address);
+  }
+
+  /** Records a failed login (an anonymous actor named by what it claimed to be) in a transaction of its own. */
+  async auditFailedLogin(claimedName: string, address: string, what: { tenantId: string | null; userId: number | null; after: Record<string, unknown> }): Promise<void> {
+    await inTransaction(this.dataSource, (em) =>
+      recordAudit(em, {
+        actor: anonymousActor(claimedName, address),
+        at: this.clock.now(),
+        action: 'auth.login-failed',
+        tenantId: what.tenantId,
+        objectType: 'user',
+        objectId: what.userId,
+        after: what.after,
+      }),
+    );
+  }
+
+  /**
+   * A new session of `user`, who proved who it is from `address`, audited as `auth.login`; a
+   * single sign-on gives `signOn` (its method, and what the sign-in changed of the user).
+   */
+  async openSession(user: UserEntity, address: string, signOn?: Record<string, unknown>): Promise<LoginResponse> {
     const now = this.clock.now();
     const token = randomToken();
     const expiresAt = now + this.options.sessionTtlMs;
     await inTransaction(this.dataSource, async (em) => {
       // Housekeeping: the user's expired sessions go when they log in again.
-      await em.delete(SessionEntity, { userId: user.id, expiresAt: LessThan(now) });
-      await em.insert(SessionEntity, { userId: user.id, tokenHash: sha256Hex(token), createdAt: now, expiresAt });
+      await startSession(em, { userId: user.id, tokenHash: sha256Hex(token), now, expiresAt });
+      await recordAudit(em, {
+        actor: { kind: 'user', name: user.username, userId: user.id, apiKeyId: null, address },
+        at: now,
+        action: 'auth.login',
+        tenantId: user.tenantId,
+        objectType: 'user',
+        objectId: user.id,
+        ...(signOn ? { after: signOn } : {}),
+      });
     });
     return { token, expiresAt, user: { username: user.username, role: user.role, tenantId: user.tenantId } };
   }
 
   async logout(principal: Principal): Promise<void> {
-    if (principal.sessionId !== null) {
-      const id = principal.sessionId;
-      await inTransaction(this.dataSource, (em) => em.delete(SessionEntity, { id }));
-    }
+    const id = principal.sessionId;
+    await inTransaction(this.dataSource, async (em) => {
+      if (id !== null) await endSession(em, id);
+      await auditChange(em, { tenantId: principal.tenantId, objectType: 'session', objectId: id });
+    });
   }
 
   /**
@@ -91,7 +130,8 @@ export class AuthService {
   async changePassword(principal: Principal, currentPassword: string, newPassword: string, address: string): Promise<void> {
     const userId = principal.userId;
     if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
-    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
+    if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
+    const user = await findUserById(this.dataSource.manager, userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     const account = throttleAccount(user.tenantId, user.username);
     await this.refuseWhileThrottled(account, address);
@@ -99,22 +139,28 @@ export class AuthService {
       await this.recordFailure(account, address);
       throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
     }
-    await this.throttle.recordSuccess(account, address);
+    await this.recordSuccess(account, address);
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
     await inTransaction(this.dataSource, async (em) => {
-      await em.update(UserEntity, { id: userId }, { passwordHash });
-      const others = principal.sessionId === null ? { userId } : { userId, id: Not(principal.sessionId) };
-      await em.delete(SessionEntity, others);
+      await updateUser(em, userId, { passwordHash });
+      await endUserSessions(em, userId, principal.sessionId);
+      await auditChange(em, { tenantId: user.tenantId, objectType: 'user', objectId: userId, after: { passwordChanged: true } });
     });
   }
 
-  private async refuseWhileThrottled(account: string, address: string): Promise<void> {
+  async recordSuccess(account: string, address: string): Promise<void> {
+    await this.throttle.recordSuccess(account, address);
+  }
+
+  /** 429 while `account` or `address` is throttled (password and LDAP logins alike). */
+  async refuseWhileThrottled(account: string, address: string): Promise<void> {
     const waitMs = await this.throttle.retryAfterMs(account, address, this.clock.now());
     if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
   }
 
-  private async recordFailure(account: string, address: string): Promise<void> {
+  /** A wrong password of `account` from `address`: counts towards its throttle. */
+  async recordFailure(account: string, address: string): Promise<void> {
     for (const delay of await this.throttle.recordFailure(account, address, this.clock.now())) {
       const who = delay.kind === 'address' ? `address ${delay.address}` : `account ${JSON.stringify(delay.account)} from address ${delay.address}`;
       this.logger.warn(`Login delay of ${delay.delayMs / 1000} s for ${who} after ${delay.failures} failed password checks`);
@@ -139,9 +185,9 @@ export class AuthService {
 
   private async fromSession(token: string): Promise<Principal> {
     const now = this.clock.now();
-    const session = await this.dataSource.getRepository(SessionEntity).findOneBy({ tokenHash: sha256Hex(token) });
+    const session = await findSession(this.dataSource.manager, sha256Hex(token));
     if (!session || session.expiresAt <= now) throw unauthorized('Session expired or unknown; log in again');
-    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: session.userId });
+    const user = await findUserById(this.dataSource.manager, session.userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
     if (user.disabled) throw unauthorized(`User "${user.username}" is disabled`);
     return {
@@ -152,6 +198,7 @@ export class AuthService {
       userId: user.id,
       sessionId: session.id,
       apiKeyId: null,
+      ssoProvider: user.ssoProvider,
     };
   }
 
@@ -162,14 +209,12 @@ export class AuthService {
    * with no owner was made before owners were recorded and works until revoked.
    */
   private async fromApiKey(key: string): Promise<Principal> {
-    const row = await this.dataSource
-      .getRepository(ApiKeyEntity)
-      .findOneBy({ keyHash: sha256Hex(key), revokedAt: IsNull() });
+    const row = await findLiveApiKey(this.dataSource.manager, sha256Hex(key));
     if (!row || (row.role !== 'TENANT_ADMIN' && row.role !== 'TENANT_VIEWER')) throw unauthorized('Unknown or revoked API key');
-    const tenant = await this.dataSource.getRepository(TenantEntity).existsBy({ id: row.tenantId });
+    const tenant = await tenantExists(this.dataSource.manager, row.tenantId);
     if (!tenant) throw unauthorized('Unknown or revoked API key');
     if (row.ownerUserId !== null) {
-      const owner = await this.dataSource.getRepository(UserEntity).findOneBy({ id: row.ownerUserId });
+      const owner = await findUserById(this.dataSource.manager, row.ownerUserId);
       if (!owner || !mayHoldKey(owner, row.role)) throw unauthorized('Unknown or revoked API key');
     }
     return {
@@ -180,6 +225,7 @@ export class AuthService {
       userId: null,
       sessionId: null,
       apiKeyId: row.id,
+      ssoProvider: null,
     };
   }
 }

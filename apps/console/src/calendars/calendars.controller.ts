@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -17,6 +18,7 @@ export class CalendarsController {
   }
 
   @Post()
+  @Audited('calendar.create')
   @ApiOperation({ summary: 'Create an exclusion calendar (dates on which its tasks do not fire)' })
   @ApiCreatedResponse({ type: CalendarView })
   create(@TenantId() tenantId: string, @Body() body: CalendarBodyDto): Promise<CalendarView> {
@@ -30,12 +32,14 @@ export class CalendarsController {
   }
 
   @Put(':id')
+  @Audited('calendar.replace')
   @ApiOperation({ summary: 'Replace a calendar; next fire times of its tasks are recomputed' })
   @ApiOkResponse({ type: CalendarView })
   replace(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarBodyDto): Promise<CalendarView> {
     return this.calendars.update(tenantId, id, body, false);
   }
 
+  @Audited('calendar.update')
   @Patch(':id')
   @ApiOkResponse({ type: CalendarView })
   patch(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CalendarPatchDto): Promise<CalendarView> {
@@ -44,6 +48,7 @@ export class CalendarsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('calendar.delete')
   @ApiOperation({ summary: 'Delete a calendar no task uses (409 otherwise)' })
   @ApiNoContentResponse()
   delete(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {

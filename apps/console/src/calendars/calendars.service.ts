@@ -1,15 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, Not } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { canonicalTimeZone, firstFireTime, validateCalendar, type ExclusionCalendar } from '@baton/domain';
 import {
+  calendarNameTaken,
   CalendarEntity,
+  countCalendarTasks,
+  deleteCalendar,
+  findCalendar,
+  findCalendarTasks,
+  insertCalendar,
   inTransaction,
   isUniqueViolation,
-  TaskEntity,
+  listCalendars,
+  moveTaskNextFire,
   taskEntityToDefinition,
+  updateCalendar,
 } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import { scheduleOf } from '../tasks/schedule';
 import type { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
 
@@ -42,14 +51,14 @@ export class CalendarsService {
   ) {}
 
   async list(tenantId: string): Promise<CalendarView[]> {
-    const rows = await this.dataSource.getRepository(CalendarEntity).find({ where: { tenantId }, order: { name: 'ASC' } });
+    const rows = await listCalendars(this.dataSource.manager, tenantId);
     return rows.map((row) => calendarView(row));
   }
 
   async get(tenantId: string, id: number): Promise<CalendarView> {
-    const row = await this.dataSource.getRepository(CalendarEntity).findOneBy({ id, tenantId });
+    const row = await findCalendar(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Calendar', id);
-    const taskCount = await this.tasksUsing(this.dataSource.manager, tenantId, id);
+    const taskCount = await countCalendarTasks(this.dataSource.manager, tenantId, id);
     return calendarView(row, taskCount);
   }
 
@@ -67,9 +76,10 @@ export class CalendarsService {
     const value = this.validated(inputOf(dto));
     try {
       return await inTransaction(this.dataSource, async (em) => {
-        if (await em.existsBy(CalendarEntity, { tenantId, name: value.name })) throw duplicate(value.name);
+        if (await calendarNameTaken(em, tenantId, value.name)) throw duplicate(value.name);
         const row = em.create(CalendarEntity, { tenantId, ...value, createdAt: this.clock.now() });
-        await em.insert(CalendarEntity, row);
+        await insertCalendar(em, row);
+        await auditChange(em, { tenantId, objectType: 'calendar', objectId: row.id, after: calendarView(row) });
         return calendarView(row, 0);
       });
     } catch (error) {
@@ -83,18 +93,20 @@ export class CalendarsService {
     let name = '';
     try {
       return await inTransaction(this.dataSource, async (em) => {
-        const row = await em.findOneBy(CalendarEntity, { id, tenantId });
+        const row = await findCalendar(em, tenantId, id);
         if (!row) throw notFound('Calendar', id);
+        const before = calendarView(row);
         const input = partial ? { name: row.name, timeZone: row.timeZone, dates: row.dates, ...inputOf(dto) } : inputOf(dto);
         const value = this.validated(input);
         name = value.name;
-        if (value.name !== row.name && (await em.existsBy(CalendarEntity, { tenantId, name: value.name, id: Not(id) }))) {
+        if (value.name !== row.name && (await calendarNameTaken(em, tenantId, value.name, id))) {
           throw duplicate(value.name);
         }
-        await em.update(CalendarEntity, { id, tenantId }, value);
+        await updateCalendar(em, tenantId, id, value);
         Object.assign(row, value);
         await this.refreshTasks(em, tenantId, row);
-        const taskCount = await this.tasksUsing(em, tenantId, id);
+        const taskCount = await countCalendarTasks(em, tenantId, id);
+        await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before, after: calendarView(row) });
         return calendarView(row, taskCount);
       });
     } catch (error) {
@@ -103,25 +115,19 @@ export class CalendarsService {
     }
   }
 
-  private tasksUsing(em: EntityManager, tenantId: string, calendarId: number): Promise<number> {
-    return em
-      .createQueryBuilder(TaskEntity, 't')
-      .where('t.tenantId = :tenantId AND t.calendarId = :calendarId', { tenantId, calendarId })
-      .getCount();
-  }
-
   /** A calendar still used by tasks is not deleted (409 naming them). */
   async delete(tenantId: string, id: number): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(CalendarEntity, { id, tenantId });
+      const row = await findCalendar(em, tenantId, id);
       if (!row) throw notFound('Calendar', id);
-      const users = await em.find(TaskEntity, { where: { tenantId, calendarId: id }, select: { id: true, name: true }, take: 20 });
+      const users = await findCalendarTasks(em, tenantId, id, 20);
       if (users.length) {
         throw conflict(`Calendar "${row.name}" is used by tasks ${users.map((t) => t.name).join(', ')}`, [
           { field: 'id', reason: 'calendar in use by tasks' },
         ]);
       }
-      await em.delete(CalendarEntity, { id, tenantId });
+      await deleteCalendar(em, tenantId, id);
+      await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before: calendarView(row) });
     });
   }
 
@@ -130,21 +136,16 @@ export class CalendarsService {
    * time from the stored one (if already due) or from now. FIXED_DELAY tasks are left to the
    * engine, which places their next fire when a run ends.
    */
-  private async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
+  async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
     const definition: ExclusionCalendar = { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates };
-    const tasks = await em.find(TaskEntity, { where: { tenantId, calendarId: calendar.id } });
+    const tasks = await findCalendarTasks(em, tenantId, calendar.id);
     const now = this.clock.now();
     for (const task of tasks) {
       if (task.nextFireAt === null || task.triggerKind === 'FIXED_DELAY' || task.triggerKind === 'MANUAL') continue;
       const schedule = scheduleOf(taskEntityToDefinition(task, calendar.name), task, definition);
       const next = firstFireTime(schedule, Math.min(task.nextFireAt, now));
       if (next === task.nextFireAt) continue;
-      await em
-        .createQueryBuilder()
-        .update(TaskEntity)
-        .set({ nextFireAt: next, updatedAt: now, version: () => 'version + 1' })
-        .where('id = :id AND version = :version', { id: task.id, version: task.version })
-        .execute();
+      await moveTaskNextFire(em, { id: task.id, readVersion: task.version, nextFireAt: next, now });
     }
   }
 }

@@ -5,6 +5,7 @@ import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, cons
 import { EngineWakeups } from '../wakeups/engine-wakeups';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { CLOCK, Clock, systemClock } from './clock';
+import { NO_SSO } from '../auth/sso/sso-options';
 import {
   CONSOLE_OPTIONS,
   ConsoleModuleOptions,
@@ -28,6 +29,7 @@ export class ConsoleCoreModule {
       socketCorsOrigins: options.socketCorsOrigins ?? [],
       alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
       retentionCeiling: options.retentionCeiling ?? DEFAULT_RETENTION_CEILING,
+      sso: options.sso ?? NO_SSO,
     };
     const clock: Clock = options.clock ?? systemClock;
     return {

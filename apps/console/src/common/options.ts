@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { AlarmBus, RunWakeups } from '@baton/messaging';
 import type { RetentionCeiling } from '@baton/domain';
 import type { SessionCookieSecure } from '../auth/session-cookie';
+import { readSsoOptions, type SsoOptions } from '../auth/sso/sso-options';
 import type { Clock } from './clock';
 import { configuredPassword } from './password';
 
@@ -60,6 +61,8 @@ export interface ConsoleModuleOptions {
    * Default 30 d / 7 d / 30 d / 100 runs.
    */
   retentionCeiling?: RetentionCeiling;
+  /** Single sign-on: OpenID Connect, LDAP and their group mapping (`BATON_OIDC_*`, `BATON_LDAP_*`, `BATON_SSO_GROUP_MAP`). Default none. */
+  sso?: SsoOptions;
 }
 
 /** Injection token of the resolved console options. */
@@ -74,6 +77,7 @@ export interface ResolvedConsoleOptions {
   socketCorsOrigins: string[];
   alarmCatchUpMarginMs: number;
   retentionCeiling: RetentionCeiling;
+  sso: SsoOptions;
 }
 
 export const DEFAULT_RETENTION_CEILING: RetentionCeiling = { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 100 };
@@ -93,8 +97,8 @@ export interface ConsoleProcessConfig {
   port: number;
   /** `BATON_OPERATOR_USERNAME` and `BATON_OPERATOR_PASSWORD`: created on start when missing. Default none. */
   operator: { username: string; password: string } | null;
-  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, `BATON_SESSION_COOKIE_SECURE`, the retention ceilings. */
-  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'sessionCookieSecure' | 'consoleId' | 'retentionCeiling'>;
+  /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, `BATON_SESSION_COOKIE_SECURE`, the retention ceilings, single sign-on. */
+  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'sessionCookieSecure' | 'consoleId' | 'retentionCeiling' | 'sso'>;
 }
 
 /** The console's variables through the schema (libs/config): a bad one throws ConfigError. */
@@ -118,6 +122,7 @@ export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
       socketCorsOrigins: values.list('BATON_CONSOLE_CORS_ORIGINS'),
       sessionCookieSecure: sessionCookieSecure(values),
       retentionCeiling: retentionCeiling(values),
+      sso: readSsoOptions(values),
     },
   };
 }

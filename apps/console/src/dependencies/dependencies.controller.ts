@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -18,6 +19,7 @@ export class DependenciesController {
   }
 
   @Post()
+  @Audited('dependency.create')
   @ApiOperation({ summary: 'Add an edge parent → child (task ids); a cycle is refused and named' })
   @ApiCreatedResponse({ type: DependencyView })
   @ApiConflictResponse({ type: CycleErrorView, description: 'DEPENDENCY_CYCLE, or the edge exists' })
@@ -32,6 +34,7 @@ export class DependenciesController {
   }
 
   @Patch(':id')
+  @Audited('dependency.update')
   @ApiOperation({ summary: "Change an edge's condition" })
   @ApiOkResponse({ type: DependencyView })
   update(
@@ -44,6 +47,7 @@ export class DependenciesController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('dependency.delete')
   @ApiNoContentResponse()
   delete(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {
     return this.dependencies.delete(tenantId, id);

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, type DependencyEdge } from '@baton/domain';
-import { inTransaction, isUniqueViolation, TaskDependencyEntity, TaskEntity, TenantEntity } from '@baton/persistence';
+import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction, isUniqueViolation, listEdges, lockTenant, TaskDependencyEntity, taskNames, updateEdgeCondition } from '@baton/persistence';
 import { ApiException, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import type { CreateDependencyDto, DependencyQuery, DependencyView } from './dto/dependency.dto';
 
 @Injectable()
@@ -14,11 +15,7 @@ export class DependenciesService {
   ) {}
 
   private async views(tenantId: string, rows: TaskDependencyEntity[], em: EntityManager = this.dataSource.manager): Promise<DependencyView[]> {
-    const ids = [...new Set(rows.flatMap((r) => [r.parentTaskId, r.childTaskId]))];
-    const tasks = ids.length
-      ? await em.find(TaskEntity, { where: { tenantId, id: In(ids) }, select: { id: true, name: true } })
-      : [];
-    const names = new Map(tasks.map((t) => [t.id, t.name]));
+    const names = await taskNames(em, tenantId, [...new Set(rows.flatMap((r) => [r.parentTaskId, r.childTaskId]))]);
     return rows.map((r) => ({
       id: r.id,
       parentTaskId: r.parentTaskId,
@@ -31,19 +28,11 @@ export class DependenciesService {
   }
 
   async list(tenantId: string, query: DependencyQuery): Promise<DependencyView[]> {
-    const where =
-      query.taskId === undefined
-        ? { tenantId }
-        : [
-            { tenantId, parentTaskId: query.taskId },
-            { tenantId, childTaskId: query.taskId },
-          ];
-    const rows = await this.dataSource.getRepository(TaskDependencyEntity).find({ where, order: { id: 'ASC' } });
-    return this.views(tenantId, rows);
+    return this.views(tenantId, await listEdges(this.dataSource.manager, tenantId, query.taskId));
   }
 
   async get(tenantId: string, id: number): Promise<DependencyView> {
-    const row = await this.dataSource.getRepository(TaskDependencyEntity).findOneBy({ id, tenantId });
+    const row = await findEdge(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Dependency', id);
     return (await this.views(tenantId, [row]))[0];
   }
@@ -60,16 +49,13 @@ export class DependenciesService {
       conflict('This dependency edge already exists', [{ field: 'childTaskId', reason: 'the edge parent → child already exists' }]);
     try {
       return await inTransaction(this.dataSource, async (em) => {
-        if (this.dataSource.options.type === 'mysql') {
-          await em.createQueryBuilder(TenantEntity, 't').setLock('pessimistic_write').where('t.id = :tenantId', { tenantId }).getOne();
-        }
-        const parent = await em.findOne(TaskEntity, { where: { id: dto.parentTaskId, tenantId }, select: { id: true, name: true } });
+        await lockTenant(em, tenantId);
+        const parent = await findTask(em, tenantId, dto.parentTaskId);
         if (!parent) throw new ApiException(404, `Task ${dto.parentTaskId} not found`, { errors: [{ field: 'parentTaskId', reason: `no task ${dto.parentTaskId}` }] });
-        const child = await em.findOne(TaskEntity, { where: { id: dto.childTaskId, tenantId }, select: { id: true, name: true } });
+        const child = await findTask(em, tenantId, dto.childTaskId);
         if (!child) throw new ApiException(404, `Task ${dto.childTaskId} not found`, { errors: [{ field: 'childTaskId', reason: `no task ${dto.childTaskId}` }] });
-        if (await em.existsBy(TaskDependencyEntity, { tenantId, parentTaskId: parent.id, childTaskId: child.id })) throw duplicate();
-
-        const existing = await em.find(TaskDependencyEntity, { where: { tenantId }, order: { id: 'ASC' } });
+        if (await edgeExists(em, tenantId, parent.id, child.id)) throw duplicate();
+        const existing = await listEdges(em, tenantId);
         const edgeNames = await this.views(tenantId, existing, em);
         const edges: DependencyEdge[] = edgeNames.map((e) => ({ parent: e.parentName, child: e.childName, condition: e.condition }));
         const cycle = findCycle(edges, { parent: parent.name, child: child.name });
@@ -84,8 +70,10 @@ export class DependenciesService {
           condition: dto.condition ?? 'ON_SUCCESS',
           createdAt: this.clock.now(),
         });
-        await em.insert(TaskDependencyEntity, row);
-        return (await this.views(tenantId, [row], em))[0];
+        await insertEdge(em, row);
+        const view = (await this.views(tenantId, [row], em))[0];
+        await auditChange(em, { tenantId, objectType: 'dependency', objectId: row.id, after: view });
+        return view;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -95,14 +83,22 @@ export class DependenciesService {
 
   async update(tenantId: string, id: number, condition: DependencyView['condition']): Promise<DependencyView> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(TaskDependencyEntity, { id, tenantId }))) throw notFound('Dependency', id);
-      await em.update(TaskDependencyEntity, { id, tenantId }, { condition });
+      const row = await findEdge(em, tenantId, id);
+      if (!row) throw notFound('Dependency', id);
+      const [before] = await this.views(tenantId, [row], em);
+      await updateEdgeCondition(em, tenantId, id, condition);
+      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before, after: { ...before, condition } });
     });
     return this.get(tenantId, id);
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    const result = await inTransaction(this.dataSource, (em) => em.delete(TaskDependencyEntity, { id, tenantId }));
-    if (!result.affected) throw notFound('Dependency', id);
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await findEdge(em, tenantId, id);
+      if (!row) throw notFound('Dependency', id);
+      const [before] = await this.views(tenantId, [row], em);
+      await deleteEdges(em, tenantId, [id]);
+      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before });
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EngineNodeEntity, ExecutorEntity, TaskEntity, TenantEntity } from '@baton/persistence';
+import { EngineNodeEntity, ExecutorEntity, inTransaction, TaskEntity, TenantEntity } from '@baton/persistence';
+import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, type Clock } from '../common/clock';
 import { newExecutorSecret } from '../common/secrets';
@@ -32,16 +33,26 @@ export class ExecutorSecretService {
     const executorSecret = newExecutorSecret();
     const secretVersion = row.executorSecretVersion + 1;
     const previousSecretExpiresAt = overlapSeconds > 0 ? this.clock.now() + overlapSeconds * 1000 : null;
-    const result = await tenants.update(
-      { id: tenantId, executorSecretVersion: row.executorSecretVersion },
-      {
-        executorSecret,
-        executorSecretVersion: secretVersion,
-        previousExecutorSecret: previousSecretExpiresAt === null ? null : row.executorSecret,
-        previousSecretExpiresAt,
-      },
-    );
-    if (!result.affected) throw conflict(`The executor secret of tenant "${tenantId}" was rotated meanwhile: reload and try again`);
+    await inTransaction(this.dataSource, async (em) => {
+      const result = await em.update(
+        TenantEntity,
+        { id: tenantId, executorSecretVersion: row.executorSecretVersion },
+        {
+          executorSecret,
+          executorSecretVersion: secretVersion,
+          previousExecutorSecret: previousSecretExpiresAt === null ? null : row.executorSecret,
+          previousSecretExpiresAt,
+        },
+      );
+      if (!result.affected) throw conflict(`The executor secret of tenant "${tenantId}" was rotated meanwhile: reload and try again`);
+      await auditChange(em, {
+        tenantId,
+        objectType: 'executor-secret',
+        objectId: tenantId,
+        before: { secretVersion: row.executorSecretVersion },
+        after: { secretVersion, overlapSeconds, previousSecretExpiresAt },
+      });
+    });
     return { tenantId, executorSecret, secretVersion, previousSecretExpiresAt };
   }
 

@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -35,6 +36,7 @@ export class ExecutorsController {
     summary:
       "Rotate the tenant's executor secret (TENANT_ADMIN): the new secret is in this answer only; the previous one stays valid `overlapSeconds` (default 86400, 0 = revoke at once)",
   })
+  @Audited('executor-secret.rotate')
   @ApiOkResponse({ type: RotatedExecutorSecretView })
   rotate(@TenantId() tenantId: string, @Body() body: RotateExecutorSecretDto): Promise<RotatedExecutorSecretView> {
     return this.secrets.rotate(tenantId, body.overlapSeconds);
@@ -48,6 +50,7 @@ export class ExecutorsController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('executor.delete')
   @ApiOperation({ summary: "Remove a DOWN executor (stopped, or silent): its row goes, the runs that went to it stay (TENANT_ADMIN)" })
   @ApiNoContentResponse()
   @ApiConflictResponse({ description: 'The executor is UP (errors name `state`)' })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, FindOptionsWhere } from 'typeorm';
-import { deleteDownExecutor, ExecutorEntity, TenantEntity } from '@baton/persistence';
+import { deleteDownExecutor, ExecutorEntity, inTransaction, TenantEntity } from '@baton/persistence';
+import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
@@ -32,10 +33,16 @@ export class ExecutorsService {
    * for good); 409 for an UP one — it would register again at its next heartbeat anyway.
    */
   async remove(tenantId: string, id: number): Promise<void> {
-    if (await deleteDownExecutor(this.dataSource.manager, { tenantId, executorId: id })) return;
-    const row = await this.dataSource.getRepository(ExecutorEntity).findOneBy({ id, tenantId });
-    if (!row) throw notFound('Executor', id);
-    throw conflict(`Executor ${id} (${row.app} at ${row.url}) is ${row.state}: only a DOWN executor can be removed`, [{ field: 'state', reason: `is ${row.state}, not DOWN` }]);
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await em.findOneBy(ExecutorEntity, { id, tenantId });
+      if (!row) throw notFound('Executor', id);
+      if (!(await deleteDownExecutor(em, { tenantId, executorId: id }))) {
+        // Refused by the guarded delete: the state it saw, not the one read before it.
+        const state = (await em.findOneBy(ExecutorEntity, { id, tenantId }))?.state ?? row.state;
+        throw conflict(`Executor ${id} (${row.app} at ${row.url}) is ${state}: only a DOWN executor can be removed`, [{ field: 'state', reason: `is ${state}, not DOWN` }]);
+      }
+      await auditChange(em, { tenantId, objectType: 'executor', objectId: id, before: { app: row.app, url: row.url, state: row.state, heartbeatAt: row.heartbeatAt } });
+    });
   }
 
   private async tenant(tenantId: string): Promise<TenantEntity> {

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EngineGroupEntity, EngineNodeEntity, inTransaction, isUniqueViolation, TenantEntity } from '@baton/persistence';
+import { deleteEngineGroup, EngineGroupEntity, findEngineGroup, insertEngineGroup, inTransaction, isUniqueViolation, listEngineGroups, listEngineNodes, tenantGroups, updateEngineGroup } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-
+import { auditChange } from '../audit';
 import { CreateEngineGroupDto, EngineGroupView, EngineNodeView, UpdateEngineGroupDto } from './dto/operator.dto';
 
 @Injectable()
@@ -14,7 +14,7 @@ export class EngineGroupsService {
   ) {}
 
   private async tenantsByGroup(): Promise<Map<string, string[]>> {
-    const tenants = await this.dataSource.getRepository(TenantEntity).find({ select: { id: true, engineGroup: true }, order: { id: 'ASC' } });
+    const tenants = await tenantGroups(this.dataSource.manager);
     const map = new Map<string, string[]>();
     for (const t of tenants) map.set(t.engineGroup, [...(map.get(t.engineGroup) ?? []), t.id]);
     return map;
@@ -22,14 +22,14 @@ export class EngineGroupsService {
 
   async list(): Promise<EngineGroupView[]> {
     const [rows, byGroup] = await Promise.all([
-      this.dataSource.getRepository(EngineGroupEntity).find({ order: { name: 'ASC' } }),
+      listEngineGroups(this.dataSource.manager),
       this.tenantsByGroup(),
     ]);
     return rows.map((row) => ({ name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] }));
   }
 
   async get(name: string): Promise<EngineGroupView> {
-    const row = await this.dataSource.getRepository(EngineGroupEntity).findOneBy({ name });
+    const row = await findEngineGroup(this.dataSource.manager, name);
     if (!row) throw notFound('Engine group', name);
     const byGroup = await this.tenantsByGroup();
     return { name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] };
@@ -37,11 +37,12 @@ export class EngineGroupsService {
 
   async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
     const duplicate = () => conflict(`Engine group "${dto.name}" already exists`, [{ field: 'name', reason: 'already exists' }]);
-    const row = this.dataSource.getRepository(EngineGroupEntity).create({ name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
+    const row = this.dataSource.manager.create(EngineGroupEntity, { name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
     try {
       await inTransaction(this.dataSource, async (em) => {
-        if (await em.existsBy(EngineGroupEntity, { name: dto.name })) throw duplicate();
-        await em.insert(EngineGroupEntity, row);
+        if (await findEngineGroup(em, dto.name)) throw duplicate();
+        await insertEngineGroup(em, row);
+        await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: row.name, after: { name: row.name, description: row.description } });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -52,8 +53,10 @@ export class EngineGroupsService {
 
   async update(name: string, dto: UpdateEngineGroupDto): Promise<EngineGroupView> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
-      await em.update(EngineGroupEntity, { name }, { description: dto.description });
+      const row = await findEngineGroup(em, name);
+      if (!row) throw notFound('Engine group', name);
+      await updateEngineGroup(em, name, dto.description);
+      await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: name, before: { name, description: row.description }, after: { name, description: dto.description } });
     });
     return this.get(name);
   }
@@ -61,19 +64,21 @@ export class EngineGroupsService {
   /** Deleting a group that tenants are bound to is refused (409). */
   async delete(name: string): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(EngineGroupEntity, { name }))) throw notFound('Engine group', name);
-      const bound = await em.find(TenantEntity, { where: { engineGroup: name }, select: { id: true } });
+      const row = await findEngineGroup(em, name);
+      if (!row) throw notFound('Engine group', name);
+      const bound = await tenantGroups(em, name);
       if (bound.length > 0) {
         throw conflict(`Engine group "${name}" serves tenants ${bound.map((t) => t.id).join(', ')}; move them first`, [
           { field: 'name', reason: 'engine group in use by tenants' },
         ]);
       }
-      await em.delete(EngineGroupEntity, { name });
+      await deleteEngineGroup(em, name);
+      await auditChange(em, { tenantId: null, objectType: 'engine-group', objectId: name, before: { name, description: row.description } });
     });
   }
 
   async nodes(): Promise<EngineNodeView[]> {
-    const rows = await this.dataSource.getRepository(EngineNodeEntity).find({ order: { id: 'ASC' } });
+    const rows = await listEngineNodes(this.dataSource.manager);
     return rows.map((row) => ({
       id: row.id,
       groups: row.groups.split(',').map((g) => g.trim()).filter((g) => g.length > 0),

@@ -2,6 +2,7 @@ import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ApiKeyView, CreatedApiKeyView, OperatorCreateApiKeyDto } from '../api-keys/dto/api-key.dto';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal } from '../common/principal';
@@ -35,6 +36,7 @@ export class OperatorTenantsController {
     summary:
       'Create a tenant, optionally with its first TENANT_ADMIN (`admin`, in the same transaction); generates its executor secret (in this answer and GET only). No delete route: tenants are retired, not erased.',
   })
+  @Audited('tenant.create')
   @ApiCreatedResponse({ type: CreatedTenantView })
   create(@Body() body: CreateTenantDto): Promise<CreatedTenantView> {
     return this.tenants.create(body);
@@ -48,7 +50,8 @@ export class OperatorTenantsController {
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a tenant (name, engine group, rate limits)' })
+  @Audited('tenant.update')
+  @ApiOperation({ summary: 'Update a tenant (name, engine group, rate limits, SSO required)' })
   @ApiOkResponse({ type: TenantView })
   update(@Param('id') id: string, @Body() body: UpdateTenantDto): Promise<TenantView> {
     return this.tenants.update(id, body);
@@ -66,6 +69,7 @@ export class OperatorEngineGroupsController {
   }
 
   @Post()
+  @Audited('engine-group.create')
   @ApiCreatedResponse({ type: EngineGroupView })
   create(@Body() body: CreateEngineGroupDto): Promise<EngineGroupView> {
     return this.groups.create(body);
@@ -78,6 +82,7 @@ export class OperatorEngineGroupsController {
   }
 
   @Patch(':name')
+  @Audited('engine-group.update')
   @ApiOkResponse({ type: EngineGroupView })
   update(@Param('name') name: string, @Body() body: UpdateEngineGroupDto): Promise<EngineGroupView> {
     return this.groups.update(name, body);
@@ -85,6 +90,7 @@ export class OperatorEngineGroupsController {
 
   @Delete(':name')
   @HttpCode(204)
+  @Audited('engine-group.delete')
   @ApiOperation({ summary: 'Delete an engine group no tenant is bound to (409 otherwise)' })
   @ApiNoContentResponse()
   delete(@Param('name') name: string): Promise<void> {
@@ -116,6 +122,7 @@ export class OperatorApiKeysController {
   }
 
   @Post()
+  @Audited('api-key.create')
   @ApiOperation({ summary: 'Create an API key for a tenant, owned by the calling operator; the clear key is in this answer only' })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
   create(@Body() body: OperatorCreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyView> {
@@ -124,6 +131,7 @@ export class OperatorApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('api-key.revoke')
   @ApiNoContentResponse()
   revoke(@Param('id', new IdPipe()) id: number): Promise<void> {
     return this.keys.revoke(undefined, id);

@@ -1,15 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { normalizeExecutorNetworks, validateExecutorNetworks } from '@baton/domain';
-import { EngineGroupEntity, inTransaction, isUniqueViolation, RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
+import { endPasswordSessionsOfTenant, findEngineGroup, findTenant, insertTenant, inTransaction, isUniqueViolation, listTenants, moveTenantGroup, TenantEntity, tenantExists, updateTenant } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { newExecutorSecret } from '../common/secrets';
+import { auditChange } from '../audit';
 import { userView, UsersService } from '../users/users.service';
 import { CreatedTenantView, CreateTenantDto, DEFAULT_ENGINE_GROUP, TenantView, UpdateTenantDto } from './dto/operator.dto';
-
-/** Runs not yet owned by an engine: moving a tenant to another group moves these with it. */
-const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT'] as const;
 
 export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
   return {
@@ -21,6 +19,8 @@ export function tenantView(row: TenantEntity, withSecret: boolean): TenantView {
     claimShare: row.claimShare,
     executorNetworks: row.executorNetworks ?? null,
     backlogAlarmMs: row.backlogAlarmMs ?? null,
+    // Boolean(): MySQL hands back the TINYINT.
+    ssoRequired: Boolean(row.ssoRequired),
     createdAt: row.createdAt,
     ...(withSecret ? { executorSecret: row.executorSecret } : {}),
   };
@@ -35,12 +35,12 @@ export class TenantsService {
   ) {}
 
   async list(): Promise<TenantView[]> {
-    const rows = await this.dataSource.getRepository(TenantEntity).find({ order: { id: 'ASC' } });
+    const rows = await listTenants(this.dataSource.manager);
     return rows.map((row) => tenantView(row, false));
   }
 
   async get(id: string): Promise<TenantView> {
-    const row = await this.dataSource.getRepository(TenantEntity).findOneBy({ id });
+    const row = await findTenant(this.dataSource.manager, id);
     if (!row) throw notFound('Tenant', id);
     return tenantView(row, false);
   }
@@ -58,10 +58,10 @@ export class TenantsService {
     const admin = dto.admin ? await this.users.newRow({ ...dto.admin, role: 'TENANT_ADMIN', tenantId: dto.id }) : undefined;
     try {
       return await inTransaction(this.dataSource, async (em) => {
-        if (!(await em.existsBy(EngineGroupEntity, { name: engineGroup }))) {
+        if (!(await findEngineGroup(em, engineGroup))) {
           throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(engineGroup) }]);
         }
-        if (await em.existsBy(TenantEntity, { id: dto.id })) throw duplicate();
+        if (await tenantExists(em, dto.id)) throw duplicate();
         const row = em.create(TenantEntity, {
           id: dto.id,
           name: dto.name,
@@ -73,9 +73,11 @@ export class TenantsService {
           executorNetworks,
           createdAt: this.clock.now(),
         });
-        await em.insert(TenantEntity, row);
+        await insertTenant(em, row);
         if (admin) await this.users.insert(em, admin, { username: 'admin.username' });
-        return { ...tenantView(row, true), ...(admin ? { admin: userView(admin) } : {}) };
+        const created = { ...tenantView(row, true), ...(admin ? { admin: userView(admin) } : {}) };
+        await auditChange(em, { tenantId: row.id, objectType: 'tenant', objectId: row.id, after: created });
+        return created;
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
@@ -87,18 +89,14 @@ export class TenantsService {
   async update(id: string, dto: UpdateTenantDto): Promise<TenantView> {
     const executorNetworks = checkedNetworks(dto.executorNetworks);
     return inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TenantEntity, { id });
+      const row = await findTenant(em, id);
       if (!row) throw notFound('Tenant', id);
+      const before = tenantView(row, false);
       if (dto.engineGroup !== undefined && dto.engineGroup !== row.engineGroup) {
-        if (!(await em.existsBy(EngineGroupEntity, { name: dto.engineGroup }))) {
+        if (!(await findEngineGroup(em, dto.engineGroup))) {
           throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(dto.engineGroup) }]);
         }
-        await em.update(TaskEntity, { tenantId: id }, { engineGroup: dto.engineGroup });
-        await em.update(
-          RunEntity,
-          { tenantId: id, state: In([...UNCLAIMED_RUN_STATES]) },
-          { engineGroup: dto.engineGroup, updatedAt: this.clock.now() },
-        );
+        await moveTenantGroup(em, { tenantId: id, engineGroup: dto.engineGroup, now: this.clock.now() });
         row.engineGroup = dto.engineGroup;
       }
       if (dto.name !== undefined) row.name = dto.name;
@@ -107,11 +105,11 @@ export class TenantsService {
       if (dto.claimShare !== undefined) row.claimShare = dto.claimShare;
       if (executorNetworks !== undefined) row.executorNetworks = executorNetworks;
       if (dto.backlogAlarmMs !== undefined) row.backlogAlarmMs = dto.backlogAlarmMs;
-      await em.update(
-        TenantEntity,
-        { id },
-        { name: row.name, engineGroup: row.engineGroup, ratePerSec: row.ratePerSec, burst: row.burst, claimShare: row.claimShare, executorNetworks: row.executorNetworks, backlogAlarmMs: row.backlogAlarmMs },
-      );
+      // Password sessions of the tenant end with password logins: its users come back through SSO.
+      if (dto.ssoRequired === true && !row.ssoRequired) await endPasswordSessionsOfTenant(em, id);
+      if (dto.ssoRequired !== undefined) row.ssoRequired = dto.ssoRequired;
+      await updateTenant(em, row);
+      await auditChange(em, { tenantId: id, objectType: 'tenant', objectId: id, before, after: tenantView(row, false) });
       return tenantView(row, false);
     });
   }

@@ -1,5 +1,6 @@
 import { Body, Get, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { CurrentPrincipal, type Principal } from '../common/principal';
 import { PreferencesDto, PreferencesView } from './dto/preferences.dto';
@@ -17,6 +18,7 @@ export class PreferencesController {
   }
 
   @Put()
+  @Audited('user.preferences')
   @ApiOperation({ summary: "Set the logged-in user's preferences (the whole set: an omitted or null field goes back to the browser's)" })
   @ApiOkResponse({ type: PreferencesView })
   put(@CurrentPrincipal() principal: Principal, @Body() body: PreferencesDto): Promise<PreferencesView> {

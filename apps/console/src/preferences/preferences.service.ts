@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { canonicalTimeZone } from '@baton/domain';
-import { readUserPreferences, writeUserPreferences, type UserPreferences } from '@baton/persistence';
+import { inTransaction, readUserPreferences, writeUserPreferences, type UserPreferences } from '@baton/persistence';
+import { auditChange } from '../audit';
 import { badRequest, forbidden, notFound } from '../common/api-error';
 import type { Principal } from '../common/principal';
 import type { PreferencesDto, PreferencesView } from './dto/preferences.dto';
@@ -24,7 +25,12 @@ export class PreferencesService {
       if (timeZone === null) throw badRequest([{ field: 'timeZone', reason: `"${dto.timeZone}" is not an IANA time zone (e.g. Asia/Shanghai, UTC)` }]);
     }
     const prefs: UserPreferences = { language: dto.language ?? null, timeZone, theme: dto.theme ?? null };
-    if (!(await writeUserPreferences(this.dataSource.manager, userOf(principal), prefs))) throw notFound('User', principal.username);
+    const userId = userOf(principal);
+    await inTransaction(this.dataSource, async (em) => {
+      const before = await readUserPreferences(em, userId);
+      if (!before || !(await writeUserPreferences(em, userId, prefs))) throw notFound('User', principal.username);
+      await auditChange(em, { tenantId: principal.tenantId, objectType: 'user-preferences', objectId: userId, before, after: prefs });
+    });
     return prefs as PreferencesView;
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController, RouteAccess } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -19,6 +20,7 @@ export class RetentionController {
 
   @Put()
   @RouteAccess('tenant-admin')
+  @Audited('retention.set')
   @ApiOperation({ summary: "Set the tenant's retention (TENANT_ADMIN); each at most the cluster's ceiling, null: the ceiling" })
   @ApiOkResponse({ type: RetentionView })
   setTenant(@TenantId() tenantId: string, @Body() body: TenantRetentionDto): Promise<RetentionView> {
@@ -27,6 +29,7 @@ export class RetentionController {
 
   @Put('tasks/:id')
   @RouteAccess('tenant-admin')
+  @Audited('retention.task-set')
   @ApiOperation({ summary: "Override one task's run retention and newest runs kept (TENANT_ADMIN)" })
   @ApiOkResponse({ type: RetentionView })
   setTask(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: TaskRetentionDto): Promise<RetentionView> {
@@ -36,6 +39,7 @@ export class RetentionController {
   @Delete('tasks/:id')
   @RouteAccess('tenant-admin')
   @HttpCode(204)
+  @Audited('retention.task-clear')
   @ApiOperation({ summary: "Remove a task's override: it takes its tenant's retention again (TENANT_ADMIN)" })
   @ApiNoContentResponse()
   clearTask(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {

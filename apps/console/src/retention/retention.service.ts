@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { taskRetention, tenantRetention, validateRetention, type RetentionLevel } from '@baton/domain';
-import { RetentionPolicyEntity, TaskEntity } from '@baton/persistence';
+import { deleteRetentionPolicy, findRetentionPolicy, findTask, inTransaction, listRetentionPolicies, RetentionPolicyEntity, saveRetentionPolicy } from '@baton/persistence';
+import { auditChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -19,7 +20,7 @@ export class RetentionService {
   ) {}
 
   async get(tenantId: string): Promise<RetentionView> {
-    const rows = await this.dataSource.getRepository(RetentionPolicyEntity).find({ where: { tenantId }, order: { taskId: 'ASC' } });
+    const rows = await listRetentionPolicies(this.dataSource.manager, tenantId);
     const ceiling = this.options.retentionCeiling;
     const own = rows.find((r) => r.taskId === TENANT_ROW) ?? null;
     const effective = tenantRetention(ceiling, own);
@@ -35,19 +36,26 @@ export class RetentionService {
 
   async setTenant(tenantId: string, body: TenantRetentionDto): Promise<RetentionView> {
     const level = this.level(body, ['runsMs', 'logsMs', 'alarmsMs', 'minRunsKept']);
-    await this.save(tenantId, TENANT_ROW, level);
+    await inTransaction(this.dataSource, (em) => this.save(em, tenantId, TENANT_ROW, level));
     return this.get(tenantId);
   }
 
   async setTask(tenantId: string, taskId: number, body: TaskRetentionDto): Promise<RetentionView> {
-    await this.ownTask(tenantId, taskId);
-    await this.save(tenantId, taskId, this.level(body, ['runsMs', 'minRunsKept']));
+    const level = this.level(body, ['runsMs', 'minRunsKept']);
+    await inTransaction(this.dataSource, async (em) => {
+      await this.ownTask(em, tenantId, taskId);
+      await this.save(em, tenantId, taskId, level);
+    });
     return this.get(tenantId);
   }
 
   async clearTask(tenantId: string, taskId: number): Promise<void> {
-    await this.ownTask(tenantId, taskId);
-    await this.dataSource.getRepository(RetentionPolicyEntity).delete({ tenantId, taskId });
+    await inTransaction(this.dataSource, async (em) => {
+      await this.ownTask(em, tenantId, taskId);
+      const before = await findRetentionPolicy(em, tenantId, taskId);
+      await deleteRetentionPolicy(em, tenantId, taskId);
+      await auditChange(em, { tenantId, objectType: 'retention', objectId: taskId, before: before && levelOf(before) });
+    });
   }
 
   private level(body: object, fields: ReadonlyArray<keyof RetentionLevel>): RetentionLevel {
@@ -58,8 +66,10 @@ export class RetentionService {
     return level;
   }
 
-  private async save(tenantId: string, taskId: number, level: RetentionLevel): Promise<void> {
-    await this.dataSource.getRepository(RetentionPolicyEntity).save({
+  /** Stores a level (the tenant's: taskId TENANT_ROW) and audits it, in the caller's transaction. */
+  private async save(em: EntityManager, tenantId: string, taskId: number, level: RetentionLevel): Promise<void> {
+    const before = await findRetentionPolicy(em, tenantId, taskId);
+    await saveRetentionPolicy(em, {
       tenantId,
       taskId,
       runsMs: level.runsMs,
@@ -68,9 +78,14 @@ export class RetentionService {
       minRunsKept: level.minRunsKept,
       updatedAt: this.clock.now(),
     });
+    await auditChange(em, { tenantId, objectType: 'retention', objectId: taskId === TENANT_ROW ? null : taskId, before: before && levelOf(before), after: level });
   }
 
-  private async ownTask(tenantId: string, taskId: number): Promise<void> {
-    if (!(await this.dataSource.getRepository(TaskEntity).existsBy({ id: taskId, tenantId }))) throw notFound('Task', taskId);
+  private async ownTask(em: EntityManager, tenantId: string, taskId: number): Promise<void> {
+    if (!(await findTask(em, tenantId, taskId))) throw notFound('Task', taskId);
   }
+}
+
+function levelOf(row: RetentionPolicyEntity): RetentionLevel {
+  return { runsMs: row.runsMs, logsMs: row.logsMs, alarmsMs: row.alarmsMs, minRunsKept: row.minRunsKept };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Body, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
@@ -46,6 +47,7 @@ export class RunsController {
 
   @Post(':id/cancel')
   @HttpCode(200)
+  @Audited('run.cancel')
   @ApiOperation({ summary: 'Cancel an active run (409 when it is already over)' })
   @ApiOkResponse({ type: RunDetailView })
   cancel(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
@@ -53,6 +55,7 @@ export class RunsController {
   }
 
   @Post(':id/rerun')
+  @Audited('run.rerun')
   @ApiOperation({ summary: 'Run a finished run again: a new MANUAL run of its task with the params it ran with (409 while active, for a shard, or when the task was deleted)' })
   @ApiCreatedResponse({ type: RunDetailView })
   rerun(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
@@ -60,6 +63,7 @@ export class RunsController {
   }
 
   @Post('bulk-cancel')
+  @Audited('run.bulk-cancel')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel several runs in one transaction: one result per id (a refused id does not undo the others)' })
   @ApiOkResponse({ type: BulkRunsView })
@@ -68,6 +72,7 @@ export class RunsController {
   }
 
   @Post('bulk-rerun')
+  @Audited('run.bulk-rerun')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run several finished runs again, each with its params, in one transaction: one result per id' })
   @ApiOkResponse({ type: BulkRunsView })

@@ -6,6 +6,7 @@ import { afterCommit, cancelRun, cancelShards, ExecutorEntity, findRunAttempts, 
 import type { EntityManager } from 'typeorm';
 import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { auditChange } from '../audit';
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
@@ -151,7 +152,9 @@ export class RunsService {
   async rerun(tenantId: string, id: number): Promise<RunDetailView> {
     const runId = await inTransaction(this.dataSource, async (em) => {
       const { runs, tasks } = await findTenantRuns(em, { tenantId, ids: [id] });
-      return this.rerunIn(em, tenantId, id, runs.get(id), tasks);
+      const newRunId = await this.rerunIn(em, tenantId, id, runs.get(id), tasks);
+      await auditChange(em, { tenantId, objectType: 'run', objectId: newRunId, after: { rerunOf: id, taskId: runs.get(id)?.taskId ?? null } });
+      return newRunId;
     });
     return this.get(tenantId, runId);
   }
@@ -206,6 +209,9 @@ export class RunsService {
           results.push({ id, status: error.getStatus(), runId: null, message: body.message });
         }
       }
+      // One record for the request, naming what it did; a request that changed no run records nothing.
+      const done = results.filter((r) => r.runId !== null).map((r) => ({ id: r.id, runId: r.runId }));
+      if (done.length > 0) await auditChange(em, { tenantId, objectType: 'run', objectId: null, after: { action, runs: done } });
       return results;
     });
   }
@@ -245,12 +251,15 @@ export class RunsService {
    * and the engines, not the console, end a fan-out run.
    */
   async cancel(tenantId: string, id: number): Promise<RunDetailView> {
-    await inTransaction(this.dataSource, async (em) => this.cancelIn(em, tenantId, id, (await em.findOneBy(RunEntity, { id, tenantId })) ?? undefined));
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await this.cancelIn(em, tenantId, id, (await em.findOneBy(RunEntity, { id, tenantId })) ?? undefined);
+      await auditChange(em, { tenantId, objectType: 'run', objectId: id, before: { taskId: row.taskId, state: row.state }, after: { taskId: row.taskId, state: 'CANCELLED' } });
+    });
     return this.get(tenantId, id);
   }
 
-  /** cancel() in a transaction of the caller's; `row` as read in it. A refusal writes nothing. */
-  private async cancelIn(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<void> {
+  /** cancel() in a transaction of the caller's; `row` as read in it (returned: the run before). A refusal writes nothing. */
+  private async cancelIn(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
     if (!row) throw notFound('Run', id);
     if (!isActive(row.state)) throw notActive(id, row.state);
     if (row.cause === 'SHARD') {
@@ -265,6 +274,7 @@ export class RunsService {
       const current = await em.findOneBy(RunEntity, { id, tenantId });
       throw notActive(id, current?.state ?? row.state);
     }
+    return row;
   }
 
   /**

@@ -7,6 +7,7 @@ import {
   ApiOkResponse,
   ApiOperation,
 } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
@@ -54,6 +55,7 @@ export class TasksController {
   }
 
   @Post()
+  @Audited('task.create')
   @ApiOperation({ summary: 'Create a task; nextFireAt is computed from the trigger' })
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
@@ -62,6 +64,7 @@ export class TasksController {
   }
 
   @Post('batch')
+  @Audited('task.create-batch')
   @ApiOperation({
     summary: 'Create up to 1,000 tasks in one request, all or none',
     description:
@@ -82,6 +85,7 @@ export class TasksController {
   }
 
   @Put(':id')
+  @Audited('task.replace')
   @ApiOperation({ summary: 'Replace a task (omitted fields take their defaults)' })
   @ApiOkResponse({ type: SavedTaskView })
   async replace(
@@ -93,6 +97,7 @@ export class TasksController {
   }
 
   @Patch(':id')
+  @Audited('task.update')
   @ApiOperation({ summary: 'Change some fields of a task (retry and alarms may be given in part)' })
   @ApiOkResponse({ type: SavedTaskView })
   async patch(
@@ -105,6 +110,7 @@ export class TasksController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('task.delete')
   @ApiOperation({
     summary:
       'Delete a task. With dependency edges: 409 TASK_HAS_DEPENDENCIES unless ?cascade=true (deletes the edges). Active runs are cancelled; history stays.',
@@ -119,6 +125,7 @@ export class TasksController {
   }
 
   @Post(':id/trigger')
+  @Audited('task.trigger')
   @ApiOperation({ summary: 'Run the task now (PENDING run, cause MANUAL); optional params override for this run' })
   @ApiBody({ type: TriggerRunDto, required: false })
   @ApiCreatedResponse({ type: RunDetailView })
@@ -131,6 +138,7 @@ export class TasksController {
   }
 
   @Post(':id/copy')
+  @Audited('task.copy')
   @ApiOperation({ summary: "A new task with this task's definition under a new name (checked and saved as POST /tasks); its fires count from zero" })
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
@@ -139,6 +147,7 @@ export class TasksController {
   }
 
   @Post(':id/backfill')
+  @Audited('task.backfill')
   @ApiOperation({
     summary: 'Run the past fires of a CRON or FIXED_RATE task in [from, to): one BACKFILL run per fire, at most 10,000',
     description:
@@ -151,6 +160,7 @@ export class TasksController {
 
   @Delete(':id/backfill')
   @HttpCode(200)
+  @Audited('task.backfill-cancel')
   @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish); one still being written writes no more" })
   @ApiOkResponse({ type: BackfillCancelView })
   cancelBackfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<BackfillCancelView> {
@@ -159,6 +169,7 @@ export class TasksController {
 
   @Post(':id/pause')
   @HttpCode(200)
+  @Audited('task.pause')
   @ApiOkResponse({ type: TaskView })
   pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
     return this.tasks.setPaused(tenantId, id, true);
@@ -166,6 +177,7 @@ export class TasksController {
 
   @Post(':id/resume')
   @HttpCode(200)
+  @Audited('task.resume')
   @ApiOperation({ summary: 'Resume; a fire time missed while paused is handled by the misfire policy' })
   @ApiOkResponse({ type: TaskView })
   resume(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
@@ -179,6 +191,7 @@ export class TaskGroupsController {
 
   @Post(':group/pause')
   @HttpCode(200)
+  @Audited('task-group.pause')
   @ApiOperation({ summary: 'Pause every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   pause(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
@@ -187,6 +200,7 @@ export class TaskGroupsController {
 
   @Post(':group/resume')
   @HttpCode(200)
+  @Audited('task-group.resume')
   @ApiOperation({ summary: 'Resume every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   resume(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {

@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { RunsModule } from '../runs/runs.module';
 import { TaskGroupsController, TasksController } from './tasks.controller';
+import { TaskVersionsController } from './task-versions.controller';
 import { HandlerCheck } from './handler-check';
 import { ParamsCheck } from './params-check';
 import { TasksService } from './tasks.service';
+import { TaskVersionsService } from './task-versions.service';
 
 @Module({
   imports: [RunsModule],
-  controllers: [TasksController, TaskGroupsController],
-  providers: [TasksService, HandlerCheck, ParamsCheck],
+  controllers: [TasksController, TaskGroupsController, TaskVersionsController],
+  providers: [TasksService, TaskVersionsService, HandlerCheck, ParamsCheck],
   exports: [TasksService],
 })
 export class TasksModule {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import {
   BACKFILL_SLICE,
   BACKFILL_TOO_MANY,
@@ -7,7 +7,6 @@ import {
   backfillRange,
   MAX_BACKFILL_FIRES,
   paramsProblem,
-  parseCron,
   validateTask,
   withTaskDefaults,
   type ExclusionCalendar,
@@ -17,25 +16,39 @@ import {
 } from '@baton/domain';
 import {
   afterCommit,
-  CalendarEntity,
+  calendarNames,
   cancelBackfillRuns,
   cancelTaskRuns,
   countExistingFires,
+  deleteEdges,
+  deleteTask,
+  findCalendar,
+  findCalendarByName,
+  findTask,
+  findTaskEdges,
+  findTaskIdByName,
+  findTasksByName,
+  findTenant,
   insertManualRun,
   insertPlannedRuns,
+  insertTasks,
+  insertTaskVersions,
   inTransaction,
   isUniqueViolation,
+  listTasks,
+  lockGroupTasks,
   lockTaskForBackfill,
   markBackfillsCancelled,
   markOwnFlow,
   RunEntity,
+  setTasksPaused,
   type PlannedRunRow,
   taskDefinitionToColumns,
-  TaskDependencyEntity,
   TaskEntity,
   taskEntityToDefinition,
-  TenantEntity,
+  updateTask,
 } from '@baton/persistence';
+import { auditChange, currentActorName } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
@@ -49,37 +62,22 @@ import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from '.
 import { ParamsCheck, type ParamsOf } from './params-check';
 import type { RunWakeups } from '@baton/messaging';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { canonical } from './canonical-definition';
+import { fileTask } from '../config-as-code/config-file';
+import { hasDrifted } from '../config-as-code/managed-hash';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
   return {
     id: row.id,
-    name: definition.name,
-    group: definition.group,
-    executorApp: definition.executorApp,
-    handler: definition.handler,
-    params: definition.params,
-    trigger: definition.trigger,
-    startAt: definition.startAt,
-    endAt: definition.endAt,
-    maxFires: definition.maxFires,
-    misfirePolicy: definition.misfirePolicy,
-    misfireThresholdMs: definition.misfireThresholdMs,
-    priority: definition.priority,
-    concurrencyPolicy: definition.concurrencyPolicy,
-    timeoutMs: definition.timeoutMs,
-    startDeadlineMs: definition.startDeadlineMs,
-    retry: definition.retry,
-    calendarName: definition.calendarName,
-    alarms: definition.alarms,
-    paused: definition.paused,
-    pauseAfterFailures: definition.pauseAfterFailures,
-    fanOut: definition.fanOut,
+    ...fileTask(definition),
     fireCount: row.fireCount,
     nextFireAt: row.nextFireAt,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     version: row.version,
+    managed: row.managedHash !== null,
+    drifted: hasDrifted(definition, row.managedHash),
   };
 }
 
@@ -96,19 +94,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function invalid(errors: FieldError[]): never {
   throw badRequest(errors);
-}
-
-/** Cron expressions and zones are stored in their canonical spelling (trimmed, `Europe/Berlin`). */
-function canonical(definition: TaskDefinition): TaskDefinition {
-  if (definition.trigger.kind !== 'CRON') return definition;
-  const parsed = parseCron(definition.trigger.expression, definition.trigger.timeZone);
-  if (!parsed.ok) return definition; // validateTask has refused it already
-  return { ...definition, trigger: { kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone } };
-}
-
-/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
 }
 
 function encodeNameCursor(name: string): string {
@@ -140,12 +125,13 @@ export class TasksService {
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const qb = this.dataSource.getRepository(TaskEntity).createQueryBuilder('t').where('t.tenantId = :tenantId', { tenantId });
-    if (query.search) qb.andWhere("t.name LIKE :search ESCAPE '!'", { search: likePattern(query.search) });
-    if (query.group !== undefined) qb.andWhere('t.groupName = :group', { group: query.group });
-    if (query.paused !== undefined) qb.andWhere('t.paused = :paused', { paused: query.paused });
-    if (query.cursor !== undefined) qb.andWhere('t.name > :after', { after: decodeNameCursor(query.cursor) });
-    const rows = await qb.orderBy('t.name', 'ASC').take(limit + 1).getMany();
+    const rows = await listTasks(this.dataSource.manager, tenantId, {
+      search: query.search,
+      group: query.group,
+      paused: query.paused,
+      afterName: query.cursor === undefined ? undefined : decodeNameCursor(query.cursor),
+      limit: limit + 1,
+    });
     const more = rows.length > limit;
     const page = more ? rows.slice(0, limit) : rows;
     const calendars = await this.calendarNames(tenantId, page);
@@ -156,7 +142,7 @@ export class TasksService {
   }
 
   async get(tenantId: string, id: number, em: EntityManager = this.dataSource.manager): Promise<TaskView> {
-    const row = await em.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(em, tenantId, id);
     if (!row) throw notFound('Task', id);
     const calendars = await this.calendarNames(tenantId, [row], em);
     return taskView(row, row.calendarId === null ? null : (calendars.get(row.calendarId) ?? null));
@@ -170,14 +156,17 @@ export class TasksService {
     await this.assertParamsFit(this.dataSource.manager, tenantId, [definition]);
     return this.writing(definition.name, () =>
       inTransaction(this.dataSource, async (em) => {
-        const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+        const tenant = await findTenant(em, tenantId);
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
         await this.assertNameFree(em, tenantId, definition.name, null);
         const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
-        await em.insert(TaskEntity, row);
-        return this.get(tenantId, row.id, em);
+        await insertTasks(em, [row]);
+        const created = await this.get(tenantId, row.id, em);
+        await this.keepVersions(em, [{ tenantId, taskId: row.id, version: row.version, definition }]);
+        await auditChange(em, { tenantId, objectType: 'task', objectId: created.id, after: created });
+        return created;
       }),
     );
   }
@@ -206,15 +195,15 @@ export class TasksService {
     const names = [...indexOfName.keys()];
     return this.writingMany(() =>
         inTransaction(this.dataSource, async (em) => {
-          const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+          const tenant = await findTenant(em, tenantId);
           if (!tenant) throw notFound('Tenant', tenantId);
-          const taken = (await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) }, select: { name: true } })))).flat();
+          const taken = await findTasksByName(em, tenantId, names);
           if (taken.length) {
             const named = taken.map((t) => ({ field: `tasks[${indexOfName.get(t.name)}].name`, reason: `a task named "${t.name}" already exists` }));
             throw conflict(`${taken.length} of the tasks' names are taken; nothing was created`, named);
           }
-          const calendars = new Map<string, Awaited<ReturnType<TasksService['findCalendar']>>>();
-          for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.findCalendar(em, tenantId, name));
+          const calendars = new Map<string, Awaited<ReturnType<TasksService['calendarByName']>>>();
+          for (const name of new Set(definitions.map((d) => d.calendarName).filter((n): n is string => n !== null))) calendars.set(name, await this.calendarByName(em, tenantId, name));
           const now = this.clock.now();
           const rows = definitions.map((d, i) => {
             const calendar = d.calendarName === null ? null : calendars.get(d.calendarName)!;
@@ -224,10 +213,13 @@ export class TasksService {
           });
           const refused = rows.filter((r): r is FieldError => 'field' in r);
           if (refused.length) invalid(refused);
-          for (const part of chunks(rows as TaskEntity[], INSERT_CHUNK)) await em.insert(TaskEntity, part);
+          await insertTasks(em, rows as TaskEntity[]);
           // Read back (ids and all): a multi-row INSERT's ids need not be consecutive.
-          const saved = new Map((await Promise.all(chunks(names).map((part) => em.find(TaskEntity, { where: { tenantId, name: In(part) } })))).flat().map((r) => [r.name, r]));
-          return definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          const saved = new Map((await findTasksByName(em, tenantId, names)).map((r) => [r.name, r]));
+          const views = definitions.map((d) => taskView(saved.get(d.name)!, d.calendarName));
+          await this.keepVersions(em, definitions.map((d) => ({ tenantId, taskId: saved.get(d.name)!.id, version: 1, definition: d })));
+          await auditChange(em, { tenantId, objectType: 'task', objectId: null, after: { tasks: views.map((v) => ({ id: v.id, name: v.name })) } });
+          return views;
         }),
     );
   }
@@ -238,7 +230,7 @@ export class TasksService {
    * zero. `paused` (default: the source's) lets a copy be reviewed before it fires.
    */
   async copy(tenantId: string, id: number, name: unknown, paused: unknown): Promise<TaskView> {
-    const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Task', id);
     const { tenantId: _owner, ...definition } = await this.definitionOf(this.dataSource.manager, row);
     return this.create(tenantId, { ...definition, name, paused: paused === undefined ? definition.paused : paused } as TaskBodyDto);
@@ -268,12 +260,20 @@ export class TasksService {
   }
 
   /**
+   * Restores a version: the task takes the definition that version saved, as a PUT of it would
+   * (same checks: its calendar must still exist, its name be free), which makes a new version.
+   */
+  restore(tenantId: string, id: number, definition: TaskDefinition): Promise<TaskView> {
+    return this.update(tenantId, id, undefined, () => ({ ...definition, tenantId }));
+  }
+
+  /**
    * 400 naming each param that does not fit the schema its handler's executors declare (ParamsCheck);
    * nothing is saved. Called before a save's transaction, not in it: a check may take its deadline
    * (50 ms), a new schema's compile longer, and the transaction would hold a pooled connection —
    * on SQLite the one transaction of the process — meanwhile.
    */
-  private async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly ParamsOf[], prefix: (i: number) => string = () => ''): Promise<void> {
+  async assertParamsFit(em: EntityManager, tenantId: string, definitions: readonly ParamsOf[], prefix: (i: number) => string = () => ''): Promise<void> {
     const problems = await this.params.errors(em, tenantId, definitions);
     const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
     if (errors.length) invalid(errors);
@@ -291,13 +291,14 @@ export class TasksService {
       async () => {
         const checked = await this.paramsCheckedBefore(tenantId, id, expectedVersion, next);
         return inTransaction(this.dataSource, async (em) => {
-          const row = await em.findOneBy(TaskEntity, { id, tenantId });
+          const row = await findTask(em, tenantId, id);
           if (!row) throw notFound('Task', id);
           if (expectedVersion !== undefined && expectedVersion !== row.version) {
             throw conflict(`Task ${id} was changed since version ${expectedVersion} (now ${row.version}); reload it`, [
               { field: 'version', reason: `is ${expectedVersion}, the task is at version ${row.version}` },
             ]);
           }
+          const before = await this.get(tenantId, id, em);
           const current = await this.definitionOf(em, row);
           const definition = next(current);
           name = definition.name;
@@ -315,24 +316,16 @@ export class TasksService {
             const never = neverFiresProblem(schedule, nextFireAt, now);
             if (never) invalid([never]);
           }
-          const result = await em
-            .createQueryBuilder()
-            .update(TaskEntity)
-            .set({
-              ...taskDefinitionToColumns(definition, calendar?.id ?? null),
-              fireCount,
-              nextFireAt,
-              updatedAt: now,
-              version: () => 'version + 1',
-            })
-            .where('id = :id AND tenant_id = :tenantId AND version = :version', { id, tenantId, version: row.version })
-            .execute();
-          if (!result.affected) {
+          const saved = await updateTask(em, { tenantId, id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, now });
+          if (!saved) {
             throw conflict(`Task ${id} was changed concurrently; reload it and try again`, [
               { field: 'version', reason: 'the task changed while it was being saved' },
             ]);
           }
-          return this.get(tenantId, id, em);
+          const after = await this.get(tenantId, id, em);
+          await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
+          await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
+          return after;
         });
       },
     );
@@ -346,7 +339,7 @@ export class TasksService {
    */
   private async paramsCheckedBefore(tenantId: string, id: number, expectedVersion: number | undefined, next: (current: TaskDefinition) => TaskDefinition): Promise<string | null> {
     const em = this.dataSource.manager;
-    const row = await em.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(em, tenantId, id);
     if (!row || (expectedVersion !== undefined && expectedVersion !== row.version)) return null;
     const definition = next(await this.definitionOf(em, row));
     await this.assertParamsFit(em, tenantId, [definition]);
@@ -355,7 +348,7 @@ export class TasksService {
 
   /** A stored task as a definition (its calendar by name). */
   private async definitionOf(em: EntityManager, row: TaskEntity): Promise<TaskDefinition> {
-    const calendar = row.calendarId === null ? null : await em.findOneBy(CalendarEntity, { id: row.calendarId, tenantId: row.tenantId });
+    const calendar = row.calendarId === null ? null : await findCalendar(em, row.tenantId, row.calendarId);
     return taskEntityToDefinition(row, calendar?.name ?? null);
   }
 
@@ -366,15 +359,9 @@ export class TasksService {
    */
   async delete(tenantId: string, id: number, cascade: boolean): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      const row = await findTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
-      const edges = await em.find(TaskDependencyEntity, {
-        where: [
-          { tenantId, parentTaskId: id },
-          { tenantId, childTaskId: id },
-        ],
-        order: { id: 'ASC' },
-      });
+      const edges = await findTaskEdges(em, tenantId, id);
       if (edges.length > 0 && !cascade) {
         throw conflict(
           `Task "${row.name}" has ${edges.length} dependency edge(s); delete them first or pass ?cascade=true`,
@@ -382,10 +369,12 @@ export class TasksService {
           { code: 'TASK_HAS_DEPENDENCIES', dependencyIds: edges.map((e) => e.id) },
         );
       }
-      if (edges.length > 0) await em.delete(TaskDependencyEntity, { id: In(edges.map((e) => e.id)) });
+      const before = await this.get(tenantId, id, em);
+      await deleteEdges(em, tenantId, edges.map((e) => e.id));
       const now = this.clock.now();
-      await cancelTaskRuns(em, { taskId: id, tenantId, now });
-      await em.delete(TaskEntity, { id, tenantId });
+      const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now });
+      await deleteTask(em, tenantId, id);
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after: { deletedDependencies: edges.map((e) => e.id), cancelledRuns } });
     });
   }
 
@@ -395,31 +384,35 @@ export class TasksService {
    */
   async setPaused(tenantId: string, id: number, paused: boolean): Promise<TaskView> {
     return inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(TaskEntity, { id, tenantId });
+      const row = await findTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
+      const before = await this.get(tenantId, id, em);
       if (row.paused !== paused) {
-        await em
-          .createQueryBuilder()
-          .update(TaskEntity)
-          .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
-          .where('id = :id AND tenant_id = :tenantId', { id, tenantId })
-          .execute();
+        const definition = { ...(await this.definitionOf(em, row)), paused };
+        await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
+        await setTasksPaused(em, { tenantId, ids: [id], paused, now: this.clock.now() });
       }
-      return this.get(tenantId, id, em);
+      const after = await this.get(tenantId, id, em);
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
+      return after;
     });
   }
 
   /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
   async setGroupPaused(tenantId: string, group: string, paused: boolean): Promise<GroupPauseView> {
-    const result = await inTransaction(this.dataSource, (em) =>
-      em
-        .createQueryBuilder()
-        .update(TaskEntity)
-        .set({ paused, updatedAt: this.clock.now(), version: () => 'version + 1' })
-        .where('tenant_id = :tenantId AND group_name = :group AND paused = :was', { tenantId, group, was: !paused })
-        .execute(),
-    );
-    return { group, paused, tasks: result.affected ?? 0 };
+    const tasks = await inTransaction(this.dataSource, async (em) => {
+      // Locked as read (MySQL), so the versions kept are those the update moves.
+      const rows = await lockGroupTasks(em, { tenantId, group, paused });
+      await setTasksPaused(em, { tenantId, ids: rows.map((r) => r.id), paused, now: this.clock.now() });
+      const calendars = await this.calendarNames(tenantId, rows, em);
+      await this.keepVersions(
+        em,
+        rows.map((r) => ({ tenantId, taskId: r.id, version: r.version + 1, definition: { ...taskEntityToDefinition(r, r.calendarId === null ? null : (calendars.get(r.calendarId) ?? null)), paused } })),
+      );
+      await auditChange(em, { tenantId, objectType: 'task-group', objectId: group, after: { paused, tasks: rows.map((r) => r.id) } });
+      return rows.length;
+    });
+    return { group, paused, tasks };
   }
 
   /**
@@ -438,17 +431,17 @@ export class TasksService {
       if (problem) invalid([problem]);
     }
     if (params !== undefined) {
-      const task = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+      const task = await findTask(this.dataSource.manager, tenantId, id);
       if (!task) throw notFound('Task', id);
       await this.assertParamsFit(this.dataSource.manager, tenantId, [{ executorApp: task.executorApp, handler: task.handler, params }]);
     }
     const runId = await inTransaction(this.dataSource, async (em) => {
-      const task = await em.findOneBy(TaskEntity, { id, tenantId });
+      const task = await findTask(em, tenantId, id);
       if (!task) throw notFound('Task', id);
       const now = this.clock.now();
       // The run is due now: the engines hear of it once it is committed, not at their next poll.
       afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now }));
-      return insertManualRun(em, {
+      const runId = await insertManualRun(em, {
         tenantId,
         taskId: task.id,
         engineGroup: task.engineGroup,
@@ -457,6 +450,8 @@ export class TasksService {
         flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
         now,
       });
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId, params: params ?? null, flowParams: flowParams ?? null } });
+      return runId;
     });
     return this.runs.get(tenantId, runId);
   }
@@ -486,9 +481,9 @@ export class TasksService {
   private async writeBackfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
     const rate = body.ratePerSec ?? DEFAULT_BACKFILL_RATE;
     if (typeof rate !== 'number' || !Number.isInteger(rate) || rate < 1 || rate > 1000) invalid([{ field: 'ratePerSec', reason: 'must be an integer from 1 to 1000' }]);
-    const row = await this.dataSource.manager.findOneBy(TaskEntity, { id, tenantId });
+    const row = await findTask(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Task', id);
-    const calendar = row.calendarId === null ? null : await this.dataSource.manager.findOneBy(CalendarEntity, { id: row.calendarId, tenantId });
+    const calendar = row.calendarId === null ? null : await findCalendar(this.dataSource.manager, tenantId, row.calendarId);
     const definition = taskEntityToDefinition(row, calendar?.name ?? null);
     const schedule = scheduleOf(definition, { fireCount: row.fireCount, createdAt: row.createdAt }, calendar ? { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates } : null);
     const range = backfillRange(schedule, { from: body.from, to: body.to }, this.clock.now());
@@ -519,11 +514,15 @@ export class TasksService {
     }));
     let created = 0;
     let written = 0;
+    // The request is audited with its first slice (the runs written from then on are its change), or alone when it has none.
+    const audit = (em: EntityManager) => auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { from: body.from, to: body.to, ratePerSec: rate, fires: fires.length } });
+    if (rows.length === 0) await inTransaction(this.dataSource, audit);
     for (let i = 0; i < rows.length; i += BACKFILL_SLICE) {
       const slice = rows.slice(i, i + BACKFILL_SLICE);
       const made = await inTransaction(this.dataSource, async (em) => {
         const cancels = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
         if (cancels === null) throw notFound('Task', id);
+        if (i === 0) await audit(em);
         if (cancels !== row.backfillCancels) return null;
         const existing = await countExistingFires(em, { taskId: row.id, fireKeys: slice.map((r) => r.fireKey) });
         await insertPlannedRuns(em, slice, now);
@@ -549,15 +548,22 @@ export class TasksService {
   async cancelBackfill(tenantId: string, id: number): Promise<{ cancelled: number }> {
     return inTransaction(this.dataSource, async (em) => {
       if (!(await markBackfillsCancelled(em, { taskId: id, tenantId }))) throw notFound('Task', id);
-      return { cancelled: await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() }) };
+      const cancelled = await cancelBackfillRuns(em, { taskId: id, tenantId, now: this.clock.now() });
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { cancelledRuns: cancelled } });
+      return { cancelled };
     });
   }
 
+  /** Keeps the versions a change made, in its transaction, named after who made it. */
+  /** Keeps a version of each changed task, in the change's transaction (task versions). */
+  keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
+    const at = this.clock.now();
+    const actorName = currentActorName();
+    return insertTaskVersions(em, versions.map((v) => ({ ...v, at, actorName })));
+  }
+
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {
-    const ids = [...new Set(rows.map((r) => r.calendarId).filter((c): c is number => c !== null))];
-    if (ids.length === 0) return new Map();
-    const calendars = await em.find(CalendarEntity, { where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
-    return new Map(calendars.map((c) => [c.id, c.name]));
+    return calendarNames(em, tenantId, [...new Set(rows.map((r) => r.calendarId).filter((c): c is number => c !== null))]);
   }
 
   private async resolveCalendar(
@@ -566,19 +572,19 @@ export class TasksService {
     name: string | null,
   ): Promise<{ id: number; definition: ExclusionCalendar } | null> {
     if (name === null) return null;
-    const calendar = await this.findCalendar(em, tenantId, name);
+    const calendar = await this.calendarByName(em, tenantId, name);
     if (!calendar) invalid([{ field: 'calendarName', reason: `no calendar named "${name}"` }]);
     return calendar;
   }
 
-  private async findCalendar(em: EntityManager, tenantId: string, name: string): Promise<{ id: number; definition: ExclusionCalendar } | null> {
-    const row = await em.findOneBy(CalendarEntity, { tenantId, name });
+  private async calendarByName(em: EntityManager, tenantId: string, name: string): Promise<{ id: number; definition: ExclusionCalendar } | null> {
+    const row = await findCalendarByName(em, tenantId, name);
     return row ? { id: row.id, definition: { name: row.name, timeZone: row.timeZone, dates: row.dates } } : null;
   }
 
   private async assertNameFree(em: EntityManager, tenantId: string, name: string, exceptId: number | null): Promise<void> {
-    const existing = await em.findOne(TaskEntity, { where: { tenantId, name }, select: { id: true } });
-    if (existing && existing.id !== exceptId) throw duplicateName(name);
+    const existing = await findTaskIdByName(em, tenantId, name);
+    if (existing !== null && existing !== exceptId) throw duplicateName(name);
   }
 
   /** createMany's writing(): a name taken by a concurrent writer after the check is a 409 too (nothing was created). */
@@ -607,17 +613,8 @@ function paramsKey(definition: TaskDefinition): string {
   return JSON.stringify([definition.executorApp, definition.handler, definition.params]);
 }
 
-/** Rows per INSERT of createMany: well inside SQLite's 32,766 bound parameters (~35 columns a row). */
-const INSERT_CHUNK = 200;
-
-function chunks<T>(items: readonly T[], size = 500): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 /** A new task's row (its first fire computed from its trigger), or why it can never fire. */
-function newTaskRow(
+export function newTaskRow(
   em: EntityManager,
   definition: TaskDefinition,
   engineGroup: string,

@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
@@ -20,6 +21,7 @@ export class OperatorUsersController {
   }
 
   @Post()
+  @Audited('user.create')
   @ApiOperation({ summary: 'Create a user: OPERATOR (no tenant) or TENANT_ADMIN / TENANT_VIEWER of a tenant' })
   @ApiCreatedResponse({ type: UserView })
   create(@Body() body: CreateUserDto): Promise<UserView> {
@@ -27,6 +29,7 @@ export class OperatorUsersController {
   }
 
   @Patch(':id')
+  @Audited('user.update')
   @ApiOperation({ summary: 'Change a tenant user\'s role, disable or enable a user (a disabled user\'s sessions end)' })
   @ApiOkResponse({ type: UserView })
   update(@Param('id', new IdPipe()) id: number, @Body() body: UpdateUserDto, @CurrentPrincipal() principal: Principal): Promise<UserView> {
@@ -34,6 +37,7 @@ export class OperatorUsersController {
   }
 
   @Post(':id/password')
+  @Audited('user.password-reset')
   @HttpCode(204)
   @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
   @ApiNoContentResponse()
@@ -42,6 +46,7 @@ export class OperatorUsersController {
   }
 
   @Delete(':id')
+  @Audited('user.delete')
   @HttpCode(204)
   @ApiNoContentResponse()
   delete(@Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<void> {
@@ -62,6 +67,7 @@ export class TenantUsersController {
   }
 
   @Post()
+  @Audited('user.create')
   @ApiOperation({ summary: 'Create a TENANT_ADMIN or TENANT_VIEWER of the caller\'s tenant' })
   @ApiCreatedResponse({ type: UserView })
   create(@TenantId() tenantId: string, @Body() body: CreateTenantUserDto): Promise<UserView> {
@@ -69,6 +75,7 @@ export class TenantUsersController {
   }
 
   @Patch(':id')
+  @Audited('user.update')
   @ApiOperation({ summary: 'Change a user\'s role (TENANT_ADMIN / TENANT_VIEWER), disable or enable it (a disabled user\'s sessions end)' })
   @ApiOkResponse({ type: UserView })
   update(
@@ -81,6 +88,7 @@ export class TenantUsersController {
   }
 
   @Post(':id/password')
+  @Audited('user.password-reset')
   @HttpCode(204)
   @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
   @ApiNoContentResponse()

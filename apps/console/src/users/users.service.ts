@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, FindOptionsWhere } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { keyRolesBeyond, type Role } from '@baton/domain';
-import { inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, TenantEntity, UserEntity } from '@baton/persistence';
+import { deleteUser, endUserSessions, findLoginUser, findUser, insertUser, inTransaction, isUniqueViolation, listUsers, revokeOwnerKeys, tenantExists, updateUser, UserEntity } from '@baton/persistence';
 import { badRequest, conflict, FieldError, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { AuthService } from '../auth/auth.service';
+import { auditChange } from '../audit';
 import { UpdateUserDto, UserView } from './dto/user.dto';
 
 export function userView(row: UserEntity): UserView {
@@ -41,9 +42,7 @@ export class UsersService {
   ) {}
 
   async list(tenantId?: string): Promise<UserView[]> {
-    const where: FindOptionsWhere<UserEntity> = tenantId === undefined ? {} : { tenantId };
-    const rows = await this.dataSource.getRepository(UserEntity).find({ where, order: { id: 'ASC' } });
-    return rows.map(userView);
+    return (await listUsers(this.dataSource.manager, tenantId)).map(userView);
   }
 
   async create(input: NewUser): Promise<UserView> {
@@ -53,12 +52,15 @@ export class UsersService {
     }
     if (input.role !== 'OPERATOR') {
       if (tenantId === null) throw badRequest([{ field: 'tenantId', reason: `is required for role ${input.role}` }]);
-      if (!(await this.dataSource.getRepository(TenantEntity).existsBy({ id: tenantId }))) {
+      if (!(await tenantExists(this.dataSource.manager, tenantId))) {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
       }
     }
     const row = await this.newRow({ ...input, tenantId });
-    await inTransaction(this.dataSource, (em) => this.insert(em, row));
+    await inTransaction(this.dataSource, async (em) => {
+      await this.insert(em, row);
+      await auditChange(em, { tenantId, objectType: 'user', objectId: row.id, after: userView(row) });
+    });
     return userView(row);
   }
 
@@ -86,9 +88,9 @@ export class UsersService {
    */
   async insert(em: EntityManager, row: UserEntity, fields: CredentialFields = { username: 'username' }): Promise<void> {
     const duplicate = () => conflict(`User "${row.username}" already exists`, [{ field: fields.username, reason: 'already exists' }]);
-    if (await em.existsBy(UserEntity, { loginTenant: row.loginTenant, username: row.username })) throw duplicate();
+    if (await findLoginUser(em, row.loginTenant, row.username)) throw duplicate();
     try {
-      await em.insert(UserEntity, row);
+      await insertUser(em, row);
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
@@ -101,7 +103,7 @@ export class UsersService {
    * user: the one that loses finds it made by the other, which is as good.
    */
   async ensure(input: NewUser): Promise<boolean> {
-    const exists = () => this.dataSource.getRepository(UserEntity).existsBy({ loginTenant: input.tenantId ?? '', username: input.username });
+    const exists = async () => (await findLoginUser(this.dataSource.manager, input.tenantId ?? '', input.username)) !== null;
     if (await exists()) return false;
     try {
       await this.create(input);
@@ -121,6 +123,7 @@ export class UsersService {
   async update(id: number, dto: UpdateUserDto, scope: UserScope): Promise<UserView> {
     return inTransaction(this.dataSource, async (em) => {
       const row = await this.findInScope(em, id, scope);
+      const before = userView(row);
       const errors: FieldError[] = [];
       if (dto.role !== undefined && dto.role !== row.role) {
         if (row.role === 'OPERATOR') errors.push({ field: 'role', reason: 'an OPERATOR stays an OPERATOR (create a tenant user instead)' });
@@ -130,9 +133,10 @@ export class UsersService {
       if (errors.length > 0) throw badRequest(errors);
       if (dto.role !== undefined) row.role = dto.role;
       if (dto.disabled !== undefined) row.disabled = dto.disabled;
-      await em.update(UserEntity, { id }, { role: row.role, disabled: row.disabled });
-      if (row.disabled) await em.delete(SessionEntity, { userId: id });
+      await updateUser(em, id, { role: row.role, disabled: row.disabled });
+      if (row.disabled) await endUserSessions(em, id);
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before, after: userView(row) });
       return userView(row);
     });
   }
@@ -141,9 +145,10 @@ export class UsersService {
   async resetPassword(id: number, password: string, scope: UserScope): Promise<void> {
     const passwordHash = await this.auth.hashPassword(password);
     await inTransaction(this.dataSource, async (em) => {
-      await this.findInScope(em, id, scope);
-      await em.update(UserEntity, { id }, { passwordHash });
-      await em.delete(SessionEntity, { userId: id });
+      const row = await this.findInScope(em, id, scope);
+      await updateUser(em, id, { passwordHash });
+      await endUserSessions(em, id);
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, after: { passwordChanged: true } });
     });
   }
 
@@ -151,16 +156,17 @@ export class UsersService {
   async delete(id: number, actingUserId: number | null): Promise<void> {
     if (id === actingUserId) throw conflict('You cannot delete yourself', [{ field: 'id', reason: 'is the calling user' }]);
     await inTransaction(this.dataSource, async (em) => {
-      if (!(await em.existsBy(UserEntity, { id }))) throw notFound('User', id);
-      await em.delete(SessionEntity, { userId: id });
+      const row = await findUser(em, undefined, id);
+      if (!row) throw notFound('User', id);
+      await endUserSessions(em, id);
       await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
-      await em.delete(UserEntity, { id });
+      await deleteUser(em, id);
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before: userView(row) });
     });
   }
 
   private async findInScope(em: EntityManager, id: number, scope: UserScope): Promise<UserEntity> {
-    const where: FindOptionsWhere<UserEntity> = scope.tenantId === undefined ? { id } : { id, tenantId: scope.tenantId };
-    const row = await em.findOneBy(UserEntity, where);
+    const row = await findUser(em, scope.tenantId, id);
     if (!row) throw notFound('User', id);
     return row;
   }

@@ -1,3 +1,4 @@
+import { NotAudited } from '../audit';
 import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ConsoleController, RouteAccess } from '../common/access';
@@ -12,6 +13,7 @@ export class CronPreviewController {
   @Post('preview')
   @HttpCode(200)
   @RouteAccess('authenticated')
+  @NotAudited('computes fire times; stores nothing')
   @ApiOperation({ summary: "The next fire times of a cron expression in a time zone (the domain's trigger math); 400 names the bad field" })
   @ApiOkResponse({ type: CronPreviewView })
   preview(@Body() body: CronPreviewDto): CronPreviewView {

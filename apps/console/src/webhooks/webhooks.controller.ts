@@ -1,5 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited, NotAudited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
@@ -21,6 +22,7 @@ export class WebhooksController {
   @ApiOperation({
     summary: 'Add a webhook channel: alarms of the chosen types and severities are POSTed to it as the topic carries them, signed; the secret is in this answer only',
   })
+  @Audited('webhook.create')
   @ApiCreatedResponse({ type: CreatedWebhookView })
   create(@TenantId() tenantId: string, @Body() body: CreateWebhookDto): Promise<CreatedWebhookView> {
     return this.webhooks.create(tenantId, body);
@@ -28,6 +30,7 @@ export class WebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
+  @Audited('webhook.delete')
   @ApiOperation({ summary: 'Remove a webhook channel (its undelivered alarms are dropped)' })
   @ApiNoContentResponse()
   delete(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<void> {
@@ -36,6 +39,7 @@ export class WebhooksController {
 
   @Post(':id/test')
   @HttpCode(200)
+  @NotAudited('sends a test message; stores nothing')
   @ApiOperation({ summary: 'Send a test message to the channel now and say what it answered' })
   @ApiOkResponse({ type: WebhookTestView })
   test(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<WebhookTestView> {

@@ -5,7 +5,7 @@ import type { ResolveAll } from '@baton/protocol';
 import { WebhooksService } from './webhooks.service';
 
 /** A data source whose tenants have no networks: all the create path reads before the URL check. */
-const noNetworks = { getRepository: () => ({ findOne: async () => ({ id: 't', executorNetworks: null }) }) } as unknown as DataSource;
+const noNetworks = { manager: { findOneBy: async () => ({ id: 't', executorNetworks: null }) } } as unknown as DataSource;
 
 describe('WebhooksService: a tenant\'s name lookups (issue 21: they hold one of libuv\'s 4 threads each)', () => {
   it("runs one tenant's lookups one at a time, beside another tenant's", async () => {

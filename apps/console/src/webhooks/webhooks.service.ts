@@ -1,26 +1,32 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource, IsNull, Not } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
-  ALARM_TYPES,
   checkOutboundUrl,
   outboundCheck,
   SEVERITIES,
   WEBHOOK_MAX_ANSWER_BYTES,
   WEBHOOK_TIMEOUT_MS,
-  type AlarmType,
   type ExecutorNetworks,
   type FieldError,
   type Severity,
+  type WebhookEventType,
+  WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
-import { isUniqueViolation, TenantEntity, WebhookChannelEntity, WebhookDeliveryEntity } from '@baton/persistence';
+import { deleteWebhookChannel, findTenant, findWebhookChannel, insertWebhookChannel, inTransaction, isUniqueViolation, listWebhookChannels, WebhookChannelEntity, webhookDeliveryStand } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { OneAtATime } from '../common/one-at-a-time';
 import { randomToken } from '../common/secrets';
+import { auditChange } from '../audit';
 import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView } from './dto/webhook.dto';
+
+/** A channel as the audit log keeps it (its secret is redacted there). */
+function channelOf(row: WebhookChannelEntity) {
+  return { id: row.id, name: row.name, url: row.url, secret: row.secret, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity };
+}
 
 /**
  * A tenant's webhook channels: the engines deliver alarms to them (apps/engine WebhookSender).
@@ -45,7 +51,7 @@ export class WebhooksService {
   ) {}
 
   async list(tenantId: string): Promise<WebhookView[]> {
-    const rows = await this.dataSource.getRepository(WebhookChannelEntity).find({ where: { tenantId }, order: { name: 'ASC' } });
+    const rows = await listWebhookChannels(this.dataSource.manager, tenantId);
     return Promise.all(rows.map((r) => this.view(r)));
   }
 
@@ -53,27 +59,29 @@ export class WebhooksService {
     const errors: FieldError[] = [];
     const { name, url } = body;
     if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) errors.push({ field: 'name', reason: 'must be 1 to 100 characters' });
-    const networks = await this.networksOf(tenantId);
-    const urlProblem = await this.outbound.run(tenantId, () => this.checkUrl(url, networks));
+    const urlProblem = await this.urlProblem(tenantId, url);
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;
-    if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(ALARM_TYPES as readonly unknown[]).includes(t)))) {
-      errors.push({ field: 'alarmTypes', reason: `must be null or a non-empty list of ${ALARM_TYPES.join(', ')}` });
+    if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(t)))) {
+      errors.push({ field: 'alarmTypes', reason: `must be null or a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
     }
     const minSeverity = body.minSeverity ?? 'WARNING';
     if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) errors.push({ field: 'minSeverity', reason: `must be one of ${SEVERITIES.join(', ')}` });
     if (errors.length) throw badRequest(errors);
-    const row = this.dataSource.getRepository(WebhookChannelEntity).create({
+    const row = this.dataSource.manager.create(WebhookChannelEntity, {
       tenantId,
       name: (name as string).trim(),
       url: url as string,
       secret: `whsec_${randomToken()}`,
-      alarmTypes: types === null ? null : [...new Set(types as AlarmType[])],
+      alarmTypes: types === null ? null : [...new Set(types as WebhookEventType[])],
       minSeverity: minSeverity as Severity,
       createdAt: this.clock.now(),
     });
     try {
-      await this.dataSource.getRepository(WebhookChannelEntity).insert(row);
+      await inTransaction(this.dataSource, async (em) => {
+        await insertWebhookChannel(em, row);
+        await auditChange(em, { tenantId, objectType: 'webhook', objectId: row.id, after: channelOf(row) });
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict(`A webhook named "${row.name}" exists`, [{ field: 'name', reason: 'is taken' }]);
       throw err;
@@ -82,14 +90,17 @@ export class WebhooksService {
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    const { affected } = await this.dataSource.getRepository(WebhookChannelEntity).delete({ id, tenantId });
-    if (!affected) throw notFound('Webhook', id);
-    await this.dataSource.getRepository(WebhookDeliveryEntity).delete({ channelId: id, deliveredAt: IsNull() });
+    await inTransaction(this.dataSource, async (em) => {
+      const row = await findWebhookChannel(em, tenantId, id);
+      if (!row) throw notFound('Webhook', id);
+      await deleteWebhookChannel(em, tenantId, id);
+      await auditChange(em, { tenantId, objectType: 'webhook', objectId: id, before: channelOf(row) });
+    });
   }
 
   /** Sends a test message (a BUSINESS alarm, INFO) now, signed as deliveries are, and says what the endpoint answered. */
   async test(tenantId: string, id: number): Promise<WebhookTestView> {
-    const channel = await this.dataSource.getRepository(WebhookChannelEntity).findOneBy({ id, tenantId });
+    const channel = await findWebhookChannel(this.dataSource.manager, tenantId, id);
     if (!channel) throw notFound('Webhook', id);
     const now = this.clock.now();
     const body = JSON.stringify(
@@ -130,8 +141,14 @@ export class WebhooksService {
 
   /** The tenant's networks: what its webhooks may reach besides public addresses. */
   private async networksOf(tenantId: string): Promise<ExecutorNetworks> {
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, executorNetworks: true } });
+    const tenant = await findTenant(this.dataSource.manager, tenantId);
     return tenant?.executorNetworks ?? null;
+  }
+
+  /** Why `url` is refused as a webhook of `tenantId` (the outbound policy, name lookups one at a time per tenant), or null. */
+  async urlProblem(tenantId: string, url: unknown): Promise<string | null> {
+    const networks = await this.networksOf(tenantId);
+    return this.outbound.run(tenantId, () => this.checkUrl(url, networks));
   }
 
   /** Why a webhook URL is refused, or null. */
@@ -150,12 +167,7 @@ export class WebhooksService {
   }
 
   private async view(row: WebhookChannelEntity): Promise<WebhookView> {
-    const deliveries = this.dataSource.getRepository(WebhookDeliveryEntity);
-    const [pending, failed, last] = await Promise.all([
-      deliveries.count({ where: { channelId: row.id, deliveredAt: IsNull(), failedAt: IsNull() } }),
-      deliveries.count({ where: { channelId: row.id, failedAt: Not(IsNull()) } }),
-      deliveries.findOne({ where: { channelId: row.id, deliveredAt: IsNull(), lastError: Not(IsNull()) }, order: { id: 'DESC' }, select: { id: true, lastError: true } }),
-    ]);
-    return { id: row.id, name: row.name, url: row.url, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity, createdAt: row.createdAt, pending, failed, lastError: last?.lastError ?? null };
+    const { pending, failed, lastError } = await webhookDeliveryStand(this.dataSource.manager, row.id);
+    return { id: row.id, name: row.name, url: row.url, alarmTypes: row.alarmTypes, minSeverity: row.minSeverity, createdAt: row.createdAt, pending, failed, lastError };
   }
 }

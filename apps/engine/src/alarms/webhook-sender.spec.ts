@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_GIVE_UP_MS, type Clock } from '@baton/domain';
 import { signWebhook, WEBHOOK_HEADERS, type AlarmMessage } from '@baton/messaging';
-import { inTransaction } from '@baton/persistence';
+import { insertAuditRecord, inTransaction, queueAuditWebhookDeliveries } from '@baton/persistence';
 import type { ResolveAll } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
@@ -94,6 +94,39 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     expect(message).toMatchObject({ tenantId: 'acme', type: 'FAILED', message: 'run 7 failed', count: 1 });
     expect(last.headers[WEBHOOK_HEADERS.signature]).toBe(signWebhook('whsec_test', Number(last.headers[WEBHOOK_HEADERS.timestamp]), last.body));
     expect(new Set(hook.got.map((g) => g.headers[WEBHOOK_HEADERS.delivery])).size).toBe(1); // one delivery, tried four times
+  });
+
+  it("POSTs each audit record to the channels that name AUDIT, signed, in the change's transaction; none to 'every type'", async () => {
+    const auditHook = await endpoint(() => 204);
+    const alarmsOnly = await endpoint(() => 204);
+    closers.push(auditHook.close, alarmsOnly.close);
+    await channel(auditHook.url, { types: ['AUDIT', 'FAILED'] });
+    await channel(alarmsOnly.url);
+    const record = (action: string) => ({
+      at: clock.now(), tenantId: 'acme', actorKind: 'user' as const, actorName: 'ann', actorUserId: 1, actorApiKeyId: null, sourceAddress: '10.0.0.1',
+      action, objectType: 'task', objectId: '7', before: { priority: 0 }, after: { priority: 9 },
+    });
+    const audit = (action: string) =>
+      inTransaction(db.dataSource, async (em) => {
+        await insertAuditRecord(em, record(action));
+        return queueAuditWebhookDeliveries(em, { tenantId: 'acme', now: clock.now() });
+      });
+    expect(await audit('task.update')).toBe(1);
+    // A change that rolls back owes nothing.
+    await expect(
+      inTransaction(db.dataSource, async (em) => {
+        await insertAuditRecord(em, record('task.delete'));
+        await queueAuditWebhookDeliveries(em, { tenantId: 'acme', now: clock.now() });
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    const m = machinery(db.dataSource);
+    expect(await m.sender.tick()).toMatchObject({ delivered: 1 });
+    expect(alarmsOnly.got).toEqual([]);
+    expect(auditHook.got).toHaveLength(1);
+    const [got] = auditHook.got;
+    expect(JSON.parse(got.body)).toMatchObject({ type: 'AUDIT', tenantId: 'acme', action: 'task.update', actor: { name: 'ann', address: '10.0.0.1' }, objectId: '7', before: { priority: 0 }, after: { priority: 9 } });
+    expect(got.headers[WEBHOOK_HEADERS.signature]).toBe(signWebhook('whsec_test', Number(got.headers[WEBHOOK_HEADERS.timestamp]), got.body));
   });
 
   it('routes by alarm type and severity, and gives a delivery up after 24 h of failures', async () => {

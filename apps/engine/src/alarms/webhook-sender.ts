@@ -2,11 +2,30 @@ import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/c
 import { DataSource } from 'typeorm';
 import { CLOCK, outboundCheck, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_TIMEOUT_MS, webhookRetryDelay, type Clock, type ExecutorNetworks } from '@baton/domain';
 import { webhookHeaders } from '@baton/messaging';
-import { claimWebhookDeliveries, findAlarmsForWebhooks, findTenants, inTransaction, recordWebhookTry, type DueDelivery, type OutboxAlarm } from '@baton/persistence';
+import { claimWebhookDeliveries, findAlarmsForWebhooks, findAuditRecordsForWebhooks, findTenants, inTransaction, recordWebhookTry, type AuditRow, type DueDelivery } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, type ResolveAll } from '@baton/protocol';
 import { PeriodicLoop } from '../common/periodic-loop';
 import type { NodeWorker } from '../node/node-workers';
 import { toAlarmMessage } from './outbox-relay';
+
+/**
+ * An audit record as an AUDIT event's body: who (name, kind, address), what (action, object),
+ * when, before and after (redacted when recorded). `id` is stable, for a receiver that drops repeats.
+ */
+export function auditEventMessage(record: AuditRow): Record<string, unknown> {
+  return {
+    id: `audit-${record.id}`,
+    type: 'AUDIT',
+    tenantId: record.tenantId,
+    at: record.at,
+    actor: { kind: record.actorKind, name: record.actorName, address: record.sourceAddress },
+    action: record.action,
+    objectType: record.objectType,
+    objectId: record.objectId,
+    before: record.before,
+    after: record.after,
+  };
+}
 
 /** How often the sender looks for due deliveries. */
 export const WEBHOOK_POLL_MS = 1000;
@@ -22,7 +41,8 @@ export interface WebhookReport {
 
 /**
  * Sends the alarms queued for webhook channels (issue 14 item 5): each as a POST of the very
- * JSON message the ActiveMQ topic carries, signed (X-Baton-Signature over `<timestamp>.<body>`
+ * JSON message the ActiveMQ topic carries — and the audit records queued for channels that take
+ * AUDIT events (issue 23; auditEventMessage) — signed (X-Baton-Signature over `<timestamp>.<body>`
  * with the channel's secret; X-Baton-Delivery names the delivery, for a receiver that wants to
  * drop repeats). A 2xx ends it; anything else is tried again after 1 s, 2 s, 4 s … (at most 5
  * minutes apart) for up to 24 hours, then given up with its last error. Deliveries are claimed
@@ -67,12 +87,15 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
     // Leased for the POST's time and a little more.
     const due = await inTransaction(this.dataSource, (em) => claimWebhookDeliveries(em, { now: this.clock.now(), leaseMs: WEBHOOK_TIMEOUT_MS * 2, limit: BATCH }), { isolation: 'READ COMMITTED' });
     if (due.length === 0) return report;
-    const alarms = await findAlarmsForWebhooks(this.dataSource.manager, due.map((d) => d.alarmId));
+    const alarms = await findAlarmsForWebhooks(this.dataSource.manager, due.flatMap((d) => (d.alarmId === null ? [] : [d.alarmId])));
+    const audits = await findAuditRecordsForWebhooks(this.dataSource.manager, due.flatMap((d) => (d.auditId === null ? [] : [d.auditId])));
     const networks = new Map((await findTenants(this.dataSource.manager, due.map((d) => d.tenantId))).map((t) => [t.id, t.executorNetworks]));
     for (const delivery of due) {
-      const alarm = alarms.get(delivery.alarmId);
-      // An alarm purged before it could go: nothing left to send.
-      const outcome = alarm ? await this.send(delivery, alarm, networks.get(delivery.tenantId) ?? null) : null;
+      const alarm = delivery.alarmId === null ? undefined : alarms.get(delivery.alarmId);
+      const audit = delivery.auditId === null ? undefined : audits.get(delivery.auditId);
+      const message = alarm ? toAlarmMessage(alarm) : audit ? auditEventMessage(audit) : null;
+      // An alarm or record purged before it could go: nothing left to send.
+      const outcome = message ? await this.send(delivery, message, networks.get(delivery.tenantId) ?? null) : null;
       const now = this.clock.now();
       if (outcome === null) {
         await recordWebhookTry(this.dataSource.manager, { id: delivery.id, now, delivered: true });
@@ -90,8 +113,8 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
   }
 
   /** One POST; null when the endpoint took it (2xx), else why not. */
-  private async send(delivery: DueDelivery, alarm: OutboxAlarm, networks: ExecutorNetworks): Promise<string | null> {
-    const body = JSON.stringify(toAlarmMessage(alarm));
+  private async send(delivery: DueDelivery, message: object, networks: ExecutorNetworks): Promise<string | null> {
+    const body = JSON.stringify(message);
     const answer = await postOutbound({
       url: delivery.url,
       body,

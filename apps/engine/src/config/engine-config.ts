@@ -83,6 +83,8 @@ export interface EngineConfig {
   retention: RetentionCeiling;
   /** Hour rollups are kept this long (`BATON_STATS_RETENTION_MS`). Default 400 days. */
   statsRetentionMs: number;
+  /** `BATON_AUDIT_RETENTION_MS` (365 d): the audit log's records are purged this long after they were written. */
+  auditRetentionMs: number;
   /** Period of the history job (`BATON_HISTORY_INTERVAL_MS`). Default 10 s. */
   historyIntervalMs: number;
   /** Rows per purge transaction (`BATON_PURGE_BATCH`). Default 500. */
@@ -138,6 +140,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     alarmRelayBatch: v.integer('BATON_ALARM_RELAY_BATCH'),
     retention: retentionCeiling(v),
     statsRetentionMs: v.integer('BATON_STATS_RETENTION_MS'),
+    auditRetentionMs: v.integer('BATON_AUDIT_RETENTION_MS'),
     historyIntervalMs: v.integer('BATON_HISTORY_INTERVAL_MS'),
     purgeBatch: v.integer('BATON_PURGE_BATCH'),
     loadSampleMs: v.integer('BATON_LOAD_SAMPLE_MS'),

@@ -107,6 +107,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
         const purge = await purgeTenant(this.dataSource, this.config.nodeId, { ...cursor, settledUntil: rollup.settledUntil }, now, {
           ceiling: this.config.retention,
           statsRetentionMs: this.config.statsRetentionMs,
+          auditRetentionMs: this.config.auditRetentionMs,
           batch: this.config.purgeBatch,
           step: (work) => this.purgeStep(work),
         });

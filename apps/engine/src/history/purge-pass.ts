@@ -10,6 +10,7 @@ import {
   inTransaction,
   newestRunsBoundary,
   purgeAlarms,
+  purgeAuditRecords,
   purgeRollups,
   purgeRunLogs,
   purgeWebhookDeliveries,
@@ -26,6 +27,8 @@ export const MAX_BATCHES_PER_PASS = 20;
 export interface PurgeSettings {
   ceiling: RetentionCeiling;
   statsRetentionMs: number;
+  /** The audit log's retention: the operator's alone (BATON_AUDIT_RETENTION_MS); no tenant policy shortens it. */
+  auditRetentionMs: number;
   batch: number;
   /** Runs each delete transaction (the job paces them: it yields to dispatch and rests between). Default: at once. */
   step?: <T>(work: () => Promise<T>) => Promise<T>;
@@ -36,6 +39,7 @@ export interface PurgeReport {
   logs: number;
   alarms: number;
   rollups: number;
+  audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
   more: boolean;
 }
@@ -49,6 +53,7 @@ export interface PurgeReport {
  *   cursor's purge position, then the tasks that keep less than their tenant;
  * - logs of runs older than the log retention; alarms older than theirs, once published, and
  *   finished webhook deliveries with them;
+ * - audit records older than BATON_AUDIT_RETENTION_MS (the operator's; tenants cannot shorten it);
  * - minute rollups after 48 h, hour rollups after BATON_STATS_RETENTION_MS.
  *
  * Deletes run at READ COMMITTED by primary key and only touch ended rows: the claim path (PENDING
@@ -56,7 +61,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0, more: false };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -119,6 +124,16 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   }
   // Finished webhook deliveries go with the alarms' retention.
   await step(() => purgeWebhookDeliveries(dataSource.manager, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch * 4 }));
+
+  // The tenant's audit records past the operator's ceiling, and those of no tenant (operators' own changes) with them.
+  for (const owner of [tenantId, null]) {
+    for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+      const deleted = await step(() => inTransaction(dataSource, (em) => purgeAuditRecords(em, { tenantId: owner, before: now - settings.auditRetentionMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
+      report.audit += deleted;
+      if (deleted < settings.batch) break;
+      if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+    }
+  }
 
   for (const [spanMs, keptMs] of [
     [MINUTE_MS, MINUTE_ROLLUPS_KEPT_MS],

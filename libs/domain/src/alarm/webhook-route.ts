@@ -1,9 +1,9 @@
-import { SEVERITIES, type AlarmType, type Severity } from '../types';
+import { SEVERITIES, type AlarmType, type Severity, type WebhookEventType } from '../types';
 
 /** A webhook channel's routing rule. */
 export interface WebhookRule {
-  /** Alarm types sent; null: every type. */
-  alarmTypes: readonly AlarmType[] | null;
+  /** Alarm types sent (and AUDIT: the audit log's changes); null: every alarm type. */
+  alarmTypes: readonly WebhookEventType[] | null;
   /** The least severe alarm sent. */
   minSeverity: Severity;
 }

@@ -1,16 +1,19 @@
-export * from './cancel-run';
-export * from './cancel-task-runs';
-export * from './insert-manual-run';
-export * from './cancel-backfill-runs';
-export * from './lock-task-for-backfill';
-export * from './mark-backfills-cancelled';
-export * from './count-existing-fires';
-export * from './revoke-owner-keys';
-export * from './login-throttle-rows';
-export * from './find-tenant-runs';
-export * from './read-run-log-page';
-export * from './search-runs';
-export * from './find-run-attempts';
-export * from './user-preferences';
-export * from './count-open-alarms';
-export * from './delete-down-executor';
+/**
+ * The console's queries, by aggregate (one folder each: runs, tasks, calendars, dependencies,
+ * tenants, users, sessions, api-keys, engine-groups, retention, webhooks, alarms, executors), one small file per SQL operation with the query in plain sight. Every query
+ * of a tenant's rows takes the tenant and filters through tenant-scope.ts.
+ */
+export * from './alarms';
+export * from './api-keys';
+export * from './calendars';
+export * from './dependencies';
+export * from './engine-groups';
+export * from './executors';
+export * from './retention';
+export * from './runs';
+export * from './sessions';
+export * from './tasks';
+export * from './tenants';
+export * from './users';
+export * from './webhooks';
+export * from './tenant-scope';

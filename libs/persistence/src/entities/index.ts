@@ -1,5 +1,6 @@
 import { AlarmEntity } from './alarm.entity';
 import { ApiKeyEntity } from './api-key.entity';
+import { AuditRecordEntity } from './audit-record.entity';
 import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
@@ -14,14 +15,18 @@ import { RunEntity } from './run.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
+import { TaskVersionEntity } from './task-version.entity';
 import { TenantEntity } from './tenant.entity';
 import { UserEntity } from './user.entity';
 import { WebhookChannelEntity } from './webhook-channel.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
+export type { AuditActorKind } from './audit-record.entity';
+
 export {
   AlarmEntity,
   ApiKeyEntity,
+  AuditRecordEntity,
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
@@ -36,6 +41,7 @@ export {
   SessionEntity,
   TaskDependencyEntity,
   TaskEntity,
+  TaskVersionEntity,
   TenantEntity,
   UserEntity,
   WebhookChannelEntity,
@@ -64,4 +70,6 @@ export const ENTITIES = [
   WebhookChannelEntity,
   WebhookDeliveryEntity,
   LoginThrottleEntity,
+  AuditRecordEntity,
+  TaskVersionEntity,
 ];

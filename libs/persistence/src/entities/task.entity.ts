@@ -141,6 +141,14 @@ export class TaskEntity {
   @Column({ name: 'updated_at', type: 'bigint', transformer: millis })
   updatedAt!: number;
 
+  /**
+   * SHA-256 of the task's definition as a tasks-as-code file last applied it, or null for a task
+   * not managed by a file. The console warns before editing a managed task; a definition whose
+   * hash differs has drifted from its file.
+   */
+  @Column({ name: 'managed_hash', type: 'varchar', length: 64, nullable: true })
+  managedHash!: string | null;
+
   /** Optimistic lock for console edits racing the planner. */
   @Column({ type: 'int', default: 1 })
   version!: number;

@@ -61,6 +61,10 @@ export class TenantEntity {
   @Column({ name: 'backlog_late_since', type: 'bigint', nullable: true, transformer: millis })
   backlogLateSince!: number | null;
 
+  /** Its users sign in only through single sign-on (OIDC, LDAP); password logins are refused, API keys still work. */
+  @Column({ name: 'sso_required', type: 'boolean', default: false })
+  ssoRequired!: boolean;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 }

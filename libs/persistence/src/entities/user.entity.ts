@@ -9,6 +9,7 @@ import { millis } from './columns';
  */
 @Entity({ name: 'users' })
 @Index('uq_users_login', ['loginTenant', 'username'], { unique: true })
+@Index('uq_users_sso', ['ssoProvider', 'ssoSubject'], { unique: true })
 export class UserEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;
@@ -49,6 +50,18 @@ export class UserEntity {
   /** `light` or `dark`; null: the browser's. */
   @Column({ type: 'varchar', length: 8, nullable: true })
   theme!: string | null;
+
+  /**
+   * The single sign-on method that provisioned this user (`oidc`, `ldap`), or null for a user with
+   * a password. Such a user has no usable password: it signs in only through its provider, which
+   * sets its tenant and role at each sign-in.
+   */
+  @Column({ name: 'sso_provider', type: 'varchar', length: 16, nullable: true })
+  ssoProvider!: string | null;
+
+  /** The provider's stable id of the user (OIDC `sub`, LDAP DN); null without a provider. */
+  @Column({ name: 'sso_subject', type: 'varchar', length: 255, nullable: true })
+  ssoSubject!: string | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;

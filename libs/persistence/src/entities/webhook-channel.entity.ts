@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AlarmType, Severity } from '@baton/domain';
+import type { Severity, WebhookEventType } from '@baton/domain';
 import { json, millis } from './columns';
 
 /** A tenant's webhook: alarms matching its rule are POSTed to `url`, signed with `secret`. */
@@ -22,9 +22,9 @@ export class WebhookChannelEntity {
   @Column({ type: 'varchar', length: 128 })
   secret!: string;
 
-  /** Alarm types sent, JSON array; null: every type. */
+  /** Alarm types sent (and AUDIT: the audit log's changes), JSON array; null: every alarm type. */
   @Column({ name: 'alarm_types', type: 'text', nullable: true, transformer: json })
-  alarmTypes!: AlarmType[] | null;
+  alarmTypes!: WebhookEventType[] | null;
 
   /** The least severe alarm sent. */
   @Column({ name: 'min_severity', type: 'varchar', length: 8 })

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { bigintId, millis } from './columns';
 
-/** One alarm (at one count) owed to one webhook channel, until delivered or given up. */
+/** One alarm (at one count), or one audit record, owed to one webhook channel, until delivered or given up. */
 @Entity({ name: 'webhook_deliveries' })
 // Queued once per channel, alarm and count: the relay's insert of a repeat is a no-op.
 @Index('uq_webhook_deliveries_alarm', ['channelId', 'alarmId', 'alarmCount'], { unique: true })
@@ -17,8 +17,13 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'channel_id', type: 'int' })
   channelId!: number;
 
-  @Column({ name: 'alarm_id', type: 'bigint', transformer: bigintId })
-  alarmId!: number;
+  /** The alarm carried; null for an audit event. */
+  @Column({ name: 'alarm_id', type: 'bigint', nullable: true, transformer: bigintId })
+  alarmId!: number | null;
+
+  /** The audit record carried (an AUDIT event); null for an alarm. */
+  @Column({ name: 'audit_id', type: 'bigint', nullable: true, transformer: bigintId })
+  auditId!: number | null;
 
   @Column({ name: 'alarm_count', type: 'int' })
   alarmCount!: number;

@@ -8,7 +8,8 @@ import { declaredRunWrites, illegalEdges, runWrite, stateIn } from './run-writes
 
 /** Query files that write runs: every one that touches `state` builds its guard from a declared write. */
 const QUERY_DIRS = ['../engine-queries', '../console-queries'].map((d) => join(__dirname, d));
-const queryFiles = QUERY_DIRS.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') })));
+// Recursive: the console's queries are in a folder per aggregate.
+const queryFiles = QUERY_DIRS.flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') })));
 /** The SQL of each `UPDATE runs …` template literal of a file. */
 const updatesOf = (text: string) => [...text.matchAll(/`(UPDATE runs\b[^`]*)`/g)].map((m) => m[1]);
 

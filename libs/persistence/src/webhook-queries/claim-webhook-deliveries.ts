@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import { dialectOf, execute, num, placeholders, skipLocked } from '../engine-queries/sql';
+import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../engine-queries/sql';
 
-/** A delivery to make now: where, with what secret, and the alarm row it carries. */
+/** A delivery to make now: where, with what secret, and the alarm row or audit record it carries. */
 export interface DueDelivery {
   id: number;
   tenantId: string;
@@ -9,7 +9,9 @@ export interface DueDelivery {
   createdAt: number;
   url: string;
   secret: string;
-  alarmId: number;
+  /** One of the two is set: an alarm, or an audit record (an AUDIT event). */
+  alarmId: number | null;
+  auditId: number | null;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface DueDelivery {
 export async function claimWebhookDeliveries(manager: EntityManager, input: { now: number; leaseMs: number; limit: number }): Promise<DueDelivery[]> {
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT d.id, d.tenant_id, d.attempts, d.created_at, d.alarm_id, c.url, c.secret
+    `SELECT d.id, d.tenant_id, d.attempts, d.created_at, d.alarm_id, d.audit_id, c.url, c.secret
        FROM webhook_deliveries d JOIN webhook_channels c ON c.id = d.channel_id
       WHERE d.delivered_at IS NULL AND d.failed_at IS NULL AND d.next_at <= ?
       ORDER BY d.next_at LIMIT ? ${skipLocked(dialectOf(manager))}`,
@@ -34,7 +36,7 @@ export async function claimWebhookDeliveries(manager: EntityManager, input: { no
   );
   if (rows.length === 0) return [];
   await execute(manager, `UPDATE webhook_deliveries SET next_at = ? WHERE id IN (${placeholders(rows.length)})`, [input.now + input.leaseMs, ...rows.map((r) => num(r.id))]);
-  return rows.map((r) => ({ id: num(r.id), tenantId: String(r.tenant_id), attempts: num(r.attempts), createdAt: num(r.created_at), alarmId: num(r.alarm_id), url: String(r.url), secret: String(r.secret) }));
+  return rows.map((r) => ({ id: num(r.id), tenantId: String(r.tenant_id), attempts: num(r.attempts), createdAt: num(r.created_at), alarmId: numOrNull(r.alarm_id), auditId: numOrNull(r.audit_id), url: String(r.url), secret: String(r.secret) }));
 }
 
 /**

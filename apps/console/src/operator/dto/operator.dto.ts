@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
 import { OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from './tenant-id';
@@ -140,6 +140,11 @@ export class UpdateTenantDto {
   @Min(0)
   @Max(MAX_BACKLOG_ALARM_MS)
   backlogAlarmMs?: number | null;
+
+  @ApiPropertyOptional({ description: "true: the tenant's users sign in only through single sign-on (OIDC, LDAP); their password logins are refused (403). API keys keep working. Omitted: unchanged" })
+  @OptionalNotNull()
+  @IsBoolean()
+  ssoRequired?: boolean;
 }
 
 export class TenantView implements Api.Tenant {
@@ -153,6 +158,7 @@ export class TenantView implements Api.Tenant {
   executorNetworks!: string[] | null;
   @ApiProperty({ type: Number, nullable: true, description: "The tenant's BACKLOG_LATE threshold (ms; 0: none); null: the engines' BATON_BACKLOG_ALARM_MS" })
   backlogAlarmMs!: number | null;
+  @ApiProperty({ description: "The tenant's users sign in only through single sign-on (password logins refused; API keys work)" }) ssoRequired!: boolean;
   @ApiProperty() createdAt!: number;
   @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors: in the answer to the creation only (shown once; rotation gives a new one)' })
   executorSecret?: string;

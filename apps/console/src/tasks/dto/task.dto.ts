@@ -273,6 +273,8 @@ export class TaskView implements Api.Task {
   @ApiProperty() createdAt!: number;
   @ApiProperty() updatedAt!: number;
   @ApiProperty({ description: 'Optimistic-lock version; send it back on PUT/PATCH' }) version!: number;
+  @ApiProperty({ description: 'Applied from a tasks-as-code file (`baton apply`): edit the file rather than the task' }) managed!: boolean;
+  @ApiProperty({ description: 'A managed task changed since its file was last applied (the next apply puts the file\'s definition back)' }) drifted!: boolean;
 }
 
 export class TaskPage implements Api.Page<TaskView> {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
-import { ALARM_TYPES, SEVERITIES, type AlarmType, type Severity } from '@baton/domain';
+import { SEVERITIES, WEBHOOK_EVENT_TYPES, type Severity, type WebhookEventType } from '@baton/domain';
 import type * as Api from '../../api-types';
 
 const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
@@ -18,7 +18,7 @@ export class CreateWebhookDto {
   @Raw()
   url?: unknown;
 
-  @ApiPropertyOptional({ enum: ALARM_TYPES, isArray: true, nullable: true, description: 'Alarm types sent; null or absent: every type' })
+  @ApiPropertyOptional({ enum: WEBHOOK_EVENT_TYPES, isArray: true, nullable: true, description: 'Alarm types sent, and AUDIT for each change of the audit log (only when named); null or absent: every alarm type' })
   @IsOptional()
   @Raw()
   alarmTypes?: unknown;
@@ -33,7 +33,7 @@ export class WebhookView implements Api.Webhook {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty() url!: string;
-  @ApiProperty({ enum: ALARM_TYPES, isArray: true, nullable: true }) alarmTypes!: AlarmType[] | null;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true, nullable: true }) alarmTypes!: WebhookEventType[] | null;
   @ApiProperty({ enum: SEVERITIES }) minSeverity!: Severity;
   @ApiProperty() createdAt!: number;
   @ApiProperty({ description: 'Deliveries waiting (not delivered, not given up)' }) pending!: number;

@@ -51,6 +51,8 @@ export function App() {
   // Logged in on the login page: the effect above moves on to the start page; nothing to show meanwhile.
   if (path === '/' || path === '/login') return null;
   const logout = async () => {
+    // An OpenID Connect user's logout goes through the provider too (the console redirects there).
+    if (session.user.sso === 'oidc') return location.assign('/api/auth/oidc/logout');
     // The server ends the session and clears the cookie.
     await post('/auth/logout').catch(() => undefined);
     setSession(ended());

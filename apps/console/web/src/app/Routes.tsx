@@ -3,6 +3,7 @@ import { t } from '../shared/i18n/i18n';
 import { Link, match } from '../shared/router';
 import { AccountPage } from '../features/account/AccountPage';
 import { AlarmsPage } from '../features/alarms/AlarmsPage';
+import { AuditPage } from '../features/audit/AuditPage';
 import { CalendarsPage } from '../features/calendars/CalendarsPage';
 import { DependenciesPage } from '../features/dependencies/DependenciesPage';
 import { ExecutorsPage } from '../features/executors/ExecutorsPage';
@@ -24,6 +25,7 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/home') return <HomePage operator={operator} />;
   if (path === '/operator') return <OperatorPage role={role} />;
   if (path === '/account') return <AccountPage session={session} />;
+  if (path === '/audit' && role !== 'TENANT_VIEWER') return <AuditPage operator={operator} />;
   if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
   if (operator) return <NotFoundPage path={path} home="/operator" />;
   let m: Record<string, string> | null;

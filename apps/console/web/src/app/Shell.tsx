@@ -18,6 +18,7 @@ const TENANT_NAV = [
   ['/retention', () => t('Retention')],
   ['/webhooks', () => t('Webhooks')],
   ['/users', () => t('Users')],
+  ['/audit', () => t('Audit')],
   ['/operator', () => t('Operator')],
 ] as const;
 
@@ -27,8 +28,8 @@ export function Shell({ session, path, onLogout }: { session: Session; path: str
   const operator = session.user.role === 'OPERATOR';
   // Users: operators and tenant admins manage users; a viewer does not see the page.
   const nav = operator
-    ? TENANT_NAV.filter(([to]) => to === '/home' || to === '/operator' || to === '/users')
-    : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks') || session.user.role === 'TENANT_ADMIN');
+    ? TENANT_NAV.filter(([to]) => to === '/home' || to === '/operator' || to === '/users' || to === '/audit')
+    : TENANT_NAV.filter(([to]) => (to !== '/users' && to !== '/webhooks' && to !== '/audit') || session.user.role === 'TENANT_ADMIN');
   const canWrite = session.user.role !== 'TENANT_VIEWER';
   return (
     <div className="shell">

@@ -31,7 +31,8 @@ export class ApiError extends Error {
  * page (an injected one included) can read it, and the SPA never stores a token.
  */
 export interface Session {
-  user: { username: string; role: Role; tenantId: string | null };
+  /** `sso`: the single sign-on method of the user (`oidc`, `ldap`), null or absent for a password user. */
+  user: { username: string; role: Role; tenantId: string | null; sso?: string | null };
   /** Whose preferences (language, theme, time zone) apply, and where they are kept. */
   owner: PreferencesOwner;
 }

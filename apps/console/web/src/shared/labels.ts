@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '@baton/protocol/error-body';
-import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, EXECUTOR_STATES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, ROLES, RUN_CAUSES, RUN_STATES, SEVERITIES, TRIGGER_KINDS } from '@baton/domain/types';
+import { CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, EXECUTOR_STATES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, ROLES, RUN_CAUSES, RUN_STATES, SEVERITIES, TRIGGER_KINDS, WEBHOOK_EVENT_TYPES } from '@baton/domain/types';
 import { t } from './i18n/i18n';
 
 /**
@@ -9,7 +9,8 @@ import { t } from './i18n/i18n';
  */
 export const SHOWN_CODES: readonly string[] = [
   ...RUN_STATES,
-  ...ALARM_TYPES,
+  // The alarm types, and AUDIT (a webhook channel's event type).
+  ...WEBHOOK_EVENT_TYPES,
   ...SEVERITIES,
   ...MISFIRE_POLICIES,
   ...CONCURRENCY_POLICIES,

@@ -14,6 +14,7 @@ export {
   RUN_STATES,
   SEVERITIES,
   TRIGGER_KINDS,
+  WEBHOOK_EVENT_TYPES,
   type JsonValue,
   type RunState,
   type TriggerKind,

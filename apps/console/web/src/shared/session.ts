@@ -4,7 +4,7 @@ import type { Preferences } from './model';
 /** A session as the API tells it (login or me): the user for the app, the CSRF token for `api`. */
 export function started(user: Session['user'], answer: SessionAnswer): Session {
   setCsrfToken(answer.csrfToken);
-  return { user: { username: user.username, role: user.role, tenantId: user.tenantId }, owner: { key: `${user.tenantId ?? ''}/${user.username}` } };
+  return { user: { username: user.username, role: user.role, tenantId: user.tenantId, sso: user.sso ?? null }, owner: { key: `${user.tenantId ?? ''}/${user.username}` } };
 }
 
 /**

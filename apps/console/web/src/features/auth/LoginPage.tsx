@@ -5,6 +5,7 @@ import { t } from '../../shared/i18n/i18n';
 import { navigate } from '../../shared/router';
 import { started } from '../../shared/session';
 import { PreferenceSwitches } from '../../app/PreferenceSwitches';
+import { SsoSignIn } from './SsoSignIn';
 
 /** A tenant's user names its tenant (user names are unique per tenant only); an operator leaves it empty. */
 export function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
@@ -54,6 +55,7 @@ export function LoginPage({ onLogin }: { onLogin: (s: Session) => void }) {
           {busy ? t('Logging in…') : t('Log in')}
         </button>
       </form>
+      <SsoSignIn onSignedIn={(answer) => onLogin(started(answer.user, answer))} />
       <div className="login-prefs">
         <PreferenceSwitches />
       </div>

@@ -6,7 +6,7 @@ import { EmptyState } from '../../shared/EmptyState';
 import { errorsOf } from '../../shared/form-errors';
 import { fmtDuration } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
-import { ALARM_TYPES, SEVERITIES, type CreatedWebhook, type Webhook, type WebhookTest } from '../../shared/model';
+import { SEVERITIES, WEBHOOK_EVENT_TYPES, type CreatedWebhook, type Webhook, type WebhookTest } from '../../shared/model';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
 
@@ -68,8 +68,8 @@ export function WebhooksPage() {
             </select>
           )}
         </Field>
-        <fieldset className="checks" aria-label={t('Alarm types (none checked: every type)')}>
-          {ALARM_TYPES.map((type) => (
+        <fieldset className="checks" aria-label={t('Alarm types, and AUDIT for the audit log (none checked: every alarm type)')}>
+          {WEBHOOK_EVENT_TYPES.map((type) => (
             <label key={type} className="check">
               <input type="checkbox" checked={types.includes(type)} onChange={(e) => setTypes((ts) => (e.target.checked ? [...ts, type] : ts.filter((x) => x !== type)))} /> {codeLabel(type)}
             </label>

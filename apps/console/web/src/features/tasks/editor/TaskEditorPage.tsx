@@ -6,10 +6,12 @@ import { t } from '../../../shared/i18n/i18n';
 import { useLoad } from '../../../shared/hooks';
 import type { Run, SavedTask, Task } from '../../../shared/model';
 import { Link, navigate } from '../../../shared/router';
+import { TaskHistory } from '../../audit/TaskHistory';
 import { AlarmsSection } from './AlarmsSection';
 import { Backfill } from './Backfill';
 import { FanOutSection } from './FanOutSection';
 import { LimitsSection } from './LimitsSection';
+import { confirmManagedEdit, ManagedTaskNotice } from './ManagedTaskNotice';
 import { RetrySection } from './RetrySection';
 import { RunWithParams } from './RunWithParams';
 import { bodyOf, emptyForm, formOf, TASK_FIELDS, type Form } from './task-form';
@@ -42,6 +44,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
       setErrors(local);
       return;
     }
+    if (!confirmManagedEdit(existing.data)) return;
     setSaving(true);
     try {
       const saved = taskId === null ? await post<SavedTask>('/tasks', body) : await put<SavedTask>(`/tasks/${taskId}`, { ...body, version: existing.data?.version });
@@ -119,6 +122,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
           </>
         ) : null}
       </PageHeader>
+      <ManagedTaskNotice task={existing.data} />
       <ErrorBox error={existing.error} />
       {withParams && existing.data ? <RunWithParams task={existing.data} onClose={() => setWithParams(false)} /> : null}
       <form ref={formRef} className="editor" onSubmit={(e) => void submit(e)} aria-label={t('Task')} noValidate>
@@ -147,6 +151,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         ) : null}
       </form>
       {existing.data && canWrite && (existing.data.trigger.kind === 'CRON' || existing.data.trigger.kind === 'FIXED_RATE') ? <Backfill taskId={existing.data.id} /> : null}
+      {existing.data ? <TaskHistory taskId={existing.data.id} timeZone={existing.data.trigger.timeZone} canWrite={canWrite} onRestored={(task) => existing.set(task)} /> : null}
     </>
   );
 }

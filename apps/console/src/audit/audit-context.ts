@@ -1,0 +1,46 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
+import type { EntityManager } from 'typeorm';
+import { currentAuditScope } from './audit-scope';
+import { recordAudit, type AuditChange } from './record-audit';
+
+export const AUDIT_ACTION_KEY = 'baton:console:audit-action';
+
+/** The OpenAPI extension naming a route's audit action: how the route walk (test/console/audit-coverage) finds the writes. */
+export const AUDIT_OPENAPI_EXTENSION = 'x-audit-action';
+
+/**
+ * Marks a state-changing route: it records exactly one audit record, `action`, per change.
+ * Wiring a route into the audit log is two lines:
+ *
+ *   @Post(':id/copy') @Audited('task.copy')                      // on the controller's route
+ *   await auditChange(em, { tenantId, objectType: 'task', objectId: copy.id, after: copy });
+ *                                                                 // in the service, inside the change's transaction
+ *
+ * The actor (user or API key, source address), time and action come from the request
+ * (AuditInterceptor); a route that ends with no record, or with two, is logged as an error and
+ * fails the coverage test.
+ */
+export const Audited = (action: string) => applyDecorators(SetMetadata(AUDIT_ACTION_KEY, action), ApiExtension(AUDIT_OPENAPI_EXTENSION, action));
+
+/** The OpenAPI extension of a POST that changes nothing (a preview, a test message): it says why, and the route walk expects no record. */
+export const AUDIT_EXEMPT_OPENAPI_EXTENSION = 'x-audit-exempt';
+
+/** Marks a non-GET route that changes no state, saying why; it records nothing. */
+export const NotAudited = (why: string) => ApiExtension(AUDIT_EXEMPT_OPENAPI_EXTENSION, why);
+
+/**
+ * Records the change the current route makes, in the transaction `manager` belongs to: actor,
+ * time and action from the request (an @Audited route called by a principal).
+ *
+ * Called outside any console request — the embedded app's seeding, an engine creating the groups
+ * it serves at start-up — it records nothing: those changes are not made through the API, and
+ * have no one to name. Inside a request, a route that is not @Audited (or has no principal) is a
+ * programming error, and fails loudly.
+ */
+export async function auditChange(manager: EntityManager, change: AuditChange): Promise<void> {
+  const scope = currentAuditScope();
+  if (!scope) return;
+  if (!scope.actor || !scope.action) throw new Error('auditChange is for an @Audited route called by an authenticated principal');
+  await recordAudit(manager, { ...change, actor: scope.actor, action: scope.action, at: scope.clock.now() });
+}

@@ -1,0 +1,50 @@
+import type { EntityManager } from 'typeorm';
+import { insertAuditRecord, queueAuditWebhookDeliveries } from '@baton/persistence';
+import type { AuditActor } from './audit-actor';
+import { countAuditRecord } from './audit-scope';
+import { redact } from './redact';
+
+/** What changed: the object, and its value before and after (each redacted here, whatever the caller passes). */
+export interface AuditChange {
+  /** Null: a change of no tenant (an engine group). */
+  tenantId: string | null;
+  objectType: string;
+  objectId: string | number | null;
+  before?: unknown;
+  after?: unknown;
+}
+
+/** A complete audit entry: who, when, what. */
+export interface AuditEntry extends AuditChange {
+  actor: AuditActor;
+  at: number;
+  /** `<object>.<verb>`, e.g. `task.update`, `auth.login`, `auth.login-failed`, `config.apply`. */
+  action: string;
+}
+
+/**
+ * Appends one audit record in the transaction `manager` belongs to — call it inside the change's
+ * transaction, so the record and the change commit or roll back together — and queues it as an
+ * AUDIT event for the tenant's webhook channels that take them. This is the explicit
+ * form (for code that knows its actor: logins, SSO, config apply); a route's service normally
+ * calls `auditChange` (audit-context.ts), which fills actor, time and action from the request.
+ */
+export async function recordAudit(manager: EntityManager, entry: AuditEntry): Promise<void> {
+  countAuditRecord();
+  await insertAuditRecord(manager, {
+    at: entry.at,
+    tenantId: entry.tenantId,
+    actorKind: entry.actor.kind,
+    actorName: entry.actor.name,
+    actorUserId: entry.actor.userId,
+    actorApiKeyId: entry.actor.apiKeyId,
+    sourceAddress: entry.actor.address,
+    action: entry.action,
+    objectType: entry.objectType,
+    objectId: entry.objectId === null ? null : String(entry.objectId),
+    before: entry.before === undefined ? null : redact(entry.before),
+    after: entry.after === undefined ? null : redact(entry.after),
+  });
+  // Right after the insert, on its connection: the queue reads the record's id from it.
+  if (entry.tenantId !== null) await queueAuditWebhookDeliveries(manager, { tenantId: entry.tenantId, now: entry.at });
+}

@@ -1,0 +1,18 @@
+import type { LoginResponse } from './dto/login.dto';
+import type { SessionLoginResponse } from './dto/session.dto';
+import { csrfTokenOf, secureCookieFor, sessionCookieLine, type SessionCookieSecure } from './session-cookie';
+
+/**
+ * A login's answer, whatever proved the user (password, LDAP): sets the session cookie on
+ * `response` and returns the session with the cookie's CSRF token.
+ */
+export function answerWithSessionCookie(
+  session: LoginResponse,
+  now: number,
+  secure: SessionCookieSecure,
+  request: Parameters<typeof secureCookieFor>[1],
+  response: { setHeader(name: string, value: string): unknown },
+): SessionLoginResponse {
+  response.setHeader('Set-Cookie', sessionCookieLine(session.token, (session.expiresAt - now) / 1000, secureCookieFor(secure, request)));
+  return { ...session, csrfToken: csrfTokenOf(session.token) };
+}

@@ -1,0 +1,115 @@
+import { Get, Inject, Ip, Logger, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiFoundResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited } from '../../audit';
+import { ConsoleController, Public, RouteAccess } from '../../common/access';
+import { CLOCK, type Clock } from '../../common/clock';
+import type { HttpRequest } from '../../common/http';
+import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
+import { CurrentPrincipal, type Principal } from '../../common/principal';
+import { AuthService } from '../auth.service';
+import { clearedSessionCookieLine, secureCookieFor, sessionCookieLine } from '../session-cookie';
+import { OidcService, type OidcUser } from './oidc.service';
+import { clearedPendingCookieLine, pendingCookieLine, pendingSignInOf } from './pending-sign-in-cookie';
+import { SsoAccountsService } from './sso-accounts.service';
+import { SsoRefusedError } from './sso-refused.error';
+
+interface RedirectResponse {
+  setHeader(name: string, value: string | string[]): unknown;
+  redirect(status: number, url: string): void;
+}
+
+type BrowserRequest = HttpRequest & { socket?: { encrypted?: boolean } };
+
+/** Where a refused sign-in lands: the login page, which shows the reason. */
+export function loginPageWithError(reason: string): string {
+  return `/login?sso_error=${encodeURIComponent(reason)}`;
+}
+
+/**
+ * The browser's side of OpenID Connect sign-in: start (to the provider), callback (back from it,
+ * with a Baton session), logout (ends the Baton session, then the provider's). Each answers a
+ * redirect, never an error page: a failure lands on the login page with its reason.
+ */
+@ConsoleController('auth/oidc', { tag: 'auth', access: 'public' })
+export class OidcController {
+  private readonly logger = new Logger('OIDC');
+
+  constructor(
+    private readonly oidc: OidcService,
+    private readonly accounts: SsoAccountsService,
+    private readonly auth: AuthService,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+  ) {}
+
+  @Get('start')
+  @Public()
+  @ApiOperation({ summary: 'Browser: start an OpenID Connect sign-in (redirect to the identity provider, authorization code with PKCE)' })
+  @ApiFoundResponse({ description: "To the provider's authorization endpoint; to `/login?sso_error=…` when the provider cannot be reached" })
+  async start(@Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
+    try {
+      const { url, pending } = await this.oidc.start();
+      response.setHeader('Set-Cookie', pendingCookieLine(pending, this.secure(request)));
+      response.redirect(302, url);
+    } catch (error) {
+      this.refused(error, response);
+    }
+  }
+
+  @Get('callback')
+  @Public()
+  @Audited('auth.login')
+  @ApiExcludeEndpoint()
+  async callback(@Req() request: BrowserRequest, @Ip() address: string, @Res() response: RedirectResponse): Promise<void> {
+    const secure = this.secure(request);
+    const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+    // The pending sign-in is used once, whatever happens.
+    response.setHeader('Set-Cookie', clearedPendingCookieLine(secure));
+    let user: OidcUser;
+    try {
+      user = await this.oidc.finish(query, pendingSignInOf(single(request.headers['cookie'])));
+    } catch (error) {
+      await this.auth.auditFailedLogin('(oidc)', address, { tenantId: null, userId: null, after: { method: 'oidc', reason: error instanceof Error ? error.message : String(error) } });
+      return this.refused(error, response);
+    }
+    try {
+      const session = await this.accounts.signIn({ provider: 'oidc', ...user }, address);
+      response.setHeader('Set-Cookie', [clearedPendingCookieLine(secure), sessionCookieLine(session.token, (session.expiresAt - this.clock.now()) / 1000, secure)]);
+      response.redirect(302, '/');
+    } catch (error) {
+      this.refused(error, response);
+    }
+  }
+
+  @Get('logout')
+  @RouteAccess('authenticated')
+  @Audited('auth.logout')
+  @ApiOperation({ summary: "Browser: end the Baton session, then the provider's (RP-initiated logout, when it has an end_session_endpoint)" })
+  @ApiFoundResponse({ description: "To the provider's end_session_endpoint, or to `/login`" })
+  async logout(@CurrentPrincipal() principal: Principal, @Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
+    await this.auth.logout(principal);
+    response.setHeader('Set-Cookie', clearedSessionCookieLine(this.secure(request)));
+    const loginPage = new URL('/login', this.options.sso.oidc?.redirectUrl ?? 'http://localhost/').href;
+    const endSession = this.options.sso.oidc ? await this.oidc.endSessionUrl(loginPage) : null;
+    response.redirect(302, endSession ?? '/login');
+  }
+
+  private secure(request: BrowserRequest): boolean {
+    return secureCookieFor(this.options.sessionCookieSecure, request);
+  }
+
+  private refused(error: unknown, response: RedirectResponse): void {
+    if (error instanceof SsoRefusedError) {
+      this.logger.warn(`Sign-in refused: ${error.message}`);
+      return response.redirect(302, loginPageWithError(`Sign-in with ${this.options.sso.oidc?.name ?? 'single sign-on'} refused: ${error.message}`));
+    }
+    // SsoAccountsService's refusals (no mapped group, disabled account, unknown tenant) carry their reason as an ApiException.
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof Error) || !('getStatus' in error)) this.logger.error(`Sign-in failed: ${message}`);
+    response.redirect(302, loginPageWithError(message));
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

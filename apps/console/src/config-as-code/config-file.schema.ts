@@ -1,0 +1,106 @@
+import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
+import { CONFIG_FILE_VERSION } from './config-file';
+
+const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
+const int = { type: 'integer' };
+const ms = { type: 'integer', minimum: 0, description: 'milliseconds' };
+const name = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' };
+
+const trigger = {
+  oneOf: [
+    { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: { const: 'MANUAL' } } },
+    { type: 'object', required: ['kind', 'intervalMs'], additionalProperties: false, properties: { kind: { const: 'FIXED_RATE' }, intervalMs: { type: 'integer', minimum: 100 } } },
+    { type: 'object', required: ['kind', 'delayMs'], additionalProperties: false, properties: { kind: { const: 'FIXED_DELAY' }, delayMs: { type: 'integer', minimum: 100 } } },
+    { type: 'object', required: ['kind', 'expression', 'timeZone'], additionalProperties: false, properties: { kind: { const: 'CRON' }, expression: { type: 'string', description: '6 fields (seconds first) or 5' }, timeZone: { type: 'string', description: 'IANA time zone, e.g. Europe/Berlin' } } },
+    { type: 'object', required: ['kind', 'at'], additionalProperties: false, properties: { kind: { const: 'ONCE' }, at: { type: 'integer', minimum: 0, description: 'epoch ms' } } },
+  ],
+};
+
+/**
+ * The JSON Schema of the tasks-as-code file, for editors (YAML language servers read it from a
+ * `# yaml-language-server: $schema=…` line). The console's own checks (readConfigFile, the
+ * domain's validateTask) stay the authority: they also check what a schema cannot (cron syntax,
+ * time zones, names that exist, cycles). Served at GET /api/config/schema; committed as
+ * docs/tasks-as-code.schema.json (a spec keeps the two equal).
+ */
+export const CONFIG_FILE_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://baton.dev/schemas/tasks-as-code.schema.json',
+  title: 'Baton tasks as code',
+  type: 'object',
+  required: ['version'],
+  additionalProperties: false,
+  properties: {
+    version: { const: CONFIG_FILE_VERSION },
+    retention: {
+      type: 'object',
+      additionalProperties: false,
+      description: "The tenant's history retention; null fields take the cluster's ceiling. Absent: left alone",
+      properties: { runsMs: nullable(ms), logsMs: nullable(ms), alarmsMs: nullable(ms), minRunsKept: nullable(int) },
+    },
+    calendars: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'timeZone', 'dates'],
+        additionalProperties: false,
+        properties: { name, timeZone: { type: 'string' }, dates: { type: 'array', items: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' } } },
+      },
+    },
+    webhooks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'url'],
+        additionalProperties: false,
+        description: 'An alarm webhook; its signing secret is never in the file (Baton makes it; rotate it in the console)',
+        properties: {
+          name: { type: 'string', minLength: 1, maxLength: 100 },
+          url: { type: 'string', format: 'uri' },
+          alarmTypes: nullable({ type: 'array', minItems: 1, items: { enum: [...WEBHOOK_EVENT_TYPES] } }),
+          minSeverity: { enum: [...SEVERITIES], default: 'WARNING' },
+        },
+      },
+    },
+    tasks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'executorApp', 'handler', 'trigger'],
+        additionalProperties: false,
+        properties: {
+          name,
+          group: { ...name, default: 'default' },
+          executorApp: { type: 'string' },
+          handler: { type: 'string' },
+          params: { description: 'Handler params: any JSON value, ≤ 64 000 bytes', default: {} },
+          trigger,
+          startAt: nullable(int),
+          endAt: nullable(int),
+          maxFires: nullable({ type: 'integer', minimum: 1 }),
+          misfirePolicy: { enum: [...MISFIRE_POLICIES], default: 'FIRE_ONCE_NOW' },
+          misfireThresholdMs: ms,
+          priority: { type: 'integer', minimum: -100, maximum: 100, default: 0 },
+          concurrencyPolicy: { enum: [...CONCURRENCY_POLICIES], default: 'ALLOW' },
+          timeoutMs: ms,
+          startDeadlineMs: ms,
+          retry: { type: 'object', additionalProperties: false, properties: { maxAttempts: { type: 'integer', minimum: 1 }, backoffBaseMs: ms, backoffMaxMs: ms, jitter: { type: 'number', minimum: 0, maximum: 1 } } },
+          calendarName: nullable({ type: 'string' }),
+          alarms: { type: 'object', additionalProperties: false, properties: { types: { type: 'array', items: { enum: [...ALARM_TYPES] } }, silenceMs: ms } },
+          paused: { type: 'boolean', default: false },
+          pauseAfterFailures: nullable({ type: 'integer', minimum: 1 }),
+          fanOut: { type: 'object', additionalProperties: false, properties: { mode: { enum: [...FAN_OUT_MODES] }, shards: nullable({ type: 'integer', minimum: 1, maximum: 1000 }), failWhen: { enum: [...FAN_OUT_FAIL_WHEN] } } },
+        },
+      },
+    },
+    dependencies: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['parent', 'child'],
+        additionalProperties: false,
+        properties: { parent: { type: 'string' }, child: { type: 'string' }, condition: { enum: [...DEPENDENCY_CONDITIONS], default: 'ON_SUCCESS' } },
+      },
+    },
+  },
+} as const;

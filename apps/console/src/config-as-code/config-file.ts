@@ -1,0 +1,230 @@
+import {
+  canonicalTimeZone,
+  DEPENDENCY_CONDITIONS,
+  SEVERITIES,
+  validateCalendar,
+  validateTask,
+  withTaskDefaults,
+  type DependencyCondition,
+  type FieldError,
+  type Severity,
+  type TaskDefinition,
+  type TaskInput,
+  type WebhookEventType,
+  WEBHOOK_EVENT_TYPES,
+} from '@baton/domain';
+import { parseDocument, stringify } from 'yaml';
+import { canonical } from '../tasks/canonical-definition';
+
+/**
+ * Tasks as code: one YAML file holds a tenant's tasks, dependencies, calendars, webhooks and
+ * retention, everything named (no ids) and nothing secret (webhook secrets stay in Baton). The
+ * order is stable (each list sorted by name, each object's keys in one order), so a file exported
+ * twice from the same state is the same byte for byte, and a Git diff shows real changes only.
+ */
+export const CONFIG_FILE_VERSION = 1;
+
+export interface FileCalendar {
+  name: string;
+  timeZone: string;
+  dates: string[];
+}
+
+export interface FileWebhook {
+  name: string;
+  url: string;
+  /** Null: every alarm type. */
+  alarmTypes: WebhookEventType[] | null;
+  minSeverity: Severity;
+}
+
+/** A task as the file has it: its whole definition but the tenant. */
+export type FileTask = Omit<TaskDefinition, 'tenantId'>;
+
+export interface FileDependency {
+  parent: string;
+  child: string;
+  condition: DependencyCondition;
+}
+
+/** The tenant's retention policy; null fields take the cluster's ceiling. */
+export interface FileRetention {
+  runsMs: number | null;
+  logsMs: number | null;
+  alarmsMs: number | null;
+  minRunsKept: number | null;
+}
+
+export interface ConfigFile {
+  version: typeof CONFIG_FILE_VERSION;
+  /** Absent from a file: the tenant's retention is left alone. */
+  retention: FileRetention | null;
+  calendars: FileCalendar[];
+  webhooks: FileWebhook[];
+  tasks: FileTask[];
+  dependencies: FileDependency[];
+}
+
+const TOP_KEYS = ['version', 'retention', 'calendars', 'webhooks', 'tasks', 'dependencies'];
+const RETENTION_KEYS = ['runsMs', 'logsMs', 'alarmsMs', 'minRunsKept'] as const;
+
+/** The file's form of a task definition: the definition's keys in their one order, the tenant left out. */
+export function fileTask(definition: TaskDefinition): FileTask {
+  return {
+    name: definition.name,
+    group: definition.group,
+    executorApp: definition.executorApp,
+    handler: definition.handler,
+    params: definition.params,
+    trigger: definition.trigger,
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    maxFires: definition.maxFires,
+    misfirePolicy: definition.misfirePolicy,
+    misfireThresholdMs: definition.misfireThresholdMs,
+    priority: definition.priority,
+    concurrencyPolicy: definition.concurrencyPolicy,
+    timeoutMs: definition.timeoutMs,
+    startDeadlineMs: definition.startDeadlineMs,
+    retry: { maxAttempts: definition.retry.maxAttempts, backoffBaseMs: definition.retry.backoffBaseMs, backoffMaxMs: definition.retry.backoffMaxMs, jitter: definition.retry.jitter },
+    calendarName: definition.calendarName,
+    alarms: { types: definition.alarms.types, silenceMs: definition.alarms.silenceMs },
+    paused: definition.paused,
+    pauseAfterFailures: definition.pauseAfterFailures,
+    fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
+  };
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byEdge = (a: FileDependency, b: FileDependency) => byName({ name: `${a.parent}\u0000${a.child}` }, { name: `${b.parent}\u0000${b.child}` });
+
+/** The file's text: each list sorted, each object's keys in the file's order. */
+export function writeConfigFile(file: ConfigFile, tenantId: string): string {
+  const ordered = {
+    version: file.version,
+    ...(file.retention ? { retention: Object.fromEntries(RETENTION_KEYS.map((k) => [k, file.retention![k]])) } : {}),
+    calendars: [...file.calendars].sort(byName).map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
+    webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
+    tasks: [...file.tasks].sort(byName),
+    dependencies: [...file.dependencies].sort(byEdge).map((d) => ({ parent: d.parent, child: d.child, condition: d.condition })),
+  };
+  const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n`;
+  return header + stringify(ordered, { lineWidth: 0, aliasDuplicateObjects: false });
+}
+
+/**
+ * Reads a file as a tenant's desired state: every problem at once, each naming its place
+ * (`tasks[3].trigger.expression`), or the file with defaults filled in and cron spellings made
+ * canonical — the form Baton stores, so an unchanged task diffs as unchanged.
+ */
+export function readConfigFile(text: string, tenantId: string): { file: ConfigFile; errors: [] } | { file: null; errors: FieldError[] } {
+  const document = parseDocument(text, { uniqueKeys: true });
+  if (document.errors.length > 0) return { file: null, errors: document.errors.map((e) => ({ field: 'file', reason: `is not valid YAML: ${e.message.split('\n')[0]}` })) };
+  let raw: unknown;
+  try {
+    // No aliases: a file of nested aliases would expand exponentially.
+    raw = document.toJS({ maxAliasCount: 0 });
+  } catch (error) {
+    return { file: null, errors: [{ field: 'file', reason: `cannot be read: ${(error as Error).message}` }] };
+  }
+  if (!isObject(raw)) return { file: null, errors: [{ field: 'file', reason: 'must be a YAML mapping with version, tasks, …' }] };
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(raw)) if (!TOP_KEYS.includes(key)) errors.push({ field: key, reason: `unknown key (expected ${TOP_KEYS.join(', ')})` });
+  if (raw.version !== CONFIG_FILE_VERSION) errors.push({ field: 'version', reason: `must be ${CONFIG_FILE_VERSION}` });
+  const list = (key: string): unknown[] => {
+    const value = raw[key];
+    if (value === undefined || value === null) return [];
+    if (!Array.isArray(value)) return refuse(errors, { field: key, reason: 'must be a list' });
+    return value;
+  };
+  const retention = readRetention(raw.retention, errors);
+  const calendars = list('calendars').flatMap((c, i) => readCalendar(c, `calendars[${i}]`, errors));
+  const webhooks = list('webhooks').flatMap((w, i) => readWebhook(w, `webhooks[${i}]`, errors));
+  const tasks = list('tasks').flatMap((t, i) => readTask(t, `tasks[${i}]`, tenantId, errors));
+  const dependencies = list('dependencies').flatMap((d, i) => readDependency(d, `dependencies[${i}]`, errors));
+  // By the items as written, so a repeat is named by its own place in the file.
+  const nameOf = (item: unknown) => (isObject(item) && typeof item.name === 'string' ? item.name : null);
+  unique(list('calendars').map(nameOf), 'calendars', errors);
+  unique(list('webhooks').map(nameOf), 'webhooks', errors);
+  unique(list('tasks').map(nameOf), 'tasks', errors);
+  unique(list('dependencies').map((d) => (isObject(d) ? `${String(d.parent)} → ${String(d.child)}` : null)), 'dependencies', errors);
+  if (errors.length > 0) return { file: null, errors };
+  return { file: { version: CONFIG_FILE_VERSION, retention, calendars, webhooks, tasks, dependencies }, errors: [] };
+}
+
+/** Adds `problems` to `errors`; answers nothing read. */
+function refuse(errors: FieldError[], ...problems: FieldError[]): [] {
+  errors.push(...problems);
+  return [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unique(names: Array<string | null>, list: string, errors: FieldError[]): void {
+  const seen = new Map<string, number>();
+  names.forEach((name, i) => {
+    if (name === null) return;
+    const first = seen.get(name);
+    if (first !== undefined) errors.push({ field: `${list}[${i}]`, reason: `"${name}" is also ${list}[${first}]` });
+    else seen.set(name, i);
+  });
+}
+
+function unknownKeys(value: Record<string, unknown>, allowed: readonly string[], at: string, errors: FieldError[]): void {
+  for (const key of Object.keys(value)) if (!allowed.includes(key)) errors.push({ field: `${at}.${key}`, reason: 'unknown field (not allowed)' });
+}
+
+function readRetention(value: unknown, errors: FieldError[]): FileRetention | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) {
+    errors.push({ field: 'retention', reason: 'must be a mapping of runsMs, logsMs, alarmsMs, minRunsKept' });
+    return null;
+  }
+  unknownKeys(value, RETENTION_KEYS, 'retention', errors);
+  // Ranges are the retention ceiling's business: the service checks them against the cluster's.
+  return Object.fromEntries(RETENTION_KEYS.map((k) => [k, value[k] ?? null])) as unknown as FileRetention;
+}
+
+function readCalendar(value: unknown, at: string, errors: FieldError[]): FileCalendar[] {
+  const problems = validateCalendar(value).map((e) => ({ field: e.field === '' ? at : `${at}.${e.field}`, reason: e.reason }));
+  if (isObject(value)) unknownKeys(value, ['name', 'timeZone', 'dates'], at, problems);
+  if (problems.length > 0) return refuse(errors, ...problems);
+  const c = value as { name: string; timeZone: string; dates: string[] };
+  return [{ name: c.name, timeZone: canonicalTimeZone(c.timeZone) as string, dates: [...new Set(c.dates)].sort() }];
+}
+
+function readWebhook(value: unknown, at: string, errors: FieldError[]): FileWebhook[] {
+  if (!isObject(value)) return refuse(errors, { field: at, reason: 'must be a mapping' });
+  const problems: FieldError[] = [];
+  unknownKeys(value, ['name', 'url', 'alarmTypes', 'minSeverity'], at, problems);
+  const { name, url } = value;
+  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) problems.push({ field: `${at}.name`, reason: 'must be 1 to 100 characters' });
+  if (typeof url !== 'string') problems.push({ field: `${at}.url`, reason: 'must be an http(s) URL' });
+  const types = value.alarmTypes ?? null;
+  if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(t)))) {
+    problems.push({ field: `${at}.alarmTypes`, reason: `must be null or a non-empty list of ${WEBHOOK_EVENT_TYPES.join(', ')}` });
+  }
+  const minSeverity = value.minSeverity ?? 'WARNING';
+  if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) problems.push({ field: `${at}.minSeverity`, reason: `must be one of ${SEVERITIES.join(', ')}` });
+  if (problems.length > 0) return refuse(errors, ...problems);
+  return [{ name: (name as string).trim(), url: url as string, alarmTypes: types === null ? null : [...new Set(types as WebhookEventType[])], minSeverity: minSeverity as Severity }];
+}
+
+function readTask(value: unknown, at: string, tenantId: string, errors: FieldError[]): FileTask[] {
+  const problems = validateTask(value as TaskInput);
+  if (problems.length > 0) return refuse(errors, ...problems.map((e) => ({ field: e.field ? `${at}.${e.field}` : at, reason: e.reason })));
+  return [fileTask(canonical(withTaskDefaults(value as TaskInput, tenantId)))];
+}
+
+function readDependency(value: unknown, at: string, errors: FieldError[]): FileDependency[] {
+  if (!isObject(value)) return refuse(errors, { field: at, reason: 'must be a mapping of parent, child, condition' });
+  const problems: FieldError[] = [];
+  unknownKeys(value, ['parent', 'child', 'condition'], at, problems);
+  for (const end of ['parent', 'child'] as const) if (typeof value[end] !== 'string' || value[end] === '') problems.push({ field: `${at}.${end}`, reason: 'must name a task' });
+  const condition = value.condition ?? 'ON_SUCCESS';
+  if (!(DEPENDENCY_CONDITIONS as readonly unknown[]).includes(condition)) problems.push({ field: `${at}.condition`, reason: `must be one of ${DEPENDENCY_CONDITIONS.join(', ')}` });
+  if (problems.length > 0) return refuse(errors, ...problems);
+  return [{ parent: value.parent as string, child: value.child as string, condition: condition as DependencyCondition }];
+}

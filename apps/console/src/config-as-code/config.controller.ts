@@ -1,0 +1,50 @@
+import { Body, Get, Header, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { Audited, NotAudited } from '../audit';
+import { ConsoleController, Public, RouteAccess } from '../common/access';
+import { TenantId } from '../common/principal';
+import { CONFIG_FILE_SCHEMA } from './config-file.schema';
+import { ConfigService } from './config.service';
+import { ConfigFileDto, ConfigPlanView } from './dto/config.dto';
+
+@ConsoleController('config', { tag: 'config', access: 'tenant' })
+export class ConfigController {
+  constructor(private readonly config: ConfigService) {}
+
+  @Get('export')
+  @Header('Content-Type', 'application/yaml; charset=utf-8')
+  @ApiProduces('application/yaml')
+  @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks and retention as one tasks-as-code YAML file (stable order, names not ids, no secrets)" })
+  @ApiOkResponse({ description: 'The YAML file', schema: { type: 'string' } })
+  export(@TenantId() tenantId: string): Promise<string> {
+    return this.config.export(tenantId);
+  }
+
+  @Get('schema')
+  @Public()
+  @ApiOperation({ summary: 'The JSON Schema of the tasks-as-code file (for editors; also docs/tasks-as-code.schema.json)' })
+  @ApiOkResponse({ description: 'JSON Schema (draft 2020-12)', schema: { type: 'object' } })
+  schema(): object {
+    return CONFIG_FILE_SCHEMA;
+  }
+
+  @Post('plan')
+  @RouteAccess('tenant-admin')
+  @HttpCode(200)
+  @NotAudited('a preview: it says what apply would change and changes nothing')
+  @ApiOperation({ summary: 'What applying the file would change: creations, updates (field by field, with the next fire times of tasks whose schedule changes) and, with prune, deletions' })
+  @ApiOkResponse({ type: ConfigPlanView })
+  async plan(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<ConfigPlanView> {
+    return { changes: await this.config.plan(tenantId, body.file, body.prune ?? false), applied: false };
+  }
+
+  @Post('apply')
+  @RouteAccess('tenant-admin')
+  @HttpCode(200)
+  @Audited('config.apply')
+  @ApiOperation({ summary: 'Apply the file in one transaction: all of it or, at the first refusal (400/409 naming the place in the file), nothing. The tasks it writes become managed' })
+  @ApiOkResponse({ type: ConfigPlanView })
+  async apply(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<ConfigPlanView> {
+    return { changes: await this.config.apply(tenantId, body.file, body.prune ?? false), applied: true };
+  }
+}

@@ -1,0 +1,292 @@
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
+import {
+  CalendarEntity,
+  cancelTaskRuns,
+  inTransaction,
+  RetentionPolicyEntity,
+  TaskDependencyEntity,
+  TaskEntity,
+  taskDefinitionToColumns,
+  taskEntityToDefinition,
+  TenantEntity,
+  WebhookChannelEntity,
+  WebhookDeliveryEntity,
+} from '@baton/persistence';
+import { auditChange } from '../audit';
+import { ApiException, badRequest, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
+import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
+import { randomToken } from '../common/secrets';
+import { CalendarsService } from '../calendars/calendars.service';
+import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from '../tasks/schedule';
+import { newTaskRow, TasksService } from '../tasks/tasks.service';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
+import { edgeName, planChanges, type PlannedChange } from './config-plan';
+import { managedHash } from './managed-hash';
+
+/** How many next fire times a plan shows per task whose schedule changes. */
+const FIRE_TIMES_SHOWN = 3;
+/** Rows per multi-row INSERT of new tasks (well inside SQLite's bound-parameter limit). */
+const INSERT_CHUNK = 200;
+
+/** The tenant as stored, as a file and with the rows behind it. */
+interface Snapshot {
+  file: ConfigFile;
+  tasks: Map<string, TaskEntity>;
+  calendars: Map<string, CalendarEntity>;
+  webhooks: Map<string, WebhookChannelEntity>;
+  edges: Map<string, TaskDependencyEntity>;
+}
+
+const TENANT_RETENTION_ROW = 0;
+
+/**
+ * Tasks as code: a tenant's state as one file (export), what a file would change (plan), and the
+ * change made (apply) in one transaction — all of it or, at the first refusal, none. Tasks an
+ * apply writes are managed: they keep the hash of the definition the file gave them, so an
+ * edit made in the console afterwards shows as drift.
+ */
+@Injectable()
+export class ConfigService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly tasks: TasksService,
+    private readonly webhooks: WebhooksService,
+    private readonly calendarsService: CalendarsService,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+  ) {}
+
+  async export(tenantId: string): Promise<string> {
+    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+    return writeConfigFile(snapshot.file, tenantId);
+  }
+
+  async plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    const desired = await this.desired(tenantId, text);
+    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+    return this.changes(snapshot, desired, prune);
+  }
+
+  async apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    const desired = await this.desired(tenantId, text);
+    const now = this.clock.now();
+    return inTransaction(this.dataSource, async (em) => {
+      const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+      if (!tenant) throw notFound('Tenant', tenantId);
+      const snapshot = await this.snapshot(em, tenantId);
+      const changes = this.changes(snapshot, desired, prune);
+      const of = (kind: PlannedChange['kind'], action: PlannedChange['action']) => new Set(changes.filter((c) => c.kind === kind && c.action === action).map((c) => c.name));
+      if (desired.retention && changes.some((c) => c.kind === 'retention')) await this.applyRetention(em, tenantId, desired.retention, now);
+      const calendars = await this.applyCalendars(em, tenantId, snapshot, desired, of('calendar', 'create'), of('calendar', 'update'), now);
+      await this.applyWebhooks(em, tenantId, snapshot, desired, of('webhook', 'create'), of('webhook', 'update'), now);
+      const taskIds = await this.applyTasks(em, tenant, snapshot, desired, calendars, of('task', 'create'), of('task', 'update'), now);
+      await this.applyDependencies(em, tenantId, snapshot, desired, taskIds, prune, now);
+      // A calendar's new dates move the next fire of the tasks using it, as a console edit does (the tasks just written already have theirs).
+      for (const name of of('calendar', 'update')) {
+        const row = await em.findOneByOrFail(CalendarEntity, { id: snapshot.calendars.get(name)!.id, tenantId });
+        await this.calendarsService.refreshTasks(em, tenantId, row);
+      }
+      // Deletions last: what is pruned may still be named by what was just changed away from it.
+      for (const name of of('task', 'delete')) {
+        const row = snapshot.tasks.get(name)!;
+        await em.delete(TaskDependencyEntity, [{ tenantId, parentTaskId: row.id }, { tenantId, childTaskId: row.id }]);
+        await cancelTaskRuns(em, { taskId: row.id, tenantId, now });
+        await em.delete(TaskEntity, { id: row.id, tenantId });
+      }
+      for (const name of of('webhook', 'delete')) {
+        const row = snapshot.webhooks.get(name)!;
+        await em.delete(WebhookChannelEntity, { id: row.id, tenantId });
+        // As a console delete: its pending deliveries go, its delivered history stays.
+        await em.delete(WebhookDeliveryEntity, { channelId: row.id, deliveredAt: IsNull() });
+      }
+      for (const name of of('calendar', 'delete')) {
+        const row = snapshot.calendars.get(name)!;
+        const users = await em.find(TaskEntity, { where: { tenantId, calendarId: row.id }, select: { name: true }, take: 5 });
+        if (users.length > 0) throw badRequest([{ field: 'calendars', reason: `calendar "${name}" is pruned but still used by task ${users.map((u) => `"${u.name}"`).join(', ')}` }]);
+        await em.delete(CalendarEntity, { id: row.id, tenantId });
+      }
+      await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: { prune, changes: changes.map((c) => ({ kind: c.kind, name: c.name, action: c.action, fields: c.fields.map((f) => f.field) })) } });
+      return changes;
+    });
+  }
+
+  /** The file read and checked, with the checks that need the tenant (webhook URLs by the outbound policy, handler params by their schemas). */
+  private async desired(tenantId: string, text: string): Promise<ConfigFile> {
+    const read = readConfigFile(text, tenantId);
+    if (read.file === null) throw badRequest(read.errors);
+    const errors: FieldError[] = [];
+    for (const [i, webhook] of read.file.webhooks.entries()) {
+      const problem = await this.webhooks.urlProblem(tenantId, webhook.url);
+      if (problem) errors.push({ field: `webhooks[${i}].url`, reason: problem });
+    }
+    if (read.file.retention) errors.push(...validateRetention(read.file.retention, this.options.retentionCeiling, 'retention.'));
+    if (errors.length > 0) throw badRequest(errors);
+    await this.tasks.assertParamsFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
+    return read.file;
+  }
+
+  private changes(snapshot: Snapshot, desired: ConfigFile, prune: boolean): PlannedChange[] {
+    const now = this.clock.now();
+    const calendarsAfter = new Map<string, ExclusionCalendar>([...snapshot.file.calendars, ...desired.calendars].map((c) => [c.name, c]));
+    const calendarsBefore = new Map<string, ExclusionCalendar>(snapshot.file.calendars.map((c) => [c.name, c]));
+    return planChanges(snapshot.file, desired, prune, (task, side) => {
+      const row = snapshot.tasks.get(task.name);
+      const calendars = side === 'before' ? calendarsBefore : calendarsAfter;
+      const calendar = task.calendarName === null ? null : (calendars.get(task.calendarName) ?? null);
+      const schedule = scheduleOf({ ...task, tenantId: '' }, { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
+      return nextFireTimes(schedule, now, FIRE_TIMES_SHOWN);
+    });
+  }
+
+  private async snapshot(em: EntityManager, tenantId: string): Promise<Snapshot> {
+    const [taskRows, calendarRows, webhookRows, edgeRows, retention] = await Promise.all([
+      em.find(TaskEntity, { where: { tenantId }, order: { name: 'ASC' } }),
+      em.find(CalendarEntity, { where: { tenantId }, order: { name: 'ASC' } }),
+      em.find(WebhookChannelEntity, { where: { tenantId }, order: { name: 'ASC' } }),
+      em.find(TaskDependencyEntity, { where: { tenantId } }),
+      em.findOneBy(RetentionPolicyEntity, { tenantId, taskId: TENANT_RETENTION_ROW }),
+    ]);
+    const calendarName = new Map(calendarRows.map((c) => [c.id, c.name]));
+    const taskName = new Map(taskRows.map((t) => [t.id, t.name]));
+    const edges = new Map(edgeRows.map((e) => [edgeName({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)! }), e]));
+    return {
+      file: {
+        version: 1,
+        retention: retention ? { runsMs: retention.runsMs, logsMs: retention.logsMs, alarmsMs: retention.alarmsMs, minRunsKept: retention.minRunsKept } : null,
+        calendars: calendarRows.map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
+        webhooks: webhookRows.map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
+        tasks: taskRows.map((t) => fileTask(taskEntityToDefinition(t, t.calendarId === null ? null : (calendarName.get(t.calendarId) ?? null)))),
+        dependencies: edgeRows.map((e) => ({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)!, condition: e.condition })),
+      },
+      tasks: new Map(taskRows.map((t) => [t.name, t])),
+      calendars: new Map(calendarRows.map((c) => [c.name, c])),
+      webhooks: new Map(webhookRows.map((w) => [w.name, w])),
+      edges,
+    };
+  }
+
+  private async applyRetention(em: EntityManager, tenantId: string, retention: NonNullable<ConfigFile['retention']>, now: number): Promise<void> {
+    await em.save(RetentionPolicyEntity, { tenantId, taskId: TENANT_RETENTION_ROW, ...retention, updatedAt: now });
+  }
+
+  /** Creates and updates the file's calendars; answers every calendar of the tenant after it, by name. */
+  private async applyCalendars(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, create: Set<string>, update: Set<string>, now: number): Promise<Map<string, { id: number; definition: ExclusionCalendar }>> {
+    const result = new Map([...snapshot.calendars].map(([name, row]) => [name, { id: row.id, definition: { name, timeZone: row.timeZone, dates: row.dates } }]));
+    for (const calendar of desired.calendars) {
+      if (create.has(calendar.name)) {
+        const row = em.create(CalendarEntity, { tenantId, ...calendar, createdAt: now });
+        await em.insert(CalendarEntity, row);
+        result.set(calendar.name, { id: row.id, definition: calendar });
+      } else if (update.has(calendar.name)) {
+        const id = snapshot.calendars.get(calendar.name)!.id;
+        await em.update(CalendarEntity, { id, tenantId }, { timeZone: calendar.timeZone, dates: calendar.dates });
+        result.set(calendar.name, { id, definition: calendar });
+      }
+    }
+    return result;
+  }
+
+  private async applyWebhooks(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, create: Set<string>, update: Set<string>, now: number): Promise<void> {
+    for (const webhook of desired.webhooks) {
+      // A new channel gets its signing secret here; it is never in a file (GET /api/webhooks does not show it either: rotate it there).
+      if (create.has(webhook.name)) await em.insert(WebhookChannelEntity, { tenantId, ...webhook, secret: `whsec_${randomToken()}`, createdAt: now });
+      else if (update.has(webhook.name)) await em.update(WebhookChannelEntity, { id: snapshot.webhooks.get(webhook.name)!.id, tenantId }, { url: webhook.url, alarmTypes: webhook.alarmTypes, minSeverity: webhook.minSeverity });
+    }
+  }
+
+  /** Creates and updates the file's tasks (managed from now on, a version kept of each); answers every task id of the tenant by name. */
+  private async applyTasks(
+    em: EntityManager,
+    tenant: TenantEntity,
+    snapshot: Snapshot,
+    desired: ConfigFile,
+    calendars: Map<string, { id: number; definition: ExclusionCalendar }>,
+    create: Set<string>,
+    update: Set<string>,
+    now: number,
+  ): Promise<Map<string, number>> {
+    const tenantId = tenant.id;
+    const ids = new Map([...snapshot.tasks].map(([name, row]) => [name, row.id]));
+    const errors: FieldError[] = [];
+    const calendarOf = (task: FileTask, i: number) => {
+      if (task.calendarName === null) return null;
+      const calendar = calendars.get(task.calendarName);
+      if (!calendar) errors.push({ field: `tasks[${i}].calendarName`, reason: `no calendar named "${task.calendarName}" (in the file or the tenant)` });
+      return calendar ?? null;
+    };
+    const versions: Array<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }> = [];
+    const created: TaskEntity[] = [];
+    for (const [i, task] of desired.tasks.entries()) {
+      const definition: TaskDefinition = { ...task, tenantId };
+      if (create.has(task.name)) {
+        const row = newTaskRow(em, definition, tenant.engineGroup, calendarOf(task, i), now);
+        if ('field' in row) errors.push({ ...row, field: `tasks[${i}].${row.field}` });
+        else created.push(Object.assign(row, { managedHash: managedHash(task) }));
+      } else if (snapshot.tasks.has(task.name)) {
+        const row = snapshot.tasks.get(task.name)!;
+        const hash = managedHash(task);
+        if (!update.has(task.name)) {
+          // Unchanged, but now named by a file: it becomes managed (or stays so).
+          if (row.managedHash !== hash) await em.update(TaskEntity, { id: row.id, tenantId }, { managedHash: hash });
+          continue;
+        }
+        const calendar = calendarOf(task, i);
+        const current = taskEntityToDefinition(row, row.calendarId === null ? null : ([...calendars.values()].find((c) => c.id === row.calendarId)?.definition.name ?? null));
+        let { fireCount, nextFireAt } = row;
+        if (scheduleChanged(current, definition)) {
+          if (JSON.stringify(current.trigger) !== JSON.stringify(definition.trigger)) fireCount = 0;
+          const schedule = scheduleOf(definition, { fireCount, createdAt: row.createdAt }, calendar?.definition ?? null);
+          nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: row.nextFireAt, kindBefore: current.trigger.kind });
+          const never = neverFiresProblem(schedule, nextFireAt, now);
+          if (never) errors.push({ ...never, field: `tasks[${i}].${never.field}` });
+        }
+        await em.update(TaskEntity, { id: row.id, tenantId }, { ...taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, updatedAt: now, version: row.version + 1, managedHash: hash });
+        versions.push({ tenantId, taskId: row.id, version: row.version + 1, definition });
+      }
+    }
+    if (errors.length > 0) throw badRequest(errors);
+    for (let i = 0; i < created.length; i += INSERT_CHUNK) await em.insert(TaskEntity, created.slice(i, i + INSERT_CHUNK));
+    if (created.length > 0) {
+      const names = created.map((r) => r.name);
+      for (let i = 0; i < names.length; i += 500) {
+        for (const row of await em.find(TaskEntity, { where: { tenantId, name: In(names.slice(i, i + 500)) }, select: { id: true, name: true } })) ids.set(row.name, row.id);
+      }
+      for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: { ...desired.tasks.find((t) => t.name === row.name)!, tenantId } });
+    }
+    await this.tasks.keepVersions(em, versions);
+    return ids;
+  }
+
+  /** Creates the file's edges (condition updated on existing ones), prunes the others when asked, and refuses a cycle in the result. */
+  private async applyDependencies(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, taskIds: Map<string, number>, prune: boolean, now: number): Promise<void> {
+    const errors: FieldError[] = [];
+    const wanted = new Map(desired.dependencies.map((d) => [edgeName(d), d]));
+    desired.dependencies.forEach((d, i) => {
+      for (const end of ['parent', 'child'] as const) if (!taskIds.has(d[end])) errors.push({ field: `dependencies[${i}].${end}`, reason: `no task named "${d[end]}" (in the file or the tenant)` });
+    });
+    if (errors.length > 0) throw badRequest(errors);
+    // The edges the tenant keeps besides the file's: none with --prune.
+    const edges: DependencyEdge[] = prune ? [] : snapshot.file.dependencies.filter((d) => !wanted.has(edgeName(d)));
+    for (const edge of desired.dependencies) {
+      const cycle = findCycle(edges, edge);
+      if (cycle) {
+        const error = new CycleError(cycle);
+        throw new ApiException(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
+      }
+      edges.push(edge);
+    }
+    for (const [name, edge] of wanted) {
+      const existing = snapshot.edges.get(name);
+      if (!existing) await em.insert(TaskDependencyEntity, { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, createdAt: now });
+      else if (existing.condition !== edge.condition) await em.update(TaskDependencyEntity, { id: existing.id, tenantId }, { condition: edge.condition });
+    }
+    if (prune) {
+      const stale = [...snapshot.edges].filter(([name]) => !wanted.has(name)).map(([, row]) => row.id);
+      if (stale.length > 0) await em.delete(TaskDependencyEntity, { id: In(stale), tenantId });
+    }
+  }
+}

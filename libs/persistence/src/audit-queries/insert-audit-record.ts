@@ -1,0 +1,67 @@
+import type { EntityManager } from 'typeorm';
+import type { AuditActorKind } from '../entities';
+import { execute } from '../engine-queries/sql';
+
+/** A change as the audit log keeps it; `before`/`after` arrive already redacted (apps/console/src/audit/redact.ts). */
+export interface NewAuditRecord {
+  at: number;
+  tenantId: string | null;
+  actorKind: AuditActorKind;
+  actorName: string;
+  actorUserId: number | null;
+  actorApiKeyId: number | null;
+  sourceAddress: string | null;
+  action: string;
+  objectType: string;
+  objectId: string | null;
+  before: unknown;
+  after: unknown;
+}
+
+/**
+ * The most a before/after value keeps, in UTF-8 bytes: below TEXT's 65,535 on MySQL. A bigger one
+ * (a batch of a thousand tasks) is kept as `{ truncated: true, bytes }`, so a record never makes
+ * its change fail.
+ */
+export const AUDIT_VALUE_MAX_BYTES = 60_000;
+
+function stored(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const json = JSON.stringify(value);
+  const bytes = Buffer.byteLength(json, 'utf8');
+  return bytes <= AUDIT_VALUE_MAX_BYTES ? json : JSON.stringify({ truncated: true, bytes });
+}
+
+/**
+ * Appends one record to the audit log, on the manager of the change's transaction — so the
+ * record exists if and only if the change committed (a refused or rolled-back request leaves
+ * none):
+ *
+ *   INSERT INTO audit_log (at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id,
+ *                          source_address, action, object_type, object_id, before_json, after_json)
+ *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ *
+ * One plain insert at the end of the auto-increment index: no read, no lock on other rows, so it
+ * adds one round trip to the change's transaction and nothing else.
+ */
+export async function insertAuditRecord(manager: EntityManager, record: NewAuditRecord): Promise<void> {
+  await execute(
+    manager,
+    `INSERT INTO audit_log (at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      record.at,
+      record.tenantId,
+      record.actorKind,
+      record.actorName.slice(0, 200),
+      record.actorUserId,
+      record.actorApiKeyId,
+      record.sourceAddress === null ? null : record.sourceAddress.slice(0, 64),
+      record.action,
+      record.objectType,
+      record.objectId === null ? null : record.objectId.slice(0, 128),
+      stored(record.before),
+      stored(record.after),
+    ],
+  );
+}

@@ -1,0 +1,2 @@
+export * from './revoke-owner-keys';
+export * from './api-keys';

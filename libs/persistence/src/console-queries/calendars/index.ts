@@ -1,0 +1,3 @@
+export * from './find-calendars';
+export * from './write-calendars';
+export * from './find-calendars-by-name';

@@ -1,0 +1,2 @@
+export * from './task-edges';
+export * from './edges';

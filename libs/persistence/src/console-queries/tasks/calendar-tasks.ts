@@ -1,0 +1,37 @@
+import type { EntityManager } from 'typeorm';
+import { TaskEntity } from '../../entities';
+import { ofTenant } from '../tenant-scope';
+
+/**
+ * The tenant's tasks that use a calendar (a calendar's edit moves their next fire; its delete
+ * is refused while there are any), at most `limit`:
+ *
+ *   SELECT * FROM tasks WHERE tenant_id = ? AND calendar_id = ? [LIMIT ?]
+ */
+export function findCalendarTasks(manager: EntityManager, tenantId: string, calendarId: number, limit?: number): Promise<TaskEntity[]> {
+  return manager.find(TaskEntity, { where: ofTenant(tenantId, { calendarId }), ...(limit === undefined ? {} : { take: limit }) });
+}
+
+/**
+ * How many of the tenant's tasks use a calendar:
+ *
+ *   SELECT COUNT(*) FROM tasks WHERE tenant_id = ? AND calendar_id = ?
+ */
+export function countCalendarTasks(manager: EntityManager, tenantId: string, calendarId: number): Promise<number> {
+  return manager.countBy(TaskEntity, ofTenant(tenantId, { calendarId }));
+}
+
+/**
+ * A task's next fire time moved by its calendar's edit, guarded by the version it was read at
+ * (a save meanwhile wins; the planner reads the task's own):
+ *
+ *   UPDATE tasks SET next_fire_at = ?, updated_at = ?, version = version + 1 WHERE id = ? AND version = ?
+ */
+export async function moveTaskNextFire(manager: EntityManager, input: { id: number; readVersion: number; nextFireAt: number | null; now: number }): Promise<void> {
+  await manager
+    .createQueryBuilder()
+    .update(TaskEntity)
+    .set({ nextFireAt: input.nextFireAt, updatedAt: input.now, version: () => 'version + 1' })
+    .where('id = :id AND version = :version', { id: input.id, version: input.readVersion })
+    .execute();
+}

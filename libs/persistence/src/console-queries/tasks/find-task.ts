@@ -1,0 +1,23 @@
+import { In, type EntityManager } from 'typeorm';
+import { TaskEntity } from '../../entities';
+import { ofTenant } from '../tenant-scope';
+
+/**
+ * A task of the tenant by id, or null (another tenant's task is as absent as a missing one):
+ *
+ *   SELECT * FROM tasks WHERE id = ? AND tenant_id = ?                            -- primary key
+ */
+export function findTask(manager: EntityManager, tenantId: string, id: number): Promise<TaskEntity | null> {
+  return manager.findOneBy(TaskEntity, ofTenant(tenantId, { id }));
+}
+
+/**
+ * The names of the tenant's tasks of these ids (edges show them):
+ *
+ *   SELECT id, name FROM tasks WHERE tenant_id = ? AND id IN (…)
+ */
+export async function taskNames(manager: EntityManager, tenantId: string, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await manager.find(TaskEntity, { where: ofTenant(tenantId, { id: In([...ids]) }), select: { id: true, name: true } });
+  return new Map(rows.map((t) => [t.id, t.name]));
+}

@@ -1,0 +1,2 @@
+export * from './find-tenant';
+export * from './write-tenants';

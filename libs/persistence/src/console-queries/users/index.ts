@@ -1,0 +1,3 @@
+export * from './find-users';
+export * from './write-users';
+export * from './user-preferences';

@@ -1,0 +1,87 @@
+/**
+ * `baton export | plan | apply` as a CI pipeline runs them: bin/baton.js against a console's API
+ * with a tenant API key from the environment. Promote a tenant's tasks from "staging" to
+ * "production": export one, plan and apply on the other, and a failing apply exits 1 naming the
+ * place in the file and changes nothing.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../support/databases';
+import { cronTask, listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
+
+const ROOT = resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+describe('baton export | plan | apply', () => {
+  const db = useTestDatabase('sqlite');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-tasks-as-code-'));
+  let t: ConsoleTestApp;
+  let url: string;
+  let staging: SeededTenant;
+  let production: SeededTenant;
+
+  /** bin/baton.js, asynchronously: the console answering it lives in this process. */
+  const baton = async (key: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const env = { ...process.env, BATON_API_URL: url, BATON_API_KEY: key['X-API-Key'] };
+    try {
+      const { stdout, stderr } = await run(process.execPath, ['bin/baton.js', ...args], { cwd: ROOT, env, timeout: 240_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    url = await listenOnLoopback(t);
+    staging = await seedTenant(t, db.dataSource, 'staging');
+    production = await seedTenant(t, db.dataSource, 'production');
+    await t.http().post('/api/tasks').set(staging.admin).send(cronTask('nightly'));
+    await t.http().post('/api/tasks').set(staging.admin).send(cronTask('hourly', { trigger: { kind: 'FIXED_RATE', intervalMs: 3_600_000 } }));
+  });
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('promotes staging to production: export, plan, apply, and a second plan finds nothing to do', async () => {
+    const file = join(dir, 'tasks.yaml');
+    const exported = await baton(staging.adminKey, 'export', '-o', file);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('name: nightly');
+    const plan = await baton(production.adminKey, 'plan', '-f', file);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain('+ task "hourly" (create)');
+    expect(plan.stdout).toContain('+ task "nightly" (create)');
+    expect(plan.stdout).toContain('2 to create, 0 to update, 0 to delete.');
+    const apply = await baton(production.adminKey, 'apply', '-f', file);
+    expect(apply.code, apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('Applied.');
+    expect((await baton(production.adminKey, 'plan', '-f', file)).stdout).toContain('No changes');
+    const exportedAgain = await baton(production.adminKey, 'export');
+    expect(exportedAgain.stdout.replace(/^# .*\n/gm, '')).toBe(readFileSync(file, 'utf8').replace(/^# .*\n/gm, ''));
+  }, 240_000);
+
+  it('a refused apply exits 1 naming the place in the file, and changes nothing', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'version: 1\ntasks:\n  - name: broken\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 0 99 * * *", timeZone: UTC }\n');
+    const apply = await baton(production.adminKey, 'apply', '-f', file);
+    expect(apply.code).toBe(1);
+    expect(apply.stderr).toContain('tasks[0].trigger.expression');
+    expect((await baton(production.adminKey, 'export')).stdout).not.toContain('broken');
+  }, 240_000);
+
+  it('names what is missing: no API key, no file', async () => {
+    const noKey = await baton({ 'X-API-Key': '' }, 'export');
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toContain('BATON_API_KEY');
+    const noFile = await baton(production.adminKey, 'apply');
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain('needs -f <file>');
+  }, 240_000);
+});

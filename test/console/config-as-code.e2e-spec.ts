@@ -1,0 +1,174 @@
+/**
+ * Tasks as code through the API (what `baton export|plan|apply` call): a tenant's tasks,
+ * dependencies, calendars, webhooks and retention as one YAML file; the round trip (export →
+ * apply to an empty tenant → export gives the same file); plan's field diffs and next fire
+ * times; apply all or nothing (a refusal half-way leaves the tenant as it was), audited once;
+ * prune; managed tasks and drift; tenant isolation; and the time to apply 1,000 tasks.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { CONFIG_FILE_SCHEMA } from '../../apps/console/src/config-as-code/config-file.schema';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, rowCounts, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+
+describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let beta: SeededTenant;
+  let gamma: SeededTenant;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    beta = await seedTenant(t, db.dataSource, 'beta');
+    gamma = await seedTenant(t, db.dataSource, 'gamma');
+    const as = acme.admin;
+    const ok = async (res: { status: number; body: unknown }) => {
+      if (res.status >= 300) throw new Error(`setup: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as Record<string, unknown>;
+    };
+    await ok(await t.http().post('/api/calendars').set(as).send({ name: 'holidays', timeZone: 'Europe/Berlin', dates: ['2026-12-25', '2026-12-24'] }));
+    const report = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('report', { calendarName: 'holidays', retry: { maxAttempts: 3 } })));
+    const mail = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('mail', { trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, group: 'mailers' })));
+    await ok(await t.http().post('/api/tasks').set(as).send(cronTask('adhoc', { trigger: { kind: 'MANUAL' }, params: { deep: { list: [1, 2, { x: 'y' }] } } })));
+    await ok(await t.http().post('/api/dependencies').set(as).send({ parentTaskId: report.id, childTaskId: mail.id, condition: 'ON_COMPLETION' }));
+    await ok(await t.http().post('/api/webhooks').set(as).send({ name: 'ops', url: 'https://hooks.example.com/baton', minSeverity: 'CRITICAL' }));
+    await ok(await t.http().put('/api/retention').set(as).send({ runsMs: 86_400_000, logsMs: null, alarmsMs: null, minRunsKept: 50 }));
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  const exportOf = async (who: Credentials): Promise<string> => {
+    const res = await t.http().get('/api/config/export').set(who);
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/yaml/);
+    return res.text;
+  };
+  const post = (route: 'plan' | 'apply', who: Credentials, file: string, prune = false) => t.http().post(`/api/config/${route}`).set(who).send({ file, prune });
+  const body = (file: string) => file.replace(/^# .*\n/gm, '');
+
+  it('exports the tenant as one YAML file: names not ids, no secrets, stable order', async () => {
+    const file = await exportOf(acme.adminKey);
+    const doc = parse(file) as Record<string, unknown[]> & { retention: unknown };
+    expect(doc.tasks.map((task) => (task as { name: string }).name)).toEqual(['adhoc', 'mail', 'report']);
+    expect(doc.dependencies).toEqual([{ parent: 'report', child: 'mail', condition: 'ON_COMPLETION' }]);
+    expect(doc.calendars).toEqual([{ name: 'holidays', timeZone: 'Europe/Berlin', dates: ['2026-12-24', '2026-12-25'] }]);
+    expect(doc.webhooks).toEqual([{ name: 'ops', url: 'https://hooks.example.com/baton', alarmTypes: null, minSeverity: 'CRITICAL' }]);
+    expect(doc.retention).toEqual({ runsMs: 86_400_000, logsMs: null, alarmsMs: null, minRunsKept: 50 });
+    expect(file).not.toMatch(/whsec_|secret|\bid:/);
+    expect(await exportOf(acme.adminKey)).toBe(file);
+  });
+
+  it('round trip: export → apply to an empty tenant → export gives the same file', async () => {
+    const file = await exportOf(acme.admin);
+    const applied = await post('apply', beta.adminKey, file);
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.body.applied).toBe(true);
+    const again = await exportOf(beta.admin);
+    expect(body(again)).toBe(body(file));
+    // Applying it again changes nothing.
+    expect((await post('plan', beta.adminKey, again)).body.changes).toEqual([]);
+  });
+
+  it('plans field by field, with the next fire times of a task whose schedule changes, and changes nothing', async () => {
+    const file = (await exportOf(acme.admin)).replace("expression: 0 0 2 * * *", "expression: 0 30 6 * * *").replace('maxAttempts: 3', 'maxAttempts: 5');
+    const before = await rowCounts(db.dataSource);
+    const res = await post('plan', acme.adminKey, file);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [change] = res.body.changes;
+    expect(change).toMatchObject({ kind: 'task', name: 'report', action: 'update' });
+    expect(change.fields).toEqual([
+      { field: 'retry.maxAttempts', before: 3, after: 5 },
+      { field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' },
+    ]);
+    expect(change.nextFireTimes.before).toHaveLength(3);
+    expect(new Date(change.nextFireTimes.after[0]).toISOString()).toMatch(/T05:30:00/);
+    expect(await rowCounts(db.dataSource)).toEqual(before);
+  });
+
+  it('applies all or nothing: a refusal half-way (a cycle found after the tasks were written) leaves the tenant as it was', async () => {
+    const before = await exportOf(gamma.admin);
+    const file = body(await exportOf(acme.admin)).replace(
+      'dependencies:\n',
+      'dependencies:\n  - parent: mail\n    child: report\n    condition: ON_SUCCESS\n',
+    );
+    const auditBefore = await db.dataSource.query("SELECT COUNT(*) AS n FROM audit_log WHERE tenant_id = 'gamma'");
+    const res = await post('apply', gamma.adminKey, file);
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.code).toBe('DEPENDENCY_CYCLE');
+    expect(await exportOf(gamma.admin)).toBe(before);
+    expect(await db.dataSource.query("SELECT COUNT(*) AS n FROM audit_log WHERE tenant_id = 'gamma'")).toEqual(auditBefore);
+  });
+
+  it('refuses a bad file with a 400 naming each place in it, and stores nothing', async () => {
+    const before = await exportOf(gamma.admin);
+    const task = (name: string, trigger: string) => `  - name: ${name}\n    executorApp: a\n    handler: h\n    trigger: ${trigger}\n`;
+    const file = `version: 1\ntasks:\n${task('bad', '{ kind: CRON, expression: "99 * * * *", timeZone: UTC }')}${task('twice', '{ kind: MANUAL }')}${task('twice', '{ kind: MANUAL }')}surprise: 1\n`;
+    const res = await post('apply', gamma.adminKey, file);
+    expect(res.status).toBe(400);
+    expect((res.body.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual(['surprise', 'tasks[0].trigger.expression', 'tasks[2]']);
+    expect(await exportOf(gamma.admin)).toBe(before);
+    expect((await post('apply', gamma.adminKey, 'version: 1\ntasks: [\n')).body.errors[0].field).toBe('file');
+  });
+
+  it('records one audit record for an apply, marks its tasks managed, and shows drift after a console edit', async () => {
+    const file = 'version: 1\ntasks:\n  - name: managed-one\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: FIXED_RATE, intervalMs: 3600000 }\n';
+    const count = async () => Number((await db.dataSource.query("SELECT COUNT(*) AS n FROM audit_log WHERE tenant_id = 'gamma' AND action = 'config.apply'"))[0].n);
+    const audits = await count();
+    expect((await post('apply', gamma.adminKey, file)).status).toBe(200);
+    expect(await count()).toBe(audits + 1);
+    const task = (await t.http().get('/api/tasks?search=managed-one').set(gamma.admin)).body.items[0];
+    expect(task).toMatchObject({ managed: true, drifted: false });
+    const edited = await t.http().patch(`/api/tasks/${task.id}`).set(gamma.admin).send({ priority: 7 });
+    expect(edited.body).toMatchObject({ managed: true, drifted: true });
+    // Plan shows the way back; apply puts the file's definition back.
+    expect((await post('plan', gamma.adminKey, file)).body.changes[0].fields).toEqual([{ field: 'priority', before: 7, after: 0 }]);
+    await post('apply', gamma.adminKey, file);
+    expect((await t.http().get(`/api/tasks/${task.id}`).set(gamma.admin)).body).toMatchObject({ priority: 0, drifted: false });
+  });
+
+  it('prune deletes what the file no longer names; without it, nothing is deleted', async () => {
+    const file = 'version: 1\ntasks:\n  - name: managed-one\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: FIXED_RATE, intervalMs: 3600000 }\n';
+    const full = await exportOf(beta.admin);
+    expect((await post('plan', beta.adminKey, file)).body.changes.filter((c: { action: string }) => c.action === 'delete')).toEqual([]);
+    const pruned = await post('apply', beta.adminKey, file, true);
+    expect(pruned.status, JSON.stringify(pruned.body)).toBe(200);
+    const deleted = (pruned.body.changes as Array<{ kind: string; name: string; action: string }>).filter((c) => c.action === 'delete').map((c) => `${c.kind}:${c.name}`);
+    expect(deleted.sort()).toEqual(['calendar:holidays', 'dependency:report → mail', 'task:adhoc', 'task:mail', 'task:report', 'webhook:ops']);
+    const left = parse(await exportOf(beta.admin)) as { tasks: Array<{ name: string }>; calendars: unknown[] };
+    expect(left.tasks.map((x) => x.name)).toEqual(['managed-one']);
+    expect(left.calendars).toEqual([]);
+    // And back: the full file recreates it all.
+    expect((await post('apply', beta.adminKey, full, true)).status).toBe(200);
+    expect(body(await exportOf(beta.admin))).toBe(body(full));
+  });
+
+  it("moves the next fire of the tasks using a calendar whose dates the file changes", async () => {
+    const file = (dates: string) =>
+      `version: 1\ncalendars:\n  - { name: closed, timeZone: UTC, dates: [${dates}] }\ntasks:\n  - name: nightly-closed\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }\n    calendarName: closed\n`;
+    expect((await post('apply', gamma.adminKey, file(''))).status).toBe(200);
+    const next = async () => (await t.http().get('/api/tasks?search=nightly-closed').set(gamma.admin)).body.items[0].nextFireAt as number;
+    expect(new Date(await next()).toISOString()).toBe('2026-03-01T02:00:00.000Z');
+    const res = await post('apply', gamma.adminKey, file('2026-03-01'));
+    expect(res.body.changes.map((c: { kind: string; action: string }) => `${c.kind}:${c.action}`)).toEqual(['calendar:update']);
+    expect(new Date(await next()).toISOString()).toBe('2026-03-02T02:00:00.000Z');
+  });
+
+  it('keeps tenants apart and needs an admin to plan or apply', async () => {
+    const file = await exportOf(acme.admin);
+    expect(await exportOf(gamma.admin)).not.toContain('report');
+    expect((await post('apply', acme.viewerKey, file)).status).toBe(403);
+    expect((await post('plan', acme.viewer, file)).status).toBe(403);
+    expect((await t.http().get('/api/config/export')).status).toBe(401);
+  });
+
+  it('publishes the file\'s JSON Schema at an URL, the same as docs/tasks-as-code.schema.json', async () => {
+    const res = await t.http().get('/api/config/schema');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(CONFIG_FILE_SCHEMA);
+    const committed = JSON.parse(readFileSync(resolve(__dirname, '../../docs/tasks-as-code.schema.json'), 'utf8'));
+    expect(committed, 'docs/tasks-as-code.schema.json is stale: npm run docs:schema').toEqual(CONFIG_FILE_SCHEMA);
+  });
+});

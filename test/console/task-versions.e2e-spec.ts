@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+interface Version {
+  version: number;
+  actor: string | null;
+  changes: Array<{ field: string; before: unknown; after: unknown }>;
+  nextFireTimes: number[];
+  current: boolean;
+  definition: Record<string, unknown>;
+}
+
+describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let alpha: SeededTenant;
+  let bravo: SeededTenant;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    alpha = await seedTenant(t, db.dataSource, 'alpha');
+    bravo = await seedTenant(t, db.dataSource, 'bravo');
+  });
+  afterAll(() => t?.close());
+
+  const versions = async (id: number): Promise<Version[]> => {
+    const res = await t.http().get(`/api/tasks/${id}/versions`).set(alpha.viewer);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+
+  it('keeps a version per change, with its diff, its author and the fire times it gives; a refused save keeps none', async () => {
+    const created = await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('nightly', { trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'UTC' } }));
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    expect((await t.http().patch(`/api/tasks/${id}`).set(alpha.adminKey).send({ trigger: { kind: 'CRON', expression: '0 30 3 * * *', timeZone: 'UTC' } })).status).toBe(200);
+    expect((await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ trigger: { kind: 'CRON', expression: 'not cron', timeZone: 'UTC' } })).status).toBe(400);
+    expect((await t.http().post(`/api/tasks/${id}/pause`).set(alpha.admin)).status).toBe(200);
+
+    const list = await versions(id);
+    expect(list.map((v) => v.version)).toEqual([3, 2, 1]);
+    expect(list.map((v) => v.actor)).toEqual(['alpha-admin', 'api-key:alpha-TENANT_ADMIN', 'alpha-admin']);
+    expect(list.map((v) => v.current)).toEqual([true, false, false]);
+    expect(list[0].changes).toEqual([{ field: 'paused', before: false, after: true }]);
+    expect(list[1].changes).toEqual([{ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 3 * * *' }]);
+    expect(list[2].changes).toEqual([]);
+    // T0 is 2026-03-01T00:00Z: version 1 fires at 02:00 UTC, version 2 at 03:30.
+    expect(list[2].nextFireTimes.slice(0, 2)).toEqual([T0 + 2 * 3_600_000, T0 + 26 * 3_600_000]);
+    expect(list[1].nextFireTimes[0]).toBe(T0 + 3.5 * 3_600_000);
+  });
+
+  it('restores a version as a new one, audited; another tenant sees and restores nothing', async () => {
+    const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('restorable'))).body.id as number;
+    await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ priority: 7, params: { region: 'us' } });
+    expect((await t.http().get(`/api/tasks/${id}/versions`).set(bravo.admin)).status).toBe(404);
+    expect((await t.http().post(`/api/tasks/${id}/versions/1/restore`).set(bravo.admin)).status).toBe(404);
+    expect((await t.http().post(`/api/tasks/${id}/versions/1/restore`).set(alpha.viewer)).status).toBe(403);
+
+    const restored = await t.http().post(`/api/tasks/${id}/versions/1/restore`).set(alpha.admin);
+    expect(restored.status).toBe(200);
+    expect(restored.body).toMatchObject({ priority: 0, params: { region: 'eu' }, version: 3 });
+    const list = await versions(id);
+    expect(list[0]).toMatchObject({ version: 3, current: true });
+    expect(list[0].changes).toEqual([
+      { field: 'params.region', before: 'us', after: 'eu' },
+      { field: 'priority', before: 7, after: 0 },
+    ]);
+    const audit = await t.http().get('/api/audit').query({ objectType: 'task', objectId: String(id) }).set(alpha.admin);
+    expect(audit.body.items.map((r: { action: string }) => r.action)).toEqual(['task.restore', 'task.update', 'task.create']);
+    expect((await t.http().post(`/api/tasks/${id}/versions/99/restore`).set(alpha.admin)).status).toBe(404);
+    expect((await t.http().post(`/api/tasks/${id}/versions/0/restore`).set(alpha.admin)).body.errors).toEqual([{ field: 'version', reason: expect.any(String) }]);
+  });
+
+  it('keeps the versions of a batch and of a group pause, one per task', async () => {
+    const batch = await t.http().post('/api/tasks/batch').set(alpha.admin).send({ tasks: [cronTask('g1', { group: 'night' }), cronTask('g2', { group: 'night' })] });
+    expect(batch.status).toBe(201);
+    expect((await t.http().post('/api/task-groups/night/pause').set(alpha.admin)).body.tasks).toBe(2);
+    for (const item of batch.body.items as Array<{ id: number }>) {
+      const list = await versions(item.id);
+      expect(list.map((v) => v.version)).toEqual([2, 1]);
+      expect(list[0].changes).toEqual([{ field: 'paused', before: false, after: true }]);
+    }
+  });
+});
