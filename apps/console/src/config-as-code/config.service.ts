@@ -3,7 +3,6 @@ import { DataSource, EntityManager, In, IsNull } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
   CalendarEntity,
-  cancelTaskRuns,
   inTransaction,
   RetentionPolicyEntity,
   TaskDependencyEntity,
@@ -92,10 +91,7 @@ export class ConfigService {
       }
       // Deletions last: what is pruned may still be named by what was just changed away from it.
       for (const name of of('task', 'delete')) {
-        const row = snapshot.tasks.get(name)!;
-        await em.delete(TaskDependencyEntity, [{ tenantId, parentTaskId: row.id }, { tenantId, childTaskId: row.id }]);
-        await cancelTaskRuns(em, { taskId: row.id, tenantId, now });
-        await em.delete(TaskEntity, { id: row.id, tenantId });
+        await this.tasks.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
       }
       for (const name of of('webhook', 'delete')) {
         const row = snapshot.webhooks.get(name)!;

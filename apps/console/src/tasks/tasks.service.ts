@@ -370,12 +370,22 @@ export class TasksService {
         );
       }
       const before = await this.get(tenantId, id, em);
-      await deleteEdges(em, tenantId, edges.map((e) => e.id));
-      const now = this.clock.now();
-      const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now });
-      await deleteTask(em, tenantId, id);
-      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after: { deletedDependencies: edges.map((e) => e.id), cancelledRuns } });
+      const removed = await this.removeIn(em, tenantId, id);
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after: removed });
     });
+  }
+
+  /**
+   * A task's removal inside the caller's transaction (a DELETE, or a tasks-as-code prune): its
+   * dependency edges deleted, its active runs cancelled (the run lifecycle's cancel, here and only
+   * here for a task), then the task. Returns what went with it.
+   */
+  async removeIn(em: EntityManager, tenantId: string, id: number): Promise<{ deletedDependencies: number[]; cancelledRuns: number }> {
+    const edges = await findTaskEdges(em, tenantId, id);
+    await deleteEdges(em, tenantId, edges.map((e) => e.id));
+    const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now: this.clock.now() });
+    await deleteTask(em, tenantId, id);
+    return { deletedDependencies: edges.map((e) => e.id), cancelledRuns };
   }
 
   /**
