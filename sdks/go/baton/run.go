@@ -95,9 +95,11 @@ func Main(handlers ...Handler) {
 		fmt.Fprintln(os.Stderr, "baton executor:", err)
 		os.Exit(1)
 	}
-	fmt.Println("READY " + e.URL())
+	// Listening for the signals before READY: a supervisor may stop the executor the moment it
+	// reads that line, and a SIGTERM before Notify would kill the process instead of draining it.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	fmt.Println("READY " + e.URL())
 	<-stop
 	signal.Stop(stop)
 	e.opts.Logger.Printf("stopping gracefully")
