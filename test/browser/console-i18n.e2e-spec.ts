@@ -55,10 +55,11 @@ const COLLECT_TEXT = `(() => {
  * (web/src/features/stats/chart-theme.ts): its axis labels and legend, drawn by Chart.js.
  */
 async function chartInk(page: Page): Promise<{ lightText: number; darkText: number }> {
-  return page.evaluate(() => {
-    const canvas = document.querySelector<HTMLCanvasElement>('.chart canvas')!;
-    const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
-    const near = (i: number, [r, g, b]: number[]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 24 && data[i + 3] > 200;
+  // A string: the test's TypeScript has no DOM types; this runs in the page.
+  return page.evaluate<{ lightText: number; darkText: number }>(`(() => {
+    const canvas = document.querySelector('.chart canvas');
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const near = (i, [r, g, b]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 24 && data[i + 3] > 200;
     let lightText = 0;
     let darkText = 0;
     for (let i = 0; i < data.length; i += 4) {
@@ -66,7 +67,7 @@ async function chartInk(page: Page): Promise<{ lightText: number; darkText: numb
       if (near(i, [0xb0, 0xbc, 0xc8])) darkText++;
     }
     return { lightText, darkText };
-  });
+  })()`);
 }
 
 describe('the console in two languages and two themes (Chromium)', () => {
@@ -130,7 +131,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['not-found', 'app:/nope', '[data-not-found]'],
   ];
   const operatorPages: Array<[string, string, string?]> = [
-    ['operator-home', '/home', '[data-dashboard]'],
+    ['operator-home', '/home', 'tr[data-overview-tenant]'],
     ['operator', '/operator', 'tr[data-load-tenant]'],
     ['operator-users', '/users', 'tr[data-user]'],
     ['operator-audit', '/audit', 'tr[data-audit-row]'],
@@ -209,6 +210,11 @@ describe('the console in two languages and two themes (Chromium)', () => {
       await open(operator.page, path, waitFor);
       found.push(...(await untranslated(operator.page, name)));
     }
+    // The operator's overview lists every tenant; a click opens that tenant's dashboard.
+    await open(operator.page, '/home', 'tr[data-overview-tenant]');
+    const last = (await operator.page.locator('tr[data-overview-tenant]').last().getAttribute('data-overview-tenant'))!;
+    await operator.page.locator(`tr[data-overview-tenant="${last}"] button`).click();
+    await operator.page.locator(`[data-dashboard="${last}"]`).waitFor();
     // The login page, logged out.
     const guest = await browser.newContext({ locale: 'zh-CN' });
     const login = await guest.newPage();
