@@ -1,6 +1,6 @@
-import { useState } from 'react';
 import { get, qs } from '../../shared/api';
 import { ErrorBox } from '../../shared/components';
+import { CursorPager, useCursorPages } from '../../shared/CursorPager';
 import { fmtDuration, fmtNumber, fmtPercent } from '../../shared/format';
 import { useInterval, useLoad } from '../../shared/hooks';
 import { t } from '../../shared/i18n/i18n';
@@ -16,8 +16,8 @@ const count = (c: LoadCount) => `${fmtNumber(c.count)}${c.capped ? '+' : ''}`;
  * that tenant's dashboard below.
  */
 export function TenantsOverview({ chosen, onChoose, refreshMs }: { chosen: string; onChoose: (tenantId: string) => void; refreshMs: number }) {
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const page = useLoad(() => get<Page<Dashboard>>(`/operator/dashboards${qs({ limit: PAGE_SIZE, cursor })}`), [cursor]);
   useInterval(() => void page.reload(), refreshMs);
   return (
@@ -62,14 +62,7 @@ export function TenantsOverview({ chosen, onChoose, refreshMs }: { chosen: strin
         </tbody>
       </table>
       </div>
-      <div className="pager">
-        <button type="button" className="btn-ghost" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          {t('Previous tenants')}
-        </button>
-        <button type="button" className="btn-ghost" disabled={!page.data?.nextCursor} onClick={() => setCursors((c) => [...c, page.data!.nextCursor!])}>
-          {t('Next tenants')}
-        </button>
-      </div>
+      <CursorPager pages={pages} nextCursor={page.data?.nextCursor} backLabel={t('Previous tenants')} onLabel={t('Next tenants')} />
     </>
   );
 }
