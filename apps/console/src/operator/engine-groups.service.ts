@@ -37,7 +37,7 @@ export class EngineGroupsService {
 
   async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
     const duplicate = () => conflict(`Engine group "${dto.name}" already exists`, [{ field: 'name', reason: 'already exists' }]);
-    const row = this.dataSource.manager.create(EngineGroupEntity, { name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
+    const row = Object.assign(new EngineGroupEntity(), { name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
     try {
       await inTransaction(this.dataSource, async (em) => {
         if (await findEngineGroup(em, dto.name)) throw duplicate();

@@ -1,0 +1,33 @@
+import type { EntityManager } from 'typeorm';
+import { ACTIVE_STATES } from '@baton/domain';
+import { RunEntity } from '../../entities';
+
+/**
+ * The tenant's runs changed since `since` (the live runs page's push), at most `limit` of each
+ * kind: runs going — the backlog of the tenant's group, ix_runs_claim's (engine_group, state) —
+ * and runs ended since `endedSince` (ix_runs_tenant_finished): never a walk over the history.
+ *
+ *   SELECT * FROM runs WHERE engine_group = ? AND state IN (…active…) AND tenant_id = ? AND updated_at > ? LIMIT ?
+ *   SELECT * FROM runs WHERE tenant_id = ? AND finished_at > ? AND updated_at > ? LIMIT ?
+ */
+export async function findChangedRuns(
+  manager: EntityManager,
+  input: { tenantId: string; engineGroup: string; since: number; endedSince: number; limit: number },
+): Promise<{ going: RunEntity[]; ended: RunEntity[] }> {
+  const runs = manager.getRepository(RunEntity);
+  const [going, ended] = await Promise.all([
+    runs
+      .createQueryBuilder('r')
+      .where('r.engineGroup = :group AND r.state IN (:...active) AND r.tenantId = :tenantId', { group: input.engineGroup, active: ACTIVE_STATES, tenantId: input.tenantId })
+      .andWhere('r.updatedAt > :since', { since: input.since })
+      .take(input.limit)
+      .getMany(),
+    runs
+      .createQueryBuilder('r')
+      .where('r.tenantId = :tenantId AND r.finishedAt > :endedSince', { tenantId: input.tenantId, endedSince: input.endedSince })
+      .andWhere('r.updatedAt > :since', { since: input.since })
+      .take(input.limit)
+      .getMany(),
+  ]);
+  return { going, ended };
+}
