@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { AlarmEntity } from '../../entities';
 import { keysetRows, type PageKey } from '../keyset-rows';
+import { ofTenant } from '../tenant-scope';
 
 export interface AlarmListFilter {
   acked?: boolean;
@@ -18,7 +19,7 @@ export interface AlarmListFilter {
  *      [AND raised_at >= ?] [AND raised_at < ?] [AND key < :after] ORDER BY raised_at DESC, id DESC LIMIT :limit + 1
  */
 export function listAlarms(manager: EntityManager, tenantId: string, filter: AlarmListFilter, page: { after: PageKey | null; limit: number }): Promise<AlarmEntity[]> {
-  const qb = manager.getRepository(AlarmEntity).createQueryBuilder('a').where('a.tenantId = :tenantId', { tenantId });
+  const qb = manager.getRepository(AlarmEntity).createQueryBuilder('a').where(ofTenant(tenantId, {}));
   if (filter.acked === true) qb.andWhere('a.ackedAt IS NOT NULL');
   if (filter.acked === false) qb.andWhere('a.ackedAt IS NULL');
   if (filter.type?.length) qb.andWhere('a.type IN (:...types)', { types: filter.type });

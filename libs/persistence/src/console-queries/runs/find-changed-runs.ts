@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
 import { RunEntity } from '../../entities';
+import { ofTenant } from '../tenant-scope';
 
 /**
  * The tenant's runs changed since `since` (the live runs page's push), at most `limit` of each
@@ -18,13 +19,15 @@ export async function findChangedRuns(
   const [going, ended] = await Promise.all([
     runs
       .createQueryBuilder('r')
-      .where('r.engineGroup = :group AND r.state IN (:...active) AND r.tenantId = :tenantId', { group: input.engineGroup, active: ACTIVE_STATES, tenantId: input.tenantId })
+      .where(ofTenant(input.tenantId, {}))
+      .andWhere('r.engineGroup = :group AND r.state IN (:...active)', { group: input.engineGroup, active: ACTIVE_STATES })
       .andWhere('r.updatedAt > :since', { since: input.since })
       .take(input.limit)
       .getMany(),
     runs
       .createQueryBuilder('r')
-      .where('r.tenantId = :tenantId AND r.finishedAt > :endedSince', { tenantId: input.tenantId, endedSince: input.endedSince })
+      .where(ofTenant(input.tenantId, {}))
+      .andWhere('r.finishedAt > :endedSince', { endedSince: input.endedSince })
       .andWhere('r.updatedAt > :since', { since: input.since })
       .take(input.limit)
       .getMany(),

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { RUN_CAUSES, RUN_STATES, type RunCause, type RunState } from '@baton/domain';
 import { RunEntity } from '../../entities';
 import { keysetRows, type PageKey } from '../keyset-rows';
+import { ofTenant } from '../tenant-scope';
 
 export interface RunListFilter {
   taskId?: number;
@@ -27,7 +28,7 @@ export interface RunListFilter {
  */
 export function listRuns(manager: EntityManager, tenantId: string, filter: RunListFilter, page: { after: PageKey | null; limit: number }): Promise<RunEntity[]> {
   const base = () => {
-    const qb = manager.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
+    const qb = manager.getRepository(RunEntity).createQueryBuilder('r').where(ofTenant(tenantId, {}));
     if (filter.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: filter.taskId });
     if (filter.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: filter.flowId });
     if (filter.parentRunId !== undefined) qb.andWhere('r.parentRunId = :parentRunId', { parentRunId: filter.parentRunId });
