@@ -11,12 +11,8 @@ import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeView, SessionLoginResponse } from './dto/session.dto';
 import { setRetryAfter } from './login-throttled.exception';
-import { answerWithSessionCookie } from './session-answer';
+import { answerWithSessionCookie, type HeaderResponse } from './session-answer';
 import { clearedSessionCookieLine, secureCookieFor, type CookieSessionRequest } from './session-cookie';
-
-interface HeaderResponse {
-  setHeader(name: string, value: string): unknown;
-}
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
 export class AuthController {

@@ -77,7 +77,7 @@ export class CalendarsService {
     try {
       return await inTransaction(this.dataSource, async (em) => {
         if (await calendarNameTaken(em, tenantId, value.name)) throw duplicate(value.name);
-        const row = em.create(CalendarEntity, { tenantId, ...value, createdAt: this.clock.now() });
+        const row = Object.assign(new CalendarEntity(), { tenantId, ...value, createdAt: this.clock.now() });
         await insertCalendar(em, row);
         await auditChange(em, { tenantId, objectType: 'calendar', objectId: row.id, after: calendarView(row) });
         return calendarView(row, 0);

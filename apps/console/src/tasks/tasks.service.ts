@@ -160,7 +160,7 @@ export class TasksService {
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
         await this.assertNameFree(em, tenantId, definition.name, null);
-        const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
+        const row = newTaskRow(definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
         await insertTasks(em, [row]);
         const created = await this.get(tenantId, row.id, em);
@@ -208,7 +208,7 @@ export class TasksService {
           const rows = definitions.map((d, i) => {
             const calendar = d.calendarName === null ? null : calendars.get(d.calendarName)!;
             if (d.calendarName !== null && !calendar) return { field: `tasks[${i}].calendarName`, reason: `no calendar named "${d.calendarName}"` };
-            const row = newTaskRow(em, d, tenant.engineGroup, calendar, now);
+            const row = newTaskRow(d, tenant.engineGroup, calendar, now);
             return 'field' in row ? { ...row, field: `tasks[${i}].${row.field}` } : row;
           });
           const refused = rows.filter((r): r is FieldError => 'field' in r);
@@ -625,7 +625,6 @@ function paramsKey(definition: TaskDefinition): string {
 
 /** A new task's row (its first fire computed from its trigger), or why it can never fire. */
 export function newTaskRow(
-  em: EntityManager,
   definition: TaskDefinition,
   engineGroup: string,
   calendar: { id: number; definition: ExclusionCalendar } | null,
@@ -635,7 +634,7 @@ export function newTaskRow(
   const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
   const never = neverFiresProblem(schedule, nextFireAt, now);
   if (never) return never;
-  return em.create(TaskEntity, {
+  return Object.assign(new TaskEntity(), {
     ...taskDefinitionToColumns(definition, calendar?.id ?? null),
     engineGroup,
     fireCount: 0,

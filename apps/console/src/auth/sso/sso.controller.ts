@@ -7,13 +7,9 @@ import type { HttpRequest } from '../../common/http';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
 import { SessionLoginResponse } from '../dto/session.dto';
 import { setRetryAfter } from '../login-throttled.exception';
-import { answerWithSessionCookie } from '../session-answer';
+import { answerWithSessionCookie, type HeaderResponse } from '../session-answer';
 import { LdapLoginDto, SsoMethodsView } from './dto/sso.dto';
 import { LdapService } from './ldap.service';
-
-interface HeaderResponse {
-  setHeader(name: string, value: string): unknown;
-}
 
 @ConsoleController('auth', { tag: 'auth', access: 'public' })
 export class SsoController {
