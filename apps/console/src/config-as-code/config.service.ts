@@ -46,6 +46,7 @@ import { WebhooksService } from '../webhooks/webhooks.service';
 import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
 import { managedHash } from './managed-hash';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
@@ -76,20 +77,31 @@ export class ConfigService {
     private readonly calendarsService: CalendarsService,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
-  async export(tenantId: string): Promise<string> {
-    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
-    return writeConfigFile(snapshot.file, tenantId);
+  /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
+  export(tenantId: string): Promise<string> {
+    return this.heavyWork.run(tenantId, async () => {
+      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      return writeConfigFile(snapshot.file, tenantId);
+    });
   }
 
-  async plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
-    const desired = await this.desired(tenantId, text);
-    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
-    return this.changes(snapshot, desired, prune);
+  plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    return this.heavyWork.run(tenantId, async () => {
+      const desired = await this.desired(tenantId, text);
+      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      return this.changes(snapshot, desired, prune);
+    });
   }
 
-  async apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+  apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    return this.heavyWork.run(tenantId, () => this.applyAll(tenantId, text, prune));
+  }
+
+  /** One apply: every change in one transaction, or none (see apply). */
+  private async applyAll(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
     const desired = await this.desired(tenantId, text);
     const now = this.clock.now();
     return inTransaction(this.dataSource, async (em) => {

@@ -31,6 +31,7 @@ import { decodeCursor, encodeCursor } from '../common/cursor';
 import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import type { RunWakeups } from '@baton/messaging';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -71,6 +72,7 @@ export class RunsService {
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
   private taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
@@ -97,6 +99,11 @@ export class RunsService {
    */
   async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
     if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
+    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query));
+  }
+
+  /** One search call's slice (see search), run while no other heavy request of its tenant is (TenantHeavyWork). */
+  private async searchSlice(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
     if (query.taskId !== undefined && !(await taskExists(this.dataSource.manager, tenantId, query.taskId))) throw notFound('Task', query.taskId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await searchRuns(this.dataSource.manager, {

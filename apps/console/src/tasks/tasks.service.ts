@@ -52,7 +52,7 @@ import { auditChange, currentActorName } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
-import { OneAtATime } from '../common/one-at-a-time';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
@@ -112,15 +112,13 @@ function decodeNameCursor(cursor: string): string {
 
 @Injectable()
 export class TasksService {
-  /** Backfills, one at a time per tenant. */
-  private readonly heavyWrites = new OneAtATime();
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly runs: RunsService,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly params: ParamsCheck,
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
@@ -480,11 +478,11 @@ export class TasksService {
    * so far, and the same request again writes the rest (the fires written count as alreadyRun).
    * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
    * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
-   * which the answer counts as notWritten. A tenant's backfills are written one at a time
-   * (OneAtATime), so several sent at once cost the other tenants no more than one does.
+   * which the answer counts as notWritten. A tenant's backfills are written one at a time, as its
+   * other heavy requests (TenantHeavyWork), so several sent at once cost the other tenants no more than one does.
    */
   async backfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
-    return this.heavyWrites.run(tenantId, () => this.writeBackfill(tenantId, id, body));
+    return this.heavyWork.run(tenantId, () => this.writeBackfill(tenantId, id, body));
   }
 
   /** One backfill, written while no other of its tenant's is (see backfill). */
