@@ -5,6 +5,9 @@ import { OneAtATime } from './one-at-a-time';
 /** A tenant's heavy requests waiting behind the one running, beyond which the next is refused (429). */
 export const MAX_HEAVY_WAITING = 20;
 
+/** The 429 of a heavy route, for its OpenAPI description. */
+export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
+
 /**
  * A tenant's heavy requests — run searches (each examines up to 20,000 runs), tasks-as-code
  * export, plan and apply, backfills — run one at a time per tenant, other tenants' alongside.
