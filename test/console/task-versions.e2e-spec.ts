@@ -110,4 +110,18 @@ describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
     expect(list[1].changes).toEqual([{ field: 'paused', before: false, after: true }]);
     expect(list[0].changes).toEqual([{ field: 'priority', before: 0, after: 5 }]);
   });
+
+  it('keeps a version of every task using a calendar when the calendar is renamed: the definition names the new calendar, and it is the current one', async () => {
+    const calendar = await t.http().post('/api/calendars').set(alpha.admin).send({ name: 'holidays', timeZone: 'UTC', dates: [] });
+    const make = (name: string) => t.http().post('/api/tasks').set(alpha.admin).send(cronTask(name, { calendarName: 'holidays' }));
+    const ids = [(await make('uses-holidays-1')).body.id as number, (await make('uses-holidays-2')).body.id as number];
+    expect((await t.http().patch(`/api/calendars/${calendar.body.id}`).set(alpha.admin).send({ name: 'public-holidays' })).status).toBe(200);
+    for (const id of ids) {
+      const list = await versions(id);
+      expect(list.map((v) => v.version)).toEqual([2, 1]);
+      expect(list[0]).toMatchObject({ actor: 'alpha-admin', current: true, changes: [{ field: 'calendarName', before: 'holidays', after: 'public-holidays' }] });
+      expect(list[1].current).toBe(false);
+      expect((await t.http().get(`/api/tasks/${id}`).set(alpha.viewer)).body).toMatchObject({ version: 2, calendarName: 'public-holidays' });
+    }
+  });
 });

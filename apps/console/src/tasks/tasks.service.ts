@@ -32,7 +32,6 @@ import {
   insertManualRun,
   insertPlannedRuns,
   insertTasks,
-  insertTaskVersions,
   inTransaction,
   isUniqueViolation,
   listTasks,
@@ -48,7 +47,7 @@ import {
   taskEntityToDefinition,
   updateTask,
 } from '@baton/persistence';
-import { auditChange, currentActorName } from '../audit';
+import { auditChange } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
@@ -65,6 +64,7 @@ import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { canonical } from './canonical-definition';
 import { fileTask } from '../config-as-code/config-file';
 import { hasDrifted } from '../config-as-code/managed-hash';
+import { keepTaskVersions, type ChangedTaskVersion } from './keep-task-versions';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -562,12 +562,9 @@ export class TasksService {
     });
   }
 
-  /** Keeps the versions a change made, in its transaction, named after who made it. */
-  /** Keeps a version of each changed task, in the change's transaction (task versions). */
-  keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
-    const at = this.clock.now();
-    const actorName = currentActorName();
-    return insertTaskVersions(em, versions.map((v) => ({ ...v, at, actorName })));
+  /** Keeps a version of each changed task, in the change's transaction (keepTaskVersions). */
+  keepVersions(em: EntityManager, versions: readonly ChangedTaskVersion[]): Promise<void> {
+    return keepTaskVersions(em, versions, this.clock.now());
   }
 
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {

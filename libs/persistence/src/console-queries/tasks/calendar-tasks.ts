@@ -42,3 +42,22 @@ export async function moveTaskNextFire(manager: EntityManager, input: { id: numb
     .where('id = :id AND version = :version', { id: input.id, version: input.readVersion })
     .execute();
 }
+
+/**
+ * A task whose calendar was renamed: its definition now names the new calendar, so it moves to
+ * its next version (which the caller keeps), guarded by the version it was read at (a save
+ * meanwhile wins, and keeps its own version with the new name):
+ *
+ *   UPDATE tasks SET version = version + 1, updated_at = ? WHERE id = ? AND tenant_id = ? AND version = ?
+ *
+ * Returns whether it moved.
+ */
+export async function bumpRenamedCalendarTask(manager: EntityManager, input: { id: number; tenantId: string; readVersion: number; now: number }): Promise<boolean> {
+  const result = await manager
+    .createQueryBuilder()
+    .update(TaskEntity)
+    .set({ version: () => 'version + 1', updatedAt: input.now })
+    .where('id = :id AND tenant_id = :tenantId AND version = :version', { id: input.id, tenantId: input.tenantId, version: input.readVersion })
+    .execute();
+  return (result.affected ?? 0) > 0;
+}
