@@ -334,6 +334,7 @@ const ROUTES: Route[] = [
   { method: 'DELETE', path: '/api/operator/engine-groups/{name}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/engine-groups/default' }) },
   { method: 'GET', path: '/api/operator/engine-nodes', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/engine-nodes' }) },
   { method: 'GET', path: '/api/operator/load', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/load' }) },
+  { method: 'GET', path: '/api/operator/dashboards', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/dashboards' }) },
   { method: 'GET', path: '/api/operator/users', area: 'operator', kind: 'list', call: () => ({ url: '/api/operator/users' }) },
   { method: 'POST', path: '/api/operator/users', area: 'operator', kind: 'own', call: (w) => ({ url: '/api/operator/users', body: { username: 'evil', password: 'password-123', role: 'TENANT_ADMIN', tenantId: w.b.id } }) },
   { method: 'DELETE', path: '/api/operator/users/{id}', area: 'operator', kind: 'foreign', call: () => ({ url: '/api/operator/users/1' }) },
