@@ -91,6 +91,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_CLAIM_BATCH', 500, 'Most runs claimed in one query.', 1),
   int('BATON_MAX_HELD', 20_000, 'Most runs held in memory at once; claiming pauses above it. Divided among the tenants with due work by weighted max-min fair shares, each tenant capped at twice its executors\' advertised places.', 1),
   ms('BATON_CLAIM_INTERVAL_MS', 200, 'Poll period of the claimer when nothing new was found.', 1),
+  ms('BATON_WAKE_FLOOR_MS', 20, "Least time between two claim turns one tenant's wake-ups (`POST /baton/wake`, a manual trigger) start on this engine: the first is at once, later ones inside the window coalesce into one turn at its end. Bounds what a tenant signing wake-ups back to back costs an engine. 0: no floor.", 0),
   ms('BATON_PLAN_INTERVAL_MS', 500, 'Poll period of the planner (turns triggers into runs).', 1),
   int('BATON_PLAN_BATCH', 200, 'Most tasks claimed by the planner in one query.', 1),
   ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed while held. A run whose lease ran out is taken over by another engine.', 1),

@@ -36,6 +36,11 @@ export interface EngineConfig {
   maxHeld: number;
   /** Poll period of the claimer when nothing new was found (`BATON_CLAIM_INTERVAL_MS`). Default 200 ms. */
   claimIntervalMs: number;
+  /**
+   * Least time between two claim turns one tenant's wake-ups start (`BATON_WAKE_FLOOR_MS`): the
+   * first at once, the rest inside the window coalesced into one at its end. Default 20 ms; 0: none.
+   */
+  wakeFloorMs: number;
   /** Poll period of the planner (`BATON_PLAN_INTERVAL_MS`). Default 500 ms. */
   planIntervalMs: number;
   /** Most tasks claimed by the planner in one query (`BATON_PLAN_BATCH`). Default 200. */
@@ -120,6 +125,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     claimBatch: v.integer('BATON_CLAIM_BATCH'),
     maxHeld: v.integer('BATON_MAX_HELD'),
     claimIntervalMs: v.integer('BATON_CLAIM_INTERVAL_MS'),
+    wakeFloorMs: v.integer('BATON_WAKE_FLOOR_MS'),
     planIntervalMs: v.integer('BATON_PLAN_INTERVAL_MS'),
     planBatch: v.integer('BATON_PLAN_BATCH'),
     leaseMs: v.integer('BATON_LEASE_MS'),
