@@ -24,8 +24,9 @@ export interface EngineConfig {
   /** Dispatches in flight at once: a slot is held from send to ack (`BATON_ENGINE_SLOTS`). Default 64. */
   slots: number;
   /**
-   * Slots beyond `slots` kept for runs still on time, the newest first (`BATON_ENGINE_ON_TIME_SLOTS`):
-   * a run due alone while a backlog is worked off goes out at once (ready-line.ts). Default 4; 0: none.
+   * Slots beyond `slots` kept for runs still on time (`BATON_ENGINE_ON_TIME_SLOTS`): the on-time lane's
+   * runs (due alone for their tenant, started ahead of their instant) first, then the newest; a run due
+   * alone while a backlog is worked off goes out on time (ready-line.ts, due-queue.ts). Default 4; 0: none.
    */
   onTimeSlots: number;
   /** Runs due within this are claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 2000 ms. */
