@@ -216,7 +216,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     let sending = false;
     const launchedAt = this.clock.now();
     try {
-      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId }, onTime);
+      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt }, onTime);
       if (start.kind !== 'DISPATCHED') return;
       if (onTime) this.lead.record(this.clock.now() - launchedAt);
       if (sendAt !== undefined) await this.until(sendAt);
