@@ -1,7 +1,6 @@
-import { ExecutorEntity, TenantEntity } from '@baton/persistence';
-import { Cluster, EXECUTOR_TEST_ENV, sleep, waitFor } from '../../test/cluster/support/cluster';
+import { TenantEntity } from '@baton/persistence';
+import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
-import { startDemoExecutor } from '../../test/cluster/support/processes';
 import { insertTasks, seedTenant } from '../../test/cluster/support/seed';
 import { machine, writeResult } from '../support/infra';
 import { waitAllEnded } from '../support/faults/common';
@@ -50,14 +49,7 @@ async function runCase(n: number, engines: number, engineEnv: Record<string, str
     const lone = await seedTenant(c.ds, { id: LONE_TENANT, engineGroup: c.tenant.engineGroup });
     await c.startEngines(engines, engineEnv);
     await c.startExecutors(2, BURST_EXECUTOR_ENV);
-    const loneExecutor = await startDemoExecutor({
-      name: 'lone-executor',
-      recordFile: `${c.dir}/lone.records.jsonl`,
-      spoolFile: `${c.dir}/lone.spool.jsonl`,
-      logFile: `${c.dir}/lone-executor.log`,
-      env: { ...EXECUTOR_TEST_ENV, BATON_TENANT: lone.id, BATON_EXECUTOR_SECRET: lone.executorSecret, BATON_ENGINE_URLS: c.engines.map((e) => e.url).join(',') },
-    });
-    await waitFor(async () => (await c.ds.getRepository(ExecutorEntity).countBy({ tenantId: lone.id, state: 'UP' })) === 1, { timeoutMs: 20_000, what: 'the lone executor UP' });
+    const loneExecutor = await c.startExecutorOf(lone, 'lone-executor');
     const api = await consoleOn(c);
     try {
       const due = Math.ceil((Date.now() + 6_000 + n) / 1000) * 1000;

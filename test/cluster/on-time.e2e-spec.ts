@@ -8,9 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';
-import { EXECUTOR_TEST_ENV, sleep, useCluster, waitFor } from './support/cluster';
+import { sleep, useCluster, waitFor } from './support/cluster';
 import { invocationCheck, latenessSummary, printFigures } from './support/figures';
-import { startDemoExecutor } from './support/processes';
 import { insertTasks, seedTenant } from './support/seed';
 
 const BURST = 3_000;
@@ -29,16 +28,9 @@ describe("cluster: runs due alone start on time while another tenant's backlog i
     // Few slots: the engine, not the machine, is what the backlog waits for.
     await c.startEngines(1, { BATON_ENGINE_SLOTS: '4', BATON_ENGINE_ON_TIME_SLOTS: '1' });
     await c.startExecutors(1, { BATON_EXECUTOR_CONCURRENCY: '16', BATON_EXECUTOR_QUEUE_LIMIT: '20000' });
-    const loneExecutor = await startDemoExecutor({
-      name: 'lone-executor',
-      recordFile: `${c.dir}/lone.records.jsonl`,
-      spoolFile: `${c.dir}/lone.spool.jsonl`,
-      logFile: `${c.dir}/lone-executor.log`,
-      env: { ...EXECUTOR_TEST_ENV, BATON_TENANT: lone.id, BATON_EXECUTOR_SECRET: lone.executorSecret, BATON_ENGINE_URLS: c.engines.map((e) => e.url).join(',') },
-    });
+    const loneExecutor = await c.startExecutorOf(lone, 'lone-executor');
     const burstTasks = await insertTasks(c.ds, c.tenant, Array.from({ length: 30 }, (_, i) => ({ name: `burst-${i}`, trigger: { kind: 'MANUAL' as const }, handler: 'noop' })));
     const [loneTask] = await insertTasks(c.ds, lone, [{ name: 'lone', trigger: { kind: 'MANUAL' }, handler: 'noop' }]);
-    await waitFor(async () => (await c.ds.getRepository(RunEntity).manager.query("SELECT COUNT(*) AS n FROM executors WHERE tenant_id = 'lone' AND state = 'UP'"))[0].n > 0, { timeoutMs: 20_000, what: 'the lone executor UP' });
 
     const now = Date.now();
     const due = now + 4_000; // claimed ahead (2 s look-ahead) into the engine's queue before T
