@@ -298,10 +298,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
     });
   }
 
-  /** Resolves at `at` (the clock's time): a lane run started ahead waits for its instant. */
-  private until(at: number): Promise<void> {
-    const ms = at - this.clock.now();
-    return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+  /** Resolves at `at` (the clock's time), never before: a lane run started ahead waits for its instant (a timer may fire a millisecond early by the wall clock). */
+  private async until(at: number): Promise<void> {
+    for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {
