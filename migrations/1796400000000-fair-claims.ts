@@ -7,7 +7,7 @@ import { MigrationInterface, QueryRunner, TableColumn } from 'typeorm';
  *    the runs they hold among the tenants with due work (operator-set; every tenant equal by default).
  * 2. `ix_runs_claim` becomes (engine_group, state, tenant_id, due_at, priority DESC): the claim
  *    reads one range per tenant, so a tenant's backlog is never walked to reach another tenant's
- *    due runs (libs/persistence/src/engine-queries/claim-due-runs.ts). The console's reads of a
+ *    due runs (libs/persistence/src/engine-queries/runs/claim-due-runs.ts). The console's reads of a
  *    tenant's live runs (engine_group, state IN live states, tenant_id) use its prefix too.
  *    One raw statement for the DESC key part, valid on MySQL, MariaDB and SQLite alike.
  */

@@ -50,6 +50,26 @@ const COLLECT_TEXT = `(() => {
   return out;
 })()`;
 
+/**
+ * Pixels of the first chart's canvas near the text colour of each chart palette
+ * (web/src/features/stats/chart-theme.ts): its axis labels and legend, drawn by Chart.js.
+ */
+async function chartInk(page: Page): Promise<{ lightText: number; darkText: number }> {
+  // A string: the test's TypeScript has no DOM types; this runs in the page.
+  return page.evaluate<{ lightText: number; darkText: number }>(`(() => {
+    const canvas = document.querySelector('.chart canvas');
+    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const near = (i, [r, g, b]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 24 && data[i + 3] > 200;
+    let lightText = 0;
+    let darkText = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (near(i, [0x5d, 0x66, 0x78])) lightText++;
+      if (near(i, [0xb0, 0xbc, 0xc8])) darkText++;
+    }
+    return { lightText, darkText };
+  })()`);
+}
+
 describe('the console in two languages and two themes (Chromium)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-i18n-'));
   let baton: EmbeddedBaton;
@@ -111,7 +131,7 @@ describe('the console in two languages and two themes (Chromium)', () => {
     ['not-found', 'app:/nope', '[data-not-found]'],
   ];
   const operatorPages: Array<[string, string, string?]> = [
-    ['operator-home', '/home', '[data-dashboard]'],
+    ['operator-home', '/home', 'tr[data-overview-tenant]'],
     ['operator', '/operator', 'tr[data-load-tenant]'],
     ['operator-users', '/users', 'tr[data-user]'],
     ['operator-audit', '/audit', 'tr[data-audit-row]'],
@@ -190,6 +210,11 @@ describe('the console in two languages and two themes (Chromium)', () => {
       await open(operator.page, path, waitFor);
       found.push(...(await untranslated(operator.page, name)));
     }
+    // The operator's overview lists every tenant; a click opens that tenant's dashboard.
+    await open(operator.page, '/home', 'tr[data-overview-tenant]');
+    const last = (await operator.page.locator('tr[data-overview-tenant]').last().getAttribute('data-overview-tenant'))!;
+    await operator.page.locator(`tr[data-overview-tenant="${last}"] button`).click();
+    await operator.page.locator(`[data-dashboard="${last}"]`).waitFor();
     // The login page, logged out.
     const guest = await browser.newContext({ locale: 'zh-CN' });
     const login = await guest.newPage();
@@ -217,6 +242,19 @@ describe('the console in two languages and two themes (Chromium)', () => {
     await page.locator('main h1').waitFor();
     expect(await page.locator('main h1').textContent()).toBe('任务');
     expect(await page.evaluate<string | undefined>('document.documentElement.dataset.theme')).toBe('dark');
+    // The charts follow the theme: their canvas (which CSS does not reach) draws the dark palette's
+    // light text, not the light palette's dark grey.
+    await open(page, '/stats', '.chart canvas');
+    await page.waitForTimeout(300);
+    const dark = await chartInk(page);
+    expect(dark.darkText).toBeGreaterThan(50);
+    expect(dark.lightText).toBeLessThan(dark.darkText / 5);
+    await page.locator('[data-theme-switch]').click(); // light again, the page still open: the charts repaint
+    await page.waitForTimeout(300);
+    const light = await chartInk(page);
+    expect(light.lightText).toBeGreaterThan(50);
+    expect(light.darkText).toBeLessThan(light.lightText / 5);
+    await page.locator('[data-theme-switch]').click();
     // The display time zone: every time in it, the UTC instant on hover.
     await open(page, '/account', '[data-prefs-now]');
     await page.locator('select[name="timeZone"]').selectOption('Asia/Shanghai');

@@ -8,6 +8,7 @@ describe.each(TEST_DATABASES)('the dashboard through the console API on %s', (ki
   let t: ConsoleTestApp;
   let acme: SeededTenant;
   let globex: SeededTenant;
+  let operator: Awaited<ReturnType<typeof seedOperator>>;
 
   beforeAll(async () => {
     t = await startConsole(db.dataSource);
@@ -24,6 +25,7 @@ describe.each(TEST_DATABASES)('the dashboard through the console API on %s', (ki
     await insertAlarm(db.dataSource, 'acme', { ackedAt: T0, ackedBy: 'admin' });
     await insertAlarm(db.dataSource, 'globex');
     await insertExecutor(db.dataSource, 'acme', 'billing');
+    operator = await seedOperator(t, db.dataSource);
   });
   afterAll(() => t?.close());
 
@@ -42,11 +44,32 @@ describe.each(TEST_DATABASES)('the dashboard through the console API on %s', (ki
     expect(res.body.latenessP95Ms).toBeGreaterThanOrEqual(40);
     const theirs = await t.http().get('/api/dashboard').set(globex.viewer);
     expect(theirs.body).toMatchObject({ tenantId: 'globex', openAlarms: { count: 1 }, executorsUp: 0, successRate: null, latenessP95Ms: null });
-    const operator = await seedOperator(t, db.dataSource);
     const perTenant = await t.http().get('/api/operator/tenants/acme/dashboard').set(operator);
     expect(perTenant.status).toBe(200);
     expect(perTenant.body).toMatchObject({ tenantId: 'acme', openAlarms: { count: 1 }, executorsUp: 1 });
     expect((await t.http().get('/api/operator/tenants/nope/dashboard').set(operator)).status).toBe(404);
     expect((await t.http().get('/api/operator/tenants/acme/dashboard').set(globex.admin)).status).toBe(403);
+  });
+
+  it('gives the operator every tenant’s dashboard side by side, a page of tenants at a time; refuses a tenant admin, a forged cursor and a bad limit', async () => {
+    const first = await t.http().get('/api/operator/dashboards?limit=1').set(operator);
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((d: { tenantId: string }) => d.tenantId)).toEqual(['acme']);
+    expect(first.body.items[0]).toMatchObject({ runs: expect.objectContaining({ SUCCEEDED: 2, FAILED: 1 }), openAlarms: { count: 1 }, executorsUp: 1, backlog: { due: { count: 1 } } });
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const rest = await t.http().get(`/api/operator/dashboards?limit=100&cursor=${first.body.nextCursor}`).set(operator);
+    expect(rest.status).toBe(200);
+    const ids = rest.body.items.map((d: { tenantId: string }) => d.tenantId);
+    expect(ids[0]).toBe('globex');
+    expect(ids).not.toContain('acme');
+    expect(rest.body.nextCursor).toBeNull();
+    expect(rest.body.items.find((d: { tenantId: string }) => d.tenantId === 'globex')).toMatchObject({ openAlarms: { count: 1 }, executorsUp: 0 });
+    expect((await t.http().get('/api/operator/dashboards').set(acme.admin)).status).toBe(403);
+    const forged = await t.http().get('/api/operator/dashboards?cursor=%%%').set(operator);
+    expect(forged.status).toBe(400);
+    expect(JSON.stringify(forged.body)).toContain('cursor');
+    const tooMany = await t.http().get('/api/operator/dashboards?limit=101').set(operator);
+    expect(tooMany.status).toBe(400);
+    expect(JSON.stringify(tooMany.body)).toContain('limit');
   });
 });

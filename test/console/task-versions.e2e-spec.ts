@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pauseFailingTask } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { cronTask, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 interface Version {
   version: number;
@@ -80,6 +81,47 @@ describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
       const list = await versions(item.id);
       expect(list.map((v) => v.version)).toEqual([2, 1]);
       expect(list[0].changes).toEqual([{ field: 'paused', before: false, after: true }]);
+    }
+  });
+
+  it("numbers the versions without a gap: the engine's auto-pause keeps one, naming itself; a calendar's edit, which changes no definition, none", async () => {
+    const calendar = await t.http().post('/api/calendars').set(alpha.admin).send({ name: 'closed-days', timeZone: 'UTC', dates: [] });
+    expect(calendar.status).toBe(201);
+    const created = await t
+      .http()
+      .post('/api/tasks')
+      .set(alpha.admin)
+      .send(cronTask('flaky', { trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'UTC' }, calendarName: 'closed-days', pauseAfterFailures: 2 }));
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    // T0 is 2026-03-01: closing that day moves the task's next fire to the 2nd, and not its version.
+    expect((await t.http().put(`/api/calendars/${calendar.body.id}`).set(alpha.admin).send({ name: 'closed-days', timeZone: 'UTC', dates: ['2026-03-01'] })).status).toBe(200);
+    const moved = await t.http().get(`/api/tasks/${id}`).set(alpha.viewer);
+    expect(moved.body).toMatchObject({ nextFireAt: T0 + 26 * 3_600_000, version: 1 });
+
+    for (const at of [T0 - 120_000, T0 - 60_000]) await insertRun(db.dataSource, alpha.id, id, { state: 'FAILED', scheduledAt: at, finishedAt: at + 1000 });
+    expect(await pauseFailingTask(db.dataSource.manager, { taskId: id, now: T0 })).toBe(2);
+    expect((await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ priority: 5 })).status).toBe(200);
+
+    const list = await versions(id);
+    expect(list.map((v) => v.version)).toEqual([3, 2, 1]);
+    expect((await t.http().get(`/api/tasks/${id}`).set(alpha.viewer)).body.version).toBe(3);
+    expect(list.map((v) => v.actor)).toEqual(['alpha-admin', 'engine (auto-pause after 2 failed runs)', 'alpha-admin']);
+    expect(list[1].changes).toEqual([{ field: 'paused', before: false, after: true }]);
+    expect(list[0].changes).toEqual([{ field: 'priority', before: 0, after: 5 }]);
+  });
+
+  it('keeps a version of every task using a calendar when the calendar is renamed: the definition names the new calendar, and it is the current one', async () => {
+    const calendar = await t.http().post('/api/calendars').set(alpha.admin).send({ name: 'holidays', timeZone: 'UTC', dates: [] });
+    const make = (name: string) => t.http().post('/api/tasks').set(alpha.admin).send(cronTask(name, { calendarName: 'holidays' }));
+    const ids = [(await make('uses-holidays-1')).body.id as number, (await make('uses-holidays-2')).body.id as number];
+    expect((await t.http().patch(`/api/calendars/${calendar.body.id}`).set(alpha.admin).send({ name: 'public-holidays' })).status).toBe(200);
+    for (const id of ids) {
+      const list = await versions(id);
+      expect(list.map((v) => v.version)).toEqual([2, 1]);
+      expect(list[0]).toMatchObject({ actor: 'alpha-admin', current: true, changes: [{ field: 'calendarName', before: 'holidays', after: 'public-holidays' }] });
+      expect(list[1].current).toBe(false);
+      expect((await t.http().get(`/api/tasks/${id}`).set(alpha.viewer)).body).toMatchObject({ version: 2, calendarName: 'public-holidays' });
     }
   });
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { load } from 'js-yaml';
+import { parse as parseYaml } from 'yaml';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import {
@@ -44,7 +44,7 @@ type Schema = Record<string, unknown> & {
   pattern?: string;
 };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const doc = load(readFileSync(resolve(ROOT, 'libs/protocol/openapi.yaml'), 'utf8')) as any;
+const doc = parseYaml(readFileSync(resolve(ROOT, 'libs/protocol/openapi.yaml'), 'utf8')) as any;
 const schemas = doc.components.schemas as Record<string, Schema>;
 
 function deref(s: Schema): Schema {

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { JsonValue } from '@baton/domain';
 import { buildAlarmMessage, type AlarmMessage } from '@baton/messaging';
-import { AlarmEntity, inTransaction } from '@baton/persistence';
+import { ackAlarm, AlarmEntity, alarmsPublishedSinceAcrossTenants, findAlarm, findAlarmId, inTransaction, listAlarms } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
@@ -59,22 +59,12 @@ export class AlarmsService {
   ) {}
 
   list(tenantId: string, query: AlarmQuery): Promise<Page<AlarmView>> {
-    const qb = this.dataSource.getRepository(AlarmEntity).createQueryBuilder('a').where('a.tenantId = :tenantId', { tenantId });
-    if (query.acked === true) qb.andWhere('a.ackedAt IS NOT NULL');
-    if (query.acked === false) qb.andWhere('a.ackedAt IS NULL');
-    if (query.type?.length) qb.andWhere('a.type IN (:...types)', { types: query.type });
-    if (query.taskId !== undefined) qb.andWhere('a.taskId = :taskId', { taskId: query.taskId });
-    if (query.from !== undefined) qb.andWhere('a.raisedAt >= :from', { from: query.from });
-    if (query.to !== undefined) qb.andWhere('a.raisedAt < :to', { to: query.to });
-    return keysetPage(
-      qb,
-      { alias: 'a', timeProperty: 'raisedAt', timeOf: (r) => r.raisedAt, idOf: (r) => r.id, cursor: query.cursor, limit: query.limit },
-      (rows) => rows.map(alarmView),
-    );
+    const { cursor, limit, ...filter } = query;
+    return keysetPage((page) => listAlarms(this.dataSource.manager, tenantId, filter, page), { timeOf: (r) => r.raisedAt, idOf: (r) => r.id, cursor, limit }, (rows) => rows.map(alarmView));
   }
 
   async get(tenantId: string, id: number): Promise<AlarmView> {
-    const row = await this.dataSource.getRepository(AlarmEntity).findOneBy({ id, tenantId });
+    const row = await findAlarm(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Alarm', id);
     return alarmView(row);
   }
@@ -82,34 +72,22 @@ export class AlarmsService {
   /** The row id of the tenant's alarm with this stable id (`uid`, or `row-<id>`). */
   async idOfStableId(tenantId: string, stable: string): Promise<number> {
     const legacy = /^row-(\d+)$/.exec(stable);
-    const row = legacy
-      ? await this.dataSource.getRepository(AlarmEntity).findOne({ where: { id: Number(legacy[1]), tenantId }, select: { id: true } })
-      : await this.dataSource.getRepository(AlarmEntity).findOne({ where: { uid: stable, tenantId }, select: { id: true } });
-    if (!row) throw notFound('Alarm', stable);
-    return row.id;
+    const id = await findAlarmId(this.dataSource.manager, tenantId, legacy ? { id: Number(legacy[1]) } : { uid: stable });
+    if (id === null) throw notFound('Alarm', stable);
+    return id;
   }
 
-  /**
-   * Alarms of every tenant published at or after `since`, or not published yet, oldest first (at
-   * most `limit`): what the alarm gateway may have missed while its subscription was down
-   * (ix_alarms_outbox: published_at IS NULL, and published_at >= since).
-   */
+  /** What the alarm gateway may have missed while its subscription was down (alarmsPublishedSinceAcrossTenants). */
   publishedSince(since: number, limit: number): Promise<AlarmEntity[]> {
-    return this.dataSource
-      .getRepository(AlarmEntity)
-      .createQueryBuilder('a')
-      .where('(a.publishedAt >= :since OR a.publishedAt IS NULL)', { since })
-      .orderBy('a.id', 'ASC')
-      .limit(limit)
-      .getMany();
+    return alarmsPublishedSinceAcrossTenants(this.dataSource.manager, since, limit);
   }
 
   /** Acknowledges an alarm; acknowledging it again keeps the first acknowledgement. */
   async ack(tenantId: string, id: number, username: string): Promise<AlarmView> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(AlarmEntity, { id, tenantId });
+      const row = await findAlarm(em, tenantId, id);
       if (!row) throw notFound('Alarm', id);
-      await em.update(AlarmEntity, { id, tenantId, ackedAt: IsNull() }, { ackedAt: this.clock.now(), ackedBy: username.slice(0, 100) });
+      await ackAlarm(em, tenantId, id, { now: this.clock.now(), by: username });
       await auditChange(em, { tenantId, objectType: 'alarm', objectId: id, before: { ackedAt: row.ackedAt, ackedBy: row.ackedBy }, after: { acked: true } });
     });
     return this.get(tenantId, id);

@@ -46,7 +46,7 @@ export class ApiKeysService {
   async create(tenantId: string, name: string, role: ApiKeyRole | undefined, caller: Principal): Promise<CreatedApiKeyView> {
     const owner = await this.ownerFor(caller);
     const { key, prefix, hash } = newApiKey();
-    const row = this.dataSource.manager.create(ApiKeyEntity, {
+    const row = Object.assign(new ApiKeyEntity(), {
       tenantId,
       name,
       role: role ?? 'TENANT_VIEWER',

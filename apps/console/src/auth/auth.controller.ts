@@ -10,13 +10,8 @@ import { AuthService } from './auth.service';
 import { ChangePasswordDto } from './dto/change-password.dto';
 import { LoginDto } from './dto/login.dto';
 import { MeView, SessionLoginResponse } from './dto/session.dto';
-import { setRetryAfter } from './login-throttled.exception';
-import { answerWithSessionCookie } from './session-answer';
+import { answerWithSessionCookie, type HeaderResponse } from './session-answer';
 import { clearedSessionCookieLine, secureCookieFor, type CookieSessionRequest } from './session-cookie';
-
-interface HeaderResponse {
-  setHeader(name: string, value: string): unknown;
-}
 
 @ConsoleController('auth', { tag: 'auth', access: 'authenticated' })
 export class AuthController {
@@ -38,12 +33,7 @@ export class AuthController {
   @ApiOkResponse({ type: SessionLoginResponse })
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address; `Retry-After` gives the seconds to wait' })
   async login(@Body() body: LoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
-    try {
-      return answerWithSessionCookie(await this.auth.login(body, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
-    } catch (error) {
-      setRetryAfter(error, response);
-      throw error;
-    }
+    return answerWithSessionCookie(await this.auth.login(body, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
   }
 
   @Post('logout')
@@ -64,18 +54,8 @@ export class AuthController {
   @ApiOperation({ summary: 'Change your own password (send the current one); your other sessions end, this one stays' })
   @ApiNoContentResponse()
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
-  async changePassword(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: ChangePasswordDto,
-    @Ip() address: string,
-    @Res({ passthrough: true }) response: HeaderResponse,
-  ): Promise<void> {
-    try {
-      await this.auth.changePassword(principal, body.currentPassword, body.newPassword, address);
-    } catch (error) {
-      setRetryAfter(error, response);
-      throw error;
-    }
+  async changePassword(@CurrentPrincipal() principal: Principal, @Body() body: ChangePasswordDto, @Ip() address: string): Promise<void> {
+    await this.auth.changePassword(principal, body.currentPassword, body.newPassword, address);
   }
 
   @Get('me')

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { canonicalTimeZone, firstFireTime, validateCalendar, type ExclusionCalendar } from '@baton/domain';
 import {
+  bumpRenamedCalendarTask,
   calendarNameTaken,
   CalendarEntity,
   countCalendarTasks,
@@ -20,6 +21,7 @@ import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
 import { scheduleOf } from '../tasks/schedule';
+import { keepTaskVersions, type ChangedTaskVersion } from '../tasks/keep-task-versions';
 import type { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
 
 function calendarView(row: CalendarEntity, taskCount?: number): CalendarView {
@@ -77,7 +79,7 @@ export class CalendarsService {
     try {
       return await inTransaction(this.dataSource, async (em) => {
         if (await calendarNameTaken(em, tenantId, value.name)) throw duplicate(value.name);
-        const row = em.create(CalendarEntity, { tenantId, ...value, createdAt: this.clock.now() });
+        const row = Object.assign(new CalendarEntity(), { tenantId, ...value, createdAt: this.clock.now() });
         await insertCalendar(em, row);
         await auditChange(em, { tenantId, objectType: 'calendar', objectId: row.id, after: calendarView(row) });
         return calendarView(row, 0);
@@ -103,8 +105,10 @@ export class CalendarsService {
           throw duplicate(value.name);
         }
         await updateCalendar(em, tenantId, id, value);
+        const renamed = value.name !== row.name;
         Object.assign(row, value);
         await this.refreshTasks(em, tenantId, row);
+        if (renamed) await this.keepRenamedVersions(em, tenantId, row);
         const taskCount = await countCalendarTasks(em, tenantId, id);
         await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before, after: calendarView(row) });
         return calendarView(row, taskCount);
@@ -129,6 +133,21 @@ export class CalendarsService {
       await deleteCalendar(em, tenantId, id);
       await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before: calendarView(row) });
     });
+  }
+
+  /**
+   * A rename changes the definition of every task naming the calendar (`calendarName`): each
+   * moves to its next version, kept with the new name, so its History tab lists every number and
+   * marks the current one.
+   */
+  private async keepRenamedVersions(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
+    const now = this.clock.now();
+    const versions: ChangedTaskVersion[] = [];
+    for (const task of await findCalendarTasks(em, tenantId, calendar.id)) {
+      if (!(await bumpRenamedCalendarTask(em, { id: task.id, tenantId, readVersion: task.version, now }))) continue;
+      versions.push({ tenantId, taskId: task.id, version: task.version + 1, definition: taskEntityToDefinition(task, calendar.name) });
+    }
+    await keepTaskVersions(em, versions, now);
   }
 
   /**

@@ -16,6 +16,16 @@ export class ApiException extends HttpException {
   }
 }
 
+/** 429 RATE_LIMITED with how long to wait: the exception filter sends it as `Retry-After`. */
+export class RetryLaterException extends ApiException {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(HttpStatus.TOO_MANY_REQUESTS, message, { code: 'RATE_LIMITED' });
+  }
+}
+
 /** 400 VALIDATION_FAILED naming each field and its reason. */
 export function badRequest(errors: FieldError[], message?: string): ApiException {
   return new ApiException(HttpStatus.BAD_REQUEST, message ?? `Invalid request: ${describeFieldErrors(errors)}`, { errors });

@@ -5,6 +5,7 @@ import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, cons
 import { EngineWakeups } from '../wakeups/engine-wakeups';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { CLOCK, Clock, systemClock } from './clock';
+import { TenantHeavyWork } from './tenant-heavy-work';
 import { NO_SSO } from '../auth/sso/sso-options';
 import {
   CONSOLE_OPTIONS,
@@ -15,7 +16,7 @@ import {
   ResolvedConsoleOptions,
 } from './options';
 
-/** The console's shared providers: the clock, the resolved options, the alarm bus and the engines' wake-ups. */
+/** The console's shared providers: the clock, the resolved options, the alarm bus, the engines' wake-ups and the tenants' heavy-work lanes. */
 @Global()
 @Module({})
 export class ConsoleCoreModule {
@@ -40,9 +41,10 @@ export class ConsoleCoreModule {
         { provide: CONSOLE_ALARM_BUS, useFactory: () => consoleAlarmBus(options) },
         { provide: CONSOLE_ALARM_BUS_OWNED, useValue: options.alarmBus === undefined },
         ConsoleAlarmBusCloser,
+        TenantHeavyWork,
         { provide: RUN_WAKEUPS, useFactory: (dataSource: DataSource) => options.wakeups ?? new EngineWakeups(dataSource, clock), inject: [DataSource] },
       ],
-      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS],
+      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS, TenantHeavyWork],
     };
   }
 }

@@ -24,6 +24,17 @@ export function decodeCursor(cursor: string, field = 'cursor'): { time: number; 
   throw badRequest([{ field, reason: 'not a cursor returned by this API' }]);
 }
 
+/** Opaque cursors for lists ordered by a string key (tenant ids): the last key served, base64url-encoded. */
+export function encodeKeyCursor(key: string): string {
+  return Buffer.from(key, 'utf8').toString('base64url');
+}
+
+export function decodeKeyCursor(cursor: string, field = 'cursor'): string {
+  const key = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (key === '' || encodeKeyCursor(key) !== cursor) throw badRequest([{ field, reason: 'not a cursor returned by this API' }]);
+  return key;
+}
+
 /** Default and maximum page sizes. */
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;

@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
+import { RetryLaterException } from './api-error';
 
 /** Errors raised by Express's body parser carry these (http-errors). */
 interface BodyParserError {
@@ -78,6 +79,7 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       body = errorBody(500, { message: 'Internal server error' });
     }
     if (response.headersSent) return;
+    if (exception instanceof RetryLaterException) response.setHeader('Retry-After', String(exception.retryAfterSeconds));
     response.status(body.statusCode).json(body);
   }
 }

@@ -7,15 +7,25 @@
  */
 export class OneAtATime {
   private readonly tails = new Map<string, Promise<unknown>>();
+  private readonly counts = new Map<string, number>();
 
   run<T>(key: string, job: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
+    this.counts.set(key, this.pending(key) + 1);
     const result = previous.then(job, job);
     const tail = result.catch(() => undefined);
     this.tails.set(key, tail);
     void tail.then(() => {
+      const left = this.pending(key) - 1;
+      if (left > 0) this.counts.set(key, left);
+      else this.counts.delete(key);
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
     return result;
+  }
+
+  /** Jobs of `key` running or waiting. */
+  pending(key: string): number {
+    return this.counts.get(key) ?? 0;
   }
 }

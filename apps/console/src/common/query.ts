@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import type { PageKey } from '@baton/persistence';
 import { canonicalInteger } from './id.pipe';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, Page } from './cursor';
 
@@ -50,34 +50,16 @@ export class PageQuery {
 }
 
 /**
- * Keyset pagination on (time desc, id desc): filters the query to rows after the cursor,
- * orders, fetches one extra row to know whether there is a next page.
- *
- * Given several queries (disjoint parts of one list, e.g. one per state of a filter), each is
- * read the same way and the pages merged: with an index per part that holds the order, every
- * part is a range that stops at the page, where one `IN (…)` query would sort all its matches.
+ * A keyset page on (time desc, id desc): `read` is the list's named query, asked for `limit + 1`
+ * rows after the cursor's position (the extra row says whether there is a next page).
  */
-export async function keysetPage<E extends ObjectLiteral, V>(
-  queries: SelectQueryBuilder<E> | ReadonlyArray<SelectQueryBuilder<E>>,
-  options: { alias: string; timeProperty: string; timeOf: (row: E) => number; idOf: (row: E) => number; cursor?: string; limit?: number },
+export async function keysetPage<E, V>(
+  read: (page: { after: PageKey | null; limit: number }) => Promise<E[]>,
+  options: { timeOf: (row: E) => number; idOf: (row: E) => number; cursor?: string; limit?: number },
   view: (rows: E[]) => V[] | Promise<V[]>,
 ): Promise<Page<V>> {
-  const { alias, timeProperty } = options;
   const limit = options.limit ?? DEFAULT_PAGE_SIZE;
-  const after = options.cursor === undefined ? null : decodeCursor(options.cursor);
-  const parts = await Promise.all(
-    (Array.isArray(queries) ? queries : [queries]).map((qb: SelectQueryBuilder<E>) => {
-      if (after) {
-        qb.andWhere(`(${alias}.${timeProperty} < :cursorTime OR (${alias}.${timeProperty} = :cursorTime AND ${alias}.id < :cursorId))`, { cursorTime: after.time, cursorId: after.id });
-      }
-      return qb
-        .orderBy(`${alias}.${timeProperty}`, 'DESC')
-        .addOrderBy(`${alias}.id`, 'DESC')
-        .take(limit + 1)
-        .getMany();
-    }),
-  );
-  const rows = parts.length === 1 ? parts[0] : parts.flat().sort((a, b) => options.timeOf(b) - options.timeOf(a) || options.idOf(b) - options.idOf(a));
+  const rows = await read({ after: options.cursor === undefined ? null : decodeCursor(options.cursor), limit });
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   const last = page[page.length - 1];

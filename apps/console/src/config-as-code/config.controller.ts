@@ -1,5 +1,6 @@
 import { Body, Get, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited, NotAudited } from '../audit';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { TenantId } from '../common/principal';
@@ -12,6 +13,7 @@ export class ConfigController {
   constructor(private readonly config: ConfigService) {}
 
   @Get('export')
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiProduces('application/yaml')
   @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks and retention as one tasks-as-code YAML file (stable order, names not ids, no secrets)" })
@@ -29,6 +31,7 @@ export class ConfigController {
   }
 
   @Post('plan')
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @RouteAccess('tenant-admin')
   @HttpCode(200)
   @NotAudited('a preview: it says what apply would change and changes nothing')
@@ -39,6 +42,7 @@ export class ConfigController {
   }
 
   @Post('apply')
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @RouteAccess('tenant-admin')
   @HttpCode(200)
   @Audited('config.apply')

@@ -1,20 +1,41 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In, IsNull } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
+  allTasksByName,
   CalendarEntity,
+  deleteCalendar,
+  deleteEdges,
+  deleteWebhookChannel,
+  findCalendar,
+  findCalendarTasks,
+  findRetentionPolicy,
+  findTasksByName,
+  findTenant,
+  insertCalendar,
+  insertEdge,
+  insertTasks,
+  insertWebhookChannel,
   inTransaction,
+  listCalendars,
+  listEdges,
+  listWebhookChannels,
   RetentionPolicyEntity,
+  saveRetentionPolicy,
+  setManagedHash,
   TaskDependencyEntity,
   TaskEntity,
   taskDefinitionToColumns,
   taskEntityToDefinition,
   TenantEntity,
+  updateCalendar,
+  updateEdgeCondition,
+  updateTask,
+  updateWebhookChannel,
   WebhookChannelEntity,
-  WebhookDeliveryEntity,
 } from '@baton/persistence';
 import { auditChange } from '../audit';
-import { ApiException, badRequest, notFound } from '../common/api-error';
+import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
@@ -25,11 +46,10 @@ import { WebhooksService } from '../webhooks/webhooks.service';
 import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
 import { managedHash } from './managed-hash';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
-/** Rows per multi-row INSERT of new tasks (well inside SQLite's bound-parameter limit). */
-const INSERT_CHUNK = 200;
 
 /** The tenant as stored, as a file and with the rows behind it. */
 interface Snapshot {
@@ -57,24 +77,35 @@ export class ConfigService {
     private readonly calendarsService: CalendarsService,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
-  async export(tenantId: string): Promise<string> {
-    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
-    return writeConfigFile(snapshot.file, tenantId);
+  /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
+  export(tenantId: string): Promise<string> {
+    return this.heavyWork.run(tenantId, async () => {
+      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      return writeConfigFile(snapshot.file, tenantId);
+    });
   }
 
-  async plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
-    const desired = await this.desired(tenantId, text);
-    const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
-    return this.changes(snapshot, desired, prune);
+  plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    return this.heavyWork.run(tenantId, async () => {
+      const desired = await this.desired(tenantId, text);
+      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      return this.changes(snapshot, desired, prune);
+    });
   }
 
-  async apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+  apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+    return this.heavyWork.run(tenantId, () => this.applyAll(tenantId, text, prune));
+  }
+
+  /** One apply: every change in one transaction, or none (see apply). */
+  private async applyAll(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
     const desired = await this.desired(tenantId, text);
     const now = this.clock.now();
     return inTransaction(this.dataSource, async (em) => {
-      const tenant = await em.findOneBy(TenantEntity, { id: tenantId });
+      const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
       const snapshot = await this.snapshot(em, tenantId);
       const changes = this.changes(snapshot, desired, prune);
@@ -86,24 +117,22 @@ export class ConfigService {
       await this.applyDependencies(em, tenantId, snapshot, desired, taskIds, prune, now);
       // A calendar's new dates move the next fire of the tasks using it, as a console edit does (the tasks just written already have theirs).
       for (const name of of('calendar', 'update')) {
-        const row = await em.findOneByOrFail(CalendarEntity, { id: snapshot.calendars.get(name)!.id, tenantId });
-        await this.calendarsService.refreshTasks(em, tenantId, row);
+        const row = await findCalendar(em, tenantId, snapshot.calendars.get(name)!.id);
+        await this.calendarsService.refreshTasks(em, tenantId, row!);
       }
       // Deletions last: what is pruned may still be named by what was just changed away from it.
       for (const name of of('task', 'delete')) {
         await this.tasks.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
       }
       for (const name of of('webhook', 'delete')) {
-        const row = snapshot.webhooks.get(name)!;
-        await em.delete(WebhookChannelEntity, { id: row.id, tenantId });
         // As a console delete: its pending deliveries go, its delivered history stays.
-        await em.delete(WebhookDeliveryEntity, { channelId: row.id, deliveredAt: IsNull() });
+        await deleteWebhookChannel(em, tenantId, snapshot.webhooks.get(name)!.id);
       }
       for (const name of of('calendar', 'delete')) {
         const row = snapshot.calendars.get(name)!;
-        const users = await em.find(TaskEntity, { where: { tenantId, calendarId: row.id }, select: { name: true }, take: 5 });
+        const users = await findCalendarTasks(em, tenantId, row.id, 5);
         if (users.length > 0) throw badRequest([{ field: 'calendars', reason: `calendar "${name}" is pruned but still used by task ${users.map((u) => `"${u.name}"`).join(', ')}` }]);
-        await em.delete(CalendarEntity, { id: row.id, tenantId });
+        await deleteCalendar(em, tenantId, row.id);
       }
       await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: { prune, changes: changes.map((c) => ({ kind: c.kind, name: c.name, action: c.action, fields: c.fields.map((f) => f.field) })) } });
       return changes;
@@ -140,11 +169,11 @@ export class ConfigService {
 
   private async snapshot(em: EntityManager, tenantId: string): Promise<Snapshot> {
     const [taskRows, calendarRows, webhookRows, edgeRows, retention] = await Promise.all([
-      em.find(TaskEntity, { where: { tenantId }, order: { name: 'ASC' } }),
-      em.find(CalendarEntity, { where: { tenantId }, order: { name: 'ASC' } }),
-      em.find(WebhookChannelEntity, { where: { tenantId }, order: { name: 'ASC' } }),
-      em.find(TaskDependencyEntity, { where: { tenantId } }),
-      em.findOneBy(RetentionPolicyEntity, { tenantId, taskId: TENANT_RETENTION_ROW }),
+      allTasksByName(em, tenantId),
+      listCalendars(em, tenantId),
+      listWebhookChannels(em, tenantId),
+      listEdges(em, tenantId),
+      findRetentionPolicy(em, tenantId, TENANT_RETENTION_ROW),
     ]);
     const calendarName = new Map(calendarRows.map((c) => [c.id, c.name]));
     const taskName = new Map(taskRows.map((t) => [t.id, t.name]));
@@ -166,7 +195,7 @@ export class ConfigService {
   }
 
   private async applyRetention(em: EntityManager, tenantId: string, retention: NonNullable<ConfigFile['retention']>, now: number): Promise<void> {
-    await em.save(RetentionPolicyEntity, { tenantId, taskId: TENANT_RETENTION_ROW, ...retention, updatedAt: now });
+    await saveRetentionPolicy(em, Object.assign(new RetentionPolicyEntity(), { tenantId, taskId: TENANT_RETENTION_ROW, ...retention, updatedAt: now }));
   }
 
   /** Creates and updates the file's calendars; answers every calendar of the tenant after it, by name. */
@@ -174,12 +203,12 @@ export class ConfigService {
     const result = new Map([...snapshot.calendars].map(([name, row]) => [name, { id: row.id, definition: { name, timeZone: row.timeZone, dates: row.dates } }]));
     for (const calendar of desired.calendars) {
       if (create.has(calendar.name)) {
-        const row = em.create(CalendarEntity, { tenantId, ...calendar, createdAt: now });
-        await em.insert(CalendarEntity, row);
+        const row = Object.assign(new CalendarEntity(), { tenantId, ...calendar, createdAt: now });
+        await insertCalendar(em, row);
         result.set(calendar.name, { id: row.id, definition: calendar });
       } else if (update.has(calendar.name)) {
         const id = snapshot.calendars.get(calendar.name)!.id;
-        await em.update(CalendarEntity, { id, tenantId }, { timeZone: calendar.timeZone, dates: calendar.dates });
+        await updateCalendar(em, tenantId, id, { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates });
         result.set(calendar.name, { id, definition: calendar });
       }
     }
@@ -189,8 +218,8 @@ export class ConfigService {
   private async applyWebhooks(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, create: Set<string>, update: Set<string>, now: number): Promise<void> {
     for (const webhook of desired.webhooks) {
       // A new channel gets its signing secret here; it is never in a file (GET /api/webhooks does not show it either: rotate it there).
-      if (create.has(webhook.name)) await em.insert(WebhookChannelEntity, { tenantId, ...webhook, secret: `whsec_${randomToken()}`, createdAt: now });
-      else if (update.has(webhook.name)) await em.update(WebhookChannelEntity, { id: snapshot.webhooks.get(webhook.name)!.id, tenantId }, { url: webhook.url, alarmTypes: webhook.alarmTypes, minSeverity: webhook.minSeverity });
+      if (create.has(webhook.name)) await insertWebhookChannel(em, Object.assign(new WebhookChannelEntity(), { tenantId, ...webhook, secret: `whsec_${randomToken()}`, createdAt: now }));
+      else if (update.has(webhook.name)) await updateWebhookChannel(em, tenantId, snapshot.webhooks.get(webhook.name)!.id, { url: webhook.url, alarmTypes: webhook.alarmTypes, minSeverity: webhook.minSeverity });
     }
   }
 
@@ -219,7 +248,7 @@ export class ConfigService {
     for (const [i, task] of desired.tasks.entries()) {
       const definition: TaskDefinition = { ...task, tenantId };
       if (create.has(task.name)) {
-        const row = newTaskRow(em, definition, tenant.engineGroup, calendarOf(task, i), now);
+        const row = newTaskRow(definition, tenant.engineGroup, calendarOf(task, i), now);
         if ('field' in row) errors.push({ ...row, field: `tasks[${i}].${row.field}` });
         else created.push(Object.assign(row, { managedHash: managedHash(task) }));
       } else if (snapshot.tasks.has(task.name)) {
@@ -227,7 +256,7 @@ export class ConfigService {
         const hash = managedHash(task);
         if (!update.has(task.name)) {
           // Unchanged, but now named by a file: it becomes managed (or stays so).
-          if (row.managedHash !== hash) await em.update(TaskEntity, { id: row.id, tenantId }, { managedHash: hash });
+          if (row.managedHash !== hash) await setManagedHash(em, tenantId, row.id, hash);
           continue;
         }
         const calendar = calendarOf(task, i);
@@ -240,17 +269,15 @@ export class ConfigService {
           const never = neverFiresProblem(schedule, nextFireAt, now);
           if (never) errors.push({ ...never, field: `tasks[${i}].${never.field}` });
         }
-        await em.update(TaskEntity, { id: row.id, tenantId }, { ...taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, updatedAt: now, version: row.version + 1, managedHash: hash });
+        const saved = await updateTask(em, { tenantId, id: row.id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, now, managedHash: hash });
+        if (!saved) throw conflict(`Task "${task.name}" was changed meanwhile: plan again`, [{ field: `tasks[${i}]`, reason: 'changed meanwhile' }]);
         versions.push({ tenantId, taskId: row.id, version: row.version + 1, definition });
       }
     }
     if (errors.length > 0) throw badRequest(errors);
-    for (let i = 0; i < created.length; i += INSERT_CHUNK) await em.insert(TaskEntity, created.slice(i, i + INSERT_CHUNK));
+    await insertTasks(em, created);
     if (created.length > 0) {
-      const names = created.map((r) => r.name);
-      for (let i = 0; i < names.length; i += 500) {
-        for (const row of await em.find(TaskEntity, { where: { tenantId, name: In(names.slice(i, i + 500)) }, select: { id: true, name: true } })) ids.set(row.name, row.id);
-      }
+      for (const row of await findTasksByName(em, tenantId, created.map((r) => r.name))) ids.set(row.name, row.id);
       for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: { ...desired.tasks.find((t) => t.name === row.name)!, tenantId } });
     }
     await this.tasks.keepVersions(em, versions);
@@ -277,12 +304,12 @@ export class ConfigService {
     }
     for (const [name, edge] of wanted) {
       const existing = snapshot.edges.get(name);
-      if (!existing) await em.insert(TaskDependencyEntity, { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, createdAt: now });
-      else if (existing.condition !== edge.condition) await em.update(TaskDependencyEntity, { id: existing.id, tenantId }, { condition: edge.condition });
+      if (!existing) await insertEdge(em, Object.assign(new TaskDependencyEntity(), { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, createdAt: now }));
+      else if (existing.condition !== edge.condition) await updateEdgeCondition(em, tenantId, existing.id, edge.condition);
     }
     if (prune) {
       const stale = [...snapshot.edges].filter(([name]) => !wanted.has(name)).map(([, row]) => row.id);
-      if (stale.length > 0) await em.delete(TaskDependencyEntity, { id: In(stale), tenantId });
+      await deleteEdges(em, tenantId, stale);
     }
   }
 }

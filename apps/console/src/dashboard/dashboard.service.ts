@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { countOpenAlarms } from '@baton/persistence';
+import { countOpenAlarms, listTenants } from '@baton/persistence';
+import { decodeKeyCursor, encodeKeyCursor, type Page } from '../common/cursor';
 import { LoadService } from '../load/load.service';
 import { StatsService } from '../stats/stats.service';
 import type { DashboardView } from './dto/dashboard.dto';
@@ -9,6 +10,8 @@ import type { DashboardView } from './dto/dashboard.dto';
 const HOUR_MS = 3_600_000;
 /** Open alarms are counted up to this. */
 const OPEN_ALARMS_CAP = 1000;
+/** Tenants whose dashboards are read at once for the operator's overview: each is three indexed reads. */
+const OVERVIEW_CONCURRENCY = 4;
 
 /**
  * A tenant's home page in one call: the statistics of the last hour (from the rollups, as
@@ -40,5 +43,18 @@ export class DashboardService {
       executorsUp: own.executors.up,
       backlog: { due: own.due, held: own.held, inFlight: own.inFlight, oldestDueAgeMs: own.oldestDueAgeMs },
     };
+  }
+
+  /**
+   * The operator's overview: the dashboards of a page of tenants, by id. A page, not every
+   * tenant at once: each dashboard is a few reads, so the cost of one call is bounded by `limit`.
+   */
+  async ofTenants(page: { cursor?: string; limit: number }): Promise<Page<DashboardView>> {
+    const after = page.cursor === undefined ? null : decodeKeyCursor(page.cursor);
+    const ids = (await listTenants(this.dataSource.manager)).map((t) => t.id).filter((id) => after === null || id > after);
+    const slice = ids.slice(0, page.limit);
+    const items: DashboardView[] = [];
+    for (let i = 0; i < slice.length; i += OVERVIEW_CONCURRENCY) items.push(...(await Promise.all(slice.slice(i, i + OVERVIEW_CONCURRENCY).map((id) => this.of(id)))));
+    return { items, nextCursor: ids.length > slice.length ? encodeKeyCursor(slice[slice.length - 1]) : null };
   }
 }

@@ -63,7 +63,7 @@ export class DependenciesService {
           const error = new CycleError(cycle);
           throw new ApiException(409, error.message, { code: error.code, cycle: [...error.cycle] });
         }
-        const row = em.create(TaskDependencyEntity, {
+        const row = Object.assign(new TaskDependencyEntity(), {
           tenantId,
           parentTaskId: parent.id,
           childTaskId: child.id,

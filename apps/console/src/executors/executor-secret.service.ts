@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { EngineNodeEntity, ExecutorEntity, inTransaction, TaskEntity, TenantEntity } from '@baton/persistence';
+import { findTenant, inTransaction, listEngineNodes, rotateExecutorSecret, tenantAppNames, TenantEntity } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, type Clock } from '../common/clock';
@@ -27,24 +27,20 @@ export class ExecutorSecretService {
    * two rotations at the same moment cannot both win (the second gets 409).
    */
   async rotate(tenantId: string, overlapSeconds = DEFAULT_SECRET_OVERLAP_SECONDS): Promise<RotatedExecutorSecretView> {
-    const tenants = this.dataSource.getRepository(TenantEntity);
-    const row = await tenants.findOneBy({ id: tenantId });
+    const row = await findTenant(this.dataSource.manager, tenantId);
     if (!row) throw notFound('Tenant', tenantId);
     const executorSecret = newExecutorSecret();
     const secretVersion = row.executorSecretVersion + 1;
     const previousSecretExpiresAt = overlapSeconds > 0 ? this.clock.now() + overlapSeconds * 1000 : null;
     await inTransaction(this.dataSource, async (em) => {
-      const result = await em.update(
-        TenantEntity,
-        { id: tenantId, executorSecretVersion: row.executorSecretVersion },
-        {
-          executorSecret,
-          executorSecretVersion: secretVersion,
-          previousExecutorSecret: previousSecretExpiresAt === null ? null : row.executorSecret,
-          previousSecretExpiresAt,
-        },
-      );
-      if (!result.affected) throw conflict(`The executor secret of tenant "${tenantId}" was rotated meanwhile: reload and try again`);
+      const rotated = await rotateExecutorSecret(em, {
+        tenantId,
+        readVersion: row.executorSecretVersion,
+        executorSecret,
+        previousExecutorSecret: previousSecretExpiresAt === null ? null : row.executorSecret,
+        previousSecretExpiresAt,
+      });
+      if (!rotated) throw conflict(`The executor secret of tenant "${tenantId}" was rotated meanwhile: reload and try again`);
       await auditChange(em, {
         tenantId,
         objectType: 'executor-secret',
@@ -58,17 +54,16 @@ export class ExecutorSecretService {
 
   /** Engine URLs (UP engines of the tenant's group), app names and the secret's state, for the "Connect an executor" panel. */
   async connection(tenantId: string): Promise<ExecutorConnectionView> {
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOneBy({ id: tenantId });
+    const em = this.dataSource.manager;
+    const tenant = await findTenant(em, tenantId);
     if (!tenant) throw notFound('Tenant', tenantId);
-    const nodes = await this.dataSource.getRepository(EngineNodeEntity).find({ where: { state: 'UP' }, order: { id: 'ASC' } });
-    const engineUrls = nodes.filter((n) => n.groups.split(',').map((g) => g.trim()).includes(tenant.engineGroup)).map((n) => n.url);
-    const taskApps = await this.dataSource.getRepository(TaskEntity).createQueryBuilder('t').select('DISTINCT t.executor_app', 'app').where('t.tenant_id = :tenantId', { tenantId }).getRawMany<{ app: string }>();
-    const executorApps = await this.dataSource.getRepository(ExecutorEntity).createQueryBuilder('e').select('DISTINCT e.app', 'app').where('e.tenant_id = :tenantId', { tenantId }).getRawMany<{ app: string }>();
+    const nodes = await listEngineNodes(em);
+    const engineUrls = nodes.filter((n) => n.state === 'UP' && n.groups.split(',').map((g) => g.trim()).includes(tenant.engineGroup)).map((n) => n.url);
     return {
       tenantId,
       engineGroup: tenant.engineGroup,
       engineUrls: [...new Set(engineUrls)],
-      apps: [...new Set([...taskApps, ...executorApps].map((r) => r.app))].sort(),
+      apps: await tenantAppNames(em, tenantId),
       secretVersion: tenant.executorSecretVersion,
       previousSecretExpiresAt: this.liveExpiry(tenant),
     };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, FindOptionsWhere } from 'typeorm';
-import { deleteDownExecutor, ExecutorEntity, inTransaction, TenantEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { deleteDownExecutor, ExecutorEntity, findExecutor, findTenant, inTransaction, listExecutors, TenantEntity } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
@@ -14,16 +14,13 @@ export class ExecutorsService {
   ) {}
 
   async list(tenantId: string, query: ExecutorQuery): Promise<ExecutorView[]> {
-    const where: FindOptionsWhere<ExecutorEntity> = { tenantId };
-    if (query.app !== undefined) where.app = query.app;
-    if (query.state !== undefined) where.state = query.state;
-    const rows = await this.dataSource.getRepository(ExecutorEntity).find({ where, order: { app: 'ASC', id: 'ASC' } });
+    const rows = await listExecutors(this.dataSource.manager, tenantId, { app: query.app, state: query.state });
     const tenant = await this.tenant(tenantId);
     return rows.map((row) => this.view(row, tenant));
   }
 
   async get(tenantId: string, id: number): Promise<ExecutorView> {
-    const row = await this.dataSource.getRepository(ExecutorEntity).findOneBy({ id, tenantId });
+    const row = await findExecutor(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Executor', id);
     return this.view(row, await this.tenant(tenantId));
   }
@@ -34,11 +31,11 @@ export class ExecutorsService {
    */
   async remove(tenantId: string, id: number): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await em.findOneBy(ExecutorEntity, { id, tenantId });
+      const row = await findExecutor(em, tenantId, id);
       if (!row) throw notFound('Executor', id);
       if (!(await deleteDownExecutor(em, { tenantId, executorId: id }))) {
         // Refused by the guarded delete: the state it saw, not the one read before it.
-        const state = (await em.findOneBy(ExecutorEntity, { id, tenantId }))?.state ?? row.state;
+        const state = (await findExecutor(em, tenantId, id))?.state ?? row.state;
         throw conflict(`Executor ${id} (${row.app} at ${row.url}) is ${state}: only a DOWN executor can be removed`, [{ field: 'state', reason: `is ${state}, not DOWN` }]);
       }
       await auditChange(em, { tenantId, objectType: 'executor', objectId: id, before: { app: row.app, url: row.url, state: row.state, heartbeatAt: row.heartbeatAt } });
@@ -46,7 +43,7 @@ export class ExecutorsService {
   }
 
   private async tenant(tenantId: string): Promise<TenantEntity> {
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOneBy({ id: tenantId });
+    const tenant = await findTenant(this.dataSource.manager, tenantId);
     if (!tenant) throw notFound('Tenant', tenantId);
     return tenant;
   }

@@ -2,6 +2,7 @@ import { Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse } from '@nestjs/swagger';
 import type { HttpResponse as Response } from '../common/http';
 import { DataSource } from 'typeorm';
+import { pingDatabase } from '@baton/persistence';
 import { ConsoleController } from '../common/access';
 import { CLOCK, Clock } from '../common/clock';
 
@@ -26,7 +27,7 @@ export class HealthController {
     let db: 'up' | 'down' = 'down';
     try {
       if (this.dataSource.isInitialized) {
-        await this.dataSource.query('SELECT 1');
+        await pingDatabase(this.dataSource.manager);
         db = 'up';
       }
     } catch {

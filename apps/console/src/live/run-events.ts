@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
-import { ACTIVE_STATES } from '@baton/domain';
-import { RunEntity, TaskEntity, TenantEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { findChangedRuns, findTenant, taskNames } from '@baton/persistence';
 import { CLOCK, Clock } from '../common/clock';
 import { runView } from '../runs/runs.service';
 import type { RunView } from '../runs/dto/run.dto';
@@ -124,25 +123,8 @@ export class RunEventsService implements OnApplicationShutdown {
     const since = cursor.since - this.overlapMs;
     const group = await this.engineGroupOf(tenantId);
     if (group === null) return;
-    // Runs going (the backlog of the tenant's group, ix_runs_claim's (engine_group, state)) and
-    // runs ended lately (ix_runs_tenant_finished): never a walk over the tenant's history.
     // finished_at may come from an executor's clock: a minute's margin keeps a skewed one in.
-    const [going, ended] = await Promise.all([
-      this.dataSource
-        .getRepository(RunEntity)
-        .createQueryBuilder('r')
-        .where('r.engineGroup = :group AND r.state IN (:...active) AND r.tenantId = :tenantId', { group, active: ACTIVE_STATES, tenantId })
-        .andWhere('r.updatedAt > :since', { since })
-        .take(1000)
-        .getMany(),
-      this.dataSource
-        .getRepository(RunEntity)
-        .createQueryBuilder('r')
-        .where('r.tenantId = :tenantId AND r.finishedAt > :endedSince', { tenantId, endedSince: since - ENDED_MARGIN_MS })
-        .andWhere('r.updatedAt > :since', { since })
-        .take(1000)
-        .getMany(),
-    ]);
+    const { going, ended } = await findChangedRuns(this.dataSource.manager, { tenantId, engineGroup: group, since, endedSince: since - ENDED_MARGIN_MS, limit: 1000 });
     const byId = new Map([...going, ...ended].map((r) => [r.id, r]));
     const rows = [...byId.values()].sort((a, b) => a.updatedAt - b.updatedAt || a.id - b.id);
     const changed = rows.filter((r) => {
@@ -156,7 +138,7 @@ export class RunEventsService implements OnApplicationShutdown {
     const floor = cursor.since - 2 * this.overlapMs;
     for (const [id, s] of cursor.sent) if (s.updatedAt < floor) cursor.sent.delete(id);
     if (changed.length === 0) return;
-    const names = await this.taskNames(tenantId, changed.map((r) => r.taskId));
+    const names = await taskNames(this.dataSource.manager, tenantId, [...new Set(changed.map((r) => r.taskId))]);
     for (const r of changed) {
       const view: RunView = runView(r, names.get(r.taskId) ?? null);
       sink.emit(tenantId, RUN_EVENT, view);
@@ -166,15 +148,9 @@ export class RunEventsService implements OnApplicationShutdown {
   private async engineGroupOf(tenantId: string): Promise<string | null> {
     const cached = this.groups.get(tenantId);
     if (cached && cached.at > this.clock.now() - GROUP_CACHE_MS) return cached.group;
-    const row = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, engineGroup: true } });
+    const row = await findTenant(this.dataSource.manager, tenantId);
     const group = row?.engineGroup ?? null;
     this.groups.set(tenantId, { group, at: this.clock.now() });
     return group;
-  }
-
-  private async taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
-    const ids = [...new Set(taskIds)];
-    const rows = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
-    return new Map(rows.map((r) => [r.id, r.name]));
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Socket } from 'socket.io';
 import { DataSource } from 'typeorm';
-import { RunEntity, RunLogEntity } from '@baton/persistence';
+import { readRunLogPage, runExists } from '@baton/persistence';
 import type { RunLogView } from '../runs/dto/run.dto';
 
 /** socket.io events of the live log tail. */
@@ -30,8 +30,8 @@ export type WatchReply = { ok: true } | { ok: false; statusCode: number; message
 @Injectable()
 export class RunLogTail implements OnApplicationShutdown {
   private readonly logger = new Logger('RunLogTail');
-  /** Per socket: watched run → newest line id sent to it. */
-  private readonly watches = new Map<Socket, Map<number, number>>();
+  /** Per socket: its tenant, and watched run → newest line id sent to it. */
+  private readonly watches = new Map<Socket, { tenantId: string; runs: Map<number, number> }>();
   private timer: NodeJS.Timeout | null = null;
   private polling = false;
 
@@ -55,13 +55,14 @@ export class RunLogTail implements OnApplicationShutdown {
     const afterId = body.afterId ?? 0;
     if (typeof runId !== 'number' || !Number.isSafeInteger(runId) || runId < 1) return { ok: false, statusCode: 400, message: 'runId: must be a run id' };
     if (typeof afterId !== 'number' || !Number.isSafeInteger(afterId) || afterId < 0) return { ok: false, statusCode: 400, message: 'afterId: must be a log line id or 0' };
-    const owned = await this.dataSource.getRepository(RunEntity).existsBy({ id: runId, tenantId });
+    const owned = await runExists(this.dataSource.manager, tenantId, runId);
     if (!owned) return { ok: false, statusCode: 404, message: `Run ${runId} not found` };
-    let runs = this.watches.get(socket);
-    if (!runs) {
-      this.watches.set(socket, (runs = new Map()));
+    let watch = this.watches.get(socket);
+    if (!watch) {
+      this.watches.set(socket, (watch = { tenantId, runs: new Map() }));
       socket.once('disconnect', () => this.watches.delete(socket));
     }
+    const runs = watch.runs;
     if (!runs.has(runId) && runs.size >= MAX_WATCHED_RUNS) return { ok: false, statusCode: 429, message: `at most ${MAX_WATCHED_RUNS} runs watched at once` };
     runs.set(runId, afterId);
     return { ok: true };
@@ -69,7 +70,7 @@ export class RunLogTail implements OnApplicationShutdown {
 
   unwatch(socket: Socket, payload: unknown): void {
     const runId = (payload as { runId?: unknown } | null)?.runId;
-    if (typeof runId === 'number') this.watches.get(socket)?.delete(runId);
+    if (typeof runId === 'number') this.watches.get(socket)?.runs.delete(runId);
   }
 
   /** One read for every watched run. Exposed for tests. */
@@ -77,19 +78,15 @@ export class RunLogTail implements OnApplicationShutdown {
     if (this.polling || this.watches.size === 0 || !this.dataSource.isInitialized) return;
     this.polling = true;
     try {
-      const from = new Map<number, number>();
-      for (const runs of this.watches.values()) for (const [runId, after] of runs) from.set(runId, Math.min(after, from.get(runId) ?? after));
-      for (const [runId, after] of from) {
-        const rows = await this.dataSource
-          .getRepository(RunLogEntity)
-          .createQueryBuilder('l')
-          .where('l.runId = :runId AND l.id > :after', { runId, after })
-          .orderBy('l.id', 'ASC')
-          .take(LINES_PER_POLL)
-          .getMany();
+      const from = new Map<number, { tenantId: string; after: number }>();
+      for (const { tenantId, runs } of this.watches.values()) {
+        for (const [runId, after] of runs) from.set(runId, { tenantId, after: Math.min(after, from.get(runId)?.after ?? after) });
+      }
+      for (const [runId, { tenantId, after }] of from) {
+        const rows = await readRunLogPage(this.dataSource.manager, { tenantId, runId, afterId: after, limit: LINES_PER_POLL });
         if (rows.length === 0) continue;
         const lines: RunLogView[] = rows.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message }));
-        for (const [socket, runs] of this.watches) {
+        for (const [socket, { runs }] of this.watches) {
           const sent = runs.get(runId);
           if (sent === undefined) continue;
           const fresh = lines.filter((l) => l.id > sent);

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteEngineGroup, EngineGroupEntity, findEngineGroup, insertEngineGroup, inTransaction, isUniqueViolation, listEngineGroups, listEngineNodes, tenantGroups, updateEngineGroup } from '@baton/persistence';
+import { deleteEngineGroup, EngineGroupEntity, findEngineGroup, insertEngineGroup, inTransaction, isUniqueViolation, listEngineGroups, listEngineNodes, tenantGroupsAcrossTenants, updateEngineGroup } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
@@ -14,7 +14,7 @@ export class EngineGroupsService {
   ) {}
 
   private async tenantsByGroup(): Promise<Map<string, string[]>> {
-    const tenants = await tenantGroups(this.dataSource.manager);
+    const tenants = await tenantGroupsAcrossTenants(this.dataSource.manager);
     const map = new Map<string, string[]>();
     for (const t of tenants) map.set(t.engineGroup, [...(map.get(t.engineGroup) ?? []), t.id]);
     return map;
@@ -37,7 +37,7 @@ export class EngineGroupsService {
 
   async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
     const duplicate = () => conflict(`Engine group "${dto.name}" already exists`, [{ field: 'name', reason: 'already exists' }]);
-    const row = this.dataSource.manager.create(EngineGroupEntity, { name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
+    const row = Object.assign(new EngineGroupEntity(), { name: dto.name, description: dto.description ?? '', createdAt: this.clock.now() });
     try {
       await inTransaction(this.dataSource, async (em) => {
         if (await findEngineGroup(em, dto.name)) throw duplicate();
@@ -66,7 +66,7 @@ export class EngineGroupsService {
     await inTransaction(this.dataSource, async (em) => {
       const row = await findEngineGroup(em, name);
       if (!row) throw notFound('Engine group', name);
-      const bound = await tenantGroups(em, name);
+      const bound = await tenantGroupsAcrossTenants(em, name);
       if (bound.length > 0) {
         throw conflict(`Engine group "${name}" serves tenants ${bound.map((t) => t.id).join(', ')}; move them first`, [
           { field: 'name', reason: 'engine group in use by tenants' },

@@ -62,7 +62,7 @@ export class TenantsService {
           throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(engineGroup) }]);
         }
         if (await tenantExists(em, dto.id)) throw duplicate();
-        const row = em.create(TenantEntity, {
+        const row = Object.assign(new TenantEntity(), {
           id: dto.id,
           name: dto.name,
           engineGroup,

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { Body, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
@@ -21,6 +22,7 @@ export class RunsController {
   }
 
   @Get('search')
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @ApiOperation({
     summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
     description:

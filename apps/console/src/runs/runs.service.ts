@@ -1,8 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In } from 'typeorm';
-import { ACTIVE_STATES, attemptTimeline, firstAttemptLateness, RUN_CAUSES, RUN_STATES, type RunState } from '@baton/domain';
+import { DataSource } from 'typeorm';
+import { ACTIVE_STATES, attemptTimeline, firstAttemptLateness, type RunState } from '@baton/domain';
 import { splitError } from '@baton/protocol';
-import { afterCommit, cancelRun, cancelShards, ExecutorEntity, findRunAttempts, findTenantRuns, insertManualRun, inTransaction, readRunLogPage, RunEntity, searchRuns, RunLogEntity, TaskEntity } from '@baton/persistence';
+import {
+  afterCommit,
+  cancelRun,
+  cancelShards,
+  findExecutor,
+  findRun,
+  findRunAttempts,
+  findTenantRuns,
+  insertManualRun,
+  inTransaction,
+  listRuns,
+  readRunLogPage,
+  RunEntity,
+  runExists,
+  searchRuns,
+  taskExists,
+  TaskEntity,
+  taskNames,
+} from '@baton/persistence';
 import type { EntityManager } from 'typeorm';
 import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -13,6 +31,7 @@ import { decodeCursor, encodeCursor } from '../common/cursor';
 import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import type { RunWakeups } from '@baton/messaging';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -53,41 +72,19 @@ export class RunsService {
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
-  private async taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
-    const ids = [...new Set(taskIds)];
-    if (ids.length === 0) return new Map();
-    const rows = await this.dataSource
-      .getRepository(TaskEntity)
-      .find({ where: { tenantId, id: In(ids) }, select: { id: true, name: true } });
-    return new Map(rows.map((r) => [r.id, r.name]));
+  private taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
+    return taskNames(this.dataSource.manager, tenantId, [...new Set(taskIds)]);
   }
 
-  /**
-   * Newest first, keyset-paged. A state or cause filter is read as one query per (state, cause)
-   * pair, each an ordered range of ix_runs_tenant_filter (ix_runs_task_filter with a task) that
-   * stops at the page; without one, ix_runs_tenant_time (ix_runs_task_time).
-   */
+  /** Newest first, keyset-paged (listRuns). */
   list(tenantId: string, query: RunQuery): Promise<Page<RunView>> {
-    const base = () => {
-      const qb = this.dataSource.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :tenantId', { tenantId });
-      if (query.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: query.taskId });
-      if (query.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: query.flowId });
-      if (query.parentRunId !== undefined) qb.andWhere('r.parentRunId = :parentRunId', { parentRunId: query.parentRunId });
-      if (query.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: query.from });
-      if (query.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: query.to });
-      return qb;
-    };
-    const filtered = Boolean(query.state?.length || query.cause?.length);
-    const states = query.state?.length ? [...new Set(query.state)] : RUN_STATES;
-    const causes = query.cause?.length ? [...new Set(query.cause)] : RUN_CAUSES;
-    const queries = filtered
-      ? states.flatMap((state) => causes.map((cause) => base().andWhere('r.state = :state AND r.cause = :cause', { state, cause })))
-      : [base()];
+    const { cursor, limit, ...filter } = query;
     return keysetPage(
-      queries,
-      { alias: 'r', timeProperty: 'scheduledAt', timeOf: (r) => r.scheduledAt, idOf: (r) => r.id, cursor: query.cursor, limit: query.limit },
+      (page) => listRuns(this.dataSource.manager, tenantId, filter, page),
+      { timeOf: (r) => r.scheduledAt, idOf: (r) => r.id, cursor, limit },
       async (rows) => {
         const names = await this.taskNames(tenantId, rows.map((r) => r.taskId));
         return rows.map((r) => runView(r, names.get(r.taskId) ?? null));
@@ -102,7 +99,12 @@ export class RunsService {
    */
   async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
     if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
-    if (query.taskId !== undefined && !(await this.dataSource.getRepository(TaskEntity).existsBy({ id: query.taskId, tenantId }))) throw notFound('Task', query.taskId);
+    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query));
+  }
+
+  /** One search call's slice (see search), run while no other heavy request of its tenant is (TenantHeavyWork). */
+  private async searchSlice(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+    if (query.taskId !== undefined && !(await taskExists(this.dataSource.manager, tenantId, query.taskId))) throw notFound('Task', query.taskId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const page = await searchRuns(this.dataSource.manager, {
       tenantId,
@@ -124,14 +126,13 @@ export class RunsService {
   }
 
   async get(tenantId: string, id: number): Promise<RunDetailView> {
-    const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
+    const em = this.dataSource.manager;
+    const row = await findRun(em, tenantId, id);
     if (!row) throw notFound('Run', id);
     const [names, logs, executor] = await Promise.all([
       this.taskNames(tenantId, [row.taskId]),
-      this.dataSource.getRepository(RunLogEntity).find({ where: { runId: id, tenantId }, order: { id: 'ASC' }, take: MAX_LOG_LINES }),
-      row.executorId === null
-        ? null
-        : this.dataSource.getRepository(ExecutorEntity).findOne({ where: { id: row.executorId, tenantId }, select: { id: true, app: true, url: true, state: true } }),
+      readRunLogPage(em, { tenantId, runId: id, afterId: 0, limit: MAX_LOG_LINES }),
+      row.executorId === null ? null : findExecutor(em, tenantId, row.executorId),
     ]);
     return {
       ...runView(row, names.get(row.taskId) ?? null),
@@ -223,7 +224,7 @@ export class RunsService {
    * due time — the fire time, or the end of its backoff — so a retry's wait is not its lateness.
    */
   async attempts(tenantId: string, id: number): Promise<RunAttemptView[]> {
-    const row = await this.dataSource.getRepository(RunEntity).findOneBy({ id, tenantId });
+    const row = await findRun(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Run', id);
     const numbers = Array.from({ length: row.attempt }, (_, i) => i + 1);
     const { earlier, logs } = await findRunAttempts(this.dataSource.manager, { tenantId, runId: id, attempts: numbers, logsPerAttempt: MAX_LOG_LINES });
@@ -252,7 +253,7 @@ export class RunsService {
    */
   async cancel(tenantId: string, id: number): Promise<RunDetailView> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await this.cancelIn(em, tenantId, id, (await em.findOneBy(RunEntity, { id, tenantId })) ?? undefined);
+      const row = await this.cancelIn(em, tenantId, id, (await findRun(em, tenantId, id)) ?? undefined);
       await auditChange(em, { tenantId, objectType: 'run', objectId: id, before: { taskId: row.taskId, state: row.state }, after: { taskId: row.taskId, state: 'CANCELLED' } });
     });
     return this.get(tenantId, id);
@@ -271,7 +272,7 @@ export class RunsService {
     if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
     const moved = await cancelRun(em, { runId: id, tenantId, now });
     if (!moved) {
-      const current = await em.findOneBy(RunEntity, { id, tenantId });
+      const current = await findRun(em, tenantId, id);
       throw notActive(id, current?.state ?? row.state);
     }
     return row;
@@ -282,7 +283,7 @@ export class RunsService {
    * oldest first, read a page at a time: the detail view keeps only its first 1,000 lines.
    */
   async *logText(tenantId: string, id: number): AsyncGenerator<string> {
-    const exists = await this.dataSource.getRepository(RunEntity).existsBy({ id, tenantId });
+    const exists = await runExists(this.dataSource.manager, tenantId, id);
     if (!exists) throw notFound('Run', id);
     let afterId = 0;
     for (;;) {

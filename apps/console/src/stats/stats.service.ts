@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { bucketStart, estimate, PERCENTILE_ERROR, RUN_STATES, successRate, type RunState } from '@baton/domain';
-import { countLiveRuns, TaskEntity, TenantEntity } from '@baton/persistence';
+import { countLiveRuns, findTenant, taskExists } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { DEFAULT_STATS_WINDOW_MS, StatsView } from './dto/stats.dto';
@@ -15,12 +15,7 @@ export class StatsService {
   ) {}
 
   async forTask(tenantId: string, taskId: number, windowMs?: number): Promise<StatsView> {
-    const exists = await this.dataSource
-      .getRepository(TaskEntity)
-      .createQueryBuilder('t')
-      .where('t.id = :taskId AND t.tenantId = :tenantId', { taskId, tenantId })
-      .getExists();
-    if (!exists) throw notFound('Task', taskId);
+    if (!(await taskExists(this.dataSource.manager, tenantId, taskId))) throw notFound('Task', taskId);
     return this.compute(tenantId, taskId, windowMs ?? DEFAULT_STATS_WINDOW_MS);
   }
 
@@ -38,7 +33,7 @@ export class StatsService {
     const to = this.clock.now();
     const spanMs = spanFor(windowMs);
     const from = bucketStart(to - windowMs, spanMs);
-    const tenant = await this.dataSource.getRepository(TenantEntity).findOne({ where: { id: tenantId }, select: { id: true, engineGroup: true } });
+    const tenant = await findTenant(this.dataSource.manager, tenantId);
     if (!tenant) throw notFound('Tenant', tenantId);
     const [{ cells, sampled }, live] = await Promise.all([
       readWindowCells(this.dataSource.manager, { tenantId, taskId, from, to, spanMs }),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { FieldError } from '@baton/domain';
+import { findLiveExecutors } from '@baton/persistence';
 import { ParamsCheck } from './params-check';
 
 /**
@@ -18,7 +19,7 @@ export class HandlerCheck {
 
   /** The warnings of each (app, handler), in the order given; [] for one that a live executor offers. */
   async warnings(tenantId: string, tasks: ReadonlyArray<{ executorApp: string; handler: string }>): Promise<FieldError[][]> {
-    const rows = await this.params.liveExecutors(this.dataSource.manager, tenantId, tasks.map((t) => t.executorApp));
+    const rows = await findLiveExecutors(this.dataSource.manager, tenantId, tasks.map((t) => t.executorApp));
     const offered = tasks.map(({ executorApp, handler }) => {
       const known = rows.filter((r) => r.app === executorApp && r.handlers !== null);
       return { names: [...new Set(known.flatMap((r) => r.handlers!))].sort(), known: known.length > 0, offers: known.some((r) => r.handlers!.includes(handler)) };

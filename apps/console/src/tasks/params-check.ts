@@ -1,12 +1,9 @@
 import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { In, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
-import { ExecutorEntity } from '@baton/persistence';
+import { findLiveExecutors, type LiveExecutor } from '@baton/persistence';
 import { ParamsCheckWorkers } from './params-check-thread';
 import type { SchemaJob } from './params-schemas';
-
-/** An UP executor as the checks read it (ParamsCheck.liveExecutors). */
-export type LiveExecutor = Pick<ExecutorEntity, 'id' | 'app' | 'handlers' | 'handlerSchemas' | 'heartbeatAt'>;
 
 /** A task as far as its params' check goes. */
 export interface ParamsOf {
@@ -35,7 +32,7 @@ export class ParamsCheck implements OnApplicationShutdown {
 
   /** The problems of each task's params, in the order given ([] when they fit, or nothing says what they should be). */
   async errors(em: EntityManager, tenantId: string, tasks: readonly ParamsOf[]): Promise<FieldError[][]> {
-    const live = await this.liveExecutors(em, tenantId, tasks.map((t) => t.executorApp));
+    const live = await findLiveExecutors(em, tenantId, tasks.map((t) => t.executorApp));
     const checked: number[] = [];
     const jobs: SchemaJob[] = [];
     const texts = new Map<unknown, string>();
@@ -65,17 +62,6 @@ export class ParamsCheck implements OnApplicationShutdown {
       if (schema === undefined) return null;
       const verdict = verdicts[k++];
       return 'unusable' in verdict ? verdict.unusable : 'refused' in verdict ? verdict.refused : null;
-    });
-  }
-
-  /** The tenant's UP executors of these apps, heard from last at the end: one read serves the check and HandlerCheck's warnings. */
-  async liveExecutors(em: EntityManager, tenantId: string, apps: readonly string[]): Promise<LiveExecutor[]> {
-    const unique = [...new Set(apps)];
-    if (unique.length === 0) return [];
-    return em.getRepository(ExecutorEntity).find({
-      where: { tenantId, app: In(unique), state: 'UP' },
-      select: { id: true, app: true, handlers: true, handlerSchemas: true, heartbeatAt: true },
-      order: { heartbeatAt: 'ASC', id: 'ASC' },
     });
   }
 

@@ -1,12 +1,6 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-} from '@nestjs/swagger';
+import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
@@ -147,6 +141,7 @@ export class TasksController {
   }
 
   @Post(':id/backfill')
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @Audited('task.backfill')
   @ApiOperation({
     summary: 'Run the past fires of a CRON or FIXED_RATE task in [from, to): one BACKFILL run per fire, at most 10,000',

@@ -32,7 +32,6 @@ import {
   insertManualRun,
   insertPlannedRuns,
   insertTasks,
-  insertTaskVersions,
   inTransaction,
   isUniqueViolation,
   listTasks,
@@ -48,11 +47,11 @@ import {
   taskEntityToDefinition,
   updateTask,
 } from '@baton/persistence';
-import { auditChange, currentActorName } from '../audit';
+import { auditChange } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
-import { OneAtATime } from '../common/one-at-a-time';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
 import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
@@ -65,6 +64,7 @@ import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { canonical } from './canonical-definition';
 import { fileTask } from '../config-as-code/config-file';
 import { hasDrifted } from '../config-as-code/managed-hash';
+import { keepTaskVersions, type ChangedTaskVersion } from './keep-task-versions';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {
   const definition = taskEntityToDefinition(row, calendarName);
@@ -112,15 +112,13 @@ function decodeNameCursor(cursor: string): string {
 
 @Injectable()
 export class TasksService {
-  /** Backfills, one at a time per tenant. */
-  private readonly heavyWrites = new OneAtATime();
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly runs: RunsService,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly params: ParamsCheck,
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
+    private readonly heavyWork: TenantHeavyWork,
   ) {}
 
   async list(tenantId: string, query: TaskQuery): Promise<Page<TaskView>> {
@@ -160,7 +158,7 @@ export class TasksService {
         if (!tenant) throw notFound('Tenant', tenantId);
         const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
         await this.assertNameFree(em, tenantId, definition.name, null);
-        const row = newTaskRow(em, definition, tenant.engineGroup, calendar, this.clock.now());
+        const row = newTaskRow(definition, tenant.engineGroup, calendar, this.clock.now());
         if ('field' in row) invalid([row]);
         await insertTasks(em, [row]);
         const created = await this.get(tenantId, row.id, em);
@@ -208,7 +206,7 @@ export class TasksService {
           const rows = definitions.map((d, i) => {
             const calendar = d.calendarName === null ? null : calendars.get(d.calendarName)!;
             if (d.calendarName !== null && !calendar) return { field: `tasks[${i}].calendarName`, reason: `no calendar named "${d.calendarName}"` };
-            const row = newTaskRow(em, d, tenant.engineGroup, calendar, now);
+            const row = newTaskRow(d, tenant.engineGroup, calendar, now);
             return 'field' in row ? { ...row, field: `tasks[${i}].${row.field}` } : row;
           });
           const refused = rows.filter((r): r is FieldError => 'field' in r);
@@ -480,11 +478,11 @@ export class TasksService {
    * so far, and the same request again writes the rest (the fires written count as alreadyRun).
    * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
    * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
-   * which the answer counts as notWritten. A tenant's backfills are written one at a time
-   * (OneAtATime), so several sent at once cost the other tenants no more than one does.
+   * which the answer counts as notWritten. A tenant's backfills are written one at a time, as its
+   * other heavy requests (TenantHeavyWork), so several sent at once cost the other tenants no more than one does.
    */
   async backfill(tenantId: string, id: number, body: BackfillDto): Promise<BackfillView> {
-    return this.heavyWrites.run(tenantId, () => this.writeBackfill(tenantId, id, body));
+    return this.heavyWork.run(tenantId, () => this.writeBackfill(tenantId, id, body));
   }
 
   /** One backfill, written while no other of its tenant's is (see backfill). */
@@ -564,12 +562,9 @@ export class TasksService {
     });
   }
 
-  /** Keeps the versions a change made, in its transaction, named after who made it. */
-  /** Keeps a version of each changed task, in the change's transaction (task versions). */
-  keepVersions(em: EntityManager, versions: ReadonlyArray<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }>): Promise<void> {
-    const at = this.clock.now();
-    const actorName = currentActorName();
-    return insertTaskVersions(em, versions.map((v) => ({ ...v, at, actorName })));
+  /** Keeps a version of each changed task, in the change's transaction (keepTaskVersions). */
+  keepVersions(em: EntityManager, versions: readonly ChangedTaskVersion[]): Promise<void> {
+    return keepTaskVersions(em, versions, this.clock.now());
   }
 
   private async calendarNames(tenantId: string, rows: TaskEntity[], em: EntityManager = this.dataSource.manager): Promise<Map<number, string>> {
@@ -625,7 +620,6 @@ function paramsKey(definition: TaskDefinition): string {
 
 /** A new task's row (its first fire computed from its trigger), or why it can never fire. */
 export function newTaskRow(
-  em: EntityManager,
   definition: TaskDefinition,
   engineGroup: string,
   calendar: { id: number; definition: ExclusionCalendar } | null,
@@ -635,7 +629,7 @@ export function newTaskRow(
   const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
   const never = neverFiresProblem(schedule, nextFireAt, now);
   if (never) return never;
-  return em.create(TaskEntity, {
+  return Object.assign(new TaskEntity(), {
     ...taskDefinitionToColumns(definition, calendar?.id ?? null),
     engineGroup,
     fireCount: 0,

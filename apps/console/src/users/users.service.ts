@@ -70,7 +70,7 @@ export class UsersService {
    */
   async newRow(input: NewUser): Promise<UserEntity> {
     const tenantId = input.tenantId ?? null;
-    return this.dataSource.getRepository(UserEntity).create({
+    return Object.assign(new UserEntity(), {
       username: input.username,
       passwordHash: await this.auth.hashPassword(input.password),
       role: input.role,

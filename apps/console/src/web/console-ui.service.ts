@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, In, Not } from 'typeorm';
-import { bucketStart, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, successRate, type RunState } from '@baton/domain';
-import { RunEntity, TaskEntity } from '@baton/persistence';
+import { DataSource } from 'typeorm';
+import { bucketStart, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, successRate } from '@baton/domain';
+import { findLastRuns, firstTaskIds, ownedTaskIds, taskExists, type LastRun } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { badRequest, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -10,9 +10,6 @@ import { readWindowCells, spanFor } from '../stats/rollup-reader';
 
 import type { CronPreviewDto, CronPreviewView, LastRunView, SeriesBucketView, StatsSeriesView, TaskSummaryView } from './dto';
 
-/** Runs not yet begun: a "last run" is one of the others. */
-const NOT_BEGUN: RunState[] = ['PENDING', 'CLAIMED'];
-const FINISHED: RunState[] = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'];
 const MAX_BUCKETS = 500;
 
 /**
@@ -50,25 +47,14 @@ export class ConsoleUiService {
       ids = parsed.filter((n): n is number => n !== null);
       if (ids.length < parsed.length || ids.length > 500) throw badRequest([{ field: 'ids', reason: 'must be at most 500 comma-separated task ids, each a positive integer in canonical decimal' }]);
     } else {
-      const rows = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId }, select: { id: true }, take: 500, order: { name: 'ASC' } });
-      ids = rows.map((r) => r.id);
+      ids = await firstTaskIds(this.dataSource.manager, tenantId, 500);
     }
     if (ids.length === 0) return [];
-    const owned = await this.dataSource.getRepository(TaskEntity).find({ where: { tenantId, id: In(ids) }, select: { id: true } });
-    const runs = this.dataSource.getRepository(RunEntity);
-    const view = (r: RunEntity | null): LastRunView | null =>
+    const owned = await ownedTaskIds(this.dataSource.manager, tenantId, ids);
+    const view = (r: LastRun | null): LastRunView | null =>
       r ? { id: r.id, state: r.state, scheduledAt: r.scheduledAt, finishedAt: r.finishedAt, error: r.error === null ? null : splitError(r.error).summary } : null;
-    const select = { id: true, state: true, scheduledAt: true, finishedAt: true, error: true } as const;
-    // One indexed probe per task (ix_runs_task_time): pages hold at most a few hundred tasks.
-    return Promise.all(
-      owned.map(async ({ id }) => {
-        const [lastRun, lastResult] = await Promise.all([
-          runs.findOne({ where: { taskId: id, tenantId, state: notIn(NOT_BEGUN) }, select, order: { scheduledAt: 'DESC', id: 'DESC' } }),
-          runs.findOne({ where: { taskId: id, tenantId, state: In(FINISHED) }, select, order: { scheduledAt: 'DESC', id: 'DESC' } }),
-        ]);
-        return { taskId: id, lastRun: view(lastRun), lastResult: view(lastResult) };
-      }),
-    );
+    const last = await findLastRuns(this.dataSource.manager, tenantId, owned);
+    return last.map(({ taskId, lastRun, lastResult }) => ({ taskId, lastRun: view(lastRun), lastResult: view(lastResult) }));
   }
 
   /**
@@ -83,8 +69,7 @@ export class ConsoleUiService {
     const bucketMs = Math.ceil(wanted / spanMs) * spanMs;
     const taskId = query.taskId ?? null;
     if (taskId !== null) {
-      const exists = await this.dataSource.getRepository(TaskEntity).existsBy({ id: taskId, tenantId });
-      if (!exists) throw notFound('Task', taskId);
+      if (!(await taskExists(this.dataSource.manager, tenantId, taskId))) throw notFound('Task', taskId);
     }
     const to = this.clock.now();
     const from = bucketStart(to - windowMs, bucketMs);
@@ -107,8 +92,4 @@ export class ConsoleUiService {
     });
     return { taskId, from, to, bucketMs, buckets, sampled };
   }
-}
-
-function notIn(states: RunState[]) {
-  return Not(In(states));
 }

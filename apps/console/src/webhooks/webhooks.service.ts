@@ -68,7 +68,7 @@ export class WebhooksService {
     const minSeverity = body.minSeverity ?? 'WARNING';
     if (!(SEVERITIES as readonly unknown[]).includes(minSeverity)) errors.push({ field: 'minSeverity', reason: `must be one of ${SEVERITIES.join(', ')}` });
     if (errors.length) throw badRequest(errors);
-    const row = this.dataSource.manager.create(WebhookChannelEntity, {
+    const row = Object.assign(new WebhookChannelEntity(), {
       tenantId,
       name: (name as string).trim(),
       url: url as string,

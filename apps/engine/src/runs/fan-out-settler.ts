@@ -7,15 +7,15 @@ import { followUpTransaction } from '../follow-ups/follow-ups';
 import { FanOutNudges } from './fan-out-nudges';
 import { RunOutcomes } from './run-outcomes';
 
-/** How long nudges for one fan-out run gather before it is looked at: the shard transactions behind them commit meanwhile. */
+/** How long nudges (each sent after its shard's commit) gather, so shards ending together cost one look. */
 const GATHER_MS = 25;
 /** Fan-out runs settled per sweep; the rest wait for the next watchdog tick. */
 const SWEEP_BATCH = 50;
 
 /**
  * Ends the fan-out runs whose last shard's own transaction could not: the two last shards that
- * ended in the same instant and each saw the other still going (RunOutcomes nudges them here,
- * looked at GATHER_MS later, once both have committed), and — by the watchdog's sweep — any run
+ * ended in the same instant and each saw the other still going (RunOutcomes nudges them here
+ * after each commit; looked at GATHER_MS later), and — by the watchdog's sweep — any run
  * whose shards have all ended while it still runs (an engine that died between the two). Each
  * look is RunOutcomes.settleFanOut in a transaction of its own: it ends the run at most once.
  */

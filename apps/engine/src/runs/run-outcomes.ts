@@ -151,11 +151,13 @@ export class RunOutcomes {
    * fanOutOutcome), never retried itself (its shards were), with the shards' results — and has
    * its alarm, pause and follow-ups as any run. standOfFanOut decides, under a lock, that this
    * is the last; when another shard looked still going it may be ending at this very moment, so
-   * the run is handed to the FanOutSettler (`nudge`), which looks again after both have committed.
+   * the run is handed to the FanOutSettler (`nudge`) once this transaction has committed; the
+   * other shard's transaction, if it saw this one going, does the same after its own commit.
    */
   async settleFanOut(manager: EntityManager, fanOutRunId: number, now: number, options: { nudge: boolean } = { nudge: true }): Promise<void> {
     const stand = await standOfFanOut(manager, fanOutRunId);
-    if (stand.kind === 'GOING' && options.nudge) this.nudges.nudge(fanOutRunId);
+    // After the commit: a settler that looked before this shard's end was visible would see it going too.
+    if (stand.kind === 'GOING' && options.nudge) afterCommit(manager, () => this.nudges.nudge(fanOutRunId));
     if (stand.kind !== 'SETTLED') return;
     const outcome = fanOutOutcome(stand.failWhen, stand.shards);
     const end: AttemptEnd =

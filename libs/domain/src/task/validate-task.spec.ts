@@ -124,6 +124,13 @@ describe('validateTask — trigger', () => {
     expect(errors).toEqual([{ field: 'trigger.timeZone', reason: expect.stringContaining('IANA') }]);
   });
 
+  it('says a missing time zone is required, and a one-field expression has one field', () => {
+    expect(errorsFor({ trigger: { kind: 'CRON', expression: 'nope' } })).toEqual([
+      { field: 'trigger.timeZone', reason: expect.stringMatching(/^is required/) },
+      { field: 'trigger.expression', reason: expect.stringContaining('it has 1 field;') },
+    ]);
+  });
+
   it('reports a bad expression and a bad zone together', () => {
     expect(fieldsFor({ trigger: { kind: 'CRON', expression: 'nope', timeZone: 'nowhere' } })).toEqual([
       'trigger.timeZone',

@@ -151,7 +151,7 @@ function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: 
     case 'CRON': {
       // Zone and expression are checked apart, so that both problems are reported at once.
       const zoneOk = isValidTimeZone(trigger.timeZone);
-      if (!zoneOk) add('trigger.timeZone', 'must be a known IANA time zone such as Europe/Berlin');
+      if (!zoneOk) add('trigger.timeZone', trigger.timeZone === undefined || trigger.timeZone === null ? 'is required: an IANA time zone such as Europe/Berlin (or UTC)' : 'must be a known IANA time zone such as Europe/Berlin');
       const parsed = parseCron(trigger.expression, zoneOk ? trigger.timeZone : 'UTC');
       if (!parsed.ok) add('trigger.expression', parsed.reason);
       return;

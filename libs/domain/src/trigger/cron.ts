@@ -55,7 +55,7 @@ export function parseCron(expression: unknown, timeZone: unknown): ParsedCron {
   if (fields !== null && fields !== 5 && fields !== 6) {
     // Said here, not by croner: its message for a wrong count names "five, six, or seven" parts
     // whatever the mode, and a 7th (year) field is refused (see CRON_MODE).
-    return { ok: false, error: 'INVALID_EXPRESSION', reason: `invalid cron expression: it has ${fields} fields; give ${CRON_FIELDS_RULE}` };
+    return { ok: false, error: 'INVALID_EXPRESSION', reason: `invalid cron expression: it has ${fields} field${fields === 1 ? '' : 's'}; give ${CRON_FIELDS_RULE}` };
   }
   let cron: Cron;
   try {

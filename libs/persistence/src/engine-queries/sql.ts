@@ -2,9 +2,10 @@ import type { EntityManager } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 
 /**
- * Helpers shared by the engine's queries. Each query of the engine lives in its own file in this
- * folder with its SQL in plain sight (graphile-worker style): what runs against the database is
- * readable in one place, EXPLAIN-able, and measured in engine-queries/*.spec.ts.
+ * Helpers shared by the engine's queries. Each query of the engine lives in its own file, in the
+ * folder of its aggregate below this one (runs/, tasks/, alarms/, …), with its SQL in plain sight
+ * (graphile-worker style): what runs against the database is readable in one place,
+ * EXPLAIN-able, and measured in engine-queries/*.spec.ts.
  */
 
 /** The two SQL dialects Baton speaks: MySQL/MariaDB (cluster) and SQLite (embedded). */

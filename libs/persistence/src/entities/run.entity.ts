@@ -14,7 +14,7 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // priority first among equal due times" — one range per tenant, so no tenant's backlog stands in
 // front of another's. The migration makes `priority` a DESCENDING key part (the Table API cannot
 // say so) so `ORDER BY due_at, priority DESC LIMIT n` reads the index in order and stops early;
-// see libs/persistence/src/engine-queries/claim-due-runs.ts for why that matters.
+// see libs/persistence/src/engine-queries/runs/claim-due-runs.ts for why that matters.
 @Index('ix_runs_claim', ['engineGroup', 'state', 'tenantId', 'dueAt', 'priority'])
 // Leases: "runs engine E holds" (renewal, release) and "expired leases of E" (takeover).
 @Index('ix_runs_lease', ['state', 'claimedBy', 'leaseUntil'])

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { TERMINAL_STATES, type FanOutFailWhen, type RunState, type ShardEnd } from '@baton/domain';
 import { dialectOf, execute, num, numOrNull, placeholders } from '../engine-queries/sql';
-import { RUN_ATTEMPT_COLUMNS, toRunAttemptRow, type RunAttemptRow } from '../engine-queries/run-attempt-row';
+import { RUN_ATTEMPT_COLUMNS, toRunAttemptRow, type RunAttemptRow } from '../engine-queries/runs/run-attempt-row';
 
 /** Where a fan-out run stands when one of its shards has ended. */
 export type FanOutStand =

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { outboxAlarmOf, type OutboxAlarm } from '../engine-queries/alarm-outbox';
+import { outboxAlarmOf, type OutboxAlarm } from '../engine-queries/alarms/alarm-outbox';
 import { execute, num, placeholders } from '../engine-queries/sql';
 
 /**

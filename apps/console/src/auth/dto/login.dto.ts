@@ -3,24 +3,28 @@ import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-valid
 import { ROLES, type Role } from '@baton/domain';
 import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
 
-export class LoginDto {
-  @ApiPropertyOptional({ example: 'acme', description: "The tenant of the user (user names are unique per tenant only); absent for an operator" })
-  @IsOptional()
-  @IsString()
-  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
-  tenant?: string;
-
-  @ApiProperty({ example: 'admin' })
+/** A login name and its password: the body of a password login, and of an LDAP one (sso.dto). */
+export class CredentialsDto {
+  @ApiProperty({ example: 'admin', description: 'The login name (for LDAP, the directory name: its tenant comes from its groups)' })
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   username!: string;
 
+  // MinLength(1): an LDAP bind with an empty password is an anonymous bind, which "succeeds".
   @ApiProperty({ example: 'change-me' })
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   password!: string;
+}
+
+export class LoginDto extends CredentialsDto {
+  @ApiPropertyOptional({ example: 'acme', description: "The tenant of the user (user names are unique per tenant only); absent for an operator" })
+  @IsOptional()
+  @IsString()
+  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
+  tenant?: string;
 }
 
 export class PrincipalView {

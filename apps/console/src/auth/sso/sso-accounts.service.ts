@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { accessForGroups, keyRolesBeyond, type SsoAccess } from '@baton/domain';
-import { findSsoUser, inTransaction, isUniqueViolation, revokeOwnerKeys, SessionEntity, tenantExists, UserEntity } from '@baton/persistence';
+import { endUserSessions, findSsoUser, insertUser, inTransaction, isUniqueViolation, revokeOwnerKeys, tenantExists, updateUser, UserEntity } from '@baton/persistence';
 import { conflict, forbidden } from '../../common/api-error';
 import { CLOCK, Clock } from '../../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
@@ -86,15 +86,15 @@ export class SsoAccountsService {
     const fields = { tenantId: access.tenantId, loginTenant: access.tenantId ?? '', username: identity.username, role: access.role };
     try {
       if (!existing) {
-        const created = em.create(UserEntity, { ...fields, passwordHash: NO_PASSWORD, disabled: false, ssoProvider: identity.provider, ssoSubject: identity.subject, createdAt: this.clock.now() });
-        await em.insert(UserEntity, created);
+        const created = Object.assign(new UserEntity(), { ...fields, passwordHash: NO_PASSWORD, disabled: false, ssoProvider: identity.provider, ssoSubject: identity.subject, createdAt: this.clock.now() });
+        await insertUser(em, created);
         return { user: created, change: { provisioned: { tenantId: fields.tenantId, role: fields.role } } };
       }
       if (existing.tenantId === fields.tenantId && existing.role === fields.role && existing.username === fields.username) return { user: existing, change: {} };
-      await em.update(UserEntity, { id: existing.id }, fields);
+      await updateUser(em, existing.id, fields);
       // A user moved to another tenant keeps nothing of the old one; a demoted one loses what it may no longer hold.
       const moved = existing.tenantId !== fields.tenantId;
-      if (moved || existing.role !== fields.role) await em.delete(SessionEntity, { userId: existing.id });
+      if (moved || existing.role !== fields.role) await endUserSessions(em, existing.id);
       await revokeOwnerKeys(em, { ownerUserId: existing.id, roles: keyRolesBeyond(moved ? null : { role: fields.role, disabled: existing.disabled }), now: this.clock.now() });
       const was = { tenantId: existing.tenantId, role: existing.role, username: existing.username };
       return { user: { ...existing, ...fields }, change: { changed: { before: was, after: { tenantId: fields.tenantId, role: fields.role, username: fields.username } } } };
@@ -105,8 +105,8 @@ export class SsoAccountsService {
   }
 
   private async disable(em: EntityManager, user: UserEntity): Promise<void> {
-    await em.update(UserEntity, { id: user.id }, { disabled: true });
-    await em.delete(SessionEntity, { userId: user.id });
+    await updateUser(em, user.id, { disabled: true });
+    await endUserSessions(em, user.id);
     await revokeOwnerKeys(em, { ownerUserId: user.id, roles: keyRolesBeyond(null), now: this.clock.now() });
   }
 }

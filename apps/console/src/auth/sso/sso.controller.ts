@@ -6,14 +6,9 @@ import { CLOCK, type Clock } from '../../common/clock';
 import type { HttpRequest } from '../../common/http';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
 import { SessionLoginResponse } from '../dto/session.dto';
-import { setRetryAfter } from '../login-throttled.exception';
-import { answerWithSessionCookie } from '../session-answer';
+import { answerWithSessionCookie, type HeaderResponse } from '../session-answer';
 import { LdapLoginDto, SsoMethodsView } from './dto/sso.dto';
 import { LdapService } from './ldap.service';
-
-interface HeaderResponse {
-  setHeader(name: string, value: string): unknown;
-}
 
 @ConsoleController('auth', { tag: 'auth', access: 'public' })
 export class SsoController {
@@ -44,11 +39,6 @@ export class SsoController {
   @ApiOkResponse({ type: SessionLoginResponse })
   @ApiTooManyRequestsResponse({ description: 'Too many wrong passwords for this account from this client address, or from this address' })
   async ldapLogin(@Body() body: LdapLoginDto, @Ip() address: string, @Req() request: HttpRequest, @Res({ passthrough: true }) response: HeaderResponse): Promise<SessionLoginResponse> {
-    try {
-      return answerWithSessionCookie(await this.ldap.login(body.username, body.password, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
-    } catch (error) {
-      setRetryAfter(error, response);
-      throw error;
-    }
+    return answerWithSessionCookie(await this.ldap.login(body.username, body.password, address), this.clock.now(), this.options.sessionCookieSecure, request, response);
   }
 }

@@ -1,7 +1,13 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IntQuery } from '../../common/query';
 import { RUN_STATES, type RunState } from '@baton/domain';
 import { LoadCountView } from '../../load/dto/load.dto';
 import type * as Api from '../../api-types';
+
+/** Tenants per page of the operator's overview: the default, and the most. */
+export const DEFAULT_DASHBOARDS = 20;
+export const MAX_DASHBOARDS = 100;
 
 export class BacklogView {
   @ApiProperty({ type: LoadCountView, description: 'PENDING and RETRY_WAIT runs whose due time has come' }) due!: LoadCountView;
@@ -26,4 +32,20 @@ export class DashboardView implements Api.Dashboard {
   @ApiProperty({ type: LoadCountView, description: 'Alarms not acknowledged, counted up to 1,000' }) openAlarms!: LoadCountView;
   @ApiProperty({ description: 'Executors UP' }) executorsUp!: number;
   @ApiProperty({ type: BacklogView }) backlog!: BacklogView;
+}
+
+export class DashboardPage implements Api.Page<DashboardView> {
+  @ApiProperty({ type: [DashboardView] }) items!: DashboardView[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor!: string | null;
+}
+
+export class DashboardsQuery {
+  @ApiPropertyOptional({ description: 'Opaque cursor: the `nextCursor` of the previous page' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+
+  @IntQuery(`Tenants per page, 1-${MAX_DASHBOARDS} (default ${DEFAULT_DASHBOARDS})`, 1, MAX_DASHBOARDS)
+  limit?: number;
 }

@@ -1,1 +1,5 @@
 export * from './count-open-alarms';
+export * from './ack-alarm';
+export * from './alarms-published-since';
+export * from './find-alarm';
+export * from './list-alarms';

@@ -45,7 +45,7 @@ export async function deleteEngineGroup(manager: EntityManager, name: string): P
  *
  *   SELECT id, engine_group FROM tenants [WHERE engine_group = ?] ORDER BY id
  */
-export function tenantGroups(manager: EntityManager, engineGroup?: string): Promise<Array<Pick<TenantEntity, 'id' | 'engineGroup'>>> {
+export function tenantGroupsAcrossTenants(manager: EntityManager, engineGroup?: string): Promise<Array<Pick<TenantEntity, 'id' | 'engineGroup'>>> {
   return manager.find(TenantEntity, { where: engineGroup === undefined ? {} : { engineGroup }, select: { id: true, engineGroup: true }, order: { id: 'ASC' } });
 }
 

@@ -7,3 +7,7 @@ export * from './find-run-attempts';
 export * from './find-tenant-runs';
 export * from './read-run-log-page';
 export * from './search-runs';
+export * from './find-changed-runs';
+export * from './find-last-runs';
+export * from './find-run';
+export * from './list-runs';

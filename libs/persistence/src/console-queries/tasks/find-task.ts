@@ -21,3 +21,23 @@ export async function taskNames(manager: EntityManager, tenantId: string, ids: r
   const rows = await manager.find(TaskEntity, { where: ofTenant(tenantId, { id: In([...ids]) }), select: { id: true, name: true } });
   return new Map(rows.map((t) => [t.id, t.name]));
 }
+
+/**
+ * Whether the tenant has this task:
+ *
+ *   SELECT 1 FROM tasks WHERE id = ? AND tenant_id = ? LIMIT 1                     -- primary key
+ */
+export function taskExists(manager: EntityManager, tenantId: string, id: number): Promise<boolean> {
+  return manager.existsBy(TaskEntity, ofTenant(tenantId, { id }));
+}
+
+/**
+ * Which of these ids are the tenant's tasks (the others read as missing):
+ *
+ *   SELECT id FROM tasks WHERE tenant_id = ? AND id IN (…)
+ */
+export async function ownedTaskIds(manager: EntityManager, tenantId: string, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  const rows = await manager.find(TaskEntity, { where: ofTenant(tenantId, { id: In([...ids]) }), select: { id: true } });
+  return rows.map((r) => r.id);
+}

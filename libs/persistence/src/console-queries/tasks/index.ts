@@ -10,3 +10,4 @@ export * from './update-task';
 export * from './lock-task-for-backfill';
 export * from './mark-backfills-cancelled';
 export * from './calendar-tasks';
+export * from './set-managed-hash';

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { ofTenant } from '../tenant-scope';
 import { TaskEntity } from '../../entities';
 
 /** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
@@ -23,4 +24,23 @@ export function listTasks(
   if (filter.paused !== undefined) qb.andWhere('t.paused = :paused', { paused: filter.paused });
   if (filter.afterName !== undefined) qb.andWhere('t.name > :after', { after: filter.afterName });
   return qb.orderBy('t.name', 'ASC').take(filter.limit).getMany();
+}
+
+/**
+ * The ids of the tenant's first `limit` tasks by name (the task list's summaries when no ids are named):
+ *
+ *   SELECT id FROM tasks WHERE tenant_id = ? ORDER BY name LIMIT ?                 -- uq_tasks_tenant_name
+ */
+export async function firstTaskIds(manager: EntityManager, tenantId: string, limit: number): Promise<number[]> {
+  const rows = await manager.find(TaskEntity, { where: ofTenant(tenantId, {}), select: { id: true }, take: limit, order: { name: 'ASC' } });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * All the tenant's tasks by name (tasks as code: the export, and what a plan compares with):
+ *
+ *   SELECT * FROM tasks WHERE tenant_id = ? ORDER BY name                          -- uq_tasks_tenant_name
+ */
+export function allTasksByName(manager: EntityManager, tenantId: string): Promise<TaskEntity[]> {
+  return manager.find(TaskEntity, { where: ofTenant(tenantId, {}), order: { name: 'ASC' } });
 }

@@ -1,2 +1,3 @@
 export * from './find-tenant';
 export * from './write-tenants';
+export * from './rotate-executor-secret';

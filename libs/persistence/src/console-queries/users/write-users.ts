@@ -11,11 +11,16 @@ export async function insertUser(manager: EntityManager, row: UserEntity): Promi
 }
 
 /**
- * Changes a user found in the caller's scope first (findUser): role, disabled, or password hash.
+ * Changes a user found in the caller's scope first (findUser): role, disabled, or password hash;
+ * or, for a single sign-on user kept in step with its provider, its tenant, name and role.
  *
- *   UPDATE users SET role = ?, disabled = ? | password_hash = ? WHERE id = ?
+ *   UPDATE users SET role = ?, disabled = ? | password_hash = ? | tenant_id = ?, login_tenant = ?, username = ?, role = ? WHERE id = ?
  */
-export async function updateUser(manager: EntityManager, id: number, fields: Partial<Pick<UserEntity, 'role' | 'disabled' | 'passwordHash'>>): Promise<void> {
+export async function updateUser(
+  manager: EntityManager,
+  id: number,
+  fields: Partial<Pick<UserEntity, 'role' | 'disabled' | 'passwordHash' | 'tenantId' | 'loginTenant' | 'username'>>,
+): Promise<void> {
   await manager.update(UserEntity, { id }, fields);
 }
 

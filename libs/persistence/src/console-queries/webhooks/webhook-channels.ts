@@ -55,3 +55,12 @@ export async function webhookDeliveryStand(manager: EntityManager, channelId: nu
   ]);
   return { pending, failed, lastError: last?.lastError ?? null };
 }
+
+/**
+ * A channel's new address and filter (its name and secret stay):
+ *
+ *   UPDATE webhook_channels SET url = ?, alarm_types = ?, min_severity = ? WHERE id = ? AND tenant_id = ?
+ */
+export async function updateWebhookChannel(manager: EntityManager, tenantId: string, id: number, value: Pick<WebhookChannelEntity, 'url' | 'alarmTypes' | 'minSeverity'>): Promise<void> {
+  await manager.update(WebhookChannelEntity, ofTenant(tenantId, { id }), value);
+}

@@ -1,20 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
+import { CredentialsDto } from '../../dto/login.dto';
 
-export class LdapLoginDto {
-  @ApiProperty({ example: 'alice', description: 'The directory login name (its tenant comes from its groups)' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
-  username!: string;
-
-  // MinLength(1): an LDAP bind with an empty password is an anonymous bind, which "succeeds".
-  @ApiProperty({ example: 'change-me' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(200)
-  password!: string;
-}
+/** An LDAP login: the user binds as itself with these. */
+export class LdapLoginDto extends CredentialsDto {}
 
 export class OidcMethodView {
   @ApiProperty({ description: 'The provider\'s name for the "Sign in with …" button' }) name!: string;

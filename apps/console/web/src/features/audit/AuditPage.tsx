@@ -7,6 +7,7 @@ import { useLoad } from '../../shared/hooks';
 import { t } from '../../shared/i18n/i18n';
 import type { AuditRecord, Page } from '../../shared/model';
 import { AuditTable } from './AuditTable';
+import { CursorPager, useCursorPages } from '../../shared/CursorPager';
 
 /** The audit log: a tenant admin's tenant, or (operator) every tenant's, with filters and a JSON lines export. */
 export function AuditPage({ operator }: { operator: boolean }) {
@@ -17,7 +18,7 @@ export function AuditPage({ operator }: { operator: boolean }) {
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [tenantId, setTenantId] = useState('');
-  const [cursors, setCursors] = useState<string[]>([]);
+  const pages = useCursorPages();
   const base = operator ? '/operator/audit' : '/audit';
   const filters = {
     actor: actor.trim(),
@@ -29,10 +30,10 @@ export function AuditPage({ operator }: { operator: boolean }) {
     tenantId: operator ? tenantId.trim() : undefined,
   };
   const key = JSON.stringify(filters);
-  const cursor = cursors[cursors.length - 1];
+  const { cursor } = pages;
   const records = useLoad(() => get<Page<AuditRecord>>(`${base}${qs({ ...filters, cursor, limit: 100 })}`), [key, cursor]);
   const filter = (set: (v: string) => void) => (value: string) => {
-    setCursors([]);
+    pages.reset();
     set(value);
   };
   return (
@@ -55,14 +56,7 @@ export function AuditPage({ operator }: { operator: boolean }) {
       </FilterBar>
       <ErrorBox error={records.error} />
       <AuditTable rows={records.data?.items} showTenant={operator} empty={t('No audit records match.')} />
-      <div className="pager">
-        <button type="button" className="btn-ghost" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>
-          {t('Newer')}
-        </button>
-        <button type="button" className="btn-ghost" disabled={!records.data?.nextCursor} onClick={() => setCursors((c) => [...c, records.data!.nextCursor!])}>
-          {t('Older')}
-        </button>
-      </div>
+      <CursorPager pages={pages} nextCursor={records.data?.nextCursor} backLabel={t('Newer')} onLabel={t('Older')} />
     </>
   );
 }

@@ -6,12 +6,13 @@ import { useInterval, useLoad } from '../../shared/hooks';
 import { t } from '../../shared/i18n/i18n';
 import { RUN_STATES, type Dashboard, type LoadCount, type Tenant } from '../../shared/model';
 import { Link } from '../../shared/router';
+import { TenantsOverview } from './TenantsOverview';
 
 const REFRESH_MS = 5000;
 
 const count = (c: LoadCount) => `${fmtNumber(c.count)}${c.capped ? '+' : ''}`;
 
-/** A tenant's last hour at a glance (GET /api/dashboard), or, for an operator, any tenant's (GET /api/operator/tenants/:id/dashboard). */
+/** A tenant's last hour at a glance (GET /api/dashboard); for an operator, every tenant's side by side and the chosen one's (GET /api/operator/tenants/:id/dashboard). */
 export function HomePage({ operator }: { operator: boolean }) {
   const tenants = useLoad(() => (operator ? get<Tenant[]>('/operator/tenants') : Promise.resolve([] as Tenant[])), [operator]);
   const [chosen, setChosen] = useState('');
@@ -29,6 +30,7 @@ export function HomePage({ operator }: { operator: boolean }) {
           </span>
         ) : null}
       </PageHeader>
+      {operator ? <TenantsOverview chosen={tenantId} onChoose={setChosen} refreshMs={REFRESH_MS} /> : null}
       {operator ? (
         <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label={t('Tenant')}>
           <Field label={t('Tenant')}>

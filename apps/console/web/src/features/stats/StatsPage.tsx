@@ -10,6 +10,8 @@ import { RUN_STATES, type Page, type Stats, type StatsSeries, type Task } from '
 import { Link, navigate, useLocation } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
+import { usePreferences } from '../../shared/preferences';
+import { chartPalette, themed } from './chart-theme';
 
 Chart.register(BarController, BarElement, LineController, LineElement, PointElement, CategoryScale, LinearScale, Legend, Tooltip);
 
@@ -29,19 +31,6 @@ function runsChartLabel(ms: number): string {
   return t('Runs per {{count}} minutes by state (when they ended)', { count: Math.round(ms / 60_000) });
 }
 
-const STATE_COLORS: Record<string, string> = {
-  SUCCEEDED: '#2e7d32',
-  FAILED: '#c62828',
-  TIMED_OUT: '#ef6c00',
-  CANCELLED: '#757575',
-  SKIPPED: '#9e9e9e',
-  RETRY_WAIT: '#f9a825',
-  ACCEPTED: '#1565c0',
-  DISPATCHED: '#42a5f5',
-  CLAIMED: '#90caf9',
-  PENDING: '#cfd8dc',
-};
-
 function ChartBox({ label, config }: { label: string; config: ChartConfiguration }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const chart = useRef<Chart | null>(null);
@@ -56,6 +45,8 @@ function ChartBox({ label, config }: { label: string; config: ChartConfiguration
   useEffect(() => {
     if (!chart.current) return;
     chart.current.data = config.data;
+    // The options carry the theme's colours: a theme switched while the page is open repaints.
+    if (config.options) chart.current.options = config.options;
     chart.current.update('none');
   }, [config]);
   return (
@@ -85,27 +76,29 @@ export function StatsPage() {
   const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: displayTimeZone() });
   const labels = buckets.map((b) => clock.format(new Date(b.t)));
   const present = RUN_STATES.filter((s) => buckets.some((b) => (b.counts[s] ?? 0) > 0));
+  const { theme } = usePreferences().prefs;
+  const palette = chartPalette(theme);
   const common = { responsive: true, maintainAspectRatio: false, animation: false as const, plugins: { legend: { position: 'bottom' as const } } };
   const runsChart: ChartConfiguration = {
     type: 'bar',
-    data: { labels, datasets: present.map((s) => ({ label: codeLabel(s), data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: STATE_COLORS[s], stack: 'runs' })) },
-    options: { ...common, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: t('runs') } } } },
+    data: { labels, datasets: present.map((s) => ({ label: codeLabel(s), data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: palette.states[s], stack: 'runs' })) },
+    options: themed({ ...common, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: t('runs') } } } }, palette),
   };
   const rateChart: ChartConfiguration = {
     type: 'line',
-    data: { labels, datasets: [{ label: t('success rate %'), data: buckets.map((b) => (b.successRate === null ? null : b.successRate * 100)), borderColor: '#2e7d32', spanGaps: true }] },
-    options: { ...common, scales: { y: { min: 0, max: 100, title: { display: true, text: '%' } } } },
+    data: { labels, datasets: [{ label: t('success rate %'), data: buckets.map((b) => (b.successRate === null ? null : b.successRate * 100)), borderColor: palette.line.rate, spanGaps: true }] },
+    options: themed({ ...common, scales: { x: {}, y: { min: 0, max: 100, title: { display: true, text: '%' } } } }, palette),
   };
   const line = (a: 'duration' | 'lateness'): ChartConfiguration => ({
     type: 'line',
     data: {
       labels,
       datasets: [
-        { label: a === 'duration' ? t('duration p50 (ms)') : t('lateness p50 (ms)'), data: buckets.map((b) => b[`${a}P50`]), borderColor: '#1565c0', spanGaps: true },
-        { label: a === 'duration' ? t('duration p95 (ms)') : t('lateness p95 (ms)'), data: buckets.map((b) => b[`${a}P95`]), borderColor: '#ef6c00', spanGaps: true },
+        { label: a === 'duration' ? t('duration p50 (ms)') : t('lateness p50 (ms)'), data: buckets.map((b) => b[`${a}P50`]), borderColor: palette.line.p50, spanGaps: true },
+        { label: a === 'duration' ? t('duration p95 (ms)') : t('lateness p95 (ms)'), data: buckets.map((b) => b[`${a}P95`]), borderColor: palette.line.p95, spanGaps: true },
       ],
     },
-    options: { ...common, scales: { y: { beginAtZero: true, title: { display: true, text: 'ms' } } } },
+    options: themed({ ...common, scales: { x: {}, y: { beginAtZero: true, title: { display: true, text: 'ms' } } } }, palette),
   });
   const s = summary.data;
   // Percentiles come from fixed buckets: each figure is the bound of its bucket, so the exact

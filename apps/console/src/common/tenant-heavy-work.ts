@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { RetryLaterException } from './api-error';
+import { OneAtATime } from './one-at-a-time';
+
+/** A tenant's heavy requests waiting behind the one running, beyond which the next is refused (429). */
+export const MAX_HEAVY_WAITING = 20;
+
+/** The 429 of a heavy route, for its OpenAPI description. */
+export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
+
+/**
+ * A tenant's heavy requests — run searches (each examines up to 20,000 runs), tasks-as-code
+ * export, plan and apply, backfills — run one at a time per tenant, other tenants' alongside.
+ * Why: forty searches sent at once by one tenant held the database's connections and cores, and
+ * another tenant's plain list calls went from p99 9 ms to 1,011 ms (docs/BENCHMARKS.md, "Heavy
+ * neighbour"); one at a time, a tenant's heavy work takes a core at most. More than
+ * MAX_HEAVY_WAITING waiting are refused rather than queued without end.
+ */
+@Injectable()
+export class TenantHeavyWork {
+  private readonly lane = new OneAtATime();
+
+  run<T>(tenantId: string, job: () => Promise<T>): Promise<T> {
+    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullException());
+    return this.lane.run(tenantId, job);
+  }
+}
+
+/** 429 RATE_LIMITED: the tenant already has MAX_HEAVY_WAITING heavy requests waiting; `Retry-After` is 1 s. */
+export class HeavyWorkQueueFullException extends RetryLaterException {
+  constructor() {
+    super(`Too many heavy requests of this tenant at once (run searches, exports, plans, applies, backfills: one runs at a time, ${MAX_HEAVY_WAITING} may wait); retry when one has answered`, 1);
+  }
+}

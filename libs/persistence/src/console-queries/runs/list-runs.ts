@@ -1,0 +1,44 @@
+import type { EntityManager } from 'typeorm';
+import { RUN_CAUSES, RUN_STATES, type RunCause, type RunState } from '@baton/domain';
+import { RunEntity } from '../../entities';
+import { keysetRows, type PageKey } from '../keyset-rows';
+import { ofTenant } from '../tenant-scope';
+
+export interface RunListFilter {
+  taskId?: number;
+  flowId?: number;
+  parentRunId?: number;
+  /** Scheduled in [from, to). */
+  from?: number;
+  to?: number;
+  state?: readonly RunState[];
+  cause?: readonly RunCause[];
+}
+
+/**
+ * A page of the tenant's runs, newest first (GET /api/runs): `limit + 1` rows below `after`.
+ *
+ *   SELECT * FROM runs WHERE tenant_id = ? [AND task_id = ?] [AND flow_id = ?] [AND parent_run_id = ?]
+ *      [AND scheduled_at >= ?] [AND scheduled_at < ?] [AND state = ? AND cause = ?]
+ *      [AND key < :after] ORDER BY scheduled_at DESC, id DESC LIMIT :limit + 1
+ *
+ * A state or cause filter is read as one query per (state, cause) pair, each an ordered range of
+ * ix_runs_tenant_filter (ix_runs_task_filter with a task) that stops at the page; without one,
+ * ix_runs_tenant_time (ix_runs_task_time).
+ */
+export function listRuns(manager: EntityManager, tenantId: string, filter: RunListFilter, page: { after: PageKey | null; limit: number }): Promise<RunEntity[]> {
+  const base = () => {
+    const qb = manager.getRepository(RunEntity).createQueryBuilder('r').where(ofTenant(tenantId, {}));
+    if (filter.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: filter.taskId });
+    if (filter.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: filter.flowId });
+    if (filter.parentRunId !== undefined) qb.andWhere('r.parentRunId = :parentRunId', { parentRunId: filter.parentRunId });
+    if (filter.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: filter.from });
+    if (filter.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: filter.to });
+    return qb;
+  };
+  const filtered = Boolean(filter.state?.length || filter.cause?.length);
+  const states = filter.state?.length ? [...new Set(filter.state)] : RUN_STATES;
+  const causes = filter.cause?.length ? [...new Set(filter.cause)] : RUN_CAUSES;
+  const queries = filtered ? states.flatMap((state) => causes.map((cause) => base().andWhere('r.state = :state AND r.cause = :cause', { state, cause }))) : [base()];
+  return keysetRows(queries, { alias: 'r', timeProperty: 'scheduledAt', timeOf: (r) => r.scheduledAt, idOf: (r) => r.id, ...page });
+}

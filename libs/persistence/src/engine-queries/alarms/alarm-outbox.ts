@@ -1,0 +1,114 @@
+import type { EntityManager } from 'typeorm';
+import type { AlarmType, Severity } from '@baton/domain';
+import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../sql';
+
+/**
+ * The alarm outbox relay's queries (apps/engine/src/alarms/outbox-relay.ts). Alarm rows are
+ * written with published_at NULL in the transaction of the change they report; the relay
+ * publishes them per tenant, oldest first, and marks them. One engine at a time relays a given
+ * tenant — the claim is a SKIP LOCKED lock on the tenant's row — so a tenant's alarms go out in
+ * order even with many engines, and different tenants go out in parallel.
+ */
+
+/**
+ * Tenants with unpublished alarms, in the order of their oldest one:
+ *
+ *   SELECT id, tenant_id FROM alarms WHERE published_at IS NULL ORDER BY id LIMIT ?     -- ix_alarms_outbox
+ *
+ * A bounded walk of the outbox index (the backlog is small unless the broker is away), deduplicated here.
+ */
+export async function findOutboxTenants(manager: EntityManager, limit: number): Promise<string[]> {
+  const { rows } = await execute<{ tenant_id: string }>(
+    manager,
+    `SELECT id, tenant_id FROM alarms WHERE published_at IS NULL ORDER BY id LIMIT ${Math.max(1, Math.floor(limit))}`,
+  );
+  return [...new Set(rows.map((r) => r.tenant_id))];
+}
+
+/**
+ * The claim on a tenant's outbox, for the rest of the transaction:
+ *
+ *   SELECT id FROM tenants WHERE id = ? FOR UPDATE SKIP LOCKED
+ *
+ * MySQL: another engine relaying this tenant holds the row, and we get nothing — skip the tenant
+ * (its relay publishes the alarms, in order). The lock is on the tenant row, not on the alarm
+ * rows: the engine's writers never lock tenant rows, so raising alarms is never held up, and the
+ * console's short tenant locks (dependency cycle check) only delay a relay turn. SQLite: one
+ * engine, transactions serialised — nothing to lock. A tenant row that does not exist (deleted)
+ * claims nothing and is relayed anyway (its alarms must not clog the outbox).
+ */
+export async function claimTenantOutbox(manager: EntityManager, tenantId: string): Promise<boolean> {
+  if (dialectOf(manager) === 'sqlite') return true;
+  const { rows } = await execute(manager, `SELECT id FROM tenants WHERE id = ? ${skipLocked('mysql')}`, [tenantId]);
+  if (rows.length) return true;
+  const exists = await execute(manager, 'SELECT id FROM tenants WHERE id = ?', [tenantId]);
+  return exists.rows.length === 0;
+}
+
+/** An unpublished alarm, as the relay turns it into a message. */
+export interface OutboxAlarm {
+  id: number;
+  uid: string | null;
+  tenantId: string;
+  type: AlarmType;
+  severity: Severity;
+  taskId: number | null;
+  runId: number | null;
+  executorId: number | null;
+  message: string;
+  /** JSON text or null. */
+  dataJson: string | null;
+  count: number;
+  raisedAt: number;
+}
+
+/**
+ * A claimed tenant's unpublished alarms, oldest first:
+ *
+ *   SELECT … FROM alarms WHERE tenant_id = ? AND published_at IS NULL ORDER BY id LIMIT ?   -- ix_alarms_tenant_outbox
+ *
+ * A plain read (no row locks): the tenant claim already makes this engine the only relay of these
+ * rows, and engines adding to a row's count (silence window) must not wait for a publish.
+ * Under READ COMMITTED it sees what the previous holder of the claim marked.
+ */
+export async function findTenantOutbox(manager: EntityManager, tenantId: string, limit: number): Promise<OutboxAlarm[]> {
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at
+     FROM alarms WHERE tenant_id = ? AND published_at IS NULL ORDER BY id LIMIT ${Math.max(1, Math.floor(limit))}`,
+    [tenantId],
+  );
+  return rows.map(outboxAlarmOf);
+}
+
+/** The columns `id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at` of an alarm, as an OutboxAlarm. */
+export function outboxAlarmOf(r: Record<string, unknown>): OutboxAlarm {
+  return {
+    id: num(r.id),
+    uid: (r.uid as string | null) ?? null,
+    tenantId: r.tenant_id as string,
+    type: r.type as AlarmType,
+    severity: r.severity as Severity,
+    taskId: numOrNull(r.task_id),
+    runId: numOrNull(r.run_id),
+    executorId: numOrNull(r.executor_id),
+    message: r.message as string,
+    dataJson: (r.data as string | null) ?? null,
+    count: num(r.count),
+    raisedAt: num(r.raised_at),
+  };
+}
+
+/**
+ * Marks published what the broker has confirmed:
+ *
+ *   UPDATE alarms SET published_at = ? WHERE id IN (…) AND published_at IS NULL
+ */
+export async function markAlarmsPublished(manager: EntityManager, ids: readonly number[], now: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  const { affected } = await execute(manager, `UPDATE alarms SET published_at = ? WHERE id IN (${placeholders(ids.length)}) AND published_at IS NULL`, [
+    now,
+    ...ids,
+  ]);
+  return affected;
+}

@@ -1,0 +1,4 @@
+export * from './insert-engine-down-alarms';
+export * from './insert-alarm';
+export * from './collapse-alarm';
+export * from './alarm-outbox';

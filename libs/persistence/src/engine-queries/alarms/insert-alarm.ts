@@ -1,0 +1,114 @@
+import type { EntityManager } from 'typeorm';
+import type { QueryResult } from 'typeorm/query-runner/QueryResult';
+import type { AlarmType, Severity } from '@baton/domain';
+import { parseAlarmTypes } from '../runs/run-attempt-row';
+import { dialectOf, execute } from '../sql';
+
+export interface AlarmRow {
+  /** The alarm's stable id (alarms.uid): a UUID made by the engine, or the executor SDK's id. */
+  uid: string;
+  tenantId: string;
+  type: AlarmType;
+  severity: Severity;
+  taskId: number | null;
+  runId: number | null;
+  executorId: number | null;
+  /** At most 1000 characters (the caller truncates). */
+  message: string;
+  /** JSON text or null. */
+  dataJson: string | null;
+  raisedAt: number;
+  /**
+   * Null: the outbox — the relay publishes it later. Set: it is published already (a business
+   * alarm the executor SDK sent straight to the broker; the row is its history and ack record).
+   */
+  publishedAt: number | null;
+}
+
+/**
+ * One alarm into the outbox:
+ *
+ *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at)
+ *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+ *   -- MySQL: ON DUPLICATE KEY UPDATE id = id      SQLite: ON CONFLICT (uid) DO NOTHING
+ *
+ * Always called with the manager of the transaction that makes the state change the alarm is
+ * about, so the alarm exists if and only if the change does (published_at NULL: the relay
+ * publishes it later, once). A uid that exists already (an executor's callback carrying the same
+ * business alarm again) writes nothing: the conflict clause, not a read first, so two engines
+ * taking the two copies at once cannot both write it. apps/engine/src/alarms/ is the only caller.
+ * Returns whether a row was written.
+ */
+export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Promise<boolean> {
+  const mysql = dialectOf(manager) === 'mysql';
+  const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+     ${mysql ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (uid) DO NOTHING'}`;
+  const params = [
+    alarm.uid,
+    alarm.tenantId,
+    alarm.type,
+    alarm.severity,
+    alarm.taskId,
+    alarm.runId,
+    alarm.executorId,
+    alarm.message,
+    alarm.dataJson,
+    alarm.raisedAt,
+    alarm.publishedAt,
+  ];
+  if (!mysql) return (await execute(manager, sql, params)).affected === 1;
+  // MySQL connects with CLIENT_FOUND_ROWS, so a duplicate "updated" to itself counts 1 affected
+  // row too; its OK packet's insertId is 0 (measured on MariaDB 10.11), a new row's is its id.
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    const result = (await runner.query(sql, params, true)) as QueryResult;
+    return Number((result.raw as { insertId?: number } | undefined)?.insertId ?? 0) > 0;
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
+}
+
+/**
+ * Whether an alarm with this stable id exists (an executor's callback carrying a business alarm
+ * again — checked before the silence window, which would otherwise count the repeat):
+ *
+ *   SELECT id FROM alarms WHERE uid = ?                            -- ux_alarms_uid
+ */
+export async function alarmUidExists(manager: EntityManager, uid: string): Promise<boolean> {
+  const { rows } = await execute(manager, 'SELECT id FROM alarms WHERE uid = ?', [uid]);
+  return rows.length > 0;
+}
+
+/**
+ * The alarm types a task raises (tasks.alarm_types): `SELECT alarm_types FROM tasks WHERE id = ?`.
+ * For callers that hold a run but not its task's settings. null: every type (or no such task).
+ */
+export async function findTaskAlarmTypes(manager: EntityManager, taskId: number): Promise<AlarmType[] | null> {
+  return (await findTaskAlarmSettings(manager, taskId)).types;
+}
+
+export interface TaskAlarmSettings {
+  /** null: every type (no such task, or unreadable). */
+  types: AlarmType[] | null;
+  /** Repeats within this window collapse into one alarm; 0: never. */
+  silenceMs: number;
+}
+
+/**
+ * A task's alarm settings:
+ *
+ *   SELECT alarm_types, alarm_silence_ms FROM tasks WHERE id = ?
+ *
+ * One primary-key read per alarm about a task (alarms are rare next to runs).
+ */
+export async function findTaskAlarmSettings(manager: EntityManager, taskId: number): Promise<TaskAlarmSettings> {
+  const { rows } = await execute<{ alarm_types: string; alarm_silence_ms: number | string | null }>(
+    manager,
+    'SELECT alarm_types, alarm_silence_ms FROM tasks WHERE id = ?',
+    [taskId],
+  );
+  if (!rows.length) return { types: null, silenceMs: 0 };
+  const silence = Number(rows[0].alarm_silence_ms ?? 0);
+  return { types: parseAlarmTypes(rows[0].alarm_types), silenceMs: Number.isFinite(silence) && silence > 0 ? silence : 0 };
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from 'typeorm';
+import { execute, num, placeholders } from '../sql';
+
+export interface UpExecutorRow {
+  id: number;
+  tenantId: string;
+  app: string;
+  url: string;
+  capacity: number;
+  queueLimit: number;
+  inFlight: number;
+  /** The tenant secret version that verified its latest heartbeat; null before this was recorded. */
+  secretVersion: number | null;
+}
+
+/**
+ * The routing table of an engine: UP executors of the tenants its groups serve.
+ *
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
+ *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
+ *    WHERE t.engine_group IN (…) AND e.state = 'UP'
+ *
+ * Read about once a second by every engine (ExecutorRegistry) instead of once per dispatch:
+ * the executors table is small (one row per executor process) and changes slowly.
+ */
+export async function findUpExecutors(manager: EntityManager, groups: readonly string[]): Promise<UpExecutorRow[]> {
+  if (groups.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
+       FROM executors e JOIN tenants t ON t.id = e.tenant_id
+      WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
+      ORDER BY e.id`,
+    [...groups],
+  );
+  return rows.map((r) => ({
+    id: num(r.id),
+    tenantId: String(r.tenant_id),
+    app: String(r.app),
+    url: String(r.url),
+    capacity: num(r.capacity),
+    queueLimit: num(r.queue_limit),
+    inFlight: num(r.in_flight),
+    secretVersion: r.secret_version === null || r.secret_version === undefined ? null : num(r.secret_version),
+  }));
+}

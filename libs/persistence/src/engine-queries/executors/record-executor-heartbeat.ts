@@ -1,0 +1,85 @@
+import type { EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../../errors';
+import { execute, num } from '../sql';
+
+export interface ExecutorHeartbeatInput {
+  tenantId: string;
+  app: string;
+  url: string;
+  capacity: number;
+  /** Queue places beyond the pool (0: not said). */
+  queueLimit: number;
+  inFlight: number;
+  /** The handler names it offers. */
+  handlers: readonly string[];
+  /** JSON schemas of some handlers' params, by name (the heartbeat's handlerSchemas); undefined: none. */
+  handlerSchemas?: Record<string, unknown>;
+  /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
+  secretVersion: number;
+  now: number;
+}
+
+/**
+ * Registers an executor or refreshes it (an upsert on uq_executors_tenant_app_url), and says
+ * whether it came back from DOWN:
+ *
+ *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas)
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
+ *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ?
+ *
+ * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
+ * heartbeats to several engines at once, exactly one of them sees it move and writes the
+ * EXECUTOR_UP alarm (in the caller's transaction). Two engines registering a new executor at
+ * the same moment: the second INSERT hits the unique key and falls back to the update path.
+ * An executor that stopped gracefully (stopped_at set) was not lost: its restart is no
+ * EXECUTOR_UP, it comes back by the second update.
+ * A portable upsert in two statements, as in register-engine-node.ts.
+ */
+export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
+  const schemas = input.handlerSchemas === undefined ? null : JSON.stringify(input.handlerSchemas);
+  const find = async (): Promise<number | null> => {
+    const { rows } = await execute<{ id: number | string }>(manager, 'SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?', [
+      input.tenantId,
+      input.app,
+      input.url,
+    ]);
+    return rows.length ? num(rows[0].id) : null;
+  };
+  let id = await find();
+  if (id === null) {
+    try {
+      await execute(
+        manager,
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas)
+         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas],
+      );
+      const inserted = await find();
+      if (inserted === null) throw new Error('executor row vanished right after its insert');
+      return { executorId: inserted, cameBack: false };
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      id = await find();
+      if (id === null) throw err;
+    }
+  }
+  const revived = await execute(
+    manager,
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
+    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
+  );
+  if (revived.affected > 0) return { executorId: id, cameBack: true };
+  // Also brings back, quietly, an executor that stopped gracefully (markExecutorStopped): a restart, not an outage ending.
+  await execute(manager, "UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?", [
+    input.capacity,
+    input.queueLimit,
+    input.inFlight,
+    input.now,
+    input.secretVersion,
+    JSON.stringify(input.handlers),
+    schemas,
+    id,
+  ]);
+  return { executorId: id, cameBack: false };
+}

@@ -1,0 +1,60 @@
+import type { EntityManager } from 'typeorm';
+import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, RetryPolicy } from '@baton/domain';
+import { execute, num, placeholders } from '../sql';
+
+/** What dispatching a run needs from its task (ClaimedRun's task fields). */
+export interface ClaimedRunTask {
+  id: number;
+  name: string;
+  executorApp: string;
+  handler: string;
+  timeoutMs: number;
+  startDeadlineMs: number;
+  concurrencyPolicy: ConcurrencyPolicy;
+  retry: RetryPolicy;
+  fanOut: FanOut;
+}
+
+/**
+ * The task fields of freshly claimed runs, by task id:
+ *
+ *   SELECT id, name, executor_app, handler, timeout_ms, … FROM tasks WHERE id IN (…)
+ *
+ * A plain (non-locking, MVCC) read after the claim, not a join inside it: the claim's
+ * FOR UPDATE would otherwise lock — or SKIP — task rows the planner holds. Current task values
+ * are what a dispatch should use (timeout, handler), except params, which the run snapshots.
+ * A task missing from the result was deleted after its run was made.
+ */
+export async function findClaimedRunTasks(manager: EntityManager, taskIds: readonly number[]): Promise<Map<number, ClaimedRunTask>> {
+  const unique = [...new Set(taskIds)];
+  const out = new Map<number, ClaimedRunTask>();
+  if (unique.length === 0) return out;
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT id, name, executor_app, handler, timeout_ms, start_deadline_ms, concurrency_policy,
+            retry_max_attempts, retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille,
+            fan_out_mode, fan_out_shards, fan_out_fail_when
+       FROM tasks
+      WHERE id IN (${placeholders(unique.length)})`,
+    unique,
+  );
+  for (const r of rows) {
+    out.set(num(r.id), {
+      id: num(r.id),
+      name: String(r.name),
+      executorApp: String(r.executor_app),
+      handler: String(r.handler),
+      timeoutMs: num(r.timeout_ms),
+      startDeadlineMs: num(r.start_deadline_ms),
+      concurrencyPolicy: r.concurrency_policy as ConcurrencyPolicy,
+      retry: {
+        maxAttempts: num(r.retry_max_attempts),
+        backoffBaseMs: num(r.retry_backoff_base_ms),
+        backoffMaxMs: num(r.retry_backoff_max_ms),
+        jitter: num(r.retry_jitter_permille) / 1000,
+      },
+      fanOut: { mode: r.fan_out_mode as FanOutMode, shards: r.fan_out_shards === null ? null : num(r.fan_out_shards), failWhen: r.fan_out_fail_when as FanOutFailWhen },
+    });
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+import type { EntityManager } from 'typeorm';
+import type { AlarmType, RunState } from '@baton/domain';
+import { parseAlarmTypes } from './run-attempt-row';
+import { execute, num, placeholders } from '../sql';
+
+export interface LateRunRow {
+  runId: number;
+  tenantId: string;
+  taskId: number;
+  taskName: string;
+  state: RunState;
+  attempt: number;
+  scheduledAt: number;
+  dueAt: number;
+  startDeadlineMs: number;
+  /** null: every type. */
+  alarmTypes: AlarmType[] | null;
+}
+
+/**
+ * Watchdog START_LATE: runs of my groups not dispatched by their start deadline and not
+ * alarmed yet.
+ *
+ *   SELECT … FROM runs r JOIN tasks t ON t.id = r.task_id
+ *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
+ *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :now AND r.dispatched_at IS NULL
+ *      AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE r.due_at END) + t.start_deadline_ms < :now
+ *    LIMIT ?
+ *
+ * Shape: ix_runs_late (engine_group, state, late_alarmed_at, scheduled_at) gives a range per
+ * (group, state) over runs not alarmed yet whose fire time has passed — runs planned ahead
+ * (future scheduled_at), runs already alarmed and the whole history (terminal states) are not
+ * read. The deadline is per task, hence the join for the last test.
+ * The reference instant: the fire time for a first attempt (a first attempt deferred by
+ * dispatch trouble stays measured from its fire time — it IS late); a retry's own due time for
+ * attempt > 1 (a retry waits for its backoff on purpose; it is late when not sent within the
+ * start deadline of that). `dispatched_at IS NULL`: a run handed back to PENDING after its
+ * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
+ * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
+ */
+export async function findLateRuns(manager: EntityManager, input: { groups: readonly string[]; now: number; limit: number }): Promise<LateRunRow[]> {
+  if (input.groups.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, r.due_at,
+            t.start_deadline_ms, t.alarm_types
+       FROM runs r JOIN tasks t ON t.id = r.task_id
+      WHERE r.engine_group IN (${placeholders(input.groups.length)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
+        AND r.late_alarmed_at IS NULL AND r.scheduled_at < ? AND r.dispatched_at IS NULL
+        AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE r.due_at END) + t.start_deadline_ms < ?
+      LIMIT ?`,
+    [...input.groups, input.now, input.now, input.limit],
+  );
+  return rows.map((r) => ({
+    runId: num(r.id),
+    tenantId: String(r.tenant_id),
+    taskId: num(r.task_id),
+    taskName: String(r.task_name),
+    state: r.state as RunState,
+    attempt: num(r.attempt),
+    scheduledAt: num(r.scheduled_at),
+    dueAt: num(r.due_at),
+    startDeadlineMs: num(r.start_deadline_ms),
+    alarmTypes: parseAlarmTypes(r.alarm_types),
+  }));
+}

@@ -1,0 +1,36 @@
+import type { EntityManager } from 'typeorm';
+import { RUN_ATTEMPT_COLUMNS, toRunAttemptRow, type RunAttemptRow } from './run-attempt-row';
+import { execute, placeholders } from '../sql';
+
+/**
+ * Watchdog reconciliation: runs of my groups still executing on an executor that went DOWN
+ * more than the grace ago (silent since before `heartbeatBefore` = now − dead-after − grace).
+ *
+ *   SELECT … FROM executors e
+ *     JOIN runs r ON r.executor_id = e.id AND r.state IN ('DISPATCHED', 'ACCEPTED')
+ *     JOIN tasks t ON t.id = r.task_id
+ *    WHERE e.state = 'DOWN' AND e.heartbeat_at < ? AND r.engine_group IN (…)
+ *    LIMIT ?
+ *
+ * Driven from the (few) DOWN executors, each a range on ix_runs_executor (executor_id, state):
+ * an executor down for months costs one empty index probe per tick. The grace lets an executor
+ * that was only partitioned come back and call back: its callback wins by the guarded update,
+ * and a reconciliation that comes later matches nothing.
+ */
+export async function findOrphanedRuns(
+  manager: EntityManager,
+  input: { groups: readonly string[]; heartbeatBefore: number; limit: number },
+): Promise<RunAttemptRow[]> {
+  if (input.groups.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT ${RUN_ATTEMPT_COLUMNS}
+       FROM executors e
+       JOIN runs r ON r.executor_id = e.id AND r.state IN ('DISPATCHED', 'ACCEPTED')
+       JOIN tasks t ON t.id = r.task_id
+      WHERE e.state = 'DOWN' AND e.heartbeat_at < ? AND r.engine_group IN (${placeholders(input.groups.length)})
+      LIMIT ?`,
+    [input.heartbeatBefore, ...input.groups, input.limit],
+  );
+  return rows.map(toRunAttemptRow);
+}

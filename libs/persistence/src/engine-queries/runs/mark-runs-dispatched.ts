@@ -1,0 +1,67 @@
+import type { EntityManager } from 'typeorm';
+import { caseById, execute, num, placeholders } from '../sql';
+import { runWrite, stateIn } from '../../runs/run-writes';
+
+/** Its move, checked against the run state machine (run-writes.spec.ts). */
+export const MARK_RUNS_DISPATCHED = runWrite('markRunsDispatched', ['CLAIMED'], 'DISPATCHED');
+
+export interface RunToDispatch {
+  runId: number;
+  attempt: number;
+  executorId: number;
+  /** dispatched_at + the task's timeout. */
+  deadlineAt: number;
+}
+
+/**
+ * CLAIMED → DISPATCHED for the runs a node is about to POST, written BEFORE the POSTs leave —
+ * for all of them in one statement (the dispatcher batches the runs its slots start together):
+ *
+ *   UPDATE runs SET state = 'DISPATCHED',
+ *                   executor_id = CASE id WHEN ? THEN ? … END, deadline_at = CASE id WHEN ? THEN ? … END,
+ *                   dispatched_at = ?, accepted_at = NULL, updated_at = ?
+ *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = CASE id WHEN ? THEN ? … END
+ *   -- only when fewer rows moved than asked (some run was taken over meanwhile):
+ *   SELECT id FROM runs WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND dispatched_at = ?
+ *
+ * Why so:
+ * - `claimed_by = me`: only the lease holder may send. If this node stalled and a survivor took
+ *   a run over (claimed_by changed, or the run went back to PENDING), its row does not match
+ *   and the run is dropped from memory instead of being fired twice.
+ * - written before sending: if the engine dies after the POST, the row says which executor
+ *   has it (the takeover re-sends there first; the SDK de-duplicates by run and attempt).
+ * - `deadline_at = dispatched_at + timeout` starts the attempt's clock for the watchdog now, so
+ *   a run whose ack is lost still times out (DISPATCHED → TIMED_OUT).
+ * - one statement for many runs: a run's own UPDATE in its own transaction cost ~5 round trips
+ *   (SET TRANSACTION, BEGIN, UPDATE, COMMIT…) and was the largest share of the engine's CPU in a
+ *   burst (docs/BENCHMARKS.md); the primary-key IN list keeps it a point lookup per run.
+ *   The follow-up SELECT sees this transaction's own writes; rows are locked by the UPDATE.
+ * Returns the ids that moved.
+ */
+export async function markRunsDispatched(
+  manager: EntityManager,
+  input: { nodeId: string; now: number; runs: readonly RunToDispatch[] },
+): Promise<Set<number>> {
+  const { runs, nodeId, now } = input;
+  if (runs.length === 0) return new Set();
+  const ids = runs.map((r) => r.runId);
+  const byId = (pick: (r: RunToDispatch) => number) => caseById(runs, (r) => r.runId, pick);
+  const executor = byId((r) => r.executorId);
+  const deadline = byId((r) => r.deadlineAt);
+  const attempt = byId((r) => r.attempt);
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET state = 'DISPATCHED', executor_id = ${executor.sql}, deadline_at = ${deadline.sql},
+                     dispatched_at = ?, accepted_at = NULL, updated_at = ?
+      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(MARK_RUNS_DISPATCHED)} AND claimed_by = ? AND attempt = ${attempt.sql}`,
+    [...executor.params, ...deadline.params, now, now, ...ids, nodeId, ...attempt.params],
+  );
+  if (affected === runs.length) return new Set(ids);
+  if (affected === 0) return new Set();
+  const { rows } = await execute<{ id: unknown }>(
+    manager,
+    `SELECT id FROM runs WHERE id IN (${placeholders(ids.length)}) AND state = 'DISPATCHED' AND claimed_by = ? AND dispatched_at = ?`,
+    [...ids, nodeId, now],
+  );
+  return new Set(rows.map((r) => num(r.id)));
+}

@@ -1,0 +1,39 @@
+import type { EntityManager } from 'typeorm';
+import { chunks, dialectOf, execute, num, placeholders, skipLocked } from '../sql';
+
+/**
+ * The rows whose lease a renewal extends: this engine's CLAIMED and DISPATCHED runs, through
+ * ix_runs_lease (state, claimed_by, lease_until) — two point ranges holding exactly this node's
+ * runs, so it neither scans the run history nor touches rows other engines hold. On MySQL the
+ * rows other transactions have locked are skipped (see renewLeases).
+ */
+export function renewLeasesSelectSql(dialect: 'mysql' | 'sqlite'): string {
+  return `SELECT id FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') ${skipLocked(dialect)}`;
+}
+
+/**
+ * Extends the lease on everything this engine holds:
+ *
+ *   SELECT id FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') FOR UPDATE SKIP LOCKED
+ *   UPDATE runs SET lease_until = ? WHERE id IN (…)          -- 500 ids a statement
+ *
+ * Why SKIP LOCKED rather than one `UPDATE … WHERE claimed_by = ?`: a row locked at that moment
+ * is being changed by this node's own dispatch marks or callback commits — it is on its way out
+ * of CLAIMED/DISPATCHED or into it — and waiting for those locks made a renewal of 5,000 held
+ * runs take longer than the lease under a 10,000-run burst on 2 cores: the leases ran out, a
+ * peer took the runs over as abandoned and the misfire policy skipped thousands of them (bench
+ * burst 10,000 × 2, 2026-11-23). A skipped row keeps its lease for this round; the next renewal
+ * (a third of the lease later) takes it. Measured on MariaDB 10.11 for the one-statement form:
+ * 2,000 held runs renewed in 4 ms, 11,400 in 95–165 ms. `updated_at` is left alone: a renewal is
+ * bookkeeping, not a change of the run.
+ * Returns the number of runs renewed.
+ */
+export async function renewLeases(manager: EntityManager, owner: string, leaseUntil: number): Promise<number> {
+  const { rows } = await execute<{ id: unknown }>(manager, renewLeasesSelectSql(dialectOf(manager)), [owner]);
+  let renewed = 0;
+  for (const ids of chunks(rows.map((r) => num(r.id)))) {
+    const { affected } = await execute(manager, `UPDATE runs SET lease_until = ? WHERE id IN (${placeholders(ids.length)})`, [leaseUntil, ...ids]);
+    renewed += affected;
+  }
+  return renewed;
+}

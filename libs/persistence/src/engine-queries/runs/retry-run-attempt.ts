@@ -1,0 +1,71 @@
+import type { EntityManager } from 'typeorm';
+import type { RunState } from '@baton/domain';
+import { execute } from '../sql';
+import { runWrite, stateIn } from '../../runs/run-writes';
+
+/** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. From RETRY_WAIT it is an attempt change, not a move. */
+export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'RETRY_WAIT', { attemptChangeFrom: ['RETRY_WAIT'] });
+
+/**
+ * A failed (or timed-out, or orphaned) attempt with attempts left: the SAME run row goes to
+ * RETRY_WAIT as attempt + 1, due after the task's backoff, its lease and executor released.
+ *
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?,
+ *                   claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
+ *                   accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+ *                   result = NULL, error = ?, progress = NULL, updated_at = ?
+ *    WHERE id = ? AND attempt = ? AND state IN (…) [AND claimed_by = ?] [AND deadline_at < ?]
+ *
+ * A retry in place is what keeps a chain from re-running: only this step runs again, its
+ * parents stay SUCCEEDED and its children are fired once it finally succeeds (same flow, same
+ * fire key). Guarded on state and attempt like finishRunAttempt; `attempt = attempt + 1` in SQL
+ * so the increment is the row's, not a value read earlier. The failed attempt's error and
+ * timings stay on the row until the next attempt overwrites them (its log lines carry the
+ * attempt number for good).
+ *
+ * The ending attempt is first copied to run_attempts under the same guard (its timeline, its
+ * executor, how it ended), and the first attempt's dispatch time is kept in first_dispatched_at:
+ * the console shows every attempt, and lateness stays the first attempt's.
+ *
+ *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, state, … FROM runs WHERE <the guard>
+ */
+export async function retryRunAttempt(
+  manager: EntityManager,
+  input: {
+    runId: number;
+    attempt: number;
+    from: readonly RunState[];
+    dueAt: number;
+    error: string | null;
+    startedAt: number | null;
+    finishedAt: number | null;
+    now: number;
+    /** Extra guards: only while this engine holds the run; only if the deadline (still) passed. */
+    claimedBy?: string;
+    deadlineBefore?: number;
+  },
+): Promise<boolean> {
+  const extra = `${input.claimedBy !== undefined ? 'AND claimed_by = ? ' : ''}${input.deadlineBefore !== undefined ? 'AND deadline_at < ?' : ''}`;
+  const extraParams = [...(input.claimedBy !== undefined ? [input.claimedBy] : []), ...(input.deadlineBefore !== undefined ? [input.deadlineBefore] : [])];
+  const guard = `id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`;
+  const guardParams = [input.runId, input.attempt, ...extraParams];
+  // The ending attempt, kept before the row moves on (the same guard: only an attempt this call ends).
+  await execute(
+    manager,
+    `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
+     SELECT tenant_id, id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, ?, ?, ?, ? FROM runs WHERE ${guard}`,
+    [input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+  );
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, first_dispatched_at = COALESCE(first_dispatched_at, dispatched_at),
+                     claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
+                     accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+                     result = NULL, error = ?, progress = NULL, updated_at = ?
+      WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
+    [input.dueAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+  );
+  // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
+  if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
+  return affected > 0;
+}

@@ -1,0 +1,5 @@
+export * from './claim-due-tasks';
+export * from './advance-planned-tasks';
+export * from './lock-task-for-concurrency';
+export * from './schedule-fixed-delay';
+export * from './pause-failing-task';

@@ -1,0 +1,2 @@
+export * from './find-claim-tenants';
+export * from './find-tenants';
