@@ -55,7 +55,8 @@ export interface ApiBurstOptions {
   mysqlServerUrl?: string;
 }
 
-async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
+/** The console in this process on the cluster's database, with an admin API key of the cluster's tenant. */
+export async function consoleOn(c: Cluster): Promise<{ app: INestApplication; url: string; key: Record<string, string> }> {
   const app = await NestFactory.create(ConsoleModule.forRoot({ dataSource: c.ds, passwordHashRounds: 4 }), { bodyParser: false, logger: ['error'], abortOnError: false });
   configureConsoleApp(app, { swagger: false, web: false });
   await app.listen(0, '127.0.0.1');
@@ -163,7 +164,7 @@ async function serverPid(c: Cluster): Promise<number | null> {
 }
 
 /** Creates `n` ONCE tasks due at `at` with POST /api/tasks/batch, 1,000 a request; returns each request's time (ms). */
-async function createOnceTasks(api: { url: string; key: Record<string, string> }, n: number, prefix: string, at: number): Promise<number[]> {
+export async function createOnceTasks(api: { url: string; key: Record<string, string> }, n: number, prefix: string, at: number): Promise<number[]> {
   const perBatch: number[] = [];
   for (let i = 0; i < n; i += PER_BATCH) {
     const tasks = Array.from({ length: Math.min(PER_BATCH, n - i) }, (_, j) => onceTask(`${prefix}-${i + j}`, at));

@@ -142,6 +142,26 @@ export class Cluster {
     return started;
   }
 
+  /**
+   * Starts one demo executor of another tenant than the cluster's (`tenant`, seeded in the same
+   * engine group), heartbeating to every engine started so far; waits until it is UP. Not one of
+   * `executors`: read its records with `records([node])`.
+   */
+  async startExecutorOf(tenant: SeededTenant, name: string, env: Record<string, string> = {}): Promise<ExecutorNode> {
+    const node = await startDemoExecutor({
+      name,
+      recordFile: join(this.dir, `${name}.records.jsonl`),
+      spoolFile: join(this.dir, `${name}.spool.jsonl`),
+      logFile: join(this.dir, `${name}.log`),
+      env: { ...EXECUTOR_TEST_ENV, BATON_TENANT: tenant.id, BATON_EXECUTOR_SECRET: tenant.executorSecret, BATON_ENGINE_URLS: this.engines.filter((e) => e.alive).map((e) => e.url).join(','), ...env },
+    });
+    await waitFor(async () => (await this.ds.getRepository(ExecutorEntity).countBy({ tenantId: tenant.id, state: 'UP', url: node.url })) > 0, {
+      timeoutMs: 20_000,
+      what: `executor ${node.url} of ${tenant.id} registered UP`,
+    });
+    return node;
+  }
+
   /** Every run of the tenant (optionally of some tasks), by id. */
   async runs(taskIds?: number[]): Promise<RunEntity[]> {
     const qb = this.ds.getRepository(RunEntity).createQueryBuilder('r').where('r.tenantId = :t', { t: this.tenant.id });

@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
 import type { RunWakeup } from '@baton/messaging';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { WakeFloor } from './wake-floor';
 
 /**
  * Notice that runs of a tenant are due now and nobody has claimed them, so the claimer claims at
@@ -9,15 +10,20 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
  * From this node (a fan-out run's shards, a flow's children, a retry due before the next poll),
  * and from the console (a manual trigger: `wake`, over POST /baton/wake or in-process). Other
  * engines of the group find this node's runs by their poll, as they find any new run.
+ * The console's wake-ups go through a per-tenant floor (BATON_WAKE_FLOOR_MS, WakeFloor): a tenant
+ * signing wake-ups back to back gets one claim turn per floor, not one per request.
  */
 @Injectable()
-export class ClaimSignal {
+export class ClaimSignal implements OnModuleDestroy {
   private readonly listeners: Array<(tenantId: string) => void> = [];
+  private readonly floor: WakeFloor;
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.floor = new WakeFloor(config.wakeFloorMs, () => clock.now(), (tenantId) => this.due(tenantId));
+  }
 
   onDue(listener: (tenantId: string) => void): void {
     this.listeners.push(listener);
@@ -31,12 +37,17 @@ export class ClaimSignal {
   /**
    * A wake-up from the console: claims now when the run falls in this node's look-ahead and its
    * group is one this node serves. A run due later is found by a poll in time anyway (the
-   * look-ahead is longer than the poll period). Returns whether it claims.
+   * look-ahead is longer than the poll period). Returns whether it claims (now, or at the end of
+   * the tenant's floor window when it was woken less than BATON_WAKE_FLOOR_MS ago).
    */
   wake(wakeup: RunWakeup): boolean {
     if (!this.config.groups.includes(wakeup.engineGroup)) return false;
     if (wakeup.dueAt > this.clock.now() + this.config.lookAheadMs) return false;
-    this.due(wakeup.tenantId);
+    this.floor.wake(wakeup.tenantId);
     return true;
+  }
+
+  onModuleDestroy(): void {
+    this.floor.clear();
   }
 }

@@ -16,6 +16,7 @@ describe('readEngineConfig', () => {
       claimBatch: 500,
       maxHeld: 20_000,
       claimIntervalMs: 200,
+      wakeFloorMs: 20,
       planIntervalMs: 500,
       planBatch: 200,
       leaseMs: 15_000,

@@ -24,8 +24,9 @@ export interface EngineConfig {
   /** Dispatches in flight at once: a slot is held from send to ack (`BATON_ENGINE_SLOTS`). Default 64. */
   slots: number;
   /**
-   * Slots beyond `slots` kept for runs still on time, the newest first (`BATON_ENGINE_ON_TIME_SLOTS`):
-   * a run due alone while a backlog is worked off goes out at once (ready-line.ts). Default 4; 0: none.
+   * Slots beyond `slots` kept for runs still on time (`BATON_ENGINE_ON_TIME_SLOTS`): the on-time lane's
+   * runs (due alone for their tenant, started ahead of their instant) first, then the newest; a run due
+   * alone while a backlog is worked off goes out on time (ready-line.ts, due-queue.ts). Default 4; 0: none.
    */
   onTimeSlots: number;
   /** Runs due within this are claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 2000 ms. */
@@ -36,6 +37,11 @@ export interface EngineConfig {
   maxHeld: number;
   /** Poll period of the claimer when nothing new was found (`BATON_CLAIM_INTERVAL_MS`). Default 200 ms. */
   claimIntervalMs: number;
+  /**
+   * Least time between two claim turns one tenant's wake-ups start (`BATON_WAKE_FLOOR_MS`): the
+   * first at once, the rest inside the window coalesced into one at its end. Default 20 ms; 0: none.
+   */
+  wakeFloorMs: number;
   /** Poll period of the planner (`BATON_PLAN_INTERVAL_MS`). Default 500 ms. */
   planIntervalMs: number;
   /** Most tasks claimed by the planner in one query (`BATON_PLAN_BATCH`). Default 200. */
@@ -120,6 +126,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     claimBatch: v.integer('BATON_CLAIM_BATCH'),
     maxHeld: v.integer('BATON_MAX_HELD'),
     claimIntervalMs: v.integer('BATON_CLAIM_INTERVAL_MS'),
+    wakeFloorMs: v.integer('BATON_WAKE_FLOOR_MS'),
     planIntervalMs: v.integer('BATON_PLAN_INTERVAL_MS'),
     planBatch: v.integer('BATON_PLAN_BATCH'),
     leaseMs: v.integer('BATON_LEASE_MS'),

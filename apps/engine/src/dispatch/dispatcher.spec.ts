@@ -114,6 +114,32 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect((await engine.metrics.lateness.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBeGreaterThan(0);
   });
 
+  it('the on-time lane: a run due alone is marked DISPATCHED as sent at its instant, and sent at it, never before', async () => {
+    await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'lone' });
+    const due = Date.now() + 300;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: due });
+    const marks = engine.get(DispatchMarks);
+    const mark = marks.markDispatched.bind(marks);
+    const calls: Array<{ onTime: boolean; sendAt?: number; written: number | null }> = [];
+    const spy = vi.spyOn(marks, 'markDispatched').mockImplementation(async (run, executorId, onTime, sendAt) => {
+      const written = await mark(run, executorId, onTime, sendAt);
+      calls.push({ onTime: onTime ?? false, sendAt, written });
+      return written;
+    });
+    try {
+      queue.accept([claimedRunOf(task, runId, { scheduledAt: due, dueAt: due })]);
+      const run = await runInState(db.dataSource, runId, 'ACCEPTED');
+      // Started ahead (the DueQueue spec times it), its row says it was sent at its instant.
+      expect(calls).toEqual([{ onTime: true, sendAt: due, written: due }]);
+      expect(a.dispatches).toHaveLength(1);
+      expect(a.dispatches[0].at).toBeGreaterThanOrEqual(due);
+      expect(run.dispatchedAt).toBeGreaterThanOrEqual(due); // the ACCEPTED mark: when the request left
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('429 → the next executor takes it (executor_id follows)', async () => {
     const [, idb] = await twoExecutors();
     a.answer(429, { accepted: false, reason: 'BUSY', message: 'pool full' });

@@ -17,6 +17,7 @@ import { DispatchAdmission } from './dispatch-admission';
 import { dispatchBackoffMs } from './dispatch-backoff';
 import { DispatchRouter } from './dispatch-router';
 import { DispatchSender, type Refusal } from './dispatch-sender';
+import { OnTimeLead } from './on-time-lead';
 import { SLOT_HOLD, type SlotHold } from './slot-hold';
 
 /**
@@ -41,6 +42,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private idleWaiters: Array<() => void> = [];
   /** ACCEPTED marks being written after their slot was freed (awaited at shutdown). */
   private readonly ackWrites = new Set<Promise<void>>();
+  /** Tenants with a run in the on-time lane now (started ahead of its instant, or being sent): one at a time each. */
+  private readonly inLane = new Set<string>();
+  private readonly lead = new OnTimeLead();
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -93,6 +97,16 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.inFlight;
   }
 
+  /** How long before its instant the on-time lane starts a run (OnTimeLead): what its recent starts took. */
+  get onTimeLeadMs(): number {
+    return this.lead.ms;
+  }
+
+  /** Whether a run of this tenant is in the on-time lane now: the lane takes one run of a tenant at a time. */
+  inLaneOf(tenantId: string): boolean {
+    return this.inLane.has(tenantId);
+  }
+
   /** The DueQueue's hook: called whenever a slot is released. */
   onSlotFreed(listener: () => void): void {
     this.slotFreed = listener;
@@ -116,12 +130,15 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /**
    * Dispatches one run in a slot of its own (the caller checked `freeSlots`, or `freeOnTimeSlots`
    * for a run `onTime`, whose DISPATCHED mark then goes out alone rather than behind a burst's). Never throws.
+   * `sendAt`: a run of the on-time lane (one of a tenant at a time: inLaneOf), maybe started ahead
+   * of its instant — routed and marked now, its POST leaves at `sendAt` (its due instant), never before.
    */
-  launch(run: ClaimedRun, onTime = false): void {
+  launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
+    if (sendAt !== undefined) this.inLane.add(run.tenantId);
     this.inFlight++;
     this.metrics.slotsInUse.set(this.inFlight);
     const endTimer = this.metrics.slotHold.startTimer();
-    this.dispatch(run, onTime)
+    this.dispatch(run, onTime, sendAt)
       .catch(async (err: Error) => {
         this.logger.error(`dispatch failed: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }, err.stack);
         // A run not sent yet goes back to the pool (RETRY_WAIT); a DISPATCHED one stays as it is:
@@ -141,6 +158,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       })
       .finally(() => {
         endTimer();
+        if (sendAt !== undefined) this.inLane.delete(run.tenantId);
         this.inFlight--;
         this.metrics.slotsInUse.set(this.inFlight);
         if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
@@ -172,7 +190,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
    * the shards of a fan-out run) → send (DispatchSender) → what the verdict means for the run
    * (DispatchMarks: ACCEPTED; DispatchSetbacks: deferred or failed).
    */
-  private async dispatch(run: ClaimedRun, onTime: boolean): Promise<void> {
+  private async dispatch(run: ClaimedRun, onTime: boolean, sendAt: number | undefined): Promise<void> {
     const tenant = await this.tenants.get(run.tenantId);
     if (!tenant) return this.setbacks.defer(run, ['CLAIMED'], `tenant ${run.tenantId} not found`);
     const route = await this.router.route(run, tenant);
@@ -190,16 +208,19 @@ export class Dispatcher implements BeforeApplicationShutdown {
         this.admission.refund(run, this.clock.now());
         return;
       case 'SEND':
-        return this.send(run, tenant, route, onTime);
+        return this.send(run, tenant, route, onTime, sendAt);
     }
   }
 
-  private async send(run: ClaimedRun, tenant: SigningTenant, route: { candidates: RoutedExecutor[] }, onTime: boolean): Promise<void> {
+  private async send(run: ClaimedRun, tenant: SigningTenant, route: { candidates: RoutedExecutor[] }, onTime: boolean, sendAt: number | undefined): Promise<void> {
     let sending = false;
+    const launchedAt = this.clock.now();
     try {
-      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId }, onTime);
+      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt }, onTime);
       if (start.kind !== 'DISPATCHED') return;
-      this.started(run, start, tenant);
+      if (onTime) this.lead.record(this.clock.now() - launchedAt);
+      if (sendAt !== undefined) await this.until(sendAt);
+      this.started(run, { ...start, at: Math.max(start.at, this.clock.now()) }, tenant);
       const released = this.slotHold.untilReleased(run);
       sending = true;
       const verdict = await this.sender.send(run, tenant, route.candidates);
@@ -275,6 +296,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
       rejection: rejected.length > 0 ? describe : null,
       executorId: unanswered?.executor.executorId ?? null,
     });
+  }
+
+  /** Resolves at `at` (the clock's time), never before: a lane run started ahead waits for its instant (a timer may fire a millisecond early by the wall clock). */
+  private async until(at: number): Promise<void> {
+    for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {

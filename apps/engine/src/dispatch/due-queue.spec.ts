@@ -8,9 +8,14 @@ import { DueQueue } from './due-queue';
 
 /** A Dispatcher stand-in: records launches (and when), with settable slots and token waits. */
 class StubDispatcher {
-  launched: Array<{ run: ClaimedRun; at: number; onTime: boolean }> = [];
+  launched: Array<{ run: ClaimedRun; at: number; onTime: boolean; sendAt?: number }> = [];
   slots = 100;
   onTimeSlots = 0;
+  onTimeLeadMs = 0;
+  inLane = new Set<string>();
+  inLaneOf(tenantId: string): boolean {
+    return this.inLane.has(tenantId);
+  }
   inFlight = 0;
   tokenWait: (run: ClaimedRun, ahead: number) => number = () => 0;
   private listener: () => void = () => undefined;
@@ -38,9 +43,10 @@ class StubDispatcher {
   takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
     return this.tokenWait(run, ahead);
   }
-  launch(run: ClaimedRun, onTime = false): void {
+  launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     this.inFlight++;
-    this.launched.push({ run, at: Date.now(), onTime });
+    if (sendAt !== undefined) this.inLane.add(run.tenantId);
+    this.launched.push({ run, at: Date.now(), onTime, ...(sendAt === undefined ? {} : { sendAt }) });
   }
   release(): void {
     this.inFlight--;
@@ -165,8 +171,9 @@ describe('DueQueue', () => {
       const t = Date.now() + 100;
       q.accept([...Array.from({ length: 50 }, (_, i) => run(i + 1, t)), run(100, t + 30), run(101, t + 60)]);
       await vi.advanceTimersByTimeAsync(100);
-      // The burst's first two take the general slots; the slot kept for on-time work stays free (a burst is the general slots' work).
-      expect(stub.launched.map((l) => [l.run.runId, l.onTime])).toEqual([[1, false], [2, false]]);
+      // The burst's first run came due alone for its tenant (the on-time lane: one run of a tenant at most), the second takes a
+      // general slot; the slot kept for on-time work stays free (the rest of a burst is the general slots' work).
+      expect(stub.launched.map((l) => [l.run.runId, l.onTime])).toEqual([[1, true], [2, false]]);
       await vi.advanceTimersByTimeAsync(30); // t + 30: the lone run is due: it goes at once, ahead of the backlog
       expect(stub.launched[2]).toMatchObject({ at: t + 30, onTime: true, run: { runId: 100 } });
       await vi.advanceTimersByTimeAsync(30); // t + 60: every slot busy: the next release serves the on-time run first
@@ -178,6 +185,67 @@ describe('DueQueue', () => {
       stub.release(); // a general slot: the backlog, oldest first
       expect(stub.launched[4]).toMatchObject({ onTime: false, run: { runId: 3 } });
       expect(q.held).toBe(47);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  // Issue 22 item 3: the on-time lane. Another tenant's run due alone goes first even when the backlog's own runs keep coming due
+  // with it (a burst claimed late, a backlog of runs due at many instants), which left it behind them in the ready line.
+  it("a run due alone for its tenant goes out at once ahead of another tenant's backlog, even one whose runs come due with it", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      stub.onTimeSlots = 1;
+      const q = make(stub);
+      const t = Date.now() + 100;
+      const backlog = (from: number, n: number, at: number) => Array.from({ length: n }, (_, i) => run(from + i, at));
+      q.accept(backlog(1, 50, t));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(stub.launched).toHaveLength(2);
+      q.accept([{ ...run(500, t + 30), tenantId: 'lone' }, ...backlog(100, 20, t + 30)]);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(stub.launched[2]).toMatchObject({ at: t + 30, onTime: true, run: { runId: 500, tenantId: 'lone' } });
+      // Its tenant's next run, due while none of its runs is in line, is in the lane again; the backlog's are not.
+      stub.release();
+      expect(stub.launched[3]).toMatchObject({ onTime: true, run: { runId: 119 } }); // the backlog's newest, on time (takeNewestOnTime)
+      q.accept([{ ...run(501, t + 70), tenantId: 'lone' }]);
+      await vi.advanceTimersByTimeAsync(40);
+      expect(stub.launched).toHaveLength(4); // every slot busy
+      stub.release();
+      expect(stub.launched[4]).toMatchObject({ at: t + 70, onTime: true, run: { runId: 501 } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("starts a run due alone the lane's lead ahead of its instant, to be sent at it; its tenant's next runs and a backlog's go the usual way", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      stub.onTimeSlots = 1;
+      stub.onTimeLeadMs = 40;
+      const q = make(stub);
+      const t = Date.now() + 200;
+      q.accept([{ ...run(1, t), tenantId: 'lone' }, { ...run(2, t + 10), tenantId: 'lone' }, ...Array.from({ length: 5 }, (_, i) => run(10 + i, t + 100))]);
+      await vi.advanceTimersByTimeAsync(159);
+      expect(stub.launched).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1); // t − 40
+      expect(stub.launched).toEqual([{ run: expect.objectContaining({ runId: 1 }), at: t - 40, onTime: true, sendAt: t }]);
+      await vi.advanceTimersByTimeAsync(50); // t + 10: lone's second run: its tenant has one in the lane already, so at its instant
+      expect(stub.launched[1]).toMatchObject({ run: { runId: 2 }, at: t + 10 });
+      expect(stub.launched[1].sendAt).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(50); // t + 60 = the backlog's instant − 40: its first run starts ahead, alone for its tenant
+      expect(stub.launched[2]).toMatchObject({ run: { runId: 10 }, at: t + 60, onTime: true, sendAt: t + 100 });
+      await vi.advanceTimersByTimeAsync(40); // t + 100: the rest at its instant, in the general slots as they free up — not in the lane, where its tenant has a run
+      expect(stub.launched).toHaveLength(3);
+      stub.release();
+      expect(stub.launched).toHaveLength(3);
+      stub.release();
+      expect(stub.launched[3]).toMatchObject({ run: { runId: 11 }, at: t + 100, onTime: false });
+      expect(stub.launched).toHaveLength(4);
     } finally {
       vi.useRealTimers();
     }

@@ -18,7 +18,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * (due time, priority): within one millisecond higher priority fires first, then FIFO. ONE timer
  * is armed, for the earliest due time — not a poll: a run fires when its millisecond comes,
  * whatever the claim interval. On the timer (and whenever a dispatch slot frees up) `pump`
- * moves the runs that are due into the ready line (ready-line.ts) and takes them from it —
+ * moves the runs that are due into the ready line (ready-line.ts) and takes them from it — the
+ * on-time lane first (a run due alone for its tenant and still on time, in any free slot), then
  * oldest first into the general slots, the newest still on time into the slots reserved for
  * on-time work — and, per run:
  * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
@@ -26,6 +27,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  *   waiting in one pump are spread at the refill rate, not all retried at the same instant);
  * - needs a free dispatch slot — with none, due runs stay queued until a slot is released;
  * - is handed to the Dispatcher.
+ *
+ * The on-time lane also starts a run **ahead of its instant** (startAhead): the head of the queue,
+ * due within the lane's lead (OnTimeLead: what the lane's recent starts took, ≤ 100 ms), whose
+ * tenant has no run in the ready line nor in the lane, is routed and marked DISPATCHED before its
+ * instant and sent at it — the mark's commit, which a burst's writes make 20–80 ms slow, is
+ * then off its path. One run of a tenant at a time: a burst's first run may go this way, the
+ * rest of it goes the general way.
  *
  * `drain()` (shutdown) stops everything and hands back what was not dispatched, for the node to
  * release. Runs being dispatched at that moment finish their dispatch.
@@ -123,8 +131,10 @@ export class DueQueue implements OnModuleDestroy {
     }
     const waiting = new Map<string, number>();
     for (;;) {
-      const general = this.dispatcher.freeSlots > 0;
-      const run = general ? this.ready.takeOldest() : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined;
+      // The on-time lane first, in any free slot: a run due alone for its tenant leaves before a backlog's next run does.
+      const alone = this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeAlone(now, (tenantId) => !this.dispatcher.inLaneOf(tenantId)) : undefined;
+      const general = alone === undefined && this.dispatcher.freeSlots > 0;
+      const run = alone ?? (general ? this.ready.takeOldest() : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined);
       if (run === undefined) break;
       this.tally.remove(run.tenantId);
       const line = `${run.tenantId}\u0000${run.taskId}`;
@@ -135,11 +145,29 @@ export class DueQueue implements OnModuleDestroy {
         this.enqueue(run, now + wait);
         continue;
       }
-      this.dispatcher.launch(run, !general);
+      this.dispatcher.launch(run, !general, alone === undefined ? undefined : run.dueAt);
       this.releasedListener(run.tenantId);
     }
+    this.startAhead(now);
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.arm(now);
+  }
+
+  /**
+   * The on-time lane ahead of the instant: the queue's head, due within the lead, alone for its
+   * tenant, in a free slot; its tokens are taken as of its instant, so a paced tenant is not sent faster.
+   */
+  private startAhead(now: number): void {
+    const lead = this.dispatcher.onTimeLeadMs;
+    for (let due = this.queue.peekTime(); due !== undefined && due <= now + lead && this.dispatcher.freeOnTimeSlots > 0; due = this.queue.peekTime()) {
+      const run = this.queue.peek() as ClaimedRun;
+      if (!startsByMark(run) || this.ready.hasTenant(run.tenantId) || this.dispatcher.inLaneOf(run.tenantId) || this.dispatcher.takeTokens(run, due) > 0) return;
+      this.queue.dequeue();
+      this.handles.delete(run.runId);
+      this.tally.remove(run.tenantId);
+      this.dispatcher.launch(run, true, due);
+      this.releasedListener(run.tenantId);
+    }
   }
 
   /**
@@ -147,8 +175,11 @@ export class DueQueue implements OnModuleDestroy {
    * released slot serves): it may be on time for a reserved slot while the general ones are busy.
    */
   private arm(now: number): void {
-    const next = this.queue.peekTime();
-    if (next === undefined || this.stopped) return;
+    const due = this.queue.peekTime();
+    if (due === undefined || this.stopped) return;
+    // At the lead before the head's instant (it may start ahead: startAhead), else at the instant.
+    const ahead = due - this.dispatcher.onTimeLeadMs;
+    const next = ahead > now ? ahead : due;
     // Node may run a timer up to a millisecond early by the wall clock (its loop time is cached):
     // pump then finds nothing due and re-arms for the remainder.
     this.timer = setTimeout(() => {
@@ -161,4 +192,13 @@ export class DueQueue implements OnModuleDestroy {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/**
+ * A run whose start is only its DISPATCHED mark (RunStart): concurrency ALLOW, or a shard, and not
+ * a fan-out run. Only such a run starts ahead of its instant — a FORBID or REPLACE run looks at its
+ * task's other runs, and a fan-out run writes its shards, as of its instant.
+ */
+function startsByMark(run: ClaimedRun): boolean {
+  return run.shard !== null || (run.concurrencyPolicy === 'ALLOW' && run.fanOut.mode === 'SINGLE');
 }

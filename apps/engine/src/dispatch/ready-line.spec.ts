@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimedRun } from '../claimed-run';
 import { ON_TIME_WINDOW_MS, ReadyLine } from './ready-line';
 
-const run = (runId: number, dueAt: number) => ({ runId, dueAt }) as ClaimedRun;
+const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, tenantId }) as ClaimedRun;
 const T = 1_000_000;
+const any = () => true;
 
 describe('ReadyLine', () => {
   it('serves the head oldest first and the tail newest first', () => {
@@ -60,5 +61,59 @@ describe('ReadyLine', () => {
     }
     expect(line.size).toBe(0);
     expect(line.takeOldest()).toBeUndefined();
+  });
+
+  describe('the on-time lane (takeAlone)', () => {
+    it("serves a run that came due while its tenant had none in line, ahead of another tenant's backlog", () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 1000; i++) line.push(run(i, T, 'burst'));
+      line.push(run(5000, T + 3, 'lone'));
+      expect(line.takeAlone(T + 3, any)?.runId).toBe(1); // the burst's first run came due alone for its tenant: one run, not the burst
+      expect(line.takeAlone(T + 3, any)?.runId).toBe(5000);
+      expect(line.takeAlone(T + 3, any)).toBeUndefined();
+      expect(line.takeOldest()?.runId).toBe(2);
+    });
+
+    it("a backlog's later runs are never in the lane: a tenant has at most one run there at a time", () => {
+      const line = new ReadyLine();
+      [1, 2, 3].forEach((id) => line.push(run(id, T + id, 'burst')));
+      expect(line.takeAlone(T + 3, any)?.runId).toBe(1);
+      line.push(run(4, T + 4, 'burst')); // 2 and 3 still in line: not alone
+      expect(line.takeAlone(T + 4, any)).toBeUndefined();
+      expect(line.takeOldest()?.runId).toBe(2);
+      expect(line.takeOldest()?.runId).toBe(3);
+      expect(line.takeOldest()?.runId).toBe(4);
+      line.push(run(5, T + 10, 'burst')); // its tenant's line is empty again: this one came due alone
+      expect(line.takeAlone(T + 10, any)?.runId).toBe(5);
+    });
+
+    it("passes over a tenant the caller says may not have it now (a run of it in the lane already), and keeps its run for later", () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'a'));
+      line.push(run(2, T + 1, 'b'));
+      expect(line.takeAlone(T + 1, (tenantId) => tenantId !== 'a')?.runId).toBe(2);
+      expect(line.takeAlone(T + 1, (tenantId) => tenantId !== 'a')).toBeUndefined();
+      expect(line.takeAlone(T + 5, any)?.runId).toBe(1);
+    });
+
+    it('only while on time: a late run is left to the general slots', () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'lone'));
+      expect(line.takeAlone(T + ON_TIME_WINDOW_MS + 1, any)).toBeUndefined();
+      expect(line.size).toBe(1);
+      expect(line.takeOldest()?.runId).toBe(1);
+    });
+
+    it('skips a lane run taken meanwhile by another way out or removed, and serves tenants in the order their runs came due', () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'a'));
+      line.push(run(2, T + 1, 'b'));
+      line.push(run(3, T + 2, 'c'));
+      expect(line.takeOldest()?.runId).toBe(1);
+      expect(line.remove(2)).toBe(true);
+      expect(line.takeAlone(T + 2, any)?.runId).toBe(3);
+      expect(line.takeAlone(T + 2, any)).toBeUndefined();
+      expect(line.size).toBe(0);
+    });
   });
 });

@@ -16,11 +16,17 @@ interface Entry {
 
 /**
  * The due runs waiting for a dispatch slot, in the order they came due (the DueQueue's calendar
- * order: due time, priority, FIFO). Two ways out:
+ * order: due time, priority, FIFO). Three ways out:
+ * - `takeAlone`: **the on-time lane** (issue 22 item 3) — a run that came due while no other run
+ *   of its tenant was in line, still on time (ON_TIME_WINDOW_MS): a fixed-rate or cron fire, a
+ *   trigger. The DueQueue serves it before anything else, in whatever slot is free, the ones kept
+ *   for on-time work included. A tenant has at most one such run in line at a time (its next run
+ *   finds the first one there), so a burst, a backlog or a backfill cannot use the lane to jump
+ *   other tenants: the lane holds at most one run per tenant;
  * - `takeOldest`: the general slots serve the line from its head, oldest first, so nothing
  *   starves however many runs keep coming due;
  * - `takeNewestOnTime`: the slots reserved for on-time work (BATON_ENGINE_ON_TIME_SLOTS) take from
- *   its tail, and only a run still on time (ON_TIME_WINDOW_MS). A run due alone while a backlog
+ *   its tail, and only a run still on time. A run due alone while its own tenant's backlog
  *   is being worked off is the newest in line: it goes out at once instead of behind the backlog
  *   (MTHPT's third open problem, issue 11 item 3).
  */
@@ -28,6 +34,10 @@ export class ReadyLine {
   private entries: Entry[] = [];
   private head = 0;
   private readonly byRun = new Map<number, Entry>();
+  /** Runs in line by tenant. */
+  private readonly ofTenant = new Map<string, number>();
+  /** Entries that came due alone for their tenant, in the order they came (the lane; gone or late ones dropped on the way). */
+  private alone: Entry[] = [];
 
   get size(): number {
     return this.byRun.size;
@@ -37,21 +47,39 @@ export class ReadyLine {
     return this.byRun.has(runId);
   }
 
+  /** Whether a run of this tenant is in line. */
+  hasTenant(tenantId: string): boolean {
+    return this.ofTenant.has(tenantId);
+  }
+
   push(run: ClaimedRun): void {
     this.remove(run.runId);
     const entry = { run, gone: false };
     this.entries.push(entry);
     this.byRun.set(run.runId, entry);
+    const before = this.ofTenant.get(run.tenantId) ?? 0;
+    this.ofTenant.set(run.tenantId, before + 1);
+    if (before === 0) this.alone.push(entry);
   }
 
   /** Drops the run from the line (it is held anew elsewhere); true if it was in line. */
   remove(runId: number): boolean {
     const entry = this.byRun.get(runId);
     if (!entry) return false;
-    entry.gone = true;
-    this.byRun.delete(runId);
-    this.compact();
+    this.taken(entry);
     return true;
+  }
+
+  /**
+   * The first run of the lane (came due alone for its tenant) still on time at `now` whose tenant
+   * `may` have it (the DueQueue: none of its runs is in the lane already), or nothing.
+   */
+  takeAlone(now: number, may: (tenantId: string) => boolean): ClaimedRun | undefined {
+    this.alone = this.alone.filter((e) => !e.gone && now - e.run.dueAt <= ON_TIME_WINDOW_MS);
+    const i = this.alone.findIndex((e) => may(e.run.tenantId));
+    if (i < 0) return undefined;
+    const [entry] = this.alone.splice(i, 1);
+    return this.taken(entry);
   }
 
   takeOldest(): ClaimedRun | undefined {
@@ -90,12 +118,17 @@ export class ReadyLine {
     this.entries = [];
     this.head = 0;
     this.byRun.clear();
+    this.ofTenant.clear();
+    this.alone = [];
     return runs;
   }
 
   private taken(entry: Entry): ClaimedRun {
     entry.gone = true;
     this.byRun.delete(entry.run.runId);
+    const left = (this.ofTenant.get(entry.run.tenantId) ?? 1) - 1;
+    if (left > 0) this.ofTenant.set(entry.run.tenantId, left);
+    else this.ofTenant.delete(entry.run.tenantId);
     this.compact();
     return entry.run;
   }
@@ -105,6 +138,7 @@ export class ReadyLine {
     if (this.byRun.size === 0) {
       this.entries = [];
       this.head = 0;
+      this.alone = [];
     } else if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
       this.head = 0;

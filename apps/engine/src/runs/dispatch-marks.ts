@@ -6,6 +6,13 @@ import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
+/** A run to mark DISPATCHED; `sendAt` (0: now) when it is sent later (the on-time lane). */
+interface Dispatching {
+  run: ClaimedRun;
+  executorId: number;
+  sendAt: number;
+}
+
 /**
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
@@ -14,9 +21,9 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
  */
 @Injectable()
 export class DispatchMarks {
-  private readonly dispatched: Coalescer<{ run: ClaimedRun; executorId: number }, number | null>;
+  private readonly dispatched: Coalescer<Dispatching, number | null>;
   /** On-time runs' marks: their own batches, which never wait behind a burst's 64-row UPDATE. */
-  private readonly dispatchedOnTime: Coalescer<{ run: ClaimedRun; executorId: number }, number | null>;
+  private readonly dispatchedOnTime: Coalescer<Dispatching, number | null>;
   private readonly accepted: Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>;
 
   constructor(
@@ -34,9 +41,13 @@ export class DispatchMarks {
     }, { concurrency: 2 });
   }
 
-  /** CLAIMED → DISPATCHED to `executorId`: the dispatched_at written, or null if the run is no longer this node's to send. */
-  markDispatched(run: ClaimedRun, executorId: number, onTime = false): Promise<number | null> {
-    return (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId });
+  /**
+   * CLAIMED → DISPATCHED to `executorId`: the dispatched_at written, or null if the run is no longer
+   * this node's to send. A run the on-time lane started ahead of its instant gets `sendAt`, when its
+   * POST leaves, as dispatched_at (the ACCEPTED mark then writes when it did leave).
+   */
+  markDispatched(run: ClaimedRun, executorId: number, onTime = false, sendAt?: number): Promise<number | null> {
+    return (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId, sendAt: sendAt ?? 0 });
   }
 
   /** DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the timeout counts from the ack. */
@@ -44,8 +55,8 @@ export class DispatchMarks {
     return this.accepted.push({ run, sentAt, acceptedAt });
   }
 
-  private async writeDispatched(items: Array<{ run: ClaimedRun; executorId: number }>): Promise<Array<number | null>> {
-    const now = this.clock.now();
+  private async writeDispatched(items: Dispatching[]): Promise<Array<number | null>> {
+    const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
     const runs = items.map(({ run, executorId }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: now + run.timeoutMs }));
     const moved = await inTransaction(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
     return items.map(({ run }) => (moved.has(run.runId) ? now : null));

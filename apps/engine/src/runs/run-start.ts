@@ -27,8 +27,11 @@ export type Start =
   | { kind: 'SKIPPED' }
   | { kind: 'LOST' };
 
-/** What starting the run means: marking it DISPATCHED to its first executor, or writing its shards. */
-export type Begin = { kind: 'SEND'; executorId: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
+/**
+ * What starting the run means: marking it DISPATCHED to its first executor (`sendAt`: the instant
+ * its POST leaves, when the on-time lane starts it ahead of it), or writing its shards.
+ */
+export type Begin = { kind: 'SEND'; executorId: number; sendAt?: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
 
 class LostRun extends Error {}
 
@@ -54,7 +57,7 @@ export class RunStart {
 
   async start(run: ClaimedRun, begin: Begin, onTime: boolean): Promise<Start> {
     if (begin.kind === 'SEND' && (run.concurrencyPolicy === 'ALLOW' || run.shard !== null)) {
-      const at = await this.marks.markDispatched(run, begin.executorId, onTime);
+      const at = await this.marks.markDispatched(run, begin.executorId, onTime, begin.sendAt);
       return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
     }
     const now = this.clock.now();

@@ -44,8 +44,20 @@ describe('POST /baton/wake', () => {
   it("claims the signing tenant's runs now when the run falls in the look-ahead", async () => {
     heard.length = 0;
     expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
+    expect(heard).toEqual(['acme']);
+    clock.advance(config.wakeFloorMs);
     expect((await wake('acme', { dueAt: clock.now() + 1500 })).status).toBe(204);
     expect(heard).toEqual(['acme', 'acme']);
+  });
+
+  it("holds a tenant's wake-ups back to back to one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
+    clock.advance(config.wakeFloorMs);
+    heard.length = 0;
+    for (let i = 0; i < 5; i++) expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
+    expect(heard).toEqual(['acme']);
+    await new Promise((resolve) => setTimeout(resolve, config.wakeFloorMs + 20));
+    expect(heard).toEqual(['acme', 'acme']);
+    clock.advance(config.wakeFloorMs);
   });
 
   it("leaves to the poll a run beyond the look-ahead, and a tenant of a group this engine does not serve", async () => {

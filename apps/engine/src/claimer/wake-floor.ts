@@ -1,0 +1,51 @@
+/**
+ * At most one kick per key (a tenant) per `floorMs`: the first wake-up of a quiet key kicks at
+ * once (run-now stays immediate); those that follow inside the window coalesce into one kick at
+ * the window's end, so none is lost and none costs a claim turn of its own. Bounds what a tenant
+ * holding its executor secret can make an engine do with `POST /baton/wake`: one claim turn per
+ * floorMs, not one per request. Timers are unref'd and cleared by `clear()` (shutdown).
+ */
+export class WakeFloor {
+  /** When each key last kicked (or will, when a trailing kick is pending). */
+  private readonly lastKick = new Map<string, number>();
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+
+  constructor(
+    private readonly floorMs: number,
+    private readonly now: () => number,
+    private readonly kick: (key: string) => void,
+  ) {}
+
+  /** A wake-up for `key`: kicks now, or once at the end of the key's window. */
+  wake(key: string): void {
+    if (this.pending.has(key)) return;
+    const now = this.now();
+    const at = (this.lastKick.get(key) ?? -Infinity) + this.floorMs;
+    if (at <= now) {
+      this.forgetOlderThan(now - this.floorMs);
+      this.lastKick.set(key, now);
+      this.kick(key);
+      return;
+    }
+    this.lastKick.set(key, at);
+    const timer = setTimeout(() => {
+      this.pending.delete(key);
+      this.kick(key);
+    }, at - now);
+    timer.unref();
+    this.pending.set(key, timer);
+  }
+
+  /** Drops the pending kicks (shutdown). */
+  clear(): void {
+    for (const timer of this.pending.values()) clearTimeout(timer);
+    this.pending.clear();
+    this.lastKick.clear();
+  }
+
+  /** Keys whose window has passed need no entry: the map holds only the recently woken. */
+  private forgetOlderThan(before: number): void {
+    if (this.lastKick.size < 1024) return;
+    for (const [key, at] of this.lastKick) if (at <= before && !this.pending.has(key)) this.lastKick.delete(key);
+  }
+}
