@@ -53,6 +53,8 @@ export async function acquireInfra(log: (line: string) => void): Promise<Infra> 
 }
 
 function mariadbPid(): number | null {
+  // A server this checkout's script did not start (another worktree's, shared): name it by hand.
+  if (process.env.BENCH_MARIADB_PID) return Number(process.env.BENCH_MARIADB_PID);
   try {
     const out = execFileSync('bash', [MARIADB, 'status'], { cwd: ROOT, encoding: 'utf8' });
     const m = /pid (\d+)/.exec(out);

@@ -1,6 +1,8 @@
-import { Controller, HttpException, HttpCode, Inject, Logger, Post, Req } from '@nestjs/common';
+import { Controller, HttpException, Inject, Logger, Post, Req, Res } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
 import { CLOCK, type Clock } from '@baton/domain';
 import { errorBody, toErrorBody, MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult, type CallbackConflict } from '@baton/protocol';
+import { replyJson } from '../http/json-reply';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { badRequest, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
@@ -20,6 +22,9 @@ type Judgement = { status: number; body: unknown };
  * each judged as above on its own (one bad callback refuses only itself) and all handled at
  * once, so the service reads and commits them together; a callback that could not be processed
  * (database trouble) is answered 503 and retried by the executor.
+ *
+ * Answers are written straight to the response (replyJson), refusals thrown to the exception
+ * filter (one ErrorBody shape).
  */
 @Controller()
 export class CallbacksController {
@@ -33,17 +38,15 @@ export class CallbacksController {
   ) {}
 
   @Post(PATHS.callback)
-  @HttpCode(200)
-  async callback(@Req() req: RawBodyRequest): Promise<unknown> {
+  async callback(@Req() req: RawBodyRequest, @Res() res: ServerResponse): Promise<void> {
     const { tenant, body } = await this.signed.verify(req, PATHS.callback);
     const answer = await this.judge(tenant.id, parseJsonBody(body));
     if (answer.status !== 200) throw new HttpException(answer.body as Record<string, unknown>, answer.status);
-    return answer.body;
+    replyJson(res, 200, answer.body);
   }
 
   @Post(PATHS.callbackBatch)
-  @HttpCode(200)
-  async batch(@Req() req: RawBodyRequest): Promise<CallbackBatchReply> {
+  async batch(@Req() req: RawBodyRequest, @Res() res: ServerResponse): Promise<void> {
     const { tenant, body } = await this.signed.verify(req, PATHS.callbackBatch);
     const { callbacks } = parseJsonBody(body);
     if (!Array.isArray(callbacks) || callbacks.length === 0) throw badRequest('callbacks', 'a non-empty array of callbacks');
@@ -58,7 +61,7 @@ export class CallbacksController {
         return { runId: Number(key.runId) || 0, attempt: Number(key.attempt) || 0, status: answer.status, body: answer.body as CallbackBatchResult['body'] };
       }),
     );
-    return { results };
+    replyJson(res, 200, { results } satisfies CallbackBatchReply);
   }
 
   /** One callback of a verified request: its status and body. Throws only on unexpected errors. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceeded, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -124,45 +124,62 @@ export class CallbacksService {
     });
   }
 
-  /** Successes without follow-ups: one guarded multi-row update, then each one's log lines and alarms, in one transaction. */
+  /**
+   * Successes without follow-ups: one guarded multi-row update, then each one's log lines and
+   * alarms, in one transaction. First optimistically (the lookup just saw each attempt executing:
+   * the UPDATE alone, no locking read) and, when they carry nothing but the outcome, at the
+   * server's isolation (no follow-ups, no inserts: READ COMMITTED would only cost the SET
+   * TRANSACTION round trip); if some attempt did not move (NotAllSucceeded, rolled back), again
+   * with the locking read, which tells which moved.
+   */
   private async succeedTogether(items: Outcome[]): Promise<Array<EndedState | null>> {
     if (items.length === 1) return [await this.endAlone(items[0])];
-    const now = this.clock.now();
     try {
-      return await inTransaction(
-        this.dataSource,
-        async (em) => {
-          const moved = await this.outcomes.endSucceededTogether(
-            em,
-            items.map(({ cb, run }) => ({
-              runId: cb.runId,
-              attempt: cb.attempt,
-              resultJson: resultJson(cb.result),
-              startedAt: cb.startedAt ?? null,
-              finishedAt: cb.finishedAt ?? now,
-              shardOf: run.shardOf ?? null,
-            })),
-            { from: OUTCOME_FROM, now },
-          );
-          const out: Array<EndedState | null> = [];
-          for (const item of items) {
-            // An attempt listed twice (the same callback twice in one batch) moved once: the first one's.
-            if (moved.get(item.cb.runId) !== item.cb.attempt) {
-              out.push(null);
-              continue;
-            }
-            moved.delete(item.cb.runId);
-            await this.store(em, item.cb, item.run, now);
-            out.push({ state: 'SUCCEEDED' });
-          }
-          return out;
-        },
-        { isolation: FOLLOW_UP_ISOLATION },
-      );
+      try {
+        return await this.endTogether(items, true);
+      } catch (err) {
+        if (!(err instanceof NotAllSucceeded)) throw err;
+        return await this.endTogether(items, false);
+      }
     } catch {
       // Rolled back as a whole: each the general way, alone, so one bad item fails only itself.
       return Promise.all(items.map((item) => this.endAlone(item)));
     }
+  }
+
+  private endTogether(items: Outcome[], expectAll: boolean): Promise<Array<EndedState | null>> {
+    const now = this.clock.now();
+    const bare = expectAll && items.every(({ cb, run }) => !cb.logs?.length && !cb.alarms?.length && run.shardOf === null);
+    return inTransaction(
+      this.dataSource,
+      async (em) => {
+        const moved = await this.outcomes.endSucceededTogether(
+          em,
+          items.map(({ cb, run }) => ({
+            runId: cb.runId,
+            attempt: cb.attempt,
+            resultJson: resultJson(cb.result),
+            startedAt: cb.startedAt ?? null,
+            finishedAt: cb.finishedAt ?? now,
+            shardOf: run.shardOf ?? null,
+          })),
+          { from: OUTCOME_FROM, now, expectAll },
+        );
+        const out: Array<EndedState | null> = [];
+        for (const item of items) {
+          // An attempt listed twice (the same callback twice in one batch) moved once: the first one's.
+          if (moved.get(item.cb.runId) !== item.cb.attempt) {
+            out.push(null);
+            continue;
+          }
+          moved.delete(item.cb.runId);
+          await this.store(em, item.cb, item.run, now);
+          out.push({ state: 'SUCCEEDED' });
+        }
+        return out;
+      },
+      bare ? {} : { isolation: FOLLOW_UP_ISOLATION },
+    );
   }
 
   /** Log lines and business alarms of a callback whose attempt is live (same transaction). */

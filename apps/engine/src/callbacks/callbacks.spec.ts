@@ -17,6 +17,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { RunOutcomes } from '../runs/run-outcomes';
 import { CallbacksService } from './callbacks.service';
 
 describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
@@ -90,6 +91,28 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, late)).state).toBe('ACCEPTED');
     const lines = (await db.dataSource.query(`SELECT message FROM run_logs WHERE run_id IN (${ids.map(() => '?').join(',')}) ORDER BY run_id`, ids)) as Array<{ message: string }>;
     expect(lines.map((l) => l.message)).toEqual(ids.map((_, i) => `line ${i}`).filter((_, i) => i !== 2 || firstWon));
+  });
+
+  // MySQL: on SQLite the watchdog's write below would share the batch's transaction (one connection) and be rolled back with it.
+  it.runIf(kind === 'mysql')('bare successes end together the optimistic way; a run ended between their read and their write → 409 for it, 200 for the others', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const ids: number[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await acceptedRun(task, { scheduledAt: Date.now() + i }));
+    const real = RunOutcomes.prototype.endSucceededTogether;
+    const together = vi.spyOn(RunOutcomes.prototype, 'endSucceededTogether');
+    together.mockImplementationOnce(async function (this: RunOutcomes, ...args: Parameters<RunOutcomes['endSucceededTogether']>) {
+      await db.dataSource.query(`UPDATE runs SET state = 'TIMED_OUT', deadline_at = NULL WHERE id = ?`, [ids[4]]); // the watchdog, on its own connection
+      return real.apply(this, args);
+    });
+    try {
+      const res = await signedPost(engine.url, PATHS.callbackBatch, { callbacks: [...ids.map((runId, i) => success(runId, 1, { result: { n: i } })), success(ids[1], 1)] });
+      expect(res.status).toBe(200);
+      expect((res.body as { results: Array<{ status: number }> }).results.map((r) => r.status)).toEqual([200, 200, 200, 200, 409, 200, 409]);
+      expect(together.mock.calls.map((c) => c[2].expectAll)).toEqual([true, false]); // refused as a whole, then asked with the locking read
+    } finally {
+      together.mockRestore();
+    }
+    for (const [i, runId] of ids.entries()) expect(await readRun(db.dataSource, runId)).toMatchObject(i === 4 ? { state: 'TIMED_OUT', result: null } : { state: 'SUCCEEDED', result: { n: i } });
   });
 
   it('a callback that overtakes the ack (run still DISPATCHED) is taken', async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { inTransaction, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
+import { autocommitted, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -17,7 +17,9 @@ interface Dispatching {
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
  * for the batch in flight, so a lone dispatch is not slowed). In a burst 64 slots start and ack
- * within the same milliseconds: one UPDATE for all of them instead of a transaction each.
+ * within the same milliseconds: one UPDATE for all of them instead of a transaction each, and
+ * autocommitted — one round trip, not START/UPDATE/COMMIT: committed before the POST leaves or the
+ * ack is acted on all the same.
  */
 @Injectable()
 export class DispatchMarks {
@@ -36,7 +38,7 @@ export class DispatchMarks {
     this.accepted = new Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>(async (acks) => {
       const now = this.clock.now();
       const runs = acks.map(({ run, sentAt, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, sentAt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
-      await inTransaction(this.dataSource, (em) => markRunsAccepted(em, { nodeId: this.config.nodeId, now, runs }));
+      await autocommitted(this.dataSource, (em) => markRunsAccepted(em, { nodeId: this.config.nodeId, now, runs }));
       return acks.map(() => undefined);
     }, { concurrency: 2 });
   }
@@ -58,7 +60,7 @@ export class DispatchMarks {
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
     const runs = items.map(({ run, executorId }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: now + run.timeoutMs }));
-    const moved = await inTransaction(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
+    const moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
     return items.map(({ run }) => (moved.has(run.runId) ? now : null));
   }
 }

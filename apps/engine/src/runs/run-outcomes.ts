@@ -132,14 +132,14 @@ export class RunOutcomes {
    * multi-row update (finishSucceededRuns), then the fan-out runs some of them were shards of are
    * settled, once each. Returns, per run id, the attempt that moved (an attempt listed twice moved
    * once). The outcome callbacks' fast path: a burst's successes end together instead of one
-   * transaction each.
+   * transaction each. `expectAll`: see finishSucceededRuns (throws NotAllSucceeded unless every one moved).
    */
   async endSucceededTogether(
     manager: EntityManager,
     attempts: ReadonlyArray<SucceededAttempt & { shardOf: number | null }>,
-    options: { from: readonly RunState[]; now: number },
+    options: { from: readonly RunState[]; now: number; expectAll?: boolean },
   ): Promise<Map<number, number>> {
-    const moved = await finishSucceededRuns(manager, { from: options.from, now: options.now, attempts });
+    const moved = await finishSucceededRuns(manager, { from: options.from, now: options.now, attempts, expectAll: options.expectAll });
     const fanOuts = new Set(attempts.filter((a) => a.shardOf !== null && moved.get(a.runId) === a.attempt).map((a) => a.shardOf as number));
     for (const fanOutRunId of fanOuts) await this.settleFanOut(manager, fanOutRunId, options.now);
     return moved;

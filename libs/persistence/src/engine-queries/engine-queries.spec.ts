@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { EngineGroupEntity, RunEntity } from '../entities';
-import { inTransaction } from '../nest';
+import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
@@ -14,7 +14,7 @@ import { insertPlannedRuns, PlannedRunRow } from './runs/insert-planned-runs';
 import { markOwnFlow } from './dependencies/mark-own-flow';
 import { markRunsAccepted } from './runs/mark-runs-accepted';
 import { markRunsDispatched } from './runs/mark-runs-dispatched';
-import { finishSucceededRuns } from './runs/finish-succeeded-runs';
+import { finishSucceededRuns, NotAllSucceeded } from './runs/finish-succeeded-runs';
 import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 
@@ -137,6 +137,46 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
     const again = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from: ['DISPATCHED', 'ACCEPTED'], now: T + 40, attempts: [attempt(0)] }));
     expect(again.size).toBe(0); // a repeated callback: its run is over
+  });
+
+  it('finishSucceededRuns with expectAll: one UPDATE moves them all; if any attempt cannot move it throws NotAllSucceeded and, rolled back, nothing moved', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { state: 'ACCEPTED', attempt: 1, deadlineAt: T + 999 });
+    const attempt = (i: number) => ({ runId: ids[i], attempt: 1, resultJson: `{"n":${i}}`, startedAt: T + 10 + i, finishedAt: T + 20 + i });
+    const from = ['DISPATCHED', 'ACCEPTED'] as const;
+    const moved = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 30, attempts: [attempt(0), attempt(1), attempt(0)], expectAll: true }));
+    expect([...moved.entries()]).toEqual([
+      [ids[0], 1],
+      [ids[1], 1],
+    ]);
+    expect((await runs()).map((r) => [r.state, r.result, r.finishedAt])).toEqual([
+      ['SUCCEEDED', { n: 0 }, T + 20],
+      ['SUCCEEDED', { n: 1 }, T + 21],
+      ['ACCEPTED', null, null],
+    ]);
+    // ids[0] is over already: the batch with it cannot tell which moved, so it moves nothing.
+    await expect(inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 40, attempts: [attempt(2), attempt(0)], expectAll: true }))).rejects.toBeInstanceOf(NotAllSucceeded);
+    expect((await runs())[2].state).toBe('ACCEPTED');
+    const exact = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 40, attempts: [attempt(2), attempt(0)] }));
+    expect([...exact.entries()]).toEqual([[ids[2], 1]]);
+  });
+
+  it('markRunsDispatched autocommitted: committed when it returns, only the runs this node still holds', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { state: 'CLAIMED', claimedBy: 'n1', attempt: 1 });
+    await repo.update({ id: ids[1] }, { claimedBy: 'n2' }); // taken over meanwhile
+    const moved = await autocommitted(db.dataSource, (em) =>
+      markRunsDispatched(em, { nodeId: 'n1', now: T + 5, runs: ids.map((runId) => ({ runId, attempt: 1, executorId: 7, deadlineAt: T + 100 })) }),
+    );
+    expect([...moved]).toEqual([ids[0]]);
+    expect((await runs()).map((r) => [r.state, r.dispatchedAt])).toEqual([
+      ['DISPATCHED', T + 5],
+      ['CLAIMED', null],
+    ]);
   });
 
   it('insertPlannedRuns ignores existing (task, fire key) rows; markOwnFlow roots only the new ones', async () => {

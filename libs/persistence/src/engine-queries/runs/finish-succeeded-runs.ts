@@ -15,6 +15,13 @@ export interface SucceededAttempt {
   finishedAt: number;
 }
 
+/** Thrown by finishSucceededRuns({ expectAll: true }) when some attempt did not move: roll back and ask again without it. */
+export class NotAllSucceeded extends Error {
+  constructor(moved: number, asked: number) {
+    super(`finishSucceededRuns: ${moved} of ${asked} attempts moved; the transaction must be rolled back`);
+  }
+}
+
 /**
  * Many attempts end SUCCEEDED at once — the success callbacks that reach an engine together —
  * in two statements instead of one UPDATE each:
@@ -32,29 +39,43 @@ export interface SucceededAttempt {
  * rows that move are exactly those that matched: a duplicate callback, a watchdog verdict or a
  * callback on another engine that got there first leaves its row unmatched, and that caller is
  * told so (409). An attempt listed twice moves once. Returns run id → the attempt that moved.
+ *
+ * `expectAll`: the caller has just read these runs in a `from` state at these attempts (the
+ * callbacks' lookup), so nearly always every one moves — the UPDATE alone, without the SELECT's
+ * round trip, guarded the same way. When all moved, that is the exact answer; when fewer did,
+ * which ones is not known, so NotAllSucceeded is thrown: the caller rolls its transaction back
+ * (nothing moved) and asks again without `expectAll`.
  */
 export async function finishSucceededRuns(
   manager: EntityManager,
-  input: { from: readonly RunState[]; now: number; attempts: readonly SucceededAttempt[] },
+  input: { from: readonly RunState[]; now: number; attempts: readonly SucceededAttempt[]; expectAll?: boolean },
 ): Promise<Map<number, number>> {
   const ids = [...new Set(input.attempts.map((a) => a.runId))];
   const taken = new Map<number, number>();
   if (ids.length === 0) return taken;
-  const forUpdate = dialectOf(manager) === 'mysql' ? 'FOR UPDATE' : '';
-  const { rows } = await execute<{ id: unknown; state: unknown; attempt: unknown }>(
-    manager,
-    `SELECT id, state, attempt FROM runs WHERE id IN (${placeholders(ids.length)}) ${forUpdate}`,
-    ids,
-  );
-  const current = new Map(rows.map((r) => [num(r.id), { state: r.state as RunState, attempt: num(r.attempt) }]));
   const matched: SucceededAttempt[] = [];
-  for (const a of input.attempts) {
-    const row = current.get(a.runId);
-    if (!row || taken.has(a.runId) || row.attempt !== a.attempt || !input.from.includes(row.state)) continue;
-    taken.set(a.runId, a.attempt);
-    matched.push(a);
+  if (input.expectAll) {
+    for (const a of input.attempts) {
+      if (taken.has(a.runId)) continue;
+      taken.set(a.runId, a.attempt);
+      matched.push(a);
+    }
+  } else {
+    const forUpdate = dialectOf(manager) === 'mysql' ? 'FOR UPDATE' : '';
+    const { rows } = await execute<{ id: unknown; state: unknown; attempt: unknown }>(
+      manager,
+      `SELECT id, state, attempt FROM runs WHERE id IN (${placeholders(ids.length)}) ${forUpdate}`,
+      ids,
+    );
+    const current = new Map(rows.map((r) => [num(r.id), { state: r.state as RunState, attempt: num(r.attempt) }]));
+    for (const a of input.attempts) {
+      const row = current.get(a.runId);
+      if (!row || taken.has(a.runId) || row.attempt !== a.attempt || !input.from.includes(row.state)) continue;
+      taken.set(a.runId, a.attempt);
+      matched.push(a);
+    }
+    if (matched.length === 0) return taken;
   }
-  if (matched.length === 0) return taken;
   const byId = (pick: (a: SucceededAttempt) => unknown) => caseById(matched, (a) => a.runId, pick);
   const result = byId((a) => a.resultJson);
   const started = byId((a) => a.startedAt);
@@ -67,6 +88,7 @@ export async function finishSucceededRuns(
       WHERE id IN (${placeholders(matched.length)}) AND ${stateIn(FINISH_SUCCEEDED_RUNS, input.from)} AND attempt = ${attempt.sql}`,
     [...result.params, ...started.params, ...finished.params, input.now, ...matched.map((a) => a.runId), ...attempt.params],
   );
+  if (input.expectAll && affected !== matched.length) throw new NotAllSucceeded(affected, matched.length);
   // The rows are locked: anything else means the guard and the lock disagree — refuse the batch (its caller retries each alone).
   if (affected !== matched.length) throw new Error(`finishSucceededRuns: ${affected} of ${matched.length} matched rows moved`);
   return taken;
