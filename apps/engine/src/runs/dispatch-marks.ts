@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { autocommitted, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
+import { autocommitted, inTransaction, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -17,9 +17,9 @@ interface Dispatching {
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
  * for the batch in flight, so a lone dispatch is not slowed). In a burst 64 slots start and ack
- * within the same milliseconds: one UPDATE for all of them instead of a transaction each, and
- * autocommitted — one round trip, not START/UPDATE/COMMIT: committed before the POST leaves or the
- * ack is acted on all the same.
+ * within the same milliseconds: one UPDATE for all of them instead of a transaction each. The
+ * ACCEPTED mark is autocommitted (one round trip, not START/UPDATE/COMMIT): its run is at its
+ * executor whichever way an unanswered commit went.
  */
 @Injectable()
 export class DispatchMarks {
@@ -60,7 +60,10 @@ export class DispatchMarks {
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
     const runs = items.map(({ run, executorId }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: now + run.timeoutMs }));
-    const moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
+    // A transaction, not an autocommitted UPDATE: a writer killed mid-statement (test/ha) could
+    // commit an autocommitted mark and lose its answer, leaving runs DISPATCHED that were never
+    // sent (44 of 600 once). See docs/BENCHMARKS.md, "The engine's share of a run's cost".
+    const moved = await inTransaction(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
     return items.map(({ run }) => (moved.has(run.runId) ? now : null));
   }
 }
