@@ -4,22 +4,24 @@ import { HeavyWorkQueueFullException, MAX_HEAVY_WAITING, TenantHeavyWork } from 
 describe('TenantHeavyWork', () => {
   it("runs one tenant's heavy requests one at a time, another tenant's alongside", async () => {
     const work = new TenantHeavyWork();
-    let running = 0;
-    let most = 0;
-    const job = (ms: number) => async () => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise((r) => setTimeout(r, ms));
-      running--;
-    };
-    const aJobs = [work.run('a', job(10)), work.run('a', job(10)), work.run('a', job(10))];
-    let bDone = 0;
-    const b = work.run('b', job(1)).then(() => (bDone = performance.now()));
-    const aStarted = performance.now();
-    await Promise.all(aJobs);
-    await b;
-    expect(most).toBe(2); // one of a's and b's
-    expect(bDone - aStarted).toBeLessThan(25); // b did not wait for a's three
+    const started: string[] = [];
+    let releaseA1!: () => void;
+    const a1Gate = new Promise<void>((r) => (releaseA1 = r));
+    const a1 = work.run('a', async () => {
+      started.push('a1');
+      await a1Gate;
+    });
+    const a2 = work.run('a', async () => {
+      started.push('a2');
+    });
+    // b runs to its end while a's first is still held: it does not wait behind a's lane.
+    await work.run('b', async () => {
+      started.push('b');
+    });
+    expect(started).toEqual(['a1', 'b']); // a2 waits for a1
+    releaseA1();
+    await Promise.all([a1, a2]);
+    expect(started).toEqual(['a1', 'b', 'a2']);
   });
 
   it('refuses a request beyond MAX_HEAVY_WAITING waiting with a 429 RATE_LIMITED that says when to retry, and takes requests again once they drain', async () => {

@@ -92,6 +92,9 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
  *
  * Only for a single WRITING statement (reads after it are fine): a second write in `statement`
  * would be a second transaction, and a failure between the two would leave the first committed.
+ * And only where a commit whose answer is lost is harmless: a server killed mid-statement can
+ * commit it and answer nothing (the DISPATCHED mark, once autocommitted, stranded 44 runs in
+ * test/ha), so the caller must not act as if it had failed.
  */
 export function autocommitted<T>(dataSource: DataSource, statement: (manager: EntityManager) => Promise<T>): Promise<T> {
   if (dataSource.options.type === 'better-sqlite3' || dataSource.options.type === 'sqlite') return inTransaction(dataSource, statement);
