@@ -8,7 +8,7 @@
 #   scripts/haproxy.sh status    running or not, and each server's state (from the stats socket)
 #   scripts/haproxy.sh url       print the database URL (mysql://baton:baton@127.0.0.1:<db port>/)
 #   scripts/haproxy.sh console-url   print the consoles' URL (http://127.0.0.1:<console port>)
-#   scripts/haproxy.sh writer    print the Galera node that takes connections now (node1…)
+#   scripts/haproxy.sh writer    print the database node that takes connections now (node1…)
 #
 # Database (TCP, BATON_HAPROXY_DB_PORT, default 18340): ONE writer. Every connection goes to the
 # same Galera node — `stick on dst` with a one-entry table pins all of them to the server chosen
@@ -20,6 +20,15 @@
 # and reconnects to the next node. A killed node is refused at once, and `option redispatch`
 # moves a refused connection to the next node without waiting for the check.
 #
+# BATON_HAPROXY_DATABASE=replica: the same front (one writer, sticky, shutdown-sessions) before a
+# primary and its replica (scripts/mariadb-replica.sh, BATON_HAPROXY_REPLICA_PORTS, default
+# "18921 18922") instead of Galera; default ports 18940 (database), 18941 (stats), 18950
+# (consoles). Health check scripts/lib/writable-check: up only while
+# @@read_only = 0, so the replica takes no connection until the operator promotes it (`promote`
+# sets read_only=OFF) — not even with the primary dead: HAProxy cannot tell a dead primary from a
+# cut network, the operator can. Checked every 250 ms once down and up after one success, so the
+# clients move within a quarter second of the promotion; this script need not know about it.
+#
 # Consoles (HTTP + websockets, BATON_HAPROXY_CONSOLE_PORT, default 18350): round robin over
 # BATON_HAPROXY_CONSOLE_PORTS (default "18381 18382") with a sticky cookie (socket.io's polling
 # handshake must reach the process that opened the session); a console that does not answer its
@@ -30,12 +39,22 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DB_PORT="${BATON_HAPROXY_DB_PORT:-18340}"
-PORT="${BATON_HAPROXY_STATS_PORT:-18341}"
-CONSOLE_PORT="${BATON_HAPROXY_CONSOLE_PORT:-18350}"
+DATABASE="${BATON_HAPROXY_DATABASE:-galera}"
+# The replica front's default ports are its own (18940…), so it runs beside the Galera one.
+DEFAULT_BASE=18340
+[ "$DATABASE" = replica ] && DEFAULT_BASE=18940
+DB_PORT="${BATON_HAPROXY_DB_PORT:-$DEFAULT_BASE}"
+PORT="${BATON_HAPROXY_STATS_PORT:-$((DEFAULT_BASE + 1))}"
+CONSOLE_PORT="${BATON_HAPROXY_CONSOLE_PORT:-$((DEFAULT_BASE + 10))}"
 GALERA_PORTS="${BATON_HAPROXY_GALERA_PORTS:-18301 18302 18303}"
+REPLICA_PORTS="${BATON_HAPROXY_REPLICA_PORTS:-18921 18922}"
 CONSOLE_PORTS="${BATON_HAPROXY_CONSOLE_PORTS:-18381 18382}"
 START_TIMEOUT=20
+case "$DATABASE" in
+  galera) DB_SERVER_PORTS="$GALERA_PORTS" DB_CHECK=galera-check DB_SERVER_TIMING="inter 500ms fastinter 250ms downinter 1s rise 2 fall 2" ;;
+  replica) DB_SERVER_PORTS="$REPLICA_PORTS" DB_CHECK=writable-check DB_SERVER_TIMING="inter 500ms fastinter 250ms downinter 250ms rise 1 fall 2" ;;
+  *) echo "[haproxy.sh] error: BATON_HAPROXY_DATABASE must be galera or replica (got '$DATABASE')" >&2; exit 2 ;;
+esac
 DB_PASSWORD="${BATON_MARIADB_PASSWORD:-baton}"
 URL="mysql://baton:${DB_PASSWORD}@127.0.0.1:${DB_PORT}/"
 
@@ -50,7 +69,7 @@ LOCKFILE="$ROOT/.tmp/haproxy/$PORT.lock"
 
 NAME=haproxy
 SCRIPT="${BASH_SOURCE[0]}"
-USAGE_LINES=2,31
+USAGE_LINES=2,40
 PORT_ENV=BATON_HAPROXY_STATS_PORT
 KIND=proxy
 LABEL=haproxy
@@ -80,12 +99,12 @@ answers() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
 write_config() {
   mkdir -p "$BASE"
-  local i=0 p galera="" consoles="" backup
-  for p in $GALERA_PORTS; do
+  local i=0 p servers="" consoles="" backup
+  for p in $DB_SERVER_PORTS; do
     i=$((i + 1))
     backup=""
     [ "$i" -gt 1 ] && backup=" backup"
-    galera="$galera    server node$i 127.0.0.1:$p check$backup"$'\n'
+    servers="$servers    server node$i 127.0.0.1:$p check$backup"$'\n'
   done
   i=0
   for p in $CONSOLE_PORTS; do
@@ -97,7 +116,7 @@ write_config() {
 global
     maxconn 4000
     stats socket $SOCK mode 600 level admin
-    # The Galera health check is an external program (scripts/lib/galera-check).
+    # The database health check is an external program (scripts/lib/$DB_CHECK).
     external-check
     insecure-fork-wanted
 
@@ -111,17 +130,17 @@ defaults
     retries 1
     option redispatch
 
-listen galera
+listen $DATABASE
     mode tcp
     bind 127.0.0.1:$DB_PORT
     option external-check
     external-check path "/usr/bin:/bin"
-    external-check command $ROOT/scripts/lib/galera-check
+    external-check command $ROOT/scripts/lib/$DB_CHECK
     # One writer: every connection sticks to the server the first one went to, until it fails.
     stick-table type integer size 1
     stick on int(1)
-    default-server inter 500ms fastinter 250ms downinter 1s rise 2 fall 2 on-marked-down shutdown-sessions
-$galera
+    default-server $DB_SERVER_TIMING on-marked-down shutdown-sessions
+$servers
 listen consoles
     mode http
     bind 127.0.0.1:$CONSOLE_PORT
@@ -147,7 +166,7 @@ CFG
 prepare_start() { write_config; }
 
 launch() {
-  log "starting haproxy: database 127.0.0.1:$DB_PORT -> Galera $GALERA_PORTS, consoles 127.0.0.1:$CONSOLE_PORT -> $CONSOLE_PORTS, stats :$PORT"
+  log "starting haproxy: database 127.0.0.1:$DB_PORT -> $DATABASE $DB_SERVER_PORTS, consoles 127.0.0.1:$CONSOLE_PORT -> $CONSOLE_PORTS, stats :$PORT"
   setsid "$HAPROXY" -db -f "$CONF" </dev/null >>"$LOG" 2>&1 9>&- &
 }
 
@@ -162,7 +181,7 @@ case "${1:-}" in
   writer)
     running_pid >/dev/null || die "not running"
     # The stuck server is the stick table's only entry.
-    id="$(echo "show table galera" | socat - "UNIX-CONNECT:$SOCK" | sed -n 's/.*server_id=\([0-9]*\).*/\1/p' | head -n1)"
+    id="$(echo "show table $DATABASE" | socat - "UNIX-CONNECT:$SOCK" | sed -n 's/.*server_id=\([0-9]*\).*/\1/p' | head -n1)"
     [ -n "$id" ] || die "no writer chosen yet (no connection made)"
     echo "node$id"
     ;;

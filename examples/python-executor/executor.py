@@ -344,6 +344,9 @@ class Executor:
         self.pending_callbacks = {}  # key -> callback
         self.draining = False
         self.last_beat_payload = None  # what the engine last acknowledged
+        # One heartbeat at a time: a periodic one in flight when shutdown starts would otherwise
+        # reach the engine after the last word and say "not draining" last.
+        self.beat_lock = threading.Lock()
         self.stopped = threading.Event()
         self.wake_senders = threading.Condition()
         self.executor_id = None
@@ -404,7 +407,13 @@ class Executor:
                 payload["active"] = active
             return payload
 
-    def beat(self):
+    def beat(self, last_word=False):
+        with self.beat_lock:
+            if self.stopped.is_set() and not last_word:
+                return False  # stopping: only the last word goes out from now on
+            return self.send_beat()
+
+    def send_beat(self):
         failures = []
         payload = self.heartbeat_payload()
         for url in self.order(self.engine_urls):
@@ -691,8 +700,10 @@ class Executor:
         # Two identical heartbeats signed in one millisecond carry one signature, and the engine
         # refuses the second as a replay (401 BAD_SIGNATURE: signature already used).
         announce.join(5)
-        if self.heartbeat_payload() != self.last_beat_payload:
-            self.beat()
+        with self.beat_lock:  # after any periodic heartbeat still in flight
+            said_it = self.heartbeat_payload() == self.last_beat_payload
+        if not said_it:
+            self.beat(last_word=True)
 
 
 def refusal(reason, message, field=None):

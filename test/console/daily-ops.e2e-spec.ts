@@ -3,10 +3,14 @@
  * checked against the handler's schema, re-run a finished run with its params, bulk cancel and
  * re-run (one transaction, a result per id, tenant-checked), copy a task, download a run's log.
  */
+import { get } from 'node:http';
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, insertExecutor, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { cronTask, insertExecutor, insertRun, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 describe.each(TEST_DATABASES)('daily operations through the console API on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -104,6 +108,38 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(res.headers['content-disposition']).toContain(`run-${run.id}.log`);
     expect(res.text).toBe(`2026-03-01T00:00:00.001Z ERROR [attempt 1] first try failed\n2026-03-01T00:00:00.002Z INFO  [attempt 2] second try ok\n`);
     expect((await t.http().get(`/api/runs/${run.id}/log`).set(globex.viewer)).status).toBe(404);
+  });
+
+  it('a log download holds its tenant’s heavy lane until its client leaves; another tenant’s searches do not wait', async () => {
+    // A run at its cap: 5,000 lines of 8,000 characters (40 MB), more than the sockets buffer.
+    const run = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 });
+    const message = 'x'.repeat(8_000);
+    for (let i = 0; i < 10; i++) {
+      await db.dataSource.query(
+        `INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES ${Array.from({ length: 500 }, () => '(?, ?, 1, ?, ?, ?)').join(', ')}`,
+        Array.from({ length: 500 }, (_, j) => ['acme', run.id, T0 + i * 500 + j, 'info', message]).flat(),
+      );
+    }
+    const base = await listenOnLoopback(t);
+    const download = get(`${base}/api/runs/${run.id}/log`, { headers: acme.viewer });
+    const [answer] = (await once(download, 'response')) as [IncomingMessage];
+    expect(answer.statusCode).toBe(200);
+    await once(answer, 'data');
+    answer.pause(); // a client that stops reading: the answer stays unfinished
+    const search = `/api/runs/search?q=timeout&from=${T0 - 1000}&to=${T0 + 1000}`;
+    try {
+      const theirs = await t.http().get(search).set(globex.viewer);
+      expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
+      let mineAnswered = false;
+      const mine = t.http().get(search).set(acme.viewer).then((res) => ((mineAnswered = true), res));
+      await sleep(300);
+      expect(mineAnswered).toBe(false); // behind the download, in acme's lane
+      download.destroy(); // the client leaves: the lane is given back
+      expect((await mine).status).toBe(200);
+    } finally {
+      download.destroy();
+    }
+    await db.dataSource.query('DELETE FROM run_logs WHERE run_id = ?', [run.id]);
   });
 
   it('searches runs by error text and by params in a time range, newest first, tenant-scoped', async () => {

@@ -13,6 +13,9 @@ describe('live run events', () => {
   let t: ConsoleTestApp;
   const emitted: Array<{ tenantId: string; id: number; state: string }> = [];
   let events: RunEventsService;
+  let listening = ['acme'];
+  /** Called on each emit: a test's way to make a tenant's read take (clock) time. */
+  let onEmit: (tenantId: string) => void = () => undefined;
 
   beforeAll(async () => {
     t = await startConsole(db.dataSource);
@@ -20,8 +23,11 @@ describe('live run events', () => {
     await seedTenant(t, db.dataSource, 'beta');
     events = t.app.get(RunEventsService);
     const sink: RunEventSink = {
-      tenantsListening: () => ['acme'],
-      emit: (tenantId, _event, payload) => emitted.push({ tenantId, id: (payload as { id: number }).id, state: (payload as { state: string }).state }),
+      tenantsListening: () => listening,
+      emit: (tenantId, _event, payload) => {
+        emitted.push({ tenantId, id: (payload as { id: number }).id, state: (payload as { state: string }).state });
+        onEmit(tenantId);
+      },
     };
     events.start(sink, { intervalMs: 60_000 });
     await events.tick(); // the tenant's first listener: changes from now on
@@ -42,5 +48,27 @@ describe('live run events', () => {
     expect(emitted.every((e) => e.tenantId === 'acme')).toBe(true);
     await events.tick();
     expect(emitted).toHaveLength(2);
+  });
+
+  it('paces a tenant by what its reads cost: one whose read took 500 ms is read again 5 s later, another tenant every turn', async () => {
+    listening = ['acme', 'beta'];
+    t.clock.set(T0 + 1_000);
+    await events.tick(); // beta's first listener
+    emitted.length = 0;
+    // acme's read "takes" 500 ms: the clock moves while its change is emitted.
+    onEmit = (tenantId) => tenantId === 'acme' && t.clock.set(t.clock.now() + 500);
+    const slow = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED', updatedAt: T0 + 1_010 });
+    t.clock.set(T0 + 1_020);
+    await events.tick();
+    expect(emitted.map((e) => e.id)).toEqual([slow.id]);
+    onEmit = () => undefined;
+    const acmeNext = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED', updatedAt: T0 + 1_600 });
+    const betaNext = await insertRun(db.dataSource, 'beta', 2, { state: 'ACCEPTED', updatedAt: T0 + 1_600 });
+    t.clock.set(T0 + 1_800);
+    await events.tick();
+    expect(emitted.map((e) => e.id)).toEqual([slow.id, betaNext.id]); // acme waits: 10 × 500 ms from its read's start
+    t.clock.set(T0 + 1_020 + 5_000);
+    await events.tick();
+    expect(emitted.map((e) => e.id)).toEqual([slow.id, betaNext.id, acmeNext.id]);
   });
 });

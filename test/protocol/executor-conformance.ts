@@ -17,7 +17,8 @@ export interface ConformanceTarget {
    * Its handlers: one that succeeds at once, one that sleeps `params.ms` honouring aborts, one
    * that fails, one that fails saying retrying cannot help (a NonRetryableError), one whose
    * result has the `shardIndex` and `shardTotal` it was told, and one that writes a log line
-   * about every `params.ms / 10` for `params.ms`.
+   * about every `params.ms / 10` for `params.ms` — and, for an SDK (`reportsProgress`), sets the
+   * run's progress at each line, up to 100 (the protocol allows an executor without progress).
    */
   handlers: {
     ok: { handler: string; params?: JsonValue };
@@ -25,7 +26,7 @@ export interface ConformanceTarget {
     fail: { handler: string; params?: JsonValue };
     failNonRetryable: { handler: string; params?: JsonValue };
     shard: { handler: string };
-    logSteps: { handler: string; params: (ms: number) => JsonValue };
+    logSteps: { handler: string; params: (ms: number) => JsonValue; reportsProgress?: boolean };
   };
 }
 
@@ -181,6 +182,16 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const lines = [...interim.flatMap((c) => c.body.logs ?? []), ...(final.body.logs ?? [])].map((l) => l.message);
       expect(lines.length).toBeGreaterThanOrEqual(10);
       expect(new Set(lines).size).toBe(lines.length);
+      if (logSteps.reportsProgress) {
+        // Progress goes live with the interim callbacks (the console's bar), never backwards, and ends at 100.
+        const progress = engine.callbacks
+          .filter((c) => c.body.runId === req.runId && !c.body.outcome && c.status === 200)
+          .map((c) => c.body.progress)
+          .filter((p): p is number => typeof p === 'number');
+        expect(progress.length, 'interim callbacks with progress').toBeGreaterThan(0);
+        expect(progress.every((p, i) => p > 0 && p <= 100 && (i === 0 || p >= progress[i - 1]))).toBe(true);
+        expect(final.body.progress).toBe(100);
+      }
     });
 
     it('refuses forged, unsigned, stale and tampered requests with 401 and runs nothing', async () => {

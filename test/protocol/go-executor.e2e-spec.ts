@@ -14,7 +14,7 @@ describeExecutorConformance({
   handlers: {
     ok: { handler: 'noop' },
     shard: { handler: 'shard-part' },
-    logSteps: { handler: 'long-running', params: (ms) => ({ ms }) },
+    logSteps: { handler: 'long-running', params: (ms) => ({ ms }), reportsProgress: true },
     sleep: { handler: 'sleep', params: (ms) => ({ ms }) },
     fail: { handler: 'fail-n-times' },
     failNonRetryable: { handler: 'fail-n-times', params: { nonRetryable: true } },

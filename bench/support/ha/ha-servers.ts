@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 
+import { CONFIG_VARIABLES } from '@baton/config';
+
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '../../..');
 
@@ -21,6 +23,16 @@ export const HA_PORTS = {
     { stomp: 18362, network: 18372, networkTo: '127.0.0.1:18371' },
   ],
 } as const;
+
+/**
+ * The engines of the HA kills run at the product's liveness defaults (heartbeat 2 s, dead after
+ * 8 s, lease 15 s), not at the cluster tests' fast takeover (dead after 2.5 s): a writer failover
+ * holds every heartbeat for 1–3 s, which on a loaded machine went past 2.5 s and got a live engine
+ * taken over in CI. What the kills show is that a failover takes no live engine over as deployed.
+ */
+export const HA_ENGINE_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  ['BATON_HEARTBEAT_MS', 'BATON_ENGINE_DEAD_AFTER_MS', 'BATON_LEASE_MS'].map((name) => [name, CONFIG_VARIABLES.find((v) => v.name === name)!.default!]),
+);
 
 function brokerEnv(i: number): Record<string, string> {
   const b = HA_PORTS.brokers[i];

@@ -114,17 +114,21 @@ func (e *Executor) warn(format string, args ...any) { e.opts.Logger.Printf(forma
 // interim callbacks. The executor serves until Shutdown.
 func (e *Executor) Start() error {
 	if e.opts.SpoolFile != "" {
-		s, replay, err := openSpool(e.opts.SpoolFile)
+		s, replay, err := openSpool(e.opts.SpoolFile, e.opts.DefaultSpool)
 		if err != nil {
 			return err
 		}
 		e.spool = s
+		e.opts.SpoolFile = s.path
 		for _, cb := range replay {
 			e.pending[runKey(cb.RunID, cb.Attempt)] = cb
 		}
 	}
 	l, err := net.Listen("tcp", net.JoinHostPort(e.opts.Host, fmt.Sprint(e.opts.Port)))
 	if err != nil {
+		if e.spool != nil {
+			e.spool.close()
+		}
 		return fmt.Errorf("executor: listen on %s:%d: %w", e.opts.Host, e.opts.Port, err)
 	}
 	e.listener = l

@@ -6,6 +6,7 @@ import (
 	"log"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,8 +32,13 @@ type Options struct {
 	QueueLimit  int
 	// Callback requests in flight at once (default 32).
 	CallbackConcurrency int
-	// File where final callbacks wait until an engine takes them, replayed on start. "" : memory only.
+	// File where final callbacks wait until an engine takes them, replayed on start. "": memory
+	// only, unless DefaultSpool. One live process per file (a `<file>.lock` holds its pid).
 	SpoolFile string
+	// With SpoolFile "": spool to ./.baton/spool-<App>.jsonl, or spool-<App>.2.jsonl, .3, … when
+	// another live process holds it — what OptionsFromEnv sets when BATON_EXECUTOR_SPOOL is unset,
+	// as the Node and Java SDKs do.
+	DefaultSpool bool
 	// Heartbeat period until an engine's ack sets it (default 3 s).
 	HeartbeatInterval time.Duration
 	// Callback retry backoff, exponential with jitter (defaults 200 ms, 30 s).
@@ -147,6 +153,7 @@ func OptionsFromEnv(lookup func(string) (string, bool)) (Options, error) {
 	o.QueueLimit = integer("BATON_EXECUTOR_QUEUE_LIMIT")
 	o.CallbackConcurrency = integer("BATON_EXECUTOR_CALLBACK_CONCURRENCY")
 	o.SpoolFile, _ = get("BATON_EXECUTOR_SPOOL")
+	o.DefaultSpool = o.SpoolFile == ""
 	o.HeartbeatInterval = ms("BATON_EXECUTOR_HEARTBEAT_MS")
 	o.ShutdownGrace = ms("BATON_EXECUTOR_SHUTDOWN_GRACE_MS")
 	o.RetryBase = ms("BATON_EXECUTOR_RETRY_BASE_MS")
@@ -225,6 +232,18 @@ func (o Options) withDefaults() (Options, error) {
 	duration(&o.RequestTimeout, 10*time.Second, true)
 	if o.Logger == nil {
 		o.Logger = log.New(os.Stderr, "[baton executor] ", log.LstdFlags)
+	}
+	if o.SpoolFile == "" && o.DefaultSpool {
+		o.SpoolFile = filepath.Join(".baton", "spool-"+o.App+".jsonl")
+	} else {
+		o.DefaultSpool = false // an explicit file is that file, or an error when it is held
+	}
+	if o.SpoolFile != "" {
+		abs, err := filepath.Abs(o.SpoolFile)
+		if err != nil {
+			return o, fmt.Errorf("executor options: SpoolFile %q: %w", o.SpoolFile, err)
+		}
+		o.SpoolFile = abs
 	}
 	return o, nil
 }

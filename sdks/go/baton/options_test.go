@@ -1,6 +1,8 @@
 package baton
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -20,8 +22,16 @@ func TestOptionsFromEnvNeedsOnlyTheTenantAndItsSecret(t *testing.T) {
 	}
 	if o.EngineURLs[0] != "http://127.0.0.1:8080" || o.App != "default" || o.Host != "127.0.0.1" || o.Port != 0 ||
 		o.Concurrency != 4 || o.QueueLimit != 100 || o.CallbackConcurrency != 32 || o.HeartbeatInterval != 3*time.Second ||
-		o.RetryBase != 200*time.Millisecond || o.RetryMax != 30*time.Second || o.ShutdownGrace != 10*time.Second || o.SpoolFile != "" {
+		o.RetryBase != 200*time.Millisecond || o.RetryMax != 30*time.Second || o.ShutdownGrace != 10*time.Second {
 		t.Errorf("defaults: %+v", o)
+	}
+	// The Node SDK's default spool: ./.baton/spool-<app>.jsonl, numbered when another process holds it.
+	if wd, _ := os.Getwd(); o.SpoolFile != filepath.Join(wd, ".baton", "spool-default.jsonl") || !o.DefaultSpool {
+		t.Errorf("default spool %q (numbered %v)", o.SpoolFile, o.DefaultSpool)
+	}
+	// In code, the zero Options keep callbacks in memory.
+	if o, _ := (Options{Tenant: "acme", Secret: "s", EngineURLs: []string{"http://e"}}).withDefaults(); o.SpoolFile != "" {
+		t.Errorf("Options{} spools to %q", o.SpoolFile)
 	}
 }
 

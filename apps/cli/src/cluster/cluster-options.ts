@@ -17,9 +17,16 @@ export interface ClusterOptions {
    * ActiveMQ brokers in a network, two consoles behind HAProxy (ports 18300-18499). Default false.
    */
   ha: boolean;
+  /**
+   * With `--ha`, the database: `galera` (three nodes, any one the writer) or `replica` (a primary
+   * and a semi-synchronous replica the operator promotes: scripts/mariadb-replica.sh). Default galera.
+   */
+  db: HaDatabase;
 }
 
-export const CLUSTER_USAGE = `usage: baton cluster [--console-port N] [--engine-port N] [--engines N] [--fresh] [--no-executor] [--ha]`;
+export type HaDatabase = 'galera' | 'replica';
+
+export const CLUSTER_USAGE = `usage: baton cluster [--console-port N] [--engine-port N] [--engines N] [--fresh] [--no-executor] [--ha [--db=galera|replica]]`;
 
 /** `baton cluster`'s command line. */
 export function parseClusterOptions(args: string[]): ClusterOptions {
@@ -36,11 +43,14 @@ export function parseClusterOptions(args: string[]): ClusterOptions {
         fresh: { type: 'boolean', default: false },
         'no-executor': { type: 'boolean', default: false },
         ha: { type: 'boolean', default: false },
+        db: { type: 'string', default: 'galera' },
       },
     }).values;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  if (values.db !== 'galera' && values.db !== 'replica') throw new UsageError(`--db must be galera or replica (got "${values.db}")`);
+  if (values.db !== 'galera' && !values.ha) throw new UsageError('--db is an option of --ha');
   const engines = integer('--engines', values.engines, 1, 16);
   const enginePort = integer('--engine-port', values['engine-port'], 0, 65535);
   if (enginePort > 0 && enginePort + engines - 1 > 65535) throw new UsageError(`--engine-port: ${enginePort} + ${engines} engines goes past port 65535`);
@@ -51,6 +61,7 @@ export function parseClusterOptions(args: string[]): ClusterOptions {
     fresh: values.fresh,
     executor: !values['no-executor'],
     ha: values.ha,
+    db: values.db,
   };
 }
 

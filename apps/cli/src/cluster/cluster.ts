@@ -3,7 +3,7 @@ import { demoLogins } from '../../../embedded/src/demo-logins';
 import { DEMO_TENANT_ID } from '../../../embedded/src/demo-tasks';
 import { migrateDatabase, safeDatabaseUrl } from '../migrate-database';
 import { CLUSTER_DATABASE, databaseName, prepareDatabase, withDatabase } from './cluster-database';
-import type { ClusterOptions } from './cluster-options';
+import type { ClusterOptions, HaDatabase } from './cluster-options';
 import { ClusterStateFile } from './cluster-state';
 import { CLUSTER_ENGINE_GROUP, ensureDemoTenant, firstSucceededRun } from './demo-tenant';
 import { PrefixedOutput } from './prefixed-output';
@@ -11,20 +11,26 @@ import { PrivateServer } from './private-server';
 import { repoRoot } from './repo-root';
 import { SupervisedProcess } from './supervised-process';
 
-/** `--ha`: the consoles' ports and HAProxy's front for them (scripts/haproxy.sh's defaults), the brokers' ports. */
+/**
+ * `--ha`: the consoles' ports and, per database, HAProxy's front for them and its stats page
+ * (scripts/haproxy.sh's defaults: the replica front has ports of its own), the brokers' ports.
+ */
 const HA = {
   consoles: [18381, 18382],
-  consolesFront: 'http://127.0.0.1:18350',
+  front: { galera: { consoles: 'http://127.0.0.1:18350', stats: 'http://127.0.0.1:18341/' }, replica: { consoles: 'http://127.0.0.1:18950', stats: 'http://127.0.0.1:18941/' } },
   brokers: [
     { BATON_ACTIVEMQ_STOMP_PORT: '18361', BATON_ACTIVEMQ_NETWORK_PORT: '18371' },
     { BATON_ACTIVEMQ_STOMP_PORT: '18362', BATON_ACTIVEMQ_NETWORK_PORT: '18372', BATON_ACTIVEMQ_NETWORK_TO: '127.0.0.1:18371' },
   ],
 } as const;
 
-/** `--ha`'s servers: Galera then HAProxy in front of it (database), two brokers in a network. */
-function haServers(root: string, output: PrefixedOutput): { database: PrivateServer[]; brokers: PrivateServer[] } {
+/** `--ha`'s servers: Galera (or a primary and its replica) then HAProxy in front of it (database), two brokers in a network. */
+function haServers(root: string, output: PrefixedOutput, db: HaDatabase): { database: PrivateServer[]; brokers: PrivateServer[] } {
   return {
-    database: [new PrivateServer('galera', root, output), new PrivateServer('haproxy', root, output)],
+    database:
+      db === 'galera'
+        ? [new PrivateServer('galera', root, output), new PrivateServer('haproxy', root, output)]
+        : [new PrivateServer('replica', root, output, { script: 'mariadb-replica.sh' }), new PrivateServer('haproxy', root, output, { env: { BATON_HAPROXY_DATABASE: 'replica' } })],
     brokers: HA.brokers.map((env, i) => new PrivateServer(`activemq-${i + 1}`, root, output, { script: 'activemq.sh', env })),
   };
 }
@@ -36,6 +42,22 @@ async function inOrder(servers: readonly PrivateServer[]): Promise<string[]> {
   return urls;
 }
 
+/**
+ * Resolves once HAProxy sends requests to a console: it marks the consoles up only at its next
+ * health check after they are ready (every 500 ms), and answers 503 itself until then.
+ */
+async function proxiedConsoleUp(front: string): Promise<void> {
+  const deadline = Date.now() + PROXY_UP_TIMEOUT_MS;
+  for (;;) {
+    const status = await fetch(`${front}/api/health`).then((res) => res.status, (error: Error) => error.message);
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`HAProxy at ${front} sends no request to a console after ${PROXY_UP_TIMEOUT_MS / 1000} s (last answer: ${status})`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** How long HAProxy may take to see a ready console up (checks every 500 ms; a loaded machine). */
+const PROXY_UP_TIMEOUT_MS = 15_000;
 /** How long a Baton process may take to print its ready line (migrations, a cold disk). */
 const READY_TIMEOUT_MS = 120_000;
 /** How long the first demo run may take to succeed once the executor is up (the cron task fires every 10 s). */
@@ -55,10 +77,10 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
   const root = repoRoot();
   const engineNames = Array.from({ length: options.engines }, (_, i) => `engine-${i + 1}`);
   const consoleNames = options.ha ? HA.consoles.map((_, i) => `console-${i + 1}`) : ['console'];
-  const serverNames = options.ha ? ['galera', 'haproxy', 'activemq-1', 'activemq-2'] : ['mariadb', 'activemq'];
+  const serverNames = options.ha ? [options.db, 'haproxy', 'activemq-1', 'activemq-2'] : ['mariadb', 'activemq'];
   const output = new PrefixedOutput(['cluster', ...serverNames, ...consoleNames, ...engineNames, 'executor']);
   const say = (line: string) => output.line('cluster', line);
-  const servers = options.ha ? haServers(root, output) : { database: [new PrivateServer('mariadb', root, output)], brokers: [new PrivateServer('activemq', root, output)] };
+  const servers = options.ha ? haServers(root, output, options.db) : { database: [new PrivateServer('mariadb', root, output)], brokers: [new PrivateServer('activemq', root, output)] };
   const children: SupervisedProcess[] = [];
 
   let stopping: Promise<void> | undefined;
@@ -76,11 +98,22 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
       say(exitCode === 0 ? 'stopped' : 'stopped after a failure');
       process.exit(exitCode);
     })());
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(signal, () => {
       say(`${signal}: stopping what this cluster started`);
       void stop(0);
     });
+  }
+  // `npm run cluster` and `npx baton cluster` exit on a SIGTERM without passing it on (npm 11),
+  // and this process is handed to init: then it stops what it started as if it got the signal.
+  // Only under npm (npm_command set): `nohup node bin/baton.js cluster &` outlives its shell on purpose.
+  const parent = process.ppid;
+  if (env.npm_command) {
+    setInterval(() => {
+      if (process.ppid === parent && parent !== 1) return; // npm is never pid 1
+      say(`the process that started this cluster (pid ${parent}: npm, npx) is gone: stopping what this cluster started`);
+      void stop(0);
+    }, 1_000).unref();
   }
   process.on('exit', () => children.forEach((child) => child.killNow()));
   const start = (name: string, app: string, childEnv: NodeJS.ProcessEnv, readyLine: RegExp): SupervisedProcess => {
@@ -141,8 +174,9 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
     );
     const consoleUrls = await Promise.all(consoleProcesses.map(async (p) => (await p.whenReady(READY_TIMEOUT_MS))[1]));
     // --ha: browsers and API clients go through HAProxy, which moves them when a console dies.
-    const consoleUrl = options.ha ? HA.consolesFront : consoleUrls[0];
+    const consoleUrl = options.ha ? HA.front[options.db].consoles : consoleUrls[0];
     const engineUrls = await Promise.all(engines.map(async (engine) => (await engine.whenReady(READY_TIMEOUT_MS))[2]));
+    if (options.ha) await proxiedConsoleUp(consoleUrl);
 
     const tenant = await ensureDemoTenant(consoleUrl, logins, state);
     say(tenant.created ? `created tenant "${DEMO_TENANT_ID}" with its admin and the demo tasks; executor secret kept in ${state.path}` : `tenant "${DEMO_TENANT_ID}" kept from the previous start`);
@@ -170,10 +204,11 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
       [
         '',
         options.ha
-          ? `Baton — local highly available cluster: 2 consoles behind HAProxy, ${engines.length} engine(s)${options.executor ? ', the demo executor' : ''}, a 3-node Galera cluster behind HAProxy, 2 ActiveMQ brokers`
+          ? `Baton — local highly available cluster: 2 consoles behind HAProxy, ${engines.length} engine(s)${options.executor ? ', the demo executor' : ''}, ${options.db === 'galera' ? 'a 3-node Galera cluster' : 'a MariaDB primary and its replica'} behind HAProxy, 2 ActiveMQ brokers`
           : `Baton — local cluster: a console, ${engines.length} engine(s)${options.executor ? ' and the demo executor' : ''} on MariaDB and ActiveMQ`,
         `  console    ${base}/        (web console; REST API under ${base}/api, docs at ${base}/api/docs)`,
-        ...(options.ha ? [`  consoles   ${consoleUrls.join('  ')}   (behind ${base}; HAProxy stats http://127.0.0.1:18341/)`] : []),
+        ...(options.ha ? [`  consoles   ${consoleUrls.join('  ')}   (behind ${base}; HAProxy stats ${HA.front[options.db].stats})`] : []),
+        ...(options.ha && options.db === 'replica' ? ['  failover   when the primary dies: scripts/mariadb-replica.sh promote   (the operator\'s step)'] : []),
         `  operator   ${logins.operator.username} / ${logins.operator.password}`,
         `  login      tenant ${logins.tenant.tenant}, ${logins.tenant.username} / ${logins.tenant.password}   (the tenant's admin)`,
         `  engines    ${engineUrls.join('  ')}   (group "${CLUSTER_ENGINE_GROUP}"; /health, /metrics)`,

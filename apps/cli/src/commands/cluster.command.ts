@@ -20,6 +20,9 @@ Prints the URLs and logins once a demo run has SUCCEEDED. Ctrl-C stops what it s
   --ha               highly available: a 3-node Galera cluster behind HAProxy instead of one
                      MariaDB, two ActiveMQ brokers in a network, two consoles behind HAProxy
                      (http://localhost:18350); ports 18300-18499 (docs/OPERATIONS.md)
+  --db=replica       with --ha: a MariaDB primary and its semi-synchronous replica instead of
+                     Galera (scripts/mariadb-replica.sh; consoles at http://localhost:18950);
+                     when the primary dies, promote the replica: scripts/mariadb-replica.sh promote
 
 Variables:
   BATON_DB_URL             use this MySQL/MariaDB database instead of starting MariaDB (created when missing)

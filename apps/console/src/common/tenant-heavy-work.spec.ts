@@ -39,4 +39,19 @@ describe('TenantHeavyWork', () => {
     await Promise.all(queued);
     expect(await work.run('a', async () => 'ran')).toBe('ran');
   });
+
+  it('hold: a streamed answer keeps the lane until it gives it back; another tenant is not held', async () => {
+    const work = new TenantHeavyWork();
+    const release = await work.hold('a');
+    const started: string[] = [];
+    const a = work.run('a', async () => void started.push('a'));
+    await work.run('b', async () => void started.push('b'));
+    expect(started).toEqual(['b']);
+    release();
+    release(); // a second call (the answer ended, then its socket closed) does nothing
+    await a;
+    expect(started).toEqual(['b', 'a']);
+    const again = await work.hold('a'); // the lane is free again
+    again();
+  });
 });

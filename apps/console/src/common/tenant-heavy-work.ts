@@ -6,11 +6,12 @@ import { OneAtATime } from './one-at-a-time';
 export const MAX_HEAVY_WAITING = 20;
 
 /** The 429 of a heavy route, for its OpenAPI description. */
-export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
+export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, log downloads, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
 
 /**
- * A tenant's heavy requests — run searches (each examines up to 20,000 runs), tasks-as-code
- * export, plan and apply, backfills — run one at a time per tenant, other tenants' alongside.
+ * A tenant's heavy requests — run searches (each examines up to 20,000 runs), log downloads (a
+ * run keeps up to 5,000 lines of 8,000 characters: 40 MB), tasks-as-code export, plan and apply,
+ * backfills — run one at a time per tenant, other tenants' alongside.
  * Why: forty searches sent at once by one tenant held the database's connections and cores, and
  * another tenant's plain list calls went from p99 9 ms to 1,011 ms (docs/BENCHMARKS.md, "Heavy
  * neighbour"); one at a time, a tenant's heavy work takes a core at most. More than
@@ -24,11 +25,21 @@ export class TenantHeavyWork {
     if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullException());
     return this.lane.run(tenantId, job);
   }
+
+  /**
+   * Takes the tenant's lane for an answer streamed after the handler returns (a log download):
+   * resolves, once the lane is this request's, with the function that gives it back — to be
+   * called when the answer ends or its client leaves (calling it again does nothing).
+   */
+  hold(tenantId: string): Promise<() => void> {
+    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullException());
+    return new Promise((granted) => void this.lane.run(tenantId, () => new Promise<void>((release) => granted(release))));
+  }
 }
 
 /** 429 RATE_LIMITED: the tenant already has MAX_HEAVY_WAITING heavy requests waiting; `Retry-After` is 1 s. */
 export class HeavyWorkQueueFullException extends RetryLaterException {
   constructor() {
-    super(`Too many heavy requests of this tenant at once (run searches, exports, plans, applies, backfills: one runs at a time, ${MAX_HEAVY_WAITING} may wait); retry when one has answered`, 1);
+    super(`Too many heavy requests of this tenant at once (run searches, log downloads, exports, plans, applies, backfills: one runs at a time, ${MAX_HEAVY_WAITING} may wait); retry when one has answered`, 1);
   }
 }

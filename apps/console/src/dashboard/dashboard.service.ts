@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { countOpenAlarms, listTenants } from '@baton/persistence';
 import { decodeKeyCursor, encodeKeyCursor, type Page } from '../common/cursor';
 import { LoadService } from '../load/load.service';
+import { mapAtMost } from '../common/map-at-most';
 import { StatsService } from '../stats/stats.service';
 import type { DashboardView } from './dto/dashboard.dto';
 
@@ -53,8 +54,7 @@ export class DashboardService {
     const after = page.cursor === undefined ? null : decodeKeyCursor(page.cursor);
     const ids = (await listTenants(this.dataSource.manager)).map((t) => t.id).filter((id) => after === null || id > after);
     const slice = ids.slice(0, page.limit);
-    const items: DashboardView[] = [];
-    for (let i = 0; i < slice.length; i += OVERVIEW_CONCURRENCY) items.push(...(await Promise.all(slice.slice(i, i + OVERVIEW_CONCURRENCY).map((id) => this.of(id)))));
+    const items = await mapAtMost(slice, OVERVIEW_CONCURRENCY, (id) => this.of(id));
     return { items, nextCursor: ids.length > slice.length ? encodeKeyCursor(slice[slice.length - 1]) : null };
   }
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { DataSource } from 'typeorm';
 import { findChangedRuns, findTenant, taskNames } from '@baton/persistence';
 import { CLOCK, Clock } from '../common/clock';
+import { mapAtMost } from '../common/map-at-most';
 import { runView } from '../runs/runs.service';
 import type { RunView } from '../runs/dto/run.dto';
 
@@ -9,6 +10,14 @@ import type { RunView } from '../runs/dto/run.dto';
 const ENDED_MARGIN_MS = 60_000;
 /** How long a tenant's engine group is cached. */
 const GROUP_CACHE_MS = 10_000;
+/** Tenants read at once: a tenant whose read is slow holds one of these, not the others' reads. */
+const READS_AT_ONCE = 4;
+/**
+ * A tenant's read that took d ms waits READ_DUTY × d before its next (reads come once an interval
+ * at most anyway): the live page of a tenant with a large backlog, whose going runs are scanned,
+ * takes a tenth of a connection's time at most instead of most of one (README, "Live pages").
+ */
+const READ_DUTY = 10;
 
 /** The socket.io event a run's change is pushed as; its payload is a RunView (as in GET /api/runs). */
 export const RUN_EVENT = 'run';
@@ -45,7 +54,8 @@ export interface RunEventsOptions {
  * interval plus a query (≈ 300 ms).
  *
  * A run is emitted again only when its (state, updatedAt, progress) changes, so the overlap
- * window does not repeat events.
+ * window does not repeat events. Tenants are read READS_AT_ONCE at a time, each paced by what its
+ * last read cost (READ_DUTY), so no tenant's runs slow another tenant's live page.
  */
 @Injectable()
 export class RunEventsService implements OnApplicationShutdown {
@@ -57,6 +67,8 @@ export class RunEventsService implements OnApplicationShutdown {
   private overlapMs = 3000;
   /** Per tenant: the newest updatedAt seen, and what was last sent per run (pruned by age). */
   private readonly cursors = new Map<string, { since: number; sent: Map<number, { key: string; updatedAt: number }> }>();
+  /** Per tenant: when its next read is due (READ_DUTY). */
+  private readonly nextReadAt = new Map<string, number>();
   /** A tenant's engine group (its runs' group), re-read every GROUP_CACHE_MS: a move to another group is rare. */
   private readonly groups = new Map<string, { group: string | null; at: number }>();
 
@@ -99,14 +111,22 @@ export class RunEventsService implements OnApplicationShutdown {
     this.running = true;
     try {
       const listening = new Set(sink.tenantsListening());
-      for (const tenantId of [...this.cursors.keys()]) if (!listening.has(tenantId)) this.cursors.delete(tenantId);
-      for (const tenantId of listening) {
+      for (const tenantId of [...this.cursors.keys()]) {
+        if (listening.has(tenantId)) continue;
+        this.cursors.delete(tenantId);
+        this.nextReadAt.delete(tenantId);
+      }
+      const now = this.clock.now();
+      const due = [...listening].filter((tenantId) => (this.nextReadAt.get(tenantId) ?? now) <= now);
+      await mapAtMost(due, READS_AT_ONCE, async (tenantId) => {
+        const started = this.clock.now();
         try {
           await this.pollTenant(sink, tenantId);
         } catch (error) {
           this.logger.warn(`run events: ${(error as Error).message}`, { tenantId });
         }
-      }
+        this.nextReadAt.set(tenantId, started + READ_DUTY * (this.clock.now() - started));
+      });
     } finally {
       this.running = false;
     }

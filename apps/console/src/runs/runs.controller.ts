@@ -1,7 +1,8 @@
+import type { ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { Body, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
-import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
+import { HEAVY_WORK_BUSY, TenantHeavyWork } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
@@ -12,7 +13,10 @@ import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly heavyWork: TenantHeavyWork,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'Runs, newest scheduled first; cursor pagination on (scheduledAt desc, id desc)' })
@@ -86,13 +90,26 @@ export class RunsController {
   @ApiOperation({ summary: "Download the run's whole log as text (every attempt, oldest line first): `<ISO time> <LEVEL> [attempt n] message`" })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'The log, text/plain; an attachment named run-<id>.log', schema: { type: 'string' } })
-  async log(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<StreamableFile> {
-    const pages = this.runs.logText(tenantId, id);
-    const first = await pages.next(); // a missing run is a 404 here, before the answer starts
-    async function* all(): AsyncGenerator<string> {
-      if (!first.done) yield first.value;
-      yield* pages;
+  @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
+  async log(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Res({ passthrough: true }) res: ServerResponse): Promise<StreamableFile> {
+    // A tenant's heavy request (TenantHeavyWork): its lane is held until the answer ends or its client leaves.
+    const release = await this.heavyWork.hold(tenantId);
+    try {
+      const pages = this.runs.logText(tenantId, id);
+      const first = await pages.next(); // a missing run is a 404 here, before the answer starts
+      async function* all(): AsyncGenerator<string> {
+        if (!first.done) yield first.value;
+        yield* pages;
+      }
+      const text = Readable.from(all());
+      res.once('close', () => {
+        text.destroy(); // a client that left mid-answer: stop reading pages for it
+        release();
+      });
+      return new StreamableFile(text, { type: 'text/plain; charset=utf-8', disposition: `attachment; filename="run-${id}.log"` });
+    } catch (err) {
+      release();
+      throw err;
     }
-    return new StreamableFile(Readable.from(all()), { type: 'text/plain; charset=utf-8', disposition: `attachment; filename="run-${id}.log"` });
   }
 }

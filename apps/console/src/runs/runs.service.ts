@@ -301,8 +301,8 @@ export class RunsService {
  */
 export const SEARCH_SCAN_BUDGET = 20_000;
 
-/** Log lines a page of the log download reads. */
-const LOG_PAGE = 2000;
+/** Log lines a page of the log download reads: at most 250 × 8,000 characters (2 MB) in memory per download. */
+const LOG_PAGE = 250;
 
 function isActive(state: RunState): boolean {
   return (ACTIVE_STATES as readonly RunState[]).includes(state);

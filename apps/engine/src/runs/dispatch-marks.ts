@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { autocommitted, inTransaction, markRunsAccepted, markRunsDispatched } from '@baton/persistence';
+import { setTimeout as delay } from 'node:timers/promises';
+import { autocommitted, markRunsAccepted, markRunsDispatched, readBackDispatchMarks, type MarkOutcome } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -17,15 +18,18 @@ interface Dispatching {
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
  * for the batch in flight, so a lone dispatch is not slowed). In a burst 64 slots start and ack
- * within the same milliseconds: one UPDATE for all of them instead of a transaction each. The
- * ACCEPTED mark is autocommitted (one round trip, not START/UPDATE/COMMIT): its run is at its
- * executor whichever way an unanswered commit went.
+ * within the same milliseconds: one UPDATE for all of them instead of a transaction each. Both
+ * marks are autocommitted (one round trip, not START/UPDATE/COMMIT). An ACCEPTED mark's run is at
+ * its executor whichever way an unanswered commit went; a DISPATCHED mark whose answer is lost
+ * is read back (readBackDispatchMarks) to learn which runs it moved, since those must be sent.
  */
 @Injectable()
 export class DispatchMarks {
-  private readonly dispatched: Coalescer<Dispatching, number | null>;
+  private readonly logger = new Logger('DispatchMarks');
+  /** Each run's dispatched_at, null if no longer this node's, or the error of a mark that did not move it. */
+  private readonly dispatched: Coalescer<Dispatching, number | null | Error>;
   /** On-time runs' marks: their own batches, which never wait behind a burst's 64-row UPDATE. */
-  private readonly dispatchedOnTime: Coalescer<Dispatching, number | null>;
+  private readonly dispatchedOnTime: Coalescer<Dispatching, number | null | Error>;
   private readonly accepted: Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>;
 
   constructor(
@@ -48,8 +52,10 @@ export class DispatchMarks {
    * this node's to send. A run the on-time lane started ahead of its instant gets `sendAt`, when its
    * POST leaves, as dispatched_at (the ACCEPTED mark then writes when it did leave).
    */
-  markDispatched(run: ClaimedRun, executorId: number, onTime = false, sendAt?: number): Promise<number | null> {
-    return (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId, sendAt: sendAt ?? 0 });
+  async markDispatched(run: ClaimedRun, executorId: number, onTime = false, sendAt?: number): Promise<number | null> {
+    const at = await (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId, sendAt: sendAt ?? 0 });
+    if (at instanceof Error) throw at;
+    return at;
   }
 
   /** DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the timeout counts from the ack. */
@@ -57,13 +63,44 @@ export class DispatchMarks {
     return this.accepted.push({ run, sentAt, acceptedAt });
   }
 
-  private async writeDispatched(items: Dispatching[]): Promise<Array<number | null>> {
+  private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
     const runs = items.map(({ run, executorId }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: now + run.timeoutMs }));
-    // A transaction, not an autocommitted UPDATE: a writer killed mid-statement (test/ha) could
-    // commit an autocommitted mark and lose its answer, leaving runs DISPATCHED that were never
-    // sent (44 of 600 once). See docs/BENCHMARKS.md, "The engine's share of a run's cost".
-    const moved = await inTransaction(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
+    let moved: Set<number>;
+    try {
+      moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
+    } catch (err) {
+      const outcomes = await this.readBack(runs, now).catch(() => {
+        throw err;
+      });
+      const marked = [...outcomes.values()].filter((o) => o === 'MARKED').length;
+      this.logger.warn(`DISPATCHED mark of ${runs.length} run(s) had no answer (${(err as Error).message}): read back, ${marked} marked, to be sent`);
+      // Runs the mark did not move are still this node's: the error goes to them, and the
+      // dispatcher gives them back (or keeps them to try again).
+      return items.map(({ run }) => {
+        const outcome = outcomes.get(run.runId);
+        return outcome === 'NOT_MARKED' ? (err as Error) : outcome === 'MARKED' ? now : null;
+      });
+    }
     return items.map(({ run }) => (moved.has(run.runId) ? now : null));
   }
+
+  /**
+   * Which runs a mark without an answer moved. The database may be failing over (a new writer is
+   * ready 1–3 s after the old one died, docs/OPERATIONS.md), so the read is tried for up to ~6 s
+   * before the mark is given up as failed.
+   */
+  private async readBack(runs: ReadonlyArray<{ runId: number; attempt: number }>, markedAt: number): Promise<Map<number, MarkOutcome>> {
+    for (let tried = 0; ; tried++) {
+      try {
+        return await autocommitted(this.dataSource, (em) => readBackDispatchMarks(em, { nodeId: this.config.nodeId, markedAt, runs }));
+      } catch (err) {
+        if (tried === READ_BACK_PAUSES_MS.length) throw err;
+        await delay(READ_BACK_PAUSES_MS[tried]);
+      }
+    }
+  }
 }
+
+/** Pauses between the tries to read back an unanswered DISPATCHED mark. */
+const READ_BACK_PAUSES_MS = [100, 250, 500, 1_000, 2_000, 2_000];

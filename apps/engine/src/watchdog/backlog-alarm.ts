@@ -39,7 +39,7 @@ export class BacklogAlarm {
       const step = backlogAlarmStep({ oldestDueAt, thresholdMs, lateSince: tenant.backlogLateSince, now });
       try {
         if (step === 'CLEAR') await clearBacklogLate(this.dataSource.manager, tenant.id);
-        if (step === 'RAISE' && oldestDueAt !== null && (await this.raise(tenant.id, oldestDueAt, thresholdMs, now))) raised++;
+        if (step === 'RAISE' && oldestDueAt !== null && (await this.raise(tenant, oldestDueAt, thresholdMs, now))) raised++;
       } catch (err) {
         this.logger.error(`backlog check failed: ${(err as Error).message}`, { tenantId: tenant.id });
       }
@@ -47,9 +47,10 @@ export class BacklogAlarm {
     return raised;
   }
 
-  private async raise(tenantId: string, oldestDueAt: number, thresholdMs: number, now: number): Promise<boolean> {
+  private async raise(tenant: LoadTenantRow, oldestDueAt: number, thresholdMs: number, now: number): Promise<boolean> {
+    const tenantId = tenant.id;
     // Read before the transaction: the counts only colour the message, the election is the update.
-    const counts = await countTenantRuns(this.dataSource.manager, { tenantId, now, cap: LOAD_COUNT_CAP });
+    const counts = await countTenantRuns(this.dataSource.manager, { tenantId, engineGroup: tenant.engineGroup, now, cap: LOAD_COUNT_CAP });
     const executors = (await sumExecutorCapacity(this.dataSource.manager, { tenantId })).get(tenantId) ?? { up: 0, capacity: 0, inFlight: 0 };
     const ageMs = now - oldestDueAt;
     return inTransaction(this.dataSource, async (em) => {

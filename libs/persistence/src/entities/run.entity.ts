@@ -7,41 +7,61 @@ import { StoredJson, bigintId, json, millis } from './columns';
  * machine only by conditional updates that name the expected old state.
  */
 @Entity({ name: 'runs' })
+// Index upkeep is most of what a run costs MariaDB: each of its 4 state changes (CLAIMED,
+// DISPATCHED, ACCEPTED, its end) rewrites an entry in every index whose key holds a column the
+// change writes — `state` above all. So an index is here only for a query no other one serves
+// (migrations/1797100000000-run-hot-path-indexes.ts: ix_runs_load and ix_runs_executor went).
+//
 // What makes a duplicate fire impossible whatever the engines do: for a scheduled fire
 // the fire key is its scheduled time, so this is the (task, scheduled time) key.
+// Also count-existing-fires (task_id, fire_key IN …). Stable columns: no upkeep after the insert.
 @Index('uq_runs_task_fire_key', ['taskId', 'fireKey'], { unique: true })
 // The claim: "due runs of tenant T in engine group G and state S, oldest due first, higher
 // priority first among equal due times" — one range per tenant, so no tenant's backlog stands in
 // front of another's. The migration makes `priority` a DESCENDING key part (the Table API cannot
 // say so) so `ORDER BY due_at, priority DESC LIMIT n` reads the index in order and stops early;
 // see libs/persistence/src/engine-queries/runs/claim-due-runs.ts for why that matters.
+// Also: count-tenant-backlog, count-group-runs, a tenant's due runs and oldest due run
+// (load-queries/count-tenant-runs.ts, find-oldest-due.ts), the live runs of a tenant
+// (count-live-runs, find-changed-runs). Rewritten by every state change (state).
 @Index('ix_runs_claim', ['engineGroup', 'state', 'tenantId', 'dueAt', 'priority'])
-// Leases: "runs engine E holds" (renewal, release) and "expired leases of E" (takeover).
+// Leases: "runs engine E holds" (renew-leases, find-held-runs) and "expired leases of E"
+// (find-lease-holders' loose index scan). Rewritten by every state change and lease renewal.
 @Index('ix_runs_lease', ['state', 'claimedBy', 'leaseUntil'])
-// The console: "runs of tenant T by time", newest first, cursor-paginated on (scheduled_at, id).
+// The console: "runs of tenant T by time", newest first, cursor-paginated on (scheduled_at, id)
+// (list-runs without a state filter, search-runs). Stable columns.
 @Index('ix_runs_tenant_time', ['tenantId', 'scheduledAt', 'id'])
+// The same for one task (list-runs, search-runs, find-last-runs, purge by count). Stable columns.
 @Index('ix_runs_task_time', ['taskId', 'scheduledAt'])
-// A fan-out run's shards (by state: are any still going?); a run's children in the console.
+// A fan-out run's shards (by state: are any still going? stand-of-fan-out, cancel-shards, the
+// settler's sweep); a run's children in the console. `state` is needed: without it each shard's
+// end would read all the ended shards of its fan-out. Rewritten by every state change.
 @Index('ix_runs_parent', ['parentRunId', 'state'])
-// Fan-in joins parents within a flow.
+// Fan-in joins parents within a flow (find-flow-outcomes, find-parent-results, purge). Stable.
 @Index('ix_runs_flow', ['flowId'])
-// Watchdog START_LATE: not-yet-dispatched runs of my groups, not alarmed yet, scheduled in the past.
+// Watchdog START_LATE (find-late-runs): not-yet-dispatched runs of my groups, not alarmed yet,
+// scheduled in the past — alarmed runs and a backlog planned ahead are not read. Rewritten by
+// every state change.
 @Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'scheduledAt'])
-// Watchdog TIMEOUT: executing runs of my groups past their deadline.
-@Index('ix_runs_deadline', ['engineGroup', 'state', 'deadlineAt'])
-// Watchdog EXECUTOR_DOWN reconciliation: the runs of one executor.
-@Index('ix_runs_executor', ['executorId', 'state'])
+// Watchdog TIMEOUT (find-overdue-runs): executing runs of my groups past their deadline; the
+// fan-out settler's sweep (ACCEPTED, no deadline); EXECUTOR_DOWN reconciliation
+// (find-orphaned-runs: the executing runs of my groups whose executor is DOWN, the executor
+// read from the index). executor_id and deadline_at change only with `state`, so this costs
+// what (engine_group, state) alone would.
+@Index('ix_runs_deadline', ['engineGroup', 'state', 'deadlineAt', 'executorId'])
 // Concurrency FORBID/REPLACE: "is another run of this task executing?" (its (task_id, state)
-// prefix); the console's run list of a task filtered by state and/or cause, newest first.
+// prefix, find-executing-runs-of-task); the console's run list of a task filtered by state and/or
+// cause, newest first; a task's last results (pause-failing-task); cancel-task-runs,
+// cancel-backfill-runs. Rewritten by every state change.
 @Index('ix_runs_task_filter', ['taskId', 'state', 'cause', 'scheduledAt'])
-// The console's run list of a tenant filtered by state and/or cause: one ordered range per pair.
+// The console's run list of a tenant filtered by state and/or cause: one ordered range per pair;
+// a tenant's held and in-flight counts (load-queries/count-tenant-runs.ts, index only);
+// moveTenantGroup's waiting runs. Rewritten by every state change.
 @Index('ix_runs_tenant_filter', ['tenantId', 'state', 'cause', 'scheduledAt'])
 // History: "runs of tenant T that ended between A and B" (rollups, purge), and with
 // finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
+// Rewritten once per run (its end) — and by a retry.
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
-// A tenant's load (due, held, in flight: capped counts) and every tenant's oldest due run (a loose
-// index scan): libs/persistence/src/load-queries/.
-@Index('ix_runs_load', ['state', 'tenantId', 'dueAt'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;

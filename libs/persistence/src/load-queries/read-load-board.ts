@@ -16,14 +16,14 @@ export interface LoadBoard {
 
 /**
  * The load of some tenants, as the console's load pages and the engine's per-tenant metrics read
- * it: the oldest due run of every tenant (one loose index scan, findOldestDue) ranks them, and
+ * it: the oldest due run of every tenant (one index dive per tenant and waiting state, findOldestDue) ranks them, and
  * only the first `limit` are counted (countTenantRuns, at most 3 × (cap + 1) index entries each).
  * So a call costs O(tenants) index dives plus O(limit × cap) index entries, whatever the backlog.
  */
 export async function readLoadBoard(manager: EntityManager, input: { tenants: readonly LoadTenantRow[]; now: number; limit: number; cap: number }): Promise<LoadBoard> {
   const { tenants, now, limit, cap } = input;
   const only = tenants.length === 1 ? { tenantId: tenants[0].id } : {};
-  const oldestOfAll = await findOldestDue(manager, { now, ...only });
+  const oldestOfAll = await findOldestDue(manager, { now, tenants });
   const capacityOfAll = await sumExecutorCapacity(manager, only);
   const oldestDue = new Map<string, number>();
   const capacity = new Map<string, ExecutorCapacity>();
@@ -36,7 +36,7 @@ export async function readLoadBoard(manager: EntityManager, input: { tenants: re
   const ranked = tenants.map((row) => ({ row, tenantId: row.id, oldestDueAt: oldestDue.get(row.id) ?? null })).sort(byOldestDue).slice(0, limit);
   const top: TenantLoad[] = [];
   for (const { row, oldestDueAt } of ranked) {
-    const counts = await countTenantRuns(manager, { tenantId: row.id, now, cap });
+    const counts = await countTenantRuns(manager, { tenantId: row.id, engineGroup: row.engineGroup, now, cap });
     top.push({
       tenantId: row.id,
       engineGroup: row.engineGroup,

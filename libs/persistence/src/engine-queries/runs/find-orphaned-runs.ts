@@ -12,8 +12,11 @@ import { execute, placeholders } from '../sql';
  *    WHERE e.state = 'DOWN' AND e.heartbeat_at < ? AND r.engine_group IN (…)
  *    LIMIT ?
  *
- * Driven from the (few) DOWN executors, each a range on ix_runs_executor (executor_id, state):
- * an executor down for months costs one empty index probe per tick. The grace lets an executor
+ * Planned from the executing runs of my groups, ranges of ix_runs_deadline (engine_group, state,
+ * deadline_at, executor_id), each joined to its executor by primary key (MariaDB 10.11 chose this
+ * order over a per-executor index too, which is why ix_runs_executor went: migrations/1797100000000):
+ * a tick reads the entries of the runs executing in my groups (the in-flight runs, not the
+ * history), and an executor down for months costs nothing once its runs have ended. The grace lets an executor
  * that was only partitioned come back and call back: its callback wins by the guarded update,
  * and a reconciliation that comes later matches nothing.
  */

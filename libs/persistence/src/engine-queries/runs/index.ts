@@ -9,6 +9,7 @@ export * from './release-runs';
 export * from './skip-misfired-runs';
 export * from './cancel-orphaned-runs';
 export * from './mark-runs-dispatched';
+export * from './read-back-dispatch-marks';
 export * from './reroute-dispatched-run';
 export * from './mark-runs-accepted';
 export * from './defer-run-dispatch';

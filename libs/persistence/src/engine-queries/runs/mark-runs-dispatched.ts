@@ -35,7 +35,8 @@ export interface RunToDispatch {
  * - one statement for many runs: a run's own UPDATE in its own transaction cost ~5 round trips
  *   (SET TRANSACTION, BEGIN, UPDATE, COMMIT…) and was the largest share of the engine's CPU in a
  *   burst (docs/BENCHMARKS.md); the primary-key IN list keeps it a point lookup per run. The one
- *   write needs no transaction around it (autocommitted: committed when its answer comes). The
+ *   write needs no transaction around it (autocommitted: committed when its answer comes; a mark
+ *   whose answer is lost is read back, read-back-dispatch-marks.ts). The
  *   follow-up SELECT, when some run did not move, reads the committed rows: a run of this batch
  *   is DISPATCHED by this node at `now` only if this UPDATE moved it (each run is marked once per
  *   attempt), and one taken over since is rightly not sent.
