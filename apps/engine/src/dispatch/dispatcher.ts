@@ -102,6 +102,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.lead.ms;
   }
 
+  /** The tenant's claim share (1 until its row is cached: DueQueue.accept prefetches it): its runs per turn in the ready line. */
+  shareOf(tenantId: string): number {
+    return this.tenants.peek(tenantId)?.claimShare ?? 1;
+  }
+
   /** Whether a run of this tenant is in the on-time lane now: the lane takes one run of a tenant at a time. */
   inLaneOf(tenantId: string): boolean {
     return this.inLane.has(tenantId);

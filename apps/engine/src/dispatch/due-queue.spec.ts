@@ -33,6 +33,9 @@ class StubDispatcher {
     this.keepForLater = listener;
   }
   prepare(): void {}
+  shareOf(): number {
+    return 1;
+  }
   heldBack = 0;
   heldBackOf(): number {
     return 0;
@@ -215,6 +218,33 @@ describe('DueQueue', () => {
       expect(stub.launched).toHaveLength(4); // every slot busy
       stub.release();
       expect(stub.launched[4]).toMatchObject({ at: t + 70, onTime: true, run: { runId: 501 } });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  // The CI failure of session 12: a lone tenant's run still being sent (a slow ack) kept its next
+  // run out of the lane, the run after that came due behind it (not alone), and both waited behind
+  // the other tenant's backlog in the general slots: 4 s late. The general slots serve tenants in turn.
+  it("a run that missed the lane (its tenant's previous one still being sent) goes out in the next general slot, not behind another tenant's backlog", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      stub.onTimeSlots = 1;
+      const q = make(stub);
+      const t = Date.now() + 100;
+      q.accept(Array.from({ length: 200 }, (_, i) => run(1 + i, t)));
+      q.accept([{ ...run(500, t + 10), tenantId: 'lone' }, { ...run(501, t + 60), tenantId: 'lone' }, { ...run(502, t + 110), tenantId: 'lone' }]);
+      const lone = () => stub.launched.filter((l) => l.run.tenantId === 'lone').map((l) => l.run.runId);
+      await vi.advanceTimersByTimeAsync(110);
+      expect(lone()).toEqual([500]); // by the lane, in the on-time slot; every slot busy since, 500 still being sent
+      await vi.advanceTimersByTimeAsync(250); // 501 and 502 came due meanwhile; both are now too late for the lane and the on-time slot
+      const before = stub.launched.length;
+      for (let i = 0; i < 6; i++) stub.release(); // the first frees only the on-time slot, which nothing on time is waiting for
+      expect(stub.launched.slice(before).map((l) => l.run.tenantId)).toEqual(['acme', 'lone', 'acme', 'lone', 'acme']); // in turn
+      expect(lone()).toEqual([500, 501, 502]);
+      expect(q.held).toBeGreaterThan(190);
     } finally {
       vi.useRealTimers();
     }

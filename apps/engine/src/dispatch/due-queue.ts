@@ -20,8 +20,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * whatever the claim interval. On the timer (and whenever a dispatch slot frees up) `pump`
  * moves the runs that are due into the ready line (ready-line.ts) and takes them from it — the
  * on-time lane first (a run due alone for its tenant and still on time, in any free slot), then
- * oldest first into the general slots, the newest still on time into the slots reserved for
- * on-time work — and, per run:
+ * the tenants in turn into the general slots (each its claim share of runs, oldest first), the
+ * newest still on time into the slots reserved for on-time work — and, per run:
  * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
  *   back into the queue at the instant the token will be there (runs of the same buckets
  *   waiting in one pump are spread at the refill rate, not all retried at the same instant);
@@ -48,6 +48,7 @@ export class DueQueue implements OnModuleDestroy {
   private releasedListener: (tenantId: string) => void = () => undefined;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
+  private readonly shareOf = (tenantId: string) => this.dispatcher.shareOf(tenantId);
 
   constructor(
     @Inject(ENGINE_CONFIG) config: EngineConfig,
@@ -134,7 +135,7 @@ export class DueQueue implements OnModuleDestroy {
       // The on-time lane first, in any free slot: a run due alone for its tenant leaves before a backlog's next run does.
       const alone = this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeAlone(now, (tenantId) => !this.dispatcher.inLaneOf(tenantId)) : undefined;
       const general = alone === undefined && this.dispatcher.freeSlots > 0;
-      const run = alone ?? (general ? this.ready.takeOldest() : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined);
+      const run = alone ?? (general ? this.ready.takeInTurn(this.shareOf) : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined);
       if (run === undefined) break;
       this.tally.remove(run.tenantId);
       const line = `${run.tenantId}\u0000${run.taskId}`;

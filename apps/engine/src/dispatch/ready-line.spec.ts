@@ -5,16 +5,17 @@ import { ON_TIME_WINDOW_MS, ReadyLine } from './ready-line';
 const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, tenantId }) as ClaimedRun;
 const T = 1_000_000;
 const any = () => true;
+const one = () => 1;
 
 describe('ReadyLine', () => {
-  it('serves the head oldest first and the tail newest first', () => {
+  it("serves a tenant's runs oldest first in turn and the tail newest first", () => {
     const line = new ReadyLine();
     [1, 2, 3, 4].forEach((id) => line.push(run(id, T + id)));
-    expect(line.takeOldest()?.runId).toBe(1);
+    expect(line.takeInTurn(one)?.runId).toBe(1);
     expect(line.takeNewestOnTime(T + 4)?.runId).toBe(4);
-    expect(line.takeOldest()?.runId).toBe(2);
+    expect(line.takeInTurn(one)?.runId).toBe(2);
     expect(line.takeNewestOnTime(T + 4)?.runId).toBe(3);
-    expect(line.takeOldest()).toBeUndefined();
+    expect(line.takeInTurn(one)).toBeUndefined();
     expect(line.takeNewestOnTime(T + 4)).toBeUndefined();
     expect(line.size).toBe(0);
   });
@@ -25,8 +26,8 @@ describe('ReadyLine', () => {
     expect(line.takeNewestOnTime(T)).toBeUndefined();
     line.push(run(4, T + 5)); // due alone after them
     expect(line.takeNewestOnTime(T + 5)?.runId).toBe(4);
-    expect(line.takeOldest()?.runId).toBe(1);
-    expect(line.takeOldest()?.runId).toBe(2);
+    expect(line.takeInTurn(one)?.runId).toBe(1);
+    expect(line.takeInTurn(one)?.runId).toBe(2);
     expect(line.takeNewestOnTime(T + 5)?.runId).toBe(3); // alone in line
   });
 
@@ -55,12 +56,50 @@ describe('ReadyLine', () => {
     for (let i = 0; i < 10_000; i++) {
       line.push(run(i, T));
       if (i % 2 === 1) {
-        line.takeOldest();
-        line.takeOldest();
+        line.takeInTurn(one);
+        line.takeInTurn(one);
       }
     }
     expect(line.size).toBe(0);
-    expect(line.takeOldest()).toBeUndefined();
+    expect(line.takeInTurn(one)).toBeUndefined();
+  });
+
+  describe('the tenants in turn (takeInTurn)', () => {
+    it("serves each tenant in line in turn, its runs oldest first: a backlog of 1,000 costs a later tenant's run one turn, not 1,000", () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 1000; i++) line.push(run(i, T, 'burst'));
+      line.push(run(5000, T + 900, 'lone'));
+      line.push(run(5001, T + 950, 'lone'));
+      const order = Array.from({ length: 6 }, () => line.takeInTurn(one)?.runId);
+      expect(order).toEqual([1, 5000, 2, 5001, 3, 4]);
+      expect(line.size).toBe(1000 - 4);
+    });
+
+    it('a turn is as many runs as the claim share says (deficit round robin), at least one', () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 10; i++) line.push(run(i, T, 'big'));
+      for (let i = 11; i <= 20; i++) line.push(run(i, T, 'small'));
+      for (let i = 21; i <= 22; i++) line.push(run(i, T, 'zero'));
+      const shares: Record<string, number> = { big: 3, small: 1, zero: 0 };
+      const tenants = Array.from({ length: 12 }, () => line.takeInTurn((t) => shares[t])?.tenantId);
+      expect(tenants).toEqual(['big', 'big', 'big', 'small', 'zero', 'big', 'big', 'big', 'small', 'zero', 'big', 'big']);
+      // big ends its turn; 'zero' has no runs left and leaves the round; once big's last run is out, small's follow.
+      expect(Array.from({ length: 6 }, () => line.takeInTurn((t) => shares[t])?.runId)).toEqual([9, 13, 10, 14, 15, 16]);
+    });
+
+    it('runs removed or taken another way are skipped, and a tenant whose line emptied keeps its place until its turn comes', () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'a'));
+      line.push(run(2, T, 'b'));
+      line.push(run(3, T, 'b'));
+      expect(line.takeInTurn(one)?.runId).toBe(1); // a's line is empty now
+      line.push(run(4, T + 1, 'c'));
+      line.push(run(5, T + 2, 'a'));
+      expect(line.remove(3)).toBe(true);
+      expect([1, 2, 3].map(() => line.takeInTurn(one)?.runId)).toEqual([2, 5, 4]);
+      expect(line.takeInTurn(one)).toBeUndefined();
+      expect(line.size).toBe(0);
+    });
   });
 
   describe('the on-time lane (takeAlone)', () => {
@@ -71,7 +110,7 @@ describe('ReadyLine', () => {
       expect(line.takeAlone(T + 3, any)?.runId).toBe(1); // the burst's first run came due alone for its tenant: one run, not the burst
       expect(line.takeAlone(T + 3, any)?.runId).toBe(5000);
       expect(line.takeAlone(T + 3, any)).toBeUndefined();
-      expect(line.takeOldest()?.runId).toBe(2);
+      expect(line.takeInTurn(one)?.runId).toBe(2);
     });
 
     it("a backlog's later runs are never in the lane: a tenant has at most one run there at a time", () => {
@@ -80,9 +119,9 @@ describe('ReadyLine', () => {
       expect(line.takeAlone(T + 3, any)?.runId).toBe(1);
       line.push(run(4, T + 4, 'burst')); // 2 and 3 still in line: not alone
       expect(line.takeAlone(T + 4, any)).toBeUndefined();
-      expect(line.takeOldest()?.runId).toBe(2);
-      expect(line.takeOldest()?.runId).toBe(3);
-      expect(line.takeOldest()?.runId).toBe(4);
+      expect(line.takeInTurn(one)?.runId).toBe(2);
+      expect(line.takeInTurn(one)?.runId).toBe(3);
+      expect(line.takeInTurn(one)?.runId).toBe(4);
       line.push(run(5, T + 10, 'burst')); // its tenant's line is empty again: this one came due alone
       expect(line.takeAlone(T + 10, any)?.runId).toBe(5);
     });
@@ -101,7 +140,7 @@ describe('ReadyLine', () => {
       line.push(run(1, T, 'lone'));
       expect(line.takeAlone(T + ON_TIME_WINDOW_MS + 1, any)).toBeUndefined();
       expect(line.size).toBe(1);
-      expect(line.takeOldest()?.runId).toBe(1);
+      expect(line.takeInTurn(one)?.runId).toBe(1);
     });
 
     it('skips a lane run taken meanwhile by another way out or removed, and serves tenants in the order their runs came due', () => {
@@ -109,7 +148,7 @@ describe('ReadyLine', () => {
       line.push(run(1, T, 'a'));
       line.push(run(2, T + 1, 'b'));
       line.push(run(3, T + 2, 'c'));
-      expect(line.takeOldest()?.runId).toBe(1);
+      expect(line.takeInTurn(one)?.runId).toBe(1);
       expect(line.remove(2)).toBe(true);
       expect(line.takeAlone(T + 2, any)?.runId).toBe(3);
       expect(line.takeAlone(T + 2, any)).toBeUndefined();

@@ -14,28 +14,46 @@ interface Entry {
   gone: boolean;
 }
 
+/** One tenant's runs in line, in the order they came due, and what is left of its turn. */
+interface TenantLine {
+  entries: Entry[];
+  head: number;
+  /** Runs it may still take in its current turn (its claim share at the turn's start). */
+  credit: number;
+}
+
 /**
- * The due runs waiting for a dispatch slot, in the order they came due (the DueQueue's calendar
- * order: due time, priority, FIFO). Three ways out:
+ * The due runs waiting for a dispatch slot. Three ways out:
  * - `takeAlone`: **the on-time lane** (issue 22 item 3) — a run that came due while no other run
  *   of its tenant was in line, still on time (ON_TIME_WINDOW_MS): a fixed-rate or cron fire, a
  *   trigger. The DueQueue serves it before anything else, in whatever slot is free, the ones kept
  *   for on-time work included. A tenant has at most one such run in line at a time (its next run
  *   finds the first one there), so a burst, a backlog or a backfill cannot use the lane to jump
  *   other tenants: the lane holds at most one run per tenant;
- * - `takeOldest`: the general slots serve the line from its head, oldest first, so nothing
- *   starves however many runs keep coming due;
+ * - `takeInTurn`: the general slots serve **the tenants in turn** — each tenant's runs in the
+ *   order they came due (the DueQueue's calendar order: due time, priority, FIFO), the tenants
+ *   round robin, a turn being as many runs as the tenant's claim share (deficit round robin). A
+ *   tenant's backlog of thousands costs another tenant's run at most one turn of each tenant in
+ *   line, not the backlog's length: a run that missed the lane (its tenant's previous one was
+ *   still being sent) is a few milliseconds late, not seconds. Nothing starves: every tenant in
+ *   line gets its turn each round;
  * - `takeNewestOnTime`: the slots reserved for on-time work (BATON_ENGINE_ON_TIME_SLOTS) take from
- *   its tail, and only a run still on time. A run due alone while its own tenant's backlog
- *   is being worked off is the newest in line: it goes out at once instead of behind the backlog
- *   (MTHPT's third open problem, issue 11 item 3).
+ *   the tail of the whole line, and only a run still on time. A run due alone while its own
+ *   tenant's backlog is being worked off is the newest in line: it goes out at once instead of
+ *   behind the backlog (MTHPT's third open problem, issue 11 item 3).
  */
 export class ReadyLine {
+  /** Every run in line, in the order they came due (the tail for takeNewestOnTime, takeAll's order). */
   private entries: Entry[] = [];
   private head = 0;
   private readonly byRun = new Map<number, Entry>();
   /** Runs in line by tenant. */
   private readonly ofTenant = new Map<string, number>();
+  /** Each tenant's line; a tenant is here while it is in `round` (its line may have emptied since). */
+  private readonly lines = new Map<string, TenantLine>();
+  /** The tenants' turns: each tenant of `lines` once, from `roundHead` on; the first is the one whose turn it is. */
+  private round: string[] = [];
+  private roundHead = 0;
   /** Entries that came due alone for their tenant, in the order they came (the lane; gone or late ones dropped on the way). */
   private alone: Entry[] = [];
 
@@ -60,6 +78,13 @@ export class ReadyLine {
     const before = this.ofTenant.get(run.tenantId) ?? 0;
     this.ofTenant.set(run.tenantId, before + 1);
     if (before === 0) this.alone.push(entry);
+    let line = this.lines.get(run.tenantId);
+    if (!line) {
+      line = { entries: [], head: 0, credit: 0 };
+      this.lines.set(run.tenantId, line);
+      this.round.push(run.tenantId);
+    }
+    line.entries.push(entry);
   }
 
   /** Drops the run from the line (it is held anew elsewhere); true if it was in line. */
@@ -82,10 +107,27 @@ export class ReadyLine {
     return this.taken(entry);
   }
 
-  takeOldest(): ClaimedRun | undefined {
-    while (this.head < this.entries.length) {
-      const entry = this.entries[this.head++];
-      if (!entry.gone) return this.taken(entry);
+  /**
+   * The oldest run of the tenant whose turn it is, or nothing when the line is empty. A turn is
+   * `shareOf(tenant)` runs (at least 1), or fewer if its line empties first; then the next tenant's.
+   */
+  takeInTurn(shareOf: (tenantId: string) => number): ClaimedRun | undefined {
+    while (this.roundHead < this.round.length) {
+      const tenantId = this.round[this.roundHead];
+      const line = this.lines.get(tenantId) as TenantLine;
+      while (line.head < line.entries.length && line.entries[line.head].gone) line.head++;
+      if (line.head === line.entries.length) {
+        this.lines.delete(tenantId);
+        this.roundHead++;
+        continue;
+      }
+      const entry = line.entries[line.head++];
+      if (line.credit <= 0) line.credit = Math.max(1, Math.floor(shareOf(tenantId)));
+      if (--line.credit === 0) {
+        this.roundHead++;
+        this.round.push(tenantId);
+      }
+      return this.taken(entry);
     }
     return undefined;
   }
@@ -112,14 +154,10 @@ export class ReadyLine {
     return this.entries[this.head];
   }
 
-  /** Every run in line, oldest first; the line is left empty. */
+  /** Every run in line, in the order they came due; the line is left empty. */
   takeAll(): ClaimedRun[] {
     const runs = this.entries.slice(this.head).filter((e) => !e.gone).map((e) => e.run);
-    this.entries = [];
-    this.head = 0;
-    this.byRun.clear();
-    this.ofTenant.clear();
-    this.alone = [];
+    this.clear();
     return runs;
   }
 
@@ -128,20 +166,44 @@ export class ReadyLine {
     this.byRun.delete(entry.run.runId);
     const left = (this.ofTenant.get(entry.run.tenantId) ?? 1) - 1;
     if (left > 0) this.ofTenant.set(entry.run.tenantId, left);
-    else this.ofTenant.delete(entry.run.tenantId);
-    this.compact();
+    else {
+      this.ofTenant.delete(entry.run.tenantId);
+      // Its line holds only taken entries now: dropped at once, the tenant leaves the round when its turn comes.
+      const line = this.lines.get(entry.run.tenantId);
+      if (line) {
+        line.entries = [];
+        line.head = 0;
+      }
+    }
+    this.compact(this.lines.get(entry.run.tenantId));
     return entry.run;
   }
 
-  /** Keeps the array from growing with entries already passed: rebuilt when they are most of it. */
-  private compact(): void {
-    if (this.byRun.size === 0) {
-      this.entries = [];
-      this.head = 0;
-      this.alone = [];
-    } else if (this.head > 1024 && this.head * 2 > this.entries.length) {
+  private clear(): void {
+    this.entries = [];
+    this.head = 0;
+    this.byRun.clear();
+    this.ofTenant.clear();
+    this.lines.clear();
+    this.round = [];
+    this.roundHead = 0;
+    this.alone = [];
+  }
+
+  /** Keeps the arrays from growing with entries already passed: rebuilt when they are most of them. */
+  private compact(line: TenantLine | undefined): void {
+    if (this.byRun.size === 0) return this.clear();
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
       this.head = 0;
+    }
+    if (line && line.head > 1024 && line.head * 2 > line.entries.length) {
+      line.entries = line.entries.slice(line.head);
+      line.head = 0;
+    }
+    if (this.roundHead > 1024 && this.roundHead * 2 > this.round.length) {
+      this.round = this.round.slice(this.roundHead);
+      this.roundHead = 0;
     }
   }
 }

@@ -13,16 +13,18 @@ export interface TenantSecretsRow {
   previousSecretExpiresAt: number | null;
   ratePerSec: number;
   burst: number;
+  /** Its weight among tenants (1–100): in claim budgets and in the turns of a dispatch line (ReadyLine). */
+  claimShare: number;
   /** Where the tenant's executors may live (null: anywhere but link-local and metadata addresses). */
   executorNetworks: string[] | null;
 }
 
 /**
  * What the engine needs of tenants — signing keys (current and, during a rotation's overlap
- * window, previous), dispatch quota, and where their executors may live:
+ * window, previous), dispatch quota, weight, and where their executors may live:
  *
  *   SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret,
- *          previous_secret_expires_at, rate_per_sec, burst, executor_networks FROM tenants WHERE id IN (…)
+ *          previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks FROM tenants WHERE id IN (…)
  *
  * Primary-key lookups; the engine caches the result for a few seconds (TenantDirectory).
  */
@@ -31,7 +33,7 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
   if (unique.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst, executor_networks
+    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks
        FROM tenants WHERE id IN (${placeholders(unique.length)})`,
     unique,
   );
@@ -44,6 +46,7 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
     previousSecretExpiresAt: r.previous_secret_expires_at === null || r.previous_secret_expires_at === undefined ? null : num(r.previous_secret_expires_at),
     ratePerSec: num(r.rate_per_sec),
     burst: num(r.burst),
+    claimShare: num(r.claim_share),
     executorNetworks: typeof r.executor_networks === 'string' ? (JSON.parse(r.executor_networks) as string[] | null) : null,
   }));
 }
