@@ -21,7 +21,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * moves the runs that are due into the ready line (ready-line.ts) and takes them from it — the
  * on-time lane first (a run due alone for its tenant and still on time, in any free slot), then
  * the tenants in turn into the general slots (each its claim share of runs, oldest first), the
- * newest still on time into the slots reserved for on-time work — and, per run:
+ * newest still on time into the slots reserved for on-time work but the last — and, per run:
  * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
  *   back into the queue at the instant the token will be there (runs of the same buckets
  *   waiting in one pump are spread at the refill rate, not all retried at the same instant);
@@ -135,7 +135,9 @@ export class DueQueue implements OnModuleDestroy {
       // The on-time lane first, in any free slot: a run due alone for its tenant leaves before a backlog's next run does.
       const alone = this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeAlone(now, (tenantId) => !this.dispatcher.inLaneOf(tenantId)) : undefined;
       const general = alone === undefined && this.dispatcher.freeSlots > 0;
-      const run = alone ?? (general ? this.ready.takeInTurn(this.shareOf) : this.dispatcher.freeOnTimeSlots > 0 ? this.ready.takeNewestOnTime(now) : undefined);
+      // The newest on time never takes the last slot kept for on-time work: that one waits for a run due alone. Else a
+      // tenant whose backlog keeps coming due (each newest run on time) behind a slow-acking executor holds them all.
+      const run = alone ?? (general ? this.ready.takeInTurn(this.shareOf) : this.dispatcher.freeOnTimeSlots > 1 ? this.ready.takeNewestOnTime(now) : undefined);
       if (run === undefined) break;
       this.tally.remove(run.tenantId);
       const line = `${run.tenantId}\u0000${run.taskId}`;
