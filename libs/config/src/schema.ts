@@ -85,7 +85,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_ENGINE_HOST', type: 'string', default: '127.0.0.1', processes: ['engine'], description: 'Address the callback API, `/health` and `/metrics` listen on.' },
   { name: 'BATON_ENGINE_PORT', type: 'port', default: '8090', processes: ['engine'], description: 'Port of the callback API, `/health` and `/metrics`. 0: any free port.' },
   { name: 'BATON_ENGINE_URL', type: 'url', defaultText: '`http://<host>:<bound port>`', processes: ['engine'], description: 'URL executors call back on, when the bound address is not reachable from them (a proxy, a container).' },
-  int('BATON_ENGINE_SLOTS', 64, 'Dispatches in flight at once: a slot is held from send to ack.', 1),
+  int('BATON_ENGINE_SLOTS', 64, 'Dispatches in flight at once: a slot is held from send to ack. While another tenant has runs on the engine, one tenant holds at most three quarters of them (rounded down, at least 1): a tenant whose executors are slow to answer leaves the rest to the others.', 1),
   int('BATON_ENGINE_ON_TIME_SLOTS', 4, "Slots beyond BATON_ENGINE_SLOTS kept for runs still on time (their due instant at most 100 ms ago): the on-time lane first (a run due alone for its tenant, one of a tenant at a time, started ahead of its instant by what the lane's recent DISPATCHED marks took, ≤ 100 ms, and sent at it), then the newest run still on time in all of them but the last, which is kept for a run due alone: a run due alone goes out on time instead of behind a backlog, whoever holds the general slots. 0: none.", 0),
   ms('BATON_LOOK_AHEAD_MS', 2000, 'Runs due within this are claimed ahead into the in-memory queue.'),
   int('BATON_CLAIM_BATCH', 500, 'Most runs claimed in one query.', 1),

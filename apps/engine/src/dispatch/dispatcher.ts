@@ -19,6 +19,10 @@ import { DispatchRouter } from './dispatch-router';
 import { DispatchSender, type Refusal } from './dispatch-sender';
 import { OnTimeLead } from './on-time-lead';
 import { SLOT_HOLD, type SlotHold } from './slot-hold';
+import { TenantTally } from './tenant-tally';
+
+/** The most of the general slots (BATON_ENGINE_SLOTS) one tenant's dispatches hold while another tenant is here: 48 of the default 64. */
+export const TENANT_SLOT_SHARE = 0.75;
 
 /**
  * Sends due runs to executors. The DueQueue decides WHEN (due time, tokens — DispatchAdmission —
@@ -45,6 +49,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Tenants with a run in the on-time lane now (started ahead of its instant, or being sent): one at a time each. */
   private readonly inLane = new Set<string>();
   private readonly lead = new OnTimeLead();
+  /** Dispatches in flight by tenant (TENANT_SLOT_SHARE). */
+  private readonly inFlightByTenant = new TenantTally();
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -97,6 +103,19 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.inFlight;
   }
 
+  /**
+   * Whether a run of this tenant may take a general slot: it holds fewer than TENANT_SLOT_SHARE
+   * of them, or no other tenant is here (`othersHeld`: another tenant's runs are held by this
+   * engine; or another's dispatch is in flight). A tenant whose executors are slow to answer
+   * (each dispatch holds its slot up to BATON_DISPATCH_TIMEOUT_MS) cannot take every slot from
+   * the others; a tenant alone on the engine has them all.
+   */
+  mayTakeSlot(tenantId: string, othersHeld: boolean): boolean {
+    const mine = this.inFlightByTenant.of(tenantId);
+    if (mine < Math.max(1, Math.floor(this.config.slots * TENANT_SLOT_SHARE))) return true;
+    return !othersHeld && mine === this.inFlight;
+  }
+
   /** How long before its instant the on-time lane starts a run (OnTimeLead): what its recent starts took. */
   get onTimeLeadMs(): number {
     return this.lead.ms;
@@ -141,6 +160,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     if (sendAt !== undefined) this.inLane.add(run.tenantId);
     this.inFlight++;
+    this.inFlightByTenant.add(run.tenantId);
     this.metrics.slotsInUse.set(this.inFlight);
     const endTimer = this.metrics.slotHold.startTimer();
     this.dispatch(run, onTime, sendAt)
@@ -165,6 +185,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         endTimer();
         if (sendAt !== undefined) this.inLane.delete(run.tenantId);
         this.inFlight--;
+        this.inFlightByTenant.remove(run.tenantId);
         this.metrics.slotsInUse.set(this.inFlight);
         if (this.inFlight === 0) this.idleWaiters.splice(0).forEach((wake) => wake());
         this.slotFreed();

@@ -36,6 +36,7 @@ class StubDispatcher {
   shareOf(): number {
     return 1;
   }
+  mayTakeSlot: (tenantId: string) => boolean = () => true;
   heldBack = 0;
   heldBackOf(): number {
     return 0;
@@ -244,6 +245,26 @@ describe('DueQueue', () => {
       expect(stub.launched.slice(before).map((l) => l.run.tenantId)).toEqual(['acme', 'lone', 'acme', 'lone', 'acme']); // in turn
       expect(lone()).toEqual([500, 501, 502]);
       expect(q.held).toBeGreaterThan(190);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a tenant holding its share of the slots (its executor slow to answer) leaves the others free for other tenants', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 5;
+      const acmeInFlight = () => stub.launched.filter((l) => l.run.tenantId === 'acme').length; // nothing is released here
+      stub.mayTakeSlot = (tenantId) => tenantId !== 'acme' || acmeInFlight() < 3;
+      const q = make(stub);
+      const t = Date.now() + 100;
+      q.accept(Array.from({ length: 100 }, (_, i) => run(1 + i, t)));
+      await vi.advanceTimersByTimeAsync(100);
+      expect(acmeInFlight()).toBe(3); // two slots stay free though acme has 97 runs due
+      q.accept([{ ...run(500, t + 10), tenantId: 'lone' }, { ...run(501, t + 10), tenantId: 'lone' }]);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(stub.launched.slice(3).map((l) => l.run.runId)).toEqual([500, 501]);
     } finally {
       vi.useRealTimers();
     }

@@ -102,6 +102,19 @@ describe('ReadyLine', () => {
     });
   });
 
+  describe('slots a tenant may not take (takeInTurn with may)', () => {
+    it('passes the turn of a tenant that may not have a run now, and gives nothing when no tenant in line may', () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 3; i++) line.push(run(i, T, 'slow'));
+      line.push(run(10, T + 1, 'other'));
+      const notSlow = (t: string) => t !== 'slow';
+      expect(line.takeInTurn(one, notSlow)?.runId).toBe(10);
+      expect(line.takeInTurn(one, notSlow)).toBeUndefined();
+      expect(line.size).toBe(3);
+      expect(line.takeInTurn(one)?.runId).toBe(1);
+    });
+  });
+
   describe('the on-time lane (takeAlone)', () => {
     it("serves a run that came due while its tenant had none in line, ahead of another tenant's backlog", () => {
       const line = new ReadyLine();

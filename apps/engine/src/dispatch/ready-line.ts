@@ -110,15 +110,24 @@ export class ReadyLine {
   /**
    * The oldest run of the tenant whose turn it is, or nothing when the line is empty. A turn is
    * `shareOf(tenant)` runs (at least 1), or fewer if its line empties first; then the next tenant's.
+   * A tenant the caller says `may` not have a run now loses its turn; nothing when none may.
    */
-  takeInTurn(shareOf: (tenantId: string) => number): ClaimedRun | undefined {
-    while (this.roundHead < this.round.length) {
+  takeInTurn(shareOf: (tenantId: string) => number, may: (tenantId: string) => boolean = () => true): ClaimedRun | undefined {
+    for (let passed = 0; this.roundHead < this.round.length && passed < this.lines.size; ) {
       const tenantId = this.round[this.roundHead];
       const line = this.lines.get(tenantId) as TenantLine;
       while (line.head < line.entries.length && line.entries[line.head].gone) line.head++;
       if (line.head === line.entries.length) {
         this.lines.delete(tenantId);
         this.roundHead++;
+        continue;
+      }
+      if (!may(tenantId)) {
+        // Its turn is passed (it holds its share of the slots): to the back of the round.
+        line.credit = 0;
+        this.roundHead++;
+        this.round.push(tenantId);
+        passed++;
         continue;
       }
       const entry = line.entries[line.head++];

@@ -1,9 +1,14 @@
-/** Counts of held runs by tenant (the claimer's budgets are per tenant). */
+/** Counts of runs by tenant: held (the claimer's budgets are per tenant), in flight (the slots a tenant may hold). */
 export class TenantTally {
   private readonly counts = new Map<string, number>();
 
   of(tenantId: string): number {
     return this.counts.get(tenantId) ?? 0;
+  }
+
+  /** Whether some tenant other than this one has a count. */
+  hasOtherThan(tenantId: string): boolean {
+    return this.counts.size > (this.counts.has(tenantId) ? 1 : 0);
   }
 
   add(tenantId: string): void {
