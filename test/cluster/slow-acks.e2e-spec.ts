@@ -1,0 +1,68 @@
+/**
+ * A tenant whose executor answers slowly does not take every dispatch slot from the others. A
+ * slot is held from send to ack; tenant `acme`'s executor burns CPU in long slices, so its event
+ * loop answers each dispatch late and acme's runs hold their slots for hundreds of milliseconds.
+ * Tenant `lone` then has a batch of runs due together (not one run due alone: the on-time lane
+ * is not what saves it). While lone has runs on the engine, acme holds at most three quarters of
+ * the general slots (Dispatcher.mayTakeSlot), so lone's batch finds free slots at once instead of
+ * taking turns for the slots acme's slow acks release.
+ */
+import { describe, expect, it } from 'vitest';
+import { RunEntity } from '@baton/persistence';
+import { sleep, useCluster, waitFor } from './support/cluster';
+import { invocationCheck, latenessSummary, printFigures } from './support/figures';
+import { insertTasks, seedTenant } from './support/seed';
+
+const ACME_RUNS = 300;
+const LONE_RUNS = 24;
+/** acme's handler: a CPU burn in slices this long, during which its executor answers nothing. */
+const SLICE_MS = 250;
+
+describe("cluster: a tenant's slow-answering executor leaves dispatch slots to the others", () => {
+  const ctx = useCluster('slow-acks');
+
+  it("lone's batch starts within a few hundred ms while acme's runs wait for slow acks; none lost or duplicated", async () => {
+    const c = ctx.cluster;
+    const lone = await seedTenant(c.ds, { id: 'lone', engineGroup: c.tenant.engineGroup });
+    await c.startEngines(1, { BATON_ENGINE_SLOTS: '8', BATON_ENGINE_ON_TIME_SLOTS: '0' });
+    await c.startExecutors(1, { BATON_EXECUTOR_CONCURRENCY: '4', BATON_EXECUTOR_QUEUE_LIMIT: '2000' });
+    const loneExecutor = await c.startExecutorOf(lone, 'lone-executor');
+    const [burnTask] = await insertTasks(c.ds, c.tenant, [{ name: 'burn', trigger: { kind: 'MANUAL' }, handler: 'cpu-burn', params: { ms: SLICE_MS, sliceMs: SLICE_MS } }]);
+    const [loneTask] = await insertTasks(c.ds, lone, [{ name: 'lone', trigger: { kind: 'MANUAL' }, handler: 'noop' }]);
+
+    const now = Date.now();
+    const acmeAt = now + 3_000;
+    const loneAt = acmeAt + 1_500; // acme's slow acks hold the slots by then
+    const row = (tenant: { id: string; engineGroup: string }, taskId: number, at: number, key: string, params: unknown): Partial<RunEntity> => ({
+      tenantId: tenant.id, taskId, engineGroup: tenant.engineGroup, state: 'PENDING', cause: 'SCHEDULE', fireKey: key, attempt: 1, priority: 0, params: params as RunEntity['params'], scheduledAt: at, dueAt: at, createdAt: now, updatedAt: now,
+    });
+    await c.ds.getRepository(RunEntity).insert(Array.from({ length: ACME_RUNS }, (_, i) => row(c.tenant, burnTask, acmeAt, `a:${i}`, { ms: SLICE_MS, sliceMs: SLICE_MS })));
+    await c.ds.getRepository(RunEntity).insert(Array.from({ length: LONE_RUNS }, (_, i) => row(lone, loneTask, loneAt, `l:${i}`, null)));
+
+    await sleep(loneAt - Date.now() + 1_000);
+    const loneRuns = await waitFor(
+      async () => {
+        const runs = await c.ds.getRepository(RunEntity).find({ where: { tenantId: lone.id } });
+        return runs.every((r) => r.state === 'SUCCEEDED') ? runs : null;
+      },
+      { timeoutMs: 60_000, intervalMs: 250, what: "every lone run SUCCEEDED" },
+    );
+    const acmeDispatched = await c.ds.getRepository(RunEntity).count({ where: { tenantId: c.tenant.id, state: 'SUCCEEDED' } });
+    await sleep(300);
+    const records = c.records([loneExecutor]);
+    const startOf = new Map(records.map((r) => [r.runId, r.at]));
+    const late = latenessSummary(loneRuns.map((r) => startOf.get(r.id)! - r.scheduledAt));
+    const check = invocationCheck(records, loneRuns.map((r) => r.id));
+    printFigures(`slow acks: ${LONE_RUNS} runs due together while ${ACME_RUNS} runs of a tenant whose executor answers every ~${SLICE_MS} ms wait (1 engine, 8 slots)`, {
+      'lone: handler start − scheduled (ms)': late,
+      'acme runs ended by then': acmeDispatched,
+      'duplicated / missing': `${check.duplicated.length} / ${check.missing.length}`,
+    });
+
+    expect(acmeDispatched).toBeLessThan(ACME_RUNS / 2); // acme's backlog was still there
+    expect(check.duplicated).toEqual([]);
+    expect(check.missing).toEqual([]);
+    // Taking turns with acme for the slots its acks release, the batch's last runs waited ~1.5 s.
+    expect(late.p90).toBeLessThan(500);
+  }, 180_000);
+});
