@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';
 import { sleep, useCluster, waitFor } from './support/cluster';
 import { invocationCheck, latenessSummary, printFigures } from './support/figures';
-import { insertTasks, seedTenant } from './support/seed';
+import { insertTasks, pendingRunRow, seedTenant } from './support/seed';
 
 const BURST = 3_000;
 const BURST_SPAN_MS = 1_000;
@@ -34,12 +34,9 @@ describe("cluster: runs due alone start on time while another tenant's backlog i
 
     const now = Date.now();
     const due = now + 4_000; // claimed ahead (2 s look-ahead) into the engine's queue before T
-    const row = (tenant: { id: string; engineGroup: string }, taskId: number, at: number, key: string): Partial<RunEntity> => ({
-      tenantId: tenant.id, taskId, engineGroup: tenant.engineGroup, state: 'PENDING', cause: 'SCHEDULE', fireKey: key, attempt: 1, priority: 0, params: null, scheduledAt: at, dueAt: at, createdAt: now, updatedAt: now,
-    });
-    const burst = Array.from({ length: BURST }, (_, i) => row(c.tenant, burstTasks[i % burstTasks.length], due + Math.floor((i * BURST_SPAN_MS) / BURST), `b:${i}`));
+    const burst = Array.from({ length: BURST }, (_, i) => pendingRunRow(c.tenant, burstTasks[i % burstTasks.length], due + Math.floor((i * BURST_SPAN_MS) / BURST), `b:${i}`, { now }));
     for (let i = 0; i < burst.length; i += 1000) await c.ds.getRepository(RunEntity).insert(burst.slice(i, i + 1000));
-    await c.ds.getRepository(RunEntity).insert(Array.from({ length: LONE }, (_, i) => row(lone, loneTask, due + 20 + i * LONE_EVERY_MS, `l:${i}`)));
+    await c.ds.getRepository(RunEntity).insert(Array.from({ length: LONE }, (_, i) => pendingRunRow(lone, loneTask, due + 20 + i * LONE_EVERY_MS, `l:${i}`, { now })));
 
     await sleep(due - Date.now() + BURST_SPAN_MS);
     const all = await waitFor(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { firstFireTime, taskDefaults, type DependencyCondition, type TaskDefinition, type Trigger } from '@baton/domain';
-import { EngineGroupEntity, TaskDependencyEntity, TaskEntity, TenantEntity, taskDefinitionToColumns } from '@baton/persistence';
+import { EngineGroupEntity, TaskDependencyEntity, TaskEntity, TenantEntity, taskDefinitionToColumns, type RunEntity } from '@baton/persistence';
 
 /**
  * Seeding through the persistence entities, the way the console stores things: an engine
@@ -106,4 +106,13 @@ export async function insertTask(ds: DataSource, tenant: SeededTenant, spec: Tas
 /** A dependency edge parent → child (ON_SUCCESS unless told). */
 export async function addDependency(ds: DataSource, tenant: SeededTenant, parentTaskId: number, childTaskId: number, condition: DependencyCondition = 'ON_SUCCESS'): Promise<void> {
   await ds.getRepository(TaskDependencyEntity).insert({ tenantId: tenant.id, parentTaskId, childTaskId, condition, createdAt: Date.now() });
+}
+
+/** A PENDING run row of a task, due at `at` (written straight to the database: a test's backlog without the planner). */
+export function pendingRunRow(tenant: { id: string; engineGroup: string }, taskId: number, at: number, fireKey: string, options: { now?: number; params?: unknown } = {}): Partial<RunEntity> {
+  const now = options.now ?? Date.now();
+  return {
+    tenantId: tenant.id, taskId, engineGroup: tenant.engineGroup, state: 'PENDING', cause: 'SCHEDULE', fireKey, attempt: 1, priority: 0,
+    params: (options.params ?? null) as RunEntity['params'], scheduledAt: at, dueAt: at, createdAt: now, updatedAt: now,
+  };
 }
