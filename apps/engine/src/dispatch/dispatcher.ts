@@ -21,8 +21,10 @@ import { OnTimeLead } from './on-time-lead';
 import { SLOT_HOLD, type SlotHold } from './slot-hold';
 import { TenantTally } from './tenant-tally';
 
-/** The most of the general slots (BATON_ENGINE_SLOTS) one tenant's dispatches hold while another tenant is here: 48 of the default 64. */
-export const TENANT_SLOT_SHARE = 0.75;
+/** General slots kept from a tenant for each other tenant with runs on the engine… */
+export const SLOTS_KEPT_PER_TENANT = 2;
+/** …up to this share of BATON_ENGINE_SLOTS (16 of the default 64). */
+export const MOST_SLOTS_KEPT = 0.25;
 
 /**
  * Sends due runs to executors. The DueQueue decides WHEN (due time, tokens — DispatchAdmission —
@@ -49,7 +51,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Tenants with a run in the on-time lane now (started ahead of its instant, or being sent): one at a time each. */
   private readonly inLane = new Set<string>();
   private readonly lead = new OnTimeLead();
-  /** Dispatches in flight by tenant (TENANT_SLOT_SHARE). */
+  /** Dispatches in flight by tenant (mayTakeSlot). */
   private readonly inFlightByTenant = new TenantTally();
 
   constructor(
@@ -104,16 +106,18 @@ export class Dispatcher implements BeforeApplicationShutdown {
   }
 
   /**
-   * Whether a run of this tenant may take a general slot: it holds fewer than TENANT_SLOT_SHARE
-   * of them, or no other tenant is here (`othersHeld`: another tenant's runs are held by this
-   * engine; or another's dispatch is in flight). A tenant whose executors are slow to answer
-   * (each dispatch holds its slot up to BATON_DISPATCH_TIMEOUT_MS) cannot take every slot from
-   * the others; a tenant alone on the engine has them all.
+   * Whether a run of this tenant may take a general slot: it leaves SLOTS_KEPT_PER_TENANT of them
+   * for each other tenant here (`othersHeld`: tenants with runs held by this engine; or with a
+   * dispatch in flight), at most MOST_SLOTS_KEPT of them, at least one slot its own. A tenant
+   * whose executors are slow to answer (each dispatch holds its slot up to
+   * BATON_DISPATCH_TIMEOUT_MS) cannot take every slot from the others; a tenant alone on the
+   * engine has them all, and one beside a few others all but a few: a slot kept from a burst
+   * whose acks are slow is throughput it loses (docs/BENCHMARKS.md, "Tenants in turn").
    */
-  mayTakeSlot(tenantId: string, othersHeld: boolean): boolean {
-    const mine = this.inFlightByTenant.of(tenantId);
-    if (mine < Math.max(1, Math.floor(this.config.slots * TENANT_SLOT_SHARE))) return true;
-    return !othersHeld && mine === this.inFlight;
+  mayTakeSlot(tenantId: string, othersHeld: number): boolean {
+    const others = Math.max(othersHeld, this.inFlightByTenant.size - (this.inFlightByTenant.of(tenantId) > 0 ? 1 : 0));
+    const kept = Math.min(Math.floor(this.config.slots * MOST_SLOTS_KEPT), SLOTS_KEPT_PER_TENANT * others);
+    return this.inFlightByTenant.of(tenantId) < Math.max(1, this.config.slots - kept);
   }
 
   /** How long before its instant the on-time lane starts a run (OnTimeLead): what its recent starts took. */

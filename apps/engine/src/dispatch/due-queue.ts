@@ -20,8 +20,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * whatever the claim interval. On the timer (and whenever a dispatch slot frees up) `pump`
  * moves the runs that are due into the ready line (ready-line.ts) and takes them from it — the
  * on-time lane first (a run due alone for its tenant and still on time, in any free slot), then
- * the tenants in turn into the general slots (each its claim share of runs, oldest first; none
- * more than three quarters of them while another tenant is here: Dispatcher.mayTakeSlot), the
+ * the tenants in turn into the general slots (each its claim share of runs, oldest first; a
+ * tenant leaves two of them for each other tenant here: Dispatcher.mayTakeSlot), the
  * newest still on time into the slots reserved for on-time work but the last — and, per run:
  * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
  *   back into the queue at the instant the token will be there (runs of the same buckets
@@ -50,7 +50,7 @@ export class DueQueue implements OnModuleDestroy {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private readonly shareOf = (tenantId: string) => this.dispatcher.shareOf(tenantId);
-  private readonly mayTakeSlot = (tenantId: string) => this.dispatcher.mayTakeSlot(tenantId, this.tally.hasOtherThan(tenantId));
+  private readonly mayTakeSlot = (tenantId: string) => this.dispatcher.mayTakeSlot(tenantId, this.tally.othersThan(tenantId));
 
   constructor(
     @Inject(ENGINE_CONFIG) config: EngineConfig,

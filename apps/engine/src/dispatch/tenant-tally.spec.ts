@@ -2,18 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { TenantTally } from './tenant-tally';
 
 describe('TenantTally', () => {
-  it('counts by tenant and says whether a tenant other than one has runs', () => {
+  it('counts by tenant and how many tenants other than one have runs', () => {
     const tally = new TenantTally();
-    expect(tally.hasOtherThan('a')).toBe(false);
+    expect(tally.othersThan('a')).toBe(0);
     tally.add('a');
     tally.add('a');
     expect(tally.of('a')).toBe(2);
-    expect(tally.hasOtherThan('a')).toBe(false);
-    expect(tally.hasOtherThan('b')).toBe(true);
+    expect(tally.othersThan('a')).toBe(0);
+    expect(tally.othersThan('b')).toBe(1);
     tally.add('b');
-    expect(tally.hasOtherThan('a')).toBe(true);
+    tally.add('c');
+    expect(tally.othersThan('a')).toBe(2);
+    expect(tally.size).toBe(3);
     tally.remove('b');
     expect(tally.of('b')).toBe(0);
-    expect(tally.hasOtherThan('a')).toBe(false);
+    expect(tally.othersThan('a')).toBe(1);
   });
 });

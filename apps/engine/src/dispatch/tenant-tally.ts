@@ -6,9 +6,14 @@ export class TenantTally {
     return this.counts.get(tenantId) ?? 0;
   }
 
-  /** Whether some tenant other than this one has a count. */
-  hasOtherThan(tenantId: string): boolean {
-    return this.counts.size > (this.counts.has(tenantId) ? 1 : 0);
+  /** Tenants with a count. */
+  get size(): number {
+    return this.counts.size;
+  }
+
+  /** How many tenants other than this one have a count. */
+  othersThan(tenantId: string): number {
+    return this.counts.size - (this.counts.has(tenantId) ? 1 : 0);
   }
 
   add(tenantId: string): void {
