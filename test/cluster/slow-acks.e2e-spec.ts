@@ -3,9 +3,9 @@
  * slot is held from send to ack; tenant `acme`'s executor burns CPU in long slices, so its event
  * loop answers each dispatch late and acme's runs hold their slots for hundreds of milliseconds.
  * Tenant `lone` then has a batch of runs due together (not one run due alone: the on-time lane
- * is not what saves it). While lone has runs on the engine, acme holds at most three quarters of
- * the general slots (Dispatcher.mayTakeSlot), so lone's batch finds free slots at once instead of
- * taking turns for the slots acme's slow acks release.
+ * is not what saves it). While lone has runs on the engine, acme leaves 2 of the 8 general slots
+ * to it (Dispatcher.mayTakeSlot), so lone's batch finds free slots at once instead of taking
+ * turns for the slots acme's slow acks release.
  */
 import { describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';
