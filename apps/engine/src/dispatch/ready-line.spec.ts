@@ -64,6 +64,17 @@ describe('ReadyLine', () => {
     expect(line.takeInTurn(one)).toBeUndefined();
   });
 
+  it('a line that never empties (runs leave in turn, not from its head) keeps only what it still holds', () => {
+    const line = new ReadyLine();
+    const kept = () => (line as unknown as { entries: unknown[] }).entries.length;
+    for (let i = 0; i < 20_000; i++) {
+      line.push(run(i, T + i, i % 2 === 0 ? 'a' : 'b'));
+      if (i >= 10) line.takeInTurn(one);
+    }
+    expect(line.size).toBe(10);
+    expect(kept()).toBeLessThan(2_100);
+  });
+
   describe('the tenants in turn (takeInTurn)', () => {
     it("serves each tenant in line in turn, its runs oldest first: a backlog of 1,000 costs a later tenant's run one turn, not 1,000", () => {
       const line = new ReadyLine();

@@ -202,6 +202,8 @@ export class ReadyLine {
   /** Keeps the arrays from growing with entries already passed: rebuilt when they are most of them. */
   private compact(line: TenantLine | undefined): void {
     if (this.byRun.size === 0) return this.clear();
+    // Runs leave by their tenant's line, not from this one's head: the head follows the oldest still in line.
+    while (this.entries[this.head].gone) this.head++;
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries = this.entries.slice(this.head);
       this.head = 0;
