@@ -1,7 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { inTransaction, markEngineNodeDown, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 
@@ -228,6 +230,33 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await lease(accepted)).toBe(T0 + 100);
     expect(await lease(others)).toBe(T0 + 100);
   });
+
+  it('gives back runs it holds in the database but not in memory, at the second renewal that finds them so', async () => {
+    // A claim and a DISPATCHED mark that committed while their answers were lost: rows of this node that nothing in it will send.
+    const strayClaimed = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-a', leaseUntil: T0 + 100 });
+    const strayDispatched = await insertRun(db.dataSource, { taskId: task, state: 'DISPATCHED', claimedBy: 'engine-a', leaseUntil: T0 + 100, executorId: 7 });
+    const held = await insertRun(db.dataSource, { taskId: task, dueAt: T0 });
+    const others = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-b', leaseUntil: T0 + 100 });
+    const { claimer, leases, queue, metrics } = side();
+    // Claimed behind the renewal's first look: still only suspected at the second.
+    expect(await leases.renewOnce()).toBe(2);
+    await claimer.claimOnce();
+    expect(queue.runs.map((r) => r.runId)).toEqual([held]);
+    const row = (id: number) => db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
+    expect(await row(strayClaimed)).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-a' });
+
+    clock.advance(5000);
+    expect(await leases.renewOnce()).toBe(3);
+    expect(await row(strayClaimed)).toMatchObject({ state: 'PENDING', claimedBy: null, leaseUntil: null, updatedAt: T0 + 5000 });
+    expect(await row(strayDispatched)).toMatchObject({ state: 'PENDING', claimedBy: null, executorId: 7 }); // sent to the same executor again
+    expect(await row(held)).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-a', leaseUntil: T0 + 20_000 });
+    expect(await row(others)).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-b' });
+    expect(await metrics.registry.getSingleMetricAsString('baton_engine_runs_released_total')).toMatch(/reason="STRAY",outcome="PENDING"\} 2/);
+
+    clock.advance(5000);
+    expect(await leases.renewOnce()).toBe(1);
+    expect(await row(held)).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-a' }); // held in memory: never a stray
+  });
 });
 
 describe('two engines claiming on mysql', () => {
@@ -300,5 +329,41 @@ describe('two engines claiming on mysql', () => {
       await runner.release();
       await other.destroy();
     }
+  });
+});
+
+describe('a claim that committed while its answer was lost (MariaDB)', () => {
+  const db = useTestDatabase('mysql');
+  const proxy = new CuttingProxy();
+  let viaProxy: DataSource;
+  beforeAll(async () => {
+    viaProxy = await openDatabase(await proxy.proxying(db.url));
+  });
+  afterAll(async () => {
+    await viaProxy?.destroy();
+    await proxy.stop();
+  });
+
+  it('leaves runs the node holds in the database only; the lease renewals give them back, and they are claimed again', async () => {
+    await db.clear();
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    const ids = [await insertRun(db.dataSource, { taskId: task, dueAt: T0 }), await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1 })];
+    const clock = new ManualClock(T0);
+    const { claimer, leases, queue } = claimSide(viaProxy, testConfig({ nodeId: 'engine-a', leaseMs: 15_000 }), clock, new FakeDueQueue());
+    const states = async () => (await runsOf(db.dataSource)).map((r) => `${r.state}:${r.claimedBy}`);
+
+    // The COMMIT statement itself (COM_QUERY 0x03), not the SET TRANSACTION … READ COMMITTED before it.
+    proxy.cut = { how: 'after-server', marker: /\x03COMMIT$/ };
+    await expect(claimer.claimOnce()).rejects.toThrow(/closed|lost/i);
+    expect(proxy.cuts).toBe(1);
+    expect(queue.runs).toEqual([]);
+    expect(await states()).toEqual(['CLAIMED:engine-a', 'CLAIMED:engine-a']); // committed: nothing else would ever send them
+
+    expect(await leases.renewOnce()).toBe(2);
+    clock.advance(5_000);
+    expect(await leases.renewOnce()).toBe(2);
+    expect(await states()).toEqual(['PENDING:null', 'PENDING:null']);
+    await claimer.claimOnce();
+    expect(queue.runs.map((r) => r.runId)).toEqual(ids);
   });
 });

@@ -13,6 +13,12 @@ export interface DueQueuePort {
   readonly held: number;
   /** Runs of one tenant held, not yet dispatched (waiting for their due time, a token, a slot or executor room). */
   heldOf(tenantId: string): number;
+  /**
+   * Whether the run is in this node's hands: waiting here, or being dispatched (from its launch to
+   * its ACCEPTED mark), or held back for room on an executor. A run this node holds in the
+   * database but not here is a stray (LeaseRenewerService).
+   */
+  holds(runId: number): boolean;
   /** Called with its tenant each time a held run leaves (sent, or given back): the claimer refills a tenant's budget. */
   onReleased(listener: (tenantId: string) => void): void;
   /** Hands back every run still held (shutdown); the queue dispatches none of them afterwards. */

@@ -18,6 +18,8 @@ export class CreditGate {
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
   private readonly woken = new Set<number>();
+  /** The runs in `waiting`, by id (holds). */
+  private readonly heldIds = new Set<number>();
   private readonly tally = new TenantTally();
   private resume: (run: ClaimedRun) => void = () => undefined;
 
@@ -44,6 +46,11 @@ export class CreditGate {
   /** Runs of one tenant held back. */
   heldOf(tenantId: string): number {
     return this.tally.of(tenantId);
+  }
+
+  /** Whether this run is held back here. */
+  holds(runId: number): boolean {
+    return this.heldIds.has(runId);
   }
 
   /**
@@ -99,6 +106,7 @@ export class CreditGate {
     const runs = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.woken.clear();
+    this.heldIds.clear();
     this.tally.clear();
     return runs;
   }
@@ -109,6 +117,7 @@ export class CreditGate {
     if (this.woken.delete(run.runId)) list.unshift(run);
     else list.push(run);
     this.waiting.set(app, list);
+    this.heldIds.add(run.runId);
     this.tally.add(run.tenantId);
     this.arm(app);
   }
@@ -152,6 +161,7 @@ export class CreditGate {
     // An ordering hint only: woken runs that never come back (deferred elsewhere) are forgotten in bulk.
     if (this.woken.size > 10_000) this.woken.clear();
     for (const run of woken) {
+      this.heldIds.delete(run.runId);
       this.tally.remove(run.tenantId);
       this.woken.add(run.runId);
       this.resume(run);

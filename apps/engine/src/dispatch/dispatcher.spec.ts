@@ -78,6 +78,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
       queue.accept([claimedRunOf(task, runId)]);
       await eventually(async () => defer.mock.calls.length === 1, 2_000, 'the failed dispatch tried to put the run back');
       expect(queue.held).toBe(1); // kept in memory, not dropped
+      expect(queue.holds(runId)).toBe(true); // not a stray for the lease renewals to give back
       await runInState(db.dataSource, runId, 'ACCEPTED');
       expect(a.dispatches).toHaveLength(1);
     } finally {
@@ -110,6 +111,8 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(run.dispatchedAt).toBeLessThanOrEqual(sent.at);
     expect(body.callbackUrls[0]).toBe(engine.url);
     await eventually(async () => engine.get(Dispatcher).slotsInUse === 0, 2_000, 'slot released');
+    // In the dispatcher's hands until its ACCEPTED mark is written, then in nobody's: the executor has it.
+    await eventually(async () => !queue.holds(runId), 2_000, 'the run let go once its ACCEPTED mark was written');
     expect((await engine.metrics.runsFired.get()).values[0].value).toBe(1);
     expect((await engine.metrics.lateness.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBeGreaterThan(0);
   });

@@ -46,8 +46,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private slotFreed: () => void = () => undefined;
   private keepForLater: (run: ClaimedRun, at: number) => void = () => undefined;
   private idleWaiters: Array<() => void> = [];
-  /** ACCEPTED marks being written after their slot was freed (awaited at shutdown). */
-  private readonly ackWrites = new Set<Promise<void>>();
+  /** Runs being dispatched: from their launch to their slot's release. */
+  private readonly inHand = new Set<number>();
+  /** ACCEPTED marks being written after their slot was freed, by run (awaited at shutdown). */
+  private readonly ackWrites = new Map<number, Promise<void>>();
   /** Tenants with a run in the on-time lane now (started ahead of its instant, or being sent): one at a time each. */
   private readonly inLane = new Set<string>();
   private readonly lead = new OnTimeLead();
@@ -84,6 +86,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Runs of one tenant held back. */
   heldBackOf(tenantId: string): number {
     return this.gate.heldOf(tenantId);
+  }
+
+  /** Whether this run is in the dispatcher's hands: being dispatched, its ACCEPTED mark being written, or held back. */
+  holds(runId: number): boolean {
+    return this.inHand.has(runId) || this.ackWrites.has(runId) || this.gate.holds(runId);
   }
 
   /** Hands over the runs held back (shutdown: the node releases them with the rest). */
@@ -163,6 +170,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
    */
   launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     if (sendAt !== undefined) this.inLane.add(run.tenantId);
+    this.inHand.add(run.runId);
     this.inFlight++;
     this.inFlightByTenant.add(run.tenantId);
     this.metrics.slotsInUse.set(this.inFlight);
@@ -188,6 +196,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
       .finally(() => {
         endTimer();
         if (sendAt !== undefined) this.inLane.delete(run.tenantId);
+        this.inHand.delete(run.runId);
         this.inFlight--;
         this.inFlightByTenant.remove(run.tenantId);
         this.metrics.slotsInUse.set(this.inFlight);
@@ -212,7 +221,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Lets dispatches in flight record their ack before the data source closes. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.idle(this.config.dispatchTimeoutMs + 1_000);
-    await Promise.all([...this.ackWrites]);
+    await Promise.all([...this.ackWrites.values()]);
   }
 
   /**
@@ -305,8 +314,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const write: Promise<void> = this.marks
       .markAccepted(run, sentAt, at)
       .catch((err: Error) => this.logger.warn(`ACCEPTED mark not written: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }))
-      .finally(() => this.ackWrites.delete(write));
-    this.ackWrites.add(write);
+      .finally(() => this.ackWrites.delete(run.runId));
+    this.ackWrites.set(run.runId, write);
   }
 
   /**

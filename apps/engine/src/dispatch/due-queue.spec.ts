@@ -17,6 +17,11 @@ class StubDispatcher {
     return this.inLane.has(tenantId);
   }
   inFlight = 0;
+  /** Runs launched and not let go (holds). */
+  holding = new Set<number>();
+  holds(runId: number): boolean {
+    return this.holding.has(runId);
+  }
   tokenWait: (run: ClaimedRun, ahead: number) => number = () => 0;
   private listener: () => void = () => undefined;
   get freeSlots(): number {
@@ -49,6 +54,7 @@ class StubDispatcher {
   }
   launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     this.inFlight++;
+    this.holding.add(run.runId);
     if (sendAt !== undefined) this.inLane.add(run.tenantId);
     this.launched.push({ run, at: Date.now(), onTime, ...(sendAt === undefined ? {} : { sendAt }) });
   }
@@ -345,6 +351,21 @@ describe('DueQueue', () => {
     expect(q.heldOf('acme')).toBe(2);
     q.drain();
     expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([0, 0]);
+  });
+
+  it('says which runs are in its hands — queued, in the ready line, with the dispatcher — and which are not', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    q.accept([run(1, Date.now()), run(2, Date.now() + 10_000)]);
+    await until(() => stub.launched.length === 1);
+    stub.slots = 0;
+    q.accept([run(3, Date.now())]); // due, no slot: the ready line
+    await sleep(20);
+    expect([1, 2, 3, 4].map((id) => q.holds(id))).toEqual([true, true, true, false]);
+    stub.holding.delete(1); // the dispatcher let it go (acked and marked)
+    expect(q.holds(1)).toBe(false);
+    q.drain();
+    expect([2, 3].map((id) => q.holds(id))).toEqual([false, false]);
   });
 
   it('drain() hands back what was not dispatched and nothing fires afterwards', async () => {

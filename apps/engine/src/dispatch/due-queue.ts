@@ -78,6 +78,11 @@ export class DueQueue implements OnModuleDestroy {
     return this.tally.of(tenantId) + this.dispatcher.heldBackOf(tenantId);
   }
 
+  /** Whether the run is in this node's hands: held here, or with the dispatcher (being sent, or held back). */
+  holds(runId: number): boolean {
+    return this.handles.has(runId) || this.ready.has(runId) || this.dispatcher.holds(runId);
+  }
+
   /** The claimer's hook: a held run of this tenant went to the dispatcher. */
   onReleased(listener: (tenantId: string) => void): void {
     this.releasedListener = listener;

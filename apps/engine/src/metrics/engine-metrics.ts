@@ -58,10 +58,10 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
-  /** Runs given back to the pool, by why (TAKEOVER of a dead node, EXPIRED lease, SHUTDOWN, RESTART of the same node id) and outcome (PENDING, SKIPPED). */
+  /** Runs given back to the pool, by why (TAKEOVER of a dead node, EXPIRED lease, SHUTDOWN, RESTART of the same node id, STRAY: held in the database but not in memory) and outcome (PENDING, SKIPPED). */
   readonly runsReleased = new Counter({
     name: 'baton_engine_runs_released_total',
-    help: 'Held runs released by takeover, expired lease or shutdown',
+    help: 'Held runs released by takeover, expired lease, shutdown or as strays',
     labelNames: ['reason', 'outcome'],
     registers: [this.registry],
   });

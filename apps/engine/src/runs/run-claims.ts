@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, releaseRuns, type TenantTake } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, releaseRuns, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { toClaimedRun } from './to-claimed-run';
@@ -35,5 +35,21 @@ export class RunClaims {
   /** CLAIMED → PENDING for runs this node holds and will not send; returns how many moved. */
   giveBack(em: EntityManager, runIds: readonly number[], now: number): Promise<number> {
     return releaseRuns(em, { ids: runIds, from: 'CLAIMED', owner: this.config.nodeId, now });
+  }
+
+  /**
+   * Strays — runs this node holds in the database but nowhere in memory (LeaseRenewerService) —
+   * back to PENDING as a dead node's are at a takeover: CLAIMED ones, and DISPATCHED ones with
+   * their executor kept (the next claim sends them there again; it de-duplicates). Each move is
+   * guarded on the state seen and this node as the holder; returns how many moved.
+   */
+  async giveBackStrays(em: EntityManager, strays: readonly LeasedRun[], now: number): Promise<number> {
+    const owner = this.config.nodeId;
+    let moved = 0;
+    for (const from of ['CLAIMED', 'DISPATCHED'] as const) {
+      const ids = strays.filter((r) => r.state === from).map((r) => r.id);
+      if (ids.length > 0) moved += await releaseRuns(em, { ids, from, owner, now });
+    }
+    return moved;
   }
 }

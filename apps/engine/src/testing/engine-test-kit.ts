@@ -38,10 +38,12 @@ export class FakeDueQueue implements DueQueuePort {
   readonly runs: ClaimedRun[] = [];
   /** Runs held by tenant, counted as the real queue does (O(1) a look-up: the claim bench asks for every tenant each turn). */
   private readonly byTenant = new Map<string, number>();
+  private readonly ids = new Set<number>();
   refuse = false;
   accept(runs: ClaimedRun[]): void {
     if (this.refuse) throw new Error('queue closed');
     this.runs.push(...runs);
+    for (const r of runs) this.ids.add(r.runId);
     for (const r of runs) this.byTenant.set(r.tenantId, (this.byTenant.get(r.tenantId) ?? 0) + 1);
   }
   get held(): number {
@@ -50,11 +52,15 @@ export class FakeDueQueue implements DueQueuePort {
   heldOf(tenantId: string): number {
     return this.byTenant.get(tenantId) ?? 0;
   }
+  holds(runId: number): boolean {
+    return this.ids.has(runId);
+  }
   onReleased(): void {
     // Dispatches nothing: nothing is ever released.
   }
   drain(): ClaimedRun[] {
     this.byTenant.clear();
+    this.ids.clear();
     return this.runs.splice(0);
   }
 }
@@ -70,7 +76,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const claims = new RunClaims(config);
   const signal = new ClaimSignal(config, clock);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal);
-  const leases = new LeaseRenewerService(dataSource, config, clock);
+  const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
   return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers, signal };
 }

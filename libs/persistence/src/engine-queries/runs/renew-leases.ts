@@ -8,13 +8,13 @@ import { chunks, dialectOf, execute, num, placeholders, skipLocked } from '../sq
  * rows other transactions have locked are skipped (see renewLeases).
  */
 export function renewLeasesSelectSql(dialect: 'mysql' | 'sqlite'): string {
-  return `SELECT id FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') ${skipLocked(dialect)}`;
+  return `SELECT id, state FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') ${skipLocked(dialect)}`;
 }
 
 /**
  * Extends the lease on everything this engine holds:
  *
- *   SELECT id FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') FOR UPDATE SKIP LOCKED
+ *   SELECT id, state FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') FOR UPDATE SKIP LOCKED
  *   UPDATE runs SET lease_until = ? WHERE id IN (…)          -- 500 ids a statement
  *
  * Why SKIP LOCKED rather than one `UPDATE … WHERE claimed_by = ?`: a row locked at that moment
@@ -26,14 +26,20 @@ export function renewLeasesSelectSql(dialect: 'mysql' | 'sqlite'): string {
  * (a third of the lease later) takes it. Measured on MariaDB 10.11 for the one-statement form:
  * 2,000 held runs renewed in 4 ms, 11,400 in 95–165 ms. `updated_at` is left alone: a renewal is
  * bookkeeping, not a change of the run.
- * Returns the number of runs renewed.
+ * Returns the runs renewed, with their state: the node checks them against what it holds in
+ * memory (a row it holds there but not in memory is a stray: LeaseRenewerService).
  */
-export async function renewLeases(manager: EntityManager, owner: string, leaseUntil: number): Promise<number> {
-  const { rows } = await execute<{ id: unknown }>(manager, renewLeasesSelectSql(dialectOf(manager)), [owner]);
-  let renewed = 0;
-  for (const ids of chunks(rows.map((r) => num(r.id)))) {
-    const { affected } = await execute(manager, `UPDATE runs SET lease_until = ? WHERE id IN (${placeholders(ids.length)})`, [leaseUntil, ...ids]);
-    renewed += affected;
+export async function renewLeases(manager: EntityManager, owner: string, leaseUntil: number): Promise<LeasedRun[]> {
+  const { rows } = await execute<{ id: unknown; state: LeasedRun['state'] }>(manager, renewLeasesSelectSql(dialectOf(manager)), [owner]);
+  const runs = rows.map((r) => ({ id: num(r.id), state: r.state }));
+  for (const ids of chunks(runs.map((r) => r.id))) {
+    await execute(manager, `UPDATE runs SET lease_until = ? WHERE id IN (${placeholders(ids.length)})`, [leaseUntil, ...ids]);
   }
-  return renewed;
+  return runs;
+}
+
+/** A run whose lease a renewal extended. */
+export interface LeasedRun {
+  id: number;
+  state: 'CLAIMED' | 'DISPATCHED';
 }
