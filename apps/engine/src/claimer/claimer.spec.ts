@@ -352,8 +352,8 @@ describe('a claim that committed while its answer was lost (MariaDB)', () => {
     const { claimer, leases, queue } = claimSide(viaProxy, testConfig({ nodeId: 'engine-a', leaseMs: 15_000 }), clock, new FakeDueQueue());
     const states = async () => (await runsOf(db.dataSource)).map((r) => `${r.state}:${r.claimedBy}`);
 
-    // The COMMIT statement itself (COM_QUERY 0x03), not the SET TRANSACTION … READ COMMITTED before it.
-    proxy.cut = { how: 'after-server', marker: /\x03COMMIT$/ };
+    // The COMMIT statement itself (COM_QUERY, 0x03, then its text), not the SET TRANSACTION … READ COMMITTED before it.
+    proxy.cut = { how: 'after-server', marker: '\u0003COMMIT' };
     await expect(claimer.claimOnce()).rejects.toThrow(/closed|lost/i);
     expect(proxy.cuts).toBe(1);
     expect(queue.runs).toEqual([]);

@@ -8,8 +8,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export class CuttingProxy {
   private server!: Server;
   private readonly pairs = new Set<[Socket, Socket]>();
-  /** Armed for the next statement containing `marker` (a RegExp: matching the packet as latin1 text); disarmed once it has cut. */
-  cut: { how: 'after-server' | 'before-server'; marker: string | RegExp } | null = null;
+  /** Armed for the next statement containing `marker`; disarmed once it has cut. */
+  cut: { how: 'after-server' | 'before-server'; marker: string } | null = null;
   cuts = 0;
 
   async start(target: { host: string; port: number }): Promise<number> {
@@ -24,7 +24,7 @@ export class CuttingProxy {
         this.pairs.delete(pair);
       };
       client.on('data', (chunk) => {
-        if (this.cut !== null && matches(chunk, this.cut.marker)) {
+        if (this.cut !== null && chunk.includes(this.cut.marker)) {
           const { how } = this.cut;
           this.cut = null;
           this.cuts++;
@@ -54,6 +54,3 @@ export class CuttingProxy {
   }
 }
 
-function matches(chunk: Buffer, marker: string | RegExp): boolean {
-  return typeof marker === 'string' ? chunk.includes(marker) : marker.test(chunk.toString('latin1'));
-}
