@@ -20,6 +20,7 @@ import { peers } from './peers';
 import { auditSave } from './audit-save';
 import { heavyNeighbour } from './heavy-neighbour';
 import { ontime } from './ontime';
+import { stateChanges } from './state-changes';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, ha, auditSave, heavyNeighbour];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, ha, auditSave, heavyNeighbour, stateChanges];
