@@ -19,9 +19,10 @@ import { DUE_QUEUE, type DueQueuePort } from './due-queue-port';
  * transaction the surviving nodes had already certified — is taken by the node as not done; its
  * runs would never be sent, and these very renewals would keep every other engine off them
  * (16 of 600 runs in test/ha once). They go back as a dead node's do at a takeover
- * (RunClaims.giveBackStrays). Two sightings, because a claim's rows are visible from its COMMIT, a moment
- * before the claimer hands them over; a run given back that the node does still hold costs a
- * wasted claim, never a second send — every later write of the node is guarded on its owner.
+ * (RunClaims.giveBackStrays). Two sightings, because a claim's rows are visible from its COMMIT,
+ * a moment before the claimer hands them over; a run given back that the node does still hold
+ * costs a wasted claim, never a second send — every later write of the node is guarded on its
+ * owner.
  */
 @Injectable()
 export class LeaseRenewerService {

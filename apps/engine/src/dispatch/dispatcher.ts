@@ -308,7 +308,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
    * DISPATCHED → ACCEPTED, without holding the slot: the executor has the run, which is all the
    * slot waited for (MTHPT: the engine is free again at the ack). The mark is bookkeeping — it
    * re-bases the timeout — and joins the other slots' marks; if it cannot be written the run
-   * stays DISPATCHED, whose deadline the watchdog enforces, and its callback ends it as usual.
+   * stays DISPATCHED and its callback ends it as usual. Still DISPATCHED at two lease renewals
+   * after the mark gave up, it is a stray (LeaseRenewerService): given back, and sent to the same
+   * executor again, which de-duplicates.
    */
   private recordAck(run: ClaimedRun, sentAt: number, at: number): void {
     const write: Promise<void> = this.marks

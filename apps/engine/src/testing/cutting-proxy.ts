@@ -53,4 +53,3 @@ export class CuttingProxy {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 }
-

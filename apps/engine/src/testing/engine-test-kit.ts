@@ -43,8 +43,10 @@ export class FakeDueQueue implements DueQueuePort {
   accept(runs: ClaimedRun[]): void {
     if (this.refuse) throw new Error('queue closed');
     this.runs.push(...runs);
-    for (const r of runs) this.ids.add(r.runId);
-    for (const r of runs) this.byTenant.set(r.tenantId, (this.byTenant.get(r.tenantId) ?? 0) + 1);
+    for (const r of runs) {
+      this.ids.add(r.runId);
+      this.byTenant.set(r.tenantId, (this.byTenant.get(r.tenantId) ?? 0) + 1);
+    }
   }
   get held(): number {
     return this.runs.length;
