@@ -6,7 +6,7 @@ import { TenantEntity } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { invocationCheck, percentile } from '../../test/cluster/support/figures';
 import { insertApiKey } from '../../test/console/console-test-kit';
-import { machine, writeResult } from '../support/infra';
+import { machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { CpuMeter } from '../support/cpu-meter';
@@ -42,6 +42,8 @@ export interface ApiBurstCase {
   states: Record<string, number>;
   /** Engines, executors and MariaDB (when on this machine), from the end of the task creation to the end of the wait. */
   cpuSec: Record<string, number>;
+  /** The part of `cpuSec` used before T: planning and claiming the burst, and the idle loops of the lead. */
+  cpuBeforeTSec: Record<string, number>;
   /** The engine killed, and the runs it held (CLAIMED or DISPATCHED) at the kill. */
   killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
 }
@@ -53,6 +55,8 @@ export interface ApiBurstOptions {
   killAfterMs?: number;
   /** A MariaDB server of this benchmark alone (default: the test server, BATON_TEST_MYSQL_URL). */
   mysqlServerUrl?: string;
+  /** V8 CPU profiles of the engines and executors from T to their stop, written here (bench/support/cpu-profile.cjs). */
+  profileDir?: string;
 }
 
 /** The console in this process on the cluster's database, with an admin API key of the cluster's tenant. */
@@ -83,8 +87,9 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
   let failed = true;
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
-    const engineProcs = await c.startEngines(engines);
-    const executors = await c.startExecutors(2, BURST_EXECUTOR_ENV);
+    const profiled: Record<string, string> = options.profileDir ? { NODE_OPTIONS: `-r ${RESULTS_DIR}/../support/cpu-profile.cjs`, BENCH_PROFILE_DIR: options.profileDir } : {};
+    const engineProcs = await c.startEngines(engines, profiled);
+    const executors = await c.startExecutors(2, { ...BURST_EXECUTOR_ENV, ...profiled });
     const api = await consoleOn(c);
     try {
       const warmup = options.warmup ?? 0;
@@ -116,6 +121,8 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
         killed = { killedAfterTMs: k.killedAt - due, victim: k.victim.nodeId, held: k.heldIds.length, takeoverMs: await engineTakeover(c, k.victim, k.heldIds, k.killedAt) };
       }
       await sleep(Math.max(0, due - Date.now())); // the wait's stall clock starts at T, not during the lead
+      const cpuBeforeTSec = cpu.used();
+      if (options.profileDir) for (const p of [...engineProcs, ...executors]) process.kill(p.pid, 'SIGUSR2'); // the profilers start at T
       const waited = await waitAllEnded(c, warmupRunIds.size + n, { timeoutMs: 60_000 + n * 20, stallMs: 30_000, log, onPoll: () => cpu.sample() });
       const cpuSec = cpu.used();
       await sleep(300); // the last record lines
@@ -141,6 +148,7 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
         notEnded: n - (waited.ended - warmupRunIds.size),
         states,
         cpuSec,
+        cpuBeforeTSec,
         killed,
       };
       failed = false;

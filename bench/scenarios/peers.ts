@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { machine, writeResult } from '../support/infra';
+import { join } from 'node:path';
+import { machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { bullmqSystem } from '../support/peers/bullmq';
 import { graphileSystem } from '../support/peers/graphile';
 import { KILL_AFTER_T_MS, PEER_WARMUP, caseName, runPeerCase, type CaseSpec, type PeerCaseResult, type PeerSystem } from '../support/peers/peer-case';
@@ -34,8 +35,9 @@ function parseCases(spec: string): CaseSpec[] {
   });
 }
 
-async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void): Promise<PeerCaseResult> {
-  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url });
+async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void, profile: boolean): Promise<PeerCaseResult> {
+  const profileDir = profile ? join(RESULTS_DIR, 'profiles', `peers-${caseName(spec)}`) : undefined;
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url, profileDir });
   const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
   return {
     system: 'baton',
@@ -45,6 +47,7 @@ async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) =
     lost: r.notEnded,
     killed: r.killed ? { killedAfterTMs: r.killed.killedAfterTMs, victim: r.killed.victim, held: r.killed.held, takeoverMs: r.killed.takeoverMs } : undefined,
     cpuSec: r.cpuSec,
+    cpuBeforeTSec: r.cpuBeforeTSec,
     cpuMsPerRun: +((total * 1000) / spec.n).toFixed(3),
   };
 }
@@ -87,6 +90,7 @@ export const peers: Scenario = {
       ['--postgres-port=18910', 'the private PostgreSQL (scripts/postgres.sh)'],
       ['--mariadb-port=18920', "Baton's private MariaDB (scripts/mariadb.sh; not the shared 3407, whose CPU other work shares)"],
       ['--tag=-x', 'result file suffix: bench/results/peers-x.json'],
+      ['--profile', "Baton's engines and executors under the V8 profiler from T (bench/results/profiles/peers-<case>/; bench/profile-summary.ts)"],
     ] as const
   )
     .map(([flag, what]) => `${flag.padEnd(40)} ${what}`)
@@ -132,7 +136,7 @@ export const peers: Scenario = {
           const peer = peerSystems.get(key);
           let r: PeerCaseResult;
           try {
-            r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, mariadb!, log);
+            r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, mariadb!, log, args.includes('--profile'));
           } catch (err) {
             // One system's failure does not cost the others' figures of the run: it is a row of its own.
             log(`  ${key} ${caseName(spec)} failed: ${(err as Error).stack ?? err}`);
@@ -174,8 +178,8 @@ export const peers: Scenario = {
     console.log(`\nPeers — lateness = handler start − T (ms), rate to the last start, lost, duplicated; CPU of workers + store over the burst\n${table(headers, rows)}\n`);
     const side = sideBySide(results, systems);
     console.log(`Peers — side by side: lateness p50 / p99 (ms), rate to the last start (/s), lost / duplicated, CPU per run (ms)\n${table(side.headers, side.rows)}\n\n${markdownTable(side.headers, side.rows)}\n`);
-    const cpuRows = results.map((r) => [caseLabel(r), r.system, Object.entries(r.cpuSec).map(([k, v]) => `${k} ${v}`).join(', ')]);
-    console.log(`Peers — CPU seconds by process (from /proc/<pid>/stat, process trees)\n${table(['case', 'system', 'CPU s'], cpuRows)}\n`);
+    const cpuRows = results.map((r) => [caseLabel(r), r.system, Object.entries(r.cpuSec).map(([k, v]) => `${k} ${v}${r.cpuBeforeTSec ? ` (${r.cpuBeforeTSec[k]} before T)` : ''}`).join(', ')]);
+    console.log(`Peers — CPU seconds by process (from /proc/<pid>/stat, process trees; Baton's lead before T: planning, claiming, idle loops)\n${table(['case', 'system', 'CPU s'], cpuRows)}\n`);
     if (failures.length) console.log(`Peers — failed cases\n${table(['system', 'case', 'error'], failures.map((f) => [f.system, f.case, f.error.slice(0, 200)]))}\n`);
     writeResult(`peers${option(args, 'tag') ?? ''}.json`, { benchmark: 'peers', quick: !full, machine: machine(), settings, results, failures });
     return [

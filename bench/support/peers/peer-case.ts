@@ -63,6 +63,8 @@ export interface PeerCaseResult extends StartFigures {
    */
   killed?: { killedAfterTMs: number; victim: string; held: number; takeoverMs: number | null };
   cpuSec: Record<string, number>;
+  /** Baton: the part of `cpuSec` used before T (planning and claiming the burst, the lead's idle loops). */
+  cpuBeforeTSec?: Record<string, number>;
   /** All the measured processes' CPU over the burst, per job, ms. */
   cpuMsPerRun: number;
 }
