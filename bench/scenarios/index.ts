@@ -13,6 +13,7 @@ import { noisy } from './noisy';
 import { paramsCheck } from './params-check';
 import { claimTenants } from './claim-tenants';
 import { executorClient } from './executor-client';
+import { idle } from './idle';
 import { runNow } from './run-now';
 import { executorOverhead } from './executor-overhead';
 import { ha } from './ha';
@@ -23,4 +24,4 @@ import { ontime } from './ontime';
 import { stateChanges } from './state-changes';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, ha, auditSave, heavyNeighbour, stateChanges];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, ha, auditSave, heavyNeighbour, stateChanges, idle];
