@@ -22,32 +22,46 @@ import { table } from '../support/table';
  *   console filter indexes on state with CLAIMED/DISPATCHED/ACCEPTED folded into one RUNNING.
  *   Not shipped: what it would save, before its queries are rewritten.
  * - `without`: those four indexes dropped — a floor, not a schema (their queries would scan).
+ *
+ * And a run's whole life in MariaDB — its insert, its four changes, its end — (`--variants=live`,
+ * two workloads alternated, the insert inside the measured window):
+ * - `life-shipped`: INSERT into `runs` (500 a statement, as the planner writes), then the four
+ *   changes of 100.
+ * - `life-live`: the narrow table of live runs the issue's figures point at — `live_runs` with
+ *   the queue's columns and only the claim, lease, deadline and late indexes — takes the insert
+ *   and the first three changes; the end writes the finished row into `runs` (all its indexes,
+ *   once) and deletes the live one, in one transaction of 100. What it would save, before any
+ *   query is moved to it.
  */
 export const stateChanges: Scenario = {
   name: 'state-changes',
   description: "MariaDB CPU of a run's four state changes (primary-key UPDATEs of 100) on the shipped schema and on index variants: what index upkeep costs",
-  options: '--runs=20000 --rounds=3 --variants=shipped,phase,without --tag=…',
+  options: '--runs=20000 --rounds=3 --variants=shipped,phase,without (or live: life-shipped,life-live) --tag=…',
   quickSet: false,
   async run({ args, infra, log }) {
     const runs = Number(option(args, 'runs') ?? 20_000);
     const rounds = Number(option(args, 'rounds') ?? 3);
-    const variants = (option(args, 'variants') ?? Object.keys(VARIANTS).join(',')).split(',');
-    for (const v of variants) if (!(v in VARIANTS)) throw new Error(`--variants: unknown variant "${v}" (known: ${Object.keys(VARIANTS).join(', ')})`);
+    const chosen = option(args, 'variants') ?? Object.keys(VARIANTS).join(',');
+    const variants = chosen === 'live' ? Object.keys(LIFECYCLES) : chosen.split(',');
+    const known = [...Object.keys(VARIANTS), ...Object.keys(LIFECYCLES)];
+    for (const v of variants) if (!known.includes(v)) throw new Error(`--variants: unknown variant "${v}" (known: ${known.join(', ')}, or live for the lifecycles)`);
     if (!infra.mariadbPid) throw new Error("state-changes measures mariadbd's CPU: its pid is unknown (BENCH_MARIADB_PID names a server started elsewhere)");
     const perRun: Record<string, number[]> = Object.fromEntries(variants.map((v) => [v, []]));
     for (let round = 1; round <= rounds; round++) {
       for (const variant of variants) {
-        const ms = await measure(infra.mysqlUrl, infra.mariadbPid, variant, runs);
+        const ms = variant in LIFECYCLES ? await measureLifecycle(infra.mysqlUrl, infra.mariadbPid, variant, runs) : await measure(infra.mysqlUrl, infra.mariadbPid, variant, runs);
         perRun[variant].push(ms);
         log(`state-changes round ${round} ${variant}: ${ms.toFixed(3)} ms of MariaDB CPU per run`);
       }
     }
-    const shipped = perRun.shipped ? percentile(perRun.shipped, 50) : null;
+    const base = perRun.shipped ?? perRun['life-shipped'];
+    const shipped = base ? percentile(base, 50) : null;
     const rows = variants.map((v) => {
       const median = percentile(perRun[v], 50);
       return [v, perRun[v].map((x) => x.toFixed(3)).join(' · '), median.toFixed(3), shipped ? `${(((median - shipped) / shipped) * 100).toFixed(0)} %` : '–'];
     });
-    console.log(`\nMariaDB CPU per run, 4 state changes, ${runs} runs, ${rounds} alternated rounds (ms)\n${table(['variant', 'rounds', 'median', 'vs shipped'], rows)}`);
+    const what = chosen === 'live' ? "a run's life (insert, 4 changes, end)" : '4 state changes';
+    console.log(`\nMariaDB CPU per run, ${what}, ${runs} runs, ${rounds} alternated rounds (ms)\n${table(['variant', 'rounds', 'median', 'vs shipped'], rows)}`);
     writeResult(`state-changes${option(args, 'tag') ?? ''}.json`, { benchmark: 'state-changes', machine: machine(), runs, rounds, perRun });
     return rows.map((r): [string, string] => [`state-changes ${r[0]}`, `median ${r[2]} ms per run (${r[3]})`]);
   },
@@ -99,6 +113,66 @@ async function measure(serverUrl: string, mariadbPid: number, variant: string, r
     const before = cpuSeconds(mariadbPid);
     for (const change of CHANGES) {
       for (let i = 0; i < ids.length; i += 100) await ds.query(`UPDATE runs SET ${change} WHERE id IN (${ids.slice(i, i + 100).join(',')})`);
+    }
+    return ((cpuSeconds(mariadbPid) - before) * 1000) / ids.length;
+  } finally {
+    await ds?.destroy();
+    await dropMysqlDatabase(serverUrl, name);
+  }
+}
+
+/** The whole-life workloads: the table a run is inserted into and changed in, and how it ends. */
+const LIFECYCLES: Record<string, { setup: string[]; table: string; end: (ids: string) => string[] }> = {
+  'life-shipped': { setup: [], table: 'runs', end: (ids) => [`UPDATE runs SET ${CHANGES[3]} WHERE id IN (${ids})`] },
+  'life-live': {
+    setup: [
+      `CREATE TABLE live_runs (
+         id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, tenant_id VARCHAR(64) NOT NULL, task_id BIGINT NOT NULL, engine_group VARCHAR(64) NOT NULL,
+         state VARCHAR(16) NOT NULL, cause VARCHAR(16) NOT NULL, fire_key VARCHAR(128) NOT NULL, attempt INT NOT NULL, priority INT NOT NULL,
+         params TEXT NULL, scheduled_at BIGINT NOT NULL, due_at BIGINT NOT NULL, claimed_by VARCHAR(128) NULL, lease_until BIGINT NULL,
+         executor_id BIGINT NULL, deadline_at BIGINT NULL, dispatched_at BIGINT NULL, accepted_at BIGINT NULL, late_alarmed_at BIGINT NULL,
+         created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+         UNIQUE KEY uq_live_task_fire_key (task_id, fire_key),
+         KEY ix_live_claim (engine_group, state, tenant_id, due_at, priority),
+         KEY ix_live_lease (state, claimed_by, lease_until),
+         KEY ix_live_deadline (engine_group, state, deadline_at, executor_id),
+         KEY ix_live_late (engine_group, state, late_alarmed_at, scheduled_at))`,
+    ],
+    table: 'live_runs',
+    end: (ids) => [
+      `INSERT INTO runs (id, tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, executor_id,
+         deadline_at, dispatched_at, accepted_at, finished_at, created_at, updated_at)
+       SELECT id, tenant_id, task_id, engine_group, 'SUCCEEDED', cause, fire_key, attempt, priority, params, scheduled_at, due_at, executor_id,
+         deadline_at, dispatched_at, accepted_at, ${T0 + 4}, created_at, ${T0 + 4} FROM live_runs WHERE id IN (${ids})`,
+      `DELETE FROM live_runs WHERE id IN (${ids})`,
+    ],
+  },
+};
+
+/** A run's whole life on one of LIFECYCLES: inserted 500 a statement, three changes of 100, then its end (one transaction of 100). */
+async function measureLifecycle(serverUrl: string, mariadbPid: number, variant: string, runs: number): Promise<number> {
+  const life = LIFECYCLES[variant];
+  const name = await createMysqlTestDatabase(serverUrl);
+  let ds: DataSource | undefined;
+  try {
+    ds = await openDatabase(mysqlDatabaseUrl(serverUrl, name));
+    for (const statement of life.setup) await ds.query(statement);
+    const before = cpuSeconds(mariadbPid);
+    for (let i = 0; i < runs; i += 500) {
+      const values = Array.from({ length: Math.min(500, runs - i) }, (_, j) => {
+        const n = i + j;
+        return `('bench', ${1 + (n % 50)}, 'default', 'PENDING', 'SCHEDULE', 'f:${n}', 1, 0, '{}', ${T0 + n}, ${T0 + n}, ${T0}, ${T0})`;
+      });
+      await ds.query(`INSERT INTO ${life.table} (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, created_at, updated_at) VALUES ${values.join(',')}`);
+    }
+    const ids = ((await ds.query(`SELECT id FROM ${life.table} ORDER BY id`)) as Array<{ id: number | string }>).map((r) => Number(r.id));
+    for (const change of CHANGES.slice(0, 3)) {
+      for (let i = 0; i < ids.length; i += 100) await ds.query(`UPDATE ${life.table} SET ${change} WHERE id IN (${ids.slice(i, i + 100).join(',')})`);
+    }
+    for (let i = 0; i < ids.length; i += 100) {
+      await ds.transaction(async (em) => {
+        for (const statement of life.end(ids.slice(i, i + 100).join(','))) await em.query(statement);
+      });
     }
     return ((cpuSeconds(mariadbPid) - before) * 1000) / ids.length;
   } finally {
