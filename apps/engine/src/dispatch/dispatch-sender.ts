@@ -9,6 +9,7 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
 import { CallbackUrls } from './callback-urls';
 import { CreditGate } from './credit-gate';
+import { LaneSender } from './lane-sender';
 
 /** One candidate's refusal: busy, rejected, unreachable, or no answer at all. */
 export interface Refusal {
@@ -45,13 +46,15 @@ export class DispatchSender {
     private readonly setbacks: DispatchSetbacks,
     private readonly callbackUrls: CallbackUrls,
     private readonly metrics: EngineMetrics,
+    private readonly lane: LaneSender,
   ) {}
 
-  async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[]): Promise<Verdict> {
+  /** `sendAt`: a run of the on-time lane, whose first request leaves at that instant, never before (LaneSender). */
+  async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt?: number): Promise<Verdict> {
     const refusals: Refusal[] = [];
     for (const [i, executor] of candidates.entries()) {
       if (i > 0 && !(await this.setbacks.reroute(run, executor.executorId))) return { kind: 'LOST' };
-      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0);
+      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, i === 0 ? sendAt : undefined);
       if (answer.kind === 'ACCEPTED') return { kind: 'ACCEPTED', executorId: executor.executorId, leftAt, at: this.clock.now() };
       refusals.push({ executor, answer });
       this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
@@ -66,12 +69,18 @@ export class DispatchSender {
    * are apart by the wait for a socket and the signing of the runs ahead; the ack writes it as
    * the run's dispatched_at.
    */
-  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean, sendAt: number | undefined): Promise<{ answer: DispatchAnswer; leftAt: number }> {
     if (!reserved) this.gate.sent(executor.executorId);
     let answer: DispatchAnswer = { kind: 'UNKNOWN', message: 'not sent' };
     let leftAt = this.clock.now();
     try {
-      answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+      const byLane = sendAt === undefined ? null : await this.lane.send(executor.url, tenant, this.request(run, sendAt), sendAt);
+      if (byLane) ({ answer, leftAt } = byLane);
+      else {
+        if (sendAt !== undefined) await this.until(sendAt);
+        leftAt = this.clock.now();
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+      }
       if (answer.kind === 'UNKNOWN') {
         leftAt = this.clock.now();
         answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
@@ -83,6 +92,11 @@ export class DispatchSender {
       );
     }
     return { answer, leftAt };
+  }
+
+  /** Resolves at `at` (the clock's time), never before (a timer may fire a millisecond early by the wall clock). */
+  private async until(at: number): Promise<void> {
+    for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private request(run: ClaimedRun, sentAt: number): DispatchRequest {

@@ -14,12 +14,14 @@ import { DispatchRouter } from './dispatch-router';
 import { DispatchSender } from './dispatch-sender';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
+import { LaneSender } from './lane-sender';
 import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
 
 /**
  * The dispatch side's entry: DueQueue (claimed runs wait here for their millisecond, tokens and
  * a slot) and Dispatcher (a run per slot: route, start, send, verdict), with their parts:
- * DispatchAdmission (token buckets), DispatchRouter, DispatchSender, the CreditGate they share
+ * DispatchAdmission (token buckets), DispatchRouter, DispatchSender (and LaneSender, the on-time
+ * lane's thread), the CreditGate they share
  * (room on executors, fed by the credit the outcome callbacks report), CallbackUrls, and the
  * SlotHold chosen here. The run's writes are the RunsModule's. Needs the global ENGINE_CONFIG,
  * CLOCK, EngineMetrics, GroupPeers and DataSource.
@@ -32,6 +34,7 @@ import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
     DispatchAdmission,
     DispatchRouter,
     DispatchSender,
+    LaneSender,
     CallbackUrls,
     {
       provide: CreditGate,

@@ -258,11 +258,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
       const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt }, onTime);
       if (start.kind !== 'DISPATCHED') return;
       if (onTime) this.lead.record(this.clock.now() - launchedAt);
-      if (sendAt !== undefined) await this.until(sendAt);
-      this.started(run, { ...start, at: Math.max(start.at, this.clock.now()) }, tenant);
+      this.started(run, { ...start, at: Math.max(start.at, sendAt ?? this.clock.now()) }, tenant);
       const released = this.slotHold.untilReleased(run);
       sending = true;
-      const verdict = await this.sender.send(run, tenant, route.candidates);
+      const verdict = await this.sender.send(run, tenant, route.candidates, sendAt);
       if (verdict.kind === 'ACCEPTED') {
         this.registry.noteAccepted(verdict.executorId);
         this.recordAck(run, verdict.leftAt, verdict.at);
@@ -337,11 +336,6 @@ export class Dispatcher implements BeforeApplicationShutdown {
       rejection: rejected.length > 0 ? describe : null,
       executorId: unanswered?.executor.executorId ?? null,
     });
-  }
-
-  /** Resolves at `at` (the clock's time), never before: a lane run started ahead waits for its instant (a timer may fire a millisecond early by the wall clock). */
-  private async until(at: number): Promise<void> {
-    for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {

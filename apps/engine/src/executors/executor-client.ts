@@ -40,7 +40,7 @@ export type DispatchAnswer =
  * each a short ack or refusal) is a few tens of kB; past this the executor is not speaking the
  * protocol, and the engine does not buffer it.
  */
-const MAX_ANSWER_BYTES = 1024 * 1024;
+export const MAX_ANSWER_BYTES = 1024 * 1024;
 
 
 /** A tenant's id, its executor secrets (current, and previous during a rotation's overlap window) and where its executors may live. */
@@ -81,9 +81,7 @@ export class ExecutorClient implements OnApplicationShutdown {
 
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
   async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
-    const answer = await this.post(executorUrl, PATHS.dispatch, tenant, request);
-    if ('error' in answer) return noAnswer(answer);
-    return answerOf(answer.status, parse(answer.body), answer.body);
+    return dispatchAnswer(await this.post(executorUrl, PATHS.dispatch, tenant, request));
   }
 
   /**
@@ -105,6 +103,24 @@ export class ExecutorClient implements OnApplicationShutdown {
       results.every((r, i) => r && r.runId === requests[i].runId && r.attempt === requests[i].attempt && Number.isInteger(r.status));
     if (!readable) return requests.map(() => ({ kind: 'UNKNOWN', message: `unreadable batch reply (HTTP ${answer.status})` }));
     return results.map((r) => answerOf(r.status, r.body, ''));
+  }
+
+  /**
+   * A dispatch request to `{executorUrl}/baton/runs` signed now with the secret the executor is
+   * known to verify with, for a sender of its own (the on-time lane's thread), or why none may go.
+   * Its answer reads as `dispatch`'s would (`dispatchAnswer`); a 401 is for `dispatch`, which
+   * tries the other accepted secret.
+   */
+  prepareDispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): { url: string; headers: Record<string, string>; body: string } | { error: string } {
+    const verdict = checkExecutorUrl(executorUrl, tenant.executorNetworks);
+    if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}` };
+    const body = JSON.stringify(request);
+    const [secret] = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, executorUrl), this.clock.now());
+    return {
+      url: executorUrl.replace(/\/+$/, '') + PATHS.dispatch,
+      headers: { ...sign(secret.secret, tenant.id, 'POST', PATHS.dispatch, body, this.clock.now()), 'content-type': 'application/json' },
+      body,
+    };
   }
 
   /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
@@ -158,6 +174,11 @@ export class ExecutorClient implements OnApplicationShutdown {
     if ('status' in answer) return answer;
     return { error: `${answer.code}: ${answer.message}`, notSent: answer.notSent };
   }
+}
+
+/** What an executor's answer to a single dispatch says: its status and body, or the failure that left none. */
+export function dispatchAnswer(answer: { status: number; body: string } | { error: string; notSent: boolean }): DispatchAnswer {
+  return 'error' in answer ? noAnswer(answer) : answerOf(answer.status, parse(answer.body), answer.body);
 }
 
 /** What one run's status and body (a DispatchAck or a DispatchRefusal) say, single or batched alike. */

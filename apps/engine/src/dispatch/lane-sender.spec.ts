@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '@baton/domain';
+import { verify, type DispatchRequest } from '@baton/protocol';
+import { ExecutorClient, type SigningTenant } from '../executors/executor-client';
+import type { ExecutorRegistry } from '../executors/executor-registry';
+import { testConfig } from '../testing/engine-test-kit';
+import { LaneSender } from './lane-sender';
+
+/**
+ * An executor in a process of its own, so that it takes and timestamps a request while this
+ * thread is kept busy: it prints `PORT <n>` once listening, then `ARRIVED <epoch ms> <signature ok>`
+ * for each request, and answers 202.
+ */
+const EXECUTOR = `
+const http = require('node:http');
+http.createServer((req, res) => {
+  const arrived = Date.now();
+  let body = '';
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    console.log('ARRIVED ' + arrived + ' ' + Buffer.from(JSON.stringify({ headers: req.headers, body })).toString('base64'));
+    res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: true, credit: 5 }));
+  });
+}).listen(0, '127.0.0.1', function () { console.log('PORT ' + this.address().port); });
+`;
+
+const TENANT: SigningTenant = { id: 'acme', executorSecret: 'lane-secret', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, executorNetworks: null };
+
+const request = (runId: number): DispatchRequest => ({
+  runId,
+  attempt: 1,
+  tenantId: 'acme',
+  taskId: 1,
+  taskName: 'lone',
+  handler: 'noop',
+  params: null,
+  scheduledAt: Date.now(),
+  deadline: Date.now() + 60_000,
+  callbackUrls: ['http://127.0.0.1:1'],
+});
+
+function busyFor(ms: number): void {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    // the engine's main loop working a burst
+  }
+}
+
+describe('LaneSender', () => {
+  let executor: ChildProcess;
+  let url: string;
+  const arrivals: Array<{ at: number; headers: Record<string, string>; body: string }> = [];
+  let lane: LaneSender;
+
+  beforeAll(async () => {
+    executor = spawn(process.execPath, ['-e', EXECUTOR], { stdio: ['ignore', 'pipe', 'inherit'] });
+    url = await new Promise<string>((resolve) => {
+      createInterface({ input: executor.stdout! }).on('line', (line) => {
+        const [kind, a, b] = line.split(' ');
+        if (kind === 'PORT') resolve(`http://127.0.0.1:${a}`);
+        if (kind === 'ARRIVED') arrivals.push({ at: Number(a), ...(JSON.parse(Buffer.from(b, 'base64').toString()) as { headers: Record<string, string>; body: string }) });
+      });
+    });
+  });
+  afterAll(() => {
+    executor.kill();
+  });
+  afterEach(async () => {
+    await lane?.onApplicationShutdown();
+    arrivals.length = 0;
+  });
+
+  function make(): LaneSender {
+    const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
+    const config = testConfig({ dispatchTimeoutMs: 2_000 });
+    lane = new LaneSender(config, systemClock, new ExecutorClient(config, systemClock, registry));
+    return lane;
+  }
+
+  it("sends at the run's instant — never before — while the main loop is busy, signed as any dispatch", async () => {
+    const sender = make();
+    await sender.send(url, TENANT, request(1), Date.now() + 30); // the thread started and connected
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    arrivals.length = 0;
+    const sendAt = Date.now() + 80;
+    const result = sender.send(url, TENANT, request(2), sendAt);
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the request reaches the thread
+    busyFor(400);
+    const sent = await result;
+    expect(sent?.answer).toMatchObject({ kind: 'ACCEPTED', status: 202, credit: 5 });
+    for (let waited = 0; arrivals.length === 0 && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10)); // the executor's line
+    expect(arrivals).toHaveLength(1);
+    expect(arrivals[0].at).toBeGreaterThanOrEqual(sendAt);
+    expect(arrivals[0].at, 'on time, not when the main loop was free again').toBeLessThan(sendAt + 200);
+    expect(sent!.leftAt).toBeGreaterThanOrEqual(sendAt);
+    expect(sent!.leftAt).toBeLessThan(sendAt + 200);
+    const { headers, body } = arrivals[0];
+    expect(JSON.parse(body)).toMatchObject({ runId: 2, tenantId: 'acme' });
+    expect(verify('lane-secret', headers, 'POST', '/baton/runs', body, Date.now())).toEqual({ ok: true });
+  });
+
+  it("leaves a run whose instant has come to the usual way, and one whose executor the tenant's networks refuse (nothing sent)", async () => {
+    const sender = make();
+    expect(await sender.send(url, TENANT, request(3), Date.now())).toBeNull();
+    expect(await sender.send(url, { ...TENANT, executorNetworks: ['10.0.0.0/8'] }, request(4), Date.now() + 50)).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(arrivals).toHaveLength(0);
+  });
+
+  it('answers UNKNOWN for a request the executor never answered (it may have started it)', async () => {
+    const sender = make();
+    const silent = spawn(process.execPath, ['-e', "require('node:net').createServer(() => {}).listen(0, '127.0.0.1', function () { console.log(this.address().port); })"], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const port = await new Promise<string>((resolve) => createInterface({ input: silent.stdout! }).once('line', resolve));
+      const sent = await sender.send(`http://127.0.0.1:${port}`, TENANT, request(5), Date.now() + 20);
+      expect(sent?.answer.kind).toBe('UNKNOWN');
+    } finally {
+      silent.kill();
+    }
+  });
+});
