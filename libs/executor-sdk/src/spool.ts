@@ -160,6 +160,9 @@ export class CallbackSpool {
    * resumed from a resolved write) always starts a new loop.
    */
   private async flushLoop(): Promise<void> {
+    // The first write waits for the end of this turn of the event loop: the runs of a wave end
+    // in the same turn, and their lines then go in one append instead of the first one alone.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for (;;) {
       if (!this.buffer.length) {
         this.flushing = null;
