@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RunCallback } from '@baton/protocol';
 
@@ -24,14 +23,18 @@ export interface SpoolEntry {
  * On open, and whenever dead lines outnumber live ones (past `compactMinLines`), the file is
  * rewritten with only the pending `add`s (write to `<file>.tmp`, then rename). A torn last line
  * (crash mid-write) is skipped. `<file>.lock` holds the owner's pid: one live process per file.
+ *
+ * The lines of one turn of the event loop are appended together, at its end, in one synchronous
+ * write: the runs of a wave end in the same turn, and a write to the page cache costs less on the
+ * main thread than handing it to the thread pool and waiting for its answer.
  */
 export class CallbackSpool {
   private readonly live = new Map<string, { entry: SpoolEntry; line: string }>();
-  private fh: FileHandle | null = null;
+  private fd: number | null = null;
   private fileLines = 0;
   private buffer: string[] = [];
   private waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
-  private flushing: Promise<void> | null = null;
+  private flushing: NodeJS.Immediate | null = null;
   private closed = false;
 
   private constructor(
@@ -61,7 +64,7 @@ export class CallbackSpool {
     try {
       spool.load();
       spool.rewrite();
-      spool.fh = await open(chosen, 'a');
+      spool.fd = openSync(chosen, 'a');
     } catch (err) {
       releaseLock(chosen);
       throw err;
@@ -95,10 +98,13 @@ export class CallbackSpool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.flushing?.catch(() => undefined);
+    if (this.flushing) {
+      clearImmediate(this.flushing);
+      this.flush();
+    }
     if (!this.file) return;
-    await this.fh?.close().catch(() => undefined);
-    this.fh = null;
+    if (this.fd !== null) closeQuietly(this.fd);
+    this.fd = null;
     try {
       if (this.live.size === 0) rmSync(this.file, { force: true });
       else this.rewrite();
@@ -148,45 +154,39 @@ export class CallbackSpool {
     return new Promise((resolve, reject) => {
       this.buffer.push(line);
       this.waiters.push({ resolve, reject });
-      // `flushing` is cleared synchronously when the loop sees an empty buffer, so a line
-      // pushed after that always starts a new loop.
-      this.flushing ??= this.flushLoop();
+      this.flushing ??= setImmediate(() => this.flush());
     });
   }
 
-  /**
-   * Writes buffered lines until the buffer is empty. `flushing` is cleared in the same
-   * synchronous step that finds the buffer empty, so a line pushed afterwards (e.g. by code
-   * resumed from a resolved write) always starts a new loop.
-   */
-  private async flushLoop(): Promise<void> {
-    // The first write waits for the end of this turn of the event loop: the runs of a wave end
-    // in the same turn, and their lines then go in one append instead of the first one alone.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    for (;;) {
-      if (!this.buffer.length) {
-        this.flushing = null;
-        return;
-      }
-      const lines = this.buffer.splice(0);
-      const waiters = this.waiters.splice(0);
-      try {
-        await this.fh!.appendFile(lines.join(''));
-        this.fileLines += lines.length;
-        waiters.forEach((w) => w.resolve());
-      } catch (err) {
-        waiters.forEach((w) => w.reject(err as Error));
-      }
-      if (!this.closed && this.fileLines >= this.compactMinLines && this.fileLines > 2 * this.live.size) {
-        try {
-          await this.fh!.close();
-          this.rewrite();
-        } catch {
-          // keep appending to the uncompacted file
-        }
-        this.fh = await open(this.file!, 'a');
-      }
+  /** Appends the buffered lines, then compacts the file when dead lines outnumber live ones. */
+  private flush(): void {
+    this.flushing = null;
+    const lines = this.buffer.splice(0);
+    const waiters = this.waiters.splice(0);
+    try {
+      this.fd ??= openSync(this.file!, 'a');
+      appendFileSync(this.fd, lines.join(''));
+      this.fileLines += lines.length;
+      waiters.forEach((w) => w.resolve());
+    } catch (err) {
+      waiters.forEach((w) => w.reject(err as Error));
     }
+    if (this.closed || this.fileLines < this.compactMinLines || this.fileLines <= 2 * this.live.size) return;
+    if (this.fd !== null) closeQuietly(this.fd);
+    this.fd = null; // the next flush opens the file again, compacted or not
+    try {
+      this.rewrite();
+    } catch {
+      // keep appending to the uncompacted file
+    }
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // nothing left to lose: every line was written (or its write already failed)
   }
 }
 
