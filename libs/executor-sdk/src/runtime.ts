@@ -321,7 +321,7 @@ export class ExecutorRuntime {
     if (job && !job.done) {
       const state = job.state;
       if (job.abort(reason)) this.events.emit('aborting', { runId, attempt, reason });
-      if (state === 'QUEUED' && this.pool.remove(job)) void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+      if (state === 'QUEUED' && this.pool.remove(job)) void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return { status: 202, body: { aborted: true, runId, attempt, state } };
     }
     return { status: 404, body: { aborted: false, runId, attempt, state: this.finished.has(key) ? 'FINISHED' : 'UNKNOWN' } };
@@ -377,8 +377,8 @@ export class ExecutorRuntime {
 
   private async execute(job: RunJob): Promise<void> {
     if (job.done) return;
-    if (job.signal.aborted) {
-      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+    if (job.aborted) {
+      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return;
     }
     if (Date.now() >= job.request.deadline) {
