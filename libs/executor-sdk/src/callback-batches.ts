@@ -1,5 +1,6 @@
 import { MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type RunCallback } from '@baton/protocol';
 import { Coalescer } from '@baton/scheduling';
+import { callbackJson } from './callback-json';
 import type { EngineAnswer, EngineClient } from './engine-client';
 import { RequestSlots } from './request-slots';
 
@@ -34,7 +35,7 @@ export class CallbackBatches {
   }
 
   send(url: string, callback: RunCallback): Promise<EngineAnswer> {
-    if (this.withoutBatchRoute.has(url)) return this.post(url, PATHS.callback, JSON.stringify(callback));
+    if (this.withoutBatchRoute.has(url)) return this.post(url, PATHS.callback, callbackJson(callback));
     let batches = this.perEngine.get(url);
     if (!batches) {
       batches = new Coalescer((callbacks) => this.flush(url, callbacks), { maxBatch: MAX_CALLBACKS_PER_BATCH, concurrency: 2 });
@@ -44,7 +45,7 @@ export class CallbackBatches {
   }
 
   private async flush(url: string, callbacks: RunCallback[]): Promise<EngineAnswer[]> {
-    const texts = callbacks.map((c) => JSON.stringify(c));
+    const texts = callbacks.map(callbackJson);
     // Groups of indexes, each one request: big callbacks alone, the rest up to MAX_BATCH_BYTES.
     const groups: number[][] = [];
     let group: number[] = [];

@@ -1,6 +1,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RunCallback } from '@baton/protocol';
+import { callbackJson } from './callback-json';
 
 /** One final callback waiting for an engine's acknowledgement. */
 export interface SpoolEntry {
@@ -83,7 +84,7 @@ export class CallbackSpool {
 
   /** Writes the entry; resolves once it is in the file (not fsynced). */
   add(entry: SpoolEntry): Promise<void> {
-    const line = JSON.stringify({ op: 'add', ...entry }) + '\n';
+    const line = addLine(entry);
     this.live.set(entry.id, { entry, line });
     return this.write(line);
   }
@@ -132,7 +133,7 @@ export class CallbackSpool {
       }
       if (rec.op === 'add' && typeof rec.id === 'string' && rec.callback && typeof rec.callback === 'object') {
         const entry: SpoolEntry = { id: rec.id, at: Number(rec.at) || 0, urls: Array.isArray(rec.urls) ? rec.urls.filter((u) => typeof u === 'string') : [], callback: rec.callback };
-        this.live.set(rec.id, { entry, line: JSON.stringify({ op: 'add', ...entry }) + '\n' });
+        this.live.set(rec.id, { entry, line: addLine(entry) });
       } else if (rec.op === 'done' && typeof rec.id === 'string') {
         this.live.delete(rec.id);
       }
@@ -188,6 +189,11 @@ function closeQuietly(fd: number): void {
   } catch {
     // nothing left to lose: every line was written (or its write already failed)
   }
+}
+
+/** `{"op":"add",…}` and a newline, with the callback's JSON as it is sent. */
+function addLine(entry: SpoolEntry): string {
+  return `{"op":"add","id":${JSON.stringify(entry.id)},"at":${JSON.stringify(entry.at)},"urls":${JSON.stringify(entry.urls)},"callback":${callbackJson(entry.callback)}}\n`;
 }
 
 /** Spool files locked by runtimes of this process. */
