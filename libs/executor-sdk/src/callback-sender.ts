@@ -109,7 +109,7 @@ export class CallbackSender {
       }
       if (settled) {
         if (isDelivered(settled.status)) {
-          this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });
+          if (this.events.listens('callbackDelivered')) this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });
           this.sleep.wake();
         } else {
           this.events.emit('callbackDropped', { runId, attempt, engineUrl: settled.url, status: settled.status, message: describeAnswer(settled) });
