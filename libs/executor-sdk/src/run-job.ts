@@ -218,8 +218,8 @@ export class RunJob {
     if (this.deadlineTimer) this.clock.clearTimeout(this.deadlineTimer);
     if (this.interimTimer) this.clock.clearTimeout(this.interimTimer);
     this.deadlineTimer = this.interimTimer = null;
-    await Promise.all([...this.publishing]);
-    await this.interimInFlight;
+    if (this.publishing.size) await Promise.all([...this.publishing]);
+    if (this.interimInFlight) await this.interimInFlight;
   }
 
   /** Alarms not yet taken by an engine in an interim callback. */
