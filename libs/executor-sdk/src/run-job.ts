@@ -112,7 +112,10 @@ export class RunJob {
     // setTimeout's limit is 2^31-1 ms (~24.8 days); beyond that there is no deadline to watch.
     // A timer may fire a millisecond before the wall clock reaches the deadline (timers run on
     // the monotonic clock): re-arming instead of aborting keeps the abort from coming early.
-    if (ms < 2 ** 31 - 1) this.deadlineTimer = this.clock.setTimeout(() => this.armDeadline(), ms);
+    // That re-arming also lets a far deadline's timer be set to the whole second before it:
+    // Node keeps timers of one duration in one list, and the runs of a burst then share a few
+    // instead of each adding a list of its own to the timer queue.
+    if (ms < 2 ** 31 - 1) this.deadlineTimer = this.clock.setTimeout(() => this.armDeadline(), ms > 1000 ? ms - (ms % 1000) : ms);
   }
 
   context(): HandlerContext {
