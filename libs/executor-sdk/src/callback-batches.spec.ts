@@ -38,7 +38,7 @@ describe('CallbackBatches', () => {
   });
 
   const cb = (runId: number, more: Partial<RunCallback> = {}): RunCallback => ({ runId, attempt: 1, tenantId: 't', outcome: 'SUCCEEDED', ...more });
-  const batches = () => new CallbackBatches(new EngineClient('t', 's', 2_000));
+  const batches = () => new CallbackBatches(new EngineClient('t', 's', 2_000), 32);
 
   it('sends callbacks ready together as one batch and gives each its own answer; a lone one uses the plain route', async () => {
     const b = batches();

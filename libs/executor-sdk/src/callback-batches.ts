@@ -1,6 +1,8 @@
 import { MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type RunCallback } from '@baton/protocol';
 import { Coalescer } from '@baton/scheduling';
+import { callbackJson } from './callback-json';
 import type { EngineAnswer, EngineClient } from './engine-client';
+import { RequestSlots } from './request-slots';
 
 /** A batch request's body stays under this (the engine takes signed bodies up to 2 MiB). */
 const MAX_BATCH_BYTES = 1024 * 1024;
@@ -17,16 +19,23 @@ const MAX_BATCHED_CALLBACK_BYTES = 64 * 1024;
  * has no batch route (an older engine, another implementation): from then on its callbacks go
  * one by one. A batch refused as a whole for its shape or size (400, 413) is sent one by one
  * too, so each callback is judged on its own; any other answer to the batch (no answer, 5xx,
- * 401, 429) is every callback's answer, and the sender retries them as it would one.
+ * 401, 429) is every callback's answer, and the sender retries them as it would one. At most
+ * `concurrency` requests are in flight at once, to all engines together.
  */
 export class CallbackBatches {
   private readonly perEngine = new Map<string, Coalescer<RunCallback, EngineAnswer>>();
   private readonly withoutBatchRoute = new Set<string>();
+  private readonly slots: RequestSlots;
 
-  constructor(private readonly client: EngineClient) {}
+  constructor(
+    private readonly client: EngineClient,
+    concurrency: number,
+  ) {
+    this.slots = new RequestSlots(concurrency);
+  }
 
   send(url: string, callback: RunCallback): Promise<EngineAnswer> {
-    if (this.withoutBatchRoute.has(url)) return this.client.post(url, PATHS.callback, callback);
+    if (this.withoutBatchRoute.has(url)) return this.post(url, PATHS.callback, callbackJson(callback));
     let batches = this.perEngine.get(url);
     if (!batches) {
       batches = new Coalescer((callbacks) => this.flush(url, callbacks), { maxBatch: MAX_CALLBACKS_PER_BATCH, concurrency: 2 });
@@ -36,7 +45,7 @@ export class CallbackBatches {
   }
 
   private async flush(url: string, callbacks: RunCallback[]): Promise<EngineAnswer[]> {
-    const texts = callbacks.map((c) => JSON.stringify(c));
+    const texts = callbacks.map(callbackJson);
     // Groups of indexes, each one request: big callbacks alone, the rest up to MAX_BATCH_BYTES.
     const groups: number[][] = [];
     let group: number[] = [];
@@ -62,9 +71,9 @@ export class CallbackBatches {
   }
 
   private async sendGroup(url: string, indexes: number[], texts: string[]): Promise<EngineAnswer[]> {
-    const alone = (i: number) => this.client.postJson(url, PATHS.callback, texts[i]);
+    const alone = (i: number) => this.post(url, PATHS.callback, texts[i]);
     if (indexes.length === 1 || this.withoutBatchRoute.has(url)) return Promise.all(indexes.map(alone));
-    const answer = await this.client.postJson(url, PATHS.callbackBatch, `{"callbacks":[${indexes.map((i) => texts[i]).join(',')}]}`);
+    const answer = await this.post(url, PATHS.callbackBatch, `{"callbacks":[${indexes.map((i) => texts[i]).join(',')}]}`);
     if (answer.status === 404) this.withoutBatchRoute.add(url);
     if (answer.status === 404 || answer.status === 400 || answer.status === 413) return Promise.all(indexes.map(alone));
     const results = answer.status === 200 ? (answer.body as Partial<CallbackBatchReply> | null)?.results : undefined;
@@ -73,5 +82,9 @@ export class CallbackBatches {
       return indexes.map(() => ({ url, status: 0, body: null, error: 'malformed batch reply' }));
     }
     return results.map((r) => ({ url, status: r.status, body: r.body }));
+  }
+
+  private post(url: string, path: string, body: string): Promise<EngineAnswer> {
+    return this.slots.run(() => this.client.postJson(url, path, body));
   }
 }

@@ -27,13 +27,13 @@ interface Config {
  * = each URL once, in the dispatch's order), and after a failed round retried with backoff.
  * Callbacks on their way to the same engine at the same moment share one request (CallbackBatches). Delivered
  * (2xx/409) or refused for good (400/413/422) → removed from the spool. A success wakes every
- * callback sleeping in backoff (the engines are back), within `concurrency` requests at once.
+ * callback sleeping in backoff (the engines are back), within `concurrency` requests at once:
+ * the limit is on requests, not callbacks, so that what waits meanwhile joins the next batch
+ * instead of waiting for a callback's place and going in small batches.
  */
 export class CallbackSender {
   private readonly pending = new Map<string, SpoolEntry>();
   private readonly sleep = new WakeableSleep();
-  private inFlight = 0;
-  private slotWaiters: Array<() => void> = [];
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
   private readonly batches: CallbackBatches;
@@ -44,7 +44,7 @@ export class CallbackSender {
     private readonly spool: CallbackSpool,
     private readonly events: ExecutorEventEmitter,
   ) {
-    this.batches = new CallbackBatches(client);
+    this.batches = new CallbackBatches(client, config.concurrency);
   }
 
   get size(): number {
@@ -98,23 +98,18 @@ export class CallbackSender {
       tries++;
       const answers: EngineAnswer[] = [];
       let settled: EngineAnswer | undefined;
-      await this.acquire();
-      try {
-        for (const url of this.client.order([...entry.urls, ...this.config.engineUrls])) {
-          if (this.stopped) break;
-          const answer = await this.batches.send(url, entry.callback);
-          answers.push(answer);
-          if (isDelivered(answer.status) || isRejectedForGood(answer.status)) {
-            settled = answer;
-            break;
-          }
+      for (const url of this.client.order([...entry.urls, ...this.config.engineUrls])) {
+        if (this.stopped) break;
+        const answer = await this.batches.send(url, entry.callback);
+        answers.push(answer);
+        if (isDelivered(answer.status) || isRejectedForGood(answer.status)) {
+          settled = answer;
+          break;
         }
-      } finally {
-        this.release();
       }
       if (settled) {
         if (isDelivered(settled.status)) {
-          this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });
+          if (this.events.listens('callbackDelivered')) this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });
           this.sleep.wake();
         } else {
           this.events.emit('callbackDropped', { runId, attempt, engineUrl: settled.url, status: settled.status, message: describeAnswer(settled) });
@@ -129,19 +124,5 @@ export class CallbackSender {
       this.events.emit('callbackRetry', { runId, attempt, tries, delayMs, error: answers.map(describeAnswer).join('; ') || 'no engine URL' });
       await this.sleep.sleep(delayMs);
     }
-  }
-
-  private acquire(): Promise<void> {
-    if (this.inFlight < this.config.concurrency) {
-      this.inFlight++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => this.slotWaiters.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.slotWaiters.shift();
-    if (next) next();
-    else this.inFlight--;
   }
 }

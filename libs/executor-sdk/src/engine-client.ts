@@ -38,6 +38,7 @@ export class EngineClient {
   /** `urls` deduplicated, in the given order, engines that failed lately last. */
   order(urls: readonly string[]): string[] {
     const unique = [...new Set(urls)];
+    if (this.failed.size === 0) return unique;
     const now = Date.now();
     const failedLately = (u: string) => (this.failed.get(u) ?? 0) > now;
     return [...unique.filter((u) => !failedLately(u)), ...unique.filter(failedLately)];

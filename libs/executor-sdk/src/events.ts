@@ -58,4 +58,9 @@ export class ExecutorEventEmitter extends EventEmitter {
   override emit<K extends ExecutorEventName>(event: K, payload: ExecutorEvents[K]): boolean {
     return super.emit(event, payload);
   }
+
+  /** Whether `event` has a listener: the events of every run need no payload built otherwise. */
+  listens(event: ExecutorEventName): boolean {
+    return this.listenerCount(event) > 0;
+  }
 }

@@ -20,28 +20,29 @@ export interface FinalFields {
 }
 
 /**
- * The outcome of a settled handler: ABORTED when its signal was aborted (whatever it did then;
- * a result it still returned is kept), FAILED when it threw (not retryable when it threw a
- * NonRetryableError) or its result is not JSON or too big, else SUCCEEDED.
+ * The outcome of a settled handler: ABORTED when its run was aborted (`abortError`, the reason
+ * of its signal; whatever it did then; a result it still returned is kept), FAILED when it threw
+ * (not retryable when it threw a NonRetryableError) or its result is not JSON or too big, else
+ * SUCCEEDED.
  */
-export function outcomeOf(s: Exclude<Settled, { kind: 'abandoned' }>, signal: AbortSignal, maxResultBytes: number): FinalFields {
+export function outcomeOf(s: Exclude<Settled, { kind: 'abandoned' }>, abortError: RunAbortedError | undefined, maxResultBytes: number): FinalFields {
   let result: JsonValue | undefined;
   if (s.kind === 'returned' && s.value !== undefined) {
     let text: string | undefined;
     try {
       text = JSON.stringify(s.value);
     } catch (err) {
-      if (!signal.aborted) return { outcome: 'FAILED', error: `the handler's result is not JSON-serialisable: ${(err as Error).message}` };
+      if (!abortError) return { outcome: 'FAILED', error: `the handler's result is not JSON-serialisable: ${(err as Error).message}` };
     }
     if (text !== undefined && Buffer.byteLength(text) > maxResultBytes) {
-      if (!signal.aborted) return { outcome: 'FAILED', error: `the handler's result is ${Buffer.byteLength(text)} bytes of JSON, more than maxResultBytes (${maxResultBytes})` };
+      if (!abortError) return { outcome: 'FAILED', error: `the handler's result is ${Buffer.byteLength(text)} bytes of JSON, more than maxResultBytes (${maxResultBytes})` };
     } else if (text !== undefined) {
       result = JSON.parse(text) as JsonValue;
     }
   }
-  if (signal.aborted) {
-    const cause = s.kind === 'threw' && !(s.error instanceof RunAbortedError) && s.error !== signal.reason ? `; the handler threw: ${errorText(s.error)}` : '';
-    return { outcome: 'ABORTED', error: truncateUtf8(messageOf(signal.reason) + cause, MAX_ERROR_BYTES), result };
+  if (abortError) {
+    const cause = s.kind === 'threw' && !(s.error instanceof RunAbortedError) ? `; the handler threw: ${errorText(s.error)}` : '';
+    return { outcome: 'ABORTED', error: truncateUtf8(messageOf(abortError) + cause, MAX_ERROR_BYTES), result };
   }
   if (s.kind === 'threw') {
     const failed: FinalFields = { outcome: 'FAILED', error: truncateUtf8(errorText(s.error), MAX_ERROR_BYTES) };

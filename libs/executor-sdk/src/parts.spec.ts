@@ -6,6 +6,7 @@ import { backoffDelay } from './backoff';
 import { LogTail, truncateUtf8 } from './log-tail';
 import { EXECUTOR_DEFAULTS, resolveExecutorOptions, type ExecutorOptions } from './options';
 import { WorkerPool } from './pool';
+import { RequestSlots } from './request-slots';
 import { CallbackSpool, type SpoolEntry } from './spool';
 import { defineHandler } from './handler';
 
@@ -67,6 +68,26 @@ describe('backoffDelay', () => {
     expect(backoffDelay(4, 200, 30_000, () => 1)).toBe(1600);
     expect(backoffDelay(50, 200, 30_000, () => 1)).toBe(30_000);
     expect(backoffDelay(50, 200, 30_000, () => 0)).toBe(15_000);
+  });
+});
+
+describe('RequestSlots', () => {
+  it('runs at most `limit` tasks at once and starts the others in turn as slots free up', async () => {
+    const slots = new RequestSlots(2);
+    const started: number[] = [];
+    const releases = new Map<number, () => void>();
+    const task = (n: number) => slots.run(() => (started.push(n), new Promise<number>((r) => releases.set(n, () => r(n)))));
+    const results = [1, 2, 3, 4].map(task);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([1, 2]);
+    releases.get(2)!();
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([1, 2, 3]);
+    releases.get(1)!();
+    releases.get(3)!();
+    await new Promise((r) => setImmediate(r));
+    releases.get(4)!();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4]);
   });
 });
 

@@ -34,14 +34,19 @@ export function runKey(runId: number, attempt: number): string {
 }
 
 /**
- * One accepted attempt: its request, abort controller, log tail, alarms and progress, and the
+ * One accepted attempt: its request, abort state, log tail, alarms and progress, and the
  * throttle of its interim callbacks. The runtime moves it QUEUED → RUNNING → done.
+ *
+ * Its AbortSignal is made only when something asks for it (the handler reads `ctx.signal`, or
+ * sleeps): an AbortSignal and its listeners cost more than a short run's other work, and most
+ * runs end unaborted without looking at theirs.
  */
 export class RunJob {
   readonly key: string;
-  readonly controller = new AbortController();
   state: 'QUEUED' | 'RUNNING' = 'QUEUED';
   abortReason?: AbortReason;
+  /** Set by abort(): what the signal is (or will be, when made) aborted with. */
+  abortError?: RunAbortedError;
   startedAt?: number;
   /** Set once the final callback has been built: nothing more is reported. */
   done = false;
@@ -56,6 +61,9 @@ export class RunJob {
   private interimInFlight: Promise<void> | null = null;
   private interimDirty = false;
   private deadlineTimer: unknown = null;
+  private controller: AbortController | null = null;
+  /** The abort grace of a running handler (see raceAbortGrace). */
+  private onAbort: (() => void) | null = null;
 
   constructor(
     readonly request: DispatchRequest,
@@ -73,14 +81,24 @@ export class RunJob {
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.abortError) this.controller.abort(this.abortError);
+    }
     return this.controller.signal;
   }
 
-  /** Aborts the signal (first reason wins). False if it was aborted already. */
+  get aborted(): boolean {
+    return this.abortError !== undefined;
+  }
+
+  /** Aborts the run (first reason wins). False if it was aborted already. */
   abort(reason: AbortReason): boolean {
-    if (this.controller.signal.aborted) return false;
+    if (this.abortError) return false;
     this.abortReason = reason;
-    this.controller.abort(new RunAbortedError(reason));
+    this.abortError = new RunAbortedError(reason);
+    this.controller?.abort(this.abortError);
+    this.onAbort?.();
     return true;
   }
 
@@ -94,12 +112,15 @@ export class RunJob {
     // setTimeout's limit is 2^31-1 ms (~24.8 days); beyond that there is no deadline to watch.
     // A timer may fire a millisecond before the wall clock reaches the deadline (timers run on
     // the monotonic clock): re-arming instead of aborting keeps the abort from coming early.
-    if (ms < 2 ** 31 - 1) this.deadlineTimer = this.clock.setTimeout(() => this.armDeadline(), ms);
+    // That re-arming also lets a far deadline's timer be set to the whole second before it:
+    // Node keeps timers of one duration in one list, and the runs of a burst then share a few
+    // instead of each adding a list of its own to the timer queue.
+    if (ms < 2 ** 31 - 1) this.deadlineTimer = this.clock.setTimeout(() => this.armDeadline(), ms > 1000 ? ms - (ms % 1000) : ms);
   }
 
   context(): HandlerContext {
     const r = this.request;
-    const signal = this.signal;
+    const signal = () => this.signal;
     const log = (level: LogLevel) => (message: string, ...args: unknown[]) => {
       if (this.done) return;
       const line = this.logs.write(level, message, args, this.clock.now());
@@ -124,7 +145,9 @@ export class RunJob {
       flowParams: r.flowParams ?? null,
       shardIndex: r.shardIndex ?? 0,
       shardTotal: r.shardTotal ?? 1,
-      signal,
+      get signal() {
+        return signal();
+      },
       log: logger,
       progress: (percent: number) => {
         if (this.done || typeof percent !== 'number' || Number.isNaN(percent)) return;
@@ -132,7 +155,7 @@ export class RunJob {
         this.requestInterim();
       },
       alarm: (severity, message, data) => this.addAlarm(severity, message, data),
-      sleep: (ms: number) => abortableSleep(ms, signal, this.clock),
+      sleep: (ms: number) => abortableSleep(ms, this.signal, this.clock),
     };
   }
 
@@ -148,27 +171,25 @@ export class RunJob {
     );
     const first = await this.raceAbortGrace(settled);
     if (first.kind === 'abandoned') {
-      const error = `${messageOf(this.signal.reason)}; the handler did not stop within ${this.options.abortGraceMs} ms (abortGraceMs)`;
+      const error = `${messageOf(this.abortError)}; the handler did not stop within ${this.options.abortGraceMs} ms (abortGraceMs)`;
       return { fields: { outcome: 'ABORTED', error }, settled: first, stillRunning: settled };
     }
-    return { fields: outcomeOf(first, this.signal, this.options.maxResultBytes), settled: first };
+    return { fields: outcomeOf(first, this.abortError, this.options.maxResultBytes), settled: first };
   }
 
   /** The handler's settlement, or 'abandoned' when it ignores an abort for `abortGraceMs`. */
-  private async raceAbortGrace(settled: Promise<Settled>): Promise<Settled> {
-    let timer: unknown;
-    let onAbort: (() => void) | undefined;
-    const abandoned = new Promise<Settled>((resolve) => {
-      onAbort = () => (timer = this.clock.setTimeout(() => resolve({ kind: 'abandoned' }), this.options.abortGraceMs));
-      if (this.signal.aborted) onAbort();
-      else this.signal.addEventListener('abort', onAbort, { once: true });
+  private raceAbortGrace(settled: Promise<Settled>): Promise<Settled> {
+    return new Promise((resolve) => {
+      let timer: unknown;
+      const startGrace = () => (timer = this.clock.setTimeout(() => resolve({ kind: 'abandoned' }), this.options.abortGraceMs));
+      if (this.aborted) startGrace();
+      else this.onAbort = startGrace;
+      void settled.then((s) => {
+        this.onAbort = null;
+        if (timer !== undefined) this.clock.clearTimeout(timer);
+        resolve(s);
+      });
     });
-    try {
-      return await Promise.race([settled, abandoned]);
-    } finally {
-      if (timer !== undefined) this.clock.clearTimeout(timer);
-      if (onAbort) this.signal.removeEventListener('abort', onAbort);
-    }
   }
 
   /** The final callback of this attempt, as it is spooled and sent (after settle()). */
@@ -200,8 +221,8 @@ export class RunJob {
     if (this.deadlineTimer) this.clock.clearTimeout(this.deadlineTimer);
     if (this.interimTimer) this.clock.clearTimeout(this.interimTimer);
     this.deadlineTimer = this.interimTimer = null;
-    await Promise.all([...this.publishing]);
-    await this.interimInFlight;
+    if (this.publishing.size) await Promise.all([...this.publishing]);
+    if (this.interimInFlight) await this.interimInFlight;
   }
 
   /** Alarms not yet taken by an engine in an interim callback. */

@@ -258,7 +258,7 @@ export class ExecutorRuntime {
     const key = runKey(runId, attempt);
     const known = this.jobs.get(key);
     if (known || this.finished.has(key)) {
-      this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: true, queued: known?.state === 'QUEUED' });
+      if (this.events.listens('accepted')) this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: true, queued: known?.state === 'QUEUED' });
       return { status: 202, body: this.ack(runId, attempt) };
     }
     if (this.phase !== 'running') {
@@ -275,7 +275,7 @@ export class ExecutorRuntime {
       this.jobs.delete(key);
       return this.refuse(method, path, 429, 'BUSY', `all ${this.options.concurrency} workers are busy and ${this.pool.queued} runs are queued (queueLimit ${this.options.queueLimit})`);
     }
-    this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
+    if (this.events.listens('accepted')) this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
     return { status: 202, body: this.ack(runId, attempt) };
   }
 
@@ -321,7 +321,7 @@ export class ExecutorRuntime {
     if (job && !job.done) {
       const state = job.state;
       if (job.abort(reason)) this.events.emit('aborting', { runId, attempt, reason });
-      if (state === 'QUEUED' && this.pool.remove(job)) void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+      if (state === 'QUEUED' && this.pool.remove(job)) void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return { status: 202, body: { aborted: true, runId, attempt, state } };
     }
     return { status: 404, body: { aborted: false, runId, attempt, state: this.finished.has(key) ? 'FINISHED' : 'UNKNOWN' } };
@@ -377,8 +377,8 @@ export class ExecutorRuntime {
 
   private async execute(job: RunJob): Promise<void> {
     if (job.done) return;
-    if (job.signal.aborted) {
-      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.signal.reason)} (before it started)` });
+    if (job.aborted) {
+      await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return;
     }
     if (Date.now() >= job.request.deadline) {
@@ -390,7 +390,7 @@ export class ExecutorRuntime {
     job.startedAt = Date.now();
     job.armDeadline();
     const { runId, attempt } = job.request;
-    this.events.emit('started', { runId, attempt, handler: job.handler.name });
+    if (this.events.listens('started')) this.events.emit('started', { runId, attempt, handler: job.handler.name });
     const { fields, stillRunning } = await job.runHandler();
     await this.finish(job, fields);
     if (stillRunning) {
@@ -419,19 +419,24 @@ export class ExecutorRuntime {
     const finishedAt = Date.now();
     // The credit engines learn from a run ending: its own place counts as free (a running job
     // holds its worker until this returns; a queued one has left the queue already).
-    const cb = { ...job.finalCallback(f, finishedAt), ...this.credit(job.state === 'RUNNING' ? 1 : 0) };
+    const cb = job.finalCallback(f, finishedAt);
+    const { credit, creditSeq } = this.credit(job.state === 'RUNNING' ? 1 : 0);
+    cb.credit = credit;
+    cb.creditSeq = creditSeq;
     this.finished.set(job.key, { outcome: f.outcome, startedAt: job.startedAt, finishedAt });
     this.jobs.delete(job.key);
     if (this.jobs.size === 0) this.jobsEmptyWaiters.splice(0).forEach((w) => w());
-    this.events.emit('finished', {
-      runId: r.runId,
-      attempt: r.attempt,
-      handler: r.handler,
-      outcome: f.outcome,
-      durationMs: job.startedAt !== undefined ? finishedAt - job.startedAt : 0,
-      ...(f.error !== undefined ? { error: f.error } : {}),
-      ...(cb.abortReason ? { abortReason: cb.abortReason } : {}),
-    });
+    if (this.events.listens('finished')) {
+      this.events.emit('finished', {
+        runId: r.runId,
+        attempt: r.attempt,
+        handler: r.handler,
+        outcome: f.outcome,
+        durationMs: job.startedAt !== undefined ? finishedAt - job.startedAt : 0,
+        ...(f.error !== undefined ? { error: f.error } : {}),
+        ...(cb.abortReason ? { abortReason: cb.abortReason } : {}),
+      });
+    }
     const entry: SpoolEntry = { id: job.key, at: finishedAt, urls: r.callbackUrls, callback: cb };
     try {
       await this.spool!.add(entry);

@@ -1,7 +1,7 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { RunCallback } from '@baton/protocol';
+import { callbackJson } from './callback-json';
 
 /** One final callback waiting for an engine's acknowledgement. */
 export interface SpoolEntry {
@@ -24,14 +24,18 @@ export interface SpoolEntry {
  * On open, and whenever dead lines outnumber live ones (past `compactMinLines`), the file is
  * rewritten with only the pending `add`s (write to `<file>.tmp`, then rename). A torn last line
  * (crash mid-write) is skipped. `<file>.lock` holds the owner's pid: one live process per file.
+ *
+ * The lines of one turn of the event loop are appended together, at its end, in one synchronous
+ * write: the runs of a wave end in the same turn, and a write to the page cache costs less on the
+ * main thread than handing it to the thread pool and waiting for its answer.
  */
 export class CallbackSpool {
   private readonly live = new Map<string, { entry: SpoolEntry; line: string }>();
-  private fh: FileHandle | null = null;
+  private fd: number | null = null;
   private fileLines = 0;
   private buffer: string[] = [];
   private waiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
-  private flushing: Promise<void> | null = null;
+  private flushing: NodeJS.Immediate | null = null;
   private closed = false;
 
   private constructor(
@@ -61,7 +65,7 @@ export class CallbackSpool {
     try {
       spool.load();
       spool.rewrite();
-      spool.fh = await open(chosen, 'a');
+      spool.fd = openSync(chosen, 'a');
     } catch (err) {
       releaseLock(chosen);
       throw err;
@@ -80,7 +84,7 @@ export class CallbackSpool {
 
   /** Writes the entry; resolves once it is in the file (not fsynced). */
   add(entry: SpoolEntry): Promise<void> {
-    const line = JSON.stringify({ op: 'add', ...entry }) + '\n';
+    const line = addLine(entry);
     this.live.set(entry.id, { entry, line });
     return this.write(line);
   }
@@ -95,10 +99,13 @@ export class CallbackSpool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.flushing?.catch(() => undefined);
+    if (this.flushing) {
+      clearImmediate(this.flushing);
+      this.flush();
+    }
     if (!this.file) return;
-    await this.fh?.close().catch(() => undefined);
-    this.fh = null;
+    if (this.fd !== null) closeQuietly(this.fd);
+    this.fd = null;
     try {
       if (this.live.size === 0) rmSync(this.file, { force: true });
       else this.rewrite();
@@ -126,7 +133,7 @@ export class CallbackSpool {
       }
       if (rec.op === 'add' && typeof rec.id === 'string' && rec.callback && typeof rec.callback === 'object') {
         const entry: SpoolEntry = { id: rec.id, at: Number(rec.at) || 0, urls: Array.isArray(rec.urls) ? rec.urls.filter((u) => typeof u === 'string') : [], callback: rec.callback };
-        this.live.set(rec.id, { entry, line: JSON.stringify({ op: 'add', ...entry }) + '\n' });
+        this.live.set(rec.id, { entry, line: addLine(entry) });
       } else if (rec.op === 'done' && typeof rec.id === 'string') {
         this.live.delete(rec.id);
       }
@@ -148,43 +155,45 @@ export class CallbackSpool {
     return new Promise((resolve, reject) => {
       this.buffer.push(line);
       this.waiters.push({ resolve, reject });
-      // `flushing` is cleared synchronously when the loop sees an empty buffer, so a line
-      // pushed after that always starts a new loop.
-      this.flushing ??= this.flushLoop();
+      this.flushing ??= setImmediate(() => this.flush());
     });
   }
 
-  /**
-   * Writes buffered lines until the buffer is empty. `flushing` is cleared in the same
-   * synchronous step that finds the buffer empty, so a line pushed afterwards (e.g. by code
-   * resumed from a resolved write) always starts a new loop.
-   */
-  private async flushLoop(): Promise<void> {
-    for (;;) {
-      if (!this.buffer.length) {
-        this.flushing = null;
-        return;
-      }
-      const lines = this.buffer.splice(0);
-      const waiters = this.waiters.splice(0);
-      try {
-        await this.fh!.appendFile(lines.join(''));
-        this.fileLines += lines.length;
-        waiters.forEach((w) => w.resolve());
-      } catch (err) {
-        waiters.forEach((w) => w.reject(err as Error));
-      }
-      if (!this.closed && this.fileLines >= this.compactMinLines && this.fileLines > 2 * this.live.size) {
-        try {
-          await this.fh!.close();
-          this.rewrite();
-        } catch {
-          // keep appending to the uncompacted file
-        }
-        this.fh = await open(this.file!, 'a');
-      }
+  /** Appends the buffered lines, then compacts the file when dead lines outnumber live ones. */
+  private flush(): void {
+    this.flushing = null;
+    const lines = this.buffer.splice(0);
+    const waiters = this.waiters.splice(0);
+    try {
+      this.fd ??= openSync(this.file!, 'a');
+      appendFileSync(this.fd, lines.join(''));
+      this.fileLines += lines.length;
+      waiters.forEach((w) => w.resolve());
+    } catch (err) {
+      waiters.forEach((w) => w.reject(err as Error));
+    }
+    if (this.closed || this.fileLines < this.compactMinLines || this.fileLines <= 2 * this.live.size) return;
+    if (this.fd !== null) closeQuietly(this.fd);
+    this.fd = null; // the next flush opens the file again, compacted or not
+    try {
+      this.rewrite();
+    } catch {
+      // keep appending to the uncompacted file
     }
   }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // nothing left to lose: every line was written (or its write already failed)
+  }
+}
+
+/** `{"op":"add",…}` and a newline, with the callback's JSON as it is sent. */
+function addLine(entry: SpoolEntry): string {
+  return `{"op":"add","id":${JSON.stringify(entry.id)},"at":${JSON.stringify(entry.at)},"urls":${JSON.stringify(entry.urls)},"callback":${callbackJson(entry.callback)}}\n`;
 }
 
 /** Spool files locked by runtimes of this process. */

@@ -77,6 +77,17 @@ describe('@baton/executor-sdk/testing', () => {
     expect(await viaController.done).toMatchObject({ outcome: 'ABORTED', abortReason: 'CANCELLED' });
   });
 
+  it('the deadline aborts the run at the deadline, not a moment before', async () => {
+    const clock = new FakeClock(0);
+    const run = startHandler(defineHandler('slow', (ctx) => ctx.sleep(10_000)), { clock, deadline: 5_400 });
+    let ended = false;
+    void run.done.then(() => (ended = true));
+    await clock.advance(5_399);
+    expect(ended).toBe(false);
+    await clock.advance(1);
+    expect(await run.done).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
+  });
+
   it('the deadline aborts the run (DEADLINE); a handler that ignores the abort is ABORTED after abortGraceMs', async () => {
     const clock = new FakeClock(0);
     const deadline = startHandler(defineHandler('slow', (ctx) => ctx.sleep(10_000)), { clock, deadline: 5_000 });
