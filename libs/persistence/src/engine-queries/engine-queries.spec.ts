@@ -105,6 +105,18 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
   });
 
+  it('markRunsDispatched with values shared by groups of runs: each run gets its own, a run listed twice its first', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5, 6].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    await db.dataSource.getRepository(RunEntity).update(ids, { state: 'CLAIMED', claimedBy: 'me', attempt: 1 });
+    const toDispatch = ids.map((runId, i) => ({ runId, attempt: 1, executorId: i < 3 ? 10 : 11, deadlineAt: T + 100 }));
+    // Listed again with other values: CASE's first matching branch wins, whatever the form.
+    toDispatch.push({ runId: ids[0], attempt: 1, executorId: 11, deadlineAt: T + 100 });
+    const moved = await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 5, runs: toDispatch }));
+    expect(moved.size).toBe(6);
+    expect((await runs()).map((r) => [r.state, r.executorId, r.deadlineAt])).toEqual(ids.map((_, i) => ['DISPATCHED', i < 3 ? 10 : 11, T + 100]));
+  });
+
   it('finishSucceededRuns ends many attempts in one update, each with its own values, only those still in a `from` state at that attempt, each once', async () => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5].map((i) => planned(i, T)), T));
     const ids = (await runs()).map((r) => r.id);

@@ -28,7 +28,7 @@ export function skipLocked(dialect: Dialect): string {
 
 /** `?, ?, ?` for n values. */
 export function placeholders(n: number): string {
-  return Array.from({ length: n }, () => '?').join(', ');
+  return n > 0 ? '?, '.repeat(n - 1) + '?' : '';
 }
 
 export interface SqlResult<R> {
@@ -53,11 +53,51 @@ export async function execute<R = Record<string, unknown>>(manager: EntityManage
 }
 
 /**
- * `CASE id WHEN ? THEN ? … END` and its parameters: one value per row in a multi-row UPDATE
- * (`SET x = CASE id …` over `WHERE id IN (…)`), on MySQL and SQLite alike.
+ * One value per row in a multi-row UPDATE (`SET x = <this>` over `WHERE id IN (…)` of the same
+ * rows), on MySQL and SQLite alike, with its parameters. The rows of a batch mostly share their
+ * values (one attempt, one deadline, one ack time for the runs of a burst), and every parameter
+ * costs the engine escaping and the server parsing, so the text is the smallest that says it:
+ * - every row the same value: `?`;
+ * - few distinct values: `CASE WHEN id IN (…) THEN ? … END`, one branch per value;
+ * - else `CASE id WHEN ? THEN ? … END`, one branch per row.
+ * A row listed twice takes its first value in every form (as CASE's first matching branch).
+ * Only for an UPDATE/SELECT whose rows are exactly these: `?` gives any other row the value too.
  */
 export function caseById<R>(rows: readonly R[], id: (row: R) => number, value: (row: R) => unknown): { sql: string; params: unknown[] } {
-  return { sql: `CASE id ${rows.map(() => 'WHEN ? THEN ?').join(' ')} END`, params: rows.flatMap((r) => [id(r), value(r)]) };
+  if (rows.length === 0) return { sql: 'NULL', params: [] };
+  const first = value(rows[0]);
+  let same = true;
+  for (let i = 1; i < rows.length && same; i++) same = value(rows[i]) === first;
+  if (same) return { sql: '?', params: [first] };
+  const groups = new Map<unknown, number[]>();
+  const seen = new Set<number>();
+  for (const row of rows) {
+    const key = id(row);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const v = value(row);
+    const ids = groups.get(v);
+    if (ids) ids.push(key);
+    else groups.set(v, [key]);
+  }
+  const params: unknown[] = [];
+  const parts: string[] = [];
+  const byValue = groups.size * 2 <= seen.size;
+  if (byValue) {
+    for (const [v, ids] of groups) {
+      parts.push(`WHEN id IN (${placeholders(ids.length)}) THEN ?`);
+      for (const key of ids) params.push(key);
+      params.push(v);
+    }
+  } else {
+    for (const [v, ids] of groups) {
+      for (const key of ids) {
+        parts.push('WHEN ? THEN ?');
+        params.push(key, v);
+      }
+    }
+  }
+  return { sql: `CASE ${byValue ? '' : 'id '}${parts.join(' ')} END`, params };
 }
 
 /** mysql2 returns BIGINT as number (supportBigNumbers, no bigNumberStrings) but be safe with strings. */

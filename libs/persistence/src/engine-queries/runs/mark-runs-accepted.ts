@@ -20,10 +20,11 @@ export interface AcceptedRun {
  * The executors answered 202: DISPATCHED → ACCEPTED, for the acks of a node's slots in one
  * statement (the dispatcher batches acks that arrive together):
  *
- *   UPDATE runs SET state = 'ACCEPTED', dispatched_at = CASE id WHEN ? THEN ? … END,
- *                   accepted_at = CASE id WHEN ? THEN ? … END,
- *                   deadline_at = CASE id WHEN ? THEN ? … END, updated_at = ?
- *    WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND attempt = CASE id WHEN ? THEN ? … END
+ *   UPDATE runs SET state = 'ACCEPTED', dispatched_at = <by id>,
+ *                   accepted_at = <by id>,
+ *                   deadline_at = <by id>, updated_at = ?
+ *    WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND attempt = <by id>
+ *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
  *
  * The callback can overtake the ack (a 1 ms handler calls back, maybe to another engine,
  * before this update runs): the run is then SUCCEEDED/FAILED/RETRY_WAIT already and its row

@@ -18,11 +18,12 @@ export interface RunToDispatch {
  * for all of them in one statement (the dispatcher batches the runs its slots start together):
  *
  *   UPDATE runs SET state = 'DISPATCHED',
- *                   executor_id = CASE id WHEN ? THEN ? … END, deadline_at = CASE id WHEN ? THEN ? … END,
+ *                   executor_id = <by id>, deadline_at = <by id>,
  *                   dispatched_at = ?, accepted_at = NULL, updated_at = ?
- *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = CASE id WHEN ? THEN ? … END
+ *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = <by id>
  *   -- only when fewer rows moved than asked (some run was taken over meanwhile):
  *   SELECT id FROM runs WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND dispatched_at = ?
+ *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
  *
  * Why so:
  * - `claimed_by = me`: only the lease holder may send. If this node stalled and a survivor took

@@ -15,8 +15,9 @@ export type MarkOutcome =
  * during its UPDATE or its COMMIT (a database writer killed, a failover, a network cut):
  *
  *   SELECT id, state, dispatched_at FROM runs
- *    WHERE id IN (…) AND claimed_by = ? AND attempt = CASE id WHEN ? THEN ? … END
+ *    WHERE id IN (…) AND claimed_by = ? AND attempt = <by id>
  *      FOR UPDATE
+ *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
  *
  * Why so:
  * - without it, a mark that committed while its answer was lost was taken for failed: the runs

@@ -13,9 +13,10 @@ export interface TaskAdvance {
  * Moves the planned tasks past what was just planned, all of them in one statement:
  *
  *   UPDATE tasks
- *      SET next_fire_at = CASE id WHEN ? THEN ? … END,
- *          fire_count   = fire_count + CASE id WHEN ? THEN ? … END
+ *      SET next_fire_at = <by id>,
+ *          fire_count   = fire_count + <by id>
  *    WHERE id IN (…)
+ *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
  *
  * One statement per batch instead of one per task: the tasks are already row-locked by the
  * claim (claimDueTasks), so this is pure write cost, and one round trip beats two hundred.
