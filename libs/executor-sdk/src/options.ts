@@ -52,10 +52,9 @@ export interface ExecutorOptions {
   /** Callback retry backoff: exponential with jitter. Defaults: `baseMs` 200, `maxMs` 30 000. */
   callbackRetry?: { baseMs?: number; maxMs?: number };
   /**
-   * Most callback requests in flight at once (replays after an outage go out this wide).
-   * Default 32: a closed loop — an executor records at most this many runs per callback round
-   * trip, and with 8 a loaded engine's ~0.1 s round trip capped two executors at ~115 runs/s
-   * (bench sustained); the engine batches what arrives together, so a wider window costs it less per run.
+   * Most callback requests in flight at once (replays after an outage go out this wide). Each
+   * request carries every callback ready when it leaves, up to 100: what ends while requests are
+   * out joins the next one. Default 32.
    */
   callbackConcurrency?: number;
   /** Timeout of one request to an engine (callback, heartbeat), ms. Default 10 000. */

@@ -27,7 +27,7 @@ export const EXECUTOR_ENV: readonly EnvVariableSpec[] = [
   { name: 'BATON_EXECUTOR_PUBLIC_URL', type: 'url', description: 'URL engines dispatch to, when the bound address is not reachable from them. Default: the bound URL.' },
   { name: 'BATON_EXECUTOR_CONCURRENCY', type: 'integer', default: String(EXECUTOR_DEFAULTS.concurrency), description: 'Handlers running at once (the pool size).' },
   { name: 'BATON_EXECUTOR_QUEUE_LIMIT', type: 'integer', default: String(EXECUTOR_DEFAULTS.queueLimit), description: 'Accepted runs waiting for the pool; above it dispatches are refused (the engine routes elsewhere).' },
-  { name: 'BATON_EXECUTOR_CALLBACK_CONCURRENCY', type: 'integer', default: String(EXECUTOR_DEFAULTS.callbackConcurrency), description: 'Callbacks (progress, logs, outcomes) in flight to the engines at once.' },
+  { name: 'BATON_EXECUTOR_CALLBACK_CONCURRENCY', type: 'integer', default: String(EXECUTOR_DEFAULTS.callbackConcurrency), description: 'Callback requests (progress, logs, outcomes) in flight to the engines at once; each carries every callback ready when it leaves, up to 100.' },
   { name: 'BATON_EXECUTOR_SPOOL', type: 'string', description: 'File where callbacks wait while no engine answers (kept across restarts). Default `./.baton/spool-<app>.jsonl`.' },
   { name: 'BATON_EXECUTOR_HEARTBEAT_MS', type: 'integer', default: String(EXECUTOR_DEFAULTS.heartbeatIntervalMs), description: 'Heartbeat period (milliseconds).' },
   { name: 'BATON_EXECUTOR_SHUTDOWN_GRACE_MS', type: 'integer', default: String(EXECUTOR_DEFAULTS.shutdownGraceMs), description: 'On stop, running handlers get this long (milliseconds) to finish before they are aborted.' },
