@@ -32,7 +32,8 @@ type batchItem struct {
 // request instead of one per run costs the executor and the engine less. A lone callback and a
 // large one use the plain route; an engine that answers 404 to a batch gets them one by one from
 // then on; a batch refused for its shape or size (400, 413) is sent one by one so each callback
-// is judged on its own; any other answer to the batch is every callback's answer.
+// is judged on its own; any other answer to the batch is every callback's answer. At most
+// CallbackConcurrency requests are in flight at once, to all engines together.
 type callbackBatches struct {
 	e            *Executor
 	url          string
@@ -104,7 +105,7 @@ func (b *callbackBatches) flush(items []*batchItem) {
 }
 
 func (b *callbackBatches) alone(it *batchItem) {
-	status, body := b.e.postBody(b.url, "/baton/callbacks", it.body)
+	status, body := b.post("/baton/callbacks", it.body)
 	it.answer <- answer{status, body}
 }
 
@@ -123,7 +124,7 @@ func (b *callbackBatches) sendGroup(group []*batchItem) {
 		parts[i] = it.body
 	}
 	payload := append(append([]byte(`{"callbacks":[`), bytes.Join(parts, []byte(","))...), ']', '}')
-	status, body := b.e.postBody(b.url, "/baton/callbacks/batch", payload)
+	status, body := b.post("/baton/callbacks/batch", payload)
 	if status == 404 {
 		b.mu.Lock()
 		b.noBatchRoute = true
@@ -156,4 +157,11 @@ func (b *callbackBatches) sendGroup(group []*batchItem) {
 	for i, it := range group {
 		it.answer <- answer{reply.Results[i].Status, reply.Results[i].Body}
 	}
+}
+
+// post is one request to the engine once a slot is free (first come, first served).
+func (b *callbackBatches) post(path string, body []byte) (int, []byte) {
+	b.e.requests <- struct{}{}
+	defer func() { <-b.e.requests }()
+	return b.e.postBody(b.url, path, body)
 }

@@ -117,6 +117,9 @@ func describe(status int, body []byte) string {
 
 // deliver sends a final callback until an engine takes it (2xx or 409: stale, already recorded)
 // or refuses it for good (400, 413, 422), with jittered exponential backoff between rounds.
+// CallbackConcurrency bounds the requests (callbackBatches.post), not the deliveries, so that
+// what ends while requests are out joins the next batch instead of waiting for a callback's
+// place and going in small batches.
 func (e *Executor) deliver(cb *callback) {
 	key := runKey(cb.RunID, cb.Attempt)
 	wire, err := compactJSON(cb.wire())
@@ -125,7 +128,6 @@ func (e *Executor) deliver(cb *callback) {
 		return
 	}
 	for tries := 1; ; tries++ {
-		e.senders <- struct{}{}
 		status, answer, url := 0, []byte(nil), ""
 		for _, url = range e.order(cb.URLs, e.opts.EngineURLs) {
 			a := e.batchesFor(url).send(wire)
@@ -133,7 +135,6 @@ func (e *Executor) deliver(cb *callback) {
 				break
 			}
 		}
-		<-e.senders
 		if status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
 			if status >= 400 && status != 409 {
 				e.warn("callback %s refused for good by %s (%s), dropped", key, url, describe(status, answer))

@@ -54,7 +54,7 @@ type Executor struct {
 	url       string
 	stopped   chan struct{}
 	retryNow  chan struct{} // closed and replaced when an engine takes a callback: retry the others now
-	senders   chan struct{} // callback concurrency
+	requests  chan struct{} // a slot per final callback request in flight (CallbackConcurrency)
 	stopOnce  sync.Once
 }
 
@@ -76,7 +76,7 @@ func New(opts Options, handlers ...Handler) (*Executor, error) {
 	e := &Executor{
 		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, finished: map[string]*list.Element{},
 		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
-		stopped: make(chan struct{}), retryNow: make(chan struct{}), senders: make(chan struct{}, o.CallbackConcurrency),
+		stopped: make(chan struct{}), retryNow: make(chan struct{}), requests: make(chan struct{}, o.CallbackConcurrency),
 		client: &http.Client{Timeout: o.RequestTimeout, Transport: &http.Transport{
 			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: o.CallbackConcurrency, IdleConnTimeout: 60 * time.Second,
 		}},

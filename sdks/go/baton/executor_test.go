@@ -22,6 +22,9 @@ type fakeEngine struct {
 	batches   []int // size of each batch request
 	finals    map[string]string
 	noBatches bool
+	// Each callback request takes this long, and the most in flight at once is recorded.
+	delay                 time.Duration
+	inFlight, maxInFlight int
 }
 
 func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -29,6 +32,15 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if Verify("secret", r.Header.Get(HeaderTimestamp), r.Header.Get(HeaderSignature), r.Method, r.URL.Path, body, nowMs(), DefaultMaxSkewMs) != "" {
 		w.WriteHeader(401)
 		return
+	}
+	if r.URL.Path == "/baton/callbacks" || r.URL.Path == "/baton/callbacks/batch" {
+		f.mu.Lock()
+		if f.inFlight++; f.inFlight > f.maxInFlight {
+			f.maxInFlight = f.inFlight
+		}
+		f.mu.Unlock()
+		time.Sleep(f.delay)
+		defer func() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -130,6 +142,31 @@ func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
 	defer engine.mu.Unlock()
 	if len(engine.batches) == 0 || len(engine.batches)+engine.singles >= 25 {
 		t.Errorf("50 callbacks took %d batch requests %v and %d single ones", len(engine.batches), engine.batches, engine.singles)
+	}
+}
+
+// CallbackConcurrency limits the requests in flight, not the callbacks: with 2, the callbacks
+// that end while two requests are out all go in the next batches, not two at a time.
+func TestCallbackConcurrencyLimitsRequestsNotTheCallbacksInThem(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}, delay: 50 * time.Millisecond}
+	srv := httptest.NewServer(engine)
+	defer srv.Close()
+	gate := make(chan struct{})
+	e := startExecutor(t, srv.URL, Options{Concurrency: 50, CallbackConcurrency: 2}, Handle("gate", func(ctx context.Context, run *Run) (any, error) {
+		<-gate
+		return nil, nil
+	}))
+	dispatchBatch(t, e, srv.URL, 50)
+	waitFor(t, "50 running", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 50 })
+	close(gate)
+	waitFor(t, "50 callbacks", func() bool { return engine.count() == 50 })
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	if requests := len(engine.batches) + engine.singles; requests > 6 {
+		t.Errorf("50 callbacks took %d requests: batches %v and %d single ones", requests, engine.batches, engine.singles)
+	}
+	if engine.maxInFlight > 2 {
+		t.Errorf("%d callback requests in flight at once, want at most 2", engine.maxInFlight)
 	}
 }
 
