@@ -22,8 +22,9 @@ type ThreadReply = { id: number; leftAfterMs: number } & ({ status: number; body
  * `send` gives null when the thread has nothing to wait for (the instant has come) or cannot take
  * the run (the tenant's networks refuse the executor's address, the name does not resolve, the
  * thread failed, the executor answered 401 to the secret it was signed with): the caller sends it
- * the usual way, which says why. A thread that dies with requests in hand answers them UNKNOWN (they may have
- * left: only the same executor is asked again, and it de-duplicates) and is not used again.
+ * the usual way, which says why. A thread that dies with requests in hand answers them UNKNOWN
+ * (they may have left: only the same executor is asked again, and it de-duplicates) and is not
+ * used again.
  */
 @Injectable()
 export class LaneSender implements OnApplicationShutdown {
