@@ -124,13 +124,13 @@ func waitFor(t *testing.T, what string, done func() bool) {
 	}
 }
 
-// Runs that end together are called back in batch requests, not one request each.
-func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
-	engine := &fakeEngine{finals: map[string]string{}}
+// endFiftyTogether runs 50 runs of one dispatch batch on an executor of `engine`, ends them at
+// the same moment and returns once the engine has the 50 final callbacks.
+func endFiftyTogether(t *testing.T, engine *fakeEngine, opts Options) {
 	srv := httptest.NewServer(engine)
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	gate := make(chan struct{})
-	e := startExecutor(t, srv.URL, Options{Concurrency: 50}, Handle("gate", func(ctx context.Context, run *Run) (any, error) {
+	e := startExecutor(t, srv.URL, opts, Handle("gate", func(ctx context.Context, run *Run) (any, error) {
 		<-gate
 		return nil, nil
 	}))
@@ -138,6 +138,12 @@ func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
 	waitFor(t, "50 running", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 50 })
 	close(gate)
 	waitFor(t, "50 callbacks", func() bool { return engine.count() == 50 })
+}
+
+// Runs that end together are called back in batch requests, not one request each.
+func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}}
+	endFiftyTogether(t, engine, Options{Concurrency: 50})
 	engine.mu.Lock()
 	defer engine.mu.Unlock()
 	if len(engine.batches) == 0 || len(engine.batches)+engine.singles >= 25 {
@@ -149,17 +155,7 @@ func TestFinalCallbacksEndingTogetherGoInBatches(t *testing.T) {
 // that end while two requests are out all go in the next batches, not two at a time.
 func TestCallbackConcurrencyLimitsRequestsNotTheCallbacksInThem(t *testing.T) {
 	engine := &fakeEngine{finals: map[string]string{}, delay: 50 * time.Millisecond}
-	srv := httptest.NewServer(engine)
-	defer srv.Close()
-	gate := make(chan struct{})
-	e := startExecutor(t, srv.URL, Options{Concurrency: 50, CallbackConcurrency: 2}, Handle("gate", func(ctx context.Context, run *Run) (any, error) {
-		<-gate
-		return nil, nil
-	}))
-	dispatchBatch(t, e, srv.URL, 50)
-	waitFor(t, "50 running", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 50 })
-	close(gate)
-	waitFor(t, "50 callbacks", func() bool { return engine.count() == 50 })
+	endFiftyTogether(t, engine, Options{Concurrency: 50, CallbackConcurrency: 2})
 	engine.mu.Lock()
 	defer engine.mu.Unlock()
 	if requests := len(engine.batches) + engine.singles; requests > 6 {
