@@ -1,0 +1,91 @@
+package dev.baton.executor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.Test;
+
+public class CallbackSenderTest {
+  /** Takes 20 ms per callback request, takes every callback, and records the most requests in flight at once. */
+  private static final class SlowEngine {
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger callbacks = new AtomicInteger();
+    final AtomicInteger inFlight = new AtomicInteger();
+    final AtomicInteger maxInFlight = new AtomicInteger();
+
+    void handle(HttpExchange ex) throws IOException {
+      maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+      requests.incrementAndGet();
+      JsonNode body = Json.parse(ex.getRequestBody().readAllBytes());
+      StringBuilder reply = new StringBuilder("{}");
+      if (ex.getRequestURI().getPath().endsWith("/batch")) {
+        int n = body.get("callbacks").size();
+        callbacks.addAndGet(n);
+        reply = new StringBuilder("{\"results\":[");
+        for (int i = 0; i < n; i++) reply.append(i > 0 ? "," : "").append("{\"status\":200,\"body\":{}}");
+        reply.append("]}");
+      } else {
+        callbacks.incrementAndGet();
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      inFlight.decrementAndGet(); // before the answer: the sender may start its next request once it has it
+      byte[] bytes = reply.toString().getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(200, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  @Test
+  public void atMostTwoBatchRequestsPerEngineAndWhatBecomesReadyMeanwhileJoinsTheNext() throws Exception {
+    SlowEngine engine = new SlowEngine();
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    ExecutorService serverThreads = Executors.newCachedThreadPool();
+    server.setExecutor(serverThreads); // answers concurrently, so more than 2 in flight would show
+    server.createContext("/baton/callbacks", engine::handle);
+    server.start();
+    String url = "http://127.0.0.1:" + server.getAddress().getPort();
+    ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 200, 30_000, 32, scheduler, CallbackSpool.memory());
+    try {
+      sender.enqueue(entry(0)); // a first connection and warm code, so that what follows is the steady state
+      assertTrue(sender.flush(10_000));
+      engine.requests.set(0);
+      engine.callbacks.set(0);
+      for (int run = 1; run <= 50; run++) {
+        sender.enqueue(entry(run));
+        Thread.sleep(2);
+      }
+      assertTrue("all delivered", sender.flush(10_000));
+      assertEquals(50, engine.callbacks.get());
+      assertTrue("50 callbacks took " + engine.requests.get() + " requests", engine.requests.get() <= 10);
+      assertTrue(engine.maxInFlight.get() + " requests in flight at once", engine.maxInFlight.get() <= 2);
+    } finally {
+      sender.stop();
+      scheduler.shutdownNow();
+      server.stop(0);
+      serverThreads.shutdownNow();
+    }
+  }
+
+  private static CallbackSender.Entry entry(int run) {
+    return new CallbackSender.Entry(run + ":1", List.of(), ("{\"runId\":" + run + ",\"attempt\":1,\"outcome\":\"SUCCEEDED\"}").getBytes(StandardCharsets.UTF_8));
+  }
+}
