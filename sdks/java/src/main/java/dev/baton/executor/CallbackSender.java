@@ -149,9 +149,19 @@ final class CallbackSender {
     if (e.tries == 1 || e.tries % 10 == 0) {
       LOG.log(System.Logger.Level.WARNING, "[baton executor] callback of run " + e.key + " not delivered (try " + e.tries + ", next in " + delay + " ms): " + why);
     }
-    waiting.put(e, scheduler.schedule(() -> {
-      if (waiting.remove(e) != null) startRound(e);
-    }, delay, TimeUnit.MILLISECONDS));
+    // The lock makes the timer find the entry it was scheduled for, even if it fires before the
+    // put: else the callback would stay pending and never be sent again.
+    synchronized (waiting) {
+      waiting.put(e, scheduler.schedule(() -> {
+        if (takeWaiting(e)) startRound(e);
+      }, delay, TimeUnit.MILLISECONDS));
+    }
+  }
+
+  private boolean takeWaiting(Entry e) {
+    synchronized (waiting) {
+      return waiting.remove(e) != null;
+    }
   }
 
   private void wakeAll() {
