@@ -10,8 +10,9 @@ import { LaneSender } from './lane-sender';
 
 /**
  * An executor in a process of its own, so that it takes and timestamps a request while this
- * thread is kept busy: it prints `PORT <n>` once listening, then `ARRIVED <epoch ms> <signature ok>`
- * for each request, and answers 202.
+ * thread is kept busy: it prints `PORT <n>` once listening, then `ARRIVED <epoch ms> <request, base64>`
+ * for each request (its headers, body and the client's port: which connection carried it), and
+ * answers 202.
  */
 const EXECUTOR = `
 const http = require('node:http');
@@ -20,7 +21,7 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => (body += c));
   req.on('end', () => {
-    console.log('ARRIVED ' + arrived + ' ' + Buffer.from(JSON.stringify({ headers: req.headers, body })).toString('base64'));
+    console.log('ARRIVED ' + arrived + ' ' + Buffer.from(JSON.stringify({ headers: req.headers, body, socket: req.socket.remotePort })).toString('base64'));
     res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: true, credit: 5 }));
   });
 }).listen(0, '127.0.0.1', function () { console.log('PORT ' + this.address().port); });
@@ -51,7 +52,7 @@ function busyFor(ms: number): void {
 describe('LaneSender', () => {
   let executor: ChildProcess;
   let url: string;
-  const arrivals: Array<{ at: number; headers: Record<string, string>; body: string }> = [];
+  const arrivals: Array<{ at: number; headers: Record<string, string>; body: string; socket: number }> = [];
   let lane: LaneSender;
 
   beforeAll(async () => {
@@ -60,7 +61,7 @@ describe('LaneSender', () => {
       createInterface({ input: executor.stdout! }).on('line', (line) => {
         const [kind, a, b] = line.split(' ');
         if (kind === 'PORT') resolve(`http://127.0.0.1:${a}`);
-        if (kind === 'ARRIVED') arrivals.push({ at: Number(a), ...(JSON.parse(Buffer.from(b, 'base64').toString()) as { headers: Record<string, string>; body: string }) });
+        if (kind === 'ARRIVED') arrivals.push({ at: Number(a), ...(JSON.parse(Buffer.from(b, 'base64').toString()) as { headers: Record<string, string>; body: string; socket: number }) });
       });
     });
   });
@@ -99,6 +100,19 @@ describe('LaneSender', () => {
     const { headers, body } = arrivals[0];
     expect(JSON.parse(body)).toMatchObject({ runId: 2, tenantId: 'acme' });
     expect(verify('lane-secret', headers, 'POST', '/baton/runs', body, Date.now())).toEqual({ ok: true });
+  });
+
+  it("keeps each tenant's connections its own: a socket opened for one tenant never carries another's request", async () => {
+    const sender = make();
+    const other: SigningTenant = { ...TENANT, id: 'globex', executorSecret: 'globex-secret' };
+    for (const [tenant, runId] of [[TENANT, 6], [TENANT, 7], [other, 8]] as const) {
+      const sent = await sender.send(url, tenant, { ...request(runId), tenantId: tenant.id }, Date.now() + 10);
+      expect(sent?.answer.kind).toBe('ACCEPTED');
+    }
+    for (let waited = 0; arrivals.length < 3 && waited < 2_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    const [a1, a2, b] = arrivals.map((a) => a.socket);
+    expect(a2, "the tenant's kept-alive socket").toBe(a1);
+    expect(b, "another tenant's socket").not.toBe(a1);
   });
 
   it("leaves a run whose instant has come to the usual way, and one whose executor the tenant's networks refuse (nothing sent)", async () => {

@@ -58,7 +58,7 @@ export class LaneSender implements OnApplicationShutdown {
     const reply = await new Promise<ThreadReply>((resolve) => {
       this.waiting.set(id, resolve);
       const delayMs = Math.max(0, sendAt - postedAt);
-      worker.postMessage({ id, url: prepared.url, addresses, headers: prepared.headers, body: prepared.body, delayMs, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
+      worker.postMessage({ id, pool: tenant.id, url: prepared.url, addresses, headers: prepared.headers, body: prepared.body, delayMs, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
     });
     const answer = dispatchAnswer('status' in reply ? reply : { error: reply.code, notSent: reply.notSent });
     if (answer.kind === 'REJECTED' && answer.status === 401) return null;

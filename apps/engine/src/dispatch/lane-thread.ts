@@ -7,7 +7,7 @@
  * self-contained: no imports, nothing from the enclosing module. The addresses it connects to were
  * resolved and checked against the tenant's networks by the main thread; it never resolves a name.
  *
- * Messages in: { id, url, addresses, headers, body, delayMs, timeoutMs, maxBytes } — sent `delayMs`
+ * Messages in: { id, pool, url, addresses, headers, body, delayMs, timeoutMs, maxBytes } — sent `delayMs`
  * after the message came (the engine's clock may not be the wall clock: tests run it by hand).
  * Messages out: { id, leftAfterMs, status, body } or { id, leftAfterMs, code, notSent }, leftAfterMs
  * from the message's arrival to the request leaving.
@@ -18,11 +18,27 @@ export function laneThread(): void {
   const http = require('node:http') as typeof import('node:http');
   const https = require('node:https') as typeof import('node:https');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  // Sockets are kept per tenant (`pool` in the agent's key), as the main thread's OutboundAgents
+  // keep them: a socket connected to an address one tenant's networks allowed never carries
+  // another tenant's request.
+  const poolOf = (options: object | undefined) => String((options as { pool?: unknown } | undefined)?.pool ?? '');
+  class PooledHttpAgent extends http.Agent {
+    override getName(options?: import('node:http').ClientRequestArgs): string {
+      return `${super.getName(options)}:${poolOf(options)}`;
+    }
+  }
+  class PooledHttpsAgent extends https.Agent {
+    override getName(options?: import('node:https').RequestOptions): string {
+      return `${super.getName(options)}:${poolOf(options)}`;
+    }
+  }
+  const agents = { http: new PooledHttpAgent({ keepAlive: true }), https: new PooledHttpsAgent({ keepAlive: true }) };
   const notSentCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
   interface Job {
     id: number;
+    /** The tenant: its own keep-alive sockets. */
+    pool: string;
     url: string;
     addresses: Array<{ address: string; family: number }>;
     headers: Record<string, string>;
@@ -45,14 +61,16 @@ export function laneThread(): void {
       parentPort!.postMessage({ id: job.id, leftAfterMs, ...message });
     };
     const https_ = job.url.startsWith('https:');
+    const options = {
+      method: 'POST',
+      agent: https_ ? agents.https : agents.http,
+      pool: job.pool,
+      headers: { ...job.headers, 'content-length': String(Buffer.byteLength(job.body)) },
+      lookup: lookup as unknown as NonNullable<import('node:http').RequestOptions['lookup']>,
+    };
     const req = (https_ ? https : http).request(
       job.url,
-      {
-        method: 'POST',
-        agent: https_ ? agents.https : agents.http,
-        headers: { ...job.headers, 'content-length': String(Buffer.byteLength(job.body)) },
-        lookup: lookup as unknown as NonNullable<import('node:http').RequestOptions['lookup']>,
-      },
+      options,
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;

@@ -116,11 +116,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}` };
     const body = JSON.stringify(request);
     const [secret] = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, executorUrl), this.clock.now());
-    return {
-      url: executorUrl.replace(/\/+$/, '') + PATHS.dispatch,
-      headers: { ...sign(secret.secret, tenant.id, 'POST', PATHS.dispatch, body, this.clock.now()), 'content-type': 'application/json' },
-      body,
-    };
+    return { ...this.signed(executorUrl, PATHS.dispatch, tenant, secret.secret, body), body };
   }
 
   /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
@@ -161,9 +157,8 @@ export class ExecutorClient implements OnApplicationShutdown {
     body: string,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
     const answer = await postOutbound({
-      url: baseUrl.replace(/\/+$/, '') + path,
+      ...this.signed(baseUrl, path, tenant, secret, body),
       body,
-      headers: { ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
       check: outboundCheck(tenant.executorNetworks, 'executor'),
       timeoutMs: this.timeoutMs,
       maxResponseBytes: MAX_ANSWER_BYTES,
@@ -173,6 +168,14 @@ export class ExecutorClient implements OnApplicationShutdown {
     });
     if ('status' in answer) return answer;
     return { error: `${answer.code}: ${answer.message}`, notSent: answer.notSent };
+  }
+
+  /** Where a POST of `body` to `path` goes, and its headers signed now with `secret`. */
+  private signed(baseUrl: string, path: string, tenant: SigningTenant, secret: string, body: string): { url: string; headers: Record<string, string> } {
+    return {
+      url: baseUrl.replace(/\/+$/, '') + path,
+      headers: { ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
+    };
   }
 }
 
