@@ -12,3 +12,4 @@ export * from './webhook-queries';
 export * from './fan-out-queries';
 export * from './load-queries';
 export * from './audit-queries';
+export * from './snapshots';

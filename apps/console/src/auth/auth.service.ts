@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
-import { endSession, endUserSessions, findLiveApiKey, findLoginUser, findSession, findUserById, inTransaction, startSession, tenantExists, tenantRequiresSso, updateUser, type UserEntity } from '@baton/persistence';
+import { endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -185,10 +185,9 @@ export class AuthService {
 
   private async fromSession(token: string): Promise<Principal> {
     const now = this.clock.now();
-    const session = await findSession(this.dataSource.manager, sha256Hex(token));
+    const session = await findSessionUser(this.dataSource.manager, sha256Hex(token));
     if (!session || session.expiresAt <= now) throw unauthorized('Session expired or unknown; log in again');
-    const user = await findUserById(this.dataSource.manager, session.userId);
-    if (!user) throw unauthorized('Session expired or unknown; log in again');
+    const { user } = session;
     if (user.disabled) throw unauthorized(`User "${user.username}" is disabled`);
     return {
       kind: 'session',
@@ -209,14 +208,9 @@ export class AuthService {
    * with no owner was made before owners were recorded and works until revoked.
    */
   private async fromApiKey(key: string): Promise<Principal> {
-    const row = await findLiveApiKey(this.dataSource.manager, sha256Hex(key));
+    const row = await findPresentedApiKey(this.dataSource.manager, sha256Hex(key));
     if (!row || (row.role !== 'TENANT_ADMIN' && row.role !== 'TENANT_VIEWER')) throw unauthorized('Unknown or revoked API key');
-    const tenant = await tenantExists(this.dataSource.manager, row.tenantId);
-    if (!tenant) throw unauthorized('Unknown or revoked API key');
-    if (row.ownerUserId !== null) {
-      const owner = await findUserById(this.dataSource.manager, row.ownerUserId);
-      if (!owner || !mayHoldKey(owner, row.role)) throw unauthorized('Unknown or revoked API key');
-    }
+    if (row.ownerUserId !== null && (!row.owner || !mayHoldKey(row.owner, row.role))) throw unauthorized('Unknown or revoked API key');
     return {
       kind: 'apiKey',
       username: `api-key:${row.name}`,

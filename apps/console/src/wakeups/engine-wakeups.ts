@@ -1,21 +1,20 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RunWakeup, RunWakeups } from '@baton/messaging';
-import { findTenants, findUpEngineNodes, type EngineNodeRow } from '@baton/persistence';
+import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
 import { OutboundAgents, PATHS, postOutbound, sign, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
 
-/** The live engines and the tenants' secrets are read again after this long: a new engine is woken within a second of its start. */
+/**
+ * The live engines and the tenants' secrets are read again after this long: a new engine is woken
+ * within a second of its start. The re-read happens beside the wake-up, which goes out with what
+ * was read before: a run now does not wait for two reads every second (they were its p90).
+ */
 const REREAD_MS = 1_000;
 /** An engine whose heartbeat is older than this is not woken (it is dying, or gone without saying). */
 const SILENT_MS = 10_000;
 /** A wake-up is a hint: an engine that does not answer in this long is left to its poll. */
 const TIMEOUT_MS = 2_000;
-
-interface Cached<T> {
-  value: Promise<T>;
-  readAt: number;
-}
 
 /**
  * Wake-ups over HTTP: POST /baton/wake, signed with the tenant's executor secret, to every live
@@ -27,8 +26,8 @@ interface Cached<T> {
 export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly logger = new Logger('EngineWakeups');
   private readonly agents = new OutboundAgents({ maxSockets: 4 });
-  private engines: Cached<EngineNodeRow[]> | null = null;
-  private readonly secrets = new Map<string, Cached<string | null>>();
+  private readonly engines: TableSnapshot<EngineNodeRow[]>;
+  private readonly secrets = new Map<string, TableSnapshot<string | null>>();
   /** Wake-ups of this turn of the event loop, one per tenant (the earliest): a bulk re-run of 500 runs wakes the engines once. */
   private pending = new Map<string, RunWakeup>();
   /** The last signing time used per tenant: see signedAt. */
@@ -37,7 +36,9 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.engines = this.snapshot(() => findUpEngineNodes(dataSource.manager), [], 'the live engines');
+  }
 
   wake(wakeup: RunWakeup): void {
     const pending = this.pending.get(wakeup.tenantId);
@@ -95,22 +96,19 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   }
 
   private liveEngines(): Promise<EngineNodeRow[]> {
-    const now = this.clock.now();
-    if (!this.engines || now - this.engines.readAt > REREAD_MS) {
-      const value = findUpEngineNodes(this.dataSource.manager);
-      this.engines = { value, readAt: now };
-      value.catch(() => (this.engines = null));
-    }
-    return this.engines.value;
+    return this.engines.current(REREAD_MS);
   }
 
   private secretOf(tenantId: string): Promise<string | null> {
-    const now = this.clock.now();
-    const cached = this.secrets.get(tenantId);
-    if (cached && now - cached.readAt <= REREAD_MS) return cached.value;
-    const value = findTenants(this.dataSource.manager, [tenantId]).then((rows) => rows[0]?.executorSecret ?? null);
-    this.secrets.set(tenantId, { value, readAt: now });
-    value.catch(() => this.secrets.delete(tenantId));
-    return value;
+    let secret = this.secrets.get(tenantId);
+    if (!secret) {
+      secret = this.snapshot(() => findTenants(this.dataSource.manager, [tenantId]).then((rows) => rows[0]?.executorSecret ?? null), null, `tenant ${tenantId}'s secret`);
+      this.secrets.set(tenantId, secret);
+    }
+    return secret.current(REREAD_MS);
+  }
+
+  private snapshot<T>(read: () => Promise<T>, initial: T, what: string): TableSnapshot<T> {
+    return new TableSnapshot(read, { initial, now: () => this.clock.now(), onError: (err) => this.logger.warn(`reading ${what} failed, waking with the last one read: ${err.message}`) });
   }
 }

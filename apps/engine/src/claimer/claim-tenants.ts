@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { findClaimTenants, type ClaimTenantRow } from '@baton/persistence';
-import { TableSnapshot } from '../common/table-snapshot';
+import { findClaimTenants, TableSnapshot, type ClaimTenantRow } from '@baton/persistence';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /** Tenants and their executors' room are re-read at most this often: an executor coming up counts within a second. */
@@ -28,7 +27,7 @@ export class ClaimTenants {
 
   /** The tenants, sorted by id; read first when never read, in the background when old. */
   async current(): Promise<readonly ClaimTenantRow[]> {
-    return this.table.ageMs === Infinity ? this.table.fresh(0) : this.table.refreshIfOlder(REFRESH_MS);
+    return this.table.current(REFRESH_MS);
   }
 
   /** Re-reads now (concurrent callers share one read); a failed read keeps the last list. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PeriodicLoop } from './periodic-loop';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,5 +36,21 @@ describe('PeriodicLoop', () => {
     await sleep(250);
     expect(starts.length).toBe(count);
     expect(overlapped).toBe(false);
+  });
+
+  it('runs a kicked turn without waiting for a timer (a 0 ms timer waits 1 ms at least)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }); // timers fire only when advanced; immediates are real
+    try {
+      let turns = 0;
+      const loop = new PeriodicLoop('test', 60_000, async () => void turns++, { log() {}, warn() {}, error() {} });
+      loop.start(60_000);
+      loop.kick();
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(turns).toBe(1);
+      await loop.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -12,10 +12,12 @@ export type LoopTurn = () => Promise<number | void>;
  * loop slower, never makes turns pile up (setInterval would). A failing turn is logged and the
  * loop goes on after its regular period: a database hiccup must not kill an engine.
  * Timers are unref'd: the loops never keep a process alive on their own; the HTTP server or
- * the host application does.
+ * the host application does. A turn wanted at once (a kick, "again at once") runs on setImmediate,
+ * not on a 0 ms timer, which Node rounds up to 1 ms: a wake-up's claim would wait that long.
  */
 export class PeriodicLoop {
-  private timer: NodeJS.Timeout | null = null;
+  /** Cancels the scheduled turn (a timer, or an immediate); null when none is scheduled. */
+  private cancel: (() => void) | null = null;
   private current: Promise<void> | null = null;
   private running = false;
   private kicked = false;
@@ -49,26 +51,35 @@ export class PeriodicLoop {
       this.kicked = true;
       return;
     }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.disarm();
     this.schedule(0);
   }
 
   /** Stops the loop and waits for a turn in progress to end. */
   async stop(): Promise<void> {
     this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.disarm();
     await this.current;
   }
 
   private schedule(delayMs: number): void {
     if (!this.running) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    const fire = () => {
+      this.cancel = null;
       this.current = this.runTurn();
-    }, delayMs);
-    this.timer.unref();
+    };
+    if (delayMs > 0) {
+      const timer = setTimeout(fire, delayMs).unref();
+      this.cancel = () => clearTimeout(timer);
+    } else {
+      const immediate = setImmediate(fire).unref();
+      this.cancel = () => clearImmediate(immediate);
+    }
+  }
+
+  private disarm(): void {
+    this.cancel?.();
+    this.cancel = null;
   }
 
   private async runTurn(): Promise<void> {

@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
-import { findUpExecutors, type UpExecutorRow } from '@baton/persistence';
+import { findUpExecutors, TableSnapshot, type UpExecutorRow } from '@baton/persistence';
 import { createRoutingStrategy, type ExecutorCandidate, type RoutingStrategy } from '@baton/scheduling';
-import { TableSnapshot } from '../common/table-snapshot';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /** An UP executor the dispatcher may send a run to, best first. */

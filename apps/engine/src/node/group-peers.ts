@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { findUpEngineNodes, type EngineNodeRow } from '@baton/persistence';
-import { TableSnapshot } from '../common/table-snapshot';
+import { findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /** engine_nodes is re-read at most this often (a handful of rows): a dead engine's share of each tenant goes back to the others within this of its takeover. */

@@ -21,15 +21,6 @@ export function findApiKey(manager: EntityManager, tenantId: string | undefined,
 }
 
 /**
- * The live key a request presents (stored as its SHA-256 only), or null:
- *
- *   SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL              -- uq_api_keys_key_hash
- */
-export function findLiveApiKey(manager: EntityManager, keyHash: string): Promise<ApiKeyEntity | null> {
-  return manager.findOneBy(ApiKeyEntity, { keyHash, revokedAt: IsNull() });
-}
-
-/**
  * A new key of a tenant:
  *
  *   INSERT INTO api_keys (tenant_id, name, role, owner_user_id, prefix, key_hash, created_at, revoked_at) VALUES (…)

@@ -1,2 +1,3 @@
 export * from './revoke-owner-keys';
 export * from './api-keys';
+export * from './find-presented-api-key';

@@ -1,2 +1,3 @@
 export * from './sessions';
 export * from './login-throttle-rows';
+export * from './find-session-user';

@@ -13,15 +13,6 @@ export async function startSession(manager: EntityManager, input: { userId: numb
 }
 
 /**
- * The session of a bearer token (stored as its SHA-256 only), or null:
- *
- *   SELECT * FROM sessions WHERE token_hash = ?                                   -- uq_sessions_token_hash
- */
-export function findSession(manager: EntityManager, tokenHash: string): Promise<SessionEntity | null> {
-  return manager.findOneBy(SessionEntity, { tokenHash });
-}
-
-/**
  * Ends one session (logout):
  *
  *   DELETE FROM sessions WHERE id = ?

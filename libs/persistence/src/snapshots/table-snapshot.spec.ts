@@ -8,7 +8,7 @@ function snapshotOf(read: () => Promise<number[]>) {
   return { table, errors, advance: (ms: number) => (now += ms) };
 }
 
-describe('TableSnapshot (the engine\'s re-read small tables: tenants, peers, executors)', () => {
+describe('TableSnapshot (small tables re-read now and then: tenants, peers, executors, wake-up secrets)', () => {
   it('shares one read among concurrent callers, and serves the snapshot in between', async () => {
     let reads = 0;
     const { table, advance } = snapshotOf(async () => [++reads]);
@@ -33,6 +33,22 @@ describe('TableSnapshot (the engine\'s re-read small tables: tenants, peers, exe
     await table.refresh(); // joins the background read
     expect(reads).toBe(2);
     expect(table.value).toEqual([2]);
+  });
+
+  it('current: awaits only the first read, then serves what it has and re-reads old snapshots beside the caller', async () => {
+    let reads = 0;
+    let release = () => {};
+    const { table, advance } = snapshotOf(() => new Promise<number[]>((resolve) => (release = () => resolve([++reads]))));
+    const first = table.current(500);
+    release();
+    expect(await first).toEqual([1]);
+    advance(600);
+    // The second read hangs (a slow database): the caller is answered from the snapshot at once.
+    expect(await table.current(500)).toEqual([1]);
+    expect(reads).toBe(1);
+    release();
+    await table.refresh();
+    expect(await table.current(500)).toEqual([2]);
   });
 
   it('keeps the last snapshot when a read fails, says so, and does not read again before the age is up', async () => {

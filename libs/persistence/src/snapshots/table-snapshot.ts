@@ -1,6 +1,7 @@
 /**
- * A small table this node re-reads from the database now and then (its tenants, the live
- * engines, the UP executors) and everybody on the node reads from memory in between. One read
+ * A small table a process re-reads from the database now and then (its tenants, the live
+ * engines, the UP executors, the secrets a console signs wake-ups with) and everybody in the
+ * process reads from memory in between. One read
  * in flight at a time — concurrent callers share it — and a failed read keeps the last snapshot
  * (`onError` says so) and counts as a read for its age, so a database that is down is not asked
  * again by every caller.
@@ -49,6 +50,14 @@ export class TableSnapshot<T> {
   async fresh(maxAgeMs: number): Promise<T> {
     if (this.ageMs > maxAgeMs) await this.refresh();
     return this.snapshot;
+  }
+
+  /**
+   * The first read is awaited (before it there is nothing to go on); after it, the snapshot at
+   * hand, re-read in the background once older than `maxAgeMs` (refreshIfOlder).
+   */
+  async current(maxAgeMs: number): Promise<T> {
+    return this.ageMs === Infinity ? this.fresh(0) : this.refreshIfOlder(maxAgeMs);
   }
 
   /** Reads in the background when the snapshot is older than `maxAgeMs`; the caller goes on with the one it has. */
