@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { countTenantBacklog, inTransaction, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
@@ -104,17 +104,19 @@ export class ClaimerService {
       this.metrics.claimBatch.observe({ kind: 'runs' }, 0);
       return { claimed: 0, full: more, saturated: false };
     }
-    let takes = turn.takes;
-    const runs = await inTransaction(
-      this.dataSource,
-      async (em) => {
-        const now = this.clock.now();
-        const dueBefore = now + this.config.lookAheadMs;
-        takes = await this.splitWithPeers(em, turn.takes, dueBefore, engines);
-        return this.claims.claim(em, takes, { dueBefore, now });
-      },
-      { isolation: 'READ COMMITTED' },
-    );
+    // The split's counts are plain reads, outside the claim's transaction: an idle turn (every
+    // count 0) then costs one statement, not SET TRANSACTION + START + count + COMMIT.
+    const takes = await this.splitWithPeers(turn.takes, now + this.config.lookAheadMs, engines);
+    const runs = takes.some((take) => take.limit > 0)
+      ? await inTransaction(
+          this.dataSource,
+          (em) => {
+            const now = this.clock.now();
+            return this.claims.claim(em, takes, { dueBefore: now + this.config.lookAheadMs, now });
+          },
+          { isolation: 'READ COMMITTED' },
+        )
+      : [];
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
     const got = new Map<string, number>();
     for (const run of runs) got.set(run.tenantId, (got.get(run.tenantId) ?? 0) + 1);
@@ -141,7 +143,7 @@ export class ClaimerService {
    * instead of going to whichever polled first. Counted (countTenantBacklog) only for allotments
    * of SPLIT_FROM runs or more: small ones cannot unbalance anything.
    */
-  private async splitWithPeers(em: EntityManager, takes: TenantTake[], dueBefore: number, engines: number): Promise<TenantTake[]> {
+  private async splitWithPeers(takes: TenantTake[], dueBefore: number, engines: number): Promise<TenantTake[]> {
     if (engines <= 1) return takes;
     const split: TenantTake[] = [];
     for (const take of takes) {
@@ -150,7 +152,7 @@ export class ClaimerService {
         continue;
       }
       const held = this.dueQueue.heldOf(take.tenantId);
-      const backlog = await countTenantBacklog(em, { tenantId: take.tenantId, engineGroup: take.engineGroup, dueBefore, cap: engines * (held + take.limit) });
+      const backlog = await countTenantBacklog(this.dataSource.manager, { tenantId: take.tenantId, engineGroup: take.engineGroup, dueBefore, cap: engines * (held + take.limit) });
       split.push({ ...take, limit: Math.max(0, Math.min(take.limit, Math.ceil(backlog / engines) - held)) });
     }
     return split;

@@ -128,6 +128,29 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 100 }); // 100 pending + 100 claimed by a
   });
 
+  it('an idle turn beside a peer counts the backlog and opens no transaction; a due run is claimed by the next', async () => {
+    await executorUp('acme', 10_000); // room enough that the tenant's allotment is split with the peer
+    for (const id of ['engine-a', 'engine-b']) {
+      await inTransaction(db.dataSource, (em) =>
+        registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
+      );
+    }
+    const a = side();
+    await a.peers.refresh();
+    let transactions = 0;
+    const counter = { afterTransactionStart: () => void transactions++ };
+    db.dataSource.subscribers.push(counter);
+    try {
+      expect(await a.claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: false });
+      expect(transactions).toBe(0);
+      await insertRun(db.dataSource, { taskId: task, dueAt: T0 });
+      expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 1 });
+      expect(transactions).toBe(1);
+    } finally {
+      db.dataSource.subscribers.splice(db.dataSource.subscribers.indexOf(counter), 1);
+    }
+  });
+
   it('an engine that dies gives its share back: once it is DOWN, the survivor’s budget is the whole tenant’s', async () => {
     await executorUp('acme', 20); // 2 × 20 places: 20 each of two engines, 40 alone
     for (let i = 0; i < 60; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
