@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { advancePlannedTasks, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns, markOwnFlow } from '@baton/persistence';
+import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns, markOwnFlow } from '@baton/persistence';
 import type { PlannedRunRow, TaskAdvance } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -33,6 +33,8 @@ export interface PlanResult {
 export class PlannerService {
   private readonly logger = new Logger('Planner');
   private readonly loop: PeriodicLoop;
+  /** The last turn planned a whole batch: the next one claims without looking first. */
+  private lastFull = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -52,6 +54,11 @@ export class PlannerService {
   }
 
   async planOnce(): Promise<PlanResult> {
+    // After a full turn more tasks are due for sure; otherwise look before locking (anyTaskDue).
+    if (!this.lastFull && !(await anyTaskDue(this.dataSource.manager, { groups: this.config.groups, horizon: this.clock.now() + this.config.lookAheadMs }))) {
+      this.metrics.claimBatch.observe({ kind: 'tasks' }, 0);
+      return { tasks: 0, runs: 0, full: false };
+    }
     const result = await inTransaction(
       this.dataSource,
       async (em) => {
@@ -83,6 +90,7 @@ export class PlannerService {
       { isolation: 'READ COMMITTED' },
     );
     this.metrics.claimBatch.observe({ kind: 'tasks' }, result.tasks);
+    this.lastFull = result.full;
     return result;
   }
 }

@@ -134,6 +134,26 @@ describe.each(TEST_DATABASES)('planner on %s', (kind) => {
     expect(await taskRow(db.dataSource, foreign)).toMatchObject({ fireCount: 0 });
   });
 
+  it('a turn with nothing due (paused, MANUAL, another group, later than the look-ahead) opens no transaction', async () => {
+    await insertTask(db.dataSource, { trigger: { kind: 'FIXED_RATE', intervalMs: 1000 }, paused: true });
+    await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, nextFireAt: T0 });
+    await insertTask(db.dataSource, { trigger: { kind: 'FIXED_RATE', intervalMs: 1000 }, engineGroup: 'other' });
+    await insertTask(db.dataSource, { trigger: { kind: 'ONCE', at: T0 + 60_000 } });
+    let transactions = 0;
+    const counter = { afterTransactionStart: () => void transactions++ };
+    db.dataSource.subscribers.push(counter);
+    try {
+      const p = planner({ lookAheadMs: 2000 });
+      expect(await p.planOnce()).toEqual({ tasks: 0, runs: 0, full: false });
+      expect(transactions).toBe(0);
+      clock.advance(59_000); // the ONCE task comes within the look-ahead
+      expect(await p.planOnce()).toMatchObject({ tasks: 1, runs: 1 });
+      expect(transactions).toBe(1);
+    } finally {
+      db.dataSource.subscribers.splice(db.dataSource.subscribers.indexOf(counter), 1);
+    }
+  });
+
   it('FIXED_DELAY plans only its stored fire; the next waits for the run to finish', async () => {
     const id = await insertTask(db.dataSource, { trigger: { kind: 'FIXED_DELAY', delayMs: 1000 } });
     const p = planner();

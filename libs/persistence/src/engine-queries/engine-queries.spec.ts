@@ -6,6 +6,7 @@ import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
+import { anyTaskDueSql } from './tasks/any-task-due';
 import { renewLeasesSelectSql } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
 import { insertMissingEngineGroup } from './engine-groups/insert-missing-engine-group';
@@ -391,6 +392,12 @@ describe('engine query plans on mysql', () => {
 
   it('the planner’s task claim reads ix_tasks_plan in next_fire_at order', async () => {
     const plan = await explain(db.dataSource, claimDueTasksSql('mysql'), ['default', T + 60_000, 200]);
+    expect(plan).toMatchObject({ key: 'ix_tasks_plan', type: 'range' });
+    expect(plan.Extra ?? '').not.toMatch(/filesort/);
+  });
+
+  it('the planner’s look before its claim reads ix_tasks_plan, one range per group, without a sort', async () => {
+    const plan = await explain(db.dataSource, anyTaskDueSql(2), ['default', 'reports', T + 60_000]);
     expect(plan).toMatchObject({ key: 'ix_tasks_plan', type: 'range' });
     expect(plan.Extra ?? '').not.toMatch(/filesort/);
   });

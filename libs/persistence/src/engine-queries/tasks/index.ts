@@ -3,3 +3,4 @@ export * from './advance-planned-tasks';
 export * from './lock-task-for-concurrency';
 export * from './schedule-fixed-delay';
 export * from './pause-failing-task';
+export * from './any-task-due';
