@@ -12,8 +12,10 @@ export type LoopTurn = () => Promise<number | void>;
  * loop slower, never makes turns pile up (setInterval would). A failing turn is logged and the
  * loop goes on after its regular period: a database hiccup must not kill an engine.
  * Timers are unref'd: the loops never keep a process alive on their own; the HTTP server or
- * the host application does. A turn wanted at once (a kick, "again at once") runs on setImmediate,
- * not on a 0 ms timer, which Node rounds up to 1 ms: a wake-up's claim would wait that long.
+ * the host application does. A kicked turn runs on setImmediate, not on a 0 ms timer, which Node
+ * rounds up to 1 ms: a wake-up's claim would wait that long. A turn that asks for another at once
+ * still gets the timer: one that finds nothing to do, without I/O, and asks again would otherwise
+ * spin the event loop.
  */
 export class PeriodicLoop {
   /** Cancels the scheduled turn (a timer, or an immediate); null when none is scheduled. */
@@ -52,7 +54,7 @@ export class PeriodicLoop {
       return;
     }
     this.disarm();
-    this.schedule(0);
+    this.schedule(0, true);
   }
 
   /** Stops the loop and waits for a turn in progress to end. */
@@ -62,18 +64,18 @@ export class PeriodicLoop {
     await this.current;
   }
 
-  private schedule(delayMs: number): void {
+  private schedule(delayMs: number, immediately = false): void {
     if (!this.running) return;
     const fire = () => {
       this.cancel = null;
       this.current = this.runTurn();
     };
-    if (delayMs > 0) {
-      const timer = setTimeout(fire, delayMs).unref();
-      this.cancel = () => clearTimeout(timer);
-    } else {
+    if (immediately) {
       const immediate = setImmediate(fire).unref();
       this.cancel = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(fire, delayMs).unref();
+      this.cancel = () => clearTimeout(timer);
     }
   }
 
@@ -94,8 +96,9 @@ export class PeriodicLoop {
     }
     if (this.kicked) {
       this.kicked = false;
-      next = 0;
+      this.schedule(0, true);
+    } else {
+      this.schedule(next);
     }
-    this.schedule(next);
   }
 }
