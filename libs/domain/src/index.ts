@@ -33,6 +33,7 @@ export {
 } from './run/run-state';
 export { IllegalTransitionError } from './run/illegal-transition-error';
 export { retryDecision, backoffDelay } from './run/retry';
+export { claimLeaseUntil, leaseNeedsRenewal, leaseRenewalPeriod, renewedLeaseUntil } from './run/lease';
 export { attemptTimeline, TIMELINE_STEPS } from './run/timeline';
 export type { AttemptTimes, TimelineClock, TimelineEntry, TimelineStep } from './run/timeline';
 export type { RetryDecision } from './run/retry';

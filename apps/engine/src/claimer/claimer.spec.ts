@@ -56,7 +56,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       flowParams: null,
       scheduledAt: T0 - 5000,
       dueAt: T0 - 5000,
-      leaseUntil: T0 + 15_000,
+      leaseUntil: T0 + 20_000, // the lease and one renewal period (run/lease.ts)
       flowId: late, // a root run without flow_id is its own flow
       executorApp: 'reports',
       handler: 'build',
@@ -71,7 +71,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(queue.runs[1]).toMatchObject({ attempt: 2, executorId: 4 }); // attempt is the retry path's business
     const rows = await db.dataSource.getRepository(RunEntity).findBy({ claimedBy: 'engine-a' });
     expect(rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([late, low, high, retry, edge].sort((a, b) => a - b));
-    expect(rows.every((r) => r.state === 'CLAIMED' && r.leaseUntil === T0 + 15_000 && r.updatedAt === T0)).toBe(true);
+    expect(rows.every((r) => r.state === 'CLAIMED' && r.leaseUntil === T0 + 20_000 && r.updatedAt === T0)).toBe(true);
     expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 5/);
 
     expect((await claimer.claimOnce()).claimed).toBe(0); // nothing claimed twice
@@ -252,6 +252,20 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await lease(dispatched)).toBe(T0 + 20_000);
     expect(await lease(accepted)).toBe(T0 + 100);
     expect(await lease(others)).toBe(T0 + 100);
+  });
+
+  it('leaves the lease of a run claimed since the last renewal as its claim set it, and renews it the time after', async () => {
+    const id = await insertRun(db.dataSource, { taskId: task });
+    const { claimer, leases } = side();
+    await claimer.claimOnce();
+    const lease = async () => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).leaseUntil;
+    expect(await lease()).toBe(T0 + 20_000);
+    clock.advance(4_000); // a renewal period is 5 s: the claim came after the last renewal
+    expect(await leases.renewOnce()).toBe(1); // held, found, not rewritten
+    expect(await lease()).toBe(T0 + 20_000);
+    clock.advance(5_000);
+    await leases.renewOnce();
+    expect(await lease()).toBe(T0 + 9_000 + 15_000);
   });
 
   it('gives back runs it holds in the database but not in memory, at the second renewal that finds them so', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, Clock } from '@baton/domain';
+import { CLOCK, Clock, leaseRenewalPeriod } from '@baton/domain';
 import { inTransaction, renewLeases, type LeasedRun } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -9,9 +9,11 @@ import { RunClaims } from '../runs/run-claims';
 import { DUE_QUEUE, type DueQueuePort } from './due-queue-port';
 
 /**
- * Keeps this node's leases alive: every leaseMs/3, one UPDATE extends the lease of every run it
- * holds (CLAIMED, or DISPATCHED while the send is in flight). Three renewals per lease period,
- * so two can fail (a slow database, a long GC pause) before a survivor may take the runs over.
+ * Keeps this node's leases alive: every leaseMs/3, one UPDATE extends the lease of the runs it
+ * holds (CLAIMED, or DISPATCHED while the send is in flight) whose lease would end within a lease
+ * — not those claimed since the last renewal, whose claim gave them more (libs/domain run/lease.ts).
+ * Two renewals in a row can fail (a slow database, a long GC pause) before a survivor may take
+ * the runs over.
  *
  * It also gives back strays: runs whose row says this node holds them while the node has them
  * nowhere in memory (DueQueuePort.holds), at two renewals in a row. A claim or a DISPATCHED mark
@@ -39,12 +41,12 @@ export class LeaseRenewerService {
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
     private readonly claims: RunClaims,
   ) {
-    this.loop = new PeriodicLoop('lease renewal', Math.max(1, Math.floor(config.leaseMs / 3)), async () => void (await this.renewOnce()), this.logger);
+    this.loop = new PeriodicLoop('lease renewal', leaseRenewalPeriod(config.leaseMs), async () => void (await this.renewOnce()), this.logger);
   }
 
   start(): void {
     // The claim has just set a full lease: the first renewal is due one period later.
-    this.loop.start(Math.max(1, Math.floor(this.config.leaseMs / 3)));
+    this.loop.start(leaseRenewalPeriod(this.config.leaseMs));
   }
 
   stop(): Promise<void> {
@@ -52,10 +54,10 @@ export class LeaseRenewerService {
     return this.loop.stop();
   }
 
-  /** Renews now, then gives back the strays; returns the number of runs whose lease was extended. */
+  /** Renews now (the leases due for it), then gives back the strays; returns the number of runs it holds in the database. */
   async renewOnce(): Promise<number> {
     // READ COMMITTED: the locking read takes no gap locks, so it never blocks the claim's inserts or updates.
-    const leased = await inTransaction(this.dataSource, (em) => renewLeases(em, this.config.nodeId, this.clock.now() + this.config.leaseMs), { isolation: 'READ COMMITTED' });
+    const leased = await inTransaction(this.dataSource, (em) => renewLeases(em, this.config.nodeId, { now: this.clock.now(), leaseMs: this.config.leaseMs }), { isolation: 'READ COMMITTED' });
     await this.giveBackStrays(leased);
     return leased.length;
   }

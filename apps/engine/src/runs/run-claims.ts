@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { claimLeaseUntil } from '@baton/domain';
 import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, releaseRuns, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -21,7 +22,7 @@ export class RunClaims {
   /** Claims up to each take's limit of its tenant's runs due before `dueBefore`; returns them joined with their tasks. */
   async claim(em: EntityManager, takes: readonly TenantTake[], at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
     const owner = this.config.nodeId;
-    const rows = await claimDueRuns(em, { takes, dueBefore: at.dueBefore, owner, leaseUntil: at.now + this.config.leaseMs, now: at.now });
+    const rows = await claimDueRuns(em, { takes, dueBefore: at.dueBefore, owner, leaseUntil: claimLeaseUntil(at.now, this.config.leaseMs), now: at.now });
     if (rows.length === 0) return [];
     const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
     const orphans = rows.filter((r) => !tasks.has(r.taskId)).map((r) => r.id);
