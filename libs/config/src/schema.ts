@@ -94,7 +94,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   ms('BATON_WAKE_FLOOR_MS', 20, "Least time between two claim turns one tenant's wake-ups (`POST /baton/wake`, a manual trigger) start on this engine: the first is at once, later ones inside the window coalesce into one turn at its end. Bounds what a tenant signing wake-ups back to back costs an engine. 0: no floor.", 0),
   ms('BATON_PLAN_INTERVAL_MS', 500, 'Poll period of the planner (turns triggers into runs).', 1),
   int('BATON_PLAN_BATCH', 200, 'Most tasks claimed by the planner in one query.', 1),
-  ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed every third of it while held. A run whose lease ran out is taken over by another engine; one the engine holds in the database but not in memory at two renewals in a row is given back.', 1),
+  ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed every third of it while held (a claim grants one third more, so a run claimed since the last renewal is not rewritten by the next). A run whose lease ran out is taken over by another engine; one the engine holds in the database but not in memory at two renewals in a row is given back.', 1),
   ms('BATON_HEARTBEAT_MS', 2000, 'Heartbeat period of this node.', 1),
   ms('BATON_ENGINE_DEAD_AFTER_MS', 8000, 'A node silent for this long is dead; its leases are taken over.', 1),
   ms('BATON_LIVENESS_POLL_MS', 250, "MySQL/MariaDB: how often an engine checks the other engines' liveness locks; a crashed engine's runs are taken over within about this (a silent one still after BATON_ENGINE_DEAD_AFTER_MS). 0 turns the locks off.", 0),
