@@ -43,7 +43,9 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   wake(wakeup: RunWakeup): void {
     const pending = this.pending.get(wakeup.tenantId);
     if (pending && pending.dueAt <= wakeup.dueAt) return;
-    if (this.pending.size === 0) setImmediate(() => this.flush());
+    // A microtask, not setImmediate: the wake-ups one commit's hooks make together still go as one,
+    // and the run-now's does not wait for the rest of the event loop's turn (0.5 ms at the median).
+    if (this.pending.size === 0) queueMicrotask(() => this.flush());
     this.pending.set(wakeup.tenantId, wakeup);
   }
 
