@@ -9,7 +9,8 @@ const REFRESH_MS = 500;
 
 /**
  * The other live engines, as engine_nodes said at most REFRESH_MS ago: their callback URLs
- * (CallbackUrls) and how many engines share this node's groups (the claimer's fair share).
+ * (CallbackUrls), how many engines share this node's groups (the claimer's fair share), and
+ * whose liveness locks to check (TakeoverService.runByLocks).
  * Read in the background; a caller never waits for it — before the first read it knows of no
  * peer, which only makes this node claim as if alone for a moment.
  */
@@ -33,6 +34,15 @@ export class GroupPeers {
   /** Other UP engines serving `group` (heartbeat fresh or not: a callback may still reach one). */
   others(group: string): EngineNodeRow[] {
     return this.table.refreshIfOlder(REFRESH_MS).filter((n) => n.groups.includes(group));
+  }
+
+  /**
+   * Every other UP engine, whatever its groups: whose liveness locks the takeover checks every
+   * BATON_LIVENESS_POLL_MS. Only the first call waits for a read; an engine that starts is among
+   * them within REFRESH_MS.
+   */
+  all(): Promise<EngineNodeRow[]> {
+    return this.table.current(REFRESH_MS);
   }
 
   /** Engines with a fresh heartbeat that serve any of this node's groups, this node included. */

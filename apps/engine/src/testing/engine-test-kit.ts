@@ -72,9 +72,9 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const metrics = new EngineMetrics({ defaultMetrics: false });
   const lock = new LivenessLock(dataSource, config);
   const node = new EngineNodeService(dataSource, config, clock, lock);
-  const takeover = new TakeoverService(dataSource, config, clock, metrics, lock);
-  const planner = new PlannerService(dataSource, config, clock, metrics);
   const peers = new GroupPeers(dataSource, config, clock);
+  const takeover = new TakeoverService(dataSource, config, clock, metrics, lock, peers);
+  const planner = new PlannerService(dataSource, config, clock, metrics);
   const claims = new RunClaims(config);
   const signal = new ClaimSignal(config, clock);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal);
