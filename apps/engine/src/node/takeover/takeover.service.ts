@@ -101,7 +101,7 @@ export class TakeoverService {
     const mine = this.lock.session;
     if (mine === null) return [];
     // The list from GroupPeers' snapshot (re-read every 0.5 s for the claimer anyway), not a read
-    // of engine_nodes every poll: 4 statements a second per engine at rest, of an idle cluster's 87.
+    // of engine_nodes every poll: an engine at rest sends a good share of its statements here.
     const others = await this.peers.all();
     const freeNow = await this.lock.freeAmong(others.map((n) => n.id));
     if (freeNow === null || this.lock.session !== mine) return [];
