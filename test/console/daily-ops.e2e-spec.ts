@@ -8,6 +8,7 @@ import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunCancels } from '@baton/messaging';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -19,8 +20,11 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
   let globex: SeededTenant;
   let taskId: number;
 
+  /** What the console told the engines of cancelled runs (RunWakeups.cancelled). */
+  const cancelNotices: RunCancels[] = [];
+
   beforeAll(async () => {
-    t = await startConsole(db.dataSource);
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: () => undefined, cancelled: (c) => cancelNotices.push(c) } });
     acme = await seedTenant(t, db.dataSource, 'acme');
     globex = await seedTenant(t, db.dataSource, 'globex');
     const executor = await insertExecutor(db.dataSource, 'acme', 'images');
@@ -71,6 +75,20 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     ]);
     const states = await db.dataSource.getRepository(RunEntity).findBy([{ id: a.id }, { id: b.id }, { id: theirs.id }]);
     expect(Object.fromEntries(states.map((r) => [r.id, r.state]))).toEqual({ [a.id]: 'CANCELLED', [b.id]: 'CANCELLED', [theirs.id]: 'PENDING' });
+  });
+
+  it('tells the engines which cancelled runs had been sent (to abort them at their executors), once the cancel is committed', async () => {
+    cancelNotices.splice(0);
+    const sent = await insertRun(db.dataSource, 'acme', taskId, { state: 'ACCEPTED', dispatchedAt: T0 });
+    const marked = await insertRun(db.dataSource, 'acme', taskId, { state: 'DISPATCHED', dispatchedAt: T0 });
+    const waiting = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
+    expect((await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [sent.id, waiting.id, marked.id] })).status).toBe(200);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id, marked.id] }]);
+    const alone = await insertRun(db.dataSource, 'acme', taskId, { state: 'ACCEPTED', dispatchedAt: T0 });
+    expect((await t.http().post(`/api/runs/${alone.id}/cancel`).set(acme.admin)).status).toBe(200);
+    expect(cancelNotices[1]).toEqual({ tenantId: 'acme', engineGroup: 'default', runIds: [alone.id] });
+    expect((await t.http().post(`/api/runs/${waiting.id}/cancel`).set(acme.admin)).status).toBe(409);
+    expect(cancelNotices).toHaveLength(2);
   });
 
   it('bulk re-runs finished runs with their params, and names a bad body’s field', async () => {

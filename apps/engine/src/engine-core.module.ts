@@ -9,6 +9,7 @@ import { EngineMetrics } from './metrics/engine-metrics';
 import { GroupPeers } from './node/group-peers';
 import { EngineExceptionFilter } from './http/engine-exception.filter';
 import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineAlarmBus } from './alarms/engine-alarm-bus';
+import { IN_PROCESS_WAKEUPS } from './wakeups/in-process-wakeups';
 
 /**
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
@@ -41,9 +42,10 @@ export class EngineCoreModule {
           },
         },
         TenantPace,
+        { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal, TenantPace],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

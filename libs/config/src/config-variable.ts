@@ -25,6 +25,8 @@ export interface ConfigVariable {
   required?: boolean;
   /** Smallest value of an integer, duration or port. Default 0. */
   min?: number;
+  /** Largest value of an integer or duration. Default: none. */
+  max?: number;
   /** Allowed values of an `enum`. */
   values?: readonly string[];
   processes: readonly BatonProcess[];

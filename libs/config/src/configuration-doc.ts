@@ -49,6 +49,7 @@ export function renderConfigurationDoc(): string {
 
 function typeText(v: ConfigVariable): string {
   if (v.type === 'enum') return `one of ${v.values?.map((x) => `\`${x}\``).join(', ')}`;
+  if ((v.type === 'integer' || v.type === 'duration-ms') && v.max !== undefined) return `${v.type}, ${v.min ?? 0} to ${v.max}`;
   if ((v.type === 'integer' || v.type === 'duration-ms') && v.min) return `${v.type} ≥ ${v.min}`;
   return v.type;
 }

@@ -42,7 +42,9 @@ function parseText(variable: ConfigVariable, text: string, fail: (reason: string
     case 'duration-ms': {
       const min = variable.min ?? 0;
       const unit = variable.type === 'duration-ms' ? ' (milliseconds)' : '';
-      if (!/^-?\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) fail(`must be an integer ≥ ${min}${unit}`);
+      const { max } = variable;
+      const range = max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
+      if (!/^-?\d+$/.test(text) || Number(text) < min || (max !== undefined && Number(text) > max) || !Number.isSafeInteger(Number(text))) fail(`must be an integer ${range}${unit}`);
       return Number(text);
     }
     case 'port':

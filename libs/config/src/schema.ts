@@ -1,5 +1,6 @@
 import { parseGroupMap } from '@baton/domain';
 import { checkTopicPrefix, parseBrokerUrl } from '@baton/messaging';
+import { MAX_START_IN_MS } from '@baton/protocol';
 import { EXECUTOR_ENV } from '../../executor-sdk/src/env/executor-env';
 import type { AuxiliaryVariable, BatonProcess, ConfigVariable } from './config-variable';
 
@@ -88,6 +89,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_ENGINE_SLOTS', 64, 'Dispatches in flight at once: a slot is held from send to ack. A tenant leaves 2 of them for each other tenant with runs on the engine (at most a quarter of them; at least 1 its own): a tenant whose executors are slow to answer cannot hold them all.', 1),
   int('BATON_ENGINE_ON_TIME_SLOTS', 4, "Slots beyond BATON_ENGINE_SLOTS kept for runs still on time (their due instant at most 100 ms ago): the on-time lane first (a run due alone for its tenant, one of a tenant at a time, started ahead of its instant by what the lane's recent DISPATCHED marks took, ≤ 100 ms, and sent at it), then the newest run still on time in all of them but the last, which is kept for a run due alone: a run due alone goes out on time instead of behind a backlog, whoever holds the general slots. 0: none.", 0),
   ms('BATON_LOOK_AHEAD_MS', 2000, 'Runs due within this are claimed ahead into the in-memory queue.'),
+  { ...ms('BATON_SEND_AHEAD_MS', 2000, "A run whose start is only its DISPATCHED mark (concurrency ALLOW, or a shard) is sent up to this long before its instant to executors that start it at the instant themselves (protocol 2: the Node SDK does), its DISPATCHED and ACCEPTED marks written then: a burst due at one instant starts on the executors' clocks instead of behind the engine's work. Such a run waits on its executor in a queue place; cancelling it aborts it there. Runs for older executors are sent at their instant. 0: every run is sent at its instant.", 0), max: MAX_START_IN_MS },
   int('BATON_CLAIM_BATCH', 500, 'Most runs claimed in one query.', 1),
   int('BATON_MAX_HELD', 20_000, 'Most runs held in memory at once; claiming pauses above it. Divided among the tenants with due work by weighted max-min fair shares, each tenant capped at twice its executors\' advertised places.', 1),
   ms('BATON_CLAIM_INTERVAL_MS', 200, 'Poll period of the claimer when nothing new was found.', 1),

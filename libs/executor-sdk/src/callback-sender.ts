@@ -20,6 +20,8 @@ interface Config {
   baseMs: number;
   maxMs: number;
   concurrency: number;
+  /** Resolves when a new callback may go (StartsFirst: not while runs wait in line to start). Default: at once. */
+  turn?: () => Promise<void>;
 }
 
 /**
@@ -94,6 +96,7 @@ export class CallbackSender {
   private async deliver(entry: SpoolEntry): Promise<void> {
     const { runId, attempt } = entry.callback;
     let tries = 0;
+    await this.config.turn?.();
     while (!this.stopped) {
       tries++;
       const answers: EngineAnswer[] = [];

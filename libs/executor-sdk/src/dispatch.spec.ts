@@ -226,7 +226,7 @@ describe('executor runtime: dispatch', () => {
       const first = await fast.waitFor(() => fast.heartbeats[0], 2000, 'a heartbeat');
       expect(first.signature).toEqual({ ok: true });
       expect(first.headers[SIGNATURE_HEADERS.tenant]).toBe('acme');
-      expect(first.body).toMatchObject({ tenantId: 'acme', app: 'test-app', url: executor.url, capacity: 3, inFlight: 0, handlers: ['a', 'b'], queueLimit: 7, protocolVersion: 1, draining: false, active: [], spooled: 0 });
+      expect(first.body).toMatchObject({ tenantId: 'acme', app: 'test-app', url: executor.url, capacity: 3, inFlight: 0, handlers: ['a', 'b'], queueLimit: 7, protocolVersion: 2, draining: false, active: [], spooled: 0 });
       // The ack said 30 ms: several more arrive well before the configured 5 s.
       await fast.waitFor(() => fast.heartbeats.length >= 4, 1000, '4 heartbeats at the acked interval');
       expect(executor.runtime.stats().executorId).toBe(1);

@@ -15,7 +15,10 @@ export interface ExecutorEvents {
   heartbeat: { engineUrl: string; executorId: number; intervalMs: number };
   /** A heartbeat round failed on every engine URL; the next round comes after the interval. */
   heartbeatFailed: { error: string };
-  /** A dispatch was accepted (202); `duplicate` when the attempt was already known and is not run again. */
+  /**
+   * A dispatch was accepted (202); `duplicate` when the attempt was already known and is not run
+   * again; `queued` when it did not start at once (no worker free, or sent ahead of its instant).
+   */
   accepted: RunEventKey & { handler: string; duplicate: boolean; queued: boolean };
   /** A request from an engine was refused (4xx/5xx), e.g. bad signature, busy, unknown handler. */
   refused: { method: string; path: string; status: number; reason: string; message: string };

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { backoffDelay } from './backoff';
 import { LogTail, truncateUtf8 } from './log-tail';
 import { EXECUTOR_DEFAULTS, resolveExecutorOptions, type ExecutorOptions } from './options';
@@ -110,6 +110,64 @@ describe('WorkerPool', () => {
     releases.get(3)!();
     await pool.whenIdle();
     expect(pool.running + pool.queued).toBe(0);
+  });
+
+  it('holds a job given an instant until then, counted as queued, and never starts it early', async () => {
+    let now = 1_000;
+    const started: Array<[number, number]> = [];
+    const pool = new WorkerPool<number>(1, 0, (n) => {
+      started.push([n, now]);
+      return Promise.resolve();
+    }, () => now);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      expect(pool.tryAdd(1, 1_050)).toBe('scheduled');
+      // Its place is spoken for: concurrency 1 + queueLimit 0 is one job in all.
+      expect([pool.queued, pool.tryAdd(2, 1_060), pool.tryAdd(3)]).toEqual([1, false, 'started']);
+      await new Promise((r) => setImmediate(r));
+      expect(started).toEqual([[3, 1_000]]);
+      now = 1_049; // the timer fires a millisecond early by the wall clock: not yet
+      vi.advanceTimersByTime(50);
+      await new Promise((r) => setImmediate(r));
+      expect(started).toHaveLength(1);
+      now = 1_050;
+      vi.advanceTimersByTime(1);
+      await new Promise((r) => setImmediate(r));
+      expect(started).toEqual([[3, 1_000], [1, 1_050]]);
+      expect(pool.queued).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lines jobs released at their instant up behind a busy worker, and lets one be removed or drained before it', async () => {
+    const releases = new Map<number, () => void>();
+    const started: number[] = [];
+    const pool = new WorkerPool<number>(1, 3, (n) => {
+      started.push(n);
+      return new Promise<void>((r) => releases.set(n, r));
+    });
+    const at = Date.now() + 30;
+    expect([pool.tryAdd(1), pool.tryAdd(2, at), pool.tryAdd(3, at), pool.tryAdd(4, at + 1_000)]).toEqual(['started', 'scheduled', 'scheduled', 'scheduled']);
+    expect(pool.remove(3)).toBe(true);
+    expect(pool.remove(3)).toBe(false);
+    await new Promise((r) => setTimeout(r, 60));
+    expect([started, pool.queued]).toEqual([[1], 2]); // 2 is in line behind 1; 4 waits for its instant
+    releases.get(1)!();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(started).toEqual([1, 2]);
+    expect(pool.drainQueue()).toEqual([4]);
+    releases.get(2)!();
+    await pool.whenIdle();
+    expect(started).toEqual([1, 2]);
+  });
+
+  it('is idle once the only job waiting for its instant is removed', async () => {
+    const pool = new WorkerPool<number>(1, 0, () => Promise.resolve());
+    pool.tryAdd(1, Date.now() + 60_000);
+    const idle = pool.whenIdle();
+    pool.remove(1);
+    await idle;
   });
 });
 

@@ -2,56 +2,145 @@
  * A bounded worker pool: at most `concurrency` jobs run at once, at most `queueLimit` wait.
  * `tryAdd` never blocks: it says whether the job was taken. A job's slot is held until the
  * promise returned by `work` settles.
+ *
+ * A job may be given an instant to start at (a run the engine sent ahead of its due time): it
+ * waits for it apart from the queue, counted as queued, and joins the pool at its instant — it
+ * starts then if a worker is free, else it is first in line behind the jobs already waiting. Jobs
+ * sharing an instant share one timer, so a burst sent ahead costs one timer, not one a run.
  */
 export class WorkerPool<J> {
   private readonly waiting: J[] = [];
   private active = 0;
   private idleWaiters: Array<() => void> = [];
+  private lineWaiters: Array<() => void> = [];
+  /** Jobs waiting for their instant, by instant (epoch ms). */
+  private readonly scheduled = new Map<number, J[]>();
+  private readonly instantOf = new Map<J, number>();
+  private readonly timers = new Map<number, NodeJS.Timeout>();
 
   constructor(
     readonly concurrency: number,
     readonly queueLimit: number,
     private readonly work: (job: J) => Promise<void>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   get running(): number {
     return this.active;
   }
 
+  /** Jobs accepted and not started: those in line and those waiting for their instant. */
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.instantOf.size;
   }
 
-  /** Starts the job (if a slot is free) or queues it; false when both are full. */
-  tryAdd(job: J): 'started' | 'queued' | false {
+  /**
+   * Starts the job (if a slot is free) or queues it; false when both are full. With `startAt` in
+   * the future it waits for that instant instead, taken while the pool's places (concurrency +
+   * queueLimit) are not all spoken for — the room an executor advertises as its credit. A job to
+   * start now still takes a free worker: the jobs waiting for their instant may then find them all
+   * busy and wait in line, as they would have had they been sent at their instant.
+   */
+  tryAdd(job: J, startAt?: number): 'started' | 'queued' | 'scheduled' | false {
+    if (startAt !== undefined && startAt > this.now()) {
+      if (this.active + this.queued >= this.concurrency + this.queueLimit) return false;
+      this.schedule(job, startAt);
+      return 'scheduled';
+    }
     if (this.active < this.concurrency) {
       this.start(job);
       return 'started';
     }
-    if (this.waiting.length < this.queueLimit) {
+    if (this.queued < this.queueLimit) {
       this.waiting.push(job);
       return 'queued';
     }
     return false;
   }
 
-  /** Takes a queued job out of the queue; false if it is not waiting. */
+  /** Takes a job that has not started out of the pool (in line or waiting for its instant); false if it is neither. */
   remove(job: J): boolean {
+    const at = this.instantOf.get(job);
+    if (at !== undefined) {
+      this.instantOf.delete(job);
+      const jobs = this.scheduled.get(at)!;
+      jobs.splice(jobs.indexOf(job), 1);
+      if (jobs.length === 0) this.unschedule(at);
+      this.notifyIfIdle();
+      return true;
+    }
     const i = this.waiting.indexOf(job);
     if (i < 0) return false;
     this.waiting.splice(i, 1);
+    this.notifyIfLineEmpty();
+    this.notifyIfIdle();
     return true;
   }
 
-  /** Empties the queue and returns what was in it. */
+  /** Empties the queue — jobs in line, then those waiting for their instant — and returns what was in it. */
   drainQueue(): J[] {
-    return this.waiting.splice(0);
+    const jobs = this.waiting.splice(0);
+    for (const at of [...this.scheduled.keys()].sort((a, b) => a - b)) {
+      jobs.push(...this.scheduled.get(at)!);
+      this.unschedule(at);
+    }
+    this.instantOf.clear();
+    this.notifyIfLineEmpty();
+    return jobs;
+  }
+
+  /** Jobs whose time has come waiting in line for a worker. */
+  get inLine(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves when no job waits in line for a worker (at once when none does). */
+  whenLineEmpty(): Promise<void> {
+    if (this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.lineWaiters.push(resolve));
   }
 
   /** Resolves when nothing runs and nothing waits. */
   whenIdle(): Promise<void> {
-    if (this.active === 0 && this.waiting.length === 0) return Promise.resolve();
+    if (this.active === 0 && this.queued === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private schedule(job: J, at: number): void {
+    this.instantOf.set(job, at);
+    const jobs = this.scheduled.get(at);
+    if (jobs) {
+      jobs.push(job);
+      return;
+    }
+    this.scheduled.set(at, [job]);
+    this.arm(at);
+  }
+
+  private arm(at: number): void {
+    this.timers.set(
+      at,
+      setTimeout(() => this.release(at), Math.max(0, at - this.now())),
+    );
+  }
+
+  /** The instant has come: its jobs join the pool in the order they came. */
+  private release(at: number): void {
+    // A timer may fire a millisecond before the wall clock reaches its instant: never start early.
+    if (this.now() < at) return this.arm(at);
+    const jobs = this.scheduled.get(at) ?? [];
+    this.unschedule(at);
+    for (const job of jobs) {
+      this.instantOf.delete(job);
+      if (this.active < this.concurrency) this.start(job);
+      else this.waiting.push(job);
+    }
+  }
+
+  private unschedule(at: number): void {
+    clearTimeout(this.timers.get(at));
+    this.timers.delete(at);
+    this.scheduled.delete(at);
   }
 
   private start(job: J): void {
@@ -63,13 +152,25 @@ export class WorkerPool<J> {
         .finally(() => {
           this.active--;
           const next = this.waiting.shift();
-          if (next !== undefined) this.start(next);
-          else if (this.active === 0) {
-            const waiters = this.idleWaiters;
-            this.idleWaiters = [];
-            waiters.forEach((w) => w());
-          }
+          if (next !== undefined) {
+            this.start(next);
+            this.notifyIfLineEmpty();
+          } else this.notifyIfIdle();
         });
     });
+  }
+
+  private notifyIfLineEmpty(): void {
+    if (this.waiting.length !== 0 || this.lineWaiters.length === 0) return;
+    const waiters = this.lineWaiters;
+    this.lineWaiters = [];
+    waiters.forEach((w) => w());
+  }
+
+  private notifyIfIdle(): void {
+    if (this.active !== 0 || this.queued !== 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    waiters.forEach((w) => w());
   }
 }

@@ -65,6 +65,39 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(runs).toBe(1);
   });
 
+  it('a run sent ahead (startInMs) is accepted at once and starts at its instant; an abort before it drops it', async () => {
+    const starts = new Map<number, number>();
+    const stamp = defineHandler('stamp', (ctx) => {
+      starts.set(ctx.runId, Date.now());
+      return 'ok';
+    });
+    const executor = await harness.start(engine, { handlers: [stamp], concurrency: 1, queueLimit: 1 });
+    const [ahead, dropped] = [engine.request({ handler: 'stamp', startInMs: 150 }), engine.request({ handler: 'stamp', startInMs: 150 })];
+    const sentAt = Date.now();
+    expect((await engine.dispatch(executor.url, ahead)).status).toBe(202);
+    expect((await engine.dispatch(executor.url, dropped)).status).toBe(202);
+    // Both places (1 worker + 1 in line) are spoken for until the instant: a third sent ahead is refused as busy.
+    expect((await engine.dispatch(executor.url, engine.request({ handler: 'stamp', startInMs: 150 }))).status).toBe(429);
+    expect(executor.runtime.heartbeatPayload()).toMatchObject({ inFlight: 2, queued: 2, protocolVersion: 2 });
+    const status = await engine.send(executor.url, 'GET', `/baton/runs/${ahead.runId}`, undefined);
+    expect(status.body).toMatchObject({ attempts: [{ attempt: 1, state: 'QUEUED' }] });
+    expect(await engine.abort(executor.url, { runId: dropped.runId, attempt: 1, reason: 'CANCELLED' })).toMatchObject({ status: 202, body: { aborted: true, state: 'QUEUED' } });
+    expect((await engine.finalCallback(dropped.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'CANCELLED', error: expect.stringMatching(/before it started/) });
+    const cb = (await engine.finalCallback(ahead.runId)).body;
+    expect(cb).toMatchObject({ outcome: 'SUCCEEDED' });
+    expect(starts.get(ahead.runId)! - sentAt).toBeGreaterThanOrEqual(150);
+    expect(cb.startedAt! - sentAt).toBeGreaterThanOrEqual(150);
+    expect(starts.has(dropped.runId)).toBe(false);
+  });
+
+  it('refuses a startInMs that is not a whole number of ms from 0 to 60000, naming the field', async () => {
+    const executor = await harness.start(engine, { handlers: [sleeper()] });
+    for (const startInMs of [-1, 1.5, '10', 60_001]) {
+      const answer = await engine.dispatch(executor.url, { ...engine.request({ handler: 'sleep' }), startInMs } as never);
+      expect(answer).toMatchObject({ status: 400, body: { reason: 'BAD_REQUEST', field: 'startInMs' } });
+    }
+  });
+
   it('aborts a run when its deadline passes; a run whose deadline passed in the queue never starts', async () => {
     const executor = await harness.start(engine, { handlers: [sleeper()] });
     const req = engine.request({ handler: 'sleep', deadline: Date.now() + 150 });

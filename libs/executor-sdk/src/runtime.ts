@@ -29,6 +29,7 @@ import { DirectAlarms } from './direct-alarms';
 import { RunJob, runKey } from './run-job';
 import type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';
 import { CallbackSpool, type SpoolEntry } from './spool';
+import { StartsFirst } from './starts-first';
 import { checkAbort, checkDispatch } from './validate';
 
 interface FinishedAttempt {
@@ -270,12 +271,13 @@ export class ExecutorRuntime {
     }
     const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct);
     this.jobs.set(key, job);
-    const taken = this.pool.tryAdd(job);
+    // A run sent ahead of its instant (protocol 2) waits for it on this machine's clock, counted from its arrival.
+    const taken = this.pool.tryAdd(job, request.startInMs ? Date.now() + request.startInMs : undefined);
     if (!taken) {
       this.jobs.delete(key);
       return this.refuse(method, path, 429, 'BUSY', `all ${this.options.concurrency} workers are busy and ${this.pool.queued} runs are queued (queueLimit ${this.options.queueLimit})`);
     }
-    if (this.events.listens('accepted')) this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken === 'queued' });
+    if (this.events.listens('accepted')) this.events.emit('accepted', { runId, attempt, handler: request.handler, duplicate: false, queued: taken !== 'started' });
     return { status: 202, body: this.ack(runId, attempt) };
   }
 
@@ -456,8 +458,9 @@ export class ExecutorRuntime {
     if (leftOut.length) this.options.logger.warn(`[baton executor] params schemas not sent (over 16 KB each, or past 60 KB for all of them; their tasks are saved unchecked): ${leftOut.join(', ')}`);
     const { spool, pending } = await CallbackSpool.open(this.options.spoolFile, { numbered: this.options.spoolFileIsDefault });
     this.spool = spool;
+    const startsFirst = new StartsFirst(() => this.pool.inLine > 0 && this.phase === 'running', () => this.pool.whenLineEmpty());
     this.sender = new CallbackSender(
-      { engineUrls: this.options.engineUrls, baseMs: this.options.callbackRetry.baseMs, maxMs: this.options.callbackRetry.maxMs, concurrency: this.options.callbackConcurrency },
+      { engineUrls: this.options.engineUrls, baseMs: this.options.callbackRetry.baseMs, maxMs: this.options.callbackRetry.maxMs, concurrency: this.options.callbackConcurrency, turn: () => startsFirst.turn() },
       this.client,
       spool,
       this.events,

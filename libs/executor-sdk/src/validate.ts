@@ -1,4 +1,4 @@
-import type { AbortRequest, AbortRequestReason, DispatchRequest } from '@baton/protocol';
+import { MAX_START_IN_MS, type AbortRequest, type AbortRequestReason, type DispatchRequest } from '@baton/protocol';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
 
@@ -48,6 +48,11 @@ export function checkDispatch(body: unknown): Checked<DispatchRequest> {
     const index = intField(body, 'shardIndex', 0);
     if (index) return bad('shardIndex', index);
     if ((body.shardIndex as number) >= (body.shardTotal as number)) return bad('shardIndex', `must be below shardTotal (${body.shardTotal})`);
+  }
+  if (body.startInMs !== undefined) {
+    const problem = intField(body, 'startInMs', 0);
+    if (problem) return bad('startInMs', problem);
+    if ((body.startInMs as number) > MAX_START_IN_MS) return bad('startInMs', `must be ≤ ${MAX_START_IN_MS} (got ${body.startInMs})`);
   }
   return { ok: true, value: body as unknown as DispatchRequest };
 }

@@ -16,20 +16,42 @@ export interface RunWakeup {
  * InProcessWakeups when console and engine share a process (embedded mode), and the console's
  * signed HTTP wake-up to each live engine of the group otherwise (apps/console/src/wakeups).
  */
+/**
+ * Runs of `tenantId` the console cancelled after an engine had sent them to an executor (a run sent
+ * ahead of its instant waits there for it): the engines ask the executors to abort them.
+ */
+export interface RunCancels {
+  tenantId: string;
+  /** The tenant's engine group: only its engines are told. */
+  engineGroup: string;
+  runIds: number[];
+}
+
 export interface RunWakeups {
   /** Fire and forget: never throws, never waits for an engine. */
   wake(wakeup: RunWakeup): void;
+  /** Fire and forget, as `wake`. */
+  cancelled(cancels: RunCancels): void;
 }
 
 /** Console and engine in one process: a wake-up is a function call to the engine's listeners. */
 export class InProcessWakeups implements RunWakeups {
   private readonly listeners: Array<(wakeup: RunWakeup) => void> = [];
+  private readonly cancelListeners: Array<(cancels: RunCancels) => void> = [];
 
   listen(listener: (wakeup: RunWakeup) => void): void {
     this.listeners.push(listener);
   }
 
+  listenCancelled(listener: (cancels: RunCancels) => void): void {
+    this.cancelListeners.push(listener);
+  }
+
   wake(wakeup: RunWakeup): void {
     for (const listener of this.listeners) listener(wakeup);
+  }
+
+  cancelled(cancels: RunCancels): void {
+    for (const listener of this.cancelListeners) listener(cancels);
   }
 }

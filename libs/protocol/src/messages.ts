@@ -16,7 +16,14 @@
  */
 import type { JsonValue } from '@baton/domain';
 
-export const PROTOCOL_VERSION = 1;
+/**
+ * The version an executor states in its heartbeats. 2 adds `startInMs` to a dispatch: engines send
+ * a run ahead of its instant only to executors of version 2 or later, which hold it until then.
+ */
+export const PROTOCOL_VERSION = 2;
+
+/** The longest `startInMs` an executor accepts: a run is never sent further ahead than this. */
+export const MAX_START_IN_MS = 60_000;
 
 /** Largest result a callback may carry, as serialised JSON in bytes: what the engine can store (a TEXT column). */
 export const MAX_RESULT_BYTES = 64_000;
@@ -37,6 +44,8 @@ export const PATHS = {
   heartbeat: '/baton/executors/heartbeat',
   /** The console tells the engines of a tenant's group that a run is due before their next poll (WakeRequest). */
   wake: '/baton/wake',
+  /** The console tells the engines of a tenant's group that it cancelled runs that were sent (CancelNotice). */
+  cancelled: '/baton/cancelled',
 } as const;
 
 /**
@@ -48,6 +57,21 @@ export const PATHS = {
 export interface WakeRequest {
   /** When the run is due, epoch ms. */
   dueAt: number;
+}
+
+/** The most run ids one CancelNotice carries. */
+export const MAX_CANCEL_NOTICE_RUNS = 1000;
+
+/**
+ * `POST /baton/cancelled` to an engine, signed with the tenant's executor secret: the console has
+ * cancelled these runs of the signing tenant, and they had been sent to an executor (a run sent
+ * ahead of its instant waits there for it). The engine asks each one's executor to abort it
+ * (AbortRequest, reason CANCELLED): one waiting for its instant is dropped, a running one gets its
+ * signal. 204. A hint: a run that is not CANCELLED, or was never sent, is passed over.
+ */
+export interface CancelNotice {
+  /** 1 to MAX_CANCEL_NOTICE_RUNS run ids. */
+  runIds: number[];
 }
 
 /** Asks an executor to start one attempt of a run. */
@@ -77,6 +101,13 @@ export interface DispatchRequest {
   shardIndex?: number;
   /** A shard's number of shards in its run. Absent for other runs (read as 1). */
   shardTotal?: number;
+  /**
+   * A run sent ahead of its instant (protocol 2): start the handler this many ms after the request
+   * arrived, not before. Until then the run waits on the executor as a queued one does (it takes a
+   * queue place, an abort drops it, `GET /baton/runs/{id}` says QUEUED). Relative, so the two
+   * machines' clocks need not agree. Absent or 0: start at once. At most MAX_START_IN_MS.
+   */
+  startInMs?: number;
 }
 
 /** 202: the work is on the executor's pool. */

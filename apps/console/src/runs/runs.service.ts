@@ -196,10 +196,12 @@ export class RunsService {
     return inTransaction(this.dataSource, async (em) => {
       const { runs, tasks } = await findTenantRuns(em, { tenantId, ids: unique });
       const results: BulkRunResultView[] = [];
+      const sent: RunEntity[] = [];
       for (const id of unique) {
         try {
           if (action === 'cancel') {
-            await this.cancelIn(em, tenantId, id, runs.get(id));
+            const before = await this.cancelIn(em, tenantId, id, runs.get(id));
+            if (wasSent(before)) sent.push(before);
             results.push({ id, status: 200, runId: id, message: null });
           } else {
             results.push({ id, status: 201, runId: await this.rerunIn(em, tenantId, id, runs.get(id), tasks), message: null });
@@ -213,6 +215,7 @@ export class RunsService {
       // One record for the request, naming what it did; a request that changed no run records nothing.
       const done = results.filter((r) => r.runId !== null).map((r) => ({ id: r.id, runId: r.runId }));
       if (done.length > 0) await auditChange(em, { tenantId, objectType: 'run', objectId: null, after: { action, runs: done } });
+      this.abortAtExecutors(em, tenantId, sent);
       return results;
     });
   }
@@ -255,8 +258,19 @@ export class RunsService {
     await inTransaction(this.dataSource, async (em) => {
       const row = await this.cancelIn(em, tenantId, id, (await findRun(em, tenantId, id)) ?? undefined);
       await auditChange(em, { tenantId, objectType: 'run', objectId: id, before: { taskId: row.taskId, state: row.state }, after: { taskId: row.taskId, state: 'CANCELLED' } });
+      if (wasSent(row)) this.abortAtExecutors(em, tenantId, [row]);
     });
     return this.get(tenantId, id);
+  }
+
+  /**
+   * Cancelled runs that had been sent: once the cancel is committed, the engines of their group
+   * ask their executors to abort them (a run sent ahead of its instant waits there for it).
+   */
+  private abortAtExecutors(em: EntityManager, tenantId: string, runs: readonly RunEntity[]): void {
+    const byGroup = new Map<string, number[]>();
+    for (const run of runs) byGroup.set(run.engineGroup, [...(byGroup.get(run.engineGroup) ?? []), run.id]);
+    for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.cancelled({ tenantId, engineGroup, runIds }));
   }
 
   /** cancel() in a transaction of the caller's; `row` as read in it (returned: the run before). A refusal writes nothing. */
@@ -310,4 +324,9 @@ function isActive(state: RunState): boolean {
 
 function notActive(id: number, state: RunState): ApiException {
   return conflict(`Run ${id} is ${state}: only an active run can be cancelled`, [{ field: 'state', reason: `is ${state}, not one of ${ACTIVE_STATES.join(', ')}` }]);
+}
+
+/** A run sent to an executor (DISPATCHED: maybe; ACCEPTED: surely) may be running or waiting there for its instant. */
+function wasSent(run: RunEntity): boolean {
+  return run.state === 'DISPATCHED' || run.state === 'ACCEPTED';
 }

@@ -12,7 +12,7 @@ const T0 = Date.UTC(2026, 10, 26);
 describe('EngineWakeups', () => {
   const db = useTestDatabase('sqlite');
   const clock = new ManualClock(T0);
-  const heard: Array<{ engine: string; tenant: string; body: string; signature: string; ok: boolean }> = [];
+  const heard: Array<{ engine: string; path: string; tenant: string; body: string; signature: string; ok: boolean }> = [];
   const servers: Server[] = [];
 
   /** A stand-in engine: records each wake-up and checks its signature with the tenant's secret. */
@@ -21,8 +21,9 @@ describe('EngineWakeups', () => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        const ok = req.url === PATHS.wake && verify('secret-acme', req.headers, 'POST', PATHS.wake, body, clock.now()).ok;
-        heard.push({ engine: name, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok });
+        const path = String(req.url);
+        const ok = (path === PATHS.wake || path === PATHS.cancelled) && verify('secret-acme', req.headers, 'POST', path, body, clock.now()).ok;
+        heard.push({ engine: name, path, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok });
         res.statusCode = 204;
         res.end();
       });
@@ -61,5 +62,16 @@ describe('EngineWakeups', () => {
     expect(heard.every((h) => h.ok && h.tenant === 'acme' && JSON.parse(h.body).dueAt === T0)).toBe(true);
     const toE1 = heard.filter((h) => h.engine === 'e1');
     expect(toE1[0].signature).not.toBe(toE1[1].signature);
+  });
+
+  it("tells every live engine of the tenant's group which sent runs were cancelled, signed, 1,000 run ids a notice at most", async () => {
+    heard.splice(0);
+    const wakeups = new EngineWakeups(db.dataSource, clock);
+    wakeups.cancelled({ tenantId: 'acme', engineGroup: 'default', runIds: Array.from({ length: 1_001 }, (_, i) => i + 1) });
+    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    wakeups.onModuleDestroy();
+    expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
+    expect(heard.every((h) => h.ok && h.path === PATHS.cancelled)).toBe(true);
+    expect(heard.filter((h) => h.engine === 'e1').map((h) => (JSON.parse(h.body) as { runIds: number[] }).runIds.length).sort()).toEqual([1, 1_000]);
   });
 });

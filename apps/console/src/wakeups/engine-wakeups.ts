@@ -1,8 +1,8 @@
 import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import type { RunWakeup, RunWakeups } from '@baton/messaging';
+import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
-import { OutboundAgents, PATHS, postOutbound, sign, type WakeRequest } from '@baton/protocol';
+import { MAX_CANCEL_NOTICE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
 
 /**
@@ -17,7 +17,7 @@ const SILENT_MS = 10_000;
 const TIMEOUT_MS = 2_000;
 
 /**
- * Wake-ups over HTTP: POST /baton/wake, signed with the tenant's executor secret, to every live
+ * Wake-ups over HTTP: POST /baton/wake (and a cancel's POST /baton/cancelled), signed with the tenant's executor secret, to every live
  * engine of the tenant's group (read from engine_nodes), in parallel, answers not awaited by the
  * caller. Every engine of the group is told, not one: whichever claims first fires the run (SKIP
  * LOCKED), and a busy or dying engine does not hold it back. Engine URLs are the engines' own
@@ -49,11 +49,20 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     this.pending.set(wakeup.tenantId, wakeup);
   }
 
+  /** POST /baton/cancelled to the group's live engines, at once (a cancel is rare; what it stops is on its way). */
+  cancelled(cancels: RunCancels): void {
+    for (let i = 0; i < cancels.runIds.length; i += MAX_CANCEL_NOTICE_RUNS) {
+      const body = JSON.stringify({ runIds: cancels.runIds.slice(i, i + MAX_CANCEL_NOTICE_RUNS) } satisfies CancelNotice);
+      this.send(cancels, PATHS.cancelled, body).catch((err: Error) => this.logger.warn(`cancel notice to tenant ${cancels.tenantId}'s engines failed: ${err.message}`, { tenantId: cancels.tenantId }));
+    }
+  }
+
   private flush(): void {
     const wakeups = [...this.pending.values()];
     this.pending = new Map();
     for (const wakeup of wakeups) {
-      this.send(wakeup).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+      const body = JSON.stringify({ dueAt: wakeup.dueAt } satisfies WakeRequest);
+      this.send(wakeup, PATHS.wake, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
     }
   }
 
@@ -61,26 +70,26 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     this.agents.destroy();
   }
 
-  private async send(wakeup: RunWakeup): Promise<void> {
-    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(wakeup.tenantId)]);
+  /** One signed POST of `body` to `path` on every live engine of the tenant's group. */
+  private async send(to: { tenantId: string; engineGroup: string }, path: string, body: string): Promise<void> {
+    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(to.tenantId)]);
     if (secret === null) return;
     const now = this.clock.now();
-    const signedAt = this.signedAt(wakeup.tenantId, now);
-    const body = JSON.stringify({ dueAt: wakeup.dueAt } satisfies WakeRequest);
-    const targets = engines.filter((e) => e.groups.includes(wakeup.engineGroup) && now - e.heartbeatAt < SILENT_MS);
+    const signedAt = this.signedAt(to.tenantId, now);
+    const targets = engines.filter((e) => e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS);
     await Promise.all(
       targets.map(async (engine) => {
         const answer = await postOutbound({
-          url: `${engine.url.replace(/\/+$/, '')}${PATHS.wake}`,
+          url: `${engine.url.replace(/\/+$/, '')}${path}`,
           body,
-          headers: { 'content-type': 'application/json', ...sign(secret, wakeup.tenantId, 'POST', PATHS.wake, body, signedAt) },
+          headers: { 'content-type': 'application/json', ...sign(secret, to.tenantId, 'POST', path, body, signedAt) },
           check: () => null,
           timeoutMs: TIMEOUT_MS,
           maxResponseBytes: 4096,
           agents: this.agents,
         });
-        if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not woken (${answer.code}): its poll finds the run`, { tenantId: wakeup.tenantId });
-        else if (answer.status !== 204) this.logger.warn(`engine ${engine.id} refused a wake-up: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId: wakeup.tenantId });
+        if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not reached on ${path} (${answer.code})`, { tenantId: to.tenantId });
+        else if (answer.status !== 204) this.logger.warn(`engine ${engine.id} refused ${path}: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId: to.tenantId });
       }),
     );
   }

@@ -13,6 +13,7 @@ describe('readEngineConfig', () => {
       publicUrl: null,
       slots: 64,
       lookAheadMs: 2000,
+      sendAheadMs: 2000,
       claimBatch: 500,
       maxHeld: 20_000,
       claimIntervalMs: 200,

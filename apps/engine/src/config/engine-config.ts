@@ -31,6 +31,12 @@ export interface EngineConfig {
   onTimeSlots: number;
   /** Runs due within this are claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 2000 ms. */
   lookAheadMs: number;
+  /**
+   * How long before its instant a run may be sent to an executor that starts it at the instant
+   * itself (protocol 2), for runs whose start is only their DISPATCHED mark (`BATON_SEND_AHEAD_MS`).
+   * Default 2000 ms; 0: every run is sent at its instant.
+   */
+  sendAheadMs: number;
   /** Most runs claimed in one query (`BATON_CLAIM_BATCH`). Default 500. */
   claimBatch: number;
   /** Most runs held in memory at once; claiming pauses above it (`BATON_MAX_HELD`), divided among tenants by fair shares (claimer/claim-turn.ts). Default 20 000. */
@@ -123,6 +129,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     slots: v.integer('BATON_ENGINE_SLOTS'),
     onTimeSlots: v.integer('BATON_ENGINE_ON_TIME_SLOTS'),
     lookAheadMs: v.integer('BATON_LOOK_AHEAD_MS'),
+    sendAheadMs: v.integer('BATON_SEND_AHEAD_MS'),
     claimBatch: v.integer('BATON_CLAIM_BATCH'),
     maxHeld: v.integer('BATON_MAX_HELD'),
     claimIntervalMs: v.integer('BATON_CLAIM_INTERVAL_MS'),

@@ -4,7 +4,7 @@ import type { DispatchRequest } from '@baton/protocol';
 import type { ClaimedRun } from '../claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
-import type { RoutedExecutor } from '../executors/executor-registry';
+import { STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '../executors/executor-registry';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
 import { CallbackUrls } from './callback-urls';
@@ -49,12 +49,19 @@ export class DispatchSender {
     private readonly lane: LaneSender,
   ) {}
 
-  /** `sendAt`: a run of the on-time lane, whose first request leaves at that instant, never before (LaneSender). */
-  async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt?: number): Promise<Verdict> {
+  /**
+   * `sendAt`: a run of the on-time lane, whose first request leaves at that instant, never before
+   * (LaneSender). `startAt`: a run sent ahead, which its executor is to start at that instant
+   * (`startInMs`); a candidate that does not take runs ahead (protocol 1) is asked at the instant.
+   */
+  async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt?: number, startAt?: number): Promise<Verdict> {
     const refusals: Refusal[] = [];
     for (const [i, executor] of candidates.entries()) {
       if (i > 0 && !(await this.setbacks.reroute(run, executor.executorId))) return { kind: 'LOST' };
-      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, i === 0 ? sendAt : undefined);
+      // Sent ahead to one that starts it at its instant; else a fallback candidate that does not is asked at the instant.
+      const ahead = startAt !== undefined && executor.protocolVersion >= STARTS_AT_INSTANT_FROM;
+      const leaveAt = ahead ? undefined : i === 0 ? sendAt : startAt;
+      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, leaveAt, ahead ? startAt : undefined);
       if (answer.kind === 'ACCEPTED') return { kind: 'ACCEPTED', executorId: executor.executorId, leftAt, at: this.clock.now() };
       refusals.push({ executor, answer });
       this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
@@ -69,7 +76,7 @@ export class DispatchSender {
    * are apart by the wait for a socket and the signing of the runs ahead; the ack writes it as
    * the run's dispatched_at.
    */
-  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean, sendAt: number | undefined): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean, sendAt: number | undefined, startAt: number | undefined): Promise<{ answer: DispatchAnswer; leftAt: number }> {
     if (!reserved) this.gate.sent(executor.executorId);
     let answer: DispatchAnswer = { kind: 'UNKNOWN', message: 'not sent' };
     let leftAt = this.clock.now();
@@ -79,11 +86,11 @@ export class DispatchSender {
       else {
         if (sendAt !== undefined) await this.until(sendAt);
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt));
       }
       if (answer.kind === 'UNKNOWN') {
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt));
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt));
       }
     } finally {
       this.gate.answered(
@@ -99,7 +106,9 @@ export class DispatchSender {
     for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
-  private request(run: ClaimedRun, sentAt: number): DispatchRequest {
+  /** The run's request as it leaves at `sentAt`; sent ahead, with the wait until `startAt` and its deadline counted from there. */
+  private request(run: ClaimedRun, sentAt: number, startAt?: number): DispatchRequest {
+    const startInMs = startAt === undefined ? 0 : Math.max(0, startAt - sentAt);
     return {
       runId: run.runId,
       attempt: run.attempt,
@@ -109,11 +118,12 @@ export class DispatchSender {
       handler: run.handler,
       params: (run.params ?? null) as DispatchRequest['params'],
       scheduledAt: run.scheduledAt,
-      deadline: sentAt + run.timeoutMs,
+      deadline: sentAt + startInMs + run.timeoutMs,
       callbackUrls: this.callbackUrls.urls(run.engineGroup),
       ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
       ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
       ...(run.shard ? { shardIndex: run.shard.index, shardTotal: run.shard.total } : {}),
+      ...(startInMs > 0 ? { startInMs } : {}),
     };
   }
 }

@@ -1,12 +1,13 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, planShards, type Clock } from '@baton/domain';
+import { MAX_START_IN_MS } from '@baton/protocol';
 import type { ExecutingRunRow } from '@baton/persistence';
 import { ClaimSignal } from '../claimer/claim-signal';
 import { TenantPace } from '../claimer/tenant-pace';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient, type SigningTenant } from '../executors/executor-client';
-import { ExecutorRegistry, type RoutedExecutor } from '../executors/executor-registry';
+import { ExecutorRegistry, STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '../executors/executor-registry';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
@@ -19,6 +20,7 @@ import { DispatchRouter } from './dispatch-router';
 import { DispatchSender, type Refusal } from './dispatch-sender';
 import { OnTimeLead } from './on-time-lead';
 import { SLOT_HOLD, type SlotHold } from './slot-hold';
+import { startsByMark } from './starts-by-mark';
 import { TenantTally } from './tenant-tally';
 
 /** General slots kept from a tenant for each other tenant with runs on the engine… */
@@ -130,6 +132,14 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** How long before its instant the on-time lane starts a run (OnTimeLead): what its recent starts took. */
   get onTimeLeadMs(): number {
     return this.lead.ms;
+  }
+
+  /**
+   * Whether the run may be sent ahead of its instant (BATON_SEND_AHEAD_MS): its start is only its
+   * DISPATCHED mark, and every UP executor of its app starts it at the instant itself.
+   */
+  sendsAhead(run: ClaimedRun): boolean {
+    return this.config.sendAheadMs > 0 && startsByMark(run) && this.registry.startsAtInstant(run.tenantId, run.executorApp);
   }
 
   /** The tenant's claim share (1 until its row is cached: DueQueue.accept prefetches it): its runs per turn in the ready line. */
@@ -251,20 +261,30 @@ export class Dispatcher implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * A run before its instant is sent ahead with it (`startAt`) to an executor that starts it then
+   * (protocol 2); to another one — the routing table changed since it came due ahead — its POST
+   * leaves at the instant (`sendAt`), as the on-time lane's does.
+   */
   private async send(run: ClaimedRun, tenant: SigningTenant, route: { candidates: RoutedExecutor[] }, onTime: boolean, sendAt: number | undefined): Promise<void> {
     let sending = false;
     const launchedAt = this.clock.now();
+    const ahead = run.dueAt > launchedAt && run.dueAt - launchedAt <= MAX_START_IN_MS && this.config.sendAheadMs > 0 && startsByMark(run) && route.candidates[0].protocolVersion >= STARTS_AT_INSTANT_FROM;
+    const startAt = ahead ? run.dueAt : undefined;
+    if (ahead) sendAt = undefined;
+    else if (sendAt === undefined && run.dueAt > launchedAt) sendAt = run.dueAt;
     try {
-      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt }, onTime);
+      const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt, startAt }, onTime);
       if (start.kind !== 'DISPATCHED') return;
       if (onTime) this.lead.record(this.clock.now() - launchedAt);
-      this.started(run, { ...start, at: Math.max(start.at, sendAt ?? this.clock.now()) }, tenant);
+      this.started(run, { ...start, at: Math.max(start.at, startAt ?? sendAt ?? this.clock.now()) }, tenant);
       const released = this.slotHold.untilReleased(run);
       sending = true;
-      const verdict = await this.sender.send(run, tenant, route.candidates, sendAt);
+      const verdict = await this.sender.send(run, tenant, route.candidates, sendAt, startAt);
       if (verdict.kind === 'ACCEPTED') {
         this.registry.noteAccepted(verdict.executorId);
-        this.recordAck(run, verdict.leftAt, verdict.at);
+        // A run sent ahead was handed over for its instant: its timeline and its timeout start there.
+        this.recordAck(run, Math.max(verdict.leftAt, startAt ?? 0), Math.max(verdict.at, startAt ?? 0));
         this.pace.accepted(run.tenantId, verdict.at);
         this.metrics.runsFired.inc();
         if (released) await released;

@@ -38,6 +38,11 @@ class StubDispatcher {
     this.keepForLater = listener;
   }
   prepare(): void {}
+  /** Runs whose executors start them at their instant (sent ahead). */
+  ahead = new Set<number>();
+  sendsAhead(run: ClaimedRun): boolean {
+    return this.ahead.has(run.runId);
+  }
   shareOf(): number {
     return 1;
   }
@@ -103,8 +108,8 @@ describe('DueQueue', () => {
   let queue: DueQueue | undefined;
   afterEach(() => queue?.drain());
 
-  function make(stub: StubDispatcher): DueQueue {
-    queue = new DueQueue(readEngineConfig({}, { slots: 100 }), systemClock, new EngineMetrics({ defaultMetrics: false }), stub as unknown as Dispatcher);
+  function make(stub: StubDispatcher, sendAheadMs = 2_000): DueQueue {
+    queue = new DueQueue(readEngineConfig({}, { slots: 100, sendAheadMs }), systemClock, new EngineMetrics({ defaultMetrics: false }), stub as unknown as Dispatcher);
     return queue;
   }
 
@@ -302,6 +307,55 @@ describe('DueQueue', () => {
       stub.release();
       expect(stub.launched[3]).toMatchObject({ run: { runId: 11 }, at: t + 100, onTime: false });
       expect(stub.launched).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('lets a run its executors start at its instant come due BATON_SEND_AHEAD_MS ahead, behind runs due sooner; the others at their instant', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 1;
+      stub.onTimeLeadMs = 40;
+      const q = make(stub, 500);
+      const t = Date.now() + 1_000;
+      stub.ahead = new Set([1, 2]);
+      q.accept([run(1, t), run(2, t + 100), run(3, t - 200), run(4, t)]);
+      await vi.advanceTimersByTimeAsync(499);
+      expect(stub.launched).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1); // t − 500: run 1 comes due (its instant stays t; the dispatcher sends it with it)
+      expect(stub.launched).toMatchObject([{ run: { runId: 1, dueAt: t }, at: t - 500 }]);
+      await vi.advanceTimersByTimeAsync(100); // t − 400: run 2 is due ahead, but the one slot is taken
+      expect(stub.launched).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(200); // t − 200: run 3 (sent at its instant) is due too
+      stub.release();
+      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]); // in the order they came due
+      stub.release();
+      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2, 3]);
+      expect(stub.launched[2].at).toBe(t - 200);
+      stub.release();
+      await vi.advanceTimersByTimeAsync(159); // t − 41: run 4 is not sent ahead; the lane's lead is for runs due alone
+      expect(stub.launched).toHaveLength(3);
+      await vi.advanceTimersByTimeAsync(41);
+      expect(stub.launched[3]).toMatchObject({ run: { runId: 4 }, at: t });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('sends nothing ahead with BATON_SEND_AHEAD_MS=0', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub, 0);
+      const t = Date.now() + 1_000;
+      stub.ahead = new Set([1]);
+      q.accept([run(1, t)]);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(stub.launched).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(stub.launched).toMatchObject([{ run: { runId: 1 }, at: t }]);
     } finally {
       vi.useRealTimers();
     }

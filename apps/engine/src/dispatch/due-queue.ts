@@ -6,6 +6,7 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { Dispatcher } from './dispatcher';
 import { ReadyLine } from './ready-line';
+import { startsByMark } from './starts-by-mark';
 import { TenantTally } from './tenant-tally';
 
 /** setTimeout's longest delay is 2^31 − 1 ms; further timers are re-armed on the way. */
@@ -36,6 +37,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * then off its path. One run of a tenant at a time: a burst's first run may go this way, the
  * rest of it goes the general way.
  *
+ * A run its executors start at its instant themselves (protocol 2; Dispatcher.sendsAhead) comes
+ * due BATON_SEND_AHEAD_MS before its instant and is sent then, with its instant: a burst due at T
+ * is claimed, marked, sent and acknowledged before T, and starts on the executors' clocks.
+ *
  * `drain()` (shutdown) stops everything and hands back what was not dispatched, for the node to
  * release. Runs being dispatched at that moment finish their dispatch.
  */
@@ -52,12 +57,15 @@ export class DueQueue implements OnModuleDestroy {
   private readonly shareOf = (tenantId: string) => this.dispatcher.shareOf(tenantId);
   private readonly mayTakeSlot = (tenantId: string) => this.dispatcher.mayTakeSlot(tenantId, this.tally.othersThan(tenantId));
 
+  private readonly sendAheadMs: number;
+
   constructor(
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: EngineMetrics,
     private readonly dispatcher: Dispatcher,
   ) {
+    this.sendAheadMs = config.sendAheadMs;
     this.queue = new CalendarQueue<ClaimedRun>({ resizePolicy: new PramResizePolicy({ capacity: Math.max(1, config.maxHeld) }) });
     dispatcher.onSlotFreed(() => this.pump());
     dispatcher.onKeepForLater((run, at) => {
@@ -88,9 +96,13 @@ export class DueQueue implements OnModuleDestroy {
     this.releasedListener = listener;
   }
 
-  /** Takes ownership of claimed runs: each fires at its dueAt (a run already held is replaced). */
+  /**
+   * Takes ownership of claimed runs (a run already held is replaced): each comes due at its dueAt,
+   * or BATON_SEND_AHEAD_MS before it when its executors start it at its instant themselves
+   * (Dispatcher.sendsAhead) — it then goes the way of any due run, and its executor holds it.
+   */
   accept(runs: ClaimedRun[]): void {
-    for (const run of runs) this.enqueue(run, run.dueAt);
+    for (const run of runs) this.enqueue(run, this.dispatcher.sendsAhead(run) ? run.dueAt - this.sendAheadMs : run.dueAt);
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.dispatcher.prepare(runs);
     this.pump();
@@ -171,7 +183,8 @@ export class DueQueue implements OnModuleDestroy {
     const lead = this.dispatcher.onTimeLeadMs;
     for (let due = this.queue.peekTime(); due !== undefined && due <= now + lead && this.dispatcher.freeOnTimeSlots > 0; due = this.queue.peekTime()) {
       const run = this.queue.peek() as ClaimedRun;
-      if (!startsByMark(run) || this.ready.hasTenant(run.tenantId) || this.dispatcher.inLaneOf(run.tenantId) || this.dispatcher.takeTokens(run, due) > 0) return;
+      // A run sent ahead comes due before its instant: it goes then, the way of any due run.
+      if (due < run.dueAt || !startsByMark(run) || this.ready.hasTenant(run.tenantId) || this.dispatcher.inLaneOf(run.tenantId) || this.dispatcher.takeTokens(run, due) > 0) return;
       this.queue.dequeue();
       this.handles.delete(run.runId);
       this.tally.remove(run.tenantId);
@@ -204,11 +217,3 @@ export class DueQueue implements OnModuleDestroy {
   }
 }
 
-/**
- * A run whose start is only its DISPATCHED mark (RunStart): concurrency ALLOW, or a shard, and not
- * a fan-out run. Only such a run starts ahead of its instant — a FORBID or REPLACE run looks at its
- * task's other runs, and a fan-out run writes its shards, as of its instant.
- */
-function startsByMark(run: ClaimedRun): boolean {
-  return run.shard !== null || (run.concurrencyPolicy === 'ALLOW' && run.fanOut.mode === 'SINGLE');
-}

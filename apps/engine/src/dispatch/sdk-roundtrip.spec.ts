@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { createExecutorServer, defineHandler, NonRetryableError, type ExecutorServer } from '@baton/executor-sdk';
-import { alarms, claimedRunOf, eventually, runInState, seedRun, seedTask, seedTenant, startDispatchSide, SECRET, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
+import { PATHS } from '@baton/protocol';
+import { alarms, claimedRunOf, eventually, runInState, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, SECRET, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 import { DueQueue } from './due-queue';
 
 /**
@@ -13,6 +14,8 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
   const db = useTestDatabase(kind);
   let engine: DispatchSideApp;
   let executor: ExecutorServer;
+  const starts = new Map<number, number>();
+  const accepts = new Map<number, number>();
 
   beforeAll(async () => {
     engine = await startDispatchSide(db.dataSource);
@@ -40,8 +43,13 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
         defineHandler('slow', async (ctx) => {
           await ctx.sleep(60_000);
         }),
+        defineHandler('stamp', (ctx) => {
+          starts.set(ctx.runId, Date.now());
+          return null;
+        }),
       ],
     });
+    executor.runtime.events.on('accepted', ({ runId }) => accepts.set(runId, Date.now()));
     await executor.start();
   });
   afterAll(async () => {
@@ -86,6 +94,41 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
     const failed = await runInState(db.dataSource, finalRun, 'FAILED');
     expect(failed).toMatchObject({ attempt: 1, error: expect.stringMatching(/^NonRetryableError: no customer 7/) });
     expect(await runInState(db.dataSource, plainRun, 'RETRY_WAIT')).toMatchObject({ attempt: 2, error: expect.stringMatching(/card declined/) });
+  });
+
+  it('sends a run due later ahead of its instant: accepted before it, started at it on the executor, its timeline and timeout from there', async () => {
+    await registered();
+    const task = await seedTask(db.dataSource, { name: 'stamp', handler: 'stamp', timeoutMs: 5_000 });
+    const t = Date.now() + 1_500;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: t });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: t, dueAt: t })]);
+    const accepted = await runInState(db.dataSource, runId, 'ACCEPTED');
+    expect(accepts.get(runId)!).toBeLessThan(t - 500);
+    expect(starts.has(runId)).toBe(false);
+    expect(accepted).toMatchObject({ dispatchedAt: t, acceptedAt: t, deadlineAt: t + 5_000 });
+    const done = await runInState(db.dataSource, runId, 'SUCCEEDED');
+    expect(starts.get(runId)!).toBeGreaterThanOrEqual(t);
+    expect(starts.get(runId)! - t).toBeLessThan(200);
+    expect(done.startedAt!).toBeGreaterThanOrEqual(t);
+  });
+
+  it('a run sent ahead and cancelled before its instant is aborted at its executor on the console\'s notice: it never starts', async () => {
+    await registered();
+    const task = await seedTask(db.dataSource, { name: 'stamp-cancelled', handler: 'stamp' });
+    const t = Date.now() + 1_500;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: t });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: t, dueAt: t })]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    await db.dataSource.query("UPDATE runs SET state = 'CANCELLED', finished_at = ? WHERE id = ?", [Date.now(), runId]); // as the console's cancel does
+    const aborted = new Promise<string>((resolve) => executor.runtime.events.on('finished', (e) => e.runId === runId && resolve(e.outcome)));
+    expect((await signedPost(engine.url, PATHS.cancelled, { runIds: [runId] })).status).toBe(204);
+    expect(await aborted).toBe('ABORTED');
+    expect(Date.now()).toBeLessThan(t);
+    await new Promise((r) => setTimeout(r, Math.max(0, t - Date.now()) + 100));
+    expect(starts.has(runId)).toBe(false);
+    expect((await runInState(db.dataSource, runId, 'CANCELLED')).startedAt).toBeNull();
+    const refused = await signedPost(engine.url, PATHS.cancelled, { runIds: [] });
+    expect(refused).toMatchObject({ status: 400, body: { errors: [{ field: 'runIds' }] } });
   });
 
   it('a handler still running at its deadline is aborted by the SDK: TIMED_OUT', async () => {

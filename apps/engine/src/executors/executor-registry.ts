@@ -11,7 +11,12 @@ export interface RoutedExecutor extends ExecutorCandidate {
   url: string;
   /** Queue places beyond `capacity` (its heartbeat's; 0 when it does not say). */
   queueLimit: number;
+  /** The protocol it speaks: from 2 it takes a run ahead of its instant (`startInMs`) and starts it then. */
+  protocolVersion: number;
 }
+
+/** The first protocol version whose executors hold a run sent ahead until its instant. */
+export const STARTS_AT_INSTANT_FROM = 2;
 
 /** The routing table is re-read when older than this (executors register and go DOWN in seconds). */
 export const REGISTRY_MAX_AGE_MS = 1_000;
@@ -45,7 +50,7 @@ export class ExecutorRegistry {
         return table;
       },
       {
-        initial: { byApp: new Map(), secretVersions: new Map() },
+        initial: { byApp: new Map(), secretVersions: new Map(), startingAtInstant: new Set() },
         now: () => clock.now(),
         onError: (err) => this.logger.warn(`reading the executor registry failed, routing on the last table: ${err.message}`),
       },
@@ -90,12 +95,22 @@ export class ExecutorRegistry {
       state: 'UP',
       capacity: r.capacity,
       queueLimit: r.queueLimit,
+      protocolVersion: r.protocolVersion,
       inFlight: r.inFlight + (this.sentSinceRefresh.get(r.id) ?? 0),
     }));
     const ordered = strategy.order(candidates, { key: routingKey });
     if (preferredExecutorId === null) return ordered;
     const preferred = ordered.find((c) => c.executorId === preferredExecutorId);
     return preferred ? [preferred, ...ordered.filter((c) => c !== preferred)] : ordered;
+  }
+
+  /**
+   * Whether every UP executor of the tenant's app starts a run sent ahead at its instant itself
+   * (protocol 2): only then may its runs leave before their instant — one that went to an older
+   * executor would wait for its instant in a dispatch slot.
+   */
+  startsAtInstant(tenantId: string, app: string): boolean {
+    return this.table.value.startingAtInstant.has(appKey(tenantId, app));
   }
 
   /**
@@ -135,14 +150,19 @@ export class ExecutorRegistry {
 interface RoutingTable {
   byApp: Map<string, UpExecutorRow[]>;
   secretVersions: Map<string, number | null>;
+  /** The (tenant, app) keys whose UP executors all start runs at their instant (protocol 2). */
+  startingAtInstant: Set<string>;
 }
 
 function routingTableOf(rows: readonly UpExecutorRow[]): RoutingTable {
-  const table: RoutingTable = { byApp: new Map(), secretVersions: new Map() };
+  const table: RoutingTable = { byApp: new Map(), secretVersions: new Map(), startingAtInstant: new Set() };
   for (const row of rows) {
     const key = appKey(row.tenantId, row.app);
     table.byApp.set(key, [...(table.byApp.get(key) ?? []), row]);
     table.secretVersions.set(urlKey(row.tenantId, row.url), row.secretVersion);
+  }
+  for (const [key, executors] of table.byApp) {
+    if (executors.every((e) => e.protocolVersion >= STARTS_AT_INSTANT_FROM)) table.startingAtInstant.add(key);
   }
   return table;
 }

@@ -44,6 +44,7 @@ export class HeartbeatService {
           capacity: heartbeat.capacity,
           queueLimit: heartbeat.queueLimit ?? 0,
           inFlight: heartbeat.inFlight,
+          protocolVersion: heartbeat.protocolVersion ?? 1,
           handlers: heartbeat.handlers ?? [],
           handlerSchemas: heartbeat.handlerSchemas,
           secretVersion,

@@ -87,6 +87,18 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(over.body).toMatchObject({ errors: [{ field: 'handlerSchemas', reason: `at most ${MAX_HANDLER_SCHEMAS_BYTES} bytes serialised, the whole object (got ${MAX_HANDLER_SCHEMAS_BYTES + 1})` }] });
   });
 
+  it('keeps the protocol each heartbeat states (1 when it states none: engines send runs ahead only from 2), and refuses a bad one naming the field', async () => {
+    const version = async () => Number(((await db.dataSource.query('SELECT protocol_version FROM executors')) as Array<{ protocol_version: unknown }>)[0].protocol_version);
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat({ protocolVersion: 2 }));
+    expect(await version()).toBe(2);
+    await signedPost(engine.url, PATHS.heartbeat, heartbeat(), { now: Date.now() + 1 });
+    expect(await version()).toBe(1);
+    const bad = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ protocolVersion: 0 }), { now: Date.now() + 2 });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ errors: [{ field: 'protocolVersion' }] });
+    expect(await version()).toBe(1);
+  });
+
   it('refreshes the same executor (tenant, app, url) on later heartbeats', async () => {
     const first = await signedPost(engine.url, PATHS.heartbeat, heartbeat());
     const second = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ inFlight: 9, capacity: 32 }), { now: Date.now() + 1 });

@@ -7,11 +7,15 @@ import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
-/** A run to mark DISPATCHED; `sendAt` (0: now) when it is sent later (the on-time lane). */
+/**
+ * A run to mark DISPATCHED; `sendAt` (0: now) when it is sent later (the on-time lane); `startAt`
+ * (0: when sent) when its executor starts it at that instant (sent ahead).
+ */
 interface Dispatching {
   run: ClaimedRun;
   executorId: number;
   sendAt: number;
+  startAt: number;
 }
 
 /**
@@ -50,22 +54,27 @@ export class DispatchMarks {
   /**
    * CLAIMED → DISPATCHED to `executorId`: the dispatched_at written, or null if the run is no longer
    * this node's to send. A run the on-time lane started ahead of its instant gets `sendAt`, when its
-   * POST leaves, as dispatched_at (the ACCEPTED mark then writes when it did leave).
+   * POST leaves, as dispatched_at (the ACCEPTED mark then writes when it did leave). A run sent
+   * ahead of its instant (`startAt`) has its timeout counted from that instant.
    */
-  async markDispatched(run: ClaimedRun, executorId: number, onTime = false, sendAt?: number): Promise<number | null> {
-    const at = await (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId, sendAt: sendAt ?? 0 });
+  async markDispatched(run: ClaimedRun, executorId: number, onTime = false, sendAt?: number, startAt?: number): Promise<number | null> {
+    const at = await (onTime ? this.dispatchedOnTime : this.dispatched).push({ run, executorId, sendAt: sendAt ?? 0, startAt: startAt ?? 0 });
     if (at instanceof Error) throw at;
     return at;
   }
 
-  /** DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the timeout counts from the ack. */
+  /**
+   * DISPATCHED → ACCEPTED: dispatched_at becomes when the accepted request left (`sentAt`), the
+   * timeout counts from the ack (`acceptedAt`). For a run sent ahead the dispatcher gives its
+   * instant for both: the run was handed over for then, and its timeline and timeout start there.
+   */
   markAccepted(run: ClaimedRun, sentAt: number, acceptedAt: number): Promise<void> {
     return this.accepted.push({ run, sentAt, acceptedAt });
   }
 
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
-    const runs = items.map(({ run, executorId }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: now + run.timeoutMs }));
+    const runs = items.map(({ run, executorId, startAt }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: Math.max(now, startAt) + run.timeoutMs }));
     let moved: Set<number>;
     try {
       moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));

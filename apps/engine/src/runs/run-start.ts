@@ -29,9 +29,10 @@ export type Start =
 
 /**
  * What starting the run means: marking it DISPATCHED to its first executor (`sendAt`: the instant
- * its POST leaves, when the on-time lane starts it ahead of it), or writing its shards.
+ * its POST leaves, when the on-time lane starts it ahead of it; `startAt`: the instant its executor
+ * starts it, when it is sent ahead of it), or writing its shards.
  */
-export type Begin = { kind: 'SEND'; executorId: number; sendAt?: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
+export type Begin = { kind: 'SEND'; executorId: number; sendAt?: number; startAt?: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
 
 class LostRun extends Error {}
 
@@ -57,7 +58,7 @@ export class RunStart {
 
   async start(run: ClaimedRun, begin: Begin, onTime: boolean): Promise<Start> {
     if (begin.kind === 'SEND' && (run.concurrencyPolicy === 'ALLOW' || run.shard !== null)) {
-      const at = await this.marks.markDispatched(run, begin.executorId, onTime, begin.sendAt);
+      const at = await this.marks.markDispatched(run, begin.executorId, onTime, begin.sendAt, begin.startAt);
       return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
     }
     const now = this.clock.now();

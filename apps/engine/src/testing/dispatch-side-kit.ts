@@ -16,6 +16,7 @@ import { CallbacksModule } from '../callbacks/callbacks.module';
 import { DispatchModule } from '../dispatch/dispatch.module';
 import { ExecutorsModule } from '../executors/executors.module';
 import { WatchdogModule } from '../watchdog/watchdog.module';
+import { WakeupsModule } from '../wakeups/wakeups.module';
 import { ExecutorRegistry } from '../executors/executor-registry';
 
 /**
@@ -67,6 +68,7 @@ export async function startDispatchSide(
       CallbacksModule,
       ExecutorsModule,
       WatchdogModule,
+      WakeupsModule,
     ],
   })
   class DispatchSideTestModule {}

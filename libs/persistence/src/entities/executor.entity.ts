@@ -28,6 +28,10 @@ export class ExecutorEntity {
   @Column({ name: 'queue_limit', type: 'int', default: 0 })
   queueLimit!: number;
 
+  /** The executor protocol it speaks, from its last heartbeat (1 when it does not say): 2 and later take runs sent ahead of their instant. */
+  @Column({ name: 'protocol_version', type: 'int', default: 1 })
+  protocolVersion!: number;
+
   /** Runs in flight at its last heartbeat. */
   @Column({ name: 'in_flight', type: 'int', default: 0 })
   inFlight!: number;

@@ -9,6 +9,8 @@ export interface UpExecutorRow {
   capacity: number;
   queueLimit: number;
   inFlight: number;
+  /** The executor protocol it speaks (its heartbeat's protocolVersion): 2 and later take runs sent ahead of their instant. */
+  protocolVersion: number;
   /** The tenant secret version that verified its latest heartbeat; null before this was recorded. */
   secretVersion: number | null;
 }
@@ -16,7 +18,7 @@ export interface UpExecutorRow {
 /**
  * The routing table of an engine: UP executors of the tenants its groups serve.
  *
- *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version
  *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
  *    WHERE t.engine_group IN (…) AND e.state = 'UP'
  *
@@ -27,7 +29,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
   if (groups.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.secret_version
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version
        FROM executors e JOIN tenants t ON t.id = e.tenant_id
       WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
       ORDER BY e.id`,
@@ -41,6 +43,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
     capacity: num(r.capacity),
     queueLimit: num(r.queue_limit),
     inFlight: num(r.in_flight),
+    protocolVersion: num(r.protocol_version),
     secretVersion: r.secret_version === null || r.secret_version === undefined ? null : num(r.secret_version),
   }));
 }

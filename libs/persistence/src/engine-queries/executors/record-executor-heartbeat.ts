@@ -10,6 +10,8 @@ export interface ExecutorHeartbeatInput {
   /** Queue places beyond the pool (0: not said). */
   queueLimit: number;
   inFlight: number;
+  /** The executor protocol it speaks (the heartbeat's protocolVersion; 1 when it does not say). */
+  protocolVersion: number;
   /** The handler names it offers. */
   handlers: readonly string[];
   /** JSON schemas of some handlers' params, by name (the heartbeat's handlerSchemas); undefined: none. */
@@ -51,9 +53,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas)
-         VALUES (?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas],
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, protocol_version, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -66,15 +68,16 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
-    [input.capacity, input.queueLimit, input.inFlight, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
+    [input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
   // Also brings back, quietly, an executor that stopped gracefully (markExecutorStopped): a restart, not an outage ending.
-  await execute(manager, "UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?", [
+  await execute(manager, "UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?", [
     input.capacity,
     input.queueLimit,
     input.inFlight,
+    input.protocolVersion,
     input.now,
     input.secretVersion,
     JSON.stringify(input.handlers),

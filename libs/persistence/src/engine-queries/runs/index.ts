@@ -27,3 +27,4 @@ export * from './find-late-runs';
 export * from './mark-run-late';
 export * from './find-overdue-runs';
 export * from './find-orphaned-runs';
+export * from './find-cancelled-sent-runs';

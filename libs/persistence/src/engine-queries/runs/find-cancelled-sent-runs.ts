@@ -1,0 +1,30 @@
+import type { EntityManager } from 'typeorm';
+import { execute, num, placeholders } from '../sql';
+
+/** A cancelled run that had been sent, and where to: what its abort needs. */
+export interface CancelledSentRun {
+  runId: number;
+  attempt: number;
+  executorUrl: string;
+}
+
+/**
+ * The runs of a console's cancel notice that an engine should have aborted at their executors:
+ *
+ *   SELECT r.id, r.attempt, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
+ *    WHERE r.tenant_id = ? AND r.id IN (…) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL
+ *
+ * Primary-key lookups (at most MAX_CANCEL_NOTICE_RUNS ids). The tenant is the notice's signer, so
+ * a notice names only its own runs; a run that is not CANCELLED (the cancel lost a race with its
+ * outcome) or was never sent is passed over — the notice is a hint, the row says what happened.
+ */
+export async function findCancelledSentRuns(manager: EntityManager, input: { tenantId: string; runIds: readonly number[] }): Promise<CancelledSentRun[]> {
+  if (input.runIds.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT r.id, r.attempt, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
+      WHERE r.tenant_id = ? AND r.id IN (${placeholders(input.runIds.length)}) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL`,
+    [input.tenantId, ...input.runIds],
+  );
+  return rows.map((r) => ({ runId: num(r.id), attempt: num(r.attempt), executorUrl: String(r.url) }));
+}
