@@ -57,6 +57,8 @@ export interface ApiBurstOptions {
   mysqlServerUrl?: string;
   /** V8 CPU profiles of the engines and executors from T to their stop, written here (bench/support/cpu-profile.cjs). */
   profileDir?: string;
+  /** BATON_* settings of the engines beyond the cluster tests' (an engine gets no BATON_* variable of this process). */
+  engineEnv?: Record<string, string>;
 }
 
 /** The console in this process on the cluster's database, with an admin API key of the cluster's tenant. */
@@ -88,7 +90,7 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, BURST_TENANT);
     const profiled: Record<string, string> = options.profileDir ? { NODE_OPTIONS: `-r ${RESULTS_DIR}/../support/cpu-profile.cjs`, BENCH_PROFILE_DIR: options.profileDir } : {};
-    const engineProcs = await c.startEngines(engines, profiled);
+    const engineProcs = await c.startEngines(engines, { ...options.engineEnv, ...profiled });
     const executors = await c.startExecutors(2, { ...BURST_EXECUTOR_ENV, ...profiled });
     const api = await consoleOn(c);
     try {

@@ -35,9 +35,9 @@ function parseCases(spec: string): CaseSpec[] {
   });
 }
 
-async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void, profile: boolean): Promise<PeerCaseResult> {
+async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void, profile: boolean, engineEnv: Record<string, string>): Promise<PeerCaseResult> {
   const profileDir = profile ? join(RESULTS_DIR, 'profiles', `peers-${caseName(spec)}`) : undefined;
-  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url, profileDir });
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url, profileDir, engineEnv });
   const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
   return {
     system: 'baton',
@@ -91,6 +91,7 @@ export const peers: Scenario = {
       ['--mariadb-port=18920', "Baton's private MariaDB (scripts/mariadb.sh; not the shared 3407, whose CPU other work shares)"],
       ['--tag=-x', 'result file suffix: bench/results/peers-x.json'],
       ['--profile', "Baton's engines and executors under the V8 profiler from T (bench/results/profiles/peers-<case>/; bench/profile-summary.ts)"],
+      ['--engine-env=K=V,…', "Baton's engines' settings beyond the defaults (e.g. BATON_SEND_AHEAD_MS=0)"],
     ] as const
   )
     .map(([flag, what]) => `${flag.padEnd(40)} ${what}`)
@@ -100,6 +101,7 @@ export const peers: Scenario = {
     const systems = (option(args, 'systems')?.split(',') ?? [...SYSTEMS]) as SystemKey[];
     for (const s of systems) if (!SYSTEMS.includes(s)) throw new Error(`--systems: unknown system "${s}" (known: ${SYSTEMS.join(', ')})`);
     const concurrency = Number(option(args, 'concurrency') ?? BURST_EXECUTOR_ENV.BATON_EXECUTOR_CONCURRENCY);
+    const engineEnv = Object.fromEntries((option(args, 'engine-env') ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
     const servers: PeerServer[] = [];
     const peerSystems = new Map<SystemKey, PeerSystem>();
     const results: PeerCaseResult[] = [];
@@ -136,7 +138,7 @@ export const peers: Scenario = {
           const peer = peerSystems.get(key);
           let r: PeerCaseResult;
           try {
-            r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, mariadb!, log, args.includes('--profile'));
+            r = peer ? await runPeerCase(peer, spec, concurrency, log) : await batonCase(spec, mariadb!, log, args.includes('--profile'), engineEnv);
           } catch (err) {
             // One system's failure does not cost the others' figures of the run: it is a row of its own.
             log(`  ${key} ${caseName(spec)} failed: ${(err as Error).stack ?? err}`);
@@ -155,7 +157,7 @@ export const peers: Scenario = {
     const settings = {
       bullmq: peerSystems.get('bullmq')?.settings,
       'graphile-worker': peerSystems.get('graphile-worker')?.settings,
-      baton: batonSettings,
+      baton: { ...batonSettings, engineEnv },
       peerConcurrency: concurrency,
       peerWarmup: PEER_WARMUP,
       node: process.version,

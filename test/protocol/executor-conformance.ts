@@ -112,6 +112,23 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(cb.body.finishedAt!).toBeGreaterThanOrEqual(cb.body.startedAt!);
     });
 
+    it('protocol 2 (when its heartbeat says so): holds a run sent ahead (startInMs) until then, as a queued one, and refuses a bad startInMs naming it', async () => {
+      const said = engine.heartbeats.find((h) => h.body.url === executor.url)?.body.protocolVersion ?? 1;
+      if (said < 2) return; // protocol 1: engines never send it startInMs
+      const sentAt = Date.now();
+      const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never, startInMs: 400 });
+      const answer = await engine.dispatch(executor.url, req);
+      expect(answer.status).toBe(202);
+      expect(answer.ms).toBeLessThan(300);
+      const status = await engine.send(executor.url, 'GET', PATHS.status(req.runId), undefined);
+      expect(status.body).toMatchObject({ attempts: [{ attempt: 1, state: 'QUEUED' }] });
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      expect(cb.outcome).toBe('SUCCEEDED');
+      expect(cb.startedAt! - sentAt).toBeGreaterThanOrEqual(400);
+      const bad = await engine.dispatch(executor.url, { ...engine.request({ handler: ok.handler }), startInMs: -5 } as never);
+      expect(bad).toMatchObject({ status: 400, body: { field: 'startInMs' } });
+    });
+
     it('acks long work at once (the slot is free long before the work ends) and reports its duration', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(800) as never });
       const answer = await engine.dispatch(executor.url, req);

@@ -77,14 +77,20 @@ export class WorkerPool<J> {
     return true;
   }
 
-  /** Empties the queue — jobs in line, then those waiting for their instant — and returns what was in it. */
-  drainQueue(): J[] {
+  /**
+   * Empties the queue — jobs in line, then those waiting for an instant after `keepUntil` (all of
+   * them by default) — and returns what was in it.
+   */
+  drainQueue(keepUntil = -Infinity): J[] {
     const jobs = this.waiting.splice(0);
     for (const at of [...this.scheduled.keys()].sort((a, b) => a - b)) {
-      jobs.push(...this.scheduled.get(at)!);
+      if (at <= keepUntil) continue;
+      for (const job of this.scheduled.get(at)!) {
+        jobs.push(job);
+        this.instantOf.delete(job);
+      }
       this.unschedule(at);
     }
-    this.instantOf.clear();
     this.notifyIfLineEmpty();
     return jobs;
   }

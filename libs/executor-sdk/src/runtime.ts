@@ -137,7 +137,8 @@ export class ExecutorRuntime {
 
   /**
    * Graceful stop: dispatches get 503 SHUTTING_DOWN; queued runs end ABORTED (SHUTDOWN) without
-   * running; running ones get `shutdownGraceMs` to finish, then their signal is aborted; pending
+   * running, but for runs sent ahead whose instant comes within `shutdownGraceMs`, which start
+   * then; running ones get `shutdownGraceMs` to finish, then their signal is aborted; pending
    * callbacks get `shutdownFlushMs` to be delivered (the rest stay spooled); heartbeats stop.
    */
   stop(): Promise<void> {
@@ -485,11 +486,11 @@ export class ExecutorRuntime {
     this.phase = 'draining';
     this.events.emit('draining', {});
     const announce = this.heartbeat?.beatNow();
-    for (const job of this.pool.drainQueue()) {
-      job.abort('SHUTDOWN');
-      void this.finish(job, { outcome: 'ABORTED', error: 'aborted: the executor shut down before the run started' });
-    }
+    // A run sent ahead whose instant comes within the grace is kept: it was accepted, and it starts
+    // then, like one running now. Failing it would fail a run that a deploy merely came close to.
+    this.dropUnstarted(this.pool.drainQueue(Date.now() + this.options.shutdownGraceMs));
     if (!(await this.jobsEmpty(this.options.shutdownGraceMs))) {
+      this.dropUnstarted(this.pool.drainQueue());
       for (const job of this.jobs.values()) {
         if (job.abort('SHUTDOWN')) this.events.emit('aborting', { runId: job.request.runId, attempt: job.request.attempt, reason: 'SHUTDOWN' });
       }
@@ -507,6 +508,13 @@ export class ExecutorRuntime {
     await this.direct?.close();
     this.phase = 'stopped';
     this.events.emit('stopped', { undelivered });
+  }
+
+  private dropUnstarted(jobs: readonly RunJob[]): void {
+    for (const job of jobs) {
+      job.abort('SHUTDOWN');
+      void this.finish(job, { outcome: 'ABORTED', error: 'aborted: the executor shut down before the run started' });
+    }
   }
 
   /** Writes the SDK's own trouble to the logger, without flooding it during an outage. */

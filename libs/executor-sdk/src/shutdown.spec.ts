@@ -48,6 +48,20 @@ describe('executor runtime: graceful shutdown', () => {
     expect(engine.heartbeats.filter((h) => h.body.url === executor.url)).toHaveLength(count); // heartbeats stopped
   });
 
+  it('keeps a run sent ahead whose instant comes within the grace (it starts then and finishes); one due after the grace ends ABORTED', async () => {
+    const executor = await harness.start(engine, { handlers: [sleep], shutdownGraceMs: 1_000 });
+    const soon = engine.request({ handler: 'sleep', params: { ms: 10 }, startInMs: 300 });
+    const late = engine.request({ handler: 'sleep', params: { ms: 10 }, startInMs: 5_000 });
+    const sentAt = Date.now();
+    await engine.dispatch(executor.url, soon);
+    await engine.dispatch(executor.url, late);
+    await executor.stop();
+    expect(engine.finalsFor(soon.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED', result: 10 })]);
+    expect(engine.finalsFor(soon.runId)[0].startedAt! - sentAt).toBeGreaterThanOrEqual(300);
+    expect(engine.finalsFor(late.runId)).toEqual([expect.objectContaining({ outcome: 'ABORTED', abortReason: 'SHUTDOWN' })]);
+    expect(Date.now() - sentAt).toBeLessThan(1_500);
+  });
+
   it('aborts runs still going when the grace expires (ctx.signal), reporting ABORTED/SHUTDOWN', async () => {
     const executor = await harness.start(engine, { handlers: [sleep], shutdownGraceMs: 100 });
     const req = engine.request({ handler: 'sleep', params: { ms: 30_000 } });
