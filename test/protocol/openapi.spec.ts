@@ -305,6 +305,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
       [PATHS.heartbeat]: { post: ['200', '401', '403'] },
       [PATHS.wake]: { post: ['204', '400', '401'] },
+      [PATHS.cancelled]: { post: ['204', '400', '401'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);
     expect(headerParams).toEqual([SIGNATURE_HEADERS.tenant, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.signature]);

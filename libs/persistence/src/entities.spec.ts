@@ -97,6 +97,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       capacity: 16,
       queueLimit: 100,
       inFlight: 3,
+      protocolVersion: 2,
       state: 'UP',
       registeredAt: T,
       heartbeatAt: T + 10,
@@ -105,7 +106,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       secretVersion: 2,
       stoppedAt: T + 20,
     },
-    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, stoppedAt: null },
+    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, protocolVersion: 1, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, stoppedAt: null },
   },
   {
     entity: CalendarEntity,
