@@ -29,15 +29,15 @@ const FULL = '1000x1,1000x2,4000x2,4000x2kill,20000x2';
 
 function parseCases(spec: string): CaseSpec[] {
   return spec.split(',').map((c) => {
-    const m = /^(\d+)x(\d+)(kill)?$/.exec(c.trim());
-    if (!m) throw new Error(`--cases: "${c}" is not N x workers (e.g. 1000x2, 4000x2kill)`);
-    return { n: Number(m[1]), workers: Number(m[2]), kill: m[3] === 'kill' };
+    const m = /^(\d+)x(\d+)(kill(?:@(-?\d+))?)?$/.exec(c.trim());
+    if (!m) throw new Error(`--cases: "${c}" is not N x workers (e.g. 1000x2, 4000x2kill, 4000x2kill@-1000)`);
+    return { n: Number(m[1]), workers: Number(m[2]), kill: m[3] !== undefined, ...(m[4] === undefined ? {} : { killAtMs: Number(m[4]) }) };
   });
 }
 
 async function batonCase(spec: CaseSpec, mariadb: PeerServer, log: (s: string) => void, profile: boolean, engineEnv: Record<string, string>): Promise<PeerCaseResult> {
   const profileDir = profile ? join(RESULTS_DIR, 'profiles', `peers-${caseName(spec)}`) : undefined;
-  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? KILL_AFTER_T_MS : undefined, mysqlServerUrl: mariadb.url, profileDir, engineEnv });
+  const r = await runApiBurst(spec.n, spec.workers, log, { warmup: BATON_WARMUP, killAfterMs: spec.kill ? (spec.killAtMs ?? KILL_AFTER_T_MS) : undefined, mysqlServerUrl: mariadb.url, profileDir, engineEnv });
   const total = Object.values(r.cpuSec).reduce((a, b) => a + b, 0);
   return {
     system: 'baton',
@@ -74,7 +74,8 @@ function sideBySide(results: readonly PeerCaseResult[], systems: readonly System
 }
 
 function caseLabel(c: CaseSpec): string {
-  return `${c.n.toLocaleString('en')} × ${c.workers}${c.kill ? ', kill -9 at T+0.5 s' : ''}`;
+  const at = c.killAtMs ?? KILL_AFTER_T_MS;
+  return `${c.n.toLocaleString('en')} × ${c.workers}${c.kill ? `, kill -9 at T${at < 0 ? '−' : '+'}${Math.abs(at) / 1000} s` : ''}`;
 }
 
 export const peers: Scenario = {
@@ -83,7 +84,7 @@ export const peers: Scenario = {
   quickSet: false,
   options: (
     [
-      [`--cases=${QUICK}`, `N x workers (Baton: engines, with 2 executors); "kill": SIGKILL of the busiest at T+0.5 s. Quick: ${QUICK}; --full: ${FULL}`],
+      [`--cases=${QUICK}`, `N x workers (Baton: engines, with 2 executors); "kill": SIGKILL of the busiest at T+0.5 s ("kill@-1000": at T−1 s). Quick: ${QUICK}; --full: ${FULL}`],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--concurrency=16', "each peer worker's concurrency (Baton's executors: the burst scenario's 16)"],
       ['--redis-port=18900', 'the private Redis (scripts/redis.sh)'],

@@ -44,6 +44,8 @@ export interface CaseSpec {
   n: number;
   workers: number;
   kill: boolean;
+  /** When the kill comes, ms after T (before T when negative). Default KILL_AFTER_T_MS. */
+  killAtMs?: number;
 }
 
 /** One row of the peers table (every system, Baton included). */
@@ -70,7 +72,8 @@ export interface PeerCaseResult extends StartFigures {
 }
 
 export function caseName(spec: CaseSpec): string {
-  return `${spec.n}x${spec.workers}${spec.kill ? '-kill' : ''}`;
+  const at = spec.killAtMs ?? KILL_AFTER_T_MS;
+  return `${spec.n}x${spec.workers}${spec.kill ? `-kill${at === KILL_AFTER_T_MS ? '' : at}` : ''}`;
 }
 
 export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrency: number, log: (s: string) => void): Promise<PeerCaseResult> {
@@ -109,7 +112,7 @@ export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrenc
 
     let killed: { pid: number; name: string; at: number; held: string[] } | null = null;
     if (kill) {
-      await sleep(Math.max(0, due + KILL_AFTER_T_MS - Date.now()));
+      await sleep(Math.max(0, due + (spec.killAtMs ?? KILL_AFTER_T_MS) - Date.now()));
       const pid = busiest(starts(), new Set(keys)) ?? workers[0].pid;
       const victim = workers.find((w) => w.pid === pid)!;
       cpu.sample();
