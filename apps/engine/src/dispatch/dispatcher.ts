@@ -287,6 +287,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         this.recordAck(run, Math.max(verdict.leftAt, startAt ?? 0), Math.max(verdict.at, startAt ?? 0));
         this.pace.accepted(run.tenantId, verdict.at);
         this.metrics.runsFired.inc();
+        if (startAt !== undefined) this.metrics.runsSentAhead.inc();
         if (released) await released;
       } else if (verdict.kind === 'REFUSED') {
         await this.noneTookIt(run, verdict.refusals);

@@ -106,6 +106,7 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
     expect(accepts.get(runId)!).toBeLessThan(t - 500);
     expect(starts.has(runId)).toBe(false);
     expect(accepted).toMatchObject({ dispatchedAt: t, acceptedAt: t, deadlineAt: t + 5_000 });
+    expect(await engine.metrics.registry.getSingleMetricAsString('baton_engine_runs_sent_ahead_total')).toMatch(/ [1-9]\d*$/m);
     const done = await runInState(db.dataSource, runId, 'SUCCEEDED');
     expect(starts.get(runId)!).toBeGreaterThanOrEqual(t);
     expect(starts.get(runId)! - t).toBeLessThan(200);

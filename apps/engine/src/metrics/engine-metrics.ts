@@ -10,6 +10,9 @@ export class EngineMetrics {
   /** Runs whose dispatch got a 202 from an executor. */
   readonly runsFired = new Counter({ name: 'baton_engine_runs_fired_total', help: 'Runs accepted by an executor', registers: [this.registry] });
 
+  /** Of those, runs sent ahead of their instant (BATON_SEND_AHEAD_MS) to an executor that starts them then. */
+  readonly runsSentAhead = new Counter({ name: 'baton_engine_runs_sent_ahead_total', help: 'Runs accepted by an executor ahead of their instant, to start at it', registers: [this.registry] });
+
   /** Scheduled time → dispatch sent. */
   readonly lateness = new Histogram({
     name: 'baton_engine_dispatch_lateness_seconds',
