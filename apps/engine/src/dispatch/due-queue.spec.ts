@@ -344,6 +344,31 @@ describe('DueQueue', () => {
     }
   });
 
+  it('takes a token for a run sent ahead as of its instant; one without a token waits in the queue for it and is not sent ahead', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub, 500);
+      const t = Date.now() + 1_000;
+      stub.ahead = new Set([1, 2]);
+      const asOf: number[] = [];
+      stub.takeTokens = (r: ClaimedRun, now: number) => {
+        asOf.push(now);
+        return r.runId === 2 && asOf.length === 2 ? 300 : 0; // run 2: its token comes 300 ms after the instant
+      };
+      q.accept([run(1, t), run(2, t)]);
+      await vi.advanceTimersByTimeAsync(500); // t − 500
+      expect(stub.launched.map((l) => l.run.runId)).toEqual([1]);
+      expect(asOf).toEqual([t, t]);
+      await vi.advanceTimersByTimeAsync(799); // t + 299
+      expect(stub.launched).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1); // t + 300: sent when its token is there, after its instant
+      expect(stub.launched[1]).toMatchObject({ run: { runId: 2 }, at: t + 300 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('sends nothing ahead with BATON_SEND_AHEAD_MS=0', async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     try {

@@ -161,10 +161,13 @@ export class DueQueue implements OnModuleDestroy {
       this.tally.remove(run.tenantId);
       const line = `${run.tenantId}\u0000${run.taskId}`;
       const ahead = waiting.get(line) ?? 0;
-      const wait = this.dispatcher.takeTokens(run, now, ahead);
+      // A run sent ahead takes its tokens as of its instant: a rate limits starts, not sends. One
+      // without a token then waits for it in the queue and is sent when it comes, not ahead.
+      const at = Math.max(now, run.dueAt);
+      const wait = this.dispatcher.takeTokens(run, at, ahead);
       if (wait > 0) {
         waiting.set(line, ahead + 1);
-        this.enqueue(run, now + wait);
+        this.enqueue(run, at + wait);
         continue;
       }
       this.dispatcher.launch(run, !general, alone === undefined ? undefined : run.dueAt);
