@@ -4,6 +4,7 @@
 It speaks the executor protocol of libs/protocol/openapi.yaml (the same wire format as the
 TypeScript SDK): signed dispatch / abort / status requests from engines, a bounded worker pool,
 signed callbacks with retries, heartbeats (which are also the registration), graceful shutdown.
+Protocol 2: a run sent ahead of its instant (`startInMs`) is accepted at once and held until then.
 
 Configuration (environment), as for apps/demo-executor:
   BATON_TENANT, BATON_EXECUTOR_SECRET, BATON_ENGINE_URLS (comma-separated)   required
@@ -20,7 +21,9 @@ and the engine's watchdog reconciles those runs.
 
 import collections
 import hashlib
+import heapq
 import hmac
+import itertools
 import json
 import os
 import random
@@ -34,7 +37,9 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+# As libs/protocol's MAX_START_IN_MS: engines never send a run further ahead than this.
+MAX_START_IN_MS = 60_000
 MAX_SKEW_MS = 300_000
 MAX_BODY_BYTES = 1_048_576
 MAX_RUNS_PER_DISPATCH_BATCH = 100
@@ -257,6 +262,12 @@ def check_dispatch(body):
                 return field, f"{field}: must be >= {low} (got {v})"
         if body["shardIndex"] >= body["shardTotal"]:
             return "shardIndex", f"shardIndex: must be below shardTotal ({body['shardTotal']})"
+    if "startInMs" in body:
+        v = body["startInMs"]
+        if not is_int(v):
+            return "startInMs", f"startInMs: must be an integer (got {json.dumps(v)})"
+        if not 0 <= v <= MAX_START_IN_MS:
+            return "startInMs", f"startInMs: must be from 0 to {MAX_START_IN_MS} (got {v})"
     return None, body
 
 
@@ -338,6 +349,12 @@ class Executor:
         self.lock = threading.Condition()
         self.jobs = {}  # key -> Job (queued or running)
         self.queue = collections.deque()
+        # Runs sent ahead, waiting for their instant apart from the line: job -> instant (epoch ms),
+        # and a heap of (instant, arrival, job) for the release thread; an entry whose job left
+        # `ahead` (aborted, shut down) is skipped when it comes up.
+        self.ahead = {}
+        self.instants = []
+        self.arrivals = itertools.count()
         self.running = 0
         self.credit_seq = 0
         self.finished = collections.OrderedDict()  # key -> {outcome, startedAt, finishedAt}
@@ -353,6 +370,7 @@ class Executor:
         self.last_good = None
         for i in range(self.concurrency):
             threading.Thread(target=self.worker, name=f"worker-{i}", daemon=True).start()
+        threading.Thread(target=self.release_loop, name="ahead", daemon=True).start()
 
     # -- engine requests (outgoing) --
 
@@ -397,8 +415,8 @@ class Executor:
             active = [{"runId": j.request["runId"], "attempt": j.request["attempt"]} for j in self.jobs.values()]
             payload = {
                 "tenantId": self.tenant, "app": self.app, "url": self.public_url, "capacity": self.concurrency,
-                "inFlight": self.running + len(self.queue), "handlers": sorted(HANDLERS), "protocolVersion": PROTOCOL_VERSION,
-                "startedAt": self.started_at, "queued": len(self.queue), "queueLimit": self.queue_limit,
+                "inFlight": self.running + self.queued(), "handlers": sorted(HANDLERS), "protocolVersion": PROTOCOL_VERSION,
+                "startedAt": self.started_at, "queued": self.queued(), "queueLimit": self.queue_limit,
                 "spooled": len(self.pending_callbacks), "draining": self.draining,
             }
             if self.handler_schemas:
@@ -488,6 +506,31 @@ class Executor:
                 self.wake_senders.wait(delay / 1000.0)
 
     # -- runs --
+
+    def queued(self):
+        """Runs accepted and not started: in line, or sent ahead and waiting for their instant."""
+        return len(self.queue) + len(self.ahead)
+
+    def release_loop(self):
+        """Puts each run sent ahead in line at its instant: a free worker takes it at once, else it
+        waits behind the runs already in line."""
+        with self.lock:
+            while True:
+                while self.instants and self.instants[0][2] not in self.ahead:
+                    heapq.heappop(self.instants)
+                if not self.instants:
+                    self.lock.wait()
+                    continue
+                # Checked again after every wait: a wait may end early (a notify, timer slack), and
+                # a run must never start before its instant.
+                wait_ms = self.instants[0][0] - now_ms()
+                if wait_ms > 0:
+                    self.lock.wait(wait_ms / 1000.0)
+                    continue
+                job = heapq.heappop(self.instants)[2]
+                del self.ahead[job]
+                self.queue.append(job)
+                self.lock.notify_all()
 
     def worker(self):
         while True:
@@ -598,12 +641,25 @@ class Executor:
                 return 503, refusal("SHUTTING_DOWN", "the executor is shutting down")
             if req["handler"] not in HANDLERS:
                 return 404, refusal("UNKNOWN_HANDLER", f"handler: no handler \"{req['handler']}\" here (this executor has: {', '.join(sorted(HANDLERS))})", "handler")
-            idle = self.concurrency - self.running
-            if len(self.queue) >= max(0, idle) + self.queue_limit:
-                return 429, refusal("BUSY", f"all {self.concurrency} workers are busy and {len(self.queue)} runs are queued")
+            start_in_ms = req.get("startInMs") or 0
+            idle = max(0, self.concurrency - self.running)
+            if start_in_ms:
+                room = self.running + self.queued() < self.concurrency + self.queue_limit
+            else:
+                # A free worker takes it even when runs sent ahead hold the queue places: at their
+                # instant those wait in line, as they would have had they been sent then.
+                room = len(self.queue) < idle or self.queued() < idle + self.queue_limit
+            if not room:
+                return 429, refusal("BUSY", f"all {self.concurrency} workers are busy and {self.queued()} runs are queued (queueLimit {self.queue_limit})")
             job = Job(req)
             self.jobs[key] = job
-            self.queue.append(job)
+            if start_in_ms:
+                # Counted on this machine's clock from the arrival: the engine's clock need not agree.
+                at = now_ms() + start_in_ms
+                self.ahead[job] = at
+                heapq.heappush(self.instants, (at, next(self.arrivals), job))
+            else:
+                self.queue.append(job)
             self.lock.notify_all()
             return 202, self.ack(req)
 
@@ -616,7 +672,7 @@ class Executor:
         """`credit` and its `creditSeq` (microseconds since the epoch, strictly increasing), so an
         engine keeps the newest figure whatever order acks and callbacks reach it. Under the lock."""
         self.credit_seq = max(self.credit_seq + 1, time.time_ns() // 1000)
-        credit = max(0, self.concurrency + self.queue_limit - self.running - len(self.queue) + freeing)
+        credit = max(0, self.concurrency + self.queue_limit - self.running - self.queued() + freeing)
         return {"credit": credit, "creditSeq": self.credit_seq}
 
     def abort(self, body, path_run_id):
@@ -637,14 +693,20 @@ class Executor:
                 return 404, {**answer, "aborted": False, "state": "FINISHED" if key in self.finished else "UNKNOWN"}
             state = job.state
             job.abort(body["reason"])
-            if state == "QUEUED" and job in self.queue:
-                self.queue.remove(job)
-                dropped = True
-            else:
-                dropped = False
+            dropped = state == "QUEUED" and self.unqueue(job)
         if dropped:
             self.finish(job, "ABORTED", error=ABORT_MESSAGES[job.abort_reason] + " (before it started)", freeing=0)
         return 202, {**answer, "aborted": True, "state": state}
+
+    def unqueue(self, job):
+        """Takes a run not started out of the line or out of the runs sent ahead; False if it is in
+        neither (a worker took it). Under the lock."""
+        if self.ahead.pop(job, None) is not None:
+            return True
+        if job in self.queue:
+            self.queue.remove(job)
+            return True
+        return False
 
     def status(self, run_id):
         attempts = []
@@ -667,23 +729,39 @@ class Executor:
 
     # -- shutdown --
 
+    def take_unstarted(self, keep_until=None):
+        """Empties the line, and takes the runs sent ahead whose instant comes after `keep_until`
+        (all of them by default); aborts them for the shutdown. Under the lock."""
+        jobs = list(self.queue)
+        self.queue.clear()
+        jobs += [job for job, at in self.ahead.items() if keep_until is None or at > keep_until]
+        for job in jobs:
+            self.ahead.pop(job, None)
+            job.abort("SHUTDOWN")
+        return jobs
+
+    def drop_unstarted(self, jobs):
+        for job in jobs:
+            self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started", freeing=0)
+
     def shutdown(self):
+        deadline = time.time() + self.grace_ms / 1000.0
         with self.lock:
             self.draining = True
-            queued = list(self.queue)
-            self.queue.clear()
-            for job in queued:
-                job.abort("SHUTDOWN")
+            # A run sent ahead whose instant comes within the grace is kept and starts then, like one
+            # running now: the engine counts on it, and ABORTED would fail a run a deploy merely came close to.
+            unstarted = self.take_unstarted(keep_until=now_ms() + self.grace_ms)
         announce = threading.Thread(target=self.beat, daemon=True)  # announce: draining
         announce.start()
-        for job in queued:
-            self.finish(job, "ABORTED", error="aborted: the executor shut down before the run started", freeing=0)
-        deadline = time.time() + self.grace_ms / 1000.0
+        self.drop_unstarted(unstarted)
         with self.lock:
             while self.jobs and time.time() < deadline:
                 self.lock.wait(deadline - time.time())
+            unstarted = self.take_unstarted()
             for job in list(self.jobs.values()):
                 job.abort("SHUTDOWN")
+        self.drop_unstarted(unstarted)
+        with self.lock:
             until = time.time() + 5
             while self.jobs and time.time() < until:
                 self.lock.wait(until - time.time())
@@ -743,7 +821,7 @@ def make_handler(executor):
             raw = self.rfile.read(length) if length else b""
             if path == "/baton/health" and method == "GET":
                 status = "DRAINING" if executor.draining else "UP"
-                return self.reply(200, {"status": status, "capacity": executor.concurrency, "inFlight": executor.running + len(executor.queue)})
+                return self.reply(200, {"status": status, "capacity": executor.concurrency, "inFlight": executor.running + executor.queued()})
             abort_match, run_match = ROUTE_ABORT.match(path), ROUTE_RUN.match(path)
             route = "dispatch" if path == "/baton/runs" else "batch" if path == "/baton/runs/batch" else "abort" if abort_match else "status" if run_match else None
             if route is None:
@@ -787,11 +865,13 @@ def main():
     threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
     threading.Thread(target=executor.heartbeat_loop, name="heartbeat", daemon=True).start()
     threading.Thread(target=executor.tail_loop, name="log-tail", daemon=True).start()
-    print(f"READY {executor.public_url}", flush=True)
-
+    # Before READY: a supervisor may send SIGTERM as soon as it reads it, and the default action
+    # would kill the process without the graceful stop.
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    print(f"READY {executor.public_url}", flush=True)
+
     while not stop.wait(0.5):
         pass
     log("stopping gracefully")

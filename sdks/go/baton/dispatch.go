@@ -25,6 +25,7 @@ type dispatchRequest struct {
 	FlowParams    json.RawMessage
 	ShardIndex    int64
 	ShardTotal    int64
+	StartInMs     int64
 }
 
 func (r dispatchRequest) key() string { return runKey(r.RunID, r.Attempt) }
@@ -142,6 +143,13 @@ func parseDispatch(raw json.RawMessage) (dispatchRequest, *refusal) {
 		if req.ShardIndex >= req.ShardTotal {
 			return req, badRequest("shardIndex", fmt.Sprintf("shardIndex: must be below shardTotal (%d)", req.ShardTotal))
 		}
+	}
+	if v, ok := body["startInMs"]; ok {
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+		if err != nil || n < 0 || n > maxStartInMs {
+			return req, badRequest("startInMs", fmt.Sprintf("startInMs: must be an integer from 0 to %d (got %s)", maxStartInMs, v))
+		}
+		req.StartInMs = n
 	}
 	return req, nil
 }

@@ -20,6 +20,7 @@ const (
 	recentlyFinishedLimit   = 10_000
 	maxResultBytes          = 64_000
 	maxHeartbeatActive      = 1000
+	maxStartInMs            = 60_000 // the furthest ahead of its instant an engine sends a run (protocol 2)
 )
 
 // Executor runs handlers for engines: it verifies their signed requests, answers a dispatch
@@ -37,6 +38,7 @@ type Executor struct {
 	changed       *sync.Cond // a job or a pending callback went away (shutdown waits on it)
 	jobs          map[string]*job
 	queue         []*job
+	ahead         sentAhead
 	running       int
 	finished      map[string]*list.Element // → finishedRun, oldest first in finishedOrder
 	finishedOrder *list.List
@@ -74,7 +76,7 @@ func New(opts Options, handlers ...Handler) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, finished: map[string]*list.Element{},
+		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, ahead: newSentAhead(), finished: map[string]*list.Element{},
 		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
 		stopped: make(chan struct{}), retryNow: make(chan struct{}), requests: make(chan struct{}, o.CallbackConcurrency),
 		client: &http.Client{Timeout: o.RequestTimeout, Transport: &http.Transport{
@@ -325,11 +327,40 @@ func (e *Executor) credit(freeing int) (int, int64) {
 		seq = e.creditSeq + 1
 	}
 	e.creditSeq = seq
-	c := e.opts.Concurrency + e.opts.QueueLimit - e.running - len(e.queue) + freeing
+	c := e.opts.Concurrency + e.opts.QueueLimit - e.running - e.queued() + freeing
 	if c < 0 {
 		c = 0
 	}
 	return c, seq
+}
+
+// queued: the runs accepted and not started, in line or sent ahead and waiting for their instant. Under the lock.
+func (e *Executor) queued() int { return len(e.queue) + e.ahead.count }
+
+// startDue puts the runs sent ahead for the instant at in line once it has come: a free worker
+// takes them at once, else they wait behind the runs already in it.
+func (e *Executor) startDue(at int64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if jobs := e.ahead.due(at); len(jobs) > 0 {
+		e.queue = append(e.queue, jobs...)
+		e.wakeWorker.Broadcast()
+	}
+}
+
+// unqueue takes a run that has not started out of the line or out of those sent ahead; false
+// when it is in neither (a worker has it). Under the lock.
+func (e *Executor) unqueue(j *job) bool {
+	if e.ahead.remove(j) {
+		return true
+	}
+	for i, q := range e.queue {
+		if q == j {
+			e.queue = append(e.queue[:i:i], e.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // ---- engine requests (incoming) ----
@@ -364,18 +395,37 @@ func (e *Executor) dispatch(raw json.RawMessage) (int, any) {
 		return 404, &refusal{Reason: "UNKNOWN_HANDLER", Field: "handler",
 			Message: fmt.Sprintf("handler: no handler %q here (this executor has: %s)", req.Handler, strings.Join(e.names, ", "))}
 	}
+	if req.StartInMs > 0 {
+		// Sent ahead (protocol 2): it starts startInMs after its arrival on this machine's clock
+		// (the engine's need not agree). Until then it holds a queue place, taken while the room
+		// the credit advertises is not all spoken for.
+		if e.running+e.queued() >= e.opts.Concurrency+e.opts.QueueLimit {
+			return 429, e.busy()
+		}
+		j := newJob(req, e.warn)
+		e.jobs[key] = j
+		e.ahead.add(j, nowMs()+req.StartInMs, e.startDue)
+		return 202, e.ack(req)
+	}
 	idle := e.opts.Concurrency - e.running
 	if idle < 0 {
 		idle = 0
 	}
-	if len(e.queue) >= idle+e.opts.QueueLimit {
-		return 429, &refusal{Reason: "BUSY", Message: fmt.Sprintf("all %d workers are busy and %d runs are queued", e.opts.Concurrency, len(e.queue))}
+	// A run due now takes a free worker even when runs sent ahead hold the queue places: at their
+	// instant those find the workers busy and wait in line, as they would had they been sent then.
+	if len(e.queue) >= idle && len(e.queue)-idle+e.ahead.count >= e.opts.QueueLimit {
+		return 429, e.busy()
 	}
 	j := newJob(req, e.warn)
 	e.jobs[key] = j
 	e.queue = append(e.queue, j)
 	e.wakeWorker.Signal()
 	return 202, e.ack(req)
+}
+
+// busy refuses a run there is no room for. Under the lock.
+func (e *Executor) busy() *refusal {
+	return &refusal{Reason: "BUSY", Message: fmt.Sprintf("all %d workers are busy and %d runs are queued", e.opts.Concurrency, e.queued())}
 }
 
 func (e *Executor) ack(req dispatchRequest) dispatchAck {
@@ -467,14 +517,7 @@ func (e *Executor) abortRun(raw json.RawMessage, pathRunID int64) (int, any) {
 	}
 	state := j.state
 	j.abort(reason)
-	dropped := false
-	for i, q := range e.queue {
-		if q == j {
-			e.queue = append(e.queue[:i:i], e.queue[i+1:]...)
-			dropped = true
-			break
-		}
-	}
+	dropped := e.unqueue(j)
 	e.mu.Unlock()
 	if dropped {
 		e.finish(j, outcome{kind: "ABORTED", err: abortMessages[reason] + " (before it started)"}, 0)

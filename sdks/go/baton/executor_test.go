@@ -21,6 +21,7 @@ type fakeEngine struct {
 	singles   int
 	batches   []int // size of each batch request
 	finals    map[string]string
+	received  []callback // every final callback, in the order they came
 	noBatches bool
 	// Each callback request takes this long, and the most in flight at once is recorded.
 	delay                 time.Duration
@@ -52,6 +53,7 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_ = json.Unmarshal(body, &cb)
 		f.singles++
 		f.finals[runKey(cb.RunID, cb.Attempt)] = cb.Outcome
+		f.received = append(f.received, cb)
 		_, _ = w.Write([]byte(`{}`))
 	case "/baton/callbacks/batch":
 		if f.noBatches {
@@ -64,6 +66,7 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var results []map[string]any
 		for _, cb := range b.Callbacks {
 			f.finals[runKey(cb.RunID, cb.Attempt)] = cb.Outcome
+			f.received = append(f.received, cb)
 			results = append(results, map[string]any{"runId": cb.RunID, "attempt": cb.Attempt, "status": 200, "body": map[string]any{}})
 		}
 		_ = json.NewEncoder(w).Encode(map[string]any{"results": results})

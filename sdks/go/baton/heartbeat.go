@@ -34,8 +34,8 @@ func (e *Executor) heartbeatBody() heartbeatBody {
 	defer e.mu.Unlock()
 	hb := heartbeatBody{
 		TenantID: e.opts.Tenant, App: e.opts.App, URL: e.url, Capacity: e.opts.Concurrency,
-		InFlight: e.running + len(e.queue), Handlers: e.names, HandlerSchemas: e.schemas, ProtocolVersion: ProtocolVersion,
-		StartedAt: e.startedAt, Queued: len(e.queue), QueueLimit: e.opts.QueueLimit, Spooled: len(e.pending), Draining: e.draining,
+		InFlight: e.running + e.queued(), Handlers: e.names, HandlerSchemas: e.schemas, ProtocolVersion: ProtocolVersion,
+		StartedAt: e.startedAt, Queued: e.queued(), QueueLimit: e.opts.QueueLimit, Spooled: len(e.pending), Draining: e.draining,
 	}
 	// Omitted, not empty, past the bound; an empty list says "nothing in flight" and is sent.
 	if len(e.jobs) <= maxHeartbeatActive {

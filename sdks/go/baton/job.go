@@ -52,6 +52,7 @@ type job struct {
 	// Guarded by the executor's lock.
 	state     string // QUEUED, RUNNING
 	startedAt int64
+	startAt   int64 // a run sent ahead: the instant it starts at (epoch ms); 0 for one due now
 
 	mu            sync.Mutex // what the handler reports
 	abortReason   string

@@ -3,6 +3,7 @@ package baton
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,8 +11,9 @@ import (
 )
 
 // Shutdown stops the executor gracefully: new dispatches get 503, queued runs end ABORTED
-// (SHUTDOWN), a heartbeat says it is draining, running handlers get ShutdownGrace and are then
-// aborted, pending callbacks get ShutdownFlush; then a last heartbeat, and the server closes.
+// (SHUTDOWN) but for runs sent ahead whose instant comes within ShutdownGrace, which start then;
+// a heartbeat says it is draining, running handlers get ShutdownGrace and are then aborted,
+// pending callbacks get ShutdownFlush; then a last heartbeat, and the server closes.
 // ctx bounds the whole stop.
 func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
@@ -20,14 +22,13 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	e.draining = true
-	queued := e.queue
+	// A run sent ahead whose instant comes within the grace is kept: it was accepted, and it starts
+	// then like one running now. ABORTED would fail a run that a deploy merely came close to.
+	unstarted := append(e.queue, e.ahead.takeAfter(nowMs()+e.opts.ShutdownGrace.Milliseconds())...)
 	e.queue = nil
-	idle := len(queued) == 0 && len(e.jobs) == 0 && len(e.pending) == 0
+	idle := len(unstarted) == 0 && len(e.jobs) == 0 && len(e.pending) == 0
 	e.mu.Unlock()
-	for _, j := range queued {
-		j.abort("SHUTDOWN")
-		e.finish(j, outcome{kind: "ABORTED", err: "aborted: the executor shut down before the run started"}, 0)
-	}
+	e.dropUnstarted(unstarted)
 	// Announce draining while work is left. An idle executor has only its last word to say: two
 	// heartbeats alike in the same millisecond would carry the same signature, and the engine
 	// refuses the second as a replay.
@@ -36,10 +37,15 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	}
 	e.waitUntil(ctx, e.opts.ShutdownGrace, func() bool { return len(e.jobs) == 0 })
 	e.mu.Lock()
+	// Kept runs that have not started by now (no worker came free, or ctx cut the grace short)
+	// end as the queued ones did.
+	unstarted = append(e.queue, e.ahead.takeAfter(math.MinInt64)...)
+	e.queue = nil
 	for _, j := range e.jobs {
 		j.abort("SHUTDOWN")
 	}
 	e.mu.Unlock()
+	e.dropUnstarted(unstarted)
 	e.waitUntil(ctx, e.opts.AbortGrace+time.Second, func() bool { return len(e.jobs) == 0 })
 	e.waitUntil(ctx, e.opts.ShutdownFlush, func() bool { return len(e.pending) == 0 })
 	e.mu.Lock()
@@ -64,6 +70,14 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 		e.spool.close()
 	}
 	return err
+}
+
+// dropUnstarted ends runs that never started ABORTED (SHUTDOWN).
+func (e *Executor) dropUnstarted(jobs []*job) {
+	for _, j := range jobs {
+		j.abort("SHUTDOWN")
+		e.finish(j, outcome{kind: "ABORTED", err: "aborted: the executor shut down before the run started"}, 0)
+	}
 }
 
 // waitUntil waits, at most d (and not past ctx), for done (checked under the lock).

@@ -37,7 +37,7 @@ func (e *Executor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if path == "/baton/health" && r.Method == http.MethodGet {
 		e.mu.Lock()
-		status, inFlight := "UP", e.running+len(e.queue)
+		status, inFlight := "UP", e.running+e.queued()
 		if e.draining {
 			status = "DRAINING"
 		}

@@ -4,5 +4,6 @@ package baton
 // module in a subdirectory of a repository); CHANGELOG-SDK.md at the repository root says what changed.
 const Version = "0.1.0"
 
-// ProtocolVersion is the executor protocol version this SDK speaks (sent in heartbeats).
-const ProtocolVersion = 1
+// ProtocolVersion is the executor protocol version this SDK speaks (sent in heartbeats). 2: it
+// honours a dispatch's startInMs, so engines may send it runs ahead of their instant.
+const ProtocolVersion = 2

@@ -8,9 +8,12 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,7 +27,8 @@ import java.util.regex.Pattern;
 /**
  * A Baton executor: answers the engines' signed requests on the JDK's HTTP server (dispatch —
  * single and batched —, abort, status, health), runs handlers on a bounded pool of worker
- * threads, delivers signed callbacks with retries, heartbeats, and stops gracefully.
+ * threads (a run sent ahead of its instant waits for it), delivers signed callbacks with retries,
+ * heartbeats, and stops gracefully.
  *
  * <pre>{@code
  * BatonExecutor.fromEnv()
@@ -33,7 +37,8 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class BatonExecutor {
-  public static final int PROTOCOL_VERSION = 1;
+  /** The executor protocol this SDK speaks: 2 holds a run sent ahead of its instant ({@code startInMs}), so engines may send it early. */
+  public static final int PROTOCOL_VERSION = 2;
   static final int MAX_RUNS_PER_DISPATCH_BATCH = 100;
   static final int MAX_HEARTBEAT_ACTIVE = 1000;
   private static final Pattern ROUTE_RUN = Pattern.compile("^/baton/runs/(\\d{1,15})$");
@@ -52,6 +57,13 @@ public final class BatonExecutor {
   private final Object lock = new Object();
   private final Map<String, RunJob> jobs = new LinkedHashMap<>();
   private final ArrayDeque<RunJob> queue = new ArrayDeque<>();
+  /**
+   * Runs sent ahead (protocol 2), by the instant they start at (epoch ms): queued, though not in
+   * line for a worker until then. The runs of one instant share one timer, so a burst sent ahead
+   * costs one timer, not one a run.
+   */
+  private final TreeMap<Long, List<RunJob>> ahead = new TreeMap<>();
+  private final Map<RunJob, Long> instantOf = new HashMap<>();
   private final LinkedHashMap<String, Finished> finished;
   private int running;
   private long creditSeq;
@@ -163,8 +175,9 @@ public final class BatonExecutor {
 
   /**
    * Graceful stop: dispatches get 503 SHUTTING_DOWN and a draining heartbeat goes out; queued
-   * runs end ABORTED (SHUTDOWN) without running; running ones get {@code shutdownGraceMs}, then
-   * are aborted; pending callbacks get {@code shutdownFlushMs}. Blocks until done; idempotent.
+   * runs end ABORTED (SHUTDOWN) without running, but for runs sent ahead whose instant comes within
+   * {@code shutdownGraceMs}, which start then; running ones get {@code shutdownGraceMs}, then are
+   * aborted; pending callbacks get {@code shutdownFlushMs}. Blocks until done; idempotent.
    */
   public void stop() {
     if (!stopCalled.compareAndSet(false, true)) {
@@ -225,13 +238,26 @@ public final class BatonExecutor {
       if (handler == null) {
         return refuse(404, "UNKNOWN_HANDLER", "handler: no handler \"" + request.handler() + "\" here (this executor has: " + String.join(", ", handlers.keySet()) + ")", "handler");
       }
-      if (queue.size() >= Math.max(0, options.concurrency - running) + options.queueLimit) {
-        return refuse(429, "BUSY", "all " + options.concurrency + " workers are busy and " + queue.size() + " runs are queued (queueLimit " + options.queueLimit + ")", null);
+      // A run sent ahead waits for its instant on this machine's clock, counted from its arrival:
+      // the engine's clock need not agree with it.
+      long startAt = request.startInMs() > 0 ? System.currentTimeMillis() + request.startInMs() : 0;
+      int idle = Math.max(0, options.concurrency - running);
+      // It takes a place of the credit until then. A run due now still takes a free worker: the runs
+      // sent ahead may then find the workers busy at their instant and wait in line, as they would
+      // have had they been sent then.
+      boolean room = startAt > 0 ? running + queued() < options.concurrency + options.queueLimit
+          : queue.size() < idle || queued() < idle + options.queueLimit;
+      if (!room) {
+        return refuse(429, "BUSY", "all " + options.concurrency + " workers are busy and " + queued() + " runs are queued (queueLimit " + options.queueLimit + ")", null);
       }
       RunJob job = new RunJob(request, handler, options, scheduler, io, json -> sender.sendOnce(request.callbackUrls(), json), heartbeat::executorId, this::graceAfterAbort);
       jobs.put(key, job);
-      queue.add(job);
-      lock.notifyAll();
+      if (startAt > 0) {
+        holdUntil(job, startAt);
+      } else {
+        queue.add(job);
+        lock.notifyAll();
+      }
       return new Response(202, ack(request));
     }
   }
@@ -276,7 +302,7 @@ public final class BatonExecutor {
    */
   private void credit(ObjectNode body, int freeing) {
     creditSeq = Math.max(creditSeq + 1, System.currentTimeMillis() * 1000);
-    body.put("credit", Math.max(0, options.concurrency + options.queueLimit - running - queue.size() + freeing));
+    body.put("credit", Math.max(0, options.concurrency + options.queueLimit - running - queued() + freeing));
     body.put("creditSeq", creditSeq);
   }
 
@@ -300,7 +326,7 @@ public final class BatonExecutor {
       }
       answer.put("aborted", true);
       answer.put("state", job.state());
-      dropped = "QUEUED".equals(job.state()) && queue.remove(job);
+      dropped = "QUEUED".equals(job.state()) && (queue.remove(job) || unhold(job));
     }
     job.abort(AbortReason.valueOf(body.get("reason").asText()));
     if (dropped) finish(job, Outcome.aborted(job.abortReason().message + " (before it started)"), 0);
@@ -343,7 +369,7 @@ public final class BatonExecutor {
     synchronized (lock) {
       h.put("status", switch (phase) { case RUNNING -> "UP"; case DRAINING -> "DRAINING"; case STOPPED -> "STOPPED"; default -> "STARTING"; });
       h.put("capacity", options.concurrency);
-      h.put("inFlight", running + queue.size());
+      h.put("inFlight", running + queued());
     }
     return h;
   }
@@ -355,13 +381,13 @@ public final class BatonExecutor {
       hb.put("app", options.app);
       hb.put("url", url);
       hb.put("capacity", options.concurrency);
-      hb.put("inFlight", running + queue.size());
+      hb.put("inFlight", running + queued());
       ArrayNode names = hb.putArray("handlers");
       handlers.keySet().forEach(names::add);
       if (schemas != null) hb.set("handlerSchemas", schemas);
       hb.put("protocolVersion", PROTOCOL_VERSION);
       hb.put("startedAt", startedAt);
-      hb.put("queued", queue.size());
+      hb.put("queued", queued());
       hb.put("queueLimit", options.queueLimit);
       hb.put("spooled", sender.size());
       hb.put("draining", phase != Phase.RUNNING);
@@ -383,6 +409,67 @@ public final class BatonExecutor {
   }
 
   // ---- runs --------------------------------------------------------------------------------
+
+  /** Under the lock: the runs accepted and not started, in line for a worker or waiting for their instant. */
+  private int queued() {
+    return queue.size() + instantOf.size();
+  }
+
+  /** Under the lock: the run waits for {@code at} apart from the line. */
+  private void holdUntil(RunJob job, long at) {
+    instantOf.put(job, at);
+    List<RunJob> held = ahead.get(at);
+    if (held == null) {
+      ahead.put(at, held = new ArrayList<>());
+      arm(at);
+    }
+    held.add(job);
+  }
+
+  private void arm(long at) {
+    scheduler.schedule(() -> release(at), Math.max(0, at - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+  }
+
+  /** The instant has come: its runs join the line in the order they came, and a free worker takes them at once. */
+  private void release(long at) {
+    synchronized (lock) {
+      List<RunJob> held = ahead.get(at);
+      if (held == null) return; // aborted or dropped at a stop meanwhile
+      // The scheduler's clock is monotonic; re-arming until the wall clock is there keeps a run from starting early.
+      if (System.currentTimeMillis() < at) {
+        arm(at);
+        return;
+      }
+      ahead.remove(at);
+      held.forEach(instantOf::remove);
+      queue.addAll(held);
+      lock.notifyAll();
+    }
+  }
+
+  /** Under the lock: takes a run sent ahead out of its wait; false when it is not waiting for its instant. */
+  private boolean unhold(RunJob job) {
+    Long at = instantOf.remove(job);
+    if (at == null) return false;
+    List<RunJob> held = ahead.get(at);
+    held.remove(job);
+    if (held.isEmpty()) ahead.remove(at);
+    return true;
+  }
+
+  /**
+   * Under the lock: takes out the runs that have not started — those in line, then those sent
+   * ahead whose instant is after {@code keepUntil}.
+   */
+  private List<RunJob> takeUnstarted(long keepUntil) {
+    List<RunJob> taken = new ArrayList<>(queue);
+    queue.clear();
+    SortedMap<Long, List<RunJob>> later = ahead.tailMap(keepUntil, false);
+    later.values().forEach(taken::addAll);
+    later.clear();
+    taken.forEach(instantOf::remove);
+    return taken;
+  }
 
   private void work() {
     while (true) {
@@ -463,22 +550,24 @@ public final class BatonExecutor {
   // ---- lifecycle ---------------------------------------------------------------------------
 
   private void drain() throws InterruptedException {
-    List<RunJob> queued;
+    List<RunJob> unstarted;
     synchronized (lock) {
       if (phase != Phase.RUNNING) {
         phase = Phase.STOPPED;
         return;
       }
       phase = Phase.DRAINING;
-      queued = new ArrayList<>(queue);
-      queue.clear();
+      // A run sent ahead whose instant comes within the grace is kept: it was accepted, and it starts
+      // then, like one running now. Failing it would fail a run that a deploy merely came close to.
+      unstarted = takeUnstarted(System.currentTimeMillis() + options.shutdownGraceMs);
     }
     CompletableFuture<Boolean> announce = CompletableFuture.supplyAsync(heartbeat::beat, io);
-    for (RunJob job : queued) {
-      job.abort(AbortReason.SHUTDOWN);
-      finish(job, Outcome.aborted("aborted: the executor shut down before the run started"), 0);
-    }
+    dropUnstarted(unstarted);
     if (!jobsEmptyWithin(options.shutdownGraceMs)) {
+      synchronized (lock) {
+        unstarted = takeUnstarted(Long.MIN_VALUE);
+      }
+      dropUnstarted(unstarted);
       List<RunJob> left;
       synchronized (lock) {
         left = new ArrayList<>(jobs.values());
@@ -501,6 +590,13 @@ public final class BatonExecutor {
     scheduler.shutdownNow();
     io.shutdown();
     if (undelivered > 0) LOG.log(System.Logger.Level.WARNING, "[baton executor] " + undelivered + " callback(s) not delivered before the stop" + (spool.file() != null ? ", kept in " + spool.file() : ""));
+  }
+
+  private void dropUnstarted(List<RunJob> unstarted) {
+    for (RunJob job : unstarted) {
+      job.abort(AbortReason.SHUTDOWN);
+      finish(job, Outcome.aborted("aborted: the executor shut down before the run started"), 0);
+    }
   }
 
   private boolean jobsEmptyWithin(long ms) throws InterruptedException {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 /** The shape checks of engine requests (the Node SDK's validate.ts): null when fine, else the first wrong field and why. */
 final class DispatchChecks {
   private static final double MAX_SAFE_INTEGER = 9007199254740991d;
+  /** The longest {@code startInMs} (protocol 2): engines never send a run further ahead than this. */
+  static final int MAX_START_IN_MS = 60_000;
 
   record Problem(String field, String message) {
     static Problem of(String field, String why) {
@@ -43,6 +45,11 @@ final class DispatchChecks {
       String index = intField(body, "shardIndex", 0);
       if (index != null) return Problem.of("shardIndex", index);
       if (body.get("shardIndex").asLong() >= body.get("shardTotal").asLong()) return Problem.of("shardIndex", "must be below shardTotal (" + body.get("shardTotal").asLong() + ")");
+    }
+    if (body.has("startInMs")) {
+      String why = intField(body, "startInMs", 0);
+      if (why != null) return Problem.of("startInMs", why);
+      if (body.get("startInMs").asLong() > MAX_START_IN_MS) return Problem.of("startInMs", "must be ≤ " + MAX_START_IN_MS + " (got " + body.get("startInMs").asLong() + ")");
     }
     return null;
   }

@@ -23,7 +23,8 @@ record DispatchRequest(
     Map<String, JsonNode> parentResults,
     JsonNode flowParams,
     int shardIndex,
-    int shardTotal) {
+    int shardTotal,
+    int startInMs) {
 
   /** From a body DispatchChecks accepted. */
   static DispatchRequest of(JsonNode body) {
@@ -47,7 +48,8 @@ record DispatchRequest(
         Collections.unmodifiableMap(parents),
         flow == null ? NullNode.getInstance() : flow,
         body.has("shardIndex") ? body.get("shardIndex").asInt() : 0,
-        body.has("shardTotal") ? body.get("shardTotal").asInt() : 1);
+        body.has("shardTotal") ? body.get("shardTotal").asInt() : 1,
+        body.has("startInMs") ? body.get("startInMs").asInt() : 0);
   }
 
   String key() {

@@ -25,6 +25,8 @@ public class DispatchChecksTest {
     assertEquals(7, r.runId());
     assertEquals(0, r.shardIndex());
     assertEquals(1, r.shardTotal());
+    assertEquals(0, r.startInMs());
+    assertEquals(1500, DispatchRequest.of(request().put("startInMs", 1500)).startInMs());
     assertEquals(true, r.flowParams().isNull());
   }
 
@@ -41,6 +43,13 @@ public class DispatchChecksTest {
     assertEquals("shardIndex", field(request().put("shardIndex", 3).put("shardTotal", 3)));
     assertEquals("shardIndex", field(request().put("shardIndex", -1).put("shardTotal", 3)));
     assertEquals("shardTotal", field(request().put("shardIndex", 0).put("shardTotal", 0)));
+    assertEquals("startInMs", field(request().put("startInMs", -1)));
+    assertEquals("startInMs", field(request().put("startInMs", 1.5)));
+    assertEquals("startInMs", field(request().put("startInMs", "10")));
+    assertEquals("startInMs", field(request().put("startInMs", 60_001)));
+    assertEquals("startInMs", field(request().putNull("startInMs")));
+    assertNull(field(request().put("startInMs", 0)));
+    assertNull(field(request().put("startInMs", 60_000)));
     assertEquals("body", field((ObjectNode) null));
   }
 

@@ -1,0 +1,197 @@
+package dev.baton.executor;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+
+/** Protocol 2: a run sent ahead of its instant ({@code startInMs}) is held, as a queued one, until then. */
+public class RunsSentAheadTest {
+  private static final String TENANT = "acme";
+  private static final String SECRET = "s3cret";
+  private static final AtomicLong RUN_IDS = new AtomicLong(1000);
+
+  /** Takes every heartbeat and callback, and keeps the final callbacks by run id. */
+  private HttpServer engine;
+  private String engineUrl;
+  private final Map<Long, JsonNode> finals = new ConcurrentHashMap<>();
+  private final Map<Long, Long> handlerStarts = new ConcurrentHashMap<>();
+  private BatonExecutor executor;
+
+  @Before
+  public void startEngine() throws IOException {
+    engine = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    engine.createContext("/baton", this::answer);
+    engine.start();
+    engineUrl = "http://127.0.0.1:" + engine.getAddress().getPort();
+  }
+
+  @After
+  public void stopAll() {
+    if (executor != null) executor.stop();
+    engine.stop(0);
+  }
+
+  private void answer(HttpExchange ex) throws IOException {
+    JsonNode body = Json.parse(ex.getRequestBody().readAllBytes());
+    String reply = "{}";
+    if (ex.getRequestURI().getPath().endsWith("/heartbeat")) {
+      reply = "{\"executorId\":1,\"intervalMs\":1000}";
+    } else if (ex.getRequestURI().getPath().endsWith("/batch")) {
+      StringBuilder results = new StringBuilder("{\"results\":[");
+      for (int i = 0; i < body.get("callbacks").size(); i++) {
+        record(body.get("callbacks").get(i));
+        results.append(i > 0 ? "," : "").append("{\"status\":200,\"body\":{}}");
+      }
+      reply = results.append("]}").toString();
+    } else {
+      record(body);
+    }
+    byte[] bytes = reply.getBytes(StandardCharsets.UTF_8);
+    ex.sendResponseHeaders(200, bytes.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  private void record(JsonNode callback) {
+    if (callback.has("outcome")) finals.put(callback.get("runId").asLong(), callback);
+  }
+
+  private void start(int concurrency, int queueLimit, long shutdownGraceMs) throws IOException {
+    executor = new BatonExecutor(new ExecutorOptions().tenantId(TENANT).secret(SECRET).engineUrls(List.of(engineUrl))
+        .concurrency(concurrency).queueLimit(queueLimit).shutdownGraceMs(shutdownGraceMs).noSpool())
+        .handler("stamp", ctx -> {
+          handlerStarts.put(ctx.runId(), System.currentTimeMillis());
+          return "ok";
+        })
+        .handler("sleep", ctx -> {
+          ctx.sleep(ctx.params().get("ms").asLong());
+          return null;
+        });
+    executor.start();
+  }
+
+  private ObjectNode request(Integer startInMs) {
+    ObjectNode r = Json.object();
+    r.put("runId", RUN_IDS.incrementAndGet()).put("attempt", 1).put("tenantId", TENANT).put("taskId", 3).put("taskName", "t").put("handler", "stamp");
+    r.putNull("params");
+    r.put("scheduledAt", System.currentTimeMillis()).put("deadline", System.currentTimeMillis() + 60_000);
+    r.putArray("callbackUrls").add(engineUrl);
+    if (startInMs != null) r.put("startInMs", startInMs);
+    return r;
+  }
+
+  private BatonExecutor.Response send(String method, String path, JsonNode body) {
+    byte[] bytes = body == null ? new byte[0] : Json.bytes(body);
+    Map<String, String> headers = Signing.sign(SECRET, TENANT, method, path, bytes, System.currentTimeMillis());
+    return executor.handle(method, path, headers::get, bytes);
+  }
+
+  private JsonNode finalOf(long runId) throws InterruptedException {
+    long until = System.currentTimeMillis() + 5_000;
+    while (!finals.containsKey(runId) && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertNotNull("final callback of run " + runId, finals.get(runId));
+    return finals.get(runId);
+  }
+
+  @Test
+  public void holdsARunUntilItsInstantAsAQueuedOneAndAnAbortBeforeItDropsIt() throws Exception {
+    start(1, 1, 10_000);
+    ObjectNode held = request(150);
+    ObjectNode dropped = request(150);
+    long sentAt = System.currentTimeMillis();
+    BatonExecutor.Response first = send("POST", "/baton/runs", held);
+    assertEquals(202, first.status());
+    assertEquals("one of the two places is left", 1, first.body().get("credit").asInt());
+    assertEquals(202, send("POST", "/baton/runs", dropped).status());
+    // Both places (1 worker + 1 in line) are spoken for until the instant.
+    assertEquals(429, send("POST", "/baton/runs", request(150)).status());
+    assertEquals(2, send("GET", "/baton/health", null).body().get("inFlight").asInt());
+    JsonNode status = send("GET", "/baton/runs/" + held.get("runId").asLong(), null).body();
+    assertEquals("QUEUED", status.get("attempts").get(0).get("state").asText());
+
+    ObjectNode abort = Json.object().put("runId", dropped.get("runId").asLong()).put("attempt", 1).put("reason", "CANCELLED");
+    BatonExecutor.Response aborted = send("POST", "/baton/runs/" + dropped.get("runId").asLong() + "/abort", abort);
+    assertEquals(202, aborted.status());
+    assertEquals("QUEUED", aborted.body().get("state").asText());
+    JsonNode droppedCb = finalOf(dropped.get("runId").asLong());
+    assertEquals("ABORTED", droppedCb.get("outcome").asText());
+    assertEquals("CANCELLED", droppedCb.get("abortReason").asText());
+    assertTrue(droppedCb.get("error").asText(), droppedCb.get("error").asText().contains("before it started"));
+    assertFalse(droppedCb.has("startedAt"));
+
+    JsonNode heldCb = finalOf(held.get("runId").asLong());
+    assertEquals("SUCCEEDED", heldCb.get("outcome").asText());
+    assertTrue("started " + (heldCb.get("startedAt").asLong() - sentAt) + " ms after it was sent", heldCb.get("startedAt").asLong() - sentAt >= 150);
+    assertTrue(handlerStarts.get(held.get("runId").asLong()) - sentAt >= 150);
+    assertFalse(handlerStarts.containsKey(dropped.get("runId").asLong()));
+  }
+
+  @Test
+  public void aRunDueNowStillTakesAFreeWorkerAndARunAtItsInstantWaitsInLineForOne() throws Exception {
+    start(1, 0, 10_000);
+    ObjectNode held = request(50);
+    assertEquals(202, send("POST", "/baton/runs", held).status());
+    ObjectNode now = request(0).put("handler", "sleep");
+    now.putObject("params").put("ms", 300);
+    assertEquals(202, send("POST", "/baton/runs", now).status());
+    assertEquals("no worker and no queue place is left", 429, send("POST", "/baton/runs", request(null)).status());
+    JsonNode nowCb = finalOf(now.get("runId").asLong());
+    JsonNode heldCb = finalOf(held.get("runId").asLong());
+    assertEquals("SUCCEEDED", heldCb.get("outcome").asText());
+    assertTrue("held until the worker was free", heldCb.get("startedAt").asLong() >= nowCb.get("finishedAt").asLong());
+  }
+
+  @Test
+  public void refusesABadStartInMsNamingIt() throws Exception {
+    start(1, 1, 10_000);
+    for (String bad : new String[] {"-1", "1.5", "\"10\"", "60001", "null"}) {
+      ObjectNode r = request(null);
+      r.set("startInMs", Json.parse(bad));
+      BatonExecutor.Response answer = send("POST", "/baton/runs", r);
+      assertEquals(bad, 400, answer.status());
+      assertEquals(bad, "startInMs", answer.body().get("field").asText());
+    }
+    ObjectNode batch = Json.object();
+    batch.putArray("runs").add(request(-5));
+    JsonNode result = send("POST", "/baton/runs/batch", batch).body().get("results").get(0);
+    assertEquals(400, result.get("status").asInt());
+    assertEquals("runs[0].startInMs", result.get("body").get("field").asText());
+  }
+
+  @Test
+  public void aStopKeepsARunWhoseInstantComesWithinTheGraceAndDropsTheOthers() throws Exception {
+    start(2, 2, 1_000);
+    ObjectNode soon = request(300);
+    ObjectNode late = request(5_000);
+    long sentAt = System.currentTimeMillis();
+    assertEquals(202, send("POST", "/baton/runs", soon).status());
+    assertEquals(202, send("POST", "/baton/runs", late).status());
+    executor.stop();
+    JsonNode soonCb = finalOf(soon.get("runId").asLong());
+    assertEquals("SUCCEEDED", soonCb.get("outcome").asText());
+    assertTrue(soonCb.get("startedAt").asLong() - sentAt >= 300);
+    JsonNode lateCb = finalOf(late.get("runId").asLong());
+    assertEquals("ABORTED", lateCb.get("outcome").asText());
+    assertEquals("SHUTDOWN", lateCb.get("abortReason").asText());
+    assertFalse(lateCb.has("startedAt"));
+    assertTrue("the stop took " + (System.currentTimeMillis() - sentAt) + " ms", System.currentTimeMillis() - sentAt < 1_500);
+  }
+}
