@@ -30,6 +30,7 @@ import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import type { RunWakeups } from '@baton/messaging';
+import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
@@ -215,7 +216,7 @@ export class RunsService {
       // One record for the request, naming what it did; a request that changed no run records nothing.
       const done = results.filter((r) => r.runId !== null).map((r) => ({ id: r.id, runId: r.runId }));
       if (done.length > 0) await auditChange(em, { tenantId, objectType: 'run', objectId: null, after: { action, runs: done } });
-      this.abortAtExecutors(em, tenantId, sent);
+      abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, sent.map((r) => ({ runId: r.id, engineGroup: r.engineGroup })));
       return results;
     });
   }
@@ -258,19 +259,9 @@ export class RunsService {
     await inTransaction(this.dataSource, async (em) => {
       const row = await this.cancelIn(em, tenantId, id, (await findRun(em, tenantId, id)) ?? undefined);
       await auditChange(em, { tenantId, objectType: 'run', objectId: id, before: { taskId: row.taskId, state: row.state }, after: { taskId: row.taskId, state: 'CANCELLED' } });
-      if (wasSent(row)) this.abortAtExecutors(em, tenantId, [row]);
+      if (wasSent(row)) abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, [{ runId: row.id, engineGroup: row.engineGroup }]);
     });
     return this.get(tenantId, id);
-  }
-
-  /**
-   * Cancelled runs that had been sent: once the cancel is committed, the engines of their group
-   * ask their executors to abort them (a run sent ahead of its instant waits there for it).
-   */
-  private abortAtExecutors(em: EntityManager, tenantId: string, runs: readonly RunEntity[]): void {
-    const byGroup = new Map<string, number[]>();
-    for (const run of runs) byGroup.set(run.engineGroup, [...(byGroup.get(run.engineGroup) ?? []), run.id]);
-    for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.cancelled({ tenantId, engineGroup, runIds }));
   }
 
   /** cancel() in a transaction of the caller's; `row` as read in it (returned: the run before). A refusal writes nothing. */

@@ -165,6 +165,7 @@ export class TasksController {
   @Post(':id/pause')
   @HttpCode(200)
   @Audited('task.pause')
+  @ApiOperation({ summary: 'Pause a task: no more scheduled fires; those prepared ahead of their instant (planned, claimed, sent ahead) end CANCELLED and are aborted at their executor' })
   @ApiOkResponse({ type: TaskView })
   pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
     return this.tasks.setPaused(tenantId, id, true);

@@ -41,6 +41,7 @@ import {
   markOwnFlow,
   RunEntity,
   setTasksPaused,
+  withdrawUpcomingFires,
   type PlannedRunRow,
   taskDefinitionToColumns,
   TaskEntity,
@@ -60,6 +61,7 @@ import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
 import { ParamsCheck, type ParamsOf } from './params-check';
 import type { RunWakeups } from '@baton/messaging';
+import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { canonical } from './canonical-definition';
 import { fileTask } from '../config-as-code/config-file';
@@ -320,6 +322,7 @@ export class TasksService {
               { field: 'version', reason: 'the task changed while it was being saved' },
             ]);
           }
+          if (definition.paused && !current.paused) await this.withdrawUpcomingFires(em, tenantId, [id]);
           const after = await this.get(tenantId, id, em);
           await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
           await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
@@ -387,8 +390,10 @@ export class TasksService {
   }
 
   /**
-   * Pauses or resumes one task. Resuming keeps the stored next fire time: if it passed while
-   * the task was paused, the planner treats it as a misfire under the task's misfire policy.
+   * Pauses or resumes one task. Pausing withdraws the fires engines prepared ahead of their
+   * instant (withdrawUpcomingFires: CANCELLED, aborted at an executor that holds one). Resuming
+   * keeps the stored next fire time: if it passed while the task was paused, the planner treats
+   * it as a misfire under the task's misfire policy.
    */
   async setPaused(tenantId: string, id: number, paused: boolean): Promise<TaskView> {
     return inTransaction(this.dataSource, async (em) => {
@@ -399,11 +404,18 @@ export class TasksService {
         const definition = { ...(await this.definitionOf(em, row)), paused };
         await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
         await setTasksPaused(em, { tenantId, ids: [id], paused, now: this.clock.now() });
+        if (paused) await this.withdrawUpcomingFires(em, tenantId, [id]);
       }
       const after = await this.get(tenantId, id, em);
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
       return after;
     });
+  }
+
+  /** A pause's withdrawal of the tasks' upcoming fires; the engines abort those they sent once it commits. */
+  private async withdrawUpcomingFires(em: EntityManager, tenantId: string, taskIds: readonly number[]): Promise<void> {
+    const withdrawn = await withdrawUpcomingFires(em, { tenantId, taskIds, now: this.clock.now() });
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, withdrawn.filter((f) => f.mayBeSent));
   }
 
   /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
@@ -412,6 +424,7 @@ export class TasksService {
       // Locked as read (MySQL), so the versions kept are those the update moves.
       const rows = await lockGroupTasks(em, { tenantId, group, paused });
       await setTasksPaused(em, { tenantId, ids: rows.map((r) => r.id), paused, now: this.clock.now() });
+      if (paused) await this.withdrawUpcomingFires(em, tenantId, rows.map((r) => r.id));
       const calendars = await this.calendarNames(tenantId, rows, em);
       await this.keepVersions(
         em,
