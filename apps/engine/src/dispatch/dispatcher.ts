@@ -139,7 +139,12 @@ export class Dispatcher implements BeforeApplicationShutdown {
    * DISPATCHED mark, and every UP executor of its app starts it at the instant itself.
    */
   sendsAhead(run: ClaimedRun): boolean {
-    return this.config.sendAheadMs > 0 && startsByMark(run) && this.registry.startsAtInstant(run.tenantId, run.executorApp);
+    return this.mayGoAhead(run) && this.registry.startsAtInstant(run.tenantId, run.executorApp);
+  }
+
+  /** Sending ahead is on, and the run's start is only its DISPATCHED mark. */
+  private mayGoAhead(run: ClaimedRun): boolean {
+    return this.config.sendAheadMs > 0 && startsByMark(run);
   }
 
   /** The tenant's claim share (1 until its row is cached: DueQueue.accept prefetches it): its runs per turn in the ready line. */
@@ -269,7 +274,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private async send(run: ClaimedRun, tenant: SigningTenant, route: { candidates: RoutedExecutor[] }, onTime: boolean, sendAt: number | undefined): Promise<void> {
     let sending = false;
     const launchedAt = this.clock.now();
-    const ahead = run.dueAt > launchedAt && run.dueAt - launchedAt <= MAX_START_IN_MS && this.config.sendAheadMs > 0 && startsByMark(run) && route.candidates[0].protocolVersion >= STARTS_AT_INSTANT_FROM;
+    const ahead = this.mayGoAhead(run) && run.dueAt > launchedAt && run.dueAt - launchedAt <= MAX_START_IN_MS && route.candidates[0].protocolVersion >= STARTS_AT_INSTANT_FROM;
     const startAt = ahead ? run.dueAt : undefined;
     if (ahead) sendAt = undefined;
     else if (sendAt === undefined && run.dueAt > launchedAt) sendAt = run.dueAt;
