@@ -91,31 +91,6 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(cancelNotices).toHaveLength(2);
   });
 
-  it('a pause withdraws the fires engines prepared ahead of their instant (planned, claimed, sent ahead), and tells them to abort the sent ones; the rest run', async () => {
-    cancelNotices.splice(0);
-    const created = await t.http().post('/api/tasks').set(acme.admin).send(cronTask('every-minute', { trigger: { kind: 'CRON', expression: '0 * * * * *', timeZone: 'UTC' } }));
-    expect(created.status).toBe(201);
-    const task = created.body as { id: number };
-    const fire = (state: RunEntity['state'], scheduledAt: number, more: Partial<RunEntity> = {}) => insertRun(db.dataSource, 'acme', task.id, { state, scheduledAt, dueAt: scheduledAt, ...more });
-    const planned = await fire('PENDING', T0 + 5_000);
-    const claimed = await fire('CLAIMED', T0 + 5_000);
-    const sentAhead = await fire('ACCEPTED', T0 + 1_000, { dispatchedAt: T0 + 1_000, acceptedAt: T0 + 1_000 });
-    const underWay = await fire('ACCEPTED', T0 - 1_000, { dispatchedAt: T0 - 1_000 });
-    const manual = await fire('PENDING', T0 + 5_000, { cause: 'MANUAL' });
-    const paused = await t.http().post(`/api/tasks/${task.id}/pause`).set(acme.admin);
-    expect(paused.status).toBe(200);
-    const states = Object.fromEntries((await db.dataSource.getRepository(RunEntity).findBy({ taskId: task.id })).map((r) => [r.id, [r.state, r.error]]));
-    const withdrawn = ['CANCELLED', 'Cancelled: the task was paused before this fire'];
-    expect(states).toEqual({ [planned.id]: withdrawn, [claimed.id]: withdrawn, [sentAhead.id]: withdrawn, [underWay.id]: ['ACCEPTED', null], [manual.id]: ['PENDING', null] });
-    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [claimed.id, sentAhead.id].sort((a, b) => a - b) }]);
-    // Resuming withdraws nothing; a pause through PATCH does as the pause route does.
-    expect((await t.http().post(`/api/tasks/${task.id}/resume`).set(acme.admin)).status).toBe(200);
-    const next = await fire('PENDING', T0 + 65_000);
-    const version = (await t.http().get(`/api/tasks/${task.id}`).set(acme.admin)).body.version as number;
-    expect((await t.http().patch(`/api/tasks/${task.id}`).set(acme.admin).send({ version, paused: true })).status).toBe(200);
-    expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: next.id })).state).toBe('CANCELLED');
-  });
-
   it('bulk re-runs finished runs with their params, and names a bad body’s field', async () => {
     const one = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', params: { width: 1 }, finishedAt: T0 });
     const two = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });

@@ -100,6 +100,8 @@ export type { KeyOwner } from './access/api-key-owner';
 export { accessForGroups, parseGroupMap } from './access/sso-group-map';
 export type { GroupGrant, SsoAccess } from './access/sso-group-map';
 export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
+export { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn } from './trigger/prepared-fires';
+export type { FireCursor } from './trigger/prepared-fires';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';

@@ -40,7 +40,7 @@ import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
 import { CalendarsService } from '../calendars/calendars.service';
-import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from '../tasks/schedule';
+import { scheduleOf } from '../tasks/schedule';
 import { newTaskRow, TasksService } from '../tasks/tasks.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
@@ -261,15 +261,12 @@ export class ConfigService {
         }
         const calendar = calendarOf(task, i);
         const current = taskEntityToDefinition(row, row.calendarId === null ? null : ([...calendars.values()].find((c) => c.id === row.calendarId)?.definition.name ?? null));
-        let { fireCount, nextFireAt } = row;
-        if (scheduleChanged(current, definition)) {
-          if (JSON.stringify(current.trigger) !== JSON.stringify(definition.trigger)) fireCount = 0;
-          const schedule = scheduleOf(definition, { fireCount, createdAt: row.createdAt }, calendar?.definition ?? null);
-          nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: row.nextFireAt, kindBefore: current.trigger.kind });
-          const never = neverFiresProblem(schedule, nextFireAt, now);
-          if (never) errors.push({ ...never, field: `tasks[${i}].${never.field}` });
+        const cursor = await this.tasks.reschedule(em, row, current, definition, calendar?.definition ?? null);
+        if ('field' in cursor) {
+          errors.push({ ...cursor, field: `tasks[${i}].${cursor.field}` });
+          continue;
         }
-        const saved = await updateTask(em, { tenantId, id: row.id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, now, managedHash: hash });
+        const saved = await updateTask(em, { tenantId, id: row.id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), ...cursor, now, managedHash: hash });
         if (!saved) throw conflict(`Task "${task.name}" was changed meanwhile: plan again`, [{ field: `tasks[${i}]`, reason: 'changed meanwhile' }]);
         versions.push({ tenantId, taskId: row.id, version: row.version + 1, definition });
       }

@@ -1,5 +1,5 @@
-import { firstFireTime, remainingFires } from '@baton/domain';
-import type { ExclusionCalendar, FieldError, Schedule, TaskDefinition } from '@baton/domain';
+import { firstFireTime, remainingFires, rewindForWithdrawn } from '@baton/domain';
+import type { ExclusionCalendar, FieldError, FireCursor, Schedule, TaskDefinition } from '@baton/domain';
 
 /** The fields of a definition that decide its fire times: changing one recomputes nextFireAt. */
 export const SCHEDULE_FIELDS = ['trigger', 'startAt', 'endAt', 'maxFires', 'calendarName'] as const;
@@ -60,4 +60,26 @@ export function neverFiresProblem(schedule: Schedule, nextFireAt: number | null,
     return { field: 'calendarName', reason: 'excludes every fire time the trigger yields, so the task would never fire' };
   }
   return { field: 'trigger', reason: 'yields no fire time from now on, so the task would never fire' };
+}
+
+/**
+ * The planner state a save of an existing task stores: the stored one, rewound for the prepared
+ * fires the save withdrew (`withdrawnAt`, domain rewindForWithdrawn); when the schedule changed,
+ * recomputed from now (a new trigger counts its fires from zero, as Quartz's reschedule). A
+ * schedule that could never fire is the FieldError naming why.
+ */
+export function savedFireCursor(
+  stored: FireCursor & { createdAt: number },
+  before: TaskDefinition,
+  after: TaskDefinition,
+  calendar: ExclusionCalendar | null,
+  now: number,
+  withdrawnAt: readonly number[],
+): FireCursor | FieldError {
+  const rewound = rewindForWithdrawn({ fireCount: stored.fireCount, nextFireAt: stored.nextFireAt }, withdrawnAt);
+  if (!scheduleChanged(before, after)) return rewound;
+  const fireCount = JSON.stringify(before.trigger) !== JSON.stringify(after.trigger) ? 0 : rewound.fireCount;
+  const schedule = scheduleOf(after, { fireCount, createdAt: stored.createdAt }, calendar);
+  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: rewound.nextFireAt, kindBefore: before.trigger.kind });
+  return neverFiresProblem(schedule, nextFireAt, now) ?? { fireCount, nextFireAt };
 }

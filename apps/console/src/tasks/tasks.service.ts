@@ -7,10 +7,13 @@ import {
   backfillRange,
   MAX_BACKFILL_FIRES,
   paramsProblem,
+  preparedFiresWithdrawnAfter,
+  rewindForWithdrawn,
   validateTask,
   withTaskDefaults,
   type ExclusionCalendar,
   type FieldError,
+  type FireCursor,
   type TaskDefinition,
   type TaskInput,
 } from '@baton/domain';
@@ -36,12 +39,15 @@ import {
   isUniqueViolation,
   listTasks,
   lockGroupTasks,
+  lockTask,
   lockTaskForBackfill,
   markBackfillsCancelled,
   markOwnFlow,
   RunEntity,
+  setFireCursors,
   setTasksPaused,
-  withdrawUpcomingFires,
+  withdrawPreparedFires,
+  WITHDRAWN_BY,
   type PlannedRunRow,
   taskDefinitionToColumns,
   TaskEntity,
@@ -58,7 +64,7 @@ import { RunsService } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
 import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
-import { neverFiresProblem, nextFireAtFor, scheduleChanged, scheduleOf } from './schedule';
+import { neverFiresProblem, nextFireAtFor, savedFireCursor, scheduleOf } from './schedule';
 import { ParamsCheck, type ParamsOf } from './params-check';
 import type { RunWakeups } from '@baton/messaging';
 import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
@@ -291,7 +297,7 @@ export class TasksService {
       async () => {
         const checked = await this.paramsCheckedBefore(tenantId, id, expectedVersion, next);
         return inTransaction(this.dataSource, async (em) => {
-          const row = await findTask(em, tenantId, id);
+          const row = await lockTask(em, tenantId, id);
           if (!row) throw notFound('Task', id);
           if (expectedVersion !== undefined && expectedVersion !== row.version) {
             throw conflict(`Task ${id} was changed since version ${expectedVersion} (now ${row.version}); reload it`, [
@@ -306,23 +312,14 @@ export class TasksService {
           if (paramsKey(definition) !== checked) await this.assertParamsFit(em, tenantId, [definition]);
           const calendar = await this.resolveCalendar(em, tenantId, definition.calendarName);
           if (definition.name !== row.name) await this.assertNameFree(em, tenantId, definition.name, id);
-          const now = this.clock.now();
-          let { fireCount, nextFireAt } = row;
-          if (scheduleChanged(current, definition)) {
-            // A new trigger is a new schedule: maxFires counts its fires from zero (as Quartz's reschedule).
-            if (JSON.stringify(current.trigger) !== JSON.stringify(definition.trigger)) fireCount = 0;
-            const schedule = scheduleOf(definition, { fireCount, createdAt: row.createdAt }, calendar?.definition ?? null);
-            nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: row.nextFireAt, kindBefore: current.trigger.kind });
-            const never = neverFiresProblem(schedule, nextFireAt, now);
-            if (never) invalid([never]);
-          }
-          const saved = await updateTask(em, { tenantId, id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), fireCount, nextFireAt, now });
+          const cursor = await this.reschedule(em, row, current, definition, calendar?.definition ?? null);
+          if ('field' in cursor) invalid([cursor]);
+          const saved = await updateTask(em, { tenantId, id, readVersion: row.version, columns: taskDefinitionToColumns(definition, calendar?.id ?? null), ...cursor, now: this.clock.now() });
           if (!saved) {
             throw conflict(`Task ${id} was changed concurrently; reload it and try again`, [
               { field: 'version', reason: 'the task changed while it was being saved' },
             ]);
           }
-          if (definition.paused && !current.paused) await this.withdrawUpcomingFires(em, tenantId, [id]);
           const after = await this.get(tenantId, id, em);
           await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
           await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
@@ -330,6 +327,23 @@ export class TasksService {
         });
       },
     );
+  }
+
+  /**
+   * What saving `after` over a stored task does to its schedule, inside the save's transaction
+   * (`row` read under lockTask on MySQL, or the caller's snapshot with its version guard): the
+   * prepared fires the domain says the save outdates are withdrawn (preparedFiresWithdrawnAfter —
+   * every one not come yet for a pause, those more than a second ahead for an edit of a field a
+   * fire carries; the engines abort the ones they sent once it commits), and the planner state to
+   * store, rewound so the planner plans their instants again as the task now says. A schedule
+   * that could never fire is the FieldError naming why (the caller refuses the save, and the
+   * rollback keeps the fires).
+   */
+  async reschedule(em: EntityManager, row: TaskEntity, before: TaskDefinition, after: TaskDefinition, calendar: ExclusionCalendar | null): Promise<FireCursor | FieldError> {
+    const now = this.clock.now();
+    const cutoff = preparedFiresWithdrawnAfter(before, after, now);
+    const withdrawn = cutoff === null ? [] : await this.withdrawPreparedFires(em, row.tenantId, [row.id], cutoff, after.paused ? WITHDRAWN_BY.pause : WITHDRAWN_BY.edit);
+    return savedFireCursor(row, before, after, calendar, now, withdrawn.map((f) => f.scheduledAt));
   }
 
   /**
@@ -379,32 +393,35 @@ export class TasksService {
   /**
    * A task's removal inside the caller's transaction (a DELETE, or a tasks-as-code prune): its
    * dependency edges deleted, its active runs cancelled (the run lifecycle's cancel, here and only
-   * here for a task), then the task. Returns what went with it.
+   * here for a task; the engines abort at their executors those they may have sent, once it
+   * commits), then the task. Returns what went with it.
    */
   async removeIn(em: EntityManager, tenantId: string, id: number): Promise<{ deletedDependencies: number[]; cancelledRuns: number }> {
     const edges = await findTaskEdges(em, tenantId, id);
     await deleteEdges(em, tenantId, edges.map((e) => e.id));
-    const cancelledRuns = await cancelTaskRuns(em, { taskId: id, tenantId, now: this.clock.now() });
+    const runs = await cancelTaskRuns(em, { taskId: id, tenantId, now: this.clock.now() });
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, runs.maybeSent);
     await deleteTask(em, tenantId, id);
-    return { deletedDependencies: edges.map((e) => e.id), cancelledRuns };
+    return { deletedDependencies: edges.map((e) => e.id), cancelledRuns: runs.cancelled };
   }
 
   /**
    * Pauses or resumes one task. Pausing withdraws the fires engines prepared ahead of their
-   * instant (withdrawUpcomingFires: CANCELLED, aborted at an executor that holds one). Resuming
-   * keeps the stored next fire time: if it passed while the task was paused, the planner treats
-   * it as a misfire under the task's misfire policy.
+   * instant (withdrawOnPause: a plan deleted, a claimed or sent one CANCELLED and aborted at an
+   * executor that holds it) and rewinds the next fire time to the first of them. Resuming keeps
+   * the stored next fire time: if it passed while the task was paused, the planner treats it as
+   * a misfire under the task's misfire policy.
    */
   async setPaused(tenantId: string, id: number, paused: boolean): Promise<TaskView> {
     return inTransaction(this.dataSource, async (em) => {
-      const row = await findTask(em, tenantId, id);
+      const row = await lockTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
       const before = await this.get(tenantId, id, em);
       if (row.paused !== paused) {
         const definition = { ...(await this.definitionOf(em, row)), paused };
         await this.keepVersions(em, [{ tenantId, taskId: id, version: row.version + 1, definition }]);
         await setTasksPaused(em, { tenantId, ids: [id], paused, now: this.clock.now() });
-        if (paused) await this.withdrawUpcomingFires(em, tenantId, [id]);
+        if (paused) await this.withdrawOnPause(em, tenantId, [row]);
       }
       const after = await this.get(tenantId, id, em);
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, before, after });
@@ -412,10 +429,21 @@ export class TasksService {
     });
   }
 
-  /** A pause's withdrawal of the tasks' upcoming fires; the engines abort those they sent once it commits. */
-  private async withdrawUpcomingFires(em: EntityManager, tenantId: string, taskIds: readonly number[]): Promise<void> {
-    const withdrawn = await withdrawUpcomingFires(em, { tenantId, taskIds, now: this.clock.now() });
+  /** Prepared fires of the tasks due after `after` withdrawn (withdrawPreparedFires); the engines abort those they sent once the transaction commits. */
+  private async withdrawPreparedFires(em: EntityManager, tenantId: string, taskIds: readonly number[], after: number, error: string) {
+    const withdrawn = await withdrawPreparedFires(em, { tenantId, taskIds, after, now: this.clock.now(), error });
     abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, withdrawn.filter((f) => f.mayBeSent));
+    return withdrawn;
+  }
+
+  /** A pause of these tasks (read under lock): every prepared fire not come yet withdrawn, and each task's planner state rewound to plan them again when it resumes. */
+  private async withdrawOnPause(em: EntityManager, tenantId: string, rows: readonly TaskEntity[]): Promise<void> {
+    const withdrawn = await this.withdrawPreparedFires(em, tenantId, rows.map((r) => r.id), this.clock.now(), WITHDRAWN_BY.pause);
+    const cursors = rows
+      .map((r) => ({ row: r, at: withdrawn.filter((f) => f.taskId === r.id).map((f) => f.scheduledAt) }))
+      .filter(({ at }) => at.length > 0)
+      .map(({ row, at }) => ({ taskId: row.id, ...rewindForWithdrawn(row, at) }));
+    await setFireCursors(em, { tenantId, cursors });
   }
 
   /** Pauses or resumes every task of a task group of the tenant (0 tasks is not an error). */
@@ -424,7 +452,7 @@ export class TasksService {
       // Locked as read (MySQL), so the versions kept are those the update moves.
       const rows = await lockGroupTasks(em, { tenantId, group, paused });
       await setTasksPaused(em, { tenantId, ids: rows.map((r) => r.id), paused, now: this.clock.now() });
-      if (paused) await this.withdrawUpcomingFires(em, tenantId, rows.map((r) => r.id));
+      if (paused) await this.withdrawOnPause(em, tenantId, rows);
       const calendars = await this.calendarNames(tenantId, rows, em);
       await this.keepVersions(
         em,

@@ -29,12 +29,12 @@ export interface EngineConfig {
    * alone while a backlog is worked off goes out on time (ready-line.ts, due-queue.ts). Default 4; 0: none.
    */
   onTimeSlots: number;
-  /** Runs due within this are claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 2000 ms. */
+  /** Fires due within this are planned, and runs due within it claimed ahead into the in-memory queue (`BATON_LOOK_AHEAD_MS`). Default 10 000 ms. */
   lookAheadMs: number;
   /**
    * How long before its instant a run may be sent to an executor that starts it at the instant
    * itself (protocol 2), for runs whose start is only their DISPATCHED mark (`BATON_SEND_AHEAD_MS`).
-   * Default 2000 ms; 0: every run is sent at its instant.
+   * Default 10 000 ms; 0: every run is sent at its instant.
    */
   sendAheadMs: number;
   /** Most runs claimed in one query (`BATON_CLAIM_BATCH`). Default 500. */

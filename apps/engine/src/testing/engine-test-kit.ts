@@ -30,7 +30,8 @@ export const T0 = Date.UTC(2026, 0, 1);
  * off unless asked for: tests build many claim sides with one node id and never stop most of them.
  */
 export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig {
-  return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', livenessPollMs: 0, ...overrides });
+  // The claim and planner specs count fires and claims within a 2 s look-ahead.
+  return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', livenessPollMs: 0, lookAheadMs: 2_000, sendAheadMs: 2_000, ...overrides });
 }
 
 /** Stands in for the dispatch side's DueQueue: keeps what it is given, dispatches nothing. */

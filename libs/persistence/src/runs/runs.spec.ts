@@ -114,13 +114,14 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       expect(results.filter(Boolean)).toHaveLength(1);
     });
 
-    it("cancelTaskRuns ends the task's active runs of its tenant only, and leaves finished ones", async () => {
+    it("cancelTaskRuns ends the task's active runs of its tenant only, leaves finished ones, and names those an engine may have sent", async () => {
       const active = await insertRun(db.dataSource, { state: 'RETRY_WAIT', fireKey: 'a' });
       const done = await insertRun(db.dataSource, { state: 'FAILED', fireKey: 'b' });
       const otherTask = await insertRun(db.dataSource, { taskId: 2, fireKey: 'c' });
-      expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toBe(1);
+      const sent = await insertRun(db.dataSource, { state: 'ACCEPTED', fireKey: 'd' });
+      expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toEqual({ cancelled: 2, maybeSent: [{ runId: sent.id, engineGroup: 'default' }] });
       const states = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state;
-      expect([await states(active.id), await states(done.id), await states(otherTask.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING']);
+      expect([await states(active.id), await states(done.id), await states(otherTask.id), await states(sent.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING', 'CANCELLED']);
     });
 
     it('insertManualRun: a PENDING MANUAL run due now, the root of its own flow, a fire key of its own each time', async () => {

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
-import { execute } from '../../engine-queries/sql';
+import { execute, num } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
@@ -9,18 +9,28 @@ export const CANCEL_TASK_RUNS = runWrite('cancelTaskRuns', ACTIVE_STATES, 'CANCE
 /**
  * A task is deleted: its runs that are not over end CANCELLED in the same transaction, so no
  * engine dispatches a run of a task that no longer exists (one that holds such a run in memory
- * finds it CANCELLED and drops it; an executing one gets its abort):
+ * finds it CANCELLED and drops it):
  *
+ *   SELECT id, engine_group FROM runs WHERE task_id = ? AND tenant_id = ? AND state IN (CLAIMED, DISPATCHED, ACCEPTED)
  *   UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ?
  *    WHERE task_id = ? AND tenant_id = ? AND state IN (PENDING, CLAIMED, DISPATCHED, ACCEPTED, RETRY_WAIT)
  *
- * Returns how many runs it cancelled.
+ * Returns how many runs it cancelled, and those an engine may have sent — executing, or waiting
+ * at their executor for their instant — for the caller to have them aborted there after the commit.
  */
-export async function cancelTaskRuns(manager: EntityManager, input: { taskId: number; tenantId: string; now: number }): Promise<number> {
+export async function cancelTaskRuns(
+  manager: EntityManager,
+  input: { taskId: number; tenantId: string; now: number },
+): Promise<{ cancelled: number; maybeSent: Array<{ runId: number; engineGroup: string }> }> {
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT id, engine_group FROM runs WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS, ['CLAIMED', 'DISPATCHED', 'ACCEPTED'])}`,
+    [input.taskId, input.tenantId],
+  );
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ? WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS)}`,
     [input.now, input.now, input.taskId, input.tenantId],
   );
-  return affected;
+  return { cancelled: affected, maybeSent: rows.map((r) => ({ runId: num(r.id), engineGroup: String(r.engine_group) })) };
 }

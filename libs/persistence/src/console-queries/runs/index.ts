@@ -11,4 +11,4 @@ export * from './find-changed-runs';
 export * from './find-last-runs';
 export * from './find-run';
 export * from './list-runs';
-export * from './withdraw-upcoming-fires';
+export * from './withdraw-prepared-fires';

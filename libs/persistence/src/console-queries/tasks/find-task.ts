@@ -12,6 +12,19 @@ export function findTask(manager: EntityManager, tenantId: string, id: number): 
 }
 
 /**
+ * findTask, locked for a change on MySQL: a save or a pause that withdraws prepared fires rewinds
+ * the task's next fire time and fire count, and the planner (which takes tasks SKIP LOCKED) must
+ * not plan it meanwhile from the values being replaced:
+ *
+ *   SELECT * FROM tasks WHERE id = ? AND tenant_id = ? [FOR UPDATE]               -- primary key
+ */
+export function lockTask(manager: EntityManager, tenantId: string, id: number): Promise<TaskEntity | null> {
+  const query = manager.createQueryBuilder(TaskEntity, 't').where('t.id = :id AND t.tenantId = :tenantId', { id, tenantId });
+  if (manager.connection.options.type === 'mysql') query.setLock('pessimistic_write');
+  return query.getOne();
+}
+
+/**
  * The names of the tenant's tasks of these ids (edges show them):
  *
  *   SELECT id, name FROM tasks WHERE tenant_id = ? AND id IN (…)

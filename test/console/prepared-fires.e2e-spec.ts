@@ -1,0 +1,154 @@
+/**
+ * Prepared fires follow the task (domain prepared-fires.ts): engines plan, claim and even send a
+ * scheduled fire ahead of its instant (BATON_LOOK_AHEAD_MS, BATON_SEND_AHEAD_MS). A pause
+ * withdraws every one whose instant has not come; an edit of a field a fire carries withdraws
+ * those more than EDIT_REACHES_FIRES_AFTER_MS ahead — through the pause routes, PATCH/PUT, a
+ * group pause and a tasks-as-code apply alike. A plan no engine took is deleted; one an engine
+ * took ends CANCELLED under a freed fire key, and the engines are told to abort it at its
+ * executor after the commit. The task's next fire time and fire count are rewound, so the
+ * planner plans those instants again from the task as it now is. Deleting a task has the engines
+ * abort its runs they may have sent.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { EDIT_REACHES_FIRES_AFTER_MS } from '@baton/domain';
+import type { RunCancels } from '@baton/messaging';
+import { RunEntity, TaskEntity, WITHDRAWN_BY } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { cronTask, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+const EVERY_MINUTE = { kind: 'CRON', expression: '0 * * * * *', timeZone: 'UTC' };
+
+describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  /** What the console told the engines of cancelled runs (RunWakeups.cancelled). */
+  const cancelNotices: RunCancels[] = [];
+  let seq = 0;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: () => undefined, cancelled: (c) => cancelNotices.push(c) } });
+    acme = await seedTenant(t, db.dataSource, 'acme');
+  });
+  afterAll(() => t?.close());
+  beforeEach(() => {
+    cancelNotices.splice(0);
+  });
+
+  /** A task firing every minute that the planner has fired `fireCount` times, its next fire at `nextFireAt`. */
+  const task = async (planner: { fireCount: number; nextFireAt: number }) => {
+    const created = await t.http().post('/api/tasks').set(acme.admin).send(cronTask(`every-minute-${++seq}`, { trigger: EVERY_MINUTE }));
+    expect(created.status, created.text).toBe(201);
+    await db.dataSource.getRepository(TaskEntity).update({ id: created.body.id }, planner);
+    return created.body.id as number;
+  };
+  const fire = (taskId: number, state: RunEntity['state'], scheduledAt: number, more: Partial<RunEntity> = {}) =>
+    insertRun(db.dataSource, 'acme', taskId, { state, scheduledAt, dueAt: scheduledAt, fireKey: `s:${scheduledAt}`, ...more });
+  const runsOf = async (taskId: number) => {
+    const rows = await db.dataSource.getRepository(RunEntity).find({ where: { taskId }, order: { id: 'ASC' } });
+    return Object.fromEntries(rows.map((r) => [r.id, { state: r.state, error: r.error, fireKey: r.fireKey }]));
+  };
+  const plannerOf = async (taskId: number) => {
+    const row = await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: taskId });
+    return { fireCount: row.fireCount, nextFireAt: row.nextFireAt };
+  };
+  const versionOf = async (taskId: number) => (await t.http().get(`/api/tasks/${taskId}`).set(acme.admin)).body.version as number;
+
+  it('a pause withdraws every fire not come yet: a plan deleted, a claimed or sent one cancelled and aborted; the rest run; the schedule rewound', async () => {
+    const id = await task({ fireCount: 7, nextFireAt: T0 + 60_000 });
+    const planned = await fire(id, 'PENDING', T0 + 5_000);
+    const claimed = await fire(id, 'CLAIMED', T0 + 3_000);
+    const sentAhead = await fire(id, 'ACCEPTED', T0 + 1_000, { dispatchedAt: T0 + 1_000, acceptedAt: T0 + 1_000 });
+    const underWay = await fire(id, 'ACCEPTED', T0 - 1_000, { dispatchedAt: T0 - 1_000 });
+    const manual = await fire(id, 'PENDING', T0 + 5_000, { cause: 'MANUAL', fireKey: 'm:1' });
+    expect((await t.http().post(`/api/tasks/${id}/pause`).set(acme.admin)).status).toBe(200);
+    const withdrawn = (run: RunEntity) => ({ state: 'CANCELLED', error: WITHDRAWN_BY.pause, fireKey: `w:${run.id}` });
+    expect(await runsOf(id)).toEqual({
+      [claimed.id]: withdrawn(claimed),
+      [sentAhead.id]: withdrawn(sentAhead),
+      [underWay.id]: { state: 'ACCEPTED', error: null, fireKey: `s:${T0 - 1_000}` },
+      [manual.id]: { state: 'PENDING', error: null, fireKey: 'm:1' },
+    });
+    expect(planned.id in (await runsOf(id))).toBe(false);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [claimed.id, sentAhead.id] }]);
+    expect(await plannerOf(id)).toEqual({ fireCount: 4, nextFireAt: T0 + 1_000 });
+    // Resuming withdraws nothing and keeps the rewound next fire (the planner's misfire policy applies if it has passed).
+    expect((await t.http().post(`/api/tasks/${id}/resume`).set(acme.admin)).status).toBe(200);
+    expect(await plannerOf(id)).toEqual({ fireCount: 4, nextFireAt: T0 + 1_000 });
+    expect(cancelNotices).toHaveLength(1);
+  });
+
+  it('a pause through PATCH, and a group pause, withdraw as the pause route does', async () => {
+    const id = await task({ fireCount: 1, nextFireAt: T0 + 60_000 });
+    const next = await fire(id, 'CLAIMED', T0 + 30_000);
+    expect((await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), paused: true })).status).toBe(200);
+    expect((await runsOf(id))[next.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.pause });
+    expect(await plannerOf(id)).toEqual({ fireCount: 0, nextFireAt: T0 + 30_000 });
+
+    const grouped = await t.http().post('/api/tasks').set(acme.admin).send(cronTask('grouped', { trigger: EVERY_MINUTE, group: 'nightly' }));
+    await db.dataSource.getRepository(TaskEntity).update({ id: grouped.body.id }, { fireCount: 1, nextFireAt: T0 + 60_000 });
+    const planned = await fire(grouped.body.id, 'PENDING', T0 + 2_000);
+    expect((await t.http().post('/api/task-groups/nightly/pause').set(acme.admin)).status).toBe(200);
+    expect(planned.id in (await runsOf(grouped.body.id))).toBe(false);
+    expect(await plannerOf(grouped.body.id)).toEqual({ fireCount: 0, nextFireAt: T0 + 2_000 });
+  });
+
+  it('an edit of a field a fire carries withdraws the fires more than its margin ahead, to be planned again as the task now says', async () => {
+    const id = await task({ fireCount: 10, nextFireAt: T0 + 120_000 });
+    const near = await fire(id, 'ACCEPTED', T0 + EDIT_REACHES_FIRES_AFTER_MS, { dispatchedAt: T0 + 1_000 });
+    const planned = await fire(id, 'PENDING', T0 + 60_000);
+    const sent = await fire(id, 'DISPATCHED', T0 + 30_000, { dispatchedAt: T0 + 30_000 });
+    // A rename reaches every fire already (read when it applies): nothing is withdrawn.
+    expect((await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), name: `renamed-${id}` })).status).toBe(200);
+    expect(Object.keys(await runsOf(id))).toHaveLength(3);
+    expect(cancelNotices).toEqual([]);
+
+    const edited = await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), params: { region: 'us' } });
+    expect(edited.status, edited.text).toBe(200);
+    expect(await runsOf(id)).toEqual({
+      [near.id]: { state: 'ACCEPTED', error: null, fireKey: `s:${T0 + 1_000}` },
+      [sent.id]: { state: 'CANCELLED', error: WITHDRAWN_BY.edit, fireKey: `w:${sent.id}` },
+    });
+    expect(planned.id in (await runsOf(id))).toBe(false);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id] }]);
+    expect(await plannerOf(id)).toEqual({ fireCount: 8, nextFireAt: T0 + 30_000 });
+    expect(edited.body).toMatchObject({ fireCount: 8, nextFireAt: T0 + 30_000 });
+  });
+
+  it('a new trigger withdraws the old one’s fires and plans from now; a save refused keeps every fire', async () => {
+    const id = await task({ fireCount: 3, nextFireAt: T0 + 120_000 });
+    const old = await fire(id, 'CLAIMED', T0 + 60_000);
+    const refused = await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), endAt: T0 - 1 });
+    expect(refused.status).toBe(400);
+    expect((await runsOf(id))[old.id].state).toBe('CLAIMED');
+    expect(cancelNotices).toEqual([]);
+    const hourly = await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), trigger: { kind: 'CRON', expression: '0 0 * * * *', timeZone: 'UTC' } });
+    expect(hourly.status, hourly.text).toBe(200);
+    expect((await runsOf(id))[old.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.edit });
+    expect(await plannerOf(id)).toEqual({ fireCount: 0, nextFireAt: T0 });
+  });
+
+  it('a tasks-as-code apply withdraws as a save does: a pause in the file, an edit in the file', async () => {
+    const file = (params: string, paused: boolean) =>
+      `version: 1\ntasks:\n  - name: as-code\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 * * * * *", timeZone: UTC }\n    params: ${params}\n    paused: ${paused}\n`;
+    expect((await t.http().post('/api/config/apply').set(acme.admin).send({ file: file('{ region: eu }', false) })).status).toBe(200);
+    const id = (await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ tenantId: 'acme', name: 'as-code' })).id;
+    const first = await fire(id, 'CLAIMED', T0 + 20_000);
+    const applied = await t.http().post('/api/config/apply').set(acme.admin).send({ file: file('{ region: us }', false) });
+    expect(applied.status, applied.text).toBe(200);
+    expect((await runsOf(id))[first.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.edit });
+    const second = await fire(id, 'ACCEPTED', T0 + 20_000, { fireKey: `s:${T0 + 20_000}`, dispatchedAt: T0 + 20_000 });
+    expect((await t.http().post('/api/config/apply').set(acme.admin).send({ file: file('{ region: us }', true) })).status).toBe(200);
+    expect((await runsOf(id))[second.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.pause });
+    expect(cancelNotices.flatMap((n) => n.runIds)).toEqual([first.id, second.id]);
+  });
+
+  it('deleting a task has the engines abort its runs they may have sent', async () => {
+    const id = await task({ fireCount: 0, nextFireAt: T0 + 60_000 });
+    const sent = await fire(id, 'ACCEPTED', T0 + 10_000, { dispatchedAt: T0 + 10_000 });
+    const waiting = await fire(id, 'PENDING', T0 + 20_000);
+    expect((await t.http().delete(`/api/tasks/${id}`).set(acme.admin)).status).toBe(204);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id] }]);
+    expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: waiting.id })).state).toBe('CANCELLED');
+  });
+});

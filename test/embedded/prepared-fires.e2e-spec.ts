@@ -1,0 +1,87 @@
+/**
+ * An edit reaches the fires engines prepared ahead (BATON_LOOK_AHEAD_MS and BATON_SEND_AHEAD_MS,
+ * 10 s by default), end to end in embedded mode with a real SDK executor: a fixed-rate task's
+ * fires are planned, claimed and sent ahead; its params are edited; every fire due more than the
+ * edit's margin (1 s) later runs with the new params, the withdrawn ones never start (those sent
+ * ahead are aborted at the executor), and no instant runs twice.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EDIT_REACHES_FIRES_AFTER_MS } from '@baton/domain';
+import { createExecutorServer, defineHandler } from '@baton/executor-sdk';
+import { WITHDRAWN_BY } from '@baton/persistence';
+import { demoLogins } from '../../apps/embedded/src/demo-seed';
+import { startEmbedded } from '../../apps/embedded/src/start-embedded';
+
+interface RunRow {
+  id: number;
+  state: string;
+  scheduledAt: number;
+  error: string | null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('prepared fires follow an edit (embedded, defaults)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-prepared-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs every fire due after the edit’s margin with the new params, never a withdrawn one, no instant twice', async () => {
+    const logins = demoLogins({});
+    const baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
+    const started: Array<{ runId: number; params: unknown }> = [];
+    const executor = createExecutorServer({
+      tenantId: 'demo',
+      secret: baton.demoTenant.executorSecret,
+      engineUrls: [baton.url],
+      app: 'edits',
+      handlers: [defineHandler('echo', (ctx) => void started.push({ runId: ctx.runId, params: ctx.params }))],
+      host: '127.0.0.1',
+      port: 0,
+      spoolFile: false,
+    });
+    await executor.start();
+    try {
+      const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
+      const auth = { authorization: `Bearer ${login.body.token}` };
+      const api = request(baton.url);
+      for (let up = false, until = Date.now() + 10_000; !up; await sleep(100)) {
+        up = (await api.get('/api/executors?app=edits').set(auth).expect(200)).body.some((e: { state: string }) => e.state === 'UP');
+        if (!up && Date.now() > until) throw new Error('the executor never came UP');
+      }
+      const task = (await api.post('/api/tasks').set(auth).send({ name: 'edited', executorApp: 'edits', handler: 'echo', trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 }, params: { v: 1 } }).expect(201)).body;
+      const runs = async (): Promise<RunRow[]> => (await api.get(`/api/runs?taskId=${task.id}&limit=200`).set(auth).expect(200)).body.items;
+
+      // Fires prepared ahead: some already sent (ACCEPTED) to the executor, which holds them until their instant.
+      let sentAhead: RunRow[] = [];
+      for (const until = Date.now() + 15_000; sentAhead.length < 3; await sleep(100)) {
+        sentAhead = (await runs()).filter((r) => r.state === 'ACCEPTED' && r.scheduledAt > Date.now() + 3_000);
+        if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runs())}`);
+      }
+      const version = (await api.get(`/api/tasks/${task.id}`).set(auth).expect(200)).body.version;
+      const editedAt = Date.now();
+      await api.patch(`/api/tasks/${task.id}`).set(auth).send({ version, params: { v: 2 } }).expect(200);
+      await sleep(6_000);
+
+      const all = await runs();
+      const byId = new Map(all.map((r) => [r.id, r]));
+      const withdrawn = all.filter((r) => r.error === WITHDRAWN_BY.edit);
+      expect(withdrawn.map((r) => r.id)).toEqual(expect.arrayContaining(sentAhead.map((r) => r.id)));
+      const startedIds = new Set(started.map((s) => s.runId));
+      for (const r of withdrawn) expect(startedIds.has(r.id), `withdrawn run ${r.id} started`).toBe(false);
+      const instants = started.map((s) => byId.get(s.runId)!.scheduledAt);
+      expect(new Set(instants).size, 'an instant ran twice').toBe(instants.length);
+      const after = started.filter((s) => byId.get(s.runId)!.scheduledAt > editedAt + EDIT_REACHES_FIRES_AFTER_MS);
+      expect(after.length).toBeGreaterThanOrEqual(3);
+      for (const s of after) expect(s.params).toEqual({ v: 2 });
+      // The withdrawn instants were planned again, as the task now says.
+      for (const r of withdrawn) expect(all.some((x) => x.scheduledAt === r.scheduledAt && x.id !== r.id), `instant ${r.scheduledAt} planned again`).toBe(true);
+    } finally {
+      await executor.stop();
+      await baton.close();
+    }
+  }, 60_000);
+});
