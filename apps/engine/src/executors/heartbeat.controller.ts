@@ -28,17 +28,18 @@ export class HeartbeatController {
   @Post(PATHS.heartbeat)
   @HttpCode(200)
   async heartbeat(@Req() req: RawBodyRequest): Promise<ExecutorHeartbeatAck> {
-    const { tenant, body, secretVersion } = await this.signed.verify(req, PATHS.heartbeat);
-    const heartbeat = readHeartbeat(parseJsonBody(body));
-    if (heartbeat.tenantId !== tenant.id) {
-      throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
-    }
-    const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
-    if (!verdict.ok) {
-      this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
-      throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);
-    }
-    return this.heartbeats.record(heartbeat, secretVersion);
+    return this.signed.handle(req, PATHS.heartbeat, async ({ tenant, body, secretVersion }) => {
+      const heartbeat = readHeartbeat(parseJsonBody(body));
+      if (heartbeat.tenantId !== tenant.id) {
+        throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
+      }
+      const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
+      if (!verdict.ok) {
+        this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
+        throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);
+      }
+      return this.heartbeats.record(heartbeat, secretVersion);
+    });
   }
 
   private logRefusal(tenantId: string, url: string, reason: string): void {

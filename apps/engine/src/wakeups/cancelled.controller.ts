@@ -22,11 +22,12 @@ export class CancelledController {
   @Post(PATHS.cancelled)
   @HttpCode(204)
   async cancelledRuns(@Req() req: RawBodyRequest): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.cancelled);
-    const { runIds } = parseJsonBody(body);
-    if (!Array.isArray(runIds) || runIds.length === 0 || runIds.length > MAX_CANCEL_NOTICE_RUNS || !runIds.every((id) => isInt(id, 1))) {
-      throw badRequest('runIds', `must be an array of 1 to ${MAX_CANCEL_NOTICE_RUNS} run ids (positive integers)`);
-    }
-    await this.cancelled.abort(tenant.id, runIds as number[]);
+    await this.signed.handle(req, PATHS.cancelled, async ({ tenant, body }) => {
+      const { runIds } = parseJsonBody(body);
+      if (!Array.isArray(runIds) || runIds.length === 0 || runIds.length > MAX_CANCEL_NOTICE_RUNS || !runIds.every((id) => isInt(id, 1))) {
+        throw badRequest('runIds', `must be an array of 1 to ${MAX_CANCEL_NOTICE_RUNS} run ids (positive integers)`);
+      }
+      await this.cancelled.abort(tenant.id, runIds as number[]);
+    });
   }
 }

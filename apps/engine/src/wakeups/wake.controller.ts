@@ -22,9 +22,10 @@ export class WakeController {
   @Post(PATHS.wake)
   @HttpCode(204)
   async wake(@Req() req: RawBodyRequest): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.wake);
-    const { dueAt } = parseJsonBody(body);
-    if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
-    this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+    await this.signed.handle(req, PATHS.wake, async ({ tenant, body }) => {
+      const { dueAt } = parseJsonBody(body);
+      if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
+      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+    });
   }
 }
