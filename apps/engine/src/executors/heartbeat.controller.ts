@@ -13,7 +13,9 @@ const REFUSAL_LOG_EVERY_MS = 60_000;
 /**
  * `POST /baton/executors/heartbeat` (signed): an executor registers and stays UP — at a URL its
  * tenant's executor networks allow (403 naming `url` otherwise, and nothing is stored: an engine
- * must never be pointed at a metadata service or outside the networks the operator set).
+ * must never be pointed at a metadata service or outside the networks the operator set). 429 past
+ * the tenant's admission bounds on this engine (SignedRequests.handle): the executor tries its
+ * next engine URL, then the next period.
  */
 @Controller()
 export class HeartbeatController {
