@@ -20,6 +20,7 @@ and the engine's watchdog reconciles those runs.
 """
 
 import collections
+import email.utils
 import hashlib
 import heapq
 import hmac
@@ -221,6 +222,21 @@ def error_text(err):
     return f"{type(err).__name__}: {err}\n{trace}"[:8192]
 
 
+def retry_after_seconds(value):
+    """A Retry-After header in seconds (delay-seconds or an HTTP date), at most 60; 0 when absent or unreadable."""
+    if not value:
+        return 0
+    value = value.strip()
+    if value.isdigit():
+        seconds = int(value)
+    else:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError):
+            return 0
+    return max(0, min(60, seconds))
+
+
 def is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -383,25 +399,33 @@ class Executor:
 
     def post(self, base, path, payload):
         """(status, body); status 0 when no HTTP answer came."""
+        status, body, _ = self.post_answer(base, path, payload)
+        return status, body
+
+    def post_answer(self, base, path, payload):
+        """(status, body, retry_after_s): post, and a 429's Retry-After in seconds (0 when none)."""
         body = json.dumps(payload, separators=(",", ":")).encode()
         headers = dict(sign(self.secret, self.tenant, "POST", path, body))
         headers["content-type"] = "application/json"
         request = urllib.request.Request(base + path, data=body, headers=headers, method="POST")
+        retry_after = 0
         try:
             with urllib.request.urlopen(request, timeout=10) as res:
                 status, text = res.status, res.read()
         except urllib.error.HTTPError as err:
             status, text = err.code, err.read()
+            if status == 429:
+                retry_after = retry_after_seconds(err.headers.get("Retry-After"))
         except (urllib.error.URLError, OSError) as err:
             if self.last_good == base:
                 self.last_good = None
-            return 0, str(err)
+            return 0, str(err), 0
         if status < 500 and status != 429:
             self.last_good = base
         try:
-            return status, json.loads(text or b"null")
+            return status, json.loads(text or b"null"), retry_after
         except ValueError:
-            return status, text.decode(errors="replace")
+            return status, text.decode(errors="replace"), retry_after
 
     @staticmethod
     def describe(status, body):
@@ -483,12 +507,17 @@ class Executor:
                     return  # refused as it is: the lines go with the final callback
 
     def deliver(self, key, urls, callback):
-        """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422)."""
+        """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422).
+        A 429 (an engine's TENANT_BUSY / TENANT_RATE_LIMITED) is retried, but not before its
+        Retry-After, even when another callback's success wakes the others: that would send the
+        tenant's whole backlog into its bounds again on every success."""
         tries = 0
         while True:
             tries += 1
+            hold = 0
             for url in self.order(list(urls) + self.engine_urls):
-                status, answer = self.post(url, "/baton/callbacks", callback)
+                status, answer, retry_after = self.post_answer(url, "/baton/callbacks", callback)
+                hold = max(hold, retry_after)
                 if 200 <= status < 300 or status in (409, 400, 413, 422):
                     if status in (400, 413, 422):
                         log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped")
@@ -501,9 +530,13 @@ class Executor:
             if self.stopped.is_set():
                 return
             exp = min(self.retry_max_ms, self.retry_base_ms * 2 ** min(tries - 1, 30))
-            delay = exp / 2 + random.random() * exp / 2
+            delay = max(hold * 1000.0, exp / 2 + random.random() * exp / 2)
+            held_until = time.monotonic() + hold
             with self.wake_senders:
                 self.wake_senders.wait(delay / 1000.0)
+            left = held_until - time.monotonic()
+            if left > 0:
+                self.stopped.wait(left)  # woken early by another's success: still not before its Retry-After
 
     # -- runs --
 

@@ -345,6 +345,21 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(engine.callbacks.filter((c) => c.body.runId === req.runId).map((c) => c.status)).toEqual([503, 503, 200]);
     });
 
+    it("keeps a callback refused with 429 (an engine's tenant admission) and sends it again after its Retry-After, though another callback is taken meanwhile", async () => {
+      engine.failCallbacks(1, 429, 1);
+      const first = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      await engine.dispatch(executor.url, first);
+      await failWithOutput(engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 5000, 'the refused callback'));
+      // Taken at once: a success, which wakes the callbacks in backoff — not one told when to come back.
+      const second = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
+      await engine.dispatch(executor.url, second);
+      await failWithOutput(engine.finalCallback(second.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(first.runId, 1, 5000));
+      const tries = engine.callbacks.filter((c) => c.body.runId === first.runId && c.body.outcome);
+      expect(tries.map((c) => c.status)).toEqual([429, 200]);
+      expect(tries[1].at - tries[0].at).toBeGreaterThanOrEqual(990);
+    });
+
     it('on SIGTERM: refuses new work with 503, finishes the running run, calls back, says it is draining, exits 0', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(700) as never });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);

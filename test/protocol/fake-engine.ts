@@ -72,6 +72,7 @@ export class FakeEngine {
   private nextRunId = 1;
   private failCallbackCount = 0;
   private failCallbackStatus = 503;
+  private failCallbackRetryAfter: number | undefined;
   private failHeartbeatCount = 0;
   private readonly finals = new Set<string>();
   private readonly executorIds = new Map<string, number>();
@@ -94,10 +95,11 @@ export class FakeEngine {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The next `count` callbacks get `status` (default 503) instead of being recorded as delivered. */
-  failCallbacks(count: number, status = 503): void {
+  /** The next `count` callbacks get `status` (default 503) instead of being recorded as delivered, with `Retry-After: retryAfterSeconds` when given. */
+  failCallbacks(count: number, status = 503, retryAfterSeconds?: number): void {
     this.failCallbackCount = count;
     this.failCallbackStatus = status;
+    this.failCallbackRetryAfter = retryAfterSeconds;
   }
 
   /** The next `count` heartbeats get 503. */
@@ -241,8 +243,8 @@ export class FakeEngine {
     } catch {
       // recorded as null
     }
-    const reply = (status: number, payload: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload));
       return status;
     };
@@ -268,7 +270,8 @@ export class FakeEngine {
       this.onCallback?.(cb);
       if (this.failCallbackCount > 0) {
         this.failCallbackCount--;
-        this.callbacks.push({ ...record, body: cb, status: reply(this.failCallbackStatus, { message: 'failing on purpose (test)' }) });
+        const retryAfter = this.failCallbackRetryAfter !== undefined ? { 'retry-after': String(this.failCallbackRetryAfter) } : undefined;
+        this.callbacks.push({ ...record, body: cb, status: reply(this.failCallbackStatus, { message: 'failing on purpose (test)' }, retryAfter) });
         return;
       }
       if (cb?.outcome) {

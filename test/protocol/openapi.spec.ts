@@ -231,7 +231,7 @@ describe('libs/protocol/openapi.yaml', () => {
 
   it('has a schema for every message interface, with the same properties, required ones and literal values', () => {
     expect(messageInterfaces).toEqual(
-      expect.arrayContaining(['DispatchRequest', 'DispatchAck', 'DispatchRefusal', 'AbortRequest', 'AbortAck', 'RunStatusReport', 'RunCallback', 'ExecutorHeartbeat', 'ExecutorHeartbeatAck', 'LogLine', 'BusinessAlarm', 'RunKey', 'ExecutorAttemptStatus', 'ErrorBody', 'FieldError', 'SignatureRefusal', 'CallbackConflict']),
+      expect.arrayContaining(['DispatchRequest', 'DispatchAck', 'DispatchRefusal', 'AbortRequest', 'AbortAck', 'RunStatusReport', 'RunCallback', 'ExecutorHeartbeat', 'ExecutorHeartbeatAck', 'LogLine', 'BusinessAlarm', 'RunKey', 'ExecutorAttemptStatus', 'ErrorBody', 'FieldError', 'SignatureRefusal', 'CallbackConflict', 'TenantAdmissionRefusal']),
     );
     const checked = [...messageInterfaces, 'ExecutorHealth'];
     for (const name of checked) {
@@ -300,12 +300,12 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.abort(0).replace('0', '{runId}')]: { post: ['202', '400', '401', '404'] },
       [PATHS.status(0).replace('0', '{runId}')]: { get: ['200', '401'] },
       '/baton/health': { get: ['200'] },
-      [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '503'] },
-      [PATHS.callbackBatch]: { post: ['200', '400', '401', '404'] },
+      [PATHS.callback]: { post: ['200', '400', '401', '409', '413', '422', '429', '503'] },
+      [PATHS.callbackBatch]: { post: ['200', '400', '401', '404', '429'] },
       [PATHS.dispatchBatch]: { post: ['200', '400', '401', '404', '413'] },
-      [PATHS.heartbeat]: { post: ['200', '401', '403'] },
-      [PATHS.wake]: { post: ['204', '400', '401'] },
-      [PATHS.cancelled]: { post: ['204', '400', '401'] },
+      [PATHS.heartbeat]: { post: ['200', '401', '403', '429'] },
+      [PATHS.wake]: { post: ['204', '400', '401', '429'] },
+      [PATHS.cancelled]: { post: ['204', '400', '401', '429'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);
     expect(headerParams).toEqual([SIGNATURE_HEADERS.tenant, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.signature]);

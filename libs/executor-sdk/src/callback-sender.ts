@@ -28,8 +28,11 @@ interface Config {
  * Delivers final callbacks: each is already in the spool; it is sent to the engines (one round
  * = each URL once, in the dispatch's order), and after a failed round retried with backoff.
  * Callbacks on their way to the same engine at the same moment share one request (CallbackBatches). Delivered
- * (2xx/409) or refused for good (400/413/422) → removed from the spool. A success wakes every
- * callback sleeping in backoff (the engines are back), within `concurrency` requests at once:
+ * (2xx/409) or refused for good (400/413/422) → removed from the spool. A 429 (the engine's
+ * TENANT_BUSY / TENANT_RATE_LIMITED, or any other) is tried again later like a 503, but not
+ * before its `Retry-After`. A success wakes every callback sleeping in backoff (the engines are
+ * back) — except those an engine told when to come back: waking them would send the tenant's
+ * whole backlog into its bounds again on every success. Within `concurrency` requests at once:
  * the limit is on requests, not callbacks, so that what waits meanwhile joins the next batch
  * instead of waiting for a callback's place and going in small batches.
  */
@@ -123,9 +126,13 @@ export class CallbackSender {
         return;
       }
       if (this.stopped) return;
-      const delayMs = backoffDelay(tries, this.config.baseMs, this.config.maxMs);
+      const holdMs = Math.max(0, ...answers.map((a) => a.retryAfterMs ?? 0));
+      const delayMs = Math.max(holdMs, backoffDelay(tries, this.config.baseMs, this.config.maxMs));
       this.events.emit('callbackRetry', { runId, attempt, tries, delayMs, error: answers.map(describeAnswer).join('; ') || 'no engine URL' });
+      const heldUntil = Date.now() + holdMs;
       await this.sleep.sleep(delayMs);
+      // Woken early by another callback's success: still not before the engine's Retry-After.
+      while (!this.stopped && Date.now() < heldUntil) await this.sleep.sleep(heldUntil - Date.now());
     }
   }
 }

@@ -89,6 +89,26 @@ describe('executor runtime: callback delivery and the spool', () => {
     expect(heartbeatsOk.length).toBeGreaterThanOrEqual(1);
   });
 
+  it("keeps a callback refused with 429 and sends it again after the engine's Retry-After, even when another callback's success wakes the others", async () => {
+    const executor = await harness.start(engine, { handlers: [noop], callbackRetry: { baseMs: 20, maxMs: 100 } });
+    const retries: Array<ExecutorEvents['callbackRetry']> = [];
+    executor.events.on('callbackRetry', (e) => retries.push(e));
+    engine.failCallbacks(1, 429, 1);
+    const first = engine.request();
+    await engine.dispatch(executor.url, first);
+    await engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 2000, 'the refused callback');
+    // Another run's callback is taken at once: its success wakes the callbacks in backoff, but not one told to wait.
+    const second = engine.request();
+    await engine.dispatch(executor.url, second);
+    await engine.finalCallback(second.runId);
+    await engine.finalCallback(first.runId, 1, 3000);
+    const tries = engine.callbacks.filter((c) => c.body.runId === first.runId);
+    expect(tries.map((c) => c.status)).toEqual([429, 200]);
+    expect(tries[1].at - tries[0].at).toBeGreaterThanOrEqual(990);
+    expect(retries.map((r) => [r.runId, r.delayMs >= 1000])).toEqual([[first.runId, true]]);
+    expect(retries[0].error).toMatch(/HTTP 429/);
+  });
+
   it('treats 409 (the engine already has it) as delivered, and drops a callback the engine calls malformed (400)', async () => {
     const dir = harness.tempDir();
     const executor = await harness.start(engine, { handlers: [noop] }, dir);

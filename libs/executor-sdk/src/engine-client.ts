@@ -8,6 +8,19 @@ export interface EngineAnswer {
   status: number;
   body: unknown;
   error?: string;
+  /** A 429's `Retry-After`, in ms (an engine refusing a tenant past its bounds says when to come back). */
+  retryAfterMs?: number;
+}
+
+/** A `Retry-After` longer than this is read as this: a wrong header must not park a callback for hours. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  const ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  return Number.isFinite(ms) ? Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) : undefined;
 }
 
 /** An engine that gave no answer (or 5xx/429) is tried after the others for this long. */
@@ -88,7 +101,8 @@ export class EngineClient {
           } catch {
             // not JSON: keep the text
           }
-          resolve({ url: baseUrl, status: res.statusCode ?? 0, body: parsed });
+          const retryAfterMs = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : undefined;
+          resolve({ url: baseUrl, status: res.statusCode ?? 0, body: parsed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
         });
         res.on('error', (err) => {
           clearTimeout(timer);

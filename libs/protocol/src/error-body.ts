@@ -19,6 +19,10 @@
  * - DEPENDENCY_CYCLE 409: the dependency edge would close a cycle (`cycle` names it);
  * - TASK_HAS_DEPENDENCIES 409: the task is in dependency edges (`dependencyIds`);
  * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429, UNAVAILABLE 503;
+ * - TENANT_BUSY 429 (engine): the signing tenant already has as many signed requests worked on
+ *   and waiting on this engine as it may; TENANT_RATE_LIMITED 429 (engine): the signing tenant
+ *   sent more signed requests than its sustained rate on this engine. Both with `Retry-After`
+ *   (seconds); a client retries later, as after any 429;
  * - INTERNAL 500: an unexpected error, logged by the server; the body tells nothing more.
  */
 export const ERROR_CODES = [
@@ -33,6 +37,8 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
+  'TENANT_BUSY',
+  'TENANT_RATE_LIMITED',
   'UNAVAILABLE',
   'INTERNAL',
 ] as const;
@@ -81,6 +87,24 @@ export interface CallbackConflict extends ErrorBody {
   reason: 'STALE' | 'UNKNOWN_RUN';
   /** The run's state now; null when there is no such run. */
   state: string | null;
+}
+
+/**
+ * 429 TENANT_BUSY or TENANT_RATE_LIMITED of an engine: the signing tenant's signed requests on
+ * that engine are at their bound (in flight and waiting, or the sustained rate). Nothing was
+ * done; the same wait is in the `Retry-After` header. Clients retry later (the SDKs keep the
+ * callback and send it again); other tenants are not affected.
+ */
+export interface TenantAdmissionRefusal extends ErrorBody {
+  code: 'TENANT_BUSY' | 'TENANT_RATE_LIMITED';
+  /** Seconds to wait before sending again (whole seconds, at least 1), as `Retry-After`. */
+  retryAfterSeconds: number;
+}
+
+/** The wait an error answer carries for its `Retry-After` header (a TenantAdmissionRefusal's `retryAfterSeconds`), or null. */
+export function retryAfterOf(body: object): number | null {
+  const seconds = (body as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+  return typeof seconds === 'number' && Number.isInteger(seconds) && seconds > 0 ? seconds : null;
 }
 
 const STATUS: Record<number, { code: ErrorCode; phrase: string }> = {

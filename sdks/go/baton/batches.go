@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sync"
+	"time"
 )
 
 const (
@@ -19,6 +20,8 @@ const (
 type answer struct {
 	status int
 	body   []byte
+	// A 429's Retry-After (0 when none).
+	retryAfter time.Duration
 }
 
 type batchItem struct {
@@ -105,8 +108,7 @@ func (b *callbackBatches) flush(items []*batchItem) {
 }
 
 func (b *callbackBatches) alone(it *batchItem) {
-	status, body := b.post("/baton/callbacks", it.body)
-	it.answer <- answer{status, body}
+	it.answer <- b.post("/baton/callbacks", it.body)
 }
 
 func (b *callbackBatches) sendGroup(group []*batchItem) {
@@ -124,7 +126,8 @@ func (b *callbackBatches) sendGroup(group []*batchItem) {
 		parts[i] = it.body
 	}
 	payload := append(append([]byte(`{"callbacks":[`), bytes.Join(parts, []byte(","))...), ']', '}')
-	status, body := b.post("/baton/callbacks/batch", payload)
+	whole := b.post("/baton/callbacks/batch", payload)
+	status, body := whole.status, whole.body
 	if status == 404 {
 		b.mu.Lock()
 		b.noBatchRoute = true
@@ -144,24 +147,24 @@ func (b *callbackBatches) sendGroup(group []*batchItem) {
 	}
 	if status != 200 {
 		for _, it := range group {
-			it.answer <- answer{status, body}
+			it.answer <- whole // every callback's answer, a 429's Retry-After included
 		}
 		return
 	}
 	if json.Unmarshal(body, &reply) != nil || len(reply.Results) != len(group) {
 		for _, it := range group {
-			it.answer <- answer{0, []byte("malformed batch reply")}
+			it.answer <- answer{0, []byte("malformed batch reply"), 0}
 		}
 		return
 	}
 	for i, it := range group {
-		it.answer <- answer{reply.Results[i].Status, reply.Results[i].Body}
+		it.answer <- answer{reply.Results[i].Status, reply.Results[i].Body, 0}
 	}
 }
 
 // post is one request to the engine once a slot is free (first come, first served).
-func (b *callbackBatches) post(path string, body []byte) (int, []byte) {
+func (b *callbackBatches) post(path string, body []byte) answer {
 	b.e.requests <- struct{}{}
 	defer func() { <-b.e.requests }()
-	return b.e.postBody(b.url, path, body)
+	return b.e.postAnswer(b.url, path, body)
 }

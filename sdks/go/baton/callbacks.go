@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -51,9 +52,39 @@ func (e *Executor) post(base, path string, payload any) (int, []byte) {
 
 // postBody is post with the body already serialised.
 func (e *Executor) postBody(base, path string, body []byte) (int, []byte) {
+	a := e.postAnswer(base, path, body)
+	return a.status, a.body
+}
+
+// maxRetryAfter caps an engine's Retry-After: a wrong header must not park a callback for hours.
+const maxRetryAfter = time.Minute
+
+// retryAfterOf reads a 429's Retry-After (delay-seconds or an HTTP date); 0 when absent or unreadable.
+func retryAfterOf(res *http.Response) time.Duration {
+	if res.StatusCode != 429 {
+		return 0
+	}
+	v := strings.TrimSpace(res.Header.Get("Retry-After"))
+	var d time.Duration
+	if secs, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		d = time.Until(at)
+	}
+	if d < 0 {
+		return 0
+	}
+	if d > maxRetryAfter {
+		return maxRetryAfter
+	}
+	return d
+}
+
+// postAnswer is postBody with the whole answer: a 429's Retry-After too.
+func (e *Executor) postAnswer(base, path string, body []byte) answer {
 	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
-		return 0, []byte(err.Error())
+		return answer{0, []byte(err.Error()), 0}
 	}
 	for k, v := range Sign(e.opts.Secret, e.opts.Tenant, http.MethodPost, path, body, nowMs()) {
 		req.Header.Set(k, v)
@@ -66,16 +97,16 @@ func (e *Executor) postBody(base, path string, body []byte) (int, []byte) {
 			e.lastGood = ""
 		}
 		e.mu.Unlock()
-		return 0, []byte(err.Error())
+		return answer{0, []byte(err.Error()), 0}
 	}
 	defer res.Body.Close()
-	answer, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	text, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if res.StatusCode < 500 && res.StatusCode != 429 {
 		e.mu.Lock()
 		e.lastGood = base
 		e.mu.Unlock()
 	}
-	return res.StatusCode, answer
+	return answer{res.StatusCode, text, retryAfterOf(res)}
 }
 
 // order: the URLs without duplicates, the engine that answered last first.
@@ -116,7 +147,10 @@ func describe(status int, body []byte) string {
 }
 
 // deliver sends a final callback until an engine takes it (2xx or 409: stale, already recorded)
-// or refuses it for good (400, 413, 422), with jittered exponential backoff between rounds.
+// or refuses it for good (400, 413, 422), with jittered exponential backoff between rounds. A 429
+// (an engine's TENANT_BUSY / TENANT_RATE_LIMITED) is retried like a 503, but not before its
+// Retry-After — not even when another callback's success wakes the others: that would send the
+// tenant's whole backlog into its bounds again on every success.
 // CallbackConcurrency bounds the requests (callbackBatches.post), not the deliveries, so that
 // what ends while requests are out joins the next batch instead of waiting for a callback's
 // place and going in small batches.
@@ -129,8 +163,12 @@ func (e *Executor) deliver(cb *callback) {
 	}
 	for tries := 1; ; tries++ {
 		status, answer, url := 0, []byte(nil), ""
+		var hold time.Duration // the longest Retry-After of this round
 		for _, url = range e.order(cb.URLs, e.opts.EngineURLs) {
 			a := e.batchesFor(url).send(wire)
+			if a.retryAfter > hold {
+				hold = a.retryAfter
+			}
 			if status, answer = a.status, a.body; status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
 				break
 			}
@@ -158,6 +196,10 @@ func (e *Executor) deliver(cb *callback) {
 			exp = e.opts.RetryMax
 		}
 		delay := exp/2 + time.Duration(rand.Int63n(int64(exp/2)+1))
+		if delay < hold {
+			delay = hold
+		}
+		heldUntil := time.Now().Add(hold)
 		e.mu.Lock()
 		wake := e.retryNow
 		e.mu.Unlock()
@@ -166,6 +208,13 @@ func (e *Executor) deliver(cb *callback) {
 		case <-wake:
 		case <-e.stopped:
 			return
+		}
+		if left := time.Until(heldUntil); left > 0 { // woken early: still not before the engine's Retry-After
+			select {
+			case <-time.After(left):
+			case <-e.stopped:
+				return
+			}
 		}
 	}
 }

@@ -26,6 +26,10 @@ type fakeEngine struct {
 	// Each callback request takes this long, and the most in flight at once is recorded.
 	delay                 time.Duration
 	inFlight, maxInFlight int
+	// The next refuse429 callback requests are answered 429 with Retry-After: 1 (an engine's TENANT_BUSY).
+	refuse429 int
+	refusedAt []time.Time
+	takenAt   map[int64]time.Time // when each run's final callback was taken
 }
 
 func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -45,6 +49,14 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if (r.URL.Path == "/baton/callbacks" || r.URL.Path == "/baton/callbacks/batch") && f.refuse429 > 0 {
+		f.refuse429--
+		f.refusedAt = append(f.refusedAt, time.Now())
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(429)
+		_, _ = w.Write([]byte(`{"statusCode":429,"code":"TENANT_BUSY","error":"Too Many Requests","message":"busy (test)","retryAfterSeconds":1}`))
+		return
+	}
 	switch r.URL.Path {
 	case "/baton/executors/heartbeat":
 		_, _ = w.Write([]byte(`{"executorId":1,"intervalMs":60000}`))
@@ -54,6 +66,9 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.singles++
 		f.finals[runKey(cb.RunID, cb.Attempt)] = cb.Outcome
 		f.received = append(f.received, cb)
+		if f.takenAt != nil {
+			f.takenAt[cb.RunID] = time.Now()
+		}
 		_, _ = w.Write([]byte(`{}`))
 	case "/baton/callbacks/batch":
 		if f.noBatches {
@@ -181,6 +196,33 @@ func TestFinalCallbacksGoOneByOneToAnEngineWithoutTheBatchRoute(t *testing.T) {
 	defer engine.mu.Unlock()
 	if engine.singles != 20 {
 		t.Errorf("%d single callbacks, want 20", engine.singles)
+	}
+}
+
+// A callback refused with 429 (an engine's tenant admission) is kept and sent again after the
+// engine's Retry-After — not earlier, even though another run's callback taken meanwhile wakes
+// the callbacks waiting in backoff.
+func TestACallbackRefusedWith429IsSentAgainAfterRetryAfter(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}, refuse429: 1, takenAt: map[int64]time.Time{}}
+	srv := httptest.NewServer(engine)
+	defer srv.Close()
+	e := startExecutor(t, srv.URL, Options{Concurrency: 2, RetryBase: 20 * time.Millisecond, RetryMax: 100 * time.Millisecond},
+		Handle("gate", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
+	if status := signed(t, e, "POST", "/baton/runs", dispatchOf(srv.URL, 1, "gate", nil), nil); status != 202 {
+		t.Fatalf("dispatch of run 1: %d", status)
+	}
+	waitFor(t, "the refusal", func() bool { engine.mu.Lock(); defer engine.mu.Unlock(); return len(engine.refusedAt) == 1 })
+	if status := signed(t, e, "POST", "/baton/runs", dispatchOf(srv.URL, 2, "gate", nil), nil); status != 202 {
+		t.Fatalf("dispatch of run 2: %d", status)
+	}
+	waitFor(t, "both callbacks", func() bool { return engine.count() == 2 })
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	if !engine.takenAt[2].Before(engine.takenAt[1]) {
+		t.Errorf("run 2's callback was taken at %v, after run 1's retry at %v", engine.takenAt[2], engine.takenAt[1])
+	}
+	if waited := engine.takenAt[1].Sub(engine.refusedAt[0]); waited < 990*time.Millisecond {
+		t.Errorf("run 1's callback was sent again %v after its 429, before its Retry-After (1 s)", waited)
 	}
 }
 

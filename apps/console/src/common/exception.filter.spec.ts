@@ -1,10 +1,11 @@
 import { ArgumentsHost, BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
+import { errorBody } from '@baton/protocol';
 import { badRequest, conflict } from './api-error';
 import { bodyParserErrorBody, ConsoleExceptionFilter, httpExceptionBody } from './exception.filter';
 
 function hostFor() {
-  const response = { headersSent: false, status: vi.fn(), json: vi.fn() };
+  const response = { headersSent: false, status: vi.fn(), json: vi.fn(), setHeader: vi.fn() };
   response.status.mockReturnValue(response);
   const host = {
     switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ method: 'GET', url: '/x' }) }),
@@ -59,6 +60,15 @@ describe('console error shape', () => {
       errors: [{ field: 'body', reason: 'request body too large (limit 1024 bytes)' }],
     });
     expect(bodyParserErrorBody(new Error('plain') as never)).toBeNull();
+  });
+
+  it("sends an engine's 429 (embedded mode: this filter answers the engine's routes) with its Retry-After", () => {
+    const { host, response } = hostFor();
+    const refusal = errorBody(429, { code: 'TENANT_RATE_LIMITED', message: 'slow down' }, { retryAfterSeconds: 3 });
+    new ConsoleExceptionFilter().catch(new HttpException(refusal, 429), host);
+    expect(response.setHeader).toHaveBeenCalledWith('Retry-After', '3');
+    expect(response.status).toHaveBeenCalledWith(429);
+    expect(response.json).toHaveBeenCalledWith(expect.objectContaining({ code: 'TENANT_RATE_LIMITED', retryAfterSeconds: 3 }));
   });
 
   it('hides unexpected errors behind a 500', () => {

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
 import { RetryLaterException } from './api-error';
 
@@ -79,7 +79,9 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       body = errorBody(500, { message: 'Internal server error' });
     }
     if (response.headersSent) return;
-    if (exception instanceof RetryLaterException) response.setHeader('Retry-After', String(exception.retryAfterSeconds));
+    // The engine's 429s carry their wait in the body (embedded mode: this filter answers them too).
+    const retryAfter = exception instanceof RetryLaterException ? exception.retryAfterSeconds : retryAfterOf(body);
+    if (retryAfter !== null) response.setHeader('Retry-After', String(retryAfter));
     response.status(body.statusCode).json(body);
   }
 }

@@ -24,7 +24,8 @@ type Judgement = { status: number; body: unknown };
  * (database trouble) is answered 503 and retried by the executor.
  *
  * Answers are written straight to the response (replyJson), refusals thrown to the exception
- * filter (one ErrorBody shape).
+ * filter (one ErrorBody shape). Both routes go through the tenant's admission (SignedRequests.handle):
+ * 429 TENANT_BUSY / TENANT_RATE_LIMITED past its bounds, which the executor retries later.
  */
 @Controller()
 export class CallbacksController {
@@ -39,22 +40,26 @@ export class CallbacksController {
 
   @Post(PATHS.callback)
   async callback(@Req() req: RawBodyRequest, @Res() res: ServerResponse): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.callback);
-    const answer = await this.judge(tenant.id, parseJsonBody(body));
-    if (answer.status !== 200) throw new HttpException(answer.body as Record<string, unknown>, answer.status);
-    replyJson(res, 200, answer.body);
+    await this.signed.handle(req, PATHS.callback, async ({ tenant, body }) => {
+      const answer = await this.judge(tenant.id, parseJsonBody(body));
+      if (answer.status !== 200) throw new HttpException(answer.body as Record<string, unknown>, answer.status);
+      replyJson(res, 200, answer.body);
+    });
   }
 
   @Post(PATHS.callbackBatch)
   async batch(@Req() req: RawBodyRequest, @Res() res: ServerResponse): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.callbackBatch);
+    await this.signed.handle(req, PATHS.callbackBatch, ({ tenant, body }) => this.judgeBatch(tenant.id, body, res));
+  }
+
+  private async judgeBatch(tenantId: string, body: string, res: ServerResponse): Promise<void> {
     const { callbacks } = parseJsonBody(body);
     if (!Array.isArray(callbacks) || callbacks.length === 0) throw badRequest('callbacks', 'a non-empty array of callbacks');
     if (callbacks.length > MAX_CALLBACKS_PER_BATCH) throw badRequest('callbacks', `at most ${MAX_CALLBACKS_PER_BATCH} callbacks in one batch`);
     const results = await Promise.all(
       callbacks.map(async (raw: unknown, i): Promise<CallbackBatchResult> => {
-        const answer = await this.judge(tenant.id, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
-          this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId: tenant.id, runId: Number((raw as { runId?: unknown } | null)?.runId) || undefined }, err.stack);
+        const answer = await this.judge(tenantId, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
+          this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId, runId: Number((raw as { runId?: unknown } | null)?.runId) || undefined }, err.stack);
           return { status: 503, body: errorBody(503, { message: 'not processed: retry it' }) };
         });
         const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };

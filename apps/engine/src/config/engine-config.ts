@@ -48,6 +48,37 @@ export interface EngineConfig {
    * first at once, the rest inside the window coalesced into one at its end. Default 20 ms; 0: none.
    */
   wakeFloorMs: number;
+  /**
+   * Signed requests of one tenant (callbacks, callback batches, heartbeats, wake-ups, cancel
+   * notices) this engine works on at once, keyed by the tenant the signature verified
+   * (`BATON_TENANT_REQUESTS_IN_FLIGHT`). Default 4: a fifth of the MySQL pool (20 connections), and
+   * as many as the callback reads and commits run at once for all tenants together
+   * (CallbacksService), so 4 requests of a tenant keep its callbacks flowing. 0: no bound.
+   */
+  tenantRequestsInFlight: number;
+  /**
+   * Signed requests of one tenant that may wait for a place (`BATON_TENANT_REQUESTS_WAITING`);
+   * beyond, 429 TENANT_BUSY. Default 256: the SDKs keep at most 2 callback requests and 1
+   * heartbeat in flight to an engine, so ~85 executors sending at the same instant; a waiting
+   * request costs memory only. 0: none wait.
+   */
+  tenantRequestsWaiting: number;
+  /**
+   * Signed requests of one tenant admitted per second, sustained (`BATON_TENANT_REQUEST_RATE`);
+   * beyond, 429 TENANT_RATE_LIMITED. Default 2,000/s, above what a heavy tenant sends one engine
+   * (~1,700/s): heartbeats (one per executor every 3.3 s: 300/s for 1,000 executors), interim
+   * callbacks (at most one a second per running run: 400/s for 200 executors of 4 workers over 2
+   * engines), final callbacks (one per run, at most the tenant's dispatch rate on the engine —
+   * `rate_per_sec` 1,000 by default — and batched up to 100 a request when they end together),
+   * wake-ups (one per tenant per console event-loop turn). 0: no rate bound.
+   */
+  tenantRequestRate: number;
+  /**
+   * Requests admitted at once after a quiet spell: the bucket's size (`BATON_TENANT_REQUEST_BURST`).
+   * Default 10,000: a 20,000-run burst over 2 engines calls each back 10,000 times even if no
+   * callback were batched (the SDKs batch them: ~200 requests).
+   */
+  tenantRequestBurst: number;
   /** Poll period of the planner (`BATON_PLAN_INTERVAL_MS`). Default 500 ms. */
   planIntervalMs: number;
   /** Most tasks claimed by the planner in one query (`BATON_PLAN_BATCH`). Default 200. */
@@ -134,6 +165,10 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     maxHeld: v.integer('BATON_MAX_HELD'),
     claimIntervalMs: v.integer('BATON_CLAIM_INTERVAL_MS'),
     wakeFloorMs: v.integer('BATON_WAKE_FLOOR_MS'),
+    tenantRequestsInFlight: v.integer('BATON_TENANT_REQUESTS_IN_FLIGHT'),
+    tenantRequestsWaiting: v.integer('BATON_TENANT_REQUESTS_WAITING'),
+    tenantRequestRate: v.integer('BATON_TENANT_REQUEST_RATE'),
+    tenantRequestBurst: v.integer('BATON_TENANT_REQUEST_BURST'),
     planIntervalMs: v.integer('BATON_PLAN_INTERVAL_MS'),
     planBatch: v.integer('BATON_PLAN_BATCH'),
     leaseMs: v.integer('BATON_LEASE_MS'),

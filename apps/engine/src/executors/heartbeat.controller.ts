@@ -13,7 +13,9 @@ const REFUSAL_LOG_EVERY_MS = 60_000;
 /**
  * `POST /baton/executors/heartbeat` (signed): an executor registers and stays UP — at a URL its
  * tenant's executor networks allow (403 naming `url` otherwise, and nothing is stored: an engine
- * must never be pointed at a metadata service or outside the networks the operator set).
+ * must never be pointed at a metadata service or outside the networks the operator set). 429 past
+ * the tenant's admission bounds on this engine (SignedRequests.handle): the executor tries its
+ * next engine URL, then the next period.
  */
 @Controller()
 export class HeartbeatController {
@@ -28,17 +30,18 @@ export class HeartbeatController {
   @Post(PATHS.heartbeat)
   @HttpCode(200)
   async heartbeat(@Req() req: RawBodyRequest): Promise<ExecutorHeartbeatAck> {
-    const { tenant, body, secretVersion } = await this.signed.verify(req, PATHS.heartbeat);
-    const heartbeat = readHeartbeat(parseJsonBody(body));
-    if (heartbeat.tenantId !== tenant.id) {
-      throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
-    }
-    const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
-    if (!verdict.ok) {
-      this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
-      throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);
-    }
-    return this.heartbeats.record(heartbeat, secretVersion);
+    return this.signed.handle(req, PATHS.heartbeat, async ({ tenant, body, secretVersion }) => {
+      const heartbeat = readHeartbeat(parseJsonBody(body));
+      if (heartbeat.tenantId !== tenant.id) {
+        throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
+      }
+      const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
+      if (!verdict.ok) {
+        this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
+        throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);
+      }
+      return this.heartbeats.record(heartbeat, secretVersion);
+    });
   }
 
   private logRefusal(tenantId: string, url: string, reason: string): void {

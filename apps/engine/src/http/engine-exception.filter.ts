@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { errorBody, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { errorBody, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { IncomingMessage } from 'node:http';
 import type { HttpResponse } from './http-response';
 
@@ -7,7 +7,8 @@ import type { HttpResponse } from './http-response';
  * Every error an engine answers is an ErrorBody (@baton/protocol): `{ statusCode, code, error,
  * message, errors? }`, unknown routes (404) included. Unexpected errors become a 500 INTERNAL
  * without internals (they are logged). Registered app-wide by EngineCoreModule; in embedded
- * mode the console's filter, which answers the same shape, comes first.
+ * mode the console's filter, which answers the same shape, comes first. An answer that says how
+ * long to wait (a tenant's signed requests refused by TenantAdmission) gets it as `Retry-After`.
  */
 @Catch()
 export class EngineExceptionFilter implements ExceptionFilter {
@@ -25,6 +26,8 @@ export class EngineExceptionFilter implements ExceptionFilter {
       body = errorBody(500, { message: 'Internal server error' });
     }
     if (response.headersSent) return;
+    const retryAfter = retryAfterOf(body);
+    if (retryAfter !== null) response.setHeader('Retry-After', String(retryAfter));
     response.status(body.statusCode).json(body);
   }
 }

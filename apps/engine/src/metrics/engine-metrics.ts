@@ -77,6 +77,19 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Signed requests refused by a tenant's admission on this engine (TenantAdmission), by route
+   * (the protocol path: 5 values) and reason (TENANT_BUSY, TENANT_RATE_LIMITED). No tenant
+   * label: a tenant id is unbounded, and the refusing engine logs the tenant (at most every 10 s
+   * per tenant, with the count since its last line).
+   */
+  readonly signedRequestsRefused = new Counter({
+    name: 'baton_engine_signed_requests_refused_total',
+    help: "Signed requests refused (429) by their tenant's admission on this engine",
+    labelNames: ['route', 'reason'],
+    registers: [this.registry],
+  });
+
   /** Alarms the outbox relay published (the broker confirmed them). */
   readonly alarmsPublished = new Counter({ name: 'baton_engine_alarms_published_total', help: 'Alarms published by the outbox relay', registers: [this.registry] });
 

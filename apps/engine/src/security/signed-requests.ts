@@ -6,6 +6,7 @@ import { badRequest } from './bad-request';
 import { acceptedSecrets, previousSecret } from './executor-secrets';
 import type { RawBodyRequest } from './raw-body.middleware';
 import { ReplayGuard } from './replay-guard';
+import { SignedRequestAdmission } from './signed-request-admission';
 
 export interface VerifiedRequest {
   tenant: TenantInfo;
@@ -30,6 +31,12 @@ const REFRESH_ON_FAILURE_AFTER_MS = 1_000;
  * before any HMAC work); the request changes nothing. The signed path is the
  * protocol path (PATHS), not the URL the request came in on, so a route prefix or a proxy does
  * not break it.
+ *
+ * Routes go through `handle`: verify, then the tenant's admission (SignedRequestAdmission: 429
+ * TENANT_BUSY / TENANT_RATE_LIMITED past the tenant's bounds on this engine), then the route's
+ * work. Admission is keyed by the tenant the signature verified — never by the bare header, so
+ * no one can spend another tenant's budget by naming it — and comes after the replay check, so a
+ * captured request replayed costs its tenant nothing; and before any database work of the route.
  */
 @Injectable()
 export class SignedRequests {
@@ -39,9 +46,21 @@ export class SignedRequests {
   constructor(
     private readonly tenants: TenantDirectory,
     private readonly replays: ReplayGuard,
+    private readonly admission: SignedRequestAdmission,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /**
+   * A signed route's request: verified (401 otherwise), admitted for its tenant (429 otherwise;
+   * it may wait its turn first), then `work` with what was verified. The tenant's place is held
+   * until `work` settles.
+   */
+  async handle<T>(req: RawBodyRequest, path: string, work: (verified: VerifiedRequest) => Promise<T>): Promise<T> {
+    const verified = await this.verify(req, path);
+    return this.admission.run(verified.tenant.id, path, () => work(verified));
+  }
+
+  /** The checks alone, without admission: routes use `handle`. */
   async verify(req: RawBodyRequest, path: string): Promise<VerifiedRequest> {
     const tenantId = req.headers[SIGNATURE_HEADERS.tenant];
     if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 64) throw unauthorized('MISSING_HEADERS', 'x-baton-tenant is missing');

@@ -10,7 +10,9 @@ import { CancelledRuns } from './cancelled-runs';
  * that were sent to executors; this engine asks the executors to abort them (CancelledRuns). 204
  * once the runs are read; 401 unsigned; 400 without 1 to 1,000 positive integer `runIds`. Signed
  * with the tenant's secret like every engine route: a tenant can only have its own cancelled
- * runs aborted, which the console has done already.
+ * runs aborted, which the console has done already. 429 past the tenant's admission bounds on
+ * this engine (SignedRequests.handle); the runs stay CANCELLED, their executors' callbacks are
+ * then refused as stale.
  */
 @Controller()
 export class CancelledController {
@@ -22,11 +24,12 @@ export class CancelledController {
   @Post(PATHS.cancelled)
   @HttpCode(204)
   async cancelledRuns(@Req() req: RawBodyRequest): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.cancelled);
-    const { runIds } = parseJsonBody(body);
-    if (!Array.isArray(runIds) || runIds.length === 0 || runIds.length > MAX_CANCEL_NOTICE_RUNS || !runIds.every((id) => isInt(id, 1))) {
-      throw badRequest('runIds', `must be an array of 1 to ${MAX_CANCEL_NOTICE_RUNS} run ids (positive integers)`);
-    }
-    await this.cancelled.abort(tenant.id, runIds as number[]);
+    await this.signed.handle(req, PATHS.cancelled, async ({ tenant, body }) => {
+      const { runIds } = parseJsonBody(body);
+      if (!Array.isArray(runIds) || runIds.length === 0 || runIds.length > MAX_CANCEL_NOTICE_RUNS || !runIds.every((id) => isInt(id, 1))) {
+        throw badRequest('runIds', `must be an array of 1 to ${MAX_CANCEL_NOTICE_RUNS} run ids (positive integers)`);
+      }
+      await this.cancelled.abort(tenant.id, runIds as number[]);
+    });
   }
 }

@@ -11,6 +11,8 @@ import { SignedRequests } from '../security/signed-requests';
  * group, its look-ahead: ClaimSignal.wake); 401 unsigned, 400 without an instant `dueAt`.
  * Signed with the tenant's secret like every engine route, so nobody without it can make an engine
  * claim; a tenant's own wake-ups at most bring its claims forward, which its runs would get anyway.
+ * 429 past the tenant's admission bounds on this engine (SignedRequests.handle); the console then
+ * leaves the run to the next poll.
  */
 @Controller()
 export class WakeController {
@@ -22,9 +24,10 @@ export class WakeController {
   @Post(PATHS.wake)
   @HttpCode(204)
   async wake(@Req() req: RawBodyRequest): Promise<void> {
-    const { tenant, body } = await this.signed.verify(req, PATHS.wake);
-    const { dueAt } = parseJsonBody(body);
-    if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
-    this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+    await this.signed.handle(req, PATHS.wake, async ({ tenant, body }) => {
+      const { dueAt } = parseJsonBody(body);
+      if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
+      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+    });
   }
 }

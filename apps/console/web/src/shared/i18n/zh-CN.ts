@@ -58,6 +58,8 @@ export const zhCN: Record<string, string> = {
   TASK_HAS_DEPENDENCIES: '任务仍有依赖',
   TASK_PAUSED: '任务已暂停',
   TENANT_ADMIN: '租户管理员',
+  TENANT_BUSY: '租户同时处理的请求已满',
+  TENANT_RATE_LIMITED: '租户请求速率超限',
   TENANT_VIEWER: '租户只读用户',
   TIMED_OUT: '超时',
   TIMEOUT: '运行超时',

@@ -16,7 +16,9 @@ import java.util.concurrent.TimeUnit;
  * Delivers final callbacks until an engine takes them (2xx, or 409: it has the outcome already)
  * or refuses them for good (400/413/422): a round tries each engine URL once, in the dispatch's
  * order; after a failed round the callback waits a jittered exponential backoff, and a success
- * wakes every waiting one (the engines are back). Each engine URL's {@link EngineBatches} sends
+ * wakes every waiting one (the engines are back) — but one refused with 429 (an engine's
+ * TENANT_BUSY / TENANT_RATE_LIMITED) waits at least its {@code Retry-After}, success or not: waking
+ * it would send the tenant's backlog into its bounds again on every success. Each engine URL's {@link EngineBatches} sends
  * what is ready for it together; at most {@code requests} callback requests are in flight, all
  * engines together. Each callback is in the spool until it is settled.
  */
@@ -33,6 +35,10 @@ final class CallbackSender {
     List<String> order = List.of();
     int next;
     final List<String> failures = new ArrayList<>();
+    /** This round's longest {@code Retry-After} (ms). */
+    long holdMs;
+    /** Not sent again before this (epoch ms): an engine's {@code Retry-After}. */
+    volatile long heldUntil;
 
     Entry(String key, List<String> urls, byte[] json) {
       this.key = key;
@@ -113,6 +119,7 @@ final class CallbackSender {
     e.order = client.order(concat(e.urls));
     e.next = 0;
     e.failures.clear();
+    e.holdMs = 0;
     tryNext(e);
   }
 
@@ -125,6 +132,7 @@ final class CallbackSender {
 
   private void answered(Entry e, EngineClient.Answer a) {
     if (settled(e, a)) return;
+    e.holdMs = Math.max(e.holdMs, a.retryAfterMs());
     e.failures.add(a.describe());
     tryNext(e);
   }
@@ -145,7 +153,8 @@ final class CallbackSender {
     if (stopped) return;
     e.tries++;
     long exp = Math.min(maxMs, baseMs * (1L << Math.min(e.tries - 1, 30)));
-    long delay = exp / 2 + ThreadLocalRandom.current().nextLong(exp / 2 + 1);
+    long delay = Math.max(e.holdMs, exp / 2 + ThreadLocalRandom.current().nextLong(exp / 2 + 1));
+    e.heldUntil = System.currentTimeMillis() + e.holdMs;
     if (e.tries == 1 || e.tries % 10 == 0) {
       LOG.log(System.Logger.Level.WARNING, "[baton executor] callback of run " + e.key + " not delivered (try " + e.tries + ", next in " + delay + " ms): " + why);
     }
@@ -165,7 +174,9 @@ final class CallbackSender {
   }
 
   private void wakeAll() {
+    long now = System.currentTimeMillis();
     for (Map.Entry<Entry, ScheduledFuture<?>> w : waiting.entrySet()) {
+      if (w.getKey().heldUntil > now) continue; // an engine said when to come back: its timer does
       if (w.getValue().cancel(false) && waiting.remove(w.getKey()) != null) startRound(w.getKey());
     }
   }

@@ -85,6 +85,50 @@ public class CallbackSenderTest {
     }
   }
 
+  /**
+   * A callback refused with 429 (an engine's tenant admission) is kept and sent again after the
+   * engine's Retry-After — not earlier, though another callback taken meanwhile wakes the ones in
+   * backoff.
+   */
+  @Test
+  public void aCallbackRefusedWith429IsSentAgainAfterRetryAfterNotWhenAnotherSucceeds() throws Exception {
+    java.util.Map<Integer, List<Long>> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
+    AtomicInteger refusals = new AtomicInteger(1);
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/baton/callbacks", ex -> {
+      JsonNode body = Json.parse(ex.getRequestBody().readAllBytes());
+      int run = body.path("runId").asInt();
+      arrivals.computeIfAbsent(run, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(System.currentTimeMillis());
+      boolean refuse = refusals.getAndDecrement() > 0;
+      byte[] bytes = (refuse ? "{\"statusCode\":429,\"code\":\"TENANT_BUSY\",\"error\":\"Too Many Requests\",\"message\":\"busy (test)\",\"retryAfterSeconds\":1}" : "{}").getBytes(StandardCharsets.UTF_8);
+      if (refuse) ex.getResponseHeaders().add("Retry-After", "1");
+      ex.sendResponseHeaders(refuse ? 429 : 200, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    });
+    server.start();
+    String url = "http://127.0.0.1:" + server.getAddress().getPort();
+    ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, scheduler, CallbackSpool.memory());
+    try {
+      sender.enqueue(entry(1));
+      long deadline = System.currentTimeMillis() + 5_000;
+      while (!arrivals.containsKey(1) && System.currentTimeMillis() < deadline) Thread.sleep(5);
+      Thread.sleep(50); // its answer is in: it waits in backoff
+      sender.enqueue(entry(2)); // taken at once: a success wakes the callbacks in backoff
+      assertTrue("all delivered", sender.flush(5_000));
+      List<Long> first = arrivals.get(1);
+      assertEquals(2, first.size());
+      assertTrue("run 2 taken before run 1's retry", arrivals.get(2).get(0) < first.get(1));
+      assertTrue("sent again " + (first.get(1) - first.get(0)) + " ms after its 429", first.get(1) - first.get(0) >= 990);
+    } finally {
+      sender.stop();
+      scheduler.shutdownNow();
+      server.stop(0);
+    }
+  }
+
   private static CallbackSender.Entry entry(int run) {
     return new CallbackSender.Entry(run + ":1", List.of(), ("{\"runId\":" + run + ",\"attempt\":1,\"outcome\":\"SUCCEEDED\"}").getBytes(StandardCharsets.UTF_8));
   }
