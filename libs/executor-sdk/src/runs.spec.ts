@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../../test/protocol/fake-engine';
 import { ExecutorHarness, gate, tick } from '../../../test/protocol/executor-harness';
+import { PATHS, sign } from '@baton/protocol';
 import { defineHandler, RunAbortedError } from './index';
 
 describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
@@ -88,6 +89,20 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(starts.get(ahead.runId)! - sentAt).toBeGreaterThanOrEqual(150);
     expect(cb.startedAt! - sentAt).toBeGreaterThanOrEqual(150);
     expect(starts.has(dropped.runId)).toBe(false);
+  });
+
+  it('counts a run sent ahead from its request’s arrival (handle’s arrivedAt), not from when the request is handled', async () => {
+    const starts = new Map<number, number>();
+    const stamp = defineHandler('stamp', (ctx) => void starts.set(ctx.runId, Date.now()));
+    const executor = await harness.start(engine, { handlers: [stamp] });
+    const run = engine.request({ handler: 'stamp', startInMs: 1_000 });
+    const body = JSON.stringify(run);
+    const arrivedAt = Date.now() - 900; // the body took this long to read
+    const answer = await executor.runtime.handle({ method: 'POST', path: PATHS.dispatch, headers: { 'content-type': 'application/json', ...sign(engine.secret, engine.tenantId, 'POST', PATHS.dispatch, body, Date.now()) }, body, arrivedAt });
+    expect(answer.status).toBe(202);
+    await engine.finalCallback(run.runId);
+    expect(starts.get(run.runId)! - arrivedAt).toBeGreaterThanOrEqual(1_000);
+    expect(starts.get(run.runId)! - arrivedAt).toBeLessThan(1_400);
   });
 
   it('refuses a startInMs that is not a whole number of ms from 0 to 60000, naming the field', async () => {

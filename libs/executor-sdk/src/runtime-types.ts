@@ -7,6 +7,12 @@ export interface ExecutorRequest {
   headers: Record<string, string | string[] | undefined>;
   /** The raw body exactly as received (the signature covers it). */
   body: string;
+  /**
+   * When the request arrived (epoch ms, this machine's clock): a run sent ahead of its instant
+   * (`startInMs`) is held until then + startInMs. Default: when handle() is called — later by
+   * the body's read, so the start is later by as much; serveNode passes the first moment it has.
+   */
+  arrivedAt?: number;
 }
 
 /** The executor's answer: an HTTP status and a JSON body. */

@@ -187,6 +187,7 @@ export class ExecutorRuntime {
    * path when the request's URL has a prefix; `body`: the raw body when a framework already read it.
    */
   async serveNode(req: IncomingMessage, res: ServerResponse, opts: { path?: string; body?: string | Buffer } = {}): Promise<void> {
+    const arrivedAt = Date.now();
     let body: string;
     if (opts.body !== undefined) {
       body = typeof opts.body === 'string' ? opts.body : opts.body.toString('utf8');
@@ -200,7 +201,7 @@ export class ExecutorRuntime {
     const path = opts.path ?? (req.url ?? '/').split('?')[0];
     let response: ExecutorResponse;
     try {
-      response = await this.handle({ method: req.method ?? 'GET', path, headers: req.headers, body });
+      response = await this.handle({ method: req.method ?? 'GET', path, headers: req.headers, body, arrivedAt });
     } catch (err) {
       this.options.logger.error(`[baton executor] internal error on ${req.method} ${path}: ${(err as Error).stack ?? String(err)}`);
       response = { status: 500, body: { accepted: false, reason: 'BAD_REQUEST', message: 'internal error of the executor' } };
@@ -232,8 +233,9 @@ export class ExecutorRuntime {
       return this.refuse(method, path, 400, 'BAD_REQUEST', `body: malformed JSON (${(err as Error).message})`, 'body');
     }
     if (route === 'abort') return this.abort(method, path, parsed, Number(abortMatch![1]));
-    if (route === 'batch') return this.dispatchBatch(method, path, parsed);
-    return this.dispatch(method, path, parsed);
+    const arrivedAt = req.arrivedAt ?? Date.now();
+    if (route === 'batch') return this.dispatchBatch(method, path, parsed, arrivedAt);
+    return this.dispatch(method, path, parsed, arrivedAt);
   }
 
   // ---- requests ---------------------------------------------------------------------------
@@ -251,7 +253,7 @@ export class ExecutorRuntime {
     return null;
   }
 
-  private dispatch(method: string, path: string, body: unknown): ExecutorResponse {
+  private dispatch(method: string, path: string, body: unknown, arrivedAt: number): ExecutorResponse {
     const checked = checkDispatch(body);
     if (!checked.ok) return this.refuse(method, path, 400, 'BAD_REQUEST', checked.message, checked.field);
     const request = checked.value;
@@ -272,8 +274,8 @@ export class ExecutorRuntime {
     }
     const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct);
     this.jobs.set(key, job);
-    // A run sent ahead of its instant (protocol 2) waits for it on this machine's clock, counted from its arrival.
-    const taken = this.pool.tryAdd(job, request.startInMs ? Date.now() + request.startInMs : undefined);
+    // A run sent ahead of its instant (protocol 2) waits for it on this machine's clock, counted from its request's arrival.
+    const taken = this.pool.tryAdd(job, request.startInMs ? arrivedAt + request.startInMs : undefined);
     if (!taken) {
       this.jobs.delete(key);
       return this.refuse(method, path, 429, 'BUSY', `all ${this.options.concurrency} workers are busy and ${this.pool.queued} runs are queued (queueLimit ${this.options.queueLimit})`);
@@ -283,14 +285,14 @@ export class ExecutorRuntime {
   }
 
   /** Each run of a DispatchBatch judged as POST /baton/runs would judge it, in order; a wrong field is named with its index. */
-  private dispatchBatch(method: string, path: string, body: unknown): ExecutorResponse {
+  private dispatchBatch(method: string, path: string, body: unknown, arrivedAt: number): ExecutorResponse {
     const runs = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { runs?: unknown }).runs : undefined;
     if (!Array.isArray(runs)) return this.refuse(method, path, 400, 'BAD_REQUEST', 'runs: must be an array of runs', 'runs');
     if (runs.length === 0 || runs.length > MAX_RUNS_PER_DISPATCH_BATCH) {
       return this.refuse(method, path, 400, 'BAD_REQUEST', `runs: must hold 1 to ${MAX_RUNS_PER_DISPATCH_BATCH} runs (got ${runs.length})`, 'runs');
     }
     const results = runs.map((run: unknown, i): DispatchBatchResult => {
-      const answer = this.dispatch(method, path, run);
+      const answer = this.dispatch(method, path, run, arrivedAt);
       const refusal = answer.body as DispatchRefusal;
       if (refusal.accepted === false && refusal.field) refusal.field = `runs[${i}].${refusal.field}`;
       const ids = (typeof run === 'object' && run !== null ? run : {}) as { runId?: unknown; attempt?: unknown };

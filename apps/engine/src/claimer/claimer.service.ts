@@ -133,7 +133,13 @@ export class ClaimerService {
       const budget = budgets.get(take.tenantId) ?? 0;
       if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
     }
-    if (runs.length > 0) await this.handOver(runs);
+    if (runs.length > 0) {
+      // Which executors start runs at their instant decides which runs go ahead: an engine that had
+      // not sent a run yet had never read them, and held its first claims until their instant. Read
+      // only when something was claimed: an idle turn costs no statement more.
+      await this.dueQueue.refreshRouting();
+      await this.handOver(runs);
+    }
     return { claimed: runs.length, full: whole || more, saturated: false };
   }
 

@@ -27,6 +27,15 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
   });
   const side = (overrides = {}) => claimSide(db.dataSource, testConfig({ leaseMs: 15_000, lookAheadMs: 2000, ...overrides }), clock);
 
+  it('has the queue read the routing table before a claim (whether runs may go ahead), not on a turn with nothing to claim', async () => {
+    const { claimer, queue } = side();
+    await claimer.claimOnce();
+    expect(queue.heldAtRoutingRefresh).toBe(-1);
+    await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1000 });
+    expect((await claimer.claimOnce()).claimed).toBe(1);
+    expect(queue.heldAtRoutingRefresh).toBe(0); // before the hand-over
+  });
+
   it('claims due PENDING and RETRY_WAIT runs of its groups, earliest first, higher priority first, and hands them over', async () => {
     const late = await insertRun(db.dataSource, { taskId: task, dueAt: T0 - 5000, params: { x: 1 } });
     const low = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1000, priority: 0 });

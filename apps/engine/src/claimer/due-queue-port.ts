@@ -9,6 +9,12 @@ import type { ClaimedRun } from '../claimed-run';
 export interface DueQueuePort {
   /** Takes ownership: holds the runs in the timer queue until due, then dispatches them. */
   accept(runs: ClaimedRun[]): void;
+  /**
+   * Brings up to date what accept() decides by — whether a run's executors start it at its
+   * instant, so it may go ahead (their protocol, read with the routing table) — when it is stale
+   * or was never read (an engine that has not sent a run yet). Called before a claim.
+   */
+  refreshRouting(): Promise<void>;
   /** Runs held, not yet dispatched. */
   readonly held: number;
   /** Runs of one tenant held, not yet dispatched (waiting for their due time, a token, a slot or executor room). */

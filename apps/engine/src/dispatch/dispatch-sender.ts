@@ -86,11 +86,11 @@ export class DispatchSender {
       else {
         if (sendAt !== undefined) await this.until(sendAt);
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt));
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt), startAt);
       }
       if (answer.kind === 'UNKNOWN') {
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt));
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt), startAt);
       }
     } finally {
       this.gate.answered(
@@ -106,9 +106,11 @@ export class DispatchSender {
     for (let ms = at - this.clock.now(); ms > 0; ms = at - this.clock.now()) await new Promise((resolve) => setTimeout(resolve, ms));
   }
 
-  /** The run's request as it leaves at `sentAt`; sent ahead, with the wait until `startAt` and its deadline counted from there. */
+  /**
+   * The run's request as it leaves at `sentAt`; sent ahead, its deadline counted from `startAt`
+   * (the batcher adds the wait until then, `startInMs`, as the request leaves).
+   */
   private request(run: ClaimedRun, sentAt: number, startAt?: number): DispatchRequest {
-    const startInMs = startAt === undefined ? 0 : Math.max(0, startAt - sentAt);
     return {
       runId: run.runId,
       attempt: run.attempt,
@@ -118,12 +120,11 @@ export class DispatchSender {
       handler: run.handler,
       params: (run.params ?? null) as DispatchRequest['params'],
       scheduledAt: run.scheduledAt,
-      deadline: sentAt + startInMs + run.timeoutMs,
+      deadline: Math.max(sentAt, startAt ?? sentAt) + run.timeoutMs,
       callbackUrls: this.callbackUrls.urls(run.engineGroup),
       ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
       ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
       ...(run.shard ? { shardIndex: run.shard.index, shardTotal: run.shard.total } : {}),
-      ...(startInMs > 0 ? { startInMs } : {}),
     };
   }
 }

@@ -142,6 +142,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.mayGoAhead(run) && this.registry.startsAtInstant(run.tenantId, run.executorApp);
   }
 
+  /** The routing table re-read if stale, so sendsAhead judges runs by the executors UP now (a failed read keeps the last table). */
+  refreshRouting(): Promise<void> {
+    return this.registry.ensureFresh();
+  }
+
   /** Sending ahead is on, and the run's start is only its DISPATCHED mark. */
   private mayGoAhead(run: ClaimedRun): boolean {
     return this.config.sendAheadMs > 0 && startsByMark(run);

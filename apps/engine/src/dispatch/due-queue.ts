@@ -96,6 +96,10 @@ export class DueQueue implements OnModuleDestroy {
     this.releasedListener = listener;
   }
 
+  refreshRouting(): Promise<void> {
+    return this.dispatcher.refreshRouting();
+  }
+
   /**
    * Takes ownership of claimed runs (a run already held is replaced): each comes due at its dueAt,
    * or BATON_SEND_AHEAD_MS before it when its executors start it at its instant themselves

@@ -10,18 +10,22 @@ const req = (runId: number) => ({ runId, attempt: 1 }) as DispatchRequest;
 /** An ExecutorClient stand-in: records what went out, single or batched; `batchRoute` false answers the batch route as an older executor (null). */
 class StubClient {
   calls: Array<{ kind: 'single' | 'batch'; runIds: number[] }> = [];
+  /** The startInMs of each run as it went out. */
+  startIn = new Map<number, number | undefined>();
   batchRoute = true;
   private release: Array<() => void> = [];
   hold = false;
 
   async dispatch(_url: string, _t: SigningTenant, r: DispatchRequest): Promise<DispatchAnswer> {
     this.calls.push({ kind: 'single', runIds: [r.runId] });
+    this.startIn.set(r.runId, r.startInMs);
     await this.wait();
     return { kind: 'ACCEPTED', status: 202, credit: r.runId };
   }
 
   async dispatchBatch(_url: string, _t: SigningTenant, rs: readonly DispatchRequest[]): Promise<DispatchAnswer[] | null> {
     this.calls.push({ kind: 'batch', runIds: rs.map((r) => r.runId) });
+    for (const r of rs) this.startIn.set(r.runId, r.startInMs);
     await this.wait();
     if (!this.batchRoute) return null;
     return rs.map((r) => (r.runId % 2 ? { kind: 'ACCEPTED', status: 202, credit: r.runId } : { kind: 'BUSY', status: 429 }));
@@ -44,6 +48,23 @@ function make() {
 }
 
 describe('DispatchBatcher (issue 11 item 2)', () => {
+  it('a run sent ahead leaves with its wait counted from when its request leaves, not from when it joined the line', async () => {
+    const { client, clock, batcher } = make();
+    const T = clock.now() + 2_000;
+    client.hold = true;
+    const out = [1, 2].map((id) => batcher.dispatch('http://e1', tenant, req(id), T));
+    await new Promise((r) => setImmediate(r));
+    const out2 = [3, 4].map((id) => batcher.dispatch('http://e1', tenant, req(id), T));
+    await new Promise((r) => setImmediate(r));
+    const waiting = [5, 6].map((id) => batcher.dispatch('http://e1', tenant, req(id), T));
+    const late = batcher.dispatch('http://e1', tenant, req(7), clock.now() + 100);
+    clock.advance(300); // the first batches are out this long
+    client.open();
+    await Promise.all([...out, ...out2, ...waiting, late]);
+    expect(Object.fromEntries(client.startIn)).toEqual({ 1: 2_000, 2: 2_000, 3: 2_000, 4: 2_000, 5: 1_700, 6: 1_700, 7: undefined });
+  });
+
+
   it('a lone dispatch goes out at once on the single route', async () => {
     const { client, batcher } = make();
     expect(await batcher.dispatch('http://e1', tenant, req(1))).toMatchObject({ kind: 'ACCEPTED', credit: 1 });

@@ -13,6 +13,20 @@ const BATCHES_IN_FLIGHT = 2;
 interface Item {
   tenant: SigningTenant;
   request: DispatchRequest;
+  /** A run sent ahead: the instant its executor is to start it (this engine's clock). */
+  startAt?: number;
+}
+
+/**
+ * The request as it leaves now: a run sent ahead says how long its executor is to hold it
+ * (`startInMs`), counted from this moment, not from when the run joined the line. The executor
+ * counts it from the request's arrival, so the start is never before the instant and late by the
+ * transit only; a wait in the line (batches in flight under a burst: hundreds of milliseconds)
+ * would otherwise be added to it.
+ */
+export function leaving(item: Item, now: number): DispatchRequest {
+  if (item.startAt === undefined || item.startAt <= now) return item.request;
+  return { ...item.request, startInMs: item.startAt - now };
 }
 
 /**
@@ -35,15 +49,15 @@ export class DispatchBatcher {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** One run to `executorUrl`, batched with the others going there now. Never throws. */
-  dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
+  /** One run to `executorUrl`, batched with the others going there now; `startAt`: sent ahead, to start then (see `leaving`). Never throws. */
+  dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest, startAt?: number): Promise<DispatchAnswer> {
     const key = `${tenant.id}\u0000${executorUrl}`;
     let line = this.lines.get(key);
     if (!line) {
       line = new Coalescer<Item, DispatchAnswer>((items) => this.send(executorUrl, items), { concurrency: BATCHES_IN_FLIGHT, maxBatch: MAX_RUNS_PER_DISPATCH_BATCH });
       this.lines.set(key, line);
     }
-    return line.push({ tenant, request });
+    return line.push({ tenant, request, startAt });
   }
 
   private async send(executorUrl: string, items: Item[]): Promise<DispatchAnswer[]> {
@@ -51,10 +65,10 @@ export class DispatchBatcher {
     const tenant = items[items.length - 1].tenant;
     const now = this.clock.now();
     if (items.length > 1 && (this.noBatchRoute.get(executorUrl) ?? 0) <= now) {
-      const answers = await this.client.dispatchBatch(executorUrl, tenant, items.map((i) => i.request));
+      const answers = await this.client.dispatchBatch(executorUrl, tenant, items.map((i) => leaving(i, now)));
       if (answers) return answers;
       this.noBatchRoute.set(executorUrl, now + NO_BATCH_ROUTE_RECHECK_MS);
     }
-    return Promise.all(items.map((i) => this.client.dispatch(executorUrl, i.tenant, i.request)));
+    return Promise.all(items.map((i) => this.client.dispatch(executorUrl, i.tenant, leaving(i, this.clock.now()))));
   }
 }

@@ -41,6 +41,12 @@ export class FakeDueQueue implements DueQueuePort {
   private readonly byTenant = new Map<string, number>();
   private readonly ids = new Set<number>();
   refuse = false;
+  /** Runs held when refreshRouting was last called (-1: never). */
+  heldAtRoutingRefresh = -1;
+  refreshRouting(): Promise<void> {
+    this.heldAtRoutingRefresh = this.runs.length;
+    return Promise.resolve();
+  }
   accept(runs: ClaimedRun[]): void {
     if (this.refuse) throw new Error('queue closed');
     this.runs.push(...runs);
