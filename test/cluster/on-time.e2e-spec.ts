@@ -25,15 +25,17 @@ describe("cluster: runs due alone start on time while another tenant's backlog i
   it("lone's runs start within ON_TIME_MS while acme's runs wait for seconds; none lost or duplicated", async () => {
     const c = ctx.cluster;
     const lone = await seedTenant(c.ds, { id: 'lone', engineGroup: c.tenant.engineGroup });
-    // Few slots: the engine, not the machine, is what the backlog waits for.
-    await c.startEngines(1, { BATON_ENGINE_SLOTS: '4', BATON_ENGINE_ON_TIME_SLOTS: '1' });
+    // Few slots: the engine, not the machine, is what the backlog waits for. Nothing sent ahead of
+    // its instant: the lane is for runs that leave at it (an executor of protocol 1, a FORBID
+    // task's), and a backlog sent ahead would be no backlog at the instant.
+    await c.startEngines(1, { BATON_ENGINE_SLOTS: '4', BATON_ENGINE_ON_TIME_SLOTS: '1', BATON_SEND_AHEAD_MS: '0' });
     await c.startExecutors(1, { BATON_EXECUTOR_CONCURRENCY: '16', BATON_EXECUTOR_QUEUE_LIMIT: '20000' });
     const loneExecutor = await c.startExecutorOf(lone, 'lone-executor');
     const burstTasks = await insertTasks(c.ds, c.tenant, Array.from({ length: 30 }, (_, i) => ({ name: `burst-${i}`, trigger: { kind: 'MANUAL' as const }, handler: 'noop' })));
     const [loneTask] = await insertTasks(c.ds, lone, [{ name: 'lone', trigger: { kind: 'MANUAL' }, handler: 'noop' }]);
 
     const now = Date.now();
-    const due = now + 4_000; // claimed ahead (2 s look-ahead) into the engine's queue before T
+    const due = now + 4_000; // claimed ahead (the look-ahead) into the engine's queue before T
     const burst = Array.from({ length: BURST }, (_, i) => pendingRunRow(c.tenant, burstTasks[i % burstTasks.length], due + Math.floor((i * BURST_SPAN_MS) / BURST), `b:${i}`, { now }));
     for (let i = 0; i < burst.length; i += 1000) await c.ds.getRepository(RunEntity).insert(burst.slice(i, i + 1000));
     await c.ds.getRepository(RunEntity).insert(Array.from({ length: LONE }, (_, i) => pendingRunRow(lone, loneTask, due + 20 + i * LONE_EVERY_MS, `l:${i}`, { now })));

@@ -43,7 +43,14 @@ describe('cluster: slot hold (1 engine with 4 slots, 1 executor with 16 workers)
       },
       { timeoutMs: 20_000, intervalMs: 100, what: `${LONG_RUNS} long runs ACCEPTED`, detail: async () => JSON.stringify(await c.stateCounts(longIds)) },
     );
-    const started = new Set(c.records([executor]).filter((r) => r.handler === 'long-running').map((r) => r.runId));
+    // Sent ahead of their instant, they are ACCEPTED before it and start at it on the executor.
+    const started = await waitFor(
+      () => {
+        const ids = new Set(c.records([executor]).filter((r) => r.handler === 'long-running').map((r) => r.runId));
+        return ids.size === LONG_RUNS ? ids : false;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: `${LONG_RUNS} long runs started on the executor` },
+    );
     const metricsWhileLong = await engineMetrics(engine.url);
 
     // Then the short runs: three fixed-rate tasks, 1 s apart, ten fires each.
