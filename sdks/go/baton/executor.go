@@ -39,6 +39,7 @@ type Executor struct {
 	jobs          map[string]*job
 	queue         []*job
 	ahead         sentAhead
+	startsFirst   startsFirst // final callbacks held while runs wait in line
 	running       int
 	finished      map[string]*list.Element // → finishedRun, oldest first in finishedOrder
 	finishedOrder *list.List
@@ -167,6 +168,7 @@ func (e *Executor) worker() {
 		}
 		j := e.queue[0]
 		e.queue = e.queue[1:]
+		e.lineShrank()
 		e.running++
 		e.mu.Unlock()
 		e.execute(j)
@@ -348,6 +350,13 @@ func (e *Executor) startDue(at int64) {
 	}
 }
 
+// lineShrank lets the held final callbacks go once no run waits in line. Under the lock.
+func (e *Executor) lineShrank() {
+	if len(e.queue) == 0 {
+		e.startsFirst.release()
+	}
+}
+
 // unqueue takes a run that has not started out of the line or out of those sent ahead; false
 // when it is in neither (a worker has it). Under the lock.
 func (e *Executor) unqueue(j *job) bool {
@@ -357,6 +366,7 @@ func (e *Executor) unqueue(j *job) bool {
 	for i, q := range e.queue {
 		if q == j {
 			e.queue = append(e.queue[:i:i], e.queue[i+1:]...)
+			e.lineShrank()
 			return true
 		}
 	}
