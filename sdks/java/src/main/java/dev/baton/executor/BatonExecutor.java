@@ -195,8 +195,12 @@ public final class BatonExecutor {
 
   // ---- requests ------------------------------------------------------------------------------
 
-  /** Answers one request (transport-neutral); {@code body} null: it was larger than maxBodyBytes. Never throws for a bad request. */
-  Response handle(String method, String path, Function<String, String> header, byte[] body) {
+  /**
+   * Answers one request (transport-neutral); {@code body} null: it was larger than maxBodyBytes;
+   * {@code arrivedAt}: when the request began to be served (epoch ms), what a run sent ahead
+   * counts its wait from. Never throws for a bad request.
+   */
+  Response handle(String method, String path, Function<String, String> header, byte[] body, long arrivedAt) {
     if (body == null) return refuse(413, "BAD_REQUEST", "body: larger than " + options.maxBodyBytes + " bytes", "body");
     if (path.equals("/baton/health")) {
       if (!method.equals("GET")) return refuse(405, "BAD_REQUEST", "use GET", null);
@@ -220,12 +224,12 @@ public final class BatonExecutor {
     }
     return switch (route) {
       case "abort" -> abort(parsed, Long.parseLong(abort.group(1)));
-      case "batch" -> dispatchBatch(parsed);
-      default -> dispatch(parsed);
+      case "batch" -> dispatchBatch(parsed, arrivedAt);
+      default -> dispatch(parsed, arrivedAt);
     };
   }
 
-  private Response dispatch(JsonNode body) {
+  private Response dispatch(JsonNode body, long arrivedAt) {
     DispatchChecks.Problem problem = DispatchChecks.checkDispatch(body);
     if (problem != null) return refuse(400, "BAD_REQUEST", problem.message(), problem.field());
     DispatchRequest request = DispatchRequest.of(body);
@@ -238,9 +242,9 @@ public final class BatonExecutor {
       if (handler == null) {
         return refuse(404, "UNKNOWN_HANDLER", "handler: no handler \"" + request.handler() + "\" here (this executor has: " + String.join(", ", handlers.keySet()) + ")", "handler");
       }
-      // A run sent ahead waits for its instant on this machine's clock, counted from its arrival:
-      // the engine's clock need not agree with it.
-      long startAt = request.startInMs() > 0 ? System.currentTimeMillis() + request.startInMs() : 0;
+      // A run sent ahead waits for its instant on this machine's clock, counted from its request's
+      // arrival: the engine's clock need not agree with it.
+      long startAt = request.startInMs() > 0 ? arrivedAt + request.startInMs() : 0;
       int idle = Math.max(0, options.concurrency - running);
       // It takes a place of the credit until then. A run due now still takes a free worker: the runs
       // sent ahead may then find the workers busy at their instant and wait in line, as they would
@@ -262,8 +266,11 @@ public final class BatonExecutor {
     }
   }
 
-  /** Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its index. */
-  private Response dispatchBatch(JsonNode body) {
+  /**
+   * Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its
+   * index. Every run counts from the request's arrival, not from its turn in the batch.
+   */
+  private Response dispatchBatch(JsonNode body, long arrivedAt) {
     JsonNode runs = body != null && body.isObject() ? body.get("runs") : null;
     if (runs == null || !runs.isArray()) return refuse(400, "BAD_REQUEST", "runs: must be an array of runs", "runs");
     if (runs.isEmpty() || runs.size() > MAX_RUNS_PER_DISPATCH_BATCH) {
@@ -272,7 +279,7 @@ public final class BatonExecutor {
     ArrayNode results = Json.MAPPER.createArrayNode();
     for (int i = 0; i < runs.size(); i++) {
       JsonNode run = runs.get(i);
-      Response answer = dispatch(run);
+      Response answer = dispatch(run, arrivedAt);
       if (answer.body().has("field")) ((ObjectNode) answer.body()).put("field", "runs[" + i + "]." + answer.body().get("field").asText());
       ObjectNode result = results.addObject();
       result.put("runId", DispatchChecks.isSafeInteger(run.get("runId")) ? run.get("runId").asLong() : 0);

@@ -12,6 +12,8 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +103,7 @@ public class RunsSentAheadTest {
   private BatonExecutor.Response send(String method, String path, JsonNode body) {
     byte[] bytes = body == null ? new byte[0] : Json.bytes(body);
     Map<String, String> headers = Signing.sign(SECRET, TENANT, method, path, bytes, System.currentTimeMillis());
-    return executor.handle(method, path, headers::get, bytes);
+    return executor.handle(method, path, headers::get, bytes, System.currentTimeMillis());
   }
 
   private JsonNode finalOf(long runId) throws InterruptedException {
@@ -193,5 +195,44 @@ public class RunsSentAheadTest {
     assertEquals("SHUTDOWN", lateCb.get("abortReason").asText());
     assertFalse(lateCb.has("startedAt"));
     assertTrue("the stop took " + (System.currentTimeMillis() - sentAt) + " ms", System.currentTimeMillis() - sentAt < 1_500);
+  }
+
+  /**
+   * A run sent ahead counts its wait from its request's arrival, not from when its body was read
+   * and judged: a batch whose body comes 400 ms after its headers starts its runs startInMs after
+   * the headers came, never earlier.
+   */
+  @Test
+  public void aRunSentAheadCountsFromItsRequestsArrivalNotFromWhenItsBodyCame() throws Exception {
+    start(2, 2, 10_000);
+    int startInMs = 600;
+    ObjectNode batch = Json.object();
+    batch.putArray("runs").add(request(startInMs)).add(request(startInMs));
+    byte[] body = Json.bytes(batch);
+    URI url = URI.create(executor.url());
+    long sentAt;
+    long bodyAt;
+    String status;
+    try (Socket socket = new Socket(url.getHost(), url.getPort())) {
+      StringBuilder head = new StringBuilder("POST /baton/runs/batch HTTP/1.1\r\nHost: executor\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n");
+      Signing.sign(SECRET, TENANT, "POST", "/baton/runs/batch", body, System.currentTimeMillis()).forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+      OutputStream out = socket.getOutputStream();
+      sentAt = System.currentTimeMillis();
+      out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      Thread.sleep(400);
+      bodyAt = System.currentTimeMillis();
+      out.write(body);
+      out.flush();
+      status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+    }
+    assertEquals("HTTP/1.1 200", status);
+    for (JsonNode run : batch.get("runs")) {
+      long runId = run.get("runId").asLong();
+      assertEquals("SUCCEEDED", finalOf(runId).get("outcome").asText());
+      long started = handlerStarts.get(runId);
+      assertTrue("run " + runId + " started " + (started - sentAt) + " ms after its headers were sent, before its startInMs", started - sentAt >= startInMs);
+      assertTrue("run " + runId + " started " + (started - bodyAt) + " ms after its body came: counted from the judging, not the arrival", started - bodyAt < startInMs - 100);
+    }
   }
 }
