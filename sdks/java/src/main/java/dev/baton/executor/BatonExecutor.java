@@ -73,6 +73,7 @@ public final class BatonExecutor {
   private ExecutorHttpServer server;
   private EngineClient client;
   private CallbackSender sender;
+  private StartsFirst startsFirst;
   private CallbackSpool spool;
   private Heartbeat heartbeat;
   private ScheduledThreadPoolExecutor scheduler;
@@ -140,7 +141,12 @@ public final class BatonExecutor {
     client = new EngineClient(options.tenantId, options.secret, options.requestTimeoutMs);
     spool = !options.spool ? CallbackSpool.memory()
         : CallbackSpool.open(options.spoolFile != null ? options.spoolFile : Path.of(".baton", "spool-" + options.app + ".jsonl"), options.spoolFile == null);
-    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool);
+    startsFirst = new StartsFirst(() -> {
+      synchronized (lock) {
+        return phase == Phase.RUNNING && !queue.isEmpty();
+      }
+    }, scheduler);
+    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool, startsFirst);
     List<CallbackSender.Entry> replayed = spool.pending();
     if (!replayed.isEmpty()) LOG.log(System.Logger.Level.INFO, "[baton executor] replaying " + replayed.size() + " undelivered callback(s) from " + spool.file());
     replayed.forEach(sender::enqueue);
@@ -324,6 +330,7 @@ public final class BatonExecutor {
     answer.put("attempt", attempt);
     RunJob job;
     boolean dropped;
+    boolean lineEmpty;
     synchronized (lock) {
       job = jobs.get(key);
       if (job == null || job.isDone()) {
@@ -334,7 +341,9 @@ public final class BatonExecutor {
       answer.put("aborted", true);
       answer.put("state", job.state());
       dropped = "QUEUED".equals(job.state()) && (queue.remove(job) || unhold(job));
+      lineEmpty = queue.isEmpty();
     }
+    if (lineEmpty) startsFirst.lineEmptied();
     job.abort(AbortReason.valueOf(body.get("reason").asText()));
     if (dropped) finish(job, Outcome.aborted(job.abortReason().message + " (before it started)"), 0);
     return new Response(202, answer);
@@ -481,6 +490,7 @@ public final class BatonExecutor {
   private void work() {
     while (true) {
       RunJob job;
+      boolean lineEmpty;
       synchronized (lock) {
         while (queue.isEmpty()) {
           if (phase == Phase.STOPPED) return;
@@ -492,7 +502,9 @@ public final class BatonExecutor {
         }
         job = queue.poll();
         running++;
+        lineEmpty = queue.isEmpty();
       }
+      if (lineEmpty) startsFirst.lineEmptied();
       try {
         execute(job);
       } catch (RuntimeException e) {
@@ -568,6 +580,7 @@ public final class BatonExecutor {
       // then, like one running now. Failing it would fail a run that a deploy merely came close to.
       unstarted = takeUnstarted(System.currentTimeMillis() + options.shutdownGraceMs);
     }
+    startsFirst.lineEmptied();
     CompletableFuture<Boolean> announce = CompletableFuture.supplyAsync(heartbeat::beat, io);
     dropUnstarted(unstarted);
     if (!jobsEmptyWithin(options.shutdownGraceMs)) {

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.After;
 import org.junit.Before;
@@ -34,6 +35,11 @@ public class RunsSentAheadTest {
   private String engineUrl;
   private final Map<Long, JsonNode> finals = new ConcurrentHashMap<>();
   private final Map<Long, Long> handlerStarts = new ConcurrentHashMap<>();
+  /** When each final callback was taken, and when each run of the "gate" handler ended (epoch ms). */
+  private final Map<Long, Long> takenAt = new ConcurrentHashMap<>();
+  private final Map<Long, Long> ended = new ConcurrentHashMap<>();
+  /** The "gate" handler's run returns once its latch here is counted down. */
+  private final Map<Long, CountDownLatch> gates = new ConcurrentHashMap<>();
   private BatonExecutor executor;
 
   @Before
@@ -73,7 +79,9 @@ public class RunsSentAheadTest {
   }
 
   private void record(JsonNode callback) {
-    if (callback.has("outcome")) finals.put(callback.get("runId").asLong(), callback);
+    if (!callback.has("outcome")) return;
+    takenAt.put(callback.get("runId").asLong(), System.currentTimeMillis());
+    finals.put(callback.get("runId").asLong(), callback);
   }
 
   private void start(int concurrency, int queueLimit, long shutdownGraceMs) throws IOException {
@@ -82,6 +90,11 @@ public class RunsSentAheadTest {
         .handler("stamp", ctx -> {
           handlerStarts.put(ctx.runId(), System.currentTimeMillis());
           return "ok";
+        })
+        .handler("gate", ctx -> {
+          gates.get(ctx.runId()).await();
+          ended.put(ctx.runId(), System.currentTimeMillis());
+          return null;
         })
         .handler("sleep", ctx -> {
           ctx.sleep(ctx.params().get("ms").asLong());
@@ -234,5 +247,38 @@ public class RunsSentAheadTest {
       assertTrue("run " + runId + " started " + (started - sentAt) + " ms after its headers were sent, before its startInMs", started - sentAt >= startInMs);
       assertTrue("run " + runId + " started " + (started - bodyAt) + " ms after its body came: counted from the judging, not the arrival", started - bodyAt < startInMs - 100);
     }
+  }
+
+  /**
+   * While runs wait in line for a worker, a final callback is held back — starting them goes
+   * first — for MOST_HELD_MS at most; once the line is empty, held callbacks go at once.
+   */
+  @Test
+  public void finalCallbacksWaitWhileRunsWaitInLine() throws Exception {
+    start(1, 2, 10_000);
+    long[] runIds = new long[3];
+    for (int i = 0; i < 3; i++) {
+      ObjectNode run = request(null).put("handler", "gate");
+      runIds[i] = run.get("runId").asLong();
+      gates.put(runIds[i], new CountDownLatch(1));
+      assertEquals(202, send("POST", "/baton/runs", run).status());
+    }
+    long until = System.currentTimeMillis() + 5_000;
+    while (send("GET", "/baton/runs/" + runIds[0], null).body().get("attempts").get(0).get("state").asText().equals("QUEUED") && System.currentTimeMillis() < until) Thread.sleep(5);
+
+    gates.get(runIds[0]).countDown(); // the second run starts, the third still waits in line
+    finalOf(runIds[0]);
+    long held = takenAt.get(runIds[0]) - ended.get(runIds[0]);
+    assertTrue("taken " + held + " ms after it ended, while a run waited in line", held >= StartsFirst.MOST_HELD_MS - 1 && held < StartsFirst.MOST_HELD_MS + 200);
+
+    gates.get(runIds[1]).countDown(); // the third run starts: the line is empty
+    finalOf(runIds[1]);
+    held = takenAt.get(runIds[1]) - ended.get(runIds[1]);
+    assertTrue("taken " + held + " ms after it ended, though the line emptied then", held < 100);
+
+    gates.get(runIds[2]).countDown();
+    finalOf(runIds[2]);
+    held = takenAt.get(runIds[2]) - ended.get(runIds[2]);
+    assertTrue("taken " + held + " ms after it ended, with nothing in line", held < 100);
   }
 }
