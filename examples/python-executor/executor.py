@@ -638,8 +638,9 @@ class Executor:
 
     # -- incoming requests --
 
-    def dispatch_batch(self, body):
-        """Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its index."""
+    def dispatch_batch(self, body, arrived_at):
+        """Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its
+        index. Every run counts from the request's arrival (`arrived_at`), not from its turn in the batch."""
         runs = body.get("runs") if isinstance(body, dict) else None
         if not isinstance(runs, list):
             return 400, refusal("BAD_REQUEST", "runs: must be an array of runs", "runs")
@@ -647,7 +648,7 @@ class Executor:
             return 400, refusal("BAD_REQUEST", f"runs: must hold 1 to {MAX_RUNS_PER_DISPATCH_BATCH} runs (got {len(runs)})", "runs")
         results = []
         for i, run in enumerate(runs):
-            status, answer = self.dispatch(run)
+            status, answer = self.dispatch(run, arrived_at)
             if answer.get("accepted") is False and "field" in answer:
                 answer["field"] = f"runs[{i}].{answer['field']}"
             ids = run if isinstance(run, dict) else {}
@@ -659,7 +660,8 @@ class Executor:
             })
         return 200, {"results": results}
 
-    def dispatch(self, body):
+    def dispatch(self, body, arrived_at):
+        """Judges one run; `arrived_at` (epoch ms) is when its request began to be served."""
         field, checked = check_dispatch(body)
         if field:
             return 400, refusal("BAD_REQUEST", checked, field)
@@ -687,8 +689,8 @@ class Executor:
             job = Job(req)
             self.jobs[key] = job
             if start_in_ms:
-                # Counted on this machine's clock from the arrival: the engine's clock need not agree.
-                at = now_ms() + start_in_ms
+                # Counted on this machine's clock from the request's arrival: the engine's clock need not agree.
+                at = arrived_at + start_in_ms
                 self.ahead[job] = at
                 heapq.heappush(self.instants, (at, next(self.arrivals), job))
             else:
@@ -847,6 +849,9 @@ def make_handler(executor):
             self.wfile.write(data)
 
         def handle_any(self, method):
+            # Before the body is read: a run sent ahead counts its wait from here, so reading and
+            # judging a large batch on a busy machine does not start its runs late.
+            arrived_at = now_ms()
             path = self.path.split("?", 1)[0]
             length = int(self.headers.get("content-length") or 0)
             if length > MAX_BODY_BYTES:
@@ -877,8 +882,8 @@ def make_handler(executor):
             if route == "abort":
                 return self.reply(*executor.abort(body, int(abort_match.group(1))))
             if route == "batch":
-                return self.reply(*executor.dispatch_batch(body))
-            return self.reply(*executor.dispatch(body))
+                return self.reply(*executor.dispatch_batch(body, arrived_at))
+            return self.reply(*executor.dispatch(body, arrived_at))
 
         def do_POST(self):
             self.handle_any("POST")

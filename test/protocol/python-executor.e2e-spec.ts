@@ -42,6 +42,40 @@ print(json.dumps({"kept": sorted(kept), "leftOut": left_out, "shipped": sendable
     expect(out.leftOut).toEqual([expect.stringMatching(/^huge \(\d+ bytes\)$/), expect.stringMatching(/^h5 \(\d+ bytes\)$/), 'ghost (no such handler)', 'plain (not a JSON object)']);
     expect(out.shipped).toEqual([{ sleep: expect.objectContaining({ type: 'object' }) }, []]);
   });
+
+  it('counts a run sent ahead from its request\'s arrival, not from when its body came and was judged', () => {
+    // The batch's headers come, its body 400 ms later: its runs start startInMs after the headers, never earlier.
+    const script = `
+import json, socket, sys, threading, time
+sys.path.insert(0, "examples/python-executor")
+from http.server import ThreadingHTTPServer
+from executor import Executor, make_handler, now_ms, sign
+executor = Executor({"BATON_TENANT": "acme", "BATON_EXECUTOR_SECRET": "s3cret", "BATON_ENGINE_URLS": "http://127.0.0.1:9", "BATON_EXECUTOR_RETRY_BASE_MS": "60000"})
+server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(executor))
+threading.Thread(target=server.serve_forever, daemon=True).start()
+run = lambda run_id: {"runId": run_id, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "noop", "params": None,
+                      "scheduledAt": now_ms(), "deadline": now_ms() + 60_000, "callbackUrls": [], "startInMs": 600}
+body = json.dumps({"runs": [run(1), run(2)]}).encode()
+head = f"POST /baton/runs/batch HTTP/1.1\\r\\nHost: executor\\r\\nContent-Type: application/json\\r\\nContent-Length: {len(body)}\\r\\n"
+head += "".join(f"{k}: {v}\\r\\n" for k, v in sign("s3cret", "acme", "POST", "/baton/runs/batch", body).items()) + "\\r\\n"
+conn = socket.create_connection(server.server_address[:2])
+sent_at = now_ms()
+conn.sendall(head.encode())
+time.sleep(0.4)
+body_at = now_ms()
+conn.sendall(body)
+status = conn.recv(12).decode()
+until = time.time() + 5
+while not all(f"{i}:1" in executor.finished for i in (1, 2)) and time.time() < until:
+    time.sleep(0.01)
+print(json.dumps({"status": status, "started": [executor.finished[f"{i}:1"]["startedAt"] for i in (1, 2)], "sentAt": sent_at, "bodyAt": body_at}))`;
+    const out = JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') })) as { status: string; started: number[]; sentAt: number; bodyAt: number };
+    expect(out.status).toMatch(/^HTTP\/1\.[01] 200/);
+    for (const started of out.started) {
+      expect(started - out.sentAt).toBeGreaterThanOrEqual(600);
+      expect(started - out.bodyAt).toBeLessThan(500);
+    }
+  });
 });
 
 describeExecutorConformance({

@@ -1,11 +1,15 @@
 package baton
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -255,5 +259,47 @@ func TestAKeptRunThatFindsNoWorkerWithinTheGraceEndsAborted(t *testing.T) {
 	}
 	if kept.Outcome != "ABORTED" || kept.AbortReason != "SHUTDOWN" || kept.StartedAt != 0 {
 		t.Errorf("the kept run: %s %s, startedAt %d; want ABORTED SHUTDOWN, never started", kept.Outcome, kept.AbortReason, kept.StartedAt)
+	}
+}
+
+// A run sent ahead counts its wait from its request's arrival, not from when its body was read
+// and judged: a batch whose body comes 400 ms after its headers starts its runs startInMs after
+// the headers came, never earlier.
+func TestARunSentAheadCountsFromItsRequestsArrival(t *testing.T) {
+	e, engine, engineURL, startedAt := startStamping(t, Options{Concurrency: 2})
+	const startInMs, bodyLateMs = 600, 400
+	body, _ := json.Marshal(map[string]any{"runs": []any{dispatchOf(engineURL, 1, "stamp", startInMs), dispatchOf(engineURL, 2, "stamp", startInMs)}})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(e.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	head := fmt.Sprintf("POST /baton/runs/batch HTTP/1.1\r\nHost: executor\r\nContent-Type: application/json\r\nContent-Length: %d\r\n", len(body))
+	for k, v := range Sign("secret", "acme", "POST", "/baton/runs/batch", body, nowMs()) {
+		head += k + ": " + v + "\r\n"
+	}
+	sentAt := nowMs()
+	if _, err := conn.Write([]byte(head + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(bodyLateMs * time.Millisecond)
+	bodyAt := nowMs()
+	if _, err := conn.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("batch: %v %v", err, res)
+	}
+	res.Body.Close()
+	waitFor(t, "both callbacks", func() bool { _, a := engine.final(1); _, b := engine.final(2); return a && b })
+	for _, runID := range []int64{1, 2} {
+		started := startedAt(runID)
+		if started < sentAt+startInMs {
+			t.Errorf("run %d started %d ms after its request's headers were sent, before its startInMs (%d)", runID, started-sentAt, startInMs)
+		}
+		if started >= bodyAt+startInMs-100 {
+			t.Errorf("run %d started %d ms after its body came: counted from the judging, not the arrival", runID, started-bodyAt)
+		}
 	}
 }

@@ -153,7 +153,8 @@ func describe(status int, body []byte) string {
 // tenant's whole backlog into its bounds again on every success.
 // CallbackConcurrency bounds the requests (callbackBatches.post), not the deliveries, so that
 // what ends while requests are out joins the next batch instead of waiting for a callback's
-// place and going in small batches.
+// place and going in small batches. While runs wait in line for a worker, the callback first
+// waits for them to start (startsFirst), at most mostHeldForStarts.
 func (e *Executor) deliver(cb *callback) {
 	key := runKey(cb.RunID, cb.Attempt)
 	wire, err := compactJSON(cb.wire())
@@ -161,6 +162,10 @@ func (e *Executor) deliver(cb *callback) {
 		e.warn("callback %s: %v", key, err)
 		return
 	}
+	e.mu.Lock()
+	turn := e.startsFirst.turn(!e.draining && len(e.queue) > 0, &e.mu)
+	e.mu.Unlock()
+	<-turn
 	for tries := 1; ; tries++ {
 		status, answer, url := 0, []byte(nil), ""
 		var hold time.Duration // the longest Retry-After of this round

@@ -39,6 +39,7 @@ type Executor struct {
 	jobs          map[string]*job
 	queue         []*job
 	ahead         sentAhead
+	startsFirst   startsFirst // final callbacks held while runs wait in line
 	running       int
 	finished      map[string]*list.Element // → finishedRun, oldest first in finishedOrder
 	finishedOrder *list.List
@@ -167,6 +168,7 @@ func (e *Executor) worker() {
 		}
 		j := e.queue[0]
 		e.queue = e.queue[1:]
+		e.lineShrank()
 		e.running++
 		e.mu.Unlock()
 		e.execute(j)
@@ -348,6 +350,13 @@ func (e *Executor) startDue(at int64) {
 	}
 }
 
+// lineShrank lets the held final callbacks go once no run waits in line. Under the lock.
+func (e *Executor) lineShrank() {
+	if len(e.queue) == 0 {
+		e.startsFirst.release()
+	}
+}
+
 // unqueue takes a run that has not started out of the line or out of those sent ahead; false
 // when it is in neither (a worker has it). Under the lock.
 func (e *Executor) unqueue(j *job) bool {
@@ -357,6 +366,7 @@ func (e *Executor) unqueue(j *job) bool {
 	for i, q := range e.queue {
 		if q == j {
 			e.queue = append(e.queue[:i:i], e.queue[i+1:]...)
+			e.lineShrank()
 			return true
 		}
 	}
@@ -373,7 +383,8 @@ type dispatchAck struct {
 	CreditSeq int64 `json:"creditSeq"`
 }
 
-func (e *Executor) dispatch(raw json.RawMessage) (int, any) {
+// dispatch judges one run; arrivedAt (epoch ms) is when its request began to be served.
+func (e *Executor) dispatch(raw json.RawMessage, arrivedAt int64) (int, any) {
 	req, bad := parseDispatch(raw)
 	if bad != nil {
 		return 400, bad
@@ -396,15 +407,15 @@ func (e *Executor) dispatch(raw json.RawMessage) (int, any) {
 			Message: fmt.Sprintf("handler: no handler %q here (this executor has: %s)", req.Handler, strings.Join(e.names, ", "))}
 	}
 	if req.StartInMs > 0 {
-		// Sent ahead (protocol 2): it starts startInMs after its arrival on this machine's clock
-		// (the engine's need not agree). Until then it holds a queue place, taken while the room
-		// the credit advertises is not all spoken for.
+		// Sent ahead (protocol 2): it starts startInMs after its request's arrival on this
+		// machine's clock (the engine's need not agree). Until then it holds a queue place, taken
+		// while the room the credit advertises is not all spoken for.
 		if e.running+e.queued() >= e.opts.Concurrency+e.opts.QueueLimit {
 			return 429, e.busy()
 		}
 		j := newJob(req, e.warn)
 		e.jobs[key] = j
-		e.ahead.add(j, nowMs()+req.StartInMs, e.startDue)
+		e.ahead.add(j, arrivedAt+req.StartInMs, e.startDue)
 		return 202, e.ack(req)
 	}
 	idle := e.opts.Concurrency - e.running
@@ -441,7 +452,8 @@ type batchResult struct {
 }
 
 // dispatchBatch judges each run as dispatch would, in order; a wrong field is named with its index.
-func (e *Executor) dispatchBatch(raw json.RawMessage) (int, any) {
+// Every run counts from the request's arrival, not from its turn in the batch.
+func (e *Executor) dispatchBatch(raw json.RawMessage, arrivedAt int64) (int, any) {
 	var body struct {
 		Runs *[]json.RawMessage `json:"runs"`
 	}
@@ -454,7 +466,7 @@ func (e *Executor) dispatchBatch(raw json.RawMessage) (int, any) {
 	}
 	results := make([]batchResult, 0, len(runs))
 	for i, run := range runs {
-		status, answer := e.dispatch(run)
+		status, answer := e.dispatch(run, arrivedAt)
 		if r, ok := answer.(*refusal); ok && r.Field != "" {
 			r.Field = fmt.Sprintf("runs[%d].%s", i, r.Field)
 		}

@@ -26,6 +26,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	// then like one running now. ABORTED would fail a run that a deploy merely came close to.
 	unstarted := append(e.queue, e.ahead.takeAfter(nowMs()+e.opts.ShutdownGrace.Milliseconds())...)
 	e.queue = nil
+	e.lineShrank()
 	idle := len(unstarted) == 0 && len(e.jobs) == 0 && len(e.pending) == 0
 	e.mu.Unlock()
 	e.dropUnstarted(unstarted)
@@ -41,6 +42,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	// end as the queued ones did.
 	unstarted = append(e.queue, e.ahead.takeAfter(math.MinInt64)...)
 	e.queue = nil
+	e.lineShrank()
 	for _, j := range e.jobs {
 		j.abort("SHUTDOWN")
 	}

@@ -21,6 +21,9 @@ var (
 // ServeHTTP answers the executor routes under /baton/ (mount the Executor in a mux of your own
 // app, under any prefix: the signed path is the protocol path from /baton/ on).
 func (e *Executor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Before the body is read: a run sent ahead counts its wait from here, so reading and
+	// judging a large batch on a busy machine does not start its runs late.
+	arrivedAt := nowMs()
 	path := r.URL.Path
 	if i := strings.Index(path, "/baton/"); i > 0 {
 		path = path[i:]
@@ -88,9 +91,9 @@ func (e *Executor) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id, _ := strconv.ParseInt(abortMatch[1], 10, 64)
 		status, answer = e.abortRun(raw, id)
 	case "batch":
-		status, answer = e.dispatchBatch(raw)
+		status, answer = e.dispatchBatch(raw, arrivedAt)
 	default:
-		status, answer = e.dispatch(raw)
+		status, answer = e.dispatch(raw, arrivedAt)
 	}
 	reply(w, status, answer)
 }

@@ -73,6 +73,7 @@ public final class BatonExecutor {
   private ExecutorHttpServer server;
   private EngineClient client;
   private CallbackSender sender;
+  private StartsFirst startsFirst;
   private CallbackSpool spool;
   private Heartbeat heartbeat;
   private ScheduledThreadPoolExecutor scheduler;
@@ -140,7 +141,12 @@ public final class BatonExecutor {
     client = new EngineClient(options.tenantId, options.secret, options.requestTimeoutMs);
     spool = !options.spool ? CallbackSpool.memory()
         : CallbackSpool.open(options.spoolFile != null ? options.spoolFile : Path.of(".baton", "spool-" + options.app + ".jsonl"), options.spoolFile == null);
-    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool);
+    startsFirst = new StartsFirst(() -> {
+      synchronized (lock) {
+        return phase == Phase.RUNNING && !queue.isEmpty();
+      }
+    }, scheduler);
+    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool, startsFirst);
     List<CallbackSender.Entry> replayed = spool.pending();
     if (!replayed.isEmpty()) LOG.log(System.Logger.Level.INFO, "[baton executor] replaying " + replayed.size() + " undelivered callback(s) from " + spool.file());
     replayed.forEach(sender::enqueue);
@@ -195,8 +201,12 @@ public final class BatonExecutor {
 
   // ---- requests ------------------------------------------------------------------------------
 
-  /** Answers one request (transport-neutral); {@code body} null: it was larger than maxBodyBytes. Never throws for a bad request. */
-  Response handle(String method, String path, Function<String, String> header, byte[] body) {
+  /**
+   * Answers one request (transport-neutral); {@code body} null: it was larger than maxBodyBytes;
+   * {@code arrivedAt}: when the request began to be served (epoch ms), what a run sent ahead
+   * counts its wait from. Never throws for a bad request.
+   */
+  Response handle(String method, String path, Function<String, String> header, byte[] body, long arrivedAt) {
     if (body == null) return refuse(413, "BAD_REQUEST", "body: larger than " + options.maxBodyBytes + " bytes", "body");
     if (path.equals("/baton/health")) {
       if (!method.equals("GET")) return refuse(405, "BAD_REQUEST", "use GET", null);
@@ -220,12 +230,12 @@ public final class BatonExecutor {
     }
     return switch (route) {
       case "abort" -> abort(parsed, Long.parseLong(abort.group(1)));
-      case "batch" -> dispatchBatch(parsed);
-      default -> dispatch(parsed);
+      case "batch" -> dispatchBatch(parsed, arrivedAt);
+      default -> dispatch(parsed, arrivedAt);
     };
   }
 
-  private Response dispatch(JsonNode body) {
+  private Response dispatch(JsonNode body, long arrivedAt) {
     DispatchChecks.Problem problem = DispatchChecks.checkDispatch(body);
     if (problem != null) return refuse(400, "BAD_REQUEST", problem.message(), problem.field());
     DispatchRequest request = DispatchRequest.of(body);
@@ -238,9 +248,9 @@ public final class BatonExecutor {
       if (handler == null) {
         return refuse(404, "UNKNOWN_HANDLER", "handler: no handler \"" + request.handler() + "\" here (this executor has: " + String.join(", ", handlers.keySet()) + ")", "handler");
       }
-      // A run sent ahead waits for its instant on this machine's clock, counted from its arrival:
-      // the engine's clock need not agree with it.
-      long startAt = request.startInMs() > 0 ? System.currentTimeMillis() + request.startInMs() : 0;
+      // A run sent ahead waits for its instant on this machine's clock, counted from its request's
+      // arrival: the engine's clock need not agree with it.
+      long startAt = request.startInMs() > 0 ? arrivedAt + request.startInMs() : 0;
       int idle = Math.max(0, options.concurrency - running);
       // It takes a place of the credit until then. A run due now still takes a free worker: the runs
       // sent ahead may then find the workers busy at their instant and wait in line, as they would
@@ -262,8 +272,11 @@ public final class BatonExecutor {
     }
   }
 
-  /** Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its index. */
-  private Response dispatchBatch(JsonNode body) {
+  /**
+   * Each run judged as POST /baton/runs would judge it, in order; a wrong field is named with its
+   * index. Every run counts from the request's arrival, not from its turn in the batch.
+   */
+  private Response dispatchBatch(JsonNode body, long arrivedAt) {
     JsonNode runs = body != null && body.isObject() ? body.get("runs") : null;
     if (runs == null || !runs.isArray()) return refuse(400, "BAD_REQUEST", "runs: must be an array of runs", "runs");
     if (runs.isEmpty() || runs.size() > MAX_RUNS_PER_DISPATCH_BATCH) {
@@ -272,7 +285,7 @@ public final class BatonExecutor {
     ArrayNode results = Json.MAPPER.createArrayNode();
     for (int i = 0; i < runs.size(); i++) {
       JsonNode run = runs.get(i);
-      Response answer = dispatch(run);
+      Response answer = dispatch(run, arrivedAt);
       if (answer.body().has("field")) ((ObjectNode) answer.body()).put("field", "runs[" + i + "]." + answer.body().get("field").asText());
       ObjectNode result = results.addObject();
       result.put("runId", DispatchChecks.isSafeInteger(run.get("runId")) ? run.get("runId").asLong() : 0);
@@ -317,6 +330,7 @@ public final class BatonExecutor {
     answer.put("attempt", attempt);
     RunJob job;
     boolean dropped;
+    boolean lineEmpty;
     synchronized (lock) {
       job = jobs.get(key);
       if (job == null || job.isDone()) {
@@ -327,7 +341,9 @@ public final class BatonExecutor {
       answer.put("aborted", true);
       answer.put("state", job.state());
       dropped = "QUEUED".equals(job.state()) && (queue.remove(job) || unhold(job));
+      lineEmpty = queue.isEmpty();
     }
+    if (lineEmpty) startsFirst.lineEmptied();
     job.abort(AbortReason.valueOf(body.get("reason").asText()));
     if (dropped) finish(job, Outcome.aborted(job.abortReason().message + " (before it started)"), 0);
     return new Response(202, answer);
@@ -474,6 +490,7 @@ public final class BatonExecutor {
   private void work() {
     while (true) {
       RunJob job;
+      boolean lineEmpty;
       synchronized (lock) {
         while (queue.isEmpty()) {
           if (phase == Phase.STOPPED) return;
@@ -485,7 +502,9 @@ public final class BatonExecutor {
         }
         job = queue.poll();
         running++;
+        lineEmpty = queue.isEmpty();
       }
+      if (lineEmpty) startsFirst.lineEmptied();
       try {
         execute(job);
       } catch (RuntimeException e) {
@@ -561,6 +580,7 @@ public final class BatonExecutor {
       // then, like one running now. Failing it would fail a run that a deploy merely came close to.
       unstarted = takeUnstarted(System.currentTimeMillis() + options.shutdownGraceMs);
     }
+    startsFirst.lineEmptied();
     CompletableFuture<Boolean> announce = CompletableFuture.supplyAsync(heartbeat::beat, io);
     dropUnstarted(unstarted);
     if (!jobsEmptyWithin(options.shutdownGraceMs)) {

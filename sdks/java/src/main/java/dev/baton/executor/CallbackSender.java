@@ -54,6 +54,7 @@ final class CallbackSender {
   private final ScheduledExecutorService scheduler;
   private final CallbackSpool spool;
   private final Semaphore requests;
+  private final StartsFirst startsFirst;
   private final ExecutorService threads = Executors.newCachedThreadPool(r -> Threads.daemon("baton-callbacks", r));
   private final Map<String, EngineBatches> engines = new ConcurrentHashMap<>();
   private final Map<String, Entry> pending = new ConcurrentHashMap<>();
@@ -61,8 +62,9 @@ final class CallbackSender {
   private final Object idle = new Object();
   private volatile boolean stopped;
 
-  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int requests, ScheduledExecutorService scheduler, CallbackSpool spool) {
+  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int requests, ScheduledExecutorService scheduler, CallbackSpool spool, StartsFirst startsFirst) {
     this.client = client;
+    this.startsFirst = startsFirst;
     this.spool = spool;
     this.engineUrls = engineUrls;
     this.baseMs = baseMs;
@@ -79,11 +81,11 @@ final class CallbackSender {
     return pending.containsKey(key);
   }
 
-  /** Spools the entry, then sends it. */
+  /** Spools the entry, then sends it once runs waiting in line to start let it ({@link StartsFirst}). */
   void enqueue(Entry entry) {
     if (stopped || pending.putIfAbsent(entry.key, entry) != null) return;
     spool.add(entry);
-    startRound(entry);
+    startsFirst.turn(() -> startRound(entry));
   }
 
   /** One round for an interim callback: no retry. True when an engine took it. */

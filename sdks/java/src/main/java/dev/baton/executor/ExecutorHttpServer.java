@@ -13,9 +13,9 @@ import java.util.concurrent.Executors;
 final class ExecutorHttpServer {
   private static final System.Logger LOG = System.getLogger("dev.baton.executor");
 
-  /** What answers a request: {@code body} is null when it was larger than the limit. */
+  /** What answers a request: {@code body} is null when it was larger than the limit; {@code arrivedAt} is when it began to be served (epoch ms). */
   interface Routes {
-    BatonExecutor.Response handle(String method, String path, java.util.function.Function<String, String> header, byte[] body);
+    BatonExecutor.Response handle(String method, String path, java.util.function.Function<String, String> header, byte[] body, long arrivedAt);
   }
 
   private final HttpServer server;
@@ -54,6 +54,9 @@ final class ExecutorHttpServer {
   }
 
   private void serve(HttpExchange ex) throws IOException {
+    // Before the body is read: a run sent ahead counts its wait from here, so reading and judging
+    // a large batch on a busy machine does not start its runs late.
+    long arrivedAt = System.currentTimeMillis();
     try (ex) {
       String method = ex.getRequestMethod().toUpperCase(java.util.Locale.ROOT);
       String path = ex.getRequestURI().getRawPath();
@@ -63,7 +66,7 @@ final class ExecutorHttpServer {
       if (body == null) ex.getResponseHeaders().set("connection", "close"); // the rest of a too-large body is not read
       BatonExecutor.Response response;
       try {
-        response = routes.handle(method, path, name -> ex.getRequestHeaders().getFirst(name), body);
+        response = routes.handle(method, path, name -> ex.getRequestHeaders().getFirst(name), body, arrivedAt);
       } catch (RuntimeException e) {
         LOG.log(System.Logger.Level.ERROR, "[baton executor] internal error on " + method + " " + path, e);
         com.fasterxml.jackson.databind.node.ObjectNode error = Json.object().put("accepted", false).put("reason", "BAD_REQUEST").put("message", "internal error of the executor");

@@ -63,7 +63,7 @@ public class CallbackSenderTest {
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort();
     ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
-    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 200, 30_000, 32, scheduler, CallbackSpool.memory());
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 200, 30_000, 32, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
     try {
       sender.enqueue(entry(0)); // a first connection and warm code, so that what follows is the steady state
       assertTrue(sender.flush(10_000));
@@ -110,7 +110,7 @@ public class CallbackSenderTest {
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort();
     ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
-    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, scheduler, CallbackSpool.memory());
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
     try {
       sender.enqueue(entry(1));
       long deadline = System.currentTimeMillis() + 5_000;

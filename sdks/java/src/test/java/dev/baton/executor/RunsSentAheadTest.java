@@ -12,10 +12,13 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.After;
 import org.junit.Before;
@@ -32,6 +35,11 @@ public class RunsSentAheadTest {
   private String engineUrl;
   private final Map<Long, JsonNode> finals = new ConcurrentHashMap<>();
   private final Map<Long, Long> handlerStarts = new ConcurrentHashMap<>();
+  /** When each final callback was taken, and when each run of the "gate" handler ended (epoch ms). */
+  private final Map<Long, Long> takenAt = new ConcurrentHashMap<>();
+  private final Map<Long, Long> ended = new ConcurrentHashMap<>();
+  /** The "gate" handler's run returns once its latch here is counted down. */
+  private final Map<Long, CountDownLatch> gates = new ConcurrentHashMap<>();
   private BatonExecutor executor;
 
   @Before
@@ -71,7 +79,9 @@ public class RunsSentAheadTest {
   }
 
   private void record(JsonNode callback) {
-    if (callback.has("outcome")) finals.put(callback.get("runId").asLong(), callback);
+    if (!callback.has("outcome")) return;
+    takenAt.put(callback.get("runId").asLong(), System.currentTimeMillis());
+    finals.put(callback.get("runId").asLong(), callback);
   }
 
   private void start(int concurrency, int queueLimit, long shutdownGraceMs) throws IOException {
@@ -80,6 +90,11 @@ public class RunsSentAheadTest {
         .handler("stamp", ctx -> {
           handlerStarts.put(ctx.runId(), System.currentTimeMillis());
           return "ok";
+        })
+        .handler("gate", ctx -> {
+          gates.get(ctx.runId()).await();
+          ended.put(ctx.runId(), System.currentTimeMillis());
+          return null;
         })
         .handler("sleep", ctx -> {
           ctx.sleep(ctx.params().get("ms").asLong());
@@ -101,7 +116,7 @@ public class RunsSentAheadTest {
   private BatonExecutor.Response send(String method, String path, JsonNode body) {
     byte[] bytes = body == null ? new byte[0] : Json.bytes(body);
     Map<String, String> headers = Signing.sign(SECRET, TENANT, method, path, bytes, System.currentTimeMillis());
-    return executor.handle(method, path, headers::get, bytes);
+    return executor.handle(method, path, headers::get, bytes, System.currentTimeMillis());
   }
 
   private JsonNode finalOf(long runId) throws InterruptedException {
@@ -193,5 +208,77 @@ public class RunsSentAheadTest {
     assertEquals("SHUTDOWN", lateCb.get("abortReason").asText());
     assertFalse(lateCb.has("startedAt"));
     assertTrue("the stop took " + (System.currentTimeMillis() - sentAt) + " ms", System.currentTimeMillis() - sentAt < 1_500);
+  }
+
+  /**
+   * A run sent ahead counts its wait from its request's arrival, not from when its body was read
+   * and judged: a batch whose body comes 400 ms after its headers starts its runs startInMs after
+   * the headers came, never earlier.
+   */
+  @Test
+  public void aRunSentAheadCountsFromItsRequestsArrivalNotFromWhenItsBodyCame() throws Exception {
+    start(2, 2, 10_000);
+    int startInMs = 600;
+    ObjectNode batch = Json.object();
+    batch.putArray("runs").add(request(startInMs)).add(request(startInMs));
+    byte[] body = Json.bytes(batch);
+    URI url = URI.create(executor.url());
+    long sentAt;
+    long bodyAt;
+    String status;
+    try (Socket socket = new Socket(url.getHost(), url.getPort())) {
+      StringBuilder head = new StringBuilder("POST /baton/runs/batch HTTP/1.1\r\nHost: executor\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n");
+      Signing.sign(SECRET, TENANT, "POST", "/baton/runs/batch", body, System.currentTimeMillis()).forEach((k, v) -> head.append(k).append(": ").append(v).append("\r\n"));
+      OutputStream out = socket.getOutputStream();
+      sentAt = System.currentTimeMillis();
+      out.write(head.append("\r\n").toString().getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      Thread.sleep(400);
+      bodyAt = System.currentTimeMillis();
+      out.write(body);
+      out.flush();
+      status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+    }
+    assertEquals("HTTP/1.1 200", status);
+    for (JsonNode run : batch.get("runs")) {
+      long runId = run.get("runId").asLong();
+      assertEquals("SUCCEEDED", finalOf(runId).get("outcome").asText());
+      long started = handlerStarts.get(runId);
+      assertTrue("run " + runId + " started " + (started - sentAt) + " ms after its headers were sent, before its startInMs", started - sentAt >= startInMs);
+      assertTrue("run " + runId + " started " + (started - bodyAt) + " ms after its body came: counted from the judging, not the arrival", started - bodyAt < startInMs - 100);
+    }
+  }
+
+  /**
+   * While runs wait in line for a worker, a final callback is held back — starting them goes
+   * first — for MOST_HELD_MS at most; once the line is empty, held callbacks go at once.
+   */
+  @Test
+  public void finalCallbacksWaitWhileRunsWaitInLine() throws Exception {
+    start(1, 2, 10_000);
+    long[] runIds = new long[3];
+    for (int i = 0; i < 3; i++) {
+      ObjectNode run = request(null).put("handler", "gate");
+      runIds[i] = run.get("runId").asLong();
+      gates.put(runIds[i], new CountDownLatch(1));
+      assertEquals(202, send("POST", "/baton/runs", run).status());
+    }
+    long until = System.currentTimeMillis() + 5_000;
+    while (send("GET", "/baton/runs/" + runIds[0], null).body().get("attempts").get(0).get("state").asText().equals("QUEUED") && System.currentTimeMillis() < until) Thread.sleep(5);
+
+    gates.get(runIds[0]).countDown(); // the second run starts, the third still waits in line
+    finalOf(runIds[0]);
+    long held = takenAt.get(runIds[0]) - ended.get(runIds[0]);
+    assertTrue("taken " + held + " ms after it ended, while a run waited in line", held >= StartsFirst.MOST_HELD_MS - 1 && held < StartsFirst.MOST_HELD_MS + 200);
+
+    gates.get(runIds[1]).countDown(); // the third run starts: the line is empty
+    finalOf(runIds[1]);
+    held = takenAt.get(runIds[1]) - ended.get(runIds[1]);
+    assertTrue("taken " + held + " ms after it ended, though the line emptied then", held < 100);
+
+    gates.get(runIds[2]).countDown();
+    finalOf(runIds[2]);
+    held = takenAt.get(runIds[2]) - ended.get(runIds[2]);
+    assertTrue("taken " + held + " ms after it ended, with nothing in line", held < 100);
   }
 }
