@@ -439,10 +439,14 @@ export class TasksService {
   /** A pause of these tasks (read under lock): every prepared fire not come yet withdrawn, and each task's planner state rewound to plan them again when it resumes. */
   private async withdrawOnPause(em: EntityManager, tenantId: string, rows: readonly TaskEntity[]): Promise<void> {
     const withdrawn = await this.withdrawPreparedFires(em, tenantId, rows.map((r) => r.id), this.clock.now(), WITHDRAWN_BY.pause);
-    const cursors = rows
-      .map((r) => ({ row: r, at: withdrawn.filter((f) => f.taskId === r.id).map((f) => f.scheduledAt) }))
-      .filter(({ at }) => at.length > 0)
-      .map(({ row, at }) => ({ taskId: row.id, ...rewindForWithdrawn(row, at) }));
+    // Grouped once: a group pause may withdraw many fires of many tasks.
+    const instants = new Map<number, number[]>();
+    for (const f of withdrawn) {
+      const of = instants.get(f.taskId);
+      if (of) of.push(f.scheduledAt);
+      else instants.set(f.taskId, [f.scheduledAt]);
+    }
+    const cursors = rows.filter((r) => instants.has(r.id)).map((r) => ({ taskId: r.id, ...rewindForWithdrawn(r, instants.get(r.id)!) }));
     await setFireCursors(em, { tenantId, cursors });
   }
 

@@ -9,6 +9,10 @@ import { afterCommit } from '@baton/persistence';
  */
 export function abortAtExecutorsAfterCommit(em: EntityManager, wakeups: RunWakeups, tenantId: string, runs: ReadonlyArray<{ runId: number; engineGroup: string }>): void {
   const byGroup = new Map<string, number[]>();
-  for (const run of runs) byGroup.set(run.engineGroup, [...(byGroup.get(run.engineGroup) ?? []), run.runId]);
+  for (const run of runs) {
+    const ids = byGroup.get(run.engineGroup);
+    if (ids) ids.push(run.runId);
+    else byGroup.set(run.engineGroup, [run.runId]);
+  }
   for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => wakeups.cancelled({ tenantId, engineGroup, runIds }));
 }

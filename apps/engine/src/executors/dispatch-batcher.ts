@@ -24,7 +24,7 @@ interface Item {
  * transit only; a wait in the line (batches in flight under a burst: hundreds of milliseconds)
  * would otherwise be added to it.
  */
-export function leaving(item: Item, now: number): DispatchRequest {
+function leaving(item: Item, now: number): DispatchRequest {
   if (item.startAt === undefined || item.startAt <= now) return item.request;
   return { ...item.request, startInMs: item.startAt - now };
 }

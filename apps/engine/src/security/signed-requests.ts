@@ -60,8 +60,8 @@ export class SignedRequests {
     return this.admission.run(verified.tenant.id, path, () => work(verified));
   }
 
-  /** The checks alone, without admission: routes use `handle`. */
-  async verify(req: RawBodyRequest, path: string): Promise<VerifiedRequest> {
+  /** The checks alone, without admission (`handle` runs them first). */
+  private async verify(req: RawBodyRequest, path: string): Promise<VerifiedRequest> {
     const tenantId = req.headers[SIGNATURE_HEADERS.tenant];
     if (typeof tenantId !== 'string' || tenantId.length === 0 || tenantId.length > 64) throw unauthorized('MISSING_HEADERS', 'x-baton-tenant is missing');
     const body = this.bodyOf(req);

@@ -64,7 +64,8 @@ export interface FireCursor {
  */
 export function rewindForWithdrawn(cursor: FireCursor, withdrawn: readonly Millis[]): FireCursor {
   if (withdrawn.length === 0) return cursor;
-  const earliest = Math.min(...withdrawn);
+  // A loop, not Math.min(...): a paused task may give back more instants than a call takes arguments.
+  const earliest = withdrawn.reduce((a, b) => Math.min(a, b));
   return {
     fireCount: Math.max(0, cursor.fireCount - withdrawn.length),
     nextFireAt: cursor.nextFireAt === null ? earliest : Math.min(cursor.nextFireAt, earliest),
