@@ -9,6 +9,12 @@ export interface RunWakeup {
   engineGroup: string;
   /** When the run is due (epoch ms). An engine claims ahead only what falls in its look-ahead. */
   dueAt: number;
+  /**
+   * The runs made due, when the writer knows them (a manual trigger, a re-run): an engine with
+   * room claims these by id instead of searching the tenant's due runs. At most MAX_WAKE_RUNS
+   * (@baton/protocol); absent, the engine reads the tenant in its next claim turn.
+   */
+  runIds?: readonly number[];
 }
 
 /**

@@ -52,12 +52,21 @@ export const PATHS = {
  * `POST /baton/wake` to an engine, signed with the tenant's executor secret: a run of the signing
  * tenant is due at `dueAt`, sooner than the engine's next claim poll would find it. The engine
  * claims the tenant's due runs at once (204); a run due beyond its look-ahead is left to the poll.
- * A hint only: it names no run and changes nothing but when the engine looks.
+ * A hint only: it changes nothing but when the engine looks, and which runs it looks at first.
  */
 export interface WakeRequest {
   /** When the run is due, epoch ms. */
   dueAt: number;
+  /**
+   * The runs due (at most MAX_WAKE_RUNS ids), when the console knows them: the engine claims them
+   * by id, only the signing tenant's that are still claimable. Absent or empty, it claims the
+   * tenant's due runs in a claim turn.
+   */
+  runIds?: number[];
 }
+
+/** The most run ids one WakeRequest names; a wake-up about more names none. */
+export const MAX_WAKE_RUNS = 100;
 
 /** The most run ids one CancelNotice carries. */
 export const MAX_CANCEL_NOTICE_RUNS = 1000;

@@ -174,9 +174,7 @@ export class RunsService {
     const task = tasks.get(row.taskId);
     if (!task) throw conflict(`Run ${id}'s task ${row.taskId} was deleted`, [{ field: 'taskId', reason: `task ${row.taskId} no longer exists` }]);
     const now = this.clock.now();
-    // Due now: the engines hear of it once it is committed, not at their next poll.
-    afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now }));
-    return insertManualRun(em, {
+    const runId = await insertManualRun(em, {
       tenantId,
       taskId: task.id,
       engineGroup: task.engineGroup,
@@ -185,6 +183,9 @@ export class RunsService {
       flowParams: row.flowParams,
       now,
     });
+    // Due now: the engines hear of it once it is committed, not at their next poll.
+    afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [runId] }));
+    return runId;
   }
 
   /**

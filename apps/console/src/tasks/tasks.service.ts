@@ -492,8 +492,6 @@ export class TasksService {
       const task = await findTask(em, tenantId, id);
       if (!task) throw notFound('Task', id);
       const now = this.clock.now();
-      // The run is due now: the engines hear of it once it is committed, not at their next poll.
-      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now }));
       const runId = await insertManualRun(em, {
         tenantId,
         taskId: task.id,
@@ -503,6 +501,8 @@ export class TasksService {
         flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
         now,
       });
+      // The run is due now: the engines hear of it once it is committed, not at their next poll.
+      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [runId] }));
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId, params: params ?? null, flowParams: flowParams ?? null } });
       return runId;
     });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
-import { PATHS, verify } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS, verify, type WakeRequest } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { EngineWakeups } from './engine-wakeups';
 
@@ -62,6 +62,20 @@ describe('EngineWakeups', () => {
     expect(heard.every((h) => h.ok && h.tenant === 'acme' && JSON.parse(h.body).dueAt === T0)).toBe(true);
     const toE1 = heard.filter((h) => h.engine === 'e1');
     expect(toE1[0].signature).not.toBe(toE1[1].signature);
+  });
+
+  it('names the runs of one turn’s wake-ups while they fit in one request, and none past MAX_WAKE_RUNS', async () => {
+    heard.splice(0);
+    const wakeups = new EngineWakeups(db.dataSource, clock);
+    wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 + 5, runIds: [1] });
+    wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [2, 3] });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < MAX_WAKE_RUNS + 1; i++) wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [10 + i] });
+    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    wakeups.onModuleDestroy();
+    const toE1 = heard.filter((h) => h.engine === 'e1').map((h) => JSON.parse(h.body) as WakeRequest);
+    expect(toE1).toContainEqual({ dueAt: T0, runIds: [1, 2, 3] });
+    expect(toE1).toContainEqual({ dueAt: T0 }); // 101 runs: the engines read the tenant's due runs instead
   });
 
   it("tells every live engine of the tenant's group which sent runs were cancelled, signed, 1,000 run ids a notice at most", async () => {

@@ -2,7 +2,7 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
-import { MAX_CANCEL_NOTICE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type WakeRequest } from '@baton/protocol';
+import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
 
 /**
@@ -42,11 +42,10 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
 
   wake(wakeup: RunWakeup): void {
     const pending = this.pending.get(wakeup.tenantId);
-    if (pending && pending.dueAt <= wakeup.dueAt) return;
     // A microtask, not setImmediate: the wake-ups one commit's hooks make together still go as one,
     // and the run-now's does not wait for the rest of the event loop's turn (0.5 ms at the median).
     if (this.pending.size === 0) queueMicrotask(() => this.flush());
-    this.pending.set(wakeup.tenantId, wakeup);
+    this.pending.set(wakeup.tenantId, pending ? joined(pending, wakeup) : wakeup);
   }
 
   /** POST /baton/cancelled to the group's live engines, at once (a cancel is rare; what it stops is on its way). */
@@ -61,7 +60,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const wakeups = [...this.pending.values()];
     this.pending = new Map();
     for (const wakeup of wakeups) {
-      const body = JSON.stringify({ dueAt: wakeup.dueAt } satisfies WakeRequest);
+      const body = JSON.stringify({ dueAt: wakeup.dueAt, runIds: wakeup.runIds?.length ? [...wakeup.runIds] : undefined } satisfies WakeRequest);
       this.send(wakeup, PATHS.wake, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
     }
   }
@@ -122,4 +121,13 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private snapshot<T>(read: () => Promise<T>, initial: T, what: string): TableSnapshot<T> {
     return new TableSnapshot(read, { initial, now: () => this.clock.now(), onError: (err) => this.logger.warn(`reading ${what} failed, waking with the last one read: ${err.message}`) });
   }
+}
+
+/**
+ * Two wake-ups of a tenant as one: the earlier due time, and the runs of both while they fit in
+ * one request (MAX_WAKE_RUNS) — past that, none: the engines then read the tenant's due runs.
+ */
+function joined(a: RunWakeup, b: RunWakeup): RunWakeup {
+  const runIds = a.runIds && b.runIds && a.runIds.length + b.runIds.length <= MAX_WAKE_RUNS ? [...a.runIds, ...b.runIds] : undefined;
+  return { tenantId: a.tenantId, engineGroup: a.engineGroup, dueAt: Math.min(a.dueAt, b.dueAt), runIds };
 }

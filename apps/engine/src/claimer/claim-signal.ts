@@ -15,23 +15,23 @@ import { WakeFloor } from './wake-floor';
  */
 @Injectable()
 export class ClaimSignal implements OnModuleDestroy {
-  private readonly listeners: Array<(tenantId: string) => void> = [];
+  private readonly listeners: Array<(tenantId: string, runIds?: readonly number[]) => void> = [];
   private readonly floor: WakeFloor;
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.floor = new WakeFloor(config.wakeFloorMs, () => clock.now(), (tenantId) => this.due(tenantId));
+    this.floor = new WakeFloor(config.wakeFloorMs, () => clock.now(), (tenantId, runIds) => this.due(tenantId, runIds));
   }
 
-  onDue(listener: (tenantId: string) => void): void {
+  onDue(listener: (tenantId: string, runIds?: readonly number[]) => void): void {
     this.listeners.push(listener);
   }
 
-  /** Runs of `tenantId` due within the look-ahead were committed: claim them now. */
-  due(tenantId: string): void {
-    for (const listener of this.listeners) listener(tenantId);
+  /** Runs of `tenantId` due within the look-ahead were committed (those of `runIds`, when named): claim them now. */
+  due(tenantId: string, runIds?: readonly number[]): void {
+    for (const listener of this.listeners) listener(tenantId, runIds);
   }
 
   /**
@@ -43,7 +43,7 @@ export class ClaimSignal implements OnModuleDestroy {
   wake(wakeup: RunWakeup): boolean {
     if (!this.config.groups.includes(wakeup.engineGroup)) return false;
     if (wakeup.dueAt > this.clock.now() + this.config.lookAheadMs) return false;
-    this.floor.wake(wakeup.tenantId);
+    this.floor.wake(wakeup.tenantId, wakeup.runIds);
     return true;
   }
 

@@ -10,7 +10,7 @@ import { GroupPeers } from '../node/group-peers';
 import { ClaimSignal } from './claim-signal';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
-import { planClaimTurn, tenantBudgets } from './claim-turn';
+import { planClaimTurn, tenantBudgets, type TenantLoad } from './claim-turn';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 import { RunClaims } from '../runs/run-claims';
 
@@ -70,7 +70,7 @@ export class ClaimerService {
     signal: ClaimSignal,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
-    signal.onDue((tenantId) => this.woken(tenantId));
+    signal.onDue((tenantId, runIds) => this.woken(tenantId, runIds));
     dueQueue.onReleased((tenantId) => this.released(tenantId));
   }
 
@@ -88,13 +88,7 @@ export class ClaimerService {
     const batch = Math.min(claimBatch, maxHeld - this.dueQueue.held);
     if (batch <= 0) return { claimed: 0, full: false, saturated: true };
     const now = this.clock.now();
-    const loads = (await this.tenants.current()).map((t) => {
-      const held = this.dueQueue.heldOf(t.id);
-      const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
-      return { ...t, held, recentlyAccepted, backlogged: this.backlogged.has(t.id), active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
-    });
-    const engines = this.peers.sharing();
-    const budgets = tenantBudgets(loads, { maxHeld, engines });
+    const { loads, budgets, engines } = await this.budgets(now);
     const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
     this.cursor = turn.nextCursor;
     if (this.roundLeft <= 0) this.roundLeft = turn.active;
@@ -133,14 +127,40 @@ export class ClaimerService {
       const budget = budgets.get(take.tenantId) ?? 0;
       if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
     }
+    if (runs.length > 0) await this.handOver(runs);
+    return { claimed: runs.length, full: whole || more, saturated: false };
+  }
+
+  /**
+   * The runs a wake-up named (a manual trigger's), claimed by id (claimNamedRuns: two statements,
+   * no transaction) instead of in a turn that searches the tenant's range. Only within what the
+   * tenant may hold here and maxHeld, as a turn would take them; returns false when they do not
+   * fit, and the caller leaves them to a turn. A peer that got them first leaves nothing to claim.
+   */
+  private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
+    const now = this.clock.now();
+    const { loads, budgets } = await this.budgets(now);
+    const tenant = loads.find((t) => t.id === tenantId);
+    const room = Math.min((budgets.get(tenantId) ?? 0) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
+    if (!tenant || room < runIds.length) return false;
+    const runs = await this.claims.claimNamed(this.dataSource.manager, { ids: runIds, tenantId, engineGroup: tenant.engineGroup }, { dueBefore: now + this.config.lookAheadMs, now });
+    this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
     if (runs.length > 0) {
-      // Which executors start runs at their instant decides which runs go ahead: an engine that had
-      // not sent a run yet had never read them, and held its first claims until their instant. Read
-      // only when something was claimed: an idle turn costs no statement more.
-      await this.dueQueue.refreshRouting();
+      this.lastClaimAt.set(tenantId, now);
       await this.handOver(runs);
     }
-    return { claimed: runs.length, full: whole || more, saturated: false };
+    return true;
+  }
+
+  /** Each tenant's load on this node and what it may hold here (tenantBudgets), as of `now`. */
+  private async budgets(now: number): Promise<{ loads: TenantLoad[]; budgets: Map<string, number>; engines: number }> {
+    const loads = (await this.tenants.current()).map((t) => {
+      const held = this.dueQueue.heldOf(t.id);
+      const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
+      return { ...t, held, recentlyAccepted, backlogged: this.backlogged.has(t.id), active: held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS };
+    });
+    const engines = this.peers.sharing();
+    return { loads, budgets: tenantBudgets(loads, { maxHeld: this.config.maxHeld, engines }), engines };
   }
 
   /**
@@ -164,8 +184,25 @@ export class ClaimerService {
     return split;
   }
 
-  /** Runs of `tenantId` are due now (ClaimSignal): it is read in the next turn, which comes at once. */
-  private woken(tenantId: string): void {
+  /**
+   * Runs of `tenantId` are due now (ClaimSignal): those named are claimed by id when they fit;
+   * otherwise the tenant is read in the next turn, which comes at once.
+   */
+  private woken(tenantId: string, runIds?: readonly number[]): void {
+    if (runIds && runIds.length > 0) {
+      this.claimNamed(tenantId, runIds).then(
+        (claimed) => claimed || this.kickFor(tenantId),
+        (err: Error) => {
+          this.logger.warn(`claiming run(s) ${runIds.join(', ')} by id failed, leaving them to a claim turn: ${err.message}`, { tenantId });
+          this.kickFor(tenantId);
+        },
+      );
+      return;
+    }
+    this.kickFor(tenantId);
+  }
+
+  private kickFor(tenantId: string): void {
     this.backlogged.add(tenantId);
     this.loop.kick();
   }
@@ -184,6 +221,10 @@ export class ClaimerService {
    * lease renewed by this node forever and never fire.
    */
   private async handOver(runs: ClaimedRun[]): Promise<void> {
+    // Which executors start runs at their instant decides which runs go ahead: an engine that had
+    // not sent a run yet had never read them, and held its first claims until their instant. Read
+    // only when something was claimed: an idle turn costs no statement more.
+    await this.dueQueue.refreshRouting();
     try {
       this.dueQueue.accept(runs);
     } catch (err) {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { inTransaction, markEngineNodeDown, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
@@ -239,6 +239,47 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await claimer.claimOnce();
     expect(queue.runs.map((r) => r.runId)).toEqual([fine]);
     expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: orphan })).toMatchObject({ state: 'CANCELLED', claimedBy: null, finishedAt: T0 });
+  });
+
+  it('claims the runs a wake-up names by id — only the signer’s, due, claimable, in its group — with their tasks, in no transaction', async () => {
+    const named = await insertRun(db.dataSource, { taskId: task, params: { n: 1 } });
+    const orphan = await insertRun(db.dataSource, { taskId: 9999 });
+    const notNamed = await insertRun(db.dataSource, { taskId: task });
+    const others = await insertRun(db.dataSource, { taskId: task, tenantId: 'beta' });
+    const later = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 2001 }); // beyond the look-ahead
+    const elsewhere = await insertRun(db.dataSource, { taskId: task, engineGroup: 'other' });
+    const taken = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-z', leaseUntil: T0 + 9000 });
+    const { signal, queue, metrics } = side(); // no claim loop: only the wake-up claims
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [named, orphan, others, later, elsewhere, taken] });
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([named]));
+    expect(queue.runs[0]).toMatchObject({ taskName: 'nightly', handler: 'build', params: { n: 1 }, flowId: named, leaseUntil: T0 + 20_000 });
+    await vi.waitFor(async () => expect((await runsOf(db.dataSource)).find((r) => r.id === orphan)).toMatchObject({ state: 'CANCELLED' }));
+    const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
+    expect([named, notNamed, others, later, elsewhere, taken].map((id) => states.get(id))).toEqual(['CLAIMED engine-a', 'PENDING', 'PENDING', 'PENDING', 'PENDING', 'CLAIMED engine-z']);
+    expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 1/);
+  });
+
+  it('leaves named runs to a claim turn when the tenant has no room for them here', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
+    const { signal, queue, claimer } = side({ maxHeld: 2, claimBatch: 2 });
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(queue.runs).toHaveLength(0);
+    expect((await runsOf(db.dataSource)).every((r) => r.state === 'PENDING')).toBe(true);
+    expect(await claimer.claimOnce()).toMatchObject({ claimed: 2 }); // the turn the wake-up kicks: maxHeld's worth, earliest first
+    expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
+  });
+
+  it('a run claimed before, named again in the same millisecond, is not handed over twice: each claim has a lease of its own', async () => {
+    const a = await insertRun(db.dataSource, { taskId: task });
+    const { queue, claimer, signal } = side();
+    await claimer.claimOnce(); // a, at T0
+    const c = await insertRun(db.dataSource, { taskId: task });
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [a, c] }); // the clock has not moved: one lease would name both
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
   });
 
   it('releases what the DueQueue refuses instead of holding it forever', async () => {

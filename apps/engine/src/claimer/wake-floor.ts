@@ -1,7 +1,8 @@
 /**
  * At most one kick per key (a tenant) per `floorMs`: the first wake-up of a quiet key kicks at
- * once (run-now stays immediate); those that follow inside the window coalesce into one kick at
- * the window's end, so none is lost and none costs a claim turn of its own. Bounds what a tenant
+ * once (run-now stays immediate), with the runs it names; those that follow inside the window
+ * coalesce into one kick at the window's end, naming none (a claim turn then reads the tenant's
+ * due runs), so none is lost and none costs a claim turn of its own. Bounds what a tenant
  * holding its executor secret can make an engine do with `POST /baton/wake`: one claim turn per
  * floorMs, not one per request. Timers are unref'd and cleared by `clear()` (shutdown).
  */
@@ -13,18 +14,18 @@ export class WakeFloor {
   constructor(
     private readonly floorMs: number,
     private readonly now: () => number,
-    private readonly kick: (key: string) => void,
+    private readonly kick: (key: string, runIds?: readonly number[]) => void,
   ) {}
 
-  /** A wake-up for `key`: kicks now, or once at the end of the key's window. */
-  wake(key: string): void {
+  /** A wake-up for `key`, naming `runIds` or not: kicks now (with them), or once at the end of the key's window. */
+  wake(key: string, runIds?: readonly number[]): void {
     if (this.pending.has(key)) return;
     const now = this.now();
     const at = (this.lastKick.get(key) ?? -Infinity) + this.floorMs;
     if (at <= now) {
       this.forgetOlderThan(now - this.floorMs);
       this.lastKick.set(key, now);
-      this.kick(key);
+      this.kick(key, runIds);
       return;
     }
     this.lastKick.set(key, at);

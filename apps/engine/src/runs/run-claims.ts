@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { claimLeaseUntil } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, findClaimedRunTasks, releaseRuns, type LeasedRun, type TenantTake } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { toClaimedRun } from './to-claimed-run';
 
 /**
  * A run's entry into this node's hands and its way back out without being sent: due runs
- * CLAIMED under a lease (claimDueRuns, one statement for a whole claim turn), and CLAIMED runs
+ * CLAIMED under a lease (claimDueRuns, one statement for a whole claim turn; claimNamedRuns for
+ * the runs a wake-up names), and CLAIMED runs
  * given back as PENDING (releaseRuns). Both in the caller's transaction, both guarded on
  * `claimed_by = this node` for the way back. A run whose task was deleted between its creation
  * and its claim is cancelled at the claim: there is no app or handler to send it to.
@@ -16,21 +17,42 @@ import { toClaimedRun } from './to-claimed-run';
 @Injectable()
 export class RunClaims {
   private readonly logger = new Logger('RunClaims');
+  private lastLease = 0;
 
   constructor(@Inject(ENGINE_CONFIG) private readonly config: EngineConfig) {}
 
   /** Claims up to each take's limit of its tenant's runs due before `dueBefore`; returns them joined with their tasks. */
   async claim(em: EntityManager, takes: readonly TenantTake[], at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
-    const owner = this.config.nodeId;
-    const rows = await claimDueRuns(em, { takes, dueBefore: at.dueBefore, owner, leaseUntil: claimLeaseUntil(at.now, this.config.leaseMs), now: at.now });
+    const rows = await claimDueRuns(em, { takes, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
     if (rows.length === 0) return [];
     const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
-    const orphans = rows.filter((r) => !tasks.has(r.taskId)).map((r) => r.id);
+    return this.withTasks(em, rows.map((run) => ({ run, task: tasks.get(run.taskId) ?? null })), at.now);
+  }
+
+  /** Claims the runs a wake-up named, those still claimable (claimNamedRuns: no transaction); returns them joined with their tasks. */
+  async claimNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
+    const claimed = await claimNamedRuns(em, { ...named, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
+    return this.withTasks(em, claimed, at.now);
+  }
+
+  /** Claimed runs with their tasks; those whose task is gone are cancelled: there is no app or handler to send them to. */
+  private async withTasks(em: EntityManager, claimed: ReadonlyArray<{ run: ClaimedRunRow; task: ClaimedRunTask | null }>, now: number): Promise<ClaimedRun[]> {
+    const orphans = claimed.filter((c) => c.task === null).map((c) => c.run.id);
     if (orphans.length > 0) {
-      await cancelOrphanedRuns(em, orphans, owner, at.now);
+      await cancelOrphanedRuns(em, orphans, this.config.nodeId, now);
       this.logger.warn(`cancelled ${orphans.length} claimed run(s) whose task was deleted: ${orphans.join(', ')}`);
     }
-    return rows.filter((r) => tasks.has(r.taskId)).map((r) => toClaimedRun(r, tasks.get(r.taskId)!));
+    return claimed.flatMap((c) => (c.task ? [toClaimedRun(c.run, c.task)] : []));
+  }
+
+  /**
+   * The lease of a new claim, later than every lease this node wrote before (by 1 ms when the
+   * clock has not moved): claimNamedRuns reads its rows back by it, so two claims of the same
+   * millisecond must not share one.
+   */
+  private nextLease(now: number): number {
+    this.lastLease = Math.max(claimLeaseUntil(now, this.config.leaseMs), this.lastLease + 1);
+    return this.lastLease;
   }
 
   /** CLAIMED → PENDING for runs this node holds and will not send; returns how many moved. */

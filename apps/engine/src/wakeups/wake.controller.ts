@@ -1,14 +1,15 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { PATHS } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS } from '@baton/protocol';
 import { ClaimSignal } from '../claimer/claim-signal';
-import { badRequest, isInstant, parseJsonBody } from '../security/bad-request';
+import { badRequest, isInstant, isInt, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests } from '../security/signed-requests';
 
 /**
  * `POST /baton/wake` (WakeRequest): the console has committed a run of the signing tenant due at
- * `dueAt`, before this engine's next claim poll. 204 whether or not this node claims now (its
- * group, its look-ahead: ClaimSignal.wake); 401 unsigned, 400 without an instant `dueAt`.
+ * `dueAt`, before this engine's next claim poll, and may name it (`runIds`: claimed by id, only
+ * the signer's). 204 whether or not this node claims now (its group, its look-ahead:
+ * ClaimSignal.wake); 401 unsigned, 400 without an instant `dueAt` or with bad `runIds`.
  * Signed with the tenant's secret like every engine route, so nobody without it can make an engine
  * claim; a tenant's own wake-ups at most bring its claims forward, which its runs would get anyway.
  * 429 past the tenant's admission bounds on this engine (SignedRequests.handle); the console then
@@ -25,9 +26,12 @@ export class WakeController {
   @HttpCode(204)
   async wake(@Req() req: RawBodyRequest): Promise<void> {
     await this.signed.handle(req, PATHS.wake, async ({ tenant, body }) => {
-      const { dueAt } = parseJsonBody(body);
+      const { dueAt, runIds } = parseJsonBody(body);
       if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
-      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt });
+      if (runIds !== undefined && (!Array.isArray(runIds) || runIds.length > MAX_WAKE_RUNS || !runIds.every((id) => isInt(id, 1)))) {
+        throw badRequest('runIds', `must be an array of at most ${MAX_WAKE_RUNS} run ids (positive integers)`);
+      }
+      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt, runIds: runIds as number[] | undefined });
     });
   }
 }

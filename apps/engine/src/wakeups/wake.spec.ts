@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { DatabaseModule, TenantEntity } from '@baton/persistence';
-import { PATHS, sign } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS, sign } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { ClaimSignal } from '../claimer/claim-signal';
 import { EngineCoreModule } from '../engine-core.module';
@@ -19,6 +19,7 @@ describe('POST /baton/wake', () => {
   const config = testConfig({ groups: ['default'], lookAheadMs: 2000 });
   let app: INestApplication;
   const heard: string[] = [];
+  const named: Array<readonly number[] | undefined> = [];
 
   beforeAll(async () => {
     await ensureTenant(db.dataSource, 'acme', 'default');
@@ -27,7 +28,10 @@ describe('POST /baton/wake', () => {
     class WakeOnly {}
     app = await NestFactory.create(WakeOnly, { logger: false, abortOnError: false, bodyParser: false });
     await app.init();
-    app.get(ClaimSignal).onDue((tenantId) => heard.push(tenantId));
+    app.get(ClaimSignal).onDue((tenantId, runIds) => {
+      heard.push(tenantId);
+      named.push(runIds);
+    });
   });
   afterAll(() => app?.close());
 
@@ -50,6 +54,16 @@ describe('POST /baton/wake', () => {
     expect(heard).toEqual(['acme', 'acme']);
   });
 
+  it('passes the runs a wake-up names on to the claimer; those coalesced by the floor are left to a claim turn', async () => {
+    clock.advance(config.wakeFloorMs);
+    named.length = 0;
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [7, 8] })).status).toBe(204);
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [9] })).status).toBe(204); // inside the floor's window
+    await new Promise((resolve) => setTimeout(resolve, config.wakeFloorMs + 20));
+    expect(named).toEqual([[7, 8], undefined]);
+    clock.advance(config.wakeFloorMs);
+  });
+
   it("holds a tenant's wake-ups back to back to one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
     clock.advance(config.wakeFloorMs);
     heard.length = 0;
@@ -67,7 +81,7 @@ describe('POST /baton/wake', () => {
     expect(heard).toEqual([]);
   });
 
-  it('refuses an unsigned or mis-signed wake-up (401) and one without an instant dueAt (400 naming it), and claims nothing', async () => {
+  it('refuses an unsigned or mis-signed wake-up (401) and one without an instant dueAt or with bad runIds (400 naming it), and claims nothing', async () => {
     heard.length = 0;
     const unsigned = await request(app.getHttpServer()).post(PATHS.wake).set('content-type', 'application/json').send('{"dueAt":1}');
     expect(unsigned.status).toBe(401);
@@ -81,6 +95,11 @@ describe('POST /baton/wake', () => {
       const bad = await wake('acme', { dueAt });
       expect(bad.status).toBe(400);
       expect(bad.body.errors).toEqual([{ field: 'dueAt', reason: 'must be an integer instant (epoch ms)' }]);
+    }
+    for (const runIds of [7, [0], [1.5], ['7'], Array.from({ length: MAX_WAKE_RUNS + 1 }, (_, i) => i + 1)]) {
+      const bad = await wake('acme', { dueAt: clock.now(), runIds });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors).toEqual([{ field: 'runIds', reason: `must be an array of at most ${MAX_WAKE_RUNS} run ids (positive integers)` }]);
     }
     expect(heard).toEqual([]);
   });

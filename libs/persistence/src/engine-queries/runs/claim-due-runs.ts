@@ -65,12 +65,19 @@ export interface ClaimDueRunsInput {
 /** The states a claim takes a run from: new runs, and retries whose backoff is over. */
 const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
-const COLUMNS = `id, tenant_id, task_id, engine_group, cause, attempt, priority, params, scheduled_at, due_at, flow_id, executor_id, parent_results, flow_params,
-                   parent_run_id, shard_index, shard_total, pinned_executor_id`;
+const RUN_COLUMNS = [
+  'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'flow_id', 'executor_id',
+  'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id',
+] as const;
+
+/** What a claim reads of each run it takes (claimedRunRow maps it), of `table` when a join needs it named. */
+export function claimedRunColumns(table = ''): string {
+  return RUN_COLUMNS.map((c) => (table ? `${table}.${c}` : c)).join(', ');
+}
 
 /** One tenant's range of one state: exported so the plan test EXPLAINs this very text. */
 export function claimDueRunsSql(dialect: Dialect): string {
-  return `SELECT ${COLUMNS}
+  return `SELECT ${claimedRunColumns()}
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
            WHERE engine_group = ? AND state = ? AND tenant_id = ? AND due_at <= ?
            ORDER BY due_at, priority DESC, id
@@ -158,7 +165,12 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
     // Cannot happen while the rows are locked (MySQL) or the transaction is exclusive (SQLite).
     throw new Error(`claim: ${ids.length} runs selected but ${affected} moved to CLAIMED; rolling back`);
   }
-  return chosen.map((r) => ({
+  return chosen.map((r) => claimedRunRow(r, input.leaseUntil));
+}
+
+/** A claimed row of CLAIMED_RUN_COLUMNS, as the engine holds it. */
+export function claimedRunRow(r: Record<string, unknown>, leaseUntil: number): ClaimedRunRow {
+  return {
     id: num(r.id),
     tenantId: String(r.tenant_id),
     taskId: num(r.task_id),
@@ -171,12 +183,12 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
     dueAt: num(r.due_at),
     flowId: numOrNull(r.flow_id) ?? num(r.id),
     executorId: numOrNull(r.executor_id),
-    leaseUntil: input.leaseUntil,
+    leaseUntil,
     parentResults: r.parent_results === null || r.parent_results === undefined ? null : String(r.parent_results),
     flowParams: r.flow_params === null || r.flow_params === undefined ? null : String(r.flow_params),
     shard:
       r.cause === 'SHARD'
         ? { parentRunId: num(r.parent_run_id), index: num(r.shard_index), total: num(r.shard_total), pinnedExecutorId: numOrNull(r.pinned_executor_id) }
         : null,
-  }));
+  };
 }

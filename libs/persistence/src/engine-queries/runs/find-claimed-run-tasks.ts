@@ -29,32 +29,40 @@ export async function findClaimedRunTasks(manager: EntityManager, taskIds: reado
   const unique = [...new Set(taskIds)];
   const out = new Map<number, ClaimedRunTask>();
   if (unique.length === 0) return out;
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT id, name, executor_app, handler, timeout_ms, start_deadline_ms, concurrency_policy,
-            retry_max_attempts, retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille,
-            fan_out_mode, fan_out_shards, fan_out_fail_when
-       FROM tasks
-      WHERE id IN (${placeholders(unique.length)})`,
-    unique,
-  );
-  for (const r of rows) {
-    out.set(num(r.id), {
-      id: num(r.id),
-      name: String(r.name),
-      executorApp: String(r.executor_app),
-      handler: String(r.handler),
-      timeoutMs: num(r.timeout_ms),
-      startDeadlineMs: num(r.start_deadline_ms),
-      concurrencyPolicy: r.concurrency_policy as ConcurrencyPolicy,
-      retry: {
-        maxAttempts: num(r.retry_max_attempts),
-        backoffBaseMs: num(r.retry_backoff_base_ms),
-        backoffMaxMs: num(r.retry_backoff_max_ms),
-        jitter: num(r.retry_jitter_permille) / 1000,
-      },
-      fanOut: { mode: r.fan_out_mode as FanOutMode, shards: r.fan_out_shards === null ? null : num(r.fan_out_shards), failWhen: r.fan_out_fail_when as FanOutFailWhen },
-    });
-  }
+  const { rows } = await execute<Record<string, unknown>>(manager, `SELECT ${claimedRunTaskColumns()} FROM tasks WHERE id IN (${placeholders(unique.length)})`, unique);
+  for (const r of rows) out.set(num(r.id), claimedRunTask(r));
   return out;
+}
+
+/** The task columns a claimed run needs, each `AS <prefix><name>` when a join names them. */
+export function claimedRunTaskColumns(table = '', prefix = ''): string {
+  const t = table ? `${table}.` : '';
+  return TASK_COLUMNS.map((c) => (prefix ? `${t}${c} AS ${prefix}${c}` : `${t}${c}`)).join(', ');
+}
+
+const TASK_COLUMNS = [
+  'id', 'name', 'executor_app', 'handler', 'timeout_ms', 'start_deadline_ms', 'concurrency_policy',
+  'retry_max_attempts', 'retry_backoff_base_ms', 'retry_backoff_max_ms', 'retry_jitter_permille',
+  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when',
+] as const;
+
+/** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
+export function claimedRunTask(r: Record<string, unknown>, prefix = ''): ClaimedRunTask {
+  const c = (name: (typeof TASK_COLUMNS)[number]) => r[prefix + name];
+  return {
+    id: num(c('id')),
+    name: String(c('name')),
+    executorApp: String(c('executor_app')),
+    handler: String(c('handler')),
+    timeoutMs: num(c('timeout_ms')),
+    startDeadlineMs: num(c('start_deadline_ms')),
+    concurrencyPolicy: c('concurrency_policy') as ConcurrencyPolicy,
+    retry: {
+      maxAttempts: num(c('retry_max_attempts')),
+      backoffBaseMs: num(c('retry_backoff_base_ms')),
+      backoffMaxMs: num(c('retry_backoff_max_ms')),
+      jitter: num(c('retry_jitter_permille')) / 1000,
+    },
+    fanOut: { mode: c('fan_out_mode') as FanOutMode, shards: c('fan_out_shards') === null ? null : num(c('fan_out_shards')), failWhen: c('fan_out_fail_when') as FanOutFailWhen },
+  };
 }
