@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Cluster, sleep, waitFor } from '../../test/cluster/support/cluster';
 import { startConsoleProcess } from '../../test/cluster/support/processes';
 import { insertApiKey } from '../../test/console/console-test-kit';
-import { machine, writeResult } from '../support/infra';
+import { cpuSeconds, machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { stats, type StageStats } from './burst';
@@ -15,6 +15,9 @@ import { stats, type StageStats } from './burst';
  * none lines up with an engine's poll. The target is p99 ≤ 20 ms; before the wake-ups the run
  * waited for a claim poll (96–119 ms median).
  */
+
+/** After a start, the CPU windows (cpuMsPerTrigger) stay open this long: the answer and the callback land in it. */
+const WINDOW_TAIL_MS = 20;
 
 /** 100: p99 is then the second-worst trigger, not the worst (40 made it the max). */
 const TRIGGERS = 100;
@@ -29,14 +32,19 @@ interface RunNowCase {
   /** Where the time goes, from the run rows: created (the console's commit) → dispatched (the POST to the executor left) → started (the handler). */
   createdToDispatched: StageStats;
   dispatchedToStarted: StageStats;
+  /**
+   * CPU per trigger (ms) of each process, from the trigger's POST to WINDOW_TAIL_MS after its
+   * start (its answer, dispatch and callback): /proc's 10 ms ticks, summed over the triggers.
+   */
+  cpuMsPerTrigger: Record<string, number>;
 }
 
-async function runCase(engines: number, triggers: number, log: (s: string) => void): Promise<RunNowCase> {
+async function runCase(engines: number, triggers: number, mariadbPid: number | null, log: (s: string) => void): Promise<RunNowCase> {
   const c = await Cluster.open(`rn${engines}`);
   let failed = true;
   try {
-    await c.startEngines(engines);
-    await c.startExecutors(1);
+    const engineProcs = await c.startEngines(engines);
+    const executors = await c.startExecutors(1);
     const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const post = async (path: string, body: unknown) => {
@@ -46,17 +54,25 @@ async function runCase(engines: number, triggers: number, log: (s: string) => vo
       return json;
     };
     const task = await post('/api/tasks', { name: 'run-now', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
+    const pids: Record<string, number | null> = { mariadb: mariadbPid, console: console_.pid, ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])) };
+    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+    const cpuSec: Record<string, number> = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
     const starts: number[] = [];
     const answers: number[] = [];
     for (let i = 0; i < triggers; i++) {
       await sleep(50 + Math.random() * 250);
+      const cpu0 = cpuNow();
       const sent = Date.now();
       const run = await post(`/api/tasks/${task.id}/trigger`, {});
       answers.push(Date.now() - sent);
       const record = await waitFor(() => c.records().find((r) => r.runId === run.id), { timeoutMs: 10_000, intervalMs: 5, what: `run ${run.id} started` });
       starts.push(record.at - sent);
+      await sleep(WINDOW_TAIL_MS);
+      const cpu1 = cpuNow();
+      for (const k of Object.keys(pids)) cpuSec[k] += cpu1[k] - cpu0[k];
     }
-    log(`  ${engines} engine(s): start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms`);
+    const cpuMsPerTrigger = Object.fromEntries(Object.entries(cpuSec).filter(([, sec]) => !Number.isNaN(sec)).map(([k, sec]) => [k, +((sec * 1000) / triggers).toFixed(2)]));
+    log(`  ${engines} engine(s): start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms; CPU ms per trigger ${JSON.stringify(cpuMsPerTrigger)}`);
     await sleep(500); // the last callbacks
     const runs = (await c.runs()).filter((r) => r.dispatchedAt !== null && r.startedAt !== null);
     failed = false;
@@ -67,6 +83,7 @@ async function runCase(engines: number, triggers: number, log: (s: string) => vo
       answer: stats(answers),
       createdToDispatched: stats(runs.map((r) => r.dispatchedAt! - r.createdAt)),
       dispatchedToStarted: stats(runs.map((r) => r.startedAt! - r.dispatchedAt!)),
+      cpuMsPerTrigger,
     };
   } finally {
     await c.close(failed);
@@ -76,13 +93,13 @@ async function runCase(engines: number, triggers: number, log: (s: string) => vo
 export const runNow: Scenario = {
   name: 'run-now',
   description: `manual triggers through the API on an idle cluster (console process, 1 and 2 engines, defaults): trigger → handler start, ${TRIGGERS} triggers a case`,
-  async run({ args, log }) {
+  async run({ args, infra, log }) {
     const engineCounts = (option(args, 'engines') ?? '1,2').split(',').map(Number);
     const triggers = Number(option(args, 'triggers') ?? TRIGGERS);
     const cases: RunNowCase[] = [];
     for (const e of engineCounts) {
       log(`run-now: ${e} engine(s), ${triggers} triggers…`);
-      cases.push(await runCase(e, triggers, log));
+      cases.push(await runCase(e, triggers, infra.mariadbPid, log));
     }
     const rows = cases.map((r) => [r.engines, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99, `${r.createdToDispatched.p50} / ${r.createdToDispatched.p99}`, `${r.dispatchedToStarted.p50} / ${r.dispatchedToStarted.p99}`]);
     console.log(
