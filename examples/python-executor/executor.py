@@ -5,6 +5,7 @@ It speaks the executor protocol of libs/protocol/openapi.yaml (the same wire for
 TypeScript SDK): signed dispatch / abort / status requests from engines, a bounded worker pool,
 signed callbacks with retries, heartbeats (which are also the registration), graceful shutdown.
 Protocol 2: a run sent ahead of its instant (`startInMs`) is accepted at once and held until then.
+While runs wait in line for a worker, final callbacks wait (at most 250 ms): starts go first.
 
 Configuration (environment), as for apps/demo-executor:
   BATON_TENANT, BATON_EXECUTOR_SECRET, BATON_ENGINE_URLS (comma-separated)   required
@@ -49,6 +50,10 @@ RECENTLY_FINISHED_LIMIT = 10_000
 # as the TypeScript SDK's default progressIntervalMs does; the rest go with the final callback.
 LOG_TAIL_INTERVAL_MS = 1000
 MAX_PENDING_LOG_LINES = 200
+# The longest a final callback is held back while runs wait in line to start: the outcome must not
+# wait on a line that stays full. The SDKs' bound (a 4,000-run burst sent ahead started within
+# ~0.6 s of its instant).
+MOST_HELD_FOR_STARTS_MS = 250
 H_TENANT, H_TIMESTAMP, H_SIGNATURE = "x-baton-tenant", "x-baton-timestamp", "x-baton-signature"
 CANONICAL_SIGNATURE = re.compile(r"[0-9a-f]{64}")
 ABORT_REASONS = ("TIMEOUT", "CANCELLED", "REPLACED")
@@ -329,6 +334,38 @@ class Job:
         self.dropped = 0
 
 
+class StartsFirst:
+    """Holds final callbacks back while runs wait in line for a worker, as the SDKs do
+    (libs/executor-sdk/src/starts-first.ts, sdks/go/baton/starts_first.go): on a busy machine,
+    starting a run that is due is worth more than reporting one that ended — a report sets an
+    engine and its database to work on the cores the next start needs. The callback is in
+    `pending_callbacks` already (heartbeats count it, a status query says it is pending), so
+    holding delays the run's outcome, never loses it.
+
+    One hold at a time: the callbacks that end during it wait for the same release — the line
+    empties, or MOST_HELD_FOR_STARTS_MS pass — so they go out together. Guarded by the executor's lock."""
+
+    def __init__(self):
+        self.released = None  # the current hold's event, set when the line empties
+        self.until = 0.0  # when the current hold ends anyway (time.monotonic())
+
+    def turn(self, line_waiting):
+        """None when a final callback may go at once, else (released, until): wait for the event,
+        at most until then (outside the lock)."""
+        if not line_waiting:
+            return None
+        now = time.monotonic()
+        if self.released is None or now >= self.until:
+            self.released, self.until = threading.Event(), now + MOST_HELD_FOR_STARTS_MS / 1000.0
+        return self.released, self.until
+
+    def release(self):
+        """No run waits in line any more: the held callbacks go."""
+        if self.released is not None:
+            self.released.set()
+            self.released = None
+
+
 class Executor:
     def __init__(self, env):
         def required(name):
@@ -375,6 +412,7 @@ class Executor:
         self.credit_seq = 0
         self.finished = collections.OrderedDict()  # key -> {outcome, startedAt, finishedAt}
         self.pending_callbacks = {}  # key -> callback
+        self.starts_first = StartsFirst()
         self.draining = False
         self.last_beat_payload = None  # what the engine last acknowledged
         # One heartbeat at a time: a periodic one in flight when shutdown starts would otherwise
@@ -510,7 +548,13 @@ class Executor:
         """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422).
         A 429 (an engine's TENANT_BUSY / TENANT_RATE_LIMITED) is retried, but not before its
         Retry-After, even when another callback's success wakes the others: that would send the
-        tenant's whole backlog into its bounds again on every success."""
+        tenant's whole backlog into its bounds again on every success. While runs wait in line for
+        a worker, it first waits for them to start (StartsFirst), at most MOST_HELD_FOR_STARTS_MS."""
+        with self.lock:
+            hold = self.starts_first.turn(not self.draining and bool(self.queue))
+        if hold is not None:
+            released, until = hold
+            released.wait(max(0.0, until - time.monotonic()))
         tries = 0
         while True:
             tries += 1
@@ -544,6 +588,11 @@ class Executor:
         """Runs accepted and not started: in line, or sent ahead and waiting for their instant."""
         return len(self.queue) + len(self.ahead)
 
+    def line_shrank(self):
+        """Lets the held final callbacks go once no run waits in line. Under the lock."""
+        if not self.queue:
+            self.starts_first.release()
+
     def release_loop(self):
         """Puts each run sent ahead in line at its instant: a free worker takes it at once, else it
         waits behind the runs already in line."""
@@ -571,6 +620,7 @@ class Executor:
                 while not self.queue:
                     self.lock.wait()
                 job = self.queue.popleft()
+                self.line_shrank()
                 self.running += 1
             try:
                 self.execute(job)
@@ -740,6 +790,7 @@ class Executor:
             return True
         if job in self.queue:
             self.queue.remove(job)
+            self.line_shrank()
             return True
         return False
 
@@ -769,6 +820,7 @@ class Executor:
         (all of them by default); aborts them for the shutdown. Under the lock."""
         jobs = list(self.queue)
         self.queue.clear()
+        self.line_shrank()
         jobs += [job for job, at in self.ahead.items() if keep_until is None or at > keep_until]
         for job in jobs:
             self.ahead.pop(job, None)

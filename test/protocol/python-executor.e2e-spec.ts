@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_HANDLER_SCHEMAS_BYTES } from '@baton/protocol';
 import { describeExecutorConformance } from './executor-conformance';
+import { FakeEngine } from './fake-engine';
 import { handlerSchemasOfSize } from './handler-schemas-of-size';
-import { pythonExecutorCommand } from './executor-process';
+import { pythonExecutorCommand, startExecutorProcess } from './executor-process';
 
 const python = process.env.BATON_PYTHON ?? 'python3';
 
@@ -74,6 +75,54 @@ print(json.dumps({"status": status, "started": [executor.finished[f"{i}:1"]["sta
     for (const started of out.started) {
       expect(started - out.sentAt).toBeGreaterThanOrEqual(600);
       expect(started - out.bodyAt).toBeLessThan(500);
+    }
+  });
+});
+
+describe('examples/python-executor: starts before reports', () => {
+  // As sdks/go/baton/starts_first_test.go: one worker, runs in line behind it. A final callback
+  // waits while a run whose time has come waits in line, at most 250 ms; it goes at once when the
+  // line empties, and a run sent ahead that waits for its instant holds nothing.
+  it('holds final callbacks while runs wait in line for a worker: at most 250 ms, until the line empties', async () => {
+    const engine = await FakeEngine.start({ tenantId: 'acme', secret: 'starts-first-secret' });
+    const executor = await startExecutorProcess(
+      pythonExecutorCommand({
+        BATON_TENANT: engine.tenantId,
+        BATON_EXECUTOR_SECRET: engine.secret,
+        BATON_ENGINE_URLS: engine.url,
+        BATON_EXECUTOR_CONCURRENCY: '1',
+        BATON_EXECUTOR_QUEUE_LIMIT: '3',
+      }),
+    );
+    try {
+      // Run 1 ends at ~300 ms while run 3 waits behind run 2 (600 ms) until ~900 ms: the line stays
+      // full past the bound. Run 2 ends as run 3 starts, emptying the line. Run 3 ends at ~1,200 ms
+      // with only run 4 left, sent ahead to start at 1,500 ms.
+      const runs = [
+        engine.request({ runId: 1, handler: 'sleep', params: { ms: 300 } }),
+        engine.request({ runId: 2, handler: 'sleep', params: { ms: 600 } }),
+        engine.request({ runId: 3, handler: 'sleep', params: { ms: 300 } }),
+        engine.request({ runId: 4, handler: 'noop', startInMs: 1500 }),
+      ];
+      const answer = await engine.dispatchBatch(executor.url, runs);
+      expect(answer.status).toBe(200);
+      expect((answer.body.results as Array<{ status: number }>).map((r) => r.status)).toEqual([202, 202, 202, 202]);
+      const heldFor = async (runId: number) => {
+        const cb = await engine.finalCallback(runId, 1, 5000).catch((err: Error) => {
+          throw new Error(`${err.message}\n--- executor output ---\n${executor.output()}`);
+        });
+        expect(cb.body.outcome).toBe('SUCCEEDED');
+        return cb.at - cb.body.finishedAt!;
+      };
+      const held = { 1: await heldFor(1), 2: await heldFor(2), 3: await heldFor(3) };
+      expect(held[1], 'run 1: held the full 250 ms while run 3 waited in line').toBeGreaterThanOrEqual(245);
+      expect(held[1], 'run 1: held at most 250 ms though run 3 still waited').toBeLessThan(450);
+      expect(held[2], 'run 2: sent as the line emptied (run 3 started)').toBeLessThan(100);
+      expect(held[3], 'run 3: sent at once, run 4 waiting for its instant is not in line').toBeLessThan(100);
+      await engine.finalCallback(4, 1, 5000);
+    } finally {
+      await executor.stop('SIGKILL');
+      await engine.close();
     }
   });
 });
