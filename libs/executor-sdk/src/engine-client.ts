@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isErrorBody, sign } from '@baton/protocol';
+import { isErrorBody, parseRetryAfter, sign } from '@baton/protocol';
 
 /** The answer of an engine to one request; `status` 0 when no HTTP answer came (network, timeout). */
 export interface EngineAnswer {
@@ -15,12 +15,10 @@ export interface EngineAnswer {
 /** A `Retry-After` longer than this is read as this: a wrong header must not park a callback for hours. */
 const MAX_RETRY_AFTER_MS = 60_000;
 
-/** `Retry-After` in ms: delay-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const text = Array.isArray(value) ? value[0] : value;
-  if (!text) return undefined;
-  const ms = /^\s*\d+\s*$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
-  return Number.isFinite(ms) ? Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms)) : undefined;
+/** A 429's `Retry-After` in ms, at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable. */
+function retryAfterMsOf(value: string | undefined): number | undefined {
+  const ms = parseRetryAfter(value, Date.now());
+  return ms === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, ms);
 }
 
 /** An engine that gave no answer (or 5xx/429) is tried after the others for this long. */
@@ -101,7 +99,7 @@ export class EngineClient {
           } catch {
             // not JSON: keep the text
           }
-          const retryAfterMs = res.statusCode === 429 ? parseRetryAfter(res.headers['retry-after']) : undefined;
+          const retryAfterMs = res.statusCode === 429 ? retryAfterMsOf(res.headers['retry-after']) : undefined;
           resolve({ url: baseUrl, status: res.statusCode ?? 0, body: parsed, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
         });
         res.on('error', (err) => {

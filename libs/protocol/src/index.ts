@@ -4,3 +4,4 @@ export * from './error-body';
 export * from './json-depth';
 export * from './error-text';
 export * from './outbound';
+export * from './retry-after';

@@ -2,8 +2,9 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
-import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type WakeRequest } from '@baton/protocol';
+import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type OutboundAnswer, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
+import { MAX_WAITING_NOTICES_PER_TENANT, nextAfter, NOTICE_GIVE_UP_MS, WaitingNotices, type EngineNotice } from './cancel-notice-retries';
 
 /**
  * The live engines and the tenants' secrets are read again after this long: a new engine is woken
@@ -13,7 +14,7 @@ import type { Clock } from '../common/clock';
 const REREAD_MS = 1_000;
 /** An engine whose heartbeat is older than this is not woken (it is dying, or gone without saying). */
 const SILENT_MS = 10_000;
-/** A wake-up is a hint: an engine that does not answer in this long is left to its poll. */
+/** A wake-up is a hint: an engine that does not answer in this long is left to its poll (a cancel notice is sent again). */
 const TIMEOUT_MS = 2_000;
 
 /**
@@ -22,6 +23,9 @@ const TIMEOUT_MS = 2_000;
  * caller. Every engine of the group is told, not one: whichever claims first fires the run (SKIP
  * LOCKED), and a busy or dying engine does not hold it back. Engine URLs are the engines' own
  * registrations, so no outbound policy applies to them (the check lets every address through).
+ * A wake-up is a hint (the next poll finds its run), sent once; a cancel notice is what stops a
+ * run sent ahead, so one an engine refused with 429 or did not answer is sent to it again
+ * (cancel-notice-retries.ts) until it takes it, refuses it for good, leaves, or 30 s pass.
  */
 export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly logger = new Logger('EngineWakeups');
@@ -32,6 +36,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private pending = new Map<string, RunWakeup>();
   /** The last signing time used per tenant: see signedAt. */
   private readonly lastSignedAt = new Map<string, number>();
+  private readonly waiting = new WaitingNotices();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -51,8 +56,10 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   /** POST /baton/cancelled to the group's live engines, at once (a cancel is rare; what it stops is on its way). */
   cancelled(cancels: RunCancels): void {
     for (let i = 0; i < cancels.runIds.length; i += MAX_CANCEL_NOTICE_RUNS) {
-      const body = JSON.stringify({ runIds: cancels.runIds.slice(i, i + MAX_CANCEL_NOTICE_RUNS) } satisfies CancelNotice);
-      this.send(cancels, PATHS.cancelled, body).catch((err: Error) => this.logger.warn(`cancel notice to tenant ${cancels.tenantId}'s engines failed: ${err.message}`, { tenantId: cancels.tenantId }));
+      const runIds = cancels.runIds.slice(i, i + MAX_CANCEL_NOTICE_RUNS);
+      this.notify(cancels, JSON.stringify({ runIds } satisfies CancelNotice), runIds.length).catch((err: Error) =>
+        this.logger.warn(`cancel notice to tenant ${cancels.tenantId}'s engines failed: ${err.message}`, { tenantId: cancels.tenantId }),
+      );
     }
   }
 
@@ -66,31 +73,99 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
+    this.waiting.close();
     this.agents.destroy();
   }
 
   /** One signed POST of `body` to `path` on every live engine of the tenant's group. */
   private async send(to: { tenantId: string; engineGroup: string }, path: string, body: string): Promise<void> {
-    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(to.tenantId)]);
-    if (secret === null) return;
-    const now = this.clock.now();
-    const signedAt = this.signedAt(to.tenantId, now);
-    const targets = engines.filter((e) => e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS);
+    const reached = await this.reach(to);
+    if (!reached) return;
+    const headers = this.signed(to.tenantId, reached.secret, path, body);
     await Promise.all(
-      targets.map(async (engine) => {
-        const answer = await postOutbound({
-          url: `${engine.url.replace(/\/+$/, '')}${path}`,
-          body,
-          headers: { 'content-type': 'application/json', ...sign(secret, to.tenantId, 'POST', path, body, signedAt) },
-          check: () => null,
-          timeoutMs: TIMEOUT_MS,
-          maxResponseBytes: 4096,
-          agents: this.agents,
-        });
+      reached.engines.map(async (engine) => {
+        const answer = await this.post(engine, path, body, headers);
         if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not reached on ${path} (${answer.code})`, { tenantId: to.tenantId });
-        else if (answer.status !== 204) this.logger.warn(`engine ${engine.id} refused ${path}: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId: to.tenantId });
+        else if (answer.status !== 204) this.warnRefused(engine.id, path, answer, to.tenantId);
       }),
     );
+  }
+
+  /** A cancel notice to every live engine of the tenant's group, each followed until that engine takes it. */
+  private async notify(to: RunCancels, body: string, runCount: number): Promise<void> {
+    const reached = await this.reach(to);
+    if (!reached) return;
+    const since = this.clock.now();
+    const headers = this.signed(to.tenantId, reached.secret, PATHS.cancelled, body);
+    await Promise.all(
+      reached.engines.map(async (engine) => {
+        const notice: EngineNotice = { tenantId: to.tenantId, engineGroup: to.engineGroup, engineId: engine.id, body, runCount, since, attempt: 1 };
+        this.follow(notice, await this.post(engine, PATHS.cancelled, body, headers));
+      }),
+    );
+  }
+
+  /** The notice again, signed anew (an engine refuses a signature it has seen), if its engine is still live. */
+  private async resend(notice: EngineNotice): Promise<void> {
+    const reached = await this.reach(notice);
+    if (!reached) return; // the tenant is gone, and its runs with it
+    const engine = reached.engines.find((e) => e.id === notice.engineId);
+    if (!engine) return this.giveUp(notice, 'the engine is no longer live');
+    const headers = this.signed(notice.tenantId, reached.secret, PATHS.cancelled, notice.body);
+    // A pool of the tenant's own: its resent notices never take the sockets of everyone's first sendings and wake-ups.
+    this.follow(notice, await this.post(engine, PATHS.cancelled, notice.body, headers, `retry:${notice.tenantId}`));
+  }
+
+  /** After an engine's answer to a notice: done, warned about (refused for good), or sent again later. */
+  private follow(notice: EngineNotice, answer: OutboundAnswer): void {
+    const now = this.clock.now();
+    const next = nextAfter(answer, notice.attempt, now);
+    if (next.kind === 'again') this.again(notice, next.inMs, 'failure' in answer ? answer.code : `HTTP ${answer.status}`, now);
+    else if (next.kind === 'refused' && 'status' in answer) this.warnRefused(notice.engineId, PATHS.cancelled, answer, notice.tenantId);
+  }
+
+  /** Waits `inMs` and sends the notice again, unless that would end past NOTICE_GIVE_UP_MS: then it is given up at once. */
+  private again(notice: EngineNotice, inMs: number, last: string, now: number): void {
+    if (now + inMs - notice.since > NOTICE_GIVE_UP_MS) return this.giveUp(notice, `not taken in ${NOTICE_GIVE_UP_MS / 1000} s (last: ${last})`);
+    this.logger.debug?.(`engine ${notice.engineId} did not take a cancel notice (${last}): sent again in ${inMs} ms`, { tenantId: notice.tenantId });
+    const dropped = this.waiting.wait({ ...notice, attempt: notice.attempt + 1 }, inMs, (waited) => this.resend(waited).catch((err: Error) => this.giveUp(waited, err.message)));
+    if (dropped) this.giveUp(dropped, `more than ${MAX_WAITING_NOTICES_PER_TENANT} of the tenant's notices were waiting to be sent again`);
+  }
+
+  private giveUp(notice: EngineNotice, why: string): void {
+    this.logger.warn(
+      `cancel notice of tenant ${notice.tenantId} to engine ${notice.engineId} given up: ${why}; ${notice.runCount} run ids not delivered there (those sent ahead start at their instant unless another engine of the group aborted them; their outcome is refused, they stay CANCELLED)`,
+      { tenantId: notice.tenantId },
+    );
+  }
+
+  private warnRefused(engineId: string, path: string, answer: { status: number; body: string }, tenantId: string): void {
+    this.logger.warn(`engine ${engineId} refused ${path}: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId });
+  }
+
+  /** The live engines of the tenant's group and its secret; null when the tenant has none (it is gone). */
+  private async reach(to: { tenantId: string; engineGroup: string }): Promise<{ engines: EngineNodeRow[]; secret: string } | null> {
+    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(to.tenantId)]);
+    if (secret === null) return null;
+    const now = this.clock.now();
+    return { engines: engines.filter((e) => e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS), secret };
+  }
+
+  private signed(tenantId: string, secret: string, path: string, body: string): Record<string, string> {
+    return { 'content-type': 'application/json', ...sign(secret, tenantId, 'POST', path, body, this.signedAt(tenantId, this.clock.now())) };
+  }
+
+  private post(engine: EngineNodeRow, path: string, body: string, headers: Record<string, string>, pool?: string): Promise<OutboundAnswer> {
+    return postOutbound({
+      url: `${engine.url.replace(/\/+$/, '')}${path}`,
+      body,
+      headers,
+      check: () => null,
+      timeoutMs: TIMEOUT_MS,
+      maxResponseBytes: 4096,
+      agents: this.agents,
+      pool,
+    });
   }
 
   /**

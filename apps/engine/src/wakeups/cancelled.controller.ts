@@ -11,8 +11,9 @@ import { CancelledRuns } from './cancelled-runs';
  * once the runs are read; 401 unsigned; 400 without 1 to 1,000 positive integer `runIds`. Signed
  * with the tenant's secret like every engine route: a tenant can only have its own cancelled
  * runs aborted, which the console has done already. 429 past the tenant's admission bounds on
- * this engine (SignedRequests.handle); the runs stay CANCELLED, their executors' callbacks are
- * then refused as stale.
+ * this engine (SignedRequests.handle): the console sends the notice again after `Retry-After`,
+ * for 30 s at most; the runs stay CANCELLED whatever comes, their executors' callbacks are
+ * refused as stale.
  */
 @Controller()
 export class CancelledController {

@@ -26,6 +26,7 @@ describe('postOutbound: the outbound policy on the wire (issue 21)', () => {
   const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {
     '/ok': (_req, res) => res.writeHead(204).end(),
     '/redirect': (_req, res) => res.writeHead(302, { location: '/secret' }).end(),
+    '/busy': (_req, res) => res.writeHead(429, { 'retry-after': '3' }).end(),
     '/secret': (_req, res) => res.end('secret'),
     '/endless': (_req, res) => answerEndlessly(res),
     '/declared-huge': (_req, res) => res.writeHead(200, { 'content-length': String(1e9) }).write('x'),
@@ -70,6 +71,10 @@ describe('postOutbound: the outbound policy on the wire (issue 21)', () => {
   it('checks an IP literal itself (no lookup is made for one)', async () => {
     expect(await post(`http://127.0.0.1:${port}/ok`, { check: (host) => `${host} is refused` })).toMatchObject({ failure: 'REFUSED', message: '127.0.0.1 is refused' });
     expect(await post(`http://[::ffff:7f00:1]:${port}/ok`, { check: (host) => `${host} is refused` })).toMatchObject({ failure: 'REFUSED' });
+  });
+
+  it("hands back an answer's Retry-After as sent", async () => {
+    expect(await post(`http://127.0.0.1:${port}/busy`)).toEqual({ status: 429, body: '', retryAfter: '3' });
   });
 
   it('follows no redirect', async () => {

@@ -32,8 +32,11 @@ export interface OutboundFailure {
   notSent: boolean;
 }
 
-/** The answer — every status, redirects included, is one: none is followed — or why there is none. */
-export type OutboundAnswer = { status: number; body: string } | OutboundFailure;
+/**
+ * The answer — every status, redirects included, is one: none is followed — or why there is none.
+ * `retryAfter`: its `Retry-After` header as sent (parseRetryAfter), for a caller that sends again.
+ */
+export type OutboundAnswer = { status: number; body: string; retryAfter?: string } | OutboundFailure;
 
 const UNRESOLVED = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'ENODATA']);
 const UNREACHABLE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -132,7 +135,7 @@ function readBounded(res: IncomingMessage, max: number, settle: (answer: Outboun
     if (size > max) return fail(tooLarge());
     chunks.push(chunk);
   });
-  res.on('end', () => settle({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+  res.on('end', () => settle({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
   // A body the host cut off.
   res.on('aborted', () => fail(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })));
   res.on('error', fail);
