@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Cluster, sleep, waitFor } from '../../test/cluster/support/cluster';
 import { startConsoleProcess } from '../../test/cluster/support/processes';
 import { insertApiKey } from '../../test/console/console-test-kit';
-import { cpuSeconds, machine, writeResult } from '../support/infra';
+import { cpuSeconds, machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { stats, type StageStats } from './burst';
@@ -34,18 +34,26 @@ interface RunNowCase {
   dispatchedToStarted: StageStats;
   /**
    * CPU per trigger (ms) of each process, from the trigger's POST to WINDOW_TAIL_MS after its
-   * start (its answer, dispatch and callback): /proc's 10 ms ticks, summed over the triggers.
+   * start (its answer, dispatch and callback), less what the process spends idle in as long (its
+   * rate in the pauses between triggers): /proc's 10 ms ticks, summed over the triggers.
    */
   cpuMsPerTrigger: Record<string, number>;
 }
 
-async function runCase(engines: number, triggers: number, mariadbPid: number | null, log: (s: string) => void): Promise<RunNowCase> {
+async function runCase(engines: number, triggers: number, mariadbPid: number | null, profile: boolean, log: (s: string) => void): Promise<RunNowCase> {
   const c = await Cluster.open(`rn${engines}`);
   let failed = true;
   try {
-    const engineProcs = await c.startEngines(engines);
-    const executors = await c.startExecutors(1);
-    const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
+    // --profile: V8 CPU profiles of the console, engines and executor over the triggers (bench/profile-summary.ts reads them).
+    const profiled: Record<string, string> = profile ? { NODE_OPTIONS: `-r ${RESULTS_DIR}/../support/cpu-profile.cjs`, BENCH_PROFILE_DIR: join(RESULTS_DIR, 'profiles', `run-now-${engines}e`) } : {};
+    const engineProcs = await c.startEngines(engines, profiled);
+    const executors = await c.startExecutors(1, profiled);
+    const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1', ...profiled, ...(profile ? { BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {}) } });
+    if (profile) {
+      for (const p of [...engineProcs, ...executors]) process.kill(p.pid, 'SIGUSR2');
+      process.kill(console_.pid, 'SIGWINCH');
+      await sleep(2_000); // the profilers' start stalls each process a moment
+    }
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const post = async (path: string, body: unknown) => {
       const res = await fetch(`${console_.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: JSON.stringify(body) });
@@ -56,12 +64,21 @@ async function runCase(engines: number, triggers: number, mariadbPid: number | n
     const task = await post('/api/tasks', { name: 'run-now', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
     const pids: Record<string, number | null> = { mariadb: mariadbPid, console: console_.pid, ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])) };
     const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
-    const cpuSec: Record<string, number> = Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+    const zero = () => Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
+    const cpuSec: Record<string, number> = zero();
+    const idleSec: Record<string, number> = zero();
+    let windowMs = 0;
+    let idleMs = 0;
     const starts: number[] = [];
     const answers: number[] = [];
     for (let i = 0; i < triggers; i++) {
+      const idle0 = cpuNow();
+      const idleFrom = performance.now();
       await sleep(50 + Math.random() * 250);
       const cpu0 = cpuNow();
+      idleMs += performance.now() - idleFrom;
+      for (const k of Object.keys(pids)) idleSec[k] += cpu0[k] - idle0[k];
+      const windowFrom = performance.now();
       const sent = Date.now();
       const run = await post(`/api/tasks/${task.id}/trigger`, {});
       answers.push(Date.now() - sent);
@@ -69,9 +86,12 @@ async function runCase(engines: number, triggers: number, mariadbPid: number | n
       starts.push(record.at - sent);
       await sleep(WINDOW_TAIL_MS);
       const cpu1 = cpuNow();
+      windowMs += performance.now() - windowFrom;
       for (const k of Object.keys(pids)) cpuSec[k] += cpu1[k] - cpu0[k];
     }
-    const cpuMsPerTrigger = Object.fromEntries(Object.entries(cpuSec).filter(([, sec]) => !Number.isNaN(sec)).map(([k, sec]) => [k, +((sec * 1000) / triggers).toFixed(2)]));
+    // What each process spends idle (its loops) over as long as the windows lasted is not the trigger's.
+    const net = (k: string) => cpuSec[k] - (idleSec[k] * windowMs) / idleMs;
+    const cpuMsPerTrigger = Object.fromEntries(Object.keys(pids).filter((k) => !Number.isNaN(cpuSec[k])).map((k) => [k, +((net(k) * 1000) / triggers).toFixed(2)]));
     log(`  ${engines} engine(s): start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms; CPU ms per trigger ${JSON.stringify(cpuMsPerTrigger)}`);
     await sleep(500); // the last callbacks
     const runs = (await c.runs()).filter((r) => r.dispatchedAt !== null && r.startedAt !== null);
@@ -99,7 +119,7 @@ export const runNow: Scenario = {
     const cases: RunNowCase[] = [];
     for (const e of engineCounts) {
       log(`run-now: ${e} engine(s), ${triggers} triggers…`);
-      cases.push(await runCase(e, triggers, infra.mariadbPid, log));
+      cases.push(await runCase(e, triggers, infra.mariadbPid, args.includes('--profile'), log));
     }
     const rows = cases.map((r) => [r.engines, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99, `${r.createdToDispatched.p50} / ${r.createdToDispatched.p99}`, `${r.dispatchedToStarted.p50} / ${r.dispatchedToStarted.p99}`]);
     console.log(

@@ -53,6 +53,7 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ taskId, cause: 'MANUAL', state: 'PENDING', params: { width: 7 } });
     expect(res.body.id).not.toBe(done.id);
+    expect((await t.http().get(`/api/runs/${res.body.id}`).set(acme.admin)).body).toEqual(res.body); // the answer is the run as stored
     const active = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
     expect((await t.http().post(`/api/runs/${active.id}/rerun`).set(acme.admin)).status).toBe(409);
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(globex.admin)).status).toBe(404);

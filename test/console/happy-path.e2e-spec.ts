@@ -161,6 +161,8 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toMatchObject({ taskId, taskName: 'nightly', state: 'PENDING', cause: 'MANUAL', scheduledAt: T0 + 5_000, dueAt: T0 + 5_000, params: { region: 'eu' }, attempt: 1, logs: [] });
     expect(res.body.flowId).toBe(res.body.id);
+    // Answered from the row as written, not read back: the same as reading it (no engine here, it stays PENDING).
+    expect((await t.http().get(`/api/runs/${res.body.id}`).set(admin)).body).toEqual(res.body);
     const row = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: res.body.id });
     expect(row.fireKey).toMatch(/^m:[0-9a-f-]{36}$/);
     expect(row.engineGroup).toBe('eu-1');

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { RunsModule } from '../runs/runs.module';
 import { TaskGroupsController, TasksController } from './tasks.controller';
 import { TaskVersionsController } from './task-versions.controller';
 import { HandlerCheck } from './handler-check';
@@ -8,7 +7,6 @@ import { TasksService } from './tasks.service';
 import { TaskVersionsService } from './task-versions.service';
 
 @Module({
-  imports: [RunsModule],
   controllers: [TasksController, TaskGroupsController, TaskVersionsController],
   providers: [TasksService, TaskVersionsService, HandlerCheck, ParamsCheck],
   exports: [TasksService],

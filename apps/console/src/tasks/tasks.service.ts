@@ -60,7 +60,7 @@ import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
-import { RunsService } from '../runs/runs.service';
+import { runDetailView } from '../runs/runs.service';
 import type { RunDetailView } from '../runs/dto/run.dto';
 import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
@@ -122,7 +122,6 @@ function decodeNameCursor(cursor: string): string {
 export class TasksService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly runs: RunsService,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly params: ParamsCheck,
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
@@ -488,11 +487,11 @@ export class TasksService {
       if (!task) throw notFound('Task', id);
       await this.assertParamsFit(this.dataSource.manager, tenantId, [{ executorApp: task.executorApp, handler: task.handler, params }]);
     }
-    const runId = await inTransaction(this.dataSource, async (em) => {
+    return inTransaction(this.dataSource, async (em) => {
       const task = await findTask(em, tenantId, id);
       if (!task) throw notFound('Task', id);
       const now = this.clock.now();
-      const runId = await insertManualRun(em, {
+      const created = await insertManualRun(em, {
         tenantId,
         taskId: task.id,
         engineGroup: task.engineGroup,
@@ -502,11 +501,10 @@ export class TasksService {
         now,
       });
       // The run is due now: the engines hear of it once it is committed, not at their next poll.
-      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [runId] }));
-      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId, params: params ?? null, flowParams: flowParams ?? null } });
-      return runId;
+      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [created.id] }));
+      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId: created.id, params: params ?? null, flowParams: flowParams ?? null } });
+      return runDetailView(created, task.name);
     });
-    return this.runs.get(tenantId, runId);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceeded, recordRunProgress, type RunAttemptRow } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceeded, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -133,7 +133,7 @@ export class CallbacksService {
    * with the locking read, which tells which moved.
    */
   private async succeedTogether(items: Outcome[]): Promise<Array<EndedState | null>> {
-    if (items.length === 1) return [await this.endAlone(items[0])];
+    if (items.length === 1) return [await (isBare(items[0]) ? this.endBare(items[0]) : this.endAlone(items[0]))];
     try {
       try {
         return await this.endTogether(items, true);
@@ -147,22 +147,32 @@ export class CallbacksService {
     }
   }
 
+  /**
+   * A success that arrived alone and carries nothing but its outcome: its guarded UPDATE is the
+   * whole write, so it commits on its own — one statement, where a transaction is four (SET
+   * TRANSACTION, START, the UPDATE, COMMIT). A run that did not move was no longer that attempt's
+   * (stale): nothing was written.
+   */
+  private async endBare({ cb }: Outcome): Promise<EndedState | null> {
+    const now = this.clock.now();
+    try {
+      await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, now, null)], { from: OUTCOME_FROM, now, expectAll: true });
+      return { state: 'SUCCEEDED' };
+    } catch (err) {
+      if (err instanceof NotAllSucceeded) return null;
+      throw err;
+    }
+  }
+
   private endTogether(items: Outcome[], expectAll: boolean): Promise<Array<EndedState | null>> {
     const now = this.clock.now();
-    const bare = expectAll && items.every(({ cb, run }) => !cb.logs?.length && !cb.alarms?.length && run.shardOf === null);
+    const bare = expectAll && items.every(isBare);
     return inTransaction(
       this.dataSource,
       async (em) => {
         const moved = await this.outcomes.endSucceededTogether(
           em,
-          items.map(({ cb, run }) => ({
-            runId: cb.runId,
-            attempt: cb.attempt,
-            resultJson: resultJson(cb.result),
-            startedAt: cb.startedAt ?? null,
-            finishedAt: cb.finishedAt ?? now,
-            shardOf: run.shardOf ?? null,
-          })),
+          items.map(({ cb, run }) => succeededAttempt(cb, now, run.shardOf ?? null)),
           { from: OUTCOME_FROM, now, expectAll },
         );
         const out: Array<EndedState | null> = [];
@@ -247,4 +257,13 @@ function resultJson(result: unknown): string | null {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= MAX_RESULT_BYTES) return text;
   return JSON.stringify({ truncated: true, bytes, preview: truncateUtf8(text, 1_000) });
+}
+
+/** A success with no log lines, no alarms and no fan-out run to settle: its run's UPDATE is all it writes. */
+function isBare({ cb, run }: Outcome): boolean {
+  return !cb.logs?.length && !cb.alarms?.length && run.shardOf === null;
+}
+
+function succeededAttempt(cb: RunCallback, now: number, shardOf: number | null): SucceededAttempt & { shardOf: number | null } {
+  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf };
 }

@@ -132,6 +132,24 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     },
   );
 
+  it('a success alone carrying nothing but its outcome commits on its own, no transaction; one with log lines in a transaction', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const bare = await acceptedRun(task);
+    const logged = await acceptedRun(task);
+    let transactions = 0;
+    const counter = { afterTransactionStart: () => void transactions++ };
+    db.dataSource.subscribers.push(counter);
+    try {
+      expect((await post(success(bare))).status).toBe(200);
+      expect(transactions).toBe(0);
+      expect((await post(success(logged, 1, { logs: [{ at: Date.now(), level: 'info', message: 'charged' }] }))).status).toBe(200);
+      expect(transactions).toBe(1);
+    } finally {
+      db.dataSource.subscribers.splice(db.dataSource.subscribers.indexOf(counter), 1);
+    }
+    expect(await readRun(db.dataSource, bare)).toMatchObject({ state: 'SUCCEEDED', result: { charged: 5 }, deadlineAt: null });
+  });
+
   it('a duplicate outcome (re-sent, freshly signed) → 409, nothing changes', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await acceptedRun(task);

@@ -124,11 +124,13 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       expect([await states(active.id), await states(done.id), await states(otherTask.id), await states(sent.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING', 'CANCELLED']);
     });
 
-    it('insertManualRun: a PENDING MANUAL run due now, the root of its own flow, a fire key of its own each time', async () => {
+    it('insertManualRun: a PENDING MANUAL run due now, the root of its own flow, a fire key of its own each time; returns the row as stored', async () => {
       const input = { tenantId: 'acme', taskId: 7, engineGroup: 'default', priority: 3, params: { x: 1 }, now: T };
-      const a = await insertManualRun(db.dataSource.manager, input);
-      const b = await insertManualRun(db.dataSource.manager, input);
+      const first = await insertManualRun(db.dataSource.manager, input);
+      const b = (await insertManualRun(db.dataSource.manager, input)).id;
+      const a = first.id;
       const rows = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: 7 }, order: { id: 'ASC' } });
+      expect(first).toEqual(rows[0]);
       expect(rows.map((r) => [r.id, r.state, r.cause, r.flowId, r.dueAt, r.priority, r.params])).toEqual([
         [a, 'PENDING', 'MANUAL', a, T, 3, { x: 1 }],
         [b, 'PENDING', 'MANUAL', b, T, 3, { x: 1 }],

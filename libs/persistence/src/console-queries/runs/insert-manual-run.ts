@@ -11,12 +11,12 @@ import { RunEntity } from '../../entities';
  *   INSERT INTO runs (…, state, cause, fire_key, …) VALUES (…, 'PENDING', 'MANUAL', 'm:<uuid>', …)
  *   UPDATE runs SET flow_id = id WHERE id = ?
  *
- * Returns the new run's id.
+ * Returns the new run's row, as written (its answer needs no read back).
  */
 export async function insertManualRun(
   manager: EntityManager,
   input: { tenantId: string; taskId: number; engineGroup: string; priority: number; params: RunEntity['params']; flowParams?: string | null; now: number },
-): Promise<number> {
+): Promise<RunEntity> {
   const { now } = input;
   const run = manager.create(RunEntity, {
     tenantId: input.tenantId,
@@ -43,10 +43,19 @@ export async function insertManualRun(
     error: null,
     progress: null,
     flowParams: input.flowParams ?? null,
+    // Every column, nulls included: the caller answers with this row as the database holds it.
+    parentResults: null,
+    shardIndex: null,
+    shardTotal: null,
+    pinnedExecutorId: null,
+    deadlineAt: null,
+    firstDispatchedAt: null,
+    lateAlarmedAt: null,
     createdAt: now,
     updatedAt: now,
   });
   await manager.insert(RunEntity, run);
   await manager.update(RunEntity, { id: run.id }, { flowId: run.id });
-  return run.id;
+  run.flowId = run.id;
+  return run;
 }
