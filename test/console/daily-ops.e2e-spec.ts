@@ -8,7 +8,9 @@ import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunCancels } from '@baton/messaging';
+import type { RunCancels, RunWakeup } from '@baton/messaging';
+import { RunsService } from '../../apps/console/src/runs/runs.service';
+import { TasksService } from '../../apps/console/src/tasks/tasks.service';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -22,9 +24,11 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
 
   /** What the console told the engines of cancelled runs (RunWakeups.cancelled). */
   const cancelNotices: RunCancels[] = [];
+  /** What a wake-up does (RunWakeups.wake): nothing, unless a test says. */
+  let onWake: (wakeup: RunWakeup) => void = () => undefined;
 
   beforeAll(async () => {
-    t = await startConsole(db.dataSource, T0, { wakeups: { wake: () => undefined, cancelled: (c) => cancelNotices.push(c) } });
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: (w) => onWake(w), cancelled: (c) => cancelNotices.push(c) } });
     acme = await seedTenant(t, db.dataSource, 'acme');
     globex = await seedTenant(t, db.dataSource, 'globex');
     const executor = await insertExecutor(db.dataSource, 'acme', 'images');
@@ -45,6 +49,23 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'params.width' })]);
     expect(await db.dataSource.getRepository(RunEntity).count()).toBe(before);
+  });
+
+  it('a run now’s wake-up names its run and leaves before the answer: an HTTP request is written a tick after it is made', async () => {
+    const order: string[] = [];
+    onWake = (w) => process.nextTick(() => order.push(`wake ${w.runIds?.join(',')}`)); // as http.request writes
+    try {
+      const run = await t.app.get(TasksService).trigger('acme', taskId, { width: 5 });
+      order.push('answered');
+      expect(order).toEqual([`wake ${run.id}`, 'answered']);
+      const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 - 1000 });
+      order.length = 0;
+      const again = await t.app.get(RunsService).rerun('acme', done.id);
+      order.push('answered');
+      expect(order).toEqual([`wake ${again.id}`, 'answered']);
+    } finally {
+      onWake = () => undefined;
+    }
   });
 
   it('re-runs a finished run with the params it ran with, and refuses an active one (409)', async () => {

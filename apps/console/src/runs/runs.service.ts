@@ -34,6 +34,7 @@ import type { BulkRunResultView, RunAttemptView, RunDetailView, RunQuery, RunSea
 import type { RunWakeups } from '@baton/messaging';
 import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
@@ -168,12 +169,14 @@ export class RunsService {
    * for a shard (re-run its fan-out run) and for a run whose task was deleted.
    */
   async rerun(tenantId: string, id: number): Promise<RunDetailView> {
-    return inTransaction(this.dataSource, async (em) => {
+    const answer = await inTransaction(this.dataSource, async (em) => {
       const { runs, tasks } = await findTenantRuns(em, { tenantId, ids: [id] });
       const created = await this.rerunIn(em, tenantId, id, runs.get(id), tasks);
       await auditChange(em, { tenantId, objectType: 'run', objectId: created.id, after: { rerunOf: id, taskId: runs.get(id)?.taskId ?? null } });
       return runDetailView(created, tasks.get(created.taskId)?.name ?? null);
     });
+    await wakeupsGone();
+    return answer;
   }
 
   private async rerunIn(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined, tasks: Map<number, TaskEntity>): Promise<RunEntity> {

@@ -69,6 +69,7 @@ import { ParamsCheck, type ParamsOf } from './params-check';
 import type { RunWakeups } from '@baton/messaging';
 import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { canonical } from './canonical-definition';
 import { fileTask } from '../config-as-code/config-file';
 import { hasDrifted } from '../config-as-code/managed-hash';
@@ -487,7 +488,7 @@ export class TasksService {
       if (!task) throw notFound('Task', id);
       await this.assertParamsFit(this.dataSource.manager, tenantId, [{ executorApp: task.executorApp, handler: task.handler, params }]);
     }
-    return inTransaction(this.dataSource, async (em) => {
+    const answer = await inTransaction(this.dataSource, async (em) => {
       const task = await findTask(em, tenantId, id);
       if (!task) throw notFound('Task', id);
       const now = this.clock.now();
@@ -505,6 +506,8 @@ export class TasksService {
       await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId: created.id, params: params ?? null, flowParams: flowParams ?? null } });
       return runDetailView(created, task.name);
     });
+    await wakeupsGone();
+    return answer;
   }
 
   /**
