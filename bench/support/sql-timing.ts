@@ -42,7 +42,7 @@ export function sqlTimingDiff(after: SqlTiming, before: SqlTiming): SqlTiming {
  * those of the other loops' transactions (dispatch, callbacks, watchdog…) are counted apart.
  */
 const LOOPS: Array<[string, RegExp]> = [
-  ['planner', /FROM tasks WHERE engine_group = \? AND paused = 0|^INSERT INTO runs \(tenant_id, task_id, engine_group, state, cause, fire_key|^UPDATE runs SET flow_id = id|^UPDATE tasks SET next_fire_at|FROM calendars/],
+  ['planner', /FROM tasks WHERE engine_group = \? AND paused = 0|^INSERT INTO runs \(tenant_id, task_id, engine_group, state, cause, fire_key|^UPDATE tasks SET next_fire_at|FROM calendars/],
   ['claimer', /ix_runs_claim|SET state = 'CLAIMED'|^SELECT id, name, executor_app, handler/],
   ['transaction', /^(SET TRANSACTION|START TRANSACTION|COMMIT|ROLLBACK)/],
 ];

@@ -73,7 +73,8 @@ describe('cluster: chain A → B → C with a retried step, fan-in D ⇐ {A, B} 
     expect(invocationsOf(d).map((i) => i.attempt)).toEqual([1]);
     expect(rb.attempt).toBe(2);
     // One flow, rooted at A's run; C follows B; D fired by the last parent to finish (B), after it.
-    expect(runs.every((r) => r.flowId === ra.id)).toBe(true);
+    expect(ra.flowId).toBeNull(); // the root: its flow is its id
+    expect(runs.every((r) => (r.flowId ?? r.id) === ra.id)).toBe(true);
     expect(rb.parentRunId).toBe(ra.id);
     expect(rc.parentRunId).toBe(rb.id);
     expect(rd.parentRunId).toBe(rb.id);

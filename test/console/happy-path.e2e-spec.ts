@@ -174,6 +174,19 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     t.clock.set(T0);
   });
 
+  it('lists a flow by ?flowId=: its root (flow_id null in the table, flowId its own id in the API) and the runs it fired', async () => {
+    const root = (await t.http().post(`/api/tasks/${taskId}/trigger`).set(admin).send({})).body as { id: number; flowId: number };
+    expect(root.flowId).toBe(root.id);
+    const child = await insertRun(db.dataSource, 'acme', taskId, { engineGroup: 'eu-1', cause: 'DEPENDENCY', flowId: root.id, parentRunId: root.id, fireKey: `f:${root.id}`, scheduledAt: T0 + 6_000 });
+    const listed = await t.http().get(`/api/runs?flowId=${root.id}`).set(admin);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((r: { id: number; flowId: number }) => [r.id, r.flowId])).toEqual([
+      [child.id, root.id],
+      [root.id, root.id],
+    ]);
+    await db.dataSource.getRepository(RunEntity).delete([root.id, child.id]); // the paging test below counts the runs
+  });
+
   it('pages through runs with the cursor (scheduled desc, id desc), with filters', async () => {
     // 3 manual runs exist (T0 + 5 s); add 9 scheduled ones, two sharing a scheduled time.
     for (let i = 1; i <= 9; i++) {
@@ -352,11 +365,11 @@ describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ fires: 5, created: 4, alreadyRun: 1, notWritten: 0, firstDueAt: T0, lastDueAt: T0 + 2_000 });
     const runs = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: id, cause: 'BACKFILL' }, order: { scheduledAt: 'ASC' } });
-    expect(runs.map((r) => [r.scheduledAt - from, r.state, r.dueAt - T0, r.flowId === r.id, r.lateAlarmedAt])).toEqual([
-      [0, 'PENDING', 0, true, T0],
-      [3_600_000, 'PENDING', 500, true, T0],
-      [3 * 3_600_000, 'PENDING', 1_500, true, T0],
-      [4 * 3_600_000, 'PENDING', 2_000, true, T0],
+    expect(runs.map((r) => [r.scheduledAt - from, r.state, r.dueAt - T0, r.flowId, r.lateAlarmedAt])).toEqual([
+      [0, 'PENDING', 0, null, T0], // each the root of its own flow
+      [3_600_000, 'PENDING', 500, null, T0],
+      [3 * 3_600_000, 'PENDING', 1_500, null, T0],
+      [4 * 3_600_000, 'PENDING', 2_000, null, T0],
     ]);
     const again = await t.http().post(`/api/tasks/${id}/backfill`).set(admin).send({ from, to: from + 5 * 3_600_000 });
     expect(again.body).toMatchObject({ fires: 5, created: 0, alreadyRun: 5 });

@@ -44,7 +44,7 @@ export function runView(row: RunEntity, taskName: string | null): RunView {
     taskName,
     state: row.state,
     cause: row.cause,
-    flowId: row.flowId,
+    flowId: row.flowId ?? row.id, // a root's flow_id is null: its flow is its id
     parentRunId: row.parentRunId,
     shardIndex: row.shardIndex,
     shardTotal: row.shardTotal,

@@ -42,7 +42,6 @@ import {
   lockTask,
   lockTaskForBackfill,
   markBackfillsCancelled,
-  markOwnFlow,
   RunEntity,
   setFireCursors,
   setTasksPaused,
@@ -580,7 +579,6 @@ export class TasksService {
         if (cancels !== row.backfillCancels) return null;
         const existing = await countExistingFires(em, { taskId: row.id, fireKeys: slice.map((r) => r.fireKey) });
         await insertPlannedRuns(em, slice, now);
-        await markOwnFlow(em, slice);
         return slice.length - existing;
       });
       if (made === null) break;

@@ -148,13 +148,15 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       const runs = [];
       for (let i = 0; i < 5; i++) runs.push(await ended(T - 5 * DAY + i * HOUR_MS));
       const kept = await ended(T - 5 * DAY, { task: keeper });
-      const parent = await ended(T - 4 * DAY, { task: flowTask, flowId: null });
-      await db.dataSource.query(`UPDATE runs SET flow_id = ? WHERE id = ?`, [parent, parent]);
+      const parent = await ended(T - 4 * DAY, { task: flowTask, flowId: null }); // a root: flow_id null, its flow is its id
       const child = await seedRun(db.dataSource, flowTask, { state: 'PENDING', claimedBy: null, scheduledAt: T, flowId: parent, cause: 'DEPENDENCY' });
+      const older = await ended(T - 4 * DAY, { task: flowTask, flowId: null }); // a root written before 2026-11-29 holds its own id
+      await db.dataSource.query(`UPDATE runs SET flow_id = ? WHERE id = ?`, [older, older]);
+      const olderChild = await seedRun(db.dataSource, flowTask, { state: 'PENDING', claimedBy: null, scheduledAt: T, flowId: older, cause: 'DEPENDENCY' });
       await purgeAll(job(db.dataSource, clock));
       expect(await runIds()).toEqual(runs.slice(3));
       expect(await runIds(keeper)).toEqual([kept]);
-      expect(await runIds(flowTask)).toEqual([parent, child]);
+      expect(await runIds(flowTask)).toEqual([parent, child, older, olderChild]);
     });
 
     it("counts a fan-out run, not its shards, among a task's newest N, and keeps its shards with it", async () => {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns, markOwnFlow } from '@baton/persistence';
+import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns } from '@baton/persistence';
 import type { PlannedRunRow, TaskAdvance } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -83,7 +83,6 @@ export class PlannerService {
           }
         }
         await insertPlannedRuns(em, runs, now);
-        await markOwnFlow(em, runs);
         await advancePlannedTasks(em, advances);
         return { tasks: tasks.length, runs: runs.length, full: capped || tasks.length >= this.config.planBatch };
       },

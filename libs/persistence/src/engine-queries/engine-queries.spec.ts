@@ -12,7 +12,6 @@ import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-hold
 import { insertMissingEngineGroup } from './engine-groups/insert-missing-engine-group';
 import { findSettleableFanOutsSql } from '../fan-out-queries/stand-of-fan-out';
 import { insertPlannedRuns, PlannedRunRow } from './runs/insert-planned-runs';
-import { markOwnFlow } from './dependencies/mark-own-flow';
 import { markRunsAccepted } from './runs/mark-runs-accepted';
 import { markRunsDispatched } from './runs/mark-runs-dispatched';
 import { finishSucceededRuns, NotAllSucceeded } from './runs/finish-succeeded-runs';
@@ -192,18 +191,14 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
   });
 
-  it('insertPlannedRuns ignores existing (task, fire key) rows; markOwnFlow roots only the new ones', async () => {
-    await inTransaction(db.dataSource, async (em) => {
-      await insertPlannedRuns(em, [planned(1, T), planned(1, T + 1000)], T);
-      await markOwnFlow(em, [planned(1, T), planned(1, T + 1000)]);
-    });
+  it('insertPlannedRuns ignores existing (task, fire key) rows; the new ones are roots of their own flows (flow_id null)', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T), planned(1, T + 1000)], T));
     const first = await runs();
     // An existing row whose flow is someone else's must keep it.
     await db.dataSource.getRepository(RunEntity).update({ id: first[1].id }, { flowId: 999 });
     await inTransaction(db.dataSource, async (em) => {
       const again = [planned(1, T + 1000, { priority: 5 }), planned(1, T + 2000), planned(2, T)];
       await insertPlannedRuns(em, again, T + 10);
-      await markOwnFlow(em, again);
     });
     const after = await runs();
     expect(after.map((r) => [r.taskId, r.fireKey, r.priority, r.createdAt])).toEqual([
@@ -212,7 +207,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       [1, `s:${T + 2000}`, 0, T + 10],
       [2, `s:${T}`, 0, T + 10],
     ]);
-    expect(after.map((r) => r.flowId)).toEqual([after[0].id, 999, after[2].id, after[3].id]);
+    expect(after.map((r) => r.flowId)).toEqual([null, 999, null, null]);
     expect(after[0]).toMatchObject({ state: 'PENDING', cause: 'SCHEDULE', attempt: 1, params: { k: 1 }, parentRunId: null });
   });
 

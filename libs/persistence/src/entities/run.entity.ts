@@ -85,7 +85,10 @@ export class RunEntity {
   @Column({ name: 'fire_key', type: 'varchar', length: 64 })
   fireKey!: string;
 
-  /** Root run of the flow this run belongs to; a root run's flow is its own id (set after insert). */
+  /**
+   * Root run of the flow this run belongs to; null for a root run written since 2026-11-29, whose
+   * flow is its own id (older roots hold their id here). Queries by flow ask `flow_id = ? OR id = ?`.
+   */
   @Column({ name: 'flow_id', type: 'bigint', nullable: true, transformer: bigintId })
   flowId!: number | null;
 

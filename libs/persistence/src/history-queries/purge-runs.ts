@@ -14,7 +14,7 @@ export interface PurgeCandidate {
 }
 
 function candidate(r: Record<string, unknown>): PurgeCandidate {
-  return { id: num(r.id), taskId: num(r.task_id), flowId: numOrNull(r.flow_id), scheduledAt: num(r.scheduled_at), finishedAt: num(r.finished_at) };
+  return { id: num(r.id), taskId: num(r.task_id), flowId: numOrNull(r.flow_id) ?? num(r.id), scheduledAt: num(r.scheduled_at), finishedAt: num(r.finished_at) };
 }
 
 /**
@@ -61,16 +61,19 @@ export async function findTaskPurgeCandidates(manager: EntityManager, input: { t
  * Of these flows, the ones with a run not ended yet (its parents must stay: fan-in reads their
  * outcomes when it ends):
  *
- *   SELECT DISTINCT flow_id FROM runs WHERE flow_id IN (…) AND state NOT IN (ended)
+ *   SELECT DISTINCT COALESCE(flow_id, id) AS flow FROM runs
+ *    WHERE (flow_id IN (…) OR id IN (…)) AND state NOT IN (ended)
+ *
+ * A root's flow_id is null (its flow is its id), hence the primary key beside ix_runs_flow.
  */
 export async function findLiveFlows(manager: EntityManager, flowIds: readonly number[]): Promise<Set<number>> {
   if (flowIds.length === 0) return new Set();
-  const { rows } = await execute<{ flow_id: unknown }>(
+  const { rows } = await execute<{ flow: unknown }>(
     manager,
-    `SELECT DISTINCT flow_id FROM runs WHERE flow_id IN (${placeholders(flowIds.length)}) AND NOT ${ENDED}`,
-    [...flowIds],
+    `SELECT DISTINCT COALESCE(flow_id, id) AS flow FROM runs WHERE (flow_id IN (${placeholders(flowIds.length)}) OR id IN (${placeholders(flowIds.length)})) AND NOT ${ENDED}`,
+    [...flowIds, ...flowIds],
   );
-  return new Set(rows.map((r) => num(r.flow_id)));
+  return new Set(rows.map((r) => num(r.flow)));
 }
 
 /**

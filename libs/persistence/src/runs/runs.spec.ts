@@ -132,8 +132,8 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       const rows = await db.dataSource.getRepository(RunEntity).find({ where: { taskId: 7 }, order: { id: 'ASC' } });
       expect(first).toEqual(rows[0]);
       expect(rows.map((r) => [r.id, r.state, r.cause, r.flowId, r.dueAt, r.priority, r.params])).toEqual([
-        [a, 'PENDING', 'MANUAL', a, T, 3, { x: 1 }],
-        [b, 'PENDING', 'MANUAL', b, T, 3, { x: 1 }],
+        [a, 'PENDING', 'MANUAL', null, T, 3, { x: 1 }], // the root of its own flow
+        [b, 'PENDING', 'MANUAL', null, T, 3, { x: 1 }],
       ]);
       expect(rows[0].fireKey).not.toBe(rows[1].fireKey);
     });

@@ -4,12 +4,11 @@ import { RunEntity } from '../../entities';
 
 /**
  * A user runs a task now (POST /api/tasks/{id}/trigger): a PENDING run, cause MANUAL, due now,
- * its own flow's root, with a snapshot of the params it runs with. A new row in the machine's
+ * its own flow's root (flow_id null: RunEntity.flowId), with a snapshot of the params it runs with. A new row in the machine's
  * first state — no transition — under a fire key of its own (`m:<uuid>`), so two triggers are
  * two runs.
  *
  *   INSERT INTO runs (…, state, cause, fire_key, …) VALUES (…, 'PENDING', 'MANUAL', 'm:<uuid>', …)
- *   UPDATE runs SET flow_id = id WHERE id = ?
  *
  * Returns the new run's row, as written (its answer needs no read back).
  */
@@ -55,7 +54,5 @@ export async function insertManualRun(
     updatedAt: now,
   });
   await manager.insert(RunEntity, run);
-  await manager.update(RunEntity, { id: run.id }, { flowId: run.id });
-  run.flowId = run.id;
   return run;
 }

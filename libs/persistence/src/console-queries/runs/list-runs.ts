@@ -18,7 +18,7 @@ export interface RunListFilter {
 /**
  * A page of the tenant's runs, newest first (GET /api/runs): `limit + 1` rows below `after`.
  *
- *   SELECT * FROM runs WHERE tenant_id = ? [AND task_id = ?] [AND flow_id = ?] [AND parent_run_id = ?]
+ *   SELECT * FROM runs WHERE tenant_id = ? [AND task_id = ?] [AND (flow_id = ? OR id = ?)] [AND parent_run_id = ?]
  *      [AND scheduled_at >= ?] [AND scheduled_at < ?] [AND state = ? AND cause = ?]
  *      [AND key < :after] ORDER BY scheduled_at DESC, id DESC LIMIT :limit + 1
  *
@@ -30,7 +30,7 @@ export function listRuns(manager: EntityManager, tenantId: string, filter: RunLi
   const base = () => {
     const qb = manager.getRepository(RunEntity).createQueryBuilder('r').where(ofTenant(tenantId, {}));
     if (filter.taskId !== undefined) qb.andWhere('r.taskId = :taskId', { taskId: filter.taskId });
-    if (filter.flowId !== undefined) qb.andWhere('r.flowId = :flowId', { flowId: filter.flowId });
+    if (filter.flowId !== undefined) qb.andWhere('(r.flowId = :flowId OR r.id = :flowId)', { flowId: filter.flowId }); // a root's flow_id is null
     if (filter.parentRunId !== undefined) qb.andWhere('r.parentRunId = :parentRunId', { parentRunId: filter.parentRunId });
     if (filter.from !== undefined) qb.andWhere('r.scheduledAt >= :from', { from: filter.from });
     if (filter.to !== undefined) qb.andWhere('r.scheduledAt < :to', { to: filter.to });

@@ -1,4 +1,3 @@
-export * from './mark-own-flow';
 export * from './lock-flow-root';
 export * from './find-dependency-edges';
 export * from './find-flow-outcomes';

@@ -40,7 +40,7 @@ const COLUMNS =
  * ON DUPLICATE KEY UPDATE is used rather than INSERT IGNORE, which would also turn real errors
  * (a value too long, a bad type) into silent warnings. Rows go in (task, scheduled time) order
  * so two writers touching the same keys lock them in the same order (no deadlock).
- * attempt 1; flow_id is set to the run's own id by markOwnFlow right after.
+ * attempt 1; flow_id null: each is the root of its own flow (RunEntity.flowId).
  * Measured (local, one statement of 500 rows): 15–21 ms on MariaDB 10.11, 3.6 ms on SQLite.
  */
 export async function insertPlannedRuns(manager: EntityManager, rows: readonly PlannedRunRow[], now: number): Promise<void> {
