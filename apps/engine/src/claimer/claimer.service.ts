@@ -74,8 +74,9 @@ export class ClaimerService {
     dueQueue.onReleased((tenantId) => this.released(tenantId));
   }
 
-  start(): void {
-    this.loop.start();
+  /** Starts claiming: the first poll after `firstPollInMs` (default: at once); wake-ups are taken from now on. */
+  start(firstPollInMs = 0): void {
+    this.loop.start(firstPollInMs);
   }
 
   stop(): Promise<void> {
@@ -136,8 +137,10 @@ export class ClaimerService {
    * no transaction) instead of in a turn that searches the tenant's range. Only within what the
    * tenant may hold here and maxHeld, as a turn would take them; returns false when they do not
    * fit, and the caller leaves them to a turn. A peer that got them first leaves nothing to claim.
+   * Nothing while the claimer is stopped (starting, shutting down, a follower: engine lifecycle).
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
+    if (!this.loop.isRunning) return true;
     const now = this.clock.now();
     const { loads, budgets } = await this.budgets(now);
     const tenant = loads.find((t) => t.id === tenantId);

@@ -249,7 +249,8 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const later = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 2001 }); // beyond the look-ahead
     const elsewhere = await insertRun(db.dataSource, { taskId: task, engineGroup: 'other' });
     const taken = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-z', leaseUntil: T0 + 9000 });
-    const { signal, queue, metrics } = side(); // no claim loop: only the wake-up claims
+    const { signal, queue, metrics, claimer } = side();
+    claimer.start(60_000); // claiming, but no poll in this test: only the wake-up claims
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [named, orphan, others, later, elsewhere, taken] });
     await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([named]));
     expect(queue.runs[0]).toMatchObject({ taskName: 'nightly', handler: 'build', params: { n: 1 }, flowId: named, leaseUntil: T0 + 20_000 });
@@ -257,18 +258,27 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
     expect([named, notNamed, others, later, elsewhere, taken].map((id) => states.get(id))).toEqual(['CLAIMED engine-a', 'PENDING', 'PENDING', 'PENDING', 'PENDING', 'CLAIMED engine-z']);
     expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 1/);
+    await claimer.stop();
   });
 
   it('leaves named runs to a claim turn when the tenant has no room for them here', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
     const { signal, queue, claimer } = side({ maxHeld: 2, claimBatch: 2 });
+    claimer.start(60_000);
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
+    await vi.waitFor(() => expect(queue.runs).toHaveLength(2)); // the turn the wake-up kicked: maxHeld's worth, earliest first
+    expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
+    await claimer.stop();
+  });
+
+  it('claims nothing a wake-up names while it is stopped (starting, stopping, a follower)', async () => {
+    const id = await insertRun(db.dataSource, { taskId: task });
+    const { signal, queue } = side();
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [id] });
     await new Promise((r) => setTimeout(r, 100));
     expect(queue.runs).toHaveLength(0);
-    expect((await runsOf(db.dataSource)).every((r) => r.state === 'PENDING')).toBe(true);
-    expect(await claimer.claimOnce()).toMatchObject({ claimed: 2 }); // the turn the wake-up kicks: maxHeld's worth, earliest first
-    expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
+    expect((await runsOf(db.dataSource))[0].state).toBe('PENDING');
   });
 
   it('a run claimed before, named again in the same millisecond, is not handed over twice: each claim has a lease of its own', async () => {
@@ -276,10 +286,12 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const { queue, claimer, signal } = side();
     await claimer.claimOnce(); // a, at T0
     const c = await insertRun(db.dataSource, { taskId: task });
+    claimer.start(60_000);
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [a, c] }); // the clock has not moved: one lease would name both
     await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c));
     await new Promise((r) => setTimeout(r, 50));
     expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
+    await claimer.stop();
   });
 
   it('releases what the DueQueue refuses instead of holding it forever', async () => {
