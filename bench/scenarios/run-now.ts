@@ -1,7 +1,12 @@
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { CONFIG_VARIABLES, type ConfigVariable } from '@baton/config';
-import { Cluster, ENGINE_TEST_ENV, sleep, waitFor } from '../../test/cluster/support/cluster';
-import { startConsoleProcess } from '../../test/cluster/support/processes';
+import type { Run as RunView } from '../../apps/console/src/api-types/runs';
+import type { DemoInvocationRecord } from '../../apps/demo-executor/src';
+import { demoLogins } from '../../apps/embedded/src/demo-logins';
+import { Cluster, ENGINE_TEST_ENV, EXECUTOR_TEST_ENV, sleep, waitFor, type InvocationRecord } from '../../test/cluster/support/cluster';
+import { REGISTER_TS, ROOT, startConsoleProcess, startDemoExecutor, startReadyProcess, type OwnedProcess } from '../../test/cluster/support/processes';
 import { insertApiKey } from '../../test/console/console-test-kit';
 import { cpuSeconds, machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
@@ -36,6 +41,8 @@ const WINDOW_TAIL_MS = 20;
 const TRIGGERS = 100;
 
 interface RunNowCase {
+  /** `cluster`: a console process, `engines` engine processes, MariaDB; `embedded`: one process on SQLite (`npm start`). */
+  mode: 'cluster' | 'embedded';
   engines: number;
   triggers: number;
   /** Trigger sent → handler started. */
@@ -53,6 +60,16 @@ interface RunNowCase {
   cpuMsPerTrigger: Record<string, number>;
 }
 
+/** Where a case triggers: the console's URL and credentials, the processes it meters, the handler starts recorded. */
+interface Deployment {
+  url: string;
+  auth: Record<string, string>;
+  /** The app whose executor records its handler starts. */
+  app: string;
+  pids: Record<string, number | null>;
+  records(): InvocationRecord[];
+}
+
 async function runCase(engines: number, triggers: number, mariadbPid: number | null, profile: boolean, log: (s: string) => void): Promise<RunNowCase> {
   const c = await Cluster.open(`rn${engines}`);
   let failed = true;
@@ -67,78 +84,137 @@ async function runCase(engines: number, triggers: number, mariadbPid: number | n
       process.kill(console_.pid, 'SIGWINCH');
       await sleep(2_000); // the profilers' start stalls each process a moment
     }
-    const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
-    const post = async (path: string, body: unknown) => {
-      const res = await fetch(`${console_.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...key }, body: JSON.stringify(body) });
-      const json = (await res.json()) as { id?: number };
-      if (res.status !== 201) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
-      return json;
-    };
-    const task = await post('/api/tasks', { name: 'run-now', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
     const pids: Record<string, number | null> = { mariadb: mariadbPid, console: console_.pid, ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])) };
-    const cpuNow = () => Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
-    const zero = () => Object.fromEntries(Object.keys(pids).map((k) => [k, 0]));
-    const cpuSec: Record<string, number> = zero();
-    const idleSec: Record<string, number> = zero();
-    let windowMs = 0;
-    let idleMs = 0;
-    const starts: number[] = [];
-    const answers: number[] = [];
-    for (let i = 0; i < triggers; i++) {
-      const idle0 = cpuNow();
-      const idleFrom = performance.now();
-      await sleep(50 + Math.random() * 250);
-      const cpu0 = cpuNow();
-      idleMs += performance.now() - idleFrom;
-      for (const k of Object.keys(pids)) idleSec[k] += cpu0[k] - idle0[k];
-      const windowFrom = performance.now();
-      const sent = Date.now();
-      const run = await post(`/api/tasks/${task.id}/trigger`, {});
-      answers.push(Date.now() - sent);
-      const record = await waitFor(() => c.records().find((r) => r.runId === run.id), { timeoutMs: 10_000, intervalMs: 5, what: `run ${run.id} started` });
-      starts.push(record.at - sent);
-      await sleep(WINDOW_TAIL_MS);
-      const cpu1 = cpuNow();
-      windowMs += performance.now() - windowFrom;
-      for (const k of Object.keys(pids)) cpuSec[k] += cpu1[k] - cpu0[k];
-    }
-    // What each process spends idle (its loops) over as long as the windows lasted is not the trigger's.
-    const net = (k: string) => cpuSec[k] - (idleSec[k] * windowMs) / idleMs;
-    const cpuMsPerTrigger = Object.fromEntries(Object.keys(pids).filter((k) => !Number.isNaN(cpuSec[k])).map((k) => [k, +((net(k) * 1000) / triggers).toFixed(2)]));
-    log(`  ${engines} engine(s): start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms; CPU ms per trigger ${JSON.stringify(cpuMsPerTrigger)}`);
-    await sleep(500); // the last callbacks
-    const runs = (await c.runs()).filter((r) => r.dispatchedAt !== null && r.startedAt !== null);
+    const deployment = { url: console_.url, auth: await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN'), app: 'demo', pids, records: () => c.records() };
+    const measured = await measure(deployment, triggers, `${engines} engine(s)`, log);
     failed = false;
-    return {
-      engines,
-      triggers,
-      start: stats(starts),
-      answer: stats(answers),
-      createdToDispatched: stats(runs.map((r) => r.dispatchedAt! - r.createdAt)),
-      dispatchedToStarted: stats(runs.map((r) => r.startedAt! - r.dispatchedAt!)),
-      cpuMsPerTrigger,
-    };
+    return { mode: 'cluster', engines, ...measured };
   } finally {
     await c.close(failed);
   }
 }
 
+/**
+ * `npm start`'s mode: console, engine (and its demo executor) in one process on SQLite, the wake-up
+ * a function call; the handler in a demo executor process of its own, as in the cluster case.
+ */
+async function runEmbedded(triggers: number, log: (s: string) => void): Promise<RunNowCase> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-run-now-'));
+  const owned: OwnedProcess[] = [];
+  try {
+    const { process: baton, ready } = await startReadyProcess({
+      name: 'embedded',
+      env: { BATON_DB_URL: `sqlite:${join(dir, 'baton.sqlite')}`, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' },
+      logFile: join(dir, 'embedded.log'),
+      args: ['-r', REGISTER_TS, resolve(ROOT, 'apps/embedded/src/main.ts')],
+      ready: /engine\s+(http:\/\/\S+)[\s\S]*?BATON_EXECUTOR_SECRET=([0-9a-f]+)/,
+      what: 'embedded Baton',
+    });
+    owned.push(baton);
+    const [, url, secret] = ready;
+    const recordFile = join(dir, 'executor.records.jsonl');
+    const executor = await startDemoExecutor({
+      name: 'executor',
+      env: { ...EXECUTOR_TEST_ENV, BATON_EXECUTOR_APP: 'run-now', BATON_TENANT: 'demo', BATON_EXECUTOR_SECRET: secret, BATON_ENGINE_URLS: url },
+      recordFile,
+      spoolFile: join(dir, 'executor.spool'),
+      logFile: join(dir, 'executor.log'),
+    });
+    owned.push(executor);
+    const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(demoLogins({}).tenant) });
+    const auth = { authorization: `Bearer ${((await login.json()) as { token: string }).token}` };
+    await waitFor(async () => ((await (await fetch(`${url}/api/executors?app=run-now`, { headers: auth })).json()) as { state: string }[]).some((e) => e.state === 'UP'), { timeoutMs: 15_000, intervalMs: 100, what: 'the executor UP' });
+    const records = () => readRecords(recordFile);
+    const measured = await measure({ url, auth, app: 'run-now', pids: { embedded: baton.pid, executor: executor.pid }, records }, triggers, 'embedded', log);
+    return { mode: 'embedded', engines: 1, ...measured };
+  } finally {
+    for (const p of owned) await p.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The handler starts a demo executor recorded (BATON_DEMO_RECORD_FILE), one JSON line each. */
+function readRecords(file: string): InvocationRecord[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => ({ ...(JSON.parse(line) as DemoInvocationRecord), executor: 'executor' }));
+}
+
+/** TRIGGERS run-now requests one after the other, a random pause between them so none lines up with an engine's poll. */
+async function measure(d: Deployment, triggers: number, label: string, log: (s: string) => void): Promise<Omit<RunNowCase, 'mode' | 'engines'>> {
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${d.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...d.auth }, body: JSON.stringify(body) });
+    const json = (await res.json()) as { id?: number };
+    if (res.status !== 201) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+    return json;
+  };
+  const task = await post('/api/tasks', { name: 'run-now', executorApp: d.app, handler: 'noop', trigger: { kind: 'MANUAL' } });
+  const cpuNow = () => Object.fromEntries(Object.entries(d.pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const zero = () => Object.fromEntries(Object.keys(d.pids).map((k) => [k, 0]));
+  const cpuSec: Record<string, number> = zero();
+  const idleSec: Record<string, number> = zero();
+  let windowMs = 0;
+  let idleMs = 0;
+  const starts: number[] = [];
+  const answers: number[] = [];
+  for (let i = 0; i < triggers; i++) {
+    const idle0 = cpuNow();
+    const idleFrom = performance.now();
+    await sleep(50 + Math.random() * 250);
+    const cpu0 = cpuNow();
+    idleMs += performance.now() - idleFrom;
+    for (const k of Object.keys(d.pids)) idleSec[k] += cpu0[k] - idle0[k];
+    const windowFrom = performance.now();
+    const sent = Date.now();
+    const run = await post(`/api/tasks/${task.id}/trigger`, {});
+    answers.push(Date.now() - sent);
+    const record = await waitFor(() => d.records().find((r) => r.runId === run.id), { timeoutMs: 10_000, intervalMs: 5, what: `run ${run.id} started` });
+    starts.push(record.at - sent);
+    await sleep(WINDOW_TAIL_MS);
+    const cpu1 = cpuNow();
+    windowMs += performance.now() - windowFrom;
+    for (const k of Object.keys(d.pids)) cpuSec[k] += cpu1[k] - cpu0[k];
+  }
+  // What each process spends idle (its loops) over as long as the windows lasted is not the trigger's.
+  const net = (k: string) => cpuSec[k] - (idleSec[k] * windowMs) / idleMs;
+  const cpuMsPerTrigger = Object.fromEntries(Object.keys(d.pids).filter((k) => !Number.isNaN(cpuSec[k])).map((k) => [k, +((net(k) * 1000) / triggers).toFixed(2)]));
+  log(`  ${label}: start p50 ${stats(starts).p50} ms, p99 ${stats(starts).p99} ms; CPU ms per trigger ${JSON.stringify(cpuMsPerTrigger)}`);
+  await sleep(500); // the last callbacks
+  const page = (await (await fetch(`${d.url}/api/runs?taskId=${task.id}&limit=200`, { headers: d.auth })).json()) as { items: RunView[] };
+  const runs = page.items.filter((r) => r.dispatchedAt !== null && r.startedAt !== null);
+  return {
+    triggers,
+    start: stats(starts),
+    answer: stats(answers),
+    createdToDispatched: stats(runs.map((r) => r.dispatchedAt! - r.createdAt)),
+    dispatchedToStarted: stats(runs.map((r) => r.startedAt! - r.dispatchedAt!)),
+    cpuMsPerTrigger,
+  };
+}
+
 export const runNow: Scenario = {
   name: 'run-now',
-  description: `manual triggers through the API on an idle cluster (console process, 1 and 2 engines, defaults): trigger → handler start, ${TRIGGERS} triggers a case`,
+  description: `manual triggers through the API on an idle cluster (console process, 1 and 2 engines, defaults) and in embedded mode: trigger → handler start, ${TRIGGERS} triggers a case`,
+  options: '--engines=1,2 (cluster cases; 0: none), --embedded=no, --triggers=100, --profile (cluster cases), --tag= (result file suffix)',
   async run({ args, infra, log }) {
-    const engineCounts = (option(args, 'engines') ?? '1,2').split(',').map(Number);
+    const engineCounts = (option(args, 'engines') ?? '1,2').split(',').map(Number).filter((n) => n > 0);
     const triggers = Number(option(args, 'triggers') ?? TRIGGERS);
     const cases: RunNowCase[] = [];
     for (const e of engineCounts) {
       log(`run-now: ${e} engine(s), ${triggers} triggers…`);
       cases.push(await runCase(e, triggers, infra.mariadbPid, args.includes('--profile'), log));
     }
-    const rows = cases.map((r) => [r.engines, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99, `${r.createdToDispatched.p50} / ${r.createdToDispatched.p99}`, `${r.dispatchedToStarted.p50} / ${r.dispatchedToStarted.p99}`]);
+    if (option(args, 'embedded') !== 'no') {
+      log(`run-now: embedded, ${triggers} triggers…`);
+      cases.push(await runEmbedded(triggers, log));
+    }
+    const rows = cases.map((r) => [r.mode === 'embedded' ? 'embedded' : `${r.engines} engine(s)`, r.triggers, r.start.p50, r.start.p90, r.start.p99, r.start.max, r.answer.p50, r.answer.p99, `${r.createdToDispatched.p50} / ${r.createdToDispatched.p99}`, `${r.dispatchedToStarted.p50} / ${r.dispatchedToStarted.p99}`]);
     console.log(
-      `Run now — POST /api/tasks/:id/trigger → handler start (ms)\n${table(['eng', 'n', 'p50', 'p90', 'p99', 'max', 'answer p50', 'answer p99', 'created→dispatched p50/p99', 'dispatched→started p50/p99'], rows)}\n`,
+      `Run now — POST /api/tasks/:id/trigger → handler start (ms)\n${table(['case', 'n', 'p50', 'p90', 'p99', 'max', 'answer p50', 'answer p99', 'created→dispatched p50/p99', 'dispatched→started p50/p99'], rows)}\n`,
     );
-    writeResult('run-now.json', { benchmark: 'run-now', machine: machine(), cases });
-    return cases.map((r): [string, string] => [`run now ${r.engines}e`, `p50 ${r.start.p50} ms, p99 ${r.start.p99} ms, max ${r.start.max} ms`]);
+    writeResult(`run-now${option(args, 'tag') ?? ''}.json`, { benchmark: 'run-now', machine: machine(), cases });
+    return cases.map((r): [string, string] => [r.mode === 'embedded' ? 'run now embedded' : `run now ${r.engines}e`, `p50 ${r.start.p50} ms, p99 ${r.start.p99} ms, max ${r.start.max} ms`]);
   },
 };
