@@ -9,7 +9,7 @@ import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
  *    Key (run_id, attempt): a run's attempts in order; purged with their run.
  * 2. `runs.first_dispatched_at` BIGINT NULL: when the first attempt went out, kept by a retry
  *    (the row's dispatched_at is the latest attempt's). Lateness is the first attempt's, as the
- *    README defines it: a retried run's lateness no longer includes its backoff, nor goes missing.
+ *    docs/MANUAL.md defines it: a retried run's lateness no longer includes its backoff, nor goes missing.
  * 3. `users.language` / `users.time_zone` / `users.theme` NULL: a console user's preferences
  *    (null: the browser's).
  * 4. `executors.stopped_at` BIGINT NULL: when the executor stopped gracefully (its last heartbeat

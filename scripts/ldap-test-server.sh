@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A private OpenLDAP (Debian slapd) on loopback for the LDAP sign-in tests and the README's
+# A private OpenLDAP (Debian slapd) on loopback for the LDAP sign-in tests and the manual's
 # example: suffix dc=baton,dc=test, loaded from scripts/ldap/baton-test.ldif, admin
 # cn=admin,dc=baton,dc=test / admin-password (it may change groups), users bind as themselves.
 #

@@ -13,7 +13,7 @@ import { ensureWebBuild } from './support/web-build';
 
 /**
  * OpenID Connect sign-in in a real browser: the embedded app configured by the same variables
- * as the README (BATON_OIDC_*, BATON_SSO_GROUP_MAP), a real provider (oidc-provider) on
+ * as docs/MANUAL.md (BATON_OIDC_*, BATON_SSO_GROUP_MAP), a real provider (oidc-provider) on
  * loopback. The login page's "Sign in with …" button goes to the provider, its form comes back
  * to the console logged in; logout ends the session at the provider too; a user of no mapped
  * group lands back on the login page with the reason.

@@ -15,7 +15,7 @@ const READS_AT_ONCE = 4;
 /**
  * A tenant's read that took d ms waits READ_DUTY × d before its next (reads come once an interval
  * at most anyway): the live page of a tenant with a large backlog, whose going runs are scanned,
- * takes a tenth of a connection's time at most instead of most of one (README, "Live pages").
+ * takes a tenth of a connection's time at most instead of most of one (docs/MANUAL.md, "Live pages").
  */
 const READ_DUTY = 10;
 
