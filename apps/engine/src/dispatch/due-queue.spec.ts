@@ -234,9 +234,9 @@ describe('DueQueue', () => {
     }
   });
 
-  // The CI failure of session 12: a lone tenant's run still being sent (a slow ack) kept its next
-  // run out of the lane, the run after that came due behind it (not alone), and both waited behind
-  // the other tenant's backlog in the general slots: 4 s late. The general slots serve tenants in turn.
+  // A lone tenant's run still being sent (a slow ack) keeps its next run out of the lane, the run
+  // after that comes due behind it (not alone), and both would wait behind the other tenant's
+  // backlog in the general slots (4 s late in a CI run). The general slots serve tenants in turn.
   it("a run that missed the lane (its tenant's previous one still being sent) goes out in the next general slot, not behind another tenant's backlog", async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     try {

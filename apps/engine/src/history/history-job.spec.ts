@@ -150,7 +150,7 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       const kept = await ended(T - 5 * DAY, { task: keeper });
       const parent = await ended(T - 4 * DAY, { task: flowTask, flowId: null }); // a root: flow_id null, its flow is its id
       const child = await seedRun(db.dataSource, flowTask, { state: 'PENDING', claimedBy: null, scheduledAt: T, flowId: parent, cause: 'DEPENDENCY' });
-      const older = await ended(T - 4 * DAY, { task: flowTask, flowId: null }); // a root written before 2026-11-29 holds its own id
+      const older = await ended(T - 4 * DAY, { task: flowTask, flowId: null }); // a root written by an older version holds its own id
       await db.dataSource.query(`UPDATE runs SET flow_id = ? WHERE id = ?`, [older, older]);
       const olderChild = await seedRun(db.dataSource, flowTask, { state: 'PENDING', claimedBy: null, scheduledAt: T, flowId: older, cause: 'DEPENDENCY' });
       await purgeAll(job(db.dataSource, clock));

@@ -86,8 +86,8 @@ export class RunEntity {
   fireKey!: string;
 
   /**
-   * Root run of the flow this run belongs to; null for a root run written since 2026-11-29, whose
-   * flow is its own id (older roots hold their id here). Queries by flow ask `flow_id = ? OR id = ?`.
+   * Root run of the flow this run belongs to; null for a root run, whose flow is its own id (roots
+   * written by older versions hold their id here). Queries by flow ask `flow_id = ? OR id = ?`.
    */
   @Column({ name: 'flow_id', type: 'bigint', nullable: true, transformer: bigintId })
   flowId!: number | null;

@@ -23,8 +23,8 @@ export function renewLeasesSelectSql(dialect: 'mysql' | 'sqlite'): string {
  * is being changed by this node's own dispatch marks or callback commits — it is on its way out
  * of CLAIMED/DISPATCHED or into it — and waiting for those locks made a renewal of 5,000 held
  * runs take longer than the lease under a 10,000-run burst on 2 cores: the leases ran out, a
- * peer took the runs over as abandoned and the misfire policy skipped thousands of them (bench
- * burst 10,000 × 2, 2026-11-23). A skipped row keeps its lease for this round; the next renewal
+ * peer took the runs over as abandoned and the misfire policy skipped thousands of them (`npm run
+ * bench -- burst --full`, 10,000 × 2). A skipped row keeps its lease for this round; the next renewal
  * (a third of the lease later) takes it. Measured on MariaDB 10.11 for the one-statement form:
  * 2,000 held runs renewed in 4 ms, 11,400 in 95–165 ms. `updated_at` is left alone: a renewal is
  * bookkeeping, not a change of the run. Why not every held row: in a 4,000-run burst the renewal
