@@ -1,7 +1,7 @@
 /**
  * Browser sessions ride in a cookie that scripts cannot read: login sets `baton_session`
  * (HttpOnly, SameSite=Strict, Path=/, Max-Age of the session, Secure when the request came over
- * https). A request authenticated by that cookie alone must echo the session's CSRF token in
+ * https). A request authenticated by that cookie alone must echo the CSRF token of its session in
  * `X-CSRF-Token` on every write (403 naming the header otherwise, nothing stored); bearer tokens
  * and API keys need none. Logout ends the session and clears the cookie; socket.io accepts the
  * cookie alone, from the console's own origin.

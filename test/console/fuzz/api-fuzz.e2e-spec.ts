@@ -22,7 +22,7 @@
  *    objects' ids, its names), and bravo's rows are as seeded at the end.
  *
  * Routes that would end the fuzzer's own session are sent without it: logout only as an API
- * key or anonymously (a session's logout is covered by the auth tests), a password change only
+ * key or anonymously (logging out of a session is covered by the auth tests), a password change only
  * with a wrong current password, and the pools never hold the fuzzer's own users and keys
  * (world.ts). Deletes run last, so the routes before them find the seeded objects.
  */

@@ -33,7 +33,7 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  *
  * The session token comes from `Authorization: Bearer` or, when no credential header is sent,
  * from the session cookie (session-cookie.ts). A cookie-authenticated write (any method but
- * GET/HEAD/OPTIONS) must carry the session's CSRF token in `X-CSRF-Token` (403 otherwise); a
+ * GET/HEAD/OPTIONS) must carry the CSRF token of its session in `X-CSRF-Token` (403 otherwise); a
  * cookie of an ended or unknown session is a 401 that clears the cookie.
  */
 @Injectable()

@@ -2,7 +2,7 @@ import { HttpStatus } from '@nestjs/common';
 import { ApiException } from '../common/api-error';
 import { CSRF_HEADER } from './session-cookie';
 
-/** 403 FORBIDDEN: a write authenticated by the session cookie without its session's CSRF token; `errors` names the header. */
+/** 403 FORBIDDEN: a write authenticated by the session cookie without the CSRF token of its session; `errors` names the header. */
 export class CsrfTokenRefusedException extends ApiException {
   constructor(reason: string) {
     super(HttpStatus.FORBIDDEN, `${CSRF_HEADER} ${reason}`, { code: 'FORBIDDEN', errors: [{ field: CSRF_HEADER, reason }] });

@@ -16,7 +16,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export const SESSION_COOKIE = 'baton_session';
 
-/** The header a cookie-authenticated write must carry (the session's CSRF token). */
+/** The header a cookie-authenticated write must carry (the CSRF token of its session). */
 export const CSRF_HEADER = 'X-CSRF-Token';
 
 /**
@@ -30,7 +30,7 @@ export type SessionCookieSecure = 'auto' | 'always';
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** Set by the auth guard on a request authenticated by the session cookie: the session's CSRF token (GET /api/auth/me gives it back). */
+/** Set by the auth guard on a request authenticated by the session cookie: the CSRF token of its session (GET /api/auth/me gives it back). */
 export interface CookieSessionRequest {
   csrfToken?: string;
 }
@@ -65,7 +65,7 @@ export function requestCredential(headers: Headers): { headers: Headers; cookieT
 }
 
 /**
- * The session's CSRF token: an HMAC keyed by the session token, so it is bound to the session,
+ * The CSRF token of a session: an HMAC keyed by the session token, so it is bound to the session,
  * needs no storage (any console of a cluster checks it) and tells nothing about the token. A page
  * of another origin can make the browser send the cookie but can read neither it nor this.
  */

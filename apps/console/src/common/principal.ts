@@ -13,7 +13,7 @@ export interface Principal {
   userId: number | null;
   sessionId: number | null;
   apiKeyId: number | null;
-  /** The single sign-on method of a session's user (`oidc`, `ldap`); null for a password user or an API key. */
+  /** The single sign-on method of the user of a session (`oidc`, `ldap`); null for a password user or an API key. */
   ssoProvider: string | null;
 }
 

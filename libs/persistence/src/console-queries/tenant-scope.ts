@@ -5,7 +5,7 @@
  * say so by calling `anyTenant`; a read of tenant-owned rows that spans them on purpose says so in
  * its name (`…AcrossTenants`). The other queries that take no tenant read what belongs to none
  * (engine groups, engine nodes, the tenants table itself) or find the tenant from a credential
- * (a login name in its login tenant, an SSO subject, an API key's or a session's hash).
+ * (a login name in its login tenant, an SSO subject, the hash of an API key or a session).
  */
 export function ofTenant<W extends object>(tenantId: string, where: W): W & { tenantId: string } {
   return { ...where, tenantId };

@@ -37,13 +37,13 @@ export interface Session {
   owner: PreferencesOwner;
 }
 
-/** What POST /auth/login and GET /auth/me give the SPA: the user, and the session's CSRF token. */
+/** What POST /auth/login and GET /auth/me give the SPA: the user, and the CSRF token of the session. */
 export interface SessionAnswer {
   csrfToken: string | null;
 }
 
 /**
- * The session's CSRF token, in memory only (a reload asks GET /auth/me again): the API refuses a
+ * The CSRF token of the session, in memory only (a reload asks GET /auth/me again): the API refuses a
  * cookie-authenticated write without it, so another page that makes the browser send the cookie
  * cannot write.
  */
