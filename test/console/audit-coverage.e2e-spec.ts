@@ -169,6 +169,10 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-rerun', body: { ids: [w.finishedRun] } }),
     refused: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-rerun', body: { ids: [] } }),
   },
+  'POST /api/runs/batch': {
+    ok: (w) => ({ as: w.alpha.adminKey, path: '/api/runs/batch', body: { runs: [{ taskId: w.task }, { taskId: w.task, params: { n: 1 } }, { taskId: UNKNOWN }] } }),
+    refused: (w) => ({ as: w.alpha.admin, path: '/api/runs/batch', body: { runs: [{ taskId: w.task }, { taskId: UNKNOWN }], atomic: true } }),
+  },
   'POST /api/tasks/{id}/copy': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy' } }),
     refused: (w) => ({ as: w.alpha.viewer, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy-refused' } }),

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
 import { RunsService } from '../../apps/console/src/runs/runs.service';
-import { TasksService } from '../../apps/console/src/tasks/tasks.service';
+import { SubmissionsService } from '../../apps/console/src/submissions/submissions.service';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -55,7 +55,7 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     const order: string[] = [];
     onWake = (w) => process.nextTick(() => order.push(`wake ${w.runIds?.join(',')}`)); // as http.request writes
     try {
-      const run = await t.app.get(TasksService).trigger('acme', taskId, { width: 5 });
+      const { run } = await t.app.get(SubmissionsService).trigger('acme', taskId, { params: { width: 5 } });
       order.push('answered');
       expect(order).toEqual([`wake ${run.id}`, 'answered']);
       const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 - 1000 });

@@ -20,6 +20,7 @@ import { RunsModule } from './runs/runs.module';
 import { StatsModule } from './stats/stats.module';
 import { RetentionModule } from './retention/retention.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SubmissionsModule } from './submissions/submissions.module';
 import { TasksModule } from './tasks/tasks.module';
 import { ConsoleUiModule } from './web/console-ui.module';
 import { ConsoleLiveModule } from './live/live.module';
@@ -29,6 +30,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   AuthModule,
   HealthModule,
   TasksModule,
+  SubmissionsModule,
   ConfigAsCodeModule,
   DependenciesModule,
   CalendarsModule,

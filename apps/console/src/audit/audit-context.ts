@@ -2,6 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { EntityManager } from 'typeorm';
 import { currentAuditScope } from './audit-scope';
+import type { AuditActor } from './audit-actor';
 import { recordAudit, type AuditChange } from './record-audit';
 
 export const AUDIT_ACTION_KEY = 'baton:console:audit-action';
@@ -43,4 +44,25 @@ export async function auditChange(manager: EntityManager, change: AuditChange): 
   if (!scope) return;
   if (!scope.actor || !scope.action) throw new Error('auditChange is for an @Audited route called by an authenticated principal');
   await recordAudit(manager, { ...change, actor: scope.actor, action: scope.action, at: scope.clock.now() });
+}
+
+/** The current request's audit, taken along to a change written later outside the request (a group commit). */
+export interface DeferredAudit {
+  actor: AuditActor;
+  action: string;
+  /** Counts the record, once written, against its request (the interceptor checks there is one). */
+  counted(): void;
+}
+
+/**
+ * The actor and action of the current @Audited request, for a change its service hands to a
+ * writer that runs outside the request's async context (SubmissionsService's group commit), which
+ * writes the record with recordAudits and calls `counted`. Null outside a request, as auditChange
+ * records nothing there; inside one that is not @Audited, a programming error as there.
+ */
+export function deferredAudit(): DeferredAudit | null {
+  const scope = currentAuditScope();
+  if (!scope) return null;
+  if (!scope.actor || !scope.action) throw new Error('deferredAudit is for an @Audited route called by an authenticated principal');
+  return { actor: scope.actor, action: scope.action, counted: () => scope.recorded++ };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { insertAuditRecord, queueAuditWebhookDeliveries } from '@baton/persistence';
+import { insertAuditRecords, queueAuditWebhookDeliveries, takesAuditWebhooks, type NewAuditRecord } from '@baton/persistence';
 import type { AuditActor } from './audit-actor';
 import { countAuditRecord } from './audit-scope';
 import { redact } from './redact';
@@ -31,7 +31,29 @@ export interface AuditEntry extends AuditChange {
  */
 export async function recordAudit(manager: EntityManager, entry: AuditEntry): Promise<void> {
   countAuditRecord();
-  await insertAuditRecord(manager, {
+  await insertAuditRecords(manager, [stored(entry)]);
+  // Right after the insert, on its connection: the queue reads the record's id from it.
+  if (entry.tenantId !== null) await queueAuditWebhookDeliveries(manager, { tenantId: entry.tenantId, now: entry.at });
+}
+
+/**
+ * Records of one tenant's changes written together (the submissions of a group commit), each
+ * with its own actor, in their change's transaction: one INSERT for all when no webhook channel of
+ * the tenant takes AUDIT events; one record at a time otherwise, each queued as recordAudit does.
+ * The caller counts each record against its request (audit-context.ts deferredAudit).
+ */
+export async function recordAudits(manager: EntityManager, tenantId: string, entries: readonly AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  if (!(await takesAuditWebhooks(manager, tenantId))) return insertAuditRecords(manager, entries.map(stored));
+  for (const entry of entries) {
+    await insertAuditRecords(manager, [stored(entry)]);
+    await queueAuditWebhookDeliveries(manager, { tenantId, now: entry.at });
+  }
+}
+
+/** An entry as the audit log keeps it (before/after redacted here, whatever the caller passes). */
+function stored(entry: AuditEntry): NewAuditRecord {
+  return {
     at: entry.at,
     tenantId: entry.tenantId,
     actorKind: entry.actor.kind,
@@ -44,7 +66,5 @@ export async function recordAudit(manager: EntityManager, entry: AuditEntry): Pr
     objectId: entry.objectId === null ? null : String(entry.objectId),
     before: entry.before === undefined ? null : redact(entry.before),
     after: entry.after === undefined ? null : redact(entry.after),
-  });
-  // Right after the insert, on its connection: the queue reads the record's id from it.
-  if (entry.tenantId !== null) await queueAuditWebhookDeliveries(manager, { tenantId: entry.tenantId, now: entry.at });
+  };
 }

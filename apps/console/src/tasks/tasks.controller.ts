@@ -1,12 +1,11 @@
 import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { RunDetailView } from '../runs/dto/run.dto';
 import {
   BackfillCancelView,
   BackfillDto,
@@ -22,7 +21,6 @@ import {
   TaskPage,
   TaskQuery,
   TaskView,
-  TriggerRunDto,
   UpdateTaskDto,
 } from './dto/task.dto';
 import { HandlerCheck } from './handler-check';
@@ -116,19 +114,6 @@ export class TasksController {
     @Query() query: DeleteTaskQuery,
   ): Promise<void> {
     await this.tasks.delete(tenantId, id, query.cascade === true);
-  }
-
-  @Post(':id/trigger')
-  @Audited('task.trigger')
-  @ApiOperation({ summary: 'Run the task now (PENDING run, cause MANUAL); optional params override for this run' })
-  @ApiBody({ type: TriggerRunDto, required: false })
-  @ApiCreatedResponse({ type: RunDetailView })
-  trigger(
-    @TenantId() tenantId: string,
-    @Param('id', new IdPipe()) id: number,
-    @Body() body: TriggerRunDto,
-  ): Promise<RunDetailView> {
-    return this.tasks.trigger(tenantId, id, body?.params, body?.flowParams);
   }
 
   @Post(':id/copy')

@@ -9,6 +9,6 @@ import { TaskVersionsService } from './task-versions.service';
 @Module({
   controllers: [TasksController, TaskGroupsController, TaskVersionsController],
   providers: [TasksService, TaskVersionsService, HandlerCheck, ParamsCheck],
-  exports: [TasksService],
+  exports: [TasksService, ParamsCheck],
 })
 export class TasksModule {}

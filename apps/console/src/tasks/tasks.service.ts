@@ -6,7 +6,6 @@ import {
   backfillFires,
   backfillRange,
   MAX_BACKFILL_FIRES,
-  paramsProblem,
   preparedFiresWithdrawnAfter,
   rewindForWithdrawn,
   validateTask,
@@ -18,7 +17,6 @@ import {
   type TaskInput,
 } from '@baton/domain';
 import {
-  afterCommit,
   calendarNames,
   cancelBackfillRuns,
   cancelTaskRuns,
@@ -32,7 +30,6 @@ import {
   findTaskIdByName,
   findTasksByName,
   findTenant,
-  insertManualRun,
   insertPlannedRuns,
   insertTasks,
   inTransaction,
@@ -42,7 +39,6 @@ import {
   lockTask,
   lockTaskForBackfill,
   markBackfillsCancelled,
-  RunEntity,
   setFireCursors,
   setTasksPaused,
   withdrawPreparedFires,
@@ -59,8 +55,6 @@ import { CLOCK, Clock } from '../common/clock';
 import { nextTurn } from '../common/next-turn';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { DEFAULT_PAGE_SIZE, Page } from '../common/cursor';
-import { runDetailView } from '../runs/runs.service';
-import type { RunDetailView } from '../runs/dto/run.dto';
 import type { BackfillDto, BackfillView, GroupPauseView, PatchTaskDto, TaskBodyDto, TaskQuery, TaskView, UpdateTaskDto } from './dto/task.dto';
 import { DEFAULT_BACKFILL_RATE } from './dto/task.dto';
 import { neverFiresProblem, nextFireAtFor, savedFireCursor, scheduleOf } from './schedule';
@@ -68,7 +62,6 @@ import { ParamsCheck, type ParamsOf } from './params-check';
 import type { RunWakeups } from '@baton/messaging';
 import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
-import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { canonical } from './canonical-definition';
 import { fileTask } from '../config-as-code/config-file';
 import { hasDrifted } from '../config-as-code/managed-hash';
@@ -465,48 +458,6 @@ export class TasksService {
       return rows.length;
     });
     return { group, paused, tasks };
-  }
-
-  /**
-   * Runs a task now: a PENDING run, cause MANUAL, due now, with a snapshot of the task's params
-   * (or of `params` when given, checked against its handler's params schema as a save checks
-   * them: 400 naming each param that does not fit). Works on a paused task too: pausing stops
-   * the schedule, not an explicit request.
-   */
-  async trigger(tenantId: string, id: number, params: unknown, flowParams?: unknown): Promise<RunDetailView> {
-    if (params !== undefined) {
-      const problem = paramsProblem(params);
-      if (problem) invalid([problem]);
-    }
-    if (flowParams !== undefined) {
-      const problem = paramsProblem(flowParams, 'flowParams');
-      if (problem) invalid([problem]);
-    }
-    if (params !== undefined) {
-      const task = await findTask(this.dataSource.manager, tenantId, id);
-      if (!task) throw notFound('Task', id);
-      await this.assertParamsFit(this.dataSource.manager, tenantId, [{ executorApp: task.executorApp, handler: task.handler, params }]);
-    }
-    const answer = await inTransaction(this.dataSource, async (em) => {
-      const task = await findTask(em, tenantId, id);
-      if (!task) throw notFound('Task', id);
-      const now = this.clock.now();
-      const created = await insertManualRun(em, {
-        tenantId,
-        taskId: task.id,
-        engineGroup: task.engineGroup,
-        priority: task.priority,
-        params: (params === undefined ? task.params : params) as RunEntity['params'],
-        flowParams: flowParams === undefined ? null : JSON.stringify(flowParams),
-        now,
-      });
-      // The run is due now: the engines hear of it once it is committed, not at their next poll.
-      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [created.id] }));
-      await auditChange(em, { tenantId, objectType: 'task', objectId: id, after: { runId: created.id, params: params ?? null, flowParams: flowParams ?? null } });
-      return runDetailView(created, task.name);
-    });
-    await wakeupsGone();
-    return answer;
   }
 
   /**

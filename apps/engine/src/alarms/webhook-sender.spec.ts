@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_GIVE_UP_MS, type Clock } from '@baton/domain';
 import { signWebhook, WEBHOOK_HEADERS, type AlarmMessage } from '@baton/messaging';
-import { insertAuditRecord, inTransaction, queueAuditWebhookDeliveries } from '@baton/persistence';
+import { insertAuditRecords, inTransaction, queueAuditWebhookDeliveries } from '@baton/persistence';
 import type { ResolveAll } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
@@ -108,14 +108,14 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     });
     const audit = (action: string) =>
       inTransaction(db.dataSource, async (em) => {
-        await insertAuditRecord(em, record(action));
+        await insertAuditRecords(em, [record(action)]);
         return queueAuditWebhookDeliveries(em, { tenantId: 'acme', now: clock.now() });
       });
     expect(await audit('task.update')).toBe(1);
     // A change that rolls back owes nothing.
     await expect(
       inTransaction(db.dataSource, async (em) => {
-        await insertAuditRecord(em, record('task.delete'));
+        await insertAuditRecords(em, [record('task.delete')]);
         await queueAuditWebhookDeliveries(em, { tenantId: 'acme', now: clock.now() });
         throw new Error('refused');
       }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { useTestDatabase as useDatabase } from '../../../../test/support/databases';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { inTransaction } from '../nest/transaction';
-import { insertAuditRecord, type NewAuditRecord } from './insert-audit-record';
+import { insertAuditRecords, type NewAuditRecord } from './insert-audit-record';
 import { auditListSql, listAuditRecords, type AuditFilter } from './list-audit-records';
 import { purgeAuditRecords } from './purge-audit-records';
 
@@ -25,14 +25,14 @@ describe.each(TEST_DATABASES)('audit queries on %s', (kind) => {
   const db = useTestDatabase(kind);
 
   it('keeps an oversized value as a marker rather than failing the change', async () => {
-    await inTransaction(db.dataSource, (em) => insertAuditRecord(em, record('acme', 5)));
+    await inTransaction(db.dataSource, (em) => insertAuditRecords(em, [record('acme', 5)]));
     const [row] = await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', limit: 1 });
     expect(row.after).toEqual({ truncated: true, bytes: expect.any(Number) });
     await db.clear();
   });
 
   it('pages newest first by (at, id) and filters by time', async () => {
-    for (const at of [10, 20, 20, 30]) await inTransaction(db.dataSource, (em) => insertAuditRecord(em, record('acme', at)));
+    for (const at of [10, 20, 20, 30]) await inTransaction(db.dataSource, (em) => insertAuditRecords(em, [record('acme', at)]));
     const first = await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', limit: 2 });
     expect(first.map((r) => r.at)).toEqual([30, 20]);
     const next = await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', after: { at: first[1].at, id: first[1].id }, limit: 2 });
@@ -43,7 +43,7 @@ describe.each(TEST_DATABASES)('audit queries on %s', (kind) => {
 
   it("purges a tenant's records older than the ceiling, and the operators' (no tenant), nothing else", async () => {
     for (const [tenant, at] of [['acme', 10], ['acme', 100], ['globex', 10], [null, 10], [null, 100]] as const) {
-      await inTransaction(db.dataSource, (em) => insertAuditRecord(em, record(tenant, at)));
+      await inTransaction(db.dataSource, (em) => insertAuditRecords(em, [record(tenant, at)]));
     }
     expect(await inTransaction(db.dataSource, (em) => purgeAuditRecords(em, { tenantId: 'acme', before: 50, limit: 10 }))).toBe(1);
     expect(await inTransaction(db.dataSource, (em) => purgeAuditRecords(em, { tenantId: null, before: 50, limit: 10 }))).toBe(1);
@@ -58,7 +58,7 @@ describe('audit query plans on mysql', () => {
 
   it('reads each filter of the audit page from its index, in order, without a sort', async () => {
     for (let i = 0; i < 300; i++) {
-      await insertAuditRecord(db.dataSource.manager, { ...record(i % 3 === 0 ? 'acme' : `t${i % 7}`, 1000 + i, i % 2 ? 'task.update' : 'user.create'), after: null, actorName: `u${i % 5}`, objectId: String(i % 40) });
+      await insertAuditRecords(db.dataSource.manager, [{ ...record(i % 3 === 0 ? 'acme' : `t${i % 7}`, 1000 + i, i % 2 ? 'task.update' : 'user.create'), after: null, actorName: `u${i % 5}`, objectId: String(i % 40) }]);
     }
     await db.dataSource.query('ANALYZE TABLE audit_log');
     const cases: Array<[Omit<AuditFilter, 'limit'>, string]> = [

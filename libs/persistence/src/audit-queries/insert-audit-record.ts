@@ -33,23 +33,24 @@ function stored(value: unknown): string | null {
 }
 
 /**
- * Appends one record to the audit log, on the manager of the change's transaction — so the
- * record exists if and only if the change committed (a refused or rolled-back request leaves
- * none):
+ * Appends records to the audit log, on the manager of the change's transaction — so a record
+ * exists if and only if its change committed (a refused or rolled-back request leaves none):
  *
  *   INSERT INTO audit_log (at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id,
  *                          source_address, action, object_type, object_id, before_json, after_json)
- *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), …
  *
- * One plain insert at the end of the auto-increment index: no read, no lock on other rows, so it
- * adds one round trip to the change's transaction and nothing else.
+ * Plain inserts at the end of the auto-increment index: no read, no lock on other rows, so it adds
+ * one round trip to the change's transaction and nothing else — one for the records of every
+ * submission a batch writes together (apps/console/src/submissions).
  */
-export async function insertAuditRecord(manager: EntityManager, record: NewAuditRecord): Promise<void> {
+export async function insertAuditRecords(manager: EntityManager, records: readonly NewAuditRecord[]): Promise<void> {
+  if (records.length === 0) return;
   await execute(
     manager,
     `INSERT INTO audit_log (at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
+     VALUES ${records.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    records.flatMap((record) => [
       record.at,
       record.tenantId,
       record.actorKind,
@@ -62,6 +63,6 @@ export async function insertAuditRecord(manager: EntityManager, record: NewAudit
       record.objectId === null ? null : record.objectId.slice(0, 128),
       stored(record.before),
       stored(record.after),
-    ],
+    ]),
   );
 }

@@ -6,7 +6,7 @@ export type AuditActorKind = 'user' | 'apiKey' | 'anonymous';
 
 /**
  * One change made through the console API (migration 1796620000000-audit-log). Append-only:
- * written by insertAuditRecord in the change's transaction, read by the audit queries, deleted
+ * written by insertAuditRecords in the change's transaction, read by the audit queries, deleted
  * only by the retention purge.
  */
 @Entity({ name: 'audit_log' })

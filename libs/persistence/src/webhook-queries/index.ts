@@ -5,3 +5,4 @@ export { findAlarmsForWebhooks } from './alarm-for-webhook';
 export { findAuditRecordsForWebhooks } from './audit-for-webhook';
 export { queueAuditWebhookDeliveries } from './queue-audit-webhook-deliveries';
 export { purgeWebhookDeliveries } from './purge-webhook-deliveries';
+export { takesAuditWebhooks } from './takes-audit-webhooks';

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { dialectOf, execute } from '../engine-queries/sql';
 
 /**
- * Queues the audit record just inserted on this connection (insertAuditRecord, same transaction)
+ * Queues the audit record just inserted on this connection (insertAuditRecords, same transaction)
  * for the tenant's webhook channels that take AUDIT events, so the event is owed exactly when the
  * change commits:
  *

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import {
   ALARM_TYPES,
@@ -19,15 +19,7 @@ import {
 import { FieldErrorView } from '../../common/error-body.view';
 import { IntQuery, ToBoolean } from '../../common/query';
 import type * as Api from '../../api-types';
-
-/** Keeps the value exactly as sent (no class-transformer conversion): the domain's validateTask checks it. */
-const Raw = () => Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
-
-/** Handler params are any JSON value (the wire's JsonValue), an object as a rule. */
-const ANY_JSON = {
-  oneOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }, { type: 'string' }, { type: 'number' }, { type: 'boolean' }],
-  nullable: true,
-};
+import { ANY_JSON, Raw } from '../../common/raw-json';
 
 export class TriggerDoc implements Api.TaskTrigger {
   @ApiProperty({ enum: TRIGGER_KINDS }) kind!: TriggerKind;
@@ -214,21 +206,6 @@ export class TaskQuery {
 
   @IntQuery('Page size, 1-500 (default 50)', 1, 500)
   limit?: number;
-}
-
-export class TriggerRunDto {
-  @ApiPropertyOptional({ ...ANY_JSON, description: "Params for this run only, any JSON value (default: the task's)" })
-  @IsOptional()
-  @Raw()
-  params?: unknown;
-
-  @ApiPropertyOptional({
-    ...ANY_JSON,
-    description: 'Params of the flow this run starts, any JSON value: every run of the flow (this one and the runs its dependencies fire) sees them as ctx.flowParams',
-  })
-  @IsOptional()
-  @Raw()
-  flowParams?: unknown;
 }
 
 /** POST /api/tasks/:id/copy: the copy's name (checked as a task's name is), and whether it starts paused. */

@@ -12,3 +12,4 @@ export * from './find-last-runs';
 export * from './find-run';
 export * from './list-runs';
 export * from './withdraw-prepared-fires';
+export * from './insert-submitted-runs';

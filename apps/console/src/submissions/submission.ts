@@ -1,0 +1,38 @@
+import type { ErrorBody } from '@baton/protocol';
+import type { RunEntity } from '@baton/persistence';
+
+/**
+ * Terminology of the submissions room:
+ * - submission: one run asked for through the API — a task, and optionally the run's params, its
+ *   flow's params and an idempotency key;
+ * - request: one API call's submissions (`POST /api/tasks/:id/trigger`: one; `POST /api/runs/batch`:
+ *   up to MAX_BATCH_SUBMISSIONS), with its one audit record;
+ * - outcome: what became of a submission — its run, made now (201) or found under its idempotency
+ *   key (200), or why there is none (400 naming the field, 404 for a task the tenant has not);
+ * - group commit: the requests of a tenant that arrive together are written in one transaction
+ *   (GroupCommit), each still answered with its own outcomes.
+ */
+export interface Submission {
+  taskId: number;
+  /** The run's params; undefined: the task's. */
+  params?: unknown;
+  /** Params of the flow this run starts; undefined: none. */
+  flowParams?: unknown;
+  /** One run per key and task, however often the submission is retried (IDEMPOTENCY_KEY_PATTERN). */
+  idempotencyKey?: string;
+}
+
+export type SubmissionOutcome =
+  | { status: 201 | 200; run: RunEntity; taskName: string }
+  | { status: 400 | 404; error: ErrorBody };
+
+/** Most submissions one batch request carries. */
+export const MAX_BATCH_SUBMISSIONS = 1_000;
+
+/**
+ * An idempotency key: 1 to 62 characters of A–Z a–z 0–9 and `- _ . : ~` (a UUID, a ULID, a hash,
+ * `order-42:refund`). Kept as the run's fire key `k:<key>`, unique per task, for as long as the
+ * run is kept (retention).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:~-]{1,62}$/;
+export const IDEMPOTENCY_KEY_RULE = 'must be 1 to 62 characters of A-Z a-z 0-9 - _ . : ~';

@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { paramsProblem, type FieldError } from '@baton/domain';
+import type { RunWakeups } from '@baton/messaging';
+import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { errorBody } from '@baton/protocol';
+import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
+import { CLOCK, type Clock } from '../common/clock';
+import { ApiException, badRequest, RetryLaterException } from '../common/api-error';
+import type { RunDetailView } from '../runs/dto/run.dto';
+import { runDetailView, runView } from '../runs/runs.service';
+import type { SubmitBatchView } from './dto/submission.dto';
+import { parseBatch } from './parse-batch';
+import { ParamsCheck } from '../tasks/params-check';
+import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
+import { wakeupsGone } from '../wakeups/wakeups-gone';
+import { GroupCommit } from './group-commit';
+import { LaneFullError } from './lane-full-error';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, type Submission, type SubmissionOutcome } from './submission';
+
+/** One API request's submissions, as they wait in their tenant's lane. */
+interface SubmissionRequest {
+  submissions: readonly Submission[];
+  /** Each submission's field names start so in errors (`runs[3].`; '' for a trigger). */
+  fieldPrefix: (index: number) => string;
+  /** All written or none (a refused one refuses the request); otherwise each on its own. */
+  atomic: boolean;
+  /** The request's audit record, from its outcomes (null: nothing to record). */
+  auditChange: (outcomes: readonly SubmissionOutcome[]) => Omit<AuditChange, 'tenantId'> | null;
+  audit: DeferredAudit | null;
+}
+
+/**
+ * The one door through which runs submitted through the API are written: a trigger, a batch of
+ * submissions. Every guarantee of a trigger holds for each: the run row is committed before the
+ * answer, the request has its audit record in the same transaction, the engines hear of the runs
+ * once committed (a wake-up naming them), and a retried submission with its idempotency key makes
+ * no second run.
+ *
+ * The requests of a tenant that arrive together share one transaction (GroupCommit): one read of
+ * their tasks, one params check, one INSERT of their runs, one INSERT of their audit records, one
+ * commit, one wake-up. At a trickle a request is written alone on the next turn of the event loop;
+ * under load the batches grow and the work per run falls (docs/BENCHMARKS.md, on-demand).
+ */
+@Injectable()
+export class SubmissionsService {
+  private readonly lane = new GroupCommit<SubmissionRequest, SubmissionOutcome[]>((tenantId, requests) => this.write(tenantId, requests));
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
+    private readonly params: ParamsCheck,
+  ) {}
+
+  /**
+   * POST /api/tasks/:id/trigger: a run of the task now with these params (the task's when none),
+   * or, with an idempotency key used before for the task, the run it made (`created` false).
+   * 404 for a task the tenant has not; 400 naming `params`, `flowParams` or `idempotencyKey`.
+   */
+  async trigger(tenantId: string, taskId: number, body: { params?: unknown; flowParams?: unknown }, idempotencyKey?: string): Promise<{ run: RunDetailView; created: boolean }> {
+    const { params, flowParams } = body;
+    const [outcome] = await this.submit(tenantId, [{ taskId, params, flowParams, idempotencyKey }], {
+      atomic: true,
+      auditChange: ([made]) => ('run' in made ? { objectType: 'task', objectId: taskId, after: { runId: made.run.id, params: params ?? null, flowParams: flowParams ?? null } } : null),
+    });
+    if ('error' in outcome) throw new ApiException(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
+    return { run: runDetailView(outcome.run, outcome.taskName), created: outcome.status === 201 };
+  }
+
+  /** POST /api/runs/batch: each submission's result, or (atomic) all written or a 400 naming every refused one. */
+  async submitBatch(tenantId: string, body: { runs?: unknown; atomic?: unknown }): Promise<SubmitBatchView> {
+    const parsed = parseBatch(body);
+    if ('errors' in parsed) throw badRequest(parsed.errors);
+    const outcomes = await this.submit(tenantId, parsed.submissions, {
+      atomic: parsed.atomic,
+      fieldPrefix: (i) => `runs[${i}].`,
+      auditChange: (made) => ({
+        objectType: 'run',
+        objectId: null,
+        after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: parsed.submissions[i].taskId, refused: o.status })) },
+      }),
+    });
+    if (parsed.atomic && outcomes.some((o) => 'error' in o)) {
+      throw badRequest(
+        outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
+        'Nothing was written: some submissions were refused',
+      );
+    }
+    const count = (status: number) => outcomes.filter((o) => o.status === status).length;
+    return {
+      results: outcomes.map((o) => ('run' in o ? { status: o.status, run: runView(o.run, o.taskName) } : { status: o.status, error: o.error })),
+      created: count(201),
+      existing: count(200),
+      refused: outcomes.length - count(201) - count(200),
+    };
+  }
+
+  /**
+   * Writes one request's submissions and answers their outcomes, in order, once committed and
+   * the wake-ups have left. 429 when the tenant has GROUP_COMMIT_LIMITS.maxWaiting runs waiting to
+   * be written already (it is sending faster than its runs can be committed).
+   */
+  async submit(
+    tenantId: string,
+    submissions: readonly Submission[],
+    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange'] },
+  ): Promise<SubmissionOutcome[]> {
+    const request: SubmissionRequest = { submissions, fieldPrefix: options.fieldPrefix ?? (() => ''), atomic: options.atomic, auditChange: options.auditChange, audit: deferredAudit() };
+    let outcomes: SubmissionOutcome[];
+    try {
+      outcomes = await this.lane.add(tenantId, request, Math.max(1, submissions.length));
+    } catch (err) {
+      if (err instanceof LaneFullError) throw new RetryLaterException(`${err.waiting} runs of this tenant are waiting to be written; send again shortly`, 1);
+      throw err;
+    }
+    await wakeupsGone();
+    return outcomes;
+  }
+
+  /** One batch of a tenant's requests: checked, then written in one transaction. */
+  private async write(tenantId: string, requests: readonly SubmissionRequest[]): Promise<SubmissionOutcome[][]> {
+    const now = this.clock.now();
+    const all = requests.flatMap((request) => request.submissions.map((submission, index) => ({ request, submission, index })));
+    const tasks = await findSubmittableTasks(this.dataSource.manager, tenantId, [...new Set(all.map((s) => s.submission.taskId))]);
+    const problems = all.map(({ request, submission, index }) => shapeProblem(submission, tasks, request.fieldPrefix(index)));
+    await this.checkParams(tenantId, all, tasks, problems);
+    const refused = new Set(requests.filter((request) => request.atomic && all.some((s, k) => s.request === request && problems[k] !== null)));
+    const toWrite: Array<{ at: number; run: SubmittedRun }> = [];
+    all.forEach(({ request, submission }, k) => {
+      if (problems[k] !== null || refused.has(request)) return;
+      const task = tasks.get(submission.taskId)!;
+      toWrite.push({
+        at: k,
+        run: {
+          task,
+          params: submission.params === undefined ? task.params : JSON.stringify(submission.params),
+          flowParams: submission.flowParams === undefined ? null : JSON.stringify(submission.flowParams),
+          fireKey: submission.idempotencyKey === undefined ? `m:${randomUUID()}` : `k:${submission.idempotencyKey}`,
+        },
+      });
+    });
+    const outcomes: SubmissionOutcome[] = all.map((_, k) => {
+      const problem = problems[k];
+      if (problem === null) return { status: 400, error: errorBody(400, { message: 'Not written: another submission of this request was refused' }) };
+      return problem;
+    });
+    // Each request's outcomes, in its order: `all` lists the requests' submissions one request after another.
+    const byRequest = () => {
+      let k = 0;
+      return requests.map((request) => outcomes.slice(k, (k += request.submissions.length)));
+    };
+    const recorded = requests.filter((request) => !refused.has(request) && request.audit !== null);
+    if (toWrite.length === 0 && recorded.length === 0) return byRequest();
+    await inTransaction(this.dataSource, async (em) => {
+      const written = await insertSubmittedRuns(em, tenantId, toWrite.map((w) => w.run), now);
+      written.forEach(({ row, created }, i) => (outcomes[toWrite[i].at] = { status: created ? 201 : 200, run: row, taskName: toWrite[i].run.task.name }));
+      const split = byRequest();
+      const answers = new Map(requests.map((request, i) => [request, split[i]]));
+      const entries: AuditEntry[] = [];
+      for (const request of recorded) {
+        const change = request.auditChange(answers.get(request)!);
+        if (change) entries.push({ ...change, tenantId, actor: request.audit!.actor, action: request.audit!.action, at: now });
+      }
+      await recordAudits(em, tenantId, entries);
+      this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
+    });
+    for (const request of recorded) request.audit!.counted();
+    return byRequest();
+  }
+
+  /** Submissions with their own params, against the schema their handler declares (ParamsCheck): one check for the batch. */
+  private async checkParams(
+    tenantId: string,
+    all: ReadonlyArray<{ request: SubmissionRequest; submission: Submission; index: number }>,
+    tasks: ReadonlyMap<number, SubmittableTask>,
+    problems: Array<SubmissionOutcome | null>,
+  ): Promise<void> {
+    const checked = all.map((s, k) => k).filter((k) => problems[k] === null && all[k].submission.params !== undefined);
+    if (checked.length === 0) return;
+    const verdicts = await this.params.errors(
+      this.dataSource.manager,
+      tenantId,
+      checked.map((k) => {
+        const task = tasks.get(all[k].submission.taskId)!;
+        return { executorApp: task.executorApp, handler: task.handler, params: all[k].submission.params };
+      }),
+    );
+    verdicts.forEach((errors, i) => {
+      const k = checked[i];
+      if (errors.length > 0) problems[k] = invalid(errors.map((e) => ({ ...e, field: `${all[k].request.fieldPrefix(all[k].index)}${e.field}` })));
+    });
+  }
+
+  /** Once committed, the engines of each group hear of the new runs (named: they claim them by id). */
+  private wakeAfterCommit(em: EntityManager, tenantId: string, runs: ReadonlyArray<{ id: number; engineGroup: string }>, now: number): void {
+    const byGroup = new Map<string, number[]>();
+    for (const run of runs) {
+      const ids = byGroup.get(run.engineGroup);
+      if (ids) ids.push(run.id);
+      else byGroup.set(run.engineGroup, [run.id]);
+    }
+    for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
+  }
+}
+
+/** What is wrong with a submission before its params meet their schema: its task, its params' shape, its key. */
+function shapeProblem(submission: Submission, tasks: ReadonlyMap<number, SubmittableTask>, prefix: string): SubmissionOutcome | null {
+  const errors: FieldError[] = [];
+  for (const [field, value] of [['params', submission.params], ['flowParams', submission.flowParams]] as const) {
+    const problem = value === undefined ? null : paramsProblem(value, `${prefix}${field}`);
+    if (problem) errors.push(problem);
+  }
+  const key = submission.idempotencyKey;
+  if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))) errors.push({ field: `${prefix}idempotencyKey`, reason: IDEMPOTENCY_KEY_RULE });
+  if (errors.length > 0) return invalid(errors);
+  if (!tasks.has(submission.taskId)) return { status: 404, error: errorBody(404, { message: `Task ${submission.taskId} not found` }) };
+  return null;
+}
+
+function invalid(errors: FieldError[]): SubmissionOutcome {
+  return { status: 400, error: errorBody(400, { errors }) };
+}

@@ -1,0 +1,119 @@
+import type { EntityManager } from 'typeorm';
+import { RunEntity } from '../../entities';
+import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+
+/** The tasks a batch of submissions names, as far as their runs need them. */
+export interface SubmittableTask {
+  id: number;
+  name: string;
+  engineGroup: string;
+  priority: number;
+  /** The task's params as stored (JSON text), the run's unless a submission gives its own. */
+  params: string | null;
+  executorApp: string;
+  handler: string;
+}
+
+/**
+ * The tenant's tasks of a batch of submissions, by id, in one read:
+ *
+ *   SELECT id, name, engine_group, priority, params, executor_app, handler FROM tasks
+ *    WHERE tenant_id = ? AND id IN (…)                                          -- primary key
+ *
+ * Another tenant's task is not found: to the submitter it does not exist (404).
+ */
+export async function findSubmittableTasks(manager: EntityManager, tenantId: string, ids: readonly number[]): Promise<Map<number, SubmittableTask>> {
+  const found = new Map<number, SubmittableTask>();
+  if (ids.length === 0) return found;
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT id, name, engine_group, priority, params, executor_app, handler FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
+    [tenantId, ...ids],
+  );
+  for (const r of rows) {
+    const id = num(r.id);
+    found.set(id, {
+      id,
+      name: String(r.name),
+      engineGroup: String(r.engine_group),
+      priority: num(r.priority),
+      params: r.params === null || r.params === undefined ? null : String(r.params),
+      executorApp: String(r.executor_app),
+      handler: String(r.handler),
+    });
+  }
+  return found;
+}
+
+/** One run to write for a submission. */
+export interface SubmittedRun {
+  task: SubmittableTask;
+  /** JSON text of the run's params (the task's when the submission gave none). */
+  params: string | null;
+  flowParams: string | null;
+  /** `m:<uuid>` (a submission of its own) or `k:<idempotency key>` (one run per key and task). */
+  fireKey: string;
+}
+
+const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, flow_params, scheduled_at, due_at, created_at, updated_at';
+
+/**
+ * Runs submitted through the API (a trigger, a batch of submissions) in one transaction: one
+ * PENDING run each, cause MANUAL, due now, its own flow's root (flow_id null), under its fire
+ * key. A single INSERT for the whole batch, then one read of what is there under those keys:
+ *
+ *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed only
+ *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
+ *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
+ *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) -- uq (task_id, fire_key)
+ *
+ * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
+ * written together, concurrent submissions share them, so the database's work per run falls
+ * as the rate rises (the submission lane, apps/console/src/submissions). The read-back names the
+ * rows by their unique key rather than trusting consecutive auto-increment ids, which MySQL 8's
+ * interleaved lock mode does not promise for a multi-row INSERT.
+ *
+ * An idempotency key already used for the task is not an error: the INSERT leaves that row as it
+ * is, and the answer is the run the key made first (`created` false; also for a key given twice
+ * in one batch, after its first). Returns each run's row as
+ * the database holds it, in the order given, with whether this call made it.
+ */
+export async function insertSubmittedRuns(
+  manager: EntityManager,
+  tenantId: string,
+  runs: readonly SubmittedRun[],
+  now: number,
+): Promise<Array<{ row: RunEntity; created: boolean }>> {
+  if (runs.length === 0) return [];
+  const keyOf = (taskId: number, fireKey: string) => `${taskId} ${fireKey}`;
+  const keyed = runs.filter((r) => r.fireKey.startsWith('k:'));
+  const existing = new Set<string>();
+  if (keyed.length > 0) {
+    const keyedTasks = [...new Set(keyed.map((r) => r.task.id))];
+    const { rows } = await execute<{ task_id: unknown; fire_key: unknown }>(
+      manager,
+      `SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(keyedTasks.length)}) AND fire_key IN (${placeholders(keyed.length)})`,
+      [tenantId, ...keyedTasks, ...keyed.map((r) => r.fireKey)],
+    );
+    for (const r of rows) existing.add(keyOf(num(r.task_id), String(r.fire_key)));
+  }
+  const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
+  const values = runs.map(() => "(?, ?, ?, 'PENDING', 'MANUAL', ?, 1, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.fireKey, r.task.priority, r.params, r.flowParams, now, now, now, now]);
+  await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
+  const taskIds = [...new Set(runs.map((r) => r.task.id))];
+  const rows = await manager
+    .createQueryBuilder(RunEntity, 'r')
+    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) })
+    .getMany();
+  const byKey = new Map(rows.map((row) => [keyOf(row.taskId, row.fireKey), row]));
+  // A key given twice in one batch made its run once: the first is the one that made it.
+  return runs.map((r) => {
+    const key = keyOf(r.task.id, r.fireKey);
+    const row = byKey.get(key);
+    if (!row) throw new Error(`run of task ${r.task.id} under ${r.fireKey} not found after its insert`);
+    const created = !existing.has(key);
+    existing.add(key);
+    return { row, created };
+  });
+}
