@@ -94,7 +94,12 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
     }
   }
   await settle(target, book, runs, { quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS });
-  return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, steps: runs.map((r) => stepFigures(target.system, r, book, idleCpuPerSec)), skipped };
+  const steps: StepFigures[] = [];
+  for (const r of runs) {
+    const stages = (await target.stages?.(r.sends.map((s) => ({ key: s.item.key, sentAt: s.sentAt, startedAt: book.first(s.item.key) })))) ?? {};
+    steps.push(stepFigures(target.system, r, book, idleCpuPerSec, stages));
+  }
+  return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, steps, skipped };
 }
 
 function parsePlan(args: readonly string[]): Plan {
@@ -148,6 +153,19 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
     }),
   );
   console.log(`On demand — CPU s per 1,000 runs (= ms per run) by process, net of its idle rate; total leaves out the client (this process, the load generator)\n${table(['system', 'series', 'offered/s', 'by process', 'total'], cpuRows)}\n`);
+  const inside = results.flatMap((r) => r.steps.filter((s) => Object.keys(s.stages).length || s.storePerRun));
+  if (inside.length) {
+    const stageNames = [...new Set(inside.flatMap((s) => Object.keys(s.stages)))];
+    const counterNames = [...new Set(inside.flatMap((s) => Object.keys(s.storePerRun ?? {})))];
+    console.log(
+      `On demand — where the time goes inside (p50 / p99 ms, from the run rows) and the store's statements per run (server-wide counters over the step)\n${table(
+        ['system', 'series', 'offered/s', ...stageNames, ...counterNames],
+        inside.map((s) => [s.system, s.series, s.offeredPerSec, ...stageNames.map((n) => (s.stages[n] ? `${fmt(s.stages[n].p50)} / ${fmt(s.stages[n].p99)}` : '')), ...counterNames.map((n) => s.storePerRun?.[n] ?? NaN)]),
+      )}\n`,
+    );
+  }
+  const refusals = results.flatMap((r) => r.steps.flatMap((s) => Object.entries(s.refusals).map(([why, n]) => [r.system, s.series, s.offeredPerSec, n, why])));
+  if (refusals.length) console.log(`On demand — refusals by reason\n${table(['system', 'series', 'offered/s', 'n', 'reason'], refusals)}\n`);
   console.log(
     `On demand — knee: the highest offered rate with p99 ≤ ${KNEE_P99_MS} ms, nothing refused, unanswered or lost, not saturated\n${table(
       ['system', ...plan.series],

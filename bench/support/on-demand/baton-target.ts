@@ -40,6 +40,9 @@ export interface BatonOptions {
 type BatchPost = (post: Post, taskIds: readonly number[], items: readonly WorkItem[]) => Promise<Outcome[]>;
 const batonBatchSubmit: BatchPost | null = null;
 
+/** MariaDB's statement counters read per step (server-wide: the server is this benchmark's alone; the bench's own reads included). */
+const STORE_COUNTERS = ['Questions', 'Com_commit', 'Com_select', 'Com_insert', 'Com_update', 'Com_delete'] as const;
+
 /** A POST through the benchmark's keep-alive pool: the answer's status and body. */
 type Post = (path: string, body: unknown) => Promise<{ status: number; body: string }>;
 
@@ -147,6 +150,33 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
           return false;
         });
         return starts;
+      },
+      async stages(sends) {
+        const runOfKey = new Map([...keyOfRun].map(([run, k]) => [k, run]));
+        const ids = sends.map((s) => runOfKey.get(s.key)).filter((id): id is number => id !== undefined);
+        const rows = new Map<number, { created: number; dispatched: number | null }>();
+        for (let i = 0; i < ids.length; i += 1000) {
+          const chunk = ids.slice(i, i + 1000);
+          const found: Array<{ id: number | string; created_at: number | string; dispatched: number | string | null }> = await c.ds.query(
+            `SELECT id, created_at, COALESCE(first_dispatched_at, dispatched_at) AS dispatched FROM runs WHERE id IN (${chunk.map(() => '?').join(',')})`,
+            chunk,
+          );
+          for (const r of found) rows.set(Number(r.id), { created: Number(r.created_at), dispatched: r.dispatched === null ? null : Number(r.dispatched) });
+        }
+        const out: Record<string, number[]> = { 'sent → run committed': [], 'committed → dispatched': [], 'dispatched → started': [] };
+        for (const s of sends) {
+          const row = rows.get(runOfKey.get(s.key) ?? -1);
+          if (!row) continue;
+          out['sent → run committed'].push(row.created - s.sentAt);
+          if (row.dispatched === null) continue;
+          out['committed → dispatched'].push(row.dispatched - row.created);
+          if (s.startedAt !== undefined) out['dispatched → started'].push(s.startedAt - row.dispatched);
+        }
+        return out;
+      },
+      async storeCounters() {
+        const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${STORE_COUNTERS.map(() => '?').join(',')})`, [...STORE_COUNTERS]);
+        return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
       },
       abandonPending() {
         for (const entry of [...pending]) {

@@ -50,6 +50,8 @@ export interface StepRun {
   clientLagMs: number;
   /** CPU seconds over the step (first send → end of the drain), per process; `client` is this process (the load generator). */
   cpuSec: Record<string, number>;
+  /** The store's statement counters over the same window (null: the system gives none). */
+  storeCounters: Record<string, number> | null;
   windowMs: number;
 }
 
@@ -89,20 +91,30 @@ const stepOf = (key: string) => key.slice(0, key.lastIndexOf('-'));
 
 const MONITOR_MS = 250;
 /** The window of the recent start rate the backlog is measured at (ms). */
-const RATE_WINDOW_MS = 2_000;
+const RATE_WINDOW_MS = 5_000;
 /** No saturation verdict before this much of a step has run (ms): the rate needs a window. */
 const MIN_VERDICT_MS = 3_000;
+/** The backlog must stay beyond the bound this long (ms): a stall of a few seconds on a shared machine is not saturation. */
+const VERDICT_HOLD_MS = 3_000;
+
+/** What the saturation check keeps between its calls in a step. */
+interface Watch {
+  samples: Array<{ at: number; started: number }>;
+  /** Since when the backlog has been beyond the bound (null: it is not). */
+  overSince: number | null;
+}
 
 export async function runStep(target: OnDemandTarget, book: StartBook, spec: StepSpec, id: string, tasks: number): Promise<StepRun> {
   const total = Math.max(1, Math.round(spec.rate * spec.seconds));
   const calls = Math.ceil(total / spec.batch);
   const sends: Sent[] = [];
+  const counters0 = (await target.storeCounters?.()) ?? null;
   const meter = new CpuMeter(target.pids);
   const client0 = process.cpuUsage();
   const t0 = Date.now();
   let clientLagMs = 0;
   let stoppedEarly: string | null = null;
-  const samples: Array<{ at: number; started: number }> = [];
+  const watch: Watch = { samples: [], overSince: null };
   let nextCheck = t0 + MONITOR_MS;
   let call = 0;
   while (call < calls && !stoppedEarly) {
@@ -132,7 +144,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     if (Date.now() >= nextCheck) {
       nextCheck = Date.now() + MONITOR_MS;
       await book.pull(target);
-      stoppedEarly = saturation(sends, book, id, samples, spec, t0);
+      stoppedEarly = saturation(sends, book, id, watch, spec, t0);
     }
     await sleep(1);
   }
@@ -148,6 +160,8 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
   const drainEndAt = Date.now();
   for (const s of sends) if (s.outcome === null) s.outcome = { ok: false, error: UNANSWERED };
   const client = process.cpuUsage(client0);
+  const cpuSec = { ...meter.used(), client: +((client.user + client.system) / 1e6).toFixed(2) };
+  const counters1 = counters0 && ((await target.storeCounters?.()) ?? null);
   return {
     spec,
     id,
@@ -156,26 +170,36 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     sendMs: sendEnd - t0,
     drainEndAt,
     clientLagMs: Math.round(clientLagMs),
-    cpuSec: { ...meter.used(), client: +((client.user + client.system) / 1e6).toFixed(2) },
+    cpuSec,
+    storeCounters: counters0 && counters1 ? Object.fromEntries(Object.keys(counters1).map((k) => [k, counters1[k] - (counters0[k] ?? 0)])) : null,
     windowMs: drainEndAt - t0,
   };
 }
 
-/** Why the step should stop sending now, or null: its backlog at the recent start rate, or its oldest waiting submission, beyond the bound. */
-function saturation(sends: readonly Sent[], book: StartBook, id: string, samples: Array<{ at: number; started: number }>, spec: StepSpec, t0: number): string | null {
+/**
+ * Why the step should stop sending now, or null: its backlog at the recent start rate beyond the
+ * bound for VERDICT_HOLD_MS, or its oldest waiting submission waiting longer than the bound.
+ */
+function saturation(sends: readonly Sent[], book: StartBook, id: string, watch: Watch, spec: StepSpec, t0: number): string | null {
   const now = Date.now();
   const started = book.startedOf(id);
+  const { samples } = watch;
   samples.push({ at: now, started });
   while (samples.length > 1 && samples[0].at < now - RATE_WINDOW_MS) samples.shift();
   if (now - t0 < MIN_VERDICT_MS) return null;
+  const at = `saturated at ${((now - t0) / 1000).toFixed(1)} s`;
+  const oldest = sends.find((s) => !(s.outcome && !s.outcome.ok) && book.first(s.item.key) === undefined);
+  if (oldest && now - oldest.sentAt > spec.maxBacklogS * 1000) return `${at}: a submission waiting ${((now - oldest.sentAt) / 1000).toFixed(0)} s`;
   const refused = sends.reduce((n, s) => n + (s.outcome && !s.outcome.ok ? 1 : 0), 0);
   const waiting = sends.length - started - refused;
   const rate = (started - samples[0].started) / Math.max(0.001, (now - samples[0].at) / 1000);
   const backlogS = waiting / Math.max(rate, 1);
-  if (backlogS > spec.maxBacklogS) return `saturated at ${((now - t0) / 1000).toFixed(1)} s: ${waiting} waiting at ${rate.toFixed(0)} starts/s (backlog ${backlogS.toFixed(0)} s)`;
-  const oldest = sends.find((s) => !(s.outcome && !s.outcome.ok) && book.first(s.item.key) === undefined);
-  if (oldest && now - oldest.sentAt > spec.maxBacklogS * 1000) return `saturated at ${((now - t0) / 1000).toFixed(1)} s: a submission waiting ${((now - oldest.sentAt) / 1000).toFixed(0)} s`;
-  return null;
+  if (backlogS <= spec.maxBacklogS) {
+    watch.overSince = null;
+    return null;
+  }
+  watch.overSince ??= now;
+  return now - watch.overSince >= VERDICT_HOLD_MS ? `${at}: ${waiting} waiting at ${rate.toFixed(0)} starts/s (backlog ${backlogS.toFixed(0)} s)` : null;
 }
 
 /**

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { makeWorkerUtils } from 'graphile-worker';
-import { REGISTER_TS, startReadyProcess, type OwnedProcess } from '../../../test/cluster/support/processes';
+import type { OwnedProcess } from '../../../test/cluster/support/processes';
 import { JsonlTail } from '../jsonl-tail';
-import { packageVersion } from '../peers/peer-case';
+import { dbUrl, psqlOn } from '../peers/graphile';
+import { packageVersion, startPeerWorker } from '../peers/peer-case';
 import type { PeerServer } from '../peers/private-server';
 import type { HandlerStart } from '../peers/start-figures';
 import type { OnDemandTarget, Outcome, WorkItem } from './target';
@@ -23,7 +24,6 @@ import type { OnDemandTarget, Outcome, WorkItem } from './target';
 
 const CLIENTS = 16;
 const WORKERS = 2;
-const WORKER_MAIN = resolve(__dirname, '../peers/worker-main.ts');
 
 /** How a peer takes work, and what its workers need to reach it. */
 interface Producer {
@@ -66,7 +66,7 @@ async function bullmqProducer(server: PeerServer): Promise<Producer> {
 
 async function graphileProducer(server: PeerServer): Promise<Producer> {
   const db = 'on_demand';
-  const psql = (database: string, sql: string) => execFileSync('psql', [dbUrl(server.url, database), '-Atqc', sql], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } }).trim();
+  const psql = (database: string, sql: string) => psqlOn(server.url, database, sql);
   psql('postgres', `DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
   psql('postgres', `CREATE DATABASE ${db}`);
   const connectionString = dbUrl(server.url, db);
@@ -106,18 +106,9 @@ export async function startPeer(system: 'bullmq' | 'graphile-worker', server: Pe
   };
   try {
     for (let i = 1; i <= WORKERS; i++) {
-      const name = `worker-${i}`;
-      const recordFile = join(dir, `${name}.records.jsonl`);
-      tails.push(new JsonlTail<HandlerStart>(recordFile));
-      const { process: p } = await startReadyProcess({
-        name: `${system}-${name}`,
-        logFile: join(dir, `${name}.log`),
-        env: { ...producer.workerEnv, PEER_SYSTEM: system, PEER_CONCURRENCY: String(concurrency), PEER_RECORD_FILE: recordFile },
-        args: ['-r', REGISTER_TS, WORKER_MAIN],
-        ready: /^PEER WORKER READY\r?$/m,
-        what: 'peer worker',
-      });
-      workers.push(p);
+      const w = await startPeerWorker(system, `${system}-worker-${i}`, producer.workerEnv, concurrency, dir);
+      tails.push(new JsonlTail<HandlerStart>(w.recordFile));
+      workers.push(w.process);
     }
   } catch (err) {
     await close();
@@ -142,10 +133,4 @@ export async function startPeer(system: 'bullmq' | 'graphile-worker', server: Pe
     abandonPending: () => undefined,
     close,
   };
-}
-
-function dbUrl(serverUrl: string, db: string): string {
-  const url = new URL(serverUrl);
-  url.pathname = `/${db}`;
-  return url.toString();
 }

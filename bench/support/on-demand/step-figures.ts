@@ -34,14 +34,21 @@ export interface StepFigures {
   cpuSec: Record<string, number>;
   /** `cpuSec` per 1,000 handler starts of the step (s; numerically ms per run). */
   cpuPer1000Runs: Record<string, number>;
+  /** Refusals by reason (the first 80 characters of the answer or error). */
+  refusals: Record<string, number>;
+  /** The store's statements per handler start over the step (Baton: MariaDB's counters); null when the system gives none. */
+  storePerRun: Record<string, number> | null;
+  /** Where the time went inside the system, per stage (OnDemandTarget.stages); empty when it cannot say. */
+  stages: Record<string, StageStats>;
   windowMs: number;
 }
 
-export function stepFigures(system: string, run: StepRun, book: StartBook, idleCpuPerSec: Record<string, number>): StepFigures {
+export function stepFigures(system: string, run: StepRun, book: StartBook, idleCpuPerSec: Record<string, number>, stages: Record<string, number[]> = {}): StepFigures {
   const { spec, sends } = run;
   const starts: number[] = [];
   const answers: number[] = [];
   let refused = 0;
+  const refusals: Record<string, number> = {};
   let unanswered = 0;
   let lost = 0;
   let neverStarted = 0;
@@ -57,7 +64,11 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
     if (book.starts(s.item.key) > 1) duplicated++;
     if (s.outcome?.error === UNANSWERED) unanswered++;
     else if (s.answeredAt !== null) answers.push(s.answeredAt - s.sentAt);
-    if (s.outcome && !s.outcome.ok && s.outcome.error !== UNANSWERED) refused++;
+    if (s.outcome && !s.outcome.ok && s.outcome.error !== UNANSWERED) {
+      refused++;
+      const why = (s.outcome.error ?? '?').slice(0, 80);
+      refusals[why] = (refusals[why] ?? 0) + 1;
+    }
     if (s.outcome?.ok && !inTime) {
       lost++;
       if (first === undefined) neverStarted++;
@@ -84,6 +95,9 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
     clientLagMs: run.clientLagMs,
     cpuSec,
     cpuPer1000Runs: Object.fromEntries(Object.entries(cpuSec).map(([k, v]) => [k, starts.length ? +((v * 1000) / starts.length).toFixed(2) : NaN])),
+    refusals,
+    storePerRun: run.storeCounters && starts.length ? Object.fromEntries(Object.entries(run.storeCounters).map(([k, v]) => [k, +(v / starts.length).toFixed(2)])) : null,
+    stages: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, stats(v)])),
     windowMs: run.windowMs,
   };
 }

@@ -37,6 +37,13 @@ export interface OnDemandTarget {
   noBatchReason?: string;
   /** Handler starts recorded since the last call, keyed by the submission's key. */
   newStarts(): Promise<HandlerStart[]>;
+  /**
+   * Where a step's time went inside the system, when it can say: stage name → ms per submission
+   * (Baton: submission → the run row's commit, → its first dispatch, → the handler's start).
+   */
+  stages?(sends: ReadonlyArray<{ key: string; sentAt: number; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
+  /** The store's statement counters so far (Baton: MariaDB's SHOW GLOBAL STATUS), for statements per run. */
+  storeCounters?(): Promise<Record<string, number>>;
   /** Gives up on submissions still unanswered (their outcome becomes UNANSWERED). */
   abandonPending(): void;
   close(): Promise<void>;
