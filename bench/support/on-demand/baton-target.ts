@@ -33,11 +33,13 @@ export interface BatonOptions {
 }
 
 /**
- * Baton's batch submission (issue 38 item 3), once it exists: one request carrying `items` (each
- * a run of task `taskIds[item.task]` with params `{ k: item.key }`), an outcome per item in their
- * order. Null until the API is built: the batched series then runs on the peers only.
+ * Baton's batch submission (issue 38 item 3), once it exists: one request through `post` carrying
+ * `items` (each a run of task `taskIds[item.task]` with params `{ k: item.key, task: item.task }`,
+ * as `submit` sends them), an outcome per item in their order, with the run id of each accepted
+ * one (a start is then matched to its submission without reading the run's params back). Null
+ * until the API is built: the batched series then runs on the peers only.
  */
-type BatchPost = (post: Post, taskIds: readonly number[], items: readonly WorkItem[]) => Promise<Outcome[]>;
+type BatchPost = (post: Post, taskIds: readonly number[], items: readonly WorkItem[]) => Promise<Array<Outcome & { runId?: number }>>;
 const batonBatchSubmit: BatchPost | null = null;
 
 /** MariaDB's statement counters read per step (server-wide: the server is this benchmark's alone; the bench's own reads included). */
@@ -128,7 +130,13 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
           );
         });
       },
-      submitBatch: batonBatchSubmit ? (items) => batonBatchSubmit(post, taskIds, items) : null,
+      submitBatch: batonBatchSubmit
+        ? async (items) => {
+            const outcomes = await batonBatchSubmit(post, taskIds, items);
+            outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));
+            return outcomes;
+          }
+        : null,
       noBatchReason: 'no batch submission API yet (issue 38 item 3)',
       async newStarts() {
         const now = Date.now();
