@@ -96,7 +96,7 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   await settle(target, book, runs, { quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS });
   const steps: StepFigures[] = [];
   for (const r of runs) {
-    const stages = (await target.stages?.(r.sends.map((s) => ({ key: s.item.key, sentAt: s.sentAt, startedAt: book.first(s.item.key) })))) ?? {};
+    const stages = (await target.stages?.(r.sends.map((s) => ({ key: s.item.key, sentAt: s.sentAt, answeredAt: s.outcome?.ok ? s.answeredAt : null, startedAt: book.first(s.item.key) })))) ?? {};
     steps.push(stepFigures(target.system, r, book, idleCpuPerSec, stages));
   }
   return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, steps, skipped };
@@ -158,7 +158,7 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
     const stageNames = [...new Set(inside.flatMap((s) => Object.keys(s.stages)))];
     const counterNames = [...new Set(inside.flatMap((s) => Object.keys(s.storePerRun ?? {})))];
     console.log(
-      `On demand — where the time goes inside (p50 / p99 ms, from the run rows) and the store's statements per run (server-wide counters over the step)\n${table(
+      `On demand — where the time goes (p50 / p99 ms; Baton: the client's wait for a connection, the run rows' created_at and dispatch times) and the store's statements per run (server-wide counters over the step)\n${table(
         ['system', 'series', 'offered/s', ...stageNames, ...counterNames],
         inside.map((s) => [s.system, s.series, s.offeredPerSec, ...stageNames.map((n) => (s.stages[n] ? `${fmt(s.stages[n].p50)} / ${fmt(s.stages[n].p99)}` : '')), ...counterNames.map((n) => s.storePerRun?.[n] ?? NaN)]),
       )}\n`,

@@ -90,6 +90,8 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     }
 
     const keyOfRun = new Map<number, string>();
+    /** When each submission got one of the pool's connections (it waits in the client while all are busy). */
+    const onWireAt = new Map<string, number>();
     const tails = executors.map((e) => new JsonlTail<DemoInvocationRecord>(e.recordFile));
     /** Starts whose run's answer has not come (a handler may start before its submission is answered). */
     let unmapped: Array<DemoInvocationRecord & { seenAt: number }> = [];
@@ -115,6 +117,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       submit(item) {
         return new Promise<Outcome>((resolve) => {
           const { req, answer } = send(`/api/tasks/${taskIds[item.task]}/trigger`, { params: { k: item.key, task: item.task } });
+          req.once('socket', () => onWireAt.set(item.key, Date.now()));
           const entry = { req, settle: resolve };
           pending.add(entry);
           const done = (o: Outcome) => {
@@ -171,13 +174,16 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
           );
           for (const r of found) rows.set(Number(r.id), { created: Number(r.created_at), dispatched: r.dispatched === null ? null : Number(r.dispatched) });
         }
-        const out: Record<string, number[]> = { 'sent → run committed': [], 'committed → dispatched': [], 'dispatched → started': [] };
+        const out: Record<string, number[]> = { 'sent → on a connection': [], 'on a connection → answered': [], 'on a connection → run created': [], 'run created → dispatched': [], 'dispatched → started': [] };
         for (const s of sends) {
+          const wire = onWireAt.get(s.key);
+          if (wire !== undefined) out['sent → on a connection'].push(wire - s.sentAt);
+          if (wire !== undefined && s.answeredAt !== null) out['on a connection → answered'].push(s.answeredAt - wire);
           const row = rows.get(runOfKey.get(s.key) ?? -1);
           if (!row) continue;
-          out['sent → run committed'].push(row.created - s.sentAt);
+          if (wire !== undefined) out['on a connection → run created'].push(row.created - wire);
           if (row.dispatched === null) continue;
-          out['committed → dispatched'].push(row.dispatched - row.created);
+          out['run created → dispatched'].push(row.dispatched - row.created);
           if (s.startedAt !== undefined) out['dispatched → started'].push(s.startedAt - row.dispatched);
         }
         return out;

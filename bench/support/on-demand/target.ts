@@ -38,10 +38,12 @@ export interface OnDemandTarget {
   /** Handler starts recorded since the last call, keyed by the submission's key. */
   newStarts(): Promise<HandlerStart[]>;
   /**
-   * Where a step's time went inside the system, when it can say: stage name → ms per submission
-   * (Baton: submission → the run row's commit, → its first dispatch, → the handler's start).
+   * Where a step's time went, when the system can say: stage name → ms per submission (Baton:
+   * the wait for a free connection, the request's time on it, the run row's created_at — the
+   * console's clock in the trigger's transaction, before its insert and commit — its first
+   * dispatch, the handler's start).
    */
-  stages?(sends: ReadonlyArray<{ key: string; sentAt: number; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
+  stages?(sends: ReadonlyArray<{ key: string; sentAt: number; answeredAt: number | null; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
   /** The store's statement counters so far (Baton: MariaDB's SHOW GLOBAL STATUS), for statements per run. */
   storeCounters?(): Promise<Record<string, number>>;
   /** Gives up on submissions still unanswered (their outcome becomes UNANSWERED). */
