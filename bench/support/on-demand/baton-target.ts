@@ -57,7 +57,9 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const url = new URL(console_.url);
-    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    // An idle connection is dropped after 4 s, before the console's (Node's default keepAliveTimeout,
+    // 5 s) closes it under a request just sent on it ("socket hang up" after a pause).
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, timeout: 4_000 });
     const pending = new Set<{ req: ClientRequest; settle: (o: Outcome) => void }>();
 
     /** A POST through the keep-alive pool; `req` lets a submission be abandoned. */
