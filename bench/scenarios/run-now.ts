@@ -27,7 +27,7 @@ import { stats, type StageStats } from './burst';
  * defaults: an idle cluster at its defaults is what the issue's target is about, and their loops'
  * extra statements are CPU the trigger's path competes with.
  */
-const AT_DEFAULTS: Record<string, string> = Object.fromEntries(
+export const AT_DEFAULTS: Record<string, string> = Object.fromEntries(
   Object.keys(ENGINE_TEST_ENV)
     .map((name) => CONFIG_VARIABLES.find((v) => v.name === name))
     .filter((v): v is ConfigVariable => v?.default !== undefined && v.name !== 'BATON_ENGINE_PORT')

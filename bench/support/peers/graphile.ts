@@ -12,7 +12,7 @@ import { packageVersion, type PeerQueue, type PeerSystem } from './peer-case';
  * so completed = added − rows left in graphile_worker.jobs.
  */
 export function graphileSystem(server: PeerServer): PeerSystem {
-  const psql = (db: string, sql: string) => execFileSync('psql', [dbUrl(server.url, db), '-Atqc', sql], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } }).trim();
+  const psql = (db: string, sql: string) => psqlOn(server.url, db, sql);
   return {
     key: 'graphile-worker',
     storePid: server.pid,
@@ -58,7 +58,13 @@ export function graphileSystem(server: PeerServer): PeerSystem {
   };
 }
 
-function dbUrl(serverUrl: string, db: string): string {
+/** One statement through psql on database `db` of the server, its output trimmed. */
+export function psqlOn(serverUrl: string, db: string, sql: string): string {
+  return execFileSync('psql', [dbUrl(serverUrl, db), '-Atqc', sql], { encoding: 'utf8', env: { ...process.env, PGOPTIONS: '-c client_min_messages=warning' } }).trim();
+}
+
+/** The server's URL naming database `db`. */
+export function dbUrl(serverUrl: string, db: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${db}`;
   return url.toString();

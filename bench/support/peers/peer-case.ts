@@ -84,18 +84,9 @@ export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrenc
   const recordFiles: string[] = [];
   try {
     for (let i = 1; i <= spec.workers; i++) {
-      const name = `${system.key}-worker-${i}`;
-      const recordFile = join(dir, `${name}.records.jsonl`);
-      recordFiles.push(recordFile);
-      const { process: p } = await startReadyProcess({
-        name,
-        logFile: join(dir, `${name}.log`),
-        env: { ...queue.workerEnv, PEER_SYSTEM: system.key, PEER_CONCURRENCY: String(concurrency), PEER_RECORD_FILE: recordFile },
-        args: ['-r', REGISTER_TS, WORKER_MAIN],
-        ready: /^PEER WORKER READY\r?$/m,
-        what: 'peer worker',
-      });
-      workers.push(p);
+      const w = await startPeerWorker(system.key, `${system.key}-worker-${i}`, queue.workerEnv, concurrency, dir);
+      recordFiles.push(w.recordFile);
+      workers.push(w.process);
     }
     const starts = () => recordFiles.flatMap((f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as HandlerStart) : []));
 
@@ -146,6 +137,26 @@ export async function runPeerCase(system: PeerSystem, spec: CaseSpec, concurrenc
     await queue.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** One worker process of a peer (worker-main.ts), its log and record file in `dir`; waits until it takes jobs. */
+export async function startPeerWorker(
+  system: PeerSystem['key'],
+  name: string,
+  workerEnv: Record<string, string>,
+  concurrency: number,
+  dir: string,
+): Promise<{ process: OwnedProcess; recordFile: string }> {
+  const recordFile = join(dir, `${name}.records.jsonl`);
+  const { process: worker } = await startReadyProcess({
+    name,
+    logFile: join(dir, `${name}.log`),
+    env: { ...workerEnv, PEER_SYSTEM: system, PEER_CONCURRENCY: String(concurrency), PEER_RECORD_FILE: recordFile },
+    args: ['-r', REGISTER_TS, WORKER_MAIN],
+    ready: /^PEER WORKER READY\r?$/m,
+    what: 'peer worker',
+  });
+  return { process: worker, recordFile };
 }
 
 /** An installed package's version (node_modules/<name>/package.json), for the table and docs. */

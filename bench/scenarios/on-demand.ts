@@ -1,0 +1,278 @@
+import { EXECUTOR_DEFAULTS } from '@baton/executor-sdk';
+import { sleep } from '../../test/cluster/support/cluster';
+import { CpuMeter } from '../support/cpu-meter';
+import { machine, writeResult } from '../support/infra';
+import { startBaton } from '../support/on-demand/baton-target';
+import { runStep, settle, StartBook, type StepRun, type StepSpec } from '../support/on-demand/open-loop';
+import { startPeer } from '../support/on-demand/peer-targets';
+import { knee, KNEE_P99_MS, stepFigures, type StepFigures } from '../support/on-demand/step-figures';
+import type { OnDemandTarget } from '../support/on-demand/target';
+import { PeerServer } from '../support/peers/private-server';
+import { option, type Scenario } from '../support/scenario';
+import { fmt, markdownTable, table } from '../support/table';
+import { BURST_TENANT } from './burst';
+
+/**
+ * On demand (issue 38 item 4): work submitted the moment it exists — what a job queue is for —
+ * as an open-loop ladder of rates (bench/support/on-demand/open-loop.ts), on Baton in cluster
+ * mode through its public API, BullMQ and graphile-worker, one system after the other in one
+ * run, each on a store of its own (scripts/mariadb.sh, redis.sh, postgres.sh on ports of this
+ * benchmark). Per system and rate: starts/s, submission → handler start, answer time, refused,
+ * unanswered, lost, duplicated, CPU per 1,000 runs per process, and each series' knee.
+ */
+
+const SYSTEMS = ['baton', 'bullmq', 'graphile-worker'] as const;
+type SystemKey = (typeof SYSTEMS)[number];
+const SERIES = ['single', 'batched'] as const;
+type Series = (typeof SERIES)[number];
+
+const DEFAULT_RATES = '100,250,500,1000,2000,4000';
+/** Manual tasks (Baton) and job names (peers) the submissions are spread over. */
+const TASKS = 8;
+/** Before the ladder: submissions at this rate for WARMUP_S, not measured (connections, JIT, pools). */
+const WARMUP_RATE = 50;
+const WARMUP_S = 4;
+/** Each process's idle CPU rate is measured this long before the ladder and taken off each step's. */
+const IDLE_S = 5;
+/** After a system's last step: nothing started for this long (or SETTLE_MAX_MS) and what is still waiting is lost for good. */
+const SETTLE_QUIET_MS = 10_000;
+const SETTLE_MAX_MS = 60_000;
+
+interface SystemRun {
+  system: SystemKey;
+  settings: Record<string, unknown>;
+  idleCpuPerSec: Record<string, number>;
+  steps: StepFigures[];
+  /** Series not run, and why (Baton's batched series until its batch API exists; rates above a saturated one). */
+  skipped: Array<{ series: Series; rate: number | null; why: string }>;
+}
+
+interface Plan {
+  rates: number[];
+  seconds: number;
+  series: Series[];
+  batch: number;
+  drainS: number;
+  maxBacklogS: number;
+  pastSaturation: boolean;
+}
+
+async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) => void): Promise<SystemRun> {
+  const book = new StartBook();
+  log(`  warm-up: ${WARMUP_RATE}/s for ${WARMUP_S} s`);
+  await runStep(target, book, { rate: WARMUP_RATE, seconds: WARMUP_S, batch: 1, maxBacklogS: 30, drainS: 30 }, 'w', TASKS);
+  const idleMeter = new CpuMeter(target.pids);
+  const client0 = process.cpuUsage();
+  await sleep(IDLE_S * 1000);
+  const client = process.cpuUsage(client0);
+  const idleCpuPerSec = Object.fromEntries(Object.entries({ ...idleMeter.used(), client: (client.user + client.system) / 1e6 }).map(([k, v]) => [k, +(v / IDLE_S).toFixed(4)]));
+  log(`  idle CPU (s/s): ${JSON.stringify(idleCpuPerSec)}`);
+  const runs: StepRun[] = [];
+  const skipped: SystemRun['skipped'] = [];
+  for (const series of plan.series) {
+    const batch = series === 'single' ? 1 : plan.batch;
+    if (batch > 1 && !target.submitBatch) {
+      skipped.push({ series, rate: null, why: target.noBatchReason ?? 'no batch API' });
+      log(`  ${series}: not run — ${target.noBatchReason}`);
+      continue;
+    }
+    let saturatedAt: number | null = null;
+    for (const [i, rate] of plan.rates.entries()) {
+      if (saturatedAt !== null && !plan.pastSaturation) {
+        skipped.push({ series, rate, why: `saturated at ${saturatedAt}/s` });
+        continue;
+      }
+      const spec: StepSpec = { rate, seconds: plan.seconds, batch, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS };
+      const run = await runStep(target, book, spec, `${series[0]}${i}`, TASKS);
+      runs.push(run);
+      const f = stepFigures(target.system, run, book, idleCpuPerSec);
+      log(
+        `  ${series} ${rate}/s: ${f.startsPerSec} starts/s, start p50/p99 ${f.start.p50}/${f.start.p99} ms, answer p50/p99 ${fmt(f.answer.p50)}/${fmt(f.answer.p99)} ms, refused ${f.refused}, unanswered ${f.unanswered}, lost ${f.lost}, dup ${f.duplicated}${run.stoppedEarly ? ` — ${run.stoppedEarly}` : ''}`,
+      );
+      if (run.stoppedEarly || f.lost > 0 || f.unanswered > 0) saturatedAt ??= rate;
+      await sleep(1_000);
+    }
+  }
+  await settle(target, book, runs, { quietMs: SETTLE_QUIET_MS, maxMs: SETTLE_MAX_MS });
+  const steps: StepFigures[] = [];
+  for (const r of runs) {
+    const stages = (await target.stages?.(r.sends.map((s) => ({ key: s.item.key, sentAt: s.sentAt, answeredAt: s.outcome?.ok ? s.answeredAt : null, startedAt: book.first(s.item.key) })))) ?? {};
+    steps.push(stepFigures(target.system, r, book, idleCpuPerSec, stages));
+  }
+  return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, steps, skipped };
+}
+
+function parsePlan(args: readonly string[]): Plan {
+  const rates = (option(args, 'rates') ?? DEFAULT_RATES).split(',').map(Number);
+  if (rates.some((r) => !(r > 0))) throw new Error(`--rates: "${option(args, 'rates')}" is not a list of positive rates`);
+  const series = (option(args, 'series')?.split(',') ?? (option(args, 'batch') ? ['batched'] : [...SERIES])) as Series[];
+  for (const s of series) if (!SERIES.includes(s)) throw new Error(`--series: unknown series "${s}" (known: ${SERIES.join(', ')})`);
+  const batch = Number(option(args, 'batch') ?? 100);
+  if (!(batch >= 2)) throw new Error(`--batch: "${option(args, 'batch')}" must be at least 2 (single submissions are the single series)`);
+  return {
+    rates: [...rates].sort((a, b) => a - b),
+    seconds: Number(option(args, 'seconds') ?? 10),
+    series,
+    batch,
+    drainS: Number(option(args, 'drain') ?? 30),
+    maxBacklogS: Number(option(args, 'max-backlog') ?? 30),
+    pastSaturation: args.includes('--past-saturation'),
+  };
+}
+
+function printTables(results: readonly SystemRun[], plan: Plan, failures: ReadonlyArray<{ system: string; error: string }>): void {
+  for (const series of plan.series) {
+    const steps = results.flatMap((r) => r.steps.filter((s) => s.series === series));
+    const rows = steps.map((s) => [
+      s.system,
+      s.offeredPerSec,
+      s.submitted,
+      s.startsPerSec,
+      `${fmt(s.start.p50)} / ${fmt(s.start.p90)} / ${fmt(s.start.p99)}`,
+      `${fmt(s.answer.p50)} / ${fmt(s.answer.p99)}`,
+      s.refused,
+      s.unanswered,
+      s.lost === s.neverStarted ? String(s.lost) : `${s.lost} (${s.neverStarted} never)`,
+      s.duplicated,
+      s.clientLagMs,
+      s.stoppedEarly ?? '',
+    ]);
+    const skipped = results.flatMap((r) => r.skipped.filter((k) => k.series === series).map((k) => `${r.system}${k.rate === null ? '' : ` ${k.rate}/s`}: ${k.why}`));
+    const what = series === 'single' ? 'single submissions' : `batched submissions, ${plan.batch} a call`;
+    console.log(
+      `\nOn demand — ${what}, open loop, ${plan.seconds} s a rate: submission → handler start and answer (ms); lost = accepted, not started ${plan.drainS} s after the step\n${table(
+        ['system', 'offered/s', 'sent', 'starts/s', 'start p50 / p90 / p99', 'answer p50 / p99', 'refused', 'unanswered', 'lost', 'dup', 'client lag', 'note'],
+        rows,
+      )}${skipped.length ? `\nnot run: ${skipped.join('; ')}` : ''}\n`,
+    );
+  }
+  const cpuRows = results.flatMap((r) =>
+    r.steps.map((s) => {
+      const total = Object.entries(s.cpuPer1000Runs).filter(([k]) => k !== 'client').reduce((a, [, v]) => a + v, 0);
+      return [r.system, s.series, s.offeredPerSec, Object.entries(s.cpuPer1000Runs).map(([k, v]) => `${k} ${fmt(v)}`).join(', '), fmt(total)];
+    }),
+  );
+  console.log(`On demand — CPU s per 1,000 runs (= ms per run) by process, net of its idle rate; total leaves out the client (this process, the load generator)\n${table(['system', 'series', 'offered/s', 'by process', 'total'], cpuRows)}\n`);
+  const inside = results.flatMap((r) => r.steps.filter((s) => Object.keys(s.stages).length || s.storePerRun));
+  if (inside.length) {
+    const stageNames = [...new Set(inside.flatMap((s) => Object.keys(s.stages)))];
+    const counterNames = [...new Set(inside.flatMap((s) => Object.keys(s.storePerRun ?? {})))];
+    console.log(
+      `On demand — where the time goes (p50 / p99 ms; Baton: the client's wait for a connection, the run rows' created_at and dispatch times) and the store's statements per run (server-wide counters over the step)\n${table(
+        ['system', 'series', 'offered/s', ...stageNames, ...counterNames],
+        inside.map((s) => [s.system, s.series, s.offeredPerSec, ...stageNames.map((n) => (s.stages[n] ? `${fmt(s.stages[n].p50)} / ${fmt(s.stages[n].p99)}` : '')), ...counterNames.map((n) => s.storePerRun?.[n] ?? NaN)]),
+      )}\n`,
+    );
+  }
+  const refusals = results.flatMap((r) => r.steps.flatMap((s) => Object.entries(s.refusals).map(([why, n]) => [r.system, s.series, s.offeredPerSec, n, why])));
+  if (refusals.length) console.log(`On demand — refusals by reason\n${table(['system', 'series', 'offered/s', 'n', 'reason'], refusals)}\n`);
+  console.log(
+    `On demand — knee: the highest offered rate with p99 ≤ ${KNEE_P99_MS} ms, nothing refused, unanswered or lost, not saturated\n${table(
+      ['system', ...plan.series],
+      results.map((r) => [r.system, ...plan.series.map((series) => (r.skipped.some((k) => k.series === series && k.rate === null) ? 'not run' : fmt(knee(r.steps.filter((s) => s.series === series)) ?? NaN)))]),
+    )}\n`,
+  );
+  // The issue's table: one row per rate, each system's starts/s and p50 / p99 side by side.
+  for (const series of plan.series) {
+    const present = results.filter((r) => r.steps.some((s) => s.series === series));
+    if (!present.length) continue;
+    const headers = ['offered /s', ...present.flatMap((r) => [`${r.system} starts/s`, `${r.system} p50 / p99`, `${r.system} answer p50`])];
+    const rows = plan.rates.map((rate) => [
+      rate.toLocaleString('en'),
+      ...present.flatMap((r) => {
+        const s = r.steps.find((x) => x.series === series && x.offeredPerSec === rate);
+        if (!s) return ['not run', '', ''];
+        const waiting = s.unanswered + s.lost;
+        return [`${fmt(s.startsPerSec)}${waiting ? ` (${waiting.toLocaleString('en')} unanswered or lost)` : ''}${s.stoppedEarly ? ', saturated' : ''}`, `${fmt(s.start.p50)} / ${fmt(s.start.p99)} ms`, `${fmt(s.answer.p50)} ms`];
+      }),
+    ]);
+    console.log(`On demand — ${series}, side by side (markdown)\n${markdownTable(headers, rows)}\n`);
+  }
+  if (failures.length) console.log(`On demand — failed systems\n${table(['system', 'error'], failures.map((f) => [f.system, f.error.slice(0, 200)]))}\n`);
+}
+
+export const onDemand: Scenario = {
+  name: 'on-demand',
+  description: 'work submitted on demand, open loop at a ladder of rates, on Baton (cluster, public API), BullMQ and graphile-worker: submission → start, answer, lost, dup, CPU, knee',
+  quickSet: false,
+  options: (
+    [
+      [`--rates=${DEFAULT_RATES}`, 'offered submissions (batched: items) per second, one step each'],
+      ['--seconds=10', 'how long each step sends'],
+      ['--series=single,batched', 'single submissions, batched ones, or both (--batch=N alone: batched only)'],
+      ['--batch=100', "items per call in the batched series (BullMQ addBulk, graphile-worker addJobs; Baton's once its batch API exists)"],
+      [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
+      ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],
+      ['--max-backlog=30', 'a step stops sending once its backlog (waiting ÷ recent starts/s, or the oldest waiting) passes this many seconds'],
+      ['--past-saturation', 'also run the rates above one that saturated (default: skipped)'],
+      ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
+      ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
+      ['--redis-port=18901, --postgres-port=18911, --mariadb-port=18921', 'the private stores (scripts/*.sh)'],
+      ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
+    ] as const
+  )
+    .map(([flag, what]) => `${flag.padEnd(40)} ${what}`)
+    .join('\n'),
+  async run({ args, log }) {
+    const plan = parsePlan(args);
+    const systems = (option(args, 'systems')?.split(',') ?? [...SYSTEMS]) as SystemKey[];
+    for (const s of systems) if (!SYSTEMS.includes(s)) throw new Error(`--systems: unknown system "${s}" (known: ${SYSTEMS.join(', ')})`);
+    const concurrency = Number(option(args, 'concurrency') ?? 50);
+    const batonDefaults = args.includes('--baton-defaults');
+    const results: SystemRun[] = [];
+    const failures: Array<{ system: string; error: string }> = [];
+    log(`on-demand: rates ${plan.rates.join(', ')} /s, ${plan.seconds} s each, series ${plan.series.join(', ')}${plan.series.includes('batched') ? ` (${plan.batch} a call)` : ''}, systems ${systems.join(', ')}`);
+    for (const system of systems) {
+      log(`on-demand: ${system}…`);
+      let server: PeerServer | null = null;
+      let target: OnDemandTarget | null = null;
+      try {
+        if (system === 'baton') {
+          server = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 18921));
+          target = await startBaton(
+            {
+              tasks: TASKS,
+              mariadb: server,
+              tenant: batonDefaults ? { ratePerSec: 1000, burst: 2000 } : BURST_TENANT,
+              executorEnv: batonDefaults
+                ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
+                : { BATON_EXECUTOR_CONCURRENCY: String(concurrency), BATON_EXECUTOR_QUEUE_LIMIT: '20000' },
+            },
+            log,
+          );
+        } else {
+          server = system === 'bullmq' ? PeerServer.start('redis', Number(option(args, 'redis-port') ?? 18901)) : PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 18911));
+          target = await startPeer(system, server, concurrency, log);
+        }
+        results.push(await runSystem(target, plan, log));
+      } catch (err) {
+        // One system's failure does not cost the others' figures.
+        log(`  ${system} failed: ${(err as Error).stack ?? err}`);
+        failures.push({ system, error: (err as Error).message });
+      } finally {
+        await target?.close().catch((err: Error) => log(`  ${system}: closing failed: ${err.message}`));
+        server?.stop();
+      }
+    }
+    printTables(results, plan, failures);
+    writeResult(`on-demand${option(args, 'tag') ?? ''}.json`, {
+      benchmark: 'on-demand',
+      machine: machine(),
+      plan: { ...plan, tasks: TASKS, warmup: { rate: WARMUP_RATE, seconds: WARMUP_S }, idleSeconds: IDLE_S, kneeP99Ms: KNEE_P99_MS, concurrency, batonDefaults },
+      results,
+      failures,
+    });
+    return [
+      ...results.flatMap((r) =>
+        plan.series
+          .filter((series) => r.steps.some((s) => s.series === series))
+          .map((series): [string, string] => {
+            const steps = r.steps.filter((s) => s.series === series);
+            const top = steps[steps.length - 1];
+            return [`on-demand ${r.system} ${series}`, `knee ${fmt(knee(steps) ?? NaN)}/s; at ${top.offeredPerSec}/s: ${top.startsPerSec} starts/s, p99 ${fmt(top.start.p99)} ms, lost ${top.lost}, dup ${top.duplicated}`];
+          }),
+      ),
+      ...failures.map((f): [string, string] => [`on-demand ${f.system}`, `FAILED: ${f.error.slice(0, 120)}`]),
+    ];
+  },
+};

@@ -1,0 +1,213 @@
+import { execFileSync } from 'node:child_process';
+import { Agent, request, type ClientRequest } from 'node:http';
+import { join } from 'node:path';
+import { TenantEntity } from '@baton/persistence';
+import type { DemoInvocationRecord } from '../../../apps/demo-executor/src';
+import { Cluster } from '../../../test/cluster/support/cluster';
+import { startConsoleProcess } from '../../../test/cluster/support/processes';
+import { insertApiKey } from '../../../test/console/console-test-kit';
+import { AT_DEFAULTS } from '../../scenarios/run-now';
+import { JsonlTail } from '../jsonl-tail';
+import type { HandlerStart } from '../peers/start-figures';
+import type { PeerServer } from '../peers/private-server';
+import { UNANSWERED, type OnDemandTarget, type Outcome, type WorkItem } from './target';
+
+/**
+ * Baton in cluster mode for the on-demand benchmark: one console process, two engine processes
+ * at Baton's defaults (run-now's AT_DEFAULTS), two demo executors, on a MariaDB of the benchmark
+ * alone; TASKS manual tasks created through the API, and submissions as a user sends them:
+ * `POST /api/tasks/:id/trigger` with params and an API key, over CONNECTIONS keep-alive HTTP
+ * connections (a request waits in the client for a free one, as it would in a user's pool). The
+ * handler `noop` records its start with the run id; the run's params carry the submission's key.
+ */
+
+export const CONNECTIONS = 16;
+
+export interface BatonOptions {
+  tasks: number;
+  mariadb: PeerServer;
+  /** The tenant's dispatch rate and burst (runs/s). */
+  tenant: { ratePerSec: number; burst: number };
+  /** The demo executors' settings beyond the cluster harness's (BATON_EXECUTOR_CONCURRENCY, …). */
+  executorEnv: Record<string, string>;
+}
+
+/**
+ * Baton's batch submission (issue 38 item 3), once it exists: one request through `post` carrying
+ * `items` (each a run of task `taskIds[item.task]` with params `{ k: item.key, task: item.task }`,
+ * as `submit` sends them), an outcome per item in their order, with the run id of each accepted
+ * one (a start is then matched to its submission without reading the run's params back). Null
+ * until the API is built: the batched series then runs on the peers only.
+ */
+type BatchPost = (post: Post, taskIds: readonly number[], items: readonly WorkItem[]) => Promise<Array<Outcome & { runId?: number }>>;
+const batonBatchSubmit: BatchPost | null = null;
+
+/** MariaDB's statement counters read per step (server-wide: the server is this benchmark's alone; the bench's own reads included). */
+const STORE_COUNTERS = ['Questions', 'Com_commit', 'Com_select', 'Com_insert', 'Com_update', 'Com_delete'] as const;
+
+/** A POST through the benchmark's keep-alive pool: the answer's status and body. */
+type Post = (path: string, body: unknown) => Promise<{ status: number; body: string }>;
+
+export async function startBaton(options: BatonOptions, log: (s: string) => void): Promise<OnDemandTarget> {
+  const c = await Cluster.open('od', 'acme', { mysqlServerUrl: options.mariadb.url });
+  try {
+    await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, options.tenant);
+    const engines = await c.startEngines(2, AT_DEFAULTS);
+    const executors = await c.startExecutors(2, options.executorEnv);
+    const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
+    const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
+    const url = new URL(console_.url);
+    // An idle connection is dropped after 4 s, before the console's (Node's default keepAliveTimeout,
+    // 5 s) closes it under a request just sent on it ("socket hang up" after a pause).
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS, timeout: 4_000 });
+    const pending = new Set<{ req: ClientRequest; settle: (o: Outcome) => void }>();
+
+    /** A POST through the keep-alive pool; `req` lets a submission be abandoned. */
+    const send = (path: string, body: unknown): { req: ClientRequest; answer: Promise<{ status: number; body: string }> } => {
+      const payload = JSON.stringify(body);
+      let req!: ClientRequest;
+      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        req = request(
+          { agent, host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...key } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (d: string) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      });
+      return { req, answer };
+    };
+    const post: Post = (path, body) => send(path, body).answer;
+
+    const taskIds: number[] = [];
+    for (let i = 0; i < options.tasks; i++) {
+      const res = await post('/api/tasks', { name: `on-demand-${i}`, executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, params: { task: i } });
+      if (res.status !== 201) throw new Error(`POST /api/tasks → ${res.status} ${res.body.slice(0, 300)}`);
+      taskIds.push((JSON.parse(res.body) as { id: number }).id);
+    }
+
+    const keyOfRun = new Map<number, string>();
+    /** When each submission got one of the pool's connections (it waits in the client while all are busy). */
+    const onWireAt = new Map<string, number>();
+    const tails = executors.map((e) => new JsonlTail<DemoInvocationRecord>(e.recordFile));
+    /** Starts whose run's answer has not come (a handler may start before its submission is answered). */
+    let unmapped: Array<DemoInvocationRecord & { seenAt: number }> = [];
+
+    log(`  Baton: console ${console_.url}, engines ${engines.map((e) => e.nodeId).join(', ')}, ${executors.length} executors, ${options.tasks} tasks`);
+    return {
+      system: 'baton',
+      settings: {
+        mode: 'cluster: 1 console process, 2 engine processes, 2 demo executors (noop)',
+        mariadb: execFileSync('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${options.mariadb.port}`, '-ubaton', '-pbaton', '-Ne', "SELECT CONCAT(VERSION(), ', innodb_flush_log_at_trx_commit ', @@innodb_flush_log_at_trx_commit, ', log_bin ', @@log_bin)"], { encoding: 'utf8' }).trim(),
+        engines: "Baton's defaults (heartbeat, lease, watchdog, claim)",
+        console: "Baton's defaults",
+        executorEnv: options.executorEnv,
+        tenant: options.tenant,
+        submission: `POST /api/tasks/:id/trigger {params: {k}} with an API key (TENANT_ADMIN), ${options.tasks} MANUAL tasks, ${CONNECTIONS} keep-alive HTTP connections`,
+      },
+      pids: {
+        console: console_.pid,
+        ...Object.fromEntries(engines.map((e) => [e.name, e.pid])),
+        mariadb: options.mariadb.pid,
+        ...Object.fromEntries(executors.map((e) => [e.name, e.pid])),
+      },
+      submit(item) {
+        return new Promise<Outcome>((resolve) => {
+          const { req, answer } = send(`/api/tasks/${taskIds[item.task]}/trigger`, { params: { k: item.key, task: item.task } });
+          req.once('socket', () => onWireAt.set(item.key, Date.now()));
+          const entry = { req, settle: resolve };
+          pending.add(entry);
+          const done = (o: Outcome) => {
+            if (pending.delete(entry)) resolve(o);
+          };
+          answer.then(
+            ({ status, body }) => {
+              if (status < 200 || status >= 300) return done({ ok: false, error: `HTTP ${status} ${body.slice(0, 120)}` });
+              keyOfRun.set((JSON.parse(body) as { id: number }).id, item.key);
+              done({ ok: true });
+            },
+            (err: Error) => done({ ok: false, error: err.message }),
+          );
+        });
+      },
+      submitBatch: batonBatchSubmit
+        ? async (items) => {
+            const outcomes = await batonBatchSubmit(post, taskIds, items);
+            outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));
+            return outcomes;
+          }
+        : null,
+      noBatchReason: 'no batch submission API yet (issue 38 item 3)',
+      async newStarts() {
+        const now = Date.now();
+        unmapped.push(...tails.flatMap((t) => t.next()).map((r) => ({ ...r, seenAt: now })));
+        // Runs whose answer is late or never came: their key from the run's params.
+        const stale = unmapped.filter((r) => !keyOfRun.has(r.runId) && now - r.seenAt > 1_000).map((r) => r.runId);
+        for (let i = 0; i < stale.length; i += 1000) {
+          const rows: Array<{ id: number | string; params: string | null }> = await c.ds.query(`SELECT id, params FROM runs WHERE id IN (${stale.slice(i, i + 1000).map(() => '?').join(',')})`, stale.slice(i, i + 1000));
+          for (const row of rows) {
+            const k = (JSON.parse(row.params ?? 'null') as { k?: string } | null)?.k;
+            if (k) keyOfRun.set(Number(row.id), k);
+          }
+        }
+        const starts: HandlerStart[] = [];
+        unmapped = unmapped.filter((r) => {
+          const k = keyOfRun.get(r.runId);
+          if (k === undefined) return true;
+          starts.push({ k, pid: r.pid, at: r.at });
+          return false;
+        });
+        return starts;
+      },
+      async stages(sends) {
+        const runOfKey = new Map([...keyOfRun].map(([run, k]) => [k, run]));
+        const ids = sends.map((s) => runOfKey.get(s.key)).filter((id): id is number => id !== undefined);
+        const rows = new Map<number, { created: number; dispatched: number | null }>();
+        for (let i = 0; i < ids.length; i += 1000) {
+          const chunk = ids.slice(i, i + 1000);
+          const found: Array<{ id: number | string; created_at: number | string; dispatched: number | string | null }> = await c.ds.query(
+            `SELECT id, created_at, COALESCE(first_dispatched_at, dispatched_at) AS dispatched FROM runs WHERE id IN (${chunk.map(() => '?').join(',')})`,
+            chunk,
+          );
+          for (const r of found) rows.set(Number(r.id), { created: Number(r.created_at), dispatched: r.dispatched === null ? null : Number(r.dispatched) });
+        }
+        const out: Record<string, number[]> = { 'sent → on a connection': [], 'on a connection → answered': [], 'on a connection → run created': [], 'run created → dispatched': [], 'dispatched → started': [] };
+        for (const s of sends) {
+          const wire = onWireAt.get(s.key);
+          if (wire !== undefined) out['sent → on a connection'].push(wire - s.sentAt);
+          if (wire !== undefined && s.answeredAt !== null) out['on a connection → answered'].push(s.answeredAt - wire);
+          const row = rows.get(runOfKey.get(s.key) ?? -1);
+          if (!row) continue;
+          if (wire !== undefined) out['on a connection → run created'].push(row.created - wire);
+          if (row.dispatched === null) continue;
+          out['run created → dispatched'].push(row.dispatched - row.created);
+          if (s.startedAt !== undefined) out['dispatched → started'].push(s.startedAt - row.dispatched);
+        }
+        return out;
+      },
+      async storeCounters() {
+        const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${STORE_COUNTERS.map(() => '?').join(',')})`, [...STORE_COUNTERS]);
+        return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
+      },
+      abandonPending() {
+        for (const entry of [...pending]) {
+          pending.delete(entry);
+          entry.req.destroy();
+          entry.settle({ ok: false, error: UNANSWERED });
+        }
+      },
+      async close() {
+        agent.destroy();
+        await c.close(false);
+      },
+    };
+  } catch (err) {
+    await c.close(true);
+    throw err;
+  }
+}

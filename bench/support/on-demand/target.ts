@@ -1,0 +1,52 @@
+import type { HandlerStart } from '../peers/start-figures';
+
+/**
+ * A system the on-demand benchmark submits work to (Baton through its REST API, BullMQ,
+ * graphile-worker): running, warmed up, its workers recording each handler start with the
+ * submission's key. The load generator (bench/support/on-demand/open-loop.ts) knows nothing else.
+ */
+
+/** What became of one submission. */
+export interface Outcome {
+  /** The system took it (Baton: a 2xx answer; peers: the add promise resolved). */
+  ok: boolean;
+  /** Why not: `HTTP 503 …`, an error's message, or UNANSWERED. */
+  error?: string;
+}
+
+/** The outcome of a submission whose answer never came (the client gave up at the end of the drain). */
+export const UNANSWERED = 'unanswered';
+
+/** One unit of on-demand work: a key the handler records, and which of the tasks (Baton) or job names it belongs to. */
+export interface WorkItem {
+  key: string;
+  task: number;
+}
+
+export interface OnDemandTarget {
+  system: string;
+  /** Versions, durability and settings, for the result file and the table's notes. */
+  settings: Record<string, unknown>;
+  /** The processes whose CPU is metered (each with its descendants), by name. */
+  pids: Record<string, number | null>;
+  /** One submission, as a user's code would send it; never rejects. */
+  submit(item: WorkItem): Promise<Outcome>;
+  /** Many in one call, or null when the system has no such API (then its batched series is not run). */
+  submitBatch: ((items: readonly WorkItem[]) => Promise<Outcome[]>) | null;
+  /** Why `submitBatch` is null, for the printed table. */
+  noBatchReason?: string;
+  /** Handler starts recorded since the last call, keyed by the submission's key. */
+  newStarts(): Promise<HandlerStart[]>;
+  /**
+   * Where a step's time went, when the system can say: stage name → ms per submission (Baton:
+   * the wait for a free connection, the request's time on it, the run row's created_at — the
+   * console's clock in the trigger's transaction, before its insert and commit — its first
+   * dispatch, the handler's start).
+   */
+  stages?(sends: ReadonlyArray<{ key: string; sentAt: number; answeredAt: number | null; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
+  /** The store's statement counters so far (Baton: MariaDB's SHOW GLOBAL STATUS), for statements per run. */
+  storeCounters?(): Promise<Record<string, number>>;
+  /** Gives up on submissions still unanswered (their outcome becomes UNANSWERED). */
+  abandonPending(): void;
+  close(): Promise<void>;
+}
