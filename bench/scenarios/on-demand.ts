@@ -200,7 +200,7 @@ export const onDemand: Scenario = {
       [`--rates=${DEFAULT_RATES}`, 'offered submissions (batched: items) per second, one step each'],
       ['--seconds=10', 'how long each step sends'],
       ['--series=single,batched', 'single submissions, batched ones, or both (--batch=N alone: batched only)'],
-      ['--batch=100', "items per call in the batched series (BullMQ addBulk, graphile-worker addJobs; Baton's once its batch API exists)"],
+      ['--batch=100', "items per call in the batched series (Baton POST /api/runs/batch, BullMQ addBulk, graphile-worker addJobs)"],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],
       ['--max-backlog=30', 'a step stops sending once its backlog (waiting ÷ recent starts/s, or the oldest waiting) passes this many seconds'],

@@ -33,14 +33,18 @@ export interface BatonOptions {
 }
 
 /**
- * Baton's batch submission (issue 38 item 3), once it exists: one request through `post` carrying
- * `items` (each a run of task `taskIds[item.task]` with params `{ k: item.key, task: item.task }`,
- * as `submit` sends them), an outcome per item in their order, with the run id of each accepted
- * one (a start is then matched to its submission without reading the run's params back). Null
- * until the API is built: the batched series then runs on the peers only.
+ * Baton's batch submission: one `POST /api/runs/batch` through `post` carrying `items` (each a run
+ * of task `taskIds[item.task]` with params `{ k: item.key, task: item.task }`, as `submit` sends
+ * them), each with its own result; an outcome per item in their order, with the run id of each
+ * accepted one (a start is then matched to its submission without reading the run's params back).
  */
 type BatchPost = (post: Post, taskIds: readonly number[], items: readonly WorkItem[]) => Promise<Array<Outcome & { runId?: number }>>;
-const batonBatchSubmit: BatchPost | null = null;
+const batonBatchSubmit: BatchPost = async (post, taskIds, items) => {
+  const answer = await post('/api/runs/batch', { runs: items.map((item) => ({ taskId: taskIds[item.task], params: { k: item.key, task: item.task } })) });
+  if (answer.status !== 200) return items.map(() => ({ ok: false, error: `HTTP ${answer.status} ${answer.body.slice(0, 200)}` }));
+  const { results } = JSON.parse(answer.body) as { results: Array<{ status: number; run?: { id: number }; error?: { message: string } }> };
+  return results.map((r) => (r.run ? { ok: true, runId: r.run.id } : { ok: false, error: `${r.status} ${r.error?.message ?? ''}` }));
+};
 
 /** MariaDB's statement counters read per step (server-wide: the server is this benchmark's alone; the bench's own reads included). */
 const STORE_COUNTERS = ['Questions', 'Com_commit', 'Com_select', 'Com_insert', 'Com_update', 'Com_delete'] as const;
@@ -135,14 +139,11 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
           );
         });
       },
-      submitBatch: batonBatchSubmit
-        ? async (items) => {
-            const outcomes = await batonBatchSubmit(post, taskIds, items);
-            outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));
-            return outcomes;
-          }
-        : null,
-      noBatchReason: 'no batch submission API yet (issue 38 item 3)',
+      async submitBatch(items) {
+        const outcomes = await batonBatchSubmit(post, taskIds, items);
+        outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));
+        return outcomes;
+      },
       async newStarts() {
         const now = Date.now();
         unmapped.push(...tails.flatMap((t) => t.next()).map((r) => ({ ...r, seenAt: now })));

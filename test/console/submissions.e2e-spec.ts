@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunWakeup } from '@baton/messaging';
+import { AuditRecordEntity, RunEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { insertExecutor, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+/**
+ * Runs submitted through the API (apps/console/src/submissions): a trigger with an idempotency key,
+ * batches each with its own result or all-or-nothing, the group commit of concurrent triggers,
+ * and one tenant's submissions never touching another's tasks.
+ */
+describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  let task: number;
+  let other: number;
+  let globexTask: number;
+  const wakeups: RunWakeup[] = [];
+
+  const runsOf = (taskId: number) => db.dataSource.getRepository(RunEntity).find({ where: { taskId }, order: { id: 'ASC' } });
+  const auditOf = (action: string) => db.dataSource.getRepository(AuditRecordEntity).find({ where: { action }, order: { id: 'ASC' } });
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: (w) => wakeups.push(w), cancelled: () => undefined } });
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const executor = await insertExecutor(db.dataSource, 'acme', 'images');
+    const schema = { type: 'object', required: ['width'], properties: { width: { type: 'integer', minimum: 1 } } };
+    await db.dataSource.query('UPDATE executors SET handlers = ?, handler_schemas = ?, heartbeat_at = ? WHERE id = ?', [JSON.stringify(['resize']), JSON.stringify({ resize: schema }), T0, executor.id]);
+    const create = async (who: SeededTenant, name: string, handler: string) => {
+      const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'images', handler, trigger: { kind: 'MANUAL' }, params: { width: 10 } });
+      expect(res.status).toBe(201);
+      return res.body.id as number;
+    };
+    task = await create(acme, 'resize', 'resize');
+    other = await create(acme, 'report', 'report');
+    globexTask = await create(globex, 'theirs', 'report');
+  });
+  afterAll(() => t?.close());
+
+  it('makes one run per Idempotency-Key and task however often a trigger is sent: 201, then 200 with the same run', async () => {
+    const send = () => t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'order-42:resize' }).send({ params: { width: 7 } });
+    const first = await send();
+    expect(first.status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+    expect((await runsOf(task)).filter((r) => r.fireKey === 'k:order-42:resize')).toHaveLength(1);
+    // The same key on another task is another run.
+    const elsewhere = await t.http().post(`/api/tasks/${other}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'order-42:resize' }).send({});
+    expect(elsewhere.status).toBe(201);
+    expect(elsewhere.body.id).not.toBe(first.body.id);
+  });
+
+  it('refuses a bad Idempotency-Key (400 naming it) and writes nothing', async () => {
+    const before = (await runsOf(task)).length;
+    const bad = await t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'has space' }).send({});
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'idempotencyKey', reason: expect.stringContaining('1 to 62 characters') }]);
+    expect(await runsOf(task)).toHaveLength(before);
+  });
+
+  it('writes a batch each submission on its own: results in order, params checked against their schema, another tenant’s task a 404; one audit record', async () => {
+    const auditsBefore = (await auditOf('run.submit-batch')).length;
+    wakeups.length = 0;
+    const res = await t
+      .http()
+      .post('/api/runs/batch')
+      .set(acme.adminKey)
+      .send({ runs: [{ taskId: task, params: { width: 3 } }, { taskId: task, params: { width: 0 } }, { taskId: globexTask }, { taskId: other, idempotencyKey: 'b-1' }, { taskId: other, idempotencyKey: 'b-1' }] });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 404, 201, 200]);
+    expect(res.body.results[1].error.errors).toEqual([expect.objectContaining({ field: 'runs[1].params.width' })]);
+    expect(res.body).toMatchObject({ created: 2, existing: 1, refused: 2 });
+    expect(res.body.results[3].run.id).toBe(res.body.results[4].run.id);
+    expect(res.body.results[0].run).toMatchObject({ taskId: task, state: 'PENDING', cause: 'MANUAL' });
+    expect((await runsOf(globexTask)).length).toBe(0);
+    const audits = await auditOf('run.submit-batch');
+    expect(audits.length).toBe(auditsBefore + 1);
+    // The engines hear of the two new runs, named, once committed.
+    expect(wakeups.flatMap((w) => w.runIds ?? []).sort()).toEqual([res.body.results[0].run.id, res.body.results[3].run.id].sort());
+  });
+
+  it('writes an atomic batch all or nothing: one refused submission refuses it, naming every refused item', async () => {
+    const before = (await runsOf(task)).length;
+    const res = await t
+      .http()
+      .post('/api/runs/batch')
+      .set(acme.admin)
+      .send({ atomic: true, runs: [{ taskId: task, params: { width: 5 } }, { taskId: task, params: { width: -1 } }, { taskId: 999_999 }] });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'runs[1].params.width' }), { field: 'runs[2].taskId', reason: 'is not a task of this tenant' }]);
+    expect(await runsOf(task)).toHaveLength(before);
+    const ok = await t.http().post('/api/runs/batch').set(acme.admin).send({ atomic: true, runs: [{ taskId: task }, { taskId: other }] });
+    expect(ok.status).toBe(200);
+    expect(ok.body.created).toBe(2);
+  });
+
+  it('refuses a body that is not a batch, naming the field', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{}, 'runs'],
+      [{ runs: [] }, 'runs'],
+      [{ runs: Array.from({ length: 1001 }, () => ({ taskId: task })) }, 'runs'],
+      [{ runs: [{ taskId: 'x' }] }, 'runs[0].taskId'],
+      [{ runs: [{ taskId: task, extra: 1 }] }, 'runs[0].extra'],
+      [{ runs: [7] }, 'runs[0]'],
+      [{ runs: [{ taskId: task }], atomic: 'yes' }, 'atomic'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.http().post('/api/runs/batch').set(acme.admin).send(body as object);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+    expect(await t.http().post('/api/runs/batch').set(acme.viewer).send({ runs: [{ taskId: task }] })).toMatchObject({ status: 403 });
+  });
+
+  it('answers concurrent triggers (written together as they arrive) each with its own run, params and audit record', async () => {
+    const before = (await auditOf('task.trigger')).length;
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.http().post(`/api/tasks/${task}/trigger`).set(acme.adminKey).send({ params: { width: i + 1 } })));
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(201));
+    const ids = answers.map((a) => a.body.id as number);
+    expect(new Set(ids).size).toBe(20);
+    const runs = await db.dataSource.getRepository(RunEntity).findBy(ids.map((id) => ({ id })));
+    expect(runs.map((r) => (r.params as { width: number }).width).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const records = (await auditOf('task.trigger')).slice(before);
+    expect(records.map((r) => (r.after as { runId: number }).runId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(records.every((r) => r.actorApiKeyId !== null)).toBe(true);
+  });
+});
