@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunWakeup } from '@baton/messaging';
 import { AuditRecordEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { insertExecutor, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
+import { insertExecutor, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
  * Runs submitted through the API (apps/console/src/submissions): a trigger with an idempotency key,
@@ -127,5 +128,23 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     const records = (await auditOf('task.trigger')).slice(before);
     expect(records.map((r) => (r.after as { runId: number }).runId).sort((a, b) => a - b)).toEqual([...ids].sort((a, b) => a - b));
     expect(records.every((r) => r.actorApiKeyId !== null)).toBe(true);
+  });
+
+  it('submits through the Node SDK client: a trigger with its key (made, then found), a batch, and a refusal that names the field', async () => {
+    const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
+    try {
+      const first = await client.trigger(task, { params: { width: 9 }, idempotencyKey: 'sdk-1' });
+      expect(first.created).toBe(true);
+      expect((await client.trigger(task, { params: { width: 9 }, idempotencyKey: 'sdk-1' })).run.id).toBe(first.run.id);
+      const batch = await client.submitBatch([{ taskId: await client.taskId('report') }, { taskId: task, params: { width: 2 } }]);
+      expect(batch.results.map((r) => r.status)).toEqual([201, 201]);
+      expect(batch.results[0].run?.taskId).toBe(other);
+      const refused = await client.trigger(task, { params: { width: 0 } }).catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(BatonApiError);
+      expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'params.width' })] });
+      await expect(client.taskId('no-such-task')).rejects.toMatchObject({ status: 404 });
+    } finally {
+      client.close();
+    }
   });
 });

@@ -94,12 +94,13 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
     expect(Object.keys(installed.dependencies).sort()).toEqual(['@baton/executor-sdk', '@baton/protocol']);
     expect(existsSync(join(project, 'node_modules/@nestjs'))).toBe(false);
     expect(existsSync(join(project, 'node_modules/stompit'))).toBe(true);
-    const script = `const sdk = require('@baton/executor-sdk'); require('@baton/executor-sdk/testing');
+    const script = `const sdk = require('@baton/executor-sdk'); require('@baton/executor-sdk/testing'); const client = require('@baton/executor-sdk/client');
       const bad = Object.keys(require.cache).filter((f) => /node_modules[\\\\/](@nestjs|stompit)[\\\\/]/.test(f));
-      console.log(JSON.stringify({ exports: Object.keys(sdk).sort(), bad }));`;
+      console.log(JSON.stringify({ exports: Object.keys(sdk).sort(), client: Object.keys(client).sort(), bad }));`;
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: project });
-    const { exports, bad } = JSON.parse(stdout) as { exports: string[]; bad: string[] };
+    const { exports, client, bad } = JSON.parse(stdout) as { exports: string[]; client: string[]; bad: string[] };
     expect(bad).toEqual([]);
+    expect(client).toEqual(['BatonApiError', 'BatonClient']);
     expect(exports).toEqual(expect.arrayContaining(['defineHandler', 'runExecutor', 'executorOptionsFromEnv', 'NonRetryableError', 'createExecutorServer', 'EXECUTOR_ENV']));
     // The Nest entry needs the optional peers: without them it says which one is missing.
     await expect(run(process.execPath, ['-e', "require('@baton/executor-sdk/nest')"], { cwd: project })).rejects.toThrow(/Cannot find module '@nestjs\/(common|core)'/);

@@ -21,6 +21,11 @@ describe('entry points of @baton/executor-sdk', () => {
     expect(loaded.filter((n) => n.startsWith('@nestjs/') || n === 'stompit' || n === 'rxjs' || n === 'reflect-metadata')).toEqual([]);
   });
 
+  it('the client entry neither', () => {
+    const loaded = loadedPackages('@baton/executor-sdk/client');
+    expect(loaded.filter((n) => n.startsWith('@nestjs/') || n === 'stompit')).toEqual([]);
+  });
+
   it('the testing entry neither', () => {
     const loaded = loadedPackages('@baton/executor-sdk/testing');
     expect(loaded.filter((n) => n.startsWith('@nestjs/') || n === 'stompit')).toEqual([]);

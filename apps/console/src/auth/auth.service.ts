@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
-import { endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type UserEntity } from '@baton/persistence';
+import { endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -201,6 +201,24 @@ export class AuthService {
     };
   }
 
+  /** Key lookups in flight, by the key's hash (presentedKey). */
+  private readonly keyLookups = new Map<string, Promise<PresentedApiKey | null>>();
+
+  /**
+   * The key's row, read once for all the requests that present it while a read is in flight: a
+   * client sending hundreds of requests a second on one key costs one SELECT per round trip, not
+   * one per request. Nothing is kept after the read answers, so a revocation committed before a
+   * request arrives is seen by it (a read that started earlier is concurrent with the revocation).
+   */
+  private presentedKey(keyHash: string): Promise<PresentedApiKey | null> {
+    let lookup = this.keyLookups.get(keyHash);
+    if (!lookup) {
+      lookup = findPresentedApiKey(this.dataSource.manager, keyHash).finally(() => this.keyLookups.delete(keyHash));
+      this.keyLookups.set(keyHash, lookup);
+    }
+    return lookup;
+  }
+
   /**
    * An API key works while it is not revoked and its owner may still hold its role: a key whose
    * owner is gone, disabled or below the key's role is refused even if its revocation (which
@@ -208,7 +226,7 @@ export class AuthService {
    * with no owner was made before owners were recorded and works until revoked.
    */
   private async fromApiKey(key: string): Promise<Principal> {
-    const row = await findPresentedApiKey(this.dataSource.manager, sha256Hex(key));
+    const row = await this.presentedKey(sha256Hex(key));
     if (!row || (row.role !== 'TENANT_ADMIN' && row.role !== 'TENANT_VIEWER')) throw unauthorized('Unknown or revoked API key');
     if (row.ownerUserId !== null && (!row.owner || !mayHoldKey(row.owner, row.role))) throw unauthorized('Unknown or revoked API key');
     return {
