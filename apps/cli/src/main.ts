@@ -1,4 +1,4 @@
-import { UsageError, type CliCommand } from './cli-command';
+import { UsageError, type CliCommand } from './common/cli-command';
 import { clusterCommand } from './commands/cluster.command';
 import { applyCommand, exportCommand, planCommand } from './commands/config.commands';
 import { consoleCommand } from './commands/console.command';

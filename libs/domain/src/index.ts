@@ -61,8 +61,8 @@ export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
 
-export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
-export type { ExecutorNetworks } from './executor/executor-networks';
+export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './outbound/executor-networks';
+export type { ExecutorNetworks } from './outbound/executor-networks';
 export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
 export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
 

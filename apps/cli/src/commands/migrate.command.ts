@@ -1,5 +1,5 @@
-import { UsageError, type CliCommand } from '../cli-command';
-import { migrateDatabase, safeDatabaseUrl } from '../migrate-database';
+import { UsageError, type CliCommand } from '../common/cli-command';
+import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',

@@ -6,7 +6,7 @@ import { buildAlarmMessage, type AlarmBus, type AlarmMessage } from '@baton/mess
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import type { NodeWorker } from '../node/node-workers';
+import type { NodeWorker } from '../common/node-workers';
 import { ENGINE_ALARM_BUS } from './engine-alarm-bus';
 import { OutboxSignal } from './outbox-signal';
 

@@ -5,7 +5,7 @@ import { webhookHeaders } from '@baton/messaging';
 import { claimWebhookDeliveries, findAlarmsForWebhooks, findAuditRecordsForWebhooks, findTenants, inTransaction, recordWebhookTry, type AuditRow, type DueDelivery } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, type ResolveAll } from '@baton/protocol';
 import { PeriodicLoop } from '../common/periodic-loop';
-import type { NodeWorker } from '../node/node-workers';
+import type { NodeWorker } from '../common/node-workers';
 import { toAlarmMessage } from './outbox-relay';
 
 /**

@@ -5,7 +5,7 @@ import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, r
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
-import { ClaimSignal } from '../claimer/claim-signal';
+import { ClaimSignal } from '../common/claim-signal';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FanOutNudges } from './fan-out-nudges';
 import { FollowUps } from '../follow-ups/follow-ups';

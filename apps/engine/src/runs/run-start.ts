@@ -13,7 +13,7 @@ import {
   type ExecutingRunRow,
   type FanOutParent,
 } from '@baton/persistence';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
 import { DispatchMarks } from './dispatch-marks';

@@ -1,4 +1,4 @@
-import type { PlannedChange } from '../../console/src/config-as-code/config-plan';
+import type { PlannedChange } from '../../../console/src/config-as-code/config-plan';
 
 /** A console answer other than 2xx: its ErrorBody's message and field errors, for the terminal. */
 export class ConsoleApiError extends Error {}
