@@ -79,12 +79,13 @@ function units() {
 }
 
 /**
- * One import of the graph.
- * @typedef {{ file: string, line: number, specifier: string, target: string }} ImportSite
+ * One import of the graph: where it is written, what it names, the file it resolves to, and that
+ * file's unit and floor.
+ * @typedef {{ file: string, line: number, specifier: string, target: string, to: { unit: string, floor: string } }} ImportSite
  */
 
 /** Per process: the files of each unit and the import sites of each file read from disk. */
-const cache = { files: undefined, sites: new Map() };
+const cache = { files: undefined, sites: new Map(), graphs: undefined };
 
 /** @returns {Map<string, string[]>} unit → its non-spec source files */
 function filesByUnit() {
@@ -98,7 +99,8 @@ function sitesOf(file, text) {
   const sites = [];
   for (const { specifier, line } of importSites(text ?? readFileSync(file, 'utf8'))) {
     const target = resolveImport(file, specifier);
-    if (target && placeOf(target)) sites.push({ file: relative(ROOT, file), line, specifier, target: relative(ROOT, target) });
+    const to = target && placeOf(target);
+    if (to) sites.push({ file: relative(ROOT, file), line, specifier, target: relative(ROOT, target), to });
   }
   if (text === undefined) cache.sites.set(file, sites);
   return sites;
@@ -134,7 +136,7 @@ function buildGraphs(options = {}) {
       const from = placeOf(file);
       if (wanted && !nodes.has(from.floor)) nodes.set(from.floor, new Map());
       for (const site of sitesOf(file, live?.file === file ? live.text : undefined)) {
-        const to = placeOf(join(ROOT, site.target));
+        const to = site.to;
         if (wanted && to.unit === unit && to.floor !== from.floor) add(nodes, from.floor, to.floor, site);
         if (unit.startsWith('libs/') && to.unit.startsWith('libs/') && to.unit !== unit) {
           add(libs, unit, to.unit, site);
@@ -144,6 +146,19 @@ function buildGraphs(options = {}) {
     }
   }
   return { floors, libs, reaches };
+}
+
+/**
+ * The graphs as a linter sees them while it checks `file`: built from disk once a process, and
+ * built again with `text` in place of the file when its imports differ from the file on disk
+ * (an editor's unsaved change).
+ */
+function graphsWhileLinting(file, text) {
+  cache.graphs ??= buildGraphs();
+  const onDisk = cache.sites.get(file);
+  const live = sitesOf(file, text);
+  const same = onDisk && onDisk.length === live.length && onDisk.every((s, i) => s.target === live[i].target);
+  return same ? cache.graphs : buildGraphs({ units: [placeOf(file).unit], live: { file, text } });
 }
 
 /** The import specifiers of a text with their 1-based lines. */
@@ -222,4 +237,4 @@ function pathBetween(graph, from, to) {
   return undefined;
 }
 
-module.exports = { ROOT, ROOT_NODE, buildGraphs, cycles, isSpec, mutualPairs, pathBetween, placeOf };
+module.exports = { ROOT, ROOT_NODE, buildGraphs, cycles, graphsWhileLinting, isSpec, mutualPairs, pathBetween, placeOf, resolveImport };
