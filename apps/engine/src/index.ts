@@ -14,6 +14,6 @@ export { NODE_WORKERS } from './common/node-workers';
 export type { NodeWorker } from './common/node-workers';
 export { Alarms } from './alarms/alarms';
 export type { RaiseAlarm, RaiseOutcome } from './alarms/alarms';
-export { OutboxRelay, toAlarmMessage } from './alarms/outbox-relay';
+export { OutboxRelay } from './alarms/outbox-relay';
 export type { RelayReport } from './alarms/outbox-relay';
 export { ENGINE_ALARM_BUS } from './alarms/engine-alarm-bus';
