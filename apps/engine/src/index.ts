@@ -7,7 +7,7 @@ export { EngineMetrics } from './metrics/engine-metrics';
 export type { ClaimedRun } from './common/claimed-run';
 export { EngineLifecycleService } from './node/engine-lifecycle.service';
 export type { EngineState } from './node/engine-lifecycle.service';
-export { EngineAlreadyRunningError } from './node/engine-already-running.error';
+export { EngineAlreadyRunningError } from './node/engine-already-running-error';
 export { DUE_QUEUE } from './claimer/due-queue-port';
 export type { DueQueuePort } from './claimer/due-queue-port';
 export { NODE_WORKERS } from './common/node-workers';

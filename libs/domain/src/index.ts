@@ -1,6 +1,7 @@
 export * from './types';
 
-export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay, UnknownTimeZoneError } from './time/time-zone';
+export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay } from './time/time-zone';
+export { UnknownTimeZoneError } from './time/unknown-time-zone-error';
 export type { FieldError } from './validation/field-error';
 export { INSTANT_REASON, isMillis, MAX_INSTANT_MS, MAX_INT32, MAX_INTERVAL_MS } from './validation/field-error';
 export { NAME_PATTERN, NAME_MAX_LENGTH } from './validation/names';

@@ -1,4 +1,5 @@
-import { UsageError, type CliCommand } from '../common/cli-command';
+import type { CliCommand } from '../common/cli-command';
+import { UsageError } from '../common/usage-error';
 import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
 
 export const migrateCommand: CliCommand = {

@@ -132,7 +132,7 @@ export class RunOutcomes {
    * multi-row update (finishSucceededRuns), then the fan-out runs some of them were shards of are
    * settled, once each. Returns, per run id, the attempt that moved (an attempt listed twice moved
    * once). The outcome callbacks' fast path: a burst's successes end together instead of one
-   * transaction each. `expectAll`: see finishSucceededRuns (throws NotAllSucceeded unless every one moved).
+   * transaction each. `expectAll`: see finishSucceededRuns (throws NotAllSucceededError unless every one moved).
    */
   async endSucceededTogether(
     manager: EntityManager,
