@@ -5,8 +5,9 @@
 //     (the back-up imports: a folder's imports of the app's root, else the side with fewer sites);
 //   - longer folder cycles (a strongly connected set of 3+ floors);
 //   - libs that import each other (through `@baton/…` or a path);
-//   - relative imports from one lib into another lib's src/.
+//   - relative imports into a lib's src/ from outside that lib.
 // Exits 1 when it finds any of them. `--quiet` prints the counts only.
+/* global require, process, console */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: runs without a build */
 'use strict';
 const { ROOT_NODE, buildGraphs, cycles, mutualPairs } = require('./import-graph.cjs');
@@ -49,13 +50,13 @@ for (const [a, b, ab, ba] of libPairs) {
   for (const s of [...ab, ...ba]) say(siteText(s));
 }
 for (const cycle of libCycles) say(`libs: cycle of ${cycle.length}: ${cycle.join(', ')}`);
-if (reaches.length > 0) say('relative imports into another lib\'s src/:');
+if (reaches.length > 0) say('relative imports into a lib\'s src/ from outside it:');
 for (const s of reaches) say(siteText(s));
 
 const total = pairCount + cycleCount + libPairs.length + libCycles.length + reaches.length;
 console.log(
   `floors: ${pairCount} folder pair(s) importing each other (${backUpCount} back-up import(s)), ` +
     `${cycleCount} longer folder cycle(s), ${libPairs.length + libCycles.length} lib cycle(s), ` +
-    `${reaches.length} relative import(s) into another lib's src/`,
+    `${reaches.length} relative import(s) into a lib's src/ from outside it`,
 );
 process.exitCode = total > 0 ? 1 : 0;

@@ -3,9 +3,10 @@
 //   - an import of another floor of the same unit that imports this floor back, directly or
 //     through other floors (the graph and its units and floors: scripts/floors/import-graph.cjs);
 //   - an import of another lib that imports this lib back (through `@baton/…`);
-//   - a relative import into another lib's src/ (a lib is imported by its `@baton/…` name);
+//   - a relative import into a lib's src/ from outside it (a lib is imported by its `@baton/…` name);
 //   - an import of an app from a lib (libs sit below the apps).
 // `npm run floors` prints the whole graph's pairs and cycles.
+/* global require, module */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: loaded by eslint.config.mjs */
 'use strict';
 const { graphsWhileLinting, isSpec, pathBetween, placeOf, resolveImport } = require('./import-graph.cjs');
@@ -34,7 +35,7 @@ const noBackUpImport = {
       if (!to) return;
       const fromLib = from.unit.startsWith('libs/');
       if (fromLib && to.unit.startsWith('apps/')) return context.report({ node, messageId: 'libIntoApp', data: { to: to.unit } });
-      if (fromLib && to.unit.startsWith('libs/') && to.unit !== from.unit && specifier.startsWith('.')) {
+      if (to.unit.startsWith('libs/') && to.unit !== from.unit && specifier.startsWith('.')) {
         return context.report({ node, messageId: 'reach', data: { to: to.unit } });
       }
       graphs ??= graphsWhileLinting(file, context.sourceCode.text);

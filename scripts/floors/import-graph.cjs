@@ -11,6 +11,7 @@
 // type-only imports included: a type import ties two floors as much as a value import does.
 // Spec files are left out: a spec stands above its floor and may wire any floors (and test kits)
 // of its unit together.
+/* global require, module, __dirname */
 /* eslint-disable @typescript-eslint/no-require-imports -- plain CommonJS: runs without a build */
 'use strict';
 const { existsSync, readdirSync, readFileSync, statSync } = require('node:fs');
@@ -108,7 +109,7 @@ function sitesOf(file, text) {
 
 /**
  * Builds the graphs: per unit, floor → floor → import sites; for the libs, lib → lib → sites;
- * and the relative imports that reach into another lib's src/.
+ * and the relative imports that reach into a lib's src/ from outside that lib.
  * @param {{ units?: string[], live?: { file: string, text: string } }} [options] only these units'
  *   floor graphs (all by default); a file's text as edited, in place of the one on disk
  */
@@ -129,6 +130,7 @@ function buildGraphs(options = {}) {
   for (const [unit, unitFiles] of filesByUnit()) {
     const wanted = !options.units || options.units.includes(unit);
     if (!wanted && !unit.startsWith('libs/')) continue;
+    // (an unwanted lib is still read: the graph of libs needs its imports)
     const nodes = new Map();
     if (wanted) floors.set(unit, nodes);
     const files = live && placeOf(live.file)?.unit === unit && !unitFiles.includes(live.file) ? [...unitFiles, live.file] : unitFiles;
@@ -138,8 +140,8 @@ function buildGraphs(options = {}) {
       for (const site of sitesOf(file, live?.file === file ? live.text : undefined)) {
         const to = site.to;
         if (wanted && to.unit === unit && to.floor !== from.floor) add(nodes, from.floor, to.floor, site);
-        if (unit.startsWith('libs/') && to.unit.startsWith('libs/') && to.unit !== unit) {
-          add(libs, unit, to.unit, site);
+        if (to.unit.startsWith('libs/') && to.unit !== unit) {
+          if (unit.startsWith('libs/')) add(libs, unit, to.unit, site);
           if (site.specifier.startsWith('.')) reaches.push(site);
         }
       }
