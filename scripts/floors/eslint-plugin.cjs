@@ -17,7 +17,7 @@ const noBackUpImport = {
     docs: { description: 'an import points down a floor: no two folders of an app or lib, and no two libs, import each other' },
     schema: [],
     messages: {
-      backUp: '{{from}} imports {{to}}, which imports {{from}} back ({{path}}): move what both use down (to a lower folder such as common/).',
+      backUp: '{{from}} imports {{to}}, which imports {{from}} back ({{path}}): imports point down only; move what both use to a floor below both (an app\'s ground floor is common/).',
       libCycle: '{{from}} imports {{to}}, which imports {{from}} back ({{path}}): move what both use to a lib below both.',
       reach: 'a relative import into {{to}}/src: import the lib through its @baton/… name.',
       libIntoApp: 'a lib imports {{to}}: libs sit below the apps.',
