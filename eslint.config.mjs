@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
+import floors from './scripts/floors/eslint-plugin.cjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'libs/*/dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'test/artifacts/**', 'bench/results/**', '.tmp/**'] },
@@ -12,6 +13,14 @@ export default tseslint.config(
       // The pure domain must not read the clock: `now` is always passed in.
       'no-restricted-syntax': 'off',
     },
+  },
+  {
+    // Imports point down only: no two folders of an app or lib, and no two libs, import each other;
+    // a lib is imported by its @baton/… name, never by a path into its src/ (scripts/floors/).
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['apps/console/web/**'],
+    plugins: { floors },
+    rules: { 'floors/no-back-up-import': 'error' },
   },
   {
     files: ['libs/domain/**/*.ts'],

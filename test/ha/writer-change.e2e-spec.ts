@@ -6,7 +6,7 @@ import { HaServers } from '../../bench/support/ha/ha-servers';
 import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { claimSide, testConfig } from '../../apps/engine/src/testing/engine-test-kit';
 import { EngineNodeService } from '../../apps/engine/src/node/engine-node.service';
-import { GroupPeers } from '../../apps/engine/src/node/group-peers';
+import { GroupPeers } from '../../apps/engine/src/common/group-peers';
 import { LivenessLock } from '../../apps/engine/src/node/liveness-lock';
 import { TakeoverService } from '../../apps/engine/src/node/takeover/takeover.service';
 import { WriterFollower } from '../../apps/engine/src/node/writer-follower';

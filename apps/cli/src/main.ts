@@ -1,4 +1,5 @@
-import { UsageError, type CliCommand } from './cli-command';
+import type { CliCommand } from './common/cli-command';
+import { UsageError } from './common/usage-error';
 import { clusterCommand } from './commands/cluster.command';
 import { applyCommand, exportCommand, planCommand } from './commands/config.commands';
 import { consoleCommand } from './commands/console.command';

@@ -17,7 +17,7 @@ import { TenantLoadSampler } from './load/tenant-load-sampler';
 import { HistoryJob } from './history/history-job';
 import { WebhookSender } from './alarms/webhook-sender';
 import { Watchdog } from './watchdog/watchdog';
-import { NODE_WORKERS } from './node/node-workers';
+import { NODE_WORKERS } from './common/node-workers';
 import { AlarmsModule } from './alarms/alarms.module';
 import { OutboxRelay } from './alarms/outbox-relay';
 import { DUE_QUEUE } from './claimer/due-queue-port';

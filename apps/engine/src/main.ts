@@ -5,7 +5,7 @@ import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/confi
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
 import { readEngineConfig, type EngineConfig } from './config/engine-config';
 import { EngineModule } from './engine.module';
-import { EngineAlreadyRunningError } from './node/engine-already-running.error';
+import { EngineAlreadyRunningError } from './node/engine-already-running-error';
 import { startEngine } from './start-engine';
 
 /** After SIGTERM/SIGINT, give the graceful stop this long before exiting anyway. */

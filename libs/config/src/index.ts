@@ -4,8 +4,8 @@
  * and the generator of docs/CONFIGURATION.md.
  */
 export * from './config-variable';
-export { ConfigError } from './config.error';
-export { PortInUseError, listenOrExplain } from './port-in-use.error';
+export { ConfigError } from './config-error';
+export { PortInUseError, listenOrExplain } from './port-in-use-error';
 export { CONFIG_VARIABLES, AUXILIARY_VARIABLES, variablesOf, knownVariableNames } from './schema';
 export { ProcessConfig } from './process-config';
 export { unknownVariableWarnings } from './unknown-variables';

@@ -1,5 +1,5 @@
 import type { ConfigVariable } from './config-variable';
-import { ConfigError } from './config.error';
+import { ConfigError } from './config-error';
 import { VALUE_CHECKS } from './schema';
 
 /** A parsed value: text (string, url, enum), number (integer, duration-ms, port), flag, or list. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from './config.error';
+import { ConfigError } from './config-error';
 import { ProcessConfig } from './process-config';
 import { BATON_PROCESSES } from './config-variable';
 import { CONFIG_VARIABLES } from './schema';

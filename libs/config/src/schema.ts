@@ -1,7 +1,7 @@
 import { parseGroupMap } from '@baton/domain';
 import { checkTopicPrefix, parseBrokerUrl } from '@baton/messaging';
 import { MAX_START_IN_MS } from '@baton/protocol';
-import { EXECUTOR_ENV } from '../../executor-sdk/src/env/executor-env';
+import { EXECUTOR_ENV } from '@baton/executor-sdk/env/executor-env';
 import type { AuxiliaryVariable, BatonProcess, ConfigVariable } from './config-variable';
 
 /** A check beyond the type: throws with the reason when `value` cannot be used. */

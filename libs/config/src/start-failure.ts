@@ -1,5 +1,5 @@
-import { ConfigError } from './config.error';
-import { PortInUseError } from './port-in-use.error';
+import { ConfigError } from './config-error';
+import { PortInUseError } from './port-in-use-error';
 
 type ErrorClass = abstract new (...args: never[]) => Error;
 

@@ -1,6 +1,7 @@
 export * from './types';
 
-export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay, UnknownTimeZoneError } from './time/time-zone';
+export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay } from './time/time-zone';
+export { UnknownTimeZoneError } from './time/unknown-time-zone-error';
 export type { FieldError } from './validation/field-error';
 export { INSTANT_REASON, isMillis, MAX_INSTANT_MS, MAX_INT32, MAX_INTERVAL_MS } from './validation/field-error';
 export { NAME_PATTERN, NAME_MAX_LENGTH } from './validation/names';
@@ -61,8 +62,8 @@ export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
 
-export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './executor/executor-networks';
-export type { ExecutorNetworks } from './executor/executor-networks';
+export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './outbound/executor-networks';
+export type { ExecutorNetworks } from './outbound/executor-networks';
 export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
 export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
 
@@ -105,6 +106,7 @@ export type { FireCursor } from './trigger/prepared-fires';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
+export { stableAlarmId } from './alarm/stable-alarm-id';
 export { planShards } from './fan-out/plan-shards';
 export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';

@@ -130,6 +130,34 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const SEVERITIES = ['INFO', 'WARNING', 'CRITICAL'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/**
+ * An alarm: what it reports. The one shape behind the `alarms` row (libs/persistence), the message
+ * on the tenant's topic (libs/messaging AlarmMessage, which adds its stable id, schema and source)
+ * and the console API's alarm (apps/console/src/api-types/alarms.ts, which adds the ack).
+ */
+export interface Alarm {
+  tenantId: string;
+  type: AlarmType;
+  severity: Severity;
+  taskId: number | null;
+  runId: number | null;
+  executorId: number | null;
+  /** At most 1000 characters. */
+  message: string;
+  /** Free-form JSON details (attempt, error, …); null when none. */
+  data: JsonValue | null;
+  /** Occurrences collapsed into this alarm (per-task silence window); ≥ 1. */
+  count: number;
+  /** When it was raised, epoch ms (UTC). */
+  raisedAt: number;
+}
+
+/** An alarm as stored: its row id and its stable id `uid` (null on rows written before uids existed). */
+export interface StoredAlarm extends Alarm {
+  id: number;
+  uid: string | null;
+}
+
 /** Which alarms a task raises, and how repeats collapse. */
 export interface AlarmSettings {
   /** Alarm types raised for this task. Default: every type. */

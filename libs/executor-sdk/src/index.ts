@@ -13,7 +13,7 @@
  */
 export { defineHandler } from './handler';
 export type { AnyTaskHandler, HandlerContext, HandlerOptions, RunLogFn, RunLogger, TaskHandler } from './handler';
-export { RunAbortedError } from './errors';
+export { RunAbortedError } from './run-aborted-error';
 export { NonRetryableError } from './non-retryable-error';
 export { EXECUTOR_DEFAULTS, resolveExecutorOptions } from './options';
 export type { ExecutorLogger, ExecutorOptions, ResolvedExecutorOptions } from './options';

@@ -1,7 +1,7 @@
 import { relativizePaths } from '@baton/protocol';
 import type { JsonValue } from '@baton/domain';
 import type { RunCallback } from '@baton/protocol';
-import { RunAbortedError } from './errors';
+import { RunAbortedError } from './run-aborted-error';
 import { truncateUtf8 } from './log-tail';
 import { isNonRetryable } from './non-retryable-error';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '@baton/domain';
 import type { AbortReason, BusinessAlarm, DispatchRequest, LogLevel, RunCallback } from '@baton/protocol';
-import { RunAbortedError } from './errors';
+import { RunAbortedError } from './run-aborted-error';
 import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
 import { LogTail, truncateUtf8 } from './log-tail';
 import type { ResolvedExecutorOptions } from './options';

@@ -67,14 +67,6 @@ export interface AlarmBusListener {
   lost?(): void;
 }
 
-/** A publish that cannot be done now: no broker connection, or no receipt in time. */
-export class AlarmBusUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'AlarmBusUnavailableError';
-  }
-}
-
 /** Where a bus reports its own trouble (connection lost, bad messages). */
 export interface BusLogger {
   info(message: string): void;

@@ -3,6 +3,7 @@ import {
   ALARM_ACK_SCHEMA,
   ALARM_MESSAGE_JSON_SCHEMA,
   ALARM_SCHEMA,
+  alarmMessageOf,
   alarmTopic,
   buildAlarmMessage,
   checkAlarmAck,
@@ -35,6 +36,12 @@ describe('alarm message (baton.alarm/1)', () => {
     expect(Object.keys(m).sort()).toEqual([...ALARM_MESSAGE_JSON_SCHEMA.required].sort());
     expect(Object.keys(ALARM_MESSAGE_JSON_SCHEMA.properties).sort()).toEqual([...ALARM_MESSAGE_JSON_SCHEMA.required].sort());
     expect(checkAlarmMessage(JSON.parse(JSON.stringify(m)))).toEqual({ ok: true, value: m });
+  });
+
+  it('is made from a stored alarm: its uid as the id (row-<id> on rows without one), published by the engine', () => {
+    const { id: _id, source: _source, ...alarm } = fields;
+    expect(alarmMessageOf({ ...alarm, id: 12, uid: 'u-12' })).toEqual({ schema: ALARM_SCHEMA, ...alarm, id: 'u-12', source: 'engine' });
+    expect(alarmMessageOf({ ...alarm, id: 12, uid: null }).id).toBe('row-12');
   });
 
   it('cuts the message to 1000 characters and keeps count ≥ 1', () => {

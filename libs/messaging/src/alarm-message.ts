@@ -1,4 +1,4 @@
-import { ALARM_TYPES, SEVERITIES, type AlarmType, type JsonValue, type Severity } from '@baton/domain';
+import { ALARM_TYPES, SEVERITIES, stableAlarmId, type Alarm, type StoredAlarm } from '@baton/domain';
 
 /**
  * The alarm as it travels: the JSON body of a message on the topic `<prefix><tenantId>`
@@ -9,28 +9,14 @@ import { ALARM_TYPES, SEVERITIES, type AlarmType, type JsonValue, type Severity 
  * `id` is stable: an alarm published twice (a relay that crashed between publishing and
  * marking, a retried executor callback) carries the same id both times, so consumers drop
  * repeats by it. Engine alarms use the alarm row's `uid`; executor alarms a UUID made by the SDK
- * (the engine records the row under that same uid).
+ * (the engine records the row under that same uid). The alarm's own fields are the domain's
+ * Alarm (`tenantId` always equals the tenant of the topic; `count` is the count when published).
  */
-export interface AlarmMessage {
+export interface AlarmMessage extends Alarm {
   /** Always ALARM_SCHEMA (`baton.alarm/1`); a consumer ignores schemas it does not know. */
   schema: typeof ALARM_SCHEMA;
   /** Stable, unique id of the alarm (a UUID, at most 64 characters): drop repeats by it. */
   id: string;
-  /** The tenant; always equal to the tenant of the topic it is published on. */
-  tenantId: string;
-  type: AlarmType;
-  severity: Severity;
-  taskId: number | null;
-  runId: number | null;
-  executorId: number | null;
-  /** At most 1000 characters. */
-  message: string;
-  /** Free-form JSON details (attempt, error, …); null when none. */
-  data: JsonValue | null;
-  /** Occurrences collapsed into this alarm (per-task silence window) when it was published; ≥ 1. */
-  count: number;
-  /** When it was raised, epoch ms (UTC). */
-  raisedAt: number;
   /** Who published it: `engine` (the outbox relay) or `executor` (the SDK, direct to the broker). */
   source: AlarmSource;
 }
@@ -97,20 +83,7 @@ export function tenantOfTopic(prefix: string, topic: string): string | null {
 }
 
 /** The fields an alarm message is made of (a row of `alarms`, or an executor's alarm). */
-export interface AlarmFields {
-  id: string;
-  tenantId: string;
-  type: AlarmType;
-  severity: Severity;
-  taskId: number | null;
-  runId: number | null;
-  executorId: number | null;
-  message: string;
-  data: JsonValue | null;
-  count: number;
-  raisedAt: number;
-  source: AlarmSource;
-}
+export type AlarmFields = Omit<AlarmMessage, 'schema'>;
 
 /** The message for an alarm, truncated to the schema's limits. */
 export function buildAlarmMessage(fields: AlarmFields): AlarmMessage {
@@ -129,6 +102,14 @@ export function buildAlarmMessage(fields: AlarmFields): AlarmMessage {
     raisedAt: fields.raisedAt,
     source: fields.source,
   };
+}
+
+/**
+ * The message of a stored alarm (the engine's outbox relay and webhook sender, the console's
+ * catch-up from the database): the row's stable id, published by the engine.
+ */
+export function alarmMessageOf(row: StoredAlarm): AlarmMessage {
+  return buildAlarmMessage({ ...row, id: stableAlarmId(row), source: 'engine' });
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };

@@ -1,5 +1,6 @@
 import type { AlarmBus, AlarmBusListener, BusLogger, Unsubscribe } from './alarm-bus';
-import { AlarmBusUnavailableError, SILENT_BUS_LOGGER } from './alarm-bus';
+import { SILENT_BUS_LOGGER } from './alarm-bus';
+import { AlarmBusUnavailableError } from './alarm-bus-unavailable-error';
 import { checkTopicPrefix, DEFAULT_ALARM_TOPIC_PREFIX, type AlarmAckMessage, type AlarmMessage } from './alarm-message';
 
 /**

@@ -6,6 +6,7 @@
  */
 export * from './alarm-message';
 export * from './alarm-bus';
+export * from './alarm-bus-unavailable-error';
 export { InProcessAlarmBus } from './in-process-alarm-bus';
 export { StompAlarmBus } from './stomp/stomp-alarm-bus';
 export type { StompAlarmBusOptions } from './stomp/stomp-alarm-bus';

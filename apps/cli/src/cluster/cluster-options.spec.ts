@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../cli-command';
+import { UsageError } from '../common/usage-error';
 import { parseClusterOptions } from './cluster-options';
 
 describe('baton cluster options', () => {

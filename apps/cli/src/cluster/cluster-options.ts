@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { UsageError } from '../cli-command';
+import { UsageError } from '../common/usage-error';
 
 export interface ClusterOptions {
   /** Console port; 0: any free port. Default 8080. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { demoLogins } from '../../../embedded/src/demo-logins';
 import { DEMO_TENANT_ID } from '../../../embedded/src/demo-tasks';
-import { migrateDatabase, safeDatabaseUrl } from '../migrate-database';
+import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
 import { CLUSTER_DATABASE, databaseName, prepareDatabase, withDatabase } from './cluster-database';
 import type { ClusterOptions, HaDatabase } from './cluster-options';
 import { ClusterStateFile } from './cluster-state';

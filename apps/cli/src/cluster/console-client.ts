@@ -1,15 +1,4 @@
-/** An answer of the console's REST API other than the one expected. */
-export class ConsoleApiError extends Error {
-  readonly code = 'CONSOLE_API';
-
-  constructor(
-    readonly status: number,
-    what: string,
-    body: string,
-  ) {
-    super(`${what}: HTTP ${status} ${body.slice(0, 500)}`);
-  }
-}
+import { ConsoleApiError } from '../common/console-api-error';
 
 /** The console's REST API, logged in as one user (`POST /api/auth/login`). */
 export class ConsoleClient {
@@ -49,6 +38,6 @@ async function send<T>(baseUrl: string, method: string, path: string, token?: st
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  if (!response.ok) throw new ConsoleApiError(response.status, `${method} ${path}`, text);
+  if (!response.ok) throw new ConsoleApiError(`${method} ${path}: HTTP ${response.status} ${text.slice(0, 500)}`, response.status);
   return (text ? JSON.parse(text) : undefined) as T;
 }

@@ -1,4 +1,4 @@
-import type { CliCommand } from '../cli-command';
+import type { CliCommand } from '../common/cli-command';
 import { CLUSTER_USAGE } from '../cluster/cluster-options';
 
 export const clusterCommand: CliCommand = {

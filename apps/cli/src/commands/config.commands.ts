@@ -1,6 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { UsageError, type CliCommand } from '../cli-command';
-import { ConsoleApiError, describeChanges, exportFile, planOrApply, type ConsoleApi } from '../config-api';
+import type { CliCommand } from '../common/cli-command';
+import { UsageError } from '../common/usage-error';
+import { describeChanges, exportFile, planOrApply, type ConsoleApi } from '../common/config-api';
+import { ConsoleApiError } from '../common/console-api-error';
 
 const VARIABLES = `  BATON_API_URL   the console (default http://127.0.0.1:8080)
   BATON_API_KEY   a tenant API key (TENANT_ADMIN for plan and apply)   required`;

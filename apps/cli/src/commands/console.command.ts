@@ -1,4 +1,4 @@
-import type { CliCommand } from '../cli-command';
+import type { CliCommand } from '../common/cli-command';
 import { noArguments } from './no-arguments';
 
 export const consoleCommand: CliCommand = {

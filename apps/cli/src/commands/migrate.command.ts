@@ -1,5 +1,6 @@
-import { UsageError, type CliCommand } from '../cli-command';
-import { migrateDatabase, safeDatabaseUrl } from '../migrate-database';
+import type { CliCommand } from '../common/cli-command';
+import { UsageError } from '../common/usage-error';
+import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli-command';
+import { UsageError } from '../common/usage-error';
 
 /** The server commands are configured by BATON_* variables only: any argument is a mistake. */
 export function noArguments(command: string, args: string[]): void {

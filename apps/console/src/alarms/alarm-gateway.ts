@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, HttpException, Inject, Injectable, Logger, O
 import type { Socket } from 'socket.io';
 import {
   ALARM_ACK_SCHEMA,
+  alarmMessageOf,
   checkAlarmAck,
   checkAlarmMessage,
   RecentIds,
@@ -14,7 +15,7 @@ import { isAllowed } from '../auth/auth.guard';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { RealtimeGateway } from '../realtime/realtime.gateway';
-import { alarmMessageOf, AlarmsService } from './alarms.service';
+import { AlarmsService } from './alarms.service';
 import { CONSOLE_ALARM_BUS } from './console-alarm-bus';
 
 /** The `alarm:acked` event: an alarm of the tenant was acknowledged (by another socket, maybe on another console). */

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { JsonValue } from '@baton/domain';
-import { buildAlarmMessage, type AlarmMessage } from '@baton/messaging';
+import { stableAlarmId } from '@baton/domain';
 import { ackAlarm, AlarmEntity, alarmsPublishedSinceAcrossTenants, findAlarm, findAlarmId, inTransaction, listAlarms } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -13,7 +12,7 @@ import type { AlarmQuery, AlarmView } from './dto/alarm.dto';
 export function alarmView(row: AlarmEntity): AlarmView {
   return {
     id: row.id,
-    uid: stableId(row),
+    uid: stableAlarmId(row),
     type: row.type,
     severity: row.severity,
     taskId: row.taskId,
@@ -26,29 +25,6 @@ export function alarmView(row: AlarmEntity): AlarmView {
     ackedAt: row.ackedAt,
     ackedBy: row.ackedBy,
   };
-}
-
-/** The alarm's stable id: its `id` on the alarm topic and in socket.io events. */
-export function stableId(row: Pick<AlarmEntity, 'id' | 'uid'>): string {
-  return row.uid ?? `row-${row.id}`;
-}
-
-/** The alarm as published on its topic (what the gateway pushes when it catches up from the database). */
-export function alarmMessageOf(row: AlarmEntity): AlarmMessage {
-  return buildAlarmMessage({
-    id: stableId(row),
-    tenantId: row.tenantId,
-    type: row.type,
-    severity: row.severity,
-    taskId: row.taskId,
-    runId: row.runId,
-    executorId: row.executorId,
-    message: row.message,
-    data: (row.data ?? null) as JsonValue | null,
-    count: row.count,
-    raisedAt: row.raisedAt,
-    source: 'engine',
-  });
 }
 
 @Injectable()

@@ -1,17 +1,8 @@
-import type { AlarmType, JsonValue, Severity, WebhookEventType } from '@baton/domain/types';
+import type { Severity, StoredAlarm, WebhookEventType } from '@baton/domain/types';
 
-export interface Alarm {
-  id: number;
+/** An alarm of the tenant (the domain's StoredAlarm), its stable id always set, and its ack. */
+export interface Alarm extends Omit<StoredAlarm, 'tenantId' | 'uid'> {
   uid: string;
-  type: AlarmType;
-  severity: Severity;
-  taskId: number | null;
-  runId: number | null;
-  executorId: number | null;
-  message: string;
-  data: JsonValue | null;
-  count: number;
-  raisedAt: number;
   ackedAt: number | null;
   ackedBy: string | null;
 }

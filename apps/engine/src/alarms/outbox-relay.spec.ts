@@ -2,13 +2,13 @@ import { IsNull, type DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@baton/domain';
 import { AlarmEntity, inTransaction, openDatabase } from '@baton/persistence';
-import type { AlarmBus } from '@baton/messaging';
+import { alarmMessageOf, type AlarmBus } from '@baton/messaging';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { eventually, seedTenant } from '../testing/dispatch-side-kit';
 import { Alarms } from './alarms';
-import { OutboxRelay, toAlarmMessage } from './outbox-relay';
+import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
 import { FakeAlarmBus } from './testing/fake-alarm-bus';
 
@@ -175,7 +175,7 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
       ackedBy: null,
     });
     await r.relay.relayOnce();
-    expect(bus.published).toEqual([toAlarmMessage({ ...row, dataJson: null, uid: null })]);
+    expect(bus.published).toEqual([alarmMessageOf({ ...row, uid: null })]);
     expect(bus.published[0]).toMatchObject({ id: `row-${row.id}`, count: 2, taskId: 3, runId: 9 });
   });
 });

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CLOCK, type Clock, type JsonValue } from '@baton/domain';
-import { claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, queueWebhookDeliveries, type OutboxAlarm } from '@baton/persistence';
-import { buildAlarmMessage, type AlarmBus, type AlarmMessage } from '@baton/messaging';
+import { CLOCK, type Clock } from '@baton/domain';
+import { claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, queueWebhookDeliveries } from '@baton/persistence';
+import { alarmMessageOf, type AlarmBus } from '@baton/messaging';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import type { NodeWorker } from '../node/node-workers';
+import type { NodeWorker } from '../common/node-workers';
 import { ENGINE_ALARM_BUS } from './engine-alarm-bus';
 import { OutboxSignal } from './outbox-signal';
 
@@ -135,7 +135,7 @@ export class OutboxRelay implements NodeWorker {
     const rows = await findTenantOutbox(em, tenantId, this.config.alarmRelayBatch);
     if (rows.length === 0) return { published: 0, skipped: false, failed: false, full: false };
     // Issued one after the other, synchronously: the frames leave in id order on the one connection.
-    const results = await Promise.allSettled(rows.map((row) => this.bus.publish(toAlarmMessage(row))));
+    const results = await Promise.allSettled(rows.map((row) => this.bus.publish(alarmMessageOf(row))));
     let confirmed = 0;
     while (confirmed < results.length && results[confirmed].status === 'fulfilled') confirmed++;
     if (confirmed) {
@@ -150,32 +150,5 @@ export class OutboxRelay implements NodeWorker {
       this.logger.debug?.(`${confirmed}/${rows.length} alarm(s) published, then: ${reason?.message}`, { tenantId });
     }
     return { published: confirmed, skipped: false, failed, full: !failed && rows.length === this.config.alarmRelayBatch };
-  }
-}
-
-/** The message of an outbox row (the uid is the stable id; `row-<id>` for rows older than uids). */
-export function toAlarmMessage(row: OutboxAlarm): AlarmMessage {
-  return buildAlarmMessage({
-    id: row.uid ?? `row-${row.id}`,
-    tenantId: row.tenantId,
-    type: row.type,
-    severity: row.severity,
-    taskId: row.taskId,
-    runId: row.runId,
-    executorId: row.executorId,
-    message: row.message,
-    data: parseJson(row.dataJson),
-    count: row.count,
-    raisedAt: row.raisedAt,
-    source: 'engine',
-  });
-}
-
-function parseJson(text: string | null): JsonValue | null {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return { unparsable: text.slice(0, 1000) };
   }
 }

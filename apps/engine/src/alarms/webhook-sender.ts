@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, outboundCheck, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_TIMEOUT_MS, webhookRetryDelay, type Clock, type ExecutorNetworks } from '@baton/domain';
-import { webhookHeaders } from '@baton/messaging';
+import { alarmMessageOf, webhookHeaders } from '@baton/messaging';
 import { claimWebhookDeliveries, findAlarmsForWebhooks, findAuditRecordsForWebhooks, findTenants, inTransaction, recordWebhookTry, type AuditRow, type DueDelivery } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, type ResolveAll } from '@baton/protocol';
 import { PeriodicLoop } from '../common/periodic-loop';
-import type { NodeWorker } from '../node/node-workers';
-import { toAlarmMessage } from './outbox-relay';
+import type { NodeWorker } from '../common/node-workers';
 
 /**
  * An audit record as an AUDIT event's body: who (name, kind, address), what (action, object),
@@ -93,7 +92,7 @@ export class WebhookSender implements NodeWorker, OnModuleDestroy {
     for (const delivery of due) {
       const alarm = delivery.alarmId === null ? undefined : alarms.get(delivery.alarmId);
       const audit = delivery.auditId === null ? undefined : audits.get(delivery.auditId);
-      const message = alarm ? toAlarmMessage(alarm) : audit ? auditEventMessage(audit) : null;
+      const message = alarm ? alarmMessageOf(alarm) : audit ? auditEventMessage(audit) : null;
       // An alarm or record purged before it could go: nothing left to send.
       const outcome = message ? await this.send(delivery, message, networks.get(delivery.tenantId) ?? null) : null;
       const now = this.clock.now();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceeded, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -129,7 +129,7 @@ export class CallbacksService {
    * alarms, in one transaction. First optimistically (the lookup just saw each attempt executing:
    * the UPDATE alone, no locking read) and, when they carry nothing but the outcome, at the
    * server's isolation (no follow-ups, no inserts: READ COMMITTED would only cost the SET
-   * TRANSACTION round trip); if some attempt did not move (NotAllSucceeded, rolled back), again
+   * TRANSACTION round trip); if some attempt did not move (NotAllSucceededError, rolled back), again
    * with the locking read, which tells which moved.
    */
   private async succeedTogether(items: Outcome[]): Promise<Array<EndedState | null>> {
@@ -138,7 +138,7 @@ export class CallbacksService {
       try {
         return await this.endTogether(items, true);
       } catch (err) {
-        if (!(err instanceof NotAllSucceeded)) throw err;
+        if (!(err instanceof NotAllSucceededError)) throw err;
         return await this.endTogether(items, false);
       }
     } catch {
@@ -159,7 +159,7 @@ export class CallbacksService {
       await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, now, null)], { from: OUTCOME_FROM, now, expectAll: true });
       return { state: 'SUCCEEDED' };
     } catch (err) {
-      if (err instanceof NotAllSucceeded) return null;
+      if (err instanceof NotAllSucceededError) return null;
       throw err;
     }
   }

@@ -1,4 +1,4 @@
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 
 /**
  * What the claim side needs of the dispatch side's DueQueue (apps/engine/src/dispatch): it

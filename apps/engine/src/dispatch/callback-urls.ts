@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { GroupPeers } from '../node/group-peers';
+import { GroupPeers } from '../common/group-peers';
 
 /** Most callback URLs named in one DispatchRequest. */
 const MAX_URLS = 4;

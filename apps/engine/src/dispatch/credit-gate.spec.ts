@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import type { RoutedExecutor } from '../executors/executor-registry';
 import { PROBE_MIN_MS } from '../executors/executor-credits';
 import { CreditGate } from './credit-gate';

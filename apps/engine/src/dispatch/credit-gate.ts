@@ -1,4 +1,4 @@
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
 import { TenantTally } from './tenant-tally';

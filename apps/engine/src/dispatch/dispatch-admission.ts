@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TokenBuckets, type TokenBucketOptions } from '@baton/scheduling';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { TenantDirectory } from '../tenants/tenant-directory';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorRegistry, type RoutedExecutor } from '../executors/executor-registry';
 import type { TenantInfo } from '../tenants/tenant-directory';
 import { CreditGate } from './credit-gate';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
 import type { DispatchRequest } from '@baton/protocol';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
 import { STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '../executors/executor-registry';

@@ -3,7 +3,7 @@ import { CLOCK, type Clock } from '@baton/domain';
 import { AlarmsModule } from '../alarms/alarms.module';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorsModule } from '../executors/executors.module';
-import { GroupPeers } from '../node/group-peers';
+import { GroupPeers } from '../common/group-peers';
 import { RunEvents } from '../runs/run-events';
 import { RunsModule } from '../runs/runs.module';
 import { TenantsModule } from '../tenants/tenants.module';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@baton/domain';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { Dispatcher } from './dispatcher';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
 import { CalendarQueue, PramResizePolicy, type QueueHandle } from '@baton/scheduling';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { Dispatcher } from './dispatcher';

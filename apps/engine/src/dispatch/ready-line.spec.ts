@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ON_TIME_WINDOW_MS, ReadyLine } from './ready-line';
 
 const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, tenantId }) as ClaimedRun;

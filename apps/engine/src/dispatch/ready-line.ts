@@ -1,4 +1,4 @@
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 
 /**
  * A run is still on time while its due instant is at most this far behind: long enough for a

@@ -1,4 +1,4 @@
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import type { RunEvents } from '../runs/run-events';
 
 /**

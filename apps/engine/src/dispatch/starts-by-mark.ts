@@ -1,4 +1,4 @@
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 
 /**
  * A run whose start is only its DISPATCHED mark (RunStart): concurrency ALLOW, or a shard, and not

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ClaimSignal } from '../claimer/claim-signal';
+import { ClaimSignal } from '../common/claim-signal';
 import type { DataSource, EntityManager } from 'typeorm';
 import { childrenToFire, nextFixedDelayFire, parentResultsJson, type DependencyEdge, type RunCause } from '@baton/domain';
 import {

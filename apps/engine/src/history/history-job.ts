@@ -5,8 +5,8 @@ import { findGroupTenants, leaseHistoryCursor, releaseHistoryCursors } from '@ba
 import { DUE_QUEUE, type DueQueuePort } from '../claimer/due-queue-port';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import type { NodeWorker } from '../node/node-workers';
-import { LostHistoryLeaseError } from './lost-history-lease.error';
+import type { NodeWorker } from '../common/node-workers';
+import { LostHistoryLeaseError } from './lost-history-lease-error';
 import { purgeTenant, type PurgeReport } from './purge-pass';
 import { rollupTenant, type RollupReport } from './rollup-pass';
 

@@ -17,7 +17,7 @@ import {
   type HistoryCursor,
   type PurgeCandidate,
 } from '@baton/persistence';
-import { LostHistoryLeaseError } from './lost-history-lease.error';
+import { LostHistoryLeaseError } from './lost-history-lease-error';
 
 /** Minute rollups are kept this long (the statistics of longer windows read hours). */
 export const MINUTE_ROLLUPS_KEPT_MS = 48 * HOUR_MS;

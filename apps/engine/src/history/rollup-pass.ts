@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { bucketStart, emptyCell, HOUR_MS, mergeCell, MINUTE_MS, rollupRuns, type EndedRun, type RollupCell } from '@baton/domain';
 import { advanceHistoryCursor, inTransaction, nextEndAfter, readEndedRuns, readRollups, replaceRollups, type HistoryCursor } from '@baton/persistence';
-import { LostHistoryLeaseError } from './lost-history-lease.error';
+import { LostHistoryLeaseError } from './lost-history-lease-error';
 
 /**
  * A minute is first rolled up this long after it ended: an engine writes a run's finished_at

@@ -5,7 +5,7 @@ import { countGroupRuns, findLoadTenants, readLoadBoard, type LoadBoard, type Te
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import type { NodeWorker } from '../node/node-workers';
+import type { NodeWorker } from '../common/node-workers';
 import { BacklogAlarm } from '../watchdog/backlog-alarm';
 
 /** The label of the tenants beyond BATON_LOAD_METRIC_TENANTS: their figures summed. */

@@ -13,7 +13,7 @@ import { EngineNodeService } from './engine-node.service';
 import { TakeoverService } from './takeover/takeover.service';
 import { releaseHeldRuns } from '../runs/release-held-runs';
 import { RunClaims } from '../runs/run-claims';
-import { NODE_WORKERS, NodeWorker } from './node-workers';
+import { NODE_WORKERS, NodeWorker } from '../common/node-workers';
 import { WriterFollower } from './writer-follower';
 
 export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED';

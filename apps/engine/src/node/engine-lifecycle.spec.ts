@@ -5,7 +5,7 @@ import { ManualClock } from '@baton/domain';
 import { AlarmEntity, EngineGroupEntity, EngineNodeEntity, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
-import { EngineAlreadyRunningError } from './engine-already-running.error';
+import { EngineAlreadyRunningError } from './engine-already-running-error';
 
 const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5000) => {
   const end = Date.now() + timeoutMs;

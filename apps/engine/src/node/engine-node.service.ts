@@ -13,7 +13,7 @@ import {
 } from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
-import { EngineAlreadyRunningError } from './engine-already-running.error';
+import { EngineAlreadyRunningError } from './engine-already-running-error';
 import { LivenessLock } from './liveness-lock';
 import { provablyDead } from './process-liveness';
 

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ManualClock } from '@baton/domain';
 import { inTransaction, insertPlannedRuns, openDatabase, RunEntity } from '@baton/persistence';
 import { useTestDatabase } from '../../../../test/support/databases';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { CuttingProxy } from '../testing/cutting-proxy';
 import { testConfig } from '../testing/engine-test-kit';
 import { DispatchMarks } from './dispatch-marks';

@@ -4,7 +4,7 @@ import { CLOCK, type Clock } from '@baton/domain';
 import { setTimeout as delay } from 'node:timers/promises';
 import { autocommitted, markRunsAccepted, markRunsDispatched, readBackDispatchMarks, type MarkOutcome } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /**

@@ -3,9 +3,9 @@ import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import { deferRunDispatch, inTransaction, rerouteDispatchedRun } from '@baton/persistence';
 import { Alarms } from '../alarms/alarms';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { dispatchBackoffMs } from '../dispatch/dispatch-backoff';
+import { dispatchBackoffMs } from '../common/dispatch-backoff';
 import { followUpTransaction } from '../follow-ups/follow-ups';
 import { RunOutcomes, type AttemptRef } from './run-outcomes';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { claimLeaseUntil } from '@baton/domain';
 import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { toClaimedRun } from './to-claimed-run';
 

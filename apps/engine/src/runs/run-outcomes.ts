@@ -5,7 +5,7 @@ import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, r
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
-import { ClaimSignal } from '../claimer/claim-signal';
+import { ClaimSignal } from '../common/claim-signal';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FanOutNudges } from './fan-out-nudges';
 import { FollowUps } from '../follow-ups/follow-ups';
@@ -132,7 +132,7 @@ export class RunOutcomes {
    * multi-row update (finishSucceededRuns), then the fan-out runs some of them were shards of are
    * settled, once each. Returns, per run id, the attempt that moved (an attempt listed twice moved
    * once). The outcome callbacks' fast path: a burst's successes end together instead of one
-   * transaction each. `expectAll`: see finishSucceededRuns (throws NotAllSucceeded unless every one moved).
+   * transaction each. `expectAll`: see finishSucceededRuns (throws NotAllSucceededError unless every one moved).
    */
   async endSucceededTogether(
     manager: EntityManager,

@@ -13,10 +13,11 @@ import {
   type ExecutingRunRow,
   type FanOutParent,
 } from '@baton/persistence';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
 import { DispatchMarks } from './dispatch-marks';
+import { LostRunError } from './lost-run-error';
 
 /**
  * How a run's start went: DISPATCHED (sent next) or FANNED_OUT (its shards written), with the runs
@@ -33,8 +34,6 @@ export type Start =
  * starts it, when it is sent ahead of it), or writing its shards.
  */
 export type Begin = { kind: 'SEND'; executorId: number; sendAt?: number; startAt?: number } | { kind: 'FAN_OUT'; shards: readonly ShardPlan[] };
-
-class LostRun extends Error {}
 
 /**
  * A run's start, before its POST (or instead of it, for a fan-out run): the task's concurrency
@@ -73,7 +72,7 @@ export class RunStart {
         }
         if (begin.kind === 'FAN_OUT') {
           await insertShardRuns(em, { parent: fanOutParentOf(run), shards: begin.shards, now });
-          if (!(await startFanOutRun(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, shardTotal: begin.shards.length, now }))) throw new LostRun();
+          if (!(await startFanOutRun(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, shardTotal: begin.shards.length, now }))) throw new LostRunError();
           return { kind: 'FANNED_OUT', at: now, replaced };
         }
         const dispatched = await markRunsDispatched(em, {
@@ -81,11 +80,11 @@ export class RunStart {
           now,
           runs: [{ runId: run.runId, attempt: run.attempt, executorId: begin.executorId, deadlineAt: now + run.timeoutMs }],
         });
-        if (dispatched.size === 0) throw new LostRun(); // not ours any more: undo the REPLACE cancellations too
+        if (dispatched.size === 0) throw new LostRunError(); // not ours any more: undo the REPLACE cancellations too
         return { kind: 'DISPATCHED', at: now, replaced };
       });
     } catch (err) {
-      if (err instanceof LostRun) return { kind: 'LOST' };
+      if (err instanceof LostRunError) return { kind: 'LOST' };
       throw err;
     }
   }
@@ -98,7 +97,7 @@ export class RunStart {
       reason: `Skipped: run ${runningId} of this task is still running (concurrency FORBID)`,
       now,
     });
-    if (!skipped) throw new LostRun();
+    if (!skipped) throw new LostRunError();
     await this.followUps.afterRunEnded(em, { runId: run.runId, tenantId: run.tenantId, taskId: run.taskId, flowId: run.flowId }, 'SKIPPED', now);
     return { kind: 'SKIPPED' };
   }

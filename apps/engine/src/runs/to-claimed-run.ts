@@ -1,5 +1,5 @@
 import type { ClaimedRunRow, ClaimedRunTask } from '@baton/persistence';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 
 /** A claimed run row joined with its task's current fields: what the dispatch side needs, no further read. */
 export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedRun {

@@ -4,8 +4,8 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { RefusalLogThrottle } from './refusal-log-throttle';
 import { TenantAdmission, type AdmissionRefusal } from './tenant-admission';
-import { TenantBusyException } from './tenant-busy.exception';
-import { TenantRateLimitedException } from './tenant-rate-limited.exception';
+import { TenantBusyError } from './tenant-busy-error';
+import { TenantRateLimitedError } from './tenant-rate-limited-error';
 
 /** A tenant's refusals are logged at most this often (with their count since the last line). */
 const REFUSAL_LOG_EVERY_MS = 10_000;
@@ -60,6 +60,6 @@ export class SignedRequestAdmission {
     }
     // Whole seconds (the header's unit), at least 1: a shorter wait would be rounded to "now".
     const seconds = Math.max(1, Math.ceil(Math.min(retryAfterMs, 3_600_000) / 1000));
-    return reason === 'TENANT_BUSY' ? new TenantBusyException(seconds) : new TenantRateLimitedException(seconds);
+    return reason === 'TENANT_BUSY' ? new TenantBusyError(seconds) : new TenantRateLimitedError(seconds);
   }
 }

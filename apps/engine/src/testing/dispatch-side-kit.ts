@@ -8,7 +8,7 @@ import type { DataSource } from 'typeorm';
 import { systemClock, type Clock, type ConcurrencyPolicy, type RunState, type TriggerKind } from '@baton/domain';
 import { DatabaseModule } from '@baton/persistence';
 import { sign, verify } from '@baton/protocol';
-import type { ClaimedRun } from '../claimed-run';
+import type { ClaimedRun } from '../common/claimed-run';
 import { readEngineConfig, type EngineConfig } from '../config/engine-config';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { MAX_WAKE_RUNS, PATHS } from '@baton/protocol';
-import { ClaimSignal } from '../claimer/claim-signal';
+import { ClaimSignal } from '../common/claim-signal';
 import { badRequest, isInstant, isInt, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests } from '../security/signed-requests';

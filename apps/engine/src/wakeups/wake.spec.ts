@@ -7,7 +7,7 @@ import { ManualClock } from '@baton/domain';
 import { DatabaseModule, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, sign } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
-import { ClaimSignal } from '../claimer/claim-signal';
+import { ClaimSignal } from '../common/claim-signal';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ensureTenant, T0, testConfig } from '../testing/engine-test-kit';

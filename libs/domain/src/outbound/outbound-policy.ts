@@ -1,4 +1,4 @@
-import { METADATA_HOSTS, networkRules, ruleNamesHost, type ExecutorNetworks } from '../executor/executor-networks';
+import { METADATA_HOSTS, networkRules, ruleNamesHost, type ExecutorNetworks } from './executor-networks';
 import { inRange, parseAddress, specialRangeOf } from './address-ranges';
 
 /**

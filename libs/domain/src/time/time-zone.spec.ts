@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, isValidTimeZone, localDate, startOfNextLocalDay, UnknownTimeZoneError } from './time-zone';
+import { canonicalTimeZone, isValidTimeZone, localDate, startOfNextLocalDay } from './time-zone';
+import { UnknownTimeZoneError } from './unknown-time-zone-error';
 
 describe('time zones', () => {
   it('knows IANA zones and refuses offsets, blanks and padded names', () => {

@@ -1,5 +1,6 @@
 import { DateTime, IANAZone } from 'luxon';
 import type { Millis } from '../types';
+import { UnknownTimeZoneError } from './unknown-time-zone-error';
 
 /**
  * True for a time zone name the runtime's IANA database knows (`Europe/Berlin`, `UTC`).
@@ -17,15 +18,6 @@ export function isValidTimeZone(zone: unknown): zone is string {
 export function canonicalTimeZone(zone: string): string | null {
   if (!isValidTimeZone(zone)) return null;
   return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-}
-
-/** Thrown when trigger math meets a zone that validation should have refused. */
-export class UnknownTimeZoneError extends Error {
-  readonly code = 'UNKNOWN_TIME_ZONE';
-  constructor(readonly timeZone: string) {
-    super(`Unknown IANA time zone "${timeZone}"`);
-    this.name = 'UnknownTimeZoneError';
-  }
 }
 
 function inZone(instant: Millis, zone: string): DateTime {

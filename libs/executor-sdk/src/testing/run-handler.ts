@@ -1,6 +1,6 @@
 import type { JsonValue } from '@baton/domain';
 import type { AbortReason, BusinessAlarm, DispatchRequest, LogLine, RunCallback } from '@baton/protocol';
-import { RunAbortedError } from '../errors';
+import { RunAbortedError } from '../run-aborted-error';
 import type { TaskHandler } from '../handler';
 import { EXECUTOR_DEFAULTS, type ExecutorOptions } from '../options';
 import { SYSTEM_CLOCK, type RunClock } from '../run-clock';

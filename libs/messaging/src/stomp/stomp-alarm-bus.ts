@@ -1,6 +1,7 @@
 import type { Client } from 'stompit';
 import type { AlarmBus, AlarmBusListener, BusLogger, ReceivedAlarm, Unsubscribe } from '../alarm-bus';
-import { AlarmBusUnavailableError, SILENT_BUS_LOGGER } from '../alarm-bus';
+import { SILENT_BUS_LOGGER } from '../alarm-bus';
+import { AlarmBusUnavailableError } from '../alarm-bus-unavailable-error';
 import {
   alarmTopic,
   checkTopicPrefix,

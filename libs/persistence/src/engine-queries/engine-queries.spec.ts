@@ -14,7 +14,8 @@ import { findSettleableFanOutsSql } from '../fan-out-queries/stand-of-fan-out';
 import { insertPlannedRuns, PlannedRunRow } from './runs/insert-planned-runs';
 import { markRunsAccepted } from './runs/mark-runs-accepted';
 import { markRunsDispatched } from './runs/mark-runs-dispatched';
-import { finishSucceededRuns, NotAllSucceeded } from './runs/finish-succeeded-runs';
+import { finishSucceededRuns } from './runs/finish-succeeded-runs';
+import { NotAllSucceededError } from './runs/not-all-succeeded-error';
 import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 
@@ -151,7 +152,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect(again.size).toBe(0); // a repeated callback: its run is over
   });
 
-  it('finishSucceededRuns with expectAll: one UPDATE moves them all; if any attempt cannot move it throws NotAllSucceeded and, rolled back, nothing moved', async () => {
+  it('finishSucceededRuns with expectAll: one UPDATE moves them all; if any attempt cannot move it throws NotAllSucceededError and, rolled back, nothing moved', async () => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(i, T)), T));
     const ids = (await runs()).map((r) => r.id);
     const repo = db.dataSource.getRepository(RunEntity);
@@ -169,7 +170,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       ['ACCEPTED', null, null],
     ]);
     // ids[0] is over already: the batch with it cannot tell which moved, so it moves nothing.
-    await expect(inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 40, attempts: [attempt(2), attempt(0)], expectAll: true }))).rejects.toBeInstanceOf(NotAllSucceeded);
+    await expect(inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 40, attempts: [attempt(2), attempt(0)], expectAll: true }))).rejects.toBeInstanceOf(NotAllSucceededError);
     expect((await runs())[2].state).toBe('ACCEPTED');
     const exact = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 40, attempts: [attempt(2), attempt(0)] }));
     expect([...exact.entries()]).toEqual([[ids[2], 1]]);

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { outboxAlarmOf, type OutboxAlarm } from '../engine-queries/alarms/alarm-outbox';
+import type { StoredAlarm } from '@baton/domain';
+import { storedAlarmOf } from '../engine-queries/alarms/alarm-outbox';
 import { execute, num, placeholders } from '../engine-queries/sql';
 
 /**
@@ -9,7 +10,7 @@ import { execute, num, placeholders } from '../engine-queries/sql';
  *
  * An alarm gone (purged by retention before it could be delivered) is absent.
  */
-export async function findAlarmsForWebhooks(manager: EntityManager, alarmIds: readonly number[]): Promise<Map<number, OutboxAlarm>> {
+export async function findAlarmsForWebhooks(manager: EntityManager, alarmIds: readonly number[]): Promise<Map<number, StoredAlarm>> {
   const ids = [...new Set(alarmIds)];
   if (ids.length === 0) return new Map();
   const { rows } = await execute<Record<string, unknown>>(
@@ -17,5 +18,5 @@ export async function findAlarmsForWebhooks(manager: EntityManager, alarmIds: re
     `SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at FROM alarms WHERE id IN (${placeholders(ids.length)})`,
     ids,
   );
-  return new Map(rows.map((r) => [num(r.id), outboxAlarmOf(r)]));
+  return new Map(rows.map((r) => [num(r.id), storedAlarmOf(r)]));
 }

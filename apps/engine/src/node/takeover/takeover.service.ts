@@ -5,7 +5,7 @@ import { findLeaseHolders, findUpEngineNodes, inTransaction, insertEngineDownAla
 import type { EngineNodeRow } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../../config/engine-config';
 import { EngineMetrics } from '../../metrics/engine-metrics';
-import { GroupPeers } from '../group-peers';
+import { GroupPeers } from '../../common/group-peers';
 import { LivenessLock } from '../liveness-lock';
 import { releaseHeldRuns, ReleaseSummary } from '../../runs/release-held-runs';
 

@@ -1,7 +1,6 @@
 export * from './delete-task';
 export * from './find-task';
 export * from './find-tasks-by-name';
-export * from './insert-task-versions';
 export * from './insert-tasks';
 export * from './list-task-versions';
 export * from './list-tasks';

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { AlarmType, Severity } from '@baton/domain';
+import type { AlarmType, JsonValue, Severity, StoredAlarm } from '@baton/domain';
 import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../sql';
 
 /**
@@ -45,23 +45,6 @@ export async function claimTenantOutbox(manager: EntityManager, tenantId: string
   return exists.rows.length === 0;
 }
 
-/** An unpublished alarm, as the relay turns it into a message. */
-export interface OutboxAlarm {
-  id: number;
-  uid: string | null;
-  tenantId: string;
-  type: AlarmType;
-  severity: Severity;
-  taskId: number | null;
-  runId: number | null;
-  executorId: number | null;
-  message: string;
-  /** JSON text or null. */
-  dataJson: string | null;
-  count: number;
-  raisedAt: number;
-}
-
 /**
  * A claimed tenant's unpublished alarms, oldest first:
  *
@@ -71,18 +54,18 @@ export interface OutboxAlarm {
  * rows, and engines adding to a row's count (silence window) must not wait for a publish.
  * Under READ COMMITTED it sees what the previous holder of the claim marked.
  */
-export async function findTenantOutbox(manager: EntityManager, tenantId: string, limit: number): Promise<OutboxAlarm[]> {
+export async function findTenantOutbox(manager: EntityManager, tenantId: string, limit: number): Promise<StoredAlarm[]> {
   const { rows } = await execute<Record<string, unknown>>(
     manager,
     `SELECT id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at
      FROM alarms WHERE tenant_id = ? AND published_at IS NULL ORDER BY id LIMIT ${Math.max(1, Math.floor(limit))}`,
     [tenantId],
   );
-  return rows.map(outboxAlarmOf);
+  return rows.map(storedAlarmOf);
 }
 
-/** The columns `id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at` of an alarm, as an OutboxAlarm. */
-export function outboxAlarmOf(r: Record<string, unknown>): OutboxAlarm {
+/** The columns `id, uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at` of an alarm, as a StoredAlarm. */
+export function storedAlarmOf(r: Record<string, unknown>): StoredAlarm {
   return {
     id: num(r.id),
     uid: (r.uid as string | null) ?? null,
@@ -93,10 +76,20 @@ export function outboxAlarmOf(r: Record<string, unknown>): OutboxAlarm {
     runId: numOrNull(r.run_id),
     executorId: numOrNull(r.executor_id),
     message: r.message as string,
-    dataJson: (r.data as string | null) ?? null,
+    data: parseJson((r.data as string | null) ?? null),
     count: num(r.count),
     raisedAt: num(r.raised_at),
   };
+}
+
+/** The `data` column's JSON text, parsed; text that is not JSON is kept (cut) under `unparsable`. */
+function parseJson(text: string | null): JsonValue | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return { unparsable: text.slice(0, 1000) };
+  }
 }
 
 /**

@@ -1,23 +1,15 @@
 import type { EntityManager } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
-import type { AlarmType, Severity } from '@baton/domain';
+import type { Alarm, AlarmType } from '@baton/domain';
 import { parseAlarmTypes } from '../runs/run-attempt-row';
 import { dialectOf, execute } from '../sql';
 
-export interface AlarmRow {
+/** A new alarm row: the alarm (its count starts at 1, its data as JSON text) and its stable id. */
+export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
   /** The alarm's stable id (alarms.uid): a UUID made by the engine, or the executor SDK's id. */
   uid: string;
-  tenantId: string;
-  type: AlarmType;
-  severity: Severity;
-  taskId: number | null;
-  runId: number | null;
-  executorId: number | null;
-  /** At most 1000 characters (the caller truncates). */
-  message: string;
-  /** JSON text or null. */
+  /** JSON text or null (the caller cuts it to size, as it cuts `message` to 1000 characters). */
   dataJson: string | null;
-  raisedAt: number;
   /**
    * Null: the outbox — the relay publishes it later. Set: it is published already (a business
    * alarm the executor SDK sent straight to the broker; the row is its history and ack record).

@@ -17,7 +17,7 @@ export const DEFER_RUN_DISPATCH = runWrite('deferRunDispatch', ['CLAIMED', 'DISP
  * engine of the group — one whose executors are reachable — may claim it when it is due again,
  * and nothing waits in the memory of a node that might die. The attempt does not move: the
  * handler never started, so the task's retry budget is not spent on the platform's trouble
- * (see apps/engine/src/dispatch/dispatch-backoff.ts). `error` tells the console why it waits.
+ * (see apps/engine/src/common/dispatch-backoff.ts). `error` tells the console why it waits.
  * `executor_id` stays set only when an executor may have the run already (it gave no answer):
  * the next dispatch goes there first, where a repeat is de-duplicated, not run twice.
  */

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { RunState } from '@baton/domain';
 import { caseById, dialectOf, execute, num, placeholders } from '../sql';
+import { NotAllSucceededError } from './not-all-succeeded-error';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. */
@@ -13,13 +14,6 @@ export interface SucceededAttempt {
   resultJson: string | null;
   startedAt: number | null;
   finishedAt: number;
-}
-
-/** Thrown by finishSucceededRuns({ expectAll: true }) when some attempt did not move: roll back and ask again without it. */
-export class NotAllSucceeded extends Error {
-  constructor(moved: number, asked: number) {
-    super(`finishSucceededRuns: ${moved} of ${asked} attempts moved; the transaction must be rolled back`);
-  }
 }
 
 /**
@@ -44,7 +38,7 @@ export class NotAllSucceeded extends Error {
  * `expectAll`: the caller has just read these runs in a `from` state at these attempts (the
  * callbacks' lookup), so nearly always every one moves — the UPDATE alone, without the SELECT's
  * round trip, guarded the same way. When all moved, that is the exact answer; when fewer did,
- * which ones is not known, so NotAllSucceeded is thrown: the caller rolls its transaction back
+ * which ones is not known, so NotAllSucceededError is thrown: the caller rolls its transaction back
  * (nothing moved) and asks again without `expectAll`.
  */
 export async function finishSucceededRuns(
@@ -89,7 +83,7 @@ export async function finishSucceededRuns(
       WHERE id IN (${placeholders(matched.length)}) AND ${stateIn(FINISH_SUCCEEDED_RUNS, input.from)} AND attempt = ${attempt.sql}`,
     [...result.params, ...started.params, ...finished.params, input.now, ...matched.map((a) => a.runId), ...attempt.params],
   );
-  if (input.expectAll && affected !== matched.length) throw new NotAllSucceeded(affected, matched.length);
+  if (input.expectAll && affected !== matched.length) throw new NotAllSucceededError(affected, matched.length);
   // The rows are locked: anything else means the guard and the lock disagree — refuse the batch (its caller retries each alone).
   if (affected !== matched.length) throw new Error(`finishSucceededRuns: ${affected} of ${matched.length} matched rows moved`);
   return taken;

@@ -21,6 +21,7 @@ export * from './run-attempt-row';
 export * from './find-runs-for-callback';
 export * from './finish-run-attempt';
 export * from './finish-succeeded-runs';
+export * from './not-all-succeeded-error';
 export * from './retry-run-attempt';
 export * from './record-run-progress';
 export * from './append-run-logs';

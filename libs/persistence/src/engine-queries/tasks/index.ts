@@ -4,3 +4,4 @@ export * from './lock-task-for-concurrency';
 export * from './schedule-fixed-delay';
 export * from './pause-failing-task';
 export * from './any-task-due';
+export * from './insert-task-versions';

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { CalendarEntity, TaskEntity } from '../../entities';
 import { taskEntityToDefinition } from '../../mappers';
-import { insertTaskVersions } from '../../console-queries/tasks/insert-task-versions';
+import { insertTaskVersions } from './insert-task-versions';
 import { execute, num } from '../sql';
 
 /** Who a version kept by the engine's auto-pause names as its author (the task's History tab). */

@@ -5,6 +5,8 @@ import type { EngineNodeRow } from '@baton/persistence';
  * (any mode) this node id is in use by a live process.
  */
 export class EngineAlreadyRunningError extends Error {
+  readonly code = 'ENGINE_ALREADY_RUNNING';
+
   constructor(
     readonly other: EngineNodeRow,
     readonly silentMs: number,

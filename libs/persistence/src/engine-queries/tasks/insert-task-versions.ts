@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { TaskDefinition } from '@baton/domain';
-import { chunks, execute } from '../../engine-queries/sql';
+import { chunks, execute } from '../sql';
 
 export interface NewTaskVersion {
   tenantId: string;

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { isWhollyNever, parseAddress, specialRangeOf, type Address } from '../outbound/address-ranges';
+import { isWhollyNever, parseAddress, specialRangeOf, type Address } from './address-ranges';
 import type { FieldError } from '../validation/field-error';
 
 /**

@@ -6,7 +6,9 @@ import { errorBody, type TenantAdmissionRefusal } from '@baton/protocol';
  * on this engine as it may (BATON_TENANT_REQUESTS_IN_FLIGHT, BATON_TENANT_REQUESTS_WAITING).
  * The exception filters send `retryAfterSeconds` as `Retry-After`.
  */
-export class TenantBusyException extends HttpException {
+export class TenantBusyError extends HttpException {
+  readonly code = 'TENANT_BUSY';
+
   constructor(readonly retryAfterSeconds: number) {
     const message = `This tenant already has as many signed requests worked on and waiting on this engine as it may; retry in ${retryAfterSeconds} s`;
     super(errorBody(429, { code: 'TENANT_BUSY', message }, { retryAfterSeconds }) as TenantAdmissionRefusal, 429);

@@ -1,7 +1,5 @@
-import type { PlannedChange } from '../../console/src/config-as-code/config-plan';
-
-/** A console answer other than 2xx: its ErrorBody's message and field errors, for the terminal. */
-export class ConsoleApiError extends Error {}
+import type { PlannedChange } from '../../../console/src/config-as-code/config-plan';
+import { ConsoleApiError } from './console-api-error';
 
 /** The console the tasks-as-code commands talk to (BATON_API_URL, BATON_API_KEY). */
 export interface ConsoleApi {
@@ -29,7 +27,7 @@ async function call(api: ConsoleApi, method: 'GET' | 'POST', path: string, body?
     } catch {
       // not an ErrorBody: the text as it came
     }
-    throw new ConsoleApiError(`${method} ${path}: ${res.status}\n${detail}`);
+    throw new ConsoleApiError(`${method} ${path}: ${res.status}\n${detail}`, res.status);
   }
   return res;
 }

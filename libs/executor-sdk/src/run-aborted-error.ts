@@ -11,6 +11,7 @@ const MESSAGES: Record<AbortReason, string> = {
 /** The `reason` of an aborted `ctx.signal`; what `ctx.sleep` rejects with. */
 export class RunAbortedError extends Error {
   override readonly name = 'RunAbortedError';
+  readonly code = 'RUN_ABORTED';
 
   constructor(readonly reason: AbortReason, message = MESSAGES[reason]) {
     super(message);

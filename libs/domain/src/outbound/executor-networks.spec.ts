@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkExecutorUrl } from '../outbound/outbound-policy';
+import { checkExecutorUrl } from './outbound-policy';
 import { MAX_EXECUTOR_NETWORKS, normalizeExecutorNetworks, validateExecutorNetworks } from './executor-networks';
 
 const allowed = (url: string, networks: readonly string[] | null = null) => checkExecutorUrl(url, networks).ok;
