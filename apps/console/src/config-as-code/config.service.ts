@@ -43,9 +43,10 @@ import { CalendarsService } from '../calendars/calendars.service';
 import { scheduleOf } from '../tasks/schedule';
 import { newTaskRow, TasksService } from '../tasks/tasks.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
+import { fileTask, type FileTask } from '../tasks/file-task';
+import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
-import { managedHash } from './managed-hash';
+import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 /** How many next fire times a plan shows per task whose schedule changes. */

@@ -70,8 +70,8 @@ import { abortAtExecutorsAfterCommit } from '../wakeups/cancel-notices';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { canonical } from './canonical-definition';
-import { fileTask } from '../config-as-code/config-file';
-import { hasDrifted } from '../config-as-code/managed-hash';
+import { fileTask } from './file-task';
+import { hasDrifted } from './managed-hash';
 import { keepTaskVersions, type ChangedTaskVersion } from './keep-task-versions';
 
 export function taskView(row: TaskEntity, calendarName: string | null): TaskView {

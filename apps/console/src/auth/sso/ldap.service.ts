@@ -6,7 +6,7 @@ import { AuthService } from '../auth.service';
 import type { LoginResponse } from '../dto/login.dto';
 import { throttleAccount } from '../login-throttle';
 import { escapeDnValue, escapeFilterValue } from './ldap-escape';
-import type { LdapOptions } from './sso-options';
+import type { LdapOptions } from '../../common/sso-options';
 import { SsoAccountsService } from './sso-accounts.service';
 
 /** How long the directory may take to connect and to answer one operation. */
