@@ -9,8 +9,8 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
-import { RunsService } from '../../apps/console/src/runs/runs.service';
-import { TasksService } from '../../apps/console/src/tasks/tasks.service';
+import { RunActionsService } from '../../apps/console/src/runs/run-actions.service';
+import { TaskTriggerService } from '../../apps/console/src/tasks/task-trigger.service';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -55,12 +55,12 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     const order: string[] = [];
     onWake = (w) => process.nextTick(() => order.push(`wake ${w.runIds?.join(',')}`)); // as http.request writes
     try {
-      const run = await t.app.get(TasksService).trigger('acme', taskId, { width: 5 });
+      const run = await t.app.get(TaskTriggerService).trigger('acme', taskId, { width: 5 });
       order.push('answered');
       expect(order).toEqual([`wake ${run.id}`, 'answered']);
       const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 - 1000 });
       order.length = 0;
-      const again = await t.app.get(RunsService).rerun('acme', done.id);
+      const again = await t.app.get(RunActionsService).rerun('acme', done.id);
       order.push('answered');
       expect(order).toEqual([`wake ${again.id}`, 'answered']);
     } finally {

@@ -41,7 +41,11 @@ import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
 import { CalendarsService } from '../calendars/calendars.service';
 import { scheduleOf } from '../tasks/schedule';
-import { newTaskRow, TasksService } from '../tasks/tasks.service';
+import { keepTaskVersions } from '../tasks/keep-task-versions';
+import { newTaskRow } from '../tasks/new-task-row';
+import { ParamsCheck } from '../tasks/params-check';
+import { TaskEditsService } from '../tasks/task-edits.service';
+import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { fileTask, type FileTask } from '../tasks/file-task';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
@@ -73,7 +77,9 @@ const TENANT_RETENTION_ROW = 0;
 export class ConfigService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly tasks: TasksService,
+    private readonly params: ParamsCheck,
+    private readonly taskEdits: TaskEditsService,
+    private readonly taskRemoval: TaskRemovalService,
     private readonly webhooks: WebhooksService,
     private readonly calendarsService: CalendarsService,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -123,7 +129,7 @@ export class ConfigService {
       }
       // Deletions last: what is pruned may still be named by what was just changed away from it.
       for (const name of of('task', 'delete')) {
-        await this.tasks.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
+        await this.taskRemoval.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
       }
       for (const name of of('webhook', 'delete')) {
         // As a console delete: its pending deliveries go, its delivered history stays.
@@ -151,7 +157,7 @@ export class ConfigService {
     }
     if (read.file.retention) errors.push(...validateRetention(read.file.retention, this.options.retentionCeiling, 'retention.'));
     if (errors.length > 0) throw badRequest(errors);
-    await this.tasks.assertParamsFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
+    await this.params.assertFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
     return read.file;
   }
 
@@ -262,7 +268,7 @@ export class ConfigService {
         }
         const calendar = calendarOf(task, i);
         const current = taskEntityToDefinition(row, row.calendarId === null ? null : ([...calendars.values()].find((c) => c.id === row.calendarId)?.definition.name ?? null));
-        const cursor = await this.tasks.reschedule(em, row, current, definition, calendar?.definition ?? null);
+        const cursor = await this.taskEdits.reschedule(em, row, current, definition, calendar?.definition ?? null);
         if ('field' in cursor) {
           errors.push({ ...cursor, field: `tasks[${i}].${cursor.field}` });
           continue;
@@ -278,7 +284,7 @@ export class ConfigService {
       for (const row of await findTasksByName(em, tenantId, created.map((r) => r.name))) ids.set(row.name, row.id);
       for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: { ...desired.tasks.find((t) => t.name === row.name)!, tenantId } });
     }
-    await this.tasks.keepVersions(em, versions);
+    await keepTaskVersions(em, versions, this.clock.now());
     return ids;
   }
 

@@ -25,13 +25,25 @@ import {
   TriggerRunDto,
   UpdateTaskDto,
 } from './dto/task.dto';
+import { BackfillsService } from './backfills.service';
 import { HandlerCheck } from './handler-check';
-import { TasksService } from './tasks.service';
+import { TaskCreationService } from './task-creation.service';
+import { TaskEditsService } from './task-edits.service';
+import { TaskPausesService } from './task-pauses.service';
+import { TaskReadsService } from './task-reads.service';
+import { TaskRemovalService } from './task-removal.service';
+import { TaskTriggerService } from './task-trigger.service';
 
 @ConsoleController('tasks', { tag: 'tasks' })
 export class TasksController {
   constructor(
-    private readonly tasks: TasksService,
+    private readonly reads: TaskReadsService,
+    private readonly creation: TaskCreationService,
+    private readonly edits: TaskEditsService,
+    private readonly removal: TaskRemovalService,
+    private readonly triggers: TaskTriggerService,
+    private readonly backfills: BackfillsService,
+    private readonly pauses: TaskPausesService,
     private readonly handlers: HandlerCheck,
   ) {}
 
@@ -45,7 +57,7 @@ export class TasksController {
   @ApiOperation({ summary: 'Tasks of the tenant by name; search, filter by group / paused; cursor pagination' })
   @ApiOkResponse({ type: TaskPage })
   list(@TenantId() tenantId: string, @Query() query: TaskQuery): Promise<Page<TaskView>> {
-    return this.tasks.list(tenantId, query);
+    return this.reads.list(tenantId, query);
   }
 
   @Post()
@@ -54,7 +66,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
   async create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.create(tenantId, body));
+    return this.checked(tenantId, await this.creation.create(tenantId, body));
   }
 
   @Post('batch')
@@ -67,7 +79,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: TaskBatchView })
   @ApiConflictResponse({ description: 'A name is taken, or given twice (errors name `tasks[i].name`); nothing was created' })
   async createMany(@TenantId() tenantId: string, @Body() body: TaskBatchDto): Promise<TaskBatchView> {
-    const items = await this.tasks.createMany(tenantId, body.tasks);
+    const items = await this.creation.createMany(tenantId, body.tasks);
     const warnings = await this.handlers.warnings(tenantId, items);
     return { items: items.map((item, i) => ({ ...item, warnings: warnings[i] })) };
   }
@@ -75,7 +87,7 @@ export class TasksController {
   @Get(':id')
   @ApiOkResponse({ type: TaskView })
   get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.get(tenantId, id);
+    return this.reads.get(tenantId, id);
   }
 
   @Put(':id')
@@ -87,7 +99,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: UpdateTaskDto,
   ): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.replace(tenantId, id, body));
+    return this.checked(tenantId, await this.edits.replace(tenantId, id, body));
   }
 
   @Patch(':id')
@@ -99,7 +111,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: PatchTaskDto,
   ): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.patch(tenantId, id, body));
+    return this.checked(tenantId, await this.edits.patch(tenantId, id, body));
   }
 
   @Delete(':id')
@@ -115,7 +127,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Query() query: DeleteTaskQuery,
   ): Promise<void> {
-    await this.tasks.delete(tenantId, id, query.cascade === true);
+    await this.removal.delete(tenantId, id, query.cascade === true);
   }
 
   @Post(':id/trigger')
@@ -128,7 +140,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: TriggerRunDto,
   ): Promise<RunDetailView> {
-    return this.tasks.trigger(tenantId, id, body?.params, body?.flowParams);
+    return this.triggers.trigger(tenantId, id, body?.params, body?.flowParams);
   }
 
   @Post(':id/copy')
@@ -137,7 +149,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
   async copy(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CopyTaskDto): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.copy(tenantId, id, body.name, body.paused));
+    return this.checked(tenantId, await this.creation.copy(tenantId, id, body.name, body.paused));
   }
 
   @Post(':id/backfill')
@@ -150,7 +162,7 @@ export class TasksController {
   })
   @ApiCreatedResponse({ type: BackfillView })
   backfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: BackfillDto): Promise<BackfillView> {
-    return this.tasks.backfill(tenantId, id, body);
+    return this.backfills.backfill(tenantId, id, body);
   }
 
   @Delete(':id/backfill')
@@ -159,7 +171,7 @@ export class TasksController {
   @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish); one still being written writes no more" })
   @ApiOkResponse({ type: BackfillCancelView })
   cancelBackfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<BackfillCancelView> {
-    return this.tasks.cancelBackfill(tenantId, id);
+    return this.backfills.cancelBackfill(tenantId, id);
   }
 
   @Post(':id/pause')
@@ -168,7 +180,7 @@ export class TasksController {
   @ApiOperation({ summary: 'Pause a task: no more scheduled fires; those prepared ahead of their instant (planned, claimed, sent ahead) end CANCELLED and are aborted at their executor' })
   @ApiOkResponse({ type: TaskView })
   pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.setPaused(tenantId, id, true);
+    return this.pauses.setPaused(tenantId, id, true);
   }
 
   @Post(':id/resume')
@@ -177,13 +189,13 @@ export class TasksController {
   @ApiOperation({ summary: 'Resume; a fire time missed while paused is handled by the misfire policy' })
   @ApiOkResponse({ type: TaskView })
   resume(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.setPaused(tenantId, id, false);
+    return this.pauses.setPaused(tenantId, id, false);
   }
 }
 
 @ConsoleController('task-groups', { tag: 'tasks' })
 export class TaskGroupsController {
-  constructor(private readonly tasks: TasksService) {}
+  constructor(private readonly pauses: TaskPausesService) {}
 
   @Post(':group/pause')
   @HttpCode(200)
@@ -191,7 +203,7 @@ export class TaskGroupsController {
   @ApiOperation({ summary: 'Pause every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   pause(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
-    return this.tasks.setGroupPaused(tenantId, group, true);
+    return this.pauses.setGroupPaused(tenantId, group, true);
   }
 
   @Post(':group/resume')
@@ -200,6 +212,6 @@ export class TaskGroupsController {
   @ApiOperation({ summary: 'Resume every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   resume(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
-    return this.tasks.setGroupPaused(tenantId, group, false);
+    return this.pauses.setGroupPaused(tenantId, group, false);
   }
 }
