@@ -35,7 +35,7 @@ import {
   WebhookChannelEntity,
 } from '@baton/persistence';
 import { auditChange } from '../audit';
-import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
+import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
@@ -302,7 +302,7 @@ export class ConfigService {
       const cycle = findCycle(edges, edge);
       if (cycle) {
         const error = new CycleError(cycle);
-        throw new ApiException(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
+        throw new ApiError(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
       }
       edges.push(edge);
     }

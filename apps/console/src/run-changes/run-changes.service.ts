@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES, type RunState } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
 import { cancelBackfillRuns, cancelRun, cancelShards, cancelTaskRuns, findRun, markBackfillsCancelled, type RunEntity, withdrawPreparedFires, type WithdrawnFire } from '@baton/persistence';
-import { ApiException, conflict, notFound } from '../common/api-error';
+import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { abortAtExecutorsAfterCommit } from './cancel-notices';
@@ -37,12 +37,12 @@ export class RunChangesService {
   }
 
   /**
-   * cancelOne for each id, in order, in one transaction: each its run before, or the ApiException
+   * cancelOne for each id, in order, in one transaction: each its run before, or the ApiError
    * that refused it (which does not undo the others). The engines hear of the sent ones in one
    * notice per engine group.
    */
-  async cancelEach(em: EntityManager, tenantId: string, ids: readonly number[], runs: ReadonlyMap<number, RunEntity>): Promise<Array<RunEntity | ApiException>> {
-    const outcomes: Array<RunEntity | ApiException> = [];
+  async cancelEach(em: EntityManager, tenantId: string, ids: readonly number[], runs: ReadonlyMap<number, RunEntity>): Promise<Array<RunEntity | ApiError>> {
+    const outcomes: Array<RunEntity | ApiError> = [];
     const sent: RunEntity[] = [];
     for (const id of ids) {
       try {
@@ -50,7 +50,7 @@ export class RunChangesService {
         if (wasSent(before)) sent.push(before);
         outcomes.push(before);
       } catch (error) {
-        if (!(error instanceof ApiException)) throw error;
+        if (!(error instanceof ApiError)) throw error;
         outcomes.push(error);
       }
     }
@@ -111,7 +111,7 @@ export function isActive(state: RunState): boolean {
   return (ACTIVE_STATES as readonly RunState[]).includes(state);
 }
 
-function notActive(id: number, state: RunState): ApiException {
+function notActive(id: number, state: RunState): ApiError {
   return conflict(`Run ${id} is ${state}: only an active run can be cancelled`, [{ field: 'state', reason: `is ${state}, not one of ${ACTIVE_STATES.join(', ')}` }]);
 }
 

@@ -3,7 +3,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { RunWakeups } from '@baton/messaging';
 import { afterCommit, findRun, findTenantRuns, insertManualRun, inTransaction, RunEntity, TaskEntity } from '@baton/persistence';
 import { auditChange } from '../audit';
-import { ApiException, conflict, notFound } from '../common/api-error';
+import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { isActive, RunChangesService } from '../run-changes/run-changes.service';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
@@ -77,13 +77,13 @@ export class RunActionsService {
       const results: BulkRunResultView[] = [];
       if (action === 'cancel') {
         const outcomes = await this.runChanges.cancelEach(em, tenantId, unique, runs);
-        outcomes.forEach((outcome, i) => results.push(outcome instanceof ApiException ? refused(unique[i], outcome) : { id: unique[i], status: 200, runId: unique[i], message: null }));
+        outcomes.forEach((outcome, i) => results.push(outcome instanceof ApiError ? refused(unique[i], outcome) : { id: unique[i], status: 200, runId: unique[i], message: null }));
       } else {
         for (const id of unique) {
           try {
             results.push({ id, status: 201, runId: (await this.rerunIn(em, tenantId, id, runs.get(id), tasks)).id, message: null });
           } catch (error) {
-            if (!(error instanceof ApiException)) throw error;
+            if (!(error instanceof ApiError)) throw error;
             results.push(refused(id, error));
           }
         }
@@ -106,7 +106,7 @@ export class RunActionsService {
 }
 
 /** A bulk result for an id its action refused: the refusal's status and message. */
-function refused(id: number, error: ApiException): BulkRunResultView {
+function refused(id: number, error: ApiError): BulkRunResultView {
   const body = error.getResponse() as { message: string };
   return { id, status: error.getStatus(), runId: null, message: body.message };
 }
