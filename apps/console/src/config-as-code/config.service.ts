@@ -2,14 +2,12 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
-  allTasksByName,
   CalendarEntity,
   deleteCalendar,
   deleteEdges,
   deleteWebhookChannel,
   findCalendar,
   findCalendarTasks,
-  findRetentionPolicy,
   findTasksByName,
   findTenant,
   insertCalendar,
@@ -17,9 +15,6 @@ import {
   insertTasks,
   insertWebhookChannel,
   inTransaction,
-  listCalendars,
-  listEdges,
-  listWebhookChannels,
   RetentionPolicyEntity,
   saveRetentionPolicy,
   setManagedHash,
@@ -47,25 +42,15 @@ import { ParamsCheck } from '../tasks/params-check';
 import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { fileTask, type FileTask } from '../tasks/file-task';
+import type { FileTask } from '../tasks/file-task';
 import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
+import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
-
-/** The tenant as stored, as a file and with the rows behind it. */
-interface Snapshot {
-  file: ConfigFile;
-  tasks: Map<string, TaskEntity>;
-  calendars: Map<string, CalendarEntity>;
-  webhooks: Map<string, WebhookChannelEntity>;
-  edges: Map<string, TaskDependencyEntity>;
-}
-
-const TENANT_RETENTION_ROW = 0;
 
 /**
  * Tasks as code: a tenant's state as one file (export), what a file would change (plan), and the
@@ -90,7 +75,7 @@ export class ConfigService {
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
   export(tenantId: string): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
-      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       return writeConfigFile(snapshot.file, tenantId);
     });
   }
@@ -98,7 +83,7 @@ export class ConfigService {
   plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
     return this.heavyWork.run(tenantId, async () => {
       const desired = await this.desired(tenantId, text);
-      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       return this.changes(snapshot, desired, prune);
     });
   }
@@ -114,7 +99,7 @@ export class ConfigService {
     return inTransaction(this.dataSource, async (em) => {
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
-      const snapshot = await this.snapshot(em, tenantId);
+      const snapshot = await readSnapshot(em, tenantId);
       const changes = this.changes(snapshot, desired, prune);
       const of = (kind: PlannedChange['kind'], action: PlannedChange['action']) => new Set(changes.filter((c) => c.kind === kind && c.action === action).map((c) => c.name));
       if (desired.retention && changes.some((c) => c.kind === 'retention')) await this.applyRetention(em, tenantId, desired.retention, now);
@@ -172,33 +157,6 @@ export class ConfigService {
       const schedule = scheduleOf({ ...task, tenantId: '' }, { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
       return nextFireTimes(schedule, now, FIRE_TIMES_SHOWN);
     });
-  }
-
-  private async snapshot(em: EntityManager, tenantId: string): Promise<Snapshot> {
-    const [taskRows, calendarRows, webhookRows, edgeRows, retention] = await Promise.all([
-      allTasksByName(em, tenantId),
-      listCalendars(em, tenantId),
-      listWebhookChannels(em, tenantId),
-      listEdges(em, tenantId),
-      findRetentionPolicy(em, tenantId, TENANT_RETENTION_ROW),
-    ]);
-    const calendarName = new Map(calendarRows.map((c) => [c.id, c.name]));
-    const taskName = new Map(taskRows.map((t) => [t.id, t.name]));
-    const edges = new Map(edgeRows.map((e) => [edgeName({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)! }), e]));
-    return {
-      file: {
-        version: 1,
-        retention: retention ? { runsMs: retention.runsMs, logsMs: retention.logsMs, alarmsMs: retention.alarmsMs, minRunsKept: retention.minRunsKept } : null,
-        calendars: calendarRows.map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
-        webhooks: webhookRows.map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
-        tasks: taskRows.map((t) => fileTask(taskEntityToDefinition(t, t.calendarId === null ? null : (calendarName.get(t.calendarId) ?? null)))),
-        dependencies: edgeRows.map((e) => ({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)!, condition: e.condition })),
-      },
-      tasks: new Map(taskRows.map((t) => [t.name, t])),
-      calendars: new Map(calendarRows.map((c) => [c.name, c])),
-      webhooks: new Map(webhookRows.map((w) => [w.name, w])),
-      edges,
-    };
   }
 
   private async applyRetention(em: EntityManager, tenantId: string, retention: NonNullable<ConfigFile['retention']>, now: number): Promise<void> {
