@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
-import { RunsService } from '../../apps/console/src/runs/runs.service';
+import { RunActionsService } from '../../apps/console/src/runs/run-actions.service';
 import { SubmissionsService } from '../../apps/console/src/submissions/submissions.service';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
@@ -60,7 +60,7 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
       expect(order).toEqual([`wake ${run.id}`, 'answered']);
       const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 - 1000 });
       order.length = 0;
-      const again = await t.app.get(RunsService).rerun('acme', done.id);
+      const again = await t.app.get(RunActionsService).rerun('acme', done.id);
       order.push('answered');
       expect(order).toEqual([`wake ${again.id}`, 'answered']);
     } finally {

@@ -11,7 +11,7 @@ import { Attribute, Change, Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseGroupMap } from '@baton/domain';
 import { UserEntity } from '@baton/persistence';
-import type { SsoOptions } from '../../apps/console/src/auth/sso/sso-options';
+import type { SsoOptions } from '../../apps/console/src/common/sso-options';
 import { useTestDatabase } from '../support/databases';
 import { seedTenant, startConsole, type ConsoleTestApp } from './console-test-kit';
 

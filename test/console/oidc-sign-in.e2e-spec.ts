@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SessionEntity, UserEntity } from '@baton/persistence';
-import type { SsoOptions } from '../../apps/console/src/auth/sso/sso-options';
+import type { SsoOptions } from '../../apps/console/src/common/sso-options';
 import { parseGroupMap } from '@baton/domain';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { CookieJar, finishSignIn, signIn, startSignIn, throughProvider } from '../support/oidc-browserless';

@@ -6,7 +6,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { CalendarsModule } from './calendars/calendars.module';
 import { ConfigAsCodeModule } from './config-as-code/config.module';
-import { ConsoleCoreModule } from './common/core.module';
+import { ConsoleCoreModule } from './console-core.module';
 import type { ConsoleModuleOptions } from './common/options';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DependenciesModule } from './dependencies/dependencies.module';

@@ -11,7 +11,7 @@ export type { NewUser } from './users/users.service';
 export { TenantsService } from './operator/tenants.service';
 export { EngineGroupsService } from './operator/engine-groups.service';
 export { ApiKeysService } from './api-keys/api-keys.service';
-export { TasksService } from './tasks/tasks.service';
+export { TaskCreationService } from './tasks/task-creation.service';
 export { DependenciesService } from './dependencies/dependencies.service';
 export { AlarmsService } from './alarms/alarms.service';
 export { AlarmGateway } from './alarms/alarm-gateway';

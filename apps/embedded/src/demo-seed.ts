@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { TenantEntity } from '@baton/persistence';
-import { DependenciesService, EngineGroupsService, TasksService, TenantsService, UsersService } from '../../console/src';
+import { DependenciesService, EngineGroupsService, TaskCreationService, TenantsService, UsersService } from '../../console/src';
 import type { DemoLogins } from './demo-logins';
 import { DEMO_DEPENDENCIES, DEMO_TASKS } from './demo-tasks';
 
@@ -21,7 +21,7 @@ export async function seedDemo(app: INestApplicationContext, logins: DemoLogins)
   await users.create({ ...logins.operator, role: 'OPERATOR' });
   await users.create({ username: logins.tenant.username, password: logins.tenant.password, role: 'TENANT_ADMIN', tenantId: logins.tenant.tenant });
 
-  const tasks = app.get(TasksService);
+  const tasks = app.get(TaskCreationService);
   const ids = new Map<string, number>();
   for (const task of DEMO_TASKS) ids.set(task.name as string, (await tasks.create('demo', task as never)).id);
   for (const edge of DEMO_DEPENDENCIES) {

@@ -10,7 +10,7 @@ import { listenOrExplain, ProcessConfig } from '@baton/config';
 import { NestPinoLogger, type BatonLogger } from '@baton/logging';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
 import { sessionCookieSecure } from '../../console/src/common/options';
-import { readSsoOptions } from '../../console/src/auth/sso/sso-options';
+import { readSsoOptions } from '../../console/src/common/sso-options';
 import { buildDemoHandlers } from '../../demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../engine/src';
 import { DEMO_EXECUTOR_APP, DEMO_TENANT_ID, DemoLogins, seedDemo } from './demo-seed';

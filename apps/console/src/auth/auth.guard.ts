@@ -6,7 +6,7 @@ import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
 import { AuthService } from './auth.service';
-import { CsrfTokenRefusedException } from './csrf-token-refused.exception';
+import { CsrfTokenRefusedError } from './csrf-token-refused-error';
 import { clearedSessionCookieLine, csrfRefusal, csrfTokenOf, requestCredential, secureCookieFor, type CookieSessionRequest } from './session-cookie';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -66,7 +66,7 @@ export class ConsoleAuthGuard implements CanActivate {
     if (credential.cookieToken !== null) {
       if (!SAFE_METHODS.has(request.method.toUpperCase())) {
         const refusal = csrfRefusal(credential.cookieToken, request.headers);
-        if (refusal !== null) throw new CsrfTokenRefusedException(refusal);
+        if (refusal !== null) throw new CsrfTokenRefusedError(refusal);
       }
       request.csrfToken = csrfTokenOf(credential.cookieToken);
     }

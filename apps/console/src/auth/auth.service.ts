@@ -11,7 +11,7 @@ import { randomToken, sha256Hex } from '../common/secrets';
 import type { LoginResponse } from './dto/login.dto';
 import { anonymousActor, auditChange, recordAudit } from '../audit';
 import { LoginThrottle, throttleAccount } from './login-throttle';
-import { LoginThrottledException } from './login-throttled.exception';
+import { LoginThrottledError } from './login-throttled-error';
 
 /** What a user logs in with: its tenant (none for an operator), its name and password. */
 export interface LoginCredentials {
@@ -156,7 +156,7 @@ export class AuthService {
   /** 429 while `account` or `address` is throttled (password and LDAP logins alike). */
   async refuseWhileThrottled(account: string, address: string): Promise<void> {
     const waitMs = await this.throttle.retryAfterMs(account, address, this.clock.now());
-    if (waitMs > 0) throw new LoginThrottledException(Math.ceil(waitMs / 1000));
+    if (waitMs > 0) throw new LoginThrottledError(Math.ceil(waitMs / 1000));
   }
 
   /** A wrong password of `account` from `address`: counts towards its throttle. */

@@ -1,6 +1,7 @@
 import type { LoginResponse } from './dto/login.dto';
 import type { SessionLoginResponse } from './dto/session.dto';
-import { csrfTokenOf, secureCookieFor, sessionCookieLine, type SessionCookieSecure } from './session-cookie';
+import type { SessionCookieSecure } from '../common/options';
+import { csrfTokenOf, secureCookieFor, sessionCookieLine } from './session-cookie';
 
 /** The part of a response a login's answer writes to (the session cookie). */
 export interface HeaderResponse {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SessionCookieSecure } from '../common/options';
 
 /**
  * The web console's session rides in this cookie, not in script-readable storage: HttpOnly (no
@@ -18,15 +19,6 @@ export const SESSION_COOKIE = 'baton_session';
 
 /** The header a cookie-authenticated write must carry (the CSRF token of its session). */
 export const CSRF_HEADER = 'X-CSRF-Token';
-
-/**
- * When the session cookie is marked Secure (`BATON_SESSION_COOKIE_SECURE`):
- * - `auto`: when the request came over https — a TLS connection to the console, or a proxy's
- *   `X-Forwarded-Proto: https` (trusting it can only add Secure to the requester's own cookie);
- * - `always`: every time (a TLS proxy that sends no `X-Forwarded-Proto`); a plain-http browser
- *   then never sends the cookie back.
- */
-export type SessionCookieSecure = 'auto' | 'always';
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -9,42 +9,36 @@ export type ApiErrorBody = ErrorBody & Record<string, unknown>;
 /** `code` (default: the status's, see errorCodeOf), the fields at fault, and a route's documented keys. */
 export type ApiErrorExtra = { code?: ErrorCode; errors?: FieldError[] } & Record<string, unknown>;
 
-/** An HTTP error whose body is already an ErrorBody. */
-export class ApiException extends HttpException {
-  constructor(status: number, message: string, { code, errors, ...extra }: ApiErrorExtra = {}) {
-    super(errorBody(status, { code, message, errors }, extra), status);
-  }
-}
+/** An HTTP error whose body is already an ErrorBody; `code` is the body's (given, or the status's). */
+export class ApiError extends HttpException {
+  readonly code: ErrorCode;
 
-/** 429 RATE_LIMITED with how long to wait: the exception filter sends it as `Retry-After`. */
-export class RetryLaterException extends ApiException {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(HttpStatus.TOO_MANY_REQUESTS, message, { code: 'RATE_LIMITED' });
+  constructor(status: number, message: string, { code, errors, ...extra }: ApiErrorExtra = {}) {
+    const body = errorBody(status, { code, message, errors }, extra);
+    super(body, status);
+    this.code = body.code;
   }
 }
 
 /** 400 VALIDATION_FAILED naming each field and its reason. */
-export function badRequest(errors: FieldError[], message?: string): ApiException {
-  return new ApiException(HttpStatus.BAD_REQUEST, message ?? `Invalid request: ${describeFieldErrors(errors)}`, { errors });
+export function badRequest(errors: FieldError[], message?: string): ApiError {
+  return new ApiError(HttpStatus.BAD_REQUEST, message ?? `Invalid request: ${describeFieldErrors(errors)}`, { errors });
 }
 
 /** 404. Also what another tenant's object looks like: indistinguishable from a missing one. */
-export function notFound(what: string, id: string | number): ApiException {
-  return new ApiException(HttpStatus.NOT_FOUND, `${what} ${id} not found`);
+export function notFound(what: string, id: string | number): ApiError {
+  return new ApiError(HttpStatus.NOT_FOUND, `${what} ${id} not found`);
 }
 
 /** 409 CONFLICT (or the more specific `extra.code`), optionally naming fields (e.g. a duplicate `name`). */
-export function conflict(message: string, errors?: FieldError[], extra: ApiErrorExtra = {}): ApiException {
-  return new ApiException(HttpStatus.CONFLICT, message, { ...extra, ...(errors ? { errors } : {}) });
+export function conflict(message: string, errors?: FieldError[], extra: ApiErrorExtra = {}): ApiError {
+  return new ApiError(HttpStatus.CONFLICT, message, { ...extra, ...(errors ? { errors } : {}) });
 }
 
-export function forbidden(message = 'Forbidden'): ApiException {
-  return new ApiException(HttpStatus.FORBIDDEN, message);
+export function forbidden(message = 'Forbidden'): ApiError {
+  return new ApiError(HttpStatus.FORBIDDEN, message);
 }
 
-export function unauthorized(message = 'Authentication required'): ApiException {
-  return new ApiException(HttpStatus.UNAUTHORIZED, message);
+export function unauthorized(message = 'Authentication required'): ApiError {
+  return new ApiError(HttpStatus.UNAUTHORIZED, message);
 }

@@ -14,7 +14,7 @@ function hostFor() {
 }
 
 describe('console error shape', () => {
-  it('keeps the fields of an ApiException', () => {
+  it('keeps the fields of an ApiError', () => {
     expect(httpExceptionBody(badRequest([{ field: 'name', reason: 'is required' }]))).toEqual({
       statusCode: 400,
       code: 'VALIDATION_FAILED',

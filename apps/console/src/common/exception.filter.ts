@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
-import { RetryLaterException } from './api-error';
+import { RetryLaterError } from './retry-later-error';
 
 /** Errors raised by Express's body parser carry these (http-errors). */
 interface BodyParserError {
@@ -80,7 +80,7 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     // The engine's 429s carry their wait in the body (embedded mode: this filter answers them too).
-    const retryAfter = exception instanceof RetryLaterException ? exception.retryAfterSeconds : retryAfterOf(body);
+    const retryAfter = exception instanceof RetryLaterError ? exception.retryAfterSeconds : retryAfterOf(body);
     if (retryAfter !== null) response.setHeader('Retry-After', String(retryAfter));
     response.status(body.statusCode).json(body);
   }

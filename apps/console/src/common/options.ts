@@ -2,8 +2,7 @@ import { defaultNodeId, retentionCeiling, type ProcessConfig } from '@baton/conf
 import type { DataSource } from 'typeorm';
 import type { AlarmBus, RunWakeups } from '@baton/messaging';
 import type { RetentionCeiling } from '@baton/domain';
-import type { SessionCookieSecure } from '../auth/session-cookie';
-import { readSsoOptions, type SsoOptions } from '../auth/sso/sso-options';
+import { readSsoOptions, type SsoOptions } from './sso-options';
 import type { Clock } from './clock';
 import { configuredPassword } from './password';
 
@@ -64,6 +63,15 @@ export interface ConsoleModuleOptions {
   /** Single sign-on: OpenID Connect, LDAP and their group mapping (`BATON_OIDC_*`, `BATON_LDAP_*`, `BATON_SSO_GROUP_MAP`). Default none. */
   sso?: SsoOptions;
 }
+
+/**
+ * When the session cookie is marked Secure (`BATON_SESSION_COOKIE_SECURE`):
+ * - `auto`: when the request came over https — a TLS connection to the console, or a proxy's
+ *   `X-Forwarded-Proto: https` (trusting it can only add Secure to the requester's own cookie);
+ * - `always`: every time (a TLS proxy that sends no `X-Forwarded-Proto`); a plain-http browser
+ *   then never sends the cookie back.
+ */
+export type SessionCookieSecure = 'auto' | 'always';
 
 /** Injection token of the resolved console options. */
 export const CONSOLE_OPTIONS = Symbol('baton.console.options');

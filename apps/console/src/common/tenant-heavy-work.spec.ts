@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { HeavyWorkQueueFullException, MAX_HEAVY_WAITING, TenantHeavyWork } from './tenant-heavy-work';
+import { HeavyWorkQueueFullError } from './heavy-work-queue-full-error';
+import { MAX_HEAVY_WAITING, TenantHeavyWork } from './tenant-heavy-work';
 
 describe('TenantHeavyWork', () => {
   it("runs one tenant's heavy requests one at a time, another tenant's alongside", async () => {
@@ -30,10 +31,10 @@ describe('TenantHeavyWork', () => {
     const gate = new Promise<void>((r) => (release = r));
     const queued = Array.from({ length: MAX_HEAVY_WAITING + 1 }, () => work.run('a', () => gate));
     const refused = await work.run('a', async () => 'ran').catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(HeavyWorkQueueFullException);
-    expect((refused as HeavyWorkQueueFullException).getStatus()).toBe(429);
-    expect((refused as HeavyWorkQueueFullException).getResponse()).toMatchObject({ code: 'RATE_LIMITED' });
-    expect((refused as HeavyWorkQueueFullException).retryAfterSeconds).toBe(1);
+    expect(refused).toBeInstanceOf(HeavyWorkQueueFullError);
+    expect((refused as HeavyWorkQueueFullError).getStatus()).toBe(429);
+    expect((refused as HeavyWorkQueueFullError).getResponse()).toMatchObject({ code: 'RATE_LIMITED' });
+    expect((refused as HeavyWorkQueueFullError).retryAfterSeconds).toBe(1);
     expect(await work.run('b', async () => 'b ran')).toBe('b ran'); // another tenant is not refused
     release();
     await Promise.all(queued);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RetryLaterException } from './api-error';
+import { HeavyWorkQueueFullError } from './heavy-work-queue-full-error';
 import { OneAtATime } from './one-at-a-time';
 
 /** A tenant's heavy requests waiting behind the one running, beyond which the next is refused (429). */
@@ -22,7 +22,7 @@ export class TenantHeavyWork {
   private readonly lane = new OneAtATime();
 
   run<T>(tenantId: string, job: () => Promise<T>): Promise<T> {
-    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullException());
+    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullError(MAX_HEAVY_WAITING));
     return this.lane.run(tenantId, job);
   }
 
@@ -32,14 +32,7 @@ export class TenantHeavyWork {
    * called when the answer ends or its client leaves (calling it again does nothing).
    */
   hold(tenantId: string): Promise<() => void> {
-    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullException());
+    if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullError(MAX_HEAVY_WAITING));
     return new Promise((granted) => void this.lane.run(tenantId, () => new Promise<void>((release) => granted(release))));
-  }
-}
-
-/** 429 RATE_LIMITED: the tenant already has MAX_HEAVY_WAITING heavy requests waiting; `Retry-After` is 1 s. */
-export class HeavyWorkQueueFullException extends RetryLaterException {
-  constructor() {
-    super(`Too many heavy requests of this tenant at once (run searches, log downloads, exports, plans, applies, backfills: one runs at a time, ${MAX_HEAVY_WAITING} may wait); retry when one has answered`, 1);
   }
 }

@@ -8,13 +8,13 @@ import {
   type DependencyCondition,
   type FieldError,
   type Severity,
-  type TaskDefinition,
   type TaskInput,
   type WebhookEventType,
   WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
 import { parseDocument, stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
+import { fileTask, type FileTask } from '../tasks/file-task';
 
 /**
  * Tasks as code: one YAML file holds a tenant's tasks, dependencies, calendars, webhooks and
@@ -37,9 +37,6 @@ export interface FileWebhook {
   alarmTypes: WebhookEventType[] | null;
   minSeverity: Severity;
 }
-
-/** A task as the file has it: its whole definition but the tenant. */
-export type FileTask = Omit<TaskDefinition, 'tenantId'>;
 
 export interface FileDependency {
   parent: string;
@@ -67,33 +64,6 @@ export interface ConfigFile {
 
 const TOP_KEYS = ['version', 'retention', 'calendars', 'webhooks', 'tasks', 'dependencies'];
 const RETENTION_KEYS = ['runsMs', 'logsMs', 'alarmsMs', 'minRunsKept'] as const;
-
-/** The file's form of a task definition: the definition's keys in their one order, the tenant left out. */
-export function fileTask(definition: TaskDefinition): FileTask {
-  return {
-    name: definition.name,
-    group: definition.group,
-    executorApp: definition.executorApp,
-    handler: definition.handler,
-    params: definition.params,
-    trigger: definition.trigger,
-    startAt: definition.startAt,
-    endAt: definition.endAt,
-    maxFires: definition.maxFires,
-    misfirePolicy: definition.misfirePolicy,
-    misfireThresholdMs: definition.misfireThresholdMs,
-    priority: definition.priority,
-    concurrencyPolicy: definition.concurrencyPolicy,
-    timeoutMs: definition.timeoutMs,
-    startDeadlineMs: definition.startDeadlineMs,
-    retry: { maxAttempts: definition.retry.maxAttempts, backoffBaseMs: definition.retry.backoffBaseMs, backoffMaxMs: definition.retry.backoffMaxMs, jitter: definition.retry.jitter },
-    calendarName: definition.calendarName,
-    alarms: { types: definition.alarms.types, silenceMs: definition.alarms.silenceMs },
-    paused: definition.paused,
-    pauseAfterFailures: definition.pauseAfterFailures,
-    fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
-  };
-}
 
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byEdge = (a: FileDependency, b: FileDependency) => byName({ name: `${a.parent}\u0000${a.child}` }, { name: `${b.parent}\u0000${b.child}` });

@@ -1,6 +1,7 @@
 import { diffFields, type FieldChange } from '@baton/domain';
 import { scheduleChanged } from '../tasks/schedule';
-import type { ConfigFile, FileDependency, FileTask } from './config-file';
+import type { FileTask } from '../tasks/file-task';
+import type { ConfigFile, FileDependency } from './config-file';
 
 export type ChangeKind = 'retention' | 'calendar' | 'webhook' | 'task' | 'dependency';
 export type ChangeAction = 'create' | 'update' | 'delete';

@@ -2,14 +2,12 @@ import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
-  allTasksByName,
   CalendarEntity,
   deleteCalendar,
   deleteEdges,
   deleteWebhookChannel,
   findCalendar,
   findCalendarTasks,
-  findRetentionPolicy,
   findTasksByName,
   findTenant,
   insertCalendar,
@@ -17,9 +15,6 @@ import {
   insertTasks,
   insertWebhookChannel,
   inTransaction,
-  listCalendars,
-  listEdges,
-  listWebhookChannels,
   RetentionPolicyEntity,
   saveRetentionPolicy,
   setManagedHash,
@@ -35,32 +30,27 @@ import {
   WebhookChannelEntity,
 } from '@baton/persistence';
 import { auditChange } from '../audit';
-import { ApiException, badRequest, conflict, notFound } from '../common/api-error';
+import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
 import { CalendarsService } from '../calendars/calendars.service';
 import { scheduleOf } from '../tasks/schedule';
-import { newTaskRow, TasksService } from '../tasks/tasks.service';
+import { keepTaskVersions } from '../tasks/keep-task-versions';
+import { newTaskRow } from '../tasks/new-task-row';
+import { ParamsCheck } from '../tasks/params-check';
+import { TaskEditsService } from '../tasks/task-edits.service';
+import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
-import { fileTask, readConfigFile, writeConfigFile, type ConfigFile, type FileTask } from './config-file';
+import type { FileTask } from '../tasks/file-task';
+import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
-import { managedHash } from './managed-hash';
+import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
+import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
-
-/** The tenant as stored, as a file and with the rows behind it. */
-interface Snapshot {
-  file: ConfigFile;
-  tasks: Map<string, TaskEntity>;
-  calendars: Map<string, CalendarEntity>;
-  webhooks: Map<string, WebhookChannelEntity>;
-  edges: Map<string, TaskDependencyEntity>;
-}
-
-const TENANT_RETENTION_ROW = 0;
 
 /**
  * Tasks as code: a tenant's state as one file (export), what a file would change (plan), and the
@@ -72,7 +62,9 @@ const TENANT_RETENTION_ROW = 0;
 export class ConfigService {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly tasks: TasksService,
+    private readonly params: ParamsCheck,
+    private readonly taskEdits: TaskEditsService,
+    private readonly taskRemoval: TaskRemovalService,
     private readonly webhooks: WebhooksService,
     private readonly calendarsService: CalendarsService,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -83,7 +75,7 @@ export class ConfigService {
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
   export(tenantId: string): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
-      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       return writeConfigFile(snapshot.file, tenantId);
     });
   }
@@ -91,7 +83,7 @@ export class ConfigService {
   plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
     return this.heavyWork.run(tenantId, async () => {
       const desired = await this.desired(tenantId, text);
-      const snapshot = await this.snapshot(this.dataSource.manager, tenantId);
+      const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       return this.changes(snapshot, desired, prune);
     });
   }
@@ -107,7 +99,7 @@ export class ConfigService {
     return inTransaction(this.dataSource, async (em) => {
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
-      const snapshot = await this.snapshot(em, tenantId);
+      const snapshot = await readSnapshot(em, tenantId);
       const changes = this.changes(snapshot, desired, prune);
       const of = (kind: PlannedChange['kind'], action: PlannedChange['action']) => new Set(changes.filter((c) => c.kind === kind && c.action === action).map((c) => c.name));
       if (desired.retention && changes.some((c) => c.kind === 'retention')) await this.applyRetention(em, tenantId, desired.retention, now);
@@ -122,7 +114,7 @@ export class ConfigService {
       }
       // Deletions last: what is pruned may still be named by what was just changed away from it.
       for (const name of of('task', 'delete')) {
-        await this.tasks.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
+        await this.taskRemoval.removeIn(em, tenantId, snapshot.tasks.get(name)!.id);
       }
       for (const name of of('webhook', 'delete')) {
         // As a console delete: its pending deliveries go, its delivered history stays.
@@ -150,7 +142,7 @@ export class ConfigService {
     }
     if (read.file.retention) errors.push(...validateRetention(read.file.retention, this.options.retentionCeiling, 'retention.'));
     if (errors.length > 0) throw badRequest(errors);
-    await this.tasks.assertParamsFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
+    await this.params.assertFit(this.dataSource.manager, tenantId, read.file.tasks.map((t) => ({ ...t, tenantId })), (i) => `tasks[${i}].`);
     return read.file;
   }
 
@@ -165,33 +157,6 @@ export class ConfigService {
       const schedule = scheduleOf({ ...task, tenantId: '' }, { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
       return nextFireTimes(schedule, now, FIRE_TIMES_SHOWN);
     });
-  }
-
-  private async snapshot(em: EntityManager, tenantId: string): Promise<Snapshot> {
-    const [taskRows, calendarRows, webhookRows, edgeRows, retention] = await Promise.all([
-      allTasksByName(em, tenantId),
-      listCalendars(em, tenantId),
-      listWebhookChannels(em, tenantId),
-      listEdges(em, tenantId),
-      findRetentionPolicy(em, tenantId, TENANT_RETENTION_ROW),
-    ]);
-    const calendarName = new Map(calendarRows.map((c) => [c.id, c.name]));
-    const taskName = new Map(taskRows.map((t) => [t.id, t.name]));
-    const edges = new Map(edgeRows.map((e) => [edgeName({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)! }), e]));
-    return {
-      file: {
-        version: 1,
-        retention: retention ? { runsMs: retention.runsMs, logsMs: retention.logsMs, alarmsMs: retention.alarmsMs, minRunsKept: retention.minRunsKept } : null,
-        calendars: calendarRows.map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
-        webhooks: webhookRows.map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
-        tasks: taskRows.map((t) => fileTask(taskEntityToDefinition(t, t.calendarId === null ? null : (calendarName.get(t.calendarId) ?? null)))),
-        dependencies: edgeRows.map((e) => ({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)!, condition: e.condition })),
-      },
-      tasks: new Map(taskRows.map((t) => [t.name, t])),
-      calendars: new Map(calendarRows.map((c) => [c.name, c])),
-      webhooks: new Map(webhookRows.map((w) => [w.name, w])),
-      edges,
-    };
   }
 
   private async applyRetention(em: EntityManager, tenantId: string, retention: NonNullable<ConfigFile['retention']>, now: number): Promise<void> {
@@ -261,7 +226,7 @@ export class ConfigService {
         }
         const calendar = calendarOf(task, i);
         const current = taskEntityToDefinition(row, row.calendarId === null ? null : ([...calendars.values()].find((c) => c.id === row.calendarId)?.definition.name ?? null));
-        const cursor = await this.tasks.reschedule(em, row, current, definition, calendar?.definition ?? null);
+        const cursor = await this.taskEdits.reschedule(em, row, current, definition, calendar?.definition ?? null);
         if ('field' in cursor) {
           errors.push({ ...cursor, field: `tasks[${i}].${cursor.field}` });
           continue;
@@ -277,7 +242,7 @@ export class ConfigService {
       for (const row of await findTasksByName(em, tenantId, created.map((r) => r.name))) ids.set(row.name, row.id);
       for (const row of created) versions.push({ tenantId, taskId: ids.get(row.name)!, version: 1, definition: { ...desired.tasks.find((t) => t.name === row.name)!, tenantId } });
     }
-    await this.tasks.keepVersions(em, versions);
+    await keepTaskVersions(em, versions, this.clock.now());
     return ids;
   }
 
@@ -295,7 +260,7 @@ export class ConfigService {
       const cycle = findCycle(edges, edge);
       if (cycle) {
         const error = new CycleError(cycle);
-        throw new ApiException(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
+        throw new ApiError(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
       }
       edges.push(edge);
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, type DependencyEdge } from '@baton/domain';
 import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction, isUniqueViolation, listEdges, lockTenant, TaskDependencyEntity, taskNames, updateEdgeCondition } from '@baton/persistence';
-import { ApiException, conflict, notFound } from '../common/api-error';
+import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
 import type { CreateDependencyDto, DependencyQuery, DependencyView } from './dto/dependency.dto';
@@ -51,9 +51,9 @@ export class DependenciesService {
       return await inTransaction(this.dataSource, async (em) => {
         await lockTenant(em, tenantId);
         const parent = await findTask(em, tenantId, dto.parentTaskId);
-        if (!parent) throw new ApiException(404, `Task ${dto.parentTaskId} not found`, { errors: [{ field: 'parentTaskId', reason: `no task ${dto.parentTaskId}` }] });
+        if (!parent) throw new ApiError(404, `Task ${dto.parentTaskId} not found`, { errors: [{ field: 'parentTaskId', reason: `no task ${dto.parentTaskId}` }] });
         const child = await findTask(em, tenantId, dto.childTaskId);
-        if (!child) throw new ApiException(404, `Task ${dto.childTaskId} not found`, { errors: [{ field: 'childTaskId', reason: `no task ${dto.childTaskId}` }] });
+        if (!child) throw new ApiError(404, `Task ${dto.childTaskId} not found`, { errors: [{ field: 'childTaskId', reason: `no task ${dto.childTaskId}` }] });
         if (await edgeExists(em, tenantId, parent.id, child.id)) throw duplicate();
         const existing = await listEdges(em, tenantId);
         const edgeNames = await this.views(tenantId, existing, em);
@@ -61,7 +61,7 @@ export class DependenciesService {
         const cycle = findCycle(edges, { parent: parent.name, child: child.name });
         if (cycle) {
           const error = new CycleError(cycle);
-          throw new ApiException(409, error.message, { code: error.code, cycle: [...error.cycle] });
+          throw new ApiError(409, error.message, { code: error.code, cycle: [...error.cycle] });
         }
         const row = Object.assign(new TaskDependencyEntity(), {
           tenantId,

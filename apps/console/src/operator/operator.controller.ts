@@ -6,13 +6,13 @@ import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal } from '../common/principal';
+import { TenantFilterQuery } from '../common/tenant-id';
 import {
   CreateEngineGroupDto,
   CreatedTenantView,
   CreateTenantDto,
   EngineGroupView,
   EngineNodeView,
-  TenantFilterQuery,
   TenantView,
   UpdateEngineGroupDto,
   UpdateTenantDto,

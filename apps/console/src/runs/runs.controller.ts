@@ -9,12 +9,14 @@ import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
 import { BulkRunsDto, BulkRunsView, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
+import { RunActionsService } from './run-actions.service';
 import { RunsService } from './runs.service';
 
 @ConsoleController('runs', { tag: 'runs' })
 export class RunsController {
   constructor(
     private readonly runs: RunsService,
+    private readonly actions: RunActionsService,
     private readonly heavyWork: TenantHeavyWork,
   ) {}
 
@@ -57,7 +59,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Cancel an active run (409 when it is already over)' })
   @ApiOkResponse({ type: RunDetailView })
   cancel(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
-    return this.runs.cancel(tenantId, id);
+    return this.actions.cancel(tenantId, id);
   }
 
   @Post(':id/rerun')
@@ -65,7 +67,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Run a finished run again: a new MANUAL run of its task with the params it ran with (409 while active, for a shard, or when the task was deleted)' })
   @ApiCreatedResponse({ type: RunDetailView })
   rerun(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
-    return this.runs.rerun(tenantId, id);
+    return this.actions.rerun(tenantId, id);
   }
 
   @Post('bulk-cancel')
@@ -74,7 +76,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Cancel several runs in one transaction: one result per id (a refused id does not undo the others)' })
   @ApiOkResponse({ type: BulkRunsView })
   async bulkCancel(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
-    return { results: await this.runs.bulk(tenantId, body.ids, 'cancel') };
+    return { results: await this.actions.bulk(tenantId, body.ids, 'cancel') };
   }
 
   @Post('bulk-rerun')
@@ -83,7 +85,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Run several finished runs again, each with its params, in one transaction: one result per id' })
   @ApiOkResponse({ type: BulkRunsView })
   async bulkRerun(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
-    return { results: await this.runs.bulk(tenantId, body.ids, 'rerun') };
+    return { results: await this.actions.bulk(tenantId, body.ids, 'rerun') };
   }
 
   @Get(':id/log')

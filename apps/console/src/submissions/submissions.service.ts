@@ -7,7 +7,8 @@ import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, 
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
-import { ApiException, badRequest, RetryLaterException } from '../common/api-error';
+import { ApiError, badRequest } from '../common/api-error';
+import { RetryLaterError } from '../common/retry-later-error';
 import type { RunDetailView } from '../runs/dto/run.dto';
 import { runDetailView, runView } from '../runs/runs.service';
 import type { SubmitBatchView } from './dto/submission.dto';
@@ -65,7 +66,7 @@ export class SubmissionsService {
       atomic: true,
       auditChange: ([made]) => ('run' in made ? { objectType: 'task', objectId: taskId, after: { runId: made.run.id, params: params ?? null, flowParams: flowParams ?? null } } : null),
     });
-    if ('error' in outcome) throw new ApiException(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
+    if ('error' in outcome) throw new ApiError(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
     return { run: runDetailView(outcome.run, outcome.taskName), created: outcome.status === 201 };
   }
 
@@ -112,7 +113,7 @@ export class SubmissionsService {
     try {
       outcomes = await this.lane.add(tenantId, request, Math.max(1, submissions.length));
     } catch (err) {
-      if (err instanceof LaneFullError) throw new RetryLaterException(`${err.waiting} runs of this tenant are waiting to be written; send again shortly`, 1);
+      if (err instanceof LaneFullError) throw new RetryLaterError(`${err.waiting} runs of this tenant are waiting to be written; send again shortly`, 1);
       throw err;
     }
     await wakeupsGone();

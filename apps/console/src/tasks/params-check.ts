@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import { findLiveExecutors, type LiveExecutor } from '@baton/persistence';
+import { badRequest } from '../common/api-error';
 import { ParamsCheckWorkers } from './params-check-thread';
 import type { SchemaJob } from './params-schemas';
 
@@ -49,6 +50,18 @@ export class ParamsCheck implements OnApplicationShutdown {
       else if ('refused' in verdict) problems[checked[k]] = [{ field: 'params', reason: verdict.refused }];
     });
     return problems;
+  }
+
+  /**
+   * 400 naming each param that does not fit the schema its handler's executors declare (errors);
+   * nothing is saved. Called before a save's transaction, not in it: a check may take its deadline
+   * (50 ms), a new schema's compile longer, and the transaction would hold a pooled connection —
+   * on SQLite the one transaction of the process — meanwhile.
+   */
+  async assertFit(em: EntityManager, tenantId: string, definitions: readonly ParamsOf[], prefix: (i: number) => string = () => ''): Promise<void> {
+    const problems = await this.errors(em, tenantId, definitions);
+    const errors = problems.flatMap((list, i) => list.map((e) => ({ ...e, field: `${prefix(i)}${e.field}` })));
+    if (errors.length) throw badRequest(errors);
   }
 
   /** For each task, why the schema its app's executors declare for its handler cannot be used, or null (none declared, it compiles, or the task is null: not asked). */

@@ -8,14 +8,14 @@ import { SavedTaskView } from './dto/task.dto';
 import { TaskVersionView } from './dto/task-version.dto';
 import { HandlerCheck } from './handler-check';
 import { TaskVersionsService } from './task-versions.service';
-import { TasksService } from './tasks.service';
+import { TaskEditsService } from './task-edits.service';
 
 /** A task's versions and their restore (issue 23 part 3). */
 @ConsoleController('tasks', { tag: 'tasks' })
 export class TaskVersionsController {
   constructor(
     private readonly versions: TaskVersionsService,
-    private readonly tasks: TasksService,
+    private readonly edits: TaskEditsService,
     private readonly handlers: HandlerCheck,
   ) {}
 
@@ -32,7 +32,7 @@ export class TaskVersionsController {
   @ApiOperation({ summary: 'Give the task the definition a version saved (checked as a PUT of it is); this makes a new version' })
   @ApiOkResponse({ type: SavedTaskView })
   async restore(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Param('version', new IdPipe('version')) version: number): Promise<SavedTaskView> {
-    const saved = await this.tasks.restore(tenantId, id, await this.versions.definition(tenantId, id, version));
+    const saved = await this.edits.restore(tenantId, id, await this.versions.definition(tenantId, id, version));
     const [warnings] = await this.handlers.warnings(tenantId, [saved]);
     return { ...saved, warnings };
   }

@@ -14,7 +14,7 @@ export const TASK_VERSIONS_LISTED = 50;
 const FIRE_TIMES_SHOWN = 5;
 
 /**
- * A task's versions (kept by TasksService in each change's transaction): each with its diff to
+ * A task's versions (kept by keepTaskVersions in each change's transaction): each with its diff to
  * the version before and the fire times it would give now (the domain's trigger math).
  */
 @Injectable()

@@ -23,13 +23,23 @@ import {
   TaskView,
   UpdateTaskDto,
 } from './dto/task.dto';
+import { BackfillsService } from './backfills.service';
 import { HandlerCheck } from './handler-check';
-import { TasksService } from './tasks.service';
+import { TaskCreationService } from './task-creation.service';
+import { TaskEditsService } from './task-edits.service';
+import { TaskPausesService } from './task-pauses.service';
+import { TaskReadsService } from './task-reads.service';
+import { TaskRemovalService } from './task-removal.service';
 
 @ConsoleController('tasks', { tag: 'tasks' })
 export class TasksController {
   constructor(
-    private readonly tasks: TasksService,
+    private readonly reads: TaskReadsService,
+    private readonly creation: TaskCreationService,
+    private readonly edits: TaskEditsService,
+    private readonly removal: TaskRemovalService,
+    private readonly backfills: BackfillsService,
+    private readonly pauses: TaskPausesService,
     private readonly handlers: HandlerCheck,
   ) {}
 
@@ -43,7 +53,7 @@ export class TasksController {
   @ApiOperation({ summary: 'Tasks of the tenant by name; search, filter by group / paused; cursor pagination' })
   @ApiOkResponse({ type: TaskPage })
   list(@TenantId() tenantId: string, @Query() query: TaskQuery): Promise<Page<TaskView>> {
-    return this.tasks.list(tenantId, query);
+    return this.reads.list(tenantId, query);
   }
 
   @Post()
@@ -52,7 +62,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
   async create(@TenantId() tenantId: string, @Body() body: TaskBodyDto): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.create(tenantId, body));
+    return this.checked(tenantId, await this.creation.create(tenantId, body));
   }
 
   @Post('batch')
@@ -65,7 +75,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: TaskBatchView })
   @ApiConflictResponse({ description: 'A name is taken, or given twice (errors name `tasks[i].name`); nothing was created' })
   async createMany(@TenantId() tenantId: string, @Body() body: TaskBatchDto): Promise<TaskBatchView> {
-    const items = await this.tasks.createMany(tenantId, body.tasks);
+    const items = await this.creation.createMany(tenantId, body.tasks);
     const warnings = await this.handlers.warnings(tenantId, items);
     return { items: items.map((item, i) => ({ ...item, warnings: warnings[i] })) };
   }
@@ -73,7 +83,7 @@ export class TasksController {
   @Get(':id')
   @ApiOkResponse({ type: TaskView })
   get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.get(tenantId, id);
+    return this.reads.get(tenantId, id);
   }
 
   @Put(':id')
@@ -85,7 +95,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: UpdateTaskDto,
   ): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.replace(tenantId, id, body));
+    return this.checked(tenantId, await this.edits.replace(tenantId, id, body));
   }
 
   @Patch(':id')
@@ -97,7 +107,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: PatchTaskDto,
   ): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.patch(tenantId, id, body));
+    return this.checked(tenantId, await this.edits.patch(tenantId, id, body));
   }
 
   @Delete(':id')
@@ -113,7 +123,7 @@ export class TasksController {
     @Param('id', new IdPipe()) id: number,
     @Query() query: DeleteTaskQuery,
   ): Promise<void> {
-    await this.tasks.delete(tenantId, id, query.cascade === true);
+    await this.removal.delete(tenantId, id, query.cascade === true);
   }
 
   @Post(':id/copy')
@@ -122,7 +132,7 @@ export class TasksController {
   @ApiCreatedResponse({ type: SavedTaskView })
   @ApiConflictResponse({ description: 'A task of that name exists (errors name `name`)' })
   async copy(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: CopyTaskDto): Promise<SavedTaskView> {
-    return this.checked(tenantId, await this.tasks.copy(tenantId, id, body.name, body.paused));
+    return this.checked(tenantId, await this.creation.copy(tenantId, id, body.name, body.paused));
   }
 
   @Post(':id/backfill')
@@ -135,7 +145,7 @@ export class TasksController {
   })
   @ApiCreatedResponse({ type: BackfillView })
   backfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: BackfillDto): Promise<BackfillView> {
-    return this.tasks.backfill(tenantId, id, body);
+    return this.backfills.backfill(tenantId, id, body);
   }
 
   @Delete(':id/backfill')
@@ -144,7 +154,7 @@ export class TasksController {
   @ApiOperation({ summary: "Stop the task's backfill: its runs not sent yet end CANCELLED (running ones finish); one still being written writes no more" })
   @ApiOkResponse({ type: BackfillCancelView })
   cancelBackfill(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<BackfillCancelView> {
-    return this.tasks.cancelBackfill(tenantId, id);
+    return this.backfills.cancelBackfill(tenantId, id);
   }
 
   @Post(':id/pause')
@@ -153,7 +163,7 @@ export class TasksController {
   @ApiOperation({ summary: 'Pause a task: no more scheduled fires; those prepared ahead of their instant (planned, claimed, sent ahead) end CANCELLED and are aborted at their executor' })
   @ApiOkResponse({ type: TaskView })
   pause(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.setPaused(tenantId, id, true);
+    return this.pauses.setPaused(tenantId, id, true);
   }
 
   @Post(':id/resume')
@@ -162,13 +172,13 @@ export class TasksController {
   @ApiOperation({ summary: 'Resume; a fire time missed while paused is handled by the misfire policy' })
   @ApiOkResponse({ type: TaskView })
   resume(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.tasks.setPaused(tenantId, id, false);
+    return this.pauses.setPaused(tenantId, id, false);
   }
 }
 
 @ConsoleController('task-groups', { tag: 'tasks' })
 export class TaskGroupsController {
-  constructor(private readonly tasks: TasksService) {}
+  constructor(private readonly pauses: TaskPausesService) {}
 
   @Post(':group/pause')
   @HttpCode(200)
@@ -176,7 +186,7 @@ export class TaskGroupsController {
   @ApiOperation({ summary: 'Pause every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   pause(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
-    return this.tasks.setGroupPaused(tenantId, group, true);
+    return this.pauses.setGroupPaused(tenantId, group, true);
   }
 
   @Post(':group/resume')
@@ -185,6 +195,6 @@ export class TaskGroupsController {
   @ApiOperation({ summary: 'Resume every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
   resume(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
-    return this.tasks.setGroupPaused(tenantId, group, false);
+    return this.pauses.setGroupPaused(tenantId, group, false);
   }
 }

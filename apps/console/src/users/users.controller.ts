@@ -4,7 +4,7 @@ import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
-import { TenantFilterQuery } from '../operator/dto/operator.dto';
+import { TenantFilterQuery } from '../common/tenant-id';
 import { CreateTenantUserDto, CreateUserDto, ResetPasswordDto, UpdateUserDto, UserView } from './dto/user.dto';
 import { UsersService } from './users.service';
 

@@ -7,10 +7,10 @@ const APPS = join(__dirname, '../../..');
 
 /**
  * Where a write that moves runs between states may be called from. In the engine, only the run
- * lifecycle (this folder), which makes each move with its side effects. In the console, only
- * the services that cancel at a user's request (a run, a deleted task's runs, a backfill).
+ * lifecycle (this folder), which makes each move with its side effects. In the console, only its
+ * door for run changes (a user's cancels, the fires a pause or an edit withdraws).
  */
-const OWNERS = ['engine/src/runs/', 'console/src/runs/runs.service.ts', 'console/src/tasks/tasks.service.ts'];
+const OWNERS = ['engine/src/runs/', 'console/src/run-changes/'];
 
 function sourcesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

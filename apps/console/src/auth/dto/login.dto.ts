@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { ROLES, type Role } from '@baton/domain';
-import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
+import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 
 /** A login name and its password: the body of a password login, and of an LDAP one (sso.dto). */
 export class CredentialsDto {

@@ -1,12 +1,12 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { Client, InvalidCredentialsError } from 'ldapts';
-import { ApiException, unauthorized } from '../../common/api-error';
+import { ApiError, unauthorized } from '../../common/api-error';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
 import { AuthService } from '../auth.service';
 import type { LoginResponse } from '../dto/login.dto';
 import { throttleAccount } from '../login-throttle';
 import { escapeDnValue, escapeFilterValue } from './ldap-escape';
-import type { LdapOptions } from './sso-options';
+import type { LdapOptions } from '../../common/sso-options';
 import { SsoAccountsService } from './sso-accounts.service';
 
 /** How long the directory may take to connect and to answer one operation. */
@@ -33,7 +33,7 @@ export class LdapService {
 
   async login(username: string, password: string, address: string): Promise<LoginResponse> {
     const options = this.consoleOptions.sso.ldap;
-    if (!options) throw new ApiException(HttpStatus.NOT_FOUND, 'LDAP sign-in is not configured on this console (BATON_LDAP_URL)');
+    if (!options) throw new ApiError(HttpStatus.NOT_FOUND, 'LDAP sign-in is not configured on this console (BATON_LDAP_URL)');
     const account = throttleAccount(LDAP_ACCOUNTS, username);
     await this.auth.refuseWhileThrottled(account, address);
     const dn = options.userDn.replace(/\{username\}/g, escapeDnValue(username));
@@ -44,7 +44,7 @@ export class LdapService {
         throw unauthorized('Invalid username or password');
       }
       this.logger.warn(`LDAP sign-in of "${username}" failed: ${String(error)}`);
-      throw new ApiException(HttpStatus.SERVICE_UNAVAILABLE, `The LDAP directory at ${options.url} cannot be reached (${error instanceof Error ? error.message : String(error)}): try again later`);
+      throw new ApiError(HttpStatus.SERVICE_UNAVAILABLE, `The LDAP directory at ${options.url} cannot be reached (${error instanceof Error ? error.message : String(error)}): try again later`);
     });
     await this.auth.recordSuccess(account, address);
     return this.accounts.signIn({ provider: 'ldap', subject: dn.toLowerCase(), username, groups }, address);

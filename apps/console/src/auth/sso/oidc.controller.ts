@@ -11,7 +11,7 @@ import { clearedSessionCookieLine, secureCookieFor, sessionCookieLine } from '..
 import { OidcService, type OidcUser } from './oidc.service';
 import { clearedPendingCookieLine, pendingCookieLine, pendingSignInOf } from './pending-sign-in-cookie';
 import { SsoAccountsService } from './sso-accounts.service';
-import { SsoRefusedError } from './sso-refused.error';
+import { SsoRefusedError } from './sso-refused-error';
 
 interface RedirectResponse {
   setHeader(name: string, value: string | string[]): unknown;
@@ -103,7 +103,7 @@ export class OidcController {
       this.logger.warn(`Sign-in refused: ${error.message}`);
       return response.redirect(302, loginPageWithError(`Sign-in with ${this.options.sso.oidc?.name ?? 'single sign-on'} refused: ${error.message}`));
     }
-    // SsoAccountsService's refusals (no mapped group, disabled account, unknown tenant) carry their reason as an ApiException.
+    // SsoAccountsService's refusals (no mapped group, disabled account, unknown tenant) carry their reason as an ApiError.
     const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof Error) || !('getStatus' in error)) this.logger.error(`Sign-in failed: ${message}`);
     response.redirect(302, loginPageWithError(message));

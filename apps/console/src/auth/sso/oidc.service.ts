@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
-import type { OidcOptions } from './sso-options';
-import { SsoRefusedError } from './sso-refused.error';
+import type { OidcOptions } from '../../common/sso-options';
+import { SsoRefusedError } from './sso-refused-error';
 
 /** What a sign-in started in this browser must present at the callback (kept in a short-lived cookie). */
 export interface PendingSignIn {

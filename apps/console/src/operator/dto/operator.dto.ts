@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
 import { OptionalNotNull } from '../../common/validation';
-import { TENANT_ID_PATTERN } from './tenant-id';
+import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 import type * as Api from '../../api-types';
 
 export const ENGINE_GROUP_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -206,12 +206,4 @@ export class EngineNodeView implements Api.EngineNode {
   @ApiProperty() startedAt!: number;
   @ApiProperty() heartbeatAt!: number;
   @ApiProperty() state!: string;
-}
-
-export class TenantFilterQuery {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @Matches(TENANT_ID_PATTERN, { message: 'must be a tenant id (slug)' })
-  tenantId?: string;
 }

@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class
 import { ROLES, type Role } from '@baton/domain';
 import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 import { OptionalNotNull } from '../../common/validation';
-import { TENANT_ID_PATTERN } from '../../operator/dto/tenant-id';
+import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 import type * as Api from '../../api-types';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;

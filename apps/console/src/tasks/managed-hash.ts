@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { TaskDefinition } from '@baton/domain';
-import { fileTask, type FileTask } from './config-file';
+import { fileTask, type FileTask } from './file-task';
 
 /**
  * The hash a managed task keeps of the definition its file gave it. The file's form (fixed key

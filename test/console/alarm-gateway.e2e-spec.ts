@@ -14,10 +14,10 @@ import {
   type Unsubscribe,
 } from '@baton/messaging';
 import { AlarmEntity } from '@baton/persistence';
-import { useTestDatabase } from '../../../../test/support/databases';
-import { insertAlarm, seedOperator, seedTenant, type ConsoleTestApp, type Credentials, type SeededTenant } from '../../../../test/console/console-test-kit';
-import { configureConsoleApp, ConsoleModule, ManualClock } from '../index';
-import type { AlarmAckReply } from './alarm-gateway';
+import { useTestDatabase } from '../support/databases';
+import { insertAlarm, seedOperator, seedTenant, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+import { configureConsoleApp, ConsoleModule, ManualClock } from '../../apps/console/src';
+import type { AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
 
 /** A bus the test drives: delivers whatever it is told, on whichever topic (as a broker would). */
 class ScriptedBus implements AlarmBus {

@@ -1,12 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { defaultNodeId } from '@baton/config';
-import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from '../alarms/console-alarm-bus';
-import { EngineWakeups } from '../wakeups/engine-wakeups';
-import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
-import { CLOCK, Clock, systemClock } from './clock';
-import { TenantHeavyWork } from './tenant-heavy-work';
-import { NO_SSO } from '../auth/sso/sso-options';
+import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, consoleAlarmBus } from './alarms/console-alarm-bus';
+import { EngineWakeups } from './wakeups/engine-wakeups';
+import { RUN_WAKEUPS } from './wakeups/run-wakeups';
+import { CLOCK, Clock, systemClock } from './common/clock';
+import { TenantHeavyWork } from './common/tenant-heavy-work';
+import { NO_SSO } from './common/sso-options';
 import {
   CONSOLE_OPTIONS,
   ConsoleModuleOptions,
@@ -14,7 +14,7 @@ import {
   DEFAULT_RETENTION_CEILING,
   DEFAULT_SESSION_TTL_MS,
   ResolvedConsoleOptions,
-} from './options';
+} from './common/options';
 
 /** The console's shared providers: the clock, the resolved options, the alarm bus, the engines' wake-ups and the tenants' heavy-work lanes. */
 @Global()

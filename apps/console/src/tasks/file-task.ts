@@ -1,0 +1,31 @@
+import type { TaskDefinition } from '@baton/domain';
+
+/** A task as the file has it: its whole definition but the tenant. */
+export type FileTask = Omit<TaskDefinition, 'tenantId'>;
+
+/** The file's form of a task definition: the definition's keys in their one order, the tenant left out. */
+export function fileTask(definition: TaskDefinition): FileTask {
+  return {
+    name: definition.name,
+    group: definition.group,
+    executorApp: definition.executorApp,
+    handler: definition.handler,
+    params: definition.params,
+    trigger: definition.trigger,
+    startAt: definition.startAt,
+    endAt: definition.endAt,
+    maxFires: definition.maxFires,
+    misfirePolicy: definition.misfirePolicy,
+    misfireThresholdMs: definition.misfireThresholdMs,
+    priority: definition.priority,
+    concurrencyPolicy: definition.concurrencyPolicy,
+    timeoutMs: definition.timeoutMs,
+    startDeadlineMs: definition.startDeadlineMs,
+    retry: { maxAttempts: definition.retry.maxAttempts, backoffBaseMs: definition.retry.backoffBaseMs, backoffMaxMs: definition.retry.backoffMaxMs, jitter: definition.retry.jitter },
+    calendarName: definition.calendarName,
+    alarms: { types: definition.alarms.types, silenceMs: definition.alarms.silenceMs },
+    paused: definition.paused,
+    pauseAfterFailures: definition.pauseAfterFailures,
+    fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
+  };
+}
