@@ -22,6 +22,7 @@ import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
+import { DispatchAdmission } from './dispatch-admission';
 import { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
 
@@ -333,11 +334,24 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     await engine.refreshRegistry();
     const task = await seedTask(db.dataSource, { name: 'paced', tenantId });
     const runs = [await seedRun(db.dataSource, task), await seedRun(db.dataSource, task), await seedRun(db.dataSource, task)];
-    const due = Date.now();
-    queue.accept(runs.map((id) => claimedRunOf(task, id, { dueAt: due + 100, scheduledAt: due + 100 })));
-    for (const id of runs) await runInState(db.dataSource, id, 'ACCEPTED', 5_000);
-    // The engine's send instants, not the arrivals: one request slower on the wire than the next shrinks their gap.
-    const at = a.dispatches.map((d) => d.signedAt).sort((x, y) => x - y);
+    // The instants the bucket let each run go, on the engine's clock: what it paces. (Those measured
+    // where the requests arrive, or where they are signed, shrink when a loaded machine delays one
+    // more than the next.)
+    const grantedAt = new Map<number, number>();
+    const takeTokens = DispatchAdmission.prototype.takeTokens;
+    const granting = vi.spyOn(DispatchAdmission.prototype, 'takeTokens').mockImplementation(function (this: DispatchAdmission, run, now, ahead) {
+      const wait = takeTokens.call(this, run, now, ahead);
+      if (wait === 0 && run.tenantId === tenantId) grantedAt.set(run.runId, now);
+      return wait;
+    });
+    try {
+      const due = Date.now();
+      queue.accept(runs.map((id) => claimedRunOf(task, id, { dueAt: due + 100, scheduledAt: due + 100 })));
+      for (const id of runs) await runInState(db.dataSource, id, 'ACCEPTED', 20_000);
+    } finally {
+      granting.mockRestore();
+    }
+    const at = runs.map((id) => grantedAt.get(id)!).sort((x, y) => x - y);
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(150);
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(150);
   });

@@ -7,7 +7,7 @@ import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { systemClock, type Clock, type ConcurrencyPolicy, type RunState, type TriggerKind } from '@baton/domain';
 import { DatabaseModule } from '@baton/persistence';
-import { sign, SIGNATURE_HEADERS, verify } from '@baton/protocol';
+import { sign, verify } from '@baton/protocol';
 import type { ClaimedRun } from '../claimed-run';
 import { readEngineConfig, type EngineConfig } from '../config/engine-config';
 import { EngineCoreModule } from '../engine-core.module';
@@ -432,10 +432,7 @@ export interface ExecutorRequest {
   body: Record<string, unknown>;
   /** The signature verified with the tenant secret. */
   signatureOk: boolean;
-  /** When it arrived (this process's wall clock). */
   at: number;
-  /** When the engine signed it (its timestamp header): when it decided to send, before the wire's delays. */
-  signedAt: number;
 }
 
 export type ExecutorBehaviour = (req: ExecutorRequest) => { status: number; body?: unknown; delayMs?: number };
@@ -491,7 +488,7 @@ export class FakeExecutor {
     const text = Buffer.concat(chunks).toString('utf8');
     const path = (req.url ?? '').split('?')[0];
     const signatureOk = verify(this.secret, req.headers as Record<string, string>, req.method ?? 'POST', path, text, Date.now()).ok;
-    const request: ExecutorRequest = { path, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, signatureOk, at: Date.now(), signedAt: Number(req.headers[SIGNATURE_HEADERS.timestamp]) };
+    const request: ExecutorRequest = { path, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, signatureOk, at: Date.now() };
     this.requests.push(request);
     const answer = signatureOk ? this.behaviour(request) : { status: 401, body: { accepted: false, reason: 'UNAUTHORIZED', message: 'bad signature' } };
     if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
