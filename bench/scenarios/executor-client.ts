@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { systemClock } from '@baton/domain';
 import type { DispatchRequest } from '@baton/protocol';
 import type { EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { ExecutorClient, type SigningTenant } from '../../apps/engine/src/executors/executor-client';
@@ -63,7 +64,7 @@ export const executorClient: Scenario = {
         executorNetworks: null,
       }));
       for (let round = 1; round <= rounds; round++) {
-        const client = new ExecutorClient(config, { now: () => Date.now() }, registry);
+        const client = new ExecutorClient(config, systemClock, registry);
         try {
           // A few hundred first, unmeasured: the connections opened and the code paths warm.
           await drive(client, url, tenants, 500, inflight, batch);

@@ -104,8 +104,7 @@ describe('WorkerPool', () => {
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual([1, 2]);
     releases.get(1)!();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(started).toEqual([1, 2, 3]);
+    await vi.waitFor(() => expect(started).toEqual([1, 2, 3]), { timeout: 10_000, interval: 1 }); // its slot freed: the queued job goes
     releases.get(2)!();
     releases.get(3)!();
     await pool.whenIdle();
@@ -141,25 +140,30 @@ describe('WorkerPool', () => {
   });
 
   it('lines jobs released at their instant up behind a busy worker, and lets one be removed or drained before it', async () => {
-    const releases = new Map<number, () => void>();
-    const started: number[] = [];
-    const pool = new WorkerPool<number>(1, 3, (n) => {
-      started.push(n);
-      return new Promise<void>((r) => releases.set(n, r));
-    });
-    const at = Date.now() + 30;
-    expect([pool.tryAdd(1), pool.tryAdd(2, at), pool.tryAdd(3, at), pool.tryAdd(4, at + 1_000)]).toEqual(['started', 'scheduled', 'scheduled', 'scheduled']);
-    expect(pool.remove(3)).toBe(true);
-    expect(pool.remove(3)).toBe(false);
-    await new Promise((r) => setTimeout(r, 60));
-    expect([started, pool.queued]).toEqual([[1], 2]); // 2 is in line behind 1; 4 waits for its instant
-    releases.get(1)!();
-    await new Promise((r) => setTimeout(r, 5));
-    expect(started).toEqual([1, 2]);
-    expect(pool.drainQueue()).toEqual([4]);
-    releases.get(2)!();
-    await pool.whenIdle();
-    expect(started).toEqual([1, 2]);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] }); // the instants move with the fake time; immediates are real
+    try {
+      const releases = new Map<number, () => void>();
+      const started: number[] = [];
+      const pool = new WorkerPool<number>(1, 3, (n) => {
+        started.push(n);
+        return new Promise<void>((r) => releases.set(n, r));
+      });
+      const at = Date.now() + 30;
+      expect([pool.tryAdd(1), pool.tryAdd(2, at), pool.tryAdd(3, at), pool.tryAdd(4, at + 1_000)]).toEqual(['started', 'scheduled', 'scheduled', 'scheduled']);
+      expect(pool.remove(3)).toBe(true);
+      expect(pool.remove(3)).toBe(false);
+      await vi.waitFor(() => expect(started).toEqual([1]), { timeout: 10_000, interval: 1 });
+      await vi.advanceTimersByTimeAsync(60);
+      expect([started, pool.queued]).toEqual([[1], 2]); // 2 is in line behind 1; 4 waits for its instant
+      releases.get(1)!();
+      await vi.waitFor(() => expect(started).toEqual([1, 2]), { timeout: 10_000, interval: 1 });
+      expect(pool.drainQueue()).toEqual([4]);
+      releases.get(2)!();
+      await pool.whenIdle();
+      expect(started).toEqual([1, 2]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('is idle once the only job waiting for its instant is removed', async () => {

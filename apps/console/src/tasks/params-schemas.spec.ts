@@ -9,14 +9,13 @@ describe('ParamsSchemas', () => {
     const schemas = new ParamsSchemas();
     const schema = JSON.stringify({ type: 'object', properties: { s: { type: 'string', pattern: CATASTROPHIC_PATTERN } }, patternProperties: { '^(x+x+)+y$': { type: 'integer' } } });
     expect(schemas.run({ schema })).toEqual({ errors: [] }); // compiled, untimed
-    const started = performance.now();
-    // On V8's RegExp the first takes 1.2 s at 28 a's, doubling per character; here 100,000.
+    // On V8's RegExp the first takes 1.2 s at 28 a's, doubling per character; here 100,000: a
+    // backtracking engine would not answer within the test's timeout.
     expect(schemas.run({ schema, params: { s: CATASTROPHIC_INPUT } })).toEqual({ errors: [{ field: 'params.s', reason: 'must match pattern "^(a+)+$"' }] });
     expect(schemas.run({ schema, params: { s: `${'a'.repeat(100_000)}!` } })).toEqual({ errors: [{ field: 'params.s', reason: 'must match pattern "^(a+)+$"' }] });
     expect(schemas.run({ schema, params: { s: 'a'.repeat(100_000) } })).toEqual({ errors: [] });
     const key = `${'x'.repeat(50_000)}y`;
     expect(schemas.run({ schema, params: { [key]: 'no', [key.slice(0, -1)]: 'not matched' } })).toEqual({ errors: [{ field: `params.${key}`.slice(0, MAX_TEXT - 1) + '…', reason: 'must be integer' }] });
-    expect(performance.now() - started).toBeLessThan(100);
   });
 
   it('matches as JSON Schema says (ECMA-262, unanchored) for the syntax schemas use', () => {

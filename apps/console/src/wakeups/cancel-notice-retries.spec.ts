@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { ManualClock } from '@baton/domain';
@@ -33,8 +32,8 @@ describe('nextAfter: what follows an engine’s answer to a cancel notice', () =
 
 /**
  * EngineWakeups.cancelled against stand-in engines on real sockets that answer from a script.
- * The console's clock is a ManualClock (it signs, and it says when a notice is given up); the
- * waits are real timers.
+ * The console's clock is a ManualClock: it signs, it says when a notice is given up, and the
+ * waits before sending again are its timers, so each test moves time to the instant it checks.
  */
 describe('EngineWakeups: cancel notices an engine did not take are sent to it again', () => {
   const db = useTestDatabase('sqlite');
@@ -66,7 +65,7 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
       req.on('data', (c) => (body += c));
       req.on('end', () => {
         const ok = req.url === PATHS.cancelled && verify(secret, req.headers, 'POST', PATHS.cancelled, body, clock.now()).ok;
-        engine.heard.push({ at: performance.now(), body, signature: String(req.headers['x-baton-signature']), ok });
+        engine.heard.push({ at: clock.now(), body, signature: String(req.headers['x-baton-signature']), ok });
         const answer = engine.script.shift() ?? engine.then ?? { status: 204 };
         res.writeHead(answer.status, answer.retryAfter === undefined ? {} : { 'retry-after': answer.retryAfter }).end();
       });
@@ -102,13 +101,12 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     return port;
   };
 
-  const until = async (what: () => boolean, ms = 5_000): Promise<void> => {
-    for (const end = Date.now() + ms; !what(); ) {
-      if (Date.now() > end) throw new Error('waited in vain');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  };
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** The condition decides; the timeout only bounds a hang (vi.waitFor's default, 1 s, is a guess a loaded machine can miss). */
+  const SLOW_MACHINE = { timeout: 10_000 };
+  /** Its private steps, spied on: `follow` takes each engine's answer, `resend` sends a notice again. */
+  const spyOn = (method: 'follow' | 'resend') => vi.spyOn(wakeups as unknown as Record<typeof method, (...args: unknown[]) => unknown>, method);
+  /** Waits until `n` answers have been taken (and what follows them decided: a timer set, or not). */
+  const answersTaken = (follows: MockInstance, n: number) => vi.waitFor(() => expect(follows).toHaveBeenCalledTimes(n), SLOW_MACHINE);
   const runIds = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
   const warned = (...parts: string[]) => warn.mock.calls.map((c) => String(c[0])).filter((line) => parts.every((p) => line.includes(p)));
 
@@ -129,16 +127,26 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const [busy, taking] = [await standIn(to.secret), await standIn(to.secret)];
     busy.script.push({ status: 429, retryAfter: '1' }, { status: 429, retryAfter: '0' });
     await register(to, busy, taking);
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(3) });
-    await until(() => busy.heard.length === 3);
+    await answersTaken(follows, 2);
+    expect(clock.pendingTimers).toBe(1); // busy's notice waits its Retry-After
+    clock.advance(999);
+    expect(clock.pendingTimers).toBe(1); // not before it
+    clock.advance(1);
+    await answersTaken(follows, 3);
+    clock.advance(MIN_RETRY_AFTER_MS - 1);
+    expect(busy.heard).toHaveLength(2);
+    clock.advance(1);
+    await answersTaken(follows, 4);
     const [first, second, third] = busy.heard;
-    expect(second.at - first.at).toBeGreaterThanOrEqual(990);
-    expect(third.at - second.at).toBeGreaterThanOrEqual(MIN_RETRY_AFTER_MS - 5);
+    expect(second.at - first.at).toBe(1_000);
+    expect(third.at - second.at).toBe(MIN_RETRY_AFTER_MS);
     expect(busy.heard.every((h) => h.ok && JSON.parse(h.body).runIds.length === 3)).toBe(true);
     expect(new Set(busy.heard.map((h) => h.signature)).size).toBe(3);
     expect(taking.heard).toHaveLength(1);
-    await sleep(200);
     expect(busy.heard).toHaveLength(3);
+    expect(clock.pendingTimers).toBe(0); // taken: nothing waits to be sent again
   });
 
   it('does not send again a notice refused with 400 (warned about), while the 503 of another engine is', async () => {
@@ -147,9 +155,13 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     refusing.script.push({ status: 400 });
     restarting.script.push({ status: 503 });
     await register(to, refusing, restarting);
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(2) });
-    await until(() => restarting.heard.length === 2);
-    await sleep(300);
+    await answersTaken(follows, 2);
+    expect(clock.pendingTimers).toBe(1); // the 503's notice only
+    clock.advance(100);
+    await answersTaken(follows, 3);
+    expect(clock.pendingTimers).toBe(0);
     expect(refusing.heard).toHaveLength(1);
     expect(warned(`${to.tenantId}-e0 refused ${PATHS.cancelled}: HTTP 400`)).toHaveLength(1);
     expect(restarting.heard).toHaveLength(2);
@@ -159,10 +171,14 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const to = newTenant();
     const port = await freePort();
     await register(to, { url: `http://127.0.0.1:${port}` });
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(4) });
-    await sleep(150);
+    await answersTaken(follows, 1); // refused: sent again in 100 ms
+    expect(clock.pendingTimers).toBe(1);
     const up = await standIn(to.secret, port);
-    await until(() => up.heard.length === 1);
+    clock.advance(100);
+    await answersTaken(follows, 2);
+    expect(up.heard).toHaveLength(1);
     expect(up.heard[0].ok).toBe(true);
     expect(JSON.parse(up.heard[0].body).runIds).toEqual([1, 2, 3, 4]);
   });
@@ -172,13 +188,17 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const busy = await standIn(to.secret);
     busy.then = { status: 429, retryAfter: '0' };
     await register(to, { url: busy.url, heartbeatAt: T0 + 2 * NOTICE_GIVE_UP_MS });
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(3) });
-    await until(() => busy.heard.length >= 2);
-    clock.advance(NOTICE_GIVE_UP_MS);
-    await until(() => warned(`tenant ${to.tenantId}`, 'given up', `not taken in ${NOTICE_GIVE_UP_MS / 1000} s`, '3 run ids not delivered').length === 1);
-    const sent = busy.heard.length;
-    await sleep(300);
-    expect(busy.heard).toHaveLength(sent);
+    await answersTaken(follows, 1);
+    clock.advance(MIN_RETRY_AFTER_MS);
+    await answersTaken(follows, 2);
+    expect(busy.heard).toHaveLength(2);
+    clock.advance(NOTICE_GIVE_UP_MS); // the waiting notice goes at the start of it; its answer comes when the time is up
+    await answersTaken(follows, 3);
+    expect(warned(`tenant ${to.tenantId}`, 'given up', `not taken in ${NOTICE_GIVE_UP_MS / 1000} s`, '3 run ids not delivered')).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(0); // not sent again
+    expect(busy.heard).toHaveLength(3);
   });
 
   it('gives a notice up when its engine leaves the live engines', async () => {
@@ -186,14 +206,17 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const busy = await standIn(to.secret);
     busy.then = { status: 429, retryAfter: '0' };
     await register(to, busy);
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(5) });
-    await until(() => busy.heard.length >= 2);
+    await answersTaken(follows, 1);
     await db.dataSource.getRepository(EngineNodeEntity).update({ id: `${to.tenantId}-e0` }, { state: 'DOWN' });
-    clock.advance(2_000); // past the console's re-read of the live engines
-    await until(() => warned(`tenant ${to.tenantId}`, 'given up', 'no longer live', '5 run ids not delivered').length === 1);
-    const sent = busy.heard.length;
-    await sleep(300);
-    expect(busy.heard).toHaveLength(sent);
+    clock.advance(2_000); // past the console's re-read of the live engines; the waiting notice goes at the start of it
+    // Sent again every 50 ms (the clock's) while the console still knows the engine as live, until its re-read says otherwise.
+    await vi.waitFor(() => {
+      if (clock.pendingTimers > 0) clock.advance(MIN_RETRY_AFTER_MS);
+      expect(warned(`tenant ${to.tenantId}`, 'given up', 'no longer live', '5 run ids not delivered')).toHaveLength(1);
+    }, SLOW_MACHINE);
+    expect(clock.pendingTimers).toBe(0); // not sent again
   });
 
   it('sends nothing again once destroyed', async () => {
@@ -201,13 +224,15 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const busy = await standIn(to.secret);
     busy.then = { status: 429, retryAfter: '0' };
     await register(to, busy);
+    const follows = spyOn('follow');
+    const resends = spyOn('resend');
     wakeups.cancelled({ ...to, runIds: runIds(1) });
-    await until(() => busy.heard.length >= 2);
+    await answersTaken(follows, 1);
+    clock.advance(MIN_RETRY_AFTER_MS); // a notice on the wire when destroyed
+    expect(resends).toHaveBeenCalledTimes(1);
     wakeups.onModuleDestroy();
-    await sleep(100); // a notice on the wire when destroyed is answered, and not sent again
-    const sent = busy.heard.length;
-    await sleep(300);
-    expect(busy.heard).toHaveLength(sent);
+    await Promise.allSettled(resends.mock.results.map((r) => r.value)); // answered (or cut), and not sent again:
+    expect(clock.pendingTimers).toBe(0);
   });
 
   it(`keeps at most ${MAX_WAITING_NOTICES_PER_TENANT} of a tenant's notices waiting, giving the oldest up`, async () => {
@@ -216,12 +241,16 @@ describe('EngineWakeups: cancel notices an engine did not take are sent to it ag
     const notices = MAX_WAITING_NOTICES_PER_TENANT + 1;
     busy.script.push(...Array.from({ length: notices }, () => ({ status: 429, retryAfter: '1' })));
     await register(to, busy);
+    const follows = spyOn('follow');
     wakeups.cancelled({ ...to, runIds: runIds(notices * 1_000) });
-    await until(() => busy.heard.length === notices + MAX_WAITING_NOTICES_PER_TENANT);
+    await answersTaken(follows, notices);
     expect(warned(`tenant ${to.tenantId}`, 'given up', `more than ${MAX_WAITING_NOTICES_PER_TENANT}`, '1000 run ids not delivered')).toHaveLength(1);
+    expect(clock.pendingTimers).toBe(MAX_WAITING_NOTICES_PER_TENANT);
+    clock.advance(1_000);
+    await answersTaken(follows, notices + MAX_WAITING_NOTICES_PER_TENANT);
+    expect(busy.heard).toHaveLength(notices + MAX_WAITING_NOTICES_PER_TENANT);
     const resent = busy.heard.slice(notices).map((h) => (JSON.parse(h.body) as { runIds: number[] }).runIds[0]);
     expect(new Set(resent).size).toBe(MAX_WAITING_NOTICES_PER_TENANT);
-    await sleep(300);
-    expect(busy.heard).toHaveLength(notices + MAX_WAITING_NOTICES_PER_TENANT);
+    expect(clock.pendingTimers).toBe(0);
   });
 });

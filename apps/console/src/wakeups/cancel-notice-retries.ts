@@ -1,4 +1,4 @@
-import { backoffDelay, type RetryPolicy } from '@baton/domain';
+import { backoffDelay, type Clock, type RetryPolicy } from '@baton/domain';
 import { parseRetryAfter, type OutboundAnswer } from '@baton/protocol';
 
 /**
@@ -58,34 +58,36 @@ export function nextAfter(answer: OutboundAnswer, attempt: number, now: number, 
 /**
  * Notices waiting on their own timers to be sent again: one tenant's waits hold up nothing of
  * another's, nor any wake-up. At most MAX_WAITING_NOTICES_PER_TENANT a tenant; none after close().
+ * The waits are the console clock's timers (the system's unref'd ones: a notice still waiting does
+ * not keep a stopping process alive; a test's ManualClock fires them as it moves).
  */
 export class WaitingNotices {
-  /** Per tenant, in the order they began to wait (a Map keeps it): the first is the oldest. */
-  private readonly byTenant = new Map<string, Map<EngineNotice, NodeJS.Timeout>>();
+  /** Per tenant, in the order they began to wait (a Map keeps it): the first is the oldest; each with what cancels its timer. */
+  private readonly byTenant = new Map<string, Map<EngineNotice, () => void>>();
   private closed = false;
+
+  constructor(private readonly clock: Clock) {}
 
   /** Calls `send(notice)` in `inMs`. Returns the tenant's oldest waiting notice if there were too many: it waits no more. */
   wait(notice: EngineNotice, inMs: number, send: (notice: EngineNotice) => void): EngineNotice | undefined {
     if (this.closed) return undefined;
     let waiting = this.byTenant.get(notice.tenantId);
     if (!waiting) this.byTenant.set(notice.tenantId, (waiting = new Map()));
-    const timer = setTimeout(() => {
+    const cancel = this.clock.after(inMs, () => {
       this.forget(notice);
       send(notice);
-    }, inMs);
-    // A notice still waiting does not keep a stopping process alive.
-    timer.unref();
-    waiting.set(notice, timer);
+    });
+    waiting.set(notice, cancel);
     if (waiting.size <= MAX_WAITING_NOTICES_PER_TENANT) return undefined;
-    const [oldest, itsTimer] = waiting.entries().next().value as [EngineNotice, NodeJS.Timeout];
-    clearTimeout(itsTimer);
+    const [oldest, itsCancel] = waiting.entries().next().value as [EngineNotice, () => void];
+    itsCancel();
     this.forget(oldest);
     return oldest;
   }
 
   close(): void {
     this.closed = true;
-    for (const waiting of this.byTenant.values()) for (const timer of waiting.values()) clearTimeout(timer);
+    for (const waiting of this.byTenant.values()) for (const cancel of waiting.values()) cancel();
     this.byTenant.clear();
   }
 

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, verify, type WakeRequest } from '@baton/protocol';
@@ -32,6 +32,12 @@ describe('EngineWakeups', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   };
+  /**
+   * Its sends (one a tenant a turn: `send` for wake-ups, `notify` for a cancel notice), each of
+   * which resolves once every engine has answered: what the tests wait for, not a guessed time.
+   */
+  const spyOn = (wakeups: EngineWakeups, method: 'send' | 'notify') => vi.spyOn(wakeups as unknown as Record<typeof method, (...args: unknown[]) => Promise<void>>, method);
+  const answered = async (sends: ReturnType<typeof spyOn>) => void (await Promise.all(sends.mock.results.map((r) => r.value)));
   const node = (id: string, groups: string, url: string, heartbeatAt = T0, state = 'UP') => ({ id, groups, host: 'h', pid: 1, url, slots: 8, startedAt: T0, heartbeatAt, state });
 
   beforeAll(async () => {
@@ -47,16 +53,19 @@ describe('EngineWakeups', () => {
     ]);
   });
   afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
+  beforeEach(() => void heard.splice(0));
 
   it("wakes every live engine of the tenant's group, signed, once per turn of the event loop, and two turns of the same millisecond under different signatures", async () => {
     const wakeups = new EngineWakeups(db.dataSource, clock);
+    const sends = spyOn(wakeups, 'send');
     // One turn (a bulk re-run's runs, committed together): one wake-up.
     for (let i = 0; i < 50; i++) wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
     await new Promise((resolve) => setImmediate(resolve));
     // The next turn, same millisecond: another wake-up, signed at a later instant so it is not a replay.
     wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
-    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sends).toHaveBeenCalledTimes(2);
+    await answered(sends);
     wakeups.onModuleDestroy();
     expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
     expect(heard.every((h) => h.ok && h.tenant === 'acme' && JSON.parse(h.body).dueAt === T0)).toBe(true);
@@ -65,13 +74,14 @@ describe('EngineWakeups', () => {
   });
 
   it('names the runs of one turn’s wake-ups while they fit in one request, and none past MAX_WAKE_RUNS', async () => {
-    heard.splice(0);
     const wakeups = new EngineWakeups(db.dataSource, clock);
+    const sends = spyOn(wakeups, 'send');
     wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 + 5, runIds: [1] });
     wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [2, 3] });
     await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < MAX_WAKE_RUNS + 1; i++) wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [10 + i] });
-    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setImmediate(resolve));
+    await answered(sends);
     wakeups.onModuleDestroy();
     const toE1 = heard.filter((h) => h.engine === 'e1').map((h) => JSON.parse(h.body) as WakeRequest);
     expect(toE1).toContainEqual({ dueAt: T0, runIds: [1, 2, 3] });
@@ -79,10 +89,11 @@ describe('EngineWakeups', () => {
   });
 
   it("tells every live engine of the tenant's group which sent runs were cancelled, signed, 1,000 run ids a notice at most", async () => {
-    heard.splice(0);
     const wakeups = new EngineWakeups(db.dataSource, clock);
+    const notices = spyOn(wakeups, 'notify');
     wakeups.cancelled({ tenantId: 'acme', engineGroup: 'default', runIds: Array.from({ length: 1_001 }, (_, i) => i + 1) });
-    for (let i = 0; i < 100 && heard.length < 4; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(notices).toHaveBeenCalledTimes(2);
+    await answered(notices);
     wakeups.onModuleDestroy();
     expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
     expect(heard.every((h) => h.ok && h.path === PATHS.cancelled)).toBe(true);

@@ -36,13 +36,14 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private pending = new Map<string, RunWakeup>();
   /** The last signing time used per tenant: see signedAt. */
   private readonly lastSignedAt = new Map<string, number>();
-  private readonly waiting = new WaitingNotices();
+  private readonly waiting: WaitingNotices;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {
     this.engines = this.snapshot(() => findUpEngineNodes(dataSource.manager), [], 'the live engines');
+    this.waiting = new WaitingNotices(clock);
   }
 
   wake(wakeup: RunWakeup): void {

@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
+import { ManualClock } from '@baton/domain';
 import type { ResolveAll } from '@baton/protocol';
 import { WebhooksService } from './webhooks.service';
 
@@ -24,7 +25,7 @@ describe('WebhooksService: a tenant\'s name lookups (issue 21: they hold one of 
         callback(null, [{ address: '10.0.0.1', family: 4 } as LookupAddress]);
       }, 30);
     };
-    const service = new WebhooksService(noNetworks, { now: () => 0 }, resolve);
+    const service = new WebhooksService(noNetworks, new ManualClock(0), resolve);
     const create = (tenant: string, host: string) => service.create(tenant, { name: host, url: `http://${host}.example/hook` }).then(
       () => 'created',
       (err: { response?: { errors?: Array<{ field: string }> } }) => err.response?.errors?.map((e) => e.field).join(),

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WEBHOOK_GIVE_UP_MS, type Clock } from '@baton/domain';
+import { ManualClock, WEBHOOK_GIVE_UP_MS } from '@baton/domain';
 import { signWebhook, WEBHOOK_HEADERS, type AlarmMessage } from '@baton/messaging';
 import { insertAuditRecords, inTransaction, queueAuditWebhookDeliveries } from '@baton/persistence';
 import type { ResolveAll } from '@baton/protocol';
@@ -15,13 +15,6 @@ import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
 import { FakeAlarmBus } from './testing/fake-alarm-bus';
 import { WebhookSender } from './webhook-sender';
-
-class TestClock implements Clock {
-  at = Date.now();
-  now(): number {
-    return this.at;
-  }
-}
 
 /** An endpoint that answers `status()` and keeps what it got. */
 async function endpoint(status: () => number): Promise<{ url: string; got: Array<{ headers: Record<string, string>; body: string }>; close: () => Promise<void> }> {
@@ -42,7 +35,7 @@ async function endpoint(status: () => number): Promise<{ url: string; got: Array
 describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
   const db = useTestDatabase(kind);
   const closers: Array<() => Promise<void>> = [];
-  let clock: TestClock;
+  let clock: ManualClock;
   /** Every name resolves to `resolvesTo` (the machine has no DNS; a test says what a name answers). */
   let resolvesTo = '127.0.0.1';
   const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address: resolvesTo, family: 4 }]);
@@ -50,7 +43,7 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     await db.clear();
     // The receivers of these tests listen on loopback: the operator allowed it for this tenant.
     await seedTenant(db.dataSource, { id: 'acme', executorNetworks: ['127.0.0.1'] });
-    clock = new TestClock();
+    clock = new ManualClock(Date.now());
     resolvesTo = '127.0.0.1';
   });
   afterEach(async () => {
@@ -83,10 +76,10 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     for (let i = 0; i < 3; i++) {
       expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 1 });
       expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 0 }); // not due yet: 1 s, 2 s, 4 s
-      clock.at += 10_000;
+      clock.advance(10_000);
     }
     expect(await m.sender.tick()).toMatchObject({ delivered: 1, failed: 0 });
-    clock.at += 60_000;
+    clock.advance(60_000);
     expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 0 }); // never again
     expect(hook.got).toHaveLength(4);
     const last = hook.got[3];
@@ -142,9 +135,9 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     await m.sender.tick();
     expect(all.got.map((g) => (JSON.parse(g.body) as AlarmMessage).message).sort()).toEqual(['failed', 'late']);
     expect(critical.got.map((g) => (JSON.parse(g.body) as AlarmMessage).message)).toEqual(['failed']);
-    clock.at += WEBHOOK_GIVE_UP_MS;
+    clock.advance(WEBHOOK_GIVE_UP_MS);
     expect(await m.sender.tick()).toMatchObject({ givenUp: 1 });
-    clock.at += 3_600_000;
+    clock.advance(3_600_000);
     expect(await m.sender.tick()).toMatchObject({ delivered: 0, failed: 0, givenUp: 0 });
     const [row] = (await db.dataSource.query('SELECT attempts, last_error, failed_at FROM webhook_deliveries WHERE failed_at IS NOT NULL')) as Array<{ attempts: number; last_error: string }>;
     expect(row).toMatchObject({ last_error: 'HTTP 500' });
@@ -179,7 +172,7 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
     expect(hook.got).toHaveLength(0);
     expect(await lastError()).toEqual(['169.254.169.254.nip.io resolves to an address in link-local (169.254.0.0/16), which Baton never calls']);
     resolvesTo = '127.0.0.1'; // rebound to the tenant's allowed address: delivered there, the address checked
-    clock.at += 10_000;
+    clock.advance(10_000);
     expect(await m.sender.tick()).toMatchObject({ delivered: 1 });
     expect(hook.got).toHaveLength(1);
   });

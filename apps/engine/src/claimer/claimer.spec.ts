@@ -6,6 +6,10 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
+import { ClaimTenants } from './claim-tenants';
+
+/** vi.waitFor's default (1 s) is a guess a loaded machine can miss: the condition decides, this only bounds a hang. */
+const SLOW_MACHINE = { timeout: 10_000 };
 
 describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -252,9 +256,9 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const { signal, queue, metrics, claimer } = side();
     claimer.start(60_000); // claiming, but no poll in this test: only the wake-up claims
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [named, orphan, others, later, elsewhere, taken] });
-    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([named]));
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([named]), SLOW_MACHINE);
     expect(queue.runs[0]).toMatchObject({ taskName: 'nightly', handler: 'build', params: { n: 1 }, flowId: named, leaseUntil: T0 + 20_000 });
-    await vi.waitFor(async () => expect((await runsOf(db.dataSource)).find((r) => r.id === orphan)).toMatchObject({ state: 'CANCELLED' }));
+    await vi.waitFor(async () => expect((await runsOf(db.dataSource)).find((r) => r.id === orphan)).toMatchObject({ state: 'CANCELLED' }), SLOW_MACHINE);
     const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
     expect([named, notNamed, others, later, elsewhere, taken].map((id) => states.get(id))).toEqual(['CLAIMED engine-a', 'PENDING', 'PENDING', 'PENDING', 'PENDING', 'CLAIMED engine-z']);
     expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 1/);
@@ -267,7 +271,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const { signal, queue, claimer } = side({ maxHeld: 2, claimBatch: 2 });
     claimer.start(60_000);
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
-    await vi.waitFor(() => expect(queue.runs).toHaveLength(2)); // the turn the wake-up kicked: maxHeld's worth, earliest first
+    await vi.waitFor(() => expect(queue.runs).toHaveLength(2), SLOW_MACHINE); // the turn the wake-up kicked: maxHeld's worth, earliest first
     expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
     await claimer.stop();
   });
@@ -275,8 +279,13 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
   it('claims nothing a wake-up names while it is stopped (starting, stopping, a follower)', async () => {
     const id = await insertRun(db.dataSource, { taskId: task });
     const { signal, queue } = side();
+    // A named claim and a claim turn both start by reading the tenants' loads.
+    const reads = vi.spyOn(ClaimTenants.prototype, 'current');
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [id] });
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setImmediate(r)); // a kicked turn would have started by now (the loop runs it on setImmediate)
+    const readsWhileStopped = reads.mock.calls.length;
+    reads.mockRestore();
+    expect(readsWhileStopped).toBe(0);
     expect(queue.runs).toHaveLength(0);
     expect((await runsOf(db.dataSource))[0].state).toBe('PENDING');
   });
@@ -288,10 +297,9 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const c = await insertRun(db.dataSource, { taskId: task });
     claimer.start(60_000);
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [a, c] }); // the clock has not moved: one lease would name both
-    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c));
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c), SLOW_MACHINE);
+    await claimer.stop(); // no turn in progress, and a named claim hands its runs over in one go: a second a would be here
     expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
-    await claimer.stop();
   });
 
   it('releases what the DueQueue refuses instead of holding it forever', async () => {
@@ -412,10 +420,9 @@ describe('two engines claiming on mysql', () => {
       // Another transaction holds the row (as the node's own callback commit or dispatch mark would).
       await runner.startTransaction();
       await runner.query('SELECT id FROM runs WHERE id = ? FOR UPDATE', [busy]);
-      const renewal = leases.renewOnce();
-      const waited = await Promise.race([renewal.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 3_000))]);
-      expect(waited).toBe(false); // a blocking renewal would wait for the lock (innodb_lock_wait_timeout: 50 s)
-      expect(await renewal).toBe(1);
+      // Renewed while the other transaction still holds the row: a blocking renewal would wait for
+      // the lock (innodb_lock_wait_timeout: 50 s) and the test would time out.
+      expect(await leases.renewOnce()).toBe(1);
       await runner.rollbackTransaction();
       const lease = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).leaseUntil;
       expect(await lease(free)).toBe(T0 + 15_000);

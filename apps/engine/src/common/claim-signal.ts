@@ -22,7 +22,7 @@ export class ClaimSignal implements OnModuleDestroy {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
-    this.floor = new WakeFloor(config.wakeFloorMs, () => clock.now(), (tenantId, runIds) => this.due(tenantId, runIds));
+    this.floor = new WakeFloor(config.wakeFloorMs, clock, (tenantId, runIds) => this.due(tenantId, runIds));
   }
 
   onDue(listener: (tenantId: string, runIds?: readonly number[]) => void): void {

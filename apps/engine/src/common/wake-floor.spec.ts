@@ -1,19 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
 import { WakeFloor } from './wake-floor';
 
 describe('WakeFloor', () => {
+  let clock: ManualClock;
   let kicks: Array<[string, number]>;
   let floor: WakeFloor;
 
   beforeEach(() => {
-    vi.useFakeTimers({ now: 1_000_000 });
+    clock = new ManualClock(1_000_000);
     kicks = [];
-    floor = new WakeFloor(20, () => Date.now(), (key) => kicks.push([key, Date.now()]));
+    floor = new WakeFloor(20, clock, (key) => kicks.push([key, clock.now()]));
   });
-  afterEach(() => {
-    floor.clear();
-    vi.useRealTimers();
-  });
+  afterEach(() => floor.clear());
 
   it("kicks a quiet tenant's first wake-up at once", () => {
     floor.wake('a');
@@ -23,11 +22,11 @@ describe('WakeFloor', () => {
   it('coalesces the wake-ups inside the window into one kick at its end, so none is lost', () => {
     floor.wake('a');
     for (let i = 0; i < 50; i++) {
-      vi.advanceTimersByTime(0.3);
+      clock.advance(0.3);
       floor.wake('a');
     }
     expect(kicks).toHaveLength(1);
-    vi.advanceTimersByTime(20);
+    clock.advance(20);
     expect(kicks).toEqual([
       ['a', 1_000_000],
       ['a', 1_000_020],
@@ -35,12 +34,12 @@ describe('WakeFloor', () => {
   });
 
   it('holds a tenant waking back to back to one kick per floor', () => {
-    const end = Date.now() + 1_000;
-    while (Date.now() < end) {
+    const end = clock.now() + 1_000;
+    while (clock.now() < end) {
       floor.wake('a');
-      vi.advanceTimersByTime(1);
+      clock.advance(1);
     }
-    vi.advanceTimersByTime(100);
+    clock.advance(100);
     expect(kicks.length).toBeGreaterThanOrEqual(50);
     expect(kicks.length).toBeLessThanOrEqual(51);
     for (let i = 1; i < kicks.length; i++) expect(kicks[i][1] - kicks[i - 1][1]).toBeGreaterThanOrEqual(20);
@@ -58,13 +57,13 @@ describe('WakeFloor', () => {
 
   it('kicks at once again once the window has passed without a wake-up', () => {
     floor.wake('a');
-    vi.advanceTimersByTime(25);
+    clock.advance(25);
     floor.wake('a');
     expect(kicks.map(([, at]) => at)).toEqual([1_000_000, 1_000_025]);
   });
 
   it('with a floor of 0, kicks every wake-up at once', () => {
-    const none = new WakeFloor(0, () => Date.now(), (key) => kicks.push([key, Date.now()]));
+    const none = new WakeFloor(0, clock, (key) => kicks.push([key, clock.now()]));
     none.wake('a');
     none.wake('a');
     expect(kicks).toHaveLength(2);
@@ -73,8 +72,10 @@ describe('WakeFloor', () => {
   it('drops the pending kick at clear (shutdown)', () => {
     floor.wake('a');
     floor.wake('a');
+    expect(clock.pendingTimers).toBe(1);
     floor.clear();
-    vi.advanceTimersByTime(100);
+    expect(clock.pendingTimers).toBe(0);
+    clock.advance(100);
     expect(kicks).toHaveLength(1);
   });
 });

@@ -1,26 +1,30 @@
+import type { Clock } from '@baton/domain';
+
 /**
  * At most one kick per key (a tenant) per `floorMs`: the first wake-up of a quiet key kicks at
  * once (run-now stays immediate), with the runs it names; those that follow inside the window
  * coalesce into one kick at the window's end, naming none (a claim turn then reads the tenant's
  * due runs), so none is lost and none costs a claim turn of its own. Bounds what a tenant
  * holding its executor secret can make an engine do with `POST /baton/wake`: one claim turn per
- * floorMs, not one per request. Timers are unref'd and cleared by `clear()` (shutdown).
+ * floorMs, not one per request. The trailing kicks are the clock's timers (a test's ManualClock
+ * fires them as it moves), cleared by `clear()` (shutdown).
  */
 export class WakeFloor {
   /** When each key last kicked (or will, when a trailing kick is pending). */
   private readonly lastKick = new Map<string, number>();
-  private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** Cancels of the pending trailing kicks. */
+  private readonly pending = new Map<string, () => void>();
 
   constructor(
     private readonly floorMs: number,
-    private readonly now: () => number,
+    private readonly clock: Clock,
     private readonly kick: (key: string, runIds?: readonly number[]) => void,
   ) {}
 
   /** A wake-up for `key`, naming `runIds` or not: kicks now (with them), or once at the end of the key's window. */
   wake(key: string, runIds?: readonly number[]): void {
     if (this.pending.has(key)) return;
-    const now = this.now();
+    const now = this.clock.now();
     const at = (this.lastKick.get(key) ?? -Infinity) + this.floorMs;
     if (at <= now) {
       this.forgetOlderThan(now - this.floorMs);
@@ -29,17 +33,16 @@ export class WakeFloor {
       return;
     }
     this.lastKick.set(key, at);
-    const timer = setTimeout(() => {
+    const cancel = this.clock.after(at - now, () => {
       this.pending.delete(key);
       this.kick(key);
-    }, at - now);
-    timer.unref();
-    this.pending.set(key, timer);
+    });
+    this.pending.set(key, cancel);
   }
 
   /** Drops the pending kicks (shutdown). */
   clear(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
+    for (const cancel of this.pending.values()) cancel();
     this.pending.clear();
     this.lastKick.clear();
   }

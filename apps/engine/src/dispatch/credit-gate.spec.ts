@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
 import type { RoutedExecutor } from '../executors/executor-registry';
 import { PROBE_MIN_MS } from '../executors/executor-credits';
@@ -6,11 +7,13 @@ import { CreditGate } from './credit-gate';
 
 const run = (runId: number, executorApp = 'billing'): ClaimedRun => ({ runId, tenantId: 'acme', executorApp }) as ClaimedRun;
 const executor = (executorId: number, capacity = 1, inFlight = 0, queueLimit = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight, queueLimit, protocolVersion: 1 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A round instant: the gate's probe timers move with this clock, not the wall's. */
+const T0 = Date.UTC(2026, 0, 1);
 
 function gate() {
   const resumed: number[] = [];
-  const g = new CreditGate(() => Date.now());
+  const g = new CreditGate(new ManualClock(T0));
   g.onResume((r) => resumed.push(r.runId));
   return { g, resumed };
 }
@@ -67,18 +70,21 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     expect(resumed).toEqual([2, 3]);
   });
 
-  it('with no answer coming, one probe goes after its turn; the others wait for its answer', async () => {
+  it('with no answer coming, one probe goes after its turn; the others wait for its answer', () => {
     const e = executor(1, 1);
     const sent: number[] = [];
     // As the dispatcher does: a woken run comes back to admit, and is sent if admitted.
-    const g = new CreditGate(() => Date.now());
+    const clock = new ManualClock(T0);
+    const g = new CreditGate(clock);
     g.onResume((r) => {
       if (g.admit(r, [e]).length > 0) sent.push(r.runId);
     });
     g.admit(run(1), [e]);
     g.answered(1, { kind: 'BUSY' }); // refused: spent, probe after PROBE_MIN_MS
     for (const id of [2, 3, 4]) g.admit(run(id), [e]);
-    await sleep(PROBE_MIN_MS + 60);
+    clock.advance(PROBE_MIN_MS - 1);
+    expect(sent).toEqual([]); // not before its turn
+    clock.advance(61);
     expect(sent).toEqual([2]); // the probe; 3 and 4 held back until it is answered
     expect(g.held).toBe(2);
     g.answered(1, { kind: 'ACCEPTED', credit: 5 });

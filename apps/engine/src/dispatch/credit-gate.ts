@@ -1,3 +1,4 @@
+import type { Clock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
@@ -15,7 +16,8 @@ export class CreditGate {
   private readonly credits: ExecutorCredits;
   private readonly waiting = new Map<string, ClaimedRun[]>();
   private readonly appOf = new Map<number, string>();
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; at: number }>();
+  /** Each app's probe timer (the clock's: a test's ManualClock fires it as it moves) and when it is due. */
+  private readonly timers = new Map<string, { cancel: () => void; at: number }>();
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
   private readonly woken = new Set<number>();
   /** The runs in `waiting`, by id (holds). */
@@ -24,7 +26,7 @@ export class CreditGate {
   private resume: (run: ClaimedRun) => void = () => undefined;
 
   constructor(
-    private readonly now: () => number,
+    private readonly clock: Clock,
     /** Engines sending to the same executors, this one included: each takes its share of their room. */
     sharers: () => number = () => 1,
   ) {
@@ -61,7 +63,7 @@ export class CreditGate {
    */
   admit(run: ClaimedRun, candidates: readonly RoutedExecutor[]): RoutedExecutor[] {
     const app = appKey(run);
-    const now = this.now();
+    const now = this.clock.now();
     for (const c of candidates) this.appOf.set(c.executorId, app);
     const open = candidates.filter((c) => this.credits.maySend(c.executorId, heartbeatRoom(c), now));
     if (open.length === 0) {
@@ -80,7 +82,7 @@ export class CreditGate {
 
   /** Its answer came; room reported wakes as many held-back runs, and a refusal sets the next probe's turn. */
   answered(executorId: number, answer: CreditAnswer): void {
-    this.credits.answered(executorId, answer, this.now());
+    this.credits.answered(executorId, answer, this.clock.now());
     const app = this.appOf.get(executorId);
     if (app === undefined) return;
     if (answer.kind === 'ACCEPTED') this.wakeApp(app, answer.credit === undefined ? Infinity : this.credits.balance(executorId, 0));
@@ -89,7 +91,7 @@ export class CreditGate {
 
   /** A run that executor held has ended (its callback reached this node), saying how much room it has now. */
   reported(executorId: number, credit: number, creditSeq: number): void {
-    this.credits.reported(executorId, credit, creditSeq, this.now());
+    this.credits.reported(executorId, credit, creditSeq, this.clock.now());
     const app = this.appOf.get(executorId);
     if (app !== undefined) this.wakeApp(app, this.credits.balance(executorId, 0));
   }
@@ -101,7 +103,7 @@ export class CreditGate {
 
   /** Everything held back, handed over (shutdown). */
   takeAll(): ClaimedRun[] {
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    for (const { cancel } of this.timers.values()) cancel();
     this.timers.clear();
     const runs = [...this.waiting.values()].flat();
     this.waiting.clear();
@@ -129,23 +131,22 @@ export class CreditGate {
    */
   private arm(app: string, earliest = 0): void {
     if (!this.waiting.has(app)) return;
-    const now = this.now();
+    const now = this.clock.now();
     const executors = [...this.appOf].filter(([, a]) => a === app).map(([id]) => id);
     const at = Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS));
     const armed = this.timers.get(app);
     if (armed && armed.at <= at) return;
-    if (armed) clearTimeout(armed.timer);
-    const timer = setTimeout(
+    armed?.cancel();
+    const cancel = this.clock.after(
+      // + 1: a timer may fire a millisecond early by Date.now(), before the probe's turn.
+      Math.max(1, at - now + 1),
       () => {
         this.timers.delete(app);
         this.wakeApp(app, 1);
-        this.arm(app, this.now() + PROBE_MIN_MS);
+        this.arm(app, this.clock.now() + PROBE_MIN_MS);
       },
-      // + 1: a timer may fire a millisecond early by Date.now(), before the probe's turn.
-      Math.max(1, at - now + 1),
     );
-    timer.unref();
-    this.timers.set(app, { timer, at });
+    this.timers.set(app, { cancel, at });
   }
 
   private wakeApp(app: string, n: number): void {
@@ -155,7 +156,7 @@ export class CreditGate {
     if (list.length === 0) {
       this.waiting.delete(app);
       const armed = this.timers.get(app);
-      if (armed) clearTimeout(armed.timer);
+      armed?.cancel();
       this.timers.delete(app);
     }
     // An ordering hint only: woken runs that never come back (deferred elsewhere) are forgotten in bulk.

@@ -40,7 +40,7 @@ import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
       provide: CreditGate,
       inject: [CLOCK, GroupPeers, RunEvents],
       useFactory: (clock: Clock, peers: GroupPeers, events: RunEvents) => {
-        const gate = new CreditGate(() => clock.now(), () => peers.sharing());
+        const gate = new CreditGate(clock, () => peers.sharing());
         events.onExecutorCredit((executorId, credit, creditSeq) => gate.reported(executorId, credit, creditSeq));
         return gate;
       },

@@ -96,7 +96,7 @@ function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean, timeoutMs = 3_000) => {
+const until = async (check: () => boolean, timeoutMs = 10_000) => {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('timed out');
@@ -158,21 +158,29 @@ describe('DueQueue', () => {
   });
 
   it('dispatches at most `slots` at once; a released slot lets the next due run go', async () => {
-    const stub = new StubDispatcher();
-    stub.slots = 2;
-    const q = make(stub);
-    const due = Date.now() + 10;
-    q.accept([run(1, due), run(2, due), run(3, due), run(4, due)]);
-    await until(() => stub.launched.length === 2);
-    await sleep(30);
-    expect(stub.launched).toHaveLength(2);
-    expect(q.held).toBe(2);
-    stub.release();
-    await until(() => stub.launched.length === 3);
-    expect(stub.launched[2].run.runId).toBe(3);
-    stub.release();
-    stub.release();
-    await until(() => stub.launched.length === 4);
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      const q = make(stub);
+      const due = Date.now() + 10;
+      q.accept([run(1, due), run(2, due), run(3, due), run(4, due)]);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(stub.launched).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(stub.launched).toHaveLength(2);
+      expect(q.held).toBe(2);
+      stub.release();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stub.launched).toHaveLength(3);
+      expect(stub.launched[2].run.runId).toBe(3);
+      stub.release();
+      stub.release();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stub.launched).toHaveLength(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   // Issue 11 item 3: a run due alone while a backlog is worked off used to wait behind all of it.
@@ -433,41 +441,60 @@ describe('DueQueue', () => {
   });
 
   it('says which runs are in its hands — queued, in the ready line, with the dispatcher — and which are not', async () => {
-    const stub = new StubDispatcher();
-    const q = make(stub);
-    q.accept([run(1, Date.now()), run(2, Date.now() + 10_000)]);
-    await until(() => stub.launched.length === 1);
-    stub.slots = 0;
-    q.accept([run(3, Date.now())]); // due, no slot: the ready line
-    await sleep(20);
-    expect([1, 2, 3, 4].map((id) => q.holds(id))).toEqual([true, true, true, false]);
-    stub.holding.delete(1); // the dispatcher let it go (acked and marked)
-    expect(q.holds(1)).toBe(false);
-    q.drain();
-    expect([2, 3].map((id) => q.holds(id))).toEqual([false, false]);
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub);
+      q.accept([run(1, Date.now()), run(2, Date.now() + 10_000)]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stub.launched).toHaveLength(1);
+      stub.slots = 0;
+      q.accept([run(3, Date.now())]); // due, no slot: the ready line
+      await vi.advanceTimersByTimeAsync(20);
+      expect(stub.launched).toHaveLength(1);
+      expect([1, 2, 3, 4].map((id) => q.holds(id))).toEqual([true, true, true, false]);
+      stub.holding.delete(1); // the dispatcher let it go (acked and marked)
+      expect(q.holds(1)).toBe(false);
+      q.drain();
+      expect([2, 3].map((id) => q.holds(id))).toEqual([false, false]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('drain() hands back what was not dispatched and nothing fires afterwards', async () => {
-    const stub = new StubDispatcher();
-    const q = make(stub);
-    q.accept([run(1, Date.now() + 5), run(2, Date.now() + 150), run(3, Date.now() + 200)]);
-    await until(() => stub.launched.length === 1);
-    const drained = q.drain();
-    expect(drained.map((r) => r.runId)).toEqual([2, 3]);
-    expect(q.held).toBe(0);
-    await sleep(250);
-    expect(stub.launched).toHaveLength(1);
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub);
+      q.accept([run(1, Date.now() + 5), run(2, Date.now() + 150), run(3, Date.now() + 200)]);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(stub.launched).toHaveLength(1);
+      const drained = q.drain();
+      expect(drained.map((r) => r.runId)).toEqual([2, 3]);
+      expect(q.held).toBe(0);
+      await vi.advanceTimersByTimeAsync(250); // past both drained runs' due times
+      expect(stub.launched).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a run accepted again replaces the one held (one run, one entry)', async () => {
-    const stub = new StubDispatcher();
-    const q = make(stub);
-    q.accept([run(1, Date.now() + 10_000)]);
-    q.accept([run(1, Date.now() + 20)]);
-    expect(q.held).toBe(1);
-    await until(() => stub.launched.length === 1);
-    await sleep(30);
-    expect(stub.launched).toHaveLength(1);
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub);
+      q.accept([run(1, Date.now() + 10_000)]);
+      q.accept([run(1, Date.now() + 20)]);
+      expect(q.held).toBe(1);
+      await vi.advanceTimersByTimeAsync(20);
+      expect(stub.launched).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(10_000); // past the replaced entry's due time
+      expect(stub.launched).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('holds again a run the dispatcher gives back (database unreachable) and fires it at the given time — not after drain()', async () => {

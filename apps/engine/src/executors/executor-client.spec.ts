@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import type { DispatchRequest, ResolveAll } from '@baton/protocol';
 import { readEngineConfig } from '../config/engine-config';
@@ -22,7 +22,13 @@ describe('the executor client under the outbound policy (issue 21)', () => {
   let server: Server;
   let port: number;
   const hits: string[] = [];
-  let answer: (res: ServerResponse) => void = (res) => res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+  const accepting = (res: ServerResponse) => res.writeHead(202, { 'content-type': 'application/json' }).end('{"accepted":true}');
+  let answer: (res: ServerResponse) => void = accepting;
+  // Each test starts from a server that has heard nothing and accepts: none depends on another's run before it.
+  beforeEach(() => {
+    hits.length = 0;
+    answer = accepting;
+  });
   beforeAll(async () => {
     server = createServer((req, res) => {
       hits.push(req.url ?? '');

@@ -29,8 +29,10 @@ describe('DispatchMarks when a DISPATCHED mark loses its answer (MariaDB)', () =
     await proxy.stop();
   });
   beforeEach(() => db.clear());
+  // Each test counts its own cuts: none depends on the tests run before it.
   afterEach(() => {
     proxy.cut = null;
+    proxy.cuts = 0;
   });
 
   async function claimedRuns(n: number): Promise<number[]> {
@@ -60,7 +62,6 @@ describe('DispatchMarks when a DISPATCHED mark loses its answer (MariaDB)', () =
   });
 
   it('a mark cut before the server saw it: its runs stay CLAIMED and the error reaches the dispatcher', async () => {
-    proxy.cuts = 0;
     const ids = await claimedRuns(2);
     proxy.cut = { how: 'before-server', marker: MARK };
     const results = await Promise.allSettled(ids.map((id) => marks.markDispatched(claimed(id), 7)));

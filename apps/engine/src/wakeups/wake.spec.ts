@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { DatabaseModule, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, sign } from '@baton/protocol';
@@ -34,6 +34,11 @@ describe('POST /baton/wake', () => {
     });
   });
   afterAll(() => app?.close());
+  // Each test starts with every tenant's floor window passed and no trailing kick pending.
+  afterEach(() => {
+    clock.advance(config.wakeFloorMs);
+    expect(clock.pendingTimers).toBe(0);
+  });
 
   const secretOf = async (tenantId: string) => (await db.dataSource.getRepository(TenantEntity).findOneByOrFail({ id: tenantId })).executorSecret;
   const wake = async (tenantId: string, body: unknown, at = clock.now()) => {
@@ -55,23 +60,22 @@ describe('POST /baton/wake', () => {
   });
 
   it('passes the runs a wake-up names on to the claimer; those coalesced by the floor are left to a claim turn', async () => {
-    clock.advance(config.wakeFloorMs);
     named.length = 0;
     expect((await wake('acme', { dueAt: clock.now(), runIds: [7, 8] })).status).toBe(204);
     expect((await wake('acme', { dueAt: clock.now(), runIds: [9] })).status).toBe(204); // inside the floor's window
-    await new Promise((resolve) => setTimeout(resolve, config.wakeFloorMs + 20));
+    expect(named).toEqual([[7, 8]]);
+    clock.advance(config.wakeFloorMs); // the window's end: the coalesced kick
     expect(named).toEqual([[7, 8], undefined]);
-    clock.advance(config.wakeFloorMs);
   });
 
   it("holds a tenant's wake-ups back to back to one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
-    clock.advance(config.wakeFloorMs);
     heard.length = 0;
     for (let i = 0; i < 5; i++) expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
     expect(heard).toEqual(['acme']);
-    await new Promise((resolve) => setTimeout(resolve, config.wakeFloorMs + 20));
+    clock.advance(config.wakeFloorMs); // the window's end: one kick for the four coalesced
     expect(heard).toEqual(['acme', 'acme']);
     clock.advance(config.wakeFloorMs);
+    expect(heard).toEqual(['acme', 'acme']);
   });
 
   it("leaves to the poll a run beyond the look-ahead, and a tenant of a group this engine does not serve", async () => {

@@ -135,9 +135,6 @@ describe('load query plans on mysql', () => {
       expect(['range', 'ref']).toContain(r.type);
       expect(r.Extra).toMatch(/Using index/);
     }
-    const started = process.hrtime.bigint();
     expect((await countTenantRuns(db.dataSource.manager, { tenantId: 't0', engineGroup: 'default', now: T, cap: 1000 })).due).toEqual({ count: 1000, capped: true });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    expect(ms).toBeLessThan(1000); // not a timing target: a guard against a plan that reads the table
   });
 });

@@ -54,13 +54,10 @@ describe('claiming runs with FOR UPDATE SKIP LOCKED on mysql', () => {
     const b = await openTx();
     try {
       const claimedA = await claim(a, 4);
-      const started = Date.now();
-      const claimedB = await claim(b, 4); // A still holds its row locks
-      const waitedMs = Date.now() - started;
+      const claimedB = await claim(b, 4); // A still holds its row locks: waiting for them would fail after innodb_lock_wait_timeout
 
       expect(claimedA).toEqual(ids.slice(0, 4));
       expect(claimedB).toEqual(ids.slice(4, 8));
-      expect(waitedMs).toBeLessThan(1500);
 
       // Each takes ownership of its rows (the guarded update), then commits.
       for (const [qr, claimed, engine] of [[a, claimedA, 'engine-a'], [b, claimedB, 'engine-b']] as const) {

@@ -14,7 +14,8 @@ const queryFiles = QUERY_DIRS.flatMap((dir) => readdirSync(dir, { recursive: tru
 const updatesOf = (text: string) => [...text.matchAll(/`(UPDATE runs\b[^`]*)`/g)].map((m) => m[1]);
 
 describe('run writes and the run state machine (issue 11 item 8)', () => {
-  const writes = declaredRunWrites();
+  // The product's writes, copied before any test declares bad ones of its own (runWrite adds to the same list).
+  const writes = [...declaredRunWrites()];
 
   it('every declared move is an edge of RUN_TRANSITIONS', () => {
     expect(writes.length).toBeGreaterThanOrEqual(17);

@@ -84,16 +84,14 @@ describe('postOutbound: the outbound policy on the wire (issue 21)', () => {
   });
 
   it('bounds the answer: an endless or over-long body fails the call', async () => {
-    const started = Date.now();
+    // Within the test's timeout, though the call's is 60 s: the size bound cut it.
     expect(await post(`http://127.0.0.1:${port}/endless`, { timeoutMs: 60_000 })).toEqual({ failure: 'TOO_LARGE', code: 'ETOOLARGE', message: 'the answer was longer than 1024 bytes', notSent: false });
     expect(await post(`http://127.0.0.1:${port}/declared-huge`, { timeoutMs: 60_000 })).toMatchObject({ failure: 'TOO_LARGE' });
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('bounds the time of the whole call: a host that drips its answer is cut off', async () => {
-    const started = Date.now();
+    // The host never stops dripping (a byte every 20 ms): only a bound on the whole call ends it.
     expect(await post(`http://127.0.0.1:${port}/drip`, { timeoutMs: 300, maxResponseBytes: 1e6 })).toEqual({ failure: 'TIMEOUT', code: 'ETIMEDOUT', message: 'no complete answer within 300 ms', notSent: false });
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('says what failed in neutral words: no address, no port', async () => {

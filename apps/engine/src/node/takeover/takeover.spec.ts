@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock, systemClock } from '@baton/domain';
 import { AlarmEntity, EngineNodeEntity, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import type { DataSource } from 'typeorm';
@@ -87,10 +87,13 @@ describe.each(TEST_DATABASES)('takeover on %s', (kind) => {
         // The server frees a lock when it has processed the client's disconnect, a moment after
         // the client closed: the engine's poll comes again (every 250 ms); here, a few tries.
         let found = await a.takeover.runByLocks();
-        for (let i = 0; found.length === 0 && i < 20; i++) {
-          await new Promise((r) => setTimeout(r, 50));
-          found = await a.takeover.runByLocks();
-        }
+        await vi.waitFor(
+          async () => {
+            if (found.length === 0) found = await a.takeover.runByLocks();
+            expect(found).not.toEqual([]);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
         const [takeover, ...more] = found;
         expect(more).toEqual([]);
         expect(takeover).toMatchObject({ node: 'engine-b', cause: 'SESSION_ENDED', released: { claimed: 1 } });
@@ -221,7 +224,8 @@ describe('survivors racing on mysql', () => {
     }
   });
 
-  it('measures a takeover: from the dead node’s last heartbeat to its runs claimed again by a survivor', async () => {
+  // How long a takeover takes is measured by bench/ (a test asserts no duration): here, that it happens, and not before dead-after.
+  it('a survivor claims a dead node’s runs again, not before its dead-after from the last heartbeat', async () => {
     await db.clear();
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
     await insertUpExecutor(db.dataSource, 'acme', 500); // room enough for all 200 on one engine
@@ -238,12 +242,8 @@ describe('survivors racing on mysql', () => {
     const survivor = claimSide(other, testConfig({ nodeId: 'survivor', ...timings }), systemClock);
     try {
       await survivor.lifecycle.start('http://survivor');
-      while (survivor.queue.held < 200) await new Promise((r) => setTimeout(r, 10));
-      const takeoverMs = Date.now() - lastHeartbeat;
-      console.log(`[takeover] heartbeat ${timings.heartbeatMs} ms, dead after ${timings.engineDeadAfterMs} ms: 200 runs re-claimed ${takeoverMs} ms after the victim's last heartbeat`);
-      // Bound: dead-after + one heartbeat period (detection) + one claim interval + slack for CI.
-      expect(takeoverMs).toBeGreaterThanOrEqual(timings.engineDeadAfterMs);
-      expect(takeoverMs).toBeLessThan(timings.engineDeadAfterMs + timings.heartbeatMs + timings.claimIntervalMs + 1000);
+      await vi.waitFor(() => expect(survivor.queue.held).toBe(200), { timeout: 20_000, interval: 10 });
+      expect(Date.now() - lastHeartbeat).toBeGreaterThanOrEqual(timings.engineDeadAfterMs);
       const rows = await runsOf(db.dataSource);
       expect(rows.every((r) => r.state === 'CLAIMED' && r.claimedBy === 'survivor')).toBe(true);
     } finally {
