@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from './group-commit';
+import { GROUP_COMMIT_LIMITS, GroupCommit } from './group-commit';
 import { LaneFullError } from './lane-full-error';
 
 /** A writer whose writes the test finishes one by one: what each was given, and a way to answer it. */
@@ -21,10 +21,13 @@ function heldWriter() {
   return { writes, write, started };
 }
 
+/** One write in flight per key: what waits behind it is deterministic. */
+const ONE = { ...GROUP_COMMIT_LIMITS, maxInFlight: 1 };
+
 describe('GroupCommit', () => {
   it('writes an item added to an idle lane on its own, and what arrives meanwhile together in the next write, in order', async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write);
+    const lane = new GroupCommit(w.write, ONE);
     const first = lane.add('acme', 1);
     await w.started(1);
     const later = [2, 3, 4].map((i) => lane.add('acme', i));
@@ -39,7 +42,7 @@ describe('GroupCommit', () => {
 
   it('joins the items added in one turn of the event loop into one write', async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write);
+    const lane = new GroupCommit(w.write, ONE);
     const results = [1, 2, 3].map((i) => lane.add('acme', i));
     await w.started(1);
     w.writes[0].finish();
@@ -49,7 +52,7 @@ describe('GroupCommit', () => {
 
   it("keeps tenants apart: one key's write in flight does not hold another key's items", async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write);
+    const lane = new GroupCommit(w.write, ONE);
     void lane.add('acme', 1);
     await w.started(1);
     const other = lane.add('globex', 7);
@@ -62,7 +65,7 @@ describe('GroupCommit', () => {
 
   it('bounds a write by maxBatch (weights summed; an item heavier than the bound goes alone) and refuses past maxWaiting', async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write, { maxBatch: 5, maxWaiting: 8 });
+    const lane = new GroupCommit(w.write, { maxBatch: 5, maxWaiting: 8, maxInFlight: 1 });
     const first = lane.add('acme', 1, 9);
     await w.started(1);
     const queued = [lane.add('acme', 2, 3), lane.add('acme', 3, 2), lane.add('acme', 4, 3)];
@@ -78,9 +81,27 @@ describe('GroupCommit', () => {
     expect(await Promise.all(queued)).toEqual(['acme:2', 'acme:3', 'acme:4']);
   });
 
+  it('starts a second write while the first commits (maxInFlight 2), and holds the rest until one ends', async () => {
+    const w = heldWriter();
+    const lane = new GroupCommit(w.write, { ...GROUP_COMMIT_LIMITS, maxInFlight: 2 });
+    const first = lane.add('acme', 1);
+    await w.started(1);
+    const second = lane.add('acme', 2);
+    await w.started(2);
+    const waiting = [lane.add('acme', 3), lane.add('acme', 4)];
+    expect(w.writes.map((x) => x.items)).toEqual([[1], [2]]);
+    w.writes[1].finish();
+    expect(await second).toBe('acme:2');
+    await w.started(3);
+    expect(w.writes[2].items).toEqual([3, 4]);
+    w.writes[0].finish();
+    w.writes[2].finish();
+    expect(await Promise.all([first, ...waiting])).toEqual(['acme:1', 'acme:3', 'acme:4']);
+  });
+
   it("fails a failed write's items only; the lane goes on with the next", async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write);
+    const lane = new GroupCommit(w.write, ONE);
     const doomed = lane.add('acme', 1);
     await w.started(1);
     const next = lane.add('acme', 2);

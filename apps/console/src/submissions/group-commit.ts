@@ -5,11 +5,13 @@ import { LaneFullError } from './lane-full-error';
 export interface GroupCommitLimits {
   /** Most weight one write takes (default 1,000 runs). */
   maxBatch: number;
-  /** Most weight a key may have waiting behind its write in flight (default 20,000 runs). */
+  /** Most weight a key may have waiting behind its writes in flight (default 20,000 runs). */
   maxWaiting: number;
+  /** Most writes of one key in flight at once (default 2): one fills while the other commits. */
+  maxInFlight: number;
 }
 
-export const GROUP_COMMIT_LIMITS: GroupCommitLimits = { maxBatch: 1_000, maxWaiting: 20_000 };
+export const GROUP_COMMIT_LIMITS: GroupCommitLimits = { maxBatch: 1_000, maxWaiting: 20_000, maxInFlight: 2 };
 
 interface Waiting<T, R> {
   item: T;
@@ -21,19 +23,23 @@ interface Waiting<T, R> {
 interface Lane<T, R> {
   waiting: Array<Waiting<T, R>>;
   weight: number;
-  busy: boolean;
+  inFlight: number;
+  /** A start is scheduled for the next turn of the event loop. */
+  scheduled: boolean;
 }
 
 /**
- * Group commit, one lane per key (a tenant): items added while the key's write is in flight wait
- * and go together in its next write; an item added to an idle lane is written on the next turn of
- * the event loop, with whatever else arrived in the same turn. So at a trickle each item is
- * written alone, as soon as it comes (no timer, no added wait), and under load the writes grow
- * instead of multiplying: one transaction, one INSERT and one commit serve a whole batch.
+ * Group commit, one lane per key (a tenant): an item is written on the next turn of the event loop
+ * with whatever else arrived in the same turn, in a write of its own while the key has fewer than
+ * maxInFlight writes in flight; otherwise it waits, and the items that waited go together in the
+ * key's next write. So at a trickle each item is written alone, as soon as it comes (no timer, no
+ * added wait), and under load the writes grow instead of multiplying: one transaction, one INSERT
+ * and one commit serve a whole batch. Two in flight: a request that arrives while a batch commits
+ * starts its own write at once instead of waiting for that commit (run-now's latency).
  *
- * One write in flight per key: a tenant sending thousands a second holds one database connection,
- * not the pool, and waits behind itself, never behind another tenant's backlog. A key's waiting
- * weight is bounded (LaneFullError past maxWaiting).
+ * At most maxInFlight writes per key: a tenant sending thousands a second holds that many database
+ * connections, not the pool, and waits behind itself, never behind another tenant's backlog. A
+ * key's waiting weight is bounded (LaneFullError past maxWaiting).
  *
  * Writes run outside the async context of the request that happened to open the batch (an
  * AsyncResource made with the lane): a request's audit scope or log context never covers the other
@@ -51,33 +57,38 @@ export class GroupCommit<T, R> {
   /** `item`'s result once its batch is written; LaneFullError at once when the key is too far behind. */
   add(key: string, item: T, weight = 1): Promise<R> {
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { waiting: [], weight: 0, busy: false }));
+    if (!lane) this.lanes.set(key, (lane = { waiting: [], weight: 0, inFlight: 0, scheduled: false }));
     if (lane.weight > 0 && lane.weight + weight > this.limits.maxWaiting) return Promise.reject(new LaneFullError(lane.weight));
     const result = new Promise<R>((resolve, reject) => lane.waiting.push({ item, weight, resolve, reject }));
     lane.weight += weight;
-    if (!lane.busy) {
-      lane.busy = true;
-      this.root.runInAsyncScope(() => setImmediate(() => void this.drain(key, lane)));
+    if (!lane.scheduled && lane.inFlight < this.limits.maxInFlight) {
+      lane.scheduled = true;
+      this.root.runInAsyncScope(() =>
+        setImmediate(() => {
+          lane.scheduled = false;
+          this.start(key, lane);
+        }),
+      );
     }
     return result;
   }
 
-  /** Writes the lane's batches one after another until nothing waits. */
-  private async drain(key: string, lane: Lane<T, R>): Promise<void> {
-    while (lane.waiting.length > 0) {
-      let weight = 0;
-      let n = 0;
-      while (n < lane.waiting.length && (n === 0 || weight + lane.waiting[n].weight <= this.limits.maxBatch)) weight += lane.waiting[n++].weight;
-      const batch = lane.waiting.splice(0, n);
-      lane.weight -= weight;
-      try {
-        const results = await this.write(key, batch.map((w) => w.item));
-        batch.forEach((w, i) => w.resolve(results[i]));
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    lane.busy = false;
-    this.lanes.delete(key);
+  /** Starts a write of what waits, if the key may have one more in flight; the next follows when it ends. */
+  private start(key: string, lane: Lane<T, R>): void {
+    if (lane.waiting.length === 0 || lane.inFlight >= this.limits.maxInFlight) return;
+    let weight = 0;
+    let n = 0;
+    while (n < lane.waiting.length && (n === 0 || weight + lane.waiting[n].weight <= this.limits.maxBatch)) weight += lane.waiting[n++].weight;
+    const batch = lane.waiting.splice(0, n);
+    lane.weight -= weight;
+    lane.inFlight++;
+    this.write(key, batch.map((w) => w.item)).then(
+      (results) => batch.forEach((w, i) => w.resolve(results[i])),
+      (err: unknown) => batch.forEach((w) => w.reject(err)),
+    ).finally(() => {
+      lane.inFlight--;
+      this.start(key, lane);
+      if (lane.inFlight === 0 && lane.waiting.length === 0 && !lane.scheduled) this.lanes.delete(key);
+    });
   }
 }

@@ -69,6 +69,26 @@ describe('WakeFloor', () => {
     expect(kicks).toHaveLength(2);
   });
 
+  it('names in the trailing kick the runs the coalesced wake-ups named; none when one named none or they named more than a wake-up may', () => {
+    const named: Array<readonly number[] | undefined> = [];
+    const byId = new WakeFloor(20, clock, (_key, runIds) => named.push(runIds));
+    try {
+      byId.wake('a', [1]);
+      byId.wake('a', [2, 3]);
+      byId.wake('a', [4]);
+      clock.advance(20);
+      byId.wake('a', [5]);
+      byId.wake('a');
+      clock.advance(20);
+      byId.wake('a', Array.from({ length: 60 }, (_, i) => 100 + i));
+      byId.wake('a', Array.from({ length: 60 }, (_, i) => 200 + i));
+      clock.advance(20);
+      expect(named).toEqual([[1], [2, 3, 4], undefined, undefined]);
+    } finally {
+      byId.clear();
+    }
+  });
+
   it('drops the pending kick at clear (shutdown)', () => {
     floor.wake('a');
     floor.wake('a');

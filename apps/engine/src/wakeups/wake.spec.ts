@@ -59,13 +59,13 @@ describe('POST /baton/wake', () => {
     expect(heard).toEqual(['acme', 'acme']);
   });
 
-  it('passes the runs a wake-up names on to the claimer; those coalesced by the floor are left to a claim turn', async () => {
+  it('passes the runs a wake-up names on to the claimer; those coalesced by the floor go together in the trailing kick', async () => {
     named.length = 0;
     expect((await wake('acme', { dueAt: clock.now(), runIds: [7, 8] })).status).toBe(204);
     expect((await wake('acme', { dueAt: clock.now(), runIds: [9] })).status).toBe(204); // inside the floor's window
     expect(named).toEqual([[7, 8]]);
     clock.advance(config.wakeFloorMs); // the window's end: the coalesced kick
-    expect(named).toEqual([[7, 8], undefined]);
+    expect(named).toEqual([[7, 8], [9]]);
   });
 
   it("holds a tenant's wake-ups back to back to one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
