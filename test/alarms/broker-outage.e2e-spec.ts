@@ -6,6 +6,7 @@ import type { SeededTenant } from '../console/console-test-kit';
 import { privateBroker, type PrivateBroker } from '../support/broker';
 import { useTestDatabase } from '../support/databases';
 import {
+  fence,
   openBrowser,
   seedAlarmTenant,
   startConsoleNode,
@@ -95,7 +96,7 @@ describe('alarms survive a broker outage', () => {
       `[broker outage] down ${restartAt - stoppedAt} ms; broker start took ${upAt - restartAt} ms; ` +
         `all ${ALARMS} alarms at the browsers ${lastArrival - upAt} ms after the broker was up`,
     );
-    await new Promise((r) => setTimeout(r, 1000)); // room for strays
+    await fence(engine, [[acme.id, [mine]], [globex.id, [theirs]]]); // a stray would have come before
 
     for (const [browser, tenant] of [
       [mine, acme.id],

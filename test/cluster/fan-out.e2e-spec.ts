@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isTerminal, type RunState } from '@baton/domain';
 import type { RunEntity } from '@baton/persistence';
-import { sleep, useCluster, waitFor } from './support/cluster';
+import { useCluster, waitFor } from './support/cluster';
 import { printFigures } from './support/figures';
 import { addDependency, insertTask } from './support/seed';
 
@@ -48,7 +48,7 @@ describe('cluster: broadcast and sharded tasks (2 engines, 3 executors)', () => 
       const all = await c.runs([task, child]);
       return all.some((r) => r.taskId === child && isTerminal(r.state as RunState)) ? all : undefined;
     }, { timeoutMs: 20_000, what: 'the child run ended' });
-    await sleep(1_000); // a second child, or a shard run twice, would show by now
+    await c.settled(); // past this, a second child or a shard run twice could only come from a bug
     const all = await c.runs([task, child]);
     const parent = all.find((r) => r.taskId === task && r.cause !== 'SHARD')!;
     const shards = shardsOf(all, parent);
@@ -87,7 +87,7 @@ describe('cluster: broadcast and sharded tasks (2 engines, 3 executors)', () => 
       insertTask(c.ds, c.tenant, { name: 'warm-up', trigger: { kind: 'ONCE', at }, handler: 'shard-part', params: { items: 100, failShard: 1, failures: 9 }, retry, fanOut: { mode: 'SHARDED', shards: 4, failWhen: 'ALL_SHARDS_FAIL' } }),
     ]);
     const runs = await ended([healed, broken, tolerant], 3);
-    await sleep(1_000);
+    await c.settled();
     const all = await c.runs([healed, broken, tolerant]);
     const parentOf = (task: number) => all.find((r) => r.taskId === task && r.cause !== 'SHARD')!;
     const records = c.records();
@@ -149,7 +149,7 @@ describe('cluster: broadcast and sharded tasks (2 engines, 3 executors)', () => 
     const victimId = Number(((await c.ds.query(`SELECT id FROM executors WHERE url = ?`, [victim.url])) as Array<{ id: number }>)[0].id);
     await victim.stop('SIGKILL');
     const runs = await ended([task], 1);
-    await sleep(1_000);
+    await c.settled();
     const all = await c.runs([task]);
     const parent = all.find((r) => r.cause !== 'SHARD')!;
     const shards = shardsOf(all, parent);
