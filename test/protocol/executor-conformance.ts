@@ -66,6 +66,31 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       );
     });
 
+    /** An executor process of its own, for a test that stops it (the others keep theirs, whatever the order). */
+    const startOwn = async (app: string, env: Record<string, string> = {}): Promise<{ process: ExecutorProcess; close(): Promise<void> }> => {
+      const ownDir = mkdtempSync(join(tmpdir(), `baton-conformance-${app}-`));
+      const own = await startExecutorProcess(
+        target.command({
+          BATON_TENANT: engine.tenantId,
+          BATON_EXECUTOR_SECRET: engine.secret,
+          BATON_ENGINE_URLS: engine.url,
+          BATON_EXECUTOR_APP: app,
+          BATON_EXECUTOR_HOST: '127.0.0.1',
+          BATON_EXECUTOR_PORT: '0',
+          BATON_EXECUTOR_HEARTBEAT_MS: '2000',
+          BATON_EXECUTOR_SPOOL: join(ownDir, 'spool.jsonl'),
+          ...env,
+        }),
+      );
+      return {
+        process: own,
+        close: async () => {
+          await own.stop('SIGKILL');
+          rmSync(ownDir, { recursive: true, force: true });
+        },
+      };
+    };
+
     afterAll(async () => {
       await executor?.stop('SIGKILL');
       await engine?.close();
@@ -81,12 +106,12 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     };
 
     /** What the executor knows of a run (the protocol's signed status query): [] if it never took it. */
-    const attemptsOf = async (runId: number) => (await engine.status(executor.url, runId)).body.attempts as Array<{ attempt: number; state: string; outcome?: string }>;
+    const attemptsOf = async (runId: number, url = executor.url) => (await engine.status(url, runId)).body.attempts as Array<{ attempt: number; state: string; outcome?: string }>;
     /** Waits until the executor says an attempt of the run is in the given state. */
-    const untilState = (runId: number, state: string) =>
+    const untilState = (runId: number, state: string, url = executor.url) =>
       failWithOutput(
         vi.waitFor(async () => {
-          const attempts = await attemptsOf(runId);
+          const attempts = await attemptsOf(runId, url);
           if (!attempts.some((a) => a.state === state)) throw new Error(`run ${runId}: ${JSON.stringify(attempts)}, not ${state}`);
           return attempts;
         }, { timeout: 10_000, interval: 20 }),
@@ -383,38 +408,33 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     });
 
     it('on SIGTERM: refuses new work with 503, finishes the running run, calls back, says it is draining, exits 0', async () => {
-      const req = engine.request({ handler: sleep.handler, params: sleep.params(3_000) as never });
-      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      await untilState(req.runId, 'RUNNING');
-      const heartbeatsBefore = engine.heartbeats.length;
-      executor.child.kill('SIGTERM');
-      // The signal is handled when its health says so (the protocol's unsigned GET /baton/health).
-      await failWithOutput(
-        vi.waitFor(async () => expect(await (await fetch(`${executor.url.replace(/\/+$/, '')}/baton/health`)).json()).toMatchObject({ status: 'DRAINING' }), { timeout: 10_000, interval: 20 }),
-      );
-      const refused = await engine.dispatch(executor.url, engine.request({ handler: ok.handler, params: (ok.params ?? null) as never }));
-      expect(refused.status).toBe(503);
-      expect(refused.body).toMatchObject({ accepted: false, reason: 'SHUTTING_DOWN' });
-      const code = await executor.exited;
-      expect(code).toBe(0);
-      expect(engine.finalsFor(req.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED' })]);
-      expect(engine.heartbeats.slice(heartbeatsBefore).some((h) => h.body.url === executor.url && h.body.draining === true)).toBe(true);
+      const own = await startOwn('conformance-drain', { BATON_EXECUTOR_SHUTDOWN_GRACE_MS: '20000' });
+      const stopping = own.process;
+      try {
+        const req = engine.request({ handler: sleep.handler, params: sleep.params(3_000) as never });
+        expect((await engine.dispatch(stopping.url, req)).status).toBe(202);
+        await untilState(req.runId, 'RUNNING', stopping.url);
+        const heartbeatsBefore = engine.heartbeats.length;
+        stopping.child.kill('SIGTERM');
+        // The signal is handled when its health says so (the protocol's unsigned GET /baton/health).
+        await failWithOutput(
+          vi.waitFor(async () => expect(await (await fetch(`${stopping.url.replace(/\/+$/, '')}/baton/health`)).json()).toMatchObject({ status: 'DRAINING' }), { timeout: 10_000, interval: 20 }),
+        );
+        const refused = await engine.dispatch(stopping.url, engine.request({ handler: ok.handler, params: (ok.params ?? null) as never }));
+        expect(refused.status).toBe(503);
+        expect(refused.body).toMatchObject({ accepted: false, reason: 'SHUTTING_DOWN' });
+        const code = await stopping.exited;
+        expect(code).toBe(0);
+        expect(engine.finalsFor(req.runId)).toEqual([expect.objectContaining({ outcome: 'SUCCEEDED' })]);
+        expect(engine.heartbeats.slice(heartbeatsBefore).some((h) => h.body.url === stopping.url && h.body.draining === true)).toBe(true);
+      } finally {
+        await own.close();
+      }
     });
 
     it('an idle executor stopped by SIGTERM says draining, nothing in flight, and never signs two heartbeats alike (the engine refuses a repeat as a replay)', async () => {
-      const idleDir = mkdtempSync(join(tmpdir(), 'baton-conformance-idle-'));
-      const idle = await startExecutorProcess(
-        target.command({
-          BATON_TENANT: engine.tenantId,
-          BATON_EXECUTOR_SECRET: engine.secret,
-          BATON_ENGINE_URLS: engine.url,
-          BATON_EXECUTOR_APP: 'conformance-idle',
-          BATON_EXECUTOR_HOST: '127.0.0.1',
-          BATON_EXECUTOR_PORT: '0',
-          BATON_EXECUTOR_HEARTBEAT_MS: '2000',
-          BATON_EXECUTOR_SPOOL: join(idleDir, 'spool.jsonl'),
-        }),
-      );
+      const own = await startOwn('conformance-idle');
+      const idle = own.process;
       try {
         expect(await idle.stop('SIGTERM')).toBe(0);
         const mine = engine.heartbeats.filter((h) => h.body.url === idle.url);
@@ -423,8 +443,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
         expect(mine[mine.length - 1].body).toMatchObject({ draining: true, inFlight: 0 });
         expect(engine.unauthorized.filter((u) => (u.body as { url?: string } | null)?.url === idle.url)).toEqual([]);
       } finally {
-        await idle.stop('SIGKILL');
-        rmSync(idleDir, { recursive: true, force: true });
+        await own.close();
       }
     });
   });
