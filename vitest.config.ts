@@ -5,12 +5,12 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
 
 /**
- * Files that start clusters of OS processes (engines, executors, Galera, HAProxy): one at a time,
- * after the rest, so they never compete with another file for the machine's cores. The rest run
- * two files at a time: most of their time is spent waiting on MariaDB, the broker, a browser or a
- * child process, so a second worker fills the waits even on 2 cores.
+ * Files that start clusters of OS processes (engines, executors, Galera, HAProxy) or drive a
+ * Chromium: one at a time, after the rest, so they never compete with another such file for the
+ * machine's cores. The rest run two files at a time: most of their time is spent waiting on
+ * MariaDB, the broker or a child process, so a second worker fills the waits even on 2 cores.
  */
-const ALONE = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts'];
+const ALONE = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts', 'test/browser/**/*.e2e-spec.ts'];
 
 // SWC instead of esbuild: Nest and TypeORM need emitDecoratorMetadata, which esbuild does not emit.
 const shared: TestProjectInlineConfiguration = {

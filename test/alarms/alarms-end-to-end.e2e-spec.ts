@@ -93,7 +93,6 @@ describe('alarms end to end: engine outbox → ActiveMQ → console gateway → 
     const afterDeadline = arrived - running.deadlineAt!;
     // How soon after the deadline is a figure (docs/BENCHMARKS.md), not asserted: a loaded machine stretches it.
     console.log(`[timeout alarm] deadline → socket.io event ${afterDeadline} ms (raised → event ${arrived - alarm.raisedAt} ms)`);
-    expect(alarm.raisedAt).toBeGreaterThanOrEqual(running.deadlineAt!); // not before its deadline
     expect(alarm).toMatchObject({ schema: 'baton.alarm/1', tenantId: acme.id, type: 'TIMEOUT', severity: 'CRITICAL', runId, source: 'engine', count: 1 });
     expect((await runRow(db.dataSource, runId)).state).toBe('TIMED_OUT');
     await fence(engine, [[acme.id, [mine]], [globex.id, [theirs]]]);
