@@ -62,8 +62,9 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
         if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runs())}`);
       }
       const version = (await api.get(`/api/tasks/${task.id}`).set(auth).expect(200)).body.version;
-      const editedAt = Date.now();
       await api.patch(`/api/tasks/${task.id}`).set(auth).send({ version, params: { v: 2 } }).expect(200);
+      // Measured from the answer: the edit was saved by then (on a loaded machine, well after the request left).
+      const editedAt = Date.now();
       // Until every withdrawn instant has passed — a fire after the last of them started (the
       // executor starts the runs it holds at their instants) — and three fires past the margin started.
       const all = await vi.waitFor(
