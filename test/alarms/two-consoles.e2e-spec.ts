@@ -42,7 +42,7 @@ describe('two console processes', () => {
     consoles.push(...(await Promise.all([startConsoleProcess(db.url, brokerUrl, prefix), startConsoleProcess(db.url, brokerUrl, prefix)])));
     acme = await seedAlarmTenant(consoles[0], db.dataSource, uniqueTenantId('acme'));
     globex = await seedAlarmTenant(consoles[1], db.dataSource, uniqueTenantId('globex'));
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const b of browsers) b.close();

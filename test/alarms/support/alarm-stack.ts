@@ -100,7 +100,7 @@ export interface ConsoleProcess extends ConsoleNode {
  * (from source), configured by environment as in production; waits for `CONSOLE READY <url>`.
  * Stopped (SIGTERM, then SIGKILL) by close(); only this PID is ever signalled.
  */
-export function startConsoleProcess(databaseUrl: string, brokerUrl: string, prefix: string, timeoutMs = 60_000): Promise<ConsoleProcess> {
+export function startConsoleProcess(databaseUrl: string, brokerUrl: string, prefix: string, timeoutMs = 120_000): Promise<ConsoleProcess> {
   return new Promise((resolvePromise, reject) => {
     let out = '';
     const child = spawn(process.execPath, ['-r', resolve(ROOT, 'test/protocol/register-ts.cjs'), resolve(ROOT, 'apps/console/src/main.ts')], {
