@@ -1,11 +1,19 @@
 import { resolve } from 'node:path';
 import swc from 'unplugin-swc';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
 
+/**
+ * Files that start clusters of OS processes (engines, executors, Galera, HAProxy) or drive a
+ * Chromium: one at a time, after the rest, so they never compete with another such file for the
+ * machine's cores. The rest run two files at a time: most of their time is spent waiting on
+ * MariaDB, the broker or a child process, so a second worker fills the waits even on 2 cores.
+ */
+const ALONE = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts', 'test/browser/**/*.e2e-spec.ts'];
+
 // SWC instead of esbuild: Nest and TypeORM need emitDecoratorMetadata, which esbuild does not emit.
-export default defineConfig({
+const shared: TestProjectInlineConfiguration = {
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
     // Each key also maps its sub-paths (as tsconfig's `@baton/executor-sdk/*`):
@@ -23,10 +31,32 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+  },
+};
+
+export default defineConfig({
+  test: {
+    // Once, in the main process (the projects do not repeat it): the workers inherit what it sets in process.env.
+    globalSetup: ['test/support/global-setup.ts'],
+    projects: [
+      {
+        ...shared,
+        test: {
+          ...shared.test,
+          name: 'suite',
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
+          exclude: ['**/node_modules/**', ...ALONE],
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        ...shared,
+        test: { ...shared.test, name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

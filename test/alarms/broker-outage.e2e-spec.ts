@@ -6,6 +6,7 @@ import type { SeededTenant } from '../console/console-test-kit';
 import { privateBroker, type PrivateBroker } from '../support/broker';
 import { useTestDatabase } from '../support/databases';
 import {
+  fence,
   openBrowser,
   seedAlarmTenant,
   startConsoleNode,
@@ -21,14 +22,18 @@ import {
 
 /** A STOMP port of this file alone: it stops and starts its broker, the other files keep theirs. */
 const OUTAGE_BROKER_PORT = Number(process.env.BATON_OUTAGE_BROKER_PORT ?? 61623);
-const OUTAGE_MS = 30_000;
+/**
+ * Long enough that the relay's and the gateway's reconnect backoff reaches its cap (3 s) and
+ * retries from there; the issue's 30 s outage, with peers' figures, is `npm run bench -- faults --full`.
+ */
+const OUTAGE_MS = 10_000;
 const ALARMS = 100;
 
 /**
- * "With the broker stopped for 30 s while 100 alarms are raised, then started again: all 100
+ * "With the broker stopped while 100 alarms are raised, then started again: all 100
  * arrive, none twice (by alarm id), in order per tenant." A private ActiveMQ (its own port and
  * data dir) is stopped under a running engine and console; 100 alarms of two tenants are raised
- * through the engine's Alarms (the outbox) while it is down; it is started again 30 s after it
+ * through the engine's Alarms (the outbox) while it is down; it is started again OUTAGE_MS after it
  * stopped. Both the relay's and the gateway's STOMP connections reconnect on their own.
  */
 describe('alarms survive a broker outage', () => {
@@ -79,7 +84,7 @@ describe('alarms survive a broker outage', () => {
       const message = `outage #${i}`;
       expected[tenant].push(message);
       await raise(tenant, message);
-      await new Promise((r) => setTimeout(r, 100)); // spread over ~10 s of the outage
+      await new Promise((r) => setTimeout(r, 50)); // pacing, not a wait: spread over ~5 s of the outage
     }
     expect(await db.dataSource.getRepository(AlarmEntity).countBy({ publishedAt: IsNull() })).toBe(ALARMS);
     expect(mine.alarms).toHaveLength(1);
@@ -95,7 +100,7 @@ describe('alarms survive a broker outage', () => {
       `[broker outage] down ${restartAt - stoppedAt} ms; broker start took ${upAt - restartAt} ms; ` +
         `all ${ALARMS} alarms at the browsers ${lastArrival - upAt} ms after the broker was up`,
     );
-    await new Promise((r) => setTimeout(r, 1000)); // room for strays
+    await fence(engine, [[acme.id, [mine]], [globex.id, [theirs]]]); // a stray would have come before
 
     for (const [browser, tenant] of [
       [mine, acme.id],
@@ -106,6 +111,7 @@ describe('alarms survive a broker outage', () => {
       expect(new Set(got.map((a) => a.id)).size).toBe(ALARMS / 2);
       expect(browser.alarms.every((a) => a.tenantId === tenant)).toBe(true);
     }
-    expect(await db.dataSource.getRepository(AlarmEntity).countBy({ publishedAt: IsNull() })).toBe(0);
+    // Every alarm marked published (the relay marks one after the broker's receipt: the fence's may still be on its way).
+    await waitFor(async () => (await db.dataSource.getRepository(AlarmEntity).countBy({ publishedAt: IsNull() })) === 0, 30_000, 'the outbox drained');
   }, 180_000);
 });

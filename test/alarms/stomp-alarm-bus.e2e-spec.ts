@@ -54,10 +54,12 @@ describe('StompAlarmBus on ActiveMQ', () => {
 
   it('without a broker a publish fails at once; a failover list moves on to the next broker', async () => {
     const prefix = uniqueTopicPrefix();
-    const nowhere = bus('stomp://127.0.0.1:1', prefix, { maxReconnectDelayMs: 200 });
+    // "At once": not after a connect or receipt timeout — set far apart from anything else here.
+    const TIMEOUT_MS = 20_000;
+    const nowhere = bus('stomp://127.0.0.1:1', prefix, { maxReconnectDelayMs: 200, connectTimeoutMs: TIMEOUT_MS, receiptTimeoutMs: TIMEOUT_MS });
     const started = Date.now();
     await expect(nowhere.publish(alarm('x', 'acme'))).rejects.toBeInstanceOf(AlarmBusUnavailableError);
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS);
 
     const listed = bus(`failover:(stomp://127.0.0.1:1,${testBrokerUrl()})`, prefix, { maxReconnectDelayMs: 200 });
     await waitFor(() => listed.connected, 10_000, 'connected to the second broker of the list');

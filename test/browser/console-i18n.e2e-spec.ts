@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
@@ -174,14 +174,15 @@ describe('the console in two languages and two themes (Chromium)', () => {
     flowId = (await api<{ id: number }>('POST', `/tasks/${byName('publish-report')}/trigger`, {})).id;
     failedRunId = (await api<{ id: number }>('POST', `/tasks/${byName('fails-when-run')}/trigger`, {})).id;
     runId = flowId;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const run = await api<{ state: string }>('GET', `/runs/${runId}`);
-      const alarms = await api<{ items: unknown[] }>('GET', '/alarms?limit=1');
-      const failed = await api<{ attempt: number }>('GET', `/runs/${failedRunId}`);
-      if (run.state === 'SUCCEEDED' && alarms.items.length && failed.attempt > 1) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await vi.waitFor(
+      async () => {
+        const run = await api<{ state: string }>('GET', `/runs/${runId}`);
+        const alarms = await api<{ items: unknown[] }>('GET', '/alarms?limit=1');
+        const failed = await api<{ attempt: number }>('GET', `/runs/${failedRunId}`);
+        expect([run.state, alarms.items.length > 0, failed.attempt > 1]).toEqual(['SUCCEEDED', true, true]);
+      },
+      { timeout: 60_000, interval: 250 },
+    );
     const executors = await api<Array<{ app: string; handlers: string[] }>>('GET', '/executors');
     for (const e of executors) addWords(e.app, ...e.handlers);
     browser = await launchChromium();

@@ -38,7 +38,7 @@ class ClusterCommand {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${this.tail()}`)), timeoutMs);
       this.waiters.push({ pattern, resolve: (line) => (clearTimeout(timer), resolve(line)) });
-      void this.exited.then((code) => reject(new Error(`baton cluster exited (${code}) before printing ${pattern}:\n${this.tail()}`)));
+      void this.exited.then((code) => (clearTimeout(timer), reject(new Error(`baton cluster exited (${code}) before printing ${pattern}:\n${this.tail()}`))));
     });
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, useCluster } from './support/cluster';
+import { useCluster } from './support/cluster';
 import { burstFigures, seedBurst, waitBurstEnded } from './support/burst';
 import { printFigures } from './support/figures';
 
@@ -21,7 +21,7 @@ describe('cluster: a burst of 2,000 runs due at the same instant (3 engines, 2 e
 
     const { due, taskIds, seededInMs } = await seedBurst(c, RUNS);
     const runs = await waitBurstEnded(c, taskIds, RUNS, 120_000, { t0: due });
-    await sleep(1_500); // late duplicates (a re-send after a lease expiry, a replayed spool) would show up by now
+    await c.settled(); // nothing held, sent or in flight: a late duplicate could only come from a bug
     const figures = await burstFigures(c, due, runs);
 
     printFigures(`burst: ${RUNS} ONCE tasks due at T, 3 engines, 2 executors`, {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isTerminal, type RunState } from '@baton/domain';
-import { sleep, useCluster, waitFor } from './support/cluster';
+import { useCluster, waitFor } from './support/cluster';
 import { countBy, printFigures } from './support/figures';
 import { addDependency, insertTask } from './support/seed';
 
@@ -50,7 +50,7 @@ describe('cluster: chain A → B → C with a retried step, fan-in D ⇐ {A, B} 
       },
       { timeoutMs: 30_000, what: 'one ended run of each of A, B, C, D', detail: async () => JSON.stringify((await c.runs(taskIds)).map((r) => [name.get(r.taskId), r.state, r.attempt])) },
     );
-    await sleep(2_000); // a second run of D (or of anything) would show up by now
+    await c.settled(); // past this, a second run of D (or of anything) could only come from a bug
     const runs = await c.runs(taskIds);
     const runOf = (task: number) => runs.filter((r) => r.taskId === task);
     const records = c.records();

@@ -3,7 +3,7 @@ import { isTerminal, taskDefaults, type FanOut, type RetryPolicy, type RunState,
 import type { RunEntity } from '@baton/persistence';
 import { DEMO_DEPENDENCIES, DEMO_TASKS } from '../../apps/embedded/src/demo-tasks';
 import { goExecutorCommand } from '../protocol/executor-process';
-import { sleep, useCluster, waitFor } from './support/cluster';
+import { useCluster, waitFor } from './support/cluster';
 import { printFigures } from './support/figures';
 import { addDependency, insertTask, type TaskSpec } from './support/seed';
 
@@ -50,7 +50,7 @@ describe('cluster: the demo tenant on Go executors (1 engine, 2 Go executors)', 
       },
       { timeoutMs: 40_000, what: 'a run of every demo task ended', detail: async () => JSON.stringify((await c.runs()).map((r) => [r.taskId, r.cause, r.shardIndex, r.state, r.attempt, r.error])) },
     );
-    await sleep(1_000); // a duplicate invocation would show by now
+    await c.settled({ runIds: runs.filter((r) => isTerminal(r.state as RunState)).map((r) => r.id) }); // past this, a duplicate invocation could only come from a bug
     const all = await c.runs();
     const records = c.records(executors);
     const first = (name: string) => top(all, name).find((r) => isTerminal(r.state as RunState))!;

@@ -4,7 +4,7 @@ import type { RunEntity } from '@baton/persistence';
 import { DEMO_DEPENDENCIES, DEMO_TASKS } from '../../apps/embedded/src/demo-tasks';
 import { javaExecutorCommand } from '../protocol/executor-process';
 import { ensureJavaSdkBuilt } from '../protocol/java-sdk-build';
-import { sleep, useCluster, waitFor } from './support/cluster';
+import { useCluster, waitFor } from './support/cluster';
 import { printFigures } from './support/figures';
 import { addDependency, insertTask, type TaskSpec } from './support/seed';
 
@@ -47,7 +47,7 @@ describe('cluster: the demo tenant\'s tasks on Java executors (2 engines, 2 Java
       },
       { timeoutMs: 40_000, what: 'a finished run of every demo task', detail: async () => JSON.stringify((await c.runs(taskIds)).map((r) => [r.taskId, r.cause, r.shardIndex, r.state, r.attempt, r.error?.split('\n')[0]])) },
     );
-    await sleep(500); // a run twice would show by now
+    await c.settled({ runIds: all.filter((r) => isTerminal(r.state as RunState)).map((r) => r.id) }); // past this, a run twice could only come from a bug
     const records = c.records(executors);
     const first = (name: string) => byName(all, name).find((r) => isTerminal(r.state as RunState))!;
     const shardsOf = (parent: RunEntity) => all.filter((r) => r.cause === 'SHARD' && r.parentRunId === parent.id).sort((a, b) => a.shardIndex! - b.shardIndex!);

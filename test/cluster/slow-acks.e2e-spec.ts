@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';
-import { sleep, useCluster, waitFor } from './support/cluster';
+import { useCluster, waitFor } from './support/cluster';
 import { invocationCheck, latenessSummary, printFigures } from './support/figures';
 import { insertTasks, pendingRunRow, seedTenant } from './support/seed';
 
@@ -36,7 +36,6 @@ describe("cluster: a tenant's slow-answering executor leaves dispatch slots to t
     await c.ds.getRepository(RunEntity).insert(Array.from({ length: ACME_RUNS }, (_, i) => pendingRunRow(c.tenant, burnTask, acmeAt, `a:${i}`, { now, params: { ms: SLICE_MS, sliceMs: SLICE_MS } })));
     await c.ds.getRepository(RunEntity).insert(Array.from({ length: LONE_RUNS }, (_, i) => pendingRunRow(lone, loneTask, loneAt, `l:${i}`, { now })));
 
-    await sleep(loneAt - Date.now() + 1_000);
     const loneRuns = await waitFor(
       async () => {
         const runs = await c.ds.getRepository(RunEntity).find({ where: { tenantId: lone.id } });
@@ -45,21 +44,30 @@ describe("cluster: a tenant's slow-answering executor leaves dispatch slots to t
       { timeoutMs: 60_000, intervalMs: 250, what: "every lone run SUCCEEDED" },
     );
     const acmeEnded = await c.ds.getRepository(RunEntity).count({ where: { tenantId: c.tenant.id, state: 'SUCCEEDED' } });
-    await sleep(300);
     const records = c.records([loneExecutor]);
     const startOf = new Map(records.map((r) => [r.runId, r.at]));
     const late = latenessSummary(loneRuns.map((r) => startOf.get(r.id)! - r.scheduledAt));
     const check = invocationCheck(records, loneRuns.map((r) => r.id));
+    // acme's sends while lone's batch went out: taking turns for the slots acme's acks release, about one per lone run.
+    const loneSent = loneRuns.map((r) => r.dispatchedAt!);
+    const acmeSentMeanwhile = await c.ds
+      .getRepository(RunEntity)
+      .createQueryBuilder('r')
+      .where('r.tenantId = :t AND r.dispatchedAt >= :from AND r.dispatchedAt <= :to', { t: c.tenant.id, from: Math.min(...loneSent), to: Math.max(...loneSent) })
+      .getCount();
     printFigures(`slow acks: ${LONE_RUNS} runs due together while ${ACME_RUNS} runs of a tenant whose executor answers every ~${SLICE_MS} ms wait (1 engine, 8 slots)`, {
       'lone: handler start − scheduled (ms)': late,
       'acme runs ended by then': acmeEnded,
+      "acme runs sent while lone's batch was": acmeSentMeanwhile,
       'duplicated / missing': `${check.duplicated.length} / ${check.missing.length}`,
     });
 
     expect(acmeEnded).toBeLessThan(ACME_RUNS / 2); // acme's backlog was still there
     expect(check.duplicated).toEqual([]);
     expect(check.missing).toEqual([]);
-    // Taking turns with acme for the slots its acks release, the batch's last runs waited ~1.5 s.
-    expect(late.p90).toBeLessThan(500);
+    // Taking turns with acme for the slots its acks release, acme would have sent about one run per
+    // lone run; with 2 slots left to it, lone's batch went out between a few of acme's slow acks.
+    // The lateness is a figure (printed), not asserted: a loaded machine stretches it.
+    expect(acmeSentMeanwhile).toBeLessThan(LONE_RUNS / 2);
   }, 180_000);
 });

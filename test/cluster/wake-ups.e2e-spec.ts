@@ -1,9 +1,10 @@
 /**
- * Wake-ups instead of polls (issue 22 item 2): with the engines' claim poll set to 10 s, a run
- * due now still starts within a fraction of a second — a manual trigger through a console in
- * another process than the engines (POST /baton/wake), a flow's child (the engine that ended its
- * parent claims it), a retry due before the next poll. Without the wake-ups each would wait for
- * a poll, up to 10 s.
+ * Wake-ups instead of polls (issue 22 item 2): with the engines' claim poll set to 10 minutes, a
+ * run due now still starts — a manual trigger through a console in another process than the
+ * engines (POST /baton/wake), a flow's child (the engine that ended its parent claims it), a
+ * retry due before the next poll. Each start is awaited for less than a poll period, so without
+ * the wake-ups it would not come at all. How soon they start is a figure (printed; `npm run bench
+ * -- run-now`), not asserted: a loaded machine stretches it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEntity } from '@baton/persistence';
@@ -11,10 +12,10 @@ import { insertUser, login, startConsole, type ConsoleTestApp, type Credentials 
 import { useCluster, waitFor } from './support/cluster';
 import { latenessSummary, printFigures } from './support/figures';
 
-/** Far longer than any start measured here: a run found by a poll instead would take up to this. */
-const POLL_MS = 10_000;
-/** What "at once" means here, on 2 shared cores (measured: tens of ms; see docs/BENCHMARKS.md, run-now). */
-const AT_ONCE_MS = 1_500;
+/** The engines' claim poll: longer than the test itself, so only a wake-up can start a run in it. */
+const POLL_MS = 600_000;
+/** How long a start is awaited: far less than POLL_MS, ample on a loaded machine (measured: tens of ms). */
+const START_WAIT_MS = 30_000;
 
 describe('wake-ups: runs due before the next poll start at once', () => {
   const ctx = useCluster('wake-ups');
@@ -42,7 +43,7 @@ describe('wake-ups: runs due before the next poll start at once', () => {
     return res.body.id as number;
   };
   const startOf = async (runId: number, attempt = 1): Promise<number> => {
-    const record = await waitFor(() => ctx.cluster.records().find((r) => r.runId === runId && r.attempt === attempt), { timeoutMs: POLL_MS * 2, what: `run ${runId} attempt ${attempt} started` });
+    const record = await waitFor(() => ctx.cluster.records().find((r) => r.runId === runId && r.attempt === attempt), { timeoutMs: START_WAIT_MS, what: `run ${runId} attempt ${attempt} started (a claim poll is ${POLL_MS} ms away)` });
     return record.at;
   };
 
@@ -55,8 +56,8 @@ describe('wake-ups: runs due before the next poll start at once', () => {
       expect(res.status).toBe(201);
       delays.push((await startOf(res.body.id as number)) - sent);
     }
-    printFigures('trigger → handler start (ms), claim poll 10 s', latenessSummary(delays));
-    expect(Math.max(...delays)).toBeLessThan(AT_ONCE_MS);
+    printFigures('trigger → handler start (ms), claim poll 10 min', latenessSummary(delays));
+    // Each start above came well before a poll could have found its run: that is the check.
   });
 
   it("a flow's child starts as its parent ends, and a retry due before the next poll starts on time", { timeout: 60_000 }, async () => {
@@ -68,7 +69,7 @@ describe('wake-ups: runs due before the next poll start at once', () => {
     const flow = await post(`/api/tasks/${parent}/trigger`, {});
     const parentRun = flow.body.id as number;
     await startOf(parentRun);
-    const childRun = await waitFor(() => ctx.cluster.ds.getRepository(RunEntity).findOneBy({ parentRunId: parentRun, taskId: child }), { timeoutMs: POLL_MS * 2, what: 'the child run' });
+    const childRun = await waitFor(() => ctx.cluster.ds.getRepository(RunEntity).findOneBy({ parentRunId: parentRun, taskId: child }), { timeoutMs: START_WAIT_MS, what: 'the child run' });
     const parentEnded = (await ctx.cluster.ds.getRepository(RunEntity).findOneByOrFail({ id: parentRun })).finishedAt ?? 0;
     const childGap = (await startOf(childRun.id)) - parentEnded;
 
@@ -77,7 +78,6 @@ describe('wake-ups: runs due before the next poll start at once', () => {
     const retryGap = (await startOf(retry.body.id as number, 2)) - firstAttempt;
 
     printFigures('follow-ups without a poll (ms)', { childStartAfterParentEnd: childGap, secondAttemptAfterFirst: retryGap });
-    expect(childGap).toBeLessThan(AT_ONCE_MS);
-    expect(retryGap).toBeLessThan(AT_ONCE_MS);
+    // The child and the second attempt started well before a poll could have found them: that is the check.
   });
 });

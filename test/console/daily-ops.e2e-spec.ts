@@ -6,8 +6,8 @@
 import { get } from 'node:http';
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TenantHeavyWork } from '../../apps/console/src/common/tenant-heavy-work';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
 import { RunActionsService } from '../../apps/console/src/runs/run-actions.service';
 import { SubmissionsService } from '../../apps/console/src/submissions/submissions.service';
@@ -172,8 +172,10 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
       expect(theirs.status, JSON.stringify(theirs.body)).toBe(200);
       let mineAnswered = false;
       const mine = t.http().get(search).set(acme.viewer).then((res) => ((mineAnswered = true), res));
-      await sleep(300);
-      expect(mineAnswered).toBe(false); // behind the download, in acme's lane
+      // In acme's lane behind the download (its two jobs: the download running, the search waiting), and not answered.
+      const lane = (t.app.get(TenantHeavyWork) as unknown as { lane: { pending(tenantId: string): number } }).lane;
+      await vi.waitFor(() => expect(lane.pending('acme')).toBe(2), { timeout: 10_000, interval: 10 });
+      expect(mineAnswered).toBe(false);
       download.destroy(); // the client leaves: the lane is given back
       expect((await mine).status).toBe(200);
     } finally {

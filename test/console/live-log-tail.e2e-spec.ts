@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunLogTail, RUN_LOGS_EVENT } from '../../apps/console/src/live/run-log-tail';
 import { useTestDatabase } from '../support/databases';
 import { insertRun, insertRunLog, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -49,22 +49,32 @@ describe('live log tail', () => {
     const got: string[] = [];
     const seenByBystander: string[] = [];
     watcher.on(RUN_LOGS_EVENT, (e: { runId: number; lines: Array<{ message: string }> }) => got.push(...e.lines.map((l) => `${e.runId}:${l.message}`)));
-    bystander.on(RUN_LOGS_EVENT, (e: { lines: Array<{ message: string }> }) => seenByBystander.push(...e.lines.map((l) => l.message)));
+    bystander.on(RUN_LOGS_EVENT, (e: { runId: number; lines: Array<{ message: string }> }) => seenByBystander.push(...e.lines.map((l) => `${e.runId}:${l.message}`)));
     expect(await watcher.timeout(5000).emitWithAck('run:logs:watch', { runId: run.id, afterId: Number(loaded) })).toEqual({ ok: true });
     await insertRunLog(db.dataSource, run, 'step 1');
     await insertRunLog(db.dataSource, run, 'step 2');
     const tail = t.app.get(RunLogTail);
     await tail.poll();
     await tail.poll();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(got).toEqual([`${run.id}:step 1`, `${run.id}:step 2`]);
-    expect(seenByBystander).toEqual([]);
+    await vi.waitFor(() => expect(got).toEqual([`${run.id}:step 1`, `${run.id}:step 2`]), { timeout: 10_000, interval: 10 });
+    // A fence: the bystander watches a run of its own and gets its line, pushed by a later poll —
+    // a line of the other run pushed to it would have come first.
+    const fenceRun = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED' });
+    expect(await bystander.timeout(5000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
+    await insertRunLog(db.dataSource, fenceRun, 'fence 1');
+    await tail.poll();
+    await vi.waitFor(() => expect(seenByBystander).toContain(`${fenceRun.id}:fence 1`), { timeout: 10_000, interval: 10 });
+    expect(seenByBystander).toEqual([`${fenceRun.id}:fence 1`]);
+
     watcher.emit('run:logs:unwatch', { runId: run.id });
-    await new Promise((r) => setTimeout(r, 50));
+    // A socket's events are handled in order: this watch's answer comes after the unwatch was.
+    expect(await watcher.timeout(5000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
     await insertRunLog(db.dataSource, run, 'step 3');
     await tail.poll();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(got).toHaveLength(2);
+    await insertRunLog(db.dataSource, fenceRun, 'fence 2');
+    await tail.poll();
+    await vi.waitFor(() => expect(got).toContain(`${fenceRun.id}:fence 2`), { timeout: 10_000, interval: 10 });
+    expect(got.filter((line) => line.startsWith(`${run.id}:`))).toEqual([`${run.id}:step 1`, `${run.id}:step 2`]);
   });
 
   it("refuses another tenant's run and bad input, naming the field", async () => {

@@ -8,19 +8,28 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '@baton/persistence';
 
 const ROOT = resolve(__dirname, '../..');
 /** From this suite's port range: one embedded process at a time. */
 const PORT = 18611;
-/** Short, so a stale UP row would be declared DOWN within the test. */
-const DEAD_AFTER_MS = 2000;
+
+/** The demo tenant's executor rows, read from the SQLite file beside the running process. */
+function demoExecutorRows(file: string): Array<{ state: string; stopped_at: number | null }> {
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 10_000 });
+  try {
+    return db.prepare("SELECT state, stopped_at FROM executors WHERE tenant_id = 'demo' ORDER BY id").all() as Array<{ state: string; stopped_at: number | null }>;
+  } finally {
+    db.close();
+  }
+}
 
 function startEmbeddedProcess(databaseUrl: string) {
   const child = spawn(process.execPath, ['-r', resolve(ROOT, 'test/protocol/register-ts.cjs'), resolve(ROOT, 'apps/embedded/src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, BATON_DB_URL: databaseUrl, BATON_CONSOLE_PORT: String(PORT), BATON_HOST: '127.0.0.1', BATON_EXECUTOR_DEAD_AFTER_MS: String(DEAD_AFTER_MS), BATON_LOG_LEVEL: 'warn' },
+    env: { ...process.env, BATON_DB_URL: databaseUrl, BATON_CONSOLE_PORT: String(PORT), BATON_HOST: '127.0.0.1', BATON_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -42,23 +51,29 @@ function startEmbeddedProcess(databaseUrl: string) {
 
 describe('embedded mode: a clean restart (SIGTERM, start)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-embedded-restart-'));
-  const databaseUrl = `sqlite:${join(dir, 'baton.sqlite')}`;
+  const file = join(dir, 'baton.sqlite');
+  const databaseUrl = `sqlite:${file}`;
+  /** Until the demo executor of the running process has registered (row `n`, UP). */
+  const registered = (n: number) => vi.waitFor(() => expect(demoExecutorRows(file)[n - 1]?.state).toBe('UP'), { timeout: 30_000, interval: 100 });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('stops the demo executor first (DOWN, stopped, no alarm) and restarts without an executor alarm', async () => {
     const first = startEmbeddedProcess(databaseUrl);
     try {
       await first.ready;
-      await new Promise((r) => setTimeout(r, 1000)); // the demo executor's first heartbeat
+      await registered(1);
     } finally {
       first.child.kill('SIGTERM');
     }
     expect(await first.exited, first.output()).toBe('SIGTERM');
+    // Its row was stopped by its last heartbeat: no UP row is left for the next start's watchdog to
+    // declare DOWN (which it would, with an alarm, after BATON_EXECUTOR_DEAD_AFTER_MS).
+    expect(demoExecutorRows(file)).toEqual([{ state: 'DOWN', stopped_at: expect.any(Number) }]);
 
     const second = startEmbeddedProcess(databaseUrl);
     try {
       await second.ready;
-      await new Promise((r) => setTimeout(r, DEAD_AFTER_MS * 2 + 1000)); // past the time a stale UP row is declared DOWN
+      await registered(2);
     } finally {
       second.child.kill('SIGTERM');
     }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createExecutorServer, defineHandler } from '@baton/executor-sdk';
 import { embeddedBanner } from '../../apps/embedded/src/banner';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
@@ -83,8 +83,14 @@ describe('embedded mode (npm start)', () => {
     const second = await startEmbedded(config, logins);
     try {
       expect(second.seeded).toBe(false);
-      // Its restart raised neither EXECUTOR_DOWN nor EXECUTOR_UP: a restart is not an outage.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // Its restart raised neither EXECUTOR_DOWN nor EXECUTOR_UP: a restart is not an outage. The
+      // previous row was stopped (checked above), so no UP row is left for its watchdog to declare
+      // DOWN; what the restart itself raises is raised by the time its demo executor is registered.
+      const ds2 = second.app.get(DataSource);
+      await vi.waitFor(
+        async () => expect(await ds2.query("SELECT state FROM executors WHERE tenant_id = 'demo' AND app = 'demo' AND state = 'UP'")).toHaveLength(1),
+        { timeout: 30_000, interval: 100 },
+      );
       const executorAlarms = await second.app.get(DataSource).query("SELECT type FROM alarms WHERE type IN ('EXECUTOR_DOWN', 'EXECUTOR_UP')");
       expect(executorAlarms).toEqual([]);
       // The demo tenant exists already: its secret is still printed, read from the database.

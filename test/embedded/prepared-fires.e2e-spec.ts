@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EDIT_REACHES_FIRES_AFTER_MS } from '@baton/domain';
 import { createExecutorServer, defineHandler } from '@baton/executor-sdk';
 import { WITHDRAWN_BY } from '@baton/persistence';
@@ -62,11 +62,22 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
         if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runs())}`);
       }
       const version = (await api.get(`/api/tasks/${task.id}`).set(auth).expect(200)).body.version;
-      const editedAt = Date.now();
       await api.patch(`/api/tasks/${task.id}`).set(auth).send({ version, params: { v: 2 } }).expect(200);
-      await sleep(6_000);
-
-      const all = await runs();
+      // Measured from the answer: the edit was saved by then (on a loaded machine, well after the request left).
+      const editedAt = Date.now();
+      // Until every withdrawn instant has passed — a fire after the last of them started (the
+      // executor starts the runs it holds at their instants) — and three fires past the margin started.
+      const all = await vi.waitFor(
+        async () => {
+          const now = await runs();
+          const startedAt = started.map((s) => now.find((r) => r.id === s.runId)?.scheduledAt ?? 0);
+          const lastWithdrawn = Math.max(...now.filter((r) => r.error === WITHDRAWN_BY.edit).map((r) => r.scheduledAt));
+          const pastMargin = startedAt.filter((at) => at > editedAt + EDIT_REACHES_FIRES_AFTER_MS);
+          expect(Number.isFinite(lastWithdrawn) && startedAt.some((at) => at > lastWithdrawn) && pastMargin.length >= 3, JSON.stringify(now.map((r) => [r.id, r.state, r.scheduledAt - editedAt, r.error]))).toBe(true);
+          return now;
+        },
+        { timeout: 30_000, interval: 200 },
+      );
       const byId = new Map(all.map((r) => [r.id, r]));
       const withdrawn = all.filter((r) => r.error === WITHDRAWN_BY.edit);
       expect(withdrawn.map((r) => r.id)).toEqual(expect.arrayContaining(sentAhead.map((r) => r.id)));

