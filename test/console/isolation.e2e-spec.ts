@@ -204,6 +204,11 @@ const ROUTES: Route[] = [
     check: (w, body) => expect((body as { results: unknown[] }).results).toEqual([expect.objectContaining({ id: w.bRunId, status: 404, runId: null })]),
   },
   {
+    method: 'POST', path: '/api/runs/batch', area: 'tenant', kind: 'own',
+    call: (w) => ({ url: '/api/runs/batch', body: { runs: [{ taskId: w.bTaskId }] } }),
+    check: (w, body) => expect((body as { results: unknown[] }).results).toEqual([expect.objectContaining({ status: 404 })]),
+  },
+  {
     method: 'GET', path: '/api/runs/search', area: 'tenant', kind: 'list',
     call: () => ({ url: '/api/runs/search?q=%7B%7D&field=params&from=0&to=9999999999999&limit=500' }),
     check: (w, body) => expect(items(body).map((r) => r.taskId)).not.toContain(w.bTaskId),
