@@ -409,6 +409,19 @@ export async function runInState(ds: DataSource, id: number, state: RunState, ti
 
 // ---------------------------------------------------------------- signed requests
 
+let lastSignedAt = 0;
+
+/**
+ * A signing instant no earlier request of this process had: the engine refuses a signature it
+ * has already accepted (its replay guard lives as long as the engine, across tests), and two
+ * equal bodies signed in one millisecond have one signature.
+ */
+function nextSignedAt(): number {
+  lastSignedAt = Math.max(Date.now(), lastSignedAt + 1);
+  return lastSignedAt;
+}
+
+/** POSTs `payload` signed for the tenant, at its own instant unless `now` says which. */
 export async function signedPost(
   baseUrl: string,
   path: string,
@@ -417,7 +430,7 @@ export async function signedPost(
 ): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, string> }> {
   const body = options.rawBody ?? JSON.stringify(payload);
   const headers = options.headers ?? {
-    ...sign(options.secret ?? SECRET, options.tenantId ?? TENANT, 'POST', path, body, options.now ?? Date.now()),
+    ...sign(options.secret ?? SECRET, options.tenantId ?? TENANT, 'POST', path, body, options.now ?? nextSignedAt()),
     'content-type': 'application/json',
   };
   const res = await fetch(baseUrl + path, { method: 'POST', headers, body });
