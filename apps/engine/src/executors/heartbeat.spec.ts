@@ -65,7 +65,7 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
       [{ handlerSchemas: { charge: { description: 'x'.repeat(17_000) } } }, 'handlerSchemas.charge'],
       [{ handlerSchemas: [] as never }, 'handlerSchemas'],
     ];
-    for (const [i, [more, field]] of refusals.entries()) {
+    for (const [more, field] of refusals) {
       const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat(more));
       expect(res.status, field).toBe(400);
       expect((res.body as { errors: Array<{ field: string }> }).errors[0].field).toBe(field);
