@@ -10,6 +10,7 @@ import { DatabaseModule } from '@baton/persistence';
 import { sign, verify } from '@baton/protocol';
 import type { ClaimedRun } from '../common/claimed-run';
 import { readEngineConfig, type EngineConfig } from '../config/engine-config';
+import { eventually } from './eventually';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { CallbacksModule } from '../callbacks/callbacks.module';
@@ -384,21 +385,7 @@ export async function alarms(ds: DataSource, type?: string): Promise<AlarmRow[]>
   }));
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5_000, what = 'condition'): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually };
 
 export async function runInState(ds: DataSource, id: number, state: RunState, timeoutMs = 5_000): Promise<RunRow> {
   return eventually(async () => {
