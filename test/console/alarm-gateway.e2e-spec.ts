@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import request from 'supertest';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   ALARM_ACK_SCHEMA,
   buildAlarmMessage,
@@ -58,12 +58,19 @@ const message = (id: string, tenantId: string, extra: Partial<AlarmMessage> = {}
   ...extra,
 });
 
-/** A socket.io client that records its `alarm` and `alarm:acked` events. */
+/**
+ * A socket.io client of one tenant that records its `alarm` and `alarm:acked` events; the
+ * markers (see `delivered`) apart from them.
+ */
 interface Client {
+  tenant: string;
   socket: ClientSocket;
   alarms: AlarmMessage[];
   acked: unknown[];
+  markers: Set<string>;
 }
+
+const MARKER = 'marker-';
 
 describe('console alarm gateway (socket.io)', () => {
   const db = useTestDatabase('sqlite');
@@ -100,11 +107,11 @@ describe('console alarm gateway (socket.io)', () => {
   });
 
   const tokenOf = (c: Credentials) => c.Authorization.replace('Bearer ', '');
-  async function client(auth: Record<string, string>): Promise<Client> {
+  async function client(tenant: string, auth: Record<string, string>): Promise<Client> {
     const socket = connect(url, { auth, transports: ['websocket'], reconnection: false, forceNew: true });
-    const c: Client = { socket, alarms: [], acked: [] };
-    socket.on('alarm', (a: AlarmMessage) => c.alarms.push(a));
-    socket.on('alarm:acked', (a: unknown) => c.acked.push(a));
+    const c: Client = { tenant, socket, alarms: [], acked: [], markers: new Set() };
+    socket.on('alarm', (a: AlarmMessage) => (a.id.startsWith(MARKER) ? c.markers.add(a.id) : c.alarms.push(a)));
+    socket.on('alarm:acked', (a: { id: string }) => (a.id.startsWith(MARKER) ? c.markers.add(a.id) : c.acked.push(a)));
     clients.push(c);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
@@ -113,16 +120,40 @@ describe('console alarm gateway (socket.io)', () => {
     return c;
   }
   const refused = (auth: Record<string, string>) =>
-    client(auth).then(
+    client('none', auth).then(
       () => null,
       (err: Error & { data?: { statusCode: number } }) => ({ message: err.message, status: err.data?.statusCode }),
     );
-  const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
+  let markers = 0;
+  const waitForMarkers = (clients: Client[], id: string) =>
+    vi.waitFor(() => expect(clients.filter((c) => !c.markers.has(`${id}-${c.tenant}`)).map((c) => c.tenant)).toEqual([]), { timeout: 10_000, interval: 5 });
+  /**
+   * Sends a marker alarm on each client's tenant's topic and waits until every client has its
+   * own. A marker takes the gateway's path of any alarm (held during a catch-up, let go after it)
+   * and socket.io keeps each socket's events in order: what the gateway emitted to a socket before
+   * the marker (alarms, acks) has reached it then — and what it did not emit, never will.
+   */
+  async function delivered(...clients: Client[]): Promise<void> {
+    const id = `${MARKER}${++markers}`;
+    for (const tenant of new Set(clients.map((c) => c.tenant))) bus.alarm(tenant, message(`${id}-${tenant}`, tenant));
+    await waitForMarkers(clients, id);
+  }
+  /**
+   * Like `delivered`, with an ack from another console as the marker: the gateway relays those at
+   * once, even while it holds live alarms back — so this proves what it has not emitted meanwhile.
+   */
+  async function deliveredNow(...clients: Client[]): Promise<void> {
+    const id = `${MARKER}${++markers}`;
+    for (const tenant of new Set(clients.map((c) => c.tenant))) {
+      bus.ack(tenant, { schema: ALARM_ACK_SCHEMA, id: `${id}-${tenant}`, alarmId: 1, tenantId: tenant, ackedAt: 1, ackedBy: 'marker', origin: 'console-2' });
+    }
+    await waitForMarkers(clients, id);
+  }
   const ack = (c: Client, payload: unknown) => c.socket.emitWithAck('alarm:ack', payload) as Promise<AlarmAckReply>;
 
   it('authenticates the handshake with a session token or an API key; refuses the rest', async () => {
-    await client({ token: tokenOf(acme.admin) });
-    await client({ apiKey: acme.viewerKey['X-API-Key'] });
+    await client('acme', { token: tokenOf(acme.admin) });
+    await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
     expect(await refused({})).toMatchObject({ status: 401, message: expect.stringMatching(/Authentication required/) });
     expect(await refused({ token: 'nope' })).toMatchObject({ status: 401, message: expect.stringMatching(/Session expired or unknown/) });
     expect(await refused({ apiKey: 'bk_nope' })).toMatchObject({ status: 401 });
@@ -130,12 +161,12 @@ describe('console alarm gateway (socket.io)', () => {
   });
 
   it('puts each socket in its own tenant’s room only: an alarm reaches its tenant’s sockets and no other', async () => {
-    const admin = await client({ token: tokenOf(acme.admin) });
-    const viewer = await client({ apiKey: acme.viewerKey['X-API-Key'] });
-    const other = await client({ token: tokenOf(globex.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const viewer = await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
+    const other = await client('globex', { token: tokenOf(globex.admin) });
     bus.alarm('acme', message('a-1', 'acme'));
     bus.alarm('globex', message('g-1', 'globex'));
-    await settle();
+    await delivered(admin, viewer, other);
     expect(admin.alarms.map((a) => a.id)).toEqual(['a-1']);
     expect(viewer.alarms.map((a) => a.id)).toEqual(['a-1']);
     expect(other.alarms.map((a) => a.id)).toEqual(['g-1']);
@@ -143,15 +174,15 @@ describe('console alarm gateway (socket.io)', () => {
   });
 
   it('accepts on topic T only alarms of tenant T, only valid ones, and each id once', async () => {
-    const admin = await client({ token: tokenOf(acme.admin) });
-    const other = await client({ token: tokenOf(globex.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const other = await client('globex', { token: tokenOf(globex.admin) });
     bus.alarm('acme', message('x-1', 'globex')); // another tenant's alarm on acme's topic
     bus.alarm('globex', message('x-2', 'acme')); // acme's alarm on globex's topic
     bus.alarm('acme', { ...message('x-3', 'acme'), severity: 'SEVERE' });
     bus.alarm('acme', 'not json at all');
     bus.alarm('acme', message('x-4', 'acme'));
     bus.alarm('acme', message('x-4', 'acme')); // a repeat
-    await settle();
+    await delivered(admin, other);
     expect(admin.alarms.map((a) => a.id)).toEqual(['x-4']);
     expect(other.alarms).toEqual([]);
   });
@@ -159,14 +190,14 @@ describe('console alarm gateway (socket.io)', () => {
   it('alarm:ack updates the row through AlarmsService.ack and tells the tenant’s other sockets and consoles', async () => {
     const row = await insertAlarm(db.dataSource, 'acme', { uid: 'u-ack-1' });
     const theirs = await insertAlarm(db.dataSource, 'globex', { uid: 'u-ack-2' });
-    const admin = await client({ token: tokenOf(acme.admin) });
-    const viewer = await client({ apiKey: acme.viewerKey['X-API-Key'] });
-    const other = await client({ token: tokenOf(globex.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const viewer = await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
+    const other = await client('globex', { token: tokenOf(globex.admin) });
 
     const reply = await ack(admin, { id: 'u-ack-1' });
     expect(reply).toEqual({ ok: true, alarm: { id: 'u-ack-1', alarmId: row.id, ackedAt: expect.any(Number), ackedBy: 'acme-admin' } });
     expect(await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ id: row.id })).toMatchObject({ ackedBy: 'acme-admin' });
-    await settle();
+    await delivered(admin, viewer, other);
     expect(viewer.acked).toEqual([reply.ok && reply.alarm]);
     expect(admin.acked).toEqual([]); // the sender has the reply
     expect(other.acked).toEqual([]);
@@ -182,36 +213,36 @@ describe('console alarm gateway (socket.io)', () => {
   });
 
   it('relays acks taken by other consoles to its sockets (not its own, not across tenants)', async () => {
-    const admin = await client({ token: tokenOf(acme.admin) });
-    const other = await client({ token: tokenOf(globex.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const other = await client('globex', { token: tokenOf(globex.admin) });
     const ackMsg = { schema: ALARM_ACK_SCHEMA, id: 'u-1', alarmId: 1, tenantId: 'acme', ackedAt: 5, ackedBy: 'bob', origin: 'console-2' };
     bus.ack('acme', ackMsg);
     bus.ack('acme', { ...ackMsg, id: 'u-2', origin: 'console-1' }); // our own, already told
     bus.ack('globex', { ...ackMsg, id: 'u-3' }); // acme's ack on globex's topic
-    await settle();
+    await delivered(admin, other);
     expect(admin.acked).toEqual([{ id: 'u-1', alarmId: 1, ackedAt: 5, ackedBy: 'bob' }]);
     expect(other.acked).toEqual([]);
   });
 
   it('holds live alarms from a loss until the catch-up is done, so none overtakes an older one', async () => {
-    const admin = await client({ token: tokenOf(acme.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
     bus.lost();
     const now = Date.now();
     await insertAlarm(db.dataSource, 'acme', { uid: 'older-1', publishedAt: now });
     // The broker delivers a newer one as soon as it has the SUBSCRIBE, before the bus says `subscribed`.
     bus.alarm('acme', message('newer-1', 'acme'));
-    await settle(50);
+    await deliveredNow(admin);
     expect(admin.alarms).toEqual([]);
     bus.subscribed(true);
-    await settle();
+    await delivered(admin);
     expect(admin.alarms.map((a) => a.id)).toEqual(['older-1', 'newer-1']);
   });
 
   it('after its subscription comes back, pushes from the database what it missed — in order, without repeats', async () => {
-    const admin = await client({ token: tokenOf(acme.admin) });
-    const other = await client({ token: tokenOf(globex.admin) });
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const other = await client('globex', { token: tokenOf(globex.admin) });
     bus.alarm('acme', message('seen-1', 'acme'));
-    await settle(50);
+    await delivered(admin, other);
     bus.lost();
     // Published while the gateway's subscription was down (and one still in the outbox).
     const now = Date.now();
@@ -223,7 +254,7 @@ describe('console alarm gateway (socket.io)', () => {
     bus.subscribed(true);
     bus.alarm('acme', message('live-1', 'acme')); // arrives while it catches up
     bus.alarm('acme', message('missed-1', 'acme')); // the relay's copy of one it re-read
-    await settle();
+    await delivered(admin, other);
     expect(admin.alarms.map((a) => a.id)).toEqual(['seen-1', 'missed-1', 'missed-2', 'live-1']);
     expect(other.alarms.map((a) => a.id)).toEqual(['missed-g']);
     expect(admin.alarms[1]).toMatchObject({ schema: 'baton.alarm/1', id: 'missed-1', tenantId: 'acme', type: m1.type, message: m1.message, raisedAt: m1.raisedAt });

@@ -62,5 +62,3 @@ export function gate(): { wait: Promise<void>; open: () => void } {
   const wait = new Promise<void>((resolve) => (open = resolve));
   return { wait, open };
 }
-
-export const tick = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -9,14 +9,7 @@ import { EngineModule } from './engine.module';
 import { startEngine } from './start-engine';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { insertTask, testConfig } from './testing/engine-test-kit';
-
-const until = async (check: () => Promise<boolean>, timeoutMs = 10_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+import { eventually } from './testing/eventually';
 
 describe.each(TEST_DATABASES)('EngineModule (claim and dispatch sides wired) on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -42,10 +35,10 @@ describe.each(TEST_DATABASES)('EngineModule (claim and dispatch sides wired) on 
     const task = await insertTask(db.dataSource, { trigger: { kind: 'ONCE', at: Date.now() + 300 }, createdAt: Date.now() });
     // Planned, claimed and handed to the real DueQueue, which fires it at its time (no executor
     // is registered, so the dispatch side defers it — what matters here is that it left PENDING).
-    await until(async () => {
+    await eventually(async () => {
       const runs = await db.dataSource.getRepository(RunEntity).findBy({ taskId: task });
       return runs.length === 1 && runs[0].state !== 'PENDING';
-    });
+    }, 10_000, 'the planned run claimed and fired');
     expect((await request(app.getHttpServer()).get('/metrics')).text).toMatch(/baton_engine_claim_batch_size_count\{kind="runs"\} [1-9]/);
 
     await app.close();

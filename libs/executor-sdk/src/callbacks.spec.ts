@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../../test/protocol/fake-engine';
-import { ExecutorHarness, tick } from '../../../test/protocol/executor-harness';
+import { ExecutorHarness } from '../../../test/protocol/executor-harness';
 import { defineHandler, type ExecutorEvents } from './index';
 
 /** A port nothing listens on (connections are refused). */
@@ -55,6 +55,8 @@ describe('executor runtime: callback delivery and the spool', () => {
     const dir = harness.tempDir();
     const executor = await harness.start(engine, { handlers: [noop], callbackRetry: { baseMs: 20, maxMs: 100 } }, dir);
     const spool = join(dir, 'spool.jsonl');
+    const retries: number[] = [];
+    executor.events.on('callbackRetry', (e) => retries.push(e.runId));
     await engine.down();
     try {
       const req = engine.request();
@@ -64,7 +66,7 @@ describe('executor runtime: callback delivery and the spool', () => {
       const line = await engine.waitFor(() => spoolLines(spool).find((l) => l.op === 'add' && l.id === `${req.runId}:1`), 2000, 'the spooled callback');
       expect(line.callback).toMatchObject({ runId: req.runId, attempt: 1, outcome: 'SUCCEEDED', result: { ok: true } });
       expect(line.urls).toEqual([engine.url]);
-      await tick(250); // several rounds fail
+      await engine.waitFor(() => retries.filter((id) => id === req.runId).length >= 3, 5000, 'several failed rounds');
       expect(executor.runtime.stats().pendingCallbacks).toBe(1);
       await engine.up();
       const cb = await engine.finalCallback(req.runId, 1, 3000);
@@ -124,9 +126,9 @@ describe('executor runtime: callback delivery and the spool', () => {
     await engine.dispatch(executor.url, r2);
     await engine.waitFor(() => events.length === 2);
     expect(events).toEqual(['delivered 409', 'dropped 400']);
-    await tick(50);
-    expect(engine.callbacks.filter((c) => c.body.runId === r1.runId || c.body.runId === r2.runId)).toHaveLength(2); // no retry
+    // Settled, both: nothing is left pending that a retry could send again.
     expect(executor.runtime.stats().pendingCallbacks).toBe(0);
+    expect(engine.callbacks.filter((c) => c.body.runId === r1.runId || c.body.runId === r2.runId)).toHaveLength(2);
   });
 
   it('replays spooled callbacks after a restart (a new runtime on the same spool file)', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PATHS, SIGNATURE_HEADERS, sign } from '@baton/protocol';
 import { FakeEngine } from '../../../test/protocol/fake-engine';
-import { ExecutorHarness, gate, tick } from '../../../test/protocol/executor-harness';
+import { ExecutorHarness, gate } from '../../../test/protocol/executor-harness';
 import { defineHandler, type HandlerContext } from './index';
 
 describe('executor runtime: dispatch', () => {
@@ -130,7 +130,8 @@ describe('executor runtime: dispatch', () => {
     // Abort and status are signed too.
     expect((await engine.abort(executor.url, { runId: 1, attempt: 1, reason: 'CANCELLED' }, { secret: 'forged' })).status).toBe(401);
     expect((await engine.status(executor.url, 1, { sign: false })).status).toBe(401);
-    await tick(30);
+    // Refused before the pool: nothing was taken that could run later.
+    expect(executor.runtime.stats()).toMatchObject({ running: 0, queued: 0 });
     expect(runs).toBe(0);
     // The same request, properly signed, runs.
     expect((await engine.dispatch(executor.url, req)).status).toBe(202);
@@ -182,7 +183,7 @@ describe('executor runtime: dispatch', () => {
     release.open();
     await engine.finalCallback(req.runId);
     expect((await engine.dispatch(executor.url, req)).status).toBe(202); // recently finished
-    await tick(50);
+    expect(executor.runtime.stats()).toMatchObject({ running: 0, queued: 0 }); // not taken again: it will not run
     expect(calls).toEqual([1]);
     expect(engine.callbacks.filter((c) => c.body.runId === req.runId && c.body.outcome)).toHaveLength(1);
     expect((await engine.dispatch(executor.url, { ...req, attempt: 2 })).status).toBe(202);
@@ -205,12 +206,12 @@ describe('executor runtime: dispatch', () => {
 
   it('answers status queries and the unsigned health probe', async () => {
     const release = gate();
-    const executor = await harness.start(engine, { handlers: [defineHandler('wait', () => release.wait)], concurrency: 1 });
+    let started = 0;
+    const executor = await harness.start(engine, { handlers: [defineHandler('wait', () => (started++, release.wait))], concurrency: 1 });
     const [a, b] = [engine.request({ handler: 'wait' }), engine.request({ handler: 'wait' })];
     await engine.dispatch(executor.url, a);
     await engine.dispatch(executor.url, b);
-    await engine.waitFor(() => executor.runtime.stats().running === 1);
-    await tick(5);
+    await engine.waitFor(() => started === 1);
     expect((await engine.status(executor.url, a.runId)).body).toMatchObject({ runId: a.runId, attempts: [{ attempt: 1, state: 'RUNNING', startedAt: expect.any(Number) }] });
     expect((await engine.status(executor.url, b.runId)).body).toEqual({ runId: b.runId, attempts: [{ attempt: 1, state: 'QUEUED' }] });
     const health = await fetch(`${executor.url}/baton/health`);

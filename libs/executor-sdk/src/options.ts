@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { checkTopicPrefix, DEFAULT_ALARM_TOPIC_PREFIX, parseBrokerUrl, type AlarmBus } from '@baton/messaging';
 import { DEFAULT_MAX_SKEW_MS, MAX_RESULT_BYTES } from '@baton/protocol';
 import type { AnyTaskHandler } from './handler';
+import { SYSTEM_CLOCK, type RunClock } from './run-clock';
 
 /** Where the SDK reports its own trouble (not the runs' logs). `console` by default. */
 export interface ExecutorLogger {
@@ -101,6 +102,13 @@ export interface ExecutorOptions {
   alarmTopicPrefix?: string;
   /** Direct alarms on this bus instead of one made from `brokerUrl` (owned by the caller). */
   alarmBus?: AlarmBus;
+  /**
+   * The clock runs are timed on: a run sent ahead's instant, the deadline, `ctx.sleep`, the abort
+   * grace, the progress throttle, `startedAt` / `finishedAt`. A test puts a `FakeClock`
+   * (`@baton/executor-sdk/testing`) here to move it at will. Signatures are checked against the
+   * system clock (the engine's time) whatever this is. Default: the system clock.
+   */
+  clock?: RunClock;
 }
 
 /** ExecutorOptions with every default applied. */
@@ -138,6 +146,7 @@ export interface ResolvedExecutorOptions {
   brokerUrl: string | null;
   alarmTopicPrefix: string;
   alarmBus?: AlarmBus;
+  clock: RunClock;
 }
 
 export const EXECUTOR_DEFAULTS = {
@@ -246,6 +255,7 @@ export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecut
     brokerUrl: checkedBrokerUrl(options.brokerUrl),
     alarmTopicPrefix: checkedPrefix(options.alarmTopicPrefix),
     ...(options.alarmBus ? { alarmBus: options.alarmBus } : {}),
+    clock: options.clock ?? SYSTEM_CLOCK,
   };
 }
 

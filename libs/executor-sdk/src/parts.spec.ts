@@ -117,7 +117,7 @@ describe('WorkerPool', () => {
     const pool = new WorkerPool<number>(1, 0, (n) => {
       started.push([n, now]);
       return Promise.resolve();
-    }, () => now);
+    }, { now: () => now, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout) }); // the wall clock here; timers faked below
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       expect(pool.tryAdd(1, 1_050)).toBe('scheduled');

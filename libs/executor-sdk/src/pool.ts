@@ -1,3 +1,5 @@
+import { SYSTEM_CLOCK, type RunClock } from './run-clock';
+
 /**
  * A bounded worker pool: at most `concurrency` jobs run at once, at most `queueLimit` wait.
  * `tryAdd` never blocks: it says whether the job was taken. A job's slot is held until the
@@ -7,6 +9,7 @@
  * waits for it apart from the queue, counted as queued, and joins the pool at its instant — it
  * starts then if a worker is free, else it is first in line behind the jobs already waiting. Jobs
  * sharing an instant share one timer, so a burst sent ahead costs one timer, not one a run.
+ * Instants are read and awaited on `clock` (the executor's; the system clock by default).
  */
 export class WorkerPool<J> {
   private readonly waiting: J[] = [];
@@ -16,13 +19,13 @@ export class WorkerPool<J> {
   /** Jobs waiting for their instant, by instant (epoch ms). */
   private readonly scheduled = new Map<number, J[]>();
   private readonly instantOf = new Map<J, number>();
-  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private readonly timers = new Map<number, unknown>();
 
   constructor(
     readonly concurrency: number,
     readonly queueLimit: number,
     private readonly work: (job: J) => Promise<void>,
-    private readonly now: () => number = Date.now,
+    private readonly clock: RunClock = SYSTEM_CLOCK,
   ) {}
 
   get running(): number {
@@ -42,7 +45,7 @@ export class WorkerPool<J> {
    * busy and wait in line, as they would have had they been sent at their instant.
    */
   tryAdd(job: J, startAt?: number): 'started' | 'queued' | 'scheduled' | false {
-    if (startAt !== undefined && startAt > this.now()) {
+    if (startAt !== undefined && startAt > this.clock.now()) {
       if (this.active + this.queued >= this.concurrency + this.queueLimit) return false;
       this.schedule(job, startAt);
       return 'scheduled';
@@ -126,14 +129,14 @@ export class WorkerPool<J> {
   private arm(at: number): void {
     this.timers.set(
       at,
-      setTimeout(() => this.release(at), Math.max(0, at - this.now())),
+      this.clock.setTimeout(() => this.release(at), Math.max(0, at - this.clock.now())),
     );
   }
 
   /** The instant has come: its jobs join the pool in the order they came. */
   private release(at: number): void {
     // A timer may fire a millisecond before the wall clock reaches its instant: never start early.
-    if (this.now() < at) return this.arm(at);
+    if (this.clock.now() < at) return this.arm(at);
     const jobs = this.scheduled.get(at) ?? [];
     this.unschedule(at);
     for (const job of jobs) {
@@ -144,7 +147,7 @@ export class WorkerPool<J> {
   }
 
   private unschedule(at: number): void {
-    clearTimeout(this.timers.get(at));
+    this.clock.clearTimeout(this.timers.get(at));
     this.timers.delete(at);
     this.scheduled.delete(at);
   }

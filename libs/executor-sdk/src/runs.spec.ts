@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../../test/protocol/fake-engine';
-import { ExecutorHarness, gate, tick } from '../../../test/protocol/executor-harness';
+import { ExecutorHarness, gate } from '../../../test/protocol/executor-harness';
 import { PATHS, sign } from '@baton/protocol';
 import { defineHandler, RunAbortedError } from './index';
+import { FakeClock } from './testing';
 
 describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
   let engine: FakeEngine;
@@ -11,8 +12,9 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
   afterEach(() => harness.cleanup());
   afterAll(() => engine.close());
 
-  const sleeper = (seen: { reason?: unknown } = {}) =>
+  const sleeper = (seen: { started?: boolean; reason?: unknown } = {}) =>
     defineHandler<{ ms?: number }>('sleep', async (ctx) => {
+      seen.started = true;
       try {
         await ctx.sleep(ctx.params?.ms ?? 30_000);
       } catch (err) {
@@ -23,12 +25,11 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     });
 
   it('an abort request reaches ctx.signal; the callback says ABORTED with the reason', async () => {
-    const seen: { reason?: unknown } = {};
+    const seen: { started?: boolean; reason?: unknown } = {};
     const executor = await harness.start(engine, { handlers: [sleeper(seen)] });
     const req = engine.request({ handler: 'sleep' });
     await engine.dispatch(executor.url, req);
-    await engine.waitFor(() => executor.runtime.stats().running === 1);
-    await tick(5);
+    await engine.waitFor(() => seen.started === true);
     const answer = await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'CANCELLED' });
     expect(answer).toMatchObject({ status: 202, body: { aborted: true, runId: req.runId, attempt: 1, state: 'RUNNING' } });
     const cb = (await engine.finalCallback(req.runId)).body;
@@ -66,14 +67,15 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
   });
 
   it('a run sent ahead (startInMs) is accepted at once and starts at its instant; an abort before it drops it', async () => {
+    const clock = new FakeClock();
     const starts = new Map<number, number>();
     const stamp = defineHandler('stamp', (ctx) => {
-      starts.set(ctx.runId, Date.now());
+      starts.set(ctx.runId, clock.now());
       return 'ok';
     });
-    const executor = await harness.start(engine, { handlers: [stamp], concurrency: 1, queueLimit: 1 });
+    const executor = await harness.start(engine, { handlers: [stamp], concurrency: 1, queueLimit: 1, clock });
     const [ahead, dropped] = [engine.request({ handler: 'stamp', startInMs: 150 }), engine.request({ handler: 'stamp', startInMs: 150 })];
-    const sentAt = Date.now();
+    const sentAt = clock.now();
     expect((await engine.dispatch(executor.url, ahead)).status).toBe(202);
     expect((await engine.dispatch(executor.url, dropped)).status).toBe(202);
     // Both places (1 worker + 1 in line) are spoken for until the instant: a third sent ahead is refused as busy.
@@ -83,26 +85,31 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(status.body).toMatchObject({ attempts: [{ attempt: 1, state: 'QUEUED' }] });
     expect(await engine.abort(executor.url, { runId: dropped.runId, attempt: 1, reason: 'CANCELLED' })).toMatchObject({ status: 202, body: { aborted: true, state: 'QUEUED' } });
     expect((await engine.finalCallback(dropped.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'CANCELLED', error: expect.stringMatching(/before it started/) });
+    await clock.advance(149);
+    expect([starts.size, executor.runtime.stats().queued]).toEqual([0, 1]); // a millisecond before its instant: still waiting
+    await clock.advance(1);
     const cb = (await engine.finalCallback(ahead.runId)).body;
-    expect(cb).toMatchObject({ outcome: 'SUCCEEDED' });
-    expect(starts.get(ahead.runId)! - sentAt).toBeGreaterThanOrEqual(150);
-    expect(cb.startedAt! - sentAt).toBeGreaterThanOrEqual(150);
+    expect(cb).toMatchObject({ outcome: 'SUCCEEDED', startedAt: sentAt + 150 });
+    expect(starts.get(ahead.runId)).toBe(sentAt + 150);
     expect(starts.has(dropped.runId)).toBe(false);
   });
 
   it('counts a run sent ahead from its request’s arrival (handle’s arrivedAt), not from when the request is handled', async () => {
+    const clock = new FakeClock();
     const starts = new Map<number, number>();
-    const stamp = defineHandler('stamp', (ctx) => void starts.set(ctx.runId, Date.now()));
-    const executor = await harness.start(engine, { handlers: [stamp] });
+    const stamp = defineHandler('stamp', (ctx) => void starts.set(ctx.runId, clock.now()));
+    const executor = await harness.start(engine, { handlers: [stamp], clock });
     const run = engine.request({ handler: 'stamp', startInMs: 1_000 });
     const body = JSON.stringify(run);
-    const arrivedAt = Date.now() - 900; // the body took this long to read
+    const arrivedAt = clock.now() - 900; // the body took this long to read
     const answer = await executor.runtime.handle({ method: 'POST', path: PATHS.dispatch, headers: { 'content-type': 'application/json', ...sign(engine.secret, engine.tenantId, 'POST', PATHS.dispatch, body, Date.now()) }, body, arrivedAt });
     expect(answer.status).toBe(202);
+    // Counted from when the body was read, it starts 100 ms from now (900 ms later were it counted from now).
+    await clock.advance(99);
+    expect(starts.has(run.runId)).toBe(false);
+    await clock.advance(1);
     await engine.finalCallback(run.runId);
-    expect(starts.get(run.runId)! - arrivedAt).toBeGreaterThanOrEqual(1_000);
-    // Counted from when the body was read, it would start 900 ms later still.
-    expect(starts.get(run.runId)! - arrivedAt).toBeLessThan(1_000 + 900);
+    expect(starts.get(run.runId)).toBe(arrivedAt + 1_000);
   });
 
   it('refuses a startInMs that is not a whole number of ms from 0 to 60000, naming the field', async () => {
@@ -127,20 +134,20 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
 
   it('reports ABORTED after abortGraceMs for a handler that ignores the signal, and keeps its slot taken', async () => {
     const release = gate();
-    const stubborn = defineHandler('stubborn', () => release.wait.then(() => 'finished anyway'));
+    let started = false;
+    const stubborn = defineHandler('stubborn', () => ((started = true), release.wait.then(() => 'finished anyway')));
     const executor = await harness.start(engine, { handlers: [stubborn, defineHandler('noop', () => 1)], concurrency: 1, abortGraceMs: 50 });
     const req = engine.request({ handler: 'stubborn' });
     await engine.dispatch(executor.url, req);
-    await engine.waitFor(() => executor.runtime.stats().running === 1);
-    await tick(5);
+    await engine.waitFor(() => started);
     await engine.abort(executor.url, { runId: req.runId, attempt: 1, reason: 'TIMEOUT' });
     const cb = (await engine.finalCallback(req.runId)).body;
     expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: expect.stringMatching(/did not stop within 50 ms/) });
     expect(executor.runtime.stats()).toMatchObject({ running: 1, abandoned: 1 });
     const next = engine.request({ handler: 'noop' });
     await engine.dispatch(executor.url, next);
-    await tick(30);
-    expect(engine.finalsFor(next.runId)).toHaveLength(0); // queued behind the stubborn one
+    expect(executor.runtime.stats()).toMatchObject({ running: 1, queued: 1 }); // queued behind the stubborn one
+    expect(engine.finalsFor(next.runId)).toHaveLength(0);
     release.open();
     await engine.finalCallback(next.runId);
     expect(engine.finalsFor(req.runId)).toHaveLength(1);

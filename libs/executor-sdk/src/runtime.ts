@@ -80,7 +80,7 @@ export class ExecutorRuntime {
     this.options = resolveExecutorOptions(options);
     for (const h of this.options.handlers) this.handlers.set(h.name, h);
     this.finished = new BoundedMap(this.options.recentlyFinishedLimit);
-    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job));
+    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job), this.options.clock);
     this.client = new EngineClient(this.options.tenantId, this.options.secret, this.options.requestTimeoutMs);
     this.reportTrouble();
   }
@@ -187,7 +187,7 @@ export class ExecutorRuntime {
    * path when the request's URL has a prefix; `body`: the raw body when a framework already read it.
    */
   async serveNode(req: IncomingMessage, res: ServerResponse, opts: { path?: string; body?: string | Buffer } = {}): Promise<void> {
-    const arrivedAt = Date.now();
+    const arrivedAt = this.options.clock.now();
     let body: string;
     if (opts.body !== undefined) {
       body = typeof opts.body === 'string' ? opts.body : opts.body.toString('utf8');
@@ -233,7 +233,7 @@ export class ExecutorRuntime {
       return this.refuse(method, path, 400, 'BAD_REQUEST', `body: malformed JSON (${(err as Error).message})`, 'body');
     }
     if (route === 'abort') return this.abort(method, path, parsed, Number(abortMatch![1]));
-    const arrivedAt = req.arrivedAt ?? Date.now();
+    const arrivedAt = req.arrivedAt ?? this.options.clock.now();
     if (route === 'batch') return this.dispatchBatch(method, path, parsed, arrivedAt);
     return this.dispatch(method, path, parsed, arrivedAt);
   }
@@ -272,7 +272,7 @@ export class ExecutorRuntime {
     if (!handler) {
       return this.refuse(method, path, 404, 'UNKNOWN_HANDLER', `handler: no handler "${request.handler}" here (this executor has: ${[...this.handlers.keys()].join(', ') || 'none'})`, 'handler');
     }
-    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct);
+    const job = new RunJob(request, handler, this.options, (cb) => this.sender!.sendOnce(request.callbackUrls, cb), () => this.executorId, this.direct, this.options.clock);
     this.jobs.set(key, job);
     // A run sent ahead of its instant (protocol 2) waits for it on this machine's clock, counted from its request's arrival.
     const taken = this.pool.tryAdd(job, request.startInMs ? arrivedAt + request.startInMs : undefined);
@@ -386,13 +386,13 @@ export class ExecutorRuntime {
       await this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (before it started)` });
       return;
     }
-    if (Date.now() >= job.request.deadline) {
+    if (this.options.clock.now() >= job.request.deadline) {
       job.abort('DEADLINE');
       await this.finish(job, { outcome: 'ABORTED', error: 'aborted: the deadline passed before the handler started' });
       return;
     }
     job.state = 'RUNNING';
-    job.startedAt = Date.now();
+    job.startedAt = this.options.clock.now();
     job.armDeadline();
     const { runId, attempt } = job.request;
     if (this.events.listens('started')) this.events.emit('started', { runId, attempt, handler: job.handler.name });
@@ -421,7 +421,7 @@ export class ExecutorRuntime {
     if (job.done) return;
     await job.settle();
     const r = job.request;
-    const finishedAt = Date.now();
+    const finishedAt = this.options.clock.now();
     // The credit engines learn from a run ending: its own place counts as free (a running job
     // holds its worker until this returns; a queued one has left the queue already).
     const cb = job.finalCallback(f, finishedAt);
@@ -490,7 +490,7 @@ export class ExecutorRuntime {
     const announce = this.heartbeat?.beatNow();
     // A run sent ahead whose instant comes within the grace is kept: it was accepted, and it starts
     // then, like one running now. Failing it would fail a run that a deploy merely came close to.
-    this.dropUnstarted(this.pool.drainQueue(Date.now() + this.options.shutdownGraceMs));
+    this.dropUnstarted(this.pool.drainQueue(this.options.clock.now() + this.options.shutdownGraceMs));
     if (!(await this.jobsEmpty(this.options.shutdownGraceMs))) {
       this.dropUnstarted(this.pool.drainQueue());
       for (const job of this.jobs.values()) {

@@ -156,7 +156,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const cb = success(runId);
     expect((await post(cb)).status).toBe(200);
     const after = await readRun(db.dataSource, runId);
-    const again = await post({ ...cb, result: { charged: 999 } }, { now: Date.now() + 1 });
+    const again = await post({ ...cb, result: { charged: 999 } });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ statusCode: 409, code: 'CONFLICT', error: 'Conflict', accepted: false, reason: 'STALE', state: 'SUCCEEDED' });
     expect(await readRun(db.dataSource, runId)).toEqual(after);

@@ -5,6 +5,7 @@ import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
+import { eventually } from '../testing/eventually';
 
 /** A Dispatcher stand-in: records launches (and when), with settable slots and token waits. */
 class StubDispatcher {
@@ -95,15 +96,6 @@ function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
   };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const until = async (check: () => boolean, timeoutMs = 10_000) => {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(2);
-  }
-};
-
 describe('DueQueue', () => {
   let queue: DueQueue | undefined;
   afterEach(() => queue?.drain());
@@ -145,7 +137,7 @@ describe('DueQueue', () => {
     const q = make(stub);
     const due = Date.now() + 40;
     q.accept([run(1, due, 0), run(2, due, 5), run(3, due, -1), run(4, due, 5), run(5, due + 1, 100)]);
-    await until(() => stub.launched.length === 5);
+    await eventually(() => stub.launched.length === 5, 10_000, '5 launched');
     expect(stub.launched.map((l) => l.run.runId)).toEqual([2, 4, 1, 3, 5]);
   });
 
@@ -153,7 +145,7 @@ describe('DueQueue', () => {
     const stub = new StubDispatcher();
     const q = make(stub);
     q.accept([run(1, Date.now() - 5_000), run(2, Date.now())]);
-    await until(() => stub.launched.length === 2);
+    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
     expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]);
   });
 
@@ -408,10 +400,10 @@ describe('DueQueue', () => {
     const due = Date.now() + 10;
     // Same tenant and task: the same buckets, so the second waits one token, the third two.
     q.accept([run(1, due), run(2, due), run(3, due)].map((r) => ({ ...r, taskId: 7 })));
-    await until(() => stub.launched.length === 1);
+    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
     expect(q.held).toBe(2); // back in the queue, spread out
     stub.tokenWait = () => 0;
-    await until(() => stub.launched.length === 3);
+    await eventually(() => stub.launched.length === 3, 10_000, '3 launched');
     const [a, b, c] = stub.launched.map((l) => l.at);
     expect(b - a).toBeGreaterThanOrEqual(50);
     expect(c - a).toBeGreaterThanOrEqual(110);
@@ -427,11 +419,11 @@ describe('DueQueue', () => {
     stub.tokenWait = (r) => (r.runId === 2 ? wait : 0);
     q.accept([run(1, Date.now()), run(2, Date.now()), run(3, Date.now() + 10_000), beta(run(4, Date.now() + 10_000))]);
     q.accept([run(3, Date.now() + 20_000)]); // accepted again: still one
-    await until(() => stub.launched.length === 1);
+    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
     expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([2, 1]); // run 2 back in the queue for its token, run 3 later
     expect(released).toEqual(['acme']);
     wait = 0;
-    await until(() => stub.launched.length === 2);
+    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
     expect(q.heldOf('acme')).toBe(1);
     stub.release();
     stub.keepForLater(run(1, Date.now()), Date.now() + 60_000); // given back: held again
@@ -501,11 +493,11 @@ describe('DueQueue', () => {
     const stub = new StubDispatcher();
     const q = make(stub);
     q.accept([run(1, Date.now())]);
-    await until(() => stub.launched.length === 1);
+    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
     stub.release();
     stub.keepForLater(run(1, Date.now()), Date.now() + 20);
     expect(q.held).toBe(1);
-    await until(() => stub.launched.length === 2);
+    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
     stub.release();
     expect(q.drain()).toEqual([]);
     stub.keepForLater(run(2, Date.now()), Date.now());

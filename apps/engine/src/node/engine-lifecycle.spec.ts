@@ -5,15 +5,8 @@ import { ManualClock } from '@baton/domain';
 import { AlarmEntity, EngineGroupEntity, EngineNodeEntity, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { eventually } from '../testing/eventually';
 import { EngineAlreadyRunningError } from './engine-already-running-error';
-
-const until = async (check: () => boolean | Promise<boolean>, timeoutMs = 5000) => {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
 
 describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -42,9 +35,9 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
       heartbeatAt: T0,
       state: 'UP',
     });
-    await until(() => e.queue.held === 2);
+    await eventually(() => e.queue.held === 2);
     clock.advance(1234);
-    await until(async () => (await nodeRow('engine-a')).heartbeatAt === T0 + 1234);
+    await eventually(async () => (await nodeRow('engine-a')).heartbeatAt === T0 + 1234);
 
     await e.lifecycle.stop();
     expect(e.lifecycle.state).toBe('STOPPED');
@@ -78,7 +71,7 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
     await e.lifecycle.start('http://x');
     const row = (id: number) => db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
     // Released at start, then claimed again by this new life — so they are in its queue, not lost.
-    await until(() => e.queue.held === 2);
+    await eventually(() => e.queue.held === 2);
     expect(e.queue.runs.map((r) => r.runId).sort()).toEqual([claimed, dispatched].sort());
     expect(e.queue.runs.find((r) => r.runId === dispatched)?.executorId).toBe(5);
     expect((await row(dispatched)).state).toBe('CLAIMED');
@@ -127,7 +120,7 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
       const e = engine({ claimIntervalMs: 60_000 });
       await e.lifecycle.start('http://x');
       expect((await nodeRow('crashed')).state).toBe('DOWN');
-      await until(() => e.queue.runs.some((r) => r.runId === run));
+      await eventually(() => e.queue.runs.some((r) => r.runId === run));
       expect(await db.dataSource.getRepository(AlarmEntity).countBy({ type: 'ENGINE_DOWN' })).toBe(1);
       await e.lifecycle.stop();
     });

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { livenessLockServer } from '@baton/persistence';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, testConfig } from '../testing/engine-test-kit';
+import { eventually } from '../testing/eventually';
 import { WriterFollower } from './writer-follower';
 
 /** A claim loop that records what was done to it, and whether the lock was held at that moment. */
@@ -13,14 +14,6 @@ function recordingLoop(lockHeld: () => boolean) {
     start: () => void events.push(`start (lock ${lockHeld() ? 'held' : 'lost'})`),
     stop: async () => void events.push(`stop (lock ${lockHeld() ? 'held' : 'lost'})`),
   };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 // The database-level half of issue 25's engine rule; the Galera half (a real writer change,
@@ -47,9 +40,9 @@ describe('writer follower on mysql: no claiming without liveness where the engin
       expect(Number(holder)).toBeGreaterThan(0);
       await db.dataSource.query(`KILL CONNECTION ${Number(holder)}`);
 
-      await until(() => follower.paused, 'claiming paused');
-      await until(() => side.lock.session !== null, 'lock retaken');
-      await until(() => loop.events.length === 2, 'claiming resumed');
+      await eventually(() => follower.paused, 10_000, 'claiming paused');
+      await eventually(() => side.lock.session !== null, 10_000, 'lock retaken');
+      await eventually(() => loop.events.length === 2, 10_000, 'claiming resumed');
       expect(loop.events).toEqual(['stop (lock lost)', 'start (lock held)']);
       expect(follower.paused).toBe(false);
       expect(side.lock.server).toBe(await livenessLockServer(db.dataSource.manager));

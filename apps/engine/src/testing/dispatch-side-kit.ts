@@ -10,6 +10,7 @@ import { DatabaseModule } from '@baton/persistence';
 import { sign, verify } from '@baton/protocol';
 import type { ClaimedRun } from '../common/claimed-run';
 import { readEngineConfig, type EngineConfig } from '../config/engine-config';
+import { eventually } from './eventually';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { CallbacksModule } from '../callbacks/callbacks.module';
@@ -384,21 +385,7 @@ export async function alarms(ds: DataSource, type?: string): Promise<AlarmRow[]>
   }));
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 5_000, what = 'condition'): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined && value !== false) return value as T;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually };
 
 export async function runInState(ds: DataSource, id: number, state: RunState, timeoutMs = 5_000): Promise<RunRow> {
   return eventually(async () => {
@@ -409,6 +396,19 @@ export async function runInState(ds: DataSource, id: number, state: RunState, ti
 
 // ---------------------------------------------------------------- signed requests
 
+let lastSignedAt = 0;
+
+/**
+ * A signing instant no earlier request of this process had: the engine refuses a signature it
+ * has already accepted (its replay guard lives as long as the engine, across tests), and two
+ * equal bodies signed in one millisecond have one signature.
+ */
+function nextSignedAt(): number {
+  lastSignedAt = Math.max(Date.now(), lastSignedAt + 1);
+  return lastSignedAt;
+}
+
+/** POSTs `payload` signed for the tenant, at its own instant unless `now` says which. */
 export async function signedPost(
   baseUrl: string,
   path: string,
@@ -417,7 +417,7 @@ export async function signedPost(
 ): Promise<{ status: number; body: Record<string, unknown>; headers: Record<string, string> }> {
   const body = options.rawBody ?? JSON.stringify(payload);
   const headers = options.headers ?? {
-    ...sign(options.secret ?? SECRET, options.tenantId ?? TENANT, 'POST', path, body, options.now ?? Date.now()),
+    ...sign(options.secret ?? SECRET, options.tenantId ?? TENANT, 'POST', path, body, options.now ?? nextSignedAt()),
     'content-type': 'application/json',
   };
   const res = await fetch(baseUrl + path, { method: 'POST', headers, body });
