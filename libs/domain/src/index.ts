@@ -106,7 +106,6 @@ export type { FireCursor } from './trigger/prepared-fires';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
 export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
-export { stableAlarmId } from './alarm/stable-alarm-id';
 export { planShards } from './fan-out/plan-shards';
 export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';
 export { fanOutOutcome } from './fan-out/fan-out-outcome';

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, SEVERITIES, stableAlarmId, type Alarm, type StoredAlarm } from '@baton/domain';
+import { ALARM_TYPES, SEVERITIES, type Alarm, type StoredAlarm } from '@baton/domain';
 
 /**
  * The alarm as it travels: the JSON body of a message on the topic `<prefix><tenantId>`
@@ -24,6 +24,15 @@ export interface AlarmMessage extends Alarm {
 export type AlarmSource = 'engine' | 'executor';
 
 export const ALARM_SCHEMA = 'baton.alarm/1';
+
+/**
+ * A stored alarm's stable id, its `id` on the topic and in socket.io events: the row's uid, or
+ * `row-<id>` for rows written before uids existed. Here, not in @baton/domain: the executor SDK's
+ * package compiles this file and takes only the domain's types.ts.
+ */
+export function stableAlarmId(row: Pick<StoredAlarm, 'id' | 'uid'>): string {
+  return row.uid ?? `row-${row.id}`;
+}
 
 /** The default topic prefix: alarms of tenant `acme` go to `baton.alarms.acme`. */
 export const DEFAULT_ALARM_TOPIC_PREFIX = 'baton.alarms.';

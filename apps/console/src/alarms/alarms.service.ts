@@ -1,6 +1,6 @@
+import { stableAlarmId } from '@baton/messaging';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { stableAlarmId } from '@baton/domain';
 import { ackAlarm, AlarmEntity, alarmsPublishedSinceAcrossTenants, findAlarm, findAlarmId, inTransaction, listAlarms } from '@baton/persistence';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
