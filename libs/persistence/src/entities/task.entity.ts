@@ -127,7 +127,7 @@ export class TaskEntity {
   @Column({ name: 'fan_out_fail_when', type: 'varchar', length: 16, default: 'ANY_SHARD_FAILS' })
   fanOutFailWhen!: FanOutFailWhen;
 
-  /** How many times the task's backfills were cancelled: a backfill being written stops when it changes (console tasks.service backfill). */
+  /** How many times the task's backfills were cancelled: a backfill being written stops when it changes (the console's backfills.service). */
   @Column({ name: 'backfill_cancels', type: 'int', default: 0 })
   backfillCancels!: number;
 

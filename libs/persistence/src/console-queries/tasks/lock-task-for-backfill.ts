@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { dialectOf, execute } from '../../engine-queries/sql';
 
 /**
- * The first statement of each slice of a backfill being written (console tasks.service):
+ * The first statement of each slice of a backfill being written (the console's backfills.service):
  *
  *   SELECT backfill_cancels FROM tasks WHERE id = ? AND tenant_id = ? LOCK IN SHARE MODE
  *
