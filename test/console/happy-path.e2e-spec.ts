@@ -24,7 +24,9 @@ import {
   type Credentials,
 } from './console-test-kit';
 
-describe.each(TEST_DATABASES)('console happy paths on %s', (kind) => {
+// One scenario told in steps (log in, create, edit, trigger, page, cancel…), each building on the one before:
+// its order is the test, so a shuffled run (--sequence.shuffle) keeps it; the files around it still move.
+for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { shuffle: false }, () => {
   const db = useTestDatabase(kind);
   let t: ConsoleTestApp;
   let operator: Credentials;
