@@ -148,11 +148,15 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
     });
 
     it('a login names the tenant: the same name in two tenants is two accounts, and without a tenant it is an operator', async () => {
-      const bravoAlpha = await attempt({ tenant: 'bravo', username: 'alpha-admin', password: 'same-password' }, '10.4.0.1');
-      expect(bravoAlpha.status).toBe(200);
-      expect(bravoAlpha.body.user).toMatchObject({ username: 'alpha-admin', tenantId: 'bravo', role: 'TENANT_VIEWER' });
-      const alphaAlpha = await attempt({ tenant: 'alpha', username: 'alpha-admin', password: 'password-123' }, '10.4.0.1');
-      expect(alphaAlpha.body.user).toMatchObject({ username: 'alpha-admin', tenantId: 'alpha', role: 'TENANT_ADMIN' });
+      // 'twin-name' made here in both tenants, so the test needs nothing from the one above.
+      expect((await t.http().post('/api/users').set(a.admin).send({ username: 'twin-name', password: 'alpha-twin-pass', role: 'TENANT_ADMIN' })).status).toBe(201);
+      expect((await t.http().post('/api/users').set(b.admin).send({ username: 'twin-name', password: 'bravo-twin-pass', role: 'TENANT_VIEWER' })).status).toBe(201);
+      const bravoTwin = await attempt({ tenant: 'bravo', username: 'twin-name', password: 'bravo-twin-pass' }, '10.4.0.1');
+      expect(bravoTwin.status).toBe(200);
+      expect(bravoTwin.body.user).toMatchObject({ username: 'twin-name', tenantId: 'bravo', role: 'TENANT_VIEWER' });
+      const alphaTwin = await attempt({ tenant: 'alpha', username: 'twin-name', password: 'alpha-twin-pass' }, '10.4.0.1');
+      expect(alphaTwin.body.user).toMatchObject({ username: 'twin-name', tenantId: 'alpha', role: 'TENANT_ADMIN' });
+      expect((await attempt({ tenant: 'alpha', username: 'twin-name', password: 'bravo-twin-pass' }, '10.4.0.2')).status).toBe(401);
       const op = await attempt({ username: 'operator', password: 'password-123' }, '10.4.0.1');
       expect(op.body.user).toMatchObject({ role: 'OPERATOR', tenantId: null });
       expect((await attempt({ username: 'alpha-admin', password: 'password-123' }, '10.4.0.1')).status).toBe(401);

@@ -57,7 +57,7 @@ describe.each(TEST_DATABASES)('console executor secret on %s', (kind) => {
     const before = await tenantRow(b.id);
     const res = await t.http().post(`/api/operator/tenants/${b.id}/executor-secret/rotate`).set(operator).send({ overlapSeconds: 3600 });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ tenantId: b.id, secretVersion: before.executorSecretVersion + 1, previousSecretExpiresAt: T0 + 3_600_000 });
+    expect(res.body).toMatchObject({ tenantId: b.id, secretVersion: before.executorSecretVersion + 1, previousSecretExpiresAt: t.clock.now() + 3_600_000 });
     expect((await t.http().post('/api/operator/tenants/nobody/executor-secret/rotate').set(operator).send({})).status).toBe(404);
   });
 
@@ -82,6 +82,7 @@ describe.each(TEST_DATABASES)('console executor secret on %s', (kind) => {
       { id: 'e2', groups: 'batch', host: 'h', pid: 2, url: 'http://10.0.0.2:8090', slots: 8, startedAt: T0, heartbeatAt: T0, state: 'UP' },
       { id: 'e3', groups: 'default', host: 'h', pid: 3, url: 'http://10.0.0.3:8090', slots: 8, startedAt: T0, heartbeatAt: T0, state: 'DOWN' },
     ]);
+    await insertExecutor(db.dataSource, a.id, 'billing');
     const res = await t.http().get('/api/executors/connection').set(a.viewer);
     expect(res.status).toBe(200);
     const tenant = await tenantRow(a.id);
