@@ -130,6 +130,31 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect(records.every((r) => r.actorApiKeyId !== null)).toBe(true);
   });
 
+  it.runIf(kind === 'mysql')('a task deleted while its submission is being written: 404, and no run of a task that is gone', async () => {
+    const created = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'short-lived', executorApp: 'images', handler: 'report', trigger: { kind: 'MANUAL' } });
+    expect(created.status).toBe(201);
+    const doomed = created.body.id as number;
+    // A deletion that holds the task's row (as TaskRemovalService does, FOR UPDATE first) and has not committed.
+    const deletion = db.dataSource.createQueryRunner();
+    await deletion.startTransaction();
+    try {
+      await deletion.query('SELECT id FROM tasks WHERE id = ? FOR UPDATE', [doomed]);
+      await deletion.query('DELETE FROM tasks WHERE id = ?', [doomed]);
+      // The submission reads the task as committed (still there), then takes its lock inside its own
+      // transaction: seen in the process list, that statement cannot finish before the deletion commits.
+      const answer = t.http().post(`/api/tasks/${doomed}/trigger`).set(acme.adminKey).send({}).then((res) => res);
+      const locking = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT id FROM tasks WHERE tenant_id = %LOCK IN SHARE MODE'";
+      while (Number((await db.dataSource.query(locking))[0].n) === 0) await new Promise((r) => setImmediate(r));
+      await deletion.commitTransaction();
+      const res = await answer;
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(await runsOf(doomed)).toEqual([]);
+    } finally {
+      if (deletion.isTransactionActive) await deletion.rollbackTransaction();
+      await deletion.release();
+    }
+  });
+
   it('submits through the Node SDK client: a trigger with its key (made, then found), a batch, and a refusal that names the field', async () => {
     const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
     try {

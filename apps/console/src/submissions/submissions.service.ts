@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { paramsProblem, type FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -154,7 +154,11 @@ export class SubmissionsService {
     };
     const recorded = requests.filter((request) => !refused.has(request) && request.audit !== null);
     if (toWrite.length === 0 && recorded.length === 0) return byRequest();
-    await inTransaction(this.dataSource, async (em) => {
+    const named = [...new Set(toWrite.map((w) => w.run.task.id))];
+    const committed = await inTransaction(this.dataSource, async (em) => {
+      // Read before the transaction, a task may have been deleted since: the batch is judged again
+      // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
+      if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
       const written = await insertSubmittedRuns(em, tenantId, toWrite.map((w) => w.run), now);
       written.forEach(({ row, created }, i) => (outcomes[toWrite[i].at] = { status: created ? 201 : 200, run: row, taskName: toWrite[i].run.task.name }));
       const split = byRequest();
@@ -166,7 +170,9 @@ export class SubmissionsService {
       }
       await recordAudits(em, tenantId, entries);
       this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
+      return true;
     });
+    if (!committed) return this.write(tenantId, requests);
     for (const request of recorded) request.audit!.counted();
     return byRequest();
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { deleteEdges, deleteTask, findTask, findTaskEdges, inTransaction } from '@baton/persistence';
+import { deleteEdges, deleteTask, findTaskEdges, inTransaction, lockTask } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import { RunChangesService } from '../run-changes/run-changes.service';
@@ -22,7 +22,8 @@ export class TaskRemovalService {
    */
   async delete(tenantId: string, id: number, cascade: boolean): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
-      const row = await findTask(em, tenantId, id);
+      // Locked first: a submission batch holds its tasks in share mode (lockSubmittedTasks) while it writes their runs.
+      const row = await lockTask(em, tenantId, id);
       if (!row) throw notFound('Task', id);
       const edges = await findTaskEdges(em, tenantId, id);
       if (edges.length > 0 && !cascade) {
@@ -44,6 +45,7 @@ export class TaskRemovalService {
    * the task. Returns what went with it.
    */
   async removeIn(em: EntityManager, tenantId: string, id: number): Promise<{ deletedDependencies: number[]; cancelledRuns: number }> {
+    await lockTask(em, tenantId, id); // before its runs: see delete()
     const edges = await findTaskEdges(em, tenantId, id);
     await deleteEdges(em, tenantId, edges.map((e) => e.id));
     const cancelledRuns = await this.runChanges.cancelAllOfTask(em, tenantId, id);

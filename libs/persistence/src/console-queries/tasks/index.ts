@@ -11,3 +11,4 @@ export * from './mark-backfills-cancelled';
 export * from './calendar-tasks';
 export * from './set-managed-hash';
 export * from './set-fire-cursors';
+export * from './lock-submitted-tasks';
