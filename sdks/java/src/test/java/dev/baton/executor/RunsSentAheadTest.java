@@ -162,16 +162,22 @@ public class RunsSentAheadTest {
   @Test
   public void aRunDueNowStillTakesAFreeWorkerAndARunAtItsInstantWaitsInLineForOne() throws Exception {
     start(1, 0, 10_000);
-    ObjectNode held = request(50);
+    // Held for 2 s: far longer than two local requests take, so the run due now finds the worker free.
+    ObjectNode held = request(2_000);
     assertEquals(202, send("POST", "/baton/runs", held).status());
-    ObjectNode now = request(0).put("handler", "sleep");
-    now.putObject("params").put("ms", 300);
+    long instant = System.currentTimeMillis() + 2_000; // its arrival came before this answer
+    ObjectNode now = request(0).put("handler", "gate");
+    CountDownLatch gate = new CountDownLatch(1);
+    gates.put(now.get("runId").asLong(), gate);
     assertEquals(202, send("POST", "/baton/runs", now).status());
     assertEquals("no worker and no queue place is left", 429, send("POST", "/baton/runs", request(null)).status());
-    JsonNode nowCb = finalOf(now.get("runId").asLong());
+    // The held run's instant passes while the gate run holds the only worker: it waits in line.
+    while (System.currentTimeMillis() < instant) Thread.sleep(10);
+    assertFalse("not started while the worker is busy", handlerStarts.containsKey(held.get("runId").asLong()));
+    gate.countDown();
     JsonNode heldCb = finalOf(held.get("runId").asLong());
     assertEquals("SUCCEEDED", heldCb.get("outcome").asText());
-    assertTrue("held until the worker was free", heldCb.get("startedAt").asLong() >= nowCb.get("finishedAt").asLong());
+    assertTrue("held until the worker was free", heldCb.get("startedAt").asLong() >= ended.get(now.get("runId").asLong()));
   }
 
   @Test
