@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeExecutorConformance } from './executor-conformance';
 import { buildGoExecutor, goExecutorCommand } from './executor-process';
+
+// Built before any test of the file, whatever their order: a cold build takes minutes on a loaded
+// machine, more than a test's or a hook's default timeout (a guard against hangs, not a measure).
+beforeAll(() => void buildGoExecutor(), 600_000);
 
 describe('the Go SDK demo executor (sdks/go/examples/demo-executor)', () => {
   it('builds with the standard library only (this suite skips nothing: without Go it fails)', () => {

@@ -1,17 +1,20 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { describeExecutorConformance } from './executor-conformance';
 import { javaExecutorCommand } from './executor-process';
 import { ensureJavaSdkBuilt, JAVA_SDK_DIR } from './java-sdk-build';
 
+// Built before any test of the file, whatever their order: a cold build takes minutes on a loaded
+// machine, more than a hook's default timeout (a guard against hangs, not a measure).
+beforeAll(() => ensureJavaSdkBuilt(), 600_000);
+
 describe('the Java SDK (sdks/java)', () => {
   it('builds offline with the JDK and Debian\'s Jackson into a versioned jar, and its unit tests pass', () => {
-    ensureJavaSdkBuilt();
     // build.sh test: the build again, then the JUnit 4 tests (signing vectors, checks, schema bounds, log tail, environment).
     const out = execFileSync(join(JAVA_SDK_DIR, 'build.sh'), ['test'], { cwd: JAVA_SDK_DIR, encoding: 'utf8', stdio: 'pipe' });
     expect(out).toMatch(/^OK \(\d+ tests?\)$/m);
-  }, 120_000);
+  }, 600_000);
 });
 
 describeExecutorConformance({
