@@ -5,12 +5,15 @@ import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config
 const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
 
 /**
- * Files that start clusters of OS processes (engines, executors, Galera, HAProxy) or drive a
- * Chromium: one at a time, after the rest, so they never compete with another such file for the
- * machine's cores. The rest run two files at a time: most of their time is spent waiting on
- * MariaDB, the broker or a child process, so a second worker fills the waits even on 2 cores.
+ * Files that start clusters of OS processes (engines, executors, Galera, HAProxy): one at a time,
+ * after the rest, so they never compete with another such file for the machine's cores. Files
+ * that drive a Chromium: one at a time too, beside them (same groupOrder: the two projects run
+ * together), since a browser test spends most of its time waiting for a page to change. The rest
+ * run two files at a time: most of their time is spent waiting on MariaDB, the broker or a child
+ * process, so a second worker fills the waits even on 2 cores.
  */
-const ALONE = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts', 'test/browser/**/*.e2e-spec.ts'];
+const CLUSTERS = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts'];
+const BROWSER = ['test/browser/**/*.e2e-spec.ts'];
 
 // SWC instead of esbuild: Nest and TypeORM need emitDecoratorMetadata, which esbuild does not emit.
 const shared: TestProjectInlineConfiguration = {
@@ -48,14 +51,18 @@ export default defineConfig({
           ...shared.test,
           name: 'suite',
           include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
-          exclude: ['**/node_modules/**', ...ALONE],
+          exclude: ['**/node_modules/**', ...CLUSTERS, ...BROWSER],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
       },
       {
         ...shared,
-        test: { ...shared.test, name: 'alone', include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { ...shared.test, name: 'alone', include: CLUSTERS, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+      {
+        ...shared,
+        test: { ...shared.test, name: 'browser', include: BROWSER, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
     ],
   },
