@@ -129,6 +129,10 @@ defaults
     timeout tunnel 1h
     retries 1
     option redispatch
+    # A health check may take this long before it counts as failed (default: its interval, 500 ms).
+    # A killed server refuses at once and still falls in two checks; a live one whose check a loaded
+    # machine slowed is not marked down, with every session it holds shut.
+    timeout check 2s
 
 listen $DATABASE
     mode tcp

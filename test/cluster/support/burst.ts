@@ -7,19 +7,22 @@ import { insertTasks } from './seed';
 
 /**
  * The burst scenario of issue #3, on the planner path: `n` ONCE tasks (handler `noop`) all due
- * at the same round second T, inserted a few seconds ahead so the planners create the runs
- * (one per task) and the claimers hold them in memory until T.
+ * at the same round second T, `leadMs` ahead so the planners create the runs (one per task) and
+ * the claimers hold them in memory until T. The tasks are inserted paused, then given T and
+ * released in one UPDATE: T is chosen after the inserts, however long a loaded machine took.
  */
 export async function seedBurst(cluster: Cluster, n: number, leadMs = 5_000): Promise<{ due: number; taskIds: number[]; seededInMs: number }> {
   const started = Date.now();
-  const due = Math.ceil((started + leadMs) / 1000) * 1000;
+  const parked = started + 86_400_000;
   const taskIds = await insertTasks(
     cluster.ds,
     cluster.tenant,
-    Array.from({ length: n }, (_, i) => ({ name: `burst-${String(i).padStart(5, '0')}`, trigger: { kind: 'ONCE' as const, at: due }, handler: 'noop' })),
+    Array.from({ length: n }, (_, i) => ({ name: `burst-${String(i).padStart(5, '0')}`, trigger: { kind: 'ONCE' as const, at: parked }, handler: 'noop', paused: true })),
   );
   const seededInMs = Date.now() - started;
-  if (Date.now() > due - 2_500) throw new Error(`seeding ${n} tasks took ${seededInMs} ms: the burst at T is too close to plan ahead; raise leadMs`);
+  const due = Math.ceil((Date.now() + leadMs) / 1000) * 1000;
+  await cluster.ds.query('UPDATE tasks SET once_at = ?, next_fire_at = ?, paused = ? WHERE tenant_id = ? AND once_at = ?', [due, due, false, cluster.tenant.id, parked]);
+  if (Date.now() > due - 2_500) throw new Error(`releasing ${n} tasks took until ${due - Date.now()} ms before T: too close to plan ahead; raise leadMs`);
   return { due, taskIds, seededInMs };
 }
 
