@@ -33,10 +33,10 @@ export class DispatchSetbacks {
     private readonly outcomes: RunOutcomes,
   ) {}
 
-  /** RETRY_WAIT after the dispatch backoff, same attempt; `rejection` (what refused it) raises DISPATCH_REJECTED; `executorId` keeps the run pointed at an executor that may have started it. */
+  /** RETRY_WAIT after the dispatch backoff, same attempt, same instant (the back-off delays its next send, not its start); `rejection` (what refused it) raises DISPATCH_REJECTED; `executorId` keeps the run pointed at an executor that may have started it. */
   async defer(run: ClaimedRun, from: readonly DispatchingState[], reason: string, options: { rejection?: string | null; executorId?: number | null } = {}): Promise<void> {
     const now = this.clock.now();
-    const delay = dispatchBackoffMs(now - run.scheduledAt, Math.random);
+    const delay = dispatchBackoffMs(now - run.instant, Math.random);
     await inTransaction(this.dataSource, async (em) => {
       const deferred = await deferRunDispatch(em, {
         runId: run.runId,
