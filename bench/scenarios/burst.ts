@@ -28,6 +28,9 @@ const TASKS_PER_1000 = 10;
 export const BURST_TENANT = { ratePerSec: 100_000, burst: 100_000 };
 export const BURST_EXECUTOR_ENV = { BATON_EXECUTOR_CONCURRENCY: '16', BATON_EXECUTOR_QUEUE_LIMIT: '20000' };
 
+/** A start this far before its instant is an early start (issue 39): the executors' timer and transit stay inside it. */
+export const EARLY_START_TOLERANCE_MS = 20;
+
 export interface StageStats {
   n: number;
   p50: number;
@@ -41,6 +44,8 @@ export interface BurstCase {
   engines: number;
   seedMs: number;
   stages: { dispatched: StageStats; accepted: StageStats; started: StageStats; recorded: StageStats };
+  /** Runs whose handler started more than EARLY_START_TOLERANCE_MS before T (executor-reported start times). */
+  earlyStarts: number;
   makespanDispatchMs: number;
   makespanMs: number;
   dispatchRatePerSec: number;
@@ -161,6 +166,7 @@ export async function runBurstCase(
         started: stats(rel((r) => r.startedAt)),
         recorded: stats(ended.map((r) => r.updatedAt - due)),
       },
+      earlyStarts: rel((r) => r.startedAt).filter((v) => v < -EARLY_START_TOLERANCE_MS).length,
       makespanDispatchMs: lastDispatch,
       makespanMs: fig.makespanToLastCallbackMs,
       dispatchRatePerSec: Math.round((n * 1000) / Math.max(1, lastDispatch)),
@@ -213,7 +219,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
       const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv, options.handlerMs);
       cases.push(r);
       log(
-        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
+        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing} early ${r.earlyStarts}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
       );
     }
   }
@@ -222,7 +228,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   for (const r of cases) {
     for (const [stage, s] of Object.entries(r.stages)) rows.push([r.n, r.engines, `→ ${stage}`, s.p50, s.p90, s.p99, s.max]);
   }
-  const summaryHeaders = ['N', 'eng', 'disp p50', 'disp p99', 'disp max', 'cb p99', 'makespan', 'disp/s', 'dup', 'missing', 'states'];
+  const summaryHeaders = ['N', 'eng', 'disp p50', 'disp p99', 'disp max', 'cb p99', 'makespan', 'disp/s', 'dup', 'missing', 'early', 'states'];
   const summary = cases.map((r) => [
     String(r.n),
     String(r.engines),
@@ -234,6 +240,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
     String(r.dispatchRatePerSec),
     String(r.duplicates),
     String(r.missing),
+    String(r.earlyStarts),
     Object.entries(r.states)
       .map(([k, v]) => `${k}:${v}`)
       .join(' '),
@@ -297,6 +304,6 @@ export const burst: Scenario = {
       : undefined;
     const handlerMs = Number(option(args, 'handler-ms') ?? 0);
     const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs }, infra, log);
-    return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
+    return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}, early starts ${row[10]}`]);
   },
 };
