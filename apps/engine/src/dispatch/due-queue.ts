@@ -9,6 +9,16 @@ import { ReadyLine } from './ready-line';
 import { startsByMark } from './starts-by-mark';
 import { TenantTally } from './tenant-tally';
 
+/**
+ * When a held run comes due: `ahead` before its instant, and not before the end of a dispatch
+ * back-off (its dueAt, when a deferral moved it off the instant) — the back-off delays the send;
+ * the start stays at the instant, which the send carries (startInMs) or waits for (sendAt).
+ */
+function comesDueAt(run: ClaimedRun, ahead: number): number {
+  const backOffEnd = run.dueAt === run.instant ? -Infinity : run.dueAt;
+  return Math.max(backOffEnd, run.instant - ahead);
+}
+
 /** setTimeout's longest delay is 2^31 − 1 ms; further timers are re-armed on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -107,7 +117,7 @@ export class DueQueue implements OnModuleDestroy {
    * Never before its dueAt: a run deferred by a dispatch back-off waits it out, its instant unmoved.
    */
   accept(runs: ClaimedRun[]): void {
-    for (const run of runs) this.enqueue(run, Math.max(run.dueAt, this.dispatcher.sendsAhead(run) ? run.instant - this.sendAheadMs : run.instant));
+    for (const run of runs) this.enqueue(run, comesDueAt(run, this.dispatcher.sendsAhead(run) ? this.sendAheadMs : 0));
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.dispatcher.prepare(runs);
     this.pump();
