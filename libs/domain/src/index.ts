@@ -67,7 +67,7 @@ export type { ExecutorNetworks } from './outbound/executor-networks';
 export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
 export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
 
-export { firstAttemptLateness, retryWait } from './stats/lateness';
+export { EARLY_START_TOLERANCE_MS, firstAttemptLateness, retryWait, startedEarlyBy } from './stats/lateness';
 export type { TimedRun } from './stats/lateness';
 export {
   bucketOf,

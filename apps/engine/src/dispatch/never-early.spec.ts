@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction, releaseRuns } from '@baton/persistence';
+import { PATHS } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import type { ClaimedRun } from '../common/claimed-run';
-import { claimedRunOf, FakeExecutor, GROUP, NODE_ID, runInState, seedExecutor, seedRun, seedTask, seedTenant, startDispatchSide, TENANT, type DispatchSideApp, type ExecutorRequest } from '../testing/dispatch-side-kit';
+import { alarms, claimedRunOf, FakeExecutor, GROUP, NODE_ID, runInState, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp, type ExecutorRequest } from '../testing/dispatch-side-kit';
 import { RunClaims } from '../runs/run-claims';
 import { DueQueue } from './due-queue';
 
@@ -99,5 +100,22 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
     const last = sends(runId).at(-1)!;
     expect(last.at + Number(last.body.startInMs)).toBeGreaterThanOrEqual(instant);
     expect(await db.dataSource.query('SELECT claimed_by FROM runs WHERE id = ?', [runId])).toEqual([{ claimed_by: NODE_ID }]);
+  });
+
+  it('an outcome callback whose start is more than 20 ms before the instant is an early start: counted, and a RUN_STARTED_EARLY alarm; 20 ms is not', async () => {
+    const task = await seedTask(db.dataSource, { name: 'report' });
+    // Given its alarm types without the new one: a defect is raised whatever the task chose.
+    await db.dataSource.query("UPDATE tasks SET alarm_types = '[\"FAILED\"]' WHERE id = ?", [task.id]);
+    const instant = Date.now() + 60_000;
+    const [early, onTime] = [await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant }), await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant })];
+    const before = (await engine.metrics.runsStartedEarly.get()).values[0]?.value ?? 0;
+    const end = (runId: number, startedAt: number) =>
+      signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED', startedAt, finishedAt: startedAt + 5, result: null });
+    expect((await end(early, instant - 9_100)).status).toBe(200);
+    expect((await end(onTime, instant - 20)).status).toBe(200);
+    expect(await alarms(db.dataSource, 'RUN_STARTED_EARLY')).toEqual([
+      expect.objectContaining({ severity: 'WARNING', taskId: task.id, runId: early, message: expect.stringMatching(/started 9100 ms before its instant/) }),
+    ]);
+    expect((await engine.metrics.runsStartedEarly.get()).values[0].value - before).toBe(1);
   });
 });

@@ -9,6 +9,8 @@ export const zhCN: Record<string, string> = {
   ANY_SHARD_FAILS: '任一分片失败',
   BACKFILL: '补跑',
   BACKLOG_LATE: '积压延迟',
+  CLOCK_SKEW: '时钟偏差',
+  RUN_STARTED_EARLY: '提前启动',
   BAD_SIGNATURE: '签名无效',
   BROADCAST: '广播',
   BUSINESS: '业务告警',
