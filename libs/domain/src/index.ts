@@ -61,6 +61,7 @@ export { diffFields } from './task/task-diff';
 export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
+export * from './clock-offset';
 
 export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './outbound/executor-networks';
 export type { ExecutorNetworks } from './outbound/executor-networks';
