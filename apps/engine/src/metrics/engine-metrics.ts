@@ -32,6 +32,9 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /** This engine's clock offset from the database's (database − engine), measured at each heartbeat; the engine schedules corrected by it. */
+  readonly clockOffset = new Gauge({ name: 'baton_engine_clock_offset_ms', help: "Offset of the database's clock from this engine's (ms), measured at heartbeat", registers: [this.registry] });
+
   /** Dispatch slots held (send → ack). */
   readonly slotsInUse = new Gauge({ name: 'baton_engine_slots_in_use', help: 'Dispatch slots in use', registers: [this.registry] });
 
