@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction, releaseRuns } from '@baton/persistence';
 import { PATHS } from '@baton/protocol';
+import { OffsetClock, systemClock, type Clock } from '@baton/domain';
+import { ClockWatch } from '../common/clock-watch';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import type { ClaimedRun } from '../common/claimed-run';
 import { alarms, claimedRunOf, FakeExecutor, GROUP, NODE_ID, runInState, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp, type ExecutorRequest } from '../testing/dispatch-side-kit';
@@ -117,5 +119,30 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
       expect.objectContaining({ severity: 'WARNING', taskId: task.id, runId: early, message: expect.stringMatching(/started 9100 ms before its instant/) }),
     ]);
     expect((await engine.metrics.runsStartedEarly.get()).values[0].value - before).toBe(1);
+  });
+
+  it.each([
+    ['5 s ahead', 5_000],
+    ['5 s behind', -5_000],
+  ])('an engine whose machine clock is %s sends on the database\'s time: its runs start at their instant, neither early nor late by the skew', async (_, skewMs) => {
+    const machine: Clock = { now: () => systemClock.now() + skewMs, after: (ms, fn) => systemClock.after(ms, fn) };
+    const skewed = await startDispatchSide(db.dataSource, { sendAheadMs: 20_000 }, { clock: new OffsetClock(machine) });
+    try {
+      await skewed.refreshRegistry();
+      expect((await skewed.get(ClockWatch).check())?.to).toBe('STOPPED'); // beyond the default stop bound: it would claim nothing, but what it holds it sends right
+      const task = await seedTask(db.dataSource, { name: `skewed-${skewMs}` });
+      const instant = Date.now() + 3_000; // the database's clock: MariaDB and SQLite run on this machine
+      const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+      const before = Date.now();
+      skewed.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
+      await runInState(db.dataSource, runId, 'ACCEPTED');
+      const [sent] = sends(runId);
+      // Never early: it arrived after it left, so arrival + startInMs is at or after the instant…
+      expect(sent.at + Number(sent.body.startInMs)).toBeGreaterThanOrEqual(instant);
+      // …and not late by the skew: it left after `before`, so its wait is at most instant − before.
+      expect(Number(sent.body.startInMs)).toBeLessThanOrEqual(instant - before);
+    } finally {
+      await skewed.close();
+    }
   });
 });
