@@ -50,8 +50,8 @@ export class ClockWatch {
     return this.last?.state !== 'STOPPED';
   }
 
-  /** Measures the offset and applies it; returns the state before and after (a change is an alarm's or a log line's business). */
-  async check(): Promise<{ from: ClockSkewState; to: ClockSkewState } | null> {
+  /** Measures the offset and applies it (a change of state is logged); returns the state, or null when the clock is not an OffsetClock. */
+  async check(): Promise<ClockSkewState | null> {
     if (!(this.clock instanceof OffsetClock)) return null;
     const sentAt = this.clock.raw();
     const referenceAt = await readDatabaseTime(this.dataSource.manager);
@@ -66,6 +66,6 @@ export class ClockWatch {
       if (state === 'IN_BOUND') this.logger.log(line);
       else this.logger.error(line);
     }
-    return { from, to: state };
+    return state;
   }
 }

@@ -10,13 +10,15 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 /**
  * The clock measured at the heartbeat's pace (BATON_HEARTBEAT_MS): ClockWatch's measure applied,
  * recorded on the node's row for the operator's page, and a CLOCK_SKEW alarm when an episode
- * starts (the offset leaves its bound). startEngine measures once before the node starts, so its
- * first claims are on the database's time already.
+ * starts (the offset leaves its bound); the first measure when the node starts. startEngine
+ * measures once before that (ClockWatch), so the node's first claims are on the database's time.
  */
 @Injectable()
 export class ClockCheck implements NodeWorker {
   private readonly logger = new Logger('ClockCheck');
   private readonly loop: PeriodicLoop;
+  /** CLOCK_SKEW was raised for the episode going on (the offset has not been in bound since). */
+  private alarmed = false;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -27,20 +29,25 @@ export class ClockCheck implements NodeWorker {
     this.loop = new PeriodicLoop('clock', config.heartbeatMs, () => this.runOnce(), this.logger);
   }
 
+  /** The first measure at once: an engine started off the database's clock says so now. */
   start(): void {
-    this.loop.start(this.config.heartbeatMs);
+    this.loop.start();
   }
 
   stop(): Promise<void> {
     return this.loop.stop();
   }
 
-  /** One measure: applied, recorded, and alarmed when the offset has just left its bound. */
+  /** One measure: applied, recorded, and CLOCK_SKEW raised once an episode (the offset out of its bound). */
   async runOnce(): Promise<void> {
-    const change = await this.watch.check();
+    await this.watch.check();
     const measure = this.watch.measure;
-    if (!change || !measure) return;
+    if (!measure) return;
     await inTransaction(this.dataSource, (em) => recordEngineClockOffset(em, this.config.nodeId, measure.offsetMs));
-    if (change.from === 'IN_BOUND' && change.to !== 'IN_BOUND') await this.skewAlarm.raise(measure);
+    if (measure.state === 'IN_BOUND') this.alarmed = false;
+    else if (!this.alarmed) {
+      await this.skewAlarm.raise(measure);
+      this.alarmed = true;
+    }
   }
 }
