@@ -16,7 +16,7 @@ export type DispatchingState = 'CLAIMED' | 'DISPATCHED';
  * What becomes of a run whose dispatch did not go through — each a guarded write on
  * `claimed_by = this node`, so a run taken over meanwhile is left to its new owner:
  *
- * - `defer`: back to RETRY_WAIT after the dispatch backoff, same attempt (no executor UP,
+ * - `defer`: back to RETRY_WAIT after the dispatch backoff, same attempt and instant (no executor UP,
  *   every executor busy or unreachable, an engine error), with a DISPATCH_REJECTED alarm when
  *   some executor refused it outright;
  * - `fail`: a failed attempt, which the task's retry policy settles (RunOutcomes): every executor
