@@ -1,3 +1,4 @@
+import { startedEarlyBy } from '@baton/domain';
 import { EXECUTOR_DEFAULTS } from '@baton/executor-sdk';
 import { RunEntity, TenantEntity } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
@@ -41,6 +42,8 @@ export interface BurstCase {
   engines: number;
   seedMs: number;
   stages: { dispatched: StageStats; accepted: StageStats; started: StageStats; recorded: StageStats };
+  /** Runs whose handler started more than EARLY_START_TOLERANCE_MS (20 ms) before their instant (executor-reported start times). */
+  earlyStarts: number;
   makespanDispatchMs: number;
   makespanMs: number;
   dispatchRatePerSec: number;
@@ -89,6 +92,7 @@ export async function runBurstCase(
   engineEnv: Record<string, string> = {},
   executorEnv: Record<string, string> = BURST_EXECUTOR_ENV,
   handlerMs = 0,
+  spreadMs = 0,
 ): Promise<BurstCase> {
   const c = await Cluster.open(`bb${n}x${engines}`);
   let failed = true;
@@ -106,7 +110,7 @@ export async function runBurstCase(
     const due = Math.ceil((seedStart + 4_000 + n * 0.4) / 1000) * 1000;
     await insertRuns(
       c.ds,
-      Array.from({ length: n }, (_, i) => ({ ...pendingRun(c.tenant, taskIds[i % taskCount], due, `b:${due}:${i}`, seedStart), ...(handlerMs > 0 ? { params: { ms: handlerMs } } : {}) })),
+      Array.from({ length: n }, (_, i) => ({ ...pendingRun(c.tenant, taskIds[i % taskCount], due + Math.floor((i * spreadMs) / n), `b:${due}:${i}`, seedStart), ...(handlerMs > 0 ? { params: { ms: handlerMs } } : {}) })),
     );
     const seedMs = Date.now() - seedStart;
     if (Date.now() > due - 2_000) log(`  warning: seeding took ${seedMs} ms; T is less than the 2 s look-ahead away`);
@@ -117,7 +121,7 @@ export async function runBurstCase(
     const sql0 = await sqlCounters(c);
     const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
     // Wait for every run to end (cheap COUNT polls: loading rows would load the 2 cores we measure).
-    await sleep(Math.max(0, due - Date.now()));
+    await sleep(Math.max(0, due + spreadMs - Date.now()));
     const deadline = Date.now() + 120_000 + n * 30;
     let last = '';
     let movedAt = Date.now();
@@ -148,7 +152,8 @@ export async function runBurstCase(
       perEngine[e.name] = { fired: sumOf('baton_engine_runs_fired_total'), claimed: sumOf('baton_engine_claim_batch_size_sum'), callbacks: sumOf('baton_engine_callback_seconds_count') };
       for (const [k, v] of m) if (k.startsWith('baton_engine_dispatch_failures_total')) failures[k.replace('baton_engine_dispatch_failures_total', '')] = (failures[k.replace('baton_engine_dispatch_failures_total', '')] ?? 0) + v;
     }
-    const rel = (pick: (r: RunEntity) => number | null) => runs.map(pick).filter((v): v is number => v !== null).map((v) => v - due);
+    // Each stage from the run's own instant (T, or T + its place in the spread).
+    const rel = (pick: (r: RunEntity) => number | null) => runs.flatMap((r) => (pick(r) === null ? [] : [(pick(r) as number) - r.scheduledAt]));
     const ended = runs.filter((r) => r.finishedAt !== null);
     const lastDispatch = Math.max(...rel((r) => r.dispatchedAt));
     const result: BurstCase = {
@@ -159,8 +164,9 @@ export async function runBurstCase(
         dispatched: stats(rel((r) => r.dispatchedAt)),
         accepted: stats(rel((r) => r.acceptedAt)),
         started: stats(rel((r) => r.startedAt)),
-        recorded: stats(ended.map((r) => r.updatedAt - due)),
+        recorded: stats(ended.map((r) => r.updatedAt - r.scheduledAt)),
       },
+      earlyStarts: runs.filter((r) => startedEarlyBy(r.scheduledAt, r.startedAt) !== null).length,
       makespanDispatchMs: lastDispatch,
       makespanMs: fig.makespanToLastCallbackMs,
       dispatchRatePerSec: Math.round((n * 1000) / Math.max(1, lastDispatch)),
@@ -193,6 +199,8 @@ export interface BurstOptions {
   tag?: string;
   /** The executors' environment (default BURST_EXECUTOR_ENV, limits opened; `--executor-defaults`: the SDK's defaults). */
   executorEnv?: Record<string, string>;
+  /** Runs due spread evenly over this many ms from T instead of all at T (`--spread-ms=20000`): runs sent ahead meet executors busy with earlier ones. */
+  spreadMs?: number;
   /** How long each handler works (default 0: `noop`; otherwise `sleep` for this many ms), so the executors' pools, not only their HTTP, are a limit. */
   handlerMs?: number;
 }
@@ -210,10 +218,10 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   for (const [n, e] of plan) {
     {
       log(`burst: N=${n}, ${e} engine(s), 2 executors…`);
-      const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv, options.handlerMs);
+      const r = await runBurstCase(n, e, infra, log, options.engineEnv, options.executorEnv, options.handlerMs, options.spreadMs);
       cases.push(r);
       log(
-        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
+        `  per engine ${JSON.stringify(r.perEngine)}\n  dispatched p50/p99/max ${r.stages.dispatched.p50}/${r.stages.dispatched.p99}/${r.stages.dispatched.max} ms; recorded p99 ${r.stages.recorded.p99} ms; makespan ${r.makespanMs} ms; dup ${r.duplicates} missing ${r.missing} early ${r.earlyStarts}; dispatch failures ${JSON.stringify(r.dispatchFailures)}; cpu ${JSON.stringify(r.cpuSec)}`,
       );
     }
   }
@@ -222,7 +230,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
   for (const r of cases) {
     for (const [stage, s] of Object.entries(r.stages)) rows.push([r.n, r.engines, `→ ${stage}`, s.p50, s.p90, s.p99, s.max]);
   }
-  const summaryHeaders = ['N', 'eng', 'disp p50', 'disp p99', 'disp max', 'cb p99', 'makespan', 'disp/s', 'dup', 'missing', 'states'];
+  const summaryHeaders = ['N', 'eng', 'disp p50', 'disp p99', 'disp max', 'cb p99', 'makespan', 'disp/s', 'dup', 'missing', 'early', 'states'];
   const summary = cases.map((r) => [
     String(r.n),
     String(r.engines),
@@ -234,6 +242,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
     String(r.dispatchRatePerSec),
     String(r.duplicates),
     String(r.missing),
+    String(r.earlyStarts),
     Object.entries(r.states)
       .map(([k, v]) => `${k}:${v}`)
       .join(' '),
@@ -277,7 +286,9 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
  * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings),
  * `--executor-defaults` (the executors run with the SDK's defaults — concurrency 4, queue 100 —
  * instead of opened limits: what a user who changed nothing sees), `--handler-ms=20` (each handler
- * sleeps that long instead of returning at once: the executors' pools become the limit).
+ * sleeps that long instead of returning at once: the executors' pools become the limit), `--spread-ms=20000`
+ * (the runs due one after another over that span from T: with small executor queues, runs sent ahead
+ * are refused and sent again — the case of issue 39's early starts, counted in `early`).
  */
 export const burst: Scenario = {
   name: 'burst',
@@ -296,7 +307,8 @@ export const burst: Scenario = {
       ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
       : undefined;
     const handlerMs = Number(option(args, 'handler-ms') ?? 0);
-    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs }, infra, log);
-    return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}`]);
+    const spreadMs = Number(option(args, 'spread-ms') ?? 0);
+    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs, spreadMs }, infra, log);
+    return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}, early starts ${row[10]}`]);
   },
 };

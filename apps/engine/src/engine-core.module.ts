@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './common/claim-signal';
+import { ClockWatch } from './common/clock-watch';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
@@ -15,7 +16,7 @@ import { IN_PROCESS_WAKEUPS } from './wakeups/in-process-wakeups';
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown), GroupPeers (the other live engines), ClaimSignal (runs to
+ * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), ClaimSignal (runs to
  * claim now; it hears the in-process console's wake-ups in embedded mode), TenantPace (runs each tenant's executors accepted lately); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
  */
@@ -33,6 +34,7 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
         GroupPeers,
+        ClockWatch,
         {
           provide: ClaimSignal,
           useFactory: () => {
@@ -45,7 +47,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

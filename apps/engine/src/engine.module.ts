@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { systemClock } from '@baton/domain';
+import { OffsetClock, systemClock } from '@baton/domain';
 import { DatabaseModule } from '@baton/persistence';
 import { readEngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
@@ -26,6 +26,7 @@ import { ClaimTenants } from './claimer/claim-tenants';
 import { LeaseRenewerService } from './claimer/lease-renewer.service';
 import { PlannerService } from './planner/planner.service';
 import { LivenessLock } from './node/liveness-lock';
+import { ClockCheck } from './node/clock-check';
 import { EngineNodeService } from './node/engine-node.service';
 import { EngineLifecycleService } from './node/engine-lifecycle.service';
 import { TakeoverService } from './node/takeover/takeover.service';
@@ -56,7 +57,7 @@ export class EngineModule {
       module: EngineModule,
       imports: [
         ...database,
-        EngineCoreModule.forRoot(config, options.clock ?? systemClock, options.metrics ?? new EngineMetrics(), options.alarmBus, options.wakeups),
+        EngineCoreModule.forRoot(config, options.clock ?? new OffsetClock(systemClock), options.metrics ?? new EngineMetrics(), options.alarmBus, options.wakeups),
         AlarmsModule,
         RunsModule,
         DispatchModule,
@@ -71,9 +72,10 @@ export class EngineModule {
         { provide: DUE_QUEUE, useExisting: DueQueue },
         {
           provide: NODE_WORKERS,
-          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler) => [watchdog, relay, history, webhooks, load],
-          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler],
+          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler, clock: ClockCheck) => [watchdog, relay, history, webhooks, load, clock],
+          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler, ClockCheck],
         },
+        ClockCheck,
         HistoryJob,
         WebhookSender,
         LivenessLock,

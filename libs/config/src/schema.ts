@@ -103,6 +103,8 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_PLAN_BATCH', 200, 'Most tasks claimed by the planner in one query.', 1),
   ms('BATON_LEASE_MS', 15_000, 'Lease on a claimed run; renewed every third of it while held (a claim grants one third more, so a run claimed since the last renewal is not rewritten by the next). A run whose lease ran out is taken over by another engine; one the engine holds in the database but not in memory at two renewals in a row is given back.', 1),
   ms('BATON_HEARTBEAT_MS', 2000, 'Heartbeat period of this node.', 1),
+  ms('BATON_CLOCK_SKEW_ALARM_MS', 500, "At each heartbeat the engine measures its clock against the database's (a SELECT of its time, corrected by half the round trip) and schedules on the database's time. Beyond this offset (either way) it raises CLOCK_SKEW, once per episode, to the tenants of its groups: its machine's clock needs fixing (NTP). 0: no alarm."),
+  ms('BATON_CLOCK_SKEW_STOP_MS', 2000, 'Beyond this offset the engine claims no runs (the other engines of its groups take them) until an offset in bound is measured again: a clock this far off may move again between heartbeats, and a run fired at the wrong time is worse than one fired by another engine. 0: never stop.'),
   ms('BATON_ENGINE_DEAD_AFTER_MS', 8000, 'A node silent for this long is dead; its leases are taken over.', 1),
   ms('BATON_LIVENESS_POLL_MS', 250, "MySQL/MariaDB: how often an engine checks the other engines' liveness locks; a crashed engine's runs are taken over within about this (a silent one still after BATON_ENGINE_DEAD_AFTER_MS). 0 turns the locks off.", 0),
   ms('BATON_EXECUTOR_DEAD_AFTER_MS', 10_000, 'An executor silent (no heartbeat) for this long is DOWN.', 1),

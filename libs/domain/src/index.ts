@@ -61,13 +61,14 @@ export { diffFields } from './task/task-diff';
 export type { FieldChange } from './task/task-diff';
 export { paramsProblem, jsonProblem, utf8ByteLength, MAX_JSON_DEPTH } from './task/json-params';
 export * from './clock';
+export * from './clock-offset';
 
 export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWORKS } from './outbound/executor-networks';
 export type { ExecutorNetworks } from './outbound/executor-networks';
 export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
 export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
 
-export { firstAttemptLateness, retryWait } from './stats/lateness';
+export { EARLY_START_TOLERANCE_MS, firstAttemptLateness, retryWait, startedEarlyBy } from './stats/lateness';
 export type { TimedRun } from './stats/lateness';
 export {
   bucketOf,

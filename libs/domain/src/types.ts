@@ -115,6 +115,8 @@ export const ALARM_TYPES = [
   'DISPATCH_REJECTED',
   'TASK_PAUSED',
   'BACKLOG_LATE',
+  'RUN_STARTED_EARLY',
+  'CLOCK_SKEW',
   'BUSINESS',
 ] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];

@@ -11,5 +11,6 @@ export * from './history-queries';
 export * from './webhook-queries';
 export * from './fan-out-queries';
 export * from './load-queries';
+export { readDatabaseTime } from './clock-queries/read-database-time';
 export * from './audit-queries';
 export * from './snapshots';

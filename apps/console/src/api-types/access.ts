@@ -49,6 +49,8 @@ export interface EngineNode {
   slots: number;
   startedAt: number;
   heartbeatAt: number;
+  /** Database − engine clock, ms, at its last heartbeat (it schedules corrected by it; CLOCK_SKEW beyond its bound); null until measured. */
+  clockOffsetMs: number | null;
   state: string;
 }
 

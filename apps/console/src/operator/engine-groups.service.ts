@@ -88,6 +88,7 @@ export class EngineGroupsService {
       slots: row.slots,
       startedAt: row.startedAt,
       heartbeatAt: row.heartbeatAt,
+      clockOffsetMs: row.clockOffsetMs,
       state: row.state,
     }));
   }

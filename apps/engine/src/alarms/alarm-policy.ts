@@ -4,7 +4,8 @@ import type { AlarmType, Severity } from '@baton/domain';
  * How loud each engine alarm is. One table, so the console, the relay and the tests agree:
  * - CRITICAL: something a person must look at — the run ended badly, or an executor is gone.
  * - WARNING: the run is in trouble but may still make it (late, timed out with a retry left,
- *   refused by executors with a retry left), or a tenant's backlog is late (BACKLOG_LATE).
+ *   refused by executors with a retry left), or a tenant's backlog is late (BACKLOG_LATE); a run
+ *   started before its instant (RUN_STARTED_EARLY) or an engine's clock off the database's (CLOCK_SKEW).
  * - INFO: progress of the machinery (a retry scheduled, an executor back).
  * BUSINESS alarms carry the severity the handler gave them.
  */
@@ -12,6 +13,8 @@ export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { fina
   switch (type) {
     case 'START_LATE':
     case 'BACKLOG_LATE':
+    case 'RUN_STARTED_EARLY':
+    case 'CLOCK_SKEW':
       return 'WARNING';
     case 'TIMEOUT':
     case 'DISPATCH_REJECTED':

@@ -6,12 +6,13 @@ import { RawBodyMiddleware } from '../security/raw-body.middleware';
 import { SecurityModule } from '../security/security.module';
 import { CallbacksController } from './callbacks.controller';
 import { CallbacksService } from './callbacks.service';
+import { EarlyStarts } from './early-starts';
 
 /** The callback API (`POST /baton/callbacks`): executors report progress and outcomes to any engine. */
 @Module({
   imports: [AlarmsModule, RunsModule, SecurityModule],
   controllers: [CallbacksController],
-  providers: [CallbacksService],
+  providers: [CallbacksService, EarlyStarts],
 })
 export class CallbacksModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -11,6 +11,7 @@ import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { RunEvents } from '../runs/run-events';
 import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
+import { EarlyStarts } from './early-starts';
 
 /** A verified outcome callback and its run as read. */
 interface Outcome {
@@ -64,6 +65,7 @@ export class CallbacksService {
     private readonly events: RunEvents,
     private readonly metrics: EngineMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly earlyStarts: EarlyStarts,
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
@@ -104,6 +106,7 @@ export class CallbacksService {
     const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run });
     if (!ended) return this.stale(cb, null, 'STALE');
     this.events.ended(cb.runId, cb.attempt);
+    await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
     if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
   }

@@ -8,6 +8,7 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { GroupPeers } from '../common/group-peers';
 import { ClaimSignal } from '../common/claim-signal';
+import { ClockWatch } from '../common/clock-watch';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
 import { planClaimTurn, tenantBudgets, type TenantLoad } from './claim-turn';
@@ -68,6 +69,7 @@ export class ClaimerService {
     private readonly pace: TenantPace,
     private readonly claims: RunClaims,
     signal: ClaimSignal,
+    private readonly clockWatch: ClockWatch,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
     signal.onDue((tenantId, runIds) => this.woken(tenantId, runIds));
@@ -85,6 +87,8 @@ export class ClaimerService {
 
   /** One turn: each tenant's allotment of at most claimBatch runs, within its budget and maxHeld. */
   async claimOnce(): Promise<ClaimResult> {
+    // A clock beyond BATON_CLOCK_SKEW_STOP_MS of the database's claims nothing: the other engines take the runs (ClockWatch).
+    if (!this.clockWatch.mayClaim) return { claimed: 0, full: false, saturated: false };
     const { claimBatch, maxHeld } = this.config;
     const batch = Math.min(claimBatch, maxHeld - this.dueQueue.held);
     if (batch <= 0) return { claimed: 0, full: false, saturated: true };

@@ -20,8 +20,13 @@ export interface ClaimedRun {
   flowParams?: string | null;
   /** Nominal fire time: lateness is measured from here. */
   scheduledAt: number;
-  /** When to dispatch (fire time, or end of a retry backoff). */
+  /** When it may be sent: its instant, or later when a dispatch back-off deferred it (a refusal, no executor); before the instant only if it was refused while sent ahead. */
   dueAt: number;
+  /**
+   * The instant it is to start at: its fire time, or the end of a retry backoff. No deferral,
+   * refusal, reroute, give-back or takeover moves it: a run sent again starts then, or at once if it has passed.
+   */
+  instant: number;
   leaseUntil: number;
   flowId: number | null;
   executorApp: string;

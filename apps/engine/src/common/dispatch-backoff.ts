@@ -9,7 +9,9 @@ import { backoffDelay, type RetryPolicy } from '@baton/domain';
  * attempt under the task's policy (see Dispatcher).
  *
  * Exponential with jitter, capped: the delay follows how long the run has been waiting for a
- * dispatch (now − scheduled time), doubling in steps from 500 ms to 30 s. The run row has no
+ * dispatch (now − its instant; 500 ms for a run refused before its instant, sent ahead), doubling
+ * in steps from 500 ms to 30 s. It delays the run's next send only: its instant stays (runs.instant_at),
+ * and the send carries it (startInMs), so a run sent again never starts before it. The run row has no
  * dispatch-failure counter and needs none: the wait so far IS the count — each deferral
  * roughly doubles it. The run is never given up: it waits until an executor takes it or
  * someone cancels it, and the watchdog's START_LATE alarm tells people it is stuck.

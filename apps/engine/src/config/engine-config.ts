@@ -87,6 +87,10 @@ export interface EngineConfig {
   leaseMs: number;
   /** Heartbeat period of this node (`BATON_HEARTBEAT_MS`). Default 2000 ms. */
   heartbeatMs: number;
+  /** CLOCK_SKEW beyond this offset from the database's clock, ms (BATON_CLOCK_SKEW_ALARM_MS; 0: never). */
+  clockSkewAlarmMs: number;
+  /** No claims beyond this offset, ms (BATON_CLOCK_SKEW_STOP_MS; 0: never). */
+  clockSkewStopMs: number;
   /** A node silent for this long is dead; its leases are taken over (`BATON_ENGINE_DEAD_AFTER_MS`). Default 8000 ms. */
   engineDeadAfterMs: number;
   /**
@@ -173,6 +177,8 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     planBatch: v.integer('BATON_PLAN_BATCH'),
     leaseMs: v.integer('BATON_LEASE_MS'),
     heartbeatMs: v.integer('BATON_HEARTBEAT_MS'),
+    clockSkewAlarmMs: v.integer('BATON_CLOCK_SKEW_ALARM_MS'),
+    clockSkewStopMs: v.integer('BATON_CLOCK_SKEW_STOP_MS'),
     engineDeadAfterMs: v.integer('BATON_ENGINE_DEAD_AFTER_MS'),
     livenessPollMs: v.integer('BATON_LIVENESS_POLL_MS'),
     executorDeadAfterMs: v.integer('BATON_EXECUTOR_DEAD_AFTER_MS'),

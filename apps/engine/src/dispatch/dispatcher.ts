@@ -210,7 +210,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         );
         if (!putBack) {
           const now = this.clock.now();
-          this.keepForLater(run, now + dispatchBackoffMs(now - run.scheduledAt, Math.random));
+          this.keepForLater(run, now + dispatchBackoffMs(now - run.instant, Math.random));
         }
       })
       .finally(() => {
@@ -279,10 +279,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private async send(run: ClaimedRun, tenant: SigningTenant, route: { candidates: RoutedExecutor[] }, onTime: boolean, sendAt: number | undefined): Promise<void> {
     let sending = false;
     const launchedAt = this.clock.now();
-    const ahead = this.mayGoAhead(run) && run.dueAt > launchedAt && run.dueAt - launchedAt <= MAX_START_IN_MS && route.candidates[0].protocolVersion >= STARTS_AT_INSTANT_FROM;
-    const startAt = ahead ? run.dueAt : undefined;
+    const ahead = this.mayGoAhead(run) && run.instant > launchedAt && run.instant - launchedAt <= MAX_START_IN_MS && route.candidates[0].protocolVersion >= STARTS_AT_INSTANT_FROM;
+    const startAt = ahead ? run.instant : undefined;
     if (ahead) sendAt = undefined;
-    else if (sendAt === undefined && run.dueAt > launchedAt) sendAt = run.dueAt;
+    else if (sendAt === undefined && run.instant > launchedAt) sendAt = run.instant;
     try {
       const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt, startAt }, onTime);
       if (start.kind !== 'DISPATCHED') return;
@@ -330,8 +330,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** A run has started (sent, or fanned out): the runs REPLACE cancelled get their abort, and its lateness is measured. */
   private started(run: ClaimedRun, start: { at: number; replaced: readonly ExecutingRunRow[] }, tenant: SigningTenant): void {
     for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
-    const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
-    this.metrics.lateness.observe(Math.max(0, start.at - reference) / 1000);
+    this.metrics.lateness.observe(Math.max(0, start.at - run.instant) / 1000);
   }
 
   /**

@@ -82,6 +82,7 @@ function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
     params: {},
     scheduledAt: dueAt,
     dueAt,
+    instant: dueAt,
     leaseUntil: dueAt + 15_000,
     flowId: runId,
     executorApp: 'app',

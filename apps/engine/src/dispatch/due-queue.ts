@@ -9,6 +9,16 @@ import { ReadyLine } from './ready-line';
 import { startsByMark } from './starts-by-mark';
 import { TenantTally } from './tenant-tally';
 
+/**
+ * When a held run comes due: `ahead` before its instant, and not before the end of a dispatch
+ * back-off (its dueAt, when a deferral moved it off the instant) — the back-off delays the send;
+ * the start stays at the instant, which the send carries (startInMs) or waits for (sendAt).
+ */
+function comesDueAt(run: ClaimedRun, ahead: number): number {
+  const backOffEnd = run.dueAt === run.instant ? -Infinity : run.dueAt;
+  return Math.max(backOffEnd, run.instant - ahead);
+}
+
 /** setTimeout's longest delay is 2^31 − 1 ms; further timers are re-armed on the way. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -101,12 +111,13 @@ export class DueQueue implements OnModuleDestroy {
   }
 
   /**
-   * Takes ownership of claimed runs (a run already held is replaced): each comes due at its dueAt,
+   * Takes ownership of claimed runs (a run already held is replaced): each comes due at its instant,
    * or BATON_SEND_AHEAD_MS before it when its executors start it at its instant themselves
    * (Dispatcher.sendsAhead) — it then goes the way of any due run, and its executor holds it.
+   * Never before its dueAt: a run deferred by a dispatch back-off waits it out, its instant unmoved.
    */
   accept(runs: ClaimedRun[]): void {
-    for (const run of runs) this.enqueue(run, this.dispatcher.sendsAhead(run) ? run.dueAt - this.sendAheadMs : run.dueAt);
+    for (const run of runs) this.enqueue(run, comesDueAt(run, this.dispatcher.sendsAhead(run) ? this.sendAheadMs : 0));
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.dispatcher.prepare(runs);
     this.pump();
@@ -167,14 +178,14 @@ export class DueQueue implements OnModuleDestroy {
       const ahead = waiting.get(line) ?? 0;
       // A run sent ahead takes its tokens as of its instant: a rate limits starts, not sends. One
       // without a token then waits for it in the queue and is sent when it comes, not ahead.
-      const at = Math.max(now, run.dueAt);
+      const at = Math.max(now, run.instant);
       const wait = this.dispatcher.takeTokens(run, at, ahead);
       if (wait > 0) {
         waiting.set(line, ahead + 1);
         this.enqueue(run, at + wait);
         continue;
       }
-      this.dispatcher.launch(run, !general, alone === undefined ? undefined : run.dueAt);
+      this.dispatcher.launch(run, !general, alone === undefined ? undefined : run.instant);
       this.releasedListener(run.tenantId);
     }
     this.startAhead(now);
@@ -191,7 +202,7 @@ export class DueQueue implements OnModuleDestroy {
     for (let due = this.queue.peekTime(); due !== undefined && due <= now + lead && this.dispatcher.freeOnTimeSlots > 0; due = this.queue.peekTime()) {
       const run = this.queue.peek() as ClaimedRun;
       // A run sent ahead comes due before its instant: it goes then, the way of any due run.
-      if (due < run.dueAt || !startsByMark(run) || this.ready.hasTenant(run.tenantId) || this.dispatcher.inLaneOf(run.tenantId) || this.dispatcher.takeTokens(run, due) > 0) return;
+      if (due < run.instant || !startsByMark(run) || this.ready.hasTenant(run.tenantId) || this.dispatcher.inLaneOf(run.tenantId) || this.dispatcher.takeTokens(run, due) > 0) return;
       this.queue.dequeue();
       this.handles.delete(run.runId);
       this.tally.remove(run.tenantId);

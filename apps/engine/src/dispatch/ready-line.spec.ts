@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ON_TIME_WINDOW_MS, ReadyLine } from './ready-line';
 
-const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, tenantId }) as ClaimedRun;
+const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, instant: dueAt, tenantId }) as ClaimedRun;
 const T = 1_000_000;
 const any = () => true;
 const one = () => 1;

@@ -100,7 +100,7 @@ export class ReadyLine {
    * `may` have it (the DueQueue: none of its runs is in the lane already), or nothing.
    */
   takeAlone(now: number, may: (tenantId: string) => boolean): ClaimedRun | undefined {
-    this.alone = this.alone.filter((e) => !e.gone && now - e.run.dueAt <= ON_TIME_WINDOW_MS);
+    this.alone = this.alone.filter((e) => !e.gone && now - e.run.instant <= ON_TIME_WINDOW_MS);
     const i = this.alone.findIndex((e) => may(e.run.tenantId));
     if (i < 0) return undefined;
     const [entry] = this.alone.splice(i, 1);
@@ -150,9 +150,9 @@ export class ReadyLine {
   takeNewestOnTime(now: number): ClaimedRun | undefined {
     while (this.entries.length > this.head && this.entries[this.entries.length - 1].gone) this.entries.pop();
     const newest = this.entries[this.entries.length - 1];
-    if (!newest || now - newest.run.dueAt > ON_TIME_WINDOW_MS) return undefined;
+    if (!newest || now - newest.run.instant > ON_TIME_WINDOW_MS) return undefined;
     const oldest = this.oldest();
-    if (oldest !== newest && newest.run.dueAt <= oldest.run.dueAt) return undefined;
+    if (oldest !== newest && newest.run.instant <= oldest.run.instant) return undefined;
     this.entries.pop();
     return this.taken(newest);
   }

@@ -2,6 +2,7 @@ import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
+import { ClockWatch, type ClockMeasure } from '../common/clock-watch';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DUE_QUEUE, DueQueuePort } from '../claimer/due-queue-port';
 import { EngineLifecycleService, EngineState } from '../node/engine-lifecycle.service';
@@ -20,7 +21,10 @@ export interface EngineHealth {
   slotsInUse: number;
   db: 'up' | 'down';
   lastHeartbeatAt: number | null;
+  /** The engine's time: the database's, as its clock is corrected by `clock.offsetMs`. */
   time: number;
+  /** Its clock against the database's at the last measure (null before the first): the offset applied, its error bound, and IN_BOUND | SKEWED | STOPPED (no claims). */
+  clock: ClockMeasure | null;
 }
 
 /** `GET /health`: 200 when the node runs and its database answers, 503 otherwise (load balancers, process tests). */
@@ -34,6 +38,7 @@ export class HealthController {
     @Inject(DUE_QUEUE) private readonly dueQueue: DueQueuePort,
     private readonly lifecycle: EngineLifecycleService,
     private readonly node: EngineNodeService,
+    private readonly clockWatch: ClockWatch,
   ) {}
 
   @Get()
@@ -54,6 +59,7 @@ export class HealthController {
       db,
       lastHeartbeatAt: this.node.heartbeatAt,
       time: this.clock.now(),
+      clock: this.clockWatch.measure,
     };
   }
 

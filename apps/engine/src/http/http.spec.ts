@@ -76,6 +76,7 @@ describe('GET /health and GET /metrics', () => {
       db: 'up',
       lastHeartbeatAt: T0,
       time: T0,
+      clock: null, // a ManualClock is the time itself: nothing measured
     });
 
     const text = await request(app.getHttpServer()).get('/metrics');

@@ -13,6 +13,17 @@ export class EngineMetrics {
   /** Of those, runs sent ahead of their instant (BATON_SEND_AHEAD_MS) to an executor that starts them then. */
   readonly runsSentAhead = new Counter({ name: 'baton_engine_runs_sent_ahead_total', help: 'Runs accepted by an executor ahead of their instant, to start at it', registers: [this.registry] });
 
+  /** Runs whose handler started more than EARLY_START_TOLERANCE_MS (20 ms) before their instant, as their callbacks said (a defect: RUN_STARTED_EARLY). */
+  readonly runsStartedEarly = new Counter({ name: 'baton_engine_runs_started_early_total', help: 'Runs whose handler started more than 20 ms before their instant', registers: [this.registry] });
+
+  /** How early those starts were (their negative lateness, as a positive number). */
+  readonly earliness = new Histogram({
+    name: 'baton_engine_start_earliness_seconds',
+    help: 'How long before its instant an early run started',
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
   /** Scheduled time → dispatch sent. */
   readonly lateness = new Histogram({
     name: 'baton_engine_dispatch_lateness_seconds',
@@ -20,6 +31,9 @@ export class EngineMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+
+  /** This engine's clock offset from the database's (database − engine), measured at each heartbeat; the engine schedules corrected by it. */
+  readonly clockOffset = new Gauge({ name: 'baton_engine_clock_offset_ms', help: "Offset of the database's clock from this engine's (ms), measured at heartbeat", registers: [this.registry] });
 
   /** Dispatch slots held (send → ack). */
   readonly slotsInUse = new Gauge({ name: 'baton_engine_slots_in_use', help: 'Dispatch slots in use', registers: [this.registry] });

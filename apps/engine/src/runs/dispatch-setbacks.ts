@@ -16,7 +16,7 @@ export type DispatchingState = 'CLAIMED' | 'DISPATCHED';
  * What becomes of a run whose dispatch did not go through — each a guarded write on
  * `claimed_by = this node`, so a run taken over meanwhile is left to its new owner:
  *
- * - `defer`: back to RETRY_WAIT after the dispatch backoff, same attempt (no executor UP,
+ * - `defer`: back to RETRY_WAIT after the dispatch backoff, same attempt and instant (no executor UP,
  *   every executor busy or unreachable, an engine error), with a DISPATCH_REJECTED alarm when
  *   some executor refused it outright;
  * - `fail`: a failed attempt, which the task's retry policy settles (RunOutcomes): every executor
@@ -33,10 +33,10 @@ export class DispatchSetbacks {
     private readonly outcomes: RunOutcomes,
   ) {}
 
-  /** RETRY_WAIT after the dispatch backoff, same attempt; `rejection` (what refused it) raises DISPATCH_REJECTED; `executorId` keeps the run pointed at an executor that may have started it. */
+  /** RETRY_WAIT after the dispatch backoff, same attempt, same instant (the back-off delays its next send, not its start); `rejection` (what refused it) raises DISPATCH_REJECTED; `executorId` keeps the run pointed at an executor that may have started it. */
   async defer(run: ClaimedRun, from: readonly DispatchingState[], reason: string, options: { rejection?: string | null; executorId?: number | null } = {}): Promise<void> {
     const now = this.clock.now();
-    const delay = dispatchBackoffMs(now - run.scheduledAt, Math.random);
+    const delay = dispatchBackoffMs(now - run.instant, Math.random);
     await inTransaction(this.dataSource, async (em) => {
       const deferred = await deferRunDispatch(em, {
         runId: run.runId,

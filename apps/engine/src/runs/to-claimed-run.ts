@@ -16,6 +16,7 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     flowParams: run.flowParams ?? null,
     scheduledAt: run.scheduledAt,
     dueAt: run.dueAt,
+    instant: run.instantAt,
     leaseUntil: run.leaseUntil,
     flowId: run.flowId,
     executorApp: task.executorApp,

@@ -8,6 +8,7 @@ import { readEngineConfig } from '../config/engine-config';
 import type { EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimSignal } from '../common/claim-signal';
+import { ClockWatch } from '../common/clock-watch';
 import { ClaimerService } from '../claimer/claimer.service';
 import { RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from '../claimer/claim-tenants';
@@ -84,10 +85,11 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const claims = new RunClaims(config);
   const signal = new ClaimSignal(config, clock);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal);
+  const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
-  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers, signal };
+  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

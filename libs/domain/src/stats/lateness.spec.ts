@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstAttemptLateness, retryWait } from './lateness';
+import { EARLY_START_TOLERANCE_MS, firstAttemptLateness, retryWait, startedEarlyBy } from './lateness';
 
 describe('lateness and retry wait', () => {
   const T = 1_000_000;
@@ -28,5 +28,14 @@ describe('lateness and retry wait', () => {
 
   it('gives a backfilled run no lateness: its fire time is past on purpose', () => {
     expect(firstAttemptLateness({ cause: 'BACKFILL', attempt: 1, scheduledAt: T - 86_400_000, dueAt: T, dispatchedAt: T + 5 })).toBeNull();
+  });
+
+  it('an early start is one more than the tolerance before the instant; on time, late and not started are not', () => {
+    expect(startedEarlyBy(T, T - EARLY_START_TOLERANCE_MS - 1)).toBe(EARLY_START_TOLERANCE_MS + 1);
+    expect(startedEarlyBy(T, T - 9_100)).toBe(9_100);
+    expect(startedEarlyBy(T, T - EARLY_START_TOLERANCE_MS)).toBeNull();
+    expect(startedEarlyBy(T, T)).toBeNull();
+    expect(startedEarlyBy(T, T + 5_000)).toBeNull();
+    expect(startedEarlyBy(T, null)).toBeNull();
   });
 });

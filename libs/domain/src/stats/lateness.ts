@@ -29,3 +29,20 @@ export function firstAttemptLateness(run: TimedRun): number | null {
 export function retryWait(run: TimedRun): number | null {
   return run.attempt > 1 ? run.dueAt - run.scheduledAt : null;
 }
+
+/**
+ * How far before its instant a start may be and still count as on time: a timer that fires a
+ * millisecond early, and the executor's clock measured against its engine's to within this.
+ */
+export const EARLY_START_TOLERANCE_MS = 20;
+
+/**
+ * How many ms before its instant an attempt started, when that is more than the tolerance (an
+ * early start: a defect — a re-send that lost the instant, a skewed clock); else null (on time,
+ * late, or not started).
+ */
+export function startedEarlyBy(instant: number, startedAt: number | null): number | null {
+  if (startedAt === null) return null;
+  const early = instant - startedAt;
+  return early > EARLY_START_TOLERANCE_MS ? early : null;
+}

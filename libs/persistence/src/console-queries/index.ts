@@ -12,7 +12,6 @@ export * from './calendars';
 export * from './dependencies';
 export * from './engine-groups';
 export * from './executors';
-export * from './health';
 export * from './retention';
 export * from './runs';
 export * from './sessions';

@@ -18,6 +18,8 @@ import { finishSucceededRuns } from './runs/finish-succeeded-runs';
 import { NotAllSucceededError } from './runs/not-all-succeeded-error';
 import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
+import { deferRunDispatch } from './runs/defer-run-dispatch';
+import { retryRunAttempt } from './runs/retry-run-attempt';
 
 const T = 1_767_225_600_000;
 
@@ -232,6 +234,26 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       ['CLAIMED', 'x', null],
       ['PENDING', null, 3],
     ]);
+  });
+
+  it('deferRunDispatch moves due_at, never the instant: deferred twice, the claim still reads the first instant; a retry starts a new one', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T + 10_000)], T));
+    const [{ id }] = await runs();
+    const take = { takes: [{ tenantId: 'acme', engineGroup: 'default', limit: 1 }], owner: 'e', leaseUntil: T + 99_999 };
+    const claim = (at: number) => inTransaction(db.dataSource, (em) => claimDueRuns(em, { ...take, dueBefore: at, now: at }));
+    const defer = (dueAt: number) =>
+      inTransaction(db.dataSource, (em) => deferRunDispatch(em, { runId: id, attempt: 1, nodeId: 'e', from: ['CLAIMED'], dueAt, executorId: null, error: 'busy', now: T }));
+    // Claimed ahead of its instant (sent ahead, refused), deferred to before it, then to after it.
+    expect((await claim(T + 10_000))[0]).toMatchObject({ dueAt: T + 10_000, instantAt: T + 10_000 });
+    expect(await defer(T + 500)).toBe(true);
+    expect((await claim(T + 500))[0]).toMatchObject({ dueAt: T + 500, instantAt: T + 10_000 });
+    expect(await defer(T + 12_000)).toBe(true);
+    expect((await claim(T + 12_000))[0]).toMatchObject({ dueAt: T + 12_000, instantAt: T + 10_000 });
+    // A failed attempt retried: the new attempt's instant is its own due time.
+    await inTransaction(db.dataSource, (em) =>
+      retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', startedAt: null, finishedAt: null, now: T + 13_000 }),
+    );
+    expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
   });
 
   it('claimDueRuns takes each tenant’s allotment in due order then priority, across its claimable states, and nobody else’s', async () => {

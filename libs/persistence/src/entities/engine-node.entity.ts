@@ -30,6 +30,10 @@ export class EngineNodeEntity {
   @Column({ name: 'heartbeat_at', type: 'bigint', transformer: millis })
   heartbeatAt!: number;
 
+  /** Its clock's offset from the database's (database − engine, ms) at its last heartbeat; null until measured. */
+  @Column({ name: 'clock_offset_ms', type: 'int', nullable: true })
+  clockOffsetMs!: number | null;
+
   /** UP while heartbeating, DOWN once declared dead or stopped. */
   @Column({ type: 'varchar', length: 16 })
   state!: string;

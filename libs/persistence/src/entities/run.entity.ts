@@ -110,9 +110,13 @@ export class RunEntity {
   @Column({ name: 'scheduled_at', type: 'bigint', transformer: millis })
   scheduledAt!: number;
 
-  /** When the run should next be dispatched: the fire time, or a retry's backoff end. */
+  /** When the run may next be claimed and sent: its instant, or later after a dispatch back-off (then instant_at keeps the instant). */
   @Column({ name: 'due_at', type: 'bigint', transformer: millis })
   dueAt!: number;
+
+  /** The instant the current attempt is to start at (fire time, or a retry's backoff end), once a dispatch back-off moved due_at; null while due_at is it. */
+  @Column({ name: 'instant_at', type: 'bigint', nullable: true, transformer: millis })
+  instantAt!: number | null;
 
   /** Engine node that holds the lease. */
   @Column({ name: 'claimed_by', type: 'varchar', length: 64, nullable: true })

@@ -205,5 +205,7 @@ export class EngineNodeView implements Api.EngineNode {
   @ApiProperty() slots!: number;
   @ApiProperty() startedAt!: number;
   @ApiProperty() heartbeatAt!: number;
+  @ApiProperty({ type: Number, nullable: true, description: "Database − engine clock (ms) at its last heartbeat: the engine schedules corrected by it; beyond BATON_CLOCK_SKEW_ALARM_MS a CLOCK_SKEW alarm, beyond BATON_CLOCK_SKEW_STOP_MS it claims nothing. Null until measured." })
+  clockOffsetMs!: number | null;
   @ApiProperty() state!: string;
 }

@@ -19,7 +19,10 @@ export interface ClaimedRunRow {
   /** The run's params snapshot (parsed JSON). */
   params: unknown;
   scheduledAt: number;
+  /** When it could be claimed (its instant, or the end of a dispatch back-off). */
   dueAt: number;
+  /** The instant its attempt is to start at: instant_at, or due_at when no back-off moved it. */
+  instantAt: number;
   /** Root run of the flow; a root run's own id (null never leaves this function). */
   flowId: number;
   /** Executor of its last dispatch (a taken-over DISPATCHED run is re-sent there). */
@@ -66,7 +69,7 @@ export interface ClaimDueRunsInput {
 const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 const RUN_COLUMNS = [
-  'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'flow_id', 'executor_id',
+  'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'flow_id', 'executor_id',
   'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id',
 ] as const;
 
@@ -181,6 +184,7 @@ export function claimedRunRow(r: Record<string, unknown>, leaseUntil: number): C
     params: JSON.parse(String(r.params)) as unknown,
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
+    instantAt: numOrNull(r.instant_at) ?? num(r.due_at),
     flowId: numOrNull(r.flow_id) ?? num(r.id),
     executorId: numOrNull(r.executor_id),
     leaseUntil,

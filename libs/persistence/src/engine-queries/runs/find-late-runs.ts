@@ -11,6 +11,7 @@ export interface LateRunRow {
   state: RunState;
   attempt: number;
   scheduledAt: number;
+  /** The attempt's instant (instant_at, else due_at): a retry's lateness is measured from it. */
   dueAt: number;
   startDeadlineMs: number;
   /** null: every type. */
@@ -24,7 +25,7 @@ export interface LateRunRow {
  *   SELECT … FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
  *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :now AND r.dispatched_at IS NULL
- *      AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE r.due_at END) + t.start_deadline_ms < :now
+ *      AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < :now
  *    LIMIT ?
  *
  * Shape: ix_runs_late (engine_group, state, late_alarmed_at, scheduled_at) gives a range per
@@ -34,7 +35,7 @@ export interface LateRunRow {
  * The reference instant: the fire time for a first attempt (a first attempt deferred by
  * dispatch trouble stays measured from its fire time — it IS late); a retry's own due time for
  * attempt > 1 (a retry waits for its backoff on purpose; it is late when not sent within the
- * start deadline of that). `dispatched_at IS NULL`: a run handed back to PENDING after its
+ * start deadline of that; instant_at keeps it when a dispatch back-off moved due_at). `dispatched_at IS NULL`: a run handed back to PENDING after its
  * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
  * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
  */
@@ -42,12 +43,12 @@ export async function findLateRuns(manager: EntityManager, input: { groups: read
   if (input.groups.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, r.due_at,
+    `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
             t.start_deadline_ms, t.alarm_types
        FROM runs r JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(input.groups.length)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.scheduled_at < ? AND r.dispatched_at IS NULL
-        AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE r.due_at END) + t.start_deadline_ms < ?
+        AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < ?
       LIMIT ?`,
     [...input.groups, input.now, input.now, input.limit],
   );

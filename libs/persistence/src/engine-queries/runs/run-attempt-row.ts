@@ -20,6 +20,8 @@ export interface RunAttemptRow {
   /** Base URL of the executor (null when unknown). */
   executorUrl: string | null;
   scheduledAt: number;
+  /** The instant the attempt was to start at (instant_at, else due_at): a start before it is an early start. */
+  instant: number;
   startedAt: number | null;
   retry: RetryPolicy;
   /** The task's alarm types (which alarms it raises); null when unreadable — then every type. */
@@ -44,7 +46,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, r.started_at, r.parent_run_id,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -61,6 +63,7 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
     executorId: numOrNull(r.executor_id),
     executorUrl: (r.executor_url as string | null) ?? null,
     scheduledAt: num(r.scheduled_at),
+    instant: num(r.instant),
     startedAt: numOrNull(r.started_at),
     retry: {
       maxAttempts: num(r.retry_max_attempts),

@@ -10,8 +10,8 @@ export function AlarmsSection({ form, set, err }: SectionProps) {
     <fieldset>
       <legend>{t('Alarms')}</legend>
       <div className="checks" role="group" aria-label={t('Alarm types raised for this task')}>
-        {/* BACKLOG_LATE is the tenant's, about no task: a task cannot turn it on or off. */}
-        {ALARM_TYPES.filter((a) => a !== 'BACKLOG_LATE').map((a) => (
+        {/* BACKLOG_LATE and CLOCK_SKEW are about no task, RUN_STARTED_EARLY is a defect always raised: a task cannot turn them on or off. */}
+        {ALARM_TYPES.filter((a) => a !== 'BACKLOG_LATE' && a !== 'CLOCK_SKEW' && a !== 'RUN_STARTED_EARLY').map((a) => (
           <label key={a} className="check">
             <input
               type="checkbox"

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction, releaseRuns } from '@baton/persistence';
+import { PATHS } from '@baton/protocol';
+import { OffsetClock, systemClock, type Clock } from '@baton/domain';
+import { ClockWatch } from '../common/clock-watch';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import type { ClaimedRun } from '../common/claimed-run';
+import { alarms, claimedRunOf, FakeExecutor, GROUP, NODE_ID, runInState, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp, type ExecutorRequest } from '../testing/dispatch-side-kit';
+import { RunClaims } from '../runs/run-claims';
+import { DueQueue } from './due-queue';
+
+/**
+ * Issue 39: a run sent ahead of its instant and refused (its executor's queue places full), then
+ * claimed again — by this engine or another after a give-back or a takeover — is sent with
+ * `startInMs` counted to its instant, not to whenever its dispatch back-off ended. The executor
+ * counts startInMs from the request's arrival, which is after the engine computed it: arrival +
+ * startInMs ≥ the instant is the run starting at its instant or later.
+ */
+describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let engine: DispatchSideApp;
+  let executor: FakeExecutor;
+
+  beforeAll(async () => {
+    engine = await startDispatchSide(db.dataSource, { sendAheadMs: 20_000 });
+    executor = await new FakeExecutor().start();
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await executor?.stop();
+  });
+  beforeEach(async () => {
+    await db.clear();
+    executor.reset();
+    await seedTenant(db.dataSource);
+    await seedExecutor(db.dataSource, { url: executor.url });
+    // Protocol 2: it holds a run sent ahead until its instant.
+    await db.dataSource.query('UPDATE executors SET protocol_version = 2');
+    await engine.refreshRegistry();
+  });
+
+  /** The first dispatch of each run is refused as a full executor refuses it; later ones are taken. */
+  function refuseFirstSend(): void {
+    const take = executor.behaviour;
+    const seen = new Set<unknown>();
+    executor.behaviour = (req) => {
+      if (req.path !== '/baton/runs' || seen.has(req.body.runId)) return take(req);
+      seen.add(req.body.runId);
+      return { status: 429, body: { accepted: false, reason: 'BUSY', message: 'queue places full' } };
+    };
+  }
+
+  /** The run claimed again as any engine of the group would, once its back-off is over. */
+  async function claimAgain(runId: number, instant: number): Promise<ClaimedRun> {
+    const claimed = await inTransaction(db.dataSource, (em) =>
+      engine.get(RunClaims).claim(em, [{ tenantId: TENANT, engineGroup: GROUP, limit: 10 }], { dueBefore: instant, now: Date.now() }),
+    );
+    const run = claimed.find((r) => r.runId === runId);
+    if (!run) throw new Error(`run ${runId} was not claimable again`);
+    return run;
+  }
+
+  function sends(runId: number): ExecutorRequest[] {
+    return executor.dispatches.filter((r) => r.body.runId === runId);
+  }
+
+  it('refused while sent ahead, deferred and sent again: its instant is kept, and its startInMs ends at it', async () => {
+    refuseFirstSend();
+    const task = await seedTask(db.dataSource, { name: 'daily-report' });
+    const instant = Date.now() + 4_000;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
+    const deferred = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(deferred.dueAt).toBeLessThan(instant); // the back-off ends long before the instant: it may be sent ahead again
+
+    const again = await claimAgain(runId, instant);
+    expect(again).toMatchObject({ instant, scheduledAt: instant });
+    engine.get(DueQueue).accept([again]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const [refused, taken] = sends(runId);
+    expect(refused.at + Number(refused.body.startInMs)).toBeGreaterThanOrEqual(instant);
+    expect(taken.at + Number(taken.body.startInMs)).toBeGreaterThanOrEqual(instant);
+  });
+
+  it('deferred, then given back and taken over by another engine: sent with its instant still', async () => {
+    refuseFirstSend();
+    const task = await seedTask(db.dataSource, { name: 'nightly' });
+    const instant = Date.now() + 4_000;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
+    await runInState(db.dataSource, runId, 'RETRY_WAIT');
+
+    // Claimed by a node that died holding it DISPATCHED; the survivors' takeover hands it back.
+    await claimAgain(runId, instant);
+    await db.dataSource.query("UPDATE runs SET state = 'DISPATCHED', claimed_by = 'node-dead' WHERE id = ?", [runId]);
+    await inTransaction(db.dataSource, (em) => releaseRuns(em, { ids: [runId], from: 'DISPATCHED', owner: 'node-dead', now: Date.now() }));
+
+    const taken = await claimAgain(runId, instant);
+    expect(taken).toMatchObject({ instant, leaseUntil: expect.any(Number) });
+    engine.get(DueQueue).accept([taken]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const last = sends(runId).at(-1)!;
+    expect(last.at + Number(last.body.startInMs)).toBeGreaterThanOrEqual(instant);
+    expect(await db.dataSource.query('SELECT claimed_by FROM runs WHERE id = ?', [runId])).toEqual([{ claimed_by: NODE_ID }]);
+  });
+
+  it('an outcome callback whose start is more than 20 ms before the instant is an early start: counted, and a RUN_STARTED_EARLY alarm; 20 ms is not', async () => {
+    const task = await seedTask(db.dataSource, { name: 'report' });
+    // Given its alarm types without the new one: a defect is raised whatever the task chose.
+    await db.dataSource.query("UPDATE tasks SET alarm_types = '[\"FAILED\"]' WHERE id = ?", [task.id]);
+    const instant = Date.now() + 60_000;
+    const [early, onTime] = [await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant }), await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant })];
+    const before = (await engine.metrics.runsStartedEarly.get()).values[0]?.value ?? 0;
+    const end = (runId: number, startedAt: number) =>
+      signedPost(engine.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED', startedAt, finishedAt: startedAt + 5, result: null });
+    expect((await end(early, instant - 9_100)).status).toBe(200);
+    expect((await end(onTime, instant - 20)).status).toBe(200);
+    expect(await alarms(db.dataSource, 'RUN_STARTED_EARLY')).toEqual([
+      expect.objectContaining({ severity: 'WARNING', taskId: task.id, runId: early, message: expect.stringMatching(/started 9100 ms before its instant/) }),
+    ]);
+    expect((await engine.metrics.runsStartedEarly.get()).values[0].value - before).toBe(1);
+  });
+
+  it.each([
+    ['5 s ahead', 5_000],
+    ['5 s behind', -5_000],
+  ])('an engine whose machine clock is %s sends on the database\'s time: its runs start at their instant, neither early nor late by the skew', async (_, skewMs) => {
+    const machine: Clock = { now: () => systemClock.now() + skewMs, after: (ms, fn) => systemClock.after(ms, fn) };
+    const skewed = await startDispatchSide(db.dataSource, { sendAheadMs: 20_000 }, { clock: new OffsetClock(machine) });
+    try {
+      await skewed.refreshRegistry();
+      expect(await skewed.get(ClockWatch).check()).toBe('STOPPED'); // beyond the default stop bound: it would claim nothing, but what it holds it sends right
+      const task = await seedTask(db.dataSource, { name: `skewed-${skewMs}` });
+      const instant = Date.now() + 3_000; // the database's clock: MariaDB and SQLite run on this machine
+      const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+      const before = Date.now();
+      skewed.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
+      await runInState(db.dataSource, runId, 'ACCEPTED');
+      const [sent] = sends(runId);
+      // Never early: it arrived after it left, so arrival + startInMs is at or after the instant…
+      expect(sent.at + Number(sent.body.startInMs)).toBeGreaterThanOrEqual(instant);
+      // …and not late by the skew: it left after `before`, so its wait is at most instant − before.
+      expect(Number(sent.body.startInMs)).toBeLessThanOrEqual(instant - before);
+    } finally {
+      await skewed.close();
+    }
+  });
+});

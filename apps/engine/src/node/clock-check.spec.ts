@@ -1,0 +1,72 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock, OffsetClock } from '@baton/domain';
+import { AlarmEntity, EngineNodeEntity, readDatabaseTime } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { Alarms } from '../alarms/alarms';
+import { ClockSkewAlarm } from '../alarms/clock-skew-alarm';
+import { OutboxSignal } from '../alarms/outbox-signal';
+import { claimSide, ensureTenant, insertRun, insertTask, testConfig } from '../testing/engine-test-kit';
+import { ClockCheck } from './clock-check';
+
+/**
+ * Clocks measured, not trusted (issue 39 item 2): an engine whose machine clock is off
+ * measures the offset from the database's clock, schedules corrected by it, raises CLOCK_SKEW
+ * once, and — beyond the stop bound — claims nothing until its clock is back in bound. The
+ * machine clock is a ManualClock set from the database's time, so the skew is exact however
+ * loaded the machine is: it stands still while the database's clock moves on, so the offset
+ * measured is the skew plus the time since it was set (never less).
+ */
+describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(async () => {
+    await db.clear();
+    await ensureTenant(db.dataSource, 'acme');
+  });
+
+  /** `skewMs`: how far the machine's clock is ahead (negative: behind); bounds wide of the test's own time passing. */
+  async function skewedEngine(skewMs: number, clockSkewStopMs: number) {
+    const machine = new ManualClock((await readDatabaseTime(db.dataSource.manager)) + skewMs);
+    const clock = new OffsetClock(machine);
+    const config = testConfig({ clockSkewAlarmMs: 500, clockSkewStopMs });
+    const side = claimSide(db.dataSource, config, clock);
+    const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, new Alarms(new OutboxSignal(db.dataSource))));
+    await side.node.register('http://127.0.0.1:9');
+    return { machine, clock, side, check };
+  }
+
+  it('an engine 60 s ahead: offset measured, its clock corrected, CLOCK_SKEW once, no claims until its clock is fixed', async () => {
+    const { machine, clock, side, check } = await skewedEngine(60_000, 2_000);
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    await insertRun(db.dataSource, { taskId: task, dueAt: (await readDatabaseTime(db.dataSource.manager)) + 1_000 });
+
+    await check.runOnce();
+    const measure = side.clockWatch.measure!;
+    expect(measure.state).toBe('STOPPED');
+    // The machine's clock stood still while the database's moved on: −60 s plus the time since it was set.
+    expect(measure.offsetMs).toBeGreaterThanOrEqual(-60_000);
+    expect(clock.now()).toBe(machine.now() + measure.offsetMs); // the engine's time is the database's
+    expect(await side.claimer.claimOnce()).toMatchObject({ claimed: 0 });
+    const [node] = await db.dataSource.getRepository(EngineNodeEntity).find();
+    expect(node.clockOffsetMs).toBe(measure.offsetMs);
+    await check.runOnce(); // still off: the episode's alarm is not raised again
+    expect(await db.dataSource.getRepository(AlarmEntity).find()).toEqual([
+      expect.objectContaining({ tenantId: 'acme', type: 'CLOCK_SKEW', severity: 'WARNING', taskId: null, message: expect.stringMatching(/ahead of the database's.*claims no runs/) }),
+    ]);
+
+    machine.set(await readDatabaseTime(db.dataSource.manager)); // NTP fixed it
+    await check.runOnce();
+    expect(side.clockWatch.measure!.state).toBe('IN_BOUND');
+    expect(await side.claimer.claimOnce()).toMatchObject({ claimed: 1 });
+  });
+
+  it('an engine 1 s behind, within the stop bound: skewed (an alarm) but still claiming, on the database\'s time', async () => {
+    const { machine, clock, side, check } = await skewedEngine(-1_000, 60_000);
+    await check.runOnce();
+    const measure = side.clockWatch.measure!;
+    expect(measure.state).toBe('SKEWED');
+    expect(measure.offsetMs).toBeGreaterThanOrEqual(1_000);
+    expect(clock.now()).toBe(machine.now() + measure.offsetMs);
+    expect(side.clockWatch.mayClaim).toBe(true);
+    expect((await db.dataSource.getRepository(AlarmEntity).find()).map((a) => a.type)).toEqual(['CLOCK_SKEW']);
+  });
+});
