@@ -2,8 +2,13 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { STAGE, type SchemaJob, type SchemaVerdict, type Stage } from './params-schemas';
+import { threadCpuNs } from './thread-cpu';
 
-/** How long the worker may take, each bound in ms. */
+/**
+ * How long the worker may take, each bound in ms of the worker thread's CPU time (thread-cpu.ts;
+ * wall time where that cannot be read). Whatever the CPU time, a stage is cut after WALL_GUARD
+ * times its bound in wall time.
+ */
 export interface Deadlines {
   /** Longest a task's params may take to check against a compiled schema (default 50). An ordinary schema takes microseconds; nested anyOf/$ref can take seconds. */
   checkMs: number;
@@ -14,6 +19,9 @@ export interface Deadlines {
 }
 
 export const DEADLINES: Deadlines = { checkMs: 50, compileMs: 1_000, requestMs: 1_000 };
+
+/** A stage is cut after this many times its deadline in wall time, whatever CPU it was given: a worker starved that long is stuck in all but name. */
+const WALL_GUARD = 20;
 
 /** What the worker is started with: where it tells its progress, and its budget per request. */
 export interface WorkerData {
@@ -145,11 +153,15 @@ export class ParamsCheckThread {
 
   private watch(): void {
     if (!this.inFlight || !this.worker) return;
-    const { index, stage, since } = this.worker.progress.read();
+    const { index, stage, since, cpuSince, tid } = this.worker.progress.read();
     // Idle: still starting (loading Ajv takes a while), or about to answer.
     const { checkMs, compileMs } = this.deadlines;
     if (stage === STAGE.idle) return this.arm(checkMs);
-    const left = since + (stage === STAGE.compiling ? compileMs : checkMs) - clockMs();
+    const bound = stage === STAGE.compiling ? compileMs : checkMs;
+    const wall = clockMs() - since;
+    const cpuNow = cpuSince === null ? null : threadCpuNs(tid);
+    const spent = cpuNow === null ? wall : Number(cpuNow - cpuSince!) / 1e6;
+    const left = Math.min(bound - spent, bound * WALL_GUARD - wall);
     // At least every checkMs: what was read may be a stage that has just ended.
     if (left > 0) return this.arm(Math.min(left, checkMs));
     const why = stage === STAGE.compiling ? `compiling it took longer than ${compileMs} ms` : `checking these params took longer than ${checkMs} ms`;
@@ -261,31 +273,41 @@ export class ParamsCheckWorkers {
 }
 
 /**
- * Which job of the request the worker is at, in which stage, since when: written by the worker,
- * read by the watchdog. The time is written first, so a read that sees a new job or stage sees
- * its start time too (Atomics are sequentially consistent): a watchdog never times a job from
- * the previous one's start.
+ * Which job of the request the worker is at, in which stage, since when (wall time, and the
+ * worker thread's CPU time then), and the worker's thread id: written by the worker, read by the
+ * watchdog. The times are written first, so a read that sees a new job or stage sees its start
+ * times too (Atomics are sequentially consistent): a watchdog never times a job from the
+ * previous one's start.
  */
 export class Progress {
-  static readonly BYTES = 16;
+  static readonly BYTES = 32;
   private readonly ints: Int32Array;
-  private readonly micros: BigInt64Array;
+  private readonly times: BigInt64Array;
 
   constructor(readonly buffer: SharedArrayBuffer) {
-    this.ints = new Int32Array(buffer, 0, 2);
-    this.micros = new BigInt64Array(buffer, 8, 1);
+    this.ints = new Int32Array(buffer, 0, 4);
+    this.times = new BigInt64Array(buffer, 16, 2);
+  }
+
+  /** Called once by the worker: the thread whose CPU time the watchdog reads (0: none, wall time only). */
+  identify(tid: number): void {
+    Atomics.store(this.ints, 2, tid);
   }
 
   enter(index: number, stage: Stage): void {
-    Atomics.store(this.micros, 0, BigInt(Math.round(clockMs() * 1000)));
+    const cpu = stage === STAGE.idle ? null : threadCpuNs(Atomics.load(this.ints, 2));
+    Atomics.store(this.times, 1, cpu ?? -1n);
+    Atomics.store(this.times, 0, BigInt(Math.round(clockMs() * 1000)));
     Atomics.store(this.ints, 0, index);
     Atomics.store(this.ints, 1, stage);
   }
 
-  read(): { index: number; stage: Stage; since: number } {
+  read(): { index: number; stage: Stage; since: number; cpuSince: bigint | null; tid: number } {
     const stage = Atomics.load(this.ints, 1) as Stage;
     const index = Atomics.load(this.ints, 0);
-    return { index, stage, since: Number(Atomics.load(this.micros, 0)) / 1000 };
+    const since = Number(Atomics.load(this.times, 0)) / 1000;
+    const cpu = Atomics.load(this.times, 1);
+    return { index, stage, since, cpuSince: cpu < 0n ? null : cpu, tid: Atomics.load(this.ints, 2) };
   }
 }
 

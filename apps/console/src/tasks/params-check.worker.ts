@@ -5,13 +5,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { clockMs, Progress, TOO_COSTLY, type CheckRequest, type Verdict, type WorkerData } from './params-check-thread';
 import { ParamsSchemas, STAGE } from './params-schemas';
+import { ownThreadId, threadCpuNs } from './thread-cpu';
 
 const { requestMs } = workerData as WorkerData;
 const progress = new Progress((workerData as WorkerData).progress);
 const schemas = new ParamsSchemas();
+const tid = ownThreadId();
+progress.identify(tid);
+
+/** This thread's CPU time in ms (thread-cpu.ts), or the wall clock where that cannot be read. */
+const workMs = (): number => {
+  const cpu = threadCpuNs(tid);
+  return cpu === null ? clockMs() : Number(cpu) / 1e6;
+};
 
 parentPort!.on('message', ({ schemas: texts, jobs }: CheckRequest) => {
-  const started = clockMs();
+  const started = workMs();
   let spent = false;
   const verdicts = jobs.map((job, i): Verdict => {
     // Untimed until a stage starts: the previous job's stage must not be charged for this one.
@@ -19,7 +28,7 @@ parentPort!.on('message', ({ schemas: texts, jobs }: CheckRequest) => {
     // Between jobs the worker can time itself: past the budget, the job at hand is refused and the
     // rest of the request left unchecked (it is refused anyway).
     if (spent) return { errors: [] };
-    if (clockMs() - started > requestMs) {
+    if (workMs() - started > requestMs) {
       spent = true;
       return { refused: `${TOO_COSTLY}: checking this request's params took longer than ${requestMs} ms in all; save fewer tasks at a time` };
     }
