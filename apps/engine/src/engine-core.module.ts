@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './common/claim-signal';
+import { NodeLiveness } from './common/node-liveness';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
@@ -33,6 +34,7 @@ export class EngineCoreModule {
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
         GroupPeers,
+        NodeLiveness,
         {
           provide: ClaimSignal,
           useFactory: () => {
@@ -45,7 +47,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, NodeLiveness, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }
