@@ -17,8 +17,9 @@ import { table } from '../support/table';
  * engine SIGKILL mid-burst, MariaDB restarted mid-run (a private server on its own port, never
  * the shared one), ActiveMQ stopped (a private broker; alarms lost / duplicated by id), executor
  * SIGKILL with runs in flight, an executor behind a slow link (a delaying TCP proxy), and one
- * engine of three whose database link is black-holed or slowed (FaultProxy) or which is frozen
- * with SIGSTOP (engine-db-fault.ts: early starts, lateness of its runs, alarms).
+ * engine of three whose database link is black-holed or slowed (FaultProxy), which is frozen
+ * with SIGSTOP or whose clock is 5 s ahead (engine-db-fault.ts: early starts, lateness of its
+ * runs, alarms).
  */
 
 interface FaultCase {
@@ -42,6 +43,7 @@ function cases(full: boolean, args: readonly string[]): FaultCase[] {
     { key: 'slow-link-1s', full: true, run: (log) => slowLink({ n: 500, delayMs: 1_000 }, log) },
     { key: 'db-hole', run: (log) => engineDbFault({ fault: { kind: 'db-hole' }, faultMs: 30_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
     { key: 'db-delay', run: (log) => engineDbFault({ fault: { kind: 'db-delay', delayMs: 2_000 }, faultMs: 30_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
+    { key: 'clock-ahead', run: (log) => engineDbFault({ fault: { kind: 'clock-ahead', aheadMs: 5_000 }, faultMs: 20_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
     { key: 'sigstop', run: (log) => engineDbFault({ fault: { kind: 'sigstop' }, faultMs: 20_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
     { key: 'slow-link-3s', run: (log) => slowLink({ n: full ? 200 : 60, delayMs: 3_000, sleepMs: 4_000 }, log) },
   ];

@@ -6,8 +6,21 @@ import { FaultProxy } from '../fault-proxy';
 import { dueTimes, faultResult, lastEnd, openThrottles, seedRuns, settle, waitAllEnded, type FaultResult } from './common';
 import { ENGINE_DEFAULT_TIMING } from './engine-kill';
 
-/** How engine 1 is hurt: its database connections black-holed or slowed, or the process frozen (SIGSTOP … SIGCONT). */
-export type EngineFault = { kind: 'db-hole' } | { kind: 'db-delay'; delayMs: number } | { kind: 'sigstop' };
+/**
+ * How engine 1 is hurt: its database connections black-holed or slowed, the process frozen
+ * (SIGSTOP … SIGCONT), or its clock ahead from its start (libfaketime, Debian's `faketime`).
+ */
+export type EngineFault = { kind: 'db-hole' } | { kind: 'db-delay'; delayMs: number } | { kind: 'sigstop' } | { kind: 'clock-ahead'; aheadMs: number };
+
+/** Debian's libfaketime (package `faketime`). */
+const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+/** Engine 1's own environment: its database through the proxy; for a clock ahead, libfaketime (wall clock only: timers keep their pace). */
+function victimEnv(fault: EngineFault, dbUrl: string): Record<string, string> {
+  const env = { ...ENGINE_DEFAULT_TIMING, BATON_DB_URL: dbUrl };
+  if (fault.kind !== 'clock-ahead') return env;
+  return { ...env, LD_PRELOAD: LIBFAKETIME, FAKETIME: `+${fault.aheadMs / 1000}s`, FAKETIME_DONT_FAKE_MONOTONIC: '1', FAKETIME_NO_CACHE: '1' };
+}
 
 /** The executors of the issue-44 runs: concurrency 32, the SDK's default queue limit. */
 const EXECUTOR_ENV = { BATON_EXECUTOR_CONCURRENCY: '32', BATON_EXECUTOR_QUEUE_LIMIT: '100' };
@@ -32,12 +45,12 @@ const ALARM_WINDOW_AFTER_HEAL_MS = 10_000;
  * runs engine 1 held ended.
  */
 export async function engineDbFault(options: { fault: EngineFault; faultMs: number; n: number; spanMs: number }, log: (s: string) => void): Promise<FaultResult> {
-  const c = await Cluster.open(`fe${options.fault.kind[3] ?? 's'}`);
+  const c = await Cluster.open(`fe${options.fault.kind[3]}`);
   const { proxy, url } = await FaultProxy.proxying(c.db.url);
   let failed = true;
   try {
     await openThrottles(c);
-    const [victim] = await c.startEngines(1, { ...ENGINE_DEFAULT_TIMING, BATON_DB_URL: url });
+    const [victim] = await c.startEngines(1, victimEnv(options.fault, url));
     await c.startEngines(2, ENGINE_DEFAULT_TIMING);
     await c.startExecutors(3, EXECUTOR_ENV);
     const due = Math.ceil((Date.now() + 6_000) / 1000) * 1000;
@@ -47,12 +60,13 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
     const heldIds = new Set(held.map((r) => Number(r.id)));
     const faultAt = Date.now();
     if (options.fault.kind === 'sigstop') process.kill(victim.pid, 'SIGSTOP');
-    else proxy.set(options.fault.kind === 'db-hole' ? { kind: 'hole' } : { kind: 'delay', delayMs: options.fault.delayMs });
+    else if (options.fault.kind === 'db-hole') proxy.set({ kind: 'hole' });
+    else if (options.fault.kind === 'db-delay') proxy.set({ kind: 'delay', delayMs: options.fault.delayMs });
     log(`  ${options.fault.kind} on ${victim.nodeId} for ${options.faultMs} ms, holding ${heldIds.size} runs`);
     await sleep(options.faultMs);
     const healedAt = Date.now();
     if (options.fault.kind === 'sigstop') process.kill(victim.pid, 'SIGCONT');
-    else proxy.set({ kind: 'pass' });
+    proxy.set({ kind: 'pass' });
     const waited = await waitAllEnded(c, options.n, { timeoutMs: 180_000, stallMs: 60_000, log });
     await sleep(Math.max(0, healedAt + ALARM_WINDOW_AFTER_HEAL_MS - Date.now()));
     const { runs, records, t } = await settle(c, faultAt, log);
@@ -66,9 +80,8 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
     const victimEnds = runs.filter((r) => heldIds.has(r.id)).map((r) => r.updatedAt);
     const ofVictim = lateness(heldIds);
     const alarms = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, raisedAt: MoreThanOrEqual(faultAt) } });
-    const label = { 'db-hole': 'database connections black-holed', 'db-delay': `database traffic delayed ${options.fault.kind === 'db-delay' ? options.fault.delayMs / 1000 : 0} s`, sigstop: 'process frozen (SIGSTOP)' }[options.fault.kind];
     const result = faultResult(
-      `engine 1 of 3: ${label} ${options.faultMs / 1000} s`,
+      `engine 1 of 3: ${label(options.fault)} ${options.faultMs / 1000} s`,
       { engines: 3, executors: 3, runs: options.n, spanMs: options.spanMs, faultMs: options.faultMs, ...ENGINE_DEFAULT_TIMING },
       runs,
       t,
@@ -97,5 +110,18 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
     if (options.fault.kind === 'sigstop') c.engines.forEach((e) => e.alive && process.kill(e.pid, 'SIGCONT'));
     await c.close(failed);
     await proxy.close();
+  }
+}
+
+function label(fault: EngineFault): string {
+  switch (fault.kind) {
+    case 'db-hole':
+      return 'database connections black-holed';
+    case 'db-delay':
+      return `database traffic delayed ${fault.delayMs / 1000} s`;
+    case 'sigstop':
+      return 'process frozen (SIGSTOP)';
+    case 'clock-ahead':
+      return `clock ${fault.aheadMs / 1000} s ahead (libfaketime), measured over`;
   }
 }
