@@ -49,6 +49,11 @@ export class EngineNodeService {
     return this.lastHeartbeatAt;
   }
 
+  /** Its last heartbeat is too old to be sure it is still UP (back from a stall: NodeLiveness). */
+  get lapsed(): boolean {
+    return this.liveness.lapsed;
+  }
+
   get embedded(): boolean {
     const type = this.dataSource.options.type;
     return type === 'better-sqlite3' || type === 'sqlite';
