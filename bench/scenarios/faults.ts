@@ -1,6 +1,7 @@
 import { brokerOutage } from '../support/faults/broker-outage';
 import type { FaultResult } from '../support/faults/common';
 import { dbRestart } from '../support/faults/db-restart';
+import { engineDbFault } from '../support/faults/engine-db-fault';
 import { engineKill } from '../support/faults/engine-kill';
 import { EXECUTOR_FAST_DOWN, executorKill } from '../support/faults/executor-kill';
 import { slowLink } from '../support/faults/slow-link';
@@ -15,7 +16,10 @@ import { table } from '../support/table';
  * twice) from the executors' record files, and the recovery time. Cases (bench/support/faults/):
  * engine SIGKILL mid-burst, MariaDB restarted mid-run (a private server on its own port, never
  * the shared one), ActiveMQ stopped (a private broker; alarms lost / duplicated by id), executor
- * SIGKILL with runs in flight, an executor behind a slow link (a delaying TCP proxy).
+ * SIGKILL with runs in flight, an executor behind a slow link (a delaying TCP proxy), and one
+ * engine of three whose database link is black-holed or slowed (FaultProxy), which is frozen
+ * with SIGSTOP or whose clock is 5 s ahead (engine-db-fault.ts: early starts, lateness of its
+ * runs, alarms).
  */
 
 interface FaultCase {
@@ -37,6 +41,10 @@ function cases(full: boolean, args: readonly string[]): FaultCase[] {
     { key: 'executor-kill-default', full: true, run: (log) => executorKill({ n: 64, sleepMs: 3_000, engineEnv: {}, label: 'default: down 10 s + grace 30 s' }, log) },
     { key: 'slow-link', run: (log) => slowLink({ n: full ? 2000 : 300, delayMs: 200 }, log) },
     { key: 'slow-link-1s', full: true, run: (log) => slowLink({ n: 500, delayMs: 1_000 }, log) },
+    { key: 'db-hole', run: (log) => engineDbFault({ fault: { kind: 'db-hole' }, faultMs: 30_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
+    { key: 'db-delay', run: (log) => engineDbFault({ fault: { kind: 'db-delay', delayMs: 2_000 }, faultMs: 30_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
+    { key: 'clock-ahead', run: (log) => engineDbFault({ fault: { kind: 'clock-ahead', aheadMs: 5_000 }, faultMs: 20_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
+    { key: 'sigstop', run: (log) => engineDbFault({ fault: { kind: 'sigstop' }, faultMs: 20_000, n: full ? 3000 : 1000, spanMs: 20_000 }, log) },
     { key: 'slow-link-3s', run: (log) => slowLink({ n: full ? 200 : 60, delayMs: 3_000, sleepMs: 4_000 }, log) },
   ];
   return list.filter((c) => full || !c.full);
@@ -45,7 +53,7 @@ function cases(full: boolean, args: readonly string[]): FaultCase[] {
 /** Options: `--faults=engine-kill,db-restart,…` (only these cases), `--tag=-x` (result file suffix), `--db-port=`, `--stomp-port=`. */
 export const faults: Scenario = {
   name: 'faults',
-  description: 'engine/executor SIGKILL, MariaDB restart, ActiveMQ outage, slow executor link: lost, duplicated, recovery time',
+  description: 'engine/executor SIGKILL, MariaDB restart, ActiveMQ outage, slow executor link, an engine black-holed / slowed / frozen: lost, duplicated, recovery time',
   async run({ full, args, log }) {
     const only = option(args, 'faults')?.split(',');
     const picked = cases(full, args).filter((c) => !only || only.includes(c.key));

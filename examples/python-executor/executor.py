@@ -49,6 +49,10 @@ RECENTLY_FINISHED_LIMIT = 10_000
 # A running handler's new log lines go to the engine at most this often (the console's live tail),
 # as the TypeScript SDK's default progressIntervalMs does; the rest go with the final callback.
 LOG_TAIL_INTERVAL_MS = 1000
+# One engine's try of a heartbeat (s), well under the engines' BATON_EXECUTOR_DEAD_AFTER_MS (10 s,
+# the timeout of other requests too): an engine that hangs (black-holed, frozen) costs one short
+# try, and the next engine is tried, instead of keeping the executor silent until it is DOWN.
+HEARTBEAT_TRY_S = 2
 MAX_PENDING_LOG_LINES = 200
 # The longest a final callback is held back while runs wait in line to start: the outcome must not
 # wait on a line that stays full. The SDKs' bound (a 4,000-run burst sent ahead started within
@@ -435,12 +439,12 @@ class Executor:
             unique.insert(0, self.last_good)
         return unique
 
-    def post(self, base, path, payload):
-        """(status, body); status 0 when no HTTP answer came."""
-        status, body, _ = self.post_answer(base, path, payload)
+    def post(self, base, path, payload, timeout=10):
+        """(status, body); status 0 when no HTTP answer came (within `timeout` seconds)."""
+        status, body, _ = self.post_answer(base, path, payload, timeout)
         return status, body
 
-    def post_answer(self, base, path, payload):
+    def post_answer(self, base, path, payload, timeout=10):
         """(status, body, retry_after_s): post, and a 429's Retry-After in seconds (0 when none)."""
         body = json.dumps(payload, separators=(",", ":")).encode()
         headers = dict(sign(self.secret, self.tenant, "POST", path, body))
@@ -448,7 +452,7 @@ class Executor:
         request = urllib.request.Request(base + path, data=body, headers=headers, method="POST")
         retry_after = 0
         try:
-            with urllib.request.urlopen(request, timeout=10) as res:
+            with urllib.request.urlopen(request, timeout=timeout) as res:
                 status, text = res.status, res.read()
         except urllib.error.HTTPError as err:
             status, text = err.code, err.read()
@@ -497,7 +501,7 @@ class Executor:
         failures = []
         payload = self.heartbeat_payload()
         for url in self.order(self.engine_urls):
-            status, ack = self.post(url, "/baton/executors/heartbeat", payload)
+            status, ack = self.post(url, "/baton/executors/heartbeat", payload, HEARTBEAT_TRY_S)
             if 200 <= status < 300:
                 self.last_beat_payload = payload
                 if isinstance(ack, dict):

@@ -7,6 +7,7 @@ import { openTestDatabase, type TestDatabase } from '../support/databases';
 import { claimSide, testConfig } from '../../apps/engine/src/testing/engine-test-kit';
 import { EngineNodeService } from '../../apps/engine/src/node/engine-node.service';
 import { GroupPeers } from '../../apps/engine/src/common/group-peers';
+import { NodeLiveness } from '../../apps/engine/src/common/node-liveness';
 import { LivenessLock } from '../../apps/engine/src/node/liveness-lock';
 import { TakeoverService } from '../../apps/engine/src/node/takeover/takeover.service';
 import { WriterFollower } from '../../apps/engine/src/node/writer-follower';
@@ -56,7 +57,7 @@ describe('engine liveness on Galera: locks are per node', () => {
     const a = claimSide(node1, testConfig({ nodeId: 'engine-a', livenessPollMs: 250 }), clock);
     const configB = testConfig({ nodeId: 'engine-b', livenessPollMs: 250 });
     const lockB = new LivenessLock(node1, configB); // B's lock on node 1 …
-    const nodeB = new EngineNodeService(node2, configB, clock, lockB); // … its pool on node 2
+    const nodeB = new EngineNodeService(node2, configB, clock, lockB, new NodeLiveness(configB, clock)); // … its pool on node 2
     const takeoverB = new TakeoverService(node2, configB, clock, new EngineMetrics({ defaultMetrics: false }), lockB, new GroupPeers(node2, configB, clock));
     const claims: string[] = [];
     const followerB = new WriterFollower(node2, lockB, [{ start: () => void claims.push('start'), stop: async () => void claims.push('stop') }], () => true, new Logger('test'));

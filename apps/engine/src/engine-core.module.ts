@@ -4,6 +4,7 @@ import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './common/claim-signal';
 import { ClockWatch } from './common/clock-watch';
+import { NodeLiveness } from './common/node-liveness';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { EngineMetrics } from './metrics/engine-metrics';
@@ -35,6 +36,7 @@ export class EngineCoreModule {
         EngineAlarmBusCloser,
         GroupPeers,
         ClockWatch,
+        NodeLiveness,
         {
           provide: ClaimSignal,
           useFactory: () => {
@@ -47,7 +49,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, ClaimSignal, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

@@ -2,6 +2,7 @@ import { PATHS, type RunCallback } from '@baton/protocol';
 import { backoffDelay, WakeableSleep } from './backoff';
 import { CallbackBatches } from './callback-batches';
 import { describeAnswer, type EngineAnswer, type EngineClient } from './engine-client';
+import { engineRound, type RoundResult } from './engine-round';
 import type { ExecutorEventEmitter } from './events';
 import type { CallbackSpool, SpoolEntry } from './spool';
 
@@ -20,13 +21,17 @@ interface Config {
   baseMs: number;
   maxMs: number;
   concurrency: number;
+  /** An engine that has not answered within this is set aside and the callback goes to the next one too (engineRound). */
+  rerouteAfterMs: number;
   /** Resolves when a new callback may go (StartsFirst: not while runs wait in line to start). Default: at once. */
   turn?: () => Promise<void>;
 }
 
 /**
  * Delivers final callbacks: each is already in the spool; it is sent to the engines (one round
- * = each URL once, in the dispatch's order), and after a failed round retried with backoff.
+ * = each URL once, in the dispatch's order, the next one also when an engine has not answered
+ * within `rerouteAfterMs` — any engine takes any callback, and a second copy gets 409), and
+ * after a failed round retried with backoff.
  * Callbacks on their way to the same engine at the same moment share one request (CallbackBatches). Delivered
  * (2xx/409) or refused for good (400/413/422) → removed from the spool. A 429 (the engine's
  * TENANT_BUSY / TENANT_RATE_LIMITED, or any other) is tried again later like a 503, but not
@@ -69,11 +74,8 @@ export class CallbackSender {
 
   /** One round for an interim callback: no spool, no retry. True when an engine took it. */
   async sendOnce(urls: readonly string[], callback: RunCallback): Promise<boolean> {
-    for (const url of this.client.order([...urls, ...this.config.engineUrls])) {
-      const answer = await this.client.post(url, PATHS.callback, callback);
-      if (isDelivered(answer.status) || isRejectedForGood(answer.status)) return isDelivered(answer.status);
-    }
-    return false;
+    const { settled } = await this.round(urls, (url) => this.client.post(url, PATHS.callback, callback));
+    return settled !== undefined && isDelivered(settled.status);
   }
 
   /** Resolves true when nothing is pending, false if `timeoutMs` passed first. */
@@ -96,23 +98,19 @@ export class CallbackSender {
     this.sleep.wake();
   }
 
+  /** One round over the callback's engines and then the configured ones, until one takes it or refuses it for good. */
+  private round(urls: readonly string[], send: (url: string) => Promise<EngineAnswer>): Promise<RoundResult> {
+    const order = this.client.order([...urls, ...this.config.engineUrls]);
+    return engineRound(order, send, (a) => isDelivered(a.status) || isRejectedForGood(a.status), this.config.rerouteAfterMs, (url) => this.client.setAside(url));
+  }
+
   private async deliver(entry: SpoolEntry): Promise<void> {
     const { runId, attempt } = entry.callback;
     let tries = 0;
     await this.config.turn?.();
     while (!this.stopped) {
       tries++;
-      const answers: EngineAnswer[] = [];
-      let settled: EngineAnswer | undefined;
-      for (const url of this.client.order([...entry.urls, ...this.config.engineUrls])) {
-        if (this.stopped) break;
-        const answer = await this.batches.send(url, entry.callback);
-        answers.push(answer);
-        if (isDelivered(answer.status) || isRejectedForGood(answer.status)) {
-          settled = answer;
-          break;
-        }
-      }
+      const { settled, answers } = await this.round(entry.urls, (url) => this.batches.send(url, entry.callback));
       if (settled) {
         if (isDelivered(settled.status)) {
           if (this.events.listens('callbackDelivered')) this.events.emit('callbackDelivered', { runId, attempt, engineUrl: settled.url, status: settled.status, tries });

@@ -21,7 +21,7 @@ function retryAfterMsOf(value: string | undefined): number | undefined {
   return ms === undefined ? undefined : Math.min(MAX_RETRY_AFTER_MS, ms);
 }
 
-/** An engine that gave no answer (or 5xx/429) is tried after the others for this long. */
+/** An engine that gave no answer (or 5xx/429), or was set aside as slow, is tried after the others for this long. */
 const FAILED_ENGINE_LAST_MS = 5_000;
 
 /**
@@ -32,8 +32,10 @@ const FAILED_ENGINE_LAST_MS = 5_000;
  * which engine base URLs are tried: as given — a dispatch lists its own engine first, so each
  * engine handles the callbacks of the runs it fired and the work of a burst stays spread over
  * the engines that dispatched it (measured: with "last engine that answered first", one of two
- * engines took all 4,000 callbacks of a 4,000-run burst) — except that engines which failed in
- * the last few seconds go last.
+ * engines took all 4,000 callbacks of a 4,000-run burst) — except that engines which failed or
+ * were too slow to answer (engineRound) in the last few seconds go last. A hanging engine stays
+ * last while it keeps hanging: each time it is tried again and does not answer in time, it is
+ * set aside anew.
  */
 export class EngineClient {
   /** Base URL → until when it is tried last. */
@@ -53,6 +55,11 @@ export class EngineClient {
     const now = Date.now();
     const failedLately = (u: string) => (this.failed.get(u) ?? 0) > now;
     return [...unique.filter((u) => !failedLately(u)), ...unique.filter(failedLately)];
+  }
+
+  /** Tries `url` after the others for a while: it did not answer in time (it may still). */
+  setAside(url: string): void {
+    this.failed.set(url, Date.now() + FAILED_ENGINE_LAST_MS);
   }
 
   /** POSTs `payload` to `{baseUrl}{path}`, signed over `path`. Never throws. */

@@ -1,5 +1,6 @@
 import { PATHS, type ExecutorHeartbeat, type ExecutorHeartbeatAck } from '@baton/protocol';
-import { describeAnswer, type EngineClient } from './engine-client';
+import { describeAnswer, type EngineAnswer, type EngineClient } from './engine-client';
+import { engineRound } from './engine-round';
 import type { ExecutorEventEmitter } from './events';
 
 /** Bounds applied to an engine's `intervalMs`. */
@@ -8,7 +9,9 @@ const MAX_INTERVAL_MS = 600_000;
 
 /**
  * Sends ExecutorHeartbeat (which is also the registration) at start and then every interval;
- * a round tries each engine URL once (last good first). An ack's `intervalMs` becomes the
+ * a round tries the engine URLs (engineRound: engines that failed lately last, the next one
+ * when one has not answered within `rerouteAfterMs`), so that one hanging engine does not
+ * silence the executor: any engine that hears it keeps it UP. An ack's `intervalMs` becomes the
  * interval; its `executorId` is reported through `onAck`.
  */
 export class HeartbeatLoop {
@@ -23,6 +26,7 @@ export class HeartbeatLoop {
     private readonly payload: () => ExecutorHeartbeat,
     private readonly onAck: (ack: ExecutorHeartbeatAck) => void,
     private readonly events: ExecutorEventEmitter,
+    private readonly rerouteAfterMs: number,
   ) {}
 
   get interval(): number {
@@ -56,20 +60,24 @@ export class HeartbeatLoop {
   }
 
   private async beat(): Promise<void> {
-    const failures: string[] = [];
-    for (const url of this.client.order(this.engineUrls)) {
-      const answer = await this.client.post(url, PATHS.heartbeat, this.payload());
-      if (answer.status >= 200 && answer.status < 300) {
-        const ack = answer.body as Partial<ExecutorHeartbeatAck> | null;
-        if (ack && typeof ack.intervalMs === 'number' && Number.isFinite(ack.intervalMs)) {
-          this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, Math.round(ack.intervalMs)));
-        }
-        if (ack && typeof ack.executorId === 'number') this.onAck({ executorId: ack.executorId, intervalMs: this.intervalMs });
-        this.events.emit('heartbeat', { engineUrl: url, executorId: ack?.executorId ?? -1, intervalMs: this.intervalMs });
-        return;
-      }
-      failures.push(describeAnswer(answer));
+    const ok = (a: EngineAnswer) => a.status >= 200 && a.status < 300;
+    const payload = this.payload();
+    const { settled, answers } = await engineRound(
+      this.client.order(this.engineUrls),
+      (url) => this.client.post(url, PATHS.heartbeat, payload),
+      ok,
+      this.rerouteAfterMs,
+      (url) => this.client.setAside(url),
+    );
+    if (!settled) {
+      this.events.emit('heartbeatFailed', { error: answers.map(describeAnswer).join('; ') });
+      return;
     }
-    this.events.emit('heartbeatFailed', { error: failures.join('; ') });
+    const ack = settled.body as Partial<ExecutorHeartbeatAck> | null;
+    if (ack && typeof ack.intervalMs === 'number' && Number.isFinite(ack.intervalMs)) {
+      this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, Math.round(ack.intervalMs)));
+    }
+    if (ack && typeof ack.executorId === 'number') this.onAck({ executorId: ack.executorId, intervalMs: this.intervalMs });
+    this.events.emit('heartbeat', { engineUrl: settled.url, executorId: ack?.executorId ?? -1, intervalMs: this.intervalMs });
   }
 }

@@ -60,6 +60,13 @@ export interface ExecutorOptions {
   callbackConcurrency?: number;
   /** Timeout of one request to an engine (callback, heartbeat), ms. Default 10 000. */
   requestTimeoutMs?: number;
+  /**
+   * A heartbeat or callback an engine has not answered within this also goes to the next engine,
+   * and that engine is tried after the others for 5 s (again each time it hangs), ms: one hanging
+   * engine must not keep an executor from being heard (it is DOWN after the engine's
+   * BATON_EXECUTOR_DEAD_AFTER_MS, 10 s by default) nor hold its callbacks. Default 1000.
+   */
+  rerouteAfterMs?: number;
   /** On stop: how long running handlers may take to finish before they are aborted, ms. Default 10 000. */
   shutdownGraceMs?: number;
   /** On stop: how long to keep trying to deliver pending callbacks (the rest stay spooled), ms. Default 5000. */
@@ -130,6 +137,7 @@ export interface ResolvedExecutorOptions {
   callbackRetry: { baseMs: number; maxMs: number };
   callbackConcurrency: number;
   requestTimeoutMs: number;
+  rerouteAfterMs: number;
   shutdownGraceMs: number;
   shutdownFlushMs: number;
   abortGraceMs: number;
@@ -158,6 +166,7 @@ export const EXECUTOR_DEFAULTS = {
   callbackRetry: { baseMs: 200, maxMs: 30_000 },
   callbackConcurrency: 32,
   requestTimeoutMs: 10_000,
+  rerouteAfterMs: 1000,
   shutdownGraceMs: 10_000,
   shutdownFlushMs: 5000,
   abortGraceMs: 5000,
@@ -240,6 +249,7 @@ export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecut
     callbackRetry,
     callbackConcurrency: int(options.callbackConcurrency, d.callbackConcurrency, 'callbackConcurrency', 1),
     requestTimeoutMs: int(options.requestTimeoutMs, d.requestTimeoutMs, 'requestTimeoutMs', 1),
+    rerouteAfterMs: int(options.rerouteAfterMs, d.rerouteAfterMs, 'rerouteAfterMs', 1),
     shutdownGraceMs: int(options.shutdownGraceMs, d.shutdownGraceMs, 'shutdownGraceMs', 0),
     shutdownFlushMs: int(options.shutdownFlushMs, d.shutdownFlushMs, 'shutdownFlushMs', 0),
     abortGraceMs: int(options.abortGraceMs, d.abortGraceMs, 'abortGraceMs', 0),

@@ -131,6 +131,7 @@ export class ExecutorRuntime {
       () => this.heartbeatPayload(),
       (ack) => (this.executorId = ack.executorId),
       this.events,
+      this.options.rerouteAfterMs,
     );
     this.heartbeat.start();
   }
@@ -463,7 +464,7 @@ export class ExecutorRuntime {
     this.spool = spool;
     const startsFirst = new StartsFirst(() => this.pool.inLine > 0 && this.phase === 'running', () => this.pool.whenLineEmpty());
     this.sender = new CallbackSender(
-      { engineUrls: this.options.engineUrls, baseMs: this.options.callbackRetry.baseMs, maxMs: this.options.callbackRetry.maxMs, concurrency: this.options.callbackConcurrency, turn: () => startsFirst.turn() },
+      { engineUrls: this.options.engineUrls, baseMs: this.options.callbackRetry.baseMs, maxMs: this.options.callbackRetry.maxMs, concurrency: this.options.callbackConcurrency, rerouteAfterMs: this.options.rerouteAfterMs, turn: () => startsFirst.turn() },
       this.client,
       spool,
       this.events,

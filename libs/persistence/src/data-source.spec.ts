@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { createEmptyTestDatabase } from '../../../test/support/databases';
-import { databaseKind, dataSourceOptions, openDatabase, resolveDataSourceOptions } from './data-source';
+import { databaseKind, dataSourceOptions, IDLE_TRANSACTION_TIMEOUT_S, openDatabase, resolveDataSourceOptions } from './data-source';
 
 describe('database URLs', () => {
   it('names the kind, and refuses anything else', () => {
@@ -31,6 +31,22 @@ describe('openDatabase on mysql', () => {
         await probe.destroy();
       }
     } finally {
+      await db.drop();
+    }
+  });
+
+  it('MariaDB: every session of the pool rolls back a transaction left idle (a frozen or cut-off client), the first one too', async () => {
+    const db = await createEmptyTestDatabase('mysql');
+    const ds = await openDatabase(db.url);
+    const runners = [ds.createQueryRunner(), ds.createQueryRunner(), ds.createQueryRunner()];
+    try {
+      // Three sessions at once: the one opened while initialising and two the pool opens now.
+      const values = await Promise.all(runners.map(async (r) => (await r.query('SELECT @@session.idle_transaction_timeout AS t, CONNECTION_ID() AS id'))[0]));
+      expect(new Set(values.map((v) => Number(v.id))).size).toBe(3);
+      expect(values.map((v) => Number(v.t))).toEqual([IDLE_TRANSACTION_TIMEOUT_S, IDLE_TRANSACTION_TIMEOUT_S, IDLE_TRANSACTION_TIMEOUT_S]);
+    } finally {
+      await Promise.all(runners.map((r) => r.release()));
+      await ds.destroy();
       await db.drop();
     }
   });

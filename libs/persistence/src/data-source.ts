@@ -88,11 +88,31 @@ export async function resolveDataSourceOptions(url: string): Promise<DataSourceO
   }
 }
 
+/**
+ * MariaDB rolls back a transaction left idle this long (s) and closes its session
+ * (`idle_transaction_timeout`; the server's default is 0, never). A process frozen (SIGSTOP, a
+ * paused VM) or cut off in the middle of a transaction holds its row locks until then: measured,
+ * the takeover of an engine frozen mid-transaction waited 13 s on them. Every Baton transaction
+ * is a few statements sent back to back, so seconds of idleness mean the client is gone; 5 s
+ * ends it before BATON_ENGINE_DEAD_AFTER_MS (8 s), when the survivors take the engine over. A
+ * liveness lock is held outside any transaction: not affected.
+ */
+export const IDLE_TRANSACTION_TIMEOUT_S = 5;
+
+/** Sets `idle_transaction_timeout` on every session of a MariaDB pool: the ones it opens from now on, and the one opened while initialising. */
+async function endIdleTransactions(dataSource: DataSource): Promise<void> {
+  const set = `SET SESSION idle_transaction_timeout = ${IDLE_TRANSACTION_TIMEOUT_S}`;
+  const pool = (dataSource.driver as unknown as { pool: { on(event: 'connection', listener: (c: { query(sql: string, cb: () => void): void }) => void): void } }).pool;
+  pool.on('connection', (connection) => connection.query(set, () => undefined));
+  await dataSource.query(set);
+}
+
 /** Opens a data source and brings its schema up to date with the migrations. */
 export async function openDatabase(url: string): Promise<DataSource> {
   const dataSource = new BatonDataSource(await resolveDataSourceOptions(url));
   await dataSource.initialize();
   try {
+    if (dataSource.options.type === 'mariadb') await endIdleTransactions(dataSource);
     await withMigrationLock(dataSource, () => dataSource.runMigrations({ transaction: 'each' }));
   } catch (err) {
     await dataSource.destroy().catch(() => undefined);

@@ -2,6 +2,7 @@ package baton
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -82,7 +83,12 @@ func retryAfterOf(res *http.Response) time.Duration {
 
 // postAnswer is postBody with the whole answer: a 429's Retry-After too.
 func (e *Executor) postAnswer(base, path string, body []byte) answer {
-	req, err := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(body))
+	return e.postAnswerWithin(context.Background(), base, path, body)
+}
+
+// postAnswerWithin is postAnswer given up when ctx ends (before RequestTimeout).
+func (e *Executor) postAnswerWithin(ctx context.Context, base, path string, body []byte) answer {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+path, bytes.NewReader(body))
 	if err != nil {
 		return answer{0, []byte(err.Error()), 0}
 	}

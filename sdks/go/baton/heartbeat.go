@@ -1,6 +1,7 @@
 package baton
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -47,11 +48,17 @@ func (e *Executor) heartbeatBody() heartbeatBody {
 	return hb
 }
 
+// heartbeatTry bounds one engine's try of a heartbeat, well under the engines'
+// BATON_EXECUTOR_DEAD_AFTER_MS (10 s, the default RequestTimeout too): an engine that hangs
+// (black-holed, frozen) costs one short try, and the next engine is tried, instead of keeping
+// the executor silent until it is marked DOWN.
+const heartbeatTry = 2 * time.Second
+
 // beat sends one heartbeat to the first engine that takes it, and follows its ack's intervalMs.
 func (e *Executor) beat() bool {
 	var failures []string
 	for _, url := range e.order(e.opts.EngineURLs) {
-		status, answer := e.post(url, "/baton/executors/heartbeat", e.heartbeatBody())
+		status, answer := e.heartbeatTo(url)
 		if status >= 200 && status < 300 {
 			var ack struct {
 				ExecutorID *int64   `json:"executorId"`
@@ -79,6 +86,18 @@ func (e *Executor) beat() bool {
 	}
 	e.warn("heartbeat failed on every engine URL (%s)", strings.Join(failures, "; "))
 	return false
+}
+
+// heartbeatTo sends one heartbeat to one engine, within heartbeatTry (or RequestTimeout if shorter).
+func (e *Executor) heartbeatTo(url string) (int, []byte) {
+	body, err := compactJSON(e.heartbeatBody())
+	if err != nil {
+		return 0, []byte(err.Error())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), heartbeatTry)
+	defer cancel()
+	a := e.postAnswerWithin(ctx, url, "/baton/executors/heartbeat", body)
+	return a.status, a.body
 }
 
 func (e *Executor) heartbeatLoop() {

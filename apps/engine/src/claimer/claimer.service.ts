@@ -9,6 +9,7 @@ import { PeriodicLoop } from '../common/periodic-loop';
 import { GroupPeers } from '../common/group-peers';
 import { ClaimSignal } from '../common/claim-signal';
 import { ClockWatch } from '../common/clock-watch';
+import { NodeLiveness } from '../common/node-liveness';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
 import { planClaimTurn, tenantBudgets, type TenantLoad } from './claim-turn';
@@ -70,6 +71,7 @@ export class ClaimerService {
     private readonly claims: RunClaims,
     signal: ClaimSignal,
     private readonly clockWatch: ClockWatch,
+    private readonly liveness: NodeLiveness,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
     signal.onDue((tenantId, runIds) => this.woken(tenantId, runIds));
@@ -92,6 +94,8 @@ export class ClaimerService {
     const { claimBatch, maxHeld } = this.config;
     const batch = Math.min(claimBatch, maxHeld - this.dueQueue.held);
     if (batch <= 0) return { claimed: 0, full: false, saturated: true };
+    // Back from a stall: not before the heartbeat has shown whether this node is still UP (NodeLiveness).
+    if (this.liveness.lapsed) return { claimed: 0, full: false, saturated: false };
     const now = this.clock.now();
     const { loads, budgets, engines } = await this.budgets(now);
     const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
@@ -144,7 +148,7 @@ export class ClaimerService {
    * Nothing while the claimer is stopped (starting, shutting down, a follower: engine lifecycle).
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
-    if (!this.loop.isRunning) return true;
+    if (!this.loop.isRunning || this.liveness.lapsed) return true;
     const now = this.clock.now();
     const { loads, budgets } = await this.budgets(now);
     const tenant = loads.find((t) => t.id === tenantId);

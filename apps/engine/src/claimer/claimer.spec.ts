@@ -371,6 +371,7 @@ describe('two engines claiming on mysql', () => {
   const db = useTestDatabase('mysql');
 
   it('get disjoint sets, and every due run is claimed exactly once', async () => {
+    await db.clear(); // the block's other tests may have run first (--sequence.shuffle)
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
     await insertUpExecutor(db.dataSource, 'acme', 1000);
     const values = Array.from({ length: 600 }, (_, i) => `(

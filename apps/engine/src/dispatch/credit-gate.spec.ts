@@ -60,6 +60,29 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     expect(g.held).toBe(1);
   });
 
+  it('wakes held-back runs by their instant: a run due now before runs sent ahead for later; each tenant in its own line', () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    const b = executor(2, 1);
+    const due = (id: number, dueAt: number, tenantId = 'acme') => ({ ...run(id), dueAt, tenantId });
+    g.admit(due(1, T0), [e]);
+    g.admit(due(10, T0, 'beta'), [b]);
+    // A burst sent ahead, due in 8 and 9 s, waits for room; then a trigger due now, and one of beta's due in 9 s.
+    for (const [id, at] of [[2, T0 + 9_000], [3, T0 + 8_000], [4, T0 + 9_000]]) g.admit(due(id, at), [e]);
+    g.admit(due(11, T0 + 9_000, 'beta'), [b]);
+    g.admit(due(5, T0), [e]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 2 });
+    expect(resumed).toEqual([5, 3]);
+    // Woken, then held back again (the room went meanwhile): first among the runs due at its instant.
+    g.answered(1, { kind: 'ACCEPTED', credit: 0 });
+    g.admit(due(6, T0 + 8_000), [e]);
+    g.admit(due(3, T0 + 8_000), [e]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 3 });
+    expect(resumed).toEqual([5, 3, 3, 6, 2]);
+    g.answered(2, { kind: 'ACCEPTED', credit: 1 });
+    expect(resumed.slice(5)).toEqual([11]);
+  });
+
   it('room reported by an outcome callback wakes as many', () => {
     const { g, resumed } = gate();
     const e = executor(1, 1);

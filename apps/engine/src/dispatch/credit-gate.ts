@@ -8,9 +8,12 @@ import { TenantTally } from './tenant-tally';
  * Holds back the runs no executor has room for (ExecutorCredits), instead of sending them to be
  * refused with 429 — each refusal a failed dispatch and a RETRY_WAIT write (issue 11: 750 of
  * them in one 4,000-run burst on the SDK's defaults). A run held back waits here, per (tenant,
- * executor app), oldest first, still CLAIMED and leased by this node, and goes back to the due
+ * executor app), in the order of the instants the runs are due at — a run due now before runs
+ * sent ahead for later (a run becomes sendable up to BATON_SEND_AHEAD_MS before its instant, so
+ * in the order they were held back, a manual trigger waited behind a burst's runs due seconds
+ * later: p50 1.7 s, issue 44) — still CLAIMED and leased by this node, and goes back to the due
  * queue (`resume`) when room appears: a 202 or a run's outcome callback reporting credit, or a
- * probe's turn.
+ * probe's turn. The lines are per tenant: one tenant's early runs never stand before another's.
  */
 export class CreditGate {
   private readonly credits: ExecutorCredits;
@@ -115,9 +118,9 @@ export class CreditGate {
 
   private holdBack(app: string, run: ClaimedRun): void {
     const list = this.waiting.get(app) ?? [];
-    // A run woken and held back again keeps its place at the head: oldest first.
-    if (this.woken.delete(run.runId)) list.unshift(run);
-    else list.push(run);
+    // By instant; among equal instants first come first, and a run woken and held back again
+    // before them (it was there first).
+    list.splice(placeOf(list, run.dueAt, this.woken.delete(run.runId)), 0, run);
     this.waiting.set(app, list);
     this.heldIds.add(run.runId);
     this.tally.add(run.tenantId);
@@ -173,6 +176,18 @@ export class CreditGate {
 /** The room an executor's last heartbeat showed (workers and queue places free), what stands in before its first answer. */
 function heartbeatRoom(c: RoutedExecutor): number {
   return c.capacity + c.queueLimit - c.inFlight;
+}
+
+/** Where a run due at `dueAt` goes in `list` (ordered by dueAt): after the runs due at the same instant, or before them (`first`). */
+function placeOf(list: readonly ClaimedRun[], dueAt: number, first: boolean): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].dueAt < dueAt || (!first && list[mid].dueAt === dueAt)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function appKey(run: ClaimedRun): string {

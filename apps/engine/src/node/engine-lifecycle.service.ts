@@ -24,7 +24,8 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
  * start(url): create the served engine groups that are missing, register the node (refusing a
  * second engine on SQLite), give back runs a previous life of this node id still holds, take
  * over provably dead nodes (embedded restart),
- * then the loops: heartbeat (+ takeover of dead nodes), liveness locks (MySQL/MariaDB: takeover
+ * then the loops: heartbeat, takeover of silent nodes (not while this node's own heartbeat has
+ * lapsed: NodeLiveness), liveness locks (MySQL/MariaDB: takeover
  * of crashed nodes), lease renewal, planner, claimer, and the dispatch side's NODE_WORKERS (the
  * watchdog).
  *
@@ -43,6 +44,7 @@ export type EngineState = 'NEW' | 'STARTING' | 'RUNNING' | 'STOPPING' | 'STOPPED
 export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Engine');
   private readonly heartbeatLoop: PeriodicLoop;
+  private readonly takeoverLoop: PeriodicLoop;
   private readonly livenessLoop: PeriodicLoop;
   private readonly writer: WriterFollower;
   private stateValue: EngineState = 'NEW';
@@ -68,7 +70,17 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       async () => {
         await this.node.heartbeat();
         await this.writer.check();
-        await this.takeover.runOnce();
+      },
+      this.logger,
+    );
+    // Its own loop, at the heartbeat's pace: a takeover that waits (on row locks a frozen engine
+    // still held) must not hold this node's heartbeat too — measured, both survivors of a
+    // SIGSTOP were declared DOWN by the engine they were taking over when it woke up.
+    this.takeoverLoop = new PeriodicLoop(
+      'takeover',
+      config.heartbeatMs,
+      async () => {
+        if (!this.node.lapsed) await this.takeover.runOnce();
       },
       this.logger,
     );
@@ -97,6 +109,7 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
       await this.takeover.recoverOwnLeftovers();
       for (const node of provablyDead) await this.takeover.takeOver(node, { cause: 'PROCESS_GONE' });
       this.heartbeatLoop.start(this.config.heartbeatMs);
+      this.takeoverLoop.start(this.config.heartbeatMs);
       if (this.node.livenessLocked) {
         this.livenessLoop.start(this.config.livenessPollMs);
         this.writer.start();
@@ -168,6 +181,7 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
     await this.planner.stop();
     await this.leases.stop();
     await this.heartbeatLoop.stop();
+    await this.takeoverLoop.stop();
     await this.livenessLoop.stop();
   }
 }

@@ -6,6 +6,7 @@ import { AlarmEntity, EngineGroupEntity, EngineNodeEntity, registerEngineNode, R
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { eventually } from '../testing/eventually';
+import { DispatchMarks } from '../runs/dispatch-marks';
 import { EngineAlreadyRunningError } from './engine-already-running-error';
 
 describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
@@ -85,6 +86,45 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
     clock.advance(100);
     await e.node.heartbeat();
     expect(await nodeRow('engine-a')).toMatchObject({ state: 'UP', heartbeatAt: T0 + 100 });
+    await e.lifecycle.stop();
+  });
+
+  it('a heartbeat that waited states the time it is written, and so does the re-registration after a survivor declared the node DOWN', async () => {
+    const e = engine({ heartbeatMs: 10_000, engineDeadAfterMs: 30_000 });
+    await e.lifecycle.start('http://x');
+    // The clock moves while the write is on its way (a black-holed connection, a frozen process).
+    const late = e.node.heartbeat();
+    clock.advance(16_700);
+    await late;
+    expect((await nodeRow('engine-a')).heartbeatAt).toBe(T0 + 16_700);
+    await db.dataSource.getRepository(EngineNodeEntity).update({ id: 'engine-a' }, { state: 'DOWN' });
+    const back = e.node.heartbeat();
+    clock.advance(16_700);
+    await back;
+    expect(await nodeRow('engine-a')).toMatchObject({ state: 'UP', heartbeatAt: T0 + 33_400 });
+    await e.lifecycle.stop();
+  });
+
+  it('back from a stall: claims nothing before its heartbeat, and cannot send the runs taken over meanwhile', async () => {
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, misfireThresholdMs: 600_000 });
+    const held = await insertRun(db.dataSource, { taskId: task });
+    const e = engine({ heartbeatMs: 60_000 });
+    await e.lifecycle.start('http://a');
+    await eventually(() => e.queue.held === 1);
+    // Frozen past its dead-after: a survivor declares it DOWN and releases its run.
+    clock.advance(e.config.engineDeadAfterMs + 1000);
+    const survivor = claimSide(db.dataSource, testConfig({ nodeId: 'engine-b' }), clock);
+    expect((await survivor.takeover.runOnce()).takeovers.map((t) => t.node)).toEqual(['engine-a']);
+    const due = await insertRun(db.dataSource, { taskId: task, dueAt: clock.now() });
+    expect(e.liveness.lapsed).toBe(true);
+    expect((await e.claimer.claimOnce()).claimed).toBe(0);
+    // Fencing: the run still in its memory is no longer its to send.
+    const inMemory = e.queue.runs.find((r) => r.runId === held)!;
+    expect(await new DispatchMarks(db.dataSource, e.config, clock).markDispatched(inMemory, 7)).toBeNull();
+    await e.node.heartbeat();
+    expect(await nodeRow('engine-a')).toMatchObject({ state: 'UP', heartbeatAt: clock.now() });
+    expect(e.liveness.lapsed).toBe(false);
+    await eventually(() => e.queue.runs.some((r) => r.runId === due));
     await e.lifecycle.stop();
   });
 

@@ -12,6 +12,7 @@ import {
   registerEngineNode,
 } from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
+import { NodeLiveness } from '../common/node-liveness';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineAlreadyRunningError } from './engine-already-running-error';
 import { LivenessLock } from './liveness-lock';
@@ -32,6 +33,7 @@ export class EngineNodeService {
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     readonly lock: LivenessLock,
+    private readonly liveness: NodeLiveness,
   ) {}
 
   /** Whether this node holds a liveness lock others can watch (MySQL/MariaDB, and not turned off). */
@@ -45,6 +47,11 @@ export class EngineNodeService {
 
   get heartbeatAt(): number | null {
     return this.lastHeartbeatAt;
+  }
+
+  /** Its last heartbeat is too old to be sure it is still UP (back from a stall: NodeLiveness). */
+  get lapsed(): boolean {
+    return this.liveness.lapsed;
   }
 
   get embedded(): boolean {
@@ -95,7 +102,7 @@ export class EngineNodeService {
       };
       await registerEngineNode(em, row);
       this.registered = row;
-      this.lastHeartbeatAt = now;
+      this.proven(now);
       return others.filter((n) => provablyDead(n));
     });
   }
@@ -118,17 +125,32 @@ export class EngineNodeService {
    * Heartbeat. If a survivor declared this node dead meanwhile (its heartbeats were late: a
    * stalled process, a lost database), it re-registers: the survivor has already released its
    * runs, and what this node still holds in memory fails its guarded dispatch (claimed_by changed).
+   * The row states the time it is written, not the time the write was prepared: a write that
+   * waited longer than a heartbeat period (a black-holed connection, a frozen process) is done
+   * again, and a re-registration takes the time anew — survivors would otherwise find the row
+   * already too old and declare the node DOWN a second time just after it came back.
    */
   async heartbeat(): Promise<void> {
     const row = this.registered;
     if (!row) return;
-    const now = this.clock.now();
-    const alive = await inTransaction(this.dataSource, (em) => heartbeatEngineNode(em, row.id, now));
+    const write = (at: number) => inTransaction(this.dataSource, (em) => heartbeatEngineNode(em, row.id, at));
+    let now = this.clock.now();
+    let alive = await write(now);
+    if (alive && this.clock.now() - now >= this.config.heartbeatMs) {
+      now = this.clock.now();
+      alive = await write(now);
+    }
     if (!alive) {
       this.logger.error(`node ${row.id} was declared DOWN by another engine (heartbeats too late?); its runs were taken over — registering UP again`);
+      now = this.clock.now();
       await inTransaction(this.dataSource, (em) => registerEngineNode(em, { ...row, startedAt: row.startedAt, heartbeatAt: now }));
     }
-    this.lastHeartbeatAt = now;
+    this.proven(now);
+  }
+
+  private proven(at: number): void {
+    this.lastHeartbeatAt = at;
+    this.liveness.proven(at);
   }
 
   /** Graceful shutdown: DOWN at once, so survivors need not wait engineDeadAfterMs to know; then the liveness lock goes. */

@@ -14,6 +14,7 @@ import { RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from '../claimer/claim-tenants';
 import { TenantPace } from '../claimer/tenant-pace';
 import { GroupPeers } from '../common/group-peers';
+import { NodeLiveness } from '../common/node-liveness';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
@@ -79,17 +80,18 @@ export class FakeDueQueue implements DueQueuePort {
 export function claimSide(dataSource: DataSource, config: EngineConfig, clock: Clock = new ManualClock(T0), queue = new FakeDueQueue()) {
   const metrics = new EngineMetrics({ defaultMetrics: false });
   const lock = new LivenessLock(dataSource, config);
-  const node = new EngineNodeService(dataSource, config, clock, lock);
+  const liveness = new NodeLiveness(config, clock);
+  const node = new EngineNodeService(dataSource, config, clock, lock, liveness);
   const peers = new GroupPeers(dataSource, config, clock);
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock, peers);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const claims = new RunClaims(config);
   const signal = new ClaimSignal(config, clock);
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch, liveness);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
-  return { config, clock, queue, metrics, lock, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch };
+  return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

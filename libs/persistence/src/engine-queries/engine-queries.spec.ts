@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { EngineGroupEntity, RunEntity } from '../entities';
+import { EngineGroupEntity, RunEntity, TenantEntity } from '../entities';
 import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
@@ -20,6 +20,7 @@ import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 import { deferRunDispatch } from './runs/defer-run-dispatch';
 import { retryRunAttempt } from './runs/retry-run-attempt';
+import { recordExecutorHeartbeat } from './executors/record-executor-heartbeat';
 
 const T = 1_767_225_600_000;
 
@@ -55,6 +56,23 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
             .filter((c) => c.key === 1)
             .map((c) => `${c.name} ${c.desc ? 'DESC' : 'ASC'}`);
     expect(parts).toEqual(['engine_group ASC', 'state ASC', 'tenant_id ASC', 'due_at ASC', 'priority DESC']);
+  });
+
+  it('recordExecutorHeartbeat never moves heartbeat_at back: a heartbeat that landed late (a slow engine) keeps the later one', async () => {
+    await db.dataSource.getRepository(TenantEntity).insert({ id: 'acme', name: 'acme', engineGroup: 'default', executorSecret: 's', createdAt: T });
+    const beat = (now: number) =>
+      inTransaction(db.dataSource, (em) =>
+        recordExecutorHeartbeat(em, { tenantId: 'acme', app: 'billing', url: 'http://e1', capacity: 4, queueLimit: 100, inFlight: 0, protocolVersion: 2, handlers: ['run'], secretVersion: 1, now }),
+      );
+    const heartbeatAt = async () => Number((await db.dataSource.query('SELECT heartbeat_at AS h FROM executors'))[0].h);
+    await beat(T + 10_000);
+    await beat(T);
+    expect(await heartbeatAt()).toBe(T + 10_000);
+    await beat(T + 12_000);
+    expect(await heartbeatAt()).toBe(T + 12_000);
+    await db.dataSource.query("UPDATE executors SET state = 'DOWN'");
+    await beat(T + 1_000);
+    expect(await heartbeatAt()).toBe(T + 12_000);
   });
 
   it('insertMissingEngineGroup creates a group once when engines start together, and leaves an existing one alone', async () => {

@@ -64,6 +64,29 @@ describe.each(TEST_DATABASES)('takeover on %s', (kind) => {
     expect(await db.dataSource.getRepository(AlarmEntity).count()).toBe(2);
   });
 
+  it.runIf(kind === 'mysql')(
+    'a node frozen in the middle of a transaction: the server rolls it back once idle, and the takeover goes through instead of waiting on its locks',
+    async () => {
+      await deadNode(db.dataSource, 'engine-frozen');
+      const held = await insertRun(db.dataSource, { taskId: task, state: 'CLAIMED', claimedBy: 'engine-frozen', leaseUntil: T0 + 15_000 });
+      // The frozen engine's session: a transaction that locked its run's row and will never say another word.
+      const frozen = db.dataSource.createQueryRunner();
+      await frozen.startTransaction();
+      await frozen.query('SELECT id FROM runs WHERE id = ? FOR UPDATE', [held]);
+      try {
+        clock.set(T0 + DEAD_AFTER + 1000);
+        // Blocks on the row until the server ends the idle transaction (innodb_lock_wait_timeout, 50 s, would fail it instead).
+        const { takeovers } = await survivor().takeover.runOnce();
+        expect(takeovers.map((t) => [t.node, t.released.claimed])).toEqual([['engine-frozen', 1]]);
+        expect(await run(db.dataSource, held)).toMatchObject({ state: 'PENDING', claimedBy: null });
+        await expect(frozen.query('SELECT 1')).rejects.toThrow();
+      } finally {
+        await frozen.release();
+      }
+    },
+    30_000,
+  );
+
   // Issue 11 item 5: a crash cost 8–9 s (engineDeadAfterMs of silence) before anyone took the runs back.
   describe.runIf(kind === 'mysql')('liveness locks (a crashed engine is found by its freed lock, not its silence)', () => {
     const locked = (nodeId: string) => claimSide(db.dataSource, testConfig({ nodeId, engineDeadAfterMs: DEAD_AFTER, livenessPollMs: 250 }), clock);
@@ -200,6 +223,7 @@ describe('survivors racing on mysql', () => {
   const db = useTestDatabase('mysql');
 
   it('take each dead node over once: one winner, one ENGINE_DOWN alarm, each run released once', async () => {
+    await db.clear(); // the block's other test may have run first (--sequence.shuffle)
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, misfireThresholdMs: 60_000 });
     const dead = ['d1', 'd2', 'd3', 'd4', 'd5'];
     for (const id of dead) {

@@ -27,8 +27,8 @@ export interface ExecutorHeartbeatInput {
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
  *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas)
- *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
- *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, handlers = ?, handler_schemas = ? WHERE id = ?
+ *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
+ *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -37,7 +37,14 @@ export interface ExecutorHeartbeatInput {
  * An executor that stopped gracefully (stopped_at set) was not lost: its restart is no
  * EXECUTOR_UP, it comes back by the second update.
  * A portable upsert in two statements, as in register-engine-node.ts.
+ * heartbeat_at never goes back (CASE, not GREATEST: SQLite has none): the heartbeat an engine
+ * with a slow database link took seconds ago may land after a later one another engine took —
+ * with its `now` it would make the executor look silent, and survivors mark it DOWN (measured:
+ * EXECUTOR_DOWN and EXECUTOR_UP twice while one engine's database traffic was delayed 2 s).
  */
+/** heartbeat_at set to `now` (two parameters), unless it is already later. */
+const LATER_HEARTBEAT = 'heartbeat_at = CASE WHEN heartbeat_at > ? THEN heartbeat_at ELSE ? END';
+
 export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
   const schemas = input.handlerSchemas === undefined ? null : JSON.stringify(input.handlerSchemas);
   const find = async (): Promise<number | null> => {
@@ -68,16 +75,17 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
-    [input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
+    [input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
   // Also brings back, quietly, an executor that stopped gracefully (markExecutorStopped): a restart, not an outage ending.
-  await execute(manager, "UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, heartbeat_at = ?, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?", [
+  await execute(manager, `UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?`, [
     input.capacity,
     input.queueLimit,
     input.inFlight,
     input.protocolVersion,
+    input.now,
     input.now,
     input.secretVersion,
     JSON.stringify(input.handlers),

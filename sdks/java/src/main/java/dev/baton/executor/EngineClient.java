@@ -73,7 +73,12 @@ final class EngineClient {
 
   /** POSTs {@code body} to {@code baseUrl + path}, signed over {@code path}. Never throws. */
   Answer post(String baseUrl, String path, byte[] body) {
-    Answer answer = send(baseUrl, path, body);
+    return post(baseUrl, path, body, timeout);
+  }
+
+  /** As post, given up after {@code within} (shorter than the request timeout: a heartbeat's try of one engine). */
+  Answer post(String baseUrl, String path, byte[] body, Duration within) {
+    Answer answer = send(baseUrl, path, body, within.compareTo(timeout) < 0 ? within : timeout);
     if (answer.status() >= 200 && answer.status() < 500 && answer.status() != 429) failedUntil.remove(baseUrl);
     else failedUntil.put(baseUrl, System.currentTimeMillis() + FAILED_ENGINE_LAST_MS);
     return answer;
@@ -95,9 +100,9 @@ final class EngineClient {
     return Math.max(0, Math.min(MAX_RETRY_AFTER_MS, ms));
   }
 
-  private Answer send(String baseUrl, String path, byte[] body) {
+  private Answer send(String baseUrl, String path, byte[] body, Duration within) {
     try {
-      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(timeout).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
+      HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(within).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
       Signing.sign(secret, tenantId, "POST", path, body, System.currentTimeMillis()).forEach(request::header);
       HttpResponse<byte[]> res = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
       JsonNode parsed = null;

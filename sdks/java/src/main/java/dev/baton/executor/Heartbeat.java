@@ -1,6 +1,7 @@
 package dev.baton.executor;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -12,6 +13,12 @@ import java.util.function.Supplier;
  */
 final class Heartbeat {
   static final String PATH = "/baton/executors/heartbeat";
+  /**
+   * One engine's try of a heartbeat, well under the engines' BATON_EXECUTOR_DEAD_AFTER_MS (10 s,
+   * the default request timeout too): an engine that hangs (black-holed, frozen) costs one short
+   * try and goes last for 5 s, instead of keeping the executor silent until it is marked DOWN.
+   */
+  static final Duration TRY = Duration.ofSeconds(2);
   private static final System.Logger LOG = System.getLogger("dev.baton.executor");
   private final EngineClient client;
   private final List<String> engineUrls;
@@ -62,7 +69,7 @@ final class Heartbeat {
     byte[] body = Json.bytes(payload.get());
     List<String> failures = new ArrayList<>();
     for (String url : client.order(engineUrls)) {
-      EngineClient.Answer a = client.post(url, PATH, body);
+      EngineClient.Answer a = client.post(url, PATH, body, TRY);
       if (a.status() >= 200 && a.status() < 300) {
         JsonNode ack = a.body();
         if (ack != null && ack.path("intervalMs").isNumber()) intervalMs = Math.min(600_000, Math.max(10, Math.round(ack.get("intervalMs").asDouble())));

@@ -1,0 +1,77 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeEngine } from '../../../test/protocol/fake-engine';
+import { ExecutorHarness } from '../../../test/protocol/executor-harness';
+import { defineHandler } from './index';
+
+/** An engine that hangs (black-holed, frozen): it accepts connections and never answers. */
+class HangingEngine {
+  readonly sockets: Socket[] = [];
+  /** Requests begun on it (first bytes of each connection). */
+  requests = 0;
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<HangingEngine> {
+    const hanging: HangingEngine = new HangingEngine(
+      createServer((socket) => {
+        hanging.sockets.push(socket);
+        socket.once('data', () => hanging.requests++);
+        socket.on('error', () => undefined);
+      }),
+    );
+    await new Promise<void>((resolve) => hanging.server.listen(0, '127.0.0.1', resolve));
+    return hanging;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
+  }
+
+  /** Connections still open: requests it is holding. */
+  get holding(): number {
+    return this.sockets.filter((s) => !s.destroyed).length;
+  }
+
+  close(): Promise<void> {
+    this.sockets.forEach((s) => s.destroy());
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('executor runtime: one hanging engine holds neither heartbeats nor callbacks', () => {
+  let engine: FakeEngine;
+  let hanging: HangingEngine;
+  const harness = new ExecutorHarness();
+  const noop = defineHandler('noop', () => ({ ok: true }));
+  // Requests to the hanging engine run for a minute: whatever reaches the live engine meanwhile went around it.
+  const options = () => ({ handlers: [noop], engineUrls: [hanging.url, engine.url], requestTimeoutMs: 60_000, rerouteAfterMs: 50 });
+  beforeAll(async () => (engine = await FakeEngine.start({ intervalMs: 20 })));
+  afterEach(async () => {
+    await harness.cleanup();
+    await hanging.close();
+  });
+  afterAll(() => engine.close());
+
+  it('heartbeats reach the other engine while the first one hangs, and later ones do not wait on it', async () => {
+    hanging = await HangingEngine.start();
+    const executor = await harness.start(engine, options());
+    const acked: string[] = [];
+    executor.events.on('heartbeat', (e) => acked.push(e.engineUrl));
+    await new Promise<void>((resolve) => executor.events.on('heartbeat', () => acked.length === 3 && resolve()));
+    expect(acked).toEqual([engine.url, engine.url, engine.url]);
+    // The hanging engine still holds the first heartbeat: it was set aside, not waited for.
+    expect(hanging.holding).toBeGreaterThan(0);
+    expect(hanging.requests).toBeLessThan(engine.heartbeats.length);
+  });
+
+  it("a run's final callback listed for the hanging engine first reaches another engine while that one still holds it", async () => {
+    hanging = await HangingEngine.start();
+    const executor = await harness.start(engine, options());
+    // The hanging engine is tried first for this callback (set aside only once it has failed to answer).
+    const req = engine.request({ callbackUrls: [hanging.url, engine.url] });
+    await engine.dispatch(executor.url, req);
+    const cb = await engine.finalCallback(req.runId, 1, 30_000);
+    expect(cb.body.outcome).toBe('SUCCEEDED');
+    expect(hanging.holding).toBeGreaterThan(0);
+  });
+});
