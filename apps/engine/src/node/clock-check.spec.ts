@@ -34,6 +34,19 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     return { machine, clock, side, check };
   }
 
+  it('applies no reading whose round trip was long (a held-up answer is anywhere in it): the clock keeps its last precise offset', async () => {
+    // A machine clock that moves 5 s with every read: each reading's round trip is 5 s long.
+    let t = await readDatabaseTime(db.dataSource.manager);
+    const base = new ManualClock(t);
+    const clock = new OffsetClock({ now: () => (t += 5_000), after: (ms, fn) => base.after(ms, fn) });
+    const config = testConfig({ clockSkewAlarmMs: 500, clockSkewStopMs: 2_000 });
+    const side = claimSide(db.dataSource, config, clock);
+    expect(await side.clockWatch.check()).toBe('IN_BOUND');
+    expect(side.clockWatch.measure).toBeNull();
+    expect(clock.offsetMs).toBe(0);
+    expect(side.clockWatch.mayClaim).toBe(true);
+  });
+
   it('an engine 60 s ahead: offset measured, its clock corrected, CLOCK_SKEW once, no claims until its clock is fixed', async () => {
     const { machine, clock, side, check } = await skewedEngine(60_000, 2_000);
     const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
