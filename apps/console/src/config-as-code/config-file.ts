@@ -12,7 +12,7 @@ import {
   type WebhookEventType,
   WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
-import { parseDocument, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
 import { fileTask, type FileTask } from '../tasks/file-task';
 
@@ -83,20 +83,11 @@ export function writeConfigFile(file: ConfigFile, tenantId: string): string {
 }
 
 /**
- * Reads a file as a tenant's desired state: every problem at once, each naming its place
- * (`tasks[3].trigger.expression`), or the file with defaults filled in and cron spellings made
- * canonical — the form Baton stores, so an unchanged task diffs as unchanged.
+ * Reads a file (its YAML parsed: parseConfigYaml) as a tenant's desired state: every problem at
+ * once, each naming its place (`tasks[3].trigger.expression`), or the file with defaults filled in
+ * and cron spellings made canonical — the form Baton stores, so an unchanged task diffs as unchanged.
  */
-export function readConfigFile(text: string, tenantId: string): { file: ConfigFile; errors: [] } | { file: null; errors: FieldError[] } {
-  const document = parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) return { file: null, errors: document.errors.map((e) => ({ field: 'file', reason: `is not valid YAML: ${e.message.split('\n')[0]}` })) };
-  let raw: unknown;
-  try {
-    // No aliases: a file of nested aliases would expand exponentially.
-    raw = document.toJS({ maxAliasCount: 0 });
-  } catch (error) {
-    return { file: null, errors: [{ field: 'file', reason: `cannot be read: ${(error as Error).message}` }] };
-  }
+export function readConfigFile(raw: unknown, tenantId: string): { file: ConfigFile; errors: [] } | { file: null; errors: FieldError[] } {
   if (!isObject(raw)) return { file: null, errors: [{ field: 'file', reason: 'must be a YAML mapping with version, tasks, …' }] };
   const errors: FieldError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.includes(key)) errors.push({ field: key, reason: `unknown key (expected ${TOP_KEYS.join(', ')})` });

@@ -1,4 +1,4 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
@@ -48,6 +48,7 @@ import { edgeName, planChanges, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
+import { YamlReadThread } from './yaml-read-thread';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
@@ -59,7 +60,10 @@ const FIRE_TIMES_SHOWN = 3;
  * edit made in the console afterwards shows as drift.
  */
 @Injectable()
-export class ConfigService {
+export class ConfigService implements OnApplicationShutdown {
+  /** Files are parsed off the event loop (YamlReadThread). */
+  private readonly yaml = new YamlReadThread();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly params: ParamsCheck,
@@ -71,6 +75,10 @@ export class ConfigService {
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
     private readonly heavyWork: TenantHeavyWork,
   ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.yaml.close();
+  }
 
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
   export(tenantId: string): Promise<string> {
@@ -133,7 +141,9 @@ export class ConfigService {
 
   /** The file read and checked, with the checks that need the tenant (webhook URLs by the outbound policy, handler params by their schemas). */
   private async desired(tenantId: string, text: string): Promise<ConfigFile> {
-    const read = readConfigFile(text, tenantId);
+    const parsed = await this.yaml.read(text);
+    if ('errors' in parsed) throw badRequest(parsed.errors);
+    const read = readConfigFile(parsed.raw, tenantId);
     if (read.file === null) throw badRequest(read.errors);
     const errors: FieldError[] = [];
     for (const [i, webhook] of read.file.webhooks.entries()) {
