@@ -1,7 +1,8 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { EntityManager } from 'typeorm';
-import { currentAuditScope } from './audit-scope';
+import type { Clock } from '../common/clock';
+import { currentAuditScope, runInAuditScope } from './audit-scope';
 import type { AuditActor } from './audit-actor';
 import { recordAudit, type AuditChange } from './record-audit';
 
@@ -65,4 +66,13 @@ export function deferredAudit(): DeferredAudit | null {
   if (!scope) return null;
   if (!scope.actor || !scope.action) throw new Error('deferredAudit is for an @Audited route called by an authenticated principal');
   return { actor: scope.actor, action: scope.action, counted: () => scope.recorded++ };
+}
+
+/**
+ * Runs `work` as an @Audited route is run — its auditChange calls record `action` by `actor` —
+ * for a change that comes through another door than an HTTP route (a socket.io event): every
+ * change made through the console's APIs is recorded, whatever the transport.
+ */
+export function runAudited<T>(actor: AuditActor, action: string, clock: Clock, work: () => Promise<T>): Promise<T> {
+  return runInAuditScope({ actor, action, clock, recorded: 0 }, work);
 }
