@@ -164,6 +164,17 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect((await t.http().get('/api/config/export')).status).toBe(401);
   });
 
+  it('shows a viewer what a viewer may list: no webhooks (their URLs are credentials)', async () => {
+    const viewers = await Promise.all([exportOf(acme.viewer), exportOf(acme.viewerKey)]);
+    for (const file of viewers) {
+      expect(file).not.toContain('hooks.example.com');
+      expect(parse(file)).not.toHaveProperty('webhooks');
+      expect(file).toContain('# Webhooks: not shown');
+      expect(body(file)).toBe(body(await exportOf(acme.admin)).replace(/^webhooks:\n(?: .*\n)*/m, ''));
+    }
+    expect((await t.http().get('/api/webhooks').set(acme.viewer)).status).toBe(403);
+  });
+
   it('publishes the file\'s JSON Schema at an URL, the same as docs/tasks-as-code.schema.json', async () => {
     const res = await t.http().get('/api/config/schema');
     expect(res.status).toBe(200);

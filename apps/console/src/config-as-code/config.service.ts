@@ -81,10 +81,10 @@ export class ConfigService implements OnApplicationShutdown {
   }
 
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
-  export(tenantId: string): Promise<string> {
+  export(tenantId: string, shown: { webhooks: boolean }): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
-      return writeConfigFile(snapshot.file, tenantId);
+      return writeConfigFile(snapshot.file, tenantId, shown);
     });
   }
 
