@@ -74,4 +74,13 @@ describe.each(TEST_DATABASES)('tasks-as-code budget on %s', (kind) => {
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'file', reason: 'is not valid YAML: Map keys must be unique: "tasks" at line 4, column 1' }]);
   });
+
+  it('refuses a tenantId in a task, naming the field, as POST /api/tasks does', async () => {
+    const file = `version: 1\ntasks:\n  - name: mine\n    tenantId: beta\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: MANUAL }\n`;
+    const res = await plan(file);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'tasks[0].tenantId', reason: 'unknown field (not allowed)' }]);
+    const rest = await t.http().post('/api/tasks').set(acme.adminKey).send({ name: 'mine', tenantId: 'beta', executorApp: 'billing', handler: 'closeDay', trigger: { kind: 'MANUAL' } });
+    expect(rest.body.errors).toEqual([{ field: 'tenantId', reason: 'unknown field (not allowed)' }]);
+  });
 });

@@ -179,6 +179,8 @@ function readWebhook(value: unknown, at: string, errors: FieldError[]): FileWebh
 
 function readTask(value: unknown, at: string, tenantId: string, errors: FieldError[]): FileTask[] {
   const problems = validateTask(value as TaskInput);
+  // The tenant is the caller's, as in POST /api/tasks, which refuses the field the same way (it was ignored).
+  if (isObject(value) && 'tenantId' in value) problems.push({ field: 'tenantId', reason: 'unknown field (not allowed)' });
   if (problems.length > 0) return refuse(errors, ...problems.map((e) => ({ field: e.field ? `${at}.${e.field}` : at, reason: e.reason })));
   return [fileTask(canonical(withTaskDefaults(value as TaskInput, tenantId)))];
 }
