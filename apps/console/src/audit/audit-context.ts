@@ -47,6 +47,16 @@ export async function auditChange(manager: EntityManager, change: AuditChange): 
   await recordAudit(manager, { ...change, actor: scope.actor, action: scope.action, at: scope.clock.now() });
 }
 
+/**
+ * Says the current @Audited request changed nothing (a bulk action none of whose ids it could act
+ * on): it records nothing, and the interceptor expects none — a tenant cannot make the console
+ * log error lines at will by sending such requests.
+ */
+export function auditNoChange(): void {
+  const scope = currentAuditScope();
+  if (scope) scope.unchanged = true;
+}
+
 /** The current request's audit, taken along to a change written later outside the request (a group commit). */
 export interface DeferredAudit {
   actor: AuditActor;
