@@ -4,7 +4,10 @@
  * answer), its work is counted before the YAML library runs (entries, nesting: yaml-budget), keys
  * are checked for repeats in one pass, and a refusal lists at most 100 errors.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { percentile } from '../cluster/support/figures';
 import { MAX_YAML_DEPTH, MAX_YAML_ENTRIES } from '../../apps/console/src/config-as-code/yaml-budget';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -83,4 +86,39 @@ describe.each(TEST_DATABASES)('tasks-as-code budget on %s', (kind) => {
     const rest = await t.http().post('/api/tasks').set(acme.adminKey).send({ name: 'mine', tenantId: 'beta', executorApp: 'billing', handler: 'closeDay', trigger: { kind: 'MANUAL' } });
     expect(rest.body.errors).toEqual([{ field: 'tenantId', reason: 'unknown field (not allowed)' }]);
   });
+
+  it("logs what one tenant's files cost the others: B's GET p99 alone and while A plans big files back to back, and the event loop's delay p99", async () => {
+    const tasks = Array.from({ length: 1000 }, (_, i) => ({ name: `task-${i}`, executorApp: 'billing', handler: 'closeDay', params: { shard: i }, trigger: { kind: 'CRON', expression: `0 ${i % 60} * * * *`, timeZone: 'UTC' } }));
+    const files = [`version: 1\n${keys(16_000)}`, `version: 1\n${keys(70_500)}`, stringify({ version: 1, tasks }), `version: 1\ntasks: ${'['.repeat(12_000)}${']'.repeat(12_000)}`];
+    const getB = async () => {
+      const started = performance.now();
+      const res = await t.http().get('/api/tasks?limit=50').set(beta.viewerKey);
+      expect(res.status).toBe(200);
+      return performance.now() - started;
+    };
+    const alone: number[] = [];
+    for (let i = 0; i < 40; i++) alone.push(await getB());
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    loop.enable();
+    let planning = true;
+    const planMs: number[] = [];
+    const planner = (async () => {
+      for (let round = 0; round < 3; round++) {
+        for (const file of files) {
+          const started = performance.now();
+          expect([200, 400]).toContain((await plan(file)).status);
+          planMs.push(performance.now() - started);
+        }
+      }
+      planning = false;
+    })();
+    const during: number[] = [];
+    while (planning) during.push(await getB());
+    await planner;
+    loop.disable();
+    const f = (ms: number[]) => `p50 ${percentile(ms, 50).toFixed(1)} / p99 ${percentile(ms, 99).toFixed(1)} ms`;
+    console.log(
+      `[tasks-as-code budget] ${kind}: A's ${planMs.length} plans (16,000 keys, 1 MB, 1,000 tasks, 12,000 deep) ${f(planMs)}; event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms; B's GET alone ${f(alone)}, during (${during.length}) ${f(during)}`,
+    );
+  }, 240_000);
 });

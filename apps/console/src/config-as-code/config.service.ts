@@ -43,7 +43,7 @@ import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
-import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
+import { writeConfigFile, type ConfigFile } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
@@ -61,7 +61,7 @@ const FIRE_TIMES_SHOWN = 3;
  */
 @Injectable()
 export class ConfigService implements OnApplicationShutdown {
-  /** Files are parsed off the event loop (YamlReadThread). */
+  /** Files are parsed and checked off the event loop (YamlReadThread). */
   private readonly yaml = new YamlReadThread();
 
   constructor(
@@ -141,10 +141,8 @@ export class ConfigService implements OnApplicationShutdown {
 
   /** The file read and checked, with the checks that need the tenant (webhook URLs by the outbound policy, handler params by their schemas). */
   private async desired(tenantId: string, text: string): Promise<ConfigFile> {
-    const parsed = await this.yaml.read(text);
-    if ('errors' in parsed) throw badRequest(parsed.errors);
-    const read = readConfigFile(parsed.raw, tenantId);
-    if (read.file === null) throw badRequest(read.errors);
+    const read = await this.yaml.read(text, tenantId);
+    if ('errors' in read) throw badRequest(read.errors);
     const errors: FieldError[] = [];
     for (const [i, webhook] of read.file.webhooks.entries()) {
       const problem = await this.webhooks.urlProblem(tenantId, webhook.url);

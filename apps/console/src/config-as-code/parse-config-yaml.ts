@@ -1,12 +1,24 @@
 import { isScalar, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import type { FieldError } from '@baton/domain';
+import { readConfigFile, type ConfigFile } from './config-file';
 import { yamlBudgetProblem } from './yaml-budget';
 
 /**
- * A tasks-as-code file's YAML as plain data, or why it cannot be read (field `file`). Runs in
- * YamlReadThread's worker: the YAML library parses about 1 MB a second, which on the event loop
- * would hold every tenant's requests. The text is counted first (yaml-budget): what is past the
- * budget never reaches the library.
+ * A tasks-as-code file read as a tenant's desired state (readConfigFile), or every problem found.
+ * Runs in YamlReadThread's worker, all of it: the YAML library parses about 1 MB a second, and
+ * checking 1,000 tasks (their cron expressions made canonical) takes 0.3–3 s — on the event loop,
+ * every tenant's requests would wait meanwhile.
+ */
+export function readConfigText(text: string, tenantId: string): { file: ConfigFile } | { errors: FieldError[] } {
+  const parsed = parseConfigYaml(text);
+  if ('errors' in parsed) return parsed;
+  const read = readConfigFile(parsed.raw, tenantId);
+  return read.file ? { file: read.file } : { errors: read.errors };
+}
+
+/**
+ * A tasks-as-code file's YAML as plain data, or why it cannot be read (field `file`). The text is
+ * counted first (yaml-budget): what is past the budget never reaches the library.
  */
 export function parseConfigYaml(text: string): { raw: unknown } | { errors: FieldError[] } {
   const overBudget = yamlBudgetProblem(text);

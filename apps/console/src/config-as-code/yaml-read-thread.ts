@@ -1,14 +1,14 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../common/start-worker';
-import type { parseConfigYaml } from './parse-config-yaml';
+import type { readConfigText } from './parse-config-yaml';
 
-type Parsed = ReturnType<typeof parseConfigYaml>;
+type Parsed = ReturnType<typeof readConfigText>;
 
 /** The worker's heap (128 MB): a file within the YAML budget needs a few MB; past it, the worker stops and the file is refused, the console unharmed. */
 const WORKER_HEAP_MB = 128;
 
 /**
- * Parses tasks-as-code files (parseConfigYaml) in a worker thread, one at a time in arrival order,
+ * Reads tasks-as-code files (readConfigText: parsed and checked) in a worker thread, one at a time in arrival order,
  * so that a tenant's file never holds the event loop other tenants' requests are answered on. The
  * work each file may cost is bounded before parsing (yaml-budget); a worker that stops anyway (its
  * heap full) fails the file at hand, and the next file starts a fresh one. Started with the first
@@ -16,14 +16,14 @@ const WORKER_HEAP_MB = 128;
  */
 export class YamlReadThread {
   private worker: Worker | undefined;
-  private readonly queue: Array<{ text: string; answer: (parsed: Parsed) => void; fail: (err: Error) => void }> = [];
+  private readonly queue: Array<{ text: string; tenantId: string; answer: (parsed: Parsed) => void; fail: (err: Error) => void }> = [];
   private inFlight: (typeof this.queue)[number] | undefined;
   private closed = false;
 
-  read(text: string): Promise<Parsed> {
+  read(text: string, tenantId: string): Promise<Parsed> {
     if (this.closed) return Promise.reject(new Error('the console is closing'));
     return new Promise((answer, fail) => {
-      this.queue.push({ text, answer, fail });
+      this.queue.push({ text, tenantId, answer, fail });
       this.next();
     });
   }
@@ -40,7 +40,7 @@ export class YamlReadThread {
   private next(): void {
     if (this.inFlight || this.queue.length === 0 || this.closed) return;
     this.inFlight = this.queue.shift()!;
-    this.ensureWorker().postMessage(this.inFlight.text);
+    this.ensureWorker().postMessage({ text: this.inFlight.text, tenantId: this.inFlight.tenantId });
   }
 
   private ensureWorker(): Worker {

@@ -1,5 +1,5 @@
-/** The worker thread of YamlReadThread: parses each text it is sent (parseConfigYaml) and answers the result. */
+/** The worker thread of YamlReadThread: reads each file it is sent (readConfigText) and answers the result. */
 import { parentPort } from 'node:worker_threads';
-import { parseConfigYaml } from './parse-config-yaml';
+import { readConfigText } from './parse-config-yaml';
 
-parentPort!.on('message', (text: string) => parentPort!.postMessage(parseConfigYaml(text)));
+parentPort!.on('message', ({ text, tenantId }: { text: string; tenantId: string }) => parentPort!.postMessage(readConfigText(text, tenantId)));
