@@ -69,6 +69,10 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.adminKey, path: '/api/auth/logout' }),
     refused: () => ({ as: { Authorization: 'Bearer nope' }, path: '/api/auth/logout' }),
   },
+  'POST /api/auth/oidc/logout': {
+    ok: (w) => ({ as: w.alpha.adminKey, path: '/api/auth/oidc/logout' }),
+    refused: () => ({ as: { Authorization: 'Bearer nope' }, path: '/api/auth/oidc/logout' }),
+  },
   'POST /api/auth/password': {
     ok: (w) => ({ as: w.alpha.viewer, path: '/api/auth/password', body: { currentPassword: 'password-123', newPassword: 'password-456' } }),
     refused: (w) => ({ as: w.alpha.admin, path: '/api/auth/password', body: { currentPassword: 'wrong-password', newPassword: 'password-456' } }),

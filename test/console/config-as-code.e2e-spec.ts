@@ -131,18 +131,21 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
 
   it('prune deletes what the file no longer names; without it, nothing is deleted', async () => {
     const file = 'version: 1\ntasks:\n  - name: managed-one\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: FIXED_RATE, intervalMs: 3600000 }\n';
-    const full = await exportOf(beta.admin);
-    expect((await post('plan', beta.adminKey, file)).body.changes.filter((c: { action: string }) => c.action === 'delete')).toEqual([]);
-    const pruned = await post('apply', beta.adminKey, file, true);
+    // A tenant of its own, made a copy of acme here: beta is the round trip's empty tenant.
+    const delta = await seedTenant(t, db.dataSource, 'delta');
+    expect((await post('apply', delta.adminKey, await exportOf(acme.admin))).status).toBe(200);
+    const full = await exportOf(delta.admin);
+    expect((await post('plan', delta.adminKey, file)).body.changes.filter((c: { action: string }) => c.action === 'delete')).toEqual([]);
+    const pruned = await post('apply', delta.adminKey, file, true);
     expect(pruned.status, JSON.stringify(pruned.body)).toBe(200);
     const deleted = (pruned.body.changes as Array<{ kind: string; name: string; action: string }>).filter((c) => c.action === 'delete').map((c) => `${c.kind}:${c.name}`);
     expect(deleted.sort()).toEqual(['calendar:holidays', 'dependency:report → mail', 'task:adhoc', 'task:mail', 'task:report', 'webhook:ops']);
-    const left = parse(await exportOf(beta.admin)) as { tasks: Array<{ name: string }>; calendars: unknown[] };
+    const left = parse(await exportOf(delta.admin)) as { tasks: Array<{ name: string }>; calendars: unknown[] };
     expect(left.tasks.map((x) => x.name)).toEqual(['managed-one']);
     expect(left.calendars).toEqual([]);
     // And back: the full file recreates it all.
-    expect((await post('apply', beta.adminKey, full, true)).status).toBe(200);
-    expect(body(await exportOf(beta.admin))).toBe(body(full));
+    expect((await post('apply', delta.adminKey, full, true)).status).toBe(200);
+    expect(body(await exportOf(delta.admin))).toBe(body(full));
   });
 
   it("moves the next fire of the tasks using a calendar whose dates the file changes", async () => {
@@ -162,6 +165,17 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect((await post('apply', acme.viewerKey, file)).status).toBe(403);
     expect((await post('plan', acme.viewer, file)).status).toBe(403);
     expect((await t.http().get('/api/config/export')).status).toBe(401);
+  });
+
+  it('shows a viewer what a viewer may list: no webhooks (their URLs are credentials)', async () => {
+    const viewers = await Promise.all([exportOf(acme.viewer), exportOf(acme.viewerKey)]);
+    for (const file of viewers) {
+      expect(file).not.toContain('hooks.example.com');
+      expect(parse(file)).not.toHaveProperty('webhooks');
+      expect(file).toContain('# Webhooks: not shown');
+      expect(body(file)).toBe(body(await exportOf(acme.admin)).replace(/^webhooks:\n(?: .*\n)*/m, ''));
+    }
+    expect((await t.http().get('/api/webhooks').set(acme.viewer)).status).toBe(403);
   });
 
   it('publishes the file\'s JSON Schema at an URL, the same as docs/tasks-as-code.schema.json', async () => {

@@ -7,6 +7,7 @@ import { get } from 'node:http';
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { TenantHeavyWork } from '../../apps/console/src/common/tenant-heavy-work';
+import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
 import { RunActionsService } from '../../apps/console/src/runs/run-actions.service';
@@ -79,6 +80,19 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect((await t.http().post(`/api/runs/${active.id}/rerun`).set(acme.admin)).status).toBe(409);
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(globex.admin)).status).toBe(404);
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.viewer)).status).toBe(403);
+  });
+
+  it('a bulk cancel that changes no run records nothing and logs no error line', async () => {
+    const over = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 });
+    const error = vi.spyOn(Logger.prototype, 'error');
+    try {
+      const res = await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [over.id, 987_654_321] });
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([409, 404]);
+      expect(error.mock.calls.map(([message]) => String(message)).filter((m) => m.includes('audit record'))).toEqual([]);
+    } finally {
+      error.mockRestore();
+    }
   });
 
   it('bulk-cancels: one result per id, another tenant’s id is a 404 result, a finished run a 409 result, the rest cancelled', async () => {

@@ -91,7 +91,7 @@ const ROUTES: Route[] = [
   // single sign-on (not configured here: the start lands on the login page, LDAP is a 404)
   { method: 'GET', path: '/api/auth/sso', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/sso' }) },
   { method: 'GET', path: '/api/auth/oidc/start', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/oidc/start' }) },
-  { method: 'GET', path: '/api/auth/oidc/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/oidc/logout' }) },
+  { method: 'POST', path: '/api/auth/oidc/logout', area: 'auth', kind: 'self', call: () => ({ url: '/api/auth/oidc/logout' }) },
   { method: 'POST', path: '/api/auth/ldap/login', area: 'auth', kind: 'public', call: () => ({ url: '/api/auth/ldap/login', body: { username: 'nobody', password: 'x' } }) },
   { method: 'GET', path: '/api/config/schema', area: 'auth', kind: 'public', call: () => ({ url: '/api/config/schema' }) },
 

@@ -179,6 +179,8 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
     const password = await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'acme-admin', password: 'password-123' });
     expect(password.status).toBe(403);
     expect(password.body.message).toContain('requires single sign-on');
+    const refusals = await db.dataSource.query("SELECT tenant_id, actor_name, after_json FROM audit_log WHERE action = 'auth.login-failed' AND actor_name = 'acme-admin'");
+    expect(refusals.map((r: { after_json: string }) => JSON.parse(r.after_json))).toEqual([{ tenant: 'acme', username: 'acme-admin', reason: 'the tenant requires single sign-on' }]);
     // The tenant's password sessions ended with it.
     expect((await t.http().get('/api/tasks').set(acme.admin)).status).toBe(401);
     expect((await t.http().get('/api/tasks').set(acme.adminKey)).status).toBe(200);
@@ -189,15 +191,55 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
     expect((await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'acme-admin', password: 'password-123' })).status).toBe(200);
   });
 
-  it('logout ends the Baton session, then sends the browser to the provider to end its own', async () => {
+  it('logout (a POST with the session\'s CSRF token) ends the Baton session, then sends the browser to the provider to end its own', async () => {
     const result = await signIn(t, REDIRECT_URL, new CookieJar(), 'alice', 'alice-pw');
-    const res = await t.http().get('/api/auth/oidc/logout').set('Cookie', result.sessionCookie!);
-    expect(res.status).toBe(302);
-    const endSession = new URL(res.headers['location'] as string);
+    // A link or an image on another site cannot end the session: no GET, no POST without the token.
+    expect((await t.http().get('/api/auth/oidc/logout').set('Cookie', result.sessionCookie!)).status).toBe(404);
+    expect((await t.http().post('/api/auth/oidc/logout').set('Cookie', result.sessionCookie!)).status).toBe(403);
+    expect((await me(result.sessionCookie!)).status).toBe(200);
+    const csrfToken = (await me(result.sessionCookie!)).body.csrfToken as string;
+    const res = await t.http().post('/api/auth/oidc/logout').set('Cookie', result.sessionCookie!).set('X-CSRF-Token', csrfToken);
+    expect(res.status).toBe(200);
+    const endSession = new URL(res.body.redirectTo as string);
     expect(endSession.origin).toBe(provider.issuer);
     expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(`${CONSOLE_URL}/login`);
     expect(([] as string[]).concat(res.headers['set-cookie'] ?? []).some((c) => /^baton_session=;/.test(c))).toBe(true);
     expect((await me(result.sessionCookie!)).status).toBe(401);
+  });
+});
+
+describe('OpenID Connect callbacks', () => {
+  const db = useTestDatabase('sqlite');
+  let off: ConsoleTestApp;
+  let on: ConsoleTestApp;
+
+  beforeAll(async () => {
+    off = await startConsole(db.dataSource);
+    // A provider nobody reaches: every callback fails.
+    on = await startConsole(db.dataSource, undefined, { sso: oidcOptions('http://127.0.0.1:18809') });
+  });
+  afterAll(async () => {
+    await off?.close();
+    await on?.close();
+  });
+  const failedLogins = async () => Number((await db.dataSource.query("SELECT COUNT(*) AS n FROM audit_log WHERE action = 'auth.login-failed'"))[0].n);
+
+  it('records nothing when OpenID Connect is off', async () => {
+    const before = await failedLogins();
+    for (let i = 0; i < 5; i++) {
+      const res = await off.http().get(`/api/auth/oidc/callback?code=x&state=s${i}`);
+      expect(res.status).toBe(302);
+      expect(res.headers['location']).toContain('sso_error=');
+    }
+    expect(await failedLogins()).toBe(before);
+  });
+
+  it('throttles failed callbacks from one address as password logins are: past 20, refused unrecorded', async () => {
+    const before = await failedLogins();
+    for (let i = 0; i < 30; i++) expect((await on.http().get(`/api/auth/oidc/callback?code=x&state=flood-${i}`)).status).toBe(302);
+    expect(await failedLogins()).toBe(before + 20);
+    const last = await on.http().get('/api/auth/oidc/callback?code=x&state=flood-last');
+    expect(decodeURIComponent(last.headers['location'] as string)).toContain('Too many failed');
   });
 });
 

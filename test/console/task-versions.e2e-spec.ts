@@ -51,6 +51,21 @@ describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
     expect(list[1].nextFireTimes[0]).toBe(T0 + 3.5 * 3_600_000);
   });
 
+  it('shows secret-named params redacted, as the audit log does, after a rotation too; a restore takes the stored value', async () => {
+    const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('with-secret', { params: { region: 'eu', apiToken: 'tok-first', auth: { password: 'pw-first' } } }))).body.id as number;
+    expect((await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ params: { region: 'eu', apiToken: 'tok-rotated', auth: { password: 'pw-rotated' } } })).status).toBe(200);
+    const res = await t.http().get(`/api/tasks/${id}/versions`).set(alpha.viewer);
+    expect(res.text).not.toMatch(/tok-first|tok-rotated|pw-first|pw-rotated/);
+    const list = res.body as Version[];
+    expect(list[1].definition.params).toEqual({ region: 'eu', apiToken: '[redacted]', auth: { password: '[redacted]' } });
+    expect(list[0].changes).toEqual([
+      { field: 'params.apiToken', before: '[redacted]', after: '[redacted]' },
+      { field: 'params.auth.password', before: '[redacted]', after: '[redacted]' },
+    ]);
+    expect((await t.http().post(`/api/tasks/${id}/versions/1/restore`).set(alpha.admin)).status).toBe(200);
+    expect((await t.http().get(`/api/tasks/${id}`).set(alpha.admin)).body.params).toEqual({ region: 'eu', apiToken: 'tok-first', auth: { password: 'pw-first' } });
+  });
+
   it('restores a version as a new one, audited; another tenant sees and restores nothing', async () => {
     const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('restorable'))).body.id as number;
     await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ priority: 7, params: { region: 'us' } });

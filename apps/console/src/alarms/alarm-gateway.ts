@@ -11,7 +11,9 @@ import {
   type ReceivedAck,
   type ReceivedAlarm,
 } from '@baton/messaging';
+import { actorOf, runAudited } from '../audit';
 import { isAllowed } from '../auth/auth.guard';
+import { CLOCK, type Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { RealtimeGateway } from '../realtime/realtime.gateway';
@@ -78,6 +80,7 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly alarms: AlarmsService,
     @Inject(CONSOLE_ALARM_BUS) private readonly bus: AlarmBus,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -113,7 +116,9 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
       if (typeof body.alarmId === 'number' && Number.isSafeInteger(body.alarmId) && body.alarmId > 0) alarmId = body.alarmId;
       else if (typeof body.id === 'string' && body.id.length > 0 && body.id.length <= 64) alarmId = await this.alarms.idOfStableId(tenantId, body.id);
       else return { ok: false, statusCode: 400, message: 'alarm:ack needs { id: <the alarm event id> } or { alarmId: <REST id> }' };
-      const view = await this.alarms.ack(tenantId, alarmId, principal.username);
+      // Audited as POST /api/alarms/:id/ack is: one `alarm.ack` record.
+      const actor = actorOf(principal, socket.handshake.address ?? null);
+      const view = await runAudited(actor, 'alarm.ack', this.clock, () => this.alarms.ack(tenantId, alarmId, principal.username));
       const event: AlarmAckedEvent = { id: view.uid, alarmId: view.id, ackedAt: view.ackedAt, ackedBy: view.ackedBy };
       this.realtime.emitToTenant(tenantId, 'alarm:acked', event, socket);
       this.bus

@@ -1,7 +1,8 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { EntityManager } from 'typeorm';
-import { currentAuditScope } from './audit-scope';
+import type { Clock } from '../common/clock';
+import { currentAuditScope, runInAuditScope } from './audit-scope';
 import type { AuditActor } from './audit-actor';
 import { recordAudit, type AuditChange } from './record-audit';
 
@@ -46,6 +47,16 @@ export async function auditChange(manager: EntityManager, change: AuditChange): 
   await recordAudit(manager, { ...change, actor: scope.actor, action: scope.action, at: scope.clock.now() });
 }
 
+/**
+ * Says the current @Audited request changed nothing (a bulk action none of whose ids it could act
+ * on): it records nothing, and the interceptor expects none — a tenant cannot make the console
+ * log error lines at will by sending such requests.
+ */
+export function auditNoChange(): void {
+  const scope = currentAuditScope();
+  if (scope) scope.unchanged = true;
+}
+
 /** The current request's audit, taken along to a change written later outside the request (a group commit). */
 export interface DeferredAudit {
   actor: AuditActor;
@@ -65,4 +76,13 @@ export function deferredAudit(): DeferredAudit | null {
   if (!scope) return null;
   if (!scope.actor || !scope.action) throw new Error('deferredAudit is for an @Audited route called by an authenticated principal');
   return { actor: scope.actor, action: scope.action, counted: () => scope.recorded++ };
+}
+
+/**
+ * Runs `work` as an @Audited route is run — its auditChange calls record `action` by `actor` —
+ * for a change that comes through another door than an HTTP route (a socket.io event): every
+ * change made through the console's APIs is recorded, whatever the transport.
+ */
+export function runAudited<T>(actor: AuditActor, action: string, clock: Clock, work: () => Promise<T>): Promise<T> {
+  return runInAuditScope({ actor, action, clock, recorded: 0 }, work);
 }

@@ -9,6 +9,8 @@ export interface AuditScope {
   clock: Clock;
   /** Records written so far (the interceptor checks it is exactly one for an @Audited route). */
   recorded: number;
+  /** The request changed nothing (auditNoChange): no record is expected. */
+  unchanged?: boolean;
 }
 
 const scopes = new AsyncLocalStorage<AuditScope>();

@@ -40,7 +40,8 @@ export class AuditInterceptor implements NestInterceptor {
           .handle()
           .pipe(
             tap(() => {
-              if (action !== null && scope.recorded !== 1) this.logger.error(`${request.method} ${request.url} (${action}) wrote ${scope.recorded} audit records, not 1`);
+              const expected = scope.unchanged ? 0 : 1;
+              if (action !== null && scope.recorded !== expected) this.logger.error(`${request.method} ${request.url} (${action}) wrote ${scope.recorded} audit records, not ${expected}`);
               if (action === null && scope.recorded > 0) this.logger.error(`${request.method} ${request.url} wrote ${scope.recorded} audit records but is not @Audited`);
             }),
           )

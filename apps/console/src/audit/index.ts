@@ -1,7 +1,7 @@
 /** The audit log's API for the console's services (and for login/SSO/config-apply code that knows its actor). */
 export { actorOf, anonymousActor, type AuditActor } from './audit-actor';
 export { currentActorName } from './audit-scope';
-export { Audited, auditChange, AUDIT_EXEMPT_OPENAPI_EXTENSION, AUDIT_OPENAPI_EXTENSION, deferredAudit, NotAudited, type DeferredAudit } from './audit-context';
+export { Audited, auditChange, auditNoChange, AUDIT_EXEMPT_OPENAPI_EXTENSION, AUDIT_OPENAPI_EXTENSION, deferredAudit, NotAudited, runAudited, type DeferredAudit } from './audit-context';
 export { recordAudit, recordAudits, type AuditChange, type AuditEntry } from './record-audit';
-export { redact, REDACTED, REDACTED_FIELDS } from './redact';
+export { redact, redactChange, REDACTED, REDACTED_FIELDS } from './redact';
 export { AuditModule } from './audit.module';

@@ -69,6 +69,7 @@ export class AuthService {
     await this.recordSuccess(account, address);
     // Told only to whoever knows the password: the tenant turned password logins off.
     if (user.tenantId !== null && (await tenantRequiresSso(this.dataSource.manager, user.tenantId))) {
+      await this.auditFailedLogin(username, address, { tenantId: user.tenantId, userId: user.id, after: { tenant: tenant ?? null, username, reason: 'the tenant requires single sign-on' } });
       throw forbidden(`Tenant "${user.tenantId}" requires single sign-on: sign in with its identity provider`);
     }
     return this.openSession(user, address);

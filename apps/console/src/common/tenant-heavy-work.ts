@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HeavyWorkQueueFullError } from './heavy-work-queue-full-error';
+import { nextTurn } from './next-turn';
 import { OneAtATime } from './one-at-a-time';
 
 /** A tenant's heavy requests waiting behind the one running, beyond which the next is refused (429). */
@@ -9,7 +10,7 @@ export const MAX_HEAVY_WAITING = 20;
 export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, log downloads, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
 
 /**
- * A tenant's heavy requests — run searches (each examines up to 20,000 runs), log downloads (a
+ * A tenant's heavy requests — run searches (each examines up to 20,000 runs, 5,000 on SQLite), log downloads (a
  * run keeps up to 5,000 lines of 8,000 characters: 40 MB), tasks-as-code export, plan and apply,
  * backfills — run one at a time per tenant, other tenants' alongside.
  * Why: forty searches sent at once by one tenant held the database's connections and cores, and
@@ -23,7 +24,16 @@ export class TenantHeavyWork {
 
   run<T>(tenantId: string, job: () => Promise<T>): Promise<T> {
     if (this.lane.pending(tenantId) > MAX_HEAVY_WAITING) return Promise.reject(new HeavyWorkQueueFullError(MAX_HEAVY_WAITING));
-    return this.lane.run(tenantId, job);
+    // Each job starts on a turn of the event loop of its own. On SQLite (better-sqlite3 answers
+    // synchronously) a search would otherwise run to its end in the turn its request arrived in:
+    // the lane never held a second one, so 60 searches sent at once all ran (none refused) and
+    // another tenant's GET waited behind all of them. Deferred, the searches that arrive together
+    // wait in the lane — past MAX_HEAVY_WAITING they are refused — and other tenants' requests are
+    // served between two of them.
+    return this.lane.run(tenantId, async () => {
+      await nextTurn();
+      return job();
+    });
   }
 
   /**

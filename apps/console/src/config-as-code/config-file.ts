@@ -12,7 +12,7 @@ import {
   type WebhookEventType,
   WEBHOOK_EVENT_TYPES,
 } from '@baton/domain';
-import { parseDocument, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
 import { fileTask, type FileTask } from '../tasks/file-task';
 
@@ -68,35 +68,30 @@ const RETENTION_KEYS = ['runsMs', 'logsMs', 'alarmsMs', 'minRunsKept'] as const;
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byEdge = (a: FileDependency, b: FileDependency) => byName({ name: `${a.parent}\u0000${a.child}` }, { name: `${b.parent}\u0000${b.child}` });
 
-/** The file's text: each list sorted, each object's keys in the file's order. */
-export function writeConfigFile(file: ConfigFile, tenantId: string): string {
+/**
+ * The file's text: each list sorted, each object's keys in the file's order. `webhooks: false`
+ * leaves the webhooks out (a principal who may not list them: their URLs are credentials), and the
+ * header says so.
+ */
+export function writeConfigFile(file: ConfigFile, tenantId: string, shown = { webhooks: true }): string {
   const ordered = {
     version: file.version,
     ...(file.retention ? { retention: Object.fromEntries(RETENTION_KEYS.map((k) => [k, file.retention![k]])) } : {}),
     calendars: [...file.calendars].sort(byName).map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
-    webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
+    ...(shown.webhooks ? { webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })) } : {}),
     tasks: [...file.tasks].sort(byName),
     dependencies: [...file.dependencies].sort(byEdge).map((d) => ({ parent: d.parent, child: d.child, condition: d.condition })),
   };
-  const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n`;
+  const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n${shown.webhooks ? '' : '# Webhooks: not shown (a TENANT_ADMIN\'s export lists them); applied with --prune, this file would delete them.\n'}`;
   return header + stringify(ordered, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
 /**
- * Reads a file as a tenant's desired state: every problem at once, each naming its place
- * (`tasks[3].trigger.expression`), or the file with defaults filled in and cron spellings made
- * canonical — the form Baton stores, so an unchanged task diffs as unchanged.
+ * Reads a file (its YAML parsed: parseConfigYaml) as a tenant's desired state: every problem at
+ * once, each naming its place (`tasks[3].trigger.expression`), or the file with defaults filled in
+ * and cron spellings made canonical — the form Baton stores, so an unchanged task diffs as unchanged.
  */
-export function readConfigFile(text: string, tenantId: string): { file: ConfigFile; errors: [] } | { file: null; errors: FieldError[] } {
-  const document = parseDocument(text, { uniqueKeys: true });
-  if (document.errors.length > 0) return { file: null, errors: document.errors.map((e) => ({ field: 'file', reason: `is not valid YAML: ${e.message.split('\n')[0]}` })) };
-  let raw: unknown;
-  try {
-    // No aliases: a file of nested aliases would expand exponentially.
-    raw = document.toJS({ maxAliasCount: 0 });
-  } catch (error) {
-    return { file: null, errors: [{ field: 'file', reason: `cannot be read: ${(error as Error).message}` }] };
-  }
+export function readConfigFile(raw: unknown, tenantId: string): { file: ConfigFile; errors: [] } | { file: null; errors: FieldError[] } {
   if (!isObject(raw)) return { file: null, errors: [{ field: 'file', reason: 'must be a YAML mapping with version, tasks, …' }] };
   const errors: FieldError[] = [];
   for (const key of Object.keys(raw)) if (!TOP_KEYS.includes(key)) errors.push({ field: key, reason: `unknown key (expected ${TOP_KEYS.join(', ')})` });
@@ -184,6 +179,8 @@ function readWebhook(value: unknown, at: string, errors: FieldError[]): FileWebh
 
 function readTask(value: unknown, at: string, tenantId: string, errors: FieldError[]): FileTask[] {
   const problems = validateTask(value as TaskInput);
+  // The tenant is the caller's, as in POST /api/tasks, which refuses the field the same way (it was ignored).
+  if (isObject(value) && 'tenantId' in value) problems.push({ field: 'tenantId', reason: 'unknown field (not allowed)' });
   if (problems.length > 0) return refuse(errors, ...problems.map((e) => ({ field: e.field ? `${at}.${e.field}` : at, reason: e.reason })));
   return [fileTask(canonical(withTaskDefaults(value as TaskInput, tenantId)))];
 }

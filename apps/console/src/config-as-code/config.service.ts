@@ -1,4 +1,4 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
@@ -43,11 +43,12 @@ import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
-import { readConfigFile, writeConfigFile, type ConfigFile } from './config-file';
+import { writeConfigFile, type ConfigFile } from './config-file';
 import { edgeName, planChanges, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
+import { YamlReadThread } from './yaml-read-thread';
 
 /** How many next fire times a plan shows per task whose schedule changes. */
 const FIRE_TIMES_SHOWN = 3;
@@ -59,7 +60,10 @@ const FIRE_TIMES_SHOWN = 3;
  * edit made in the console afterwards shows as drift.
  */
 @Injectable()
-export class ConfigService {
+export class ConfigService implements OnApplicationShutdown {
+  /** Files are parsed and checked off the event loop (YamlReadThread). */
+  private readonly yaml = new YamlReadThread();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly params: ParamsCheck,
@@ -72,11 +76,15 @@ export class ConfigService {
     private readonly heavyWork: TenantHeavyWork,
   ) {}
 
+  async onApplicationShutdown(): Promise<void> {
+    await this.yaml.close();
+  }
+
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
-  export(tenantId: string): Promise<string> {
+  export(tenantId: string, shown: { webhooks: boolean }): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
-      return writeConfigFile(snapshot.file, tenantId);
+      return writeConfigFile(snapshot.file, tenantId, shown);
     });
   }
 
@@ -133,8 +141,8 @@ export class ConfigService {
 
   /** The file read and checked, with the checks that need the tenant (webhook URLs by the outbound policy, handler params by their schemas). */
   private async desired(tenantId: string, text: string): Promise<ConfigFile> {
-    const read = readConfigFile(text, tenantId);
-    if (read.file === null) throw badRequest(read.errors);
+    const read = await this.yaml.read(text, tenantId);
+    if ('errors' in read) throw badRequest(read.errors);
     const errors: FieldError[] = [];
     for (const [i, webhook] of read.file.webhooks.entries()) {
       const problem = await this.webhooks.urlProblem(tenantId, webhook.url);

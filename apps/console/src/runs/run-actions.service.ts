@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { RunWakeups } from '@baton/messaging';
 import { afterCommit, findRun, findTenantRuns, insertManualRun, inTransaction, RunEntity, TaskEntity } from '@baton/persistence';
-import { auditChange } from '../audit';
+import { auditChange, auditNoChange } from '../audit';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { isActive, RunChangesService } from '../run-changes/run-changes.service';
@@ -91,6 +91,7 @@ export class RunActionsService {
       // One record for the request, naming what it did; a request that changed no run records nothing.
       const done = results.filter((r) => r.runId !== null).map((r) => ({ id: r.id, runId: r.runId }));
       if (done.length > 0) await auditChange(em, { tenantId, objectType: 'run', objectId: null, after: { action, runs: done } });
+      else auditNoChange();
       return results;
     });
   }

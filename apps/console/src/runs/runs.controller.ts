@@ -32,7 +32,7 @@ export class RunsController {
   @ApiOperation({
     summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
     description:
-      'Each call examines a bounded slice of the range (20,000 runs, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
+      'Each call examines a bounded slice of the range (20,000 runs on MariaDB, 5,000 on SQLite, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
   })
   @ApiOkResponse({ type: RunSearchPageView })
   search(@TenantId() tenantId: string, @Query() query: RunSearchQuery): Promise<RunSearchPageView> {

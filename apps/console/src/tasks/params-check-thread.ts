@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../common/start-worker';
 import { STAGE, type SchemaJob, type SchemaVerdict, type Stage } from './params-schemas';
 import { threadCpuNs } from './thread-cpu';
 
@@ -134,7 +133,7 @@ export class ParamsCheckThread {
     if (this.worker) return this.worker;
     // Shared memory of its own: a terminated worker may still write to its own for a moment.
     const progress = new Progress(new SharedArrayBuffer(Progress.BYTES));
-    const thread = startWorker({ progress: progress.buffer, requestMs: this.deadlines.requestMs });
+    const thread = startParamsWorker({ progress: progress.buffer, requestMs: this.deadlines.requestMs });
     const worker = { thread, progress, failure: undefined as Error | undefined };
     // Never what keeps the process alive: an embedding app that forgets close() still exits.
     thread.unref();
@@ -316,15 +315,6 @@ export function clockMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-function startWorker(workerData: WorkerData): Worker {
-  const options = { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } };
-  if (!__filename.endsWith('.ts')) return new Worker(join(__dirname, 'params-check.worker.js'), options);
-  // Run from the TypeScript sources (vitest; `npm run bench`), which a worker's Node cannot load
-  // by itself: it compiles them with the repo's SWC hook, as the tests' executor processes do.
-  const hook = join(__dirname, '../../../../test/protocol/register-ts.cjs');
-  // The hook's SWC is a native addon: loaded by a worker alone, it is unloaded when that worker is
-  // terminated, and the next worker to load it crashes the process (Node 20). Loaded here, it stays.
-  createRequire(hook)('@swc/core');
-  const entry = join(__dirname, 'params-check.worker.ts');
-  return new Worker(`require(${JSON.stringify(hook)}); require(${JSON.stringify(entry)});`, { ...options, eval: true });
+function startParamsWorker(workerData: WorkerData): Worker {
+  return startWorker(__dirname, 'params-check', { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
 }

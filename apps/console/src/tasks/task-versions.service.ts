@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { diffFields, nextFireTimes, type ExclusionCalendar, type TaskDefinition } from '@baton/domain';
 import { findCalendar, findCalendarsByName, findTask, listTaskVersions, taskEntityToDefinition } from '@baton/persistence';
+import { redact, redactChange } from '../audit';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { TaskVersionView } from './dto/task-version.dto';
@@ -15,7 +16,8 @@ const FIRE_TIMES_SHOWN = 5;
 
 /**
  * A task's versions (kept by keepTaskVersions in each change's transaction): each with its diff to
- * the version before and the fire times it would give now (the domain's trigger math).
+ * the version before and the fire times it would give now (the domain's trigger math). Secret-named
+ * values are shown redacted, as in the audit log; a restore takes the stored definition.
  */
 @Injectable()
 export class TaskVersionsService {
@@ -43,8 +45,9 @@ export class TaskVersionsService {
         version: row.version,
         at: row.at,
         actor: row.actorName,
-        definition: row.definition as unknown as Record<string, unknown>,
-        changes: previous ? diffFields(comparable(previous.definition), comparable(row.definition)) : [],
+        // Secret-named params as the audit log shows them (redact): a version outlives the secret's rotation.
+        definition: redact(row.definition) as Record<string, unknown>,
+        changes: previous ? diffFields(comparable(previous.definition), comparable(row.definition)).map(redactChange) : [],
         nextFireTimes: row.definition.trigger.kind === 'MANUAL' ? [] : nextFireTimes(schedule, now, FIRE_TIMES_SHOWN),
         current: diffFields(comparable(row.definition), comparable(currentDefinition)).length === 0,
       };

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -15,8 +16,8 @@ import { OTHER_TENANTS, TenantLoadSampler } from './tenant-load-sampler';
 const T = 1_767_225_600_000;
 
 /** An engine's load side alone (sampler, BACKLOG_LATE), on a shared database. */
-async function startLoadSide(dataSource: DataSource, clock: ManualClock, nodeId: string): Promise<{ app: INestApplication; sampler: TenantLoadSampler; metrics: EngineMetrics }> {
-  const config = readEngineConfig({}, { nodeId, groups: ['default'], loadMetricTenants: 2, backlogAlarmMs: 60_000 });
+async function startLoadSide(dataSource: DataSource, clock: ManualClock, nodeId: string, metricsToken: string | null = 'scrape-token'): Promise<{ app: INestApplication; sampler: TenantLoadSampler; metrics: EngineMetrics }> {
+  const config = readEngineConfig({}, { nodeId, groups: ['default'], loadMetricTenants: 2, backlogAlarmMs: 60_000, metricsToken });
   const metrics = new EngineMetrics({ defaultMetrics: false });
   @Module({ imports: [DatabaseModule.forRoot({ dataSource }), EngineCoreModule.forRoot(config, clock, metrics), LoadModule] })
   class LoadSideTestModule {}
@@ -32,7 +33,8 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
   let fireKey = 0;
 
   beforeAll(async () => {
-    engines = [await startLoadSide(db.dataSource, clock, 'engine-1'), await startLoadSide(db.dataSource, clock, 'engine-2')];
+    // The third: /metrics without a token (BATON_METRICS_TOKEN unset), tenants labelled by an opaque id.
+    engines = [await startLoadSide(db.dataSource, clock, 'engine-1'), await startLoadSide(db.dataSource, clock, 'engine-2'), await startLoadSide(db.dataSource, clock, 'engine-3', null)];
   });
   afterAll(async () => {
     for (const e of engines ?? []) await e.app.close();
@@ -59,7 +61,7 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     ((await db.dataSource.query(`SELECT tenant_id, severity, task_id, count, message, published_at FROM alarms WHERE type = 'BACKLOG_LATE' ORDER BY tenant_id`)) as Array<Record<string, unknown>>).map(
       (r) => ({ tenantId: String(r.tenant_id), severity: r.severity, taskId: r.task_id, count: Number(r.count), message: String(r.message), published: r.published_at !== null }),
     );
-  const tickBoth = async () => (await Promise.all(engines.map((e) => e.sampler.tick()))).reduce((sum, s) => sum + s.backlogAlarms, 0);
+  const tickBoth = async () => (await Promise.all(engines.slice(0, 2).map((e) => e.sampler.tick()))).reduce((sum, s) => sum + s.backlogAlarms, 0);
 
   it('raises BACKLOG_LATE once for a late backlog, whichever engines look, and not for a tenant with nothing late', async () => {
     await tenant('late');
@@ -129,5 +131,14 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     expect(await values('baton_engine_tenant_due_runs')).toEqual({ a: 2, c: 4, [OTHER_TENANTS]: 0 });
     expect(await values('baton_engine_tenant_in_flight_runs')).toEqual({ a: 0, c: 2, [OTHER_TENANTS]: 0 });
     expect(await engines[0].metrics.registry.metrics()).toContain('baton_engine_tenant_held_runs{tenant="_other"} 1');
+  });
+
+  it('labels tenants by an opaque id when /metrics needs no token', async () => {
+    await tenant('acme-corp');
+    await due('acme-corp', 2, T - 5_000);
+    await engines[2].sampler.tick();
+    const text = await engines[2].metrics.registry.metrics();
+    expect(text).not.toContain('acme-corp');
+    expect(text).toContain(`baton_engine_tenant_due_runs{tenant="t_${createHash('sha256').update('acme-corp').digest('hex').slice(0, 12)}"} 2`);
   });
 });

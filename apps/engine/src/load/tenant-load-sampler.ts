@@ -1,3 +1,4 @@
+import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, LOAD_COUNT_CAP, subtractCount, type Clock } from '@baton/domain';
@@ -81,11 +82,12 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     const sum = { due: 0, held: 0, inFlight: 0 };
     for (const load of board.top) {
       labelled.add(load.tenantId);
-      m.tenantDueRuns.set({ tenant: load.tenantId }, load.due.count);
-      m.tenantHeldRuns.set({ tenant: load.tenantId }, load.held.count);
-      m.tenantInFlightRuns.set({ tenant: load.tenantId }, load.inFlight.count);
-      m.tenantOldestDueAge.set({ tenant: load.tenantId }, (load.oldestDueAgeMs ?? 0) / 1000);
-      m.tenantExecutorCapacity.set({ tenant: load.tenantId }, load.executors.capacity);
+      const tenant = metricsTenantLabel(load.tenantId, this.config.metricsToken);
+      m.tenantDueRuns.set({ tenant }, load.due.count);
+      m.tenantHeldRuns.set({ tenant }, load.held.count);
+      m.tenantInFlightRuns.set({ tenant }, load.inFlight.count);
+      m.tenantOldestDueAge.set({ tenant }, (load.oldestDueAgeMs ?? 0) / 1000);
+      m.tenantExecutorCapacity.set({ tenant }, load.executors.capacity);
       sum.due += load.due.count;
       sum.held += load.held.count;
       sum.inFlight += load.inFlight.count;

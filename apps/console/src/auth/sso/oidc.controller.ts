@@ -1,12 +1,14 @@
-import { Get, Inject, Ip, Logger, Req, Res } from '@nestjs/common';
-import { ApiExcludeEndpoint, ApiFoundResponse, ApiOperation } from '@nestjs/swagger';
-import { Audited } from '../../audit';
+import { Get, HttpCode, Inject, Ip, Logger, Post, Req, Res } from '@nestjs/common';
+import { ApiExcludeEndpoint, ApiFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Audited, auditNoChange } from '../../audit';
 import { ConsoleController, Public, RouteAccess } from '../../common/access';
 import { CLOCK, type Clock } from '../../common/clock';
 import type { HttpRequest } from '../../common/http';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../../common/options';
 import { CurrentPrincipal, type Principal } from '../../common/principal';
 import { AuthService } from '../auth.service';
+import { throttleAccount } from '../login-throttle';
+import { LoginThrottledError } from '../login-throttled-error';
 import { clearedSessionCookieLine, secureCookieFor, sessionCookieLine } from '../session-cookie';
 import { OidcService, type OidcUser } from './oidc.service';
 import { clearedPendingCookieLine, pendingCookieLine, pendingSignInOf } from './pending-sign-in-cookie';
@@ -65,10 +67,26 @@ export class OidcController {
     const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
     // The pending sign-in is used once, whatever happens.
     response.setHeader('Set-Cookie', clearedPendingCookieLine(secure));
+    // OpenID Connect off: nothing to sign in with, nothing to record (anyone can call this URL).
+    if (!this.options.sso.oidc) {
+      auditNoChange();
+      return response.redirect(302, loginPageWithError('Single sign-on with OpenID Connect is not configured'));
+    }
+    // Failed callbacks count as failed password logins do, per address and per sign-in (its state:
+    // the provider names no account until it succeeds); past the limit, refused unchecked and unrecorded.
+    const account = throttleAccount('(oidc)', new URLSearchParams(query).get('state') ?? '');
+    try {
+      await this.auth.refuseWhileThrottled(account, address);
+    } catch (error) {
+      if (!(error instanceof LoginThrottledError)) throw error;
+      auditNoChange();
+      return response.redirect(302, loginPageWithError(error.message));
+    }
     let user: OidcUser;
     try {
       user = await this.oidc.finish(query, pendingSignInOf(single(request.headers['cookie'])));
     } catch (error) {
+      await this.auth.recordFailure(account, address);
       await this.auth.auditFailedLogin('(oidc)', address, { tenantId: null, userId: null, after: { method: 'oidc', reason: error instanceof Error ? error.message : String(error) } });
       return this.refused(error, response);
     }
@@ -81,17 +99,19 @@ export class OidcController {
     }
   }
 
-  @Get('logout')
+  // A POST, so a cookie session's logout carries its CSRF token as every write does (a link or an image on another site cannot end it).
+  @Post('logout')
+  @HttpCode(200)
   @RouteAccess('authenticated')
   @Audited('auth.logout')
-  @ApiOperation({ summary: "Browser: end the Baton session, then the provider's (RP-initiated logout, when it has an end_session_endpoint)" })
-  @ApiFoundResponse({ description: "To the provider's end_session_endpoint, or to `/login`" })
-  async logout(@CurrentPrincipal() principal: Principal, @Req() request: BrowserRequest, @Res() response: RedirectResponse): Promise<void> {
+  @ApiOperation({ summary: "Browser: end the Baton session; answers where to send the browser to end the provider's (RP-initiated logout, when it has an end_session_endpoint)" })
+  @ApiOkResponse({ description: "`{ redirectTo }`: the provider's end_session_endpoint, or `/login`", schema: { type: 'object', properties: { redirectTo: { type: 'string' } } } })
+  async logout(@CurrentPrincipal() principal: Principal, @Req() request: BrowserRequest, @Res({ passthrough: true }) response: RedirectResponse): Promise<{ redirectTo: string }> {
     await this.auth.logout(principal);
     response.setHeader('Set-Cookie', clearedSessionCookieLine(this.secure(request)));
     const loginPage = new URL('/login', this.options.sso.oidc?.redirectUrl ?? 'http://localhost/').href;
     const endSession = this.options.sso.oidc ? await this.oidc.endSessionUrl(loginPage) : null;
-    response.redirect(302, endSession ?? '/login');
+    return { redirectTo: endSession ?? '/login' };
   }
 
   private secure(request: BrowserRequest): boolean {

@@ -51,8 +51,11 @@ export function App() {
   // Logged in on the login page: the effect above moves on to the start page; nothing to show meanwhile.
   if (path === '/' || path === '/login') return null;
   const logout = async () => {
-    // An OpenID Connect user's logout goes through the provider too (the console redirects there).
-    if (session.user.sso === 'oidc') return location.assign('/api/auth/oidc/logout');
+    // An OpenID Connect user's logout goes through the provider too (the console says where).
+    if (session.user.sso === 'oidc') {
+      const answer = await post<{ redirectTo: string }>('/auth/oidc/logout').catch(() => ({ redirectTo: '/login' }));
+      return location.assign(answer.redirectTo);
+    }
     // The server ends the session and clears the cookie.
     await post('/auth/logout').catch(() => undefined);
     setSession(ended());
