@@ -71,6 +71,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       startedAt: T,
       heartbeatAt: T + 1,
       state: 'UP',
+      clockOffsetMs: -1_234,
     },
   },
   {
@@ -223,6 +224,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       params: [1, 'two', { three: 3 }],
       scheduledAt: T,
       dueAt: T + 1,
+      instantAt: T,
       claimedBy: 'engine-1',
       leaseUntil: T + 2,
       executorId: 1,
@@ -258,6 +260,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       params: null,
       scheduledAt: T,
       dueAt: T,
+      instantAt: null,
       claimedBy: null,
       leaseUntil: null,
       executorId: null,

@@ -31,6 +31,7 @@ export async function insertManualRun(
     params: input.params,
     scheduledAt: now,
     dueAt: now,
+    instantAt: null,
     claimedBy: null,
     leaseUntil: null,
     executorId: null,
