@@ -50,6 +50,7 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
   let failed = true;
   try {
     await openThrottles(c);
+    const victimStartedAt = Date.now();
     const [victim] = await c.startEngines(1, victimEnv(options.fault, url));
     await c.startEngines(2, ENGINE_DEFAULT_TIMING);
     await c.startExecutors(3, EXECUTOR_ENV);
@@ -79,7 +80,9 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
     const shownEndedAfter = runs.filter((r) => r.finishedAt !== null).map((r) => r.updatedAt - r.finishedAt!);
     const victimEnds = runs.filter((r) => heldIds.has(r.id)).map((r) => r.updatedAt);
     const ofVictim = lateness(heldIds);
-    const alarms = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, raisedAt: MoreThanOrEqual(faultAt) } });
+    // A skewed clock is the victim's from its start: its CLOCK_SKEW alarm is counted from then.
+    const alarmsFrom = options.fault.kind === 'clock-ahead' ? victimStartedAt : faultAt;
+    const alarms = await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, raisedAt: MoreThanOrEqual(alarmsFrom) } });
     const result = faultResult(
       `engine 1 of 3: ${label(options.fault)} ${options.faultMs / 1000} s`,
       { engines: 3, executors: 3, runs: options.n, spanMs: options.spanMs, faultMs: options.faultMs, ...ENGINE_DEFAULT_TIMING },
@@ -98,6 +101,7 @@ export async function engineDbFault(options: { fault: EngineFault; faultMs: numb
         shownEndedMax: shownEndedAfter.length ? Math.max(...shownEndedAfter) : NaN,
         executorDownAlarms: alarms.filter((a) => a.type === 'EXECUTOR_DOWN').length,
         engineDownAlarms: alarms.filter((a) => a.type === 'ENGINE_DOWN').length,
+        clockSkewAfterMs: alarms.filter((a) => a.type === 'CLOCK_SKEW').map((a) => a.raisedAt - victimStartedAt),
         alarms: countBy(alarms, (a) => a.type),
         engineDownAfterMs: alarms.filter((a) => a.type === 'ENGINE_DOWN').map((a) => a.raisedAt - faultAt),
         allEnded: waited.complete,
