@@ -38,11 +38,17 @@ describe('live run events', () => {
   });
 
   it('emits runs going and runs just ended of the listening tenant, each change once', async () => {
-    const going = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED', updatedAt: T0 + 10 });
-    const ended = await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', finishedAt: T0 + 5, updatedAt: T0 + 10 });
-    await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', scheduledAt: T0 - 86_400_000, finishedAt: T0 - 86_400_000, updatedAt: T0 + 10 }); // history touched: no event
-    await insertRun(db.dataSource, 'beta', 2, { state: 'ACCEPTED', updatedAt: T0 + 10 });
-    t.clock.set(T0 + 20);
+    // From wherever the other test left the clock and the listeners: this test's changes only.
+    listening = ['acme'];
+    onEmit = () => undefined;
+    await events.tick();
+    emitted.length = 0;
+    const at = t.clock.now();
+    const going = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED', updatedAt: at + 10 });
+    const ended = await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', finishedAt: at + 5, updatedAt: at + 10 });
+    await insertRun(db.dataSource, 'acme', 1, { state: 'SUCCEEDED', scheduledAt: at - 86_400_000, finishedAt: at - 86_400_000, updatedAt: at + 10 }); // history touched: no event
+    await insertRun(db.dataSource, 'beta', 2, { state: 'ACCEPTED', updatedAt: at + 10 });
+    t.clock.set(at + 20);
     await events.tick();
     expect(emitted.map((e) => e.id).sort()).toEqual([going.id, ended.id].sort());
     expect(emitted.every((e) => e.tenantId === 'acme')).toBe(true);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { useTestDatabase as useDatabase } from '../../../../test/support/databases';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { inTransaction } from '../nest/transaction';
@@ -23,12 +23,13 @@ const record = (tenantId: string | null, at: number, action = 'task.update'): Ne
 
 describe.each(TEST_DATABASES)('audit queries on %s', (kind) => {
   const db = useTestDatabase(kind);
+  // Each test reads the audit log whole: it starts empty, whatever ran before.
+  beforeEach(() => db.clear());
 
   it('keeps an oversized value as a marker rather than failing the change', async () => {
     await inTransaction(db.dataSource, (em) => insertAuditRecords(em, [record('acme', 5)]));
     const [row] = await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', limit: 1 });
     expect(row.after).toEqual({ truncated: true, bytes: expect.any(Number) });
-    await db.clear();
   });
 
   it('pages newest first by (at, id) and filters by time', async () => {
@@ -38,7 +39,6 @@ describe.each(TEST_DATABASES)('audit queries on %s', (kind) => {
     const next = await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', after: { at: first[1].at, id: first[1].id }, limit: 2 });
     expect(next.map((r) => r.at)).toEqual([20, 10]);
     expect((await listAuditRecords(db.dataSource.manager, { tenantId: 'acme', from: 20, to: 30, limit: 10 })).map((r) => r.at)).toEqual([20, 20]);
-    await db.clear();
   });
 
   it("purges a tenant's records older than the ceiling, and the operators' (no tenant), nothing else", async () => {
