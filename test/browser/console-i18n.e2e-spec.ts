@@ -70,7 +70,9 @@ async function chartInk(page: Page): Promise<{ lightText: number; darkText: numb
   })()`);
 }
 
-describe('the console in two languages and two themes (Chromium)', () => {
+// The tests share their users' preferences (language, theme, zone), each test leaving them as the next
+// expects: a shuffled run (--sequence.shuffle) keeps their order; the files around it still move.
+describe('the console in two languages and two themes (Chromium)', { shuffle: false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-i18n-'));
   let baton: EmbeddedBaton;
   let browser: Browser;
