@@ -313,7 +313,7 @@ describe('DueQueue', () => {
     }
   });
 
-  it('lets a run its executors start at its instant come due BATON_SEND_AHEAD_MS ahead, behind runs due sooner; the others at their instant', async () => {
+  it('lets a run its executors start at its instant come due BATON_SEND_AHEAD_MS ahead, behind runs of earlier instants; the others at their instant', async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     try {
       const stub = new StubDispatcher();
@@ -331,10 +331,11 @@ describe('DueQueue', () => {
       expect(stub.launched).toHaveLength(1);
       await vi.advanceTimersByTimeAsync(200); // t − 200: run 3 (sent at its instant) is due too
       stub.release();
-      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]); // in the order they came due
+      // In the order of their instants: run 3 (t − 200) before run 2 (t + 100), which came due first.
+      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 3]);
+      expect(stub.launched[1].at).toBe(t - 200);
       stub.release();
-      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2, 3]);
-      expect(stub.launched[2].at).toBe(t - 200);
+      expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 3, 2]);
       stub.release();
       await vi.advanceTimersByTimeAsync(159); // t − 41: run 4 is not sent ahead; the lane's lead is for runs due alone
       expect(stub.launched).toHaveLength(3);

@@ -20,6 +20,18 @@ describe('ReadyLine', () => {
     expect(line.size).toBe(0);
   });
 
+  it("serves a tenant's runs in the order of their instants: a run due now goes before runs sent ahead for later", () => {
+    const line = new ReadyLine();
+    // Sent ahead (sendable 10 s before their instants), then a run due now, then one between.
+    const ahead = (runId: number, instant: number) => ({ runId, dueAt: instant - 10_000, instant, tenantId: 'acme' }) as ClaimedRun;
+    line.push(ahead(1, T + 9_000));
+    line.push(ahead(2, T + 9_500));
+    line.push(run(3, T));
+    line.push(ahead(4, T + 9_000)); // same instant as run 1: after it
+    line.push(ahead(5, T + 5_000));
+    expect([1, 2, 3, 4, 5].map(() => line.takeInTurn(one)?.runId)).toEqual([3, 5, 1, 4, 2]);
+  });
+
   it('the runs of one instant are left to the general slots, all but the last', () => {
     const line = new ReadyLine();
     [1, 2, 3].forEach((id) => line.push(run(id, T)));

@@ -14,7 +14,10 @@ interface Entry {
   gone: boolean;
 }
 
-/** One tenant's runs in line, in the order they came due, and what is left of its turn. */
+/**
+ * One tenant's runs in line, in the order of their instants (among runs of one instant, the order
+ * they came due), and what is left of its turn.
+ */
 interface TenantLine {
   entries: Entry[];
   head: number;
@@ -31,7 +34,8 @@ interface TenantLine {
  *   finds the first one there), so a burst, a backlog or a backfill cannot use the lane to jump
  *   other tenants: the lane holds at most one run per tenant;
  * - `takeInTurn`: the general slots serve **the tenants in turn** — each tenant's runs in the
- *   order they came due (the DueQueue's calendar order: due time, priority, FIFO), the tenants
+ *   order of their instants (a run due now before runs sent ahead for later; among runs of one
+ *   instant, the DueQueue's order: due time, priority, FIFO), the tenants
  *   round robin, a turn being as many runs as the tenant's claim share (deficit round robin). A
  *   tenant's backlog of thousands costs another tenant's run at most one turn of each tenant in
  *   line, not the backlog's length: a run that missed the lane (its tenant's previous one was
@@ -84,7 +88,7 @@ export class ReadyLine {
       this.lines.set(run.tenantId, line);
       this.round.push(run.tenantId);
     }
-    line.entries.push(entry);
+    line.entries.splice(placeOf(line, run.instant), 0, entry);
   }
 
   /** Drops the run from the line (it is held anew elsewhere); true if it was in line. */
@@ -217,4 +221,24 @@ export class ReadyLine {
       this.roundHead = 0;
     }
   }
+}
+
+/**
+ * Where a run of this instant goes in its tenant's line: after every run of its instant or an
+ * earlier one. Runs come due when they may be sent, which for a run sent ahead is its instant less
+ * the send-ahead (10 s): a run due now would otherwise wait behind runs due seconds later (a
+ * trigger during a burst of one-shot tasks). Runs mostly come in order of their instants, so the
+ * common case is the end of the line; else a binary search from the line's head.
+ */
+function placeOf(line: TenantLine, instant: number): number {
+  const { entries } = line;
+  if (entries.length === line.head || entries[entries.length - 1].run.instant <= instant) return entries.length;
+  let lo = line.head;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid].run.instant <= instant) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
