@@ -5,7 +5,9 @@ import { readFileSync, readlinkSync } from 'node:fs';
  * (`/proc/<pid>/task/<tid>/schedstat`, first field: nanoseconds run). The params check's deadlines
  * are charged in it rather than in wall time, so that a machine busy with other work does not make
  * an ordinary schema look too costly (a compile of 100 ms of CPU takes a second of wall time on 2
- * cores with 15 runnable threads). Elsewhere than on Linux, none: the callers fall back to wall time.
+ * cores with 15 runnable threads). The kernel brings a running thread's figure up to date at its
+ * scheduler tick (a few ms), so a difference of two readings is right within a tick: fine against
+ * deadlines of 50 ms and more. Elsewhere than on Linux, none: the callers fall back to wall time.
  */
 
 /** The calling thread's OS thread id, or 0 where it cannot be had. */
