@@ -7,10 +7,9 @@ const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
 /**
  * Files that start clusters of OS processes (engines, executors, Galera, HAProxy): one at a time,
  * after the rest, so they never compete with another such file for the machine's cores. Files
- * that drive a Chromium: one at a time too, beside them (same groupOrder: the two projects run
- * together), since a browser test spends most of its time waiting for a page to change. The rest
- * run two files at a time: most of their time is spent waiting on MariaDB, the broker or a child
- * process, so a second worker fills the waits even on 2 cores.
+ * that drive a Chromium: one at a time, after those (beside them, a cluster test's executors
+ * missed their heartbeats on 2 cores). The rest run two files at a time: most of their time is
+ * spent waiting on MariaDB, the broker or a child process, so a second worker fills the waits.
  */
 const CLUSTERS = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts'];
 const BROWSER = ['test/browser/**/*.e2e-spec.ts'];
@@ -62,7 +61,7 @@ export default defineConfig({
       },
       {
         ...shared,
-        test: { ...shared.test, name: 'browser', include: BROWSER, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { ...shared.test, name: 'browser', include: BROWSER, maxWorkers: 1, sequence: { groupOrder: 2 } },
       },
     ],
   },
