@@ -63,7 +63,7 @@ function EngineNodesSection() {
           { header: t('Slots'), cell: (n) => n.slots },
           { header: t('State'), cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{codeLabel(n.state)}</span> },
           { header: t('Last heartbeat'), cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtAgo(n.heartbeatAt, now) },
-          { header: t('Clock offset'), className: 'small', cellProps: () => ({ title: t("Database's clock minus the engine's, at its last heartbeat: the engine schedules corrected by it") }), cell: (n) => (n.clockOffsetMs === null ? '—' : `${n.clockOffsetMs} ms`) },
+          { header: t('Clock offset (ms)'), className: 'small', cellProps: () => ({ title: t("Database's clock minus the engine's, at its last heartbeat: the engine schedules corrected by it") }), cell: (n) => (n.clockOffsetMs === null ? '—' : String(n.clockOffsetMs)) },
           { header: t('Started'), className: 'small', cell: (n) => <Time ms={n.startedAt} /> },
         ]}
       />

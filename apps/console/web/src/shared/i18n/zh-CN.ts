@@ -343,7 +343,7 @@ export const zhCN: Record<string, string> = {
   'Last 6 hours': '最近 6 小时',
   'Last 7 days': '最近 7 天',
   'Last heartbeat': '最近心跳',
-  'Clock offset': '时钟偏差',
+  'Clock offset (ms)': '时钟偏差（毫秒）',
   "Database's clock minus the engine's, at its last heartbeat: the engine schedules corrected by it": '数据库时钟减去引擎时钟（最近一次心跳时测得）：引擎按此校正后调度',
   'Last hour': '最近 1 小时',
   'Last result': '最近结果',
