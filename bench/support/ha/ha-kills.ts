@@ -73,18 +73,20 @@ export async function runHaKills(options: HaKillsOptions, log: (line: string) =>
     const shared = { BATON_BROKER_URL: servers.brokerUrl };
     await c.startEngines(2, { ...HA_ENGINE_ENV, ...shared });
     await c.startExecutors(2, BURST_EXECUTOR_ENV);
-    consoles.push(
-      ...(await Promise.all(
-        HA_PORTS.consoleBackends.map((port, i) =>
-          startConsoleProcess({
-            name: `console-${i + 1}`,
-            logFile: join(c.dir, `console-${i + 1}.log`),
-            env: { ...shared, BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: String(port), BATON_HOST: '127.0.0.1' },
-            timeoutMs: 90_000,
-          }),
-        ),
-      )),
+    // Settled, not all: a console that started is stopped in `finally` even when the other failed to.
+    const started = await Promise.allSettled(
+      HA_PORTS.consoleBackends.map((port, i) =>
+        startConsoleProcess({
+          name: `console-${i + 1}`,
+          logFile: join(c.dir, `console-${i + 1}.log`),
+          env: { ...shared, BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: String(port), BATON_HOST: '127.0.0.1' },
+          timeoutMs: 90_000,
+        }),
+      ),
     );
+    for (const s of started) if (s.status === 'fulfilled') consoles.push(s.value);
+    const refused = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (refused) throw refused.reason;
     const token = await login(servers.consolesUrl, c.tenant.id);
 
     const results: HaKill[] = [];
