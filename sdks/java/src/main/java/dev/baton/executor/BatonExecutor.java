@@ -380,6 +380,13 @@ public final class BatonExecutor {
     return report;
   }
 
+  /** Runs accepted whose time has come, waiting for a worker (not those held for their instant): what a test waits for. */
+  int waitingForWorker() {
+    synchronized (lock) {
+      return queue.size();
+    }
+  }
+
   private ObjectNode health() {
     ObjectNode h = Json.object();
     synchronized (lock) {

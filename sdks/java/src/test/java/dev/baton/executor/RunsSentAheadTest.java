@@ -165,14 +165,15 @@ public class RunsSentAheadTest {
     // Held for 2 s: far longer than two local requests take, so the run due now finds the worker free.
     ObjectNode held = request(2_000);
     assertEquals(202, send("POST", "/baton/runs", held).status());
-    long instant = System.currentTimeMillis() + 2_000; // its arrival came before this answer
     ObjectNode now = request(0).put("handler", "gate");
     CountDownLatch gate = new CountDownLatch(1);
     gates.put(now.get("runId").asLong(), gate);
     assertEquals(202, send("POST", "/baton/runs", now).status());
     assertEquals("no worker and no queue place is left", 429, send("POST", "/baton/runs", request(null)).status());
-    // The held run's instant passes while the gate run holds the only worker: it waits in line.
-    while (System.currentTimeMillis() < instant) Thread.sleep(10);
+    // The held run's instant comes while the gate run holds the only worker: it moves to the line for one.
+    long until = System.currentTimeMillis() + 10_000;
+    while (executor.waitingForWorker() == 0 && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertEquals("the held run waits in line for the worker", 1, executor.waitingForWorker());
     assertFalse("not started while the worker is busy", handlerStarts.containsKey(held.get("runId").asLong()));
     gate.countDown();
     JsonNode heldCb = finalOf(held.get("runId").asLong());
