@@ -5,7 +5,7 @@ import { ManualClock } from '@baton/domain';
 import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, verify, type WakeRequest } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
-import { EngineWakeups } from './engine-wakeups';
+import { EngineWakeups, WAKE_HEDGE_MS } from './engine-wakeups';
 
 const T0 = Date.UTC(2026, 10, 26);
 
@@ -14,6 +14,8 @@ describe('EngineWakeups', () => {
   const clock = new ManualClock(T0);
   const heard: Array<{ engine: string; path: string; tenant: string; body: string; signature: string; ok: boolean }> = [];
   const servers: Server[] = [];
+  /** Engines that hold their answers (a frozen engine) until released. */
+  const holding = new Map<string, Array<() => void>>();
 
   /** A stand-in engine: records each wake-up and checks its signature with the tenant's secret. */
   const engine = async (name: string): Promise<string> => {
@@ -25,7 +27,9 @@ describe('EngineWakeups', () => {
         const ok = (path === PATHS.wake || path === PATHS.cancelled) && verify('secret-acme', req.headers, 'POST', path, body, clock.now()).ok;
         heard.push({ engine: name, path, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok });
         res.statusCode = 204;
-        res.end();
+        const held = holding.get(name);
+        if (held) held.push(() => res.end());
+        else res.end();
       });
     });
     servers.push(server);
@@ -55,7 +59,7 @@ describe('EngineWakeups', () => {
   afterAll(() => Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve)))));
   beforeEach(() => void heard.splice(0));
 
-  it("wakes every live engine of the tenant's group, signed, once per turn of the event loop, and two turns of the same millisecond under different signatures", async () => {
+  it("wakes one live engine of the tenant's group at a time, in turn, signed, once per turn of the event loop, and two turns of the same millisecond under different signatures", async () => {
     const wakeups = new EngineWakeups(db.dataSource, clock);
     const sends = spyOn(wakeups, 'send');
     // One turn (a bulk re-run's runs, committed together): one wake-up.
@@ -67,10 +71,33 @@ describe('EngineWakeups', () => {
     expect(sends).toHaveBeenCalledTimes(2);
     await answered(sends);
     wakeups.onModuleDestroy();
-    expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
+    expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e2']);
     expect(heard.every((h) => h.ok && h.tenant === 'acme' && JSON.parse(h.body).dueAt === T0)).toBe(true);
-    const toE1 = heard.filter((h) => h.engine === 'e1');
-    expect(toE1[0].signature).not.toBe(toE1[1].signature);
+    expect(heard[0].signature).not.toBe(heard[1].signature);
+  });
+
+  it('wakes the other engines too when the one woken has not answered within WAKE_HEDGE_MS, and only then', async () => {
+    const wakeups = new EngineWakeups(db.dataSource, clock);
+    const sends = spyOn(wakeups, 'send');
+    holding.set('e1', []);
+    holding.set('e2', []);
+    try {
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [7] });
+      await vi.waitFor(() => expect(heard).toHaveLength(1));
+      const first = heard[0].engine;
+      const other = first === 'e1' ? 'e2' : 'e1';
+      clock.advance(WAKE_HEDGE_MS - 1);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(heard).toHaveLength(1);
+      clock.advance(1);
+      await vi.waitFor(() => expect(heard.map((h) => h.engine)).toEqual([first, other]));
+      expect(heard[1].body).toBe(heard[0].body);
+    } finally {
+      for (const held of holding.values()) held.forEach((answer) => answer());
+      holding.clear();
+    }
+    await answered(sends);
+    wakeups.onModuleDestroy();
   });
 
   it('names the runs of one turn’s wake-ups while they fit in one request, and none past MAX_WAKE_RUNS', async () => {
@@ -83,9 +110,9 @@ describe('EngineWakeups', () => {
     await new Promise((resolve) => setImmediate(resolve));
     await answered(sends);
     wakeups.onModuleDestroy();
-    const toE1 = heard.filter((h) => h.engine === 'e1').map((h) => JSON.parse(h.body) as WakeRequest);
-    expect(toE1).toContainEqual({ dueAt: T0, runIds: [1, 2, 3] });
-    expect(toE1).toContainEqual({ dueAt: T0 }); // 101 runs: the engines read the tenant's due runs instead
+    const bodies = heard.map((h) => JSON.parse(h.body) as WakeRequest);
+    expect(bodies).toContainEqual({ dueAt: T0, runIds: [1, 2, 3] });
+    expect(bodies).toContainEqual({ dueAt: T0 }); // 101 runs: the engines read the tenant's due runs instead
   });
 
   it("tells every live engine of the tenant's group which sent runs were cancelled, signed, 1,000 run ids a notice at most", async () => {

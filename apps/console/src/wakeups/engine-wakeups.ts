@@ -16,12 +16,22 @@ const REREAD_MS = 1_000;
 const SILENT_MS = 10_000;
 /** A wake-up is a hint: an engine that does not answer in this long is left to its poll (a cancel notice is sent again). */
 const TIMEOUT_MS = 2_000;
+/**
+ * A wake-up goes to one live engine of the group; the others hear it too when that one has not
+ * answered 204 within this long (busy, frozen, gone). An engine answers a wake-up before it claims
+ * (WakeController), in 1–10 ms on a busy 2-core machine.
+ */
+export const WAKE_HEDGE_MS = 50;
 
 /**
- * Wake-ups over HTTP: POST /baton/wake (and a cancel's POST /baton/cancelled), signed with the tenant's executor secret, to every live
- * engine of the tenant's group (read from engine_nodes), in parallel, answers not awaited by the
- * caller. Every engine of the group is told, not one: whichever claims first fires the run (SKIP
- * LOCKED), and a busy or dying engine does not hold it back. Engine URLs are the engines' own
+ * Wake-ups over HTTP: POST /baton/wake (and a cancel's POST /baton/cancelled), signed with the
+ * tenant's executor secret, to the live engines of the tenant's group (read from engine_nodes),
+ * answers not awaited by the caller. A wake-up goes to one engine, the next one to the next (they
+ * share the runs named), and to all the others as well when that one has not answered within
+ * WAKE_HEDGE_MS: a busy or dying engine holds a run back by that much, not until a poll. Telling
+ * every engine every time cost each run a second signed request and a second claim by id that
+ * found nothing (a fifth of a trigger's CPU over all processes: docs/BENCHMARKS.md, on demand).
+ * A cancel notice goes to every live engine: any of them may hold the run. Engine URLs are the engines' own
  * registrations, so no outbound policy applies to them (the check lets every address through).
  * A wake-up is a hint (the next poll finds its run), sent once; a cancel notice is what stops a
  * run sent ahead, so one an engine refused with 429 or did not answer is sent to it again
@@ -34,6 +44,10 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly secrets = new Map<string, TableSnapshot<string | null>>();
   /** Wake-ups of this turn of the event loop, one per tenant (the earliest): a bulk re-run of 500 runs wakes the engines once. */
   private pending = new Map<string, RunWakeup>();
+  /** Wake-ups sent so far: the next goes to the engine after the last one's. */
+  private turn = 0;
+  /** The hedges waiting (their timers), cleared on shutdown. */
+  private readonly hedges = new Set<() => void>();
   /** The last signing time used per tenant: see signedAt. */
   private readonly lastSignedAt = new Map<string, number>();
   private readonly waiting: WaitingNotices;
@@ -69,27 +83,44 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     this.pending = new Map();
     for (const wakeup of wakeups) {
       const body = JSON.stringify({ dueAt: wakeup.dueAt, runIds: wakeup.runIds?.length ? [...wakeup.runIds] : undefined } satisfies WakeRequest);
-      this.send(wakeup, PATHS.wake, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+      this.send(wakeup, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
     }
   }
 
   onModuleDestroy(): void {
+    for (const cancel of this.hedges) cancel();
+    this.hedges.clear();
     this.waiting.close();
     this.agents.destroy();
   }
 
-  /** One signed POST of `body` to `path` on every live engine of the tenant's group. */
-  private async send(to: { tenantId: string; engineGroup: string }, path: string, body: string): Promise<void> {
+  /** One signed wake-up to the next live engine of the tenant's group; to the others too when it has not taken it within WAKE_HEDGE_MS. */
+  private async send(to: { tenantId: string; engineGroup: string }, body: string): Promise<void> {
     const reached = await this.reach(to);
-    if (!reached) return;
-    const headers = this.signed(to.tenantId, reached.secret, path, body);
-    await Promise.all(
-      reached.engines.map(async (engine) => {
-        const answer = await this.post(engine, path, body, headers);
-        if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not reached on ${path} (${answer.code})`, { tenantId: to.tenantId });
-        else if (answer.status !== 204) this.warnRefused(engine.id, path, answer, to.tenantId);
-      }),
-    );
+    if (!reached || reached.engines.length === 0) return;
+    const headers = this.signed(to.tenantId, reached.secret, PATHS.wake, body);
+    const { engines } = reached;
+    const first = engines[this.turn++ % engines.length];
+    const woken = this.wakeOne(first, body, headers, to.tenantId);
+    if (engines.length === 1) return void (await woken);
+    let cancel = () => undefined as void;
+    const late = new Promise<false>((resolve) => {
+      cancel = this.clock.after(WAKE_HEDGE_MS, () => resolve(false));
+      this.hedges.add(cancel);
+    });
+    const taken = await Promise.race([woken, late]);
+    cancel();
+    this.hedges.delete(cancel);
+    if (taken) return;
+    await Promise.all(engines.filter((e) => e !== first).map((engine) => this.wakeOne(engine, body, headers, to.tenantId)));
+  }
+
+  /** One engine woken: whether it took the wake-up (204). */
+  private async wakeOne(engine: EngineNodeRow, body: string, headers: Record<string, string>, tenantId: string): Promise<boolean> {
+    const answer = await this.post(engine, PATHS.wake, body, headers);
+    if ('failure' in answer) this.logger.debug?.(`engine ${engine.id} not reached on ${PATHS.wake} (${answer.code})`, { tenantId });
+    else if (answer.status !== 204) this.warnRefused(engine.id, PATHS.wake, answer, tenantId);
+    return 'status' in answer && answer.status === 204;
   }
 
   /** A cancel notice to every live engine of the tenant's group, each followed until that engine takes it. */
