@@ -18,7 +18,7 @@ export interface PlannedChange {
   nextFireTimes?: { before: number[]; after: number[] };
 }
 
-/** The next fire times of a task definition, as it is now (`before`) or as the file would make it (`after`). */
+/** The next fire times of a task definition, as it is now (`before`) or as the file would make it (`after`); planChanges without it lists the changes alone. */
 export type FireTimes = (task: FileTask, side: 'before' | 'after') => number[];
 
 export const edgeName = (d: Pick<FileDependency, 'parent' | 'child'>) => `${d.parent} → ${d.child}`;
@@ -28,7 +28,7 @@ export const edgeName = (d: Pick<FileDependency, 'parent' | 'child'>) => `${d.pa
  * the file names, deletions (only with `prune`) of what it does not. Order: retention,
  * calendars, webhooks, tasks, dependencies, each by name — the order apply follows.
  */
-export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boolean, fireTimes: FireTimes): PlannedChange[] {
+export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boolean, fireTimes: FireTimes | null): PlannedChange[] {
   const changes: PlannedChange[] = [];
   if (desired.retention) {
     const fields = diffFields(current.retention ?? { runsMs: null, logsMs: null, alarmsMs: null, minRunsKept: null }, desired.retention);
@@ -37,9 +37,14 @@ export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boo
   changes.push(...diffNamed('calendar', current.calendars, desired.calendars, prune, (c) => c.name));
   changes.push(...diffNamed('webhook', current.webhooks, desired.webhooks, prune, (w) => w.name));
   const nowTasks = new Map(current.tasks.map((t) => [t.name, t]));
+  const wantedTasks = new Map(desired.tasks.map((t) => [t.name, t]));
   for (const change of diffNamed('task', current.tasks, desired.tasks, prune, (t) => t.name)) {
     const before = nowTasks.get(change.name);
-    const after = desired.tasks.find((t) => t.name === change.name);
+    const after = wantedTasks.get(change.name);
+    if (!fireTimes) {
+      changes.push(change);
+      continue;
+    }
     if (change.action === 'create' || (change.action === 'update' && before && after && scheduleChanged({ ...before, tenantId: '' }, { ...after, tenantId: '' }))) {
       change.nextFireTimes = { before: before ? fireTimes(before, 'before') : [], after: fireTimes(after!, 'after') };
     }

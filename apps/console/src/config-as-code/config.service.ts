@@ -1,6 +1,6 @@
 import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CycleError, findCycle, nextFireTimes, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
+import { CycleError, findCycle, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
   CalendarEntity,
   deleteCalendar,
@@ -35,7 +35,6 @@ import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
 import { CalendarsService } from '../calendars/calendars.service';
-import { scheduleOf } from '../tasks/schedule';
 import { keepTaskVersions } from '../tasks/keep-task-versions';
 import { newTaskRow } from '../tasks/new-task-row';
 import { ParamsCheck } from '../tasks/params-check';
@@ -44,14 +43,12 @@ import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
 import { writeConfigFile, type ConfigFile } from './config-file';
-import { edgeName, planChanges, type PlannedChange } from './config-plan';
+import { edgeName, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
-import { YamlReadThread } from './yaml-read-thread';
-
-/** How many next fire times a plan shows per task whose schedule changes. */
-const FIRE_TIMES_SHOWN = 3;
+import { ConfigThread } from './config-thread';
+import { planOf, type PlanInput } from './plan-input';
 
 /**
  * Tasks as code: a tenant's state as one file (export), what a file would change (plan), and the
@@ -61,8 +58,8 @@ const FIRE_TIMES_SHOWN = 3;
  */
 @Injectable()
 export class ConfigService implements OnApplicationShutdown {
-  /** Files are parsed and checked off the event loop (YamlReadThread). */
-  private readonly yaml = new YamlReadThread();
+  /** Files are parsed and checked, and plans computed, off the event loop (ConfigThread). */
+  private readonly thread = new ConfigThread();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -77,7 +74,7 @@ export class ConfigService implements OnApplicationShutdown {
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.yaml.close();
+    await this.thread.close();
   }
 
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
@@ -92,7 +89,7 @@ export class ConfigService implements OnApplicationShutdown {
     return this.heavyWork.run(tenantId, async () => {
       const desired = await this.desired(tenantId, text);
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
-      return this.changes(snapshot, desired, prune);
+      return this.thread.plan(this.planInput(snapshot, desired, prune));
     });
   }
 
@@ -104,11 +101,14 @@ export class ConfigService implements OnApplicationShutdown {
   private async applyAll(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
     const desired = await this.desired(tenantId, text);
     const now = this.clock.now();
-    return inTransaction(this.dataSource, async (em) => {
+    // The changes are listed in the transaction; their fire-time previews after it, in the worker
+    // (planOf): a second of croner for 1,000 tasks would hold the transaction and the event loop.
+    const planned = await inTransaction(this.dataSource, async (em) => {
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
       const snapshot = await readSnapshot(em, tenantId);
-      const changes = this.changes(snapshot, desired, prune);
+      const input = this.planInput(snapshot, desired, prune, now);
+      const changes = planOf(input, false);
       const of = (kind: PlannedChange['kind'], action: PlannedChange['action']) => new Set(changes.filter((c) => c.kind === kind && c.action === action).map((c) => c.name));
       if (desired.retention && changes.some((c) => c.kind === 'retention')) await this.applyRetention(em, tenantId, desired.retention, now);
       const calendars = await this.applyCalendars(em, tenantId, snapshot, desired, of('calendar', 'create'), of('calendar', 'update'), now);
@@ -135,13 +135,14 @@ export class ConfigService implements OnApplicationShutdown {
         await deleteCalendar(em, tenantId, row.id);
       }
       await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: { prune, changes: changes.map((c) => ({ kind: c.kind, name: c.name, action: c.action, fields: c.fields.map((f) => f.field) })) } });
-      return changes;
+      return input;
     });
+    return this.thread.plan(planned);
   }
 
   /** The file read and checked, with the checks that need the tenant (webhook URLs by the outbound policy, handler params by their schemas). */
   private async desired(tenantId: string, text: string): Promise<ConfigFile> {
-    const read = await this.yaml.read(text, tenantId);
+    const read = await this.thread.read(text, tenantId);
     if ('errors' in read) throw badRequest(read.errors);
     const errors: FieldError[] = [];
     for (const [i, webhook] of read.file.webhooks.entries()) {
@@ -154,17 +155,11 @@ export class ConfigService implements OnApplicationShutdown {
     return read.file;
   }
 
-  private changes(snapshot: Snapshot, desired: ConfigFile, prune: boolean): PlannedChange[] {
-    const now = this.clock.now();
-    const calendarsAfter = new Map<string, ExclusionCalendar>([...snapshot.file.calendars, ...desired.calendars].map((c) => [c.name, c]));
-    const calendarsBefore = new Map<string, ExclusionCalendar>(snapshot.file.calendars.map((c) => [c.name, c]));
-    return planChanges(snapshot.file, desired, prune, (task, side) => {
-      const row = snapshot.tasks.get(task.name);
-      const calendars = side === 'before' ? calendarsBefore : calendarsAfter;
-      const calendar = task.calendarName === null ? null : (calendars.get(task.calendarName) ?? null);
-      const schedule = scheduleOf({ ...task, tenantId: '' }, { fireCount: side === 'before' ? (row?.fireCount ?? 0) : 0, createdAt: row?.createdAt ?? now }, calendar);
-      return nextFireTimes(schedule, now, FIRE_TIMES_SHOWN);
-    });
+  /** What a plan of `desired` against `snapshot` is computed from (planOf), as of `now`. */
+  private planInput(snapshot: Snapshot, desired: ConfigFile, prune: boolean, now = this.clock.now()): PlanInput {
+    const rows: PlanInput['rows'] = {};
+    for (const [name, row] of snapshot.tasks) rows[name] = { fireCount: row.fireCount, createdAt: row.createdAt };
+    return { current: snapshot.file, desired, prune, now, rows };
   }
 
   private async applyRetention(em: EntityManager, tenantId: string, retention: NonNullable<ConfigFile['retention']>, now: number): Promise<void> {

@@ -5,7 +5,7 @@ import { yamlBudgetProblem } from './yaml-budget';
 
 /**
  * A tasks-as-code file read as a tenant's desired state (readConfigFile), or every problem found.
- * Runs in YamlReadThread's worker, all of it: the YAML library parses about 1 MB a second, and
+ * Runs in ConfigThread's worker, all of it: the YAML library parses about 1 MB a second, and
  * checking 1,000 tasks (their cron expressions made canonical) takes 0.3–3 s — on the event loop,
  * every tenant's requests would wait meanwhile.
  */
