@@ -6,7 +6,7 @@ import { startBaton } from '../support/on-demand/baton-target';
 import { runStep, settle, StartBook, type StepRun, type StepSpec } from '../support/on-demand/open-loop';
 import { startPeer } from '../support/on-demand/peer-targets';
 import { knee, KNEE_P99_MS, stepFigures, type StepFigures } from '../support/on-demand/step-figures';
-import type { OnDemandTarget } from '../support/on-demand/target';
+import type { KillTarget, OnDemandTarget } from '../support/on-demand/target';
 import { PeerServer } from '../support/peers/private-server';
 import { option, type Scenario } from '../support/scenario';
 import { fmt, markdownTable, table } from '../support/table';
@@ -55,6 +55,8 @@ interface Plan {
   drainS: number;
   maxBacklogS: number;
   pastSaturation: boolean;
+  /** `--kill=engine|console`: SIGKILL of one Baton process midway through the first step (null: none). */
+  kill: KillTarget | null;
 }
 
 async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) => void): Promise<SystemRun> {
@@ -82,10 +84,12 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
         skipped.push({ series, rate, why: `saturated at ${saturatedAt}/s` });
         continue;
       }
-      const spec: StepSpec = { rate, seconds: plan.seconds, batch, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS };
+      const fault = plan.kill && target.kill && runs.length === 0 ? plan.kill : null;
+      const spec: StepSpec = { rate, seconds: plan.seconds, batch, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
       const run = await runStep(target, book, spec, `${series[0]}${i}`, TASKS);
       runs.push(run);
       const f = stepFigures(target.system, run, book, idleCpuPerSec);
+      if (run.fault) log(`  ${series} ${rate}/s: ${run.fault}`);
       log(
         `  ${series} ${rate}/s: ${f.startsPerSec} starts/s, start p50/p99 ${f.start.p50}/${f.start.p99} ms, answer p50/p99 ${fmt(f.answer.p50)}/${fmt(f.answer.p99)} ms, refused ${f.refused}, unanswered ${f.unanswered}, lost ${f.lost}, dup ${f.duplicated}${run.stoppedEarly ? ` — ${run.stoppedEarly}` : ''}`,
       );
@@ -117,7 +121,14 @@ function parsePlan(args: readonly string[]): Plan {
     drainS: Number(option(args, 'drain') ?? 30),
     maxBacklogS: Number(option(args, 'max-backlog') ?? 30),
     pastSaturation: args.includes('--past-saturation'),
+    kill: parseKill(option(args, 'kill')),
   };
+}
+
+function parseKill(value: string | undefined): KillTarget | null {
+  if (value === undefined) return null;
+  if (value !== 'engine' && value !== 'console') throw new Error(`--kill: "${value}" is not engine or console`);
+  return value;
 }
 
 function printTables(results: readonly SystemRun[], plan: Plan, failures: ReadonlyArray<{ system: string; error: string }>): void {
@@ -205,6 +216,7 @@ export const onDemand: Scenario = {
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],
       ['--max-backlog=30', 'a step stops sending once its backlog (waiting ÷ recent starts/s, or the oldest waiting) passes this many seconds'],
       ['--past-saturation', 'also run the rates above one that saturated (default: skipped)'],
+      ['--kill=engine|console', "Baton only: SIGKILL of an engine (left dead) or of the console (started again on its port) when half of the first step has been sent; lost and dup then count what the fault cost"],
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=18901, --postgres-port=18911, --mariadb-port=18921', 'the private stores (scripts/*.sh)'],

@@ -58,7 +58,8 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, options.tenant);
     const engines = await c.startEngines(2, AT_DEFAULTS);
     const executors = await c.startExecutors(2, options.executorEnv);
-    const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
+    const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1' } });
+    let console_ = await startConsole('0');
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const url = new URL(console_.url);
     // An idle connection is dropped after 4 s, before the console's (Node's default keepAliveTimeout,
@@ -194,6 +195,16 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       async storeCounters() {
         const rows: Array<{ Variable_name: string; Value: string }> = await c.ds.query(`SHOW GLOBAL STATUS WHERE Variable_name IN (${STORE_COUNTERS.map(() => '?').join(',')})`, [...STORE_COUNTERS]);
         return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
+      },
+      async kill(what) {
+        const victim = what === 'engine' ? engines[0] : console_;
+        process.kill(victim.pid, 'SIGKILL');
+        await victim.exited;
+        if (what === 'engine') return `killed engine ${engines[0].nodeId} (pid ${victim.pid}); the other engine takes its runs over`;
+        // One console and nothing in front of it: submissions fail until it is back on its port.
+        const killedAt = Date.now();
+        console_ = await startConsole(url.port);
+        return `killed the console (pid ${victim.pid}); started again on port ${url.port} in ${Date.now() - killedAt} ms`;
       },
       abandonPending() {
         for (const entry of [...pending]) {

@@ -23,6 +23,8 @@ export interface StepSpec {
   maxBacklogS: number;
   /** How long after the last send a step waits for answers and starts (s). */
   drainS: number;
+  /** A fault the step injects once, when half its calls have left (`--kill`); its description is logged. */
+  midway?: () => Promise<string>;
 }
 
 export interface Sent {
@@ -42,6 +44,8 @@ export interface StepRun {
   sends: Sent[];
   /** Why sending stopped before `seconds` (null: it did not). */
   stoppedEarly: string | null;
+  /** What the step's midway fault did (null: none). */
+  fault: string | null;
   /** First send → last send, ms. */
   sendMs: number;
   /** The end of the drain (epoch ms): a start after it is late, not counted in the step's figures. */
@@ -117,7 +121,9 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
   const watch: Watch = { samples: [], overSince: null };
   let nextCheck = t0 + MONITOR_MS;
   let call = 0;
+  let fault: Promise<string> | null = null;
   while (call < calls && !stoppedEarly) {
+    if (spec.midway && !fault && call >= calls / 2) fault = spec.midway();
     // Every call whose time has come leaves now: a late tick sends the ones it owes at once.
     const due = Math.min(calls, Math.floor(((Date.now() - t0) * spec.rate) / spec.batch / 1000) + 1);
     for (; call < due; call++) {
@@ -148,6 +154,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     }
     await sleep(1);
   }
+  const faultNote = fault ? await fault.catch((err: Error) => `the fault failed: ${err.message}`) : null;
   const sendEnd = sends.length ? sends[sends.length - 1].sentAt : t0;
   const drainDeadline = Date.now() + spec.drainS * 1000;
   for (;;) {
@@ -167,6 +174,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     id,
     sends,
     stoppedEarly,
+    fault: faultNote,
     sendMs: sendEnd - t0,
     drainEndAt,
     clientLagMs: Math.round(clientLagMs),

@@ -17,6 +17,9 @@ export interface Outcome {
 /** The outcome of a submission whose answer never came (the client gave up at the end of the drain). */
 export const UNANSWERED = 'unanswered';
 
+/** What `--kill` kills. */
+export type KillTarget = 'engine' | 'console';
+
 /** One unit of on-demand work: a key the handler records, and which of the tasks (Baton) or job names it belongs to. */
 export interface WorkItem {
   key: string;
@@ -46,6 +49,11 @@ export interface OnDemandTarget {
   stages?(sends: ReadonlyArray<{ key: string; sentAt: number; answeredAt: number | null; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
   /** The store's statement counters so far (Baton: MariaDB's SHOW GLOBAL STATUS), for statements per run. */
   storeCounters?(): Promise<Record<string, number>>;
+  /**
+   * `--kill`: kills one of its processes with SIGKILL mid-step (Baton: an engine, left dead; or
+   * the console, started again on its port), and says what it did. Absent: the system has no such fault.
+   */
+  kill?(what: KillTarget): Promise<string>;
   /** Gives up on submissions still unanswered (their outcome becomes UNANSWERED). */
   abandonPending(): void;
   close(): Promise<void>;
