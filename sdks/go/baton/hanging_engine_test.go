@@ -1,7 +1,9 @@
 package baton
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,9 +13,10 @@ import (
 	"time"
 )
 
-// An engine that hangs (black-holed, frozen) accepts connections and never answers: the
-// heartbeat goes on to the next engine after heartbeatTry, long before RequestTimeout.
-func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
+// hangingEngine is an engine that hangs (black-holed, frozen): it accepts connections and never
+// answers. It returns its URL and the number of connections it holds.
+func hangingEngine(t *testing.T) (string, func() int) {
+	t.Helper()
 	hanging, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +42,13 @@ func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
 			_ = c.Close()
 		}
 	})
+	return "http://" + hanging.Addr().String(), func() int { mu.Lock(); defer mu.Unlock(); return len(held) }
+}
+
+// An engine that hangs: the heartbeat goes on to the next engine after heartbeatTry, long
+// before RequestTimeout.
+func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
+	hangingURL, _ := hangingEngine(t)
 	var beats atomic.Int32
 	live := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/baton/executors/heartbeat" {
@@ -49,7 +59,7 @@ func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
 		w.WriteHeader(404)
 	}))
 	t.Cleanup(live.Close)
-	e, err := New(Options{Tenant: "acme", Secret: "secret", EngineURLs: []string{"http://" + hanging.Addr().String(), live.URL}, Logger: discardLogger, RequestTimeout: time.Minute})
+	e, err := New(Options{Tenant: "acme", Secret: "secret", EngineURLs: []string{hangingURL, live.URL}, Logger: discardLogger, RequestTimeout: time.Minute})
 	if err == nil {
 		err = e.Start()
 	}
@@ -62,4 +72,60 @@ func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
 		_ = e.Shutdown(ctx)
 	})
 	waitFor(t, "a heartbeat on the engine that answers", func() bool { return beats.Load() > 0 })
+}
+
+// Final callbacks listed for a hanging engine first reach the next engine after RerouteAfter,
+// while the hanging one still holds them and long before RequestTimeout (a minute): with
+// CallbackConcurrency 1, the requests the hanging engine holds must not hold the only slot.
+func TestFinalCallbacksGoAroundAHangingEngine(t *testing.T) {
+	const n = 5
+	hangingURL, held := hangingEngine(t)
+	engine := &fakeEngine{finals: map[string]string{}}
+	live := httptest.NewServer(engine)
+	t.Cleanup(live.Close)
+	o := Options{Tenant: "acme", Secret: "secret", EngineURLs: []string{hangingURL, live.URL}, Logger: discardLogger,
+		RequestTimeout: time.Minute, RerouteAfter: 100 * time.Millisecond, CallbackConcurrency: 1, HeartbeatInterval: time.Minute, Concurrency: 5}
+	e, err := New(o, Handle("noop", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
+	if err == nil {
+		err = e.Start()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = e.Shutdown(ctx)
+	})
+	var runs []map[string]any
+	for i := 1; i <= n; i++ {
+		runs = append(runs, map[string]any{"runId": i, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "noop",
+			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{hangingURL, live.URL}})
+	}
+	body, _ := json.Marshal(map[string]any{"runs": runs})
+	req, _ := http.NewRequest("POST", e.URL()+"/baton/runs/batch", bytes.NewReader(body))
+	for k, v := range Sign("secret", "acme", "POST", "/baton/runs/batch", body, nowMs()) {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("dispatch batch: %v %v", err, res)
+	}
+	res.Body.Close()
+	// A generous deadline, still far below the minute the hanging engine's requests wait.
+	for until := time.Now().Add(30 * time.Second); engine.count() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(until) {
+			t.Fatalf("%d of %d final callbacks reached the engine that answers", engine.count(), n)
+		}
+	}
+	engine.mu.Lock()
+	defer engine.mu.Unlock()
+	for key, outcome := range engine.finals {
+		if outcome != "SUCCEEDED" {
+			t.Errorf("run %s: outcome %q", key, outcome)
+		}
+	}
+	if held() == 0 {
+		t.Errorf("the hanging engine was never tried: the test did not test going around it")
+	}
 }
