@@ -63,7 +63,7 @@ func (e *Executor) batchesFor(url string) *callbackBatches {
 
 // send delivers one serialised final callback to the engine; its answer comes on the channel.
 // Once `done` is closed (the callback's round is over), a callback still waiting for a batch to
-// this engine is left out (its answer never comes): a hanging engine's line does not grow with
+// this engine is left out (answered status 0 unsent): a hanging engine's line does not grow with
 // callbacks that other engines took, nor replay them when it is back.
 func (b *callbackBatches) send(body []byte, done <-chan struct{}) <-chan answer {
 	item := &batchItem{body: body, answer: make(chan answer, 1), done: done}
@@ -80,6 +80,7 @@ func (b *callbackBatches) kick() {
 	for _, it := range b.queue {
 		select {
 		case <-it.done:
+			it.answer <- answer{0, []byte("not sent: another engine took it"), 0} // ends the round's wait on it
 		default:
 			waiting = append(waiting, it)
 		}
