@@ -40,4 +40,15 @@ describe('executor runtime: one hanging engine holds neither heartbeats nor call
     expect(cb.body.outcome).toBe('SUCCEEDED');
     expect(hanging.holding).toBeGreaterThan(0);
   });
+
+  it("with one callback request slot, the hanging engine's requests do not keep callbacks from the other engine", async () => {
+    hanging = await HangingEngine.start();
+    const executor = await harness.start(engine, { ...options(), callbackConcurrency: 1 });
+    const reqs = [1, 2, 3, 4].map(() => engine.request({ callbackUrls: [hanging.url, engine.url] }));
+    for (const req of reqs) await engine.dispatch(executor.url, req);
+    // A generous deadline, still far below the minute the hanging engine's requests wait.
+    const finals = await Promise.all(reqs.map((req) => engine.finalCallback(req.runId, 1, 20_000)));
+    expect(finals.map((cb) => cb.body.outcome)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect(hanging.holdingCallbacks).toBeGreaterThan(0);
+  });
 });
