@@ -1,9 +1,7 @@
 package baton
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -59,18 +57,7 @@ func TestAHangingEngineDoesNotHoldTheHeartbeat(t *testing.T) {
 		w.WriteHeader(404)
 	}))
 	t.Cleanup(live.Close)
-	e, err := New(Options{Tenant: "acme", Secret: "secret", EngineURLs: []string{hangingURL, live.URL}, Logger: discardLogger, RequestTimeout: time.Minute})
-	if err == nil {
-		err = e.Start()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = e.Shutdown(ctx)
-	})
+	startExecutorOn(t, Options{EngineURLs: []string{hangingURL, live.URL}, RequestTimeout: time.Minute})
 	waitFor(t, "a heartbeat on the engine that answers", func() bool { return beats.Load() > 0 })
 }
 
@@ -83,35 +70,9 @@ func TestFinalCallbacksGoAroundAHangingEngine(t *testing.T) {
 	engine := &fakeEngine{finals: map[string]string{}}
 	live := httptest.NewServer(engine)
 	t.Cleanup(live.Close)
-	o := Options{Tenant: "acme", Secret: "secret", EngineURLs: []string{hangingURL, live.URL}, Logger: discardLogger,
-		RequestTimeout: time.Minute, RerouteAfter: 100 * time.Millisecond, CallbackConcurrency: 1, HeartbeatInterval: time.Minute, Concurrency: 5}
-	e, err := New(o, Handle("noop", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
-	if err == nil {
-		err = e.Start()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = e.Shutdown(ctx)
-	})
-	var runs []map[string]any
-	for i := 1; i <= n; i++ {
-		runs = append(runs, map[string]any{"runId": i, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "noop",
-			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{hangingURL, live.URL}})
-	}
-	body, _ := json.Marshal(map[string]any{"runs": runs})
-	req, _ := http.NewRequest("POST", e.URL()+"/baton/runs/batch", bytes.NewReader(body))
-	for k, v := range Sign("secret", "acme", "POST", "/baton/runs/batch", body, nowMs()) {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("dispatch batch: %v %v", err, res)
-	}
-	res.Body.Close()
+	e := startExecutorOn(t, Options{EngineURLs: []string{hangingURL, live.URL}, RequestTimeout: time.Minute, RerouteAfter: 100 * time.Millisecond,
+		CallbackConcurrency: 1, HeartbeatInterval: time.Minute, Concurrency: n}, Handle("gate", func(ctx context.Context, run *Run) (any, error) { return nil, nil }))
+	dispatchRuns(t, e, []string{hangingURL, live.URL}, n)
 	// A generous deadline, still far below the minute the hanging engine's requests wait.
 	for until := time.Now().Add(30 * time.Second); engine.count() < n; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(until) {
