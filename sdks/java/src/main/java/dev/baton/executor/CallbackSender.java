@@ -20,12 +20,14 @@ import java.util.concurrent.TimeUnit;
  * or refuses them for good (400/413/422): a round tries each engine URL once, in the dispatch's
  * order, the next one also when an engine has not answered within {@code rerouteAfterMs} (as the
  * Node SDK's engineRound: any engine takes any callback, and a second copy gets 409) — that
- * engine is set aside and keeps its request, whose late answer still counts; after a failed round the callback waits a jittered exponential backoff, and a success
- * wakes every waiting one (the engines are back) — but one refused with 429 (an engine's
- * TENANT_BUSY / TENANT_RATE_LIMITED) waits at least its {@code Retry-After}, success or not: waking
- * it would send the tenant's backlog into its bounds again on every success. Each engine URL's {@link EngineBatches} sends
- * what is ready for it together; at most {@code requests} callback requests are in flight, all
- * engines together. Each callback is in the spool until it is settled.
+ * engine is set aside and keeps its request, whose late answer still counts; after a failed
+ * round the callback waits a jittered exponential backoff, and a success wakes every waiting one
+ * (the engines are back) — but one refused with 429 (an engine's TENANT_BUSY /
+ * TENANT_RATE_LIMITED) waits at least its {@code Retry-After}, success or not: waking it would
+ * send the tenant's backlog into its bounds again on every success. Each engine URL's
+ * {@link EngineBatches} sends what is ready for it together; at most {@code requests} callback
+ * requests are in flight, all engines together (not counting those unanswered for
+ * rerouteAfterMs). Each callback is in the spool until it is settled.
  */
 final class CallbackSender {
   private static final System.Logger LOG = System.getLogger("dev.baton.executor");
