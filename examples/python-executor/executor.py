@@ -13,7 +13,8 @@ Configuration (environment), as for apps/demo-executor:
   BATON_EXECUTOR_PUBLIC_URL (the bound URL), BATON_EXECUTOR_CONCURRENCY (4),
   BATON_EXECUTOR_QUEUE_LIMIT (100), BATON_EXECUTOR_HEARTBEAT_MS (3000),
   BATON_EXECUTOR_RETRY_BASE_MS (200), BATON_EXECUTOR_RETRY_MAX_MS (30000),
-  BATON_EXECUTOR_SHUTDOWN_GRACE_MS (10000)
+  BATON_EXECUTOR_SHUTDOWN_GRACE_MS (10000), BATON_EXECUTOR_REROUTE_AFTER_MS (1000: a callback an
+  engine has not answered within it also goes to the next engine, and that engine goes last for 5 s)
 Prints "READY <url>" on stdout once it listens. SIGTERM / SIGINT stop it gracefully.
 
 Unlike the SDK it keeps undelivered callbacks in memory only (no spool file): a crash loses them
@@ -28,6 +29,7 @@ import hmac
 import itertools
 import json
 import os
+import queue
 import random
 import re
 import signal
@@ -53,6 +55,9 @@ LOG_TAIL_INTERVAL_MS = 1000
 # the timeout of other requests too): an engine that hangs (black-holed, frozen) costs one short
 # try, and the next engine is tried, instead of keeping the executor silent until it is DOWN.
 HEARTBEAT_TRY_S = 2
+# An engine that has not answered a callback within BATON_EXECUTOR_REROUTE_AFTER_MS (default 1000,
+# the Node SDK's rerouteAfterMs) is tried after the others for this long (s), again each time it hangs.
+SET_ASIDE_S = 5
 MAX_PENDING_LOG_LINES = 200
 # The longest a final callback is held back while runs wait in line to start: the outcome must not
 # wait on a line that stays full. The SDKs' bound (a 4,000-run burst sent ahead started within
@@ -399,6 +404,11 @@ class Executor:
         self.retry_base_ms = max(1, integer("BATON_EXECUTOR_RETRY_BASE_MS", 200))
         self.retry_max_ms = max(1, integer("BATON_EXECUTOR_RETRY_MAX_MS", 30_000))
         self.grace_ms = integer("BATON_EXECUTOR_SHUTDOWN_GRACE_MS", 10_000)
+        # A callback an engine has not answered within this (ms) also goes to the next engine
+        # (engine_round): one hanging engine must not keep finished runs running for the 10 s
+        # request timeout.
+        self.reroute_after_ms = max(1, integer("BATON_EXECUTOR_REROUTE_AFTER_MS", 1000))
+        self.aside_until = {}  # engine URL -> until when it is tried last (monotonic s): it hung
         self.started_at = now_ms()
         self.handler_schemas, left_out = sendable_schemas(HANDLER_SCHEMAS, HANDLERS)
         if left_out:
@@ -433,11 +443,55 @@ class Executor:
     # -- engine requests (outgoing) --
 
     def order(self, urls):
+        """The URLs without duplicates, the engine that answered last first, engines set aside lately last."""
         unique = list(dict.fromkeys(u.rstrip("/") for u in urls))
         if self.last_good in unique:
             unique.remove(self.last_good)
             unique.insert(0, self.last_good)
-        return unique
+        now = time.monotonic()
+        aside = [u for u in unique if self.aside_until.get(u, 0) > now]
+        return [u for u in unique if u not in aside] + aside
+
+    def set_aside(self, url):
+        """Tries `url` after the others for SET_ASIDE_S: it did not answer in time (it may still)."""
+        self.aside_until[url] = time.monotonic() + SET_ASIDE_S
+        if self.last_good == url:
+            self.last_good = None
+
+    @staticmethod
+    def settles(status):
+        """The engine took the callback (2xx, or 409: it has it already) or refuses it for good (400/413/422)."""
+        return 200 <= status < 300 or status in (409, 400, 413, 422)
+
+    def engine_round(self, urls, payload):
+        """Posts a callback to the engines in `urls`' order (self.order), as the Node SDK's engineRound:
+        the next engine when one answers without settling it, or has not answered within
+        reroute_after_ms — that one is set aside and keeps its request (a late answer that settles
+        the round still counts; any engine takes any callback, and a second copy gets 409).
+        (settled, answers): the first (url, status, body, retry_after) that settles, or None once
+        every engine has answered without one; and every answer. Trying each engine for the full
+        request timeout kept a run's outcome from a live engine for 10 s while the first one hung."""
+        order = self.order(urls)
+        answers = queue.Queue()
+        got = []
+        tried = outstanding = 0
+        while True:
+            if tried < len(order):
+                url = order[tried]
+                tried += 1
+                outstanding += 1
+                threading.Thread(target=lambda u=url: answers.put((u,) + self.post_answer(u, "/baton/callbacks", payload)), daemon=True).start()
+            elif outstanding == 0:
+                return None, got
+            try:
+                answer = answers.get(timeout=self.reroute_after_ms / 1000.0 if tried < len(order) else None)
+            except queue.Empty:
+                self.set_aside(order[tried - 1])
+                continue
+            outstanding -= 1
+            got.append(answer)
+            if self.settles(answer[1]):
+                return answer, got
 
     def post(self, base, path, payload, timeout=10):
         """(status, body); status 0 when no HTTP answer came (within `timeout` seconds)."""
@@ -464,6 +518,7 @@ class Executor:
             return 0, str(err), 0
         if status < 500 and status != 429:
             self.last_good = base
+            self.aside_until.pop(base, None)
         try:
             return status, json.loads(text or b"null"), retry_after
         except ValueError:
@@ -537,16 +592,14 @@ class Executor:
             callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "logs": lines, "startedAt": job.started_at}
             if self.executor_id is not None:
                 callback["executorId"] = self.executor_id
-            for url in self.order(list(req["callbackUrls"]) + self.engine_urls):
-                status, _ = self.post(url, "/baton/callbacks", callback)
-                if 200 <= status < 300:
-                    job.taken(count)
-                    return
-                if status == 409:
-                    job.tail_stale = True  # the run ended or moved on there; the final callback says what it did
-                    return
-                if status in (400, 413, 422):
-                    return  # refused as it is: the lines go with the final callback
+            # A round as for a final callback: the run's end waits for this send (tail_lock).
+            settled, _ = self.engine_round(list(req["callbackUrls"]) + self.engine_urls, callback)
+            status = settled[1] if settled else 0
+            if 200 <= status < 300:
+                job.taken(count)
+            elif status == 409:
+                job.tail_stale = True  # the run ended or moved on there; the final callback says what it did
+            # 400, 413, 422: refused as it is; the lines go with the final callback
 
     def deliver(self, key, urls, callback):
         """Sends a final callback until an engine takes it (2xx or 409) or refuses it for good (400/413/422).
@@ -562,19 +615,18 @@ class Executor:
         tries = 0
         while True:
             tries += 1
-            hold = 0
-            for url in self.order(list(urls) + self.engine_urls):
-                status, answer, retry_after = self.post_answer(url, "/baton/callbacks", callback)
-                hold = max(hold, retry_after)
-                if 200 <= status < 300 or status in (409, 400, 413, 422):
-                    if status in (400, 413, 422):
-                        log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped")
-                    with self.lock:
-                        self.pending_callbacks.pop(key, None)
-                        self.lock.notify_all()
-                    with self.wake_senders:
-                        self.wake_senders.notify_all()  # the engines are back: retry the others now
-                    return
+            settled, answers = self.engine_round(list(urls) + self.engine_urls, callback)
+            hold = max((a[3] for a in answers), default=0)
+            if settled:
+                url, status, answer, _ = settled
+                if status in (400, 413, 422):
+                    log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped")
+                with self.lock:
+                    self.pending_callbacks.pop(key, None)
+                    self.lock.notify_all()
+                with self.wake_senders:
+                    self.wake_senders.notify_all()  # the engines are back: retry the others now
+                return
             if self.stopped.is_set():
                 return
             exp = min(self.retry_max_ms, self.retry_base_ms * 2 ** min(tries - 1, 30))

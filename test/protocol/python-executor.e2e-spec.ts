@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_HANDLER_SCHEMAS_BYTES } from '@baton/protocol';
 import { describeExecutorConformance } from './executor-conformance';
 import { FakeEngine } from './fake-engine';
+import { HangingEngine } from './hanging-engine';
 import { handlerSchemasOfSize } from './handler-schemas-of-size';
 import { pythonExecutorCommand, startExecutorProcess } from './executor-process';
 
@@ -125,6 +126,37 @@ describe('examples/python-executor: starts before reports', () => {
       await engine.finalCallback(4, 1, 15_000);
     } finally {
       await executor.stop('SIGKILL');
+      await engine.close();
+    }
+  });
+});
+
+describe('examples/python-executor: one hanging engine does not hold final callbacks', () => {
+  // As sdks/go/baton/hanging_engine_test.go: the engine listed first accepts connections and never
+  // answers. The callback must reach the second engine while the first still holds its copy: the
+  // executor has not given that request up (its 10 s timeout), so it went around, not through it.
+  it('sends a final callback listed for a hanging engine first to the next engine after BATON_EXECUTOR_REROUTE_AFTER_MS', async () => {
+    const engine = await FakeEngine.start({ tenantId: 'acme', secret: 'hanging-secret' });
+    const hanging = await HangingEngine.start();
+    const executor = await startExecutorProcess(
+      pythonExecutorCommand({
+        BATON_TENANT: engine.tenantId,
+        BATON_EXECUTOR_SECRET: engine.secret,
+        BATON_ENGINE_URLS: `${hanging.url},${engine.url}`,
+        BATON_EXECUTOR_REROUTE_AFTER_MS: '200',
+      }),
+    );
+    try {
+      const req = engine.request({ handler: 'noop', callbackUrls: [hanging.url, engine.url] });
+      expect((await engine.dispatch(executor.url, req)).status).toBe(202);
+      const cb = await engine.finalCallback(req.runId, 1, 30_000).catch((err: Error) => {
+        throw new Error(`${err.message}\n--- executor output ---\n${executor.output()}`);
+      });
+      expect(cb.body.outcome).toBe('SUCCEEDED');
+      expect(hanging.holdingCallbacks, 'the hanging engine still holds the callback it was sent first').toBeGreaterThan(0);
+    } finally {
+      await executor.stop('SIGKILL');
+      await hanging.close();
       await engine.close();
     }
   });

@@ -20,7 +20,9 @@ const MAX_BATCHED_CALLBACK_BYTES = 64 * 1024;
  * one by one. A batch refused as a whole for its shape or size (400, 413) is sent one by one
  * too, so each callback is judged on its own; any other answer to the batch (no answer, 5xx,
  * 401, 429) is every callback's answer, and the sender retries them as it would one. At most
- * `concurrency` requests are in flight at once, to all engines together.
+ * `concurrency` requests are in flight at once, to all engines together, not counting those
+ * unanswered for `rerouteAfterMs` (their callbacks have gone to the next engine meanwhile): a
+ * hanging engine keeps its requests (at most two batches) but not the slots other engines need.
  */
 export class CallbackBatches {
   private readonly perEngine = new Map<string, Coalescer<RunCallback, EngineAnswer>>();
@@ -30,6 +32,8 @@ export class CallbackBatches {
   constructor(
     private readonly client: EngineClient,
     concurrency: number,
+    /** A request unanswered this long gives its slot back (default: it keeps it until it ends). */
+    private readonly rerouteAfterMs?: number,
   ) {
     this.slots = new RequestSlots(concurrency);
   }
@@ -85,6 +89,6 @@ export class CallbackBatches {
   }
 
   private post(url: string, path: string, body: string): Promise<EngineAnswer> {
-    return this.slots.run(() => this.client.postJson(url, path, body));
+    return this.slots.run(() => this.client.postJson(url, path, body), this.rerouteAfterMs);
   }
 }

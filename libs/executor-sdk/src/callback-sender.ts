@@ -54,7 +54,7 @@ export class CallbackSender {
     private readonly spool: CallbackSpool,
     private readonly events: ExecutorEventEmitter,
   ) {
-    this.batches = new CallbackBatches(client, config.concurrency);
+    this.batches = new CallbackBatches(client, config.concurrency, config.rerouteAfterMs);
   }
 
   get size(): number {

@@ -1,42 +1,8 @@
-import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeEngine } from '../../../test/protocol/fake-engine';
 import { ExecutorHarness } from '../../../test/protocol/executor-harness';
+import { HangingEngine } from '../../../test/protocol/hanging-engine';
 import { defineHandler } from './index';
-
-/** An engine that hangs (black-holed, frozen): it accepts connections and never answers. */
-class HangingEngine {
-  readonly sockets: Socket[] = [];
-  /** Requests begun on it (first bytes of each connection). */
-  requests = 0;
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<HangingEngine> {
-    const hanging: HangingEngine = new HangingEngine(
-      createServer((socket) => {
-        hanging.sockets.push(socket);
-        socket.once('data', () => hanging.requests++);
-        socket.on('error', () => undefined);
-      }),
-    );
-    await new Promise<void>((resolve) => hanging.server.listen(0, '127.0.0.1', resolve));
-    return hanging;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as { port: number }).port}`;
-  }
-
-  /** Connections still open: requests it is holding. */
-  get holding(): number {
-    return this.sockets.filter((s) => !s.destroyed).length;
-  }
-
-  close(): Promise<void> {
-    this.sockets.forEach((s) => s.destroy());
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe('executor runtime: one hanging engine holds neither heartbeats nor callbacks', () => {
   let engine: FakeEngine;
@@ -73,5 +39,16 @@ describe('executor runtime: one hanging engine holds neither heartbeats nor call
     const cb = await engine.finalCallback(req.runId, 1, 30_000);
     expect(cb.body.outcome).toBe('SUCCEEDED');
     expect(hanging.holding).toBeGreaterThan(0);
+  });
+
+  it("with one callback request slot, the hanging engine's requests do not keep callbacks from the other engine", async () => {
+    hanging = await HangingEngine.start();
+    const executor = await harness.start(engine, { ...options(), callbackConcurrency: 1 });
+    const reqs = [1, 2, 3, 4].map(() => engine.request({ callbackUrls: [hanging.url, engine.url] }));
+    for (const req of reqs) await engine.dispatch(executor.url, req);
+    // A generous deadline, still far below the minute the hanging engine's requests wait.
+    const finals = await Promise.all(reqs.map((req) => engine.finalCallback(req.runId, 1, 20_000)));
+    expect(finals.map((cb) => cb.body.outcome)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED', 'SUCCEEDED']);
+    expect(hanging.holdingCallbacks).toBeGreaterThan(0);
   });
 });

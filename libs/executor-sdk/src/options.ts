@@ -62,9 +62,10 @@ export interface ExecutorOptions {
   requestTimeoutMs?: number;
   /**
    * A heartbeat or callback an engine has not answered within this also goes to the next engine,
-   * and that engine is tried after the others for 5 s (again each time it hangs), ms: one hanging
-   * engine must not keep an executor from being heard (it is DOWN after the engine's
-   * BATON_EXECUTOR_DEAD_AFTER_MS, 10 s by default) nor hold its callbacks. Default 1000.
+   * that engine is tried after the others for 5 s (again each time it hangs), and the request no
+   * longer counts in `callbackConcurrency`, ms: one hanging engine must not keep an executor from
+   * being heard (it is DOWN after the engine's BATON_EXECUTOR_DEAD_AFTER_MS, 10 s by default) nor
+   * hold its callbacks. Default 1000.
    */
   rerouteAfterMs?: number;
   /** On stop: how long running handlers may take to finish before they are aborted, ms. Default 10 000. */

@@ -89,6 +89,26 @@ describe('RequestSlots', () => {
     releases.get(4)!();
     expect(await Promise.all(results)).toEqual([1, 2, 3, 4]);
   });
+
+  it('gives the slot of a task still running after giveBackAfterMs to the next one, which need not wait for it', async () => {
+    const slots = new RequestSlots(1);
+    let releaseHanging!: () => void;
+    const hanging = slots.run(() => new Promise<string>((r) => (releaseHanging = () => r('late'))), 20);
+    expect(await slots.run(() => Promise.resolve('next'))).toBe('next');
+    releaseHanging();
+    expect(await hanging).toBe('late');
+    // Its late end does not free a slot twice: one task at a time still.
+    const started: number[] = [];
+    const releases = new Map<number, () => void>();
+    const task = (n: number) => slots.run(() => (started.push(n), new Promise<number>((r) => releases.set(n, () => r(n)))));
+    const results = [1, 2].map(task);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual([1]);
+    releases.get(1)!();
+    await vi.waitFor(() => expect(started).toEqual([1, 2]));
+    releases.get(2)!();
+    expect(await Promise.all(results)).toEqual([1, 2]);
+  });
 });
 
 describe('WorkerPool', () => {

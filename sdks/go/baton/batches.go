@@ -27,6 +27,8 @@ type answer struct {
 type batchItem struct {
 	body   []byte
 	answer chan answer
+	// Closed when the callback's round is over (another engine took it): not sent if still queued.
+	done <-chan struct{}
 }
 
 // callbackBatches sends the final callbacks that are ready at the same moment to one engine as
@@ -36,7 +38,9 @@ type batchItem struct {
 // large one use the plain route; an engine that answers 404 to a batch gets them one by one from
 // then on; a batch refused for its shape or size (400, 413) is sent one by one so each callback
 // is judged on its own; any other answer to the batch is every callback's answer. At most
-// CallbackConcurrency requests are in flight at once, to all engines together.
+// CallbackConcurrency requests are in flight at once, to all engines together, not counting
+// those that have gone unanswered for RerouteAfter (post): a hanging engine keeps its requests
+// (at most batchConcurrency) but not the slots that callbacks to the other engines need.
 type callbackBatches struct {
 	e            *Executor
 	url          string
@@ -57,18 +61,31 @@ func (e *Executor) batchesFor(url string) *callbackBatches {
 	return b
 }
 
-// send delivers one serialised final callback to the engine and returns its answer.
-func (b *callbackBatches) send(body []byte) answer {
-	item := &batchItem{body: body, answer: make(chan answer, 1)}
+// send delivers one serialised final callback to the engine; its answer comes on the channel.
+// Once `done` is closed (the callback's round is over), a callback still waiting for a batch to
+// this engine is left out (answered status 0 unsent): a hanging engine's line does not grow with
+// callbacks that other engines took, nor replay them when it is back.
+func (b *callbackBatches) send(body []byte, done <-chan struct{}) <-chan answer {
+	item := &batchItem{body: body, answer: make(chan answer, 1), done: done}
 	b.mu.Lock()
 	b.queue = append(b.queue, item)
 	b.kick()
 	b.mu.Unlock()
-	return <-item.answer
+	return item.answer
 }
 
 // kick starts flushes while there is room. Under b.mu.
 func (b *callbackBatches) kick() {
+	waiting := b.queue[:0]
+	for _, it := range b.queue {
+		select {
+		case <-it.done:
+			it.answer <- answer{0, []byte("not sent: another engine took it"), 0} // ends the round's wait on it
+		default:
+			waiting = append(waiting, it)
+		}
+	}
+	b.queue = waiting
 	for b.inFlight < batchConcurrency && len(b.queue) > 0 {
 		n := len(b.queue)
 		if n > maxCallbacksPerBatch {
@@ -162,9 +179,19 @@ func (b *callbackBatches) sendGroup(group []*batchItem) {
 	}
 }
 
-// post is one request to the engine once a slot is free (first come, first served).
+// post is one request to the engine once a slot is free (first come, first served). The slot is
+// given back when the engine answers, or once it has not answered within RerouteAfter: the
+// callbacks in it have gone to the next engine meanwhile (engineRound), and a hanging engine's
+// requests, which wait out RequestTimeout, must not hold every slot (CallbackConcurrency 2 and
+// one engine hanging: no callback could go anywhere for 10 s).
 func (b *callbackBatches) post(path string, body []byte) answer {
 	b.e.requests <- struct{}{}
-	defer func() { <-b.e.requests }()
+	var once sync.Once
+	release := func() { once.Do(func() { <-b.e.requests }) }
+	slow := time.AfterFunc(b.e.opts.RerouteAfter, release)
+	defer func() {
+		slow.Stop()
+		release()
+	}()
 	return b.e.postAnswer(b.url, path, body)
 }

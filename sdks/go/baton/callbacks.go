@@ -110,12 +110,14 @@ func (e *Executor) postAnswerWithin(ctx context.Context, base, path string, body
 	if res.StatusCode < 500 && res.StatusCode != 429 {
 		e.mu.Lock()
 		e.lastGood = base
+		delete(e.asideUntil, base)
 		e.mu.Unlock()
 	}
 	return answer{res.StatusCode, text, retryAfterOf(res)}
 }
 
-// order: the URLs without duplicates, the engine that answered last first.
+// order: the URLs without duplicates, the engine that answered last first, engines set aside
+// lately (setAside) last.
 func (e *Executor) order(lists ...[]string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -129,15 +131,35 @@ func (e *Executor) order(lists ...[]string) []string {
 	}
 	e.mu.Lock()
 	last := e.lastGood
-	e.mu.Unlock()
-	for i, u := range out {
-		if u == last {
-			copy(out[1:i+1], out[:i])
-			out[0] = u
-			break
+	now := time.Now()
+	aside := func(u string) bool { return now.Before(e.asideUntil[u]) }
+	var first, later []string
+	for _, u := range out {
+		switch {
+		case aside(u):
+			later = append(later, u)
+		case u == last:
+			first = append([]string{u}, first...)
+		default:
+			first = append(first, u)
 		}
 	}
-	return out
+	e.mu.Unlock()
+	return append(first, later...)
+}
+
+// setAsideFor: an engine that did not answer a callback within RerouteAfter is tried after the
+// others for this long (again each time it hangs), as in the Node SDK.
+const setAsideFor = 5 * time.Second
+
+// setAside tries `url` after the others for setAsideFor: it did not answer in time (it may still).
+func (e *Executor) setAside(url string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.asideUntil[url] = time.Now().Add(setAsideFor)
+	if e.lastGood == url {
+		e.lastGood = ""
+	}
 }
 
 // describe is an engine's answer for a log line: status, and the code and message of its ErrorBody.
@@ -150,6 +172,20 @@ func describe(status int, body []byte) string {
 		return fmt.Sprintf("HTTP %d %s: %s", status, eb.Code, eb.Message)
 	}
 	return fmt.Sprintf("HTTP %d", status)
+}
+
+// settles: the engine took the callback (2xx, or 409: it has this outcome already, or the attempt
+// moved on) or refuses it for good (400, 413, 422) — no other engine needs to be asked.
+func settles(a answer) bool {
+	s := a.status
+	return s >= 200 && s < 300 || s == 409 || s == 400 || s == 413 || s == 422
+}
+
+// round is one round of a callback over its dispatch's engines and then the configured ones
+// (engineRound: the next engine also when one has not answered within RerouteAfter — any
+// engine takes any callback, and one that gets a second copy answers 409).
+func (e *Executor) round(urls []string, send func(url string) <-chan answer) (*engineAnswer, []engineAnswer) {
+	return engineRound(e.order(urls, e.opts.EngineURLs), send, settles, e.opts.RerouteAfter, e.setAside)
 }
 
 // deliver sends a final callback until an engine takes it (2xx or 409: stale, already recorded)
@@ -173,18 +209,19 @@ func (e *Executor) deliver(cb *callback) {
 	e.mu.Unlock()
 	<-turn
 	for tries := 1; ; tries++ {
-		status, answer, url := 0, []byte(nil), ""
+		done := make(chan struct{})
+		settled, answers := e.round(cb.URLs, func(url string) <-chan answer { return e.batchesFor(url).send(wire, done) })
+		close(done)
 		var hold time.Duration // the longest Retry-After of this round
-		for _, url = range e.order(cb.URLs, e.opts.EngineURLs) {
-			a := e.batchesFor(url).send(wire)
+		status, answer, url := 0, []byte("no engine URL"), ""
+		for _, a := range answers {
 			if a.retryAfter > hold {
 				hold = a.retryAfter
 			}
-			if status, answer = a.status, a.body; status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
-				break
-			}
+			status, answer, url = a.status, a.body, a.url
 		}
-		if status >= 200 && status < 300 || status == 409 || status == 400 || status == 413 || status == 422 {
+		if settled != nil {
+			status, answer, url = settled.status, settled.body, settled.url
 			if status >= 400 && status != 409 {
 				e.warn("callback %s refused for good by %s (%s), dropped", key, url, describe(status, answer))
 			}
@@ -282,17 +319,23 @@ func (e *Executor) sendInterim(j *job) {
 	cb := callback{RunID: j.req.RunID, Attempt: j.req.Attempt, TenantID: j.req.TenantID, ExecutorID: e.executorID, StartedAt: j.startedAt,
 		Progress: rep.progress, Logs: rep.logs, Alarms: rep.alarms}
 	e.mu.Unlock()
-	for _, url := range e.order(j.req.CallbackURLs, e.opts.EngineURLs) {
-		status, _ := e.post(url, "/baton/callbacks", cb)
-		switch {
-		case status >= 200 && status < 300:
-			j.taken(rep)
-			return
-		case status == 409:
-			j.over = true // the run ended or moved on there; the final callback says what it did
-			return
-		case status == 400 || status == 413 || status == 422:
-			return // refused as it is: the lines go with the final callback
-		}
+	body, err := compactJSON(cb)
+	if err != nil {
+		return
 	}
+	// A round, as for a final callback: the run's end waits for this send (sendMu), and must not
+	// wait on a hanging engine.
+	settled, _ := e.round(j.req.CallbackURLs, func(url string) <-chan answer {
+		ch := make(chan answer, 1)
+		go func() { ch <- e.postAnswer(url, "/baton/callbacks", body) }()
+		return ch
+	})
+	switch {
+	case settled == nil:
+	case settled.status >= 200 && settled.status < 300:
+		j.taken(rep)
+	case settled.status == 409:
+		j.over = true // the run ended or moved on there; the final callback says what it did
+	}
+	// 400, 413, 422: refused as it is; the lines go with the final callback
 }

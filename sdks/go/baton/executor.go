@@ -49,6 +49,7 @@ type Executor struct {
 	draining      bool
 	executorID    *int64
 	lastGood      string
+	asideUntil    map[string]time.Time // engines set aside as slow (setAside), until when
 
 	startedAt int64
 	heartbeat time.Duration
@@ -78,7 +79,7 @@ func New(opts Options, handlers ...Handler) (*Executor, error) {
 	}
 	e := &Executor{
 		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, ahead: newSentAhead(), finished: map[string]*list.Element{},
-		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
+		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, asideUntil: map[string]time.Time{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
 		stopped: make(chan struct{}), retryNow: make(chan struct{}), requests: make(chan struct{}, o.CallbackConcurrency),
 		client: &http.Client{Timeout: o.RequestTimeout, Transport: &http.Transport{
 			Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: o.CallbackConcurrency, IdleConnTimeout: 60 * time.Second,

@@ -98,7 +98,14 @@ func (f *fakeEngine) count() int {
 
 func startExecutor(t *testing.T, engineURL string, o Options, hs ...Handler) *Executor {
 	t.Helper()
-	o.Tenant, o.Secret, o.EngineURLs, o.Logger = "acme", "secret", []string{engineURL}, discardLogger
+	o.EngineURLs = []string{engineURL}
+	return startExecutorOn(t, o, hs...)
+}
+
+// startExecutorOn starts an executor of tenant acme on o's EngineURLs, stopped when the test ends.
+func startExecutorOn(t *testing.T, o Options, hs ...Handler) *Executor {
+	t.Helper()
+	o.Tenant, o.Secret, o.Logger = "acme", "secret", discardLogger
 	e, err := New(o, hs...)
 	if err == nil {
 		err = e.Start()
@@ -116,10 +123,16 @@ func startExecutor(t *testing.T, engineURL string, o Options, hs ...Handler) *Ex
 
 func dispatchBatch(t *testing.T, e *Executor, engineURL string, n int) {
 	t.Helper()
+	dispatchRuns(t, e, []string{engineURL}, n)
+}
+
+// dispatchRuns sends runs 1..n of handler "gate" in one dispatch batch, each listing callbackURLs.
+func dispatchRuns(t *testing.T, e *Executor, callbackURLs []string, n int) {
+	t.Helper()
 	var runs []map[string]any
 	for i := 1; i <= n; i++ {
 		runs = append(runs, map[string]any{"runId": i, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "gate",
-			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{engineURL}})
+			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": callbackURLs})
 	}
 	body, _ := json.Marshal(map[string]any{"runs": runs})
 	req, _ := http.NewRequest("POST", e.URL()+"/baton/runs/batch", bytes.NewReader(body))

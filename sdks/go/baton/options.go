@@ -54,6 +54,12 @@ type Options struct {
 	ProgressInterval time.Duration
 	// Timeout of one request to an engine (default 10 s).
 	RequestTimeout time.Duration
+	// A callback an engine has not answered within this also goes to the next engine, and that
+	// engine is tried after the others for 5 s (again each time it hangs); its request goes on,
+	// a late answer still counts, and it no longer holds one of the CallbackConcurrency slots.
+	// One hanging engine (black-holed, frozen) must not keep finished runs running for
+	// RequestTimeout. Default 1 s (the Node SDK's rerouteAfterMs).
+	RerouteAfter time.Duration
 	// Where the SDK reports its own trouble (default: stderr). Not the runs' logs.
 	Logger *log.Logger
 }
@@ -230,6 +236,7 @@ func (o Options) withDefaults() (Options, error) {
 	duration(&o.AbortGrace, 5*time.Second, true)
 	duration(&o.ProgressInterval, time.Second, true)
 	duration(&o.RequestTimeout, 10*time.Second, true)
+	duration(&o.RerouteAfter, time.Second, true)
 	if o.Logger == nil {
 		o.Logger = log.New(os.Stderr, "[baton executor] ", log.LstdFlags)
 	}

@@ -146,7 +146,7 @@ public final class BatonExecutor {
         return phase == Phase.RUNNING && !queue.isEmpty();
       }
     }, scheduler);
-    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, scheduler, spool, startsFirst);
+    sender = new CallbackSender(client, options.engineUrls, options.retryBaseMs, options.retryMaxMs, options.callbackConcurrency, options.rerouteAfterMs, scheduler, spool, startsFirst);
     List<CallbackSender.Entry> replayed = spool.pending();
     if (!replayed.isEmpty()) LOG.log(System.Logger.Level.INFO, "[baton executor] replaying " + replayed.size() + " undelivered callback(s) from " + spool.file());
     replayed.forEach(sender::enqueue);

@@ -3,9 +3,12 @@ package dev.baton.executor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
@@ -15,12 +18,16 @@ import java.util.concurrent.TimeUnit;
 /**
  * Delivers final callbacks until an engine takes them (2xx, or 409: it has the outcome already)
  * or refuses them for good (400/413/422): a round tries each engine URL once, in the dispatch's
- * order; after a failed round the callback waits a jittered exponential backoff, and a success
- * wakes every waiting one (the engines are back) — but one refused with 429 (an engine's
- * TENANT_BUSY / TENANT_RATE_LIMITED) waits at least its {@code Retry-After}, success or not: waking
- * it would send the tenant's backlog into its bounds again on every success. Each engine URL's {@link EngineBatches} sends
- * what is ready for it together; at most {@code requests} callback requests are in flight, all
- * engines together. Each callback is in the spool until it is settled.
+ * order, the next one also when an engine has not answered within {@code rerouteAfterMs} (as the
+ * Node SDK's engineRound: any engine takes any callback, and a second copy gets 409) — that
+ * engine is set aside and keeps its request, whose late answer still counts; after a failed
+ * round the callback waits a jittered exponential backoff, and a success wakes every waiting one
+ * (the engines are back) — but one refused with 429 (an engine's TENANT_BUSY /
+ * TENANT_RATE_LIMITED) waits at least its {@code Retry-After}, success or not: waking it would
+ * send the tenant's backlog into its bounds again on every success. Each engine URL's
+ * {@link EngineBatches} sends what is ready for it together; at most {@code requests} callback
+ * requests are in flight, all engines together (not counting those unanswered for
+ * rerouteAfterMs). Each callback is in the spool until it is settled.
  */
 final class CallbackSender {
   private static final System.Logger LOG = System.getLogger("dev.baton.executor");
@@ -37,6 +44,12 @@ final class CallbackSender {
     final List<String> failures = new ArrayList<>();
     /** This round's longest {@code Retry-After} (ms). */
     long holdMs;
+    /** This round: engines that have the callback and have not answered yet. */
+    int outstanding;
+    /** Counts the tries: a reroute timer acts only if no engine was tried or answered since it was set. */
+    int tryId;
+    /** An engine took it or refused it for good: late answers are dropped, and engines not yet sending it leave it out. */
+    volatile boolean settled;
     /** Not sent again before this (epoch ms): an engine's {@code Retry-After}. */
     volatile long heldUntil;
 
@@ -51,6 +64,7 @@ final class CallbackSender {
   private final List<String> engineUrls;
   private final long baseMs;
   private final long maxMs;
+  private final long rerouteAfterMs;
   private final ScheduledExecutorService scheduler;
   private final CallbackSpool spool;
   private final Semaphore requests;
@@ -62,13 +76,14 @@ final class CallbackSender {
   private final Object idle = new Object();
   private volatile boolean stopped;
 
-  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int requests, ScheduledExecutorService scheduler, CallbackSpool spool, StartsFirst startsFirst) {
+  CallbackSender(EngineClient client, List<String> engineUrls, long baseMs, long maxMs, int requests, long rerouteAfterMs, ScheduledExecutorService scheduler, CallbackSpool spool, StartsFirst startsFirst) {
     this.client = client;
     this.startsFirst = startsFirst;
     this.spool = spool;
     this.engineUrls = engineUrls;
     this.baseMs = baseMs;
     this.maxMs = maxMs;
+    this.rerouteAfterMs = rerouteAfterMs;
     this.scheduler = scheduler;
     this.requests = new Semaphore(requests, true);
   }
@@ -88,13 +103,39 @@ final class CallbackSender {
     startsFirst.turn(() -> startRound(entry));
   }
 
-  /** One round for an interim callback: no retry. True when an engine took it. */
+  /**
+   * One round for an interim callback: no retry. True when an engine took it. The engines are
+   * tried as for a final callback, the next one also when one has not answered within
+   * rerouteAfterMs: the run's end waits for this send (RunJob.settle).
+   */
   boolean sendOnce(List<String> urls, byte[] json) {
-    for (String url : client.order(concat(urls))) {
-      EngineClient.Answer a = client.post(url, EngineBatches.CALLBACK, json);
-      if (a.delivered() || a.rejectedForGood()) return a.delivered();
+    List<String> order = client.order(concat(urls));
+    BlockingQueue<EngineClient.Answer> answers = new LinkedBlockingQueue<>();
+    int next = 0;
+    int outstanding = 0;
+    try {
+      while (true) {
+        if (next < order.size()) {
+          String url = order.get(next++);
+          outstanding++;
+          threads.execute(() -> answers.add(client.post(url, EngineBatches.CALLBACK, json)));
+        } else if (outstanding == 0) {
+          return false;
+        }
+        EngineClient.Answer a = next < order.size() ? answers.poll(rerouteAfterMs, TimeUnit.MILLISECONDS) : answers.take();
+        if (a == null) {
+          client.setAside(order.get(next - 1));
+          continue;
+        }
+        outstanding--;
+        if (a.delivered() || a.rejectedForGood()) return a.delivered();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    } catch (RejectedExecutionException stopped) {
+      return false;
     }
-    return false;
   }
 
   /** True when nothing is pending any more, false when {@code timeoutMs} passed first. */
@@ -118,29 +159,63 @@ final class CallbackSender {
   }
 
   private void startRound(Entry e) {
-    e.order = client.order(concat(e.urls));
-    e.next = 0;
-    e.failures.clear();
-    e.holdMs = 0;
-    tryNext(e);
+    synchronized (e) {
+      e.order = client.order(concat(e.urls));
+      e.next = 0;
+      e.outstanding = 0;
+      e.failures.clear();
+      e.holdMs = 0;
+      tryNext(e);
+    }
   }
 
-  /** Hands the callback to its next engine URL's batches, or ends the round. */
+  /**
+   * Hands the callback to its next engine URL's batches, with a timer that tries the one after
+   * if that engine has not answered within rerouteAfterMs; or, once every engine has answered
+   * without settling it, ends the round. Under the entry's lock.
+   */
   private void tryNext(Entry e) {
-    if (stopped) return;
-    if (e.next < e.order.size()) engines.computeIfAbsent(e.order.get(e.next++), url -> new EngineBatches(url, client, requests, threads, this::answered)).send(e);
-    else retry(e, e.failures.isEmpty() ? "no engine URL" : String.join("; ", e.failures));
+    if (stopped || e.settled) return;
+    int id = ++e.tryId;
+    if (e.next < e.order.size()) {
+      String url = e.order.get(e.next++);
+      e.outstanding++;
+      try {
+        scheduler.schedule(() -> slow(e, id, url), rerouteAfterMs, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException stopping) {
+        // the executor is stopping: this engine's answer (or timeout) ends the try
+      }
+      engines.computeIfAbsent(url, u -> new EngineBatches(u, client, requests, rerouteAfterMs, scheduler, threads, this::answered)).send(e);
+    } else if (e.outstanding == 0) {
+      retry(e, e.failures.isEmpty() ? "no engine URL" : String.join("; ", e.failures));
+    }
+  }
+
+  /** The engine tried last has not answered within rerouteAfterMs: it goes last for a while, and the next one is tried too. */
+  private void slow(Entry e, int id, String url) {
+    synchronized (e) {
+      if (e.tryId != id || e.settled) return;
+      client.setAside(url);
+      tryNext(e);
+    }
   }
 
   private void answered(Entry e, EngineClient.Answer a) {
-    if (settled(e, a)) return;
-    e.holdMs = Math.max(e.holdMs, a.retryAfterMs());
-    e.failures.add(a.describe());
-    tryNext(e);
+    synchronized (e) {
+      if (e.settled) return; // another engine took it first: this is a second copy's answer
+      e.outstanding--;
+      if (!a.delivered() && !a.rejectedForGood()) {
+        e.holdMs = Math.max(e.holdMs, a.retryAfterMs());
+        e.failures.add(a.describe());
+        tryNext(e);
+        return;
+      }
+      e.settled = true;
+    }
+    settle(e, a);
   }
 
-  private boolean settled(Entry e, EngineClient.Answer a) {
-    if (!a.delivered() && !a.rejectedForGood()) return false;
+  private void settle(Entry e, EngineClient.Answer a) {
     if (a.delivered()) wakeAll();
     else LOG.log(System.Logger.Level.ERROR, "[baton executor] callback of run " + e.key + " refused for good, dropped: " + a.describe());
     spool.remove(e.key);
@@ -148,7 +223,6 @@ final class CallbackSender {
     synchronized (idle) {
       if (pending.isEmpty()) idle.notifyAll();
     }
-    return true;
   }
 
   private void retry(Entry e, String why) {

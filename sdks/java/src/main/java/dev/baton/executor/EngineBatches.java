@@ -7,7 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 
 /**
@@ -19,7 +23,11 @@ import java.util.function.BiConsumer;
  * an engine answering 404 to a batch gets them one by one from then on; a batch refused for its
  * shape or size (400, 413) is sent one by one so each callback is judged on its own; any other
  * answer to the batch is every callback's answer. Each request also holds one of the shared
- * {@code requests} permits: callbackConcurrency bounds the requests to all engines together.
+ * {@code requests} permits: callbackConcurrency bounds the requests to all engines together —
+ * until it has gone unanswered for rerouteAfterMs: its callbacks have gone to the next engine
+ * meanwhile (CallbackSender), and a hanging engine's requests, which wait out the request
+ * timeout, must not hold the permits that callbacks to the other engines need (it keeps at most
+ * IN_FLIGHT requests of its own). A callback another engine took while it waited here is left out.
  */
 final class EngineBatches {
   static final String CALLBACK = "/baton/callbacks";
@@ -33,6 +41,8 @@ final class EngineBatches {
   private final String url;
   private final EngineClient client;
   private final Semaphore requests;
+  private final long rerouteAfterMs;
+  private final ScheduledExecutorService scheduler;
   private final Executor threads;
   private final BiConsumer<CallbackSender.Entry, EngineClient.Answer> answered;
   private final ArrayDeque<CallbackSender.Entry> queue = new ArrayDeque<>();
@@ -40,10 +50,12 @@ final class EngineBatches {
   private volatile boolean withoutBatchRoute;
 
   /** {@code answered} gets each callback's answer from this engine, on one of {@code threads}. */
-  EngineBatches(String url, EngineClient client, Semaphore requests, Executor threads, BiConsumer<CallbackSender.Entry, EngineClient.Answer> answered) {
+  EngineBatches(String url, EngineClient client, Semaphore requests, long rerouteAfterMs, ScheduledExecutorService scheduler, Executor threads, BiConsumer<CallbackSender.Entry, EngineClient.Answer> answered) {
     this.url = url;
     this.client = client;
     this.requests = requests;
+    this.rerouteAfterMs = rerouteAfterMs;
+    this.scheduler = scheduler;
     this.threads = threads;
     this.answered = answered;
   }
@@ -57,7 +69,11 @@ final class EngineBatches {
   private void kick() {
     while (inFlight < IN_FLIGHT && !queue.isEmpty()) {
       List<CallbackSender.Entry> batch = new ArrayList<>();
-      while (batch.size() < MAX_BATCH && !queue.isEmpty()) batch.add(queue.poll());
+      while (batch.size() < MAX_BATCH && !queue.isEmpty()) {
+        CallbackSender.Entry e = queue.poll();
+        if (!e.settled) batch.add(e);
+      }
+      if (batch.isEmpty()) continue;
       inFlight++;
       try {
         threads.execute(() -> flush(batch));
@@ -134,7 +150,7 @@ final class EngineBatches {
     }
   }
 
-  /** One request once a permit is free (first come, first served). */
+  /** One request once a permit is free (first come, first served); the permit goes back on the answer, or after rerouteAfterMs without one. */
   private EngineClient.Answer post(String path, byte[] body) {
     try {
       requests.acquire();
@@ -142,10 +158,21 @@ final class EngineBatches {
       Thread.currentThread().interrupt();
       return new EngineClient.Answer(url, 0, null, "interrupted");
     }
+    AtomicBoolean held = new AtomicBoolean(true);
+    Runnable release = () -> {
+      if (held.getAndSet(false)) requests.release();
+    };
+    ScheduledFuture<?> slow = null;
+    try {
+      slow = scheduler.schedule(release, rerouteAfterMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopping) {
+      // the executor is stopping: the permit goes back with the answer
+    }
     try {
       return client.post(url, path, body);
     } finally {
-      requests.release();
+      if (slow != null) slow.cancel(false);
+      release.run();
     }
   }
 }

@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Signed JSON POSTs to engines on the JDK's HttpClient (HTTP/1.1, keep-alive), and the order
  * engine URLs are tried in: as given — a dispatch lists its own engine first, so each engine
- * records the runs it fired — except that engines which failed in the last few seconds go last.
+ * records the runs it fired — except that engines which failed, or were too slow to answer a
+ * callback ({@link #setAside}), in the last few seconds go last. A hanging engine stays last while
+ * it keeps hanging: each time it is tried again and does not answer in time, it is set aside anew.
  */
 final class EngineClient {
   /** The answer of an engine; {@code status} 0 when no HTTP answer came; {@code retryAfterMs} a 429's {@code Retry-After} (0: none). */
@@ -69,6 +71,11 @@ final class EngineClient {
     for (String u : new LinkedHashSet<>(urls)) (failedUntil.getOrDefault(u, 0L) > now ? failed : fresh).add(u);
     fresh.addAll(failed);
     return fresh;
+  }
+
+  /** Tries {@code url} after the others for a while: it did not answer in time (it may still). */
+  void setAside(String url) {
+    failedUntil.put(url, System.currentTimeMillis() + FAILED_ENGINE_LAST_MS);
   }
 
   /** POSTs {@code body} to {@code baseUrl + path}, signed over {@code path}. Never throws. */

@@ -28,6 +28,7 @@ public final class ExecutorOptions {
   long abortGraceMs = 5000;
   long progressIntervalMs = 1000;
   long requestTimeoutMs = 10_000;
+  long rerouteAfterMs = 1000;
   long retryBaseMs = 200;
   long retryMaxMs = 30_000;
   int maxResultBytes = 64_000;
@@ -100,7 +101,16 @@ public final class ExecutorOptions {
   public ExecutorOptions abortGraceMs(long v) { abortGraceMs = v; return this; }
   /** At most one interim callback (progress, log lines, alarms) per run per this interval. */
   public ExecutorOptions progressIntervalMs(long v) { progressIntervalMs = v; return this; }
+  /** Timeout of one request to an engine (callback, heartbeat), ms. Default 10 000. */
   public ExecutorOptions requestTimeoutMs(long v) { requestTimeoutMs = v; return this; }
+  /**
+   * A callback an engine has not answered within this also goes to the next engine, and that
+   * engine is tried after the others for 5 s (again each time it hangs); its request goes on, a
+   * late answer still counts, and it no longer holds one of the callbackConcurrency permits. One
+   * hanging engine (black-holed, frozen) must not keep finished runs running for the request
+   * timeout. Default 1000 (the Node SDK's rerouteAfterMs).
+   */
+  public ExecutorOptions rerouteAfterMs(long v) { rerouteAfterMs = v; return this; }
   /** Callback retry backoff: exponential from {@code baseMs} to {@code maxMs}, with jitter. */
   public ExecutorOptions callbackRetry(long baseMs, long maxMs) { retryBaseMs = baseMs; retryMaxMs = maxMs; return this; }
   public ExecutorOptions maxResultBytes(int v) { maxResultBytes = v; return this; }
@@ -135,6 +145,7 @@ public final class ExecutorOptions {
     atLeast("retryBaseMs", retryBaseMs, 1);
     atLeast("retryMaxMs", retryMaxMs, 1);
     atLeast("requestTimeoutMs", requestTimeoutMs, 1);
+    atLeast("rerouteAfterMs", rerouteAfterMs, 1);
     atLeast("maxResultBytes", maxResultBytes, 16);
   }
 

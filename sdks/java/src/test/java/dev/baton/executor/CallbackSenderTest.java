@@ -8,11 +8,15 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.Test;
@@ -63,7 +67,7 @@ public class CallbackSenderTest {
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort();
     ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
-    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 200, 30_000, 32, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 200, 30_000, 32, 1000, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
     try {
       sender.enqueue(entry(0)); // a first connection and warm code, so that what follows is the steady state
       assertTrue(sender.flush(10_000));
@@ -110,7 +114,7 @@ public class CallbackSenderTest {
     server.start();
     String url = "http://127.0.0.1:" + server.getAddress().getPort();
     ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
-    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, 1000, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
     try {
       sender.enqueue(entry(1));
       long deadline = System.currentTimeMillis() + 5_000;
@@ -126,6 +130,47 @@ public class CallbackSenderTest {
       sender.stop();
       scheduler.shutdownNow();
       server.stop(0);
+    }
+  }
+
+  /**
+   * An engine that hangs (black-holed, frozen) accepts connections and never answers: callbacks
+   * listed for it first reach the next engine after rerouteAfterMs, while it still holds them and
+   * long before the request timeout (a minute). With callbackConcurrency 1, the request the
+   * hanging engine holds must not keep the only permit.
+   */
+  @Test(timeout = 60_000)
+  public void callbacksGoAroundAHangingEngine() throws Exception {
+    SlowEngine live = new SlowEngine();
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/baton/callbacks", live::handle);
+    server.start();
+    List<Socket> held = new CopyOnWriteArrayList<>();
+    ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
+    CallbackSender sender = null;
+    try (ServerSocket hanging = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      Thread acceptor = new Thread(() -> {
+        try {
+          while (true) held.add(hanging.accept());
+        } catch (IOException closed) {
+          // the test is over
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      String hangingUrl = "http://127.0.0.1:" + hanging.getLocalPort();
+      String liveUrl = "http://127.0.0.1:" + server.getAddress().getPort();
+      sender = new CallbackSender(new EngineClient("t1", "secret", 60_000), List.of(hangingUrl, liveUrl), 200, 30_000, 1, 100, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
+      for (int run = 1; run <= 5; run++) sender.enqueue(entry(run));
+      // A generous deadline, still far below the minute the hanging engine's requests wait.
+      assertTrue("all delivered", sender.flush(30_000));
+      assertEquals(5, live.callbacks.get());
+      assertTrue("the hanging engine was tried", !held.isEmpty());
+    } finally {
+      if (sender != null) sender.stop();
+      scheduler.shutdownNow();
+      server.stop(0);
+      for (Socket s : held) s.close();
     }
   }
 
