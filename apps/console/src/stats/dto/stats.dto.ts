@@ -31,6 +31,11 @@ export class StatsView implements Api.Stats {
   counts!: Record<RunState, number>;
   @ApiProperty({ type: Number, nullable: true, description: 'SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT)' })
   successRate!: number | null;
+  @ApiProperty({
+    description:
+      "Runs that ended in the window whose last attempt's handler started more than 20 ms before its instant (startedAt as the executor reported it): a defect, each also a RUN_STARTED_EARLY alarm. Not part of latenessMs, whose histogram starts at 0",
+  })
+  earlyStarts!: number;
   @ApiProperty({ type: DistributionView, description: 'finishedAt − startedAt, ms' }) durationMs!: DistributionView;
   @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt of runs on their first attempt, ms (a retry waits for its backoff on purpose: see retryWaitMs)' })
   latenessMs!: DistributionView;
