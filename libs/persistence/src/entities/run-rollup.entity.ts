@@ -50,7 +50,7 @@ export class RunRollupEntity {
   @Column({ name: 'duration_hist', type: 'text' })
   durationHist!: string;
 
-  /** First attempts: scheduled → dispatched. */
+  /** First attempts: scheduled → dispatched (a run sent ahead: its instant, or when it left if later). */
   @Column({ name: 'lateness_hist', type: 'text' })
   latenessHist!: string;
 
