@@ -322,7 +322,7 @@ export const noisy: Scenario = {
             )) as Array<{ n: number | string; ended: number | string | null }>;
             return Number(row.n) >= BURST && Number(row.ended) >= BURST;
           },
-          { timeoutMs: 120_000, intervalMs: 500, what: `C's burst of ${BURST} ended` },
+          { timeoutMs: Math.max(0, due - Date.now()) + 120_000, intervalMs: 500, what: `C's burst of ${BURST} ended 120 s after T` },
         ).catch((err: Error) => log(`  warning: ${err.message}`));
       };
 
