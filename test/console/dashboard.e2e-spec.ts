@@ -1,5 +1,7 @@
-/** A tenant's home dashboard (issue 24): the last hour's runs, success rate, lateness p95, open alarms, executors up, backlog; an operator's per tenant. */
+/** A tenant's home dashboard (issue 24): the last hour's runs, success rate, lateness p95, early starts, open alarms, executors up, backlog; an operator's per tenant. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bucketStart, MINUTE_MS } from '@baton/domain';
+import { HistoryCursorEntity, RunRollupEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertAlarm, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -49,6 +51,41 @@ describe.each(TEST_DATABASES)('the dashboard through the console API on %s', (ki
     expect(perTenant.body).toMatchObject({ tenantId: 'acme', openAlarms: { count: 1 }, executorsUp: 1 });
     expect((await t.http().get('/api/operator/tenants/nope/dashboard').set(operator)).status).toBe(404);
     expect((await t.http().get('/api/operator/tenants/acme/dashboard').set(globex.admin)).status).toBe(403);
+  });
+
+  it('counts runs started more than 20 ms before their instant, rolled up or not yet, in the stats, the series and the dashboard (issue 39)', async () => {
+    const initech = await seedTenant(t, db.dataSource, 'initech');
+    const taskId = (await t.http().post('/api/tasks').set(initech.admin).send(cronTask('daily-report'))).body.id as number;
+    // Rolled up by an engine's history job (windows up to 6 h read its minutes): a minute 30 min ago holding one early start; rolled until 10 min ago.
+    const rolledMinute = bucketStart(T0 - 30 * MINUTE_MS, MINUTE_MS);
+    const rolled = { spanMs: MINUTE_MS, bucketStart: rolledMinute, succeeded: 3, failed: 0, timedOut: 0, cancelled: 0, skipped: 0, earlyStarts: 1, durationHist: '', latenessHist: '0:3', retryWaitHist: '' };
+    await db.dataSource.getRepository(RunRollupEntity).insert([{ tenantId: 'initech', taskId, ...rolled }, { tenantId: 'initech', taskId: 0, ...rolled }]);
+    await db.dataSource
+      .getRepository(HistoryCursorEntity)
+      .insert({ tenantId: 'initech', rolledUntil: T0 - 10 * MINUTE_MS, settledUntil: T0 - 10 * MINUTE_MS, logsPurgedUntil: 0, purgePosition: 0, worker: null, workerUntil: 0 });
+    // Not rolled up yet: refused ahead of its instant, re-sent after the back-off (due_at) and started 9.1 s early;
+    // one started 20 ms early (within the tolerance); one late.
+    const instant = T0 - 5 * MINUTE_MS;
+    const run = (startedAt: number, more: { dueAt?: number; instantAt?: number | null } = {}) =>
+      insertRun(db.dataSource, 'initech', taskId, { state: 'SUCCEEDED', scheduledAt: instant, dueAt: more.dueAt ?? instant, instantAt: more.instantAt ?? null, dispatchedAt: instant, startedAt, finishedAt: instant + 1_000 });
+    await run(instant - 9_100, { dueAt: instant - 9_100, instantAt: instant });
+    await run(instant - 20);
+    await run(instant + 3_000);
+
+    const stats = await t.http().get(`/api/tasks/${taskId}/stats?windowMs=3600000`).set(initech.viewer);
+    expect(stats.status).toBe(200);
+    expect(stats.body).toMatchObject({ counts: expect.objectContaining({ SUCCEEDED: 6 }), earlyStarts: 2 });
+    expect((await t.http().get('/api/stats?windowMs=3600000').set(initech.viewer)).body.earlyStarts).toBe(2);
+    const series = await t.http().get('/api/ui/stats-series?windowMs=3600000&bucketMs=60000').set(initech.viewer);
+    expect(series.status).toBe(200);
+    const early = (series.body.buckets as Array<{ t: number; earlyStarts: number }>).filter((b) => b.earlyStarts > 0);
+    expect(early).toEqual([
+      { t: rolledMinute, earlyStarts: 1 },
+      { t: bucketStart(instant + 1_000, MINUTE_MS), earlyStarts: 1 },
+    ].map((b) => expect.objectContaining(b)));
+    expect((await t.http().get('/api/dashboard').set(initech.viewer)).body.earlyStarts).toBe(2);
+    // Another tenant's figures stay its own.
+    expect((await t.http().get('/api/stats').set(globex.viewer)).body.earlyStarts).toBe(0);
   });
 
   it('gives the operator every tenant’s dashboard side by side, a page of tenants at a time; refuses a tenant admin, a forged cursor and a bad limit', async () => {

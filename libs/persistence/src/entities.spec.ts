@@ -297,7 +297,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: RunRollupEntity,
     name: 'run_rollups',
-    full: { tenantId: 'acme', taskId: 0, spanMs: 3_600_000, bucketStart: T, succeeded: 7, failed: 1, timedOut: 0, cancelled: 2, skipped: 3, durationHist: '3:2,40:6', latenessHist: '0:8', retryWaitHist: '' },
+    full: { tenantId: 'acme', taskId: 0, spanMs: 3_600_000, bucketStart: T, succeeded: 7, failed: 1, timedOut: 0, cancelled: 2, skipped: 3, earlyStarts: 4, durationHist: '3:2,40:6', latenessHist: '0:8', retryWaitHist: '' },
   },
   {
     entity: HistoryCursorEntity,

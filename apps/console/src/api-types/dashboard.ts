@@ -14,6 +14,8 @@ export interface Dashboard {
   successRate: number | null;
   /** p95 of the first attempts' lateness in the last hour (ms, an upper bound); null with none. */
   latenessP95Ms: number | null;
+  /** Runs ended in the last hour whose last attempt started more than 20 ms before its instant (a defect). */
+  earlyStarts: number;
   openAlarms: LoadCount;
   executorsUp: number;
   backlog: { due: LoadCount; held: LoadCount; inFlight: LoadCount; oldestDueAgeMs: number | null };

@@ -14,6 +14,8 @@ export interface Stats {
   total: number;
   counts: Record<RunState, number>;
   successRate: number | null;
+  /** Ended runs whose last attempt started more than 20 ms before its instant (a defect). */
+  earlyStarts: number;
   durationMs: Distribution;
   latenessMs: Distribution;
   retryWaitMs: Distribution;
@@ -29,6 +31,8 @@ export interface SeriesBucket {
   durationP95: number | null;
   latenessP50: number | null;
   latenessP95: number | null;
+  /** Runs of the bucket whose last attempt started more than 20 ms before its instant. */
+  earlyStarts: number;
 }
 
 export interface StatsSeries {

@@ -40,6 +40,7 @@ export class DashboardService {
       runs: stats.counts,
       successRate: stats.successRate,
       latenessP95Ms: stats.latenessMs.p95,
+      earlyStarts: stats.earlyStarts,
       openAlarms,
       executorsUp: own.executors.up,
       backlog: { due: own.due, held: own.held, inFlight: own.inFlight, oldestDueAgeMs: own.oldestDueAgeMs },

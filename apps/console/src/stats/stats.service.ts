@@ -50,6 +50,7 @@ export class StatsService {
       total: Object.values(counts).reduce((a, b) => a + b, 0),
       counts,
       successRate: successRate(ended.counts),
+      earlyStarts: ended.earlyStarts,
       durationMs: estimate(ended.duration),
       latenessMs: estimate(ended.lateness),
       retryWaitMs: estimate(ended.retryWait),

@@ -88,6 +88,7 @@ export class ConsoleUiService {
         durationP95: d.p95,
         latenessP50: l.p50,
         latenessP95: l.p95,
+        earlyStarts: cell.earlyStarts,
       };
     });
     return { taskId, from, to, bucketMs, buckets, sampled };

@@ -79,6 +79,7 @@ export class SeriesBucketView implements Api.SeriesBucket {
   @ApiProperty({ type: Number, nullable: true }) durationP95!: number | null;
   @ApiProperty({ type: Number, nullable: true }) latenessP50!: number | null;
   @ApiProperty({ type: Number, nullable: true }) latenessP95!: number | null;
+  @ApiProperty({ description: 'Runs of the bucket whose last attempt started more than 20 ms before its instant' }) earlyStarts!: number;
 }
 
 export class StatsSeriesView implements Api.StatsSeries {

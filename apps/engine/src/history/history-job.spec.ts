@@ -64,12 +64,27 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       ]);
       const [hour] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: task.id, spanMs: HOUR_MS, from: T, to: T + HOUR_MS });
       expect(hour.cell.counts).toMatchObject({ SUCCEEDED: 27, FAILED: 3 });
+      expect(hour.cell.earlyStarts).toBe(0);
       expect(estimatePercentile(hour.cell.lateness, 50)).toBeGreaterThanOrEqual(14);
       expect(estimatePercentile(hour.cell.duration, 100)).toBeGreaterThanOrEqual(3_900);
 
       await history.tick();
       const again = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: task.id, spanMs: HOUR_MS, from: T, to: T + HOUR_MS });
       expect(again[0].cell.counts).toEqual(hour.cell.counts);
+    });
+
+    it('counts a run started before its instant as an early start, its instant kept in instant_at when a back-off moved due_at', async () => {
+      // Refused at T + 9 s, sent again at T + 9.4 s (due_at), started there: 600 ms before its instant.
+      await seedRun(db.dataSource, task, { state: 'SUCCEEDED', claimedBy: null, scheduledAt: T + 10_000, dueAt: T + 9_400, instantAt: T + 10_000, dispatchedAt: T + 10_000, startedAt: T + 9_400, finishedAt: T + 9_500 });
+      // Deferred past its instant and started at the re-send: late, not early.
+      await seedRun(db.dataSource, task, { state: 'SUCCEEDED', claimedBy: null, scheduledAt: T, dueAt: T + 2_000, instantAt: T, dispatchedAt: T + 2_000, startedAt: T + 2_000, finishedAt: T + 2_100 });
+      clock.set(T + 10 * MINUTE_MS);
+      await job(db.dataSource, clock).tick();
+      const [minute] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: task.id, spanMs: MINUTE_MS, from: T, to: T + HOUR_MS });
+      expect(minute.cell.counts.SUCCEEDED).toBe(2);
+      expect(minute.cell.earlyStarts).toBe(1);
+      const [hour] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: HOUR_MS, from: T, to: T + HOUR_MS });
+      expect(hour.cell.earlyStarts).toBe(1);
     });
 
     it('takes in an end committed after its minute was first rolled, when the minute settles', async () => {

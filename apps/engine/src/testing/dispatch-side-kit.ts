@@ -198,6 +198,8 @@ export interface RunSeed {
   attempt?: number;
   scheduledAt?: number;
   dueAt?: number;
+  /** runs.instant_at: set when a dispatch back-off moved dueAt past the instant. */
+  instantAt?: number | null;
   flowId?: number | 'self' | null;
   parentRunId?: number | null;
   executorId?: number | null;
@@ -219,8 +221,8 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
   const state = input.state ?? 'CLAIMED';
   await ds.query(
     `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params,
-        scheduled_at, due_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, started_at, finished_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        scheduled_at, due_at, instant_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, started_at, finished_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       task.seed.tenantId,
       task.id,
@@ -234,6 +236,7 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
       JSON.stringify(task.seed.params),
       input.scheduledAt ?? now,
       input.dueAt ?? input.scheduledAt ?? now,
+      input.instantAt ?? null,
       input.claimedBy === undefined ? (state === 'CLAIMED' || state === 'DISPATCHED' ? NODE_ID : null) : input.claimedBy,
       input.leaseUntil ?? (state === 'CLAIMED' ? now + 15_000 : null),
       input.executorId ?? null,

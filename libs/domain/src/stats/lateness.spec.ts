@@ -26,6 +26,11 @@ describe('lateness and retry wait', () => {
     expect(retryWait(run)).toBe(1_840);
   });
 
+  it('a run sent ahead (dispatched before its instant) is on time, 0, not negative: an early start is counted apart', () => {
+    expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T, dispatchedAt: T - 9_600 })).toBe(0);
+    expect(firstAttemptLateness({ attempt: 2, scheduledAt: T, dueAt: T + 1_000, dispatchedAt: T + 1_000, firstDispatchedAt: T - 500 })).toBe(0);
+  });
+
   it('gives a backfilled run no lateness: its fire time is past on purpose', () => {
     expect(firstAttemptLateness({ cause: 'BACKFILL', attempt: 1, scheduledAt: T - 86_400_000, dueAt: T, dispatchedAt: T + 5 })).toBeNull();
   });

@@ -13,7 +13,12 @@ export interface TimedRun {
 }
 
 /**
- * How late a run's first attempt went out (scheduled → dispatched), or null. A retried run's row
+ * How late a run's first attempt went out (scheduled → dispatched), or null; never negative. A
+ * run sent ahead of its instant is recorded as dispatched at that instant (or when its request
+ * left, if later) once its executor accepted it; before that mark is written its row holds when it
+ * was marked, ahead of the instant: 0, on time — sending ahead is by design, and an early start is
+ * counted apart (startedEarlyBy). The engine's clock, not the executor's: a wait in the executor's queue is in
+ * the run's timeline (dispatched → started). A retried run's row
  * holds its latest attempt, whose dispatch waited for the retry backoff on purpose: counting it
  * as lateness showed a p95 "late" of 1.85 s with nothing late (issue 13). Its wait is retryWait.
  * Its first attempt's dispatch is kept (firstDispatchedAt), so a retried run has a lateness too
@@ -22,7 +27,7 @@ export interface TimedRun {
 export function firstAttemptLateness(run: TimedRun): number | null {
   if (run.cause === 'BACKFILL') return null;
   const first = run.attempt === 1 ? run.dispatchedAt : (run.firstDispatchedAt ?? null);
-  return first === null ? null : first - run.scheduledAt;
+  return first === null ? null : Math.max(0, first - run.scheduledAt);
 }
 
 /** How long a run on a retry attempt has waited for it since it was scheduled (the backoffs), or null on its first attempt. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeHistogram, encodeHistogram, estimatePercentile, histogramCount } from './histogram';
-import { ALL_TASKS, HOUR_MS, MINUTE_MS, emptyCell, estimate, mergeCell, rollupRuns, successRate, type EndedRun } from './run-rollup';
+import { EARLY_START_TOLERANCE_MS } from './lateness';
+import { ALL_TASKS, HOUR_MS, MINUTE_MS, emptyCell, estimate, mergeCell, rollupRuns, startedEarly, successRate, type EndedRun } from './run-rollup';
 
 const T = Date.UTC(2026, 10, 25, 10, 0, 0);
 const run = (over: Partial<EndedRun>): EndedRun => ({
@@ -12,6 +13,7 @@ const run = (over: Partial<EndedRun>): EndedRun => ({
   dispatchedAt: T + 5,
   startedAt: T + 10,
   finishedAt: T + 110,
+  instantAt: null,
   ...over,
 });
 
@@ -56,14 +58,45 @@ describe('run rollups', () => {
     expect(successRate(cell.counts)).toBe(0.5);
   });
 
+  it('an early start: the last attempt started more than the tolerance before its instant (dueAt, or instantAt when a back-off moved dueAt)', () => {
+    const early = EARLY_START_TOLERANCE_MS + 1;
+    expect(startedEarly(run({ startedAt: T - early }))).toBe(true);
+    expect(startedEarly(run({ startedAt: T - EARLY_START_TOLERANCE_MS }))).toBe(false);
+    expect(startedEarly(run({ startedAt: T + 5_000 }))).toBe(false);
+    expect(startedEarly(run({ state: 'SKIPPED', startedAt: null }))).toBe(false);
+    // Refused and deferred: dueAt is when it may be sent again, instantAt when it may start.
+    expect(startedEarly(run({ dueAt: T + 9_000, instantAt: T, startedAt: T + 404 }))).toBe(false);
+    expect(startedEarly(run({ dueAt: T + 404, instantAt: T + 9_600, startedAt: T + 404 }))).toBe(true);
+    // A retry attempt's instant is its own dueAt (after the backoff), not the first scheduledAt.
+    expect(startedEarly(run({ attempt: 2, dueAt: T + 2_000, startedAt: T + 1_000 }))).toBe(true);
+  });
+
+  it('counts early starts per cell, under the task and the tenant; a run not ended is not counted', () => {
+    const cells = rollupRuns(
+      [
+        run({ startedAt: T - 9_100 }),
+        run({ taskId: 2, dueAt: T + 5_000, instantAt: T + 5_000, startedAt: T + 1, finishedAt: T + 100 }),
+        run({ startedAt: T + 3 }),
+        run({ state: 'RETRY_WAIT', startedAt: T - 9_100 }),
+      ],
+      MINUTE_MS,
+    );
+    expect(cells.get(`${ALL_TASKS}:${T}`)!.cell.earlyStarts).toBe(2);
+    expect(cells.get(`1:${T}`)!.cell.earlyStarts).toBe(1);
+    expect(cells.get(`2:${T}`)!.cell.earlyStarts).toBe(1);
+    expect(emptyCell().earlyStarts).toBe(0);
+  });
+
   it('merges minute cells into the same figures as one hour cell of the same runs', () => {
     const runs = Array.from({ length: 600 }, (_, i) =>
-      run({ finishedAt: T + i * 6_000, startedAt: T + i * 6_000 - (i % 97) * 13, state: i % 10 === 0 ? 'FAILED' : 'SUCCEEDED', dispatchedAt: T + (i % 31) }),
+      run({ finishedAt: T + i * 6_000, startedAt: T + i * 6_000 - (i % 97) * 13, state: i % 10 === 0 ? 'FAILED' : 'SUCCEEDED', dispatchedAt: T + (i % 31), dueAt: T + i * 6_000 - (i % 7) * 10 }),
     );
     const hour = rollupRuns(runs, HOUR_MS).get(`${ALL_TASKS}:${T}`)!.cell;
     const merged = emptyCell();
     for (const { taskId, cell } of rollupRuns(runs, MINUTE_MS).values()) if (taskId === ALL_TASKS) mergeCell(merged, cell);
     expect(merged.counts).toEqual(hour.counts);
+    expect(hour.earlyStarts).toBeGreaterThan(0);
+    expect(merged.earlyStarts).toBe(hour.earlyStarts);
     expect(encodeHistogram(merged.duration)).toBe(encodeHistogram(hour.duration));
     expect(estimate(merged.lateness)).toEqual(estimate(hour.lateness));
     expect(decodeHistogram(encodeHistogram(hour.lateness))).toEqual(hour.lateness);

@@ -1,7 +1,7 @@
 import { TERMINAL_STATES } from '../run/run-state';
 import type { RunState } from '../types';
 import { estimatePercentile, histogramCount, mergeInto, record, type Histogram } from './histogram';
-import { firstAttemptLateness, retryWait, type TimedRun } from './lateness';
+import { firstAttemptLateness, retryWait, startedEarlyBy, type TimedRun } from './lateness';
 
 /**
  * Terminology of the statistics rollups (issue 13 item 2):
@@ -9,8 +9,10 @@ import { firstAttemptLateness, retryWait, type TimedRun } from './lateness';
  * - span: the width of a rollup bucket, a minute or an hour; a bucket starts at a multiple of it
  *   (epoch ms, UTC) and holds the runs that ENDED (finished_at) inside it.
  * - cell: what one bucket keeps for one task (or for the whole tenant, task 0): runs per ended
- *   state and three histograms — duration (finished − started), lateness (first attempt:
- *   scheduled → dispatched) and retry wait (scheduled → due of the last attempt).
+ *   state, the early starts (runs whose last attempt started more than EARLY_START_TOLERANCE_MS
+ *   before its instant: a defect, issue 39) and three histograms — duration (finished − started),
+ *   lateness (first attempt: scheduled → dispatched) and retry wait (scheduled → due of the last
+ *   attempt).
  * - Cells are recomputed whole from the runs, never incremented, so computing one twice (two
  *   engines, a settle pass) gives the same row.
  */
@@ -28,10 +30,14 @@ export interface EndedRun extends TimedRun {
   state: RunState;
   startedAt: number | null;
   finishedAt: number;
+  /** The last attempt's instant when a dispatch back-off moved dueAt past it (runs.instant_at); null: dueAt is the instant. */
+  instantAt: number | null;
 }
 
 export interface RollupCell {
   counts: Record<EndedState, number>;
+  /** Runs whose last attempt started more than EARLY_START_TOLERANCE_MS before its instant. */
+  earlyStarts: number;
   duration: Histogram;
   lateness: Histogram;
   retryWait: Histogram;
@@ -40,6 +46,7 @@ export interface RollupCell {
 export function emptyCell(): RollupCell {
   return {
     counts: Object.fromEntries(TERMINAL_STATES.map((s) => [s, 0])) as Record<EndedState, number>,
+    earlyStarts: 0,
     duration: new Map(),
     lateness: new Map(),
     retryWait: new Map(),
@@ -55,6 +62,7 @@ export function addRun(cell: RollupCell, run: EndedRun): boolean {
   if (!isEnded(run.state)) return false;
   cell.counts[run.state]++;
   if (run.startedAt !== null) record(cell.duration, run.finishedAt - run.startedAt);
+  if (startedEarly(run)) cell.earlyStarts++;
   const late = firstAttemptLateness(run);
   if (late !== null) record(cell.lateness, late);
   const waited = retryWait(run);
@@ -62,8 +70,19 @@ export function addRun(cell: RollupCell, run: EndedRun): boolean {
   return true;
 }
 
+/**
+ * Whether the run's last attempt started early: its executor-reported start more than the
+ * tolerance before the attempt's instant (instantAt, else dueAt). The row keeps its last attempt
+ * only; an earlier attempt's early start is counted by the engine when it ends
+ * (baton_engine_runs_started_early_total, RUN_STARTED_EARLY).
+ */
+export function startedEarly(run: EndedRun): boolean {
+  return startedEarlyBy(run.instantAt ?? run.dueAt, run.startedAt) !== null;
+}
+
 export function mergeCell(target: RollupCell, source: RollupCell): void {
   for (const s of TERMINAL_STATES) target.counts[s] += source.counts[s];
+  target.earlyStarts += source.earlyStarts;
   mergeInto(target.duration, source.duration);
   mergeInto(target.lateness, source.lateness);
   mergeInto(target.retryWait, source.retryWait);

@@ -42,11 +42,15 @@ export class RunRollupEntity {
   @Column({ type: 'int' })
   skipped!: number;
 
+  /** Runs whose last attempt started more than EARLY_START_TOLERANCE_MS (20 ms) before its instant (a defect, issue 39). */
+  @Column({ name: 'early_starts', type: 'int', default: 0 })
+  earlyStarts!: number;
+
   /** finished − started, libs/domain histogram text. */
   @Column({ name: 'duration_hist', type: 'text' })
   durationHist!: string;
 
-  /** First attempts: scheduled → dispatched. */
+  /** First attempts: scheduled → dispatched (a run sent ahead: its instant, or when it left if later). */
   @Column({ name: 'lateness_hist', type: 'text' })
   latenessHist!: string;
 

@@ -8,11 +8,12 @@ export interface RollupRow {
   cell: RollupCell;
 }
 
-const COLUMNS = 'tenant_id, task_id, span_ms, bucket_start, succeeded, failed, timed_out, cancelled, skipped, duration_hist, lateness_hist, retry_wait_hist';
+const COLUMNS = 'tenant_id, task_id, span_ms, bucket_start, succeeded, failed, timed_out, cancelled, skipped, early_starts, duration_hist, lateness_hist, retry_wait_hist';
 
 function cellOf(r: Record<string, unknown>): RollupCell {
   return {
     counts: { SUCCEEDED: num(r.succeeded), FAILED: num(r.failed), TIMED_OUT: num(r.timed_out), CANCELLED: num(r.cancelled), SKIPPED: num(r.skipped) },
+    earlyStarts: num(r.early_starts),
     duration: decodeHistogram(String(r.duration_hist)),
     lateness: decodeHistogram(String(r.lateness_hist)),
     retryWait: decodeHistogram(String(r.retry_wait_hist)),
@@ -42,11 +43,12 @@ export async function replaceRollups(manager: EntityManager, input: { tenantId: 
       cell.counts.TIMED_OUT,
       cell.counts.CANCELLED,
       cell.counts.SKIPPED,
+      cell.earlyStarts,
       encodeHistogram(cell.duration),
       encodeHistogram(cell.lateness),
       encodeHistogram(cell.retryWait),
     ]);
-    await execute(manager, `INSERT INTO run_rollups (${COLUMNS}) VALUES ${part.map(() => `(${placeholders(12)})`).join(', ')}`, params);
+    await execute(manager, `INSERT INTO run_rollups (${COLUMNS}) VALUES ${part.map(() => `(${placeholders(13)})`).join(', ')}`, params);
   }
 }
 
@@ -62,7 +64,7 @@ export async function readRollups(manager: EntityManager, input: { tenantId: str
   const task = input.taskId === undefined ? '' : ' AND task_id = ?';
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT task_id, bucket_start, succeeded, failed, timed_out, cancelled, skipped, duration_hist, lateness_hist, retry_wait_hist
+    `SELECT task_id, bucket_start, succeeded, failed, timed_out, cancelled, skipped, early_starts, duration_hist, lateness_hist, retry_wait_hist
        FROM run_rollups WHERE tenant_id = ?${task} AND span_ms = ? AND bucket_start >= ? AND bucket_start < ?
       ORDER BY bucket_start`,
     [input.tenantId, ...(input.taskId === undefined ? [] : [input.taskId]), input.spanMs, input.from, input.to],

@@ -29,6 +29,7 @@ export class DashboardView implements Api.Dashboard {
   @ApiProperty({ type: Number, nullable: true, description: 'SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT) in the window; null with none ended' }) successRate!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "p95 of the first attempts' lateness in the window, ms: an upper bound (histogram buckets, see /api/stats percentileError); null with none" })
   latenessP95Ms!: number | null;
+  @ApiProperty({ description: "Runs ended in the window whose last attempt started more than 20 ms before its instant (a defect: see /api/stats earlyStarts)" }) earlyStarts!: number;
   @ApiProperty({ type: LoadCountView, description: 'Alarms not acknowledged, counted up to 1,000' }) openAlarms!: LoadCountView;
   @ApiProperty({ description: 'Executors UP' }) executorsUp!: number;
   @ApiProperty({ type: BacklogView }) backlog!: BacklogView;

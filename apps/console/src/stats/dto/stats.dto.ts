@@ -31,8 +31,13 @@ export class StatsView implements Api.Stats {
   counts!: Record<RunState, number>;
   @ApiProperty({ type: Number, nullable: true, description: 'SUCCEEDED / (SUCCEEDED + FAILED + TIMED_OUT)' })
   successRate!: number | null;
+  @ApiProperty({
+    description:
+      "Runs that ended in the window whose last attempt's handler started more than 20 ms before its instant (startedAt as the executor reported it): a defect, each also a RUN_STARTED_EARLY alarm. Not part of latenessMs, whose histogram starts at 0",
+  })
+  earlyStarts!: number;
   @ApiProperty({ type: DistributionView, description: 'finishedAt − startedAt, ms' }) durationMs!: DistributionView;
-  @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt of runs on their first attempt, ms (a retry waits for its backoff on purpose: see retryWaitMs)' })
+  @ApiProperty({ type: DistributionView, description: 'dispatchedAt − scheduledAt of runs on their first attempt, ms (a run sent ahead counts as dispatched at its instant, or when it left if later: never negative; a retry waits for its backoff on purpose: see retryWaitMs)' })
   latenessMs!: DistributionView;
   @ApiProperty({ type: DistributionView, description: 'dueAt − scheduledAt of runs on a retry attempt: the backoff they waited, ms' }) retryWaitMs!: DistributionView;
   @ApiProperty({ description: 'Percentiles are estimated from fixed histogram buckets: never below the true value, at most this fraction (or 1 ms) above it' }) percentileError!: number;

@@ -62,6 +62,10 @@ export function HomePage({ operator }: { operator: boolean }) {
               <dt>{t('Lateness p95')}</dt>
               <dd data-kpi="lateness">{d.latenessP95Ms === null ? '—' : `≤ ${fmtDuration(d.latenessP95Ms)}`}</dd>
             </div>
+            <div className="card" title={t('Runs whose handler started more than 20 ms before their instant: a defect, each one also raised as a RUN_STARTED_EARLY alarm')}>
+              <dt>{t('Early starts')}</dt>
+              <dd data-kpi="early-starts">{fmtNumber(d.earlyStarts)}</dd>
+            </div>
             <div className="card">
               <dt>{operator ? t('Open alarms') : <Link to="/alarms">{t('Open alarms')}</Link>}</dt>
               <dd data-kpi="alarms">{count(d.openAlarms)}</dd>

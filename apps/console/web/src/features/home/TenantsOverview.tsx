@@ -32,6 +32,7 @@ export function TenantsOverview({ chosen, onChoose, refreshMs }: { chosen: strin
             <th>{t('Runs in the last hour')}</th>
             <th>{t('Success rate')}</th>
             <th>{t('Lateness p95')}</th>
+            <th>{t('Early starts')}</th>
             <th>{t('Open alarms')}</th>
             <th>{t('Executors up')}</th>
             <th>{t('Due')}</th>
@@ -51,6 +52,7 @@ export function TenantsOverview({ chosen, onChoose, refreshMs }: { chosen: strin
               <td>{fmtNumber(RUN_STATES.reduce((n, s) => n + (d.runs[s] ?? 0), 0))}</td>
               <td>{fmtPercent(d.successRate)}</td>
               <td>{d.latenessP95Ms === null ? '—' : `≤ ${fmtDuration(d.latenessP95Ms)}`}</td>
+              <td data-overview="early-starts">{fmtNumber(d.earlyStarts)}</td>
               <td data-overview="alarms">{count(d.openAlarms)}</td>
               <td>{fmtNumber(d.executorsUp)}</td>
               <td data-overview="due">{count(d.backlog.due)}</td>

@@ -75,13 +75,17 @@ export function StatsPage() {
   const buckets = series.data?.buckets ?? [];
   const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: displayTimeZone() });
   const labels = buckets.map((b) => clock.format(new Date(b.t)));
-  const present = RUN_STATES.filter((s) => buckets.some((b) => (b.counts[s] ?? 0) > 0));
   const { theme } = usePreferences().prefs;
   const palette = chartPalette(theme);
+  const present = RUN_STATES.filter((s) => buckets.some((b) => (b.counts[s] ?? 0) > 0));
+  // A defect, so drawn only when there is one: a line over the bars, outside their stack.
+  const early = buckets.some((b) => b.earlyStarts > 0)
+    ? [{ type: 'line' as const, label: t('early starts'), data: buckets.map((b) => b.earlyStarts), borderColor: palette.states.FAILED, backgroundColor: palette.states.FAILED, stack: 'early' }]
+    : [];
   const common = { responsive: true, maintainAspectRatio: false, animation: false as const, plugins: { legend: { position: 'bottom' as const } } };
   const runsChart: ChartConfiguration = {
     type: 'bar',
-    data: { labels, datasets: present.map((s) => ({ label: codeLabel(s), data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: palette.states[s], stack: 'runs' })) },
+    data: { labels, datasets: [...present.map((s) => ({ label: codeLabel(s), data: buckets.map((b) => b.counts[s] ?? 0), backgroundColor: palette.states[s], stack: 'runs' })), ...early] },
     options: themed({ ...common, scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, title: { display: true, text: t('runs') } } } }, palette),
   };
   const rateChart: ChartConfiguration = {
@@ -155,6 +159,10 @@ export function StatsPage() {
             <dd data-kpi="lateness">
               {upTo(s.latenessMs.p50)} / {upTo(s.latenessMs.p95)}
             </dd>
+          </div>
+          <div className="card" title={t('Runs whose handler started more than 20 ms before their instant: a defect, each one also raised as a RUN_STARTED_EARLY alarm')}>
+            <dt>{t('Early starts')}</dt>
+            <dd data-kpi="early-starts">{fmtNumber(s.earlyStarts)}</dd>
           </div>
           <div className="card" title={t('Runs on a retry attempt: how long their backoff made them wait (not counted as lateness)')}>
             <dt>{t('Retry wait p50 / p95')}</dt>

@@ -354,6 +354,10 @@ export const zhCN: Record<string, string> = {
   'Lateness p50 / p95': '延迟 p50 / p95',
   'Lateness p50 / p95 over time (dispatch − scheduled)': '延迟 p50 / p95 随时间变化（派发 − 计划）',
   'Lateness p95': '延迟 p95',
+  'Early starts': '提前启动次数',
+  'early starts': '提前启动次数',
+  'Runs whose handler started more than 20 ms before their instant: a defect, each one also raised as a RUN_STARTED_EARLY alarm':
+    '处理程序比计划时刻提前超过 20 毫秒启动的运行：这是缺陷，每一次也会触发一条“提前启动”告警',
   'lateness p95 (ms)': '延迟 p95（毫秒）',
   'Level': '级别',
   'Light': '浅色',
