@@ -12,6 +12,7 @@ const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
  *   6 = Saturday. Every number is shifted, in `n#k` and `nL` too; ranges and steps are
  *   written out as lists first (a Quartz step runs to 7, never wrapping to a second Sunday);
  *   `L` alone means Saturday (7).
+ * - `a/n` (from a, every n) is written `a-max/n`, the form Baton reads.
  * - `?` reads as `*`: Quartz allows only one of the two day fields to be given, so Baton's
  *   either-field rule for two given fields never applies.
  * - the year field becomes bounds in the trigger's time zone (one year or a range); a list or
@@ -27,8 +28,16 @@ export function translateQuartzCron(quartz: string, timeZone: string): Translate
   if (!weekday.ok) return weekday;
   const bounds = yearBounds(year, timeZone);
   if (!bounds.ok) return bounds;
-  const expression = [second, minute, hour, dom === '?' ? '*' : dom, month, weekday.field].join(' ');
+  const expression = [steps(second, 59), steps(minute, 59), steps(hour, 23), dom === '?' ? '*' : steps(dom, 31), steps(month, 12), weekday.field].join(' ');
   return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter };
+}
+
+/** Quartz's `a/n` (from a to the field's end, every n): Baton writes the range out, `a-max/n`. */
+function steps(field: string, max: number): string {
+  return field
+    .split(',')
+    .map((part) => part.replace(/^(\d+)\/(\d+)$/, `$1-${max}/$2`))
+    .join(',');
 }
 
 function translateDayOfWeek(field: string): { ok: true; field: string } | { ok: false; reason: string } {

@@ -6,6 +6,7 @@ import { translateQuartzCron } from './quartz-cron';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 import { firstFireFrom } from './cut-over';
+import { dstDifference } from './dst-difference';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -124,7 +125,13 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   const fields = scheduleFieldsOf(trigger, options, refuse, notes);
   if (fields === null) return null;
   const schedule = { ...fields, misfirePolicy: misfire.policy };
-  return options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, notes);
+  const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, notes);
+  if (fired?.trigger.kind === 'CRON') {
+    const domainSchedule = { trigger: fired.trigger, startAt: fired.startAt ?? null, endAt: fired.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: fired.startAt ?? null };
+    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, fired.startAt ?? trigger.startTime);
+    if (difference) notes.push(difference);
+  }
+  return fired;
 }
 
 function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, refuse: (reason: string) => null, notes: string[]): Omit<ScheduleFields, 'misfirePolicy'> | null {
@@ -183,7 +190,7 @@ function calendarIntervalOf(trigger: QuartzTrigger, options: QuartzImportOptions
   const cron = expression[unit];
   if (cron === undefined) return refuse(`calendar interval unit "${unit}" is unknown`);
   if (cron === null) return refuse(`every ${unit.toLowerCase()} from the ${start.day}th: Quartz moves it to a shorter month's last day and keeps that day afterwards; Baton's cron has no such schedule`);
-  notes.push(`calendar interval of 1 ${unit.toLowerCase()} imported as cron "${cron}" in ${zone}; on a day whose ${start.toFormat('HH:mm:ss')} does not exist (daylight saving) Quartz ${trigger.props?.bool2 ? 'skips the day' : 'moves the fire by the missing hour'}, Baton fires at the end of the gap`);
+  notes.push(`calendar interval of 1 ${unit.toLowerCase()} imported as cron "${cron}" in ${zone} (the start's local time)`);
   return bounded({ kind: 'CRON', expression: cron, timeZone: zone }, Math.floor(trigger.startTime / 1000) * 1000, end);
 }
 
