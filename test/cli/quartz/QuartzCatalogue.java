@@ -49,7 +49,23 @@ public class QuartzCatalogue {
     public void execute(JobExecutionContext context) {}
   }
 
-  static final Date START = Date.from(Instant.parse("2027-03-20T00:00:00Z"));
+  /** Next year's: every date of the catalogue is in the future, whenever the test runs. */
+  static final int YEAR = java.time.Year.now(java.time.ZoneOffset.UTC).getValue() + 1;
+  /** Next year's daylight-saving changes in Berlin (spring, autumn) and New York (spring, autumn). */
+  static final Instant[] BERLIN = changes("Europe/Berlin"), NEW_YORK = changes("America/New_York");
+  /** Most triggers start 8 days before Berlin's spring change, at midnight UTC. */
+  static final Instant START_INSTANT = BERLIN[0].minus(java.time.Duration.ofDays(8)).truncatedTo(java.time.temporal.ChronoUnit.DAYS);
+  static final Date START = Date.from(START_INSTANT);
+
+  static Instant[] changes(String zone) {
+    java.time.zone.ZoneRules rules = java.time.ZoneId.of(zone).getRules();
+    Instant spring = rules.nextTransition(Instant.parse(YEAR + "-01-01T00:00:00Z")).getInstant();
+    return new Instant[] {spring, rules.nextTransition(spring).getInstant()};
+  }
+
+  static String plus(Instant base, long hours) {
+    return base.plus(java.time.Duration.ofHours(hours)).toString();
+  }
 
   public static void main(String[] args) throws Exception {
     String url = args[0], user = args[1], password = args[2], prefix = args[3], name = args[4];
@@ -72,20 +88,21 @@ public class QuartzCatalogue {
 
     HolidayCalendar holidays = new HolidayCalendar();
     holidays.setTimeZone(TimeZone.getTimeZone("Europe/Berlin"));
-    for (String day : new String[] {"2027-03-24", "2027-03-25", "2027-04-02"}) {
+    for (int days : new int[] {4, 5, 13}) {
+      java.time.LocalDate day = START_INSTANT.atZone(java.time.ZoneId.of("Europe/Berlin")).toLocalDate().plusDays(days);
       java.util.Calendar c = java.util.Calendar.getInstance(TimeZone.getTimeZone("Europe/Berlin"));
       c.clear();
-      c.set(Integer.parseInt(day.substring(0, 4)), Integer.parseInt(day.substring(5, 7)) - 1, Integer.parseInt(day.substring(8)));
+      c.set(day.getYear(), day.getMonthValue() - 1, day.getDayOfMonth());
       holidays.addExcludedDate(c.getTime());
     }
     scheduler.addCalendar("holidays", holidays, false, false);
 
     List<Trigger> triggers = new ArrayList<>();
-    // Cron: time zones, DST (Europe 2027-03-28 and 2027-10-31, US 2027-03-14 and 2027-11-07), L, W, #, month ends, leap days.
-    triggers.add(cron("quarter-hour-berlin", "0 0/15 * * * ?", "Europe/Berlin", "2027-03-27T20:00:00Z", null));
+    // Cron: time zones, DST (next year's changes in Berlin and New York), L, W, #, month ends, leap days.
+    triggers.add(cron("quarter-hour-berlin", "0 0/15 * * * ?", "Europe/Berlin", plus(BERLIN[0], -5), null));
     triggers.add(cron("daily-0230-berlin", "0 30 2 * * ?", "Europe/Berlin", null, null));
-    triggers.add(cron("daily-0130-new-york", "0 30 1 * * ?", "America/New_York", "2027-10-20T00:00:00Z", null));
-    triggers.add(cron("hourly-new-york", "0 0 * * * ?", "America/New_York", "2027-11-06T12:00:00Z", null));
+    triggers.add(cron("daily-0130-new-york", "0 30 1 * * ?", "America/New_York", plus(NEW_YORK[1], -18 * 24), null));
+    triggers.add(cron("hourly-new-york", "0 0 * * * ?", "America/New_York", plus(NEW_YORK[1], -18), null));
     triggers.add(cron("month-end-utc", "0 0 12 L * ?", "UTC", null, null));
     triggers.add(cron("last-weekday-tokyo", "0 0 9 LW * ?", "Asia/Tokyo", null, null));
     triggers.add(cron("nearest-weekday-15th-london", "0 0 9 15W * ?", "Europe/London", null, null));
@@ -93,20 +110,22 @@ public class QuartzCatalogue {
     triggers.add(cron("first-monday-chicago", "0 0 8 ? * 2#1", "America/Chicago", null, null));
     triggers.add(cron("weekdays-paris", "0 15 10 ? * MON-FRI", "Europe/Paris", null, null));
     triggers.add(cron("every-other-day-of-week", "0 0 3 ? * 1/2", "Europe/Berlin", null, null));
-    triggers.add(cron("leap-day-until-2060", "0 0 12 29 2 ?", "UTC", null, "2060-01-01T00:00:00Z"));
-    triggers.add(cron("new-year-2028-to-2030", "0 0 6 1 1 ? 2028-2030", "Europe/Berlin", null, null));
-    triggers.add(cron("hourly-until-inclusive-end", "0 0 * * * ?", "UTC", null, "2027-03-21T05:00:00Z"));
+    triggers.add(cron("leap-day-for-33-years", "0 0 12 29 2 ?", "UTC", null, (YEAR + 33) + "-01-01T00:00:00Z"));
+    triggers.add(cron("new-year-for-3-years", "0 0 6 1 1 ? " + (YEAR + 1) + "-" + (YEAR + 3), "Europe/Berlin", null, null));
+    triggers.add(cron("hourly-until-inclusive-end", "0 0 * * * ?", "UTC", null, plus(START_INSTANT, 29)));
     triggers.add(cron("three-days-before-month-end", "0 0 12 L-3 * ?", "UTC", null, null));
     triggers.add(withCalendar(cron("weekdays-except-holidays", "0 0 7 ? * MON-FRI", "Europe/Berlin", null, null), "holidays"));
     // Simple: intervals, repeat counts, exclusive end times, one-shots.
-    triggers.add(simple("every-90s", 90_000, REPEAT_FOREVER, "2027-03-28T00:30:00Z", null));
+    triggers.add(simple("every-90s", 90_000, REPEAT_FOREVER, BERLIN[0].minusSeconds(1800).toString(), null));
     triggers.add(simple("hourly-10-repeats", 3_600_000, 10, null, null));
-    triggers.add(simple("quarter-hour-until-end", 900_000, REPEAT_FOREVER, null, "2027-03-20T12:00:00Z"));
-    triggers.add(simple("one-shot", 0, 0, "2027-04-01T09:00:00.250Z", null));
+    triggers.add(simple("quarter-hour-until-end", 900_000, REPEAT_FOREVER, null, plus(START_INSTANT, 12)));
+    triggers.add(simple("one-shot", 0, 0, START_INSTANT.plusMillis(12 * 86_400_000L + 9 * 3_600_000L + 250).toString(), null));
     triggers.add(simple("every-50ms", 50, REPEAT_FOREVER, null, null));
     // Calendar-interval and daily-time-interval triggers.
     triggers.add(other("every-2-hours-calendar", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(2, IntervalUnit.HOUR).inTimeZone(TimeZone.getTimeZone("Europe/Berlin")), null));
-    triggers.add(other("monthly-calendar-31st", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(1, IntervalUnit.MONTH).inTimeZone(TimeZone.getTimeZone("UTC")), "2027-01-31T08:00:00Z"));
+    triggers.add(other("monthly-calendar-31st", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(1, IntervalUnit.MONTH).inTimeZone(TimeZone.getTimeZone("UTC")), YEAR + "-01-31T08:00:00Z"));
+    triggers.add(other("daily-calendar-0230-berlin", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(1, IntervalUnit.DAY).inTimeZone(TimeZone.getTimeZone("Europe/Berlin")), plus(START_INSTANT, 1)));
+    triggers.add(other("weekly-calendar-interval", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(1, IntervalUnit.WEEK).inTimeZone(TimeZone.getTimeZone("America/New_York")), plus(START_INSTANT, 14)));
     triggers.add(other("office-hours-every-20-min", DailyTimeIntervalScheduleBuilder.dailyTimeIntervalSchedule()
         .startingDailyAt(TimeOfDay.hourAndMinuteOfDay(9, 0)).endingDailyAt(TimeOfDay.hourAndMinuteOfDay(17, 0))
         .onMondayThroughFriday().withInterval(20, IntervalUnit.MINUTE), null));
@@ -136,6 +155,7 @@ public class QuartzCatalogue {
     triggers.add(morning);
     triggers.add(evening);
 
+    System.out.println("CHANGES " + BERLIN[0].toEpochMilli() + "," + BERLIN[1].toEpochMilli() + "," + NEW_YORK[0].toEpochMilli() + "," + NEW_YORK[1].toEpochMilli());
     for (Trigger t : triggers) {
       OperableTrigger stored = (OperableTrigger) scheduler.getTrigger(t.getKey());
       org.quartz.Calendar cal = stored.getCalendarName() == null ? null : scheduler.getCalendar(stored.getCalendarName());

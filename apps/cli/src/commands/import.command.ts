@@ -40,7 +40,7 @@ function importArguments(args: string[]): ImportArguments {
     tablePrefix: 'QRTZ_',
     scheduler: 'QuartzScheduler',
     output: null,
-    options: { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null },
+    options: { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: Date.now() },
   };
   for (let i = 1; i < args.length; i++) {
     const flag = args[i];
@@ -113,6 +113,8 @@ export const importCommand: CliCommand = {
       process.exit(1);
     }
     if (store.triggers.length === 0 && store.jobs.length === 0) console.error(`baton: scheduler "${parsed.scheduler}" has no jobs in ${parsed.tablePrefix}JOB_DETAILS (check --scheduler and --table-prefix)`);
+    const { from, now } = parsed.options;
+    if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "Moving in from Quartz")`);
     const imported = importQuartz(store, parsed.options);
     const document = importDocument(`Quartz scheduler "${parsed.scheduler}" (${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)})`, imported);
     if (parsed.output) writeFileSync(parsed.output, document);

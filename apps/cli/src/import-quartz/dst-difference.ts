@@ -39,13 +39,27 @@ export function dstDifference(schedule: Schedule, expression: string, timeZone: 
   return null;
 }
 
-/** True when the fixed time of day (`second minute hour …`) is one the gap skips: in [the wall time before the change, + the gap). */
+/** True when the fixed time of day (`second minute hour …`) is one the gap skips. */
 function inGap(expression: string, t: Transition, timeZone: string): boolean {
   const [second, minute, hour] = expression.split(' ').map(Number);
-  const before = DateTime.fromMillis(t.at - 1_000, { zone: timeZone });
-  const start = before.hour * 3600 + before.minute * 60 + before.second + 1;
-  const time = hour * 3600 + minute * 60 + second;
-  return time >= start && time < start + t.deltaMs / 1000;
+  return affects(t, hour * 3600 + minute * 60 + second, timeZone);
+}
+
+/**
+ * True when a change makes the time of day (seconds after midnight) skipped (a gap: the wall
+ * times from the one before the change, for the gap's length) or repeated (the wall times from
+ * the one after the change, for the overlap's length).
+ */
+function affects(t: Transition, secondOfDay: number, timeZone: string): boolean {
+  const wall = DateTime.fromMillis(t.deltaMs > 0 ? t.at - 1_000 : t.at, { zone: timeZone });
+  const start = wall.hour * 3600 + wall.minute * 60 + wall.second + (t.deltaMs > 0 ? 1 : 0);
+  return secondOfDay >= start && secondOfDay < start + Math.abs(t.deltaMs) / 1000;
+}
+
+/** The local date of the first daylight-saving change (in two years from `from`) that skips or repeats the time of day, or null. */
+export function changeAtTimeOfDay(secondOfDay: number, timeZone: string, from: number): string | null {
+  const hit = transitions(timeZone, from).find((t) => affects(t, secondOfDay, timeZone));
+  return hit ? (DateTime.fromMillis(hit.at, { zone: timeZone }).toISODate() as string) : null;
 }
 
 function transitions(timeZone: string, from: number): Transition[] {

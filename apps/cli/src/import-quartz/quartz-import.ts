@@ -1,12 +1,12 @@
 import { DateTime } from 'luxon';
-import { canonicalTimeZone, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
+import { canonicalTimeZone, firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
 import { importCalendar } from './quartz-calendar';
 import { translateQuartzCron } from './quartz-cron';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 import { firstFireFrom } from './cut-over';
-import { dstDifference } from './dst-difference';
+import { changeAtTimeOfDay, dstDifference } from './dst-difference';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -20,6 +20,8 @@ export interface QuartzImportOptions {
   defaultTimeZone: string;
   /** The cut-over instant (epoch ms): tasks fire strictly after it. Null: from each trigger's start. */
   from: number | null;
+  /** The import's clock reading (epoch ms): a trigger with no fire time after it (nor after `from`) is not imported. */
+  now: number;
 }
 
 /** A task as the tasks-as-code file takes it (fields left out take Baton's defaults). */
@@ -118,7 +120,10 @@ type ScheduleFields = Pick<ImportedTask, 'trigger'> & { startAt?: number; endAt?
 
 /** The trigger's schedule fields, or null (not imported; the reason is in `notes`). */
 function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes: string[]): ScheduleFields | null {
-  const refuse = (reason: string) => (notes.unshift(`not imported: ${reason}`), null);
+  const refuse = (reason: string): null => {
+    notes.unshift(`not imported: ${reason}`);
+    return null;
+  };
   if (trigger.state === 'COMPLETE') return refuse('Quartz has completed it (it will not fire again)');
   const misfire = resolveMisfire(trigger.type, trigger.misfireInstruction, trigger.simple?.repeatCount ?? null);
   if (misfire.difference) notes.push(misfire.difference);
@@ -126,9 +131,13 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   if (fields === null) return null;
   const schedule = { ...fields, misfirePolicy: misfire.policy };
   const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, notes);
-  if (fired?.trigger.kind === 'CRON') {
-    const domainSchedule = { trigger: fired.trigger, startAt: fired.startAt ?? null, endAt: fired.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: fired.startAt ?? null };
-    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, fired.startAt ?? trigger.startTime);
+  if (fired === null) return null;
+  const domainSchedule = { trigger: fired.trigger, startAt: fired.startAt ?? null, endAt: fired.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: fired.startAt ?? options.now };
+  // Baton refuses a task that can never fire (and an apply is all or nothing): Quartz's finished triggers are listed instead.
+  const since = Math.max(options.now, options.from ?? -Infinity);
+  if (firstFireTime(domainSchedule, since) === null) return refuse(`it has no fire time after ${new Date(since).toISOString()} (its end time, repeat count or one-shot time has passed)`);
+  if (fired.trigger.kind === 'CRON') {
+    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, Math.max(since, fired.startAt ?? since));
     if (difference) notes.push(difference);
   }
   return fired;
@@ -180,6 +189,8 @@ function calendarIntervalOf(trigger: QuartzTrigger, options: QuartzImportOptions
   }
   const start = DateTime.fromMillis(trigger.startTime, { zone });
   if (interval !== 1) return refuse(`a calendar interval of ${interval} ${unit.toLowerCase()}s: Baton's cron repeats every day, week, month or year, not every ${interval}`);
+  const change = changeAtTimeOfDay(start.hour * 3600 + start.minute * 60 + start.second, zone, Math.max(trigger.startTime, options.now));
+  if (change !== null) return refuse(`its time of day ${start.toFormat('HH:mm:ss')} is skipped or repeated by a daylight-saving change in ${zone} (${change}): Quartz's calendar arithmetic moves the time of day from there on, which Baton's cron cannot follow`);
   const time = `${start.second} ${start.minute} ${start.hour}`;
   const expression: Record<string, string | null> = {
     DAY: `${time} * * *`,
