@@ -1,10 +1,16 @@
-import { nextFireTime, type Trigger } from '@baton/domain';
+import { nextFireTime, type Schedule, type Trigger } from '@baton/domain';
 
-interface ScheduleFields {
+/** An imported task's schedule fields (absent: Baton's default, null). */
+export interface ScheduleFields {
   trigger: Trigger;
   startAt?: number;
   endAt?: number;
   misfirePolicy: string;
+}
+
+/** The domain's view of the fields, for a task not yet fired (no calendar: exclusions only skip fires, they never add one). */
+export function scheduleOfFields(fields: ScheduleFields, createdAt: number): Schedule {
+  return { trigger: fields.trigger, startAt: fields.startAt ?? null, endAt: fields.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: fields.startAt ?? createdAt };
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -18,8 +24,7 @@ const iso = (t: number) => new Date(t).toISOString();
  * Quartz's to make before it stands by. Null (not imported) when nothing fires after the instant.
  */
 export function firstFireFrom<S extends ScheduleFields>(schedule: S, from: number, quartzNext: number | null, notes: string[]): S | null {
-  const domainSchedule = { trigger: schedule.trigger, startAt: schedule.startAt ?? null, endAt: schedule.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: schedule.startAt ?? from };
-  const first = nextFireTime(domainSchedule, from);
+  const first = nextFireTime(scheduleOfFields(schedule, from), from);
   if (first === null) {
     notes.unshift(`not imported: it has no fire time after the cut-over instant ${iso(from)}`);
     return null;

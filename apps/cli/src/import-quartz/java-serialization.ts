@@ -46,6 +46,11 @@ const SC_WRITE_METHOD = 0x01;
 const SC_BLOCK_DATA = 0x08;
 const SC_EXTERNALIZABLE = 0x04;
 
+/** True for a decoded object (not null, a string, a number, block data, an array, an enum or a class). */
+export function isJavaObject(value: JavaValue | undefined): value is JavaObject {
+  return typeof value === 'object' && value !== null && !Buffer.isBuffer(value) && value.kind === 'object';
+}
+
 /** The first object of a serialized stream (`ObjectOutputStream.writeObject`'s bytes). */
 export function readJavaObject(bytes: Buffer): JavaValue {
   if (bytes.length < 4 || bytes.readUInt16BE(0) !== 0xaced || bytes.readUInt16BE(2) !== 5) throw new JavaStreamError('not a Java serialization stream (no AC ED 00 05 header)');

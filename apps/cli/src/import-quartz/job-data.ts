@@ -1,4 +1,4 @@
-import { readJavaObject, type JavaObject, type JavaValue } from './java-serialization';
+import { isJavaObject, readJavaObject, type JavaValue } from './java-serialization';
 
 /** A JobDataMap's entries Baton can carry as params, and the keys it cannot (with the reason). */
 export interface JobData {
@@ -23,7 +23,7 @@ export function readJobData(blob: Buffer | null): JobData {
     return data;
   }
   const map = readJavaObject(blob);
-  for (const [key, value] of hashMapEntries(isObject(map) ? map.fields.map : null)) {
+  for (const [key, value] of hashMapEntries(isJavaObject(map) ? map.fields.map : null)) {
     const carried = plainValue(value);
     if (typeof key !== 'string') data.dropped.push({ key: String(key), reason: 'a key that is not a string' });
     else if (carried === undefined) data.dropped.push({ key, reason: `a ${describe(value)} (params carry strings, numbers and booleans)` });
@@ -32,13 +32,9 @@ export function readJobData(blob: Buffer | null): JobData {
   return data;
 }
 
-function isObject(value: JavaValue | undefined): value is JavaObject {
-  return typeof value === 'object' && value !== null && !Buffer.isBuffer(value) && value.kind === 'object';
-}
-
 /** A java.util.HashMap's pairs: its writeObject writes the bucket count and size as block data, then key, value, key, value… */
 export function hashMapEntries(map: JavaValue | undefined): Array<[JavaValue, JavaValue]> {
-  if (!isObject(map)) return [];
+  if (!isJavaObject(map)) return [];
   const written = (map.annotations['java.util.HashMap'] ?? map.annotations['java.util.LinkedHashMap'] ?? []).filter((v) => !Buffer.isBuffer(v));
   const pairs: Array<[JavaValue, JavaValue]> = [];
   for (let i = 0; i + 1 < written.length; i += 2) pairs.push([written[i], written[i + 1]]);
@@ -47,7 +43,7 @@ export function hashMapEntries(map: JavaValue | undefined): Array<[JavaValue, Ja
 
 function plainValue(value: JavaValue): string | number | boolean | undefined {
   if (typeof value === 'string') return value;
-  if (!isObject(value)) return undefined;
+  if (!isJavaObject(value)) return undefined;
   const inner = value.fields.value;
   if (value.className === 'java.lang.Boolean' && typeof inner === 'boolean') return inner;
   if (value.className === 'java.lang.Character' && typeof inner === 'string') return inner;

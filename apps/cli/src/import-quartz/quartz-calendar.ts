@@ -1,5 +1,5 @@
 import { localDate } from '@baton/domain';
-import { readJavaObject, type JavaObject, type JavaValue } from './java-serialization';
+import { isJavaObject, readJavaObject, type JavaObject, type JavaValue } from './java-serialization';
 
 /** A Quartz calendar as a Baton calendar (dates excluded in a time zone), or why it cannot be one. */
 export type ImportedCalendar = { ok: true; timeZone: string; dates: string[] } | { ok: false; reason: string };
@@ -25,7 +25,7 @@ export function importCalendar(blob: Buffer, defaultTimeZone: string): ImportedC
   let timeZone: string | null = null;
   const dates = new Set<string>();
   for (let calendar = value; calendar !== null; calendar = (calendar as JavaObject).fields.baseCalendar ?? null) {
-    if (!isObject(calendar)) return { ok: false, reason: 'its serialized form is not a calendar object' };
+    if (!isJavaObject(calendar)) return { ok: false, reason: 'its serialized form is not a calendar object' };
     if (calendar.className !== HOLIDAY) {
       return { ok: false, reason: `${calendar === value ? 'it is' : 'its base calendar is'} a ${calendar.className.replace(/^.*\./, '')}: Baton calendars exclude whole dates, as Quartz's HolidayCalendar does` };
     }
@@ -37,20 +37,16 @@ export function importCalendar(blob: Buffer, defaultTimeZone: string): ImportedC
   return { ok: true, timeZone: timeZone ?? defaultTimeZone, dates: [...dates].sort() };
 }
 
-function isObject(value: JavaValue | undefined): value is JavaObject {
-  return typeof value === 'object' && value !== null && !Buffer.isBuffer(value) && value.kind === 'object';
-}
-
 /** A java.util.TimeZone (sun.util.calendar.ZoneInfo) keeps its id in TimeZone's field ID. */
 function zoneId(zone: JavaValue | undefined): string | null {
-  return isObject(zone) && typeof zone.fields.ID === 'string' ? zone.fields.ID : null;
+  return isJavaObject(zone) && typeof zone.fields.ID === 'string' ? zone.fields.ID : null;
 }
 
 /** A TreeSet<Date>: its writeObject writes the comparator, the size, then each element; a Date's writeObject writes its epoch ms as block data. */
 function treeSetDates(set: JavaValue | undefined): number[] {
-  if (!isObject(set)) return [];
+  if (!isJavaObject(set)) return [];
   return (set.annotations['java.util.TreeSet'] ?? []).flatMap((item) => {
-    if (!isObject(item) || item.className !== 'java.util.Date') return [];
+    if (!isJavaObject(item) || item.className !== 'java.util.Date') return [];
     const written = item.annotations['java.util.Date']?.[0];
     return Buffer.isBuffer(written) && written.length === 8 ? [Number(written.readBigInt64BE(0))] : [];
   });

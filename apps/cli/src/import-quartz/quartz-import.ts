@@ -5,7 +5,7 @@ import { importCalendar } from './quartz-calendar';
 import { translateQuartzCron } from './quartz-cron';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
-import { firstFireFrom } from './cut-over';
+import { firstFireFrom, scheduleOfFields, type ScheduleFields } from './cut-over';
 import { changeAtTimeOfDay, dstDifference } from './dst-difference';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
@@ -116,7 +116,6 @@ export function importQuartz(store: QuartzStore, options: QuartzImportOptions): 
   return result;
 }
 
-type ScheduleFields = Pick<ImportedTask, 'trigger'> & { startAt?: number; endAt?: number; misfirePolicy: string };
 
 /** The trigger's schedule fields, or null (not imported; the reason is in `notes`). */
 function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes: string[]): ScheduleFields | null {
@@ -132,7 +131,7 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   const schedule = { ...fields, misfirePolicy: misfire.policy };
   const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, notes);
   if (fired === null) return null;
-  const domainSchedule = { trigger: fired.trigger, startAt: fired.startAt ?? null, endAt: fired.endAt ?? null, maxFires: null, fireCount: 0, calendar: null, createdAt: fired.startAt ?? options.now };
+  const domainSchedule = scheduleOfFields(fired, options.now);
   // Baton refuses a task that can never fire (and an apply is all or nothing): Quartz's finished triggers are listed instead.
   const since = Math.max(options.now, options.from ?? -Infinity);
   if (firstFireTime(domainSchedule, since) === null) return refuse(`it has no fire time after ${new Date(since).toISOString()} (its end time, repeat count or one-shot time has passed)`);
