@@ -21,6 +21,8 @@ and job: the task it became and what Baton does not carry, or why it was not imp
   --mapping <file>           the same as a YAML/JSON file: { <class>: { executorApp, handler } }
   --misfire-threshold-ms <n> org.quartz.jobStore.misfireThreshold (default 60000, Quartz's)
   --time-zone <zone>         the Quartz JVM's time zone, for calendars without one (default UTC)
+  --job-group <group>        only this job group's jobs (repeatable): a file holds about 2,000
+                             tasks (the tasks-as-code budget), so import a larger store by groups
   --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment Quartz is put on standby); see docs/MANUAL.md
   -o, --output <file>        the file to write (default stdout)`;
@@ -40,7 +42,7 @@ function importArguments(args: string[]): ImportArguments {
     tablePrefix: 'QRTZ_',
     scheduler: 'QuartzScheduler',
     output: null,
-    options: { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: Date.now() },
+    options: { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: Date.now(), jobGroups: null },
   };
   for (let i = 1; i < args.length; i++) {
     const flag = args[i];
@@ -58,6 +60,7 @@ function importArguments(args: string[]): ImportArguments {
     else if (flag === '--misfire-threshold-ms') parsed.options.misfireThresholdMs = wholeNumber(flag, value());
     else if (flag === '--time-zone') parsed.options.defaultTimeZone = value();
     else if (flag === '--from') parsed.options.from = instant(value());
+    else if (flag === '--job-group') parsed.options.jobGroups = [...(parsed.options.jobGroups ?? []), value()];
     else if (flag === '-o' || flag === '--output') parsed.output = value();
     else throw new UsageError(`baton import quartz: unknown argument "${flag}"`);
   }

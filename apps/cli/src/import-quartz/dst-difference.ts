@@ -27,7 +27,8 @@ export function dstDifference(schedule: Schedule, expression: string, timeZone: 
   const fixed = expression.split(' ').slice(0, 3).every((f) => /^\d+$/.test(f));
   for (const t of transitions(timeZone, Math.max(from, schedule.startAt ?? from))) {
     const span = Math.abs(t.deltaMs);
-    const near = nextFireTimes(schedule, t.at - span - 1, 8).filter((f) => f < t.at + span);
+    // At most two fires fit in the window of a change: a fixed time fires once a day, and one in the window tells.
+    const near = nextFireTimes(schedule, t.at - span - 1, 2).filter((f) => f < t.at + span);
     const differs = t.deltaMs < 0 ? near.length > 0 : fixed && near.includes(t.at) && inGap(expression, t, timeZone);
     if (differs) {
       const day = DateTime.fromMillis(t.at, { zone: timeZone }).toISODate();

@@ -3,7 +3,7 @@ import { importQuartz, type QuartzImportOptions } from './quartz-import';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 
 const NOW = Date.parse('2027-01-01T00:00:00Z');
-const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW };
+const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW, jobGroups: null };
 
 const job = (name: string, extra: Partial<QuartzJob> = {}): QuartzJob => ({ name, group: 'DEFAULT', description: null, className: 'com.acme.Job', nonConcurrent: false, jobData: null, ...extra });
 const cron = (name: string, expression: string, extra: Partial<QuartzTrigger> = {}): QuartzTrigger => ({
@@ -79,13 +79,14 @@ describe('importQuartz', () => {
   it('pauses: a paused trigger, a paused group, pauseAll, and the ERROR state', () => {
     const jobs = ['a', 'b', 'c', 'd'].map((n) => job(n));
     const triggers = [cron('a', '0 0 1 * * ?', { state: 'PAUSED' }), cron('b', '0 0 1 * * ?', { group: 'night' }), cron('c', '0 0 1 * * ?', { state: 'ERROR' }), cron('d', '0 0 1 * * ?')];
-    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['night'] }), OPTIONS).tasks.map((t) => t.paused)).toEqual([true, true, true, false]);
-    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['_$_ALL_GROUPS_PAUSED_$_'] }), OPTIONS).tasks.map((t) => t.paused)).toEqual([true, true, true, true]);
+    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['night'] }), OPTIONS).tasks.map((t) => t.paused === true)).toEqual([true, true, true, false]);
+    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['_$_ALL_GROUPS_PAUSED_$_'] }), OPTIONS).tasks.map((t) => t.paused === true)).toEqual([true, true, true, true]);
   });
 
   it("priority: Quartz's 5 is Baton's 0, kept within Baton's range (and listed when clamped)", () => {
     const result = importQuartz(store([job('a'), job('b')], [cron('a', '0 0 1 * * ?', { priority: 7 }), cron('b', '0 0 1 * * ?', { priority: 500 })]), OPTIONS);
     expect(result.tasks.map((t) => t.priority)).toEqual([2, 100]);
+    expect(importQuartz(store([job('c')], [cron('c', '0 0 1 * * ?')]), OPTIONS).tasks[0]).not.toHaveProperty('priority'); // 0, the default
     expect(result.entries[1].notes).toEqual([expect.stringMatching(/^priority 500 is beyond Baton's range/)]);
   });
 
@@ -112,6 +113,12 @@ describe('importQuartz', () => {
   it('a trigger on a calendar that cannot be imported is listed, and so is the reason', () => {
     const result = importQuartz(store([job('a')], [cron('a', '0 0 1 * * ?', { calendarName: 'weird' })], { calendars: [{ name: 'weird', blob: Buffer.from('nope') }] }), OPTIONS);
     expect(result.entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: its calendar "weird" its serialized form cannot be read/)] });
+  });
+
+  it('--job-group: only those groups\' jobs and their triggers', () => {
+    const result = importQuartz(store([job('a', { group: 'x' }), job('b', { group: 'y' })], [cron('a', '0 0 1 * * ?', { jobGroup: 'x' }), cron('b', '0 0 1 * * ?', { jobGroup: 'y', jobName: 'b' })]), { ...OPTIONS, jobGroups: ['y'] });
+    expect(result.entries.map((e) => e.source)).toEqual(['trigger DEFAULT.b']);
+    expect(result.tasks.map((t) => t.name)).toEqual(['y.b']);
   });
 
   it('a job without a trigger is a MANUAL task', () => {

@@ -22,6 +22,8 @@ export interface QuartzImportOptions {
   from: number | null;
   /** The import's clock reading (epoch ms): a trigger with no fire time after it (nor after `from`) is not imported. */
   now: number;
+  /** Only the jobs of these groups (and their triggers). Null: every job. */
+  jobGroups: string[] | null;
 }
 
 /** A task as the tasks-as-code file takes it (fields left out take Baton's defaults). */
@@ -51,7 +53,8 @@ const UNIT_MS: Record<string, number> = { SECOND: 1_000, MINUTE: 60_000, HOUR: 3
  * merged JobDataMap) as params. Whatever has no Baton form is in the entry's notes; a trigger
  * that cannot fire as Quartz would is not imported, and its entry says why.
  */
-export function importQuartz(store: QuartzStore, options: QuartzImportOptions): QuartzImport {
+export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): QuartzImport {
+  const store = options.jobGroups === null ? whole : onlyJobGroups(whole, new Set(options.jobGroups));
   const result: QuartzImport = { calendars: [], tasks: [], entries: [] };
   const calendars = new Map<string, { ok: true } | { ok: false; reason: string }>();
   for (const c of store.calendars) {
@@ -92,13 +95,13 @@ export function importQuartz(store: QuartzStore, options: QuartzImportOptions): 
       name: uniqueName(named),
       group: groupName(job.group),
       ...executorOf(job, options, entry.notes),
-      params: paramsOf(job, trigger, entry.notes),
+      ...paramsOf(job, trigger, entry.notes),
       ...schedule,
       misfireThresholdMs: options.misfireThresholdMs,
-      priority: priorityOf(trigger.priority, entry.notes),
+      ...priorityOf(trigger.priority, entry.notes),
       ...(job.nonConcurrent ? { concurrencyPolicy: 'FORBID' } : {}),
       ...(trigger.calendarName === null ? {} : { calendarName: trigger.calendarName }),
-      paused: pausedOf(trigger, paused, entry.notes),
+      ...(pausedOf(trigger, paused, entry.notes) ? { paused: true } : {}),
     };
     if (job.nonConcurrent) entry.notes.push('@DisallowConcurrentExecution: Quartz delays a fire while the job runs, Baton (FORBID) skips it' + ((triggersOf.get(key(job.group, job.name)) ?? 0) > 1 ? '; and it applies per task, not across the job\'s triggers' : ''));
     result.tasks.push(task);
@@ -108,7 +111,7 @@ export function importQuartz(store: QuartzStore, options: QuartzImportOptions): 
   for (const job of store.jobs) {
     if (triggersOf.has(key(job.group, job.name))) continue;
     const entry: ImportEntry = { source: `job ${key(job.group, job.name)}`, task: null, notes: ['no trigger: imported as a MANUAL task (run by hand or as a dependency)'] };
-    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), params: paramsOf(job, null, entry.notes), trigger: { kind: 'MANUAL' } };
+    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...paramsOf(job, null, entry.notes), trigger: { kind: 'MANUAL' } };
     result.tasks.push(task);
     entry.task = task.name;
     result.entries.push(entry);
@@ -116,6 +119,11 @@ export function importQuartz(store: QuartzStore, options: QuartzImportOptions): 
   return result;
 }
 
+
+/** A store's jobs of the groups, their triggers, and every calendar (a calendar applied from two files is the same calendar). */
+function onlyJobGroups(store: QuartzStore, groups: Set<string>): QuartzStore {
+  return { ...store, jobs: store.jobs.filter((j) => groups.has(j.group)), triggers: store.triggers.filter((t) => groups.has(t.jobGroup)) };
+}
 
 /** The trigger's schedule fields, or null (not imported; the reason is in `notes`). */
 function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes: string[]): ScheduleFields | null {
@@ -146,7 +154,7 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
   switch (trigger.type) {
     case 'CRON': {
       const { expression, timeZone } = trigger.cron!;
-      const zone = canonicalTimeZone(timeZone ?? options.defaultTimeZone);
+      const zone = knownZone(timeZone ?? options.defaultTimeZone);
       if (zone === null) return refuse(`time zone "${timeZone}" is not an IANA zone Baton knows`);
       const cron = translateQuartzCron(expression, zone);
       if (!cron.ok) return refuse(cron.reason);
@@ -178,7 +186,7 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
 function calendarIntervalOf(trigger: QuartzTrigger, options: QuartzImportOptions, refuse: (reason: string) => null, notes: string[]): Omit<ScheduleFields, 'misfirePolicy'> | null {
   const unit = trigger.props?.str1 ?? '';
   const interval = trigger.props?.int1 ?? 0;
-  const zone = canonicalTimeZone(trigger.props?.str2 || options.defaultTimeZone);
+  const zone = knownZone(trigger.props?.str2 || options.defaultTimeZone);
   if (zone === null) return refuse(`time zone "${trigger.props?.str2}" is not an IANA zone Baton knows`);
   const end = trigger.endTime ?? Infinity;
   if (UNIT_MS[unit] !== undefined) {
@@ -216,7 +224,8 @@ function executorOf(job: QuartzJob, options: QuartzImportOptions, notes: string[
   return { executorApp: mapped.executorApp ?? options.executorApp, handler: handler.slice(0, 100) };
 }
 
-function paramsOf(job: QuartzJob, trigger: QuartzTrigger | null, notes: string[]): Record<string, unknown> {
+/** `{ params }`, or nothing when there are none (Baton's default: a file of thousands of tasks stays small). */
+function paramsOf(job: QuartzJob, trigger: QuartzTrigger | null, notes: string[]): { params?: Record<string, unknown> } {
   const params: Record<string, unknown> = {};
   for (const [source, blob] of [['job', job.jobData], ['trigger', trigger?.jobData ?? null]] as const) {
     try {
@@ -227,15 +236,15 @@ function paramsOf(job: QuartzJob, trigger: QuartzTrigger | null, notes: string[]
       notes.push(`${source} data not carried: its serialized JobDataMap cannot be read (${(error as Error).message})`);
     }
   }
-  return params;
+  return Object.keys(params).length > 0 ? { params } : {};
 }
 
-/** Quartz's default priority is 5 and Baton's 0: the difference is kept, within Baton's range. */
-function priorityOf(priority: number, notes: string[]): number {
+/** Quartz's default priority is 5 and Baton's 0: the difference is kept, within Baton's range (0 left out, the default). */
+function priorityOf(priority: number, notes: string[]): { priority?: number } {
   const shifted = priority - 5;
   const clamped = Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, shifted));
   if (clamped !== shifted) notes.push(`priority ${priority} is beyond Baton's range: ${clamped + 5} is used (Baton ${clamped})`);
-  return clamped;
+  return clamped === 0 ? {} : { priority: clamped };
 }
 
 function pausedOf(trigger: QuartzTrigger, pausedGroups: Set<string>, notes: string[]): boolean {
@@ -248,6 +257,13 @@ function pausedOf(trigger: QuartzTrigger, pausedGroups: Set<string>, notes: stri
     return true;
   }
   return trigger.state === 'PAUSED' || trigger.state === 'PAUSED_BLOCKED';
+}
+
+// Checking a zone builds an Intl formatter (about a millisecond): a store's few zones are checked once each.
+const zones = new Map<string, string | null>();
+function knownZone(zone: string): string | null {
+  if (!zones.has(zone)) zones.set(zone, canonicalTimeZone(zone));
+  return zones.get(zone)!;
 }
 
 function key(group: string, name: string): string {
