@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnection } from 'mysql2/promise';
 import { parse } from 'yaml';
 import { firstFireTime, nextFireTimes, type Schedule } from '@baton/domain';
 import { readConfigFile } from '../../apps/console/src/config-as-code/config-file';
@@ -39,6 +40,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
   const quartzFires = new Map<string, number[]>();
   /** Next year's daylight-saving changes in Europe/Berlin and America/New_York, which the catalogue's triggers cross (QuartzCatalogue.java). */
   let dstChanges: number[] = [];
+  let checksums: { before: unknown; after: unknown };
   let t: ConsoleTestApp;
   let url: string;
   let tenant: SeededTenant;
@@ -64,8 +66,10 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
       if (m) quartzFires.set(m[1], m[2] ? m[2].split(',').map(Number) : []);
       if (line.startsWith('CHANGES ')) dstChanges = line.slice('CHANGES '.length).split(',').map(Number);
     }
+    const before = await quartzChecksums();
     const imported = await baton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--map', 'QuartzCatalogue$CleanupJob=maintenance:cleanup', '-o', file);
     if (imported.code !== 0) throw new Error(`baton import quartz failed:\n${imported.stderr}`);
+    checksums = { before, after: await quartzChecksums() };
     t = await startConsole(db.dataSource);
     url = await listenOnLoopback(t);
     tenant = await seedTenant(t, db.dataSource, 'acme');
@@ -75,6 +79,17 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     if (quartzDb) await dropMysqlDatabase(server, quartzDb);
     rmSync(dir, { recursive: true, force: true });
   });
+
+  /** CHECKSUM TABLE of every Quartz table: the import must leave them as they were. */
+  const quartzChecksums = async () => {
+    const conn = await createConnection({ uri: mysqlDatabaseUrl(server, quartzDb) });
+    try {
+      const tables = ['JOB_DETAILS', 'TRIGGERS', 'CRON_TRIGGERS', 'SIMPLE_TRIGGERS', 'SIMPROP_TRIGGERS', 'BLOB_TRIGGERS', 'CALENDARS', 'PAUSED_TRIGGER_GRPS', 'FIRED_TRIGGERS', 'SCHEDULER_STATE', 'LOCKS'];
+      return (await conn.query(`CHECKSUM TABLE ${tables.map((name) => `\`${PREFIX}${name}\``).join(', ')}`))[0];
+    } finally {
+      await conn.end();
+    }
+  };
 
   /** The file's header: trigger → task (null: not imported) and its notes. */
   const entries = (path = file) => {
@@ -99,6 +114,8 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     for (const [source, entry] of listed) if (entry.task === null) expect(entry.notes[0], source).toMatch(/^not imported: ./);
     const notImported = [...listed].filter(([, e]) => e.task === null).map(([source]) => source).sort();
     expect(notImported).toEqual(['trigger DEFAULT.daily-calendar-0230-berlin', 'trigger DEFAULT.every-50ms', 'trigger DEFAULT.monthly-calendar-31st', 'trigger DEFAULT.office-hours-every-20-min', 'trigger DEFAULT.three-days-before-month-end']);
+
+    expect(checksums.after).toEqual(checksums.before); // read-only
 
     const apply = await baton(env, 'apply', '-f', file);
     expect(apply.code, apply.stderr).toBe(0);

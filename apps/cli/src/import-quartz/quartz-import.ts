@@ -174,12 +174,20 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
     case 'CAL_INT':
       return calendarIntervalOf(trigger, options, refuse, notes);
     case 'DAILY_I':
-      return refuse(`a daily-time-interval trigger (every ${trigger.props?.int1} ${trigger.props?.str1?.toLowerCase()}(s) between ${trigger.props?.str3} on days ${trigger.props?.str2}) has no single Baton schedule; write it as one or more cron tasks`);
+      return refuse(`a daily-time-interval trigger (${describeDailyInterval(trigger)}) has no single Baton schedule; write it as one or more cron tasks`);
     case 'BLOB':
       return refuse('a custom trigger class stored as a serialized object (BLOB): Baton knows only Quartz\'s own trigger types');
     default:
       return refuse(`trigger type "${trigger.type}" is unknown`);
   }
+}
+
+/** QRTZ_SIMPROP_TRIGGERS of a DAILY_I trigger: STR_PROP_1 the unit, STR_PROP_2 the days (1 = Sunday), STR_PROP_3 "h,m,s,h,m,s" (start and end of day), INT_PROP_1 the interval. */
+function describeDailyInterval(trigger: QuartzTrigger): string {
+  const p = trigger.props;
+  const [h1, m1, s1, h2, m2, s2] = (p?.str3 ?? '').split(',').map((v) => v.padStart(2, '0'));
+  const days = (p?.str2 ?? '').split(',').map((d) => ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'][Number(d) - 1] ?? d);
+  return `every ${p?.int1} ${p?.str1?.toLowerCase()}(s) from ${h1}:${m1}:${s1} to ${h2}:${m2}:${s2} on ${days.join(',')}`;
 }
 
 /** CAL_INT: seconds, minutes and hours are an elapsed interval (FIXED_RATE); one day, week, month or year keeps the start's local time (a cron). */
