@@ -215,7 +215,10 @@ function calendarIntervalOf(trigger: QuartzTrigger, options: QuartzImportOptions
   };
   const cron = expression[unit];
   if (cron === undefined) return refuse(`calendar interval unit "${unit}" is unknown`);
-  if (cron === null) return refuse(`every ${unit.toLowerCase()} from day ${start.day} of the month: Quartz moves it to a shorter month's last day and keeps that day afterwards; Baton's cron has no such schedule`);
+  if (cron === null) {
+    const from = unit === 'YEAR' ? 'every year from 29 February: Quartz moves it to 28 February' : `every month from day ${start.day}: Quartz moves it to a shorter month's last day`;
+    return refuse(`${from} and keeps that day afterwards; Baton's cron has no such schedule`);
+  }
   notes.push(`calendar interval of 1 ${unit.toLowerCase()} imported as cron "${cron}" in ${zone} (the start's local time)`);
   return bounded({ kind: 'CRON', expression: cron, timeZone: zone }, Math.floor(trigger.startTime / 1000) * 1000, end);
 }
