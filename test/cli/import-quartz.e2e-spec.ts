@@ -121,7 +121,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     expect(apply.code, apply.stderr).toBe(0);
     const again = await baton(env, 'plan', '-f', file);
     expect(again.stdout).toContain('No changes');
-  });
+  }, 240_000); // three runs of bin/baton.js, as test/cli/tasks-as-code allows them
 
   /**
    * Each imported trigger's fire times in Baton (the domain's, as the planner computes them)
@@ -200,5 +200,5 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     expect(firsts.get('DEFAULT.hourly-until-inclusive-end')).toBe(from + HOUR); // it fires at `from` in Quartz, not again in Baton
     // Triggers that end before the cut-over are listed, not imported.
     expect(entries(cutOver).get('trigger DEFAULT.quarter-hour-until-end')).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: it has no fire time after/)] });
-  });
+  }, 240_000);
 });
