@@ -5,9 +5,10 @@ import { applyCommand, exportCommand, planCommand } from './commands/config.comm
 import { consoleCommand } from './commands/console.command';
 import { embeddedCommand } from './commands/embedded.command';
 import { engineCommand } from './commands/engine.command';
+import { importCommand } from './commands/import.command';
 import { migrateCommand } from './commands/migrate.command';
 
-const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, migrateCommand, exportCommand, planCommand, applyCommand];
+const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, migrateCommand, exportCommand, planCommand, applyCommand, importCommand];
 
 const USAGE = `usage: baton <command> [options]      (baton <command> --help for its options and variables)
 

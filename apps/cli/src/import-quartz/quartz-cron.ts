@@ -1,0 +1,80 @@
+import { DateTime } from 'luxon';
+
+/** A Quartz cron expression in Baton's dialect, with the years its 7th field allowed as bounds; or why it cannot be. */
+export type TranslatedCron = { ok: true; expression: string; notBefore: number | null; notAfter: number | null } | { ok: false; reason: string };
+
+const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+/**
+ * Quartz's cron (second minute hour day-of-month month day-of-week [year]) as Baton reads it
+ * (croner, 6 fields):
+ * - day-of-week numbers differ: Quartz counts 1 = Sunday … 7 = Saturday, Baton 0 = Sunday …
+ *   6 = Saturday. Every number is shifted, in `n#k` and `nL` too; ranges and steps are
+ *   written out as lists first (a Quartz step runs to 7, never wrapping to a second Sunday);
+ *   `L` alone means Saturday (7).
+ * - `a/n` (from a, every n) is written `a-max/n`, the form Baton reads.
+ * - `?` reads as `*`: Quartz allows only one of the two day fields to be given, so Baton's
+ *   either-field rule for two given fields never applies.
+ * - the year field becomes bounds in the trigger's time zone (one year or a range); a list or
+ *   step of years has no Baton form.
+ * - `L-n` (n days before the last day of the month) has no Baton form.
+ */
+export function translateQuartzCron(quartz: string, timeZone: string): TranslatedCron {
+  const fields = quartz.trim().toUpperCase().split(/\s+/);
+  if (fields.length !== 6 && fields.length !== 7) return { ok: false, reason: `"${quartz}" has ${fields.length} fields (Quartz has 6 or 7)` };
+  const [second, minute, hour, dom, month, dow, year] = fields;
+  if (/L-\d/.test(dom)) return { ok: false, reason: `day-of-month "${dom}" (n days before the month's last day) has no Baton cron form` };
+  const weekday = translateDayOfWeek(dow);
+  if (!weekday.ok) return weekday;
+  const bounds = yearBounds(year, timeZone);
+  if (!bounds.ok) return bounds;
+  const expression = [steps(second, 59), steps(minute, 59), steps(hour, 23), dom === '?' ? '*' : steps(dom, 31), steps(month, 12), weekday.field].join(' ');
+  return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter };
+}
+
+/** Quartz's `a/n` (from a to the field's end, every n): Baton writes the range out, `a-max/n`. */
+function steps(field: string, max: number): string {
+  return field
+    .split(',')
+    .map((part) => part.replace(/^(\d+)\/(\d+)$/, `$1-${max}/$2`))
+    .join(',');
+}
+
+function translateDayOfWeek(field: string): { ok: true; field: string } | { ok: false; reason: string } {
+  if (field === '?' || field === '*') return { ok: true, field: '*' };
+  if (field === 'L') return { ok: true, field: '6' };
+  const nth = /^([A-Z]{3}|[1-7])#([1-5])$/.exec(field);
+  if (nth) return { ok: true, field: `${dayNumber(nth[1])! - 1}#${nth[2]}` };
+  const last = /^([A-Z]{3}|[1-7])L$/.exec(field);
+  if (last) return { ok: true, field: `${dayNumber(last[1])! - 1}L` };
+  const days = new Set<number>();
+  for (const part of field.split(',')) {
+    const step = /^(\*|[A-Z]{3}|[1-7])(?:-([A-Z]{3}|[1-7]))?(?:\/(\d+))?$/.exec(part);
+    const from = step ? (step[1] === '*' ? 1 : dayNumber(step[1])) : null;
+    const to = step?.[2] !== undefined ? dayNumber(step[2]) : step?.[3] !== undefined || step?.[1] === '*' ? 7 : from;
+    const by = step?.[3] !== undefined ? Number(step[3]) : 1;
+    if (from === null || to === null || !(by >= 1)) return { ok: false, reason: `day-of-week "${field}" is not one Baton can read (${part})` };
+    // Quartz reads a range that wraps (FRI-MON) through Saturday.
+    const span = (to - from + 7) % 7;
+    for (let i = 0; i <= span; i += by) days.add(((from - 1 + i) % 7) + 1);
+  }
+  return { ok: true, field: [...days].sort((a, b) => a - b).map((d) => d - 1).join(',') };
+}
+
+/** 1 (Sunday) … 7 (Saturday), or null. */
+function dayNumber(token: string): number | null {
+  if (/^[1-7]$/.test(token)) return Number(token);
+  const index = DAY_NAMES.indexOf(token);
+  return index < 0 ? null : index + 1;
+}
+
+function yearBounds(field: string | undefined, timeZone: string): { ok: true; notBefore: number | null; notAfter: number | null } | { ok: false; reason: string } {
+  if (field === undefined || field === '*' || field === '?') return { ok: true, notBefore: null, notAfter: null };
+  const range = /^(\d{4})(?:-(\d{4}))?$/.exec(field);
+  if (!range) return { ok: false, reason: `year field "${field}": Baton bounds a task by a start and an end, not by a list or step of years` };
+  const first = Number(range[1]);
+  const lastYear = Number(range[2] ?? range[1]);
+  const start = DateTime.fromObject({ year: first, month: 1, day: 1 }, { zone: timeZone }).toMillis();
+  const end = DateTime.fromObject({ year: lastYear + 1, month: 1, day: 1 }, { zone: timeZone }).toMillis() - 1;
+  return { ok: true, notBefore: start, notAfter: end };
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { importQuartz, type QuartzImportOptions } from './quartz-import';
+import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
+
+const NOW = Date.parse('2027-01-01T00:00:00Z');
+const OPTIONS: QuartzImportOptions = { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: NOW, jobGroups: null };
+
+const job = (name: string, extra: Partial<QuartzJob> = {}): QuartzJob => ({ name, group: 'DEFAULT', description: null, className: 'com.acme.Job', nonConcurrent: false, jobData: null, ...extra });
+const cron = (name: string, expression: string, extra: Partial<QuartzTrigger> = {}): QuartzTrigger => ({
+  name,
+  group: 'DEFAULT',
+  jobName: name,
+  jobGroup: 'DEFAULT',
+  nextFireTime: null,
+  priority: 5,
+  state: 'WAITING',
+  type: 'CRON',
+  startTime: NOW,
+  endTime: null,
+  calendarName: null,
+  misfireInstruction: 0,
+  jobData: null,
+  cron: { expression, timeZone: 'UTC' },
+  simple: null,
+  props: null,
+  ...extra,
+});
+const store = (jobs: QuartzJob[], triggers: QuartzTrigger[], extra: Partial<QuartzStore> = {}): QuartzStore => ({ jobs, triggers, calendars: [], pausedGroups: [], ...extra });
+
+describe('importQuartz', () => {
+  it('one task per trigger, named by job (and trigger when the job has several), grouped by job group', () => {
+    const result = importQuartz(
+      store([job('report', { group: 'billing' }), job('solo')], [cron('a', '0 0 1 * * ?', { jobName: 'report', jobGroup: 'billing' }), cron('b c', '0 0 2 * * ?', { jobName: 'report', jobGroup: 'billing' }), cron('solo', '0 0 3 * * ?')]),
+      OPTIONS,
+    );
+    expect(result.tasks.map((t) => [t.name, t.group])).toEqual([
+      ['billing.report.a', 'billing'],
+      ['billing.report.b-c', 'billing'],
+      ['solo', 'default'],
+    ]);
+  });
+
+  it('names that collide after cleaning get a suffix', () => {
+    const result = importQuartz(store([job('a b'), job('a/b')], [cron('x', '0 0 1 * * ?', { jobName: 'a b' }), cron('y', '0 0 1 * * ?', { jobName: 'a/b' })]), OPTIONS);
+    expect(result.tasks.map((t) => t.name)).toEqual(['a-b', 'a-b-2']);
+  });
+
+  it('maps job classes to executor apps and handlers; the rest take the default app and the class name', () => {
+    const options = { ...OPTIONS, classes: { 'com.acme.Mapped': { executorApp: 'reports', handler: 'build' } } };
+    const result = importQuartz(store([job('m', { className: 'com.acme.Mapped' }), job('u')], [cron('m', '0 0 1 * * ?'), cron('u', '0 0 1 * * ?')]), options);
+    expect(result.tasks.map((t) => [t.executorApp, t.handler])).toEqual([
+      ['reports', 'build'],
+      ['quartz', 'com.acme.Job'],
+    ]);
+  });
+
+  it('lists, never drops: completed triggers, unknown types, triggers whose job is missing, and fires already past', () => {
+    const result = importQuartz(
+      store(
+        [job('done'), job('blob'), job('past')],
+        [
+          cron('done', '0 0 1 * * ?', { state: 'COMPLETE' }),
+          cron('blob', '0 0 1 * * ?', { type: 'BLOB', cron: null }),
+          cron('orphan', '0 0 1 * * ?', { jobName: 'gone' }),
+          cron('past', '0 0 1 * * ?', { type: 'SIMPLE', cron: null, simple: { repeatCount: 0, repeatInterval: 0, timesTriggered: 0 }, startTime: NOW - 1 }),
+        ],
+      ),
+      OPTIONS,
+    );
+    expect(result.tasks).toEqual([]);
+    expect(result.entries.map((e) => [e.source, e.notes[0]])).toEqual([
+      ['trigger DEFAULT.done', 'not imported: Quartz has completed it (it will not fire again)'],
+      ['trigger DEFAULT.blob', expect.stringMatching(/^not imported: a custom trigger class/)],
+      ['trigger DEFAULT.orphan', 'not imported: its job DEFAULT.gone is not in the store'],
+      ['trigger DEFAULT.past', expect.stringMatching(/^not imported: it has no fire time after 2027-01-01T00:00:00.000Z/)],
+    ]);
+  });
+
+  it('pauses: a paused trigger, a paused group, pauseAll, and the ERROR state', () => {
+    const jobs = ['a', 'b', 'c', 'd'].map((n) => job(n));
+    const triggers = [cron('a', '0 0 1 * * ?', { state: 'PAUSED' }), cron('b', '0 0 1 * * ?', { group: 'night' }), cron('c', '0 0 1 * * ?', { state: 'ERROR' }), cron('d', '0 0 1 * * ?')];
+    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['night'] }), OPTIONS).tasks.map((t) => t.paused === true)).toEqual([true, true, true, false]);
+    expect(importQuartz(store(jobs, triggers, { pausedGroups: ['_$_ALL_GROUPS_PAUSED_$_'] }), OPTIONS).tasks.map((t) => t.paused === true)).toEqual([true, true, true, true]);
+  });
+
+  it("priority: Quartz's 5 is Baton's 0, kept within Baton's range (and listed when clamped)", () => {
+    const result = importQuartz(store([job('a'), job('b')], [cron('a', '0 0 1 * * ?', { priority: 7 }), cron('b', '0 0 1 * * ?', { priority: 500 })]), OPTIONS);
+    expect(result.tasks.map((t) => t.priority)).toEqual([2, 100]);
+    expect(importQuartz(store([job('c')], [cron('c', '0 0 1 * * ?')]), OPTIONS).tasks[0]).not.toHaveProperty('priority'); // 0, the default
+    expect(result.entries[1].notes).toEqual([expect.stringMatching(/^priority 500 is beyond Baton's range/)]);
+  });
+
+  it('@DisallowConcurrentExecution becomes FORBID, with the difference listed', () => {
+    const result = importQuartz(store([job('a', { nonConcurrent: true })], [cron('a', '0 0 1 * * ?')]), OPTIONS);
+    expect(result.tasks[0].concurrencyPolicy).toBe('FORBID');
+    expect(result.entries[0].notes.join()).toMatch(/Quartz delays a fire while the job runs/);
+  });
+
+  it('a simple trigger: its repeat count and exclusive end time bound the grid (endAt)', () => {
+    const simple = (repeatCount: number, endTime: number | null) => cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount, repeatInterval: 60_000, timesTriggered: 0 }, endTime });
+    expect(importQuartz(store([job('s')], [simple(10, null)]), OPTIONS).tasks[0]).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, startAt: NOW, endAt: NOW + 600_000 });
+    expect(importQuartz(store([job('s')], [simple(-1, NOW + 120_000)]), OPTIONS).tasks[0]).toMatchObject({ endAt: NOW + 119_999 });
+    expect(importQuartz(store([job('s')], [simple(-1, null)]), OPTIONS).tasks[0]).not.toHaveProperty('endAt');
+  });
+
+  it('a calendar-interval trigger of 1 day becomes a cron at its local time; 3 days is listed', () => {
+    const calInt = (interval: number, unit: string) => cron('c', '', { type: 'CAL_INT', cron: null, startTime: Date.parse('2027-01-01T08:15:00Z'), props: { str1: unit, str2: 'Europe/Berlin', str3: null, int1: interval, int2: 0, long1: 0, bool1: false, bool2: false } });
+    expect(importQuartz(store([job('c')], [calInt(1, 'DAY')]), OPTIONS).tasks[0].trigger).toEqual({ kind: 'CRON', expression: '0 15 9 * * *', timeZone: 'Europe/Berlin' });
+    expect(importQuartz(store([job('c')], [calInt(3, 'DAY')]), OPTIONS).entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/calendar interval of 3 days/)] });
+    expect(importQuartz(store([job('c')], [calInt(90, 'MINUTE')]), OPTIONS).tasks[0].trigger).toEqual({ kind: 'FIXED_RATE', intervalMs: 5_400_000 });
+  });
+
+  it('a trigger on a calendar that cannot be imported is listed, and so is the reason', () => {
+    const result = importQuartz(store([job('a')], [cron('a', '0 0 1 * * ?', { calendarName: 'weird' })], { calendars: [{ name: 'weird', blob: Buffer.from('nope') }] }), OPTIONS);
+    expect(result.entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: its calendar "weird" its serialized form cannot be read/)] });
+  });
+
+  it('--job-group: only those groups\' jobs and their triggers', () => {
+    const result = importQuartz(store([job('a', { group: 'x' }), job('b', { group: 'y' })], [cron('a', '0 0 1 * * ?', { jobGroup: 'x' }), cron('b', '0 0 1 * * ?', { jobGroup: 'y', jobName: 'b' })]), { ...OPTIONS, jobGroups: ['y'] });
+    expect(result.entries.map((e) => e.source)).toEqual(['trigger DEFAULT.b']);
+    expect(result.tasks.map((t) => t.name)).toEqual(['y.b']);
+  });
+
+  it('a job without a trigger is a MANUAL task', () => {
+    expect(importQuartz(store([job('by-hand')], []), OPTIONS).tasks).toEqual([expect.objectContaining({ name: 'by-hand', trigger: { kind: 'MANUAL' } })]);
+  });
+
+  it('--from: the first fire strictly after the instant, on the trigger\'s own grid', () => {
+    const simple = cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount: -1, repeatInterval: 60_000, timesTriggered: 0 }, nextFireTime: NOW + 3 * 60_000 });
+    const result = importQuartz(store([job('s'), job('h')], [simple, cron('h', '0 0 * * * ?', { nextFireTime: NOW + 3_600_000, jobName: 'h', name: 'h' })]), { ...OPTIONS, from: NOW + 2 * 60_000 + 30_000 });
+    expect(result.tasks.map((t) => t.startAt)).toEqual([NOW + 3 * 60_000, NOW + 3_600_000]);
+    expect(result.entries.flatMap((e) => e.notes)).toEqual([]);
+  });
+});
