@@ -33,8 +33,10 @@ const shared: TestProjectInlineConfiguration = {
     },
   },
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, not measures: every test waits for the events it checks. A suite run
+    // beside other work (load 15–25 on 2 cores) had sound tests pass 30 s, starting processes.
+    testTimeout: 90_000,
+    hookTimeout: 120_000,
     pool: 'forks',
   },
 };

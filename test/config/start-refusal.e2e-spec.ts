@@ -14,7 +14,8 @@ function runToExit(main: string, env: Record<string, string>): Promise<{ code: n
   const child = spawn(process.execPath, ['-r', REGISTER_TS, resolve(ROOT, main)], { cwd: ROOT, env: { ...inherited, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+  // A guard against a hang: three processes start at once from the sources, slow on a loaded machine.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 150_000);
   return new Promise((done) =>
     child.once('exit', (code) => {
       clearTimeout(killer);
@@ -48,7 +49,7 @@ describe('a busy port', () => {
     const { code, stderr } = await runToExit(main, { BATON_DB_URL: db, [variable]: String(port), ...host, BATON_LOG_LEVEL: 'warn' });
     expect(stderr.trim()).toBe(`port ${port} is in use (127.0.0.1): set ${variable} to another port`);
     expect(code).toBe(1);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a bad variable', () => {
@@ -56,5 +57,5 @@ describe('a bad variable', () => {
     const { code, stderr } = await runToExit('apps/engine/src/main.ts', { BATON_ENGINE_SLOTS: 'abc' });
     expect(stderr.trim()).toBe('BATON_ENGINE_SLOTS="abc": must be an integer ≥ 1');
     expect(code).toBe(1);
-  }, 60_000);
+  }, 180_000);
 });

@@ -50,7 +50,7 @@ export function javaExecutorCommand(env: Record<string, string> = {}): ExecutorC
 }
 
 /** Starts the process and waits for its `READY <url>` line on stdout. */
-export function startExecutorProcess(cmd: ExecutorCommand, timeoutMs = 15_000): Promise<ExecutorProcess> {
+export function startExecutorProcess(cmd: ExecutorCommand, timeoutMs = 60_000): Promise<ExecutorProcess> {
   return new Promise((resolvePromise, reject) => {
     let out = '';
     const child = spawn(cmd.command, cmd.args, {

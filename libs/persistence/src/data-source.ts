@@ -93,7 +93,8 @@ export async function resolveDataSourceOptions(url: string): Promise<DataSourceO
  * (`idle_transaction_timeout`; the server's default is 0, never). A process frozen (SIGSTOP, a
  * paused VM) or cut off in the middle of a transaction holds its row locks until then: measured,
  * the takeover of an engine frozen mid-transaction waited 13 s on them. Every Baton transaction
- * is a few statements sent back to back, so seconds of idleness mean the client is gone; 5 s
+ * is a few statements sent back to back (a tasks-as-code apply, which computes between them, is
+ * allowed more: withIdleAllowance), so seconds of idleness mean the client is gone; 5 s
  * ends it before BATON_ENGINE_DEAD_AFTER_MS (8 s), when the survivors take the engine over. A
  * liveness lock is held outside any transaction: not affected.
  */

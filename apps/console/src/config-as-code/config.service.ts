@@ -28,6 +28,7 @@ import {
   updateTask,
   updateWebhookChannel,
   WebhookChannelEntity,
+  withIdleAllowance,
 } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
@@ -56,6 +57,13 @@ import { planOf, type PlanInput } from './plan-input';
  * apply writes are managed: they keep the hash of the definition the file gave them, so an
  * edit made in the console afterwards shows as drift.
  */
+/**
+ * How long an apply's transaction may sit between two statements (s): it works out every task's
+ * schedule before writing them, about a second for 1,000 tasks, longer on a loaded machine. The
+ * other transactions keep MariaDB's 5 s (libs/persistence data-source.ts).
+ */
+const APPLY_IDLE_S = 60;
+
 @Injectable()
 export class ConfigService implements OnApplicationShutdown {
   /** Files are parsed and checked, and plans computed, off the event loop (ConfigThread). */
@@ -103,7 +111,7 @@ export class ConfigService implements OnApplicationShutdown {
     const now = this.clock.now();
     // The changes are listed in the transaction; their fire-time previews after it, in the worker
     // (planOf): a second of croner for 1,000 tasks would hold the transaction and the event loop.
-    const planned = await inTransaction(this.dataSource, async (em) => {
+    const planned = await inTransaction(this.dataSource, (em) => withIdleAllowance(em, APPLY_IDLE_S, async () => {
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
       const snapshot = await readSnapshot(em, tenantId);
@@ -136,7 +144,7 @@ export class ConfigService implements OnApplicationShutdown {
       }
       await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: { prune, changes: changes.map((c) => ({ kind: c.kind, name: c.name, action: c.action, fields: c.fields.map((f) => f.field) })) } });
       return input;
-    });
+    }));
     return this.thread.plan(planned);
   }
 

@@ -1,2 +1,3 @@
 export * from './database.module';
 export * from './transaction';
+export * from './idle-allowance';
