@@ -60,6 +60,8 @@ export interface RunDetail extends Run {
   executor: RunExecutor | null;
   /** The current attempt's timeline, in one fixed order, out-of-order reports flagged. */
   timeline: TimelineEntry[];
+  /** Its OpenTelemetry trace id when it was made with tracing on; null otherwise. */
+  traceId: string | null;
 }
 
 /** One id's outcome in a bulk cancel / re-run of the runs list. */

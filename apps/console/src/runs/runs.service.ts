@@ -74,7 +74,13 @@ export function runDetailView(
     executor: executor ? { id: executor.id, app: executor.app, url: executor.url, state: executor.state } : null,
     timeline: attemptTimeline({ ...row, scheduledAt: row.attempt === 1 ? row.scheduledAt : row.dueAt }),
     logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
+    traceId: traceIdOf(row.traceParent),
   };
+}
+
+/** The trace id of a W3C traceparent (`00-<trace id>-<span id>-<flags>`); null when untraced. */
+function traceIdOf(traceParent: string | null | undefined): string | null {
+  return traceParent?.split('-')[1] ?? null;
 }
 
 /** Run logs in a detail view are capped; the newest attempt's lines matter most. */

@@ -107,6 +107,8 @@ export class RunDetailView extends RunView implements Api.RunDetail {
     description: "The current attempt's timeline, always in the order SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED (a retry's starts at its due time); a step reported earlier than one before it is flagged outOfOrder, with why. Every attempt's: GET /runs/{id}/attempts",
   })
   timeline!: TimelineEntryView[];
+  @ApiProperty({ type: String, nullable: true, description: "The run's OpenTelemetry trace id (32 hex digits) when it was made with tracing on; null otherwise" })
+  traceId!: string | null;
 }
 
 export class RunPage implements Api.Page<RunView> {
