@@ -26,7 +26,12 @@ describe('tracing: one trace per run, from the API call to the handler and back'
 
   beforeAll(async () => {
     const endpoint = await receiver.start();
-    Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_SERVICE_NAME: 'baton-under-test' });
+    Object.assign(process.env, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_SERVICE_NAME: 'baton-under-test',
+      BATON_TRACE_URL_TEMPLATE: 'http://tracing.example/trace/{traceId}?from=baton',
+    });
     tracing = startTracing('baton', process.env);
     baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
     const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
@@ -98,6 +103,9 @@ describe('tracing: one trace per run, from the API call to the handler and back'
     const childRunId = childClaim.attributes['baton.run_id'] as number;
     expect(childRunId).not.toBe(runId);
     expectAttempt(trace, childRunId, 1, parentOutcome.spanId, 'SUCCEEDED');
+    // The run's page names its trace, and links to it in the operator's tracing UI.
+    const page = await request(baton.url).get(`/api/runs/${runId}`).set(auth).expect(200);
+    expect(page.body).toMatchObject({ traceId: caller.traceId, traceUrl: `http://tracing.example/trace/${caller.traceId}?from=baton` });
     // Nothing of these runs went to another trace.
     expect(receiver.spans.filter((s) => s.traceId !== caller.traceId && [runId, childRunId].includes(s.attributes['baton.run_id'] as number))).toEqual([]);
   });

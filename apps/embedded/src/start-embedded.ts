@@ -62,7 +62,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
   @Module({
     imports: [
       DatabaseModule.forRoot({ dataSource }),
-      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values), sso: readSsoOptions(values) }),
+      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values), sso: readSsoOptions(values), traceUrlTemplate: values.optionalString('BATON_TRACE_URL_TEMPLATE') ?? null }),
       EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus, wakeups }),
     ],
   })

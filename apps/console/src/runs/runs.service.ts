@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { attemptTimeline, firstAttemptLateness } from '@baton/domain';
 import { splitError } from '@baton/protocol';
@@ -19,6 +19,7 @@ import {
   type Dialect,
 } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
+import { CONSOLE_OPTIONS, traceUrlOf, type ResolvedConsoleOptions } from '../common/options';
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
@@ -75,6 +76,7 @@ export function runDetailView(
     timeline: attemptTimeline({ ...row, scheduledAt: row.attempt === 1 ? row.scheduledAt : row.dueAt }),
     logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
     traceId: traceIdOf(row.traceParent),
+    traceUrl: null,
   };
 }
 
@@ -92,6 +94,7 @@ export class RunsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly heavyWork: TenantHeavyWork,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {}
 
   private taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
@@ -153,7 +156,8 @@ export class RunsService {
       readRunLogPage(em, { tenantId, runId: id, afterId: 0, limit: MAX_LOG_LINES }),
       row.executorId === null ? null : findExecutor(em, tenantId, row.executorId),
     ]);
-    return runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
+    const view = runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
+    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId) };
   }
 
   /**

@@ -109,6 +109,8 @@ export class RunDetailView extends RunView implements Api.RunDetail {
   timeline!: TimelineEntryView[];
   @ApiProperty({ type: String, nullable: true, description: "The run's OpenTelemetry trace id (32 hex digits) when it was made with tracing on; null otherwise" })
   traceId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Its trace in the tracing UI (BATON_TRACE_URL_TEMPLATE with the trace id); GET /runs/{id} only, null without a template or a trace' })
+  traceUrl!: string | null;
 }
 
 export class RunPage implements Api.Page<RunView> {
