@@ -33,5 +33,6 @@ export async function startOtlpSink(): Promise<OtlpSink> {
 
 /** The OTEL_* environment that makes Baton's processes export to `url`, sampling `ratio` of the traces. */
 export function tracingEnv(url: string, ratio: number): Record<string, string> {
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(ratio) };
+  // A queue large enough for a burst's spans: every span is made and sent, so its whole cost is measured.
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: String(ratio), OTEL_BSP_MAX_QUEUE_SIZE: '20000' };
 }

@@ -3,6 +3,6 @@
  * unless the OTEL_* variables ask for an OTLP exporter; then one trace per run, its context kept on
  * the run row (`runs.trace_parent`) and sent to the executor as W3C `traceparent`.
  */
-export { startTracing, type TracingHandle } from './start-tracing';
+export { flushTracing, startTracing, type TracingHandle } from './start-tracing';
 export { tracingWanted } from './tracing-wanted';
 export { batonTracer, contextOf, startRunSpan, traceLogFields, traceparentOf, tracingOn, withSpan } from './run-trace';

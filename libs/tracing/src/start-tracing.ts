@@ -9,6 +9,12 @@ export interface TracingHandle {
 }
 
 let started: TracingHandle | undefined;
+let flush: () => Promise<void> = async () => undefined;
+
+/** Sends the spans buffered so far (a graceful stop calls it: the process may end before the exporter's next turn). */
+export function flushTracing(): Promise<void> {
+  return flush();
+}
 
 /**
  * Starts exporting traces over OTLP/HTTP (JSON) when `env` asks for it (tracingWanted), else does
@@ -32,6 +38,7 @@ export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv 
   const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   provider.register();
   markTracingOn();
+  flush = () => provider.forceFlush().catch(() => undefined);
   // The spans still buffered leave when the process ends on its own (after a graceful stop).
   process.once('beforeExit', () => void provider.shutdown());
   started = { on: true, shutdown: () => provider.shutdown() };

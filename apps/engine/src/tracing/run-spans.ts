@@ -19,10 +19,16 @@ export function fireTraceParent(run: { tenantId: string; taskId: number; schedul
   return traceparentOf(span);
 }
 
-/** One span per claimed run, from the claim's start (`startedAt`, epoch ms) until now. */
+/**
+ * One span per claimed run, from the claim's start (`startedAt`, epoch ms) until now. A run made
+ * untraced (before tracing was on, or written by a process without it) gets its claim span as
+ * the root of a trace for this node's steps of it: the rest of the attempt joins it in memory.
+ */
 export function recordClaims(runs: readonly ClaimedRun[], startedAt: number, nodeId: string): void {
   for (const run of runs) {
-    startRunSpan('baton.run.claim', run.traceParent, { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) }).end();
+    const span = startRunSpan('baton.run.claim', run.traceParent, { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) });
+    span.end();
+    if (!run.traceParent) run.traceParent = traceparentOf(span);
   }
 }
 
