@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTracing, type TracingHandle } from '@baton/tracing';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
-import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 
 /**
  * A run's life is one trace, checked as a collector receives it: the embedded mode (console,
