@@ -127,6 +127,17 @@ describe('tracing: one trace per run, from the API call to the handler and back'
     expectAttempt(trace, runId, 2, trigger.spanId, 'SUCCEEDED');
   });
 
+  it("puts the runs of a batch submission in the caller's trace, under the request's span", async () => {
+    const caller = callerContext();
+    const task = taskIds.get('publish-report');
+    const answer = await request(baton.url).post('/api/runs/batch').set(auth).set('traceparent', caller.traceparent).send({ runs: [{ taskId: task }, { taskId: task }] }).expect(200);
+    const runIds: number[] = answer.body.results.map((r: { run: { id: number } }) => r.run.id);
+    await receiver.until((spans) => runIds.every((id) => ofRun(spans, id, 'baton.run.outcome').length === 1));
+    const batch = receiver.spans.find((s) => s.name === 'baton.runs.submit-batch' && s.traceId === caller.traceId)!;
+    expect(batch).toMatchObject({ parentSpanId: caller.spanId, attributes: { 'baton.runs': 2 } });
+    for (const id of runIds) expectAttempt(receiver.spans.filter((s) => s.traceId === caller.traceId), id, 1, batch.spanId, 'SUCCEEDED');
+  });
+
   it('starts a trace of its own for a request without traceparent, and for each scheduled fire', async () => {
     const triggered = await request(baton.url).post(`/api/tasks/${taskIds.get('publish-report')}/trigger`).set(auth).send({}).expect(201);
     const runId: number = triggered.body.id;

@@ -7,13 +7,20 @@ import { startRunSpan, traceparentOf, tracingOn } from '@baton/tracing';
  * the span's own traceparent to store on the runs it writes (runs.trace_parent), so their claim,
  * dispatch, handler and outcome spans are its descendants. Off: `submit(undefined)`, nothing else.
  */
-export async function submissionSpan<T>(name: string, traceparent: string | undefined, attributes: Attributes, submit: (traceParent: string | undefined) => Promise<T>): Promise<T> {
+export async function submissionSpan<T>(
+  name: string,
+  traceparent: string | undefined,
+  attributes: Attributes,
+  submit: (traceParent: string | undefined) => Promise<T>,
+  /** The run a single submission made, named on the span (`baton.run_id`). */
+  runIdOf: (answer: T) => number | undefined = () => undefined,
+): Promise<T> {
   if (!tracingOn()) return submit(undefined);
   const span = startRunSpan(name, traceparent, { kind: SpanKind.SERVER, attributes });
   try {
     const answer = await submit(traceparentOf(span) ?? undefined);
-    const runId = (answer as { run?: { id?: unknown } }).run?.id;
-    if (typeof runId === 'number') span.setAttribute('baton.run_id', runId);
+    const runId = runIdOf(answer);
+    if (runId !== undefined) span.setAttribute('baton.run_id', runId);
     return answer;
   } catch (error) {
     span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });

@@ -70,7 +70,7 @@ export class SubmissionsService {
       });
       if ('error' in outcome) throw new ApiError(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
       return { run: runDetailView(outcome.run, outcome.taskName), created: outcome.status === 201 };
-    });
+    }, (answer) => answer.run.id);
   }
 
   /** POST /api/runs/batch: each submission's result, or (atomic) all written or a 400 naming every refused one. */
@@ -82,18 +82,18 @@ export class SubmissionsService {
     );
   }
 
+  /** A parsed batch written (each submission carrying the request's trace when traced), answered as POST /api/runs/batch answers. */
   private async submitParsed(tenantId: string, submissions: readonly Submission[], atomic: boolean): Promise<SubmitBatchView> {
-    const parsed = { submissions, atomic };
-    const outcomes = await this.submit(tenantId, parsed.submissions, {
-      atomic: parsed.atomic,
+    const outcomes = await this.submit(tenantId, submissions, {
+      atomic,
       fieldPrefix: (i) => `runs[${i}].`,
       auditChange: (made) => ({
         objectType: 'run',
         objectId: null,
-        after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: parsed.submissions[i].taskId, refused: o.status })) },
+        after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: submissions[i].taskId, refused: o.status })) },
       }),
     });
-    if (parsed.atomic && outcomes.some((o) => 'error' in o)) {
+    if (atomic && outcomes.some((o) => 'error' in o)) {
       throw badRequest(
         outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
         'Nothing was written: some submissions were refused',
