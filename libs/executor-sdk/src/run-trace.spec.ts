@@ -1,8 +1,8 @@
 import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DispatchRequest } from '@baton/protocol';
-import { RunTrace } from './run-trace';
+import { flushSpans, RunTrace } from './run-trace';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const DISPATCH_SPAN = '00f067aa0ba902b7';
@@ -13,7 +13,9 @@ function request(traceparent?: string): DispatchRequest {
 
 describe("RunTrace: a traced run's spans on the executor, with the application's tracer provider", () => {
   const exporter = new InMemorySpanExporter();
-  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  // As an application batches its spans: they leave every minute here, or when flushed.
+  const batched = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter), new BatchSpanProcessor(batched, { scheduledDelayMillis: 60_000 })] });
   beforeAll(() => provider.register());
   afterAll(async () => {
     await provider.shutdown();
@@ -40,6 +42,17 @@ describe("RunTrace: a traced run's spans on the executor, with the application's
     expect(handler.status).toMatchObject({ message: 'card declined' });
     // The callback's traceparent is the handler span's: the engine's outcome span goes under it.
     expect(run.traceparent).toBe(`00-${TRACE_ID}-${handler.spanContext().spanId}-01`);
+  });
+
+  it("flushSpans sends what the application's provider still holds (runExecutor's stop, before the process exits)", async () => {
+    const run = RunTrace.accept(request(`00-${TRACE_ID}-${DISPATCH_SPAN}-01`))!;
+    await run.runHandler(async () => undefined);
+    run.end('SUCCEEDED');
+    const handlerSpanId = run.traceparent!.split('-')[2];
+    const sent = () => batched.getFinishedSpans().some((s) => s.spanContext().spanId === handlerSpanId);
+    expect(sent()).toBe(false);
+    await flushSpans();
+    expect(sent()).toBe(true);
   });
 
   it('makes nothing for a request without a traceparent or with a malformed one', () => {

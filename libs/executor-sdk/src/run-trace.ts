@@ -58,6 +58,20 @@ export class RunTrace {
   }
 }
 
+/**
+ * Sends the spans the application's tracer provider still buffers (at most `timeoutMs`): the
+ * graceful stop of runExecutor calls it before the process exits, so its last runs' spans leave.
+ * Nothing to do without a provider that flushes.
+ */
+export async function flushSpans(timeoutMs = 2_000): Promise<void> {
+  const registered = trace.getTracerProvider() as { getDelegate?: () => unknown };
+  const provider = (registered.getDelegate?.() ?? registered) as { forceFlush?: () => Promise<void> };
+  if (typeof provider.forceFlush !== 'function') return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([provider.forceFlush().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  clearTimeout(timer);
+}
+
 function tracer() {
   return trace.getTracer('@baton/executor-sdk');
 }
