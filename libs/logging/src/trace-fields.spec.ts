@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { batonTracer, startTracing, withSpan } from '@baton/tracing';
+import { context, trace } from '@opentelemetry/api';
+import { batonTracer, startTracing, traceFields } from '@baton/tracing';
 import { createLogger } from './create-logger';
 
 describe('log lines and traces joined', () => {
@@ -23,10 +24,18 @@ describe('log lines and traces joined', () => {
     expect(tracing.on).toBe(true);
     const { logger, lines } = capture();
     const span = batonTracer().startSpan('baton.run.dispatch');
-    withSpan(span, () => logger.warn({ runId: 7 }, 'executor refused'));
+    context.with(trace.setSpan(context.active(), span), () => logger.warn({ runId: 7 }, 'executor refused'));
     logger.info('outside');
     const { traceId, spanId } = span.spanContext();
     expect(lines[0]).toMatchObject({ msg: 'executor refused', runId: 7, trace_id: traceId, span_id: spanId });
+    expect(lines[1]).not.toHaveProperty('trace_id');
+  });
+
+  it("names a run's stored trace context in a line about the run (traceFields), nothing for an untraced one", () => {
+    const { logger, lines } = capture();
+    logger.warn({ runId: 7, ...traceFields('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01') }, 'dispatch failed');
+    logger.warn({ runId: 8, ...traceFields(null) }, 'dispatch failed');
+    expect(lines[0]).toMatchObject({ runId: 7, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' });
     expect(lines[1]).not.toHaveProperty('trace_id');
   });
 });

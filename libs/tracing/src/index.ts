@@ -5,4 +5,4 @@
  */
 export { flushTracing, startTracing, type TracingHandle } from './start-tracing';
 export { tracingWanted } from './tracing-wanted';
-export { batonTracer, contextOf, startRunSpan, traceLogFields, traceparentOf, tracingOn, withSpan } from './run-trace';
+export { batonTracer, contextOf, startRunSpan, traceFields, traceLogFields, traceparentOf, tracingOn } from './run-trace';

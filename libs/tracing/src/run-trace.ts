@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 let on = false;
@@ -41,9 +41,10 @@ export function startRunSpan(name: string, traceparent: string | null | undefine
   return batonTracer().startSpan(name, options, contextOf(traceparent));
 }
 
-/** Runs `fn` with `span` as the active span (so log lines and nested spans see it). */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  return context.with(trace.setSpan(context.active(), span), fn);
+/** `trace_id` and `span_id` of a run's stored context (runs.trace_parent), for a log line about the run; none when untraced. */
+export function traceFields(traceparent: string | null | undefined): { trace_id?: string; span_id?: string } {
+  const [, traceId, spanId] = traceparent?.split('-') ?? [];
+  return traceId && spanId ? { trace_id: traceId, span_id: spanId } : {};
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line (pino's mixin); none when tracing is off or no span is active. */

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { attemptTimeline, firstAttemptLateness } from '@baton/domain';
 import { splitError } from '@baton/protocol';
+import { traceFields } from '@baton/tracing';
 import {
   dialectOf,
   findExecutor,
@@ -75,15 +76,11 @@ export function runDetailView(
     executor: executor ? { id: executor.id, app: executor.app, url: executor.url, state: executor.state } : null,
     timeline: attemptTimeline({ ...row, scheduledAt: row.attempt === 1 ? row.scheduledAt : row.dueAt }),
     logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
-    traceId: traceIdOf(row.traceParent),
+    traceId: traceFields(row.traceParent).trace_id ?? null,
     traceUrl: null,
   };
 }
 
-/** The trace id of a W3C traceparent (`00-<trace id>-<span id>-<flags>`); null when untraced. */
-function traceIdOf(traceParent: string | null | undefined): string | null {
-  return traceParent?.split('-')[1] ?? null;
-}
 
 /** Run logs in a detail view are capped; the newest attempt's lines matter most. */
 const MAX_LOG_LINES = 1000;

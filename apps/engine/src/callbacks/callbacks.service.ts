@@ -4,7 +4,7 @@ import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain'
 import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
-import { traceparentOf, tracingOn, withSpan } from '@baton/tracing';
+import { traceparentOf, tracingOn } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -106,7 +106,7 @@ export class CallbacksService {
     const span = startOutcomeSpan(cb);
     let reply: CallbackReply | undefined;
     try {
-      return (reply = await withSpan(span, () => this.endOutcome(cb, traceparentOf(span) ?? undefined)));
+      return (reply = await this.endOutcome(cb, traceparentOf(span) ?? undefined));
     } finally {
       endOutcomeSpan(span, reply?.body.state ?? null, reply?.body.accepted === false ? reply.body.reason : undefined);
     }

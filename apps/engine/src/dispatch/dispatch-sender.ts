@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
 import type { DispatchRequest } from '@baton/protocol';
-import { traceparentOf, tracingOn, withSpan } from '@baton/tracing';
+import { traceparentOf, tracingOn } from '@baton/tracing';
 import type { ClaimedRun } from '../common/claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
@@ -61,7 +61,8 @@ export class DispatchSender {
     const span = startDispatchSpan(run);
     let verdict: Verdict | undefined;
     try {
-      return (verdict = await withSpan(span, () => this.sendTo(run, tenant, candidates, sendAt, startAt, traceparentOf(span) ?? undefined)));
+      // Not made the active span: an engine never calls context.with, which would turn on Node's async hooks (AsyncLocalStorage) for every promise of the process.
+      return (verdict = await this.sendTo(run, tenant, candidates, sendAt, startAt, traceparentOf(span) ?? undefined));
     } finally {
       endDispatchSpan(span, verdict);
     }
