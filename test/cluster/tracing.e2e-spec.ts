@@ -36,8 +36,10 @@ describe('cluster: a scheduled run, its retry and its DAG child in one trace (2 
       const [runA, runB] = (await c.runs([a, b])).sort((x, y) => x.id - y.id);
       expect([runA.state, runA.attempt, runB.state]).toEqual(['SUCCEEDED', 2, 'SUCCEEDED']);
 
-      const outcomeOf = (runId: number, attempt: number) => (spans: readonly ReceivedSpan[]) => spans.some((s) => s.name === 'baton.run.outcome' && s.attributes['baton.run_id'] === runId && s.attributes['baton.attempt'] === attempt);
-      await receiver.until((spans) => outcomeOf(runA.id, 2)(spans) && outcomeOf(runB.id, 1)(spans));
+      // Each process exports on its own: wait for the engines' outcome spans and the executor's accept and handler spans of all three attempts.
+      const has = (spans: readonly ReceivedSpan[], name: string, runId: number, attempt: number) => spans.some((s) => s.name === name && s.attributes['baton.run_id'] === runId && s.attributes['baton.attempt'] === attempt);
+      const attempts: Array<[number, number]> = [[runA.id, 1], [runA.id, 2], [runB.id, 1]];
+      await receiver.until((spans) => attempts.every(([id, n]) => ['baton.run.accept', 'baton.run.handler', 'baton.run.outcome'].every((name) => has(spans, name, id, n))));
       const fire = receiver.spans.find((s) => s.name === 'baton.run.fire' && s.attributes['baton.task_id'] === a)!;
       expect(fire).toMatchObject({ parentSpanId: '', service: 'baton-engine' });
       const trace = receiver.spans.filter((s) => s.traceId === fire.traceId);
