@@ -30,6 +30,7 @@ const shared: TestProjectInlineConfiguration = {
       '@baton/executor-sdk': lib('executor-sdk'),
       '@baton/config': lib('config'),
       '@baton/logging': lib('logging'),
+      '@baton/tracing': lib('tracing'),
     },
   },
   test: {

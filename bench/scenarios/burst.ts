@@ -11,6 +11,7 @@ import { barChartSvg } from '../support/svg';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { RESULTS_DIR } from '../support/infra';
+import { startOtlpSink, tracingEnv } from '../support/otlp-sink';
 import { insertRuns, pendingRun } from '../support/runs';
 
 /**
@@ -288,7 +289,9 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
  * instead of opened limits: what a user who changed nothing sees), `--handler-ms=20` (each handler
  * sleeps that long instead of returning at once: the executors' pools become the limit), `--spread-ms=20000`
  * (the runs due one after another over that span from T: with small executor queues, runs sent ahead
- * are refused and sent again — the case of issue 39's early starts, counted in `early`).
+ * are refused and sent again — the case of issue 39's early starts, counted in `early`),
+ * `--tracing=1` / `--tracing=0.01` (engines and executors export traces over OTLP to a counting
+ * sink in this process, sampling that ratio of the traces: the cost of tracing, docs/OPERATIONS.md).
  */
 export const burst: Scenario = {
   name: 'burst',
@@ -308,7 +311,17 @@ export const burst: Scenario = {
       : undefined;
     const handlerMs = Number(option(args, 'handler-ms') ?? 0);
     const spreadMs = Number(option(args, 'spread-ms') ?? 0);
-    const r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs, spreadMs }, infra, log);
+    const ratio = option(args, 'tracing');
+    const sink = ratio === undefined ? null : await startOtlpSink();
+    const traced = sink ? tracingEnv(sink.url, Number(ratio)) : {};
+    let r: Awaited<ReturnType<typeof burstScenario>>;
+    try {
+      const withTracing = sink ? { engineEnv: { ...engineEnv, ...traced }, executorEnv: { ...(executorEnv ?? BURST_EXECUTOR_ENV), ...traced }, tag: option(args, 'tag') ?? `-tracing-${ratio}` } : {};
+      r = await burstScenario({ full, cases, engineEnv, tag, executorEnv, handlerMs, spreadMs, ...withTracing }, infra, log);
+    } finally {
+      if (sink) log(`tracing at ratio ${ratio}: ${sink.spans()} spans received`);
+      await sink?.stop();
+    }
     return r.summary.map((row): [string, string] => [`burst N=${row[0]} ${row[1]}e`, `dispatch p99 ${row[3]} ms, callback p99 ${row[5]} ms, makespan ${row[6]} ms, dup ${row[8]}, missing ${row[9]}, early starts ${row[10]}`]);
   },
 };

@@ -132,11 +132,22 @@ class NonRetryableError(Exception):
     code = "NON_RETRYABLE"
 
 
+TRACEPARENT = re.compile(r"^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+def traceparent_of(req):
+    """The run's W3C traceparent, or None (absent or malformed: a trace hint never refuses a run)."""
+    v = req.get("traceparent")
+    return v if isinstance(v, str) and TRACEPARENT.match(v) else None
+
+
 class Context:
     """What a handler gets (ctx.log lines reach the console while the handler runs): params, parent_results (its parents' results in a flow, by task name;
     {} for a run no parent fired), flow_params, shard_index / shard_total (a BROADCAST or SHARDED
     task's shard: its index of how many; 0 of 1 for other runs), run_id, attempt, deadline,
-    abort_event, sleep(), log()."""
+    traceparent (the run's W3C trace context when the engines trace, else None: with OpenTelemetry,
+    `TraceContextTextMapPropagator().extract({"traceparent": ctx.traceparent})` gives the context
+    your spans nest under), abort_event, sleep(), log()."""
 
     def __init__(self, job):
         req = job.request
@@ -145,6 +156,7 @@ class Context:
         self.flow_params = req.get("flowParams")
         self.shard_index = req.get("shardIndex", 0)
         self.shard_total = req.get("shardTotal", 1)
+        self.traceparent = traceparent_of(req)
         self.run_id, self.attempt = req["runId"], req["attempt"]
         self.task_name, self.deadline = req["taskName"], req["deadline"]
         self.abort_event = job.abort_event
@@ -717,6 +729,8 @@ class Executor:
         callback = {"runId": req["runId"], "attempt": req["attempt"], "tenantId": req["tenantId"], "outcome": outcome, "finishedAt": now_ms()}
         if self.executor_id is not None:
             callback["executorId"] = self.executor_id
+        if traceparent_of(req):
+            callback["traceparent"] = traceparent_of(req)
         if job.started_at is not None:
             callback["startedAt"] = job.started_at
         if result is not None:

@@ -182,6 +182,19 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(cb.finishedAt! - cb.startedAt!).toBeGreaterThanOrEqual(750);
     });
 
+    it("sends the run's trace back with its outcome (traceparent of the same trace), and runs a request whose traceparent is malformed, untraced", async () => {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const traced = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never, traceparent: `00-${traceId}-00f067aa0ba902b7-01` });
+      const malformed = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never, traceparent: '00-not-a-trace-01' });
+      expect((await engine.dispatch(executor.url, traced)).status).toBe(202);
+      expect((await engine.dispatch(executor.url, malformed)).status).toBe(202);
+      const tracedCb = (await failWithOutput(engine.finalCallback(traced.runId, 1, 5000))).body;
+      expect(tracedCb).toMatchObject({ outcome: 'SUCCEEDED', traceparent: expect.stringMatching(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`)) });
+      const malformedCb = (await failWithOutput(engine.finalCallback(malformed.runId, 1, 5000))).body;
+      expect(malformedCb.outcome).toBe('SUCCEEDED');
+      expect(malformedCb.traceparent).toBeUndefined();
+    });
+
     it('reports a failing handler as FAILED with an error', async () => {
       const req = engine.request({ handler: fail.handler, params: (fail.params ?? null) as never });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);

@@ -31,6 +31,7 @@ export class ConsoleCoreModule {
       alarmCatchUpMarginMs: options.alarmCatchUpMarginMs ?? 30_000,
       retentionCeiling: options.retentionCeiling ?? DEFAULT_RETENTION_CEILING,
       sso: options.sso ?? NO_SSO,
+      traceUrlTemplate: options.traceUrlTemplate ?? null,
     };
     const clock: Clock = options.clock ?? systemClock;
     return {

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/config';
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
+import { startTracing } from '@baton/tracing';
 import { ConsoleModule } from './console.module';
 import { configureConsoleApp } from './console-app';
 import { readConsoleConfig } from './common/options';
@@ -23,6 +24,7 @@ export interface ConsoleProcess {
  */
 export async function runConsole(env: NodeJS.ProcessEnv = process.env): Promise<ConsoleProcess> {
   const values = ProcessConfig.load('console', env);
+  startTracing('baton-console', env);
   const config = readConsoleConfig(values);
   const logger = createLogger({ process: 'console', nodeId: config.consoleId, level: values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of values.warnings) logger.warn(warning);

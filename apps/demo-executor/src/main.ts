@@ -1,6 +1,7 @@
 import { runExecutor } from '@baton/executor-sdk';
 import { unknownVariableWarnings } from '@baton/config';
 import { createLogger, type LogLevel } from '@baton/logging';
+import { startTracing } from '@baton/tracing';
 import { demoExecutorOptionsFromEnv } from './config';
 
 /**
@@ -12,6 +13,7 @@ import { demoExecutorOptionsFromEnv } from './config';
 const log = createLogger({ process: 'executor', fd: 2, level: (process.env.BATON_LOG_LEVEL?.trim() || 'info') as LogLevel });
 
 async function main(): Promise<void> {
+  startTracing('baton-demo-executor');
   for (const warning of unknownVariableWarnings(process.env)) log.warn(warning);
   let options;
   try {

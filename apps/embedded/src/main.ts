@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { exitOnStartFailure } from '@baton/config';
 import { createLogger, type LogLevel } from '@baton/logging';
+import { startTracing } from '@baton/tracing';
 import { databaseKind } from '@baton/persistence';
 import { EngineAlreadyRunningError } from '../../engine/src';
 import { embeddedBanner } from './banner';
@@ -17,6 +18,7 @@ import { startEmbedded, type EmbeddedBaton } from './start-embedded';
  */
 export async function runEmbedded(env: NodeJS.ProcessEnv = process.env): Promise<EmbeddedBaton> {
   const config = readEmbeddedConfig(env);
+  startTracing('baton', env);
   const logger = createLogger({ process: 'embedded', nodeId: config.nodeId, level: config.values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of config.values.warnings) logger.warn(warning);
   const logins = demoLogins(env, config.values);

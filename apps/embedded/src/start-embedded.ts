@@ -8,6 +8,7 @@ import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
 import { createAlarmBus, InProcessWakeups, type BusLogger } from '@baton/messaging';
 import { listenOrExplain, ProcessConfig } from '@baton/config';
 import { NestPinoLogger, type BatonLogger } from '@baton/logging';
+import { flushTracing } from '@baton/tracing';
 import { ConsoleModule, configureConsoleApp } from '../../console/src';
 import { sessionCookieSecure } from '../../console/src/common/options';
 import { readSsoOptions } from '../../console/src/common/sso-options';
@@ -62,7 +63,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
   @Module({
     imports: [
       DatabaseModule.forRoot({ dataSource }),
-      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values), sso: readSsoOptions(values) }),
+      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values), sso: readSsoOptions(values), traceUrlTemplate: values.optionalString('BATON_TRACE_URL_TEMPLATE') ?? null }),
       EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus, wakeups }),
     ],
   })
@@ -90,6 +91,7 @@ export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, 
       stopOnSignals();
       await running.stop();
       await app.close();
+      await flushTracing();
       await alarmBus.close();
       if (dataSource.isInitialized) await dataSource.destroy();
     };

@@ -3,6 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/config';
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
+import { startTracing } from '@baton/tracing';
 import { readEngineConfig, type EngineConfig } from './config/engine-config';
 import { EngineModule } from './engine.module';
 import { EngineAlreadyRunningError } from './node/engine-already-running-error';
@@ -28,6 +29,7 @@ export interface EngineProcess {
  */
 export async function runEngine(env: NodeJS.ProcessEnv = process.env): Promise<EngineProcess> {
   const values = ProcessConfig.load('engine', env);
+  startTracing('baton-engine', env);
   const config = readEngineConfig(env, {}, values);
   const logger = createLogger({ process: 'engine', nodeId: config.nodeId, level: values.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of values.warnings) logger.warn(warning);

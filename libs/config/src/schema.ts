@@ -18,6 +18,10 @@ export const VALUE_CHECKS: Readonly<Record<string, ValueCheck>> = {
   BATON_BROKER_URL: (url) => void parseBrokerUrl(url),
   BATON_ALARM_TOPIC_PREFIX: (prefix) => void checkTopicPrefix(prefix),
   BATON_SSO_GROUP_MAP: (list) => void parseGroupMap(list.split(',').filter((entry) => entry.trim())),
+  BATON_TRACE_URL_TEMPLATE: (template) => {
+    if (!template.includes('{traceId}')) throw new Error('must contain {traceId}, e.g. http://jaeger:16686/trace/{traceId}');
+    if (!/^https?:\/\//.test(template)) throw new Error('must be an http(s) URL');
+  },
 };
 
 const SERVERS: readonly BatonProcess[] = ['embedded', 'console', 'engine'];
@@ -55,6 +59,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_HOST', type: 'string', default: '127.0.0.1', processes: ['embedded', 'console'], description: 'Address the console (and in embedded mode the engine callbacks) listens on. The default keeps the demo logins off the network.' },
   { name: 'BATON_CONSOLE_PORT', type: 'port', default: '8080', processes: ['embedded', 'console'], description: 'Port of the web console and its REST API (`/api`, docs at `/api/docs`); in embedded mode the engine callbacks too. 0: any free port.' },
   { name: 'BATON_CONSOLE_WEB_DIR', type: 'string', defaultText: '`dist/console-web`', processes: ['embedded', 'console'], description: "Folder of the web console's production build (`npm run build:web`)." },
+  { name: 'BATON_TRACE_URL_TEMPLATE', type: 'string', processes: CONSOLES, description: "Link from a run's page to its trace in your tracing UI: a URL in which `{traceId}` is replaced by the run's trace id (e.g. `http://jaeger:16686/trace/{traceId}`). Default none: the page shows the trace id only. Traces themselves are turned on by the standard `OTEL_*` variables (docs/OPERATIONS.md, \"Tracing\")." },
   { name: 'BATON_CONSOLE_CORS_ORIGINS', type: 'list', processes: ['console'], description: 'Browser origins (comma list) allowed to connect to the live alarms (socket.io) from another origin. Default none: same origin only.' },
   // Logins.
   { name: 'BATON_SESSION_COOKIE_SECURE', type: 'enum', default: 'auto', values: ['auto', 'always'], processes: ['embedded', 'console'], description: "When the web console's session cookie (HttpOnly, SameSite=Strict) is marked Secure: `auto`, when the login came over https (a TLS connection, or a proxy's `X-Forwarded-Proto: https`); `always`, for a TLS proxy that sends no `X-Forwarded-Proto`. Plain http on loopback (the default setup) needs `auto`: a browser never returns a Secure cookie over http." },

@@ -45,6 +45,12 @@ export interface HandlerContext<P = JsonValue> {
   /** How many shards the run was split into; 1 for a run that is not a shard. */
   readonly shardTotal: number;
   /**
+   * The W3C traceparent of this run's handler span when the engines trace (docs/OPERATIONS.md,
+   * "Tracing"); undefined otherwise. With OpenTelemetry set up in your service, the span is also
+   * the active one inside the handler: your spans nest under it without this.
+   */
+  readonly traceparent?: string;
+  /**
    * Aborted when the engine asks for an abort (timeout, cancel, replace), when `deadline` passes,
    * and when the executor shuts down and its grace expires. `signal.reason` is a RunAbortedError.
    * Pass it on (fetch, timers, streams) or check it between steps; a handler that ignores it is

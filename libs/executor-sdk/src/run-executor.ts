@@ -1,6 +1,7 @@
 import { executorOptionsFromEnv } from './env/executor-options-from-env';
 import type { AnyTaskHandler } from './handler';
 import type { ExecutorLogger, ExecutorOptions } from './options';
+import { flushSpans } from './run-trace';
 import { createExecutorServer, type ExecutorServer } from './server';
 
 /**
@@ -35,8 +36,9 @@ export async function runExecutor(options: ExecutorOptions | AnyTaskHandler, ...
     if (stopping) return;
     stopping = true;
     logger.info(`executor: ${signal}, stopping gracefully`);
+    // The spans of its last runs leave before the process does (the application's tracer provider, if any).
     executor.stop().then(
-      () => process.exit(0),
+      () => flushSpans().then(() => process.exit(0)),
       (err: unknown) => {
         logger.error(`executor: stop failed: ${(err as Error).message}`);
         process.exit(1);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonValue } from '@baton/domain';
 import type { AbortReason, BusinessAlarm, DispatchRequest, LogLevel, RunCallback } from '@baton/protocol';
+import { RunTrace } from './run-trace';
 import { RunAbortedError } from './run-aborted-error';
 import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
 import { LogTail, truncateUtf8 } from './log-tail';
@@ -64,6 +65,8 @@ export class RunJob {
   private controller: AbortController | null = null;
   /** The abort grace of a running handler (see raceAbortGrace). */
   private onAbort: (() => void) | null = null;
+  /** Its spans when the engine sent a traceparent (RunTrace); null: untraced. */
+  private readonly trace: RunTrace | null;
 
   constructor(
     readonly request: DispatchRequest,
@@ -78,6 +81,7 @@ export class RunJob {
   ) {
     this.key = runKey(request.runId, request.attempt);
     this.logs = new LogTail(options.logTail);
+    this.trace = request.traceparent === undefined ? null : RunTrace.accept(request);
   }
 
   get signal(): AbortSignal {
@@ -145,6 +149,7 @@ export class RunJob {
       flowParams: r.flowParams ?? null,
       shardIndex: r.shardIndex ?? 0,
       shardTotal: r.shardTotal ?? 1,
+      traceparent: this.trace?.traceparent,
       get signal() {
         return signal();
       },
@@ -164,8 +169,8 @@ export class RunJob {
    * abort for `abortGraceMs`, and tells what its final callback says (see outcomeOf).
    */
   async runHandler(): Promise<HandlerRun> {
-    const ctx = this.context();
-    const settled: Promise<Settled> = (async () => this.handler.run(ctx))().then(
+    const run = async () => this.handler.run(this.context());
+    const settled: Promise<Settled> = (this.trace ? this.trace.runHandler(run) : run()).then(
       (value): Settled => ({ kind: 'returned', value }),
       (error): Settled => ({ kind: 'threw', error }),
     );
@@ -196,6 +201,10 @@ export class RunJob {
   finalCallback(f: FinalFields, finishedAt: number): RunCallback {
     const r = this.request;
     const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, outcome: f.outcome };
+    if (this.trace) {
+      this.trace.end(f.outcome, f.error);
+      cb.traceparent = this.trace.traceparent;
+    }
     const executorId = this.executorId();
     if (executorId !== undefined) cb.executorId = executorId;
     if (f.result !== undefined) cb.result = f.result;

@@ -1,6 +1,7 @@
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { traceLogFields } from '@baton/tracing';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -24,7 +25,7 @@ export interface BatonLoggerOptions {
 
 /**
  * JSON lines (one object a line: time, level, msg, process, nodeId, and the fields of the call
- * such as tenantId/runId) for log collectors; on a terminal the same lines pretty-printed.
+ * such as tenantId/runId; trace_id/span_id inside a traced run's span) for log collectors; on a terminal the same lines pretty-printed.
  * Writes are synchronous so they interleave in order with the `… READY` lines on stdout.
  */
 export function createLogger(options: BatonLoggerOptions): BatonLogger {
@@ -41,6 +42,8 @@ export function createLogger(options: BatonLoggerOptions): BatonLogger {
       base: { process: options.process, ...(options.nodeId ? { nodeId: options.nodeId } : {}) },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // A line written inside a run's span (tracing on) carries its trace_id and span_id.
+      mixin: traceLogFields,
     },
     destination,
   );

@@ -117,6 +117,14 @@ export interface DispatchRequest {
    * machines' clocks need not agree. Absent or 0: start at once. At most MAX_START_IN_MS.
    */
   startInMs?: number;
+  /**
+   * The run's W3C trace context (`00-<trace id>-<span id>-<flags>`): the engine's dispatch span,
+   * when the engines trace (docs/OPERATIONS.md, "Tracing"). An executor opens the handler's span
+   * under it and sends its own back in the callback's `traceparent`. Per run, not a header only:
+   * a DispatchBatch carries runs of several traces (a single POST also carries it as the
+   * `traceparent` header). Absent: untraced.
+   */
+  traceparent?: string;
 }
 
 /** 202: the work is on the executor's pool. */
@@ -267,6 +275,8 @@ export interface RunCallback {
    */
   credit?: number;
   creditSeq?: number;
+  /** The W3C trace context of the handler's span (with an outcome): the engine's outcome span is its child. Absent: untraced. */
+  traceparent?: string;
 }
 
 /** Most runs in one DispatchBatch. */

@@ -31,6 +31,8 @@ type callback struct {
 	Retryable   *bool           `json:"retryable,omitempty"`
 	Credit      *int            `json:"credit,omitempty"`
 	CreditSeq   int64           `json:"creditSeq,omitempty"`
+	// The run's trace context, so the engine's outcome span joins the run's trace.
+	Traceparent string `json:"traceparent,omitempty"`
 	// The dispatch's callbackUrls, tried before the configured engines (spooled with it).
 	URLs []string `json:"callbackUrls,omitempty"`
 }

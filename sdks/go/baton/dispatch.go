@@ -26,6 +26,7 @@ type dispatchRequest struct {
 	ShardIndex    int64
 	ShardTotal    int64
 	StartInMs     int64
+	Traceparent   string
 }
 
 func (r dispatchRequest) key() string { return runKey(r.RunID, r.Attempt) }
@@ -151,14 +152,22 @@ func parseDispatch(raw json.RawMessage) (dispatchRequest, *refusal) {
 		}
 		req.StartInMs = n
 	}
+	// A trace hint: a malformed one is dropped, never a reason to refuse the run.
+	var tp string
+	if json.Unmarshal(body["traceparent"], &tp) == nil && traceparentPattern.MatchString(tp) {
+		req.Traceparent = tp
+	}
 	return req, nil
 }
+
+// traceparentPattern is a W3C traceparent of version 00, what the engines send.
+var traceparentPattern = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
 
 func (r dispatchRequest) run(j *job) *Run {
 	return &Run{
 		RunID: r.RunID, Attempt: int(r.Attempt), TenantID: r.TenantID, TaskID: r.TaskID, TaskName: r.TaskName,
 		Handler: r.Handler, Params: r.Params, ScheduledAt: time.UnixMilli(r.ScheduledAt), Deadline: time.UnixMilli(r.Deadline),
 		ParentResults: r.ParentResults, FlowParams: r.FlowParams, ShardIndex: int(r.ShardIndex), ShardTotal: int(r.ShardTotal),
-		job: j,
+		Traceparent: r.Traceparent, job: j,
 	}
 }

@@ -3,6 +3,7 @@ package baton
 import (
 	"bytes"
 	"container/list"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -215,7 +216,11 @@ func (e *Executor) execute(j *job) {
 				returned <- handlerReturn{err: fmt.Errorf("panic: %v\n%s", p, debug.Stack())}
 			}
 		}()
-		result, err := e.handlers[j.req.Handler].Run(j.ctx, j.req.run(j))
+		ctx := j.ctx
+		if j.req.Traceparent != "" {
+			ctx = context.WithValue(ctx, traceparentKey{}, j.req.Traceparent)
+		}
+		result, err := e.handlers[j.req.Handler].Run(ctx, j.req.run(j))
 		returned <- handlerReturn{result, err}
 	}()
 	var r handlerReturn
@@ -286,7 +291,7 @@ func (e *Executor) finish(j *job, o outcome, freeing int) {
 	j.over = true
 	j.sendMu.Unlock()
 	cb := &callback{RunID: req.RunID, Attempt: req.Attempt, TenantID: req.TenantID, Outcome: o.kind, FinishedAt: nowMs(),
-		Result: o.result, Error: o.err, Logs: rep.logs, Alarms: rep.alarms, Progress: rep.progress, URLs: req.CallbackURLs}
+		Result: o.result, Error: o.err, Logs: rep.logs, Alarms: rep.alarms, Progress: rep.progress, URLs: req.CallbackURLs, Traceparent: req.Traceparent}
 	if o.kind == "FAILED" && o.notRetryable {
 		f := false
 		cb.Retryable = &f

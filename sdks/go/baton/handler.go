@@ -67,6 +67,15 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+type traceparentKey struct{}
+
+// TraceparentFrom is the W3C traceparent of the run whose handler got ctx ("" when untraced): the
+// engine's dispatch span, to hand to a tracer or to pass on in outgoing requests.
+func TraceparentFrom(ctx context.Context) string {
+	tp, _ := ctx.Value(traceparentKey{}).(string)
+	return tp
+}
+
 // Severity of a business alarm.
 type Severity string
 
@@ -96,6 +105,10 @@ type Run struct {
 	// (take the items where hash(item) % ShardTotal == ShardIndex). 0 of 1 for other runs.
 	ShardIndex int
 	ShardTotal int
+	// The run's W3C trace context when the engines trace ("" otherwise), also in ctx
+	// (TraceparentFrom). With OpenTelemetry: propagation.TraceContext{}.Extract(ctx,
+	// propagation.MapCarrier{"traceparent": run.Traceparent}) gives the context your spans nest under.
+	Traceparent string
 
 	job *job
 }

@@ -60,6 +60,10 @@ export interface RunDetail extends Run {
   executor: RunExecutor | null;
   /** The current attempt's timeline, in one fixed order, out-of-order reports flagged. */
   timeline: TimelineEntry[];
+  /** Its OpenTelemetry trace id when it was made with tracing on; null otherwise. */
+  traceId: string | null;
+  /** Its trace in the operator's tracing UI (BATON_TRACE_URL_TEMPLATE); null without a template or a trace. */
+  traceUrl: string | null;
 }
 
 /** One id's outcome in a bulk cancel / re-run of the runs list. */

@@ -62,6 +62,8 @@ export interface ConsoleModuleOptions {
   retentionCeiling?: RetentionCeiling;
   /** Single sign-on: OpenID Connect, LDAP and their group mapping (`BATON_OIDC_*`, `BATON_LDAP_*`, `BATON_SSO_GROUP_MAP`). Default none. */
   sso?: SsoOptions;
+  /** A run's link to its trace (`BATON_TRACE_URL_TEMPLATE`): `{traceId}` is replaced. Default null: no link. */
+  traceUrlTemplate?: string | null;
 }
 
 /**
@@ -86,6 +88,7 @@ export interface ResolvedConsoleOptions {
   alarmCatchUpMarginMs: number;
   retentionCeiling: RetentionCeiling;
   sso: SsoOptions;
+  traceUrlTemplate: string | null;
 }
 
 export const DEFAULT_RETENTION_CEILING: RetentionCeiling = { runsMs: 30 * 86_400_000, logsMs: 7 * 86_400_000, alarmsMs: 30 * 86_400_000, minRunsKept: 100 };
@@ -106,7 +109,7 @@ export interface ConsoleProcessConfig {
   /** `BATON_OPERATOR_USERNAME` and `BATON_OPERATOR_PASSWORD`: created on start when missing. Default none. */
   operator: { username: string; password: string } | null;
   /** `BATON_BROKER_URL`, `BATON_ALARM_TOPIC_PREFIX`, `BATON_CONSOLE_CORS_ORIGINS`, `BATON_SESSION_COOKIE_SECURE`, the retention ceilings, single sign-on. */
-  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'sessionCookieSecure' | 'consoleId' | 'retentionCeiling' | 'sso'>;
+  module: Pick<ConsoleModuleOptions, 'databaseUrl' | 'brokerUrl' | 'alarmTopicPrefix' | 'socketCorsOrigins' | 'sessionCookieSecure' | 'consoleId' | 'retentionCeiling' | 'sso' | 'traceUrlTemplate'>;
 }
 
 /** The console's variables through the schema (libs/config): a bad one throws ConfigError. */
@@ -131,8 +134,14 @@ export function readConsoleConfig(values: ProcessConfig): ConsoleProcessConfig {
       sessionCookieSecure: sessionCookieSecure(values),
       retentionCeiling: retentionCeiling(values),
       sso: readSsoOptions(values),
+      traceUrlTemplate: values.optionalString('BATON_TRACE_URL_TEMPLATE') ?? null,
     },
   };
+}
+
+/** The link to a run's trace: `template` with `{traceId}` replaced; null without a template or a trace. */
+export function traceUrlOf(template: string | null, traceId: string | null): string | null {
+  return template && traceId ? template.replaceAll('{traceId}', traceId) : null;
 }
 
 /** `BATON_SESSION_COOKIE_SECURE` (the schema's enum: `auto` or `always`). */

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { attemptTimeline, firstAttemptLateness } from '@baton/domain';
 import { splitError } from '@baton/protocol';
+import { traceFields } from '@baton/tracing';
 import {
   dialectOf,
   findExecutor,
@@ -19,6 +20,7 @@ import {
   type Dialect,
 } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
+import { CONSOLE_OPTIONS, traceUrlOf, type ResolvedConsoleOptions } from '../common/options';
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
@@ -74,8 +76,11 @@ export function runDetailView(
     executor: executor ? { id: executor.id, app: executor.app, url: executor.url, state: executor.state } : null,
     timeline: attemptTimeline({ ...row, scheduledAt: row.attempt === 1 ? row.scheduledAt : row.dueAt }),
     logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
+    traceId: traceFields(row.traceParent).trace_id ?? null,
+    traceUrl: null,
   };
 }
+
 
 /** Run logs in a detail view are capped; the newest attempt's lines matter most. */
 const MAX_LOG_LINES = 1000;
@@ -86,6 +91,7 @@ export class RunsService {
   constructor(
     private readonly dataSource: DataSource,
     private readonly heavyWork: TenantHeavyWork,
+    @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
   ) {}
 
   private taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
@@ -147,7 +153,8 @@ export class RunsService {
       readRunLogPage(em, { tenantId, runId: id, afterId: 0, limit: MAX_LOG_LINES }),
       row.executorId === null ? null : findExecutor(em, tenantId, row.executorId),
     ]);
-    return runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
+    const view = runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
+    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId) };
   }
 
   /**

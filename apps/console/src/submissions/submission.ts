@@ -20,6 +20,8 @@ export interface Submission {
   flowParams?: unknown;
   /** One run per key and task, however often the submission is retried (IDEMPOTENCY_KEY_PATTERN). */
   idempotencyKey?: string;
+  /** W3C traceparent of the request's span, kept on the run (its trace); undefined: untraced. */
+  traceParent?: string;
 }
 
 export type SubmissionOutcome =

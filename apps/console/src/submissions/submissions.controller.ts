@@ -24,8 +24,8 @@ export class BatchSubmissionsController {
   @ApiOkResponse({ type: SubmitBatchView })
   @ApiBadRequestResponse({ description: 'The body is not a batch (errors name `runs`, `runs[i].field`, `atomic`), or atomic and a submission was refused' })
   @ApiTooManyRequestsResponse({ description: 'This tenant has too many submitted runs waiting to be written' })
-  submitBatch(@TenantId() tenantId: string, @Body() body: SubmitBatchDto): Promise<SubmitBatchView> {
-    return this.submissions.submitBatch(tenantId, body ?? {});
+  submitBatch(@TenantId() tenantId: string, @Body() body: SubmitBatchDto, @Headers('traceparent') traceparent: string | undefined): Promise<SubmitBatchView> {
+    return this.submissions.submitBatch(tenantId, body ?? {}, traceparent);
   }
 }
 
@@ -50,9 +50,10 @@ export class TriggerController {
     @Param('id', new IdPipe()) id: number,
     @Body() body: TriggerRunDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('traceparent') traceparent: string | undefined,
     @Res({ passthrough: true }) response: { status(code: number): unknown },
   ): Promise<RunDetailView> {
-    const { run, created } = await this.submissions.trigger(tenantId, id, body ?? {}, idempotencyKey);
+    const { run, created } = await this.submissions.trigger(tenantId, id, body ?? {}, idempotencyKey, traceparent);
     if (!created) response.status(200);
     return run;
   }

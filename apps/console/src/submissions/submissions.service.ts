@@ -13,6 +13,7 @@ import type { RunDetailView } from '../runs/dto/run.dto';
 import { runDetailView, runView } from '../runs/runs.service';
 import type { SubmitBatchView } from './dto/submission.dto';
 import { parseBatch } from './parse-batch';
+import { submissionSpan } from './submission-span';
 import { ParamsCheck } from '../tasks/params-check';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { wakeupsGone } from '../wakeups/wakeups-gone';
@@ -60,30 +61,39 @@ export class SubmissionsService {
    * or, with an idempotency key used before for the task, the run it made (`created` false).
    * 404 for a task the tenant has not; 400 naming `params`, `flowParams` or `idempotencyKey`.
    */
-  async trigger(tenantId: string, taskId: number, body: { params?: unknown; flowParams?: unknown }, idempotencyKey?: string): Promise<{ run: RunDetailView; created: boolean }> {
+  async trigger(tenantId: string, taskId: number, body: { params?: unknown; flowParams?: unknown }, idempotencyKey?: string, traceparent?: string): Promise<{ run: RunDetailView; created: boolean }> {
     const { params, flowParams } = body;
-    const [outcome] = await this.submit(tenantId, [{ taskId, params, flowParams, idempotencyKey }], {
-      atomic: true,
-      auditChange: ([made]) => ('run' in made ? { objectType: 'task', objectId: taskId, after: { runId: made.run.id, params: params ?? null, flowParams: flowParams ?? null } } : null),
-    });
-    if ('error' in outcome) throw new ApiError(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
-    return { run: runDetailView(outcome.run, outcome.taskName), created: outcome.status === 201 };
+    return submissionSpan('baton.run.trigger', traceparent, { 'baton.tenant_id': tenantId, 'baton.task_id': taskId }, async (traceParent) => {
+      const [outcome] = await this.submit(tenantId, [{ taskId, params, flowParams, idempotencyKey, traceParent }], {
+        atomic: true,
+        auditChange: ([made]) => ('run' in made ? { objectType: 'task', objectId: taskId, after: { runId: made.run.id, params: params ?? null, flowParams: flowParams ?? null } } : null),
+      });
+      if ('error' in outcome) throw new ApiError(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
+      return { run: runDetailView(outcome.run, outcome.taskName), created: outcome.status === 201 };
+    }, (answer) => answer.run.id);
   }
 
   /** POST /api/runs/batch: each submission's result, or (atomic) all written or a 400 naming every refused one. */
-  async submitBatch(tenantId: string, body: { runs?: unknown; atomic?: unknown }): Promise<SubmitBatchView> {
+  async submitBatch(tenantId: string, body: { runs?: unknown; atomic?: unknown }, traceparent?: string): Promise<SubmitBatchView> {
     const parsed = parseBatch(body);
     if ('errors' in parsed) throw badRequest(parsed.errors);
-    const outcomes = await this.submit(tenantId, parsed.submissions, {
-      atomic: parsed.atomic,
+    return submissionSpan('baton.runs.submit-batch', traceparent, { 'baton.tenant_id': tenantId, 'baton.runs': parsed.submissions.length }, (traceParent) =>
+      this.submitParsed(tenantId, traceParent ? parsed.submissions.map((s) => ({ ...s, traceParent })) : parsed.submissions, parsed.atomic),
+    );
+  }
+
+  /** A parsed batch written (each submission carrying the request's trace when traced), answered as POST /api/runs/batch answers. */
+  private async submitParsed(tenantId: string, submissions: readonly Submission[], atomic: boolean): Promise<SubmitBatchView> {
+    const outcomes = await this.submit(tenantId, submissions, {
+      atomic,
       fieldPrefix: (i) => `runs[${i}].`,
       auditChange: (made) => ({
         objectType: 'run',
         objectId: null,
-        after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: parsed.submissions[i].taskId, refused: o.status })) },
+        after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: submissions[i].taskId, refused: o.status })) },
       }),
     });
-    if (parsed.atomic && outcomes.some((o) => 'error' in o)) {
+    if (atomic && outcomes.some((o) => 'error' in o)) {
       throw badRequest(
         outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
         'Nothing was written: some submissions were refused',
@@ -139,6 +149,7 @@ export class SubmissionsService {
           params: submission.params === undefined ? task.params : JSON.stringify(submission.params),
           flowParams: submission.flowParams === undefined ? null : JSON.stringify(submission.flowParams),
           fireKey: submission.idempotencyKey === undefined ? `m:${randomUUID()}` : `k:${submission.idempotencyKey}`,
+          traceParent: submission.traceParent ?? null,
         },
       });
     });

@@ -12,6 +12,9 @@ export const MAX_LOG_LINE_CHARS = 8_000;
 /** Business alarms taken from one callback. */
 export const MAX_ALARMS_PER_CALLBACK = 20;
 
+/** A W3C traceparent of version 00 (what Baton's executors send). */
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
 const OUTCOMES = new Set(['SUCCEEDED', 'FAILED', 'ABORTED']);
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 const SEVERITIES = new Set(['INFO', 'WARNING', 'CRITICAL']);
@@ -50,6 +53,8 @@ export function readCallback(body: Record<string, unknown>, now: number): RunCal
     retryable: typeof retryable === 'boolean' ? retryable : undefined,
     // Flow-control hints, never a reason to refuse the outcome (a 400 would drop it for good): kept only when well-formed.
     ...(isInt(body.credit, 0) && isInt(body.creditSeq, 0) ? { credit: body.credit, creditSeq: body.creditSeq } : {}),
+    // A trace hint too: a malformed one starts no span of this trace, and refuses nothing.
+    ...(typeof body.traceparent === 'string' && TRACEPARENT.test(body.traceparent) ? { traceparent: body.traceparent } : {}),
   };
 }
 

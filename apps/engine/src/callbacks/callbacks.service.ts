@@ -4,6 +4,7 @@ import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain'
 import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
+import { traceparentOf, tracingOn } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -11,12 +12,15 @@ import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { RunEvents } from '../runs/run-events';
 import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
+import { endOutcomeSpan, startOutcomeSpan } from '../tracing/run-spans';
 import { EarlyStarts } from './early-starts';
 
 /** A verified outcome callback and its run as read. */
 interface Outcome {
   cb: RunCallback;
   run: RunAttemptRow;
+  /** The outcome span's traceparent when traced: the run's DAG children join its trace under it. */
+  traceParent?: string;
 }
 
 /** Where an ended attempt went (RETRY_WAIT: the policy retries it). */
@@ -98,12 +102,23 @@ export class CallbacksService {
   }
 
   private async outcome(cb: RunCallback): Promise<CallbackReply> {
+    if (!tracingOn()) return this.endOutcome(cb, undefined);
+    const span = startOutcomeSpan(cb);
+    let reply: CallbackReply | undefined;
+    try {
+      return (reply = await this.endOutcome(cb, traceparentOf(span) ?? undefined));
+    } finally {
+      endOutcomeSpan(span, reply?.body.state ?? null, reply?.body.accepted === false ? reply.body.reason : undefined);
+    }
+  }
+
+  private async endOutcome(cb: RunCallback, traceParent: string | undefined): Promise<CallbackReply> {
     // A decision aid read outside the transaction; the guarded update inside decides.
     const run = await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId });
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
-    const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run });
+    const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run, traceParent });
     if (!ended) return this.stale(cb, null, 'STALE');
     this.events.ended(cb.runId, cb.attempt);
     await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
@@ -112,10 +127,10 @@ export class CallbacksService {
   }
 
   /** The general way: the attempt ended per its outcome and retry policy, with alarms and follow-ups, in a group-committed transaction. */
-  private endAlone({ cb, run }: Outcome): Promise<EndedState | null> {
+  private endAlone({ cb, run, traceParent }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
     return this.outcomeCommits.run(async (em) => {
-      const result = await this.outcomes.endAttempt(em, run, endOf(cb), {
+      const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb), {
         from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
         finishedAt: cb.finishedAt ?? now,

@@ -39,6 +39,8 @@ export interface ClaimedRun {
   fanOut: FanOut;
   /** A shard's place (cause SHARD); null for other runs. */
   shard: ClaimedShard | null;
+  /** W3C traceparent of the span that made the run: its claim, dispatch and outcome spans join that trace. Null: untraced. */
+  traceParent?: string | null;
   /** Executor recorded on the run at its last dispatch (set when a taken-over DISPATCHED run is re-sent). */
   executorId: number | null;
 }

@@ -1,12 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
 import type { DispatchRequest } from '@baton/protocol';
+import { traceparentOf, tracingOn } from '@baton/tracing';
 import type { ClaimedRun } from '../common/claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
 import { STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '../executors/executor-registry';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
+import { endDispatchSpan, startDispatchSpan } from '../tracing/run-spans';
 import { CallbackUrls } from './callback-urls';
 import { CreditGate } from './credit-gate';
 import { LaneSender } from './lane-sender';
@@ -55,13 +57,26 @@ export class DispatchSender {
    * (`startInMs`); a candidate that does not take runs ahead (protocol 1) is asked at the instant.
    */
   async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt?: number, startAt?: number): Promise<Verdict> {
+    if (!tracingOn()) return this.sendTo(run, tenant, candidates, sendAt, startAt, undefined);
+    const span = startDispatchSpan(run);
+    let verdict: Verdict | undefined;
+    try {
+      // Not made the active span: an engine never calls context.with, which would turn on Node's async hooks (AsyncLocalStorage) for every promise of the process.
+      return (verdict = await this.sendTo(run, tenant, candidates, sendAt, startAt, traceparentOf(span) ?? undefined));
+    } finally {
+      endDispatchSpan(span, verdict);
+    }
+  }
+
+  /** `send`, each request carrying `traceparent` (the dispatch span's) when traced. */
+  private async sendTo(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt: number | undefined, startAt: number | undefined, traceparent: string | undefined): Promise<Verdict> {
     const refusals: Refusal[] = [];
     for (const [i, executor] of candidates.entries()) {
       if (i > 0 && !(await this.setbacks.reroute(run, executor.executorId))) return { kind: 'LOST' };
       // Sent ahead to one that starts it at its instant; else a fallback candidate that does not is asked at the instant.
       const ahead = startAt !== undefined && executor.protocolVersion >= STARTS_AT_INSTANT_FROM;
       const leaveAt = ahead ? undefined : i === 0 ? sendAt : startAt;
-      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, leaveAt, ahead ? startAt : undefined);
+      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, leaveAt, ahead ? startAt : undefined, traceparent);
       if (answer.kind === 'ACCEPTED') return { kind: 'ACCEPTED', executorId: executor.executorId, leftAt, at: this.clock.now() };
       refusals.push({ executor, answer });
       this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
@@ -76,21 +91,29 @@ export class DispatchSender {
    * are apart by the wait for a socket and the signing of the runs ahead; the ack writes it as
    * the run's dispatched_at.
    */
-  private async ask(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean, sendAt: number | undefined, startAt: number | undefined): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+  private async ask(
+    executor: RoutedExecutor,
+    tenant: SigningTenant,
+    run: ClaimedRun,
+    reserved: boolean,
+    sendAt: number | undefined,
+    startAt: number | undefined,
+    traceparent: string | undefined,
+  ): Promise<{ answer: DispatchAnswer; leftAt: number }> {
     if (!reserved) this.gate.sent(executor.executorId);
     let answer: DispatchAnswer = { kind: 'UNKNOWN', message: 'not sent' };
     let leftAt = this.clock.now();
     try {
-      const byLane = sendAt === undefined ? null : await this.lane.send(executor.url, tenant, this.request(run, sendAt), sendAt);
+      const byLane = sendAt === undefined ? null : await this.lane.send(executor.url, tenant, this.request(run, sendAt, undefined, traceparent), sendAt);
       if (byLane) ({ answer, leftAt } = byLane);
       else {
         if (sendAt !== undefined) await this.until(sendAt);
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt), startAt);
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt, traceparent), startAt);
       }
       if (answer.kind === 'UNKNOWN') {
         leftAt = this.clock.now();
-        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt), startAt);
+        answer = await this.batcher.dispatch(executor.url, tenant, this.request(run, leftAt, startAt, traceparent), startAt);
       }
     } finally {
       this.gate.answered(
@@ -110,7 +133,7 @@ export class DispatchSender {
    * The run's request as it leaves at `sentAt`; sent ahead, its deadline counted from `startAt`
    * (the batcher adds the wait until then, `startInMs`, as the request leaves).
    */
-  private request(run: ClaimedRun, sentAt: number, startAt?: number): DispatchRequest {
+  private request(run: ClaimedRun, sentAt: number, startAt: number | undefined, traceparent: string | undefined): DispatchRequest {
     return {
       runId: run.runId,
       attempt: run.attempt,
@@ -125,6 +148,7 @@ export class DispatchSender {
       ...(run.parentResults ? { parentResults: parseParentResults(run.parentResults) } : {}),
       ...(run.flowParams ? { flowParams: JSON.parse(run.flowParams) as DispatchRequest['flowParams'] } : {}),
       ...(run.shard ? { shardIndex: run.shard.index, shardTotal: run.shard.total } : {}),
+      ...(traceparent ? { traceparent } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { CLOCK, planShards, type Clock } from '@baton/domain';
 import { MAX_START_IN_MS } from '@baton/protocol';
+import { traceFields } from '@baton/tracing';
 import type { ExecutingRunRow } from '@baton/persistence';
 import { ClaimSignal } from '../common/claim-signal';
 import { TenantPace } from '../claimer/tenant-pace';
@@ -197,7 +198,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     const endTimer = this.metrics.slotHold.startTimer();
     this.dispatch(run, onTime, sendAt)
       .catch(async (err: Error) => {
-        this.logger.error(`dispatch failed: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }, err.stack);
+        this.logger.error(`dispatch failed: ${err.message}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) }, err.stack);
         // A run not sent yet goes back to the pool (RETRY_WAIT); a DISPATCHED one stays as it is:
         // it may be running (its callback or the watchdog's timeout will settle it). If the
         // database cannot take it back either (it is unreachable), the run is kept in memory
@@ -320,10 +321,10 @@ export class Dispatcher implements BeforeApplicationShutdown {
     if (start.kind !== 'FANNED_OUT') return;
     this.claimSignal.due(run.tenantId);
     this.started(run, start, tenant);
-    this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId });
+    this.logger.log(`run ${run.runId} fanned out into ${shards.length} shard(s) (${run.fanOut.mode})`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     if (leftOut.length > 0) {
       const named = leftOut.slice(0, 20).join(', ') + (leftOut.length > 20 ? ', …' : '');
-      this.logger.warn(`run ${run.runId}: ${leftOut.length} UP executor(s) beyond the ${shards.length}-shard cap got no shard (executor ids ${named})`, { tenantId: run.tenantId, runId: run.runId });
+      this.logger.warn(`run ${run.runId}: ${leftOut.length} UP executor(s) beyond the ${shards.length}-shard cap got no shard (executor ids ${named})`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     }
   }
 
@@ -344,7 +345,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private recordAck(run: ClaimedRun, sentAt: number, at: number): void {
     const write: Promise<void> = this.marks
       .markAccepted(run, sentAt, at)
-      .catch((err: Error) => this.logger.warn(`ACCEPTED mark not written: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }))
+      .catch((err: Error) => this.logger.warn(`ACCEPTED mark not written: ${err.message}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) }))
       .finally(() => this.ackWrites.delete(run.runId));
     this.ackWrites.set(run.runId, write);
   }

@@ -81,7 +81,7 @@ export class ExecutorClient implements OnApplicationShutdown {
 
   /** POSTs a DispatchRequest to `{executorUrl}/baton/runs`. Never throws. */
   async dispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): Promise<DispatchAnswer> {
-    return dispatchAnswer(await this.post(executorUrl, PATHS.dispatch, tenant, request));
+    return dispatchAnswer(await this.post(executorUrl, PATHS.dispatch, tenant, request, traceHeader(request)));
   }
 
   /**
@@ -116,7 +116,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}` };
     const body = JSON.stringify(request);
     const [secret] = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, executorUrl), this.clock.now());
-    return { ...this.signed(executorUrl, PATHS.dispatch, tenant, secret.secret, body), body };
+    return { ...this.signed(executorUrl, PATHS.dispatch, tenant, secret.secret, body, traceHeader(request)), body };
   }
 
   /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
@@ -134,6 +134,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     path: string,
     tenant: SigningTenant,
     payload: unknown,
+    extra?: Record<string, string>,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
     // The last gate before a signed request leaves: the registry filtered candidates already,
     // but aborts go to the URL a run row names, which the operator may have refused since.
@@ -141,10 +142,10 @@ export class ExecutorClient implements OnApplicationShutdown {
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}`, notSent: true };
     const body = JSON.stringify(payload);
     const secrets = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, baseUrl), this.clock.now());
-    let answer = await this.send(baseUrl, path, tenant, secrets[0].secret, body);
+    let answer = await this.send(baseUrl, path, tenant, secrets[0].secret, body, extra);
     for (const other of secrets.slice(1)) {
       if ('error' in answer || answer.status !== 401) break;
-      answer = await this.send(baseUrl, path, tenant, other.secret, body);
+      answer = await this.send(baseUrl, path, tenant, other.secret, body, extra);
     }
     return answer;
   }
@@ -155,9 +156,10 @@ export class ExecutorClient implements OnApplicationShutdown {
     tenant: SigningTenant,
     secret: string,
     body: string,
+    extra?: Record<string, string>,
   ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
     const answer = await postOutbound({
-      ...this.signed(baseUrl, path, tenant, secret, body),
+      ...this.signed(baseUrl, path, tenant, secret, body, extra),
       body,
       check: outboundCheck(tenant.executorNetworks, 'executor'),
       timeoutMs: this.timeoutMs,
@@ -170,13 +172,18 @@ export class ExecutorClient implements OnApplicationShutdown {
     return { error: `${answer.code}: ${answer.message}`, notSent: answer.notSent };
   }
 
-  /** Where a POST of `body` to `path` goes, and its headers signed now with `secret`. */
-  private signed(baseUrl: string, path: string, tenant: SigningTenant, secret: string, body: string): { url: string; headers: Record<string, string> } {
+  /** Where a POST of `body` to `path` goes, and its headers signed now with `secret` (plus `extra`, unsigned). */
+  private signed(baseUrl: string, path: string, tenant: SigningTenant, secret: string, body: string, extra?: Record<string, string>): { url: string; headers: Record<string, string> } {
     return {
       url: baseUrl.replace(/\/+$/, '') + path,
-      headers: { ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
+      headers: { ...extra, ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
     };
   }
+}
+
+/** A single dispatch's W3C `traceparent` header (the run's, also in its body), for proxies and agents that read headers. */
+function traceHeader(request: DispatchRequest): Record<string, string> | undefined {
+  return request.traceparent ? { traceparent: request.traceparent } : undefined;
 }
 
 /** What an executor's answer to a single dispatch says: its status and body, or the failure that left none. */

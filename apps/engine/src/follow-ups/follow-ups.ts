@@ -27,6 +27,8 @@ export interface EndedRun {
   cause?: RunCause;
   /** Read with the run (RunAttemptRow): a follow-up it rules out is not looked for. undefined: look for both. */
   followUps?: FollowUpHints;
+  /** W3C traceparent the children are made under (stored as theirs): they join this run's trace. Undefined: untraced. */
+  traceParent?: string | null;
 }
 
 export type EndState = 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'SKIPPED' | 'CANCELLED';
@@ -103,7 +105,7 @@ export class FollowUps {
     const parentResults = new Map(
       ready.map((child) => [child, parentResultsJson(rows.filter((e) => e.childTaskId === child).flatMap((e) => results.get(e.parentTaskId) ?? []))]),
     );
-    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, now });
+    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, traceParent: run.traceParent ?? null, now });
     // The children are due now: this node claims them once they are committed, not at its next poll.
     afterCommit(manager, () => this.signal.due(run.tenantId));
     return ready.length;

@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy, Optional } from '@nestjs/common';
+import { flushTracing } from '@baton/tracing';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { inTransaction } from '@baton/persistence';
@@ -142,6 +143,8 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
   /** Gives back what the node holds and marks it DOWN (the data source is still open here). */
   async beforeApplicationShutdown(): Promise<void> {
     await this.stop();
+    // The last runs' spans leave before the process ends (the exporter would send them in up to 5 s).
+    await flushTracing();
   }
 
   /** The whole graceful stop (also callable directly, e.g. by a host that stops the engine alone). */

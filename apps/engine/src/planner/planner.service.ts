@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
+import { tracingOn } from '@baton/tracing';
 import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns } from '@baton/persistence';
 import type { PlannedRunRow, TaskAdvance } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
+import { fireTraceParent } from '../tracing/run-spans';
 import { MAX_RUNS_PER_TASK_PER_PASS, planTask } from './plan-task';
 
 /** A task whose schedule cannot be evaluated (a corrupt row) is looked at again after this. */
@@ -82,6 +84,7 @@ export class PlannerService {
             advances.push({ taskId: task.id, nextFireAt: now + BROKEN_TASK_RETRY_MS, firesConsumed: 0 });
           }
         }
+        if (tracingOn()) for (const run of runs) if (run.state === 'PENDING') run.traceParent = fireTraceParent(run);
         await insertPlannedRuns(em, runs, now);
         await advancePlannedTasks(em, advances);
         return { tasks: tasks.length, runs: runs.length, full: capped || tasks.length >= this.config.planBatch };

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { tracingOn } from '@baton/tracing';
 import { claimLeaseUntil } from '@baton/domain';
 import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { recordClaims } from '../tracing/run-spans';
 import { toClaimedRun } from './to-claimed-run';
 
 /**
@@ -26,13 +28,19 @@ export class RunClaims {
     const rows = await claimDueRuns(em, { takes, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
     if (rows.length === 0) return [];
     const tasks = await findClaimedRunTasks(em, rows.map((r) => r.taskId));
-    return this.withTasks(em, rows.map((run) => ({ run, task: tasks.get(run.taskId) ?? null })), at.now);
+    return this.traced(await this.withTasks(em, rows.map((run) => ({ run, task: tasks.get(run.taskId) ?? null })), at.now), at.now);
   }
 
   /** Claims the runs a wake-up named, those still claimable (claimNamedRuns: no transaction); returns them joined with their tasks. */
   async claimNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
     const claimed = await claimNamedRuns(em, { ...named, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
-    return this.withTasks(em, claimed, at.now);
+    return this.traced(await this.withTasks(em, claimed, at.now), at.now);
+  }
+
+  /** The claimed runs, each with its claim span when tracing is on. */
+  private traced(runs: ClaimedRun[], startedAt: number): ClaimedRun[] {
+    if (tracingOn() && runs.length > 0) recordClaims(runs, startedAt, this.config.nodeId);
+    return runs;
   }
 
   /** Claimed runs with their tasks; those whose task is gone are cancelled: there is no app or handler to send them to. */

@@ -26,6 +26,8 @@ export interface AttemptRef {
   executorId?: number | null;
   /** A shard's fan-out run: the shard's end may end it (and its follow-ups are that run's). Undefined/null: not a shard. */
   shardOf?: number | null;
+  /** W3C traceparent its DAG children are made under (the outcome span's); undefined: untraced. */
+  traceParent?: string | null;
 }
 
 export type AttemptEnd =

@@ -131,5 +131,6 @@ function fanOutParentOf(run: ClaimedRun): FanOutParent {
     paramsJson: JSON.stringify(run.params ?? null),
     parentResults: run.parentResults ?? null,
     flowParams: run.flowParams ?? null,
+    traceParent: run.traceParent ?? null,
   };
 }

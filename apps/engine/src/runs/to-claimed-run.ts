@@ -28,5 +28,6 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     fanOut: task.fanOut,
     shard: run.shard ?? null,
     executorId: run.executorId,
+    traceParent: run.traceParent ?? null,
   };
 }

@@ -183,6 +183,10 @@ export class RunEntity {
   @Column({ name: 'late_alarmed_at', type: 'bigint', nullable: true, transformer: millis })
   lateAlarmedAt!: number | null;
 
+  /** W3C traceparent of the span that made the run (console request, planner fire, parent's outcome); null when tracing is off. */
+  @Column({ name: 'trace_parent', type: 'varchar', length: 55, nullable: true })
+  traceParent!: string | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 

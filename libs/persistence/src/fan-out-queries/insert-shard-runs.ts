@@ -4,7 +4,7 @@ import { chunks, dialectOf, execute } from '../engine-queries/sql';
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, scheduled_at, due_at, ' +
-  'executor_id, pinned_executor_id, shard_index, shard_total, parent_results, flow_params, created_at, updated_at';
+  'executor_id, pinned_executor_id, shard_index, shard_total, parent_results, flow_params, trace_parent, created_at, updated_at';
 
 /** The fan-out run whose shards are written, as its engine holds it. */
 export interface FanOutParent {
@@ -17,6 +17,8 @@ export interface FanOutParent {
   paramsJson: string;
   parentResults: string | null;
   flowParams: string | null;
+  /** Its trace context (runs.trace_parent): the shards join the fan-out run's trace. Null: untraced. */
+  traceParent: string | null;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function insertShardRuns(manager: EntityManager, input: { parent: F
   const { parent, now } = input;
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
   for (const chunk of chunks(input.shards)) {
-    const values = chunk.map(() => "(?, ?, ?, 'PENDING', 'SHARD', ?, NULL, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+    const values = chunk.map(() => "(?, ?, ?, 'PENDING', 'SHARD', ?, NULL, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
     const params = chunk.flatMap((s) => [
       parent.tenantId,
       parent.taskId,
@@ -54,6 +56,7 @@ export async function insertShardRuns(manager: EntityManager, input: { parent: F
       s.total,
       parent.parentResults,
       parent.flowParams,
+      parent.traceParent,
       now,
       now,
     ]);

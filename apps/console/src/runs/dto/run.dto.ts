@@ -107,6 +107,10 @@ export class RunDetailView extends RunView implements Api.RunDetail {
     description: "The current attempt's timeline, always in the order SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED (a retry's starts at its due time); a step reported earlier than one before it is flagged outOfOrder, with why. Every attempt's: GET /runs/{id}/attempts",
   })
   timeline!: TimelineEntryView[];
+  @ApiProperty({ type: String, nullable: true, description: "The run's OpenTelemetry trace id (32 hex digits) when it was made with tracing on; null otherwise" })
+  traceId!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Its trace in the tracing UI (BATON_TRACE_URL_TEMPLATE with the trace id); GET /runs/{id} only, null without a template or a trace' })
+  traceUrl!: string | null;
 }
 
 export class RunPage implements Api.Page<RunView> {

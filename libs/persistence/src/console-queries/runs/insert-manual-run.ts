@@ -51,6 +51,7 @@ export async function insertManualRun(
     deadlineAt: null,
     firstDispatchedAt: null,
     lateAlarmedAt: null,
+    traceParent: null,
     createdAt: now,
     updatedAt: now,
   });

@@ -53,9 +53,11 @@ export interface SubmittedRun {
   flowParams: string | null;
   /** `m:<uuid>` (a submission of its own) or `k:<idempotency key>` (one run per key and task). */
   fireKey: string;
+  /** W3C traceparent of the request that submitted it (runs.trace_parent); null when untraced. */
+  traceParent?: string | null;
 }
 
-const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, flow_params, scheduled_at, due_at, created_at, updated_at';
+const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, flow_params, trace_parent, scheduled_at, due_at, created_at, updated_at';
 
 /**
  * Runs submitted through the API (a trigger, a batch of submissions) in one transaction: one
@@ -98,8 +100,8 @@ export async function insertSubmittedRuns(
     for (const r of rows) existing.add(keyOf(num(r.task_id), String(r.fire_key)));
   }
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-  const values = runs.map(() => "(?, ?, ?, 'PENDING', 'MANUAL', ?, 1, ?, ?, ?, ?, ?, ?, ?)").join(', ');
-  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.fireKey, r.task.priority, r.params, r.flowParams, now, now, now, now]);
+  const values = runs.map(() => "(?, ?, ?, 'PENDING', 'MANUAL', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
   await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
   const taskIds = [...new Set(runs.map((r) => r.task.id))];
   const rows = await manager

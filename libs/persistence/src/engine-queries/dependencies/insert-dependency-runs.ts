@@ -3,7 +3,7 @@ import { dialectOf, execute, num, placeholders } from '../sql';
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, ' +
-  'scheduled_at, due_at, finished_at, error, parent_results, flow_params, created_at, updated_at';
+  'scheduled_at, due_at, finished_at, error, parent_results, flow_params, trace_parent, created_at, updated_at';
 
 /**
  * Fires children of a finished run in its flow: one run per child, cause DEPENDENCY, fire key
@@ -30,6 +30,8 @@ export async function insertDependencyRuns(
     parentRunId: number;
     /** Per child task: its parents' results in this flow (domain parentResultsJson), or none. */
     parentResults?: ReadonlyMap<number, string | null>;
+    /** W3C traceparent of the parent's outcome span: the children join the parent run's trace. Default null. */
+    traceParent?: string | null;
     now: number;
   },
 ): Promise<number> {
@@ -45,7 +47,7 @@ export async function insertDependencyRuns(
   // The flow's params travel with every run of the flow: the root's, read once.
   const { rows: root } = await execute<{ flow_params: unknown }>(manager, 'SELECT flow_params FROM runs WHERE id = ?', [input.flowId]);
   const flowParams = root[0]?.flow_params ?? null;
-  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  const values = rows.map(() => "(?, ?, ?, ?, 'DEPENDENCY', ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
   const params = rows.flatMap((t) => {
     const paused = Boolean(num(t.paused));
     return [
@@ -64,6 +66,7 @@ export async function insertDependencyRuns(
       paused ? 'task paused: not fired by its dependency' : null,
       input.parentResults?.get(num(t.id)) ?? null,
       flowParams,
+      input.traceParent ?? null,
       input.now,
       input.now,
     ];

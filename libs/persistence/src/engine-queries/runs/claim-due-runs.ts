@@ -34,6 +34,8 @@ export interface ClaimedRunRow {
   flowParams?: string | null;
   /** A shard's place, fan-out run and pinned executor (cause SHARD); null for other runs. */
   shard?: ClaimedShard | null;
+  /** W3C traceparent of the span that made the run; null when it was made untraced. */
+  traceParent?: string | null;
 }
 
 /** Where a claimed shard belongs. */
@@ -70,7 +72,7 @@ const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 const RUN_COLUMNS = [
   'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'flow_id', 'executor_id',
-  'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id',
+  'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id', 'trace_parent',
 ] as const;
 
 /** What a claim reads of each run it takes (claimedRunRow maps it), of `table` when a join needs it named. */
@@ -194,5 +196,6 @@ export function claimedRunRow(r: Record<string, unknown>, leaseUntil: number): C
       r.cause === 'SHARD'
         ? { parentRunId: num(r.parent_run_id), index: num(r.shard_index), total: num(r.shard_total), pinnedExecutorId: numOrNull(r.pinned_executor_id) }
         : null,
+    traceParent: r.trace_parent === null || r.trace_parent === undefined ? null : String(r.trace_parent),
   };
 }

@@ -21,11 +21,13 @@ export interface PlannedRunRow {
   /** SKIPPED rows are finished when written. */
   finishedAt: number | null;
   error: string | null;
+  /** W3C traceparent of the fire's span (runs.trace_parent); default null: untraced. */
+  traceParent?: string | null;
 }
 
 const COLUMNS =
   'tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params, ' +
-  'scheduled_at, due_at, finished_at, error, late_alarmed_at, created_at, updated_at';
+  'scheduled_at, due_at, finished_at, error, late_alarmed_at, trace_parent, created_at, updated_at';
 
 /**
  * Writes the planned runs, several rows per statement, ignoring rows whose (task_id, fire_key)
@@ -48,7 +50,7 @@ export async function insertPlannedRuns(manager: EntityManager, rows: readonly P
   const sorted = [...rows].sort((a, b) => a.taskId - b.taskId || a.scheduledAt - b.scheduledAt);
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
   for (const chunk of chunks(sorted)) {
-    const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, NULL, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const values = chunk.map(() => '(?, ?, ?, ?, ?, ?, NULL, NULL, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     const params = chunk.flatMap((r) => [
       r.tenantId,
       r.taskId,
@@ -63,6 +65,7 @@ export async function insertPlannedRuns(manager: EntityManager, rows: readonly P
       r.finishedAt,
       r.error,
       r.lateAlarmedAt ?? null,
+      r.traceParent ?? null,
       now,
       now,
     ]);

@@ -168,6 +168,20 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
                 )}
               </dd>
             </div>
+            {r.traceId ? (
+              <div>
+                <dt>{t('Trace')}</dt>
+                <dd data-run-trace className="mono" translate="no">
+                  {r.traceUrl ? (
+                    <a href={r.traceUrl} target="_blank" rel="noreferrer">
+                      {r.traceId}
+                    </a>
+                  ) : (
+                    r.traceId
+                  )}
+                </dd>
+              </div>
+            ) : null}
           </dl>
 
           <AttemptsSection run={r} attempts={attempts.data?.items} />

@@ -475,6 +475,7 @@ export const zhCN: Record<string, string> = {
   'Params of this run (JSON)': '本次运行的参数（JSON）',
   'Parent': '父任务',
   'Parent run': '父运行',
+  Trace: '链路追踪',
   'Parent task (runs first)': '父任务（先运行）',
   'Password': '密码',
   'Password changed; your other sessions were logged out': '密码已修改；你的其他会话已登出',

@@ -24,7 +24,11 @@ record DispatchRequest(
     JsonNode flowParams,
     int shardIndex,
     int shardTotal,
-    int startInMs) {
+    int startInMs,
+    String traceparent) {
+
+  /** A W3C traceparent of version 00, what the engines send; another value is dropped (a trace hint never refuses a run). */
+  private static final java.util.regex.Pattern TRACEPARENT = java.util.regex.Pattern.compile("00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}");
 
   /** From a body DispatchChecks accepted. */
   static DispatchRequest of(JsonNode body) {
@@ -49,7 +53,12 @@ record DispatchRequest(
         flow == null ? NullNode.getInstance() : flow,
         body.has("shardIndex") ? body.get("shardIndex").asInt() : 0,
         body.has("shardTotal") ? body.get("shardTotal").asInt() : 1,
-        body.has("startInMs") ? body.get("startInMs").asInt() : 0);
+        body.has("startInMs") ? body.get("startInMs").asInt() : 0,
+        traceparentOf(body.get("traceparent")));
+  }
+
+  private static String traceparentOf(JsonNode value) {
+    return value != null && value.isTextual() && TRACEPARENT.matcher(value.asText()).matches() ? value.asText() : null;
   }
 
   String key() {

@@ -81,6 +81,15 @@ public final class RunContext {
     return r.shardTotal();
   }
 
+  /**
+   * The run's W3C trace context when the engines trace (the engine's dispatch span), else null.
+   * With OpenTelemetry: {@code W3CTraceContextPropagator.getInstance().extract(Context.current(),
+   * Map.of("traceparent", ctx.traceparent()), getter)} gives the context your spans nest under.
+   */
+  public String traceparent() {
+    return r.traceparent();
+  }
+
   /** True once the run is aborted (engine timeout, cancel or replace, deadline, shutdown). */
   public boolean isAborted() {
     return job.abortReason() != null;

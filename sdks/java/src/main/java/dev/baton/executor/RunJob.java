@@ -278,6 +278,7 @@ final class RunJob {
     }
     ArrayNode lines = logs.json();
     if (!lines.isEmpty()) cb.set("logs", lines);
+    if (request.traceparent() != null) cb.put("traceparent", request.traceparent());
     if ("ABORTED".equals(o.outcome())) cb.put("abortReason", (abortReason == null ? AbortReason.CANCELLED : abortReason).name());
     return cb;
   }

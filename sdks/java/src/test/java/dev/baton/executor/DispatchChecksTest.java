@@ -28,6 +28,16 @@ public class DispatchChecksTest {
     assertEquals(0, r.startInMs());
     assertEquals(1500, DispatchRequest.of(request().put("startInMs", 1500)).startInMs());
     assertEquals(true, r.flowParams().isNull());
+    assertNull(r.traceparent());
+  }
+
+  @Test
+  public void keepsAWellFormedTraceparentAndDropsAnotherWithoutRefusingTheRun() {
+    String tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    assertEquals(tp, DispatchRequest.of(request().put("traceparent", tp)).traceparent());
+    assertNull(field(request().put("traceparent", "00-nope-01")));
+    assertNull(DispatchRequest.of(request().put("traceparent", "00-nope-01")).traceparent());
+    assertNull(DispatchRequest.of(request().put("traceparent", 7)).traceparent());
   }
 
   @Test

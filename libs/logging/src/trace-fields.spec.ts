@@ -1,0 +1,41 @@
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { context, trace } from '@opentelemetry/api';
+import { batonTracer, startTracing, traceFields } from '@baton/tracing';
+import { createLogger } from './create-logger';
+
+describe('log lines and traces joined', () => {
+  // Tracing on for this file's process; its spans are never ended, so nothing is exported.
+  const tracing = startTracing('logging-test', { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' });
+  afterAll(() => tracing.shutdown());
+
+  function capture() {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    return { logger: createLogger({ process: 'engine', destination }), lines };
+  }
+
+  it("gives a line written inside a run's span its trace_id and span_id, and a line outside none", () => {
+    expect(tracing.on).toBe(true);
+    const { logger, lines } = capture();
+    const span = batonTracer().startSpan('baton.run.dispatch');
+    context.with(trace.setSpan(context.active(), span), () => logger.warn({ runId: 7 }, 'executor refused'));
+    logger.info('outside');
+    const { traceId, spanId } = span.spanContext();
+    expect(lines[0]).toMatchObject({ msg: 'executor refused', runId: 7, trace_id: traceId, span_id: spanId });
+    expect(lines[1]).not.toHaveProperty('trace_id');
+  });
+
+  it("names a run's stored trace context in a line about the run (traceFields), nothing for an untraced one", () => {
+    const { logger, lines } = capture();
+    logger.warn({ runId: 7, ...traceFields('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01') }, 'dispatch failed');
+    logger.warn({ runId: 8, ...traceFields(null) }, 'dispatch failed');
+    expect(lines[0]).toMatchObject({ runId: 7, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' });
+    expect(lines[1]).not.toHaveProperty('trace_id');
+  });
+});

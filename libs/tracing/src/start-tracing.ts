@@ -1,0 +1,46 @@
+import { tracingWanted } from './tracing-wanted';
+import { markTracingOn } from './run-trace';
+
+/** What startTracing gives back: `on` says whether spans are exported; `shutdown` flushes them. */
+export interface TracingHandle {
+  on: boolean;
+  /** Exports the spans still buffered and stops the exporter. */
+  shutdown(): Promise<void>;
+}
+
+let started: TracingHandle | undefined;
+let flush: () => Promise<void> = async () => undefined;
+
+/** Sends the spans buffered so far (a graceful stop calls it: the process may end before the exporter's next turn). */
+export function flushTracing(): Promise<void> {
+  return flush();
+}
+
+/**
+ * Starts exporting traces over OTLP/HTTP (JSON) when `env` asks for it (tracingWanted), else does
+ * nothing: the SDK packages are required only here, so a process without tracing never loads them.
+ * Once per process (the embedded mode runs console, engine and executor in one): a second call
+ * returns the first handle. `defaultServiceName` is used unless OTEL_SERVICE_NAME (or
+ * OTEL_RESOURCE_ATTRIBUTES' service.name) names the service. The sampler is the SDK's, from
+ * OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on); the endpoint,
+ * headers and timeouts the exporter's (OTEL_EXPORTER_OTLP_*); the batching the BatchSpanProcessor's
+ * (OTEL_BSP_*).
+ */
+export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): TracingHandle {
+  if (started) return started;
+  if (!tracingWanted(env)) return (started = { on: false, shutdown: async () => undefined });
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
+  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { resourceFromAttributes, envDetector, detectResources } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const resource = resourceFromAttributes({ 'service.name': defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  provider.register();
+  markTracingOn();
+  flush = () => provider.forceFlush().catch(() => undefined);
+  // The spans still buffered leave when the process ends on its own (after a graceful stop).
+  process.once('beforeExit', () => void provider.shutdown());
+  started = { on: true, shutdown: () => provider.shutdown() };
+  return started;
+}
