@@ -43,7 +43,9 @@ describe('executor runtime: one hanging engine holds neither heartbeats nor call
 
   it("with one callback request slot, the hanging engine's requests do not keep callbacks from the other engine", async () => {
     hanging = await HangingEngine.start();
-    const executor = await harness.start(engine, { ...options(), callbackConcurrency: 1 });
+    // Heartbeats go to the live engine alone: one that reached the hanging engine first would set it
+    // aside, and the callbacks would never be sent to it (the case under test would not happen).
+    const executor = await harness.start(engine, { ...options(), engineUrls: [engine.url], callbackConcurrency: 1 });
     const reqs = [1, 2, 3, 4].map(() => engine.request({ callbackUrls: [hanging.url, engine.url] }));
     for (const req of reqs) await engine.dispatch(executor.url, req);
     // A generous deadline, still far below the minute the hanging engine's requests wait.
