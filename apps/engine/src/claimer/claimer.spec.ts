@@ -81,6 +81,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
       shard: null, // not a shard of a fan-out run
       executorId: null,
+      traceParent: null, // not traced
     });
     expect(queue.runs[1]).toMatchObject({ attempt: 2, executorId: 4 }); // attempt is the retry path's business
     const rows = await db.dataSource.getRepository(RunEntity).findBy({ claimedBy: 'engine-a' });
