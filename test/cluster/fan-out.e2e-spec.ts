@@ -122,8 +122,10 @@ describe('cluster: broadcast and sharded tasks (2 engines, 3 executors)', () => 
     expect(b.state).toBe('FAILED');
     expect(b.error).toMatch(/^1 of 4 shards did not succeed — shard 1 FAILED: Error: planned failure of shard 1 on attempt 2/);
     expect(shardsOf(all, b).map((s) => [s.state, s.attempt])).toEqual([['SUCCEEDED', 1], ['FAILED', 2], ['SUCCEEDED', 1], ['SUCCEEDED', 1]]);
-    // One FAILED alarm, the fan-out run's: a shard's own end raises none.
-    expect(failedAlarms.map((a) => Number(a.run_id))).toEqual([b.id]);
+    // One FAILED alarm, the fan-out run's: a shard's own end raises none. (Of this test's runs: the
+    // file's other tests share the cluster, and one of them fails a run of its own.)
+    const ours = new Set(all.map((r) => r.id));
+    expect(failedAlarms.map((a) => Number(a.run_id)).filter((id) => ours.has(id))).toEqual([b.id]);
 
     const w = parentOf(tolerant);
     expect(w.state).toBe('SUCCEEDED');
