@@ -206,15 +206,24 @@ async function alarmSocket(url: string, token: string, cookie?: string): Promise
   return { socket, arrivals, events };
 }
 
+/**
+ * `read` again once when it fails: after a Galera node's kill and rejoin, HAProxy moves the writer
+ * and closes the sessions on the other node, and the pool hands out one of them once ("Connection
+ * lost: The server closed the connection"); the pool then drops it.
+ */
+function onceMore<T>(read: () => Promise<T>): Promise<T> {
+  return read().catch(() => read());
+}
+
 async function alarmStream(c: Cluster, rate: number, spanMs: number, tag: string): Promise<{ from: number; n: number }> {
   const n = Math.round((rate * spanMs) / 1000);
   const from = Date.now() + 2_000;
-  await seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0, taskPrefix: tag });
+  await onceMore(() => seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0, taskPrefix: tag }));
   return { from, n };
 }
 
 async function alarmsOf(c: Cluster, since: number): Promise<AlarmEntity[]> {
-  return (await c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'BUSINESS' } })).filter((a) => a.raisedAt >= since);
+  return (await onceMore(() => c.ds.getRepository(AlarmEntity).find({ where: { tenantId: c.tenant.id, type: 'BUSINESS' } }))).filter((a) => a.raisedAt >= since);
 }
 
 async function killBroker(c: Cluster, servers: HaServers, token: string, rate: number, sockets: Socket[], log: (line: string) => void): Promise<HaKill> {
@@ -309,7 +318,8 @@ async function popUpAfter(c: Cluster, toasts: () => Promise<number[]>, before: n
       return undefined;
     });
     if (shown) return shown;
-    await seedRuns(c, { handler: 'alarm', dueAt: [Date.now()], params: () => ({ message: `console probe ${probe}` }), alarmSilenceMs: 0, taskPrefix: `console-probe-${probe}` });
+    // A probe that fails (a session HAProxy closed: onceMore) is made again next round.
+    await seedRuns(c, { handler: 'alarm', dueAt: [Date.now()], params: () => ({ message: `console probe ${probe}` }), alarmSilenceMs: 0, taskPrefix: `console-probe-${probe}` }).catch(() => undefined);
   }
 }
 
