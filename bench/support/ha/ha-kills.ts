@@ -235,7 +235,7 @@ async function killBroker(c: Cluster, servers: HaServers, token: string, rate: n
   const killedAt = Date.now();
   servers.killBroker(0);
   log(`  broker: killed the first ActiveMQ broker (SIGKILL)`);
-  await waitAllEnded(c, (await c.runs()).length, { timeoutMs: 90_000, stallMs: 30_000, log });
+  await waitAllEnded(c, (await onceMore(() => c.runs())).length, { timeoutMs: 90_000, stallMs: 30_000, log });
   const rows = await waitFor(
     async () => {
       const all = await alarmsOf(c, started);
@@ -359,7 +359,7 @@ async function killConsole(
     await page.page.locator('main h1').first().waitFor();
     pageConsoleAfter = consoleOfCookie((await page.page.context().cookies()).find((k) => k.name === 'BATON_CONSOLE')?.value);
   }
-  await waitAllEnded(c, (await c.runs()).length, { timeoutMs: 60_000, stallMs: 20_000, log });
+  await waitAllEnded(c, (await onceMore(() => c.runs())).length, { timeoutMs: 60_000, stallMs: 20_000, log });
   const rows = await alarmsOf(c, started);
   return {
     fault: 'console SIGKILL (its browsers move to the other)',
