@@ -6,9 +6,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import { io as connect, type Socket as ClientSocket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AlarmEntity } from '@baton/persistence';
 import type { AlarmAckReply } from '../../apps/console/src/alarms/alarm-gateway';
+import { AuthService } from '../../apps/console/src/auth/auth.service';
 import { SOCKET_RECHECK_MS } from '../../apps/console/src/realtime/realtime.gateway';
 import { useTestDatabase } from '../support/databases';
 import { insertAlarm, login, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
@@ -88,6 +89,36 @@ describe('socket.io after a credential is revoked', () => {
     expect((await t.http().delete(`/api/api-keys/${created.body.id}`).set(acme.admin)).status).toBe(204);
     expect(await ack(s)).toMatchObject({ ok: false, statusCode: 401 });
     expect(await waitForDisconnect(s, 2000)).toBe('io server disconnect');
+  });
+
+  it('a handshake the console cannot check (a database error) gets 503 with retry, not a refusal; a re-check hitting one keeps the socket', async () => {
+    const s = await open({ token: tokenOf(acme.admin) });
+    const lost = () => new Error('Connection lost: The server closed the connection.');
+    const spy = vi.spyOn(t.app.get(AuthService), 'authenticate').mockRejectedValueOnce(lost());
+    try {
+      const refused = connect(url, { auth: { token: tokenOf(acme.admin) }, transports: ['websocket'], reconnection: false, forceNew: true });
+      sockets.push(refused);
+      const err = await new Promise<Error & { data?: unknown }>((resolve, reject) => {
+        refused.once('connect', () => reject(new Error('connected although the credential could not be checked')));
+        refused.once('connect_error', resolve);
+      });
+      expect(err.data).toEqual({ statusCode: 503, retry: true });
+      expect(err.message).not.toContain('Connection lost');
+      // Connecting again, as the web console does on `retry`, succeeds.
+      const again = new Promise<void>((resolve, reject) => {
+        refused.once('connect', () => resolve());
+        refused.once('connect_error', reject);
+      });
+      refused.connect();
+      await again;
+      spy.mockRejectedValueOnce(lost());
+      expect(await ack(s)).toMatchObject({ ok: false, statusCode: 500 });
+      // The same socket is still served: a database error is not a revoked credential.
+      expect(await ack(s)).toMatchObject({ ok: true });
+      expect(s.disconnected()).toBeNull();
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('an idle socket is disconnected within the re-check period after its session ends or its user is disabled', async () => {

@@ -199,9 +199,19 @@ async function alarmSocket(url: string, token: string, cookie?: string): Promise
   socket.on('alarm', (a: { id: string }) => arrivals.push({ id: a.id, at: Date.now() }));
   socket.on('disconnect', () => events.push({ what: 'disconnect', at: Date.now() }));
   socket.on('connect', () => events.push({ what: 'connect', at: Date.now() }));
+  // A handshake the console could not check (HAProxy closed its database session as the writer
+  // moved) says `retry`: connect again, as the web console does, for up to 30 s.
+  socket.on('connect_error', (err: Error & { data?: { retry?: boolean } }) => {
+    if (err.data?.retry && !socket.active) setTimeout(() => socket.connect(), 500);
+  });
   await new Promise<void>((ok, fail) => {
+    const until = Date.now() + 30_000;
     socket.once('connect', () => ok());
-    socket.once('connect_error', fail);
+    const onError = (err: Error & { data?: { retry?: boolean } }) => {
+      if (!err.data?.retry || Date.now() > until) fail(err);
+      else socket.once('connect_error', onError);
+    };
+    socket.once('connect_error', onError);
   });
   return { socket, arrivals, events };
 }

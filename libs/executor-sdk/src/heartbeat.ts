@@ -39,8 +39,13 @@ export class HeartbeatLoop {
     void this.tick();
   }
 
-  /** Sends one heartbeat now (outside the schedule), e.g. to announce draining. */
-  beatNow(): Promise<void> {
+  /**
+   * Sends one heartbeat now (outside the schedule), e.g. to announce draining: after the scheduled
+   * one on the wire, if any, so the engines get them in the order they were composed (a beat
+   * composed before SIGTERM must not land after the last word).
+   */
+  async beatNow(): Promise<void> {
+    await this.current?.catch(() => undefined);
     return this.beat();
   }
 

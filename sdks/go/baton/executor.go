@@ -61,6 +61,10 @@ type Executor struct {
 	retryNow  chan struct{} // closed and replaced when an engine takes a callback: retry the others now
 	requests  chan struct{} // a slot per final callback request in flight (CallbackConcurrency)
 	stopOnce  sync.Once
+	// beatMu keeps one heartbeat on the wire at a time, so the engine receives them in the order
+	// they were composed: a periodic beat composed before SIGTERM must not land after the last word.
+	beatMu   sync.Mutex
+	lastWord bool // the final heartbeat is sent: no beat may follow it (guarded by beatMu)
 }
 
 type finishedRun struct {

@@ -56,6 +56,26 @@ const heartbeatTry = 2 * time.Second
 
 // beat sends one heartbeat to the first engine that takes it, and follows its ack's intervalMs.
 func (e *Executor) beat() bool {
+	e.beatMu.Lock()
+	defer e.beatMu.Unlock()
+	if e.lastWord {
+		return false
+	}
+	return e.beatLocked()
+}
+
+// lastBeat sends the final heartbeat (draining, nothing in flight) after any beat on the wire,
+// and silences the periodic loop for good.
+func (e *Executor) lastBeat() {
+	e.beatMu.Lock()
+	defer e.beatMu.Unlock()
+	if !e.lastWord {
+		e.lastWord = true
+		e.beatLocked()
+	}
+}
+
+func (e *Executor) beatLocked() bool {
 	var failures []string
 	for _, url := range e.order(e.opts.EngineURLs) {
 		status, answer := e.heartbeatTo(url)

@@ -60,7 +60,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 			e.warn("%d callback(s) could not be delivered before exit", undelivered)
 		}
 	}
-	e.beat() // last word: draining, nothing in flight
+	e.lastBeat() // last word: draining, nothing in flight
 	e.stopOnce.Do(func() {
 		e.mu.Lock()
 		close(e.stopped)

@@ -149,9 +149,21 @@ export class RealtimeGateway implements OnModuleInit, BeforeApplicationShutdown 
     }
   }
 
+  /**
+   * A handshake the console could not check (its database unreachable, a pooled session closed
+   * under it) is not a refusal: it gets 503 with `retry: true`, and the client connects again
+   * (socket.io does not reconnect after a middleware error by itself). The cause goes to the log,
+   * not to the client.
+   */
   private async authenticate(socket: Socket): Promise<void> {
     const headers = credentialHeaders(socket, this.options.socketCorsOrigins);
-    socket.data.principal = await this.principalOf(headers);
+    try {
+      socket.data.principal = await this.principalOf(headers);
+    } catch (err) {
+      if ((err as { data?: unknown }).data) throw err;
+      this.logger.warn(`socket handshake not checked: ${(err as Error).message}`);
+      throw connectError(503, 'The console could not check the credential just now; connect again', true);
+    }
     socket.data.credential = headers;
   }
 
@@ -161,7 +173,9 @@ export class RealtimeGateway implements OnModuleInit, BeforeApplicationShutdown 
     try {
       principal = await this.auth.authenticate(headers);
     } catch (err) {
-      throw connectError(err instanceof HttpException ? err.getStatus() : 401, (err as Error).message);
+      // A refusal becomes a connect error; anything else (a database error) is thrown as it is.
+      if (err instanceof HttpException) throw connectError(err.getStatus(), err.message);
+      throw err;
     }
     if (!principal) throw connectError(401, 'Authentication required: connect with the session cookie, auth { token } (POST /api/auth/login) or auth { apiKey }');
     if (!principal.tenantId || !isAllowed(principal, 'tenant', 'GET')) throw connectError(403, 'The live stream is for tenant users');
@@ -201,9 +215,10 @@ export class RealtimeGateway implements OnModuleInit, BeforeApplicationShutdown 
   }
 }
 
-function connectError(statusCode: number, message: string): Error {
-  const err = new Error(message) as Error & { data: { statusCode: number } };
-  err.data = { statusCode };
+/** The error a refused handshake gets: `data` reaches the client's `connect_error` (`retry`: connect again, nothing was refused). */
+function connectError(statusCode: number, message: string, retry = false): Error {
+  const err = new Error(message) as Error & { data: { statusCode: number; retry?: true } };
+  err.data = retry ? { statusCode, retry } : { statusCode };
   return err;
 }
 

@@ -63,11 +63,18 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
     });
     socket.on('run:logs', (e: { runId: number; lines: RunLog[] }) => logWatches.current.get(e.runId)?.listener(e.lines));
     socket.on('disconnect', () => setConnected(false));
-    socket.on('connect_error', () => setConnected(false));
+    // A handshake the console could not check (its database was briefly away) says `retry`:
+    // socket.io does not reconnect after a middleware error by itself, so the page asks again.
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    socket.on('connect_error', (err: Error & { data?: { retry?: boolean } }) => {
+      setConnected(false);
+      if (err.data?.retry && !socket.active) retryTimer = setTimeout(() => socket.connect(), 1000);
+    });
     socket.on('run', (run: Run) => listeners.current.run.forEach((l) => l(run)));
     socket.on('alarm', (a: AlarmEvent) => listeners.current.alarm.forEach((l) => l(a)));
     socket.on('alarm:acked', (a: AlarmAckedEvent) => listeners.current.acked.forEach((l) => l(a)));
     return () => {
+      clearTimeout(retryTimer);
       socket.disconnect();
       socketRef.current = null;
       setConnected(false);

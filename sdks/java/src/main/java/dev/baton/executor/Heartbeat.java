@@ -24,6 +24,7 @@ final class Heartbeat {
   private final List<String> engineUrls;
   private final Supplier<Object> payload;
   private final Object timer = new Object();
+  private final Object sending = new Object();
   private volatile long intervalMs;
   private volatile long executorId = -1;
   private volatile boolean running;
@@ -64,8 +65,18 @@ final class Heartbeat {
     }
   }
 
-  /** One heartbeat now (also outside the schedule: to announce draining). True when an engine took it. */
+  /**
+   * One heartbeat now (also outside the schedule: to announce draining). True when an engine took it.
+   * One at a time ({@code sending}), so the engines get them in the order they were composed: a
+   * scheduled beat composed before SIGTERM cannot land after the last word.
+   */
   boolean beat() {
+    synchronized (sending) {
+      return send();
+    }
+  }
+
+  private boolean send() {
     byte[] body = Json.bytes(payload.get());
     List<String> failures = new ArrayList<>();
     for (String url : client.order(engineUrls)) {
