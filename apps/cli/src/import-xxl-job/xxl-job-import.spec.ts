@@ -57,11 +57,12 @@ describe('importXxlJob', () => {
     expect(only(job(1, { misfireStrategy: 'FIRE_ONCE_NOW' })).task.misfirePolicy).toBe('FIRE_ONCE_NOW');
     expect(only(job(1, { blockStrategy: 'DISCARD_LATER' })).task.concurrencyPolicy).toBe('FORBID');
     expect(only(job(1, { blockStrategy: 'COVER_EARLY' })).task.concurrencyPolicy).toBe('REPLACE');
-    expect(only(job(1)).entry.notes.join('\n')).toMatch(/SERIAL_EXECUTION: XXL-JOB queues/);
+    expect(only(job(1)).entry.notes.join('\n')).toMatch(/block SERIAL_EXECUTION: Baton \(FORBID\) skips a fire while one runs; XXL-JOB queues it/);
     expect(only(job(1, { routeStrategy: 'SHARDING_BROADCAST' })).task.fanOut).toEqual({ mode: 'BROADCAST' });
     expect(only(job(1, { routeStrategy: 'SHARDING_BROADCAST' }), { shards: 8 }).task.fanOut).toEqual({ mode: 'SHARDED', shards: 8 });
-    expect(only(job(1, { routeStrategy: 'ROUND' })).entry.notes.join('\n')).toMatch(/route ROUND: .* nearest ROUND_ROBIN/);
+    expect(only(job(1, { routeStrategy: 'ROUND' })).entry.notes.join('\n')).toMatch(/route ROUND: Baton routes by the engine's BATON_ROUTING; nearest ROUND_ROBIN/);
     expect(only(job(1, { routeStrategy: 'WEIGHTED' })).entry.notes[0]).toMatch(/^not imported: route strategy "WEIGHTED"/);
+    expect(only(job(1, { routeStrategy: 'constructor' })).entry.notes[0]).toMatch(/^not imported: route strategy "constructor"/);
     expect(only(job(1, { triggerStatus: 0 })).task.paused).toBe(true);
     expect(only(job(1, { failRetryCount: 3, timeoutSeconds: 90 })).task).toMatchObject({ retry: { maxAttempts: 4 }, timeoutMs: 90_000 });
   });

@@ -59,6 +59,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
     taskOf.set(job.id, task.name);
   }
 
+  const edges: Edges = { list: result.dependencies, parents: new Set(), children: new Set() };
   for (const job of jobs) {
     const parent = taskOf.get(job.id);
     if (parent === undefined) continue;
@@ -67,7 +68,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
       const childTask = taskOf.get(child);
       if (child === job.id) notes.push(`child job ${child} is the job itself: XXL-JOB ignores it, so does the import`);
       else if (childTask === undefined) notes.push(`child job ${child} not carried: ${reasonOf.has(child) ? `it is not imported (${reasonOf.get(child)})` : wanted === null ? 'no such job' : 'it is not in the imported executor groups'}`);
-      else addDependency(result.dependencies, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
+      else addDependency(edges, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
     }
   }
   return result;
@@ -90,8 +91,9 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
 
   const concurrency = concurrencyPolicyOf(job.blockStrategy);
   for (const difference of [fanOut.difference, concurrency.difference]) if (difference) notes.push(difference);
-  const described = [job.description && `"${job.description}"`, job.author && `author ${job.author}`, job.alarmEmail && `alarm email ${job.alarmEmail}`].filter(Boolean).join(', ');
-  if (described) notes.push(`${described}: not carried (a Baton task has no description or owner; alarms go to the tenant's webhooks)`);
+  // A Baton task has no description or owner, and alarms go to the tenant's webhooks (docs/MANUAL.md).
+  const described = [job.description && `description "${job.description}"`, job.author && `author ${job.author}`, job.alarmEmail && `alarm email ${job.alarmEmail}`].filter(Boolean).join(', ');
+  if (described) notes.push(`not carried: ${described}`);
   return {
     name: names.unique([`${handler}-${job.id}`]),
     group: sanitizeName(group.appName).slice(0, NAME_MAX_LENGTH),
@@ -133,7 +135,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       const next = job.triggerNextTime;
       const startAt = next <= 0 ? null : next >= options.now ? next : next + Math.ceil((options.now - next) / intervalMs) * intervalMs;
       fields = { trigger: { kind: 'FIXED_RATE', intervalMs }, misfirePolicy: misfire.value, ...(startAt === null ? {} : { startAt }) };
-      notes.push('fix rate: after a missed fire XXL-JOB starts the interval again from that moment, Baton keeps its grid');
+      notes.push('fix rate: after a missed fire XXL-JOB restarts the interval, Baton keeps its grid');
       break;
     }
     default:
@@ -170,9 +172,23 @@ function childIds(text: string | null, notes: string[]): number[] {
   return ids;
 }
 
-/** Adds the edge unless it closes a cycle, which Baton refuses (XXL-JOB would fire round the loop on every success). */
-function addDependency(edges: DependencyEdge[], edge: DependencyEdge, notes: string[], child: number): void {
-  const cycle = findCycle(edges, edge);
-  if (cycle === null) edges.push(edge);
-  else notes.push(`child job ${child} not carried: it closes a cycle (${cycle.join(' → ')}), which Baton refuses`);
+/** The edges kept so far, and which tasks are a parent or a child in them. */
+interface Edges {
+  list: DependencyEdge[];
+  parents: Set<string>;
+  children: Set<string>;
+}
+
+/**
+ * Adds the edge unless it closes a cycle, which Baton refuses (XXL-JOB would fire round the loop
+ * on every success). Only an edge into a task that is already a parent, from one that is already
+ * a child, can close one: findCycle (which reads the whole list) is asked about those alone, so
+ * thousands of chained jobs are not thousands of whole-list walks.
+ */
+function addDependency(edges: Edges, edge: DependencyEdge, notes: string[], child: number): void {
+  const cycle = edges.parents.has(edge.child) && edges.children.has(edge.parent) ? findCycle(edges.list, edge) : null;
+  if (cycle !== null) return void notes.push(`child job ${child} not carried: it closes a cycle (${cycle.join(' → ')}), which Baton refuses`);
+  edges.list.push(edge);
+  edges.parents.add(edge.parent);
+  edges.children.add(edge.child);
 }

@@ -33,21 +33,21 @@ export function concurrencyPolicyOf(strategy: string | null): Mapped<Concurrency
     case 'COVER_EARLY':
       return { value: 'REPLACE', difference: null };
     default:
-      return { value: 'FORBID', difference: `block strategy ${strategy || 'SERIAL_EXECUTION (empty)'}: XXL-JOB queues a fire behind the running one, Baton (FORBID) skips it` };
+      return { value: 'FORBID', difference: `block ${strategy || 'SERIAL_EXECUTION (empty)'}: Baton (FORBID) skips a fire while one runs; XXL-JOB queues it` };
   }
 }
 
 /** The nearest engine-wide routing (BATON_ROUTING) for each of XXL-JOB's per-job route strategies. */
-const NEAREST_ROUTING: Record<string, { routing: RoutingKind; why: string }> = {
-  FIRST: { routing: 'FAILOVER', why: 'the first executor of a fixed order' },
-  LAST: { routing: 'FAILOVER', why: 'one executor of a fixed order (Baton\'s is the first, longest registered)' },
-  ROUND: { routing: 'ROUND_ROBIN', why: 'round robin' },
-  RANDOM: { routing: 'LEAST_BUSY', why: 'spread over the executors' },
-  CONSISTENT_HASH: { routing: 'CONSISTENT_HASH', why: 'the same executor for the task while it is up' },
-  LEAST_FREQUENTLY_USED: { routing: 'LEAST_BUSY', why: 'the executor with the fewest runs in flight' },
-  LEAST_RECENTLY_USED: { routing: 'LEAST_BUSY', why: 'the executor with the fewest runs in flight' },
-  FAILOVER: { routing: 'FAILOVER', why: 'the first executor that is up' },
-  BUSYOVER: { routing: 'LEAST_BUSY', why: 'an idle executor first' },
+const NEAREST_ROUTING: Record<string, RoutingKind> = {
+  FIRST: 'FAILOVER', // the first executor of a fixed order (Baton's: the longest registered)
+  LAST: 'FAILOVER', // one executor of a fixed order
+  ROUND: 'ROUND_ROBIN',
+  RANDOM: 'LEAST_BUSY', // spread over the executors
+  CONSISTENT_HASH: 'CONSISTENT_HASH', // the same executor for the task while it is up
+  LEAST_FREQUENTLY_USED: 'LEAST_BUSY', // the executor with the fewest runs in flight
+  LEAST_RECENTLY_USED: 'LEAST_BUSY',
+  FAILOVER: 'FAILOVER', // the first executor that is up
+  BUSYOVER: 'LEAST_BUSY', // an idle executor first
 };
 
 /**
@@ -63,7 +63,7 @@ export function fanOutOf(strategy: string | null, shards: number | null): Mapped
     if (shards === null) return { value: { mode: 'BROADCAST' }, difference: null };
     return { value: { mode: 'SHARDED', shards }, difference: `sharding broadcast as ${shards} shards (--sharded): XXL-JOB makes one shard per executor; a shard whose executor is gone runs on another` };
   }
-  const nearest = strategy === null ? undefined : NEAREST_ROUTING[strategy];
+  const nearest = strategy !== null && Object.hasOwn(NEAREST_ROUTING, strategy) ? NEAREST_ROUTING[strategy] : undefined;
   if (!nearest) return { refused: `route strategy "${strategy ?? ''}" is not one XXL-JOB defines (its trigger fails)` };
-  return { value: null, difference: `route ${strategy}: Baton routes by the engine's BATON_ROUTING, nearest ${nearest.routing} (${nearest.why})` };
+  return { value: null, difference: `route ${strategy}: Baton routes by the engine's BATON_ROUTING; nearest ${nearest}` };
 }
