@@ -7,20 +7,17 @@
  * what one file of them meets, and their plan and apply a file of executor groups at a time
  * (the times are logged, not asserted).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from 'mysql2/promise';
 import { listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 import { useTestDatabase } from '../support/databases';
+import { runBaton } from './run-baton';
 import { createMysqlTestDatabase, dropMysqlDatabase, mysqlDatabaseUrl } from '../support/mysql-admin';
 
-const ROOT = resolve(__dirname, '../..');
-const run = promisify(execFile);
 const ZONE = 'Asia/Shanghai';
 /** 5,000 jobs in three executor groups: a file each stays within the tasks-as-code budget and the console's 1 MB body. */
 const BULK_APPS = ['bulk-0', 'bulk-1', 'bulk-2'];
@@ -67,16 +64,6 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
   let url: string;
   let tenant: SeededTenant;
 
-  const baton = async (env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['bin/baton.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
-
   const sql = async <T>(fn: (conn: Awaited<ReturnType<typeof createConnection>>) => Promise<T>): Promise<T> => {
     const conn = await createConnection({ uri: xxlUrl, multipleStatements: true });
     try {
@@ -122,7 +109,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
       await insert(conn, 'old_xxl_job_info', [{ id: 1, job_group: 1, job_cron: '0 0/10 * * * ?', job_desc: 'old', executor_route_strategy: 'FIRST', executor_handler: 'oldHandler', executor_block_strategy: 'SERIAL_EXECUTION', glue_type: 'BEAN', trigger_status: 1 }]);
     });
     const before = await xxlChecksums();
-    const imported = await baton({}, 'import', 'xxl-job', '--url', xxlUrl, '--time-zone', ZONE, '--map', 'sample-executor/parentHandler=reports:build-report', '-o', file);
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--time-zone', ZONE, '--map', 'sample-executor/parentHandler=reports:build-report', '-o', file);
     if (imported.code !== 0) throw new Error(`baton import xxl-job failed:\n${imported.stderr}`);
     checksums = { before, after: await xxlChecksums() };
     t = await startConsole(db.dataSource, NOW);
@@ -162,12 +149,12 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(listed.get('15')!.notes[0]).toMatch(/^not imported: day-of-month "L-2"/);
     expect(checksums.after).toEqual(checksums.before); // read-only
 
-    const plan = await baton(api(), 'plan', '-f', file);
+    const plan = await runBaton(api(), 'plan', '-f', file);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stdout).toContain(`${listed.size - 3 + 1} to create, 0 to update, 0 to delete.`); // the tasks and the dependency 13 → 14
-    const apply = await baton(api(), 'apply', '-f', file);
+    const apply = await runBaton(api(), 'apply', '-f', file);
     expect(apply.code, apply.stderr).toBe(0);
-    const again = await baton(api(), 'plan', '-f', file);
+    const again = await runBaton(api(), 'plan', '-f', file);
     expect(again.stdout).toContain('No changes');
   }, 240_000);
 
@@ -215,7 +202,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
 
   it('reads the 2.1–2.2 tables (job_cron, no misfire strategy) with --table-prefix', async () => {
     const old = join(dir, 'old.yaml');
-    const imported = await baton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'old_xxl_job_', '-o', old);
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'old_xxl_job_', '-o', old);
     expect(imported.code, imported.stderr).toBe(0);
     expect(readFileSync(old, 'utf8')).toMatch(/- name: oldHandler-1\n\s+group: legacy\n\s+executorApp: legacy\n\s+handler: oldHandler\n\s+trigger:\n\s+kind: CRON\n\s+expression: 0 0-59\/10 \* \* \* \*\n\s+timeZone: UTC\n\s+misfirePolicy: SKIP/);
   }, 60_000);
@@ -249,7 +236,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     const env = { BATON_API_URL: url, BATON_API_KEY: bulk.adminKey['X-API-Key'] };
     const timed = async (what: string, ...args: string[]) => {
       const started = performance.now();
-      const result = await baton(env, ...args);
+      const result = await runBaton(env, ...args);
       const ms = Math.round(performance.now() - started);
       console.log(`[import-xxl-job] ${what}: ${ms} ms (exit ${result.code})`);
       return result;
@@ -268,7 +255,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
 
     for (const app of BULK_APPS) {
       const part = join(dir, `${app}.yaml`);
-      const importedPart = await baton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'new_xxl_job_', '--app', app, '-o', part);
+      const importedPart = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'new_xxl_job_', '--app', app, '-o', part);
       expect(importedPart.code, importedPart.stderr).toBe(0);
       const tasks = /^(\d+) task\(s\)/m.exec(importedPart.stderr)![1];
       const plan = await timed(`plan of ${tasks} tasks (${app}, ${Math.round(readFileSync(part, 'utf8').length / 1024)} KiB)`, 'plan', '-f', part);

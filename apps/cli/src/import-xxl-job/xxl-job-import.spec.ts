@@ -42,12 +42,14 @@ describe('importXxlJob', () => {
     for (const task of result.tasks) expect(validateTask(task)).toEqual([]);
   });
 
-  it('FIX_RATE keeps the admin\'s grid (moved past now), NONE is MANUAL, others are listed', () => {
+  it('FIX_RATE keeps the admin\'s grid (moved past now), NONE (and an unknown type, as XXL-JOB reads it) is MANUAL, crons Baton cannot follow are listed', () => {
     const rate = only(job(1, { scheduleType: 'FIX_RATE', scheduleConf: '30', triggerNextTime: NOW - 45_000 }));
     expect(rate.task).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: NOW + 15_000 });
     expect(only(job(2, { scheduleType: 'NONE', scheduleConf: null, triggerStatus: 0 })).task).toMatchObject({ trigger: { kind: 'MANUAL' } });
     expect(only(job(2, { scheduleType: 'NONE', triggerStatus: 0 })).task).not.toHaveProperty('paused');
-    expect(only(job(3, { scheduleType: 'FIX_DELAY', scheduleConf: '10' })).entry.notes[0]).toMatch(/^not imported: schedule type "FIX_DELAY"/);
+    const unknown = only(job(3, { scheduleType: 'FIX_DELAY', scheduleConf: '10' }));
+    expect(unknown.task.trigger).toEqual({ kind: 'MANUAL' });
+    expect(unknown.entry.notes[0]).toMatch(/^schedule type "FIX_DELAY" is unknown; XXL-JOB reads it as NONE/);
     expect(only(job(4, { scheduleType: 'FIX_RATE', scheduleConf: '0' })).entry.notes[0]).toMatch(/^not imported: fix rate "0"/);
     expect(only(job(5, { scheduleConf: '0 0 2 L-3 * ?' })).entry.notes[0]).toMatch(/^not imported: day-of-month "L-3"/);
     expect(only(job(6, { scheduleConf: '0 0 2 * * ? 2020' })).entry.notes[0]).toMatch(/^not imported: it has no fire time after/);

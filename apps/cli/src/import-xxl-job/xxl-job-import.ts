@@ -32,7 +32,7 @@ const SCHEDULER = 'XXL-JOB';
  * keep names unique and stable from one import to the next) and grouped by its executor group's
  * app name; its child job ids as ON_SUCCESS dependencies (XXL-JOB fires children when a run
  * succeeds). Whatever has no Baton form is in the job's entry; a job that cannot run as XXL-JOB
- * runs it (a GLUE job, an unknown schedule) is not imported, and its entry says why.
+ * runs it (a GLUE job, a cron Baton cannot follow) is not imported, and its entry says why.
  */
 export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions): Imported {
   const groups = new Map(tables.groups.map((g) => [g.id, g]));
@@ -139,7 +139,8 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       break;
     }
     default:
-      return `schedule type "${job.scheduleType}" is not one XXL-JOB runs (CRON, FIX_RATE, NONE)`;
+      notes.push(`schedule type "${job.scheduleType}" is unknown; XXL-JOB reads it as NONE (it never fires by itself): MANUAL`);
+      return { trigger: { kind: 'MANUAL' }, misfirePolicy: misfire.value };
   }
   const fired = options.from === null ? fields : firstFireFrom(fields, options.from, job.triggerNextTime > 0 ? job.triggerNextTime : null, SCHEDULER, notes);
   if (fired === null) return notes.shift()!.replace(/^not imported: /, '');
