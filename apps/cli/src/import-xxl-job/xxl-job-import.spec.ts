@@ -94,7 +94,9 @@ describe('importXxlJob', () => {
   });
 
   it('--app keeps one executor group; --from starts each task at its first fire after the instant', () => {
-    expect(importXxlJob(tables([job(1), job(2, { jobGroup: 2 })]), { ...OPTIONS, apps: ['billing'] }).tasks.map((t) => t.name)).toEqual(['demoJobHandler-2']);
+    const billing = importXxlJob(tables([job(1), job(2, { jobGroup: 2, childJobIds: '1' })]), { ...OPTIONS, apps: ['billing'] });
+    expect(billing.tasks.map((t) => t.name)).toEqual(['demoJobHandler-2']);
+    expect(billing.entries[0].notes).toContain('child job 1 not carried: its executor group is not imported (--app)');
     const from = Date.parse('2027-01-05T18:00:00Z'); // 02:00 in Shanghai on the 6th
     const { task, entry } = only(job(1, { triggerNextTime: Date.parse('2027-01-01T18:00:00Z') }), { from });
     expect(task.startAt).toBe(Date.parse('2027-01-06T18:00:00Z'));

@@ -59,6 +59,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
     taskOf.set(job.id, task.name);
   }
 
+  const known = new Set(tables.jobs.map((j) => j.id));
   const edges: Edges = { list: result.dependencies, parents: new Set(), children: new Set() };
   for (const job of jobs) {
     const parent = taskOf.get(job.id);
@@ -67,7 +68,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
       const notes = entryOf.get(job.id)!.notes;
       const childTask = taskOf.get(child);
       if (child === job.id) notes.push(`child job ${child} is the job itself: XXL-JOB ignores it, so does the import`);
-      else if (childTask === undefined) notes.push(`child job ${child} not carried: ${reasonOf.has(child) ? `it is not imported (${reasonOf.get(child)})` : wanted === null ? 'no such job' : 'it is not in the imported executor groups'}`);
+      else if (childTask === undefined) notes.push(`child job ${child} not carried: ${reasonOf.has(child) ? `it is not imported (${reasonOf.get(child)})` : known.has(child) ? 'its executor group is not imported (--app)' : 'no such job'}`);
       else addDependency(edges, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
     }
   }
