@@ -8,11 +8,10 @@
  * (the domain's, as the planner computes them) equal to Quartz's — across DST changes, month
  * ends, leap days, end times and repeat counts.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from 'mysql2/promise';
 import { parse } from 'yaml';
@@ -20,10 +19,9 @@ import { firstFireTime, nextFireTimes, type Schedule } from '@baton/domain';
 import { readConfigFile } from '../../apps/console/src/config-as-code/config-file';
 import { listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 import { useTestDatabase } from '../support/databases';
+import { runBaton } from './run-baton';
 import { createMysqlTestDatabase, dropMysqlDatabase, mysqlDatabaseUrl } from '../support/mysql-admin';
 
-const ROOT = resolve(__dirname, '../..');
-const run = promisify(execFile);
 const JARS = ['quartz2.jar', 'HikariCP.jar', 'slf4j-api.jar', 'slf4j-nop.jar', 'mariadb-java-client.jar'].map((j) => `/usr/share/java/${j}`);
 const PREFIX = 'LEGACY_QRTZ_';
 const SCHEDULER = 'Legacy';
@@ -45,16 +43,6 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
   let url: string;
   let tenant: SeededTenant;
 
-  const baton = async (env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['bin/baton.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
-
   beforeAll(async () => {
     const classes = join(dir, 'classes');
     execFileSync('javac', ['-d', classes, '-cp', JARS.join(':'), join(__dirname, 'quartz/QuartzCatalogue.java')], { stdio: 'pipe' });
@@ -67,7 +55,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
       if (line.startsWith('CHANGES ')) dstChanges = line.slice('CHANGES '.length).split(',').map(Number);
     }
     const before = await quartzChecksums();
-    const imported = await baton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--map', 'QuartzCatalogue$CleanupJob=maintenance:cleanup', '-o', file);
+    const imported = await runBaton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--map', 'QuartzCatalogue$CleanupJob=maintenance:cleanup', '-o', file);
     if (imported.code !== 0) throw new Error(`baton import quartz failed:\n${imported.stderr}`);
     checksums = { before, after: await quartzChecksums() };
     t = await startConsole(db.dataSource);
@@ -105,7 +93,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
 
   it('writes a file baton plan and apply take as it is; every trigger is imported or listed with the reason', async () => {
     const env = { BATON_API_URL: url, BATON_API_KEY: tenant.adminKey['X-API-Key'] };
-    const plan = await baton(env, 'plan', '-f', file);
+    const plan = await runBaton(env, 'plan', '-f', file);
     expect(plan.code, plan.stderr).toBe(0);
     const listed = entries();
     expect([...listed.keys()].filter((k) => k.startsWith('trigger ')).sort()).toEqual([...quartzFires.keys()].map((k) => `trigger ${k}`).sort());
@@ -117,9 +105,9 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
 
     expect(checksums.after).toEqual(checksums.before); // read-only
 
-    const apply = await baton(env, 'apply', '-f', file);
+    const apply = await runBaton(env, 'apply', '-f', file);
     expect(apply.code, apply.stderr).toBe(0);
-    const again = await baton(env, 'plan', '-f', file);
+    const again = await runBaton(env, 'plan', '-f', file);
     expect(again.stdout).toContain('No changes');
   }, 240_000); // three runs of bin/baton.js, as test/cli/tasks-as-code allows them
 
@@ -191,7 +179,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
   it('--from <instant>: every task fires first at its first Quartz fire time strictly after the cut-over, and on as Quartz would', async () => {
     const from = quartzFires.get('DEFAULT.hourly-10-repeats')![0] + 24 * HOUR; // a day into the catalogue, on the hour: some triggers fire at that very instant
     const cutOver = join(dir, 'cut-over.yaml');
-    const imported = await baton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--from', new Date(from).toISOString(), '-o', cutOver);
+    const imported = await runBaton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--from', new Date(from).toISOString(), '-o', cutOver);
     expect(imported.code, imported.stderr).toBe(0);
     const { compared, mismatches, firsts } = compareWithQuartz(cutOver, from);
     expect(mismatches).toEqual([]);

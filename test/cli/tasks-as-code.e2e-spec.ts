@@ -4,17 +4,14 @@
  * "production": export one, plan and apply on the other, and a failing apply exits 1 naming the
  * place in the file and changes nothing.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../support/databases';
+import { runBaton } from './run-baton';
 import { cronTask, listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 
-const ROOT = resolve(__dirname, '../..');
-const run = promisify(execFile);
 
 describe('baton export | plan | apply', () => {
   const db = useTestDatabase('sqlite');
@@ -24,17 +21,8 @@ describe('baton export | plan | apply', () => {
   let staging: SeededTenant;
   let production: SeededTenant;
 
-  /** bin/baton.js, asynchronously: the console answering it lives in this process. */
-  const baton = async (key: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const env = { ...process.env, BATON_API_URL: url, BATON_API_KEY: key['X-API-Key'] };
-    try {
-      const { stdout, stderr } = await run(process.execPath, ['bin/baton.js', ...args], { cwd: ROOT, env, timeout: 240_000 });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const e = error as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-  };
+  /** bin/baton.js with the tenant's key: the console answering it lives in this process. */
+  const baton = (key: Record<string, string>, ...args: string[]) => runBaton({ BATON_API_URL: url, BATON_API_KEY: key['X-API-Key'] }, ...args);
 
   beforeAll(async () => {
     t = await startConsole(db.dataSource);

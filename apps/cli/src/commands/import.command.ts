@@ -3,14 +3,23 @@ import { parse } from 'yaml';
 import type { CliCommand } from '../common/cli-command';
 import { safeDatabaseUrl } from '../common/migrate-database';
 import { UsageError } from '../common/usage-error';
+import type { Imported } from '../import/imported';
+import type { ItemNoun } from '../import/import-document';
+
+const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
+                             moment the old scheduler stops); see docs/MANUAL.md
+  -o, --output <file>        the file to write (default stdout)`;
 
 const HELP = `usage: baton import quartz --url <mysql URL> [options]
+       baton import xxl-job --url <mysql URL> [options]
 
-Reads a Quartz 2.x JDBC JobStore on MySQL/MariaDB (read-only, one consistent snapshot) and
-writes a tasks-as-code file for \`baton plan -f\` / \`baton apply -f\`: one task per trigger,
-Quartz's HolidayCalendars as calendars. Its header (also printed on stderr) lists every trigger
-and job: the task it became and what Baton does not carry, or why it was not imported.
+Reads another scheduler's tables on MySQL/MariaDB (read-only, one consistent snapshot) and
+writes a tasks-as-code file for \`baton plan -f\` / \`baton apply -f\`. Its header (also printed
+on stderr) lists every trigger or job: the task it became and what Baton does not carry, or why
+it was not imported. A file holds about 2,000 tasks (the tasks-as-code budget): import a larger
+scheduler a group at a time (--job-group, --app), a file each.
 
+baton import quartz: a Quartz 2.x JDBC JobStore; one task per trigger, HolidayCalendars as calendars.
   --url <url>                mysql://user:pass@host:3306/database of the Quartz tables   required
   --table-prefix <prefix>    org.quartz.jobStore.tablePrefix (default QRTZ_)
   --scheduler <name>         org.quartz.scheduler.instanceName (default QuartzScheduler)
@@ -21,107 +30,186 @@ and job: the task it became and what Baton does not carry, or why it was not imp
   --mapping <file>           the same as a YAML/JSON file: { <class>: { executorApp, handler } }
   --misfire-threshold-ms <n> org.quartz.jobStore.misfireThreshold (default 60000, Quartz's)
   --time-zone <zone>         the Quartz JVM's time zone, for calendars without one (default UTC)
-  --job-group <group>        only this job group's jobs (repeatable): a file holds about 2,000
-                             tasks (the tasks-as-code budget), so import a larger store by groups
-  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
-                             moment Quartz is put on standby); see docs/MANUAL.md
-  -o, --output <file>        the file to write (default stdout)`;
+  --job-group <group>        only this job group's jobs (repeatable)
+${COMMON_OPTIONS}
 
+baton import xxl-job: an XXL-JOB 2.1–3.x admin database (xxl_job_group, xxl_job_info); one task
+per BEAN job, child jobs as dependencies; GLUE jobs are listed, not imported.
+  --url <url>                mysql://user:pass@host:3306/database of the XXL-JOB tables  required
+  --table-prefix <prefix>    the tables' prefix (default xxl_job_)
+  --map <app>[/<handler>]=<app>[:<handler>]
+                             an executor group's (or one handler's) Baton executor app and
+                             handler (repeatable; default: the group's app name, the handler)
+  --mapping <file>           the same as a YAML/JSON file: { <app>[/<handler>]: { executorApp, handler } }
+  --time-zone <zone>         the admin JVM's time zone, in which XXL-JOB reads crons (default UTC)
+  --app <app name>           only this executor group's jobs (repeatable)
+  --sharded <n>              SHARDING_BROADCAST jobs become SHARDED fan-outs of n shards
+                             (default: BROADCAST, one shard per executor, as XXL-JOB does)
+${COMMON_OPTIONS}`;
+
+type Mapping = Record<string, { executorApp?: string; handler?: string }>;
+
+/** What both sources take; each source's own flags fill `extra`. */
 interface ImportArguments {
+  source: 'quartz' | 'xxl-job';
   url: string;
   tablePrefix: string;
-  scheduler: string;
+  mapping: Mapping;
+  timeZone: string;
+  from: number | null;
   output: string | null;
-  options: import('../import-quartz/quartz-import').QuartzImportOptions;
+  /** Flag → its values, in order (repeatable flags keep every one). */
+  extra: Map<string, string[]>;
 }
 
+const SOURCE_FLAGS: Record<ImportArguments['source'], { prefix: string; mapKey: string; flags: string[] }> = {
+  quartz: { prefix: 'QRTZ_', mapKey: '<class>', flags: ['--scheduler', '--executor-app', '--misfire-threshold-ms', '--job-group'] },
+  'xxl-job': { prefix: 'xxl_job_', mapKey: '<app>[/<handler>]', flags: ['--app', '--sharded'] },
+};
+
 function importArguments(args: string[]): ImportArguments {
-  if (args[0] !== 'quartz') throw new UsageError(`baton import: unknown source "${args[0] ?? ''}" (baton import quartz …)`);
-  const parsed: ImportArguments = {
-    url: '',
-    tablePrefix: 'QRTZ_',
-    scheduler: 'QuartzScheduler',
-    output: null,
-    options: { executorApp: 'quartz', classes: {}, misfireThresholdMs: 60_000, defaultTimeZone: 'UTC', from: null, now: Date.now(), jobGroups: null },
-  };
+  const source = args[0];
+  if (source !== 'quartz' && source !== 'xxl-job') throw new UsageError(`baton import: unknown source "${source ?? ''}" (baton import quartz|xxl-job …)`);
+  const usage = (message: string) => new UsageError(`baton import ${source}: ${message}`);
+  const own = SOURCE_FLAGS[source];
+  const parsed: ImportArguments = { source, url: '', tablePrefix: own.prefix, mapping: {}, timeZone: 'UTC', from: null, output: null, extra: new Map() };
   for (let i = 1; i < args.length; i++) {
     const flag = args[i];
     const value = () => {
       const v = args[++i];
-      if (v === undefined) throw new UsageError(`baton import quartz: ${flag} needs a value`);
+      if (v === undefined) throw usage(`${flag} needs a value`);
       return v;
     };
     if (flag === '--url') parsed.url = value();
     else if (flag === '--table-prefix') parsed.tablePrefix = value();
-    else if (flag === '--scheduler') parsed.scheduler = value();
-    else if (flag === '--executor-app') parsed.options.executorApp = value();
-    else if (flag === '--map') mapClass(parsed, value());
-    else if (flag === '--mapping') readMapping(parsed, value());
-    else if (flag === '--misfire-threshold-ms') parsed.options.misfireThresholdMs = wholeNumber(flag, value());
-    else if (flag === '--time-zone') parsed.options.defaultTimeZone = value();
-    else if (flag === '--from') parsed.options.from = instant(value());
-    else if (flag === '--job-group') parsed.options.jobGroups = [...(parsed.options.jobGroups ?? []), value()];
+    else if (flag === '--map') mapOne(parsed.mapping, value(), own.mapKey, usage);
+    else if (flag === '--mapping') readMapping(parsed.mapping, value(), own.mapKey, usage);
+    else if (flag === '--time-zone') parsed.timeZone = value();
+    else if (flag === '--from') parsed.from = instant(value(), usage);
     else if (flag === '-o' || flag === '--output') parsed.output = value();
-    else throw new UsageError(`baton import quartz: unknown argument "${flag}"`);
+    else if (own.flags.includes(flag)) parsed.extra.set(flag, [...(parsed.extra.get(flag) ?? []), value()]);
+    else throw usage(`unknown argument "${flag}"`);
   }
-  if (!parsed.url) throw new UsageError('baton import quartz needs --url <mysql://user:pass@host:3306/database>');
+  if (!parsed.url) throw new UsageError(`baton import ${source} needs --url <mysql://user:pass@host:3306/database>`);
   return parsed;
 }
 
-function mapClass(parsed: ImportArguments, spec: string): void {
+function mapOne(mapping: Mapping, spec: string, key: string, usage: (m: string) => UsageError): void {
   const match = /^([^=]+)=([^:]+)(?::(.+))?$/.exec(spec);
-  if (!match) throw new UsageError(`baton import quartz: --map "${spec}": write <class>=<app>[:<handler>]`);
-  parsed.options.classes[match[1]] = { executorApp: match[2], ...(match[3] ? { handler: match[3] } : {}) };
+  if (!match) throw usage(`--map "${spec}": write ${key}=<app>[:<handler>]`);
+  mapping[match[1]] = { executorApp: match[2], ...(match[3] ? { handler: match[3] } : {}) };
 }
 
-function readMapping(parsed: ImportArguments, file: string): void {
-  const mapping = parse(readFileSync(file, 'utf8')) as unknown;
-  if (typeof mapping !== 'object' || mapping === null) throw new UsageError(`baton import quartz: --mapping ${file}: must map job classes to { executorApp, handler }`);
-  for (const [className, target] of Object.entries(mapping as Record<string, unknown>)) {
+function readMapping(mapping: Mapping, file: string, key: string, usage: (m: string) => UsageError): void {
+  const read = parse(readFileSync(file, 'utf8')) as unknown;
+  if (typeof read !== 'object' || read === null) throw usage(`--mapping ${file}: must map ${key} to { executorApp, handler }`);
+  for (const [name, target] of Object.entries(read as Record<string, unknown>)) {
     const t = target as { executorApp?: unknown; handler?: unknown } | null;
     const ok = typeof t === 'object' && t !== null && ['executorApp', 'handler'].every((k) => t[k as keyof typeof t] === undefined || typeof t[k as keyof typeof t] === 'string');
-    if (!ok) throw new UsageError(`baton import quartz: --mapping ${file}: "${className}" must be { executorApp: <app>, handler: <handler> }`);
-    parsed.options.classes[className] = { ...(t!.executorApp ? { executorApp: t!.executorApp as string } : {}), ...(t!.handler ? { handler: t!.handler as string } : {}) };
+    if (!ok) throw usage(`--mapping ${file}: "${name}" must be { executorApp: <app>, handler: <handler> }`);
+    mapping[name] = { ...(t!.executorApp ? { executorApp: t!.executorApp as string } : {}), ...(t!.handler ? { handler: t!.handler as string } : {}) };
   }
 }
 
-function wholeNumber(flag: string, value: string): number {
-  if (!/^\d+$/.test(value)) throw new UsageError(`baton import quartz: ${flag} must be a whole number of milliseconds (got "${value}")`);
+function wholeNumber(flag: string, value: string, unit: string, usage: (m: string) => UsageError): number {
+  if (!/^\d+$/.test(value)) throw usage(`${flag} must be a whole number of ${unit} (got "${value}")`);
   return Number(value);
 }
 
-function instant(value: string): number {
+function instant(value: string, usage: (m: string) => UsageError): number {
   const t = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(t)) throw new UsageError(`baton import quartz: --from must be an ISO-8601 instant such as 2027-03-01T02:00:00Z (got "${value}")`);
+  if (!Number.isFinite(t)) throw usage(`--from must be an ISO-8601 instant such as 2027-03-01T02:00:00Z (got "${value}")`);
   return t;
+}
+
+/** One source: checks its own flags, reads its tables and maps them (null when the tables cannot be read: the reason is printed). */
+interface Reading {
+  what: string;
+  noun: ItemNoun;
+  manualSection: string;
+  read(): Promise<Imported | null>;
+}
+
+async function quartzReading(parsed: ImportArguments, now: number, usage: (m: string) => UsageError): Promise<Reading> {
+  const { TABLE_PREFIX_PATTERN, readQuartzStore } = await import('../import-quartz/read-quartz-store');
+  if (!TABLE_PREFIX_PATTERN.test(parsed.tablePrefix)) throw usage(`--table-prefix "${parsed.tablePrefix}": letters, digits and _ only`);
+  const { importQuartz } = await import('../import-quartz/quartz-import');
+  const last = (flag: string) => parsed.extra.get(flag)?.at(-1);
+  const scheduler = last('--scheduler') ?? 'QuartzScheduler';
+  const threshold = last('--misfire-threshold-ms');
+  const options = {
+    executorApp: last('--executor-app') ?? 'quartz',
+    classes: parsed.mapping,
+    misfireThresholdMs: threshold === undefined ? 60_000 : wholeNumber('--misfire-threshold-ms', threshold, 'milliseconds', usage),
+    defaultTimeZone: parsed.timeZone,
+    from: parsed.from,
+    now,
+    jobGroups: parsed.extra.get('--job-group') ?? null,
+  };
+  return {
+    what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)})`,
+    noun: 'trigger',
+    manualSection: 'Moving in from Quartz',
+    async read() {
+      let store;
+      try {
+        store = await readQuartzStore(parsed.url, parsed.tablePrefix, scheduler);
+      } catch (error) {
+        console.error(`baton: cannot read the Quartz tables ${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)}: ${(error as Error).message}`);
+        return null;
+      }
+      if (store.triggers.length === 0 && store.jobs.length === 0) console.error(`baton: scheduler "${scheduler}" has no jobs in ${parsed.tablePrefix}JOB_DETAILS (check --scheduler and --table-prefix)`);
+      return importQuartz(store, options);
+    },
+  };
+}
+
+async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: string) => UsageError): Promise<Reading> {
+  const { XXL_TABLE_PREFIX_PATTERN, readXxlJobTables } = await import('../import-xxl-job/read-xxl-job-tables');
+  if (!XXL_TABLE_PREFIX_PATTERN.test(parsed.tablePrefix)) throw usage(`--table-prefix "${parsed.tablePrefix}": letters, digits and _ only`);
+  const { importXxlJob } = await import('../import-xxl-job/xxl-job-import');
+  const { MAX_SHARDS } = await import('@baton/domain');
+  const sharded = parsed.extra.get('--sharded')?.at(-1);
+  const shards = sharded === undefined ? null : wholeNumber('--sharded', sharded, 'shards', usage);
+  if (shards !== null && (shards < 1 || shards > MAX_SHARDS)) throw usage(`--sharded must be 1 to ${MAX_SHARDS} (got ${shards})`);
+  const options = { mapping: parsed.mapping, timeZone: parsed.timeZone, shards, from: parsed.from, now, apps: parsed.extra.get('--app') ?? null };
+  return {
+    what: `XXL-JOB (${parsed.tablePrefix}group, ${parsed.tablePrefix}info at ${safeDatabaseUrl(parsed.url)})`,
+    noun: 'job',
+    manualSection: 'Moving in from XXL-JOB',
+    async read() {
+      let tables;
+      try {
+        tables = await readXxlJobTables(parsed.url, parsed.tablePrefix);
+      } catch (error) {
+        console.error(`baton: cannot read the XXL-JOB tables ${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)}: ${(error as Error).message}`);
+        return null;
+      }
+      if (tables.jobs.length === 0) console.error(`baton: ${parsed.tablePrefix}info has no jobs`);
+      return importXxlJob(tables, options);
+    },
+  };
 }
 
 export const importCommand: CliCommand = {
   name: 'import',
-  summary: 'Write a tasks-as-code file from a Quartz JDBC JobStore (baton import quartz)',
+  summary: 'Write a tasks-as-code file from Quartz or XXL-JOB tables (baton import quartz|xxl-job)',
   help: HELP,
   async run(args) {
     const parsed = importArguments(args);
+    const usage = (message: string) => new UsageError(`baton import ${parsed.source}: ${message}`);
     const { canonicalTimeZone } = await import('@baton/domain');
-    if (canonicalTimeZone(parsed.options.defaultTimeZone) === null) throw new UsageError(`baton import quartz: --time-zone "${parsed.options.defaultTimeZone}" is not an IANA time zone`);
-    const { TABLE_PREFIX_PATTERN, readQuartzStore } = await import('../import-quartz/read-quartz-store');
-    if (!TABLE_PREFIX_PATTERN.test(parsed.tablePrefix)) throw new UsageError(`baton import quartz: --table-prefix "${parsed.tablePrefix}": letters, digits and _ only`);
-    const { importQuartz } = await import('../import-quartz/quartz-import');
-    const { importDocument, importReport } = await import('../import-quartz/import-document');
-    let store;
-    try {
-      store = await readQuartzStore(parsed.url, parsed.tablePrefix, parsed.scheduler);
-    } catch (error) {
-      console.error(`baton: cannot read the Quartz tables ${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)}: ${(error as Error).message}`);
-      process.exit(1);
-    }
-    if (store.triggers.length === 0 && store.jobs.length === 0) console.error(`baton: scheduler "${parsed.scheduler}" has no jobs in ${parsed.tablePrefix}JOB_DETAILS (check --scheduler and --table-prefix)`);
-    const { from, now } = parsed.options;
-    if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "Moving in from Quartz")`);
-    const imported = importQuartz(store, parsed.options);
-    const document = importDocument(`Quartz scheduler "${parsed.scheduler}" (${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)})`, imported);
+    if (canonicalTimeZone(parsed.timeZone) === null) throw usage(`--time-zone "${parsed.timeZone}" is not an IANA time zone`);
+    const now = Date.now();
+    const reading = parsed.source === 'quartz' ? await quartzReading(parsed, now, usage) : await xxlJobReading(parsed, now, usage);
+    const { importDocument, importReport } = await import('../import/import-document');
+    const imported = await reading.read();
+    if (imported === null) process.exit(1);
+    const { from } = parsed;
+    if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "${reading.manualSection}")`);
+    const document = importDocument(reading.what, imported, reading.noun);
     if (parsed.output) writeFileSync(parsed.output, document);
     else process.stdout.write(document);
-    console.error(importReport(imported).join('\n'));
+    console.error(importReport(imported, reading.noun).join('\n'));
   },
 };

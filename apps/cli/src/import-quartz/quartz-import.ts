@@ -1,12 +1,14 @@
 import { DateTime } from 'luxon';
-import { canonicalTimeZone, firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
+import { firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
 import { importCalendar } from './quartz-calendar';
-import { translateQuartzCron } from './quartz-cron';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
-import { firstFireFrom, scheduleOfFields, type ScheduleFields } from './cut-over';
-import { changeAtTimeOfDay, dstDifference } from './dst-difference';
+import { firstFireFrom, scheduleOfFields, type ScheduleFields } from '../import/cut-over';
+import { changeAtTimeOfDay, dstDifference } from '../import/dst-difference';
+import { knownZone } from '../import/known-zone';
+import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
+import { translateQuartzCron } from '../import/quartz-cron';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -26,22 +28,6 @@ export interface QuartzImportOptions {
   jobGroups: string[] | null;
 }
 
-/** A task as the tasks-as-code file takes it (fields left out take Baton's defaults). */
-export type ImportedTask = Record<string, unknown> & { name: string; trigger: Trigger };
-
-/** One Quartz trigger (or job without a trigger): the task it became, if any, and everything not carried, with the reason. */
-export interface ImportEntry {
-  source: string;
-  task: string | null;
-  notes: string[];
-}
-
-export interface QuartzImport {
-  calendars: Array<{ name: string; timeZone: string; dates: string[] }>;
-  tasks: ImportedTask[];
-  entries: ImportEntry[];
-}
-
 const DEFAULT_GROUP = 'DEFAULT';
 const ALL_GROUPS_PAUSED = '_$_ALL_GROUPS_PAUSED_$_';
 const UNIT_MS: Record<string, number> = { SECOND: 1_000, MINUTE: 60_000, HOUR: 3_600_000 };
@@ -53,9 +39,9 @@ const UNIT_MS: Record<string, number> = { SECOND: 1_000, MINUTE: 60_000, HOUR: 3
  * merged JobDataMap) as params. Whatever has no Baton form is in the entry's notes; a trigger
  * that cannot fire as Quartz would is not imported, and its entry says why.
  */
-export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): QuartzImport {
+export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): Imported {
   const store = options.jobGroups === null ? whole : onlyJobGroups(whole, new Set(options.jobGroups));
-  const result: QuartzImport = { calendars: [], tasks: [], entries: [] };
+  const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [] };
   const calendars = new Map<string, { ok: true } | { ok: false; reason: string }>();
   for (const c of store.calendars) {
     const imported = importCalendar(c.blob, options.defaultTimeZone);
@@ -65,14 +51,8 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
   const jobs = new Map(store.jobs.map((j) => [key(j.group, j.name), j]));
   const triggersOf = new Map<string, number>();
   for (const t of store.triggers) triggersOf.set(key(t.jobGroup, t.jobName), (triggersOf.get(key(t.jobGroup, t.jobName)) ?? 0) + 1);
-  const names = new Set<string>();
-  const uniqueName = (parts: string[]) => {
-    const base = sanitize(parts.join('.')).slice(0, NAME_MAX_LENGTH - 4);
-    let name = base;
-    for (let i = 2; names.has(name); i++) name = `${base}-${i}`;
-    names.add(name);
-    return name;
-  };
+  const names = new TaskNames(NAME_MAX_LENGTH);
+  const uniqueName = (parts: string[]) => names.unique(parts);
   const paused = new Set(store.pausedGroups);
 
   for (const trigger of store.triggers) {
@@ -137,14 +117,14 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   const fields = scheduleFieldsOf(trigger, options, refuse, notes);
   if (fields === null) return null;
   const schedule = { ...fields, misfirePolicy: misfire.policy };
-  const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, notes);
+  const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, 'Quartz', notes);
   if (fired === null) return null;
   const domainSchedule = scheduleOfFields(fired, options.now);
   // Baton refuses a task that can never fire (and an apply is all or nothing): Quartz's finished triggers are listed instead.
   const since = Math.max(options.now, options.from ?? -Infinity);
   if (firstFireTime(domainSchedule, since) === null) return refuse(`it has no fire time after ${new Date(since).toISOString()} (its end time, repeat count or one-shot time has passed)`);
   if (fired.trigger.kind === 'CRON') {
-    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, Math.max(since, fired.startAt ?? since));
+    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, Math.max(since, fired.startAt ?? since), 'Quartz');
     if (difference) notes.push(difference);
   }
   return fired;
@@ -270,21 +250,10 @@ function pausedOf(trigger: QuartzTrigger, pausedGroups: Set<string>, notes: stri
   return trigger.state === 'PAUSED' || trigger.state === 'PAUSED_BLOCKED';
 }
 
-// Checking a zone builds an Intl formatter (about a millisecond): a store's few zones are checked once each.
-const zones = new Map<string, string | null>();
-function knownZone(zone: string): string | null {
-  if (!zones.has(zone)) zones.set(zone, canonicalTimeZone(zone));
-  return zones.get(zone)!;
-}
-
 function key(group: string, name: string): string {
   return `${group}.${name}`;
 }
 
-function sanitize(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'job';
-}
-
 function groupName(group: string): string {
-  return group === DEFAULT_GROUP ? 'default' : sanitize(group).slice(0, NAME_MAX_LENGTH);
+  return group === DEFAULT_GROUP ? 'default' : sanitizeName(group).slice(0, NAME_MAX_LENGTH);
 }

@@ -14,8 +14,9 @@ interface Transition {
 const transitionsByZone = new Map<string, { from: number; list: Transition[] }>();
 
 /**
- * Where a cron task's fire times differ from Quartz's around daylight-saving changes (real
- * Quartz 2.3.2, measured by test/cli/import-quartz.e2e-spec.ts):
+ * Where a cron task's fire times differ from Quartz's CronExpression's around daylight-saving
+ * changes (real Quartz 2.3.2, measured by test/cli/import-quartz.e2e-spec.ts; XXL-JOB's admin
+ * schedules with its own copy of that class; `scheduler` names the one in the note):
  * - a time of day that does not exist (spring forward): Quartz skips it; Baton fires a fixed
  *   time (one second, minute and hour) at the end of the gap;
  * - a repeated time of day (fall back): Quartz fires it once, at its second occurrence; Baton
@@ -23,7 +24,7 @@ const transitionsByZone = new Map<string, { from: number; list: Transition[] }>(
  * Answers the first change (in the two years from `from`) at which the task's fires would
  * differ, as a note, or null.
  */
-export function dstDifference(schedule: Schedule, expression: string, timeZone: string, from: number): string | null {
+export function dstDifference(schedule: Schedule, expression: string, timeZone: string, from: number, scheduler: string): string | null {
   const fixed = expression.split(' ').slice(0, 3).every((f) => /^\d+$/.test(f));
   for (const t of transitions(timeZone, Math.max(from, schedule.startAt ?? from))) {
     const span = Math.abs(t.deltaMs);
@@ -33,8 +34,8 @@ export function dstDifference(schedule: Schedule, expression: string, timeZone: 
     if (differs) {
       const day = DateTime.fromMillis(t.at, { zone: timeZone }).toISODate();
       return t.deltaMs < 0
-        ? `daylight saving (${timeZone}, ${day} and each such day): Quartz fires a repeated time of day once, at its second occurrence; Baton fires ${fixed ? 'it once, at its first' : 'it at both'}`
-        : `daylight saving (${timeZone}, ${day} and each such day): Quartz skips a time of day that does not exist; Baton fires it at the end of the gap`;
+        ? `daylight saving (${timeZone}, ${day} and each such day): ${scheduler} fires a repeated time of day once, at its second occurrence; Baton fires ${fixed ? 'it once, at its first' : 'it at both'}`
+        : `daylight saving (${timeZone}, ${day} and each such day): ${scheduler} skips a time of day that does not exist; Baton fires it at the end of the gap`;
     }
   }
   return null;

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { validateTask } from '@baton/domain';
+import { importXxlJob, type XxlJobImportOptions } from './xxl-job-import';
+import type { XxlJob, XxlJobTables } from './xxl-job-rows';
+
+const NOW = Date.parse('2027-01-01T00:00:00Z');
+const OPTIONS: XxlJobImportOptions = { mapping: {}, timeZone: 'Asia/Shanghai', shards: null, from: null, now: NOW, apps: null };
+
+const job = (id: number, extra: Partial<XxlJob> = {}): XxlJob => ({
+  id,
+  jobGroup: 1,
+  description: '',
+  author: null,
+  alarmEmail: null,
+  scheduleType: 'CRON',
+  scheduleConf: '0 0 2 * * ?',
+  misfireStrategy: 'DO_NOTHING',
+  routeStrategy: 'FIRST',
+  handler: 'demoJobHandler',
+  param: null,
+  blockStrategy: 'SERIAL_EXECUTION',
+  timeoutSeconds: 0,
+  failRetryCount: 0,
+  glueType: 'BEAN',
+  childJobIds: null,
+  triggerStatus: 1,
+  triggerNextTime: 0,
+  ...extra,
+});
+const tables = (jobs: XxlJob[]): XxlJobTables => ({ groups: [{ id: 1, appName: 'sample-executor', title: 'Sample' }, { id: 2, appName: 'billing', title: 'Billing' }], jobs });
+const only = (j: XxlJob, options: Partial<XxlJobImportOptions> = {}) => {
+  const result = importXxlJob(tables([j]), { ...OPTIONS, ...options });
+  return { task: result.tasks[0], entry: result.entries[0] };
+};
+
+describe('importXxlJob', () => {
+  it('a BEAN cron job: a task named <handler>-<id> of the group\'s app, its cron in Baton\'s dialect in the admin\'s zone; every task valid', () => {
+    const result = importXxlJob(tables([job(1), job(2, { jobGroup: 2, scheduleConf: '0 15 10 ? * MON-FRI', handler: 'closeDay', param: '{"region":"eu"}' })]), OPTIONS);
+    expect(result.tasks[0]).toMatchObject({ name: 'demoJobHandler-1', group: 'sample-executor', executorApp: 'sample-executor', handler: 'demoJobHandler', trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'Asia/Shanghai' }, misfirePolicy: 'SKIP', concurrencyPolicy: 'FORBID', timeoutMs: 2_147_483_647 });
+    expect(result.tasks[0]).not.toHaveProperty('params');
+    expect(result.tasks[1]).toMatchObject({ name: 'closeDay-2', executorApp: 'billing', params: '{"region":"eu"}', trigger: { expression: '0 15 10 * * 1,2,3,4,5' } });
+    for (const task of result.tasks) expect(validateTask(task)).toEqual([]);
+  });
+
+  it('FIX_RATE keeps the admin\'s grid (moved past now), NONE (and an unknown type, as XXL-JOB reads it) is MANUAL, crons Baton cannot follow are listed', () => {
+    const rate = only(job(1, { scheduleType: 'FIX_RATE', scheduleConf: '30', triggerNextTime: NOW - 45_000 }));
+    expect(rate.task).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: NOW + 15_000 });
+    expect(only(job(2, { scheduleType: 'NONE', scheduleConf: null, triggerStatus: 0 })).task).toMatchObject({ trigger: { kind: 'MANUAL' } });
+    expect(only(job(2, { scheduleType: 'NONE', triggerStatus: 0 })).task).not.toHaveProperty('paused');
+    const unknown = only(job(3, { scheduleType: 'FIX_DELAY', scheduleConf: '10' }));
+    expect(unknown.task.trigger).toEqual({ kind: 'MANUAL' });
+    expect(unknown.entry.notes[0]).toMatch(/^schedule type "FIX_DELAY" is unknown; XXL-JOB reads it as NONE/);
+    expect(only(job(4, { scheduleType: 'FIX_RATE', scheduleConf: '0' })).entry.notes[0]).toMatch(/^not imported: fix rate "0"/);
+    expect(only(job(5, { scheduleConf: '0 0 2 L-3 * ?' })).entry.notes[0]).toMatch(/^not imported: day-of-month "L-3"/);
+    expect(only(job(6, { scheduleConf: '0 0 2 * * ? 2020' })).entry.notes[0]).toMatch(/^not imported: it has no fire time after/);
+  });
+
+  it('maps misfire, block and route strategies; stopped jobs are paused; retries count the first attempt', () => {
+    expect(only(job(1, { misfireStrategy: 'FIRE_ONCE_NOW' })).task.misfirePolicy).toBe('FIRE_ONCE_NOW');
+    expect(only(job(1, { blockStrategy: 'DISCARD_LATER' })).task.concurrencyPolicy).toBe('FORBID');
+    expect(only(job(1, { blockStrategy: 'COVER_EARLY' })).task.concurrencyPolicy).toBe('REPLACE');
+    expect(only(job(1)).entry.notes.join('\n')).toMatch(/block SERIAL_EXECUTION: Baton \(FORBID\) skips a fire while one runs; XXL-JOB queues it/);
+    expect(only(job(1, { routeStrategy: 'SHARDING_BROADCAST' })).task.fanOut).toEqual({ mode: 'BROADCAST' });
+    expect(only(job(1, { routeStrategy: 'SHARDING_BROADCAST' }), { shards: 8 }).task.fanOut).toEqual({ mode: 'SHARDED', shards: 8 });
+    expect(only(job(1, { routeStrategy: 'ROUND' })).entry.notes.join('\n')).toMatch(/route ROUND: Baton routes by the engine's BATON_ROUTING; nearest ROUND_ROBIN/);
+    expect(only(job(1, { routeStrategy: 'WEIGHTED' })).entry.notes[0]).toMatch(/^not imported: route strategy "WEIGHTED"/);
+    expect(only(job(1, { routeStrategy: 'constructor' })).entry.notes[0]).toMatch(/^not imported: route strategy "constructor"/);
+    expect(only(job(1, { triggerStatus: 0 })).task.paused).toBe(true);
+    expect(only(job(1, { failRetryCount: 3, timeoutSeconds: 90 })).task).toMatchObject({ retry: { maxAttempts: 4 }, timeoutMs: 90_000 });
+  });
+
+  it('GLUE jobs and jobs without a handler are listed, not imported; --map names another app and handler', () => {
+    expect(only(job(1, { glueType: 'GLUE_SHELL', handler: null })).entry).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: a GLUE job \(GLUE_SHELL\)/)] });
+    expect(only(job(1, { handler: ' ' })).entry.notes[0]).toBe('not imported: it has no executor_handler');
+    expect(only(job(1), { mapping: { 'sample-executor': { executorApp: 'legacy' } } }).task).toMatchObject({ executorApp: 'legacy', handler: 'demoJobHandler' });
+    expect(only(job(1), { mapping: { 'sample-executor/demoJobHandler': { executorApp: 'reports', handler: 'build' } } }).task).toMatchObject({ executorApp: 'reports', handler: 'build', name: 'build-1' });
+  });
+
+  it('child job ids become ON_SUCCESS dependencies; a missing, unimported, self or cycle-closing child is listed', () => {
+    const result = importXxlJob(
+      tables([job(1, { childJobIds: '2,3,1,9,x' }), job(2, { childJobIds: '4' }), job(3, { glueType: 'GLUE_PYTHON' }), job(4, { childJobIds: '1' })]),
+      OPTIONS,
+    );
+    expect(result.dependencies).toEqual([
+      { parent: 'demoJobHandler-1', child: 'demoJobHandler-2', condition: 'ON_SUCCESS' },
+      { parent: 'demoJobHandler-2', child: 'demoJobHandler-4', condition: 'ON_SUCCESS' },
+    ]);
+    const notes = (id: number) => result.entries.find((e) => e.source === `job ${id}`)!.notes.join('\n');
+    expect(notes(1)).toMatch(/child job 3 not carried: it is not imported \(a GLUE job/);
+    expect(notes(1)).toMatch(/child job 1 is the job itself/);
+    expect(notes(1)).toMatch(/child job 9 not carried: no such job/);
+    expect(notes(1)).toMatch(/child job id "x" is not a job id/);
+    expect(notes(4)).toMatch(/child job 1 not carried: it closes a cycle \(demoJobHandler-1 → demoJobHandler-2 → demoJobHandler-4 → demoJobHandler-1\)/);
+  });
+
+  it('--app keeps one executor group; --from starts each task at its first fire after the instant', () => {
+    const billing = importXxlJob(tables([job(1), job(2, { jobGroup: 2, childJobIds: '1' })]), { ...OPTIONS, apps: ['billing'] });
+    expect(billing.tasks.map((t) => t.name)).toEqual(['demoJobHandler-2']);
+    expect(billing.entries[0].notes).toContain('child job 1 not carried: its executor group is not imported (--app)');
+    const from = Date.parse('2027-01-05T18:00:00Z'); // 02:00 in Shanghai on the 6th
+    const { task, entry } = only(job(1, { triggerNextTime: Date.parse('2027-01-01T18:00:00Z') }), { from });
+    expect(task.startAt).toBe(Date.parse('2027-01-06T18:00:00Z'));
+    expect(entry.notes.join('\n')).toMatch(/XXL-JOB's next fire time 2027-01-01T18:00:00.000Z is at or before the cut-over instant/);
+  });
+});

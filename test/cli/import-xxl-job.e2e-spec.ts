@@ -1,0 +1,274 @@
+/**
+ * `baton import xxl-job` against XXL-JOB's admin tables on MariaDB: xxl-job/tables_xxl_job.sql
+ * creates them (the 2.3–3.4 shape, the later one, the 2.1–2.2 one) on a private database of the
+ * test MariaDB; the test inserts a catalogue of jobs of every schedule type and misfire, route and
+ * block strategy, imports it, and has `baton plan` and `baton apply` take the file against a real
+ * console: the tasks' fields, dependencies and next fire times are checked there. Then 5,000 jobs:
+ * what one file of them meets, and their plan and apply a file of executor groups at a time
+ * (the times are logged, not asserted).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnection } from 'mysql2/promise';
+import { listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
+import { useTestDatabase } from '../support/databases';
+import { runBaton } from './run-baton';
+import { createMysqlTestDatabase, dropMysqlDatabase, mysqlDatabaseUrl } from '../support/mysql-admin';
+
+const ZONE = 'Asia/Shanghai';
+/** 5,000 jobs in three executor groups: a file each stays within the tasks-as-code budget and the console's 1 MB body. */
+const BULK_APPS = ['bulk-0', 'bulk-1', 'bulk-2'];
+const BULK_JOBS = 5_000;
+
+type Job = Record<string, string | number | null>;
+
+/** xxl_job_info's columns of the 2.3–3.4 shape, with XXL-JOB's defaults; `extra` sets the job's own. */
+const job = (id: number, extra: Job): Job => ({
+  id,
+  job_group: 1,
+  job_desc: `job ${id}`,
+  author: null,
+  alarm_email: null,
+  schedule_type: 'CRON',
+  schedule_conf: '0 0 2 * * ?',
+  misfire_strategy: 'DO_NOTHING',
+  executor_route_strategy: 'FIRST',
+  executor_handler: 'demoJobHandler',
+  executor_param: '',
+  executor_block_strategy: 'SERIAL_EXECUTION',
+  executor_timeout: 0,
+  executor_fail_retry_count: 0,
+  glue_type: 'BEAN',
+  glue_source: null,
+  child_jobid: '',
+  trigger_status: 1,
+  trigger_next_time: 0,
+  ...extra,
+});
+
+describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
+  const db = useTestDatabase('sqlite');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-import-xxl-job-'));
+  const file = join(dir, 'tasks.yaml');
+  const server = process.env.BATON_TEST_MYSQL_URL!;
+  /** The console's clock and the catalogue's reference instant, on a whole second. */
+  const NOW = Math.floor(Date.now() / 1000) * 1000;
+  const RATE_NEXT = NOW + 37_000;
+  let xxlDb: string;
+  let xxlUrl: string;
+  let checksums: { before: unknown; after: unknown };
+  let t: ConsoleTestApp;
+  let url: string;
+  let tenant: SeededTenant;
+
+  const sql = async <T>(fn: (conn: Awaited<ReturnType<typeof createConnection>>) => Promise<T>): Promise<T> => {
+    const conn = await createConnection({ uri: xxlUrl, multipleStatements: true });
+    try {
+      return await fn(conn);
+    } finally {
+      await conn.end();
+    }
+  };
+  const insert = (conn: Awaited<ReturnType<typeof createConnection>>, table: string, rows: Job[]) => {
+    const columns = Object.keys(rows[0]);
+    return conn.query(`INSERT INTO \`${table}\` (${columns.map((c) => `\`${c}\``).join(', ')}) VALUES ?`, [rows.map((r) => columns.map((c) => r[c]))]);
+  };
+
+  beforeAll(async () => {
+    xxlDb = await createMysqlTestDatabase(server);
+    xxlUrl = mysqlDatabaseUrl(server, xxlDb);
+    await sql(async (conn) => {
+      await conn.query(readFileSync(join(__dirname, 'xxl-job/tables_xxl_job.sql'), 'utf8'));
+      await insert(conn, 'xxl_job_group', [
+        { id: 1, app_name: 'sample-executor', title: 'Sample', address_type: 0, address_list: null },
+        { id: 2, app_name: 'billing', title: 'Billing', address_type: 1, address_list: 'http://10.0.0.5:9999/' },
+      ]);
+      await insert(conn, 'xxl_job_info', [
+        job(1, { job_desc: '每日报表', author: 'XXL', alarm_email: 'ops@example.com' }),
+        job(2, { job_group: 2, schedule_conf: '0 */5 * * * ?', misfire_strategy: 'FIRE_ONCE_NOW', executor_route_strategy: 'LAST', executor_handler: 'closeDay', executor_param: 'region=eu,batch=500', executor_block_strategy: 'DISCARD_LATER', executor_timeout: 60, executor_fail_retry_count: 2 }),
+        job(3, { schedule_conf: '0 30 9 ? * MON-FRI', executor_route_strategy: 'ROUND', executor_block_strategy: 'COVER_EARLY' }),
+        job(4, { schedule_type: 'FIX_RATE', schedule_conf: '90', executor_route_strategy: 'RANDOM', trigger_next_time: RATE_NEXT }),
+        job(5, { schedule_type: 'NONE', schedule_conf: null, executor_route_strategy: 'CONSISTENT_HASH', trigger_status: 0 }),
+        job(6, { executor_route_strategy: 'LEAST_FREQUENTLY_USED', trigger_status: 0 }),
+        job(7, { executor_route_strategy: 'LEAST_RECENTLY_USED', executor_block_strategy: null }),
+        job(8, { executor_route_strategy: 'FAILOVER' }),
+        job(9, { executor_route_strategy: 'BUSYOVER' }),
+        job(10, { executor_route_strategy: 'SHARDING_BROADCAST', executor_handler: 'shardingJobHandler' }),
+        job(11, { glue_type: 'GLUE_SHELL', executor_handler: '', glue_source: '#!/bin/bash\necho hello' }),
+        job(12, { glue_type: 'GLUE_GROOVY', executor_handler: '', glue_source: 'class X {}' }),
+        job(13, { executor_handler: 'parentHandler', child_jobid: '14,11,99' }),
+        job(14, { schedule_type: 'NONE', schedule_conf: null, executor_handler: 'childHandler' }),
+        job(15, { schedule_conf: '0 0 2 L-2 * ?' }),
+        job(16, { schedule_type: 'FIX_RATE', schedule_conf: '30', trigger_status: 0 }),
+        job(17, { schedule_conf: '0 0 12 ? * 6L', executor_handler: 'lastFriday' }),
+      ]);
+      await insert(conn, 'old_xxl_job_group', [{ id: 1, app_name: 'legacy', title: 'Legacy', order: 1, address_type: 0, address_list: null }]);
+      await insert(conn, 'old_xxl_job_info', [{ id: 1, job_group: 1, job_cron: '0 0/10 * * * ?', job_desc: 'old', executor_route_strategy: 'FIRST', executor_handler: 'oldHandler', executor_block_strategy: 'SERIAL_EXECUTION', glue_type: 'BEAN', trigger_status: 1 }]);
+    });
+    const before = await xxlChecksums();
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--time-zone', ZONE, '--map', 'sample-executor/parentHandler=reports:build-report', '-o', file);
+    if (imported.code !== 0) throw new Error(`baton import xxl-job failed:\n${imported.stderr}`);
+    checksums = { before, after: await xxlChecksums() };
+    t = await startConsole(db.dataSource, NOW);
+    url = await listenOnLoopback(t);
+    tenant = await seedTenant(t, db.dataSource, 'acme');
+  }, 300_000);
+  afterAll(async () => {
+    await t?.close();
+    if (xxlDb) await dropMysqlDatabase(server, xxlDb);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** CHECKSUM TABLE of every XXL-JOB table: the import must leave them as they were. */
+  const xxlChecksums = () => sql(async (conn) => (await conn.query('CHECKSUM TABLE xxl_job_group, xxl_job_info, old_xxl_job_group, old_xxl_job_info'))[0]);
+
+  /** The file's header: job → task (null: not imported) and its notes. */
+  const entries = (path = file) => {
+    const found = new Map<string, { task: string | null; notes: string[] }>();
+    let last: { task: string | null; notes: string[] } | null = null;
+    for (const line of readFileSync(path, 'utf8').split('\n')) {
+      const entry = /^# job (\d+) → (?:task (\S+)|NOT IMPORTED)$/.exec(line);
+      if (entry) found.set(entry[1], (last = { task: entry[2] ?? null, notes: [] }));
+      else if (line.startsWith('#     ') && last) last.notes.push(line.slice(6));
+    }
+    return found;
+  };
+
+  const api = () => ({ BATON_API_URL: url, BATON_API_KEY: tenant.adminKey['X-API-Key'] });
+
+  it('writes a file baton plan and apply take as it is; every job is imported or listed with the reason; the tables are left as they were', async () => {
+    const listed = entries();
+    expect([...listed.keys()].map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 17 }, (_, i) => i + 1));
+    const notImported = [...listed].filter(([, e]) => e.task === null);
+    expect(notImported.map(([id]) => id).sort()).toEqual(['11', '12', '15']);
+    expect(listed.get('11')!.notes[0]).toMatch(/^not imported: a GLUE job \(GLUE_SHELL\)/);
+    expect(listed.get('12')!.notes[0]).toMatch(/^not imported: a GLUE job \(GLUE_GROOVY\)/);
+    expect(listed.get('15')!.notes[0]).toMatch(/^not imported: day-of-month "L-2"/);
+    expect(checksums.after).toEqual(checksums.before); // read-only
+
+    const plan = await runBaton(api(), 'plan', '-f', file);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`${listed.size - 3 + 1} to create, 0 to update, 0 to delete.`); // the tasks and the dependency 13 → 14
+    const apply = await runBaton(api(), 'apply', '-f', file);
+    expect(apply.code, apply.stderr).toBe(0);
+    const again = await runBaton(api(), 'plan', '-f', file);
+    expect(again.stdout).toContain('No changes');
+  }, 240_000);
+
+  it("carries each strategy, the handler, params, timeout, retries, pause and children; the console's next fire times are XXL-JOB's", async () => {
+    const res = await t.http().get('/api/tasks?limit=100').set(tenant.adminKey).expect(200);
+    const tasks = new Map<string, Record<string, unknown>>(res.body.items.map((task: { name: string }) => [task.name, task]));
+    expect(tasks.size).toBe(14);
+    const task = (name: string) => tasks.get(name)!;
+    const daily = DateTime.fromMillis(NOW, { zone: ZONE }).plus({ days: 1 }).startOf('day').set({ hour: 2 });
+    const nextDaily = (daily.minus({ days: 1 }).toMillis() > NOW ? daily.minus({ days: 1 }) : daily).toMillis();
+
+    expect(task('demoJobHandler-1')).toMatchObject({ group: 'sample-executor', executorApp: 'sample-executor', handler: 'demoJobHandler', params: {}, trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: ZONE }, misfirePolicy: 'SKIP', misfireThresholdMs: 5_000, concurrencyPolicy: 'FORBID', timeoutMs: 2_147_483_647, retry: { maxAttempts: 1 }, fanOut: { mode: 'SINGLE' }, paused: false, nextFireAt: nextDaily });
+    expect(task('closeDay-2')).toMatchObject({ executorApp: 'billing', params: 'region=eu,batch=500', misfirePolicy: 'FIRE_ONCE_NOW', concurrencyPolicy: 'FORBID', timeoutMs: 60_000, retry: { maxAttempts: 3 }, nextFireAt: Math.floor(NOW / 300_000) * 300_000 + 300_000 });
+    const weekday = (() => {
+      let d = DateTime.fromMillis(NOW, { zone: ZONE }).startOf('day').set({ hour: 9, minute: 30 });
+      while (d.toMillis() <= NOW || d.weekday > 5) d = d.plus({ days: 1 }).set({ hour: 9, minute: 30 });
+      return d.toMillis();
+    })();
+    expect(task('demoJobHandler-3')).toMatchObject({ trigger: { expression: '0 30 9 * * 1,2,3,4,5' }, concurrencyPolicy: 'REPLACE', nextFireAt: weekday });
+    // On XXL-JOB's grid from its stored next fire (moved on by whole intervals if the import ran after it).
+    const rate = task('demoJobHandler-4');
+    expect(rate).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 90_000 }, nextFireAt: rate.startAt });
+    expect([(rate.startAt as number) >= RATE_NEXT, ((rate.startAt as number) - RATE_NEXT) % 90_000]).toEqual([true, 0]);
+    expect(task('demoJobHandler-5')).toMatchObject({ trigger: { kind: 'MANUAL' }, paused: false, nextFireAt: null });
+    expect(task('demoJobHandler-6').paused).toBe(true);
+    expect(task('shardingJobHandler-10').fanOut).toMatchObject({ mode: 'BROADCAST', shards: null });
+    expect(task('build-report-13')).toMatchObject({ executorApp: 'reports', handler: 'build-report' });
+    expect(task('demoJobHandler-16')).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: null, paused: true });
+    const lastFriday = DateTime.fromMillis(task('lastFriday-17').nextFireAt as number, { zone: ZONE });
+    expect([lastFriday.weekday, lastFriday.hour, lastFriday.plus({ weeks: 1 }).month !== lastFriday.month]).toEqual([5, 12, true]);
+
+    const deps = await t.http().get('/api/dependencies').set(tenant.adminKey).expect(200);
+    const edges = (deps.body.items ?? deps.body).map((d: Record<string, unknown>) => [d.parentName, d.childName, d.condition]);
+    expect(edges).toEqual([['build-report-13', 'childHandler-14', 'ON_SUCCESS']]);
+
+    const listed = entries();
+    expect(listed.get('13')!.notes.join('\n')).toMatch(/child job 11 not carried: it is not imported \(a GLUE job[^]*child job 99 not carried: no such job/);
+    expect(listed.get('1')!.notes).toEqual([
+      'route FIRST: Baton routes by the engine\'s BATON_ROUTING; nearest FAILOVER',
+      'block SERIAL_EXECUTION: Baton (FORBID) skips a fire while one runs; XXL-JOB queues it',
+      'not carried: description "每日报表", author XXL, alarm email ops@example.com',
+    ]);
+    for (const [id, routing] of [['2', 'FAILOVER'], ['3', 'ROUND_ROBIN'], ['4', 'LEAST_BUSY'], ['5', 'CONSISTENT_HASH'], ['6', 'LEAST_BUSY'], ['7', 'LEAST_BUSY'], ['8', 'FAILOVER'], ['9', 'LEAST_BUSY']]) {
+      expect(listed.get(id)!.notes.join('\n'), id).toMatch(new RegExp(`route \\w+: Baton routes by the engine's BATON_ROUTING; nearest ${routing}$`, 'm'));
+    }
+    expect(listed.get('7')!.notes.join('\n')).toMatch(/block SERIAL_EXECUTION \(empty\)/);
+  });
+
+  it('reads the 2.1–2.2 tables (job_cron, no misfire strategy) with --table-prefix', async () => {
+    const old = join(dir, 'old.yaml');
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'old_xxl_job_', '-o', old);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(readFileSync(old, 'utf8')).toMatch(/- name: oldHandler-1\n\s+group: legacy\n\s+executorApp: legacy\n\s+handler: oldHandler\n\s+trigger:\n\s+kind: CRON\n\s+expression: 0 0-59\/10 \* \* \* \*\n\s+timeZone: UTC\n\s+misfirePolicy: SKIP/);
+  }, 60_000);
+
+  it('5,000 jobs: one file is past the tasks-as-code budget; a file of executor groups at a time plans and applies', async () => {
+    await sql(async (conn) => {
+      await insert(conn, 'new_xxl_job_group', BULK_APPS.map((app, i) => ({ id: i + 1, app_name: app, name: app })));
+      const rows: Job[] = [];
+      const routes = ['FIRST', 'ROUND', 'RANDOM', 'CONSISTENT_HASH', 'LEAST_FREQUENTLY_USED', 'LEAST_RECENTLY_USED', 'FAILOVER', 'BUSYOVER', 'SHARDING_BROADCAST', 'LAST'];
+      const blocks = ['SERIAL_EXECUTION', 'DISCARD_LATER', 'COVER_EARLY'];
+      for (let id = 1; id <= BULK_JOBS; id++) {
+        const { job_desc: name, ...rest } = job(id, {
+          job_group: (id % BULK_APPS.length) + 1,
+          schedule_type: id % 7 === 0 ? 'FIX_RATE' : 'CRON',
+          schedule_conf: id % 7 === 0 ? String(60 + (id % 600)) : `${id % 60} ${id % 60} ${id % 24} * * ?`,
+          misfire_strategy: id % 2 ? 'DO_NOTHING' : 'FIRE_ONCE_NOW',
+          executor_route_strategy: routes[id % routes.length],
+          executor_block_strategy: blocks[id % blocks.length],
+          executor_handler: `handler${id % 50}`,
+          executor_param: id % 3 ? '' : `{"id":${id}}`,
+          executor_timeout: id % 4 ? 0 : 300,
+          executor_fail_retry_count: id % 5,
+          child_jobid: id % 10 ? '' : String(id - BULK_APPS.length), // one job in ten has a child, in its own group
+          trigger_status: id % 11 ? 1 : 0,
+        });
+        rows.push({ ...rest, name });
+      }
+      for (let i = 0; i < rows.length; i += 1_000) await insert(conn, 'new_xxl_job_info', rows.slice(i, i + 1_000));
+    });
+    const bulk = await seedTenant(t, db.dataSource, 'bulk');
+    const env = { BATON_API_URL: url, BATON_API_KEY: bulk.adminKey['X-API-Key'] };
+    const timed = async (what: string, ...args: string[]) => {
+      const started = performance.now();
+      const result = await runBaton(env, ...args);
+      const ms = Math.round(performance.now() - started);
+      console.log(`[import-xxl-job] ${what}: ${ms} ms (exit ${result.code})`);
+      return result;
+    };
+
+    const whole = join(dir, 'bulk.yaml');
+    const imported = await timed('import of 5,000 jobs into one file (process start included)', 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'new_xxl_job_', '-o', whole);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toContain('5000 task(s), 500 dependency(ies) and 0 calendar(s) imported; 0 job(s) not imported.');
+    const text = readFileSync(whole, 'utf8');
+    console.log(`[import-xxl-job] the file of 5,000 tasks: ${Math.round(text.length / 1024)} KiB`);
+    const refused = await timed('plan of that one file', 'plan', '-f', whole);
+    expect(refused.code).not.toBe(0);
+    // The CLI sends the file as JSON: the console's 1 MB body limit refuses it before the 30,000-entry YAML budget would.
+    expect(refused.stderr).toMatch(/413[^]*request body too large/);
+
+    for (const app of BULK_APPS) {
+      const part = join(dir, `${app}.yaml`);
+      const importedPart = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'new_xxl_job_', '--app', app, '-o', part);
+      expect(importedPart.code, importedPart.stderr).toBe(0);
+      const tasks = /^(\d+) task\(s\)/m.exec(importedPart.stderr)![1];
+      const plan = await timed(`plan of ${tasks} tasks (${app}, ${Math.round(readFileSync(part, 'utf8').length / 1024)} KiB)`, 'plan', '-f', part);
+      expect(plan.code, plan.stderr).toBe(0);
+      const apply = await timed(`apply of ${tasks} tasks (${app})`, 'apply', '-f', part);
+      expect(apply.code, apply.stderr).toBe(0);
+    }
+    const [count] = await db.dataSource.query(`SELECT COUNT(*) AS n FROM tasks WHERE tenant_id = 'bulk'`);
+    expect(Number(count.n)).toBe(5_000);
+    const [edges] = await db.dataSource.query(`SELECT COUNT(*) AS n FROM task_dependencies WHERE tenant_id = 'bulk'`);
+    expect(Number(edges.n)).toBe(500);
+  }, 300_000);
+});
