@@ -210,7 +210,8 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(readFileSync(old, 'utf8')).toMatch(/- name: oldHandler-1\n\s+group: legacy\n\s+executorApp: legacy\n\s+handler: oldHandler\n\s+trigger:\n\s+kind: CRON\n\s+expression: 0 0-59\/10 \* \* \* \*\n\s+timeZone: UTC\n\s+misfirePolicy: SKIP/);
   }, 60_000);
 
-  it('5,000 jobs: one file is past the tasks-as-code budget; a file of executor groups at a time plans and applies', async () => {
+  // Minutes on a shared machine: with BATON_TEST_SCALE=1 only (npm test leaves it out for time).
+  it.runIf(process.env.BATON_TEST_SCALE === '1')('5,000 jobs: one file is past the tasks-as-code budget; a file of executor groups at a time plans and applies', async () => {
     await sql(async (conn) => {
       await insert(conn, 'new_xxl_job_group', BULK_APPS.map((app, i) => ({ id: i + 1, app_name: app, name: app })));
       const rows: Job[] = [];

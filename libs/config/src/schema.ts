@@ -162,6 +162,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [...SERVER_VARIABLES,
 export const AUXILIARY_VARIABLES: readonly AuxiliaryVariable[] = [
   { name: 'BATON_TEST_MYSQL_URL', usedBy: 'tests', description: 'A MySQL/MariaDB server (`mysql://user:pass@host:port/`, no database) the tests create their databases on; unset: they start a private MariaDB.' },
   { name: 'BATON_TEST_MYSQL_ERROR', usedBy: 'tests', description: 'Set by the tests\' global setup when no MySQL could be had (the MySQL tests then fail with this reason).' },
+  { name: 'BATON_TEST_SCALE', usedBy: 'tests', description: "`1`: also run the suites' scale cases that `npm test` leaves out for time (the 5,000-job XXL-JOB import, several minutes)." },
   { name: 'BATON_SKIP_MYSQL', usedBy: 'tests', description: '`1`: skip the tests that need MySQL.' },
   { name: 'BATON_TEST_BROKER_URL', usedBy: 'tests', description: 'An ActiveMQ STOMP broker for the alarm tests; unset: they start a private one.' },
   { name: 'BATON_TEST_BROKER_ERROR', usedBy: 'tests', description: 'Set by the tests\' global setup when no broker could be had.' },
