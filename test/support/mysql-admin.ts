@@ -16,10 +16,32 @@ export function mysqlDatabaseUrl(serverUrl: string, database: string): string {
   return url.toString();
 }
 
-async function withServer<T>(serverUrl: string, fn: (conn: Awaited<ReturnType<typeof createConnection>>) => Promise<T>): Promise<T> {
+type AdminConnection = Awaited<ReturnType<typeof createConnection>>;
+
+/**
+ * Connects, trying again for up to 30 s while the connection is refused or closed at once: behind
+ * HAProxy (test/ha), a Galera cluster just started or rejoined closes connections while HAProxy's
+ * health checks catch up ("Connection lost: The server closed the connection"). A plain server
+ * answers the first try.
+ */
+async function connect(uri: string): Promise<AdminConnection> {
+  const until = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return await createConnection({ uri, connectTimeout: 10_000 });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const transient = code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNREFUSED' || code === 'ECONNRESET';
+      if (!transient || Date.now() > until) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+async function withServer<T>(serverUrl: string, fn: (conn: AdminConnection) => Promise<T>): Promise<T> {
   const url = new URL(serverUrl);
   url.pathname = '/';
-  const conn = await createConnection({ uri: url.toString().replace(/^mariadb:/, 'mysql:'), connectTimeout: 10_000 });
+  const conn = await connect(url.toString().replace(/^mariadb:/, 'mysql:'));
   try {
     return await fn(conn);
   } finally {
