@@ -80,6 +80,7 @@ export class CallbacksController {
       if (callback.tenantId !== tenantId) {
         throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
       }
+      if (callback.finishedAt !== undefined) this.metrics.callbackLag.observe(Math.max(0, this.clock.now() - callback.finishedAt) / 1000);
       const reply = await this.callbacks.handle(callback);
       if (reply.status === 409) {
         const { runId, attempt, reason, state } = reply.body;
