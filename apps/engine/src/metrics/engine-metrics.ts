@@ -71,6 +71,9 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /** Statements that waited for a free database connection (DatabasePoolWaits: all of the pool's connections were busy). */
+  readonly dbPoolWaits = new Counter({ name: 'baton_engine_db_pool_waits_total', help: 'Database requests that queued for a free pool connection', registers: [this.registry] });
+
   /** Time to process one executor callback, receipt → committed. */
   readonly callbackLatency = new Histogram({
     name: 'baton_engine_callback_seconds',
