@@ -74,6 +74,19 @@ export class EngineMetrics {
   /** Statements that waited for a free database connection (DatabasePoolWaits: all of the pool's connections were busy). */
   readonly dbPoolWaits = new Counter({ name: 'baton_engine_db_pool_waits_total', help: 'Database requests that queued for a free pool connection', registers: [this.registry] });
 
+  /**
+   * The alarm outbox's backlog, read by TenantLoadSampler with the tenants' load (every engine
+   * reports the same: aggregate with max): unpublished alarms, counted up to 10,000, and the age
+   * of the oldest (0 when none waits). Growing: the relay cannot publish (broker away).
+   */
+  readonly alarmOutboxPending = new Gauge({ name: 'baton_engine_alarm_outbox_pending', help: 'Alarms waiting in the outbox to be published (counted up to 10000)', registers: [this.registry] });
+
+  readonly alarmOutboxOldestAge = new Gauge({
+    name: 'baton_engine_alarm_outbox_oldest_age_seconds',
+    help: 'Age of the oldest alarm waiting in the outbox, 0 when none waits',
+    registers: [this.registry],
+  });
+
   /** Time to process one executor callback, receipt → committed. */
   readonly callbackLatency = new Histogram({
     name: 'baton_engine_callback_seconds',
