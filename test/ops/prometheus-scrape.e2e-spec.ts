@@ -29,12 +29,12 @@ function rulesWithShortFor(): string {
 /**
  * A real Prometheus scraping a cluster and evaluating the shipped rules end to end (issue 43):
  * 2 engine processes on MariaDB, scraped every second as job `baton-engine`; one is stopped and
- * BatonEngineDown fires for it (and only it); a recording rule has the engines' figures.
+ * BatonEngineDown fires for it (and only it); recording rules have the engines' figures.
  */
 describe('ops: Prometheus scrapes 2 engines and evaluates ops/prometheus/baton.rules.yml', () => {
   const ctx = useCluster('prometheus');
 
-  it('fires BatonEngineDown for the stopped engine alone, and records the per-tenant due runs', async () => {
+  it("fires BatonEngineDown for the stopped engine alone, and records the per-tenant due runs and the outbox's oldest alarm", async () => {
     const c = ctx.cluster;
     const [stopped, live] = await c.startEngines(2, { BATON_LOAD_SAMPLE_MS: '500' });
     const rulesFile = join(c.dir, 'baton.rules.yml');
@@ -53,6 +53,9 @@ describe('ops: Prometheus scrapes 2 engines and evaluates ops/prometheus/baton.r
       });
       expect(recorded.metric).toEqual({ __name__: 'baton:tenant_due_runs:max', tenant });
       expect(recorded.value[1]).toBe('0');
+      // The cluster-wide one over the outbox gauges: nothing waits.
+      const outbox = await waitFor(async () => (await prometheus.query('baton:alarm_outbox_oldest_age_seconds:max'))[0], { timeoutMs: 10_000, what: 'baton:alarm_outbox_oldest_age_seconds:max recorded' });
+      expect(outbox.value[1]).toBe('0');
       expect((await prometheus.alerts()).filter((a) => a.labels.alertname === ALERT)).toEqual([]);
 
       await stopped.stop();
