@@ -11,7 +11,7 @@ const lib = (name: string) => resolve(__dirname, `libs/${name}/src`);
  * missed their heartbeats on 2 cores). The rest run two files at a time: most of their time is
  * spent waiting on MariaDB, the broker or a child process, so a second worker fills the waits.
  */
-const CLUSTERS = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts'];
+const CLUSTERS = ['test/cluster/**/*.e2e-spec.ts', 'test/ha/**/*.e2e-spec.ts', 'test/ops/prometheus-scrape.e2e-spec.ts'];
 const BROWSER = ['test/browser/**/*.e2e-spec.ts'];
 
 // SWC instead of esbuild: Nest and TypeORM need emitDecoratorMetadata, which esbuild does not emit.

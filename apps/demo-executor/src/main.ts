@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   for (const warning of unknownVariableWarnings(process.env)) log.warn(warning);
   let options;
   try {
-    options = demoExecutorOptionsFromEnv(process.env, { info: (m) => log.info(m), warn: (m) => log.warn(m), error: (m) => log.error(m) });
+    options = demoExecutorOptionsFromEnv(process.env, { info: (m, f) => log.info(f ?? {}, m), warn: (m, f) => log.warn(f ?? {}, m), error: (m, f) => log.error(f ?? {}, m) });
   } catch (err) {
     console.error(`demo executor: ${(err as Error).message}`);
     process.exit(2);

@@ -7,6 +7,7 @@ import { ClockWatch } from './common/clock-watch';
 import { NodeLiveness } from './common/node-liveness';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
+import { DatabasePoolWaits } from './metrics/database-pool-waits';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { GroupPeers } from './common/group-peers';
 import { EngineExceptionFilter } from './http/engine-exception.filter';
@@ -19,7 +20,7 @@ import { IN_PROCESS_WAKEUPS } from './wakeups/in-process-wakeups';
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
  * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), ClaimSignal (runs to
  * claim now; it hears the in-process console's wake-ups in embedded mode), TenantPace (runs each tenant's executors accepted lately); and the app-wide
- * EngineExceptionFilter, so every engine app answers errors as ErrorBody.
+ * EngineExceptionFilter, so every engine app answers errors as ErrorBody; DatabasePoolWaits counts the waits for a database connection.
  */
 @Global()
 @Module({})
@@ -46,6 +47,7 @@ export class EngineCoreModule {
           },
         },
         TenantPace,
+        DatabasePoolWaits,
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],

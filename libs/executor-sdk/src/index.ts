@@ -16,7 +16,7 @@ export type { AnyTaskHandler, HandlerContext, HandlerOptions, RunLogFn, RunLogge
 export { RunAbortedError } from './run-aborted-error';
 export { NonRetryableError } from './non-retryable-error';
 export { EXECUTOR_DEFAULTS, resolveExecutorOptions } from './options';
-export type { ExecutorLogger, ExecutorOptions, ResolvedExecutorOptions } from './options';
+export type { ExecutorLogger, ExecutorOptions, ResolvedExecutorOptions, RunLogFields } from './options';
 export { ExecutorRuntime } from './runtime';
 export type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';
 export { createExecutorServer } from './server';

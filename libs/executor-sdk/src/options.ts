@@ -5,10 +5,24 @@ import type { AnyTaskHandler } from './handler';
 import { SYSTEM_CLOCK, type RunClock } from './run-clock';
 
 /** Where the SDK reports its own trouble (not the runs' logs). `console` by default. */
+/**
+ * Where the SDK writes its own lines (default `console`). `fields`: given with a line about a
+ * traced run — `runId`, `attempt`, and the run's `trace_id` and `span_id` (its handler span) — so
+ * a structured logger can put them on the line (`(m, f) => pino.info(f ?? {}, m)`) and the line
+ * joins the trace; `console` prints them after the message.
+ */
 export interface ExecutorLogger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
+  info(message: string, fields?: RunLogFields): void;
+  warn(message: string, fields?: RunLogFields): void;
+  error(message: string, fields?: RunLogFields): void;
+}
+
+/** The fields of an SDK line about a traced run (ExecutorLogger). */
+export interface RunLogFields {
+  runId: number;
+  attempt: number;
+  trace_id: string;
+  span_id: string;
 }
 
 /** Options of an executor (ExecutorRuntime, createExecutorServer, ExecutorModule.forRoot). */

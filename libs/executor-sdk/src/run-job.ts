@@ -5,7 +5,7 @@ import { RunTrace } from './run-trace';
 import { RunAbortedError } from './run-aborted-error';
 import type { AnyTaskHandler, HandlerContext, RunLogger } from './handler';
 import { LogTail, truncateUtf8 } from './log-tail';
-import type { ResolvedExecutorOptions } from './options';
+import type { ResolvedExecutorOptions, RunLogFields } from './options';
 import type { DirectAlarms } from './direct-alarms';
 import { messageOf, outcomeOf, type FinalFields, type Settled } from './outcome';
 import { SYSTEM_CLOCK, type RunClock } from './run-clock';
@@ -106,6 +106,11 @@ export class RunJob {
     return true;
   }
 
+  /** The fields of the SDK's lines about this run (ExecutorLogger): given when it is traced, none otherwise (`[]` spreads to no argument). */
+  logFields(): [RunLogFields] | [] {
+    return this.trace ? [{ runId: this.request.runId, attempt: this.request.attempt, ...this.trace.logFields() }] : [];
+  }
+
   /** Starts the deadline timer (aborts with DEADLINE when it passes). */
   armDeadline(): void {
     const ms = this.request.deadline - this.clock.now();
@@ -131,7 +136,7 @@ export class RunJob {
       this.requestInterim(true);
       if (this.options.echoRunLogs) {
         const sink = level === 'error' ? this.options.logger.error : level === 'warn' ? this.options.logger.warn : this.options.logger.info;
-        sink.call(this.options.logger, `[${r.handler} run ${r.runId}#${r.attempt}] ${level}: ${line.message}`);
+        sink.call(this.options.logger, `[${r.handler} run ${r.runId}#${r.attempt}] ${level}: ${line.message}`, ...this.logFields());
       }
     };
     const logger: RunLogger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };

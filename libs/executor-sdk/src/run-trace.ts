@@ -48,6 +48,12 @@ export class RunTrace {
     return carrier.traceparent;
   }
 
+  /** `trace_id` and `span_id` of the handler's span (the accept span's before it starts), for a log line about the run. */
+  logFields(): { trace_id: string; span_id: string } {
+    const span = this.handlerSpan?.spanContext() ?? trace.getSpanContext(this.accepted)!;
+    return { trace_id: span.traceId, span_id: span.spanId };
+  }
+
   /** Ends the handler's span with the attempt's outcome (once; later calls do nothing). */
   end(outcome: 'SUCCEEDED' | 'FAILED' | 'ABORTED', error?: string): void {
     const span = this.handlerSpan;

@@ -154,6 +154,23 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(executor.runtime.stats().abandoned).toBe(0);
   });
 
+  it("echoes a traced run's lines to the logger with its runId, attempt, trace_id and span_id (its handler span's, as the callback says); an untraced run's without", async () => {
+    const lines: Array<[string, unknown]> = [];
+    const logger = { info: (m: string, f?: unknown) => void lines.push([m, f]), warn: () => undefined, error: () => undefined };
+    const talk = defineHandler('talk', (ctx) => ctx.log.info('charging card %d', 7));
+    const executor = await harness.start(engine, { handlers: [talk], echoRunLogs: true, logger });
+    const traced = engine.request({ handler: 'talk', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+    await engine.dispatch(executor.url, traced);
+    const [, , handlerSpan] = (await engine.finalCallback(traced.runId)).body.traceparent!.split('-');
+    const plain = engine.request({ handler: 'talk' });
+    await engine.dispatch(executor.url, plain);
+    await engine.finalCallback(plain.runId);
+    expect(lines).toEqual([
+      [`[talk run ${traced.runId}#1] info: charging card 7`, { runId: traced.runId, attempt: 1, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: handlerSpan }],
+      [`[talk run ${plain.runId}#1] info: charging card 7`, undefined],
+    ]);
+  });
+
   it('sends the log tail with the final callback, capped, with a marker when lines were dropped', async () => {
     const chatty = defineHandler('chatty', (ctx) => {
       for (let i = 1; i <= 500; i++) ctx.log.info('line %d of %s', i, 'many');

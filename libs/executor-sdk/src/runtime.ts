@@ -447,7 +447,7 @@ export class ExecutorRuntime {
     try {
       await this.spool!.add(entry);
     } catch (err) {
-      this.options.logger.error(`[baton executor] could not write the callback of run ${job.key} to the spool (sending it anyway): ${(err as Error).message}`);
+      this.options.logger.error(`[baton executor] could not write the callback of run ${job.key} to the spool (sending it anyway): ${(err as Error).message}`, ...job.logFields());
     }
     this.sender!.enqueue(entry);
   }

@@ -38,4 +38,10 @@ describe('log lines and traces joined', () => {
     expect(lines[0]).toMatchObject({ runId: 7, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' });
     expect(lines[1]).not.toHaveProperty('trace_id');
   });
+
+  it('takes nothing from a value that is not a W3C traceparent (a callback says it)', () => {
+    for (const said of ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7', '00-XYZ-00f067aa0ba902b7-01', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\nforged', 42, {}, undefined]) {
+      expect(traceFields(said), String(said)).toEqual({});
+    }
+  });
 });

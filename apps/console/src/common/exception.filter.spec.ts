@@ -1,14 +1,14 @@
-import { ArgumentsHost, BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, BadRequestException, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { describe, expect, it, vi } from 'vitest';
 import { errorBody } from '@baton/protocol';
 import { badRequest, conflict } from './api-error';
 import { bodyParserErrorBody, ConsoleExceptionFilter, httpExceptionBody } from './exception.filter';
 
-function hostFor() {
+function hostFor(headers: Record<string, string> = {}) {
   const response = { headersSent: false, status: vi.fn(), json: vi.fn(), setHeader: vi.fn() };
   response.status.mockReturnValue(response);
   const host = {
-    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ method: 'GET', url: '/x' }) }),
+    switchToHttp: () => ({ getResponse: () => response, getRequest: () => ({ method: 'GET', url: '/x', headers }) }),
   } as unknown as ArgumentsHost;
   return { host, response };
 }
@@ -78,5 +78,16 @@ describe('console error shape', () => {
     filter.catch(new Error('SELECT secret FROM somewhere failed'), host);
     expect(response.status).toHaveBeenCalledWith(500);
     expect(response.json).toHaveBeenCalledWith({ statusCode: 500, code: 'INTERNAL', error: 'Internal Server Error', message: 'Internal server error' });
+  });
+
+  it("logs an unexpected error with the caller's trace context (traceparent), none without one", () => {
+    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      new ConsoleExceptionFilter().catch(new Error('boom'), hostFor({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }).host);
+      new ConsoleExceptionFilter().catch(new Error('boom'), hostFor().host);
+      expect(logged.mock.calls.map((c) => c[1])).toEqual([{ trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' }, {}]);
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

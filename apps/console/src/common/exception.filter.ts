@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { traceFields } from '@baton/tracing';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
 import { RetryLaterError } from './retry-later-error';
 
@@ -75,7 +76,8 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
     }
     let body: ErrorBody | null = exception instanceof HttpException ? httpExceptionBody(exception) : bodyParserErrorBody(exception as BodyParserError);
     if (!body) {
-      this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`);
+      // A caller's traceparent (a trigger or a submission it traced) joins the line to its trace.
+      this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`, traceFields(request?.headers?.traceparent));
       body = errorBody(500, { message: 'Internal server error' });
     }
     if (response.headersSent) return;

@@ -2,6 +2,7 @@ import { Controller, HttpException, Inject, Logger, Post, Req, Res } from '@nest
 import type { ServerResponse } from 'node:http';
 import { CLOCK, type Clock } from '@baton/domain';
 import { errorBody, toErrorBody, MAX_CALLBACKS_PER_BATCH, PATHS, type CallbackBatchReply, type CallbackBatchResult, type CallbackConflict } from '@baton/protocol';
+import { traceFields } from '@baton/tracing';
 import { replyJson } from '../http/json-reply';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { badRequest, parseJsonBody } from '../security/bad-request';
@@ -59,7 +60,8 @@ export class CallbacksController {
     const results = await Promise.all(
       callbacks.map(async (raw: unknown, i): Promise<CallbackBatchResult> => {
         const answer = await this.judge(tenantId, raw, `callbacks[${i}]`).catch((err: Error): Judgement => {
-          this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId, runId: Number((raw as { runId?: unknown } | null)?.runId) || undefined }, err.stack);
+          const said = (raw ?? {}) as { runId?: unknown; traceparent?: unknown };
+          this.logger.error(`callback ${i} of a batch failed: ${err.message}`, { tenantId, runId: Number(said.runId) || undefined, ...traceFields(said.traceparent) }, err.stack);
           return { status: 503, body: errorBody(503, { message: 'not processed: retry it' }) };
         });
         const key = (raw ?? {}) as { runId?: unknown; attempt?: unknown };
@@ -78,6 +80,7 @@ export class CallbacksController {
       if (callback.tenantId !== tenantId) {
         throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
       }
+      if (callback.finishedAt !== undefined) this.metrics.callbackLag.observe(Math.max(0, this.clock.now() - callback.finishedAt) / 1000);
       const reply = await this.callbacks.handle(callback);
       if (reply.status === 409) {
         const { runId, attempt, reason, state } = reply.body;

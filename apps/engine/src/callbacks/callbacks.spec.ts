@@ -115,6 +115,26 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     for (const [i, runId] of ids.entries()) expect(await readRun(db.dataSource, runId)).toMatchObject(i === 4 ? { state: 'TIMED_OUT', result: null } : { state: 'SUCCEEDED', result: { n: i } });
   });
 
+  it("observes each final callback's lag (receipt − its finishedAt) in baton_engine_callback_lag_seconds, a finishedAt ahead of the engine's clock as 0", async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const lag = async () => {
+      const values = (await engine.metrics.callbackLag.get()).values;
+      const of = (suffix: string) => values.find((v) => v.metricName === `baton_engine_callback_lag_seconds${suffix}`)?.value ?? 0;
+      return { count: of('_count'), sum: of('_sum'), zero: values.find((v) => v.metricName?.endsWith('_bucket') && v.labels.le === 0.005)?.value ?? 0 };
+    };
+    const before = await lag();
+    const spooled = await acceptedRun(task);
+    expect((await post(success(spooled, 1, { startedAt: Date.now() - 31_000, finishedAt: Date.now() - 30_000 }))).status).toBe(200);
+    const after = await lag();
+    expect(after.count - before.count).toBe(1);
+    expect(after.sum - before.sum).toBeGreaterThanOrEqual(30);
+    expect(after.sum - before.sum).toBeLessThan(60); // not the run's whole age, nor a clock in ms
+    const ahead = await acceptedRun(task);
+    expect((await post(success(ahead, 1, { finishedAt: Date.now() + 1_000 }))).status).toBe(200);
+    const last = await lag();
+    expect([last.count - after.count, last.sum - after.sum, last.zero - after.zero]).toEqual([1, 0, 1]);
+  });
+
   it('a callback that overtakes the ack (run still DISPATCHED) is taken', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, dispatchedAt: Date.now() });

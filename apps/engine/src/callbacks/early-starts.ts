@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EARLY_START_TOLERANCE_MS, startedEarlyBy } from '@baton/domain';
 import { inTransaction, type RunAttemptRow } from '@baton/persistence';
+import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { EngineMetrics } from '../metrics/engine-metrics';
 
@@ -30,7 +31,7 @@ export class EarlyStarts {
     this.metrics.runsStartedEarly.inc();
     this.metrics.earliness.observe(early / 1000);
     const message = `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} started ${early} ms before its instant ${new Date(run.instant).toISOString()} (tolerance ${EARLY_START_TOLERANCE_MS} ms)`;
-    this.logger.warn(message, { tenantId: run.tenantId, runId: run.runId });
+    this.logger.warn(message, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     await inTransaction(this.dataSource, (em) =>
       this.alarms.raise(em, {
         tenantId: run.tenantId,
@@ -45,6 +46,6 @@ export class EarlyStarts {
         alarmTypes: null,
         now,
       }),
-    ).catch((err: Error) => this.logger.warn(`RUN_STARTED_EARLY not raised: ${err.message}`, { tenantId: run.tenantId, runId: run.runId }));
+    ).catch((err: Error) => this.logger.warn(`RUN_STARTED_EARLY not raised: ${err.message}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) }));
   }
 }

@@ -88,6 +88,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(rows.map((r) => r.id).sort((a, b) => a - b)).toEqual([late, low, high, retry, edge].sort((a, b) => a - b));
     expect(rows.every((r) => r.state === 'CLAIMED' && r.leaseUntil === T0 + 20_000 && r.updatedAt === T0)).toBe(true);
     expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 5/);
+    expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_seconds')).toMatch(/claim_seconds_count\{kind="runs"\} 1$/m);
 
     expect((await claimer.claimOnce()).claimed).toBe(0); // nothing claimed twice
   });
@@ -264,6 +265,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
     expect([named, notNamed, others, later, elsewhere, taken].map((id) => states.get(id))).toEqual(['CLAIMED engine-a', 'PENDING', 'PENDING', 'PENDING', 'PENDING', 'CLAIMED engine-z']);
     expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_batch_size')).toMatch(/claim_batch_size_sum\{kind="runs"\} 1/);
+    expect(await metrics.registry.getSingleMetricAsString('baton_engine_claim_seconds')).toMatch(/claim_seconds_count\{kind="runs"\} 1$/m); // the named claim's
     await claimer.stop();
   });
 

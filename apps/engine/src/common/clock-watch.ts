@@ -87,7 +87,7 @@ export class ClockWatch {
     const from = this.last?.state ?? 'IN_BOUND';
     const state = clockSkewState(offsetMs, { alarmMs: this.config.clockSkewAlarmMs, stopMs: this.config.clockSkewStopMs });
     this.last = { offsetMs, uncertaintyMs, at: this.clock.now(), state };
-    this.metrics.clockOffset.set(offsetMs);
+    this.metrics.clockOffset.set(offsetMs / 1000);
     if (state !== from) {
       const line = `clock offset from the database ${offsetMs} ms (±${uncertaintyMs}): ${state}${state === 'STOPPED' ? ' — claiming no runs until it is back within ' + this.config.clockSkewStopMs + ' ms' : ''}`;
       if (state === 'IN_BOUND') this.logger.log(line);

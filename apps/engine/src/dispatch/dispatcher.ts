@@ -372,7 +372,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {
     if (!run.executorUrl) return;
     void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason }).then((status) => {
-      if (status === null || status >= 500) this.logger.warn(`abort at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId: tenant.id, runId: run.runId });
+      if (status === null || status >= 500) this.logger.warn(`abort at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId: tenant.id, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }
 

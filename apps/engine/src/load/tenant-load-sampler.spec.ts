@@ -133,6 +133,23 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     expect(await engines[0].metrics.registry.metrics()).toContain('baton_engine_tenant_held_runs{tenant="_other"} 1');
   });
 
+  it("reports the alarm outbox's backlog: the unpublished alarms and the oldest one's age, 0 and 0 once published", async () => {
+    await tenant('a');
+    const alarm = (uid: string, raisedAt: number, publishedAt: number | null) =>
+      db.dataSource.query(`INSERT INTO alarms (uid, tenant_id, type, severity, message, count, raised_at, published_at) VALUES (?, 'a', 'FAILED', 'ERROR', 'm', 1, ?, ?)`, [uid, raisedAt, publishedAt]);
+    await alarm('sent', T - 90_000, T - 89_000);
+    await alarm('waits-1', T - 30_000, null);
+    await alarm('waits-2', T - 4_000, null);
+    const outbox = async () => {
+      await engines[0].sampler.tick();
+      const value = async (name: string) => (await engines[0].metrics.registry.getSingleMetric(name)!.get()).values[0]?.value;
+      return [await value('baton_engine_alarm_outbox_pending'), await value('baton_engine_alarm_outbox_oldest_age_seconds')];
+    };
+    expect(await outbox()).toEqual([2, 30]);
+    await db.dataSource.query(`UPDATE alarms SET published_at = ? WHERE published_at IS NULL`, [T]);
+    expect(await outbox()).toEqual([0, 0]);
+  });
+
   it('labels tenants by an opaque id when /metrics needs no token', async () => {
     await tenant('acme-corp');
     await due('acme-corp', 2, T - 5_000);

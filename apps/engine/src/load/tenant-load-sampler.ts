@@ -2,7 +2,7 @@ import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, LOAD_COUNT_CAP, subtractCount, type Clock } from '@baton/domain';
-import { countGroupRuns, findLoadTenants, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
+import { countGroupRuns, findLoadTenants, readAlarmOutboxBacklog, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -30,10 +30,12 @@ export interface LoadSample {
  * Every BATON_LOAD_SAMPLE_MS, the load of the tenants of this engine's groups, read from the
  * database (so every engine of the cluster sees the same): the per-tenant gauges of
  * EngineMetrics — set here, so a scrape reads memory and scrapes cannot become a query storm —
- * and the BACKLOG_LATE check (BacklogAlarm) on the oldest due runs just read.
+ * and the BACKLOG_LATE check (BacklogAlarm) on the oldest due runs just read; and the alarm
+ * outbox's backlog (the same for every engine).
  *
  * The cost of a sample: one loose index scan (a dive per tenant with due runs), one count per
- * labelled tenant (capped), and one capped count of the groups for `_other`.
+ * labelled tenant (capped), one capped count of the groups for `_other`, and a capped walk of the
+ * outbox index (empty while the broker takes the alarms).
  */
 @Injectable()
 export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
@@ -68,7 +70,10 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     const tenants = await findLoadTenants(manager, { groups: this.config.groups });
     const board = await readLoadBoard(manager, { tenants, now, limit: this.config.loadMetricTenants, cap: LOAD_COUNT_CAP });
     const groupTotals = await countGroupRuns(manager, { groups: this.config.groups, now, cap: GROUP_COUNT_CAP });
+    const outbox = await readAlarmOutboxBacklog(manager);
     this.publish(board, groupTotals, now);
+    this.metrics.alarmOutboxPending.set(outbox.pending);
+    this.metrics.alarmOutboxOldestAge.set(outbox.oldestRaisedAt === null ? 0 : Math.max(0, now - outbox.oldestRaisedAt) / 1000);
     const backlogAlarms = await this.backlog.check(tenants, board.oldestDue, now);
     return { tenants: tenants.length, board, backlogAlarms };
   }

@@ -32,8 +32,8 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
-  /** This engine's clock offset from the database's (database − engine), measured at each heartbeat; the engine schedules corrected by it. */
-  readonly clockOffset = new Gauge({ name: 'baton_engine_clock_offset_ms', help: "Offset of the database's clock from this engine's (ms), measured at heartbeat", registers: [this.registry] });
+  /** This engine's clock offset from the database's (database − engine), measured at each heartbeat; the engine schedules corrected by it. In seconds, as every time here. */
+  readonly clockOffset = new Gauge({ name: 'baton_engine_clock_offset_seconds', help: "Offset of the database's clock from this engine's (s), measured at heartbeat", registers: [this.registry] });
 
   /** Dispatch slots held (send → ack). */
   readonly slotsInUse = new Gauge({ name: 'baton_engine_slots_in_use', help: 'Dispatch slots in use', registers: [this.registry] });
@@ -47,6 +47,43 @@ export class EngineMetrics {
     help: 'Rows claimed per query',
     labelNames: ['kind'],
     buckets: [0, 1, 5, 10, 50, 100, 250, 500, 1000],
+    registers: [this.registry],
+  });
+
+  /** One claim's transaction: `runs` a claim turn's (or a wake-up's runs claimed by id), `tasks` a plan pass's (due tasks locked, their runs inserted). */
+  readonly claimDuration = new Histogram({
+    name: 'baton_engine_claim_seconds',
+    help: 'Time of one claim (runs) or plan (tasks) transaction',
+    labelNames: ['kind'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  /**
+   * Callback lag: a final callback's receipt here − the `finishedAt` its executor reported (the
+   * handler's end), so a slow network, a busy executor or a callback that waited in its spool
+   * through an outage shows. Two clocks: an executor's skew shifts it (a negative lag counts 0).
+   */
+  readonly callbackLag = new Histogram({
+    name: 'baton_engine_callback_lag_seconds',
+    help: "Time from a handler's end (the callback's finishedAt) to the callback's receipt",
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+
+  /** Statements that waited for a free database connection (DatabasePoolWaits: all of the pool's connections were busy). */
+  readonly dbPoolWaits = new Counter({ name: 'baton_engine_db_pool_waits_total', help: 'Database requests that queued for a free pool connection', registers: [this.registry] });
+
+  /**
+   * The alarm outbox's backlog, read by TenantLoadSampler with the tenants' load (every engine
+   * reports the same: aggregate with max): unpublished alarms, counted up to 10,000, and the age
+   * of the oldest (0 when none waits). Growing: the relay cannot publish (broker away).
+   */
+  readonly alarmOutboxPending = new Gauge({ name: 'baton_engine_alarm_outbox_pending', help: 'Alarms waiting in the outbox to be published (counted up to 10000)', registers: [this.registry] });
+
+  readonly alarmOutboxOldestAge = new Gauge({
+    name: 'baton_engine_alarm_outbox_oldest_age_seconds',
+    help: 'Age of the oldest alarm waiting in the outbox, 0 when none waits',
     registers: [this.registry],
   });
 

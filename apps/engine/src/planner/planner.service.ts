@@ -61,6 +61,7 @@ export class PlannerService {
       this.metrics.claimBatch.observe({ kind: 'tasks' }, 0);
       return { tasks: 0, runs: 0, full: false };
     }
+    const planned = this.metrics.claimDuration.startTimer({ kind: 'tasks' });
     const result = await inTransaction(
       this.dataSource,
       async (em) => {
@@ -90,7 +91,7 @@ export class PlannerService {
         return { tasks: tasks.length, runs: runs.length, full: capped || tasks.length >= this.config.planBatch };
       },
       { isolation: 'READ COMMITTED' },
-    );
+    ).finally(planned);
     this.metrics.claimBatch.observe({ kind: 'tasks' }, result.tasks);
     this.lastFull = result.full;
     return result;

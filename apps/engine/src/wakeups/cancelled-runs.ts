@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { InProcessWakeups } from '@baton/messaging';
 import { findCancelledSentRuns } from '@baton/persistence';
+import { traceFields } from '@baton/tracing';
 import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { IN_PROCESS_WAKEUPS } from './in-process-wakeups';
@@ -34,7 +35,7 @@ export class CancelledRuns {
     if (!tenant) return;
     for (const run of runs) {
       void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason: 'CANCELLED' }).then((status) => {
-        if (status === null || status >= 500) this.logger.warn(`abort of a cancelled run at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId, runId: run.runId });
+        if (status === null || status >= 500) this.logger.warn(`abort of a cancelled run at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId, runId: run.runId, ...traceFields(run.traceParent) });
       });
     }
   }

@@ -11,6 +11,7 @@ import {
   markRunLate,
   type RunAttemptRow,
 } from '@baton/persistence';
+import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -190,7 +191,7 @@ export class Watchdog implements OnModuleDestroy {
     try {
       return await work();
     } catch (err) {
-      this.logger.error(`watchdog step failed: ${(err as Error).message}`, { tenantId: run.tenantId, runId: run.runId });
+      this.logger.error(`watchdog step failed: ${(err as Error).message}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
       return null;
     }
   }
@@ -202,7 +203,7 @@ export class Watchdog implements OnModuleDestroy {
     if (!tenant) return;
     const url = run.executorUrl;
     void this.client.abort(url, tenant, { runId: run.runId, attempt: run.attempt, reason: 'TIMEOUT' }).then((status) => {
-      if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId });
+      if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }
 }

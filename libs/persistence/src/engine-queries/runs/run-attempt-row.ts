@@ -30,6 +30,8 @@ export interface RunAttemptRow {
   followUps: FollowUpHints;
   /** A shard's fan-out run (cause SHARD): its end may end that run; null for other runs. */
   shardOf: number | null;
+  /** The run's trace context (runs.trace_parent), for the log lines about it; null: untraced. */
+  traceParent: string | null;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -75,6 +77,7 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
     // A shard's end is its fan-out run's business: the task's children and next fixed-delay fire follow that run's end.
     followUps: r.cause === 'SHARD' ? { children: false, fixedDelay: false } : { children: Number(r.has_children) > 0, fixedDelay: r.trigger_kind === 'FIXED_DELAY' },
     shardOf: r.cause === 'SHARD' ? numOrNull(r.parent_run_id) : null,
+    traceParent: (r.trace_parent as string | null) ?? null,
   };
 }
 
