@@ -5,13 +5,15 @@ import { execute, num, placeholders } from '../sql';
 export interface CancelledSentRun {
   runId: number;
   attempt: number;
+  /** Its task (an XXL-JOB executor's abort is a kill of the task's job). */
+  taskId: number;
   executorUrl: string;
 }
 
 /**
  * The runs of a console's cancel notice that an engine should have aborted at their executors:
  *
- *   SELECT r.id, r.attempt, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
+ *   SELECT r.id, r.attempt, r.task_id, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
  *    WHERE r.tenant_id = ? AND r.id IN (…) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL
  *
  * Primary-key lookups (at most MAX_CANCEL_NOTICE_RUNS ids). The tenant is the notice's signer, so
@@ -22,9 +24,9 @@ export async function findCancelledSentRuns(manager: EntityManager, input: { ten
   if (input.runIds.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT r.id, r.attempt, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
+    `SELECT r.id, r.attempt, r.task_id, e.url FROM runs r JOIN executors e ON e.id = r.executor_id
       WHERE r.tenant_id = ? AND r.id IN (${placeholders(input.runIds.length)}) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL`,
     [input.tenantId, ...input.runIds],
   );
-  return rows.map((r) => ({ runId: num(r.id), attempt: num(r.attempt), executorUrl: String(r.url) }));
+  return rows.map((r) => ({ runId: num(r.id), attempt: num(r.attempt), taskId: num(r.task_id), executorUrl: String(r.url) }));
 }
