@@ -7,8 +7,10 @@ import type { XxlBlockStrategy, XxlTriggerParam } from './messages';
  * The XXL-JOB trigger of a run Baton sends at its instant (XXL-JOB has no "start later": it is
  * never sent ahead). `jobId` is the task (the executor keeps one job thread per job, which block
  * strategies and kill act on); `logId` the attempt (log-id.ts); `logDateTime` its fire time;
- * `executorTimeout` the seconds left to the run's deadline, rounded up, so the executor's own
- * timeout (a 502 callback) falls with Baton's; a shard's index and total are the broadcast's.
+ * `executorTimeout` the seconds left to the run's deadline, rounded up, plus one: Baton's watchdog
+ * ends the run at its deadline (TIMED_OUT, TIMEOUT alarm) and sends `kill`; the executor's own
+ * timeout (a 502 callback) a second later is the backstop for a kill that did not arrive. A
+ * shard's index and total are the broadcast's.
  * Params: a string as it is, nothing as "", other JSON as its text.
  */
 export function xxlTriggerOf(request: DispatchRequest, blockStrategy: XxlBlockStrategy, now: number): XxlTriggerParam {
@@ -17,7 +19,7 @@ export function xxlTriggerOf(request: DispatchRequest, blockStrategy: XxlBlockSt
     executorHandler: request.handler,
     executorParams: paramsText(request.params),
     executorBlockStrategy: blockStrategy,
-    executorTimeout: Math.max(1, Math.ceil((request.deadline - now) / 1000)),
+    executorTimeout: Math.max(0, Math.ceil((request.deadline - now) / 1000)) + 1,
     logId: xxlLogIdOf(request.runId, request.attempt),
     logDateTime: request.scheduledAt,
     glueType: 'BEAN',
