@@ -5,11 +5,13 @@
  * console in this process on MariaDB (no broker: alarms are read from their table).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AlarmEntity, ExecutorEntity, RunLogEntity, type RunEntity } from '@baton/persistence';
+import { AlarmEntity, ExecutorEntity, RunEntity, RunLogEntity } from '@baton/persistence';
 import { createAndTrigger, runRow, seedAlarmTenant, startConsoleNode, startEngineNode, uniqueTenantId, uniqueTopicPrefix, waitFor, type ConsoleNode, type EngineNode } from '../alarms/support/alarm-stack';
 import type { SeededTenant } from '../console/console-test-kit';
 import { useTestDatabase } from '../support/databases';
 import { XxlTestExecutor } from './xxl-job-test-executor';
+
+const DEAD_AFTER_MS = 1_500;
 
 describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
   const db = useTestDatabase('mysql');
@@ -30,7 +32,8 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
   }, 20_000, `run ${runId} ended`);
 
   beforeAll(async () => {
-    engine = await startEngineNode(db.url, '', uniqueTopicPrefix(), { brokerUrl: null });
+    // A short dead-after (beats every 500 ms) shows the beats keeping an executor that registers every 30 s UP.
+    engine = await startEngineNode(db.url, '', uniqueTopicPrefix(), { brokerUrl: null, executorDeadAfterMs: DEAD_AFTER_MS });
     stops.push(() => engine.close());
     consoleNode = await startConsoleNode(db.url, null, uniqueTopicPrefix());
     stops.push(() => consoleNode.close());
@@ -87,6 +90,33 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
     const lines = (await db.dataSource.getRepository(RunLogEntity).findBy({ runId })).map((l) => l.message);
     expect(lines.some((l) => l.endsWith('params day=2026-12-01'))).toBe(true);
     expect(lines.some((l) => l.includes('job execute end(finish)'))).toBe(true);
+  });
+
+  it('a SHARDED task: each shard is a trigger with its broadcast index and total', async () => {
+    const { runId } = await createAndTrigger(consoleNode, alpha.admin, { name: 'xxl-shards', executorApp: 'xxl-demo', handler: 'echo', params: 'part', fanOut: { mode: 'SHARDED', shards: 3 } });
+    expect(await ended(runId)).toMatchObject({ state: 'SUCCEEDED', shardTotal: 3 });
+    const shards = await db.dataSource.getRepository(RunEntity).find({ where: { parentRunId: runId }, order: { shardIndex: 'ASC' } });
+    expect(shards.map((r) => [r.shardIndex, r.state, r.result])).toEqual([0, 1, 2].map((i) => [i, 'SUCCEEDED', `part ${i}/3`]));
+  });
+
+  it('a cron task fires on its instants (never before) and runs there', async () => {
+    const created = await consoleNode.t.http().post('/api/tasks').set(alpha.admin).send({ name: 'xxl-cron', executorApp: 'xxl-demo', handler: 'ok', trigger: { kind: 'CRON', expression: '* * * * * *', timeZone: 'UTC' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const run = await waitFor(() => db.dataSource.getRepository(RunEntity).findOne({ where: { taskId: created.body.id, state: 'SUCCEEDED' } }).then((r) => r ?? undefined), 20_000, 'a cron run succeeded');
+    expect(run.scheduledAt % 1000).toBe(0);
+    expect(run.dispatchedAt).toBeGreaterThanOrEqual(run.scheduledAt);
+    expect((await consoleNode.t.http().delete(`/api/tasks/${created.body.id}`).set(alpha.admin)).status).toBeLessThan(300);
+  });
+
+  it('engines beat it: UP past the dead-after time although it registers only every 30 s', async () => {
+    const [registered] = await executorsOf(alpha.id);
+    await waitFor(async () => {
+      const [row] = await executorsOf(alpha.id);
+      return row.heartbeatAt - registered.registeredAt > 2 * DEAD_AFTER_MS ? row : undefined;
+    }, 10_000, 'heartbeats refreshed by beats');
+    expect(executor.received.filter((r) => r.path === '/beat').every((r) => r.token === alphaToken)).toBe(true);
+    expect(await executorsOf(alpha.id)).toEqual([expect.objectContaining({ state: 'UP' })]);
+    expect(await db.dataSource.getRepository(AlarmEntity).findBy({ tenantId: alpha.id, type: 'EXECUTOR_DOWN' })).toEqual([]);
   });
 
   it('a failing handler: its handleMsg is the run’s error', async () => {
