@@ -75,6 +75,9 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
     stops.push(() => executor.stop());
     expect(await executor.start()).toMatchObject({ code: 200 });
     expect(await executorsOf(alpha.id)).toEqual([expect.objectContaining({ app: 'xxl-demo', url: executor.address, state: 'UP', wire: 'xxl-job' })]);
+    const listed = await consoleNode.t.http().get('/api/executors').set(alpha.viewer);
+    expect(listed.body).toEqual([expect.objectContaining({ app: 'xxl-demo', state: 'UP', wire: 'xxl-job' })]);
+    expect((await consoleNode.t.http().get('/api/executors').set(bravo.viewer)).body).toEqual([]);
   });
 
   it('runs a task: `run` with handler, params, block strategy, timeout and logId; the callback ends the run; the log reaches the run', async () => {

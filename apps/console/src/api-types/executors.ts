@@ -1,4 +1,4 @@
-import type { ExecutorState, JsonValue } from '@baton/domain/types';
+import type { ExecutorState, ExecutorWire, JsonValue } from '@baton/domain/types';
 
 /**
  * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still
@@ -25,6 +25,8 @@ export interface Executor {
   /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none). */
   handlerSchemas: Record<string, JsonValue>;
   secret: ExecutorSecretStatus;
+  /** How the engines speak to it: `baton` (the executor protocol) or `xxl-job` (an xxl-job-core executor; its `secret` does not apply, the tenant's XXL-JOB token does). */
+  wire: ExecutorWire;
 }
 
 /** GET /executors/connection: what an executor needs besides its secret. */

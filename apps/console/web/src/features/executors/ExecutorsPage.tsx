@@ -55,11 +55,17 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? t('online') : e.stoppedAt !== null ? t('stopped') : t('offline')}</span> },
           {
             header: t('Secret'),
-            cell: (e) => (
-              <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
-                {SECRET_BADGES[e.secret][0]()}
-              </span>
-            ),
+            // An XXL-JOB executor signs nothing: the tenant's XXL-JOB token is its credential.
+            cell: (e) =>
+              e.wire === 'xxl-job' ? (
+                <span className="badge" data-executor-wire="xxl-job">
+                  {t('XXL-JOB token')}
+                </span>
+              ) : (
+                <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
+                  {SECRET_BADGES[e.secret][0]()}
+                </span>
+              ),
           },
           {
             header: t('Handlers'),

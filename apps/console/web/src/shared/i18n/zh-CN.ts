@@ -764,4 +764,5 @@ export const zhCN: Record<string, string> = {
   'Managed by a tasks-as-code file (`baton apply`): change the file rather than this page.': '由任务即代码文件管理（`baton apply`）：请修改该文件，而不是此页面。',
   'Task {{name}} is managed by a tasks-as-code file: the next `baton apply` will undo this edit. Save anyway?': '任务 {{name}} 由任务即代码文件管理：下一次 `baton apply` 会撤销此修改。仍要保存吗？',
   'Alarm types, and AUDIT for the audit log (none checked: every alarm type)': '告警类型，以及审计日志事件（都不勾选：所有告警类型）',
+  'XXL-JOB token': 'XXL-JOB 令牌',
 };
