@@ -32,8 +32,9 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
   }, 20_000, `run ${runId} ended`);
 
   beforeAll(async () => {
-    // A short dead-after (beats every 500 ms) shows the beats keeping an executor that registers every 30 s UP.
-    engine = await startEngineNode(db.url, '', uniqueTopicPrefix(), { brokerUrl: null, executorDeadAfterMs: DEAD_AFTER_MS });
+    // A short dead-after (beats every 500 ms) shows the beats keeping an executor that registers every 30 s UP;
+    // FAILOVER routing tries the executors in registration order, so busy-over is seen passing the first one by.
+    engine = await startEngineNode(db.url, '', uniqueTopicPrefix(), { brokerUrl: null, executorDeadAfterMs: DEAD_AFTER_MS, routing: 'FAILOVER' });
     stops.push(() => engine.close());
     consoleNode = await startConsoleNode(db.url, null, uniqueTopicPrefix());
     stops.push(() => consoleNode.close());
@@ -147,11 +148,37 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
     expect(await res.json()).toEqual({ code: 500, msg: 'The access token is wrong.', content: null });
   });
 
+  it('busy-over: a job busy on the first executor goes to the next (idleBeat); a cancel kills it where it runs', async () => {
+    const second = new XxlTestExecutor({ adminAddresses: adminOf(alpha.id), accessToken: alphaToken, appname: 'xxl-demo' });
+    stops.push(() => second.stop());
+    expect(await second.start()).toMatchObject({ code: 200 });
+    const ids = new Map((await executorsOf(alpha.id)).map((e) => [e.url, e.id]));
+    const created = await consoleNode.t.http().post('/api/tasks').set(alpha.admin).send({ name: 'xxl-busy', executorApp: 'xxl-demo', handler: 'sleep', params: '60000', trigger: { kind: 'MANUAL' }, timeoutMs: 60_000 });
+    const taskId = created.body.id as number;
+    const trigger = async () => (await consoleNode.t.http().post(`/api/tasks/${taskId}/trigger`).set(alpha.admin).send({})).body.id as number;
+    const accepted = (runId: number) => waitFor(async () => {
+      const run = await runRow(db.dataSource, runId);
+      return run.state === 'ACCEPTED' ? run : undefined;
+    }, 10_000, `run ${runId} accepted`);
+    // The second executor is in the engine's routing table once a run can be refused by the first and land there.
+    await waitFor(() => executor.received.some((r) => r.path === '/beat') && second.received.some((r) => r.path === '/beat'), 10_000, 'both executors beaten');
+    const first = await accepted(await trigger());
+    expect(first.executorId).toBe(ids.get(executor.address));
+    const next = await accepted(await trigger());
+    expect(next.executorId).toBe(ids.get(second.address));
+    expect(executor.received.filter((r) => r.path === '/idleBeat').map((r) => r.body)).toContainEqual({ jobId: taskId });
+    for (const run of [first, next]) expect((await consoleNode.t.http().post(`/api/runs/${run.id}/cancel`).set(alpha.admin).send({})).status).toBeLessThan(300);
+    for (const e of [executor, second]) await waitFor(() => e.received.some((r) => r.path === '/kill' && (r.body as { jobId: number }).jobId === taskId), 10_000, 'kill on cancel');
+    await second.stop();
+  });
+
   it('stopping removes it: registryRemove takes it DOWN without an EXECUTOR_DOWN alarm', async () => {
     await executor.stop();
     expect(executor.adminCalls.at(-1)).toMatchObject({ uri: 'registryRemove', answer: { code: 200 } });
-    const [row] = await executorsOf(alpha.id);
-    expect(row).toMatchObject({ state: 'DOWN', stoppedAt: expect.any(Number) });
+    expect(await executorsOf(alpha.id)).toEqual([
+      expect.objectContaining({ url: executor.address, state: 'DOWN', stoppedAt: expect.any(Number) }),
+      expect.objectContaining({ state: 'DOWN', stoppedAt: expect.any(Number) }),
+    ]);
     expect(await db.dataSource.getRepository(AlarmEntity).findBy({ tenantId: alpha.id, type: 'EXECUTOR_DOWN' })).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Logger, Param, Post, Req } from '@nestjs/common';
 import { CLOCK, type Clock } from '@baton/domain';
-import { XXL_JOB_ACCESS_TOKEN_HEADER, XXL_JOB_FAIL, XXL_JOB_SUCCESS, xxlCallbackParamsOf, type XxlReturn } from '@baton/protocol';
+import { XXL_JOB_ACCESS_TOKEN_HEADER, XXL_JOB_ADMIN_PATHS, XXL_JOB_FAIL, XXL_JOB_SUCCESS, xxlCallbackParamsOf, type XxlReturn } from '@baton/protocol';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { RefusalLogThrottle } from '../security/refusal-log-throttle';
 import { SignedRequestAdmission } from '../security/signed-request-admission';
@@ -43,11 +43,15 @@ export class XxlJobAdminController {
   async api(@Param('tenant') tenantId: string, @Param('uri') uri: string, @Req() req: RawBodyRequest): Promise<XxlReturn> {
     const tenant = tenantId.length <= 64 ? await this.tenants.get(tenantId) : null;
     if (!tenant || !xxlJobTokenMatches(tenant.xxlJobAccessToken, req.headers[XXL_JOB_ACCESS_TOKEN_HEADER.toLowerCase()])) {
-      const count = this.refusalLog.refused(tenantId, this.clock.now());
-      if (count > 0) this.logger.warn(`XXL-JOB admin request refused: wrong or missing access token (${count} since the last line)`, { tenantId, uri });
+      const named = tenantId.slice(0, 64);
+      const count = this.refusalLog.refused(named, this.clock.now());
+      if (count > 0) this.logger.warn(`XXL-JOB admin request refused: wrong or missing access token (${count} since the last line)`, { tenantId: named });
       return fail(WRONG_TOKEN);
     }
-    return this.admission.run(tenant.id, `/xxl-job-admin/api/${uri}`, async () => {
+    if (!Object.hasOwn(XXL_JOB_ADMIN_PATHS, uri)) return fail(`invalid request, uri-mapping(${uri.slice(0, 100)}) not found.`);
+    // The route as the admission's metrics name it: one of three, never what a request made up.
+    const route = `/xxl-job-admin/{tenant}${XXL_JOB_ADMIN_PATHS[uri as keyof typeof XXL_JOB_ADMIN_PATHS]}`;
+    return this.admission.run(tenant.id, route, async () => {
       const body = parse(req.rawBody?.toString('utf8') ?? '');
       try {
         if (uri === 'registry') await this.admin.registry(tenant, body);
@@ -56,12 +60,12 @@ export class XxlJobAdminController {
           const params = xxlCallbackParamsOf(body);
           if (!params) return fail('body: an array of callback params');
           await this.admin.callback(tenant, params);
-        } else return fail(`invalid request, uri-mapping(${uri}) not found.`);
+        }
         return { code: XXL_JOB_SUCCESS, msg: null, content: null };
       } catch (err) {
         if (err instanceof XxlJobRefusal) return fail(err.message);
         this.logger.error(`XXL-JOB ${uri} not processed: ${(err as Error).message}`, { tenantId: tenant.id });
-        return fail(`not processed, retry it: ${(err as Error).message}`);
+        return fail('not processed (the engine logged why): retry it');
       }
     });
   }
