@@ -25,7 +25,7 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
   const stops: Array<() => Promise<unknown>> = [];
 
   const adminOf = (tenantId: string) => `${engine.url}/xxl-job-admin/${tenantId}`;
-  const executorsOf = (tenantId: string) => db.dataSource.getRepository(ExecutorEntity).findBy({ tenantId });
+  const executorsOf = (tenantId: string) => db.dataSource.getRepository(ExecutorEntity).find({ where: { tenantId }, order: { id: 'ASC' } });
   const ended = (runId: number) => waitFor(async () => {
     const run = await runRow(db.dataSource, runId);
     return ['SUCCEEDED', 'FAILED', 'TIMED_OUT'].includes(run.state) ? run : undefined;
@@ -85,6 +85,9 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
     const { taskId, runId } = await createAndTrigger(consoleNode, alpha.admin, { name: 'xxl-echo', executorApp: 'xxl-demo', handler: 'echo', params: 'day=2026-12-01', timeoutMs: 30_000 });
     const run = await ended(runId);
     expect(run).toMatchObject({ state: 'SUCCEEDED', attempt: 1, result: 'day=2026-12-01 0/1' });
+    // XXL-JOB reports no start: the trigger's sending stands for it.
+    expect(run.startedAt).toBeGreaterThanOrEqual(run.scheduledAt);
+    expect(run.startedAt).toBeLessThanOrEqual(run.finishedAt!);
     const sent = executor.received.find((r) => r.path === '/run' && (r.body as { logId: number }).logId === runId * 1000 + 1);
     expect(sent).toMatchObject({
       token: alphaToken,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { checkExecutorUrl, CLOCK, type Clock } from '@baton/domain';
 import { findRunExecutor, inTransaction, markExecutorStopped } from '@baton/persistence';
-import { runOfXxlLogId, xxlCallbackOf, xxlLogLines, type XxlHandleCallbackParam, type XxlRegistryParam } from '@baton/protocol';
+import { runOfXxlLogId, xxlCallbackOf, xxlLogLines, type LogLine, type XxlHandleCallbackParam, type XxlRegistryParam } from '@baton/protocol';
 import { CallbacksService } from '../callbacks/callbacks.service';
 import { HeartbeatService } from '../executors/heartbeat.service';
 import { XxlJobClient } from '../executors/xxl-job-client';
@@ -13,7 +13,7 @@ import type { TenantInfo } from '../tenants/tenant-directory';
  * job, up to 200 requests served at once), so engines credit it this many runs in flight at
  * most — flow control still holds a tenant's burst in the engines, not on the executor.
  */
-export const XXL_JOB_EXECUTOR_CAPACITY = 64;
+const XXL_JOB_EXECUTOR_CAPACITY = 64;
 
 /** What a refused admin request says (ReturnT.msg); nothing was stored. */
 export class XxlJobRefusal extends Error {}
@@ -60,22 +60,24 @@ export class XxlJobAdminService {
   async callback(tenant: TenantInfo, params: readonly unknown[]): Promise<void> {
     for (const param of params) {
       const run = runOfXxlLogId((param as Partial<XxlHandleCallbackParam> | null)?.logId);
-      const callback = xxlCallbackOf(param, tenant.id, this.clock.now(), run ? await this.logOf(tenant, run, param as XxlHandleCallbackParam) : []);
+      const executor = run ? await findRunExecutor(this.dataSource.manager, { tenantId: tenant.id, runId: run.runId }) : null;
+      const logs = run && executor?.wire === 'xxl-job' ? await this.logOf(tenant, executor.url, param as XxlHandleCallbackParam) : [];
+      const callback = xxlCallbackOf(param, tenant.id, this.clock.now(), logs);
       if (!callback) {
         this.logger.warn(`XXL-JOB callback not of a run Baton sent, dropped: ${JSON.stringify(param).slice(0, 200)}`, { tenantId: tenant.id });
         continue;
       }
+      // XXL-JOB reports no start: the attempt's is when its trigger was sent (a trigger queued behind its job's running one starts later).
+      if (executor?.dispatchedAt != null) callback.startedAt = executor.dispatchedAt;
       const reply = await this.callbacks.handle(callback);
       if (reply.status === 409) this.logger.log(`XXL-JOB callback of an attempt that is over, ignored (${reply.body.reason}, run ${reply.body.state ?? 'unknown'})`, { tenantId: tenant.id, runId: callback.runId });
     }
   }
 
   /** The trigger's log lines, pulled from the executor it ran on; none when it cannot give them (the outcome is recorded all the same). */
-  private async logOf(tenant: TenantInfo, run: { runId: number; attempt: number }, param: XxlHandleCallbackParam) {
-    const executor = await findRunExecutor(this.dataSource.manager, { tenantId: tenant.id, runId: run.runId });
-    if (!executor || executor.wire !== 'xxl-job') return [];
+  private async logOf(tenant: TenantInfo, url: string, param: XxlHandleCallbackParam): Promise<LogLine[]> {
     const logDateTime = Number(param.logDateTim ?? param.logDateTime ?? 0);
-    const result = await this.client.log(executor.url, tenant, param.logId, logDateTime);
+    const result = await this.client.log(url, tenant, param.logId, logDateTime);
     return xxlLogLines(result, this.clock.now());
   }
 
