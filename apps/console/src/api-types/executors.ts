@@ -39,6 +39,15 @@ export interface ExecutorConnection {
   previousSecretExpiresAt: number | null;
 }
 
+/** POST /executors/xxl-job-token: the tenant's XXL-JOB access token, shown in this answer only, and where its XXL-JOB executors point. */
+export interface XxlJobToken {
+  tenantId: string;
+  /** xxl.job.accessToken; null: none set (every XXL-JOB request of the tenant is refused). */
+  accessToken: string | null;
+  /** The tenant's XXL-JOB admin API on every engine: xxl.job.admin.addresses = engine URL + this. */
+  adminPath: string;
+}
+
 /** The answer to a secret rotation: the only time the new secret is shown. */
 export interface RotatedExecutorSecret {
   tenantId: string;

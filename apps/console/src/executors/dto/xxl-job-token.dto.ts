@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, ValidateIf } from 'class-validator';
+import type * as Api from '../../api-types';
 
 /** What an XXL-JOB access token may be: 16 to 128 visible ASCII characters (it travels in an HTTP header and a properties file). */
 export const XXL_JOB_TOKEN_PATTERN = /^[\x21-\x7e]{16,128}$/;
@@ -19,7 +20,7 @@ export class SetXxlJobTokenDto {
 }
 
 /** The answer: the token in this answer only, and where the tenant's XXL-JOB executors point. */
-export class XxlJobTokenView {
+export class XxlJobTokenView implements Api.XxlJobToken {
   @ApiProperty() tenantId!: string;
   @ApiProperty({ type: String, nullable: true, description: 'xxl.job.accessToken for the executors; null: none set. Shown once: store it now.' })
   accessToken!: string | null;

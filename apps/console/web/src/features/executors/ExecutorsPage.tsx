@@ -8,6 +8,7 @@ import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { LoadTable } from './LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../../shared/model';
 import { RotatedSecret, RotateSecretForm } from './RotateSecretForm';
+import { XxlJobPanel } from './XxlJobPanel';
 import { CopyButton } from '../../shared/SecretBox';
 import { t } from '../../shared/i18n/i18n';
 
@@ -174,6 +175,7 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
           }}
         />
       ) : null}
+      {canRotate ? <XxlJobPanel engineUrls={c.engineUrls} /> : null}
     </section>
   );
 }
