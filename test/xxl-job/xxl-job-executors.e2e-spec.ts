@@ -126,9 +126,11 @@ describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
     expect(await db.dataSource.getRepository(AlarmEntity).findBy({ tenantId: alpha.id, type: 'EXECUTOR_DOWN' })).toEqual([]);
   });
 
-  it('a failing handler: its handleMsg is the run’s error', async () => {
-    const { runId } = await createAndTrigger(consoleNode, alpha.admin, { name: 'xxl-fail', executorApp: 'xxl-demo', handler: 'fail', retry: { maxAttempts: 1 } });
-    expect(await ended(runId)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/^planned failure/) });
+  it('a failing handler: retried by the task’s policy as a new attempt (a new logId), then FAILED with its handleMsg', async () => {
+    const { runId } = await createAndTrigger(consoleNode, alpha.admin, { name: 'xxl-fail', executorApp: 'xxl-demo', handler: 'fail', retry: { maxAttempts: 2, backoffBaseMs: 10, jitter: 0 } });
+    expect(await ended(runId)).toMatchObject({ state: 'FAILED', attempt: 2, error: expect.stringMatching(/^planned failure/) });
+    const logIds = executor.received.filter((r) => r.path === '/run' && Math.floor((r.body as { logId: number }).logId / 1000) === runId).map((r) => (r.body as { logId: number }).logId);
+    expect(logIds).toEqual([runId * 1000 + 1, runId * 1000 + 2]); // each attempt sent once
   });
 
   it('a run past its timeout is TIMED_OUT with a TIMEOUT alarm, and its job is killed on the executor', async () => {
