@@ -3,6 +3,7 @@ import { systemClock } from '@baton/domain';
 import type { DispatchRequest } from '@baton/protocol';
 import type { EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { ExecutorClient, type SigningTenant } from '../../apps/engine/src/executors/executor-client';
+import { XxlJobClient } from '../../apps/engine/src/executors/xxl-job-client';
 import type { ExecutorRegistry } from '../../apps/engine/src/executors/executor-registry';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
@@ -64,7 +65,7 @@ export const executorClient: Scenario = {
         executorNetworks: null,
       }));
       for (let round = 1; round <= rounds; round++) {
-        const client = new ExecutorClient(config, systemClock, registry);
+        const client = new ExecutorClient(config, systemClock, registry, new XxlJobClient(config));
         try {
           // A few hundred first, unmeasured: the connections opened and the code paths warm.
           await drive(client, url, tenants, 500, inflight, batch);

@@ -673,6 +673,14 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await page.locator('tr[data-executor="demo"] [data-secret-status="PREVIOUS"]').waitFor({ timeout: 15_000 });
     await shot(page, '20-executors-connect-rotated');
 
+    // XXL-JOB executors: a new token, once, with the properties an xxl-job-core executor needs.
+    await panel.getByRole('button', { name: 'Make a new XXL-JOB token' }).click();
+    const xxl = page.getByRole('region', { name: 'XXL-JOB token of demo' });
+    await xxl.getByText('Shown once — store it now.').waitFor();
+    const xxlToken = await xxl.locator('input[data-secret]').inputValue();
+    expect(xxlToken).toMatch(/^[0-9a-f]{64}$/);
+    expect(await panel.getByLabel('Properties of an XXL-JOB executor').inputValue()).toContain(`xxl.job.admin.addresses=${baton.url}/xxl-job-admin/demo\nxxl.job.accessToken=${xxlToken}`);
+
     // An operator creating a tenant gets its secret in the same box, and rotates any tenant's.
     const opContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const op = await opContext.newPage();

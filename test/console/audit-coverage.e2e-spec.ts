@@ -221,6 +221,10 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/api-keys/${w.apiKey}` }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/api-keys/${UNKNOWN}` }),
   },
+  'POST /api/executors/xxl-job-token': {
+    ok: (w) => ({ as: w.alpha.admin, path: '/api/executors/xxl-job-token', body: {} }),
+    refused: (w) => ({ as: w.alpha.admin, path: '/api/executors/xxl-job-token', body: { token: 'short' } }),
+  },
   'POST /api/executors/secret/rotate': {
     ok: (w) => ({ as: w.alpha.admin, path: '/api/executors/secret/rotate', body: { overlapSeconds: 60 } }),
     refused: (w) => ({ as: w.alpha.viewer, path: '/api/executors/secret/rotate', body: {} }),

@@ -238,6 +238,11 @@ const ROUTES: Route[] = [
     check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
   },
   {
+    method: 'POST', path: '/api/executors/xxl-job-token', area: 'tenant', kind: 'own',
+    call: () => ({ url: '/api/executors/xxl-job-token', body: {} }),
+    check: (w, body) => expect((body as { tenantId: string; adminPath: string })).toMatchObject({ tenantId: w.a.id, adminPath: `/xxl-job-admin/${w.a.id}` }),
+  },
+  {
     method: 'POST', path: '/api/executors/secret/rotate', area: 'tenant', kind: 'own',
     call: () => ({ url: '/api/executors/secret/rotate', body: { overlapSeconds: 60 } }),
     check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),

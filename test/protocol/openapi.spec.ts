@@ -306,6 +306,7 @@ describe('libs/protocol/openapi.yaml', () => {
       [PATHS.heartbeat]: { post: ['200', '401', '403', '429'] },
       [PATHS.wake]: { post: ['204', '400', '401', '429'] },
       [PATHS.cancelled]: { post: ['204', '400', '401', '429'] },
+      '/xxl-job-admin/{tenant}/api/{uri}': { post: ['200', '429'] },
     });
     const headerParams = ['Tenant', 'Timestamp', 'Signature'].map((p) => doc.components.parameters[p].name);
     expect(headerParams).toEqual([SIGNATURE_HEADERS.tenant, SIGNATURE_HEADERS.timestamp, SIGNATURE_HEADERS.signature]);

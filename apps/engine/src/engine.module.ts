@@ -18,6 +18,8 @@ import { HistoryJob } from './history/history-job';
 import { WebhookSender } from './alarms/webhook-sender';
 import { Watchdog } from './watchdog/watchdog';
 import { NODE_WORKERS } from './common/node-workers';
+import { XxlJobAdminModule } from './xxl-job-admin/xxl-job-admin.module';
+import { XxlJobBeats } from './xxl-job-admin/xxl-job-beats';
 import { AlarmsModule } from './alarms/alarms.module';
 import { OutboxRelay } from './alarms/outbox-relay';
 import { DUE_QUEUE } from './claimer/due-queue-port';
@@ -66,14 +68,23 @@ export class EngineModule {
         ExecutorsModule,
         WatchdogModule,
         LoadModule,
+        XxlJobAdminModule,
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: DUE_QUEUE, useExisting: DueQueue },
         {
           provide: NODE_WORKERS,
-          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler, clock: ClockCheck) => [watchdog, relay, history, webhooks, load, clock],
-          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler, ClockCheck],
+          useFactory: (watchdog: Watchdog, relay: OutboxRelay, history: HistoryJob, webhooks: WebhookSender, load: TenantLoadSampler, clock: ClockCheck, xxlBeats: XxlJobBeats) => [
+            watchdog,
+            relay,
+            history,
+            webhooks,
+            load,
+            clock,
+            xxlBeats,
+          ],
+          inject: [Watchdog, OutboxRelay, HistoryJob, WebhookSender, TenantLoadSampler, ClockCheck, XxlJobBeats],
         },
         ClockCheck,
         HistoryJob,

@@ -306,3 +306,10 @@ export type RunState = (typeof RUN_STATES)[number];
 
 export const EXECUTOR_STATES = ['UP', 'DOWN'] as const;
 export type ExecutorState = (typeof EXECUTOR_STATES)[number];
+
+/**
+ * How engines speak to an executor: `baton` — the executor protocol (docs/EXECUTOR-PROTOCOL.md);
+ * `xxl-job` — an unchanged xxl-job-core executor, registered through its tenant's XXL-JOB admin API.
+ */
+export const EXECUTOR_WIRES = ['baton', 'xxl-job'] as const;
+export type ExecutorWire = (typeof EXECUTOR_WIRES)[number];

@@ -53,9 +53,10 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       backlogAlarmMs: 30_000,
       backlogLateSince: T + 5,
       ssoRequired: true,
+      xxlJobAccessToken: 'xxl-token-0123456789',
       createdAt: T,
     },
-    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, ssoRequired: false, createdAt: T },
+    nulls: { id: 'beta', name: 'Beta', engineGroup: 'default', executorSecret: 'x', executorSecretVersion: 1, previousExecutorSecret: null, previousSecretExpiresAt: null, ratePerSec: 1, burst: 1, claimShare: 1, executorNetworks: null, backlogAlarmMs: null, backlogLateSince: null, ssoRequired: false, xxlJobAccessToken: null, createdAt: T },
   },
   { entity: EngineGroupEntity, name: 'engine_groups', full: { name: 'default', description: 'the usual', createdAt: T } },
   {
@@ -99,6 +100,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       queueLimit: 100,
       inFlight: 3,
       protocolVersion: 2,
+      wire: 'xxl-job',
       state: 'UP',
       registeredAt: T,
       heartbeatAt: T + 10,
@@ -107,7 +109,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       secretVersion: 2,
       stoppedAt: T + 20,
     },
-    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, protocolVersion: 1, state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, stoppedAt: null },
+    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, protocolVersion: 1, wire: 'baton', state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, stoppedAt: null },
   },
   {
     entity: CalendarEntity,

@@ -5,3 +5,4 @@ export * from './json-depth';
 export * from './error-text';
 export * from './outbound';
 export * from './retry-after';
+export * from './xxl-job';

@@ -1,4 +1,4 @@
-import type { ExecutorState, JsonValue } from '@baton/domain/types';
+import type { ExecutorState, ExecutorWire, JsonValue } from '@baton/domain/types';
 
 /**
  * Which executor secret the executor's latest heartbeat was signed with: CURRENT; PREVIOUS (still
@@ -25,6 +25,8 @@ export interface Executor {
   /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none). */
   handlerSchemas: Record<string, JsonValue>;
   secret: ExecutorSecretStatus;
+  /** How the engines speak to it: `baton` (the executor protocol) or `xxl-job` (an xxl-job-core executor; its `secret` does not apply, the tenant's XXL-JOB token does). */
+  wire: ExecutorWire;
 }
 
 /** GET /executors/connection: what an executor needs besides its secret. */
@@ -35,6 +37,15 @@ export interface ExecutorConnection {
   apps: string[];
   secretVersion: number;
   previousSecretExpiresAt: number | null;
+}
+
+/** POST /executors/xxl-job-token: the tenant's XXL-JOB access token, shown in this answer only, and where its XXL-JOB executors point. */
+export interface XxlJobToken {
+  tenantId: string;
+  /** xxl.job.accessToken; null: none set (every XXL-JOB request of the tenant is refused). */
+  accessToken: string | null;
+  /** The tenant's XXL-JOB admin API on every engine: xxl.job.admin.addresses = engine URL + this. */
+  adminPath: string;
 }
 
 /** The answer to a secret rotation: the only time the new secret is shown. */

@@ -8,12 +8,15 @@ import { ExecutorConnectionView, RotateExecutorSecretDto, RotatedExecutorSecretV
 import { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
 import { ExecutorsService } from './executors.service';
+import { SetXxlJobTokenDto, XxlJobTokenView } from './dto/xxl-job-token.dto';
+import { XxlJobTokenService } from './xxl-job-token.service';
 
 @ConsoleController('executors', { tag: 'executors' })
 export class ExecutorsController {
   constructor(
     private readonly executors: ExecutorsService,
     private readonly secrets: ExecutorSecretService,
+    private readonly xxlJobTokens: XxlJobTokenService,
   ) {}
 
   @Get()
@@ -40,6 +43,18 @@ export class ExecutorsController {
   @ApiOkResponse({ type: RotatedExecutorSecretView })
   rotate(@TenantId() tenantId: string, @Body() body: RotateExecutorSecretDto): Promise<RotatedExecutorSecretView> {
     return this.secrets.rotate(tenantId, body.overlapSeconds);
+  }
+
+  @Post('xxl-job-token')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      "Set the tenant's XXL-JOB access token (TENANT_ADMIN): the token its xxl-job-core executors use (`xxl.job.accessToken`) with `xxl.job.admin.addresses` = engine URL + `adminPath`. No token given: a new random one; null: none (every XXL-JOB request refused)",
+  })
+  @Audited('xxl-job-token.set')
+  @ApiOkResponse({ type: XxlJobTokenView })
+  setXxlJobToken(@TenantId() tenantId: string, @Body() body: SetXxlJobTokenDto): Promise<XxlJobTokenView> {
+    return this.xxlJobTokens.set(tenantId, body.token);
   }
 
   @Get(':id')

@@ -62,6 +62,7 @@ export class ExecutorsService {
       handlers: row.handlers ?? [],
       handlerSchemas: row.handlerSchemas ?? {},
       secret: this.secrets.statusOf(tenant, row.secretVersion),
+      wire: row.wire,
     };
   }
 }

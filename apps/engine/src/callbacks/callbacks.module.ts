@@ -13,6 +13,7 @@ import { EarlyStarts } from './early-starts';
   imports: [AlarmsModule, RunsModule, SecurityModule],
   controllers: [CallbacksController],
   providers: [CallbacksService, EarlyStarts],
+  exports: [CallbacksService],
 })
 export class CallbacksModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

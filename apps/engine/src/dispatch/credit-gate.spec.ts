@@ -6,7 +6,7 @@ import { PROBE_MIN_MS } from '../executors/executor-credits';
 import { CreditGate } from './credit-gate';
 
 const run = (runId: number, executorApp = 'billing'): ClaimedRun => ({ runId, tenantId: 'acme', executorApp }) as ClaimedRun;
-const executor = (executorId: number, capacity = 1, inFlight = 0, queueLimit = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight, queueLimit, protocolVersion: 1 });
+const executor = (executorId: number, capacity = 1, inFlight = 0, queueLimit = 0): RoutedExecutor => ({ id: String(executorId), executorId, url: `http://e${executorId}`, state: 'UP', capacity, inFlight, queueLimit, protocolVersion: 1, wire: 'baton' });
 
 /** A round instant: the gate's probe timers move with this clock, not the wall's. */
 const T0 = Date.UTC(2026, 0, 1);

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
-import type { DispatchRequest } from '@baton/protocol';
+import { xxlBlockStrategyOf, xxlTriggerOf, type DispatchRequest } from '@baton/protocol';
 import { traceparentOf, tracingOn } from '@baton/tracing';
 import type { ClaimedRun } from '../common/claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
 import { STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '../executors/executor-registry';
+import { XxlJobClient } from '../executors/xxl-job-client';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
 import { endDispatchSpan, startDispatchSpan } from '../tracing/run-spans';
@@ -49,6 +50,7 @@ export class DispatchSender {
     private readonly callbackUrls: CallbackUrls,
     private readonly metrics: EngineMetrics,
     private readonly lane: LaneSender,
+    private readonly xxl: XxlJobClient,
   ) {}
 
   /**
@@ -76,7 +78,10 @@ export class DispatchSender {
       // Sent ahead to one that starts it at its instant; else a fallback candidate that does not is asked at the instant.
       const ahead = startAt !== undefined && executor.protocolVersion >= STARTS_AT_INSTANT_FROM;
       const leaveAt = ahead ? undefined : i === 0 ? sendAt : startAt;
-      const { answer, leftAt } = await this.ask(executor, tenant, run, i === 0, leaveAt, ahead ? startAt : undefined, traceparent);
+      const { answer, leftAt } =
+        executor.wire === 'xxl-job'
+          ? await this.askXxlJob(executor, tenant, run, i === 0, leaveAt ?? startAt, i < candidates.length - 1)
+          : await this.ask(executor, tenant, run, i === 0, leaveAt, ahead ? startAt : undefined, traceparent);
       if (answer.kind === 'ACCEPTED') return { kind: 'ACCEPTED', executorId: executor.executorId, leftAt, at: this.clock.now() };
       refusals.push({ executor, answer });
       this.metrics.dispatchFailures.inc({ reason: answer.kind === 'BUSY' ? 'BUSY' : answer.kind === 'REJECTED' ? 'REJECTED' : 'UNREACHABLE' });
@@ -120,6 +125,28 @@ export class DispatchSender {
         executor.executorId,
         answer.kind === 'ACCEPTED' ? { kind: 'ACCEPTED', credit: answer.credit, creditSeq: answer.creditSeq } : answer.kind === 'BUSY' ? { kind: 'BUSY' } : { kind: 'OTHER' },
       );
+    }
+    return { answer, leftAt };
+  }
+
+  /**
+   * One `run` to an XXL-JOB executor, its room accounted for like `ask`'s: at `sendAt` (its
+   * instant; XXL-JOB has no "start later"), never before. With other candidates behind it, the
+   * executor is asked `idleBeat` first and a busy job thread passes the run on (BUSY: XXL-JOB's
+   * busy-over); the last candidate gets it whatever, its block strategy deciding.
+   */
+  private async askXxlJob(executor: RoutedExecutor, tenant: SigningTenant, run: ClaimedRun, reserved: boolean, sendAt: number | undefined, othersBehind: boolean): Promise<{ answer: DispatchAnswer; leftAt: number }> {
+    if (!reserved) this.gate.sent(executor.executorId);
+    let answer: DispatchAnswer = { kind: 'UNKNOWN', message: 'not sent' };
+    let leftAt = this.clock.now();
+    try {
+      if (sendAt !== undefined) await this.until(sendAt);
+      if (othersBehind && !(await this.xxl.idle(executor.url, tenant, run.taskId))) return { answer: (answer = { kind: 'BUSY', status: 200 }), leftAt };
+      leftAt = this.clock.now();
+      const trigger = xxlTriggerOf(this.request(run, leftAt, undefined, undefined), xxlBlockStrategyOf(run.concurrencyPolicy), leftAt);
+      answer = await this.xxl.run(executor.url, tenant, trigger);
+    } finally {
+      this.gate.answered(executor.executorId, answer.kind === 'ACCEPTED' ? { kind: 'ACCEPTED' } : answer.kind === 'BUSY' ? { kind: 'BUSY' } : { kind: 'OTHER' });
     }
     return { answer, leftAt };
   }

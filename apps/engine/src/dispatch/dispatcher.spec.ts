@@ -235,7 +235,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
     expect(run.error).toMatch(/no executor of app "billing" is UP at a URL the tenant's executor networks allow/);
     const tenant = await engine.get(TenantDirectory).get(zoned);
-    expect(await engine.get(ExecutorClient).abort(a.url, tenant!, { runId, attempt: 1, reason: 'CANCELLED' })).toBeNull();
+    expect(await engine.get(ExecutorClient).abort(a.url, tenant!, { runId, attempt: 1, reason: 'CANCELLED' }, 1)).toBeNull();
     expect(a.requests).toHaveLength(0);
   });
 

@@ -330,7 +330,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
 
   /** A run has started (sent, or fanned out): the runs REPLACE cancelled get their abort, and its lateness is measured. */
   private started(run: ClaimedRun, start: { at: number; replaced: readonly ExecutingRunRow[] }, tenant: SigningTenant): void {
-    for (const replaced of start.replaced) this.abort(tenant, replaced, 'REPLACED');
+    for (const replaced of start.replaced) this.abort(tenant, replaced, run.taskId, 'REPLACED');
     this.metrics.lateness.observe(Math.max(0, start.at - run.instant) / 1000);
   }
 
@@ -369,9 +369,9 @@ export class Dispatcher implements BeforeApplicationShutdown {
     });
   }
 
-  private abort(tenant: SigningTenant, run: ExecutingRunRow, reason: 'REPLACED' | 'CANCELLED'): void {
+  private abort(tenant: SigningTenant, run: ExecutingRunRow, taskId: number, reason: 'REPLACED' | 'CANCELLED'): void {
     if (!run.executorUrl) return;
-    void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason }).then((status) => {
+    void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason }, taskId).then((status) => {
       if (status === null || status >= 500) this.logger.warn(`abort at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId: tenant.id, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }

@@ -5,6 +5,7 @@ import { ManualClock } from '@baton/domain';
 import type { DispatchRequest, ResolveAll } from '@baton/protocol';
 import { readEngineConfig } from '../config/engine-config';
 import { ExecutorClient, type SigningTenant } from './executor-client';
+import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
 
 const tenant = (executorNetworks: string[] | null): SigningTenant => ({
@@ -46,7 +47,7 @@ describe('the executor client under the outbound policy (issue 21)', () => {
   const clientResolvingTo = (address: string) => {
     const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address, family: 4 }]);
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
-    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, resolve);
+    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, new XxlJobClient(readEngineConfig({}, {})), resolve);
   };
 
   it('refuses an executor name that resolves to a metadata address at dispatch time: not sent, the rule named', async () => {

@@ -17,6 +17,7 @@ import {
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
 import { ExecutorRegistry } from './executor-registry';
+import { XxlJobClient } from './xxl-job-client';
 
 /** What one executor answered to a dispatch. */
 export type DispatchAnswer =
@@ -47,6 +48,8 @@ export const MAX_ANSWER_BYTES = 1024 * 1024;
 export interface SigningTenant extends TenantSecrets {
   id: string;
   executorNetworks: ExecutorNetworks;
+  /** The access token its XXL-JOB executors take (XxlJobClient); null or absent: none. */
+  xxlJobAccessToken?: string | null;
 }
 
 /**
@@ -73,6 +76,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly registry: ExecutorRegistry,
+    private readonly xxl: XxlJobClient,
     @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
     this.agents = new OutboundAgents({ maxSockets: Math.max(config.slots, 16) });
@@ -119,8 +123,17 @@ export class ExecutorClient implements OnApplicationShutdown {
     return { ...this.signed(executorUrl, PATHS.dispatch, tenant, secret.secret, body, traceHeader(request)), body };
   }
 
-  /** POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws. */
-  async abort(executorUrl: string, tenant: SigningTenant, request: AbortRequest): Promise<number | null> {
+  /**
+   * POSTs an AbortRequest to `{executorUrl}/baton/runs/{id}/abort`; the HTTP status, or null when none came. Never throws.
+   * An XXL-JOB executor (as of the routing table) is sent `kill` of the run's job, `taskId`, instead
+   * (200 when it answered code 200, else 404) — but not for REPLACED: the run that replaces it went
+   * with COVER_EARLY, which ended this one already, and a kill now would end the new one.
+   */
+  async abort(executorUrl: string, tenant: SigningTenant, request: AbortRequest, taskId: number): Promise<number | null> {
+    if (this.registry.wireOf(tenant.id, executorUrl) === 'xxl-job') {
+      if (request.reason === 'REPLACED') return 200;
+      return (await this.xxl.kill(executorUrl, tenant, taskId)) ? 200 : 404;
+    }
     const answer = await this.post(executorUrl, PATHS.abort(request.runId), tenant, request);
     return 'error' in answer ? null : answer.status;
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
+import { checkExecutorUrl, CLOCK, type Clock, type ExecutorNetworks, type ExecutorWire } from '@baton/domain';
 import { findUpExecutors, TableSnapshot, type UpExecutorRow } from '@baton/persistence';
 import { createRoutingStrategy, type ExecutorCandidate, type RoutingStrategy } from '@baton/scheduling';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -13,6 +13,8 @@ export interface RoutedExecutor extends ExecutorCandidate {
   queueLimit: number;
   /** The protocol it speaks: from 2 it takes a run ahead of its instant (`startInMs`) and starts it then. */
   protocolVersion: number;
+  /** How it is spoken to: the executor protocol, or XXL-JOB's (XxlJobClient). */
+  wire: ExecutorWire;
 }
 
 /** The first protocol version whose executors hold a run sent ahead until its instant. */
@@ -50,7 +52,7 @@ export class ExecutorRegistry {
         return table;
       },
       {
-        initial: { byApp: new Map(), secretVersions: new Map(), startingAtInstant: new Set() },
+        initial: { byApp: new Map(), secretVersions: new Map(), wires: new Map(), startingAtInstant: new Set() },
         now: () => clock.now(),
         onError: (err) => this.logger.warn(`reading the executor registry failed, routing on the last table: ${err.message}`),
       },
@@ -96,6 +98,7 @@ export class ExecutorRegistry {
       capacity: r.capacity,
       queueLimit: r.queueLimit,
       protocolVersion: r.protocolVersion,
+      wire: r.wire,
       inFlight: r.inFlight + (this.sentSinceRefresh.get(r.id) ?? 0),
     }));
     const ordered = strategy.order(candidates, { key: routingKey });
@@ -119,6 +122,16 @@ export class ExecutorRegistry {
    */
   secretVersionOf(tenantId: string, url: string): number | null {
     return this.table.value.secretVersions.get(urlKey(tenantId, url)) ?? null;
+  }
+
+  /** How the executor at `url` is spoken to (as of the last read); `baton` when it is not UP. */
+  wireOf(tenantId: string, url: string): ExecutorWire {
+    return this.table.value.wires.get(urlKey(tenantId, url)) ?? 'baton';
+  }
+
+  /** The tenant's UP XXL-JOB executors (as of the last read): the ones to beat. */
+  xxlJobExecutors(): UpExecutorRow[] {
+    return [...this.table.value.byApp.values()].flat().filter((r) => r.wire === 'xxl-job');
   }
 
   /** True when UP executors of the app exist but none at a URL `networks` allows (why a run found no candidate). */
@@ -150,19 +163,23 @@ export class ExecutorRegistry {
 interface RoutingTable {
   byApp: Map<string, UpExecutorRow[]>;
   secretVersions: Map<string, number | null>;
+  /** How each is spoken to, by (tenant, URL). */
+  wires: Map<string, ExecutorWire>;
   /** The (tenant, app) keys whose UP executors all start runs at their instant (protocol 2). */
   startingAtInstant: Set<string>;
 }
 
 function routingTableOf(rows: readonly UpExecutorRow[]): RoutingTable {
-  const table: RoutingTable = { byApp: new Map(), secretVersions: new Map(), startingAtInstant: new Set() };
+  const table: RoutingTable = { byApp: new Map(), secretVersions: new Map(), wires: new Map(), startingAtInstant: new Set() };
   for (const row of rows) {
     const key = appKey(row.tenantId, row.app);
     table.byApp.set(key, [...(table.byApp.get(key) ?? []), row]);
     table.secretVersions.set(urlKey(row.tenantId, row.url), row.secretVersion);
+    table.wires.set(urlKey(row.tenantId, row.url), row.wire);
   }
   for (const [key, executors] of table.byApp) {
-    if (executors.every((e) => e.protocolVersion >= STARTS_AT_INSTANT_FROM)) table.startingAtInstant.add(key);
+    // An XXL-JOB executor starts a trigger when it gets it: its app's runs leave at their instant.
+    if (executors.every((e) => e.wire === 'baton' && e.protocolVersion >= STARTS_AT_INSTANT_FROM)) table.startingAtInstant.add(key);
   }
   return table;
 }

@@ -9,17 +9,19 @@ import { ExecutorClient } from './executor-client';
 import { ExecutorRegistry } from './executor-registry';
 import { HeartbeatController } from './heartbeat.controller';
 import { HeartbeatService } from './heartbeat.service';
+import { XxlJobClient } from './xxl-job-client';
 
 /**
  * Executors as the engine sees them: the heartbeat endpoint (registry writes), the cached
  * routing table (ExecutorRegistry) and the signed HTTP client (ExecutorClient: dispatch, abort;
- * DispatchBatcher: the runs going to one executor together, in one request).
+ * DispatchBatcher: the runs going to one executor together, in one request; XxlJobClient: the
+ * same for XXL-JOB executors, in their protocol).
  */
 @Module({
   imports: [AlarmsModule, SecurityModule, TenantsModule],
   controllers: [HeartbeatController],
-  providers: [ExecutorClient, DispatchBatcher, ExecutorRegistry, HeartbeatService],
-  exports: [ExecutorClient, DispatchBatcher, ExecutorRegistry],
+  providers: [ExecutorClient, XxlJobClient, DispatchBatcher, ExecutorRegistry, HeartbeatService],
+  exports: [ExecutorClient, XxlJobClient, DispatchBatcher, ExecutorRegistry, HeartbeatService],
 })
 export class ExecutorsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

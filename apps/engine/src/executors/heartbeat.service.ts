@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
+import { CLOCK, type Clock, type ExecutorWire } from '@baton/domain';
 import { inTransaction, markExecutorStopped, recordExecutorHeartbeat } from '@baton/persistence';
 import type { ExecutorHeartbeat, ExecutorHeartbeatAck } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -25,8 +25,11 @@ export class HeartbeatService {
     return Math.max(500, Math.min(5_000, Math.floor(this.config.executorDeadAfterMs / 3)));
   }
 
-  /** `secretVersion`: the tenant secret version that verified the heartbeat, kept on the row so every engine signs to this executor with its secret. */
-  async record(heartbeat: ExecutorHeartbeat, secretVersion: number): Promise<ExecutorHeartbeatAck> {
+  /**
+   * `secretVersion`: the tenant secret version that verified the heartbeat, kept on the row so every engine signs to this executor with its secret.
+   * `wire`: how it is spoken to (default `baton`; `xxl-job` for a registration or beat of an XXL-JOB executor).
+   */
+  async record(heartbeat: ExecutorHeartbeat, secretVersion: number, wire: ExecutorWire = 'baton'): Promise<ExecutorHeartbeatAck> {
     const now = this.clock.now();
     if (heartbeat.draining === true && heartbeat.inFlight === 0) {
       // A graceful stop (its last word): DOWN now, without the EXECUTOR_DOWN its silence would raise.
@@ -48,6 +51,7 @@ export class HeartbeatService {
           handlers: heartbeat.handlers ?? [],
           handlerSchemas: heartbeat.handlerSchemas,
           secretVersion,
+          wire,
           now,
         });
         if (result.cameBack) {

@@ -111,7 +111,7 @@ describe.each(TEST_DATABASES)('secret rotation on every signed route, on %s', (k
 
     expect(await client.dispatch(onOld.url, signing, dispatchRequest(1))).toMatchObject({ kind: 'ACCEPTED' });
     expect(await client.dispatch(onNew.url, signing, dispatchRequest(2))).toMatchObject({ kind: 'ACCEPTED' });
-    expect(await client.abort(onOld.url, signing, { runId: 1, attempt: 1, reason: 'CANCELLED' })).toBe(202);
+    expect(await client.abort(onOld.url, signing, { runId: 1, attempt: 1, reason: 'CANCELLED' }, 1)).toBe(202);
     expect([...onOld.requests, ...onNew.requests].map((r) => r.signatureOk)).toEqual([true, true, true]);
   });
 

@@ -9,6 +9,6 @@ import { SignedRequests } from './signed-requests';
 @Module({
   imports: [TenantsModule],
   providers: [{ provide: ReplayGuard, useFactory: () => new ReplayGuard() }, SignedRequestAdmission, SignedRequests, RawBodyMiddleware],
-  exports: [SignedRequests, RawBodyMiddleware],
+  exports: [SignedRequests, SignedRequestAdmission, RawBodyMiddleware],
 })
 export class SecurityModule {}

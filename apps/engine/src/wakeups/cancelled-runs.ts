@@ -34,7 +34,7 @@ export class CancelledRuns {
     const [tenant, runs] = await Promise.all([this.tenants.get(tenantId), findCancelledSentRuns(this.dataSource.manager, { tenantId, runIds })]);
     if (!tenant) return;
     for (const run of runs) {
-      void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason: 'CANCELLED' }).then((status) => {
+      void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason: 'CANCELLED' }, run.taskId).then((status) => {
         if (status === null || status >= 500) this.logger.warn(`abort of a cancelled run at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId, runId: run.runId, ...traceFields(run.traceParent) });
       });
     }

@@ -202,7 +202,7 @@ export class Watchdog implements OnModuleDestroy {
     const tenant = await this.tenants.get(run.tenantId).catch(() => null);
     if (!tenant) return;
     const url = run.executorUrl;
-    void this.client.abort(url, tenant, { runId: run.runId, attempt: run.attempt, reason: 'TIMEOUT' }).then((status) => {
+    void this.client.abort(url, tenant, { runId: run.runId, attempt: run.attempt, reason: 'TIMEOUT' }, run.taskId).then((status) => {
       if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }

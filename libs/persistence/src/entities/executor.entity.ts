@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { ExecutorState } from '@baton/domain';
+import type { ExecutorState, ExecutorWire } from '@baton/domain';
 import { json, millis, type StoredJson } from './columns';
 
 /** The executor registry: one row per executor process (tenant, app, URL), kept alive by heartbeats. */
@@ -31,6 +31,10 @@ export class ExecutorEntity {
   /** The executor protocol it speaks, from its last heartbeat (1 when it does not say): 2 and later take runs sent ahead of their instant. */
   @Column({ name: 'protocol_version', type: 'int', default: 1 })
   protocolVersion!: number;
+
+  /** How engines speak to it: `baton` (the executor protocol) or `xxl-job` (an xxl-job-core executor registered through the XXL-JOB admin API). */
+  @Column({ type: 'varchar', length: 16, default: 'baton' })
+  wire!: ExecutorWire;
 
   /** Runs in flight at its last heartbeat. */
   @Column({ name: 'in_flight', type: 'int', default: 0 })

@@ -31,6 +31,14 @@ export class TenantEntity {
   @Column({ name: 'previous_secret_expires_at', type: 'bigint', nullable: true, transformer: millis })
   previousSecretExpiresAt!: number | null;
 
+  /**
+   * The access token of its XXL-JOB executors (xxl-job-core's `xxl.job.accessToken`): they send it
+   * to its XXL-JOB admin API, the engines send it to them. In clear: the engines must send it.
+   * Null: no XXL-JOB executor may register.
+   */
+  @Column({ name: 'xxl_job_access_token', type: 'varchar', length: 128, nullable: true })
+  xxlJobAccessToken!: string | null;
+
   /** Token bucket of the tenant: runs per second it may dispatch (refill rate). */
   @Column({ name: 'rate_per_sec', type: 'int', default: 1000 })
   ratePerSec!: number;

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { EXECUTOR_STATES, type ExecutorState, type JsonValue } from '@baton/domain';
+import { EXECUTOR_STATES, EXECUTOR_WIRES, type ExecutorState, type ExecutorWire, type JsonValue } from '@baton/domain';
 import { EXECUTOR_SECRET_STATUSES, type ExecutorSecretStatus } from '../../api-types';
 import type * as Api from '../../api-types';
 
@@ -20,6 +20,8 @@ export class ExecutorView implements Api.Executor {
   handlerSchemas!: Record<string, JsonValue>;
   @ApiProperty({ enum: EXECUTOR_SECRET_STATUSES, description: 'Whether it uses the current executor secret (see the Connect panel to rotate)' })
   secret!: ExecutorSecretStatus;
+  @ApiProperty({ enum: EXECUTOR_WIRES, description: 'How the engines speak to it: baton (the executor protocol) or xxl-job (an xxl-job-core executor registered with the tenant\'s XXL-JOB token; `secret` does not apply)' })
+  wire!: ExecutorWire;
 }
 
 export class ExecutorQuery {

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { ExecutorWire } from '@baton/domain';
 import { execute, num, placeholders } from '../sql';
 
 export interface UpExecutorRow {
@@ -13,12 +14,14 @@ export interface UpExecutorRow {
   protocolVersion: number;
   /** The tenant secret version that verified its latest heartbeat; null before this was recorded. */
   secretVersion: number | null;
+  /** How it is spoken to: the executor protocol, or XXL-JOB's. */
+  wire: ExecutorWire;
 }
 
 /**
  * The routing table of an engine: UP executors of the tenants its groups serve.
  *
- *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version
+ *   SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version, e.wire
  *     FROM executors e JOIN tenants t ON t.id = e.tenant_id
  *    WHERE t.engine_group IN (…) AND e.state = 'UP'
  *
@@ -29,7 +32,7 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
   if (groups.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version
+    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version, e.wire
        FROM executors e JOIN tenants t ON t.id = e.tenant_id
       WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
       ORDER BY e.id`,
@@ -45,5 +48,6 @@ export async function findUpExecutors(manager: EntityManager, groups: readonly s
     inFlight: num(r.in_flight),
     protocolVersion: num(r.protocol_version),
     secretVersion: r.secret_version === null || r.secret_version === undefined ? null : num(r.secret_version),
+    wire: r.wire === 'xxl-job' ? 'xxl-job' : 'baton',
   }));
 }

@@ -3,3 +3,4 @@ export * from './record-executor-heartbeat';
 export * from './find-silent-executors';
 export * from './mark-executor-down';
 export * from './mark-executor-stopped';
+export * from './refresh-executor-heartbeat';

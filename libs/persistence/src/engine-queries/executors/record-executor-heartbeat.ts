@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { ExecutorWire } from '@baton/domain';
 import { isUniqueViolation } from '../../errors';
 import { execute, num } from '../sql';
 
@@ -18,6 +19,8 @@ export interface ExecutorHeartbeatInput {
   handlerSchemas?: Record<string, unknown>;
   /** The tenant secret version that verified this heartbeat (see ExecutorEntity.secretVersion). */
   secretVersion: number;
+  /** How engines speak to it (default `baton`): `xxl-job` for an executor registered through the XXL-JOB admin API. */
+  wire?: ExecutorWire;
   now: number;
 }
 
@@ -26,7 +29,7 @@ export interface ExecutorHeartbeatInput {
  * whether it came back from DOWN:
  *
  *   SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?
- *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas)
+ *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas, wire)
  *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
  *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ?
  *
@@ -47,6 +50,7 @@ const LATER_HEARTBEAT = 'heartbeat_at = CASE WHEN heartbeat_at > ? THEN heartbea
 
 export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
   const schemas = input.handlerSchemas === undefined ? null : JSON.stringify(input.handlerSchemas);
+  const wire = input.wire ?? 'baton';
   const find = async (): Promise<number | null> => {
     const { rows } = await execute<{ id: number | string }>(manager, 'SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?', [
       input.tenantId,
@@ -60,9 +64,9 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     try {
       await execute(
         manager,
-        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, protocol_version, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?)`,
-        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas],
+        `INSERT INTO executors (tenant_id, app, url, capacity, queue_limit, in_flight, protocol_version, state, registered_at, heartbeat_at, secret_version, handlers, handler_schemas, wire)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'UP', ?, ?, ?, ?, ?, ?)`,
+        [input.tenantId, input.app, input.url, input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, wire],
       );
       const inserted = await find();
       if (inserted === null) throw new Error('executor row vanished right after its insert');
@@ -75,12 +79,12 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
   }
   const revived = await execute(
     manager,
-    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
-    [input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, id],
+    `UPDATE executors SET state = 'UP', capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ?, wire = ? WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL`,
+    [input.capacity, input.queueLimit, input.inFlight, input.protocolVersion, input.now, input.now, input.secretVersion, JSON.stringify(input.handlers), schemas, wire, id],
   );
   if (revived.affected > 0) return { executorId: id, cameBack: true };
   // Also brings back, quietly, an executor that stopped gracefully (markExecutorStopped): a restart, not an outage ending.
-  await execute(manager, `UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ? WHERE id = ?`, [
+  await execute(manager, `UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, queue_limit = ?, in_flight = ?, protocol_version = ?, ${LATER_HEARTBEAT}, secret_version = ?, handlers = ?, handler_schemas = ?, wire = ? WHERE id = ?`, [
     input.capacity,
     input.queueLimit,
     input.inFlight,
@@ -90,6 +94,7 @@ export async function recordExecutorHeartbeat(manager: EntityManager, input: Exe
     input.secretVersion,
     JSON.stringify(input.handlers),
     schemas,
+    wire,
     id,
   ]);
   return { executorId: id, cameBack: false };

@@ -5,6 +5,8 @@ import { execute, num, placeholders } from '../sql';
 export interface CancelledSentRun {
   runId: number;
   attempt: number;
+  /** Its task (an XXL-JOB executor's abort is a kill of the task's job). */
+  taskId: number;
   executorUrl: string;
   /** Its trace context (runs.trace_parent), for a log line about its abort; null: untraced. */
   traceParent: string | null;
@@ -13,7 +15,7 @@ export interface CancelledSentRun {
 /**
  * The runs of a console's cancel notice that an engine should have aborted at their executors:
  *
- *   SELECT r.id, r.attempt, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
+ *   SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
  *    WHERE r.tenant_id = ? AND r.id IN (…) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL
  *
  * Primary-key lookups (at most MAX_CANCEL_NOTICE_RUNS ids). The tenant is the notice's signer, so
@@ -24,9 +26,15 @@ export async function findCancelledSentRuns(manager: EntityManager, input: { ten
   if (input.runIds.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT r.id, r.attempt, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
+    `SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
       WHERE r.tenant_id = ? AND r.id IN (${placeholders(input.runIds.length)}) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL`,
     [input.tenantId, ...input.runIds],
   );
-  return rows.map((r) => ({ runId: num(r.id), attempt: num(r.attempt), executorUrl: String(r.url), traceParent: (r.trace_parent as string | null) ?? null }));
+  return rows.map((r) => ({
+    runId: num(r.id),
+    attempt: num(r.attempt),
+    taskId: num(r.task_id),
+    executorUrl: String(r.url),
+    traceParent: (r.trace_parent as string | null) ?? null,
+  }));
 }

@@ -30,3 +30,4 @@ export * from './mark-run-late';
 export * from './find-overdue-runs';
 export * from './find-orphaned-runs';
 export * from './find-cancelled-sent-runs';
+export * from './find-run-executor';

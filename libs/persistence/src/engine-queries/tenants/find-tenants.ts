@@ -17,14 +17,16 @@ export interface TenantSecretsRow {
   claimShare: number;
   /** Where the tenant's executors may live (null: anywhere but link-local and metadata addresses). */
   executorNetworks: string[] | null;
+  /** The access token of its XXL-JOB executors (both ways); null: it serves none. */
+  xxlJobAccessToken: string | null;
 }
 
 /**
- * What the engine needs of tenants — signing keys (current and, during a rotation's overlap
+ * What the engine needs of tenants — signing keys and XXL-JOB access token (current and, during a rotation's overlap
  * window, previous), dispatch quota, weight, and where their executors may live:
  *
  *   SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret,
- *          previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks FROM tenants WHERE id IN (…)
+ *          previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks, xxl_job_access_token FROM tenants WHERE id IN (…)
  *
  * Primary-key lookups; the engine caches the result for a few seconds (TenantDirectory).
  */
@@ -33,7 +35,7 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
   if (unique.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks
+    `SELECT id, engine_group, executor_secret, executor_secret_version, previous_executor_secret, previous_secret_expires_at, rate_per_sec, burst, claim_share, executor_networks, xxl_job_access_token
        FROM tenants WHERE id IN (${placeholders(unique.length)})`,
     unique,
   );
@@ -48,5 +50,6 @@ export async function findTenants(manager: EntityManager, ids: readonly string[]
     burst: num(r.burst),
     claimShare: num(r.claim_share),
     executorNetworks: typeof r.executor_networks === 'string' ? (JSON.parse(r.executor_networks) as string[] | null) : null,
+    xxlJobAccessToken: typeof r.xxl_job_access_token === 'string' ? r.xxl_job_access_token : null,
   }));
 }

@@ -8,6 +8,7 @@ import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { LoadTable } from './LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../../shared/model';
 import { RotatedSecret, RotateSecretForm } from './RotateSecretForm';
+import { XxlJobPanel } from './XxlJobPanel';
 import { CopyButton } from '../../shared/SecretBox';
 import { t } from '../../shared/i18n/i18n';
 
@@ -55,11 +56,17 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
           { header: t('Status'), cell: (e) => <span className={`badge ${e.state === 'UP' ? 'online' : 'offline'}`}>{e.state === 'UP' ? t('online') : e.stoppedAt !== null ? t('stopped') : t('offline')}</span> },
           {
             header: t('Secret'),
-            cell: (e) => (
-              <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
-                {SECRET_BADGES[e.secret][0]()}
-              </span>
-            ),
+            // An XXL-JOB executor signs nothing: the tenant's XXL-JOB token is its credential.
+            cell: (e) =>
+              e.wire === 'xxl-job' ? (
+                <span className="badge" data-executor-wire="xxl-job">
+                  {t('XXL-JOB token')}
+                </span>
+              ) : (
+                <span className={`badge ${SECRET_BADGES[e.secret][1]}`} data-secret-status={e.secret}>
+                  {SECRET_BADGES[e.secret][0]()}
+                </span>
+              ),
           },
           {
             header: t('Handlers'),
@@ -168,6 +175,7 @@ function ConnectPanel({ canRotate, onRotated }: { canRotate: boolean; onRotated:
           }}
         />
       ) : null}
+      {canRotate ? <XxlJobPanel engineUrls={c.engineUrls} /> : null}
     </section>
   );
 }

@@ -764,4 +764,12 @@ export const zhCN: Record<string, string> = {
   'Managed by a tasks-as-code file (`baton apply`): change the file rather than this page.': '由任务即代码文件管理（`baton apply`）：请修改该文件，而不是此页面。',
   'Task {{name}} is managed by a tasks-as-code file: the next `baton apply` will undo this edit. Save anyway?': '任务 {{name}} 由任务即代码文件管理：下一次 `baton apply` 会撤销此修改。仍要保存吗？',
   'Alarm types, and AUDIT for the audit log (none checked: every alarm type)': '告警类型，以及审计日志事件（都不勾选：所有告警类型）',
+  'XXL-JOB token': 'XXL-JOB 令牌',
+  'XXL-JOB executors': 'XXL-JOB 执行器',
+  'An executor built on xxl-job-core runs this tenant’s tasks unchanged: make a token, then set these properties on it. A new token replaces the old one at once.': '基于 xxl-job-core 的执行器无需修改即可运行本租户的任务：生成令牌，再在执行器上设置这些属性。新令牌立即取代旧令牌。',
+  'Make a new XXL-JOB token': '生成新的 XXL-JOB 令牌',
+  'New XXL-JOB token of {{tenant}} set': '已设置 {{tenant}} 的新 XXL-JOB 令牌',
+  'XXL-JOB token of {{tenant}}': '{{tenant}} 的 XXL-JOB 令牌',
+  'Properties of an XXL-JOB executor': 'XXL-JOB 执行器的属性',
+  'Copy properties': '复制属性',
 };
