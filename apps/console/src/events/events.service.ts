@@ -65,7 +65,9 @@ export class EventsService {
     const stored = new Map((await findEventsByKey(em, tenantId, keys)).map((row) => [row.idempotencyKey!, row]));
     const fresh = events.filter((e) => e.idempotencyKey === null || !stored.has(e.idempotencyKey));
     const answers = new Map<EventInput, EmittedEventView>();
-    if (fresh.length > 0) {
+    // Every event a repeat: nothing is written, so there is nothing to audit.
+    if (fresh.length === 0) auditNoChange();
+    else {
       const subscribers = await findEventSubscribers(em, tenantId, [...new Set(fresh.map((e) => e.name))]);
       const { submissions, owner } = eventSubmissions(fresh, subscribers, traceParent);
       let written: Array<{ row: EventEntity; created: boolean }> = [];

@@ -10,7 +10,8 @@ export function parseEvent(item: unknown, prefix: string): { event: EventInput }
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return { errors: [{ field: at, reason: 'must be an object' }] };
   const fields = item as Record<string, unknown>;
   const errors: FieldError[] = [];
-  for (const key of Object.keys(fields)) if (!FIELDS.has(key)) errors.push({ field: `${prefix}${key}`, reason: 'is not a field of an event' });
+  // A key sent as undefined is not sent (the request's DTO lists every field it documents).
+  for (const key of Object.keys(fields)) if (!FIELDS.has(key) && fields[key] !== undefined) errors.push({ field: `${prefix}${key}`, reason: 'is not a field of an event' });
   const name = eventNameProblem(fields.name);
   if (name) errors.push({ field: `${prefix}name`, reason: name });
   const payload = fields.payload === undefined ? {} : fields.payload;
@@ -29,7 +30,7 @@ export function parseEvent(item: unknown, prefix: string): { event: EventInput }
  */
 export function parseEventBatch(body: { events?: unknown }): { items: Array<{ event: EventInput } | { errors: FieldError[] }> } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
-  for (const key of Object.keys(body)) if (key !== 'events') errors.push({ field: key, reason: 'is not a field of a batch of events (give `events` alone)' });
+  for (const key of Object.keys(body)) if (key !== 'events' && (body as Record<string, unknown>)[key] !== undefined) errors.push({ field: key, reason: 'is not a field of a batch of events (give `events` alone)' });
   const events = body.events;
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_BATCH_EVENTS) errors.push({ field: 'events', reason: `must be an array of 1 to ${MAX_BATCH_EVENTS} events` });
   if (errors.length > 0) return { errors };

@@ -16,7 +16,7 @@ export interface EventSubscriber {
  * tenant's other tasks:
  *
  *   SELECT id, event_name, event_filter, event_params FROM tasks
- *    WHERE tenant_id = ? AND event_name IN (…) AND trigger_kind = 'EVENT' AND paused = ?
+ *    WHERE tenant_id = ? AND event_name IN (…) AND trigger_kind = 'EVENT' AND paused = 0
  *
  * A paused task is not started by events (pausing stops what starts by itself; a trigger by hand
  * still runs it).
@@ -25,8 +25,8 @@ export async function findEventSubscribers(manager: EntityManager, tenantId: str
   if (names.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, event_name, event_filter, event_params FROM tasks WHERE tenant_id = ? AND event_name IN (${placeholders(names.length)}) AND trigger_kind = 'EVENT' AND paused = ? ORDER BY id`,
-    [tenantId, ...names, false],
+    `SELECT id, event_name, event_filter, event_params FROM tasks WHERE tenant_id = ? AND event_name IN (${placeholders(names.length)}) AND trigger_kind = 'EVENT' AND paused = 0 ORDER BY id`,
+    [tenantId, ...names],
   );
   return rows.map((r) => ({
     taskId: num(r.id),
