@@ -4,7 +4,8 @@ import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
 import { HOUR_MS } from '@baton/domain';
 import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
+import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
  * Events that start runs (apps/console/src/events): an event starts the tenant's tasks whose
@@ -139,6 +140,21 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     const viewer = await t.http().post('/api/events').set(acme.viewerKey).send({ name: 'order.paid', payload: {} });
     expect(viewer.status).toBe(403);
     expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('sends events from a service with the Node SDK client, one or a batch', async () => {
+    const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
+    try {
+      const one = await client.emitEvent({ name: 'order.paid', payload: order('gold'), idempotencyKey: 'sdk-1' });
+      expect(one).toMatchObject({ created: true, name: 'order.paid' });
+      expect(one.runIds).toHaveLength(2);
+      expect(await client.emitEvent({ name: 'order.paid', payload: order('gold'), idempotencyKey: 'sdk-1' })).toMatchObject({ id: one.id, created: false });
+      const batch = await client.emitEvents([{ name: 'order.paid', payload: order('silver') }, { name: 'x y' }]);
+      expect(batch.results.map((r) => r.status)).toEqual([201, 400]);
+      await expect(client.emitEvent({ name: 'x y' })).rejects.toBeInstanceOf(BatonApiError);
+    } finally {
+      client.close();
+    }
   });
 
   it('keeps tenants apart: B neither reads A’s events nor starts A’s tasks', async () => {
