@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventSubmissions } from './event-runs';
-import { MAX_BATCH_EVENTS } from './event';
+import { MAX_BATCH_EVENTS, type EventInput } from './event';
 import { parseEvent, parseEventBatch } from './parse-events';
 
 describe('parseEvent', () => {
@@ -44,7 +44,7 @@ describe('eventSubmissions', () => {
   ];
 
   it('makes one submission per matching subscriber, owned by its event, carrying the event key', () => {
-    const events = [
+    const events: EventInput[] = [
       { name: 'order.paid', payload: { customer: { tier: 'gold' }, order: { id: 7 } }, idempotencyKey: 'k' },
       { name: 'order.paid', payload: { customer: { tier: 'silver' } }, idempotencyKey: null },
       { name: 'nobody', payload: {}, idempotencyKey: null },
