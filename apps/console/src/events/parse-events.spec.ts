@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { EventSubscriber } from '@baton/persistence';
 import { eventSubmissions } from './event-runs';
 import { MAX_BATCH_EVENTS, type EventInput } from './event';
 import { parseEvent, parseEventBatch } from './parse-events';
@@ -37,7 +38,7 @@ describe('parseEventBatch', () => {
 });
 
 describe('eventSubmissions', () => {
-  const subscribers = [
+  const subscribers: EventSubscriber[] = [
     { taskId: 1, event: 'order.paid', filter: { 'customer.tier': 'gold' }, params: { id: 'order.id' } },
     { taskId: 2, event: 'order.paid', filter: {}, params: null },
     { taskId: 3, event: 'order.shipped', filter: {}, params: null },
