@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventSubscriber } from '@baton/persistence';
 import { eventSubmissions } from './event-runs';
 import { MAX_BATCH_EVENTS, type EventInput } from './event';
-import { parseEvent, parseEventBatch } from './parse-events';
+import { eventPayloadProblem, parseEvent, parseEventBatch } from './parse-events';
 
 describe('parseEvent', () => {
   it('takes a name, a payload (default {}) and an optional key', () => {
@@ -20,6 +20,16 @@ describe('parseEvent', () => {
       ],
     });
     expect(parseEvent([], 'events[0].')).toEqual({ errors: [{ field: 'events[0]', reason: 'must be an object' }] });
+  });
+});
+
+describe('eventPayloadProblem', () => {
+  it('takes a JSON object payload up to 64 000 bytes', () => {
+    expect(eventPayloadProblem({ a: 1 })).toBeNull();
+    expect(eventPayloadProblem([1])).toEqual({ field: 'payload', reason: 'must be a JSON object' });
+    expect(eventPayloadProblem('x', 'events[2].payload')).toEqual({ field: 'events[2].payload', reason: 'must be a JSON object' });
+    expect(eventPayloadProblem({ a: 'x'.repeat(64_000) })?.reason).toContain('at most 64000');
+    expect(eventPayloadProblem({ a: Number.NaN })?.field).toBe('payload.a');
   });
 });
 

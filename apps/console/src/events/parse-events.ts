@@ -1,8 +1,14 @@
-import { eventNameProblem, eventPayloadProblem, type FieldError, type JsonValue } from '@baton/domain';
+import { eventNameProblem, paramsProblem, type FieldError, type JsonValue } from '@baton/domain';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
 import { MAX_BATCH_EVENTS, type EventInput } from './event';
 
 const FIELDS = new Set(['name', 'payload', 'idempotencyKey']);
+
+/** Why `payload` cannot be an event's payload (a JSON object of at most MAX_EVENT_PAYLOAD_BYTES, a run's params' bound), or null. */
+export function eventPayloadProblem(payload: unknown, field = 'payload'): FieldError | null {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return { field, reason: 'must be a JSON object' };
+  return paramsProblem(payload, field);
+}
 
 /** One event of a body, or every problem of it, each naming its field under `prefix` (`events[3].`). */
 export function parseEvent(item: unknown, prefix: string): { event: EventInput } | { errors: FieldError[] } {

@@ -3,7 +3,7 @@ import { validateTask } from '../task/validate-task';
 import { withTaskDefaults } from '../task/task-defaults';
 import { eventMatches, eventRunParams } from './event-match';
 import { jsonPathProblem, readJsonPath } from './json-path';
-import { eventNameProblem, eventPayloadProblem, eventTriggerProblems } from './validate-event';
+import { eventNameProblem, eventTriggerProblems } from './validate-event';
 
 const payload = { customer: { id: 'c-1', tier: 'gold', vip: null }, order: { id: 42, lines: [{ sku: 'A' }, { sku: 'B' }] }, flag: false };
 
@@ -66,14 +66,6 @@ describe('event validation', () => {
   it('takes names of letters, digits and . _ - : up to 100 characters', () => {
     for (const good of ['order.paid', 'customer:updated', 'a', 'x'.repeat(100), 'v2_item-sent']) expect(eventNameProblem(good)).toBeNull();
     for (const bad of ['', '.hidden', 'has space', 'x'.repeat(101), 'ü', 3, null]) expect(eventNameProblem(bad)).not.toBeNull();
-  });
-
-  it('takes a JSON object payload up to 64 000 bytes', () => {
-    expect(eventPayloadProblem({ a: 1 })).toBeNull();
-    expect(eventPayloadProblem([1])).toEqual({ field: 'payload', reason: 'must be a JSON object' });
-    expect(eventPayloadProblem('x', 'events[2].payload')).toEqual({ field: 'events[2].payload', reason: 'must be a JSON object' });
-    expect(eventPayloadProblem({ a: 'x'.repeat(64_000) })?.reason).toContain('at most 64000');
-    expect(eventPayloadProblem({ a: Number.NaN })?.field).toBe('payload.a');
   });
 
   it('names every problem of an EVENT trigger', () => {

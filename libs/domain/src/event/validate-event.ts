@@ -1,7 +1,6 @@
 import { MAX_PARAMS_BYTES } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { isPlainObject } from '../validation/field-error';
-import { paramsProblem } from '../task/json-params';
 import { isExistsTest } from './event-match';
 import { jsonPathProblem } from './json-path';
 
@@ -19,12 +18,6 @@ export const MAX_EVENT_FILTER_ENTRIES = 20;
 /** Why `name` is not an event name, or null. */
 export function eventNameProblem(name: unknown): string | null {
   return typeof name === 'string' && EVENT_NAME_PATTERN.test(name) ? null : EVENT_NAME_RULE;
-}
-
-/** Why `payload` cannot be an event's payload (a JSON object of at most MAX_EVENT_PAYLOAD_BYTES), or null. */
-export function eventPayloadProblem(payload: unknown, field = 'payload'): FieldError | null {
-  if (!isPlainObject(payload)) return { field, reason: 'must be a JSON object' };
-  return paramsProblem(payload, field);
 }
 
 /** Every problem of an EVENT trigger's own fields (`event`, `filter`, `params`), named under `trigger.`. */
