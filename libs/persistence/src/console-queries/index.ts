@@ -22,3 +22,4 @@ export * from './users';
 export * from './webhooks';
 export * from './tenant-scope';
 export * from './keyset-rows';
+export * from './search-slice';

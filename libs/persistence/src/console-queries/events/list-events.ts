@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { EventEntity } from '../../entities';
 import type { PageKey } from '../keyset-rows';
+import { searchSlice } from '../search-slice';
 
 export interface EventSearch {
   tenantId: string;
@@ -24,11 +25,6 @@ export interface EventPage {
   next: PageKey | null;
 }
 
-/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
-function containing(text: string): string {
-  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
-
 /**
  * The tenant's events newest first, by name and time range, keyset-paged on (received_at, id)
  * through ix_events_tenant_time or, by name, ix_events_tenant_name:
@@ -36,10 +32,8 @@ function containing(text: string): string {
  *   SELECT * FROM events WHERE tenant_id = ? [AND name = ?] AND received_at >= :from AND key < :start
  *    ORDER BY received_at DESC, id DESC LIMIT :limit + 1
  *
- * With a payload text, as run search does (searchRuns): a substring cannot use an index, so each
- * call walks at most `scanBudget` events — first the key `scanBudget` events below the start, read
- * from the index alone, then the matches between the two keys — and the caller pages on with
- * `next`, each slice the same bounded cost at a thousand or ten million events:
+ * With a payload text, a bounded slice as run search takes (searchSlice): at most `scanBudget`
+ * events examined a call, the caller paging on with `next`:
  *
  *   SELECT received_at, id FROM events WHERE … ORDER BY received_at DESC, id DESC LIMIT 1 OFFSET :budget - 1
  *   SELECT * FROM events WHERE … AND key >= :bound AND payload LIKE ? ORDER BY … LIMIT :limit + 1
@@ -53,18 +47,24 @@ export async function listEvents(manager: EntityManager, search: EventSearch): P
     else qb.andWhere('e.receivedAt < :to', { to: search.to });
     return qb.orderBy('e.receivedAt', 'DESC').addOrderBy('e.id', 'DESC');
   };
-  let bound: PageKey | null = null;
-  const matches = scope();
   if (search.text !== undefined) {
-    const boundRow = await scope().select(['e.receivedAt', 'e.id']).offset(search.scanBudget - 1).limit(1).getRawOne<Record<string, unknown>>();
-    bound = boundRow ? { time: Number(boundRow.e_received_at), id: Number(boundRow.e_id) } : null;
-    matches.andWhere(`e.payload LIKE :text ESCAPE '!'`, { text: containing(search.text) });
-    if (bound) matches.andWhere('(e.receivedAt > :boundTime OR (e.receivedAt = :boundTime AND e.id >= :boundId))', { boundTime: bound.time, boundId: bound.id });
+    return searchSlice(scope, {
+      alias: 'e',
+      timeProperty: 'receivedAt',
+      rawTime: 'e_received_at',
+      rawId: 'e_id',
+      textProperty: 'payload',
+      text: search.text,
+      scanBudget: search.scanBudget,
+      limit: search.limit,
+      timeOf: (e) => e.receivedAt,
+      idOf: (e) => e.id,
+    });
   }
-  const rows = await matches.limit(search.limit + 1).getMany();
+  const rows = await scope().limit(search.limit + 1).getMany();
   if (rows.length > search.limit) {
     const last = rows[search.limit - 1];
     return { rows: rows.slice(0, search.limit), next: { time: last.receivedAt, id: last.id } };
   }
-  return { rows, next: bound };
+  return { rows, next: null };
 }
