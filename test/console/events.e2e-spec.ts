@@ -58,6 +58,20 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['trigger.event', 'trigger.filter.a..b', 'trigger.filter.ok', 'trigger.params.p']);
   });
 
+  it('carries the EVENT trigger through tasks as code: export, plan of the same file (nothing to do), plan of a changed filter', async () => {
+    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
+    expect(exported.status).toBe(200);
+    const file = exported.text;
+    expect(file).toContain('kind: EVENT');
+    expect(file).toContain('event: order.paid');
+    expect(file).toContain('customer.tier: gold');
+    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.changes).toEqual([]);
+    const changed = await t.http().post('/api/config/plan').set(acme.admin).send({ file: file.replace('customer.tier: gold', 'customer.tier: platinum') });
+    expect(changed.body.changes).toEqual([expect.objectContaining({ kind: 'task', name: 'sync-gold', action: 'update' })]);
+  });
+
   it('starts the matching tasks with projected params in the event’s transaction, wakes the engines, audits once', async () => {
     wakeups.length = 0;
     const res = await emit(acme, { name: 'order.paid', payload: order('gold') });
