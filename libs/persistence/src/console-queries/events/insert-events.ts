@@ -18,10 +18,11 @@ export interface NewEvent {
  *   SELECT idempotency_key FROM events WHERE tenant_id = ? AND idempotency_key IN (…)  -- keyed: stored before?
  *   MySQL:  INSERT INTO events (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
  *   SQLite: INSERT INTO events (…) VALUES (…), (…) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
- *   SELECT * FROM events WHERE tenant_id = ? AND idempotency_key IN (…)      -- uq_events_tenant_key
+ *   SELECT * FROM events WHERE tenant_id = ? AND idempotency_key IN (…) [LOCK IN SHARE MODE] -- uq_events_tenant_key
  *
  * An idempotency key already stored (another console committed the same event first) is not an
- * error: the row stays as it is and the answer is that event (`created` false). The keyed runs of
+ * error: the row stays as it is and the answer is that event (`created` false; true, with the same
+ * event, when the other committed after this transaction's first read). The keyed runs of
  * a repeat (fire key `e:<key>`) found their first runs the same way, so nothing is doubled.
  * An unkeyed event has nothing unique to read it back by but its id, so it is inserted alone
  * (MySQL 8's interleaved auto-increment does not promise consecutive ids to a multi-row INSERT).
@@ -52,10 +53,10 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
       `INSERT INTO events (tenant_id, name, payload, idempotency_key, run_ids, received_at) VALUES ${keyed.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')} ${onDuplicate}`,
       keyed.flatMap(({ e }) => [tenantId, e.name, e.payload, e.idempotencyKey, JSON.stringify(e.runIds), now]),
     );
-    const rows = await manager
-      .createQueryBuilder(EventEntity, 'e')
-      .where('e.tenantId = :tenantId AND e.idempotencyKey IN (:...keys)', { tenantId, keys: keyed.map(({ e }) => e.idempotencyKey) })
-      .getMany();
+    const readBack = manager.createQueryBuilder(EventEntity, 'e').where('e.tenantId = :tenantId AND e.idempotencyKey IN (:...keys)', { tenantId, keys: keyed.map(({ e }) => e.idempotencyKey) });
+    // Locking on MySQL, as insertSubmittedRuns reads back: an event another console committed while
+    // this transaction waited on its key is newer than this transaction's snapshot.
+    const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
     const byKey = new Map(rows.map((row) => [row.idempotencyKey, row]));
     for (const { e, i } of keyed) {
       const row = byKey.get(e.idempotencyKey);

@@ -69,7 +69,7 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
  *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed only
  *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
  *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
- *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) -- uq (task_id, fire_key)
+ *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- uq (task_id, fire_key)
  *
  * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
  * written together, concurrent submissions share them, so the database's work per run falls
@@ -106,10 +106,12 @@ export async function insertSubmittedRuns(
   const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.cause ?? 'MANUAL', r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
   await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
   const taskIds = [...new Set(runs.map((r) => r.task.id))];
-  const rows = await manager
+  const readBack = manager
     .createQueryBuilder(RunEntity, 'r')
-    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) })
-    .getMany();
+    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) });
+  // A locking read on MySQL: a key another transaction committed while this one waited on it is
+  // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
+  const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
   const byKey = new Map(rows.map((row) => [keyOf(row.taskId, row.fireKey), row]));
   // A key given twice in one batch made its run once: the first is the one that made it.
   return runs.map((r) => {
