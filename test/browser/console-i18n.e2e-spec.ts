@@ -81,6 +81,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
   let flowId = 0;
   let taskId = 0;
   let failedRunId = 0;
+  let eventId = 0;
   /** Words of the demo's own data (task, group, handler, app, user and tenant names): not English to translate. */
   const dataWords = new Set<string>();
   const errors: string[] = [];
@@ -119,6 +120,8 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     ['run', `/runs/${runId}`, '.timeline li.done[data-step="finished"]'],
     ['run-retried', `/runs/${failedRunId}`, 'details.attempt'],
     ['run-search', '/runs/search', 'form[role="search"]'],
+    ['events', '/events', 'tr[data-event]'],
+    ['event', `/events/${eventId}`, '[data-event-detail]'],
     ['executors', '/executors', 'tr[data-executor]'],
     ['alarms', '/alarms', 'tr[data-alarm-row]'],
     ['stats', '/stats', '.kpis'],
@@ -176,6 +179,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     flowId = (await api<{ id: number }>('POST', `/tasks/${byName('publish-report')}/trigger`, {})).id;
     failedRunId = (await api<{ id: number }>('POST', `/tasks/${byName('fails-when-run')}/trigger`, {})).id;
     runId = flowId;
+    eventId = (await api<{ id: number }>('POST', '/events', { name: 'report.requested', payload: { report: 'weekly' } })).id;
     await vi.waitFor(
       async () => {
         const run = await api<{ state: string }>('GET', `/runs/${runId}`);

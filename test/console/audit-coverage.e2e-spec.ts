@@ -177,6 +177,10 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.adminKey, path: '/api/runs/batch', body: { runs: [{ taskId: w.task }, { taskId: w.task, params: { n: 1 } }, { taskId: UNKNOWN }] } }),
     refused: (w) => ({ as: w.alpha.admin, path: '/api/runs/batch', body: { runs: [{ taskId: w.task }, { taskId: UNKNOWN }], atomic: true } }),
   },
+  'POST /api/events': {
+    ok: (w) => ({ as: w.alpha.adminKey, path: '/api/events', body: { name: 'walk.happened', payload: { n: 1 } } }),
+    refused: (w) => ({ as: w.alpha.adminKey, path: '/api/events', body: { name: 'walk happened', payload: {} } }),
+  },
   'POST /api/tasks/{id}/copy': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy' } }),
     refused: (w) => ({ as: w.alpha.viewer, path: `/api/tasks/${w.task}/copy`, body: { name: 'walk-copy-refused' } }),

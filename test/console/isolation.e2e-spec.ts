@@ -43,6 +43,7 @@ interface World {
   bAlarmId: number;
   bApiKeyId: number;
   bWebhookId: number;
+  bEventId: number;
   bExecutorId: number;
   bUserId: number;
   bRunCount: number;
@@ -203,6 +204,16 @@ const ROUTES: Route[] = [
     call: (w) => ({ url: '/api/runs/bulk-rerun', body: { ids: [w.bRunId] } }),
     check: (w, body) => expect((body as { results: unknown[] }).results).toEqual([expect.objectContaining({ id: w.bRunId, status: 404, runId: null })]),
   },
+  {
+    method: 'POST', path: '/api/events', area: 'tenant', kind: 'own',
+    call: () => ({ url: '/api/events', body: { name: 'b.only', payload: {} } }),
+    check: (w, body) => {
+      expect((body as { runIds: unknown[] }).runIds).toEqual([]);
+      expect((body as { id: number }).id).not.toBe(w.bEventId);
+    },
+  },
+  { method: 'GET', path: '/api/events', area: 'tenant', kind: 'list', call: () => ({ url: '/api/events?name=b.only&limit=500' }), check: (w, body) => expect(items(body).map((e) => e.id)).not.toContain(w.bEventId) },
+  { method: 'GET', path: '/api/events/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/events/${w.bEventId}` }) },
   {
     method: 'POST', path: '/api/runs/batch', area: 'tenant', kind: 'own',
     call: (w) => ({ url: '/api/runs/batch', body: { runs: [{ taskId: w.bTaskId }] } }),
@@ -434,6 +445,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
     );
     const bApiKeyId = await created(await t.http().post('/api/api-keys').set(b.admin).send({ name: 'b-ci', role: 'TENANT_ADMIN' }));
     const bWebhookId = await created(await t.http().post('/api/webhooks').set(b.admin).send({ name: 'b-hook', url: 'http://127.0.0.1:9/b' }));
+    const bEventId = await created(await t.http().post('/api/events').set(b.admin).send({ name: 'b.only', payload: { secret: 'of B' } }));
     const bRun = await insertRun(ds, b.id, bTaskId);
     await insertRunLog(ds, bRun, 'secret log line of B');
     await insertRun(ds, b.id, bTaskId, { state: 'SUCCEEDED', scheduledAt: bRun.scheduledAt - 1000 });
@@ -461,6 +473,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       bAlarmId: bAlarm.id,
       bApiKeyId,
       bWebhookId,
+      bEventId,
       bExecutorId: bExecutor.id,
       bUserId: (await ds.getRepository(UserEntity).findOneByOrFail({ username: `${b.id}-admin` })).id,
       bRunCount: 2,

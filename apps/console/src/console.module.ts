@@ -10,6 +10,7 @@ import { ConsoleCoreModule } from './console-core.module';
 import type { ConsoleModuleOptions } from './common/options';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DependenciesModule } from './dependencies/dependencies.module';
+import { EventsModule } from './events/events.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
 import { LoadModule } from './load/load.module';
@@ -31,6 +32,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   HealthModule,
   TasksModule,
   SubmissionsModule,
+  EventsModule,
   ConfigAsCodeModule,
   DependenciesModule,
   CalendarsModule,

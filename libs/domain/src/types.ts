@@ -12,7 +12,9 @@
  * - **task group**: a free-form label on tasks (`billing`, `reports`) that can be
  *   paused and resumed as a whole. Not to be confused with an engine group.
  * - **trigger**: the rule that yields fire times: MANUAL, FIXED_RATE, FIXED_DELAY,
- *   CRON (with seconds and an IANA time zone) or ONCE.
+ *   CRON (with seconds and an IANA time zone) or ONCE; or EVENT, whose runs the tenant's events start.
+ * - **event**: something that happened in a tenant's business (`order.paid`), sent to Baton with
+ *   a JSON payload; it starts a run of each of the tenant's tasks whose EVENT trigger it matches.
  * - **fire time** (scheduled time): an instant at which a trigger says the task runs.
  * - **run**: one fire of a task. A row written before anything is sent, moved through
  *   the run state machine (`run-state.ts`) by guarded, conditional updates.
@@ -49,7 +51,7 @@ export type Millis = number;
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-export const TRIGGER_KINDS = ['MANUAL', 'FIXED_RATE', 'FIXED_DELAY', 'CRON', 'ONCE'] as const;
+export const TRIGGER_KINDS = ['MANUAL', 'FIXED_RATE', 'FIXED_DELAY', 'CRON', 'ONCE', 'EVENT'] as const;
 export type TriggerKind = (typeof TRIGGER_KINDS)[number];
 
 /** The rule that yields a task's fire times. */
@@ -63,7 +65,23 @@ export type Trigger =
   /** Six-field cron (seconds first; five fields means second 0), evaluated in `timeZone`. */
   | { kind: 'CRON'; expression: string; timeZone: string }
   /** Fires once at `at`. */
-  | { kind: 'ONCE'; at: Millis };
+  | { kind: 'ONCE'; at: Millis }
+  /**
+   * Fires when the tenant sends an event named `event` whose payload passes `filter` (libs/domain
+   * event/event-match.ts); the run's params are the payload, or the `params` projection of it.
+   * Never fires by itself.
+   */
+  | { kind: 'EVENT'; event: string; filter: EventFilter; params: EventProjection | null };
+
+/**
+ * What an event's payload must hold for an EVENT trigger to fire, by JSON path (`customer.tier`):
+ * a JSON value (the value there equals it) or `{ exists: true | false }` (something is there, or
+ * nothing). Every entry must hold; `{}` passes every payload.
+ */
+export type EventFilter = Record<string, JsonValue>;
+
+/** A run's params made from an event's payload: each param name and the JSON path its value is read from. */
+export type EventProjection = Record<string, string>;
 
 export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
 /**
@@ -258,8 +276,8 @@ export interface TaskDefinition {
   pauseAfterFailures: number | null;
 }
 
-/** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). */
-export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY', 'BACKFILL', 'SHARD'] as const;
+/** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). EVENT: started by an event (POST /api/events). */
+export const RUN_CAUSES = ['SCHEDULE', 'MANUAL', 'DEPENDENCY', 'BACKFILL', 'SHARD', 'EVENT'] as const;
 /** Why a run exists. */
 export type RunCause = (typeof RUN_CAUSES)[number];
 

@@ -18,3 +18,4 @@ export type { Preferences } from './preferences';
 export type { Dashboard } from './dashboard';
 export type { AuditRecord } from './audit';
 export type { FieldChange, TaskVersion } from './task-versions';
+export type { EmitBatch, EmitResult, EmittedEvent, RefusedEventRun, TenantEvent, TenantEventDetail } from './events';

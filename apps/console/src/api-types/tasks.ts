@@ -1,5 +1,5 @@
 import type { FieldError } from '@baton/protocol/error-body';
-import type { RunState, TaskDefinition, TriggerKind } from '@baton/domain/types';
+import type { EventFilter, EventProjection, RunState, TaskDefinition, TriggerKind } from '@baton/domain/types';
 
 /** A trigger as the API writes it: one object whose kind says which of the other fields it has. */
 export interface TaskTrigger {
@@ -9,6 +9,9 @@ export interface TaskTrigger {
   expression?: string;
   timeZone?: string;
   at?: number;
+  event?: string;
+  filter?: EventFilter;
+  params?: EventProjection | null;
 }
 
 /** A task as the API shows it: its definition (the domain's, with the trigger as one object) and what the planner keeps of it. */

@@ -13,6 +13,22 @@ const trigger = {
     { type: 'object', required: ['kind', 'delayMs'], additionalProperties: false, properties: { kind: { const: 'FIXED_DELAY' }, delayMs: { type: 'integer', minimum: 100 } } },
     { type: 'object', required: ['kind', 'expression', 'timeZone'], additionalProperties: false, properties: { kind: { const: 'CRON' }, expression: { type: 'string', description: '6 fields (seconds first) or 5' }, timeZone: { type: 'string', description: 'IANA time zone, e.g. Europe/Berlin' } } },
     { type: 'object', required: ['kind', 'at'], additionalProperties: false, properties: { kind: { const: 'ONCE' }, at: { type: 'integer', minimum: 0, description: 'epoch ms' } } },
+    {
+      type: 'object',
+      required: ['kind', 'event'],
+      additionalProperties: false,
+      properties: {
+        kind: { const: 'EVENT' },
+        event: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$', description: 'the name of the events that start the task' },
+        filter: {
+          type: 'object',
+          maxProperties: 20,
+          description: 'JSON path (customer.tier) → the value there (string, number, boolean, null) or { exists: true|false }; every entry must hold. Default {}',
+          additionalProperties: { oneOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'object', required: ['exists'], additionalProperties: false, properties: { exists: { type: 'boolean' } } }] },
+        },
+        params: nullable({ type: 'object', minProperties: 1, maxProperties: 20, additionalProperties: { type: 'string' }, description: "the run's params: param name → JSON path of the payload. Default null: the whole payload" }),
+      },
+    },
   ],
 };
 

@@ -6,7 +6,8 @@ import type { RunEntity } from '@baton/persistence';
  * - submission: one run asked for through the API — a task, and optionally the run's params, its
  *   flow's params and an idempotency key;
  * - request: one API call's submissions (`POST /api/tasks/:id/trigger`: one; `POST /api/runs/batch`:
- *   up to MAX_BATCH_SUBMISSIONS), with its one audit record;
+ *   up to MAX_BATCH_SUBMISSIONS; `POST /api/events`: the runs its events start, none or many), with
+ *   its one audit record and the rows it writes alongside its runs (an event's);
  * - outcome: what became of a submission — its run, made now (201) or found under its idempotency
  *   key (200), or why there is none (400 naming the field, 404 for a task the tenant has not);
  * - group commit: the requests of a tenant that arrive together are written in one transaction
@@ -22,6 +23,12 @@ export interface Submission {
   idempotencyKey?: string;
   /** W3C traceparent of the request's span, kept on the run (its trace); undefined: untraced. */
   traceParent?: string;
+  /**
+   * Set for a run an event starts (apps/console/src/events): cause EVENT, and with the event's
+   * idempotency key one run per key and task (fire key `e:<key>`), so a repeated event, even one
+   * written concurrently by another console, makes no second run. Undefined: cause MANUAL.
+   */
+  event?: { idempotencyKey: string | null };
 }
 
 export type SubmissionOutcome =

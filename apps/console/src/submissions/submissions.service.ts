@@ -31,6 +31,12 @@ interface SubmissionRequest {
   /** The request's audit record, from its outcomes (null: nothing to record). */
   auditChange: (outcomes: readonly SubmissionOutcome[]) => Omit<AuditChange, 'tenantId'> | null;
   audit: DeferredAudit | null;
+  /**
+   * Rows of another aggregate the request writes in its runs' transaction, after them, given their
+   * outcomes in order (an event and the runs it started: neither is ever stored without the other).
+   * A request with it is written even when it has no run to write.
+   */
+  alongside?: (em: EntityManager, outcomes: readonly SubmissionOutcome[], now: number) => Promise<void>;
 }
 
 /**
@@ -116,9 +122,16 @@ export class SubmissionsService {
   async submit(
     tenantId: string,
     submissions: readonly Submission[],
-    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange'] },
+    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange']; alongside?: SubmissionRequest['alongside'] },
   ): Promise<SubmissionOutcome[]> {
-    const request: SubmissionRequest = { submissions, fieldPrefix: options.fieldPrefix ?? (() => ''), atomic: options.atomic, auditChange: options.auditChange, audit: deferredAudit() };
+    const request: SubmissionRequest = {
+      submissions,
+      fieldPrefix: options.fieldPrefix ?? (() => ''),
+      atomic: options.atomic,
+      auditChange: options.auditChange,
+      audit: deferredAudit(),
+      alongside: options.alongside,
+    };
     let outcomes: SubmissionOutcome[];
     try {
       outcomes = await this.lane.add(tenantId, request, Math.max(1, submissions.length));
@@ -148,7 +161,8 @@ export class SubmissionsService {
           task,
           params: submission.params === undefined ? task.params : JSON.stringify(submission.params),
           flowParams: submission.flowParams === undefined ? null : JSON.stringify(submission.flowParams),
-          fireKey: submission.idempotencyKey === undefined ? `m:${randomUUID()}` : `k:${submission.idempotencyKey}`,
+          fireKey: fireKeyOf(submission),
+          cause: submission.event ? 'EVENT' : 'MANUAL',
           traceParent: submission.traceParent ?? null,
         },
       });
@@ -164,7 +178,8 @@ export class SubmissionsService {
       return requests.map((request) => outcomes.slice(k, (k += request.submissions.length)));
     };
     const recorded = requests.filter((request) => !refused.has(request) && request.audit !== null);
-    if (toWrite.length === 0 && recorded.length === 0) return byRequest();
+    const alongside = requests.filter((request) => !refused.has(request) && request.alongside !== undefined);
+    if (toWrite.length === 0 && recorded.length === 0 && alongside.length === 0) return byRequest();
     const named = [...new Set(toWrite.map((w) => w.run.task.id))];
     const committed = await inTransaction(this.dataSource, async (em) => {
       // Read before the transaction, a task may have been deleted since: the batch is judged again
@@ -174,6 +189,7 @@ export class SubmissionsService {
       written.forEach(({ row, created }, i) => (outcomes[toWrite[i].at] = { status: created ? 201 : 200, run: row, taskName: toWrite[i].run.task.name }));
       const split = byRequest();
       const answers = new Map(requests.map((request, i) => [request, split[i]]));
+      for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
       const entries: AuditEntry[] = [];
       for (const request of recorded) {
         const change = request.auditChange(answers.get(request)!);
@@ -221,6 +237,12 @@ export class SubmissionsService {
     }
     for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
   }
+}
+
+/** A run's fire key: its own (`m:`), its idempotency key's (`k:`), or its event's key's (`e:`, apart from the keys of triggers). */
+function fireKeyOf(submission: Submission): string {
+  if (submission.event) return submission.event.idempotencyKey === null ? `m:${randomUUID()}` : `e:${submission.event.idempotencyKey}`;
+  return submission.idempotencyKey === undefined ? `m:${randomUUID()}` : `k:${submission.idempotencyKey}`;
 }
 
 /** What is wrong with a submission before its params meet their schema: its task, its params' shape, its key. */

@@ -44,12 +44,12 @@ export function nextFireAtFor(schedule: Schedule, now: number, stored: { nextFir
 
 /**
  * A task that could never fire is refused, naming the field that makes it so (a one-shot in
- * the past, an end time already passed, maxFires already reached). MANUAL tasks never fire by
- * themselves and are fine.
+ * the past, an end time already passed, maxFires already reached). MANUAL and EVENT tasks never
+ * fire by themselves and are fine.
  */
 export function neverFiresProblem(schedule: Schedule, nextFireAt: number | null, now: number): FieldError | null {
   const trigger = schedule.trigger;
-  if (nextFireAt !== null || trigger.kind === 'MANUAL') return null;
+  if (nextFireAt !== null || trigger.kind === 'MANUAL' || trigger.kind === 'EVENT') return null;
   if (trigger.kind === 'FIXED_DELAY' && schedule.fireCount > 0) return null;
   if (remainingFires(schedule) <= 0) {
     return { field: 'maxFires', reason: `is already reached (the task fired ${schedule.fireCount} times), so the task would never fire` };

@@ -48,7 +48,7 @@ export class TaskVersionsService {
         // Secret-named params as the audit log shows them (redact): a version outlives the secret's rotation.
         definition: redact(row.definition) as Record<string, unknown>,
         changes: previous ? diffFields(comparable(previous.definition), comparable(row.definition)).map(redactChange) : [],
-        nextFireTimes: row.definition.trigger.kind === 'MANUAL' ? [] : nextFireTimes(schedule, now, FIRE_TIMES_SHOWN),
+        nextFireTimes: row.definition.trigger.kind === 'MANUAL' || row.definition.trigger.kind === 'EVENT' ? [] : nextFireTimes(schedule, now, FIRE_TIMES_SHOWN),
         current: diffFields(comparable(row.definition), comparable(currentDefinition)).length === 0,
       };
     });

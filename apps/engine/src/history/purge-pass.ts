@@ -10,6 +10,7 @@ import {
   inTransaction,
   newestRunsBoundary,
   purgeAlarms,
+  purgeEvents,
   purgeAuditRecords,
   purgeRollups,
   purgeRunLogs,
@@ -38,6 +39,7 @@ export interface PurgeReport {
   runs: number;
   logs: number;
   alarms: number;
+  events: number;
   rollups: number;
   audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
@@ -51,6 +53,8 @@ export interface PurgeReport {
  *   cursor's settled point (so they are in the statistics), except the newest `minRunsKept` of
  *   their task and the runs of a flow with a run still going — a sweep over finished_at from the
  *   cursor's purge position, then the tasks that keep less than their tenant;
+ * - events received before the tenant's run retention (runsMs): an event lives as long as the
+ *   runs it could have started, and its idempotency key is free again once it is gone;
  * - logs of runs older than the log retention; alarms older than theirs, once published, and
  *   finished webhook deliveries with them;
  * - audit records older than BATON_AUDIT_RETENTION_MS (the operator's; tenants cannot shorten it);
@@ -61,7 +65,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, rollups: 0, audit: 0, more: false };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -122,6 +126,13 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const deleted = await step(() => inTransaction(dataSource, (em) => purgeEvents(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
+    report.events += deleted;
+    if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+  }
+
   // Finished webhook deliveries go with the alarms' retention.
   await step(() => purgeWebhookDeliveries(dataSource.manager, { tenantId, before: now - tenant.alarmsMs, limit: settings.batch * 4 }));
 

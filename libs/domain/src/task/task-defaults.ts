@@ -1,5 +1,5 @@
 import { ALARM_TYPES } from '../types';
-import type { TaskDefinition } from '../types';
+import type { TaskDefinition, Trigger } from '../types';
 
 /** The fields a task input may omit; the rest (name, executorApp, handler, trigger) are required. */
 export type DefaultedTaskFields = Omit<TaskDefinition, 'tenantId' | 'name' | 'executorApp' | 'handler' | 'trigger'>;
@@ -36,7 +36,8 @@ export type TaskInput = { [K in keyof TaskDefinition]?: unknown };
 /**
  * A full definition from a *validated* input (validateTask returned no errors): omitted fields
  * take their defaults, and so do omitted members of `retry` and `alarms`, which may be given
- * in part (`retry: { maxAttempts: 3 }`).
+ * in part (`retry: { maxAttempts: 3 }`). An EVENT trigger's `filter` defaults to `{}` (every
+ * payload) and its `params` to null (the whole payload).
  */
 export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefinition {
   const defaults = taskDefaults();
@@ -45,8 +46,14 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     ...defaults,
     ...given,
     tenantId,
+    trigger: withTriggerDefaults(given.trigger as Trigger),
     retry: { ...defaults.retry, ...(given.retry ?? {}) },
     alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
     fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
   } as TaskDefinition;
+}
+
+function withTriggerDefaults(trigger: Trigger): Trigger {
+  if (trigger?.kind !== 'EVENT') return trigger;
+  return { kind: 'EVENT', event: trigger.event, filter: trigger.filter ?? {}, params: trigger.params ?? null };
 }

@@ -6,6 +6,7 @@ import { nameProblem } from '../validation/names';
 import { isValidTimeZone } from '../time/time-zone';
 import { parseCron } from '../trigger/cron';
 import { paramsProblem } from './json-params';
+import { eventTriggerProblems } from '../event/validate-event';
 import { taskDefaults } from './task-defaults';
 
 /**
@@ -59,6 +60,7 @@ const TRIGGER_FIELDS: Record<string, readonly string[]> = {
   FIXED_DELAY: ['kind', 'delayMs'],
   CRON: ['kind', 'expression', 'timeZone'],
   ONCE: ['kind', 'at'],
+  EVENT: ['kind', 'event', 'filter', 'params'],
 };
 
 /**
@@ -144,6 +146,9 @@ function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: 
   }
   unknownKeys(trigger, TRIGGER_FIELDS[kind], 'trigger', `a ${kind} trigger`, add);
   switch (kind) {
+    case 'EVENT':
+      for (const e of eventTriggerProblems(trigger)) add(e.field, e.reason);
+      return;
     case 'FIXED_RATE':
       return add('trigger.intervalMs', integerInRange(trigger.intervalMs, MIN_INTERVAL_MS, MAX_INTERVAL_MS));
     case 'FIXED_DELAY':

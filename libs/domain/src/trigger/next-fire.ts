@@ -12,7 +12,7 @@ import { MissingAnchorError } from './missing-anchor-error';
  * - A fire time whose local date, in the *calendar's* time zone, is on the exclusion calendar
  *   is not a fire time at all: it is skipped and does not count toward maxFires.
  * - maxFires caps the fire times consumed so far (`fireCount`) plus the ones returned.
- * - MANUAL never fires by itself.
+ * - MANUAL and EVENT never fire by themselves.
  */
 
 /**
@@ -133,6 +133,7 @@ function fireTimeFrom(schedule: Schedule, bound: Bound): Millis | null {
   const trigger = schedule.trigger;
   switch (trigger.kind) {
     case 'MANUAL':
+    case 'EVENT':
     case 'FIXED_DELAY':
       return null;
     case 'ONCE':

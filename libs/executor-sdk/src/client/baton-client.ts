@@ -47,6 +47,34 @@ export interface SubmitResult {
   error?: { code: string; message: string; errors?: FieldProblem[] };
 }
 
+/** One event sent (POST /api/events). */
+export interface EmitEvent {
+  /** 1 to 100 of A-Z a-z 0-9 . _ - : starting with a letter or digit (`order.paid`). */
+  name: string;
+  /** A JSON object, at most 64,000 bytes as JSON (default {}). */
+  payload?: Record<string, unknown>;
+  /** One event per tenant and key while events are kept: 1 to 62 of A-Z a-z 0-9 - _ . : ~. */
+  idempotencyKey?: string;
+}
+
+/** An event as the console answers it: its id, the runs it started (the answer has more). */
+export interface EmittedEventView {
+  id: number;
+  name: string;
+  runIds: number[];
+  /** False: its idempotency key was used before; this is the first event sent under it. */
+  created: boolean;
+  [field: string]: unknown;
+}
+
+/** An event's result in a batch. */
+export interface EmitResult {
+  /** 201 stored now; 200 stored before under its idempotency key; 400 refused. */
+  status: number;
+  event?: EmittedEventView;
+  error?: { code: string; message: string; errors?: FieldProblem[] };
+}
+
 /**
  * Submits work to Baton from a Node service, through the console's public API with a tenant API
  * key, so that no one writes the HTTP by hand:
@@ -54,10 +82,12 @@ export interface SubmitResult {
  *   const baton = new BatonClient({ url: 'http://baton-console:8080', apiKey: process.env.BATON_API_KEY! });
  *   const run = await baton.trigger(taskId, { params: { orderId: 42 }, idempotencyKey: 'order-42' });
  *   const { results } = await baton.submitBatch(orders.map((o) => ({ taskId, params: o, idempotencyKey: `order-${o.id}` })));
+ *   const event = await baton.emitEvent({ name: 'order.paid', payload: { order: { id: 42 } }, idempotencyKey: 'paid-42' });
  *
  * A trigger is a run due now (`POST /api/tasks/:id/trigger`); a batch is up to 1,000 runs of one
  * or several tasks in one request (`POST /api/runs/batch`), each with its own result, or all or
- * none with `atomic`. Requests go over keep-alive connections (node:http, as the engine's dispatch
+ * none with `atomic`. An event (`POST /api/events`) starts the tenant's tasks whose EVENT trigger
+ * it matches; `emitEvents` sends up to 500 in one request. Requests go over keep-alive connections (node:http, as the engine's dispatch
  * does: a fraction of axios' CPU per request). A 429 or 503 is sent again after its Retry-After; a
  * request that got no answer is sent again only when it cannot make a run twice (every run carries
  * an idempotency key). What is refused for good throws BatonApiError naming the fields.
@@ -94,6 +124,18 @@ export class BatonClient {
   async submitBatch(runs: readonly SubmitRun[], options: { atomic?: boolean } = {}): Promise<{ results: SubmitResult[]; created: number; existing: number; refused: number }> {
     const answer = await this.post('/api/runs/batch', { runs, ...(options.atomic ? { atomic: true } : {}) }, {}, runs.every((r) => r.idempotencyKey !== undefined));
     return answer.body as { results: SubmitResult[]; created: number; existing: number; refused: number };
+  }
+
+  /** Sends one event: the runs it started; with an idempotency key used before, the first event (`created` false). */
+  async emitEvent(event: EmitEvent): Promise<EmittedEventView> {
+    const answer = await this.post('/api/events', event, {}, event.idempotencyKey !== undefined);
+    return answer.body as EmittedEventView;
+  }
+
+  /** Up to 500 events in one request: each one's result, in order (a refused one is its own 400). */
+  async emitEvents(events: readonly EmitEvent[]): Promise<{ results: EmitResult[]; created: number; existing: number; refused: number }> {
+    const answer = await this.post('/api/events', { events }, {}, events.every((e) => e.idempotencyKey !== undefined));
+    return answer.body as { results: EmitResult[]; created: number; existing: number; refused: number };
   }
 
   /** The id of the tenant's task of that name (BatonApiError 404 when there is none). */

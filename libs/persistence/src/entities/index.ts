@@ -4,6 +4,7 @@ import { AuditRecordEntity } from './audit-record.entity';
 import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
+import { EventEntity } from './event.entity';
 import { HistoryCursorEntity } from './history-cursor.entity';
 import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
@@ -30,6 +31,7 @@ export {
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
+  EventEntity,
   ExecutorEntity,
   HistoryCursorEntity,
   LoginThrottleEntity,
@@ -72,4 +74,5 @@ export const ENTITIES = [
   LoginThrottleEntity,
   AuditRecordEntity,
   TaskVersionEntity,
+  EventEntity,
 ];

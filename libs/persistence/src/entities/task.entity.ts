@@ -10,6 +10,8 @@ import { StoredJson, json, millis } from './columns';
 @Index('uq_tasks_tenant_name', ['tenantId', 'name'], { unique: true })
 // The planner's claim: "tasks of engine group G not paused whose next fire is due".
 @Index('ix_tasks_plan', ['engineGroup', 'paused', 'nextFireAt'])
+// An event's subscribers: "the tenant's tasks started by events named N" (never a scan of all tasks).
+@Index('ix_tasks_event', ['tenantId', 'eventName'])
 export class TaskEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;
@@ -55,6 +57,18 @@ export class TaskEntity {
   /** ONCE only. */
   @Column({ name: 'once_at', type: 'bigint', nullable: true, transformer: millis })
   onceAt!: number | null;
+
+  /** EVENT only: the name of the events that start the task. */
+  @Column({ name: 'event_name', type: 'varchar', length: 100, nullable: true })
+  eventName!: string | null;
+
+  /** EVENT only: JSON path → value or { exists } the payload must hold (domain EventFilter). */
+  @Column({ name: 'event_filter', type: 'text', nullable: true, transformer: json })
+  eventFilter!: StoredJson;
+
+  /** EVENT only: param name → JSON path of the payload (domain EventProjection); null: the whole payload. */
+  @Column({ name: 'event_params', type: 'text', nullable: true, transformer: json })
+  eventParams!: StoredJson;
 
   @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: millis })
   startAt!: number | null;

@@ -7,6 +7,7 @@ export { findPurgeCandidates, findTaskPurgeCandidates, findLiveFlows, newestRuns
 export type { PurgeCandidate } from './purge-runs';
 export { purgeRunLogs } from './purge-run-logs';
 export { purgeAlarms } from './purge-alarms';
+export { purgeEvents } from './purge-events';
 export { findRetentionPolicies } from './retention-policies';
 export type { StoredRetention } from './retention-policies';
 export { findGroupTenants } from './find-group-tenants';

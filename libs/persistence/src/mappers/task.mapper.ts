@@ -1,5 +1,6 @@
-import type { TaskDefinition, Trigger } from '@baton/domain';
+import type { EventFilter, EventProjection, TaskDefinition, Trigger } from '@baton/domain';
 import type { TaskEntity } from '../entities';
+import type { StoredJson } from '../entities/columns';
 
 /** The trigger spread over the task table's typed columns. */
 export interface TriggerColumns {
@@ -8,10 +9,16 @@ export interface TriggerColumns {
   timeZone: string | null;
   intervalMs: number | null;
   onceAt: number | null;
+  /** EVENT only (optional: rows read for the planner, never EVENT, leave them out). */
+  eventName?: string | null;
+  /** EVENT only: an EventFilter (StoredJson, as TypeORM types JSON columns). */
+  eventFilter?: StoredJson;
+  /** EVENT only: an EventProjection, or null for the whole payload. */
+  eventParams?: StoredJson;
 }
 
 export function triggerToColumns(trigger: Trigger): TriggerColumns {
-  const none = { cronExpression: null, timeZone: null, intervalMs: null, onceAt: null };
+  const none = { cronExpression: null, timeZone: null, intervalMs: null, onceAt: null, eventName: null, eventFilter: null, eventParams: null };
   switch (trigger.kind) {
     case 'MANUAL':
       return { triggerKind: 'MANUAL', ...none };
@@ -23,6 +30,8 @@ export function triggerToColumns(trigger: Trigger): TriggerColumns {
       return { triggerKind: 'CRON', ...none, cronExpression: trigger.expression, timeZone: trigger.timeZone };
     case 'ONCE':
       return { triggerKind: 'ONCE', ...none, onceAt: trigger.at };
+    case 'EVENT':
+      return { triggerKind: 'EVENT', ...none, eventName: trigger.event, eventFilter: trigger.filter, eventParams: trigger.params };
   }
 }
 
@@ -43,6 +52,8 @@ export function triggerFromColumns(row: TriggerColumns): Trigger {
       return { kind: 'CRON', expression: need(row.cronExpression, 'cron_expression'), timeZone: need(row.timeZone, 'time_zone') };
     case 'ONCE':
       return { kind: 'ONCE', at: need(row.onceAt, 'once_at') };
+    case 'EVENT':
+      return { kind: 'EVENT', event: need(row.eventName ?? null, 'event_name'), filter: (row.eventFilter as EventFilter | null) ?? {}, params: (row.eventParams as EventProjection | null) ?? null };
     default:
       throw new Error(`unknown trigger kind ${String(row.triggerKind)}`);
   }

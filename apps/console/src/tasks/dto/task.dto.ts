@@ -28,6 +28,22 @@ export class TriggerDoc implements Api.TaskTrigger {
   @ApiPropertyOptional({ description: 'CRON: 6 fields (seconds first) or 5', example: '0 */5 * * * *' }) expression?: string;
   @ApiPropertyOptional({ description: 'CRON: IANA time zone', example: 'Europe/Berlin' }) timeZone?: string;
   @ApiPropertyOptional({ description: 'ONCE: epoch ms, 0 to 253 402 300 799 999 (9999-12-31)' }) at?: number;
+  @ApiPropertyOptional({ description: 'EVENT: the name of the events that start the task (1-100 of A-Z a-z 0-9 . _ - :)', example: 'order.paid' }) event?: string;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description: 'EVENT: what the payload must hold, by JSON path: a string, number, boolean or null (equal), or { "exists": true|false }; every entry must hold (default {}: every event of the name)',
+    example: { 'customer.tier': 'gold', 'order.id': { exists: true } },
+  })
+  filter?: Record<string, JsonValue>;
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    description: "EVENT: the run's params as param name → JSON path of the payload (a path the payload lacks leaves its param out); null (default): the whole payload",
+    example: { orderId: 'order.id', tier: 'customer.tier' },
+  })
+  params?: Record<string, string> | null;
 }
 
 export class RetryDoc {

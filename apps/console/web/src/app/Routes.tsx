@@ -6,6 +6,8 @@ import { AlarmsPage } from '../features/alarms/AlarmsPage';
 import { AuditPage } from '../features/audit/AuditPage';
 import { CalendarsPage } from '../features/calendars/CalendarsPage';
 import { DependenciesPage } from '../features/dependencies/DependenciesPage';
+import { EventDetailPage } from '../features/events/EventDetailPage';
+import { EventsPage } from '../features/events/EventsPage';
 import { ExecutorsPage } from '../features/executors/ExecutorsPage';
 import { HomePage } from '../features/home/HomePage';
 import { OperatorPage } from '../features/operator/OperatorPage';
@@ -36,6 +38,8 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/runs') return <RunsPage canWrite={canWrite} />;
   if (path === '/runs/search') return <RunSearchPage />;
   if ((m = match('/runs/:id', path))) return <RunDetailPage key={m.id} runId={Number(m.id)} canWrite={canWrite} />;
+  if (path === '/events') return <EventsPage />;
+  if ((m = match('/events/:id', path))) return <EventDetailPage key={m.id} eventId={Number(m.id)} />;
   if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
   if (path === '/stats') return <StatsPage />;

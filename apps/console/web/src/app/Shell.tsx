@@ -11,6 +11,7 @@ const TENANT_NAV = [
   ['/tasks', () => t('Tasks')],
   ['/dependencies', () => t('Dependencies')],
   ['/runs', () => t('Runs')],
+  ['/events', () => t('Events')],
   ['/executors', () => t('Executors')],
   ['/alarms', () => t('Alarms')],
   ['/stats', () => t('Statistics')],

@@ -102,7 +102,7 @@ export function fmtPercent(x: number | null | undefined): string {
   return x === null || x === undefined ? '—' : `${dec(x * 100, 1)} %`;
 }
 
-export function triggerSummary(tr: { kind: string; intervalMs?: number; delayMs?: number; expression?: string; timeZone?: string; at?: number }): string {
+export function triggerSummary(tr: { kind: string; intervalMs?: number; delayMs?: number; expression?: string; timeZone?: string; at?: number; event?: string }): string {
   switch (tr.kind) {
     case 'CRON':
       return t('cron {{expression}} ({{timeZone}})', { expression: tr.expression, timeZone: tr.timeZone });
@@ -112,6 +112,8 @@ export function triggerSummary(tr: { kind: string; intervalMs?: number; delayMs?
       return t('{{duration}} after each run', { duration: fmtDuration(tr.delayMs) });
     case 'ONCE':
       return t('once at {{time}}', { time: fmtTime(tr.at) });
+    case 'EVENT':
+      return t('on each event {{event}}', { event: tr.event });
     default:
       return t('manual');
   }

@@ -51,8 +51,10 @@ export interface SubmittedRun {
   /** JSON text of the run's params (the task's when the submission gave none). */
   params: string | null;
   flowParams: string | null;
-  /** `m:<uuid>` (a submission of its own) or `k:<idempotency key>` (one run per key and task). */
+  /** `m:<uuid>` (a submission of its own), `k:<idempotency key>` (one run per key and task) or `e:<event's idempotency key>`. */
   fireKey: string;
+  /** Why the run exists: MANUAL (a trigger, a batch) or EVENT (an event started it). Default MANUAL. */
+  cause?: 'MANUAL' | 'EVENT';
   /** W3C traceparent of the request that submitted it (runs.trace_parent); null when untraced. */
   traceParent?: string | null;
 }
@@ -60,14 +62,14 @@ export interface SubmittedRun {
 const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, flow_params, trace_parent, scheduled_at, due_at, created_at, updated_at';
 
 /**
- * Runs submitted through the API (a trigger, a batch of submissions) in one transaction: one
- * PENDING run each, cause MANUAL, due now, its own flow's root (flow_id null), under its fire
+ * Runs submitted through the API (a trigger, a batch of submissions, an event) in one transaction:
+ * one PENDING run each, cause MANUAL (EVENT for an event's), due now, its own flow's root (flow_id null), under its fire
  * key. A single INSERT for the whole batch, then one read of what is there under those keys:
  *
  *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed only
  *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
  *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
- *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) -- uq (task_id, fire_key)
+ *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- uq (task_id, fire_key)
  *
  * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
  * written together, concurrent submissions share them, so the database's work per run falls
@@ -88,7 +90,7 @@ export async function insertSubmittedRuns(
 ): Promise<Array<{ row: RunEntity; created: boolean }>> {
   if (runs.length === 0) return [];
   const keyOf = (taskId: number, fireKey: string) => `${taskId} ${fireKey}`;
-  const keyed = runs.filter((r) => r.fireKey.startsWith('k:'));
+  const keyed = runs.filter((r) => !r.fireKey.startsWith('m:'));
   const existing = new Set<string>();
   if (keyed.length > 0) {
     const keyedTasks = [...new Set(keyed.map((r) => r.task.id))];
@@ -100,14 +102,16 @@ export async function insertSubmittedRuns(
     for (const r of rows) existing.add(keyOf(num(r.task_id), String(r.fire_key)));
   }
   const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-  const values = runs.map(() => "(?, ?, ?, 'PENDING', 'MANUAL', ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
-  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
+  const values = runs.map(() => "(?, ?, ?, 'PENDING', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.cause ?? 'MANUAL', r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
   await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
   const taskIds = [...new Set(runs.map((r) => r.task.id))];
-  const rows = await manager
+  const readBack = manager
     .createQueryBuilder(RunEntity, 'r')
-    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) })
-    .getMany();
+    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) });
+  // A locking read on MySQL: a key another transaction committed while this one waited on it is
+  // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
+  const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
   const byKey = new Map(rows.map((row) => [keyOf(row.taskId, row.fireKey), row]));
   // A key given twice in one batch made its run once: the first is the one that made it.
   return runs.map((r) => {

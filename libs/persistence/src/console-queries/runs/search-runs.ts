@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { RunEntity } from '../../entities';
+import { searchSlice } from '../search-slice';
 
 /** A position in a tenant's runs ordered by (scheduled_at desc, id desc). */
 export interface RunKey {
@@ -30,17 +31,10 @@ export interface RunSearchPage {
   next: RunKey | null;
 }
 
-/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
-function containing(text: string): string {
-  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
-
 /**
- * Search by error text or params within a time range, at a bounded cost. A substring cannot use
- * an index, so a search walks the tenant's runs newest first and tests each — and a walk that
- * stops at `limit` matches costs, for a rare text, every run of the range. So each call walks at
- * most `scanBudget` runs: first the key `scanBudget` runs below the start, read from the index
- * alone (ix_runs_tenant_time (tenant_id, scheduled_at, id); with a task, ix_runs_task_time,
+ * Search by error text or params within a time range, at a bounded cost (searchSlice): each call
+ * walks at most `scanBudget` runs — first the key `scanBudget` runs below the start, read from the
+ * index alone (ix_runs_tenant_time (tenant_id, scheduled_at, id); with a task, ix_runs_task_time,
  * whose InnoDB entries carry the id), then the matches between the two keys, newest first. The
  * caller pages on with `next`: the range is searched a slice at a time, each slice the same
  * bounded cost at 10 thousand or 10 million runs.
@@ -60,18 +54,16 @@ export async function searchRuns(manager: EntityManager, search: RunSearch): Pro
     else qb.andWhere('r.scheduledAt < :to', { to: search.to });
     return qb.orderBy('r.scheduledAt', 'DESC').addOrderBy('r.id', 'DESC');
   };
-  const boundRow = await scope()
-    .select(['r.scheduledAt', 'r.id'])
-    .offset(search.scanBudget - 1)
-    .limit(1)
-    .getRawOne<Record<string, unknown>>();
-  const bound: RunKey | null = boundRow ? { time: Number(boundRow.r_scheduled_at), id: Number(boundRow.r_id) } : null;
-  const matches = scope().andWhere(`r.${search.field} LIKE :text ESCAPE '!'`, { text: containing(search.text) });
-  if (bound) matches.andWhere('(r.scheduledAt > :boundTime OR (r.scheduledAt = :boundTime AND r.id >= :boundId))', { boundTime: bound.time, boundId: bound.id });
-  const rows = await matches.limit(search.limit + 1).getMany();
-  if (rows.length > search.limit) {
-    const last = rows[search.limit - 1];
-    return { rows: rows.slice(0, search.limit), next: { time: last.scheduledAt, id: last.id } };
-  }
-  return { rows, next: bound };
+  return searchSlice(scope, {
+    alias: 'r',
+    timeProperty: 'scheduledAt',
+    rawTime: 'r_scheduled_at',
+    rawId: 'r_id',
+    textProperty: search.field,
+    text: search.text,
+    scanBudget: search.scanBudget,
+    limit: search.limit,
+    timeOf: (r) => r.scheduledAt,
+    idOf: (r) => r.id,
+  });
 }

@@ -1,11 +1,7 @@
 import type { EntityManager } from 'typeorm';
+import { containing } from '../search-slice';
 import { ofTenant } from '../tenant-scope';
 import { TaskEntity } from '../../entities';
-
-/** LIKE with `!` as the escape character, the same on MySQL and SQLite. */
-function likePattern(text: string): string {
-  return `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-}
 
 /**
  * A page of the tenant's tasks by name (GET /api/tasks), `limit` rows after the name `afterName`:
@@ -19,7 +15,7 @@ export function listTasks(
   filter: { search?: string; group?: string; paused?: boolean; afterName?: string; limit: number },
 ): Promise<TaskEntity[]> {
   const qb = manager.getRepository(TaskEntity).createQueryBuilder('t').where('t.tenantId = :tenantId', { tenantId });
-  if (filter.search) qb.andWhere("t.name LIKE :search ESCAPE '!'", { search: likePattern(filter.search) });
+  if (filter.search) qb.andWhere("t.name LIKE :search ESCAPE '!'", { search: containing(filter.search) });
   if (filter.group !== undefined) qb.andWhere('t.groupName = :group', { group: filter.group });
   if (filter.paused !== undefined) qb.andWhere('t.paused = :paused', { paused: filter.paused });
   if (filter.afterName !== undefined) qb.andWhere('t.name > :after', { after: filter.afterName });

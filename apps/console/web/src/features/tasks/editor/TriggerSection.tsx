@@ -5,7 +5,7 @@ import { CronFields } from './CronFields';
 import type { SectionProps } from './task-form';
 import { t } from '../../../shared/i18n/i18n';
 
-const KIND_LABEL: Record<TriggerKind, () => string> = { MANUAL: () => t('Manual'), FIXED_RATE: () => t('Fixed rate'), FIXED_DELAY: () => t('Fixed delay'), CRON: () => t('Cron'), ONCE: () => t('Once') };
+const KIND_LABEL: Record<TriggerKind, () => string> = { MANUAL: () => t('Manual'), FIXED_RATE: () => t('Fixed rate'), FIXED_DELAY: () => t('Fixed delay'), CRON: () => t('Cron'), ONCE: () => t('Once'), EVENT: () => t('Event') };
 
 /** When the task fires: the kind of trigger, its own fields, and the window and limits of its fires. */
 export function TriggerSection({ form, set, err }: SectionProps) {
@@ -41,7 +41,20 @@ export function TriggerSection({ form, set, err }: SectionProps) {
         </Field>
       ) : null}
       {form.kind === 'MANUAL' ? <p className="muted">{t('Runs only when triggered by hand, by the API or by a parent task.')}</p> : null}
-      {form.kind !== 'MANUAL' ? (
+      {form.kind === 'EVENT' ? (
+        <>
+          <Field label={t('Event name')} error={err('trigger.event')} hint={t('Each event of this name the tenant sends (POST /api/events) starts a run, if its payload passes the filter.')}>
+            {(p) => <input {...p} name="eventName" value={form.eventName} placeholder="order.paid" onChange={(e) => set('eventName', e.target.value)} />}
+          </Field>
+          <Field label={t('Filter (JSON)')} error={err('trigger.filter')} hint={t('JSON path → the value there, or {"exists": true}; every entry must hold. {} takes every event.')}>
+            {(p) => <textarea {...p} name="eventFilter" rows={3} className="mono" value={form.eventFilter} onChange={(e) => set('eventFilter', e.target.value)} />}
+          </Field>
+          <Field label={t('Params from the payload (JSON, optional)')} error={err('trigger.params')} hint={t('Param name → JSON path of the payload. Empty: the whole payload is the params.')}>
+            {(p) => <textarea {...p} name="eventParams" rows={3} className="mono" value={form.eventParams} placeholder='{"orderId": "order.id"}' onChange={(e) => set('eventParams', e.target.value)} />}
+          </Field>
+        </>
+      ) : null}
+      {form.kind !== 'MANUAL' && form.kind !== 'EVENT' ? (
         <div className="grid">
           <Field label={t('Start at (optional)')} error={err('startAt')}>
             {(p) => <input {...p} name="startAt" type="datetime-local" value={form.startAt} onChange={(e) => set('startAt', e.target.value)} />}

@@ -15,6 +15,10 @@ export interface Form {
   expression: string;
   timeZone: string;
   at: string;
+  /** EVENT: the event's name, its filter and its params projection (JSON texts; an empty projection: the whole payload). */
+  eventName: string;
+  eventFilter: string;
+  eventParams: string;
   startAt: string;
   endAt: string;
   maxFires: string;
@@ -42,7 +46,7 @@ export interface Form {
 /** The API's names of the fields this editor shows: a reason on any other goes in the banner. */
 export const TASK_FIELDS = [
   'name', 'group', 'executorApp', 'handler', 'params',
-  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at',
+  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at', 'trigger.event', 'trigger.filter', 'trigger.params',
   'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs',
   'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
@@ -63,6 +67,9 @@ export function emptyForm(): Form {
     expression: '0 */5 * * * *',
     timeZone: displayTimeZone(),
     at: '',
+    eventName: '',
+    eventFilter: '{}',
+    eventParams: '',
     startAt: '',
     endAt: '',
     maxFires: '',
@@ -101,6 +108,9 @@ export function formOf(task: Task): Form {
     expression: task.trigger.expression ?? emptyForm().expression,
     timeZone: task.trigger.timeZone ?? displayTimeZone(),
     at: toLocalInput(task.trigger.at),
+    eventName: task.trigger.event ?? '',
+    eventFilter: JSON.stringify(task.trigger.filter ?? {}, null, 2),
+    eventParams: task.trigger.params ? JSON.stringify(task.trigger.params, null, 2) : '',
     startAt: toLocalInput(task.startAt),
     endAt: toLocalInput(task.endAt),
     maxFires: s(task.maxFires),
@@ -147,6 +157,18 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
     const at = fromLocalInput(f.at);
     if (at === null) local['trigger.at'] = t('a date and time is required');
     trigger.at = at;
+  }
+  if (f.kind === 'EVENT') {
+    const json = (text: string, field: string, empty: unknown): unknown => {
+      if (text.trim() === '') return empty;
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        local[field] = t('not valid JSON: {{reason}}', { reason: (e as Error).message });
+        return empty;
+      }
+    };
+    Object.assign(trigger, { event: f.eventName, filter: json(f.eventFilter, 'trigger.filter', {}), params: json(f.eventParams, 'trigger.params', null) });
   }
   return {
     local,

@@ -1,0 +1,103 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, Max, MaxLength, Min, MinLength, IsInt } from 'class-validator';
+import type { JsonValue } from '@baton/domain';
+import { ErrorBodyView } from '../../common/error-body.view';
+import { IntQuery, PageQuery, ToInt } from '../../common/query';
+import { Raw } from '../../common/raw-json';
+import type * as Api from '../../api-types';
+import { RunView } from '../../runs/dto/run.dto';
+import { MAX_BATCH_EVENTS } from '../event';
+
+const NAME_DOC = '1 to 100 of A-Z a-z 0-9 . _ - : starting with a letter or digit; matched exactly';
+const KEY_DOC = 'One event per tenant and key while events are kept (the tenant\'s run retention): a key used before answers the first event (status 200) and starts nothing. 1 to 62 of A-Z a-z 0-9 - _ . : ~';
+
+/** POST /api/events: one event, or `events` (a batch). Checked by the service (parse-events.ts), naming each field. */
+export class EmitEventsDto {
+  @ApiPropertyOptional({ type: String, description: `One event: its name, ${NAME_DOC}`, example: 'order.paid' })
+  @IsOptional()
+  @Raw()
+  name?: unknown;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'One event: a JSON object, at most 64 000 bytes as JSON (default {})', example: { order: { id: 'A-17' }, customer: { tier: 'gold' } } })
+  @IsOptional()
+  @Raw()
+  payload?: unknown;
+
+  @ApiPropertyOptional({ type: String, description: `One event: ${KEY_DOC}` })
+  @IsOptional()
+  @Raw()
+  idempotencyKey?: unknown;
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, minItems: 1, maxItems: MAX_BATCH_EVENTS, description: `A batch: 1 to ${MAX_BATCH_EVENTS} events { name, payload, idempotencyKey }, each with its own result (give nothing else)` })
+  @IsOptional()
+  @Raw()
+  events?: unknown;
+}
+
+export class EventView implements Api.TenantEvent {
+  @ApiProperty() id!: number;
+  @ApiProperty({ description: NAME_DOC }) name!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) payload!: { [key: string]: JsonValue };
+  @ApiProperty({ type: String, nullable: true }) idempotencyKey!: string | null;
+  @ApiProperty({ description: 'When the console received it, epoch ms' }) receivedAt!: number;
+  @ApiProperty({ type: [Number], description: 'The runs it started ([] when it matched no task); purged runs are still named' }) runIds!: number[];
+}
+
+export class EventDetailView extends EventView implements Api.TenantEventDetail {
+  @ApiProperty({ type: [RunView], description: 'The runs it started that are still kept' }) runs!: RunView[];
+}
+
+export class RefusedEventRunView implements Api.RefusedEventRun {
+  @ApiProperty() taskId!: number;
+  @ApiProperty({ enum: [400, 404], description: "400: the params made from the payload do not fit the handler's schema (errors name `tasks.<id>.params…`); 404: the task was deleted meanwhile" }) status!: number;
+  @ApiProperty({ type: ErrorBodyView }) error!: ErrorBodyView;
+}
+
+export class EmittedEventView extends EventDetailView implements Api.EmittedEvent {
+  @ApiProperty({ description: 'False: the idempotency key was used before, and this is the event first sent under it' }) created!: boolean;
+  @ApiProperty({ type: [RefusedEventRunView], description: 'Subscribed tasks the event matched whose run could not be made' }) refusedRuns!: RefusedEventRunView[];
+}
+
+export class EmitResultView implements Api.EmitResult {
+  @ApiProperty({ enum: [201, 200, 400], description: '201 stored now; 200 stored before under its idempotency key; 400 refused (errors name `events[i].field`)' }) status!: number;
+  @ApiPropertyOptional({ type: EmittedEventView }) event?: EmittedEventView;
+  @ApiPropertyOptional({ type: ErrorBodyView }) error?: ErrorBodyView;
+}
+
+export class EmitBatchView implements Api.EmitBatch {
+  @ApiProperty({ type: [EmitResultView], description: 'One per event, in the order sent' }) results!: EmitResultView[];
+  @ApiProperty({ description: 'Events stored by this request' }) created!: number;
+  @ApiProperty({ description: 'Events answered with the event their idempotency key stored before' }) existing!: number;
+  @ApiProperty({ description: 'Events refused (400)' }) refused!: number;
+}
+
+export class EventQuery extends PageQuery {
+  @ApiPropertyOptional({ description: 'Only events of this name' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  name?: string;
+
+  @IntQuery('Received at or after (epoch ms; default 0)', 0)
+  from?: number;
+
+  @ApiPropertyOptional({ type: Number, description: 'Received before (epoch ms; default: no bound)' })
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
+  to?: number;
+
+  @ApiPropertyOptional({ description: "Text to find in the payload's JSON (a substring, 2 to 200 characters). Each call then examines a bounded slice of events (20,000 on MariaDB, 5,000 on SQLite): a page may hold fewer matches than `limit`, even none, and still have a next one" })
+  @IsOptional()
+  @IsString()
+  @MinLength(2)
+  @MaxLength(200)
+  q?: string;
+}
+
+export class EventPage implements Api.Page<EventView> {
+  @ApiProperty({ type: [EventView], description: 'Newest first' }) items!: EventView[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null when there is none' }) nextCursor!: string | null;
+}

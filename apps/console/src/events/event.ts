@@ -1,0 +1,21 @@
+import type { JsonValue } from '@baton/domain';
+
+/**
+ * Terminology of the events room:
+ * - event: something that happened in a tenant's business, sent to Baton (POST /api/events) — a
+ *   name (`order.paid`), a JSON object payload and optionally an idempotency key;
+ * - subscriber: a task of the tenant whose EVENT trigger names the event; it is started when the
+ *   payload passes the trigger's filter, with the payload (or its projection) as the run's params;
+ * - emit: one API call's events (one, or a batch of up to MAX_BATCH_EVENTS), written with the runs
+ *   they start through the submissions lane (apps/console/src/submissions), each event in the
+ *   transaction of its runs.
+ */
+export interface EventInput {
+  name: string;
+  payload: { [key: string]: JsonValue };
+  /** One event per tenant and key within the retention window (IDEMPOTENCY_KEY_PATTERN); null: none. */
+  idempotencyKey: string | null;
+}
+
+/** Most events one batch request carries (and the console's 1 MB body bounds their payloads together). */
+export const MAX_BATCH_EVENTS = 500;

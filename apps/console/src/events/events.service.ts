@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { dialectOf, findEvent, findEventsByKey, findEventSubscribers, findTenantRuns, insertEvents, listEvents, type EventEntity } from '@baton/persistence';
+import { errorBody } from '@baton/protocol';
+import { auditNoChange } from '../audit';
+import { badRequest, notFound } from '../common/api-error';
+import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type Page } from '../common/cursor';
+import { TenantHeavyWork } from '../common/tenant-heavy-work';
+import type { RunView } from '../runs/dto/run.dto';
+import { runView, SEARCH_SCAN_BUDGET } from '../runs/runs.service';
+import { submissionSpan } from '../submissions/submission-span';
+import type { SubmissionOutcome } from '../submissions/submission';
+import { SubmissionsService } from '../submissions/submissions.service';
+import type { EmitBatchView, EmitResultView, EmittedEventView, EventDetailView, EventQuery, EventView, RefusedEventRunView } from './dto/event.dto';
+import type { EventInput } from './event';
+import { eventSubmissions } from './event-runs';
+import { parseEvent, parseEventBatch } from './parse-events';
+
+/**
+ * A tenant's events: sent (each starting the runs of the tenant's tasks it matches), listed, read.
+ *
+ * An event and the runs it starts are written by the submissions lane (SubmissionsService), in one
+ * transaction with the runs, their audit record and the engines' wake-up: the event row is written
+ * alongside the runs, so neither is ever stored without the other. Matching reads only the
+ * tenant's tasks subscribed to the event's name (ix_tasks_event), before the lane.
+ */
+@Injectable()
+export class EventsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly submissions: SubmissionsService,
+    private readonly heavyWork: TenantHeavyWork,
+  ) {}
+
+  /** POST /api/events with one event: 201 stored now, or 200 the event its idempotency key stored before; 400 naming the field. */
+  async emitOne(tenantId: string, body: unknown, traceparent?: string): Promise<EmittedEventView> {
+    const parsed = parseEvent(body, '');
+    if ('errors' in parsed) throw badRequest(parsed.errors);
+    return submissionSpan('baton.event.emit', traceparent, { 'baton.tenant_id': tenantId, 'baton.event': parsed.event.name }, async (traceParent) => (await this.emit(tenantId, [parsed.event], traceParent))[0]);
+  }
+
+  /** POST /api/events with `events`: each event's own result (a bad one is its own 400; the others are stored). */
+  async emitBatch(tenantId: string, body: { events?: unknown }, traceparent?: string): Promise<EmitBatchView> {
+    const parsed = parseEventBatch(body);
+    if ('errors' in parsed) throw badRequest(parsed.errors);
+    const good = parsed.items.flatMap((item) => ('event' in item ? [item.event] : []));
+    if (good.length === 0) auditNoChange();
+    const emitted = good.length === 0 ? [] : await submissionSpan('baton.events.emit-batch', traceparent, { 'baton.tenant_id': tenantId, 'baton.events': good.length }, (traceParent) => this.emit(tenantId, good, traceParent));
+    let next = 0;
+    const results: EmitResultView[] = parsed.items.map((item) => {
+      if ('errors' in item) return { status: 400, error: errorBody(400, { errors: item.errors }) };
+      const event = emitted[next++];
+      return { status: event.created ? 201 : 200, event };
+    });
+    const count = (status: number) => results.filter((r) => r.status === status).length;
+    return { results, created: count(201), existing: count(200), refused: count(400) };
+  }
+
+  /** Stores valid events with their runs and answers each, in order. */
+  private async emit(tenantId: string, events: readonly EventInput[], traceParent?: string): Promise<EmittedEventView[]> {
+    const em = this.dataSource.manager;
+    // A repeat of a stored key is answered from its event, without a write (a concurrent repeat
+    // still gets past here: insertEvents and the runs' fire keys `e:<key>` catch it in the lane).
+    const keys = [...new Set(events.flatMap((e) => (e.idempotencyKey === null ? [] : [e.idempotencyKey])))];
+    const stored = new Map((await findEventsByKey(em, tenantId, keys)).map((row) => [row.idempotencyKey!, row]));
+    const fresh = events.filter((e) => e.idempotencyKey === null || !stored.has(e.idempotencyKey));
+    const answers = new Map<EventInput, EmittedEventView>();
+    // Every event a repeat: nothing is written, so there is nothing to audit.
+    if (fresh.length === 0) auditNoChange();
+    else {
+      const subscribers = await findEventSubscribers(em, tenantId, [...new Set(fresh.map((e) => e.name))]);
+      const { submissions, owner } = eventSubmissions(fresh, subscribers, traceParent);
+      let written: Array<{ row: EventEntity; created: boolean }> = [];
+      const outcomes = await this.submissions.submit(tenantId, submissions, {
+        atomic: false,
+        fieldPrefix: (k) => `tasks.${submissions[k].taskId}.`,
+        alongside: async (tx, made, now) => {
+          const runIdsOf = (j: number) => made.flatMap((o, k) => (owner[k] === j && 'run' in o ? [o.run.id] : []));
+          written = await insertEvents(tx, tenantId, fresh.map((e, j) => ({ name: e.name, payload: JSON.stringify(e.payload), idempotencyKey: e.idempotencyKey, runIds: runIdsOf(j) })), now);
+        },
+        auditChange: () => ({
+          objectType: 'event',
+          objectId: written.length === 1 ? written[0].row.id : null,
+          after: { events: written.map(({ row, created }) => ({ eventId: row.id, name: row.name, runIds: row.runIds, created })) },
+        }),
+      });
+      for (const [j, event] of fresh.entries()) {
+        const { row, created } = written[j];
+        const mine = outcomes.filter((_, k) => owner[k] === j);
+        answers.set(
+          event,
+          created
+            ? { ...eventView(row), created, runs: mine.flatMap((o) => ('run' in o ? [runView(o.run, o.taskName)] : [])), refusedRuns: refusedOf(mine, submissions.filter((_, k) => owner[k] === j).map((s) => s.taskId)) }
+            : { ...(await this.withRuns(tenantId, row)), created, refusedRuns: [] },
+        );
+      }
+    }
+    const out: EmittedEventView[] = [];
+    for (const event of events) out.push(answers.get(event) ?? { ...(await this.withRuns(tenantId, stored.get(event.idempotencyKey!)!)), created: false, refusedRuns: [] });
+    return out;
+  }
+
+  /** GET /api/events: newest first, by name, time range and (bounded, like run search) payload text. */
+  async list(tenantId: string, query: EventQuery): Promise<Page<EventView>> {
+    const from = query.from ?? 0;
+    const to = query.to ?? Number.MAX_SAFE_INTEGER;
+    if (to <= from) throw badRequest([{ field: 'to', reason: `must be after from (${from})` }]);
+    const read = async () => {
+      const page = await listEvents(this.dataSource.manager, {
+        tenantId,
+        name: query.name,
+        from,
+        to,
+        text: query.q,
+        after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+        scanBudget: SEARCH_SCAN_BUDGET[dialectOf(this.dataSource.manager)],
+        limit: query.limit ?? DEFAULT_PAGE_SIZE,
+      });
+      return { items: page.rows.map(eventView), nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null };
+    };
+    return query.q === undefined ? read() : this.heavyWork.run(tenantId, read);
+  }
+
+  /** GET /api/events/:id: the event with the runs it started that are still kept; 404 for another tenant's. */
+  async get(tenantId: string, id: number): Promise<EventDetailView> {
+    const row = await findEvent(this.dataSource.manager, tenantId, id);
+    if (!row) throw notFound('Event', id);
+    return this.withRuns(tenantId, row);
+  }
+
+  private async withRuns(tenantId: string, row: EventEntity): Promise<EventDetailView> {
+    const { runs, tasks } = await findTenantRuns(this.dataSource.manager, { tenantId, ids: row.runIds });
+    const views: RunView[] = row.runIds.flatMap((id) => {
+      const run = runs.get(id);
+      return run ? [runView(run, tasks.get(run.taskId)?.name ?? null)] : [];
+    });
+    return { ...eventView(row), runs: views };
+  }
+}
+
+export function eventView(row: EventEntity): EventView {
+  return { id: row.id, name: row.name, payload: row.payload, idempotencyKey: row.idempotencyKey, receivedAt: row.receivedAt, runIds: row.runIds };
+}
+
+function refusedOf(outcomes: readonly SubmissionOutcome[], taskIds: readonly number[]): RefusedEventRunView[] {
+  return outcomes.flatMap((o, k) => ('error' in o ? [{ taskId: taskIds[k], status: o.status, error: o.error }] : []));
+}

@@ -1,0 +1,4 @@
+export * from './find-event';
+export * from './find-event-subscribers';
+export * from './insert-events';
+export * from './list-events';

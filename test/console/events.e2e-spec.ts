@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunWakeup } from '@baton/messaging';
+import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
+import { HOUR_MS } from '@baton/domain';
+import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
+import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+/**
+ * Events that start runs (apps/console/src/events): an event starts the tenant's tasks whose
+ * EVENT trigger it matches, with projected params, through the submissions lane; an event that
+ * matches nothing is kept; a repeated idempotency key answers the first event; a batch answers
+ * each event; tenants see and start only their own; retention deletes old events.
+ */
+const DAY_MS = 24 * HOUR_MS;
+
+describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  let gold: number;
+  let all: number;
+  let theirs: number;
+  const wakeups: RunWakeup[] = [];
+
+  const runsOf = (taskId: number) => db.dataSource.getRepository(RunEntity).find({ where: { taskId }, order: { id: 'ASC' } });
+  const emit = (who: SeededTenant, body: object) => t.http().post('/api/events').set(who.adminKey).send(body);
+  const order = (tier: string, extra: object = {}) => ({ customer: { id: 'c-1', tier }, order: { id: 'o-9', total: 12.5 }, ...extra });
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: (w) => wakeups.push(w), cancelled: () => undefined } });
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const create = async (who: SeededTenant, name: string, trigger: object) => {
+      const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'shop', handler: 'sync', trigger, params: { from: 'task' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as number;
+    };
+    gold = await create(acme, 'sync-gold', {
+      kind: 'EVENT',
+      event: 'order.paid',
+      filter: { 'customer.tier': 'gold', 'order.id': { exists: true } },
+      params: { customerId: 'customer.id', orderId: 'order.id', coupon: 'order.coupon' },
+    });
+    all = await create(acme, 'ledger', { kind: 'EVENT', event: 'order.paid' });
+    theirs = await create(globex, 'theirs', { kind: 'EVENT', event: 'order.paid' });
+  });
+  afterAll(() => t?.close());
+
+  it('keeps the EVENT trigger on the task, with its defaults, and refuses a bad one naming the field', async () => {
+    const got = await t.http().get(`/api/tasks/${all}`).set(acme.viewer);
+    expect(got.body.trigger).toEqual({ kind: 'EVENT', event: 'order.paid', filter: {}, params: null });
+    expect(got.body.nextFireAt).toBeNull();
+    const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad', executorApp: 'shop', handler: 'sync', trigger: { kind: 'EVENT', event: 'has space', filter: { 'a..b': 1, ok: [1] }, params: { p: '' } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['trigger.event', 'trigger.filter.a..b', 'trigger.filter.ok', 'trigger.params.p']);
+  });
+
+  it('carries the EVENT trigger through tasks as code: export, plan of the same file (nothing to do), plan of a changed filter', async () => {
+    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
+    expect(exported.status).toBe(200);
+    const file = exported.text;
+    expect(file).toContain('kind: EVENT');
+    expect(file).toContain('event: order.paid');
+    expect(file).toContain('customer.tier: gold');
+    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.changes).toEqual([]);
+    const changed = await t.http().post('/api/config/plan').set(acme.admin).send({ file: file.replace('customer.tier: gold', 'customer.tier: platinum') });
+    expect(changed.body.changes).toEqual([expect.objectContaining({ kind: 'task', name: 'sync-gold', action: 'update' })]);
+  });
+
+  it('starts the matching tasks with projected params in the event’s transaction, wakes the engines, audits once', async () => {
+    wakeups.length = 0;
+    const res = await emit(acme, { name: 'order.paid', payload: order('gold') });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'order.paid', created: true, refusedRuns: [], idempotencyKey: null });
+    expect(res.body.runs).toHaveLength(2);
+    const [goldRun] = await runsOf(gold);
+    expect(goldRun).toMatchObject({ cause: 'EVENT', state: 'PENDING', params: { customerId: 'c-1', orderId: 'o-9' } });
+    const [ledgerRun] = await runsOf(all);
+    expect(ledgerRun.params).toEqual(order('gold'));
+    expect(res.body.runIds.sort()).toEqual([goldRun.id, ledgerRun.id].sort());
+    expect(wakeups.flatMap((w) => w.runIds ?? []).sort()).toEqual([goldRun.id, ledgerRun.id].sort());
+    expect(await runsOf(theirs)).toHaveLength(0);
+    const stored = await db.dataSource.getRepository(EventEntity).findOneByOrFail({ id: res.body.id });
+    expect(stored.runIds.sort()).toEqual(res.body.runIds.sort());
+    const audit = await db.dataSource.getRepository(AuditRecordEntity).find({ where: { action: 'event.emit', objectId: String(res.body.id) } });
+    expect(audit).toHaveLength(1);
+    const detail = await t.http().get(`/api/events/${res.body.id}`).set(acme.viewer);
+    expect(detail.body.runs.map((r: { taskName: string }) => r.taskName).sort()).toEqual(['ledger', 'sync-gold']);
+  });
+
+  it('does not start a task whose filter the payload fails; an event that matches nothing is kept and listed', async () => {
+    const silver = await emit(acme, { name: 'order.paid', payload: order('silver') });
+    expect(silver.status).toBe(201);
+    expect(silver.body.runs.map((r: { taskId: number }) => r.taskId)).toEqual([all]);
+    const noOrder = await emit(acme, { name: 'order.paid', payload: { customer: { tier: 'gold' } } });
+    expect(noOrder.body.runs.map((r: { taskId: number }) => r.taskId)).toEqual([all]);
+    const nobody = await emit(acme, { name: 'nobody.listens', payload: { x: 1 } });
+    expect(nobody.status).toBe(201);
+    expect(nobody.body.runIds).toEqual([]);
+    const list = await t.http().get('/api/events?name=nobody.listens').set(acme.viewer);
+    expect(list.body.items.map((e: { id: number }) => e.id)).toEqual([nobody.body.id]);
+    const search = await t.http().get('/api/events?q=silver').set(acme.viewer);
+    expect(search.body.items.map((e: { id: number }) => e.id)).toEqual([silver.body.id]);
+  });
+
+  it('stores an event once per idempotency key: a repeat answers 200 with the first event and its runs, starting nothing', async () => {
+    const body = { name: 'order.paid', payload: order('gold'), idempotencyKey: 'pay-77' };
+    const first = await emit(acme, body);
+    expect(first.status).toBe(201);
+    const before = (await runsOf(gold)).length;
+    const again = await emit(acme, { ...body, payload: order('silver') });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id: first.body.id, created: false, runIds: first.body.runIds });
+    expect(again.body.runs).toHaveLength(2);
+    expect(await runsOf(gold)).toHaveLength(before);
+    // Another tenant's same key is its own event.
+    const theirsToo = await emit(globex, body);
+    expect(theirsToo.status).toBe(201);
+    expect(theirsToo.body.id).not.toBe(first.body.id);
+  });
+
+  it('stores a keyed event once when its repeats arrive together (concurrent writes of the lane)', async () => {
+    const body = { name: 'order.paid', payload: order('gold'), idempotencyKey: 'burst-1' };
+    const answers = await Promise.all(Array.from({ length: 8 }, () => emit(acme, body)));
+    expect(answers.map((a) => a.status).every((status) => status === 201 || status === 200)).toBe(true);
+    // Repeats written concurrently may each say 201 (as a trigger's racing retries do), always with the one event.
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(await db.dataSource.getRepository(EventEntity).countBy({ tenantId: 'acme', idempotencyKey: 'burst-1' })).toBe(1);
+    expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:burst-1')).toHaveLength(1);
+    expect((await runsOf(all)).filter((r) => r.fireKey === 'e:burst-1')).toHaveLength(1);
+  });
+
+  it('answers a batch event by event: a bad one is its own 400 naming its field, the others are stored', async () => {
+    const res = await emit(acme, {
+      events: [
+        { name: 'order.paid', payload: order('gold'), idempotencyKey: 'b-1' },
+        { name: 'bad name', payload: {} },
+        { name: 'order.paid', payload: [1] },
+        { name: 'order.paid', payload: order('gold'), idempotencyKey: 'b-1' },
+        { name: 'order.paid', payload: order('silver') },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 400, 200, 201]);
+    expect(res.body).toMatchObject({ created: 2, existing: 1, refused: 2 });
+    expect(res.body.results[1].error.errors).toEqual([{ field: 'events[1].name', reason: expect.stringContaining('1 to 100') }]);
+    expect(res.body.results[2].error.errors).toEqual([{ field: 'events[2].payload', reason: 'must be a JSON object' }]);
+    expect(res.body.results[3].event.id).toBe(res.body.results[0].event.id);
+    expect(res.body.results[3].event.runIds).toEqual(res.body.results[0].event.runIds);
+    expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:b-1')).toHaveLength(1);
+  });
+
+  it('refuses a bad event with a 400 naming the field, and writes nothing', async () => {
+    const before = await db.dataSource.getRepository(EventEntity).count();
+    const big = await emit(acme, { name: 'order.paid', payload: { blob: 'x'.repeat(64_001) } });
+    expect(big.status).toBe(400);
+    expect(big.body.errors).toEqual([{ field: 'payload', reason: expect.stringContaining('at most 64000') }]);
+    const key = await emit(acme, { name: 'order.paid', payload: {}, idempotencyKey: 'no spaces allowed' });
+    expect(key.body.errors).toEqual([{ field: 'idempotencyKey', reason: expect.stringContaining('1 to 62') }]);
+    const viewer = await t.http().post('/api/events').set(acme.viewerKey).send({ name: 'order.paid', payload: {} });
+    expect(viewer.status).toBe(403);
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('sends events from a service with the Node SDK client, one or a batch', async () => {
+    const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
+    try {
+      const one = await client.emitEvent({ name: 'order.paid', payload: order('gold'), idempotencyKey: 'sdk-1' });
+      expect(one).toMatchObject({ created: true, name: 'order.paid' });
+      expect(one.runIds).toHaveLength(2);
+      expect(await client.emitEvent({ name: 'order.paid', payload: order('gold'), idempotencyKey: 'sdk-1' })).toMatchObject({ id: one.id, created: false });
+      const batch = await client.emitEvents([{ name: 'order.paid', payload: order('silver') }, { name: 'x y' }]);
+      expect(batch.results.map((r) => r.status)).toEqual([201, 400]);
+      await expect(client.emitEvent({ name: 'x y' })).rejects.toBeInstanceOf(BatonApiError);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('keeps tenants apart: B neither reads A’s events nor starts A’s tasks', async () => {
+    const mine = await emit(acme, { name: 'order.paid', payload: order('gold') });
+    expect((await t.http().get(`/api/events/${mine.body.id}`).set(globex.viewer)).status).toBe(404);
+    const list = await t.http().get('/api/events?limit=500').set(globex.viewer);
+    expect(list.body.items.every((e: { id: number }) => e.id !== mine.body.id)).toBe(true);
+    const goldBefore = (await runsOf(gold)).length;
+    const res = await emit(globex, { name: 'order.paid', payload: order('gold') });
+    expect(res.body.runs.map((r: { taskId: number }) => r.taskId)).toEqual([theirs]);
+    expect(await runsOf(gold)).toHaveLength(goldBefore);
+  });
+
+  it('deletes events older than the tenant’s run retention (the engines’ history job)', async () => {
+    const repo = db.dataSource.getRepository(EventEntity);
+    const old = await repo.save(repo.create({ tenantId: 'acme', name: 'order.paid', payload: {}, idempotencyKey: 'old-one', runIds: [], receivedAt: T0 - 10 * DAY_MS }));
+    const theirsOld = await repo.save(repo.create({ tenantId: 'globex', name: 'order.paid', payload: {}, idempotencyKey: null, runIds: [], receivedAt: T0 - 10 * DAY_MS }));
+    const ceiling = { runsMs: 7 * DAY_MS, logsMs: 7 * DAY_MS, alarmsMs: 7 * DAY_MS, minRunsKept: 0 };
+    const report = await purgeTenant(db.dataSource, 'test', { tenantId: 'acme', rolledUntil: 0, settledUntil: 0, logsPurgedUntil: 0, purgePosition: 0 }, T0, { ceiling, statsRetentionMs: DAY_MS, auditRetentionMs: 365 * DAY_MS, batch: 100 });
+    expect(report.events).toBe(1);
+    expect(await repo.findOneBy({ id: old.id })).toBeNull();
+    expect(await repo.findOneBy({ id: theirsOld.id })).not.toBeNull();
+    expect(await repo.countBy({ tenantId: 'acme' })).toBeGreaterThan(0);
+    // Its key is free again.
+    const again = await emit(acme, { name: 'order.paid', payload: {}, idempotencyKey: 'old-one' });
+    expect(again.status).toBe(201);
+  });
+});
