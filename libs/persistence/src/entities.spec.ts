@@ -8,8 +8,10 @@ import {
   CalendarEntity,
   EngineGroupEntity,
   EngineNodeEntity,
+  EventEntity,
   ExecutorEntity,
   HistoryCursorEntity,
+  InboundWebhookEntity,
   RetentionPolicyEntity,
   RunEntity,
   RunAttemptEntity,
@@ -326,6 +328,17 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     name: 'webhook_deliveries',
     full: { tenantId: 'acme', channelId: 1, alarmId: MAX_SAFE, auditId: MAX_SAFE, alarmCount: 3, attempts: 2, nextAt: T + 1, deliveredAt: T + 2, failedAt: T + 3, lastError: 'HTTP 503', createdAt: T },
     nulls: { tenantId: 'acme', channelId: 2, alarmId: null, auditId: null, alarmCount: 1, attempts: 0, nextAt: T, deliveredAt: null, failedAt: null, lastError: null, createdAt: T },
+  },
+  {
+    entity: EventEntity,
+    name: 'events',
+    full: { tenantId: 'acme', name: 'order.paid', payload: { order: { id: 'o-1' } }, idempotencyKey: 'pay-1', runIds: [1, MAX_SAFE], receivedAt: T },
+    nulls: { tenantId: 'acme', name: 'order.paid', payload: {}, idempotencyKey: null, runIds: [], receivedAt: T },
+  },
+  {
+    entity: InboundWebhookEntity,
+    name: 'inbound_webhooks',
+    full: { publicId: `ih_${'A'.repeat(43)}`, tenantId: 'acme', name: 'github', eventName: 'repo.push', scheme: 'GITHUB', secret: 'x'.repeat(128), createdAt: T },
   },
   {
     entity: AuditRecordEntity,
