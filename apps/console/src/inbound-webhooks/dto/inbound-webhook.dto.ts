@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
 import type { InboundWebhookScheme } from '@baton/persistence';
+import type * as Api from '../../api-types';
 import { OptionalNotNull } from '../../common/validation';
 import { INBOUND_WEBHOOK_SCHEMES } from '../inbound-webhook';
 
@@ -32,7 +33,7 @@ export class RotateInboundWebhookSecretDto {
   secret?: string;
 }
 
-export class InboundWebhookView {
+export class InboundWebhookView implements Api.InboundWebhook {
   @ApiProperty() id!: number;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'The name of the events its deliveries become' }) event!: string;
@@ -41,7 +42,7 @@ export class InboundWebhookView {
   @ApiProperty() createdAt!: number;
 }
 
-export class CreatedInboundWebhookView extends InboundWebhookView {
+export class CreatedInboundWebhookView extends InboundWebhookView implements Api.CreatedInboundWebhook {
   @ApiProperty({ description: 'The signing secret, in this answer only (it is kept to verify signatures, never shown again; rotate it to get a new one)' }) secret!: string;
 }
 
