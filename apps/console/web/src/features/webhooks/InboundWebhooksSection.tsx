@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { del, get, post } from '../../shared/api';
 import { ErrorBox, Field, Time } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
@@ -7,7 +7,7 @@ import { errorsOf } from '../../shared/form-errors';
 import { useLoad } from '../../shared/hooks';
 import { t } from '../../shared/i18n/i18n';
 import type { CreatedInboundWebhook, InboundWebhook } from '../../shared/model';
-import { SecretBox } from '../../shared/SecretBox';
+import { CopyButton, SecretBox } from '../../shared/SecretBox';
 
 const SCHEMES = ['GITHUB', 'STRIPE'] as const;
 
@@ -30,6 +30,7 @@ export function InboundWebhooksSection() {
   const [secret, setSecret] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [shown, setShown] = useState<CreatedInboundWebhook | null>(null);
+  const urlInput = useRef<HTMLInputElement>(null);
   const urlOf = (h: InboundWebhook) => `${window.location.origin}${h.path}`;
 
   const add = async (e: FormEvent) => {
@@ -92,9 +93,13 @@ export function InboundWebhooksSection() {
       <ErrorBox error={errors._} />
       {shown ? (
         <SecretBox label={t('Signing secret of {{name}}', { name: shown.name })} secret={shown.secret}>
-          <p>
-            {t('Give the third party this URL:')} <code data-inbound-url>{urlOf(shown)}</code>
-          </p>
+          <label className="secret-label">
+            {t('Give the third party this URL:')}
+            <span className="secret-row">
+              <input ref={urlInput} className="mono" readOnly value={urlOf(shown)} onFocus={(e) => e.currentTarget.select()} spellCheck={false} data-inbound-url />
+              <CopyButton text={urlOf(shown)} target={() => urlInput.current} />
+            </span>
+          </label>
           <p className="small">{schemeHint(shown.scheme)}</p>
         </SecretBox>
       ) : null}
