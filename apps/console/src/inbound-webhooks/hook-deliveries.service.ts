@@ -63,7 +63,7 @@ export class HookDeliveriesService {
     if ((await this.failures.retryAfterMs(hook.publicId, key, now)) > 0) return;
     const waits = await this.failures.recordFailure(hook.publicId, key, now);
     const quiet = waits.length > 0 ? `; further failures are not logged for ${Math.max(...waits.map((w) => w.delayMs)) / 1000} s` : '';
-    this.logger.warn({ tenantId: hook.tenantId, inboundWebhookId: hook.id, address }, `inbound webhook ${hook.name}: a delivery's signature does not verify${quiet}`);
+    this.logger.warn(`inbound webhook ${hook.name} (tenant ${hook.tenantId}): a delivery from ${address ?? 'an unknown address'} has a signature that does not verify${quiet}`, { tenantId: hook.tenantId, inboundWebhookId: hook.id });
   }
 }
 
