@@ -730,6 +730,7 @@ export const zhCN: Record<string, string> = {
   'When': '时间',
   'API key': 'API 密钥',
   'Not logged in': '未登录',
+  'Inbound webhook delivery': '入站 Webhook 投递',
   'User': '用户',
   'Object': '对象',
   'task #{{id}}': '任务 #{{id}}',
