@@ -41,6 +41,7 @@ interface Objects {
   dependency: number;
   webhook: number;
   apiKey: number;
+  inboundWebhook: number;
   user: number;
   /** The user the operator's routes act on. */
   opUser: number;
@@ -217,6 +218,18 @@ const CALLS: Record<string, RouteCalls> = {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/webhooks/${w.webhook}` }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/webhooks/${UNKNOWN}` }),
   },
+  'POST /api/inbound-webhooks': {
+    ok: (w) => ({ as: w.alpha.admin, path: '/api/inbound-webhooks', body: { name: 'walk-hook', event: 'walk.event', scheme: 'GITHUB' } }),
+    refused: (w) => ({ as: w.alpha.admin, path: '/api/inbound-webhooks', body: { name: 'walk-hook-2', event: 'bad name', scheme: 'GITHUB' } }),
+  },
+  'POST /api/inbound-webhooks/{id}/secret': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/inbound-webhooks/${w.inboundWebhook}/secret`, body: {} }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/inbound-webhooks/${UNKNOWN}/secret`, body: {} }),
+  },
+  'DELETE /api/inbound-webhooks/{id}': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/inbound-webhooks/${w.inboundWebhook}` }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/inbound-webhooks/${UNKNOWN}` }),
+  },
   'POST /api/api-keys': {
     ok: (w) => ({ as: w.alpha.admin, path: '/api/api-keys', body: { name: 'walk-key', role: 'TENANT_VIEWER' } }),
     refused: (w) => ({ as: w.alpha.viewer, path: '/api/api-keys', body: { name: 'walk-key-2' } }),
@@ -336,6 +349,7 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const dependency = (await ok(await http().post('/api/dependencies').set(alpha.admin).send({ parentTaskId: task, childTaskId: other }))).id as number;
     const webhook = (await ok(await http().post('/api/webhooks').set(alpha.admin).send({ name: 'walk-seeded-hook', url: 'http://127.0.0.1:9/seeded' }))).id as number;
     const apiKey = (await ok(await http().post('/api/api-keys').set(alpha.admin).send({ name: 'walk-seeded-key' }))).id as number;
+    const inboundWebhook = (await ok(await http().post('/api/inbound-webhooks').set(alpha.admin).send({ name: 'walk-seeded-hook', event: 'walk.event', scheme: 'STRIPE' }))).id as number;
     const user = (await ok(await http().post('/api/users').set(alpha.admin).send({ username: 'walk-seeded-user', password: 'password-123', role: 'TENANT_VIEWER' }))).id as number;
     const extraTask = (await ok(await http().post('/api/tasks').set(alpha.admin).send(cronTask('walk-extra')))).id as number;
     const opUser = (await ok(await http().post('/api/users').set(alpha.admin).send({ username: 'walk-op-target', password: 'password-123', role: 'TENANT_VIEWER' }))).id as number;
@@ -345,7 +359,7 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const downExecutor = (await insertExecutor(db.dataSource, 'alpha')).id;
     await db.dataSource.query("UPDATE executors SET state = 'DOWN' WHERE id = ?", [downExecutor]);
     const alarm = (await insertAlarm(db.dataSource, 'alpha')).id;
-    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, user, run, finishedRun, activeRun, downExecutor, alarm, group: 'walkers' };
+    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, inboundWebhook, user, run, finishedRun, activeRun, downExecutor, alarm, group: 'walkers' };
     const doc = (await http().get('/api/docs-json')).body as { paths: Record<string, Record<string, DocOperation>> };
     writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)

@@ -43,6 +43,7 @@ interface World {
   bAlarmId: number;
   bApiKeyId: number;
   bWebhookId: number;
+  bInboundWebhookId: number;
   bEventId: number;
   bExecutorId: number;
   bUserId: number;
@@ -296,6 +297,22 @@ const ROUTES: Route[] = [
   },
   { method: 'DELETE', path: '/api/webhooks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/webhooks/${w.bWebhookId}` }) },
   { method: 'POST', path: '/api/webhooks/{id}/test', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/webhooks/${w.bWebhookId}/test` }) },
+  // inbound webhooks (TENANT_ADMIN); their public receiving route names no tenant (its signature is the credential)
+  {
+    method: 'GET', path: '/api/inbound-webhooks', area: 'tenant', kind: 'list',
+    call: () => ({ url: '/api/inbound-webhooks' }),
+    check: (w, body) => {
+      expect(arr(body).map((h) => h.id)).not.toContain(w.bInboundWebhookId);
+      expect(arr(body).every((h) => !('secret' in h))).toBe(true);
+    },
+  },
+  {
+    method: 'POST', path: '/api/inbound-webhooks', area: 'tenant', kind: 'own', alsoAccept: [409],
+    call: () => ({ url: '/api/inbound-webhooks', body: { name: 'a-inbound', event: 'a.happened', scheme: 'GITHUB' } }),
+  },
+  { method: 'DELETE', path: '/api/inbound-webhooks/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/inbound-webhooks/${w.bInboundWebhookId}` }) },
+  { method: 'POST', path: '/api/inbound-webhooks/{id}/secret', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/inbound-webhooks/${w.bInboundWebhookId}/secret`, body: {} }) },
+  { method: 'POST', path: '/api/hooks/{publicId}', area: 'auth', kind: 'public', call: () => ({ url: `/api/hooks/ih_${'A'.repeat(43)}`, body: {} }) },
   // retention
   {
     method: 'GET', path: '/api/retention', area: 'tenant', kind: 'list',
@@ -445,6 +462,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
     );
     const bApiKeyId = await created(await t.http().post('/api/api-keys').set(b.admin).send({ name: 'b-ci', role: 'TENANT_ADMIN' }));
     const bWebhookId = await created(await t.http().post('/api/webhooks').set(b.admin).send({ name: 'b-hook', url: 'http://127.0.0.1:9/b' }));
+    const bInboundWebhookId = await created(await t.http().post('/api/inbound-webhooks').set(b.admin).send({ name: 'b-inbound', event: 'b.happened', scheme: 'STRIPE' }));
     const bEventId = await created(await t.http().post('/api/events').set(b.admin).send({ name: 'b.only', payload: { secret: 'of B' } }));
     const bRun = await insertRun(ds, b.id, bTaskId);
     await insertRunLog(ds, bRun, 'secret log line of B');
@@ -473,6 +491,7 @@ describe.each(TEST_DATABASES)('console isolation and roles on %s', (kind) => {
       bAlarmId: bAlarm.id,
       bApiKeyId,
       bWebhookId,
+      bInboundWebhookId,
       bEventId,
       bExecutorId: bExecutor.id,
       bUserId: (await ds.getRepository(UserEntity).findOneByOrFail({ username: `${b.id}-admin` })).id,

@@ -3,8 +3,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { CONSOLE_FEATURE_MODULES } from './console.module';
 import { API_PREFIX } from './common/access';
+import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
+import { HOOKS_PATH } from './inbound-webhooks/inbound-webhook';
 import { securityHeaders } from './web/security-headers';
 import { serveConsoleWeb } from './web/serve-web';
 
@@ -26,6 +28,8 @@ export interface ConfigureConsoleOptions {
  * Call it before `app.init()` / `app.listen()`; create the app with `{ bodyParser: false }` so
  * the console's JSON parser (1 MB limit, errors in the console's shape) is the one in use.
  *
+ * - an inbound webhook's delivery (POST /api/hooks/…) kept as its raw bytes (its signature is
+ *   over them), whatever its content type, up to MAX_EVENT_PAYLOAD_BYTES (413 beyond);
  * - JSON body parser limited to 1 MB (413 beyond), malformed JSON or JSON nested deeper than
  *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
@@ -42,6 +46,8 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   const express = app as NestExpressApplication;
   express.disable('x-powered-by');
   express.use(securityHeaders);
+  // First: the JSON parser leaves a body another parser has read alone.
+  express.useBodyParser('raw', { type: isHookDelivery, limit: MAX_EVENT_PAYLOAD_BYTES });
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);
@@ -66,4 +72,9 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
     SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, { jsonDocumentUrl: `${API_PREFIX}/docs-json` });
   }
   return app;
+}
+
+/** A request to the inbound webhooks' public route, whose body the route reads as bytes. */
+function isHookDelivery(request: { method?: string; url?: string }): boolean {
+  return request.method === 'POST' && (request.url ?? '').startsWith(HOOKS_PATH);
 }

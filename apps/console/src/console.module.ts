@@ -11,6 +11,7 @@ import type { ConsoleModuleOptions } from './common/options';
 import { DashboardModule } from './dashboard/dashboard.module';
 import { DependenciesModule } from './dependencies/dependencies.module';
 import { EventsModule } from './events/events.module';
+import { InboundWebhooksModule } from './inbound-webhooks/inbound-webhooks.module';
 import { ExecutorsModule } from './executors/executors.module';
 import { HealthModule } from './health/health.module';
 import { LoadModule } from './load/load.module';
@@ -33,6 +34,7 @@ export const CONSOLE_FEATURE_MODULES: Type[] = [
   TasksModule,
   SubmissionsModule,
   EventsModule,
+  InboundWebhooksModule,
   ConfigAsCodeModule,
   DependenciesModule,
   CalendarsModule,

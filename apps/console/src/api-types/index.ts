@@ -18,4 +18,5 @@ export type { Preferences } from './preferences';
 export type { Dashboard } from './dashboard';
 export type { AuditRecord } from './audit';
 export type { FieldChange, TaskVersion } from './task-versions';
+export type { CreatedInboundWebhook, InboundWebhook } from './inbound-webhooks';
 export type { EmitBatch, EmitResult, EmittedEvent, RefusedEventRun, TenantEvent, TenantEventDetail } from './events';

@@ -8,5 +8,6 @@ import { EventsService } from './events.service';
   imports: [SubmissionsModule],
   controllers: [EventsController],
   providers: [EventsService],
+  exports: [EventsService],
 })
 export class EventsModule {}

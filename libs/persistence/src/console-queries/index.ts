@@ -1,7 +1,7 @@
 /**
  * The console's queries, by aggregate (one folder each: runs, tasks, calendars, dependencies,
  * tenants, users, sessions, api-keys, engine-groups, retention, webhooks, alarms, executors, events,
- * health), one small file per SQL operation with the query in plain sight: apps/console reaches
+ * inbound-webhooks, health), one small file per SQL operation with the query in plain sight: apps/console reaches
  * the database only through these (apps/console/src/console-queries-only.spec.ts checks it).
  * Every query of a tenant's rows takes the tenant and filters through tenant-scope.ts; the few
  * that read across tenants on purpose say so in their name (`…AcrossTenants`).
@@ -13,6 +13,7 @@ export * from './dependencies';
 export * from './engine-groups';
 export * from './events';
 export * from './executors';
+export * from './inbound-webhooks';
 export * from './retention';
 export * from './runs';
 export * from './sessions';

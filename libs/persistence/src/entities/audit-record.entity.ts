@@ -1,8 +1,8 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { json, millis, type StoredJson } from './columns';
 
-/** Who made a change: a logged-in user, an API key, or nobody yet (a failed login). */
-export type AuditActorKind = 'user' | 'apiKey' | 'anonymous';
+/** Who made a change: a logged-in user, an API key, nobody yet (a failed login), or a third party's signed delivery to an inbound webhook. */
+export type AuditActorKind = 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook';
 
 /**
  * One change made through the console API (migration 1796620000000-audit-log). Append-only:

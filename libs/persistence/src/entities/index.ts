@@ -5,6 +5,7 @@ import { CalendarEntity } from './calendar.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
 import { EventEntity } from './event.entity';
+import { InboundWebhookEntity } from './inbound-webhook.entity';
 import { HistoryCursorEntity } from './history-cursor.entity';
 import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
@@ -23,6 +24,7 @@ import { WebhookChannelEntity } from './webhook-channel.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 export type { AuditActorKind } from './audit-record.entity';
+export type { InboundWebhookScheme } from './inbound-webhook.entity';
 
 export {
   AlarmEntity,
@@ -33,6 +35,7 @@ export {
   EngineNodeEntity,
   EventEntity,
   ExecutorEntity,
+  InboundWebhookEntity,
   HistoryCursorEntity,
   LoginThrottleEntity,
   RetentionPolicyEntity,
@@ -75,4 +78,5 @@ export const ENTITIES = [
   AuditRecordEntity,
   TaskVersionEntity,
   EventEntity,
+  InboundWebhookEntity,
 ];

@@ -9,6 +9,7 @@ import { useLoad } from '../../shared/hooks';
 import { SEVERITIES, WEBHOOK_EVENT_TYPES, type CreatedWebhook, type Webhook, type WebhookTest } from '../../shared/model';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
+import { InboundWebhooksSection } from './InboundWebhooksSection';
 
 /**
  * Webhook channels (TENANT_ADMIN): alarms matching a channel's types and lowest severity are
@@ -120,6 +121,7 @@ export function WebhooksPage() {
           },
         ]}
       />
+      <InboundWebhooksSection />
     </>
   );
 }

@@ -1,0 +1,53 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import type { InboundWebhookScheme } from '@baton/persistence';
+import type * as Api from '../../api-types';
+import { OptionalNotNull } from '../../common/validation';
+import { INBOUND_WEBHOOK_SCHEMES } from '../inbound-webhook';
+
+export class CreateInboundWebhookDto {
+  @ApiProperty({ example: 'github-pushes', maxLength: 100 })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  name!: string;
+
+  @ApiProperty({ example: 'github.push', description: 'The name of the events its deliveries become (the rule of POST /api/events)' })
+  @IsString()
+  event!: string;
+
+  @ApiProperty({ enum: INBOUND_WEBHOOK_SCHEMES, description: 'GITHUB: X-Hub-Signature-256 (and X-GitHub-Delivery); STRIPE: Stripe-Signature with a 300 s replay window' })
+  @IsIn(INBOUND_WEBHOOK_SCHEMES)
+  scheme!: InboundWebhookScheme;
+
+  @ApiPropertyOptional({ description: 'The signing secret, 16 to 128 printable ASCII characters; default: one Baton makes (32 random bytes, base64url)' })
+  @OptionalNotNull()
+  @IsString()
+  secret?: string;
+}
+
+export class RotateInboundWebhookSecretDto {
+  @ApiPropertyOptional({ description: 'The new secret (16 to 128 printable ASCII characters); default: one Baton makes' })
+  @OptionalNotNull()
+  @IsString()
+  secret?: string;
+}
+
+export class InboundWebhookView implements Api.InboundWebhook {
+  @ApiProperty() id!: number;
+  @ApiProperty() name!: string;
+  @ApiProperty({ description: 'The name of the events its deliveries become' }) event!: string;
+  @ApiProperty({ enum: INBOUND_WEBHOOK_SCHEMES }) scheme!: InboundWebhookScheme;
+  @ApiProperty({ example: '/api/hooks/ih_…', description: "The path to give the third party, after the console's address; the secret is its only credential" }) path!: string;
+  @ApiProperty() createdAt!: number;
+}
+
+export class CreatedInboundWebhookView extends InboundWebhookView implements Api.CreatedInboundWebhook {
+  @ApiProperty({ description: 'The signing secret, in this answer only (it is kept to verify signatures, never shown again; rotate it to get a new one)' }) secret!: string;
+}
+
+export class DeliveryAcceptedView {
+  @ApiProperty({ description: 'The event the delivery became (or, for a repeat, became before)' }) eventId!: number;
+  @ApiProperty({ description: 'false: a repeat of a delivery already received (same delivery or event id); it started nothing' }) created!: boolean;
+  @ApiProperty({ type: [Number], description: 'The runs the event started' }) runIds!: number[];
+}

@@ -1,0 +1,94 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CLOCK, type Clock, type JsonValue } from '@baton/domain';
+import { findInboundWebhookByPublicIdAcrossTenants, type InboundWebhookEntity } from '@baton/persistence';
+import { jsonDeeperThan, jsonDepthReason } from '@baton/protocol';
+import { runAudited, type AuditActor } from '../audit';
+import { LoginThrottle } from '../auth/login-throttle';
+import { badRequest, unauthorized } from '../common/api-error';
+import { EventsService } from '../events/events.service';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
+import type { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
+import { HOOK_FAILURE_LIMITS, PUBLIC_ID_PATTERN, SIGNATURE_REFUSED, STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
+import { readSignature, signatureMatches, staleProblem, type DeliverySignature, type SignatureHeaders } from './verify-signature';
+
+/**
+ * Deliveries to `POST /api/hooks/<publicId>`: the signature checked on the raw body bytes, then
+ * the JSON body sent as an event of the hook's tenant through EventsService — the one path of
+ * POST /api/events (matching, the submissions lane, idempotency, audit).
+ *
+ * What a stranger learns: a missing, malformed or stale signature is named before the hook is
+ * looked up (the same answer whether it exists); an unknown hook and a wrong signature get the one
+ * answer SIGNATURE_REFUSED. What a stranger makes Baton write: nothing for an unknown hook; for a
+ * known one, a few throttle rows and log lines (HOOK_FAILURE_LIMITS), never an audit record.
+ */
+@Injectable()
+export class HookDeliveriesService {
+  private readonly logger = new Logger('InboundWebhooks');
+  private readonly failures: LoginThrottle;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly events: EventsService,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {
+    this.failures = new LoginThrottle(dataSource, HOOK_FAILURE_LIMITS);
+  }
+
+  async deliver(publicId: string, headers: SignatureHeaders, rawBody: Buffer | undefined, address: string | null): Promise<DeliveryAcceptedView & { status: 200 | 201 }> {
+    const now = this.clock.now();
+    const signature = readSignature(headers);
+    if ('problem' in signature) throw unauthorized(signature.problem);
+    const stale = staleProblem(signature, now, STRIPE_TOLERANCE_SECONDS);
+    if (stale) throw unauthorized(stale);
+    const body = rawBody ?? Buffer.alloc(0);
+    const hook = PUBLIC_ID_PATTERN.test(publicId) ? await findInboundWebhookByPublicIdAcrossTenants(this.dataSource.manager, publicId) : null;
+    if (!hook) throw unauthorized(SIGNATURE_REFUSED);
+    if (!signatureMatches(signature, hook.scheme, hook.secret, body)) {
+      await this.recordFailure(hook, address, now);
+      throw unauthorized(SIGNATURE_REFUSED);
+    }
+    const payload = jsonObjectOf(body);
+    const idempotencyKey = idempotencyKeyOf(hook, signature, payload);
+    const actor: AuditActor = { kind: 'inboundWebhook', name: `inbound-webhook:${hook.name}`, userId: null, apiKeyId: null, address };
+    const event = await runAudited(actor, 'inbound-webhook.deliver', this.clock, () =>
+      this.events.emitOne(hook.tenantId, { name: hook.eventName, payload, idempotencyKey }, typeof headers.traceparent === 'string' ? headers.traceparent : undefined),
+    );
+    return { status: event.created ? 201 : 200, eventId: event.id, created: event.created, runIds: event.runIds };
+  }
+
+  /** Counts a failed signature of the hook; logs it unless the hook's failures are in a wait (then nothing is written). */
+  private async recordFailure(hook: InboundWebhookEntity, address: string | null, now: number): Promise<void> {
+    const key = `inbound-webhook/${hook.publicId}`;
+    if ((await this.failures.retryAfterMs(hook.publicId, key, now)) > 0) return;
+    const waits = await this.failures.recordFailure(hook.publicId, key, now);
+    const quiet = waits.length > 0 ? `; further failures are not logged for ${Math.max(...waits.map((w) => w.delayMs)) / 1000} s` : '';
+    this.logger.warn(`inbound webhook ${hook.name} (tenant ${hook.tenantId}): a delivery from ${address ?? 'an unknown address'} has a signature that does not verify${quiet}`, { tenantId: hook.tenantId, inboundWebhookId: hook.id });
+  }
+}
+
+/** The body as a JSON object, or a 400 naming `body` (a form-encoded GitHub delivery included: its hook must send application/json). */
+function jsonObjectOf(body: Buffer): { [key: string]: JsonValue } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw badRequest([{ field: 'body', reason: 'must be a JSON object (GitHub: set the webhook\'s content type to application/json)' }]);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest([{ field: 'body', reason: 'must be a JSON object' }]);
+  if (jsonDeeperThan(parsed)) throw badRequest([{ field: 'body', reason: jsonDepthReason() }]);
+  return parsed as { [key: string]: JsonValue };
+}
+
+/**
+ * The event's idempotency key: `h<hook id>:` and the sender's id of the delivery — GitHub's
+ * X-GitHub-Delivery (the same on a redelivery), Stripe's event `id` (the same on each retry) — so
+ * a retry answers the first event and starts nothing; null when the delivery names none.
+ */
+function idempotencyKeyOf(hook: InboundWebhookEntity, signature: DeliverySignature, payload: { [key: string]: JsonValue }): string | null {
+  const [field, id] = signature.scheme === 'GITHUB' ? ['X-GitHub-Delivery', signature.deliveryId] : ['id', typeof payload.id === 'string' ? payload.id : null];
+  if (id === null) return null;
+  const key = `h${hook.id}:${id}`;
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw badRequest([{ field, reason: `${IDEMPOTENCY_KEY_RULE} once prefixed with h${hook.id}:` }]);
+  return key;
+}

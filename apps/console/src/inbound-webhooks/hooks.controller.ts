@@ -1,0 +1,41 @@
+import { HttpCode, Ip, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
+import { NotAudited } from '../audit';
+import { ConsoleController } from '../common/access';
+import type { HttpRequest } from '../common/http';
+import { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
+import { HookDeliveriesService } from './hook-deliveries.service';
+import { STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
+
+/** The public receiving route of inbound webhooks: no session or API key, the signature is the credential. */
+@ConsoleController('hooks', { tag: 'inbound-webhooks', access: 'public' })
+export class HooksController {
+  constructor(private readonly deliveries: HookDeliveriesService) {}
+
+  @Post(':publicId')
+  @HttpCode(201)
+  @NotAudited('A delivery is audited as its event (action inbound-webhook.deliver, actor kind inboundWebhook) when its signature verifies; a refused one writes no audit record')
+  @ApiOperation({
+    summary: "A third party's delivery to an inbound webhook: a signed JSON object that becomes an event of the hook's tenant",
+    description:
+      `Signed on the raw body with the hook's secret, by its scheme: GITHUB \`X-Hub-Signature-256: sha256=<hex HMAC-SHA256(body)>\` (idempotency key: \`X-GitHub-Delivery\`), ` +
+      `STRIPE \`Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256("<t>.<body>")>\`, t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (idempotency key: the body's \`id\`). ` +
+      `The body (a JSON object of at most ${MAX_EVENT_PAYLOAD_BYTES} bytes) is the event's payload. 201: a new event; 200: a repeat of a delivery (it started nothing).`,
+  })
+  @ApiOkResponse({ type: DeliveryAcceptedView, description: 'The event (201 new, 200 a repeat)' })
+  @ApiUnauthorizedResponse({ description: 'No signature, a malformed or stale one, or one that does not verify (an unknown hook gets the same answer)' })
+  @ApiBadRequestResponse({ description: 'The body is not a JSON object (field `body`), or the delivery id is not a usable key' })
+  @ApiPayloadTooLargeResponse({ description: `The body is over ${MAX_EVENT_PAYLOAD_BYTES} bytes` })
+  async deliver(
+    @Param('publicId') publicId: string,
+    @Req() request: HttpRequest & { body?: unknown },
+    @Ip() address: string | undefined,
+    @Res({ passthrough: true }) response: { status(code: number): unknown },
+  ): Promise<DeliveryAcceptedView> {
+    const rawBody = Buffer.isBuffer(request.body) ? request.body : undefined;
+    const { status, ...accepted } = await this.deliveries.deliver(publicId, request.headers, rawBody, address ?? null);
+    response.status(status);
+    return accepted;
+  }
+}

@@ -1,0 +1,180 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+
+/**
+ * Inbound webhooks (apps/console/src/inbound-webhooks): a tenant admin makes a hook; a third
+ * party's delivery signed GitHub or Stripe style becomes an event (the POST /api/events path) and
+ * starts the subscribed task once, retries included; bad, stale and unknown signatures are 401;
+ * tenants see and delete only their own hooks.
+ */
+describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  let task: number;
+  let github: { id: number; path: string; secret: string };
+  let stripe: { id: number; path: string; secret: string };
+
+  const hmac = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
+  const runsOfTask = () => db.dataSource.getRepository(RunEntity).find({ where: { taskId: task }, order: { id: 'ASC' } });
+  const deliverGithub = (path: string, body: string, headers: Record<string, string> = {}) =>
+    t.http().post(path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body)}`, ...headers }).send(body);
+  const stripeHeader = (secret: string, body: string, at = t.clock.now()) => {
+    const ts = Math.floor(at / 1000);
+    return `t=${ts},v1=${hmac(secret, `${ts}.${body}`)}`;
+  };
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource, T0, { wakeups: { wake: () => undefined, cancelled: () => undefined } });
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const made = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'on-push', executorApp: 'ci', handler: 'build', trigger: { kind: 'EVENT', event: 'repo.push' } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    task = made.body.id;
+    await t.http().post('/api/tasks').set(acme.admin).send({ name: 'on-pay', executorApp: 'ci', handler: 'bill', trigger: { kind: 'EVENT', event: 'stripe.event' } });
+    const gh = await t.http().post('/api/inbound-webhooks').set(acme.admin).send({ name: 'github', event: 'repo.push', scheme: 'GITHUB' });
+    expect(gh.status, JSON.stringify(gh.body)).toBe(201);
+    github = gh.body;
+    const st = await t.http().post('/api/inbound-webhooks').set(acme.adminKey).send({ name: 'stripe', event: 'stripe.event', scheme: 'STRIPE', secret: 'whsec_chosen_by_the_admin' });
+    expect(st.status, JSON.stringify(st.body)).toBe(201);
+    stripe = st.body;
+  });
+  afterAll(() => t?.close());
+
+  it('makes a hook with an unguessable path naming no tenant, shows its secret once, audits it', async () => {
+    expect(github.path).toMatch(/^\/api\/hooks\/ih_[A-Za-z0-9_-]{43}$/);
+    expect(github.path).not.toContain('acme');
+    expect(github.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(stripe.secret).toBe('whsec_chosen_by_the_admin');
+    const list = await t.http().get('/api/inbound-webhooks').set(acme.admin);
+    expect(list.body.map((h: { name: string }) => h.name)).toEqual(['github', 'stripe']);
+    expect(JSON.stringify(list.body)).not.toContain(github.secret);
+    const audit = await db.dataSource.getRepository(AuditRecordEntity).findBy({ action: 'inbound-webhook.create', tenantId: 'acme' });
+    expect(audit).toHaveLength(2);
+    expect(JSON.stringify(audit)).not.toContain('whsec_chosen_by_the_admin');
+    const bad = await t.http().post('/api/inbound-webhooks').set(acme.admin).send({ name: 'github', event: 'has space', scheme: 'GITHUB', secret: 'short' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['event', 'secret']);
+    expect((await t.http().post('/api/inbound-webhooks').set(acme.admin).send({ name: 'github', event: 'x', scheme: 'GITHUB' })).status).toBe(409);
+    expect((await t.http().get('/api/inbound-webhooks').set(acme.viewer)).status).toBe(403);
+  });
+
+  it('turns a GitHub-style delivery into an event that starts the subscribed task; its redelivery starts nothing', async () => {
+    const body = JSON.stringify({ ref: 'refs/heads/main', repository: { full_name: 'acme/app' } });
+    const first = await deliverGithub(github.path, body, { 'X-GitHub-Delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body).toMatchObject({ created: true, runIds: [expect.any(Number)] });
+    const [run] = await runsOfTask();
+    expect(run).toMatchObject({ id: first.body.runIds[0], cause: 'EVENT', tenantId: 'acme', params: JSON.parse(body) });
+    const event = await db.dataSource.getRepository(EventEntity).findOneByOrFail({ id: first.body.eventId });
+    expect(event).toMatchObject({ tenantId: 'acme', name: 'repo.push', idempotencyKey: `h${github.id}:72d3162e-cc78-11e3-81ab-4c9367dc0958` });
+    const again = await deliverGithub(github.path, body, { 'X-GitHub-Delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ eventId: first.body.eventId, created: false, runIds: first.body.runIds });
+    expect(await runsOfTask()).toHaveLength(1);
+    const audit = await db.dataSource.getRepository(AuditRecordEntity).findBy({ action: 'inbound-webhook.deliver' });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ tenantId: 'acme', actorKind: 'inboundWebhook', actorName: 'inbound-webhook:github' });
+  });
+
+  it('turns a Stripe-style delivery into an event keyed by its id; a retry starts one run', async () => {
+    const body = JSON.stringify({ id: 'evt_1PqX', type: 'invoice.paid', data: { object: { amount: 1200 } } });
+    const answers = [];
+    for (let i = 0; i < 2; i++) answers.push(await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body)).send(body));
+    expect(answers.map((a) => a.status)).toEqual([201, 200]);
+    expect(answers[1].body.eventId).toBe(answers[0].body.eventId);
+    expect(answers[0].body.runIds).toHaveLength(1);
+  });
+
+  it('refuses a wrong signature, a stale timestamp and an unknown hook with 401; an unknown hook answers as a wrong signature', async () => {
+    const body = JSON.stringify({ ref: 'x' });
+    const before = await db.dataSource.getRepository(EventEntity).count();
+    const wrong = await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${hmac('not-the-secret', body)}`).send(body);
+    expect(wrong.status).toBe(401);
+    const unknown = await deliverGithub('/api/hooks/ih_' + 'A'.repeat(43), body);
+    const junk = await deliverGithub('/api/hooks/acme', body);
+    expect([unknown.status, junk.status]).toEqual([401, 401]);
+    expect(unknown.body).toEqual(wrong.body);
+    expect(junk.body).toEqual(wrong.body);
+    // Signed with the right secret, over another body.
+    const tampered = await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${hmac(github.secret, body)}`).send('{"ref":"y"}');
+    expect(tampered.body).toEqual(wrong.body);
+    const stale = await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body, t.clock.now() - 301_000)).send(body);
+    expect(stale.status).toBe(401);
+    expect(stale.body.message).toContain('300 s');
+    const none = await t.http().post(github.path).set('Content-Type', 'application/json').send(body);
+    expect(none.status).toBe(401);
+    expect(none.body.message).toContain('X-Hub-Signature-256');
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('accepts a delivery at the edge of the replay window as the clock moves, and refuses it past', async () => {
+    const body = JSON.stringify({ id: 'evt_edge', type: 'x' });
+    const header = stripeHeader(stripe.secret, body);
+    t.clock.advance(300_000);
+    const edge = await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', header).send(body);
+    expect(edge.status).toBe(201);
+    t.clock.advance(1_000);
+    const past = await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', header).send(body);
+    expect(past.status).toBe(401);
+  });
+
+  it('answers 400 for a body that is not a JSON object, 413 past the payload bound', async () => {
+    const form = 'payload=%7B%22ref%22%3A1%7D';
+    const res = await t.http().post(github.path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Hub-Signature-256', `sha256=${hmac(github.secret, form)}`).send(form);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'body', reason: expect.stringContaining('application/json') }]);
+    const list = '[1,2]';
+    expect((await deliverGithub(github.path, list)).body.errors).toEqual([{ field: 'body', reason: 'must be a JSON object' }]);
+    const big = JSON.stringify({ blob: 'x'.repeat(64_001) });
+    const tooBig = await deliverGithub(github.path, big);
+    expect(tooBig.status).toBe(413);
+  });
+
+  it('keeps a stranger from writing without bound: failures of a hook are counted, then refused without a write', async () => {
+    const body = JSON.stringify({ n: 1 });
+    const counted = async () => Math.max(0, ...(await db.dataSource.query('SELECT failures FROM login_throttle')).map((r: { failures: number }) => Number(r.failures)));
+    const fail = async () => expect((await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${'0'.repeat(64)}`).send(body)).status).toBe(401);
+    for (let i = 0; i < 5; i++) await fail();
+    // The fifth failure started the hook's wait: the next ones are refused without being counted.
+    expect(await counted()).toBe(5);
+    for (let i = 0; i < 3; i++) await fail();
+    expect(await counted()).toBe(5);
+    // Once the wait is over, a failure is counted again.
+    t.clock.advance(61_000);
+    await fail();
+    expect(await counted()).toBe(6);
+    // The right signature still passes during the wait.
+    expect((await deliverGithub(github.path, body)).status).toBe(201);
+    expect(await db.dataSource.getRepository(AuditRecordEntity).countBy({ action: 'inbound-webhook.deliver', actorKind: 'inboundWebhook' })).toBeGreaterThan(0);
+  });
+
+  it('rotates the secret: the old one is refused, the new one accepted', async () => {
+    const rotated = await t.http().post(`/api/inbound-webhooks/${github.id}/secret`).set(acme.admin).send({});
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(github.secret);
+    const body = JSON.stringify({ ref: 'after-rotation' });
+    expect((await deliverGithub(github.path, body)).status).toBe(401);
+    github = { ...github, secret: rotated.body.secret };
+    expect((await deliverGithub(github.path, body)).status).toBe(201);
+  });
+
+  it('keeps tenants apart: B neither lists, rotates nor deletes A’s hooks', async () => {
+    expect((await t.http().get('/api/inbound-webhooks').set(globex.admin)).body).toEqual([]);
+    expect((await t.http().delete(`/api/inbound-webhooks/${github.id}`).set(globex.admin)).status).toBe(404);
+    expect((await t.http().post(`/api/inbound-webhooks/${github.id}/secret`).set(globex.admin).send({})).status).toBe(404);
+    expect((await t.http().get('/api/inbound-webhooks').set(acme.admin)).body).toHaveLength(2);
+    expect((await t.http().delete(`/api/inbound-webhooks/${stripe.id}`).set(acme.admin)).status).toBe(204);
+    const body = JSON.stringify({ id: 'evt_gone' });
+    expect((await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body)).send(body)).status).toBe(401);
+  });
+
+  it('lists the routes in the OpenAPI document', async () => {
+    const doc = (await t.http().get('/api/docs-json')).body;
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/inbound-webhooks', '/api/inbound-webhooks/{id}', '/api/inbound-webhooks/{id}/secret', '/api/hooks/{publicId}']));
+  });
+});
