@@ -420,8 +420,10 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await api('PATCH', '/operator/tenants/demo', { executorNetworks: ['127.0.0.0/8', 'localhost'] }, op);
     try {
       await go(page, '/webhooks');
-      await page.getByLabel('Name').fill('e2e-hook');
-      await page.getByLabel('URL').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+      // The outbound form (the page also has the inbound webhooks' form, with a Name of its own).
+      const form = page.getByRole('form', { name: 'Add a webhook' });
+      await form.getByLabel('Name', { exact: true }).fill('e2e-hook');
+      await form.getByLabel('URL').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
       await page.getByRole('button', { name: 'Add webhook' }).click();
       await page.locator('[data-webhook-secret]').waitFor();
       await page.locator('tr[data-webhook="e2e-hook"]').getByRole('button', { name: 'Send test' }).click();

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeExecutorConformance } from './executor-conformance';
@@ -12,8 +12,10 @@ beforeAll(() => ensureJavaSdkBuilt(), 600_000);
 describe('the Java SDK (sdks/java)', () => {
   it('builds offline with the JDK and Debian\'s Jackson into a versioned jar, and its unit tests pass', () => {
     // build.sh test: the build again, then the JUnit 4 tests (signing vectors, checks, schema bounds, log tail, environment).
-    const out = execFileSync(join(JAVA_SDK_DIR, 'build.sh'), ['test'], { cwd: JAVA_SDK_DIR, encoding: 'utf8', stdio: 'pipe' });
-    expect(out).toMatch(/^OK \(\d+ tests?\)$/m);
+    const run = spawnSync(join(JAVA_SDK_DIR, 'build.sh'), ['test'], { cwd: JAVA_SDK_DIR, encoding: 'utf8', stdio: 'pipe' });
+    // On failure, JUnit's report (stdout: which test, its assertion and stack) is the message.
+    expect(run.status, `${run.stdout}\n${run.stderr}`.slice(-6000)).toBe(0);
+    expect(run.stdout).toMatch(/^OK \(\d+ tests?\)$/m);
   }, 600_000);
 });
 

@@ -285,13 +285,29 @@ function consoleOfCookie(cookie: string | undefined): number {
   return Number(m[1]);
 }
 
+/**
+ * Loads `url` until its heading shows, three tries of 20 s: a console whose pooled database session
+ * HAProxy closed when the Galera writer moved answers one of the page's first reads 500, and the
+ * page is then loaded again, as a user would.
+ */
+async function showPage(page: Page, url: string): Promise<void> {
+  for (let tries = 1; ; tries++) {
+    await page.goto(url);
+    try {
+      await page.locator('main h1').first().waitFor({ timeout: 20_000 });
+      return;
+    } catch (err) {
+      if (tries === 3) throw err;
+    }
+  }
+}
+
 async function openPage(browser: Browser, url: string, tenant: string): Promise<{ page: Page; toasts: () => Promise<number[]>; consoleNo: number }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   const res = await page.request.post(`${url}/api/auth/login`, { data: { tenant, username: 'ha-admin', password: PASSWORD } });
   if (!res.ok()) throw new Error(`browser login: ${res.status()}`);
-  await page.goto(`${url}/alarms`);
-  await page.locator('main h1').first().waitFor();
+  await showPage(page, `${url}/alarms`);
   // When a pop-up appears or a repeat is counted into one (alarms of one task collapse into one
   // pop-up, "×N"), kept by the page itself. (A string: this file is compiled without the DOM's types.)
   await page.evaluate(`
@@ -365,8 +381,7 @@ async function killConsole(
   if (page) {
     const times = await popUpAfter(c, page.toasts, toastsBefore, killedAt);
     pageGapMs = (times.find((t) => t > killedAt) ?? NaN) - killedAt;
-    await page.page.reload();
-    await page.page.locator('main h1').first().waitFor();
+    await showPage(page.page, page.page.url());
     pageConsoleAfter = consoleOfCookie((await page.page.context().cookies()).find((k) => k.name === 'BATON_CONSOLE')?.value);
   }
   await waitAllEnded(c, (await onceMore(() => c.runs())).length, { timeoutMs: 60_000, stallMs: 20_000, log });
