@@ -11,6 +11,9 @@ import { seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } 
  * tenants see and delete only their own hooks.
  */
 describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
+  // The tests are the steps of two hooks' lives, in order (made, delivered to, throttled, rotated,
+  // deleted): they run in this order even when the suite is shuffled.
+  describe('step by step', { shuffle: false }, () => {
   const db = useTestDatabase(kind);
   let t: ConsoleTestApp;
   let acme: SeededTenant;
@@ -177,4 +180,5 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     const doc = (await t.http().get('/api/docs-json')).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/inbound-webhooks', '/api/inbound-webhooks/{id}', '/api/inbound-webhooks/{id}/secret', '/api/hooks/{publicId}']));
   });
+});
 });
