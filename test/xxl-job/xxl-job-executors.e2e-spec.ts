@@ -13,7 +13,9 @@ import { XxlTestExecutor } from './xxl-job-test-executor';
 
 const DEAD_AFTER_MS = 1_500;
 
-describe('XXL-JOB executors on Baton (engine + console + MariaDB)', () => {
+// The tests are one executor's life in steps (token, registration, runs, beats, timeout, busy-over,
+// removal): they run in this order even when the suite is shuffled.
+describe('XXL-JOB executors on Baton (engine + console + MariaDB)', { shuffle: false }, () => {
   const db = useTestDatabase('mysql');
   let engine: EngineNode;
   let consoleNode: ConsoleNode;
