@@ -18,7 +18,9 @@ import { ensureWebBuild } from './support/web-build';
 
 const logins = demoLogins({});
 
-describe('audit log and task versions (Chromium)', () => {
+// One walk in steps on one page: a task edited and restored, then its History tab, then the operator
+// finding the restore among every tenant's records. Kept in order when the suite is shuffled.
+describe('audit log and task versions (Chromium)', { shuffle: false }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-audit-browser-'));
   let baton: EmbeddedBaton;
   let browser: Browser;
