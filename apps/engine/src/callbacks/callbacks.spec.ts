@@ -124,11 +124,16 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     };
     const before = await lag();
     const spooled = await acceptedRun(task);
-    expect((await post(success(spooled, 1, { startedAt: Date.now() - 31_000, finishedAt: Date.now() - 30_000 }))).status).toBe(200);
+    // Bounds from the instants around the request, not a guessed duration: the lag is the receipt
+    // minus finishedAt (30 s before sending), so within 30 s plus the request's own time; the run's
+    // whole age (an hour) or a clock in ms would be far outside.
+    const sentAt = Date.now();
+    expect((await post(success(spooled, 1, { startedAt: sentAt - 3_600_000, finishedAt: sentAt - 30_000 }))).status).toBe(200);
+    const answeredAt = Date.now();
     const after = await lag();
     expect(after.count - before.count).toBe(1);
     expect(after.sum - before.sum).toBeGreaterThanOrEqual(30);
-    expect(after.sum - before.sum).toBeLessThan(60); // not the run's whole age, nor a clock in ms
+    expect(after.sum - before.sum).toBeLessThanOrEqual(30 + (answeredAt - sentAt) / 1000);
     const ahead = await acceptedRun(task);
     expect((await post(success(ahead, 1, { finishedAt: Date.now() + 1_000 }))).status).toBe(200);
     const last = await lag();
