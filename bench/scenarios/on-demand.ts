@@ -1,7 +1,8 @@
+import { join } from 'node:path';
 import { EXECUTOR_DEFAULTS } from '@baton/executor-sdk';
 import { sleep } from '../../test/cluster/support/cluster';
 import { CpuMeter } from '../support/cpu-meter';
-import { machine, writeResult } from '../support/infra';
+import { machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { startBaton } from '../support/on-demand/baton-target';
 import { runStep, settle, StartBook, type StepRun, type StepSpec } from '../support/on-demand/open-loop';
 import { startPeer } from '../support/on-demand/peer-targets';
@@ -63,6 +64,8 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   const book = new StartBook();
   log(`  warm-up: ${WARMUP_RATE}/s for ${WARMUP_S} s`);
   await runStep(target, book, { rate: WARMUP_RATE, seconds: WARMUP_S, batch: 1, maxBacklogS: 30, drainS: 30 }, 'w', TASKS);
+  // Profiled from here on (the idle measurement below also lets the profilers' start-up stall pass).
+  target.startProfiling?.();
   const idleMeter = new CpuMeter(target.pids);
   const client0 = process.cpuUsage();
   await sleep(IDLE_S * 1000);
@@ -220,6 +223,7 @@ export const onDemand: Scenario = {
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=18901, --postgres-port=18911, --mariadb-port=18921', 'the private stores (scripts/*.sh)'],
+      ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
     ] as const
   )
@@ -249,6 +253,7 @@ export const onDemand: Scenario = {
               executorEnv: batonDefaults
                 ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
                 : { BATON_EXECUTOR_CONCURRENCY: String(concurrency), BATON_EXECUTOR_QUEUE_LIMIT: '20000' },
+              profileDir: args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `on-demand${option(args, 'tag') ?? ''}`) : null,
             },
             log,
           );

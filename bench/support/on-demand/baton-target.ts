@@ -30,6 +30,8 @@ export interface BatonOptions {
   tenant: { ratePerSec: number; burst: number };
   /** The demo executors' settings beyond the cluster harness's (BATON_EXECUTOR_CONCURRENCY, …). */
   executorEnv: Record<string, string>;
+  /** `--profile`: the directory the console's, engines' and executors' CPU profiles are written to (null: not profiled). */
+  profileDir: string | null;
 }
 
 /**
@@ -56,9 +58,12 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
   const c = await Cluster.open('od', 'acme', { mysqlServerUrl: options.mariadb.url });
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, options.tenant);
-    const engines = await c.startEngines(2, AT_DEFAULTS);
-    const executors = await c.startExecutors(2, options.executorEnv);
-    const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1' } });
+    const profiled: Record<string, string> = options.profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: options.profileDir } : {};
+    const engines = await c.startEngines(2, { ...AT_DEFAULTS, ...profiled });
+    const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
+    // The console shuts down on SIGUSR2 (Nest's shutdown hooks): its profiler listens for SIGWINCH.
+    const consoleProfiled = options.profileDir ? { ...profiled, BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
+    const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1', ...consoleProfiled } });
     let console_ = await startConsole('0');
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const url = new URL(console_.url);
@@ -206,6 +211,12 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         console_ = await startConsole(url.port);
         return `killed the console (pid ${victim.pid}); started again on port ${url.port} in ${Date.now() - killedAt} ms`;
       },
+      startProfiling: options.profileDir
+        ? () => {
+            for (const p of [...engines, ...executors]) process.kill(p.pid, 'SIGUSR2');
+            process.kill(console_.pid, 'SIGWINCH');
+          }
+        : undefined,
       abandonPending() {
         for (const entry of [...pending]) {
           pending.delete(entry);

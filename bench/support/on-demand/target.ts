@@ -54,6 +54,11 @@ export interface OnDemandTarget {
    * the console, started again on its port), and says what it did. Absent: the system has no such fault.
    */
   kill?(what: KillTarget): Promise<string>;
+  /**
+   * `--profile`: starts the V8 CPU profilers its processes were started with
+   * (bench/support/cpu-profile.cjs; each writes its profile when stopped). Absent: not profiled.
+   */
+  startProfiling?(): void;
   /** Gives up on submissions still unanswered (their outcome becomes UNANSWERED). */
   abandonPending(): void;
   close(): Promise<void>;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
-import { endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
+import { credentialChanges, endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -22,6 +22,13 @@ export interface LoginCredentials {
 
 /** The one answer to every failed login, whatever failed. */
 const LOGIN_FAILED = 'Invalid tenant, username or password';
+/**
+ * How long a working API key's row is kept after it was read (presentedKey): the longest a key
+ * revoked through another console process keeps working on this one. 1 000 ms.
+ */
+export const API_KEY_CHECK_KEEP_MS = 1_000;
+/** Working keys kept at most (each a few hundred bytes). */
+const MAX_KEPT_KEYS = 10_000;
 
 @Injectable()
 export class AuthService {
@@ -204,20 +211,40 @@ export class AuthService {
 
   /** Key lookups in flight, by the key's hash (presentedKey). */
   private readonly keyLookups = new Map<string, Promise<PresentedApiKey | null>>();
+  /** Working keys' rows kept after their read (presentedKey), by the key's hash. */
+  private readonly keptKeys = new Map<string, { row: PresentedApiKey; until: number; changes: number }>();
 
   /**
-   * The key's row, read once for all the requests that present it while a read is in flight: a
-   * client sending hundreds of requests a second on one key costs one SELECT per round trip, not
-   * one per request. Nothing is kept after the read answers, so a revocation committed before a
-   * request arrives is seen by it (a read that started earlier is concurrent with the revocation).
+   * The key's row: kept for API_KEY_CHECK_KEEP_MS after a read that found the key working, and
+   * read once for all the requests that present it while a read is in flight. A client sending
+   * hundreds of requests a second on one key then costs a read a second, not one per request (a
+   * round trip before each request's own work, and a statement for the database).
+   * A revocation (or an owner's change) written through this process drops every kept row at
+   * once (credentialChanges); one written through another console process is seen within
+   * API_KEY_CHECK_KEEP_MS. A key that was not found is never kept: a new key works at once.
    */
-  private presentedKey(keyHash: string): Promise<PresentedApiKey | null> {
+  private async presentedKey(keyHash: string): Promise<PresentedApiKey | null> {
+    const now = this.clock.now();
+    const kept = this.keptKeys.get(keyHash);
+    if (kept && kept.until > now && kept.changes === credentialChanges()) return kept.row;
     let lookup = this.keyLookups.get(keyHash);
     if (!lookup) {
-      lookup = findPresentedApiKey(this.dataSource.manager, keyHash).finally(() => this.keyLookups.delete(keyHash));
+      const changes = credentialChanges();
+      lookup = findPresentedApiKey(this.dataSource.manager, keyHash)
+        .then((row) => {
+          if (row && changes === credentialChanges()) this.keep(keyHash, { row, until: this.clock.now() + API_KEY_CHECK_KEEP_MS, changes });
+          return row;
+        })
+        .finally(() => this.keyLookups.delete(keyHash));
       this.keyLookups.set(keyHash, lookup);
     }
     return lookup;
+  }
+
+  private keep(keyHash: string, entry: { row: PresentedApiKey; until: number; changes: number }): void {
+    // Bounded: past MAX_KEPT_KEYS (a client cycling through keys) start again from none.
+    if (this.keptKeys.size >= MAX_KEPT_KEYS) this.keptKeys.clear();
+    this.keptKeys.set(keyHash, entry);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { In, IsNull, type EntityManager } from 'typeorm';
 import { ApiKeyEntity, UserEntity } from '../../entities';
 import { anyTenant, ofTenant } from '../tenant-scope';
+import { credentialsChanged } from './credential-changes';
 
 /**
  * A tenant's API keys, or (operator, `tenantId` undefined) every tenant's, by id:
@@ -35,6 +36,7 @@ export async function insertApiKey(manager: EntityManager, row: ApiKeyEntity): P
  *   UPDATE api_keys SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL
  */
 export async function revokeApiKey(manager: EntityManager, input: { tenantId: string; id: number; now: number }): Promise<void> {
+  credentialsChanged();
   await manager.update(ApiKeyEntity, ofTenant(input.tenantId, { id: input.id, revokedAt: IsNull() }), { revokedAt: input.now });
 }
 

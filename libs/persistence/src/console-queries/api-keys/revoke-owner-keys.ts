@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Role } from '@baton/domain';
 import { execute, placeholders } from '../../engine-queries/sql';
+import { credentialsChanged } from './credential-changes';
 
 /**
  * A user was disabled, deleted or demoted: its live API keys of the roles it may no longer hold
@@ -14,6 +15,7 @@ import { execute, placeholders } from '../../engine-queries/sql';
  */
 export async function revokeOwnerKeys(manager: EntityManager, input: { ownerUserId: number; roles: readonly Role[]; now: number }): Promise<number> {
   if (input.roles.length === 0) return 0;
+  credentialsChanged();
   const { affected } = await execute(
     manager,
     `UPDATE api_keys SET revoked_at = ? WHERE owner_user_id = ? AND revoked_at IS NULL AND role IN (${placeholders(input.roles.length)})`,

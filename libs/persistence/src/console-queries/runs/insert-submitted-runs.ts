@@ -69,7 +69,14 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
  *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed only
  *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
  *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
- *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- uq (task_id, fire_key)
+ *   SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- unkeyed: ids only
+ *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- keyed: whole rows
+ *
+ * An unkeyed submission's fire key (`m:<uuid>`) is new by construction, so its row is exactly what
+ * the INSERT wrote: only its id is read back, and the row is made from the values written
+ * (submittedRunRow). Reading and hydrating the whole rows through the ORM had cost the console
+ * more CPU per run than the INSERT itself. A keyed submission may meet the row another request
+ * made under its key, so its row is read as the database holds it.
  *
  * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
  * written together, concurrent submissions share them, so the database's work per run falls
@@ -105,14 +112,31 @@ export async function insertSubmittedRuns(
   const values = runs.map(() => "(?, ?, ?, 'PENDING', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
   const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.cause ?? 'MANUAL', r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
   await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
-  const taskIds = [...new Set(runs.map((r) => r.task.id))];
-  const readBack = manager
-    .createQueryBuilder(RunEntity, 'r')
-    .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds, fireKeys: runs.map((r) => r.fireKey) });
-  // A locking read on MySQL: a key another transaction committed while this one waited on it is
-  // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
-  const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
-  const byKey = new Map(rows.map((row) => [keyOf(row.taskId, row.fireKey), row]));
+  const byKey = new Map<string, RunEntity>();
+  const unkeyed = runs.filter((r) => r.fireKey.startsWith('m:'));
+  if (unkeyed.length > 0) {
+    const unkeyedTasks = [...new Set(unkeyed.map((r) => r.task.id))];
+    const { rows } = await execute<{ id: unknown; task_id: unknown; fire_key: unknown }>(
+      manager,
+      `SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(unkeyedTasks.length)}) AND fire_key IN (${placeholders(unkeyed.length)})`,
+      [tenantId, ...unkeyedTasks, ...unkeyed.map((r) => r.fireKey)],
+    );
+    const idOf = new Map(rows.map((row) => [keyOf(num(row.task_id), String(row.fire_key)), num(row.id)]));
+    for (const r of unkeyed) {
+      const id = idOf.get(keyOf(r.task.id, r.fireKey));
+      if (id !== undefined) byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
+    }
+  }
+  if (keyed.length > 0) {
+    const keyedTasks = [...new Set(keyed.map((r) => r.task.id))];
+    const readBack = manager
+      .createQueryBuilder(RunEntity, 'r')
+      .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: keyedTasks, fireKeys: keyed.map((r) => r.fireKey) });
+    // A locking read on MySQL: a key another transaction committed while this one waited on it is
+    // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
+    const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
+    for (const row of rows) byKey.set(keyOf(row.taskId, row.fireKey), row);
+  }
   // A key given twice in one batch made its run once: the first is the one that made it.
   return runs.map((r) => {
     const key = keyOf(r.task.id, r.fireKey);
@@ -122,4 +146,52 @@ export async function insertSubmittedRuns(
     existing.add(key);
     return { row, created };
   });
+}
+
+/**
+ * The row an unkeyed submission's INSERT wrote, as the ORM would read it back: the columns
+ * written, and every other column at its default (null; attempt 1). insert-submitted-runs.spec.ts
+ * compares it with the row read through the ORM.
+ */
+function submittedRunRow(id: number, tenantId: string, run: SubmittedRun, now: number): RunEntity {
+  // Every property named (a mapped type, not `Partial`): a column added to RunEntity fails to compile here.
+  const row: { [K in keyof RunEntity]: RunEntity[K] } = {
+    id,
+    tenantId,
+    taskId: run.task.id,
+    engineGroup: run.task.engineGroup,
+    state: 'PENDING',
+    cause: run.cause ?? 'MANUAL',
+    fireKey: run.fireKey,
+    flowId: null,
+    parentRunId: null,
+    attempt: 1,
+    priority: run.task.priority,
+    params: run.params === null ? null : JSON.parse(run.params),
+    scheduledAt: now,
+    dueAt: now,
+    instantAt: null,
+    claimedBy: null,
+    leaseUntil: null,
+    executorId: null,
+    dispatchedAt: null,
+    firstDispatchedAt: null,
+    acceptedAt: null,
+    startedAt: null,
+    finishedAt: null,
+    result: null,
+    error: null,
+    flowParams: run.flowParams,
+    parentResults: null,
+    shardIndex: null,
+    shardTotal: null,
+    pinnedExecutorId: null,
+    progress: null,
+    deadlineAt: null,
+    lateAlarmedAt: null,
+    traceParent: run.traceParent ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  return Object.assign(new RunEntity(), row);
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { UserEntity } from '../../entities';
+import { credentialsChanged } from '../api-keys/credential-changes';
 
 /**
  * A new user (its name unique within its login tenant: uq_users_login answers a race):
@@ -21,6 +22,8 @@ export async function updateUser(
   id: number,
   fields: Partial<Pick<UserEntity, 'role' | 'disabled' | 'passwordHash' | 'tenantId' | 'loginTenant' | 'username'>>,
 ): Promise<void> {
+  // A key's owner's role or state is part of the key check (findPresentedApiKey).
+  credentialsChanged();
   await manager.update(UserEntity, { id }, fields);
 }
 
@@ -30,5 +33,6 @@ export async function updateUser(
  *   DELETE FROM users WHERE id = ?
  */
 export async function deleteUser(manager: EntityManager, id: number): Promise<void> {
+  credentialsChanged();
   await manager.delete(UserEntity, { id });
 }

@@ -1,0 +1,49 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/databases';
+import { insertTask, seedTenant } from '../../../../../test/cluster/support/seed';
+import { RunEntity } from '../../entities';
+import { inTransaction } from '../../nest/transaction';
+import { insertSubmittedRuns, type SubmittableTask } from './insert-submitted-runs';
+
+const NOW = 1_790_000_000_123;
+
+describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let task: SubmittableTask;
+
+  beforeEach(async () => {
+    await db.clear();
+    const tenant = await seedTenant(db.dataSource, { id: 'acme', engineGroup: 'default' });
+    const id = await insertTask(db.dataSource, tenant, { name: 'sync', trigger: { kind: 'MANUAL' }, priority: 3, params: { a: 1 } });
+    task = { id, name: 'sync', engineGroup: 'default', priority: 3, params: '{"a":1}', executorApp: 'demo', handler: 'noop' };
+  });
+
+  it('answers an unkeyed run exactly as the database holds it (made from the values written, not read back)', async () => {
+    const written = await inTransaction(db.dataSource, (em) =>
+      insertSubmittedRuns(em, 'acme', [
+        { task, params: '{"k":"x","n":[1,2]}', flowParams: '{"f":true}', fireKey: 'm:11111111-1111-1111-1111-111111111111', traceParent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        { task, params: task.params, flowParams: null, fireKey: 'm:22222222-2222-2222-2222-222222222222', cause: 'EVENT' },
+      ], NOW),
+    );
+    expect(written.map((w) => w.created)).toEqual([true, true]);
+    for (const { row } of written) {
+      const stored = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: row.id });
+      expect(row).toEqual(stored);
+      expect(row).toBeInstanceOf(RunEntity);
+    }
+  });
+
+  it('answers a repeated idempotency key with the run it made first, as stored', async () => {
+    const first = await inTransaction(db.dataSource, (em) => insertSubmittedRuns(em, 'acme', [{ task, params: '{"v":1}', flowParams: null, fireKey: 'k:order-7' }], NOW));
+    const again = await inTransaction(db.dataSource, (em) =>
+      insertSubmittedRuns(em, 'acme', [
+        { task, params: '{"v":2}', flowParams: null, fireKey: 'k:order-7' },
+        { task, params: '{"v":3}', flowParams: null, fireKey: 'm:33333333-3333-3333-3333-333333333333' },
+      ], NOW + 5),
+    );
+    expect(again[0]).toEqual({ row: first[0].row, created: false });
+    expect(again[0].row.params).toEqual({ v: 1 });
+    expect(again[1].created).toBe(true);
+    expect(again[1].row.params).toEqual({ v: 3 });
+  });
+});
