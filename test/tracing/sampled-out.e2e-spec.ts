@@ -1,14 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, type TracingHandle } from '@baton/tracing';
-import { demoLogins } from '../../apps/embedded/src/demo-seed';
-import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { waitFor } from '../cluster/support/cluster';
 import { OtlpReceiver } from '../support/otlp-receiver';
+import { startTracedEmbedded, type TracedEmbedded } from './support/traced-embedded';
 
 /**
  * Sampling decided once, before a run's first span: with OTEL_TRACES_SAMPLER=parentbased_always_off
@@ -18,32 +13,18 @@ import { OtlpReceiver } from '../support/otlp-receiver';
  */
 describe('tracing: a run left out of sampling makes no span', () => {
   const receiver = new OtlpReceiver();
-  const dir = mkdtempSync(join(tmpdir(), 'baton-sampling-'));
-  const logins = demoLogins({});
-  const saved = { ...process.env };
-  let tracing: TracingHandle;
-  let baton: EmbeddedBaton;
-  let auth: { authorization: string };
+  let traced: TracedEmbedded;
+  let baton: TracedEmbedded['baton'];
+  let auth: TracedEmbedded['auth'];
   let task: number;
 
   beforeAll(async () => {
-    const endpoint = await receiver.start();
-    Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_TRACES_SAMPLER: 'parentbased_always_off' });
-    tracing = startTracing('baton', process.env);
-    baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
-    const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
-    auth = { authorization: `Bearer ${login.body.token}` };
-    const tasks = await request(baton.url).get('/api/tasks').set(auth).expect(200);
-    task = tasks.body.items.find((t: { name: string }) => t.name === 'publish-report').id;
+    traced = await startTracedEmbedded(receiver, { OTEL_TRACES_SAMPLER: 'parentbased_always_off' });
+    ({ baton, auth } = traced);
+    task = traced.taskIds.get('publish-report')!;
   });
 
-  afterAll(async () => {
-    await baton?.close();
-    await tracing?.shutdown();
-    await receiver.stop();
-    process.env = saved;
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => traced?.close());
 
   const trigger = (traceparent?: string) => {
     const post = request(baton.url).post(`/api/tasks/${task}/trigger`).set(auth);

@@ -25,17 +25,7 @@ func TestTheTraceparentReachesTheHandlerAndTheCallback(t *testing.T) {
 	}))
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	for runID, sent := range map[int64]string{1: tp, 2: "00-not-a-trace-01"} {
-		body, _ := json.Marshal(map[string]any{"runId": runID, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "traced",
-			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{srv.URL}, "traceparent": sent})
-		req, _ := http.NewRequest("POST", e.URL()+"/baton/runs", bytes.NewReader(body))
-		for k, v := range Sign("secret", "acme", "POST", "/baton/runs", body, nowMs()) {
-			req.Header.Set(k, v)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil || res.StatusCode != 202 {
-			t.Fatalf("dispatch of run %d: %v %v", runID, err, res)
-		}
-		res.Body.Close()
+		dispatchTraced(t, e, srv.URL, runID, 1, "traced", sent)
 		got := <-seen
 		want := map[int64]string{1: tp, 2: ""}[runID]
 		if got[0] != want || got[1] != want {
@@ -66,17 +56,7 @@ func TestTheSDKsLinesAboutARunNameItsTrace(t *testing.T) {
 	}))
 	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00"
 	for runID, sent := range map[int64]string{1: tp, 2: ""} {
-		body, _ := json.Marshal(map[string]any{"runId": runID, "attempt": 3, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "alarming",
-			"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{srv.URL}, "traceparent": sent})
-		req, _ := http.NewRequest("POST", e.URL()+"/baton/runs", bytes.NewReader(body))
-		for k, v := range Sign("secret", "acme", "POST", "/baton/runs", body, nowMs()) {
-			req.Header.Set(k, v)
-		}
-		res, err := http.DefaultClient.Do(req)
-		if err != nil || res.StatusCode != 202 {
-			t.Fatalf("dispatch of run %d: %v %v", runID, err, res)
-		}
-		res.Body.Close()
+		dispatchTraced(t, e, srv.URL, runID, 3, "alarming", sent)
 	}
 	waitFor(t, "2 callbacks", func() bool { return engine.count() == 2 })
 	got := map[string]string{}
@@ -90,6 +70,27 @@ func TestTheSDKsLinesAboutARunNameItsTrace(t *testing.T) {
 	if len(got) != 2 || got["run 1"] != want["run 1"] || got["run 2"] != want["run 2"] {
 		t.Errorf("log lines:\n%s\nwant:\n%s\n%s", lines.String(), want["run 1"], want["run 2"])
 	}
+}
+
+// dispatchTraced sends e one run of handler (202 expected) whose callbacks go to engineURL, with
+// traceparent as its trace context ("": none).
+func dispatchTraced(t *testing.T, e *Executor, engineURL string, runID, attempt int64, handler, traceparent string) {
+	t.Helper()
+	run := map[string]any{"runId": runID, "attempt": attempt, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": handler,
+		"params": nil, "scheduledAt": nowMs(), "deadline": nowMs() + 60_000, "callbackUrls": []string{engineURL}}
+	if traceparent != "" {
+		run["traceparent"] = traceparent
+	}
+	body, _ := json.Marshal(run)
+	req, _ := http.NewRequest("POST", e.URL()+"/baton/runs", bytes.NewReader(body))
+	for k, v := range Sign("secret", "acme", "POST", "/baton/runs", body, nowMs()) {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil || res.StatusCode != 202 {
+		t.Fatalf("dispatch of run %d: %v %v", runID, err, res)
+	}
+	res.Body.Close()
 }
 
 // lockedBuffer is a log destination written by the SDK's goroutines and read by the test.
