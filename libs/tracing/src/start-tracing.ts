@@ -23,7 +23,9 @@ export function flushTracing(): Promise<void> {
  * Once per process (the embedded mode runs console, engine and executor in one): a second call
  * returns the first handle. `defaultServiceName` is used unless OTEL_SERVICE_NAME (or
  * OTEL_RESOURCE_ATTRIBUTES' service.name) names the service. The sampler is the SDK's, from
- * OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on); the endpoint,
+ * OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on), read from
+ * process.env as the exporter reads its variables; it also decides each run's sampling before
+ * the run's first span (startFirstSpan). The endpoint,
  * headers and timeouts the exporter's (OTEL_EXPORTER_OTLP_*); the batching the BatchSpanProcessor's
  * (OTEL_BSP_*).
  */
