@@ -141,6 +141,16 @@ def traceparent_of(req):
     return v if isinstance(v, str) and TRACEPARENT.match(v) else None
 
 
+def trace_fields(run_id, attempt, traceparent):
+    """What the executor appends to its own log lines about a run the engines trace: the run's id and
+    attempt, and its trace_id and span_id (the engine's span the run was dispatched under, which a
+    handler's spans nest under), as key=value pairs with the Node SDK's field names, so a log
+    pipeline can join the line to the run's trace. "" for an untraced run."""
+    if not (isinstance(traceparent, str) and TRACEPARENT.match(traceparent)):
+        return ""
+    return f" runId={run_id} attempt={attempt} trace_id={traceparent[3:35]} span_id={traceparent[36:52]}"
+
+
 class Context:
     """What a handler gets (ctx.log lines reach the console while the handler runs): params, parent_results (its parents' results in a flow, by task name;
     {} for a run no parent fired), flow_params, shard_index / shard_total (a BROADCAST or SHARDED
@@ -632,7 +642,8 @@ class Executor:
             if settled:
                 url, status, answer, _ = settled
                 if status in (400, 413, 422):
-                    log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped")
+                    fields = trace_fields(callback["runId"], callback["attempt"], callback.get("traceparent"))
+                    log(f"callback {key} refused for good by {url} ({self.describe(status, answer)}), dropped{fields}")
                 with self.lock:
                     self.pending_callbacks.pop(key, None)
                     self.lock.notify_all()

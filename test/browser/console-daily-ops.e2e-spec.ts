@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProcessConfig } from '@baton/config';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
@@ -11,7 +13,7 @@ import { ensureWebBuild } from './support/web-build';
 
 /**
  * What an operator does every day, in the browser against the embedded app: the home dashboard,
- * a run's every attempt, run again and the log download, bulk actions on the runs list, run search,
+ * a run's every attempt and its trace, run again and the log download, bulk actions on the runs list, run search,
  * run now with params, copy a task, calendars and retention.
  */
 
@@ -47,7 +49,9 @@ describe('daily operations in the web console (Chromium)', { shuffle: false }, (
 
   beforeAll(async () => {
     ensureWebBuild();
-    baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
+    // The operator's tracing UI, which a run's page links its trace to.
+    const values = ProcessConfig.load('embedded', { ...process.env, BATON_TRACE_URL_TEMPLATE: 'http://tracing.example/trace/{traceId}' });
+    baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0, values }, logins);
     token = (await api<{ token: string }>('POST', '/auth/login', logins.tenant)).token;
     for (const x of (await api<{ items: Array<{ id: number; name: string }> }>('GET', '/tasks?limit=100')).items) tasks.set(x.name, x.id);
     browser = await launchChromium();
@@ -84,6 +88,19 @@ describe('daily operations in the web console (Chromium)', { shuffle: false }, (
     expect(log.status()).toBe(200);
     expect(log.headers()['content-disposition']).toContain(`run-${run}.log`);
     expect(await page.locator('[data-download-log]').getAttribute('href')).toBe(`/api/runs/${run}/log`);
+  });
+
+  it("names a traced run's trace on its page, linked to the operator's tracing UI (BATON_TRACE_URL_TEMPLATE)", async () => {
+    const run = (await api<{ id: number }>('POST', `/tasks/${tasks.get('publish-report')}/trigger`, {})).id;
+    await ended(run);
+    await go(`/runs/${run}`, '.timeline li.done[data-step="finished"]');
+    expect(await page.locator('[data-run-trace]').count()).toBe(0); // untraced (tracing is off here): no trace row
+    // The trace context a tracing console stores on the run (runs.trace_parent).
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    await baton.app.get(DataSource).query('UPDATE runs SET trace_parent = ? WHERE id = ?', [`00-${traceId}-00f067aa0ba902b7-01`, run]);
+    await go(`/runs/${run}`, '[data-run-trace] a');
+    const link = page.locator('[data-run-trace] a');
+    expect([await link.textContent(), await link.getAttribute('href')]).toEqual([traceId, `http://tracing.example/trace/${traceId}`]);
   });
 
   it('runs a finished run again, and cancels or runs again a selection from the runs list', async () => {

@@ -45,6 +45,39 @@ print(json.dumps({"kept": sorted(kept), "leftOut": left_out, "shipped": sendable
     expect(out.shipped).toEqual([{ sleep: expect.objectContaining({ type: 'object' }) }, []]);
   });
 
+  it("ends its own lines about a traced run with runId, attempt, trace_id and span_id (the Node SDK's names); an untraced run's line names no trace", () => {
+    // Two final callbacks an engine refuses for good (400): the line about each says so.
+    const script = `
+import io, json, sys, threading
+sys.path.insert(0, "examples/python-executor")
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from executor import Executor
+class Refusing(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = b'{"statusCode":400,"code":"BAD_REQUEST","error":"Bad Request","message":"no (test)"}'
+        self.send_response(400)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+engine = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+threading.Thread(target=engine.serve_forever, daemon=True).start()
+executor = Executor({"BATON_TENANT": "acme", "BATON_EXECUTOR_SECRET": "s3cret", "BATON_ENGINE_URLS": f"http://127.0.0.1:{engine.server_address[1]}"})
+sys.stderr = io.StringIO()
+tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+executor.deliver("7:2", [], {"runId": 7, "attempt": 2, "tenantId": "acme", "outcome": "SUCCEEDED", "traceparent": tp})
+executor.deliver("8:1", [], {"runId": 8, "attempt": 1, "tenantId": "acme", "outcome": "SUCCEEDED"})
+lines = sys.stderr.getvalue().splitlines()
+sys.stderr = sys.__stderr__
+print(json.dumps([l for l in lines if "refused for good" in l]))`;
+    const lines = JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') })) as string[];
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^\[python executor\] callback 7:2 refused for good by .*, dropped runId=7 attempt=2 trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7$/);
+    expect(lines[1]).toMatch(/^\[python executor\] callback 8:1 refused for good by .*, dropped$/);
+  });
+
   it('counts a run sent ahead from its request\'s arrival, not from when its body came and was judged', () => {
     // The batch's headers come, its body 900 ms later: its runs start startInMs (1,000 ms) after the
     // headers, never earlier — and before startInMs after the body, which counting from it would give.

@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, type TracingHandle } from '@baton/tracing';
-import { demoLogins } from '../../apps/embedded/src/demo-seed';
-import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
+import { startTracedEmbedded, type TracedEmbedded } from './support/traced-embedded';
 
 /**
  * A run's life is one trace, checked as a collector receives it: the embedded mode (console,
@@ -16,37 +11,17 @@ import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
  */
 describe('tracing: one trace per run, from the API call to the handler and back', () => {
   const receiver = new OtlpReceiver();
-  const dir = mkdtempSync(join(tmpdir(), 'baton-tracing-'));
-  const logins = demoLogins({});
-  const saved = { ...process.env };
-  let tracing: TracingHandle;
-  let baton: EmbeddedBaton;
-  let auth: { authorization: string };
-  let taskIds: Map<string, number>;
+  let traced: TracedEmbedded;
+  let baton: TracedEmbedded['baton'];
+  let auth: TracedEmbedded['auth'];
+  let taskIds: TracedEmbedded['taskIds'];
 
   beforeAll(async () => {
-    const endpoint = await receiver.start();
-    Object.assign(process.env, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-      OTEL_SERVICE_NAME: 'baton-under-test',
-      BATON_TRACE_URL_TEMPLATE: 'http://tracing.example/trace/{traceId}?from=baton',
-    });
-    tracing = startTracing('baton', process.env);
-    baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
-    const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
-    auth = { authorization: `Bearer ${login.body.token}` };
-    const tasks = await request(baton.url).get('/api/tasks').set(auth).expect(200);
-    taskIds = new Map(tasks.body.items.map((t: { name: string; id: number }) => [t.name, t.id]));
+    traced = await startTracedEmbedded(receiver, { OTEL_SERVICE_NAME: 'baton-under-test', BATON_TRACE_URL_TEMPLATE: 'http://tracing.example/trace/{traceId}?from=baton' });
+    ({ baton, auth, taskIds } = traced);
   });
 
-  afterAll(async () => {
-    await baton?.close();
-    await tracing?.shutdown();
-    await receiver.stop();
-    process.env = saved;
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => traced?.close());
 
   /** A caller's own span context, as its HTTP client would send it. */
   function callerContext(): { traceId: string; spanId: string; traceparent: string } {

@@ -45,9 +45,11 @@ export interface HandlerContext<P = JsonValue> {
   /** How many shards the run was split into; 1 for a run that is not a shard. */
   readonly shardTotal: number;
   /**
-   * The W3C traceparent of this run's handler span when the engines trace (docs/OPERATIONS.md,
-   * "Tracing"); undefined otherwise. With OpenTelemetry set up in your service, the span is also
-   * the active one inside the handler: your spans nest under it without this.
+   * The W3C traceparent of this run's handler span when the engines trace and sampled the run
+   * (docs/OPERATIONS.md, "Tracing"); for a run left out of sampling, the caller's context the
+   * engines passed on (sampled=0), if any; undefined otherwise. With OpenTelemetry set up in your
+   * service, a sampled run's handler span is also the active one inside the handler: your spans
+   * nest under it without this.
    */
   readonly traceparent?: string;
   /**

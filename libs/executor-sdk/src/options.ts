@@ -7,7 +7,8 @@ import { SYSTEM_CLOCK, type RunClock } from './run-clock';
 /** Where the SDK reports its own trouble (not the runs' logs). `console` by default. */
 /**
  * Where the SDK writes its own lines (default `console`). `fields`: given with a line about a
- * traced run — `runId`, `attempt`, and the run's `trace_id` and `span_id` (its handler span) — so
+ * traced run — `runId`, `attempt`, and the run's `trace_id` and `span_id` (its handler span; for
+ * a run left out of sampling, the context the engines passed on) — so
  * a structured logger can put them on the line (`(m, f) => pino.info(f ?? {}, m)`) and the line
  * joins the trace; `console` prints them after the message.
  */

@@ -65,7 +65,7 @@ export class RunJob {
   private controller: AbortController | null = null;
   /** The abort grace of a running handler (see raceAbortGrace). */
   private onAbort: (() => void) | null = null;
-  /** Its spans when the engine sent a traceparent (RunTrace); null: untraced. */
+  /** Its spans when the engine sent a sampled traceparent, its passed context when an unsampled one (RunTrace); null: untraced. */
   private readonly trace: RunTrace | null;
 
   constructor(
@@ -206,7 +206,8 @@ export class RunJob {
   finalCallback(f: FinalFields, finishedAt: number): RunCallback {
     const r = this.request;
     const cb: RunCallback = { runId: r.runId, attempt: r.attempt, tenantId: r.tenantId, outcome: f.outcome };
-    if (this.trace) {
+    // The handler's span names the engine's outcome span's parent; an unsampled run has none to name.
+    if (this.trace?.sampled) {
       this.trace.end(f.outcome, f.error);
       cb.traceparent = this.trace.traceparent;
     }

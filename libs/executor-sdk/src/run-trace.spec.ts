@@ -55,6 +55,19 @@ describe("RunTrace: a traced run's spans on the executor, with the application's
     expect(sent()).toBe(true);
   });
 
+  it("makes no span and enters no context for a run left out of sampling (sampled=0), but passes the engine's context on", async () => {
+    exporter.reset();
+    const traceparent = `00-${TRACE_ID}-${DISPATCH_SPAN}-00`;
+    const run = RunTrace.accept(request(traceparent))!;
+    expect(run.sampled).toBe(false);
+    const active = await run.runHandler(async () => trace.getActiveSpan());
+    run.end('SUCCEEDED');
+    expect(active).toBeUndefined();
+    expect(run.traceparent).toBe(traceparent);
+    expect(run.logFields()).toEqual({ trace_id: TRACE_ID, span_id: DISPATCH_SPAN });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
   it('makes nothing for a request without a traceparent or with a malformed one', () => {
     exporter.reset();
     expect(RunTrace.accept(request())).toBeNull();

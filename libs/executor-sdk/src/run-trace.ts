@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Context, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { DispatchRequest } from '@baton/protocol';
 
@@ -15,7 +15,10 @@ const setter = { set: (c: Record<string, string>, k: string, v: string) => void 
  *   request's `traceparent`); ended as the 202 goes;
  * - `baton.run.handler` (INTERNAL): the handler's run, the active span inside it, so the spans
  *   business code makes nest under it; its traceparent goes back in the final callback.
- * Made only for a request that carries a traceparent: an untraced run costs one check.
+ * Made only for a request that carries a traceparent with its sampled flag set: an untraced run
+ * costs one check. A run the engines left out of sampling comes without one, or with a caller's
+ * context (sampled=0), which is passed to the handler and named on log lines, but opens no span
+ * and enters no context.
  */
 export class RunTrace {
   private handlerSpan: Span | undefined;
@@ -23,32 +26,38 @@ export class RunTrace {
   private constructor(
     private readonly request: DispatchRequest,
     private readonly accepted: Context,
+    /** Whether the run's trace is sampled (spans made); false: a caller's context passed through. */
+    readonly sampled: boolean,
   ) {}
 
-  /** The accept span of `request`, ended now; null when the request carries no (valid) traceparent. */
+  /** The accept span of `request`, ended now; null when the request carries no (valid) traceparent; no span when it is not sampled. */
   static accept(request: DispatchRequest): RunTrace | null {
     if (typeof request.traceparent !== 'string') return null;
     const remote = w3c.extract(ROOT_CONTEXT, { traceparent: request.traceparent }, getter);
-    if (!trace.getSpanContext(remote)) return null;
+    const parent = trace.getSpanContext(remote);
+    if (!parent) return null;
+    if ((parent.traceFlags & TraceFlags.SAMPLED) === 0) return new RunTrace(request, remote, false);
     const span = tracer().startSpan('baton.run.accept', { kind: SpanKind.SERVER, attributes: attributesOf(request) }, remote);
     span.end();
-    return new RunTrace(request, trace.setSpan(remote, span));
+    return new RunTrace(request, trace.setSpan(remote, span), true);
   }
 
-  /** Runs `fn` (the handler) inside its span, the active context; the span is ended by `end`. */
+  /** Runs `fn` (the handler) inside its span, the active context; the span is ended by `end`. Not sampled: just `fn`. */
   runHandler<T>(fn: () => T): T {
+    if (!this.sampled) return fn();
     this.handlerSpan = tracer().startSpan('baton.run.handler', { kind: SpanKind.INTERNAL, attributes: attributesOf(this.request) }, this.accepted);
     return context.with(trace.setSpan(this.accepted, this.handlerSpan), fn);
   }
 
-  /** The W3C traceparent of the handler's span (the accept span's before it starts). */
+  /** The W3C traceparent of the handler's span (the accept span's before it starts); not sampled: the engine's, as sent. */
   get traceparent(): string | undefined {
+    if (!this.sampled) return this.request.traceparent;
     const carrier: Record<string, string> = {};
     w3c.inject(this.handlerSpan ? trace.setSpan(ROOT_CONTEXT, this.handlerSpan) : this.accepted, carrier, setter);
     return carrier.traceparent;
   }
 
-  /** `trace_id` and `span_id` of the handler's span (the accept span's before it starts), for a log line about the run. */
+  /** `trace_id` and `span_id` of the handler's span (the accept span's before it starts; not sampled: the engine's context), for a log line about the run. */
   logFields(): { trace_id: string; span_id: string } {
     const span = this.handlerSpan?.spanContext() ?? trace.getSpanContext(this.accepted)!;
     return { trace_id: span.traceId, span_id: span.spanId };

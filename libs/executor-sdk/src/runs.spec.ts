@@ -171,6 +171,25 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     ]);
   });
 
+  it("passes an unsampled run's context (sampled=0) to its handler and log lines, and names no span in its callback", async () => {
+    const lines: Array<[string, unknown]> = [];
+    const logger = { info: (m: string, f?: unknown) => void lines.push([m, f]), warn: () => undefined, error: () => undefined };
+    let seen: string | undefined;
+    const talk = defineHandler('talk', (ctx) => {
+      seen = ctx.traceparent;
+      ctx.log.info('charging card %d', 7);
+    });
+    const executor = await harness.start(engine, { handlers: [talk], echoRunLogs: true, logger });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00';
+    const req = engine.request({ handler: 'talk', traceparent });
+    await engine.dispatch(executor.url, req);
+    const cb = (await engine.finalCallback(req.runId)).body;
+    expect(cb.outcome).toBe('SUCCEEDED');
+    expect(cb).not.toHaveProperty('traceparent');
+    expect(seen).toBe(traceparent);
+    expect(lines).toEqual([[`[talk run ${req.runId}#1] info: charging card 7`, { runId: req.runId, attempt: 1, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' }]]);
+  });
+
   it('sends the log tail with the final callback, capped, with a marker when lines were dropped', async () => {
     const chatty = defineHandler('chatty', (ctx) => {
       for (let i = 1; i <= 500; i++) ctx.log.info('line %d of %s', i, 'many');

@@ -122,7 +122,9 @@ export interface DispatchRequest {
    * when the engines trace (docs/OPERATIONS.md, "Tracing"). An executor opens the handler's span
    * under it and sends its own back in the callback's `traceparent`. Per run, not a header only:
    * a DispatchBatch carries runs of several traces (a single POST also carries it as the
-   * `traceparent` header). Absent: untraced.
+   * `traceparent` header). For a run the engines left out of sampling, the caller's context
+   * (sampled flag 0) when a caller sent one: no span is made for it, it is only passed on. Absent:
+   * untraced, or left out with no caller's context.
    */
   traceparent?: string;
 }

@@ -1,5 +1,6 @@
 import { ROOT_CONTEXT, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { parseTraceparent } from './traceparent';
 
 let on = false;
 
@@ -41,17 +42,14 @@ export function startRunSpan(name: string, traceparent: string | null | undefine
   return batonTracer().startSpan(name, options, contextOf(traceparent));
 }
 
-/** A W3C traceparent: version, trace id, parent span id, flags (lowercase hex). */
-const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-[\da-f]{2}$/;
-
 /**
  * `trace_id` and `span_id` of a run's trace context (runs.trace_parent, or a callback's
- * `traceparent`), for a log line about the run; none when untraced — or when it is not a W3C
- * traceparent (a callback's is the executor's word: nothing else of it reaches a log line).
+ * `traceparent`), for a log line about the run; none when untraced or UNSAMPLED — or when it is
+ * not a W3C traceparent (a callback's is the executor's word: nothing else of it reaches a log line).
  */
 export function traceFields(traceparent: unknown): { trace_id?: string; span_id?: string } {
-  const ids = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent) : null;
-  return ids ? { trace_id: ids[1], span_id: ids[2] } : {};
+  const ids = parseTraceparent(traceparent);
+  return ids ? { trace_id: ids.traceId, span_id: ids.spanId } : {};
 }
 
 /** `trace_id` and `span_id` of the active span, for a log line (pino's mixin); none when tracing is off or no span is active. */

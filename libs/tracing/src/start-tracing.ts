@@ -1,4 +1,5 @@
 import { tracingWanted } from './tracing-wanted';
+import { DecidedTraceIds, useRunSampler } from './run-sampling';
 import { markTracingOn } from './run-trace';
 
 /** What startTracing gives back: `on` says whether spans are exported; `shutdown` flushes them. */
@@ -22,7 +23,9 @@ export function flushTracing(): Promise<void> {
  * Once per process (the embedded mode runs console, engine and executor in one): a second call
  * returns the first handle. `defaultServiceName` is used unless OTEL_SERVICE_NAME (or
  * OTEL_RESOURCE_ATTRIBUTES' service.name) names the service. The sampler is the SDK's, from
- * OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on); the endpoint,
+ * OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on), read from
+ * process.env as the exporter reads its variables; it also decides each run's sampling before
+ * the run's first span (startFirstSpan). The endpoint,
  * headers and timeouts the exporter's (OTEL_EXPORTER_OTLP_*); the batching the BatchSpanProcessor's
  * (OTEL_BSP_*).
  */
@@ -30,13 +33,19 @@ export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv 
   if (started) return started;
   if (!tracingWanted(env)) return (started = { on: false, shutdown: async () => undefined });
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when tracing is on */
-  const { NodeTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { NodeTracerProvider, BatchSpanProcessor, RandomIdGenerator } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  // The SDK's own reading of OTEL_TRACES_SAMPLER(_ARG) (not in its index; the version is pinned).
+  const { buildSamplerFromEnv } = require('@opentelemetry/sdk-trace-base/build/src/config') as typeof import('@opentelemetry/sdk-trace-base/build/src/config');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes, envDetector, detectResources } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = resourceFromAttributes({ 'service.name': defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
+  // One sampler for the provider and for the decision taken before a run's first span (startFirstSpan).
+  const sampler = buildSamplerFromEnv();
+  const idGenerator = new DecidedTraceIds(new RandomIdGenerator());
+  const provider = new NodeTracerProvider({ resource, sampler, idGenerator, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
   provider.register();
+  useRunSampler(sampler, idGenerator);
   markTracingOn();
   flush = () => provider.forceFlush().catch(() => undefined);
   // The spans still buffered leave when the process ends on its own (after a graceful stop).

@@ -203,7 +203,7 @@ func (e *Executor) deliver(cb *callback) {
 	key := runKey(cb.RunID, cb.Attempt)
 	wire, err := compactJSON(cb.wire())
 	if err != nil { // cannot happen: every field is JSON already
-		e.warn("callback %s: %v", key, err)
+		e.warn("callback %s: %v%s", key, err, runFields(cb.RunID, cb.Attempt, cb.Traceparent))
 		return
 	}
 	e.mu.Lock()
@@ -225,7 +225,7 @@ func (e *Executor) deliver(cb *callback) {
 		if settled != nil {
 			status, answer, url = settled.status, settled.body, settled.url
 			if status >= 400 && status != 409 {
-				e.warn("callback %s refused for good by %s (%s), dropped", key, url, describe(status, answer))
+				e.warn("callback %s refused for good by %s (%s), dropped%s", key, url, describe(status, answer), runFields(cb.RunID, cb.Attempt, cb.Traceparent))
 			}
 			e.mu.Lock()
 			delete(e.pending, key)
@@ -239,7 +239,7 @@ func (e *Executor) deliver(cb *callback) {
 			return
 		}
 		if tries == 1 || tries%10 == 0 {
-			e.warn("callback %s not delivered yet (try %d: %s), retrying", key, tries, describe(status, answer))
+			e.warn("callback %s not delivered yet (try %d: %s), retrying%s", key, tries, describe(status, answer), runFields(cb.RunID, cb.Attempt, cb.Traceparent))
 		}
 		exp := e.opts.RetryBase << uint(minInt(tries-1, 30))
 		if exp > e.opts.RetryMax || exp <= 0 {

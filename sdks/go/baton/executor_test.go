@@ -105,7 +105,10 @@ func startExecutor(t *testing.T, engineURL string, o Options, hs ...Handler) *Ex
 // startExecutorOn starts an executor of tenant acme on o's EngineURLs, stopped when the test ends.
 func startExecutorOn(t *testing.T, o Options, hs ...Handler) *Executor {
 	t.Helper()
-	o.Tenant, o.Secret, o.Logger = "acme", "secret", discardLogger
+	o.Tenant, o.Secret = "acme", "secret"
+	if o.Logger == nil {
+		o.Logger = discardLogger
+	}
 	e, err := New(o, hs...)
 	if err == nil {
 		err = e.Start()

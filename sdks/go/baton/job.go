@@ -121,6 +121,9 @@ func (j *job) setProgress(percent float64) {
 	}
 }
 
+// logFields names the run's trace on the SDK's lines about it (runFields).
+func (j *job) logFields() string { return runFields(j.req.RunID, j.req.Attempt, j.req.Traceparent) }
+
 func (j *job) alarm(severity Severity, message string, data any) {
 	if severity != SeverityInfo && severity != SeverityCritical {
 		severity = SeverityWarning
@@ -129,7 +132,7 @@ func (j *job) alarm(severity Severity, message string, data any) {
 	if data != nil {
 		raw, err := json.Marshal(data)
 		if err != nil {
-			j.warn("run %s: alarm data is not JSON (%v), sent without it", j.key, err)
+			j.warn("run %s: alarm data is not JSON (%v), sent without it%s", j.key, err, j.logFields())
 		} else {
 			a.Data = raw
 		}
@@ -139,7 +142,7 @@ func (j *job) alarm(severity Severity, message string, data any) {
 	if len(j.alarms) >= maxAlarmsPerRun {
 		if !j.alarmsDropped {
 			j.alarmsDropped = true
-			j.warn("run %s: more than %d business alarms waiting, the rest are dropped", j.key, maxAlarmsPerRun)
+			j.warn("run %s: more than %d business alarms waiting, the rest are dropped%s", j.key, maxAlarmsPerRun, j.logFields())
 		}
 		return
 	}

@@ -1,11 +1,13 @@
 import { SpanKind, SpanStatusCode, type Attributes } from '@opentelemetry/api';
-import { startRunSpan, traceparentOf, tracingOn } from '@baton/tracing';
+import { startFirstSpan, traceparentOf, tracingOn } from '@baton/tracing';
 
 /**
- * Runs `submit` inside the request's span when tracing is on: the span's parent is the caller's
- * W3C `traceparent` header (a malformed or absent one starts a new trace), and `submit` is given
- * the span's own traceparent to store on the runs it writes (runs.trace_parent), so their claim,
- * dispatch, handler and outcome spans are its descendants. Off: `submit(undefined)`, nothing else.
+ * Runs `submit` inside the request's span when tracing is on and the sampler keeps the trace: the
+ * span's parent is the caller's W3C `traceparent` header (a malformed or absent one starts a new
+ * trace), and `submit` is given the span's own traceparent to store on the runs it writes
+ * (runs.trace_parent), so their claim, dispatch, handler and outcome spans are its descendants.
+ * Left out: no span, and the runs keep the caller's context with sampled=0 (or UNSAMPLED), so no
+ * later step makes one. Off: `submit(undefined)`, nothing else.
  */
 export async function submissionSpan<T>(
   name: string,
@@ -16,7 +18,9 @@ export async function submissionSpan<T>(
   runIdOf: (answer: T) => number | undefined = () => undefined,
 ): Promise<T> {
   if (!tracingOn()) return submit(undefined);
-  const span = startRunSpan(name, traceparent, { kind: SpanKind.SERVER, attributes });
+  const first = startFirstSpan(name, traceparent, { kind: SpanKind.SERVER, attributes });
+  if (!first.span) return submit(first.kept);
+  const span = first.span;
   try {
     const answer = await submit(traceparentOf(span) ?? undefined);
     const runId = runIdOf(answer);

@@ -4,7 +4,7 @@ import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain'
 import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
-import { traceparentOf, tracingOn } from '@baton/tracing';
+import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -102,7 +102,8 @@ export class CallbacksService {
   }
 
   private async outcome(cb: RunCallback): Promise<CallbackReply> {
-    if (!tracingOn()) return this.endOutcome(cb, undefined);
+    // The handler's span the executor names, when sampled: an unsampled run's outcome makes no span.
+    if (!tracingOn() || !isSampled(cb.traceparent)) return this.endOutcome(cb, undefined);
     const span = startOutcomeSpan(cb);
     let reply: CallbackReply | undefined;
     try {

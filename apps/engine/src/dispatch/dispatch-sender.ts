@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, parseParentResults, type Clock } from '@baton/domain';
 import { xxlBlockStrategyOf, xxlTriggerOf, type DispatchRequest } from '@baton/protocol';
-import { traceparentOf, tracingOn } from '@baton/tracing';
+import { forwardedTraceparent, isSampled, traceparentOf, tracingOn } from '@baton/tracing';
 import type { ClaimedRun } from '../common/claimed-run';
 import { DispatchBatcher } from '../executors/dispatch-batcher';
 import type { DispatchAnswer, SigningTenant } from '../executors/executor-client';
@@ -60,6 +60,8 @@ export class DispatchSender {
    */
   async send(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt?: number, startAt?: number): Promise<Verdict> {
     if (!tracingOn()) return this.sendTo(run, tenant, candidates, sendAt, startAt, undefined);
+    // A run left out of sampling: no span; its executor gets only a caller's context (sampled=0), as W3C asks.
+    if (!isSampled(run.traceParent)) return this.sendTo(run, tenant, candidates, sendAt, startAt, forwardedTraceparent(run.traceParent));
     const span = startDispatchSpan(run);
     let verdict: Verdict | undefined;
     try {
@@ -70,7 +72,7 @@ export class DispatchSender {
     }
   }
 
-  /** `send`, each request carrying `traceparent` (the dispatch span's) when traced. */
+  /** `send`, each request carrying `traceparent` (the dispatch span's when sampled, a caller's unsampled one, or none). */
   private async sendTo(run: ClaimedRun, tenant: SigningTenant, candidates: readonly RoutedExecutor[], sendAt: number | undefined, startAt: number | undefined, traceparent: string | undefined): Promise<Verdict> {
     const refusals: Refusal[] = [];
     for (const [i, executor] of candidates.entries()) {

@@ -1,34 +1,48 @@
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { batonTracer, startRunSpan, traceparentOf } from '@baton/tracing';
+import { isSampled, startFirstSpan, startRunSpan, traceparentOf } from '@baton/tracing';
 import type { ClaimedRun } from '../common/claimed-run';
 
 /**
  * The engine's spans of a run's life (docs/OPERATIONS.md, "Tracing"). Each is made only when
  * tracing is on: callers ask `tracingOn()` first, so the hot path pays one boolean read when off.
  * A run's spans hang under the context stored on its row (runs.trace_parent), so every attempt,
- * on whichever engine, joins the trace of the request or fire that made the run.
+ * on whichever engine, joins the trace of the request or fire that made the run; a run whose
+ * stored context is not sampled gets none (@baton/tracing's run-sampling).
  */
 
-/** The planner's fire of a scheduled run: a root span, ended at once; its traceparent goes on the run row. */
-export function fireTraceParent(run: { tenantId: string; taskId: number; scheduledAt: number }): string | null {
-  const span = batonTracer().startSpan('baton.run.fire', {
+/** The planner's fire of a scheduled run: a root span, ended at once, when the sampler keeps it; what the run row keeps (its traceparent, or UNSAMPLED). */
+export function fireTraceParent(run: { tenantId: string; taskId: number; scheduledAt: number }): string {
+  const first = startFirstSpan('baton.run.fire', null, {
     kind: SpanKind.INTERNAL,
     attributes: { 'baton.tenant_id': run.tenantId, 'baton.task_id': run.taskId, 'baton.scheduled_at': run.scheduledAt },
   });
-  span.end();
-  return traceparentOf(span);
+  if (!first.span) return first.kept;
+  first.span.end();
+  return traceparentOf(first.span)!;
 }
 
 /**
- * One span per claimed run, from the claim's start (`startedAt`, epoch ms) until now. A run made
- * untraced (before tracing was on, or written by a process without it) gets its claim span as
- * the root of a trace for this node's steps of it: the rest of the attempt joins it in memory.
+ * One span per claimed run of a sampled trace, from the claim's start (`startedAt`, epoch ms)
+ * until now. A run made without a decision (before tracing was on, or written by a process
+ * without it: a null trace_parent) is sampled here: kept, its claim span roots a trace for this
+ * node's steps of it; left out, no span. Either way the rest of the attempt reads the decision in
+ * memory (run.traceParent).
  */
 export function recordClaims(runs: readonly ClaimedRun[], startedAt: number, nodeId: string): void {
   for (const run of runs) {
-    const span = startRunSpan('baton.run.claim', run.traceParent, { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) });
-    span.end();
-    if (!run.traceParent) run.traceParent = traceparentOf(span);
+    if (run.traceParent && !isSampled(run.traceParent)) continue;
+    const options = { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) };
+    if (run.traceParent) {
+      startRunSpan('baton.run.claim', run.traceParent, options).end();
+      continue;
+    }
+    const first = startFirstSpan('baton.run.claim', null, options);
+    if (!first.span) {
+      run.traceParent = first.kept;
+      continue;
+    }
+    first.span.end();
+    run.traceParent = traceparentOf(first.span);
   }
 }
 

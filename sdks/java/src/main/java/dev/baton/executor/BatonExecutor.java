@@ -515,7 +515,7 @@ public final class BatonExecutor {
       try {
         execute(job);
       } catch (RuntimeException e) {
-        LOG.log(System.Logger.Level.ERROR, "[baton executor] run " + job.key + ": " + e, e);
+        LOG.log(System.Logger.Level.ERROR, "[baton executor] run " + job.key + ": " + e + TraceFields.of(job.request.runId(), job.request.attempt(), job.request.traceparent()), e);
       } finally {
         synchronized (lock) {
           running--;

@@ -58,6 +58,15 @@ final class CallbackSender {
       this.urls = urls;
       this.json = json;
     }
+
+    /** The run's trace on a line about this callback (TraceFields); read from the callback only when a line is written. */
+    String logFields() {
+      try {
+        return TraceFields.of(Json.parse(json));
+      } catch (java.io.IOException e) {
+        return "";
+      }
+    }
   }
 
   private final EngineClient client;
@@ -217,7 +226,7 @@ final class CallbackSender {
 
   private void settle(Entry e, EngineClient.Answer a) {
     if (a.delivered()) wakeAll();
-    else LOG.log(System.Logger.Level.ERROR, "[baton executor] callback of run " + e.key + " refused for good, dropped: " + a.describe());
+    else LOG.log(System.Logger.Level.ERROR, "[baton executor] callback of run " + e.key + " refused for good, dropped: " + a.describe() + e.logFields());
     spool.remove(e.key);
     pending.remove(e.key);
     synchronized (idle) {
@@ -232,7 +241,7 @@ final class CallbackSender {
     long delay = Math.max(e.holdMs, exp / 2 + ThreadLocalRandom.current().nextLong(exp / 2 + 1));
     e.heldUntil = System.currentTimeMillis() + e.holdMs;
     if (e.tries == 1 || e.tries % 10 == 0) {
-      LOG.log(System.Logger.Level.WARNING, "[baton executor] callback of run " + e.key + " not delivered (try " + e.tries + ", next in " + delay + " ms): " + why);
+      LOG.log(System.Logger.Level.WARNING, "[baton executor] callback of run " + e.key + " not delivered (try " + e.tries + ", next in " + delay + " ms): " + why + e.logFields());
     }
     // The lock makes the timer find the entry it was scheduled for, even if it fires before the
     // put: else the callback would stay pending and never be sent again.

@@ -174,6 +174,56 @@ public class CallbackSenderTest {
     }
   }
 
+  /** The SDK's line about a callback refused for good names the run's trace when it has one (the Node SDK's field names), none otherwise. */
+  @Test
+  public void aLineAboutARunsCallbackNamesItsTrace() throws Exception {
+    HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/baton/callbacks", ex -> {
+      JsonNode body = Json.parse(ex.getRequestBody().readAllBytes());
+      boolean batch = ex.getRequestURI().getPath().endsWith("/batch");
+      StringBuilder reply = new StringBuilder(batch ? "{\"results\":[" : "");
+      String refusal = "{\"statusCode\":400,\"code\":\"BAD_REQUEST\",\"error\":\"Bad Request\",\"message\":\"no (test)\"}";
+      if (batch) {
+        for (int i = 0; i < body.get("callbacks").size(); i++) reply.append(i > 0 ? "," : "").append("{\"status\":400,\"body\":").append(refusal).append("}");
+        reply.append("]}");
+      } else {
+        reply.append(refusal);
+      }
+      byte[] bytes = reply.toString().getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(batch ? 200 : 400, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    });
+    server.start();
+    List<String> lines = new CopyOnWriteArrayList<>();
+    java.util.logging.Logger jul = java.util.logging.Logger.getLogger("dev.baton.executor");
+    java.util.logging.Handler capture = new java.util.logging.Handler() {
+      @Override public void publish(java.util.logging.LogRecord r) { lines.add(r.getMessage()); }
+      @Override public void flush() {}
+      @Override public void close() {}
+    };
+    jul.addHandler(capture);
+    String url = "http://127.0.0.1:" + server.getAddress().getPort();
+    ScheduledThreadPoolExecutor scheduler = Threads.scheduler("test-timers", 1);
+    CallbackSender sender = new CallbackSender(new EngineClient("t1", "secret", 5_000), List.of(url), 20, 100, 32, 1000, scheduler, CallbackSpool.memory(), new StartsFirst(() -> false, scheduler));
+    try {
+      String traced = "{\"runId\":7,\"attempt\":2,\"outcome\":\"SUCCEEDED\",\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\"}";
+      sender.enqueue(new CallbackSender.Entry("7:2", List.of(), traced.getBytes(StandardCharsets.UTF_8)));
+      sender.enqueue(entry(8));
+      assertTrue("both settled", sender.flush(5_000));
+      List<String> refused = lines.stream().filter(l -> l.contains("refused for good")).sorted().toList();
+      assertEquals(2, refused.size());
+      assertTrue(refused.get(0), refused.get(0).startsWith("[baton executor] callback of run 7:2 refused for good") && refused.get(0).endsWith(" runId=7 attempt=2 trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7"));
+      assertTrue(refused.get(1), refused.get(1).startsWith("[baton executor] callback of run 8:1 refused for good") && !refused.get(1).contains("trace_id"));
+    } finally {
+      jul.removeHandler(capture);
+      sender.stop();
+      scheduler.shutdownNow();
+      server.stop(0);
+    }
+  }
+
   private static CallbackSender.Entry entry(int run) {
     return new CallbackSender.Entry(run + ":1", List.of(), ("{\"runId\":" + run + ",\"attempt\":1,\"outcome\":\"SUCCEEDED\"}").getBytes(StandardCharsets.UTF_8));
   }
