@@ -285,6 +285,8 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
  * Options: `--cases=1000x2,4000x2` (N x engines), `--profile` (engines under the V8 profiler,
  * bench/support/cpu-profile.cjs; profiles in bench/results/profiles, see bench/profile-summary.ts),
  * `--tag=-x` (result file suffix), `--engine-env=BATON_MAX_HELD=1000,…` (extra engine settings),
+ * `--executor-env=BATON_EXECUTOR_CONCURRENCY=16,…` (the demo executors' settings over the bench's or, with
+ * `--executor-defaults`, over the SDK's defaults),
  * `--executor-defaults` (the executors run with the SDK's defaults — concurrency 4, queue 100 —
  * instead of opened limits: what a user who changed nothing sees), `--handler-ms=20` (each handler
  * sleeps that long instead of returning at once: the executors' pools become the limit), `--spread-ms=20000`
@@ -306,9 +308,13 @@ export const burst: Scenario = {
       engineEnv[k] = v.join('=');
     }
     // Spelt out: the cluster harness's own executor settings (EXECUTOR_TEST_ENV) would stand in for absent ones.
-    const executorEnv = args.includes('--executor-defaults')
+    let executorEnv: Record<string, string> | undefined = args.includes('--executor-defaults')
       ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
       : undefined;
+    for (const kv of option(args, 'executor-env')?.split(',') ?? []) {
+      const [k, ...v] = kv.split('=');
+      executorEnv = { ...(executorEnv ?? BURST_EXECUTOR_ENV), [k]: v.join('=') };
+    }
     const handlerMs = Number(option(args, 'handler-ms') ?? 0);
     const spreadMs = Number(option(args, 'spread-ms') ?? 0);
     const ratio = option(args, 'tracing');
