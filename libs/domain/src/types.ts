@@ -303,7 +303,7 @@ export type ApproverRole = (typeof APPROVER_ROLES)[number];
 
 /**
  * An approval step on a dependency edge (libs/domain dag/approval-gate.ts): when the edge fires
- * its child, the child's run waits in AWAITING_APPROVAL until a person allowed here approves or
+ * its child, the child's run waits in APPROVAL_WAIT until a person allowed here approves or
  * rejects it, or the deadline decides `onTimeout`.
  */
 export interface ApprovalGate {
@@ -339,10 +339,10 @@ export const RUN_STATES = [
   'RETRY_WAIT',
   'CANCELLED',
   'SKIPPED',
-  'AWAITING_APPROVAL',
+  'APPROVAL_WAIT',
 ] as const;
 /**
- * AWAITING_APPROVAL: a run fired by an edge with an approval gate, waiting for a person (it is
+ * APPROVAL_WAIT: a run fired by an edge with an approval gate, waiting for a person (it is
  * PENDING once approved, FAILED once rejected).
  * PENDING → CLAIMED → DISPATCHED → ACCEPTED (running) → SUCCEEDED | FAILED | TIMED_OUT,
  * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED and SKIPPED.

@@ -50,9 +50,9 @@ const LEGAL = new Set<string>([
   'RETRY_WAIT→FAILED',
   'RETRY_WAIT→TIMED_OUT',
   // An approval step: approved (claimable at once), rejected (fails as a failed run), or cancelled.
-  'AWAITING_APPROVAL→PENDING',
-  'AWAITING_APPROVAL→FAILED',
-  'AWAITING_APPROVAL→CANCELLED',
+  'APPROVAL_WAIT→PENDING',
+  'APPROVAL_WAIT→FAILED',
+  'APPROVAL_WAIT→CANCELLED',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));
@@ -100,8 +100,8 @@ describe('run state machine', () => {
   });
 
   it('never lets a run waiting for approval be claimed, sent or succeed without a decision', () => {
-    for (const to of ['CLAIMED', 'DISPATCHED', 'ACCEPTED', 'SUCCEEDED', 'RETRY_WAIT'] as const) expect(canTransition('AWAITING_APPROVAL', to)).toBe(false);
-    expect(canTransition('PENDING', 'AWAITING_APPROVAL')).toBe(false);
+    for (const to of ['CLAIMED', 'DISPATCHED', 'ACCEPTED', 'SUCCEEDED', 'RETRY_WAIT'] as const) expect(canTransition('APPROVAL_WAIT', to)).toBe(false);
+    expect(canTransition('PENDING', 'APPROVAL_WAIT')).toBe(false);
   });
 
   it('takes a callback that overtakes the 202 ack (DISPATCHED → SUCCEEDED), after which the ack changes nothing', () => {
