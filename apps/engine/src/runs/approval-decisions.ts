@@ -24,7 +24,7 @@ const SWEEP_BATCH = 100;
  *
  * Each in a transaction of its own; the guarded writes (`decision IS NULL`, the run's
  * APPROVAL_WAIT) make a person deciding at the deadline's instant, or two engines sweeping at once,
- * end the wait once. A run cancelled while it waited only has its row settled.
+ * end the wait once. A run cancelled while it waited only has its row settled (no decision).
  */
 @Injectable()
 export class ApprovalDecisions {
@@ -56,6 +56,8 @@ export class ApprovalDecisions {
 
   private async carryOut(em: EntityManager, approval: DueApproval, now: number): Promise<void> {
     const { run } = approval;
+    // Cancelled while it waited: nothing to decide, the row only leaves the sweep.
+    if (run.state !== 'APPROVAL_WAIT') return settleRunApproval(em, run.runId);
     let decision = approval.decision;
     if (decision === null) {
       // The deadline decides, unless a person was first (then the next sweep carries theirs out).

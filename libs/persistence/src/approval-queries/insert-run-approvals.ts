@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ApprovalGate } from '@baton/domain';
-import { dialectOf, execute, num, placeholders } from '../engine-queries/sql';
+import { execute, num, placeholders } from '../engine-queries/sql';
 
 /** A run that has just started to wait for a person, for its APPROVAL_REQUESTED alarm. */
 export interface WaitingRun {
@@ -24,6 +24,7 @@ export interface WaitingRun {
  * The read is uq_runs_task_fire_key (a child runs once per flow) and the primary key: a row per
  * child. A child that already waits (the other parent of a fan-in fired it first) has its row and
  * is left out, so its alarm is raised once. Returns the runs that started to wait now.
+ * Called only inside FollowUps, after lockFlowRoot: no other transaction writes this flow's rows.
  */
 export async function insertRunApprovals(
   manager: EntityManager,
@@ -43,11 +44,10 @@ export async function insertRunApprovals(
     const gate = input.gates.get(num(r.task_id))!;
     return { runId: num(r.id), tenantId: String(r.tenant_id), taskId: num(r.task_id), taskName: String(r.name), gate, deadlineAt: input.now + gate.timeoutMs };
   });
-  // The flow's lock makes the read above the only writer's; the ignore is for SQLite's sake of symmetry only.
-  const ignore = dialectOf(manager) === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+  // No duplicate can meet this insert: the flow's root is locked (lockFlowRoot; SQLite serialises transactions).
   await execute(
     manager,
-    `${ignore} INTO run_approvals (run_id, tenant_id, role, users, on_timeout, deadline_at, due_at, created_at) VALUES ${waiting.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    `INSERT INTO run_approvals (run_id, tenant_id, role, users, on_timeout, deadline_at, due_at, created_at) VALUES ${waiting.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
     waiting.flatMap((w) => [w.runId, w.tenantId, w.gate.role, JSON.stringify(w.gate.users), w.gate.onTimeout, w.deadlineAt, w.deadlineAt, input.now]),
   );
   return waiting;
