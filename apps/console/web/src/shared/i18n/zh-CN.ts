@@ -183,6 +183,7 @@ export const zhCN: Record<string, string> = {
   Deadline: '截止时间',
   Comment: '备注',
   'then {{outcome}}': '届时自动{{outcome}}',
+  '{{approvers}} within {{timeout}}, then {{outcome}}': '{{approvers}}在 {{timeout}} 内审批，届时自动{{outcome}}',
   'Comment (optional)': '备注（可选）',
   'Run #{{id}} approved': '运行 #{{id}} 已批准',
   'Run #{{id}} rejected': '运行 #{{id}} 已驳回',
