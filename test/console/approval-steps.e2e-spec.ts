@@ -156,6 +156,24 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(detail.approval.decidedAt).toBeGreaterThanOrEqual(detail.approval.deadlineAt);
   });
 
+  it('cancel: a waiting run can be cancelled; at its deadline the engine only takes its row out of the sweep, deciding nothing', async () => {
+    const [parent, child] = [await task('cleanup-scan'), await task('cleanup-delete')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 1000, onTimeout: 'APPROVE' } });
+    const runId = await waitingChild(parent, child);
+    const cancelled = await api().post(`/api/runs/${runId}/cancel`).set(alpha.admin);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.state).toBe('CANCELLED');
+    const end = Date.now() + 20_000;
+    while ((await db.dataSource.query('SELECT due_at FROM run_approvals WHERE run_id = ?', [runId]))[0].due_at !== null) {
+      if (Date.now() > end) throw new Error('the sweep never settled the cancelled run\'s approval');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
+    expect(detail.state).toBe('CANCELLED');
+    expect(detail.approval).toMatchObject({ decision: null, decidedBy: null, mayDecide: false });
+    expect((await decide(runId, 'approve', alpha.admin)).status).toBe(409);
+  });
+
   it('tasks as code carry the approval step: exported, planned as a change, and a bad one refused naming its place', async () => {
     const exported = await api().get('/api/config/export').set(alpha.admin);
     expect(exported.text).toContain('approval:\n      role: TENANT_ADMIN\n      users: []\n      timeoutMs: 86400000\n      onTimeout: REJECT');
