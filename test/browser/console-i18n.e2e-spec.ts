@@ -82,6 +82,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
   let taskId = 0;
   let failedRunId = 0;
   let eventId = 0;
+  let waitingRunId = 0;
   /** Words of the demo's own data (task, group, handler, app, user and tenant names): not English to translate. */
   const dataWords = new Set<string>();
   const errors: string[] = [];
@@ -119,6 +120,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     ['runs', '/runs', 'tr[data-run-id]'],
     ['run', `/runs/${runId}`, '.timeline li.done[data-step="finished"]'],
     ['run-retried', `/runs/${failedRunId}`, 'details.attempt'],
+    ['run-approval', `/runs/${waitingRunId}`, '[data-approval="WAITING"] button[data-approve]'],
     ['run-search', '/runs/search', 'form[role="search"]'],
     ['events', '/events', 'tr[data-event]'],
     ['event', `/events/${eventId}`, '[data-event-detail]'],
@@ -175,6 +177,10 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     taskId = byName('build-report');
     await api('POST', '/calendars', { name: 'holidays', timeZone: 'Asia/Shanghai', dates: ['2026-10-01', '2026-10-02'] });
     await api('PUT', `/retention/tasks/${taskId}`, { runsMs: 3 * 86_400_000, minRunsKept: 5 });
+    // An approval step after publish-report: its child waits for a decision, for the run page's approval section.
+    const shipReport = (await api<{ id: number }>('POST', '/tasks', { name: 'ship-report', group: 'reports', executorApp: tasks[0].executorApp, handler: 'noop', trigger: { kind: 'MANUAL' } })).id;
+    addWords('ship-report');
+    await api('POST', '/dependencies', { parentTaskId: byName('publish-report'), childTaskId: shipReport, approval: { role: 'TENANT_ADMIN' } });
     // A flow (build-report → publish-report) and a failure with its alarm, for the run, flow and alarm pages.
     flowId = (await api<{ id: number }>('POST', `/tasks/${byName('publish-report')}/trigger`, {})).id;
     failedRunId = (await api<{ id: number }>('POST', `/tasks/${byName('fails-when-run')}/trigger`, {})).id;
@@ -189,6 +195,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
       },
       { timeout: 60_000, interval: 250 },
     );
+    waitingRunId = (await api<{ items: Array<{ id: number }> }>('GET', '/runs?state=APPROVAL_WAIT&limit=1')).items[0].id;
     const executors = await api<Array<{ app: string; handlers: string[] }>>('GET', '/executors');
     for (const e of executors) addWords(e.app, ...e.handlers);
     browser = await launchChromium();

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, insertAlarm, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+import { cronTask, insertAlarm, insertExecutor, insertRun, insertWaitingRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 type Method = 'post' | 'put' | 'patch' | 'delete';
 
@@ -49,6 +49,9 @@ interface Objects {
   /** A finished run the walk runs again, an active one its bulk cancel takes, a DOWN executor it removes. */
   finishedRun: number;
   activeRun: number;
+  /** Runs waiting for approval (TENANT_ADMIN decides): one the walk approves, one it rejects. */
+  waitingRun: number;
+  rejectedRun: number;
   downExecutor: number;
   alarm: number;
   group: string;
@@ -165,6 +168,14 @@ const CALLS: Record<string, RouteCalls> = {
   'POST /api/runs/{id}/rerun': {
     ok: (w) => ({ as: w.alpha.admin, path: `/api/runs/${w.finishedRun}/rerun` }),
     refused: (w) => ({ as: w.alpha.admin, path: `/api/runs/${UNKNOWN}/rerun` }),
+  },
+  'POST /api/runs/{id}/approve': {
+    ok: (w) => ({ as: w.alpha.admin, path: `/api/runs/${w.waitingRun}/approve`, body: { comment: 'walked' } }),
+    refused: (w) => ({ as: w.alpha.viewer, path: `/api/runs/${w.waitingRun}/approve`, body: {} }),
+  },
+  'POST /api/runs/{id}/reject': {
+    ok: (w) => ({ as: w.alpha.adminKey, path: `/api/runs/${w.rejectedRun}/reject`, body: { comment: 'walked' } }),
+    refused: (w) => ({ as: w.alpha.admin, path: `/api/runs/${w.finishedRun}/reject`, body: {} }),
   },
   'POST /api/runs/bulk-cancel': {
     ok: (w) => ({ as: w.alpha.admin, path: '/api/runs/bulk-cancel', body: { ids: [w.activeRun, UNKNOWN] } }),
@@ -356,10 +367,12 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const run = (await insertRun(db.dataSource, 'alpha', task)).id;
     const finishedRun = (await insertRun(db.dataSource, 'alpha', task, { state: 'SUCCEEDED', finishedAt: T0 - 1000 })).id;
     const activeRun = (await insertRun(db.dataSource, 'alpha', task)).id;
+    const waitingRun = (await insertWaitingRun(db.dataSource, 'alpha', task, { role: 'TENANT_ADMIN', users: [] })).id;
+    const rejectedRun = (await insertWaitingRun(db.dataSource, 'alpha', task, { role: 'TENANT_ADMIN', users: [] })).id;
     const downExecutor = (await insertExecutor(db.dataSource, 'alpha')).id;
     await db.dataSource.query("UPDATE executors SET state = 'DOWN' WHERE id = ?", [downExecutor]);
     const alarm = (await insertAlarm(db.dataSource, 'alpha')).id;
-    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, inboundWebhook, user, run, finishedRun, activeRun, downExecutor, alarm, group: 'walkers' };
+    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, inboundWebhook, user, run, finishedRun, activeRun, waitingRun, rejectedRun, downExecutor, alarm, group: 'walkers' };
     const doc = (await http().get('/api/docs-json')).body as { paths: Record<string, Record<string, DocOperation>> };
     writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)

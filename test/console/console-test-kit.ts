@@ -9,6 +9,7 @@ import {
   ApiKeyEntity,
   EngineGroupEntity,
   ExecutorEntity,
+  RunApprovalEntity,
   RunEntity,
   RunLogEntity,
   TenantEntity,
@@ -153,6 +154,13 @@ export async function insertRun(
   });
   await repo.insert(row);
   return row;
+}
+
+/** A run waiting for approval (as the engine writes one when an edge with an approval step fires it) and its approval row. */
+export async function insertWaitingRun(ds: DataSource, tenantId: string, taskId: number, gate: Pick<RunApprovalEntity, 'role' | 'users'>): Promise<RunEntity> {
+  const run = await insertRun(ds, tenantId, taskId, { state: 'APPROVAL_WAIT', cause: 'DEPENDENCY' });
+  await ds.getRepository(RunApprovalEntity).insert({ runId: run.id, tenantId, ...gate, onTimeout: 'REJECT', deadlineAt: T0 + 86_400_000, dueAt: T0 + 86_400_000, decision: null, decidedBy: null, decidedAt: null, comment: null, createdAt: T0 });
+  return run;
 }
 
 export async function insertRunLog(ds: DataSource, run: RunEntity, message: string): Promise<void> {

@@ -43,6 +43,19 @@ export { findCycle, assertNoCycle } from './dag/find-cycle';
 export { CycleError } from './dag/cycle-error';
 export { childrenToFire, childStatus, satisfiesCondition } from './dag/children-to-fire';
 export type { ParentOutcome, ChildStatus } from './dag/children-to-fire';
+export {
+  APPROVAL_GATE_DEFAULTS,
+  MAX_APPROVAL_COMMENT,
+  MAX_APPROVAL_TIMEOUT_MS,
+  MAX_APPROVAL_USERS,
+  MIN_APPROVAL_TIMEOUT_MS,
+  commentProblem,
+  describeApprovers,
+  mergeGates,
+  readApprovalGate,
+  refusalToDecide,
+} from './dag/approval-gate';
+export type { Decider } from './dag/approval-gate';
 
 export {
   validateTask,

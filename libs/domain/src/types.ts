@@ -135,6 +135,7 @@ export const ALARM_TYPES = [
   'BACKLOG_LATE',
   'RUN_STARTED_EARLY',
   'CLOCK_SKEW',
+  'APPROVAL_REQUESTED',
   'BUSINESS',
 ] as const;
 export type AlarmType = (typeof ALARM_TYPES)[number];
@@ -292,6 +293,30 @@ export interface DependencyEdge {
   condition: DependencyCondition;
 }
 
+export const APPROVAL_OUTCOMES = ['APPROVE', 'REJECT'] as const;
+/** What a decision on an approval step does: APPROVE lets the run go on, REJECT fails it. */
+export type ApprovalOutcome = (typeof APPROVAL_OUTCOMES)[number];
+
+/** The roles an approval gate may name (an operator has no tenant, so never approves a tenant's run). */
+export const APPROVER_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const;
+export type ApproverRole = (typeof APPROVER_ROLES)[number];
+
+/**
+ * An approval step on a dependency edge (libs/domain dag/approval-gate.ts): when the edge fires
+ * its child, the child's run waits in APPROVAL_WAIT until a person allowed here approves or
+ * rejects it, or the deadline decides `onTimeout`.
+ */
+export interface ApprovalGate {
+  /** Users of the tenant with at least this role may decide (TENANT_VIEWER: every user of the tenant). Default null: only `users`. */
+  role: ApproverRole | null;
+  /** Usernames (an API key: `api-key:<name>`) that may decide whatever their role. Default []. */
+  users: string[];
+  /** How long the run waits for a decision, from the moment it starts waiting. Default 86 400 000 ms (a day). */
+  timeoutMs: number;
+  /** The decision the deadline makes. Default REJECT. */
+  onTimeout: ApprovalOutcome;
+}
+
 export const ROLES = ['OPERATOR', 'TENANT_ADMIN', 'TENANT_VIEWER'] as const;
 /**
  * - OPERATOR: runs the platform: tenants, engine groups, users, API keys, engine nodes.
@@ -314,8 +339,11 @@ export const RUN_STATES = [
   'RETRY_WAIT',
   'CANCELLED',
   'SKIPPED',
+  'APPROVAL_WAIT',
 ] as const;
 /**
+ * APPROVAL_WAIT: a run fired by an edge with an approval gate, waiting for a person (it is
+ * PENDING once approved, FAILED once rejected).
  * PENDING → CLAIMED → DISPATCHED → ACCEPTED (running) → SUCCEEDED | FAILED | TIMED_OUT,
  * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED and SKIPPED.
  * The legal moves are data in `run-state.ts`.

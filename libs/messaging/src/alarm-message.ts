@@ -207,7 +207,8 @@ export const ALARM_MESSAGE_JSON_SCHEMA = {
         'an executor stopped / resumed heartbeating. ENGINE_DOWN: an engine node died and its runs were taken over. DISPATCH_REJECTED: ' +
         'every executor refused the run. TASK_PAUSED: the task paused itself after failed runs in a row. BACKLOG_LATE: the tenant\'s oldest due run ' +
         'has waited longer than its threshold (no task). RUN_STARTED_EARLY: the handler started more than 20 ms before the run\'s instant (a defect: ' +
-        'a clock or a re-send). CLOCK_SKEW: an engine\'s clock is off the database\'s by more than its bound (no task; it stops claiming beyond the larger bound). BUSINESS: raised by a handler with ctx.alarm().',
+        'a clock or a re-send). CLOCK_SKEW: an engine\'s clock is off the database\'s by more than its bound (no task; it stops claiming beyond the larger bound). APPROVAL_REQUESTED: a run waits for a person\'s approval ' +
+        '(data: role, users, deadlineAt, onTimeout; WARNING; never collapsed). BUSINESS: raised by a handler with ctx.alarm().',
     },
     severity: { enum: [...SEVERITIES] },
     taskId: { type: ['integer', 'null'], minimum: 1 },

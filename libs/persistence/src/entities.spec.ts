@@ -13,6 +13,7 @@ import {
   HistoryCursorEntity,
   InboundWebhookEntity,
   RetentionPolicyEntity,
+  RunApprovalEntity,
   RunEntity,
   RunAttemptEntity,
   RunLogEntity,
@@ -215,7 +216,14 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: TaskDependencyEntity,
     name: 'task_dependencies',
-    full: { tenantId: 'acme', parentTaskId: 1, childTaskId: 2, condition: 'ON_SUCCESS', createdAt: T },
+    full: { tenantId: 'acme', parentTaskId: 1, childTaskId: 2, condition: 'ON_SUCCESS', approval: { role: 'TENANT_ADMIN', users: ['alice'], timeoutMs: 3_600_000, onTimeout: 'REJECT' }, createdAt: T },
+    nulls: { tenantId: 'acme', parentTaskId: 1, childTaskId: 3, condition: 'ON_FAILURE', approval: null, createdAt: T },
+  },
+  {
+    entity: RunApprovalEntity,
+    name: 'run_approvals',
+    full: { runId: MAX_SAFE, tenantId: 'acme', role: 'TENANT_VIEWER', users: ['alice', 'api-key:chatops'], onTimeout: 'APPROVE', deadlineAt: T + 1, dueAt: T + 1, decision: 'REJECT', decidedBy: 'alice', decidedAt: T, comment: '不行 — too high', createdAt: T },
+    nulls: { runId: 1, tenantId: 'acme', role: null, users: [], onTimeout: 'REJECT', deadlineAt: T, dueAt: null, decision: null, decidedBy: null, decidedAt: null, comment: null, createdAt: T },
   },
   {
     entity: RunEntity,

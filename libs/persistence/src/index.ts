@@ -10,6 +10,7 @@ export * from './engine-queries';
 export * from './history-queries';
 export * from './webhook-queries';
 export * from './fan-out-queries';
+export * from './approval-queries';
 export * from './load-queries';
 export { readDatabaseTime } from './clock-queries/read-database-time';
 export * from './audit-queries';

@@ -1,4 +1,4 @@
-import type { DependencyCondition } from '@baton/domain/types';
+import type { ApprovalGate, DependencyCondition } from '@baton/domain/types';
 
 /** An edge: the child task runs when a run of the parent ends as `condition` says. */
 export interface Dependency {
@@ -8,5 +8,7 @@ export interface Dependency {
   childTaskId: number;
   childName: string;
   condition: DependencyCondition;
+  /** The edge's approval step: the child's run waits for a person's decision; null: it fires at once. */
+  approval: ApprovalGate | null;
   createdAt: number;
 }

@@ -5,7 +5,7 @@
  */
 
 export type { Page } from './page';
-export type { BulkRunResult, BulkRunResults, Run, RunAttempt, RunAttempts, RunDetail, RunExecutor, RunLog, RunSearchPage, TimelineEntry } from './runs';
+export type { BulkRunResult, BulkRunResults, Run, RunApproval, RunAttempt, RunAttempts, RunDetail, RunExecutor, RunLog, RunSearchPage, TimelineEntry } from './runs';
 export type { CronPreview, LastRun, SavedTask, Task, TaskSummary, TaskTrigger } from './tasks';
 export { EXECUTOR_SECRET_STATUSES, type Executor, type ExecutorConnection, type ExecutorSecretStatus, type RotatedExecutorSecret, type XxlJobToken } from './executors';
 export type { Alarm, CreatedWebhook, Webhook, WebhookTest } from './alarms';

@@ -1,4 +1,4 @@
-import type { ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
+import type { ApprovalOutcome, ApproverRole, ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
 import type { TimelineEntry } from '@baton/domain/run/timeline';
 
 export type { TimelineEntry };
@@ -64,6 +64,28 @@ export interface RunDetail extends Run {
   traceId: string | null;
   /** Its trace in the operator's tracing UI (BATON_TRACE_URL_TEMPLATE); null without a template or a trace. */
   traceUrl: string | null;
+  /** Its approval step (a run fired by an edge with one); null: it never waited for a person. */
+  approval: RunApproval | null;
+}
+
+/** A run's approval step: who may decide, until when, and the decision once made. */
+export interface RunApproval {
+  runId: number;
+  /** Users of at least this role may decide; null: only `users`. */
+  role: ApproverRole | null;
+  /** Usernames (or `api-key:<name>`) that may decide. */
+  users: string[];
+  /** When the deadline decides `onTimeout`, epoch ms. */
+  deadlineAt: number;
+  onTimeout: ApprovalOutcome;
+  /** Null while it waits. */
+  decision: ApprovalOutcome | null;
+  /** Who decided; null when the deadline did (or nobody yet). */
+  decidedBy: string | null;
+  decidedAt: number | null;
+  comment: string | null;
+  /** Whether the caller may decide on it now (it waits, and the gate admits the caller). */
+  mayDecide: boolean;
 }
 
 /** One id's outcome in a bulk cancel / re-run of the runs list. */

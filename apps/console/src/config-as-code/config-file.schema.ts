@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
+import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -115,7 +115,22 @@ export const CONFIG_FILE_SCHEMA = {
         type: 'object',
         required: ['parent', 'child'],
         additionalProperties: false,
-        properties: { parent: { type: 'string' }, child: { type: 'string' }, condition: { enum: [...DEPENDENCY_CONDITIONS], default: 'ON_SUCCESS' } },
+        properties: {
+          parent: { type: 'string' },
+          child: { type: 'string' },
+          condition: { enum: [...DEPENDENCY_CONDITIONS], default: 'ON_SUCCESS' },
+          approval: nullable({
+            type: 'object',
+            additionalProperties: false,
+            description: "An approval step: the child's run waits for a decision of `role` (or above) or of one of `users`, or `onTimeout` after `timeoutMs`",
+            properties: {
+              role: nullable({ enum: [...APPROVER_ROLES] }),
+              users: { type: 'array', maxItems: MAX_APPROVAL_USERS, items: { type: 'string', minLength: 1, maxLength: 128 }, default: [] },
+              timeoutMs: { type: 'integer', minimum: MIN_APPROVAL_TIMEOUT_MS, maximum: MAX_APPROVAL_TIMEOUT_MS, default: 86_400_000 },
+              onTimeout: { enum: [...APPROVAL_OUTCOMES], default: 'REJECT' },
+            },
+          }),
+        },
       },
     },
   },

@@ -1,10 +1,12 @@
 import {
   canonicalTimeZone,
   DEPENDENCY_CONDITIONS,
+  readApprovalGate,
   SEVERITIES,
   validateCalendar,
   validateTask,
   withTaskDefaults,
+  type ApprovalGate,
   type DependencyCondition,
   type FieldError,
   type Severity,
@@ -42,6 +44,8 @@ export interface FileDependency {
   parent: string;
   child: string;
   condition: DependencyCondition;
+  /** The edge's approval step; null (left out of the file): none. */
+  approval: ApprovalGate | null;
 }
 
 /** The tenant's retention policy; null fields take the cluster's ceiling. */
@@ -80,7 +84,12 @@ export function writeConfigFile(file: ConfigFile, tenantId: string, shown = { we
     calendars: [...file.calendars].sort(byName).map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
     ...(shown.webhooks ? { webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })) } : {}),
     tasks: [...file.tasks].sort(byName),
-    dependencies: [...file.dependencies].sort(byEdge).map((d) => ({ parent: d.parent, child: d.child, condition: d.condition })),
+    dependencies: [...file.dependencies].sort(byEdge).map((d) => ({
+      parent: d.parent,
+      child: d.child,
+      condition: d.condition,
+      ...(d.approval ? { approval: { role: d.approval.role, users: d.approval.users, timeoutMs: d.approval.timeoutMs, onTimeout: d.approval.onTimeout } } : {}),
+    })),
   };
   const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n${shown.webhooks ? '' : '# Webhooks: not shown (a TENANT_ADMIN\'s export lists them); applied with --prune, this file would delete them.\n'}`;
   return header + stringify(ordered, { lineWidth: 0, aliasDuplicateObjects: false });
@@ -186,12 +195,14 @@ function readTask(value: unknown, at: string, tenantId: string, errors: FieldErr
 }
 
 function readDependency(value: unknown, at: string, errors: FieldError[]): FileDependency[] {
-  if (!isObject(value)) return refuse(errors, { field: at, reason: 'must be a mapping of parent, child, condition' });
+  if (!isObject(value)) return refuse(errors, { field: at, reason: 'must be a mapping of parent, child, condition, approval' });
   const problems: FieldError[] = [];
-  unknownKeys(value, ['parent', 'child', 'condition'], at, problems);
+  unknownKeys(value, ['parent', 'child', 'condition', 'approval'], at, problems);
   for (const end of ['parent', 'child'] as const) if (typeof value[end] !== 'string' || value[end] === '') problems.push({ field: `${at}.${end}`, reason: 'must name a task' });
   const condition = value.condition ?? 'ON_SUCCESS';
   if (!(DEPENDENCY_CONDITIONS as readonly unknown[]).includes(condition)) problems.push({ field: `${at}.condition`, reason: `must be one of ${DEPENDENCY_CONDITIONS.join(', ')}` });
+  const approval = value.approval === undefined || value.approval === null ? null : readApprovalGate(value.approval);
+  if (approval?.gate === null) problems.push(...approval.errors.map((e) => ({ field: e.field ? `${at}.approval.${e.field}` : `${at}.approval`, reason: e.reason })));
   if (problems.length > 0) return refuse(errors, ...problems);
-  return [{ parent: value.parent as string, child: value.child as string, condition: condition as DependencyCondition }];
+  return [{ parent: value.parent as string, child: value.child as string, condition: condition as DependencyCondition, approval: approval?.gate ?? null }];
 }

@@ -46,7 +46,7 @@ export async function readSnapshot(em: EntityManager, tenantId: string): Promise
       calendars: calendarRows.map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
       webhooks: webhookRows.map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })),
       tasks: taskRows.map((t) => fileTask(taskEntityToDefinition(t, t.calendarId === null ? null : (calendarName.get(t.calendarId) ?? null)))),
-      dependencies: edgeRows.map((e) => ({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)!, condition: e.condition })),
+      dependencies: edgeRows.map((e) => ({ parent: taskName.get(e.parentTaskId)!, child: taskName.get(e.childTaskId)!, condition: e.condition, approval: e.approval })),
     },
     tasks: new Map(taskRows.map((t) => [t.name, t])),
     calendars: new Map(calendarRows.map((c) => [c.name, c])),

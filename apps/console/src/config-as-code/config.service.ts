@@ -24,7 +24,7 @@ import {
   taskEntityToDefinition,
   TenantEntity,
   updateCalendar,
-  updateEdgeCondition,
+  updateEdge,
   updateTask,
   updateWebhookChannel,
   WebhookChannelEntity,
@@ -257,7 +257,7 @@ export class ConfigService implements OnApplicationShutdown {
     return ids;
   }
 
-  /** Creates the file's edges (condition updated on existing ones), prunes the others when asked, and refuses a cycle in the result. */
+  /** Creates the file's edges (condition and approval step updated on existing ones), prunes the others when asked, and refuses a cycle in the result. */
   private async applyDependencies(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, taskIds: Map<string, number>, prune: boolean, now: number): Promise<void> {
     const errors: FieldError[] = [];
     const wanted = new Map(desired.dependencies.map((d) => [edgeName(d), d]));
@@ -277,8 +277,11 @@ export class ConfigService implements OnApplicationShutdown {
     }
     for (const [name, edge] of wanted) {
       const existing = snapshot.edges.get(name);
-      if (!existing) await insertEdge(em, Object.assign(new TaskDependencyEntity(), { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, createdAt: now }));
-      else if (existing.condition !== edge.condition) await updateEdgeCondition(em, tenantId, existing.id, edge.condition);
+      if (!existing) {
+        await insertEdge(em, Object.assign(new TaskDependencyEntity(), { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, approval: edge.approval, createdAt: now }));
+      } else if (existing.condition !== edge.condition || JSON.stringify(existing.approval) !== JSON.stringify(edge.approval)) {
+        await updateEdge(em, tenantId, existing.id, { condition: edge.condition, approval: edge.approval });
+      }
     }
     if (prune) {
       const stale = [...snapshot.edges].filter(([name]) => !wanted.has(name)).map(([, row]) => row.id);

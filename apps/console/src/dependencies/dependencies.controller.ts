@@ -35,14 +35,14 @@ export class DependenciesController {
 
   @Patch(':id')
   @Audited('dependency.update')
-  @ApiOperation({ summary: "Change an edge's condition" })
+  @ApiOperation({ summary: "Change an edge's condition or approval step" })
   @ApiOkResponse({ type: DependencyView })
   update(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @Body() body: UpdateDependencyDto,
   ): Promise<DependencyView> {
-    return this.dependencies.update(tenantId, id, body.condition);
+    return this.dependencies.update(tenantId, id, body);
   }
 
   @Delete(':id')

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CycleError, findCycle, type DependencyEdge } from '@baton/domain';
-import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction, isUniqueViolation, listEdges, lockTenant, TaskDependencyEntity, taskNames, updateEdgeCondition } from '@baton/persistence';
-import { ApiError, conflict, notFound } from '../common/api-error';
+import { CycleError, findCycle, readApprovalGate, type ApprovalGate, type DependencyEdge } from '@baton/domain';
+import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction, isUniqueViolation, listEdges, lockTenant, TaskDependencyEntity, taskNames, updateEdge } from '@baton/persistence';
+import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
-import type { CreateDependencyDto, DependencyQuery, DependencyView } from './dto/dependency.dto';
+import type { CreateDependencyDto, DependencyQuery, DependencyView, UpdateDependencyDto } from './dto/dependency.dto';
 
 @Injectable()
 export class DependenciesService {
@@ -23,6 +23,7 @@ export class DependenciesService {
       childTaskId: r.childTaskId,
       childName: names.get(r.childTaskId) ?? '',
       condition: r.condition,
+      approval: r.approval,
       createdAt: r.createdAt,
     }));
   }
@@ -45,6 +46,7 @@ export class DependenciesService {
    * are serialised anyway.
    */
   async create(tenantId: string, dto: CreateDependencyDto): Promise<DependencyView> {
+    const approval = approvalOf(dto.approval) ?? null;
     const duplicate = () =>
       conflict('This dependency edge already exists', [{ field: 'childTaskId', reason: 'the edge parent → child already exists' }]);
     try {
@@ -68,6 +70,7 @@ export class DependenciesService {
           parentTaskId: parent.id,
           childTaskId: child.id,
           condition: dto.condition ?? 'ON_SUCCESS',
+          approval,
           createdAt: this.clock.now(),
         });
         await insertEdge(em, row);
@@ -81,13 +84,16 @@ export class DependenciesService {
     }
   }
 
-  async update(tenantId: string, id: number, condition: DependencyView['condition']): Promise<DependencyView> {
+  /** Changes an edge's condition and/or approval step (each unchanged when absent; `approval: null` removes the step). */
+  async update(tenantId: string, id: number, dto: UpdateDependencyDto): Promise<DependencyView> {
+    const approval = approvalOf(dto.approval);
     await inTransaction(this.dataSource, async (em) => {
       const row = await findEdge(em, tenantId, id);
       if (!row) throw notFound('Dependency', id);
       const [before] = await this.views(tenantId, [row], em);
-      await updateEdgeCondition(em, tenantId, id, condition);
-      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before, after: { ...before, condition } });
+      const change = { condition: dto.condition ?? row.condition, approval: approval === undefined ? row.approval : approval };
+      await updateEdge(em, tenantId, id, change);
+      await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before, after: { ...before, ...change } });
     });
     return this.get(tenantId, id);
   }
@@ -101,4 +107,15 @@ export class DependenciesService {
       await auditChange(em, { tenantId, objectType: 'dependency', objectId: id, before });
     });
   }
+}
+
+/**
+ * The approval step a request gives (undefined: none given; null: none), checked by the domain;
+ * 400 naming `approval.<field>` and the reason.
+ */
+function approvalOf(value: unknown): ApprovalGate | null | undefined {
+  if (value === undefined || value === null) return value;
+  const read = readApprovalGate(value);
+  if (read.gate === null) throw badRequest(read.errors.map((e) => ({ field: e.field ? `approval.${e.field}` : 'approval', reason: e.reason })));
+  return read.gate;
 }

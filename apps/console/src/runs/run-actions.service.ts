@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { ApprovalOutcome, Decider } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
 import { afterCommit, findRun, findTenantRuns, insertManualRun, inTransaction, RunEntity, TaskEntity } from '@baton/persistence';
 import { auditChange, auditNoChange } from '../audit';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { isActive, RunChangesService } from '../run-changes/run-changes.service';
+import { RunDecisionsService } from '../run-changes/run-decisions.service';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { wakeupsGone } from '../wakeups/wakeups-gone';
 import type { BulkRunResultView, RunDetailView } from './dto/run.dto';
@@ -20,7 +22,29 @@ export class RunActionsService {
     @Inject(RUN_WAKEUPS) private readonly wakeups: RunWakeups,
     private readonly runs: RunsService,
     private readonly runChanges: RunChangesService,
+    private readonly decisions: RunDecisionsService,
   ) {}
+
+  /**
+   * A person's decision on a run waiting for approval (RunDecisionsService: 404, 409 not waiting,
+   * 403 not an approver), audited `run.approve` / `run.reject` with the decision and its comment.
+   * Answers the run as it is once committed: an approved run is PENDING (claimed at once); a
+   * rejected one still APPROVAL_WAIT with its decision recorded, until the engines end it FAILED.
+   */
+  async decide(tenantId: string, id: number, decider: Decider, outcome: ApprovalOutcome, comment: string | null): Promise<RunDetailView> {
+    await inTransaction(this.dataSource, async (em) => {
+      const { run, approval } = await this.decisions.decide(em, { tenantId, runId: id, decider, outcome, comment });
+      await auditChange(em, {
+        tenantId,
+        objectType: 'run',
+        objectId: id,
+        before: { taskId: run.taskId, state: run.state, decision: approval.decision },
+        after: { taskId: run.taskId, state: outcome === 'APPROVE' ? 'PENDING' : run.state, decision: outcome, comment },
+      });
+    });
+    await wakeupsGone();
+    return this.runs.get(tenantId, id, decider);
+  }
 
   /**
    * Runs a finished run again: a new MANUAL run of its task with the params (and flow params) the

@@ -4,11 +4,11 @@ import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@n
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY, TenantHeavyWork } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
-import { ConsoleController } from '../common/access';
+import { ConsoleController, RouteAccess } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
-import { BulkRunsDto, BulkRunsView, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
+import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
+import { BulkRunsDto, BulkRunsView, DecideRunDto, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunActionsService } from './run-actions.service';
 import { RunsService } from './runs.service';
 
@@ -42,8 +42,36 @@ export class RunsController {
   @Get(':id')
   @ApiOperation({ summary: 'A run with its params snapshot, result and log lines' })
   @ApiOkResponse({ type: RunDetailView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
-    return this.runs.get(tenantId, id);
+  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return this.runs.get(tenantId, id, principal);
+  }
+
+  @Post(':id/approve')
+  @HttpCode(200)
+  @RouteAccess('authenticated')
+  @Audited('run.approve')
+  @ApiOperation({
+    summary: 'Approve a run waiting for approval: it goes on at once (PENDING, claimed at once)',
+    description:
+      "Only a principal the run's approval step admits (its role or above, or a named user or API key `api-key:<name>`), of the run's tenant: 403 otherwise, whatever its role. 409 when the run is not waiting (no approval step, decided already, cancelled). Session or API key: a chat-ops bot approves with a key named in the step.",
+  })
+  @ApiOkResponse({ type: RunDetailView })
+  approve(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return this.actions.decide(tenantId, id, principal, 'APPROVE', body.comment ?? null);
+  }
+
+  @Post(':id/reject')
+  @HttpCode(200)
+  @RouteAccess('authenticated')
+  @Audited('run.reject')
+  @ApiOperation({
+    summary: 'Reject a run waiting for approval: it fails as a failed run would (its ON_FAILURE children fire)',
+    description:
+      'The decision is recorded at once (answered with the run, still APPROVAL_WAIT, its approval decided REJECT); the engines end the run FAILED, with its alarm and follow-ups, at their next watchdog tick (BATON_WATCHDOG_INTERVAL_MS). Who may: as approve (403, 409 the same).',
+  })
+  @ApiOkResponse({ type: RunDetailView })
+  reject(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return this.actions.decide(tenantId, id, principal, 'REJECT', body.comment ?? null);
   }
 
   @Get(':id/attempts')

@@ -1,15 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { attemptTimeline, firstAttemptLateness } from '@baton/domain';
+import { attemptTimeline, firstAttemptLateness, refusalToDecide, type Decider } from '@baton/domain';
 import { splitError } from '@baton/protocol';
 import { traceFields } from '@baton/tracing';
 import {
   dialectOf,
   findExecutor,
   findRun,
+  findRunApproval,
   findRunAttempts,
   listRuns,
   readRunLogPage,
+  type RunApprovalEntity,
   RunEntity,
   runExists,
   type ExecutorEntity,
@@ -24,7 +26,7 @@ import { CONSOLE_OPTIONS, traceUrlOf, type ResolvedConsoleOptions } from '../com
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
-import type { RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
+import type { RunApprovalView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
@@ -78,6 +80,23 @@ export function runDetailView(
     logs: logs.map((l) => ({ id: l.id, attempt: l.attempt, at: l.at, level: l.level, message: l.message })),
     traceId: traceFields(row.traceParent).trace_id ?? null,
     traceUrl: null,
+    approval: null,
+  };
+}
+
+/** A run's approval step as `decider` sees it (mayDecide: it waits, and the gate admits the decider). */
+export function runApprovalView(row: RunApprovalEntity, runState: RunEntity['state'], decider: Decider | undefined): RunApprovalView {
+  return {
+    runId: row.runId,
+    role: row.role,
+    users: row.users,
+    deadlineAt: row.deadlineAt,
+    onTimeout: row.onTimeout,
+    decision: row.decision,
+    decidedBy: row.decidedBy,
+    decidedAt: row.decidedAt,
+    comment: row.comment,
+    mayDecide: decider !== undefined && row.decision === null && runState === 'APPROVAL_WAIT' && refusalToDecide(row, decider) === null,
   };
 }
 
@@ -144,17 +163,19 @@ export class RunsService {
     };
   }
 
-  async get(tenantId: string, id: number): Promise<RunDetailView> {
+  /** A run's detail; its approval step (if any) as `decider` sees it (none given: mayDecide false). */
+  async get(tenantId: string, id: number, decider?: Decider): Promise<RunDetailView> {
     const em = this.dataSource.manager;
     const row = await findRun(em, tenantId, id);
     if (!row) throw notFound('Run', id);
-    const [names, logs, executor] = await Promise.all([
+    const [names, logs, executor, approval] = await Promise.all([
       this.taskNames(tenantId, [row.taskId]),
       readRunLogPage(em, { tenantId, runId: id, afterId: 0, limit: MAX_LOG_LINES }),
       row.executorId === null ? null : findExecutor(em, tenantId, row.executorId),
+      row.cause === 'DEPENDENCY' ? findRunApproval(em, tenantId, id) : null,
     ]);
     const view = runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
-    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId) };
+    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId), approval: approval ? runApprovalView(approval, row.state, decider) : null };
   }
 
   /**

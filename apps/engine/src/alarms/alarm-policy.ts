@@ -7,6 +7,7 @@ import type { AlarmType, Severity } from '@baton/domain';
  *   refused by executors with a retry left), or a tenant's backlog is late (BACKLOG_LATE); a run
  *   started before its instant (RUN_STARTED_EARLY) or an engine's clock off the database's (CLOCK_SKEW).
  * - INFO: progress of the machinery (a retry scheduled, an executor back).
+ * - APPROVAL_REQUESTED (WARNING): a run waits for a person's decision; it says who may decide.
  * BUSINESS alarms carry the severity the handler gave them.
  */
 export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { final?: boolean } = {}): Severity {
@@ -15,6 +16,7 @@ export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { fina
     case 'BACKLOG_LATE':
     case 'RUN_STARTED_EARLY':
     case 'CLOCK_SKEW':
+    case 'APPROVAL_REQUESTED':
       return 'WARNING';
     case 'TIMEOUT':
     case 'DISPATCH_REJECTED':
@@ -28,4 +30,12 @@ export function severityOf(type: Exclude<AlarmType, 'BUSINESS'>, options: { fina
     case 'EXECUTOR_UP':
       return 'INFO';
   }
+}
+
+/**
+ * Whether repeats of a task's alarm of this type within its silence window are counted into one.
+ * Not APPROVAL_REQUESTED: each asks a person to decide on its own run, which a count would hide.
+ */
+export function collapsible(type: AlarmType): boolean {
+  return type !== 'APPROVAL_REQUESTED';
 }

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity } from '@baton/domain';
 import { alarmUidExists, collapseAlarm, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
 import { ALARM_ID_PATTERN } from '@baton/messaging';
-import { severityOf } from './alarm-policy';
+import { collapsible, severityOf } from './alarm-policy';
 import { OutboxSignal } from './outbox-signal';
 import { truncateChars, truncateUtf8, MAX_TEXT_BYTES } from './text';
 
@@ -88,7 +88,7 @@ export class Alarms {
         if (types && !types.includes(alarm.type)) return 'FILTERED';
         silenceMs = settings.silenceMs;
       }
-      if (silenceMs > 0) {
+      if (silenceMs > 0 && collapsible(alarm.type)) {
         const into = await collapseAlarm(manager, {
           tenantId: alarm.tenantId,
           taskId,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { Alarms } from '../alarms/alarms';
 import { ClaimSignal } from '../common/claim-signal';
 import type { DataSource, EntityManager } from 'typeorm';
-import { childrenToFire, nextFixedDelayFire, parentResultsJson, type DependencyEdge, type RunCause } from '@baton/domain';
+import { childrenToFire, describeApprovers, mergeGates, nextFixedDelayFire, parentResultsJson, type ApprovalGate, type DependencyEdge, type RunCause } from '@baton/domain';
 import {
   findDependencyEdges,
   findFixedDelaySchedule,
@@ -11,6 +12,7 @@ import {
   afterCommit,
   inTransaction,
   insertDependencyRuns,
+  insertRunApprovals,
   lockFlowRoot,
   setFixedDelayNextFire,
   type FollowUpHints,
@@ -70,14 +72,20 @@ function memo<T>(manager: EntityManager, key: string, read: () => Promise<T>): P
  *    parents — `childrenToFire`; fan-in waits for every parent. Each child is a new PENDING run,
  *    cause DEPENDENCY, fire key `f:<flow>`, same flow, parent_run_id = this run. Only the
  *    failed step of a chain is retried (a retry is the same row, so it never gets here until
- *    it ends for good), and the chain goes on from there.
+ *    it ends for good), and the chain goes on from there. A child behind an edge with an approval
+ *    step waits instead (APPROVAL_WAIT, its run_approvals row with the deadline, an
+ *    APPROVAL_REQUESTED alarm naming who may decide) until a person or the deadline decides
+ *    (apps/engine/src/runs/approval-decisions.ts, the console's run-changes).
  * 2. FIXED_DELAY (any end but CANCELLED, of a SCHEDULE run): the task's next fire is
  *    `delay` after now — the chain of a fixed-delay task continues whether the run succeeded,
  *    failed, timed out or was skipped.
  */
 @Injectable()
 export class FollowUps {
-  constructor(private readonly signal: ClaimSignal) {}
+  constructor(
+    private readonly signal: ClaimSignal,
+    private readonly alarms: Alarms,
+  ) {}
 
   async afterRunEnded(manager: EntityManager, run: EndedRun, state: EndState, now: number): Promise<{ children: number; nextFireAt: number | null }> {
     let children = 0;
@@ -105,10 +113,34 @@ export class FollowUps {
     const parentResults = new Map(
       ready.map((child) => [child, parentResultsJson(rows.filter((e) => e.childTaskId === child).flatMap((e) => results.get(e.parentTaskId) ?? []))]),
     );
-    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, traceParent: run.traceParent ?? null, now });
+    // A child waits for a person when an edge into it has an approval step (several: mergeGates).
+    const gates = new Map<number, ApprovalGate>();
+    for (const child of ready) {
+      const gate = mergeGates(rows.filter((e) => e.childTaskId === child && e.approval !== null).map((e) => e.approval as ApprovalGate));
+      if (gate) gates.set(child, gate);
+    }
+    await insertDependencyRuns(manager, { tenantId: run.tenantId, childTaskIds: ready, flowId, parentRunId: run.runId, parentResults, waiting: new Set(gates.keys()), traceParent: run.traceParent ?? null, now });
+    await this.askForApproval(manager, flowId, gates, now);
     // The children are due now: this node claims them once they are committed, not at its next poll.
     afterCommit(manager, () => this.signal.due(run.tenantId));
     return ready.length;
+  }
+
+  /** The approval rows of the children that now wait, and an alarm for each naming who may decide (raised whatever the task's alarm types: a wait must not be silent). */
+  private async askForApproval(manager: EntityManager, flowId: number, gates: ReadonlyMap<number, ApprovalGate>, now: number): Promise<void> {
+    for (const waiting of await insertRunApprovals(manager, { flowId, gates, now })) {
+      const approvers = describeApprovers(waiting.gate);
+      await this.alarms.raise(manager, {
+        tenantId: waiting.tenantId,
+        type: 'APPROVAL_REQUESTED',
+        taskId: waiting.taskId,
+        runId: waiting.runId,
+        message: `Task ${waiting.taskName}: run ${waiting.runId} waits for approval by ${approvers} until ${new Date(waiting.deadlineAt).toISOString()} (then ${waiting.gate.onTimeout})`,
+        data: { role: waiting.gate.role, users: waiting.gate.users, deadlineAt: waiting.deadlineAt, onTimeout: waiting.gate.onTimeout },
+        alarmTypes: null,
+        now,
+      });
+    }
   }
 
   private async continueFixedDelay(manager: EntityManager, run: EndedRun, now: number): Promise<number | null> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -121,6 +121,20 @@ export class RunOutcomes {
     await this.pauseIfFailing(manager, run, now);
     await this.ended(manager, run, end.to, now);
     return { state: end.to };
+  }
+
+  /**
+   * A run waiting for approval is rejected, by a person or by its deadline: APPROVAL_WAIT → FAILED
+   * (rejectWaitingRun), never retried (nothing ran), with a FAILED alarm and the follow-ups of any
+   * failed run, so its flow goes on as after a failure (ON_FAILURE children fire, ON_SUCCESS ones
+   * do not). Not counted toward pauseAfterFailures: a person's no is not the task failing.
+   * False when the run no longer waits (cancelled meanwhile): nothing is written.
+   */
+  async endRejected(manager: EntityManager, run: AttemptRef, error: string, now: number): Promise<boolean> {
+    if (!(await rejectWaitingRun(manager, { runId: run.runId, error, now }))) return false;
+    await this.alarm(manager, run, { from: ['APPROVAL_WAIT'], now }, 'FAILED', true, { message: `Task ${run.taskName}: run ${run.runId} ${error}`, data: { error } });
+    await this.ended(manager, run, 'FAILED', now);
+    return true;
   }
 
   /** After the run's end for good: a shard may end its fan-out run; any other run has its follow-ups. */

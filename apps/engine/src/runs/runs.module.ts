@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AlarmsModule } from '../alarms/alarms.module';
+import { ApprovalDecisions } from './approval-decisions';
 import { FollowUpsModule } from '../follow-ups/follow-ups.module';
 import { DispatchMarks } from './dispatch-marks';
 import { DispatchSetbacks } from './dispatch-setbacks';
@@ -14,13 +15,13 @@ import { RunStart } from './run-start';
  * The run lifecycle: every write that moves a run between states in the engine is made here,
  * with its side effects (alarms, follow-ups, a fan-out run's settling, in-process events) —
  * claims and give-backs (RunClaims, releaseHeldRuns), the start (RunStart, DispatchMarks), a
- * dispatch that did not go through (DispatchSetbacks) and an attempt's end (RunOutcomes,
- * FanOutSettler). Each move is a guarded update declared in libs/persistence (runWrite) and checked
+ * dispatch that did not go through (DispatchSetbacks), an attempt's end (RunOutcomes,
+ * FanOutSettler) and a decision on a run waiting for approval (ApprovalDecisions). Each move is a guarded update declared in libs/persistence (runWrite) and checked
  * against the domain's RUN_TRANSITIONS; `run-writes-owners.spec.ts` keeps them called from here only.
  */
 @Module({
   imports: [AlarmsModule, FollowUpsModule],
-  providers: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler],
-  exports: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler],
+  providers: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
+  exports: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
 })
 export class RunsModule {}

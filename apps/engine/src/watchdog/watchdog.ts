@@ -17,6 +17,7 @@ import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
+import { ApprovalDecisions } from '../runs/approval-decisions';
 import { FanOutSettler } from '../runs/fan-out-settler';
 import { RunOutcomes } from '../runs/run-outcomes';
 import { TenantDirectory } from '../tenants/tenant-directory';
@@ -32,6 +33,8 @@ export interface WatchdogReport {
   reconciled: number;
   /** Fan-out runs whose shards had all ended, looked at again. */
   fanOuts: number;
+  /** Runs waiting for approval whose deadline passed, or that a person rejected, carried out. */
+  approvals: number;
 }
 
 /**
@@ -46,6 +49,8 @@ export interface WatchdogReport {
  *   RETRY_WAIT (attempt + 1) or FAILED per the retry policy. An executor that comes back in
  *   time and calls back wins: its callback's guarded update ends the attempt first, and this
  *   one then matches nothing.
+ * - Approvals: runs waiting for approval past their deadline, and those a person rejected, are
+ *   decided and carried out (ApprovalDecisions).
  *
  * Several engines serve a group, so each check is an election: the state change is a guarded
  * update, the alarm row is written in the same transaction only by the one that moved the row.
@@ -68,6 +73,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
     private readonly fanOuts: FanOutSettler,
+    private readonly approvals: ApprovalDecisions,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -95,7 +101,8 @@ export class Watchdog implements OnModuleDestroy {
     const executorsDown = await this.executorsDown();
     const reconciled = await this.reconcile();
     const fanOuts = await this.fanOuts.sweep();
-    return { late, timedOut, executorsDown, reconciled, fanOuts };
+    const approvals = await this.approvals.sweep();
+    return { late, timedOut, executorsDown, reconciled, fanOuts, approvals };
   }
 
   private async startLate(): Promise<number> {

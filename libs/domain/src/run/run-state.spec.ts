@@ -49,13 +49,17 @@ const LEGAL = new Set<string>([
   'RETRY_WAIT→SUCCEEDED',
   'RETRY_WAIT→FAILED',
   'RETRY_WAIT→TIMED_OUT',
+  // An approval step: approved (claimable at once), rejected (fails as a failed run), or cancelled.
+  'APPROVAL_WAIT→PENDING',
+  'APPROVAL_WAIT→FAILED',
+  'APPROVAL_WAIT→CANCELLED',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));
 
 describe('run state machine', () => {
-  it('has 10 states, so 100 ordered pairs to judge', () => {
-    expect(ALL_PAIRS).toHaveLength(100);
+  it('has 11 states, so 121 ordered pairs to judge', () => {
+    expect(ALL_PAIRS).toHaveLength(121);
   });
 
   it.each(ALL_PAIRS)('%s → %s is legal exactly when listed', (from, to) => {
@@ -93,6 +97,11 @@ describe('run state machine', () => {
     expect(ACTIVE_STATES.filter((s) => (TERMINAL_STATES as readonly string[]).includes(s))).toEqual([]);
     for (const s of EXECUTING_STATES) expect(ACTIVE_STATES).toContain(s);
     expect([...EXECUTING_STATES]).toEqual(['DISPATCHED', 'ACCEPTED']);
+  });
+
+  it('never lets a run waiting for approval be claimed, sent or succeed without a decision', () => {
+    for (const to of ['CLAIMED', 'DISPATCHED', 'ACCEPTED', 'SUCCEEDED', 'RETRY_WAIT'] as const) expect(canTransition('APPROVAL_WAIT', to)).toBe(false);
+    expect(canTransition('PENDING', 'APPROVAL_WAIT')).toBe(false);
   });
 
   it('takes a callback that overtakes the 202 ack (DISPATCHED → SUCCEEDED), after which the ack changes nothing', () => {

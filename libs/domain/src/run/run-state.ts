@@ -39,6 +39,9 @@ import { IllegalTransitionError } from './illegal-transition-error';
  *   attempts left stays RETRY_WAIT with attempt + 1 (an attempt change, not a state move).
  * - every non-terminal state → CANCELLED: cancelled by hand or REPLACEd; an executing run is
  *   sent an abort.
+ * - APPROVAL_WAIT → PENDING | FAILED: a run waiting on an approval gate (it was never
+ *   claimed, sent or started) is approved, and is claimable at once, or is rejected, and fails as
+ *   a failed run would (its ON_FAILURE children fire) — by a person or by the gate's deadline.
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
@@ -47,6 +50,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
   RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],
+  APPROVAL_WAIT: ['PENDING', 'FAILED', 'CANCELLED'],
   SUCCEEDED: [],
   FAILED: [],
   TIMED_OUT: [],
@@ -58,9 +62,10 @@ export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED',
 
 /**
  * States of a run that is not over: it still holds its task for the concurrency policy
- * (FORBID skips a new run while one of these exists; REPLACE cancels it).
+ * (FORBID skips a new run while one of these exists; REPLACE cancels it), and can be cancelled.
+ * APPROVAL_WAIT is one: the run is a step of its flow that a person has yet to let through.
  */
-export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'] as const satisfies readonly RunState[];
+export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'APPROVAL_WAIT'] as const satisfies readonly RunState[];
 
 /** States in which the work may be executing on an executor: cancelling them sends an abort. */
 export const EXECUTING_STATES = ['DISPATCHED', 'ACCEPTED'] as const satisfies readonly RunState[];

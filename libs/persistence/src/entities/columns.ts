@@ -25,6 +25,12 @@ export const json: ValueTransformer = {
   from: (value: string | null) => (value === null || value === undefined ? value : JSON.parse(value)),
 };
 
+/** JSON in a nullable TEXT column whose null is SQL NULL (`json` would store the text "null"). */
+export const nullableJson: ValueTransformer = {
+  to: (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),
+  from: (value: string | null) => (value === null || value === undefined ? null : JSON.parse(value)),
+};
+
 /**
  * The property type of JSON columns (deliberately `any`). Not the domain's recursive `JsonValue`: TypeORM's
  * recursive find-option types never terminate on it (TS2589), and `unknown` fails its insert types. Mappers narrow it.

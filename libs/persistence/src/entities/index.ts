@@ -10,6 +10,7 @@ import { HistoryCursorEntity } from './history-cursor.entity';
 import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
 import { RetentionPolicyEntity } from './retention-policy.entity';
+import { RunApprovalEntity } from './run-approval.entity';
 import { RunAttemptEntity } from './run-attempt.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
@@ -39,6 +40,7 @@ export {
   HistoryCursorEntity,
   LoginThrottleEntity,
   RetentionPolicyEntity,
+  RunApprovalEntity,
   RunAttemptEntity,
   RunEntity,
   RunRollupEntity,
@@ -79,4 +81,5 @@ export const ENTITIES = [
   TaskVersionEntity,
   EventEntity,
   InboundWebhookEntity,
+  RunApprovalEntity,
 ];

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { DependencyCondition } from '@baton/domain';
-import { millis } from './columns';
+import type { ApprovalGate, DependencyCondition } from '@baton/domain';
+import { millis, nullableJson } from './columns';
 
 /** An edge of a tenant's dependency DAG: the child fires after the parent, per condition. */
 @Entity({ name: 'task_dependencies' })
@@ -22,6 +22,10 @@ export class TaskDependencyEntity {
 
   @Column({ type: 'varchar', length: 16 })
   condition!: DependencyCondition;
+
+  /** The approval step on the edge (JSON): the child's run waits for a person; null, the default: it fires at once. */
+  @Column({ type: 'text', nullable: true, transformer: nullableJson })
+  approval!: ApprovalGate | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;

@@ -101,6 +101,7 @@ export async function newestRunsBoundary(manager: EntityManager, taskId: number,
  *
  *   DELETE FROM run_logs WHERE run_id IN (…)
  *   DELETE FROM run_attempts WHERE run_id IN (…)
+ *   DELETE FROM run_approvals WHERE run_id IN (…)    -- an ended run's approval step, by primary key
  *   DELETE FROM runs WHERE id IN (…) AND state IN (ended)
  *
  * The state guard keeps a run that is not ended, whatever the caller read. Returns runs deleted.
@@ -109,6 +110,7 @@ export async function deleteEndedRuns(manager: EntityManager, ids: readonly numb
   if (ids.length === 0) return 0;
   await execute(manager, `DELETE FROM run_logs WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   await execute(manager, `DELETE FROM run_attempts WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
+  await execute(manager, `DELETE FROM run_approvals WHERE run_id IN (${placeholders(ids.length)})`, [...ids]);
   const { affected } = await execute(manager, `DELETE FROM runs WHERE id IN (${placeholders(ids.length)}) AND ${ENDED}`, [...ids]);
   return affected;
 }

@@ -4,10 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { RUN_TRANSITIONS } from '@baton/domain';
 import '../engine-queries';
 import '../console-queries';
+import '../approval-queries';
 import { declaredRunWrites, illegalEdges, runWrite, stateIn } from './run-writes';
 
 /** Query files that write runs: every one that touches `state` builds its guard from a declared write. */
-const QUERY_DIRS = ['../engine-queries', '../console-queries'].map((d) => join(__dirname, d));
+const QUERY_DIRS = ['../engine-queries', '../console-queries', '../approval-queries'].map((d) => join(__dirname, d));
 // Recursive: the console's queries are in a folder per aggregate.
 const queryFiles = QUERY_DIRS.flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') })));
 /** The SQL of each `UPDATE runs …` template literal of a file. */

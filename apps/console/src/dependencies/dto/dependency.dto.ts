@@ -1,9 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
-import { DEPENDENCY_CONDITIONS, type DependencyCondition } from '@baton/domain';
+import { APPROVAL_OUTCOMES, APPROVER_ROLES, DEPENDENCY_CONDITIONS, type ApprovalGate, type ApprovalOutcome, type ApproverRole, type DependencyCondition } from '@baton/domain';
 import { ErrorBodyView } from '../../common/error-body.view';
 import { IntQuery } from '../../common/query';
+import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
+
+/** An edge's approval step, as the API gives and takes it. */
+export class ApprovalGateDoc implements ApprovalGate {
+  @ApiProperty({ enum: APPROVER_ROLES, nullable: true, default: null, description: 'Users of at least this role may decide (TENANT_VIEWER: every user of the tenant); null: only `users`' })
+  role!: ApproverRole | null;
+  @ApiProperty({ type: [String], default: [], maxItems: 50, description: 'Usernames that may decide whatever their role (an API key: `api-key:<name>`, for chat-ops); a gate names a role, users, or both' })
+  users!: string[];
+  @ApiProperty({ default: 86_400_000, minimum: 1000, maximum: 2_592_000_000, description: 'How long the run waits for a decision (ms, 1 s to 30 days)' })
+  timeoutMs!: number;
+  @ApiProperty({ enum: APPROVAL_OUTCOMES, default: 'REJECT', description: 'What the deadline decides' })
+  onTimeout!: ApprovalOutcome;
+}
+
+const APPROVAL_DOC = {
+  type: ApprovalGateDoc,
+  nullable: true,
+  description: "An approval step: the child's run waits in APPROVAL_WAIT for a person's decision (POST /api/runs/{id}/approve or /reject) or the deadline's; null (default): the child fires at once",
+};
 
 export class CreateDependencyDto {
   @ApiProperty({ description: 'Task id of the parent (fires first)' })
@@ -20,12 +39,23 @@ export class CreateDependencyDto {
   @IsOptional()
   @IsIn(DEPENDENCY_CONDITIONS)
   condition?: DependencyCondition;
+
+  @ApiPropertyOptional(APPROVAL_DOC)
+  @IsOptional()
+  @Raw()
+  approval?: unknown;
 }
 
 export class UpdateDependencyDto {
-  @ApiProperty({ enum: DEPENDENCY_CONDITIONS })
+  @ApiPropertyOptional({ enum: DEPENDENCY_CONDITIONS, description: 'Unchanged when absent' })
+  @IsOptional()
   @IsIn(DEPENDENCY_CONDITIONS)
-  condition!: DependencyCondition;
+  condition?: DependencyCondition;
+
+  @ApiPropertyOptional({ ...APPROVAL_DOC, description: `${APPROVAL_DOC.description}. Unchanged when absent; null removes it (runs already waiting keep theirs)` })
+  @IsOptional()
+  @Raw()
+  approval?: unknown;
 }
 
 export class DependencyQuery {
@@ -40,6 +70,7 @@ export class DependencyView implements Api.Dependency {
   @ApiProperty() childTaskId!: number;
   @ApiProperty() childName!: string;
   @ApiProperty({ enum: DEPENDENCY_CONDITIONS }) condition!: DependencyCondition;
+  @ApiProperty(APPROVAL_DOC) approval!: ApprovalGate | null;
   @ApiProperty() createdAt!: number;
 }
 

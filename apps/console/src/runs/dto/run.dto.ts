@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { EXECUTOR_STATES, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
+import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
 import { IntQuery, PageQuery, ToInt, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
@@ -96,6 +96,28 @@ export class RunExecutorView implements Api.RunExecutor {
   @ApiProperty({ enum: EXECUTOR_STATES }) state!: ExecutorState;
 }
 
+export class RunApprovalView implements Api.RunApproval {
+  @ApiProperty() runId!: number;
+  @ApiProperty({ enum: APPROVER_ROLES, nullable: true, description: 'Users of at least this role may decide; null: only `users`' }) role!: ApproverRole | null;
+  @ApiProperty({ type: [String], description: 'Usernames (or `api-key:<name>`) that may decide' }) users!: string[];
+  @ApiProperty({ description: 'When the deadline decides onTimeout (epoch ms)' }) deadlineAt!: number;
+  @ApiProperty({ enum: APPROVAL_OUTCOMES }) onTimeout!: ApprovalOutcome;
+  @ApiProperty({ enum: APPROVAL_OUTCOMES, nullable: true, description: 'Null while it waits' }) decision!: ApprovalOutcome | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Who decided; null when the deadline did, or nobody yet' }) decidedBy!: string | null;
+  @ApiProperty({ type: Number, nullable: true }) decidedAt!: number | null;
+  @ApiProperty({ type: String, nullable: true }) comment!: string | null;
+  @ApiProperty({ description: 'Whether the caller may decide on it now (it waits, and the gate admits the caller)' }) mayDecide!: boolean;
+}
+
+/** A decision's body: an optional comment, recorded with it (and in the audit log). */
+export class DecideRunDto {
+  @ApiPropertyOptional({ type: String, maxLength: MAX_APPROVAL_COMMENT, description: `Why (at most ${MAX_APPROVAL_COMMENT} characters)` })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_APPROVAL_COMMENT)
+  comment?: string;
+}
+
 export class RunDetailView extends RunView implements Api.RunDetail {
   @ApiProperty({ description: 'Params snapshot taken when the run was made' }) params!: JsonValue;
   @ApiProperty({ nullable: true }) result!: JsonValue | null;
@@ -111,6 +133,8 @@ export class RunDetailView extends RunView implements Api.RunDetail {
   traceId!: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'Its trace in the tracing UI (BATON_TRACE_URL_TEMPLATE with the trace id); GET /runs/{id} only, null without a template or a trace' })
   traceUrl!: string | null;
+  @ApiProperty({ type: RunApprovalView, nullable: true, description: "Its approval step (a run fired by an edge with one); null: it never waited for a person. GET /runs/{id} only" })
+  approval!: RunApprovalView | null;
 }
 
 export class RunPage implements Api.Page<RunView> {

@@ -40,10 +40,10 @@ export async function insertEdge(manager: EntityManager, row: TaskDependencyEnti
 }
 
 /**
- * An edge's new condition:
+ * An edge's new condition and approval step:
  *
- *   UPDATE task_dependencies SET `condition` = ? WHERE id = ? AND tenant_id = ?
+ *   UPDATE task_dependencies SET `condition` = ?, approval = ? WHERE id = ? AND tenant_id = ?
  */
-export async function updateEdgeCondition(manager: EntityManager, tenantId: string, id: number, condition: TaskDependencyEntity['condition']): Promise<void> {
-  await manager.update(TaskDependencyEntity, ofTenant(tenantId, { id }), { condition });
+export async function updateEdge(manager: EntityManager, tenantId: string, id: number, change: Pick<TaskDependencyEntity, 'condition' | 'approval'>): Promise<void> {
+  await manager.update(TaskDependencyEntity, ofTenant(tenantId, { id }), { condition: change.condition, approval: change.approval });
 }

@@ -18,7 +18,9 @@ const COLUMNS =
  * of a fan-in finish together and both decide to fire the child, the second insert is a no-op
  * (a duplicate key is an expected outcome, not an error — as in insert-planned-runs.ts).
  * A paused child gets a SKIPPED row (finished, error "task paused") instead of a PENDING one:
- * the console shows why the flow stopped there, and its own children never fire.
+ * the console shows why the flow stopped there, and its own children never fire. A child behind an
+ * approval step (`waiting`) gets an APPROVAL_WAIT row: no engine claims it until it is approved
+ * (its approval row: insertRunApprovals).
  * Returns the number of child tasks found.
  */
 export async function insertDependencyRuns(
@@ -30,6 +32,8 @@ export async function insertDependencyRuns(
     parentRunId: number;
     /** Per child task: its parents' results in this flow (domain parentResultsJson), or none. */
     parentResults?: ReadonlyMap<number, string | null>;
+    /** Child tasks whose run waits for a person (an edge's approval step): APPROVAL_WAIT, not PENDING. Default none. */
+    waiting?: ReadonlySet<number>;
     /** W3C traceparent of the parent's outcome span: the children join the parent run's trace. Default null. */
     traceParent?: string | null;
     now: number;
@@ -54,7 +58,7 @@ export async function insertDependencyRuns(
       t.tenant_id,
       num(t.id),
       t.engine_group,
-      paused ? 'SKIPPED' : 'PENDING',
+      paused ? 'SKIPPED' : input.waiting?.has(num(t.id)) ? 'APPROVAL_WAIT' : 'PENDING',
       `f:${input.flowId}`,
       input.flowId,
       input.parentRunId,

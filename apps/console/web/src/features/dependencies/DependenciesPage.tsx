@@ -4,6 +4,7 @@ import { ApiError, del, get, post, qs } from '../../shared/api';
 import { CodeOptions, ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
+import { fmtDuration } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
 import { useRunEvents } from '../../shared/live';
 import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../../shared/model';
@@ -273,6 +274,18 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
           { header: t('Parent'), cellProps: () => ({ translate: 'no' as const }), cell: (d) => d.parentName },
           { header: t('Child'), cellProps: () => ({ translate: 'no' as const }), cell: (d) => d.childName },
           { header: t('Condition'), cell: (d) => codeLabel(d.condition) },
+          {
+            header: t('Approval'),
+            cellProps: (d) => ({ 'data-edge-approval': d.approval ? d.approval.onTimeout : 'NONE' }),
+            cell: (d) =>
+              d.approval
+                ? t('{{approvers}} within {{timeout}}, then {{outcome}}', {
+                    approvers: [...(d.approval.role ? [t('any {{role}}', { role: codeLabel(d.approval.role) })] : []), ...d.approval.users].join(', '),
+                    timeout: fmtDuration(d.approval.timeoutMs),
+                    outcome: codeLabel(d.approval.onTimeout),
+                  })
+                : '—',
+          },
           canWrite && {
             header: t('Actions'),
             cell: (d) => (

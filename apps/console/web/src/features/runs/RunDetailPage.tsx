@@ -8,6 +8,7 @@ import { codeLabel } from '../../shared/labels';
 import { useLoad } from '../../shared/hooks';
 import { useLive, useRunEvents } from '../../shared/live';
 import { isTerminal, type Dependency, type Page, type Run, type RunAttempts, type RunDetail } from '../../shared/model';
+import { ApprovalSection } from './ApprovalSection';
 import { AttemptsSection } from './AttemptsSection';
 import { Link } from '../../shared/router';
 
@@ -183,6 +184,8 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
               </div>
             ) : null}
           </dl>
+
+          {r.approval ? <ApprovalSection runId={runId} approval={r.approval} onDecided={() => void run.reload()} /> : null}
 
           <AttemptsSection run={r} attempts={attempts.data?.items} />
 

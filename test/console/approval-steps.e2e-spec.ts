@@ -1,0 +1,187 @@
+/**
+ * Approval steps (issue 42 item 5), end to end on each database: a console (REST API) and an engine
+ * node on one data source, and a demo executor (the SDK). A parent's success fires its child behind
+ * an approval step into APPROVAL_WAIT with an APPROVAL_REQUESTED alarm; a person approves (the run
+ * goes on at once) or rejects (it fails, its ON_FAILURE child fires, its ON_SUCCESS one never does),
+ * or the deadline decides. Only the principals the step names decide, only in the run's tenant, each
+ * decision once, each recorded in the audit log.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
+import { buildDemoHandlers } from '../../apps/demo-executor/src';
+import { EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
+
+interface RunRow {
+  id: number;
+  taskId: number;
+  state: string;
+  error: string | null;
+}
+
+describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let engine: INestApplication;
+  let executor: ExecutorServer;
+  let alpha: SeededTenant;
+  let beta: SeededTenant;
+
+  beforeAll(async () => {
+    t = await startConsole(db.dataSource);
+    alpha = await seedTenant(t, db.dataSource, 'alpha');
+    beta = await seedTenant(t, db.dataSource, 'beta');
+    // The engine's own (system) clock: the deadline is enforced by its watchdog, every 50 ms here.
+    const config = readEngineConfig({}, { databaseUrl: db.url, nodeId: `approvals-${kind}`, host: '127.0.0.1', port: 0, groups: ['default'], watchdogIntervalMs: 50, claimIntervalMs: 50, planIntervalMs: 100, heartbeatMs: 500 });
+    engine = await NestFactory.create(EngineModule.forRoot({ config, dataSource: db.dataSource }), { bodyParser: false, logger: ['error'], abortOnError: false });
+    await engine.listen(0, '127.0.0.1');
+    const engineUrl = await startEngine(engine);
+    executor = createExecutorServer({ tenantId: 'alpha', secret: 'secret-alpha', app: 'demo', handlers: buildDemoHandlers(), engineUrls: [engineUrl], spoolFile: false, heartbeatIntervalMs: 200, progressIntervalMs: 0, logger: false });
+    await executor.start();
+  });
+  afterAll(async () => {
+    await executor?.stop();
+    await engine?.close();
+    await t?.close();
+  });
+
+  const api = () => t.http();
+  async function task(name: string): Promise<number> {
+    const res = await api().post('/api/tasks').set(alpha.admin).send({ name, executorApp: 'demo', handler: 'record', trigger: { kind: 'MANUAL' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as number;
+  }
+  async function edge(parentTaskId: number, childTaskId: number, extra: Record<string, unknown> = {}): Promise<void> {
+    const res = await api().post('/api/dependencies').set(alpha.admin).send({ parentTaskId, childTaskId, ...extra });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  }
+  async function runsOf(taskId: number): Promise<RunRow[]> {
+    return (await api().get(`/api/runs?taskId=${taskId}`).set(alpha.admin)).body.items as RunRow[];
+  }
+  /** Polls the task's runs until `check` holds (the event the test waits for), then answers them. */
+  async function until(taskId: number, check: (runs: RunRow[]) => boolean, what: string): Promise<RunRow[]> {
+    const end = Date.now() + 20_000;
+    for (;;) {
+      const runs = await runsOf(taskId);
+      if (check(runs)) return runs;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(runs)}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  async function waitingChild(parent: number, child: number): Promise<number> {
+    expect((await api().post(`/api/tasks/${parent}/trigger`).set(alpha.admin).send({})).status).toBe(201);
+    const [run] = await until(child, (runs) => runs.some((r) => r.state === 'APPROVAL_WAIT'), 'the child waiting for approval');
+    return run.id;
+  }
+  const decide = (runId: number, verdict: 'approve' | 'reject', as: Credentials, comment?: string) =>
+    api().post(`/api/runs/${runId}/${verdict}`).set(as).send(comment === undefined ? {} : { comment });
+
+  it('refuses a bad approval step naming the field and the reason, and stores nothing', async () => {
+    const [a, b] = [await task('bad-parent'), await task('bad-child')];
+    const res = await api().post('/api/dependencies').set(alpha.admin).send({ parentTaskId: a, childTaskId: b, approval: { role: 'OPERATOR', timeoutMs: 5, onTimeout: 'MAYBE' } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { field: 'approval.role', reason: 'must be null or one of TENANT_ADMIN, TENANT_VIEWER' },
+      { field: 'approval.timeoutMs', reason: 'must be at least 1000' },
+      { field: 'approval.onTimeout', reason: 'must be one of APPROVE, REJECT' },
+    ]);
+    expect((await api().get(`/api/dependencies?taskId=${a}`).set(alpha.admin)).body).toEqual([]);
+  });
+
+  it('approve: the run waits with an alarm naming its approvers; a viewer and another tenant are refused; an admin lets it go on at once', async () => {
+    const [parent, child] = [await task('deploy-build'), await task('deploy-prod')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN' } });
+    const runId = await waitingChild(parent, child);
+
+    const alarms = (await api().get('/api/alarms?type=APPROVAL_REQUESTED').set(alpha.admin)).body.items as Array<{ runId: number; message: string; data: Record<string, unknown> }>;
+    const alarm = alarms.find((a) => a.runId === runId);
+    expect(alarm?.message).toMatch(/waits for approval by any TENANT_ADMIN until .* \(then REJECT\)/);
+    expect(alarm?.data).toMatchObject({ role: 'TENANT_ADMIN', users: [], onTimeout: 'REJECT' });
+
+    const asViewer = await api().get(`/api/runs/${runId}`).set(alpha.viewer);
+    expect(asViewer.body.approval).toMatchObject({ role: 'TENANT_ADMIN', users: [], decision: null, mayDecide: false });
+    expect((await api().get(`/api/runs/${runId}`).set(alpha.admin)).body.approval.mayDecide).toBe(true);
+
+    const refused = await decide(runId, 'approve', alpha.viewer, 'looks fine to me');
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors).toEqual([{ field: 'approvers', reason: 'alpha-viewer (TENANT_VIEWER) may not decide: the approvers are any TENANT_ADMIN' }]);
+    expect((await decide(runId, 'approve', beta.admin)).status).toBe(404);
+    expect((await decide(runId, 'approve', alpha.admin, 'x'.repeat(1001))).body.errors).toEqual([{ field: 'comment', reason: 'comment must be shorter than or equal to 1000 characters' }]);
+
+    const approved = await decide(runId, 'approve', alpha.admin, 'ship it');
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.state).toBe('PENDING');
+    expect(approved.body.approval).toMatchObject({ decision: 'APPROVE', decidedBy: 'alpha-admin', comment: 'ship it', mayDecide: false });
+    await until(child, (runs) => runs[0].state === 'SUCCEEDED', 'the approved run to succeed');
+
+    const again = await decide(runId, 'reject', alpha.admin);
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0].field).toBe('state');
+
+    const audit = (await api().get('/api/audit?action=run.approve').set(alpha.admin)).body.items as Array<{ actor: { name: string }; objectId: string; after: Record<string, unknown> }>;
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor: { name: 'alpha-admin' }, objectId: String(runId), after: { decision: 'APPROVE', comment: 'ship it', state: 'PENDING' } });
+  });
+
+  it('reject: only the named approver (a viewer API key) decides; the run fails, its ON_FAILURE child fires, its ON_SUCCESS one does not', async () => {
+    const [parent, child, cleanup, next] = [await task('refund-check'), await task('refund-pay'), await task('refund-undo'), await task('refund-notify')];
+    await edge(parent, child, { approval: { users: ['api-key:alpha-TENANT_VIEWER'], onTimeout: 'APPROVE' } });
+    await edge(child, cleanup, { condition: 'ON_FAILURE' });
+    await edge(child, next, { condition: 'ON_SUCCESS' });
+    const runId = await waitingChild(parent, child);
+
+    expect((await decide(runId, 'reject', alpha.admin)).status).toBe(403); // an admin, but not named
+    const rejected = await decide(runId, 'reject', alpha.viewerKey, 'amount too high');
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(rejected.body.approval).toMatchObject({ decision: 'REJECT', decidedBy: 'api-key:alpha-TENANT_VIEWER', comment: 'amount too high' });
+    const [failed] = await until(child, (runs) => runs[0].state === 'FAILED', 'the rejected run to fail');
+    expect(failed.error).toBe('was rejected by api-key:alpha-TENANT_VIEWER: amount too high');
+    await until(cleanup, (runs) => runs[0]?.state === 'SUCCEEDED', 'the ON_FAILURE child to run');
+    expect(await runsOf(next)).toEqual([]);
+
+    const audit = (await api().get('/api/audit?action=run.reject').set(alpha.admin)).body.items as Array<{ actor: { name: string }; after: Record<string, unknown> }>;
+    expect(audit.map((a) => [a.actor.name, a.after.comment])).toEqual([['api-key:alpha-TENANT_VIEWER', 'amount too high']]);
+  });
+
+  it('deadline: nobody decides, and the engine decides what the step says on timeout (APPROVE: the run goes on)', async () => {
+    const [parent, child] = [await task('nightly-export'), await task('nightly-publish')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 1000, onTimeout: 'APPROVE' } });
+    const runId = await waitingChild(parent, child);
+    await until(child, (runs) => runs[0].state === 'SUCCEEDED', 'the deadline to approve the run');
+    const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
+    expect(detail.approval).toMatchObject({ decision: 'APPROVE', decidedBy: null, comment: null, mayDecide: false });
+    expect(detail.approval.decidedAt).toBeGreaterThanOrEqual(detail.approval.deadlineAt);
+  });
+
+  it('cancel: a waiting run can be cancelled; at its deadline the engine only takes its row out of the sweep, deciding nothing', async () => {
+    const [parent, child] = [await task('cleanup-scan'), await task('cleanup-delete')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 1000, onTimeout: 'APPROVE' } });
+    const runId = await waitingChild(parent, child);
+    const cancelled = await api().post(`/api/runs/${runId}/cancel`).set(alpha.admin);
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.state).toBe('CANCELLED');
+    const end = Date.now() + 20_000;
+    while ((await db.dataSource.query('SELECT due_at FROM run_approvals WHERE run_id = ?', [runId]))[0].due_at !== null) {
+      if (Date.now() > end) throw new Error('the sweep never settled the cancelled run\'s approval');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
+    expect(detail.state).toBe('CANCELLED');
+    expect(detail.approval).toMatchObject({ decision: null, decidedBy: null, mayDecide: false });
+    expect((await decide(runId, 'approve', alpha.admin)).status).toBe(409);
+  });
+
+  it('tasks as code carry the approval step: exported, planned as a change, and a bad one refused naming its place', async () => {
+    const exported = await api().get('/api/config/export').set(alpha.admin);
+    expect(exported.text).toContain('approval:\n      role: TENANT_ADMIN\n      users: []\n      timeoutMs: 86400000\n      onTimeout: REJECT');
+    const bad = await api().post('/api/config/plan').set(alpha.admin).send({ file: 'version: 1\ndependencies:\n  - parent: deploy-build\n    child: deploy-prod\n    approval: { users: [], onTimeout: LATER }\n' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([
+      { field: 'dependencies[0].approval.role', reason: 'a gate must name who may decide: a role, or users' },
+      { field: 'dependencies[0].approval.onTimeout', reason: 'must be one of APPROVE, REJECT' },
+    ]);
+  });
+});
