@@ -14,7 +14,6 @@ export type { ParsedCron, CronError } from './trigger/cron';
 export { DEFAULT_CRON_DST, canonicalCronTrigger, cronDstOf } from './trigger/cron-dst';
 export type { CronDst } from './trigger/cron-dst';
 export { dstMarks } from './trigger/dst-marks';
-export type { DstMark } from './trigger/dst-marks';
 export {
   nextFireTimes,
   nextFireTime,

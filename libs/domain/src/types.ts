@@ -108,6 +108,15 @@ export const SKIPPED_TIME_POLICIES = ['SKIP', 'FIRE_LATE'] as const;
  */
 export type SkippedTimePolicy = (typeof SKIPPED_TIME_POLICIES)[number];
 
+/**
+ * What daylight saving did to a cron fire, for people reading a preview (trigger/dst-marks.ts):
+ * - REPEATED_EARLIER / REPEATED_LATER: its local time occurs twice that day (clocks go back);
+ *   this fire is at the first / second occurrence.
+ * - FIRED_LATE: a local time the clocks skipped fires here, the first instant after the gap (FIRE_LATE).
+ * - AFTER_SKIPPED: a local time the clocks skipped, just before this fire, did not fire (SKIP).
+ */
+export type DstMark = 'REPEATED_EARLIER' | 'REPEATED_LATER' | 'FIRED_LATE' | 'AFTER_SKIPPED';
+
 export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
 /**
  * What to do with fire times that were missed by more than the misfire threshold:

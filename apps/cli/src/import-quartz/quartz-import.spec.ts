@@ -40,6 +40,11 @@ describe('importQuartz', () => {
     ]);
   });
 
+  it("a cron trigger states Quartz's daylight-saving behaviour: a repeated time once, after the clocks went back; a skipped time not at all", () => {
+    const result = importQuartz(store([job('a')], [cron('a', '0 30 1 * * ?', { cron: { expression: '0 30 1 * * ?', timeZone: 'Europe/London' } })]), OPTIONS);
+    expect(result.tasks[0].trigger).toEqual({ kind: 'CRON', expression: '0 30 1 * * *', timeZone: 'Europe/London', repeatedTime: 'ONCE_LATER', skippedTime: 'SKIP' });
+  });
+
   it('names that collide after cleaning get a suffix', () => {
     const result = importQuartz(store([job('a b'), job('a/b')], [cron('x', '0 0 1 * * ?', { jobName: 'a b' }), cron('y', '0 0 1 * * ?', { jobName: 'a/b' })]), OPTIONS);
     expect(result.tasks.map((t) => t.name)).toEqual(['a-b', 'a-b-2']);

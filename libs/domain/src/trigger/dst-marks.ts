@@ -1,17 +1,8 @@
 import { IANAZone } from 'luxon';
-import type { Millis, Trigger } from '../types';
+import type { DstMark, Millis, Trigger } from '../types';
 import { nextCronTime } from './cron';
 import { cronDstOf } from './cron-dst';
 import { locateWallTime, wallTimeOf } from './wall-time';
-
-/**
- * What daylight saving did to a cron fire, for people reading a preview:
- * - REPEATED_EARLIER / REPEATED_LATER: its local time occurs twice that day (clocks go back);
- *   this fire is at the first / second occurrence.
- * - FIRED_LATE: a local time the clocks skipped fires here, the first instant after the gap (FIRE_LATE).
- * - AFTER_SKIPPED: a local time the clocks skipped, just before this fire, did not fire (SKIP).
- */
-export type DstMark = 'REPEATED_EARLIER' | 'REPEATED_LATER' | 'FIRED_LATE' | 'AFTER_SKIPPED';
 
 /**
  * The mark of each of a cron trigger's consecutive fires (`fires`, the first one the first
