@@ -6,7 +6,7 @@ import { DEFAULT_CRON_DST, type CronDst } from './cron-dst';
 import { locateWallTime, wallTimeOf } from './wall-time';
 
 /**
- * Cron is delegated to croner (maintained, DST-aware), configured once here so every room of
+ * Cron is delegated to croner (maintained), configured once here so every room of
  * Baton reads an expression the same way:
  * - 6 fields (second first) or 5 fields (second 0); a 7th (year) field is refused, because
  *   the task model has start/end times for that.
@@ -130,6 +130,6 @@ function nextOnce(expression: string, timeZone: string, after: Millis, occurrenc
     const matched = locateWallTime(zone, next.getTime());
     const at = matched.kind === 'SINGLE' ? matched.at : matched.kind === 'REPEATED' ? matched[occurrence] : fireLate ? matched.gapEnd : null;
     if (at !== null && at > after) return at;
-    wall = matched.kind === 'SKIPPED' ? matched.rangeEnd - 1 : next.getTime();
+    wall = matched.kind === 'SKIPPED' ? Math.max(matched.rangeEnd - 1, next.getTime()) : next.getTime();
   }
 }
