@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
+import { canonicalCronTrigger, firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
 import { importCalendar } from './quartz-calendar';
 import { resolveMisfire } from './quartz-misfire';
@@ -137,7 +137,7 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
       // Quartz's first fire is the first whole second after start − 1 s: a start with milliseconds admits its own second.
       const startAt = Math.max(Math.floor(trigger.startTime / 1000) * 1000, cron.notBefore ?? -Infinity);
       const endAt = Math.min(trigger.endTime ?? Infinity, cron.notAfter ?? Infinity);
-      return bounded({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }, startAt, endAt);
+      return bounded(canonicalCronTrigger({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }), startAt, endAt);
     }
     case 'SIMPLE': {
       const { repeatCount, repeatInterval } = trigger.simple!;

@@ -1,4 +1,4 @@
-import { findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, MIN_INTERVAL_MS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
+import { canonicalCronTrigger, findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, MIN_INTERVAL_MS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
 import { firstFireFrom, scheduleOfFields, type ScheduleFields } from '../import/cut-over';
 import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
@@ -124,7 +124,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       if (zone === null) return `time zone "${options.timeZone}" is not an IANA zone Baton knows`;
       const cron = translateQuartzCron(conf, zone);
       if (!cron.ok) return cron.reason;
-      fields = { trigger: { kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }, misfirePolicy: misfire.value, ...(cron.notBefore !== null ? { startAt: cron.notBefore } : {}), ...(cron.notAfter !== null ? { endAt: cron.notAfter } : {}) };
+      fields = { trigger: canonicalCronTrigger({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }), misfirePolicy: misfire.value, ...(cron.notBefore !== null ? { startAt: cron.notBefore } : {}), ...(cron.notAfter !== null ? { endAt: cron.notAfter } : {}) };
       break;
     }
     case 'FIX_RATE': {
