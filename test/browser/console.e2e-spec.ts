@@ -158,6 +158,18 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await expect.poll(() => page.locator('[data-fire-time]').first().textContent()).toMatch(/CES?T|GMT\+[12]/); // shown in the task's zone
     await expect.poll(() => page.locator('.cron-preview h3').textContent()).toContain('Europe/Berlin');
 
+    // Daylight saving: 01:30 on the last Sunday of October occurs twice in London. The preview marks
+    // each fire; ONCE_LATER (the default) fires at the second occurrence, TWICE at both.
+    await page.getByLabel('Cron expression').fill('0 30 1 * 10 0L');
+    await page.getByLabel('Time zone').fill('Europe/London');
+    const marks = () => page.locator('[data-fire-time]').evaluateAll((els) => els.slice(0, 2).map((e) => e.getAttribute('data-dst')));
+    await expect.poll(marks).toEqual(['REPEATED_LATER', 'REPEATED_LATER']);
+    await page.getByLabel('Repeated local time (clocks go back)').selectOption('TWICE');
+    await expect.poll(marks).toEqual(['REPEATED_EARLIER', 'REPEATED_LATER']);
+    await page.getByLabel('Repeated local time (clocks go back)').selectOption('ONCE_LATER');
+    await page.getByLabel('Cron expression').fill('*/2 * * * * *');
+    await page.getByLabel('Time zone').fill('Europe/Berlin');
+
     // An invalid value is refused by the API, and the reason is shown beside its field.
     await page.getByLabel(/^Timeout/).fill('-5');
     await page.getByRole('button', { name: 'Create task' }).click();

@@ -31,7 +31,7 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
       return res.body as Record<string, unknown>;
     };
     await ok(await t.http().post('/api/calendars').set(as).send({ name: 'holidays', timeZone: 'Europe/Berlin', dates: ['2026-12-25', '2026-12-24'] }));
-    const report = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('report', { calendarName: 'holidays', retry: { maxAttempts: 3 } })));
+    const report = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('report', { calendarName: 'holidays', retry: { maxAttempts: 3 }, trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'Europe/Berlin', repeatedTime: 'TWICE', skippedTime: 'SKIP' } })));
     const mail = await ok(await t.http().post('/api/tasks').set(as).send(cronTask('mail', { trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, group: 'mailers' })));
     await ok(await t.http().post('/api/tasks').set(as).send(cronTask('adhoc', { trigger: { kind: 'MANUAL' }, params: { deep: { list: [1, 2, { x: 'y' }] } } })));
     await ok(await t.http().post('/api/dependencies').set(as).send({ parentTaskId: report.id, childTaskId: mail.id, condition: 'ON_COMPLETION' }));
@@ -58,6 +58,8 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect(doc.webhooks).toEqual([{ name: 'ops', url: 'https://hooks.example.com/baton', alarmTypes: null, minSeverity: 'CRITICAL' }]);
     expect(doc.retention).toEqual({ runsMs: 86_400_000, logsMs: null, alarmsMs: null, minRunsKept: 50 });
     expect(file).not.toMatch(/whsec_|secret|\bid:/);
+    // A cron's daylight-saving policy is in the file where it is not the default, and only there.
+    expect((doc.tasks.find((task) => (task as { name: string }).name === 'report') as { trigger: unknown }).trigger).toEqual({ kind: 'CRON', expression: '0 0 2 * * *', timeZone: 'Europe/Berlin', repeatedTime: 'TWICE' });
     expect(await exportOf(acme.adminKey)).toBe(file);
   });
 

@@ -137,6 +137,24 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect(back.body).toMatchObject({ version: 3, nextFireAt: Date.UTC(2026, 2, 1, 1, 30), retry: { maxAttempts: 1 } });
   });
 
+  it("keeps a cron task's daylight-saving policies, leaves the defaults out, and previews what they do", async () => {
+    const trigger = { kind: 'CRON', expression: '0 30 1 * * *', timeZone: 'Europe/London', repeatedTime: 'TWICE', skippedTime: 'FIRE_LATE' };
+    const res = await t.http().post('/api/tasks').set(admin).send(cronTask('london-dst', { trigger }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect((await t.http().get(`/api/tasks/${res.body.id}`).set(admin)).body.trigger).toEqual(trigger);
+    const back = await t.http().patch(`/api/tasks/${res.body.id}`).set(admin).send({ trigger: { ...trigger, repeatedTime: 'ONCE_LATER', skippedTime: 'SKIP' } });
+    expect(back.body.trigger).toEqual({ kind: 'CRON', expression: '0 30 1 * * *', timeZone: 'Europe/London' });
+    // London skips 01:00-01:59 on 29 March 2026: FIRE_LATE fires 01:30 at 02:00 BST, SKIP goes on the next day.
+    const late = await t.http().post('/api/cron/preview').set(admin).send({ expression: '0 30 1 * * *', timeZone: 'Europe/London', skippedTime: 'FIRE_LATE', after: Date.UTC(2026, 2, 28, 12), count: 2 });
+    expect(late.body).toMatchObject({ nextIso: ['2026-03-29T01:00:00.000Z', '2026-03-30T00:30:00.000Z'], dst: ['FIRED_LATE', null] });
+    const skip = await t.http().post('/api/cron/preview').set(admin).send({ expression: '0 30 1 * * *', timeZone: 'Europe/London', after: Date.UTC(2026, 2, 28, 12), count: 1 });
+    expect(skip.body).toMatchObject({ nextIso: ['2026-03-30T00:30:00.000Z'], dst: ['AFTER_SKIPPED'] });
+    const doc = await t.http().get('/api/docs-json');
+    expect(doc.body.components.schemas.TriggerDoc.properties.repeatedTime.enum).toEqual(['ONCE_LATER', 'ONCE_EARLIER', 'TWICE']);
+    expect(doc.body.components.schemas.TriggerDoc.properties.skippedTime.enum).toEqual(['SKIP', 'FIRE_LATE']);
+    expect((await t.http().delete(`/api/tasks/${res.body.id}`).set(admin)).status).toBe(204); // the listing test counts the tasks
+  });
+
   it('lists tasks with search, filters and a cursor', async () => {
     for (const name of ['report-a', 'report-b', 'cleanup']) {
       const res = await t.http().post('/api/tasks').set(admin).send(cronTask(name, { group: name.startsWith('report') ? 'reports' : 'ops' }));

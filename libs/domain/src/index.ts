@@ -11,6 +11,9 @@ export { validateCalendar, isLocalDate, MAX_CALENDAR_DATES } from './calendar/va
 
 export { parseCron, MAX_CRON_EXPRESSION_LENGTH, CRON_FIELDS_RULE } from './trigger/cron';
 export type { ParsedCron, CronError } from './trigger/cron';
+export { DEFAULT_CRON_DST, canonicalCronTrigger, cronDstOf } from './trigger/cron-dst';
+export type { CronDst } from './trigger/cron-dst';
+export { dstMarks } from './trigger/dst-marks';
 export {
   nextFireTimes,
   nextFireTime,

@@ -62,8 +62,12 @@ export type Trigger =
   | { kind: 'FIXED_RATE'; intervalMs: number }
   /** Fires `delayMs` after the previous run finished; the first fire is at the start time. */
   | { kind: 'FIXED_DELAY'; delayMs: number }
-  /** Six-field cron (seconds first; five fields means second 0), evaluated in `timeZone`. */
-  | { kind: 'CRON'; expression: string; timeZone: string }
+  /**
+   * Six-field cron (seconds first; five fields means second 0), evaluated in `timeZone`; what it
+   * does on daylight-saving days is `repeatedTime` and `skippedTime` (absent: the default, which
+   * is Quartz's; a stored or compared trigger leaves a default out, trigger/cron-dst.ts).
+   */
+  | { kind: 'CRON'; expression: string; timeZone: string; repeatedTime?: RepeatedTimePolicy; skippedTime?: SkippedTimePolicy }
   /** Fires once at `at`. */
   | { kind: 'ONCE'; at: Millis }
   /**
@@ -82,6 +86,36 @@ export type EventFilter = Record<string, JsonValue>;
 
 /** A run's params made from an event's payload: each param name and the JSON path its value is read from. */
 export type EventProjection = Record<string, string>;
+
+export const REPEATED_TIME_POLICIES = ['ONCE_LATER', 'ONCE_EARLIER', 'TWICE'] as const;
+/**
+ * What a cron does with a local time that occurs twice, when the clocks go back (an hour in
+ * most zones, half an hour on Lord Howe Island):
+ * - ONCE_LATER (default): it fires once, at the second occurrence (after the clocks went back),
+ *   as Quartz's CronTrigger does — so every fire in the repeated range is in standard time.
+ * - ONCE_EARLIER: it fires once, at the first occurrence (before the clocks go back).
+ * - TWICE: it fires at both occurrences (the elapsed time between fires stays even).
+ */
+export type RepeatedTimePolicy = (typeof REPEATED_TIME_POLICIES)[number];
+
+export const SKIPPED_TIME_POLICIES = ['SKIP', 'FIRE_LATE'] as const;
+/**
+ * What a cron does with a local time that does not occur, when the clocks go forward:
+ * - SKIP (default): it does not fire for it, as Quartz's CronTrigger does.
+ * - FIRE_LATE: it fires once at the first instant after the gap (e.g. 03:00 for 02:30), for
+ *   however many times of the gap it matches; once in all when the first instant after the gap
+ *   is one of its own times.
+ */
+export type SkippedTimePolicy = (typeof SKIPPED_TIME_POLICIES)[number];
+
+/**
+ * What daylight saving did to a cron fire, for people reading a preview (trigger/dst-marks.ts):
+ * - REPEATED_EARLIER / REPEATED_LATER: its local time occurs twice that day (clocks go back);
+ *   this fire is at the first / second occurrence.
+ * - FIRED_LATE: a local time the clocks skipped fires here, the first instant after the gap (FIRE_LATE).
+ * - AFTER_SKIPPED: a local time the clocks skipped, just before this fire, did not fire (SKIP).
+ */
+export type DstMark = 'REPEATED_EARLIER' | 'REPEATED_LATER' | 'FIRED_LATE' | 'AFTER_SKIPPED';
 
 export const MISFIRE_POLICIES = ['FIRE_ONCE_NOW', 'FIRE_ALL_MISSED', 'SKIP'] as const;
 /**

@@ -51,8 +51,8 @@ public class QuartzCatalogue {
 
   /** Next year's: every date of the catalogue is in the future, whenever the test runs. */
   static final int YEAR = java.time.Year.now(java.time.ZoneOffset.UTC).getValue() + 1;
-  /** Next year's daylight-saving changes in Berlin (spring, autumn) and New York (spring, autumn). */
-  static final Instant[] BERLIN = changes("Europe/Berlin"), NEW_YORK = changes("America/New_York");
+  /** Next year's first two daylight-saving changes in Berlin and New York (spring, autumn) and Lord Howe Island (autumn, spring: a half-hour shift). */
+  static final Instant[] BERLIN = changes("Europe/Berlin"), NEW_YORK = changes("America/New_York"), LORD_HOWE = changes("Australia/Lord_Howe");
   /** Most triggers start 8 days before Berlin's spring change, at midnight UTC. */
   static final Instant START_INSTANT = BERLIN[0].minus(java.time.Duration.ofDays(8)).truncatedTo(java.time.temporal.ChronoUnit.DAYS);
   static final Date START = Date.from(START_INSTANT);
@@ -98,11 +98,15 @@ public class QuartzCatalogue {
     scheduler.addCalendar("holidays", holidays, false, false);
 
     List<Trigger> triggers = new ArrayList<>();
-    // Cron: time zones, DST (next year's changes in Berlin and New York), L, W, #, month ends, leap days.
+    // Cron: time zones, DST (next year's changes in Berlin, New York and Lord Howe), L, W, #, month ends, leap days.
     triggers.add(cron("quarter-hour-berlin", "0 0/15 * * * ?", "Europe/Berlin", plus(BERLIN[0], -5), null));
     triggers.add(cron("daily-0230-berlin", "0 30 2 * * ?", "Europe/Berlin", null, null));
     triggers.add(cron("daily-0130-new-york", "0 30 1 * * ?", "America/New_York", plus(NEW_YORK[1], -18 * 24), null));
     triggers.add(cron("hourly-new-york", "0 0 * * * ?", "America/New_York", plus(NEW_YORK[1], -18), null));
+    triggers.add(cron("ten-minutes-lord-howe-back", "0 0/10 * * * ?", "Australia/Lord_Howe", plus(LORD_HOWE[0], -2), null));
+    triggers.add(cron("ten-minutes-lord-howe-forward", "0 0/10 * * * ?", "Australia/Lord_Howe", plus(LORD_HOWE[1], -2), null));
+    triggers.add(cron("daily-0145-lord-howe", "0 45 1 * * ?", "Australia/Lord_Howe", plus(LORD_HOWE[0], -48), null));
+    triggers.add(cron("daily-0215-lord-howe", "0 15 2 * * ?", "Australia/Lord_Howe", plus(LORD_HOWE[1], -48), null));
     triggers.add(cron("month-end-utc", "0 0 12 L * ?", "UTC", null, null));
     triggers.add(cron("last-weekday-tokyo", "0 0 9 LW * ?", "Asia/Tokyo", null, null));
     triggers.add(cron("nearest-weekday-15th-london", "0 0 9 15W * ?", "Europe/London", null, null));
@@ -155,7 +159,6 @@ public class QuartzCatalogue {
     triggers.add(morning);
     triggers.add(evening);
 
-    System.out.println("CHANGES " + BERLIN[0].toEpochMilli() + "," + BERLIN[1].toEpochMilli() + "," + NEW_YORK[0].toEpochMilli() + "," + NEW_YORK[1].toEpochMilli());
     for (Trigger t : triggers) {
       OperableTrigger stored = (OperableTrigger) scheduler.getTrigger(t.getKey());
       org.quartz.Calendar cal = stored.getCalendarName() == null ? null : scheduler.getCalendar(stored.getCalendarName());

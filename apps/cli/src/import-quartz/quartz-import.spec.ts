@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { cronDstOf } from '@baton/domain';
+import { QUARTZ_CRON_DST } from '../import/quartz-cron';
 import { importQuartz, type QuartzImportOptions } from './quartz-import';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 
@@ -38,6 +40,13 @@ describe('importQuartz', () => {
       ['billing.report.b-c', 'billing'],
       ['solo', 'default'],
     ]);
+  });
+
+  it("a cron trigger states Quartz's daylight-saving behaviour: a repeated time once, after the clocks went back; a skipped time not at all", () => {
+    const result = importQuartz(store([job('a')], [cron('a', '0 30 1 * * ?', { cron: { expression: '0 30 1 * * ?', timeZone: 'Europe/London' } })]), OPTIONS);
+    const trigger = result.tasks[0].trigger;
+    expect(trigger).toEqual({ kind: 'CRON', expression: '0 30 1 * * *', timeZone: 'Europe/London' }); // Baton's defaults are Quartz's: left out
+    expect(trigger.kind === 'CRON' && cronDstOf(trigger)).toEqual(QUARTZ_CRON_DST);
   });
 
   it('names that collide after cleaning get a suffix', () => {

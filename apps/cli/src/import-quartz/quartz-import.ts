@@ -1,14 +1,14 @@
 import { DateTime } from 'luxon';
-import { firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
+import { canonicalCronTrigger, firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
 import { importCalendar } from './quartz-calendar';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 import { firstFireFrom, scheduleOfFields, type ScheduleFields } from '../import/cut-over';
-import { changeAtTimeOfDay, dstDifference } from '../import/dst-difference';
+import { changeAtTimeOfDay } from '../import/dst-difference';
 import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
-import { translateQuartzCron } from '../import/quartz-cron';
+import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -123,10 +123,6 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   // Baton refuses a task that can never fire (and an apply is all or nothing): Quartz's finished triggers are listed instead.
   const since = Math.max(options.now, options.from ?? -Infinity);
   if (firstFireTime(domainSchedule, since) === null) return refuse(`it has no fire time after ${new Date(since).toISOString()} (its end time, repeat count or one-shot time has passed)`);
-  if (fired.trigger.kind === 'CRON') {
-    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, Math.max(since, fired.startAt ?? since), 'Quartz');
-    if (difference) notes.push(difference);
-  }
   return fired;
 }
 
@@ -141,7 +137,7 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
       // Quartz's first fire is the first whole second after start − 1 s: a start with milliseconds admits its own second.
       const startAt = Math.max(Math.floor(trigger.startTime / 1000) * 1000, cron.notBefore ?? -Infinity);
       const endAt = Math.min(trigger.endTime ?? Infinity, cron.notAfter ?? Infinity);
-      return bounded({ kind: 'CRON', expression: cron.expression, timeZone: zone }, startAt, endAt);
+      return bounded(canonicalCronTrigger({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }), startAt, endAt);
     }
     case 'SIMPLE': {
       const { repeatCount, repeatInterval } = trigger.simple!;

@@ -1,9 +1,8 @@
-import { findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, MIN_INTERVAL_MS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
+import { canonicalCronTrigger, findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, MIN_INTERVAL_MS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
 import { firstFireFrom, scheduleOfFields, type ScheduleFields } from '../import/cut-over';
-import { dstDifference } from '../import/dst-difference';
 import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
-import { translateQuartzCron } from '../import/quartz-cron';
+import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import type { XxlJob, XxlJobGroup, XxlJobTables } from './xxl-job-rows';
 import { concurrencyPolicyOf, fanOutOf, misfirePolicyOf } from './xxl-job-strategies';
 
@@ -125,7 +124,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       if (zone === null) return `time zone "${options.timeZone}" is not an IANA zone Baton knows`;
       const cron = translateQuartzCron(conf, zone);
       if (!cron.ok) return cron.reason;
-      fields = { trigger: { kind: 'CRON', expression: cron.expression, timeZone: zone }, misfirePolicy: misfire.value, ...(cron.notBefore !== null ? { startAt: cron.notBefore } : {}), ...(cron.notAfter !== null ? { endAt: cron.notAfter } : {}) };
+      fields = { trigger: canonicalCronTrigger({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }), misfirePolicy: misfire.value, ...(cron.notBefore !== null ? { startAt: cron.notBefore } : {}), ...(cron.notAfter !== null ? { endAt: cron.notAfter } : {}) };
       break;
     }
     case 'FIX_RATE': {
@@ -149,10 +148,6 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
   const domainSchedule = scheduleOfFields(fired, options.now);
   // Baton refuses a task that can never fire (and an apply is all or nothing): such a job is listed instead.
   if (firstFireTime(domainSchedule, since) === null) return `it has no fire time after ${new Date(since).toISOString()} (its cron's years have passed)`;
-  if (fired.trigger.kind === 'CRON') {
-    const difference = dstDifference(domainSchedule, fired.trigger.expression, fired.trigger.timeZone, Math.max(since, fired.startAt ?? since), SCHEDULER);
-    if (difference) notes.push(difference);
-  }
   return fired;
 }
 

@@ -1,5 +1,4 @@
 import { DateTime, IANAZone } from 'luxon';
-import { nextFireTimes, type Schedule } from '@baton/domain';
 
 const DAY_MS = 86_400_000;
 /** How far ahead transitions are looked for: two years shows both of a zone's yearly changes twice. */
@@ -12,40 +11,6 @@ interface Transition {
 }
 
 const transitionsByZone = new Map<string, { from: number; list: Transition[] }>();
-
-/**
- * Where a cron task's fire times differ from Quartz's CronExpression's around daylight-saving
- * changes (real Quartz 2.3.2, measured by test/cli/import-quartz.e2e-spec.ts; XXL-JOB's admin
- * schedules with its own copy of that class; `scheduler` names the one in the note):
- * - a time of day that does not exist (spring forward): Quartz skips it; Baton fires a fixed
- *   time (one second, minute and hour) at the end of the gap;
- * - a repeated time of day (fall back): Quartz fires it once, at its second occurrence; Baton
- *   fires a fixed time once, at its first, and any other expression at both.
- * Answers the first change (in the two years from `from`) at which the task's fires would
- * differ, as a note, or null.
- */
-export function dstDifference(schedule: Schedule, expression: string, timeZone: string, from: number, scheduler: string): string | null {
-  const fixed = expression.split(' ').slice(0, 3).every((f) => /^\d+$/.test(f));
-  for (const t of transitions(timeZone, Math.max(from, schedule.startAt ?? from))) {
-    const span = Math.abs(t.deltaMs);
-    // At most two fires fit in the window of a change: a fixed time fires once a day, and one in the window tells.
-    const near = nextFireTimes(schedule, t.at - span - 1, 2).filter((f) => f < t.at + span);
-    const differs = t.deltaMs < 0 ? near.length > 0 : fixed && near.includes(t.at) && inGap(expression, t, timeZone);
-    if (differs) {
-      const day = DateTime.fromMillis(t.at, { zone: timeZone }).toISODate();
-      return t.deltaMs < 0
-        ? `daylight saving (${timeZone}, ${day} and each such day): ${scheduler} fires a repeated time of day once, at its second occurrence; Baton fires ${fixed ? 'it once, at its first' : 'it at both'}`
-        : `daylight saving (${timeZone}, ${day} and each such day): ${scheduler} skips a time of day that does not exist; Baton fires it at the end of the gap`;
-    }
-  }
-  return null;
-}
-
-/** True when the fixed time of day (`second minute hour …`) is one the gap skips. */
-function inGap(expression: string, t: Transition, timeZone: string): boolean {
-  const [second, minute, hour] = expression.split(' ').map(Number);
-  return affects(t, hour * 3600 + minute * 60 + second, timeZone);
-}
 
 /**
  * True when a change makes the time of day (seconds after midnight) skipped (a gap: the wall

@@ -1,4 +1,15 @@
 import { DateTime } from 'luxon';
+import type { CronDst } from '@baton/domain';
+
+/**
+ * What Quartz's CronExpression does on daylight-saving days (XXL-JOB's admin schedules with its
+ * own copy of that class): a local time the clocks repeat fires once, after they went back; one
+ * they skip does not fire (measured against Quartz 2.3.2 by test/cli/import-quartz.e2e-spec.ts).
+ * Baton's defaults are the same, so a file leaves them out (canonicalCronTrigger: a file holds
+ * somewhat under 2,000 tasks, and two lines each would cost a tenth of that); were they to
+ * differ, the file would carry these.
+ */
+export const QUARTZ_CRON_DST: CronDst = { repeatedTime: 'ONCE_LATER', skippedTime: 'SKIP' };
 
 /** A Quartz cron expression in Baton's dialect, with the years its 7th field allowed as bounds; or why it cannot be. */
 export type TranslatedCron = { ok: true; expression: string; notBefore: number | null; notAfter: number | null } | { ok: false; reason: string };

@@ -1,5 +1,5 @@
 import type { FieldError } from '@baton/protocol/error-body';
-import type { EventFilter, EventProjection, RunState, TaskDefinition, TriggerKind } from '@baton/domain/types';
+import type { DstMark, EventFilter, EventProjection, RepeatedTimePolicy, RunState, SkippedTimePolicy, TaskDefinition, TriggerKind } from '@baton/domain/types';
 
 /** A trigger as the API writes it: one object whose kind says which of the other fields it has. */
 export interface TaskTrigger {
@@ -8,6 +8,8 @@ export interface TaskTrigger {
   delayMs?: number;
   expression?: string;
   timeZone?: string;
+  repeatedTime?: RepeatedTimePolicy;
+  skippedTime?: SkippedTimePolicy;
   at?: number;
   event?: string;
   filter?: EventFilter;
@@ -54,4 +56,6 @@ export interface CronPreview {
   timeZone: string;
   next: number[];
   nextIso: string[];
+  /** For each fire time, what daylight saving did to it (DstMark), or null. */
+  dst: (DstMark | null)[];
 }

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
+import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -11,7 +11,7 @@ const trigger = {
     { type: 'object', required: ['kind'], additionalProperties: false, properties: { kind: { const: 'MANUAL' } } },
     { type: 'object', required: ['kind', 'intervalMs'], additionalProperties: false, properties: { kind: { const: 'FIXED_RATE' }, intervalMs: { type: 'integer', minimum: 100 } } },
     { type: 'object', required: ['kind', 'delayMs'], additionalProperties: false, properties: { kind: { const: 'FIXED_DELAY' }, delayMs: { type: 'integer', minimum: 100 } } },
-    { type: 'object', required: ['kind', 'expression', 'timeZone'], additionalProperties: false, properties: { kind: { const: 'CRON' }, expression: { type: 'string', description: '6 fields (seconds first) or 5' }, timeZone: { type: 'string', description: 'IANA time zone, e.g. Europe/Berlin' } } },
+    { type: 'object', required: ['kind', 'expression', 'timeZone'], additionalProperties: false, properties: { kind: { const: 'CRON' }, expression: { type: 'string', description: '6 fields (seconds first) or 5' }, timeZone: { type: 'string', description: 'IANA time zone, e.g. Europe/Berlin' }, repeatedTime: { enum: [...REPEATED_TIME_POLICIES], description: 'a local time the clocks repeat: ONCE_LATER (default, as Quartz), ONCE_EARLIER or TWICE' }, skippedTime: { enum: [...SKIPPED_TIME_POLICIES], description: 'a local time the clocks skip: SKIP (default, as Quartz) or FIRE_LATE (at the first instant after the gap)' } } },
     { type: 'object', required: ['kind', 'at'], additionalProperties: false, properties: { kind: { const: 'ONCE' }, at: { type: 'integer', minimum: 0, description: 'epoch ms' } } },
     {
       type: 'object',

@@ -1,9 +1,9 @@
-import { parseCron, type TaskDefinition } from '@baton/domain';
+import { canonicalCronTrigger, parseCron, type TaskDefinition } from '@baton/domain';
 
-/** Cron expressions and zones are stored in their canonical spelling (trimmed, `Europe/Berlin`). */
+/** Cron expressions and zones are stored in their canonical spelling (trimmed, `Europe/Berlin`), daylight-saving policies left out when they are the defaults. */
 export function canonical(definition: TaskDefinition): TaskDefinition {
   if (definition.trigger.kind !== 'CRON') return definition;
   const parsed = parseCron(definition.trigger.expression, definition.trigger.timeZone);
   if (!parsed.ok) return definition; // validateTask has refused it already
-  return { ...definition, trigger: { kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone } };
+  return { ...definition, trigger: canonicalCronTrigger({ ...definition.trigger, expression: parsed.expression, timeZone: parsed.timeZone }) };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { bucketStart, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, successRate } from '@baton/domain';
+import { bucketStart, canonicalCronTrigger, dstMarks, emptyCell, estimate, INSTANT_REASON, isMillis, mergeCell, nextFireTimes, parseCron, REPEATED_TIME_POLICIES, SKIPPED_TIME_POLICIES, successRate, type RepeatedTimePolicy, type SkippedTimePolicy } from '@baton/domain';
 import { findLastRuns, firstTaskIds, ownedTaskIds, taskExists, type LastRun } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { badRequest, notFound } from '../common/api-error';
@@ -30,14 +30,18 @@ export class ConsoleUiService {
     }
     const after = body.after ?? this.clock.now();
     if (!isMillis(after)) throw badRequest([{ field: 'after', reason: INSTANT_REASON }]);
+    const policy = (field: 'repeatedTime' | 'skippedTime', allowed: readonly string[]) => {
+      const value = body[field];
+      if (value !== undefined && (typeof value !== 'string' || !allowed.includes(value))) throw badRequest([{ field, reason: `must be one of ${allowed.join(', ')}` }]);
+      return value as string | undefined;
+    };
+    const repeatedTime = policy('repeatedTime', REPEATED_TIME_POLICIES) as RepeatedTimePolicy | undefined;
+    const skippedTime = policy('skippedTime', SKIPPED_TIME_POLICIES) as SkippedTimePolicy | undefined;
     const count = body.count ?? 10;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 50) throw badRequest([{ field: 'count', reason: 'must be an integer from 1 to 50' }]);
-    const next = nextFireTimes(
-      { trigger: { kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone }, startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null },
-      after,
-      count,
-    );
-    return { expression: parsed.expression, timeZone: parsed.timeZone, next, nextIso: next.map((t) => new Date(t).toISOString()) };
+    const trigger = canonicalCronTrigger({ kind: 'CRON', expression: parsed.expression, timeZone: parsed.timeZone, repeatedTime, skippedTime });
+    const next = nextFireTimes({ trigger, startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null }, after, count);
+    return { expression: parsed.expression, timeZone: parsed.timeZone, next, nextIso: next.map((t) => new Date(t).toISOString()), dst: dstMarks(trigger, after, next) };
   }
 
   async taskSummaries(tenantId: string, idsParam: string | undefined): Promise<TaskSummaryView[]> {

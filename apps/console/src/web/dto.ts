@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString } from 'class-validator';
-import { RUN_STATES, type RunState } from '@baton/domain';
+import { REPEATED_TIME_POLICIES, RUN_STATES, SKIPPED_TIME_POLICIES, type DstMark, type RunState } from '@baton/domain';
 import { IntQuery } from '../common/query';
 import type * as Api from '../api-types';
 
@@ -19,6 +19,16 @@ export class CronPreviewDto {
   @Raw()
   timeZone?: unknown;
 
+  @ApiPropertyOptional({ enum: REPEATED_TIME_POLICIES, default: 'ONCE_LATER', description: "A local time the clocks repeat (the task trigger's repeatedTime)" })
+  @IsOptional()
+  @Raw()
+  repeatedTime?: unknown;
+
+  @ApiPropertyOptional({ enum: SKIPPED_TIME_POLICIES, default: 'SKIP', description: "A local time the clocks skip (the task trigger's skippedTime)" })
+  @IsOptional()
+  @Raw()
+  skippedTime?: unknown;
+
   @ApiPropertyOptional({ type: Number, description: 'Fire times after this instant (epoch ms); default now' })
   @IsOptional()
   @Raw()
@@ -35,6 +45,13 @@ export class CronPreviewView implements Api.CronPreview {
   @ApiProperty({ description: 'Canonical IANA time zone' }) timeZone!: string;
   @ApiProperty({ type: [Number], description: 'The next fire times, epoch ms' }) next!: number[];
   @ApiProperty({ type: [String], description: 'The same as ISO-8601 instants (UTC)' }) nextIso!: string[];
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description:
+      'For each fire time, what daylight saving did to it, or null: REPEATED_EARLIER / REPEATED_LATER (its local time occurs twice; this is the first / second occurrence), FIRED_LATE (a skipped local time fires here, just after the gap), AFTER_SKIPPED (a skipped local time just before this fire did not fire)',
+  })
+  dst!: (DstMark | null)[];
 }
 
 export class TaskSummaryQuery {

@@ -53,6 +53,7 @@ describe('validateTask — valid inputs', () => {
     [{ kind: 'FIXED_DELAY', delayMs: 3_600_000 }],
     [{ kind: 'ONCE', at: Date.parse('2026-06-01T12:00:00Z') }],
     [{ kind: 'CRON', expression: '*/5 * * * *', timeZone: 'UTC' }],
+    [{ kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/London', repeatedTime: 'TWICE', skippedTime: 'FIRE_LATE' }],
   ])('accepts trigger %j', (trigger) => {
     expect(validateTask({ ...minimal, trigger })).toEqual([]);
   });
@@ -128,6 +129,13 @@ describe('validateTask — trigger', () => {
     expect(errorsFor({ trigger: { kind: 'CRON', expression: 'nope' } })).toEqual([
       { field: 'trigger.timeZone', reason: expect.stringMatching(/^is required/) },
       { field: 'trigger.expression', reason: expect.stringContaining('it has 1 field;') },
+    ]);
+  });
+
+  it('names a daylight-saving policy that is not one', () => {
+    expect(errorsFor({ trigger: { kind: 'CRON', expression: '0 * * * *', timeZone: 'UTC', repeatedTime: 'ONCE', skippedTime: null } })).toEqual([
+      { field: 'trigger.repeatedTime', reason: 'must be one of ONCE_LATER, ONCE_EARLIER, TWICE' },
+      { field: 'trigger.skippedTime', reason: 'must be one of SKIP, FIRE_LATE' },
     ]);
   });
 

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, TRIGGER_KINDS } from '../types';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SKIPPED_TIME_POLICIES, TRIGGER_KINDS } from '../types';
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
@@ -58,7 +58,7 @@ const TRIGGER_FIELDS: Record<string, readonly string[]> = {
   MANUAL: ['kind'],
   FIXED_RATE: ['kind', 'intervalMs'],
   FIXED_DELAY: ['kind', 'delayMs'],
-  CRON: ['kind', 'expression', 'timeZone'],
+  CRON: ['kind', 'expression', 'timeZone', 'repeatedTime', 'skippedTime'],
   ONCE: ['kind', 'at'],
   EVENT: ['kind', 'event', 'filter', 'params'],
 };
@@ -159,6 +159,8 @@ function validateTrigger(trigger: unknown, input: Record<string, unknown>, add: 
       if (!zoneOk) add('trigger.timeZone', trigger.timeZone === undefined || trigger.timeZone === null ? 'is required: an IANA time zone such as Europe/Berlin (or UTC)' : 'must be a known IANA time zone such as Europe/Berlin');
       const parsed = parseCron(trigger.expression, zoneOk ? trigger.timeZone : 'UTC');
       if (!parsed.ok) add('trigger.expression', parsed.reason);
+      if (trigger.repeatedTime !== undefined) add('trigger.repeatedTime', oneOf(trigger.repeatedTime, REPEATED_TIME_POLICIES));
+      if (trigger.skippedTime !== undefined) add('trigger.skippedTime', oneOf(trigger.skippedTime, SKIPPED_TIME_POLICIES));
       return;
     }
     case 'ONCE': {

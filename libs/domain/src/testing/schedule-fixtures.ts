@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { ExclusionCalendar, Millis, Schedule, Trigger } from '../types';
+import type { ExclusionCalendar, Millis, RepeatedTimePolicy, Schedule, SkippedTimePolicy, Trigger } from '../types';
 
 /** Test helpers only (not exported from the library): readable instants and schedules. */
 
@@ -20,7 +20,7 @@ export function schedule(trigger: Trigger, rest: Partial<Schedule> = {}): Schedu
   return { trigger, startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null, ...rest };
 }
 
-export const cron = (expression: string, timeZone = 'UTC'): Trigger => ({ kind: 'CRON', expression, timeZone });
+export const cron = (expression: string, timeZone = 'UTC', dst: { repeatedTime?: RepeatedTimePolicy; skippedTime?: SkippedTimePolicy } = {}): Trigger => ({ kind: 'CRON', expression, timeZone, ...dst });
 
 export function calendar(timeZone: string, dates: string[], name = 'holidays'): ExclusionCalendar {
   return { name, timeZone, dates };

@@ -1,22 +1,22 @@
 import { Cron } from 'croner';
+import { IANAZone } from 'luxon';
 import type { Millis } from '../types';
 import { canonicalTimeZone } from '../time/time-zone';
+import { DEFAULT_CRON_DST, type CronDst } from './cron-dst';
+import { locateWallTime, wallTimeOf } from './wall-time';
 
 /**
- * Cron is delegated to croner (maintained, DST-aware), configured once here so every room of
+ * Cron is delegated to croner (maintained), configured once here so every room of
  * Baton reads an expression the same way:
  * - 6 fields (second first) or 5 fields (second 0); a 7th (year) field is refused, because
  *   the task model has start/end times for that.
  * - `?` is an alias of `*`; day-of-month and day-of-week combine with OR as in Vixie cron
  *   (prefix day-of-week with `+` for AND); `L`, `W`, `#` and names (MON, JAN) work;
  *   nicknames `@daily`, `@hourly`, … work; `@reboot` does not.
- * - DST, as croner documents and the next-fire tests pin down:
- *   - a *fixed-time* job (one value in each of second, minute, hour, e.g. `0 30 2 * * *`)
- *     whose local time does not exist on a spring-forward day runs at the first instant
- *     after the gap (03:00 local), once; on a fall-back day it runs once, at the first
- *     occurrence of the repeated time;
- *   - any other job (wildcards, steps, lists, ranges in those fields, e.g. hourly) skips the
- *     times in the gap and runs at both occurrences of a repeated time.
+ * - DST is Baton's, not croner's: croner matches *wall times* (it runs in UTC here, where a wall
+ *   time is written as the epoch ms it would be in UTC), and each wall time becomes instants in
+ *   the task's zone by the trigger's policies (cron-dst.ts): a time the clocks skip fires late
+ *   or not at all, a time that occurs twice fires at one occurrence or both.
  */
 const CRON_MODE = '5-or-6-parts' as const;
 
@@ -59,7 +59,7 @@ export function parseCron(expression: unknown, timeZone: unknown): ParsedCron {
   }
   let cron: Cron;
   try {
-    cron = compileCron(trimmed, zone);
+    cron = compileCron(trimmed);
   } catch (e) {
     return { ok: false, error: 'INVALID_EXPRESSION', reason: croneReason(e) };
   }
@@ -83,31 +83,53 @@ function croneReason(e: unknown): string {
 const compiled = new Map<string, Cron>();
 const MAX_COMPILED = 1_000;
 
-/** A croner job for the expression in the zone; throws on an invalid expression. */
-export function compileCron(expression: string, timeZone: string): Cron {
-  const key = `${timeZone}\u0000${expression}`;
-  let cron = compiled.get(key);
+/** A croner job matching wall times (see the top of this file); throws on an invalid expression. */
+export function compileCron(expression: string): Cron {
+  let cron = compiled.get(expression);
   if (cron === undefined) {
-    cron = new Cron(expression, { timezone: timeZone, mode: CRON_MODE });
+    cron = new Cron(expression, { timezone: 'UTC', mode: CRON_MODE });
     if (compiled.size >= MAX_COMPILED) compiled.clear();
-    compiled.set(key, cron);
+    compiled.set(expression, cron);
   }
   return cron;
 }
 
 /**
- * The first cron fire time strictly after `after`, or null if there is none.
- * Croner works in whole seconds and is strictly-after already; the loop is a guard so that a
- * sub-second `after` can never yield a time at or before it.
+ * The first cron fire time strictly after `after` in the zone under the daylight-saving
+ * policies (default: Quartz's), or null if there is none. TWICE is the union of the two
+ * occurrences' sequences, so its next fire is the earlier of theirs.
  */
-export function nextCronTime(expression: string, timeZone: string, after: Millis): Millis | null {
-  const cron = compileCron(expression, timeZone);
-  let reference = after;
+export function nextCronTime(expression: string, timeZone: string, after: Millis, dst: CronDst = DEFAULT_CRON_DST): Millis | null {
+  if (dst.repeatedTime !== 'TWICE') return nextOnce(expression, timeZone, after, dst.repeatedTime === 'ONCE_EARLIER' ? 'earlier' : 'later', dst.skippedTime === 'FIRE_LATE');
+  const earlier = nextOnce(expression, timeZone, after, 'earlier', dst.skippedTime === 'FIRE_LATE');
+  const later = nextOnce(expression, timeZone, after, 'later', dst.skippedTime === 'FIRE_LATE');
+  return earlier === null ? later : later === null ? earlier : Math.min(earlier, later);
+}
+
+/**
+ * With one occurrence of each repeated time, wall times map onto instants in order, so the
+ * walk over matching wall times stops at the first whose instant is after `after`. It starts
+ * at `after`'s own wall time — or, when `after` is in a repeated range, where that range's
+ * wall times can still fire after it: its start for the later occurrence (from the earlier
+ * pass, they all lie ahead), its end for the earlier (from the later pass, none does). A
+ * skipped range is crossed in one step. Croner is whole-second and strictly-after; the final
+ * check keeps a sub-second `after` from yielding a time at or before it.
+ */
+function nextOnce(expression: string, timeZone: string, after: Millis, occurrence: 'earlier' | 'later', fireLate: boolean): Millis | null {
+  const cron = compileCron(expression);
+  const zone = IANAZone.create(timeZone);
+  let wall = wallTimeOf(zone, after);
+  const here = locateWallTime(zone, wall);
+  if (here.kind === 'REPEATED') {
+    if (occurrence === 'later' && after < here.later) wall = here.rangeStart - 1;
+    if (occurrence === 'earlier' && after >= here.later) wall = Math.max(wall, here.rangeEnd - 1);
+  }
   for (;;) {
-    const next = cron.nextRun(new Date(reference));
+    const next = cron.nextRun(new Date(wall));
     if (next === null) return null;
-    const t = next.getTime();
-    if (t > after) return t;
-    reference = t;
+    const matched = locateWallTime(zone, next.getTime());
+    const at = matched.kind === 'SINGLE' ? matched.at : matched.kind === 'REPEATED' ? matched[occurrence] : fireLate ? matched.gapEnd : null;
+    if (at !== null && at > after) return at;
+    wall = matched.kind === 'SKIPPED' ? Math.max(matched.rangeEnd - 1, next.getTime()) : next.getTime();
   }
 }

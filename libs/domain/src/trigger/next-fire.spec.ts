@@ -19,17 +19,17 @@ function expectStrictlyIncreasing(times: number[]) {
   for (let i = 1; i < times.length; i++) expect(times[i]).toBeGreaterThan(times[i - 1]);
 }
 
+/** The default daylight-saving policies (Quartz's) and the others, each case in cron-dst.spec.ts; here how they meet the rest of the trigger math. */
 describe('nextFireTimes — CRON across DST', () => {
   describe('Europe/Berlin spring forward, 2026-03-29 (02:00 CET → 03:00 CEST)', () => {
-    it('runs a fixed-time job whose local time does not exist (02:30) once, at 03:00 CEST, right after the gap', () => {
-      const fires = nextFireTimes(schedule(cron('0 30 2 * * *', 'Europe/Berlin')), at('2026-03-28T12:00:00Z'), 3);
+    it('FIRE_LATE: runs a fixed-time job whose local time does not exist (02:30) once, at 03:00 CEST, right after the gap', () => {
+      const fires = nextFireTimes(schedule(cron('0 30 2 * * *', 'Europe/Berlin', { skippedTime: 'FIRE_LATE' })), at('2026-03-28T12:00:00Z'), 3);
       expect(isos(fires)).toEqual(['2026-03-29T01:00:00Z', '2026-03-30T00:30:00Z', '2026-03-31T00:30:00Z']);
       expect(local(fires[0], 'Europe/Berlin')).toBe('2026-03-29 03:00:00');
       expect(local(fires[1], 'Europe/Berlin')).toBe('2026-03-30 02:30:00');
     });
 
-    it('skips the nonexistent time for an interval job (list in the hour field)', () => {
-      // 1,2 is a list, so croner treats the job as an interval job: 02:30 is simply skipped.
+    it('SKIP (default): skips the nonexistent time', () => {
       const fires = nextFireTimes(schedule(cron('0 30 1,2 * * *', 'Europe/Berlin')), at('2026-03-28T12:00:00Z'), 3);
       expect(isos(fires)).toEqual(['2026-03-29T00:30:00Z', '2026-03-29T23:30:00Z', '2026-03-30T00:30:00Z']);
       expect(fires.map((t) => local(t, 'Europe/Berlin'))).toEqual([
@@ -55,8 +55,8 @@ describe('nextFireTimes — CRON across DST', () => {
   });
 
   describe('Europe/Berlin fall back, 2026-10-25 (03:00 CEST → 02:00 CET)', () => {
-    it('runs hourly at both occurrences of the repeated 02:00, monotonic and without duplicates', () => {
-      const fires = nextFireTimes(schedule(cron('0 0 * * * *', 'Europe/Berlin')), at('2026-10-24T22:30:00Z'), 6);
+    it('TWICE: runs hourly at both occurrences of the repeated 02:00, monotonic and without duplicates', () => {
+      const fires = nextFireTimes(schedule(cron('0 0 * * * *', 'Europe/Berlin', { repeatedTime: 'TWICE' })), at('2026-10-24T22:30:00Z'), 6);
       expect(isos(fires)).toEqual([
         '2026-10-24T23:00:00Z', // 01:00 CEST
         '2026-10-25T00:00:00Z', // 02:00 CEST
@@ -71,12 +71,12 @@ describe('nextFireTimes — CRON across DST', () => {
     });
 
     it('continues with the second pass when asked from inside the repeated hour', () => {
-      const s = schedule(cron('0 0 * * * *', 'Europe/Berlin'));
+      const s = schedule(cron('0 0 * * * *', 'Europe/Berlin', { repeatedTime: 'TWICE' }));
       expect(iso(nextFireTime(s, at('2026-10-25T00:30:00Z')))).toBe('2026-10-25T01:00:00Z');
     });
 
-    it('runs a fixed-time job in the repeated hour once, at the first occurrence', () => {
-      const s = schedule(cron('0 30 2 * * *', 'Europe/Berlin'));
+    it('ONCE_EARLIER: runs a fixed-time job in the repeated hour once, at the first occurrence', () => {
+      const s = schedule(cron('0 30 2 * * *', 'Europe/Berlin', { repeatedTime: 'ONCE_EARLIER' }));
       const fires = nextFireTimes(s, at('2026-10-24T12:00:00Z'), 2);
       expect(isos(fires)).toEqual(['2026-10-25T00:30:00Z', '2026-10-26T01:30:00Z']);
       // Asked between the two occurrences, it does not fire again at 02:30 CET (01:30Z).
@@ -91,14 +91,14 @@ describe('nextFireTimes — CRON across DST', () => {
   });
 
   describe('America/New_York spring forward, 2026-03-08 (02:00 EST → 03:00 EDT)', () => {
-    it('runs a fixed-time 02:30 job at 03:00 EDT on the day of the gap', () => {
-      const fires = nextFireTimes(schedule(cron('0 30 2 * * *', 'America/New_York')), at('2026-03-07T12:00:00Z'), 3);
+    it('FIRE_LATE: runs a fixed-time 02:30 job at 03:00 EDT on the day of the gap', () => {
+      const fires = nextFireTimes(schedule(cron('0 30 2 * * *', 'America/New_York', { skippedTime: 'FIRE_LATE' })), at('2026-03-07T12:00:00Z'), 3);
       expect(isos(fires)).toEqual(['2026-03-08T07:00:00Z', '2026-03-09T06:30:00Z', '2026-03-10T06:30:00Z']);
       expect(local(fires[0], 'America/New_York')).toBe('2026-03-08 03:00:00');
     });
 
-    it('does not fire again at 03:00 when asked from inside the gap day after the shifted fire', () => {
-      const s = schedule(cron('0 30 2 * * *', 'America/New_York'));
+    it('FIRE_LATE: does not fire again at 03:00 when asked from inside the gap day after the shifted fire', () => {
+      const s = schedule(cron('0 30 2 * * *', 'America/New_York', { skippedTime: 'FIRE_LATE' }));
       expect(iso(nextFireTime(s, at('2026-03-08T07:00:00Z')))).toBe('2026-03-09T06:30:00Z');
     });
 
@@ -115,8 +115,8 @@ describe('nextFireTimes — CRON across DST', () => {
   });
 
   describe('America/New_York fall back, 2026-11-01 (02:00 EDT → 01:00 EST)', () => {
-    it('runs hourly at both occurrences of the repeated 01:00', () => {
-      const fires = nextFireTimes(schedule(cron('0 0 * * * *', 'America/New_York')), at('2026-11-01T03:30:00Z'), 5);
+    it('TWICE: runs hourly at both occurrences of the repeated 01:00', () => {
+      const fires = nextFireTimes(schedule(cron('0 0 * * * *', 'America/New_York', { repeatedTime: 'TWICE' })), at('2026-11-01T03:30:00Z'), 5);
       expect(isos(fires)).toEqual([
         '2026-11-01T04:00:00Z', // 00:00 EDT
         '2026-11-01T05:00:00Z', // 01:00 EDT
@@ -128,8 +128,8 @@ describe('nextFireTimes — CRON across DST', () => {
       expect(fires.map((t) => local(t, 'America/New_York').slice(11, 13))).toEqual(['00', '01', '01', '02', '03']);
     });
 
-    it('runs a fixed-time 01:30 job once, at the first (EDT) occurrence', () => {
-      const fires = nextFireTimes(schedule(cron('0 30 1 * * *', 'America/New_York')), at('2026-10-31T12:00:00Z'), 2);
+    it('ONCE_EARLIER: runs a fixed-time 01:30 job once, at the first (EDT) occurrence', () => {
+      const fires = nextFireTimes(schedule(cron('0 30 1 * * *', 'America/New_York', { repeatedTime: 'ONCE_EARLIER' })), at('2026-10-31T12:00:00Z'), 2);
       expect(isos(fires)).toEqual(['2026-11-01T05:30:00Z', '2026-11-02T06:30:00Z']);
     });
 

@@ -2,6 +2,7 @@ import type { Millis, Schedule } from '../types';
 import { exclusionTest } from '../calendar/is-excluded';
 import { startOfNextLocalDay } from '../time/time-zone';
 import { nextCronTime } from './cron';
+import { cronDstOf, type CronDst } from './cron-dst';
 import { MissingAnchorError } from './missing-anchor-error';
 
 /**
@@ -142,8 +143,10 @@ function fireTimeFrom(schedule: Schedule, bound: Bound): Millis | null {
       const anchor = anchorOf(schedule);
       return search(schedule, (b) => gridTime(anchor, trigger.intervalMs, b), withStart(schedule, bound));
     }
-    case 'CRON':
-      return search(schedule, (b) => cronTime(trigger.expression, trigger.timeZone, b), withStart(schedule, bound));
+    case 'CRON': {
+      const dst = cronDstOf(trigger);
+      return search(schedule, (b) => cronTime(trigger.expression, trigger.timeZone, dst, b), withStart(schedule, bound));
+    }
   }
 }
 
@@ -189,11 +192,11 @@ function gridTime(anchor: Millis, step: number, bound: Bound): Millis {
   return anchor + Math.max(0, k) * step;
 }
 
-function cronTime(expression: string, timeZone: string, bound: Bound): Millis | null {
-  if (!bound.inclusive) return nextCronTime(expression, timeZone, bound.at);
+function cronTime(expression: string, timeZone: string, dst: CronDst, bound: Bound): Millis | null {
+  if (!bound.inclusive) return nextCronTime(expression, timeZone, bound.at, dst);
   // Croner is strictly-after and whole-second; ask from just before and drop anything early.
-  let t = nextCronTime(expression, timeZone, bound.at - 1);
-  while (t !== null && t < bound.at) t = nextCronTime(expression, timeZone, t);
+  let t = nextCronTime(expression, timeZone, bound.at - 1, dst);
+  while (t !== null && t < bound.at) t = nextCronTime(expression, timeZone, t, dst);
   return t;
 }
 

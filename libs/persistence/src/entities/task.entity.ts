@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, TriggerKind } from '@baton/domain';
+import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, RepeatedTimePolicy, SkippedTimePolicy, TriggerKind } from '@baton/domain';
 import { StoredJson, json, millis } from './columns';
 
 /**
@@ -49,6 +49,14 @@ export class TaskEntity {
   /** CRON only: IANA zone. */
   @Column({ name: 'time_zone', type: 'varchar', length: 64, nullable: true })
   timeZone!: string | null;
+
+  /** CRON only: what a local time the clocks repeat does (RepeatedTimePolicy); null: the default, ONCE_LATER. */
+  @Column({ name: 'cron_repeated_time', type: 'varchar', length: 12, nullable: true })
+  cronRepeatedTime!: RepeatedTimePolicy | null;
+
+  /** CRON only: what a local time the clocks skip does (SkippedTimePolicy); null: the default, SKIP. */
+  @Column({ name: 'cron_skipped_time', type: 'varchar', length: 9, nullable: true })
+  cronSkippedTime!: SkippedTimePolicy | null;
 
   /** FIXED_RATE interval or FIXED_DELAY delay. */
   @Column({ name: 'interval_ms', type: 'bigint', nullable: true, transformer: millis })

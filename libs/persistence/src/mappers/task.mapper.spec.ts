@@ -49,7 +49,13 @@ describe('task mapper', () => {
 
   it('refuses a row whose columns do not fit its trigger kind', () => {
     expect(() =>
-      triggerFromColumns({ triggerKind: 'CRON', cronExpression: null, timeZone: 'UTC', intervalMs: null, onceAt: null }),
+      triggerFromColumns({ triggerKind: 'CRON', cronExpression: null, timeZone: 'UTC', cronRepeatedTime: null, cronSkippedTime: null, intervalMs: null, onceAt: null }),
     ).toThrow(/cron_expression/);
+  });
+
+  it('stores a daylight-saving policy in its column and a default as null, and reads both back', () => {
+    const columns = triggerToColumns({ kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/London', repeatedTime: 'TWICE', skippedTime: 'SKIP' });
+    expect(columns).toMatchObject({ cronRepeatedTime: 'TWICE', cronSkippedTime: null });
+    expect(triggerFromColumns(columns)).toEqual({ kind: 'CRON', expression: '0 30 2 * * *', timeZone: 'Europe/London', repeatedTime: 'TWICE' });
   });
 });

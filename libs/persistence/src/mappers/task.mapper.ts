@@ -1,4 +1,4 @@
-import type { EventFilter, EventProjection, TaskDefinition, Trigger } from '@baton/domain';
+import { canonicalCronTrigger, type EventFilter, type EventProjection, type RepeatedTimePolicy, type SkippedTimePolicy, type TaskDefinition, type Trigger } from '@baton/domain';
 import type { TaskEntity } from '../entities';
 import type { StoredJson } from '../entities/columns';
 
@@ -7,6 +7,9 @@ export interface TriggerColumns {
   triggerKind: Trigger['kind'];
   cronExpression: string | null;
   timeZone: string | null;
+  /** CRON only; null: the default policy (a default is stored as null, canonicalCronTrigger). */
+  cronRepeatedTime: RepeatedTimePolicy | null;
+  cronSkippedTime: SkippedTimePolicy | null;
   intervalMs: number | null;
   onceAt: number | null;
   /** EVENT only (optional: rows read for the planner, never EVENT, leave them out). */
@@ -18,7 +21,7 @@ export interface TriggerColumns {
 }
 
 export function triggerToColumns(trigger: Trigger): TriggerColumns {
-  const none = { cronExpression: null, timeZone: null, intervalMs: null, onceAt: null, eventName: null, eventFilter: null, eventParams: null };
+  const none = { cronExpression: null, timeZone: null, cronRepeatedTime: null, cronSkippedTime: null, intervalMs: null, onceAt: null, eventName: null, eventFilter: null, eventParams: null };
   switch (trigger.kind) {
     case 'MANUAL':
       return { triggerKind: 'MANUAL', ...none };
@@ -26,8 +29,10 @@ export function triggerToColumns(trigger: Trigger): TriggerColumns {
       return { triggerKind: 'FIXED_RATE', ...none, intervalMs: trigger.intervalMs };
     case 'FIXED_DELAY':
       return { triggerKind: 'FIXED_DELAY', ...none, intervalMs: trigger.delayMs };
-    case 'CRON':
-      return { triggerKind: 'CRON', ...none, cronExpression: trigger.expression, timeZone: trigger.timeZone };
+    case 'CRON': {
+      const { repeatedTime, skippedTime } = canonicalCronTrigger(trigger);
+      return { triggerKind: 'CRON', ...none, cronExpression: trigger.expression, timeZone: trigger.timeZone, cronRepeatedTime: repeatedTime ?? null, cronSkippedTime: skippedTime ?? null };
+    }
     case 'ONCE':
       return { triggerKind: 'ONCE', ...none, onceAt: trigger.at };
     case 'EVENT':
@@ -49,7 +54,7 @@ export function triggerFromColumns(row: TriggerColumns): Trigger {
     case 'FIXED_DELAY':
       return { kind: 'FIXED_DELAY', delayMs: need(row.intervalMs, 'interval_ms') };
     case 'CRON':
-      return { kind: 'CRON', expression: need(row.cronExpression, 'cron_expression'), timeZone: need(row.timeZone, 'time_zone') };
+      return canonicalCronTrigger({ kind: 'CRON', expression: need(row.cronExpression, 'cron_expression'), timeZone: need(row.timeZone, 'time_zone'), repeatedTime: row.cronRepeatedTime ?? undefined, skippedTime: row.cronSkippedTime ?? undefined });
     case 'ONCE':
       return { kind: 'ONCE', at: need(row.onceAt, 'once_at') };
     case 'EVENT':

@@ -7,6 +7,8 @@ import {
   FAN_OUT_FAIL_WHEN,
   FAN_OUT_MODES,
   MISFIRE_POLICIES,
+  REPEATED_TIME_POLICIES,
+  SKIPPED_TIME_POLICIES,
   TRIGGER_KINDS,
   type AlarmType,
   type ConcurrencyPolicy,
@@ -14,6 +16,8 @@ import {
   type FanOutMode,
   type JsonValue,
   type MisfirePolicy,
+  type RepeatedTimePolicy,
+  type SkippedTimePolicy,
   type TriggerKind,
 } from '@baton/domain';
 import { FieldErrorView } from '../../common/error-body.view';
@@ -27,6 +31,16 @@ export class TriggerDoc implements Api.TaskTrigger {
   @ApiPropertyOptional({ description: 'FIXED_DELAY: delay after the previous run finished (ms, 100 to 315 360 000 000 = 10 years)' }) delayMs?: number;
   @ApiPropertyOptional({ description: 'CRON: 6 fields (seconds first) or 5', example: '0 */5 * * * *' }) expression?: string;
   @ApiPropertyOptional({ description: 'CRON: IANA time zone', example: 'Europe/Berlin' }) timeZone?: string;
+  @ApiPropertyOptional({
+    enum: REPEATED_TIME_POLICIES,
+    description: 'CRON: a local time the clocks repeat (going back): ONCE_LATER (default, as Quartz) fires once, after the clocks went back; ONCE_EARLIER once, before; TWICE at both. Left out of an answer when it is the default',
+  })
+  repeatedTime?: RepeatedTimePolicy;
+  @ApiPropertyOptional({
+    enum: SKIPPED_TIME_POLICIES,
+    description: 'CRON: a local time the clocks skip (going forward): SKIP (default, as Quartz) does not fire; FIRE_LATE fires once at the first instant after the gap. Left out of an answer when it is the default',
+  })
+  skippedTime?: SkippedTimePolicy;
   @ApiPropertyOptional({ description: 'ONCE: epoch ms, 0 to 253 402 300 799 999 (9999-12-31)' }) at?: number;
   @ApiPropertyOptional({ description: 'EVENT: the name of the events that start the task (1-100 of A-Z a-z 0-9 . _ - :)', example: 'order.paid' }) event?: string;
   @ApiPropertyOptional({

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { MisfirePolicy, TriggerKind } from '@baton/domain';
+import type { MisfirePolicy, RepeatedTimePolicy, SkippedTimePolicy, TriggerKind } from '@baton/domain';
 import { execute, num, numOrNull, skipLocked, dialectOf } from '../sql';
 import type { Dialect } from '../sql';
 
@@ -11,6 +11,8 @@ export interface DueTaskRow {
   triggerKind: TriggerKind;
   cronExpression: string | null;
   timeZone: string | null;
+  cronRepeatedTime: RepeatedTimePolicy | null;
+  cronSkippedTime: SkippedTimePolicy | null;
   intervalMs: number | null;
   onceAt: number | null;
   startAt: number | null;
@@ -51,8 +53,8 @@ export interface DueTaskRow {
  */
 /** The task claim for one engine group — exported so the plan test EXPLAINs this very text. */
 export function claimDueTasksSql(dialect: Dialect): string {
-  return `SELECT id, tenant_id, engine_group, trigger_kind, cron_expression, time_zone, interval_ms, once_at,
-                 start_at, end_at, max_fires, fire_count, misfire_policy, misfire_threshold_ms, priority,
+  return `SELECT id, tenant_id, engine_group, trigger_kind, cron_expression, time_zone, cron_repeated_time, cron_skipped_time,
+                 interval_ms, once_at, start_at, end_at, max_fires, fire_count, misfire_policy, misfire_threshold_ms, priority,
                  params, calendar_id, next_fire_at, created_at
             FROM tasks
            WHERE engine_group = ? AND paused = 0 AND next_fire_at <= ? AND trigger_kind <> 'MANUAL'
@@ -81,6 +83,8 @@ function toDueTask(r: Record<string, unknown>): DueTaskRow {
     triggerKind: r.trigger_kind as TriggerKind,
     cronExpression: (r.cron_expression as string | null) ?? null,
     timeZone: (r.time_zone as string | null) ?? null,
+    cronRepeatedTime: (r.cron_repeated_time as RepeatedTimePolicy | null) ?? null,
+    cronSkippedTime: (r.cron_skipped_time as SkippedTimePolicy | null) ?? null,
     intervalMs: numOrNull(r.interval_ms),
     onceAt: numOrNull(r.once_at),
     startAt: numOrNull(r.start_at),

@@ -837,4 +837,16 @@ export const zhCN: Record<string, string> = {
   'Give the third party this URL:': '请将此地址提供给第三方：',
   'No inbound webhook yet.': '还没有入站 Webhook。',
   'Add one above to turn a third party’s signed POSTs into events.': '在上方添加一个，即可把第三方签名的 POST 转为事件。',
+  // Daylight saving as a cron task's policy (issue 41).
+  ONCE_LATER: '触发一次（回拨之后）',
+  ONCE_EARLIER: '触发一次（回拨之前）',
+  TWICE: '触发两次',
+  FIRE_LATE: '在跳过的时段之后补触发',
+  'Repeated local time (clocks go back)': '重复的本地时间（时钟回拨）',
+  'Skipped local time (clocks go forward)': '跳过的本地时间（时钟拨快）',
+  "Daylight saving. The defaults are Quartz's: once, after the clocks went back; a skipped time does not fire.": '夏令时。默认与 Quartz 相同：重复的时间在回拨之后触发一次；被跳过的时间不触发。',
+  'daylight saving: first of two occurrences': '夏令时：两次中的第一次',
+  'daylight saving: second of two occurrences': '夏令时：两次中的第二次',
+  'daylight saving: a skipped time fires here, late': '夏令时：被跳过的时间推迟到此刻触发',
+  'daylight saving: a skipped time before this one did not fire': '夏令时：此前有被跳过的时间未触发',
 };

@@ -14,6 +14,9 @@ export interface Form {
   delayMs: string;
   expression: string;
   timeZone: string;
+  /** CRON: the daylight-saving policies (the API's defaults: ONCE_LATER, SKIP). */
+  repeatedTime: string;
+  skippedTime: string;
   at: string;
   /** EVENT: the event's name, its filter and its params projection (JSON texts; an empty projection: the whole payload). */
   eventName: string;
@@ -46,7 +49,7 @@ export interface Form {
 /** The API's names of the fields this editor shows: a reason on any other goes in the banner. */
 export const TASK_FIELDS = [
   'name', 'group', 'executorApp', 'handler', 'params',
-  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.at', 'trigger.event', 'trigger.filter', 'trigger.params',
+  'trigger', 'trigger.kind', 'trigger.intervalMs', 'trigger.delayMs', 'trigger.expression', 'trigger.timeZone', 'trigger.repeatedTime', 'trigger.skippedTime', 'trigger.at', 'trigger.event', 'trigger.filter', 'trigger.params',
   'startAt', 'endAt', 'maxFires', 'calendarName', 'misfirePolicy', 'misfireThresholdMs', 'concurrencyPolicy', 'priority', 'timeoutMs', 'startDeadlineMs',
   'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
@@ -66,6 +69,8 @@ export function emptyForm(): Form {
     delayMs: '60000',
     expression: '0 */5 * * * *',
     timeZone: displayTimeZone(),
+    repeatedTime: 'ONCE_LATER',
+    skippedTime: 'SKIP',
     at: '',
     eventName: '',
     eventFilter: '{}',
@@ -107,6 +112,8 @@ export function formOf(task: Task): Form {
     delayMs: s(task.trigger.delayMs) || emptyForm().delayMs,
     expression: task.trigger.expression ?? emptyForm().expression,
     timeZone: task.trigger.timeZone ?? displayTimeZone(),
+    repeatedTime: task.trigger.repeatedTime ?? emptyForm().repeatedTime,
+    skippedTime: task.trigger.skippedTime ?? emptyForm().skippedTime,
     at: toLocalInput(task.trigger.at),
     eventName: task.trigger.event ?? '',
     eventFilter: JSON.stringify(task.trigger.filter ?? {}, null, 2),
@@ -152,7 +159,7 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
   const trigger: Record<string, unknown> = { kind: f.kind };
   if (f.kind === 'FIXED_RATE') trigger.intervalMs = ms(f.intervalMs);
   if (f.kind === 'FIXED_DELAY') trigger.delayMs = ms(f.delayMs);
-  if (f.kind === 'CRON') Object.assign(trigger, { expression: f.expression, timeZone: f.timeZone });
+  if (f.kind === 'CRON') Object.assign(trigger, { expression: f.expression, timeZone: f.timeZone, repeatedTime: f.repeatedTime, skippedTime: f.skippedTime });
   if (f.kind === 'ONCE') {
     const at = fromLocalInput(f.at);
     if (at === null) local['trigger.at'] = t('a date and time is required');
