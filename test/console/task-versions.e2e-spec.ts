@@ -66,6 +66,26 @@ describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
     expect((await t.http().get(`/api/tasks/${id}`).set(alpha.admin)).body.params).toEqual({ region: 'eu', apiToken: 'tok-first', auth: { password: 'pw-first' } });
   });
 
+  it("shows a viewer a task's secret-named params redacted by the same rule — the task, the list, the tasks-as-code export — and an admin in clear", async () => {
+    const params = { region: 'eu', dbPassword: 'pw-now', nested: { apiToken: 'tok-now' } };
+    const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('viewer-sees', { params }))).body.id as number;
+    const redacted = { region: 'eu', dbPassword: '[redacted]', nested: { apiToken: '[redacted]' } };
+    for (const viewer of [alpha.viewer, alpha.viewerKey]) {
+      const one = await t.http().get(`/api/tasks/${id}`).set(viewer);
+      expect(one.body.params).toEqual(redacted);
+      const list = await t.http().get('/api/tasks?search=viewer-sees').set(viewer);
+      expect(list.body.items.map((task: { params: unknown }) => task.params)).toEqual([redacted]);
+      const file = await t.http().get('/api/config/export').set(viewer);
+      expect(file.status).toBe(200);
+      expect(file.text).toContain('# Secret-named values');
+      expect(`${one.text}${list.text}${file.text}`).not.toMatch(/pw-now|tok-now/);
+    }
+    expect((await t.http().get(`/api/tasks/${id}`).set(alpha.admin)).body.params).toEqual(params);
+    const adminFile = (await t.http().get('/api/config/export').set(alpha.adminKey)).text;
+    expect(adminFile).toMatch(/pw-now[\s\S]*tok-now/);
+    expect(adminFile).not.toContain('# Secret-named values');
+  });
+
   it('restores a version as a new one, audited; another tenant sees and restores nothing', async () => {
     const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('restorable'))).body.id as number;
     await t.http().patch(`/api/tasks/${id}`).set(alpha.admin).send({ priority: 7, params: { region: 'us' } });
