@@ -4,10 +4,11 @@ import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@n
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY, TenantHeavyWork } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
+import { seesSecretValues, shownTo } from '../auth/secret-values';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
+import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
 import { BulkRunsDto, BulkRunsView, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunActionsService } from './run-actions.service';
 import { RunsService } from './runs.service';
@@ -32,18 +33,18 @@ export class RunsController {
   @ApiOperation({
     summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
     description:
-      'Each call examines a bounded slice of the range (20,000 runs on MariaDB, 5,000 on SQLite, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
+      'Each call examines a bounded slice of the range (20,000 runs on MariaDB, 5,000 on SQLite, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked. A viewer searching params finds only text outside secret-named values (which it sees as [redacted]).',
   })
   @ApiOkResponse({ type: RunSearchPageView })
-  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery): Promise<RunSearchPageView> {
-    return this.runs.search(tenantId, query);
+  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery, @CurrentPrincipal() principal: Principal): Promise<RunSearchPageView> {
+    return this.runs.search(tenantId, query, { secretValues: seesSecretValues(principal) });
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'A run with its params snapshot, result and log lines' })
+  @ApiOperation({ summary: "A run with its params snapshot, result and log lines (a viewer sees secret-named values as [redacted], as in the run's task)" })
   @ApiOkResponse({ type: RunDetailView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<RunDetailView> {
-    return this.runs.get(tenantId, id);
+  async get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return shownTo(principal, await this.runs.get(tenantId, id));
   }
 
   @Get(':id/attempts')

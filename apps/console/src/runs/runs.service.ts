@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { attemptTimeline, firstAttemptLateness } from '@baton/domain';
+import { attemptTimeline, firstAttemptLateness, shownTextContains } from '@baton/domain';
 import { splitError } from '@baton/protocol';
 import { traceFields } from '@baton/tracing';
 import {
@@ -114,24 +114,27 @@ export class RunsService {
   /**
    * Runs whose error text (or params) contains `q`, scheduled in [from, to), newest first — a
    * slice of the range a call (searchRuns: at most SEARCH_SCAN's budget examined, 20,000 runs on MariaDB, 5,000 on SQLite in slices of 1,000: searchInSlices), so a call
-   * costs the same at any history size; the client pages on with nextCursor.
+   * costs the same at any history size; the client pages on with nextCursor. `shown.secretValues`
+   * false (a viewer): a params match found only inside secret-named values is left out
+   * (shownTextContains), as the viewer sees them redacted.
    */
-  async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+  async search(tenantId: string, query: RunSearchQuery, shown: { secretValues: boolean }): Promise<RunSearchPageView> {
     if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
-    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query));
+    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query, shown));
   }
 
   /** One search call's slice (see search), run while no other heavy request of its tenant is (TenantHeavyWork). */
-  private async searchSlice(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+  private async searchSlice(tenantId: string, query: RunSearchQuery, shown: { secretValues: boolean }): Promise<RunSearchPageView> {
     if (query.taskId !== undefined && !(await taskExists(this.dataSource.manager, tenantId, query.taskId))) throw notFound('Task', query.taskId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
     const page = await searchInSlices(dialectOf(this.dataSource.manager), { after, limit }, (below, scanBudget, left) =>
       searchRuns(this.dataSource.manager, { tenantId, taskId: query.taskId, text: query.q, field: query.field ?? 'error', from: query.from, to: query.to, after: below, scanBudget, limit: left }),
     );
-    const names = await this.taskNames(tenantId, page.rows.map((r) => r.taskId));
+    const rows = query.field === 'params' && !shown.secretValues ? page.rows.filter((r) => shownTextContains(r.params, query.q)) : page.rows;
+    const names = await this.taskNames(tenantId, rows.map((r) => r.taskId));
     return {
-      items: page.rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
+      items: rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
       nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null,
       searchedFrom: page.next ? page.next.time : query.from,
     };

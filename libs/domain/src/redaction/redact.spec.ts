@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretName, redact, redactChange, REDACTED } from './redact';
+import { isSecretName, redact, redactChange, REDACTED, shownTextContains } from './redact';
 
 describe('isSecretName', () => {
   it.each(['password', 'dbPassword', 'secret', 'clientSecret', 'previousSecret', 'token', 'apiToken', 'keyHash', 'passwordHash', 'key', 'KEY', 'apiKey', 'x-apikey', 'authorization', 'Authorization', 'cookie', 'Set-Cookie', 'credentials', 'awsCredential'])('%s is secret', (name) => {
@@ -50,5 +50,27 @@ describe('redactChange', () => {
   it('redacts the values of any other field as redact does', () => {
     expect(redactChange({ field: 'params', before: { region: 'eu', token: 't1' }, after: null })).toEqual({ field: 'params', before: { region: 'eu', token: REDACTED }, after: null });
     expect(redactChange({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' })).toEqual({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' });
+  });
+});
+
+describe('shownTextContains', () => {
+  const params = { region: 'EU-west', auth: { apiToken: 'tok-123' }, list: [{ password: 'hunter2' }] };
+
+  it('finds a text in what redact shows, case aside, keys included', () => {
+    expect(shownTextContains(params, 'eu-WEST')).toBe(true);
+    expect(shownTextContains(params, '"region":"EU')).toBe(true);
+    expect(shownTextContains(params, 'apiToken')).toBe(true);
+    expect(shownTextContains(params, REDACTED)).toBe(true);
+  });
+
+  it('does not find a text that is only inside a secret-named value', () => {
+    expect(shownTextContains(params, 'tok-1')).toBe(false);
+    expect(shownTextContains(params, 'hunter')).toBe(false);
+  });
+
+  it('answers for any JSON value', () => {
+    expect(shownTextContains('plain', 'lai')).toBe(true);
+    expect(shownTextContains(null, 'null')).toBe(true);
+    expect(shownTextContains(undefined, 'x')).toBe(false);
   });
 });

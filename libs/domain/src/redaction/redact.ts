@@ -37,3 +37,13 @@ export function redactChange<C extends { field: string; before: unknown; after: 
   if (change.field.split('.').some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
   return { ...change, before: redact(change.before), after: redact(change.after) };
 }
+
+/**
+ * Whether `text` is found (case aside) in the JSON of `value` as redact shows it. A substring
+ * search over stored JSON (run search by params) answers a principal who sees secret-named values
+ * redacted only with the values whose shown text holds it: a match found only inside a secret
+ * would tell the secret, a character at a time.
+ */
+export function shownTextContains(value: unknown, text: string): boolean {
+  return (JSON.stringify(redact(value)) ?? '').toLowerCase().includes(text.toLowerCase());
+}
