@@ -118,3 +118,4 @@ export { JSON_PATH_PATTERN, JSON_PATH_RULE, MAX_JSON_PATH_LENGTH, jsonPathProble
 export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVENT_PAYLOAD_BYTES, eventNameProblem, eventTriggerProblems } from './event/validate-event';
 
 export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET_NAMES } from './redaction/redact';
+export { redactUrlPasswords } from './redaction/redact-url';
