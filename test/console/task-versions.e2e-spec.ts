@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pauseFailingTask } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { cronTask, insertRun, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 interface Version {
   version: number;
@@ -64,6 +64,42 @@ describe.each(TEST_DATABASES)('task versions on %s', (kind) => {
     ]);
     expect((await t.http().post(`/api/tasks/${id}/versions/1/restore`).set(alpha.admin)).status).toBe(200);
     expect((await t.http().get(`/api/tasks/${id}`).set(alpha.admin)).body.params).toEqual({ region: 'eu', apiToken: 'tok-first', auth: { password: 'pw-first' } });
+  });
+
+  const searchParams = async (who: Credentials, q: string): Promise<number[]> => {
+    const res = await t.http().get(`/api/runs/search?field=params&q=${encodeURIComponent(q)}&from=0&to=${Number.MAX_SAFE_INTEGER}`).set(who);
+    expect(res.status, res.text).toBe(200);
+    return (res.body.items as Array<{ id: number }>).map((r) => r.id);
+  };
+
+  it("shows a viewer a task's secret-named params redacted by the same rule — the task, the list, the tasks-as-code export, its runs — and an admin in clear", async () => {
+    const params = { region: 'eu', dbPassword: 'pw-now', nested: { apiToken: 'tok-now' } };
+    const id = (await t.http().post('/api/tasks').set(alpha.admin).send(cronTask('viewer-sees', { params }))).body.id as number;
+    const run = await t.http().post(`/api/tasks/${id}/trigger`).set(alpha.admin).send({});
+    expect(run.status).toBe(201);
+    const redacted = { region: 'eu', dbPassword: '[redacted]', nested: { apiToken: '[redacted]' } };
+    for (const viewer of [alpha.viewer, alpha.viewerKey]) {
+      const seen = await t.http().get(`/api/runs/${run.body.id}`).set(viewer);
+      expect(seen.body.params).toEqual(redacted);
+      expect(seen.text).not.toMatch(/pw-now|tok-now/);
+      // A params search finds a secret for no viewer (it would tell it a character at a time), what it sees yes.
+      expect(await searchParams(viewer, 'tok-n')).not.toContain(run.body.id);
+      expect(await searchParams(viewer, 'dbPassword')).toContain(run.body.id);
+      const one = await t.http().get(`/api/tasks/${id}`).set(viewer);
+      expect(one.body.params).toEqual(redacted);
+      const list = await t.http().get('/api/tasks?search=viewer-sees').set(viewer);
+      expect(list.body.items.map((task: { params: unknown }) => task.params)).toEqual([redacted]);
+      const file = await t.http().get('/api/config/export').set(viewer);
+      expect(file.status).toBe(200);
+      expect(file.text).toContain('# Secret-named values');
+      expect(`${one.text}${list.text}${file.text}`).not.toMatch(/pw-now|tok-now/);
+    }
+    expect((await t.http().get(`/api/tasks/${id}`).set(alpha.admin)).body.params).toEqual(params);
+    expect((await t.http().get(`/api/runs/${run.body.id}`).set(alpha.adminKey)).body.params).toEqual(params);
+    expect(await searchParams(alpha.adminKey, 'tok-n')).toContain(run.body.id);
+    const adminFile = (await t.http().get('/api/config/export').set(alpha.adminKey)).text;
+    expect(adminFile).toMatch(/pw-now[\s\S]*tok-now/);
+    expect(adminFile).not.toContain('# Secret-named values');
   });
 
   it('restores a version as a new one, audited; another tenant sees and restores nothing', async () => {

@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+// The global setup runs outside vitest's aliases: the file itself, not @baton/domain.
+import { redactUrlPasswords } from '../../libs/domain/src/redaction/redact-url';
 import { activemqScript } from './broker';
 import { dropStaleMysqlTestDatabases } from './mysql-admin';
 
@@ -48,7 +50,7 @@ export default async function setup(): Promise<() => Promise<void>> {
 async function setupMysql(): Promise<(() => Promise<void>) | void> {
   delete process.env.BATON_TEST_MYSQL_ERROR;
   if (process.env.BATON_TEST_MYSQL_URL) {
-    console.log(`[baton tests] MySQL: BATON_TEST_MYSQL_URL=${redact(process.env.BATON_TEST_MYSQL_URL)}`);
+    console.log(`[baton tests] MySQL: BATON_TEST_MYSQL_URL=${redactUrlPasswords(process.env.BATON_TEST_MYSQL_URL)}`);
     await cleanStale(process.env.BATON_TEST_MYSQL_URL);
     return;
   }
@@ -63,7 +65,7 @@ async function setupMysql(): Promise<(() => Promise<void>) | void> {
     const url = await script('start', '--lease', lease);
     if (!/^mysql:\/\//.test(url)) throw new Error(`scripts/mariadb.sh start printed "${url}", not a mysql:// URL`);
     process.env.BATON_TEST_MYSQL_URL = url;
-    console.log(`[baton tests] MySQL: private MariaDB ${redact(url)} ready in ${Date.now() - started} ms`);
+    console.log(`[baton tests] MySQL: private MariaDB ${redactUrlPasswords(url)} ready in ${Date.now() - started} ms`);
   } catch (err) {
     process.env.BATON_TEST_MYSQL_ERROR = (err as Error).message;
     console.error(`[baton tests] MySQL unavailable, MySQL suites will fail: ${(err as Error).message}`);
@@ -86,7 +88,7 @@ async function setupMysql(): Promise<(() => Promise<void>) | void> {
 async function setupBroker(): Promise<(() => Promise<void>) | void> {
   delete process.env.BATON_TEST_BROKER_ERROR;
   if (process.env.BATON_TEST_BROKER_URL) {
-    console.log(`[baton tests] ActiveMQ: BATON_TEST_BROKER_URL=${process.env.BATON_TEST_BROKER_URL.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')}`);
+    console.log(`[baton tests] ActiveMQ: BATON_TEST_BROKER_URL=${redactUrlPasswords(process.env.BATON_TEST_BROKER_URL)}`);
     return;
   }
   if (process.env.BATON_SKIP_BROKER === '1') {
@@ -122,6 +124,3 @@ async function cleanStale(serverUrl: string): Promise<void> {
   }
 }
 
-function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-}

@@ -1,6 +1,7 @@
 import { isatty } from 'node:tty';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { redact } from '@baton/domain';
 import { traceLogFields } from '@baton/tracing';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -26,6 +27,8 @@ export interface BatonLoggerOptions {
 /**
  * JSON lines (one object a line: time, level, msg, process, nodeId, and the fields of the call
  * such as tenantId/runId; trace_id/span_id inside a traced run's span) for log collectors; on a terminal the same lines pretty-printed.
+ * A field named as a secret (redact's names, @baton/domain: `password`, `authorization`, `apiToken`, …)
+ * is written as `[redacted]` at any depth, by the rule the audit log and the console's views follow.
  * Writes are synchronous so they interleave in order with the `… READY` lines on stdout.
  */
 export function createLogger(options: BatonLoggerOptions): BatonLogger {
@@ -41,7 +44,8 @@ export function createLogger(options: BatonLoggerOptions): BatonLogger {
       level: options.level ?? 'info',
       base: { process: options.process, ...(options.nodeId ? { nodeId: options.nodeId } : {}) },
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
+      // The fields of a call (and of the mixin) pass the one redaction rule; the message text is the caller's to keep clean.
+      formatters: { level: (label) => ({ level: label }), log: (fields) => redact(fields) as Record<string, unknown> },
       // A line written inside a run's span (tracing on) carries its trace_id and span_id.
       mixin: traceLogFields,
     },

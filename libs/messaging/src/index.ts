@@ -10,7 +10,7 @@ export * from './alarm-bus-unavailable-error';
 export { InProcessAlarmBus } from './in-process-alarm-bus';
 export { StompAlarmBus } from './stomp/stomp-alarm-bus';
 export type { StompAlarmBusOptions } from './stomp/stomp-alarm-bus';
-export { parseBrokerUrl, redactBrokerUrl, describeBroker, DEFAULT_STOMP_PORT } from './stomp/broker-url';
+export { parseBrokerUrl, describeBroker, DEFAULT_STOMP_PORT } from './stomp/broker-url';
 export type { BrokerAddress } from './stomp/broker-url';
 export { createAlarmBus } from './create-alarm-bus';
 export type { CreateAlarmBusOptions } from './create-alarm-bus';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { demoLogins } from '../../../embedded/src/demo-logins';
 import { DEMO_TENANT_ID } from '../../../embedded/src/demo-tasks';
-import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
+import { redactUrlPasswords } from '@baton/domain';
+import { migrateDatabase } from '../common/migrate-database';
 import { CLUSTER_DATABASE, databaseName, prepareDatabase, withDatabase } from './cluster-database';
 import type { ClusterOptions, HaDatabase } from './cluster-options';
 import { ClusterStateFile } from './cluster-state';
@@ -133,7 +134,7 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         ? Promise.resolve(env.BATON_BROKER_URL)
         : Promise.all(servers.brokers.map((b) => b.ensureRunning())).then((urls) => (urls.length > 1 ? `failover:(${urls.join(',')})` : urls[0])),
     ]);
-    if (!/^(mysql|mariadb):\/\//.test(databaseUrl)) throw new Error(`a cluster needs MySQL/MariaDB (several engines on one database): BATON_DB_URL is ${safeDatabaseUrl(databaseUrl)}`);
+    if (!/^(mysql|mariadb):\/\//.test(databaseUrl)) throw new Error(`a cluster needs MySQL/MariaDB (several engines on one database): BATON_DB_URL is ${redactUrlPasswords(databaseUrl)}`);
     const database = databaseName(databaseUrl);
     const state = new ClusterStateFile(root, database);
     if (options.fresh) {
@@ -142,7 +143,7 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
     }
     await prepareDatabase(databaseUrl, options.fresh);
     const migrations = await migrateDatabase(databaseUrl);
-    say(`database ${safeDatabaseUrl(databaseUrl)}: schema up to date (${migrations.length} migrations)`);
+    say(`database ${redactUrlPasswords(databaseUrl)}: schema up to date (${migrations.length} migrations)`);
 
     const logins = demoLogins(env);
     const shared = { ...env, BATON_DB_URL: databaseUrl, BATON_BROKER_URL: brokerUrl };
@@ -212,7 +213,7 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         `  operator   ${logins.operator.username} / ${logins.operator.password}`,
         `  login      tenant ${logins.tenant.tenant}, ${logins.tenant.username} / ${logins.tenant.password}   (the tenant's admin)`,
         `  engines    ${engineUrls.join('  ')}   (group "${CLUSTER_ENGINE_GROUP}"; /health, /metrics)`,
-        `  database   ${safeDatabaseUrl(databaseUrl)}`,
+        `  database   ${redactUrlPasswords(databaseUrl)}`,
         `  broker     ${brokerUrl}`,
         `  executor   ${executorEnv}`,
         firstRun || '  executor   not started (--no-executor): run yours with the line above',

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CliCommand } from '../common/cli-command';
-import { safeDatabaseUrl } from '../common/migrate-database';
+import { redactUrlPasswords } from '@baton/domain';
 import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
@@ -147,7 +147,7 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
     jobGroups: parsed.extra.get('--job-group') ?? null,
   };
   return {
-    what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)})`,
+    what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)})`,
     noun: 'trigger',
     manualSection: 'Moving in from Quartz',
     async read() {
@@ -155,7 +155,7 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
       try {
         store = await readQuartzStore(parsed.url, parsed.tablePrefix, scheduler);
       } catch (error) {
-        console.error(`baton: cannot read the Quartz tables ${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)}: ${(error as Error).message}`);
+        console.error(`baton: cannot read the Quartz tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`);
         return null;
       }
       if (store.triggers.length === 0 && store.jobs.length === 0) console.error(`baton: scheduler "${scheduler}" has no jobs in ${parsed.tablePrefix}JOB_DETAILS (check --scheduler and --table-prefix)`);
@@ -174,7 +174,7 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
   if (shards !== null && (shards < 1 || shards > MAX_SHARDS)) throw usage(`--sharded must be 1 to ${MAX_SHARDS} (got ${shards})`);
   const options = { mapping: parsed.mapping, timeZone: parsed.timeZone, shards, from: parsed.from, now, apps: parsed.extra.get('--app') ?? null };
   return {
-    what: `XXL-JOB (${parsed.tablePrefix}group, ${parsed.tablePrefix}info at ${safeDatabaseUrl(parsed.url)})`,
+    what: `XXL-JOB (${parsed.tablePrefix}group, ${parsed.tablePrefix}info at ${redactUrlPasswords(parsed.url)})`,
     noun: 'job',
     manualSection: 'Moving in from XXL-JOB',
     async read() {
@@ -182,7 +182,7 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
       try {
         tables = await readXxlJobTables(parsed.url, parsed.tablePrefix);
       } catch (error) {
-        console.error(`baton: cannot read the XXL-JOB tables ${parsed.tablePrefix}* at ${safeDatabaseUrl(parsed.url)}: ${(error as Error).message}`);
+        console.error(`baton: cannot read the XXL-JOB tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`);
         return null;
       }
       if (tables.jobs.length === 0) console.error(`baton: ${parsed.tablePrefix}info has no jobs`);

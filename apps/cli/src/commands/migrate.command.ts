@@ -1,6 +1,7 @@
 import type { CliCommand } from '../common/cli-command';
 import { UsageError } from '../common/usage-error';
-import { migrateDatabase, safeDatabaseUrl } from '../common/migrate-database';
+import { redactUrlPasswords } from '@baton/domain';
+import { migrateDatabase } from '../common/migrate-database';
 
 export const migrateCommand: CliCommand = {
   name: 'migrate',
@@ -24,9 +25,9 @@ processes may start together): this is for migrating ahead of a roll-out.
       }, exitOnStartFailure);
     try {
       const applied = await migrateDatabase(url);
-      console.log(`${safeDatabaseUrl(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);
+      console.log(`${redactUrlPasswords(url)}: schema up to date; applied migrations:\n  ${applied.join('\n  ')}`);
     } catch (error) {
-      console.error(`${safeDatabaseUrl(url)}: migration failed: ${(error as Error).message}`);
+      console.error(`${redactUrlPasswords(url)}: migration failed: ${(error as Error).message}`);
       process.exit(1);
     }
   },

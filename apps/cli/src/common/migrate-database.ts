@@ -1,10 +1,5 @@
 import { openDatabase } from '@baton/persistence';
 
-/** `url` with its password masked, for output. */
-export function safeDatabaseUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
-}
-
 /**
  * Runs the pending migrations on `url` (under the lock every process takes, so it is safe while
  * engines and consoles start) and returns the names of every migration applied so far.

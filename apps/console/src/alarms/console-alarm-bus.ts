@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { createAlarmBus, redactBrokerUrl, type AlarmBus } from '@baton/messaging';
+import { redactUrlPasswords } from '@baton/domain';
+import { createAlarmBus, type AlarmBus } from '@baton/messaging';
 import type { ConsoleModuleOptions } from '../common/options';
 
 /** Injection token of the console's AlarmBus (what the gateway subscribes to). */
@@ -17,7 +18,7 @@ export function consoleAlarmBus(options: ConsoleModuleOptions): AlarmBus {
     topicPrefix: options.alarmTopicPrefix,
     logger: { info: (m) => logger.log(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
   });
-  if (options.brokerUrl) logger.log(`alarm gateway subscribes to ActiveMQ ${redactBrokerUrl(options.brokerUrl)}, topics ${bus.topicPrefix}<tenant>`);
+  if (options.brokerUrl) logger.log(`alarm gateway subscribes to ActiveMQ ${redactUrlPasswords(options.brokerUrl)}, topics ${bus.topicPrefix}<tenant>`);
   return bus;
 }
 

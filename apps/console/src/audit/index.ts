@@ -3,5 +3,4 @@ export { actorOf, anonymousActor, type AuditActor } from './audit-actor';
 export { currentActorName } from './audit-scope';
 export { Audited, auditChange, auditNoChange, AUDIT_EXEMPT_OPENAPI_EXTENSION, AUDIT_OPENAPI_EXTENSION, deferredAudit, NotAudited, runAudited, type DeferredAudit } from './audit-context';
 export { recordAudit, recordAudits, type AuditChange, type AuditEntry } from './record-audit';
-export { redact, redactChange, REDACTED, REDACTED_FIELDS } from './redact';
 export { AuditModule } from './audit.module';

@@ -1,8 +1,8 @@
 import type { EntityManager } from 'typeorm';
+import { redact } from '@baton/domain';
 import { insertAuditRecords, queueAuditWebhookDeliveries, takesAuditWebhooks, type NewAuditRecord } from '@baton/persistence';
 import type { AuditActor } from './audit-actor';
 import { countAuditRecord } from './audit-scope';
-import { redact } from './redact';
 
 /** What changed: the object, and its value before and after (each redacted here, whatever the caller passes). */
 export interface AuditChange {

@@ -10,7 +10,7 @@ export const MAX_HEAVY_WAITING = 20;
 export const HEAVY_WORK_BUSY = `This tenant's heavy requests (run searches, log downloads, exports, plans, applies, backfills) run one at a time and ${MAX_HEAVY_WAITING} already wait; \`Retry-After\` gives the seconds to wait`;
 
 /**
- * A tenant's heavy requests — run searches (each examines up to 20,000 runs, 5,000 on SQLite), log downloads (a
+ * A tenant's heavy requests — run searches (each examines up to 20,000 runs, 5,000 on SQLite in slices of 1,000: SEARCH_SCAN), log downloads (a
  * run keeps up to 5,000 lines of 8,000 characters: 40 MB), tasks-as-code export, plan and apply,
  * backfills — run one at a time per tenant, other tenants' alongside.
  * Why: forty searches sent at once by one tenant held the database's connections and cores, and

@@ -1,5 +1,7 @@
 import {
   canonicalTimeZone,
+  redact,
+  REDACTED,
   DEPENDENCY_CONDITIONS,
   readApprovalGate,
   SEVERITIES,
@@ -72,18 +74,25 @@ const RETENTION_KEYS = ['runsMs', 'logsMs', 'alarmsMs', 'minRunsKept'] as const;
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 const byEdge = (a: FileDependency, b: FileDependency) => byName({ name: `${a.parent}\u0000${a.child}` }, { name: `${b.parent}\u0000${b.child}` });
 
+/** What an export shows of what the principal may not list (each true by default: an admin's export). */
+export interface ExportShown {
+  /** False: the webhooks are left out (their URLs are credentials). */
+  webhooks: boolean;
+  /** False: the tasks' secret-named values are redacted (redact, @baton/domain), as GET /api/tasks shows them to a viewer. */
+  secretValues: boolean;
+}
+
 /**
- * The file's text: each list sorted, each object's keys in the file's order. `webhooks: false`
- * leaves the webhooks out (a principal who may not list them: their URLs are credentials), and the
- * header says so.
+ * The file's text: each list sorted, each object's keys in the file's order. What `shown` leaves
+ * out or redacts (a principal who may not list it) the header says.
  */
-export function writeConfigFile(file: ConfigFile, tenantId: string, shown = { webhooks: true }): string {
+export function writeConfigFile(file: ConfigFile, tenantId: string, shown: ExportShown = { webhooks: true, secretValues: true }): string {
   const ordered = {
     version: file.version,
     ...(file.retention ? { retention: Object.fromEntries(RETENTION_KEYS.map((k) => [k, file.retention![k]])) } : {}),
     calendars: [...file.calendars].sort(byName).map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
     ...(shown.webhooks ? { webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })) } : {}),
-    tasks: [...file.tasks].sort(byName),
+    tasks: [...file.tasks].sort(byName).map((task) => (shown.secretValues ? task : (redact(task) as FileTask))),
     dependencies: [...file.dependencies].sort(byEdge).map((d) => ({
       parent: d.parent,
       child: d.child,
@@ -91,7 +100,7 @@ export function writeConfigFile(file: ConfigFile, tenantId: string, shown = { we
       ...(d.approval ? { approval: { role: d.approval.role, users: d.approval.users, timeoutMs: d.approval.timeoutMs, onTimeout: d.approval.onTimeout } } : {}),
     })),
   };
-  const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n${shown.webhooks ? '' : '# Webhooks: not shown (a TENANT_ADMIN\'s export lists them); applied with --prune, this file would delete them.\n'}`;
+  const header = `# Baton tasks as code: tenant "${tenantId}". Check with \`baton plan -f <file>\`, apply with \`baton apply -f <file>\`.\n# Schema: /api/config/schema (docs/tasks-as-code.schema.json)\n${shown.webhooks ? '' : '# Webhooks: not shown (a TENANT_ADMIN\'s export lists them); applied with --prune, this file would delete them.\n'}${shown.secretValues ? '' : `# Secret-named values (passwords, tokens, keys…): shown as ${REDACTED} (a TENANT_ADMIN's export shows them).\n`}`;
   return header + stringify(ordered, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 

@@ -5,6 +5,7 @@ import { Audited, NotAudited } from '../audit';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
 import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
 import { isAllowed } from '../auth/auth.guard';
+import { seesSecretValues } from '../auth/secret-values';
 import { CONFIG_FILE_SCHEMA } from './config-file.schema';
 import { ConfigService } from './config.service';
 import { ConfigFileDto, ConfigPlanView } from './dto/config.dto';
@@ -17,11 +18,12 @@ export class ConfigController {
   @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiProduces('application/yaml')
-  @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks (a TENANT_ADMIN's export only) and retention as one tasks-as-code YAML file (stable order, names not ids, no secrets)" })
+  @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks (a TENANT_ADMIN's export only) and retention as one tasks-as-code YAML file (stable order, names not ids, no secrets; secret-named values redacted in a viewer's export, as GET /api/tasks shows them)" })
   @ApiOkResponse({ description: 'The YAML file', schema: { type: 'string' } })
   export(@TenantId() tenantId: string, @CurrentPrincipal() principal: Principal): Promise<string> {
-    // What the principal may list, no more: webhooks (their URLs are a chat tool's credential) are GET /api/webhooks's, a TENANT_ADMIN's.
-    return this.config.export(tenantId, { webhooks: isAllowed(principal, 'tenant-admin', 'GET') });
+    // What the principal may list, no more: webhooks (their URLs are a chat tool's credential) are GET /api/webhooks's, a TENANT_ADMIN's;
+    // secret-named values are shown as GET /api/tasks shows them to the principal.
+    return this.config.export(tenantId, { webhooks: isAllowed(principal, 'tenant-admin', 'GET'), secretValues: seesSecretValues(principal) });
   }
 
   @Get('schema')

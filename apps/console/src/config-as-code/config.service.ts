@@ -43,7 +43,7 @@ import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
-import { writeConfigFile, type ConfigFile } from './config-file';
+import { writeConfigFile, type ConfigFile, type ExportShown } from './config-file';
 import { edgeName, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
@@ -86,7 +86,7 @@ export class ConfigService implements OnApplicationShutdown {
   }
 
   /** Export, plan and apply read (and apply writes) a whole tenant: each is a tenant's heavy request (TenantHeavyWork). */
-  export(tenantId: string, shown: { webhooks: boolean }): Promise<string> {
+  export(tenantId: string, shown: ExportShown): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       return writeConfigFile(snapshot.file, tenantId, shown);

@@ -5,9 +5,10 @@ import { errorBody } from '@baton/protocol';
 import { auditNoChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, type Page } from '../common/cursor';
+import { searchInSlices } from '../common/search-in-slices';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import type { RunView } from '../runs/dto/run.dto';
-import { runView, SEARCH_SCAN_BUDGET } from '../runs/runs.service';
+import { runView } from '../runs/runs.service';
 import { submissionSpan } from '../submissions/submission-span';
 import type { SubmissionOutcome } from '../submissions/submission';
 import { SubmissionsService } from '../submissions/submissions.service';
@@ -105,17 +106,13 @@ export class EventsService {
     const from = query.from ?? 0;
     const to = query.to ?? Number.MAX_SAFE_INTEGER;
     if (to <= from) throw badRequest([{ field: 'to', reason: `must be after from (${from})` }]);
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const slice = (below: typeof after, scanBudget: number, left: number) =>
+      listEvents(this.dataSource.manager, { tenantId, name: query.name, from, to, text: query.q, after: below, scanBudget, limit: left });
+    // With a payload text, a bounded search (searchInSlices); without, one page of the list (scanBudget unused).
     const read = async () => {
-      const page = await listEvents(this.dataSource.manager, {
-        tenantId,
-        name: query.name,
-        from,
-        to,
-        text: query.q,
-        after: query.cursor === undefined ? null : decodeCursor(query.cursor),
-        scanBudget: SEARCH_SCAN_BUDGET[dialectOf(this.dataSource.manager)],
-        limit: query.limit ?? DEFAULT_PAGE_SIZE,
-      });
+      const page = query.q === undefined ? await slice(after, 0, limit) : await searchInSlices(dialectOf(this.dataSource.manager), { after, limit }, slice);
       return { items: page.rows.map(eventView), nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null };
     };
     return query.q === undefined ? read() : this.heavyWork.run(tenantId, read);

@@ -4,6 +4,7 @@ import { Body, Get, HttpCode, Param, Post, Query, Res, StreamableFile } from '@n
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY, TenantHeavyWork } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
+import { seesSecretValues, shownTo } from '../auth/secret-values';
 import { ConsoleController, RouteAccess } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
@@ -32,18 +33,18 @@ export class RunsController {
   @ApiOperation({
     summary: 'Runs whose error text or params contain a text, scheduled in [from, to), newest first',
     description:
-      'Each call examines a bounded slice of the range (20,000 runs on MariaDB, 5,000 on SQLite, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked.',
+      'Each call examines a bounded slice of the range (20,000 runs on MariaDB, 5,000 on SQLite, newest first) and answers the matches in it: the time of a call does not grow with the history. Page on with nextCursor until it is null; searchedFrom says how far back the search has looked. A viewer searching params finds only text outside secret-named values (which it sees as [redacted]).',
   })
   @ApiOkResponse({ type: RunSearchPageView })
-  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery): Promise<RunSearchPageView> {
-    return this.runs.search(tenantId, query);
+  search(@TenantId() tenantId: string, @Query() query: RunSearchQuery, @CurrentPrincipal() principal: Principal): Promise<RunSearchPageView> {
+    return this.runs.search(tenantId, query, { secretValues: seesSecretValues(principal) });
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'A run with its params snapshot, result and log lines' })
+  @ApiOperation({ summary: "A run with its params snapshot, result and log lines (a viewer sees secret-named values as [redacted], as in the run's task)" })
   @ApiOkResponse({ type: RunDetailView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
-    return this.runs.get(tenantId, id, principal);
+  async get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return shownTo(principal, await this.runs.get(tenantId, id, principal));
   }
 
   @Post(':id/approve')
@@ -56,8 +57,8 @@ export class RunsController {
       "Only a principal the run's approval step admits (its role or above, or a named user or API key `api-key:<name>`), of the run's tenant: 403 otherwise, whatever its role. 409 when the run is not waiting (no approval step, decided already, cancelled). Session or API key: a chat-ops bot approves with a key named in the step.",
   })
   @ApiOkResponse({ type: RunDetailView })
-  approve(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
-    return this.actions.decide(tenantId, id, principal, 'APPROVE', body.comment ?? null);
+  async approve(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return shownTo(principal, await this.actions.decide(tenantId, id, principal, 'APPROVE', body.comment ?? null));
   }
 
   @Post(':id/reject')
@@ -70,8 +71,8 @@ export class RunsController {
       'The decision is recorded at once (answered with the run, still APPROVAL_WAIT, its approval decided REJECT); the engines end the run FAILED, with its alarm and follow-ups, at their next watchdog tick (BATON_WATCHDOG_INTERVAL_MS). Who may: as approve (403, 409 the same).',
   })
   @ApiOkResponse({ type: RunDetailView })
-  reject(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
-    return this.actions.decide(tenantId, id, principal, 'REJECT', body.comment ?? null);
+  async reject(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {
+    return shownTo(principal, await this.actions.decide(tenantId, id, principal, 'REJECT', body.comment ?? null));
   }
 
   @Get(':id/attempts')

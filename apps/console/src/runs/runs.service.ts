@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { attemptTimeline, firstAttemptLateness, refusalToDecide, type Decider } from '@baton/domain';
+import { attemptTimeline, firstAttemptLateness, refusalToDecide, shownTextContains, type Decider } from '@baton/domain';
 import { splitError } from '@baton/protocol';
 import { traceFields } from '@baton/tracing';
 import {
@@ -19,7 +19,6 @@ import {
   searchRuns,
   taskExists,
   taskNames,
-  type Dialect,
 } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
 import { CONSOLE_OPTIONS, traceUrlOf, type ResolvedConsoleOptions } from '../common/options';
@@ -28,6 +27,7 @@ import { keysetPage } from '../common/query';
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import type { RunApprovalView, RunAttemptView, RunDetailView, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
+import { searchInSlices } from '../common/search-in-slices';
 
 export function runView(row: RunEntity, taskName: string | null): RunView {
   return {
@@ -132,32 +132,28 @@ export class RunsService {
 
   /**
    * Runs whose error text (or params) contains `q`, scheduled in [from, to), newest first — a
-   * slice of the range a call (searchRuns: at most SEARCH_SCAN_BUDGET runs examined, 20,000 on MariaDB, 5,000 on SQLite), so a call
-   * costs the same at any history size; the client pages on with nextCursor.
+   * slice of the range a call (searchRuns: at most SEARCH_SCAN's budget examined, 20,000 runs on MariaDB, 5,000 on SQLite in slices of 1,000: searchInSlices), so a call
+   * costs the same at any history size; the client pages on with nextCursor. `shown.secretValues`
+   * false (a viewer): a params match found only inside secret-named values is left out
+   * (shownTextContains), as the viewer sees them redacted.
    */
-  async search(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+  async search(tenantId: string, query: RunSearchQuery, shown: { secretValues: boolean }): Promise<RunSearchPageView> {
     if (query.to <= query.from) throw badRequest([{ field: 'to', reason: `must be after from (${query.from})` }]);
-    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query));
+    return this.heavyWork.run(tenantId, () => this.searchSlice(tenantId, query, shown));
   }
 
   /** One search call's slice (see search), run while no other heavy request of its tenant is (TenantHeavyWork). */
-  private async searchSlice(tenantId: string, query: RunSearchQuery): Promise<RunSearchPageView> {
+  private async searchSlice(tenantId: string, query: RunSearchQuery, shown: { secretValues: boolean }): Promise<RunSearchPageView> {
     if (query.taskId !== undefined && !(await taskExists(this.dataSource.manager, tenantId, query.taskId))) throw notFound('Task', query.taskId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const page = await searchRuns(this.dataSource.manager, {
-      tenantId,
-      taskId: query.taskId,
-      text: query.q,
-      field: query.field ?? 'error',
-      from: query.from,
-      to: query.to,
-      after: query.cursor === undefined ? null : decodeCursor(query.cursor),
-      scanBudget: SEARCH_SCAN_BUDGET[dialectOf(this.dataSource.manager)],
-      limit,
-    });
-    const names = await this.taskNames(tenantId, page.rows.map((r) => r.taskId));
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    const page = await searchInSlices(dialectOf(this.dataSource.manager), { after, limit }, (below, scanBudget, left) =>
+      searchRuns(this.dataSource.manager, { tenantId, taskId: query.taskId, text: query.q, field: query.field ?? 'error', from: query.from, to: query.to, after: below, scanBudget, limit: left }),
+    );
+    const rows = query.field === 'params' && !shown.secretValues ? page.rows.filter((r) => shownTextContains(r.params, query.q)) : page.rows;
+    const names = await this.taskNames(tenantId, rows.map((r) => r.taskId));
     return {
-      items: page.rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
+      items: rows.map((r) => runView(r, names.get(r.taskId) ?? null)),
       nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null,
       searchedFrom: page.next ? page.next.time : query.from,
     };
@@ -222,14 +218,6 @@ export class RunsService {
     }
   }
 }
-
-/**
- * Runs a search call examines at most (searchRuns), by dialect. Measured with the history bench's
- * search calls (docs/BENCHMARKS.md): the slice's cost, not the table's size, sets a call's time.
- * SQLite's is smaller: better-sqlite3 answers synchronously, so a slice holds the event loop —
- * every tenant's requests — for its whole time (5,000 runs: about a quarter of 20,000's).
- */
-export const SEARCH_SCAN_BUDGET: Record<Dialect, number> = { mysql: 20_000, sqlite: 5_000 };
 
 /** Log lines a page of the log download reads: at most 250 × 8,000 characters (2 MB) in memory per download. */
 const LOG_PAGE = 250;

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { diffFields, nextFireTimes, type ExclusionCalendar, type TaskDefinition } from '@baton/domain';
+import { diffFields, nextFireTimes, redact, redactChange, type ExclusionCalendar, type TaskDefinition } from '@baton/domain';
 import { findCalendar, findCalendarsByName, findTask, listTaskVersions, taskEntityToDefinition } from '@baton/persistence';
-import { redact, redactChange } from '../audit';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { TaskVersionView } from './dto/task-version.dto';

@@ -2,10 +2,11 @@ import { Body, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@ne
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited } from '../audit';
+import { shownTo } from '../auth/secret-values';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
+import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
 import {
   BackfillCancelView,
   BackfillDto,
@@ -52,8 +53,9 @@ export class TasksController {
   @Get()
   @ApiOperation({ summary: 'Tasks of the tenant by name; search, filter by group / paused; cursor pagination' })
   @ApiOkResponse({ type: TaskPage })
-  list(@TenantId() tenantId: string, @Query() query: TaskQuery): Promise<Page<TaskView>> {
-    return this.reads.list(tenantId, query);
+  async list(@TenantId() tenantId: string, @Query() query: TaskQuery, @CurrentPrincipal() principal: Principal): Promise<Page<TaskView>> {
+    const page = await this.reads.list(tenantId, query);
+    return { ...page, items: page.items.map((task) => shownTo(principal, task)) };
   }
 
   @Post()
@@ -82,8 +84,8 @@ export class TasksController {
 
   @Get(':id')
   @ApiOkResponse({ type: TaskView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<TaskView> {
-    return this.reads.get(tenantId, id);
+  async get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<TaskView> {
+    return shownTo(principal, await this.reads.get(tenantId, id));
   }
 
   @Put(':id')

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { createAlarmBus, redactBrokerUrl, type AlarmBus, type BusLogger } from '@baton/messaging';
+import { redactUrlPasswords } from '@baton/domain';
+import { createAlarmBus, type AlarmBus, type BusLogger } from '@baton/messaging';
 import type { EngineConfig } from '../config/engine-config';
 
 /** Injection token of the engine's AlarmBus (what the outbox relay publishes to). */
@@ -22,7 +23,7 @@ export function engineAlarmBus(config: EngineConfig, given?: AlarmBus): AlarmBus
   if (given) return given;
   const bus = createAlarmBus({ brokerUrl: config.brokerUrl, topicPrefix: config.alarmTopicPrefix, logger: busLogger('AlarmBus') });
   const logger = new Logger('AlarmBus');
-  if (config.brokerUrl) logger.log(`alarms go to ActiveMQ ${redactBrokerUrl(config.brokerUrl)}, topics ${config.alarmTopicPrefix}<tenant>`);
+  if (config.brokerUrl) logger.log(`alarms go to ActiveMQ ${redactUrlPasswords(config.brokerUrl)}, topics ${config.alarmTopicPrefix}<tenant>`);
   else if (config.databaseUrl.startsWith('mysql')) {
     // A standalone engine of a cluster without a broker: no console process can hear it.
     logger.warn('BATON_BROKER_URL is not set: alarms are recorded (console history) but no console receives them live');

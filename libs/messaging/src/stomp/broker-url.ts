@@ -1,3 +1,5 @@
+import { redactUrlPasswords } from '@baton/domain';
+
 /** One STOMP broker of a failover list. */
 export interface BrokerAddress {
   host: string;
@@ -31,7 +33,7 @@ export function parseBrokerUrl(url: string): BrokerAddress[] {
     .split(',')
     .map((p) => p.trim())
     .filter(Boolean);
-  if (parts.length === 0) throw new Error(`broker URL "${redactBrokerUrl(url)}" names no broker`);
+  if (parts.length === 0) throw new Error(`broker URL "${redactUrlPasswords(url)}" names no broker`);
   return parts.map((part) => parseOne(part));
 }
 
@@ -40,22 +42,17 @@ function parseOne(part: string): BrokerAddress {
   try {
     parsed = new URL(part);
   } catch {
-    throw new Error(`broker URL "${redactBrokerUrl(part)}" is not a URL (expected stomp://host:port)`);
+    throw new Error(`broker URL "${redactUrlPasswords(part)}" is not a URL (expected stomp://host:port)`);
   }
   const ssl = SCHEMES[parsed.protocol];
-  if (ssl === undefined) throw new Error(`broker URL "${redactBrokerUrl(part)}": scheme must be stomp://, stomp+ssl://, tcp:// or ssl://`);
+  if (ssl === undefined) throw new Error(`broker URL "${redactUrlPasswords(part)}": scheme must be stomp://, stomp+ssl://, tcp:// or ssl://`);
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) throw new Error(`broker URL "${redactBrokerUrl(part)}" has no host`);
+  if (!host) throw new Error(`broker URL "${redactUrlPasswords(part)}" has no host`);
   const port = parsed.port ? Number(parsed.port) : DEFAULT_STOMP_PORT;
   const address: BrokerAddress = { host, port, ssl };
   if (parsed.username) address.login = decodeURIComponent(parsed.username);
   if (parsed.password) address.passcode = decodeURIComponent(parsed.password);
   return address;
-}
-
-/** The URL with passwords replaced by `***` (for logs and errors). */
-export function redactBrokerUrl(url: string): string {
-  return url.replace(/\/\/([^:/@,]+):[^@/,]*@/g, '//$1:***@');
 }
 
 /** `stomp://host:port` of one address (no credentials). */

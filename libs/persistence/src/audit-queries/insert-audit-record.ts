@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { AuditActorKind } from '../entities';
 import { execute } from '../engine-queries/sql';
 
-/** A change as the audit log keeps it; `before`/`after` arrive already redacted (apps/console/src/audit/redact.ts). */
+/** A change as the audit log keeps it; `before`/`after` arrive already redacted (redact, @baton/domain). */
 export interface NewAuditRecord {
   at: number;
   tenantId: string | null;

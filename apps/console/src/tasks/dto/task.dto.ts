@@ -257,7 +257,7 @@ export class TaskView implements Api.Task {
   @ApiProperty() group!: string;
   @ApiProperty() executorApp!: string;
   @ApiProperty() handler!: string;
-  @ApiProperty({ type: 'object', additionalProperties: true }) params!: JsonValue;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Handler params; a viewer sees secret-named values (`apiToken`, `dbPassword`, …) as `[redacted]`' }) params!: JsonValue;
   @ApiProperty({ type: TriggerDoc }) trigger!: TriggerDoc;
   @ApiProperty({ type: Number, nullable: true }) startAt!: number | null;
   @ApiProperty({ type: Number, nullable: true }) endAt!: number | null;

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { isSecretName, redact, redactChange, REDACTED, shownTextContains } from './redact';
+
+describe('isSecretName', () => {
+  it.each(['password', 'dbPassword', 'secret', 'clientSecret', 'previousSecret', 'token', 'apiToken', 'keyHash', 'passwordHash', 'key', 'KEY', 'apiKey', 'x-apikey', 'authorization', 'Authorization', 'cookie', 'Set-Cookie', 'credentials', 'awsCredential'])('%s is secret', (name) => {
+    expect(isSecretName(name)).toBe(true);
+  });
+
+  it.each(['name', 'region', 'keyId', 'keys', 'monkey', 'hashing', 'author', 'url', 'tenantId', 'runId', ''])('%s is not', (name) => {
+    expect(isSecretName(name)).toBe(false);
+  });
+});
+
+describe('redact', () => {
+  it('hides every secret field at any depth and keeps the rest', () => {
+    expect(
+      redact({ name: 'k', keyHash: 'abc', nested: [{ password: 'p', secret: 's', previousSecret: null, ok: 1 }], headers: { Authorization: 'Bearer x' }, key: 'bk_1' }),
+    ).toEqual({ name: 'k', keyHash: REDACTED, nested: [{ password: REDACTED, secret: REDACTED, previousSecret: null, ok: 1 }], headers: { Authorization: REDACTED }, key: REDACTED });
+  });
+
+  it('hides a secret-named object or list whole', () => {
+    expect(redact({ credentials: { user: 'u', pass: 'p' }, tokens: ['a', 'b'] })).toEqual({ credentials: REDACTED, tokens: REDACTED });
+  });
+
+  it('leaves absent fields out and keeps scalars, lists and non-record objects as they are', () => {
+    const at = new Date(0);
+    const err = new Error('boom');
+    const bytes = Buffer.from('x');
+    expect(redact({ gone: undefined, at, err, bytes })).toEqual({ at, err, bytes });
+    expect((redact({ at }) as { at: unknown }).at).toBe(at);
+    expect((redact({ err }) as { err: unknown }).err).toBe(err);
+    for (const scalar of [null, undefined, 0, 'token', true]) expect(redact(scalar)).toBe(scalar);
+    expect(redact([{ token: 't' }, 'token'])).toEqual([{ token: REDACTED }, 'token']);
+  });
+
+  it('copies: the value given is not changed', () => {
+    const given = { auth: { password: 'p' } };
+    redact(given);
+    expect(given).toEqual({ auth: { password: 'p' } });
+  });
+});
+
+describe('redactChange', () => {
+  it('hides both values whole when a name on the path is a secret, keeping an absent side absent', () => {
+    expect(redactChange({ field: 'params.apiToken', before: 'a', after: 'b' })).toEqual({ field: 'params.apiToken', before: REDACTED, after: REDACTED });
+    expect(redactChange({ field: 'params.auth.password', before: undefined, after: 'b' })).toEqual({ field: 'params.auth.password', before: undefined, after: REDACTED });
+    expect(redactChange({ field: 'credentials.user', before: 'u1', after: 'u2' })).toEqual({ field: 'credentials.user', before: REDACTED, after: REDACTED });
+  });
+
+  it('redacts the values of any other field as redact does', () => {
+    expect(redactChange({ field: 'params', before: { region: 'eu', token: 't1' }, after: null })).toEqual({ field: 'params', before: { region: 'eu', token: REDACTED }, after: null });
+    expect(redactChange({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' })).toEqual({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' });
+  });
+});
+
+describe('shownTextContains', () => {
+  const params = { region: 'EU-west', auth: { apiToken: 'tok-123' }, list: [{ password: 'hunter2' }] };
+
+  it('finds a text in what redact shows, case aside, keys included', () => {
+    expect(shownTextContains(params, 'eu-WEST')).toBe(true);
+    expect(shownTextContains(params, '"region":"EU')).toBe(true);
+    expect(shownTextContains(params, 'apiToken')).toBe(true);
+    expect(shownTextContains(params, REDACTED)).toBe(true);
+  });
+
+  it('does not find a text that is only inside a secret-named value', () => {
+    expect(shownTextContains(params, 'tok-1')).toBe(false);
+    expect(shownTextContains(params, 'hunter')).toBe(false);
+  });
+
+  it('answers for any JSON value', () => {
+    expect(shownTextContains('plain', 'lai')).toBe(true);
+    expect(shownTextContains(null, 'null')).toBe(true);
+    expect(shownTextContains(undefined, 'x')).toBe(false);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Baton's one rule for secret-looking names: a property whose name matches one of these is never
+ * shown in clear where a past value or another principal's view is shown — the audit log's
+ * before/after, a task's versions and their changes, a viewer's tasks and tasks-as-code export,
+ * the fields of a log line. Names, not values, because the values (hashes, keys, secrets) look
+ * like any other string.
+ */
+export const SECRET_NAMES: readonly RegExp[] = [/password/i, /secret/i, /token/i, /hash$/i, /^key$/i, /apikey$/i, /authorization/i, /cookie/i, /credential/i];
+
+/** What a secret-named value is shown as. */
+export const REDACTED = '[redacted]';
+
+/** Whether a property named `name` holds a secret (SECRET_NAMES). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAMES.some((pattern) => pattern.test(name));
+}
+
+/**
+ * A deep copy of `value` (arrays and objects, at any depth) with every secret-named property's
+ * value replaced by REDACTED; null and absent values are kept as they are. Values that are not a
+ * record of fields — dates, errors, binary buffers — are kept as they are (their JSON is not
+ * their own properties).
+ */
+export function redact(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redact);
+  if (value === null || typeof value !== 'object' || value instanceof Date || value instanceof Error || ArrayBuffer.isView(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
+    if (field === undefined) continue;
+    out[name] = isSecretName(name) && field !== null ? REDACTED : redact(field);
+  }
+  return out;
+}
+
+/** A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on its path is a secret's, else each value as redact does. */
+export function redactChange<C extends { field: string; before: unknown; after: unknown }>(change: C): C {
+  if (change.field.split('.').some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
+  return { ...change, before: redact(change.before), after: redact(change.after) };
+}
+
+/**
+ * Whether `text` is found (case aside) in the JSON of `value` as redact shows it. A substring
+ * search over stored JSON (run search by params) answers a principal who sees secret-named values
+ * redacted only with the values whose shown text holds it: a match found only inside a secret
+ * would tell the secret, a character at a time.
+ */
+export function shownTextContains(value: unknown, text: string): boolean {
+  return (JSON.stringify(redact(value)) ?? '').toLowerCase().includes(text.toLowerCase());
+}
