@@ -99,29 +99,42 @@ export async function createEmptyTestDatabase(kind: TestDatabaseKind, mysqlServe
  * `mysqlServerUrl` as in createEmptyTestDatabase.
  */
 export async function openTestDatabase(kind: TestDatabaseKind, options: { migrate?: boolean; mysqlServerUrl?: string } = {}): Promise<TestDatabase> {
-  const empty = await createEmptyTestDatabase(kind, options.mysqlServerUrl);
-  let dataSource: DataSource;
-  try {
-    if (options.migrate === false) {
-      dataSource = new BatonDataSource(await resolveDataSourceOptions(empty.url));
-      await dataSource.initialize();
-    } else {
-      dataSource = await openDatabase(empty.url);
+  // Behind HAProxy (test/ha) a Galera node that a loaded machine's health checks mark down
+  // mid-migration closes the connection: the half-made database is dropped and made again on
+  // a fresh connection, as an operator would run the migration again (for up to 60 s).
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const empty = await createEmptyTestDatabase(kind, options.mysqlServerUrl);
+    let dataSource: DataSource;
+    try {
+      if (options.migrate === false) {
+        dataSource = new BatonDataSource(await resolveDataSourceOptions(empty.url));
+        await dataSource.initialize();
+      } else {
+        dataSource = await openDatabase(empty.url);
+      }
+    } catch (err) {
+      await empty.drop().catch(() => undefined);
+      if (kind === 'mysql' && isConnectionDropped(err) && Date.now() < until) continue;
+      throw err;
     }
-  } catch (err) {
-    await empty.drop().catch(() => undefined);
-    throw err;
+    return {
+      kind,
+      url: empty.url,
+      dataSource,
+      clear: () => clearTables(dataSource),
+      close: async () => {
+        if (dataSource.isInitialized) await dataSource.destroy();
+        await empty.drop();
+      },
+    };
   }
-  return {
-    kind,
-    url: empty.url,
-    dataSource,
-    clear: () => clearTables(dataSource),
-    close: async () => {
-      if (dataSource.isInitialized) await dataSource.destroy();
-      await empty.drop();
-    },
-  };
+}
+
+/** A connection the server (or a proxy in front of it) closed or refused, rather than a statement it refused. */
+function isConnectionDropped(err: unknown): boolean {
+  const code = (err as { code?: string; driverError?: { code?: string } }).driverError?.code ?? (err as { code?: string }).code;
+  return code === 'PROTOCOL_CONNECTION_LOST' || code === 'ECONNRESET' || code === 'ECONNREFUSED';
 }
 
 /** Deletes every row of every entity table (not the migrations table). */

@@ -37,7 +37,7 @@ export interface ConfigureConsoleOptions {
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
  * - the web console at `/` (its SPA routes and `/assets/`), when its build exists;
  * - security headers on every answer (CSP, frame-ancestors none, nosniff, no-referrer, no-store on
- *   `/api`; see web/security-headers.ts) and no `X-Powered-By`.
+ *   `/api`; see web/security-headers.ts), no `X-Powered-By` and no `ETag`.
  *
  * The `/api` prefix is part of each console controller's path (not a global prefix), so other
  * controllers of an embedding app keep their own paths.
@@ -45,6 +45,9 @@ export interface ConfigureConsoleOptions {
 export function configureConsoleApp(app: INestApplication, options: ConfigureConsoleOptions = {}): INestApplication {
   const express = app as NestExpressApplication;
   express.disable('x-powered-by');
+  // No ETag: Express hashed every JSON answer for it (a tenth of the event loop's work under a
+  // flood of searches), and `/api` answers are `no-store`, so no client ever sent it back.
+  express.set('etag', false);
   express.use(securityHeaders);
   // First: the JSON parser leaves a body another parser has read alone.
   express.useBodyParser('raw', { type: isHookDelivery, limit: MAX_EVENT_PAYLOAD_BYTES });
