@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import { RunEntity } from '../../entities';
+import { newRunRow } from './new-run-row';
 
 /**
  * A user runs a task now (POST /api/tasks/{id}/trigger): a PENDING run, cause MANUAL, due now,
@@ -16,45 +17,7 @@ export async function insertManualRun(
   manager: EntityManager,
   input: { tenantId: string; taskId: number; engineGroup: string; priority: number; params: RunEntity['params']; flowParams?: string | null; now: number },
 ): Promise<RunEntity> {
-  const { now } = input;
-  const run = manager.create(RunEntity, {
-    tenantId: input.tenantId,
-    taskId: input.taskId,
-    engineGroup: input.engineGroup,
-    state: 'PENDING',
-    cause: 'MANUAL',
-    fireKey: `m:${randomUUID()}`,
-    flowId: null,
-    parentRunId: null,
-    attempt: 1,
-    priority: input.priority,
-    params: input.params,
-    scheduledAt: now,
-    dueAt: now,
-    instantAt: null,
-    claimedBy: null,
-    leaseUntil: null,
-    executorId: null,
-    dispatchedAt: null,
-    acceptedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    result: null,
-    error: null,
-    progress: null,
-    flowParams: input.flowParams ?? null,
-    // Every column, nulls included: the caller answers with this row as the database holds it.
-    parentResults: null,
-    shardIndex: null,
-    shardTotal: null,
-    pinnedExecutorId: null,
-    deadlineAt: null,
-    firstDispatchedAt: null,
-    lateAlarmedAt: null,
-    traceParent: null,
-    createdAt: now,
-    updatedAt: now,
-  });
+  const run = manager.create(RunEntity, newRunRow({ ...input, flowParams: input.flowParams ?? null, fireKey: `m:${randomUUID()}`, cause: 'MANUAL', traceParent: null }));
   await manager.insert(RunEntity, run);
   return run;
 }

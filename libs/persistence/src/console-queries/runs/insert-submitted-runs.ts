@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { RunEntity } from '../../entities';
 import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+import { newRunRow } from './new-run-row';
 
 /** The tasks a batch of submissions names, as far as their runs need them. */
 export interface SubmittableTask {
@@ -148,50 +149,19 @@ export async function insertSubmittedRuns(
   });
 }
 
-/**
- * The row an unkeyed submission's INSERT wrote, as the ORM would read it back: the columns
- * written, and every other column at its default (null; attempt 1). insert-submitted-runs.spec.ts
- * compares it with the row read through the ORM.
- */
+/** The row an unkeyed submission's INSERT wrote (newRunRow), with the id read back. */
 function submittedRunRow(id: number, tenantId: string, run: SubmittedRun, now: number): RunEntity {
-  // Every property named (a mapped type, not `Partial`): a column added to RunEntity fails to compile here.
-  const row: { [K in keyof RunEntity]: RunEntity[K] } = {
-    id,
+  const row = newRunRow({
     tenantId,
     taskId: run.task.id,
     engineGroup: run.task.engineGroup,
-    state: 'PENDING',
-    cause: run.cause ?? 'MANUAL',
-    fireKey: run.fireKey,
-    flowId: null,
-    parentRunId: null,
-    attempt: 1,
     priority: run.task.priority,
     params: run.params === null ? null : JSON.parse(run.params),
-    scheduledAt: now,
-    dueAt: now,
-    instantAt: null,
-    claimedBy: null,
-    leaseUntil: null,
-    executorId: null,
-    dispatchedAt: null,
-    firstDispatchedAt: null,
-    acceptedAt: null,
-    startedAt: null,
-    finishedAt: null,
-    result: null,
-    error: null,
     flowParams: run.flowParams,
-    parentResults: null,
-    shardIndex: null,
-    shardTotal: null,
-    pinnedExecutorId: null,
-    progress: null,
-    deadlineAt: null,
-    lateAlarmedAt: null,
+    fireKey: run.fireKey,
+    cause: run.cause ?? 'MANUAL',
     traceParent: run.traceParent ?? null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  return Object.assign(new RunEntity(), row);
+    now,
+  });
+  return Object.assign(new RunEntity(), { id, ...row });
 }
