@@ -28,6 +28,7 @@ export {
   TERMINAL_STATES,
   ACTIVE_STATES,
   EXECUTING_STATES,
+  KEY_GOING_STATES,
   canTransition,
   assertTransition,
   isTerminal,
@@ -116,3 +117,10 @@ export type { BacklogAlarmStep, ExecutorCapacity, LoadCount, TenantLoad } from '
 export { eventMatches, eventRunParams, isExistsTest } from './event/event-match';
 export { JSON_PATH_PATTERN, JSON_PATH_RULE, MAX_JSON_PATH_LENGTH, jsonPathProblem, readJsonPath } from './event/json-path';
 export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVENT_PAYLOAD_BYTES, eventNameProblem, eventTriggerProblems } from './event/validate-event';
+
+export { runKeyOf, MAX_RUN_KEY_LENGTH } from './key/run-key';
+export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE } from './key/validate-keys';
+export { admitKeyed } from './key/key-admission';
+export type { KeyAdmission } from './key/key-admission';
+export { takeKeyTokens } from './key/key-bucket';
+export type { KeyBucket } from './key/key-bucket';

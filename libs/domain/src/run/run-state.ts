@@ -39,11 +39,15 @@ import { IllegalTransitionError } from './illegal-transition-error';
  *   attempts left stays RETRY_WAIT with attempt + 1 (an attempt change, not a state move).
  * - every non-terminal state → CANCELLED: cancelled by hand or REPLACEd; an executing run is
  *   sent an abort.
+ * - CLAIMED → HELD: its concurrency key has its limit of runs going (onLimit QUEUE); the claim
+ *   gives it back as a row nobody claims, and it leaves no engine holding it.
+ * - HELD → PENDING: a run of its key ended; the oldest held run takes the free place, already
+ *   counted against the key, and is claimable again. HELD → CANCELLED: cancelled by hand.
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
-  CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT'],
+  CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT', 'HELD'],
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
   RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],
@@ -52,6 +56,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
   TIMED_OUT: [],
   CANCELLED: [],
   SKIPPED: [],
+  HELD: ['PENDING', 'CANCELLED'],
 };
 
 export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const satisfies readonly RunState[];
@@ -60,7 +65,13 @@ export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED',
  * States of a run that is not over: it still holds its task for the concurrency policy
  * (FORBID skips a new run while one of these exists; REPLACE cancels it).
  */
-export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'] as const satisfies readonly RunState[];
+export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'HELD'] as const satisfies readonly RunState[];
+
+/**
+ * States in which a run with its concurrency key set counts against the key's limit: every
+ * active state but HELD (a held run waits for a place; it does not take one).
+ */
+export const KEY_GOING_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'] as const satisfies readonly RunState[];
 
 /** States in which the work may be executing on an executor: cancelling them sends an abort. */
 export const EXECUTING_STATES = ['DISPATCHED', 'ACCEPTED'] as const satisfies readonly RunState[];
