@@ -31,6 +31,7 @@ import { RunTraceParent1797400000001 } from './1797400000001-run-trace-parent';
 import { Events1797500000000 } from './1797500000000-events';
 import { TenantXxlJobToken1797600000000 } from './1797600000000-tenant-xxl-job-token';
 import { ExecutorWire1797600000001 } from './1797600000001-executor-wire';
+import { RunKeys1797800000000 } from './1797800000000-run-keys';
 import { InboundWebhooks1797700000000 } from './1797700000000-inbound-webhooks';
 
 /**
@@ -38,4 +39,4 @@ import { InboundWebhooks1797700000000 } from './1797700000000-inbound-webhooks';
  * SQLite alike (openDatabase runs them); libs/persistence/src/schema-drift.spec.ts proves that
  * they build exactly what the entities describe.
  */
-export const MIGRATIONS: Array<new () => MigrationInterface> = [InitialSchema1732240000000, EngineClaimIndexes1795321245350, EngineDispatchWatchdog1795400000000, AlarmOutboxRelay1795500000000, UserDisabled1795600000000, ExecutorSecretRotation1795610000000, TenantExecutorNetworks1795700000000, ExecutorQueueLimit1795800000000, HistoryAtScale1795900000000, TasksAndHandlers1796000000000, Webhooks1796100000000, FanOut1796200000000, HandlerSchemas1796300000000, FairClaims1796400000000, BackfillCancels1796460000000, TenantLoad1796470000000, Accounts1796500000000, LoginThrottle1796600000000, ConsoleOps1796610000000, AuditLog1796620000000, TaskVersions1796620000001, AuditWebhooks1796620000002, SingleSignOn1796630000000, RunHotPathIndexes1797100000000, ExecutorProtocolVersion1797200000000, RunInstant1797300000000, EngineClockOffset1797300000001, RollupEarlyStarts1797400000000, RunTraceParent1797400000001, Events1797500000000, TenantXxlJobToken1797600000000, ExecutorWire1797600000001, InboundWebhooks1797700000000];
+export const MIGRATIONS: Array<new () => MigrationInterface> = [InitialSchema1732240000000, EngineClaimIndexes1795321245350, EngineDispatchWatchdog1795400000000, AlarmOutboxRelay1795500000000, UserDisabled1795600000000, ExecutorSecretRotation1795610000000, TenantExecutorNetworks1795700000000, ExecutorQueueLimit1795800000000, HistoryAtScale1795900000000, TasksAndHandlers1796000000000, Webhooks1796100000000, FanOut1796200000000, HandlerSchemas1796300000000, FairClaims1796400000000, BackfillCancels1796460000000, TenantLoad1796470000000, Accounts1796500000000, LoginThrottle1796600000000, ConsoleOps1796610000000, AuditLog1796620000000, TaskVersions1796620000001, AuditWebhooks1796620000002, SingleSignOn1796630000000, RunHotPathIndexes1797100000000, ExecutorProtocolVersion1797200000000, RunInstant1797300000000, EngineClockOffset1797300000001, RollupEarlyStarts1797400000000, RunTraceParent1797400000001, Events1797500000000, TenantXxlJobToken1797600000000, ExecutorWire1797600000001, InboundWebhooks1797700000000, RunKeys1797800000000];

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
+import { ALARM_TYPES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, KEY_ON_LIMIT, MAX_KEY_LIMIT, MAX_KEY_RATE, MISFIRE_POLICIES, SEVERITIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -106,6 +106,18 @@ export const CONFIG_FILE_SCHEMA = {
           paused: { type: 'boolean', default: false },
           pauseAfterFailures: nullable({ type: 'integer', minimum: 1 }),
           fanOut: { type: 'object', additionalProperties: false, properties: { mode: { enum: [...FAN_OUT_MODES] }, shards: nullable({ type: 'integer', minimum: 1, maximum: 1000 }), failWhen: { enum: [...FAN_OUT_FAIL_WHEN] } } },
+          concurrency: nullable({
+            type: 'object',
+            required: ['key', 'limit'],
+            additionalProperties: false,
+            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, limit: { type: 'integer', minimum: 1, maximum: MAX_KEY_LIMIT }, onLimit: { enum: [...KEY_ON_LIMIT] } },
+          }),
+          rateLimit: nullable({
+            type: 'object',
+            required: ['key', 'perSecond'],
+            additionalProperties: false,
+            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, perSecond: { type: 'number', exclusiveMinimum: 0, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE } },
+          }),
         },
       },
     },

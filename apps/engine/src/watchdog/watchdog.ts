@@ -14,6 +14,7 @@ import {
 import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { PeriodicLoop } from '../common/periodic-loop';
+import { HeldKeysSweep } from './held-keys-sweep';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
@@ -32,6 +33,8 @@ export interface WatchdogReport {
   reconciled: number;
   /** Fan-out runs whose shards had all ended, looked at again. */
   fanOuts: number;
+  /** Held runs given a free place of their key by the sweep (HeldKeysSweep). */
+  heldReleased: number;
 }
 
 /**
@@ -46,6 +49,8 @@ export interface WatchdogReport {
  *   RETRY_WAIT (attempt + 1) or FAILED per the retry policy. An executor that comes back in
  *   time and calls back wins: its callback's guarded update ends the attempt first, and this
  *   one then matches nothing.
+ * - Held keys (HeldKeysSweep, every 10th tick): free places of concurrency keys go to their held
+ *   runs when no callback released them.
  *
  * Several engines serve a group, so each check is an election: the state change is a guarded
  * update, the alarm row is written in the same transaction only by the one that moved the row.
@@ -65,6 +70,7 @@ export class Watchdog implements OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly alarms: Alarms,
     private readonly outcomes: RunOutcomes,
+    private readonly heldKeys: HeldKeysSweep,
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
     private readonly fanOuts: FanOutSettler,
@@ -95,7 +101,8 @@ export class Watchdog implements OnModuleDestroy {
     const executorsDown = await this.executorsDown();
     const reconciled = await this.reconcile();
     const fanOuts = await this.fanOuts.sweep();
-    return { late, timedOut, executorsDown, reconciled, fanOuts };
+    const heldReleased = await this.heldKeys.tick();
+    return { late, timedOut, executorsDown, reconciled, fanOuts, heldReleased };
   }
 
   private async startLate(): Promise<number> {

@@ -49,13 +49,17 @@ const LEGAL = new Set<string>([
   'RETRY_WAIT→SUCCEEDED',
   'RETRY_WAIT→FAILED',
   'RETRY_WAIT→TIMED_OUT',
+  // Concurrency keys: a claimed run whose key is full waits HELD; a place frees it, or a cancel ends it.
+  'CLAIMED→HELD',
+  'HELD→PENDING',
+  'HELD→CANCELLED',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));
 
 describe('run state machine', () => {
-  it('has 10 states, so 100 ordered pairs to judge', () => {
-    expect(ALL_PAIRS).toHaveLength(100);
+  it('has 11 states, so 121 ordered pairs to judge', () => {
+    expect(ALL_PAIRS).toHaveLength(121);
   });
 
   it.each(ALL_PAIRS)('%s → %s is legal exactly when listed', (from, to) => {

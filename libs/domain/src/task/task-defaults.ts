@@ -52,8 +52,8 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     retry: { ...defaults.retry, ...(given.retry ?? {}) },
     alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
     fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
-    concurrency: given.concurrency ? { onLimit: 'QUEUE', ...given.concurrency } : null,
-    rateLimit: given.rateLimit ? { burst: 1, ...given.rateLimit } : null,
+    concurrency: given.concurrency ? { ...given.concurrency, onLimit: given.concurrency.onLimit ?? 'QUEUE' } : null,
+    rateLimit: given.rateLimit ? { ...given.rateLimit, burst: given.rateLimit.burst ?? 1 } : null,
   } as TaskDefinition;
 }
 

@@ -14,6 +14,7 @@ import { RunAttemptEntity } from './run-attempt.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
+import { RunKeyEntity } from './run-key.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
@@ -41,6 +42,7 @@ export {
   RetentionPolicyEntity,
   RunAttemptEntity,
   RunEntity,
+  RunKeyEntity,
   RunRollupEntity,
   RunLogEntity,
   SessionEntity,
@@ -79,4 +81,5 @@ export const ENTITIES = [
   TaskVersionEntity,
   EventEntity,
   InboundWebhookEntity,
+  RunKeyEntity,
 ];

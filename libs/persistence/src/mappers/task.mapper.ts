@@ -1,4 +1,4 @@
-import type { EventFilter, EventProjection, TaskDefinition, Trigger } from '@baton/domain';
+import type { EventFilter, EventProjection, KeyConcurrency, KeyRateLimit, TaskDefinition, Trigger } from '@baton/domain';
 import type { TaskEntity } from '../entities';
 import type { StoredJson } from '../entities/columns';
 
@@ -92,6 +92,8 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     paused: entity.paused,
     pauseAfterFailures: entity.pauseAfterFailures,
     fanOut: { mode: entity.fanOutMode, shards: entity.fanOutShards, failWhen: entity.fanOutFailWhen },
+    concurrency: (entity.keyConcurrency as KeyConcurrency | null) ?? null,
+    rateLimit: (entity.keyRate as KeyRateLimit | null) ?? null,
   };
 }
 
@@ -125,6 +127,8 @@ export type TaskDefinitionColumns = Pick<
   | 'fanOutMode'
   | 'fanOutShards'
   | 'fanOutFailWhen'
+  | 'keyConcurrency'
+  | 'keyRate'
 > &
   TriggerColumns;
 
@@ -162,5 +166,7 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     fanOutMode: definition.fanOut.mode,
     fanOutShards: definition.fanOut.shards,
     fanOutFailWhen: definition.fanOut.failWhen,
+    keyConcurrency: definition.concurrency,
+    keyRate: definition.rateLimit,
   };
 }

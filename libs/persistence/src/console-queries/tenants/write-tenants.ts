@@ -3,7 +3,7 @@ import { RunEntity, TaskEntity, TenantEntity } from '../../entities';
 import { ofTenant } from '../tenant-scope';
 
 /** Runs not yet owned by an engine: moving a tenant to another group moves these with it. */
-const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT'] as const;
+const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT', 'HELD'] as const;
 
 /**
  * A new tenant (the operator's):

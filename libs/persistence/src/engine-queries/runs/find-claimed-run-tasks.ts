@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, RetryPolicy } from '@baton/domain';
+import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, KeyConcurrency, RetryPolicy } from '@baton/domain';
 import { execute, num, placeholders } from '../sql';
 
 /** What dispatching a run needs from its task (ClaimedRun's task fields). */
@@ -13,6 +13,8 @@ export interface ClaimedRunTask {
   concurrencyPolicy: ConcurrencyPolicy;
   retry: RetryPolicy;
   fanOut: FanOut;
+  /** Its concurrency bound per key (tasks.key_concurrency); null: none. */
+  concurrency: KeyConcurrency | null;
 }
 
 /**
@@ -43,7 +45,7 @@ export function claimedRunTaskColumns(table = '', prefix = ''): string {
 const TASK_COLUMNS = [
   'id', 'name', 'executor_app', 'handler', 'timeout_ms', 'start_deadline_ms', 'concurrency_policy',
   'retry_max_attempts', 'retry_backoff_base_ms', 'retry_backoff_max_ms', 'retry_jitter_permille',
-  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when',
+  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency',
 ] as const;
 
 /** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
@@ -64,5 +66,6 @@ export function claimedRunTask(r: Record<string, unknown>, prefix = ''): Claimed
       jitter: num(c('retry_jitter_permille')) / 1000,
     },
     fanOut: { mode: c('fan_out_mode') as FanOutMode, shards: c('fan_out_shards') === null ? null : num(c('fan_out_shards')), failWhen: c('fan_out_fail_when') as FanOutFailWhen },
+    concurrency: c('key_concurrency') === null || c('key_concurrency') === undefined ? null : (JSON.parse(String(c('key_concurrency'))) as KeyConcurrency),
   };
 }
