@@ -4,8 +4,8 @@
  * (`concurrency: { key: 'customerId', limit: 1 }`) runs one run at a time per key while other keys
  * go in parallel; runs beyond the limit wait HELD in the database and start, oldest first, as the
  * key's runs end (woken, not polled); CANCEL_NEW cancels the newcomer, CANCEL_OLDEST the runner
- * (aborted at its executor); another tenant's same key is not held back; nothing is lost or
- * doubled. The handler holds each run until the test lets it go, so "at once" is a fact checked
+ * (aborted at its executor); another tenant's same key is not held back; a rate key starts its
+ * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test lets it go, so "at once" is a fact checked
  * in the database, not a timing.
  */
 import { randomBytes } from 'node:crypto';
@@ -95,8 +95,8 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     await t?.close();
   });
 
-  const createTask = async (who: SeededTenant, name: string, concurrency: object) => {
-    const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency });
+  const createTask = async (who: SeededTenant, name: string, concurrency: object | null, rateLimit: object | null = null) => {
+    const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency, rateLimit });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body.id as number;
   };
@@ -185,10 +185,30 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     await finish(second);
   });
 
+  it('rateLimit: a key starts at most perSecond runs a second, the others moved to their token\'s time; other keys do not wait', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'notify', null, { key: 'customerId', perSecond: 2, burst: 1 });
+    const r1 = [await trigger(acme, task, 'r1'), await trigger(acme, task, 'r1'), await trigger(acme, task, 'r1')];
+    const r2 = await trigger(acme, task, 'r2');
+    await Promise.all([startedRun(r1[0]), startedRun(r2)]);
+    for (const id of [r1[0], r2]) await finish(id);
+    await startedRun(r1[1]);
+    await finish(r1[1]);
+    await startedRun(r1[2]);
+    await finish(r1[2]);
+    const rows = await Promise.all([...r1, r2].map(run));
+    // The first of each key took the full bucket's token at once; the others were moved to their token's time (instant_at keeps
+    // the instant they were made for), half a second apart.
+    expect(rows.map((r) => r.instantAt === null)).toEqual([true, false, false, true]);
+    expect(rows[2].dueAt - rows[1].dueAt).toBeGreaterThanOrEqual(500);
+    expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
+    expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
+  });
+
   it('carries the bound through tasks as code: export, and a plan of the same file changes nothing', async () => {
     const exported = await t.http().get('/api/config/export').set(acme.adminKey);
     expect(exported.status).toBe(200);
     expect(exported.text).toContain('onLimit: CANCEL_OLDEST');
+    expect(exported.text).toContain('perSecond: 2');
     const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body.changes).toEqual([]);

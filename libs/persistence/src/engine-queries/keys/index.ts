@@ -8,3 +8,5 @@ export * from './release-held-key-runs';
 export * from './find-held-keys';
 export * from './count-held-runs';
 export * from './find-key-concurrency';
+export * from './store-key-bucket';
+export * from './defer-rate-key-runs';
