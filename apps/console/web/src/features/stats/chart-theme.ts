@@ -28,6 +28,7 @@ const LIGHT: ChartPalette = {
     DISPATCHED: '#42a5f5',
     CLAIMED: '#90caf9',
     PENDING: '#cfd8dc',
+    HELD: '#b39ddb',
   },
   line: { rate: '#2e7d32', p50: '#1565c0', p95: '#ef6c00' },
 };
@@ -46,6 +47,7 @@ const DARK: ChartPalette = {
     DISPATCHED: '#90caf9',
     CLAIMED: '#bbdefb',
     PENDING: '#546e7a',
+    HELD: '#7e57c2',
   },
   line: { rate: '#66bb6a', p50: '#64b5f6', p95: '#ffa726' },
 };
