@@ -5,14 +5,16 @@
  * go in parallel; runs beyond the limit wait HELD in the database and start, oldest first, as the
  * key's runs end (woken, not polled); CANCEL_NEW cancels the newcomer, CANCEL_OLDEST the runner
  * (aborted at its executor); another tenant's same key is not held back; a rate key starts its
- * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test lets it go, so "at once" is a fact checked
- * in the database, not a timing.
+ * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test
+ * lets it go, so "at once" is a fact checked in the database, not a timing. The engine's claim
+ * poll is 10 minutes: every run starts by a wake-up.
  */
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecutorServer, defineHandler, type ExecutorServer } from '@baton/executor-sdk';
+import { InProcessWakeups } from '@baton/messaging';
 import { RunEntity } from '@baton/persistence';
 import { EngineMetrics, EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
@@ -73,12 +75,16 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     });
 
   beforeAll(async () => {
-    t = await startConsole(db.dataSource, Date.now());
+    // The console's wake-ups reach the engine in this process (as in embedded mode); the engine's
+    // claim poll is longer than the file, so every start below comes from a wake-up: a trigger's,
+    // a key's place given back, a rate key's next token.
+    const wakeups = new InProcessWakeups();
+    t = await startConsole(db.dataSource, Date.now(), { wakeups });
     acme = await seedTenant(t, db.dataSource, 'acme');
     globex = await seedTenant(t, db.dataSource, 'globex');
-    const config = readEngineConfig({}, { databaseUrl: db.url, nodeId: `keys-${randomBytes(3).toString('hex')}`, host: '127.0.0.1', port: 0, watchdogIntervalMs: 100, claimIntervalMs: 50, planIntervalMs: 100, heartbeatMs: 500, loadSampleMs: 200 });
+    const config = readEngineConfig({}, { databaseUrl: db.url, nodeId: `keys-${randomBytes(3).toString('hex')}`, host: '127.0.0.1', port: 0, watchdogIntervalMs: 100, planIntervalMs: 100, heartbeatMs: 500, loadSampleMs: 200, claimIntervalMs: 600_000 });
     metrics = new EngineMetrics({ defaultMetrics: false });
-    engine = await NestFactory.create(EngineModule.forRoot({ config, dataSource: db.dataSource, metrics }), { bodyParser: false, logger: ['error'], abortOnError: false });
+    engine = await NestFactory.create(EngineModule.forRoot({ config, dataSource: db.dataSource, metrics, wakeups }), { bodyParser: false, logger: ['error'], abortOnError: false });
     await engine.listen(0, '127.0.0.1');
     const engineUrl = await startEngine(engine);
     for (const tenant of [acme, globex]) {

@@ -99,6 +99,8 @@ export class KeyAdmissions {
       }
       if (bucket) await storeKeyBucket(em, ref, { tokensMilli: Math.floor(bucket.tokens * 1000 + 1e-6), refilledAt: bucket.at });
       await deferRateKeyRuns(em, { runs: waiting, owner, now, reason: `Waiting for a token of its rate key '${ref.key}' (rateLimit ${rate.perSecond}/s, burst ${rate.burst})` });
+      // Due within the look-ahead, they are claimed again at once (and take their tokens for their instants), not at the next poll.
+      if (waiting.length > 0) afterCommit(em, () => this.signal.due(ref.tenantId));
     }
     const admitted = new Set<number>();
     const aborts = new Map<string, number[]>();
