@@ -52,6 +52,7 @@ export async function insertManualRun(
     firstDispatchedAt: null,
     lateAlarmedAt: null,
     traceParent: null,
+    runKey: null,
     createdAt: now,
     updatedAt: now,
   });
