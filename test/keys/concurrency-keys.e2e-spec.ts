@@ -210,7 +210,8 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
   });
 
-  it('carries the bound through tasks as code: export, and a plan of the same file changes nothing', async () => {
+  it('carries the bounds through tasks as code: export, and a plan of the same file changes nothing', async () => {
+    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST' }, { key: 'order.id', perSecond: 2, burst: 4 });
     const exported = await t.http().get('/api/config/export').set(acme.adminKey);
     expect(exported.status).toBe(200);
     expect(exported.text).toContain('onLimit: CANCEL_OLDEST');

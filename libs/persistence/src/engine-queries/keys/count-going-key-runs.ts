@@ -3,6 +3,10 @@ import { KEY_GOING_STATES } from '@baton/domain';
 import { execute, num } from '../sql';
 import type { RunKeyRef } from './lock-run-key';
 
+/** The statement (exported so the plan test EXPLAINs this very text). */
+export const COUNT_GOING_KEY_RUNS_SQL = `SELECT COUNT(*) AS n FROM runs
+  WHERE tenant_id = ? AND task_id = ? AND run_key = ? AND state IN (${KEY_GOING_STATES.map((s) => `'${s}'`).join(', ')})`;
+
 /**
  * How many runs of the key hold a place (admitted and not ended):
  *
@@ -16,11 +20,6 @@ import type { RunKeyRef } from './lock-run-key';
  * A run claimed but not admitted yet has run_key NULL, so it does not count itself.
  */
 export async function countGoingKeyRuns(manager: EntityManager, ref: RunKeyRef): Promise<number> {
-  const { rows } = await execute<{ n: unknown }>(
-    manager,
-    `SELECT COUNT(*) AS n FROM runs
-      WHERE tenant_id = ? AND task_id = ? AND run_key = ? AND state IN (${KEY_GOING_STATES.map((s) => `'${s}'`).join(', ')})`,
-    [ref.tenantId, ref.taskId, ref.key],
-  );
+  const { rows } = await execute<{ n: unknown }>(manager, COUNT_GOING_KEY_RUNS_SQL, [ref.tenantId, ref.taskId, ref.key]);
   return num(rows[0]?.n ?? 0);
 }
