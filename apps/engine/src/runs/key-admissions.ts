@@ -44,7 +44,8 @@ const MAX_RELEASE = 1000;
  *
  * `release` gives the places of a key that runs have left to its oldest held runs (HELD →
  * PENDING, admitted already) and wakes this node's claim for them: called when a keyed run ended
- * (CallbacksService), and by the held-keys sweep for every other way a run can end.
+ * (CallbacksService; the watchdog's timeouts and reconciliation), and by the held-keys sweep for
+ * every other way a run can end.
  */
 @Injectable()
 export class KeyAdmissions {

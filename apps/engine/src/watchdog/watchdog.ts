@@ -147,6 +147,7 @@ export class Watchdog implements OnModuleDestroy {
       if (!ended) continue;
       handled++;
       await this.abort(run);
+      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
     }
     return handled;
   }
@@ -188,7 +189,9 @@ export class Watchdog implements OnModuleDestroy {
           }),
         ),
       );
-      if (ended) handled++;
+      if (!ended) continue;
+      handled++;
+      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
     }
     return handled;
   }
