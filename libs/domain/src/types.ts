@@ -135,6 +135,41 @@ export const CONCURRENCY_POLICIES = ['ALLOW', 'FORBID', 'REPLACE'] as const;
  */
 export type ConcurrencyPolicy = (typeof CONCURRENCY_POLICIES)[number];
 
+export const KEY_ON_LIMIT = ['QUEUE', 'CANCEL_NEW', 'CANCEL_OLDEST'] as const;
+/**
+ * What a run of a keyed task meets when its key already has `limit` runs going:
+ * - QUEUE: it waits, HELD, and starts when one of them ends (oldest held first).
+ * - CANCEL_NEW: it is CANCELLED.
+ * - CANCEL_OLDEST: the key's oldest going run is CANCELLED (abort sent) and this one takes its place.
+ */
+export type KeyOnLimit = (typeof KEY_ON_LIMIT)[number];
+
+/**
+ * At most `limit` runs of the task going at once per value of `key`, a JSON path of the run's
+ * params (`customerId`, `order.customer.id`). Runs whose params have nothing (or null) at the
+ * path share one key, the empty one.
+ */
+export interface KeyConcurrency {
+  key: string;
+  /** 1–1000. */
+  limit: number;
+  /** Default QUEUE. */
+  onLimit: KeyOnLimit;
+}
+
+/**
+ * At most `perSecond` runs of the task started per second per value of `key` (a JSON path of the
+ * params, as KeyConcurrency's), with bursts of up to `burst`: a token bucket per key. A run
+ * finding no token waits PENDING until its key's next token.
+ */
+export interface KeyRateLimit {
+  key: string;
+  /** Tokens added per second, > 0 and ≤ 10 000 (0.5: one run every two seconds). */
+  perSecond: number;
+  /** Bucket size, 1–10 000. Default 1. */
+  burst: number;
+}
+
 /** Retries after a failed or timed-out attempt. */
 export interface RetryPolicy {
   /** Total attempts including the first; 1 means no retry. Default 1. */
@@ -309,6 +344,10 @@ export interface TaskDefinition {
   fanOut: FanOut;
   /** The task pauses itself (TASK_PAUSED alarm) when its last this many runs all failed or timed out. Null (default): never. */
   pauseAfterFailures: number | null;
+  /** Bound on runs going at once per key of the params. Null (default): none. */
+  concurrency: KeyConcurrency | null;
+  /** Bound on runs started per second per key of the params. Null (default): none. */
+  rateLimit: KeyRateLimit | null;
 }
 
 /** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). EVENT: started by an event (POST /api/events). */
@@ -374,12 +413,14 @@ export const RUN_STATES = [
   'CANCELLED',
   'SKIPPED',
   'APPROVAL_WAIT',
+  'HELD',
 ] as const;
 /**
  * APPROVAL_WAIT: a run fired by an edge with an approval gate, waiting for a person (it is
  * PENDING once approved, FAILED once rejected).
  * PENDING → CLAIMED → DISPATCHED → ACCEPTED (running) → SUCCEEDED | FAILED | TIMED_OUT,
- * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED and SKIPPED.
+ * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED, SKIPPED, and HELD (held
+ * by its concurrency key: the key has its limit of runs going; it waits for one to end).
  * The legal moves are data in `run-state.ts`.
  */
 export type RunState = (typeof RUN_STATES)[number];

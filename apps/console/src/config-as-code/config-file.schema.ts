@@ -1,4 +1,4 @@
-import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES } from '@baton/domain';
+import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_KEY_LIMIT, MAX_KEY_RATE } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -106,6 +106,18 @@ export const CONFIG_FILE_SCHEMA = {
           paused: { type: 'boolean', default: false },
           pauseAfterFailures: nullable({ type: 'integer', minimum: 1 }),
           fanOut: { type: 'object', additionalProperties: false, properties: { mode: { enum: [...FAN_OUT_MODES] }, shards: nullable({ type: 'integer', minimum: 1, maximum: 1000 }), failWhen: { enum: [...FAN_OUT_FAIL_WHEN] } } },
+          concurrency: nullable({
+            type: 'object',
+            required: ['key', 'limit'],
+            additionalProperties: false,
+            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, limit: { type: 'integer', minimum: 1, maximum: MAX_KEY_LIMIT }, onLimit: { enum: [...KEY_ON_LIMIT] } },
+          }),
+          rateLimit: nullable({
+            type: 'object',
+            required: ['key', 'perSecond'],
+            additionalProperties: false,
+            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, perSecond: { type: 'number', exclusiveMinimum: 0, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE } },
+          }),
         },
       },
     },

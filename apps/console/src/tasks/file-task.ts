@@ -27,5 +27,7 @@ export function fileTask(definition: TaskDefinition): FileTask {
     paused: definition.paused,
     pauseAfterFailures: definition.pauseAfterFailures,
     fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
+    concurrency: definition.concurrency && { key: definition.concurrency.key, limit: definition.concurrency.limit, onLimit: definition.concurrency.onLimit },
+    rateLimit: definition.rateLimit && { key: definition.rateLimit.key, perSecond: definition.rateLimit.perSecond, burst: definition.rateLimit.burst },
   };
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
 import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
@@ -11,6 +11,7 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { RunEvents } from '../runs/run-events';
 import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
+import { KeyAdmissions } from '../runs/key-admissions';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 import { endOutcomeSpan, startOutcomeSpan } from '../tracing/run-spans';
 import { EarlyStarts } from './early-starts';
@@ -56,6 +57,7 @@ const MAX_RESULT_BYTES = 65_000;
  */
 @Injectable()
 export class CallbacksService {
+  private readonly logger = new Logger('CallbacksService');
   private readonly lookups: Coalescer<{ runId: number; tenantId: string }, RunAttemptRow | null>;
   /** Outcome transactions, with the isolation every transaction that may run follow-ups needs. */
   private readonly outcomeCommits: GroupCommit;
@@ -70,6 +72,7 @@ export class CallbacksService {
     private readonly metrics: EngineMetrics,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly earlyStarts: EarlyStarts,
+    private readonly keys: KeyAdmissions,
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
@@ -122,9 +125,17 @@ export class CallbacksService {
     const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run, traceParent });
     if (!ended) return this.stale(cb, null, 'STALE');
     this.events.ended(cb.runId, cb.attempt);
+    if (run.runKey !== null && ended.state !== 'RETRY_WAIT') this.releaseKey(run);
     await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
     if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
+  }
+
+  /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */
+  private releaseKey(run: RunAttemptRow): void {
+    this.keys.release({ tenantId: run.tenantId, taskId: run.taskId, key: run.runKey as string }).catch((err: Error) => {
+      this.logger.warn(`releasing key places after run ${run.runId} failed (the held-keys sweep will): ${err.message}`, { tenantId: run.tenantId, runId: run.runId });
+    });
   }
 
   /** The general way: the attempt ended per its outcome and retry policy, with alarms and follow-ups, in a group-committed transaction. */

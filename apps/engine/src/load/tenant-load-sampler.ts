@@ -2,7 +2,7 @@ import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, LOAD_COUNT_CAP, subtractCount, type Clock } from '@baton/domain';
-import { countGroupRuns, findLoadTenants, readAlarmOutboxBacklog, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
+import { countGroupRuns, countHeldRuns, findLoadTenants, readAlarmOutboxBacklog, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -71,11 +71,24 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     const board = await readLoadBoard(manager, { tenants, now, limit: this.config.loadMetricTenants, cap: LOAD_COUNT_CAP });
     const groupTotals = await countGroupRuns(manager, { groups: this.config.groups, now, cap: GROUP_COUNT_CAP });
     const outbox = await readAlarmOutboxBacklog(manager);
+    const keyHeld = await countHeldRuns(manager, GROUP_COUNT_CAP);
     this.publish(board, groupTotals, now);
+    this.publishKeyHeld(keyHeld, board, new Set(tenants.map((t) => t.id)));
     this.metrics.alarmOutboxPending.set(outbox.pending);
     this.metrics.alarmOutboxOldestAge.set(outbox.oldestRaisedAt === null ? 0 : Math.max(0, now - outbox.oldestRaisedAt) / 1000);
     const backlogAlarms = await this.backlog.check(tenants, board.oldestDue, now);
     return { tenants: tenants.length, board, backlogAlarms };
+  }
+
+  /** Held-by-key runs of the labelled tenants, and of the group's other tenants summed as `_other` (another group's are not this engine's to report). */
+  private publishKeyHeld(held: ReadonlyMap<string, number>, board: LoadBoard, groupTenants: ReadonlySet<string>): void {
+    const gauge = this.metrics.tenantKeyHeldRuns;
+    gauge.reset();
+    const labelled = new Set(board.top.map((load) => load.tenantId));
+    for (const tenantId of labelled) gauge.set({ tenant: metricsTenantLabel(tenantId, this.config.metricsToken) }, held.get(tenantId) ?? 0);
+    let other = 0;
+    for (const [tenantId, n] of held) if (!labelled.has(tenantId) && groupTenants.has(tenantId)) other += n;
+    gauge.set({ tenant: OTHER_TENANTS }, other);
   }
 
   /** Replaces the gauges' series in one synchronous step: a scrape sees one sample, never half of two. */

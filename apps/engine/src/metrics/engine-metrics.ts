@@ -165,6 +165,9 @@ export class EngineMetrics {
   /** CLAIMED runs: held by the group's engines. */
   readonly tenantHeldRuns = new Gauge({ name: 'baton_engine_tenant_held_runs', help: 'Runs held by engines (CLAIMED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
 
+  /** HELD runs: waiting for a place of their concurrency key (counted up to 100,000 in all). */
+  readonly tenantKeyHeldRuns = new Gauge({ name: 'baton_engine_tenant_key_held_runs', help: 'Runs held by their concurrency key (HELD), per tenant', labelNames: ['tenant'], registers: [this.registry] });
+
   /** DISPATCHED/ACCEPTED runs: at executors. */
   readonly tenantInFlightRuns = new Gauge({ name: 'baton_engine_tenant_in_flight_runs', help: 'Runs at executors (DISPATCHED/ACCEPTED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
 

@@ -6,6 +6,7 @@ import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, 
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { recordClaims } from '../tracing/run-spans';
+import { KeyAdmissions } from './key-admissions';
 import { toClaimedRun } from './to-claimed-run';
 
 /**
@@ -21,7 +22,10 @@ export class RunClaims {
   private readonly logger = new Logger('RunClaims');
   private lastLease = 0;
 
-  constructor(@Inject(ENGINE_CONFIG) private readonly config: EngineConfig) {}
+  constructor(
+    @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly keys: KeyAdmissions,
+  ) {}
 
   /** Claims up to each take's limit of its tenant's runs due before `dueBefore`; returns them joined with their tasks. */
   async claim(em: EntityManager, takes: readonly TenantTake[], at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
@@ -43,14 +47,19 @@ export class RunClaims {
     return runs;
   }
 
-  /** Claimed runs with their tasks; those whose task is gone are cancelled: there is no app or handler to send them to. */
+  /**
+   * Claimed runs with their tasks; those whose task is gone are cancelled: there is no app or
+   * handler to send them to. Runs of keyed tasks go on only when their key admits them
+   * (KeyAdmissions: the others are HELD or CANCELLED there, in the same transaction).
+   */
   private async withTasks(em: EntityManager, claimed: ReadonlyArray<{ run: ClaimedRunRow; task: ClaimedRunTask | null }>, now: number): Promise<ClaimedRun[]> {
     const orphans = claimed.filter((c) => c.task === null).map((c) => c.run.id);
     if (orphans.length > 0) {
       await cancelOrphanedRuns(em, orphans, this.config.nodeId, now);
       this.logger.warn(`cancelled ${orphans.length} claimed run(s) whose task was deleted: ${orphans.join(', ')}`);
     }
-    return claimed.flatMap((c) => (c.task ? [toClaimedRun(c.run, c.task)] : []));
+    const going = await this.keys.admit(em, claimed, now);
+    return going.flatMap((c) => (c.task ? [toClaimedRun(c.run, c.task)] : []));
   }
 
   /**

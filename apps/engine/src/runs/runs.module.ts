@@ -2,10 +2,12 @@ import { Module } from '@nestjs/common';
 import { AlarmsModule } from '../alarms/alarms.module';
 import { ApprovalDecisions } from './approval-decisions';
 import { FollowUpsModule } from '../follow-ups/follow-ups.module';
+import { WakeupsModule } from '../wakeups/wakeups.module';
 import { DispatchMarks } from './dispatch-marks';
 import { DispatchSetbacks } from './dispatch-setbacks';
 import { FanOutNudges } from './fan-out-nudges';
 import { FanOutSettler } from './fan-out-settler';
+import { KeyAdmissions } from './key-admissions';
 import { RunClaims } from './run-claims';
 import { RunEvents } from './run-events';
 import { RunOutcomes } from './run-outcomes';
@@ -20,8 +22,8 @@ import { RunStart } from './run-start';
  * against the domain's RUN_TRANSITIONS; `run-writes-owners.spec.ts` keeps them called from here only.
  */
 @Module({
-  imports: [AlarmsModule, FollowUpsModule],
-  providers: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
-  exports: [RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
+  imports: [AlarmsModule, FollowUpsModule, WakeupsModule],
+  providers: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
+  exports: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
 })
 export class RunsModule {}

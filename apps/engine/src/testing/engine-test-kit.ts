@@ -10,6 +10,8 @@ import { EngineMetrics } from '../metrics/engine-metrics';
 import { ClaimSignal } from '../common/claim-signal';
 import { ClockWatch } from '../common/clock-watch';
 import { ClaimerService } from '../claimer/claimer.service';
+import { KeyAdmissions } from '../runs/key-admissions';
+import type { CancelledRuns } from '../wakeups/cancelled-runs';
 import { RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from '../claimer/claim-tenants';
 import { TenantPace } from '../claimer/tenant-pace';
@@ -85,8 +87,10 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const peers = new GroupPeers(dataSource, config, clock);
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock, peers);
   const planner = new PlannerService(dataSource, config, clock, metrics);
-  const claims = new RunClaims(config);
   const signal = new ClaimSignal(config, clock);
+  // No executors on the claim side: runs a key cancels there were never sent, so there is nothing to abort.
+  const noAborts = { abort: () => Promise.resolve() } as unknown as CancelledRuns;
+  const claims = new RunClaims(config, new KeyAdmissions(dataSource, config, clock, signal, noAborts));
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch, liveness);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);

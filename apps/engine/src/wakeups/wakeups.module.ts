@@ -16,6 +16,7 @@ import { WakeController } from './wake.controller';
   imports: [SecurityModule, ExecutorsModule, TenantsModule],
   controllers: [WakeController, CancelledController],
   providers: [CancelledRuns],
+  exports: [CancelledRuns],
 })
 export class WakeupsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

@@ -14,6 +14,7 @@ import {
 import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
 import { PeriodicLoop } from '../common/periodic-loop';
+import { HeldKeysSweep } from './held-keys-sweep';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
@@ -35,6 +36,8 @@ export interface WatchdogReport {
   fanOuts: number;
   /** Runs waiting for approval whose deadline passed, or that a person rejected, carried out. */
   approvals: number;
+  /** Held runs given a free place of their key by the sweep (HeldKeysSweep). */
+  heldReleased: number;
 }
 
 /**
@@ -51,6 +54,8 @@ export interface WatchdogReport {
  *   one then matches nothing.
  * - Approvals: runs waiting for approval past their deadline, and those a person rejected, are
  *   decided and carried out (ApprovalDecisions).
+ * - Held keys (HeldKeysSweep, every 10th tick): free places of concurrency keys go to their held
+ *   runs when no callback released them.
  *
  * Several engines serve a group, so each check is an election: the state change is a guarded
  * update, the alarm row is written in the same transaction only by the one that moved the row.
@@ -70,6 +75,7 @@ export class Watchdog implements OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly alarms: Alarms,
     private readonly outcomes: RunOutcomes,
+    private readonly heldKeys: HeldKeysSweep,
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
     private readonly fanOuts: FanOutSettler,
@@ -102,7 +108,8 @@ export class Watchdog implements OnModuleDestroy {
     const reconciled = await this.reconcile();
     const fanOuts = await this.fanOuts.sweep();
     const approvals = await this.approvals.sweep();
-    return { late, timedOut, executorsDown, reconciled, fanOuts, approvals };
+    const heldReleased = await this.heldKeys.tick();
+    return { late, timedOut, executorsDown, reconciled, fanOuts, approvals, heldReleased };
   }
 
   private async startLate(): Promise<number> {
@@ -147,6 +154,7 @@ export class Watchdog implements OnModuleDestroy {
       if (!ended) continue;
       handled++;
       await this.abort(run);
+      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
     }
     return handled;
   }
@@ -188,7 +196,9 @@ export class Watchdog implements OnModuleDestroy {
           }),
         ),
       );
-      if (ended) handled++;
+      if (!ended) continue;
+      handled++;
+      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
     }
     return handled;
   }

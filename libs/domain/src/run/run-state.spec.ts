@@ -53,6 +53,10 @@ const LEGAL = new Set<string>([
   'APPROVAL_WAIT→PENDING',
   'APPROVAL_WAIT→FAILED',
   'APPROVAL_WAIT→CANCELLED',
+  // Concurrency keys: a claimed run whose key is full waits HELD; a place frees it, or a cancel ends it.
+  'CLAIMED→HELD',
+  'HELD→PENDING',
+  'HELD→CANCELLED',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));

@@ -42,11 +42,15 @@ import { IllegalTransitionError } from './illegal-transition-error';
  * - APPROVAL_WAIT → PENDING | FAILED: a run waiting on an approval gate (it was never
  *   claimed, sent or started) is approved, and is claimable at once, or is rejected, and fails as
  *   a failed run would (its ON_FAILURE children fire) — by a person or by the gate's deadline.
+ * - CLAIMED → HELD: its concurrency key has its limit of runs going (onLimit QUEUE); the claim
+ *   gives it back as a row nobody claims, and it leaves no engine holding it.
+ * - HELD → PENDING: a run of its key ended; the oldest held run takes the free place, already
+ *   counted against the key, and is claimable again. HELD → CANCELLED: cancelled by hand.
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
-  CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT'],
+  CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT', 'HELD'],
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
   RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],
@@ -56,6 +60,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
   TIMED_OUT: [],
   CANCELLED: [],
   SKIPPED: [],
+  HELD: ['PENDING', 'CANCELLED'],
 };
 
 export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const satisfies readonly RunState[];
@@ -65,7 +70,13 @@ export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED',
  * (FORBID skips a new run while one of these exists; REPLACE cancels it), and can be cancelled.
  * APPROVAL_WAIT is one: the run is a step of its flow that a person has yet to let through.
  */
-export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'APPROVAL_WAIT'] as const satisfies readonly RunState[];
+export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD'] as const satisfies readonly RunState[];
+
+/**
+ * States in which a run with its concurrency key set counts against the key's limit: every
+ * active state but HELD (a held run waits for a place; it does not take one).
+ */
+export const KEY_GOING_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'] as const satisfies readonly RunState[];
 
 /** States in which the work may be executing on an executor: cancelling them sends an abort. */
 export const EXECUTING_STATES = ['DISPATCHED', 'ACCEPTED'] as const satisfies readonly RunState[];

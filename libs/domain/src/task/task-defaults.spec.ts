@@ -22,6 +22,8 @@ describe('taskDefaults', () => {
       alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
       paused: false,
       pauseAfterFailures: null,
+      concurrency: null,
+      rateLimit: null,
       fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
     });
   });

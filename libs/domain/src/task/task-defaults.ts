@@ -26,6 +26,8 @@ export function taskDefaults(): DefaultedTaskFields {
     alarms: { types: [...ALARM_TYPES], silenceMs: 60_000 },
     paused: false,
     pauseAfterFailures: null,
+    concurrency: null,
+    rateLimit: null,
     fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
   };
 }
@@ -50,6 +52,8 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     retry: { ...defaults.retry, ...(given.retry ?? {}) },
     alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
     fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
+    concurrency: given.concurrency ? { ...given.concurrency, onLimit: given.concurrency.onLimit ?? 'QUEUE' } : null,
+    rateLimit: given.rateLimit ? { ...given.rateLimit, burst: given.rateLimit.burst ?? 1 } : null,
   } as TaskDefinition;
 }
 

@@ -7,6 +7,7 @@ import { isValidTimeZone } from '../time/time-zone';
 import { parseCron } from '../trigger/cron';
 import { paramsProblem } from './json-params';
 import { eventTriggerProblems } from '../event/validate-event';
+import { keyConcurrencyProblems, keyRateLimitProblems } from '../key/validate-keys';
 import { taskDefaults } from './task-defaults';
 
 /**
@@ -52,6 +53,8 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'paused',
   'pauseAfterFailures',
   'fanOut',
+  'concurrency',
+  'rateLimit',
 ]);
 
 const TRIGGER_FIELDS: Record<string, readonly string[]> = {
@@ -108,6 +111,8 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('retry')) validateRetry(input.retry, add);
   if (present('alarms')) validateAlarms(input.alarms, add);
   if (present('fanOut')) validateFanOut(input.fanOut, add);
+  if (present('concurrency')) errors.push(...keyConcurrencyProblems(input.concurrency));
+  if (present('rateLimit')) errors.push(...keyRateLimitProblems(input.rateLimit));
   return errors;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The engine's SQL, by aggregate (one folder each: engine-nodes, engine-groups, tenants, tasks,
- * calendars, runs, dependencies, alarms, executors — the layout of console-queries), one
+ * calendars, runs, keys, dependencies, alarms, executors — the layout of console-queries), one
  * operation per file, each with its statement in plain sight and a note on why it is shaped the
  * way it is (and what was measured). Run inside inTransaction(). sql.ts holds what they share.
  */
@@ -15,3 +15,4 @@ export * from './runs';
 export * from './dependencies';
 export * from './alarms';
 export * from './executors';
+export * from './keys';

@@ -15,6 +15,7 @@ import { RunAttemptEntity } from './run-attempt.entity';
 import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
+import { RunKeyEntity } from './run-key.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
@@ -43,6 +44,7 @@ export {
   RunApprovalEntity,
   RunAttemptEntity,
   RunEntity,
+  RunKeyEntity,
   RunRollupEntity,
   RunLogEntity,
   SessionEntity,
@@ -82,4 +84,5 @@ export const ENTITIES = [
   EventEntity,
   InboundWebhookEntity,
   RunApprovalEntity,
+  RunKeyEntity,
 ];

@@ -62,6 +62,11 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
 // Rewritten once per run (its end) — and by a retry.
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
+// Concurrency keys: "going runs of key K of task T" (counted at every admission, bounded by the
+// key's limit), "oldest held runs of K" (released when one ends) and "keys with held runs" (the
+// sweep's loose scan: one step per key, not per held run). State first for that last one. Only
+// keyed runs have run_key; the others' entries sit under NULL and are never read through it.
+@Index('ix_runs_key', ['state', 'tenantId', 'taskId', 'runKey'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;
@@ -186,6 +191,10 @@ export class RunEntity {
   /** W3C traceparent of the span that made the run (console request, planner fire, parent's outcome); null when tracing is off. */
   @Column({ name: 'trace_parent', type: 'varchar', length: 55, nullable: true })
   traceParent!: string | null;
+
+  /** Its concurrency key's value (domain runKeyOf), set when a claim admits or holds it; null for unkeyed runs and runs not claimed yet. */
+  @Column({ name: 'run_key', type: 'varchar', length: 160, nullable: true })
+  runKey!: string | null;
 
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;

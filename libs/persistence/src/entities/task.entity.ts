@@ -138,6 +138,14 @@ export class TaskEntity {
   @Column({ name: 'pause_after_failures', type: 'int', nullable: true })
   pauseAfterFailures!: number | null;
 
+  /** Domain KeyConcurrency { key, limit, onLimit } as JSON; null: no bound. */
+  @Column({ name: 'key_concurrency', type: 'text', nullable: true, transformer: json })
+  keyConcurrency!: StoredJson;
+
+  /** Domain KeyRateLimit { key, perSecond, burst } as JSON; null: no bound. */
+  @Column({ name: 'key_rate', type: 'text', nullable: true, transformer: json })
+  keyRate!: StoredJson;
+
   /** SINGLE, BROADCAST or SHARDED (domain FanOut). */
   @Column({ name: 'fan_out_mode', type: 'varchar', length: 16, default: 'SINGLE' })
   fanOutMode!: FanOutMode;

@@ -26,6 +26,8 @@ const base: TaskDefinition = {
   paused: true,
   pauseAfterFailures: 3,
   fanOut: { mode: 'SHARDED', shards: 8, failWhen: 'ALL_SHARDS_FAIL' },
+  concurrency: { key: 'customer.id', limit: 2, onLimit: 'CANCEL_OLDEST' },
+  rateLimit: { key: 'customer.id', perSecond: 0.5, burst: 3 },
 };
 
 describe('task mapper', () => {

@@ -1,4 +1,4 @@
-import { canonicalCronTrigger, type EventFilter, type EventProjection, type RepeatedTimePolicy, type SkippedTimePolicy, type TaskDefinition, type Trigger } from '@baton/domain';
+import { canonicalCronTrigger, type EventFilter, type EventProjection, type KeyConcurrency, type KeyRateLimit, type RepeatedTimePolicy, type SkippedTimePolicy, type TaskDefinition, type Trigger } from '@baton/domain';
 import type { TaskEntity } from '../entities';
 import type { StoredJson } from '../entities/columns';
 
@@ -97,6 +97,8 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     paused: entity.paused,
     pauseAfterFailures: entity.pauseAfterFailures,
     fanOut: { mode: entity.fanOutMode, shards: entity.fanOutShards, failWhen: entity.fanOutFailWhen },
+    concurrency: (entity.keyConcurrency as KeyConcurrency | null) ?? null,
+    rateLimit: (entity.keyRate as KeyRateLimit | null) ?? null,
   };
 }
 
@@ -130,6 +132,8 @@ export type TaskDefinitionColumns = Pick<
   | 'fanOutMode'
   | 'fanOutShards'
   | 'fanOutFailWhen'
+  | 'keyConcurrency'
+  | 'keyRate'
 > &
   TriggerColumns;
 
@@ -167,5 +171,7 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     fanOutMode: definition.fanOut.mode,
     fanOutShards: definition.fanOut.shards,
     fanOutFailWhen: definition.fanOut.failWhen,
+    keyConcurrency: definition.concurrency,
+    keyRate: definition.rateLimit,
   };
 }

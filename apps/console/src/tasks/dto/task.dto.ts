@@ -3,6 +3,8 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsInt, IsOptional, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
 import {
   ALARM_TYPES,
+  KEY_ON_LIMIT,
+  type KeyOnLimit,
   CONCURRENCY_POLICIES,
   FAN_OUT_FAIL_WHEN,
   FAN_OUT_MODES,
@@ -70,6 +72,24 @@ export class RetryDoc {
 export class AlarmSettingsDoc {
   @ApiPropertyOptional({ enum: ALARM_TYPES, isArray: true }) types?: AlarmType[];
   @ApiPropertyOptional({ default: 60000 }) silenceMs?: number;
+}
+
+export class KeyConcurrencyDoc {
+  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key (customer.id); a missing or null value, and '', are one key, the empty one" })
+  key!: string;
+  @ApiProperty({ type: Number, minimum: 1, maximum: 1000, description: 'Most runs of one key going at once (claimed, sent, running, waiting for a retry)' })
+  limit!: number;
+  @ApiPropertyOptional({ enum: KEY_ON_LIMIT, default: 'QUEUE', description: "QUEUE: a run beyond the limit waits HELD until a run of its key ends; CANCEL_NEW: it is cancelled; CANCEL_OLDEST: the key's oldest going run is cancelled (aborted) instead" })
+  onLimit?: KeyOnLimit;
+}
+
+export class KeyRateLimitDoc {
+  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  key!: string;
+  @ApiProperty({ type: Number, example: 2, description: 'Runs started per second per key, above 0 and at most 10 000 (0.5: one every two seconds)' })
+  perSecond!: number;
+  @ApiPropertyOptional({ type: Number, default: 1, minimum: 1, maximum: 10000, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
+  burst?: number;
 }
 
 export class FanOutDoc {
@@ -196,6 +216,16 @@ export class TaskBodyDto {
   @IsOptional()
   @Raw()
   fanOut?: unknown;
+
+  @ApiPropertyOptional({ type: KeyConcurrencyDoc, nullable: true, default: null, description: 'At most `limit` runs going at once per key of the params; null: no bound' })
+  @IsOptional()
+  @Raw()
+  concurrency?: unknown;
+
+  @ApiPropertyOptional({ type: KeyRateLimitDoc, nullable: true, default: null, description: 'At most `perSecond` runs started per second per key of the params, in bursts of `burst`; null: no bound' })
+  @IsOptional()
+  @Raw()
+  rateLimit?: unknown;
 }
 
 export class UpdateTaskDto extends TaskBodyDto {
@@ -274,6 +304,8 @@ export class TaskView implements Api.Task {
   @ApiProperty() paused!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'Pauses itself after this many failed runs in a row; null: never' }) pauseAfterFailures!: number | null;
   @ApiProperty({ type: FanOutDoc }) fanOut!: Required<FanOutDoc>;
+  @ApiProperty({ type: KeyConcurrencyDoc, nullable: true }) concurrency!: Required<KeyConcurrencyDoc> | null;
+  @ApiProperty({ type: KeyRateLimitDoc, nullable: true }) rateLimit!: Required<KeyRateLimitDoc> | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
   nextFireAt!: number | null;

@@ -58,6 +58,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     deadlineAt: null,
     lateAlarmedAt: null,
     traceParent: values.traceParent,
+    runKey: null,
     createdAt: now,
     updatedAt: now,
   };

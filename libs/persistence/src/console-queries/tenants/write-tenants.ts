@@ -4,7 +4,7 @@ import { ofTenant } from '../tenant-scope';
 
 /** Runs not yet owned by an engine: moving a tenant to another group moves these with it. */
 /** Runs no engine owns: they follow their tenant to its new group (APPROVAL_WAIT: its deadline is the new group's engines' to enforce). */
-const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT'] as const;
+const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD'] as const;
 
 /**
  * A new tenant (the operator's):

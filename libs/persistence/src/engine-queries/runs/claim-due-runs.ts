@@ -36,6 +36,8 @@ export interface ClaimedRunRow {
   shard?: ClaimedShard | null;
   /** W3C traceparent of the span that made the run; null when it was made untraced. */
   traceParent?: string | null;
+  /** Its concurrency key, once a claim admitted it (it holds a place of its key); null: not admitted, or no key. */
+  runKey?: string | null;
 }
 
 /** Where a claimed shard belongs. */
@@ -72,7 +74,7 @@ const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
 
 const RUN_COLUMNS = [
   'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'flow_id', 'executor_id',
-  'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id', 'trace_parent',
+  'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id', 'trace_parent', 'run_key',
 ] as const;
 
 /** What a claim reads of each run it takes (claimedRunRow maps it), of `table` when a join needs it named. */
@@ -197,5 +199,6 @@ export function claimedRunRow(r: Record<string, unknown>, leaseUntil: number): C
         ? { parentRunId: num(r.parent_run_id), index: num(r.shard_index), total: num(r.shard_total), pinnedExecutorId: numOrNull(r.pinned_executor_id) }
         : null,
     traceParent: r.trace_parent === null || r.trace_parent === undefined ? null : String(r.trace_parent),
+    runKey: r.run_key === null || r.run_key === undefined ? null : String(r.run_key),
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, RetryPolicy } from '@baton/domain';
+import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, KeyConcurrency, KeyRateLimit, RetryPolicy } from '@baton/domain';
 import { execute, num, placeholders } from '../sql';
 
 /** What dispatching a run needs from its task (ClaimedRun's task fields). */
@@ -13,6 +13,10 @@ export interface ClaimedRunTask {
   concurrencyPolicy: ConcurrencyPolicy;
   retry: RetryPolicy;
   fanOut: FanOut;
+  /** Its concurrency bound per key (tasks.key_concurrency); null: none. */
+  concurrency: KeyConcurrency | null;
+  /** Its rate bound per key (tasks.key_rate); null: none. */
+  rateLimit: KeyRateLimit | null;
 }
 
 /**
@@ -43,7 +47,7 @@ export function claimedRunTaskColumns(table = '', prefix = ''): string {
 const TASK_COLUMNS = [
   'id', 'name', 'executor_app', 'handler', 'timeout_ms', 'start_deadline_ms', 'concurrency_policy',
   'retry_max_attempts', 'retry_backoff_base_ms', 'retry_backoff_max_ms', 'retry_jitter_permille',
-  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when',
+  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate',
 ] as const;
 
 /** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
@@ -64,5 +68,7 @@ export function claimedRunTask(r: Record<string, unknown>, prefix = ''): Claimed
       jitter: num(c('retry_jitter_permille')) / 1000,
     },
     fanOut: { mode: c('fan_out_mode') as FanOutMode, shards: c('fan_out_shards') === null ? null : num(c('fan_out_shards')), failWhen: c('fan_out_fail_when') as FanOutFailWhen },
+    concurrency: c('key_concurrency') === null || c('key_concurrency') === undefined ? null : (JSON.parse(String(c('key_concurrency'))) as KeyConcurrency),
+    rateLimit: c('key_rate') === null || c('key_rate') === undefined ? null : (JSON.parse(String(c('key_rate'))) as KeyRateLimit),
   };
 }

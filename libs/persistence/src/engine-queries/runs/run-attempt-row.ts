@@ -32,6 +32,8 @@ export interface RunAttemptRow {
   shardOf: number | null;
   /** The run's trace context (runs.trace_parent), for the log lines about it; null: untraced. */
   traceParent: string | null;
+  /** Its concurrency key (runs.run_key): its end frees a place of that key; null: no key. */
+  runKey: string | null;
 }
 
 /**
@@ -48,7 +50,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -78,6 +80,7 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
     followUps: r.cause === 'SHARD' ? { children: false, fixedDelay: false } : { children: Number(r.has_children) > 0, fixedDelay: r.trigger_kind === 'FIXED_DELAY' },
     shardOf: r.cause === 'SHARD' ? numOrNull(r.parent_run_id) : null,
     traceParent: (r.trace_parent as string | null) ?? null,
+    runKey: (r.run_key as string | null) ?? null,
   };
 }
 

@@ -29,6 +29,7 @@ const LIGHT: ChartPalette = {
     CLAIMED: '#90caf9',
     PENDING: '#cfd8dc',
     APPROVAL_WAIT: '#8e24aa',
+    HELD: '#b39ddb',
   },
   line: { rate: '#2e7d32', p50: '#1565c0', p95: '#ef6c00' },
 };
@@ -48,6 +49,7 @@ const DARK: ChartPalette = {
     CLAIMED: '#bbdefb',
     PENDING: '#546e7a',
     APPROVAL_WAIT: '#ce93d8',
+    HELD: '#7e57c2',
   },
   line: { rate: '#66bb6a', p50: '#64b5f6', p95: '#ffa726' },
 };

@@ -10,6 +10,7 @@ import { TaskHistory } from '../../audit/TaskHistory';
 import { AlarmsSection } from './AlarmsSection';
 import { Backfill } from './Backfill';
 import { FanOutSection } from './FanOutSection';
+import { KeysSection } from './KeysSection';
 import { LimitsSection } from './LimitsSection';
 import { confirmManagedEdit, ManagedTaskNotice } from './ManagedTaskNotice';
 import { RetrySection } from './RetrySection';
@@ -130,6 +131,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         <TaskSection {...section} />
         <TriggerSection {...section} />
         <LimitsSection {...section} />
+        <KeysSection {...section} />
         <RetrySection {...section} />
         <FanOutSection {...section} />
         <AlarmsSection {...section} />

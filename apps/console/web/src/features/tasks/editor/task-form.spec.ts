@@ -19,3 +19,19 @@ describe('the task form with an EVENT trigger', () => {
     expect(formOf(task)).toMatchObject({ kind: 'EVENT', eventName: 'order.paid', eventFilter: JSON.stringify({ a: 1 }, null, 2), eventParams: JSON.stringify({ p: 'a' }, null, 2) });
   });
 });
+
+describe('the task form with bounds per key', () => {
+  it('sends no bound for an empty key, and each bound with its numbers when a key is given', () => {
+    expect(bodyOf(emptyForm()).body).toMatchObject({ concurrency: null, rateLimit: null });
+    const form = { ...emptyForm(), concurrencyKey: ' customerId ', concurrencyLimit: '2', concurrencyOnLimit: 'CANCEL_OLDEST', rateKey: 'account', ratePerSecond: '0.5', rateBurst: '3' };
+    expect(bodyOf(form).body).toMatchObject({ concurrency: { key: 'customerId', limit: 2, onLimit: 'CANCEL_OLDEST' }, rateLimit: { key: 'account', perSecond: 0.5, burst: 3 } });
+    // A wrong number reaches the API as typed, which names the field.
+    expect((bodyOf({ ...form, concurrencyLimit: 'two' }).body.concurrency as { limit: unknown }).limit).toBe('two');
+  });
+
+  it('reads saved bounds back into the form, and a task without them as empty keys', () => {
+    const task = { ...bodyOf(emptyForm()).body, id: 1, concurrency: { key: 'c', limit: 3, onLimit: 'CANCEL_NEW' }, rateLimit: { key: 'r', perSecond: 2, burst: 4 } } as unknown as Task;
+    expect(formOf(task)).toMatchObject({ concurrencyKey: 'c', concurrencyLimit: '3', concurrencyOnLimit: 'CANCEL_NEW', rateKey: 'r', ratePerSecond: '2', rateBurst: '4' });
+    expect(formOf({ ...task, concurrency: null, rateLimit: null } as Task)).toMatchObject({ concurrencyKey: '', rateKey: '', concurrencyOnLimit: 'QUEUE' });
+  });
+});

@@ -43,6 +43,13 @@ export interface Form {
   fanOutMode: string;
   fanOutShards: string;
   fanOutFailWhen: string;
+  /** Bounds per key: an empty key is no bound. */
+  concurrencyKey: string;
+  concurrencyLimit: string;
+  concurrencyOnLimit: string;
+  rateKey: string;
+  ratePerSecond: string;
+  rateBurst: string;
 }
 
 
@@ -54,6 +61,7 @@ export const TASK_FIELDS = [
   'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
   'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
+  'concurrency', 'concurrency.key', 'concurrency.limit', 'concurrency.onLimit', 'rateLimit', 'rateLimit.key', 'rateLimit.perSecond', 'rateLimit.burst',
 ];
 
 /** A new task's form (its time zone: the viewer's display zone, read when the form opens). */
@@ -96,6 +104,12 @@ export function emptyForm(): Form {
     fanOutMode: 'SINGLE',
     fanOutShards: '4',
     fanOutFailWhen: 'ANY_SHARD_FAILS',
+    concurrencyKey: '',
+    concurrencyLimit: '1',
+    concurrencyOnLimit: 'QUEUE',
+    rateKey: '',
+    ratePerSecond: '1',
+    rateBurst: '1',
   };
 }
 
@@ -139,6 +153,12 @@ export function formOf(task: Task): Form {
     fanOutMode: task.fanOut.mode,
     fanOutShards: s(task.fanOut.shards) || emptyForm().fanOutShards,
     fanOutFailWhen: task.fanOut.failWhen,
+    concurrencyKey: task.concurrency?.key ?? '',
+    concurrencyLimit: s(task.concurrency?.limit) || emptyForm().concurrencyLimit,
+    concurrencyOnLimit: task.concurrency?.onLimit ?? 'QUEUE',
+    rateKey: task.rateLimit?.key ?? '',
+    ratePerSecond: s(task.rateLimit?.perSecond) || emptyForm().ratePerSecond,
+    rateBurst: s(task.rateLimit?.burst) || emptyForm().rateBurst,
   };
 }
 
@@ -201,6 +221,8 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
       paused: f.paused,
       pauseAfterFailures: optNum(f.pauseAfterFailures),
       fanOut: { mode: f.fanOutMode, shards: f.fanOutMode === 'SHARDED' ? num(f.fanOutShards) : null, failWhen: f.fanOutFailWhen },
+      concurrency: f.concurrencyKey.trim() === '' ? null : { key: f.concurrencyKey.trim(), limit: num(f.concurrencyLimit), onLimit: f.concurrencyOnLimit },
+      rateLimit: f.rateKey.trim() === '' ? null : { key: f.rateKey.trim(), perSecond: num(f.ratePerSecond), burst: num(f.rateBurst) },
     },
   };
 }

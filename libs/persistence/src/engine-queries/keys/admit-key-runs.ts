@@ -1,0 +1,24 @@
+import type { EntityManager } from 'typeorm';
+import { execute, placeholders } from '../sql';
+import { runWrite, stateIn } from '../../runs/run-writes';
+
+/** Its write: the run stays CLAIMED, now counted against its key (run-writes.spec.ts). */
+export const ADMIT_KEY_RUNS = runWrite('admitKeyRuns', ['CLAIMED'], 'same');
+
+/**
+ * Claimed runs take a place of their key:
+ *
+ *   UPDATE runs SET run_key = ?, updated_at = ? WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ?
+ *
+ * From here they count in countGoingKeyRuns until they end; a run given back to PENDING (engine
+ * shutdown, takeover) or waiting for a retry keeps its place. Returns how many were admitted.
+ */
+export async function admitKeyRuns(manager: EntityManager, input: { ids: readonly number[]; key: string; owner: string; now: number }): Promise<number> {
+  if (input.ids.length === 0) return 0;
+  const { affected } = await execute(
+    manager,
+    `UPDATE runs SET run_key = ?, updated_at = ? WHERE id IN (${placeholders(input.ids.length)}) AND ${stateIn(ADMIT_KEY_RUNS)} AND claimed_by = ?`,
+    [input.key, input.now, ...input.ids, input.owner],
+  );
+  return affected;
+}

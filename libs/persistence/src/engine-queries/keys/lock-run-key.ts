@@ -1,0 +1,41 @@
+import type { EntityManager } from 'typeorm';
+import { dialectOf, execute, num } from '../sql';
+
+/** One concurrency key of a task. */
+export interface RunKeyRef {
+  tenantId: string;
+  taskId: number;
+  key: string;
+}
+
+/** A key's token bucket as stored (thousandths of a token); null until a rate limit first used it. */
+export interface StoredKeyBucket {
+  tokensMilli: number;
+  refilledAt: number;
+}
+
+/**
+ * The key's mutex, taken for the rest of the caller's transaction, and its token bucket:
+ *
+ *   INSERT IGNORE INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)   -- SQLite: INSERT OR IGNORE
+ *   SELECT tokens_milli, refilled_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE
+ *
+ * A row per key, locked by primary key: whoever admits runs of the key or gives its places to
+ * held runs does so holding it, so two engines never both count a free place and fill it twice;
+ * runs of other keys (and tenants) never wait for it — no task- or table-wide lock. The INSERT
+ * makes the key's row the first time; a concurrent first INSERT of the same key waits for the
+ * other's commit and is then ignored. SQLite: one engine, serialised transactions, no FOR UPDATE.
+ * Callers holding several keys take them in (tenant, task, key) order, so two never deadlock.
+ */
+export async function lockRunKey(manager: EntityManager, ref: RunKeyRef): Promise<StoredKeyBucket | null> {
+  const mysql = dialectOf(manager) === 'mysql';
+  const params = [ref.tenantId, ref.taskId, ref.key];
+  await execute(manager, `${mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)`, params);
+  const { rows } = await execute<Record<string, unknown>>(
+    manager,
+    `SELECT tokens_milli, refilled_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`,
+    params,
+  );
+  const row = rows[0];
+  return row && row.tokens_milli !== null && row.refilled_at !== null ? { tokensMilli: num(row.tokens_milli), refilledAt: num(row.refilled_at) } : null;
+}

@@ -1,0 +1,28 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { millis } from './columns';
+
+/**
+ * One concurrency or rate key of a task (migration 1797800000000): its row lock is the key's
+ * mutex — admitting runs of the key and releasing its held runs take it in turn (engine-queries
+ * runs/lock-run-key.ts), runs of other keys never wait for it — and it stores the key's token
+ * bucket when the task has a rate limit.
+ */
+@Entity({ name: 'run_keys' })
+export class RunKeyEntity {
+  @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
+  tenantId!: string;
+
+  @PrimaryColumn({ name: 'task_id', type: 'int' })
+  taskId!: number;
+
+  /** The key's value (domain runKeyOf). */
+  @PrimaryColumn({ name: 'key_value', type: 'varchar', length: 160 })
+  keyValue!: string;
+
+  /** Tokens left in thousandths as of refilledAt; null: the bucket was never used (full). */
+  @Column({ name: 'tokens_milli', type: 'int', nullable: true })
+  tokensMilli!: number | null;
+
+  @Column({ name: 'refilled_at', type: 'bigint', nullable: true, transformer: millis })
+  refilledAt!: number | null;
+}

@@ -1,0 +1,223 @@
+/**
+ * Concurrency keys end to end (issue 42 item 2), on SQLite and MariaDB: a console, an engine and
+ * an SDK executor in this process on one test database. A task bounded per key of its params
+ * (`concurrency: { key: 'customerId', limit: 1 }`) runs one run at a time per key while other keys
+ * go in parallel; runs beyond the limit wait HELD in the database and start, oldest first, as the
+ * key's runs end (woken, not polled); CANCEL_NEW cancels the newcomer, CANCEL_OLDEST the runner
+ * (aborted at its executor); another tenant's same key is not held back; a rate key starts its
+ * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test
+ * lets it go, so "at once" is a fact checked in the database, not a timing. The engine's claim
+ * poll is 10 minutes: every run starts by a wake-up.
+ */
+import { randomBytes } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createExecutorServer, defineHandler, type ExecutorServer } from '@baton/executor-sdk';
+import { InProcessWakeups } from '@baton/messaging';
+import { RunEntity } from '@baton/persistence';
+import { EngineMetrics, EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
+import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
+
+/** How long any one awaited fact may take: ample on a loaded machine, never a measured duration. */
+const WAIT_MS = 30_000;
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+  const end = Date.now() + WAIT_MS;
+  for (;;) {
+    const got = await probe();
+    if (got) return got;
+    if (Date.now() > end) throw new Error(`waited ${WAIT_MS} ms for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  let t: ConsoleTestApp;
+  let engine: INestApplication;
+  let metrics: EngineMetrics;
+  const executors: ExecutorServer[] = [];
+  let acme: SeededTenant;
+  let globex: SeededTenant;
+  /** Runs started by the handler, in order, and how many times each. */
+  const started: number[] = [];
+  /** The test lets a held-open run finish. */
+  const gates = new Map<number, () => void>();
+  const aborted = new Set<number>();
+  /** Most runs of one (tenant, key) the handler saw running at once. */
+  const running = new Map<string, number>();
+  const most = new Map<string, number>();
+
+  const executor = (tenant: SeededTenant, engineUrl: string) =>
+    createExecutorServer({
+      tenantId: tenant.id,
+      secret: `secret-${tenant.id}`,
+      app: 'crm',
+      engineUrls: [engineUrl],
+      spoolFile: false,
+      heartbeatIntervalMs: 200,
+      logger: false,
+      handlers: [
+        defineHandler<{ customerId?: string }>('gate', (ctx) => {
+          started.push(ctx.runId);
+          const key = `${tenant.id}/${ctx.params.customerId ?? ''}`;
+          running.set(key, (running.get(key) ?? 0) + 1);
+          most.set(key, Math.max(most.get(key) ?? 0, running.get(key)!));
+          return new Promise<null>((resolve, reject) => {
+            const done = () => running.set(key, running.get(key)! - 1);
+            gates.set(ctx.runId, () => (done(), resolve(null)));
+            ctx.signal.addEventListener('abort', () => (done(), aborted.add(ctx.runId), reject(ctx.signal.reason)));
+          });
+        }),
+      ],
+    });
+
+  beforeAll(async () => {
+    // The console's wake-ups reach the engine in this process (as in embedded mode); the engine's
+    // claim poll is longer than the file, so every start below comes from a wake-up: a trigger's,
+    // a key's place given back, a rate key's next token.
+    const wakeups = new InProcessWakeups();
+    t = await startConsole(db.dataSource, Date.now(), { wakeups });
+    acme = await seedTenant(t, db.dataSource, 'acme');
+    globex = await seedTenant(t, db.dataSource, 'globex');
+    const config = readEngineConfig({}, { databaseUrl: db.url, nodeId: `keys-${randomBytes(3).toString('hex')}`, host: '127.0.0.1', port: 0, watchdogIntervalMs: 100, planIntervalMs: 100, heartbeatMs: 500, loadSampleMs: 200, claimIntervalMs: 600_000 });
+    metrics = new EngineMetrics({ defaultMetrics: false });
+    engine = await NestFactory.create(EngineModule.forRoot({ config, dataSource: db.dataSource, metrics, wakeups }), { bodyParser: false, logger: ['error'], abortOnError: false });
+    await engine.listen(0, '127.0.0.1');
+    const engineUrl = await startEngine(engine);
+    for (const tenant of [acme, globex]) {
+      const server = executor(tenant, engineUrl);
+      await server.start();
+      executors.push(server);
+    }
+    await until('both executors UP', async () => ((await db.dataSource.query("SELECT id FROM executors WHERE state = 'UP'")) as unknown[]).length === 2);
+  }, 120_000);
+  afterAll(async () => {
+    for (const gate of gates.values()) gate();
+    for (const server of executors) await server.stop();
+    await engine?.close();
+    await t?.close();
+  });
+
+  const createTask = async (who: SeededTenant, name: string, concurrency: object | null, rateLimit: object | null = null) => {
+    const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency, rateLimit });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as number;
+  };
+  const trigger = async (who: SeededTenant, taskId: number, customerId?: string) => {
+    t.clock.set(Date.now());
+    const res = await t.http().post(`/api/tasks/${taskId}/trigger`).set(who.admin).send({ params: customerId === undefined ? {} : { customerId } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as number;
+  };
+  const run = (id: number) => db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
+  const stateOf = async (id: number) => (await run(id)).state;
+  const inState = (id: number, state: string) => until(`run ${id} ${state}`, async () => (await stateOf(id)) === state);
+  const startedRun = (id: number) => until(`run ${id} started by the handler`, async () => started.includes(id));
+  const finish = (id: number) => {
+    gates.get(id)!();
+    return inState(id, 'SUCCEEDED');
+  };
+
+  it('refuses a bad bound naming the field and the reason, and stores the good one with its defaults', async () => {
+    const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'a..b', limit: 0, onLimit: 'DROP' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.key', 'concurrency.limit', 'concurrency.onLimit']);
+    const id = await createTask(acme, 'defaults', { key: 'customerId', limit: 2 });
+    expect((await t.http().get(`/api/tasks/${id}`).set(acme.viewer)).body.concurrency).toEqual({ key: 'customerId', limit: 2, onLimit: 'QUEUE' });
+  });
+
+  it('QUEUE: one run at a time per key, other keys and tenants in parallel, the held ones in order as runs end; none lost or doubled', { timeout: 90_000 }, async () => {
+    const sync = await createTask(acme, 'sync', { key: 'customerId', limit: 1 });
+    const theirs = await createTask(globex, 'sync', { key: 'customerId', limit: 1 });
+    const c1 = [await trigger(acme, sync, 'c1'), await trigger(acme, sync, 'c1'), await trigger(acme, sync, 'c1')];
+    const c2 = [await trigger(acme, sync, 'c2'), await trigger(acme, sync, 'c2')];
+    const none = [await trigger(acme, sync), await trigger(acme, sync)];
+    // The first of each key runs; the others wait HELD, in the database, with their key on the row.
+    await Promise.all([startedRun(c1[0]), startedRun(c2[0]), startedRun(none[0])]);
+    for (const id of [c1[1], c1[2], c2[1], none[1]]) await inState(id, 'HELD');
+    expect((await run(c1[1])).runKey).toBe('c1');
+    expect((await run(none[1])).runKey).toBe('');
+    // Tenant B's run of the same key is not held back by A's.
+    const b = await trigger(globex, theirs, 'c1');
+    await startedRun(b);
+    // The held-by-key gauge counts A's held runs.
+    await until('the held-runs gauge', async () => /tenant="[^"]*"} 4$/m.test(await metrics.registry.getSingleMetricAsString('baton_engine_tenant_key_held_runs')));
+
+    // Each end lets the oldest held run of its key start, and only that one.
+    await finish(c1[0]);
+    await startedRun(c1[1]);
+    expect(await stateOf(c1[2])).toBe('HELD');
+    await finish(c2[0]);
+    await startedRun(c2[1]);
+    await finish(c1[1]);
+    await startedRun(c1[2]);
+    await finish(none[0]);
+    await startedRun(none[1]);
+    for (const id of [c1[2], c2[1], none[1], b]) await finish(id);
+
+    const mine = [...c1, ...c2, ...none, b];
+    expect(started.filter((id) => mine.includes(id)).sort()).toEqual([...mine].sort()); // each once
+    expect([most.get('acme/c1'), most.get('acme/c2'), most.get('acme/'), most.get('globex/c1')]).toEqual([1, 1, 1, 1]);
+    // The keys' starts kept the order the runs were made in.
+    expect(started.filter((id) => c1.includes(id))).toEqual(c1);
+  });
+
+  it('CANCEL_NEW: a run finding its key full is cancelled, the running one goes on', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'refresh', { key: 'customerId', limit: 1, onLimit: 'CANCEL_NEW' });
+    const first = await trigger(acme, task, 'c9');
+    await startedRun(first);
+    const second = await trigger(acme, task, 'c9');
+    await inState(second, 'CANCELLED');
+    expect((await run(second)).error).toMatch(/onLimit CANCEL_NEW/);
+    const other = await trigger(acme, task, 'c10');
+    await startedRun(other);
+    await finish(first);
+    await finish(other);
+    expect(started).not.toContain(second);
+  });
+
+  it('CANCEL_OLDEST: the running run is cancelled and aborted at its executor, the new one runs', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'latest', { key: 'customerId', limit: 1, onLimit: 'CANCEL_OLDEST' });
+    const first = await trigger(acme, task, 'c7');
+    await startedRun(first);
+    const second = await trigger(acme, task, 'c7');
+    await startedRun(second);
+    expect(await stateOf(first)).toBe('CANCELLED');
+    expect((await run(first)).error).toMatch(/CANCEL_OLDEST/);
+    await until(`run ${first} aborted at its executor`, async () => aborted.has(first));
+    await finish(second);
+  });
+
+  it('rateLimit: a key starts at most perSecond runs a second, the others moved to their token\'s time; other keys do not wait', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'notify', null, { key: 'customerId', perSecond: 2, burst: 1 });
+    const r1 = [await trigger(acme, task, 'r1'), await trigger(acme, task, 'r1'), await trigger(acme, task, 'r1')];
+    const r2 = await trigger(acme, task, 'r2');
+    await Promise.all([startedRun(r1[0]), startedRun(r2)]);
+    for (const id of [r1[0], r2]) await finish(id);
+    await startedRun(r1[1]);
+    await finish(r1[1]);
+    await startedRun(r1[2]);
+    await finish(r1[2]);
+    const rows = await Promise.all([...r1, r2].map(run));
+    // The first of each key took the full bucket's token at once; the others were moved to their token's time (instant_at keeps
+    // the instant they were made for), half a second apart.
+    expect(rows.map((r) => r.instantAt === null)).toEqual([true, false, false, true]);
+    expect(rows[2].dueAt - rows[1].dueAt).toBeGreaterThanOrEqual(500);
+    expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
+    expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
+  });
+
+  it('carries the bounds through tasks as code: export, and a plan of the same file changes nothing', async () => {
+    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST' }, { key: 'order.id', perSecond: 2, burst: 4 });
+    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
+    expect(exported.status).toBe(200);
+    expect(exported.text).toContain('onLimit: CANCEL_OLDEST');
+    expect(exported.text).toContain('perSecond: 2');
+    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.changes).toEqual([]);
+  });
+});
