@@ -192,7 +192,7 @@ export const runNowBurst: Scenario = {
   options:
     '--engines=3, --executors=3 (of the burst tenant; the other tenant has one), --runs=1000 (ONCE tasks), --spread-ms=5000 (their instants from T; 0: one instant), --handler-ms=200, --idle-ms=10000, --mariadb-port= (a private MariaDB on that port, scripts/mariadb.sh, instead of the shared one), --tag= (result file suffix)',
   quickSet: false,
-  async run({ args, infra, log }) {
+  async run({ args, log }) {
     const num = (name: string, d: number) => Number(option(args, name) ?? d);
     const o: Options = { engines: num('engines', 3), executors: num('executors', 3), runs: num('runs', 1000), spreadMs: num('spread-ms', 5000), handlerMs: num('handler-ms', 200), idleMs: num('idle-ms', 10_000) };
     const port = option(args, 'mariadb-port');
