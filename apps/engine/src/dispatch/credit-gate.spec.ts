@@ -103,6 +103,7 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
       for (let id = 1; id <= 8; id++) expect(g.admit(ahead(id, T0 + 5_000), [e])).toHaveLength(1);
       expect(g.admit(ahead(9, T0 + 5_000), [e])).toEqual([]);
       expect(g.admit(now(20), [e])).toHaveLength(1);
+      expect(g.admit(ahead(21, T0 + 50), [e])).toHaveLength(1); // the on-time lane's run, started 50 ms ahead: due now
       // Another tenant's trigger on its own executor: its own line, its own room.
       const b = executor(2, 4, 0, 8);
       for (let id = 30; id < 38; id++) g.admit(ahead(id, T0 + 5_000, 'beta'), [b]);

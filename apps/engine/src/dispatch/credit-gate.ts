@@ -2,6 +2,7 @@ import type { Clock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
+import { ON_TIME_WINDOW_MS } from './ready-line';
 import { TenantTally } from './tenant-tally';
 
 /**
@@ -74,7 +75,7 @@ export class CreditGate {
   admit(run: ClaimedRun, candidates: readonly RoutedExecutor[]): RoutedExecutor[] {
     const app = appKey(run);
     const now = this.clock.now();
-    const ahead = run.instant > now;
+    const ahead = !dueNow(run, now);
     for (const c of candidates) {
       this.appOf.set(c.executorId, app);
       this.shapeOf.set(c.executorId, { workers: c.capacity, queueLimit: c.queueLimit });
@@ -157,7 +158,7 @@ export class CreditGate {
     if (!list) return;
     const now = this.clock.now();
     const executors = [...this.appOf].filter(([, a]) => a === app).map(([id]) => id);
-    const firstAhead = list[0].instant > now ? list[0].instant : Infinity;
+    const firstAhead = dueNow(list[0], now) ? Infinity : list[0].instant - ON_TIME_WINDOW_MS;
     const at = Math.min(Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS)), firstAhead);
     const armed = this.timers.get(app);
     if (armed && armed.at <= at) return;
@@ -183,9 +184,9 @@ export class CreditGate {
     const list = this.waiting.get(app);
     if (!list || n <= 0) return;
     const now = this.clock.now();
-    let dueNow = 0;
-    while (dueNow < Math.min(list.length, n) && !(list[dueNow].instant > now)) dueNow++;
-    const woken = list.splice(0, dueNow + Math.max(0, Math.min(list.length - dueNow, n - dueNow - kept)));
+    let due = 0;
+    while (due < Math.min(list.length, n) && dueNow(list[due], now)) due++;
+    const woken = list.splice(0, due + Math.max(0, Math.min(list.length - due, n - due - kept)));
     if (list.length === 0) {
       this.waiting.delete(app);
       const armed = this.timers.get(app);
@@ -201,6 +202,15 @@ export class CreditGate {
       this.resume(run);
     }
   }
+}
+
+/**
+ * Whether a run counts as due now for the places kept: its instant has come or is within the
+ * on-time window (the on-time lane starts a lone run up to its lead, ≤ 100 ms, before its instant);
+ * a run further ahead was sent ahead.
+ */
+function dueNow(run: ClaimedRun, now: number): boolean {
+  return !(run.instant - now > ON_TIME_WINDOW_MS);
 }
 
 /** The room an executor's last heartbeat showed (workers and queue places free), what stands in before its first answer. */
