@@ -54,8 +54,9 @@ interface Sent {
 interface Figures {
   /** Trigger sent → handler start. */
   start: StageStats;
-  /** From the run row: created (the console's commit) → dispatched (the request left an engine). */
+  /** From the run row: created (the console's commit) → dispatched (the request left an engine) → started (the handler). */
   createdToDispatched: StageStats;
+  dispatchedToStarted: StageStats;
 }
 
 export interface RunNowBurstResult {
@@ -130,6 +131,7 @@ async function runCase(o: Options, mysqlServerUrl: string | undefined, log: (s: 
       return {
         start: stats(mine.flatMap((s) => (starts.of(s.runId) === undefined ? [] : [starts.of(s.runId)! - s.sentAt]))),
         createdToDispatched: stats(dispatched.map((r) => r.dispatchedAt! - r.createdAt)),
+        dispatchedToStarted: stats(dispatched.filter((r) => r.startedAt !== null).map((r) => r.startedAt! - r.dispatchedAt!)),
       };
     };
     const figures = Object.fromEntries((['same', 'other'] as const).map((who) => [who, Object.fromEntries(PHASES.map((p) => [p, figuresOf(who, [p])]))])) as RunNowBurstResult['figures'];
@@ -207,11 +209,11 @@ export const runNowBurst: Scenario = {
     const rows = (['same', 'other'] as const).flatMap((who) =>
       PHASES.map((p) => {
         const f = r.figures[who][p];
-        return [who === 'same' ? 'same tenant' : 'other tenant', p, f.start.n, f.start.p50, f.start.p90, f.start.p99, f.start.max, `${f.createdToDispatched.p50} / ${f.createdToDispatched.p99}`];
+        return [who === 'same' ? 'same tenant' : 'other tenant', p, f.start.n, f.start.p50, f.start.p90, f.start.p99, f.start.max, `${f.createdToDispatched.p50} / ${f.createdToDispatched.p99}`, `${f.dispatchedToStarted.p50} / ${f.dispatchedToStarted.p99}`];
       }),
     );
     console.log(
-      `Run now during a burst — POST /api/tasks/:id/trigger → handler start (ms); ahead: before T (room held by runs sent ahead), running: T → the burst's last start\n${table(['tenant', 'phase', 'n', 'p50', 'p90', 'p99', 'max', 'created→dispatched p50/p99'], rows)}\n` +
+      `Run now during a burst — POST /api/tasks/:id/trigger → handler start (ms); ahead: before T (room held by runs sent ahead), running: T → the burst's last start\n${table(['tenant', 'phase', 'n', 'p50', 'p90', 'p99', 'max', 'created→dispatched p50/p99', 'dispatched→started p50/p99'], rows)}\n` +
         `p99 during − idle: same tenant ${r.p99Increase.same} ms, other tenant ${r.p99Increase.other} ms (target ≤ ${TARGET_MS}); burst start lateness p50/p99 ${r.burst.startLate.p50} / ${r.burst.startLate.p99} ms; triggers never started: ${r.missing}\n`,
     );
     writeResult(`run-now-burst${option(args, 'tag') ?? ''}.json`, { benchmark: 'run-now-burst', machine: machine(), mariadb: server ? `private, port ${server.port}` : 'shared', executorEnv: EXECUTOR_ENV, ...r });
