@@ -15,6 +15,7 @@ import { claimTenants } from './claim-tenants';
 import { executorClient } from './executor-client';
 import { idle } from './idle';
 import { runNow } from './run-now';
+import { runNowBurst } from './run-now-burst';
 import { executorOverhead } from './executor-overhead';
 import { ha } from './ha';
 import { peers } from './peers';
@@ -26,4 +27,4 @@ import { flood } from './flood';
 import { onDemand } from './on-demand';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, ha, auditSave, heavyNeighbour, flood, stateChanges, idle];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, ha, auditSave, heavyNeighbour, flood, stateChanges, idle];

@@ -64,7 +64,7 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     const { g, resumed } = gate();
     const e = executor(1, 1);
     const b = executor(2, 1);
-    const due = (id: number, dueAt: number, tenantId = 'acme') => ({ ...run(id), dueAt, tenantId });
+    const due = (id: number, instant: number, tenantId = 'acme') => ({ ...run(id), instant, dueAt: instant, tenantId });
     g.admit(due(1, T0), [e]);
     g.admit(due(10, T0, 'beta'), [b]);
     // A burst sent ahead, due in 8 and 9 s, waits for room; then a trigger due now, and one of beta's due in 9 s.
@@ -81,6 +81,72 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     expect(resumed).toEqual([5, 3, 3, 6, 2]);
     g.answered(2, { kind: 'ACCEPTED', credit: 1 });
     expect(resumed.slice(5)).toEqual([11]);
+  });
+
+  it('a run refused while sent ahead (sent again before its instant: dueAt < instant) does not stand before a run due now', () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    g.admit(run(1), [e]);
+    g.admit({ ...run(2), instant: T0 + 9_000, dueAt: T0 - 5_000 }, [e]); // refused at T0 − 5.05 s, its back-off over at T0 − 5 s
+    g.admit({ ...run(3), instant: T0, dueAt: T0 }, [e]); // a trigger
+    g.answered(1, { kind: 'ACCEPTED', credit: 1 });
+    expect(resumed).toEqual([3]);
+  });
+
+  describe('places kept for runs due now (issue 44: a trigger during a burst sent ahead)', () => {
+    const ahead = (id: number, instant: number, tenantId = 'acme') => ({ ...run(id), instant, dueAt: instant, tenantId });
+    const now = (id: number, tenantId = 'acme') => ahead(id, T0, tenantId);
+
+    it("runs sent ahead leave the executor's workers' worth of places free; a run due now takes one at once", () => {
+      const { g } = gate();
+      const e = executor(1, 4, 0, 8); // 4 workers + 8 queue places: 4 kept
+      for (let id = 1; id <= 8; id++) expect(g.admit(ahead(id, T0 + 5_000), [e])).toHaveLength(1);
+      expect(g.admit(ahead(9, T0 + 5_000), [e])).toEqual([]);
+      expect(g.admit(now(20), [e])).toHaveLength(1);
+      expect(g.admit(ahead(21, T0 + 50), [e])).toHaveLength(1); // the on-time lane's run, started 50 ms ahead: due now
+      // Another tenant's trigger on its own executor: its own line, its own room.
+      const b = executor(2, 4, 0, 8);
+      for (let id = 30; id < 38; id++) g.admit(ahead(id, T0 + 5_000, 'beta'), [b]);
+      expect(g.admit(now(40, 'beta'), [b])).toHaveLength(1);
+    });
+
+    it('shared by two engines: each keeps its half', () => {
+      const g = new CreditGate(new ManualClock(T0), () => 2);
+      const e = executor(1, 4, 0, 8); // 12 places: 6 this engine's, 2 of them kept
+      for (let id = 1; id <= 4; id++) expect(g.admit(ahead(id, T0 + 5_000), [e])).toHaveLength(1);
+      expect(g.admit(ahead(5, T0 + 5_000), [e])).toEqual([]);
+      expect(g.admit(now(6), [e])).toHaveLength(1);
+      expect(g.admit(now(7), [e])).toHaveLength(1);
+      expect(g.admit(now(8), [e])).toEqual([]); // the kept places are taken: held back like any run
+    });
+
+    it('room reported wakes the runs due now first, and runs sent ahead only beyond the kept places', () => {
+      const { g, resumed } = gate();
+      const e = executor(1, 4, 0, 8);
+      g.answered(1, { kind: 'ACCEPTED', credit: 0 }); // full
+      for (const id of [1, 2, 3]) g.admit(ahead(id, T0 + 5_000), [e]);
+      g.admit(now(4), [e]);
+      g.reported(1, 5, 2); // room for 5, 4 of them kept: the run due now takes one, a run sent ahead none
+      expect(resumed).toEqual([4]);
+      g.reported(1, 6, 3); // 6, 4 kept: 2 for runs sent ahead
+      expect(resumed).toEqual([4, 1, 2]);
+    });
+
+    it('a run sent ahead held back for the kept places goes at its instant, when they are its (fake clock)', () => {
+      const clock = new ManualClock(T0);
+      const g = new CreditGate(clock);
+      const resumed: number[] = [];
+      g.onResume((r) => resumed.push(r.runId));
+      const e = executor(1, 4, 0, 0); // 4 places, 2 kept (at most half)
+      for (const id of [1, 2]) g.admit(ahead(id, T0 + 3_000), [e]);
+      g.admit(ahead(3, T0 + 3_000), [e]);
+      g.answered(1, { kind: 'ACCEPTED', credit: 2 }); // 2 of 4 left: both kept
+      g.answered(1, { kind: 'ACCEPTED', credit: 2 });
+      clock.advance(2_000);
+      expect(resumed).toEqual([]);
+      clock.advance(1_001);
+      expect(resumed).toEqual([3]);
+    });
   });
 
   it('room reported by an outcome callback wakes as many', () => {

@@ -2,6 +2,7 @@ import type { Clock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
+import { ON_TIME_WINDOW_MS } from './ready-line';
 import { TenantTally } from './tenant-tally';
 
 /**
@@ -12,13 +13,20 @@ import { TenantTally } from './tenant-tally';
  * sent ahead for later (a run becomes sendable up to BATON_SEND_AHEAD_MS before its instant, so
  * in the order they were held back, a manual trigger waited behind a burst's runs due seconds
  * later: p50 1.7 s, issue 44) — still CLAIMED and leased by this node, and goes back to the due
- * queue (`resume`) when room appears: a 202 or a run's outcome callback reporting credit, or a
- * probe's turn. The lines are per tenant: one tenant's early runs never stand before another's.
+ * queue (`resume`) when room appears: a 202 or a run's outcome callback reporting credit, a
+ * probe's turn, or the instant of a run sent ahead that was held back only for the places kept
+ * for runs due now. The lines are per tenant: one tenant's early runs never stand before another's.
+ *
+ * A run sent ahead leaves free a part of each executor's places for runs due now
+ * (ExecutorCredits.kept: its workers' worth): a burst sent ahead filled every place, and a manual
+ * trigger during it waited for a probe or the burst's first outcomes — 3 s at p50 (issue 44).
  */
 export class CreditGate {
   private readonly credits: ExecutorCredits;
   private readonly waiting = new Map<string, ClaimedRun[]>();
   private readonly appOf = new Map<number, string>();
+  /** Each executor's workers and queue places (its heartbeat's): what its kept places are reckoned from. */
+  private readonly shapeOf = new Map<number, { workers: number; queueLimit: number }>();
   /** Each app's probe timer (the clock's: a test's ManualClock fires it as it moves) and when it is due. */
   private readonly timers = new Map<string, { cancel: () => void; at: number }>();
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
@@ -67,8 +75,12 @@ export class CreditGate {
   admit(run: ClaimedRun, candidates: readonly RoutedExecutor[]): RoutedExecutor[] {
     const app = appKey(run);
     const now = this.clock.now();
-    for (const c of candidates) this.appOf.set(c.executorId, app);
-    const open = candidates.filter((c) => this.credits.maySend(c.executorId, heartbeatRoom(c), now));
+    const ahead = !dueNow(run, now);
+    for (const c of candidates) {
+      this.appOf.set(c.executorId, app);
+      this.shapeOf.set(c.executorId, { workers: c.capacity, queueLimit: c.queueLimit });
+    }
+    const open = candidates.filter((c) => this.credits.maySend(c.executorId, heartbeatRoom(c), now, ahead ? this.kept(c.executorId) : 0));
     if (open.length === 0) {
       this.holdBack(app, run);
       return [];
@@ -88,7 +100,7 @@ export class CreditGate {
     this.credits.answered(executorId, answer, this.clock.now());
     const app = this.appOf.get(executorId);
     if (app === undefined) return;
-    if (answer.kind === 'ACCEPTED') this.wakeApp(app, answer.credit === undefined ? Infinity : this.credits.balance(executorId, 0));
+    if (answer.kind === 'ACCEPTED') this.wakeApp(app, answer.credit === undefined ? Infinity : this.credits.balance(executorId, 0), this.kept(executorId));
     this.arm(app);
   }
 
@@ -96,7 +108,7 @@ export class CreditGate {
   reported(executorId: number, credit: number, creditSeq: number): void {
     this.credits.reported(executorId, credit, creditSeq, this.clock.now());
     const app = this.appOf.get(executorId);
-    if (app !== undefined) this.wakeApp(app, this.credits.balance(executorId, 0));
+    if (app !== undefined) this.wakeApp(app, this.credits.balance(executorId, 0), this.kept(executorId));
   }
 
   /** The app has no executor at all now: its held-back runs go back to the queue, to be deferred there as usual. */
@@ -116,11 +128,18 @@ export class CreditGate {
     return runs;
   }
 
+  /** This engine's part of the places kept on the executor for runs due now. */
+  private kept(executorId: number): number {
+    const shape = this.shapeOf.get(executorId);
+    return shape ? this.credits.kept(shape.workers, shape.queueLimit) : 0;
+  }
+
   private holdBack(app: string, run: ClaimedRun): void {
     const list = this.waiting.get(app) ?? [];
-    // By instant; among equal instants first come first, and a run woken and held back again
-    // before them (it was there first).
-    list.splice(placeOf(list, run.dueAt, this.woken.delete(run.runId)), 0, run);
+    // By instant (not dueAt: a run refused while sent ahead may be sent again before its instant,
+    // and would stand before a run due now); among equal instants first come first, and a run
+    // woken and held back again before them (it was there first).
+    list.splice(placeOf(list, run.instant, this.woken.delete(run.runId)), 0, run);
     this.waiting.set(app, list);
     this.heldIds.add(run.runId);
     this.tally.add(run.tenantId);
@@ -128,15 +147,19 @@ export class CreditGate {
   }
 
   /**
-   * Answers in flight wake a list; with none coming, a probe's turn does (one run), and at the
-   * latest PROBE_MAX_MS after — the executors may have gone, and a woken run learns so. Never
-   * sooner than `earliest`: a run just woken has not reserved its place yet.
+   * Answers in flight wake a list; with none coming, a probe's turn does (one run, or as many as
+   * an executor has room for), or the instant of its first run sent ahead (the places kept for
+   * runs due now are its then), and at the latest PROBE_MAX_MS after — the executors may have
+   * gone, and a woken run learns so. A probe's turn never sooner than `earliest`: a run just
+   * woken has not reserved its place yet.
    */
   private arm(app: string, earliest = 0): void {
-    if (!this.waiting.has(app)) return;
+    const list = this.waiting.get(app);
+    if (!list) return;
     const now = this.clock.now();
     const executors = [...this.appOf].filter(([, a]) => a === app).map(([id]) => id);
-    const at = Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS));
+    const firstAhead = dueNow(list[0], now) ? Infinity : list[0].instant - ON_TIME_WINDOW_MS;
+    const at = Math.min(Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS)), firstAhead);
     const armed = this.timers.get(app);
     if (armed && armed.at <= at) return;
     armed?.cancel();
@@ -145,17 +168,25 @@ export class CreditGate {
       Math.max(1, at - now + 1),
       () => {
         this.timers.delete(app);
-        this.wakeApp(app, 1);
+        // The executor with the most room: as many runs as it takes; with none, one run (a probe).
+        const best = executors.reduce((a, b) => (this.credits.balance(b, 0) > this.credits.balance(a, 0) ? b : a), executors[0]);
+        const room = best === undefined ? 0 : this.credits.balance(best, 0);
+        if (room > 0) this.wakeApp(app, room, this.kept(best));
+        else this.wakeApp(app, 1);
         this.arm(app, this.clock.now() + PROBE_MIN_MS);
       },
     );
     this.timers.set(app, { cancel, at });
   }
 
-  private wakeApp(app: string, n: number): void {
+  /** Wakes up to `n` runs (the room an executor has) from the front: runs due now, then runs sent ahead beyond the `kept` places. */
+  private wakeApp(app: string, n: number, kept = 0): void {
     const list = this.waiting.get(app);
     if (!list || n <= 0) return;
-    const woken = list.splice(0, Math.min(list.length, n));
+    const now = this.clock.now();
+    let due = 0;
+    while (due < Math.min(list.length, n) && dueNow(list[due], now)) due++;
+    const woken = list.splice(0, due + Math.max(0, Math.min(list.length - due, n - due - kept)));
     if (list.length === 0) {
       this.waiting.delete(app);
       const armed = this.timers.get(app);
@@ -173,18 +204,27 @@ export class CreditGate {
   }
 }
 
+/**
+ * Whether a run counts as due now for the places kept: its instant has come or is within the
+ * on-time window (the on-time lane starts a lone run up to its lead, ≤ 100 ms, before its instant);
+ * a run further ahead was sent ahead.
+ */
+function dueNow(run: ClaimedRun, now: number): boolean {
+  return !(run.instant - now > ON_TIME_WINDOW_MS);
+}
+
 /** The room an executor's last heartbeat showed (workers and queue places free), what stands in before its first answer. */
 function heartbeatRoom(c: RoutedExecutor): number {
   return c.capacity + c.queueLimit - c.inFlight;
 }
 
-/** Where a run due at `dueAt` goes in `list` (ordered by dueAt): after the runs due at the same instant, or before them (`first`). */
-function placeOf(list: readonly ClaimedRun[], dueAt: number, first: boolean): number {
+/** Where a run of `instant` goes in `list` (ordered by instant): after the runs of the same instant, or before them (`first`). */
+function placeOf(list: readonly ClaimedRun[], instant: number, first: boolean): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid].dueAt < dueAt || (!first && list[mid].dueAt === dueAt)) lo = mid + 1;
+    if (list[mid].instant < instant || (!first && list[mid].instant === instant)) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -13,6 +13,23 @@ describe('executor credits (issue 11 item 1: flow control)', () => {
     expect(c.maySend(1, 4, T)).toBe(true);
   });
 
+  it("places kept for runs due now: the workers' worth, at most half the places, split between the engines", () => {
+    let engines = 1;
+    const c = new ExecutorCredits(() => engines);
+    expect([c.kept(32, 100), c.kept(4, 100), c.kept(32, 0), c.kept(1, 0)]).toEqual([32, 4, 16, 0]);
+    engines = 3;
+    expect(c.kept(32, 100)).toBe(11);
+  });
+
+  it('a run sent ahead goes only beyond the kept places, and does not probe for them; a run due now takes them', () => {
+    const c = new ExecutorCredits();
+    c.answered(1, { kind: 'ACCEPTED', credit: 5, creditSeq: 1 }, T);
+    expect(c.maySend(1, 0, T + PROBE_MAX_MS, 4)).toBe(true);
+    c.sent(1);
+    expect(c.maySend(1, 0, T + PROBE_MAX_MS, 4)).toBe(false); // 4 left, all kept: no probe either
+    expect(c.maySend(1, 0, T + PROBE_MAX_MS)).toBe(true);
+  });
+
   it("an answer's credit is the truth; requests still unanswered count against it", () => {
     const c = new ExecutorCredits();
     for (let i = 0; i < 3; i++) c.sent(1);

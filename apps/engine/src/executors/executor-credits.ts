@@ -56,11 +56,31 @@ export class ExecutorCredits {
     return Math.ceil(room / Math.max(1, this.sharers())) - (a?.pending ?? 0);
   }
 
-  /** Whether a run may go to the executor at `now`: a positive balance, or a probe due (a first contact is one). */
-  maySend(executorId: number, heartbeatRoom: number, now: number): boolean {
-    if (this.balance(executorId, heartbeatRoom) > 0) return true;
+  /**
+   * Whether a run may go to the executor at `now`: a balance above `kept` (this engine's part of
+   * the places kept for runs due now — `kept(…)` for a run sent ahead, 0 for a run due now), or a
+   * probe due while the balance is spent (a first contact is one). A run sent ahead never probes
+   * for a place known to be kept: the executor would take it, and a run due now find none.
+   */
+  maySend(executorId: number, heartbeatRoom: number, now: number, kept = 0): boolean {
+    const balance = this.balance(executorId, heartbeatRoom);
+    if (balance > kept) return true;
+    if (balance > 0) return false;
     const a = this.accounts.get(executorId);
     return a === undefined || (a.pending === 0 && now >= a.probeAt);
+  }
+
+  /**
+   * This engine's part of the places a run sent ahead leaves free on an executor of `workers`
+   * workers and `queueLimit` queue places, for runs due now: its workers' worth (a run due now
+   * starts at once on a free worker, while a run sent ahead holds a place until its instant),
+   * at most half of its places (an executor with few queue places still takes runs ahead), split
+   * between the sharing engines as the room is. An executor filled with runs sent ahead kept a
+   * manual trigger waiting for a probe's turn (up to PROBE_MAX_MS) or the burst's first outcomes
+   * (issue 44).
+   */
+  kept(workers: number, queueLimit: number): number {
+    return Math.ceil(Math.min(workers, Math.floor((workers + queueLimit) / 2)) / Math.max(1, this.sharers()));
   }
 
   /** The earliest instant a probe could go to any of `executorIds` (Infinity when every one has an answer coming). */
