@@ -159,6 +159,10 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
   }, 240_000);
 
   it("carries each strategy, the handler, params, timeout, retries, pause and children; the console's next fire times are XXL-JOB's", async () => {
+    // A tenant of its own, the file applied here: this test does not lean on the one above.
+    const tenant = await seedTenant(t, db.dataSource, 'carried');
+    const apply = await runBaton({ BATON_API_URL: url, BATON_API_KEY: tenant.adminKey['X-API-Key'] }, 'apply', '-f', file);
+    expect(apply.code, apply.stderr).toBe(0);
     const res = await t.http().get('/api/tasks?limit=100').set(tenant.adminKey).expect(200);
     const tasks = new Map<string, Record<string, unknown>>(res.body.items.map((task: { name: string }) => [task.name, task]));
     expect(tasks.size).toBe(14);
@@ -201,7 +205,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
       expect(listed.get(id)!.notes.join('\n'), id).toMatch(new RegExp(`route \\w+: Baton routes by the engine's BATON_ROUTING; nearest ${routing}$`, 'm'));
     }
     expect(listed.get('7')!.notes.join('\n')).toMatch(/block SERIAL_EXECUTION \(empty\)/);
-  });
+  }, 240_000);
 
   it('reads the 2.1–2.2 tables (job_cron, no misfire strategy) with --table-prefix', async () => {
     const old = join(dir, 'old.yaml');
