@@ -1,3 +1,4 @@
+import { EXECUTOR_DEFAULTS } from '@baton/executor-sdk';
 import { startedEarlyBy } from '@baton/domain';
 import { join } from 'node:path';
 import { ExecutorEntity } from '@baton/persistence';
@@ -47,7 +48,7 @@ import { stats, type StageStats } from './burst';
 /** A run of B seen waiting this long past its due time, with room at B's executor, waited behind other tenants' runs. */
 const WAIT_MS = 500;
 /** The demo executor's default pool (SDK EXECUTOR_DEFAULTS.concurrency): B's room. */
-const DEFAULT_CONCURRENCY = 4;
+const DEFAULT_CONCURRENCY = EXECUTOR_DEFAULTS.concurrency;
 const BURST = 4_000;
 /** The least time between computing C's instant and it. */
 const BURST_LEAD_MS = 10_000;

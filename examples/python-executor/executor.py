@@ -10,8 +10,8 @@ While runs wait in line for a worker, final callbacks wait (at most 250 ms): sta
 Configuration (environment), as for apps/demo-executor:
   BATON_TENANT, BATON_EXECUTOR_SECRET, BATON_ENGINE_URLS (comma-separated)   required
   BATON_EXECUTOR_APP (python), BATON_EXECUTOR_HOST (127.0.0.1), BATON_EXECUTOR_PORT (0),
-  BATON_EXECUTOR_PUBLIC_URL (the bound URL), BATON_EXECUTOR_CONCURRENCY (4),
-  BATON_EXECUTOR_QUEUE_LIMIT (100), BATON_EXECUTOR_HEARTBEAT_MS (3000),
+  BATON_EXECUTOR_PUBLIC_URL (the bound URL), BATON_EXECUTOR_CONCURRENCY (16),
+  BATON_EXECUTOR_QUEUE_LIMIT (1000), BATON_EXECUTOR_HEARTBEAT_MS (3000),
   BATON_EXECUTOR_RETRY_BASE_MS (200), BATON_EXECUTOR_RETRY_MAX_MS (30000),
   BATON_EXECUTOR_SHUTDOWN_GRACE_MS (10000), BATON_EXECUTOR_REROUTE_AFTER_MS (1000: a callback an
   engine has not answered within it also goes to the next engine, and that engine goes last for 5 s)
@@ -420,8 +420,8 @@ class Executor:
         self.host = (env.get("BATON_EXECUTOR_HOST") or "").strip() or "127.0.0.1"
         self.port = integer("BATON_EXECUTOR_PORT", 0)
         self.public_url = (env.get("BATON_EXECUTOR_PUBLIC_URL") or "").strip().rstrip("/") or None
-        self.concurrency = max(1, integer("BATON_EXECUTOR_CONCURRENCY", 4))
-        self.queue_limit = integer("BATON_EXECUTOR_QUEUE_LIMIT", 100)
+        self.concurrency = max(1, integer("BATON_EXECUTOR_CONCURRENCY", 16))
+        self.queue_limit = integer("BATON_EXECUTOR_QUEUE_LIMIT", 1000)
         self.heartbeat_ms = max(10, integer("BATON_EXECUTOR_HEARTBEAT_MS", 3000))
         self.retry_base_ms = max(1, integer("BATON_EXECUTOR_RETRY_BASE_MS", 200))
         self.retry_max_ms = max(1, integer("BATON_EXECUTOR_RETRY_MAX_MS", 30_000))

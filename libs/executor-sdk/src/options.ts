@@ -51,9 +51,16 @@ export interface ExecutorOptions {
   host?: string;
   /** Plain server only: port to listen on. Default `0` (an ephemeral port; see the bound URL). */
   port?: number;
-  /** Handlers running at once (the pool size; reported as `capacity`). Default 4. */
+  /**
+   * Handlers running at once (the pool size; reported as `capacity`). Default 16: handlers are
+   * mostly short calls to other services, waiting, not computing (docs/BENCHMARKS.md, executor defaults).
+   */
   concurrency?: number;
-  /** Accepted runs that may wait for a pool slot; beyond pool + queue a dispatch gets 429 BUSY. Default 100. */
+  /**
+   * Accepted runs that may wait for a pool slot (runs sent ahead of their instant wait here too);
+   * beyond pool + queue a dispatch gets 429 BUSY. Default 1000: a 1,000-run instant is sent ahead
+   * whole to two executors, not held back in the engines.
+   */
   queueLimit?: number;
   /** Heartbeat period (ms). An engine's ack `intervalMs` overrides it. Default 3000. */
   heartbeatIntervalMs?: number;
@@ -176,8 +183,8 @@ export interface ResolvedExecutorOptions {
 export const EXECUTOR_DEFAULTS = {
   host: '127.0.0.1',
   port: 0,
-  concurrency: 4,
-  queueLimit: 100,
+  concurrency: 16,
+  queueLimit: 1000,
   heartbeatIntervalMs: 3000,
   callbackRetry: { baseMs: 200, maxMs: 30_000 },
   callbackConcurrency: 32,

@@ -265,8 +265,8 @@ describe('executor options', () => {
     expect(o).toMatchObject({
       host: '127.0.0.1',
       port: 0,
-      concurrency: 4,
-      queueLimit: 100,
+      concurrency: 16,
+      queueLimit: 1000,
       heartbeatIntervalMs: 3000,
       callbackRetry: { baseMs: 200, maxMs: 30_000 },
       shutdownGraceMs: 10_000,
@@ -275,7 +275,7 @@ describe('executor options', () => {
       spoolFile: join(process.cwd(), '.baton', 'spool-billing.jsonl'),
       spoolFileIsDefault: true,
     });
-    expect(EXECUTOR_DEFAULTS.concurrency).toBe(4);
+    expect(EXECUTOR_DEFAULTS.concurrency).toBe(16);
   });
 
   it('names the bad option', () => {

@@ -215,10 +215,10 @@ func (o Options) withDefaults() (Options, error) {
 			*v = d
 		}
 	}
-	positive(&o.Concurrency, 4)
+	positive(&o.Concurrency, 16)
 	positive(&o.CallbackConcurrency, 32)
 	if o.QueueLimit < 0 {
-		o.QueueLimit = 100
+		o.QueueLimit = 1000
 	}
 	duration := func(v *time.Duration, d time.Duration, zeroIsDefault bool) {
 		if *v < 0 || (*v == 0 && zeroIsDefault) {

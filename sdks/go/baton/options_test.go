@@ -21,7 +21,7 @@ func TestOptionsFromEnvNeedsOnlyTheTenantAndItsSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.EngineURLs[0] != "http://127.0.0.1:8080" || o.App != "default" || o.Host != "127.0.0.1" || o.Port != 0 ||
-		o.Concurrency != 4 || o.QueueLimit != 100 || o.CallbackConcurrency != 32 || o.HeartbeatInterval != 3*time.Second ||
+		o.Concurrency != 16 || o.QueueLimit != 1000 || o.CallbackConcurrency != 32 || o.HeartbeatInterval != 3*time.Second ||
 		o.RetryBase != 200*time.Millisecond || o.RetryMax != 30*time.Second || o.ShutdownGrace != 10*time.Second {
 		t.Errorf("defaults: %+v", o)
 	}

@@ -32,7 +32,7 @@ export type CreditAnswer = { kind: 'ACCEPTED'; credit?: number; creditSeq?: numb
  * one, so each engine takes its share of the figure — credit ÷ the live engines of its groups
  * (`sharers`), rounded up so a last free place is never left unused — minus what it has sent
  * and not heard back about (`pending`), and sends while that is positive. Shared in full, the
- * same room was spent by every engine at once: 2 engines on the SDK's defaults (4 workers, 100
+ * same room was spent by every engine at once: 2 engines on executors of 4 workers and 100
  * queued) still drew 133 `429`s in a 4,000-run burst. The split costs little when a peer is
  * idle: the room it leaves shows in every answer, and each round trip takes half of what is left.
  *

@@ -19,8 +19,8 @@ public final class ExecutorOptions {
   String publicUrl;
   String host = "127.0.0.1";
   int port = 0;
-  int concurrency = 4;
-  int queueLimit = 100;
+  int concurrency = 16;
+  int queueLimit = 1000;
   int callbackConcurrency = 32;
   long heartbeatIntervalMs = 3000;
   long shutdownGraceMs = 10_000;

@@ -13,7 +13,8 @@ public class ExecutorOptionsTest {
     ExecutorOptions o = ExecutorOptions.fromEnv(Map.of("BATON_TENANT", "acme", "BATON_EXECUTOR_SECRET", "s"));
     assertEquals(List.of("http://127.0.0.1:8080"), o.engineUrls);
     assertEquals("default", o.app);
-    assertEquals(4, o.concurrency);
+    assertEquals(16, o.concurrency);
+    assertEquals(1000, o.queueLimit);
     ExecutorOptions full = ExecutorOptions.fromEnv(Map.ofEntries(
         Map.entry("BATON_TENANT", "acme"), Map.entry("BATON_EXECUTOR_SECRET", "s"),
         Map.entry("BATON_ENGINE_URLS", " http://e1:1/ , https://e2 "), Map.entry("BATON_EXECUTOR_APP", "billing"),
