@@ -13,6 +13,8 @@ import { DUE_QUEUE } from '../claimer/due-queue-port';
 import { ClaimerService } from '../claimer/claimer.service';
 import { ClaimTenants } from '../claimer/claim-tenants';
 import { RunClaims } from '../runs/run-claims';
+import { KeyAdmissions } from '../runs/key-admissions';
+import { CancelledRuns } from '../wakeups/cancelled-runs';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
@@ -38,7 +40,7 @@ describe('GET /health and GET /metrics', () => {
     @Module({
       imports: [DatabaseModule.forRoot({ dataSource: db.dataSource }), EngineCoreModule.forRoot(config, new ManualClock(T0), metrics)],
       controllers: [HealthController, MetricsController],
-      providers: [{ provide: DUE_QUEUE, useValue: queue }, EngineNodeService, TakeoverService, PlannerService, ClaimerService, ClaimTenants, RunClaims, LeaseRenewerService, EngineLifecycleService, LivenessLock],
+      providers: [{ provide: DUE_QUEUE, useValue: queue }, { provide: CancelledRuns, useValue: { abort: () => Promise.resolve() } }, KeyAdmissions, EngineNodeService, TakeoverService, PlannerService, ClaimerService, ClaimTenants, RunClaims, LeaseRenewerService, EngineLifecycleService, LivenessLock],
     })
     class ClaimSideOnly {}
     // abortOnError false: a wiring mistake fails this test with Nest's message instead of aborting the worker.
