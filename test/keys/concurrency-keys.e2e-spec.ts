@@ -204,9 +204,11 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     const rows = await Promise.all([...r1, r2].map(run));
     // The first of each key took the full bucket's token at once; the others were moved to their token's time (instant_at keeps
     // the instant they were made for), half a second apart.
+    // Which of r1's later runs got the earlier token is not promised (each is moved when its claim meets an empty bucket).
     expect(rows.map((r) => r.instantAt === null)).toEqual([true, false, false, true]);
-    expect(rows[2].dueAt - rows[1].dueAt).toBeGreaterThanOrEqual(500);
-    expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
+    const r1Due = rows.slice(0, 3).map((r) => r.dueAt).sort((a, b) => a - b);
+    expect(r1Due[1] - r1Due[0]).toBeGreaterThanOrEqual(500);
+    expect(r1Due[2] - r1Due[1]).toBeGreaterThanOrEqual(500);
     expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
   });
 

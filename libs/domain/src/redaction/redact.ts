@@ -27,10 +27,27 @@ export function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
     if (field === undefined) continue;
-    out[name] = isSecretName(name) && field !== null ? REDACTED : redact(field);
+    out[name] = isKeyBound(name, field) ? field : isSecretName(name) && field !== null ? REDACTED : redact(field);
   }
   return out;
 }
+
+/**
+ * A task's concurrency or rate bound (`concurrency: { key, limit, onLimit }`, `rateLimit: { key,
+ * perSecond, burst }`): Baton's own setting, whose `key` names a path of the params, not a secret.
+ */
+function isKeyBound(name: string, field: unknown): boolean {
+  const shape = KEY_BOUNDS[name];
+  if (!shape || field === null || typeof field !== 'object' || Array.isArray(field)) return false;
+  const bound = field as Record<string, unknown>;
+  return typeof bound.key === 'string' && typeof bound[shape.needs] === 'number' && Object.keys(bound).every((k) => shape.fields.includes(k));
+}
+
+/** The bounds' exact shapes: only an object of these fields alone is taken for one. */
+const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> = {
+  concurrency: { fields: ['key', 'limit', 'onLimit'], needs: 'limit' },
+  rateLimit: { fields: ['key', 'perSecond', 'burst'], needs: 'perSecond' },
+};
 
 /** A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on its path is a secret's, else each value as redact does. */
 export function redactChange<C extends { field: string; before: unknown; after: unknown }>(change: C): C {

@@ -62,8 +62,8 @@ const LEGAL = new Set<string>([
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));
 
 describe('run state machine', () => {
-  it('has 11 states, so 121 ordered pairs to judge', () => {
-    expect(ALL_PAIRS).toHaveLength(121);
+  it('has 12 states, so 144 ordered pairs to judge', () => {
+    expect(ALL_PAIRS).toHaveLength(144);
   });
 
   it.each(ALL_PAIRS)('%s → %s is legal exactly when listed', (from, to) => {
