@@ -1,4 +1,5 @@
-import { redactUrlPasswords } from '@baton/domain';
+// The one file, not the index: the executor SDK's package compiles messaging with @baton/domain mapped to its types alone.
+import { redactUrlPasswords } from '@baton/domain/redaction/redact-url';
 
 /** One STOMP broker of a failover list. */
 export interface BrokerAddress {
