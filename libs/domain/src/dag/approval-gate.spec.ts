@@ -9,6 +9,12 @@ describe('readApprovalGate', () => {
     expect(readApprovalGate({ role: 'TENANT_ADMIN' })).toEqual({ gate: { role: 'TENANT_ADMIN', users: [], timeoutMs: 86_400_000, onTimeout: 'REJECT' }, errors: [] });
   });
 
+  it('refuses a null users, timeoutMs or onTimeout, naming each (left out takes the default; only role takes null)', () => {
+    const read = readApprovalGate({ role: 'TENANT_ADMIN', users: null, timeoutMs: null, onTimeout: null });
+    expect(read.gate).toBeNull();
+    expect(read.errors.map((e) => e.field)).toEqual(['users', 'timeoutMs', 'onTimeout']);
+  });
+
   it('keeps named users trimmed, once each, sorted (so a file exported twice is the same)', () => {
     const read = readApprovalGate({ users: ['bob', ' alice', 'bob'], timeoutMs: 5000, onTimeout: 'APPROVE' });
     expect(read.gate).toEqual({ role: null, users: ['alice', 'bob'], timeoutMs: 5000, onTimeout: 'APPROVE' });

@@ -30,7 +30,8 @@ export function readApprovalGate(value: unknown): { gate: ApprovalGate; errors: 
   for (const key of Object.keys(value)) if (!GATE_KEYS.includes(key)) errors.push({ field: key, reason: `unknown field (expected ${GATE_KEYS.join(', ')})` });
   const role = value.role ?? null;
   if (role !== null && !(APPROVER_ROLES as readonly unknown[]).includes(role)) errors.push({ field: 'role', reason: `must be null or one of ${APPROVER_ROLES.join(', ')}` });
-  const users = value.users ?? [];
+  // Left out: the default. A null is not "left out" (only `role` takes null, meaning no role): it is refused, naming the field.
+  const users = value.users === undefined ? [] : value.users;
   if (!Array.isArray(users) || users.length > MAX_APPROVAL_USERS) {
     errors.push({ field: 'users', reason: `must be a list of at most ${MAX_APPROVAL_USERS} usernames` });
   } else {
@@ -39,10 +40,10 @@ export function readApprovalGate(value: unknown): { gate: ApprovalGate; errors: 
     });
     if (role === null && users.length === 0) errors.push({ field: 'role', reason: 'a gate must name who may decide: a role, or users' });
   }
-  const timeoutMs = value.timeoutMs ?? APPROVAL_GATE_DEFAULTS.timeoutMs;
+  const timeoutMs = value.timeoutMs === undefined ? APPROVAL_GATE_DEFAULTS.timeoutMs : value.timeoutMs;
   const timeoutProblem = integerInRange(timeoutMs, MIN_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_TIMEOUT_MS);
   if (timeoutProblem) errors.push({ field: 'timeoutMs', reason: timeoutProblem });
-  const onTimeout = value.onTimeout ?? APPROVAL_GATE_DEFAULTS.onTimeout;
+  const onTimeout = value.onTimeout === undefined ? APPROVAL_GATE_DEFAULTS.onTimeout : value.onTimeout;
   if (!(APPROVAL_OUTCOMES as readonly unknown[]).includes(onTimeout)) errors.push({ field: 'onTimeout', reason: `must be one of ${APPROVAL_OUTCOMES.join(', ')}` });
   if (errors.length > 0) return { gate: null, errors };
   return {
