@@ -21,7 +21,7 @@ import { ensureWebBuild } from './support/web-build';
 const logins = demoLogins({});
 
 /** Latin words that are names, not English: the product, protocols, units, the language's own name. */
-const NAMES = new Set(['Baton', 'API', 'JSON', 'Schema', 'Cron', 'cron', 'Webhook', 'ActiveMQ', 'CIDR', 'URL', 'HTTP', 'UTC', 'GMT', 'CI', 'Ctrl', 'English', 'HMAC', 'SHA', 'ctx', 'shardIndex', 'shardTotal', 'npm', 'POST', 'GitHub', 'Stripe']);
+const NAMES = new Set(['Baton', 'API', 'JSON', 'Schema', 'Cron', 'cron', 'Webhook', 'ActiveMQ', 'CIDR', 'URL', 'HTTP', 'UTC', 'GMT', 'CI', 'Ctrl', 'English', 'HMAC', 'SHA', 'ctx', 'shardIndex', 'shardTotal', 'npm', 'POST', 'GitHub', 'Stripe', 'Quartz', 'customerId']);
 
 /** Text fragments that are code, addresses or product names (stripped before looking for words; `task.update`: an audit action; XXL-JOB, xxl-job-core). */
 const CODE = [/https?:\/\/\S+/g, /\bctx\.[\w.]+(\(…\))?/g, /\bnpm run [\w:]+/g, /\b[A-Z][a-z]+\/[A-Za-z_-]+(\/[A-Za-z_-]+)?/g, /\*\.[\w.]+/g, /\bBATON_\w+/g, /\b\d+\.\d+\.\d+\.\d+(\/\d+)?/g, /\bcron \S+/g, /\bYYYY-MM-DD\b/g, /\bxxl-job(-core)?\b/gi, /\b[a-z]+(-[a-z]+)*\.[a-z]+(-[a-z]+)*\b/g];
