@@ -338,9 +338,9 @@ describe('web console (Chromium)', { shuffle: false }, () => {
   it('shows a flow on the dependency graph: each task coloured by its run in that flow, live, and linked to it', async () => {
     const root = await api<{ id: number }>('POST', `/tasks/${await taskId('publish-report')}/trigger`, {});
     await go(page, `/dependencies?flow=${root.id}`);
-    await page.locator('[data-node="publish-report"][data-run-state="SUCCEEDED"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-node="publish-report"][data-run-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
     // Its child fires after it and turns green on the open page without a reload.
-    await page.locator('[data-node="e2e-latency"][data-run-state="SUCCEEDED"]').waitFor({ timeout: 10_000 });
+    await page.locator('[data-node="e2e-latency"][data-run-state="SUCCEEDED"]').waitFor({ timeout: 60_000 });
     await shot(page, '07b-flow-view');
     await page.locator('[data-node="publish-report"]').click();
     await page.waitForURL(new RegExp(`/runs/${root.id}$`));
