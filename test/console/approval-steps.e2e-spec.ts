@@ -13,6 +13,7 @@ import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
 import { buildDemoHandlers } from '../../apps/demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { waitFor } from '../cluster/support/cluster';
 import { seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 interface RunRow {
@@ -21,6 +22,9 @@ interface RunRow {
   state: string;
   error: string | null;
 }
+
+/** Waits are for the event each names; this only bounds a hang (under the file's test timeout). */
+const HANG_GUARD_MS = 80_000;
 
 describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -63,13 +67,13 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
   }
   /** Polls the task's runs until `check` holds (the event the test waits for), then answers them. */
   async function until(taskId: number, check: (runs: RunRow[]) => boolean, what: string): Promise<RunRow[]> {
-    const end = Date.now() + 20_000;
-    for (;;) {
-      const runs = await runsOf(taskId);
-      if (check(runs)) return runs;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(runs)}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    return waitFor(
+      async () => {
+        const runs = await runsOf(taskId);
+        return check(runs) ? runs : false;
+      },
+      { what, timeoutMs: HANG_GUARD_MS, intervalMs: 20, detail: async () => JSON.stringify(await runsOf(taskId)) },
+    );
   }
   async function waitingChild(parent: number, child: number): Promise<number> {
     expect((await api().post(`/api/tasks/${parent}/trigger`).set(alpha.admin).send({})).status).toBe(201);
@@ -163,11 +167,11 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     const cancelled = await api().post(`/api/runs/${runId}/cancel`).set(alpha.admin);
     expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
     expect(cancelled.body.state).toBe('CANCELLED');
-    const end = Date.now() + 20_000;
-    while ((await db.dataSource.query('SELECT due_at FROM run_approvals WHERE run_id = ?', [runId]))[0].due_at !== null) {
-      if (Date.now() > end) throw new Error('the sweep never settled the cancelled run\'s approval');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await waitFor(async () => (await db.dataSource.query('SELECT due_at FROM run_approvals WHERE run_id = ?', [runId]))[0].due_at === null, {
+      what: "the sweep settling the cancelled run's approval",
+      timeoutMs: HANG_GUARD_MS,
+      intervalMs: 20,
+    });
     const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
     expect(detail.state).toBe('CANCELLED');
     expect(detail.approval).toMatchObject({ decision: null, decidedBy: null, mayDecide: false });

@@ -18,19 +18,14 @@ import { InProcessWakeups } from '@baton/messaging';
 import { RunEntity } from '@baton/persistence';
 import { EngineMetrics, EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { waitFor } from '../cluster/support/cluster';
 import { seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 
-/** How long any one awaited fact may take: ample on a loaded machine, never a measured duration. */
-const WAIT_MS = 30_000;
+/** Bounds a hang only (each wait is for the fact it names), kept under the tests' own timeouts. */
+const WAIT_MS = 50_000;
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  const end = Date.now() + WAIT_MS;
-  for (;;) {
-    const got = await probe();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`waited ${WAIT_MS} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
+  return waitFor(probe, { what, timeoutMs: WAIT_MS, intervalMs: 20 });
 }
 
 describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
