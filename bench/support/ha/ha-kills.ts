@@ -302,9 +302,28 @@ async function showPage(page: Page, url: string): Promise<void> {
   }
 }
 
-async function openPage(browser: Browser, url: string, tenant: string): Promise<{ page: Page; toasts: () => Promise<number[]>; consoleNo: number }> {
+/** A browser page on the consoles, with what it went through (for a failure's message). */
+interface WatchedPage {
+  page: Page;
+  toasts: () => Promise<number[]>;
+  consoleNo: number;
+  /** Websocket opens and closes, navigations and HTTP errors of the page, with their times. */
+  trace: string[];
+}
+
+async function openPage(browser: Browser, url: string, tenant: string): Promise<WatchedPage> {
   const context = await browser.newContext();
   const page = await context.newPage();
+  const trace: string[] = [];
+  const note = (what: string) => trace.push(`${Date.now()} ${what}`);
+  page.on('websocket', (ws) => {
+    note(`ws open ${new URL(ws.url()).pathname}`);
+    ws.on('close', () => note('ws close'));
+    ws.on('socketerror', (e) => note(`ws error ${e}`));
+  });
+  page.on('framenavigated', (f) => f === page.mainFrame() && note(`navigated ${new URL(f.url()).pathname}`));
+  page.on('response', (r) => r.status() >= 400 && note(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`));
+  page.on('requestfailed', (r) => note(`failed ${r.method()} ${new URL(r.url()).pathname}: ${r.failure()?.errorText}`));
   const res = await page.request.post(`${url}/api/auth/login`, { data: { tenant, username: 'ha-admin', password: PASSWORD } });
   if (!res.ok()) throw new Error(`browser login: ${res.status()}`);
   await showPage(page, `${url}/alarms`);
@@ -321,7 +340,7 @@ async function openPage(browser: Browser, url: string, tenant: string): Promise<
     }).observe(document.body, { childList: true, subtree: true, characterData: true });
   `);
   const cookie = (await context.cookies()).find((k) => k.name === 'BATON_CONSOLE')?.value;
-  return { page, consoleNo: consoleOfCookie(cookie), toasts: () => page.evaluate<number[]>('window.__toastTimes') };
+  return { page, consoleNo: consoleOfCookie(cookie), toasts: () => page.evaluate<number[]>('window.__toastTimes'), trace };
 }
 
 /**
@@ -331,21 +350,29 @@ async function openPage(browser: Browser, url: string, tenant: string): Promise<
  * So while no pop-up has shown, one more alarm is raised every 5 s: the wait is for the event,
  * not for a stream guessed long enough.
  */
-async function popUpAfter(c: Cluster, toasts: () => Promise<number[]>, before: number, killedAt: number): Promise<number[]> {
+async function popUpAfter(c: Cluster, page: WatchedPage, before: number, killedAt: number): Promise<number[]> {
   for (let probe = 1; ; probe++) {
     const shown = await waitFor(
       async () => {
-        const t = await toasts();
+        const t = await page.toasts();
         return t.length > before && t[t.length - 1] > killedAt ? t : false;
       },
-      { timeoutMs: 5_000, what: 'a pop-up on the page after its console was killed' },
+      {
+        timeoutMs: 5_000,
+        what: 'a pop-up on the page after its console was killed',
+        // What the page went through since the kill: its socket's reconnections, navigations, refusals.
+        detail: async () => `page at ${page.page.url()}, killed at ${killedAt}; ${page.trace.filter((l) => Number(l.split(' ')[0]) >= killedAt - 1_000).join(' | ')}`,
+      },
     ).catch((e: Error) => {
       if (probe === 12) throw e;
       return undefined;
     });
     if (shown) return shown;
     // A probe that fails (a session HAProxy closed: onceMore) is made again next round.
-    await seedRuns(c, { handler: 'alarm', dueAt: [Date.now()], params: () => ({ message: `console probe ${probe}` }), alarmSilenceMs: 0, taskPrefix: `console-probe-${probe}` }).catch(() => undefined);
+    await seedRuns(c, { handler: 'alarm', dueAt: [Date.now()], params: () => ({ message: `console probe ${probe}` }), alarmSilenceMs: 0, taskPrefix: `console-probe-${probe}` }).then(
+      () => page.trace.push(`${Date.now()} probe ${probe} raised`),
+      (e: Error) => page.trace.push(`${Date.now()} probe ${probe} not raised: ${e.message}`),
+    );
   }
 }
 
@@ -379,8 +406,9 @@ async function killConsole(
   let pageGapMs: number | null = null;
   let pageConsoleAfter: number | null = null;
   if (page) {
-    const times = await popUpAfter(c, page.toasts, toastsBefore, killedAt);
+    const times = await popUpAfter(c, page, toastsBefore, killedAt);
     pageGapMs = (times.find((t) => t > killedAt) ?? NaN) - killedAt;
+    log(`  console: the page since the kill: ${page.trace.filter((l) => Number(l.split(' ')[0]) >= killedAt).map((l) => `+${Number(l.split(' ')[0]) - killedAt} ms ${l.slice(l.indexOf(' ') + 1)}`).join(' | ')}`);
     await showPage(page.page, page.page.url());
     pageConsoleAfter = consoleOfCookie((await page.page.context().cookies()).find((k) => k.name === 'BATON_CONSOLE')?.value);
   }
