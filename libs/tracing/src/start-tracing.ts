@@ -27,7 +27,8 @@ export function flushTracing(): Promise<void> {
  * process.env as the exporter reads its variables; it also decides each run's sampling before
  * the run's first span (startFirstSpan). The endpoint,
  * headers and timeouts the exporter's (OTEL_EXPORTER_OTLP_*); the batching the BatchSpanProcessor's
- * (OTEL_BSP_*).
+ * (OTEL_BSP_*). The context manager is RunContextManager: the active context is kept only while
+ * a span's work is in flight (a sampled handler's on an executor).
  */
 export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv = process.env): TracingHandle {
   if (started) return started;
@@ -38,13 +39,15 @@ export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv 
   const { buildSamplerFromEnv } = require('@opentelemetry/sdk-trace-base/build/src/config') as typeof import('@opentelemetry/sdk-trace-base/build/src/config');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes, envDetector, detectResources } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { RunContextManager } = require('./run-context-manager') as typeof import('./run-context-manager');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = resourceFromAttributes({ 'service.name': defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
   // One sampler for the provider and for the decision taken before a run's first span (startFirstSpan).
   const sampler = buildSamplerFromEnv();
   const idGenerator = new DecidedTraceIds(new RandomIdGenerator());
   const provider = new NodeTracerProvider({ resource, sampler, idGenerator, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter())] });
-  provider.register();
+  // Node's async hooks only while a sampled span's work is in flight, not for every run (RunContextManager).
+  provider.register({ contextManager: new RunContextManager() });
   useRunSampler(sampler, idGenerator);
   markTracingOn();
   flush = () => provider.forceFlush().catch(() => undefined);

@@ -1,0 +1,74 @@
+import { createContextKey, ROOT_CONTEXT, trace, TraceFlags, type Context } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RunContextManager } from './run-context-manager';
+
+function spanContext(spanId: string): Context {
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId, traceFlags: TraceFlags.SAMPLED });
+}
+
+const spanIdOf = (c: Context) => trace.getSpanContext(c)?.spanId;
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('RunContextManager: the active context only while a span’s work is in flight', () => {
+  const manager = new RunContextManager().enable();
+  afterEach(() => manager.disable());
+
+  it('keeps a span’s context across the awaits of the work it runs', async () => {
+    const seen = await manager.with(spanContext('00f067aa0ba902b7'), async () => {
+      await tick();
+      return spanIdOf(manager.active());
+    });
+    expect(seen).toBe('00f067aa0ba902b7');
+    expect(manager.active()).toBe(ROOT_CONTEXT);
+  });
+
+  it('turns the context off once the work settled: a timer the work left behind runs without it', async () => {
+    let later: Promise<string | undefined> | undefined;
+    await manager.with(spanContext('00f067aa0ba902b7'), async () => {
+      later = new Promise((resolve) => setTimeout(() => resolve(spanIdOf(manager.active())), 20));
+      await tick();
+    });
+    expect(await later).toBeUndefined();
+  });
+
+  it('keeps it while another span’s work is still in flight', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const second = manager.with(spanContext('bbbbbbbbbbbbbbbb'), async () => {
+      await held;
+      await tick();
+      return spanIdOf(manager.active());
+    });
+    await manager.with(spanContext('aaaaaaaaaaaaaaaa'), async () => tick());
+    release();
+    expect(await second).toBe('bbbbbbbbbbbbbbbb');
+  });
+
+  it('calls a function with a context without a span directly, none being entered (the exporter’s suppressTracing)', () => {
+    const key = createContextKey('suppress');
+    const inside = manager.with(ROOT_CONTEXT.setValue(key, true), (a: number, b: number) => [manager.active(), a + b] as const, undefined, 1, 2);
+    expect(inside).toEqual([ROOT_CONTEXT, 3]);
+  });
+
+  it('enters any context while a span’s work is in flight (a nested detach is honoured)', async () => {
+    const nested = await manager.with(spanContext('00f067aa0ba902b7'), async () => {
+      await tick();
+      return manager.with(ROOT_CONTEXT, () => manager.active());
+    });
+    expect(nested).toBe(ROOT_CONTEXT);
+  });
+
+  it('leaves the caller its errors, thrown or rejected, and turns the context off after them', async () => {
+    expect(() =>
+      manager.with(spanContext('00f067aa0ba902b7'), () => {
+        throw new Error('sync');
+      }),
+    ).toThrow('sync');
+    await expect(manager.with(spanContext('00f067aa0ba902b7'), async () => Promise.reject(new Error('async')))).rejects.toThrow('async');
+    let later: Promise<string | undefined> | undefined;
+    manager.with(spanContext('00f067aa0ba902b7'), () => {
+      later = new Promise((resolve) => setTimeout(() => resolve(spanIdOf(manager.active())), 20));
+    });
+    expect(await later).toBeUndefined();
+  });
+});
