@@ -31,35 +31,39 @@ describe('a run is sampled once, before its first span', () => {
   });
   beforeEach(() => exporter.reset());
 
-  const options = { kind: SpanKind.INTERNAL, attributes: { 'baton.run_id': 7 } };
+  const options = () => ({ attributes: { 'baton.run_id': 7 } });
 
   it('makes no span for a root the sampler leaves out: the run keeps UNSAMPLED', () => {
     queue.push('bb'.padEnd(32, '1'));
-    const first = startFirstSpan('baton.run.fire', null, options);
+    let built = 0;
+    const first = startFirstSpan('baton.run.fire', null, SpanKind.INTERNAL, () => (built++, options()));
     expect(first).toEqual({ span: null, kept: UNSAMPLED });
     expect(exporter.getFinishedSpans()).toEqual([]);
+    // Decided before its attributes are built: a run left out builds none.
+    expect(built).toBe(0);
   });
 
   it('starts a kept root with the trace id the sampler was asked about, and stages nothing for the next root', () => {
     const decided = 'aa'.padEnd(32, '2');
     queue.push(decided);
-    const first = startFirstSpan('baton.run.fire', null, options);
+    const first = startFirstSpan('baton.run.fire', null, SpanKind.INTERNAL, options);
     first.span!.end();
     const [span] = exporter.getFinishedSpans();
     expect(span.spanContext()).toMatchObject({ traceId: decided, traceFlags: 1 });
+    expect(span.attributes).toEqual({ 'baton.run_id': 7 });
     expect(span.parentSpanContext).toBeUndefined();
     // The next root draws a fresh id: the one decided was used once.
     queue.push('bb'.padEnd(32, '3'));
-    expect(startFirstSpan('baton.run.fire', null, options).span).toBeNull();
+    expect(startFirstSpan('baton.run.fire', null, SpanKind.INTERNAL, options).span).toBeNull();
     expect(queue).toEqual([]);
   });
 
   it("follows a caller's sampled flag: sampled, a span under it; not sampled, no span and the caller's context kept with sampled=0", () => {
-    const kept = startFirstSpan('baton.run.trigger', `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, options);
+    const kept = startFirstSpan('baton.run.trigger', `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, SpanKind.INTERNAL, options);
     kept.span!.end();
     expect(exporter.getFinishedSpans().map((s) => [s.spanContext().traceId, s.parentSpanContext?.spanId])).toEqual([[CALLER_TRACE, CALLER_SPAN]]);
     exporter.reset();
-    expect(startFirstSpan('baton.run.trigger', `00-${CALLER_TRACE}-${CALLER_SPAN}-00`, options)).toEqual({ span: null, kept: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` });
+    expect(startFirstSpan('baton.run.trigger', `00-${CALLER_TRACE}-${CALLER_SPAN}-00`, SpanKind.INTERNAL, options)).toEqual({ span: null, kept: `00-${CALLER_TRACE}-${CALLER_SPAN}-00` });
     expect(exporter.getFinishedSpans()).toEqual([]);
   });
 

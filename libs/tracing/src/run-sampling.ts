@@ -1,4 +1,4 @@
-import { SamplingDecision, SpanKind, trace, type Sampler, type Span, type SpanOptions } from '@opentelemetry/api';
+import { SamplingDecision, trace, type Sampler, type Span, type SpanKind, type SpanOptions } from '@opentelemetry/api';
 import { batonTracer, contextOf } from './run-trace';
 import { parseTraceparent } from './traceparent';
 
@@ -76,15 +76,18 @@ export type FirstSpan = { span: Span; kept?: undefined } | { span: null; kept: s
  * A run's first span (the planner's fire, the request that makes it, the claim of a run made
  * without a decision) under `parent` (a caller's traceparent, or none: a root), when the sampler
  * (OTEL_TRACES_SAMPLER) keeps the trace. Otherwise no span at all: the run keeps the caller's
- * context with sampled=0, or UNSAMPLED. Only when tracing is on (startTracing).
+ * context with sampled=0, or UNSAMPLED. Only when tracing is on (startTracing). The sampler is
+ * asked before `options` (the span's attributes) are built, with none: the samplers
+ * OTEL_TRACES_SAMPLER names read the parent and the trace id only, and a run left out (99 % at
+ * 1 % sampling) builds nothing.
  */
-export function startFirstSpan(name: string, parent: string | null | undefined, options: SpanOptions): FirstSpan {
+export function startFirstSpan(name: string, parent: string | null | undefined, kind: SpanKind, options: () => SpanOptions): FirstSpan {
   const parentContext = contextOf(parent);
   const remote = trace.getSpanContext(parentContext);
   const { sampler, ids } = decider!;
   const traceId = remote?.traceId ?? ids.generateTraceId();
-  const { decision } = sampler.shouldSample(parentContext, traceId, name, options.kind ?? SpanKind.INTERNAL, { ...options.attributes }, []);
+  const { decision } = sampler.shouldSample(parentContext, traceId, name, kind, {}, []);
   if (decision === SamplingDecision.NOT_RECORD) return { span: null, kept: remote ? `00-${remote.traceId}-${remote.spanId}-00` : UNSAMPLED };
   if (!remote) ids.decided(traceId);
-  return { span: batonTracer().startSpan(name, options, parentContext) };
+  return { span: batonTracer().startSpan(name, { ...options(), kind }, parentContext) };
 }

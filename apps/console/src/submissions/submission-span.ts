@@ -18,7 +18,7 @@ export async function submissionSpan<T>(
   runIdOf: (answer: T) => number | undefined = () => undefined,
 ): Promise<T> {
   if (!tracingOn()) return submit(undefined);
-  const first = startFirstSpan(name, traceparent, { kind: SpanKind.SERVER, attributes });
+  const first = startFirstSpan(name, traceparent, SpanKind.SERVER, () => ({ attributes }));
   if (!first.span) return submit(first.kept);
   const span = first.span;
   try {

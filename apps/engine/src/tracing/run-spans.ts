@@ -12,10 +12,9 @@ import type { ClaimedRun } from '../common/claimed-run';
 
 /** The planner's fire of a scheduled run: a root span, ended at once, when the sampler keeps it; what the run row keeps (its traceparent, or UNSAMPLED). */
 export function fireTraceParent(run: { tenantId: string; taskId: number; scheduledAt: number }): string {
-  const first = startFirstSpan('baton.run.fire', null, {
-    kind: SpanKind.INTERNAL,
+  const first = startFirstSpan('baton.run.fire', null, SpanKind.INTERNAL, () => ({
     attributes: { 'baton.tenant_id': run.tenantId, 'baton.task_id': run.taskId, 'baton.scheduled_at': run.scheduledAt },
-  });
+  }));
   if (!first.span) return first.kept;
   first.span.end();
   return traceparentOf(first.span)!;
@@ -31,12 +30,13 @@ export function fireTraceParent(run: { tenantId: string; taskId: number; schedul
 export function recordClaims(runs: readonly ClaimedRun[], startedAt: number, nodeId: string): void {
   for (const run of runs) {
     if (run.traceParent && !isSampled(run.traceParent)) continue;
-    const options = { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) };
+    // Built only for a sampled run: most runs, at a low ratio, are decided without it.
+    const options = () => ({ kind: SpanKind.INTERNAL, startTime: startedAt, attributes: runAttributes(run, { 'baton.engine.node_id': nodeId }) });
     if (run.traceParent) {
-      startRunSpan('baton.run.claim', run.traceParent, options).end();
+      startRunSpan('baton.run.claim', run.traceParent, options()).end();
       continue;
     }
-    const first = startFirstSpan('baton.run.claim', null, options);
+    const first = startFirstSpan('baton.run.claim', null, SpanKind.INTERNAL, options);
     if (!first.span) {
       run.traceParent = first.kept;
       continue;
