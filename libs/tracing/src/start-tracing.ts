@@ -1,6 +1,8 @@
 import { tracingWanted } from './tracing-wanted';
 import { DecidedTraceIds, useRunSampler } from './run-sampling';
 import { markTracingOn } from './run-trace';
+// Not the SDK: a small class over Node's AsyncLocalStorage (@opentelemetry/context-async-hooks), made only here.
+import { RunContextManager } from './run-context-manager';
 
 /** What startTracing gives back: `on` says whether spans are exported; `shutdown` flushes them. */
 export interface TracingHandle {
@@ -39,7 +41,6 @@ export function startTracing(defaultServiceName: string, env: NodeJS.ProcessEnv 
   const { buildSamplerFromEnv } = require('@opentelemetry/sdk-trace-base/build/src/config') as typeof import('@opentelemetry/sdk-trace-base/build/src/config');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { resourceFromAttributes, envDetector, detectResources } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-  const { RunContextManager } = require('./run-context-manager') as typeof import('./run-context-manager');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = resourceFromAttributes({ 'service.name': defaultServiceName }).merge(detectResources({ detectors: [envDetector] }));
   // One sampler for the provider and for the decision taken before a run's first span (startFirstSpan).
