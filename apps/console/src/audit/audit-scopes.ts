@@ -44,9 +44,9 @@ class RequestAuditScope implements AuditScope {
  * auditNoChange) and any other route none; a mismatch is logged as an error.
  *
  * Middleware rather than a Nest interceptor: any global interceptor makes Nest wrap every request
- * in rxjs observables and two AsyncResource.bind calls (each defining deprecation getters), which
- * cost the console 0.58 → 0.32 ms of CPU per `GET /api/auth/me` and 1.19 → 1.02 ms per
- * `GET /api/tasks` (`npm run bench -- console-request`, 3,000 requests each).
+ * in rxjs observables and two AsyncResource.bind calls (each defining deprecation getters). With
+ * the interceptor the console spent 0.43–0.55 ms of CPU on a `GET /api/auth/me` (no SQL), with
+ * this 0.21–0.27 ms (`npm run bench -- console-request`, 3,000 requests, two runs each).
  */
 export function auditScopes(clock: Clock): (request: AddressedRequest, response: FinishingResponse, next: () => void) => void {
   const logger = new Logger('Audit');
