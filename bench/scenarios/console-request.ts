@@ -49,7 +49,7 @@ export const consoleRequest: Scenario = {
     try {
       await c.startEngines(1, AT_DEFAULTS);
       await c.startExecutors(1, { BATON_EXECUTOR_CONCURRENCY: '50', BATON_EXECUTOR_QUEUE_LIMIT: '20000' });
-      const profiled = profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'support', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: profileDir, BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
+      const profiled: Record<string, string> = profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'support', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: profileDir, BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
       const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1', ...profiled } });
       const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
       const url = new URL(console_.url);
