@@ -10,8 +10,9 @@ import { fmt, table } from '../support/table';
 
 /**
  * Console request (issue 38, issue 40's intake): the console process's CPU per HTTP request, for
- * `POST /api/tasks/:id/trigger` with params and for `GET /api/tasks`, with an API key, in cluster
- * mode (1 console, 1 engine, 1 demo executor, MariaDB). Closed loop over CONNECTIONS keep-alive
+ * `POST /api/tasks/:id/trigger` with params, `GET /api/tasks` and `GET /api/auth/me` (no SQL once
+ * the key's check is kept: the HTTP and Nest pipeline alone), with an API key, in cluster mode
+ * (1 console, 1 engine, 1 demo executor, MariaDB). Closed loop over CONNECTIONS keep-alive
  * connections, N requests a kind after a warm-up; CPU from /proc of the console alone (user +
  * system), so the figure holds on a shared machine where latency does not. `--profile` writes the
  * console's V8 CPU profile over the measured requests (bench/results/profiles/console-request<tag>/).
@@ -30,7 +31,7 @@ interface KindFigures {
 
 export const consoleRequest: Scenario = {
   name: 'console-request',
-  description: "the console's CPU per HTTP request (trigger with params, GET /api/tasks) in cluster mode, closed loop",
+  description: "the console's CPU per HTTP request (trigger with params, GET /api/tasks, GET /api/auth/me) in cluster mode, closed loop",
   quickSet: false,
   options: [
     ['--requests=3000', 'measured requests of each kind (after 1,000 of warm-up)'],
