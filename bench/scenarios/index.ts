@@ -25,6 +25,7 @@ import { ontime } from './ontime';
 import { stateChanges } from './state-changes';
 import { flood } from './flood';
 import { onDemand } from './on-demand';
+import { consoleRequest } from './console-request';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, ha, auditSave, heavyNeighbour, flood, stateChanges, idle];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, stateChanges, idle];

@@ -6,6 +6,8 @@ import { API_PREFIX } from './common/access';
 import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
+import { auditScopes } from './audit';
+import { CLOCK, type Clock } from './common/clock';
 import { HOOKS_PATH } from './inbound-webhooks/inbound-webhook';
 import { securityHeaders } from './web/security-headers';
 import { serveConsoleWeb } from './web/serve-web';
@@ -32,6 +34,8 @@ export interface ConfigureConsoleOptions {
  *   over them), whatever its content type, up to MAX_EVENT_PAYLOAD_BYTES (413 beyond);
  * - JSON body parser limited to 1 MB (413 beyond), malformed JSON or JSON nested deeper than
  *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation;
+ * - each request's audit scope (audit/audit-scopes.ts): who, from where, which action, and a check
+ *   that an @Audited route that succeeded wrote exactly one record;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
  * - global exception filter: every error is an ErrorBody `{ statusCode, code, error, message, errors? }`;
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
@@ -54,6 +58,8 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);
+  // Each request's audit scope, for every route after it (the console's and an embedding app's).
+  express.use(auditScopes(app.get<unknown, Clock>(CLOCK)));
   app.useGlobalPipes(consoleValidationPipe());
   const web = options.web !== false ? serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined) : null;
   app.useGlobalFilters(new ConsoleExceptionFilter(web?.indexHtml ?? null));

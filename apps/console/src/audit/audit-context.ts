@@ -1,12 +1,11 @@
-import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { applyDecorators, UseGuards } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { EntityManager } from 'typeorm';
 import type { Clock } from '../common/clock';
+import { AuditActionGuard } from './audit-action.guard';
 import { currentAuditScope, runInAuditScope } from './audit-scope';
 import type { AuditActor } from './audit-actor';
 import { recordAudit, type AuditChange } from './record-audit';
-
-export const AUDIT_ACTION_KEY = 'baton:console:audit-action';
 
 /** The OpenAPI extension naming a route's audit action: how the route walk (test/console/audit-coverage) finds the writes. */
 export const AUDIT_OPENAPI_EXTENSION = 'x-audit-action';
@@ -19,11 +18,11 @@ export const AUDIT_OPENAPI_EXTENSION = 'x-audit-action';
  *   await auditChange(em, { tenantId, objectType: 'task', objectId: copy.id, after: copy });
  *                                                                 // in the service, inside the change's transaction
  *
- * The actor (user or API key, source address), time and action come from the request
- * (AuditInterceptor); a route that ends with no record, or with two, is logged as an error and
- * fails the coverage test.
+ * The actor (user or API key, source address), time and action come from the request (its
+ * audit scope, auditScopes; the action put there by the route's AuditActionGuard); a route that
+ * ends with no record, or with two, is logged as an error and fails the coverage test.
  */
-export const Audited = (action: string) => applyDecorators(SetMetadata(AUDIT_ACTION_KEY, action), ApiExtension(AUDIT_OPENAPI_EXTENSION, action));
+export const Audited = (action: string) => applyDecorators(UseGuards(new AuditActionGuard(action)), ApiExtension(AUDIT_OPENAPI_EXTENSION, action));
 
 /** The OpenAPI extension of a POST that changes nothing (a preview, a test message): it says why, and the route walk expects no record. */
 export const AUDIT_EXEMPT_OPENAPI_EXTENSION = 'x-audit-exempt';
@@ -49,7 +48,7 @@ export async function auditChange(manager: EntityManager, change: AuditChange): 
 
 /**
  * Says the current @Audited request changed nothing (a bulk action none of whose ids it could act
- * on): it records nothing, and the interceptor expects none — a tenant cannot make the console
+ * on): it records nothing, and its audit scope expects none — a tenant cannot make the console
  * log error lines at will by sending such requests.
  */
 export function auditNoChange(): void {
@@ -61,7 +60,7 @@ export function auditNoChange(): void {
 export interface DeferredAudit {
   actor: AuditActor;
   action: string;
-  /** Counts the record, once written, against its request (the interceptor checks there is one). */
+  /** Counts the record, once written, against its request (auditScopes checks there is one). */
   counted(): void;
 }
 

@@ -7,7 +7,7 @@ export interface AuditScope {
   actor: AuditActor | null;
   action: string | null;
   clock: Clock;
-  /** Records written so far (the interceptor checks it is exactly one for an @Audited route). */
+  /** Records written so far (auditScopes checks it is exactly one for an @Audited route). */
   recorded: number;
   /** The request changed nothing (auditNoChange): no record is expected. */
   unchanged?: boolean;
@@ -15,7 +15,7 @@ export interface AuditScope {
 
 const scopes = new AsyncLocalStorage<AuditScope>();
 
-/** Runs `work` with `scope` as the request's audit scope (AuditInterceptor). */
+/** Runs `work` with `scope` as the request's audit scope (auditScopes, runAudited). */
 export function runInAuditScope<T>(scope: AuditScope, work: () => T): T {
   return scopes.run(scope, work);
 }

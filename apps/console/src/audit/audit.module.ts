@@ -1,12 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AuditController, OperatorAuditController } from './audit.controller';
-import { AuditInterceptor } from './audit.interceptor';
 import { AuditService } from './audit.service';
 
-/** The audit log: every console request's audit scope (AuditInterceptor), and the routes that read the log. */
+/** The audit log's routes (each console request's audit scope is auditScopes, put in place by configureConsoleApp). */
 @Module({
   controllers: [AuditController, OperatorAuditController],
-  providers: [AuditService, { provide: APP_INTERCEPTOR, useClass: AuditInterceptor }],
+  providers: [AuditService],
 })
 export class AuditModule {}

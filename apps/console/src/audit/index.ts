@@ -4,3 +4,4 @@ export { currentActorName } from './audit-scope';
 export { Audited, auditChange, auditNoChange, AUDIT_EXEMPT_OPENAPI_EXTENSION, AUDIT_OPENAPI_EXTENSION, deferredAudit, NotAudited, runAudited, type DeferredAudit } from './audit-context';
 export { recordAudit, recordAudits, type AuditChange, type AuditEntry } from './record-audit';
 export { AuditModule } from './audit.module';
+export { auditScopes } from './audit-scopes';

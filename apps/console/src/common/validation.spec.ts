@@ -1,7 +1,9 @@
-import { ArgumentMetadata, HttpException } from '@nestjs/common';
+import { ArgumentMetadata, HttpException, ValidationPipe } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { describe, expect, it } from 'vitest';
+import { badRequest } from './api-error';
+import { Raw } from './raw-json';
 import { consoleValidationPipe, flattenValidationErrors } from './validation';
 
 class Inner {
@@ -76,3 +78,72 @@ describe('console validation pipe', () => {
     ]);
   });
 });
+
+/** Only @IsOptional() @Raw() fields, as a trigger's body: the pipe's precompiled path. */
+class RawOnly {
+  @IsOptional()
+  @Raw()
+  params?: unknown;
+
+  @IsOptional()
+  @Raw()
+  flowParams?: unknown;
+}
+
+class RawOnlyChild extends RawOnly {}
+
+/** A raw field beside a checked one: the full pipe. */
+class RawAndChecked {
+  @IsOptional()
+  @Raw()
+  params?: unknown;
+
+  @IsString()
+  name!: string;
+}
+
+/** What Nest's own pipe, with the console's options, makes of a body (the reference for the precompiled path). */
+async function fullPipe(value: unknown, metatype: ArgumentMetadata['metatype']): Promise<unknown> {
+  const pipe = new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validationError: { target: false, value: true },
+    exceptionFactory: (errors) => badRequest(flattenValidationErrors(errors)),
+  });
+  return pipe.transform(value, { type: 'body', metatype, data: '' }).catch((error: HttpException) => error.getResponse());
+}
+
+async function consolePipe(value: unknown, metatype: ArgumentMetadata['metatype']): Promise<unknown> {
+  return consoleValidationPipe()
+    .transform(value, { type: 'body', metatype, data: '' })
+    .catch((error: HttpException) => error.getResponse());
+}
+
+describe('console validation pipe, a body of @Raw fields only', () => {
+  const bodies: Array<[string, () => unknown]> = [
+    ['none', () => undefined],
+    ['empty', () => ({})],
+    ['params as sent', () => ({ params: { a: [1, { b: 'c' }], n: null }, flowParams: 'x' })],
+    ['prototype keys at any depth', () => JSON.parse('{"params":{"__proto__":{"x":1},"constructor":2,"prototype":3,"ok":[{"constructor":4}]},"constructor":5}')],
+    ['unknown fields', () => ({ params: 1, colour: 'red', size: 2 })],
+  ];
+
+  it.each(bodies)('answers as the full pipe does: %s', async (_name, body) => {
+    for (const type of [RawOnly, RawOnlyChild]) {
+      const [fast, full] = [await consolePipe(body(), type), await fullPipe(body(), type)];
+      expect(fast).toEqual(full);
+      if (!(full as { statusCode?: number }).statusCode) expect(fast).toBeInstanceOf(type);
+    }
+  });
+
+  it('names each unknown field', async () => {
+    expect(await consolePipe({ params: 1, colour: 'red' }, RawOnly)).toMatchObject({ statusCode: 400, errors: [{ field: 'colour', reason: 'unknown field (not allowed)' }] });
+  });
+
+  it('still checks a class with another rule beside its raw fields', async () => {
+    expect(await consolePipe({ params: 1 }, RawAndChecked)).toMatchObject({ statusCode: 400, errors: [{ field: 'name', reason: 'is required' }] });
+    expect(await consolePipe({ params: 1, name: 'x' }, RawAndChecked)).toEqual(Object.assign(new RawAndChecked(), { params: 1, name: 'x' }));
+  });
+});
+
