@@ -93,7 +93,8 @@ export class ConfigService implements OnApplicationShutdown {
     });
   }
 
-  plan(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+  /** The changes applying the file would make (PlannedChange[]) as JSON text (ConfigThread.plan). */
+  plan(tenantId: string, text: string, prune: boolean): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
       const desired = await this.desired(tenantId, text);
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
@@ -101,12 +102,13 @@ export class ConfigService implements OnApplicationShutdown {
     });
   }
 
-  apply(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+  /** The changes made (PlannedChange[]) as JSON text (ConfigThread.plan). */
+  apply(tenantId: string, text: string, prune: boolean): Promise<string> {
     return this.heavyWork.run(tenantId, () => this.applyAll(tenantId, text, prune));
   }
 
   /** One apply: every change in one transaction, or none (see apply). */
-  private async applyAll(tenantId: string, text: string, prune: boolean): Promise<PlannedChange[]> {
+  private async applyAll(tenantId: string, text: string, prune: boolean): Promise<string> {
     const desired = await this.desired(tenantId, text);
     const now = this.clock.now();
     // The changes are listed in the transaction; their fire-time previews after it, in the worker
