@@ -4,7 +4,8 @@
  * (quartz/QuartzCutOver.java), fires a cron every second and a dozen other triggers (crons with
  * seconds in several zones, simple triggers of several periods, phases, repeat counts and end
  * times, calendar intervals, one-shots, a daily-time interval), each fire printing its scheduled
- * fire time. Mid-stream the test picks the instant F, runs `baton import quartz --from F` and
+ * fire time. Once it runs the test picks the instant F (Quartz schedules the triggers bounded
+ * around it), runs `baton import quartz --from F` and
  * `baton apply` against an embedded Baton whose SDK executor records each run's scheduled instant,
  * puts Quartz on standby once it has made its last fire at or before F, and lets Baton run on.
  * Per trigger, the instants fired by Quartz (up to F) and by Baton (after F) together are Quartz's
@@ -27,14 +28,14 @@ import { createMysqlTestDatabase, dropMysqlDatabase, mysqlDatabaseUrl } from '..
 const JARS = ['quartz2.jar', 'HikariCP.jar', 'slf4j-api.jar', 'slf4j-nop.jar', 'mariadb-java-client.jar'].map((j) => `/usr/share/java/${j}`);
 const PREFIX = 'CUT_QRTZ_';
 const SCHEDULER = 'CutOver';
-/** Quartz starts firing this long after it is launched (its JVM creates the tables and schedules first). */
-const START_AFTER_MS = 6_000;
-/** F, after the start: time for Quartz to fire a few instants, and for the import and the apply to be done before F. */
-const FROM_AFTER_START_MS = 14_000;
+/** Quartz's triggers start this long after it is launched (its JVM creates the tables and schedules first; a late start only has it catch up). */
+const START_AFTER_MS = 5_000;
+/** F, after Quartz started: time for the import and the apply to be done before F. */
+const FROM_AFTER_STARTED_MS = 15_000;
 /** How long after F the test counts Baton's fires. */
 const WINDOW_AFTER_FROM_MS = 8_000;
 /** What the import cannot carry: Quartz makes their fires up to F, none is Baton's. */
-const NOT_IMPORTED = ['DEFAULT.daily-time-every-2s', 'DEFAULT.one-shot-at-from', 'DEFAULT.simple-ends-before-from'];
+const NOT_IMPORTED = ['DEFAULT.daily-time-every-2s', 'DEFAULT.one-shot-at-from', 'DEFAULT.simple-ends-soon'];
 
 describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-quartz-cut-over-'));
@@ -91,9 +92,9 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
   });
 
   /** Quartz's stdout, line by line: fire times computed, fires made, and its answers. */
-  const startQuartz = (start: number, from: number) => {
+  const startQuartz = (start: number) => {
     const jdbc = new URL(mysqlDatabaseUrl(server, quartzDb));
-    const child = spawn('java', ['-cp', [join(dir, 'classes'), ...JARS].join(':'), 'QuartzCutOver', `jdbc:mariadb://${jdbc.host}${jdbc.pathname}`, decodeURIComponent(jdbc.username), decodeURIComponent(jdbc.password), PREFIX, SCHEDULER, String(start), String(from)]);
+    const child = spawn('java', ['-cp', [join(dir, 'classes'), ...JARS].join(':'), 'QuartzCutOver', `jdbc:mariadb://${jdbc.host}${jdbc.pathname}`, decodeURIComponent(jdbc.username), decodeURIComponent(jdbc.password), PREFIX, SCHEDULER, String(start)]);
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('exit', (code) => code !== 0 && code !== null && console.error(`[quartz-cut-over] Quartz exited ${code}:\n${stderr}`));
@@ -117,11 +118,13 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
   };
 
   it('every instant is fired exactly once across Quartz (up to F) and Baton (after F)', async () => {
-    const start = Math.ceil((Date.now() + START_AFTER_MS) / 1000) * 1000;
-    const from = start + FROM_AFTER_START_MS;
-    const until = from + WINDOW_AFTER_FROM_MS;
-    quartz = startQuartz(start, from);
+    quartz = startQuartz(Math.ceil((Date.now() + START_AFTER_MS) / 1000) * 1000);
     await vi.waitFor(() => expect(said.has('STARTED')).toBe(true), { timeout: 60_000, interval: 50 });
+    // F, on a whole second (the cron every second fires at it), told to Quartz: it schedules the triggers bounded around it and prints every trigger's fire times.
+    const from = Math.ceil((Date.now() + FROM_AFTER_STARTED_MS) / 1000) * 1000;
+    const until = from + WINDOW_AFTER_FROM_MS;
+    quartz.stdin.write(`from ${from}\n`);
+    await vi.waitFor(() => expect(said.has('SCHEDULED')).toBe(true), { timeout: 30_000, interval: 20 });
 
     // The procedure: import with --from F and apply, both before F.
     const env = { BATON_API_URL: baton.url, BATON_API_KEY: apiKey };

@@ -1,5 +1,6 @@
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Properties;
@@ -24,14 +25,15 @@ import org.quartz.spi.OperableTrigger;
 /**
  * A running clustered Quartz for test/cli/quartz-cut-over.e2e-spec.ts: creates Quartz's tables on
  * the given database (QuartzCatalogue.createTables), schedules a cron every second and a dozen
- * other triggers from the instant `start`, some bounded around the cut-over instant `from`, prints
- * `FIRES <group>.<name> <epoch ms>,…` (the fire times Quartz computes for each up to two minutes
- * after `from`: TriggerUtils.computeFireTimesBetween), starts the scheduler and prints `STARTED`.
- * Each fire prints `FIRED <group>.<name> <its scheduled fire time, epoch ms>`. Commands on stdin:
- * `standby` (scheduler.standby(), then `STANDBY`), `shutdown` (or the end of stdin): waits for the
- * jobs running, and exits.
+ * other triggers from the instant `start`, starts the scheduler and prints `STARTED`. Each fire
+ * prints `FIRED <group>.<name> <its scheduled fire time, epoch ms>`. Commands on stdin:
+ * `from <epoch ms>` (the cut-over instant, told once Quartz runs: schedules the triggers bounded
+ * around it, from the next whole second, then prints `FIRES <group>.<name> <epoch ms>,…` for every trigger — the fire times
+ * Quartz computes from `start` to two minutes after it, TriggerUtils.computeFireTimesBetween — and
+ * `SCHEDULED`), `standby` (scheduler.standby(), then `STANDBY`), `shutdown` (or the end of
+ * stdin): waits for the jobs running, and exits.
  *
- * usage: java QuartzCutOver <jdbc url> <user> <password> <table prefix> <scheduler name> <start ms> <from ms>
+ * usage: java QuartzCutOver <jdbc url> <user> <password> <table prefix> <scheduler name> <start ms>
  */
 public class QuartzCutOver {
   /** Records its scheduled fire time: the instant the test counts. */
@@ -49,7 +51,7 @@ public class QuartzCutOver {
 
   public static void main(String[] args) throws Exception {
     String url = args[0], user = args[1], password = args[2], prefix = args[3], name = args[4];
-    long start = Long.parseLong(args[5]), from = Long.parseLong(args[6]);
+    long start = Long.parseLong(args[5]);
     QuartzCatalogue.createTables(url, user, password, prefix);
 
     Properties p = new Properties();
@@ -72,43 +74,53 @@ public class QuartzCutOver {
     p.setProperty("org.quartz.dataSource.ds.maxConnections", "20");
     Scheduler scheduler = new StdSchedulerFactory(p).getScheduler();
 
-    Trigger[] triggers = {
+    List<Trigger> triggers = new ArrayList<>(List.of(
       build("every-second", CronScheduleBuilder.cronSchedule("* * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC")), start, null),
       build("cron-every-2s-kolkata", CronScheduleBuilder.cronSchedule("0/2 * * * * ?").inTimeZone(TimeZone.getTimeZone("Asia/Kolkata")), start, null),
       build("cron-3s-from-1-new-york", CronScheduleBuilder.cronSchedule("1/3 * * * * ?").inTimeZone(TimeZone.getTimeZone("America/New_York")), start, null),
       build("cron-4s-do-nothing", CronScheduleBuilder.cronSchedule("0/4 * * * * ?").inTimeZone(TimeZone.getTimeZone("UTC")).withMisfireHandlingInstructionDoNothing(), start, null),
-      build("cron-5s-until-after-from", CronScheduleBuilder.cronSchedule("0/5 * * * * ?").inTimeZone(TimeZone.getTimeZone("Europe/Berlin")), start, from + 7_000),
       build("simple-1s", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(1_000).repeatForever(), start, null),
       build("simple-1500ms-phase-250", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(1_500).repeatForever(), start + 250, null),
-      build("simple-2500ms-9-repeats", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(2_500).withRepeatCount(9), start, null),
-      build("simple-ends-before-from", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(1_000).repeatForever(), start, start + 4_500),
+      build("simple-ends-soon", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(1_000).repeatForever(), start, start + 4_500),
       build("calendar-2s", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(2, IntervalUnit.SECOND), start + 1_000, null),
       build("calendar-7s-berlin", CalendarIntervalScheduleBuilder.calendarIntervalSchedule().withInterval(7, IntervalUnit.SECOND).inTimeZone(TimeZone.getTimeZone("Europe/Berlin")), start, null),
-      build("one-shot-at-from", SimpleScheduleBuilder.simpleSchedule(), from, null),
-      build("one-shot-after-from", SimpleScheduleBuilder.simpleSchedule(), from + 3_000, null),
-      build("daily-time-every-2s", DailyTimeIntervalScheduleBuilder.dailyTimeIntervalSchedule().withInterval(2, IntervalUnit.SECOND), start, null),
-    };
-    for (Trigger t : triggers) {
-      JobDetail job = JobBuilder.newJob(Record.class).withIdentity(t.getKey().getName(), t.getKey().getGroup()).build();
-      scheduler.scheduleJob(job, t);
-    }
-    for (Trigger t : triggers) {
-      List<Date> fires = TriggerUtils.computeFireTimesBetween((OperableTrigger) scheduler.getTrigger(t.getKey()), null, new Date(start), new Date(from + 120_000));
-      StringBuilder line = new StringBuilder("FIRES ").append(t.getKey().getGroup()).append('.').append(t.getKey().getName()).append(' ');
-      for (int i = 0; i < fires.size(); i++) line.append(i == 0 ? "" : ",").append(fires.get(i).getTime());
-      say(line.toString());
-    }
+      build("daily-time-every-2s", DailyTimeIntervalScheduleBuilder.dailyTimeIntervalSchedule().withInterval(2, IntervalUnit.SECOND), start, null)));
+    for (Trigger t : triggers) schedule(scheduler, t);
     scheduler.start();
     say("STARTED");
 
     BufferedReader commands = new BufferedReader(new InputStreamReader(System.in));
     for (String command; (command = commands.readLine()) != null && !command.equals("shutdown"); ) {
-      if (command.equals("standby")) {
+      if (command.startsWith("from ")) {
+        long from = Long.parseLong(command.substring(5));
+        // From the next whole second (or the start): a start already past would have Quartz catch up at once.
+        long begin = Math.max(start, (System.currentTimeMillis() / 1_000 + 1) * 1_000);
+        List<Trigger> bounded = List.of(
+          build("cron-5s-until-after-from", CronScheduleBuilder.cronSchedule("0/5 * * * * ?").inTimeZone(TimeZone.getTimeZone("Europe/Berlin")), begin, from + 7_000),
+          build("simple-2500ms-until-after-from", SimpleScheduleBuilder.simpleSchedule().withIntervalInMilliseconds(2_500).withRepeatCount((int) ((from - begin) / 2_500) + 2), begin, null),
+          build("one-shot-at-from", SimpleScheduleBuilder.simpleSchedule(), from, null),
+          build("one-shot-after-from", SimpleScheduleBuilder.simpleSchedule(), from + 3_000, null));
+        for (Trigger t : bounded) schedule(scheduler, t);
+        triggers.addAll(bounded);
+        for (Trigger t : triggers) {
+          List<Date> fires = TriggerUtils.computeFireTimesBetween((OperableTrigger) scheduler.getTrigger(t.getKey()), null, new Date(start), new Date(from + 120_000));
+          StringBuilder line = new StringBuilder("FIRES ").append(t.getKey().getGroup()).append('.').append(t.getKey().getName()).append(' ');
+          for (int i = 0; i < fires.size(); i++) line.append(i == 0 ? "" : ",").append(fires.get(i).getTime());
+          say(line.toString());
+        }
+        say("SCHEDULED");
+      } else if (command.equals("standby")) {
         scheduler.standby();
         say("STANDBY");
       }
     }
     scheduler.shutdown(true);
+  }
+
+  /** A job of its own for each trigger, named as it is. */
+  static void schedule(Scheduler scheduler, Trigger t) throws Exception {
+    JobDetail job = JobBuilder.newJob(Record.class).withIdentity(t.getKey().getName(), t.getKey().getGroup()).build();
+    scheduler.scheduleJob(job, t);
   }
 
   static Trigger build(String name, ScheduleBuilder<? extends Trigger> schedule, long start, Long end) {
