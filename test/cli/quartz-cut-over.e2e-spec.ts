@@ -174,7 +174,7 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
       for (const at of fired) if (!grid.includes(at)) counted.lost.push(`${trigger} fired off its grid at ${new Date(at).toISOString()}`);
       counted.wrongSide.push(...quartzFires.filter((at) => at > from).map((at) => `${trigger} ${new Date(at).toISOString()} by Quartz`), ...batonFires.filter((at) => at <= from).map((at) => `${trigger} ${new Date(at).toISOString()} by Baton`));
     }
-    console.log(`[quartz-cut-over] ${expected.size} triggers, ${counted.instants} instants counted: ${counted.lost.length} lost, ${counted.doubled.length} doubled (applied ${from - appliedAt} ms before F)`);
+    console.log(`[quartz-cut-over] ${expected.size} triggers, ${counted.instants} instants counted: ${counted.lost.length} lost, ${counted.doubled.length} doubled (applied ${from - appliedAt} ms before F, F ${new Date(from).toISOString()})`, [...counted.lost, ...counted.doubled, ...counted.wrongSide].join('; '));
     expect(counted).toMatchObject({ lost: [], doubled: [], wrongSide: [] });
     expect(counted.instants).toBeGreaterThan(100);
   }, 180_000);

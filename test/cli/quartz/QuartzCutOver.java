@@ -28,8 +28,9 @@ import org.quartz.spi.OperableTrigger;
  * other triggers from the instant `start`, starts the scheduler and prints `STARTED`. Each fire
  * prints `FIRED <group>.<name> <its scheduled fire time, epoch ms>`. Commands on stdin:
  * `from <epoch ms>` (the cut-over instant, told once Quartz runs: schedules the triggers bounded
- * around it, from the next whole second, then prints `FIRES <group>.<name> <epoch ms>,…` for every trigger — the fire times
- * Quartz computes from `start` to two minutes after it, TriggerUtils.computeFireTimesBetween — and
+ * around it, from the next whole second, then prints `FIRES <group>.<name> <epoch ms>,…` for
+ * every trigger — the fire times Quartz computes for it as scheduled, from `start` to two minutes
+ * after the instant, TriggerUtils.computeFireTimesBetween — and
  * `SCHEDULED`), `standby` (scheduler.standby(), then `STANDBY`), `shutdown` (or the end of
  * stdin): waits for the jobs running, and exits.
  *
@@ -54,24 +55,12 @@ public class QuartzCutOver {
     long start = Long.parseLong(args[5]);
     QuartzCatalogue.createTables(url, user, password, prefix);
 
-    Properties p = new Properties();
-    p.setProperty("org.quartz.scheduler.instanceName", name);
-    p.setProperty("org.quartz.scheduler.instanceId", "AUTO");
-    // A thread for every trigger, all of an instant's fires acquired at once: no fire waits for a thread.
-    p.setProperty("org.quartz.threadPool.threadCount", "16");
+    // A thread for every trigger, all of an instant's fires acquired at once (no fire waits for a thread); clustered.
+    Properties p = QuartzCatalogue.jdbcStore(url, user, password, prefix, name, 16);
     p.setProperty("org.quartz.scheduler.batchTriggerAcquisitionMaxCount", "16");
-    p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
-    p.setProperty("org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.StdJDBCDelegate");
+    p.setProperty("org.quartz.scheduler.instanceId", "AUTO");
     p.setProperty("org.quartz.jobStore.isClustered", "true");
     p.setProperty("org.quartz.jobStore.clusterCheckinInterval", "5000");
-    p.setProperty("org.quartz.jobStore.tablePrefix", prefix);
-    p.setProperty("org.quartz.jobStore.dataSource", "ds");
-    p.setProperty("org.quartz.dataSource.ds.provider", "hikaricp");
-    p.setProperty("org.quartz.dataSource.ds.driver", "org.mariadb.jdbc.Driver");
-    p.setProperty("org.quartz.dataSource.ds.URL", url);
-    p.setProperty("org.quartz.dataSource.ds.user", user);
-    p.setProperty("org.quartz.dataSource.ds.password", password);
-    p.setProperty("org.quartz.dataSource.ds.maxConnections", "20");
     Scheduler scheduler = new StdSchedulerFactory(p).getScheduler();
 
     List<Trigger> triggers = new ArrayList<>(List.of(
@@ -103,7 +92,10 @@ public class QuartzCutOver {
         for (Trigger t : bounded) schedule(scheduler, t);
         triggers.addAll(bounded);
         for (Trigger t : triggers) {
-          List<Date> fires = TriggerUtils.computeFireTimesBetween((OperableTrigger) scheduler.getTrigger(t.getKey()), null, new Date(start), new Date(from + 120_000));
+          // From the trigger as scheduled, not as stored: the store's has moved past the fires made (computeFireTimesBetween lists from its next fire time on).
+          OperableTrigger scheduled = (OperableTrigger) ((OperableTrigger) t).clone();
+          scheduled.computeFirstFireTime(null);
+          List<Date> fires = TriggerUtils.computeFireTimesBetween(scheduled, null, new Date(start), new Date(from + 120_000));
           StringBuilder line = new StringBuilder("FIRES ").append(t.getKey().getGroup()).append('.').append(t.getKey().getName()).append(' ');
           for (int i = 0; i < fires.size(); i++) line.append(i == 0 ? "" : ",").append(fires.get(i).getTime());
           say(line.toString());
