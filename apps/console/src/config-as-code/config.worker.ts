@@ -1,8 +1,8 @@
 /**
  * The worker thread of ConfigThread: reads each file it is sent (readConfigText) and answers the
- * result, or plans (planOf) and answers the changes as JSON text — the answer goes out as it is
- * (a string crosses to the event loop as one copy; 5,000 changes as objects took it 0.3 s to
- * take in and again to write out).
+ * result, or plans (planOf) and answers the changes as JSON text — the answer goes out as it is:
+ * a string crosses to the event loop as one copy, where the changes as objects (5,000 of them are
+ * 7 MB of JSON) were rebuilt there and written out again.
  */
 import { parentPort } from 'node:worker_threads';
 import type { ConfigJob } from './config-thread';
