@@ -52,13 +52,19 @@ describe.each(TEST_DATABASES)('tasks-as-code budget on %s', (kind) => {
     expect(res.text.length).toBeLessThan(30_000);
   }, 60_000);
 
-  it('refuses a file of more entries than the budget before parsing it, up to the body limit', async () => {
-    // Just under the body limit (1 MB of JSON), in one-line keys.
-    const file = `version: 1\n${keys(70_500)}`;
-    expect(JSON.stringify({ file }).length).toBeGreaterThan(1_000_000);
+  it('refuses a file of more entries than the budget before parsing it, up to the body limit of a file (4 MB, other routes 1 MB)', async () => {
+    // Just under the body limit of a file (4 MB of JSON), in one-line keys.
+    const file = `version: 1\n${keys(250_000)}`;
+    expect(JSON.stringify({ file }).length).toBeGreaterThan(4_000_000);
     const res = await plan(file);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'file', reason: expect.stringContaining(`more than ${MAX_YAML_ENTRIES} entries`) }]);
+    const past = await plan(`${file}\n${keys(20_000)}`);
+    expect(past.status).toBe(413);
+    expect(past.body.errors).toEqual([{ field: 'body', reason: `request body too large (limit ${4 * 1024 * 1024} bytes)` }]);
+    // The larger limit is the file routes' only.
+    const task = await t.http().post('/api/tasks').set(acme.adminKey).send({ name: 'big', executorApp: 'billing', handler: 'closeDay', trigger: { kind: 'MANUAL' }, params: { text: 'x'.repeat(1_100_000) } });
+    expect(task.status).toBe(413);
   });
 
   it.each([

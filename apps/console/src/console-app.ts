@@ -9,10 +9,11 @@ import { consoleValidationPipe } from './common/validation';
 import { auditScopes } from './audit';
 import { CLOCK, type Clock } from './common/clock';
 import { HOOKS_PATH } from './inbound-webhooks/inbound-webhook';
+import { isTasksAsCodeFile, TASKS_AS_CODE_JSON_LIMIT } from './config-as-code/tasks-as-code-body';
 import { securityHeaders } from './web/security-headers';
 import { serveConsoleWeb } from './web/serve-web';
 
-/** Largest JSON body the console accepts; larger is a 413. (Task params are capped at 64 000 bytes.) */
+/** Largest JSON body the console accepts but a tasks-as-code file's (TASKS_AS_CODE_JSON_LIMIT, 4 MB); larger is a 413. (Task params are capped at 64 000 bytes.) */
 export const CONSOLE_JSON_LIMIT = '1mb';
 
 export interface ConfigureConsoleOptions {
@@ -32,7 +33,7 @@ export interface ConfigureConsoleOptions {
  *
  * - an inbound webhook's delivery (POST /api/hooks/…) kept as its raw bytes (its signature is
  *   over them), whatever its content type, up to MAX_EVENT_PAYLOAD_BYTES (413 beyond);
- * - JSON body parser limited to 1 MB (413 beyond), malformed JSON or JSON nested deeper than
+ * - JSON body parser limited to 1 MB (413 beyond; a tasks-as-code file's POST to 4 MB), malformed JSON or JSON nested deeper than
  *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation;
  * - each request's audit scope (audit/audit-scopes.ts): who, from where, which action, and a check
  *   that an @Audited route that succeeded wrote exactly one record;
@@ -55,6 +56,7 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   express.use(securityHeaders);
   // First: the JSON parser leaves a body another parser has read alone.
   express.useBodyParser('raw', { type: isHookDelivery, limit: MAX_EVENT_PAYLOAD_BYTES });
+  express.useBodyParser('json', { type: isTasksAsCodeFile, limit: TASKS_AS_CODE_JSON_LIMIT });
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);

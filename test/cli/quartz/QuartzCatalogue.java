@@ -71,20 +71,7 @@ public class QuartzCatalogue {
     String url = args[0], user = args[1], password = args[2], prefix = args[3], name = args[4];
     createTables(url, user, password, prefix);
 
-    Properties p = new Properties();
-    p.setProperty("org.quartz.scheduler.instanceName", name);
-    p.setProperty("org.quartz.threadPool.threadCount", "1");
-    p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
-    p.setProperty("org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.StdJDBCDelegate");
-    p.setProperty("org.quartz.jobStore.tablePrefix", prefix);
-    p.setProperty("org.quartz.jobStore.dataSource", "ds");
-    p.setProperty("org.quartz.dataSource.ds.provider", "hikaricp");
-    p.setProperty("org.quartz.dataSource.ds.driver", "org.mariadb.jdbc.Driver");
-    p.setProperty("org.quartz.dataSource.ds.URL", url);
-    p.setProperty("org.quartz.dataSource.ds.user", user);
-    p.setProperty("org.quartz.dataSource.ds.password", password);
-    p.setProperty("org.quartz.dataSource.ds.maxConnections", "2");
-    Scheduler scheduler = new StdSchedulerFactory(p).getScheduler();
+    Scheduler scheduler = new StdSchedulerFactory(jdbcStore(url, user, password, prefix, name, 1)).getScheduler();
 
     HolidayCalendar holidays = new HolidayCalendar();
     holidays.setTimeZone(TimeZone.getTimeZone("Europe/Berlin"));
@@ -198,6 +185,25 @@ public class QuartzCatalogue {
 
   static Trigger withCalendar(Trigger t, String calendar) {
     return t.getTriggerBuilder().modifiedByCalendar(calendar).build();
+  }
+
+  /** A scheduler of `threads` threads on a JDBC JobStore (JobStoreTX) of the given database, table prefix and scheduler name. */
+  static Properties jdbcStore(String url, String user, String password, String prefix, String name, int threads) {
+    Properties p = new Properties();
+    p.setProperty("org.quartz.scheduler.instanceName", name);
+    p.setProperty("org.quartz.threadPool.threadCount", String.valueOf(threads));
+    p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
+    p.setProperty("org.quartz.jobStore.driverDelegateClass", "org.quartz.impl.jdbcjobstore.StdJDBCDelegate");
+    p.setProperty("org.quartz.jobStore.tablePrefix", prefix);
+    p.setProperty("org.quartz.jobStore.dataSource", "ds");
+    p.setProperty("org.quartz.dataSource.ds.provider", "hikaricp");
+    p.setProperty("org.quartz.dataSource.ds.driver", "org.mariadb.jdbc.Driver");
+    p.setProperty("org.quartz.dataSource.ds.URL", url);
+    p.setProperty("org.quartz.dataSource.ds.user", user);
+    p.setProperty("org.quartz.dataSource.ds.password", password);
+    // At least the worker threads plus three, as Quartz's DataSource documentation recommends.
+    p.setProperty("org.quartz.dataSource.ds.maxConnections", String.valueOf(threads + 3));
+    return p;
   }
 
   /** Quartz's own DDL for MySQL/InnoDB, under the table prefix asked for. */

@@ -140,4 +140,12 @@ describe('importQuartz', () => {
     expect(result.tasks.map((t) => t.startAt)).toEqual([NOW + 3 * 60_000, NOW + 3_600_000]);
     expect(result.entries.flatMap((e) => e.notes)).toEqual([]);
   });
+
+  it('--from, imported ahead of the instant: a next fire time still to come is Quartz\'s to make; one that had passed when read is owed', () => {
+    const every = (name: string, nextFireTime: number) => cron(name, '0 * * * * ?', { nextFireTime, jobName: name, name });
+    const from = NOW + 5 * 60_000;
+    const result = importQuartz(store([job('ahead'), job('owed')], [every('ahead', NOW + 60_000), every('owed', NOW - 60_000)]), { ...OPTIONS, from });
+    expect(result.tasks.map((t) => t.startAt)).toEqual([from + 60_000, from + 60_000]);
+    expect(result.entries.map((e) => e.notes)).toEqual([[], [expect.stringMatching(/^Quartz's next fire time \S+ had passed when read and is at or before the cut-over instant: Quartz owes that fire/)]]);
+  });
 });

@@ -117,7 +117,7 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
   const fields = scheduleFieldsOf(trigger, options, refuse, notes);
   if (fields === null) return null;
   const schedule = { ...fields, misfirePolicy: misfire.policy };
-  const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, 'Quartz', notes);
+  const fired = options.from === null ? schedule : firstFireFrom(schedule, options.from, trigger.nextFireTime, 'Quartz', notes, options.now);
   if (fired === null) return null;
   const domainSchedule = scheduleOfFields(fired, options.now);
   // Baton refuses a task that can never fire (and an apply is all or nothing): Quartz's finished triggers are listed instead.

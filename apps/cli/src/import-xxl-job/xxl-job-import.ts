@@ -142,7 +142,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       notes.push(`schedule type "${job.scheduleType}" is unknown; XXL-JOB reads it as NONE (it never fires by itself): MANUAL`);
       return { trigger: { kind: 'MANUAL' }, misfirePolicy: misfire.value };
   }
-  const fired = options.from === null ? fields : firstFireFrom(fields, options.from, job.triggerNextTime > 0 ? job.triggerNextTime : null, SCHEDULER, notes);
+  const fired = options.from === null ? fields : firstFireFrom(fields, options.from, job.triggerNextTime > 0 ? job.triggerNextTime : null, SCHEDULER, notes, options.now);
   if (fired === null) return notes.shift()!.replace(/^not imported: /, '');
   const since = Math.max(options.now, options.from ?? -Infinity);
   const domainSchedule = scheduleOfFields(fired, options.now);

@@ -20,18 +20,20 @@ const iso = (t: number) => new Date(t).toISOString();
  * instant (the old scheduler fires up to and including it), written as the task's startAt — a
  * grid point of the trigger's own, so an interval keeps its phase. The next fire time the old
  * scheduler stored (`scheduler`: its name in the notes; Quartz's NEXT_FIRE_TIME, XXL-JOB's
- * trigger_next_time) is the check: it should be that same first fire; when it is at or before the
- * instant (a fire it still owes: a misfire, or a blocked job), the entry says so, because that
- * fire is the old scheduler's to make before it stops. Null (not imported) when nothing fires
- * after the instant.
+ * trigger_next_time) is the check. Read before the instant, as the procedure has it, it is a fire
+ * still to come at or before the instant — the old scheduler's to make, nothing to say — unless
+ * it had passed when read (`now`): a fire it owes (a misfire, or a blocked job), which the entry
+ * names, because the old scheduler must make it before it stops. Read after the instant, it
+ * should be Baton's first fire; the entry says where it is not. Null (not imported) when nothing
+ * fires after the instant.
  */
-export function firstFireFrom<S extends ScheduleFields>(schedule: S, from: number, sourceNext: number | null, scheduler: string, notes: string[]): S | null {
+export function firstFireFrom<S extends ScheduleFields>(schedule: S, from: number, sourceNext: number | null, scheduler: string, notes: string[], now: number): S | null {
   const first = nextFireTime(scheduleOfFields(schedule, from), from);
   if (first === null) {
     notes.unshift(`not imported: it has no fire time after the cut-over instant ${iso(from)}`);
     return null;
   }
-  if (sourceNext !== null && sourceNext <= from) notes.push(`${scheduler}'s next fire time ${iso(sourceNext)} is at or before the cut-over instant: ${scheduler} owes that fire (a misfire or a blocked job) and must make it before it stops`);
-  else if (sourceNext !== null && sourceNext !== first) notes.push(`${scheduler}'s next fire time ${iso(sourceNext)} differs from Baton's first, ${iso(first)}`);
+  if (sourceNext !== null && sourceNext < now && sourceNext <= from) notes.push(`${scheduler}'s next fire time ${iso(sourceNext)} had passed when read and is at or before the cut-over instant: ${scheduler} owes that fire (a misfire or a blocked job) and must make it before it stops`);
+  else if (sourceNext !== null && sourceNext > from && sourceNext !== first) notes.push(`${scheduler}'s next fire time ${iso(sourceNext)} differs from Baton's first, ${iso(first)}`);
   return schedule.trigger.kind === 'ONCE' ? schedule : { ...schedule, startAt: first };
 }

@@ -1,6 +1,5 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../common/start-worker';
-import type { PlannedChange } from './config-plan';
 import type { readConfigText } from './parse-config-yaml';
 import type { PlanInput } from './plan-input';
 
@@ -38,8 +37,9 @@ export class ConfigThread {
     return this.run<Parsed>({ kind: 'read', text, tenantId }, (answer) => (reason) => answer({ errors: [{ field: 'file', reason }] }));
   }
 
-  plan(input: PlanInput): Promise<PlannedChange[]> {
-    return this.run<PlannedChange[]>({ kind: 'plan', input }, (_answer, fail) => (reason) => fail(new Error(`the plan ${reason}`)));
+  /** The plan's changes (PlannedChange[]) as JSON text, what the answer carries. */
+  plan(input: PlanInput): Promise<string> {
+    return this.run<string>({ kind: 'plan', input }, (_answer, fail) => (reason) => fail(new Error(`the plan ${reason}`)));
   }
 
   async close(): Promise<void> {

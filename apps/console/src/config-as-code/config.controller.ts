@@ -41,8 +41,9 @@ export class ConfigController {
   @NotAudited('a preview: it says what apply would change and changes nothing')
   @ApiOperation({ summary: 'What applying the file would change: creations, updates (field by field, with the next fire times of tasks whose schedule changes) and, with prune, deletions' })
   @ApiOkResponse({ type: ConfigPlanView })
-  async plan(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<ConfigPlanView> {
-    return { changes: await this.config.plan(tenantId, body.file, body.prune ?? false), applied: false };
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  async plan(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<string> {
+    return planView(await this.config.plan(tenantId, body.file, body.prune ?? false), false);
   }
 
   @Post('apply')
@@ -52,7 +53,13 @@ export class ConfigController {
   @Audited('config.apply')
   @ApiOperation({ summary: 'Apply the file in one transaction: all of it or, at the first refusal (400/409 naming the place in the file), nothing. The tasks it writes become managed' })
   @ApiOkResponse({ type: ConfigPlanView })
-  async apply(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<ConfigPlanView> {
-    return { changes: await this.config.apply(tenantId, body.file, body.prune ?? false), applied: true };
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  async apply(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<string> {
+    return planView(await this.config.apply(tenantId, body.file, body.prune ?? false), true);
   }
+}
+
+/** A ConfigPlanView around changes the worker wrote as JSON text: sent as it is, never parsed again on the event loop (5,000 changes are 7 MB of it). */
+function planView(changes: string, applied: boolean): string {
+  return `{"changes":${changes},"applied":${applied}}`;
 }

@@ -1,15 +1,16 @@
 /**
  * The work a tasks-as-code file may cost the YAML library, counted before it runs: entries
- * (list items, mapping keys, flow items: MAX_YAML_ENTRIES, default 30,000 — a file of 1,000 tasks
- * has about 14,000) and nesting (MAX_YAML_DEPTH, default 100, counted from indentation, brackets,
- * `- ` and keys: up to twice the true depth, so params may nest 40 levels; a pair inside brackets,
- * `[a: b]`, is not counted, so a file refused for neither nests under 200). Why: the library
- * parses about 1 MB a second, and some documents nested thousands deep abort a Node process inside
- * it; the body limit (1 MB) alone admits a file of 170,000 one-line keys. The count is one pass over
- * the text that allocates nothing, and otherwise errs on the side of counting more (a `[` inside a
- * multi-line plain scalar, a `key: value` in a block scalar's first line).
+ * (list items, mapping keys, flow items: MAX_YAML_ENTRIES, default 100,000 — a file of 1,000 tasks
+ * has about 14,000, an import of 5,000 jobs about 70,000) and nesting (MAX_YAML_DEPTH, default
+ * 100, counted from indentation, brackets, `- ` and keys: up to twice the true depth, so params may
+ * nest 40 levels; a pair inside brackets, `[a: b]`, is not counted, so a file refused for neither
+ * nests under 200). Why: the library parses about 1 MB a second and holds the whole document in
+ * the worker's heap, and some documents nested thousands deep abort a Node process inside it; the
+ * body limit of a file (4 MB, TASKS_AS_CODE_JSON_LIMIT) alone admits one of 350,000 one-line keys.
+ * The count is one pass over the text that allocates nothing, and otherwise errs on the side of
+ * counting more (a `[` inside a multi-line plain scalar, a `key: value` in a block scalar's first line).
  */
-export const MAX_YAML_ENTRIES = 30_000;
+export const MAX_YAML_ENTRIES = 100_000;
 export const MAX_YAML_DEPTH = 100;
 
 const SPACE = 32;
