@@ -198,4 +198,18 @@ describe.each(TEST_DATABASES)('debounce and throttle on %s', (kind) => {
     await succeeded(later[0]);
     expect(await runsOf(task)).toHaveLength(3);
   });
+
+  it('carries debounce and throttle through tasks as code: export, a plan of the same file changes nothing, a changed one names the field', async () => {
+    await createTask('as-code-d', { debounce: { key: 'order.id', quietMs: 1500, maxWaitMs: 9000 } }, { kind: 'MANUAL' });
+    await createTask('as-code-t', { throttle: { key: 'order.id', limit: 4, periodMs: 2000, keep: 'FIRST' } }, { kind: 'MANUAL' });
+    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
+    expect(exported.status).toBe(200);
+    expect(exported.text).toContain('quietMs: 1500');
+    expect(exported.text).toContain('keep: FIRST');
+    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.changes).toEqual([]);
+    const changed = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text.replace('quietMs: 1500', 'quietMs: 2500') });
+    expect(JSON.stringify(changed.body.changes)).toContain('debounce');
+  });
 });
