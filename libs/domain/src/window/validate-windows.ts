@@ -1,7 +1,7 @@
 import { THROTTLE_KEEP } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { integerInRange, isPlainObject } from '../validation/field-error';
-import { jsonPathProblem } from '../event/json-path';
+import { keyFieldProblem, unknownFields } from '../key/validate-keys';
 
 /** Shortest debounce quiet time and throttle period: below it a window is noise, not a bound. */
 export const MIN_WINDOW_MS = 100;
@@ -20,7 +20,7 @@ export function debounceProblems(value: unknown): FieldError[] {
   if (value === null) return [];
   if (!isPlainObject(value)) return [{ field: 'debounce', reason: 'must be null or an object { key, quietMs, maxWaitMs }' }];
   const errors = unknownFields(value, DEBOUNCE_FIELDS, 'debounce');
-  keyProblem(value.key, 'debounce.key', errors);
+  keyFieldProblem(value.key, 'debounce.key', errors);
   const quiet = integerInRange(value.quietMs, MIN_WINDOW_MS, MAX_WINDOW_MS);
   if (quiet) errors.push({ field: 'debounce.quietMs', reason: quiet });
   if (value.maxWaitMs !== undefined) {
@@ -36,7 +36,7 @@ export function throttleProblems(value: unknown): FieldError[] {
   if (value === null) return [];
   if (!isPlainObject(value)) return [{ field: 'throttle', reason: 'must be null or an object { key, limit, periodMs, keep }' }];
   const errors = unknownFields(value, THROTTLE_FIELDS, 'throttle');
-  keyProblem(value.key, 'throttle.key', errors);
+  keyFieldProblem(value.key, 'throttle.key', errors);
   const limit = integerInRange(value.limit, 1, MAX_THROTTLE_LIMIT);
   if (limit) errors.push({ field: 'throttle.limit', reason: limit });
   const period = integerInRange(value.periodMs, MIN_WINDOW_MS, MAX_WINDOW_MS);
@@ -57,18 +57,4 @@ export function windowsProblems(debounce: unknown, throttle: unknown): FieldErro
 /** Default of debounce.maxWaitMs: ten quiet times, at most MAX_DEBOUNCE_WAIT_MS. */
 export function defaultDebounceWait(quietMs: number): number {
   return Math.min(10 * quietMs, MAX_DEBOUNCE_WAIT_MS);
-}
-
-function keyProblem(value: unknown, field: string, errors: FieldError[]): void {
-  if (value === undefined) errors.push({ field, reason: 'is required: the JSON path of the params that holds the key (customerId)' });
-  else {
-    const problem = jsonPathProblem(value);
-    if (problem) errors.push({ field, reason: problem });
-  }
-}
-
-function unknownFields(value: Record<string, unknown>, allowed: readonly string[], prefix: string): FieldError[] {
-  return Object.keys(value)
-    .filter((k) => !allowed.includes(k))
-    .map((k) => ({ field: `${prefix}.${k}`, reason: `is not a field of ${prefix} (${allowed.join(', ')})` }));
 }

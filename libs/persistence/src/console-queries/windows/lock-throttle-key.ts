@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ThrottlePeriod } from '@baton/domain';
-import { dialectOf, execute, num, numOrNull } from '../../engine-queries/sql';
+import { num, numOrNull } from '../../engine-queries/sql';
+import { lockKeyRow } from '../../engine-queries/keys/lock-key-row';
 
 /** A throttled key of a task. */
 export interface ThrottleKeyRef {
@@ -22,15 +23,7 @@ export interface ThrottleKeyRef {
  * deadlock. Null: the key was never throttled (a fresh period).
  */
 export async function lockThrottleKey(manager: EntityManager, ref: ThrottleKeyRef): Promise<ThrottlePeriod | null> {
-  const mysql = dialectOf(manager) === 'mysql';
-  const params = [ref.tenantId, ref.taskId, ref.key];
-  await execute(manager, `${mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)`, params);
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT throttle_started_at, throttle_count, throttle_trailing_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`,
-    params,
-  );
-  const row = rows[0];
+  const row = await lockKeyRow(manager, ref, ['throttle_started_at', 'throttle_count', 'throttle_trailing_at']);
   if (!row || row.throttle_started_at === null || row.throttle_started_at === undefined) return null;
   return { startedAt: num(row.throttle_started_at), count: num(row.throttle_count), trailingAt: numOrNull(row.throttle_trailing_at) };
 }
