@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { paramsProblem, type FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, isTransientLockError, lockSubmittedTasks, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -21,9 +21,6 @@ import { GroupCommit } from './group-commit';
 import { LaneFullError } from './lane-full-error';
 import { applyKeyWindows } from './key-windows';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, type Submission, type SubmissionOutcome } from './submission';
-
-/** Times a batch is written again after InnoDB ended its transaction on a lock (a deadlock with a claim). */
-const MAX_LOCK_RETRIES = 3;
 
 /** One API request's submissions, as they wait in their tenant's lane. */
 interface SubmissionRequest {
@@ -148,7 +145,7 @@ export class SubmissionsService {
   }
 
   /** One batch of a tenant's requests: checked, then written in one transaction. */
-  private async write(tenantId: string, requests: readonly SubmissionRequest[], attempt = 1): Promise<SubmissionOutcome[][]> {
+  private async write(tenantId: string, requests: readonly SubmissionRequest[]): Promise<SubmissionOutcome[][]> {
     const now = this.clock.now();
     const all = requests.flatMap((request) => request.submissions.map((submission, index) => ({ request, submission, index })));
     const tasks = await findSubmittableTasks(this.dataSource.manager, tenantId, [...new Set(all.map((s) => s.submission.taskId))]);
@@ -185,42 +182,35 @@ export class SubmissionsService {
     const alongside = requests.filter((request) => !refused.has(request) && request.alongside !== undefined);
     if (toWrite.length === 0 && recorded.length === 0 && alongside.length === 0) return byRequest();
     const named = [...new Set(toWrite.map((w) => w.run.task.id))];
-    let committed: boolean;
-    try {
-      committed = await inTransaction(this.dataSource, async (em) => {
-        // Read before the transaction, a task may have been deleted since: the batch is judged again
-        // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
-        if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
-        const windowed = toWrite.filter((w) => w.run.task.debounce !== null || w.run.task.throttle !== null);
-        const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
-        const plain = [...toWrite.filter((w) => !windowed.includes(w)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
-        const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
-        written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
-        windowed.forEach((w, j) => {
-          const window = windows[j];
-          if (window.kind === 'WINDOW') outcomes[w.at] = { status: window.created ? 201 : 200, run: window.row, taskName: w.run.task.name };
-          else if (window.kind === 'DROP') outcomes[w.at] = { status: 409, error: errorBody(409, { message: window.reason, errors: [{ field: 'throttle', reason: window.reason }] }) };
-        });
-        const split = byRequest();
-        const answers = new Map(requests.map((request, i) => [request, split[i]]));
-        for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
-        const entries: AuditEntry[] = [];
-        for (const request of recorded) {
-          const change = request.auditChange(answers.get(request)!);
-          if (change) entries.push({ ...change, tenantId, actor: request.audit!.actor, action: request.audit!.action, at: now });
-        }
-        await recordAudits(em, tenantId, entries);
-        // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
-        this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
-        return true;
+    const committed = await inTransaction(this.dataSource, async (em) => {
+      // Read before the transaction, a task may have been deleted since: the batch is judged again
+      // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
+      if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
+      // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts).
+      const windowed = toWrite.filter((w) => w.run.task.debounce !== null || w.run.task.throttle !== null);
+      const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
+      const plain = [...toWrite.filter((w) => w.run.task.debounce === null && w.run.task.throttle === null), ...windowed.filter((_, j) => windows[j].kind === 'START')];
+      const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
+      written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
+      windowed.forEach((w, j) => {
+        const window = windows[j];
+        if (window.kind === 'WINDOW') outcomes[w.at] = { status: window.created ? 201 : 200, run: window.row, taskName: w.run.task.name };
+        else if (window.kind === 'DROP') outcomes[w.at] = { status: 409, error: errorBody(409, { message: window.reason, errors: [{ field: 'throttle', reason: window.reason }] }) };
       });
-    } catch (err) {
-      // Keys' rows are locked in one order, but an engine claiming a due window holds its run and
-      // then its concurrency key's row: InnoDB may end one of the two. Nothing was written; again.
-      if (attempt < MAX_LOCK_RETRIES && isTransientLockError(err)) return this.write(tenantId, requests, attempt + 1);
-      throw err;
-    }
-    if (!committed) return this.write(tenantId, requests, attempt);
+      const split = byRequest();
+      const answers = new Map(requests.map((request, i) => [request, split[i]]));
+      for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
+      const entries: AuditEntry[] = [];
+      for (const request of recorded) {
+        const change = request.auditChange(answers.get(request)!);
+        if (change) entries.push({ ...change, tenantId, actor: request.audit!.actor, action: request.audit!.action, at: now });
+      }
+      await recordAudits(em, tenantId, entries);
+      // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
+      this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
+      return true;
+    });
+    if (!committed) return this.write(tenantId, requests);
     for (const request of recorded) request.audit!.counted();
     return byRequest();
   }
