@@ -192,11 +192,15 @@ describe.each(TEST_DATABASES)('debounce and throttle on %s', (kind) => {
     const trigger = await t.http().post(`/api/tasks/${task}/trigger`).set(acme.admin).send({ params: { customerId: 'f1', version: 3 } });
     expect(trigger.status).toBe(409);
     expect(trigger.body.errors[0]).toMatchObject({ field: 'throttle', reason: expect.stringContaining('keep FIRST') });
-    for (const id of [...a, ...b]) await succeeded(id);
+    // In an atomic batch the drop is that submission's result, not a refusal of the batch: the other key's run is written.
+    const batch = await t.http().post('/api/runs/batch').set(acme.admin).send({ atomic: true, runs: [{ taskId: task, params: { customerId: 'f1', version: 5 } }, { taskId: task, params: { customerId: 'f2', version: 0 } }] });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    expect(batch.body.results.map((r: { status: number }) => r.status)).toEqual([409, 201]);
+    for (const id of [...a, ...b, batch.body.results[1].run.id as number]) await succeeded(id);
     // The next period lets the key through again.
     const later = (await emit('ticket.opened', t0 + 60_000, 'f1', 4)).runIds;
     await succeeded(later[0]);
-    expect(await runsOf(task)).toHaveLength(3);
+    expect(await runsOf(task)).toHaveLength(4);
   });
 
   it('carries debounce and throttle through tasks as code: export, a plan of the same file changes nothing, a changed one names the field', async () => {

@@ -100,7 +100,9 @@ export class SubmissionsService {
         after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: submissions[i].taskId, refused: o.status })) },
       }),
     });
-    if (atomic && outcomes.some((o) => 'error' in o)) {
+    // A throttle's drop (409) is the task's rule, decided as the batch was written, not a refusal of
+    // the request: the batch's other runs are written and it answers in its place.
+    if (atomic && outcomes.some((o) => 'error' in o && o.status !== 409)) {
       throw badRequest(
         outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
         'Nothing was written: some submissions were refused',
