@@ -142,3 +142,9 @@ export { admitKeyed } from './key/key-admission';
 export type { KeyAdmission } from './key/key-admission';
 export { takeKeyTokens } from './key/key-bucket';
 export type { KeyBucket } from './key/key-bucket';
+
+export { debounceWindow } from './window/debounce-window';
+export type { DebounceWindow } from './window/debounce-window';
+export { throttleDecision } from './window/throttle-window';
+export type { ThrottleAction, ThrottlePeriod } from './window/throttle-window';
+export { debounceProblems, throttleProblems, windowsProblems, defaultDebounceWait, MIN_WINDOW_MS, MAX_WINDOW_MS, MAX_DEBOUNCE_WAIT_MS, MAX_THROTTLE_LIMIT } from './window/validate-windows';

@@ -170,6 +170,44 @@ export interface KeyRateLimit {
   burst: number;
 }
 
+/**
+ * Debounce per key: the runs a burst of submissions of one key (events, triggers) would start
+ * become one run, started once the key has been quiet for `quietMs` — or at the latest `maxWaitMs`
+ * after the burst's first submission — with the params of the last one. `key` is a JSON path of
+ * the params, as KeyConcurrency's.
+ */
+export interface KeyDebounce {
+  key: string;
+  /** How long a key must be quiet before its run starts: 100 ms to 1 day. */
+  quietMs: number;
+  /** Longest a burst waits from its first submission, however long it lasts: quietMs to 7 days. Default 10 × quietMs (capped at 7 days). */
+  maxWaitMs: number;
+}
+
+export const THROTTLE_KEEP = ['FIRST', 'LAST'] as const;
+/**
+ * What a throttled key does with the submissions beyond its `limit` in a period:
+ * - FIRST: they start nothing (the period's first `limit` payloads ran).
+ * - LAST: they become one run at the end of the period, with the last one's params (it counts
+ *   toward the next period).
+ */
+export type ThrottleKeep = (typeof THROTTLE_KEEP)[number];
+
+/**
+ * Throttle per key: at most `limit` runs started per `periodMs` per value of `key` (a JSON path of
+ * the params); what arrives beyond them is dropped or folded into one run at the period's end
+ * (`keep`). Unlike KeyRateLimit, which delays every run, a throttle never lets the backlog grow.
+ */
+export interface KeyThrottle {
+  key: string;
+  /** Runs started per period and key, 1–1000. */
+  limit: number;
+  /** The period, 100 ms to 1 day; it starts with the first submission after the previous one ended. */
+  periodMs: number;
+  /** Default LAST. */
+  keep: ThrottleKeep;
+}
+
 /** Retries after a failed or timed-out attempt. */
 export interface RetryPolicy {
   /** Total attempts including the first; 1 means no retry. Default 1. */
@@ -348,6 +386,10 @@ export interface TaskDefinition {
   concurrency: KeyConcurrency | null;
   /** Bound on runs started per second per key of the params. Null (default): none. */
   rateLimit: KeyRateLimit | null;
+  /** One run per burst of submissions of a key (events, triggers, batches). Null (default): none. */
+  debounce: KeyDebounce | null;
+  /** At most `limit` runs per period per key of submissions (events, triggers, batches). Null (default): none. */
+  throttle: KeyThrottle | null;
 }
 
 /** BACKFILL: a past fire run late on purpose (POST /api/tasks/{id}/backfill). SHARD: one part of a fan-out run (its parent_run_id). EVENT: started by an event (POST /api/events). */
@@ -414,13 +456,16 @@ export const RUN_STATES = [
   'SKIPPED',
   'APPROVAL_WAIT',
   'HELD',
+  'COALESCING',
 ] as const;
 /**
  * APPROVAL_WAIT: a run fired by an edge with an approval gate, waiting for a person (it is
  * PENDING once approved, FAILED once rejected).
  * PENDING → CLAIMED → DISPATCHED → ACCEPTED (running) → SUCCEEDED | FAILED | TIMED_OUT,
  * plus RETRY_WAIT (a failed attempt waiting for its backoff), CANCELLED, SKIPPED, and HELD (held
- * by its concurrency key: the key has its limit of runs going; it waits for one to end).
+ * by its concurrency key: the key has its limit of runs going; it waits for one to end), and
+ * COALESCING (a debounced or throttled key's run whose window is open: each submission of the
+ * key replaces its params and may move its due time; an engine claims it once due).
  * The legal moves are data in `run-state.ts`.
  */
 export type RunState = (typeof RUN_STATES)[number];

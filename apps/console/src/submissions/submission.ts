@@ -10,6 +10,9 @@ import type { RunEntity } from '@baton/persistence';
  *   its one audit record and the rows it writes alongside its runs (an event's);
  * - outcome: what became of a submission — its run, made now (201) or found under its idempotency
  *   key (200), or why there is none (400 naming the field, 404 for a task the tenant has not);
+ *   for a task that debounces or throttles per key (key-windows.ts): its key's COALESCING run,
+ *   opened (201) or joined (200), or 409 naming `throttle` when its key's period is full and the
+ *   throttle keeps the FIRST payloads;
  * - group commit: the requests of a tenant that arrive together are written in one transaction
  *   (GroupCommit), each still answered with its own outcomes.
  */
@@ -33,7 +36,7 @@ export interface Submission {
 
 export type SubmissionOutcome =
   | { status: 201 | 200; run: RunEntity; taskName: string }
-  | { status: 400 | 404; error: ErrorBody };
+  | { status: 400 | 404 | 409; error: ErrorBody };
 
 /** Most submissions one batch request carries. */
 export const MAX_BATCH_SUBMISSIONS = 1_000;

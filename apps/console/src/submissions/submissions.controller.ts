@@ -1,5 +1,5 @@
 import { Body, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
@@ -38,12 +38,13 @@ export class TriggerController {
   @ApiOperation({
     summary: 'Run the task now (PENDING run, cause MANUAL); optional params override for this run',
     description:
-      "Works on a paused task too: pausing stops the schedule, not an explicit request. With an Idempotency-Key header, one run per key and task however often it is sent: a key used before answers 200 with the run it made.",
+      "Works on a paused task too: pausing stops the schedule, not an explicit request. With an Idempotency-Key header, one run per key and task however often it is sent: a key used before answers 200 with the run it made. A task with `debounce` or `throttle` (per key of the params): the run may be its key's COALESCING run, opened now (201) or joined (200, its params replaced); a throttle keeping the FIRST payloads answers 409 naming `throttle` once its key's period is full.",
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1 to 62 of A-Z a-z 0-9 - _ . : ~' })
   @ApiBody({ type: TriggerRunDto, required: false })
   @ApiCreatedResponse({ type: RunDetailView, description: 'The run made now' })
-  @ApiOkResponse({ type: RunDetailView, description: 'The run this Idempotency-Key made before' })
+  @ApiOkResponse({ type: RunDetailView, description: 'The run this Idempotency-Key made before, or the COALESCING run of a debounced or throttled key this trigger joined' })
+  @ApiConflictResponse({ description: 'Throttled: the key has its `limit` runs in this period and the task keeps the FIRST payloads (errors name `throttle`)' })
   @ApiTooManyRequestsResponse({ description: 'This tenant has too many submitted runs waiting to be written' })
   async trigger(
     @TenantId() tenantId: string,

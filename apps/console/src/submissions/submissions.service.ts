@@ -19,6 +19,7 @@ import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
 import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { GroupCommit } from './group-commit';
 import { LaneFullError } from './lane-full-error';
+import { applyKeyWindows } from './key-windows';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, type Submission, type SubmissionOutcome } from './submission';
 
 /** One API request's submissions, as they wait in their tenant's lane. */
@@ -99,7 +100,9 @@ export class SubmissionsService {
         after: { runs: made.map((o, i) => ('run' in o ? { taskId: o.run.taskId, runId: o.run.id, created: o.status === 201 } : { taskId: submissions[i].taskId, refused: o.status })) },
       }),
     });
-    if (atomic && outcomes.some((o) => 'error' in o)) {
+    // A throttle's drop (409) is the task's rule, decided as the batch was written, not a refusal of
+    // the request: the batch's other runs are written and it answers in its place.
+    if (atomic && outcomes.some((o) => 'error' in o && o.status !== 409)) {
       throw badRequest(
         outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
         'Nothing was written: some submissions were refused',
@@ -185,8 +188,17 @@ export class SubmissionsService {
       // Read before the transaction, a task may have been deleted since: the batch is judged again
       // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
       if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
-      const written = await insertSubmittedRuns(em, tenantId, toWrite.map((w) => w.run), now);
-      written.forEach(({ row, created }, i) => (outcomes[toWrite[i].at] = { status: created ? 201 : 200, run: row, taskName: toWrite[i].run.task.name }));
+      // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts).
+      const windowed = toWrite.filter((w) => w.run.task.debounce !== null || w.run.task.throttle !== null);
+      const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
+      const plain = [...toWrite.filter((w) => w.run.task.debounce === null && w.run.task.throttle === null), ...windowed.filter((_, j) => windows[j].kind === 'START')];
+      const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
+      written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
+      windowed.forEach((w, j) => {
+        const window = windows[j];
+        if (window.kind === 'WINDOW') outcomes[w.at] = { status: window.created ? 201 : 200, run: window.row, taskName: w.run.task.name };
+        else if (window.kind === 'DROP') outcomes[w.at] = { status: 409, error: errorBody(409, { message: window.reason, errors: [{ field: 'throttle', reason: window.reason }] }) };
+      });
       const split = byRequest();
       const answers = new Map(requests.map((request, i) => [request, split[i]]));
       for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
@@ -196,6 +208,7 @@ export class SubmissionsService {
         if (change) entries.push({ ...change, tenantId, actor: request.audit!.actor, action: request.audit!.action, at: now });
       }
       await recordAudits(em, tenantId, entries);
+      // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
       this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
       return true;
     });

@@ -29,5 +29,7 @@ export function fileTask(definition: TaskDefinition): FileTask {
     fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
     concurrency: definition.concurrency && { key: definition.concurrency.key, limit: definition.concurrency.limit, onLimit: definition.concurrency.onLimit },
     rateLimit: definition.rateLimit && { key: definition.rateLimit.key, perSecond: definition.rateLimit.perSecond, burst: definition.rateLimit.burst },
+    debounce: definition.debounce && { key: definition.debounce.key, quietMs: definition.debounce.quietMs, maxWaitMs: definition.debounce.maxWaitMs },
+    throttle: definition.throttle && { key: definition.throttle.key, limit: definition.throttle.limit, periodMs: definition.throttle.periodMs, keep: definition.throttle.keep },
   };
 }

@@ -40,6 +40,18 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(queue.heldAtRoutingRefresh).toBe(0); // before the hand-over
   });
 
+  it('claims a debounced or throttled key\'s COALESCING run once due, never ahead within the look-ahead (its window is still open)', async () => {
+    const due = await insertRun(db.dataSource, { taskId: task, dueAt: T0, state: 'COALESCING' });
+    const open = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1, state: 'COALESCING' });
+    const { claimer, queue } = side();
+    expect((await claimer.claimOnce()).claimed).toBe(1);
+    expect(queue.runs.map((r) => r.runId)).toEqual([due]);
+    expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: open })).state).toBe('COALESCING');
+    clock.set(T0 + 1);
+    expect((await claimer.claimOnce()).claimed).toBe(1);
+    expect(queue.runs.map((r) => r.runId)).toEqual([due, open]);
+  });
+
   it('claims due PENDING and RETRY_WAIT runs of its groups, earliest first, higher priority first, and hands them over', async () => {
     const late = await insertRun(db.dataSource, { taskId: task, dueAt: T0 - 5000, params: { x: 1 } });
     const low = await insertRun(db.dataSource, { taskId: task, dueAt: T0 + 1000, priority: 0 });

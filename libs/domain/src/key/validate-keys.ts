@@ -15,8 +15,8 @@ const RATE_FIELDS = ['key', 'perSecond', 'burst'];
 export function keyConcurrencyProblems(value: unknown): FieldError[] {
   if (value === null) return [];
   if (!isPlainObject(value)) return [{ field: 'concurrency', reason: 'must be null or an object { key, limit, onLimit }' }];
-  const errors = unknown(value, CONCURRENCY_FIELDS, 'concurrency');
-  key(value.key, 'concurrency.key', errors);
+  const errors = unknownFields(value, CONCURRENCY_FIELDS, 'concurrency');
+  keyFieldProblem(value.key, 'concurrency.key', errors);
   const limit = integerInRange(value.limit, 1, MAX_KEY_LIMIT);
   if (limit) errors.push({ field: 'concurrency.limit', reason: limit });
   if (value.onLimit !== undefined && !(KEY_ON_LIMIT as readonly unknown[]).includes(value.onLimit)) {
@@ -29,8 +29,8 @@ export function keyConcurrencyProblems(value: unknown): FieldError[] {
 export function keyRateLimitProblems(value: unknown): FieldError[] {
   if (value === null) return [];
   if (!isPlainObject(value)) return [{ field: 'rateLimit', reason: 'must be null or an object { key, perSecond, burst }' }];
-  const errors = unknown(value, RATE_FIELDS, 'rateLimit');
-  key(value.key, 'rateLimit.key', errors);
+  const errors = unknownFields(value, RATE_FIELDS, 'rateLimit');
+  keyFieldProblem(value.key, 'rateLimit.key', errors);
   const rate = value.perSecond;
   if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_KEY_RATE) {
     errors.push({ field: 'rateLimit.perSecond', reason: `must be a number above 0 and at most ${MAX_KEY_RATE}` });
@@ -42,7 +42,8 @@ export function keyRateLimitProblems(value: unknown): FieldError[] {
   return errors;
 }
 
-function key(value: unknown, field: string, errors: FieldError[]): void {
+/** A bound's `key` (the JSON path of the params holding the key), pushed to `errors` when missing or malformed. */
+export function keyFieldProblem(value: unknown, field: string, errors: FieldError[]): void {
   if (value === undefined) errors.push({ field, reason: 'is required: the JSON path of the params that holds the key (customerId)' });
   else {
     const problem = jsonPathProblem(value);
@@ -50,7 +51,8 @@ function key(value: unknown, field: string, errors: FieldError[]): void {
   }
 }
 
-function unknown(value: Record<string, unknown>, allowed: readonly string[], prefix: string): FieldError[] {
+/** The fields of a bound `prefix` that are none of `allowed`, each named. */
+export function unknownFields(value: Record<string, unknown>, allowed: readonly string[], prefix: string): FieldError[] {
   return Object.keys(value)
     .filter((k) => !allowed.includes(k))
     .map((k) => ({ field: `${prefix}.${k}`, reason: `is not a field of ${prefix} (${allowed.join(', ')})` }));

@@ -38,6 +38,9 @@ describe('redact', () => {
     expect(redact(task)).toEqual({ ...task, params: { key: REDACTED } });
     expect(redact({ concurrency: { key: 'sk_live_1', extra: 'x', limit: 1 } })).toEqual({ concurrency: { key: REDACTED, extra: 'x', limit: 1 } });
     expect(redact({ rateLimit: { key: 'sk_live_1' } })).toEqual({ rateLimit: { key: REDACTED } });
+    const windows = { debounce: { key: 'customer.id', quietMs: 1000, maxWaitMs: 10_000 }, throttle: { key: 'customerId', limit: 1, periodMs: 1000, keep: 'LAST' } };
+    expect(redact(windows)).toEqual(windows);
+    expect(redact({ debounce: { key: 'sk_live_1', quietMs: 'x' } })).toEqual({ debounce: { key: REDACTED, quietMs: 'x' } });
   });
 
   it('copies: the value given is not changed', () => {

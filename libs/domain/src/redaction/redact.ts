@@ -33,8 +33,9 @@ export function redact(value: unknown): unknown {
 }
 
 /**
- * A task's concurrency or rate bound (`concurrency: { key, limit, onLimit }`, `rateLimit: { key,
- * perSecond, burst }`): Baton's own setting, whose `key` names a path of the params, not a secret.
+ * A task's concurrency, rate, debounce or throttle bound (`concurrency: { key, limit, onLimit }`,
+ * `rateLimit: { key, perSecond, burst }`, `debounce: { key, quietMs, maxWaitMs }`, `throttle: { key,
+ * limit, periodMs, keep }`): Baton's own setting, whose `key` names a path of the params, not a secret.
  */
 function isKeyBound(name: string, field: unknown): boolean {
   const shape = KEY_BOUNDS[name];
@@ -47,6 +48,8 @@ function isKeyBound(name: string, field: unknown): boolean {
 const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> = {
   concurrency: { fields: ['key', 'limit', 'onLimit'], needs: 'limit' },
   rateLimit: { fields: ['key', 'perSecond', 'burst'], needs: 'perSecond' },
+  debounce: { fields: ['key', 'quietMs', 'maxWaitMs'], needs: 'quietMs' },
+  throttle: { fields: ['key', 'limit', 'periodMs', 'keep'], needs: 'periodMs' },
 };
 
 /** A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on its path is a secret's, else each value as redact does. */

@@ -57,13 +57,16 @@ const LEGAL = new Set<string>([
   'CLAIMED→HELD',
   'HELD→PENDING',
   'HELD→CANCELLED',
+  // Debounce and throttle: a key's open window is claimed once due, or cancelled by hand.
+  'COALESCING→CLAIMED',
+  'COALESCING→CANCELLED',
 ]);
 
 const ALL_PAIRS: Array<[RunState, RunState]> = RUN_STATES.flatMap((from) => RUN_STATES.map((to): [RunState, RunState] => [from, to]));
 
 describe('run state machine', () => {
-  it('has 12 states, so 144 ordered pairs to judge', () => {
-    expect(ALL_PAIRS).toHaveLength(144);
+  it('has 13 states, so 169 ordered pairs to judge', () => {
+    expect(ALL_PAIRS).toHaveLength(169);
   });
 
   it.each(ALL_PAIRS)('%s → %s is legal exactly when listed', (from, to) => {

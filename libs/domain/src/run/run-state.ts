@@ -46,6 +46,9 @@ import { IllegalTransitionError } from './illegal-transition-error';
  *   gives it back as a row nobody claims, and it leaves no engine holding it.
  * - HELD → PENDING: a run of its key ended; the oldest held run takes the free place, already
  *   counted against the key, and is claimable again. HELD → CANCELLED: cancelled by hand.
+ * - COALESCING → CLAIMED: a debounced or throttled key's window closed (its due time came) and
+ *   an engine claims the run like any due run, with the params of the window's last submission.
+ *   COALESCING → CANCELLED: cancelled by hand.
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
@@ -61,6 +64,7 @@ export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = 
   CANCELLED: [],
   SKIPPED: [],
   HELD: ['PENDING', 'CANCELLED'],
+  COALESCING: ['CLAIMED', 'CANCELLED'],
 };
 
 export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'] as const satisfies readonly RunState[];
@@ -70,7 +74,7 @@ export const TERMINAL_STATES = ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED',
  * (FORBID skips a new run while one of these exists; REPLACE cancels it), and can be cancelled.
  * APPROVAL_WAIT is one: the run is a step of its flow that a person has yet to let through.
  */
-export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD'] as const satisfies readonly RunState[];
+export const ACTIVE_STATES = ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD', 'COALESCING'] as const satisfies readonly RunState[];
 
 /**
  * States in which a run with its concurrency key set counts against the key's limit: every

@@ -24,6 +24,8 @@ describe('taskDefaults', () => {
       pauseAfterFailures: null,
       concurrency: null,
       rateLimit: null,
+      debounce: null,
+      throttle: null,
       fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
     });
   });

@@ -1,5 +1,6 @@
 import { ALARM_TYPES } from '../types';
 import type { TaskDefinition, Trigger } from '../types';
+import { defaultDebounceWait } from '../window/validate-windows';
 
 /** The fields a task input may omit; the rest (name, executorApp, handler, trigger) are required. */
 export type DefaultedTaskFields = Omit<TaskDefinition, 'tenantId' | 'name' | 'executorApp' | 'handler' | 'trigger'>;
@@ -28,6 +29,8 @@ export function taskDefaults(): DefaultedTaskFields {
     pauseAfterFailures: null,
     concurrency: null,
     rateLimit: null,
+    debounce: null,
+    throttle: null,
     fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
   };
 }
@@ -54,6 +57,8 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
     concurrency: given.concurrency ? { ...given.concurrency, onLimit: given.concurrency.onLimit ?? 'QUEUE' } : null,
     rateLimit: given.rateLimit ? { ...given.rateLimit, burst: given.rateLimit.burst ?? 1 } : null,
+    debounce: given.debounce ? { ...given.debounce, maxWaitMs: given.debounce.maxWaitMs ?? defaultDebounceWait(given.debounce.quietMs) } : null,
+    throttle: given.throttle ? { ...given.throttle, keep: given.throttle.keep ?? 'LAST' } : null,
   } as TaskDefinition;
 }
 

@@ -8,6 +8,7 @@ import { parseCron } from '../trigger/cron';
 import { paramsProblem } from './json-params';
 import { eventTriggerProblems } from '../event/validate-event';
 import { keyConcurrencyProblems, keyRateLimitProblems } from '../key/validate-keys';
+import { windowsProblems } from '../window/validate-windows';
 import { taskDefaults } from './task-defaults';
 
 /**
@@ -55,6 +56,8 @@ const TASK_FIELDS = new Set<keyof TaskDefinition>([
   'fanOut',
   'concurrency',
   'rateLimit',
+  'debounce',
+  'throttle',
 ]);
 
 const TRIGGER_FIELDS: Record<string, readonly string[]> = {
@@ -113,6 +116,7 @@ export function validateTask(input: unknown): FieldError[] {
   if (present('fanOut')) validateFanOut(input.fanOut, add);
   if (present('concurrency')) errors.push(...keyConcurrencyProblems(input.concurrency));
   if (present('rateLimit')) errors.push(...keyRateLimitProblems(input.rateLimit));
+  errors.push(...windowsProblems(present('debounce') ? input.debounce : undefined, present('throttle') ? input.throttle : undefined));
   return errors;
 }
 

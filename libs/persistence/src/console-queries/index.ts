@@ -1,7 +1,7 @@
 /**
  * The console's queries, by aggregate (one folder each: runs, tasks, calendars, dependencies,
  * tenants, users, sessions, api-keys, engine-groups, retention, webhooks, alarms, executors, events,
- * inbound-webhooks, health), one small file per SQL operation with the query in plain sight: apps/console reaches
+ * inbound-webhooks, windows, health), one small file per SQL operation with the query in plain sight: apps/console reaches
  * the database only through these (apps/console/src/console-queries-only.spec.ts checks it).
  * Every query of a tenant's rows takes the tenant and filters through tenant-scope.ts; the few
  * that read across tenants on purpose say so in their name (`…AcrossTenants`).
@@ -21,6 +21,7 @@ export * from './tasks';
 export * from './tenants';
 export * from './users';
 export * from './webhooks';
+export * from './windows';
 export * from './tenant-scope';
 export * from './keyset-rows';
 export * from './search-slice';

@@ -5,7 +5,7 @@ import { millis } from './columns';
  * One concurrency or rate key of a task (migration 1797800000000): its row lock is the key's
  * mutex — admitting runs of the key and releasing its held runs take it in turn (engine-queries
  * runs/lock-run-key.ts), runs of other keys never wait for it — and it stores the key's token
- * bucket when the task has a rate limit.
+ * bucket when the task has a rate limit, and its throttle period when the task throttles.
  */
 @Entity({ name: 'run_keys' })
 export class RunKeyEntity {
@@ -25,4 +25,16 @@ export class RunKeyEntity {
 
   @Column({ name: 'refilled_at', type: 'bigint', nullable: true, transformer: millis })
   refilledAt!: number | null;
+
+  /** A throttled key's current period (domain ThrottlePeriod, migration 1798100000000): its start; null: never throttled. */
+  @Column({ name: 'throttle_started_at', type: 'bigint', nullable: true, transformer: millis })
+  throttleStartedAt!: number | null;
+
+  /** Runs started in the period, its trailing run's included. */
+  @Column({ name: 'throttle_count', type: 'int', nullable: true })
+  throttleCount!: number | null;
+
+  /** When the period's trailing run (keep LAST) starts; null: none. */
+  @Column({ name: 'throttle_trailing_at', type: 'bigint', nullable: true, transformer: millis })
+  throttleTrailingAt!: number | null;
 }

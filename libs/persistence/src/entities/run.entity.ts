@@ -196,6 +196,10 @@ export class RunEntity {
   @Column({ name: 'run_key', type: 'varchar', length: 160, nullable: true })
   runKey!: string | null;
 
+  /** A COALESCING run's window end (debounce: its burst's first submission + maxWaitMs; throttle: its period's end): due_at never moves past it. Null for other runs. */
+  @Column({ name: 'window_until', type: 'bigint', nullable: true, transformer: millis })
+  windowUntil!: number | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: millis })
   createdAt!: number;
 

@@ -146,6 +146,14 @@ export class TaskEntity {
   @Column({ name: 'key_rate', type: 'text', nullable: true, transformer: json })
   keyRate!: StoredJson;
 
+  /** Domain KeyDebounce { key, quietMs, maxWaitMs } as JSON; null: none. */
+  @Column({ name: 'key_debounce', type: 'text', nullable: true, transformer: json })
+  keyDebounce!: StoredJson;
+
+  /** Domain KeyThrottle { key, limit, periodMs, keep } as JSON; null: none. */
+  @Column({ name: 'key_throttle', type: 'text', nullable: true, transformer: json })
+  keyThrottle!: StoredJson;
+
   /** SINGLE, BROADCAST or SHARDED (domain FanOut). */
   @Column({ name: 'fan_out_mode', type: 'varchar', length: 16, default: 'SINGLE' })
   fanOutMode!: FanOutMode;

@@ -28,6 +28,8 @@ const base: TaskDefinition = {
   fanOut: { mode: 'SHARDED', shards: 8, failWhen: 'ALL_SHARDS_FAIL' },
   concurrency: { key: 'customer.id', limit: 2, onLimit: 'CANCEL_OLDEST' },
   rateLimit: { key: 'customer.id', perSecond: 0.5, burst: 3 },
+  debounce: { key: 'customer.id', quietMs: 2000, maxWaitMs: 20_000 },
+  throttle: null,
 };
 
 describe('task mapper', () => {

@@ -1,4 +1,4 @@
-import { canonicalCronTrigger, type EventFilter, type EventProjection, type KeyConcurrency, type KeyRateLimit, type RepeatedTimePolicy, type SkippedTimePolicy, type TaskDefinition, type Trigger } from '@baton/domain';
+import { canonicalCronTrigger, type EventFilter, type EventProjection, type KeyConcurrency, type KeyDebounce, type KeyRateLimit, type KeyThrottle, type RepeatedTimePolicy, type SkippedTimePolicy, type TaskDefinition, type Trigger } from '@baton/domain';
 import type { TaskEntity } from '../entities';
 import type { StoredJson } from '../entities/columns';
 
@@ -99,6 +99,8 @@ export function taskEntityToDefinition(entity: TaskEntity, calendarName: string 
     fanOut: { mode: entity.fanOutMode, shards: entity.fanOutShards, failWhen: entity.fanOutFailWhen },
     concurrency: (entity.keyConcurrency as KeyConcurrency | null) ?? null,
     rateLimit: (entity.keyRate as KeyRateLimit | null) ?? null,
+    debounce: (entity.keyDebounce as KeyDebounce | null) ?? null,
+    throttle: (entity.keyThrottle as KeyThrottle | null) ?? null,
   };
 }
 
@@ -134,6 +136,8 @@ export type TaskDefinitionColumns = Pick<
   | 'fanOutFailWhen'
   | 'keyConcurrency'
   | 'keyRate'
+  | 'keyDebounce'
+  | 'keyThrottle'
 > &
   TriggerColumns;
 
@@ -173,5 +177,7 @@ export function taskDefinitionToColumns(definition: TaskDefinition, calendarId: 
     fanOutFailWhen: definition.fanOut.failWhen,
     keyConcurrency: definition.concurrency,
     keyRate: definition.rateLimit,
+    keyDebounce: definition.debounce,
+    keyThrottle: definition.throttle,
   };
 }

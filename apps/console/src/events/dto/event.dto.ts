@@ -49,7 +49,7 @@ export class EventDetailView extends EventView implements Api.TenantEventDetail 
 
 export class RefusedEventRunView implements Api.RefusedEventRun {
   @ApiProperty() taskId!: number;
-  @ApiProperty({ enum: [400, 404], description: "400: the params made from the payload do not fit the handler's schema (errors name `tasks.<id>.params…`); 404: the task was deleted meanwhile" }) status!: number;
+  @ApiProperty({ enum: [400, 404, 409], description: "400: the params made from the payload do not fit the handler's schema (errors name `tasks.<id>.params…`); 404: the task was deleted meanwhile; 409: the task's throttle keeps the FIRST payloads and the key's period is full (errors name `throttle`)" }) status!: number;
   @ApiProperty({ type: ErrorBodyView }) error!: ErrorBodyView;
 }
 

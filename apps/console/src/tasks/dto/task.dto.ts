@@ -5,6 +5,8 @@ import {
   ALARM_TYPES,
   KEY_ON_LIMIT,
   type KeyOnLimit,
+  THROTTLE_KEEP,
+  type ThrottleKeep,
   CONCURRENCY_POLICIES,
   FAN_OUT_FAIL_WHEN,
   FAN_OUT_MODES,
@@ -90,6 +92,26 @@ export class KeyRateLimitDoc {
   perSecond!: number;
   @ApiPropertyOptional({ type: Number, default: 1, minimum: 1, maximum: 10000, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
   burst?: number;
+}
+
+export class KeyDebounceDoc {
+  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  key!: string;
+  @ApiProperty({ type: Number, minimum: 100, maximum: 86400000, example: 5000, description: 'How long a key must be quiet (no submission) before its one run starts, in ms' })
+  quietMs!: number;
+  @ApiPropertyOptional({ type: Number, maximum: 604800000, description: "Longest a burst waits from its first submission, in ms, quietMs to 7 days; default 10 × quietMs (at most 7 days)" })
+  maxWaitMs?: number;
+}
+
+export class KeyThrottleDoc {
+  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  key!: string;
+  @ApiProperty({ type: Number, minimum: 1, maximum: 1000, description: 'Most runs of one key started per period' })
+  limit!: number;
+  @ApiProperty({ type: Number, minimum: 100, maximum: 86400000, example: 60000, description: 'The period in ms; it starts with the first submission after the previous one ended' })
+  periodMs!: number;
+  @ApiPropertyOptional({ enum: THROTTLE_KEEP, default: 'LAST', description: "Submissions beyond the limit: LAST folds them into one run at the period's end with the last one's params; FIRST drops them (409 THROTTLED to a trigger)" })
+  keep?: ThrottleKeep;
 }
 
 export class FanOutDoc {
@@ -226,6 +248,16 @@ export class TaskBodyDto {
   @IsOptional()
   @Raw()
   rateLimit?: unknown;
+
+  @ApiPropertyOptional({ type: KeyDebounceDoc, nullable: true, default: null, description: "One run per burst of submissions (events, triggers, batches) of a key, started once the key was quiet for quietMs (at the latest maxWaitMs after the burst's first), with the last one's params; null: none" })
+  @IsOptional()
+  @Raw()
+  debounce?: unknown;
+
+  @ApiPropertyOptional({ type: KeyThrottleDoc, nullable: true, default: null, description: 'At most `limit` runs per period per key of submissions (events, triggers, batches), the rest dropped or folded into one run (keep); null: none. Not with debounce.' })
+  @IsOptional()
+  @Raw()
+  throttle?: unknown;
 }
 
 export class UpdateTaskDto extends TaskBodyDto {
@@ -306,6 +338,8 @@ export class TaskView implements Api.Task {
   @ApiProperty({ type: FanOutDoc }) fanOut!: Required<FanOutDoc>;
   @ApiProperty({ type: KeyConcurrencyDoc, nullable: true }) concurrency!: Required<KeyConcurrencyDoc> | null;
   @ApiProperty({ type: KeyRateLimitDoc, nullable: true }) rateLimit!: Required<KeyRateLimitDoc> | null;
+  @ApiProperty({ type: KeyDebounceDoc, nullable: true }) debounce!: Required<KeyDebounceDoc> | null;
+  @ApiProperty({ type: KeyThrottleDoc, nullable: true }) throttle!: Required<KeyThrottleDoc> | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;
   @ApiProperty({ type: Number, nullable: true, description: 'Next fire time the planner will turn into a run (epoch ms)' })
   nextFireAt!: number | null;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { KeyDebounce, KeyThrottle } from '@baton/domain';
 import { RunEntity } from '../../entities';
 import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { newRunRow } from './new-run-row';
@@ -13,12 +14,16 @@ export interface SubmittableTask {
   params: string | null;
   executorApp: string;
   handler: string;
+  /** Its debounce per key (tasks.key_debounce); null: none. */
+  debounce: KeyDebounce | null;
+  /** Its throttle per key (tasks.key_throttle); null: none. */
+  throttle: KeyThrottle | null;
 }
 
 /**
  * The tenant's tasks of a batch of submissions, by id, in one read:
  *
- *   SELECT id, name, engine_group, priority, params, executor_app, handler FROM tasks
+ *   SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle FROM tasks
  *    WHERE tenant_id = ? AND id IN (…)                                          -- primary key
  *
  * Another tenant's task is not found: to the submitter it does not exist (404).
@@ -28,7 +33,7 @@ export async function findSubmittableTasks(manager: EntityManager, tenantId: str
   if (ids.length === 0) return found;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, name, engine_group, priority, params, executor_app, handler FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
+    `SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
     [tenantId, ...ids],
   );
   for (const r of rows) {
@@ -41,9 +46,15 @@ export async function findSubmittableTasks(manager: EntityManager, tenantId: str
       params: r.params === null || r.params === undefined ? null : String(r.params),
       executorApp: String(r.executor_app),
       handler: String(r.handler),
+      debounce: jsonOrNull<KeyDebounce>(r.key_debounce),
+      throttle: jsonOrNull<KeyThrottle>(r.key_throttle),
     });
   }
   return found;
+}
+
+function jsonOrNull<T>(value: unknown): T | null {
+  return value === null || value === undefined ? null : (JSON.parse(String(value)) as T);
 }
 
 /** One run to write for a submission. */

@@ -3,8 +3,8 @@ import { RunEntity, TaskEntity, TenantEntity } from '../../entities';
 import { ofTenant } from '../tenant-scope';
 
 /** Runs not yet owned by an engine: moving a tenant to another group moves these with it. */
-/** Runs no engine owns: they follow their tenant to its new group (APPROVAL_WAIT: its deadline is the new group's engines' to enforce). */
-const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD'] as const;
+/** Runs no engine owns: they follow their tenant to its new group (APPROVAL_WAIT: its deadline is the new group's engines' to enforce; COALESCING: theirs to claim when due). */
+const UNCLAIMED_RUN_STATES = ['PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD', 'COALESCING'] as const;
 
 /**
  * A new tenant (the operator's):
@@ -34,7 +34,7 @@ export async function updateTenant(
  * claimed ones finish where they are), in the move's transaction:
  *
  *   UPDATE tasks SET engine_group = ? WHERE tenant_id = ?
- *   UPDATE runs SET engine_group = ?, updated_at = ? WHERE tenant_id = ? AND state IN ('PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT')
+ *   UPDATE runs SET engine_group = ?, updated_at = ? WHERE tenant_id = ? AND state IN ('PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD', 'COALESCING')
  */
 export async function moveTenantGroup(manager: EntityManager, input: { tenantId: string; engineGroup: string; now: number }): Promise<void> {
   await manager.update(TaskEntity, ofTenant(input.tenantId, {}), { engineGroup: input.engineGroup });

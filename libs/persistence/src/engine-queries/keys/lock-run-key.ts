@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { dialectOf, execute, num } from '../sql';
+import { num } from '../sql';
+import { lockKeyRow } from './lock-key-row';
 
 /** One concurrency key of a task. */
 export interface RunKeyRef {
@@ -28,14 +29,6 @@ export interface StoredKeyBucket {
  * Callers holding several keys take them in (tenant, task, key) order, so two never deadlock.
  */
 export async function lockRunKey(manager: EntityManager, ref: RunKeyRef): Promise<StoredKeyBucket | null> {
-  const mysql = dialectOf(manager) === 'mysql';
-  const params = [ref.tenantId, ref.taskId, ref.key];
-  await execute(manager, `${mysql ? 'INSERT IGNORE' : 'INSERT OR IGNORE'} INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)`, params);
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT tokens_milli, refilled_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`,
-    params,
-  );
-  const row = rows[0];
+  const row = await lockKeyRow(manager, ref, ['tokens_milli', 'refilled_at']);
   return row && row.tokens_milli !== null && row.refilled_at !== null ? { tokensMilli: num(row.tokens_milli), refilledAt: num(row.refilled_at) } : null;
 }

@@ -5,7 +5,7 @@ import type { Dialect } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
-export const CLAIM_DUE_RUNS = runWrite('claimDueRuns', ['PENDING', 'RETRY_WAIT'], 'CLAIMED');
+export const CLAIM_DUE_RUNS = runWrite('claimDueRuns', ['PENDING', 'RETRY_WAIT', 'COALESCING'], 'CLAIMED');
 
 /** A run this engine has just claimed (state CLAIMED, claimed_by = it, lease set). */
 export interface ClaimedRunRow {
@@ -69,8 +69,13 @@ export interface ClaimDueRunsInput {
   now: number;
 }
 
-/** The states a claim takes a run from: new runs, and retries whose backoff is over. */
-const CLAIMABLE = ['PENDING', 'RETRY_WAIT'] as const;
+/**
+ * The states a claim takes a run from: new runs, retries whose backoff is over, and debounced or
+ * throttled keys' windows (COALESCING) — those only once due, never ahead within the look-ahead:
+ * until its due time a window stays open to the key's next submission, which a run held in an
+ * engine's memory could not take.
+ */
+const CLAIMABLE = ['PENDING', 'RETRY_WAIT', 'COALESCING'] as const;
 
 const RUN_COLUMNS = [
   'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'flow_id', 'executor_id',
@@ -92,7 +97,7 @@ export function claimDueRunsSql(dialect: Dialect): string {
            ${skipLocked(dialect)}`;
 }
 
-/** Ranges per statement: 100 tenants × 2 states, one round trip (measured: see below). */
+/** Ranges per statement: 100 tenants × 2 states (66 × 3 now), one round trip (measured: see below). */
 const RANGES_PER_STATEMENT = 200;
 
 /**
@@ -106,7 +111,7 @@ const RANGES_PER_STATEMENT = 200;
  *   UNION ALL (…next range…)
  *   -- then, for the best `limit` of each tenant's rows:
  *   UPDATE runs SET state = 'CLAIMED', claimed_by = ?, lease_until = ?, updated_at = ?
- *    WHERE id IN (…) AND state IN ('PENDING', 'RETRY_WAIT')
+ *    WHERE id IN (…) AND state IN ('PENDING', 'RETRY_WAIT', 'COALESCING')
  *
  * Shape, and why (MariaDB 10.11):
  * - Index ix_runs_claim (engine_group, state, tenant_id, due_at, priority DESC), whose InnoDB
@@ -127,9 +132,11 @@ const RANGES_PER_STATEMENT = 200;
  * - No join to tasks here: FOR UPDATE would lock the task rows too, colliding with the
  *   planner's task claim (and MariaDB has no `FOR UPDATE OF runs`). findClaimedRunTasks reads
  *   them afterwards without locking.
+ * - COALESCING ranges (a debounced or throttled key's window) read `due_at <= now`, not the
+ *   look-ahead: an empty range of the index for a tenant without windows, one index dive.
  * - The UPDATE names the rows by primary key and keeps the state guard: on MySQL the rows are
- *   locked, so it always matches; the guard documents the transition (PENDING | RETRY_WAIT →
- *   CLAIMED) and makes a logic error loud (the caller checks the count).
+ *   locked, so it always matches; the guard documents the transition (PENDING | RETRY_WAIT |
+ *   COALESCING → CLAIMED) and makes a logic error loud (the caller checks the count).
  * - The attempt number is not touched: the retry path stores the next attempt when it moves a
  *   run to RETRY_WAIT (domain retryDecision's nextAttempt).
  * - Run the transaction at READ COMMITTED on MySQL: no gap locks, so a claim never blocks the
@@ -146,7 +153,7 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
   const found: Array<Record<string, unknown>> = [];
   for (const part of chunks(ranges, RANGES_PER_STATEMENT)) {
     const sql = part.map(() => (dialect === 'mysql' ? `(${range})` : `SELECT * FROM (${range})`)).join('\n UNION ALL ');
-    const params = part.flatMap(({ take, state }) => [take.engineGroup, state, take.tenantId, input.dueBefore, take.limit]);
+    const params = part.flatMap(({ take, state }) => [take.engineGroup, state, take.tenantId, state === 'COALESCING' ? input.now : input.dueBefore, take.limit]);
     found.push(...(await execute<Record<string, unknown>>(manager, sql, params)).rows);
   }
   const limitOf = new Map(takes.map((t) => [t.tenantId, t.limit]));

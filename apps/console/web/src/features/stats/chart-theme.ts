@@ -30,6 +30,7 @@ const LIGHT: ChartPalette = {
     PENDING: '#cfd8dc',
     APPROVAL_WAIT: '#8e24aa',
     HELD: '#b39ddb',
+    COALESCING: '#80cbc4',
   },
   line: { rate: '#2e7d32', p50: '#1565c0', p95: '#ef6c00' },
 };
@@ -50,6 +51,7 @@ const DARK: ChartPalette = {
     PENDING: '#546e7a',
     APPROVAL_WAIT: '#ce93d8',
     HELD: '#7e57c2',
+    COALESCING: '#26a69a',
   },
   line: { rate: '#66bb6a', p50: '#64b5f6', p95: '#ffa726' },
 };

@@ -11,6 +11,7 @@ import { AlarmsSection } from './AlarmsSection';
 import { Backfill } from './Backfill';
 import { FanOutSection } from './FanOutSection';
 import { KeysSection } from './KeysSection';
+import { WindowsSection } from './WindowsSection';
 import { LimitsSection } from './LimitsSection';
 import { confirmManagedEdit, ManagedTaskNotice } from './ManagedTaskNotice';
 import { RetrySection } from './RetrySection';
@@ -132,6 +133,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
         <TriggerSection {...section} />
         <LimitsSection {...section} />
         <KeysSection {...section} />
+        <WindowsSection {...section} />
         <RetrySection {...section} />
         <FanOutSection {...section} />
         <AlarmsSection {...section} />

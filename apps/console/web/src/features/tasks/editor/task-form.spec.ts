@@ -35,3 +35,20 @@ describe('the task form with bounds per key', () => {
     expect(formOf({ ...task, concurrency: null, rateLimit: null } as Task)).toMatchObject({ concurrencyKey: '', rateKey: '', concurrencyOnLimit: 'QUEUE' });
   });
 });
+
+describe('the task form with debounce and throttle per key', () => {
+  it('sends none for an empty key, each with its numbers when a key is given, and leaves maxWaitMs to its default when empty', () => {
+    expect(bodyOf(emptyForm()).body).toMatchObject({ debounce: null, throttle: null });
+    const debounced = { ...emptyForm(), debounceKey: ' customerId ', debounceQuietMs: '2000' };
+    expect(bodyOf(debounced).body.debounce).toEqual({ key: 'customerId', quietMs: 2000 });
+    expect(bodyOf({ ...debounced, debounceMaxWaitMs: '9000' }).body.debounce).toEqual({ key: 'customerId', quietMs: 2000, maxWaitMs: 9000 });
+    const throttled = { ...emptyForm(), throttleKey: 'account', throttleLimit: '3', throttlePeriodMs: '1000', throttleKeep: 'FIRST' };
+    expect(bodyOf(throttled).body.throttle).toEqual({ key: 'account', limit: 3, periodMs: 1000, keep: 'FIRST' });
+  });
+
+  it('reads saved ones back into the form, and a task without them as empty keys', () => {
+    const task = { ...bodyOf(emptyForm()).body, id: 1, debounce: { key: 'd', quietMs: 100, maxWaitMs: 1000 }, throttle: { key: 't', limit: 2, periodMs: 500, keep: 'FIRST' } } as unknown as Task;
+    expect(formOf(task)).toMatchObject({ debounceKey: 'd', debounceQuietMs: '100', debounceMaxWaitMs: '1000', throttleKey: 't', throttleLimit: '2', throttlePeriodMs: '500', throttleKeep: 'FIRST' });
+    expect(formOf({ ...task, debounce: null, throttle: null } as Task)).toMatchObject({ debounceKey: '', debounceMaxWaitMs: '', throttleKey: '', throttleKeep: 'LAST' });
+  });
+});

@@ -50,6 +50,15 @@ export interface Form {
   rateKey: string;
   ratePerSecond: string;
   rateBurst: string;
+  /** Debounce and throttle per key: an empty key is none. */
+  debounceKey: string;
+  debounceQuietMs: string;
+  /** Empty: the default (10 × quietMs). */
+  debounceMaxWaitMs: string;
+  throttleKey: string;
+  throttleLimit: string;
+  throttlePeriodMs: string;
+  throttleKeep: string;
 }
 
 
@@ -62,6 +71,7 @@ export const TASK_FIELDS = [
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
   'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
   'concurrency', 'concurrency.key', 'concurrency.limit', 'concurrency.onLimit', 'rateLimit', 'rateLimit.key', 'rateLimit.perSecond', 'rateLimit.burst',
+  'debounce', 'debounce.key', 'debounce.quietMs', 'debounce.maxWaitMs', 'throttle', 'throttle.key', 'throttle.limit', 'throttle.periodMs', 'throttle.keep',
 ];
 
 /** A new task's form (its time zone: the viewer's display zone, read when the form opens). */
@@ -110,6 +120,13 @@ export function emptyForm(): Form {
     rateKey: '',
     ratePerSecond: '1',
     rateBurst: '1',
+    debounceKey: '',
+    debounceQuietMs: '5000',
+    debounceMaxWaitMs: '',
+    throttleKey: '',
+    throttleLimit: '1',
+    throttlePeriodMs: '60000',
+    throttleKeep: 'LAST',
   };
 }
 
@@ -159,6 +176,13 @@ export function formOf(task: Task): Form {
     rateKey: task.rateLimit?.key ?? '',
     ratePerSecond: s(task.rateLimit?.perSecond) || emptyForm().ratePerSecond,
     rateBurst: s(task.rateLimit?.burst) || emptyForm().rateBurst,
+    debounceKey: task.debounce?.key ?? '',
+    debounceQuietMs: s(task.debounce?.quietMs) || emptyForm().debounceQuietMs,
+    debounceMaxWaitMs: s(task.debounce?.maxWaitMs),
+    throttleKey: task.throttle?.key ?? '',
+    throttleLimit: s(task.throttle?.limit) || emptyForm().throttleLimit,
+    throttlePeriodMs: s(task.throttle?.periodMs) || emptyForm().throttlePeriodMs,
+    throttleKeep: task.throttle?.keep ?? 'LAST',
   };
 }
 
@@ -223,6 +247,8 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
       fanOut: { mode: f.fanOutMode, shards: f.fanOutMode === 'SHARDED' ? num(f.fanOutShards) : null, failWhen: f.fanOutFailWhen },
       concurrency: f.concurrencyKey.trim() === '' ? null : { key: f.concurrencyKey.trim(), limit: num(f.concurrencyLimit), onLimit: f.concurrencyOnLimit },
       rateLimit: f.rateKey.trim() === '' ? null : { key: f.rateKey.trim(), perSecond: num(f.ratePerSecond), burst: num(f.rateBurst) },
+      debounce: f.debounceKey.trim() === '' ? null : { key: f.debounceKey.trim(), quietMs: num(f.debounceQuietMs), ...(f.debounceMaxWaitMs.trim() === '' ? {} : { maxWaitMs: num(f.debounceMaxWaitMs) }) },
+      throttle: f.throttleKey.trim() === '' ? null : { key: f.throttleKey.trim(), limit: num(f.throttleLimit), periodMs: num(f.throttlePeriodMs), keep: f.throttleKeep },
     },
   };
 }

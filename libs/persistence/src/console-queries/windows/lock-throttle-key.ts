@@ -1,0 +1,29 @@
+import type { EntityManager } from 'typeorm';
+import type { ThrottlePeriod } from '@baton/domain';
+import { num, numOrNull } from '../../engine-queries/sql';
+import { lockKeyRow } from '../../engine-queries/keys/lock-key-row';
+
+/** A throttled key of a task. */
+export interface ThrottleKeyRef {
+  tenantId: string;
+  taskId: number;
+  key: string;
+}
+
+/**
+ * A throttled key's row lock, for the rest of the caller's transaction, and its current period:
+ *
+ *   INSERT IGNORE INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)   -- SQLite: INSERT OR IGNORE
+ *   SELECT throttle_started_at, throttle_count, throttle_trailing_at FROM run_keys
+ *    WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE              -- primary key
+ *
+ * The key's row (run_keys, shared with its concurrency and rate bounds) serialises the decisions
+ * of one key across consoles: two submissions of the key never both take the period's last place.
+ * Other keys never wait for it. Callers lock several keys in one sorted order, so two never
+ * deadlock. Null: the key was never throttled (a fresh period).
+ */
+export async function lockThrottleKey(manager: EntityManager, ref: ThrottleKeyRef): Promise<ThrottlePeriod | null> {
+  const row = await lockKeyRow(manager, ref, ['throttle_started_at', 'throttle_count', 'throttle_trailing_at']);
+  if (!row || row.throttle_started_at === null || row.throttle_started_at === undefined) return null;
+  return { startedAt: num(row.throttle_started_at), count: num(row.throttle_count), trailingAt: numOrNull(row.throttle_trailing_at) };
+}
