@@ -222,7 +222,7 @@ export const onDemand: Scenario = {
       ['--kill=engine|console', "Baton only: SIGKILL of an engine (left dead) or of the console (started again on its port) when half of the first step has been sent; lost and dup then count what the fault cost"],
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
-      ['--redis-port=18901, --postgres-port=18911, --mariadb-port=18921', 'the private stores (scripts/*.sh)'],
+      ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
     ] as const
@@ -244,7 +244,7 @@ export const onDemand: Scenario = {
       let target: OnDemandTarget | null = null;
       try {
         if (system === 'baton') {
-          server = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 18921));
+          server = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 19921));
           target = await startBaton(
             {
               tasks: TASKS,
@@ -258,7 +258,7 @@ export const onDemand: Scenario = {
             log,
           );
         } else {
-          server = system === 'bullmq' ? PeerServer.start('redis', Number(option(args, 'redis-port') ?? 18901)) : PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 18911));
+          server = system === 'bullmq' ? PeerServer.start('redis', Number(option(args, 'redis-port') ?? 19901)) : PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 19911));
           target = await startPeer(system, server, concurrency, log);
         }
         results.push(await runSystem(target, plan, log));

@@ -87,9 +87,9 @@ export const peers: Scenario = {
       [`--cases=${QUICK}`, `N x workers (Baton: engines, with 2 executors); "kill": SIGKILL of the busiest at T+0.5 s ("kill@-1000": at T−1 s). Quick: ${QUICK}; --full: ${FULL}`],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--concurrency=16', "each peer worker's concurrency (Baton's executors: the burst scenario's 16)"],
-      ['--redis-port=18900', 'the private Redis (scripts/redis.sh)'],
-      ['--postgres-port=18910', 'the private PostgreSQL (scripts/postgres.sh)'],
-      ['--mariadb-port=18920', "Baton's private MariaDB (scripts/mariadb.sh; not the shared 3407, whose CPU other work shares)"],
+      ['--redis-port=19900', 'the private Redis (scripts/redis.sh)'],
+      ['--postgres-port=19910', 'the private PostgreSQL (scripts/postgres.sh)'],
+      ['--mariadb-port=19920', "Baton's private MariaDB (scripts/mariadb.sh; not the shared 3407, whose CPU other work shares)"],
       ['--tag=-x', 'result file suffix: bench/results/peers-x.json'],
       ['--profile', "Baton's engines and executors under the V8 profiler from T (bench/results/profiles/peers-<case>/; bench/profile-summary.ts)"],
       ['--engine-env=K=V,…', "Baton's engines' settings beyond the defaults (e.g. BATON_SEND_AHEAD_MS=0)"],
@@ -110,13 +110,13 @@ export const peers: Scenario = {
     let batonSettings: Record<string, unknown> | undefined;
     try {
       if (systems.includes('bullmq')) {
-        const redis = PeerServer.start('redis', Number(option(args, 'redis-port') ?? 18900));
+        const redis = PeerServer.start('redis', Number(option(args, 'redis-port') ?? 19900));
         servers.push(redis);
         peerSystems.set('bullmq', bullmqSystem(redis));
       }
       let mariadb: PeerServer | null = null;
       if (systems.includes('baton')) {
-        mariadb = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 18920));
+        mariadb = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 19920));
         servers.push(mariadb);
         batonSettings = {
           mariadb: execFileSync('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${mariadb.port}`, '-ubaton', '-pbaton', '-Ne', "SELECT CONCAT(VERSION(), ', innodb_flush_log_at_trx_commit ', @@innodb_flush_log_at_trx_commit, ', log_bin ', @@log_bin)"], { encoding: 'utf8' }).trim(),
@@ -129,7 +129,7 @@ export const peers: Scenario = {
         };
       }
       if (systems.includes('graphile-worker')) {
-        const pg = PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 18910));
+        const pg = PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 19910));
         servers.push(pg);
         peerSystems.set('graphile-worker', graphileSystem(pg));
       }
