@@ -16,13 +16,13 @@
 # Account: superuser `baton`, trust authentication (loopback only). URL printed by start/url
 # (stdout, nothing else there): postgres://baton@127.0.0.1:<port>/postgres
 #
-# Environment: BATON_POSTGRES_PORT (default 18910), BATON_POSTGRES_START_TIMEOUT (seconds,
+# Environment: BATON_POSTGRES_PORT (default 19910), BATON_POSTGRES_START_TIMEOUT (seconds,
 # default 60), BATON_POSTGRES_BIN (default /usr/lib/postgresql/15/bin), BATON_POSTGRES_ARGS
 # (extra postgres options, word-split, e.g. "-c max_connections=300").
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PORT="${BATON_POSTGRES_PORT:-18910}"
+PORT="${BATON_POSTGRES_PORT:-19910}"
 START_TIMEOUT="${BATON_POSTGRES_START_TIMEOUT:-60}"
 PGBIN="${BATON_POSTGRES_BIN:-/usr/lib/postgresql/15/bin}"
 DB_USER=baton

@@ -13,12 +13,12 @@
 #
 # URL printed by start/url (stdout, nothing else there): redis://127.0.0.1:<port>
 #
-# Environment: BATON_REDIS_PORT (default 18900), BATON_REDIS_START_TIMEOUT (seconds, default 30),
+# Environment: BATON_REDIS_PORT (default 19900), BATON_REDIS_START_TIMEOUT (seconds, default 30),
 # BATON_REDIS_APPENDFSYNC (everysec, always or no; default everysec).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PORT="${BATON_REDIS_PORT:-18900}"
+PORT="${BATON_REDIS_PORT:-19900}"
 START_TIMEOUT="${BATON_REDIS_START_TIMEOUT:-30}"
 APPENDFSYNC="${BATON_REDIS_APPENDFSYNC:-everysec}"
 URL="redis://127.0.0.1:${PORT}"
