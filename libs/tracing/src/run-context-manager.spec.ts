@@ -8,6 +8,12 @@ function spanContext(spanId: string): Context {
 
 const spanIdOf = (c: Context) => trace.getSpanContext(c)?.spanId;
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** A promise the test resolves when it chooses. */
+function opened(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
 
 describe('RunContextManager: the active context only while a span’s work is in flight', () => {
   const manager = new RunContextManager().enable();
@@ -22,12 +28,16 @@ describe('RunContextManager: the active context only while a span’s work is in
     expect(manager.active()).toBe(ROOT_CONTEXT);
   });
 
-  it('turns the context off once the work settled: a timer the work left behind runs without it', async () => {
+  it('turns the context off once the work settled: a continuation the work left behind runs without it', async () => {
+    // The work leaves a continuation behind that runs only once the work has settled (the gate opens
+    // after it): an event, not a guessed delay.
+    const gate = opened();
     let later: Promise<string | undefined> | undefined;
     await manager.with(spanContext('00f067aa0ba902b7'), async () => {
-      later = new Promise((resolve) => setTimeout(() => resolve(spanIdOf(manager.active())), 20));
+      later = gate.promise.then(() => spanIdOf(manager.active()));
       await tick();
     });
+    gate.open();
     expect(await later).toBeUndefined();
   });
 
@@ -65,10 +75,12 @@ describe('RunContextManager: the active context only while a span’s work is in
       }),
     ).toThrow('sync');
     await expect(manager.with(spanContext('00f067aa0ba902b7'), async () => Promise.reject(new Error('async')))).rejects.toThrow('async');
+    const gate = opened();
     let later: Promise<string | undefined> | undefined;
     manager.with(spanContext('00f067aa0ba902b7'), () => {
-      later = new Promise((resolve) => setTimeout(() => resolve(spanIdOf(manager.active())), 20));
+      later = gate.promise.then(() => spanIdOf(manager.active()));
     });
+    gate.open();
     expect(await later).toBeUndefined();
   });
 });
