@@ -179,8 +179,11 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
   });
 
   it('tasks as code carry the approval step: exported, planned as a change, and a bad one refused naming its place', async () => {
+    // Its own edge: shuffled, this test may run before any other made one.
+    const [parent, child] = [await task('export-build'), await task('export-prod')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN' } });
     const exported = await api().get('/api/config/export').set(alpha.admin);
-    expect(exported.text).toContain('approval:\n      role: TENANT_ADMIN\n      users: []\n      timeoutMs: 86400000\n      onTimeout: REJECT');
+    expect(exported.text).toContain('child: export-prod\n    condition: ON_SUCCESS\n    approval:\n      role: TENANT_ADMIN\n      users: []\n      timeoutMs: 86400000\n      onTimeout: REJECT');
     const bad = await api().post('/api/config/plan').set(alpha.admin).send({ file: 'version: 1\ndependencies:\n  - parent: deploy-build\n    child: deploy-prod\n    approval: { users: [], onTimeout: LATER }\n' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([

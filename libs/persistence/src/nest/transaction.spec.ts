@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
@@ -11,6 +11,8 @@ describe('inTransaction on SQLite', () => {
     ds = await openDatabase('sqlite::memory:');
   });
   afterAll(() => ds?.destroy());
+  // Each test reads the table whole, so none may see another's rows, in any order.
+  beforeEach(() => ds.getRepository(EngineGroupEntity).clear());
 
   const group = (name: string) => ({ name, description: '', createdAt: 1 });
   const tick = () => new Promise((resolve) => setImmediate(resolve));
