@@ -178,6 +178,15 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
       )}\n`,
     );
   }
+  const timed = results.flatMap((r) => r.steps.flatMap((s) => Object.entries(s.sqlPerRun ?? {}).map(([proc, t]) => ({ s, proc, t }))));
+  if (timed.length) {
+    console.log(
+      `On demand — SQL per run by process (--sql-timing): statements, their round trips (ms, lock waits and commits included) and the costliest digests (count per run × mean ms)\n${table(
+        ['series', 'offered/s', 'process', 'statements', 'ms', 'costliest'],
+        timed.map(({ s, proc, t }) => [s.series, s.offeredPerSec, proc, t.statements, t.ms, t.top.slice(0, 5).map((d) => `${d.perRun}×${d.meanMs} ${d.sql.slice(0, 70)}`).join(' | ')]),
+      )}\n`,
+    );
+  }
   const refusals = results.flatMap((r) => r.steps.flatMap((s) => Object.entries(s.refusals).map(([why, n]) => [r.system, s.series, s.offeredPerSec, n, why])));
   if (refusals.length) console.log(`On demand — refusals by reason\n${table(['system', 'series', 'offered/s', 'n', 'reason'], refusals)}\n`);
   console.log(
@@ -223,6 +232,7 @@ export const onDemand: Scenario = {
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
+      ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
     ] as const
@@ -254,6 +264,7 @@ export const onDemand: Scenario = {
                 ? { BATON_EXECUTOR_CONCURRENCY: String(EXECUTOR_DEFAULTS.concurrency), BATON_EXECUTOR_QUEUE_LIMIT: String(EXECUTOR_DEFAULTS.queueLimit) }
                 : { BATON_EXECUTOR_CONCURRENCY: String(concurrency), BATON_EXECUTOR_QUEUE_LIMIT: '20000' },
               profileDir: args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `on-demand${option(args, 'tag') ?? ''}`) : null,
+              sqlTiming: args.includes('--sql-timing'),
             },
             log,
           );

@@ -7,16 +7,17 @@
  * `query` (what TypeORM calls for every statement) and adds each statement's round trip —
  * sent → answer handed back, as the engine waits for it — to its digest (the SQL with placeholder
  * lists folded); SET TRANSACTION / START TRANSACTION / COMMIT are keyed with their
- * transaction's first statement (`COMMIT «SELECT … FROM tasks …»`). On SIGUSR2 the cumulative
- * `{ digest: [count, ms] }` is written to $BENCH_SQL_TIMING_FILE; the bench diffs two snapshots
- * (bench/support/sql-timing.ts).
+ * transaction's first statement (`COMMIT «SELECT … FROM tasks …»`). On SIGUSR2 (or $BENCH_SQL_TIMING_SIGNAL: the console
+ * shuts down on SIGUSR2) the cumulative `{ digest: [count, ms] }` is written to
+ * $BENCH_SQL_TIMING_FILE; the bench diffs two snapshots (bench/support/sql-timing.ts).
  */
 const fs = require('node:fs');
 
 const CONTROL = /^(SET TRANSACTION|START TRANSACTION|COMMIT|ROLLBACK)/;
 
 const file = process.env.BENCH_SQL_TIMING_FILE;
-if (file) {
+// Worker threads inherit NODE_OPTIONS, but may not listen for signals: main thread only.
+if (file && require('node:worker_threads').isMainThread) {
   const base = Object.getPrototypeOf(require('mysql2').Connection.prototype);
   const query = base.query;
   const stats = new Map();
@@ -46,7 +47,7 @@ if (file) {
       return cb.apply(this, args);
     });
   };
-  process.on('SIGUSR2', () => fs.writeFileSync(file, JSON.stringify(Object.fromEntries(stats))));
+  process.on(process.env.BENCH_SQL_TIMING_SIGNAL || 'SIGUSR2', () => fs.writeFileSync(file, JSON.stringify(Object.fromEntries(stats))));
 }
 
 /** One line, `?, ?, ?` → `?…`, repeated `(…)` tuples and `WHEN ? THEN ?` arms folded, cut at 600 characters (the planner's column list alone is 250). */

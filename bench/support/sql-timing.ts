@@ -11,14 +11,18 @@ import { sleep } from '../../test/cluster/support/cluster';
 /** Statement digest → [count, total ms of round trips]. */
 export type SqlTiming = Record<string, [number, number]>;
 
-export function sqlTimingEnv(file: string): Record<string, string> {
-  return { NODE_OPTIONS: `-r ${join(__dirname, 'sql-timing.cjs')}`, BENCH_SQL_TIMING_FILE: file };
+/** The preload for a process, answering `signal` (the console shuts down on SIGUSR2: it takes SQL_TIMING_CONSOLE_SIGNAL). */
+export function sqlTimingEnv(file: string, signal: NodeJS.Signals = 'SIGUSR2'): Record<string, string> {
+  return { NODE_OPTIONS: `-r ${join(__dirname, 'sql-timing.cjs')}`, BENCH_SQL_TIMING_FILE: file, BENCH_SQL_TIMING_SIGNAL: signal };
 }
 
-/** Asks the engine (SIGUSR2) for its cumulative timings and waits for the file. */
-export async function sqlTimingSnapshot(pid: number, file: string): Promise<SqlTiming> {
+/** The console's snapshot signal: SIGUSR2 shuts it down, SIGWINCH starts its CPU profile (cpu-profile.cjs). */
+export const SQL_TIMING_CONSOLE_SIGNAL: NodeJS.Signals = 'SIGURG';
+
+/** Asks the process (`signal`) for its cumulative timings and waits for the file. */
+export async function sqlTimingSnapshot(pid: number, file: string, signal: NodeJS.Signals = 'SIGUSR2'): Promise<SqlTiming> {
   rmSync(file, { force: true });
-  process.kill(pid, 'SIGUSR2');
+  process.kill(pid, signal);
   for (let waited = 0; !existsSync(file); waited += 20) {
     if (waited > 5_000) throw new Error(`engine ${pid} wrote no SQL timing to ${file} (is bench/support/sql-timing.cjs preloaded?)`);
     await sleep(20);

@@ -8,6 +8,7 @@ import { startConsoleProcess } from '../../../test/cluster/support/processes';
 import { insertApiKey } from '../../../test/console/console-test-kit';
 import { AT_DEFAULTS } from '../../scenarios/run-now';
 import { JsonlTail } from '../jsonl-tail';
+import { SQL_TIMING_CONSOLE_SIGNAL, sqlTimingEnv, sqlTimingSnapshot } from '../sql-timing';
 import type { HandlerStart } from '../peers/start-figures';
 import type { PeerServer } from '../peers/private-server';
 import { UNANSWERED, type OnDemandTarget, type Outcome, type WorkItem } from './target';
@@ -32,6 +33,8 @@ export interface BatonOptions {
   executorEnv: Record<string, string>;
   /** `--profile`: the directory the console's, engines' and executors' CPU profiles are written to (null: not profiled). */
   profileDir: string | null;
+  /** `--sql-timing`: the console and engines time every SQL statement they send (bench/support/sql-timing.cjs). */
+  sqlTiming: boolean;
 }
 
 /**
@@ -59,11 +62,17 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, options.tenant);
     const profiled: Record<string, string> = options.profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: options.profileDir } : {};
-    const engines = await c.startEngines(2, { ...AT_DEFAULTS, ...profiled });
+    const timingFile = (name: string) => join(c.dir, `sql-timing-${name}.json`);
+    const timed = (name: string, signal?: NodeJS.Signals): Record<string, string> => {
+      if (!options.sqlTiming) return profiled;
+      const env = sqlTimingEnv(timingFile(name), signal);
+      return { ...profiled, ...env, NODE_OPTIONS: [profiled.NODE_OPTIONS, env.NODE_OPTIONS].filter(Boolean).join(' ') };
+    };
+    const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...timed(`engine-${i}`) }))[0]));
     const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
     // The console shuts down on SIGUSR2 (Nest's shutdown hooks): its profiler listens for SIGWINCH.
-    const consoleProfiled = options.profileDir ? { ...profiled, BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
-    const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1', ...consoleProfiled } });
+    const consoleProfiled: Record<string, string> = options.profileDir ? { BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
+    const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1', ...timed('console', SQL_TIMING_CONSOLE_SIGNAL), ...consoleProfiled } });
     let console_ = await startConsole('0');
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const url = new URL(console_.url);
@@ -211,6 +220,12 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         console_ = await startConsole(url.port);
         return `killed the console (pid ${victim.pid}); started again on port ${url.port} in ${Date.now() - killedAt} ms`;
       },
+      sqlTiming: options.sqlTiming
+        ? async () => ({
+            console: await sqlTimingSnapshot(console_.pid, timingFile('console'), SQL_TIMING_CONSOLE_SIGNAL),
+            ...Object.fromEntries(await Promise.all(engines.map(async (e, i) => [`engine-${i + 1}`, await sqlTimingSnapshot(e.pid, timingFile(`engine-${i + 1}`))]))),
+          })
+        : undefined,
       startProfiling: options.profileDir
         ? () => {
             for (const p of [...engines, ...executors]) process.kill(p.pid, 'SIGUSR2');

@@ -1,5 +1,6 @@
 import { sleep } from '../../../test/cluster/support/cluster';
 import { CpuMeter } from '../cpu-meter';
+import { sqlTimingDiff, type SqlTiming } from '../sql-timing';
 import { UNANSWERED, type OnDemandTarget, type Outcome, type WorkItem } from './target';
 
 /**
@@ -56,6 +57,8 @@ export interface StepRun {
   cpuSec: Record<string, number>;
   /** The store's statement counters over the same window (null: the system gives none). */
   storeCounters: Record<string, number> | null;
+  /** Each process's statements over the same window, by digest (null: not timed). */
+  sqlTiming: Record<string, SqlTiming> | null;
   windowMs: number;
 }
 
@@ -113,6 +116,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
   const calls = Math.ceil(total / spec.batch);
   const sends: Sent[] = [];
   const counters0 = (await target.storeCounters?.()) ?? null;
+  const timing0 = (await target.sqlTiming?.()) ?? null;
   const meter = new CpuMeter(target.pids);
   const client0 = process.cpuUsage();
   const t0 = Date.now();
@@ -169,6 +173,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
   const client = process.cpuUsage(client0);
   const cpuSec = { ...meter.used(), client: +((client.user + client.system) / 1e6).toFixed(2) };
   const counters1 = counters0 && ((await target.storeCounters?.()) ?? null);
+  const timing1 = timing0 && ((await target.sqlTiming?.()) ?? null);
   return {
     spec,
     id,
@@ -180,6 +185,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     clientLagMs: Math.round(clientLagMs),
     cpuSec,
     storeCounters: counters0 && counters1 ? Object.fromEntries(Object.keys(counters1).map((k) => [k, counters1[k] - (counters0[k] ?? 0)])) : null,
+    sqlTiming: timing0 && timing1 ? Object.fromEntries(Object.entries(timing1).map(([name, t]) => [name, sqlTimingDiff(t, timing0[name] ?? {})])) : null,
     windowMs: drainEndAt - t0,
   };
 }

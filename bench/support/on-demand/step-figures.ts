@@ -1,5 +1,6 @@
 import { stats, type StageStats } from '../../scenarios/burst';
 import type { StartBook, StepRun } from './open-loop';
+import { topStatements, type SqlTiming } from '../sql-timing';
 import { UNANSWERED } from './target';
 
 /** What the on-demand table shows of one step of one system. */
@@ -38,6 +39,8 @@ export interface StepFigures {
   refusals: Record<string, number>;
   /** The store's statements per handler start over the step (Baton: MariaDB's counters); null when the system gives none. */
   storePerRun: Record<string, number> | null;
+  /** `--sql-timing`: per process, its statements and their round trips per run started, and the digests that cost most. */
+  sqlPerRun: Record<string, SqlPerRun> | null;
   /** Where the time went inside the system, per stage (OnDemandTarget.stages); empty when it cannot say. */
   stages: Record<string, StageStats>;
   windowMs: number;
@@ -98,6 +101,7 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
     refusals,
     storePerRun: run.storeCounters && starts.length ? Object.fromEntries(Object.entries(run.storeCounters).map(([k, v]) => [k, +(v / starts.length).toFixed(2)])) : null,
     stages: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, stats(v)])),
+    sqlPerRun: run.sqlTiming && starts.length ? Object.fromEntries(Object.entries(run.sqlTiming).map(([name, timing]) => [name, sqlPerRun(timing, starts.length)])) : null,
     windowMs: run.windowMs,
   };
 }
@@ -109,4 +113,21 @@ export const KNEE_P99_MS = 100;
 export function knee(steps: readonly StepFigures[]): number | null {
   const ok = steps.filter((s) => !s.stoppedEarly && s.start.p99 <= KNEE_P99_MS && s.lost === 0 && s.refused === 0 && s.unanswered === 0 && s.start.n === s.submitted);
   return ok.length ? Math.max(...ok.map((s) => s.offeredPerSec)) : null;
+}
+
+/** One process's SQL over a step, per run started. */
+export interface SqlPerRun {
+  statements: number;
+  /** Round trips summed (sent → answer, as the process waits: lock waits and commits included), ms. */
+  ms: number;
+  top: Array<{ sql: string; perRun: number; meanMs: number }>;
+}
+
+function sqlPerRun(timing: SqlTiming, runs: number): SqlPerRun {
+  const all = Object.values(timing);
+  return {
+    statements: +(all.reduce((a, [n]) => a + n, 0) / runs).toFixed(2),
+    ms: +(all.reduce((a, [, ms]) => a + ms, 0) / runs).toFixed(2),
+    top: topStatements(timing, 8).map((s) => ({ sql: s.sql, perRun: +(s.count / runs).toFixed(2), meanMs: +(s.ms / s.count).toFixed(2) })),
+  };
 }

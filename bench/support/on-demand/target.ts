@@ -1,4 +1,5 @@
 import type { HandlerStart } from '../peers/start-figures';
+import type { SqlTiming } from '../sql-timing';
 
 /**
  * A system the on-demand benchmark submits work to (Baton through its REST API, BullMQ,
@@ -47,6 +48,11 @@ export interface OnDemandTarget {
    * dispatch, the handler's start).
    */
   stages?(sends: ReadonlyArray<{ key: string; sentAt: number; answeredAt: number | null; startedAt: number | undefined }>): Promise<Record<string, number[]>>;
+  /**
+   * `--sql-timing`: each process's statements so far by digest, with their round trips (Baton's
+   * console and engines, bench/support/sql-timing.cjs), for where a run's database time goes.
+   */
+  sqlTiming?(): Promise<Record<string, SqlTiming>>;
   /** The store's statement counters so far (Baton: MariaDB's SHOW GLOBAL STATUS), for statements per run. */
   storeCounters?(): Promise<Record<string, number>>;
   /**
