@@ -24,7 +24,7 @@ import { BURST_TENANT } from './burst';
 
 const SYSTEMS = ['baton', 'bullmq', 'graphile-worker'] as const;
 type SystemKey = (typeof SYSTEMS)[number];
-const SERIES = ['single', 'batched'] as const;
+const SERIES = ['single', 'batched', 'client'] as const;
 type Series = (typeof SERIES)[number];
 
 const DEFAULT_RATES = '100,250,500,1000,2000,4000';
@@ -75,7 +75,12 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   const runs: StepRun[] = [];
   const skipped: SystemRun['skipped'] = [];
   for (const series of plan.series) {
-    const batch = series === 'single' ? 1 : plan.batch;
+    const batch = series === 'batched' ? plan.batch : 1;
+    if (series === 'client' && !target.submitViaClient) {
+      skipped.push({ series, rate: null, why: 'its single submission already is its client library’s' });
+      log(`  ${series}: not run — the single series is its client library's`);
+      continue;
+    }
     if (batch > 1 && !target.submitBatch) {
       skipped.push({ series, rate: null, why: target.noBatchReason ?? 'no batch API' });
       log(`  ${series}: not run — ${target.noBatchReason}`);
@@ -88,7 +93,7 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
         continue;
       }
       const fault = plan.kill && target.kill && runs.length === 0 ? plan.kill : null;
-      const spec: StepSpec = { rate, seconds: plan.seconds, batch, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
+      const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient: series === 'client', maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
       const run = await runStep(target, book, spec, `${series[0]}${i}`, TASKS);
       runs.push(run);
       const f = stepFigures(target.system, run, book, idleCpuPerSec);
@@ -152,7 +157,7 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
       s.stoppedEarly ?? '',
     ]);
     const skipped = results.flatMap((r) => r.skipped.filter((k) => k.series === series).map((k) => `${r.system}${k.rate === null ? '' : ` ${k.rate}/s`}: ${k.why}`));
-    const what = series === 'single' ? 'single submissions' : `batched submissions, ${plan.batch} a call`;
+    const what = series === 'single' ? 'single submissions' : series === 'client' ? 'single submissions through the client library (Baton: BatonClient.submit)' : `batched submissions, ${plan.batch} a call`;
     console.log(
       `\nOn demand — ${what}, open loop, ${plan.seconds} s a rate: submission → handler start and answer (ms); lost = accepted, not started ${plan.drainS} s after the step\n${table(
         ['system', 'offered/s', 'sent', 'starts/s', 'start p50 / p90 / p99', 'answer p50 / p99', 'refused', 'unanswered', 'lost', 'dup', 'client lag', 'note'],
@@ -222,7 +227,7 @@ export const onDemand: Scenario = {
     [
       [`--rates=${DEFAULT_RATES}`, 'offered submissions (batched: items) per second, one step each'],
       ['--seconds=10', 'how long each step sends'],
-      ['--series=single,batched', 'single submissions, batched ones, or both (--batch=N alone: batched only)'],
+      ['--series=single,batched,client', 'single submissions (Baton: one HTTP trigger each), batched ones, single ones through the client library (Baton: the Node SDK\'s BatonClient.submit); --batch=N alone: batched only'],
       ['--batch=100', "items per call in the batched series (Baton POST /api/runs/batch, BullMQ addBulk, graphile-worker addJobs)"],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],

@@ -228,9 +228,9 @@ export function cronTask(name: string, extra: Record<string, unknown> = {}): Rec
   };
 }
 
-/** Puts the console's HTTP server on an ephemeral loopback port (socket.io clients need a real one); its base URL. */
+/** Puts the console's HTTP server on an ephemeral loopback port (socket.io clients need a real one), once; its base URL. */
 export async function listenOnLoopback(t: ConsoleTestApp): Promise<string> {
   const server = t.app.getHttpServer() as import('node:http').Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
 }

@@ -172,4 +172,39 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
       client.close();
     }
   });
+
+  it('sends runs submitted one at a time together (client.submit): each answered or refused on its own, in fewer requests than runs', async () => {
+    const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
+    try {
+      const requestsBefore = (await auditOf('run.submit-batch')).length;
+      const deep = (depth: number): unknown => (depth === 0 ? 1 : { d: deep(depth - 1) });
+      const submissions = [
+        ...Array.from({ length: 200 }, (_, i) => client.submit({ taskId: task, params: { width: i + 1 }, idempotencyKey: `co-${i}` })),
+        client.submit({ taskId: task, params: { width: 0 } }),
+        client.submit({ taskId: globexTask }),
+        // Refused by the console's body guard before anything is written: it would refuse the whole request it went in.
+        client.submit({ taskId: other, params: deep(31) as Record<string, unknown> }),
+        client.submit({ taskId: task, params: { width: 7 }, idempotencyKey: 'co-6' }),
+      ];
+      const settled = await Promise.allSettled(submissions);
+      const made = settled.slice(0, 200).map((s) => (s.status === 'fulfilled' ? s.value : s.reason));
+      expect(made.every((m) => 'created' in m && m.created)).toBe(true);
+      expect(made.map((m) => m.run.taskId)).toEqual(made.map(() => task));
+      expect(new Set(made.map((m) => m.run.id)).size).toBe(200);
+      const [width, foreign, tooDeep, again] = settled.slice(200);
+      expect(width).toMatchObject({ status: 'rejected', reason: { status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'params.width' })] } });
+      expect(foreign).toMatchObject({ status: 'rejected', reason: { status: 404 } });
+      expect(tooDeep).toMatchObject({ status: 'rejected', reason: { status: 400 } });
+      // The key's first run answers again, not made twice.
+      expect(again).toMatchObject({ status: 'fulfilled', value: { created: false, run: { id: made[6].run.id } } });
+      const params = (await runsOf(task)).filter((r) => made.some((m) => m.run.id === r.id)).map((r) => (r.params as { width: number }).width);
+      expect(params.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      // Together: one audit record per request, far fewer than the runs.
+      const requests = (await auditOf('run.submit-batch')).length - requestsBefore;
+      expect(requests).toBeGreaterThan(0);
+      expect(requests).toBeLessThan(20);
+    } finally {
+      client.close();
+    }
+  });
 });

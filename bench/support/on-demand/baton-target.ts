@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
+import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
 import { TenantEntity } from '@baton/persistence';
 import type { DemoInvocationRecord } from '../../../apps/demo-executor/src';
 import { Cluster } from '../../../test/cluster/support/cluster';
@@ -102,6 +103,8 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       return { req, answer };
     };
     const post: Post = (path, body) => send(path, body).answer;
+    // The client series: what a Node service sends through the SDK, with its defaults (connections as the other series').
+    const client = new BatonClient({ url: console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS });
 
     const taskIds: number[] = [];
     for (let i = 0; i < options.tasks; i++) {
@@ -153,6 +156,15 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
             (err: Error) => done({ ok: false, error: err.message }),
           );
         });
+      },
+      async submitViaClient(item) {
+        try {
+          const { run } = await client.submit({ taskId: taskIds[item.task], params: { k: item.key, task: item.task } });
+          keyOfRun.set(run.id, item.key);
+          return { ok: true };
+        } catch (err) {
+          return { ok: false, error: err instanceof BatonApiError ? `HTTP ${err.status} ${err.message.slice(0, 120)}` : (err as Error).message };
+        }
       },
       async submitBatch(items) {
         const outcomes = await batonBatchSubmit(post, taskIds, items);
@@ -241,6 +253,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       },
       async close() {
         agent.destroy();
+        client.close();
         await c.close(false);
       },
     };

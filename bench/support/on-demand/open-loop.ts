@@ -20,6 +20,8 @@ export interface StepSpec {
   seconds: number;
   /** Items per call: 1 for single submissions. */
   batch: number;
+  /** Single submissions through the system's client library, which may send them together (Baton: BatonClient.submit). */
+  viaClient?: boolean;
   /** The backlog beyond which a step stops sending (s). */
   maxBacklogS: number;
   /** How long after the last send a step waits for answers and starts (s). */
@@ -148,7 +150,8 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
           s.outcome = outcomes[j] ?? { ok: false, error: 'no outcome for this item' };
         });
       };
-      if (spec.batch === 1) void target.submit(items[0]).then((o) => answered([o]));
+      if (spec.viaClient) void target.submitViaClient!(items[0]).then((o) => answered([o]));
+      else if (spec.batch === 1) void target.submit(items[0]).then((o) => answered([o]));
       else void target.submitBatch!(items).then(answered, (err: Error) => answered(items.map(() => ({ ok: false, error: err.message }))));
     }
     if (Date.now() >= nextCheck) {

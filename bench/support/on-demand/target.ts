@@ -37,6 +37,12 @@ export interface OnDemandTarget {
   submit(item: WorkItem): Promise<Outcome>;
   /** Many in one call, or null when the system has no such API (then its batched series is not run). */
   submitBatch: ((items: readonly WorkItem[]) => Promise<Outcome[]>) | null;
+  /**
+   * Single submissions through the system's own client library when it sends them otherwise than
+   * `submit` does (Baton: BatonClient.submit, which sends the runs submitted meanwhile together);
+   * absent when `submit` already is the client's way (the peers' add).
+   */
+  submitViaClient?: (item: WorkItem) => Promise<Outcome>;
   /** Why `submitBatch` is null, for the printed table. */
   noBatchReason?: string;
   /** Handler starts recorded since the last call, keyed by the submission's key. */
