@@ -39,7 +39,7 @@ const FROM_AFTER_STARTED_MS = 15_000;
 const FROM_AFTER_REHEARSAL_TIMES = 4;
 /** How long after F the test counts Baton's fires. */
 const WINDOW_AFTER_FROM_MS = 8_000;
-/** What the import cannot carry: Quartz makes their fires up to F, none is Baton's. */
+/** What the import does not carry (listed; or gone from Quartz's tables before the import, having ended): Quartz makes their fires up to F, none is Baton's. */
 const NOT_IMPORTED = ['DEFAULT.daily-time-every-2s', 'DEFAULT.one-shot-at-from', 'DEFAULT.simple-ends-soon'];
 
 describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', () => {
@@ -141,6 +141,7 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
     await vi.waitFor(() => expect(said.has('SCHEDULED')).toBe(true), { timeout: 30_000, interval: 20 });
 
     // The procedure: import with --from F and apply, both before F.
+    const importedAt = Date.now();
     const imported = await runBaton({}, 'import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '--scheduler', SCHEDULER, '--map', 'QuartzCutOver$Record=cutover:record', '--from', new Date(from).toISOString(), '-o', file);
     expect(imported.code, imported.stderr).toBe(0);
     const apply = await runBaton(env, 'apply', '-f', file);
@@ -149,7 +150,11 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
     expect(appliedAt, `the apply ended ${appliedAt - from} ms after F: the machine slowed down more than ${FROM_AFTER_REHEARSAL_TIMES}× after the rehearsal (${rehearsalMs} ms)`).toBeLessThan(from);
     expect(imported.stderr).not.toMatch(/warning/);
 
+    // Every trigger is in the file, but one that had made its last fire before the import read the
+    // tables (simple-ends-soon, on a slow machine): Quartz had removed it. Quartz made its fires; none is Baton's.
     const listed = entries();
+    const endedBeforeImport = [...expected].filter(([trigger, grid]) => !listed.has(trigger) && grid.every((at) => at < importedAt)).map(([trigger]) => trigger);
+    for (const trigger of endedBeforeImport) listed.set(trigger, null);
     expect([...listed.keys()].sort()).toEqual([...expected.keys()].sort());
     expect([...listed].filter(([, task]) => task === null).map(([trigger]) => trigger).sort()).toEqual(NOT_IMPORTED);
 
