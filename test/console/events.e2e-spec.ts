@@ -180,6 +180,12 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
       const batch = await client.emitEvents([{ name: 'order.paid', payload: order('silver') }, { name: 'x y' }]);
       expect(batch.results.map((r) => r.status)).toEqual([201, 400]);
       await expect(client.emitEvent({ name: 'x y' })).rejects.toBeInstanceOf(BatonApiError);
+      // One at a time, sent together: each its own answer or refusal, named as emitEvent names it.
+      const together = await Promise.allSettled([client.emit({ name: 'order.paid', payload: order('gold') }), client.emit({ name: 'x y' }), client.emit({ name: 'order.paid', payload: order('silver'), idempotencyKey: 'sdk-1' })]);
+      expect(together[0]).toMatchObject({ status: 'fulfilled', value: { created: true, name: 'order.paid' } });
+      expect((together[0] as PromiseFulfilledResult<{ runIds: number[] }>).value.runIds).toHaveLength(2);
+      expect(together[1]).toMatchObject({ status: 'rejected', reason: { status: 400, errors: [expect.objectContaining({ field: 'name' })] } });
+      expect(together[2]).toMatchObject({ status: 'fulfilled', value: { id: one.id, created: false } });
     } finally {
       client.close();
     }

@@ -1,13 +1,13 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { parseRetryAfter } from '@baton/protocol';
-import { Coalescer } from '@baton/scheduling';
+import type { Coalescer } from '@baton/scheduling';
 import { BatonApiError, type FieldProblem } from './baton-api-error';
+import { itemError, sendTogether } from './send-together';
 
-/** Most runs in one POST /api/runs/batch (the console's bound). */
+/** Most runs in one POST /api/runs/batch, and events in one POST /api/events (the console's bounds). */
 const MAX_BATCH_RUNS = 1_000;
-/** Most bytes of one coalesced batch's body: under the console's 1 MB JSON limit, whatever the runs' params weigh. */
-const MAX_BATCH_BYTES = 900_000;
+const MAX_BATCH_EVENTS = 500;
 
 /** How a client reaches the console. */
 export interface BatonClientOptions {
@@ -23,10 +23,10 @@ export interface BatonClientOptions {
   maxRetryWaitMs?: number;
   /** Longest a request may take, in ms (default 30,000). */
   timeoutMs?: number;
-  /** `submit`: batches of runs in flight at once; the runs submitted meanwhile go together in the next (default 2). */
+  /** `submit`, `emit`: batch requests of each in flight at once; what is submitted meanwhile goes together in the next (default 2). */
   maxBatchesInFlight?: number;
-  /** `submit`: runs waiting to be sent at most; past it `submit` throws BatonApiError 429 CLIENT_BACKLOG at once (default 20,000). */
-  maxWaitingRuns?: number;
+  /** `submit`, `emit`: runs (events) waiting to be sent at most; past it they throw BatonApiError 429 CLIENT_BACKLOG at once (default 20,000). */
+  maxWaiting?: number;
 }
 
 /** One run asked for. */
@@ -94,11 +94,12 @@ export interface EmitResult {
  *   const { results } = await baton.submitBatch(orders.map((o) => ({ taskId, params: o, idempotencyKey: `order-${o.id}` })));
  *   const event = await baton.emitEvent({ name: 'order.paid', payload: { order: { id: 42 } }, idempotencyKey: 'paid-42' });
  *
- * `submit` is how to send runs one at a time at any rate: each is sent on the next turn of the
- * event loop, alone at a trickle; while `maxBatchesInFlight` batches are in flight, the runs
- * submitted meanwhile wait and go together in one `POST /api/runs/batch` (each still answered, or
- * refused, on its own). So a service submitting thousands a second makes a few dozen requests,
- * and pays the console's cost per request that often, not per run (docs/BENCHMARKS.md, on demand).
+ * `submit` and `emit` are how to send runs and events one at a time at any rate: each is sent on
+ * the next turn of the event loop, alone at a trickle; while `maxBatchesInFlight` requests are in
+ * flight, what is submitted meanwhile waits and goes together in one `POST /api/runs/batch`
+ * (`POST /api/events`), each item still answered, or refused, on its own (sendTogether). So a
+ * service submitting thousands a second makes a few dozen requests, and pays the console's cost
+ * per request that often, not per run (docs/BENCHMARKS.md, on demand: the client series).
  *
  * A trigger is a run due now (`POST /api/tasks/:id/trigger`); a batch is up to 1,000 runs of one
  * or several tasks in one request (`POST /api/runs/batch`), each with its own result, or all or
@@ -116,7 +117,8 @@ export class BatonClient {
   private readonly maxRetryWaitMs: number;
   private readonly timeoutMs: number;
   private readonly submissions: Coalescer<SubmitRun, SubmitResult>;
-  private readonly maxWaitingRuns: number;
+  private readonly events: Coalescer<EmitEvent, EmitResult>;
+  private readonly maxWaiting: number;
 
   constructor(private readonly options: BatonClientOptions) {
     this.base = new URL(options.url);
@@ -128,8 +130,10 @@ export class BatonClient {
     this.retries = options.retries ?? 3;
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 5_000;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.maxWaitingRuns = options.maxWaitingRuns ?? 20_000;
-    this.submissions = new Coalescer((runs) => this.submitCoalesced(runs), { maxBatch: MAX_BATCH_RUNS, concurrency: options.maxBatchesInFlight ?? 2 });
+    this.maxWaiting = options.maxWaiting ?? 20_000;
+    const concurrency = options.maxBatchesInFlight ?? 2;
+    this.submissions = sendTogether({ send: async (runs: readonly SubmitRun[]) => (await this.submitBatch(runs)).results, maxItems: MAX_BATCH_RUNS, concurrency });
+    this.events = sendTogether({ send: async (events: readonly EmitEvent[]) => (await this.emitEvents(events)).results, maxItems: MAX_BATCH_EVENTS, concurrency });
   }
 
   /**
@@ -139,13 +143,21 @@ export class BatonClient {
    * (`params`, `idempotencyKey`…, as a trigger's would).
    */
   async submit(run: SubmitRun): Promise<{ run: SubmittedRunView; created: boolean }> {
-    if (this.submissions.pending >= this.maxWaitingRuns) throw new BatonApiError(429, 'CLIENT_BACKLOG', `${this.submissions.pending} runs are waiting to be sent to the console already (maxWaitingRuns)`);
-    const result = await this.submissions.push(run);
+    const result = await this.together(this.submissions, run, 'runs');
     if (result.run) return { run: result.run, created: result.status === 201 };
-    const error = result.error ?? { code: `HTTP_${result.status}`, message: `HTTP ${result.status}` };
-    // The batch names a run's fields `runs[3].params`: its submitter knows it as `params`.
-    const errors = (error.errors ?? []).map((e) => ({ ...e, field: e.field.replace(/^runs\[\d+\]\./, '') }));
-    throw new BatonApiError(result.status, error.code, error.message, errors);
+    throw itemError(result, 'runs');
+  }
+
+  /** One event, sent together with the other events emitted meanwhile (see above): what `emitEvent` answers, or its refusal naming its own fields. */
+  async emit(event: EmitEvent): Promise<EmittedEventView> {
+    const result = await this.together(this.events, event, 'events');
+    if (result.event) return result.event;
+    throw itemError(result, 'events');
+  }
+
+  private together<I, R>(lane: Coalescer<I, R>, item: I, what: string): Promise<R> {
+    if (lane.pending >= this.maxWaiting) return Promise.reject(new BatonApiError(429, 'CLIENT_BACKLOG', `${lane.pending} ${what} are waiting to be sent to the console already (maxWaiting)`));
+    return lane.push(item);
   }
 
   /** A run of the task now; with an idempotency key used before for the task, the run it made (`created` false). */
@@ -180,37 +192,6 @@ export class BatonClient {
     const found = ((answer.body as { items?: Array<{ id: number; name: string }> }).items ?? []).find((t) => t.name === name);
     if (!found) throw new BatonApiError(404, 'NOT_FOUND', `No task named "${name}"`);
     return found.id;
-  }
-
-  /**
-   * One coalesced batch: in as many requests as its bytes need (each under MAX_BATCH_BYTES), sent
-   * at once; each run's result in order. A request refused as a whole (400: a run whose shape or
-   * depth the console refuses before writing anything; 413) is sent again in halves, down to the
-   * run at fault, so that a bad run is refused alone and never costs the runs it was sent with
-   * (about 2·log2(n) more requests for one bad run among n).
-   */
-  private async submitCoalesced(runs: readonly SubmitRun[]): Promise<SubmitResult[]> {
-    const chunks: SubmitRun[][] = [[]];
-    let bytes = 0;
-    for (const run of runs) {
-      const size = Buffer.byteLength(JSON.stringify(run)) + 1;
-      if (bytes + size > MAX_BATCH_BYTES && chunks[chunks.length - 1].length > 0) [chunks[chunks.length], bytes] = [[], 0];
-      chunks[chunks.length - 1].push(run);
-      bytes += size;
-    }
-    const answers = await Promise.all(chunks.map((chunk) => this.submitChunk(chunk)));
-    return answers.flat();
-  }
-
-  private async submitChunk(runs: readonly SubmitRun[]): Promise<SubmitResult[]> {
-    try {
-      return (await this.submitBatch(runs)).results;
-    } catch (err) {
-      if (!(err instanceof BatonApiError) || (err.status !== 400 && err.status !== 413)) throw err;
-      if (runs.length === 1) return [asResult(err)];
-      const half = Math.ceil(runs.length / 2);
-      return (await Promise.all([this.submitChunk(runs.slice(0, half)), this.submitChunk(runs.slice(half))])).flat();
-    }
   }
 
   /** Closes the idle connections; requests in flight finish. */
@@ -267,12 +248,6 @@ export class BatonClient {
       req.end(payload);
     });
   }
-}
-
-/** A request's refusal as the result of the one run it carried (its fields named as the batch names them). */
-function asResult(err: unknown): SubmitResult {
-  if (!(err instanceof BatonApiError)) throw err;
-  return { status: err.status, error: { code: err.code, message: err.message, errors: err.errors } };
 }
 
 function toError(status: number, body: unknown): BatonApiError {

@@ -1,0 +1,67 @@
+import { Coalescer } from '@baton/scheduling';
+import { BatonApiError, type FieldProblem } from './baton-api-error';
+
+/** Most bytes of one request's body: under the console's 1 MB JSON limit, whatever the items weigh. */
+const MAX_REQUEST_BYTES = 900_000;
+
+/** An item's result in a batch answer (a run's or an event's): its status, and what the console said when it refused it. */
+export interface ItemResult {
+  status: number;
+  error?: { code: string; message: string; errors?: FieldProblem[] };
+}
+
+/** How items sent one at a time go together. */
+export interface SendTogetherOptions<I, R extends ItemResult> {
+  /** Sends one batch request; each item's result in order. */
+  send: (items: readonly I[]) => Promise<R[]>;
+  /** Most items one request takes (the console's bound for that batch). */
+  maxItems: number;
+  /** Requests in flight at once; the items submitted meanwhile go together in the next. */
+  concurrency: number;
+}
+
+/**
+ * Items submitted one at a time, sent together (the group commit of a client): each leaves on the
+ * next turn of the event loop, alone at a trickle; while `concurrency` requests are in flight, the
+ * items submitted meanwhile wait and go together in the next, in as many requests as their bytes
+ * need. A request refused as a whole (400: an item whose shape or depth the console refuses before
+ * writing anything; 413) is sent again in halves down to the item at fault, which gets that
+ * refusal alone: a bad item never costs the items it was sent with (about 2·log2(n) more requests
+ * for one bad item among n).
+ */
+export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptions<I, R>): Coalescer<I, R> {
+  const sendSplitting = async (items: readonly I[]): Promise<R[]> => {
+    try {
+      return await options.send(items);
+    } catch (err) {
+      if (!(err instanceof BatonApiError) || (err.status !== 400 && err.status !== 413)) throw err;
+      if (items.length === 1) return [{ status: err.status, error: { code: err.code, message: err.message, errors: err.errors } } as R];
+      const half = Math.ceil(items.length / 2);
+      return (await Promise.all([sendSplitting(items.slice(0, half)), sendSplitting(items.slice(half))])).flat();
+    }
+  };
+  return new Coalescer(
+    async (items) => {
+      const requests: I[][] = [[]];
+      let bytes = 0;
+      for (const item of items) {
+        const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+        if (bytes + size > MAX_REQUEST_BYTES && requests[requests.length - 1].length > 0) [requests[requests.length], bytes] = [[], 0];
+        requests[requests.length - 1].push(item);
+        bytes += size;
+      }
+      return (await Promise.all(requests.map(sendSplitting))).flat();
+    },
+    { maxBatch: options.maxItems, concurrency: options.concurrency },
+  );
+}
+
+/**
+ * An item's refusal as its submitter's error: the console's status and code, its fields named as
+ * the submitter knows them (`params.width`, not the batch's `runs[3].params.width`).
+ */
+export function itemError(result: ItemResult, batchField: string): BatonApiError {
+  const error = result.error ?? { code: `HTTP_${result.status}`, message: `HTTP ${result.status}` };
+  const prefix = new RegExp(`^${batchField}\\[\\d+\\]\\.`);
+  return new BatonApiError(result.status, error.code, error.message, (error.errors ?? []).map((e) => ({ ...e, field: e.field.replace(prefix, '') })));
+}
