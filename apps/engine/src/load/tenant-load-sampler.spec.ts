@@ -133,6 +133,25 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     expect(await engines[0].metrics.registry.metrics()).toContain('baton_engine_tenant_held_runs{tenant="_other"} 1');
   });
 
+  it('reports each tenant’s events a second over the last 10 s, labelled as the other gauges, another group’s tenants left out', async () => {
+    await tenant('a');
+    await tenant('b');
+    await tenant('c');
+    await tenant('far', null, 'elsewhere');
+    await due('a', 1, T - 5_000);
+    const events = async (tenantId: string, n: number, at: number) => {
+      for (let i = 0; i < n; i++) await db.dataSource.query(`INSERT INTO events (tenant_id, name, payload, run_ids, received_at) VALUES (?, 'order.paid', '{}', '[]', ?)`, [tenantId, at]);
+    };
+    await events('a', 30, T - 2_000);
+    await events('a', 50, T - 11_000); // before the window
+    await events('b', 5, T - 1_000);
+    await events('c', 10, T - 9_000); // beyond BATON_LOAD_METRIC_TENANTS (2 here): under _other
+    await events('far', 40, T - 1_000);
+    await engines[0].sampler.tick();
+    const metric = await engines[0].metrics.registry.getSingleMetric('baton_engine_tenant_events_per_second')!.get();
+    expect(Object.fromEntries(metric.values.map((v) => [v.labels.tenant, v.value]))).toEqual({ a: 3, b: 0.5, [OTHER_TENANTS]: 1 });
+  });
+
   it("reports the alarm outbox's backlog: the unpublished alarms and the oldest one's age, 0 and 0 once published", async () => {
     await tenant('a');
     const alarm = (uid: string, raisedAt: number, publishedAt: number | null) =>

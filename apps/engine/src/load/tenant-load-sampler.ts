@@ -1,8 +1,9 @@
 import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import type { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CLOCK, LOAD_COUNT_CAP, subtractCount, type Clock } from '@baton/domain';
-import { countGroupRuns, countHeldRuns, findLoadTenants, readAlarmOutboxBacklog, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
+import { countGroupRuns, countHeldRuns, countRecentEvents, findLoadTenants, readAlarmOutboxBacklog, readLoadBoard, type LoadBoard, type TenantRunCounts } from '@baton/persistence';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -17,6 +18,9 @@ export const OTHER_TENANTS = '_other';
  * read behind them costs at most 3 × this many index entries per sample.
  */
 export const GROUP_COUNT_CAP = 100_000;
+
+/** The events-per-second gauge's window: the events received this long before a sample, over its seconds. */
+export const EVENT_RATE_WINDOW_MS = 10_000;
 
 /** What one sample read (tests, logs). */
 export interface LoadSample {
@@ -34,8 +38,9 @@ export interface LoadSample {
  * outbox's backlog (the same for every engine).
  *
  * The cost of a sample: one loose index scan (a dive per tenant with due runs), one count per
- * labelled tenant (capped), one capped count of the groups for `_other`, and a capped walk of the
- * outbox index (empty while the broker takes the alarms).
+ * labelled tenant (capped), one capped count of the groups for `_other`, a capped walk of the
+ * outbox index (empty while the broker takes the alarms), of the HELD range, and of the newest
+ * events (countRecentEvents).
  */
 @Injectable()
 export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
@@ -72,22 +77,24 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     const groupTotals = await countGroupRuns(manager, { groups: this.config.groups, now, cap: GROUP_COUNT_CAP });
     const outbox = await readAlarmOutboxBacklog(manager);
     const keyHeld = await countHeldRuns(manager, GROUP_COUNT_CAP);
+    const events = await countRecentEvents(manager, { since: now - EVENT_RATE_WINDOW_MS, cap: GROUP_COUNT_CAP });
     this.publish(board, groupTotals, now);
-    this.publishKeyHeld(keyHeld, board, new Set(tenants.map((t) => t.id)));
+    const groupTenants = new Set(tenants.map((t) => t.id));
+    this.publishPerTenant(this.metrics.tenantKeyHeldRuns, keyHeld, board, groupTenants);
+    this.publishPerTenant(this.metrics.tenantEventRate, new Map([...events].map(([tenantId, n]) => [tenantId, n / (EVENT_RATE_WINDOW_MS / 1000)])), board, groupTenants);
     this.metrics.alarmOutboxPending.set(outbox.pending);
     this.metrics.alarmOutboxOldestAge.set(outbox.oldestRaisedAt === null ? 0 : Math.max(0, now - outbox.oldestRaisedAt) / 1000);
     const backlogAlarms = await this.backlog.check(tenants, board.oldestDue, now);
     return { tenants: tenants.length, board, backlogAlarms };
   }
 
-  /** Held-by-key runs of the labelled tenants, and of the group's other tenants summed as `_other` (another group's are not this engine's to report). */
-  private publishKeyHeld(held: ReadonlyMap<string, number>, board: LoadBoard, groupTenants: ReadonlySet<string>): void {
-    const gauge = this.metrics.tenantKeyHeldRuns;
+  /** A per-tenant figure (held-by-key runs, events per second) of the labelled tenants, and of the group's other tenants summed as `_other` (another group's are not this engine's to report). */
+  private publishPerTenant(gauge: Gauge<'tenant'>, byTenant: ReadonlyMap<string, number>, board: LoadBoard, groupTenants: ReadonlySet<string>): void {
     gauge.reset();
     const labelled = new Set(board.top.map((load) => load.tenantId));
-    for (const tenantId of labelled) gauge.set({ tenant: metricsTenantLabel(tenantId, this.config.metricsToken) }, held.get(tenantId) ?? 0);
+    for (const tenantId of labelled) gauge.set({ tenant: metricsTenantLabel(tenantId, this.config.metricsToken) }, byTenant.get(tenantId) ?? 0);
     let other = 0;
-    for (const [tenantId, n] of held) if (!labelled.has(tenantId) && groupTenants.has(tenantId)) other += n;
+    for (const [tenantId, n] of byTenant) if (!labelled.has(tenantId) && groupTenants.has(tenantId)) other += n;
     gauge.set({ tenant: OTHER_TENANTS }, other);
   }
 

@@ -168,6 +168,9 @@ export class EngineMetrics {
   /** HELD runs: waiting for a place of their concurrency key (counted up to 100,000 in all). */
   readonly tenantKeyHeldRuns = new Gauge({ name: 'baton_engine_tenant_key_held_runs', help: 'Runs held by their concurrency key (HELD), per tenant', labelNames: ['tenant'], registers: [this.registry] });
 
+  /** Events received per second over the last EVENT_RATE_WINDOW_MS (10 s), among the newest 100,000 events of all tenants. */
+  readonly tenantEventRate = new Gauge({ name: 'baton_engine_tenant_events_per_second', help: 'Events received per second over the last 10 s, per tenant', labelNames: ['tenant'], registers: [this.registry] });
+
   /** DISPATCHED/ACCEPTED runs: at executors. */
   readonly tenantInFlightRuns = new Gauge({ name: 'baton_engine_tenant_in_flight_runs', help: 'Runs at executors (DISPATCHED/ACCEPTED), per tenant', labelNames: ['tenant'], registers: [this.registry] });
 

@@ -6,6 +6,7 @@ export { findOldestDue, findOldestDueSql } from './find-oldest-due';
 export { countTenantRuns, countTenantRunsSql } from './count-tenant-runs';
 export type { TenantRunCounts } from './count-tenant-runs';
 export { countGroupRuns } from './count-group-runs';
+export { countRecentEvents, countRecentEventsSql } from './count-recent-events';
 export { sumExecutorCapacity } from './sum-executor-capacity';
 export { findLoadTenants } from './find-load-tenants';
 export type { LoadTenantRow } from './find-load-tenants';

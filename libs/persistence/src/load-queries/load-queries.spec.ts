@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { countGroupRuns } from './count-group-runs';
+import { countRecentEvents, countRecentEventsSql } from './count-recent-events';
 import { countTenantRuns, countTenantRunsSql } from './count-tenant-runs';
 import { clearBacklogLate, markBacklogLate } from './backlog-late';
 import { findLoadTenants } from './find-load-tenants';
@@ -94,6 +95,27 @@ describe.each(TEST_DATABASES)('load queries on %s', (kind) => {
 });
 
 /** The plans MariaDB chooses on a table big enough for the optimizer to care. */
+/** `n` events of a tenant received at `at`. */
+async function events(ds: DataSource, tenantId: string, n: number, at: number): Promise<void> {
+  const values = Array.from({ length: n }, () => `('${tenantId}', 'order.paid', '{}', '[]', ${at})`);
+  await ds.query(`INSERT INTO events (tenant_id, name, payload, run_ids, received_at) VALUES ${values.join(',')}`);
+}
+
+describe.each(TEST_DATABASES)('recent events on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+
+  it("counts each tenant's events since a time, among the newest `cap` of all tenants", async () => {
+    expect(await countRecentEvents(db.dataSource.manager, { since: T, cap: 100 })).toEqual(new Map());
+    await events(db.dataSource, 'a', 50, T - 60_000); // before the window
+    await events(db.dataSource, 'a', 7, T);
+    await events(db.dataSource, 'b', 3, T + 5_000);
+    expect(await countRecentEvents(db.dataSource.manager, { since: T, cap: 100 })).toEqual(new Map([['a', 7], ['b', 3]]));
+    // Past the cap, only the newest are counted: a floor, at a bounded cost.
+    expect(await countRecentEvents(db.dataSource.manager, { since: T, cap: 5 })).toEqual(new Map([['a', 2], ['b', 3]]));
+  });
+});
+
 describe('load query plans on mysql', () => {
   const db = useTestDatabase('mysql');
 
@@ -125,6 +147,15 @@ describe('load query plans on mysql', () => {
     const oldest = await findOldestDue(db.dataSource.manager, { now: T, tenants });
     expect(oldest.get('t0')).toBe(T - 20_000);
     expect(oldest.size).toBe(300);
+  });
+
+  it("the recent events of every tenant are one range of the primary key from its end, however many events are kept", async () => {
+    await events(db.dataSource, 't1', 2_000, T - 600_000);
+    await events(db.dataSource, 't2', 10, T);
+    const plan = await explain(countRecentEventsSql('mysql'), [100, T]);
+    const scan = plan.find((r) => r.table === 'events' && r.key === 'PRIMARY');
+    expect(scan?.type).toBe('range');
+    expect(await countRecentEvents(db.dataSource.manager, { since: T, cap: 100 })).toEqual(new Map([['t2', 10]]));
   });
 
   it("a tenant's counts are ranges of ix_runs_claim and ix_runs_tenant_filter read from the index alone, and stop at the cap", async () => {
