@@ -158,6 +158,9 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
     expect(detail.approval).toMatchObject({ decision: 'APPROVE', decidedBy: null, comment: null, mayDecide: false });
     expect(detail.approval.decidedAt).toBeGreaterThanOrEqual(detail.approval.deadlineAt);
+    // The deadline's decision is in the audit log, by the engine, as a person's would be.
+    const audit = (await api().get(`/api/audit?action=run.approve&objectType=run&objectId=${runId}`).set(alpha.admin)).body.items as Array<{ actor: { kind: string; name: string }; after: Record<string, unknown> }>;
+    expect(audit).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'engine', name: `engine:approvals-${kind}` }), after: expect.objectContaining({ decision: 'APPROVE', decidedBy: 'deadline', state: 'PENDING' }) })]);
   });
 
   it('cancel: a waiting run can be cancelled; at its deadline the engine only takes its row out of the sweep, deciding nothing', async () => {

@@ -4,7 +4,7 @@ export interface AuditRecord {
   at: number;
   tenantId: string | null;
   actor: {
-    kind: 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook';
+    kind: 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook' | 'engine';
     /** Username, `api-key:<name>`, or the name a failed login gave. */
     name: string;
     userId: number | null;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { afterCommit, decideRunApproval, findDueApprovals, releaseApprovedRun, settleRunApproval, type DueApproval } from '@baton/persistence';
+import { afterCommit, decideRunApproval, findDueApprovals, insertAuditRecords, queueAuditWebhookDeliveries, releaseApprovedRun, settleRunApproval, type DueApproval } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import { ClaimSignal } from '../common/claim-signal';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -17,8 +17,9 @@ const SWEEP_BATCH = 100;
  * rows due now, durable across restarts — no timer in memory holds a deadline):
  *
  * - a deadline passed with nobody deciding: the gate's `onTimeout` is recorded as the decision
- *   (decided_by null: the deadline) — APPROVE makes the run PENDING, claimable at once; REJECT
- *   fails it (RunOutcomes.endRejected: alarm, follow-ups);
+ *   (decided_by null: the deadline), with its audit record (`run.approve` / `run.reject`, actor
+ *   kind `engine`, as a person's decision has one) — APPROVE makes the run PENDING, claimable at
+ *   once; REJECT fails it (RunOutcomes.endRejected: alarm, follow-ups);
  * - a person rejected it in the console (which records the decision only, since a run's end and
  *   its follow-ups are the engine's to write): the run fails the same way.
  *
@@ -64,6 +65,7 @@ export class ApprovalDecisions {
       const decided = await decideRunApproval(em, { runId: run.runId, tenantId: run.tenantId, decision: approval.onTimeout, decidedBy: null, comment: null, dueAt: null, now });
       if (!decided) return;
       decision = approval.onTimeout;
+      await this.audit(em, approval, now);
     } else {
       await settleRunApproval(em, run.runId);
     }
@@ -76,5 +78,26 @@ export class ApprovalDecisions {
         ? `was rejected by its approval deadline (${new Date(approval.deadlineAt).toISOString()}, onTimeout REJECT)`
         : `was rejected by ${approval.decidedBy ?? 'a person'}${approval.comment ? `: ${approval.comment}` : ''}`;
     await this.outcomes.endRejected(em, run, why, now);
+  }
+
+  /** The deadline's decision in the audit log, in its transaction, and to the tenant's webhook channels that take AUDIT events. */
+  private async audit(em: EntityManager, { run, onTimeout, deadlineAt }: DueApproval, now: number): Promise<void> {
+    await insertAuditRecords(em, [
+      {
+        at: now,
+        tenantId: run.tenantId,
+        actorKind: 'engine',
+        actorName: `engine:${this.config.nodeId}`,
+        actorUserId: null,
+        actorApiKeyId: null,
+        sourceAddress: null,
+        action: onTimeout === 'APPROVE' ? 'run.approve' : 'run.reject',
+        objectType: 'run',
+        objectId: String(run.runId),
+        before: { taskId: run.taskId, state: run.state, decision: null },
+        after: { taskId: run.taskId, state: onTimeout === 'APPROVE' ? 'PENDING' : run.state, decision: onTimeout, decidedBy: 'deadline', deadlineAt },
+      },
+    ]);
+    await queueAuditWebhookDeliveries(em, { tenantId: run.tenantId, now });
   }
 }

@@ -2,7 +2,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { json, millis, type StoredJson } from './columns';
 
 /** Who made a change: a logged-in user, an API key, nobody yet (a failed login), or a third party's signed delivery to an inbound webhook. */
-export type AuditActorKind = 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook';
+/** Who made a change: a person (`user`), an API key, nobody logged in, an inbound webhook's delivery, or an engine (an approval's deadline deciding). */
+export type AuditActorKind = 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook' | 'engine';
 
 /**
  * One change made through the console API (migration 1796620000000-audit-log). Append-only:

@@ -44,7 +44,7 @@ export class OperatorAuditQuery extends AuditQuery {
 }
 
 export class AuditActorView {
-  @ApiProperty({ enum: ['user', 'apiKey', 'anonymous', 'inboundWebhook'] }) kind!: 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook';
+  @ApiProperty({ enum: ['user', 'apiKey', 'anonymous', 'inboundWebhook', 'engine'] }) kind!: 'user' | 'apiKey' | 'anonymous' | 'inboundWebhook' | 'engine';
   @ApiProperty() name!: string;
   @ApiProperty({ type: Number, nullable: true }) userId!: number | null;
   @ApiProperty({ type: Number, nullable: true }) apiKeyId!: number | null;

@@ -23,7 +23,7 @@ export function AuditTable({ rows, showTenant, empty }: { rows: readonly AuditRe
         {
           header: t('Who'),
           cell: (r) => (
-            <span title={r.actor.kind === 'apiKey' ? t('API key') : r.actor.kind === 'anonymous' ? t('Not logged in') : r.actor.kind === 'inboundWebhook' ? t('Inbound webhook delivery') : t('User')}>
+            <span title={r.actor.kind === 'apiKey' ? t('API key') : r.actor.kind === 'anonymous' ? t('Not logged in') : r.actor.kind === 'inboundWebhook' ? t('Inbound webhook delivery') : r.actor.kind === 'engine' ? t('Baton (an approval deadline)') : t('User')}>
               <span translate="no">{r.actor.name}</span>
               {r.actor.address ? <span className="muted small"> · {r.actor.address}</span> : null}
             </span>

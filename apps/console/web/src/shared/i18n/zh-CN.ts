@@ -780,6 +780,7 @@ export const zhCN: Record<string, string> = {
   'API key': 'API 密钥',
   'Not logged in': '未登录',
   'Inbound webhook delivery': '入站 Webhook 投递',
+  'Baton (an approval deadline)': 'Baton（审批截止时间）',
   'User': '用户',
   'Object': '对象',
   'task #{{id}}': '任务 #{{id}}',
