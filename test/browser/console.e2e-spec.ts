@@ -346,6 +346,30 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await page.waitForURL(new RegExp(`/runs/${root.id}$`));
   });
 
+  it('adds an edge with an approval step from the form: a bad deadline is named beside its field, then the edge says who decides', async () => {
+    for (const name of ['refund-check', 'refund-pay']) await api('POST', '/tasks', { name, executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
+    await go(page, '/dependencies');
+    await page.getByLabel('Parent task (runs first)').selectOption({ label: 'refund-check' });
+    await page.getByLabel('Child task (runs after)').selectOption({ label: 'refund-pay' });
+    await page.getByLabel('A person approves before the child runs').check();
+    await page.getByLabel('Who may decide: a role').selectOption('TENANT_ADMIN');
+    await page.getByLabel('or users (comma-separated)').fill('ops-lead');
+    await page.getByLabel('Deadline (hours)').fill('0.0001'); // 360 ms: under the API's 1 s
+    await page.getByLabel('At the deadline').selectOption('APPROVE');
+    await page.getByRole('button', { name: 'Add edge' }).click();
+    const deadline = page.locator('.field', { has: page.getByLabel('Deadline (hours)') });
+    await deadline.locator('[data-field-error]').waitFor();
+    expect(await deadline.locator('[data-field-error]').textContent()).toContain('at least 1000');
+    expect(await api<unknown[]>('GET', `/dependencies?taskId=${await taskId('refund-pay')}`)).toEqual([]);
+    await page.getByLabel('Deadline (hours)').fill('2');
+    await page.getByRole('button', { name: 'Add edge' }).click();
+    const cell = page.locator('[data-edge-row="refund-check->refund-pay"] [data-edge-approval="APPROVE"]');
+    await cell.waitFor();
+    expect(await cell.textContent()).toContain('ops-lead');
+    const [edge] = await api<Array<{ approval: unknown }>>('GET', `/dependencies?taskId=${await taskId('refund-pay')}`);
+    expect(edge.approval).toMatchObject({ role: 'TENANT_ADMIN', users: ['ops-lead'], timeoutMs: 7_200_000, onTimeout: 'APPROVE' });
+  });
+
   it('fans a task out: SHARDED in the editor, the run page lists its shards, each told its index', async () => {
     await go(page, '/tasks/new');
     await page.getByLabel('Name', { exact: true }).fill('e2e-sharded');

@@ -7,7 +7,7 @@ import { EmptyState } from '../../shared/EmptyState';
 import { fmtDuration } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
 import { useRunEvents } from '../../shared/live';
-import { DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../../shared/model';
+import { APPROVAL_OUTCOMES, APPROVER_ROLES, DEPENDENCY_CONDITIONS, type Dependency, type Page, type Run, type Task } from '../../shared/model';
 import { Link, navigate, useLocation } from '../../shared/router';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
@@ -70,6 +70,12 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
   const [parent, setParent] = useState('');
   const [child, setChild] = useState('');
   const [condition, setCondition] = useState('ON_SUCCESS');
+  // An approval step on the edge: a person decides before the child runs (MANUAL, Approval steps).
+  const [gated, setGated] = useState(false);
+  const [approverRole, setApproverRole] = useState('TENANT_ADMIN');
+  const [approverUsers, setApproverUsers] = useState('');
+  const [deadlineHours, setDeadlineHours] = useState('24');
+  const [onTimeout, setOnTimeout] = useState('REJECT');
   const [showAll, setShowAll] = useState(false);
   const [error, setError] = useState<{ message: string; cycle?: string[]; fields: Record<string, string> } | null>(null);
   const laid = useMemo(() => (tasks.data && deps.data ? layoutDag(tasks.data.items, deps.data, showAll) : null), [tasks.data, deps.data, showAll]);
@@ -90,7 +96,11 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
     e.preventDefault();
     setError(null);
     try {
-      const d = await post<Dependency>('/dependencies', { parentTaskId: Number(parent), childTaskId: Number(child), condition });
+      const users = approverUsers.split(',').map((u) => u.trim()).filter(Boolean);
+      // The hours as typed: a bad one goes to the API as it is and comes back named (approval.timeoutMs).
+      const hours = Number(deadlineHours);
+      const approval = gated ? { ...(approverRole ? { role: approverRole } : {}), users, timeoutMs: deadlineHours.trim() && Number.isFinite(hours) ? Math.round(hours * 3_600_000) : deadlineHours, onTimeout } : undefined;
+      const d = await post<Dependency>('/dependencies', { parentTaskId: Number(parent), childTaskId: Number(child), condition, ...(approval ? { approval } : {}) });
       toast.notify(t('Edge {{parent}} → {{child}} added', { parent: d.parentName, child: d.childName }));
       await deps.reload();
     } catch (err) {
@@ -142,6 +152,34 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
               </select>
             )}
           </Field>
+          <label className="check">
+            <input type="checkbox" name="gated" checked={gated} onChange={(e) => setGated(e.target.checked)} /> {t('A person approves before the child runs')}
+          </label>
+          {gated ? (
+            <>
+              <Field label={t('Who may decide: a role')} error={error?.fields['approval.role']}>
+                {(p) => (
+                  <select {...p} name="approverRole" value={approverRole} onChange={(e) => setApproverRole(e.target.value)}>
+                    <option value="">{t('None: the users named')}</option>
+                    <CodeOptions codes={APPROVER_ROLES} />
+                  </select>
+                )}
+              </Field>
+              <Field label={t('or users (comma-separated)')} error={error?.fields['approval.users']} hint={t('Usernames, or api-key:<name> for an API key')}>
+                {(p) => <input {...p} name="approverUsers" value={approverUsers} onChange={(e) => setApproverUsers(e.target.value)} />}
+              </Field>
+              <Field label={t('Deadline (hours)')} error={error?.fields['approval.timeoutMs']}>
+                {(p) => <input {...p} name="deadlineHours" inputMode="decimal" value={deadlineHours} onChange={(e) => setDeadlineHours(e.target.value)} />}
+              </Field>
+              <Field label={t('At the deadline')} error={error?.fields['approval.onTimeout']}>
+                {(p) => (
+                  <select {...p} name="onTimeout" value={onTimeout} onChange={(e) => setOnTimeout(e.target.value)}>
+                    <CodeOptions codes={APPROVAL_OUTCOMES} />
+                  </select>
+                )}
+              </Field>
+            </>
+          ) : null}
           <div className="field field-button">
             <button type="submit" className="btn-primary" disabled={!parent || !child}>
               {t('Add edge')}
