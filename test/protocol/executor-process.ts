@@ -98,8 +98,6 @@ export function startExecutorProcess(cmd: ExecutorCommand, timeoutMs = 60_000): 
 }
 
 const GO_SDK = resolve(ROOT, 'sdks/go');
-/** Where goExecutorCommand builds the Go SDK's demo executor (sdks/go/examples/demo-executor). */
-export const GO_EXECUTOR_BINARY = resolve(ROOT, '.tmp/go/demo-executor');
 
 /** Newest mtime under `dir` of Go sources and go.mod (0 when none). */
 function newestGoSource(dir: string): number {
@@ -112,26 +110,32 @@ function newestGoSource(dir: string): number {
   return newest;
 }
 
-/**
- * Builds the Go demo executor into .tmp/go when a Go source is newer than the binary (offline:
- * standard library only, so GOPROXY=off; the build cache under .tmp/go too). Fails loudly
- * without Go (apt-get install golang-go, or BATON_GO).
- */
+/** The Go demo executor (sdks/go/examples/demo-executor), built when stale. */
 export function buildGoExecutor(): string {
-  const built = existsSync(GO_EXECUTOR_BINARY) ? statSync(GO_EXECUTOR_BINARY).mtimeMs : -1;
-  if (built >= newestGoSource(GO_SDK)) return GO_EXECUTOR_BINARY;
-  mkdirSync(dirname(GO_EXECUTOR_BINARY), { recursive: true });
+  return buildGoProgram('demo-executor');
+}
+
+/**
+ * One of the Go SDK's examples (sdks/go/examples/<name>) built into .tmp/go/<name> when a Go
+ * source is newer than the binary (offline: standard library only, so GOPROXY=off; the build
+ * cache under .tmp/go too). Fails loudly without Go (apt-get install golang-go, or BATON_GO).
+ */
+export function buildGoProgram(name: string): string {
+  const binary = resolve(ROOT, '.tmp/go', name);
+  const built = existsSync(binary) ? statSync(binary).mtimeMs : -1;
+  if (built >= newestGoSource(GO_SDK)) return binary;
+  mkdirSync(dirname(binary), { recursive: true });
   try {
-    execFileSync(process.env.BATON_GO ?? 'go', ['build', '-o', GO_EXECUTOR_BINARY, './examples/demo-executor'], {
+    execFileSync(process.env.BATON_GO ?? 'go', ['build', '-o', binary, `./examples/${name}`], {
       cwd: GO_SDK,
       env: { ...process.env, GOFLAGS: '-mod=mod', GOPROXY: 'off', GOCACHE: resolve(ROOT, '.tmp/go/cache'), CGO_ENABLED: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (err) {
     const e = err as Error & { stderr?: Buffer };
-    throw new Error(`could not build the Go demo executor (needs Go ≥ 1.19: apt-get install golang-go, or set BATON_GO): ${e.stderr?.toString() || e.message}`);
+    throw new Error(`could not build the Go example ${name} (needs Go ≥ 1.19: apt-get install golang-go, or set BATON_GO): ${e.stderr?.toString() || e.message}`);
   }
-  return GO_EXECUTOR_BINARY;
+  return binary;
 }
 
 /** The Go SDK's demo executor (sdks/go/examples/demo-executor), built when stale. */

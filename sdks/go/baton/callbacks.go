@@ -67,7 +67,12 @@ func retryAfterOf(res *http.Response) time.Duration {
 	if res.StatusCode != 429 {
 		return 0
 	}
-	v := strings.TrimSpace(res.Header.Get("Retry-After"))
+	return retryAfterValue(res.Header.Get("Retry-After"))
+}
+
+// retryAfterValue reads a Retry-After header's value, capped at maxRetryAfter; 0 when absent or unreadable.
+func retryAfterValue(value string) time.Duration {
+	v := strings.TrimSpace(value)
 	var d time.Duration
 	if secs, err := strconv.Atoi(v); err == nil {
 		d = time.Duration(secs) * time.Second
