@@ -307,7 +307,7 @@ interface WatchedPage {
   page: Page;
   toasts: () => Promise<number[]>;
   consoleNo: number;
-  /** Websocket opens and closes, navigations and HTTP errors of the page, with their times. */
+  /** Websocket opens and closes, navigations, HTTP errors and console warnings of the page, with their times. */
   trace: string[];
 }
 
@@ -324,6 +324,7 @@ async function openPage(browser: Browser, url: string, tenant: string): Promise<
   page.on('framenavigated', (f) => f === page.mainFrame() && note(`navigated ${new URL(f.url()).pathname}`));
   page.on('response', (r) => r.status() >= 400 && note(`HTTP ${r.status()} ${r.request().method()} ${new URL(r.url()).pathname}`));
   page.on('requestfailed', (r) => note(`failed ${r.method()} ${new URL(r.url()).pathname}: ${r.failure()?.errorText}`));
+  page.on('console', (m) => m.type() === 'warning' && note(`page: ${m.text()}`));
   const res = await page.request.post(`${url}/api/auth/login`, { data: { tenant, username: 'ha-admin', password: PASSWORD } });
   if (!res.ok()) throw new Error(`browser login: ${res.status()}`);
   await showPage(page, `${url}/alarms`);

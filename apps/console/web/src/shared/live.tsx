@@ -57,18 +57,27 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
     if (!enabled) return;
     const socket = io({ path: '/socket.io', transports: ['websocket'] });
     socketRef.current = socket;
+    // socket.io gives up after the console's middleware refuses a handshake: the page asks again on
+    // a back-off (1, 2, 4, then every 5 s). A handshake the console could not check (503, `retry`:
+    // its database was briefly away) heals, and so does a refusal by a console that, mid-failover,
+    // could not find the session yet (an HA run lost its live pop-ups for good so); a session that
+    // really ended is ended by the page's next API call (401: logged out, this provider off), which
+    // stops the retries.
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    let refused = 0;
     socket.on('connect', () => {
+      refused = 0;
       setConnected(true);
       for (const [runId, w] of logWatches.current) socket.emit('run:logs:watch', { runId, afterId: w.afterId() });
     });
     socket.on('run:logs', (e: { runId: number; lines: RunLog[] }) => logWatches.current.get(e.runId)?.listener(e.lines));
     socket.on('disconnect', () => setConnected(false));
-    // A handshake the console could not check (its database was briefly away) says `retry`:
-    // socket.io does not reconnect after a middleware error by itself, so the page asks again.
-    let retryTimer: ReturnType<typeof setTimeout> | undefined;
-    socket.on('connect_error', (err: Error & { data?: { retry?: boolean } }) => {
+    socket.on('connect_error', (err: Error & { data?: { statusCode?: number; retry?: boolean } }) => {
       setConnected(false);
-      if (err.data?.retry && !socket.active) retryTimer = setTimeout(() => socket.connect(), 1000);
+      if (socket.active) return; // a transport failure: socket.io reconnects by itself
+      const waitMs = Math.min(5_000, 1_000 * 2 ** refused++);
+      console.warn(`live updates: connection refused (${err.data?.statusCode ?? '-'}: ${err.message}); asking again in ${waitMs} ms`);
+      retryTimer = setTimeout(() => socket.connect(), waitMs);
     });
     socket.on('run', (run: Run) => listeners.current.run.forEach((l) => l(run)));
     socket.on('alarm', (a: AlarmEvent) => listeners.current.alarm.forEach((l) => l(a)));
