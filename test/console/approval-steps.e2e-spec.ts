@@ -125,7 +125,8 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(again.status).toBe(409);
     expect(again.body.errors[0].field).toBe('state');
 
-    const audit = (await api().get('/api/audit?action=run.approve').set(alpha.admin)).body.items as Array<{ actor: { name: string }; objectId: string; after: Record<string, unknown> }>;
+    // This run's (a deadline of another test may have approved one too, by the engine).
+    const audit = (await api().get(`/api/audit?action=run.approve&objectType=run&objectId=${runId}`).set(alpha.admin)).body.items as Array<{ actor: { name: string }; objectId: string; after: Record<string, unknown> }>;
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ actor: { name: 'alpha-admin' }, objectId: String(runId), after: { decision: 'APPROVE', comment: 'ship it', state: 'PENDING' } });
   });
@@ -146,7 +147,7 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     await until(cleanup, (runs) => runs[0]?.state === 'SUCCEEDED', 'the ON_FAILURE child to run');
     expect(await runsOf(next)).toEqual([]);
 
-    const audit = (await api().get('/api/audit?action=run.reject').set(alpha.admin)).body.items as Array<{ actor: { name: string }; after: Record<string, unknown> }>;
+    const audit = (await api().get(`/api/audit?action=run.reject&objectType=run&objectId=${runId}`).set(alpha.admin)).body.items as Array<{ actor: { name: string }; after: Record<string, unknown> }>;
     expect(audit.map((a) => [a.actor.name, a.after.comment])).toEqual([['api-key:alpha-TENANT_VIEWER', 'amount too high']]);
   });
 
