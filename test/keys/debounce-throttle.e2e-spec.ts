@@ -8,7 +8,8 @@
  * quiet; a key's next burst after its run started opens a new window; a trigger joins a window as
  * an event does; a throttle lets `limit` runs a period through and folds the rest into one run at
  * the period's end with the last payload (keep LAST), or drops them (keep FIRST, a 409 naming
- * `throttle`). Every wait is for the fact it names.
+ * `throttle`); a submission's idempotency key makes its repeats answer the run it got. Every wait
+ * is for the fact it names.
  */
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
@@ -201,6 +202,55 @@ describe.each(TEST_DATABASES)('debounce and throttle on %s', (kind) => {
     const later = (await emit('ticket.opened', t0 + 60_000, 'f1', 4)).runIds;
     await succeeded(later[0]);
     expect(await runsOf(task)).toHaveLength(4);
+  });
+
+  it('idempotency keys: a repeat answers the run its first submission got, in its window and after it started, in one batch, from a dropped throttle', { timeout: 60_000 }, async () => {
+    const task = await createTask('profile.sync', { debounce: { key: 'customerId', quietMs: 1000, maxWaitMs: 10_000 } }, { kind: 'MANUAL' });
+    const t0 = t.clock.now() + 1000;
+    const trigger = (at: number, key: string, customerId: string, version: number) => {
+      t.clock.set(at);
+      return t.http().post(`/api/tasks/${task}/trigger`).set(acme.admin).set('Idempotency-Key', key).send({ params: { customerId, version } });
+    };
+    const first = await trigger(t0, 'sync-1', 'p1', 0);
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    // A retry of the same submission answers its run and leaves the window as it was: its due time does not move.
+    const retry = await trigger(t0 + 500, 'sync-1', 'p1', 0);
+    expect([retry.status, retry.body.id]).toEqual([200, first.body.id]);
+    expect((await run(first.body.id)).dueAt).toBe(t0 + 1000);
+    // Another key of the same customer joins the window as a submission without a key does.
+    const second = await trigger(t0 + 600, 'sync-2', 'p1', 1);
+    expect([second.status, second.body.id]).toEqual([200, first.body.id]);
+    t.clock.set(t0 + 1600);
+    await succeeded(first.body.id);
+    // After the run started, a retry opens no second window: it still answers the first run.
+    const late = await trigger(t0 + 2000, 'sync-1', 'p1', 0);
+    expect([late.status, late.body.id, late.body.state]).toEqual([200, first.body.id, 'SUCCEEDED']);
+    // In one batch: the key's repeat answers what its first got; a new key opens the customer's next window.
+    const batch = await t.http().post('/api/runs/batch').set(acme.admin).send({
+      runs: [
+        { taskId: task, params: { customerId: 'p1', version: 2 }, idempotencyKey: 'sync-3' },
+        { taskId: task, params: { customerId: 'p1', version: 2 }, idempotencyKey: 'sync-3' },
+        { taskId: task, params: { customerId: 'p1', version: 0 }, idempotencyKey: 'sync-1' },
+      ],
+    });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    const results = batch.body.results as Array<{ status: number; run: { id: number } }>;
+    expect(results.map((r) => r.status)).toEqual([201, 200, 200]);
+    expect([results[1].run.id, results[2].run.id]).toEqual([results[0].run.id, first.body.id]);
+    expect((await runsOf(task)).map((r) => r.id)).toEqual([first.body.id, results[0].run.id]);
+
+    // Throttle keep FIRST: a dropped submission's retry is dropped again and takes no place of the period.
+    const gated = await createTask('gate.sync', { throttle: { key: 'customerId', limit: 1, periodMs: 60_000, keep: 'FIRST' } }, { kind: 'MANUAL' });
+    const send = (key: string, customerId: string) => t.http().post(`/api/tasks/${gated}/trigger`).set(acme.admin).set('Idempotency-Key', key).send({ params: { customerId, version: 0 } });
+    const passed = await send('g-1', 'q1');
+    expect(passed.status, JSON.stringify(passed.body)).toBe(201);
+    expect((await send('g-2', 'q1')).status).toBe(409);
+    const again = await send('g-2', 'q1');
+    expect(again.status).toBe(409);
+    expect(again.body.errors[0]).toMatchObject({ field: 'throttle', reason: expect.stringContaining('idempotency key') });
+    expect([(await send('g-1', 'q1')).body.id]).toEqual([passed.body.id]);
+    await succeeded(passed.body.id);
+    expect(await runsOf(gated)).toHaveLength(1);
   });
 
   it('carries debounce and throttle through tasks as code: export, a plan of the same file changes nothing, a changed one names the field', async () => {

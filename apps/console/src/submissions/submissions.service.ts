@@ -20,6 +20,7 @@ import { wakeupsGone } from '../wakeups/wakeups-gone';
 import { GroupCommit } from './group-commit';
 import { LaneFullError } from './lane-full-error';
 import { applyKeyWindows } from './key-windows';
+import { claimWindowKeys } from './window-keys';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, type Submission, type SubmissionOutcome } from './submission';
 
 /** One API request's submissions, as they wait in their tenant's lane. */
@@ -188,10 +189,12 @@ export class SubmissionsService {
       // Read before the transaction, a task may have been deleted since: the batch is judged again
       // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
       if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
-      // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts).
-      const windowed = toWrite.filter((w) => w.run.task.debounce !== null || w.run.task.throttle !== null);
+      // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts);
+      // one whose idempotency key was seen answers what its first submission got (window-keys.ts).
+      const keys = await claimWindowKeys(em, tenantId, toWrite.filter((w) => isWindowed(w.run.task)).map((w) => ({ at: w.at, taskId: w.run.task.id, fireKey: w.run.fireKey })), now);
+      const windowed = toWrite.filter((w) => isWindowed(w.run.task) && keys.takes(w.at));
       const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
-      const plain = [...toWrite.filter((w) => w.run.task.debounce === null && w.run.task.throttle === null), ...windowed.filter((_, j) => windows[j].kind === 'START')];
+      const plain = [...toWrite.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
       const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
       written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
       windowed.forEach((w, j) => {
@@ -199,6 +202,7 @@ export class SubmissionsService {
         if (window.kind === 'WINDOW') outcomes[w.at] = { status: window.created ? 201 : 200, run: window.row, taskName: w.run.task.name };
         else if (window.kind === 'DROP') outcomes[w.at] = { status: 409, error: errorBody(409, { message: window.reason, errors: [{ field: 'throttle', reason: window.reason }] }) };
       });
+      await keys.settle(em, outcomes, (at) => toWrite.find((w) => w.at === at)!.run.task.name);
       const split = byRequest();
       const answers = new Map(requests.map((request, i) => [request, split[i]]));
       for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
@@ -250,6 +254,11 @@ export class SubmissionsService {
     }
     for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
   }
+}
+
+/** A task whose submissions go through their key's window (debounce, throttle) rather than straight to a run. */
+function isWindowed(task: SubmittableTask): boolean {
+  return task.debounce !== null || task.throttle !== null;
 }
 
 /** A run's fire key: its own (`m:`), its idempotency key's (`k:`), or its event's key's (`e:`, apart from the keys of triggers). */

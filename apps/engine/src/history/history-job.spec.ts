@@ -219,6 +219,18 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       expect(await count(db.dataSource, `SELECT COUNT(*) AS n FROM webhook_deliveries`)).toBe(2);
     });
 
+    it('purges the idempotency keys of windowed submissions past the runs\' retention, several batches of them, and keeps the recent', async () => {
+      await setPolicy(0, { runsMs: 2 * DAY });
+      const key = (fireKey: string, createdAt: number, tenantId = TENANT) =>
+        db.dataSource.query(`INSERT INTO submission_keys (task_id, fire_key, tenant_id, run_id, created_at) VALUES (?, ?, ?, NULL, ?)`, [task.id, fireKey, tenantId, createdAt]);
+      for (let i = 0; i < 7; i++) await key(`k:old-${i}`, T - 3 * DAY + i);
+      await key('k:recent', T - DAY);
+      await key('k:other-tenant', T - 3 * DAY, 'globex');
+      await purgeAll(job(db.dataSource, clock));
+      const left = ((await db.dataSource.query(`SELECT fire_key FROM submission_keys ORDER BY fire_key`)) as Array<{ fire_key: string }>).map((r) => r.fire_key);
+      expect(left).toEqual(['k:other-tenant', 'k:recent']);
+    });
+
     it('never purges past the point the statistics have settled', async () => {
       await setPolicy(0, { runsMs: 60_000 });
       const run = await ended(T - 2 * MINUTE_MS);

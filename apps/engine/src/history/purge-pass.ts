@@ -11,6 +11,7 @@ import {
   newestRunsBoundary,
   purgeAlarms,
   purgeEvents,
+  purgeSubmissionKeys,
   purgeAuditRecords,
   purgeRollups,
   purgeRunLogs,
@@ -40,6 +41,8 @@ export interface PurgeReport {
   logs: number;
   alarms: number;
   events: number;
+  /** Idempotency keys of submissions to debounced or throttled tasks. */
+  submissionKeys: number;
   rollups: number;
   audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
@@ -54,7 +57,8 @@ export interface PurgeReport {
  *   their task and the runs of a flow with a run still going — a sweep over finished_at from the
  *   cursor's purge position, then the tasks that keep less than their tenant;
  * - events received before the tenant's run retention (runsMs): an event lives as long as the
- *   runs it could have started, and its idempotency key is free again once it is gone;
+ *   runs it could have started, and its idempotency key is free again once it is gone; the
+ *   idempotency keys of submissions to debounced or throttled tasks likewise;
  * - logs of runs older than the log retention; alarms older than theirs, once published, and
  *   finished webhook deliveries with them;
  * - audit records older than BATON_AUDIT_RETENTION_MS (the operator's; tenants cannot shorten it);
@@ -65,7 +69,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, rollups: 0, audit: 0, more: false };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -129,6 +133,14 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
     const deleted = await step(() => inTransaction(dataSource, (em) => purgeEvents(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.events += deleted;
+    if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+  }
+
+  // Idempotency keys of windowed submissions live as long as an ordinary run's key (its run): the runs' retention.
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const deleted = await step(() => inTransaction(dataSource, (em) => purgeSubmissionKeys(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
+    report.submissionKeys += deleted;
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }

@@ -16,6 +16,7 @@ import { RunLogEntity } from './run-log.entity';
 import { RunRollupEntity } from './run-rollup.entity';
 import { RunEntity } from './run.entity';
 import { RunKeyEntity } from './run-key.entity';
+import { SubmissionKeyEntity } from './submission-key.entity';
 import { SessionEntity } from './session.entity';
 import { TaskDependencyEntity } from './task-dependency.entity';
 import { TaskEntity } from './task.entity';
@@ -45,6 +46,7 @@ export {
   RunAttemptEntity,
   RunEntity,
   RunKeyEntity,
+  SubmissionKeyEntity,
   RunRollupEntity,
   RunLogEntity,
   SessionEntity,
@@ -85,4 +87,5 @@ export const ENTITIES = [
   InboundWebhookEntity,
   RunApprovalEntity,
   RunKeyEntity,
+  SubmissionKeyEntity,
 ];

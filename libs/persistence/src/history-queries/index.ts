@@ -8,6 +8,7 @@ export type { PurgeCandidate } from './purge-runs';
 export { purgeRunLogs } from './purge-run-logs';
 export { purgeAlarms } from './purge-alarms';
 export { purgeEvents } from './purge-events';
+export { purgeSubmissionKeys } from './purge-submission-keys';
 export { findRetentionPolicies } from './retention-policies';
 export type { StoredRetention } from './retention-policies';
 export { findGroupTenants } from './find-group-tenants';

@@ -4,3 +4,5 @@ export * from './retire-window-name';
 export * from './find-window-run';
 export * from './lock-throttle-key';
 export * from './store-throttle-period';
+export * from './claim-submission-keys';
+export * from './record-submission-key';
