@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction, RunEntity, SubmissionKeyEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { insertTask, pendingRunRow, seedTenant } from '../../../../test/cluster/support/seed';
+import { errorBody } from '@baton/protocol';
 import type { SubmissionOutcome } from './submission';
 import { claimWindowKeys } from './window-keys';
 
@@ -29,12 +30,12 @@ describe.each(TEST_DATABASES)('window keys on %s', (kind) => {
   const submit = (fireKeys: string[], got: SubmissionOutcome) =>
     inTransaction(db.dataSource, async (em) => {
       const keys = await claimWindowKeys(em, 'acme', fireKeys.map((fireKey, at) => ({ at, taskId, fireKey })), NOW);
-      const outcomes: SubmissionOutcome[] = fireKeys.map((_, at) => (keys.takes(at) ? got : { status: 400, error: { statusCode: 400, message: 'unset', error: 'Bad Request' } }));
+      const outcomes: SubmissionOutcome[] = fireKeys.map((_, at) => (keys.takes(at) ? got : { status: 400, error: errorBody(400, { message: 'unset' }) }));
       await keys.settle(em, outcomes, () => 'sync');
       return outcomes.map((o) => ('run' in o ? [o.status, o.run.id] : [o.status]));
     });
   const opened: SubmissionOutcome = { status: 201, get run() { return run; }, taskName: 'sync' };
-  const dropped: SubmissionOutcome = { status: 409, error: { statusCode: 409, message: 'Throttled', error: 'Conflict' } };
+  const dropped: SubmissionOutcome = { status: 409, error: errorBody(409, { message: 'Throttled' }) };
 
   it('takes a key once: its repeats, in the batch and later, answer its run (200); keyless submissions pass; a drop stays a drop', async () => {
     expect(await submit(['k:a', 'k:a', 'm:1', 'm:2'], opened)).toEqual([[201, run.id], [200, run.id], [201, run.id], [201, run.id]]);

@@ -121,18 +121,36 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
     disposers.push(a.dispose, b.dispose);
     const acme = await raise(a.alarms, 'acme', 40);
     const globex = await raise(a.alarms, 'globex', 40);
-    let skipped = 0;
-    for (let i = 0; i < 50 && (await pending()) > 0; i++) {
-      const [ra, rb] = await Promise.all([a.relay.relayOnce(), b.relay.relayOnce()]);
-      skipped += ra.skippedTenants + rb.skippedTenants;
-    }
+    for (let i = 0; i < 50 && (await pending()) > 0; i++) await Promise.all([a.relay.relayOnce(), b.relay.relayOnce()]);
     expect(await pending()).toBe(0);
     expect(bus.published).toHaveLength(80);
     expect(new Set(bus.published.map((m) => m.id)).size).toBe(80);
     expect(ofTenant(bus, 'acme')).toEqual(acme);
     expect(ofTenant(bus, 'globex')).toEqual(globex);
-    // MySQL: the engines met on a tenant and one of them stepped aside (SKIP LOCKED on the tenant row).
-    if (kind === 'mysql') expect(skipped).toBeGreaterThan(0);
+    // Whether the two met on a tenant depends on the machine's speed: the step aside is the next test's.
+  });
+
+  it.runIf(kind === 'mysql')('an engine finding a tenant relayed by another (its row locked) steps aside and relays the others', async () => {
+    const bus = new FakeAlarmBus(2);
+    const r = relayOn(db.dataSource, bus, 10);
+    disposers.push(r.dispose);
+    const acme = await raise(r.alarms, 'acme', 3);
+    const globex = await raise(r.alarms, 'globex', 3);
+    // Another engine's relay pass on acme: it holds acme's tenant row until its transaction ends.
+    const other = await openDatabase(db.url);
+    disposers.push(() => other.destroy());
+    const runner = other.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      await runner.query('SELECT id FROM tenants WHERE id = ? FOR UPDATE', ['acme']);
+      expect(await r.relay.relayOnce()).toMatchObject({ skippedTenants: 1, failed: false });
+      expect([ofTenant(bus, 'acme'), ofTenant(bus, 'globex')]).toEqual([[], globex]);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    expect(await r.relay.relayOnce()).toMatchObject({ skippedTenants: 0, failed: false });
+    expect(ofTenant(bus, 'acme')).toEqual(acme);
   });
 
   it('is woken by a committed alarm (no waiting for its poll), and not by a rolled-back one', async () => {

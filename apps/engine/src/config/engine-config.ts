@@ -49,6 +49,11 @@ export interface EngineConfig {
    */
   wakeFloorMs: number;
   /**
+   * How long an executor's 202 waits before the run's ACCEPTED mark is written (`BATON_ACK_HOLD_MS`):
+   * a run that ends meanwhile needs none (runs/dispatch-marks.ts). Default 250 ms; 0: at once.
+   */
+  ackHoldMs: number;
+  /**
    * Signed requests of one tenant (callbacks, callback batches, heartbeats, wake-ups, cancel
    * notices) this engine works on at once, keyed by the tenant the signature verified
    * (`BATON_TENANT_REQUESTS_IN_FLIGHT`). Default 4: a fifth of the MySQL pool (20 connections), and
@@ -171,6 +176,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     maxHeld: v.integer('BATON_MAX_HELD'),
     claimIntervalMs: v.integer('BATON_CLAIM_INTERVAL_MS'),
     wakeFloorMs: v.integer('BATON_WAKE_FLOOR_MS'),
+    ackHoldMs: v.integer('BATON_ACK_HOLD_MS'),
     tenantRequestsInFlight: v.integer('BATON_TENANT_REQUESTS_IN_FLIGHT'),
     tenantRequestsWaiting: v.integer('BATON_TENANT_REQUESTS_WAITING'),
     tenantRequestRate: v.integer('BATON_TENANT_REQUEST_RATE'),

@@ -242,6 +242,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Lets dispatches in flight record their ack before the data source closes. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.idle(this.config.dispatchTimeoutMs + 1_000);
+    // The held ACCEPTED marks are written now, not at the end of their hold.
+    this.marks.writeHeld();
     await Promise.all([...this.ackWrites.values()]);
   }
 
@@ -337,7 +339,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /**
    * DISPATCHED → ACCEPTED, without holding the slot: the executor has the run, which is all the
    * slot waited for (MTHPT: the engine is free again at the ack). The mark is bookkeeping — it
-   * re-bases the timeout — and joins the other slots' marks; if it cannot be written the run
+   * re-bases the timeout — held BATON_ACK_HOLD_MS (a run ended meanwhile needs none) and joined
+   * with the other slots' marks; if it cannot be written the run
    * stays DISPATCHED and its callback ends it as usual. Still DISPATCHED at two lease renewals
    * after the mark gave up, it is a stray (LeaseRenewerService): given back, and sent to the same
    * executor again, which de-duplicates.

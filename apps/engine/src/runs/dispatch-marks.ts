@@ -18,6 +18,13 @@ interface Dispatching {
   startAt: number;
 }
 
+/** An executor's 202 for a run: when the accepted request left, and when the answer came. */
+interface Ack {
+  run: ClaimedRun;
+  sentAt: number;
+  acceptedAt: number;
+}
+
 /**
  * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
@@ -26,6 +33,17 @@ interface Dispatching {
  * marks are autocommitted (one round trip, not START/UPDATE/COMMIT). An ACCEPTED mark's run is at
  * its executor whichever way an unanswered commit went; a DISPATCHED mark whose answer is lost
  * is read back (readBackDispatchMarks) to learn which runs it moved, since those must be sent.
+ *
+ * The ACCEPTED marks are held BATON_ACK_HOLD_MS (default 250 ms) before they are written, all
+ * held ones together: a run whose outcome came back meanwhile — most on-demand work, a handler
+ * of a few ms — is SUCCEEDED or FAILED already and the mark's guarded UPDATE passes it by, so it
+ * costs no row write. A run's row has 14 indexes, 8 of them on `state`: each state change rewrites
+ * those entries, and the ACCEPTED one was one row write of the five a run makes (INSERT, CLAIMED,
+ * DISPATCHED, ACCEPTED, outcome) — MariaDB's CPU is most of what an on-demand run costs
+ * (docs/BENCHMARKS.md, on demand). Nothing waits for the mark: the slot is free at the 202
+ * (Dispatcher.recordAck), the run stays this node's in hand until its mark is written, and a
+ * takeover meanwhile re-sends it to the same executor, which de-duplicates, as for a DISPATCHED
+ * run at any time.
  */
 @Injectable()
 export class DispatchMarks {
@@ -34,7 +52,11 @@ export class DispatchMarks {
   private readonly dispatched: Coalescer<Dispatching, number | null | Error>;
   /** On-time runs' marks: their own batches, which never wait behind a burst's 64-row UPDATE. */
   private readonly dispatchedOnTime: Coalescer<Dispatching, number | null | Error>;
-  private readonly accepted: Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>;
+  private readonly accepted: Coalescer<Ack, void>;
+  /** Acks held until the hold ends (then written together), each with its caller's promise. */
+  private held: Array<{ ack: Ack; resolve: () => void; reject: (err: unknown) => void }> = [];
+  /** Cancels the pending end of the hold; null: none pending. */
+  private holdEnds: (() => void) | null = null;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,7 +65,7 @@ export class DispatchMarks {
   ) {
     this.dispatched = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
     this.dispatchedOnTime = new Coalescer((runs) => this.writeDispatched(runs), { concurrency: 2 });
-    this.accepted = new Coalescer<{ run: ClaimedRun; sentAt: number; acceptedAt: number }, void>(async (acks) => {
+    this.accepted = new Coalescer<Ack, void>(async (acks) => {
       const now = this.clock.now();
       const runs = acks.map(({ run, sentAt, acceptedAt }) => ({ runId: run.runId, attempt: run.attempt, sentAt, acceptedAt, deadlineAt: acceptedAt + run.timeoutMs }));
       await autocommitted(this.dataSource, (em) => markRunsAccepted(em, { nodeId: this.config.nodeId, now, runs }));
@@ -69,7 +91,18 @@ export class DispatchMarks {
    * instant for both: the run was handed over for then, and its timeline and timeout start there.
    */
   markAccepted(run: ClaimedRun, sentAt: number, acceptedAt: number): Promise<void> {
-    return this.accepted.push({ run, sentAt, acceptedAt });
+    if (this.config.ackHoldMs <= 0) return this.accepted.push({ run, sentAt, acceptedAt });
+    return new Promise<void>((resolve, reject) => {
+      this.held.push({ ack: { run, sentAt, acceptedAt }, resolve, reject });
+      this.holdEnds ??= this.clock.after(this.config.ackHoldMs, () => this.writeHeld());
+    });
+  }
+
+  /** Writes the held ACCEPTED marks now: the hold's end, or shutdown (the dispatcher waits for them). */
+  writeHeld(): void {
+    this.holdEnds?.();
+    this.holdEnds = null;
+    for (const { ack, resolve, reject } of this.held.splice(0)) this.accepted.push(ack).then(resolve, reject);
   }
 
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {

@@ -13,7 +13,8 @@ export interface ThrottleKeyRef {
 /**
  * A throttled key's row lock, for the rest of the caller's transaction, and its current period:
  *
- *   INSERT IGNORE INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)   -- SQLite: INSERT OR IGNORE
+ *   INSERT INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)
+ *     ON DUPLICATE KEY UPDATE key_value = key_value                               -- SQLite: INSERT OR IGNORE
  *   SELECT throttle_started_at, throttle_count, throttle_trailing_at FROM run_keys
  *    WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE              -- primary key
  *

@@ -18,7 +18,8 @@ export interface StoredKeyBucket {
 /**
  * The key's mutex, taken for the rest of the caller's transaction, and its token bucket:
  *
- *   INSERT IGNORE INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)   -- SQLite: INSERT OR IGNORE
+ *   INSERT INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)
+ *     ON DUPLICATE KEY UPDATE key_value = key_value                               -- SQLite: INSERT OR IGNORE
  *   SELECT tokens_milli, refilled_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE
  *
  * A row per key, locked by primary key: whoever admits runs of the key or gives its places to
