@@ -1,0 +1,213 @@
+package dev.baton.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * Submits work to Baton from a Java service — a run of a task now, or an event — through the
+ * console's public API with a tenant API key (Settings → API keys, role TENANT_ADMIN), as the Go
+ * SDK's {@code baton.Client} and the Node SDK's {@code BatonClient} do:
+ *
+ * <pre>{@code
+ * BatonClient baton = new BatonClient("http://baton-console:8080", System.getenv("BATON_API_KEY"));
+ * TriggerResult run = baton.trigger(taskId, TriggerRequest.of(order).withIdempotencyKey("order-42"));
+ * EmittedEvent event = baton.emitEvent(Event.of("order.paid", Map.of("order", order)).withIdempotencyKey("paid-42"));
+ * }</pre>
+ *
+ * <p>Requests go over the JDK's {@link HttpClient} (HTTP/1.1, keep-alive connections). A 429 or
+ * 503 — the console did nothing — is sent again after its {@code Retry-After} (or 100 ms, doubling
+ * each time, without one), {@link #withRetries retries} times, each wait at most
+ * {@link #withMaxRetryWait maxRetryWait}. A request that got no answer (refused connection, reset,
+ * timeout) is sent again only when it carries an idempotency key: it then cannot make a second run
+ * or event. Any other answer of 400 or more (a proxy's 502 or 504 too: the console may have acted
+ * on the request) is a {@link BatonApiException} at once, naming the fields at fault.
+ *
+ * <p>A client is immutable and safe to share between threads; the {@code with…} methods answer a
+ * copy on the same connections.
+ */
+public final class BatonClient {
+  /** The client's one ObjectMapper (thread-safe once configured). */
+  static final ObjectMapper MAPPER = new ObjectMapper();
+  /** An answer longer than this is cut (a console's answers are a few KB; a proxy's page could be anything). */
+  private static final int MAX_ANSWER_BYTES = 16 << 20;
+
+  private final String base;
+  private final String apiKey;
+  private final HttpClient http;
+  private final int retries;
+  private final Duration maxRetryWait;
+  private final Duration timeout;
+  private final Pause pause;
+
+  /**
+   * A client of the console at {@code baseUrl} (http or https, e.g. {@code http://baton-console:8080})
+   * with a tenant API key. Defaults: 3 retries, each wait at most 5 s, 30 s a request.
+   *
+   * @throws IllegalArgumentException naming {@code baseUrl} or {@code apiKey} when it is missing or malformed
+   */
+  public BatonClient(String baseUrl, String apiKey) {
+    // HTTP/1.1: the JDK's default, HTTP/2, would ask a plain-http console to upgrade on every new connection, for nothing.
+    this(checkedBase(baseUrl), checkedKey(apiKey), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), 3, Duration.ofSeconds(5), Duration.ofSeconds(30), Pause.SLEEP);
+  }
+
+  private BatonClient(String base, String apiKey, HttpClient http, int retries, Duration maxRetryWait, Duration timeout, Pause pause) {
+    this.base = base;
+    this.apiKey = apiKey;
+    this.http = http;
+    this.retries = retries;
+    this.maxRetryWait = maxRetryWait;
+    this.timeout = timeout;
+    this.pause = pause;
+  }
+
+  /** How often a refused (429, 503) or unanswered resendable request is sent again (default 3; 0: never). */
+  public BatonClient withRetries(int retries) {
+    if (retries < 0) throw new IllegalArgumentException("retries: must be 0 or more, not " + retries);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+  }
+
+  /** The longest wait before sending again, whatever {@code Retry-After} says (default 5 s). */
+  public BatonClient withMaxRetryWait(Duration maxRetryWait) {
+    if (maxRetryWait == null || maxRetryWait.isNegative()) throw new IllegalArgumentException("maxRetryWait: must be zero or more, not " + maxRetryWait);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+  }
+
+  /** How long one request may take, connecting included, before it counts as unanswered (default 30 s). */
+  public BatonClient withTimeout(Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout: must be positive, not " + timeout);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+  }
+
+  /** The same client waiting through {@code pause} before sending again (tests record the waits instead of sleeping them). */
+  BatonClient withPause(Pause pause) {
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+  }
+
+  /**
+   * Asks for a run of the task now ({@code POST /api/tasks/{id}/trigger}): the run made
+   * ({@code created} true, 201), or — its idempotency key used before for the task — the run the
+   * key made ({@code created} false, 200).
+   *
+   * @throws BatonApiException the console's refusal (400 naming {@code params…} or {@code idempotencyKey}, 404 no such task, …), or no answer
+   * @throws IllegalArgumentException the params are not JSON-serialisable
+   * @throws UncheckedIOException a 2xx answer that is not the run's JSON
+   * @throws InterruptedException interrupted while sending or waiting to send again
+   */
+  public TriggerResult trigger(long taskId, TriggerRequest run) throws InterruptedException {
+    ObjectNode body = MAPPER.createObjectNode();
+    if (run.params() != null) body.set("params", json("params", run.params()));
+    if (run.flowParams() != null) body.set("flowParams", json("flowParams", run.flowParams()));
+    Answer answer = post("/api/tasks/" + taskId + "/trigger", body, run.idempotencyKey(), run.idempotencyKey() != null);
+    return new TriggerResult(SubmittedRun.from(answer.body), answer.status == 201);
+  }
+
+  /**
+   * Sends one event ({@code POST /api/events}): the event stored, the runs it started and the
+   * matched tasks whose run could not be made; with an idempotency key used before, the first
+   * event sent under it ({@code created} false), and nothing is started again.
+   *
+   * @throws BatonApiException the console's refusal (400 naming {@code name}, {@code payload} or {@code idempotencyKey}, …), or no answer
+   * @throws IllegalArgumentException the payload is not JSON-serialisable
+   * @throws UncheckedIOException a 2xx answer that is not the event's JSON
+   * @throws InterruptedException interrupted while sending or waiting to send again
+   */
+  public EmittedEvent emitEvent(Event event) throws InterruptedException {
+    ObjectNode body = MAPPER.createObjectNode();
+    body.put("name", event.name());
+    if (event.payload() != null) body.set("payload", json("payload", event.payload()));
+    if (event.idempotencyKey() != null) body.put("idempotencyKey", event.idempotencyKey());
+    return EmittedEvent.from(post("/api/events", body, null, event.idempotencyKey() != null).body);
+  }
+
+  /** A 2xx answer: its status and JSON. */
+  private record Answer(int status, JsonNode body) {}
+
+  /** One exchange's status, body and {@code Retry-After} (read on a 429 or 503 only). */
+  private record Exchange(int status, byte[] body, Duration retryAfter) {}
+
+  /**
+   * POSTs {@code body} (with an {@code Idempotency-Key} header when one is given), sending it again
+   * as the class comment says; a refusal, or no answer, throws.
+   */
+  private Answer post(String path, ObjectNode body, String idempotencyHeader, boolean resendable) throws InterruptedException {
+    byte[] payload = body.toString().getBytes(StandardCharsets.UTF_8); // a tree of plain JSON nodes: its text is its JSON
+    for (int attempt = 0; ; attempt++) {
+      Duration wait;
+      try {
+        Exchange x = exchange(path, payload, idempotencyHeader);
+        if (x.status < 400) return new Answer(x.status, parse(path, x.body));
+        boolean busy = x.status == 429 || x.status == 503;
+        if (!busy || attempt >= retries) throw BatonApiException.refusal(x.status, x.body, x.retryAfter);
+        wait = x.retryAfter;
+      } catch (IOException noAnswer) {
+        if (!resendable || attempt >= retries) throw BatonApiException.unreachable("POST " + path, noAnswer);
+        wait = Duration.ZERO;
+      }
+      if (wait.isZero()) wait = Duration.ofMillis(100L << Math.min(attempt, 20));
+      pause.pause(wait.compareTo(maxRetryWait) > 0 ? maxRetryWait : wait);
+    }
+  }
+
+  private Exchange exchange(String path, byte[] payload, String idempotencyHeader) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+        .timeout(timeout)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .header("X-API-Key", apiKey)
+        .POST(HttpRequest.BodyPublishers.ofByteArray(payload));
+    if (idempotencyHeader != null) request.header("Idempotency-Key", idempotencyHeader);
+    HttpResponse<InputStream> res = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    byte[] answer;
+    try (InputStream in = res.body()) {
+      answer = in.readNBytes(MAX_ANSWER_BYTES);
+    }
+    int status = res.statusCode();
+    Duration retryAfter = status == 429 || status == 503 ? RetryAfter.of(res.headers().firstValue("Retry-After").orElse(null)) : Duration.ZERO;
+    return new Exchange(status, answer, retryAfter);
+  }
+
+  private static JsonNode parse(String path, byte[] answer) {
+    try {
+      return MAPPER.readTree(answer);
+    } catch (IOException e) {
+      throw new UncheckedIOException("POST " + path + ": the console's answer is not the expected JSON", e);
+    }
+  }
+
+  private static JsonNode json(String field, Object value) {
+    try {
+      return MAPPER.valueToTree(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(field + ": not JSON-serialisable: " + e.getMessage(), e);
+    }
+  }
+
+  private static String checkedBase(String baseUrl) {
+    if (baseUrl == null || baseUrl.isBlank()) throw new IllegalArgumentException("baseUrl: the console's URL is needed (http or https)");
+    String trimmed = baseUrl.strip().replaceAll("/+$", "");
+    try {
+      URI uri = new URI(trimmed);
+      boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+      if (!http || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) throw new URISyntaxException(baseUrl, "not an http(s) URL with a host");
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("baseUrl: \"" + baseUrl + "\" is not an http(s) URL of the console", e);
+    }
+    return trimmed;
+  }
+
+  private static String checkedKey(String apiKey) {
+    if (apiKey == null || apiKey.isBlank()) throw new IllegalArgumentException("apiKey: an API key is needed (Settings → API keys, role TENANT_ADMIN)");
+    return apiKey;
+  }
+}

@@ -1,0 +1,31 @@
+package dev.baton.client;
+
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+
+/** Reads a {@code Retry-After} header as the Go SDK's retryAfterValue and the executor's EngineClient do. */
+final class RetryAfter {
+  /** A longer wait is read as this: a wrong header must not park a request for hours. */
+  static final Duration MAX = Duration.ofMinutes(1);
+
+  private RetryAfter() {}
+
+  /** Delay-seconds or an HTTP date, at most {@link #MAX}; zero when absent or unreadable. */
+  static Duration of(String value) {
+    if (value == null || value.isBlank()) return Duration.ZERO;
+    Duration wait;
+    try {
+      wait = Duration.ofSeconds(Long.parseLong(value.trim()));
+    } catch (NumberFormatException notSeconds) {
+      try {
+        wait = Duration.between(java.time.Instant.now(), ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+      } catch (DateTimeParseException notADate) {
+        return Duration.ZERO;
+      }
+    }
+    if (wait.isNegative()) return Duration.ZERO;
+    return wait.compareTo(MAX) > 0 ? MAX : wait;
+  }
+}
