@@ -275,7 +275,10 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
       title: 'Burst: p99 lateness by stage (ms)',
       unit: 'ms',
       categories: cats,
-      series: (['dispatched', 'accepted', 'started', 'recorded'] as const).map((k) => ({ name: `→ ${k}`, values: cases.map((r) => r.stages[k].p99) })),
+      // ACCEPTED is written only for runs still going BATON_ACK_HOLD_MS after their 202: a burst of short runs has none.
+      series: (['dispatched', 'accepted', 'started', 'recorded'] as const)
+        .filter((k) => cases.some((r) => r.stages[k].n > 0))
+        .map((k) => ({ name: `→ ${k}`, values: cases.map((r) => r.stages[k].p99) })),
     }),
   );
   return { headers: summaryHeaders, summary };

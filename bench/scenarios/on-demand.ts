@@ -139,6 +139,18 @@ function parseKill(value: string | undefined): KillTarget | null {
   return value;
 }
 
+/** `--engine-env=BATON_A=1,BATON_B=2`: only BATON_ settings, each NAME=value. */
+function parseEngineEnv(value: string | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  return Object.fromEntries(
+    value.split(',').map((pair) => {
+      const match = /^(BATON_[A-Z0-9_]+)=(.*)$/.exec(pair);
+      if (!match) throw new Error(`--engine-env: "${pair}" is not BATON_NAME=value`);
+      return [match[1], match[2]];
+    }),
+  );
+}
+
 function printTables(results: readonly SystemRun[], plan: Plan, failures: ReadonlyArray<{ system: string; error: string }>): void {
   for (const series of plan.series) {
     const steps = results.flatMap((r) => r.steps.filter((s) => s.series === series));
@@ -237,6 +249,7 @@ export const onDemand: Scenario = {
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
+      ['--engine-env=K=V,…', "Baton only: settings for both engines (e.g. BATON_ACK_HOLD_MS=0, to see what a default is worth); default: none"],
       ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
@@ -270,6 +283,7 @@ export const onDemand: Scenario = {
                 : { BATON_EXECUTOR_CONCURRENCY: String(concurrency), BATON_EXECUTOR_QUEUE_LIMIT: '20000' },
               profileDir: args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `on-demand${option(args, 'tag') ?? ''}`) : null,
               sqlTiming: args.includes('--sql-timing'),
+              engineEnv: parseEngineEnv(option(args, 'engine-env')),
             },
             log,
           );

@@ -27,7 +27,6 @@ describe('cluster: a burst of 2,000 runs due at the same instant (3 engines, 2 e
     printFigures(`burst: ${RUNS} ONCE tasks due at T, 3 engines, 2 executors`, {
       'seeded (ms)': seededInMs,
       'run states': figures.states,
-      'makespan T → last ack (ms)': figures.makespanToLastAckMs,
       'makespan T → last callback recorded (ms)': figures.makespanToLastCallbackMs,
       'lateness dispatched_at − scheduled_at (ms)': figures.latenessMs,
       'runs by engine (claimed_by)': figures.byEngine,

@@ -89,7 +89,6 @@ describe('cluster: kill -9 of an engine mid-burst (3 engines, 2 executors, Maria
       'ENGINE_DOWN alarms': engineDown.map((a) => a.message),
       'how the victim was found dead': engineDown.map((a) => (a.data as { cause?: string }).cause),
       'run states': figures.states,
-      'makespan T → last ack (ms)': figures.makespanToLastAckMs,
       'makespan T → last callback recorded (ms)': figures.makespanToLastCallbackMs,
       'lateness dispatched_at − scheduled_at (ms)': figures.latenessMs,
       'runs by engine (claimed_by)': figures.byEngine,

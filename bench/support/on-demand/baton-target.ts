@@ -36,6 +36,8 @@ export interface BatonOptions {
   profileDir: string | null;
   /** `--sql-timing`: the console and engines time every SQL statement they send (bench/support/sql-timing.cjs). */
   sqlTiming: boolean;
+  /** `--engine-env`: settings for both engines beyond their defaults (e.g. BATON_ACK_HOLD_MS=0); empty: none. */
+  engineEnv: Record<string, string>;
 }
 
 /**
@@ -53,7 +55,8 @@ const batonBatchSubmit: BatchPost = async (post, taskIds, items) => {
 };
 
 /** MariaDB's statement counters read per step (server-wide: the server is this benchmark's alone; the bench's own reads included). */
-const STORE_COUNTERS = ['Questions', 'Com_commit', 'Com_select', 'Com_insert', 'Com_update', 'Com_delete'] as const;
+// Statements, and the row writes beneath them (an UPDATE of a run rewrites its index entries on `state`).
+const STORE_COUNTERS = ['Questions', 'Com_commit', 'Com_select', 'Com_insert', 'Com_update', 'Com_delete', 'Innodb_rows_inserted', 'Innodb_rows_updated'] as const;
 
 /** A POST through the benchmark's keep-alive pool: the answer's status and body. */
 type Post = (path: string, body: unknown) => Promise<{ status: number; body: string }>;
@@ -69,7 +72,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       const env = sqlTimingEnv(timingFile(name), signal);
       return { ...profiled, ...env, NODE_OPTIONS: [profiled.NODE_OPTIONS, env.NODE_OPTIONS].filter(Boolean).join(' ') };
     };
-    const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...timed(`engine-${i}`) }))[0]));
+    const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) }))[0]));
     const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
     // The console shuts down on SIGUSR2 (Nest's shutdown hooks): its profiler listens for SIGWINCH.
     const consoleProfiled: Record<string, string> = options.profileDir ? { BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};

@@ -83,7 +83,6 @@ export async function describeStuckRuns(cluster: Cluster, runs: RunEntity[], t0:
 export interface BurstFigures {
   runs: number;
   states: Record<string, number>;
-  makespanToLastAckMs: number;
   makespanToLastCallbackMs: number;
   latenessMs: ReturnType<typeof latenessSummary>;
   byEngine: Record<string, number>;
@@ -110,7 +109,6 @@ export async function burstFigures(cluster: Cluster, due: number, runs: RunEntit
   return {
     runs: runs.length,
     states: countBy(runs, (r) => r.state),
-    makespanToLastAckMs: max(runs.map((r) => r.acceptedAt)) - due,
     makespanToLastCallbackMs: max(runs.filter((r) => r.finishedAt !== null).map((r) => r.updatedAt)) - due,
     latenessMs: latenessSummary(lateness(runs)),
     byEngine: countBy(runs, (r) => r.claimedBy),
