@@ -1,7 +1,13 @@
+import type { ExecutionContext } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '@baton/domain';
+import { unauthorized } from '../common/api-error';
+import type { ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
-import { isAllowed } from './auth.guard';
+import { ConsoleAuthGuard, isAllowed } from './auth.guard';
+import type { AuthService } from './auth.service';
+import { SESSION_COOKIE } from './session-cookie';
 
 const principal = (role: Role, tenantId: string | null): Principal => ({
   kind: 'session',
@@ -46,5 +52,29 @@ describe('console access rules', () => {
 
   it('lets anyone authenticated reach "authenticated" routes', () => {
     for (const p of [operator, admin, viewer]) expect(isAllowed(p, 'authenticated', 'POST')).toBe(true);
+  });
+});
+
+describe('console guard and the session cookie', () => {
+  /** A cookie-authenticated GET through the guard, its session check answering `outcome`; the Set-Cookie lines it wrote. */
+  async function throughGuard(outcome: Error): Promise<string[]> {
+    const written: string[] = [];
+    const auth = { authenticate: () => Promise.reject(outcome) } as unknown as AuthService;
+    const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'never' } as ResolvedConsoleOptions);
+    const request = { method: 'GET', headers: { cookie: `${SESSION_COOKIE}=token-1` }, socket: {} };
+    const context = {
+      getType: () => 'http',
+      getClass: () => Object,
+      getHandler: () => throughGuard,
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({ setHeader: (name: string, value: string) => written.push(`${name}: ${value}`) }) }),
+    } as unknown as ExecutionContext;
+    await expect(guard.canActivate(context)).rejects.toBe(outcome);
+    return written;
+  }
+
+  it('clears the cookie of a session refused (401), and keeps it when the check failed (the database did not answer)', async () => {
+    expect(await throughGuard(unauthorized('Session expired or unknown; log in again'))).toEqual([expect.stringMatching(new RegExp(`^Set-Cookie: ${SESSION_COOKIE}=;`))]);
+    expect(await throughGuard(new Error('Connection lost: The server closed the connection.'))).toEqual([]);
   });
 });

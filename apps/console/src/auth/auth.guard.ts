@@ -1,4 +1,4 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, HttpException, HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { HttpRequest as Request } from '../common/http';
 import { forbidden, unauthorized } from '../common/api-error';
@@ -56,7 +56,10 @@ export class ConsoleAuthGuard implements CanActivate {
     try {
       principal = await this.auth.authenticate(credential.headers);
     } catch (error) {
-      if (credential.cookieToken !== null) {
+      // Only a session refused (ended, unknown, its user disabled) ends the browser's: a database
+      // that failed to answer (a pooled connection HAProxy closed mid-failover) is a 500 that
+      // keeps the cookie, or one lost read would log the user out (test/ha, the console kill).
+      if (credential.cookieToken !== null && error instanceof HttpException && error.getStatus() === HttpStatus.UNAUTHORIZED) {
         const response = context.switchToHttp().getResponse<{ setHeader(name: string, value: string): unknown }>();
         response.setHeader('Set-Cookie', clearedSessionCookieLine(secureCookieFor(this.options.sessionCookieSecure, request)));
       }

@@ -1,5 +1,5 @@
 import { Fragment, useEffect, useState, type ReactNode } from 'react';
-import { get, onUnauthorized, post, type Session, type SessionAnswer } from '../shared/api';
+import { ApiError, get, onUnauthorized, post, type Session, type SessionAnswer } from '../shared/api';
 import { ToastProvider } from '../shared/components';
 import { ended, started, withServerPreferences } from '../shared/session';
 import { LoginPage } from '../features/auth/LoginPage';
@@ -7,6 +7,9 @@ import { LiveProvider } from '../shared/live';
 import { navigate, useLocation } from '../shared/router';
 import { PreferencesProvider, usePreferences, type PreferencesOwner } from '../shared/preferences';
 import { Shell } from './Shell';
+
+/** Pauses before asking GET /auth/me again when the console could not say whether the session is good. */
+const ME_RETRY_MS = [1_000, 2_000, 4_000];
 
 /** Before login: the browser's language and theme, or what was last chosen on this login page. */
 const LOGIN_OWNER: PreferencesOwner = { key: 'login' };
@@ -27,10 +30,22 @@ export function App() {
 
   useEffect(() => {
     onUnauthorized(() => setSession(ended()));
-    get<SessionAnswer & Session['user']>('/auth/me').then(
-      async (me) => setSession(await withServerPreferences(started(me, me))),
-      () => setSession(ended()),
-    );
+    let left = true;
+    const ask = (tried: number): void =>
+      void get<SessionAnswer & Session['user']>('/auth/me').then(
+        async (me) => left && setSession(await withServerPreferences(started(me, me))),
+        (err: unknown) => {
+          if (!left) return;
+          // Only a 401 says the session is over. A console that could not tell (its database
+          // failing over: a 500, or no answer) is asked again before the page shows the login.
+          if ((err instanceof ApiError && err.status === 401) || tried >= ME_RETRY_MS.length) setSession(ended());
+          else setTimeout(() => ask(tried + 1), ME_RETRY_MS[tried]);
+        },
+      );
+    ask(0);
+    return () => {
+      left = false;
+    };
   }, []);
 
   useEffect(() => {
