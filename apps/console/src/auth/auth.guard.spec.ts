@@ -61,7 +61,7 @@ describe('console guard and the session cookie', () => {
     const written: string[] = [];
     const auth = { authenticate: () => Promise.reject(outcome) } as unknown as AuthService;
     const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
-    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'never' } as ResolvedConsoleOptions);
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions);
     const request = { method: 'GET', headers: { cookie: `${SESSION_COOKIE}=token-1` }, socket: {} };
     const context = {
       getType: () => 'http',
