@@ -1,0 +1,146 @@
+import { join } from 'node:path';
+import { Cluster, sleep, waitFor } from '../../test/cluster/support/cluster';
+import { invocationCheck, percentile } from '../../test/cluster/support/figures';
+import { startConsoleProcess } from '../../test/cluster/support/processes';
+import { seedTenant } from '../../test/cluster/support/seed';
+import { insertApiKey } from '../../test/console/console-test-kit';
+import { machine, writeResult } from '../support/infra';
+import { option, type Scenario } from '../support/scenario';
+import { table } from '../support/table';
+import { AT_DEFAULTS } from './run-now';
+
+/**
+ * One concurrency key flooded (issue 42's target): tenant A's task `sync` bounds its runs to one at
+ * a time per customer (`concurrency: { key: "customerId", limit: 1, onLimit: QUEUE }`); `--flood`
+ * runs (default 10,000) of customer `hot` are submitted at once (POST /api/runs/batch, 1,000 a
+ * call) and wait HELD, as rows. Meanwhile other customers' runs of the same task, and tenant B's
+ * runs of an unbounded task, are submitted one trigger at a time, `--rate` a second each (default
+ * 10) for `--seconds` (default 10), as they are before the flood (alone). Each probe run's
+ * lateness is its handler's start (the demo executor's own record) − when its trigger was sent;
+ * the target: p99 during the flood ≤ 1.25 × alone, for A's other keys and for B. Cluster mode as a
+ * user runs it: one console process, 2 engines at their defaults, one demo executor per tenant
+ * (the SDK's defaults), everything through the REST API with API keys.
+ */
+
+const KEY_LIMIT = { key: 'customerId', limit: 1, onLimit: 'QUEUE' } as const;
+const TARGET_RATIO = 1.25;
+
+interface ProbeFigures {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export const floodedKey: Scenario = {
+  name: 'flooded-key',
+  description: "one concurrency key flooded with 10,000 held runs: the lateness of the task's other keys and of another tenant, alone and during the flood",
+  options: '--flood=N (held runs of the hot key, default 10000) --rate=N (probe triggers per second per series, default 10) --seconds=N (default 10) --tag=…',
+  quickSet: false,
+  async run({ args, log }) {
+    const flood = Number(option(args, 'flood') ?? 10_000);
+    const rate = Number(option(args, 'rate') ?? 10);
+    const seconds = Number(option(args, 'seconds') ?? 10);
+    const tag = option(args, 'tag') ?? '';
+    const c = await Cluster.open('fkey');
+    let failed = true;
+    try {
+      const b = await seedTenant(c.ds, { id: 'globex', engineGroup: c.tenant.engineGroup });
+      await c.startEngines(2, AT_DEFAULTS);
+      const [aExecutor] = await c.startExecutors(1);
+      const bExecutor = await c.startExecutorOf(b, 'executor-b');
+      const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
+      const api = `${consoleProc.url}/api`;
+      const aKey = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
+      const bKey = await insertApiKey(c.ds, b.id, 'TENANT_ADMIN');
+      const post = async (key: Record<string, string>, path: string, body: unknown): Promise<{ id?: number; results?: Array<{ status: number }> }> => {
+        const res = await fetch(`${api}${path}`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const text = await res.text();
+        if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${text.slice(0, 300)}`);
+        return JSON.parse(text) as { id?: number };
+      };
+      const sync = (await post(aKey, '/tasks', { name: 'sync', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, concurrency: KEY_LIMIT })).id!;
+      const report = (await post(bKey, '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
+
+      /** `rate` triggers a second of A's other customers and of B, side by side: each one's trigger → handler start (ms). */
+      let probeNo = 0;
+      const probe = async (): Promise<{ aOther: ProbeFigures; b: ProbeFigures; from: number; to: number; runIds: Set<number> }> => {
+        const sent = new Map<number, { at: number; series: 'aOther' | 'b' }>();
+        const sends: Array<Promise<void>> = [];
+        const t0 = Date.now();
+        for (let i = 0; i < rate * seconds; i++) {
+          await sleep(t0 + (i * 1000) / rate - Date.now());
+          const n = probeNo++;
+          for (const series of ['aOther', 'b'] as const) {
+            const at = Date.now();
+            const made = series === 'aOther' ? post(aKey, `/tasks/${sync}/trigger`, { params: { customerId: `cold-${n}` } }) : post(bKey, `/tasks/${report}/trigger`, { params: { n } });
+            sends.push(made.then(({ id }) => void sent.set(id!, { at, series })));
+          }
+        }
+        await Promise.all(sends);
+        const started = await waitFor(
+          () => {
+            const records = new Map(c.records([aExecutor, bExecutor]).filter((r) => sent.has(r.runId)).map((r) => [r.runId, r.at]));
+            return records.size === sent.size ? records : false;
+          },
+          { timeoutMs: 120_000, intervalMs: 250, what: `the ${sent.size} probe runs started` },
+        );
+        const figures = (series: 'aOther' | 'b'): ProbeFigures => {
+          const ms = [...sent].filter(([, s]) => s.series === series).map(([id, s]) => started.get(id)! - s.at);
+          return { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(...ms) };
+        };
+        return { aOther: figures('aOther'), b: figures('b'), from: t0, to: Math.max(...started.values()), runIds: new Set(sent.keys()) };
+      };
+
+      await probe(); // warm-up: connections, the console's first requests, the engines' pools
+      const alone = await probe();
+      log(`  alone: A's other keys p50/p99 ${alone.aOther.p50}/${alone.aOther.p99} ms, B ${alone.b.p50}/${alone.b.p99} ms`);
+
+      const floodStarted = Date.now();
+      for (let i = 0; i < flood; i += 1000) {
+        const runs = Array.from({ length: Math.min(1000, flood - i) }, (_, j) => ({ taskId: sync, params: { customerId: 'hot', i: i + j } }));
+        const { results } = await post(aKey, '/runs/batch', { runs });
+        if (results!.some((r) => r.status !== 201)) throw new Error(`flood batch at ${i}: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
+      }
+      const heldCount = async () => Number(((await c.ds.query("SELECT COUNT(*) AS n FROM runs WHERE task_id = ? AND state = 'HELD'", [sync])) as Array<{ n: unknown }>)[0].n);
+      // The flood is claimed and held (a claim turn admits the key's one place and holds the rest) before the probe.
+      await waitFor(async () => (await heldCount()) >= flood * 0.9, { timeoutMs: 120_000, intervalMs: 250, what: `${flood * 0.9} of the hot key's runs HELD`, detail: async () => `${await heldCount()} HELD` });
+      const heldAtStart = await heldCount();
+      log(`  flood: ${flood} runs of key 'hot' submitted, ${heldAtStart} HELD ${Date.now() - floodStarted} ms later`);
+      const during = await probe();
+      const heldAtEnd = await heldCount();
+      // The hot key's own runs went on meanwhile, one at a time: its starts in the probe's span.
+      const hotStarts = c.records([aExecutor]).filter((r) => r.at >= during.from && r.at <= during.to && !during.runIds.has(r.runId)).length;
+      log(`  during: A's other keys p50/p99 ${during.aOther.p50}/${during.aOther.p99} ms, B ${during.b.p50}/${during.b.p99} ms; the hot key: ${hotStarts} started meanwhile, ${heldAtEnd} still HELD`);
+
+      // Every run started once: the probes' and the hot key's so far (the rest still wait their turn).
+      const records = c.records([aExecutor, bExecutor]);
+      const check = invocationCheck(records, [...new Set(records.map((r) => r.runId))]);
+      const ratio = (d: ProbeFigures, a: ProbeFigures) => +(d.p99 / Math.max(1, a.p99)).toFixed(2);
+      const rows = [
+        ["A's other keys", alone.aOther, during.aOther],
+        ['tenant B', alone.b, during.b],
+      ] as const;
+      log(
+        table(
+          ['series', 'alone p50 / p99 ms', 'during the flood p50 / p99 ms', 'p99 ratio', `target ≤ ${TARGET_RATIO}`],
+          rows.map(([name, a, d]) => [name, `${a.p50} / ${a.p99}`, `${d.p50} / ${d.p99}`, ratio(d, a), ratio(d, a) <= TARGET_RATIO ? 'met' : 'missed']),
+        ),
+      );
+      log(`  handler starts ${records.length}, duplicated ${check.duplicated.length}`);
+      writeResult(`flooded-key${tag}.json`, {
+        machine: machine(),
+        plan: { flood, rate, seconds, keyLimit: KEY_LIMIT, executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
+        alone: { aOther: alone.aOther, b: alone.b },
+        during: { aOther: during.aOther, b: during.b },
+        hotKey: { heldAtProbeStart: heldAtStart, heldAtProbeEnd: heldAtEnd, startedDuringProbe: hotStarts, probeSeconds: +((during.to - during.from) / 1000).toFixed(1) },
+        duplicated: check.duplicated.length,
+        ratios: { aOther: ratio(during.aOther, alone.aOther), b: ratio(during.b, alone.b) },
+      });
+      failed = false;
+      return rows.map(([name, a, d]) => [`flooded key${tag}: ${name} p99 alone → during`, `${a.p99} → ${d.p99} ms (${ratio(d, a)}×, target ≤ ${TARGET_RATIO}×)`]);
+    } finally {
+      await c.close(failed);
+    }
+  },
+};
