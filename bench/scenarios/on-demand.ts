@@ -24,7 +24,11 @@ import { BURST_TENANT } from './burst';
 
 const SYSTEMS = ['baton', 'bullmq', 'graphile-worker'] as const;
 type SystemKey = (typeof SYSTEMS)[number];
-const SERIES = ['single', 'batched', 'client'] as const;
+const SERIES = ['single', 'batched', 'client', 'events', 'events-batched'] as const;
+/** Each series' steps' prefix of their submissions' keys (unique across a run). */
+const STEP_PREFIX: Record<Series, string> = { single: 's', batched: 'b', client: 'c', events: 'e', 'events-batched': 'E' };
+/** The series run when --series is not given: the events series are Baton's alone (--series=events,events-batched). */
+const DEFAULT_SERIES: readonly Series[] = ['single', 'batched', 'client'];
 type Series = (typeof SERIES)[number];
 
 const DEFAULT_RATES = '100,250,500,1000,2000,4000';
@@ -75,13 +79,19 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   const runs: StepRun[] = [];
   const skipped: SystemRun['skipped'] = [];
   for (const series of plan.series) {
-    const batch = series === 'batched' ? plan.batch : 1;
+    const batch = series === 'batched' || series === 'events-batched' ? plan.batch : 1;
+    const viaEvents = series === 'events' || series === 'events-batched';
+    if (viaEvents && !target.emitEvents) {
+      skipped.push({ series, rate: null, why: 'no events' });
+      log(`  ${series}: not run — no events`);
+      continue;
+    }
     if (series === 'client' && !target.submitViaClient) {
       skipped.push({ series, rate: null, why: 'its single submission already is its client library’s' });
       log(`  ${series}: not run — the single series is its client library's`);
       continue;
     }
-    if (batch > 1 && !target.submitBatch) {
+    if (batch > 1 && !viaEvents && !target.submitBatch) {
       skipped.push({ series, rate: null, why: target.noBatchReason ?? 'no batch API' });
       log(`  ${series}: not run — ${target.noBatchReason}`);
       continue;
@@ -93,8 +103,8 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
         continue;
       }
       const fault = plan.kill && target.kill && runs.length === 0 ? plan.kill : null;
-      const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient: series === 'client', maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
-      const run = await runStep(target, book, spec, `${series[0]}${i}`, TASKS);
+      const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient: series === 'client', viaEvents, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
+      const run = await runStep(target, book, spec, `${STEP_PREFIX[series]}${i}`, TASKS);
       runs.push(run);
       const f = stepFigures(target.system, run, book, idleCpuPerSec);
       if (run.fault) log(`  ${series} ${rate}/s: ${run.fault}`);
@@ -117,7 +127,7 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
 function parsePlan(args: readonly string[]): Plan {
   const rates = (option(args, 'rates') ?? DEFAULT_RATES).split(',').map(Number);
   if (rates.some((r) => !(r > 0))) throw new Error(`--rates: "${option(args, 'rates')}" is not a list of positive rates`);
-  const series = (option(args, 'series')?.split(',') ?? (option(args, 'batch') ? ['batched'] : [...SERIES])) as Series[];
+  const series = (option(args, 'series')?.split(',') ?? (option(args, 'batch') ? ['batched'] : [...DEFAULT_SERIES])) as Series[];
   for (const s of series) if (!SERIES.includes(s)) throw new Error(`--series: unknown series "${s}" (known: ${SERIES.join(', ')})`);
   const batch = Number(option(args, 'batch') ?? 100);
   if (!(batch >= 2)) throw new Error(`--batch: "${option(args, 'batch')}" must be at least 2 (single submissions are the single series)`);
@@ -169,7 +179,13 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
       s.stoppedEarly ?? '',
     ]);
     const skipped = results.flatMap((r) => r.skipped.filter((k) => k.series === series).map((k) => `${r.system}${k.rate === null ? '' : ` ${k.rate}/s`}: ${k.why}`));
-    const what = series === 'single' ? 'single submissions' : series === 'client' ? 'single submissions through the client library (Baton: BatonClient.submit)' : `batched submissions, ${plan.batch} a call`;
+    const what = {
+      single: 'single submissions',
+      client: 'single submissions through the client library (Baton: BatonClient.submit)',
+      batched: `batched submissions, ${plan.batch} a call`,
+      events: 'events, one a call (Baton: POST /api/events), each starting one run',
+      'events-batched': `events, ${plan.batch} a call (Baton: POST /api/events { events }), each starting one run`,
+    }[series];
     console.log(
       `\nOn demand — ${what}, open loop, ${plan.seconds} s a rate: submission → handler start and answer (ms); lost = accepted, not started ${plan.drainS} s after the step\n${table(
         ['system', 'offered/s', 'sent', 'starts/s', 'start p50 / p90 / p99', 'answer p50 / p99', 'refused', 'unanswered', 'lost', 'dup', 'client lag', 'note'],
@@ -239,7 +255,7 @@ export const onDemand: Scenario = {
     [
       [`--rates=${DEFAULT_RATES}`, 'offered submissions (batched: items) per second, one step each'],
       ['--seconds=10', 'how long each step sends'],
-      ['--series=single,batched,client', 'single submissions (Baton: one HTTP trigger each), batched ones, single ones through the client library (Baton: the Node SDK\'s BatonClient.submit); --batch=N alone: batched only'],
+      ['--series=single,batched,client', 'single submissions (Baton: one HTTP trigger each), batched ones, single ones through the client library (Baton: the Node SDK\'s BatonClient.submit); Baton also events and events-batched (POST /api/events, each event starting one run); --batch=N alone: batched only'],
       ['--batch=100', "items per call in the batched series (Baton POST /api/runs/batch, BullMQ addBulk, graphile-worker addJobs)"],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],

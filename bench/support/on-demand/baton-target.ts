@@ -116,6 +116,14 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       taskIds.push((JSON.parse(res.body) as { id: number }).id);
     }
 
+    // The events series: task i's twin starts on event `od.<i>`, its params the whole payload.
+    const eventTaskIds: number[] = [];
+    for (let i = 0; i < options.tasks; i++) {
+      const res = await post('/api/tasks', { name: `on-demand-event-${i}`, executorApp: 'demo', handler: 'noop', trigger: { kind: 'EVENT', event: `od.${i}` } });
+      if (res.status !== 201) throw new Error(`POST /api/tasks → ${res.status} ${res.body.slice(0, 300)}`);
+      eventTaskIds.push((JSON.parse(res.body) as { id: number }).id);
+    }
+
     const keyOfRun = new Map<number, string>();
     /** When each submission got one of the pool's connections (it waits in the client while all are busy). */
     const onWireAt = new Map<string, number>();
@@ -173,6 +181,18 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         const outcomes = await batonBatchSubmit(post, taskIds, items);
         outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));
         return outcomes;
+      },
+      async emitEvents(items) {
+        const event = (item: WorkItem) => ({ name: `od.${item.task}`, payload: { k: item.key, task: item.task } });
+        const answer = await post('/api/events', items.length === 1 ? event(items[0]) : { events: items.map(event) });
+        if (answer.status !== 200 && answer.status !== 201) return items.map(() => ({ ok: false, error: `HTTP ${answer.status} ${answer.body.slice(0, 200)}` }));
+        const emitted = items.length === 1 ? [{ status: answer.status, event: JSON.parse(answer.body) as { runIds: number[] } }] : (JSON.parse(answer.body) as { results: Array<{ status: number; event?: { runIds: number[] }; error?: { message: string } }> }).results;
+        return emitted.map((r, i) => {
+          const runId = r.event?.runIds[0];
+          if (runId === undefined) return { ok: false, error: `${r.status} ${'error' in r ? (r.error?.message ?? '') : 'no run started'}` };
+          keyOfRun.set(runId, items[i].key);
+          return { ok: true };
+        });
       },
       async newStarts() {
         const now = Date.now();

@@ -43,6 +43,12 @@ export interface OnDemandTarget {
    * absent when `submit` already is the client's way (the peers' add).
    */
   submitViaClient?: (item: WorkItem) => Promise<Outcome>;
+  /**
+   * Events instead of runs (Baton: `POST /api/events`, one event a call, or `{ events }` when
+   * several), each starting one run of its task through the task's EVENT trigger; absent: the
+   * system has no events (its events series are not run).
+   */
+  emitEvents?: (items: readonly WorkItem[]) => Promise<Outcome[]>;
   /** Why `submitBatch` is null, for the printed table. */
   noBatchReason?: string;
   /** Handler starts recorded since the last call, keyed by the submission's key. */
