@@ -142,6 +142,8 @@ export { admitKeyed } from './key/key-admission';
 export type { KeyAdmission } from './key/key-admission';
 export { takeKeyTokens } from './key/key-bucket';
 export type { KeyBucket } from './key/key-bucket';
+export { keyAtRest } from './window/key-rest';
+export type { StoredKeyState } from './window/key-rest';
 
 export { debounceWindow } from './window/debounce-window';
 export type { DebounceWindow } from './window/debounce-window';

@@ -87,7 +87,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
     nulls: { tenantId: null, loginTenant: '', username: 'root', passwordHash: '$2b$10$def', role: 'OPERATOR', disabled: false, createdAt: T, language: null, timeZone: null, theme: null, ssoProvider: null, ssoSubject: null },
   },
   { entity: SessionEntity, name: 'sessions', full: { userId: 1, tokenHash: 'a'.repeat(64), createdAt: T, expiresAt: T + 3600_000 } },
-  { entity: RunKeyEntity, name: 'run_keys', full: { tenantId: 'acme', taskId: 7, keyValue: 'c-1 🔑', tokensMilli: 1500, refilledAt: T, throttleStartedAt: T + 1, throttleCount: 3, throttleTrailingAt: T + 60_000 }, nulls: { tenantId: 'globex', taskId: 8, keyValue: '', tokensMilli: null, refilledAt: null, throttleStartedAt: null, throttleCount: null, throttleTrailingAt: null } },
+  { entity: RunKeyEntity, name: 'run_keys', full: { tenantId: 'acme', taskId: 7, keyValue: 'c-1 🔑', tokensMilli: 1500, refilledAt: T, throttleStartedAt: T + 1, throttleCount: 3, throttleTrailingAt: T + 60_000, usedAt: T + 2 }, nulls: { tenantId: 'globex', taskId: 8, keyValue: '', tokensMilli: null, refilledAt: null, throttleStartedAt: null, throttleCount: null, throttleTrailingAt: null, usedAt: null } },
   { entity: SubmissionKeyEntity, name: 'submission_keys', full: { taskId: 7, fireKey: 'k:order-42:refund', tenantId: 'acme', runId: 9_007_199_254_740_000, createdAt: T }, nulls: { taskId: 8, fireKey: 'e:x', tenantId: 'globex', runId: null, createdAt: T } },
   { entity: LoginThrottleEntity, name: 'login_throttle', full: { key: 'f'.repeat(64), failures: 6, lastFailureAt: T, waitUntil: T + 120_000 } },
   {

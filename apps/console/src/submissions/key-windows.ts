@@ -42,7 +42,7 @@ export async function applyKeyWindows(em: EntityManager, tenantId: string, items
     const id = refId(item.task.id, key);
     if (!refs.has(id)) {
       const ref = { tenantId, taskId: item.task.id, key };
-      refs.set(id, { ref, period: await lockThrottleKey(em, ref) });
+      refs.set(id, { ref, period: await lockThrottleKey(em, ref, now) });
     }
   }
   for (const { i, item, key } of throttled) {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { HOUR_MS, mayPurge, MINUTE_MS, taskRetention, tenantRetention, type EffectiveRetention, type RetentionCeiling } from '@baton/domain';
+import { HOUR_MS, keyAtRest, mayPurge, MINUTE_MS, taskRetention, tenantRetention, type EffectiveRetention, type RetentionCeiling } from '@baton/domain';
 import {
   advanceHistoryCursor,
   deleteEndedRuns,
@@ -12,6 +12,8 @@ import {
   purgeAlarms,
   purgeEvents,
   purgeSubmissionKeys,
+  findUnusedRunKeys,
+  deleteRunKeys,
   purgeAuditRecords,
   purgeRollups,
   purgeRunLogs,
@@ -23,6 +25,8 @@ import { LostHistoryLeaseError } from './lost-history-lease-error';
 
 /** Minute rollups are kept this long (the statistics of longer windows read hours). */
 export const MINUTE_ROLLUPS_KEPT_MS = 48 * HOUR_MS;
+/** A key's row no run has taken for this long is looked at by the purge (deleted if at rest: domain keyAtRest). */
+export const KEY_ROWS_UNUSED_MS = HOUR_MS;
 /** Purge transactions per kind per tenant per pass: a backlog of purgeable history goes over several passes. */
 export const MAX_BATCHES_PER_PASS = 20;
 
@@ -43,6 +47,8 @@ export interface PurgeReport {
   events: number;
   /** Idempotency keys of submissions to debounced or throttled tasks. */
   submissionKeys: number;
+  /** Rows of concurrency, rate and throttle keys at rest (run_keys). */
+  runKeys: number;
   rollups: number;
   audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
@@ -59,6 +65,8 @@ export interface PurgeReport {
  * - events received before the tenant's run retention (runsMs): an event lives as long as the
  *   runs it could have started, and its idempotency key is free again once it is gone; the
  *   idempotency keys of submissions to debounced or throttled tasks likewise;
+ * - rows of concurrency, rate and throttle keys (run_keys) no run took for KEY_ROWS_UNUSED_MS,
+ *   once at rest (domain keyAtRest): the next run of the key makes its row again, fresh;
  * - logs of runs older than the log retention; alarms older than theirs, once published, and
  *   finished webhook deliveries with them;
  * - audit records older than BATON_AUDIT_RETENTION_MS (the operator's; tenants cannot shorten it);
@@ -69,7 +77,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, rollups: 0, audit: 0, more: false };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -142,6 +150,19 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
     const deleted = await step(() => inTransaction(dataSource, (em) => purgeSubmissionKeys(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.submissionKeys += deleted;
     if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+  }
+
+  // Keys' rows no run took for an hour, once at rest (their bucket full, no throttle period going): a keyed task's table would only grow.
+  const unusedBefore = now - KEY_ROWS_UNUSED_MS;
+  let after: { usedAt: number | null; taskId: number; key: string } | null = null;
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const unused = await findUnusedRunKeys(dataSource.manager, { tenantId, before: unusedBefore, after, limit: settings.batch });
+    const resting = unused.filter((k) => keyAtRest(k.stored, k.rules, now));
+    if (resting.length > 0) report.runKeys += await step(() => inTransaction(dataSource, (em) => deleteRunKeys(em, { tenantId, keys: resting, before: unusedBefore }), { isolation: 'READ COMMITTED' }));
+    if (unused.length < settings.batch) break;
+    const last = unused[unused.length - 1];
+    after = { usedAt: last.usedAt, taskId: last.taskId, key: last.key };
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
 

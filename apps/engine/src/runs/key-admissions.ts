@@ -75,7 +75,7 @@ export class KeyAdmissions {
     // Every key row this admission needs, locked first and in one order by every engine: two
     // claims holding several keys never deadlock (a rate key and a concurrency key may share a row).
     const buckets = new Map<string, StoredKeyBucket | null>();
-    for (const id of [...new Set([...rated.keys(), ...bounded.keys()])].sort()) buckets.set(id, await lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref));
+    for (const id of [...new Set([...rated.keys(), ...bounded.keys()])].sort()) buckets.set(id, await lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now));
     const owner = this.config.nodeId;
     const passed = new Set<number>();
     for (const [id, { ref, runs }] of rated) {
@@ -146,7 +146,7 @@ export class KeyAdmissions {
     const released = await inTransaction(
       this.dataSource,
       async (em) => {
-        await lockRunKey(em, ref);
+        await lockRunKey(em, ref, now);
         const bound = await findKeyConcurrency(em, ref.taskId);
         const free = bound === null ? MAX_RELEASE : Math.min(MAX_RELEASE, bound.limit - (await countGoingKeyRuns(em, ref)));
         return releaseHeldKeyRuns(em, { ...ref, count: free, now });

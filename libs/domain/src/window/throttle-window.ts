@@ -25,13 +25,21 @@ export type ThrottleAction = { action: 'START' } | { action: 'DROP' } | { action
  * its first run (so at most `limit` runs start in any period, the trailing one included).
  */
 export function throttleDecision(stored: ThrottlePeriod | null, rule: Pick<KeyThrottle, 'limit' | 'periodMs' | 'keep'>, now: Millis): { decision: ThrottleAction; period: ThrottlePeriod } {
-  let period = stored;
-  while (period !== null && now >= period.startedAt + rule.periodMs) {
-    period = period.trailingAt === null ? null : { startedAt: period.trailingAt, count: 1, trailingAt: null };
-  }
-  if (period === null) period = { startedAt: now, count: 0, trailingAt: null };
+  const period = currentThrottlePeriod(stored, rule.periodMs, now) ?? { startedAt: now, count: 0, trailingAt: null };
   if (period.count < rule.limit) return { decision: { action: 'START' }, period: { ...period, count: period.count + 1 } };
   if (rule.keep === 'FIRST') return { decision: { action: 'DROP' }, period };
   const dueAt = period.startedAt + rule.periodMs;
   return { decision: { action: 'COALESCE', dueAt }, period: { ...period, trailingAt: dueAt } };
+}
+
+/**
+ * The period a stored one has become at `now`: itself while it lasts, then the period its trailing
+ * run started (counting that run), or null once none is going (the next submission starts one).
+ */
+export function currentThrottlePeriod(stored: ThrottlePeriod | null, periodMs: number, now: Millis): ThrottlePeriod | null {
+  let period = stored;
+  while (period !== null && now >= period.startedAt + periodMs) {
+    period = period.trailingAt === null ? null : { startedAt: period.trailingAt, count: 1, trailingAt: null };
+  }
+  return period;
 }

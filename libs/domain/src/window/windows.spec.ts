@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { debounceWindow } from './debounce-window';
+import { keyAtRest } from './key-rest';
 import { throttleDecision, type ThrottlePeriod } from './throttle-window';
 import { debounceProblems, defaultDebounceWait, MAX_DEBOUNCE_WAIT_MS, throttleProblems, windowsProblems } from './validate-windows';
 import { validateTask } from '../task/validate-task';
@@ -146,5 +147,35 @@ describe('COALESCING in the run state machine', () => {
     expect(canTransition('PENDING', 'COALESCING')).toBe(false);
     expect(ACTIVE_STATES).toContain('COALESCING');
     expect(KEY_GOING_STATES).not.toContain('COALESCING');
+  });
+});
+
+describe('keyAtRest', () => {
+  const T = 1_790_000_000_000;
+  const rate = { perSecond: 2, burst: 4 };
+  const throttle = { periodMs: 1000 };
+
+  it('a bucket is at rest once refilled to its burst; a rate limit removed leaves nothing to keep', () => {
+    const bucket = { tokens: 1, at: T };
+    expect(keyAtRest({ bucket, throttle: null }, { rateLimit: rate, throttle: null }, T + 1499)).toBe(false);
+    expect(keyAtRest({ bucket, throttle: null }, { rateLimit: rate, throttle: null }, T + 1500)).toBe(true);
+    expect(keyAtRest({ bucket, throttle: null }, { rateLimit: null, throttle: null }, T)).toBe(true);
+    expect(keyAtRest({ bucket: null, throttle: null }, { rateLimit: rate, throttle }, T)).toBe(true);
+  });
+
+  it('a throttle period is at rest once over, its trailing run\'s period included; and then a fresh key decides the same', () => {
+    const rule = { limit: 1, periodMs: 1000, keep: 'LAST' as const };
+    const first = throttleDecision(null, rule, T).period;
+    const folded = throttleDecision(first, rule, T + 10).period; // a trailing run at T + 1000
+    expect(folded.trailingAt).toBe(T + 1000);
+    for (const [at, rest] of [[T + 999, false], [T + 1999, false], [T + 2000, true]] as const) {
+      expect(keyAtRest({ bucket: null, throttle: folded }, { rateLimit: null, throttle: rule }, at)).toBe(rest);
+    }
+    expect(throttleDecision(folded, rule, T + 2000)).toEqual(throttleDecision(null, rule, T + 2000));
+    expect(keyAtRest({ bucket: null, throttle: folded }, { rateLimit: null, throttle: null }, T)).toBe(true);
+  });
+
+  it('needs both at rest', () => {
+    expect(keyAtRest({ bucket: { tokens: 4, at: T }, throttle: { startedAt: T, count: 1, trailingAt: null } }, { rateLimit: rate, throttle }, T + 500)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { millis } from './columns';
 
 /**
@@ -8,6 +8,8 @@ import { millis } from './columns';
  * bucket when the task has a rate limit, and its throttle period when the task throttles.
  */
 @Entity({ name: 'run_keys' })
+// The retention purge's least recently used rows of a tenant (migration 1798300000000).
+@Index('ix_run_keys_rest', ['tenantId', 'usedAt'])
 export class RunKeyEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId!: string;
@@ -37,4 +39,8 @@ export class RunKeyEntity {
   /** When the period's trailing run (keep LAST) starts; null: none. */
   @Column({ name: 'throttle_trailing_at', type: 'bigint', nullable: true, transformer: millis })
   throttleTrailingAt!: number | null;
+
+  /** When a run of the key last took the row, to within KEY_USE_STEP_MS; null: not since migration 1798300000000. */
+  @Column({ name: 'used_at', type: 'bigint', nullable: true, transformer: millis })
+  usedAt!: number | null;
 }

@@ -13,8 +13,8 @@ export interface ThrottleKeyRef {
 /**
  * A throttled key's row lock, for the rest of the caller's transaction, and its current period:
  *
- *   INSERT INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)
- *     ON DUPLICATE KEY UPDATE key_value = key_value                               -- SQLite: INSERT OR IGNORE
+ *   INSERT INTO run_keys (tenant_id, task_id, key_value, used_at) VALUES (?, ?, ?, ?)
+ *     ON DUPLICATE KEY UPDATE used_at = …                                          -- lockKeyRow
  *   SELECT throttle_started_at, throttle_count, throttle_trailing_at FROM run_keys
  *    WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE              -- primary key
  *
@@ -23,8 +23,8 @@ export interface ThrottleKeyRef {
  * Other keys never wait for it. Callers lock several keys in one sorted order, so two never
  * deadlock. Null: the key was never throttled (a fresh period).
  */
-export async function lockThrottleKey(manager: EntityManager, ref: ThrottleKeyRef): Promise<ThrottlePeriod | null> {
-  const row = await lockKeyRow(manager, ref, ['throttle_started_at', 'throttle_count', 'throttle_trailing_at']);
+export async function lockThrottleKey(manager: EntityManager, ref: ThrottleKeyRef, now: number): Promise<ThrottlePeriod | null> {
+  const row = await lockKeyRow(manager, ref, ['throttle_started_at', 'throttle_count', 'throttle_trailing_at'], now);
   if (!row || row.throttle_started_at === null || row.throttle_started_at === undefined) return null;
   return { startedAt: num(row.throttle_started_at), count: num(row.throttle_count), trailingAt: numOrNull(row.throttle_trailing_at) };
 }

@@ -3,6 +3,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/dat
 import { countGoingKeyRuns, COUNT_GOING_KEY_RUNS_SQL } from './count-going-key-runs';
 import { findHeldKeys, FIND_HELD_KEYS_SQL } from './find-held-keys';
 import { lockRunKey } from './lock-run-key';
+import { KEY_USE_STEP_MS } from './lock-key-row';
 import { releaseHeldKeyRuns } from './release-held-key-runs';
 import { storeKeyBucket } from './store-key-bucket';
 import { countHeldRuns } from './count-held-runs';
@@ -63,7 +64,7 @@ for (const kind of TEST_DATABASES) describe(`concurrency key queries on ${kind}`
 
   it('gives free places to the oldest held runs of the key only, and stores a key’s bucket', async () => {
     const released = await inTransaction(db.dataSource, async (em) => {
-      expect(await lockRunKey(em, hot)).toBeNull();
+      expect(await lockRunKey(em, hot, T)).toBeNull();
       await storeKeyBucket(em, hot, { tokensMilli: 1500, refilledAt: T });
       return releaseHeldKeyRuns(em, { ...hot, count: 2, now: T });
     });
@@ -71,7 +72,12 @@ for (const kind of TEST_DATABASES) describe(`concurrency key queries on ${kind}`
     expect(released).toEqual([Number(oldest.id), Number(oldest.id) + 1]);
     expect(await countGoingKeyRuns(db.dataSource.manager, hot)).toBe(3);
     expect(await countHeldRuns(db.dataSource.manager, 100_000)).toEqual(new Map([['acme', 2998], ['globex', 5]]));
-    expect(await inTransaction(db.dataSource, (em) => lockRunKey(em, hot))).toEqual({ tokensMilli: 1500, refilledAt: T });
+    expect(await inTransaction(db.dataSource, (em) => lockRunKey(em, hot, T + 30_000))).toEqual({ tokensMilli: 1500, refilledAt: T });
+    // When a run last took the key, to within KEY_USE_STEP_MS: the lock 30 s later wrote nothing, the one 61 s later did.
+    const usedAt = async () => Number(((await db.dataSource.query("SELECT used_at FROM run_keys WHERE key_value = 'hot'")) as Array<{ used_at: unknown }>)[0].used_at);
+    expect(await usedAt()).toBe(T);
+    await inTransaction(db.dataSource, (em) => lockRunKey(em, hot, T + KEY_USE_STEP_MS + 1_000));
+    expect(await usedAt()).toBe(T + KEY_USE_STEP_MS + 1_000);
     expect(await inTransaction(db.dataSource, (em) => releaseHeldKeyRuns(em, { ...hot, count: 0, now: T }))).toEqual([]);
   });
 });

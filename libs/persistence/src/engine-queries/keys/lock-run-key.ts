@@ -18,8 +18,8 @@ export interface StoredKeyBucket {
 /**
  * The key's mutex, taken for the rest of the caller's transaction, and its token bucket:
  *
- *   INSERT INTO run_keys (tenant_id, task_id, key_value) VALUES (?, ?, ?)
- *     ON DUPLICATE KEY UPDATE key_value = key_value                               -- SQLite: INSERT OR IGNORE
+ *   INSERT INTO run_keys (tenant_id, task_id, key_value, used_at) VALUES (?, ?, ?, ?)
+ *     ON DUPLICATE KEY UPDATE used_at = …                                          -- lockKeyRow
  *   SELECT tokens_milli, refilled_at FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE
  *
  * A row per key, locked by primary key: whoever admits runs of the key or gives its places to
@@ -29,7 +29,7 @@ export interface StoredKeyBucket {
  * other's commit and is then ignored. SQLite: one engine, serialised transactions, no FOR UPDATE.
  * Callers holding several keys take them in (tenant, task, key) order, so two never deadlock.
  */
-export async function lockRunKey(manager: EntityManager, ref: RunKeyRef): Promise<StoredKeyBucket | null> {
-  const row = await lockKeyRow(manager, ref, ['tokens_milli', 'refilled_at']);
+export async function lockRunKey(manager: EntityManager, ref: RunKeyRef, now: number): Promise<StoredKeyBucket | null> {
+  const row = await lockKeyRow(manager, ref, ['tokens_milli', 'refilled_at'], now);
   return row && row.tokens_milli !== null && row.refilled_at !== null ? { tokensMilli: num(row.tokens_milli), refilledAt: num(row.refilled_at) } : null;
 }
