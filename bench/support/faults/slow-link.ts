@@ -21,8 +21,7 @@ export async function slowLink(options: { n: number; delayMs: number; sleepMs?: 
   let failed = true;
   try {
     await openThrottles(c);
-    // Every ACCEPTED mark at once: send → ack is what this case measures (the default holds a short run's mark until it ends).
-    const [engine] = await c.startEngines(1, { BATON_ACK_HOLD_MS: '0' });
+    const [engine] = await c.startEngines(1);
     const [fast] = await c.startExecutors(1, BURST_EXECUTOR_ENV);
     const port = await freePort();
     proxy = await SlowProxy.start(port, options.delayMs);

@@ -78,3 +78,44 @@ describe('DispatchMarks when a DISPATCHED mark loses its answer (MariaDB)', () =
     expect(at).toEqual([T, null]);
   });
 });
+
+describe('DispatchMarks with BATON_ACK_HOLD_MS (SQLite)', () => {
+  const db = useTestDatabase('sqlite');
+  const clock = new ManualClock(T);
+  let marks: DispatchMarks;
+
+  beforeEach(async () => {
+    await db.clear();
+    marks = new DispatchMarks(db.dataSource, testConfig({ nodeId: 'n1', ackHoldMs: 250 }), clock);
+    await inTransaction(db.dataSource, (em) =>
+      insertPlannedRuns(
+        em,
+        [1, 2].map((taskId) => ({ tenantId: 'acme', taskId, engineGroup: 'default', state: 'PENDING' as const, fireKey: `s:${T}`, priority: 0, paramsJson: '{}', scheduledAt: T, dueAt: T, finishedAt: null, error: null })),
+        T,
+      ),
+    );
+    const ids = (await db.dataSource.getRepository(RunEntity).find()).map((r) => r.id);
+    await db.dataSource.getRepository(RunEntity).update(ids, { state: 'DISPATCHED', claimedBy: 'n1', attempt: 1, dispatchedAt: T });
+  });
+  const rows = async () => (await db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } })).map((r) => [r.state, r.acceptedAt]);
+
+  it('holds the marks until the hold ends, then writes them together; a run that ended meanwhile gets none', async () => {
+    const [a, b] = (await db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } })).map((r) => r.id);
+    const written = [marks.markAccepted(claimed(a), T + 1, T + 2), marks.markAccepted(claimed(b), T + 1, T + 3)];
+    await db.dataSource.getRepository(RunEntity).update({ id: a }, { state: 'SUCCEEDED', finishedAt: T + 5 }); // its callback came first
+    clock.advance(249);
+    expect(await rows()).toEqual([['SUCCEEDED', null], ['DISPATCHED', null]]);
+    clock.advance(1);
+    await Promise.all(written);
+    expect(await rows()).toEqual([['SUCCEEDED', null], ['ACCEPTED', T + 3]]);
+  });
+
+  it('writes what it holds at once when asked (shutdown)', async () => {
+    const [a] = (await db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } })).map((r) => r.id);
+    const written = marks.markAccepted(claimed(a), T + 1, T + 2);
+    marks.writeHeld();
+    await written;
+    expect((await rows())[0]).toEqual(['ACCEPTED', T + 2]);
+    clock.advance(1_000); // the hold's end, cancelled: nothing more happens
+  });
+});

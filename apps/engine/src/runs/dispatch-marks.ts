@@ -34,10 +34,11 @@ interface Ack {
  * its executor whichever way an unanswered commit went; a DISPATCHED mark whose answer is lost
  * is read back (readBackDispatchMarks) to learn which runs it moved, since those must be sent.
  *
- * The ACCEPTED marks are held BATON_ACK_HOLD_MS (default 250 ms) before they are written, all
- * held ones together: a run whose outcome came back meanwhile — most on-demand work, a handler
- * of a few ms — is SUCCEEDED or FAILED already and the mark's guarded UPDATE passes it by, so it
- * costs no row write. A run's row has 14 indexes, 8 of them on `state`: each state change rewrites
+ * With BATON_ACK_HOLD_MS (default 0: off) the ACCEPTED marks are held that long before they are
+ * written, all held ones together: a run whose outcome came back meanwhile — most on-demand work,
+ * a handler of a few ms — is SUCCEEDED or FAILED already and the mark's guarded UPDATE passes it
+ * by, so it costs no row write, and its timeline has no Accepted time. Off by default: which runs
+ * show one would depend on how fast they end. A run's row has 14 indexes, 8 of them on `state`: each state change rewrites
  * those entries, and the ACCEPTED one was one row write of the five a run makes (INSERT, CLAIMED,
  * DISPATCHED, ACCEPTED, outcome) — MariaDB's CPU is most of what an on-demand run costs
  * (docs/BENCHMARKS.md, on demand). Nothing waits for the mark: the slot is free at the 202
