@@ -3,6 +3,7 @@ package dev.baton.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.http.RetryAfter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

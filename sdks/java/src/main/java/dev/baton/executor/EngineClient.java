@@ -5,10 +5,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import dev.baton.http.RetryAfter;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -48,8 +46,6 @@ final class EngineClient {
   }
 
   private static final long FAILED_ENGINE_LAST_MS = 5_000;
-  /** A longer {@code Retry-After} is read as this: a wrong header must not park a callback for hours. */
-  private static final long MAX_RETRY_AFTER_MS = 60_000;
   private final String tenantId;
   private final String secret;
   private final Duration timeout;
@@ -91,22 +87,6 @@ final class EngineClient {
     return answer;
   }
 
-  /** {@code Retry-After} in ms: delay-seconds or an HTTP date, at most a minute; 0 when absent or unreadable. */
-  static long retryAfterMs(String value) {
-    if (value == null || value.isBlank()) return 0;
-    long ms;
-    try {
-      ms = Long.parseLong(value.trim()) * 1000;
-    } catch (NumberFormatException notSeconds) {
-      try {
-        ms = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant().toEpochMilli() - System.currentTimeMillis();
-      } catch (DateTimeParseException notADate) {
-        return 0;
-      }
-    }
-    return Math.max(0, Math.min(MAX_RETRY_AFTER_MS, ms));
-  }
-
   private Answer send(String baseUrl, String path, byte[] body, Duration within) {
     try {
       HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(within).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
@@ -118,7 +98,7 @@ final class EngineClient {
       } catch (java.io.IOException notJson) {
         // keep null: the status says enough
       }
-      return new Answer(baseUrl, res.statusCode(), parsed, null, res.statusCode() == 429 ? retryAfterMs(res.headers().firstValue("retry-after").orElse(null)) : 0);
+      return new Answer(baseUrl, res.statusCode(), parsed, null, res.statusCode() == 429 ? RetryAfter.of(res.headers().firstValue("retry-after").orElse(null)).toMillis() : 0);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new Answer(baseUrl, 0, null, "interrupted");

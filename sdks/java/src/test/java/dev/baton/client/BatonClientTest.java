@@ -6,6 +6,7 @@ import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.baton.http.RetryAfter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

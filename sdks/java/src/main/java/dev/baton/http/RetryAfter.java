@@ -1,19 +1,22 @@
-package dev.baton.client;
+package dev.baton.http;
 
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 
-/** Reads a {@code Retry-After} header as the Go SDK's retryAfterValue and the executor's EngineClient do. */
-final class RetryAfter {
+/**
+ * Reads a {@code Retry-After} header, for the executor's calls to engines (EngineClient) and the
+ * client's to the console (BatonClient) alike, as the Go SDK's retryAfterValue does.
+ */
+public final class RetryAfter {
   /** A longer wait is read as this: a wrong header must not park a request for hours. */
-  static final Duration MAX = Duration.ofMinutes(1);
+  public static final Duration MAX = Duration.ofMinutes(1);
 
   private RetryAfter() {}
 
   /** Delay-seconds or an HTTP date, at most {@link #MAX}; zero when absent or unreadable. */
-  static Duration of(String value) {
+  public static Duration of(String value) {
     if (value == null || value.isBlank()) return Duration.ZERO;
     Duration wait;
     try {
