@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { claimSubmissionKeys, findRun, recordSubmissionKey, type SubmissionKeyRef } from '@baton/persistence';
+import { claimSubmissionKeys, findTenantRuns, recordSubmissionKey, RunEntity, type SubmissionKeyRef } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import type { SubmissionOutcome } from './submission';
 
@@ -34,19 +34,19 @@ export async function claimWindowKeys(em: EntityManager, tenantId: string, items
   for (const item of keyed) if (!first.has(refOf(item))) first.set(refOf(item), item);
   const owners = [...first.values()];
   const claims = await claimSubmissionKeys(em, tenantId, owners, now);
-  /** Runs of the keys seen before (null: that submission was dropped). */
-  const seen = new Map<string, SubmissionOutcome | null>();
+  // The runs of the keys seen before, in one read (a batch may repeat up to 1,000 keys).
+  const seenRuns = (await findTenantRuns(em, { tenantId, ids: claims.flatMap((c) => (c.kind === 'SEEN' && c.runId !== null ? [c.runId] : [])) })).runs;
+  /** The run each key seen before got (null: that submission was dropped). */
+  const seen = new Map<string, RunEntity | null>();
   const taken = new Set<string>();
   for (const [i, claim] of claims.entries()) {
     const ref = refOf(owners[i]);
+    const run = claim.kind === 'SEEN' && claim.runId !== null ? seenRuns.get(claim.runId) : undefined;
     if (claim.kind === 'CLAIMED') taken.add(ref);
     else if (claim.runId === null) seen.set(ref, null);
-    else {
-      const run = await findRun(em, tenantId, claim.runId);
-      // Its run is gone (the task keeps runs for less than its tenant keeps keys): the key is taken afresh.
-      if (run) seen.set(ref, { status: 200, run, taskName: '' });
-      else taken.add(ref);
-    }
+    else if (run) seen.set(ref, run);
+    // Its run is gone (the task keeps runs for less than its tenant keeps keys): the key is taken afresh.
+    else taken.add(ref);
   }
   const byAt = new Map(keyed.map((item) => [item.at, item]));
   return {
@@ -64,7 +64,9 @@ export async function claimWindowKeys(em: EntityManager, tenantId: string, items
         const ref = refOf(item);
         if (first.get(ref) === item && taken.has(ref)) continue;
         const earlier = seen.has(ref) ? seen.get(ref)! : outcomes[first.get(ref)!.at];
-        outcomes[item.at] = earlier === null ? dropped() : 'run' in earlier ? { status: 200, run: earlier.run, taskName: taskName(item.at) } : earlier;
+        if (earlier === null) outcomes[item.at] = dropped();
+        else if (earlier instanceof RunEntity) outcomes[item.at] = { status: 200, run: earlier, taskName: taskName(item.at) };
+        else outcomes[item.at] = 'run' in earlier ? { status: 200, run: earlier.run, taskName: taskName(item.at) } : earlier;
       }
     },
   };
