@@ -275,7 +275,7 @@ export async function burstScenario(options: BurstOptions, infra: Infra, log: (s
       title: 'Burst: p99 lateness by stage (ms)',
       unit: 'ms',
       categories: cats,
-      // With BATON_ACK_HOLD_MS a burst of short runs has no ACCEPTED times: that stage is left out then.
+      // A stage no run reached (none ACCEPTED, say) is left out.
       series: (['dispatched', 'accepted', 'started', 'recorded'] as const)
         .filter((k) => cases.some((r) => r.stages[k].n > 0))
         .map((k) => ({ name: `→ ${k}`, values: cases.map((r) => r.stages[k].p99) })),

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type AckTimes, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -9,6 +9,7 @@ import { Alarms } from '../alarms/alarms';
 import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
+import { DispatchMarks } from '../runs/dispatch-marks';
 import { RunEvents } from '../runs/run-events';
 import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { KeyAdmissions } from '../runs/key-admissions';
@@ -22,6 +23,8 @@ interface Outcome {
   run: RunAttemptRow;
   /** The outcome span's traceparent when traced: the run's DAG children join its trace under it. */
   traceParent?: string;
+  /** The executor's 202 this engine held back (DispatchMarks), written with the outcome; null: none held. */
+  ack: AckTimes | null;
 }
 
 /** Where an ended attempt went (RETRY_WAIT: the policy retries it). */
@@ -54,6 +57,8 @@ const MAX_RESULT_BYTES = 65_000;
  * own read and its own transaction of ~6 round trips. The commonest of them — a success of a task
  * with no follow-ups (no DAG children, not FIXED_DELAY; a shard's are its fan-out run's) — go further: one statement ends them all
  * (RunOutcomes.endSucceededTogether); if that transaction fails, each goes the general way alone.
+ * An outcome whose 202 this engine still holds (BATON_ACK_HOLD_MS) writes its Accepted time too,
+ * and the ACCEPTED mark is dropped (DispatchMarks.settled).
  */
 @Injectable()
 export class CallbacksService {
@@ -73,6 +78,7 @@ export class CallbacksService {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly earlyStarts: EarlyStarts,
     private readonly keys: KeyAdmissions,
+    private readonly marks: DispatchMarks,
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
@@ -122,8 +128,10 @@ export class CallbacksService {
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
-    const ended = plain ? await this.plainSuccesses.push({ cb, run }) : await this.endAlone({ cb, run, traceParent });
+    const ack = this.marks.heldAck(cb.runId, cb.attempt);
+    const ended = plain ? await this.plainSuccesses.push({ cb, run, ack }) : await this.endAlone({ cb, run, traceParent, ack });
     if (!ended) return this.stale(cb, null, 'STALE');
+    if (ack) this.marks.settled(cb.runId, cb.attempt);
     this.events.ended(cb.runId, cb.attempt);
     if (run.runKey !== null && ended.state !== 'RETRY_WAIT') this.releaseKey(run);
     await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
@@ -139,7 +147,7 @@ export class CallbacksService {
   }
 
   /** The general way: the attempt ended per its outcome and retry policy, with alarms and follow-ups, in a group-committed transaction. */
-  private endAlone({ cb, run, traceParent }: Outcome): Promise<EndedState | null> {
+  private endAlone({ cb, run, traceParent, ack }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
     return this.outcomeCommits.run(async (em) => {
       const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb), {
@@ -147,6 +155,7 @@ export class CallbacksService {
         startedAt: cb.startedAt ?? null,
         finishedAt: cb.finishedAt ?? now,
         now,
+        ack,
       });
       if (!result) return null;
       await this.store(em, cb, run, now);
@@ -183,10 +192,10 @@ export class CallbacksService {
    * TRANSACTION, START, the UPDATE, COMMIT). A run that did not move was no longer that attempt's
    * (stale): nothing was written.
    */
-  private async endBare({ cb }: Outcome): Promise<EndedState | null> {
+  private async endBare({ cb, ack }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
     try {
-      await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, now, null)], { from: OUTCOME_FROM, now, expectAll: true });
+      await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, now, null, ack)], { from: OUTCOME_FROM, now, expectAll: true });
       return { state: 'SUCCEEDED' };
     } catch (err) {
       if (err instanceof NotAllSucceededError) return null;
@@ -202,7 +211,7 @@ export class CallbacksService {
       async (em) => {
         const moved = await this.outcomes.endSucceededTogether(
           em,
-          items.map(({ cb, run }) => succeededAttempt(cb, now, run.shardOf ?? null)),
+          items.map(({ cb, run, ack }) => succeededAttempt(cb, now, run.shardOf ?? null, ack)),
           { from: OUTCOME_FROM, now, expectAll },
         );
         const out: Array<EndedState | null> = [];
@@ -294,6 +303,6 @@ function isBare({ cb, run }: Outcome): boolean {
   return !cb.logs?.length && !cb.alarms?.length && run.shardOf === null;
 }
 
-function succeededAttempt(cb: RunCallback, now: number, shardOf: number | null): SucceededAttempt & { shardOf: number | null } {
-  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf };
+function succeededAttempt(cb: RunCallback, now: number, shardOf: number | null, ack: AckTimes | null): SucceededAttempt & { shardOf: number | null } {
+  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf, ack };
 }

@@ -3,6 +3,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { PATHS, type RunCallback } from '@baton/protocol';
 import {
   alarms,
+  claimedRunOf,
   readRun,
   runsOfTask,
   seedExecutor,
@@ -17,6 +18,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { DispatchMarks } from '../runs/dispatch-marks';
 import { RunOutcomes } from '../runs/run-outcomes';
 import { CallbacksService } from './callbacks.service';
 
@@ -145,6 +147,33 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, dispatchedAt: Date.now() });
     expect((await post(success(runId))).status).toBe(200);
     expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
+  });
+
+  it.each([
+    ['success', 'SUCCEEDED'],
+    ['failure with attempts left', 'RETRY_WAIT'],
+  ] as const)('a %s whose 202 the engine still holds (BATON_ACK_HOLD_MS) writes its Accepted time with the outcome; no ACCEPTED mark follows', async (_, state) => {
+    const task = await seedTask(db.dataSource, { name: 'charge-held', retryMaxAttempts: 3, retryBackoffBaseMs: 60_000 });
+    const sentAt = Date.now() - 40;
+    const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', claimedBy: NODE_ID, executorId, dispatchedAt: sentAt - 2, deadlineAt: sentAt + 60_000 });
+    const marks = engine.get(DispatchMarks);
+    const mark = marks.markAccepted(claimedRunOf(task, runId), sentAt, sentAt + 3);
+    expect((await post(state === 'SUCCEEDED' ? success(runId) : failure(runId))).status).toBe(200);
+    await mark; // answered by the outcome, not by the end of the hold
+    expect(marks.heldAck(runId, 1)).toBeNull();
+    const times = async (sql: string) => {
+      const [row] = await db.dataSource.query(sql, [runId]);
+      return { dispatched: Number(row.dispatched_at), accepted: Number(row.accepted_at) };
+    };
+    if (state === 'SUCCEEDED') {
+      expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'SUCCEEDED' });
+      expect(await times('SELECT dispatched_at, accepted_at FROM runs WHERE id = ?')).toEqual({ dispatched: sentAt, accepted: sentAt + 3 });
+    } else {
+      expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2 });
+      expect(await times('SELECT dispatched_at, accepted_at FROM run_attempts WHERE run_id = ?')).toEqual({ dispatched: sentAt, accepted: sentAt + 3 });
+      const [row] = await db.dataSource.query('SELECT first_dispatched_at FROM runs WHERE id = ?', [runId]);
+      expect(Number(row.first_dispatched_at)).toBe(sentAt);
+    }
   });
 
   it.each(['PENDING', 'CLAIMED', 'RETRY_WAIT'] as const)(

@@ -50,7 +50,8 @@ export interface EngineConfig {
   wakeFloorMs: number;
   /**
    * How long an executor's 202 waits before the run's ACCEPTED mark is written (`BATON_ACK_HOLD_MS`):
-   * a run that ends meanwhile needs none (runs/dispatch-marks.ts). Default 0: at once.
+   * a run that ends meanwhile has it written with its outcome (runs/dispatch-marks.ts). Default
+   * 250 ms (at most 1 s); 0: at once.
    */
   ackHoldMs: number;
   /**

@@ -339,7 +339,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /**
    * DISPATCHED → ACCEPTED, without holding the slot: the executor has the run, which is all the
    * slot waited for (MTHPT: the engine is free again at the ack). The mark is bookkeeping — it
-   * re-bases the timeout — held BATON_ACK_HOLD_MS (a run ended meanwhile needs none) and joined
+   * re-bases the timeout — held BATON_ACK_HOLD_MS (a run ended meanwhile has it written with its outcome) and joined
    * with the other slots' marks; if it cannot be written the run
    * stays DISPATCHED and its callback ends it as usual. Still DISPATCHED at two lease renewals
    * after the mark gave up, it is a stray (LeaseRenewerService): given back, and sent to the same

@@ -110,6 +110,19 @@ describe('DispatchMarks with BATON_ACK_HOLD_MS (SQLite)', () => {
     expect(await rows()).toEqual([['SUCCEEDED', null], ['ACCEPTED', T + 3]]);
   });
 
+  it("hands a held 202 to its attempt's outcome; once settled there, no ACCEPTED mark is written for it", async () => {
+    const [a, b] = (await db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } })).map((r) => r.id);
+    const written = [marks.markAccepted(claimed(a), T + 1, T + 2), marks.markAccepted(claimed(b), T + 1, T + 3)];
+    expect(marks.heldAck(a, 2)).toBeNull(); // another attempt's outcome: not this 202
+    expect(marks.heldAck(a, 1)).toEqual({ sentAt: T + 1, acceptedAt: T + 2 });
+    marks.settled(a, 1);
+    await written[0]; // settled: its caller is answered before the hold ends
+    expect(marks.heldAck(a, 1)).toBeNull();
+    clock.advance(250);
+    await written[1];
+    expect(await rows()).toEqual([['DISPATCHED', null], ['ACCEPTED', T + 3]]);
+  });
+
   it('writes what it holds at once when asked (shutdown)', async () => {
     const [a] = (await db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } })).map((r) => r.id);
     const written = marks.markAccepted(claimed(a), T + 1, T + 2);

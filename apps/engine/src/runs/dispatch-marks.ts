@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import { setTimeout as delay } from 'node:timers/promises';
-import { autocommitted, markRunsAccepted, markRunsDispatched, readBackDispatchMarks, type MarkOutcome } from '@baton/persistence';
+import { autocommitted, markRunsAccepted, markRunsDispatched, readBackDispatchMarks, type AckTimes, type MarkOutcome } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -19,10 +19,8 @@ interface Dispatching {
 }
 
 /** An executor's 202 for a run: when the accepted request left, and when the answer came. */
-interface Ack {
+interface Ack extends AckTimes {
   run: ClaimedRun;
-  sentAt: number;
-  acceptedAt: number;
 }
 
 /**
@@ -34,17 +32,19 @@ interface Ack {
  * its executor whichever way an unanswered commit went; a DISPATCHED mark whose answer is lost
  * is read back (readBackDispatchMarks) to learn which runs it moved, since those must be sent.
  *
- * With BATON_ACK_HOLD_MS (default 0: off) the ACCEPTED marks are held that long before they are
- * written, all held ones together: a run whose outcome came back meanwhile — most on-demand work,
- * a handler of a few ms — is SUCCEEDED or FAILED already and the mark's guarded UPDATE passes it
- * by, so it costs no row write, and its timeline has no Accepted time. Off by default: which runs
- * show one would depend on how fast they end. A run's row has 14 indexes, 8 of them on `state`: each state change rewrites
- * those entries, and the ACCEPTED one was one row write of the five a run makes (INSERT, CLAIMED,
- * DISPATCHED, ACCEPTED, outcome) — MariaDB's CPU is most of what an on-demand run costs
- * (docs/BENCHMARKS.md, on demand). Nothing waits for the mark: the slot is free at the 202
- * (Dispatcher.recordAck), the run stays this node's in hand until its mark is written, and a
- * takeover meanwhile re-sends it to the same executor, which de-duplicates, as for a DISPATCHED
- * run at any time.
+ * With BATON_ACK_HOLD_MS (default 250 ms) the ACCEPTED marks are held that long before they are
+ * written, all held ones together. A run whose outcome comes back meanwhile — most on-demand work,
+ * a handler of a few ms — has its 202 written with the outcome instead (the callback takes it:
+ * heldAck, then settled once the outcome is written), so it goes DISPATCHED → SUCCEEDED with its
+ * Accepted time and no ACCEPTED write of its own. A run's row has 14 indexes, 8 of them on
+ * `state`: each state change rewrites those entries, and the ACCEPTED one was one row write of the
+ * five a run makes (INSERT, CLAIMED, DISPATCHED, ACCEPTED, outcome) — MariaDB's CPU is most of
+ * what an on-demand run costs (docs/BENCHMARKS.md, on demand). The outcome of a run whose callback
+ * reached another engine (this one was down or did not answer) leaves the held mark nothing to
+ * match: that run's timeline has no Accepted time. Nothing waits for the mark: the slot is free at
+ * the 202 (Dispatcher.recordAck), the run stays this node's in hand until its mark is written or
+ * taken, and a takeover meanwhile re-sends it to the same executor, which de-duplicates, as for a
+ * DISPATCHED run at any time.
  */
 @Injectable()
 export class DispatchMarks {
@@ -54,8 +54,8 @@ export class DispatchMarks {
   /** On-time runs' marks: their own batches, which never wait behind a burst's 64-row UPDATE. */
   private readonly dispatchedOnTime: Coalescer<Dispatching, number | null | Error>;
   private readonly accepted: Coalescer<Ack, void>;
-  /** Acks held until the hold ends (then written together), each with its caller's promise. */
-  private held: Array<{ ack: Ack; resolve: () => void; reject: (err: unknown) => void }> = [];
+  /** Acks held until the hold ends (then written together) or their outcome takes them, by run id, each with its caller's promise. */
+  private readonly held = new Map<number, { ack: Ack; resolve: () => void; reject: (err: unknown) => void }>();
   /** Cancels the pending end of the hold; null: none pending. */
   private holdEnds: (() => void) | null = null;
 
@@ -94,16 +94,33 @@ export class DispatchMarks {
   markAccepted(run: ClaimedRun, sentAt: number, acceptedAt: number): Promise<void> {
     if (this.config.ackHoldMs <= 0) return this.accepted.push({ run, sentAt, acceptedAt });
     return new Promise<void>((resolve, reject) => {
-      this.held.push({ ack: { run, sentAt, acceptedAt }, resolve, reject });
+      this.held.get(run.runId)?.resolve(); // an older attempt's, not written: this one's supersedes it
+      this.held.set(run.runId, { ack: { run, sentAt, acceptedAt }, resolve, reject });
       this.holdEnds ??= this.clock.after(this.config.ackHoldMs, () => this.writeHeld());
     });
+  }
+
+  /** The 202 held for this attempt, for its outcome to write (then `settled`); null: none held (written already, or never held). */
+  heldAck(runId: number, attempt: number): AckTimes | null {
+    const held = this.held.get(runId);
+    return held && held.ack.run.attempt === attempt ? { sentAt: held.ack.sentAt, acceptedAt: held.ack.acceptedAt } : null;
+  }
+
+  /** The attempt's outcome, written with its held 202: the ACCEPTED mark is not needed any more. */
+  settled(runId: number, attempt: number): void {
+    const held = this.held.get(runId);
+    if (!held || held.ack.run.attempt !== attempt) return;
+    this.held.delete(runId);
+    held.resolve();
   }
 
   /** Writes the held ACCEPTED marks now: the hold's end, or shutdown (the dispatcher waits for them). */
   writeHeld(): void {
     this.holdEnds?.();
     this.holdEnds = null;
-    for (const { ack, resolve, reject } of this.held.splice(0)) this.accepted.push(ack).then(resolve, reject);
+    const held = [...this.held.values()];
+    this.held.clear();
+    for (const { ack, resolve, reject } of held) this.accepted.push(ack).then(resolve, reject);
   }
 
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
-import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -44,6 +44,8 @@ export interface EndOptions {
   /** Extra guards (see finishRunAttempt). */
   claimedBy?: string;
   deadlineBefore?: number;
+  /** The executor's 202 the engine held back (DispatchMarks): written with the end. */
+  ack?: AckTimes | null;
   /**
    * Which alarm: STANDARD — RETRYING (INFO) when retried, FAILED when it fails for good,
    * TIMEOUT for a timeout either way; a fixed type (e.g. DISPATCH_REJECTED); or NONE.
@@ -83,7 +85,7 @@ export class RunOutcomes {
 
   async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
     const { now } = options;
-    const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore };
+    const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore, ack: options.ack };
     const startedAt = options.startedAt ?? null;
     const finishedAt = options.finishedAt ?? now;
     if (end.to === 'SUCCEEDED') {

@@ -142,19 +142,24 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5].map((i) => planned(i, T)), T));
     const ids = (await runs()).map((r) => r.id);
     const repo = db.dataSource.getRepository(RunEntity);
-    await repo.update(ids, { state: 'ACCEPTED', attempt: 1, deadlineAt: T + 999 });
+    await repo.update(ids, { state: 'ACCEPTED', attempt: 1, dispatchedAt: T + 1, acceptedAt: T + 2, deadlineAt: T + 999 });
     await repo.update({ id: ids[1] }, { state: 'TIMED_OUT', deadlineAt: null }); // the watchdog got there first
     await repo.update({ id: ids[2] }, { attempt: 2 }); // a late callback of attempt 1
-    await repo.update({ id: ids[3] }, { state: 'DISPATCHED' }); // the callback overtook the ack
-    const attempt = (i: number, extra: { resultJson?: string | null; attempt?: number } = {}) => ({
+    await repo.update({ id: ids[3] }, { state: 'DISPATCHED', acceptedAt: null }); // its 202 held back by the engine: written with the outcome
+    const attempt = (i: number, extra: { resultJson?: string | null; attempt?: number; ack?: { sentAt: number; acceptedAt: number } } = {}) => ({
       runId: ids[i],
       attempt: extra.attempt ?? 1,
       resultJson: extra.resultJson === undefined ? `{"n":${i}}` : extra.resultJson,
       startedAt: T + 10 + i,
       finishedAt: T + 20 + i,
+      ack: extra.ack ?? null,
     });
     const moved = await inTransaction(db.dataSource, (em) =>
-      finishSucceededRuns(em, { from: ['DISPATCHED', 'ACCEPTED'], now: T + 30, attempts: [attempt(0), attempt(1), attempt(2), attempt(3, { resultJson: null }), attempt(0), attempt(4)] }),
+      finishSucceededRuns(em, {
+        from: ['DISPATCHED', 'ACCEPTED'],
+        now: T + 30,
+        attempts: [attempt(0), attempt(1), attempt(2), attempt(3, { resultJson: null, ack: { sentAt: T + 4, acceptedAt: T + 5 } }), attempt(0), attempt(4)],
+      }),
     );
     expect([...moved.entries()]).toEqual([
       [ids[0], 1],
@@ -167,6 +172,14 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       ['ACCEPTED', 2, null, null, null, T + 999],
       ['SUCCEEDED', 1, null, T + 13, T + 23, null],
       ['SUCCEEDED', 1, { n: 4 }, T + 14, T + 24, null],
+    ]);
+    // The held 202 is the run's timeline; the others keep what their ACCEPTED marks wrote.
+    expect((await runs()).map((r) => [r.dispatchedAt, r.acceptedAt])).toEqual([
+      [T + 1, T + 2],
+      [T + 1, T + 2],
+      [T + 1, T + 2],
+      [T + 4, T + 5],
+      [T + 1, T + 2],
     ]);
     const again = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from: ['DISPATCHED', 'ACCEPTED'], now: T + 40, attempts: [attempt(0)] }));
     expect(again.size).toBe(0); // a repeated callback: its run is over

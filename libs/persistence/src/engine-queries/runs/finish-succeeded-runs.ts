@@ -3,6 +3,7 @@ import type { RunState } from '@baton/domain';
 import { caseById, dialectOf, execute, num, placeholders } from '../sql';
 import { NotAllSucceededError } from './not-all-succeeded-error';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import type { AckTimes } from './ack-times';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. */
 export const FINISH_SUCCEEDED_RUNS = runWrite('finishSucceededRuns', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'SUCCEEDED');
@@ -14,6 +15,8 @@ export interface SucceededAttempt {
   resultJson: string | null;
   startedAt: number | null;
   finishedAt: number;
+  /** The executor's 202, held back by the engine: written here instead of as an ACCEPTED mark. */
+  ack?: AckTimes | null;
 }
 
 /**
@@ -24,6 +27,7 @@ export interface SucceededAttempt {
  *   UPDATE runs SET state = 'SUCCEEDED', result = <by id>, error = NULL,
  *                   started_at = COALESCE(<by id>, started_at), finished_at = <by id>,
  *                   deadline_at = NULL, updated_at = ?
+ *                   [, dispatched_at = COALESCE(<by id>, dispatched_at), accepted_at = COALESCE(<by id>, accepted_at)]
  *    WHERE id IN (…the rows that matched…) AND state IN (…) AND attempt = <by id>
  *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
  *
@@ -34,6 +38,8 @@ export interface SucceededAttempt {
  * rows that move are exactly those that matched: a duplicate callback, a watchdog verdict or a
  * callback on another engine that got there first leaves its row unmatched, and that caller is
  * told so (409). An attempt listed twice moves once. Returns run id → the attempt that moved.
+ * The bracketed part only when some attempt brings the 202 its engine held back (AckTimes; null
+ * for the others, which keep what their ACCEPTED mark wrote).
  *
  * `expectAll`: the caller has just read these runs in a `from` state at these attempts (the
  * callbacks' lookup), so nearly always every one moves — the UPDATE alone, without the SELECT's
@@ -76,15 +82,30 @@ export async function finishSucceededRuns(
   const started = byId((a) => a.startedAt);
   const finished = byId((a) => a.finishedAt);
   const attempt = byId((a) => a.attempt);
+  const acks = ackColumns(matched, byId);
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'SUCCEEDED', result = ${result.sql}, error = NULL, started_at = COALESCE(${started.sql}, started_at),
-                     finished_at = ${finished.sql}, deadline_at = NULL, updated_at = ?
+                     finished_at = ${finished.sql}, deadline_at = NULL, updated_at = ?${acks.sql}
       WHERE id IN (${placeholders(matched.length)}) AND ${stateIn(FINISH_SUCCEEDED_RUNS, input.from)} AND attempt = ${attempt.sql}`,
-    [...result.params, ...started.params, ...finished.params, input.now, ...matched.map((a) => a.runId), ...attempt.params],
+    [...result.params, ...started.params, ...finished.params, input.now, ...acks.params, ...matched.map((a) => a.runId), ...attempt.params],
   );
   if (input.expectAll && affected !== matched.length) throw new NotAllSucceededError(affected, matched.length);
   // The rows are locked: anything else means the guard and the lock disagree — refuse the batch (its caller retries each alone).
   if (affected !== matched.length) throw new Error(`finishSucceededRuns: ${affected} of ${matched.length} matched rows moved`);
   return taken;
+}
+
+/** The SET part writing held-back 202s (`, dispatched_at = …, accepted_at = …`), empty when none of the attempts has one. */
+function ackColumns(
+  matched: readonly SucceededAttempt[],
+  byId: (pick: (a: SucceededAttempt) => unknown) => { sql: string; params: unknown[] },
+): { sql: string; params: unknown[] } {
+  if (!matched.some((a) => a.ack)) return { sql: '', params: [] };
+  const sent = byId((a) => a.ack?.sentAt ?? null);
+  const accepted = byId((a) => a.ack?.acceptedAt ?? null);
+  return {
+    sql: `, dispatched_at = COALESCE(${sent.sql}, dispatched_at), accepted_at = COALESCE(${accepted.sql}, accepted_at)`,
+    params: [...sent.params, ...accepted.params],
+  };
 }

@@ -12,6 +12,7 @@ export * from './cancel-orphaned-runs';
 export * from './mark-runs-dispatched';
 export * from './read-back-dispatch-marks';
 export * from './reroute-dispatched-run';
+export * from './ack-times';
 export * from './mark-runs-accepted';
 export * from './defer-run-dispatch';
 export * from './skip-claimed-run';

@@ -1,17 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import { caseById, execute, placeholders } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import type { AckTimes } from './ack-times';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
 export const MARK_RUNS_ACCEPTED = runWrite('markRunsAccepted', ['DISPATCHED'], 'ACCEPTED');
 
-export interface AcceptedRun {
+export interface AcceptedRun extends AckTimes {
   runId: number;
   attempt: number;
-  /** When the request the executor accepted left the engine. */
-  sentAt: number;
-  /** When the executor's 202 came. */
-  acceptedAt: number;
   /** acceptedAt + the task's timeout. */
   deadlineAt: number;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { RunState } from '@baton/domain';
 import { execute } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import type { AckTimes } from './ack-times';
 
 /** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. From RETRY_WAIT it is an attempt change, not a move. */
 export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'RETRY_WAIT', { attemptChangeFrom: ['RETRY_WAIT'] });
@@ -29,6 +30,9 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * the console shows every attempt, and lateness stays the first attempt's.
  *
  *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, state, … FROM runs WHERE <the guard>
+ *
+ * `ack`: the executor's 202 the engine held back (AckTimes): the copied attempt gets its
+ * dispatched_at and accepted_at from it, as if its ACCEPTED mark had been written.
  */
 export async function retryRunAttempt(
   manager: EntityManager,
@@ -44,27 +48,29 @@ export async function retryRunAttempt(
     /** Extra guards: only while this engine holds the run; only if the deadline (still) passed. */
     claimedBy?: string;
     deadlineBefore?: number;
+    ack?: AckTimes | null;
   },
 ): Promise<boolean> {
   const extra = `${input.claimedBy !== undefined ? 'AND claimed_by = ? ' : ''}${input.deadlineBefore !== undefined ? 'AND deadline_at < ?' : ''}`;
   const extraParams = [...(input.claimedBy !== undefined ? [input.claimedBy] : []), ...(input.deadlineBefore !== undefined ? [input.deadlineBefore] : [])];
   const guard = `id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`;
   const guardParams = [input.runId, input.attempt, ...extraParams];
+  const sentAt = input.ack?.sentAt ?? null;
   // The ending attempt, kept before the row moves on (the same guard: only an attempt this call ends).
   await execute(
     manager,
     `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
-     SELECT tenant_id, id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, ?, ?, ?, ? FROM runs WHERE ${guard}`,
-    [input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+     SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), ?, ?, ?, ? FROM runs WHERE ${guard}`,
+    [sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
   );
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, dispatched_at),
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
       WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
-    [input.dueAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+    [input.dueAt, sentAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
   );
   // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
   if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
