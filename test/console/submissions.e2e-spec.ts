@@ -55,6 +55,23 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect(elsewhere.body.id).not.toBe(first.body.id);
   });
 
+  it('writes each run from the task as it is now, though the console keeps what it read for the next triggers: changed → the new definition, deleted → 404', async () => {
+    const res = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'kept', executorApp: 'images', handler: 'report', trigger: { kind: 'MANUAL' }, priority: 1 });
+    expect(res.status).toBe(201);
+    const kept = res.body.id as number;
+    const trigger = () => t.http().post(`/api/tasks/${kept}/trigger`).set(acme.adminKey).send({});
+    expect((await trigger()).status).toBe(201);
+    expect((await t.http().patch(`/api/tasks/${kept}`).set(acme.admin).send({ priority: 7, params: { from: 'the edit' } })).status).toBe(200);
+    expect((await trigger()).status).toBe(201);
+    expect((await runsOf(kept)).map((r) => [r.priority, r.params])).toEqual([
+      [1, {}],
+      [7, { from: 'the edit' }],
+    ]);
+    expect((await t.http().delete(`/api/tasks/${kept}`).set(acme.admin)).status).toBe(204);
+    const gone = await trigger();
+    expect(gone.status).toBe(404);
+  });
+
   it('refuses a bad Idempotency-Key (400 naming it) and writes nothing', async () => {
     const before = (await runsOf(task)).length;
     const bad = await t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'has space' }).send({});
@@ -143,7 +160,7 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
       // The submission reads the task as committed (still there), then takes its lock inside its own
       // transaction: seen in the process list, that statement cannot finish before the deletion commits.
       const answer = t.http().post(`/api/tasks/${doomed}/trigger`).set(acme.adminKey).send({}).then((res) => res);
-      const locking = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT id FROM tasks WHERE tenant_id = %LOCK IN SHARE MODE'";
+      const locking = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT id, version FROM tasks WHERE tenant_id = %LOCK IN SHARE MODE'";
       while (Number((await db.dataSource.query(locking))[0].n) === 0) await new Promise((r) => setImmediate(r));
       await deletion.commitTransaction();
       const res = await answer;

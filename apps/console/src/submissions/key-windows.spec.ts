@@ -22,7 +22,7 @@ describe.each(TEST_DATABASES)('key windows on %s', (kind) => {
     await db.clear();
     tenant = await seedTenant(db.dataSource, { id: 'acme', engineGroup: 'default' });
     const id = await insertTask(db.dataSource, tenant, { name: 'sync', trigger: { kind: 'MANUAL' } });
-    base = { id, name: 'sync', engineGroup: 'default', priority: 0, params: null, executorApp: 'crm', handler: 'sync', debounce: null, throttle: null };
+    base = { id, name: 'sync', engineGroup: 'default', priority: 0, params: null, executorApp: 'crm', handler: 'sync', debounce: null, throttle: null, version: 1 };
   });
 
   const debounced = (rule: Partial<KeyDebounce> = {}): SubmittableTask => ({ ...base, debounce: { key: 'customerId', quietMs: 1000, maxWaitMs: 5000, ...rule } });

@@ -3,10 +3,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { paramsProblem, type FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, type LiveExecutor, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
+import { KeptReads } from '../common/kept-reads';
 import { ApiError, badRequest } from '../common/api-error';
 import { RetryLaterError } from '../common/retry-later-error';
 import type { RunDetailView } from '../runs/dto/run.dto';
@@ -52,10 +53,20 @@ interface SubmissionRequest {
  * their tasks, one params check, one INSERT of their runs, one INSERT of their audit records, one
  * commit, one wake-up. At a trickle a request is written alone on the next turn of the event loop;
  * under load the batches grow and the work per run falls (docs/BENCHMARKS.md, on-demand).
+ *
+ * Two reads of a batch are kept for KEEP_MS (1 s), since a stream of triggers names the same tasks
+ * and apps: the tasks (a kept copy is used only while the version the transaction's share lock
+ * reads matches it, so a run is never written from a changed task; a refusal may judge by a copy
+ * up to 1 s old) and the UP executors whose schemas the params are checked against (a schema an
+ * executor declared applies within 1 s). Each was a statement a batch: a trigger alone is a batch.
  */
 @Injectable()
 export class SubmissionsService {
   private readonly lane = new GroupCommit<SubmissionRequest, SubmissionOutcome[]>((tenantId, requests) => this.write(tenantId, requests));
+  /** Tasks by `tenant/id`. */
+  private readonly keptTasks = new KeptReads<SubmittableTask>(KEEP_MS);
+  /** UP executors by `tenant/apps`. */
+  private readonly keptExecutors = new KeptReads<LiveExecutor[]>(KEEP_MS);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -151,7 +162,7 @@ export class SubmissionsService {
   private async write(tenantId: string, requests: readonly SubmissionRequest[]): Promise<SubmissionOutcome[][]> {
     const now = this.clock.now();
     const all = requests.flatMap((request) => request.submissions.map((submission, index) => ({ request, submission, index })));
-    const tasks = await findSubmittableTasks(this.dataSource.manager, tenantId, [...new Set(all.map((s) => s.submission.taskId))]);
+    const tasks = await this.tasksOf(tenantId, [...new Set(all.map((s) => s.submission.taskId))], now);
     const problems = all.map(({ request, submission, index }) => shapeProblem(submission, tasks, request.fieldPrefix(index)));
     await this.checkParams(tenantId, all, tasks, problems);
     const refused = new Set(requests.filter((request) => request.atomic && all.some((s, k) => s.request === request && problems[k] !== null)));
@@ -186,9 +197,15 @@ export class SubmissionsService {
     if (toWrite.length === 0 && recorded.length === 0 && alongside.length === 0) return byRequest();
     const named = [...new Set(toWrite.map((w) => w.run.task.id))];
     const committed = await inTransaction(this.dataSource, async (em) => {
-      // Read before the transaction, a task may have been deleted since: the batch is judged again
-      // from the start (the gone task's submissions then answer 404, an atomic request's others 400).
-      if ((await lockSubmittedTasks(em, tenantId, named)).size < named.length) return false;
+      // Read before the transaction (or kept from an earlier read), a task may have been changed or
+      // deleted since: the batch is judged again from a fresh read (a gone task's submissions then
+      // answer 404, an atomic request's others 400).
+      const locked = await lockSubmittedTasks(em, tenantId, named);
+      const changed = named.filter((id) => locked.get(id) !== tasks.get(id)!.version);
+      if (changed.length > 0) {
+        for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
+        return false;
+      }
       // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts);
       // one whose idempotency key was seen answers what its first submission got (window-keys.ts).
       const keys = await claimWindowKeys(em, tenantId, toWrite.filter((w) => isWindowed(w.run.task)).map((w) => ({ at: w.at, taskId: w.run.task.id, fireKey: w.run.fireKey })), now);
@@ -230,18 +247,37 @@ export class SubmissionsService {
   ): Promise<void> {
     const checked = all.map((s, k) => k).filter((k) => problems[k] === null && all[k].submission.params !== undefined);
     if (checked.length === 0) return;
-    const verdicts = await this.params.errors(
-      this.dataSource.manager,
-      tenantId,
-      checked.map((k) => {
-        const task = tasks.get(all[k].submission.taskId)!;
-        return { executorApp: task.executorApp, handler: task.handler, params: all[k].submission.params };
-      }),
-    );
+    const ofTasks = checked.map((k) => {
+      const task = tasks.get(all[k].submission.taskId)!;
+      return { executorApp: task.executorApp, handler: task.handler, params: all[k].submission.params };
+    });
+    const apps = [...new Set(ofTasks.map((t) => t.executorApp))].sort();
+    const key = `${tenantId}/${apps.join('\n')}`;
+    const now = this.clock.now();
+    let live = this.keptExecutors.get(key, now);
+    if (!live) this.keptExecutors.set(key, (live = await findLiveExecutors(this.dataSource.manager, tenantId, apps)), now);
+    const verdicts = await this.params.errors(this.dataSource.manager, tenantId, ofTasks, live);
     verdicts.forEach((errors, i) => {
       const k = checked[i];
       if (errors.length > 0) problems[k] = invalid(errors.map((e) => ({ ...e, field: `${all[k].request.fieldPrefix(all[k].index)}${e.field}` })));
     });
+  }
+
+  /** The tenant's tasks of these ids, from copies kept less than KEEP_MS, the others read (and kept). */
+  private async tasksOf(tenantId: string, ids: readonly number[], now: number): Promise<Map<number, SubmittableTask>> {
+    const found = new Map<number, SubmittableTask>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const task = this.keptTasks.get(`${tenantId}/${id}`, now);
+      if (task) found.set(id, task);
+      else missing.push(id);
+    }
+    if (missing.length === 0) return found;
+    for (const [id, task] of await findSubmittableTasks(this.dataSource.manager, tenantId, missing)) {
+      this.keptTasks.set(`${tenantId}/${id}`, task, now);
+      found.set(id, task);
+    }
+    return found;
   }
 
   /** Once committed, the engines of each group hear of the new runs (named: they claim them by id). */
@@ -255,6 +291,9 @@ export class SubmissionsService {
     for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
   }
 }
+
+/** How long a batch's reads of its tasks and of their apps' UP executors are kept for the next batches. */
+const KEEP_MS = 1_000;
 
 /** A task whose submissions go through their key's window (debounce, throttle) rather than straight to a run. */
 function isWindowed(task: SubmittableTask): boolean {

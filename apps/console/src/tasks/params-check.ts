@@ -31,9 +31,13 @@ export interface ParamsOf {
 export class ParamsCheck implements OnApplicationShutdown {
   private readonly workers = new ParamsCheckWorkers();
 
-  /** The problems of each task's params, in the order given ([] when they fit, or nothing says what they should be). */
-  async errors(em: EntityManager, tenantId: string, tasks: readonly ParamsOf[]): Promise<FieldError[][]> {
-    const live = await findLiveExecutors(em, tenantId, tasks.map((t) => t.executorApp));
+  /**
+   * The problems of each task's params, in the order given ([] when they fit, or nothing says what
+   * they should be). `live`: the UP executors of the tasks' apps as the caller read them
+   * (findLiveExecutors); read here when not given.
+   */
+  async errors(em: EntityManager, tenantId: string, tasks: readonly ParamsOf[], live?: readonly LiveExecutor[]): Promise<FieldError[][]> {
+    live ??= await findLiveExecutors(em, tenantId, tasks.map((t) => t.executorApp));
     const checked: number[] = [];
     const jobs: SchemaJob[] = [];
     const texts = new Map<unknown, string>();

@@ -15,7 +15,7 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
     await db.clear();
     const tenant = await seedTenant(db.dataSource, { id: 'acme', engineGroup: 'default' });
     const id = await insertTask(db.dataSource, tenant, { name: 'sync', trigger: { kind: 'MANUAL' }, priority: 3, params: { a: 1 } });
-    task = { id, name: 'sync', engineGroup: 'default', priority: 3, params: '{"a":1}', executorApp: 'demo', handler: 'noop', debounce: null, throttle: null };
+    task = { id, name: 'sync', engineGroup: 'default', priority: 3, params: '{"a":1}', executorApp: 'demo', handler: 'noop', debounce: null, throttle: null, version: 1 };
   });
 
   it('answers an unkeyed run exactly as the database holds it (made from the values written, not read back)', async () => {

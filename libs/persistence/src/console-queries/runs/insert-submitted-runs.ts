@@ -18,12 +18,14 @@ export interface SubmittableTask {
   debounce: KeyDebounce | null;
   /** Its throttle per key (tasks.key_throttle); null: none. */
   throttle: KeyThrottle | null;
+  /** tasks.version, raised by every change of the columns above: a copy read earlier is current while it matches (lockSubmittedTasks). */
+  version: number;
 }
 
 /**
  * The tenant's tasks of a batch of submissions, by id, in one read:
  *
- *   SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle FROM tasks
+ *   SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle, version FROM tasks
  *    WHERE tenant_id = ? AND id IN (…)                                          -- primary key
  *
  * Another tenant's task is not found: to the submitter it does not exist (404).
@@ -33,7 +35,7 @@ export async function findSubmittableTasks(manager: EntityManager, tenantId: str
   if (ids.length === 0) return found;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
+    `SELECT id, name, engine_group, priority, params, executor_app, handler, key_debounce, key_throttle, version FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})`,
     [tenantId, ...ids],
   );
   for (const r of rows) {
@@ -48,6 +50,7 @@ export async function findSubmittableTasks(manager: EntityManager, tenantId: str
       handler: String(r.handler),
       debounce: jsonOrNull<KeyDebounce>(r.key_debounce),
       throttle: jsonOrNull<KeyThrottle>(r.key_throttle),
+      version: num(r.version),
     });
   }
   return found;

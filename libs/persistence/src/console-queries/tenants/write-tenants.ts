@@ -33,10 +33,10 @@ export async function updateTenant(
  * A tenant moved to another engine group takes its tasks and its runs no engine owns yet (the
  * claimed ones finish where they are), in the move's transaction:
  *
- *   UPDATE tasks SET engine_group = ? WHERE tenant_id = ?
+ *   UPDATE tasks SET engine_group = ?, version = version + 1 WHERE tenant_id = ?   -- changed tasks: copies a console kept are stale
  *   UPDATE runs SET engine_group = ?, updated_at = ? WHERE tenant_id = ? AND state IN ('PENDING', 'RETRY_WAIT', 'APPROVAL_WAIT', 'HELD', 'COALESCING')
  */
 export async function moveTenantGroup(manager: EntityManager, input: { tenantId: string; engineGroup: string; now: number }): Promise<void> {
-  await manager.update(TaskEntity, ofTenant(input.tenantId, {}), { engineGroup: input.engineGroup });
+  await manager.update(TaskEntity, ofTenant(input.tenantId, {}), { engineGroup: input.engineGroup, version: () => 'version + 1' });
   await manager.update(RunEntity, ofTenant(input.tenantId, { state: In([...UNCLAIMED_RUN_STATES]) }), { engineGroup: input.engineGroup, updatedAt: input.now });
 }
