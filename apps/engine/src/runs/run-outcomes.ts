@@ -85,18 +85,19 @@ export class RunOutcomes {
 
   async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
     const { now } = options;
-    const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore, ack: options.ack };
+    const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore };
+    const ack = options.ack ?? null;
     const startedAt = options.startedAt ?? null;
     const finishedAt = options.finishedAt ?? now;
     if (end.to === 'SUCCEEDED') {
-      const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now });
+      const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now, ack });
       if (!moved) return null;
       await this.ended(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
     const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false);
     if (decision.retry) {
-      const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now });
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
       if (!moved) return null;
       // A retry due before the next poll would be found late by it: claimed once this commits instead.
       if (decision.dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));
@@ -108,7 +109,7 @@ export class RunOutcomes {
       });
       return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt: decision.dueAt };
     }
-    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, now });
+    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, now, ack });
     if (!moved) return null;
     if (isShard(run)) {
       await this.ended(manager, run, end.to, now);
