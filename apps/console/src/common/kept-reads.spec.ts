@@ -26,4 +26,17 @@ describe('KeptReads', () => {
     reads.set('c', 4, 0);
     expect([reads.get('a', 1), reads.get('b', 1), reads.get('c', 1)]).toEqual([undefined, undefined, 4]);
   });
+
+  it('reads through only the keys it does not keep, in one read; a key the read does not answer is read again next time', async () => {
+    const reads = new KeptReads<string>(1_000);
+    const asked: number[][] = [];
+    const read = async (ids: number[]) => {
+      asked.push(ids);
+      return new Map(ids.filter((id) => id !== 3).map((id) => [id, `task ${id}`]));
+    };
+    expect([...(await reads.through('acme', [1, 2, 3], 0, read))]).toEqual([[1, 'task 1'], [2, 'task 2']]);
+    expect([...(await reads.through('acme', [2, 3, 4], 10, read))]).toEqual([[2, 'task 2'], [4, 'task 4']]);
+    expect([...(await reads.through('globex', [2], 10, read))]).toEqual([[2, 'task 2']]); // another prefix: its own read
+    expect(asked).toEqual([[1, 2, 3], [3, 4], [2]]);
+  });
 });

@@ -10,11 +10,11 @@ export class KeptReads<V> {
 
   /**
    * @param keepMs how long a read is kept (no default: the caller states its bound)
-   * @param maxKeys most keys kept at once (default 10,000)
+   * @param maxKeys most keys kept at once (default 1,000: what a value may weigh, a task's 64 KB of params, times this is the bound)
    */
   constructor(
     private readonly keepMs: number,
-    private readonly maxKeys = 10_000,
+    private readonly maxKeys = 1_000,
   ) {}
 
   /** The value kept for `key` if read less than keepMs before `now`. */
@@ -30,6 +30,26 @@ export class KeptReads<V> {
   set(key: string, value: V, now: number): void {
     if (this.kept.size >= this.maxKeys && !this.kept.has(key)) this.kept.clear();
     this.kept.set(key, { value, until: now + this.keepMs });
+  }
+
+  /**
+   * The values of `keys`: those kept, and the others from one `read` of them (kept in turn). A key
+   * `read` does not answer is absent from the result and not kept: its next call reads it again.
+   */
+  async through<K extends string | number>(prefix: string, keys: readonly K[], now: number, read: (missing: K[]) => Promise<Map<K, V>>): Promise<Map<K, V>> {
+    const found = new Map<K, V>();
+    const missing: K[] = [];
+    for (const key of keys) {
+      const value = this.get(`${prefix}/${key}`, now);
+      if (value === undefined) missing.push(key);
+      else found.set(key, value);
+    }
+    if (missing.length === 0) return found;
+    for (const [key, value] of await read(missing)) {
+      this.set(`${prefix}/${key}`, value, now);
+      found.set(key, value);
+    }
+    return found;
   }
 
   /** Forgets `key`: its next read goes to the database. */

@@ -65,7 +65,7 @@ export class SubmissionsService {
   private readonly lane = new GroupCommit<SubmissionRequest, SubmissionOutcome[]>((tenantId, requests) => this.write(tenantId, requests));
   /** Tasks by `tenant/id`. */
   private readonly keptTasks = new KeptReads<SubmittableTask>(KEEP_MS);
-  /** UP executors by `tenant/apps`. */
+  /** An app's UP executors by `tenant/app`. */
   private readonly keptExecutors = new KeptReads<LiveExecutor[]>(KEEP_MS);
 
   constructor(
@@ -162,9 +162,10 @@ export class SubmissionsService {
   private async write(tenantId: string, requests: readonly SubmissionRequest[]): Promise<SubmissionOutcome[][]> {
     const now = this.clock.now();
     const all = requests.flatMap((request) => request.submissions.map((submission, index) => ({ request, submission, index })));
-    const tasks = await this.tasksOf(tenantId, [...new Set(all.map((s) => s.submission.taskId))], now);
+    // A task that is not found is not kept: one made a moment later is found by the next batch.
+    const tasks = await this.keptTasks.through(tenantId, [...new Set(all.map((s) => s.submission.taskId))], now, (ids) => findSubmittableTasks(this.dataSource.manager, tenantId, ids));
     const problems = all.map(({ request, submission, index }) => shapeProblem(submission, tasks, request.fieldPrefix(index)));
-    await this.checkParams(tenantId, all, tasks, problems);
+    await this.checkParams(tenantId, all, tasks, problems, now);
     const refused = new Set(requests.filter((request) => request.atomic && all.some((s, k) => s.request === request && problems[k] !== null)));
     const toWrite: Array<{ at: number; run: SubmittedRun }> = [];
     all.forEach(({ request, submission }, k) => {
@@ -244,6 +245,7 @@ export class SubmissionsService {
     all: ReadonlyArray<{ request: SubmissionRequest; submission: Submission; index: number }>,
     tasks: ReadonlyMap<number, SubmittableTask>,
     problems: Array<SubmissionOutcome | null>,
+    now: number,
   ): Promise<void> {
     const checked = all.map((s, k) => k).filter((k) => problems[k] === null && all[k].submission.params !== undefined);
     if (checked.length === 0) return;
@@ -251,33 +253,16 @@ export class SubmissionsService {
       const task = tasks.get(all[k].submission.taskId)!;
       return { executorApp: task.executorApp, handler: task.handler, params: all[k].submission.params };
     });
-    const apps = [...new Set(ofTasks.map((t) => t.executorApp))].sort();
-    const key = `${tenantId}/${apps.join('\n')}`;
-    const now = this.clock.now();
-    let live = this.keptExecutors.get(key, now);
-    if (!live) this.keptExecutors.set(key, (live = await findLiveExecutors(this.dataSource.manager, tenantId, apps)), now);
-    const verdicts = await this.params.errors(this.dataSource.manager, tenantId, ofTasks, live);
+    const byApp = await this.keptExecutors.through(tenantId, [...new Set(ofTasks.map((t) => t.executorApp))], now, async (apps) => {
+      const read = new Map(apps.map((app) => [app, [] as LiveExecutor[]]));
+      for (const executor of await findLiveExecutors(this.dataSource.manager, tenantId, apps)) read.get(executor.app)!.push(executor);
+      return read;
+    });
+    const verdicts = await this.params.errors(this.dataSource.manager, tenantId, ofTasks, [...byApp.values()].flat());
     verdicts.forEach((errors, i) => {
       const k = checked[i];
       if (errors.length > 0) problems[k] = invalid(errors.map((e) => ({ ...e, field: `${all[k].request.fieldPrefix(all[k].index)}${e.field}` })));
     });
-  }
-
-  /** The tenant's tasks of these ids, from copies kept less than KEEP_MS, the others read (and kept). */
-  private async tasksOf(tenantId: string, ids: readonly number[], now: number): Promise<Map<number, SubmittableTask>> {
-    const found = new Map<number, SubmittableTask>();
-    const missing: number[] = [];
-    for (const id of ids) {
-      const task = this.keptTasks.get(`${tenantId}/${id}`, now);
-      if (task) found.set(id, task);
-      else missing.push(id);
-    }
-    if (missing.length === 0) return found;
-    for (const [id, task] of await findSubmittableTasks(this.dataSource.manager, tenantId, missing)) {
-      this.keptTasks.set(`${tenantId}/${id}`, task, now);
-      found.set(id, task);
-    }
-    return found;
   }
 
   /** Once committed, the engines of each group hear of the new runs (named: they claim them by id). */

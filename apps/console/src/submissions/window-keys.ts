@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { claimSubmissionKeys, findTenantRuns, recordSubmissionKey, RunEntity, type SubmissionKeyRef } from '@baton/persistence';
+import { claimSubmissionKeys, findRuns, recordSubmissionKey, type SubmissionKeyRef } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import type { SubmissionOutcome } from './submission';
 
@@ -35,16 +35,16 @@ export async function claimWindowKeys(em: EntityManager, tenantId: string, items
   const owners = [...first.values()];
   const claims = await claimSubmissionKeys(em, tenantId, owners, now);
   // The runs of the keys seen before, in one read (a batch may repeat up to 1,000 keys).
-  const seenRuns = (await findTenantRuns(em, { tenantId, ids: claims.flatMap((c) => (c.kind === 'SEEN' && c.runId !== null ? [c.runId] : [])) })).runs;
-  /** The run each key seen before got (null: that submission was dropped). */
-  const seen = new Map<string, RunEntity | null>();
+  const seenRuns = await findRuns(em, tenantId, claims.flatMap((c) => (c.kind === 'SEEN' && c.runId !== null ? [c.runId] : [])));
+  /** What each key seen before got: its run (null: that submission was dropped). */
+  const seen = new Map<string, SubmissionOutcome | null>();
   const taken = new Set<string>();
   for (const [i, claim] of claims.entries()) {
     const ref = refOf(owners[i]);
     const run = claim.kind === 'SEEN' && claim.runId !== null ? seenRuns.get(claim.runId) : undefined;
     if (claim.kind === 'CLAIMED') taken.add(ref);
     else if (claim.runId === null) seen.set(ref, null);
-    else if (run) seen.set(ref, run);
+    else if (run) seen.set(ref, { status: 200, run, taskName: '' });
     // Its run is gone (the task keeps runs for less than its tenant keeps keys): the key is taken afresh.
     else taken.add(ref);
   }
@@ -64,9 +64,7 @@ export async function claimWindowKeys(em: EntityManager, tenantId: string, items
         const ref = refOf(item);
         if (first.get(ref) === item && taken.has(ref)) continue;
         const earlier = seen.has(ref) ? seen.get(ref)! : outcomes[first.get(ref)!.at];
-        if (earlier === null) outcomes[item.at] = dropped();
-        else if (earlier instanceof RunEntity) outcomes[item.at] = { status: 200, run: earlier, taskName: taskName(item.at) };
-        else outcomes[item.at] = 'run' in earlier ? { status: 200, run: earlier.run, taskName: taskName(item.at) } : earlier;
+        outcomes[item.at] = earlier === null ? dropped() : 'run' in earlier ? { status: 200, run: earlier.run, taskName: taskName(item.at) } : earlier;
       }
     },
   };

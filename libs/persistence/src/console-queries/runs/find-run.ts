@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { RunEntity } from '../../entities';
 import { ofTenant } from '../tenant-scope';
 
@@ -9,6 +9,16 @@ import { ofTenant } from '../tenant-scope';
  */
 export function findRun(manager: EntityManager, tenantId: string, id: number): Promise<RunEntity | null> {
   return manager.findOneBy(RunEntity, ofTenant(tenantId, { id }));
+}
+
+/**
+ * The tenant's runs of `ids`, by id (another tenant's id reads as missing), in one read:
+ *
+ *   SELECT * FROM runs WHERE tenant_id = ? AND id IN (…)                           -- primary key
+ */
+export async function findRuns(manager: EntityManager, tenantId: string, ids: readonly number[]): Promise<Map<number, RunEntity>> {
+  const runs = ids.length ? await manager.find(RunEntity, { where: { tenantId, id: In([...ids]) } }) : [];
+  return new Map(runs.map((r) => [r.id, r]));
 }
 
 /**

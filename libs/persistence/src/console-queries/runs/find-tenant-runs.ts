@@ -1,5 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import { RunEntity, TaskEntity } from '../../entities';
+import { findRuns } from './find-run';
 
 /**
  * The runs of `ids` that belong to the tenant (another tenant's id reads as missing), and the
@@ -12,8 +13,8 @@ export async function findTenantRuns(
   manager: EntityManager,
   input: { tenantId: string; ids: readonly number[] },
 ): Promise<{ runs: Map<number, RunEntity>; tasks: Map<number, TaskEntity> }> {
-  const runs = input.ids.length ? await manager.find(RunEntity, { where: { tenantId: input.tenantId, id: In([...input.ids]) } }) : [];
-  const taskIds = [...new Set(runs.map((r) => r.taskId))];
+  const runs = await findRuns(manager, input.tenantId, input.ids);
+  const taskIds = [...new Set([...runs.values()].map((r) => r.taskId))];
   const tasks = taskIds.length ? await manager.find(TaskEntity, { where: { tenantId: input.tenantId, id: In(taskIds) } }) : [];
-  return { runs: new Map(runs.map((r) => [r.id, r])), tasks: new Map(tasks.map((t) => [t.id, t])) };
+  return { runs, tasks: new Map(tasks.map((t) => [t.id, t])) };
 }
