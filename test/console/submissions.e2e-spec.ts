@@ -3,7 +3,7 @@ import type { RunWakeup } from '@baton/messaging';
 import { AuditRecordEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
-import { insertExecutor, listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { insertExecutor, listenOnLoopback, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
  * Runs submitted through the API (apps/console/src/submissions): a trigger with an idempotency key,
@@ -70,6 +70,20 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect((await t.http().delete(`/api/tasks/${kept}`).set(acme.admin)).status).toBe(204);
     const gone = await trigger();
     expect(gone.status).toBe(404);
+  });
+
+  it("writes a run in its tenant's engine group as it is now: a kept task does not outlive its tenant's move to another group", async () => {
+    const operator = await seedOperator(t, db.dataSource, 'mover');
+    expect((await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'moved-to' })).status).toBe(201);
+    const trigger = async () => (await t.http().post(`/api/tasks/${other}/trigger`).set(acme.adminKey).send({})).body.id as number;
+    await trigger(); // its task now kept
+    expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to' })).status).toBe(200);
+    try {
+      const after = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: await trigger() });
+      expect(after.engineGroup).toBe('moved-to');
+    } finally {
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default' })).status).toBe(200);
+    }
   });
 
   it('refuses a bad Idempotency-Key (400 naming it) and writes nothing', async () => {
