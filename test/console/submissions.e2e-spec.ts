@@ -86,6 +86,24 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     }
   });
 
+  it("queues a trigger's audit record for a webhook channel taking AUDIT from at most a second after the channel is saved", async () => {
+    const initech = await seedTenant(t, db.dataSource, 'initech');
+    const made = await t.http().post('/api/tasks').set(initech.admin).send({ name: 'audited', executorApp: 'images', handler: 'report', trigger: { kind: 'MANUAL' } });
+    expect(made.status).toBe(201);
+    const trigger = async () => (await t.http().post(`/api/tasks/${made.body.id}/trigger`).set(initech.adminKey).send({})).body.id as number;
+    const deliveries = async () => (await db.dataSource.query('SELECT audit_id FROM webhook_deliveries WHERE tenant_id = ?', ['initech'])) as Array<{ audit_id: unknown }>;
+    const auditIdOf = async (runId: number) => (await auditOf('task.trigger')).filter((r) => JSON.stringify(r.after).includes(`"runId":${runId}`)).map((r) => Number(r.id));
+    await trigger(); // the console now keeps: no channel of initech takes AUDIT
+    const hook = await t.http().post('/api/webhooks').set(initech.admin).send({ name: 'audit-feed', url: 'https://hooks.example.com/audit', alarmTypes: ['AUDIT'] });
+    expect(hook.status).toBe(201);
+    const within = await trigger();
+    t.clock.advance(1_000);
+    const after = await trigger();
+    const queued = (await deliveries()).map((d) => Number(d.audit_id));
+    expect(queued).not.toContain((await auditIdOf(within))[0]);
+    expect(queued).toContain((await auditIdOf(after))[0]);
+  });
+
   it('refuses a bad Idempotency-Key (400 naming it) and writes nothing', async () => {
     const before = (await runsOf(task)).length;
     const bad = await t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'has space' }).send({});

@@ -40,11 +40,18 @@ export async function recordAudit(manager: EntityManager, entry: AuditEntry): Pr
  * Records of one tenant's changes written together (the submissions of a group commit), each
  * with its own actor, in their change's transaction: one INSERT for all when no webhook channel of
  * the tenant takes AUDIT events; one record at a time otherwise, each queued as recordAudit does.
- * The caller counts each record against its request (audit-context.ts deferredAudit).
+ * The caller counts each record against its request (audit-context.ts deferredAudit). `takes`
+ * answers whether a channel takes them (default: read now, takesAuditWebhooks; the submissions
+ * keep that answer a second).
  */
-export async function recordAudits(manager: EntityManager, tenantId: string, entries: readonly AuditEntry[]): Promise<void> {
+export async function recordAudits(
+  manager: EntityManager,
+  tenantId: string,
+  entries: readonly AuditEntry[],
+  takes: (manager: EntityManager, tenantId: string) => Promise<boolean> = takesAuditWebhooks,
+): Promise<void> {
   if (entries.length === 0) return;
-  if (!(await takesAuditWebhooks(manager, tenantId))) return insertAuditRecords(manager, entries.map(stored));
+  if (!(await takes(manager, tenantId))) return insertAuditRecords(manager, entries.map(stored));
   for (const entry of entries) {
     await insertAuditRecords(manager, [stored(entry)]);
     await queueAuditWebhookDeliveries(manager, { tenantId, now: entry.at });

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { paramsProblem, type FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, type LiveExecutor, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, takesAuditWebhooks, type LiveExecutor, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -54,11 +54,13 @@ interface SubmissionRequest {
  * commit, one wake-up. At a trickle a request is written alone on the next turn of the event loop;
  * under load the batches grow and the work per run falls (docs/BENCHMARKS.md, on-demand).
  *
- * Two reads of a batch are kept for KEEP_MS (1 s), since a stream of triggers names the same tasks
- * and apps: the tasks (a kept copy is used only while the version the transaction's share lock
- * reads matches it, so a run is never written from a changed task; a refusal may judge by a copy
- * up to 1 s old) and the UP executors whose schemas the params are checked against (a schema an
- * executor declared applies within 1 s). Each was a statement a batch: a trigger alone is a batch.
+ * Three reads of a batch are kept for KEEP_MS (1 s), since a stream of triggers names the same
+ * tasks and apps: the tasks (a kept copy is used only while the version the transaction's share
+ * lock reads matches it, so a run is never written from a changed task; a refusal may judge by a
+ * copy up to 1 s old), the UP executors whose schemas the params are checked against (a schema an
+ * executor declared applies within 1 s), and whether a webhook channel of the tenant takes AUDIT
+ * events (one saved takes the records of submissions from at most 1 s later). Each was a
+ * statement a batch: a trigger alone is a batch.
  */
 @Injectable()
 export class SubmissionsService {
@@ -67,6 +69,8 @@ export class SubmissionsService {
   private readonly keptTasks = new KeptReads<SubmittableTask>(KEEP_MS);
   /** An app's UP executors by `tenant/app`. */
   private readonly keptExecutors = new KeptReads<LiveExecutor[]>(KEEP_MS);
+  /** Whether a webhook channel takes AUDIT events, by tenant. */
+  private readonly keptAuditTakers = new KeptReads<boolean>(KEEP_MS);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -229,7 +233,9 @@ export class SubmissionsService {
         const change = request.auditChange(answers.get(request)!);
         if (change) entries.push({ ...change, tenantId, actor: request.audit!.actor, action: request.audit!.action, at: now });
       }
-      await recordAudits(em, tenantId, entries);
+      await recordAudits(em, tenantId, entries, async (manager) =>
+        (await this.keptAuditTakers.through('audit-webhooks', [tenantId], now, async () => new Map([[tenantId, await takesAuditWebhooks(manager, tenantId)]]))).get(tenantId)!,
+      );
       // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
       this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
       return true;

@@ -46,4 +46,19 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
     expect(again[1].created).toBe(true);
     expect(again[1].row.params).toEqual({ v: 3 });
   });
+
+  it('gives each unkeyed run of concurrent batches its own id, without reading them back', async () => {
+    const uuid = (batch: number, i: number) => `m:00000000-0000-4000-8000-${String(batch * 1000 + i).padStart(12, '0')}`;
+    const batches = await Promise.all(
+      [1, 2, 3, 4].map((batch) =>
+        inTransaction(db.dataSource, (em) =>
+          insertSubmittedRuns(em, 'acme', Array.from({ length: 60 }, (_, i) => ({ task, params: `{"b":${batch},"i":${i}}`, flowParams: null, fireKey: uuid(batch, i) })), NOW),
+        ),
+      ),
+    );
+    const stored = new Map((await db.dataSource.getRepository(RunEntity).find()).map((r) => [r.id, r]));
+    const answered = batches.flat();
+    expect(new Set(answered.map((w) => w.row.id)).size).toBe(240);
+    for (const { row } of answered) expect(stored.get(row.id)?.fireKey).toBe(row.fireKey);
+  });
 });

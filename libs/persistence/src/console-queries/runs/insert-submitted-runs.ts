@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { KeyDebounce, KeyThrottle } from '@baton/domain';
 import { RunEntity } from '../../entities';
 import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+import { insertWithIds } from './insert-with-ids';
 import { newRunRow } from './new-run-row';
 
 /** The tasks a batch of submissions names, as far as their runs need them. */
@@ -79,25 +80,28 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
 /**
  * Runs submitted through the API (a trigger, a batch of submissions, an event) in one transaction:
  * one PENDING run each, cause MANUAL (EVENT for an event's), due now, its own flow's root (flow_id null), under its fire
- * key. A single INSERT for the whole batch, then one read of what is there under those keys:
+ * key. One INSERT for the batch's unkeyed runs, one for its keyed ones:
  *
- *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed only
- *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
- *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING
- *   SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- unkeyed: ids only
+ *   INSERT INTO runs (…) VALUES (…), (…)                                          -- unkeyed (insertWithIds)
+ *   SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)
+ *                                          -- unkeyed, only when the ids are not consecutive (MySQL 8's lock mode 2)
+ *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed
+ *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id                   -- keyed
+ *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING        -- keyed
  *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- keyed: whole rows
  *
  * An unkeyed submission's fire key (`m:<uuid>`) is new by construction, so its row is exactly what
- * the INSERT wrote: only its id is read back, and the row is made from the values written
- * (submittedRunRow). Reading and hydrating the whole rows through the ORM had cost the console
- * more CPU per run than the INSERT itself. A keyed submission may meet the row another request
- * made under its key, so its row is read as the database holds it.
+ * the INSERT wrote, and the INSERT is a plain one: its ids are those the database gave the
+ * statement's rows in turn where it gives them consecutively (MariaDB, SQLite: insertWithIds),
+ * else read back by fire key, and the row is made from the values written (submittedRunRow).
+ * Reading and hydrating the whole rows through the ORM had cost the console more CPU per run than
+ * the INSERT itself; the read-back of the ids, a statement of a trigger written alone's seven. A
+ * keyed submission may meet the row another request made under its key, so its row is read as the
+ * database holds it.
  *
  * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
  * written together, concurrent submissions share them, so the database's work per run falls
- * as the rate rises (the submission lane, apps/console/src/submissions). The read-back names the
- * rows by their unique key rather than trusting consecutive auto-increment ids, which MySQL 8's
- * interleaved lock mode does not promise for a multi-row INSERT.
+ * as the rate rises (the submission lane, apps/console/src/submissions).
  *
  * An idempotency key already used for the task is not an error: the INSERT leaves that row as it
  * is, and the answer is the run the key made first (`created` false; also for a key given twice
@@ -111,7 +115,16 @@ export async function insertSubmittedRuns(
   now: number,
 ): Promise<Array<{ row: RunEntity; created: boolean }>> {
   if (runs.length === 0) return [];
-  const keyOf = (taskId: number, fireKey: string) => `${taskId} ${fireKey}`;
+  const byKey = new Map<string, RunEntity>();
+  const unkeyed = runs.filter((r) => r.fireKey.startsWith('m:'));
+  if (unkeyed.length > 0) {
+    const written = await insertWithIds(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(unkeyed.length)}`, valueParams(tenantId, unkeyed, now), unkeyed.length);
+    const idOf = written ? new Map(unkeyed.map((r, i) => [keyOf(r.task.id, r.fireKey), written[i]])) : await readBackIds(manager, tenantId, unkeyed);
+    for (const r of unkeyed) {
+      const id = idOf.get(keyOf(r.task.id, r.fireKey));
+      if (id !== undefined) byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
+    }
+  }
   const keyed = runs.filter((r) => !r.fireKey.startsWith('m:'));
   const existing = new Set<string>();
   if (keyed.length > 0) {
@@ -122,35 +135,15 @@ export async function insertSubmittedRuns(
       [tenantId, ...keyedTasks, ...keyed.map((r) => r.fireKey)],
     );
     for (const r of rows) existing.add(keyOf(num(r.task_id), String(r.fire_key)));
-  }
-  const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-  const values = runs.map(() => "(?, ?, ?, 'PENDING', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
-  const params = runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.cause ?? 'MANUAL', r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
-  await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values} ${onDuplicate}`, params);
-  const byKey = new Map<string, RunEntity>();
-  const unkeyed = runs.filter((r) => r.fireKey.startsWith('m:'));
-  if (unkeyed.length > 0) {
-    const unkeyedTasks = [...new Set(unkeyed.map((r) => r.task.id))];
-    const { rows } = await execute<{ id: unknown; task_id: unknown; fire_key: unknown }>(
-      manager,
-      `SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(unkeyedTasks.length)}) AND fire_key IN (${placeholders(unkeyed.length)})`,
-      [tenantId, ...unkeyedTasks, ...unkeyed.map((r) => r.fireKey)],
-    );
-    const idOf = new Map(rows.map((row) => [keyOf(num(row.task_id), String(row.fire_key)), num(row.id)]));
-    for (const r of unkeyed) {
-      const id = idOf.get(keyOf(r.task.id, r.fireKey));
-      if (id !== undefined) byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
-    }
-  }
-  if (keyed.length > 0) {
-    const keyedTasks = [...new Set(keyed.map((r) => r.task.id))];
+    const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
+    await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(keyed.length)} ${onDuplicate}`, valueParams(tenantId, keyed, now));
     const readBack = manager
       .createQueryBuilder(RunEntity, 'r')
       .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: keyedTasks, fireKeys: keyed.map((r) => r.fireKey) });
     // A locking read on MySQL: a key another transaction committed while this one waited on it is
     // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
-    const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
-    for (const row of rows) byKey.set(keyOf(row.taskId, row.fireKey), row);
+    const readRows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
+    for (const row of readRows) byKey.set(keyOf(row.taskId, row.fireKey), row);
   }
   // A key given twice in one batch made its run once: the first is the one that made it.
   return runs.map((r) => {
@@ -161,6 +154,29 @@ export async function insertSubmittedRuns(
     existing.add(key);
     return { row, created };
   });
+}
+
+function keyOf(taskId: number, fireKey: string): string {
+  return `${taskId} ${fireKey}`;
+}
+
+function values(count: number): string {
+  return Array.from({ length: count }, () => "(?, ?, ?, 'PENDING', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)").join(', ');
+}
+
+function valueParams(tenantId: string, runs: readonly SubmittedRun[], now: number): unknown[] {
+  return runs.flatMap((r) => [tenantId, r.task.id, r.task.engineGroup, r.cause ?? 'MANUAL', r.fireKey, r.task.priority, r.params, r.flowParams, r.traceParent ?? null, now, now, now, now]);
+}
+
+/** The ids of unkeyed runs just inserted, by their fire keys (where the database did not give them consecutively). */
+async function readBackIds(manager: EntityManager, tenantId: string, unkeyed: readonly SubmittedRun[]): Promise<Map<string, number>> {
+  const tasks = [...new Set(unkeyed.map((r) => r.task.id))];
+  const { rows } = await execute<{ id: unknown; task_id: unknown; fire_key: unknown }>(
+    manager,
+    `SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(tasks.length)}) AND fire_key IN (${placeholders(unkeyed.length)})`,
+    [tenantId, ...tasks, ...unkeyed.map((r) => r.fireKey)],
+  );
+  return new Map(rows.map((row) => [keyOf(num(row.task_id), String(row.fire_key)), num(row.id)]));
 }
 
 /** The row an unkeyed submission's INSERT wrote (newRunRow), with the id read back. */

@@ -1,0 +1,56 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { dialectOf, execute, num } from '../../engine-queries/sql';
+
+/**
+ * Runs a plain multi-row INSERT of `count` rows (a VALUES list, no ON DUPLICATE KEY or ON CONFLICT
+ * clause) and answers the ids it gave them, in order, when the database gives them consecutively,
+ * or null when it does not promise so (the caller reads them back):
+ *
+ *   INSERT INTO … VALUES (…), (…)                                  -- the caller's statement
+ *   SELECT @@innodb_autoinc_lock_mode AS m, @@auto_increment_increment AS i   -- once per data source
+ *
+ * - MySQL / MariaDB: with innodb_autoinc_lock_mode 0 or 1 (MariaDB's default, "consecutive") a
+ *   "simple insert" — its row count known in advance — takes all its ids at once under the
+ *   AUTO-INC mutex: the first is the OK packet's insertId, the next each @@auto_increment_increment
+ *   on. Mode 2 (MySQL 8's default, "interleaved") promises no such run: null.
+ * - SQLite: one writer at a time, and each row of the statement takes the next rowid: the last is
+ *   last_insert_rowid(), the others precede it.
+ *
+ * Why: a submission's run row is answered with its id, and the read-back by fire key cost every
+ * trigger written alone one statement of its ~14 (console, engines; bench on-demand, --sql-timing).
+ */
+export async function insertWithIds(manager: EntityManager, sql: string, params: unknown[], count: number): Promise<number[] | null> {
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  let raw: unknown;
+  try {
+    raw = ((await runner.query(sql, params, true)) as { raw: unknown }).raw;
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
+  if (dialectOf(manager) === 'sqlite') {
+    const last = Number(raw);
+    return Number.isSafeInteger(last) && last >= count ? ids(last - count + 1, 1, count) : null;
+  }
+  const step = await consecutiveStep(manager);
+  const first = Number((raw as { insertId?: unknown } | null)?.insertId ?? 0);
+  return step !== null && first > 0 ? ids(first, step, count) : null;
+}
+
+function ids(first: number, step: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => first + i * step);
+}
+
+/** Per data source: the step between a simple insert's ids, or null when they are not consecutive (lock mode 2). */
+const steps = new WeakMap<DataSource, Promise<number | null>>();
+
+function consecutiveStep(manager: EntityManager): Promise<number | null> {
+  let step = steps.get(manager.connection);
+  if (!step) {
+    step = execute<{ m: unknown; i: unknown }>(manager, 'SELECT @@innodb_autoinc_lock_mode AS m, @@auto_increment_increment AS i').then(
+      ({ rows }) => (num(rows[0].m) <= 1 ? num(rows[0].i) : null),
+      () => null,
+    );
+    steps.set(manager.connection, step);
+  }
+  return step;
+}
