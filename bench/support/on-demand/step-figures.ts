@@ -128,6 +128,6 @@ function sqlPerRun(timing: SqlTiming, runs: number): SqlPerRun {
   return {
     statements: +(all.reduce((a, [n]) => a + n, 0) / runs).toFixed(2),
     ms: +(all.reduce((a, [, ms]) => a + ms, 0) / runs).toFixed(2),
-    top: topStatements(timing, 8).map((s) => ({ sql: s.sql, perRun: +(s.count / runs).toFixed(2), meanMs: +(s.ms / s.count).toFixed(2) })),
+    top: topStatements(timing, 24).map((s) => ({ sql: s.sql, perRun: +(s.count / runs).toFixed(2), meanMs: +(s.ms / s.count).toFixed(2) })),
   };
 }

@@ -10,6 +10,7 @@ import { truncateUtf8 } from '../alarms/text';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { DispatchMarks } from '../runs/dispatch-marks';
+import { HeldAttempts } from '../runs/held-attempts';
 import { RunEvents } from '../runs/run-events';
 import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { KeyAdmissions } from '../runs/key-admissions';
@@ -58,7 +59,8 @@ const MAX_RESULT_BYTES = 65_000;
  * with no follow-ups (no DAG children, not FIXED_DELAY; a shard's are its fan-out run's) — go further: one statement ends them all
  * (RunOutcomes.endSucceededTogether); if that transaction fails, each goes the general way alone.
  * An outcome whose 202 this engine still holds (BATON_ACK_HOLD_MS) writes its Accepted time too,
- * and the ACCEPTED mark is dropped (DispatchMarks.settled).
+ * and the ACCEPTED mark is dropped (DispatchMarks.settled). An outcome of an attempt this engine
+ * sent is judged from what it sent (HeldAttempts), without reading the run first.
  */
 @Injectable()
 export class CallbacksService {
@@ -79,6 +81,7 @@ export class CallbacksService {
     private readonly earlyStarts: EarlyStarts,
     private readonly keys: KeyAdmissions,
     private readonly marks: DispatchMarks,
+    private readonly attempts: HeldAttempts,
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
@@ -122,15 +125,20 @@ export class CallbacksService {
     }
   }
 
-  private async endOutcome(cb: RunCallback, traceParent: string | undefined): Promise<CallbackReply> {
-    // A decision aid read outside the transaction; the guarded update inside decides.
-    const run = await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId });
+  /**
+   * `fresh`: judged from a read of the run even if this engine holds what it sent (HeldAttempts):
+   * the second time, when what it held was no longer so (the guarded write moved nothing).
+   */
+  private async endOutcome(cb: RunCallback, traceParent: string | undefined, fresh = false): Promise<CallbackReply> {
+    // A decision aid, held since the dispatch or read outside the transaction; the guarded update inside decides.
+    const held = fresh ? null : this.attempts.take(cb);
+    const run = held ?? (await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId }));
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
     const ack = this.marks.heldAck(cb.runId, cb.attempt);
     const ended = plain ? await this.plainSuccesses.push({ cb, run, ack }) : await this.endAlone({ cb, run, traceParent, ack });
-    if (!ended) return this.stale(cb, null, 'STALE');
+    if (!ended) return held ? this.endOutcome(cb, traceParent, true) : this.stale(cb, null, 'STALE');
     if (ack) this.marks.settled(cb.runId, cb.attempt);
     this.events.ended(cb.runId, cb.attempt);
     if (run.runKey !== null && ended.state !== 'RETRY_WAIT') this.releaseKey(run);

@@ -19,6 +19,7 @@ import {
   type SeededTask,
 } from '../testing/dispatch-side-kit';
 import { DispatchMarks } from '../runs/dispatch-marks';
+import { HeldAttempts } from '../runs/held-attempts';
 import { RunOutcomes } from '../runs/run-outcomes';
 import { CallbacksService } from './callbacks.service';
 
@@ -147,6 +148,47 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task, { state: 'DISPATCHED', executorId, dispatchedAt: Date.now() });
     expect((await post(success(runId))).status).toBe(200);
     expect((await readRun(db.dataSource, runId)).state).toBe('SUCCEEDED');
+  });
+
+  /** The run lookups the callbacks made (their reads of runs): spied on the service's coalescer. */
+  function lookups(): { count: () => number; restore: () => void } {
+    const coalescer = (engine.get(CallbacksService) as unknown as { lookups: { push: (...args: unknown[]) => unknown } }).lookups;
+    const spy = vi.spyOn(coalescer, 'push');
+    return { count: () => spy.mock.calls.length, restore: () => spy.mockRestore() };
+  }
+
+  it('ends an attempt this engine sent from what it sent, without reading the run; a second callback of it reads the run → 409', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge-sent' });
+    const runId = await acceptedRun(task);
+    engine.get(HeldAttempts).hold(claimedRunOf(task, runId), { executorId, url: 'http://127.0.0.1:9' }, Date.now());
+    const read = lookups();
+    try {
+      expect((await post(success(runId))).status).toBe(200);
+      expect(read.count()).toBe(0);
+      expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'SUCCEEDED', result: { charged: 5 } });
+      expect((await post(success(runId))).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'SUCCEEDED' });
+      expect(read.count()).toBe(1);
+    } finally {
+      read.restore();
+    }
+  });
+
+  it.each([
+    ['cancelled since it was sent', { state: 'CANCELLED' }, 'CANCELLED'],
+    ['timed out since it was sent', { state: 'TIMED_OUT' }, 'TIMED_OUT'],
+  ] as const)('judges a callback of an attempt this engine sent but that was %s from a fresh read: 409 naming the state, the run unchanged', async (_, change, state) => {
+    const task = await seedTask(db.dataSource, { name: 'charge-moved' });
+    const runId = await acceptedRun(task);
+    engine.get(HeldAttempts).hold(claimedRunOf(task, runId), { executorId, url: 'http://127.0.0.1:9' }, Date.now());
+    await db.dataSource.query('UPDATE runs SET state = ?, deadline_at = NULL WHERE id = ?', [change.state, runId]);
+    const read = lookups();
+    try {
+      expect((await post(failure(runId))).body).toMatchObject({ accepted: false, reason: 'STALE', state });
+      expect(read.count()).toBe(1);
+    } finally {
+      read.restore();
+    }
+    expect(await readRun(db.dataSource, runId)).toMatchObject({ state, error: null });
   });
 
   it.each([

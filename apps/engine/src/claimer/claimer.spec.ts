@@ -94,6 +94,10 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       shard: null, // not a shard of a fan-out run
       executorId: null,
       traceParent: null, // not traced
+      cause: 'SCHEDULE',
+      alarmTypes: expect.arrayContaining(['FAILED', 'TIMEOUT']), // the task's
+      followUps: { children: false, fixedDelay: false },
+      keyed: false,
     });
     expect(queue.runs[1]).toMatchObject({ attempt: 2, executorId: 4 }); // attempt is the retry path's business
     const rows = await db.dataSource.getRepository(RunEntity).findBy({ claimedBy: 'engine-a' });

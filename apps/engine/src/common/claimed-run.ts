@@ -1,4 +1,4 @@
-import type { ConcurrencyPolicy, FanOut, RetryPolicy } from '@baton/domain';
+import type { AlarmType, ConcurrencyPolicy, FanOut, RetryPolicy, RunCause } from '@baton/domain';
 import type { ClaimedShard } from '@baton/persistence';
 
 /**
@@ -43,4 +43,12 @@ export interface ClaimedRun {
   traceParent?: string | null;
   /** Executor recorded on the run at its last dispatch (set when a taken-over DISPATCHED run is re-sent). */
   executorId: number | null;
+  /** Why the run exists (runs.cause). */
+  cause: RunCause;
+  /** Its task's alarm types; null: every type. */
+  alarmTypes: AlarmType[] | null;
+  /** Whether its end may have follow-ups (DAG children, a FIXED_DELAY task's next fire): none for a shard. */
+  followUps: { children: boolean; fixedDelay: boolean };
+  /** Its task bounds runs per key: its end frees its key's place, which only its row names (runs.run_key). */
+  keyed: boolean;
 }

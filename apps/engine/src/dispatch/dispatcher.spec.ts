@@ -24,6 +24,7 @@ import { DispatchMarks } from '../runs/dispatch-marks';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
 import { DispatchAdmission } from './dispatch-admission';
 import { Dispatcher } from './dispatcher';
+import { HeldAttempts } from '../runs/held-attempts';
 import { DueQueue } from './due-queue';
 
 describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
@@ -160,6 +161,8 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(a.dispatches).toHaveLength(1);
     expect(b.dispatches).toHaveLength(1);
     expect(run.executorId).toBe(idb);
+    // What was sent is held for the callback, with the executor that took it.
+    expect(engine.get(HeldAttempts).take({ runId, attempt: 1, tenantId: TENANT, executorId: idb })).toMatchObject({ runId, executorId: idb, state: 'ACCEPTED' });
     const failures = (await engine.metrics.dispatchFailures.get()).values;
     expect(failures.find((v) => v.labels.reason === 'BUSY')?.value).toBe(1);
   });

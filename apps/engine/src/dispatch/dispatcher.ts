@@ -12,6 +12,7 @@ import { ExecutorRegistry, STARTS_AT_INSTANT_FROM, type RoutedExecutor } from '.
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
+import { HeldAttempts } from '../runs/held-attempts';
 import { RunStart } from '../runs/run-start';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { CreditGate } from './credit-gate';
@@ -71,6 +72,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
     /** Runs no executor has room for wait there (credit-based flow control). */
     private readonly gate: CreditGate,
     private readonly marks: DispatchMarks,
+    private readonly attempts: HeldAttempts,
     private readonly setbacks: DispatchSetbacks,
     private readonly admission: DispatchAdmission,
     private readonly runStart: RunStart,
@@ -296,6 +298,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
       const verdict = await this.sender.send(run, tenant, route.candidates, sendAt, startAt);
       if (verdict.kind === 'ACCEPTED') {
         this.registry.noteAccepted(verdict.executorId);
+        const taker = route.candidates.find((c) => c.executorId === verdict.executorId);
+        if (taker) this.attempts.hold(run, taker, verdict.at);
         // A run sent ahead was handed over for its instant: its timeline and its timeout start there.
         this.recordAck(run, Math.max(verdict.leftAt, startAt ?? 0), Math.max(verdict.at, startAt ?? 0));
         this.pace.accepted(run.tenantId, verdict.at);

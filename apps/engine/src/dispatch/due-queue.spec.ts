@@ -94,6 +94,10 @@ function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
     fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
     shard: null,
     executorId: null,
+    cause: 'MANUAL',
+    alarmTypes: null,
+    followUps: { children: false, fixedDelay: false },
+    keyed: false,
   };
 }
 

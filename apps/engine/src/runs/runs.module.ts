@@ -7,6 +7,7 @@ import { DispatchMarks } from './dispatch-marks';
 import { DispatchSetbacks } from './dispatch-setbacks';
 import { FanOutNudges } from './fan-out-nudges';
 import { FanOutSettler } from './fan-out-settler';
+import { HeldAttempts } from './held-attempts';
 import { KeyAdmissions } from './key-admissions';
 import { RunClaims } from './run-claims';
 import { RunEvents } from './run-events';
@@ -16,14 +17,15 @@ import { RunStart } from './run-start';
 /**
  * The run lifecycle: every write that moves a run between states in the engine is made here,
  * with its side effects (alarms, follow-ups, a fan-out run's settling, in-process events) —
- * claims and give-backs (RunClaims, releaseHeldRuns), the start (RunStart, DispatchMarks), a
+ * claims and give-backs (RunClaims, releaseHeldRuns), the start (RunStart, DispatchMarks; what
+ * was sent, HeldAttempts, for its callback), a
  * dispatch that did not go through (DispatchSetbacks), an attempt's end (RunOutcomes,
  * FanOutSettler) and a decision on a run waiting for approval (ApprovalDecisions). Each move is a guarded update declared in libs/persistence (runWrite) and checked
  * against the domain's RUN_TRANSITIONS; `run-writes-owners.spec.ts` keeps them called from here only.
  */
 @Module({
   imports: [AlarmsModule, FollowUpsModule, WakeupsModule],
-  providers: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
-  exports: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
+  providers: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, HeldAttempts, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
+  exports: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, HeldAttempts, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
 })
 export class RunsModule {}

@@ -281,6 +281,10 @@ export function claimedRunOf(task: SeededTask, runId: number, overrides: Partial
     fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
     shard: null,
     executorId: null,
+    cause: 'MANUAL',
+    alarmTypes: null,
+    followUps: { children: false, fixedDelay: false },
+    keyed: false,
     // Never deferred: its instant is its due time, unless the test says otherwise.
     instant: overrides.dueAt ?? now,
     ...overrides,

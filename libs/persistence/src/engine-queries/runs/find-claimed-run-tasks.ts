@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
-import type { ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, KeyConcurrency, KeyRateLimit, RetryPolicy } from '@baton/domain';
+import type { AlarmType, ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, KeyConcurrency, KeyRateLimit, RetryPolicy } from '@baton/domain';
 import { execute, num, placeholders } from '../sql';
+import { parseAlarmTypes } from './run-attempt-row';
 
 /** What dispatching a run needs from its task (ClaimedRun's task fields). */
 export interface ClaimedRunTask {
@@ -17,6 +18,12 @@ export interface ClaimedRunTask {
   concurrency: KeyConcurrency | null;
   /** Its rate bound per key (tasks.key_rate); null: none. */
   rateLimit: KeyRateLimit | null;
+  /** Which alarms it raises (tasks.alarm_types); null when unreadable — then every type. */
+  alarmTypes: AlarmType[] | null;
+  /** It has children in the DAG: a run's end may start some (RunAttemptRow's followUps, read here with the claim). */
+  hasChildren: boolean;
+  /** Its trigger is FIXED_DELAY: a run's end schedules the next fire. */
+  fixedDelay: boolean;
 }
 
 /**
@@ -38,21 +45,26 @@ export async function findClaimedRunTasks(manager: EntityManager, taskIds: reado
   return out;
 }
 
-/** The task columns a claimed run needs, each `AS <prefix><name>` when a join names them. */
+/**
+ * The task columns a claimed run needs, each `AS <prefix><name>` when a join names them, and
+ * whether the task has children (an index probe on uq_task_dependencies_edge, as RunAttemptRow
+ * reads it): with them the engine ends the run from its callback without reading it again.
+ */
 export function claimedRunTaskColumns(table = '', prefix = ''): string {
   const t = table ? `${table}.` : '';
-  return TASK_COLUMNS.map((c) => (prefix ? `${t}${c} AS ${prefix}${c}` : `${t}${c}`)).join(', ');
+  const columns = TASK_COLUMNS.map((c) => (prefix ? `${t}${c} AS ${prefix}${c}` : `${t}${c}`));
+  return [...columns, `EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = ${table || 'tasks'}.id) AS ${prefix}has_children`].join(', ');
 }
 
 const TASK_COLUMNS = [
   'id', 'name', 'executor_app', 'handler', 'timeout_ms', 'start_deadline_ms', 'concurrency_policy',
   'retry_max_attempts', 'retry_backoff_base_ms', 'retry_backoff_max_ms', 'retry_jitter_permille',
-  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate',
+  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate', 'alarm_types', 'trigger_kind',
 ] as const;
 
 /** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
 export function claimedRunTask(r: Record<string, unknown>, prefix = ''): ClaimedRunTask {
-  const c = (name: (typeof TASK_COLUMNS)[number]) => r[prefix + name];
+  const c = (name: (typeof TASK_COLUMNS)[number] | 'has_children') => r[prefix + name];
   return {
     id: num(c('id')),
     name: String(c('name')),
@@ -70,5 +82,8 @@ export function claimedRunTask(r: Record<string, unknown>, prefix = ''): Claimed
     fanOut: { mode: c('fan_out_mode') as FanOutMode, shards: c('fan_out_shards') === null ? null : num(c('fan_out_shards')), failWhen: c('fan_out_fail_when') as FanOutFailWhen },
     concurrency: c('key_concurrency') === null || c('key_concurrency') === undefined ? null : (JSON.parse(String(c('key_concurrency'))) as KeyConcurrency),
     rateLimit: c('key_rate') === null || c('key_rate') === undefined ? null : (JSON.parse(String(c('key_rate'))) as KeyRateLimit),
+    alarmTypes: parseAlarmTypes(c('alarm_types')),
+    hasChildren: Number(c('has_children')) > 0,
+    fixedDelay: c('trigger_kind') === 'FIXED_DELAY',
   };
 }
