@@ -81,11 +81,10 @@ describe('releaseKeyed', () => {
 
 describe('keyScope', () => {
   it('is the task\'s own without a group, the group\'s with one, and fits its columns', () => {
-    expect(keyScope(7, { group: undefined })).toBe('t:7');
-    expect(keyScope(7, {})).toBe('t:7');
-    expect(keyScope(7, { group: 'customer-sync' })).toBe('g:customer-sync');
-    expect(keyScope(8, { group: 'customer-sync' })).toBe(keyScope(7, { group: 'customer-sync' }));
-    expect(keyScope(7, { group: 'x'.repeat(MAX_KEY_GROUP_LENGTH) }).length).toBe(MAX_KEY_SCOPE_LENGTH);
+    expect(keyScope(7)).toBe('t:7');
+    expect(keyScope(7, 'customer-sync')).toBe('g:customer-sync');
+    expect(keyScope(8, 'customer-sync')).toBe(keyScope(7, 'customer-sync'));
+    expect(keyScope(7, 'x'.repeat(MAX_KEY_GROUP_LENGTH)).length).toBe(MAX_KEY_SCOPE_LENGTH);
     expect(keyLabel('t:7', 'c1')).toBe("key 'c1'");
     expect(keyLabel('g:customer-sync', 'c1')).toBe("key 'c1' of group 'customer-sync'");
   });
