@@ -5,9 +5,10 @@
  * go in parallel; runs beyond the limit wait HELD in the database and start, oldest first, as the
  * key's runs end (woken, not polled); CANCEL_NEW cancels the newcomer, CANCEL_OLDEST the runner
  * (aborted at its executor); another tenant's same key is not held back; a rate key starts its
- * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test
- * lets it go, so "at once" is a fact checked in the database, not a timing. The engine's claim
- * poll is 10 minutes: every run starts by a wake-up.
+ * runs a token at a time; tasks naming one key group share its keys' places and tokens, and
+ * another tenant's group of the name is apart; nothing is lost or doubled. The handler holds each
+ * run until the test lets it go, so "at once" is a fact checked in the database, not a timing.
+ * The engine's claim poll is 10 minutes: every run starts by a wake-up.
  */
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
@@ -205,6 +206,67 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(r1Due[1] - r1Due[0]).toBeGreaterThanOrEqual(500);
     expect(r1Due[2] - r1Due[1]).toBeGreaterThanOrEqual(500);
     expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
+  });
+
+  it('a key group: two tasks share a key (limit 1) — the second task\'s run waits HELD while the first\'s runs and starts when it ends; another key of the group, and another tenant\'s group of the same name, go at once', { timeout: 60_000 }, async () => {
+    const group = { key: 'customerId', limit: 1, onLimit: 'QUEUE', group: 'customer-sync' };
+    const orders = await createTask(acme, 'sync-orders', group);
+    const invoices = await createTask(acme, 'sync-invoices', group);
+    const theirs = await createTask(globex, 'sync-orders', group);
+    const first = await trigger(acme, orders, 'g1');
+    await startedRun(first);
+    const second = await trigger(acme, invoices, 'g1');
+    await inState(second, 'HELD');
+    expect(await run(second)).toMatchObject({ runKey: 'g1', keyScope: 'g:customer-sync' });
+    const otherKey = await trigger(acme, invoices, 'g2');
+    const otherTenant = await trigger(globex, theirs, 'g1');
+    await Promise.all([startedRun(otherKey), startedRun(otherTenant)]);
+    expect(await stateOf(second)).toBe('HELD');
+    await finish(first);
+    await startedRun(second);
+    for (const id of [second, otherKey, otherTenant]) await finish(id);
+    expect([most.get('acme/g1'), most.get('acme/g2'), most.get('globex/g1')]).toEqual([1, 1, 1]);
+  });
+
+  it('a key group: CANCEL_NEW is the new run\'s own task\'s choice, against the group\'s going runs', { timeout: 60_000 }, async () => {
+    const queued = await createTask(acme, 'group-queue', { key: 'customerId', limit: 1, group: 'refresh' });
+    const dropping = await createTask(acme, 'group-drop', { key: 'customerId', limit: 1, onLimit: 'CANCEL_NEW', group: 'refresh' });
+    const first = await trigger(acme, queued, 'g5');
+    await startedRun(first);
+    const dropped = await trigger(acme, dropping, 'g5');
+    await inState(dropped, 'CANCELLED');
+    expect((await run(dropped)).error).toMatch(/key 'g5' of group 'refresh' already going \(concurrency onLimit CANCEL_NEW\)/);
+    await finish(first);
+  });
+
+  it('a key group: a rate key\'s tokens come from one bucket whichever task\'s run takes them', { timeout: 60_000 }, async () => {
+    const rate = { key: 'customerId', perSecond: 2, burst: 1, group: 'crm-api' };
+    const a = await createTask(acme, 'api-a', null, rate);
+    const b = await createTask(acme, 'api-b', null, rate);
+    const runs = [await trigger(acme, a, 'g9'), await trigger(acme, b, 'g9')];
+    for (const id of runs) await startedRun(id);
+    for (const id of runs) await finish(id);
+    // Per task, each would have had a full bucket's token at once; sharing one, the later waited for the next token.
+    const rows = (await Promise.all(runs.map(run))).sort((x, y) => x.dueAt - y.dueAt);
+    expect(rows.map((r) => r.instantAt === null)).toEqual([true, false]);
+    expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
+  });
+
+  it('refuses a bad key group naming the field, and carries a group through tasks as code', async () => {
+    const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad-group', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'customerId', limit: 1, group: 'no spaces' }, rateLimit: { key: 'customerId', perSecond: 1, group: 'x'.repeat(65) } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.group', 'rateLimit.group']);
+    const id = await createTask(acme, 'as-code-group', { key: 'order.id', limit: 2, group: 'orders' }, { key: 'order.id', perSecond: 2, group: 'orders-api' });
+    expect((await t.http().get(`/api/tasks/${id}`).set(acme.viewer)).body).toMatchObject({ concurrency: { key: 'order.id', limit: 2, onLimit: 'QUEUE', group: 'orders' }, rateLimit: { group: 'orders-api' } });
+    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
+    expect(exported.text).toContain('group: orders');
+    expect(exported.text).toContain('group: orders-api');
+    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
+    expect(same.status, JSON.stringify(same.body)).toBe(200);
+    expect(same.body.changes).toEqual([]);
+    const moved = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text.replace('group: orders-api', 'group: orders-api-2') });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(JSON.stringify(moved.body.changes)).toContain('rateLimit');
   });
 
   it('carries the bounds through tasks as code: export, and a plan of the same file changes nothing', async () => {
