@@ -228,6 +228,22 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect([most.get('acme/g1'), most.get('acme/g2'), most.get('globex/g1')]).toEqual([1, 1, 1]);
   });
 
+  it('a key group whose tasks state different limits: each run is admitted, and released, by its own task\'s limit against the group\'s count', { timeout: 60_000 }, async () => {
+    const one = await createTask(acme, 'group-one', { key: 'customerId', limit: 1, group: 'mixed' });
+    const two = await createTask(acme, 'group-two', { key: 'customerId', limit: 2, group: 'mixed' });
+    const a1 = await trigger(acme, one, 'g7');
+    await startedRun(a1);
+    const b1 = await trigger(acme, two, 'g7'); // 1 going < its limit 2
+    await startedRun(b1);
+    const a2 = await trigger(acme, one, 'g7'); // 2 going ≥ its limit 1
+    await inState(a2, 'HELD');
+    await finish(a1); // 1 going (b1): still not below a2's limit
+    expect(await stateOf(a2)).toBe('HELD');
+    await finish(b1);
+    await startedRun(a2);
+    await finish(a2);
+  });
+
   it('a key group: CANCEL_NEW is the new run\'s own task\'s choice, against the group\'s going runs', { timeout: 60_000 }, async () => {
     const queued = await createTask(acme, 'group-queue', { key: 'customerId', limit: 1, group: 'refresh' });
     const dropping = await createTask(acme, 'group-drop', { key: 'customerId', limit: 1, onLimit: 'CANCEL_NEW', group: 'refresh' });
