@@ -121,8 +121,15 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'a..b', limit: 0, onLimit: 'DROP' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.key', 'concurrency.limit', 'concurrency.onLimit']);
+    const badGroups = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad-group', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'customerId', limit: 1, group: 'no spaces' }, rateLimit: { key: 'customerId', perSecond: 1, group: 'x'.repeat(65) } });
+    expect(badGroups.status).toBe(400);
+    expect(badGroups.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.group', 'rateLimit.group']);
     const id = await createTask(acme, 'defaults', { key: 'customerId', limit: 2 });
     expect((await t.http().get(`/api/tasks/${id}`).set(acme.viewer)).body.concurrency).toEqual({ key: 'customerId', limit: 2, onLimit: 'QUEUE' });
+    const grouped = await createTask(acme, 'grouped', { key: 'customerId', limit: 2, group: null }, { key: 'customerId', perSecond: 2, group: 'orders-api' });
+    // A null group is none: the bound is stored and answered as one without groups.
+    const { body } = await t.http().get(`/api/tasks/${grouped}`).set(acme.viewer);
+    expect([body.concurrency, body.rateLimit]).toEqual([{ key: 'customerId', limit: 2, onLimit: 'QUEUE' }, { key: 'customerId', perSecond: 2, burst: 1, group: 'orders-api' }]);
   });
 
   it('QUEUE: one run at a time per key, other keys and tenants in parallel, the held ones in order as runs end; none lost or doubled', { timeout: 90_000 }, async () => {
@@ -268,31 +275,17 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
   });
 
-  it('refuses a bad key group naming the field, and carries a group through tasks as code', async () => {
-    const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad-group', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'customerId', limit: 1, group: 'no spaces' }, rateLimit: { key: 'customerId', perSecond: 1, group: 'x'.repeat(65) } });
-    expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.group', 'rateLimit.group']);
-    const id = await createTask(acme, 'as-code-group', { key: 'order.id', limit: 2, group: 'orders' }, { key: 'order.id', perSecond: 2, group: 'orders-api' });
-    expect((await t.http().get(`/api/tasks/${id}`).set(acme.viewer)).body).toMatchObject({ concurrency: { key: 'order.id', limit: 2, onLimit: 'QUEUE', group: 'orders' }, rateLimit: { group: 'orders-api' } });
-    const exported = await t.http().get('/api/config/export').set(acme.adminKey);
-    expect(exported.text).toContain('group: orders');
-    expect(exported.text).toContain('group: orders-api');
-    const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
-    expect(same.status, JSON.stringify(same.body)).toBe(200);
-    expect(same.body.changes).toEqual([]);
-    const moved = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text.replace('group: orders-api', 'group: orders-api-2') });
-    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-    expect(JSON.stringify(moved.body.changes)).toContain('rateLimit');
-  });
-
-  it('carries the bounds through tasks as code: export, and a plan of the same file changes nothing', async () => {
-    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST' }, { key: 'order.id', perSecond: 2, burst: 4 });
+  it('carries the bounds and their groups through tasks as code: export, a plan of the same file changes nothing, a changed group names its bound', async () => {
+    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST', group: 'orders' }, { key: 'order.id', perSecond: 2, burst: 4 });
     const exported = await t.http().get('/api/config/export').set(acme.adminKey);
     expect(exported.status).toBe(200);
     expect(exported.text).toContain('onLimit: CANCEL_OLDEST');
     expect(exported.text).toContain('perSecond: 2');
+    expect(exported.text).toContain('group: orders');
     const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body.changes).toEqual([]);
+    const moved = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text.replace('group: orders\n', 'group: orders-2\n') });
+    expect(JSON.stringify(moved.body.changes)).toContain('concurrency');
   });
 });
