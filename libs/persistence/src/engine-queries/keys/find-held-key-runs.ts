@@ -2,6 +2,10 @@ import type { EntityManager } from 'typeorm';
 import { execute, num } from '../sql';
 import type { RunKeyRef } from './lock-run-key';
 
+/** The statement (exported so the plan test EXPLAINs this very text). */
+export const FIND_HELD_KEY_RUNS_SQL = `SELECT id, task_id FROM runs
+  WHERE tenant_id = ? AND key_scope = ? AND run_key = ? AND state = 'HELD' AND id > ? ORDER BY id LIMIT ?`;
+
 /**
  * A key's oldest held runs after `afterId`, with their tasks (a key group's held runs are of its
  * several tasks, each admitted against its own task's limit):
@@ -17,7 +21,7 @@ export async function findHeldKeyRuns(manager: EntityManager, input: RunKeyRef &
   if (input.limit <= 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, task_id FROM runs WHERE tenant_id = ? AND key_scope = ? AND run_key = ? AND state = 'HELD' AND id > ? ORDER BY id LIMIT ?`,
+    FIND_HELD_KEY_RUNS_SQL,
     [input.tenantId, input.scope, input.key, input.afterId, input.limit],
   );
   return rows.map((r) => ({ id: num(r.id), taskId: num(r.task_id) }));

@@ -5,7 +5,7 @@ import { findHeldKeys, FIND_HELD_KEYS_SQL } from './find-held-keys';
 import { lockRunKey } from './lock-run-key';
 import { KEY_USE_STEP_MS } from './lock-key-row';
 import { releaseHeldKeyRuns } from './release-held-key-runs';
-import { findHeldKeyRuns } from './find-held-key-runs';
+import { findHeldKeyRuns, FIND_HELD_KEY_RUNS_SQL } from './find-held-key-runs';
 import { storeKeyBucket } from './store-key-bucket';
 import { countHeldRuns } from './count-held-runs';
 import { cancelOldestKeyRuns } from './cancel-oldest-key-runs';
@@ -76,6 +76,12 @@ for (const kind of TEST_DATABASES) describe(`concurrency key queries on ${kind}`
     expect(released).toEqual([{ id: Number(oldest.id), taskId: 1 }, { id: Number(oldest.id) + 1, taskId: 1 }]);
     // The next page starts after the last run read.
     expect((await findHeldKeyRuns(db.dataSource.manager, { ...hot, afterId: Number(oldest.id) + 1, limit: 1 }))[0].id).toBe(Number(oldest.id) + 2);
+    if (kind === 'mysql') {
+      // The key's HELD entries of ix_runs_key, already in id order: no sort, so the LIMIT stops the read at a page of its 3,000.
+      const [plan] = (await db.dataSource.query(`EXPLAIN ${FIND_HELD_KEY_RUNS_SQL}`, ['acme', 't:1', 'hot', 0, 16])) as Array<{ key: string; Extra: string }>;
+      expect(plan.key).toBe('ix_runs_key');
+      expect(plan.Extra ?? '').not.toMatch(/filesort|temporary/);
+    }
     expect(await countGoingKeyRuns(db.dataSource.manager, hot)).toBe(3);
     expect(await countHeldRuns(db.dataSource.manager, 100_000)).toEqual(new Map([['acme', 2998], ['globex', 5]]));
     expect(await inTransaction(db.dataSource, (em) => lockRunKey(em, hot, T + 30_000))).toEqual({ tokensMilli: 1500, refilledAt: T });
