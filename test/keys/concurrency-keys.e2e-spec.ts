@@ -5,9 +5,10 @@
  * go in parallel; runs beyond the limit wait HELD in the database and start, oldest first, as the
  * key's runs end (woken, not polled); CANCEL_NEW cancels the newcomer, CANCEL_OLDEST the runner
  * (aborted at its executor); another tenant's same key is not held back; a rate key starts its
- * runs a token at a time; nothing is lost or doubled. The handler holds each run until the test
- * lets it go, so "at once" is a fact checked in the database, not a timing. The engine's claim
- * poll is 10 minutes: every run starts by a wake-up.
+ * runs a token at a time; tasks naming one key group share its keys' places and tokens, and
+ * another tenant's group of the name is apart; nothing is lost or doubled. The handler holds each
+ * run until the test lets it go, so "at once" is a fact checked in the database, not a timing.
+ * The engine's claim poll is 10 minutes: every run starts by a wake-up.
  */
 import { randomBytes } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
@@ -120,8 +121,15 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     const bad = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'a..b', limit: 0, onLimit: 'DROP' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.key', 'concurrency.limit', 'concurrency.onLimit']);
+    const badGroups = await t.http().post('/api/tasks').set(acme.admin).send({ name: 'bad-group', executorApp: 'crm', handler: 'gate', trigger: { kind: 'MANUAL' }, concurrency: { key: 'customerId', limit: 1, group: 'no spaces' }, rateLimit: { key: 'customerId', perSecond: 1, group: 'x'.repeat(65) } });
+    expect(badGroups.status).toBe(400);
+    expect(badGroups.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['concurrency.group', 'rateLimit.group']);
     const id = await createTask(acme, 'defaults', { key: 'customerId', limit: 2 });
     expect((await t.http().get(`/api/tasks/${id}`).set(acme.viewer)).body.concurrency).toEqual({ key: 'customerId', limit: 2, onLimit: 'QUEUE' });
+    const grouped = await createTask(acme, 'grouped', { key: 'customerId', limit: 2, group: null }, { key: 'customerId', perSecond: 2, group: 'orders-api' });
+    // A null group is none: the bound is stored and answered as one without groups.
+    const { body } = await t.http().get(`/api/tasks/${grouped}`).set(acme.viewer);
+    expect([body.concurrency, body.rateLimit]).toEqual([{ key: 'customerId', limit: 2, onLimit: 'QUEUE' }, { key: 'customerId', perSecond: 2, burst: 1, group: 'orders-api' }]);
   });
 
   it('QUEUE: one run at a time per key, other keys and tenants in parallel, the held ones in order as runs end; none lost or doubled', { timeout: 90_000 }, async () => {
@@ -207,14 +215,77 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(started.filter((id) => [...r1, r2].includes(id)).sort()).toEqual([...r1, r2].sort());
   });
 
-  it('carries the bounds through tasks as code: export, and a plan of the same file changes nothing', async () => {
-    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST' }, { key: 'order.id', perSecond: 2, burst: 4 });
+  it('a key group: two tasks share a key (limit 1) — the second task\'s run waits HELD while the first\'s runs and starts when it ends; another key of the group, and another tenant\'s group of the same name, go at once', { timeout: 60_000 }, async () => {
+    const group = { key: 'customerId', limit: 1, onLimit: 'QUEUE', group: 'customer-sync' };
+    const orders = await createTask(acme, 'sync-orders', group);
+    const invoices = await createTask(acme, 'sync-invoices', group);
+    const theirs = await createTask(globex, 'sync-orders', group);
+    const first = await trigger(acme, orders, 'g1');
+    await startedRun(first);
+    const second = await trigger(acme, invoices, 'g1');
+    await inState(second, 'HELD');
+    expect(await run(second)).toMatchObject({ runKey: 'g1', keyScope: 'g:customer-sync' });
+    const otherKey = await trigger(acme, invoices, 'g2');
+    const otherTenant = await trigger(globex, theirs, 'g1');
+    await Promise.all([startedRun(otherKey), startedRun(otherTenant)]);
+    expect(await stateOf(second)).toBe('HELD');
+    await finish(first);
+    await startedRun(second);
+    for (const id of [second, otherKey, otherTenant]) await finish(id);
+    expect([most.get('acme/g1'), most.get('acme/g2'), most.get('globex/g1')]).toEqual([1, 1, 1]);
+  });
+
+  it('a key group whose tasks state different limits: each run is admitted, and released, by its own task\'s limit against the group\'s count', { timeout: 60_000 }, async () => {
+    const one = await createTask(acme, 'group-one', { key: 'customerId', limit: 1, group: 'mixed' });
+    const two = await createTask(acme, 'group-two', { key: 'customerId', limit: 2, group: 'mixed' });
+    const a1 = await trigger(acme, one, 'g7');
+    await startedRun(a1);
+    const b1 = await trigger(acme, two, 'g7'); // 1 going < its limit 2
+    await startedRun(b1);
+    const a2 = await trigger(acme, one, 'g7'); // 2 going ≥ its limit 1
+    await inState(a2, 'HELD');
+    await finish(a1); // 1 going (b1): still not below a2's limit
+    expect(await stateOf(a2)).toBe('HELD');
+    await finish(b1);
+    await startedRun(a2);
+    await finish(a2);
+  });
+
+  it('a key group: CANCEL_NEW is the new run\'s own task\'s choice, against the group\'s going runs', { timeout: 60_000 }, async () => {
+    const queued = await createTask(acme, 'group-queue', { key: 'customerId', limit: 1, group: 'refresh' });
+    const dropping = await createTask(acme, 'group-drop', { key: 'customerId', limit: 1, onLimit: 'CANCEL_NEW', group: 'refresh' });
+    const first = await trigger(acme, queued, 'g5');
+    await startedRun(first);
+    const dropped = await trigger(acme, dropping, 'g5');
+    await inState(dropped, 'CANCELLED');
+    expect((await run(dropped)).error).toMatch(/key 'g5' of group 'refresh' already going \(concurrency onLimit CANCEL_NEW\)/);
+    await finish(first);
+  });
+
+  it('a key group: a rate key\'s tokens come from one bucket whichever task\'s run takes them', { timeout: 60_000 }, async () => {
+    const rate = { key: 'customerId', perSecond: 2, burst: 1, group: 'crm-api' };
+    const a = await createTask(acme, 'api-a', null, rate);
+    const b = await createTask(acme, 'api-b', null, rate);
+    const runs = [await trigger(acme, a, 'g9'), await trigger(acme, b, 'g9')];
+    for (const id of runs) await startedRun(id);
+    for (const id of runs) await finish(id);
+    // Per task, each would have had a full bucket's token at once; sharing one, the later waited for the next token.
+    const rows = (await Promise.all(runs.map(run))).sort((x, y) => x.dueAt - y.dueAt);
+    expect(rows.map((r) => r.instantAt === null)).toEqual([true, false]);
+    expect(rows[1].dueAt - rows[0].dueAt).toBeGreaterThanOrEqual(500);
+  });
+
+  it('carries the bounds and their groups through tasks as code: export, a plan of the same file changes nothing, a changed group names its bound', async () => {
+    await createTask(acme, 'as-code', { key: 'order.id', limit: 3, onLimit: 'CANCEL_OLDEST', group: 'orders' }, { key: 'order.id', perSecond: 2, burst: 4 });
     const exported = await t.http().get('/api/config/export').set(acme.adminKey);
     expect(exported.status).toBe(200);
     expect(exported.text).toContain('onLimit: CANCEL_OLDEST');
     expect(exported.text).toContain('perSecond: 2');
+    expect(exported.text).toContain('group: orders');
     const same = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text });
     expect(same.status, JSON.stringify(same.body)).toBe(200);
     expect(same.body.changes).toEqual([]);
+    const moved = await t.http().post('/api/config/plan').set(acme.admin).send({ file: exported.text.replace('group: orders\n', 'group: orders-2\n') });
+    expect(JSON.stringify(moved.body.changes)).toContain('concurrency');
   });
 });

@@ -137,8 +137,9 @@ export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVEN
 export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET_NAMES } from './redaction/redact';
 export { redactUrlPasswords } from './redaction/redact-url';
 export { runKeyOf, MAX_RUN_KEY_LENGTH } from './key/run-key';
-export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE } from './key/validate-keys';
-export { admitKeyed } from './key/key-admission';
+export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE, MAX_KEY_GROUP_LENGTH } from './key/validate-keys';
+export { keyScope, keyLabel, MAX_KEY_SCOPE_LENGTH } from './key/key-scope';
+export { admitKeyed, releaseKeyed } from './key/key-admission';
 export type { KeyAdmission } from './key/key-admission';
 export { takeKeyTokens } from './key/key-bucket';
 export type { KeyBucket } from './key/key-bucket';

@@ -155,6 +155,12 @@ export interface KeyConcurrency {
   limit: number;
   /** Default QUEUE. */
   onLimit: KeyOnLimit;
+  /**
+   * A key group of the tenant (1–64 of A-Z a-z 0-9 . _ -): the tasks naming it share their keys —
+   * their runs of one key value are counted together, each admission against its own task's
+   * `limit`. Absent: the task's own keys.
+   */
+  group?: string;
 }
 
 /**
@@ -168,6 +174,8 @@ export interface KeyRateLimit {
   perSecond: number;
   /** Bucket size, 1–10 000. Default 1. */
   burst: number;
+  /** A key group of the tenant, as KeyConcurrency's: the tasks naming it take a key's tokens from one bucket, each at its own rate and burst. Absent: the task's own buckets. */
+  group?: string;
 }
 
 /**

@@ -27,9 +27,14 @@ export function fileTask(definition: TaskDefinition): FileTask {
     paused: definition.paused,
     pauseAfterFailures: definition.pauseAfterFailures,
     fanOut: { mode: definition.fanOut.mode, shards: definition.fanOut.shards, failWhen: definition.fanOut.failWhen },
-    concurrency: definition.concurrency && { key: definition.concurrency.key, limit: definition.concurrency.limit, onLimit: definition.concurrency.onLimit },
-    rateLimit: definition.rateLimit && { key: definition.rateLimit.key, perSecond: definition.rateLimit.perSecond, burst: definition.rateLimit.burst },
+    concurrency: definition.concurrency && { key: definition.concurrency.key, limit: definition.concurrency.limit, onLimit: definition.concurrency.onLimit, ...groupOf(definition.concurrency) },
+    rateLimit: definition.rateLimit && { key: definition.rateLimit.key, perSecond: definition.rateLimit.perSecond, burst: definition.rateLimit.burst, ...groupOf(definition.rateLimit) },
     debounce: definition.debounce && { key: definition.debounce.key, quietMs: definition.debounce.quietMs, maxWaitMs: definition.debounce.maxWaitMs },
     throttle: definition.throttle && { key: definition.throttle.key, limit: definition.throttle.limit, periodMs: definition.throttle.periodMs, keep: definition.throttle.keep },
   };
+}
+
+/** A key bound's `group`, written only when it has one: a bound in no group reads as it did before groups were. */
+function groupOf(bound: { group?: string }): { group?: string } {
+  return bound.group === undefined ? {} : { group: bound.group };
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, NotAllSucceededError, recordRunProgress, type AckTimes, type RunAttemptRow, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -141,15 +141,16 @@ export class CallbacksService {
     if (!ended) return held ? this.endOutcome(cb, traceParent, true) : this.stale(cb, null, 'STALE');
     if (ack) this.marks.settled(cb.runId, cb.attempt);
     this.events.ended(cb.runId, cb.attempt);
-    if (run.runKey !== null && ended.state !== 'RETRY_WAIT') this.releaseKey(run);
+    const place = keyPlaceOf(run);
+    if (place !== null && ended.state !== 'RETRY_WAIT') this.releaseKey(run, place);
     await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
     if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
   }
 
   /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */
-  private releaseKey(run: RunAttemptRow): void {
-    this.keys.release({ tenantId: run.tenantId, taskId: run.taskId, key: run.runKey as string }).catch((err: Error) => {
+  private releaseKey(run: RunAttemptRow, place: RunKeyRef): void {
+    this.keys.release(place).catch((err: Error) => {
       this.logger.warn(`releasing key places after run ${run.runId} failed (the held-keys sweep will): ${err.message}`, { tenantId: run.tenantId, runId: run.runId });
     });
   }

@@ -233,9 +233,9 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
 
     it('purges key rows no run took for an hour once at rest, keeps those still counting (a bucket refilling, a throttle period going), several batches of them', async () => {
       await db.dataSource.query('UPDATE tasks SET key_rate = ?, key_throttle = ? WHERE id = ?', [JSON.stringify({ key: 'customerId', perSecond: 0.001, burst: 2 }), JSON.stringify({ key: 'customerId', limit: 1, periodMs: 86_400_000, keep: 'LAST' }), task.id]);
-      const row = (key: string, usedAt: number | null, more: { tokensMilli?: number; refilledAt?: number; throttleStartedAt?: number } = {}) =>
-        db.dataSource.query('INSERT INTO run_keys (tenant_id, task_id, key_value, used_at, tokens_milli, refilled_at, throttle_started_at, throttle_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
-          TENANT, task.id, key, usedAt, more.tokensMilli ?? null, more.refilledAt ?? null, more.throttleStartedAt ?? null, more.throttleStartedAt === undefined ? null : 1,
+      const row = (key: string, usedAt: number | null, more: { tokensMilli?: number; refilledAt?: number; throttleStartedAt?: number; scope?: string } = {}) =>
+        db.dataSource.query('INSERT INTO run_keys (tenant_id, key_scope, key_value, rules_task_id, used_at, tokens_milli, refilled_at, throttle_started_at, throttle_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+          TENANT, more.scope ?? `t:${task.id}`, key, more.refilledAt === undefined && more.throttleStartedAt === undefined ? null : task.id, usedAt, more.tokensMilli ?? null, more.refilledAt ?? null, more.throttleStartedAt ?? null, more.throttleStartedAt === undefined ? null : 1,
         ]);
       for (let i = 0; i < 7; i++) await row(`idle-${i}`, T - 2 * HOUR_MS + i); // nothing stored: at rest
       await row('legacy', null); // made before used_at was kept
@@ -243,9 +243,12 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       await row('refilling', T - 2 * HOUR_MS, { tokensMilli: 0, refilledAt: T - 2 * HOUR_MS }); // 0.001 a second: 7.2 of 2 tokens back… full
       await row('still-refilling', T - 2 * HOUR_MS, { tokensMilli: 0, refilledAt: T - 10 * MINUTE_MS }); // 0.6 of 2
       await row('throttled', T - 2 * HOUR_MS, { throttleStartedAt: T - 2 * HOUR_MS }); // its day-long period goes on
+      // A key group's rows, told at rest by the rate of the task whose run last took their tokens.
+      await row('group-idle', T - 2 * HOUR_MS, { scope: 'g:sync' });
+      await row('group-still-refilling', T - 2 * HOUR_MS, { tokensMilli: 0, refilledAt: T - 10 * MINUTE_MS, scope: 'g:sync' });
       await purgeAll(job(db.dataSource, clock));
       const left = ((await db.dataSource.query('SELECT key_value FROM run_keys ORDER BY key_value')) as Array<{ key_value: string }>).map((r) => r.key_value);
-      expect(left).toEqual(['recent', 'still-refilling', 'throttled']);
+      expect(left).toEqual(['group-still-refilling', 'recent', 'still-refilling', 'throttled']);
     });
 
     it('never purges past the point the statistics have settled', async () => {

@@ -155,14 +155,14 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
 
   // Keys' rows no run took for an hour, once at rest (their bucket full, no throttle period going): a keyed task's table would only grow.
   const unusedBefore = now - KEY_ROWS_UNUSED_MS;
-  let after: { usedAt: number | null; taskId: number; key: string } | null = null;
+  let after: { usedAt: number | null; scope: string; key: string } | null = null;
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
     const unused = await findUnusedRunKeys(dataSource.manager, { tenantId, before: unusedBefore, after, limit: settings.batch });
     const resting = unused.filter((k) => keyAtRest(k.stored, k.rules, now));
     if (resting.length > 0) report.runKeys += await step(() => inTransaction(dataSource, (em) => deleteRunKeys(em, { tenantId, keys: resting, before: unusedBefore }), { isolation: 'READ COMMITTED' }));
     if (unused.length < settings.batch) break;
     const last = unused[unused.length - 1];
-    after = { usedAt: last.usedAt, taskId: last.taskId, key: last.key };
+    after = { usedAt: last.usedAt, scope: last.scope, key: last.key };
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { admitKeyed, CLOCK, runKeyOf, takeKeyTokens, type Clock } from '@baton/domain';
+import { admitKeyed, CLOCK, keyLabel, keyScope, releaseKeyed, runKeyOf, takeKeyTokens, type Clock, type KeyConcurrency, type KeyRateLimit } from '@baton/domain';
 import {
   admitKeyRuns,
   afterCommit,
@@ -8,7 +8,8 @@ import {
   cancelOldestKeyRuns,
   countGoingKeyRuns,
   deferRateKeyRuns,
-  findKeyConcurrency,
+  findHeldKeyRuns,
+  findKeyConcurrencies,
   holdKeyRuns,
   inTransaction,
   lockRunKey,
@@ -24,9 +25,13 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { CancelledRuns } from '../wakeups/cancelled-runs';
 
 type Claimed = { run: ClaimedRunRow; task: ClaimedRunTask | null };
+/** One key's claimed runs. */
+type KeyRuns = { ref: RunKeyRef; runs: Claimed[] };
 
 /** Most held runs one release gives places to (a task whose bound was removed frees its held runs over several). */
 const MAX_RELEASE = 1000;
+/** Held runs read at once by a release, at least: a key's end frees a place or a few, and a page of this many finds them in one read. */
+const RELEASE_PAGE = 16;
 
 /**
  * Rate and concurrency keys at the claim, and places given back when runs end. A keyed task's run
@@ -39,8 +44,11 @@ const MAX_RELEASE = 1000;
  * (countGoingKeyRuns, at most `limit` index entries), domain admitKeyed decides, and each run is
  * admitted (run_key set: it goes on), HELD (QUEUE), or CANCELLED (CANCEL_NEW) — CANCEL_OLDEST
  * cancels the key's oldest going runs instead, whose executors are asked to abort once committed.
- * No lock wider than one key's row is taken: other keys and tenants never wait. A shard never
- * needs admitting: its fan-out run was.
+ * A key is its task's own, or its key group's (domain keyScope) when the bound names a `group`:
+ * then its runs of every task of the group are counted, held and cancelled together, and each run
+ * is admitted by its own task's limit and onLimit, and takes its token at its own task's rate.
+ * No lock wider than one key's row is taken: other keys, groups and tenants never wait. A shard
+ * never needs admitting: its fan-out run was.
  *
  * `release` gives the places of a key that runs have left to its oldest held runs (HELD →
  * PENDING, admitted already) and wakes this node's claim for them: called when a keyed run ended
@@ -70,63 +78,91 @@ export class KeyAdmissions {
   }
 
   private async admitKeyed(em: EntityManager, keyed: readonly Claimed[], now: number): Promise<Set<number>> {
-    const rated = groupByKey(keyed.filter((c) => c.task!.rateLimit !== null), (task) => task.rateLimit!.key);
-    const bounded = groupByKey(keyed.filter((c) => c.task!.concurrency !== null), (task) => task.concurrency!.key);
+    const rated = groupByKey(keyed.filter((c) => c.task!.rateLimit !== null), (task) => task.rateLimit!);
+    const bounded = groupByKey(keyed.filter((c) => c.task!.concurrency !== null), (task) => task.concurrency!);
     // Every key row this admission needs, locked first and in one order by every engine: two
     // claims holding several keys never deadlock (a rate key and a concurrency key may share a row).
     const buckets = new Map<string, StoredKeyBucket | null>();
     for (const id of [...new Set([...rated.keys(), ...bounded.keys()])].sort()) buckets.set(id, await lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now));
-    const owner = this.config.nodeId;
     const passed = new Set<number>();
-    for (const [id, { ref, runs }] of rated) {
-      const rate = runs[0].task!.rateLimit!;
-      const stored = buckets.get(id) ?? null;
-      let bucket = stored && { tokens: stored.tokensMilli / 1000, at: stored.refilledAt };
-      let waitFrom: number | null = null;
-      const waiting: Array<{ id: number; dueAt: number }> = [];
-      for (const { run } of runs) {
-        if (waitFrom !== null) {
-          waiting.push({ id: run.id, dueAt: waitFrom + waiting.length * Math.ceil(1000 / rate.perSecond) });
-          continue;
-        }
-        // A token for the instant the run is due at (claims look ahead), never before the bucket's last take: the bucket's time only moves on.
-        const take = takeKeyTokens(bucket, rate, 1, Math.max(now, run.dueAt, bucket?.at ?? 0));
-        bucket = take.bucket;
-        if (take.taken === 1) passed.add(run.id);
-        else {
-          waitFrom = take.nextAt;
-          waiting.push({ id: run.id, dueAt: take.nextAt });
-        }
-      }
-      if (bucket) await storeKeyBucket(em, ref, { tokensMilli: Math.floor(bucket.tokens * 1000 + 1e-6), refilledAt: bucket.at });
-      await deferRateKeyRuns(em, { runs: waiting, owner, now, reason: `Waiting for a token of its rate key '${ref.key}' (rateLimit ${rate.perSecond}/s, burst ${rate.burst})` });
-      // Due within the look-ahead, they are claimed again at once (and take their tokens for their instants), not at the next poll.
-      if (waiting.length > 0) afterCommit(em, () => this.signal.due(ref.tenantId));
-    }
+    for (const [id, runs] of rated) for (const runId of await this.takeTokens(em, runs, buckets.get(id) ?? null, now)) passed.add(runId);
     const admitted = new Set<number>();
     const aborts = new Map<string, number[]>();
-    for (const { ref, runs } of bounded.values()) {
-      const going = runs.filter(({ run, task }) => task!.rateLimit === null || passed.has(run.id)).map((c) => c.run.id);
-      if (going.length === 0) continue;
-      const bound = runs[0].task!.concurrency!;
-      const decision = admitKeyed({ limit: bound.limit, onLimit: bound.onLimit, going: await countGoingKeyRuns(em, ref), claimed: going });
-      await admitKeyRuns(em, { ids: decision.admit, key: ref.key, owner, now });
-      await holdKeyRuns(em, { ids: decision.hold, key: ref.key, owner, now });
-      await cancelNewKeyRuns(em, { ids: decision.cancel, key: ref.key, owner, now, reason: `Cancelled: ${bound.limit} run(s) of key '${ref.key}' already going (concurrency onLimit ${bound.onLimit})` });
-      const oldest = await cancelOldestKeyRuns(em, { ...ref, count: decision.cancelOldest, except: decision.admit, now, reason: `Cancelled: a newer run of key '${ref.key}' took its place (concurrency onLimit CANCEL_OLDEST)` });
-      const sent = oldest.filter((o) => o.sent).map((o) => o.id);
-      if (sent.length > 0) aborts.set(ref.tenantId, [...(aborts.get(ref.tenantId) ?? []), ...sent]);
-      for (const runId of decision.admit) admitted.add(runId);
-    }
-    // A run of a task bounded by rate alone is marked as through (run_key: its rate key), so a
-    // later claim of it — a retry, a takeover — takes no second token.
+    for (const runs of bounded.values()) await this.bound(em, runs, passed, now, { admitted, aborts });
+    // A run of a task bounded by rate alone is marked as through (run_key: its rate key; no scope:
+    // it holds no place), so a later claim of it — a retry, a takeover — takes no second token.
     for (const { ref, runs } of rated.values()) {
       const through = runs.filter(({ run, task }) => task!.concurrency === null && passed.has(run.id)).map((c) => c.run.id);
-      await admitKeyRuns(em, { ids: through, key: ref.key, owner, now });
+      await admitKeyRuns(em, { ids: through, key: ref.key, scope: null, owner: this.config.nodeId, now });
       for (const runId of through) admitted.add(runId);
     }
     if (aborts.size > 0) afterCommit(em, () => this.abort(aborts));
     return admitted;
+  }
+
+  /**
+   * A rate key's runs take its tokens, oldest first, each at its own task's rate and burst (a key
+   * group's tasks may state different ones; the stored bucket follows the last that took). From the
+   * first that finds none on, they go back PENDING, due at the key's next tokens. Returns the runs
+   * that got one.
+   */
+  private async takeTokens(em: EntityManager, { ref, runs }: KeyRuns, stored: StoredKeyBucket | null, now: number): Promise<number[]> {
+    let bucket = stored && { tokens: stored.tokensMilli / 1000, at: stored.refilledAt };
+    let rulesTask = runs[0].run.taskId;
+    const passed: number[] = [];
+    let waitFrom: number | null = null;
+    let waited = 0;
+    const waiting = new Map<string, Array<{ id: number; dueAt: number }>>();
+    for (const { run, task } of runs) {
+      const rate = task!.rateLimit!;
+      if (waitFrom === null) {
+        // A token for the instant the run is due at (claims look ahead), never before the bucket's last take: the bucket's time only moves on.
+        const take = takeKeyTokens(bucket, rate, 1, Math.max(now, run.dueAt, bucket?.at ?? 0));
+        bucket = take.bucket;
+        rulesTask = run.taskId;
+        if (take.taken === 1) {
+          passed.push(run.id);
+          continue;
+        }
+        waitFrom = take.nextAt;
+      }
+      const reason = `Waiting for a token of its rate ${keyLabel(ref.scope, ref.key)} (rateLimit ${rate.perSecond}/s, burst ${rate.burst})`;
+      waiting.set(reason, [...(waiting.get(reason) ?? []), { id: run.id, dueAt: waitFrom + waited++ * Math.ceil(1000 / rate.perSecond) }]);
+    }
+    if (bucket) await storeKeyBucket(em, ref, { tokensMilli: Math.floor(bucket.tokens * 1000 + 1e-6), refilledAt: bucket.at }, rulesTask);
+    for (const [reason, deferred] of waiting) await deferRateKeyRuns(em, { runs: deferred, owner: this.config.nodeId, now, reason });
+    // Due within the look-ahead, they are claimed again at once (and take their tokens for their instants), not at the next poll.
+    if (waited > 0) afterCommit(em, () => this.signal.due(ref.tenantId));
+    return passed;
+  }
+
+  /**
+   * A concurrency key's runs that passed their rate key (or have none) are admitted, held or
+   * cancelled (domain admitKeyed) against the key's going runs — of a key group's key, its tasks'
+   * runs together: each task's runs in turn (the task with the oldest run first) by its own limit
+   * and onLimit, the count carried from one to the next. Adds the admitted runs to `out.admitted`
+   * and the sent runs CANCEL_OLDEST cancelled to `out.aborts`.
+   */
+  private async bound(em: EntityManager, { ref, runs }: KeyRuns, passed: ReadonlySet<number>, now: number, out: { admitted: Set<number>; aborts: Map<string, number[]> }): Promise<void> {
+    const passing = runs.filter(({ run, task }) => task!.rateLimit === null || passed.has(run.id));
+    if (passing.length === 0) return;
+    const owner = this.config.nodeId;
+    const key = keyLabel(ref.scope, ref.key);
+    let going = await countGoingKeyRuns(em, ref);
+    for (const own of byTask(passing)) {
+      const bound = own[0].task!.concurrency!;
+      const decision = admitKeyed({ limit: bound.limit, onLimit: bound.onLimit, going, claimed: own.map((c) => c.run.id) });
+      await admitKeyRuns(em, { ids: decision.admit, key: ref.key, scope: ref.scope, owner, now });
+      await holdKeyRuns(em, { ids: decision.hold, key: ref.key, scope: ref.scope, owner, now });
+      await cancelNewKeyRuns(em, { ids: decision.cancel, key: ref.key, scope: ref.scope, owner, now, reason: `Cancelled: ${bound.limit} run(s) of ${key} already going (concurrency onLimit ${bound.onLimit})` });
+      const oldest = await cancelOldestKeyRuns(em, { ...ref, count: decision.cancelOldest, except: decision.admit, now, reason: `Cancelled: a newer run of ${key} took its place (concurrency onLimit CANCEL_OLDEST)` });
+      const sent = oldest.filter((o) => o.sent).map((o) => o.id);
+      if (sent.length > 0) out.aborts.set(ref.tenantId, [...(out.aborts.get(ref.tenantId) ?? []), ...sent]);
+      // The group's oldest going run may be one this claim admitted for another of its tasks: cancelled, it is not sent.
+      for (const o of oldest) out.admitted.delete(o.id);
+      for (const runId of decision.admit) out.admitted.add(runId);
+      going += decision.admit.length - oldest.length;
+    }
   }
 
   /** Asks the executors of the runs CANCEL_OLDEST cancelled to abort them. */
@@ -137,9 +173,11 @@ export class KeyAdmissions {
   }
 
   /**
-   * The key's free places to its oldest held runs, in a transaction of its own holding the key's
-   * lock; wakes a claim for them. The bound is read now: a task whose limit was raised frees more,
-   * one whose bound was removed (or that was deleted) frees them all, MAX_RELEASE at a time.
+   * The key's free places to its oldest held runs (domain releaseKeyed: each against its own
+   * task's limit, read now — a task whose limit was raised frees more, one whose bound was removed,
+   * moved to another group or deleted frees its runs at once), in a transaction of its own holding
+   * the key's lock; wakes a claim for them. Held runs are read a page at a time from the oldest, at
+   * most MAX_RELEASE.
    */
   async release(ref: RunKeyRef): Promise<number> {
     const now = this.clock.now();
@@ -147,9 +185,29 @@ export class KeyAdmissions {
       this.dataSource,
       async (em) => {
         await lockRunKey(em, ref, now);
-        const bound = await findKeyConcurrency(em, ref.taskId);
-        const free = bound === null ? MAX_RELEASE : Math.min(MAX_RELEASE, bound.limit - (await countGoingKeyRuns(em, ref)));
-        return releaseHeldKeyRuns(em, { ...ref, count: free, now });
+        let going = await countGoingKeyRuns(em, ref);
+        const limits = new Map<number, number | null>();
+        const ids: number[] = [];
+        let afterId = 0;
+        let widest = 0;
+        for (;;) {
+          const page = Math.min(MAX_RELEASE - ids.length, Math.max(RELEASE_PAGE, widest - going));
+          const held = await findHeldKeyRuns(em, { ...ref, afterId, limit: page });
+          const unread = [...new Set(held.map((h) => h.taskId))].filter((taskId) => !limits.has(taskId));
+          const bounds = await findKeyConcurrencies(em, unread);
+          for (const taskId of unread) {
+            const bound = bounds.get(taskId);
+            limits.set(taskId, bound !== undefined && keyScope(taskId, bound.group) === ref.scope ? bound.limit : null);
+          }
+          const step = releaseKeyed(going, held.map((h) => ({ run: h.id, limit: limits.get(h.taskId)! })));
+          ids.push(...step.release);
+          going = step.going;
+          widest = Math.max(widest, ...held.map((h) => limits.get(h.taskId) ?? MAX_RELEASE));
+          if (step.full || held.length < page || ids.length >= MAX_RELEASE) break;
+          afterId = held[held.length - 1].id;
+        }
+        await releaseHeldKeyRuns(em, { ids, now });
+        return ids;
       },
       { isolation: 'READ COMMITTED' },
     );
@@ -163,16 +221,24 @@ function needsAdmission(c: Claimed): boolean {
   return c.task !== null && (c.task.concurrency !== null || c.task.rateLimit !== null) && (c.run.runKey ?? null) === null && c.run.cause !== 'SHARD';
 }
 
-/** Claimed runs by key (`path` picks the task's key path), each key's runs oldest first; the map's ids sort in lock order. */
-function groupByKey(claimed: readonly Claimed[], path: (task: ClaimedRunTask) => string): Map<string, { ref: RunKeyRef; runs: Claimed[] }> {
-  const groups = new Map<string, { ref: RunKeyRef; runs: Claimed[] }>();
+/** Claimed runs by key (`bound` picks the task's bound: its key path and group), each key's runs oldest first; the map's ids sort in lock order. */
+function groupByKey(claimed: readonly Claimed[], bound: (task: ClaimedRunTask) => KeyConcurrency | KeyRateLimit): Map<string, KeyRuns> {
+  const groups = new Map<string, KeyRuns>();
   for (const c of claimed) {
-    const ref = { tenantId: c.run.tenantId, taskId: c.run.taskId, key: runKeyOf(c.run.params, path(c.task!)) };
-    const id = JSON.stringify([ref.tenantId, ref.taskId, ref.key]);
-    const group = groups.get(id) ?? { ref, runs: [] };
-    group.runs.push(c);
-    groups.set(id, group);
+    const { key, group } = bound(c.task!);
+    const ref = { tenantId: c.run.tenantId, scope: keyScope(c.run.taskId, group), key: runKeyOf(c.run.params, key) };
+    const id = JSON.stringify([ref.tenantId, ref.scope, ref.key]);
+    const runs = groups.get(id) ?? { ref, runs: [] };
+    runs.runs.push(c);
+    groups.set(id, runs);
   }
-  for (const group of groups.values()) group.runs.sort((a, b) => a.run.dueAt - b.run.dueAt || a.run.id - b.run.id);
+  for (const runs of groups.values()) runs.runs.sort((a, b) => a.run.dueAt - b.run.dueAt || a.run.id - b.run.id);
   return groups;
+}
+
+/** A key's runs (oldest first) by task, the task with the oldest run first, each task's runs in their order. */
+function byTask(runs: readonly Claimed[]): Claimed[][] {
+  const tasks = new Map<number, Claimed[]>();
+  for (const c of runs) tasks.set(c.run.taskId, [...(tasks.get(c.run.taskId) ?? []), c]);
+  return [...tasks.values()];
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RunState } from '@baton/domain';
-import { findHeldKeys, type RunAttemptRow } from '@baton/persistence';
+import { findHeldKeys, keyPlaceOf, type RunAttemptRow } from '@baton/persistence';
 import { KeyAdmissions } from '../runs/key-admissions';
 
 /** Keys looked at per sweep. */
@@ -29,8 +29,9 @@ export class HeldKeysSweep {
   ) {}
 
   /** A keyed run the watchdog ended for good (a timeout, a dead executor's run): its key's place goes to a held run now, not at the next sweep. */
-  async ended(run: Pick<RunAttemptRow, 'tenantId' | 'taskId' | 'runKey'>, state: RunState): Promise<void> {
-    if (run.runKey !== null && state !== 'RETRY_WAIT') await this.keys.release({ tenantId: run.tenantId, taskId: run.taskId, key: run.runKey });
+  async ended(run: Pick<RunAttemptRow, 'tenantId' | 'runKey' | 'keyScope'>, state: RunState): Promise<void> {
+    const place = keyPlaceOf(run);
+    if (place !== null && state !== 'RETRY_WAIT') await this.keys.release(place);
   }
 
   /** Returns how many held runs it released (0 on the ticks between sweeps). */

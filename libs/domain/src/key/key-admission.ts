@@ -33,3 +33,21 @@ export function admitKeyed<T>(input: { limit: number; onLimit: KeyOnLimit; going
   const cancel = claimed.slice(0, claimed.length - admitted);
   return { admit, hold: [], cancel, cancelOldest: Math.max(0, input.going + admitted - input.limit) };
 }
+
+/**
+ * Which of a key's held runs, oldest first, take the places its going runs left: each takes one
+ * while the key's `going` runs are fewer than its own task's `limit` (the tasks of a key group may
+ * state different limits: a run is admitted against its own, at a claim as here). A run whose task
+ * no longer bounds this key (`limit` null: its bound removed or moved to another group, its task
+ * deleted) goes without waiting, and counts from then on. The first run that finds no place ends
+ * the release (`full`): no held run overtakes an older one of its key.
+ */
+export function releaseKeyed<T>(going: number, held: ReadonlyArray<{ run: T; limit: number | null }>): { release: T[]; going: number; full: boolean } {
+  const release: T[] = [];
+  for (const { run, limit } of held) {
+    if (limit !== null && going >= limit) return { release, going, full: true };
+    release.push(run);
+    going++;
+  }
+  return { release, going, full: false };
+}

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { admitKeyed } from './key-admission';
+import { admitKeyed, releaseKeyed } from './key-admission';
+import { keyLabel, keyScope, MAX_KEY_SCOPE_LENGTH } from './key-scope';
 import { takeKeyTokens } from './key-bucket';
 import { MAX_RUN_KEY_LENGTH, runKeyOf } from './run-key';
-import { keyConcurrencyProblems, keyRateLimitProblems } from './validate-keys';
+import { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_GROUP_LENGTH } from './validate-keys';
 import { validateTask } from '../task/validate-task';
 import { withTaskDefaults } from '../task/task-defaults';
 import { canTransition, KEY_GOING_STATES, ACTIVE_STATES } from '../run/run-state';
@@ -64,6 +65,31 @@ describe('admitKeyed', () => {
   });
 });
 
+describe('releaseKeyed', () => {
+  it('gives places oldest first, each held run against its own task\'s limit, and stops at the first that finds none', () => {
+    expect(releaseKeyed(0, [{ run: 'a', limit: 1 }, { run: 'b', limit: 1 }])).toEqual({ release: ['a'], going: 1, full: true });
+    // A group whose tasks state 1 and 3: the limit-3 run goes beside one going, the limit-1 run after it waits, and so does the younger limit-3 one behind it.
+    expect(releaseKeyed(1, [{ run: 'a', limit: 3 }, { run: 'b', limit: 1 }, { run: 'c', limit: 3 }])).toEqual({ release: ['a'], going: 2, full: true });
+    expect(releaseKeyed(0, [{ run: 'a', limit: 2 }, { run: 'b', limit: 2 }])).toEqual({ release: ['a', 'b'], going: 2, full: false });
+  });
+
+  it('lets a run whose task no longer bounds the key go at once, counted from then on', () => {
+    expect(releaseKeyed(5, [{ run: 'a', limit: null }, { run: 'b', limit: 6 }])).toEqual({ release: ['a'], going: 6, full: true });
+    expect(releaseKeyed(0, [])).toEqual({ release: [], going: 0, full: false });
+  });
+});
+
+describe('keyScope', () => {
+  it('is the task\'s own without a group, the group\'s with one, and fits its columns', () => {
+    expect(keyScope(7)).toBe('t:7');
+    expect(keyScope(7, 'customer-sync')).toBe('g:customer-sync');
+    expect(keyScope(8, 'customer-sync')).toBe(keyScope(7, 'customer-sync'));
+    expect(keyScope(7, 'x'.repeat(MAX_KEY_GROUP_LENGTH)).length).toBe(MAX_KEY_SCOPE_LENGTH);
+    expect(keyLabel('t:7', 'c1')).toBe("key 'c1'");
+    expect(keyLabel('g:customer-sync', 'c1')).toBe("key 'c1' of group 'customer-sync'");
+  });
+});
+
 describe('takeKeyTokens', () => {
   const rate = { perSecond: 2, burst: 3 };
 
@@ -109,6 +135,20 @@ describe('validation', () => {
     expect(keyRateLimitProblems([]).map((e) => e.field)).toEqual(['rateLimit']);
   });
 
+  it('accepts a key group by name, or null for none, and refuses anything else naming the field', () => {
+    expect(keyConcurrencyProblems({ key: 'customerId', limit: 1, group: 'customer-sync' })).toEqual([]);
+    expect(keyConcurrencyProblems({ key: 'customerId', limit: 1, group: null })).toEqual([]);
+    expect(keyRateLimitProblems({ key: 'customerId', perSecond: 5, group: 'crm.api_v2' })).toEqual([]);
+    expect(keyRateLimitProblems({ key: 'customerId', perSecond: 5, group: 'g'.repeat(MAX_KEY_GROUP_LENGTH) })).toEqual([]);
+    for (const group of ['', 'a b', 'g'.repeat(MAX_KEY_GROUP_LENGTH + 1), 'ключ', 42, {}]) {
+      expect(keyConcurrencyProblems({ key: 'customerId', limit: 1, group }).map((e) => e.field)).toEqual(['concurrency.group']);
+      expect(keyRateLimitProblems({ key: 'customerId', perSecond: 1, group }).map((e) => e.field)).toEqual(['rateLimit.group']);
+    }
+    expect(keyConcurrencyProblems({ key: 'c', limit: 1, group: 'a/b' })[0].reason).toMatch(/1 to 64 characters/);
+    const base = { name: 'sync', executorApp: 'app', handler: 'h', trigger: { kind: 'MANUAL' } };
+    expect(validateTask({ ...base, concurrency: { key: 'customerId', limit: 1, group: 'a b' } })).toEqual([{ field: 'concurrency.group', reason: expect.stringContaining('A-Z') }]);
+  });
+
   it('validateTask checks both and withTaskDefaults fills their defaults', () => {
     const base = { name: 'sync', executorApp: 'app', handler: 'h', trigger: { kind: 'MANUAL' } };
     expect(validateTask({ ...base, concurrency: { key: 'customerId', limit: 1 }, rateLimit: { key: 'customerId', perSecond: 1 } })).toEqual([]);
@@ -117,6 +157,10 @@ describe('validation', () => {
     expect(task.concurrency).toEqual({ key: 'customerId', limit: 1, onLimit: 'QUEUE' });
     expect(task.rateLimit).toEqual({ key: 'c', perSecond: 2, burst: 1 });
     expect(withTaskDefaults(base, 't')).toMatchObject({ concurrency: null, rateLimit: null });
+    // A group is kept; a null one (none) is left out, so the bound reads as one without groups.
+    const grouped = withTaskDefaults({ ...base, concurrency: { key: 'c', limit: 1, group: 'sync' }, rateLimit: { key: 'c', perSecond: 1, group: null } }, 't');
+    expect(grouped.concurrency).toEqual({ key: 'c', limit: 1, onLimit: 'QUEUE', group: 'sync' });
+    expect(grouped.rateLimit).toEqual({ key: 'c', perSecond: 1, burst: 1 });
   });
 });
 

@@ -34,7 +34,7 @@ describe('redact', () => {
   });
 
   it("keeps a task's key bounds, whose `key` names a params path, and hides a `key` of any other shape", () => {
-    const task = { concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' }, rateLimit: { key: 'account.id', perSecond: 2, burst: 5 }, params: { key: 'sk_live_1' } };
+    const task = { concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE', group: 'customer-sync' }, rateLimit: { key: 'account.id', perSecond: 2, burst: 5 }, params: { key: 'sk_live_1' } };
     expect(redact(task)).toEqual({ ...task, params: { key: REDACTED } });
     expect(redact({ concurrency: { key: 'sk_live_1', extra: 'x', limit: 1 } })).toEqual({ concurrency: { key: REDACTED, extra: 'x', limit: 1 } });
     expect(redact({ rateLimit: { key: 'sk_live_1' } })).toEqual({ rateLimit: { key: REDACTED } });

@@ -33,8 +33,8 @@ export function redact(value: unknown): unknown {
 }
 
 /**
- * A task's concurrency, rate, debounce or throttle bound (`concurrency: { key, limit, onLimit }`,
- * `rateLimit: { key, perSecond, burst }`, `debounce: { key, quietMs, maxWaitMs }`, `throttle: { key,
+ * A task's concurrency, rate, debounce or throttle bound (`concurrency: { key, limit, onLimit, group }`,
+ * `rateLimit: { key, perSecond, burst, group }`, `debounce: { key, quietMs, maxWaitMs }`, `throttle: { key,
  * limit, periodMs, keep }`): Baton's own setting, whose `key` names a path of the params, not a secret.
  */
 function isKeyBound(name: string, field: unknown): boolean {
@@ -46,8 +46,8 @@ function isKeyBound(name: string, field: unknown): boolean {
 
 /** The bounds' exact shapes: only an object of these fields alone is taken for one. */
 const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> = {
-  concurrency: { fields: ['key', 'limit', 'onLimit'], needs: 'limit' },
-  rateLimit: { fields: ['key', 'perSecond', 'burst'], needs: 'perSecond' },
+  concurrency: { fields: ['key', 'limit', 'onLimit', 'group'], needs: 'limit' },
+  rateLimit: { fields: ['key', 'perSecond', 'burst', 'group'], needs: 'perSecond' },
   debounce: { fields: ['key', 'quietMs', 'maxWaitMs'], needs: 'quietMs' },
   throttle: { fields: ['key', 'limit', 'periodMs', 'keep'], needs: 'periodMs' },
 };

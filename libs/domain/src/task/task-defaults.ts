@@ -55,11 +55,17 @@ export function withTaskDefaults(input: TaskInput, tenantId: string): TaskDefini
     retry: { ...defaults.retry, ...(given.retry ?? {}) },
     alarms: { ...defaults.alarms, ...(given.alarms ?? {}) },
     fanOut: { ...defaults.fanOut, ...(given.fanOut ?? {}) },
-    concurrency: given.concurrency ? { ...given.concurrency, onLimit: given.concurrency.onLimit ?? 'QUEUE' } : null,
-    rateLimit: given.rateLimit ? { ...given.rateLimit, burst: given.rateLimit.burst ?? 1 } : null,
+    concurrency: given.concurrency ? withoutNoGroup({ ...given.concurrency, onLimit: given.concurrency.onLimit ?? 'QUEUE' }) : null,
+    rateLimit: given.rateLimit ? withoutNoGroup({ ...given.rateLimit, burst: given.rateLimit.burst ?? 1 }) : null,
     debounce: given.debounce ? { ...given.debounce, maxWaitMs: given.debounce.maxWaitMs ?? defaultDebounceWait(given.debounce.quietMs) } : null,
     throttle: given.throttle ? { ...given.throttle, keep: given.throttle.keep ?? 'LAST' } : null,
   } as TaskDefinition;
+}
+
+/** A key bound without its `group: null` (none): a bound in no group is stored, shown and exported as it was before groups were. */
+function withoutNoGroup<B extends { group?: string | null }>(bound: B): B {
+  const { group, ...rest } = bound;
+  return group === null || group === undefined ? (rest as B) : bound;
 }
 
 function withTriggerDefaults(trigger: Trigger): Trigger {

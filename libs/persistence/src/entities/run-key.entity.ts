@@ -2,10 +2,11 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { millis } from './columns';
 
 /**
- * One concurrency or rate key of a task (migration 1797800000000): its row lock is the key's
- * mutex — admitting runs of the key and releasing its held runs take it in turn (engine-queries
- * runs/lock-run-key.ts), runs of other keys never wait for it — and it stores the key's token
- * bucket when the task has a rate limit, and its throttle period when the task throttles.
+ * One concurrency or rate key of a task or of a key group (migrations 1797800000000,
+ * 1798400000000): its row lock is the key's mutex — admitting runs of the key and releasing its
+ * held runs take it in turn (engine-queries keys/lock-run-key.ts), runs of other keys never wait
+ * for it — and it stores the key's token bucket when a rate limit takes from it, and its throttle
+ * period when its task throttles.
  */
 @Entity({ name: 'run_keys' })
 // The retention purge's least recently used rows of a tenant (migration 1798300000000).
@@ -14,12 +15,17 @@ export class RunKeyEntity {
   @PrimaryColumn({ name: 'tenant_id', type: 'varchar', length: 64 })
   tenantId!: string;
 
-  @PrimaryColumn({ name: 'task_id', type: 'int' })
-  taskId!: number;
+  /** Whose key it is (domain keyScope): `t:<taskId>`, a task's own, or `g:<group>`, a key group's. */
+  @PrimaryColumn({ name: 'key_scope', type: 'varchar', length: 66 })
+  keyScope!: string;
 
   /** The key's value (domain runKeyOf). */
   @PrimaryColumn({ name: 'key_value', type: 'varchar', length: 160 })
   keyValue!: string;
+
+  /** The task whose bound last wrote the bucket or throttle period: the purge reads its rules to tell the row at rest. Null: none wrote one. */
+  @Column({ name: 'rules_task_id', type: 'int', nullable: true })
+  rulesTaskId!: number | null;
 
   /** Tokens left in thousandths as of refilledAt; null: the bucket was never used (full). */
   @Column({ name: 'tokens_milli', type: 'int', nullable: true })

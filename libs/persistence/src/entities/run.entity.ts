@@ -62,11 +62,12 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
 // Rewritten once per run (its end) — and by a retry.
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
-// Concurrency keys: "going runs of key K of task T" (counted at every admission, bounded by the
-// key's limit), "oldest held runs of K" (released when one ends) and "keys with held runs" (the
-// sweep's loose scan: one step per key, not per held run). State first for that last one. Only
-// keyed runs have run_key; the others' entries sit under NULL and are never read through it.
-@Index('ix_runs_key', ['state', 'tenantId', 'taskId', 'runKey'])
+// Concurrency keys: "going runs of key K of scope S" (a task's or a key group's; counted at every
+// admission, bounded by the key's limit), "oldest held runs of K" (released when one ends) and
+// "keys with held runs" (the sweep's loose scan: one step per key, not per held run). State first
+// for that last one. Only keyed runs have a scope; the others' entries sit under NULL and are
+// never read through it.
+@Index('ix_runs_key', ['state', 'tenantId', 'keyScope', 'runKey'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;
@@ -195,6 +196,10 @@ export class RunEntity {
   /** Its concurrency key's value (domain runKeyOf), set when a claim admits or holds it; null for unkeyed runs and runs not claimed yet. */
   @Column({ name: 'run_key', type: 'varchar', length: 160, nullable: true })
   runKey!: string | null;
+
+  /** The scope whose place it holds with run_key (domain keyScope: `t:<taskId>` or `g:<group>`, migration 1798400000000); null when it holds none: unkeyed, not claimed yet, bounded by rate alone, or ended before key groups. */
+  @Column({ name: 'key_scope', type: 'varchar', length: 66, nullable: true })
+  keyScope!: string | null;
 
   /** A COALESCING run's window end (debounce: its burst's first submission + maxWaitMs; throttle: its period's end): due_at never moves past it. Null for other runs. */
   @Column({ name: 'window_until', type: 'bigint', nullable: true, transformer: millis })

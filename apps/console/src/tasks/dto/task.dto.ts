@@ -83,6 +83,8 @@ export class KeyConcurrencyDoc {
   limit!: number;
   @ApiPropertyOptional({ enum: KEY_ON_LIMIT, default: 'QUEUE', description: "QUEUE: a run beyond the limit waits HELD until a run of its key ends; CANCEL_NEW: it is cancelled; CANCEL_OLDEST: the key's oldest going run is cancelled (aborted) instead" })
   onLimit?: KeyOnLimit;
+  @ApiPropertyOptional({ type: String, example: 'customer-sync', pattern: '^[A-Za-z0-9._-]{1,64}$', description: "A key group of the tenant: the tasks naming it share their keys, a key's runs of them all counted together, each run admitted by its own task's limit and onLimit; absent (or null): the task's own keys" })
+  group?: string;
 }
 
 export class KeyRateLimitDoc {
@@ -92,7 +94,12 @@ export class KeyRateLimitDoc {
   perSecond!: number;
   @ApiPropertyOptional({ type: Number, default: 1, minimum: 1, maximum: 10000, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
   burst?: number;
+  @ApiPropertyOptional({ type: String, example: 'crm-api', pattern: '^[A-Za-z0-9._-]{1,64}$', description: "A key group of the tenant, as concurrency.group: the tasks naming it take a key's tokens from one bucket, each run at its own task's perSecond and burst; absent (or null): the task's own buckets" })
+  group?: string;
 }
+
+/** A stored key bound as answered: every field with its default, `group` only when it has one. */
+type KeyBoundView<D extends { group?: string }> = Required<Omit<D, 'group'>> & Pick<D, 'group'>;
 
 export class KeyDebounceDoc {
   @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
@@ -336,8 +343,8 @@ export class TaskView implements Api.Task {
   @ApiProperty() paused!: boolean;
   @ApiProperty({ type: Number, nullable: true, description: 'Pauses itself after this many failed runs in a row; null: never' }) pauseAfterFailures!: number | null;
   @ApiProperty({ type: FanOutDoc }) fanOut!: Required<FanOutDoc>;
-  @ApiProperty({ type: KeyConcurrencyDoc, nullable: true }) concurrency!: Required<KeyConcurrencyDoc> | null;
-  @ApiProperty({ type: KeyRateLimitDoc, nullable: true }) rateLimit!: Required<KeyRateLimitDoc> | null;
+  @ApiProperty({ type: KeyConcurrencyDoc, nullable: true }) concurrency!: KeyBoundView<KeyConcurrencyDoc> | null;
+  @ApiProperty({ type: KeyRateLimitDoc, nullable: true }) rateLimit!: KeyBoundView<KeyRateLimitDoc> | null;
   @ApiProperty({ type: KeyDebounceDoc, nullable: true }) debounce!: Required<KeyDebounceDoc> | null;
   @ApiProperty({ type: KeyThrottleDoc, nullable: true }) throttle!: Required<KeyThrottleDoc> | null;
   @ApiProperty({ description: 'Fires made so far' }) fireCount!: number;

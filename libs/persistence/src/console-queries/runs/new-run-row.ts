@@ -59,6 +59,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     lateAlarmedAt: null,
     traceParent: values.traceParent,
     runKey: null,
+    keyScope: null,
     windowUntil: null,
     createdAt: now,
     updatedAt: now,

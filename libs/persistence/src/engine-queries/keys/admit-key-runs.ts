@@ -8,17 +8,20 @@ export const ADMIT_KEY_RUNS = runWrite('admitKeyRuns', ['CLAIMED'], 'same');
 /**
  * Claimed runs take a place of their key:
  *
- *   UPDATE runs SET run_key = ?, updated_at = ? WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ?
+ *   UPDATE runs SET run_key = ?, key_scope = ?, updated_at = ? WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ?
  *
- * From here they count in countGoingKeyRuns until they end; a run given back to PENDING (engine
- * shutdown, takeover) or waiting for a retry keeps its place. Returns how many were admitted.
+ * From here they count in countGoingKeyRuns of their key (`scope`: their task's or their key
+ * group's) until they end; a run given back to PENDING (engine shutdown, takeover) or waiting for
+ * a retry keeps its place. A run bounded by rate alone is marked through with its rate key and
+ * scope NULL: a later claim of it takes no second token, and it holds no place of any key (a
+ * group naming a concurrency bound never counts it). Returns how many were admitted.
  */
-export async function admitKeyRuns(manager: EntityManager, input: { ids: readonly number[]; key: string; owner: string; now: number }): Promise<number> {
+export async function admitKeyRuns(manager: EntityManager, input: { ids: readonly number[]; key: string; scope: string | null; owner: string; now: number }): Promise<number> {
   if (input.ids.length === 0) return 0;
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET run_key = ?, updated_at = ? WHERE id IN (${placeholders(input.ids.length)}) AND ${stateIn(ADMIT_KEY_RUNS)} AND claimed_by = ?`,
-    [input.key, input.now, ...input.ids, input.owner],
+    `UPDATE runs SET run_key = ?, key_scope = ?, updated_at = ? WHERE id IN (${placeholders(input.ids.length)}) AND ${stateIn(ADMIT_KEY_RUNS)} AND claimed_by = ?`,
+    [input.key, input.scope, input.now, ...input.ids, input.owner],
   );
   return affected;
 }

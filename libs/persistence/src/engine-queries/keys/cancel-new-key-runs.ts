@@ -9,17 +9,17 @@ export const CANCEL_NEW_KEY_RUNS = runWrite('cancelNewKeyRuns', ['CLAIMED'], 'CA
  * Claimed runs that find their key full under onLimit CANCEL_NEW (or are older than the batch's
  * newest under CANCEL_OLDEST) end before they are sent:
  *
- *   UPDATE runs SET state = 'CANCELLED', run_key = ?, claimed_by = NULL, lease_until = NULL,
+ *   UPDATE runs SET state = 'CANCELLED', run_key = ?, key_scope = ?, claimed_by = NULL, lease_until = NULL,
  *                   finished_at = ?, error = ?, updated_at = ?
  *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ?
  */
-export async function cancelNewKeyRuns(manager: EntityManager, input: { ids: readonly number[]; key: string; owner: string; reason: string; now: number }): Promise<number> {
+export async function cancelNewKeyRuns(manager: EntityManager, input: { ids: readonly number[]; key: string; scope: string; owner: string; reason: string; now: number }): Promise<number> {
   if (input.ids.length === 0) return 0;
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'CANCELLED', run_key = ?, claimed_by = NULL, lease_until = NULL, finished_at = ?, error = ?, updated_at = ?
+    `UPDATE runs SET state = 'CANCELLED', run_key = ?, key_scope = ?, claimed_by = NULL, lease_until = NULL, finished_at = ?, error = ?, updated_at = ?
       WHERE id IN (${placeholders(input.ids.length)}) AND ${stateIn(CANCEL_NEW_KEY_RUNS)} AND claimed_by = ?`,
-    [input.key, input.now, input.reason, input.now, ...input.ids, input.owner],
+    [input.key, input.scope, input.now, input.reason, input.now, ...input.ids, input.owner],
   );
   return affected;
 }

@@ -8,9 +8,10 @@ import type { RunKeyRef } from './lock-run-key';
 export const CANCEL_OLDEST_KEY_RUNS = runWrite('cancelOldestKeyRuns', KEY_GOING_STATES, 'CANCELLED');
 
 /**
- * onLimit CANCEL_OLDEST: the key's `count` oldest going runs end to make room for new ones.
+ * onLimit CANCEL_OLDEST: the key's `count` oldest going runs end to make room for new ones — of a
+ * key group's key, whichever of its tasks they belong to.
  *
- *   SELECT id FROM runs WHERE tenant_id = ? AND task_id = ? AND run_key = ? AND state IN (…going…) AND id NOT IN (…)
+ *   SELECT id FROM runs WHERE tenant_id = ? AND key_scope = ? AND run_key = ? AND state IN (…going…) AND id NOT IN (…)
  *    ORDER BY id LIMIT ?
  *   UPDATE runs SET state = 'CANCELLED', claimed_by = NULL, lease_until = NULL, deadline_at = NULL,
  *                   finished_at = ?, error = ?, updated_at = ?
@@ -29,9 +30,9 @@ export async function cancelOldestKeyRuns(
   const except = input.except.length > 0 ? `AND id NOT IN (${placeholders(input.except.length)})` : '';
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT id, state FROM runs WHERE tenant_id = ? AND task_id = ? AND run_key = ? AND ${stateIn(CANCEL_OLDEST_KEY_RUNS)} ${except}
+    `SELECT id, state FROM runs WHERE tenant_id = ? AND key_scope = ? AND run_key = ? AND ${stateIn(CANCEL_OLDEST_KEY_RUNS)} ${except}
       ORDER BY id LIMIT ?`,
-    [input.tenantId, input.taskId, input.key, ...input.except, input.count],
+    [input.tenantId, input.scope, input.key, ...input.except, input.count],
   );
   if (rows.length === 0) return [];
   const ids = rows.map((r) => num(r.id));

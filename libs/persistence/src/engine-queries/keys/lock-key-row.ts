@@ -4,14 +4,21 @@ import { dialectOf, execute } from '../sql';
 /** How stale a key row's `used_at` may get before a lock writes it again: most locks of a busy key write nothing. */
 export const KEY_USE_STEP_MS = 60_000;
 
+/** A key's row: its tenant, whose key it is (domain keyScope: `t:<taskId>` or `g:<group>`) and its value. */
+export interface KeyRowRef {
+  tenantId: string;
+  scope: string;
+  key: string;
+}
+
 /**
- * A key's run_keys row (one per tenant, task and key value), made the first time and locked for
+ * A key's run_keys row (one per tenant, scope and key value), made the first time and locked for
  * the rest of the caller's transaction; answers `columns` of it:
  *
- *   INSERT INTO run_keys (tenant_id, task_id, key_value, used_at) VALUES (?, ?, ?, <now>)
+ *   INSERT INTO run_keys (tenant_id, key_scope, key_value, used_at) VALUES (?, ?, ?, <now>)
  *     ON DUPLICATE KEY UPDATE used_at = IF(used_at IS NULL OR used_at < <now − KEY_USE_STEP_MS>, <now>, used_at)
- *     -- SQLite: ON CONFLICT (tenant_id, task_id, key_value) DO UPDATE SET used_at = CASE … END
- *   SELECT <columns> FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? FOR UPDATE
+ *     -- SQLite: ON CONFLICT (tenant_id, key_scope, key_value) DO UPDATE SET used_at = CASE … END
+ *   SELECT <columns> FROM run_keys WHERE tenant_id = ? AND key_scope = ? AND key_value = ? FOR UPDATE
  *
  * A concurrent first INSERT of the same key waits for the other's commit. On a key that exists the
  * INSERT takes the row's exclusive lock at once (ON DUPLICATE KEY UPDATE; INSERT IGNORE took a
@@ -24,19 +31,19 @@ export const KEY_USE_STEP_MS = 60_000;
  */
 export async function lockKeyRow(
   manager: EntityManager,
-  ref: { tenantId: string; taskId: number; key: string },
+  ref: KeyRowRef,
   columns: readonly string[],
   now: number,
 ): Promise<Record<string, unknown> | undefined> {
   const mysql = dialectOf(manager) === 'mysql';
-  const params = [ref.tenantId, ref.taskId, ref.key];
+  const params = [ref.tenantId, ref.scope, ref.key];
   await execute(
     manager,
     mysql
-      ? 'INSERT INTO run_keys (tenant_id, task_id, key_value, used_at) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE used_at = IF(used_at IS NULL OR used_at < ?, ?, used_at)'
-      : 'INSERT INTO run_keys (tenant_id, task_id, key_value, used_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, task_id, key_value) DO UPDATE SET used_at = CASE WHEN used_at IS NULL OR used_at < ? THEN ? ELSE used_at END',
+      ? 'INSERT INTO run_keys (tenant_id, key_scope, key_value, used_at) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE used_at = IF(used_at IS NULL OR used_at < ?, ?, used_at)'
+      : 'INSERT INTO run_keys (tenant_id, key_scope, key_value, used_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, key_scope, key_value) DO UPDATE SET used_at = CASE WHEN used_at IS NULL OR used_at < ? THEN ? ELSE used_at END',
     [...params, now, now - KEY_USE_STEP_MS, now],
   );
-  const { rows } = await execute<Record<string, unknown>>(manager, `SELECT ${columns.join(', ')} FROM run_keys WHERE tenant_id = ? AND task_id = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`, params);
+  const { rows } = await execute<Record<string, unknown>>(manager, `SELECT ${columns.join(', ')} FROM run_keys WHERE tenant_id = ? AND key_scope = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`, params);
   return rows[0];
 }

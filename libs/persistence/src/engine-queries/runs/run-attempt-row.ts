@@ -1,5 +1,6 @@
 import type { AlarmType, RetryPolicy, RunCause, RunState } from '@baton/domain';
 import { num, numOrNull } from '../sql';
+import type { RunKeyRef } from '../keys/lock-run-key';
 
 /**
  * What the engine needs to end a run's attempt — from a callback, a timeout or a dead executor:
@@ -32,8 +33,10 @@ export interface RunAttemptRow {
   shardOf: number | null;
   /** The run's trace context (runs.trace_parent), for the log lines about it; null: untraced. */
   traceParent: string | null;
-  /** Its concurrency key (runs.run_key): its end frees a place of that key; null: no key. */
+  /** Its concurrency or rate key's value (runs.run_key); null: no key. */
   runKey: string | null;
+  /** Whose key's place it holds (runs.key_scope: its task's or its key group's): its end frees that place; null: it holds none. */
+  keyScope: string | null;
 }
 
 /**
@@ -50,7 +53,7 @@ export interface FollowUpHints {
 
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
-       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key,
+       r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key, r.key_scope,
        t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
@@ -81,7 +84,13 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
     shardOf: r.cause === 'SHARD' ? numOrNull(r.parent_run_id) : null,
     traceParent: (r.trace_parent as string | null) ?? null,
     runKey: (r.run_key as string | null) ?? null,
+    keyScope: (r.key_scope as string | null) ?? null,
   };
+}
+
+/** The key whose place the run holds (its end, unless a retry's wait, frees it for a held run), or null: it holds none. */
+export function keyPlaceOf(run: Pick<RunAttemptRow, 'tenantId' | 'runKey' | 'keyScope'>): RunKeyRef | null {
+  return run.keyScope === null || run.runKey === null ? null : { tenantId: run.tenantId, scope: run.keyScope, key: run.runKey };
 }
 
 /** tasks.alarm_types (JSON array text) → the list; null when absent or unreadable (then: every type). */

@@ -3,7 +3,7 @@ import { KEY_ON_LIMIT } from '../../../shared/model';
 import type { SectionProps } from './task-form';
 import { t } from '../../../shared/i18n/i18n';
 
-/** Bounds per key of the run's params: runs going at once (concurrency) and runs started per second (rate). An empty key: no bound. */
+/** Bounds per key of the run's params: runs going at once (concurrency) and runs started per second (rate), each of the task's own keys or of a key group's. An empty key: no bound. */
 export function KeysSection({ form, set, err }: SectionProps) {
   return (
     <fieldset>
@@ -14,6 +14,9 @@ export function KeysSection({ form, set, err }: SectionProps) {
         </Field>
         {form.concurrencyKey.trim() !== '' ? (
           <>
+            <Field label={t('Key group (optional)')} error={err('concurrency.group')} hint={t('e.g. customer-sync: the tasks naming this group share their keys — a customer’s runs of them all count against the limit together. Empty: this task’s own keys.')}>
+              {(p) => <input {...p} name="concurrencyGroup" value={form.concurrencyGroup} onChange={(e) => set('concurrencyGroup', e.target.value)} />}
+            </Field>
             <Field label={t('Runs per key at once (1…1000)')} error={err('concurrency.limit')}>
               {(p) => <input {...p} name="concurrencyLimit" inputMode="numeric" value={form.concurrencyLimit} onChange={(e) => set('concurrencyLimit', e.target.value)} />}
             </Field>
@@ -31,6 +34,9 @@ export function KeysSection({ form, set, err }: SectionProps) {
         </Field>
         {form.rateKey.trim() !== '' ? (
           <>
+            <Field label={t('Rate key group (optional)')} error={err('rateLimit.group')} hint={t('e.g. crm-api: the tasks naming this group take a key’s runs from one bucket, each at its own rate. Empty: this task’s own keys.')}>
+              {(p) => <input {...p} name="rateGroup" value={form.rateGroup} onChange={(e) => set('rateGroup', e.target.value)} />}
+            </Field>
             <Field label={t('Runs per key per second')} error={err('rateLimit.perSecond')}>
               {(p) => <input {...p} name="ratePerSecond" inputMode="decimal" value={form.ratePerSecond} onChange={(e) => set('ratePerSecond', e.target.value)} />}
             </Field>

@@ -25,6 +25,9 @@ describe('the task form with bounds per key', () => {
     expect(bodyOf(emptyForm()).body).toMatchObject({ concurrency: null, rateLimit: null });
     const form = { ...emptyForm(), concurrencyKey: ' customerId ', concurrencyLimit: '2', concurrencyOnLimit: 'CANCEL_OLDEST', rateKey: 'account', ratePerSecond: '0.5', rateBurst: '3' };
     expect(bodyOf(form).body).toMatchObject({ concurrency: { key: 'customerId', limit: 2, onLimit: 'CANCEL_OLDEST' }, rateLimit: { key: 'account', perSecond: 0.5, burst: 3 } });
+    // A key group is sent when given, left out when empty (the task's own keys).
+    expect(bodyOf(form).body.concurrency).not.toHaveProperty('group');
+    expect(bodyOf({ ...form, concurrencyGroup: ' customer-sync ', rateGroup: 'crm-api' }).body).toMatchObject({ concurrency: { group: 'customer-sync' }, rateLimit: { group: 'crm-api' } });
     // A wrong number reaches the API as typed, which names the field.
     expect((bodyOf({ ...form, concurrencyLimit: 'two' }).body.concurrency as { limit: unknown }).limit).toBe('two');
   });
@@ -33,6 +36,11 @@ describe('the task form with bounds per key', () => {
     const task = { ...bodyOf(emptyForm()).body, id: 1, concurrency: { key: 'c', limit: 3, onLimit: 'CANCEL_NEW' }, rateLimit: { key: 'r', perSecond: 2, burst: 4 } } as unknown as Task;
     expect(formOf(task)).toMatchObject({ concurrencyKey: 'c', concurrencyLimit: '3', concurrencyOnLimit: 'CANCEL_NEW', rateKey: 'r', ratePerSecond: '2', rateBurst: '4' });
     expect(formOf({ ...task, concurrency: null, rateLimit: null } as Task)).toMatchObject({ concurrencyKey: '', rateKey: '', concurrencyOnLimit: 'QUEUE' });
+    expect(formOf({ ...task, concurrency: { key: 'c', limit: 1, onLimit: 'QUEUE', group: 'customer-sync' }, rateLimit: { key: 'r', perSecond: 1, burst: 1, group: 'crm-api' } } as Task)).toMatchObject({
+      concurrencyGroup: 'customer-sync',
+      rateGroup: 'crm-api',
+    });
+    expect(formOf(task)).toMatchObject({ concurrencyGroup: '', rateGroup: '' });
   });
 });
 

@@ -47,9 +47,12 @@ export interface Form {
   concurrencyKey: string;
   concurrencyLimit: string;
   concurrencyOnLimit: string;
+  /** The key group (empty: the task's own keys). */
+  concurrencyGroup: string;
   rateKey: string;
   ratePerSecond: string;
   rateBurst: string;
+  rateGroup: string;
   /** Debounce and throttle per key: an empty key is none. */
   debounceKey: string;
   debounceQuietMs: string;
@@ -70,7 +73,7 @@ export const TASK_FIELDS = [
   'retry', 'retry.maxAttempts', 'retry.backoffBaseMs', 'retry.backoffMaxMs', 'retry.jitter',
   'fanOut', 'fanOut.mode', 'fanOut.shards', 'fanOut.failWhen',
   'alarms', 'alarms.types', 'alarms.silenceMs', 'pauseAfterFailures',
-  'concurrency', 'concurrency.key', 'concurrency.limit', 'concurrency.onLimit', 'rateLimit', 'rateLimit.key', 'rateLimit.perSecond', 'rateLimit.burst',
+  'concurrency', 'concurrency.key', 'concurrency.limit', 'concurrency.onLimit', 'concurrency.group', 'rateLimit', 'rateLimit.key', 'rateLimit.perSecond', 'rateLimit.burst', 'rateLimit.group',
   'debounce', 'debounce.key', 'debounce.quietMs', 'debounce.maxWaitMs', 'throttle', 'throttle.key', 'throttle.limit', 'throttle.periodMs', 'throttle.keep',
 ];
 
@@ -117,9 +120,11 @@ export function emptyForm(): Form {
     concurrencyKey: '',
     concurrencyLimit: '1',
     concurrencyOnLimit: 'QUEUE',
+    concurrencyGroup: '',
     rateKey: '',
     ratePerSecond: '1',
     rateBurst: '1',
+    rateGroup: '',
     debounceKey: '',
     debounceQuietMs: '5000',
     debounceMaxWaitMs: '',
@@ -173,9 +178,11 @@ export function formOf(task: Task): Form {
     concurrencyKey: task.concurrency?.key ?? '',
     concurrencyLimit: s(task.concurrency?.limit) || emptyForm().concurrencyLimit,
     concurrencyOnLimit: task.concurrency?.onLimit ?? 'QUEUE',
+    concurrencyGroup: task.concurrency?.group ?? '',
     rateKey: task.rateLimit?.key ?? '',
     ratePerSecond: s(task.rateLimit?.perSecond) || emptyForm().ratePerSecond,
     rateBurst: s(task.rateLimit?.burst) || emptyForm().rateBurst,
+    rateGroup: task.rateLimit?.group ?? '',
     debounceKey: task.debounce?.key ?? '',
     debounceQuietMs: s(task.debounce?.quietMs) || emptyForm().debounceQuietMs,
     debounceMaxWaitMs: s(task.debounce?.maxWaitMs),
@@ -245,14 +252,19 @@ export function bodyOf(f: Form): { body: Record<string, unknown>; local: Record<
       paused: f.paused,
       pauseAfterFailures: optNum(f.pauseAfterFailures),
       fanOut: { mode: f.fanOutMode, shards: f.fanOutMode === 'SHARDED' ? num(f.fanOutShards) : null, failWhen: f.fanOutFailWhen },
-      concurrency: f.concurrencyKey.trim() === '' ? null : { key: f.concurrencyKey.trim(), limit: num(f.concurrencyLimit), onLimit: f.concurrencyOnLimit },
-      rateLimit: f.rateKey.trim() === '' ? null : { key: f.rateKey.trim(), perSecond: num(f.ratePerSecond), burst: num(f.rateBurst) },
+      concurrency: f.concurrencyKey.trim() === '' ? null : { key: f.concurrencyKey.trim(), limit: num(f.concurrencyLimit), onLimit: f.concurrencyOnLimit, ...keyGroup(f.concurrencyGroup) },
+      rateLimit: f.rateKey.trim() === '' ? null : { key: f.rateKey.trim(), perSecond: num(f.ratePerSecond), burst: num(f.rateBurst), ...keyGroup(f.rateGroup) },
       debounce: f.debounceKey.trim() === '' ? null : { key: f.debounceKey.trim(), quietMs: num(f.debounceQuietMs), ...(f.debounceMaxWaitMs.trim() === '' ? {} : { maxWaitMs: num(f.debounceMaxWaitMs) }) },
       throttle: f.throttleKey.trim() === '' ? null : { key: f.throttleKey.trim(), limit: num(f.throttleLimit), periodMs: num(f.throttlePeriodMs), keep: f.throttleKeep },
     },
   };
 }
 
+
+/** A bound's key group as sent: left out when empty (the task's own keys). */
+function keyGroup(text: string): { group?: string } {
+  return text.trim() === '' ? {} : { group: text.trim() };
+}
 
 /** What a section of the editor gets: the form, its setter, and the reasons the API gave for some fields. */
 export interface SectionProps {

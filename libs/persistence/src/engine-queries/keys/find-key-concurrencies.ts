@@ -1,0 +1,17 @@
+import type { EntityManager } from 'typeorm';
+import type { KeyConcurrency } from '@baton/domain';
+import { execute, num, placeholders } from '../sql';
+
+/**
+ * Tasks' concurrency bounds as they are now, when a key's places are given back to its held runs
+ * (of a key group's key, runs of several tasks):
+ *
+ *   SELECT id, key_concurrency FROM tasks WHERE id IN (…)
+ *
+ * A task without a bound any more, or gone, is missing from the map: its held runs are released.
+ */
+export async function findKeyConcurrencies(manager: EntityManager, taskIds: readonly number[]): Promise<Map<number, KeyConcurrency>> {
+  if (taskIds.length === 0) return new Map();
+  const { rows } = await execute<{ id: unknown; key_concurrency: unknown }>(manager, `SELECT id, key_concurrency FROM tasks WHERE id IN (${placeholders(taskIds.length)})`, [...taskIds]);
+  return new Map(rows.filter((r) => r.key_concurrency !== null && r.key_concurrency !== undefined).map((r) => [num(r.id), JSON.parse(String(r.key_concurrency)) as KeyConcurrency]));
+}
