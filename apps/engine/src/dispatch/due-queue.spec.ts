@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
+import { aClaimedRun } from '../testing/claimed-run-fixture';
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { Dispatcher } from './dispatcher';
@@ -71,34 +72,7 @@ class StubDispatcher {
 }
 
 function run(runId: number, dueAt: number, priority = 0): ClaimedRun {
-  return {
-    runId,
-    tenantId: 'acme',
-    taskId: runId,
-    taskName: `t${runId}`,
-    engineGroup: 'default',
-    attempt: 1,
-    priority,
-    params: {},
-    scheduledAt: dueAt,
-    dueAt,
-    instant: dueAt,
-    leaseUntil: dueAt + 15_000,
-    flowId: runId,
-    executorApp: 'app',
-    handler: 'h',
-    timeoutMs: 60_000,
-    startDeadlineMs: 10_000,
-    concurrencyPolicy: 'ALLOW',
-    retry: { maxAttempts: 1, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
-    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
-    shard: null,
-    executorId: null,
-    cause: 'MANUAL',
-    alarmTypes: null,
-    followUps: { children: false, fixedDelay: false },
-    keyed: false,
-  };
+  return aClaimedRun(runId, dueAt, { priority });
 }
 
 describe('DueQueue', () => {

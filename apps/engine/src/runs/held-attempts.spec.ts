@@ -1,40 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimedRun } from '../common/claimed-run';
+import { aClaimedRun } from '../testing/claimed-run-fixture';
 import { HELD_ATTEMPT_MS, HeldAttempts, MAX_HELD_ATTEMPTS } from './held-attempts';
 
 const T0 = 1_790_000_000_000;
 const EXECUTOR = { executorId: 7, url: 'http://127.0.0.1:9101' };
 
 function run(runId: number, more: Partial<ClaimedRun> = {}): ClaimedRun {
-  return {
-    runId,
-    tenantId: 'acme',
+  return aClaimedRun(runId, T0, {
     taskId: 3,
     taskName: 'charge',
-    engineGroup: 'default',
     attempt: 2,
-    priority: 0,
-    params: {},
-    scheduledAt: T0,
-    dueAt: T0,
     instant: T0 + 5,
-    leaseUntil: T0 + 15_000,
-    flowId: runId,
-    executorApp: 'billing',
-    handler: 'charge',
-    timeoutMs: 60_000,
-    startDeadlineMs: 10_000,
-    concurrencyPolicy: 'ALLOW',
     retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
-    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
-    shard: null,
-    executorId: null,
-    cause: 'MANUAL',
     alarmTypes: ['FAILED'],
     followUps: { children: true, fixedDelay: false },
-    keyed: false,
     ...more,
-  };
+  });
 }
 
 describe('HeldAttempts', () => {
@@ -61,6 +43,7 @@ describe('HeldAttempts', () => {
       shardOf: 99,
       traceParent: null,
       runKey: null,
+      keyScope: null,
     });
     expect(held.take({ runId: 1, attempt: 2, tenantId: 'acme' })).toBeNull();
   });

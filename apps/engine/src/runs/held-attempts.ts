@@ -76,5 +76,6 @@ function attemptRow(run: ClaimedRun, executor: { executorId: number; url: string
     shardOf: run.shard?.parentRunId ?? null,
     traceParent: run.traceParent ?? null,
     runKey: null,
+    keyScope: null,
   };
 }

@@ -19,6 +19,7 @@ import { ExecutorsModule } from '../executors/executors.module';
 import { WatchdogModule } from '../watchdog/watchdog.module';
 import { WakeupsModule } from '../wakeups/wakeups.module';
 import { ExecutorRegistry } from '../executors/executor-registry';
+import { aClaimedRun } from './claimed-run-fixture';
 
 /**
  * Test kit of the engine's dispatch side: the four modules mounted in a small Nest app on a test
@@ -259,36 +260,23 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
 /** The ClaimedRun the claim side would hand over for a seeded CLAIMED run. */
 export function claimedRunOf(task: SeededTask, runId: number, overrides: Partial<ClaimedRun> = {}): ClaimedRun {
   const now = Date.now();
-  return {
-    runId,
+  return aClaimedRun(runId, now, {
     tenantId: task.seed.tenantId,
     taskId: task.id,
     taskName: task.seed.name,
     engineGroup: GROUP,
-    attempt: 1,
     priority: task.seed.priority,
     params: task.seed.params,
-    scheduledAt: now,
-    dueAt: now,
-    leaseUntil: now + 15_000,
-    flowId: runId,
     executorApp: task.seed.executorApp,
     handler: task.seed.handler,
     timeoutMs: task.seed.timeoutMs,
     startDeadlineMs: task.seed.startDeadlineMs,
     concurrencyPolicy: task.seed.concurrencyPolicy,
     retry: { maxAttempts: task.seed.retryMaxAttempts, backoffBaseMs: task.seed.retryBackoffBaseMs, backoffMaxMs: 60_000, jitter: 0 },
-    fanOut: { mode: 'SINGLE', shards: null, failWhen: 'ANY_SHARD_FAILS' },
-    shard: null,
-    executorId: null,
-    cause: 'MANUAL',
-    alarmTypes: null,
-    followUps: { children: false, fixedDelay: false },
-    keyed: false,
     // Never deferred: its instant is its due time, unless the test says otherwise.
     instant: overrides.dueAt ?? now,
     ...overrides,
-  };
+  });
 }
 
 export async function seedExecutor(
