@@ -17,7 +17,7 @@ describe('readEngineConfig', () => {
       claimBatch: 500,
       maxHeld: 20_000,
       claimIntervalMs: 200,
-      wakeFloorMs: 5,
+      wakeFloorMs: 20,
       tenantRequestsInFlight: 4,
       tenantRequestsWaiting: 256,
       tenantRequestRate: 2000,
