@@ -11,7 +11,7 @@ export const HELD_ATTEMPT_MS = 10 * 60_000;
  * What this engine knew of the attempts its executors accepted, kept until their callbacks: an
  * executor calls back the engine that sent the run, and that engine then ends the attempt from
  * what it knew instead of reading the run first (findRunsForCallback: one statement a callback
- * batch, one of the five a trigger written alone cost the engines; docs/BENCHMARKS.md, on demand).
+ * batch; with it a trigger written alone cost the engines 7.1 statements, 6.2 without; docs/BENCHMARKS.md).
  *
  * It is a decision aid, as that read is: the write that ends the attempt is guarded on the run's
  * state and attempt, so if the run was cancelled, timed out or taken over meanwhile it matches
