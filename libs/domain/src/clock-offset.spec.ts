@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from './clock';
-import { clockSkewState, offsetOf, OffsetClock } from './clock-offset';
+import { clockSkewState, offsetOf, OffsetClock, READING_ROUNDING_MS } from './clock-offset';
 
 describe('clock offset', () => {
   const T = 1_767_225_600_000;
@@ -20,11 +20,28 @@ describe('clock offset', () => {
   });
 
   it('the offset is the reference minus the midpoint of the round trip, its uncertainty half the round trip', () => {
-    expect(offsetOf({ sentAt: T, referenceAt: T - 4_995, receivedAt: T + 10 })).toEqual({ offsetMs: -5_000, uncertaintyMs: 5 });
-    expect(offsetOf({ sentAt: T, referenceAt: T + 3, receivedAt: T + 6 })).toEqual({ offsetMs: 0, uncertaintyMs: 3 });
-    expect(offsetOf({ sentAt: T, referenceAt: T + 800, receivedAt: T })).toEqual({ offsetMs: 800, uncertaintyMs: 0 });
+    expect(offsetOf({ sentAt: T, referenceAt: T - 4_995, receivedAt: T + 10 })).toMatchObject({ offsetMs: -5_000, uncertaintyMs: 5 });
+    expect(offsetOf({ sentAt: T, referenceAt: T + 3, receivedAt: T + 6 })).toMatchObject({ offsetMs: 0, uncertaintyMs: 3 });
+    expect(offsetOf({ sentAt: T, referenceAt: T + 800, receivedAt: T })).toMatchObject({ offsetMs: 800, uncertaintyMs: 0 });
     // A base clock stepped back during the exchange: no negative round trip.
-    expect(offsetOf({ sentAt: T, referenceAt: T, receivedAt: T - 50 })).toEqual({ offsetMs: 0, uncertaintyMs: 0 });
+    expect(offsetOf({ sentAt: T, referenceAt: T, receivedAt: T - 50 })).toMatchObject({ offsetMs: 0, uncertaintyMs: 0 });
+  });
+
+  it('the offset sure not to be ahead takes the answer as read at the end of the round trip, less the rounding: never ahead of the reference, at most the round trip behind', () => {
+    expect(offsetOf({ sentAt: T, referenceAt: T - 4_995, receivedAt: T + 10 }).notAheadMs).toBe(-5_005 - READING_ROUNDING_MS);
+    expect(offsetOf({ sentAt: T, referenceAt: T + 800, receivedAt: T }).notAheadMs).toBe(800 - READING_ROUNDING_MS);
+    expect(offsetOf({ sentAt: T, referenceAt: T, receivedAt: T - 50 }).notAheadMs).toBe(-READING_ROUNDING_MS);
+    // Wherever in the round trip the reference was read, and however the two clocks rounded, a base
+    // clock corrected by it reads at most the reference's time.
+    for (const trueOffset of [-5_000.7, -0.4, 0, 0.5, 3.9, 5_000.2]) {
+      for (const readAt of [0, 0.3, 0.5, 0.99]) {
+        const [sent, received] = [1000.2, 1004.8];
+        const base = (t: number) => Math.floor(t); // Date.now(): truncated
+        const reference = (t: number) => Math.round(t + trueOffset); // ROUND(… NOW(3) …)
+        const { notAheadMs } = offsetOf({ sentAt: base(sent), referenceAt: reference(sent + readAt * (received - sent)), receivedAt: base(received) });
+        for (const later of [received, received + 0.6, received + 1_000.9]) expect(base(later) + notAheadMs).toBeLessThanOrEqual(later + trueOffset);
+      }
+    }
   });
 
   it('an offset is in bound up to the alarm bound, skewed beyond it, stopped beyond the stop bound; either way; 0 turns a bound off', () => {

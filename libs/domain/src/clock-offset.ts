@@ -42,13 +42,26 @@ export interface ClockReading {
 }
 
 /**
+ * Milliseconds a reading's two clocks may each be off by their rounding: the reference rounds to
+ * the millisecond (up to ½ ms ahead), the base truncates (up to 1 ms behind).
+ */
+export const READING_ROUNDING_MS = 2;
+
+/**
  * The offset of the reference from the base clock (reference − base, ms), assuming the answer was
  * read halfway through the round trip (Cristian's algorithm); `uncertaintyMs`, half the round
- * trip, bounds its error.
+ * trip, bounds its error. `notAheadMs`: the largest offset sure not to put the base clock ahead of
+ * the reference — the answer read at the very end of the round trip, less the readings' rounding —
+ * which a clock that must never start anything early applies (up to the round trip and
+ * READING_ROUNDING_MS behind the reference, never ahead of it).
  */
-export function offsetOf(reading: ClockReading): { offsetMs: number; uncertaintyMs: number } {
+export function offsetOf(reading: ClockReading): { offsetMs: number; uncertaintyMs: number; notAheadMs: number } {
   const roundTrip = Math.max(0, reading.receivedAt - reading.sentAt);
-  return { offsetMs: Math.round(reading.referenceAt - (reading.sentAt + roundTrip / 2)), uncertaintyMs: Math.ceil(roundTrip / 2) };
+  return {
+    offsetMs: Math.round(reading.referenceAt - (reading.sentAt + roundTrip / 2)),
+    uncertaintyMs: Math.ceil(roundTrip / 2),
+    notAheadMs: Math.floor(reading.referenceAt - Math.max(reading.receivedAt, reading.sentAt)) - READING_ROUNDING_MS,
+  };
 }
 
 /** IN_BOUND; SKEWED: beyond the alarm bound; STOPPED: beyond the stop bound (the engine claims nothing). */

@@ -28,9 +28,10 @@ export const MAX_CLOCK_UNCERTAINTY_MS = 10;
 
 /**
  * Clocks measured, not trusted (issue 39 item 2). At each heartbeat the engine reads the
- * database's time (one SELECT) and takes the offset from its own clock, corrected by half the
- * round trip; its clock (an OffsetClock, the engine's CLOCK in production) then reads the machine's
- * time plus that offset, so every engine of a cluster schedules on the database's time and a
+ * database's time (one SELECT) and takes the offset from its own clock; its clock (an OffsetClock,
+ * the engine's CLOCK in production) then reads the machine's time plus the offset sure not to put
+ * it ahead of the database's (offsetOf's notAheadMs: behind by at most the round trip and 2 ms,
+ * never ahead), so every engine of a cluster schedules on the database's time and a
  * machine whose clock is 5 s off neither starts runs 5 s early nor late. Beyond
  * BATON_CLOCK_SKEW_ALARM_MS the offset is an alarm (CLOCK_SKEW: the machine needs NTP), beyond
  * BATON_CLOCK_SKEW_STOP_MS the engine claims nothing until a measure is in bound again: a clock
@@ -71,7 +72,7 @@ export class ClockWatch {
   async check(): Promise<ClockSkewState | null> {
     const clock = this.clock;
     if (!(clock instanceof OffsetClock)) return null;
-    let best: { offsetMs: number; uncertaintyMs: number } | null = null;
+    let best: { offsetMs: number; uncertaintyMs: number; notAheadMs: number } | null = null;
     for (let i = 0; i < MEASURE_TRIES && (best === null || best.uncertaintyMs > MAX_CLOCK_UNCERTAINTY_MS); i++) {
       const sentAt = clock.raw();
       const referenceAt = await readDatabaseTime(this.dataSource.manager);
@@ -82,8 +83,9 @@ export class ClockWatch {
       this.logger.debug(`clock offset not measured: the database's answer took ${best!.uncertaintyMs * 2} ms at best`);
       return this.last?.state ?? 'IN_BOUND';
     }
-    const { offsetMs, uncertaintyMs } = best!;
-    clock.correct(offsetMs);
+    const { offsetMs, uncertaintyMs, notAheadMs } = best!;
+    // Never ahead of the database's time: a run is not started early by the measure's error, at most its round trip late.
+    clock.correct(notAheadMs);
     const from = this.last?.state ?? 'IN_BOUND';
     const state = clockSkewState(offsetMs, { alarmMs: this.config.clockSkewAlarmMs, stopMs: this.config.clockSkewStopMs });
     this.last = { offsetMs, uncertaintyMs, at: this.clock.now(), state };
