@@ -44,8 +44,9 @@ export interface EngineConfig {
   /** Poll period of the claimer when nothing new was found (`BATON_CLAIM_INTERVAL_MS`). Default 200 ms. */
   claimIntervalMs: number;
   /**
-   * Least time between two claim turns one tenant's wake-ups start (`BATON_WAKE_FLOOR_MS`): the
-   * first at once, the rest inside the window coalesced into one at its end. Default 20 ms; 0: none.
+   * Spacing of the claim turns one tenant's wake-ups start beyond a burst of 10 (`BATON_WAKE_FLOOR_MS`,
+   * common/wake-floor.ts): those within the allowance at once, the rest coalesced into one at the next
+   * allowed time. Default 20 ms; 0: none.
    */
   wakeFloorMs: number;
   /**

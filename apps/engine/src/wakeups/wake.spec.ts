@@ -8,6 +8,7 @@ import { DatabaseModule, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, sign } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { ClaimSignal } from '../common/claim-signal';
+import { WAKE_BURST } from '../common/wake-floor';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { ensureTenant, T0, testConfig } from '../testing/engine-test-kit';
@@ -34,9 +35,9 @@ describe('POST /baton/wake', () => {
     });
   });
   afterAll(() => app?.close());
-  // Each test starts with every tenant's floor window passed and no trailing kick pending.
+  // Each test starts with every tenant's allowance full again and no trailing kick pending.
   afterEach(() => {
-    clock.advance(config.wakeFloorMs);
+    clock.advance(config.wakeFloorMs * WAKE_BURST);
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -59,23 +60,31 @@ describe('POST /baton/wake', () => {
     expect(heard).toEqual(['acme', 'acme']);
   });
 
+  /** The tenant's burst of immediate kicks used up: the next wake-up waits for the floor. */
+  const useUpBurst = async (tenantId: string) => {
+    for (let i = 0; i < WAKE_BURST; i++) expect((await wake(tenantId, { dueAt: clock.now(), runIds: [1000 + i] })).status).toBe(204);
+  };
+
   it('passes the runs a wake-up names on to the claimer; those coalesced by the floor go together in the trailing kick', async () => {
     named.length = 0;
-    expect((await wake('acme', { dueAt: clock.now(), runIds: [7, 8] })).status).toBe(204);
-    expect((await wake('acme', { dueAt: clock.now(), runIds: [9] })).status).toBe(204); // inside the floor's window
-    expect(named).toEqual([[7, 8]]);
-    clock.advance(config.wakeFloorMs); // the window's end: the coalesced kick
-    expect(named).toEqual([[7, 8], [9]]);
+    await useUpBurst('acme');
+    expect(named).toEqual(Array.from({ length: WAKE_BURST }, (_, i) => [1000 + i]));
+    named.length = 0;
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [9] })).status).toBe(204); // beyond the burst: waits for the floor
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [10] })).status).toBe(204);
+    expect(named).toEqual([]);
+    clock.advance(config.wakeFloorMs); // the next allowed time: the coalesced kick
+    expect(named).toEqual([[9, 10]]);
   });
 
-  it("holds a tenant's wake-ups back to back to one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
+  it("holds a tenant's wake-ups back to back to a burst, then one claim turn per BATON_WAKE_FLOOR_MS, the later ones coalesced into one, none lost", async () => {
     heard.length = 0;
-    for (let i = 0; i < 5; i++) expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
-    expect(heard).toEqual(['acme']);
-    clock.advance(config.wakeFloorMs); // the window's end: one kick for the four coalesced
-    expect(heard).toEqual(['acme', 'acme']);
+    for (let i = 0; i < WAKE_BURST + 5; i++) expect((await wake('acme', { dueAt: clock.now() })).status).toBe(204);
+    expect(heard).toHaveLength(WAKE_BURST);
+    clock.advance(config.wakeFloorMs); // one kick for the five coalesced
+    expect(heard).toHaveLength(WAKE_BURST + 1);
     clock.advance(config.wakeFloorMs);
-    expect(heard).toEqual(['acme', 'acme']);
+    expect(heard).toHaveLength(WAKE_BURST + 1);
   });
 
   it("leaves to the poll a run beyond the look-ahead, and a tenant of a group this engine does not serve", async () => {

@@ -1,6 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { EventEntity } from '../../entities';
 import { dialectOf, execute, placeholders } from '../../engine-queries/sql';
+import { collated } from '../collated';
+import { hasReturning } from '../runs/has-returning';
 
 /** One event to store, with the runs it started. */
 export interface NewEvent {
@@ -15,14 +17,13 @@ export interface NewEvent {
  * A tenant's events, in the transaction of the runs they started:
  *
  *   INSERT INTO events (…) VALUES (…)                              -- each unkeyed event: its id from the driver
- *   SELECT idempotency_key FROM events WHERE tenant_id = ? AND idempotency_key IN (…)  -- keyed: stored before?
- *   MySQL:  INSERT INTO events (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
- *   SQLite: INSERT INTO events (…) VALUES (…), (…) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING
+ *   MariaDB: INSERT IGNORE INTO events (…) VALUES (…), (…) RETURNING idempotency_key   -- keyed, in key order
+ *   SQLite:  INSERT INTO events (…) VALUES (…), (…) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING idempotency_key
+ *   MySQL:   SELECT idempotency_key FROM events WHERE …; INSERT … ON DUPLICATE KEY UPDATE id = id   -- see insertKeyed
  *   SELECT * FROM events WHERE tenant_id = ? AND idempotency_key IN (…) [LOCK IN SHARE MODE] -- uq_events_tenant_key
  *
  * An idempotency key already stored (another console committed the same event first) is not an
- * error: the row stays as it is and the answer is that event (`created` false; true, with the same
- * event, when the other committed after this transaction's first read). The keyed runs of
+ * error: the row stays as it is and the answer is that event (`created` false). The keyed runs of
  * a repeat (fire key `e:<key>`) found their first runs the same way, so nothing is doubled.
  * An unkeyed event has nothing unique to read it back by but its id, so it is inserted alone
  * (MySQL 8's interleaved auto-increment does not promise consecutive ids to a multi-row INSERT).
@@ -30,16 +31,11 @@ export interface NewEvent {
 export async function insertEvents(manager: EntityManager, tenantId: string, events: readonly NewEvent[], now: number): Promise<Array<{ row: EventEntity; created: boolean }>> {
   if (events.length === 0) return [];
   const answers: Array<{ row: EventEntity; created: boolean } | null> = events.map(() => null);
-  const keyed = events.map((e, i) => ({ e, i })).filter(({ e }) => e.idempotencyKey !== null);
-  const existing = new Set<string>();
-  if (keyed.length > 0) {
-    const { rows } = await execute<{ idempotency_key: unknown }>(
-      manager,
-      `SELECT idempotency_key FROM events WHERE tenant_id = ? AND idempotency_key IN (${placeholders(keyed.length)})`,
-      [tenantId, ...keyed.map(({ e }) => e.idempotencyKey)],
-    );
-    for (const r of rows) existing.add(String(r.idempotency_key));
-  }
+  // One order for every transaction's locks on the keys (two consoles storing the same keys deadlocked otherwise).
+  const keyed = events
+    .map((e, i) => ({ e, i, key: e.idempotencyKey! }))
+    .filter(({ e }) => e.idempotencyKey !== null)
+    .sort((a, b) => collated(a.key, b.key));
   for (const [i, e] of events.entries()) {
     if (e.idempotencyKey !== null) continue;
     const { identifiers } = await manager.insert(EventEntity, { tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now });
@@ -47,24 +43,43 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
     answers[i] = { row: { id, tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now }, created: true };
   }
   if (keyed.length > 0) {
-    const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (tenant_id, idempotency_key) DO NOTHING';
-    await execute(
-      manager,
-      `INSERT INTO events (tenant_id, name, payload, idempotency_key, run_ids, received_at) VALUES ${keyed.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')} ${onDuplicate}`,
-      keyed.flatMap(({ e }) => [tenantId, e.name, e.payload, e.idempotencyKey, JSON.stringify(e.runIds), now]),
-    );
-    const readBack = manager.createQueryBuilder(EventEntity, 'e').where('e.tenantId = :tenantId AND e.idempotencyKey IN (:...keys)', { tenantId, keys: keyed.map(({ e }) => e.idempotencyKey) });
+    const made = await insertKeyed(manager, keyed.map(({ e }) => [tenantId, e.name, e.payload, e.idempotencyKey, JSON.stringify(e.runIds), now]), tenantId, keyed.map(({ key }) => key));
+    const readBack = manager.createQueryBuilder(EventEntity, 'e').where('e.tenantId = :tenantId AND e.idempotencyKey IN (:...keys)', { tenantId, keys: keyed.map(({ key }) => key) });
     // Locking on MySQL, as insertSubmittedRuns reads back: an event another console committed while
     // this transaction waited on its key is newer than this transaction's snapshot.
     const rows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
     const byKey = new Map(rows.map((row) => [row.idempotencyKey, row]));
-    for (const { e, i } of keyed) {
-      const row = byKey.get(e.idempotencyKey);
+    for (const { e, i, key } of keyed) {
+      const row = byKey.get(key);
       if (!row) throw new Error(`event under key ${e.idempotencyKey} not found after its insert`);
       // A key given twice in one batch is stored once: the first is the one that made it.
-      answers[i] = { row, created: !existing.has(e.idempotencyKey!) };
-      existing.add(e.idempotencyKey!);
+      answers[i] = { row, created: made.delete(key) };
     }
   }
   return answers as Array<{ row: EventEntity; created: boolean }>;
+}
+
+/**
+ * The keys of the events this INSERT stored (not stored before, nor by another transaction
+ * meanwhile). Exact where the INSERT names its rows (RETURNING: MariaDB ≥ 10.5, SQLite), as
+ * insertSubmittedRuns' keyed runs; on MySQL the keys present before are read first, and a key two
+ * consoles store at the same moment may be answered as made by both.
+ */
+async function insertKeyed(manager: EntityManager, values: unknown[][], tenantId: string, keys: readonly string[]): Promise<Set<string>> {
+  const dialect = dialectOf(manager);
+  const rows = values.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
+  const into = 'events (tenant_id, name, payload, idempotency_key, run_ids, received_at)';
+  if (dialect === 'sqlite' || (await hasReturning(manager))) {
+    const sql = dialect === 'sqlite' ? `INSERT INTO ${into} VALUES ${rows} ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING idempotency_key` : `INSERT IGNORE INTO ${into} VALUES ${rows} RETURNING idempotency_key`;
+    const { rows: made } = await execute<{ idempotency_key: unknown }>(manager, sql, values.flat());
+    return new Set(made.map((r) => String(r.idempotency_key)));
+  }
+  const { rows: before } = await execute<{ idempotency_key: unknown }>(
+    manager,
+    `SELECT idempotency_key FROM events WHERE tenant_id = ? AND idempotency_key IN (${placeholders(keys.length)})`,
+    [tenantId, ...keys],
+  );
+  const stored = new Set(before.map((r) => String(r.idempotency_key)));
+  await execute(manager, `INSERT INTO ${into} VALUES ${rows} ON DUPLICATE KEY UPDATE id = id`, values.flat());
+  return new Set(keys.filter((k) => !stored.has(k)));
 }

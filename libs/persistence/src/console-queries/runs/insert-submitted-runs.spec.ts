@@ -47,6 +47,22 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
     expect(again[1].row.params).toEqual({ v: 3 });
   });
 
+  it('makes each idempotency key one run once when concurrent batches write the same keys in different orders (two consoles)', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `k:order-${i}`);
+    const orders = [keys, [...keys].reverse(), keys.filter((_, i) => i % 2 === 0).concat(keys.filter((_, i) => i % 2 === 1)), [...keys].sort()];
+    const batches = await Promise.all(
+      orders.map((order, batch) => inTransaction(db.dataSource, (em) => insertSubmittedRuns(em, 'acme', order.map((fireKey) => ({ task, params: `{"b":${batch}}`, flowParams: null, fireKey })), NOW))),
+    );
+    const byKey = new Map<string, Array<{ id: number; created: boolean }>>();
+    batches.forEach((answers, batch) => answers.forEach(({ row, created }, i) => byKey.set(orders[batch][i], [...(byKey.get(orders[batch][i]) ?? []), { id: row.id, created }])));
+    for (const key of keys) {
+      const answers = byKey.get(key)!;
+      expect(new Set(answers.map((a) => a.id)).size, key).toBe(1);
+      expect(answers.filter((a) => a.created), key).toHaveLength(1);
+    }
+    expect(await db.dataSource.getRepository(RunEntity).count()).toBe(keys.length);
+  });
+
   it('gives each unkeyed run of concurrent batches its own id, without reading them back', async () => {
     const uuid = (batch: number, i: number) => `m:00000000-0000-4000-8000-${String(batch * 1000 + i).padStart(12, '0')}`;
     const batches = await Promise.all(

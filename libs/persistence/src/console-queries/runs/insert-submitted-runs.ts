@@ -2,6 +2,8 @@ import type { EntityManager } from 'typeorm';
 import type { KeyDebounce, KeyThrottle } from '@baton/domain';
 import { RunEntity } from '../../entities';
 import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+import { collated } from '../collated';
+import { hasReturning } from './has-returning';
 import { insertWithIds } from './insert-with-ids';
 import { newRunRow } from './new-run-row';
 
@@ -85,10 +87,11 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
  *   INSERT INTO runs (…) VALUES (…), (…)                                          -- unkeyed (insertWithIds)
  *   SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)
  *                                          -- unkeyed, only when the ids are not consecutive (MySQL 8's lock mode 2)
- *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)  -- keyed
- *   MySQL:  INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id                   -- keyed
- *   SQLite: INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING        -- keyed
- *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE] -- keyed: whole rows
+ *   MariaDB: INSERT IGNORE INTO runs (…) VALUES (…), (…) RETURNING id, task_id, fire_key    -- keyed, in key order
+ *   SQLite:  INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING RETURNING id, task_id, fire_key
+ *   MySQL:   SELECT …; INSERT … ON DUPLICATE KEY UPDATE id = id; SELECT ids                  -- keyed (insertKeyed)
+ *   SELECT * FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…) [LOCK IN SHARE MODE]
+ *                                          -- keyed: whole rows, only of keys used before
  *
  * An unkeyed submission's fire key (`m:<uuid>`) is new by construction, so its row is exactly what
  * the INSERT wrote, and the INSERT is a plain one: its ids are those the database gave the
@@ -96,8 +99,8 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
  * else read back by fire key, and the row is made from the values written (submittedRunRow).
  * Reading and hydrating the whole rows through the ORM had cost the console more CPU per run than
  * the INSERT itself; the read-back of the ids, a statement of a trigger written alone's seven. A
- * keyed submission may meet the row another request made under its key, so its row is read as the
- * database holds it.
+ * keyed submission whose key is new is made the same way from the id its INSERT returned; one whose
+ * key was used (before, or by another transaction meanwhile) is read as the database holds it.
  *
  * Why so: a run written alone costs its transaction (START, INSERT, COMMIT and its log flush);
  * written together, concurrent submissions share them, so the database's work per run falls
@@ -116,6 +119,8 @@ export async function insertSubmittedRuns(
 ): Promise<Array<{ row: RunEntity; created: boolean }>> {
   if (runs.length === 0) return [];
   const byKey = new Map<string, RunEntity>();
+  // The runs this call made, by `task fire_key`: every unkeyed one; a keyed one unless its key was used before.
+  const made = new Set<string>();
   const unkeyed = runs.filter((r) => r.fireKey.startsWith('m:'));
   if (unkeyed.length > 0) {
     const written = await insertWithIds(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(unkeyed.length)}`, valueParams(tenantId, unkeyed, now), unkeyed.length);
@@ -123,38 +128,86 @@ export async function insertSubmittedRuns(
     for (const r of unkeyed) {
       const id = idOf.get(keyOf(r.task.id, r.fireKey));
       if (id !== undefined) byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
+      made.add(keyOf(r.task.id, r.fireKey));
     }
   }
   const keyed = runs.filter((r) => !r.fireKey.startsWith('m:'));
-  const existing = new Set<string>();
   if (keyed.length > 0) {
-    const keyedTasks = [...new Set(keyed.map((r) => r.task.id))];
-    const { rows } = await execute<{ task_id: unknown; fire_key: unknown }>(
-      manager,
-      `SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(keyedTasks.length)}) AND fire_key IN (${placeholders(keyed.length)})`,
-      [tenantId, ...keyedTasks, ...keyed.map((r) => r.fireKey)],
-    );
-    for (const r of rows) existing.add(keyOf(num(r.task_id), String(r.fire_key)));
-    const onDuplicate = dialectOf(manager) === 'mysql' ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (task_id, fire_key) DO NOTHING';
-    await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(keyed.length)} ${onDuplicate}`, valueParams(tenantId, keyed, now));
-    const readBack = manager
-      .createQueryBuilder(RunEntity, 'r')
-      .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: keyedTasks, fireKeys: keyed.map((r) => r.fireKey) });
-    // A locking read on MySQL: a key another transaction committed while this one waited on it is
-    // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
-    const readRows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
-    for (const row of readRows) byKey.set(keyOf(row.taskId, row.fireKey), row);
+    // One order for every transaction's locks on the keys (collated): two consoles writing the same
+    // keys in different orders deadlocked on them (bench idempotency: whole batches 500 after 4 attempts).
+    const ordered = [...keyed].sort((a, b) => a.task.id - b.task.id || collated(a.fireKey, b.fireKey));
+    const madeIds = await insertKeyed(manager, tenantId, ordered, now);
+    for (const r of keyed) {
+      const id = madeIds.get(keyOf(r.task.id, r.fireKey));
+      if (id === undefined) continue;
+      made.add(keyOf(r.task.id, r.fireKey));
+      byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
+    }
+    // Keys used before (or meanwhile, by another transaction): their runs as the database holds them.
+    const others = keyed.filter((r) => !byKey.has(keyOf(r.task.id, r.fireKey)));
+    if (others.length > 0) {
+      const readBack = manager
+        .createQueryBuilder(RunEntity, 'r')
+        .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: [...new Set(others.map((r) => r.task.id))], fireKeys: others.map((r) => r.fireKey) });
+      // A locking read on MySQL: a key another transaction committed while this one waited on it is
+      // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
+      const readRows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
+      for (const row of readRows) byKey.set(keyOf(row.taskId, row.fireKey), row);
+    }
   }
   // A key given twice in one batch made its run once: the first is the one that made it.
   return runs.map((r) => {
     const key = keyOf(r.task.id, r.fireKey);
     const row = byKey.get(key);
     if (!row) throw new Error(`run of task ${r.task.id} under ${r.fireKey} not found after its insert`);
-    const created = !existing.has(key);
-    existing.add(key);
-    return { row, created };
+    return { row, created: made.delete(key) };
   });
 }
+
+/**
+ * Keyed runs written, those whose key was new: their ids by `task fire_key`. Where the INSERT can
+ * name the rows it wrote (MariaDB ≥ 10.5, SQLite ≥ 3.35: RETURNING, which leaves out the rows
+ * IGNORE or DO NOTHING skipped), exactly, whatever another transaction wrote meanwhile:
+ *
+ *   MariaDB: INSERT IGNORE INTO runs (…) VALUES (…), (…) RETURNING id, task_id, fire_key
+ *   SQLite:  INSERT INTO runs (…) VALUES (…), (…) ON CONFLICT (task_id, fire_key) DO NOTHING RETURNING id, task_id, fire_key
+ *
+ * MySQL has no RETURNING: the keys present before are read first, and the INSERT leaves them:
+ *
+ *   SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)
+ *   INSERT INTO runs (…) VALUES (…), (…) ON DUPLICATE KEY UPDATE id = id
+ *
+ * There a key two consoles write at the same moment is the same run for both, and both may answer
+ * it as made (201): the plain read does not see the other's uncommitted row. (IGNORE downgrades
+ * other errors to warnings too; the values here are checked before: task columns, bounded params,
+ * fire keys of at most 64 characters.)
+ */
+async function insertKeyed(manager: EntityManager, tenantId: string, runs: readonly SubmittedRun[], now: number): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  const params = valueParams(tenantId, runs, now);
+  const dialect = dialectOf(manager);
+  if (dialect === 'sqlite' || (await hasReturning(manager))) {
+    const sql =
+      dialect === 'sqlite'
+        ? `INSERT INTO runs (${COLUMNS}) VALUES ${values(runs.length)} ON CONFLICT (task_id, fire_key) DO NOTHING RETURNING id, task_id, fire_key`
+        : `INSERT IGNORE INTO runs (${COLUMNS}) VALUES ${values(runs.length)} RETURNING id, task_id, fire_key`;
+    const { rows } = await execute<{ id: unknown; task_id: unknown; fire_key: unknown }>(manager, sql, params);
+    for (const row of rows) ids.set(keyOf(num(row.task_id), String(row.fire_key)), num(row.id));
+    return ids;
+  }
+  const tasks = [...new Set(runs.map((r) => r.task.id))];
+  const { rows } = await execute<{ task_id: unknown; fire_key: unknown }>(
+    manager,
+    `SELECT task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (${placeholders(tasks.length)}) AND fire_key IN (${placeholders(runs.length)})`,
+    [tenantId, ...tasks, ...runs.map((r) => r.fireKey)],
+  );
+  const before = new Set(rows.map((r) => keyOf(num(r.task_id), String(r.fire_key))));
+  await execute(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(runs.length)} ON DUPLICATE KEY UPDATE id = id`, params);
+  const fresh = runs.filter((r) => !before.has(keyOf(r.task.id, r.fireKey)));
+  if (fresh.length === 0) return ids;
+  return readBackIds(manager, tenantId, fresh);
+}
+
 
 function keyOf(taskId: number, fireKey: string): string {
   return `${taskId} ${fireKey}`;

@@ -1,0 +1,48 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/databases';
+import { seedTenant } from '../../../../../test/cluster/support/seed';
+import { EventEntity } from '../../entities';
+import { inTransaction } from '../../nest/transaction';
+import { insertEvents } from './insert-events';
+
+const NOW = 1_790_000_000_123;
+
+describe.each(TEST_DATABASES)('insertEvents on %s', (kind) => {
+  const db = useTestDatabase(kind);
+
+  beforeEach(async () => {
+    await db.clear();
+    await seedTenant(db.dataSource, { id: 'acme', engineGroup: 'default' });
+  });
+
+  it('stores each idempotency key once, made once, when concurrent batches store the same keys in different orders (two consoles)', async () => {
+    const keys = Array.from({ length: 40 }, (_, i) => `Pay-${i}`);
+    const orders = [keys, [...keys].reverse(), keys.filter((_, i) => i % 3 === 0).concat(keys.filter((_, i) => i % 3 !== 0)), [...keys].sort()];
+    const batches = await Promise.all(
+      orders.map((order, batch) =>
+        inTransaction(db.dataSource, (em) => insertEvents(em, 'acme', order.map((idempotencyKey) => ({ name: 'order.paid', payload: `{"b":${batch}}`, idempotencyKey, runIds: [] })), NOW)),
+      ),
+    );
+    const byKey = new Map<string, Array<{ id: number; created: boolean }>>();
+    batches.forEach((answers, batch) => answers.forEach(({ row, created }, i) => byKey.set(orders[batch][i], [...(byKey.get(orders[batch][i]) ?? []), { id: row.id, created }])));
+    for (const key of keys) {
+      const answers = byKey.get(key)!;
+      expect(new Set(answers.map((a) => a.id)).size, key).toBe(1);
+      expect(answers.filter((a) => a.created), key).toHaveLength(1);
+    }
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(keys.length);
+  });
+
+  it('answers a key given twice in one batch as made once, by its first', async () => {
+    const [first, second, plain] = await inTransaction(db.dataSource, (em) =>
+      insertEvents(em, 'acme', [
+        { name: 'a', payload: '{}', idempotencyKey: 'twice', runIds: [1] },
+        { name: 'a', payload: '{"again":true}', idempotencyKey: 'twice', runIds: [2] },
+        { name: 'b', payload: '{}', idempotencyKey: null, runIds: [] },
+      ], NOW),
+    );
+    expect([first.created, second.created, plain.created]).toEqual([true, false, true]);
+    expect(second.row.id).toBe(first.row.id);
+    expect(first.row.runIds).toEqual([1]);
+  });
+});
