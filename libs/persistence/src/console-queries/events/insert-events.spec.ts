@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { expectOneMadePerKey, keyOrders } from '../../../../../test/support/concurrent-keys';
 import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/databases';
 import { seedTenant } from '../../../../../test/cluster/support/seed';
 import { EventEntity } from '../../entities';
@@ -17,20 +18,25 @@ describe.each(TEST_DATABASES)('insertEvents on %s', (kind) => {
 
   it('stores each idempotency key once, made once, when concurrent batches store the same keys in different orders (two consoles)', async () => {
     const keys = Array.from({ length: 40 }, (_, i) => `Pay-${i}`);
-    const orders = [keys, [...keys].reverse(), keys.filter((_, i) => i % 3 === 0).concat(keys.filter((_, i) => i % 3 !== 0)), [...keys].sort()];
+    const orders = keyOrders(keys);
     const batches = await Promise.all(
       orders.map((order, batch) =>
         inTransaction(db.dataSource, (em) => insertEvents(em, 'acme', order.map((idempotencyKey) => ({ name: 'order.paid', payload: `{"b":${batch}}`, idempotencyKey, runIds: [] })), NOW)),
       ),
     );
-    const byKey = new Map<string, Array<{ id: number; created: boolean }>>();
-    batches.forEach((answers, batch) => answers.forEach(({ row, created }, i) => byKey.set(orders[batch][i], [...(byKey.get(orders[batch][i]) ?? []), { id: row.id, created }])));
-    for (const key of keys) {
-      const answers = byKey.get(key)!;
-      expect(new Set(answers.map((a) => a.id)).size, key).toBe(1);
-      expect(answers.filter((a) => a.created), key).toHaveLength(1);
-    }
+    expectOneMadePerKey(keys, orders, batches);
     expect(await db.dataSource.getRepository(EventEntity).count()).toBe(keys.length);
+  });
+
+  it('tells idempotency keys apart by case, as the API defines them', async () => {
+    const [upper, lower] = await inTransaction(db.dataSource, (em) =>
+      insertEvents(em, 'acme', [
+        { name: 'a', payload: '{}', idempotencyKey: 'Pay-1', runIds: [] },
+        { name: 'a', payload: '{}', idempotencyKey: 'pay-1', runIds: [] },
+      ], NOW),
+    );
+    expect([upper.created, lower.created]).toEqual([true, true]);
+    expect(upper.row.id).not.toBe(lower.row.id);
   });
 
   it('answers a key given twice in one batch as made once, by its first', async () => {

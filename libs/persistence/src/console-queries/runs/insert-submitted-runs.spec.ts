@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { expectOneMadePerKey, keyOrders } from '../../../../../test/support/concurrent-keys';
 import { TEST_DATABASES, useTestDatabase } from '../../../../../test/support/databases';
 import { insertTask, seedTenant } from '../../../../../test/cluster/support/seed';
 import { RunEntity } from '../../entities';
@@ -49,18 +50,23 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
 
   it('makes each idempotency key one run once when concurrent batches write the same keys in different orders (two consoles)', async () => {
     const keys = Array.from({ length: 40 }, (_, i) => `k:order-${i}`);
-    const orders = [keys, [...keys].reverse(), keys.filter((_, i) => i % 2 === 0).concat(keys.filter((_, i) => i % 2 === 1)), [...keys].sort()];
+    const orders = keyOrders(keys);
     const batches = await Promise.all(
       orders.map((order, batch) => inTransaction(db.dataSource, (em) => insertSubmittedRuns(em, 'acme', order.map((fireKey) => ({ task, params: `{"b":${batch}}`, flowParams: null, fireKey })), NOW))),
     );
-    const byKey = new Map<string, Array<{ id: number; created: boolean }>>();
-    batches.forEach((answers, batch) => answers.forEach(({ row, created }, i) => byKey.set(orders[batch][i], [...(byKey.get(orders[batch][i]) ?? []), { id: row.id, created }])));
-    for (const key of keys) {
-      const answers = byKey.get(key)!;
-      expect(new Set(answers.map((a) => a.id)).size, key).toBe(1);
-      expect(answers.filter((a) => a.created), key).toHaveLength(1);
-    }
+    expectOneMadePerKey(keys, orders, batches);
     expect(await db.dataSource.getRepository(RunEntity).count()).toBe(keys.length);
+  });
+
+  it('tells idempotency keys apart by case, as the API defines them', async () => {
+    const written = await inTransaction(db.dataSource, (em) =>
+      insertSubmittedRuns(em, 'acme', [
+        { task, params: '{"v":1}', flowParams: null, fireKey: 'k:Order-7' },
+        { task, params: '{"v":2}', flowParams: null, fireKey: 'k:order-7' },
+      ], NOW),
+    );
+    expect(written.map((w) => w.created)).toEqual([true, true]);
+    expect(written[0].row.id).not.toBe(written[1].row.id);
   });
 
   it('gives each unkeyed run of concurrent batches its own id, without reading them back', async () => {
