@@ -153,8 +153,10 @@ export class ClaimerService {
   }
 
   /**
-   * The runs a wake-up named (a manual trigger's), claimed by id (claimNamedRuns: two statements,
-   * no transaction) instead of in a turn that searches the tenant's range. Only within what the
+   * The runs a wake-up named (a manual trigger's), read by id (RunClaims.readNamed: one statement,
+   * the runs that go out as they are left for their DISPATCHED mark to claim) and the others
+   * claimed by id (claimNamedRuns: two statements, no transaction), instead of in a turn that
+   * searches the tenant's range. Only within what the
    * tenant may hold here and maxHeld, as a turn would take them; returns false when they do not
    * fit, and the caller leaves them to a turn. A peer that got them first leaves nothing to claim.
    * Nothing while the claimer is stopped (starting, shutting down, a follower: engine lifecycle).
@@ -166,7 +168,12 @@ export class ClaimerService {
     const tenant = loads.find((t) => t.id === tenantId);
     const room = Math.min((budgets.get(tenantId) ?? 0) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
     if (!tenant || room < runIds.length) return false;
-    const runs = await this.timedClaim(() => this.claims.claimNamed(this.dataSource.manager, { ids: runIds, tenantId, engineGroup: tenant.engineGroup }, { dueBefore: now + this.config.lookAheadMs, now }));
+    const named = { tenantId, engineGroup: tenant.engineGroup };
+    const runs = await this.timedClaim(async () => {
+      const { ready, rest } = await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now });
+      if (rest.length === 0) return ready;
+      return [...ready, ...(await this.claims.claimNamed(this.dataSource.manager, { ...named, ids: rest }, { dueBefore: now + this.config.lookAheadMs, now }))];
+    });
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
     if (runs.length > 0) {
       this.lastClaimAt.set(tenantId, now);

@@ -285,6 +285,24 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await claimer.stop();
   });
 
+  it('hands over a wake-up’s runs of a task with nothing to decide at a claim unclaimed, for their DISPATCHED mark to claim; the others claimed as before', async () => {
+    const plain = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'plain', executorApp: 'reports', handler: 'build', concurrencyPolicy: 'ALLOW' });
+    const now = await insertRun(db.dataSource, { taskId: plain, params: { n: 1 } });
+    const ahead = await insertRun(db.dataSource, { taskId: plain, dueAt: T0 + 1500 }); // due within the look-ahead, not yet
+    const forbid = await insertRun(db.dataSource, { taskId: task }); // FORBID: decided at its start, from a claim
+    const { signal, queue, claimer } = side();
+    claimer.start(60_000);
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [now, ahead, forbid] });
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId).sort((a, b) => a - b)).toEqual([now, ahead, forbid]), SLOW_MACHINE);
+    const held = new Map(queue.runs.map((r) => [r.runId, r]));
+    expect(held.get(now)).toMatchObject({ unclaimed: true, params: { n: 1 }, taskName: 'plain', leaseUntil: 0 });
+    expect(held.get(ahead)!.unclaimed).toBeUndefined();
+    expect(held.get(forbid)!.unclaimed).toBeUndefined();
+    const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
+    expect([now, ahead, forbid].map((id) => states.get(id))).toEqual(['PENDING', 'CLAIMED engine-a', 'CLAIMED engine-a']);
+    await claimer.stop();
+  });
+
   it('leaves named runs to a claim turn when the tenant has no room for them here', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));

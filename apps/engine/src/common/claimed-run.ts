@@ -51,4 +51,10 @@ export interface ClaimedRun {
   followUps: { children: boolean; fixedDelay: boolean };
   /** Its task bounds runs per key: its end frees its key's place, which only its row names (runs.run_key). */
   keyed: boolean;
+  /**
+   * Read by a wake-up, not claimed: its row is still PENDING, and its DISPATCHED mark claims it
+   * (RunClaims.readNamed). Until then a peer, a poll or a cancel may take it first; the mark then
+   * moves nothing and the run is dropped here, as a run taken over is. Absent: claimed.
+   */
+  unclaimed?: boolean;
 }

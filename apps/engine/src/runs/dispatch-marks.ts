@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
+import { claimLeaseUntil, CLOCK, type Clock } from '@baton/domain';
 import { setTimeout as delay } from 'node:timers/promises';
 import { autocommitted, markRunsAccepted, markRunsDispatched, readBackDispatchMarks, type AckTimes, type MarkOutcome } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
@@ -24,7 +24,8 @@ interface Ack extends AckTimes {
 }
 
 /**
- * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST, → ACCEPTED after
+ * The dispatcher's two writes per run — CLAIMED → DISPATCHED before the POST (PENDING → DISPATCHED
+ * for a wake-up's run read unclaimed: the mark is its claim, RunClaims.readNamed), → ACCEPTED after
  * the 202, which also corrects dispatched_at to when the accepted request left — batched over the slots that reach them together (Coalescer: a write waits at most
  * for the batch in flight, so a lone dispatch is not slowed). In a burst 64 slots start and ack
  * within the same milliseconds: one UPDATE for all of them instead of a transaction each. Both
@@ -125,10 +126,10 @@ export class DispatchMarks {
 
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
-    const runs = items.map(({ run, executorId, startAt }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: Math.max(now, startAt) + run.timeoutMs }));
+    const runs = items.map(({ run, executorId, startAt }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: Math.max(now, startAt) + run.timeoutMs, claiming: run.unclaimed }));
     let moved: Set<number>;
     try {
-      moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs }));
+      moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs, leaseUntil: claimLeaseUntil(now, this.config.leaseMs) }));
     } catch (err) {
       const outcomes = await this.readBack(runs, now).catch(() => {
         throw err;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { tracingOn } from '@baton/tracing';
 import { claimLeaseUntil } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, readNamedRuns, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { recordClaims } from '../tracing/run-spans';
@@ -39,6 +39,24 @@ export class RunClaims {
   async claimNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
     const claimed = await claimNamedRuns(em, { ...named, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
     return this.traced(await this.withTasks(em, claimed, at.now), at.now);
+  }
+
+  /**
+   * The runs a wake-up named, read without claiming them (readNamedRuns: one statement): those
+   * that go out as they are — PENDING and due by `now`, of a task with nothing to decide at a
+   * claim (no key, no concurrency policy, no fan-out; not a shard) — come back `unclaimed`, their
+   * DISPATCHED mark to claim them (one row write instead of a claim's and a mark's). The other ids
+   * (another state, a key, a policy, a deleted task, not found) are for claimNamed.
+   */
+  async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[] }> {
+    const rows = await readNamedRuns(em, { ...named, dueBefore: at.now });
+    const ready = rows.flatMap(({ run, task }) => {
+      if (task === null || task.concurrency !== null || task.rateLimit !== null || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
+      if (run.shard || run.instantAt > at.now) return [];
+      return [{ ...toClaimedRun(run, task), unclaimed: true }];
+    });
+    const taken = new Set(ready.map((r) => r.runId));
+    return { ready: this.traced(ready, at.now), rest: named.ids.filter((id) => !taken.has(id)) };
   }
 
   /** The claimed runs, each with its claim span when tracing is on. */

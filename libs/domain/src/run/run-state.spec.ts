@@ -18,6 +18,8 @@ const LEGAL = new Set<string>([
   'PENDING→CLAIMED',
   'PENDING→CANCELLED',
   'PENDING→SKIPPED',
+  // A wake-up's run claimed by its DISPATCHED mark (one write for claim and mark).
+  'PENDING→DISPATCHED',
   'CLAIMED→DISPATCHED',
   'CLAIMED→ACCEPTED',
   'CLAIMED→PENDING',

@@ -8,6 +8,10 @@ import { IllegalTransitionError } from './illegal-transition-error';
  *
  * Edges beyond the happy path PENDING → CLAIMED → DISPATCHED → ACCEPTED → SUCCEEDED, and why:
  * - PENDING → CANCELLED: cancelled by hand, or REPLACEd by a newer run, before any claim.
+ * - PENDING → DISPATCHED: a run a wake-up named (a trigger's, due now, of a task with nothing to
+ *   decide at its claim: no key, no concurrency policy, no fan-out) is read by an engine and claimed
+ *   by its DISPATCHED mark itself, which takes the lease: one row write where a claim and a mark
+ *   were two. The mark is guarded on PENDING, so a peer's claim or a cancel that came first wins.
  * - PENDING → SKIPPED: concurrency FORBID (an earlier run is still active).
  * - CLAIMED → PENDING: the lease is released (engine shutting down) or taken over by a
  *   survivor after the owner died; the run is claimable again.
@@ -52,7 +56,7 @@ import { IllegalTransitionError } from './illegal-transition-error';
  * SUCCEEDED, FAILED, TIMED_OUT, CANCELLED and SKIPPED are terminal: nothing leaves them.
  */
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
-  PENDING: ['CLAIMED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
+  PENDING: ['CLAIMED', 'DISPATCHED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
   CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT', 'HELD'],
   DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],

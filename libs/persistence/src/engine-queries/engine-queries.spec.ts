@@ -126,6 +126,32 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
   });
 
+  it('markRunsDispatched claims the runs read by a wake-up (PENDING, due) in the mark itself, with the lease; only those, only if nobody came first', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5].map((i) => planned(i, T)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { attempt: 1 });
+    await repo.update({ id: ids[0] }, { state: 'CLAIMED', claimedBy: 'me', leaseUntil: T + 30_000 }); // claimed as before
+    await repo.update({ id: ids[2] }, { state: 'CLAIMED', claimedBy: 'peer', leaseUntil: T + 30_000 }); // a peer's poll came first
+    await repo.update({ id: ids[3] }, { state: 'CANCELLED' }); // cancelled meanwhile
+    await repo.update({ id: ids[4] }, { dueAt: T + 60_000 }); // not due (a back-off moved it)
+    // ids[1]: PENDING and due — and also claimable only by a mark that says it claims it.
+    const toDispatch = ids.map((runId, i) => ({ runId, attempt: 1, executorId: 10 + i, deadlineAt: T + 100, claiming: i > 0 }));
+    const moved = await autocommitted(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 5, runs: toDispatch, leaseUntil: T + 20_005 }));
+    expect([...moved].sort((a, b) => a - b)).toEqual([ids[0], ids[1]]);
+    expect((await runs()).map((r) => [r.state, r.claimedBy, r.leaseUntil, r.executorId])).toEqual([
+      ['DISPATCHED', 'me', T + 30_000, 10], // its lease kept: the renewals own it
+      ['DISPATCHED', 'me', T + 20_005, 11],
+      ['CLAIMED', 'peer', T + 30_000, null],
+      ['CANCELLED', null, null, null],
+      ['PENDING', null, null, null],
+    ]);
+    // A PENDING run is never moved by a mark that does not claim it.
+    await repo.update({ id: ids[4] }, { dueAt: T });
+    expect((await autocommitted(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 6, runs: [{ runId: ids[4], attempt: 1, executorId: 9, deadlineAt: T + 100 }] }))).size).toBe(0);
+    await expect(autocommitted(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 6, runs: [{ runId: ids[4], attempt: 1, executorId: 9, deadlineAt: T + 100, claiming: true }] }))).rejects.toThrow(/need a lease/);
+  });
+
   it('markRunsDispatched with values shared by groups of runs: each run gets its own, a run listed twice its first', async () => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5, 6].map((i) => planned(i, T)), T));
     const ids = (await runs()).map((r) => r.id);

@@ -3,7 +3,7 @@ import { caseById, execute, num, placeholders } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
-export const MARK_RUNS_DISPATCHED = runWrite('markRunsDispatched', ['CLAIMED'], 'DISPATCHED');
+export const MARK_RUNS_DISPATCHED = runWrite('markRunsDispatched', ['CLAIMED', 'PENDING'], 'DISPATCHED');
 
 export interface RunToDispatch {
   runId: number;
@@ -11,16 +11,22 @@ export interface RunToDispatch {
   executorId: number;
   /** dispatched_at + the task's timeout. */
   deadlineAt: number;
+  /** Read by a wake-up and not claimed (readNamedRuns): this mark claims it, from PENDING, with the lease `leaseUntil`. */
+  claiming?: boolean;
 }
 
 /**
  * CLAIMED → DISPATCHED for the runs a node is about to POST, written BEFORE the POSTs leave —
- * for all of them in one statement (the dispatcher batches the runs its slots start together):
+ * for all of them in one statement (the dispatcher batches the runs its slots start together);
+ * PENDING → DISPATCHED, with the lease, for the runs a wake-up named and this node read without
+ * claiming them (`claiming`: readNamedRuns), the mark being their claim:
  *
  *   UPDATE runs SET state = 'DISPATCHED',
  *                   executor_id = <by id>, deadline_at = <by id>,
  *                   dispatched_at = ?, accepted_at = NULL, updated_at = ?
  *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = <by id>
+ *   -- with runs to claim: SET lease_until = CASE WHEN state = 'PENDING' THEN ? ELSE lease_until END, claimed_by = ?, …
+ *   --   WHERE id IN (…) AND ((state = 'CLAIMED' AND claimed_by = ?) OR (id IN (<to claim>) AND state = 'PENDING' AND due_at <= ?)) AND attempt = …
  *   -- only when fewer rows moved than asked (some run was taken over meanwhile):
  *   SELECT id FROM runs WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND dispatched_at = ?
  *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
@@ -45,7 +51,7 @@ export interface RunToDispatch {
  */
 export async function markRunsDispatched(
   manager: EntityManager,
-  input: { nodeId: string; now: number; runs: readonly RunToDispatch[] },
+  input: { nodeId: string; now: number; runs: readonly RunToDispatch[]; /** The lease of the runs this mark claims (`claiming`). */ leaseUntil?: number },
 ): Promise<Set<number>> {
   const { runs, nodeId, now } = input;
   if (runs.length === 0) return new Set();
@@ -54,12 +60,28 @@ export async function markRunsDispatched(
   const executor = byId((r) => r.executorId);
   const deadline = byId((r) => r.deadlineAt);
   const attempt = byId((r) => r.attempt);
+  const claiming = runs.filter((r) => r.claiming).map((r) => r.runId);
+  if (claiming.length > 0 && input.leaseUntil === undefined) throw new Error('markRunsDispatched: runs to claim need a lease');
+  // Runs read by a wake-up are claimed here (PENDING, due): the lease and holder are set before
+  // `state` in the SET list, because MySQL evaluates it left to right (SQLite reads old values).
+  const claimSet = claiming.length === 0 ? '' : `lease_until = CASE WHEN state = 'PENDING' THEN ? ELSE lease_until END, claimed_by = ?, `;
+  const claimWhere = claiming.length === 0 ? '' : ` OR (id IN (${placeholders(claiming.length)}) AND ${stateIn(MARK_RUNS_DISPATCHED, ['PENDING'])} AND due_at <= ?)`;
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'DISPATCHED', executor_id = ${executor.sql}, deadline_at = ${deadline.sql},
+    `UPDATE runs SET ${claimSet}state = 'DISPATCHED', executor_id = ${executor.sql}, deadline_at = ${deadline.sql},
                      dispatched_at = ?, accepted_at = NULL, updated_at = ?
-      WHERE id IN (${placeholders(ids.length)}) AND ${stateIn(MARK_RUNS_DISPATCHED)} AND claimed_by = ? AND attempt = ${attempt.sql}`,
-    [...executor.params, ...deadline.params, now, now, ...ids, nodeId, ...attempt.params],
+      WHERE id IN (${placeholders(ids.length)}) AND ((${stateIn(MARK_RUNS_DISPATCHED, ['CLAIMED'])} AND claimed_by = ?)${claimWhere}) AND attempt = ${attempt.sql}`,
+    [
+      ...(claiming.length === 0 ? [] : [input.leaseUntil, nodeId]),
+      ...executor.params,
+      ...deadline.params,
+      now,
+      now,
+      ...ids,
+      nodeId,
+      ...(claiming.length === 0 ? [] : [...claiming, now]),
+      ...attempt.params,
+    ],
   );
   if (affected === runs.length) return new Set(ids);
   if (affected === 0) return new Set();
