@@ -80,6 +80,17 @@ describe('console error shape', () => {
     expect(response.json).toHaveBeenCalledWith({ statusCode: 500, code: 'INTERNAL', error: 'Internal Server Error', message: 'Internal server error' });
   });
 
+  it('answers a transaction that met lock conflicts in every attempt 503 with Retry-After, not 500: nothing was written, sending again is safe', () => {
+    const { host, response } = hostFor();
+    const filter = new ConsoleExceptionFilter();
+    vi.spyOn((filter as unknown as { logger: { warn: () => void } }).logger, 'warn').mockImplementation(() => undefined);
+    const deadlock = Object.assign(new Error('QueryFailedError: Deadlock found when trying to get lock; try restarting transaction'), { driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 } });
+    filter.catch(deadlock, host);
+    expect(response.status).toHaveBeenCalledWith(503);
+    expect(response.setHeader).toHaveBeenCalledWith('Retry-After', '1');
+    expect(response.json).toHaveBeenCalledWith(expect.objectContaining({ statusCode: 503, code: 'UNAVAILABLE', message: expect.stringMatching(/nothing was written: send it again/) }));
+  });
+
   it("logs an unexpected error with the caller's trace context (traceparent), none without one", () => {
     const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {

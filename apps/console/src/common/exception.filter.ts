@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { isTransientLockError, TRANSACTION_ATTEMPTS } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
 import { RetryLaterError } from './retry-later-error';
@@ -44,7 +45,8 @@ export function httpExceptionBody(exception: HttpException): ErrorBody {
 /**
  * Every error the console answers is an ErrorBody (@baton/protocol): `{ statusCode, code,
  * error, message, errors? }`, unknown routes (404) included. Unexpected errors become a 500
- * INTERNAL without internals (they are logged).
+ * INTERNAL without internals (they are logged); a transaction that met lock conflicts in every
+ * attempt a 503 UNAVAILABLE with Retry-After: 1 (nothing was written; sending again is safe).
  */
 /**
  * A browser's page load (GET or HEAD, Accept: text/html) of a path outside the API: what the web
@@ -75,6 +77,14 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
       return;
     }
     let body: ErrorBody | null = exception instanceof HttpException ? httpExceptionBody(exception) : bodyParserErrorBody(exception as BodyParserError);
+    let retryAfter: number | null = null;
+    if (!body && isTransientLockError(exception)) {
+      // Deadlocks or lock waits every time a transaction was tried (inTransaction): rolled back,
+      // nothing written. The caller's request is sound; it may send it again at once.
+      this.logger.warn(`${request?.method} ${request?.url}: lock conflicts in all ${TRANSACTION_ATTEMPTS} attempts, answered 503`, traceFields(request?.headers?.traceparent));
+      body = errorBody(503, { message: `Concurrent writes to the same rows conflicted in all ${TRANSACTION_ATTEMPTS} attempts; nothing was written: send it again` });
+      retryAfter = 1;
+    }
     if (!body) {
       // A caller's traceparent (a trigger or a submission it traced) joins the line to its trace.
       this.logger.error(`${request?.method} ${request?.url} failed: ${(exception as Error)?.stack ?? String(exception)}`, traceFields(request?.headers?.traceparent));
@@ -82,7 +92,7 @@ export class ConsoleExceptionFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     // The engine's 429s carry their wait in the body (embedded mode: this filter answers them too).
-    const retryAfter = exception instanceof RetryLaterError ? exception.retryAfterSeconds : retryAfterOf(body);
+    retryAfter ??= exception instanceof RetryLaterError ? exception.retryAfterSeconds : retryAfterOf(body);
     if (retryAfter !== null) response.setHeader('Retry-After', String(retryAfter));
     response.status(body.statusCode).json(body);
   }
