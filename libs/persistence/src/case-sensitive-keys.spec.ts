@@ -7,8 +7,8 @@ const NOW = 1_790_000_000_000;
 
 /**
  * Keys a tenant gives — idempotency keys, concurrency and rate key values, key group names — are
- * compared as given, case included, on both databases (migrations 1798500000000 and
- * 1798600000000: MySQL's utf8mb4_unicode_ci folded case; SQLite never did).
+ * compared as given, case included, on both databases (migration 1798500000000-case-sensitive-keys:
+ * MySQL's utf8mb4_unicode_ci folded case; SQLite never did).
  */
 describe.each(TEST_DATABASES)('keys keep their case on %s', (kind) => {
   const db = useTestDatabase(kind);
