@@ -78,6 +78,19 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect((await watchdog.tick()).late).toBe(1);
       expect((await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId)).toEqual([stuckRetry]);
     });
+    it('reads only runs fired at least the least start deadline ago, and a deadline shortened counts at the next tick', async () => {
+      const patient = await seedTask(db.dataSource, { name: 'patient', startDeadlineMs: 60_000 });
+      const eager = await seedTask(db.dataSource, { name: 'eager', startDeadlineMs: 30_000 });
+      const eagerLate = await seedRun(db.dataSource, eager, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 40_000 });
+      const patientRun = await seedRun(db.dataSource, patient, { state: 'PENDING', claimedBy: null, scheduledAt: Date.now() - 5_000 });
+      expect((await watchdog.tick()).late).toBe(1);
+      expect((await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId)).toEqual([eagerLate]);
+
+      // The patient task's deadline cut to 1 s: its run, 5 s old, is late now (the bound was 30 s a tick ago).
+      await db.dataSource.query('UPDATE tasks SET start_deadline_ms = 1000 WHERE id = ?', [patient.id]);
+      expect((await watchdog.tick()).late).toBe(1);
+      expect((await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId).sort()).toEqual([eagerLate, patientRun].sort());
+    });
   });
 
   describe('TIMEOUT', () => {

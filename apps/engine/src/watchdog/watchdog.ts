@@ -9,6 +9,7 @@ import {
   inTransaction,
   markExecutorDown,
   markRunLate,
+  readLeastStartDeadline,
   type RunAttemptRow,
 } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
@@ -114,7 +115,10 @@ export class Watchdog implements OnModuleDestroy {
 
   private async startLate(): Promise<number> {
     const now = this.clock.now();
-    const rows = await findLateRuns(this.dataSource.manager, { groups: this.config.groups, now, limit: BATCH });
+    // Read each tick (one index dive), not kept: a task saved with a shorter deadline counts at once.
+    const least = await readLeastStartDeadline(this.dataSource.manager);
+    if (least === null) return 0;
+    const rows = await findLateRuns(this.dataSource.manager, { groups: this.config.groups, now, firedBefore: now - least, limit: BATCH });
     if (rows.length === 0) return 0;
     return inTransaction(this.dataSource, async (em) => {
       let raised = 0;

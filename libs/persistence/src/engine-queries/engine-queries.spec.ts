@@ -7,6 +7,8 @@ import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
+import { findLateRunsSql } from './runs/find-late-runs';
+import { readLeastStartDeadline } from './tasks/read-least-start-deadline';
 import { renewLeasesSelectSql } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
 import { insertMissingEngineGroup } from './engine-groups/insert-missing-engine-group';
@@ -449,6 +451,21 @@ describe('engine query plans on mysql', () => {
     expect(rows[0].Extra).toMatch(/Using index/);
     expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 'acme', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(1000);
     expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 't7', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(5);
+  });
+
+  it('the START_LATE scan reads only runs fired the least start deadline ago, a range of ix_runs_late', async () => {
+    const rowsRead = async (firedBefore: number) => {
+      const rows: Array<{ table: string; key: string | null; type: string; rows: number }> = await db.dataSource.query(`EXPLAIN ${findLateRunsSql(1, 'mysql')}`, ['default', firedBefore, T + 40_000, 200]);
+      const r = rows.find((x) => x.table === 'r');
+      expect(r).toMatchObject({ key: 'ix_runs_late', type: 'range' });
+      return Number(r!.rows);
+    };
+    // The group's ~10,000 PENDING and CLAIMED runs, fired from T to T + 30,000: all read when the bound is now, ~1,000 when it is T + 1,000.
+    expect(await rowsRead(T + 40_000)).toBeGreaterThan(8_000);
+    expect(await rowsRead(T + 1_000)).toBeLessThan(2_000);
+    const plan = await explain(db.dataSource, 'SELECT MIN(start_deadline_ms) AS least FROM tasks', []);
+    expect(plan.Extra).toMatch(/Select tables optimized away/);
+    expect(await readLeastStartDeadline(db.dataSource.manager)).toBe(1000);
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {

@@ -12,6 +12,8 @@ import { StoredJson, json, millis } from './columns';
 @Index('ix_tasks_plan', ['engineGroup', 'paused', 'nextFireAt'])
 // An event's subscribers: "the tenant's tasks started by events named N" (never a scan of all tasks).
 @Index('ix_tasks_event', ['tenantId', 'eventName'])
+// The least start deadline of all tasks, one index dive: it bounds the watchdog's START_LATE scan (find-late-runs.ts).
+@Index('ix_tasks_start_deadline', ['startDeadlineMs'])
 export class TaskEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, RunState } from '@baton/domain';
 import { parseAlarmTypes } from './run-attempt-row';
-import { execute, num, placeholders } from '../sql';
+import { dialectOf, execute, num, placeholders, type Dialect } from '../sql';
 
 export interface LateRunRow {
   runId: number;
@@ -24,14 +24,19 @@ export interface LateRunRow {
  *
  *   SELECT … FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
- *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :now AND r.dispatched_at IS NULL
+ *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :firedBefore AND r.dispatched_at IS NULL
  *      AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < :now
  *    LIMIT ?
  *
  * Shape: ix_runs_late (engine_group, state, late_alarmed_at, scheduled_at) gives a range per
- * (group, state) over runs not alarmed yet whose fire time has passed — runs planned ahead
+ * (group, state) over runs not alarmed yet fired before `firedBefore` — runs planned ahead
  * (future scheduled_at), runs already alarmed and the whole history (terminal states) are not
- * read. The deadline is per task, hence the join for the last test.
+ * read. The deadline is per task, hence the join for the last test. `firedBefore` is `now` less
+ * the least start deadline of all tasks (readLeastStartDeadline): a run is late only once its
+ * reference instant, never before its fire time, is a deadline old, so a run fired more recently
+ * cannot be. Without that bound every due run of a backlog was read with its task on every tick of
+ * every engine: at 2,000 batched submissions a second, 4,000 rows a tick and ~10 % of MariaDB's
+ * time (docs/BENCHMARKS.md, on demand).
  * The reference instant: the fire time for a first attempt (a first attempt deferred by
  * dispatch trouble stays measured from its fire time — it IS late); a retry's own due time for
  * attempt > 1 (a retry waits for its backoff on purpose; it is late when not sent within the
@@ -39,19 +44,24 @@ export interface LateRunRow {
  * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
  * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
  */
-export async function findLateRuns(manager: EntityManager, input: { groups: readonly string[]; now: number; limit: number }): Promise<LateRunRow[]> {
-  if (input.groups.length === 0) return [];
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
+/**
+ * The scan for `groups` groups — exported so the plan test EXPLAINs this very text. FORCE INDEX on
+ * MariaDB: left to itself it read ix_runs_deadline's (engine_group, state) ranges, every due run,
+ * and the fire-time bound bought nothing.
+ */
+export function findLateRunsSql(groups: number, dialect: Dialect): string {
+  return `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
             t.start_deadline_ms, t.alarm_types
-       FROM runs r JOIN tasks t ON t.id = r.task_id
-      WHERE r.engine_group IN (${placeholders(input.groups.length)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
+       FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
+      WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.scheduled_at < ? AND r.dispatched_at IS NULL
         AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < ?
-      LIMIT ?`,
-    [...input.groups, input.now, input.now, input.limit],
-  );
+      LIMIT ?`;
+}
+
+export async function findLateRuns(manager: EntityManager, input: { groups: readonly string[]; now: number; firedBefore: number; limit: number }): Promise<LateRunRow[]> {
+  if (input.groups.length === 0) return [];
+  const { rows } = await execute<Record<string, unknown>>(manager, findLateRunsSql(input.groups.length, dialectOf(manager)), [...input.groups, Math.min(input.firedBefore, input.now), input.now, input.limit]);
   return rows.map((r) => ({
     runId: num(r.id),
     tenantId: String(r.tenant_id),

@@ -5,3 +5,4 @@ export * from './schedule-fixed-delay';
 export * from './pause-failing-task';
 export * from './any-task-due';
 export * from './insert-task-versions';
+export * from './read-least-start-deadline';
