@@ -104,6 +104,46 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
     expect(await db.dataSource.query('SELECT claimed_by FROM runs WHERE id = ?', [runId])).toEqual([{ claimed_by: NODE_ID }]);
   });
 
+  it('sent ahead and rejected by every executor (404), retried: the retry is due at its instant, not at the end of its backoff', async () => {
+    const take = executor.behaviour;
+    let first = true;
+    executor.behaviour = (req) => {
+      if (req.path !== '/baton/runs' || !first) return take(req);
+      first = false;
+      return { status: 404, body: { accepted: false, reason: 'UNKNOWN_HANDLER', message: 'no handler "charge" here' } };
+    };
+    const task = await seedTask(db.dataSource, { name: 'daily-report', retryMaxAttempts: 2, retryBackoffBaseMs: 500 });
+    const instant = Date.now() + 5_000;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
+    const retried = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+    expect(retried).toMatchObject({ attempt: 2, dueAt: instant });
+
+    const again = await claimAgain(runId, instant);
+    expect(again.instant).toBe(instant);
+    engine.get(DueQueue).accept([again]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const second = sends(runId).find((r) => r.body.attempt === 2)!;
+    expect(second.at + Number(second.body.startInMs ?? 0)).toBeGreaterThanOrEqual(instant);
+  });
+
+  it('accepted ahead, then dropped by its executor before its instant (ABORTED, SHUTDOWN): the retry is due at the instant', async () => {
+    const task = await seedTask(db.dataSource, { name: 'nightly', retryMaxAttempts: 2, retryBackoffBaseMs: 500 });
+    const instant = Date.now() + 10_000;
+    const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: instant, dispatchedAt: instant, acceptedAt: instant, deadlineAt: instant + 60_000 });
+    const reply = await signedPost(engine.url, PATHS.callback, {
+      runId,
+      attempt: 1,
+      tenantId: TENANT,
+      outcome: 'ABORTED',
+      abortReason: 'SHUTDOWN',
+      error: 'aborted: the executor shut down before the run started',
+      finishedAt: Date.now(),
+    });
+    expect(reply.status).toBe(200);
+    expect(await runInState(db.dataSource, runId, 'RETRY_WAIT')).toMatchObject({ attempt: 2, dueAt: instant });
+  });
+
   it('an outcome callback whose start is more than 20 ms before the instant is an early start: counted, and a RUN_STARTED_EARLY alarm; 20 ms is not', async () => {
     const task = await seedTask(db.dataSource, { name: 'report' });
     // Given its alarm types without the new one: a defect is raised whatever the task chose.

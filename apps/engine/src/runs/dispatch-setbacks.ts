@@ -90,6 +90,7 @@ function attemptOf(run: ClaimedRun): AttemptRef {
     taskId: run.taskId,
     taskName: run.taskName,
     attempt: run.attempt,
+    instant: run.instant,
     flowId: run.flowId,
     retry: run.retry,
     executorId: run.executorId,

@@ -45,7 +45,7 @@ describe.each(TEST_DATABASES)('fan-out runs (broadcast, sharding) on the engine,
     await seedTenant(db.dataSource);
   });
 
-  const shardRef = (task: SeededTask, runId: number, parent: number): AttemptRef => ({ runId, tenantId: TENANT, taskId: task.id, taskName: task.seed.name, attempt: 1, flowId: null, retry, shardOf: parent });
+  const shardRef = (task: SeededTask, runId: number, parent: number): AttemptRef => ({ runId, tenantId: TENANT, taskId: task.id, taskName: task.seed.name, attempt: 1, instant: 0, flowId: null, retry, shardOf: parent });
   const endShard = (task: SeededTask, runId: number, parent: number, end: 'SUCCEEDED' | 'FAILED') =>
     followUpTransaction(db.dataSource, (em) =>
       outcomes.endAttempt(em, shardRef(task, runId, parent), end === 'SUCCEEDED' ? { to: end, resultJson: `{"run":${runId}}` } : { to: end, error: `shard run ${runId} broke\n    at x (a.js:1:1)` }, {

@@ -26,7 +26,7 @@ describe.each(TEST_DATABASES)('a task pauses itself after N failures in a row, o
   /** A run of the task that ends now with `to`. */
   async function end(task: SeededTask, to: 'FAILED' | 'SUCCEEDED' | 'TIMED_OUT'): Promise<void> {
     const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', scheduledAt: Date.now() + ++seq, dispatchedAt: Date.now() });
-    const ref = { runId, tenantId: TENANT, taskId: task.id, taskName: task.seed.name, attempt: 1, flowId: runId, retry };
+    const ref = { runId, tenantId: TENANT, taskId: task.id, taskName: task.seed.name, attempt: 1, instant: 0, flowId: runId, retry };
     const now = Date.now();
     const ended = await inTransaction(db.dataSource, (em) =>
       outcomes.endAttempt(em, ref, to === 'SUCCEEDED' ? { to, resultJson: null } : { to, error: 'boom\n    at x (a.js:1:1)' }, { from: ['ACCEPTED'], now }),

@@ -17,6 +17,8 @@ export interface AttemptRef {
   taskId: number;
   taskName: string;
   attempt: number;
+  /** The attempt's instant (its fire time, or its retry's due time): its retry is never due before it (domain retryDecision). */
+  instant: number;
   flowId: number | null;
   cause?: RunCause;
   followUps?: FollowUpHints;
@@ -95,7 +97,7 @@ export class RunOutcomes {
       await this.ended(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
-    const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false);
+    const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false, run.instant);
     if (decision.retry) {
       const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
       if (!moved) return null;

@@ -40,6 +40,22 @@ describe('retryDecision', () => {
     ]);
   });
 
+  it('is never due before the failed attempt’s instant: an attempt refused 10 s ahead of it waits for it, not for the backoff alone', () => {
+    expect(retryDecision(noJitter, 1, NOW, zero, true, NOW + 10_000)).toEqual({ retry: true, dueAt: NOW + 10_000, delayMs: 10_000, nextAttempt: 2 });
+    // The backoff past the instant wins.
+    expect(retryDecision(noJitter, 1, NOW, zero, true, NOW + 400)).toEqual({ retry: true, dueAt: NOW + 1_000, delayMs: 1_000, nextAttempt: 2 });
+    // An instant passed changes nothing.
+    expect(retryDecision(noJitter, 3, NOW, zero, true, NOW - 60_000)).toEqual({ retry: true, dueAt: NOW + 4_000, delayMs: 4_000, nextAttempt: 4 });
+    const random = seeded(3);
+    for (let i = 0; i < 1_000; i++) {
+      const instant = NOW + Math.floor(random() * 20_000) - 10_000;
+      const d = retryDecision({ ...noJitter, jitter: 1 }, 1 + (i % 5), NOW, random, true, instant);
+      if (!d.retry) throw new Error('expected a retry');
+      expect(d.dueAt).toBeGreaterThanOrEqual(instant);
+      expect(d.dueAt).toBe(NOW + d.delayMs);
+    }
+  });
+
   it('caps the delay at backoffMaxMs', () => {
     expect(backoffDelay(noJitter, 6, 0)).toBe(32_000);
     expect(backoffDelay(noJitter, 7, 0)).toBe(60_000); // 64 s capped

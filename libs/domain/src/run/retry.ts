@@ -18,12 +18,16 @@ export type RetryDecision =
  * `retryable` false (default true): the failure says retrying cannot help (an executor's
  * NonRetryableError, a run that cannot be dispatched at all), so no attempt is left, whatever
  * the policy allows.
+ * `instant` (default `now`): the failed attempt's instant — the run's fire time for a first
+ * attempt. The next attempt is never due before it: an attempt can fail before its instant (sent
+ * ahead and refused by every executor, or dropped by an executor shutting down), and a run never
+ * starts before its instant, whatever was retried. `delayMs` is then the wait from `now`.
  */
-export function retryDecision(policy: RetryPolicy, attempt: number, now: Millis, random: () => number, retryable = true): RetryDecision {
+export function retryDecision(policy: RetryPolicy, attempt: number, now: Millis, random: () => number, retryable = true, instant: Millis = now): RetryDecision {
   if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be an integer ≥ 1, got ${attempt}`);
   if (!retryable || attempt >= policy.maxAttempts) return { retry: false };
-  const delayMs = backoffDelay(policy, attempt, random());
-  return { retry: true, dueAt: now + delayMs, delayMs, nextAttempt: attempt + 1 };
+  const dueAt = Math.max(now + backoffDelay(policy, attempt, random()), instant);
+  return { retry: true, dueAt, delayMs: dueAt - now, nextAttempt: attempt + 1 };
 }
 
 /** The jittered backoff after `attempt`, in whole milliseconds, for a given random draw. */

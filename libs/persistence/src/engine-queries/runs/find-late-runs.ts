@@ -33,8 +33,8 @@ export interface LateRunRow {
  * (future scheduled_at), runs already alarmed and the whole history (terminal states) are not
  * read. The deadline is per task, hence the join for the last test. `firedBefore` is `now` less
  * the least start deadline of all tasks (readLeastStartDeadline): a run is late only once its
- * reference instant, never before its fire time, is a deadline old, so a run fired more recently
- * cannot be. Without that bound every due run of a backlog was read with its task on every tick of
+ * reference instant, never before its fire time (a retry is never due before its attempt's
+ * instant: domain retryDecision), is a deadline old, so a run fired more recently cannot be. Without that bound every due run of a backlog was read with its task on every tick of
  * every engine: at 2,000 batched submissions a second, 4,000 rows a tick and ~10 % of MariaDB's
  * time (docs/BENCHMARKS.md, on demand).
  * The reference instant: the fire time for a first attempt (a first attempt deferred by
