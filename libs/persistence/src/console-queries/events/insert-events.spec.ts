@@ -51,4 +51,19 @@ describe.each(TEST_DATABASES)('insertEvents on %s', (kind) => {
     expect(second.row.id).toBe(first.row.id);
     expect(first.row.runIds).toEqual([1]);
   });
+
+  it('answers each unkeyed event of a batch, stored in one statement, with its own id, among keyed ones and beside another transaction', async () => {
+    const batch = (tag: string) =>
+      Array.from({ length: 12 }, (_, i) => ({ name: `${tag}.${i}`, payload: JSON.stringify({ tag, i }), idempotencyKey: i % 4 === 3 ? `${tag}-key-${i}` : null, runIds: [i] }));
+    const answers = await Promise.all(['x', 'y'].map((tag) => inTransaction(db.dataSource, (em) => insertEvents(em, 'acme', batch(tag), NOW))));
+    const stored = new Map((await db.dataSource.getRepository(EventEntity).find()).map((row) => [row.id, row]));
+    expect(stored.size).toBe(24);
+    for (const [b, tag] of ['x', 'y'].entries()) {
+      for (const [i, { row, created }] of answers[b].entries()) {
+        expect(created).toBe(true);
+        expect(stored.get(row.id)).toMatchObject({ name: `${tag}.${i}`, payload: { tag, i }, runIds: [i], idempotencyKey: i % 4 === 3 ? `${tag}-key-${i}` : null });
+        expect(row).toMatchObject({ name: `${tag}.${i}`, payload: { tag, i }, runIds: [i] });
+      }
+    }
+  });
 });

@@ -3,6 +3,13 @@ import { EventEntity } from '../../entities';
 import { dialectOf, execute, placeholders } from '../../engine-queries/sql';
 import { collated } from '../collated';
 import { hasReturning } from '../runs/has-returning';
+import { insertWithIds } from '../runs/insert-with-ids';
+
+const INTO = 'events (tenant_id, name, payload, idempotency_key, run_ids, received_at)';
+
+function placeholderRows(count: number): string {
+  return Array.from({ length: count }, () => '(?, ?, ?, ?, ?, ?)').join(', ');
+}
 
 /** One event to store, with the runs it started. */
 export interface NewEvent {
@@ -16,7 +23,7 @@ export interface NewEvent {
 /**
  * A tenant's events, in the transaction of the runs they started:
  *
- *   INSERT INTO events (…) VALUES (…)                              -- each unkeyed event: its id from the driver
+ *   INSERT INTO events (…) VALUES (…), (…)                         -- the unkeyed events (insertWithIds)
  *   MariaDB: INSERT IGNORE INTO events (…) VALUES (…), (…) RETURNING idempotency_key   -- keyed, in key order
  *   SQLite:  INSERT INTO events (…) VALUES (…), (…) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING idempotency_key
  *   MySQL:   SELECT idempotency_key FROM events WHERE …; INSERT … ON DUPLICATE KEY UPDATE id = id   -- see insertKeyed
@@ -25,8 +32,11 @@ export interface NewEvent {
  * An idempotency key already stored (another console committed the same event first) is not an
  * error: the row stays as it is and the answer is that event (`created` false). The keyed runs of
  * a repeat (fire key `e:<key>`) found their first runs the same way, so nothing is doubled.
- * An unkeyed event has nothing unique to read it back by but its id, so it is inserted alone
- * (MySQL 8's interleaved auto-increment does not promise consecutive ids to a multi-row INSERT).
+ * The unkeyed events go in one statement, their ids the consecutive ones MariaDB and SQLite give
+ * its rows (insertWithIds); an unkeyed event has nothing unique to read it back by but its id, so
+ * where the ids are not consecutive (MySQL 8's interleaved auto-increment) each is inserted alone.
+ * One statement an event was 1 of the 1.3 a batched event cost MariaDB (bench on-demand
+ * --series=events-batched --sql-timing).
  */
 export async function insertEvents(manager: EntityManager, tenantId: string, events: readonly NewEvent[], now: number): Promise<Array<{ row: EventEntity; created: boolean }>> {
   if (events.length === 0) return [];
@@ -36,11 +46,12 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
     .map((e, i) => ({ e, i, key: e.idempotencyKey! }))
     .filter(({ e }) => e.idempotencyKey !== null)
     .sort((a, b) => collated(a.key, b.key));
-  for (const [i, e] of events.entries()) {
-    if (e.idempotencyKey !== null) continue;
-    const { identifiers } = await manager.insert(EventEntity, { tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now });
-    const id = Number(identifiers[0].id);
-    answers[i] = { row: { id, tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now }, created: true };
+  const unkeyed = [...events.entries()].filter(([, e]) => e.idempotencyKey === null);
+  if (unkeyed.length > 0) {
+    const ids = await insertUnkeyed(manager, tenantId, unkeyed.map(([, e]) => e), now);
+    for (const [n, [i, e]] of unkeyed.entries()) {
+      answers[i] = { row: { id: ids[n], tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now }, created: true };
+    }
   }
   if (keyed.length > 0) {
     const made = await insertKeyed(manager, keyed.map(({ e }) => [tenantId, e.name, e.payload, e.idempotencyKey, JSON.stringify(e.runIds), now]), tenantId, keyed.map(({ key }) => key));
@@ -59,6 +70,19 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
   return answers as Array<{ row: EventEntity; created: boolean }>;
 }
 
+/** The unkeyed events' ids, in order: one statement where the database gives its rows consecutive ids, else one each. */
+async function insertUnkeyed(manager: EntityManager, tenantId: string, events: readonly NewEvent[], now: number): Promise<number[]> {
+  const row = (e: NewEvent) => [tenantId, e.name, e.payload, null, JSON.stringify(e.runIds), now];
+  const ids = await insertWithIds(manager, `INSERT INTO ${INTO} VALUES ${placeholderRows(events.length)}`, events.flatMap(row), events.length);
+  if (ids) return ids;
+  const one: number[] = [];
+  for (const e of events) {
+    const { identifiers } = await manager.insert(EventEntity, { tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now });
+    one.push(Number(identifiers[0].id));
+  }
+  return one;
+}
+
 /**
  * The keys of the events this INSERT stored (not stored before, nor by another transaction
  * meanwhile). Exact where the INSERT names its rows (RETURNING: MariaDB ≥ 10.5, SQLite), as
@@ -67,10 +91,9 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
  */
 async function insertKeyed(manager: EntityManager, values: unknown[][], tenantId: string, keys: readonly string[]): Promise<Set<string>> {
   const dialect = dialectOf(manager);
-  const rows = values.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
-  const into = 'events (tenant_id, name, payload, idempotency_key, run_ids, received_at)';
+  const rows = placeholderRows(values.length);
   if (dialect === 'sqlite' || (await hasReturning(manager))) {
-    const sql = dialect === 'sqlite' ? `INSERT INTO ${into} VALUES ${rows} ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING idempotency_key` : `INSERT IGNORE INTO ${into} VALUES ${rows} RETURNING idempotency_key`;
+    const sql = dialect === 'sqlite' ? `INSERT INTO ${INTO} VALUES ${rows} ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING idempotency_key` : `INSERT IGNORE INTO ${INTO} VALUES ${rows} RETURNING idempotency_key`;
     const { rows: made } = await execute<{ idempotency_key: unknown }>(manager, sql, values.flat());
     return new Set(made.map((r) => String(r.idempotency_key)));
   }
@@ -80,6 +103,6 @@ async function insertKeyed(manager: EntityManager, values: unknown[][], tenantId
     [tenantId, ...keys],
   );
   const stored = new Set(before.map((r) => String(r.idempotency_key)));
-  await execute(manager, `INSERT INTO ${into} VALUES ${rows} ON DUPLICATE KEY UPDATE id = id`, values.flat());
+  await execute(manager, `INSERT INTO ${INTO} VALUES ${rows} ON DUPLICATE KEY UPDATE id = id`, values.flat());
   return new Set(keys.filter((k) => !stored.has(k)));
 }
