@@ -168,6 +168,20 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
     expect(started.filter((id) => c1.includes(id))).toEqual(c1);
   });
 
+  it('a bound removed while runs are HELD (PATCH concurrency: null): the next end releases them all, and they start', { timeout: 60_000 }, async () => {
+    const task = await createTask(acme, 'unbound', { key: 'customerId', limit: 1 });
+    const runs = [await trigger(acme, task, 'rm'), await trigger(acme, task, 'rm'), await trigger(acme, task, 'rm')];
+    await startedRun(runs[0]);
+    for (const id of runs.slice(1)) await inState(id, 'HELD');
+    const res = await t.http().patch(`/api/tasks/${task}`).set(acme.admin).send({ concurrency: null });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.concurrency).toBeNull();
+    expect(await db.dataSource.query('SELECT key_concurrency FROM tasks WHERE id = ?', [task])).toEqual([{ key_concurrency: null }]);
+    await finish(runs[0]);
+    await Promise.all(runs.slice(1).map(startedRun));
+    for (const id of runs.slice(1)) await finish(id);
+  });
+
   it('CANCEL_NEW: a run finding its key full is cancelled, the running one goes on', { timeout: 60_000 }, async () => {
     const task = await createTask(acme, 'refresh', { key: 'customerId', limit: 1, onLimit: 'CANCEL_NEW' });
     const first = await trigger(acme, task, 'c9');

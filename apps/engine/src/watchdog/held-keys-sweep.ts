@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RunState } from '@baton/domain';
 import { findHeldKeys, keyPlaceOf, type RunAttemptRow } from '@baton/persistence';
@@ -16,10 +16,13 @@ const TICKS_PER_SWEEP = 10;
  * takeover) and an engine can die between a run's end and the release. Every
  * TICKS_PER_SWEEP watchdog ticks, keys with held runs (findHeldKeys, a loose index scan) are
  * released — each one a no-op when its key is still full. The scan goes on from the last tenant
- * it reached, so every tenant's keys come in turn however many there are.
+ * it reached, so every tenant's keys come in turn however many there are. A key whose release
+ * fails is logged and passed over: the other keys of the sweep, other tenants' among them, are
+ * released all the same.
  */
 @Injectable()
 export class HeldKeysSweep {
+  private readonly logger = new Logger('HeldKeysSweep');
   private ticks = 0;
   private afterTenant = '';
 
@@ -40,7 +43,13 @@ export class HeldKeysSweep {
     const refs = await findHeldKeys(this.dataSource.manager, { afterTenant: this.afterTenant, limit: KEYS_PER_SWEEP });
     this.afterTenant = refs.length < KEYS_PER_SWEEP ? '' : refs[refs.length - 1].tenantId;
     let released = 0;
-    for (const ref of refs) released += await this.keys.release(ref);
+    for (const ref of refs) {
+      try {
+        released += await this.keys.release(ref);
+      } catch (err) {
+        this.logger.warn(`held runs of a key of scope ${ref.scope} not released: ${(err as Error).message}`, { tenantId: ref.tenantId });
+      }
+    }
     return released;
   }
 }

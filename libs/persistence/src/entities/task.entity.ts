@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { AlarmType, ConcurrencyPolicy, FanOutFailWhen, FanOutMode, MisfirePolicy, RepeatedTimePolicy, SkippedTimePolicy, TriggerKind } from '@baton/domain';
-import { StoredJson, json, millis } from './columns';
+import { StoredJson, json, millis, nullableJson } from './columns';
 
 /**
  * A task definition. The trigger is spread over typed columns (not one JSON blob) so the
@@ -73,11 +73,11 @@ export class TaskEntity {
   eventName!: string | null;
 
   /** EVENT only: JSON path → value or { exists } the payload must hold (domain EventFilter). */
-  @Column({ name: 'event_filter', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'event_filter', type: 'text', nullable: true, transformer: nullableJson })
   eventFilter!: StoredJson;
 
   /** EVENT only: param name → JSON path of the payload (domain EventProjection); null: the whole payload. */
-  @Column({ name: 'event_params', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'event_params', type: 'text', nullable: true, transformer: nullableJson })
   eventParams!: StoredJson;
 
   @Column({ name: 'start_at', type: 'bigint', nullable: true, transformer: millis })
@@ -141,19 +141,19 @@ export class TaskEntity {
   pauseAfterFailures!: number | null;
 
   /** Domain KeyConcurrency { key, limit, onLimit } as JSON; null: no bound. */
-  @Column({ name: 'key_concurrency', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'key_concurrency', type: 'text', nullable: true, transformer: nullableJson })
   keyConcurrency!: StoredJson;
 
   /** Domain KeyRateLimit { key, perSecond, burst } as JSON; null: no bound. */
-  @Column({ name: 'key_rate', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'key_rate', type: 'text', nullable: true, transformer: nullableJson })
   keyRate!: StoredJson;
 
   /** Domain KeyDebounce { key, quietMs, maxWaitMs } as JSON; null: none. */
-  @Column({ name: 'key_debounce', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'key_debounce', type: 'text', nullable: true, transformer: nullableJson })
   keyDebounce!: StoredJson;
 
   /** Domain KeyThrottle { key, limit, periodMs, keep } as JSON; null: none. */
-  @Column({ name: 'key_throttle', type: 'text', nullable: true, transformer: json })
+  @Column({ name: 'key_throttle', type: 'text', nullable: true, transformer: nullableJson })
   keyThrottle!: StoredJson;
 
   /** SINGLE, BROADCAST or SHARDED (domain FanOut). */

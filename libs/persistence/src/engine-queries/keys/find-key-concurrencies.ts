@@ -13,5 +13,11 @@ import { execute, num, placeholders } from '../sql';
 export async function findKeyConcurrencies(manager: EntityManager, taskIds: readonly number[]): Promise<Map<number, KeyConcurrency>> {
   if (taskIds.length === 0) return new Map();
   const { rows } = await execute<{ id: unknown; key_concurrency: unknown }>(manager, `SELECT id, key_concurrency FROM tasks WHERE id IN (${placeholders(taskIds.length)})`, [...taskIds]);
-  return new Map(rows.filter((r) => r.key_concurrency !== null && r.key_concurrency !== undefined).map((r) => [num(r.id), JSON.parse(String(r.key_concurrency)) as KeyConcurrency]));
+  const bounds = new Map<number, KeyConcurrency>();
+  for (const r of rows) {
+    // JSON null is no bound either, as SQL NULL (migration 1798700000000).
+    const bound = r.key_concurrency === null || r.key_concurrency === undefined ? null : (JSON.parse(String(r.key_concurrency)) as KeyConcurrency | null);
+    if (bound !== null) bounds.set(num(r.id), bound);
+  }
+  return bounds;
 }
