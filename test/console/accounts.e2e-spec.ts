@@ -64,6 +64,19 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
       expect(await statusWith(key)).toBe(401);
     });
 
+    it('a name is one live key of the tenant: a second is refused 409 naming `name`, another tenant may use it, and revoking the first frees it', async () => {
+      const { id } = await newKey(a.admin, 'chatops', 'TENANT_ADMIN');
+      const again = await t.http().post('/api/api-keys').set(a.admin).send({ name: 'chatops', role: 'TENANT_VIEWER' });
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ statusCode: 409, code: 'CONFLICT', errors: [{ field: 'name', reason: expect.stringMatching(/live API key of this tenant is named "chatops"/) }] });
+      // Two at once: one is made.
+      const both = await Promise.all([0, 1].map(() => t.http().post('/api/api-keys').set(a.admin).send({ name: 'deploy-bot', role: 'TENANT_VIEWER' })));
+      expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+      await newKey(b.admin, 'chatops', 'TENANT_VIEWER');
+      expect((await t.http().delete(`/api/api-keys/${id}`).set(a.admin)).status).toBe(204);
+      await newKey(a.admin, 'chatops', 'TENANT_VIEWER');
+    });
+
     it('an owner demoted to viewer loses its admin keys; its viewer keys keep working', async () => {
       const maker = await alphaUser('demoted-maker', 'TENANT_ADMIN');
       const adminKey = await newKey(maker.creds, 'deploy', 'TENANT_ADMIN');

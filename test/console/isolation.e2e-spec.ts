@@ -26,6 +26,8 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Names of the tasks the batch route creates, new on every call. */
 let batchSeq = 0;
+/** API keys made by the routes table: each under its own name. */
+let keysMade = 0;
 
 /** Ids of tenant B's objects (and a few of A's), filled in by beforeAll. */
 interface World {
@@ -344,7 +346,7 @@ const ROUTES: Route[] = [
   },
   {
     method: 'POST', path: '/api/api-keys', area: 'tenant', kind: 'own',
-    call: () => ({ url: '/api/api-keys', body: { name: 'a-new-key', role: 'TENANT_VIEWER' } }),
+    call: () => ({ url: '/api/api-keys', body: { name: `a-new-key-${++keysMade}`, role: 'TENANT_VIEWER' } }), // a name is one live key
     check: (w, body) => expect((body as { tenantId: string }).tenantId).toBe(w.a.id),
   },
   { method: 'DELETE', path: '/api/api-keys/{id}', area: 'tenant', kind: 'foreign', call: (w) => ({ url: `/api/api-keys/${w.bApiKeyId}` }) },

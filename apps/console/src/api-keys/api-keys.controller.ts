@@ -1,5 +1,5 @@
 import { Body, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
@@ -22,6 +22,7 @@ export class ApiKeysController {
   @Audited('api-key.create')
   @ApiOperation({ summary: 'Create an API key owned by the caller (a key: by its owner); the clear key is in this answer only. The key dies when its owner is disabled, deleted or demoted below its role' })
   @ApiCreatedResponse({ type: CreatedApiKeyView })
+  @ApiConflictResponse({ description: 'A live key of the tenant has this name (`errors[0].field` `name`): a name is one live key, as `api-key:<name>` in approval steps and the audit log' })
   create(@TenantId() tenantId: string, @Body() body: CreateApiKeyDto, @CurrentPrincipal() principal: Principal): Promise<CreatedApiKeyView> {
     return this.keys.create(tenantId, body.name, body.role, principal);
   }

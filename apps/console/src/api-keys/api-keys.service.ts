@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiKeyEntity, findApiKey, findUserById, insertApiKey, inTransaction, listApiKeys, ownerNames, revokeApiKey, tenantExists } from '@baton/persistence';
-import { badRequest, forbidden, notFound } from '../common/api-error';
+import { ApiKeyEntity, findApiKey, findUserById, insertApiKey, inTransaction, listApiKeys, liveApiKeyNamed, lockTenant, ownerNames, revokeApiKey, tenantExists } from '@baton/persistence';
+import { badRequest, conflict, forbidden, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Principal } from '../common/principal';
 import { newApiKey } from '../common/secrets';
@@ -41,7 +41,9 @@ export class ApiKeysService {
   /**
    * Creates a key owned by the calling user — or, called with a key, by that key's owner, so a
    * key never outlives the user behind it. A key with no owner (made before owners were
-   * recorded) cannot make keys.
+   * recorded) cannot make keys. Its name is unique among the tenant's live keys (409 otherwise;
+   * a revoked key's name is free again, for a rotation): an approval step that names
+   * `api-key:<name>` is decided by that one key, and the audit log's actor is that key.
    */
   async create(tenantId: string, name: string, role: ApiKeyRole | undefined, caller: Principal): Promise<CreatedApiKeyView> {
     const owner = await this.ownerFor(caller);
@@ -59,6 +61,12 @@ export class ApiKeysService {
     await inTransaction(this.dataSource, async (em) => {
       if (!(await tenantExists(em, tenantId))) {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
+      }
+      // Two keys made at once under one name: the second waits for the first's commit, then sees it.
+      await lockTenant(em, tenantId);
+      if (await liveApiKeyNamed(em, tenantId, name)) {
+        const reason = `a live API key of this tenant is named "${name}": revoke it first, or choose another name`;
+        throw conflict(`name: ${reason}`, [{ field: 'name', reason }]);
       }
       await insertApiKey(em, row);
       await auditChange(em, { tenantId, objectType: 'api-key', objectId: row.id, after: apiKeyView(row, owner.username) });

@@ -22,6 +22,16 @@ export function findApiKey(manager: EntityManager, tenantId: string | undefined,
 }
 
 /**
+ * Whether a live (not revoked) key of the tenant has this name — names are unique among those, so
+ * `api-key:<name>` (an approval step's approver, the audit log's actor) is one key:
+ *
+ *   SELECT 1 FROM api_keys WHERE tenant_id = ? AND name = ? AND revoked_at IS NULL LIMIT 1   -- ix_api_keys_tenant
+ */
+export function liveApiKeyNamed(manager: EntityManager, tenantId: string, name: string): Promise<boolean> {
+  return manager.existsBy(ApiKeyEntity, { tenantId, name, revokedAt: IsNull() });
+}
+
+/**
  * A new key of a tenant:
  *
  *   INSERT INTO api_keys (tenant_id, name, role, owner_user_id, prefix, key_hash, created_at, revoked_at) VALUES (…)
