@@ -2,6 +2,7 @@ export * from './messages';
 export * from './signing';
 export * from './error-body';
 export * from './json-depth';
+export * from './json-reserved-keys';
 export * from './error-text';
 export * from './outbound';
 export * from './retry-after';

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
+import { errorBody, fieldErrorBody, jsonDeeperThan, jsonDepthReason, findReservedKey, reservedKeyReason, retryAfterOf, toErrorBody, type ErrorBody } from '@baton/protocol';
 import { isTransientLockError, TRANSACTION_ATTEMPTS } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import type { HttpRequest as Request, HttpResponse as Response } from './http';
@@ -116,9 +116,13 @@ export function bodyParserErrorHandler(
 /**
  * Express middleware placed after the JSON body parser: a body nested deeper than
  * MAX_JSON_DEPTH is answered 400 naming field `body` before the validation pipe, whose
- * recursion would overflow the stack on it (a 500 even on the unauthenticated login).
+ * recursion would overflow the stack on it (a 500 even on the unauthenticated login); a body
+ * holding a key the validation would drop (`__proto__`, `constructor`, `prototype`: RESERVED_JSON_KEYS)
+ * is answered 400 naming the key's place, rather than stored without it.
  */
 export function bodyDepthGuard(req: Request & { body?: unknown }, res: Response, next: (err?: unknown) => void): void {
-  if (!jsonDeeperThan(req.body)) return next();
-  res.status(400).json(fieldErrorBody('body', jsonDepthReason()));
+  if (jsonDeeperThan(req.body)) return void res.status(400).json(fieldErrorBody('body', jsonDepthReason()));
+  const reserved = Buffer.isBuffer(req.body) ? null : findReservedKey(req.body);
+  if (reserved === null) return next();
+  res.status(400).json(fieldErrorBody(reserved.path, reservedKeyReason(reserved.key)));
 }
