@@ -131,6 +131,9 @@ describe('validation', () => {
     expect(keyConcurrencyProblems({ key: 'a..b', limit: 1.5 }).map((e) => e.field)).toEqual(['concurrency.key', 'concurrency.limit']);
     expect(keyConcurrencyProblems({ key: 'a', limit: 1001 })[0].reason).toBe('must be at most 1000');
     expect(keyRateLimitProblems({ key: 'a', perSecond: 0 }).map((e) => e.field)).toEqual(['rateLimit.perSecond']);
+    // A day is the longest a key's next token may be away: 1e-300 a second put it past any date.
+    expect(keyRateLimitProblems({ key: 'a', perSecond: 1e-300 })).toEqual([{ field: 'rateLimit.perSecond', reason: 'must be a number from 1/86400 (one a day) to 10000' }]);
+    expect(keyRateLimitProblems({ key: 'a', perSecond: 1 / 86_400 })).toEqual([]);
     expect(keyRateLimitProblems({ key: 'a', perSecond: 1, burst: 0 }).map((e) => e.field)).toEqual(['rateLimit.burst']);
     expect(keyRateLimitProblems([]).map((e) => e.field)).toEqual(['rateLimit']);
   });

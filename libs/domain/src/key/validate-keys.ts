@@ -8,6 +8,11 @@ import { NAME_PATTERN } from '../validation/names';
 export const MAX_KEY_LIMIT = 1000;
 /** Largest `rateLimit.perSecond` and `rateLimit.burst`. */
 export const MAX_KEY_RATE = 10_000;
+/**
+ * Smallest `rateLimit.perSecond`: one run a day (1 / 86,400). A key's next token is then at most a
+ * day away; a rate near zero put it past any date (1e-300 a second: due in 1e303 ms).
+ */
+export const MIN_KEY_RATE = 1 / 86_400;
 /** Longest key group name: the scope it makes (`g:` and the name) fits runs.key_scope, varchar(66). */
 export const MAX_KEY_GROUP_LENGTH = 64;
 
@@ -36,8 +41,8 @@ export function keyRateLimitProblems(value: unknown): FieldError[] {
   const errors = unknownFields(value, RATE_FIELDS, 'rateLimit');
   keyFieldProblem(value.key, 'rateLimit.key', errors);
   const rate = value.perSecond;
-  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0 || rate > MAX_KEY_RATE) {
-    errors.push({ field: 'rateLimit.perSecond', reason: `must be a number above 0 and at most ${MAX_KEY_RATE}` });
+  if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < MIN_KEY_RATE || rate > MAX_KEY_RATE) {
+    errors.push({ field: 'rateLimit.perSecond', reason: `must be a number from 1/86400 (one a day) to ${MAX_KEY_RATE}` });
   }
   if (value.burst !== undefined) {
     const burst = integerInRange(value.burst, 1, MAX_KEY_RATE);

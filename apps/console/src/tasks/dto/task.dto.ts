@@ -90,7 +90,7 @@ export class KeyConcurrencyDoc {
 export class KeyRateLimitDoc {
   @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
   key!: string;
-  @ApiProperty({ type: Number, example: 2, description: 'Runs started per second per key, above 0 and at most 10 000 (0.5: one every two seconds)' })
+  @ApiProperty({ type: Number, example: 2, description: 'Runs started per second per key, from 1/86400 (one a day) to 10 000 (0.5: one every two seconds)' })
   perSecond!: number;
   @ApiPropertyOptional({ type: Number, default: 1, minimum: 1, maximum: 10000, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
   burst?: number;
