@@ -137,7 +137,7 @@ export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVEN
 export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET_NAMES } from './redaction/redact';
 export { redactUrlPasswords } from './redaction/redact-url';
 export { runKeyOf, MAX_RUN_KEY_LENGTH } from './key/run-key';
-export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE, MAX_KEY_GROUP_LENGTH } from './key/validate-keys';
+export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_KEY_GROUP_LENGTH } from './key/validate-keys';
 export { keyScope, keyLabel, MAX_KEY_SCOPE_LENGTH } from './key/key-scope';
 export { admitKeyed, releaseKeyed } from './key/key-admission';
 export type { KeyAdmission } from './key/key-admission';

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP } from '@baton/domain';
+import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -117,7 +117,7 @@ export const CONFIG_FILE_SCHEMA = {
             type: 'object',
             required: ['key', 'perSecond'],
             additionalProperties: false,
-            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, perSecond: { type: 'number', exclusiveMinimum: 0, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE }, group: keyGroup },
+            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, perSecond: { type: 'number', minimum: MIN_KEY_RATE, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE }, group: keyGroup },
           }),
           debounce: nullable({
             type: 'object',
