@@ -23,6 +23,8 @@ interface Case {
   name: string;
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string | (() => string);
+  /** A raw string's Content-Type (default application/json). */
+  contentType?: string;
   /** A JSON value, or a raw string sent as application/json. */
   body?: unknown;
   raw?: string;
@@ -37,7 +39,7 @@ interface Case {
 }
 
 /** The code each status answers with unless a case names a more specific one. */
-const CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE' };
+const CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
 const big = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
 /** `{"a":` × levels: deeper than the 32 levels a body may nest. */
@@ -113,6 +115,9 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'JSON nested 10 000 levels', method: 'POST', url: '/api/tasks', raw: deep(10_000), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
     { name: 'JSON nested 33 levels', method: 'POST', url: '/api/tasks', raw: deep(33), status: 400, field: 'body', reason: /JSON nested deeper than 32 levels/ },
     { name: 'a key __proto__ in params (the validation would drop it)', method: 'POST', url: '/api/tasks', raw: JSON.stringify(cronTask('t1', { params: { a: { b: 1 } } })).replace('"a":{', '"a":{"__proto__":2,'), status: 400, field: 'params.a.__proto__', reason: /"__proto__" is not accepted as a key/ },
+    { name: 'a JSON string as the body', method: 'POST', url: '/api/events', raw: '"hello"', status: 400, field: 'body', reason: /must be a JSON object \(this is JSON of type string\)/ },
+    { name: 'JSON null as the body', method: 'POST', url: '/api/events', raw: 'null', status: 400, field: 'body', reason: /must be a JSON object \(this is JSON null\)/ },
+    { name: 'a JSON body sent as text/plain', method: 'POST', url: '/api/events', raw: '{"name":"order.paid"}', contentType: 'text/plain', status: 415, field: 'content-type', reason: /must be application\/json \(got "text\/plain"\)/ },
     { name: 'a key prototype in an event payload', method: 'POST', url: '/api/events', body: { name: 'order.paid', payload: { prototype: 1 } }, status: 400, field: 'payload.prototype', reason: /"prototype" is not accepted/ },
     { name: 'a key constructor in an array of the body', method: 'POST', url: '/api/runs/batch', body: { runs: [{ taskId: 1 }, { taskId: 1, params: { constructor: { name: 'Object' } } }] }, status: 400, field: 'runs[1].params.constructor', reason: /"constructor" is not accepted as a key/ },
     { name: 'body over 1 MB', method: 'POST', url: '/api/tasks', body: cronTask('t1', { params: big(1_100_000) }), status: 413, field: 'body', reason: /too large/ },
@@ -219,7 +224,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     ).set(creds);
     const res =
       c.raw !== undefined
-        ? await req.set('Content-Type', 'application/json').send(c.raw)
+        ? await req.set('Content-Type', c.contentType ?? 'application/json').send(c.raw)
         : c.body !== undefined
           ? await req.send(bodyFor(c) as object)
           : await req;

@@ -4,7 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { CONSOLE_FEATURE_MODULES } from './console.module';
 import { API_PREFIX } from './common/access';
 import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
-import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter } from './common/exception.filter';
+import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter, unparsedBodyGuard } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
 import { auditScopes } from './audit';
 import { CLOCK, type Clock } from './common/clock';
@@ -34,7 +34,8 @@ export interface ConfigureConsoleOptions {
  * - an inbound webhook's delivery (POST /api/hooks/…) kept as its raw bytes (its signature is
  *   over them), whatever its content type, up to MAX_EVENT_PAYLOAD_BYTES (413 beyond);
  * - JSON body parser limited to 1 MB (413 beyond; a tasks-as-code file's POST to 4 MB), malformed JSON or JSON nested deeper than
- *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation;
+ *   MAX_JSON_DEPTH (32) levels → 400 naming field `body`, before any validation; a body of another
+ *   content type to `/api/…` → 415 naming `content-type`;
  * - each request's audit scope (audit/audit-scopes.ts): who, from where, which action, and a check
  *   that an @Audited route that succeeded wrote exactly one record;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field);
@@ -60,6 +61,7 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   express.useBodyParser('json', { limit: CONSOLE_JSON_LIMIT });
   express.use(bodyParserErrorHandler);
   express.use(bodyDepthGuard);
+  express.use(unparsedBodyGuard);
   // Each request's audit scope, for every route after it (the console's and an embedding app's).
   express.use(auditScopes(app.get<unknown, Clock>(CLOCK)));
   app.useGlobalPipes(consoleValidationPipe());

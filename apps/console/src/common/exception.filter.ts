@@ -12,6 +12,8 @@ interface BodyParserError {
   type?: string;
   message: string;
   limit?: number;
+  /** The text that did not parse (entity.parse.failed). */
+  body?: string;
 }
 
 /** Turns a body-parser failure (malformed JSON, body too large, …) into an ErrorBody naming field `body`. */
@@ -21,7 +23,7 @@ export function bodyParserErrorBody(err: BodyParserError): ErrorBody | null {
   let reason: string;
   switch (err.type) {
     case 'entity.parse.failed':
-      reason = `malformed JSON: ${err.message}`;
+      reason = scalarJson(err.body) ?? `malformed JSON: ${err.message}`;
       break;
     case 'entity.too.large':
       reason = `request body too large (limit ${err.limit ?? '?'} bytes)`;
@@ -35,6 +37,17 @@ export function bodyParserErrorBody(err: BodyParserError): ErrorBody | null {
       reason = err.message;
   }
   return errorBody(status, { errors: [{ field: 'body', reason }] });
+}
+
+/** The parser takes objects and arrays only: a body that is JSON all the same (`"hello"`, `null`, `3`) is told so, not called malformed. */
+function scalarJson(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return `must be a JSON object (this is JSON ${value === null ? 'null' : `of type ${typeof value}`})`;
+  } catch {
+    return null;
+  }
 }
 
 /** Whatever an HttpException carries (ours, Nest's own, a string) as an ErrorBody. */
@@ -111,6 +124,20 @@ export function bodyParserErrorHandler(
   const body = bodyParserErrorBody(err as BodyParserError);
   if (!body) return next(err);
   res.status(body.statusCode).json(body);
+}
+
+/**
+ * Express middleware placed after the body parsers: a request to the console's API (`/api/…`)
+ * that has a body no parser took (its Content-Type is not JSON) is answered 415 naming
+ * `content-type`, rather than read as an empty body whose first missing field is then named.
+ * Inbound webhooks take any content type (their parser runs first).
+ */
+export function unparsedBodyGuard(req: Request & { readableEnded?: boolean }, res: Response, next: (err?: unknown) => void): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  // A parser that took the body read its stream to the end.
+  if (req.readableEnded || !hasBody || !(req.url ?? '').startsWith('/api/')) return next();
+  const type = req.headers['content-type'];
+  res.status(415).json(errorBody(415, { errors: [{ field: 'content-type', reason: `must be application/json (got ${type ? `"${String(type).slice(0, 100)}"` : 'none'})` }] }));
 }
 
 /**
