@@ -59,11 +59,12 @@ export class ApiKeysService {
       revokedAt: null,
     });
     await inTransaction(this.dataSource, async (em) => {
+      // Two keys made at once under one name: the second waits here for the first's commit, and its
+      // reads, the first of the transaction after the lock (so its snapshot's), see that key.
+      await lockTenant(em, tenantId);
       if (!(await tenantExists(em, tenantId))) {
         throw badRequest([{ field: 'tenantId', reason: `no tenant "${tenantId}"` }]);
       }
-      // Two keys made at once under one name: the second waits for the first's commit, then sees it.
-      await lockTenant(em, tenantId);
       if (await liveApiKeyNamed(em, tenantId, name)) {
         const reason = `a live API key of this tenant is named "${name}": revoke it first, or choose another name`;
         throw conflict(`name: ${reason}`, [{ field: 'name', reason }]);

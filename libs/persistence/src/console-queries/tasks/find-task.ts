@@ -1,4 +1,5 @@
 import { In, type EntityManager } from 'typeorm';
+import { dialectOf } from '../../engine-queries/sql';
 import { TaskEntity } from '../../entities';
 import { ofTenant } from '../tenant-scope';
 
@@ -20,7 +21,7 @@ export function findTask(manager: EntityManager, tenantId: string, id: number): 
  */
 export function lockTask(manager: EntityManager, tenantId: string, id: number): Promise<TaskEntity | null> {
   const query = manager.createQueryBuilder(TaskEntity, 't').where('t.id = :id AND t.tenantId = :tenantId', { id, tenantId });
-  if (manager.connection.options.type === 'mysql') query.setLock('pessimistic_write');
+  if (dialectOf(manager) === 'mysql') query.setLock('pessimistic_write');
   return query.getOne();
 }
 

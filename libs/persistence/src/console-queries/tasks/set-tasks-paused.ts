@@ -1,6 +1,6 @@
 import { In, type EntityManager } from 'typeorm';
 import { TaskEntity } from '../../entities';
-import { chunks } from '../../engine-queries/sql';
+import { chunks, dialectOf } from '../../engine-queries/sql';
 import { ofTenant } from '../tenant-scope';
 
 /**
@@ -33,6 +33,6 @@ export async function setTasksPaused(manager: EntityManager, input: { tenantId: 
  */
 export function lockGroupTasks(manager: EntityManager, input: { tenantId: string; group: string; paused: boolean }): Promise<TaskEntity[]> {
   const query = manager.createQueryBuilder(TaskEntity, 't').where('t.tenantId = :tenantId AND t.groupName = :group AND t.paused = :was', { tenantId: input.tenantId, group: input.group, was: !input.paused });
-  if (manager.connection.options.type === 'mysql') query.setLock('pessimistic_write');
+  if (dialectOf(manager) === 'mysql') query.setLock('pessimistic_write');
   return query.getMany();
 }

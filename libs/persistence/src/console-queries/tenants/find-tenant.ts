@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { dialectOf } from '../../engine-queries/sql';
 import { TenantEntity } from '../../entities';
 
 /**
@@ -26,7 +27,7 @@ export function tenantExists(manager: EntityManager, tenantId: string): Promise<
  *   SELECT * FROM tenants WHERE id = ? FOR UPDATE
  */
 export async function lockTenant(manager: EntityManager, tenantId: string): Promise<void> {
-  if (manager.connection.options.type !== 'mysql') return;
+  if (dialectOf(manager) !== 'mysql') return;
   await manager.createQueryBuilder(TenantEntity, 't').setLock('pessimistic_write').where('t.id = :tenantId', { tenantId }).getOne();
 }
 
