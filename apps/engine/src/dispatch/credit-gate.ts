@@ -32,7 +32,7 @@ export class CreditGate {
   /** Runs sent back to the queue by a wake and not admitted or held back since. */
   private readonly woken = new Set<number>();
   /** The runs in `waiting`, by id (holds). */
-  private readonly heldIds = new Set<number>();
+  private readonly heldIds = new Map<number, number>();
   private readonly tally = new TenantTally();
   private resume: (run: ClaimedRun) => void = () => undefined;
 
@@ -61,9 +61,10 @@ export class CreditGate {
     return this.tally.of(tenantId);
   }
 
-  /** Whether this run is held back here. */
-  holds(runId: number): boolean {
-    return this.heldIds.has(runId);
+  /** Whether this run (this attempt of it, when given) is held back here. */
+  holds(runId: number, attempt?: number): boolean {
+    const held = this.heldIds.get(runId);
+    return held !== undefined && (attempt === undefined || held === attempt);
   }
 
   /**
@@ -141,7 +142,7 @@ export class CreditGate {
     // woken and held back again before them (it was there first).
     list.splice(placeOf(list, run.instant, this.woken.delete(run.runId)), 0, run);
     this.waiting.set(app, list);
-    this.heldIds.add(run.runId);
+    this.heldIds.set(run.runId, run.attempt);
     this.tally.add(run.tenantId);
     this.arm(app);
   }

@@ -50,8 +50,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
   private slotFreed: () => void = () => undefined;
   private keepForLater: (run: ClaimedRun, at: number) => void = () => undefined;
   private idleWaiters: Array<() => void> = [];
-  /** Runs being dispatched: from their launch to their slot's release. */
-  private readonly inHand = new Set<number>();
+  /** Runs being dispatched, each with its attempt: from their launch to their slot's release. */
+  private readonly inHand = new Map<number, number>();
   /** ACCEPTED marks being written after their slot was freed, by run (awaited at shutdown). */
   private readonly ackWrites = new Map<number, Promise<void>>();
   /** Tenants with a run in the on-time lane now (started ahead of its instant, or being sent): one at a time each. */
@@ -96,6 +96,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** Whether this run is in the dispatcher's hands: being dispatched, its ACCEPTED mark being written, or held back. */
   holds(runId: number): boolean {
     return this.inHand.has(runId) || this.ackWrites.has(runId) || this.gate.holds(runId);
+  }
+
+  /** Whether this attempt of the run is being dispatched (in a slot, before its answer) or held back for room. */
+  sends(run: { runId: number; attempt: number }): boolean {
+    return this.inHand.get(run.runId) === run.attempt || this.gate.holds(run.runId, run.attempt);
   }
 
   /** Hands over the runs held back (shutdown: the node releases them with the rest). */
@@ -193,7 +198,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
    */
   launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     if (sendAt !== undefined) this.inLane.add(run.tenantId);
-    this.inHand.add(run.runId);
+    this.inHand.set(run.runId, run.attempt);
     this.inFlight++;
     this.inFlightByTenant.add(run.tenantId);
     this.metrics.slotsInUse.set(this.inFlight);

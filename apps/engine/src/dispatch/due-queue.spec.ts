@@ -24,6 +24,11 @@ class StubDispatcher {
   holds(runId: number): boolean {
     return this.holding.has(runId);
   }
+  /** The attempt of each run launched, by run (sends). */
+  sending = new Map<number, number>();
+  sends(run: ClaimedRun): boolean {
+    return this.sending.get(run.runId) === run.attempt;
+  }
   tokenWait: (run: ClaimedRun, ahead: number) => number = () => 0;
   private listener: () => void = () => undefined;
   get freeSlots(): number {
@@ -62,6 +67,7 @@ class StubDispatcher {
   launch(run: ClaimedRun, onTime = false, sendAt?: number): void {
     this.inFlight++;
     this.holding.add(run.runId);
+    this.sending.set(run.runId, run.attempt);
     if (sendAt !== undefined) this.inLane.add(run.tenantId);
     this.launched.push({ run, at: Date.now(), onTime, ...(sendAt === undefined ? {} : { sendAt }) });
   }
@@ -467,6 +473,21 @@ describe('DueQueue', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('does not take again an attempt the dispatcher is sending (a wake-up read it unclaimed, then a claim turn claimed it); its next attempt it does', async () => {
+    const stub = new StubDispatcher();
+    const q = make(stub);
+    const due = Date.now() - 1;
+    q.accept([aClaimedRun(1, due, { unclaimed: true })]);
+    expect(stub.launched.map((l) => l.run.runId)).toEqual([1]);
+    // The slot's mark has not been written yet: the claim turn's copy of the same attempt arrives.
+    q.accept([aClaimedRun(1, due), aClaimedRun(2, due)]);
+    expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]);
+    expect(q.held).toBe(0);
+    expect(q.heldOf('acme')).toBe(0);
+    q.accept([aClaimedRun(1, due, { attempt: 2 })]);
+    expect(stub.launched.map((l) => `${l.run.runId}/${l.run.attempt}`)).toEqual(['1/1', '2/1', '1/2']);
   });
 
   it('holds again a run the dispatcher gives back (database unreachable) and fires it at the given time — not after drain()', async () => {

@@ -115,8 +115,15 @@ export class DueQueue implements OnModuleDestroy {
    * or BATON_SEND_AHEAD_MS before it when its executors start it at its instant themselves
    * (Dispatcher.sendsAhead) — it then goes the way of any due run, and its executor holds it.
    * Never before its dueAt: a run deferred by a dispatch back-off waits it out, its instant unmoved.
+   *
+   * An attempt the dispatcher is sending already is not taken again: a wake-up's run read
+   * unclaimed (RunClaims.readNamed) may be claimed by this node's claim turn before its mark, and
+   * the two copies' marks both matched the row (CLAIMED by this node) when they went in one
+   * statement — the run went to two executors (bench on-demand overloaded: 10–14 of 3,000 runs).
+   * The copy in hand goes on; its mark moves the row whichever claim wrote it.
    */
-  accept(runs: ClaimedRun[]): void {
+  accept(claimed: ClaimedRun[]): void {
+    const runs = claimed.filter((run) => !this.dispatcher.sends(run));
     for (const run of runs) this.enqueue(run, comesDueAt(run, this.dispatcher.sendsAhead(run) ? this.sendAheadMs : 0));
     this.metrics.runsHeld.set(this.queue.size + this.ready.size);
     this.dispatcher.prepare(runs);
