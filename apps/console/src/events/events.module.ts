@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { SubmissionsModule } from '../submissions/submissions.module';
+import { EventReads } from './event-reads';
 import { EventsController } from './events.controller';
 import { EventsService } from './events.service';
 
@@ -7,7 +9,7 @@ import { EventsService } from './events.service';
 @Module({
   imports: [SubmissionsModule],
   controllers: [EventsController],
-  providers: [EventsService],
+  providers: [EventsService, { provide: EventReads, useFactory: (dataSource: DataSource) => new EventReads(dataSource), inject: [DataSource] }],
   exports: [EventsService],
 })
 export class EventsModule {}

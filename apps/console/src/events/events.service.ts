@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { dialectOf, findEvent, findEventsByKey, findEventSubscribers, findTenantRuns, insertEvents, listEvents, type EventEntity } from '@baton/persistence';
+import { dialectOf, findEvent, findTenantRuns, insertEvents, listEvents, type EventEntity } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { auditNoChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
@@ -14,6 +14,7 @@ import type { SubmissionOutcome } from '../submissions/submission';
 import { SubmissionsService } from '../submissions/submissions.service';
 import type { EmitBatchView, EmitResultView, EmittedEventView, EventDetailView, EventQuery, EventView, RefusedEventRunView } from './dto/event.dto';
 import type { EventInput } from './event';
+import { EventReads } from './event-reads';
 import { eventSubmissions } from './event-runs';
 import { parseEvent, parseEventBatch } from './parse-events';
 
@@ -23,7 +24,8 @@ import { parseEvent, parseEventBatch } from './parse-events';
  * An event and the runs it starts are written by the submissions lane (SubmissionsService), in one
  * transaction with the runs, their audit record and the engines' wake-up: the event row is written
  * alongside the runs, so neither is ever stored without the other. Matching reads only the
- * tenant's tasks subscribed to the event's name (ix_tasks_event), before the lane.
+ * tenant's tasks subscribed to the event's name (ix_tasks_event), before the lane, in a lane of
+ * its own (EventReads).
  */
 @Injectable()
 export class EventsService {
@@ -31,6 +33,7 @@ export class EventsService {
     private readonly dataSource: DataSource,
     private readonly submissions: SubmissionsService,
     private readonly heavyWork: TenantHeavyWork,
+    private readonly reads: EventReads,
   ) {}
 
   /** POST /api/events with one event: 201 stored now, or 200 the event its idempotency key stored before; 400 naming the field. */
@@ -59,17 +62,14 @@ export class EventsService {
 
   /** Stores valid events with their runs and answers each, in order. */
   private async emit(tenantId: string, events: readonly EventInput[], traceParent?: string): Promise<EmittedEventView[]> {
-    const em = this.dataSource.manager;
     // A repeat of a stored key is answered from its event, without a write (a concurrent repeat
     // still gets past here: insertEvents and the runs' fire keys `e:<key>` catch it in the lane).
-    const keys = [...new Set(events.flatMap((e) => (e.idempotencyKey === null ? [] : [e.idempotencyKey])))];
-    const stored = new Map((await findEventsByKey(em, tenantId, keys)).map((row) => [row.idempotencyKey!, row]));
+    const { stored, subscribers } = await this.reads.of(tenantId, events);
     const fresh = events.filter((e) => e.idempotencyKey === null || !stored.has(e.idempotencyKey));
     const answers = new Map<EventInput, EmittedEventView>();
     // Every event a repeat: nothing is written, so there is nothing to audit.
     if (fresh.length === 0) auditNoChange();
     else {
-      const subscribers = await findEventSubscribers(em, tenantId, [...new Set(fresh.map((e) => e.name))]);
       const { submissions, owner } = eventSubmissions(fresh, subscribers, traceParent);
       let written: Array<{ row: EventEntity; created: boolean }> = [];
       const outcomes = await this.submissions.submit(tenantId, submissions, {
