@@ -6,7 +6,7 @@ import { UNANSWERED } from './target';
 /** What the on-demand table shows of one step of one system. */
 export interface StepFigures {
   system: string;
-  series: 'single' | 'batched' | 'client';
+  series: 'single' | 'batched' | 'client' | 'events' | 'events-batched';
   batch: number;
   offeredPerSec: number;
   seconds: number;
@@ -81,7 +81,7 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
   const cpuSec = Object.fromEntries(Object.entries(run.cpuSec).map(([k, v]) => [k, +(v - (idleCpuPerSec[k] ?? 0) * (run.windowMs / 1000)).toFixed(3)]));
   return {
     system,
-    series: spec.viaClient ? 'client' : spec.batch > 1 ? 'batched' : 'single',
+    series: spec.viaClient ? 'client' : spec.viaEvents ? (spec.batch > 1 ? 'events-batched' : 'events') : spec.batch > 1 ? 'batched' : 'single',
     batch: spec.batch,
     offeredPerSec: spec.rate,
     seconds: spec.seconds,
