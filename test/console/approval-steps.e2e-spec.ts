@@ -113,7 +113,7 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(refused.status).toBe(403);
     expect(refused.body.errors).toEqual([{ field: 'approvers', reason: 'alpha-viewer (TENANT_VIEWER) may not decide: the approvers are any TENANT_ADMIN' }]);
     expect((await decide(runId, 'approve', beta.admin)).status).toBe(404);
-    expect((await decide(runId, 'approve', alpha.admin, 'x'.repeat(1001))).body.errors).toEqual([{ field: 'comment', reason: 'comment must be shorter than or equal to 1000 characters' }]);
+    expect((await decide(runId, 'approve', alpha.admin, 'x'.repeat(1001))).body.errors).toEqual([{ field: 'comment', reason: 'must be shorter than or equal to 1000 characters' }]);
 
     const approved = await decide(runId, 'approve', alpha.admin, 'ship it');
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
