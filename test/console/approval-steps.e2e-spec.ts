@@ -95,6 +95,19 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect((await api().get(`/api/dependencies?taskId=${a}`).set(alpha.admin)).body).toEqual([]);
   });
 
+  it('refuses approvers no user or API key can ever be, naming each, and keeps every name one can have', async () => {
+    const [a, b] = [await task('named-parent'), await task('named-child')];
+    const rule = "must be a username (1 to 100 characters) or api-key:<an API key's name of 1 to 100 characters>";
+    const users = ['alice', 'u'.repeat(101), 'api-key:', `api-key:${'k'.repeat(101)}`, 'api-key:alpha-TENANT_VIEWER'];
+    const res = await api().post('/api/dependencies').set(alpha.admin).send({ parentTaskId: a, childTaskId: b, approval: { users } });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([1, 2, 3].map((i) => ({ field: `approval.users[${i}]`, reason: rule })));
+    expect((await api().get(`/api/dependencies?taskId=${a}`).set(alpha.admin)).body).toEqual([]);
+    // A user of single sign-on keeps its directory's name (any characters), an API key any name: both can be named.
+    const made = await api().post('/api/dependencies').set(alpha.admin).send({ parentTaskId: a, childTaskId: b, approval: { users: ['jane+ops@example.com', 'u'.repeat(100), 'api-key:chat ops'] } });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+  });
+
   it('approve: the run waits with an alarm naming its approvers; a viewer and another tenant are refused; an admin lets it go on at once', async () => {
     const [parent, child] = [await task('deploy-build'), await task('deploy-prod')];
     await edge(parent, child, { approval: { role: 'TENANT_ADMIN' } });
@@ -113,7 +126,7 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(refused.status).toBe(403);
     expect(refused.body.errors).toEqual([{ field: 'approvers', reason: 'alpha-viewer (TENANT_VIEWER) may not decide: the approvers are any TENANT_ADMIN' }]);
     expect((await decide(runId, 'approve', beta.admin)).status).toBe(404);
-    expect((await decide(runId, 'approve', alpha.admin, 'x'.repeat(1001))).body.errors).toEqual([{ field: 'comment', reason: 'comment must be shorter than or equal to 1000 characters' }]);
+    expect((await decide(runId, 'approve', alpha.admin, 'x'.repeat(1001))).body.errors).toEqual([{ field: 'comment', reason: 'must be shorter than or equal to 1000 characters' }]);
 
     const approved = await decide(runId, 'approve', alpha.admin, 'ship it');
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);

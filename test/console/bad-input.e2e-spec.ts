@@ -255,6 +255,32 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     expect(list.body).toHaveLength(1);
   });
 
+  it('gives a bad query parameter one reason, the rule it breaks, on every list', async () => {
+    const errorsOf = async (url: string) => {
+      const res = await t.http().get(url).set(a.admin);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      return res.body.errors;
+    };
+    const instant = 'must be an integer instant (epoch ms)';
+    expect(await errorsOf('/api/events?from=abc')).toEqual([{ field: 'from', reason: instant }]);
+    expect(await errorsOf('/api/events?to=1.5&limit=0')).toEqual([
+      { field: 'to', reason: instant },
+      { field: 'limit', reason: 'must be at least 1' },
+    ]);
+    expect(await errorsOf('/api/runs?from=abc&limit=x')).toEqual(
+      expect.arrayContaining([
+        { field: 'limit', reason: 'must be an integer' },
+        { field: 'from', reason: instant },
+      ]),
+    );
+    expect(await errorsOf('/api/runs/search?q=boom&from=abc&to=-1')).toEqual([
+      { field: 'from', reason: instant },
+      { field: 'to', reason: 'must be at least 0' },
+    ]);
+    expect(await errorsOf('/api/audit?from=abc')).toEqual([{ field: 'from', reason: instant }]);
+    expect(await errorsOf('/api/alarms?to=soon')).toEqual([{ field: 'to', reason: instant }]);
+  });
+
   it('reports every problem of a task at once', async () => {
     const res = await t
       .http()

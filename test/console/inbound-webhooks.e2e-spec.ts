@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
  * Inbound webhooks (apps/console/src/inbound-webhooks): a tenant admin makes a hook; a third
@@ -93,6 +93,23 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(answers[0].body.runIds).toHaveLength(1);
   });
 
+  it("keys a Stripe-style delivery by an integer id's digits, and refuses an id that cannot be a key naming `id`, storing nothing", async () => {
+    const deliverStripe = (body: string) => t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body)).send(body);
+    const numbered = JSON.stringify({ id: 4711, type: 'invoice.paid' });
+    const answers = [await deliverStripe(numbered), await deliverStripe(numbered), await deliverStripe(JSON.stringify({ id: '4711', type: 'invoice.paid' }))];
+    expect(answers.map((a) => a.status)).toEqual([201, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.eventId)).size).toBe(1);
+    const event = await db.dataSource.getRepository(EventEntity).findOneByOrFail({ id: answers[0].body.eventId });
+    expect(event.idempotencyKey).toBe(`h${stripe.id}:4711`);
+    const events = await db.dataSource.getRepository(EventEntity).count();
+    for (const id of [{ evt: 1 }, [1], true, 1.5, 2 ** 53]) {
+      const refused = await deliverStripe(JSON.stringify({ id, type: 'invoice.paid' }));
+      expect(refused.status, JSON.stringify(id)).toBe(400);
+      expect(refused.body.errors).toEqual([{ field: 'id', reason: expect.stringContaining('must be a string or an integer') }]);
+    }
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(events);
+  });
+
   it('refuses a wrong signature, a stale timestamp and an unknown hook with 401; an unknown hook answers as a wrong signature', async () => {
     const body = JSON.stringify({ ref: 'x' });
     const before = await db.dataSource.getRepository(EventEntity).count();
@@ -131,6 +148,14 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     const res = await t.http().post(github.path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Hub-Signature-256', `sha256=${hmac(github.secret, form)}`).send(form);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'body', reason: expect.stringContaining('application/json') }]);
+    // Malformed JSON sent as JSON is told where, with no word about GitHub's content type.
+    const malformed = await deliverGithub(github.path, '{"ref":1,}');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors).toEqual([{ field: 'body', reason: 'malformed JSON: Expected double-quoted property name in JSON at position 9' }]);
+    // No content type at all (fetch sends none for bytes): the hint, as for the form.
+    const bare = await fetch(`${await listenOnLoopback(t)}${github.path}`, { method: 'POST', headers: { 'X-Hub-Signature-256': `sha256=${hmac(github.secret, form)}` }, body: Buffer.from(form) });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { errors: unknown }).errors).toEqual([{ field: 'body', reason: expect.stringContaining('got no content type; GitHub') }]);
     const list = '[1,2]';
     expect((await deliverGithub(github.path, list)).body.errors).toEqual([{ field: 'body', reason: 'must be a JSON object' }]);
     const big = JSON.stringify({ blob: 'x'.repeat(64_001) });

@@ -148,6 +148,32 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect(ok.body.created).toBe(2);
   });
 
+  it('names every problem of a batch in one answer: a body refused whole names its items\' own values too; an item names its task, key and schema together', async () => {
+    const before = (await runsOf(task)).length;
+    const KEY_RULE = 'must be 1 to 62 characters of A-Z a-z 0-9 - _ . : ~';
+    const bad = { taskId: task, params: { width: 0 }, idempotencyKey: 'has space' };
+    // Not a batch (a taskId that is not one): the answer names the other items' keys and params' shape as well.
+    const whole = await t.http().post('/api/runs/batch').set(acme.admin).send({ runs: [{ taskId: 'x' }, bad, { taskId: task, flowParams: { blob: 'x'.repeat(64_001) } }] });
+    expect(whole.status).toBe(400);
+    expect(whole.body.errors).toEqual([
+      { field: 'runs[0].taskId', reason: 'must be a task id (a positive integer)' },
+      { field: 'runs[1].idempotencyKey', reason: KEY_RULE },
+      { field: 'runs[2].flowParams', reason: expect.stringContaining('64000') },
+    ]);
+    // A batch: each item's answer names its key, its params against the schema and its unknown task at once.
+    const items = await t.http().post('/api/runs/batch').set(acme.admin).send({ runs: [bad, { taskId: 999_999, idempotencyKey: 'has space' }, { taskId: 999_998 }] });
+    expect(items.status).toBe(200);
+    expect(items.body.results.map((r: { status: number }) => r.status)).toEqual([400, 400, 404]);
+    expect(items.body.results[0].error.errors).toEqual([{ field: 'runs[0].idempotencyKey', reason: KEY_RULE }, expect.objectContaining({ field: 'runs[0].params.width' })]);
+    expect(items.body.results[1].error.errors).toEqual([{ field: 'runs[1].taskId', reason: 'is not a task of this tenant' }, { field: 'runs[1].idempotencyKey', reason: KEY_RULE }]);
+    const atomic = await t.http().post('/api/runs/batch').set(acme.admin).send({ atomic: true, runs: [bad, { taskId: 999_998 }] });
+    expect(atomic.body.errors.map((e: { field: string }) => e.field)).toEqual(['runs[0].idempotencyKey', 'runs[0].params.width', 'runs[1].taskId']);
+    // A trigger too: its key and its params against the schema in one answer.
+    const trigger = await t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.admin, 'idempotency-key': 'has space' }).send({ params: { width: 0 } });
+    expect(trigger.body.errors.map((e: { field: string }) => e.field)).toEqual(['idempotencyKey', 'params.width']);
+    expect(await runsOf(task)).toHaveLength(before);
+  });
+
   it('refuses a body that is not a batch, naming the field', async () => {
     const cases: Array<[unknown, string]> = [
       [{}, 'runs'],

@@ -117,6 +117,7 @@ export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel }
 export { keyRolesBeyond, mayHoldKey } from './access/api-key-owner';
 export type { KeyOwner } from './access/api-key-owner';
 export { accessForGroups, parseGroupMap } from './access/sso-group-map';
+export { API_KEY_PRINCIPAL_PREFIX, MAX_API_KEY_NAME_LENGTH, MAX_USERNAME_LENGTH, principalNameProblem } from './access/principal-names';
 export type { GroupGrant, SsoAccess } from './access/sso-group-map';
 export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_PER_SLICE, MAX_BACKFILL_FIRES } from './trigger/backfill';
 export { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn } from './trigger/prepared-fires';

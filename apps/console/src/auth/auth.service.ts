@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { mayHoldKey } from '@baton/domain';
+import { API_KEY_PRINCIPAL_PREFIX, mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
 import { credentialChanges, endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
@@ -259,7 +259,7 @@ export class AuthService {
     if (row.ownerUserId !== null && (!row.owner || !mayHoldKey(row.owner, row.role))) throw unauthorized('Unknown or revoked API key');
     return {
       kind: 'apiKey',
-      username: `api-key:${row.name}`,
+      username: `${API_KEY_PRINCIPAL_PREFIX}${row.name}`,
       role: row.role,
       tenantId: row.tenantId,
       userId: null,

@@ -23,7 +23,7 @@ export function bodyParserErrorBody(err: BodyParserError): ErrorBody | null {
   let reason: string;
   switch (err.type) {
     case 'entity.parse.failed':
-      reason = scalarJson(err.body) ?? `malformed JSON: ${err.message}`;
+      reason = scalarJson(err.body) ?? malformedJsonReason(err.message);
       break;
     case 'entity.too.large':
       reason = `request body too large (limit ${err.limit ?? '?'} bytes)`;
@@ -37,6 +37,11 @@ export function bodyParserErrorBody(err: BodyParserError): ErrorBody | null {
       reason = err.message;
   }
   return errorBody(status, { errors: [{ field: 'body', reason }] });
+}
+
+/** Why a body that is not JSON is refused, in the parser's words (V8's name the position: `… in JSON at position 7`). */
+export function malformedJsonReason(parserMessage: string): string {
+  return `malformed JSON: ${parserMessage}`;
 }
 
 /** The parser takes objects and arrays only: a body that is JSON all the same (`"hello"`, `null`, `3`) is told so, not called malformed. */

@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsDefined, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import type { PageKey } from '@baton/persistence';
 import { canonicalInteger } from './id.pipe';
 import { decodeCursor, DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE, Page } from './cursor';
@@ -25,16 +25,25 @@ export const ToList = () =>
     return parts.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '');
   });
 
-/** An optional integer query parameter. */
+/**
+ * An optional integer query parameter. Each rule says its own reason without the field's name
+ * (the error names it): `must be an integer`, `must be at least 1`.
+ */
 export function IntQuery(description: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return applyDecorators(ApiPropertyOptional({ type: Number, description }), IsOptional(), ...integerRules('an integer', min, max));
+}
+
+/** A query parameter that is an instant, epoch ms (`from`, `to`): optional unless `required`. */
+export function InstantQuery(description: string, options: { min?: number; required?: boolean } = {}) {
+  const { min = Number.MIN_SAFE_INTEGER, required = false } = options;
   return applyDecorators(
-    ApiPropertyOptional({ type: Number, description }),
-    IsOptional(),
-    ToInt(),
-    IsInt(),
-    Min(min),
-    Max(max),
+    ...(required ? [ApiProperty({ type: Number, description }), IsDefined()] : [ApiPropertyOptional({ type: Number, description }), IsOptional()]),
+    ...integerRules('an integer instant (epoch ms)', min, Number.MAX_SAFE_INTEGER),
   );
+}
+
+function integerRules(kind: string, min: number, max: number): PropertyDecorator[] {
+  return [ToInt(), IsInt({ message: `must be ${kind}` }), Min(min, { message: `must be at least ${min}` }), Max(max, { message: `must be at most ${max}` })];
 }
 
 /** `cursor` and `limit`, for keyset-paginated lists. */

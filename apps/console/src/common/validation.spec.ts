@@ -37,7 +37,7 @@ describe('console validation pipe', () => {
   it('names nested fields with dotted paths', async () => {
     const body = await errorsOf({ name: 'x', retry: { maxAttempts: 0 } });
     expect(body.statusCode).toBe(400);
-    expect(body.errors).toEqual([{ field: 'retry.maxAttempts', reason: 'maxAttempts must not be less than 1' }]);
+    expect(body.errors).toEqual([{ field: 'retry.maxAttempts', reason: 'must not be less than 1' }]);
   });
 
   it('refuses unknown fields, at any depth, naming them', async () => {
@@ -74,7 +74,16 @@ describe('console validation pipe', () => {
     const wrong = { property: 'password', value: 42, constraints: { isString: 'must be a string', minLength: 'must be longer' }, children: [] };
     expect(flattenValidationErrors([missing, wrong])).toEqual([
       { field: 'username', reason: 'is required' },
-      { field: 'password', reason: 'must be a string; must be longer' },
+      { field: 'password', reason: 'must be a string' },
+    ]);
+  });
+
+  it('a value of the wrong type gets its type rule only, without the field name class-validator puts in its messages', () => {
+    const wrongType = { property: 'from', value: 'abc', constraints: { max: 'from must not be greater than 9', min: 'from must not be less than 0', isInt: 'from must be an integer number' }, children: [] };
+    const outOfRange = { property: 'name', value: 'x', constraints: { minLength: 'name must be longer than or equal to 2 characters', matches: 'must be a slug' }, children: [] };
+    expect(flattenValidationErrors([wrongType, outOfRange])).toEqual([
+      { field: 'from', reason: 'must be an integer number' },
+      { field: 'name', reason: 'must be longer than or equal to 2 characters; must be a slug' },
     ]);
   });
 });

@@ -7,6 +7,25 @@ const REASONS: Record<string, (message: string) => string> = {
   whitelistValidation: () => 'unknown field (not allowed)',
 };
 
+/**
+ * Rules on what a value is, before how big: when one fails, the field's range rules are not
+ * reasons too (`from=abc` is "must be an integer", not also "must be at least 0; at most …").
+ */
+const TYPE_RULES = new Set(['isDefined', 'isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn', 'isDate']);
+
+/** A field's reasons: its type rules' when one failed, else every rule's; class-validator's own messages without the field's name (the error names it). */
+function reasonsOf(error: ValidationError): string {
+  const failed = Object.entries(error.constraints ?? {});
+  const typeFailed = failed.filter(([key]) => TYPE_RULES.has(key));
+  return (typeFailed.length > 0 ? typeFailed : failed)
+    .map(([key, message]) => {
+      const mapped = REASONS[key];
+      if (mapped) return mapped(message);
+      return message.startsWith(`${error.property} `) ? message.slice(error.property.length + 1) : message;
+    })
+    .join('; ');
+}
+
 /** A required field left out (or null): not a field sent with a wrong value, nor an unknown one. */
 function isMissing(error: ValidationError): boolean {
   return 'value' in error && (error.value === undefined || error.value === null) && !('whitelistValidation' in (error.constraints ?? {})) && !error.children?.length;
@@ -25,11 +44,7 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
       // One clear reason, not every rule the absent value fails ("must be a string; must be longer than…").
       out.push({ field, reason: 'is required' });
     } else if (error.constraints) {
-      const reasons = Object.entries(error.constraints).map(([key, message]) => {
-        const mapped = REASONS[key];
-        return mapped ? mapped(message) : message;
-      });
-      out.push({ field, reason: reasons.join('; ') });
+      out.push({ field, reason: reasonsOf(error) });
     }
     if (error.children?.length) out.push(...flattenValidationErrors(error.children, field));
   }

@@ -1,4 +1,4 @@
-import { ALARM_TYPES, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_USERS, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP } from '@baton/domain';
+import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
@@ -159,7 +159,12 @@ export const CONFIG_FILE_SCHEMA = {
             description: "An approval step: the child's run waits for a decision of `role` (or above) or of one of `users`, or `onTimeout` after `timeoutMs`",
             properties: {
               role: nullable({ enum: [...APPROVER_ROLES] }),
-              users: { type: 'array', maxItems: MAX_APPROVAL_USERS, items: { type: 'string', minLength: 1, maxLength: 128 }, default: [] },
+              users: {
+                type: 'array',
+                maxItems: MAX_APPROVAL_USERS,
+                items: { type: 'string', minLength: 1, maxLength: API_KEY_PRINCIPAL_PREFIX.length + MAX_API_KEY_NAME_LENGTH, description: `a username (1 to ${MAX_USERNAME_LENGTH} characters) or ${API_KEY_PRINCIPAL_PREFIX}<an API key's name of 1 to ${MAX_API_KEY_NAME_LENGTH} characters>` },
+                default: [],
+              },
               timeoutMs: { type: 'integer', minimum: MIN_APPROVAL_TIMEOUT_MS, maximum: MAX_APPROVAL_TIMEOUT_MS, default: 86_400_000 },
               onTimeout: { enum: [...APPROVAL_OUTCOMES], default: 'REJECT' },
             },

@@ -44,6 +44,10 @@ describe('parseEventBatch', () => {
       expect(parseEventBatch({ events })).toEqual({ errors: [{ field: 'events', reason: expect.stringContaining(`1 to ${MAX_BATCH_EVENTS}`) }] });
     }
     expect(parseEventBatch({ events: [{ name: 'a' }], name: 'x' } as { events: unknown })).toEqual({ errors: [{ field: 'name', reason: expect.any(String) }] });
+    // Refused whole, the body's answer names its items' problems too.
+    expect(parseEventBatch({ events: [{ name: 'a' }, { name: '' }], name: 'x' } as { events: unknown })).toEqual({
+      errors: [{ field: 'name', reason: expect.any(String) }, { field: 'events[1].name', reason: expect.any(String) }],
+    });
   });
 });
 

@@ -31,14 +31,14 @@ export function parseEvent(item: unknown, prefix: string): { event: EventInput }
 
 /**
  * The body of a batch (`{ events: [...] }`): each item parsed on its own — a bad item is its own
- * 400, the others go on — or, when `events` is not a list of 1 to MAX_BATCH_EVENTS, the errors of
- * the whole body.
+ * 400, the others go on — or, when the body is not a batch (a field beside `events`, or `events`
+ * not a list of 1 to MAX_BATCH_EVENTS), the errors of the whole body, its items' among them.
  */
 export function parseEventBatch(body: { events?: unknown }): { items: Array<{ event: EventInput } | { errors: FieldError[] }> } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   for (const key of Object.keys(body)) if (key !== 'events' && (body as Record<string, unknown>)[key] !== undefined) errors.push({ field: key, reason: 'is not a field of a batch of events (give `events` alone)' });
   const events = body.events;
-  if (!Array.isArray(events) || events.length === 0 || events.length > MAX_BATCH_EVENTS) errors.push({ field: 'events', reason: `must be an array of 1 to ${MAX_BATCH_EVENTS} events` });
-  if (errors.length > 0) return { errors };
-  return { items: (events as unknown[]).map((item, i) => parseEvent(item, `events[${i}].`)) };
+  if (!Array.isArray(events) || events.length === 0 || events.length > MAX_BATCH_EVENTS) return { errors: [...errors, { field: 'events', reason: `must be an array of 1 to ${MAX_BATCH_EVENTS} events` }] };
+  const items = events.map((item: unknown, i) => parseEvent(item, `events[${i}].`));
+  return errors.length > 0 ? { errors: [...errors, ...items.flatMap((item) => ('errors' in item ? item.errors : []))] } : { items };
 }

@@ -6,6 +6,7 @@ import { jsonDeeperThan, jsonDepthReason } from '@baton/protocol';
 import { runAudited, type AuditActor } from '../audit';
 import { LoginThrottle } from '../auth/login-throttle';
 import { badRequest, unauthorized } from '../common/api-error';
+import { malformedJsonReason } from '../common/exception.filter';
 import { EventsService } from '../events/events.service';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
 import type { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
@@ -48,7 +49,7 @@ export class HookDeliveriesService {
       await this.recordFailure(hook, address, now);
       throw unauthorized(SIGNATURE_REFUSED);
     }
-    const payload = jsonObjectOf(body);
+    const payload = jsonObjectOf(body, headers['content-type']);
     const idempotencyKey = idempotencyKeyOf(hook, signature, payload);
     const actor: AuditActor = { kind: 'inboundWebhook', name: `inbound-webhook:${hook.name}`, userId: null, apiKeyId: null, address };
     const event = await runAudited(actor, 'inbound-webhook.deliver', this.clock, () =>
@@ -67,13 +68,22 @@ export class HookDeliveriesService {
   }
 }
 
-/** The body as a JSON object, or a 400 naming `body` (a form-encoded GitHub delivery included: its hook must send application/json). */
-function jsonObjectOf(body: Buffer): { [key: string]: JsonValue } {
+/**
+ * The body as a JSON object, or a 400 naming `body`. Malformed JSON is told so, where the parser
+ * says; the hint about GitHub's content type only when the delivery was form-encoded or named no
+ * content type (GitHub's other option sends `payload=<url-encoded JSON>`): a sender of
+ * application/json would be misled by it.
+ */
+function jsonObjectOf(body: Buffer, contentType: string | string[] | undefined): { [key: string]: JsonValue } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    throw badRequest([{ field: 'body', reason: 'must be a JSON object (GitHub: set the webhook\'s content type to application/json)' }]);
+  } catch (err) {
+    const mediaType = String(contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (mediaType === '' || mediaType === 'application/x-www-form-urlencoded') {
+      throw badRequest([{ field: 'body', reason: `must be a JSON object, sent as application/json (got ${mediaType || 'no content type'}; GitHub: set the webhook's content type to application/json)` }]);
+    }
+    throw badRequest([{ field: 'body', reason: malformedJsonReason((err as Error).message) }]);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest([{ field: 'body', reason: 'must be a JSON object' }]);
   if (jsonDeeperThan(parsed)) throw badRequest([{ field: 'body', reason: jsonDepthReason() }]);
@@ -83,12 +93,27 @@ function jsonObjectOf(body: Buffer): { [key: string]: JsonValue } {
 /**
  * The event's idempotency key: `h<hook id>:` and the sender's id of the delivery — GitHub's
  * X-GitHub-Delivery (the same on a redelivery), Stripe's event `id` (the same on each retry) — so
- * a retry answers the first event and starts nothing; null when the delivery names none.
+ * a retry answers the first event and starts nothing; null when the delivery names none (no `id`,
+ * or `id: null`).
  */
 function idempotencyKeyOf(hook: InboundWebhookEntity, signature: DeliverySignature, payload: { [key: string]: JsonValue }): string | null {
-  const [field, id] = signature.scheme === 'GITHUB' ? ['X-GitHub-Delivery', signature.deliveryId] : ['id', typeof payload.id === 'string' ? payload.id : null];
+  const [field, id] = signature.scheme === 'GITHUB' ? ['X-GitHub-Delivery', signature.deliveryId] : ['id', stripeIdOf(payload.id)];
   if (id === null) return null;
   const key = `h${hook.id}:${id}`;
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw badRequest([{ field, reason: `${IDEMPOTENCY_KEY_RULE} once prefixed with h${hook.id}:` }]);
   return key;
+}
+
+/**
+ * A Stripe-style body's `id` as text. Stripe's are strings (`evt_…`); a sender of its own may
+ * number its events, and expects a resent one to be recognised: an integer is its decimal digits
+ * (`42` and `"42"` are one delivery). Anything else is refused naming `id` rather than ignored,
+ * which would start a resent delivery's runs again: an object, a list, a boolean, and a number
+ * that is not a safe integer (JSON.parse rounds it, so two events' ids could become one key).
+ */
+function stripeIdOf(id: JsonValue | undefined): string | null {
+  if (id === undefined || id === null) return null;
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
+  throw badRequest([{ field: 'id', reason: `must be a string or an integer within ±${Number.MAX_SAFE_INTEGER} (the delivery's id, its idempotency key); send a larger number as a string` }]);
 }

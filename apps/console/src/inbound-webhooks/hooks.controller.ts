@@ -20,12 +20,12 @@ export class HooksController {
     summary: "A third party's delivery to an inbound webhook: a signed JSON object that becomes an event of the hook's tenant",
     description:
       `Signed on the raw body with the hook's secret, by its scheme: GITHUB \`X-Hub-Signature-256: sha256=<hex HMAC-SHA256(body)>\` (idempotency key: \`X-GitHub-Delivery\`), ` +
-      `STRIPE \`Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256("<t>.<body>")>\`, t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (idempotency key: the body's \`id\`). ` +
+      `STRIPE \`Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256("<t>.<body>")>\`, t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (idempotency key: the body's \`id\`, a string or an integer; any other \`id\` is a 400 naming it). ` +
       `The body (a JSON object of at most ${MAX_EVENT_PAYLOAD_BYTES} bytes) is the event's payload. 201: a new event; 200: a repeat of a delivery (it started nothing).`,
   })
   @ApiOkResponse({ type: DeliveryAcceptedView, description: 'The event (201 new, 200 a repeat)' })
   @ApiUnauthorizedResponse({ description: 'No signature, a malformed or stale one, or one that does not verify (an unknown hook gets the same answer)' })
-  @ApiBadRequestResponse({ description: 'The body is not a JSON object (field `body`), or the delivery id is not a usable key' })
+  @ApiBadRequestResponse({ description: 'The body is not a JSON object (field `body`: malformed JSON says where; a form-encoded body or none says to send application/json), or the delivery id is not a usable key (field `X-GitHub-Delivery` or `id`)' })
   @ApiPayloadTooLargeResponse({ description: `The body is over ${MAX_EVENT_PAYLOAD_BYTES} bytes` })
   async deliver(
     @Param('publicId') publicId: string,

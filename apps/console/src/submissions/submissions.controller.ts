@@ -22,7 +22,7 @@ export class BatchSubmissionsController {
       'Each submission is a PENDING run due now, as POST /api/tasks/{id}/trigger makes. With atomic=false (default) each has its own result (201 made, 200 made before under its idempotency key, 400, 404); with atomic=true all are written or none (a 400 naming every refused item as `runs[i].field`). One audit record per request. 429 (Retry-After) while this tenant has 20,000 submitted runs waiting to be written.',
   })
   @ApiOkResponse({ type: SubmitBatchView })
-  @ApiBadRequestResponse({ description: 'The body is not a batch (errors name `runs`, `runs[i].field`, `atomic`), or atomic and a submission was refused' })
+  @ApiBadRequestResponse({ description: "The body is not a batch (errors name `runs`, `runs[i].field`, `atomic`, and every item's key and params' size too), or atomic and a submission was refused (errors name every refused item's fields)" })
   @ApiTooManyRequestsResponse({ description: 'This tenant has too many submitted runs waiting to be written' })
   submitBatch(@TenantId() tenantId: string, @Body() body: SubmitBatchDto, @Headers('traceparent') traceparent: string | undefined): Promise<SubmitBatchView> {
     return this.submissions.submitBatch(tenantId, body ?? {}, traceparent);

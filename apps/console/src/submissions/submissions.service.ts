@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { paramsProblem, type FieldError } from '@baton/domain';
+import type { FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
 import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, takesAuditWebhooks, type LiveExecutor, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
@@ -22,7 +22,8 @@ import { GroupCommit } from './group-commit';
 import { LaneFullError } from './lane-full-error';
 import { applyKeyWindows } from './key-windows';
 import { claimWindowKeys } from './window-keys';
-import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE, type Submission, type SubmissionOutcome } from './submission';
+import { NOT_A_TASK, ownValueErrors } from './own-values';
+import type { Submission, SubmissionOutcome } from './submission';
 
 /** One API request's submissions, as they wait in their tenant's lane. */
 interface SubmissionRequest {
@@ -120,7 +121,7 @@ export class SubmissionsService {
     // the request: the batch's other runs are written and it answers in its place.
     if (atomic && outcomes.some((o) => 'error' in o && o.status !== 409)) {
       throw badRequest(
-        outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: 'is not a task of this tenant' }] : [])),
+        outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: NOT_A_TASK }] : [])),
         'Nothing was written: some submissions were refused',
       );
     }
@@ -168,8 +169,11 @@ export class SubmissionsService {
     const all = requests.flatMap((request) => request.submissions.map((submission, index) => ({ request, submission, index })));
     // A task that is not found is not kept: one made a moment later is found by the next batch.
     const tasks = await this.keptTasks.through(tenantId, [...new Set(all.map((s) => s.submission.taskId))], now, (ids) => findSubmittableTasks(this.dataSource.manager, tenantId, ids));
-    const problems = all.map(({ request, submission, index }) => shapeProblem(submission, tasks, request.fieldPrefix(index)));
-    await this.checkParams(tenantId, all, tasks, problems, now);
+    // Every problem of a submission in its one answer: its own values, its task, and its params
+    // against their handler's schema when both its task and their shape allow the check.
+    const own = all.map(({ request, submission, index }) => ownValueErrors(submission, request.fieldPrefix(index)));
+    const schemaErrors = await this.checkParams(tenantId, all, tasks, own, now);
+    const problems = all.map(({ request, submission, index }, k) => problemOf(tasks.has(submission.taskId), [...own[k].all, ...schemaErrors[k]], submission.taskId, request.fieldPrefix(index)));
     const refused = new Set(requests.filter((request) => request.atomic && all.some((s, k) => s.request === request && problems[k] !== null)));
     const toWrite: Array<{ at: number; run: SubmittedRun }> = [];
     all.forEach(({ request, submission }, k) => {
@@ -245,16 +249,20 @@ export class SubmissionsService {
     return byRequest();
   }
 
-  /** Submissions with their own params, against the schema their handler declares (ParamsCheck): one check for the batch. */
+  /**
+   * Submissions with their own params, of a task found and of a shape fit to check, against the
+   * schema their handler declares (ParamsCheck): one check for the batch; each submission's errors.
+   */
   private async checkParams(
     tenantId: string,
     all: ReadonlyArray<{ request: SubmissionRequest; submission: Submission; index: number }>,
     tasks: ReadonlyMap<number, SubmittableTask>,
-    problems: Array<SubmissionOutcome | null>,
+    own: ReadonlyArray<{ params: FieldError | null }>,
     now: number,
-  ): Promise<void> {
-    const checked = all.map((s, k) => k).filter((k) => problems[k] === null && all[k].submission.params !== undefined);
-    if (checked.length === 0) return;
+  ): Promise<FieldError[][]> {
+    const errorsOf: FieldError[][] = all.map(() => []);
+    const checked = all.map((s, k) => k).filter((k) => tasks.has(all[k].submission.taskId) && all[k].submission.params !== undefined && own[k].params === null);
+    if (checked.length === 0) return errorsOf;
     const ofTasks = checked.map((k) => {
       const task = tasks.get(all[k].submission.taskId)!;
       return { executorApp: task.executorApp, handler: task.handler, params: all[k].submission.params };
@@ -267,8 +275,9 @@ export class SubmissionsService {
     const verdicts = await this.params.errors(this.dataSource.manager, tenantId, ofTasks, [...byApp.values()].flat());
     verdicts.forEach((errors, i) => {
       const k = checked[i];
-      if (errors.length > 0) problems[k] = invalid(errors.map((e) => ({ ...e, field: `${all[k].request.fieldPrefix(all[k].index)}${e.field}` })));
+      errorsOf[k] = errors.map((e) => ({ ...e, field: `${all[k].request.fieldPrefix(all[k].index)}${e.field}` }));
     });
+    return errorsOf;
   }
 
   /** Once committed, the engines of each group hear of the new runs (named: they claim them by id). */
@@ -297,20 +306,12 @@ function fireKeyOf(submission: Submission): string {
   return submission.idempotencyKey === undefined ? `m:${randomUUID()}` : `k:${submission.idempotencyKey}`;
 }
 
-/** What is wrong with a submission before its params meet their schema: its task, its params' shape, its key. */
-function shapeProblem(submission: Submission, tasks: ReadonlyMap<number, SubmittableTask>, prefix: string): SubmissionOutcome | null {
-  const errors: FieldError[] = [];
-  for (const [field, value] of [['params', submission.params], ['flowParams', submission.flowParams]] as const) {
-    const problem = value === undefined ? null : paramsProblem(value, `${prefix}${field}`);
-    if (problem) errors.push(problem);
-  }
-  const key = submission.idempotencyKey;
-  if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))) errors.push({ field: `${prefix}idempotencyKey`, reason: IDEMPOTENCY_KEY_RULE });
-  if (errors.length > 0) return invalid(errors);
-  if (!tasks.has(submission.taskId)) return { status: 404, error: errorBody(404, { message: `Task ${submission.taskId} not found` }) };
+/**
+ * A submission's outcome when it is refused, or null: 400 naming every field at fault (its task
+ * among them when the tenant has not that task), 404 when its task is its only problem.
+ */
+function problemOf(taskFound: boolean, errors: FieldError[], taskId: number, prefix: string): SubmissionOutcome | null {
+  if (errors.length > 0) return { status: 400, error: errorBody(400, { errors: taskFound ? errors : [{ field: `${prefix}taskId`, reason: NOT_A_TASK }, ...errors] }) };
+  if (!taskFound) return { status: 404, error: errorBody(404, { message: `Task ${taskId} not found` }) };
   return null;
-}
-
-function invalid(errors: FieldError[]): SubmissionOutcome {
-  return { status: 400, error: errorBody(400, { errors }) };
 }

@@ -4,6 +4,8 @@ import { commentProblem, describeApprovers, MAX_APPROVAL_COMMENT, MAX_APPROVAL_T
 
 const gate = (over: Partial<ApprovalGate>): ApprovalGate => ({ role: null, users: [], timeoutMs: 60_000, onTimeout: 'REJECT', ...over });
 
+const RULE = "must be a username (1 to 100 characters) or api-key:<an API key's name of 1 to 100 characters>";
+
 describe('readApprovalGate', () => {
   it('fills the defaults: a day, REJECT on timeout, no named users', () => {
     expect(readApprovalGate({ role: 'TENANT_ADMIN' })).toEqual({ gate: { role: 'TENANT_ADMIN', users: [], timeoutMs: 86_400_000, onTimeout: 'REJECT' }, errors: [] });
@@ -13,6 +15,11 @@ describe('readApprovalGate', () => {
     const read = readApprovalGate({ role: 'TENANT_ADMIN', users: null, timeoutMs: null, onTimeout: null });
     expect(read.gate).toBeNull();
     expect(read.errors.map((e) => e.field)).toEqual(['users', 'timeoutMs', 'onTimeout']);
+  });
+
+  it('takes any name a user or an API key can have: single sign-on names hold any character', () => {
+    const names = ['x'.repeat(100), 'jane+ops@example.com', 'José Díaz', `api-key:${'k'.repeat(100)}`, 'api-key:chat ops'];
+    expect(readApprovalGate({ users: names }).errors).toEqual([]);
   });
 
   it('keeps named users trimmed, once each, sorted (so a file exported twice is the same)', () => {
@@ -25,7 +32,11 @@ describe('readApprovalGate', () => {
     [{}, 'role', 'a gate must name who may decide: a role, or users'],
     [{ role: 'OPERATOR' }, 'role', 'must be null or one of TENANT_ADMIN, TENANT_VIEWER'],
     [{ role: 'TENANT_ADMIN', users: 'alice' }, 'users', 'must be a list of at most 50 usernames'],
-    [{ users: ['alice', ''] }, 'users[1]', 'must be a username of 1 to 128 characters'],
+    [{ users: ['alice', ''] }, 'users[1]', RULE],
+    [{ users: ['x'.repeat(101)] }, 'users[0]', RULE],
+    [{ users: ['api-key:'] }, 'users[0]', RULE],
+    [{ users: [`api-key:${'k'.repeat(101)}`] }, 'users[0]', RULE],
+    [{ users: [42] }, 'users[0]', RULE],
     [{ role: 'TENANT_ADMIN', timeoutMs: 999 }, 'timeoutMs', 'must be at least 1000'],
     [{ role: 'TENANT_ADMIN', timeoutMs: MAX_APPROVAL_TIMEOUT_MS + 1 }, 'timeoutMs', `must be at most ${MAX_APPROVAL_TIMEOUT_MS}`],
     [{ role: 'TENANT_ADMIN', timeoutMs: 1.5e3 + 0.5 }, 'timeoutMs', 'must be an integer'],

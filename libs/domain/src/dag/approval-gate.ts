@@ -1,3 +1,4 @@
+import { principalNameProblem } from '../access/principal-names';
 import type { ApprovalGate, ApproverRole, Role } from '../types';
 import { APPROVAL_OUTCOMES, APPROVER_ROLES } from '../types';
 import type { FieldError } from '../validation/field-error';
@@ -9,8 +10,6 @@ export const MIN_APPROVAL_TIMEOUT_MS = 1_000;
 export const MAX_APPROVAL_TIMEOUT_MS = 30 * 86_400_000;
 /** Most named approvers on one gate. */
 export const MAX_APPROVAL_USERS = 50;
-/** Longest username (users.username is varchar(100); an API key's principal is `api-key:<name>`). */
-const MAX_APPROVER_LENGTH = 128;
 /** Longest comment a decision carries, in characters. */
 export const MAX_APPROVAL_COMMENT = 1_000;
 
@@ -35,8 +34,10 @@ export function readApprovalGate(value: unknown): { gate: ApprovalGate; errors: 
   if (!Array.isArray(users) || users.length > MAX_APPROVAL_USERS) {
     errors.push({ field: 'users', reason: `must be a list of at most ${MAX_APPROVAL_USERS} usernames` });
   } else {
+    // A name no user or key can have would wait for a decider who never comes.
     users.forEach((u, i) => {
-      if (typeof u !== 'string' || u.trim() === '' || u.length > MAX_APPROVER_LENGTH) errors.push({ field: `users[${i}]`, reason: `must be a username of 1 to ${MAX_APPROVER_LENGTH} characters` });
+      const problem = typeof u === 'string' ? principalNameProblem(u.trim()) : principalNameProblem('');
+      if (problem) errors.push({ field: `users[${i}]`, reason: problem });
     });
     if (role === null && users.length === 0) errors.push({ field: 'role', reason: 'a gate must name who may decide: a role, or users' });
   }

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { ALARM_TYPES, SEVERITIES, type AlarmType, type JsonValue, type Severity } from '@baton/domain';
-import { IntQuery, PageQuery, ToBoolean, ToList } from '../../common/query';
+import { InstantQuery, IntQuery, PageQuery, ToBoolean, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
 export class AlarmQuery extends PageQuery {
@@ -20,10 +20,10 @@ export class AlarmQuery extends PageQuery {
   @IntQuery('Only alarms of this task', 1)
   taskId?: number;
 
-  @IntQuery('Raised at or after (epoch ms)')
+  @InstantQuery('Raised at or after (epoch ms)')
   from?: number;
 
-  @IntQuery('Raised before (epoch ms)')
+  @InstantQuery('Raised before (epoch ms)')
   to?: number;
 }
 

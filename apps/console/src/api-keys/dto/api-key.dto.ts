@@ -1,14 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
+import { MAX_API_KEY_NAME_LENGTH } from '@baton/domain';
 import { OptionalNotNull } from '../../common/validation';
 import { API_KEY_ROLES, type ApiKeyRole } from '../../api-types';
 import type * as Api from '../../api-types';
 
 export class CreateApiKeyDto {
-  @ApiProperty({ example: 'ci-pipeline', maxLength: 100 })
+  @ApiProperty({ example: 'ci-pipeline', maxLength: MAX_API_KEY_NAME_LENGTH })
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
+  @MaxLength(MAX_API_KEY_NAME_LENGTH)
   name!: string;
 
   @ApiPropertyOptional({ enum: API_KEY_ROLES, default: 'TENANT_VIEWER' })

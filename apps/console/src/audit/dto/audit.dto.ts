@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { IntQuery, PageQuery } from '../../common/query';
+import { InstantQuery, PageQuery } from '../../common/query';
 import type * as Api from '../../api-types';
 
 export class AuditQuery extends PageQuery {
@@ -28,10 +28,10 @@ export class AuditQuery extends PageQuery {
   @MaxLength(128)
   objectId?: string;
 
-  @IntQuery('At or after (epoch ms)', 0)
+  @InstantQuery('At or after (epoch ms)', { min: 0 })
   from?: number;
 
-  @IntQuery('Before (epoch ms)', 0)
+  @InstantQuery('Before (epoch ms)', { min: 0 })
   to?: number;
 }
 

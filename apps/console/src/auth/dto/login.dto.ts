@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { ROLES, type Role } from '@baton/domain';
+import { MAX_USERNAME_LENGTH, ROLES, type Role } from '@baton/domain';
 import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 
 /** A login name and its password: the body of a password login, and of an LDAP one (sso.dto). */
@@ -8,7 +8,7 @@ export class CredentialsDto {
   @ApiProperty({ example: 'admin', description: 'The login name (for LDAP, the directory name: its tenant comes from its groups)' })
   @IsString()
   @MinLength(1)
-  @MaxLength(100)
+  @MaxLength(MAX_USERNAME_LENGTH)
   username!: string;
 
   // MinLength(1): an LDAP bind with an empty password is an anonymous bind, which "succeeds".

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
+import { MAX_USERNAME_LENGTH } from '@baton/domain';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../../common/options';
 import type { OidcOptions } from '../../common/sso-options';
 import { SsoRefusedError } from './sso-refused-error';
@@ -87,7 +88,7 @@ export class OidcService {
       groupsClaim = info[options.groupsClaim];
     }
     const username = [claims[options.usernameClaim], claims.email, claims.sub].find((v): v is string => typeof v === 'string' && v.length > 0)!;
-    return { subject: claims.sub, username: username.slice(0, 100), groups: Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : [] };
+    return { subject: claims.sub, username: username.slice(0, MAX_USERNAME_LENGTH), groups: Array.isArray(groupsClaim) ? groupsClaim.filter((g): g is string => typeof g === 'string') : [] };
   }
 
   /** Where the browser goes to end its session at the provider too, or null when the provider offers no end_session_endpoint. */

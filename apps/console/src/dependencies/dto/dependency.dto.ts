@@ -10,7 +10,7 @@ import type * as Api from '../../api-types';
 export class ApprovalGateDoc implements ApprovalGate {
   @ApiProperty({ enum: APPROVER_ROLES, nullable: true, default: null, description: 'Users of at least this role may decide (TENANT_VIEWER: every user of the tenant); null: only `users`' })
   role!: ApproverRole | null;
-  @ApiProperty({ type: [String], default: [], maxItems: 50, description: 'Usernames that may decide whatever their role (an API key: `api-key:<name>`, for chat-ops); a gate names a role, users, or both' })
+  @ApiProperty({ type: [String], default: [], maxItems: 50, description: 'Usernames that may decide whatever their role (an API key: `api-key:<name>`, for chat-ops); a gate names a role, users, or both. Each a username of 1 to 100 characters or `api-key:` and a name of 1 to 100: another is a 400 naming `approval.users[i]`' })
   users!: string[];
   @ApiProperty({ default: 86_400_000, minimum: 1000, maximum: 2_592_000_000, description: 'How long the run waits for a decision (ms, 1 s to 30 days)' })
   timeoutMs!: number;

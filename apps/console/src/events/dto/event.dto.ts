@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Max, MaxLength, Min, MinLength, IsInt } from 'class-validator';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import type { JsonValue } from '@baton/domain';
 import { ErrorBodyView } from '../../common/error-body.view';
-import { IntQuery, PageQuery, ToInt } from '../../common/query';
+import { InstantQuery, PageQuery } from '../../common/query';
 import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
 import { RunView } from '../../runs/dto/run.dto';
@@ -78,15 +78,10 @@ export class EventQuery extends PageQuery {
   @MaxLength(100)
   name?: string;
 
-  @IntQuery('Received at or after (epoch ms; default 0)', 0)
+  @InstantQuery('Received at or after (epoch ms; default 0)', { min: 0 })
   from?: number;
 
-  @ApiPropertyOptional({ type: Number, description: 'Received before (epoch ms; default: no bound)' })
-  @IsOptional()
-  @ToInt()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @InstantQuery('Received before (epoch ms; default: no bound)', { min: 0 })
   to?: number;
 
   @ApiPropertyOptional({ description: "Text to find in the payload's JSON (a substring, 2 to 200 characters). Each call then examines a bounded slice of events (20,000 on MariaDB, 5,000 on SQLite): a page may hold fewer matches than `limit`, even none, and still have a next one" })

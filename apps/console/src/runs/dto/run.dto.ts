@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
-import { IntQuery, PageQuery, ToInt, ToList } from '../../common/query';
+import { InstantQuery, IntQuery, PageQuery, ToList } from '../../common/query';
 import type * as Api from '../../api-types';
 
 export class RunQuery extends PageQuery {
@@ -26,10 +26,10 @@ export class RunQuery extends PageQuery {
   @IsIn(RUN_CAUSES, { each: true })
   cause?: RunCause[];
 
-  @IntQuery('Scheduled at or after (epoch ms)')
+  @InstantQuery('Scheduled at or after (epoch ms)')
   from?: number;
 
-  @IntQuery('Scheduled before (epoch ms)')
+  @InstantQuery('Scheduled before (epoch ms)')
   to?: number;
 }
 
@@ -182,20 +182,10 @@ export class RunSearchQuery extends PageQuery {
   @IsIn(SEARCH_FIELDS)
   field?: (typeof SEARCH_FIELDS)[number];
 
-  @ApiProperty({ type: Number, description: 'Scheduled at or after (epoch ms)' })
-  @IsDefined()
-  @ToInt()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @InstantQuery('Scheduled at or after (epoch ms)', { min: 0, required: true })
   from!: number;
 
-  @ApiProperty({ type: Number, description: 'Scheduled before (epoch ms), after `from`' })
-  @IsDefined()
-  @ToInt()
-  @IsInt()
-  @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @InstantQuery('Scheduled before (epoch ms), after `from`', { min: 0, required: true })
   to!: number;
 
   @IntQuery('Only runs of this task', 1)

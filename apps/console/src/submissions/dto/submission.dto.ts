@@ -47,7 +47,7 @@ export class SubmitBatchDto {
 }
 
 export class SubmissionResultView {
-  @ApiProperty({ enum: [201, 200, 400, 404], description: '201 made now; 200 made before under this idempotency key; 400 refused (errors name `runs[i].field`); 404 no such task' })
+  @ApiProperty({ enum: [201, 200, 400, 404], description: '201 made now; 200 made before under this idempotency key; 400 refused (errors name every `runs[i].field` at fault: key, params against their schema, and `runs[i].taskId` when the task is unknown too); 404 no such task (its only problem)' })
   status!: number;
   @ApiPropertyOptional({ type: RunView }) run?: RunView;
   @ApiPropertyOptional({ type: ErrorBodyView }) error?: ErrorBodyView;

@@ -1,12 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class-validator';
-import { ROLES, type Role } from '@baton/domain';
+import { MAX_USERNAME_LENGTH, ROLES, type Role } from '@baton/domain';
 import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 import { OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 import type * as Api from '../../api-types';
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+/** A username given to a user made through the API (single sign-on users keep their directory's: see principalNameProblem). */
+export const USERNAME_PATTERN = new RegExp(`^[A-Za-z0-9._@-]{1,${MAX_USERNAME_LENGTH}}$`);
 
 /** The roles a tenant user can have (a tenant admin grants these only, never OPERATOR). */
 export const TENANT_ROLES = ['TENANT_ADMIN', 'TENANT_VIEWER'] as const satisfies readonly Role[];
@@ -25,7 +26,7 @@ class PasswordField {
 export class NewUserCredentialsDto extends PasswordField {
   @ApiProperty({ example: 'alice' })
   @IsString()
-  @Matches(USERNAME_PATTERN, { message: 'must be 1-100 characters: A-Z a-z 0-9 . _ @ -' })
+  @Matches(USERNAME_PATTERN, { message: `must be 1-${MAX_USERNAME_LENGTH} characters: A-Z a-z 0-9 . _ @ -` })
   username!: string;
 }
 
