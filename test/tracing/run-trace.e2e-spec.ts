@@ -113,6 +113,19 @@ describe('tracing: one trace per run, from the API call to the handler and back'
     for (const id of runIds) expectAttempt(receiver.spans.filter((s) => s.traceId === caller.traceId), id, 1, batch.spanId, 'SUCCEEDED');
   });
 
+  it("puts the runs of a batch of events in the caller's trace, under the request's span", async () => {
+    const caller = callerContext();
+    const like = (await request(baton.url).get(`/api/tasks/${taskIds.get('publish-report')}`).set(auth).expect(200)).body;
+    await request(baton.url).post('/api/tasks').set(auth).send({ name: 'on-order-paid', executorApp: like.executorApp, handler: 'noop', trigger: { kind: 'EVENT', event: 'order.paid' } }).expect(201);
+    const answer = await request(baton.url).post('/api/events').set(auth).set('traceparent', caller.traceparent).send({ events: [{ name: 'order.paid', payload: { n: 1 } }, { name: 'order.paid', payload: { n: 2 } }] }).expect(200);
+    const runIds: number[] = answer.body.results.flatMap((r: { event: { runIds: number[] } }) => r.event.runIds);
+    expect(runIds).toHaveLength(2);
+    await receiver.until((spans) => runIds.every((id) => ofRun(spans, id, 'baton.run.outcome').length === 1));
+    const batch = receiver.spans.find((s) => s.name === 'baton.events.emit-batch' && s.traceId === caller.traceId)!;
+    expect(batch).toMatchObject({ parentSpanId: caller.spanId, attributes: { 'baton.events': 2 } });
+    for (const id of runIds) expectAttempt(receiver.spans.filter((s) => s.traceId === caller.traceId), id, 1, batch.spanId, 'SUCCEEDED');
+  });
+
   it('starts a trace of its own for a request without traceparent, and for each scheduled fire', async () => {
     const triggered = await request(baton.url).post(`/api/tasks/${taskIds.get('publish-report')}/trigger`).set(auth).send({}).expect(201);
     const runId: number = triggered.body.id;

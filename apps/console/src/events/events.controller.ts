@@ -20,13 +20,13 @@ export class EventsController {
   @ApiOperation({
     summary: `Send an event (name, JSON payload, optional idempotency key), or a batch of up to ${MAX_BATCH_EVENTS} as { events: [...] }`,
     description:
-      "Each event starts a run (cause EVENT, due now) of every unpaused task of the tenant whose EVENT trigger names it and whose filter its payload passes, with the payload (or the trigger's projection of it) as params. The event is stored with the ids of those runs in their transaction; an event that matches no task is stored too. A task that debounces or throttles per key gets its key's COALESCING run instead (one run per burst, with the last payload; see `debounce` and `throttle` on tasks), and each event of the burst lists that run. One event: 201 (200 with the first event when its idempotency key was used before). A batch: 200 with each event's own result (201, 200, or 400 naming `events[i].field`). 429 (Retry-After) while this tenant has 20,000 submitted runs waiting to be written.",
+      "Each event starts a run (cause EVENT, due now) of every unpaused task of the tenant whose EVENT trigger names it and whose filter its payload passes, with the payload (or the trigger's projection of it) as params. The event is stored with the ids of those runs in their transaction; an event that matches no task is stored too. A task that debounces or throttles per key gets its key's COALESCING run instead (one run per burst, with the last payload; see `debounce` and `throttle` on tasks), and each event of the burst lists that run. One event: 201 (200 with the first event when its idempotency key was used before). A batch: 200 with each event's own result (201, 200, or 400 naming `events[i].field`). 429 (Retry-After) while this tenant has 20,000 events waiting to be matched to its tasks, or 20,000 submitted runs waiting to be written.",
   })
   @ApiBody({ type: EmitEventsDto })
   @ApiCreatedResponse({ type: EmittedEventView, description: 'One event, stored now' })
   @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(EmittedEventView) }, { $ref: getSchemaPath(EmitBatchView) }] }, description: 'One event stored before under its idempotency key, or a batch\'s results' })
   @ApiBadRequestResponse({ description: 'The event (or the batch\'s shape) is refused: errors name `name`, `payload`, `idempotencyKey` or `events`' })
-  @ApiTooManyRequestsResponse({ description: 'This tenant has too many submitted runs waiting to be written' })
+  @ApiTooManyRequestsResponse({ description: 'This tenant has too many events waiting to be matched, or submitted runs waiting to be written' })
   async emit(
     @TenantId() tenantId: string,
     @Body() body: EmitEventsDto,
@@ -36,7 +36,7 @@ export class EventsController {
     const given = (body ?? {}) as Record<string, unknown>;
     if (given.events !== undefined) {
       response.status(200);
-      return this.events.emitBatch(tenantId, given);
+      return this.events.emitBatch(tenantId, given, traceparent);
     }
     const event = await this.events.emitOne(tenantId, given, traceparent);
     if (!event.created) response.status(200);
