@@ -13,11 +13,29 @@ import { table } from '../support/table';
  * tasks as code): tenant A has `--runs` ended runs (default 300,000) and sends `--parallel` (40)
  * run searches for a text found nowhere — each examines its whole 20,000-run slice — at once, again
  * and again; tenant B, meanwhile, lists its runs and tasks one call after another. B's p50/p99
- * alone and during A's searches, A's searches per second, through the console process's REST API
- * with API keys.
+ * alone and during A's searches, A's calls per second, through the console process's REST API
+ * with API keys. `--flood=list` has A send cheap calls instead (its task list, back to back on
+ * each of its connections), `--flood=events` single events (each stored through its tenant's
+ * lanes): what a tenant's flood of ordinary calls costs another.
  */
 
 const CALLS = 60;
+
+/** One of tenant A's calls. */
+interface Call {
+  method: string;
+  path: string;
+  body?: string;
+}
+
+type Flood = 'search' | 'list' | 'events';
+
+/** What tenant A floods the console with: its calls, by kind (`--flood`). */
+const FLOODS: Record<Flood, (end: number, runs: number) => Call> = {
+  search: (end: number, runs: number) => ({ method: 'GET', path: `/runs/search?q=${encodeURIComponent('found nowhere')}&from=${end - runs * 1000}&to=${end + 1}` }),
+  list: () => ({ method: 'GET', path: '/tasks?limit=50' }),
+  events: () => ({ method: 'POST', path: '/events', body: JSON.stringify({ name: 'flood.tick', payload: { from: 'tenant-a' } }) }),
+};
 
 interface Phase {
   phase: string;
@@ -43,13 +61,15 @@ const figures = (phase: string, ms: number[]): Phase => ({ phase, p50: +percenti
 
 export const heavyNeighbour: Scenario = {
   name: 'heavy-neighbour',
-  description: "a tenant's 40 concurrent run searches (each a 20,000-run slice) against another tenant's list calls: B's p50/p99 alone and during them",
-  options: '--runs=N (tenant A\'s ended runs, default 300000) --parallel=N (A\'s searches at once, default 40) --tag=…',
+  description: "a tenant's 40 concurrent run searches (each a 20,000-run slice; or cheap calls, or events: --flood) against another tenant's list calls: B's p50/p99 alone and during them",
+  options: '--runs=N (tenant A\'s ended runs, default 300000) --parallel=N (A\'s calls at once, default 40) --flood=search|list|events (A\'s calls, default search) --tag=…',
   quickSet: false,
   async run({ args, log }) {
     const runs = Number(option(args, 'runs') ?? 300_000);
     const parallel = Number(option(args, 'parallel') ?? 40);
     const tag = option(args, 'tag') ?? '';
+    const flood = (option(args, 'flood') ?? 'search') as Flood;
+    if (!(flood in FLOODS)) throw new Error(`--flood: "${flood}" is not one of ${Object.keys(FLOODS).join(', ')}`);
     const c = await Cluster.open('heavy');
     let failed = true;
     try {
@@ -76,24 +96,25 @@ export const heavyNeighbour: Scenario = {
       log(`  seeded ${runs.toLocaleString('en-US')} runs of tenant A, 1,000 of tenant B`);
       const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_LOG_LEVEL: 'warn' }, compiled: true, timeoutMs: 300_000 });
       const url = `${consoleProc.url}/api`;
-      const aKey = await insertApiKey(c.ds, a.id, 'TENANT_VIEWER');
+      const aKey = await insertApiKey(c.ds, a.id, flood === 'events' ? 'TENANT_ADMIN' : 'TENANT_VIEWER');
       const bKey = await insertApiKey(c.ds, b.id, 'TENANT_VIEWER');
       await timeB(url, bKey, 10); // warm-up
       const alone = await timeB(url, bKey, CALLS);
 
       let stop = false;
-      let searches = 0;
+      let calls = 0;
       let refused = 0;
-      const search = `/runs/search?q=${encodeURIComponent('found nowhere')}&from=${end - runs * 1000}&to=${end + 1}`;
+      const call = FLOODS[flood](end, runs);
+      const headers = call.body === undefined ? aKey : { ...aKey, 'content-type': 'application/json' };
       const worker = async () => {
         while (!stop) {
-          const res = await fetch(`${url}${search}`, { headers: aKey });
+          const res = await fetch(`${url}${call.path}`, { method: call.method, headers, body: call.body });
           await res.text();
-          if (res.status === 200) searches++;
+          if (res.status < 300) calls++;
           else if (res.status === 429) {
             refused++;
             await sleep(Number(res.headers.get('retry-after') ?? '1') * 1000);
-          } else throw new Error(`A: search → ${res.status}`);
+          } else throw new Error(`A: ${call.method} ${call.path} → ${res.status}`);
         }
       };
       const started = performance.now();
@@ -103,15 +124,15 @@ export const heavyNeighbour: Scenario = {
       stop = true;
       await Promise.all(workers);
       const seconds = (performance.now() - started) / 1000;
-      const rows = [figures('B alone', alone), figures(`B during A's ${parallel} searches`, during)];
+      const rows = [figures('B alone', alone), figures(`B during A's ${parallel} ${flood} calls at once`, during)];
       log(table(['phase', 'p50 ms', 'p99 ms', 'max ms'], rows.map((r) => [r.phase, r.p50, r.p99, r.max])));
-      const aRate = +(searches / seconds).toFixed(1);
-      log(`  tenant A: ${searches} searches in ${seconds.toFixed(1)} s (${aRate}/s), ${refused} answered 429`);
-      writeResult(`heavy-neighbour${tag}.json`, { machine: machine(), runs, parallel, phases: rows, tenantA: { searches, perSec: aRate, refused } });
+      const aRate = +(calls / seconds).toFixed(1);
+      log(`  tenant A: ${calls} ${flood} calls in ${seconds.toFixed(1)} s (${aRate}/s), ${refused} answered 429`);
+      writeResult(`heavy-neighbour${tag}.json`, { machine: machine(), runs, parallel, flood, phases: rows, tenantA: { calls, perSec: aRate, refused } });
       failed = false;
       return [
         [`heavy neighbour${tag}: B p99 alone / during`, `${rows[0].p99} / ${rows[1].p99} ms (p50 ${rows[0].p50} / ${rows[1].p50})`],
-        [`heavy neighbour${tag}: A searches`, `${aRate}/s, ${refused} refused (429)`],
+        [`heavy neighbour${tag}: A's ${flood} calls`, `${aRate}/s, ${refused} refused (429)`],
       ];
     } finally {
       await c.close(failed);

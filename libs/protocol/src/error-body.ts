@@ -19,8 +19,8 @@
  * - DEPENDENCY_CYCLE 409: the dependency edge would close a cycle (`cycle` names it);
  * - TASK_HAS_DEPENDENCIES 409: the task is in dependency edges (`dependencyIds`);
  * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429, UNAVAILABLE 503;
- * - TENANT_BUSY 429 (engine): the signing tenant already has as many signed requests worked on
- *   and waiting on this engine as it may; TENANT_RATE_LIMITED 429 (engine): the signing tenant
+ * - TENANT_BUSY 429: the tenant already has as many requests worked on and waiting as it may —
+ *   on an engine its signed requests, on a console its API requests; TENANT_RATE_LIMITED 429 (engine): the signing tenant
  *   sent more signed requests than its sustained rate on this engine. Both with `Retry-After`
  *   (seconds); a client retries later, as after any 429;
  * - INTERNAL 500: an unexpected error, logged by the server; the body tells nothing more.

@@ -5,6 +5,7 @@ import type { Role } from '@baton/domain';
 import { unauthorized } from '../common/api-error';
 import type { ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
+import { TenantAdmission } from '../common/tenant-admission';
 import { ConsoleAuthGuard, isAllowed } from './auth.guard';
 import type { AuthService } from './auth.service';
 import { SESSION_COOKIE } from './session-cookie';
@@ -61,7 +62,7 @@ describe('console guard and the session cookie', () => {
     const written: string[] = [];
     const auth = { authenticate: () => Promise.reject(outcome) } as unknown as AuthService;
     const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
-    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions);
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, new TenantAdmission());
     const request = { method: 'GET', headers: { cookie: `${SESSION_COOKIE}=token-1` }, socket: {} };
     const context = {
       getType: () => 'http',

@@ -5,6 +5,7 @@ import { forbidden, unauthorized } from '../common/api-error';
 import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
+import { TenantAdmission } from '../common/tenant-admission';
 import { AuthService } from './auth.service';
 import { CsrfTokenRefusedError } from './csrf-token-refused-error';
 import { clearedSessionCookieLine, csrfRefusal, csrfTokenOf, requestCredential, secureCookieFor, type CookieSessionRequest } from './session-cookie';
@@ -35,6 +36,10 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  * from the session cookie (session-cookie.ts). A cookie-authenticated write (any method but
  * GET/HEAD/OPTIONS) must carry the CSRF token of its session in `X-CSRF-Token` (403 otherwise); a
  * cookie of an ended or unknown session is a 401 that clears the cookie.
+ *
+ * A tenant's request, once let through, waits for its place among the tenant's requests worked on
+ * at once (TenantAdmission: 429 TENANT_BUSY when too many wait), held until its answer has been
+ * sent or its client has gone.
  */
 @Injectable()
 export class ConsoleAuthGuard implements CanActivate {
@@ -42,6 +47,7 @@ export class ConsoleAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly auth: AuthService,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+    private readonly admission: TenantAdmission,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -82,6 +88,11 @@ export class ConsoleAuthGuard implements CanActivate {
             ? 'TENANT_ADMIN role required'
             : 'This route is for tenant users',
       );
+    }
+    if (principal.tenantId !== null) {
+      const ticket = this.admission.enter(principal.tenantId);
+      context.switchToHttp().getResponse<{ once(event: 'close', listener: () => void): unknown }>().once('close', ticket.leave);
+      await ticket.ready;
     }
     return true;
   }
