@@ -65,7 +65,7 @@ export class TenantAdmission {
     return { ready, leave };
   }
 
-  /** Requests of the tenant worked on and waiting (tests, metrics). */
+  /** Requests of the tenant worked on and waiting: what a test checks is given back. */
   of(tenantId: string): { inFlight: number; waiting: number } {
     const tenant = this.tenants.get(tenantId);
     return { inFlight: tenant?.inFlight ?? 0, waiting: tenant?.waiting.length ?? 0 };
