@@ -42,6 +42,12 @@ describe('serveConsoleWeb', () => {
     expect(await page.text()).toContain('<title>Baton</title>');
   });
 
+  it.each(['/', '/events', '/events/7', '/audit', '/runs/search'])('a page loaded directly (%s: a bookmark, a reload) → 200 with the app', async (path) => {
+    const page = await fetch(`${url}${path}`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<title>Baton</title>');
+  });
+
   it.each(['/assets/missing.js', '/assets/deep/er/missing.css', '/assets/%2e%2e/index.html', '/assets/..%2f..%2fpackage.json'])(
     'a missing or refused asset %s → 404 ErrorBody, no stack trace',
     async (path) => {

@@ -16,8 +16,15 @@ interface Response {
 }
 type NextFunction = () => void;
 
-/** The client-side routes of the web console: a GET of one of these paths is answered with index.html. */
-export const CONSOLE_WEB_ROUTES = /^\/(?:$|login|home|tasks|runs|dependencies|executors|alarms|stats|calendars|retention|operator|users|account|webhooks)(?:\/|$)/;
+/**
+ * The first segments of the web console's own pages (apps/console/web/src/app/Routes.tsx and App.tsx;
+ * console-pages.spec.ts holds the two lists together): a GET of `/`, `/<page>` or `/<page>/…` is
+ * answered 200 with index.html, so a bookmark or a reload of any page loads the app. Any other path a
+ * browser loads gets the app too, as a 404 that it shows as its not-found page (ConsoleExceptionFilter).
+ */
+export const CONSOLE_PAGES = ['login', 'home', 'operator', 'account', 'audit', 'users', 'tasks', 'dependencies', 'runs', 'events', 'executors', 'alarms', 'stats', 'calendars', 'retention', 'webhooks'] as const;
+
+const CONSOLE_WEB_ROUTES = new RegExp(`^/(?:$|(?:${CONSOLE_PAGES.join('|')})(?:/|$))`);
 
 /**
  * Where the web console's production build is: `BATON_CONSOLE_WEB_DIR`, else `dist/console-web`
