@@ -115,6 +115,29 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect((await post('apply', gamma.adminKey, 'version: 1\ntasks: [\n')).body.errors[0].field).toBe('file');
   });
 
+  it('plans as it applies: a name the tenant would not have, or a cycle, is refused by plan with the answer apply gives', async () => {
+    const before = await exportOf(gamma.admin);
+    const tasks = 'tasks:\n  - { name: p, executorApp: a, handler: h, trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }, calendarName: nowhere }\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n';
+    const unknown = `version: 1\n${tasks}dependencies:\n  - { parent: p, child: report }\n`;
+    const cycle = `version: 1\n${tasks.replace(', calendarName: nowhere', '')}dependencies:\n  - { parent: p, child: q }\n  - { parent: q, child: p }\n`;
+    for (const route of ['plan', 'apply'] as const) {
+      const refused = await post(route, gamma.adminKey, unknown);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.errors).toEqual([
+        { field: 'tasks[0].calendarName', reason: 'no calendar named "nowhere" (in the file or the tenant)' },
+        // acme's task "report" is no task of gamma's.
+        { field: 'dependencies[0].child', reason: 'no task named "report" (in the file or the tenant)' },
+      ]);
+      const cyclic = await post(route, gamma.adminKey, cycle);
+      expect(cyclic.status, JSON.stringify(cyclic.body)).toBe(409);
+      expect(cyclic.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['p', 'q', 'p'] });
+    }
+    // With prune, the tenant's other tasks go: an edge to one of them is refused too.
+    const pruned = await post('plan', acme.adminKey, 'version: 1\ncalendars: []\ntasks:\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\ndependencies:\n  - { parent: q, child: report }\n', true);
+    expect(pruned.body.errors).toEqual([{ field: 'dependencies[0].child', reason: 'no task named "report" (in the file; --prune deletes the tenant\'s others)' }]);
+    expect(await exportOf(gamma.admin)).toBe(before);
+  });
+
   it('records one audit record for an apply, marks its tasks managed, and shows drift after a console edit', async () => {
     const file = 'version: 1\ntasks:\n  - name: managed-one\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: FIXED_RATE, intervalMs: 3600000 }\n';
     const count = async () => Number((await db.dataSource.query("SELECT COUNT(*) AS n FROM audit_log WHERE tenant_id = 'gamma' AND action = 'config.apply'"))[0].n);
