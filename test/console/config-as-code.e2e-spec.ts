@@ -113,6 +113,9 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect((res.body.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual(['surprise', 'tasks[0].trigger.expression', 'tasks[2]']);
     expect(await exportOf(gamma.admin)).toBe(before);
     expect((await post('apply', gamma.adminKey, 'version: 1\ntasks: [\n')).body.errors[0].field).toBe('file');
+    // A list that is not one is one error, and a name that is a number says so.
+    expect((await post('plan', gamma.adminKey, 'version: 1\ntasks: { a: 1 }\n')).body.errors).toEqual([{ field: 'tasks', reason: 'must be a list' }]);
+    expect((await post('plan', gamma.adminKey, 'version: 1\ntasks:\n  - { name: 5, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n')).body.errors).toEqual([{ field: 'tasks[0].name', reason: 'must be a string' }]);
   });
 
   it('plans as it applies: a name the tenant would not have, or a cycle, is refused by plan with the answer apply gives', async () => {
