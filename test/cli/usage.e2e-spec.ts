@@ -27,4 +27,16 @@ describe('baton usage', () => {
     expect(badOption.stderr).toContain('--engines must be an integer');
     expect(baton('console', 'extra').status).toBe(2);
   }, 240_000);
+
+  it('a file named on the command line that cannot be read, or a mapping that is not YAML: the option and why, exit 2', () => {
+    const plan = baton('plan', '-f', '/nonexistent/tasks.yaml');
+    expect(plan.status).toBe(2);
+    expect(plan.stderr).toContain('baton: -f /nonexistent/tasks.yaml: cannot be read: ENOENT');
+    const mapping = baton('import', 'quartz', '--url', 'mysql://u:p@127.0.0.1:1/q', '--mapping', '/nonexistent/map.yaml');
+    expect(mapping.status).toBe(2);
+    expect(mapping.stderr).toContain('--mapping /nonexistent/map.yaml: cannot be read: ENOENT');
+    const notYaml = baton('import', 'xxl-job', '--url', 'mysql://u:p@127.0.0.1:1/x', '--mapping', resolve(__dirname, 'usage.e2e-spec.ts'));
+    expect(notYaml.status).toBe(2);
+    expect(notYaml.stderr).toMatch(/--mapping \S+usage\.e2e-spec\.ts: is not valid YAML or JSON: /);
+  }, 240_000);
 });

@@ -113,6 +113,32 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect((res.body.errors as Array<{ field: string }>).map((e) => e.field).sort()).toEqual(['surprise', 'tasks[0].trigger.expression', 'tasks[2]']);
     expect(await exportOf(gamma.admin)).toBe(before);
     expect((await post('apply', gamma.adminKey, 'version: 1\ntasks: [\n')).body.errors[0].field).toBe('file');
+    // A list that is not one is one error, and a name that is a number says so.
+    expect((await post('plan', gamma.adminKey, 'version: 1\ntasks: { a: 1 }\n')).body.errors).toEqual([{ field: 'tasks', reason: 'must be a list' }]);
+    expect((await post('plan', gamma.adminKey, 'version: 1\ntasks:\n  - { name: 5, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n')).body.errors).toEqual([{ field: 'tasks[0].name', reason: 'must be a string' }]);
+  });
+
+  it('plans as it applies: a name the tenant would not have, or a cycle, is refused by plan with the answer apply gives', async () => {
+    const before = await exportOf(gamma.admin);
+    const tasks = 'tasks:\n  - { name: p, executorApp: a, handler: h, trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }, calendarName: nowhere }\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n';
+    const unknown = `version: 1\n${tasks}dependencies:\n  - { parent: p, child: report }\n`;
+    const cycle = `version: 1\n${tasks.replace(', calendarName: nowhere', '')}dependencies:\n  - { parent: p, child: q }\n  - { parent: q, child: p }\n`;
+    for (const route of ['plan', 'apply'] as const) {
+      const refused = await post(route, gamma.adminKey, unknown);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.errors).toEqual([
+        { field: 'tasks[0].calendarName', reason: 'no calendar named "nowhere" (in the file or the tenant)' },
+        // acme's task "report" is no task of gamma's.
+        { field: 'dependencies[0].child', reason: 'no task named "report" (in the file or the tenant)' },
+      ]);
+      const cyclic = await post(route, gamma.adminKey, cycle);
+      expect(cyclic.status, JSON.stringify(cyclic.body)).toBe(409);
+      expect(cyclic.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['p', 'q', 'p'] });
+    }
+    // With prune, the tenant's other tasks go: an edge to one of them is refused too.
+    const pruned = await post('plan', acme.adminKey, 'version: 1\ncalendars: []\ntasks:\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\ndependencies:\n  - { parent: q, child: report }\n', true);
+    expect(pruned.body.errors).toEqual([{ field: 'dependencies[0].child', reason: 'no task named "report" (in the file; --prune deletes the tenant\'s others)' }]);
+    expect(await exportOf(gamma.admin)).toBe(before);
   });
 
   it('records one audit record for an apply, marks its tasks managed, and shows drift after a console edit', async () => {

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { CliCommand } from '../common/cli-command';
 import { UsageError } from '../common/usage-error';
 import { describeChanges, exportFile, planOrApply, type ConsoleApi } from '../common/config-api';
 import { ConsoleApiError } from '../common/console-api-error';
+import { readNamedFile } from '../common/read-named-file';
 
 const VARIABLES = `  BATON_API_URL   the console (default http://127.0.0.1:8080)
   BATON_API_KEY   a tenant API key (TENANT_ADMIN for plan and apply)   required`;
@@ -75,7 +76,7 @@ fire times of a task whose schedule changes) and, with --prune, deletions (-). C
 ${VARIABLES}`,
   async run(args) {
     const { file, prune } = fileArguments(args, 'plan');
-    const text = readFileSync(file, 'utf8');
+    const text = readNamedFile('-f', file);
     const api = await consoleApi();
     await reported(async () => console.log(describeChanges(await planOrApply(api, 'plan', text, prune))));
   },
@@ -94,7 +95,7 @@ editing them and shows when one has drifted). Recorded in the audit log.
 ${VARIABLES}`,
   async run(args) {
     const { file, prune } = fileArguments(args, 'apply');
-    const text = readFileSync(file, 'utf8');
+    const text = readNamedFile('-f', file);
     const api = await consoleApi();
     await reported(async () => {
       const changes = await planOrApply(api, 'apply', text, prune);

@@ -1,10 +1,11 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CliCommand } from '../common/cli-command';
 import { redactUrlPasswords } from '@baton/domain';
 import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
+import { readNamedFile } from '../common/read-named-file';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment the old scheduler stops); see docs/MANUAL.md
@@ -101,7 +102,13 @@ function mapOne(mapping: Mapping, spec: string, key: string, usage: (m: string) 
 }
 
 function readMapping(mapping: Mapping, file: string, key: string, usage: (m: string) => UsageError): void {
-  const read = parse(readFileSync(file, 'utf8')) as unknown;
+  const text = readNamedFile('--mapping', file, usage);
+  let read: unknown;
+  try {
+    read = parse(text);
+  } catch (error) {
+    throw usage(`--mapping ${file}: is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`);
+  }
   if (typeof read !== 'object' || read === null) throw usage(`--mapping ${file}: must map ${key} to { executorApp, handler }`);
   for (const [name, target] of Object.entries(read as Record<string, unknown>)) {
     const t = target as { executorApp?: unknown; handler?: unknown } | null;

@@ -110,6 +110,8 @@ describe('importQuartz', () => {
     expect(importQuartz(store([job('s')], [simple(10, null)]), OPTIONS).tasks[0]).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 60_000 }, startAt: NOW, endAt: NOW + 600_000 });
     expect(importQuartz(store([job('s')], [simple(-1, NOW + 120_000)]), OPTIONS).tasks[0]).toMatchObject({ endAt: NOW + 119_999 });
     expect(importQuartz(store([job('s')], [simple(-1, null)]), OPTIONS).tasks[0]).not.toHaveProperty('endAt');
+    const everyCentury = cron('s', '', { type: 'SIMPLE', cron: null, simple: { repeatCount: -1, repeatInterval: 100 * 365 * 86_400_000, timesTriggered: 0 }, endTime: null });
+    expect(importQuartz(store([job('s')], [everyCentury]), OPTIONS).entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: it repeats every 3153600000000 ms; Baton's longest interval/)] });
   });
 
   it('a calendar-interval trigger of 1 day becomes a cron at its local time; 3 days is listed', () => {
@@ -117,6 +119,8 @@ describe('importQuartz', () => {
     expect(importQuartz(store([job('c')], [calInt(1, 'DAY')]), OPTIONS).tasks[0].trigger).toEqual({ kind: 'CRON', expression: '0 15 9 * * *', timeZone: 'Europe/Berlin' });
     expect(importQuartz(store([job('c')], [calInt(3, 'DAY')]), OPTIONS).entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/calendar interval of 3 days/)] });
     expect(importQuartz(store([job('c')], [calInt(90, 'MINUTE')]), OPTIONS).tasks[0].trigger).toEqual({ kind: 'FIXED_RATE', intervalMs: 5_400_000 });
+    // Past Baton's longest interval: listed, not written into a file that plan and apply would refuse whole.
+    expect(importQuartz(store([job('c')], [calInt(100_000, 'HOUR')]), OPTIONS).entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: interval 100000 HOUR: Baton's longest interval is 315360000000 ms/)] });
   });
 
   it('a trigger on a calendar that cannot be imported is listed, and so is the reason', () => {

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { canonicalCronTrigger, firstFireTime, MIN_INTERVAL_MS, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
+import { canonicalCronTrigger, firstFireTime, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
 import { importCalendar } from './quartz-calendar';
 import { resolveMisfire } from './quartz-misfire';
@@ -9,6 +9,7 @@ import { changeAtTimeOfDay } from '../import/dst-difference';
 import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
 import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
+import { intervalProblem } from '../import/interval';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -142,7 +143,8 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
     case 'SIMPLE': {
       const { repeatCount, repeatInterval } = trigger.simple!;
       if (repeatCount === 0 || repeatInterval === 0) return { trigger: { kind: 'ONCE', at: trigger.startTime } };
-      if (repeatInterval < MIN_INTERVAL_MS) return refuse(`it repeats every ${repeatInterval} ms; Baton's shortest interval is ${MIN_INTERVAL_MS} ms`);
+      const problem = intervalProblem(repeatInterval);
+      if (problem) return refuse(`it repeats every ${repeatInterval} ms; ${problem}`);
       // Quartz's end time is exclusive for a simple trigger; its repeat count bounds the grid (start + k × interval, k ≤ count).
       const lastRepeat = repeatCount < 0 ? Infinity : trigger.startTime + repeatCount * repeatInterval;
       return bounded({ kind: 'FIXED_RATE', intervalMs: repeatInterval }, trigger.startTime, Math.min(lastRepeat, (trigger.endTime ?? Infinity) - 1));
@@ -175,7 +177,8 @@ function calendarIntervalOf(trigger: QuartzTrigger, options: QuartzImportOptions
   const end = trigger.endTime ?? Infinity;
   if (UNIT_MS[unit] !== undefined) {
     const intervalMs = interval * UNIT_MS[unit];
-    if (intervalMs < MIN_INTERVAL_MS) return refuse(`interval ${interval} ${unit}`);
+    const problem = intervalProblem(intervalMs);
+    if (problem) return refuse(`interval ${interval} ${unit}: ${problem}`);
     return bounded({ kind: 'FIXED_RATE', intervalMs }, trigger.startTime, end);
   }
   const start = DateTime.fromMillis(trigger.startTime, { zone });

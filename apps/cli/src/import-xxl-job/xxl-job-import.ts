@@ -1,10 +1,11 @@
-import { canonicalCronTrigger, findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, MIN_INTERVAL_MS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
+import { canonicalCronTrigger, findCycle, firstFireTime, MAX_HANDLER_LENGTH, MAX_INT32, MAX_RETRY_ATTEMPTS, NAME_MAX_LENGTH, NAME_PATTERN, type DependencyEdge } from '@baton/domain';
 import { firstFireFrom, scheduleOfFields, type ScheduleFields } from '../import/cut-over';
 import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
 import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import type { XxlJob, XxlJobGroup, XxlJobTables } from './xxl-job-rows';
 import { concurrencyPolicyOf, fanOutOf, misfirePolicyOf } from './xxl-job-strategies';
+import { intervalProblem } from '../import/interval';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface XxlJobImportOptions {
@@ -129,7 +130,9 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
     }
     case 'FIX_RATE': {
       const seconds = /^\d+$/.test(conf) ? Number(conf) : NaN;
-      if (!(seconds * 1000 >= MIN_INTERVAL_MS)) return `fix rate "${conf}" is not a whole number of seconds above 0`;
+      if (!(seconds > 0)) return `fix rate "${conf}" is not a whole number of seconds above 0`;
+      const problem = intervalProblem(seconds * 1000);
+      if (problem) return `fix rate ${seconds} s: ${problem}`;
       // The admin's grid: its stored next fire, then every interval on (moved past now, so the task owes no past fire); a stopped job has none: the apply starts it.
       const intervalMs = seconds * 1000;
       const next = job.triggerNextTime;

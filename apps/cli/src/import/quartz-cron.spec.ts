@@ -45,6 +45,9 @@ describe('translateQuartzCron', () => {
     ['0 0 12 * * ? */2', /year field/],
     ['0 0 12 * *', /5 fields/],
     ['0 0 12 ? * 8', /day-of-week/],
+    // Rows no Quartz would have written (edited by hand): listed, not thrown at the import.
+    ['99 0 0 * * ?', /^"99 0 0 \* \* \?" is not a cron Baton can read: invalid cron expression: .*second: 99/],
+    ['0 0 25 * * ?', /is not a cron Baton can read: .*hour/],
   ])('refuses %s with the reason', (quartz, reason) => {
     const result = translateQuartzCron(quartz, 'UTC');
     expect(result.ok).toBe(false);

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { CronDst } from '@baton/domain';
+import { parseCron, type CronDst } from '@baton/domain';
 
 /**
  * What Quartz's CronExpression does on daylight-saving days (XXL-JOB's admin schedules with its
@@ -40,6 +40,10 @@ export function translateQuartzCron(quartz: string, timeZone: string): Translate
   const bounds = yearBounds(year, timeZone);
   if (!bounds.ok) return bounds;
   const expression = [steps(second, 59), steps(minute, 59), steps(hour, 23), dom === '?' ? '*' : steps(dom, 31), steps(month, 12), weekday.field].join(' ');
+  // A row written past the scheduler's own check (by hand, by a script) can hold any text: it is
+  // listed with Baton's reason, not thrown at the whole import.
+  const parsed = parseCron(expression, timeZone);
+  if (!parsed.ok) return { ok: false, reason: `"${quartz}" is not a cron Baton can read: ${parsed.reason}` };
   return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter };
 }
 

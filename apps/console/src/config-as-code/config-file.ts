@@ -121,16 +121,18 @@ export function readConfigFile(raw: unknown, tenantId: string): { file: ConfigFi
     return value;
   };
   const retention = readRetention(raw.retention, errors);
-  const calendars = list('calendars').flatMap((c, i) => readCalendar(c, `calendars[${i}]`, errors));
-  const webhooks = list('webhooks').flatMap((w, i) => readWebhook(w, `webhooks[${i}]`, errors));
-  const tasks = list('tasks').flatMap((t, i) => readTask(t, `tasks[${i}]`, tenantId, errors));
-  const dependencies = list('dependencies').flatMap((d, i) => readDependency(d, `dependencies[${i}]`, errors));
+  // Each list read once: a key that is not a list is one error.
+  const [calendarItems, webhookItems, taskItems, dependencyItems] = [list('calendars'), list('webhooks'), list('tasks'), list('dependencies')];
+  const calendars = calendarItems.flatMap((c, i) => readCalendar(c, `calendars[${i}]`, errors));
+  const webhooks = webhookItems.flatMap((w, i) => readWebhook(w, `webhooks[${i}]`, errors));
+  const tasks = taskItems.flatMap((t, i) => readTask(t, `tasks[${i}]`, tenantId, errors));
+  const dependencies = dependencyItems.flatMap((d, i) => readDependency(d, `dependencies[${i}]`, errors));
   // By the items as written, so a repeat is named by its own place in the file.
   const nameOf = (item: unknown) => (isObject(item) && typeof item.name === 'string' ? item.name : null);
-  unique(list('calendars').map(nameOf), 'calendars', errors);
-  unique(list('webhooks').map(nameOf), 'webhooks', errors);
-  unique(list('tasks').map(nameOf), 'tasks', errors);
-  unique(list('dependencies').map((d) => (isObject(d) ? `${String(d.parent)} → ${String(d.child)}` : null)), 'dependencies', errors);
+  unique(calendarItems.map(nameOf), 'calendars', errors);
+  unique(webhookItems.map(nameOf), 'webhooks', errors);
+  unique(taskItems.map(nameOf), 'tasks', errors);
+  unique(dependencyItems.map((d) => (isObject(d) ? `${String(d.parent)} → ${String(d.child)}` : null)), 'dependencies', errors);
   if (errors.length > 0) return { file: null, errors };
   return { file: { version: CONFIG_FILE_VERSION, retention, calendars, webhooks, tasks, dependencies }, errors: [] };
 }

@@ -1,4 +1,4 @@
-import { diffFields, type FieldChange } from '@baton/domain';
+import { diffFields, findCycle, type DependencyEdge, type FieldChange, type FieldError } from '@baton/domain';
 import { scheduleChanged } from '../tasks/schedule';
 import type { FileTask } from '../tasks/file-task';
 import type { ConfigFile, FileDependency } from './config-file';
@@ -52,6 +52,39 @@ export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boo
   }
   changes.push(...diffNamed('dependency', current.dependencies, desired.dependencies, prune, edgeName));
   return changes;
+}
+
+/** Why a file cannot be applied to a tenant now in `current`: names it gives that the tenant would not have, or the cycle its dependencies would close. */
+export type FileRefusal = { errors: FieldError[] } | { cycle: string[] };
+
+/**
+ * What an apply of `desired` would refuse for what the file names rather than for what a field
+ * holds: a task's calendar, a dependency's tasks — in the file, or the tenant's (none but the
+ * file's with `prune`, which deletes the others) — and a dependency cycle in the tenant's edges
+ * after it. Plan and apply both ask, so a file `baton plan` passes is one `baton apply` takes.
+ */
+export function fileRefusal(current: ConfigFile, desired: ConfigFile, prune: boolean): FileRefusal | null {
+  const kept = <T extends { name: string }>(mine: readonly T[], theirs: readonly T[]) => new Set([...mine, ...(prune ? [] : theirs)].map((x) => x.name));
+  const where = prune ? 'in the file; --prune deletes the tenant\'s others' : 'in the file or the tenant';
+  const calendars = kept(desired.calendars, current.calendars);
+  const tasks = kept(desired.tasks, current.tasks);
+  const errors: FieldError[] = [];
+  desired.tasks.forEach((task, i) => {
+    if (task.calendarName !== null && !calendars.has(task.calendarName)) errors.push({ field: `tasks[${i}].calendarName`, reason: `no calendar named "${task.calendarName}" (${where})` });
+  });
+  desired.dependencies.forEach((d, i) => {
+    for (const end of ['parent', 'child'] as const) if (!tasks.has(d[end])) errors.push({ field: `dependencies[${i}].${end}`, reason: `no task named "${d[end]}" (${where})` });
+  });
+  if (errors.length > 0) return { errors };
+  const wanted = new Set(desired.dependencies.map(edgeName));
+  // The edges the tenant keeps besides the file's: none with prune.
+  const edges: DependencyEdge[] = prune ? [] : current.dependencies.filter((d) => !wanted.has(edgeName(d)));
+  for (const edge of desired.dependencies) {
+    const cycle = findCycle(edges, edge);
+    if (cycle) return { cycle };
+    edges.push(edge);
+  }
+  return null;
 }
 
 function diffNamed<T>(kind: ChangeKind, current: readonly T[], desired: readonly T[], prune: boolean, nameOf: (item: T) => string): PlannedChange[] {

@@ -1,6 +1,6 @@
 import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CycleError, findCycle, validateRetention, type DependencyEdge, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
+import { CycleError, validateRetention, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
   CalendarEntity,
   deleteCalendar,
@@ -44,7 +44,7 @@ import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
 import { writeConfigFile, type ConfigFile, type ExportShown } from './config-file';
-import { edgeName, type PlannedChange } from './config-plan';
+import { edgeName, fileRefusal, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
@@ -102,6 +102,7 @@ export class ConfigService implements OnApplicationShutdown {
     return this.heavyWork.run(tenantId, async () => {
       const desired = await this.desired(tenantId, text);
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
+      assertApplicable(snapshot, desired, prune);
       return this.thread.plan(this.planInput(snapshot, desired, prune));
     });
   }
@@ -121,6 +122,7 @@ export class ConfigService implements OnApplicationShutdown {
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
       const snapshot = await readSnapshot(em, tenantId);
+      assertApplicable(snapshot, desired, prune);
       const input = this.planInput(snapshot, desired, prune, now);
       const changes = planOf(input, false);
       const of = (kind: PlannedChange['kind'], action: PlannedChange['action']) => new Set(changes.filter((c) => c.kind === kind && c.action === action).map((c) => c.name));
@@ -219,12 +221,8 @@ export class ConfigService implements OnApplicationShutdown {
     const tenantId = tenant.id;
     const ids = new Map([...snapshot.tasks].map(([name, row]) => [name, row.id]));
     const errors: FieldError[] = [];
-    const calendarOf = (task: FileTask, i: number) => {
-      if (task.calendarName === null) return null;
-      const calendar = calendars.get(task.calendarName);
-      if (!calendar) errors.push({ field: `tasks[${i}].calendarName`, reason: `no calendar named "${task.calendarName}" (in the file or the tenant)` });
-      return calendar ?? null;
-    };
+    // Every calendar named is the file's or the tenant's (assertApplicable).
+    const calendarOf = (task: FileTask) => (task.calendarName === null ? null : calendars.get(task.calendarName)!);
     const versions: Array<{ tenantId: string; taskId: number; version: number; definition: TaskDefinition }> = [];
     const created: TaskEntity[] = [];
     for (const [i, task] of desired.tasks.entries()) {
@@ -232,7 +230,7 @@ export class ConfigService implements OnApplicationShutdown {
       if (i > 0 && i % ROWS_A_TURN === 0) await nextTurn();
       const definition: TaskDefinition = { ...task, tenantId };
       if (create.has(task.name)) {
-        const row = newTaskRow(definition, tenant.engineGroup, calendarOf(task, i), now);
+        const row = newTaskRow(definition, tenant.engineGroup, calendarOf(task), now);
         if ('field' in row) errors.push({ ...row, field: `tasks[${i}].${row.field}` });
         else created.push(Object.assign(row, { managedHash: managedHash(task) }));
       } else if (snapshot.tasks.has(task.name)) {
@@ -243,7 +241,7 @@ export class ConfigService implements OnApplicationShutdown {
           if (row.managedHash !== hash) await setManagedHash(em, tenantId, row.id, hash);
           continue;
         }
-        const calendar = calendarOf(task, i);
+        const calendar = calendarOf(task);
         const current = taskEntityToDefinition(row, row.calendarId === null ? null : ([...calendars.values()].find((c) => c.id === row.calendarId)?.definition.name ?? null));
         const cursor = await this.taskEdits.reschedule(em, row, current, definition, calendar?.definition ?? null);
         if ('field' in cursor) {
@@ -265,24 +263,10 @@ export class ConfigService implements OnApplicationShutdown {
     return ids;
   }
 
-  /** Creates the file's edges (condition and approval step updated on existing ones), prunes the others when asked, and refuses a cycle in the result. */
+  /** Creates the file's edges (condition and approval step updated on existing ones) and prunes the others when asked. */
   private async applyDependencies(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, taskIds: Map<string, number>, prune: boolean, now: number): Promise<void> {
-    const errors: FieldError[] = [];
+    // Both ends of every edge are named, and no cycle closed (assertApplicable).
     const wanted = new Map(desired.dependencies.map((d) => [edgeName(d), d]));
-    desired.dependencies.forEach((d, i) => {
-      for (const end of ['parent', 'child'] as const) if (!taskIds.has(d[end])) errors.push({ field: `dependencies[${i}].${end}`, reason: `no task named "${d[end]}" (in the file or the tenant)` });
-    });
-    if (errors.length > 0) throw badRequest(errors);
-    // The edges the tenant keeps besides the file's: none with --prune.
-    const edges: DependencyEdge[] = prune ? [] : snapshot.file.dependencies.filter((d) => !wanted.has(edgeName(d)));
-    for (const edge of desired.dependencies) {
-      const cycle = findCycle(edges, edge);
-      if (cycle) {
-        const error = new CycleError(cycle);
-        throw new ApiError(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
-      }
-      edges.push(edge);
-    }
     for (const [name, edge] of wanted) {
       const existing = snapshot.edges.get(name);
       if (!existing) {
@@ -296,4 +280,13 @@ export class ConfigService implements OnApplicationShutdown {
       await deleteEdges(em, tenantId, stale);
     }
   }
+}
+
+/** A 400 naming each name the file gives that the tenant would not have, or a 409 for the cycle it would close (fileRefusal): before anything is written. */
+function assertApplicable(snapshot: Snapshot, desired: ConfigFile, prune: boolean): void {
+  const refusal = fileRefusal(snapshot.file, desired, prune);
+  if (refusal === null) return;
+  if ('errors' in refusal) throw badRequest(refusal.errors);
+  const error = new CycleError(refusal.cycle);
+  throw new ApiError(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
 }

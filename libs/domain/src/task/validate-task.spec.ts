@@ -69,6 +69,15 @@ describe('validateTask — the input itself', () => {
     expect(validateTask({})[0].reason).toBe('is required');
   });
 
+  it('says a name or handler that is there but not text must be a string, not that it is required', () => {
+    expect(validateTask({ name: 5, executorApp: ['a'], handler: { h: 1 }, trigger: { kind: 'MANUAL' } })).toEqual([
+      { field: 'name', reason: 'must be a string' },
+      { field: 'executorApp', reason: 'must be a string' },
+      { field: 'handler', reason: 'must be a string' },
+    ]);
+    expect(validateTask({ name: null, executorApp: '', handler: 'h', trigger: { kind: 'MANUAL' } }).map((e) => e.reason)).toEqual(['is required', 'is required']);
+  });
+
   it('refuses fields a task does not have (a typo must not be silently ignored)', () => {
     expect(errorsFor({ cron: '* * * * *', timeout: 5 })).toEqual([
       { field: 'cron', reason: 'is not a task field' },

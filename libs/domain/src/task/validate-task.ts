@@ -2,7 +2,7 @@ import { ALARM_TYPES, CONCURRENCY_POLICIES, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MI
 import type { TaskDefinition } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { INSTANT_REASON, integerInRange, isMillis, isPlainObject, MAX_INT32, MAX_INTERVAL_MS } from '../validation/field-error';
-import { nameProblem } from '../validation/names';
+import { nameProblem, requiredTextProblem } from '../validation/names';
 import { isValidTimeZone } from '../time/time-zone';
 import { parseCron } from '../trigger/cron';
 import { paramsProblem } from './json-params';
@@ -123,7 +123,7 @@ export function validateTask(input: unknown): FieldError[] {
 type Add = (field: string, reason: string | null) => void;
 
 function handlerProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length === 0) return 'is required';
+  if (typeof value !== 'string' || value.length === 0) return requiredTextProblem(value);
   if (value.length > MAX_HANDLER_LENGTH) return `must be at most ${MAX_HANDLER_LENGTH} characters`;
   // Handlers are looked up by exact name in another process; invisible differences would be cruel.
   if (!/^[\x21-\x7e]+$/.test(value)) return 'may contain only printable ASCII without spaces';

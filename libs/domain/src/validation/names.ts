@@ -7,9 +7,18 @@ export const NAME_PATTERN = /^[A-Za-z0-9._-]+$/;
 /** Matches the varchar(100) columns the names are stored in. */
 export const NAME_MAX_LENGTH = 100;
 
+/**
+ * Why `value`, not a non-empty string, is refused: missing (absent, null, empty), or there but of
+ * another type — `name: 5` in a YAML file is a number, and "is required" would send its author
+ * looking for a field that is right in front of them.
+ */
+export function requiredTextProblem(value: unknown): string {
+  return value === undefined || value === null || value === '' ? 'is required' : 'must be a string';
+}
+
 /** The reason for a refused name, or null when the name is fine. */
 export function nameProblem(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length === 0) return 'is required';
+  if (typeof value !== 'string' || value.length === 0) return requiredTextProblem(value);
   if (value.length > NAME_MAX_LENGTH) return `must be at most ${NAME_MAX_LENGTH} characters`;
   if (!NAME_PATTERN.test(value)) return 'may contain only A-Z a-z 0-9 . _ -';
   return null;
