@@ -4,8 +4,13 @@ import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { TenantDirectory } from '../tenants/tenant-directory';
 
-/** Tenant bucket before the tenant's own row has been read (the tenants table's defaults). */
+/** Tenant bucket of a tenant read as absent (the tenants table's defaults): its runs are deferred at dispatch. */
 const DEFAULT_TENANT_LIMITS: TokenBucketOptions = { capacity: 2000, refillPerSec: 1000 };
+/**
+ * How long a run waits when its tenant's row has not been read yet on this engine (it was asked
+ * for when the run was accepted: Dispatcher.prepare), before it asks again: one read's time.
+ */
+export const TENANT_READ_WAIT_MS = 5;
 
 /**
  * Admission by rate: a run is dispatched only with a token of its tenant's bucket (the tenant's
@@ -29,9 +34,11 @@ export class DispatchAdmission {
   /**
    * Takes a token from the run's tenant bucket and task-queue bucket (both or neither).
    * Returns 0 when taken, else the ms until they could be — `ahead` runs of the same buckets
-   * being already in line, each needing its own token.
+   * being already in line, each needing its own token. None is taken before the tenant's quota is
+   * known (quotaKnown): TENANT_READ_WAIT_MS then.
    */
   takeTokens(run: ClaimedRun, now: number, ahead = 0): number {
+    if (!this.quotaKnown(run.tenantId)) return TENANT_READ_WAIT_MS;
     this.syncTenantLimits(run.tenantId, now);
     const keys = keysOf(run);
     if (ahead === 0 && this.buckets.tryTakeAll(now, keys)) return 0;
@@ -41,6 +48,18 @@ export class DispatchAdmission {
       wait += slowest > 0 && Number.isFinite(slowest) ? Math.ceil((ahead * 1000) / slowest) : 0;
     }
     return Number.isFinite(wait) ? Math.max(1, wait) : 60_000;
+  }
+
+  /**
+   * Whether this engine has read the tenant's row, and so knows its quota; if not, the read is asked
+   * for (it was when the tenant's runs were accepted: Dispatcher.prepare) and its runs wait for it. Taken
+   * from the defaults' bucket instead, a tenant of 5 runs a second started its first runs together
+   * whenever the read came after their instant (an engine's start, the tenant's first runs on it).
+   */
+  quotaKnown(tenantId: string): boolean {
+    if (this.tenants.hasRead(tenantId)) return true;
+    this.tenants.prefetch([tenantId]);
+    return false;
   }
 
   /** The run's tokens back to its buckets (it was not sent; it takes them anew when it comes round). */

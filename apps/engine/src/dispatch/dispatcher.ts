@@ -185,6 +185,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     this.tenants.prefetch(runs.map((r) => r.tenantId));
   }
 
+  /** Whether the tenant's quota is known here (DispatchAdmission.quotaKnown: if not, it is asked for). */
+  quotaKnown(tenantId: string): boolean {
+    return this.admission.quotaKnown(tenantId);
+  }
+
   /** A token of the run's tenant and task queue (DispatchAdmission): 0 when taken, else the ms until there could be one. */
   takeTokens(run: ClaimedRun, now: number, ahead = 0): number {
     return this.admission.takeTokens(run, now, ahead);

@@ -6,6 +6,7 @@ import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { Dispatcher } from './dispatcher';
 import { DueQueue } from './due-queue';
+import { TENANT_READ_WAIT_MS } from './dispatch-admission';
 import { eventually } from '../testing/eventually';
 
 /** A Dispatcher stand-in: records launches (and when), with settable slots and token waits. */
@@ -60,6 +61,11 @@ class StubDispatcher {
   }
   takeHeldBack(): ClaimedRun[] {
     return [];
+  }
+  /** Tenants whose quota this engine has not read (DispatchAdmission.quotaKnown). */
+  unread = new Set<string>();
+  quotaKnown(tenantId: string): boolean {
+    return !this.unread.has(tenantId);
   }
   takeTokens(run: ClaimedRun, _now: number, ahead = 0): number {
     return this.tokenWait(run, ahead);
@@ -350,6 +356,27 @@ describe('DueQueue', () => {
       expect(stub.launched).toHaveLength(1);
       await vi.advanceTimersByTimeAsync(1); // t + 300: sent when its token is there, after its instant
       expect(stub.launched[1]).toMatchObject({ run: { runId: 2 }, at: t + 300 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("holds a run whose tenant's quota is not read yet, trying again 5 ms from now: it is still sent ahead once the quota is known", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      const q = make(stub, 500);
+      const t = Date.now() + 500;
+      stub.ahead = new Set([1]);
+      stub.unread.add('acme');
+      q.accept([run(1, t)]);
+      await vi.advanceTimersByTimeAsync(0); // t − 500: due to be sent ahead, its quota unknown
+      expect(stub.launched).toHaveLength(0);
+      await vi.advanceTimersByTimeAsync(TENANT_READ_WAIT_MS); // asked again: still unknown
+      expect(stub.launched).toHaveLength(0);
+      stub.unread.clear();
+      await vi.advanceTimersByTimeAsync(TENANT_READ_WAIT_MS); // t − 490: known, sent ahead of its instant
+      expect(stub.launched).toMatchObject([{ run: { runId: 1 }, at: t - 500 + 2 * TENANT_READ_WAIT_MS }]);
     } finally {
       vi.useRealTimers();
     }

@@ -5,6 +5,7 @@ import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { Dispatcher } from './dispatcher';
+import { TENANT_READ_WAIT_MS } from './dispatch-admission';
 import { ReadyLine } from './ready-line';
 import { startsByMark } from './starts-by-mark';
 import { TenantTally } from './tenant-tally';
@@ -181,6 +182,11 @@ export class DueQueue implements OnModuleDestroy {
       const run = alone ?? (general ? this.ready.takeInTurn(this.shareOf, this.mayTakeSlot) : this.dispatcher.freeOnTimeSlots > 1 ? this.ready.takeNewestOnTime(now) : undefined);
       if (run === undefined) break;
       this.tally.remove(run.tenantId);
+      // Its tenant's quota not read yet: it waits for the read, counted from now, so a run due later is still sent ahead.
+      if (!this.dispatcher.quotaKnown(run.tenantId)) {
+        this.enqueue(run, now + TENANT_READ_WAIT_MS);
+        continue;
+      }
       const line = `${run.tenantId}\u0000${run.taskId}`;
       const ahead = waiting.get(line) ?? 0;
       // A run sent ahead takes its tokens as of its instant: a rate limits starts, not sends. One

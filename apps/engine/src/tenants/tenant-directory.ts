@@ -52,6 +52,11 @@ export class TenantDirectory {
     if (missing.length > 0) this.load(missing).catch(() => undefined);
   }
 
+  /** Whether this engine has read the tenant's row (found or not), however long ago. */
+  hasRead(id: string): boolean {
+    return this.cache.has(id);
+  }
+
   /** Age of the cached entry in ms (Infinity when none). */
   ageOf(id: string): number {
     const entry = this.cache.get(id);
