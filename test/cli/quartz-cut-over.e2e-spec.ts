@@ -4,8 +4,8 @@
  * (quartz/QuartzCutOver.java), fires a cron every second and a dozen other triggers (crons with
  * seconds in several zones, simple triggers of several periods, phases, repeat counts and end
  * times, calendar intervals, one-shots, a daily-time interval), each fire printing its scheduled
- * fire time. Once it runs the test picks the instant F (Quartz schedules the triggers bounded
- * around it), runs `baton import quartz --from F` and
+ * fire time. Once it runs the test picks the instant F (Quartz vetoes every fire after it and
+ * schedules the triggers bounded around it), runs `baton import quartz --from F` and
  * `baton apply` against an embedded Baton whose SDK executor records each run's scheduled instant,
  * puts Quartz on standby once it has made its last fire at or before F, and lets Baton run on.
  * Per trigger, the instants fired by Quartz (up to F) and by Baton (after F) together are Quartz's
@@ -159,7 +159,7 @@ describe('cut-over from a running Quartz 2.3.2 (clustered, MariaDB) to Baton', (
     expect([...listed.keys()].sort()).toEqual([...expected.keys()].sort());
     expect([...listed].filter(([, task]) => task === null).map(([trigger]) => trigger).sort()).toEqual(NOT_IMPORTED);
 
-    // Standby once Quartz has made every fire up to F (and before its next: a second later at most).
+    // Standby once Quartz has made every fire up to F (those after it it vetoes: StopsAfter, so the standby's timing does not matter).
     const upToFrom = (trigger: string) => expected.get(trigger)!.filter((at) => at <= from);
     await vi.waitFor(() => {
       for (const trigger of expected.keys()) expect(byQuartz.get(trigger) ?? [], trigger).toEqual(expect.arrayContaining(upToFrom(trigger)));

@@ -13,6 +13,8 @@ import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDetail;
 import org.quartz.JobExecutionContext;
+import org.quartz.Trigger.CompletedExecutionInstruction;
+import org.quartz.TriggerListener;
 import org.quartz.ScheduleBuilder;
 import org.quartz.Scheduler;
 import org.quartz.SimpleScheduleBuilder;
@@ -27,8 +29,8 @@ import org.quartz.spi.OperableTrigger;
  * the given database (QuartzCatalogue.createTables), schedules a cron every second and a dozen
  * other triggers from the instant `start`, starts the scheduler and prints `STARTED`. Each fire
  * prints `FIRED <group>.<name> <its scheduled fire time, epoch ms>`. Commands on stdin:
- * `from <epoch ms>` (the cut-over instant, told once Quartz runs: schedules the triggers bounded
- * around it, from the next whole second, then prints `FIRES <group>.<name> <epoch ms>,…` for
+ * `from <epoch ms>` (the cut-over instant, told once Quartz runs: registers StopsAfter for it,
+ * schedules the triggers bounded around it, from the next whole second, then prints `FIRES <group>.<name> <epoch ms>,…` for
  * every trigger — the fire times Quartz computes for it as scheduled, from `start` to two minutes
  * after the instant, TriggerUtils.computeFireTimesBetween — and
  * `SCHEDULED`), `standby` (scheduler.standby(), then `STANDBY`), `shutdown` (or the end of
@@ -43,6 +45,33 @@ public class QuartzCutOver {
       Trigger t = context.getTrigger();
       say("FIRED " + t.getKey().getGroup() + "." + t.getKey().getName() + " " + context.getScheduledFireTime().getTime());
     }
+  }
+
+  /**
+   * The cut-over's stop, as docs/MANUAL.md gives it: every fire scheduled after F is vetoed, so Quartz
+   * makes its fires up to F and none after by itself, however late its standby comes (a test on a
+   * loaded machine put it on standby 250 ms after F, past a fire Baton made too).
+   */
+  static class StopsAfter implements TriggerListener {
+    private final long from;
+
+    StopsAfter(long from) {
+      this.from = from;
+    }
+
+    public String getName() {
+      return "stops-after-cut-over";
+    }
+
+    public boolean vetoJobExecution(Trigger trigger, JobExecutionContext context) {
+      return context.getScheduledFireTime().getTime() > from;
+    }
+
+    public void triggerFired(Trigger trigger, JobExecutionContext context) {}
+
+    public void triggerMisfired(Trigger trigger) {}
+
+    public void triggerComplete(Trigger trigger, JobExecutionContext context, CompletedExecutionInstruction instruction) {}
   }
 
   static synchronized void say(String line) {
@@ -82,6 +111,7 @@ public class QuartzCutOver {
     for (String command; (command = commands.readLine()) != null && !command.equals("shutdown"); ) {
       if (command.startsWith("from ")) {
         long from = Long.parseLong(command.substring(5));
+        scheduler.getListenerManager().addTriggerListener(new StopsAfter(from));
         // From the next whole second (or the start): a start already past would have Quartz catch up at once.
         long begin = Math.max(start, (System.currentTimeMillis() / 1_000 + 1) * 1_000);
         List<Trigger> bounded = List.of(
