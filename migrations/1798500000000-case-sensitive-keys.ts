@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { collateOnMysql } from './collate-on-mysql';
 
 /**
  * The keys a tenant gives are case-sensitive, as the API says and as SQLite always compared them:
@@ -30,12 +31,11 @@ export class CaseSensitiveKeys1798500000000 implements MigrationInterface {
   }
 }
 
-async function collate(queryRunner: QueryRunner, collation: string): Promise<void> {
-  const type = queryRunner.connection.options.type;
-  if (type === 'better-sqlite3' || type === 'sqlite') return;
-  const as = `CHARACTER SET utf8mb4 COLLATE ${collation}`;
-  await queryRunner.query(`ALTER TABLE runs MODIFY fire_key VARCHAR(64) ${as} NOT NULL, MODIFY run_key VARCHAR(160) ${as} NULL, MODIFY key_scope VARCHAR(66) ${as} NULL`);
-  await queryRunner.query(`ALTER TABLE events MODIFY idempotency_key VARCHAR(62) ${as} NULL`);
-  await queryRunner.query(`ALTER TABLE submission_keys MODIFY fire_key VARCHAR(64) ${as} NOT NULL`);
-  await queryRunner.query(`ALTER TABLE run_keys MODIFY key_value VARCHAR(160) ${as} NOT NULL, MODIFY key_scope VARCHAR(66) ${as} NOT NULL`);
+function collate(queryRunner: QueryRunner, collation: string): Promise<void> {
+  return collateOnMysql(queryRunner, collation, (as) => [
+    `ALTER TABLE runs MODIFY fire_key VARCHAR(64) ${as} NOT NULL, MODIFY run_key VARCHAR(160) ${as} NULL, MODIFY key_scope VARCHAR(66) ${as} NULL`,
+    `ALTER TABLE events MODIFY idempotency_key VARCHAR(62) ${as} NULL`,
+    `ALTER TABLE submission_keys MODIFY fire_key VARCHAR(64) ${as} NOT NULL`,
+    `ALTER TABLE run_keys MODIFY key_value VARCHAR(160) ${as} NOT NULL, MODIFY key_scope VARCHAR(66) ${as} NOT NULL`,
+  ]);
 }

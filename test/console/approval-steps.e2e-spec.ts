@@ -177,6 +177,27 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(audit).toEqual([expect.objectContaining({ actor: expect.objectContaining({ kind: 'engine', name: `engine:approvals-${kind}` }), after: expect.objectContaining({ decision: 'APPROVE', decidedBy: 'deadline', state: 'PENDING' }) })]);
   });
 
+  it('after the deadline, before an engine has recorded its decision (between watchdog ticks, or no engine running), nobody decides: 409 naming state', async () => {
+    const [parent, child] = [await task('payout-check'), await task('payout-send')];
+    // An hour: the engine (on its own clock) does not reach the deadline during the test; the console's clock is moved to it.
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 3_600_000, onTimeout: 'REJECT' } });
+    const runId = await waitingChild(parent, child);
+    const { deadlineAt } = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body.approval as { deadlineAt: number };
+    const consoleNow = t.clock.now();
+    t.clock.set(deadlineAt);
+    // An API key: the sessions made at the console's start have expired by the engine's clock.
+    try {
+      expect((await api().get(`/api/runs/${runId}`).set(alpha.adminKey)).body.approval).toMatchObject({ decision: null, mayDecide: false });
+      const late = await decide(runId, 'approve', alpha.adminKey, 'sorry, I was away');
+      expect(late.status, JSON.stringify(late.body)).toBe(409);
+      expect(late.body.errors).toEqual([{ field: 'state', reason: `not waiting for approval: it reached its deadline (${new Date(deadlineAt).toISOString()}): the step decides REJECT by itself` }]);
+      expect((await api().get(`/api/runs/${runId}`).set(alpha.adminKey)).body).toMatchObject({ state: 'APPROVAL_WAIT', approval: { decision: null } });
+    } finally {
+      t.clock.set(consoleNow);
+    }
+    expect((await api().post(`/api/runs/${runId}/cancel`).set(alpha.admin)).status).toBe(200);
+  });
+
   it('cancel: a waiting run can be cancelled; at its deadline the engine only takes its row out of the sweep, deciding nothing', async () => {
     const [parent, child] = [await task('cleanup-scan'), await task('cleanup-delete')];
     await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 1000, onTimeout: 'APPROVE' } });

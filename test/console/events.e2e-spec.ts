@@ -158,6 +158,23 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:b-1')).toHaveLength(1);
   });
 
+  it('answers a key given twice in one batch with its first event, starting nothing for the second even where its payload matches more tasks', async () => {
+    const res = await emit(acme, {
+      events: [
+        { name: 'order.paid', payload: order('silver'), idempotencyKey: 'b-2' },
+        { name: 'order.paid', payload: order('gold'), idempotencyKey: 'b-2' },
+        { name: 'order.refunded', payload: order('gold'), idempotencyKey: 'b-2' },
+      ],
+    });
+    expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 200, 200]);
+    const [first, ...repeats] = res.body.results.map((r: { event: { id: number; runIds: number[]; created: boolean } }) => r.event);
+    for (const repeat of repeats) expect(repeat).toMatchObject({ id: first.id, runIds: first.runIds, created: false, refusedRuns: [] });
+    // The first (silver) matched the ledger only: no run of sync-gold, nor any run that no event lists.
+    expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:b-2')).toEqual([]);
+    const keyed = await db.dataSource.getRepository(RunEntity).findBy({ tenantId: 'acme', fireKey: 'e:b-2' });
+    expect(keyed.map((r) => r.id)).toEqual(first.runIds);
+  });
+
   it('refuses a bad event with a 400 naming the field, and writes nothing', async () => {
     const before = await db.dataSource.getRepository(EventEntity).count();
     const big = await emit(acme, { name: 'order.paid', payload: { blob: 'x'.repeat(64_001) } });

@@ -45,6 +45,7 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
         bob: { password: 'bob-pw', username: 'bob', email: 'bob@example.test', groups: ['acme-viewers'] },
         carol: { password: 'carol-pw', username: 'carol', email: 'carol@example.test', groups: ['nowhere'] },
         dave: { password: 'dave-pw', username: 'dave', email: 'dave@example.test', groups: ['acme-admins'] },
+        mallory: { password: 'mallory-pw', username: 'api-key:chatops', email: 'mallory@example.test', groups: ['acme-viewers'] },
       },
     });
     t = await startConsole(db.dataSource, undefined, { sso: oidcOptions(provider.issuer) });
@@ -122,6 +123,15 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
     const result = await signIn(t, REDIRECT_URL, new CookieJar(), 'carol', 'carol-pw');
     expect(result.sessionCookie).toBeNull();
     expect(errorOf(result.location)).toContain('tenant "ghost", which does not exist');
+  });
+
+  it("refuses a directory name that is an API key's principal name (it would decide the approval steps naming that key), provisioning no one", async () => {
+    const result = await signIn(t, REDIRECT_URL, new CookieJar(), 'mallory', 'mallory-pw');
+    expect(result.sessionCookie).toBeNull();
+    expect(errorOf(result.location)).toContain('starts with "api-key:", which Baton keeps for API keys');
+    expect(await db.dataSource.getRepository(UserEntity).countBy({ ssoSubject: 'mallory' })).toBe(0);
+    const [audit] = await db.dataSource.query("SELECT after_json FROM audit_log WHERE action = 'auth.login-failed' AND actor_name = 'api-key:chatops'");
+    expect(JSON.parse(audit.after_json)).toMatchObject({ method: 'oidc', reason: expect.stringContaining('keeps for API keys') });
   });
 
   it('refuses a forged ID token (signed by another key)', async () => {

@@ -248,6 +248,24 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     }
   });
 
+  it("finds a task by name through the SDK client past the first page of names containing it, and names the console's refusal of its key", async () => {
+    // Sorted by name, 500 `nightly-sync-…` come before `sync`: the search for `sync` has it on its second page.
+    const tasks = Array.from({ length: 500 }, (_, i) => ({ name: `nightly-sync-${i}`, executorApp: 'images', handler: 'report', trigger: { kind: 'MANUAL' } }));
+    expect((await t.http().post('/api/tasks/batch').set(globex.admin).send({ tasks: [...tasks, { ...tasks[0], name: 'sync' }] })).status).toBe(201);
+    const url = await listenOnLoopback(t);
+    const client = new BatonClient({ url, apiKey: globex.adminKey['X-API-Key'] });
+    const stranger = new BatonClient({ url, apiKey: 'bk_not-a-key' });
+    try {
+      const [sync] = await db.dataSource.query('SELECT id FROM tasks WHERE tenant_id = ? AND name = ?', ['globex', 'sync']);
+      expect(await client.taskId('sync')).toBe(Number(sync.id));
+      await expect(client.taskId('sync-')).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+      await expect(stranger.taskId('sync')).rejects.toMatchObject({ status: 401 });
+    } finally {
+      client.close();
+      stranger.close();
+    }
+  });
+
   it('sends runs submitted one at a time together (client.submit): each answered or refused on its own, in fewer requests than runs', async () => {
     const client = new BatonClient({ url: await listenOnLoopback(t), apiKey: acme.adminKey['X-API-Key'] });
     try {

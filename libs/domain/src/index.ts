@@ -55,6 +55,7 @@ export {
   MIN_APPROVAL_TIMEOUT_MS,
   commentProblem,
   describeApprovers,
+  lateDecisionProblem,
   mergeGates,
   readApprovalGate,
   refusalToDecide,

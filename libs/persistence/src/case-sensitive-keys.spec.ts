@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../test/support/databases';
 import { insertTask, seedTenant } from '../../../test/cluster/support/seed';
-import { EventEntity, RunEntity, RunKeyEntity } from './entities';
+import { findEventSubscribers, listEvents } from './console-queries/events';
+import { EventEntity, RunEntity, RunKeyEntity, TaskEntity } from './entities';
 
 const NOW = 1_790_000_000_000;
 
@@ -50,5 +51,17 @@ describe.each(TEST_DATABASES)('keys keep their case on %s', (kind) => {
     await run('m:2', { runKey: 'acme', keyScope: `t:${taskId}` });
     const found = await db.dataSource.getRepository(RunEntity).findBy({ runKey: 'acme' });
     expect(found.map((r) => r.fireKey)).toEqual(['m:2']);
+  });
+
+  it('event names (1798800000000-case-sensitive-event-names): `Paid` and `paid` are two, listed and subscribed to apart', async () => {
+    const event = (name: string, receivedAt: number) => db.dataSource.getRepository(EventEntity).insert({ tenantId: 'acme', name, payload: {}, idempotencyKey: null, runIds: [], receivedAt });
+    await event('Paid', NOW);
+    await event('paid', NOW + 1);
+    await event('PAID', NOW + 2);
+    const page = await listEvents(db.dataSource.manager, { tenantId: 'acme', name: 'paid', from: 0, to: NOW + 10, after: null, scanBudget: 0, limit: 10 });
+    expect(page.rows.map((e) => e.name)).toEqual(['paid']);
+    await db.dataSource.getRepository(TaskEntity).update({ id: taskId }, { triggerKind: 'EVENT', eventName: 'Paid' });
+    expect(await findEventSubscribers(db.dataSource.manager, 'acme', ['paid'])).toEqual([]);
+    expect((await findEventSubscribers(db.dataSource.manager, 'acme', ['Paid'])).map((s) => s.taskId)).toEqual([taskId]);
   });
 });

@@ -65,7 +65,16 @@ export class EventsService {
     // A repeat of a stored key is answered from its event, without a write (a concurrent repeat
     // still gets past here: insertEvents and the runs' fire keys `e:<key>` catch it in the lane).
     const { stored, subscribers } = await this.reads.of(tenantId, events);
-    const fresh = events.filter((e) => e.idempotencyKey === null || !stored.has(e.idempotencyKey));
+    // A key given again later in the same request is a repeat of its first event too: it starts
+    // nothing. Matched on its own it would start the runs of tasks the first did not match (another
+    // name, or a payload another filter passes), runs that no event lists.
+    const firstOfKey = new Map<string, EventInput>();
+    const fresh = events.filter((e) => {
+      if (e.idempotencyKey === null) return true;
+      if (stored.has(e.idempotencyKey) || firstOfKey.has(e.idempotencyKey)) return false;
+      firstOfKey.set(e.idempotencyKey, e);
+      return true;
+    });
     const answers = new Map<EventInput, EmittedEventView>();
     // Every event a repeat: nothing is written, so there is nothing to audit.
     if (fresh.length === 0) auditNoChange();
@@ -97,7 +106,17 @@ export class EventsService {
       }
     }
     const out: EmittedEventView[] = [];
-    for (const event of events) out.push(answers.get(event) ?? { ...(await this.withRuns(tenantId, stored.get(event.idempotencyKey!)!)), created: false, refusedRuns: [] });
+    for (const event of events) {
+      const own = answers.get(event);
+      if (own) {
+        out.push(own);
+        continue;
+      }
+      // A repeat: of this request's first event of its key, or of the event the key stored before.
+      const key = event.idempotencyKey!;
+      const first = firstOfKey.get(key);
+      out.push({ ...(first ? answers.get(first)! : await this.withRuns(tenantId, stored.get(key)!)), created: false, refusedRuns: [] });
+    }
     return out;
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { refusalToDecide, type ApprovalOutcome, type Decider } from '@baton/domain';
+import { lateDecisionProblem, refusalToDecide, type ApprovalOutcome, type Decider } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
 import { afterCommit, decideRunApproval, findRun, findRunApproval, releaseApprovedRun, type RunApprovalEntity, type RunEntity } from '@baton/persistence';
 import { ApiError, conflict, notFound } from '../common/api-error';
@@ -18,7 +18,8 @@ import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
  *   500 ms): a run's end and what follows it are written by the engines, as every end is.
  *
  * Refused, writing nothing: 404 no such run of the tenant; 409 the run is not waiting (no approval
- * step, decided already, or cancelled); 403 the gate does not admit the caller.
+ * step, decided already, cancelled, or its deadline has come: the deadline decides); 403 the gate
+ * does not admit the caller.
  */
 @Injectable()
 export class RunDecisionsService {
@@ -36,9 +37,11 @@ export class RunDecisionsService {
     if (!approval) throw notWaiting(runId, `is ${run.state} and has no approval step`);
     if (approval.decision !== null) throw notWaiting(runId, `was decided already: ${approval.decision} by ${approval.decidedBy ?? 'its deadline'}`);
     if (run.state !== 'APPROVAL_WAIT') throw notWaiting(runId, `is ${run.state}, not APPROVAL_WAIT`);
+    const now = this.clock.now();
+    const late = lateDecisionProblem(approval, now);
+    if (late) throw notWaiting(runId, late);
     const refusal = refusalToDecide(approval, input.decider);
     if (refusal) throw new ApiError(403, `Run ${runId}: ${refusal}`, { errors: [{ field: 'approvers', reason: refusal }] });
-    const now = this.clock.now();
     const approve = input.outcome === 'APPROVE';
     const decided = await decideRunApproval(em, { runId, tenantId, decision: input.outcome, decidedBy: input.decider.username, comment: input.comment, dueAt: approve ? null : now, now });
     // Another decision (a person's, or the deadline's) committed between the read and the write.

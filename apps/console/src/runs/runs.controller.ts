@@ -54,7 +54,7 @@ export class RunsController {
   @ApiOperation({
     summary: 'Approve a run waiting for approval: it goes on at once (PENDING, claimed at once)',
     description:
-      "Only a principal the run's approval step admits (its role or above, or a named user or API key `api-key:<name>`), of the run's tenant: 403 otherwise, whatever its role. 409 when the run is not waiting (no approval step, decided already, cancelled). Session or API key: a chat-ops bot approves with a key named in the step.",
+      "Only a principal the run's approval step admits (its role or above, or a named user or API key `api-key:<name>`), of the run's tenant: 403 otherwise, whatever its role. 409 when the run is not waiting (no approval step, decided already, cancelled) or its deadline has come (the step decides by itself, even before an engine records it). Session or API key: a chat-ops bot approves with a key named in the step.",
   })
   @ApiOkResponse({ type: RunDetailView })
   async approve(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Body() body: DecideRunDto, @CurrentPrincipal() principal: Principal): Promise<RunDetailView> {

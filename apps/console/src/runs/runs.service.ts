@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { attemptTimeline, firstAttemptLateness, refusalToDecide, shownTextContains, type Decider } from '@baton/domain';
+import { attemptTimeline, firstAttemptLateness, lateDecisionProblem, refusalToDecide, shownTextContains, type Decider } from '@baton/domain';
 import { splitError } from '@baton/protocol';
 import { traceFields } from '@baton/tracing';
 import {
@@ -21,6 +21,7 @@ import {
   taskNames,
 } from '@baton/persistence';
 import { badRequest, notFound } from '../common/api-error';
+import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, traceUrlOf, type ResolvedConsoleOptions } from '../common/options';
 import { DEFAULT_PAGE_SIZE, type Page } from '../common/cursor';
 import { keysetPage } from '../common/query';
@@ -84,8 +85,8 @@ export function runDetailView(
   };
 }
 
-/** A run's approval step as `decider` sees it (mayDecide: it waits, and the gate admits the decider). */
-export function runApprovalView(row: RunApprovalEntity, runState: RunEntity['state'], decider: Decider | undefined): RunApprovalView {
+/** A run's approval step as `decider` sees it at `now` (mayDecide: it waits, its deadline is ahead, and the gate admits the decider). */
+export function runApprovalView(row: RunApprovalEntity, runState: RunEntity['state'], decider: Decider | undefined, now: number): RunApprovalView {
   return {
     runId: row.runId,
     role: row.role,
@@ -96,7 +97,7 @@ export function runApprovalView(row: RunApprovalEntity, runState: RunEntity['sta
     decidedBy: row.decidedBy,
     decidedAt: row.decidedAt,
     comment: row.comment,
-    mayDecide: decider !== undefined && row.decision === null && runState === 'APPROVAL_WAIT' && refusalToDecide(row, decider) === null,
+    mayDecide: decider !== undefined && row.decision === null && runState === 'APPROVAL_WAIT' && lateDecisionProblem(row, now) === null && refusalToDecide(row, decider) === null,
   };
 }
 
@@ -111,6 +112,7 @@ export class RunsService {
     private readonly dataSource: DataSource,
     private readonly heavyWork: TenantHeavyWork,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   private taskNames(tenantId: string, taskIds: number[]): Promise<Map<number, string>> {
@@ -171,7 +173,7 @@ export class RunsService {
       row.cause === 'DEPENDENCY' ? findRunApproval(em, tenantId, id) : null,
     ]);
     const view = runDetailView(row, names.get(row.taskId) ?? null, executor, logs);
-    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId), approval: approval ? runApprovalView(approval, row.state, decider) : null };
+    return { ...view, traceUrl: traceUrlOf(this.options.traceUrlTemplate, view.traceId), approval: approval ? runApprovalView(approval, row.state, decider, this.clock.now()) : null };
   }
 
   /**

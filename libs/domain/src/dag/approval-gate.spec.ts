@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalGate } from '../types';
-import { commentProblem, describeApprovers, MAX_APPROVAL_COMMENT, MAX_APPROVAL_TIMEOUT_MS, mergeGates, readApprovalGate, refusalToDecide } from './approval-gate';
+import { commentProblem, describeApprovers, lateDecisionProblem, MAX_APPROVAL_COMMENT, MAX_APPROVAL_TIMEOUT_MS, mergeGates, readApprovalGate, refusalToDecide } from './approval-gate';
 
 const gate = (over: Partial<ApprovalGate>): ApprovalGate => ({ role: null, users: [], timeoutMs: 60_000, onTimeout: 'REJECT', ...over });
 
@@ -77,6 +77,15 @@ describe('refusalToDecide', () => {
     expect(refusalToDecide(named, { username: 'vic', role: 'TENANT_VIEWER' })).toBeNull();
     expect(refusalToDecide(named, { username: 'api-key:chatops', role: 'TENANT_ADMIN' })).toBeNull();
     expect(refusalToDecide(named, { username: 'ann', role: 'TENANT_ADMIN' })).toBe('ann (TENANT_ADMIN) may not decide: the approvers are vic, api-key:chatops');
+  });
+});
+
+describe('lateDecisionProblem', () => {
+  it('lets a person decide until the deadline, and from its instant on says the step decides by itself', () => {
+    const step = { deadlineAt: Date.UTC(2026, 0, 1), onTimeout: 'REJECT' as const };
+    expect(lateDecisionProblem(step, step.deadlineAt - 1)).toBeNull();
+    expect(lateDecisionProblem(step, step.deadlineAt)).toBe('reached its deadline (2026-01-01T00:00:00.000Z): the step decides REJECT by itself');
+    expect(lateDecisionProblem({ ...step, onTimeout: 'APPROVE' }, step.deadlineAt + 60_000)).toMatch(/decides APPROVE by itself$/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { principalNameProblem } from '../access/principal-names';
-import type { ApprovalGate, ApproverRole, Role } from '../types';
+import type { ApprovalGate, ApprovalOutcome, ApproverRole, Role } from '../types';
 import { APPROVAL_OUTCOMES, APPROVER_ROLES } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { integerInRange, isPlainObject } from '../validation/field-error';
@@ -88,6 +88,16 @@ export function refusalToDecide(gate: Pick<ApprovalGate, 'role' | 'users'>, deci
   if (gate.users.includes(decider.username)) return null;
   if (decider.role !== 'OPERATOR' && gate.role !== null && REACH[decider.role] >= REACH[gate.role]) return null;
   return `${decider.username} (${decider.role}) may not decide: the approvers are ${describeApprovers(gate)}`;
+}
+
+/**
+ * Why a person's decision at `now` comes too late for a step waiting until `deadlineAt`, or null.
+ * From its deadline on, the step decides itself (`onTimeout`): the engines record that when their
+ * watchdog next reads the step, and a person who decides first — between two watchdog ticks, or
+ * while no engine runs — must not overturn it.
+ */
+export function lateDecisionProblem(step: { deadlineAt: number; onTimeout: ApprovalOutcome }, now: number): string | null {
+  return now >= step.deadlineAt ? `reached its deadline (${new Date(step.deadlineAt).toISOString()}): the step decides ${step.onTimeout} by itself` : null;
 }
 
 /** The approvers in words, for alarms and refusals: `TENANT_ADMIN or alice, bob`. */

@@ -114,6 +114,22 @@ describe('takeKeyTokens', () => {
     expect(first.taken).toBe(0);
     expect(takeKeyTokens(first.bucket, rate, 1, 500).taken).toBe(1);
   });
+
+  it('a slow key taken from every few seconds still earns its tokens, stored in whole thousandths between takes', () => {
+    // One a day, asked every 5 s (a run each claim turn): each take earned 0.06 thousandths, which storing dropped.
+    const daily = { perSecond: 1 / 86_400, burst: 1 };
+    let bucket = takeKeyTokens(null, daily, 1, 0).bucket;
+    let tokenAt: number | null = null;
+    for (let now = 5_000; now <= 2 * 86_400_000 && tokenAt === null; now += 5_000) {
+      const take = takeKeyTokens(bucket, daily, 1, now);
+      if (take.taken === 1) tokenAt = now;
+      // As run_keys keeps it: tokens_milli, an integer.
+      bucket = { tokens: Math.floor(take.bucket.tokens * 1000 + 1e-6) / 1000, at: take.bucket.at };
+    }
+    // A day on, less no more than 1 ms of refill a take (the time kept is whole milliseconds, rounded down).
+    expect(tokenAt).toBeGreaterThanOrEqual(86_400_000);
+    expect(tokenAt).toBeLessThanOrEqual(86_400_000 + (86_400_000 / 5_000) * 1);
+  });
 });
 
 describe('validation', () => {

@@ -186,12 +186,19 @@ export class BatonClient {
     return answer.body as { results: EmitResult[]; created: number; existing: number; refused: number };
   }
 
-  /** The id of the tenant's task of that name (BatonApiError 404 when there is none). */
+  /** The id of the tenant's task of that name (BatonApiError 404 when there is none; the console's refusal, such as a 401, as it is). */
   async taskId(name: string): Promise<number> {
-    const answer = await this.request('GET', `/api/tasks?search=${encodeURIComponent(name)}&limit=500`, undefined, {});
-    const found = ((answer.body as { items?: Array<{ id: number; name: string }> }).items ?? []).find((t) => t.name === name);
-    if (!found) throw new BatonApiError(404, 'NOT_FOUND', `No task named "${name}"`);
-    return found.id;
+    // `search` finds names that contain it: `sync` among 600 `sync-…` tasks may be past the first page.
+    let cursor: string | null = null;
+    do {
+      const answer = await this.request('GET', `/api/tasks?search=${encodeURIComponent(name)}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, undefined, {});
+      if (answer.status >= 400) throw toError(answer.status, answer.body);
+      const page = answer.body as { items?: Array<{ id: number; name: string }>; nextCursor?: string | null };
+      const found = (page.items ?? []).find((t) => t.name === name);
+      if (found) return found.id;
+      cursor = page.nextCursor ?? null;
+    } while (cursor !== null);
+    throw new BatonApiError(404, 'NOT_FOUND', `No task named "${name}"`);
   }
 
   /** Closes the idle connections; requests in flight finish. */

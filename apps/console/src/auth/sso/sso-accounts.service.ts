@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { accessForGroups, keyRolesBeyond, type SsoAccess } from '@baton/domain';
+import { accessForGroups, API_KEY_PRINCIPAL_PREFIX, keyRolesBeyond, type SsoAccess } from '@baton/domain';
 import { endUserSessions, findSsoUser, insertUser, inTransaction, isUniqueViolation, revokeOwnerKeys, tenantExists, updateUser, UserEntity } from '@baton/persistence';
 import { conflict, forbidden } from '../../common/api-error';
 import { CLOCK, Clock } from '../../common/clock';
@@ -55,6 +55,12 @@ export class SsoAccountsService {
     const access = accessForGroups(this.options.sso.groupMap, identity.groups);
     let outcome: SignInOutcome | null = null;
     try {
+      // A directory's name is any text, but `api-key:<name>` is how Baton names an API key acting:
+      // a person signed in under it would decide the approval steps that name that key, and act in
+      // the audit log under the key's name.
+      if (identity.username.startsWith(API_KEY_PRINCIPAL_PREFIX)) {
+        throw forbidden(`Your name "${identity.username}" starts with "${API_KEY_PRINCIPAL_PREFIX}", which Baton keeps for API keys: ask your administrator to rename you in the directory`);
+      }
       outcome = await inTransaction(this.dataSource, (em) => this.keepInStep(em, identity, access));
       if (access === null) {
         this.logger.warn(`${identity.provider} sign-in of "${identity.username}" refused: none of its groups (${identity.groups.join(', ') || 'none'}) is in BATON_SSO_GROUP_MAP`);

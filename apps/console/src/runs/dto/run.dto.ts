@@ -106,7 +106,7 @@ export class RunApprovalView implements Api.RunApproval {
   @ApiProperty({ type: String, nullable: true, description: 'Who decided; null when the deadline did, or nobody yet' }) decidedBy!: string | null;
   @ApiProperty({ type: Number, nullable: true }) decidedAt!: number | null;
   @ApiProperty({ type: String, nullable: true }) comment!: string | null;
-  @ApiProperty({ description: 'Whether the caller may decide on it now (it waits, and the gate admits the caller)' }) mayDecide!: boolean;
+  @ApiProperty({ description: 'Whether the caller may decide on it now (it waits, its deadline is ahead, and the gate admits the caller)' }) mayDecide!: boolean;
 }
 
 /** A decision's body: an optional comment, recorded with it (and in the audit log). */

@@ -83,4 +83,17 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
     expect(new Set(answered.map((w) => w.row.id)).size).toBe(240);
     for (const { row } of answered) expect(stored.get(row.id)?.fireKey).toBe(row.fireKey);
   });
+
+  it('writes more runs in one call than one statement may bind (an event batch starting a run of each of many subscribers)', async () => {
+    // 13 values a run: 2,600 runs of either kind are past SQLite's 32,766 bound parameters.
+    const count = 2_600;
+    const unkeyed = Array.from({ length: count }, (_, i) => ({ task, params: `{"i":${i}}`, flowParams: null, fireKey: `m:00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }));
+    const keyed = Array.from({ length: count }, (_, i) => ({ task, params: `{"i":${i}}`, flowParams: null, fireKey: `e:evt-${i}`, cause: 'EVENT' as const }));
+    const written = await inTransaction(db.dataSource, (em) => insertSubmittedRuns(em, 'acme', [...unkeyed, ...keyed, keyed[0]], NOW));
+    expect(written.map((w) => w.created)).toEqual([...Array(2 * count).fill(true), false]);
+    expect(written[2 * count].row.id).toBe(written[count].row.id);
+    const stored = new Map((await db.dataSource.getRepository(RunEntity).find()).map((r) => [r.id, r]));
+    expect(stored.size).toBe(2 * count);
+    for (const { row } of written) expect(stored.get(row.id)?.fireKey).toBe(row.fireKey);
+  });
 });

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { KeyDebounce, KeyThrottle } from '@baton/domain';
 import { RunEntity } from '../../entities';
-import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+import { chunks, dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { collated } from '../collated';
 import { hasReturning } from './has-returning';
 import { insertWithIds } from './insert-with-ids';
@@ -82,7 +82,8 @@ const COLUMNS = 'tenant_id, task_id, engine_group, state, cause, fire_key, attem
 /**
  * Runs submitted through the API (a trigger, a batch of submissions, an event) in one transaction:
  * one PENDING run each, cause MANUAL (EVENT for an event's), due now, its own flow's root (flow_id null), under its fire
- * key. One INSERT for the batch's unkeyed runs, one for its keyed ones:
+ * key. One INSERT for the batch's unkeyed runs, one for its keyed ones (each of at most
+ * MAX_ROWS_PER_STATEMENT rows: more take one statement per such part):
  *
  *   INSERT INTO runs (…) VALUES (…), (…)                                          -- unkeyed (insertWithIds)
  *   SELECT id, task_id, fire_key FROM runs WHERE tenant_id = ? AND task_id IN (…) AND fire_key IN (…)
@@ -121,11 +122,14 @@ export async function insertSubmittedRuns(
   const byKey = new Map<string, RunEntity>();
   // The runs this call made, by `task fire_key`: every unkeyed one; a keyed one unless its key was used before.
   const made = new Set<string>();
+  // A statement of MAX_ROWS_PER_STATEMENT rows at most: each event of a batch of 500 may start a
+  // run of each of its subscribers, so a write can hold thousands of runs, and at 13 values a row
+  // past SQLite's 32,766 bound parameters the whole request failed with a 500.
   const unkeyed = runs.filter((r) => r.fireKey.startsWith('m:'));
-  if (unkeyed.length > 0) {
-    const written = await insertWithIds(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(unkeyed.length)}`, valueParams(tenantId, unkeyed, now), unkeyed.length);
-    const idOf = written ? new Map(unkeyed.map((r, i) => [keyOf(r.task.id, r.fireKey), written[i]])) : await readBackIds(manager, tenantId, unkeyed);
-    for (const r of unkeyed) {
+  for (const part of chunks(unkeyed)) {
+    const written = await insertWithIds(manager, `INSERT INTO runs (${COLUMNS}) VALUES ${values(part.length)}`, valueParams(tenantId, part, now), part.length);
+    const idOf = written ? new Map(part.map((r, i) => [keyOf(r.task.id, r.fireKey), written[i]])) : await readBackIds(manager, tenantId, part);
+    for (const r of part) {
       const id = idOf.get(keyOf(r.task.id, r.fireKey));
       if (id !== undefined) byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
       made.add(keyOf(r.task.id, r.fireKey));
@@ -135,8 +139,10 @@ export async function insertSubmittedRuns(
   if (keyed.length > 0) {
     // One order for every transaction's locks on the keys (collated): two consoles writing the same
     // keys in different orders deadlocked on them (bench idempotency: whole batches 500 after 4 attempts).
+    // The statements follow that order too, so the locks are taken in it across them.
     const ordered = [...keyed].sort((a, b) => a.task.id - b.task.id || collated(a.fireKey, b.fireKey));
-    const madeIds = await insertKeyed(manager, tenantId, ordered, now);
+    const madeIds = new Map<string, number>();
+    for (const part of chunks(ordered)) for (const [key, id] of await insertKeyed(manager, tenantId, part, now)) madeIds.set(key, id);
     for (const r of keyed) {
       const id = madeIds.get(keyOf(r.task.id, r.fireKey));
       if (id === undefined) continue;
@@ -145,10 +151,10 @@ export async function insertSubmittedRuns(
     }
     // Keys used before (or meanwhile, by another transaction): their runs as the database holds them.
     const others = keyed.filter((r) => !byKey.has(keyOf(r.task.id, r.fireKey)));
-    if (others.length > 0) {
+    for (const part of chunks(others)) {
       const readBack = manager
         .createQueryBuilder(RunEntity, 'r')
-        .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: [...new Set(others.map((r) => r.task.id))], fireKeys: others.map((r) => r.fireKey) });
+        .where('r.tenantId = :tenantId AND r.taskId IN (:...taskIds) AND r.fireKey IN (:...fireKeys)', { tenantId, taskIds: [...new Set(part.map((r) => r.task.id))], fireKeys: part.map((r) => r.fireKey) });
       // A locking read on MySQL: a key another transaction committed while this one waited on it is
       // newer than this transaction's snapshot (REPEATABLE READ), which a plain read would not see.
       const readRows = await (dialectOf(manager) === 'mysql' ? readBack.setLock('pessimistic_read') : readBack).getMany();
