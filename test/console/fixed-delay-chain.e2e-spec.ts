@@ -1,8 +1,9 @@
 /**
  * A FIXED_DELAY task is a chain: the planner leaves its next fire empty while a scheduled run is
  * under way, and that run's end places the next one a delay later (engine follow-ups). What the
- * console does to the task keeps the chain one chain: an edit while a run is under way places no
- * second fire beside it, and a chain that ended starts again when an edit lets it fire more.
+ * console does to the task or its runs keeps the chain one chain: an edit while a run is under way
+ * places no second fire beside it, a chain that ended starts again when an edit lets it fire more,
+ * and a cancelled run places the next fire as any other end does.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunEntity, TaskEntity } from '@baton/persistence';
@@ -60,5 +61,22 @@ describe.each(TEST_DATABASES)('a FIXED_DELAY chain through edits and cancels on 
     const raised = await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ version: await versionOf(id), maxFires: 5 });
     expect(raised.status, raised.text).toBe(200);
     expect(await plannerOf(id)).toEqual({ fireCount: 2, nextFireAt: T0 });
+  });
+
+  it('a cancelled scheduled run places the next fire a delay later, by the run’s route and by bulk cancel; a manual run’s cancel does not', async () => {
+    const id = await task({ fireCount: 1, nextFireAt: null });
+    const manual = await runUnderWay(id, { cause: 'MANUAL', fireKey: 'm:chain' });
+    expect((await t.http().post(`/api/runs/${manual.id}/cancel`).set(acme.admin)).status).toBe(200);
+    expect(await plannerOf(id)).toEqual({ fireCount: 1, nextFireAt: null });
+
+    const run = await runUnderWay(id);
+    expect((await t.http().post(`/api/runs/${run.id}/cancel`).set(acme.admin)).status).toBe(200);
+    expect(await plannerOf(id)).toEqual({ fireCount: 1, nextFireAt: T0 + DELAY });
+
+    const other = await task({ fireCount: 1, nextFireAt: null });
+    const pending = await runUnderWay(other, { state: 'PENDING', dispatchedAt: null });
+    const bulk = await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [pending.id] });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(await plannerOf(other)).toEqual({ fireCount: 1, nextFireAt: T0 + DELAY });
   });
 });

@@ -2,7 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES, type RunState } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { cancelBackfillRuns, cancelRun, cancelShards, cancelTaskRuns, findRun, markBackfillsCancelled, type RunEntity, withdrawPreparedFires, type WithdrawnFire } from '@baton/persistence';
+import {
+  cancelBackfillRuns,
+  cancelRun,
+  cancelShards,
+  cancelTaskRuns,
+  continueFixedDelayChain,
+  findFixedDelaySchedule,
+  findRun,
+  markBackfillsCancelled,
+  type RunEntity,
+  withdrawPreparedFires,
+  type WithdrawnFire,
+} from '@baton/persistence';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
@@ -27,8 +39,10 @@ export class RunChangesService {
    * Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state.
    * A fan-out run takes its live shards with it — cancelled first, as the engines lock a shard
    * before its fan-out run. A shard alone is refused: its fan-out run would wait for it forever,
-   * and the engines, not the console, end a fan-out run. `row` as read in the transaction;
-   * returns the run before. A refusal writes nothing.
+   * and the engines, not the console, end a fan-out run. A FIXED_DELAY task's scheduled run
+   * cancelled ends its chain's link as any other end does: its next fire is placed a delay from
+   * now (the engine would place it at the run's end, which will not come now). `row` as read in
+   * the transaction; returns the run before. A refusal writes nothing.
    */
   async cancelOne(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
     const before = await this.cancelUnnoticed(em, tenantId, id, row);
@@ -101,6 +115,10 @@ export class RunChangesService {
     if (!moved) {
       const current = await findRun(em, tenantId, id);
       throw notActive(id, current?.state ?? row.state);
+    }
+    if (row.cause === 'SCHEDULE') {
+      const fixedDelay = await findFixedDelaySchedule(em, row.taskId);
+      if (fixedDelay) await continueFixedDelayChain(em, row.taskId, fixedDelay, now);
     }
     return row;
   }
