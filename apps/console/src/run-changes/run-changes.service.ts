@@ -45,8 +45,8 @@ export class RunChangesService {
    * the transaction; returns the run before. A refusal writes nothing.
    */
   async cancelOne(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
-    const before = await this.cancelUnnoticed(em, tenantId, id, row);
-    if (wasSent(before)) abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, [{ runId: before.id, engineGroup: before.engineGroup }]);
+    const { before, maybeSent } = await this.cancelUnnoticed(em, tenantId, id, row);
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, maybeSent);
     return before;
   }
 
@@ -57,18 +57,18 @@ export class RunChangesService {
    */
   async cancelEach(em: EntityManager, tenantId: string, ids: readonly number[], runs: ReadonlyMap<number, RunEntity>): Promise<Array<RunEntity | ApiError>> {
     const outcomes: Array<RunEntity | ApiError> = [];
-    const sent: RunEntity[] = [];
+    const sent: SentRun[] = [];
     for (const id of ids) {
       try {
-        const before = await this.cancelUnnoticed(em, tenantId, id, runs.get(id));
-        if (wasSent(before)) sent.push(before);
+        const { before, maybeSent } = await this.cancelUnnoticed(em, tenantId, id, runs.get(id));
+        sent.push(...maybeSent);
         outcomes.push(before);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         outcomes.push(error);
       }
     }
-    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, sent.map((r) => ({ runId: r.id, engineGroup: r.engineGroup })));
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, sent);
     return outcomes;
   }
 
@@ -100,8 +100,12 @@ export class RunChangesService {
     return withdrawn;
   }
 
-  /** cancelOne without telling the engines (the caller does, once for all its cancels). */
-  private async cancelUnnoticed(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
+  /**
+   * cancelOne without telling the engines (the caller does, once for all its cancels): the run
+   * before, and what it cancelled that an engine may have sent — the run, and a fan-out run's
+   * shards that were at their executors (the fan-out run itself never is).
+   */
+  private async cancelUnnoticed(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<{ before: RunEntity; maybeSent: SentRun[] }> {
     if (!row) throw notFound('Run', id);
     if (!isActive(row.state)) throw notActive(id, row.state);
     if (row.cause === 'SHARD') {
@@ -110,7 +114,7 @@ export class RunChangesService {
       ]);
     }
     const now = this.clock.now();
-    if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
+    const shards = row.shardTotal === null ? [] : await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
     const moved = await cancelRun(em, { runId: id, tenantId, now });
     if (!moved) {
       const current = await findRun(em, tenantId, id);
@@ -120,9 +124,13 @@ export class RunChangesService {
       const fixedDelay = await findFixedDelaySchedule(em, row.taskId);
       if (fixedDelay) await continueFixedDelayChain(em, row.taskId, fixedDelay, now);
     }
-    return row;
+    const maybeSent = [...(wasSent(row) ? [row.id] : []), ...shards.map((s) => s.runId)].map((runId) => ({ runId, engineGroup: row.engineGroup }));
+    return { before: row, maybeSent };
   }
 }
+
+/** A cancelled run an engine may have sent to an executor: the engines of its group are told to abort it. */
+type SentRun = { runId: number; engineGroup: string };
 
 /** Whether a run is not over yet (one of ACTIVE_STATES). */
 export function isActive(state: RunState): boolean {
