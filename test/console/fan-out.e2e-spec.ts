@@ -5,6 +5,7 @@
  * apps/engine/src/runs/fan-out.spec.ts and test/cluster/fan-out.e2e-spec.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunCancels } from '@baton/messaging';
 import { RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertRun, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -14,9 +15,11 @@ describe.each(TEST_DATABASES)('fan-out through the console API on %s', (kind) =>
   let t: ConsoleTestApp;
   let acme: SeededTenant;
   let other: SeededTenant;
+  /** What the console told the engines of cancelled runs (RunWakeups.cancelled). */
+  const cancelNotices: RunCancels[] = [];
 
   beforeAll(async () => {
-    t = await startConsole(db.dataSource);
+    t = await startConsole(db.dataSource, undefined, { wakeups: { wake: () => undefined, cancelled: (c) => cancelNotices.push(c) } });
     acme = await seedTenant(t, db.dataSource, 'acme');
     other = await seedTenant(t, db.dataSource, 'globex');
   });
@@ -73,5 +76,28 @@ describe.each(TEST_DATABASES)('fan-out through the console API on %s', (kind) =>
     expect(cancelled.body.state).toBe('CANCELLED');
     const states = await Promise.all(shards.map(async (s) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: s.id })).state));
     expect(states).toEqual(['SUCCEEDED', 'CANCELLED', 'CANCELLED']);
+  });
+
+  it('has the engines abort the shards a cancelled fan-out run had sent, by the run’s route and by bulk cancel', async () => {
+    const task = (await t.http().post('/api/tasks').set(acme.admin).send(cronTask('reindex-all', { fanOut: { mode: 'SHARDED', shards: 3 } }))).body;
+    const fanOut = async () => {
+      const parent = await insertRun(db.dataSource, 'acme', task.id, { state: 'ACCEPTED', shardTotal: 3 });
+      const shard = (i: number, state: RunEntity['state']) =>
+        insertRun(db.dataSource, 'acme', task.id, { state, cause: 'SHARD', parentRunId: parent.id, shardIndex: i, shardTotal: 3, fireKey: `sh:${parent.id}:${i}`, dispatchedAt: state === 'PENDING' ? null : parent.scheduledAt });
+      return { parent, shards: [await shard(0, 'ACCEPTED'), await shard(1, 'DISPATCHED'), await shard(2, 'PENDING')] };
+    };
+    // The fan-out run itself was never at an executor; its shards that were sent are.
+    const sentIds = (f: Awaited<ReturnType<typeof fanOut>>) => [f.parent.id, f.shards[0].id, f.shards[1].id].sort((a, b) => a - b);
+
+    const one = await fanOut();
+    cancelNotices.splice(0);
+    expect((await t.http().post(`/api/runs/${one.parent.id}/cancel`).set(acme.admin)).status).toBe(200);
+    expect(cancelNotices.map((n) => ({ ...n, runIds: [...n.runIds].sort((a, b) => a - b) }))).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: sentIds(one) }]);
+
+    const two = await fanOut();
+    cancelNotices.splice(0);
+    const bulk = await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [two.parent.id] });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(cancelNotices.flatMap((n) => n.runIds).sort((a, b) => a - b)).toEqual(sentIds(two));
   });
 });

@@ -143,6 +143,32 @@ describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (k
     expect(cancelNotices.flatMap((n) => n.runIds)).toEqual([first.id, second.id]);
   });
 
+  it("a calendar's new dates reach the prepared fires of the tasks using it: those more than the margin ahead withdrawn, planned again past the dates now excluded", async () => {
+    const created = await t.http().post('/api/calendars').set(acme.admin).send({ name: 'closures', timeZone: 'UTC', dates: ['2020-01-01'] });
+    expect(created.status, created.text).toBe(201);
+    const hourly = await t.http().post('/api/tasks').set(acme.admin).send(cronTask('hourly-open-days', { trigger: { kind: 'CRON', expression: '0 0 * * * *', timeZone: 'UTC' }, calendarName: 'closures' }));
+    expect(hourly.status, hourly.text).toBe(201);
+    const id = hourly.body.id as number;
+    await db.dataSource.getRepository(TaskEntity).update({ id }, { fireCount: 5, nextFireAt: T0 + 3 * 3_600_000 });
+    const near = await fire(id, 'ACCEPTED', T0 + EDIT_REACHES_FIRES_AFTER_MS, { dispatchedAt: T0 + 1_000 });
+    const sent = await fire(id, 'ACCEPTED', T0 + 3_600_000, { dispatchedAt: T0 + 3_600_000 });
+    const planned = await fire(id, 'PENDING', T0 + 2 * 3_600_000);
+    // T0's date (2026-03-01) closes: the fires on it not within the margin do not run on it.
+    const closed = await t.http().patch(`/api/calendars/${created.body.id}`).set(acme.admin).send({ dates: ['2020-01-01', '2026-03-01'] });
+    expect(closed.status, closed.text).toBe(200);
+    expect(await runsOf(id)).toEqual({
+      [near.id]: { state: 'ACCEPTED', error: null, fireKey: `s:${T0 + 1_000}` },
+      [sent.id]: { state: 'CANCELLED', error: WITHDRAWN_BY.calendar, fireKey: `w:${sent.id}` },
+    });
+    expect(planned.id in (await runsOf(id))).toBe(false);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id] }]);
+    expect(await plannerOf(id)).toEqual({ fireCount: 3, nextFireAt: Date.UTC(2026, 2, 2) });
+    // A rename moves no fire: nothing withdrawn.
+    const again = await fire(id, 'PENDING', Date.UTC(2026, 2, 2));
+    expect((await t.http().patch(`/api/calendars/${created.body.id}`).set(acme.admin).send({ name: 'closed-days' })).status).toBe(200);
+    expect(again.id in (await runsOf(id))).toBe(true);
+  });
+
   it('deleting a task has the engines abort its runs they may have sent', async () => {
     const id = await task({ fireCount: 0, nextFireAt: T0 + 60_000 });
     const sent = await fire(id, 'ACCEPTED', T0 + 10_000, { dispatchedAt: T0 + 10_000 });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { RunChangesModule } from '../run-changes/run-changes.module';
 import { CalendarsController } from './calendars.controller';
 import { CalendarsService } from './calendars.service';
 
-@Module({ controllers: [CalendarsController], providers: [CalendarsService], exports: [CalendarsService] })
+@Module({ imports: [RunChangesModule], controllers: [CalendarsController], providers: [CalendarsService], exports: [CalendarsService] })
 export class CalendarsModule {}

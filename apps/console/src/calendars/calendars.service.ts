@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { canonicalTimeZone, firstFireTime, validateCalendar, type ExclusionCalendar } from '@baton/domain';
+import { canonicalTimeZone, EDIT_REACHES_FIRES_AFTER_MS, firstFireTime, rewindForWithdrawn, validateCalendar, type ExclusionCalendar } from '@baton/domain';
 import {
   bumpRenamedCalendarTask,
   calendarNameTaken,
@@ -13,13 +13,16 @@ import {
   inTransaction,
   isUniqueViolation,
   listCalendars,
-  moveTaskNextFire,
+  lockTask,
+  setFireCursors,
   taskEntityToDefinition,
   updateCalendar,
+  WITHDRAWN_BY,
 } from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
+import { RunChangesService } from '../run-changes/run-changes.service';
 import { scheduleOf } from '../tasks/schedule';
 import { keepTaskVersions, type ChangedTaskVersion } from '../tasks/keep-task-versions';
 import type { CalendarBodyDto, CalendarView } from './dto/calendar.dto';
@@ -50,6 +53,7 @@ export class CalendarsService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly runChanges: RunChangesService,
   ) {}
 
   async list(tenantId: string): Promise<CalendarView[]> {
@@ -106,8 +110,10 @@ export class CalendarsService {
         }
         await updateCalendar(em, tenantId, id, value);
         const renamed = value.name !== row.name;
+        // A rename alone moves no fire time.
+        const moved = value.timeZone !== row.timeZone || JSON.stringify(value.dates) !== JSON.stringify(row.dates);
         Object.assign(row, value);
-        await this.refreshTasks(em, tenantId, row);
+        if (moved) await this.refreshTasks(em, tenantId, row);
         if (renamed) await this.keepRenamedVersions(em, tenantId, row);
         const taskCount = await countCalendarTasks(em, tenantId, id);
         await auditChange(em, { tenantId, objectType: 'calendar', objectId: id, before, after: calendarView(row) });
@@ -151,20 +157,27 @@ export class CalendarsService {
   }
 
   /**
-   * Recomputes the stored next fire time of the tasks using a changed calendar: the first fire
-   * time from the stored one (if already due) or from now. FIXED_DELAY tasks are left to the
-   * engine, which places their next fire when a run ends.
+   * The tasks using a calendar whose dates changed follow them, as an edit of their own calendar
+   * does (TaskEditsService.reschedule): each task's prepared fires more than
+   * EDIT_REACHES_FIRES_AFTER_MS ahead are withdrawn — planned, claimed or sent ahead, one on a date
+   * now excluded would still run — and its next fire time, rewound to give their instants back,
+   * becomes the first fire time from it (if already due: a paused task's missed time stays a
+   * misfire) or from now. A FIXED_DELAY task keeps the rewound time: the planner moves it along
+   * the delay grid past excluded dates (resumeFireTime), and a run's end places the next one.
+   * Each task is read under lock, so the planner does not move it meanwhile.
    */
   async refreshTasks(em: EntityManager, tenantId: string, calendar: CalendarEntity): Promise<void> {
     const definition: ExclusionCalendar = { name: calendar.name, timeZone: calendar.timeZone, dates: calendar.dates };
-    const tasks = await findCalendarTasks(em, tenantId, calendar.id);
     const now = this.clock.now();
-    for (const task of tasks) {
-      if (task.nextFireAt === null || task.triggerKind === 'FIXED_DELAY' || task.triggerKind === 'MANUAL') continue;
-      const schedule = scheduleOf(taskEntityToDefinition(task, calendar.name), task, definition);
-      const next = firstFireTime(schedule, Math.min(task.nextFireAt, now));
-      if (next === task.nextFireAt) continue;
-      await moveTaskNextFire(em, { id: task.id, readVersion: task.version, nextFireAt: next, now });
+    for (const { id } of await findCalendarTasks(em, tenantId, calendar.id)) {
+      const task = await lockTask(em, tenantId, id);
+      if (!task || task.triggerKind === 'MANUAL' || task.triggerKind === 'EVENT') continue;
+      const withdrawn = await this.runChanges.withdrawFires(em, tenantId, [id], now + EDIT_REACHES_FIRES_AFTER_MS, WITHDRAWN_BY.calendar);
+      const cursor = rewindForWithdrawn(task, withdrawn.map((f) => f.scheduledAt));
+      const schedule = scheduleOf(taskEntityToDefinition(task, calendar.name), { fireCount: cursor.fireCount, createdAt: task.createdAt }, definition);
+      const next = cursor.nextFireAt === null || task.triggerKind === 'FIXED_DELAY' ? cursor.nextFireAt : firstFireTime(schedule, Math.min(cursor.nextFireAt, now));
+      if (next === task.nextFireAt && cursor.fireCount === task.fireCount) continue;
+      await setFireCursors(em, { tenantId, cursors: [{ taskId: id, fireCount: cursor.fireCount, nextFireAt: next }] });
     }
   }
 }

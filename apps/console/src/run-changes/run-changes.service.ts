@@ -2,7 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES, type RunState } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { cancelBackfillRuns, cancelRun, cancelShards, cancelTaskRuns, findRun, markBackfillsCancelled, type RunEntity, withdrawPreparedFires, type WithdrawnFire } from '@baton/persistence';
+import {
+  cancelBackfillRuns,
+  cancelRun,
+  cancelShards,
+  cancelTaskRuns,
+  continueFixedDelayChain,
+  findFixedDelaySchedule,
+  findRun,
+  markBackfillsCancelled,
+  type RunEntity,
+  withdrawPreparedFires,
+  type WithdrawnFire,
+} from '@baton/persistence';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { RUN_WAKEUPS } from '../wakeups/run-wakeups';
@@ -27,12 +39,14 @@ export class RunChangesService {
    * Cancels a run that is not over yet (cancelRun: one guarded update); else 409 naming its state.
    * A fan-out run takes its live shards with it — cancelled first, as the engines lock a shard
    * before its fan-out run. A shard alone is refused: its fan-out run would wait for it forever,
-   * and the engines, not the console, end a fan-out run. `row` as read in the transaction;
-   * returns the run before. A refusal writes nothing.
+   * and the engines, not the console, end a fan-out run. A FIXED_DELAY task's scheduled run
+   * cancelled ends its chain's link as any other end does: its next fire is placed a delay from
+   * now (the engine would place it at the run's end, which will not come now). `row` as read in
+   * the transaction; returns the run before. A refusal writes nothing.
    */
   async cancelOne(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
-    const before = await this.cancelUnnoticed(em, tenantId, id, row);
-    if (wasSent(before)) abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, [{ runId: before.id, engineGroup: before.engineGroup }]);
+    const { before, maybeSent } = await this.cancelUnnoticed(em, tenantId, id, row);
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, maybeSent);
     return before;
   }
 
@@ -43,18 +57,18 @@ export class RunChangesService {
    */
   async cancelEach(em: EntityManager, tenantId: string, ids: readonly number[], runs: ReadonlyMap<number, RunEntity>): Promise<Array<RunEntity | ApiError>> {
     const outcomes: Array<RunEntity | ApiError> = [];
-    const sent: RunEntity[] = [];
+    const sent: SentRun[] = [];
     for (const id of ids) {
       try {
-        const before = await this.cancelUnnoticed(em, tenantId, id, runs.get(id));
-        if (wasSent(before)) sent.push(before);
+        const { before, maybeSent } = await this.cancelUnnoticed(em, tenantId, id, runs.get(id));
+        sent.push(...maybeSent);
         outcomes.push(before);
       } catch (error) {
         if (!(error instanceof ApiError)) throw error;
         outcomes.push(error);
       }
     }
-    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, sent.map((r) => ({ runId: r.id, engineGroup: r.engineGroup })));
+    abortAtExecutorsAfterCommit(em, this.wakeups, tenantId, sent);
     return outcomes;
   }
 
@@ -86,8 +100,12 @@ export class RunChangesService {
     return withdrawn;
   }
 
-  /** cancelOne without telling the engines (the caller does, once for all its cancels). */
-  private async cancelUnnoticed(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<RunEntity> {
+  /**
+   * cancelOne without telling the engines (the caller does, once for all its cancels): the run
+   * before, and what it cancelled that an engine may have sent — the run, and a fan-out run's
+   * shards that were at their executors (the fan-out run itself never is).
+   */
+  private async cancelUnnoticed(em: EntityManager, tenantId: string, id: number, row: RunEntity | undefined): Promise<{ before: RunEntity; maybeSent: SentRun[] }> {
     if (!row) throw notFound('Run', id);
     if (!isActive(row.state)) throw notActive(id, row.state);
     if (row.cause === 'SHARD') {
@@ -96,15 +114,23 @@ export class RunChangesService {
       ]);
     }
     const now = this.clock.now();
-    if (row.shardTotal !== null) await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
+    const shards = row.shardTotal === null ? [] : await cancelShards(em, { parentRunIds: [id], reason: `Cancelled with its fan-out run ${id}`, now });
     const moved = await cancelRun(em, { runId: id, tenantId, now });
     if (!moved) {
       const current = await findRun(em, tenantId, id);
       throw notActive(id, current?.state ?? row.state);
     }
-    return row;
+    if (row.cause === 'SCHEDULE') {
+      const fixedDelay = await findFixedDelaySchedule(em, row.taskId);
+      if (fixedDelay) await continueFixedDelayChain(em, row.taskId, fixedDelay, now);
+    }
+    const maybeSent = [...(wasSent(row) ? [row.id] : []), ...shards.map((s) => s.runId)].map((runId) => ({ runId, engineGroup: row.engineGroup }));
+    return { before: row, maybeSent };
   }
 }
+
+/** A cancelled run an engine may have sent to an executor: the engines of its group are told to abort it. */
+type SentRun = { runId: number; engineGroup: string };
 
 /** Whether a run is not over yet (one of ACTIVE_STATES). */
 export function isActive(state: RunState): boolean {

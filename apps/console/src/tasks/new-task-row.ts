@@ -10,7 +10,7 @@ export function newTaskRow(
   now: number,
 ): TaskEntity | FieldError {
   const schedule = scheduleOf(definition, { fireCount: 0, createdAt: now }, calendar?.definition ?? null);
-  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null });
+  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: null, kindBefore: null, chainUnderWay: false });
   const never = neverFiresProblem(schedule, nextFireAt, now);
   if (never) return never;
   return Object.assign(new TaskEntity(), {

@@ -4,7 +4,7 @@ import { neverFiresProblem, nextFireAtFor } from './schedule';
 
 const NOW = Date.UTC(2026, 2, 1, 0, 0, 0);
 const base: Omit<Schedule, 'trigger'> = { startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null, createdAt: NOW };
-const fresh = { nextFireAt: null, kindBefore: null };
+const fresh = { nextFireAt: null, kindBefore: null, chainUnderWay: false };
 
 describe('next fire time of a saved task', () => {
   it('is the first cron time from now', () => {
@@ -27,8 +27,23 @@ describe('next fire time of a saved task', () => {
 
   it('keeps the engine-placed next fire of a FIXED_DELAY that has fired', () => {
     const s: Schedule = { ...base, fireCount: 3, trigger: { kind: 'FIXED_DELAY', delayMs: 5_000 } };
-    expect(nextFireAtFor(s, NOW, { nextFireAt: NOW + 1234, kindBefore: 'FIXED_DELAY' })).toBe(NOW + 1234);
-    expect(nextFireAtFor(s, NOW, { nextFireAt: null, kindBefore: 'FIXED_DELAY' })).toBeNull();
+    expect(nextFireAtFor(s, NOW, { nextFireAt: NOW + 1234, kindBefore: 'FIXED_DELAY', chainUnderWay: false })).toBe(NOW + 1234);
+  });
+
+  it('leaves a FIXED_DELAY chain under way to its run, whatever its trigger became', () => {
+    const newDelay: Schedule = { ...base, fireCount: 0, trigger: { kind: 'FIXED_DELAY', delayMs: 9_000 } };
+    expect(nextFireAtFor(newDelay, NOW, { nextFireAt: null, kindBefore: 'FIXED_DELAY', chainUnderWay: true })).toBeNull();
+    expect(nextFireAtFor({ ...newDelay, fireCount: 3 }, NOW, { nextFireAt: null, kindBefore: 'FIXED_DELAY', chainUnderWay: true })).toBeNull();
+    // Waiting for its next fire, with no run under way: a new delay starts the chain again now.
+    expect(nextFireAtFor(newDelay, NOW, { nextFireAt: NOW + 1234, kindBefore: 'FIXED_DELAY', chainUnderWay: false })).toBe(NOW);
+  });
+
+  it('starts an ended FIXED_DELAY chain again, unless maxFires still says it is over', () => {
+    const ended: Schedule = { ...base, fireCount: 3, maxFires: 5, trigger: { kind: 'FIXED_DELAY', delayMs: 5_000 } };
+    expect(nextFireAtFor(ended, NOW, { nextFireAt: null, kindBefore: 'FIXED_DELAY', chainUnderWay: false })).toBe(NOW);
+    const over = { ...ended, maxFires: 3 };
+    expect(nextFireAtFor(over, NOW, { nextFireAt: null, kindBefore: 'FIXED_DELAY', chainUnderWay: false })).toBeNull();
+    expect(neverFiresProblem(over, null, NOW)).toMatchObject({ field: 'maxFires' });
   });
 
   it('is null for MANUAL, and that is fine', () => {

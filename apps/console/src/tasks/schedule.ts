@@ -29,13 +29,17 @@ export function scheduleOf(
  * first fire time at or after `now` (domain `firstFireTime`).
  *
  * FIXED_DELAY's first fire is at its start time; when that has passed (or there is none) it is
- * now. After the task has fired, a FIXED_DELAY's next fire waits for the run to finish (the
- * engine computes it), so an edit keeps the stored one.
+ * now. A FIXED_DELAY task that was one before the save keeps its chain: while a scheduled run of
+ * it is under way (`chainUnderWay`), that run's end places the next fire (the engine, with the
+ * delay as saved), since a fire placed now would run beside it; while it waits for its next fire,
+ * that fire stands unless the trigger changed. A chain that ended (maxFires reached, end time
+ * passed) starts again as a new task's.
  */
-export function nextFireAtFor(schedule: Schedule, now: number, stored: { nextFireAt: number | null; kindBefore: string | null }): number | null {
+export function nextFireAtFor(schedule: Schedule, now: number, stored: { nextFireAt: number | null; kindBefore: string | null; chainUnderWay: boolean }): number | null {
   if (schedule.trigger.kind === 'FIXED_DELAY') {
-    if (schedule.fireCount > 0 && stored.kindBefore === 'FIXED_DELAY') return stored.nextFireAt;
-    if (remainingFires({ ...schedule, fireCount: 0 }) <= 0) return null;
+    if (stored.chainUnderWay) return stored.nextFireAt;
+    if (stored.kindBefore === 'FIXED_DELAY' && schedule.fireCount > 0 && stored.nextFireAt !== null) return stored.nextFireAt;
+    if (remainingFires(schedule) <= 0) return null;
     const start = Math.max(schedule.startAt ?? now, now);
     return firstFireTime({ ...schedule, fireCount: 0, startAt: start }, now);
   }
@@ -50,7 +54,6 @@ export function nextFireAtFor(schedule: Schedule, now: number, stored: { nextFir
 export function neverFiresProblem(schedule: Schedule, nextFireAt: number | null, now: number): FieldError | null {
   const trigger = schedule.trigger;
   if (nextFireAt !== null || trigger.kind === 'MANUAL' || trigger.kind === 'EVENT') return null;
-  if (trigger.kind === 'FIXED_DELAY' && schedule.fireCount > 0) return null;
   if (remainingFires(schedule) <= 0) {
     return { field: 'maxFires', reason: `is already reached (the task fired ${schedule.fireCount} times), so the task would never fire` };
   }
@@ -65,8 +68,10 @@ export function neverFiresProblem(schedule: Schedule, nextFireAt: number | null,
 /**
  * The planner state a save of an existing task stores: the stored one, rewound for the prepared
  * fires the save withdrew (`withdrawnAt`, domain rewindForWithdrawn); when the schedule changed,
- * recomputed from now (a new trigger counts its fires from zero, as Quartz's reschedule). A
- * schedule that could never fire is the FieldError naming why.
+ * recomputed from now (a new trigger counts its fires from zero, as Quartz's reschedule), but a
+ * FIXED_DELAY chain under way left to its run (`chainUnderWay`: the task is FIXED_DELAY before and
+ * after, and a scheduled run of it has not ended once the save's withdrawal is done; nextFireAtFor).
+ * A schedule that could never fire is the FieldError naming why.
  */
 export function savedFireCursor(
   stored: FireCursor & { createdAt: number },
@@ -75,11 +80,13 @@ export function savedFireCursor(
   calendar: ExclusionCalendar | null,
   now: number,
   withdrawnAt: readonly number[],
+  chainUnderWay: boolean,
 ): FireCursor | FieldError {
   const rewound = rewindForWithdrawn({ fireCount: stored.fireCount, nextFireAt: stored.nextFireAt }, withdrawnAt);
   if (!scheduleChanged(before, after)) return rewound;
   const fireCount = JSON.stringify(before.trigger) !== JSON.stringify(after.trigger) ? 0 : rewound.fireCount;
   const schedule = scheduleOf(after, { fireCount, createdAt: stored.createdAt }, calendar);
-  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: rewound.nextFireAt, kindBefore: before.trigger.kind });
-  return neverFiresProblem(schedule, nextFireAt, now) ?? { fireCount, nextFireAt };
+  const nextFireAt = nextFireAtFor(schedule, now, { nextFireAt: rewound.nextFireAt, kindBefore: before.trigger.kind, chainUnderWay });
+  // A chain under way has no next fire until its run ends: no sign that the task never fires.
+  return (chainUnderWay ? null : neverFiresProblem(schedule, nextFireAt, now)) ?? { fireCount, nextFireAt };
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedFiresWithdrawnAfter, validateTask, withTaskDefaults, type ExclusionCalendar, type FieldError, type FireCursor, type TaskDefinition, type TaskInput } from '@baton/domain';
-import { findTask, inTransaction, lockTask, taskDefinitionToColumns, TaskEntity, updateTask, WITHDRAWN_BY } from '@baton/persistence';
+import { findTask, hasScheduledRunUnderWay, inTransaction, lockTask, taskDefinitionToColumns, TaskEntity, updateTask, WITHDRAWN_BY } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -116,7 +116,8 @@ export class TaskEditsService {
     const now = this.clock.now();
     const cutoff = preparedFiresWithdrawnAfter(before, after, now);
     const withdrawn = cutoff === null ? [] : await this.runChanges.withdrawFires(em, row.tenantId, [row.id], cutoff, after.paused ? WITHDRAWN_BY.pause : WITHDRAWN_BY.edit);
-    return savedFireCursor(row, before, after, calendar, now, withdrawn.map((f) => f.scheduledAt));
+    const chainUnderWay = before.trigger.kind === 'FIXED_DELAY' && after.trigger.kind === 'FIXED_DELAY' && (await hasScheduledRunUnderWay(em, { tenantId: row.tenantId, taskId: row.id }));
+    return savedFireCursor(row, before, after, calendar, now, withdrawn.map((f) => f.scheduledAt), chainUnderWay);
   }
 
   /**

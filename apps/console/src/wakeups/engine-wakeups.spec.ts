@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { ManualClock } from '@baton/domain';
 import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
 import { MAX_WAKE_RUNS, PATHS, verify, type WakeRequest } from '@baton/protocol';
+import { In } from 'typeorm';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { EngineWakeups, WAKE_HEDGE_MS } from './engine-wakeups';
 
@@ -125,5 +126,27 @@ describe('EngineWakeups', () => {
     expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e1', 'e2', 'e2']);
     expect(heard.every((h) => h.ok && h.path === PATHS.cancelled)).toBe(true);
     expect(heard.filter((h) => h.engine === 'e1').map((h) => (JSON.parse(h.body) as { runIds: number[] }).runIds.length).sort()).toEqual([1, 1_000]);
+  });
+
+  it('reaches the live engines with a cancel notice after a quiet spell longer than an engine may stay silent: it waits for a fresh read of who is live', async () => {
+    const quiet = new ManualClock(T0);
+    const wakeups = new EngineWakeups(db.dataSource, quiet);
+    const notices = spyOn(wakeups, 'notify');
+    wakeups.cancelled({ tenantId: 'acme', engineGroup: 'default', runIds: [1] });
+    await answered(notices);
+    // 30 s without a wake-up or a cancel: the engines kept beating, the console did not look.
+    quiet.advance(30_000);
+    const nodes = db.dataSource.getRepository(EngineNodeEntity);
+    await nodes.update({ id: In(['e1', 'e2']) }, { heartbeatAt: quiet.now() });
+    try {
+      heard.splice(0);
+      wakeups.cancelled({ tenantId: 'acme', engineGroup: 'default', runIds: [2] });
+      await answered(notices);
+      expect(heard.map((h) => h.engine).sort()).toEqual(['e1', 'e2']);
+      expect(heard.every((h) => h.ok && JSON.parse(h.body).runIds[0] === 2)).toBe(true);
+    } finally {
+      wakeups.onModuleDestroy();
+      await nodes.update({ id: In(['e1', 'e2']) }, { heartbeatAt: T0 });
+    }
   });
 });

@@ -125,7 +125,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
 
   /** A cancel notice to every live engine of the tenant's group, each followed until that engine takes it. */
   private async notify(to: RunCancels, body: string, runCount: number): Promise<void> {
-    const reached = await this.reach(to);
+    const reached = await this.reach(to, true);
     if (!reached) return;
     const since = this.clock.now();
     const headers = this.signed(to.tenantId, reached.secret, PATHS.cancelled, body);
@@ -139,7 +139,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
 
   /** The notice again, signed anew (an engine refuses a signature it has seen), if its engine is still live. */
   private async resend(notice: EngineNotice): Promise<void> {
-    const reached = await this.reach(notice);
+    const reached = await this.reach(notice, true);
     if (!reached) return; // the tenant is gone, and its runs with it
     const engine = reached.engines.find((e) => e.id === notice.engineId);
     if (!engine) return this.giveUp(notice, 'the engine is no longer live');
@@ -175,9 +175,17 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     this.logger.warn(`engine ${engineId} refused ${path}: HTTP ${answer.status} ${answer.body.slice(0, 200)}`, { tenantId });
   }
 
-  /** The live engines of the tenant's group and its secret; null when the tenant has none (it is gone). */
-  private async reach(to: { tenantId: string; engineGroup: string }): Promise<{ engines: EngineNodeRow[]; secret: string } | null> {
-    const [engines, secret] = await Promise.all([this.liveEngines(), this.secretOf(to.tenantId)]);
+  /**
+   * The live engines of the tenant's group and its secret; null when the tenant has none (it is gone).
+   * `fresh` (a cancel notice): the engines as read at most REREAD_MS ago, waiting for a read if need
+   * be. The snapshot at hand is as old as the console's last wake-up or notice: after a quiet spell
+   * longer than SILENT_MS every engine in it looks silent, and a notice sent with it would reach no
+   * engine, so the run sent ahead it cancels would start at its instant. A wake-up is a hint and
+   * goes with the snapshot at hand (the next poll finds its run).
+   */
+  private async reach(to: { tenantId: string; engineGroup: string }, fresh = false): Promise<{ engines: EngineNodeRow[]; secret: string } | null> {
+    const live = fresh ? this.engines.fresh(REREAD_MS) : this.engines.current(REREAD_MS);
+    const [engines, secret] = await Promise.all([live, this.secretOf(to.tenantId)]);
     if (secret === null) return null;
     const now = this.clock.now();
     return { engines: engines.filter((e) => e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS), secret };
@@ -210,10 +218,6 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const at = Math.max(now, (this.lastSignedAt.get(tenantId) ?? 0) + 1);
     this.lastSignedAt.set(tenantId, at);
     return at;
-  }
-
-  private liveEngines(): Promise<EngineNodeRow[]> {
-    return this.engines.current(REREAD_MS);
   }
 
   private secretOf(tenantId: string): Promise<string | null> {

@@ -2,9 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Alarms } from '../alarms/alarms';
 import { ClaimSignal } from '../common/claim-signal';
 import type { DataSource, EntityManager } from 'typeorm';
-import { childrenToFire, describeApprovers, mergeGates, nextFixedDelayFire, parentResultsJson, type ApprovalGate, type DependencyEdge, type RunCause } from '@baton/domain';
+import { childrenToFire, describeApprovers, mergeGates, parentResultsJson, type ApprovalGate, type DependencyEdge, type RunCause } from '@baton/domain';
 import {
   findDependencyEdges,
+  continueFixedDelayChain,
   findFixedDelaySchedule,
   findFlowOutcomes,
   findParentResults,
@@ -14,7 +15,6 @@ import {
   insertDependencyRuns,
   insertRunApprovals,
   lockFlowRoot,
-  setFixedDelayNextFire,
   type FollowUpHints,
 } from '@baton/persistence';
 
@@ -78,7 +78,9 @@ function memo<T>(manager: EntityManager, key: string, read: () => Promise<T>): P
  *    (apps/engine/src/runs/approval-decisions.ts, the console's run-changes).
  * 2. FIXED_DELAY (any end but CANCELLED, of a SCHEDULE run): the task's next fire is
  *    `delay` after now — the chain of a fixed-delay task continues whether the run succeeded,
- *    failed, timed out or was skipped.
+ *    failed, timed out or was skipped. A user's cancel goes on with it from the console, in the
+ *    cancel's transaction (RunChangesService); a fire withdrawn by a pause or an edit is planned
+ *    again by the rewind of the task's next fire.
  */
 @Injectable()
 export class FollowUps {
@@ -148,8 +150,6 @@ export class FollowUps {
     if (!schedule) return null;
     const cause = run.cause ?? (await findRunCause(manager, run.runId));
     if (cause !== 'SCHEDULE') return null;
-    const next = nextFixedDelayFire(schedule, now);
-    if (next === null) return null;
-    return (await setFixedDelayNextFire(manager, run.taskId, next)) ? next : null;
+    return continueFixedDelayChain(manager, run.taskId, schedule, now);
   }
 }

@@ -12,4 +12,5 @@ export * from './find-last-runs';
 export * from './find-run';
 export * from './list-runs';
 export * from './withdraw-prepared-fires';
+export * from './scheduled-run-under-way';
 export * from './insert-submitted-runs';

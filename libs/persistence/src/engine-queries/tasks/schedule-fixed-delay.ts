@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { Schedule } from '@baton/domain';
+import { nextFixedDelayFire, type Schedule } from '@baton/domain';
 import { findCalendars } from '../calendars/find-calendars';
 import { execute, num, numOrNull } from '../sql';
 
@@ -51,6 +51,18 @@ export async function setFixedDelayNextFire(manager: EntityManager, taskId: numb
     [nextFireAt, taskId],
   );
   return affected > 0;
+}
+
+/**
+ * A FIXED_DELAY task's chain goes on after one of its scheduled runs ended at `endedAt`, however it
+ * ended (an engine's callback, a user's cancel): the next fire a delay later (domain
+ * nextFixedDelayFire over `schedule`, findFixedDelaySchedule's), stored by setFixedDelayNextFire.
+ * The fire stored, or null (none left, or the chain had its next fire already).
+ */
+export async function continueFixedDelayChain(manager: EntityManager, taskId: number, schedule: Schedule, endedAt: number): Promise<number | null> {
+  const next = nextFixedDelayFire(schedule, endedAt);
+  if (next === null) return null;
+  return (await setFixedDelayNextFire(manager, taskId, next)) ? next : null;
 }
 
 /**
