@@ -72,6 +72,10 @@ describe('event validation', () => {
     expect(eventTriggerProblems({ kind: 'EVENT', event: 'order.paid', filter: { 'a.b': 'x', c: { exists: true }, d: null }, params: { p: 'a.b' } })).toEqual([]);
     expect(eventTriggerProblems({ kind: 'EVENT', event: 'order.paid', filter: { a: { exists: 'yes' }, b: [1], c: { x: 1 } }, params: {} }).map((e) => e.field)).toEqual(['trigger.filter.a', 'trigger.filter.b', 'trigger.filter.c', 'trigger.params']);
     expect(eventTriggerProblems({ kind: 'EVENT', filter: [], params: { p: 'a..b' } }).map((e) => e.field)).toEqual(['trigger.event', 'trigger.filter', 'trigger.params.p']);
+    for (const param of ['', 'p'.repeat(101)]) {
+      expect(eventTriggerProblems({ kind: 'EVENT', event: 'e', params: { [param]: 'a' } })).toEqual([{ field: 'trigger.params', reason: 'each param name must be 1 to 100 characters' }]);
+    }
+    expect(eventTriggerProblems({ kind: 'EVENT', event: 'e', params: { ['p'.repeat(100)]: 'a' } })).toEqual([]);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, i]));
     expect(eventTriggerProblems({ kind: 'EVENT', event: 'e', filter: many }).map((e) => e.reason)).toEqual(['must have at most 20 entries']);
   });

@@ -14,6 +14,8 @@ export const EVENT_NAME_RULE = 'must be 1 to 100 characters of A-Z a-z 0-9 . _ -
 export const MAX_EVENT_PAYLOAD_BYTES = MAX_PARAMS_BYTES;
 /** Most entries of an EVENT trigger's filter, and of its params projection. */
 export const MAX_EVENT_FILTER_ENTRIES = 20;
+/** Longest name of a param an EVENT trigger's projection fills. */
+export const MAX_PROJECTED_PARAM_NAME = 100;
 
 /** Why `name` is not an event name, or null. */
 export function eventNameProblem(name: unknown): string | null {
@@ -43,6 +45,11 @@ export function eventTriggerProblems(trigger: Record<string, unknown>): FieldErr
     else {
       if (Object.keys(params).length > MAX_EVENT_FILTER_ENTRIES) errors.push({ field: 'trigger.params', reason: `must have at most ${MAX_EVENT_FILTER_ENTRIES} entries` });
       for (const [param, path] of Object.entries(params)) {
+        // A run's param is named: an empty name (`{"": "a"}`) would give the handler a param no schema can describe.
+        if (param.length === 0 || param.length > MAX_PROJECTED_PARAM_NAME) {
+          errors.push({ field: 'trigger.params', reason: `each param name must be 1 to ${MAX_PROJECTED_PARAM_NAME} characters` });
+          continue;
+        }
         const pathProblem = jsonPathProblem(path);
         if (pathProblem) errors.push({ field: `trigger.params.${param}`, reason: pathProblem });
       }
