@@ -454,6 +454,9 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect(paused.body).toEqual({ group: 'reports', paused: true, tasks: 3 });
     const list = await t.http().get('/api/tasks?paused=true').set(admin);
     expect(list.body.items.map((x: { name: string }) => x.name)).toEqual(['nightly', 'report-a', 'report-b']);
+    // A name no task's group can have is refused, not paused for nothing (and audited).
+    const refused = await t.http().post('/api/task-groups/%20bad/pause').set(admin).expect(400);
+    expect(refused.body.errors).toEqual([{ field: 'group', reason: 'may contain only A-Z a-z 0-9 . _ -' }]);
     const resumed = await t.http().post('/api/task-groups/reports/resume').set(admin);
     expect(resumed.body.tasks).toBe(3);
     expect((await t.http().get('/api/tasks?paused=true').set(admin)).body.items).toEqual([]);

@@ -4,7 +4,7 @@ export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay } fr
 export { UnknownTimeZoneError } from './time/unknown-time-zone-error';
 export type { FieldError } from './validation/field-error';
 export { INSTANT_REASON, isMillis, MAX_INSTANT_MS, MAX_INT32, MAX_INTERVAL_MS } from './validation/field-error';
-export { NAME_PATTERN, NAME_MAX_LENGTH } from './validation/names';
+export { NAME_PATTERN, NAME_MAX_LENGTH, nameProblem } from './validation/names';
 
 export { isExcluded, exclusionTest } from './calendar/is-excluded';
 export { validateCalendar, isLocalDate, MAX_CALENDAR_DATES } from './calendar/validate-calendar';

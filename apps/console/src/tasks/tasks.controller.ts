@@ -6,6 +6,7 @@ import { shownTo } from '../auth/secret-values';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
+import { NamePipe } from '../common/name.pipe';
 import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
 import {
   BackfillCancelView,
@@ -187,7 +188,7 @@ export class TaskGroupsController {
   @Audited('task-group.pause')
   @ApiOperation({ summary: 'Pause every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
-  pause(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
+  pause(@TenantId() tenantId: string, @Param('group', new NamePipe('group')) group: string): Promise<GroupPauseView> {
     return this.pauses.setGroupPaused(tenantId, group, true);
   }
 
@@ -196,7 +197,7 @@ export class TaskGroupsController {
   @Audited('task-group.resume')
   @ApiOperation({ summary: 'Resume every task of a task group' })
   @ApiOkResponse({ type: GroupPauseView })
-  resume(@TenantId() tenantId: string, @Param('group') group: string): Promise<GroupPauseView> {
+  resume(@TenantId() tenantId: string, @Param('group', new NamePipe('group')) group: string): Promise<GroupPauseView> {
     return this.pauses.setGroupPaused(tenantId, group, false);
   }
 }
