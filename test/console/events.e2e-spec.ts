@@ -5,6 +5,7 @@ import { HOUR_MS } from '@baton/domain';
 import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
+import { MAX_EMIT_RUNS } from '../../apps/console/src/events/event';
 import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
@@ -185,6 +186,24 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     const viewer = await t.http().post('/api/events').set(acme.viewerKey).send({ name: 'order.paid', payload: {} });
     expect(viewer.status).toBe(403);
     expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('refuses, naming events and writing nothing, a batch whose events would start more runs than one request may (MAX_EMIT_RUNS)', async () => {
+    const listeners = 11;
+    for (let i = 0; i < listeners; i++) {
+      const res = await t.http().post('/api/tasks').set(acme.admin).send({ name: `bulk-${i}`, executorApp: 'shop', handler: 'sync', trigger: { kind: 'EVENT', event: 'bulk.x' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
+    const events = (n: number) => ({ events: Array.from({ length: n }, (_, i) => ({ name: 'bulk.x', payload: { i } })) });
+    const before = await db.dataSource.getRepository(EventEntity).count();
+    const tooMany = Math.floor(MAX_EMIT_RUNS / listeners) + 1;
+    const refused = await emit(acme, events(tooMany));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([{ field: 'events', reason: `these events match ${tooMany * listeners} tasks' triggers; one request starts at most ${MAX_EMIT_RUNS} runs: send fewer events a call` }]);
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+    const fits = await emit(acme, events(2));
+    expect(fits.status).toBe(200);
+    expect(fits.body.results.map((r: { event: { runIds: number[] } }) => r.event.runIds.length)).toEqual([listeners, listeners]);
   });
 
   it('sends events from a service with the Node SDK client, one or a batch', async () => {

@@ -19,3 +19,12 @@ export interface EventInput {
 
 /** Most events one batch request carries (and the console's 1 MB body bounds their payloads together). */
 export const MAX_BATCH_EVENTS = 500;
+
+/**
+ * Most runs one emit may start (its events × the tasks each matches). Without a bound, a tenant with
+ * 1,000 tasks listening to one name turned a batch of 500 events into 500,000 runs in one
+ * transaction, built on the console's one event loop that every tenant shares; and an event's
+ * run ids (`events.run_ids`, TEXT: 64 KB) hold about 5,800 of them at most. Five of POST
+ * /api/runs/batch's 1,000.
+ */
+export const MAX_EMIT_RUNS = 5_000;

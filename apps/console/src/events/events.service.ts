@@ -13,7 +13,7 @@ import { submissionSpan } from '../submissions/submission-span';
 import type { SubmissionOutcome } from '../submissions/submission';
 import { SubmissionsService } from '../submissions/submissions.service';
 import type { EmitBatchView, EmitResultView, EmittedEventView, EventDetailView, EventQuery, EventView, RefusedEventRunView } from './dto/event.dto';
-import type { EventInput } from './event';
+import { MAX_EMIT_RUNS, type EventInput } from './event';
 import { EventReads } from './event-reads';
 import { eventSubmissions } from './event-runs';
 import { parseEvent, parseEventBatch } from './parse-events';
@@ -40,7 +40,7 @@ export class EventsService {
   async emitOne(tenantId: string, body: unknown, traceparent?: string): Promise<EmittedEventView> {
     const parsed = parseEvent(body, '');
     if ('errors' in parsed) throw badRequest(parsed.errors);
-    return submissionSpan('baton.event.emit', traceparent, { 'baton.tenant_id': tenantId, 'baton.event': parsed.event.name }, async (traceParent) => (await this.emit(tenantId, [parsed.event], traceParent))[0]);
+    return submissionSpan('baton.event.emit', traceparent, { 'baton.tenant_id': tenantId, 'baton.event': parsed.event.name }, async (traceParent) => (await this.emit(tenantId, [parsed.event], 'name', traceParent))[0]);
   }
 
   /** POST /api/events with `events`: each event's own result (a bad one is its own 400; the others are stored). */
@@ -49,7 +49,7 @@ export class EventsService {
     if ('errors' in parsed) throw badRequest(parsed.errors);
     const good = parsed.items.flatMap((item) => ('event' in item ? [item.event] : []));
     if (good.length === 0) auditNoChange();
-    const emitted = good.length === 0 ? [] : await submissionSpan('baton.events.emit-batch', traceparent, { 'baton.tenant_id': tenantId, 'baton.events': good.length }, (traceParent) => this.emit(tenantId, good, traceParent));
+    const emitted = good.length === 0 ? [] : await submissionSpan('baton.events.emit-batch', traceparent, { 'baton.tenant_id': tenantId, 'baton.events': good.length }, (traceParent) => this.emit(tenantId, good, 'events', traceParent));
     let next = 0;
     const results: EmitResultView[] = parsed.items.map((item) => {
       if ('errors' in item) return { status: 400, error: errorBody(400, { errors: item.errors }) };
@@ -60,8 +60,8 @@ export class EventsService {
     return { results, created: count(201), existing: count(200), refused: count(400) };
   }
 
-  /** Stores valid events with their runs and answers each, in order. */
-  private async emit(tenantId: string, events: readonly EventInput[], traceParent?: string): Promise<EmittedEventView[]> {
+  /** Stores valid events with their runs and answers each, in order; 400 naming `field` when they would start more than MAX_EMIT_RUNS runs. */
+  private async emit(tenantId: string, events: readonly EventInput[], field: 'name' | 'events', traceParent?: string): Promise<EmittedEventView[]> {
     // A repeat of a stored key is answered from its event, without a write (a concurrent repeat
     // still gets past here: insertEvents and the runs' fire keys `e:<key>` catch it in the lane).
     const { stored, subscribers } = await this.reads.of(tenantId, events);
@@ -80,6 +80,10 @@ export class EventsService {
     if (fresh.length === 0) auditNoChange();
     else {
       const { submissions, owner } = eventSubmissions(fresh, subscribers, traceParent);
+      if (submissions.length > MAX_EMIT_RUNS) {
+        const what = field === 'name' ? 'this event matches' : 'these events match';
+        throw badRequest([{ field, reason: `${what} ${submissions.length} tasks' triggers; one request starts at most ${MAX_EMIT_RUNS} runs${field === 'events' ? ': send fewer events a call' : ''}` }]);
+      }
       let written: Array<{ row: EventEntity; created: boolean }> = [];
       const outcomes = await this.submissions.submit(tenantId, submissions, {
         atomic: false,
