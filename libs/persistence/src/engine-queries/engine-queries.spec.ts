@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { EngineGroupEntity, RunEntity, TenantEntity } from '../entities';
+import { EngineGroupEntity, RunAttemptEntity, RunEntity, TenantEntity } from '../entities';
 import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
@@ -313,6 +313,44 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', startedAt: null, finishedAt: null, now: T + 13_000 }),
     );
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
+  });
+
+  it.skipIf(kind !== 'mysql')('retryRunAttempt: an attempt another transaction ended first, while this one waited on its copy, is left to it (false), not a failed transaction', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T)], T));
+    const [{ id }] = await runs();
+    await db.dataSource.getRepository(RunEntity).update({ id }, { state: 'CLAIMED', claimedBy: 'e' });
+    const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', startedAt: null, finishedAt: null };
+    // This test's own transactions waiting on a lock (other files may share the server).
+    const waiting = async () =>
+      Number(
+        (
+          await db.dataSource.query(
+            `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`,
+          )
+        )[0].n,
+      );
+    // Two connections of their own, held from the start: neither transaction waits for the pool.
+    const [a, b] = [db.dataSource.createQueryRunner(), db.dataSource.createQueryRunner()];
+    try {
+      await Promise.all([a.connect(), b.connect()]);
+      // READ COMMITTED, as the engines' writes run: each INSERT … SELECT reads the row as last committed, without waiting.
+      await a.startTransaction('READ COMMITTED');
+      await b.startTransaction('READ COMMITTED');
+      expect(await retryRunAttempt(a.manager, { ...ending, now: T + 1_000 })).toBe(true);
+      // The watchdog's timeout of the same attempt, say: it read the row before the first commits, and waits on its copy's key.
+      const second = retryRunAttempt(b.manager, { ...ending, now: T + 1_001 });
+      await vi.waitFor(async () => expect(await waiting()).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+      await a.commitTransaction();
+      expect(await second).toBe(false);
+      await b.commitTransaction();
+    } finally {
+      for (const runner of [a, b]) {
+        if (runner.isTransactionActive) await runner.rollbackTransaction();
+        await runner.release();
+      }
+    }
+    expect(await db.dataSource.getRepository(RunAttemptEntity).find()).toMatchObject([{ runId: id, attempt: 1, endedAt: T + 1_000 }]);
+    expect((await runs())[0]).toMatchObject({ state: 'RETRY_WAIT', attempt: 2 });
   });
 
   it('claimDueRuns takes each tenant’s allotment in due order then priority, across its claimable states, and nobody else’s', async () => {

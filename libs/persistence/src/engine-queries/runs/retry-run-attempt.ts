@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RunState } from '@baton/domain';
+import { isUniqueViolation } from '../../errors';
 import { execute } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 import type { AckTimes } from './ack-times';
@@ -57,12 +58,22 @@ export async function retryRunAttempt(
   const guardParams = [input.runId, input.attempt, ...extraParams];
   const sentAt = input.ack?.sentAt ?? null;
   // The ending attempt, kept before the row moves on (the same guard: only an attempt this call ends).
-  await execute(
-    manager,
-    `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
-     SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), ?, ?, ?, ? FROM runs WHERE ${guard}`,
-    [sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
-  );
+  try {
+    await execute(
+      manager,
+      `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
+       SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), ?, ?, ?, ? FROM runs WHERE ${guard}`,
+      [sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+    );
+  } catch (err) {
+    // Another transaction ended this attempt first (a callback and the watchdog's timeout, say):
+    // both read the row before either committed, and its copy, committed while this one waited on
+    // it, holds the attempt's key. The run has moved on, as a guard that matches nothing says. Only
+    // the statement failed, so the caller's transaction goes on; it failed whole before (503s in
+    // a storm of failing runs).
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
