@@ -7,7 +7,7 @@ import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { EmitBatchView, EmitEventsDto, EmittedEventView, EventDetailView, EventPage, EventQuery, EventView } from './dto/event.dto';
-import { MAX_BATCH_EVENTS } from './event';
+import { MAX_BATCH_EVENTS, MAX_EMIT_RUNS } from './event';
 import { EventsService } from './events.service';
 
 @ConsoleController('events', { tag: 'events' })
@@ -25,7 +25,7 @@ export class EventsController {
   @ApiBody({ type: EmitEventsDto })
   @ApiCreatedResponse({ type: EmittedEventView, description: 'One event, stored now' })
   @ApiOkResponse({ schema: { oneOf: [{ $ref: getSchemaPath(EmittedEventView) }, { $ref: getSchemaPath(EmitBatchView) }] }, description: 'One event stored before under its idempotency key, or a batch\'s results' })
-  @ApiBadRequestResponse({ description: 'The event (or the batch\'s shape) is refused: errors name `name`, `payload`, `idempotencyKey` or `events`' })
+  @ApiBadRequestResponse({ description: `The event (or the batch's shape) is refused: errors name \`name\`, \`payload\`, \`idempotencyKey\` or \`events\`; also when the request would start more than ${MAX_EMIT_RUNS} runs (its events × the tasks each matches), refused whole` })
   @ApiTooManyRequestsResponse({ description: 'This tenant has too many events waiting to be matched, or submitted runs waiting to be written' })
   async emit(
     @TenantId() tenantId: string,
