@@ -79,10 +79,10 @@ export class EventsService {
     // Every event a repeat: nothing is written, so there is nothing to audit.
     if (fresh.length === 0) auditNoChange();
     else {
-      const { submissions, owner } = eventSubmissions(fresh, subscribers, traceParent);
-      if (submissions.length > MAX_EMIT_RUNS) {
+      const { submissions, owner, matched } = eventSubmissions(fresh, subscribers, traceParent, MAX_EMIT_RUNS);
+      if (matched > MAX_EMIT_RUNS) {
         const what = field === 'name' ? 'this event matches' : 'these events match';
-        throw badRequest([{ field, reason: `${what} ${submissions.length} tasks' triggers; one request starts at most ${MAX_EMIT_RUNS} runs${field === 'events' ? ': send fewer events a call' : ''}` }]);
+        throw badRequest([{ field, reason: `${what} ${matched} tasks' triggers; one request starts at most ${MAX_EMIT_RUNS} runs${field === 'events' ? ': send fewer events a call' : ''}` }]);
       }
       let written: Array<{ row: EventEntity; created: boolean }> = [];
       const outcomes = await this.submissions.submit(tenantId, submissions, {

@@ -72,4 +72,13 @@ describe('eventSubmissions', () => {
       { taskId: 2, params: events[1].payload, event: { idempotencyKey: null }, traceParent: undefined },
     ]);
   });
+
+  it('past `max` matches counts the rest without building them (a request its caller refuses whole)', () => {
+    const events: EventInput[] = Array.from({ length: 3 }, () => ({ name: 'order.paid', payload: { customer: { tier: 'gold' } }, idempotencyKey: null }));
+    const capped = eventSubmissions(events, subscribers, undefined, 4);
+    expect(capped.matched).toBe(6);
+    expect(capped.submissions).toHaveLength(4);
+    expect(capped.owner).toEqual([0, 0, 1, 1]);
+    expect(eventSubmissions(events, subscribers).matched).toBe(6);
+  });
 });
