@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplication } from '@nestjs/common';
 import { configureConsoleApp, ConsoleModule } from '../../apps/console/src';
@@ -6,7 +5,7 @@ import { TenantEntity } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { invocationCheck, percentile } from '../../test/cluster/support/figures';
 import { insertApiKey } from '../../test/console/console-test-kit';
-import { machine, RESULTS_DIR, writeResult } from '../support/infra';
+import { machine, mariadbServerPid, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { CpuMeter } from '../support/cpu-meter';
@@ -109,7 +108,7 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
       const perBatch = await createOnceTasks(api, n, 'burst', due);
       const batched = performance.now() - createStart;
       if (Date.now() > due - 2_500) log(`  warning: creating the tasks ended ${due - Date.now()} ms before T`);
-      const mariadbPid = await serverPid(c);
+      const mariadbPid = await mariadbServerPid(c.ds);
       const cpu = new CpuMeter({
         ...(mariadbPid ? { mariadb: mariadbPid } : {}),
         ...Object.fromEntries([...engineProcs, ...executors].map((p) => [p.name, p.pid])),
@@ -160,16 +159,6 @@ export async function runApiBurst(n: number, engines: number, log: (s: string) =
     }
   } finally {
     await c.close(failed);
-  }
-}
-
-/** The MariaDB server's pid, from its own pid file (@@pid_file), or null when that is not readable here. */
-async function serverPid(c: Cluster): Promise<number | null> {
-  const rows: Array<{ f: string }> = await c.ds.query('SELECT @@pid_file AS f');
-  try {
-    return Number(readFileSync(rows[0].f, 'utf8').trim()) || null;
-  } catch {
-    return null;
   }
 }
 

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
-import { Cluster, sleep, waitFor } from '../../test/cluster/support/cluster';
-import { invocationCheck, percentile } from '../../test/cluster/support/figures';
+import { Cluster, waitFor } from '../../test/cluster/support/cluster';
+import { invocationCheck } from '../../test/cluster/support/figures';
 import { startConsoleProcess } from '../../test/cluster/support/processes';
 import { seedTenant } from '../../test/cluster/support/seed';
 import { insertApiKey } from '../../test/console/console-test-kit';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
+import { TriggerProbe, type ProbeFigures } from '../support/trigger-probe';
 import { AT_DEFAULTS } from './run-now';
 
 /**
@@ -24,13 +25,6 @@ import { AT_DEFAULTS } from './run-now';
 
 const KEY_LIMIT = { key: 'customerId', limit: 1, onLimit: 'QUEUE' } as const;
 const TARGET_RATIO = 1.25;
-
-interface ProbeFigures {
-  n: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
 
 export const floodedKey: Scenario = {
   name: 'flooded-key',
@@ -63,37 +57,16 @@ export const floodedKey: Scenario = {
       const report = (await post(bKey, '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
 
       /** `rate` triggers a second of A's other customers and of B, side by side: each one's trigger → handler start (ms). */
-      let probeNo = 0;
-      const probe = async (): Promise<{ aOther: ProbeFigures; b: ProbeFigures; from: number; to: number; runIds: Set<number> }> => {
-        const sent = new Map<number, { at: number; series: 'aOther' | 'b' }>();
-        const sends: Array<Promise<void>> = [];
-        const t0 = Date.now();
-        for (let i = 0; i < rate * seconds; i++) {
-          await sleep(t0 + (i * 1000) / rate - Date.now());
-          const n = probeNo++;
-          for (const series of ['aOther', 'b'] as const) {
-            const at = Date.now();
-            const made = series === 'aOther' ? post(aKey, `/tasks/${sync}/trigger`, { params: { customerId: `cold-${n}` } }) : post(bKey, `/tasks/${report}/trigger`, { params: { n } });
-            sends.push(made.then(({ id }) => void sent.set(id!, { at, series })));
-          }
-        }
-        await Promise.all(sends);
-        const started = await waitFor(
-          () => {
-            const records = new Map(c.records([aExecutor, bExecutor]).filter((r) => sent.has(r.runId)).map((r) => [r.runId, r.at]));
-            return records.size === sent.size ? records : false;
-          },
-          { timeoutMs: 120_000, intervalMs: 250, what: `the ${sent.size} probe runs started` },
-        );
-        const figures = (series: 'aOther' | 'b'): ProbeFigures => {
-          const ms = [...sent].filter(([, s]) => s.series === series).map(([id, s]) => started.get(id)! - s.at);
-          return { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(...ms) };
-        };
-        return { aOther: figures('aOther'), b: figures('b'), from: t0, to: Math.max(...started.values()), runIds: new Set(sent.keys()) };
-      };
+      const probe = new TriggerProbe(
+        [
+          { name: 'aOther', trigger: async (n) => (await post(aKey, `/tasks/${sync}/trigger`, { params: { customerId: `cold-${n}` } })).id! },
+          { name: 'b', trigger: async (n) => (await post(bKey, `/tasks/${report}/trigger`, { params: { n } })).id! },
+        ],
+        () => new Map(c.records([aExecutor, bExecutor]).map((r) => [r.runId, r.at])),
+      );
 
-      await probe(); // warm-up: connections, the console's first requests, the engines' pools
-      const alone = await probe();
+      await probe.run(rate, seconds); // warm-up: connections, the console's first requests, the engines' pools
+      const { figures: alone } = await probe.run(rate, seconds);
       log(`  alone: A's other keys p50/p99 ${alone.aOther.p50}/${alone.aOther.p99} ms, B ${alone.b.p50}/${alone.b.p99} ms`);
 
       const floodStarted = Date.now();
@@ -107,10 +80,10 @@ export const floodedKey: Scenario = {
       await waitFor(async () => (await heldCount()) >= flood * 0.9, { timeoutMs: 120_000, intervalMs: 250, what: `${flood * 0.9} of the hot key's runs HELD`, detail: async () => `${await heldCount()} HELD` });
       const heldAtStart = await heldCount();
       log(`  flood: ${flood} runs of key 'hot' submitted, ${heldAtStart} HELD ${Date.now() - floodStarted} ms later`);
-      const during = await probe();
+      const { figures: during, ...span } = await probe.run(rate, seconds);
       const heldAtEnd = await heldCount();
       // The hot key's own runs went on meanwhile, one at a time: its starts in the probe's span.
-      const hotStarts = c.records([aExecutor]).filter((r) => r.at >= during.from && r.at <= during.to && !during.runIds.has(r.runId)).length;
+      const hotStarts = c.records([aExecutor]).filter((r) => r.at >= span.from && r.at <= span.to && !span.runIds.has(r.runId)).length;
       log(`  during: A's other keys p50/p99 ${during.aOther.p50}/${during.aOther.p99} ms, B ${during.b.p50}/${during.b.p99} ms; the hot key: ${hotStarts} started meanwhile, ${heldAtEnd} still HELD`);
 
       // Every run started once: the probes' and the hot key's so far (the rest still wait their turn).
@@ -133,7 +106,7 @@ export const floodedKey: Scenario = {
         plan: { flood, rate, seconds, keyLimit: KEY_LIMIT, executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
         alone: { aOther: alone.aOther, b: alone.b },
         during: { aOther: during.aOther, b: during.b },
-        hotKey: { heldAtProbeStart: heldAtStart, heldAtProbeEnd: heldAtEnd, startedDuringProbe: hotStarts, probeSeconds: +((during.to - during.from) / 1000).toFixed(1) },
+        hotKey: { heldAtProbeStart: heldAtStart, heldAtProbeEnd: heldAtEnd, startedDuringProbe: hotStarts, probeSeconds: +((span.to - span.from) / 1000).toFixed(1) },
         duplicated: check.duplicated.length,
         ratios: { aOther: ratio(during.aOther, alone.aOther), b: ratio(during.b, alone.b) },
       });

@@ -137,3 +137,13 @@ export function writeResult(name: string, data: unknown): string {
 export function machine(): Record<string, unknown> {
   return { node: process.version, cpu: cpus()[0]?.model, cpus: cpus().length, memGb: Math.round(totalmem() / 2 ** 30), date: new Date().toISOString() };
 }
+
+/** The MariaDB server's pid, from its own pid file (@@pid_file), or null when that is not readable here. */
+export async function mariadbServerPid(ds: { query(sql: string): Promise<unknown> }): Promise<number | null> {
+  const rows = (await ds.query('SELECT @@pid_file AS f')) as Array<{ f: string }>;
+  try {
+    return Number(readFileSync(rows[0].f, 'utf8').trim()) || null;
+  } catch {
+    return null;
+  }
+}

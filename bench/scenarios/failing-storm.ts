@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { MAX_RETRY_ATTEMPTS } from '@baton/domain';
+import { Cluster, waitFor } from '../../test/cluster/support/cluster';
+import { invocationCheck } from '../../test/cluster/support/figures';
+import { startConsoleProcess } from '../../test/cluster/support/processes';
+import { seedTenant } from '../../test/cluster/support/seed';
+import { insertApiKey } from '../../test/console/console-test-kit';
+import { CpuMeter } from '../support/cpu-meter';
+import { machine, mariadbServerPid, writeResult } from '../support/infra';
+import { option, type Scenario } from '../support/scenario';
+import { table } from '../support/table';
+import { TriggerProbe } from '../support/trigger-probe';
+import { AT_DEFAULTS } from './run-now';
+
+/**
+ * A hostile tenant's storm of failing runs: tenant A submits `--runs` runs (default 1,000) of a
+ * task whose handler always fails, retried at once (`retry: { maxAttempts: 100, backoffBaseMs: 0 }`),
+ * at its default quota; every attempt is a dispatch, a failure callback and a retry written.
+ * Meanwhile tenant B triggers a task `--rate` times a second (default 10) for `--seconds` (default
+ * 10), as it does before the storm (alone): B's trigger → handler start. The target is the
+ * flooded key's (issue 42): B's p99 during ≤ 1.25 × alone. Cluster mode as a user runs it: one
+ * console process, 2 engines at their defaults, one demo executor a tenant (the SDK's defaults),
+ * everything through the REST API with API keys.
+ */
+
+const TARGET_RATIO = 1.25;
+
+export const failingStorm: Scenario = {
+  name: 'failing-storm',
+  description: "a tenant's storm of always-failing runs retried at once: another tenant's trigger → start, alone and during the storm",
+  options: '--runs=N (A\'s failing runs, default 1000) --rate=N (B\'s triggers a second, default 10) --seconds=N (default 10) --tag=…',
+  quickSet: false,
+  async run({ args, log }) {
+    const runs = Number(option(args, 'runs') ?? 1_000);
+    const rate = Number(option(args, 'rate') ?? 10);
+    const seconds = Number(option(args, 'seconds') ?? 10);
+    const tag = option(args, 'tag') ?? '';
+    const c = await Cluster.open('fstorm');
+    let failed = true;
+    try {
+      const b = await seedTenant(c.ds, { id: 'globex', engineGroup: c.tenant.engineGroup });
+      const engines = await c.startEngines(2, AT_DEFAULTS);
+      const [aExecutor] = await c.startExecutors(1);
+      const bExecutor = await c.startExecutorOf(b, 'executor-b');
+      const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
+      const api = `${consoleProc.url}/api`;
+      const aKey = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
+      const bKey = await insertApiKey(c.ds, b.id, 'TENANT_ADMIN');
+      const post = async (key: Record<string, string>, path: string, body: unknown): Promise<{ id?: number; results?: Array<{ status: number }> }> => {
+        const res = await fetch(`${api}${path}`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const text = await res.text();
+        if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${text.slice(0, 300)}`);
+        return JSON.parse(text) as { id?: number };
+      };
+      const retry = { maxAttempts: MAX_RETRY_ATTEMPTS, backoffBaseMs: 0, backoffMaxMs: 0, jitter: 0 };
+      const fragile = (await post(aKey, '/tasks', { name: 'fragile', executorApp: 'demo', handler: 'fail-n-times', trigger: { kind: 'MANUAL' }, retry })).id!;
+      const report = (await post(bKey, '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
+      const probe = new TriggerProbe([{ name: 'b', trigger: async (n) => (await post(bKey, `/tasks/${report}/trigger`, { params: { n } })).id! }], () => new Map(c.records([bExecutor]).map((r) => [r.runId, r.at])));
+
+      const mariadb = await mariadbServerPid(c.ds);
+      const pids = { console: consoleProc.pid, ...Object.fromEntries(engines.map((e) => [e.name, e.pid])), 'executor-a': aExecutor.pid, 'executor-b': bExecutor.pid, ...(mariadb ? { mariadb } : {}) };
+      /** CPU seconds a second of each process over a probe (how busy the machine was). */
+      const cpuOf = (meter: CpuMeter, span: { from: number; to: number }) => Object.fromEntries(Object.entries(meter.used()).map(([k, v]) => [k, +(v / ((span.to - span.from) / 1000)).toFixed(2)]));
+
+      await probe.run(rate, seconds); // warm-up: connections, the console's first requests, the engines' pools
+      const aloneMeter = new CpuMeter(pids);
+      const { figures: alone, ...aloneSpan } = await probe.run(rate, seconds);
+      const aloneCpu = cpuOf(aloneMeter, aloneSpan);
+      log(`  alone: B p50/p99 ${alone.b.p50}/${alone.b.p99} ms; CPU s/s ${JSON.stringify(aloneCpu)}`);
+
+      const stormStarted = Date.now();
+      for (let i = 0; i < runs; i += 1000) {
+        const batch = Array.from({ length: Math.min(1000, runs - i) }, (_, j) => ({ taskId: fragile, params: { failures: 1e9, i: i + j } }));
+        const { results } = await post(aKey, '/runs/batch', { runs: batch });
+        if (results!.some((r) => r.status !== 201)) throw new Error(`storm batch at ${i}: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
+      }
+      // The storm is on once every run has failed at least once (its retries follow at once).
+      await waitFor(() => c.records([aExecutor]).length >= runs, { timeoutMs: 120_000, intervalMs: 500, what: `${runs} failed attempts of A` });
+      log(`  storm: ${runs} runs of A submitted, each failed once ${Date.now() - stormStarted} ms later`);
+      const duringMeter = new CpuMeter(pids);
+      const { figures: during, ...span } = await probe.run(rate, seconds);
+      const duringCpu = cpuOf(duringMeter, span);
+      const attempts = c.records([aExecutor]).filter((r) => r.at >= span.from && r.at <= span.to).length;
+      const attemptsPerSec = Math.round(attempts / ((span.to - span.from) / 1000));
+      log(`  during: B p50/p99 ${during.b.p50}/${during.b.p99} ms; A's attempts meanwhile ${attempts} (${attemptsPerSec}/s); CPU s/s ${JSON.stringify(duringCpu)}`);
+
+      const check = invocationCheck(c.records([bExecutor]), [...new Set(c.records([bExecutor]).map((r) => r.runId))]);
+      const ratio = +(during.b.p99 / Math.max(1, alone.b.p99)).toFixed(2);
+      log(
+        table(
+          ['series', 'alone p50 / p99 ms', 'during the storm p50 / p99 ms', 'p99 ratio', `target ≤ ${TARGET_RATIO}`],
+          [['tenant B', `${alone.b.p50} / ${alone.b.p99}`, `${during.b.p50} / ${during.b.p99}`, ratio, ratio <= TARGET_RATIO ? 'met' : 'missed']],
+        ),
+      );
+      log(`  B's handler starts ${c.records([bExecutor]).length}, duplicated ${check.duplicated.length}`);
+      writeResult(`failing-storm${tag}.json`, {
+        machine: machine(),
+        plan: { runs, rate, seconds, retry, executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
+        alone: alone.b,
+        during: during.b,
+        cpuSecondsPerSecond: { alone: aloneCpu, during: duringCpu },
+        storm: { attemptsDuringProbe: attempts, attemptsPerSec, probeSeconds: +((span.to - span.from) / 1000).toFixed(1) },
+        duplicated: check.duplicated.length,
+        ratio,
+      });
+      failed = false;
+      return [[`failing storm${tag}: B p99 alone → during`, `${alone.b.p99} → ${during.b.p99} ms (${ratio}×, target ≤ ${TARGET_RATIO}×; A ${attemptsPerSec} attempts/s)`]];
+    } finally {
+      await c.close(failed);
+    }
+  },
+};
