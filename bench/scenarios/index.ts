@@ -23,6 +23,7 @@ import { auditSave } from './audit-save';
 import { heavyNeighbour } from './heavy-neighbour';
 import { floodedKey } from './flooded-key';
 import { failingStorm } from './failing-storm';
+import { eventIngest } from './event-ingest';
 import { idempotency } from './idempotency';
 import { ontime } from './ontime';
 import { stateChanges } from './state-changes';
@@ -31,4 +32,4 @@ import { onDemand } from './on-demand';
 import { consoleRequest } from './console-request';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, idempotency, stateChanges, idle];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, eventIngest, idempotency, stateChanges, idle];
