@@ -1,5 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage, ValidateIf, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, ValidateBy, ValidateIf, ValidationTypes } from 'class-validator';
+import { nameProblem } from '@baton/domain';
 import { badRequest, FieldError } from './api-error';
 import { isRawField } from './raw-json';
 
@@ -58,6 +59,16 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
  * field's other rules instead, and refused naming the field.
  */
 export const OptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+/**
+ * A name under Baton's one rule for names (nameProblem: A-Z a-z 0-9 . _ -, 1 to 100, as tasks,
+ * groups, executor apps and calendars are named), refused with that rule's reason: an inbound
+ * webhook's, an API key's. No control character (a NUL, a newline) nor space gets into a name an
+ * audit record, a log line or an approval step shows. Only what is sent is checked: names stored
+ * before are read and answered as they are.
+ */
+export const IsName = () =>
+  ValidateBy({ name: 'isName', validator: { validate: (value: unknown) => nameProblem(value) === null, defaultMessage: (args) => nameProblem(args?.value) ?? '' } });
 
 /**
  * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.
