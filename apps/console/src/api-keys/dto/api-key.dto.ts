@@ -11,7 +11,7 @@ export class CreateApiKeyDto {
   name!: string;
 
   @ApiPropertyOptional({ enum: API_KEY_ROLES, default: 'TENANT_VIEWER' })
-  @OptionalNotNull()
+  @OptionalNotNull('for the default, TENANT_VIEWER')
   @IsIn(API_KEY_ROLES)
   role?: ApiKeyRole;
 }

@@ -20,14 +20,14 @@ export class CreateInboundWebhookDto {
   scheme!: InboundWebhookScheme;
 
   @ApiPropertyOptional({ description: 'The signing secret, 16 to 128 printable ASCII characters; default: one Baton makes (32 random bytes, base64url)' })
-  @OptionalNotNull()
+  @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;
 }
 
 export class RotateInboundWebhookSecretDto {
   @ApiPropertyOptional({ description: 'The new secret (16 to 128 printable ASCII characters); default: one Baton makes' })
-  @OptionalNotNull()
+  @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;
 }
