@@ -3,8 +3,10 @@
  * as an ErrorBody (`{ statusCode, code, error, message, errors? }`), and writes nothing (row
  * counts before = after).
  */
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TaskEntity } from '@baton/persistence';
+import { ApiKeyEntity, InboundWebhookEntity, TaskEntity, UserEntity } from '@baton/persistence';
+import { newApiKey } from '../../apps/console/src/common/secrets';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import {
   cronTask,
@@ -40,6 +42,9 @@ interface Case {
 
 /** The code each status answers with unless a case names a more specific one. */
 const CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+
+/** The reason a name outside Baton's rule for names gets (nameProblem). */
+const NAME_RULE = /^may contain only A-Z a-z 0-9 \. _ -$/;
 
 const big = (bytes: number) => ({ blob: 'x'.repeat(bytes) });
 /** `{"a":` × levels: deeper than the 32 levels a body may nest. */
@@ -171,6 +176,18 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     // API keys
     { name: 'API key with an operator role', method: 'POST', url: '/api/api-keys', body: { name: 'k', role: 'OPERATOR' }, status: 400, field: 'role' },
     { name: 'API key without a name', method: 'POST', url: '/api/api-keys', body: { role: 'TENANT_VIEWER' }, status: 400, field: 'name' },
+    // Names follow Baton's rule for names (A-Z a-z 0-9 . _ -): no NUL or other control character.
+    { name: 'API key named with a NUL', method: 'POST', url: '/api/api-keys', body: { name: 'ci\u0000pipeline' }, status: 400, field: 'name', reason: NAME_RULE },
+    { name: 'API key named with a newline', method: 'POST', url: '/api/api-keys', body: { name: 'ci\nforged log line' }, status: 400, field: 'name', reason: NAME_RULE },
+    { name: 'API key named with a DEL', method: 'POST', url: '/api/api-keys', body: { name: 'ci\u007f' }, status: 400, field: 'name', reason: NAME_RULE },
+    { name: 'API key with an empty name', method: 'POST', url: '/api/api-keys', body: { name: '' }, status: 400, field: 'name', reason: /^is required$/ },
+    { name: 'API key with a name over 100 characters', method: 'POST', url: '/api/api-keys', body: { name: 'k'.repeat(101) }, status: 400, field: 'name', reason: /at most 100 characters/ },
+    { name: 'API key with a number for a name', method: 'POST', url: '/api/api-keys', body: { name: 7 }, status: 400, field: 'name', reason: /^must be a string$/ },
+    { name: 'operator API key named with a NUL', method: 'POST', url: '/api/operator/api-keys', body: { tenantId: 'acme', name: 'k\u0000' }, as: 'operator', status: 400, field: 'name', reason: NAME_RULE },
+    // inbound webhooks
+    { name: 'inbound webhook named with a NUL', method: 'POST', url: '/api/inbound-webhooks', body: { name: 'github\u0000', event: 'repo.push', scheme: 'GITHUB' }, status: 400, field: 'name', reason: NAME_RULE },
+    { name: 'inbound webhook named with a tab', method: 'POST', url: '/api/inbound-webhooks', body: { name: 'git\thub', event: 'repo.push', scheme: 'GITHUB' }, status: 400, field: 'name', reason: NAME_RULE },
+    { name: 'inbound webhook without a name', method: 'POST', url: '/api/inbound-webhooks', body: { event: 'repo.push', scheme: 'GITHUB' }, status: 400, field: 'name', reason: /^is required$/ },
     // auth
     { name: 'login with no body', method: 'POST', url: '/api/auth/login', as: 'none', status: 400, field: 'username', reason: /^is required$/ },
     { name: 'login without password', method: 'POST', url: '/api/auth/login', body: { username: 'acme-admin' }, as: 'none', status: 400, field: 'password' },
@@ -242,6 +259,25 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     // Nothing was written.
     expect(await rowCounts(db.dataSource)).toEqual(before);
     expect(await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: cronTaskId })).toEqual(taskBefore);
+  });
+
+  it('answers names stored before the rule for names as they are: an API key and an inbound webhook named with a space and a control character are listed, and work', async () => {
+    const stored = 'CI pipeline \u0007 (old)';
+    const { key, prefix, hash } = newApiKey();
+    const owner = (await db.dataSource.getRepository(UserEntity).findOneByOrFail({ username: 'acme-admin' })).id;
+    await db.dataSource.getRepository(ApiKeyEntity).insert({ tenantId: 'acme', name: stored, role: 'TENANT_ADMIN', ownerUserId: owner, prefix, keyHash: hash, createdAt: T0, revokedAt: null });
+    const secret = 'stored-before-the-rule-0123';
+    const publicId = `ih_${'S'.repeat(43)}`;
+    await db.dataSource.getRepository(InboundWebhookEntity).insert({ publicId, tenantId: 'acme', name: stored, eventName: 'old.hook', scheme: 'GITHUB', secret, createdAt: T0 });
+
+    const keys = await t.http().get('/api/api-keys').set({ 'X-API-Key': key });
+    expect(keys.status, JSON.stringify(keys.body)).toBe(200);
+    expect(keys.body.map((k: { name: string }) => k.name)).toContain(stored);
+    const hooks = await t.http().get('/api/inbound-webhooks').set(a.admin);
+    expect(hooks.body).toEqual(expect.arrayContaining([expect.objectContaining({ name: stored, path: `/api/hooks/${publicId}` })]));
+    const body = JSON.stringify({ ref: 'main' });
+    const delivered = await t.http().post(`/api/hooks/${publicId}`).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`).send(body);
+    expect(delivered.status, JSON.stringify(delivered.body)).toBe(201);
   });
 
   it('names the cycle: 409 DEPENDENCY_CYCLE with the task names and "a → b → a"', async () => {

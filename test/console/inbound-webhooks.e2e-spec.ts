@@ -1,6 +1,9 @@
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AuditRecordEntity, EventEntity, InboundWebhookEntity, RunEntity } from '@baton/persistence';
+import { TenantAdmission, TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING, type AdmissionTicket } from '../../apps/console/src/common/tenant-admission';
+import { EventsService } from '../../apps/console/src/events/events.service';
+import { HOOK_KEEP_MS } from '../../apps/console/src/inbound-webhooks/inbound-webhook';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -206,4 +209,142 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/inbound-webhooks', '/api/inbound-webhooks/{id}', '/api/inbound-webhooks/{id}/secret', '/api/hooks/{publicId}']));
   });
 });
+
+  // Deliveries under their tenant's admission, and the hooks kept for a moment: each test starts
+  // its own console and hooks.
+  describe('a tenant’s admission and the hooks kept', () => {
+    const db = useTestDatabase(kind);
+    let t: ConsoleTestApp;
+    let admission: TenantAdmission;
+    const hooks: Record<string, { id: number; path: string; secret: string }> = {};
+    const admins: Record<string, SeededTenant['admin']> = {};
+    const hmac = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
+    const deliver = (path: string, secret: string, deliveryId: string) => {
+      const body = JSON.stringify({ deliveryId });
+      return t.http().post(path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(secret, body)}`, 'X-GitHub-Delivery': deliveryId }).send(body);
+    };
+    const deliverTo = (tenant: string, deliveryId: string) => deliver(hooks[tenant].path, hooks[tenant].secret, deliveryId);
+    const eventsOf = (tenantId: string) => db.dataSource.getRepository(EventEntity).countBy({ tenantId });
+
+    /** Resolves, each time something the tests watch happens, those waiting for it (`until`): no guessed sleeps. */
+    const waiting: Array<() => void> = [];
+    const happened = () => waiting.splice(0).forEach((wake) => wake());
+    const until = async (condition: () => boolean) => {
+      while (!condition()) await new Promise<void>((wake) => waiting.push(wake));
+    };
+
+    beforeAll(async () => {
+      t = await startConsole(db.dataSource, T0, { wakeups: { wake: () => undefined, cancelled: () => undefined } });
+      admission = t.app.get(TenantAdmission);
+      for (const tenant of ['acme', 'globex']) {
+        const seeded = await seedTenant(t, db.dataSource, tenant);
+        admins[tenant] = seeded.admin;
+        expect((await t.http().post('/api/tasks').set(seeded.admin).send({ name: 'on-push', executorApp: 'ci', handler: 'build', trigger: { kind: 'EVENT', event: 'repo.push' } })).status).toBe(201);
+        const made = await t.http().post('/api/inbound-webhooks').set(seeded.admin).send({ name: 'github', event: 'repo.push', scheme: 'GITHUB' });
+        expect(made.status, JSON.stringify(made.body)).toBe(201);
+        hooks[tenant] = made.body;
+      }
+    });
+    afterAll(() => t?.close());
+
+    it("makes the 9th delivery of a tenant wait for a place, and the one past the waiting line 429, while another tenant's delivery goes through", async () => {
+      expect([TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING]).toEqual([8, 256]);
+      const events = t.app.get(EventsService);
+      const emitOne = events.emitOne.bind(events);
+      // acme's deliveries that reach their event are held there until `release`: they keep their places.
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const emitted: string[] = [];
+      const emitSpy = vi.spyOn(events, 'emitOne').mockImplementation(async (tenantId, ...rest) => {
+        emitted.push(tenantId);
+        happened();
+        if (tenantId === 'acme') await released;
+        return emitOne(tenantId, ...rest);
+      });
+      const entered: string[] = [];
+      const enter = admission.enter.bind(admission);
+      const enterSpy = vi.spyOn(admission, 'enter').mockImplementation((tenantId) => {
+        const ticket = enter(tenantId);
+        entered.push(tenantId);
+        happened();
+        return ticket;
+      });
+      const count = (list: string[], tenantId: string) => list.filter((id) => id === tenantId).length;
+      try {
+        const acme = Array.from({ length: TENANT_REQUESTS_IN_FLIGHT + 1 }, (_, i) => deliverTo('acme', `acme-${i}`).then((res) => res));
+        // Eight are worked on (held in their event); the ninth has entered the line and waits.
+        // (Or a ninth reached its event without waiting: what the check below refuses.)
+        await until(() => count(emitted, 'acme') + count(entered, 'acme') >= 2 * TENANT_REQUESTS_IN_FLIGHT + 1 || count(emitted, 'acme') > TENANT_REQUESTS_IN_FLIGHT);
+        expect(count(emitted, 'acme')).toBe(TENANT_REQUESTS_IN_FLIGHT);
+        expect(admission.of('acme')).toEqual({ inFlight: TENANT_REQUESTS_IN_FLIGHT, waiting: 1 });
+        let ninthAnswered = false;
+        void acme[TENANT_REQUESTS_IN_FLIGHT].then(() => (ninthAnswered = true));
+
+        // Another tenant's delivery is not behind them.
+        const globex = await deliverTo('globex', 'globex-0');
+        expect(globex.status, JSON.stringify(globex.body)).toBe(201);
+        expect(await eventsOf('globex')).toBe(1);
+        expect(ninthAnswered).toBe(false);
+
+        // The line full (8 worked on, 256 waiting): the next delivery of acme is refused, with when to send it again.
+        const fillers: AdmissionTicket[] = Array.from({ length: TENANT_REQUESTS_WAITING - 1 }, () => admission.enter('acme'));
+        for (const filler of fillers) filler.ready.catch(() => undefined);
+        const refused = await deliverTo('acme', 'acme-refused');
+        expect(refused.status).toBe(429);
+        expect(refused.body).toMatchObject({ code: 'TENANT_BUSY' });
+        expect(refused.headers['retry-after']).toBe('1');
+        // An unknown hook is refused as before, and takes no place (nor keeps anything of its id).
+        const enteredBefore = entered.length;
+        const unknown = await deliver('/api/hooks/ih_' + 'B'.repeat(43), hooks.acme.secret, 'unknown-0');
+        expect(unknown.status).toBe(401);
+        expect(entered.length).toBe(enteredBefore);
+
+        for (const filler of fillers) filler.leave();
+        expect(admission.of('acme')).toEqual({ inFlight: TENANT_REQUESTS_IN_FLIGHT, waiting: 1 });
+        release();
+        expect((await Promise.all(acme)).map((res) => res.status)).toEqual(Array(TENANT_REQUESTS_IN_FLIGHT + 1).fill(201));
+        expect(await eventsOf('acme')).toBe(TENANT_REQUESTS_IN_FLIGHT + 1);
+        expect(ninthAnswered).toBe(true);
+      } finally {
+        release();
+        emitSpy.mockRestore();
+        enterSpy.mockRestore();
+      }
+    });
+
+    it('reads a hook once a second, never keeps an unknown one, and sees a new secret or a deletion through this console at once', async () => {
+      const manager = db.dataSource.manager;
+      const findOneBy = vi.spyOn(manager, 'findOneBy');
+      const hookReads = () => findOneBy.mock.calls.filter(([target]) => target === InboundWebhookEntity).length;
+      try {
+        t.clock.advance(HOOK_KEEP_MS);
+        for (let i = 0; i < 3; i++) expect((await deliverTo('acme', `kept-${i}`)).status).toBe(201);
+        expect(hookReads()).toBe(1);
+        for (let i = 0; i < 2; i++) expect((await deliver('/api/hooks/ih_' + 'C'.repeat(43), 'whatever-secret', `unknown-${i}`)).status).toBe(401);
+        expect(hookReads()).toBe(3);
+
+        // A secret replaced by another console process (straight in the table here): the kept row
+        // verifies the old secret until HOOK_KEEP_MS have passed since its read, then no more.
+        const old = hooks.acme.secret;
+        const newer = 'changed-elsewhere-0123456789';
+        await db.dataSource.getRepository(InboundWebhookEntity).update({ id: hooks.acme.id }, { secret: newer });
+        t.clock.advance(HOOK_KEEP_MS - 1);
+        expect((await deliver(hooks.acme.path, old, 'elsewhere-0')).status).toBe(201);
+        t.clock.advance(1);
+        expect((await deliver(hooks.acme.path, old, 'elsewhere-1')).status).toBe(401);
+        expect((await deliver(hooks.acme.path, newer, 'elsewhere-2')).status).toBe(201);
+
+        // Through this console: a rotation and a deletion take effect on the next delivery.
+        const admin = admins.acme;
+        const rotated = await t.http().post(`/api/inbound-webhooks/${hooks.acme.id}/secret`).set(admin).send({});
+        expect(rotated.status).toBe(200);
+        expect((await deliver(hooks.acme.path, newer, 'rotated-0')).status).toBe(401);
+        expect((await deliver(hooks.acme.path, rotated.body.secret, 'rotated-1')).status).toBe(201);
+        expect((await t.http().delete(`/api/inbound-webhooks/${hooks.acme.id}`).set(admin)).status).toBe(204);
+        expect((await deliver(hooks.acme.path, rotated.body.secret, 'deleted-0')).status).toBe(401);
+      } finally {
+        findOneBy.mockRestore();
+      }
+    });
+  });
 });

@@ -5,6 +5,7 @@ import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, cons
 import { EngineWakeups } from './wakeups/engine-wakeups';
 import { RUN_WAKEUPS } from './wakeups/run-wakeups';
 import { CLOCK, Clock, systemClock } from './common/clock';
+import { TenantAdmission } from './common/tenant-admission';
 import { TenantHeavyWork } from './common/tenant-heavy-work';
 import { NO_SSO } from './common/sso-options';
 import {
@@ -16,7 +17,7 @@ import {
   ResolvedConsoleOptions,
 } from './common/options';
 
-/** The console's shared providers: the clock, the resolved options, the alarm bus, the engines' wake-ups and the tenants' heavy-work lanes. */
+/** The console's shared providers: the clock, the resolved options, the alarm bus, the engines' wake-ups, the tenants' admission and their heavy-work lanes. */
 @Global()
 @Module({})
 export class ConsoleCoreModule {
@@ -42,10 +43,12 @@ export class ConsoleCoreModule {
         { provide: CONSOLE_ALARM_BUS, useFactory: () => consoleAlarmBus(options) },
         { provide: CONSOLE_ALARM_BUS_OWNED, useValue: options.alarmBus === undefined },
         ConsoleAlarmBusCloser,
+        // One per console: every route of a tenant (ConsoleAuthGuard, inbound webhooks' deliveries) takes its places here.
+        { provide: TenantAdmission, useFactory: () => new TenantAdmission() },
         TenantHeavyWork,
         { provide: RUN_WAKEUPS, useFactory: (dataSource: DataSource) => options.wakeups ?? new EngineWakeups(dataSource, clock), inject: [DataSource] },
       ],
-      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS, TenantHeavyWork],
+      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS, TenantAdmission, TenantHeavyWork],
     };
   }
 }

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import type { ExecutionContext } from '@nestjs/common';
 import type { Reflector } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { unauthorized } from '../common/api-error';
 import type { ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
 import { TenantAdmission } from '../common/tenant-admission';
+import { TenantBusyError } from '../common/tenant-busy-error';
 import { ConsoleAuthGuard, isAllowed } from './auth.guard';
 import type { AuthService } from './auth.service';
 import { SESSION_COOKIE } from './session-cookie';
@@ -77,5 +79,39 @@ describe('console guard and the session cookie', () => {
   it('clears the cookie of a session refused (401), and keeps it when the check failed (the database did not answer)', async () => {
     expect(await throughGuard(unauthorized('Session expired or unknown; log in again'))).toEqual([expect.stringMatching(new RegExp(`^Set-Cookie: ${SESSION_COOKIE}=;`))]);
     expect(await throughGuard(new Error('Connection lost: The server closed the connection.'))).toEqual([]);
+  });
+});
+
+describe("console guard and the tenant's admission", () => {
+  /** An API-key GET of acme through the guard, answered on `response`. */
+  function throughGuard(admission: TenantAdmission, response: EventEmitter & { closed: boolean }): Promise<boolean> {
+    const auth = { authenticate: () => Promise.resolve(admin) } as unknown as AuthService;
+    const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, admission);
+    const request = { method: 'GET', headers: { 'x-api-key': 'bk_x' }, socket: {} };
+    const context = {
+      getType: () => 'http',
+      getClass: () => Object,
+      getHandler: () => throughGuard,
+      switchToHttp: () => ({ getRequest: () => request, getResponse: () => response }),
+    } as unknown as ExecutionContext;
+    return guard.canActivate(context);
+  }
+  const response = (closed: boolean) => Object.assign(new EventEmitter(), { closed });
+
+  it('holds a place until the answer closes', async () => {
+    const admission = new TenantAdmission();
+    const answer = response(false);
+    expect(await throughGuard(admission, answer)).toBe(true);
+    expect(admission.of('acme')).toEqual({ inFlight: 1, waiting: 0 });
+    answer.closed = true;
+    answer.emit('close');
+    expect(admission.of('acme')).toEqual({ inFlight: 0, waiting: 0 });
+  });
+
+  it('takes no place for a request whose client left while it was authenticated (its close came before: the place would never be given back)', async () => {
+    const admission = new TenantAdmission();
+    await expect(throughGuard(admission, response(true))).rejects.toBeInstanceOf(TenantBusyError);
+    expect(admission.of('acme')).toEqual({ inFlight: 0, waiting: 0 });
   });
 });

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { TenantAdmission } from '../common/tenant-admission';
 import { AuthController } from './auth.controller';
 import { ConsoleAuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
@@ -12,7 +11,7 @@ import { SsoController } from './sso/sso.controller';
 
 @Module({
   controllers: [AuthController, SsoController, OidcController],
-  providers: [AuthService, SsoAccountsService, OidcService, LdapService, { provide: TenantAdmission, useFactory: () => new TenantAdmission() }, { provide: APP_GUARD, useClass: ConsoleAuthGuard }],
+  providers: [AuthService, SsoAccountsService, OidcService, LdapService, { provide: APP_GUARD, useClass: ConsoleAuthGuard }],
   exports: [AuthService],
 })
 export class AuthModule {}

@@ -11,6 +11,13 @@ export interface AdmissionTicket {
   leave: () => void;
 }
 
+/** A request's response, as far as its place is concerned: its 'close' (the answer sent, or the client gone) gives the place back. */
+export interface ClosingResponse {
+  /** True once 'close' has been emitted (Node's ServerResponse). */
+  readonly closed?: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 interface Tenant {
   inFlight: number;
   waiting: Array<() => void>;
@@ -63,6 +70,21 @@ export class TenantAdmission {
       state = 'left';
     };
     return { ready, leave };
+  }
+
+  /**
+   * Waits for a place for one request of the tenant, held until `response` closes: the way a route
+   * takes its tenant's admission (ConsoleAuthGuard, once the principal is known; an inbound
+   * webhook's delivery, once its hook is). TenantBusyError when the tenant's line is full, or when
+   * the client is gone: a response that closed before this call (its client left while the request
+   * was authenticated or its hook looked up) has emitted its 'close' already and never would again,
+   * so a place taken for it would never be given back.
+   */
+  async admit(tenantId: string, response: ClosingResponse): Promise<void> {
+    if (response.closed === true) throw new TenantBusyError('the client left before its request had its turn');
+    const ticket = this.enter(tenantId);
+    response.once('close', ticket.leave);
+    await ticket.ready;
   }
 
   /** Requests of the tenant worked on and waiting: what a test checks is given back. */

@@ -4,7 +4,7 @@ import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validato
 import { describe, expect, it } from 'vitest';
 import { badRequest } from './api-error';
 import { Raw } from './raw-json';
-import { consoleValidationPipe, flattenValidationErrors } from './validation';
+import { consoleValidationPipe, flattenValidationErrors, OptionalNotNull } from './validation';
 
 class Inner {
   @IsInt()
@@ -85,6 +85,35 @@ describe('console validation pipe', () => {
       { field: 'from', reason: 'must be an integer number' },
       { field: 'name', reason: 'must be longer than or equal to 2 characters; must be a slug' },
     ]);
+  });
+});
+
+class SecretBody {
+  @IsString()
+  name!: string;
+
+  @OptionalNotNull('for a secret Baton makes')
+  @IsString()
+  secret?: string;
+}
+
+describe('console validation pipe, a field that may be left out but is never null (OptionalNotNull)', () => {
+  const through = (value: unknown) =>
+    consoleValidationPipe()
+      .transform(value, { type: 'body', metatype: SecretBody, data: '' })
+      .catch((error: HttpException) => error.getResponse());
+
+  it('answers a null with what is wrong and what leaving the field out means, not "is required" (the field is not)', async () => {
+    expect(await through({ name: 'x', secret: null })).toMatchObject({
+      statusCode: 400,
+      errors: [{ field: 'secret', reason: 'must not be null (leave the field out for a secret Baton makes); must be a string' }],
+    });
+  });
+
+  it('takes the field left out, checks a value sent, and still calls a required field sent null "is required"', async () => {
+    expect(await through({ name: 'x' })).toEqual(Object.assign(new SecretBody(), { name: 'x' }));
+    expect(await through({ name: 'x', secret: 5 })).toMatchObject({ errors: [{ field: 'secret', reason: 'must be a string' }] });
+    expect(await through({ name: null, secret: 'given' })).toMatchObject({ errors: [{ field: 'name', reason: 'is required' }] });
   });
 });
 

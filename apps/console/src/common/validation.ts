@@ -1,7 +1,11 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage, ValidateIf, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, ValidateBy, ValidateIf, ValidationTypes } from 'class-validator';
+import { nameProblem } from '@baton/domain';
 import { badRequest, FieldError } from './api-error';
 import { isRawField } from './raw-json';
+
+/** The rule OptionalNotNull adds: a null sent for a field that may only be left out. */
+const NOT_NULL = 'notNull';
 
 const REASONS: Record<string, (message: string) => string> = {
   whitelistValidation: () => 'unknown field (not allowed)',
@@ -11,11 +15,15 @@ const REASONS: Record<string, (message: string) => string> = {
  * Rules on what a value is, before how big: when one fails, the field's range rules are not
  * reasons too (`from=abc` is "must be an integer", not also "must be at least 0; at most …").
  */
-const TYPE_RULES = new Set(['isDefined', 'isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn', 'isDate']);
+const TYPE_RULES = new Set([NOT_NULL, 'isDefined', 'isInt', 'isNumber', 'isString', 'isBoolean', 'isArray', 'isObject', 'isEnum', 'isIn', 'isDate']);
 
-/** A field's reasons: its type rules' when one failed, else every rule's; class-validator's own messages without the field's name (the error names it). */
+/**
+ * A field's reasons: its type rules' when one failed, else every rule's; class-validator's own
+ * messages without the field's name (the error names it). A null refused by OptionalNotNull is
+ * told first ("must not be null (leave the field out …); must be a string").
+ */
 function reasonsOf(error: ValidationError): string {
-  const failed = Object.entries(error.constraints ?? {});
+  const failed = Object.entries(error.constraints ?? {}).sort(([a], [b]) => Number(b === NOT_NULL) - Number(a === NOT_NULL));
   const typeFailed = failed.filter(([key]) => TYPE_RULES.has(key));
   return (typeFailed.length > 0 ? typeFailed : failed)
     .map(([key, message]) => {
@@ -26,9 +34,14 @@ function reasonsOf(error: ValidationError): string {
     .join('; ');
 }
 
-/** A required field left out (or null): not a field sent with a wrong value, nor an unknown one. */
+/**
+ * A required field left out (or null): not a field sent with a wrong value, nor an unknown one,
+ * nor a null sent for a field that may be left out (OptionalNotNull: "is required" would be
+ * untrue there; its own reason says what to send instead).
+ */
 function isMissing(error: ValidationError): boolean {
-  return 'value' in error && (error.value === undefined || error.value === null) && !('whitelistValidation' in (error.constraints ?? {})) && !error.children?.length;
+  const constraints = error.constraints ?? {};
+  return 'value' in error && (error.value === undefined || error.value === null) && !('whitelistValidation' in constraints) && !(NOT_NULL in constraints) && !error.children?.length;
 }
 
 /** Flattens class-validator's tree into dotted field paths (`trigger.expression`, `dates[2]`), as the domain's validators do. */
@@ -54,10 +67,28 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
 /**
  * A field that may be left out but is never null. @IsOptional skips null as well, which suits a
  * field whose service reads null as "not given" (`??`); where leaving a field out means
- * "unchanged" (`!== undefined`) a null would reach the database, so a null is checked by the
- * field's other rules instead, and refused naming the field.
+ * "unchanged" (`!== undefined`) or a default (a default parameter, which a null does not take) a
+ * null would reach the database or the service as a value, so a null is refused naming the field,
+ * with what leaving it out means — `whenLeftOut`, e.g. 'to keep it as it is' — and what the
+ * field's other rules take: `secret: must not be null (leave the field out for a secret Baton
+ * makes); must be a string`. Not "is required", which the field is not.
  */
-export const OptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+export const OptionalNotNull =
+  (whenLeftOut: string): PropertyDecorator =>
+  (target, property) => {
+    ValidateIf((_object: object, value: unknown) => value !== undefined)(target, property as string);
+    ValidateBy({ name: NOT_NULL, validator: { validate: (value: unknown) => value !== null, defaultMessage: () => `must not be null (leave the field out ${whenLeftOut})` } })(target, property as string);
+  };
+
+/**
+ * A name under Baton's one rule for names (nameProblem: A-Z a-z 0-9 . _ -, 1 to 100, as tasks,
+ * groups, executor apps and calendars are named), refused with that rule's reason: an inbound
+ * webhook's, an API key's. No control character (a NUL, a newline) nor space gets into a name an
+ * audit record, a log line or an approval step shows. Only what is sent is checked: names stored
+ * before are read and answered as they are.
+ */
+export const IsName = () =>
+  ValidateBy({ name: 'isName', validator: { validate: (value: unknown) => nameProblem(value) === null, defaultMessage: (args) => nameProblem(args?.value) ?? '' } });
 
 /**
  * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.

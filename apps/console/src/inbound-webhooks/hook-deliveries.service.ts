@@ -7,10 +7,12 @@ import { runAudited, type AuditActor } from '../audit';
 import { LoginThrottle } from '../auth/login-throttle';
 import { badRequest, unauthorized } from '../common/api-error';
 import { malformedJsonReason } from '../common/exception.filter';
+import { KeptReads } from '../common/kept-reads';
+import { TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
 import { EventsService } from '../events/events.service';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
 import type { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
-import { HOOK_FAILURE_LIMITS, PUBLIC_ID_PATTERN, SIGNATURE_REFUSED, STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
+import { HOOK_FAILURE_LIMITS, HOOK_KEEP_MS, PUBLIC_ID_PATTERN, SIGNATURE_REFUSED, STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
 import { readSignature, signatureMatches, staleProblem, type DeliverySignature, type SignatureHeaders } from './verify-signature';
 
 /**
@@ -22,29 +24,42 @@ import { readSignature, signatureMatches, staleProblem, type DeliverySignature, 
  * looked up (the same answer whether it exists); an unknown hook and a wrong signature get the one
  * answer SIGNATURE_REFUSED. What a stranger makes Baton write: nothing for an unknown hook; for a
  * known one, a few throttle rows and log lines (HOOK_FAILURE_LIMITS), never an audit record.
+ *
+ * Once its hook is found, a delivery is one of its tenant's console requests: it waits for its
+ * place in the tenant's admission (TenantAdmission, as an API call does; 429 TENANT_BUSY when the
+ * line is full), so a flood of deliveries to one hook — its sender's retries, or anyone who has the
+ * URL — waits behind itself and costs the other tenants what one tenant's requests may. An unknown
+ * hook is refused before: it takes no place, and no state is kept for its id.
  */
 @Injectable()
 export class HookDeliveriesService {
   private readonly logger = new Logger('InboundWebhooks');
   private readonly failures: LoginThrottle;
+  /** Hooks found, by public id, kept HOOK_KEEP_MS after their read (hookOf); an unknown id is never kept. */
+  private readonly keptHooks = new KeptReads<InboundWebhookEntity>(HOOK_KEEP_MS, MAX_KEPT_HOOKS);
+  /** Hooks changed through this process (hookChanged): a read begun before one is not kept. */
+  private changes = 0;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly events: EventsService,
+    private readonly admission: TenantAdmission,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.failures = new LoginThrottle(dataSource, HOOK_FAILURE_LIMITS);
   }
 
-  async deliver(publicId: string, headers: SignatureHeaders, rawBody: Buffer | undefined, address: string | null): Promise<DeliveryAcceptedView & { status: 200 | 201 }> {
+  /** A delivery to `POST /api/hooks/<publicId>`; `response` holds its place in the tenant's admission until it closes. */
+  async deliver(publicId: string, headers: SignatureHeaders, rawBody: Buffer | undefined, address: string | null, response: ClosingResponse): Promise<DeliveryAcceptedView & { status: 200 | 201 }> {
     const now = this.clock.now();
     const signature = readSignature(headers);
     if ('problem' in signature) throw unauthorized(signature.problem);
     const stale = staleProblem(signature, now, STRIPE_TOLERANCE_SECONDS);
     if (stale) throw unauthorized(stale);
     const body = rawBody ?? Buffer.alloc(0);
-    const hook = PUBLIC_ID_PATTERN.test(publicId) ? await findInboundWebhookByPublicIdAcrossTenants(this.dataSource.manager, publicId) : null;
+    const hook = PUBLIC_ID_PATTERN.test(publicId) ? await this.hookOf(publicId) : null;
     if (!hook) throw unauthorized(SIGNATURE_REFUSED);
+    await this.admission.admit(hook.tenantId, response);
     if (!signatureMatches(signature, hook.scheme, hook.secret, body)) {
       await this.recordFailure(hook, address, now);
       throw unauthorized(SIGNATURE_REFUSED);
@@ -58,6 +73,30 @@ export class HookDeliveriesService {
     return { status: event.created ? 201 : 200, eventId: event.id, created: event.created, runIds: event.runIds };
   }
 
+  /**
+   * The hook of `publicId`, or null: a hook found is kept HOOK_KEEP_MS, so a stream of deliveries
+   * to it reads its row once a second rather than once a delivery (before its tenant's admission,
+   * which needs the row to know the tenant). A secret replaced or a hook deleted through this
+   * process is read again at once (hookChanged); through another console process, within
+   * HOOK_KEEP_MS. An id not found is never kept: a stranger's random ids cost a read each, never
+   * memory.
+   */
+  private async hookOf(publicId: string): Promise<InboundWebhookEntity | null> {
+    const now = this.clock.now();
+    const kept = this.keptHooks.get(publicId, now);
+    if (kept) return kept;
+    const changes = this.changes;
+    const hook = await findInboundWebhookByPublicIdAcrossTenants(this.dataSource.manager, publicId);
+    if (hook && changes === this.changes) this.keptHooks.set(publicId, hook, now);
+    return hook;
+  }
+
+  /** Called once a change of the hook (a new secret, its deletion) has been committed: its next delivery reads it again. */
+  hookChanged(publicId: string): void {
+    this.changes++;
+    this.keptHooks.forget(publicId);
+  }
+
   /** Counts a failed signature of the hook; logs it unless the hook's failures are in a wait (then nothing is written). */
   private async recordFailure(hook: InboundWebhookEntity, address: string | null, now: number): Promise<void> {
     const key = `inbound-webhook/${hook.publicId}`;
@@ -67,6 +106,9 @@ export class HookDeliveriesService {
     this.logger.warn(`inbound webhook ${hook.name} (tenant ${hook.tenantId}): a delivery from ${address ?? 'an unknown address'} has a signature that does not verify${quiet}`, { tenantId: hook.tenantId, inboundWebhookId: hook.id });
   }
 }
+
+/** Hooks kept at once (a row is a few hundred bytes); past it, what is kept is cleared (KeptReads). */
+const MAX_KEPT_HOOKS = 10_000;
 
 /**
  * The body as a JSON object, or a 400 naming `body`. Malformed JSON is told so, where the parser

@@ -1,9 +1,10 @@
 import { HttpCode, Ip, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { NotAudited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { HttpRequest } from '../common/http';
+import { TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING, type ClosingResponse } from '../common/tenant-admission';
 import { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
 import { HookDeliveriesService } from './hook-deliveries.service';
 import { STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
@@ -27,14 +28,19 @@ export class HooksController {
   @ApiUnauthorizedResponse({ description: 'No signature, a malformed or stale one, or one that does not verify (an unknown hook gets the same answer)' })
   @ApiBadRequestResponse({ description: 'The body is not a JSON object (field `body`: malformed JSON says where; a form-encoded body or none says to send application/json), or the delivery id is not a usable key (field `X-GitHub-Delivery` or `id`)' })
   @ApiPayloadTooLargeResponse({ description: `The body is over ${MAX_EVENT_PAYLOAD_BYTES} bytes` })
+  @ApiTooManyRequestsResponse({
+    description:
+      `TENANT_BUSY: a delivery is one of its hook's tenant's console requests, of which ${TENANT_REQUESTS_IN_FLIGHT} are worked on at once and ${TENANT_REQUESTS_WAITING} more may wait; ` +
+      'this one found the line full (a known hook only: an unknown one is 401 first). `Retry-After` gives the seconds to wait; Stripe sends a failed delivery again by itself, GitHub when it is redelivered',
+  })
   async deliver(
     @Param('publicId') publicId: string,
     @Req() request: HttpRequest & { body?: unknown },
     @Ip() address: string | undefined,
-    @Res({ passthrough: true }) response: { status(code: number): unknown },
+    @Res({ passthrough: true }) response: ClosingResponse & { status(code: number): unknown },
   ): Promise<DeliveryAcceptedView> {
     const rawBody = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const { status, ...accepted } = await this.deliveries.deliver(publicId, request.headers, rawBody, address ?? null);
+    const { status, ...accepted } = await this.deliveries.deliver(publicId, request.headers, rawBody, address ?? null, response);
     response.status(status);
     return accepted;
   }

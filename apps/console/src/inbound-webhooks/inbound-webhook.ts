@@ -21,6 +21,14 @@ export const PUBLIC_ID_PATTERN = /^ih_[A-Za-z0-9_-]{43}$/;
 /** How far a Stripe-style signature's timestamp may be from the console's clock: 300 s (Stripe's own libraries' default). */
 export const STRIPE_TOLERANCE_SECONDS = 300;
 
+/**
+ * How long a delivery's hook (its tenant, event name and secret) is kept after its read: the
+ * longest a secret replaced or a hook deleted through another console process still verifies
+ * deliveries on this one (through this one: not at all). 1,000 ms, as a revoked API key
+ * (API_KEY_CHECK_KEEP_MS).
+ */
+export const HOOK_KEEP_MS = 1_000;
+
 /** An admin-chosen secret: 16 to 128 printable ASCII characters (what GitHub's and Stripe's forms accept). */
 export const SECRET_PATTERN = /^[\x21-\x7e]{16,128}$/;
 

@@ -15,17 +15,21 @@ import { auditChange } from '../audit';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { randomToken } from '../common/secrets';
 import type { CreatedInboundWebhookView, CreateInboundWebhookDto, InboundWebhookView } from './dto/inbound-webhook.dto';
+import { HookDeliveriesService } from './hook-deliveries.service';
 import { HOOKS_PATH, SECRET_PATTERN } from './inbound-webhook';
 
 /**
  * A tenant's inbound webhooks, as its admin makes them: create (the secret shown once), list,
  * rotate the secret, delete. Every change audited; the secret is never in an answer but the one
- * that sets it, nor in the audit log.
+ * that sets it, nor in the audit log. A new secret or a deletion, once committed, is told to
+ * HookDeliveriesService, which keeps hooks it read for a moment: the old secret stops verifying on
+ * this console at once.
  */
 @Injectable()
 export class InboundWebhooksService {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly deliveries: HookDeliveriesService,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -63,15 +67,18 @@ export class InboundWebhooksService {
       await auditChange(em, { tenantId, objectType: 'inbound-webhook', objectId: id, after: { secretRotated: true } });
       return hook;
     });
+    this.deliveries.hookChanged(row.publicId);
     return { ...hookView(row), secret };
   }
 
   async delete(tenantId: string, id: number): Promise<void> {
-    await inTransaction(this.dataSource, async (em) => {
+    const deleted = await inTransaction(this.dataSource, async (em) => {
       const hook = await findInboundWebhook(em, tenantId, id);
       if (!hook || !(await deleteInboundWebhook(em, tenantId, id))) throw notFound('Inbound webhook', id);
       await auditChange(em, { tenantId, objectType: 'inbound-webhook', objectId: id, before: hookView(hook) });
+      return hook;
     });
+    this.deliveries.hookChanged(deleted.publicId);
   }
 }
 

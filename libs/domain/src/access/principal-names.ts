@@ -10,7 +10,9 @@ export const API_KEY_PRINCIPAL_PREFIX = 'api-key:';
  * out: a user made through the API has a username of A-Z a-z 0-9 . _ @ - (the console's
  * USERNAME_PATTERN), but a user of single sign-on takes its directory's name, any characters
  * (LDAP: as typed at login; OpenID Connect: a claim, such as `jane+ops@example.com`), so a
- * narrower rule would refuse people who can sign in. An API key's name is any 1 to 100 characters.
+ * narrower rule would refuse people who can sign in. An API key made now is named under the rule
+ * for names (nameProblem), but one made before that rule may have any 1 to 100 characters and
+ * still decides: its name is not refused here either.
  */
 export function principalNameProblem(name: string): string | null {
   const rule = `must be a username (1 to ${MAX_USERNAME_LENGTH} characters) or ${API_KEY_PRINCIPAL_PREFIX}<an API key's name of 1 to ${MAX_API_KEY_NAME_LENGTH} characters>`;

@@ -1,19 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
-import { MAX_API_KEY_NAME_LENGTH } from '@baton/domain';
-import { OptionalNotNull } from '../../common/validation';
+import { IsIn, IsString, Matches } from 'class-validator';
+import { MAX_API_KEY_NAME_LENGTH, NAME_PATTERN } from '@baton/domain';
+import { IsName, OptionalNotNull } from '../../common/validation';
 import { API_KEY_ROLES, type ApiKeyRole } from '../../api-types';
 import type * as Api from '../../api-types';
 
 export class CreateApiKeyDto {
-  @ApiProperty({ example: 'ci-pipeline', maxLength: MAX_API_KEY_NAME_LENGTH })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(MAX_API_KEY_NAME_LENGTH)
+  @ApiProperty({ example: 'ci-pipeline', pattern: NAME_PATTERN.source, maxLength: MAX_API_KEY_NAME_LENGTH, description: 'A-Z a-z 0-9 . _ -; one live key of the tenant a name. The key acts as `api-key:<name>`' })
+  @IsName()
   name!: string;
 
   @ApiPropertyOptional({ enum: API_KEY_ROLES, default: 'TENANT_VIEWER' })
-  @OptionalNotNull()
+  @OptionalNotNull('for the default, TENANT_VIEWER')
   @IsIn(API_KEY_ROLES)
   role?: ApiKeyRole;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, Max, Min } from 'class-validator';
+import { OptionalNotNull } from '../../common/validation';
 import type * as Api from '../../api-types';
 
 /** How long the previous secret stays valid after a rotation when the request does not say. Default 86 400 s (24 h). */
@@ -15,7 +16,9 @@ export class RotateExecutorSecretDto {
     description:
       'Seconds the previous secret stays valid beside the new one, so executors can be restarted with the new secret one by one. 0 revokes it at once (engines drop it within their 5 s tenant cache).',
   })
-  @IsOptional()
+  // Not @IsOptional: a null passed it and reached rotate(), whose default a null does not take, as 0 —
+  // the previous secret revoked at once, every executor still on it refused.
+  @OptionalNotNull(`for the default, ${DEFAULT_SECRET_OVERLAP_SECONDS}`)
   @IsInt()
   @Min(0)
   @Max(MAX_SECRET_OVERLAP_SECONDS)

@@ -1,15 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString } from 'class-validator';
+import { NAME_MAX_LENGTH, NAME_PATTERN } from '@baton/domain';
 import type { InboundWebhookScheme } from '@baton/persistence';
 import type * as Api from '../../api-types';
-import { OptionalNotNull } from '../../common/validation';
+import { IsName, OptionalNotNull } from '../../common/validation';
 import { INBOUND_WEBHOOK_SCHEMES } from '../inbound-webhook';
 
 export class CreateInboundWebhookDto {
-  @ApiProperty({ example: 'github-pushes', maxLength: 100 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(100)
+  @ApiProperty({ example: 'github-pushes', pattern: NAME_PATTERN.source, maxLength: NAME_MAX_LENGTH, description: 'A-Z a-z 0-9 . _ -, unique within the tenant' })
+  @IsName()
   name!: string;
 
   @ApiProperty({ example: 'github.push', description: 'The name of the events its deliveries become (the rule of POST /api/events)' })
@@ -21,14 +20,14 @@ export class CreateInboundWebhookDto {
   scheme!: InboundWebhookScheme;
 
   @ApiPropertyOptional({ description: 'The signing secret, 16 to 128 printable ASCII characters; default: one Baton makes (32 random bytes, base64url)' })
-  @OptionalNotNull()
+  @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;
 }
 
 export class RotateInboundWebhookSecretDto {
   @ApiPropertyOptional({ description: 'The new secret (16 to 128 printable ASCII characters); default: one Baton makes' })
-  @OptionalNotNull()
+  @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;
 }

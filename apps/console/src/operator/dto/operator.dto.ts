@@ -81,27 +81,27 @@ export class CreateTenantDto {
 
 export class UpdateTenantDto {
   @ApiPropertyOptional()
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsString()
   @MinLength(1)
   @MaxLength(200)
   name?: string;
 
   @ApiPropertyOptional({ description: "Moves the tenant's tasks and not-yet-claimed runs to this group" })
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsString()
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
   engineGroup?: string;
 
   @ApiPropertyOptional()
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   ratePerSec?: number;
 
   @ApiPropertyOptional()
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsInt()
   @Min(1)
   @Max(1_000_000)
@@ -111,7 +111,7 @@ export class UpdateTenantDto {
     description:
       "The tenant's weight when the engines divide the runs they hold among the tenants with due work (weighted max-min fair shares): a tenant of share 2 gets twice the room of a tenant of share 1 when both want more than there is. 1–100; omitted: unchanged",
   })
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsInt()
   @Min(1)
   @Max(100)
@@ -142,7 +142,7 @@ export class UpdateTenantDto {
   backlogAlarmMs?: number | null;
 
   @ApiPropertyOptional({ description: "true: the tenant's users sign in only through single sign-on (OIDC, LDAP); their password logins are refused (403). API keys keep working. Omitted: unchanged" })
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsBoolean()
   ssoRequired?: boolean;
 }

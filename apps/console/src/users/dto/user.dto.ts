@@ -52,12 +52,12 @@ export class CreateTenantUserDto extends NewUserCredentialsDto {
 
 export class UpdateUserDto {
   @ApiPropertyOptional({ enum: TENANT_ROLES, description: 'Tenant users move between TENANT_ADMIN and TENANT_VIEWER; an OPERATOR stays one' })
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsIn(TENANT_ROLES, { message: `must be one of ${TENANT_ROLES.join(', ')}` })
   role?: TenantRole;
 
   @ApiPropertyOptional({ description: 'True: the user cannot log in and its sessions end. False: enabled again' })
-  @OptionalNotNull()
+  @OptionalNotNull('to keep it as it is')
   @IsBoolean()
   disabled?: boolean;
 }
