@@ -4,13 +4,14 @@
  * re-run (one transaction, a result per id, tenant-checked), copy a task, download a run's log.
  */
 import { get } from 'node:http';
-import { once } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import { EventEmitter, once } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TenantHeavyWork } from '../../apps/console/src/common/tenant-heavy-work';
 import { Logger } from '@nestjs/common';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunCancels, RunWakeup } from '@baton/messaging';
 import { RunActionsService } from '../../apps/console/src/runs/run-actions.service';
+import { RunsController } from '../../apps/console/src/runs/runs.controller';
 import { SubmissionsService } from '../../apps/console/src/submissions/submissions.service';
 import { RunEntity, searchRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
@@ -196,6 +197,16 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
       download.destroy();
     }
     await db.dataSource.query('DELETE FROM run_logs WHERE run_id = ?', [run.id]);
+  });
+
+  it('a log download whose client left while it waited for the heavy lane gives the lane back', async () => {
+    const run = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 });
+    // Its response closed before the lane was granted: its 'close' was emitted then, never again.
+    const gone = Object.assign(new EventEmitter(), { closed: true }) as unknown as ServerResponse;
+    const file = await t.app.get(RunsController).log('acme', run.id, gone);
+    const lane = (t.app.get(TenantHeavyWork) as unknown as { lane: { pending(tenantId: string): number } }).lane;
+    await vi.waitFor(() => expect(lane.pending('acme')).toBe(0), { timeout: 10_000, interval: 10 });
+    expect(file.getStream().destroyed).toBe(true);
   });
 
   it('searches runs by error text and by params in a time range, newest first, tenant-scoped', async () => {

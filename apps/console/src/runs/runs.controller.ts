@@ -123,8 +123,17 @@ export class RunsController {
   @ApiOkResponse({ description: 'The log, text/plain; an attachment named run-<id>.log', schema: { type: 'string' } })
   @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   async log(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @Res({ passthrough: true }) res: ServerResponse): Promise<StreamableFile> {
-    // A tenant's heavy request (TenantHeavyWork): its lane is held until the answer ends or its client leaves.
+    // A tenant's heavy request (TenantHeavyWork): its lane is held until the answer ends or its client
+    // leaves — a client gone while the request waited for the lane too: its response has emitted its
+    // 'close' already and never would again, so the lane is given back at once.
     const release = await this.heavyWork.hold(tenantId);
+    let text: Readable | null = null;
+    const done = () => {
+      text?.destroy(); // a client that left mid-answer: stop reading pages for it
+      release();
+    };
+    if (res.closed) done();
+    else res.once('close', done);
     try {
       const pages = this.runs.logText(tenantId, id);
       const first = await pages.next(); // a missing run is a 404 here, before the answer starts
@@ -132,11 +141,8 @@ export class RunsController {
         if (!first.done) yield first.value;
         yield* pages;
       }
-      const text = Readable.from(all());
-      res.once('close', () => {
-        text.destroy(); // a client that left mid-answer: stop reading pages for it
-        release();
-      });
+      text = Readable.from(all());
+      if (res.closed) text.destroy();
       return new StreamableFile(text, { type: 'text/plain; charset=utf-8', disposition: `attachment; filename="run-${id}.log"` });
     } catch (err) {
       release();
