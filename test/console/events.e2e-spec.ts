@@ -6,6 +6,7 @@ import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
 import { MAX_EMIT_RUNS } from '../../apps/console/src/events/event';
+import { EventsService } from '../../apps/console/src/events/events.service';
 import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 /**
@@ -29,16 +30,32 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
   const runsOf = (taskId: number) => db.dataSource.getRepository(RunEntity).find({ where: { taskId }, order: { id: 'ASC' } });
   const emit = (who: SeededTenant, body: object) => t.http().post('/api/events').set(who.adminKey).send(body);
   const order = (tier: string, extra: object = {}) => ({ customer: { id: 'c-1', tier }, order: { id: 'o-9', total: 12.5 }, ...extra });
+  const create = async (who: SeededTenant, name: string, trigger: object) => {
+    const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'shop', handler: 'sync', trigger, params: { from: 'task' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as number;
+  };
+  /**
+   * Two requests under one idempotency key, one event named `<prefix>.a` and one `<prefix>.b`, each
+   * name a task of its own: exactly one event is stored, and the runs of its task alone (the other
+   * request starts nothing, not even its own task's run that no event would list), both answered
+   * with that event and its runs.
+   */
+  const expectOneEventOfKey = async (key: string, prefix: string, tasks: { a: number; b: number }, answers: Array<{ status: number; body: { id: number; name: string; runIds: number[]; created: boolean } }>) => {
+    const stored = await db.dataSource.getRepository(EventEntity).findBy({ tenantId: 'acme', idempotencyKey: key });
+    expect(stored).toHaveLength(1);
+    const [event] = stored;
+    const keyed = await db.dataSource.getRepository(RunEntity).findBy({ tenantId: 'acme', fireKey: `e:${key}` });
+    expect(keyed.map((r) => r.taskId)).toEqual([event.name === `${prefix}.a` ? tasks.a : tasks.b]);
+    expect(event.runIds).toEqual(keyed.map((r) => r.id));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 201]);
+    for (const answer of answers) expect(answer.body).toMatchObject({ id: event.id, name: event.name, runIds: event.runIds, created: answer.status === 201 });
+  };
 
   beforeAll(async () => {
     t = await startConsole(db.dataSource, T0, { wakeups: { wake: (w) => wakeups.push(w), cancelled: () => undefined } });
     acme = await seedTenant(t, db.dataSource, 'acme');
     globex = await seedTenant(t, db.dataSource, 'globex');
-    const create = async (who: SeededTenant, name: string, trigger: object) => {
-      const res = await t.http().post('/api/tasks').set(who.admin).send({ name, executorApp: 'shop', handler: 'sync', trigger, params: { from: 'task' } });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.id as number;
-    };
     gold = await create(acme, 'sync-gold', {
       kind: 'EVENT',
       event: 'order.paid',
@@ -131,12 +148,82 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
   it('stores a keyed event once when its repeats arrive together (concurrent writes of the lane)', async () => {
     const body = { name: 'order.paid', payload: order('gold'), idempotencyKey: 'burst-1' };
     const answers = await Promise.all(Array.from({ length: 8 }, () => emit(acme, body)));
-    expect(answers.map((a) => a.status).every((status) => status === 201 || status === 200)).toBe(true);
-    // Repeats written concurrently may each say 201 (as a trigger's racing retries do), always with the one event.
+    // One stored it (201), the others are its repeats (200), all with the one event and its runs.
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.runIds))).size).toBe(1);
+    expect(answers[0].body.runIds).toHaveLength(2);
     expect(await db.dataSource.getRepository(EventEntity).countBy({ tenantId: 'acme', idempotencyKey: 'burst-1' })).toBe(1);
     expect((await runsOf(gold)).filter((r) => r.fireKey === 'e:burst-1')).toHaveLength(1);
     expect((await runsOf(all)).filter((r) => r.fireKey === 'e:burst-1')).toHaveLength(1);
+  });
+
+  it('starts only the first event’s runs when two requests written together carry one key with events that match different tasks', async () => {
+    const tasks = { a: await create(acme, 'on-together-a', { kind: 'EVENT', event: 'together.a' }), b: await create(acme, 'on-together-b', { kind: 'EVENT', event: 'together.b' }) };
+    // Sent in one turn of the event loop, both are matched in one read (neither key stored yet) and
+    // written in one transaction of the lane.
+    const events = t.app.get(EventsService);
+    const answers = await Promise.all(['a', 'b'].map((name) => events.emitOne('acme', { name: `together.${name}`, payload: { n: name }, idempotencyKey: 'together-1' })));
+    await expectOneEventOfKey('together-1', 'together', tasks, answers.map((body) => ({ status: body.created ? 201 : 200, body })));
+    expect(answers.map((a) => a.name)).toEqual(['together.a', 'together.a']);
+  });
+
+  it('lists the COALESCING run a keyed event joins (a task that debounces per key), on the stored event too; its repeat written with it joins nothing', async () => {
+    const res = await t.http().post('/api/tasks').set(acme.admin).send({
+      name: 'coalesced',
+      executorApp: 'shop',
+      handler: 'sync',
+      trigger: { kind: 'EVENT', event: 'coalesce.x', params: { customerId: 'customer.id', v: 'v' } },
+      debounce: { key: 'customerId', quietMs: 60_000 },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const opened = await emit(acme, { name: 'coalesce.x', payload: { customer: { id: 'k1' }, v: 1 } });
+    expect(opened.body.runIds).toHaveLength(1);
+    const [window] = opened.body.runIds as number[];
+    const events = t.app.get(EventsService);
+    const [joined, repeat] = await Promise.all([2, 3].map((v) => events.emitOne('acme', { name: 'coalesce.x', payload: { customer: { id: 'k1' }, v }, idempotencyKey: 'co-1' })));
+    expect(joined).toMatchObject({ created: true, runIds: [window] });
+    expect(repeat).toMatchObject({ id: joined.id, created: false, runIds: [window] });
+    expect(await db.dataSource.getRepository(EventEntity).findOneByOrFail({ id: joined.id })).toMatchObject({ runIds: [window] });
+    const [run] = await runsOf(res.body.id as number);
+    expect(run).toMatchObject({ id: window, state: 'COALESCING', params: { customerId: 'k1', v: 2 } });
+  });
+
+  it.skipIf(kind !== 'mysql')('starts only the first event’s runs when two transactions write one key with events that match different tasks (two writes in flight)', async () => {
+    const tasks = { a: await create(acme, 'on-race-a', { kind: 'EVENT', event: 'race.a' }), b: await create(acme, 'on-race-b', { kind: 'EVENT', event: 'race.b' }) };
+    // This test's transactions waiting on a lock (other files may share the server).
+    const waiting = async () =>
+      Number(
+        (
+          await db.dataSource.query(
+            `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`,
+          )
+        )[0].n,
+      );
+    // Polled one check at a time, each 0.2 s after the last: InnoDB refreshes what INNODB_TRX shows
+    // only when it was not read for 0.1 s (read more often, it showed no wait for ever).
+    const untilWaiting = async (n: number) => {
+      while ((await waiting()) !== n) await new Promise((resolve) => setTimeout(resolve, 200));
+    };
+    // A gate: both tasks locked, so each request's transaction waits at its share lock of its task,
+    // after its reads found the key stored by neither; the second is a write of its own (the lane's
+    // second in flight), as a request on another console would be.
+    const gate = db.dataSource.createQueryRunner();
+    try {
+      await gate.connect();
+      await gate.startTransaction();
+      await gate.query('SELECT id FROM tasks WHERE id IN (?, ?) FOR UPDATE', [tasks.a, tasks.b]);
+      const send = (name: string) => emit(acme, { name: `race.${name}`, payload: { n: name }, idempotencyKey: 'race-1' }).then((res) => res);
+      const first = send('a');
+      await untilWaiting(1);
+      const second = send('b');
+      await untilWaiting(2);
+      await gate.commitTransaction();
+      await expectOneEventOfKey('race-1', 'race', tasks, await Promise.all([first, second]));
+    } finally {
+      if (gate.isTransactionActive) await gate.rollbackTransaction();
+      await gate.release();
+    }
   });
 
   it('answers a batch event by event: a bad one is its own 400 naming its field, the others are stored', async () => {

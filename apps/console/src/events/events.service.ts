@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { dialectOf, findEvent, findTenantRuns, insertEvents, listEvents, type EventEntity } from '@baton/persistence';
+import { dialectOf, findEvent, findTenantRuns, listEvents, type EventEntity } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { auditNoChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
@@ -15,6 +15,7 @@ import { SubmissionsService } from '../submissions/submissions.service';
 import type { EmitBatchView, EmitResultView, EmittedEventView, EventDetailView, EventQuery, EventView, RefusedEventRunView } from './dto/event.dto';
 import { MAX_EMIT_RUNS, type EventInput } from './event';
 import { EventReads } from './event-reads';
+import { EVENT_ROWS, type EventsWrite } from './event-rows';
 import { eventSubmissions } from './event-runs';
 import { parseEvent, parseEventBatch } from './parse-events';
 
@@ -22,8 +23,9 @@ import { parseEvent, parseEventBatch } from './parse-events';
  * A tenant's events: sent (each starting the runs of the tenant's tasks it matches), listed, read.
  *
  * An event and the runs it starts are written by the submissions lane (SubmissionsService), in one
- * transaction with the runs, their audit record and the engines' wake-up: the event row is written
- * alongside the runs, so neither is ever stored without the other. Matching reads only the
+ * transaction with the runs, their audit record and the engines' wake-up (EVENT_ROWS: an event
+ * under an idempotency key before its runs, so that a repeat starts none; one without, after
+ * them), so neither is ever stored without the other. Matching reads only the
  * tenant's tasks subscribed to the event's name (ix_tasks_event), before the lane, in a lane of
  * its own (EventReads).
  */
@@ -63,7 +65,7 @@ export class EventsService {
   /** Stores valid events with their runs and answers each, in order; 400 naming `field` when they would start more than MAX_EMIT_RUNS runs. */
   private async emit(tenantId: string, events: readonly EventInput[], field: 'name' | 'events', traceParent?: string): Promise<EmittedEventView[]> {
     // A repeat of a stored key is answered from its event, without a write (a concurrent repeat
-    // still gets past here: insertEvents and the runs' fire keys `e:<key>` catch it in the lane).
+    // still gets past here: the lane writes its event before its runs, meets the key, and starts none).
     const { stored, subscribers } = await this.reads.of(tenantId, events);
     // A key given again later in the same request is a repeat of its first event too: it starts
     // nothing. Matched on its own it would start the runs of tasks the first did not match (another
@@ -84,22 +86,19 @@ export class EventsService {
         const what = field === 'name' ? 'this event matches' : 'these events match';
         throw badRequest([{ field, reason: `${what} ${matched} tasks' triggers; one request starts at most ${MAX_EMIT_RUNS} runs${field === 'events' ? ': send fewer events a call' : ''}` }]);
       }
-      let written: Array<{ row: EventEntity; created: boolean }> = [];
+      const write: EventsWrite = { events: fresh, owner, written: [] };
       const outcomes = await this.submissions.submit(tenantId, submissions, {
         atomic: false,
         fieldPrefix: (k) => `tasks.${submissions[k].taskId}.`,
-        alongside: async (tx, made, now) => {
-          const runIdsOf = (j: number) => made.flatMap((o, k) => (owner[k] === j && 'run' in o ? [o.run.id] : []));
-          written = await insertEvents(tx, tenantId, fresh.map((e, j) => ({ name: e.name, payload: JSON.stringify(e.payload), idempotencyKey: e.idempotencyKey, runIds: runIdsOf(j) })), now);
-        },
+        alongside: { writer: EVENT_ROWS, item: write },
         auditChange: () => ({
           objectType: 'event',
-          objectId: written.length === 1 ? written[0].row.id : null,
-          after: { events: written.map(({ row, created }) => ({ eventId: row.id, name: row.name, runIds: row.runIds, created })) },
+          objectId: write.written.length === 1 ? write.written[0].row.id : null,
+          after: { events: write.written.map(({ row, created }) => ({ eventId: row.id, name: row.name, runIds: row.runIds, created })) },
         }),
       });
       for (const [j, event] of fresh.entries()) {
-        const { row, created } = written[j];
+        const { row, created } = write.written[j];
         const mine = outcomes.filter((_, k) => owner[k] === j);
         answers.set(
           event,

@@ -1,3 +1,4 @@
+import type { EntityManager } from 'typeorm';
 import type { ErrorBody } from '@baton/protocol';
 import type { RunEntity } from '@baton/persistence';
 
@@ -7,7 +8,7 @@ import type { RunEntity } from '@baton/persistence';
  *   flow's params and an idempotency key;
  * - request: one API call's submissions (`POST /api/tasks/:id/trigger`: one; `POST /api/runs/batch`:
  *   up to MAX_BATCH_SUBMISSIONS; `POST /api/events`: the runs its events start, none or many), with
- *   its one audit record and the rows it writes alongside its runs (an event's);
+ *   its one audit record and the rows it writes alongside its runs (an event's: AlongsideWriter);
  * - outcome: what became of a submission — its run, made now (201) or found under its idempotency
  *   key (200), or why there is none (400 naming the field, 404 for a task the tenant has not);
  *   for a task that debounces or throttles per key (key-windows.ts): its key's COALESCING run,
@@ -37,6 +38,24 @@ export interface Submission {
 export type SubmissionOutcome =
   | { status: 201 | 200; run: RunEntity; taskName: string }
   | { status: 400 | 404 | 409; error: ErrorBody };
+
+/**
+ * Rows of another aggregate that requests write in their runs' transaction (an event and the runs
+ * it started: neither is ever stored without the other), some before the runs and some after. One
+ * writer takes the items of every request of a batch that names it, so that its rows go in one
+ * statement for the batch, with their keys locked in one order: written a request at a time, two
+ * transactions holding the same keys in different requests deadlocked on them.
+ */
+export interface AlongsideWriter<T> {
+  /**
+   * Before the runs, given each request's item in the batch's order: writes what must be in place
+   * first, and answers, for each request, the outcomes of those of its submissions (by index in
+   * the request) that are not to be written (an event found stored under its key starts nothing).
+   */
+  beforeRuns(em: EntityManager, tenantId: string, items: readonly T[], now: number): Promise<Array<ReadonlyMap<number, SubmissionOutcome>>>;
+  /** After the runs, given each request's item and its outcomes in order. */
+  afterRuns(em: EntityManager, tenantId: string, items: readonly T[], outcomes: ReadonlyArray<readonly SubmissionOutcome[]>, now: number): Promise<void>;
+}
 
 /** Most submissions one batch request carries. */
 export const MAX_BATCH_SUBMISSIONS = 1_000;

@@ -23,7 +23,7 @@ import { LaneFullError } from './lane-full-error';
 import { applyKeyWindows } from './key-windows';
 import { claimWindowKeys } from './window-keys';
 import { NOT_A_TASK, ownValueErrors } from './own-values';
-import type { Submission, SubmissionOutcome } from './submission';
+import type { AlongsideWriter, Submission, SubmissionOutcome } from './submission';
 
 /** One API request's submissions, as they wait in their tenant's lane. */
 interface SubmissionRequest {
@@ -36,11 +36,17 @@ interface SubmissionRequest {
   auditChange: (outcomes: readonly SubmissionOutcome[]) => Omit<AuditChange, 'tenantId'> | null;
   audit: DeferredAudit | null;
   /**
-   * Rows of another aggregate the request writes in its runs' transaction, after them, given their
-   * outcomes in order (an event and the runs it started: neither is ever stored without the other).
-   * A request with it is written even when it has no run to write.
+   * Rows of another aggregate the request writes in its runs' transaction (an event's), by their
+   * writer with those of the batch's other requests: this request's item. A request with it is
+   * written even when it has no run to write.
    */
-  alongside?: (em: EntityManager, outcomes: readonly SubmissionOutcome[], now: number) => Promise<void>;
+  alongside?: Alongside<unknown>;
+}
+
+/** A request's rows written alongside its runs: its writer, and what the writer is to write for it. */
+interface Alongside<T> {
+  writer: AlongsideWriter<T>;
+  item: T;
 }
 
 /**
@@ -139,10 +145,10 @@ export class SubmissionsService {
    * the wake-ups have left. 429 when the tenant has GROUP_COMMIT_LIMITS.maxWaiting runs waiting to
    * be written already (it is sending faster than its runs can be committed).
    */
-  async submit(
+  async submit<T = never>(
     tenantId: string,
     submissions: readonly Submission[],
-    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange']; alongside?: SubmissionRequest['alongside'] },
+    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange']; alongside?: Alongside<T> },
   ): Promise<SubmissionOutcome[]> {
     const request: SubmissionRequest = {
       submissions,
@@ -150,7 +156,7 @@ export class SubmissionsService {
       atomic: options.atomic,
       auditChange: options.auditChange,
       audit: deferredAudit(),
-      alongside: options.alongside,
+      alongside: options.alongside as Alongside<unknown> | undefined,
     };
     let outcomes: SubmissionOutcome[];
     try {
@@ -215,12 +221,27 @@ export class SubmissionsService {
         for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
         return false;
       }
+      // The rows written alongside that go first (an event under its idempotency key): a submission
+      // their writer answers (an event found stored, a repeat) is not written.
+      const answeredOf = new Map<SubmissionRequest, ReadonlyMap<number, SubmissionOutcome>>();
+      for (const [writer, those] of byWriter(alongside)) {
+        const answers = await writer.beforeRuns(em, tenantId, those.map((request) => request.alongside!.item), now);
+        those.forEach((request, i) => answeredOf.set(request, answers[i]));
+      }
+      const answered = new Set<number>();
+      all.forEach(({ request, index }, k) => {
+        const outcome = answeredOf.get(request)?.get(index);
+        if (outcome === undefined) return;
+        outcomes[k] = outcome;
+        answered.add(k);
+      });
+      const writing = answered.size === 0 ? toWrite : toWrite.filter((w) => !answered.has(w.at));
       // Tasks that debounce or throttle per key: their submissions open or join their key's window, or pass (key-windows.ts);
       // one whose idempotency key was seen answers what its first submission got (window-keys.ts).
-      const keys = await claimWindowKeys(em, tenantId, toWrite.filter((w) => isWindowed(w.run.task)).map((w) => ({ at: w.at, taskId: w.run.task.id, fireKey: w.run.fireKey })), now);
-      const windowed = toWrite.filter((w) => isWindowed(w.run.task) && keys.takes(w.at));
+      const keys = await claimWindowKeys(em, tenantId, writing.filter((w) => isWindowed(w.run.task)).map((w) => ({ at: w.at, taskId: w.run.task.id, fireKey: w.run.fireKey })), now);
+      const windowed = writing.filter((w) => isWindowed(w.run.task) && keys.takes(w.at));
       const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
-      const plain = [...toWrite.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
+      const plain = [...writing.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
       const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
       written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
       windowed.forEach((w, j) => {
@@ -228,10 +249,12 @@ export class SubmissionsService {
         if (window.kind === 'WINDOW') outcomes[w.at] = { status: window.created ? 201 : 200, run: window.row, taskName: w.run.task.name };
         else if (window.kind === 'DROP') outcomes[w.at] = { status: 409, error: errorBody(409, { message: window.reason, errors: [{ field: 'throttle', reason: window.reason }] }) };
       });
-      await keys.settle(em, outcomes, (at) => toWrite.find((w) => w.at === at)!.run.task.name);
+      await keys.settle(em, outcomes, (at) => writing.find((w) => w.at === at)!.run.task.name);
       const split = byRequest();
       const answers = new Map(requests.map((request, i) => [request, split[i]]));
-      for (const request of alongside) await request.alongside!(em, answers.get(request)!, now);
+      for (const [writer, those] of byWriter(alongside)) {
+        await writer.afterRuns(em, tenantId, those.map((request) => request.alongside!.item), those.map((request) => answers.get(request)!), now);
+      }
       const entries: AuditEntry[] = [];
       for (const request of recorded) {
         const change = request.auditChange(answers.get(request)!);
@@ -294,6 +317,17 @@ export class SubmissionsService {
 
 /** How long a batch's reads of its tasks and of their apps' UP executors are kept for the next batches. */
 const KEEP_MS = 1_000;
+
+/** The requests of each writer of rows alongside the runs, in the batch's order. */
+function byWriter(requests: readonly SubmissionRequest[]): Map<AlongsideWriter<unknown>, SubmissionRequest[]> {
+  const writers = new Map<AlongsideWriter<unknown>, SubmissionRequest[]>();
+  for (const request of requests) {
+    const those = writers.get(request.alongside!.writer);
+    if (those) those.push(request);
+    else writers.set(request.alongside!.writer, [request]);
+  }
+  return writers;
+}
 
 /** A task whose submissions go through their key's window (debounce, throttle) rather than straight to a run. */
 function isWindowed(task: SubmittableTask): boolean {

@@ -5,6 +5,7 @@ import { seedTenant } from '../../../../../test/cluster/support/seed';
 import { EventEntity } from '../../entities';
 import { inTransaction } from '../../nest/transaction';
 import { insertEvents } from './insert-events';
+import { setEventRunIds } from './set-event-run-ids';
 
 const NOW = 1_790_000_000_123;
 
@@ -65,5 +66,31 @@ describe.each(TEST_DATABASES)('insertEvents on %s', (kind) => {
         expect(row).toMatchObject({ name: `${tag}.${i}`, payload: { tag, i }, runIds: [i] });
       }
     }
+  });
+
+  it('stores more events than one statement takes, answering each: the keys stored before with their events, the new ones as written', async () => {
+    const before = await inTransaction(db.dataSource, (em) => insertEvents(em, 'acme', Array.from({ length: 10 }, (_, i) => ({ name: 'old', payload: '{}', idempotencyKey: `k-${i * 70}`, runIds: [i] })), NOW));
+    const events = Array.from({ length: 1_300 }, (_, i) => ({ name: `e.${i}`, payload: JSON.stringify({ i }), idempotencyKey: i % 2 === 0 ? `k-${i}` : null, runIds: [] }));
+    const answers = await inTransaction(db.dataSource, (em) => insertEvents(em, 'acme', events, NOW + 1));
+    const stored = new Map((await db.dataSource.getRepository(EventEntity).find()).map((row) => [row.id, row]));
+    expect(stored.size).toBe(10 + 1_300 - 10);
+    const old = new Map(before.map(({ row }) => [row.idempotencyKey, row.id]));
+    for (const [i, { row, created }] of answers.entries()) {
+      const oldId = old.get(`k-${i}`);
+      expect(created).toBe(oldId === undefined);
+      expect(row).toEqual(stored.get(row.id));
+      if (oldId !== undefined) expect(row.id).toBe(oldId);
+      else expect(row).toMatchObject({ name: `e.${i}`, payload: { i }, idempotencyKey: i % 2 === 0 ? `k-${i}` : null, receivedAt: NOW + 1 });
+    }
+  });
+
+  it('writes the run ids of events stored before their runs (setEventRunIds), leaving the other events as they are', async () => {
+    const [a, b, c] = await inTransaction(db.dataSource, (em) =>
+      insertEvents(em, 'acme', ['a', 'b', 'c'].map((key) => ({ name: 'order.paid', payload: '{}', idempotencyKey: key, runIds: [] })), NOW),
+    );
+    await inTransaction(db.dataSource, (em) => setEventRunIds(em, 'acme', [{ id: a.row.id, runIds: [7, 8] }, { id: b.row.id, runIds: [9] }]));
+    await inTransaction(db.dataSource, (em) => setEventRunIds(em, 'other-tenant', [{ id: c.row.id, runIds: [1] }]));
+    const runIds = async (id: number) => (await db.dataSource.getRepository(EventEntity).findOneByOrFail({ id })).runIds;
+    expect([await runIds(a.row.id), await runIds(b.row.id), await runIds(c.row.id)]).toEqual([[7, 8], [9], []]);
   });
 });
