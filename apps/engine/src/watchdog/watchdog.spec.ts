@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { ManualClock } from '@baton/domain';
+import { inTransaction } from '@baton/persistence';
 import { PATHS } from '@baton/protocol';
 import {
   alarms,
   eventually,
   FakeExecutor,
+  GROUP,
   NODE_ID,
   readRun,
   runsOfTask,
@@ -18,6 +21,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { RunClaims } from '../runs/run-claims';
 import { Watchdog } from './watchdog';
 
 const DEAD_AFTER = 10_000;
@@ -78,6 +82,50 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect((await watchdog.tick()).late).toBe(1);
       expect((await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId)).toEqual([stuckRetry]);
     });
+    it('counts a run that waited for its rate key from its token’s time; a run deferred by dispatch trouble stays late from its fire time', async () => {
+      const clock = new ManualClock(Date.now());
+      const fired = clock.now();
+      const side = await startDispatchSide(db.dataSource, { nodeId: 'node-clock' }, { clock });
+      try {
+        // One token every 20 s, none saved up: of three runs fired at once, one goes, the others wait 20 s and 40 s.
+        const rated = await seedTask(db.dataSource, { name: 'notify', startDeadlineMs: 10_000 });
+        await db.dataSource.query('UPDATE tasks SET key_rate = ? WHERE id = ?', [JSON.stringify({ key: 'customerId', perSecond: 0.05, burst: 1 }), rated.id]);
+        const ids: number[] = [];
+        for (let i = 0; i < 3; i++) ids.push(await seedRun(db.dataSource, rated, { state: 'PENDING', claimedBy: null, scheduledAt: fired }));
+        // No executor took this one: back in 500 ms, its instant kept (deferRunDispatch).
+        const plain = await seedTask(db.dataSource, { name: 'report', startDeadlineMs: 10_000 });
+        const busy = await seedRun(db.dataSource, plain, { state: 'RETRY_WAIT', claimedBy: null, scheduledAt: fired, dueAt: fired + 500, instantAt: fired });
+
+        const claimed = await inTransaction(db.dataSource, (em) => side.get(RunClaims).claim(em, [{ tenantId: TENANT, engineGroup: GROUP, limit: 10 }], { dueBefore: fired + 1, now: fired }));
+        expect(claimed.map((r) => r.runId)).toEqual([ids[0]]);
+        const [second, third] = await Promise.all(ids.slice(1).map((id) => readRun(db.dataSource, id)));
+        expect([second, third].map((r) => [r.state, r.dueAt])).toEqual([
+          ['PENDING', fired + 20_000],
+          ['PENDING', fired + 40_000],
+        ]);
+        await db.dataSource.query("UPDATE runs SET state = 'DISPATCHED', dispatched_at = ? WHERE id = ?", [fired, ids[0]]);
+        const dog = side.get(Watchdog);
+        const lateAt = async (at: number) => {
+          clock.set(at);
+          await dog.tick();
+          return (await alarms(db.dataSource, 'START_LATE')).map((x) => x.runId);
+        };
+
+        // 15 s after the fire: the run no executor took is late; the two waiting for their tokens are not.
+        expect(await lateAt(fired + 15_000)).toEqual([busy]);
+        // Each is late a start deadline after its token's time, not before.
+        expect(await lateAt(fired + 30_000)).toEqual([busy]);
+        expect(await lateAt(fired + 30_001)).toEqual([busy, ids[1]]);
+        expect(await lateAt(fired + 50_000)).toEqual([busy, ids[1]]);
+        expect(await lateAt(fired + 50_001)).toEqual([busy, ids[1], ids[2]]);
+        const messages = (await alarms(db.dataSource, 'START_LATE')).map((x) => x.message);
+        expect(messages[0]).toMatch(/not started 15000 ms after its fire time/);
+        expect(messages[1]).toMatch(/not started 10001 ms after its token time/);
+      } finally {
+        await side.close();
+      }
+    });
+
     it('reads only runs fired at least the least start deadline ago, and a deadline shortened counts at the next tick', async () => {
       const patient = await seedTask(db.dataSource, { name: 'patient', startDeadlineMs: 60_000 });
       const eager = await seedTask(db.dataSource, { name: 'eager', startDeadlineMs: 30_000 });

@@ -45,7 +45,9 @@ export interface WatchdogReport {
  * Every config.watchdogIntervalMs, for this node's engine groups only:
  *
  * - START_LATE: a run not dispatched (PENDING/CLAIMED/RETRY_WAIT) past its start deadline →
- *   alarm, once per run (runs.late_alarmed_at, set by a guarded update — see the migration).
+ *   alarm, once per run (runs.late_alarmed_at, set by a guarded update — see the migration). The
+ *   deadline counts from its fire time, a retry's from its own, a run that waited for its rate
+ *   key's token from its token's time (find-late-runs.ts).
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
  *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
  * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
@@ -124,14 +126,15 @@ export class Watchdog implements OnModuleDestroy {
       let raised = 0;
       for (const run of rows) {
         if (!(await markRunLate(em, run.runId, now))) continue;
-        const reference = run.attempt === 1 ? run.scheduledAt : run.dueAt;
+        // Measured from its rate key's token when it waited for one, else its fire time (attempt 1) or its retry's (find-late-runs.ts).
+        const from = run.tokenAt !== null ? 'token' : run.attempt === 1 ? 'fire' : 'retry';
         await this.alarms.raise(em, {
           tenantId: run.tenantId,
           type: 'START_LATE',
           taskId: run.taskId,
           runId: run.runId,
-          message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - reference} ms after its ${run.attempt === 1 ? 'fire' : 'retry'} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
-          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, startDeadlineMs: run.startDeadlineMs },
+          message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - run.lateFrom} ms after its ${from} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
+          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, tokenAt: run.tokenAt, startDeadlineMs: run.startDeadlineMs },
           alarmTypes: run.alarmTypes,
           now,
         });

@@ -7,7 +7,7 @@ import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
-import { findLateRunsSql } from './runs/find-late-runs';
+import { findLateRuns, findLateRunsSql } from './runs/find-late-runs';
 import { readLeastStartDeadline } from './tasks/read-least-start-deadline';
 import { renewLeasesSelectSql } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
@@ -22,6 +22,7 @@ import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 import { deferRunDispatch } from './runs/defer-run-dispatch';
 import { retryRunAttempt } from './runs/retry-run-attempt';
+import { deferRateKeyRuns } from './keys/defer-rate-key-runs';
 import { recordExecutorHeartbeat } from './executors/record-executor-heartbeat';
 
 const T = 1_767_225_600_000;
@@ -313,6 +314,54 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', startedAt: null, finishedAt: null, now: T + 13_000 }),
     );
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
+  });
+
+  it('START_LATE counts a run that waited for its rate key from its token’s time, through a later dispatch back-off; a run deferred by dispatch trouble from its fire time; a retry from its own', async () => {
+    await db.dataSource.query(
+      `INSERT INTO tasks (tenant_id, engine_group, name, group_name, executor_app, handler, params, trigger_kind, interval_ms, fire_count,
+         misfire_policy, misfire_threshold_ms, priority, concurrency_policy, timeout_ms, start_deadline_ms, retry_max_attempts,
+         retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille, alarm_types, alarm_silence_ms, paused, next_fire_at,
+         created_at, updated_at, version)
+       VALUES ('acme', 'default', 'notify', 'default', 'app', 'h', '{}', 'MANUAL', NULL, 0, 'SKIP', 5000, 0, 'ALLOW', 60000, 10000, 3, 1000, 1000, 0, '[]', 0, 0, NULL, ?, ?, 1)`,
+      [T, T],
+    );
+    const [{ id: taskId }] = (await db.dataSource.query("SELECT id FROM tasks WHERE name = 'notify'")) as Array<{ id: number }>;
+    // Three runs fired at T, each claimed by engine e: `rated` finds no token (due at T + 60 s), `busy` finds no executor
+    // (back in 500 ms), `tokenThenBusy` waits for a token until T + 30 s, then finds no executor.
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(Number(taskId), T, { fireKey: `s:${T}:${i}` })), T));
+    const [rated, busy, tokenThenBusy] = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    const claim = (id: number) => repo.update({ id }, { state: 'CLAIMED', claimedBy: 'e', leaseUntil: T + 99_999 });
+    const noExecutor = (id: number, dueAt: number, now: number) =>
+      inTransaction(db.dataSource, (em) => deferRunDispatch(em, { runId: id, attempt: 1, nodeId: 'e', from: ['CLAIMED'], dueAt, executorId: null, error: 'no executor', now }));
+    for (const id of [rated, busy, tokenThenBusy]) await claim(id);
+    const reason = 'Waiting for a token of its rate customerId (rateLimit 0.05/s, burst 1)';
+    await inTransaction(db.dataSource, (em) => deferRateKeyRuns(em, { runs: [{ id: rated, dueAt: T + 60_000 }, { id: tokenThenBusy, dueAt: T + 30_000 }], owner: 'e', reason, now: T }));
+    await noExecutor(busy, T + 500, T);
+    const late = async (now: number) =>
+      (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 10_000, limit: 100 })).sort((a, b) => a.runId - b.runId).map((r) => [r.runId, r.lateFrom, r.tokenAt]);
+
+    expect((await repo.findOneByOrFail({ id: rated })).tokenAt).toBe(T + 60_000);
+    // Past fire time + deadline: only the run the platform could not send is late; the waits for a token are the task's own.
+    expect(await late(T + 15_000)).toEqual([[busy, T, null]]);
+    // tokenThenBusy took its token at T + 30 s and met no executor: late from its token's time, not its fire time.
+    await claim(tokenThenBusy);
+    await noExecutor(tokenThenBusy, T + 30_500, T + 30_000);
+    expect(await late(T + 39_000)).toEqual([[busy, T, null]]);
+    expect(await late(T + 40_001)).toEqual([
+      [busy, T, null],
+      [tokenThenBusy, T + 30_000, T + 30_000],
+    ]);
+    // rated: late once its token's time is a deadline old.
+    expect(await late(T + 70_000)).not.toContainEqual([rated, T + 60_000, T + 60_000]);
+    expect(await late(T + 70_001)).toContainEqual([rated, T + 60_000, T + 60_000]);
+    // A retry's own due time counts, not the token an earlier attempt waited for.
+    await inTransaction(db.dataSource, (em) =>
+      retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', startedAt: null, finishedAt: null, now: T + 65_000 }),
+    );
+    expect((await repo.findOneByOrFail({ id: rated })).tokenAt).toBeNull();
+    expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
+    expect(await late(T + 90_001)).toContainEqual([rated, T + 80_000, null]);
   });
 
   it.skipIf(kind !== 'mysql')('retryRunAttempt: an attempt another transaction ended first, while this one waited on its copy, is left to it (false), not a failed transaction', async () => {

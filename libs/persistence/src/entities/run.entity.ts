@@ -124,6 +124,10 @@ export class RunEntity {
   @Column({ name: 'instant_at', type: 'bigint', nullable: true, transformer: millis })
   instantAt!: number | null;
 
+  /** When the run's rate key has a token for its current attempt (a run that found none waits for it: deferRateKeyRuns); START_LATE is measured from it. Null: it never waited for a token. */
+  @Column({ name: 'token_at', type: 'bigint', nullable: true, transformer: millis })
+  tokenAt!: number | null;
+
   /** Engine node that holds the lease. */
   @Column({ name: 'claimed_by', type: 'varchar', length: 64, nullable: true })
   claimedBy!: string | null;

@@ -39,6 +39,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     scheduledAt: now,
     dueAt: now,
     instantAt: null,
+    tokenAt: null,
     claimedBy: null,
     leaseUntil: null,
     executorId: null,

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, RunState } from '@baton/domain';
 import { parseAlarmTypes } from './run-attempt-row';
-import { dialectOf, execute, num, placeholders, type Dialect } from '../sql';
+import { dialectOf, execute, num, numOrNull, placeholders, type Dialect } from '../sql';
 
 export interface LateRunRow {
   runId: number;
@@ -13,34 +13,59 @@ export interface LateRunRow {
   scheduledAt: number;
   /** The attempt's instant (instant_at, else due_at): a retry's lateness is measured from it. */
   dueAt: number;
+  /** When its rate key had a token for it, if it waited for one (runs.token_at): its lateness is measured from it. */
+  tokenAt: number | null;
+  /** The instant its lateness is measured from (LATE_FROM): its token's time, else its fire time (attempt 1) or its instant. */
+  lateFrom: number;
   startDeadlineMs: number;
   /** null: every type. */
   alarmTypes: AlarmType[] | null;
 }
 
 /**
+ * The instant a run's start deadline counts from — the rule of START_LATE:
+ * - a run that waited for its rate key's token (token_at, written by deferRateKeyRuns): its
+ *   token's time. The wait is the task's own rule (`rateLimit`), as a wait for a concurrency
+ *   key's place (HELD, not scanned) or for a person's approval (its fire time becomes the
+ *   approval's) is: it is late only when not sent a start deadline after its token was due —
+ *   a dispatch trouble met once it had its token counts from there;
+ * - else attempt 1: its fire time (scheduled_at). A first attempt deferred by dispatch trouble
+ *   (deferRunDispatch: no executor, all busy, a refusal) or given back by an engine that died
+ *   stays measured from its fire time: it IS late;
+ * - else (a retry): its own due time (instant_at, else due_at). A retry waits for its backoff on
+ *   purpose; it is late when not sent within the start deadline of that (instant_at keeps it when
+ *   a dispatch back-off moved due_at). A retry clears token_at: a token waited for by an earlier
+ *   attempt does not carry over.
+ * Never before the fire time (a retry is never due before its attempt's instant, domain
+ * retryDecision; a token is taken for the instant its run is due, never before), which the scan's
+ * bound below relies on.
+ */
+const LATE_FROM = 'CASE WHEN r.token_at IS NOT NULL THEN r.token_at WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END';
+
+/**
  * Watchdog START_LATE: runs of my groups not dispatched by their start deadline and not
  * alarmed yet.
  *
- *   SELECT … FROM runs r JOIN tasks t ON t.id = r.task_id
+ *   SELECT …, <LATE_FROM> AS late_from FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
  *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :firedBefore AND r.dispatched_at IS NULL
- *      AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < :now
+ *      AND <LATE_FROM> + t.start_deadline_ms < :now
  *    LIMIT ?
  *
  * Shape: ix_runs_late (engine_group, state, late_alarmed_at, scheduled_at) gives a range per
  * (group, state) over runs not alarmed yet fired before `firedBefore` — runs planned ahead
  * (future scheduled_at), runs already alarmed and the whole history (terminal states) are not
  * read. The deadline is per task, hence the join for the last test. `firedBefore` is `now` less
- * the least start deadline of all tasks (readLeastStartDeadline): a run is late only once its
- * reference instant, never before its fire time (a retry is never due before its attempt's
- * instant: domain retryDecision), is a deadline old, so a run fired more recently cannot be. Without that bound every due run of a backlog was read with its task on every tick of
+ * the least start deadline of all tasks (readLeastStartDeadline): a run is late only once the
+ * instant it is measured from (LATE_FROM), never before its fire time, is a deadline old, so a
+ * run fired more recently cannot be. Without that bound every due run of a backlog was read with its task on every tick of
  * every engine: at 2,000 batched submissions a second, 4,000 rows a tick and ~10 % of MariaDB's
- * time (docs/BENCHMARKS.md, on demand).
- * The reference instant: the fire time for a first attempt (a first attempt deferred by
- * dispatch trouble stays measured from its fire time — it IS late); a retry's own due time for
- * attempt > 1 (a retry waits for its backoff on purpose; it is late when not sent within the
- * start deadline of that; instant_at keeps it when a dispatch back-off moved due_at). `dispatched_at IS NULL`: a run handed back to PENDING after its
+ * time (docs/BENCHMARKS.md, on demand). A run waiting for a token is in the range while it waits
+ * (its fire time is past, it is not alarmed): read, with its task, and passed over by the last
+ * test each tick until its token's time is a deadline old — a rate key's backlog costs the scan
+ * a row per waiting run, where it used to be alarmed once and leave the range (10,000 waiting
+ * runs: 12 to 30 ms a tick on MariaDB, on a loaded 2-core machine, 2026-12-04).
+ * `dispatched_at IS NULL`: a run handed back to PENDING after its
  * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
  * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
  */
@@ -51,11 +76,11 @@ export interface LateRunRow {
  */
 export function findLateRunsSql(groups: number, dialect: Dialect): string {
   return `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
-            t.start_deadline_ms, t.alarm_types
+            r.token_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types
        FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.scheduled_at < ? AND r.dispatched_at IS NULL
-        AND (CASE WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END) + t.start_deadline_ms < ?
+        AND (${LATE_FROM}) + t.start_deadline_ms < ?
       LIMIT ?`;
 }
 
@@ -71,6 +96,8 @@ export async function findLateRuns(manager: EntityManager, input: { groups: read
     attempt: num(r.attempt),
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
+    tokenAt: numOrNull(r.token_at),
+    lateFrom: num(r.late_from),
     startDeadlineMs: num(r.start_deadline_ms),
     alarmTypes: parseAlarmTypes(r.alarm_types),
   }));
