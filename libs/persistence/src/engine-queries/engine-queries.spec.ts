@@ -541,8 +541,8 @@ describe('engine query plans on mysql', () => {
   });
 
   it('the START_LATE scan reads only runs fired the least start deadline ago, a range of ix_runs_late', async () => {
-    const rowsRead = async (firedBefore: number) => {
-      const rows: Array<{ table: string; key: string | null; type: string; rows: number }> = await db.dataSource.query(`EXPLAIN ${findLateRunsSql(1, 'mysql')}`, ['default', firedBefore, T + 40_000, 200]);
+    const rowsRead = async (firedBefore: number, group = 'default') => {
+      const rows: Array<{ table: string; key: string | null; type: string; rows: number }> = await db.dataSource.query(`EXPLAIN ${findLateRunsSql(1, 'mysql')}`, [group, firedBefore, firedBefore, T + 40_000, 200]);
       const r = rows.find((x) => x.table === 'r');
       expect(r).toMatchObject({ key: 'ix_runs_late', type: 'range' });
       return Number(r!.rows);
@@ -550,6 +550,15 @@ describe('engine query plans on mysql', () => {
     // The group's ~10,000 PENDING and CLAIMED runs, fired from T to T + 30,000: all read when the bound is now, ~1,000 when it is T + 1,000.
     expect(await rowsRead(T + 40_000)).toBeGreaterThan(8_000);
     expect(await rowsRead(T + 1_000)).toBeLessThan(2_000);
+    // A rate key's backlog in a group of its own: 3,000 runs fired long ago, waiting for tokens due from
+    // T + 100,000 on, and 50 whose tokens were due at T. Only the latter are read: the waiting ones are not in a range.
+    const waiting = Array.from({ length: 3050 }, (_, i) => `('acme', 1, 'rated', 'PENDING', 'EVENT', 'w:${i}', 1, 0, '{}', ${T - 100_000 + i}, ${T}, ${i < 3000 ? T + 100_000 + i : T}, ${T}, ${T})`);
+    await db.dataSource.query(
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, token_at, created_at, updated_at) VALUES ${waiting.join(',')}`,
+    );
+    await db.dataSource.query('ANALYZE TABLE runs');
+    expect(await rowsRead(T + 1_000, 'rated')).toBeLessThan(200);
+    expect(await rowsRead(T + 200_000, 'rated')).toBeGreaterThan(2_500);
     const plan = await explain(db.dataSource, 'SELECT MIN(start_deadline_ms) AS least FROM tasks', []);
     expect(plan.Extra).toMatch(/Select tables optimized away/);
     expect(await readLeastStartDeadline(db.dataSource.manager)).toBe(1000);

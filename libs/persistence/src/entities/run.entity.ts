@@ -42,7 +42,7 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // Watchdog START_LATE (find-late-runs): not-yet-dispatched runs of my groups, not alarmed yet,
 // scheduled in the past — alarmed runs and a backlog planned ahead are not read. Rewritten by
 // every state change.
-@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'scheduledAt'])
+@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'tokenAt', 'scheduledAt'])
 // Watchdog TIMEOUT (find-overdue-runs): executing runs of my groups past their deadline; the
 // fan-out settler's sweep (ACCEPTED, no deadline); EXECUTOR_DOWN reconciliation
 // (find-orphaned-runs: the executing runs of my groups whose executor is DOWN, the executor

@@ -48,23 +48,25 @@ const LATE_FROM = 'CASE WHEN r.token_at IS NOT NULL THEN r.token_at WHEN r.attem
  *
  *   SELECT …, <LATE_FROM> AS late_from FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
- *      AND r.late_alarmed_at IS NULL AND r.scheduled_at < :firedBefore AND r.dispatched_at IS NULL
+ *      AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
+ *      AND ((r.token_at IS NULL AND r.scheduled_at < :firedBefore) OR r.token_at < :firedBefore)
  *      AND <LATE_FROM> + t.start_deadline_ms < :now
  *    LIMIT ?
  *
- * Shape: ix_runs_late (engine_group, state, late_alarmed_at, scheduled_at) gives a range per
- * (group, state) over runs not alarmed yet fired before `firedBefore` — runs planned ahead
- * (future scheduled_at), runs already alarmed and the whole history (terminal states) are not
- * read. The deadline is per task, hence the join for the last test. `firedBefore` is `now` less
- * the least start deadline of all tasks (readLeastStartDeadline): a run is late only once the
- * instant it is measured from (LATE_FROM), never before its fire time, is a deadline old, so a
- * run fired more recently cannot be. Without that bound every due run of a backlog was read with its task on every tick of
- * every engine: at 2,000 batched submissions a second, 4,000 rows a tick and ~10 % of MariaDB's
- * time (docs/BENCHMARKS.md, on demand). A run waiting for a token is in the range while it waits
- * (its fire time is past, it is not alarmed): read, with its task, and passed over by the last
- * test each tick until its token's time is a deadline old — a rate key's backlog costs the scan
- * a row per waiting run, where it used to be alarmed once and leave the range (10,000 waiting
- * runs: 12 to 30 ms a tick on MariaDB, on a loaded 2-core machine, 2026-12-04).
+ * Shape: ix_runs_late (engine_group, state, late_alarmed_at, token_at, scheduled_at) gives two
+ * ranges per (group, state) over runs not alarmed yet: those that never waited for a token, fired
+ * before `firedBefore`, and those that did, whose token was due before it — runs planned ahead
+ * (future scheduled_at), runs already alarmed, runs still waiting for their tokens and the whole
+ * history (terminal states) are not read. The deadline is per task, hence the join for the last
+ * test. `firedBefore` is `now` less the least start deadline of all tasks
+ * (readLeastStartDeadline): a run is late only once the instant it is measured from (LATE_FROM),
+ * never before its fire time and its token's time when it has one, is a deadline old, so a run
+ * fired (or given its token) more recently cannot be. Without that bound every due run of a
+ * backlog was read with its task on every tick of every engine: at 2,000 batched submissions a
+ * second, 4,000 rows a tick and ~10 % of MariaDB's time (docs/BENCHMARKS.md, on demand); and
+ * without token_at in the index, a rate key's backlog (10,000 runs waiting for their tokens) was
+ * read on every tick, 12 to 30 ms of it on a loaded 2-core machine (2026-12-04). A retry waiting
+ * for its backoff is still in its range (its fire time is past) and passed over by the last test.
  * `dispatched_at IS NULL`: a run handed back to PENDING after its
  * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
  * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
@@ -79,14 +81,15 @@ export function findLateRunsSql(groups: number, dialect: Dialect): string {
             r.token_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types
        FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
-        AND r.late_alarmed_at IS NULL AND r.scheduled_at < ? AND r.dispatched_at IS NULL
+        AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
+        AND ((r.token_at IS NULL AND r.scheduled_at < ?) OR r.token_at < ?)
         AND (${LATE_FROM}) + t.start_deadline_ms < ?
       LIMIT ?`;
 }
 
 export async function findLateRuns(manager: EntityManager, input: { groups: readonly string[]; now: number; firedBefore: number; limit: number }): Promise<LateRunRow[]> {
   if (input.groups.length === 0) return [];
-  const { rows } = await execute<Record<string, unknown>>(manager, findLateRunsSql(input.groups.length, dialectOf(manager)), [...input.groups, Math.min(input.firedBefore, input.now), input.now, input.limit]);
+  const { rows } = await execute<Record<string, unknown>>(manager, findLateRunsSql(input.groups.length, dialectOf(manager)), [...input.groups, Math.min(input.firedBefore, input.now), Math.min(input.firedBefore, input.now), input.now, input.limit]);
   return rows.map((r) => ({
     runId: num(r.id),
     tenantId: String(r.tenant_id),
