@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck, percentile } from '../../test/cluster/support/figures';
 import { startConsoleProcess } from '../../test/cluster/support/processes';
 import { insertApiKey } from '../../test/console/console-test-kit';
 import { CpuMeter } from '../support/cpu-meter';
 import { machine, mariadbServerPid, writeResult } from '../support/infra';
+import { keepAlivePost } from '../support/keep-alive-post';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { AT_DEFAULTS } from './run-now';
@@ -60,19 +61,8 @@ export const eventIngest: Scenario = {
       const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
       const url = new URL(consoleProc.url);
       const agent = new Agent({ keepAlive: true, maxSockets: clients, timeout: 4_000 });
-      const post = (path: string, body: unknown): Promise<{ status: number; body: string }> =>
-        new Promise((resolve, reject) => {
-          const payload = JSON.stringify(body);
-          const req = request({ agent, host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...key } }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (d: string) => (text += d));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-            res.on('error', reject);
-          });
-          req.on('error', reject);
-          req.end(payload);
-        });
+      const sendPost = keepAlivePost(agent, url, key);
+      const post = (path: string, body: unknown) => sendPost(path, body).answer;
       const task = await post('/api/tasks', { name: 'on-order', executorApp: 'demo', handler: 'noop', trigger: { kind: 'EVENT', event: 'order.paid' } });
       if (task.status !== 201) throw new Error(`POST /api/tasks → ${task.status} ${task.body.slice(0, 300)}`);
       const mariadb = await mariadbServerPid(c.ds);

@@ -1,16 +1,12 @@
-import { join } from 'node:path';
 import { MAX_RETRY_ATTEMPTS } from '@baton/domain';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
-import { startConsoleProcess } from '../../test/cluster/support/processes';
-import { seedTenant } from '../../test/cluster/support/seed';
-import { insertApiKey } from '../../test/console/console-test-kit';
 import { CpuMeter } from '../support/cpu-meter';
 import { machine, mariadbServerPid, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { TriggerProbe } from '../support/trigger-probe';
-import { AT_DEFAULTS } from './run-now';
+import { openTwoTenants } from '../support/two-tenants';
 
 /**
  * A hostile tenant's storm of failing runs: tenant A submits `--runs` runs (default 1,000) of a
@@ -38,24 +34,11 @@ export const failingStorm: Scenario = {
     const c = await Cluster.open('fstorm');
     let failed = true;
     try {
-      const b = await seedTenant(c.ds, { id: 'globex', engineGroup: c.tenant.engineGroup });
-      const engines = await c.startEngines(2, AT_DEFAULTS);
-      const [aExecutor] = await c.startExecutors(1);
-      const bExecutor = await c.startExecutorOf(b, 'executor-b');
-      const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
-      const api = `${consoleProc.url}/api`;
-      const aKey = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
-      const bKey = await insertApiKey(c.ds, b.id, 'TENANT_ADMIN');
-      const post = async (key: Record<string, string>, path: string, body: unknown): Promise<{ id?: number; results?: Array<{ status: number }> }> => {
-        const res = await fetch(`${api}${path}`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const text = await res.text();
-        if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${text.slice(0, 300)}`);
-        return JSON.parse(text) as { id?: number };
-      };
+      const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c);
       const retry = { maxAttempts: MAX_RETRY_ATTEMPTS, backoffBaseMs: 0, backoffMaxMs: 0, jitter: 0 };
-      const fragile = (await post(aKey, '/tasks', { name: 'fragile', executorApp: 'demo', handler: 'fail-n-times', trigger: { kind: 'MANUAL' }, retry })).id!;
-      const report = (await post(bKey, '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
-      const probe = new TriggerProbe([{ name: 'b', trigger: async (n) => (await post(bKey, `/tasks/${report}/trigger`, { params: { n } })).id! }], () => new Map(c.records([bExecutor]).map((r) => [r.runId, r.at])));
+      const fragile = (await post('a', '/tasks', { name: 'fragile', executorApp: 'demo', handler: 'fail-n-times', trigger: { kind: 'MANUAL' }, retry })).id!;
+      const report = (await post('b', '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
+      const probe = new TriggerProbe([{ name: 'b', trigger: async (n) => (await post('b', `/tasks/${report}/trigger`, { params: { n } })).id! }], () => new Map(c.records([bExecutor]).map((r) => [r.runId, r.at])));
 
       const mariadb = await mariadbServerPid(c.ds);
       const pids = { console: consoleProc.pid, ...Object.fromEntries(engines.map((e) => [e.name, e.pid])), 'executor-a': aExecutor.pid, 'executor-b': bExecutor.pid, ...(mariadb ? { mariadb } : {}) };
@@ -71,7 +54,7 @@ export const failingStorm: Scenario = {
       const stormStarted = Date.now();
       for (let i = 0; i < runs; i += 1000) {
         const batch = Array.from({ length: Math.min(1000, runs - i) }, (_, j) => ({ taskId: fragile, params: { failures: 1e9, i: i + j } }));
-        const { results } = await post(aKey, '/runs/batch', { runs: batch });
+        const { results } = await post('a', '/runs/batch', { runs: batch });
         if (results!.some((r) => r.status !== 201)) throw new Error(`storm batch at ${i}: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
       }
       // The storm is on once every run has failed at least once (its retries follow at once).

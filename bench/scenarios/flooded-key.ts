@@ -1,14 +1,10 @@
-import { join } from 'node:path';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
-import { startConsoleProcess } from '../../test/cluster/support/processes';
-import { seedTenant } from '../../test/cluster/support/seed';
-import { insertApiKey } from '../../test/console/console-test-kit';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { TriggerProbe, type ProbeFigures } from '../support/trigger-probe';
-import { AT_DEFAULTS } from './run-now';
+import { openTwoTenants } from '../support/two-tenants';
 
 /**
  * One concurrency key flooded (issue 42's target): tenant A's task `sync` bounds its runs to one at
@@ -39,28 +35,15 @@ export const floodedKey: Scenario = {
     const c = await Cluster.open('fkey');
     let failed = true;
     try {
-      const b = await seedTenant(c.ds, { id: 'globex', engineGroup: c.tenant.engineGroup });
-      await c.startEngines(2, AT_DEFAULTS);
-      const [aExecutor] = await c.startExecutors(1);
-      const bExecutor = await c.startExecutorOf(b, 'executor-b');
-      const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
-      const api = `${consoleProc.url}/api`;
-      const aKey = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
-      const bKey = await insertApiKey(c.ds, b.id, 'TENANT_ADMIN');
-      const post = async (key: Record<string, string>, path: string, body: unknown): Promise<{ id?: number; results?: Array<{ status: number }> }> => {
-        const res = await fetch(`${api}${path}`, { method: 'POST', headers: { ...key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        const text = await res.text();
-        if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${text.slice(0, 300)}`);
-        return JSON.parse(text) as { id?: number };
-      };
-      const sync = (await post(aKey, '/tasks', { name: 'sync', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, concurrency: KEY_LIMIT })).id!;
-      const report = (await post(bKey, '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
+      const { aExecutor, bExecutor, post } = await openTwoTenants(c);
+      const sync = (await post('a', '/tasks', { name: 'sync', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' }, concurrency: KEY_LIMIT })).id!;
+      const report = (await post('b', '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
 
       /** `rate` triggers a second of A's other customers and of B, side by side: each one's trigger → handler start (ms). */
       const probe = new TriggerProbe(
         [
-          { name: 'aOther', trigger: async (n) => (await post(aKey, `/tasks/${sync}/trigger`, { params: { customerId: `cold-${n}` } })).id! },
-          { name: 'b', trigger: async (n) => (await post(bKey, `/tasks/${report}/trigger`, { params: { n } })).id! },
+          { name: 'aOther', trigger: async (n) => (await post('a', `/tasks/${sync}/trigger`, { params: { customerId: `cold-${n}` } })).id! },
+          { name: 'b', trigger: async (n) => (await post('b', `/tasks/${report}/trigger`, { params: { n } })).id! },
         ],
         () => new Map(c.records([aExecutor, bExecutor]).map((r) => [r.runId, r.at])),
       );
@@ -72,7 +55,7 @@ export const floodedKey: Scenario = {
       const floodStarted = Date.now();
       for (let i = 0; i < flood; i += 1000) {
         const runs = Array.from({ length: Math.min(1000, flood - i) }, (_, j) => ({ taskId: sync, params: { customerId: 'hot', i: i + j } }));
-        const { results } = await post(aKey, '/runs/batch', { runs });
+        const { results } = await post('a', '/runs/batch', { runs });
         if (results!.some((r) => r.status !== 201)) throw new Error(`flood batch at ${i}: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
       }
       const heldCount = async () => Number(((await c.ds.query("SELECT COUNT(*) AS n FROM runs WHERE task_id = ? AND state = 'HELD'", [sync])) as Array<{ n: unknown }>)[0].n);

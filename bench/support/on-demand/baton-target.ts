@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { Agent, request, type ClientRequest } from 'node:http';
+import { Agent, type ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
 import { TenantEntity } from '@baton/persistence';
@@ -9,6 +9,7 @@ import { startConsoleProcess } from '../../../test/cluster/support/processes';
 import { insertApiKey } from '../../../test/console/console-test-kit';
 import { AT_DEFAULTS } from '../../scenarios/run-now';
 import { JsonlTail } from '../jsonl-tail';
+import { keepAlivePost } from '../keep-alive-post';
 import { SQL_TIMING_CONSOLE_SIGNAL, sqlTimingEnv, sqlTimingSnapshot } from '../sql-timing';
 import type { HandlerStart } from '../peers/start-figures';
 import type { PeerServer } from '../peers/private-server';
@@ -86,25 +87,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     const pending = new Set<{ req: ClientRequest; settle: (o: Outcome) => void }>();
 
     /** A POST through the keep-alive pool; `req` lets a submission be abandoned. */
-    const send = (path: string, body: unknown): { req: ClientRequest; answer: Promise<{ status: number; body: string }> } => {
-      const payload = JSON.stringify(body);
-      let req!: ClientRequest;
-      const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
-        req = request(
-          { agent, host: url.hostname, port: url.port, path, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...key } },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (d: string) => (text += d));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(payload);
-      });
-      return { req, answer };
-    };
+    const send = keepAlivePost(agent, url, key);
     const post: Post = (path, body) => send(path, body).answer;
     // The client series: what a Node service sends through the SDK, with its defaults (connections as the other series').
     const client = new BatonClient({ url: console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS });
