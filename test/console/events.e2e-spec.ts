@@ -4,6 +4,7 @@ import { AuditRecordEntity, EventEntity, RunEntity } from '@baton/persistence';
 import { HOUR_MS } from '@baton/domain';
 import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { untilLockWaits } from '../support/lock-waits';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
 import { MAX_EMIT_RUNS } from '../../apps/console/src/events/event';
 import { EventsService } from '../../apps/console/src/events/events.service';
@@ -191,20 +192,6 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
 
   it.skipIf(kind !== 'mysql')('starts only the first event’s runs when two transactions write one key with events that match different tasks (two writes in flight)', async () => {
     const tasks = { a: await create(acme, 'on-race-a', { kind: 'EVENT', event: 'race.a' }), b: await create(acme, 'on-race-b', { kind: 'EVENT', event: 'race.b' }) };
-    // This test's transactions waiting on a lock (other files may share the server).
-    const waiting = async () =>
-      Number(
-        (
-          await db.dataSource.query(
-            `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`,
-          )
-        )[0].n,
-      );
-    // Polled one check at a time, each 0.2 s after the last: InnoDB refreshes what INNODB_TRX shows
-    // only when it was not read for 0.1 s (read more often, it showed no wait for ever).
-    const untilWaiting = async (n: number) => {
-      while ((await waiting()) !== n) await new Promise((resolve) => setTimeout(resolve, 200));
-    };
     // A gate: both tasks locked, so each request's transaction waits at its share lock of its task,
     // after its reads found the key stored by neither; the second is a write of its own (the lane's
     // second in flight), as a request on another console would be.
@@ -215,9 +202,9 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
       await gate.query('SELECT id FROM tasks WHERE id IN (?, ?) FOR UPDATE', [tasks.a, tasks.b]);
       const send = (name: string) => emit(acme, { name: `race.${name}`, payload: { n: name }, idempotencyKey: 'race-1' }).then((res) => res);
       const first = send('a');
-      await untilWaiting(1);
+      await untilLockWaits(db.dataSource, 1);
       const second = send('b');
-      await untilWaiting(2);
+      await untilLockWaits(db.dataSource, 2);
       await gate.commitTransaction();
       await expectOneEventOfKey('race-1', 'race', tasks, await Promise.all([first, second]));
     } finally {
