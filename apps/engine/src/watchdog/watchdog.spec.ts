@@ -120,7 +120,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
         expect(await lateAt(fired + 50_001)).toEqual([busy, ids[1], ids[2]]);
         const messages = (await alarms(db.dataSource, 'START_LATE')).map((x) => x.message);
         expect(messages[0]).toMatch(/not started 15000 ms after its fire time/);
-        expect(messages[1]).toMatch(/not started 10001 ms after its token time/);
+        expect(messages[1]).toMatch(/not started 10001 ms after its admission time/);
       } finally {
         await side.close();
       }

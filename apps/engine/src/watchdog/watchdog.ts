@@ -46,8 +46,8 @@ export interface WatchdogReport {
  *
  * - START_LATE: a run not dispatched (PENDING/CLAIMED/RETRY_WAIT) past its start deadline →
  *   alarm, once per run (runs.late_alarmed_at, set by a guarded update — see the migration). The
- *   deadline counts from its fire time, a retry's from its own, a run that waited for its rate
- *   key's token from its token's time (find-late-runs.ts).
+ *   deadline counts from its fire time, a retry's from its own, a run its keys held back (a rate
+ *   key's token, a concurrency key's place) from when they let it go (find-late-runs.ts).
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
  *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
  * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
@@ -126,15 +126,15 @@ export class Watchdog implements OnModuleDestroy {
       let raised = 0;
       for (const run of rows) {
         if (!(await markRunLate(em, run.runId, now))) continue;
-        // Measured from its rate key's token when it waited for one, else its fire time (attempt 1) or its retry's (find-late-runs.ts).
-        const from = run.tokenAt !== null ? 'token' : run.attempt === 1 ? 'fire' : 'retry';
+        // Measured from when its keys admitted it when they held it back, else its fire time (attempt 1) or its retry's (find-late-runs.ts).
+        const from = run.admittedAt !== null ? 'admission' : run.attempt === 1 ? 'fire' : 'retry';
         await this.alarms.raise(em, {
           tenantId: run.tenantId,
           type: 'START_LATE',
           taskId: run.taskId,
           runId: run.runId,
           message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - run.lateFrom} ms after its ${from} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
-          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, tokenAt: run.tokenAt, startDeadlineMs: run.startDeadlineMs },
+          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, admittedAt: run.admittedAt, startDeadlineMs: run.startDeadlineMs },
           alarmTypes: run.alarmTypes,
           now,
         });

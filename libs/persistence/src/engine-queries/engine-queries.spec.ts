@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { untilLockWaits } from '../../../../test/support/lock-waits';
 import { EngineGroupEntity, RunAttemptEntity, RunEntity, TenantEntity } from '../entities';
 import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
@@ -23,6 +24,7 @@ import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 import { deferRunDispatch } from './runs/defer-run-dispatch';
 import { retryRunAttempt } from './runs/retry-run-attempt';
 import { deferRateKeyRuns } from './keys/defer-rate-key-runs';
+import { releaseHeldKeyRuns } from './keys/release-held-key-runs';
 import { recordExecutorHeartbeat } from './executors/record-executor-heartbeat';
 
 const T = 1_767_225_600_000;
@@ -46,6 +48,18 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
   const db = useTestDatabase(kind);
   beforeEach(() => db.clear());
   const runs = () => db.dataSource.getRepository(RunEntity).find({ order: { id: 'ASC' } });
+  /** A MANUAL task of acme with this start deadline (START_LATE's scan joins the runs' tasks); its id. */
+  const insertManualTask = async (name: string, startDeadlineMs: number): Promise<number> => {
+    await db.dataSource.query(
+      `INSERT INTO tasks (tenant_id, engine_group, name, group_name, executor_app, handler, params, trigger_kind, interval_ms, fire_count,
+         misfire_policy, misfire_threshold_ms, priority, concurrency_policy, timeout_ms, start_deadline_ms, retry_max_attempts,
+         retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille, alarm_types, alarm_silence_ms, paused, next_fire_at,
+         created_at, updated_at, version)
+       VALUES ('acme', 'default', ?, 'default', 'app', 'h', '{}', 'MANUAL', NULL, 0, 'SKIP', 5000, 0, 'ALLOW', 60000, ?, 3, 1000, 1000, 0, '[]', 0, 0, NULL, ?, ?, 1)`,
+      [name, startDeadlineMs, T, T],
+    );
+    return Number(((await db.dataSource.query('SELECT id FROM tasks WHERE name = ?', [name])) as Array<{ id: number }>)[0].id);
+  };
 
   it('ix_runs_claim keeps its descending priority key part after every migration', async () => {
     // A later migration that makes TypeORM rebuild `runs` on SQLite (Table API column changes)
@@ -317,18 +331,10 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
   });
 
   it('START_LATE counts a run that waited for its rate key from its token’s time, through a later dispatch back-off; a run deferred by dispatch trouble from its fire time; a retry from its own', async () => {
-    await db.dataSource.query(
-      `INSERT INTO tasks (tenant_id, engine_group, name, group_name, executor_app, handler, params, trigger_kind, interval_ms, fire_count,
-         misfire_policy, misfire_threshold_ms, priority, concurrency_policy, timeout_ms, start_deadline_ms, retry_max_attempts,
-         retry_backoff_base_ms, retry_backoff_max_ms, retry_jitter_permille, alarm_types, alarm_silence_ms, paused, next_fire_at,
-         created_at, updated_at, version)
-       VALUES ('acme', 'default', 'notify', 'default', 'app', 'h', '{}', 'MANUAL', NULL, 0, 'SKIP', 5000, 0, 'ALLOW', 60000, 10000, 3, 1000, 1000, 0, '[]', 0, 0, NULL, ?, ?, 1)`,
-      [T, T],
-    );
-    const [{ id: taskId }] = (await db.dataSource.query("SELECT id FROM tasks WHERE name = 'notify'")) as Array<{ id: number }>;
+    const taskId = await insertManualTask('notify', 10_000);
     // Three runs fired at T, each claimed by engine e: `rated` finds no token (due at T + 60 s), `busy` finds no executor
     // (back in 500 ms), `tokenThenBusy` waits for a token until T + 30 s, then finds no executor.
-    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(Number(taskId), T, { fireKey: `s:${T}:${i}` })), T));
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(taskId, T, { fireKey: `s:${T}:${i}` })), T));
     const [rated, busy, tokenThenBusy] = (await runs()).map((r) => r.id);
     const repo = db.dataSource.getRepository(RunEntity);
     const claim = (id: number) => repo.update({ id }, { state: 'CLAIMED', claimedBy: 'e', leaseUntil: T + 99_999 });
@@ -339,9 +345,9 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) => deferRateKeyRuns(em, { runs: [{ id: rated, dueAt: T + 60_000 }, { id: tokenThenBusy, dueAt: T + 30_000 }], owner: 'e', reason, now: T }));
     await noExecutor(busy, T + 500, T);
     const late = async (now: number) =>
-      (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 10_000, limit: 100 })).sort((a, b) => a.runId - b.runId).map((r) => [r.runId, r.lateFrom, r.tokenAt]);
+      (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 10_000, limit: 100 })).sort((a, b) => a.runId - b.runId).map((r) => [r.runId, r.lateFrom, r.admittedAt]);
 
-    expect((await repo.findOneByOrFail({ id: rated })).tokenAt).toBe(T + 60_000);
+    expect((await repo.findOneByOrFail({ id: rated })).admittedAt).toBe(T + 60_000);
     // Past fire time + deadline: only the run the platform could not send is late; the waits for a token are the task's own.
     expect(await late(T + 15_000)).toEqual([[busy, T, null]]);
     // tokenThenBusy took its token at T + 30 s and met no executor: late from its token's time, not its fire time.
@@ -359,9 +365,24 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) =>
       retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', startedAt: null, finishedAt: null, now: T + 65_000 }),
     );
-    expect((await repo.findOneByOrFail({ id: rated })).tokenAt).toBeNull();
+    expect((await repo.findOneByOrFail({ id: rated })).admittedAt).toBeNull();
     expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
     expect(await late(T + 90_001)).toContainEqual([rated, T + 80_000, null]);
+  });
+
+  it('START_LATE counts a run its concurrency key held from when the key gave it a place, not from its fire time', async () => {
+    const taskId = await insertManualTask('sync', 1_000);
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(taskId, T)], T));
+    const [{ id }] = await runs();
+    const repo = db.dataSource.getRepository(RunEntity);
+    // Held by its key from its claim until T + 50 s (HELD runs are not scanned), then given a place.
+    await repo.update({ id }, { state: 'HELD', runKey: 'customer-7' });
+    expect(await inTransaction(db.dataSource, (em) => releaseHeldKeyRuns(em, { ids: [id], now: T + 50_000 }))).toBe(1);
+    expect((await repo.findOneByOrFail({ id })).admittedAt).toBe(T + 50_000);
+    const late = async (now: number) => (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 1_000, limit: 100 })).map((r) => [r.runId, r.lateFrom]);
+    // A start deadline of 1 s: late a second after its place, not at once for its fire time 50 s back.
+    expect(await late(T + 50_500)).toEqual([]);
+    expect(await late(T + 51_001)).toEqual([[id, T + 50_000]]);
   });
 
   it.skipIf(kind !== 'mysql')('retryRunAttempt: an attempt another transaction ended first, while this one waited on its copy, is left to it (false), not a failed transaction', async () => {
@@ -369,15 +390,6 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     const [{ id }] = await runs();
     await db.dataSource.getRepository(RunEntity).update({ id }, { state: 'CLAIMED', claimedBy: 'e' });
     const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', startedAt: null, finishedAt: null };
-    // This test's own transactions waiting on a lock (other files may share the server).
-    const waiting = async () =>
-      Number(
-        (
-          await db.dataSource.query(
-            `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()`,
-          )
-        )[0].n,
-      );
     // Two connections of their own, held from the start: neither transaction waits for the pool.
     const [a, b] = [db.dataSource.createQueryRunner(), db.dataSource.createQueryRunner()];
     try {
@@ -388,7 +400,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       expect(await retryRunAttempt(a.manager, { ...ending, now: T + 1_000 })).toBe(true);
       // The watchdog's timeout of the same attempt, say: it read the row before the first commits, and waits on its copy's key.
       const second = retryRunAttempt(b.manager, { ...ending, now: T + 1_001 });
-      await vi.waitFor(async () => expect(await waiting()).toBeGreaterThan(0), { timeout: 30_000, interval: 20 });
+      await untilLockWaits(db.dataSource, 1);
       await a.commitTransaction();
       expect(await second).toBe(false);
       await b.commitTransaction();
@@ -554,7 +566,7 @@ describe('engine query plans on mysql', () => {
     // T + 100,000 on, and 50 whose tokens were due at T. Only the latter are read: the waiting ones are not in a range.
     const waiting = Array.from({ length: 3050 }, (_, i) => `('acme', 1, 'rated', 'PENDING', 'EVENT', 'w:${i}', 1, 0, '{}', ${T - 100_000 + i}, ${T}, ${i < 3000 ? T + 100_000 + i : T}, ${T}, ${T})`);
     await db.dataSource.query(
-      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, token_at, created_at, updated_at) VALUES ${waiting.join(',')}`,
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, admitted_at, created_at, updated_at) VALUES ${waiting.join(',')}`,
     );
     await db.dataSource.query('ANALYZE TABLE runs');
     expect(await rowsRead(T + 1_000, 'rated')).toBeLessThan(200);

@@ -42,7 +42,7 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // Watchdog START_LATE (find-late-runs): not-yet-dispatched runs of my groups, not alarmed yet,
 // scheduled in the past — alarmed runs and a backlog planned ahead are not read. Rewritten by
 // every state change.
-@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'tokenAt', 'scheduledAt'])
+@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'admittedAt', 'scheduledAt'])
 // Watchdog TIMEOUT (find-overdue-runs): executing runs of my groups past their deadline; the
 // fan-out settler's sweep (ACCEPTED, no deadline); EXECUTOR_DOWN reconciliation
 // (find-orphaned-runs: the executing runs of my groups whose executor is DOWN, the executor
@@ -124,9 +124,9 @@ export class RunEntity {
   @Column({ name: 'instant_at', type: 'bigint', nullable: true, transformer: millis })
   instantAt!: number | null;
 
-  /** When the run's rate key has a token for its current attempt (a run that found none waits for it: deferRateKeyRuns); START_LATE is measured from it. Null: it never waited for a token. */
-  @Column({ name: 'token_at', type: 'bigint', nullable: true, transformer: millis })
-  tokenAt!: number | null;
+  /** When the run's keys admit its current attempt after holding it back: its rate key's token time (deferRateKeyRuns), or when its concurrency key gave it a place (releaseHeldKeyRuns); START_LATE is measured from it. Null: its keys never held it back. */
+  @Column({ name: 'admitted_at', type: 'bigint', nullable: true, transformer: millis })
+  admittedAt!: number | null;
 
   /** Engine node that holds the lease. */
   @Column({ name: 'claimed_by', type: 'varchar', length: 64, nullable: true })

@@ -12,7 +12,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * A failed (or timed-out, or orphaned) attempt with attempts left: the SAME run row goes to
  * RETRY_WAIT as attempt + 1, due after the task's backoff, its lease and executor released.
  *
- *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, token_at = NULL,
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, admitted_at = NULL,
  *                   claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
  *                   accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
  *                   result = NULL, error = ?, progress = NULL, updated_at = ?
@@ -23,7 +23,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * fire key). Guarded on state and attempt like finishRunAttempt; `attempt = attempt + 1` in SQL
  * so the increment is the row's, not a value read earlier. The new attempt's instant is its
  * due_at (instant_at NULL): a dispatch back-off of the last attempt does not carry over, nor a
- * rate key's token it waited for (token_at NULL). The failed attempt's error and
+ * rate key's token it waited for (admitted_at NULL). The failed attempt's error and
  * timings stay on the row until the next attempt overwrites them (its log lines carry the
  * attempt number for good).
  *
@@ -77,7 +77,7 @@ export async function retryRunAttempt(
   }
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, token_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, admitted_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
                      result = NULL, error = ?, progress = NULL, updated_at = ?

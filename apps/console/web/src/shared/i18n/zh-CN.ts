@@ -504,7 +504,7 @@ export const zhCN: Record<string, string> = {
   'None: a dependency edge from this task fires child runs when this run ends.': '无：从此任务出发的依赖边会在本次运行结束时触发子运行。',
   'none: revoke the old secret at once': '不保留：立即吊销旧密钥',
   'not connected': '未连接',
-  'Not dispatched this long after its fire time: START_LATE alarm.': '超过触发时间这么久仍未派发：产生“启动延迟”告警。',
+  'Not dispatched this long after its fire time (a retry: its retry time; a run its rate or concurrency key held back: when the key let it go): START_LATE alarm.': '超过触发时间（重试：重试时间；被速率键或并发键暂缓的运行：键放行的时间）这么久仍未派发：产生“启动延迟”告警。',
   'Not found': '页面不存在',
   'not valid JSON: {{reason}}': '不是有效的 JSON：{{reason}}',
   'Nothing at': '没有页面：',

@@ -32,7 +32,7 @@ export function LimitsSection({ form, set, err }: SectionProps) {
         <Field label={t('Timeout (ms, or 30s, 5m, 1h)')} error={err('timeoutMs')}>
           {(p) => <input {...p} name="timeoutMs" inputMode="numeric" value={form.timeoutMs} onChange={(e) => set('timeoutMs', e.target.value)} />}
         </Field>
-        <Field label={t('Start deadline (ms, or 30s, 5m, 1h)')} error={err('startDeadlineMs')} hint={t('Not dispatched this long after its fire time: START_LATE alarm.')}>
+        <Field label={t('Start deadline (ms, or 30s, 5m, 1h)')} error={err('startDeadlineMs')} hint={t('Not dispatched this long after its fire time (a retry: its retry time; a run its rate or concurrency key held back: when the key let it go): START_LATE alarm.')}>
           {(p) => <input {...p} name="startDeadlineMs" inputMode="numeric" value={form.startDeadlineMs} onChange={(e) => set('startDeadlineMs', e.target.value)} />}
         </Field>
       </div>
