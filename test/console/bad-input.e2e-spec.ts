@@ -198,6 +198,11 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'tenant with an unknown engine group', method: 'POST', url: '/api/operator/tenants', body: { id: 'newco', name: 'New', engineGroup: 'nope' }, as: 'operator', status: 400, field: 'engineGroup' },
     { name: 'tenant id not a slug', method: 'POST', url: '/api/operator/tenants', body: { id: 'New Co', name: 'New', engineGroup: 'default' }, as: 'operator', status: 400, field: 'id' },
     { name: 'duplicate tenant', method: 'POST', url: '/api/operator/tenants', body: { id: 'acme', name: 'Again', engineGroup: 'default' }, as: 'operator', status: 409, field: 'id' },
+    // Display names are free text, but no control character gets into a page, a log line or an audit record.
+    { name: 'tenant named with a NUL', method: 'POST', url: '/api/operator/tenants', body: { id: 'newco', name: 'New\u0000Co', engineGroup: 'default' }, as: 'operator', status: 400, field: 'name', reason: /control characters/ },
+    { name: 'tenant renamed with a newline', method: 'PATCH', url: '/api/operator/tenants/acme', body: { name: 'Acme\nCorp' }, as: 'operator', status: 400, field: 'name', reason: /control characters/ },
+    { name: 'tenant renamed blank', method: 'PATCH', url: '/api/operator/tenants/acme', body: { name: '   ' }, as: 'operator', status: 400, field: 'name', reason: /^must not be blank$/ },
+    { name: 'webhook channel named with an escape sequence', method: 'POST', url: '/api/webhooks', body: { name: 'ops\u001b[31m', url: 'https://hooks.example.com/baton' }, status: 400, field: 'name', reason: /control characters/ },
     { name: 'executor networks with a bad CIDR', method: 'PATCH', url: '/api/operator/tenants/acme', body: { executorNetworks: ['10.0.0.0/8', '10.0.0.0/33'] }, as: 'operator', status: 400, field: 'executorNetworks[1]', reason: /not a CIDR range/ },
     { name: 'executor networks allowing the metadata address', method: 'PATCH', url: '/api/operator/tenants/acme', body: { executorNetworks: ['169.254.169.254'] }, as: 'operator', status: 400, field: 'executorNetworks[0]', reason: /always refused/ },
     { name: 'executor networks not an array', method: 'POST', url: '/api/operator/tenants', body: { id: 'netco', name: 'Net', executorNetworks: '10.0.0.0/8' }, as: 'operator', status: 400, field: 'executorNetworks' },

@@ -4,7 +4,7 @@ export { isValidTimeZone, canonicalTimeZone, localDate, startOfNextLocalDay } fr
 export { UnknownTimeZoneError } from './time/unknown-time-zone-error';
 export type { FieldError } from './validation/field-error';
 export { INSTANT_REASON, isMillis, MAX_INSTANT_MS, MAX_INT32, MAX_INTERVAL_MS } from './validation/field-error';
-export { NAME_PATTERN, NAME_MAX_LENGTH, nameProblem } from './validation/names';
+export { displayNameProblem, NAME_PATTERN, NAME_MAX_LENGTH, nameProblem } from './validation/names';
 
 export { isExcluded, exclusionTest } from './calendar/is-excluded';
 export { validateCalendar, isLocalDate, MAX_CALENDAR_DATES } from './calendar/validate-calendar';
@@ -124,7 +124,7 @@ export { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, FIRES_
 export { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn } from './trigger/prepared-fires';
 export type { FireCursor } from './trigger/prepared-fires';
 export { MAX_PARENT_RESULTS_BYTES, parentResultsJson, parseParentResults } from './dag/parent-results';
-export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
+export { routesTo, webhookRetryDelay, WEBHOOK_GIVE_UP_MS, WEBHOOK_MAX_ANSWER_BYTES, WEBHOOK_MAX_RETRY_MS, WEBHOOK_NAME_MAX_LENGTH, WEBHOOK_TIMEOUT_MS } from './alarm/webhook-route';
 export type { WebhookRule } from './alarm/webhook-route';
 export { planShards } from './fan-out/plan-shards';
 export type { FanOutPlan, ShardPlan } from './fan-out/plan-shards';

@@ -1,6 +1,6 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { getMetadataStorage, ValidateBy, ValidateIf, ValidationTypes } from 'class-validator';
-import { nameProblem } from '@baton/domain';
+import { displayNameProblem, nameProblem } from '@baton/domain';
 import { badRequest, FieldError } from './api-error';
 import { isRawField } from './raw-json';
 
@@ -89,6 +89,17 @@ export const OptionalNotNull =
  */
 export const IsName = () =>
   ValidateBy({ name: 'isName', validator: { validate: (value: unknown) => nameProblem(value) === null, defaultMessage: (args) => nameProblem(args?.value) ?? '' } });
+
+/**
+ * A display name (displayNameProblem: free text a person reads, any characters but control ones,
+ * not blank, at most `maxLength`), refused with the rule's reason: a tenant's name. Only what is
+ * sent is checked: names stored before are read and answered as they are.
+ */
+export const IsDisplayName = (maxLength: number) =>
+  ValidateBy({
+    name: 'isDisplayName',
+    validator: { validate: (value: unknown) => displayNameProblem(value, maxLength) === null, defaultMessage: (args) => displayNameProblem(args?.value, maxLength) ?? '' },
+  });
 
 /**
  * A request body must be a JSON object (a DTO); an array or a bare value is refused up front.

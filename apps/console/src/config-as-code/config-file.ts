@@ -1,5 +1,6 @@
 import {
   canonicalTimeZone,
+  displayNameProblem,
   redact,
   REDACTED,
   DEPENDENCY_CONDITIONS,
@@ -15,6 +16,7 @@ import {
   type TaskInput,
   type WebhookEventType,
   WEBHOOK_EVENT_TYPES,
+  WEBHOOK_NAME_MAX_LENGTH,
 } from '@baton/domain';
 import { stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
@@ -185,7 +187,8 @@ function readWebhook(value: unknown, at: string, errors: FieldError[]): FileWebh
   const problems: FieldError[] = [];
   unknownKeys(value, ['name', 'url', 'alarmTypes', 'minSeverity'], at, problems);
   const { name, url } = value;
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) problems.push({ field: `${at}.name`, reason: 'must be 1 to 100 characters' });
+  const nameRefused = displayNameProblem(name, WEBHOOK_NAME_MAX_LENGTH);
+  if (nameRefused !== null) problems.push({ field: `${at}.name`, reason: nameRefused });
   if (typeof url !== 'string') problems.push({ field: `${at}.url`, reason: 'must be an http(s) URL' });
   const types = value.alarmTypes ?? null;
   if (types !== null && (!Array.isArray(types) || types.length === 0 || types.some((t) => !(WEBHOOK_EVENT_TYPES as readonly unknown[]).includes(t)))) {

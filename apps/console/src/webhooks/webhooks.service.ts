@@ -3,9 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
   checkOutboundUrl,
+  displayNameProblem,
   outboundCheck,
   SEVERITIES,
   WEBHOOK_MAX_ANSWER_BYTES,
+  WEBHOOK_NAME_MAX_LENGTH,
   WEBHOOK_TIMEOUT_MS,
   type ExecutorNetworks,
   type FieldError,
@@ -58,7 +60,8 @@ export class WebhooksService {
   async create(tenantId: string, body: CreateWebhookDto): Promise<CreatedWebhookView> {
     const errors: FieldError[] = [];
     const { name, url } = body;
-    if (typeof name !== 'string' || name.trim().length === 0 || name.length > 100) errors.push({ field: 'name', reason: 'must be 1 to 100 characters' });
+    const nameRefused = displayNameProblem(name, WEBHOOK_NAME_MAX_LENGTH);
+    if (nameRefused !== null) errors.push({ field: 'name', reason: nameRefused });
     const urlProblem = await this.urlProblem(tenantId, url);
     if (urlProblem) errors.push({ field: 'url', reason: urlProblem });
     const types = body.alarmTypes ?? null;

@@ -18,6 +18,9 @@ export function routesTo(rule: WebhookRule, alarm: { type: AlarmType; severity: 
 export const WEBHOOK_GIVE_UP_MS = 24 * 3600_000;
 /** One POST to an endpoint (a delivery, or the console's test) ends after this long, answered or not. */
 export const WEBHOOK_TIMEOUT_MS = 5000;
+
+/** A webhook channel's name (display text, displayNameProblem): the webhook_channels.name column's varchar(100). */
+export const WEBHOOK_NAME_MAX_LENGTH = 100;
 /** Most of an endpoint's answer read (only its status matters): a longer one fails the POST. */
 export const WEBHOOK_MAX_ANSWER_BYTES = 64 * 1024;
 /** Longest wait between two tries of one delivery. */

@@ -23,3 +23,25 @@ export function nameProblem(value: unknown): string | null {
   if (!NAME_PATTERN.test(value)) return 'may contain only A-Z a-z 0-9 . _ -';
   return null;
 }
+
+/** Whether `text` has a C0 or C1 control character or DEL: what breaks a log line, an audit record or a terminal. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
+
+/**
+ * The reason for a refused display name — free text a person reads (a tenant's name, a webhook
+ * channel's), any characters but control ones (a NUL, a newline, an escape sequence), not blank,
+ * at most `maxLength` characters — or null when it is fine.
+ */
+export function displayNameProblem(value: unknown, maxLength: number): string | null {
+  if (typeof value !== 'string' || value.length === 0) return requiredTextProblem(value);
+  if (value.trim().length === 0) return 'must not be blank';
+  if (value.length > maxLength) return `must be at most ${maxLength} characters`;
+  if (hasControlCharacter(value)) return 'must not contain control characters (a NUL, a newline, a tab, an escape)';
+  return null;
+}

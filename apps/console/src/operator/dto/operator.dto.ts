@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
-import { OptionalNotNull } from '../../common/validation';
+import { IsDisplayName, OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from '../../common/tenant-id';
 import type * as Api from '../../api-types';
 
@@ -14,16 +14,18 @@ export const MAX_BACKLOG_ALARM_MS = 7 * 86_400_000;
 /** The engine group a tenant is bound to when the request names none. */
 export const DEFAULT_ENGINE_GROUP = 'default';
 
+/** A tenant's display name: the tenants.name column's varchar(200). */
+const TENANT_NAME_MAX_LENGTH = 200;
+
 export class CreateTenantDto {
   @ApiProperty({ example: 'acme', description: 'Slug: lowercase letters, digits, hyphens' })
   @IsString()
   @Matches(TENANT_ID_PATTERN, { message: 'must be a slug: lowercase letters, digits and hyphens, 1-63 characters, not starting with a hyphen' })
   id!: string;
 
-  @ApiProperty({ example: 'Acme Corp' })
+  @ApiProperty({ example: 'Acme Corp', maxLength: TENANT_NAME_MAX_LENGTH, description: 'Free text: any characters but control ones (a NUL, a newline), not blank' })
   @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @IsDisplayName(TENANT_NAME_MAX_LENGTH)
   name!: string;
 
   @ApiPropertyOptional({
@@ -80,11 +82,10 @@ export class CreateTenantDto {
 }
 
 export class UpdateTenantDto {
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ maxLength: TENANT_NAME_MAX_LENGTH, description: 'Free text: any characters but control ones (a NUL, a newline), not blank' })
   @OptionalNotNull('to keep it as it is')
   @IsString()
-  @MinLength(1)
-  @MaxLength(200)
+  @IsDisplayName(TENANT_NAME_MAX_LENGTH)
   name?: string;
 
   @ApiPropertyOptional({ description: "Moves the tenant's tasks and not-yet-claimed runs to this group" })
