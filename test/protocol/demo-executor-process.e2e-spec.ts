@@ -51,12 +51,12 @@ describe('apps/demo-executor as a process', () => {
     const req = engine.request({ handler: 'noop' });
     // The engine's server side is down, but its client side still dispatches.
     expect((await engine.dispatch(first.url, req)).status).toBe(202);
-    await engine.waitFor(() => existsSync(join(dir, 'spool.jsonl')) && readFileSync(join(dir, 'spool.jsonl'), 'utf8').includes(`"id":"${req.runId}:1"`), 3000, 'the spooled callback');
+    await engine.waitFor(() => existsSync(join(dir, 'spool.jsonl')) && readFileSync(join(dir, 'spool.jsonl'), 'utf8').includes(`"id":"${req.runId}:1"`), 'the spooled callback');
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
     await engine.up();
     const second = await start();
     expect(second.pid).not.toBe(first.pid);
-    const cb = await engine.finalCallback(req.runId, 1, 5000);
+    const cb = await engine.finalCallback(req.runId, 1);
     expect(cb.body).toMatchObject({ outcome: 'SUCCEEDED', result: { ok: true } });
     expect(cb.signature).toEqual({ ok: true });
     // It ran once, in the first process.
@@ -87,11 +87,11 @@ describe('apps/demo-executor as a process', () => {
     const quick = engine.request({ handler: 'noop' });
     const answer = await engine.dispatch(p.url, quick);
     expect(answer.status).toBe(202);
-    await engine.finalCallback(quick.runId, 1, 10_000);
+    await engine.finalCallback(quick.runId, 1);
     // Acked and run between two burn slices (10 ms each), not after the 60 s burn: it is still running.
     expect(await burnState()).toBe('RUNNING');
     await engine.abort(p.url, { runId: burn.runId, attempt: 1, reason: 'TIMEOUT' });
-    const cb = (await engine.finalCallback(burn.runId, 1, 10_000)).body;
+    const cb = (await engine.finalCallback(burn.runId, 1)).body;
     expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT' });
     expect(cb.finishedAt! - cb.startedAt!).toBeLessThan(60_000); // stopped, not burnt to its end
 

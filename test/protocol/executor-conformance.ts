@@ -118,7 +118,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       );
 
     it('registers with a signed heartbeat describing itself, and follows the ack interval', async () => {
-      const first = await failWithOutput(engine.waitFor(() => engine.heartbeats.find((h) => h.body.url === executor.url), 5000, 'a heartbeat'));
+      const first = await failWithOutput(engine.waitFor(() => engine.heartbeats.find((h) => h.body.url === executor.url), 'a heartbeat'));
       expect(first.signature).toEqual({ ok: true });
       expect(first.headers[SIGNATURE_HEADERS.tenant]).toBe(engine.tenantId);
       expect(first.status).toBe(200);
@@ -130,7 +130,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       // Their median gap is checked against the configured 2000 ms, not the 200 ms (a loaded machine stretches gaps).
       const since = engine.heartbeats.indexOf(first);
       const mine = () => engine.heartbeats.slice(since).filter((h) => h.body.url === executor.url);
-      await failWithOutput(engine.waitFor(() => mine().length >= 6, 15_000, 'heartbeats at the acked 200 ms interval'));
+      await failWithOutput(engine.waitFor(() => mine().length >= 6, 'heartbeats at the acked 200 ms interval'));
       const gaps = mine().slice(1, 6).map((h, i) => h.at - mine()[i].at).sort((a, b) => a - b);
       expect(gaps[2], `gaps ${gaps.join(', ')} ms`).toBeLessThan(1000);
       expect(engine.heartbeats.filter((h) => h.body.url === executor.url).every((h) => h.signature.ok)).toBe(true);
@@ -142,7 +142,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const answer = await engine.dispatch(executor.url, req);
       expect(answer.status).toBe(202);
       expect(answer.body).toMatchObject({ accepted: true, runId: req.runId, attempt: 1 });
-      const cb = await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      const cb = await failWithOutput(engine.finalCallback(req.runId, 1));
       expect(cb.signature).toEqual({ ok: true });
       expect(cb.path).toBe(PATHS.callback);
       expect(cb.body).toMatchObject({ runId: req.runId, attempt: 1, tenantId: engine.tenantId, outcome: 'SUCCEEDED' });
@@ -163,7 +163,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const status = await engine.send(executor.url, 'GET', PATHS.status(req.runId), undefined);
       const answeredAt = Date.now();
       // Acked before its start, and held as a queued run until then (as long as "then" had not come when the status was asked).
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, HOLD_MS + 10_000))).body;
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
       expect(cb.outcome).toBe('SUCCEEDED');
       expect(cb.startedAt! - sentAt).toBeGreaterThanOrEqual(HOLD_MS);
       if (answeredAt < sentAt + HOLD_MS) expect(status.body).toMatchObject({ attempts: [{ attempt: 1, state: 'QUEUED' }] });
@@ -176,7 +176,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const answer = await engine.dispatch(executor.url, req);
       const answeredAt = Date.now();
       expect(answer.status).toBe(202);
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 10_000))).body;
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
       expect(cb.outcome).toBe('SUCCEEDED');
       expect(answeredAt, 'the 202 came before the work ended').toBeLessThan(cb.finishedAt!);
       expect(cb.finishedAt! - cb.startedAt!).toBeGreaterThanOrEqual(750);
@@ -188,9 +188,9 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const malformed = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never, traceparent: '00-not-a-trace-01' });
       expect((await engine.dispatch(executor.url, traced)).status).toBe(202);
       expect((await engine.dispatch(executor.url, malformed)).status).toBe(202);
-      const tracedCb = (await failWithOutput(engine.finalCallback(traced.runId, 1, 5000))).body;
+      const tracedCb = (await failWithOutput(engine.finalCallback(traced.runId, 1))).body;
       expect(tracedCb).toMatchObject({ outcome: 'SUCCEEDED', traceparent: expect.stringMatching(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`)) });
-      const malformedCb = (await failWithOutput(engine.finalCallback(malformed.runId, 1, 5000))).body;
+      const malformedCb = (await failWithOutput(engine.finalCallback(malformed.runId, 1))).body;
       expect(malformedCb.outcome).toBe('SUCCEEDED');
       expect(malformedCb.traceparent).toBeUndefined();
     });
@@ -198,7 +198,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     it('reports a failing handler as FAILED with an error', async () => {
       const req = engine.request({ handler: fail.handler, params: (fail.params ?? null) as never });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
       expect(cb.outcome).toBe('FAILED');
       expect(typeof cb.error).toBe('string');
       expect(cb.error!.length).toBeGreaterThan(0);
@@ -208,7 +208,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     it('reports a NonRetryableError as FAILED with retryable: false', async () => {
       const req = engine.request({ handler: failNonRetryable.handler, params: (failNonRetryable.params ?? null) as never });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
       expect(cb).toMatchObject({ outcome: 'FAILED', retryable: false, error: expect.stringMatching(/NonRetryable(Error|Exception)/) });
     });
 
@@ -228,10 +228,10 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const { shard } = target.handlers;
       const asShard = engine.request({ handler: shard.handler, shardIndex: 2, shardTotal: 3 });
       expect((await engine.dispatch(executor.url, asShard)).status).toBe(202);
-      expect((await failWithOutput(engine.finalCallback(asShard.runId, 1, 5000))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 2, shardTotal: 3 } });
+      expect((await failWithOutput(engine.finalCallback(asShard.runId, 1))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 2, shardTotal: 3 } });
       const single = engine.request({ handler: shard.handler });
       expect((await engine.dispatch(executor.url, single)).status).toBe(202);
-      expect((await failWithOutput(engine.finalCallback(single.runId, 1, 5000))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 0, shardTotal: 1 } });
+      expect((await failWithOutput(engine.finalCallback(single.runId, 1))).body).toMatchObject({ outcome: 'SUCCEEDED', result: { shardIndex: 0, shardTotal: 1 } });
       for (const [fields, field] of [
         [{ shardIndex: 1 }, 'shardTotal'],
         [{ shardIndex: 3, shardTotal: 3 }, 'shardIndex'],
@@ -248,7 +248,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const { logSteps } = target.handlers;
       const req = engine.request({ handler: logSteps.handler, params: logSteps.params(3_000) as never });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const final = await failWithOutput(engine.finalCallback(req.runId, 1, 10_000));
+      const final = await failWithOutput(engine.finalCallback(req.runId, 1));
       const interim = engine.callbacks.filter((c) => c.body.runId === req.runId && !c.body.outcome && c.status === 200 && c.body.logs?.length);
       expect(interim.length, 'interim callbacks with log lines').toBeGreaterThan(0);
       expect(interim[0].at).toBeLessThan(final.at);
@@ -302,7 +302,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(200) as never });
       const answers = [await engine.dispatch(executor.url, req), await engine.dispatch(executor.url, req)];
       expect(answers.map((a) => a.status)).toEqual([202, 202]);
-      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(req.runId, 1));
       expect((await engine.dispatch(executor.url, req)).status).toBe(202); // recently finished
       // One attempt, finished, and nothing running again: no second final callback can come.
       expect(await attemptsOf(req.runId)).toEqual([expect.objectContaining({ attempt: 1, state: 'FINISHED', outcome: 'SUCCEEDED' })]);
@@ -332,7 +332,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
         expect(answer.body).toMatchObject({ aborted: true, runId: r.runId, attempt: 1 });
       }
       for (const r of reqs) {
-        const cb = (await failWithOutput(engine.finalCallback(r.runId, 1, 10_000))).body;
+        const cb = (await failWithOutput(engine.finalCallback(r.runId, 1))).body;
         expect(cb.outcome).toBe('ABORTED');
         expect(cb.abortReason).toBe('CANCELLED');
         // Stopped, not run to its 20 s end (the wait above is shorter than that).
@@ -359,7 +359,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(results[0].body).toMatchObject({ accepted: true, runId: good.runId, attempt: 1, credit: expect.any(Number) });
       expect(results[1].body).toMatchObject({ accepted: false, reason: 'UNKNOWN_HANDLER', field: 'runs[1].handler' });
       expect(results[2].body).toMatchObject({ accepted: false, reason: 'BAD_REQUEST', field: 'runs[2].deadline' });
-      await failWithOutput(engine.finalCallback(good.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(good.runId, 1));
       expect(await attemptsOf(good.runId)).toEqual([expect.objectContaining({ attempt: 1, state: 'FINISHED' })]);
       expect(await attemptsOf(unknown.runId)).toEqual([]);
       expect(engine.finalsFor(good.runId)).toHaveLength(1);
@@ -382,7 +382,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     it('aborts a run at its deadline', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(20_000) as never, deadline: Date.now() + 400 });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1, 5000))).body;
+      const cb = (await failWithOutput(engine.finalCallback(req.runId, 1))).body;
       expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'DEADLINE' });
       expect(cb.finishedAt!).toBeGreaterThanOrEqual(req.deadline - 50);
     });
@@ -390,7 +390,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
     it('answers a status query for a run', async () => {
       const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
       await engine.dispatch(executor.url, req);
-      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(req.runId, 1));
       const status = await engine.status(executor.url, req.runId);
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ runId: req.runId, attempts: [{ attempt: 1, state: 'FINISHED', outcome: 'SUCCEEDED' }] });
@@ -401,7 +401,7 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       engine.failCallbacks(2, 503);
       const req = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
       await engine.dispatch(executor.url, req);
-      await failWithOutput(engine.finalCallback(req.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(req.runId, 1));
       expect(engine.callbacks.filter((c) => c.body.runId === req.runId).map((c) => c.status)).toEqual([503, 503, 200]);
     });
 
@@ -409,12 +409,12 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       engine.failCallbacks(1, 429, 1);
       const first = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
       await engine.dispatch(executor.url, first);
-      await failWithOutput(engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 5000, 'the refused callback'));
+      await failWithOutput(engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 'the refused callback'));
       // Taken at once: a success, which wakes the callbacks in backoff — not one told when to come back.
       const second = engine.request({ handler: ok.handler, params: (ok.params ?? null) as never });
       await engine.dispatch(executor.url, second);
-      await failWithOutput(engine.finalCallback(second.runId, 1, 5000));
-      await failWithOutput(engine.finalCallback(first.runId, 1, 5000));
+      await failWithOutput(engine.finalCallback(second.runId, 1));
+      await failWithOutput(engine.finalCallback(first.runId, 1));
       const tries = engine.callbacks.filter((c) => c.body.runId === first.runId && c.body.outcome);
       expect(tries.map((c) => c.status)).toEqual([429, 200]);
       expect(tries[1].at - tries[0].at).toBeGreaterThanOrEqual(990);

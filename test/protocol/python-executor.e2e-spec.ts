@@ -145,7 +145,7 @@ describe('examples/python-executor: starts before reports', () => {
       expect(answer.status).toBe(200);
       expect((answer.body.results as Array<{ status: number }>).map((r) => r.status)).toEqual([202, 202, 202, 202]);
       const heldFor = async (runId: number) => {
-        const cb = await engine.finalCallback(runId, 1, 15_000).catch((err: Error) => {
+        const cb = await engine.finalCallback(runId, 1).catch((err: Error) => {
           throw new Error(`${err.message}\n--- executor output ---\n${executor.output()}`);
         });
         expect(cb.body.outcome).toBe('SUCCEEDED');
@@ -156,7 +156,7 @@ describe('examples/python-executor: starts before reports', () => {
       expect(held[1], 'run 1: held at most 250 ms though run 3 still waited').toBeLessThan(1000);
       expect(held[2], 'run 2: sent as the line emptied (run 3 started)').toBeLessThan(250);
       expect(held[3], 'run 3: sent at once, run 4 waiting for its instant is not in line').toBeLessThan(250);
-      await engine.finalCallback(4, 1, 15_000);
+      await engine.finalCallback(4, 1);
     } finally {
       await executor.stop('SIGKILL');
       await engine.close();
@@ -182,7 +182,7 @@ describe('examples/python-executor: one hanging engine does not hold final callb
     try {
       const req = engine.request({ handler: 'noop', callbackUrls: [hanging.url, engine.url] });
       expect((await engine.dispatch(executor.url, req)).status).toBe(202);
-      const cb = await engine.finalCallback(req.runId, 1, 30_000).catch((err: Error) => {
+      const cb = await engine.finalCallback(req.runId, 1).catch((err: Error) => {
         throw new Error(`${err.message}\n--- executor output ---\n${executor.output()}`);
       });
       expect(cb.body.outcome).toBe('SUCCEEDED');

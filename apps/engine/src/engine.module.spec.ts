@@ -38,7 +38,7 @@ describe.each(TEST_DATABASES)('EngineModule (claim and dispatch sides wired) on 
     await eventually(async () => {
       const runs = await db.dataSource.getRepository(RunEntity).findBy({ taskId: task });
       return runs.length === 1 && runs[0].state !== 'PENDING';
-    }, 10_000, 'the planned run claimed and fired');
+    }, 'the planned run claimed and fired');
     expect((await request(app.getHttpServer()).get('/metrics')).text).toMatch(/baton_engine_claim_batch_size_count\{kind="runs"\} [1-9]/);
 
     await app.close();

@@ -63,15 +63,15 @@ describe('executor runtime: callback delivery and the spool', () => {
       // The engine is down, so dispatch by hand with the engine's client side still working.
       const { status } = await engine.dispatch(executor.url, req);
       expect(status).toBe(202);
-      const line = await engine.waitFor(() => spoolLines(spool).find((l) => l.op === 'add' && l.id === `${req.runId}:1`), 2000, 'the spooled callback');
+      const line = await engine.waitFor(() => spoolLines(spool).find((l) => l.op === 'add' && l.id === `${req.runId}:1`), 'the spooled callback');
       expect(line.callback).toMatchObject({ runId: req.runId, attempt: 1, outcome: 'SUCCEEDED', result: { ok: true } });
       expect(line.urls).toEqual([engine.url]);
-      await engine.waitFor(() => retries.filter((id) => id === req.runId).length >= 3, 5000, 'several failed rounds');
+      await engine.waitFor(() => retries.filter((id) => id === req.runId).length >= 3, 'several failed rounds');
       expect(executor.runtime.stats().pendingCallbacks).toBe(1);
       await engine.up();
-      const cb = await engine.finalCallback(req.runId, 1, 3000);
+      const cb = await engine.finalCallback(req.runId, 1);
       expect(cb.body.outcome).toBe('SUCCEEDED');
-      await engine.waitFor(() => spoolLines(spool).some((l) => l.op === 'done' && l.id === `${req.runId}:1`), 2000, 'the done line');
+      await engine.waitFor(() => spoolLines(spool).some((l) => l.op === 'done' && l.id === `${req.runId}:1`), 'the done line');
       expect(executor.runtime.stats().pendingCallbacks).toBe(0);
     } finally {
       await engine.up();
@@ -97,12 +97,12 @@ describe('executor runtime: callback delivery and the spool', () => {
     engine.failCallbacks(1, 429, 1);
     const first = engine.request();
     await engine.dispatch(executor.url, first);
-    await engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 2000, 'the refused callback');
+    await engine.waitFor(() => engine.callbacks.find((c) => c.body.runId === first.runId), 'the refused callback');
     // Another run's callback is taken at once: its success wakes the callbacks in backoff, but not one told to wait.
     const second = engine.request();
     await engine.dispatch(executor.url, second);
     await engine.finalCallback(second.runId);
-    await engine.finalCallback(first.runId, 1, 3000);
+    await engine.finalCallback(first.runId, 1);
     const tries = engine.callbacks.filter((c) => c.body.runId === first.runId);
     expect(tries.map((c) => c.status)).toEqual([429, 200]);
     expect(tries[1].at - tries[0].at).toBeGreaterThanOrEqual(990);
@@ -137,7 +137,7 @@ describe('executor runtime: callback delivery and the spool', () => {
     const reqs = [engine.request(), engine.request()];
     try {
       for (const r of reqs) expect((await engine.dispatch(first.url, r)).status).toBe(202);
-      await engine.waitFor(() => first.runtime.stats().pendingCallbacks === 2, 2000, 'two pending callbacks');
+      await engine.waitFor(() => first.runtime.stats().pendingCallbacks === 2, 'two pending callbacks');
       const stopped = new Promise<ExecutorEvents['stopped']>((resolve) => first.events.once('stopped', resolve));
       await first.stop();
       expect(await stopped).toEqual({ undelivered: 2 });

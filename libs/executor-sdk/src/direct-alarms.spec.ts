@@ -25,7 +25,7 @@ describe('executor runtime: direct alarms', () => {
     bus.subscribe({ alarm: (m) => heard.push(m.payload as AlarmMessage) });
     const executor = await harness.start(engine, { handlers: [raiser], alarmBus: bus, progressIntervalMs: 10_000 });
     // Registered first, so the alarm names its executor (the engine's heartbeat ack gives the id).
-    const executorId = await engine.waitFor(() => executor.runtime.stats().executorId, 5000, 'the executor registered');
+    const executorId = await engine.waitFor(() => executor.runtime.stats().executorId, 'the executor registered');
     const req = engine.request({ handler: 'raise' });
     await engine.dispatch(executor.url, req);
     await engine.finalCallback(req.runId);

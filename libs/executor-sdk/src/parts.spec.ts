@@ -105,7 +105,7 @@ describe('RequestSlots', () => {
     await new Promise((r) => setImmediate(r));
     expect(started).toEqual([1]);
     releases.get(1)!();
-    await vi.waitFor(() => expect(started).toEqual([1, 2]));
+    await vi.waitFor(() => expect(started).toEqual([1, 2]), { timeout: 10_000, interval: 1 });
     releases.get(2)!();
     expect(await Promise.all(results)).toEqual([1, 2]);
   });

@@ -84,14 +84,14 @@ describe('EngineWakeups', () => {
     holding.set('e2', []);
     try {
       wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [7] });
-      await vi.waitFor(() => expect(heard).toHaveLength(1));
+      await vi.waitFor(() => expect(heard).toHaveLength(1), { timeout: 10_000 });
       const first = heard[0].engine;
       const other = first === 'e1' ? 'e2' : 'e1';
       clock.advance(WAKE_HEDGE_MS - 1);
       await new Promise((resolve) => setImmediate(resolve));
       expect(heard).toHaveLength(1);
       clock.advance(1);
-      await vi.waitFor(() => expect(heard.map((h) => h.engine)).toEqual([first, other]));
+      await vi.waitFor(() => expect(heard.map((h) => h.engine)).toEqual([first, other]), { timeout: 10_000 });
       expect(heard[1].body).toBe(heard[0].body);
     } finally {
       for (const held of holding.values()) held.forEach((answer) => answer());

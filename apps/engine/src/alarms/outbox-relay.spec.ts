@@ -160,14 +160,14 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
     const passes = vi.spyOn(r.relay, 'relayOnce');
     r.relay.start();
     disposers.push(() => r.relay.stop());
-    await eventually(async () => passes.mock.results.length > 0, 10_000, 'the first pass');
+    await eventually(async () => passes.mock.results.length > 0, 'the first pass');
     await passes.mock.results[0].value; // its first pass (nothing to do) is over: the next is a wake-up's or the poll's, 60 s on
     await inTransaction(db.dataSource, async (em) => {
       await r.alarms.raise(em, { tenantId: 'acme', type: 'EXECUTOR_UP', message: 'rolled back', now: Date.now() });
       throw new Error('rollback');
     }).catch(() => undefined);
     await raise(r.alarms, 'acme', 1);
-    await eventually(async () => bus.published.length === 1, 20_000, 'the alarm published, well before the 60 s poll');
+    await eventually(async () => bus.published.length === 1, 'the alarm published, well before the 60 s poll', 20_000);
     expect(bus.published.map((m) => m.message)).toEqual(['acme #0']);
   });
 

@@ -76,7 +76,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const defer = vi.spyOn(engine.get(DispatchSetbacks), 'defer').mockRejectedValueOnce(down);
     try {
       queue.accept([claimedRunOf(task, runId)]);
-      await eventually(async () => defer.mock.calls.length === 1, 20_000, 'the failed dispatch tried to put the run back');
+      await eventually(async () => defer.mock.calls.length === 1, 'the failed dispatch tried to put the run back');
       expect(queue.held).toBe(1); // kept in memory, not dropped
       expect(queue.holds(runId)).toBe(true); // not a stray for the lease renewals to give back
       await runInState(db.dataSource, runId, 'ACCEPTED');
@@ -110,9 +110,9 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     // dispatchedAt is when the request left: after the DISPATCHED mark, before the executor had it.
     expect(run.dispatchedAt).toBeLessThanOrEqual(sent.at);
     expect(body.callbackUrls[0]).toBe(engine.url);
-    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0, 20_000, 'slot released');
+    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0, 'slot released');
     // In the dispatcher's hands until its ACCEPTED mark is written, then in nobody's: the executor has it.
-    await eventually(async () => !queue.holds(runId), 20_000, 'the run let go once its ACCEPTED mark was written');
+    await eventually(async () => !queue.holds(runId), 'the run let go once its ACCEPTED mark was written');
     expect((await engine.metrics.runsFired.get()).values[0].value).toBe(1);
     expect((await engine.metrics.lateness.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value).toBeGreaterThan(0);
   });
@@ -195,7 +195,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task);
     queue.accept([claimedRunOf(task, runId)]);
 
-    const run = await runInState(db.dataSource, runId, 'ACCEPTED', 10_000);
+    const run = await runInState(db.dataSource, runId, 'ACCEPTED');
     expect(run.executorId).toBe(ida);
     expect(a.dispatches).toHaveLength(2);
     expect(b.dispatches).toHaveLength(0);
@@ -208,7 +208,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task);
     queue.accept([claimedRunOf(task, runId)]);
 
-    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT', 10_000);
+    const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
     expect(run.executorId).toBe(ida);
     expect(run.attempt).toBe(1);
     expect(b.dispatches).toHaveLength(0);
@@ -274,7 +274,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const runId = await seedRun(db.dataSource, task, { claimedBy: 'someone-else' });
     queue.accept([claimedRunOf(task, runId)]);
     // The attempt is over (its slot given back, nothing held): it decided not to send.
-    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0 && queue.held === 0, 20_000, 'dispatch attempt');
+    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0 && queue.held === 0, 'dispatch attempt');
     expect(a.requests).toHaveLength(0);
     expect((await readRun(db.dataSource, runId)).state).toBe('CLAIMED');
   });
@@ -321,7 +321,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     const cancelled = await readRun(db.dataSource, old);
     expect(cancelled.state).toBe('CANCELLED');
     expect(cancelled.error).toMatch(/REPLACE/);
-    const abort = await eventually(async () => a.aborts[0], 20_000, 'abort request');
+    const abort = await eventually(async () => a.aborts[0], 'abort request');
     expect(abort.path).toBe(`/baton/runs/${old}/abort`);
     expect(abort.signatureOk).toBe(true);
     expect(abort.body).toEqual({ runId: old, attempt: 2, reason: 'REPLACED' });
@@ -348,7 +348,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     try {
       const due = Date.now();
       queue.accept(runs.map((id) => claimedRunOf(task, id, { dueAt: due + 100, scheduledAt: due + 100 })));
-      for (const id of runs) await runInState(db.dataSource, id, 'ACCEPTED', 20_000);
+      for (const id of runs) await runInState(db.dataSource, id, 'ACCEPTED');
     } finally {
       granting.mockRestore();
     }
@@ -387,7 +387,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
       expect(sync.get(Dispatcher).slotsInUse).toBe(1);
       const res = await signedPost(sync.url, PATHS.callback, { runId, attempt: 1, tenantId: TENANT, outcome: 'SUCCEEDED' });
       expect(res.status).toBe(200);
-      await eventually(async () => sync.get(Dispatcher).slotsInUse === 0, 20_000, 'slot released by the callback');
+      await eventually(async () => sync.get(Dispatcher).slotsInUse === 0, 'slot released by the callback');
     } finally {
       await sync.close();
     }

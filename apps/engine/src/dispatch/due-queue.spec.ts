@@ -128,7 +128,7 @@ describe('DueQueue', () => {
     const q = make(stub);
     const due = Date.now() + 40;
     q.accept([run(1, due, 0), run(2, due, 5), run(3, due, -1), run(4, due, 5), run(5, due + 1, 100)]);
-    await eventually(() => stub.launched.length === 5, 10_000, '5 launched');
+    await eventually(() => stub.launched.length === 5, '5 launched');
     expect(stub.launched.map((l) => l.run.runId)).toEqual([2, 4, 1, 3, 5]);
   });
 
@@ -136,7 +136,7 @@ describe('DueQueue', () => {
     const stub = new StubDispatcher();
     const q = make(stub);
     q.accept([run(1, Date.now() - 5_000), run(2, Date.now())]);
-    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
+    await eventually(() => stub.launched.length === 2, '2 launched');
     expect(stub.launched.map((l) => l.run.runId)).toEqual([1, 2]);
   });
 
@@ -413,10 +413,10 @@ describe('DueQueue', () => {
     const due = Date.now() + 10;
     // Same tenant and task: the same buckets, so the second waits one token, the third two.
     q.accept([run(1, due), run(2, due), run(3, due)].map((r) => ({ ...r, taskId: 7 })));
-    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
+    await eventually(() => stub.launched.length === 1, '1 launched');
     expect(q.held).toBe(2); // back in the queue, spread out
     stub.tokenWait = () => 0;
-    await eventually(() => stub.launched.length === 3, 10_000, '3 launched');
+    await eventually(() => stub.launched.length === 3, '3 launched');
     const [a, b, c] = stub.launched.map((l) => l.at);
     expect(b - a).toBeGreaterThanOrEqual(50);
     expect(c - a).toBeGreaterThanOrEqual(110);
@@ -432,11 +432,11 @@ describe('DueQueue', () => {
     stub.tokenWait = (r) => (r.runId === 2 ? wait : 0);
     q.accept([run(1, Date.now()), run(2, Date.now()), run(3, Date.now() + 10_000), beta(run(4, Date.now() + 10_000))]);
     q.accept([run(3, Date.now() + 20_000)]); // accepted again: still one
-    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
+    await eventually(() => stub.launched.length === 1, '1 launched');
     expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([2, 1]); // run 2 back in the queue for its token, run 3 later
     expect(released).toEqual(['acme']);
     wait = 0;
-    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
+    await eventually(() => stub.launched.length === 2, '2 launched');
     expect(q.heldOf('acme')).toBe(1);
     stub.release();
     stub.keepForLater(run(1, Date.now()), Date.now() + 60_000); // given back: held again
@@ -521,11 +521,11 @@ describe('DueQueue', () => {
     const stub = new StubDispatcher();
     const q = make(stub);
     q.accept([run(1, Date.now())]);
-    await eventually(() => stub.launched.length === 1, 10_000, '1 launched');
+    await eventually(() => stub.launched.length === 1, '1 launched');
     stub.release();
     stub.keepForLater(run(1, Date.now()), Date.now() + 20);
     expect(q.held).toBe(1);
-    await eventually(() => stub.launched.length === 2, 10_000, '2 launched');
+    await eventually(() => stub.launched.length === 2, '2 launched');
     stub.release();
     expect(q.drain()).toEqual([]);
     stub.keepForLater(run(2, Date.now()), Date.now());

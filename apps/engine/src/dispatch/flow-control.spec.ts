@@ -38,7 +38,7 @@ describe.each(TEST_DATABASES)('credit-based flow control with the executor SDK o
       ],
     });
     await executor.start();
-    await eventually(async () => ((await db.dataSource.query("SELECT id FROM executors WHERE state = 'UP'")) as unknown[]).length === 1, 5_000, 'executor registration');
+    await eventually(async () => ((await db.dataSource.query("SELECT id FROM executors WHERE state = 'UP'")) as unknown[]).length === 1, 'executor registration');
     await engine.refreshRegistry();
   });
   afterAll(async () => {
@@ -53,7 +53,7 @@ describe.each(TEST_DATABASES)('credit-based flow control with the executor SDK o
     const ids: number[] = [];
     for (let i = 0; i < 60; i++) ids.push(await seedRun(db.dataSource, task, { scheduledAt: due, fireKey: `m:burst-${kind}-${i}` }));
     engine.get(DueQueue).accept(ids.map((id) => claimedRunOf(task, id, { scheduledAt: due, dueAt: due })));
-    await eventually(async () => (await Promise.all(ids.map((id) => readRun(db.dataSource, id)))).every((r) => r.state === 'SUCCEEDED'), 20_000, 'every run SUCCEEDED');
+    await eventually(async () => (await Promise.all(ids.map((id) => readRun(db.dataSource, id)))).every((r) => r.state === 'SUCCEEDED'), 'every run SUCCEEDED');
     const runs = await Promise.all(ids.map((id) => readRun(db.dataSource, id)));
     expect(runs.map((r) => r.attempt)).toEqual(ids.map(() => 1)); // none went through RETRY_WAIT
     expect(mostAtOnce).toBeLessThanOrEqual(2);

@@ -59,7 +59,7 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
   });
 
   async function registered(): Promise<void> {
-    await eventually(async () => ((await db.dataSource.query("SELECT id FROM executors WHERE state = 'UP'")) as unknown[]).length === 1, 5_000, 'executor registration');
+    await eventually(async () => ((await db.dataSource.query("SELECT id FROM executors WHERE state = 'UP'")) as unknown[]).length === 1, 'executor registration');
     await engine.refreshRegistry();
   }
 
@@ -139,7 +139,7 @@ describe.each(TEST_DATABASES)('dispatch side with the executor SDK on %s', (kind
     const runId = await seedRun(db.dataSource, task);
     engine.get(DueQueue).accept([claimedRunOf(task, runId)]);
     await runInState(db.dataSource, runId, 'ACCEPTED');
-    const run = await runInState(db.dataSource, runId, 'TIMED_OUT', 10_000);
+    const run = await runInState(db.dataSource, runId, 'TIMED_OUT');
     expect(run.error).toMatch(/DEADLINE|TIMEOUT/);
   });
 });

@@ -40,9 +40,9 @@ describe('writer follower on mysql: no claiming without liveness where the engin
       expect(Number(holder)).toBeGreaterThan(0);
       await db.dataSource.query(`KILL CONNECTION ${Number(holder)}`);
 
-      await eventually(() => follower.paused, 10_000, 'claiming paused');
-      await eventually(() => side.lock.session !== null, 10_000, 'lock retaken');
-      await eventually(() => loop.events.length === 2, 10_000, 'claiming resumed');
+      await eventually(() => follower.paused, 'claiming paused');
+      await eventually(() => side.lock.session !== null, 'lock retaken');
+      await eventually(() => loop.events.length === 2, 'claiming resumed');
       expect(loop.events).toEqual(['stop (lock lost)', 'start (lock held)']);
       expect(follower.paused).toBe(false);
       expect(side.lock.server).toBe(await livenessLockServer(db.dataSource.manager));

@@ -109,7 +109,7 @@ describe.each(TEST_DATABASES)('fan-out runs (broadcast, sharding) on the engine,
       const { parent, shards } = await startedFanOut(db.dataSource, task, 6);
       const ended = await Promise.all(shards.map((s) => endShard(task, s, parent, 'SUCCEEDED')));
       expect(ended.every((e) => e?.state === 'SUCCEEDED')).toBe(true);
-      const run = await runInState(db.dataSource, parent, 'SUCCEEDED', 2_000);
+      const run = await runInState(db.dataSource, parent, 'SUCCEEDED');
       expect((run.result as { shards: Array<{ index: number; result: unknown }> }).shards.map((s) => [s.index, s.result])).toEqual(shards.map((s, i) => [i, { run: s }]));
     }
     expect(await alarms(db.dataSource, 'FAILED')).toHaveLength(0);

@@ -384,11 +384,11 @@ export async function alarms(ds: DataSource, type?: string): Promise<AlarmRow[]>
 
 export { eventually };
 
-export async function runInState(ds: DataSource, id: number, state: RunState, timeoutMs = 5_000): Promise<RunRow> {
+export async function runInState(ds: DataSource, id: number, state: RunState): Promise<RunRow> {
   return eventually(async () => {
     const run = await readRun(ds, id);
     return run.state === state ? run : undefined;
-  }, timeoutMs, `run ${id} in ${state}`);
+  }, `run ${id} in ${state}`);
 }
 
 // ---------------------------------------------------------------- signed requests

@@ -154,7 +154,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect((await readRun(db.dataSource, fine)).state).toBe('ACCEPTED');
       expect(await alarms(db.dataSource)).toMatchObject([{ type: 'TIMEOUT', severity: 'CRITICAL', runId: overdue, taskId: task.id }]);
 
-      const abort = await eventually(async () => executor.aborts[0], 3_000, 'abort request');
+      const abort = await eventually(async () => executor.aborts[0], 'abort request');
       expect(abort.path).toBe(`/baton/runs/${overdue}/abort`);
       expect(abort.signatureOk).toBe(true);
       expect(abort.body).toEqual({ runId: overdue, attempt: 1, reason: 'TIMEOUT' });
@@ -179,7 +179,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
           ['TIMEOUT', 'CRITICAL', unacked],
         ]),
       );
-      await eventually(async () => executor.aborts.length === 2, 3_000, 'two abort requests');
+      await eventually(async () => executor.aborts.length === 2, 'two abort requests');
     });
   });
 
@@ -240,7 +240,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       const dog = fast.get(Watchdog);
       expect(dog.isRunning).toBe(false);
       dog.start();
-      await eventually(async () => (await alarms(db.dataSource, 'START_LATE')).find((x) => x.runId === late), 3_000, 'START_LATE by the loop');
+      await eventually(async () => (await alarms(db.dataSource, 'START_LATE')).find((x) => x.runId === late), 'START_LATE by the loop');
       await dog.stop();
       expect(dog.isRunning).toBe(false);
     } finally {

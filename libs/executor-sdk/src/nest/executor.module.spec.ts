@@ -59,7 +59,7 @@ describe('ExecutorModule (NestJS)', () => {
     const { app, url } = await boot(mode);
     try {
       // Registered with the URL the app listens on, once it listens.
-      const hb = await engine.waitFor(() => engine.heartbeats.find((h) => h.body.app === `nest-${mode}`), 3000, 'a heartbeat');
+      const hb = await engine.waitFor(() => engine.heartbeats.find((h) => h.body.app === `nest-${mode}`), 'a heartbeat');
       expect(hb.body).toMatchObject({ url, handlers: ['greet'], tenantId: 'acme' });
       expect(hb.signature).toEqual({ ok: true });
       const req = engine.request({ handler: 'greet', params: { who: 'nest' } });

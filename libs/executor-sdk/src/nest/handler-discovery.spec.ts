@@ -88,7 +88,7 @@ describe('ExecutorModule: handlers discovered on providers (@BatonHandler)', () 
     await app.listen(0, '127.0.0.1');
     try {
       const url = (await app.getUrl()).replace('[::1]', '127.0.0.1');
-      const hb = await engine.waitFor(() => engine.heartbeats.find((h) => h.body.app === 'nest-discovery'), 3000, 'a heartbeat');
+      const hb = await engine.waitFor(() => engine.heartbeats.find((h) => h.body.app === 'nest-discovery'), 'a heartbeat');
       expect([...hb.body.handlers].sort()).toEqual(['count-invoices', 'ping', 'send-invoices']);
       expect(hb.body.handlerSchemas).toEqual({ 'send-invoices': MONTH_SCHEMA }); // only the handler that declares one
       const send = engine.request({ handler: 'send-invoices', params: { month: '2026-10' } });
