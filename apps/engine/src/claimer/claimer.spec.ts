@@ -82,6 +82,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       scheduledAt: T0 - 5000,
       dueAt: T0 - 5000,
       instant: T0 - 5000, // never deferred: its due time
+      lateFrom: T0 - 5000, // never held back by its keys: its instant
       leaseUntil: T0 + 20_000, // the lease and one renewal period (run/lease.ts)
       flowId: late, // a root run without flow_id is its own flow
       executorApp: 'reports',

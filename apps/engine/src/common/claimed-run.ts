@@ -27,6 +27,12 @@ export interface ClaimedRun {
    * refusal, reroute, give-back or takeover moves it: a run sent again starts then, or at once if it has passed.
    */
   instant: number;
+  /**
+   * The instant its lateness counts from: its instant, or later when its own keys held it back
+   * (a rate key's token, a concurrency key's place) — the task's own rule, not lateness
+   * (find-late-runs.ts). The engine's lateness histogram measures from here.
+   */
+  lateFrom: number;
   leaseUntil: number;
   flowId: number | null;
   executorApp: string;

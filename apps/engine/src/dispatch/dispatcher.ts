@@ -347,7 +347,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
   /** A run has started (sent, or fanned out): the runs REPLACE cancelled get their abort, and its lateness is measured. */
   private started(run: ClaimedRun, start: { at: number; replaced: readonly ExecutingRunRow[] }, tenant: SigningTenant): void {
     for (const replaced of start.replaced) this.abort(tenant, replaced, run.taskId, 'REPLACED');
-    this.metrics.lateness.observe(Math.max(0, start.at - run.instant) / 1000);
+    this.metrics.lateness.observe(Math.max(0, start.at - run.lateFrom) / 1000);
   }
 
   /**

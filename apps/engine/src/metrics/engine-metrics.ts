@@ -27,7 +27,7 @@ export class EngineMetrics {
   /** Scheduled time → dispatch sent. */
   readonly lateness = new Histogram({
     name: 'baton_engine_dispatch_lateness_seconds',
-    help: 'Delay from a run\'s scheduled time to its dispatch',
+    help: 'Delay from a run\'s instant (its admission when its own keys held it back) to its dispatch',
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });

@@ -17,6 +17,7 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     scheduledAt: run.scheduledAt,
     dueAt: run.dueAt,
     instant: run.instantAt,
+    lateFrom: run.lateFrom,
     leaseUntil: run.leaseUntil,
     flowId: run.flowId,
     executorApp: task.executorApp,

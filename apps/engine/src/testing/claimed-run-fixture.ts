@@ -14,6 +14,7 @@ export function aClaimedRun(runId: number, dueAt: number, more: Partial<ClaimedR
     scheduledAt: dueAt,
     dueAt,
     instant: dueAt,
+    lateFrom: dueAt,
     leaseUntil: dueAt + 15_000,
     flowId: runId,
     executorApp: 'app',

@@ -201,6 +201,8 @@ export interface RunSeed {
   dueAt?: number;
   /** runs.instant_at: set when a dispatch back-off moved dueAt past the instant. */
   instantAt?: number | null;
+  /** runs.late_from_at; default: a retry's instant (instantAt, else dueAt), as retryRunAttempt writes it; null on attempt 1. */
+  lateFromAt?: number | null;
   flowId?: number | 'self' | null;
   parentRunId?: number | null;
   executorId?: number | null;
@@ -222,8 +224,8 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
   const state = input.state ?? 'CLAIMED';
   await ds.query(
     `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, flow_id, parent_run_id, attempt, priority, params,
-        scheduled_at, due_at, instant_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, started_at, finished_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        scheduled_at, due_at, instant_at, late_from_at, claimed_by, lease_until, executor_id, dispatched_at, accepted_at, deadline_at, started_at, finished_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       task.seed.tenantId,
       task.id,
@@ -238,6 +240,7 @@ export async function seedRun(ds: DataSource, task: SeededTask, input: RunSeed =
       input.scheduledAt ?? now,
       input.dueAt ?? input.scheduledAt ?? now,
       input.instantAt ?? null,
+      input.lateFromAt !== undefined ? input.lateFromAt : (input.attempt ?? 1) > 1 ? (input.instantAt ?? input.dueAt ?? input.scheduledAt ?? now) : null,
       input.claimedBy === undefined ? (state === 'CLAIMED' || state === 'DISPATCHED' ? NODE_ID : null) : input.claimedBy,
       input.leaseUntil ?? (state === 'CLAIMED' ? now + 15_000 : null),
       input.executorId ?? null,
@@ -275,6 +278,7 @@ export function claimedRunOf(task: SeededTask, runId: number, overrides: Partial
     retry: { maxAttempts: task.seed.retryMaxAttempts, backoffBaseMs: task.seed.retryBackoffBaseMs, backoffMaxMs: 60_000, jitter: 0 },
     // Never deferred: its instant is its due time, unless the test says otherwise.
     instant: overrides.dueAt ?? now,
+    lateFrom: overrides.dueAt ?? now,
     ...overrides,
   });
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import {
   findLateRuns,
+  lateFromKind,
   findOrphanedRuns,
   findOverdueRuns,
   findSilentExecutors,
@@ -126,15 +127,15 @@ export class Watchdog implements OnModuleDestroy {
       let raised = 0;
       for (const run of rows) {
         if (!(await markRunLate(em, run.runId, now))) continue;
-        // Measured from when its keys admitted it when they held it back, else its fire time (attempt 1) or its retry's (find-late-runs.ts).
-        const from = run.admittedAt !== null ? 'admission' : run.attempt === 1 ? 'fire' : 'retry';
+        // Measured from its fire time, its retry's instant, or when its keys admitted it after holding it back (find-late-runs.ts).
+        const from = lateFromKind(run);
         await this.alarms.raise(em, {
           tenantId: run.tenantId,
           type: 'START_LATE',
           taskId: run.taskId,
           runId: run.runId,
           message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - run.lateFrom} ms after its ${from} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
-          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, admittedAt: run.admittedAt, startDeadlineMs: run.startDeadlineMs },
+          data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, lateFrom: run.lateFrom, lateFromKind: from, startDeadlineMs: run.startDeadlineMs },
           alarmTypes: run.alarmTypes,
           now,
         });

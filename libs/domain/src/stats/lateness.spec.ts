@@ -14,6 +14,17 @@ describe('lateness and retry wait', () => {
     expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T + 2_000, dispatchedAt: T + 2_010 })).toBe(2_010);
   });
 
+  it('a first attempt its own keys held back (a rate key’s token, a concurrency key’s place) is late from its admission, never negative', () => {
+    expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T + 29_000, lateFromAt: T + 29_000, dispatchedAt: T + 29_015 })).toBe(15);
+    expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T + 50_000, lateFromAt: T + 50_000, dispatchedAt: T + 49_990 })).toBe(0);
+    // A dispatch trouble after its admission is late from there.
+    expect(firstAttemptLateness({ attempt: 1, scheduledAt: T, dueAt: T + 32_000, lateFromAt: T + 30_000, dispatchedAt: T + 32_000 })).toBe(2_000);
+  });
+
+  it('a retried run: its row’s lateFromAt is the retry’s instant, not its first attempt’s, which counts from the fire time', () => {
+    expect(firstAttemptLateness({ attempt: 2, scheduledAt: T, dueAt: T + 5_000, lateFromAt: T + 5_000, dispatchedAt: T + 5_002, firstDispatchedAt: T + 9 })).toBe(9);
+  });
+
   it('a retry attempt: its backoff is a retry wait, not lateness', () => {
     const run = { attempt: 3, scheduledAt: T, dueAt: T + 6_000, dispatchedAt: T + 6_004 };
     expect(firstAttemptLateness(run)).toBeNull();

@@ -10,6 +10,8 @@ export interface TimedRun {
   dispatchedAt: number | null;
   /** A retried run: when its first attempt went out (the row's dispatchedAt is its latest's); null or absent on a first attempt. */
   firstDispatchedAt?: number | null;
+  /** runs.late_from_at: on a first attempt, when its own keys admitted it after holding it back (a rate key's token, a concurrency key's place); null or absent: never held back. */
+  lateFromAt?: number | null;
 }
 
 /**
@@ -23,10 +25,16 @@ export interface TimedRun {
  * as lateness showed a p95 "late" of 1.85 s with nothing late (issue 13). Its wait is retryWait.
  * Its first attempt's dispatch is kept (firstDispatchedAt), so a retried run has a lateness too
  * (issue 24: a task whose runs all retried showed "— / —").
+ * A first attempt its own keys held back (a rate key's token, a concurrency key's place: the
+ * task's own rules) is late from its admission (lateFromAt), as START_LATE counts it: else a rate
+ * key of one a second fed 30 events at once would count up to 29 s of its own wait as lateness. A retried run's row no
+ * longer holds its first attempt's admission (a retry's late_from_at is its own instant): its
+ * lateness counts from its fire time, key waits included.
  */
 export function firstAttemptLateness(run: TimedRun): number | null {
   if (run.cause === 'BACKFILL') return null;
-  const first = run.attempt === 1 ? run.dispatchedAt : (run.firstDispatchedAt ?? null);
+  if (run.attempt === 1) return run.dispatchedAt === null ? null : Math.max(0, run.dispatchedAt - (run.lateFromAt ?? run.scheduledAt));
+  const first = run.firstDispatchedAt ?? null;
   return first === null ? null : Math.max(0, first - run.scheduledAt);
 }
 

@@ -330,7 +330,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
   });
 
-  it('START_LATE counts a run that waited for its rate key from its token’s time, through a later dispatch back-off; a run deferred by dispatch trouble from its fire time; a retry from its own', async () => {
+  it('START_LATE counts a run that waited for its rate key from its token’s time, through a later dispatch back-off; a run deferred by dispatch trouble from its fire time; a retry from its instant', async () => {
     const taskId = await insertManualTask('notify', 10_000);
     // Three runs fired at T, each claimed by engine e: `rated` finds no token (due at T + 60 s), `busy` finds no executor
     // (back in 500 ms), `tokenThenBusy` waits for a token until T + 30 s, then finds no executor.
@@ -345,9 +345,9 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) => deferRateKeyRuns(em, { runs: [{ id: rated, dueAt: T + 60_000 }, { id: tokenThenBusy, dueAt: T + 30_000 }], owner: 'e', reason, now: T }));
     await noExecutor(busy, T + 500, T);
     const late = async (now: number) =>
-      (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 10_000, limit: 100 })).sort((a, b) => a.runId - b.runId).map((r) => [r.runId, r.lateFrom, r.admittedAt]);
+      (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 10_000, limit: 100 })).sort((a, b) => a.runId - b.runId).map((r) => [r.runId, r.lateFrom, r.lateFromAt]);
 
-    expect((await repo.findOneByOrFail({ id: rated })).admittedAt).toBe(T + 60_000);
+    expect((await repo.findOneByOrFail({ id: rated })).lateFromAt).toBe(T + 60_000);
     // Past fire time + deadline: only the run the platform could not send is late; the waits for a token are the task's own.
     expect(await late(T + 15_000)).toEqual([[busy, T, null]]);
     // tokenThenBusy took its token at T + 30 s and met no executor: late from its token's time, not its fire time.
@@ -365,9 +365,9 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) =>
       retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', startedAt: null, finishedAt: null, now: T + 65_000 }),
     );
-    expect((await repo.findOneByOrFail({ id: rated })).admittedAt).toBeNull();
+    expect((await repo.findOneByOrFail({ id: rated })).lateFromAt).toBe(T + 80_000);
     expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
-    expect(await late(T + 90_001)).toContainEqual([rated, T + 80_000, null]);
+    expect(await late(T + 90_001)).toContainEqual([rated, T + 80_000, T + 80_000]);
   });
 
   it('START_LATE counts a run its concurrency key held from when the key gave it a place, not from its fire time', async () => {
@@ -378,7 +378,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     // Held by its key from its claim until T + 50 s (HELD runs are not scanned), then given a place.
     await repo.update({ id }, { state: 'HELD', runKey: 'customer-7' });
     expect(await inTransaction(db.dataSource, (em) => releaseHeldKeyRuns(em, { ids: [id], now: T + 50_000 }))).toBe(1);
-    expect((await repo.findOneByOrFail({ id })).admittedAt).toBe(T + 50_000);
+    expect((await repo.findOneByOrFail({ id })).lateFromAt).toBe(T + 50_000);
     const late = async (now: number) => (await findLateRuns(db.dataSource.manager, { groups: ['default'], now, firedBefore: now - 1_000, limit: 100 })).map((r) => [r.runId, r.lateFrom]);
     // A start deadline of 1 s: late a second after its place, not at once for its fire time 50 s back.
     expect(await late(T + 50_500)).toEqual([]);
@@ -562,11 +562,16 @@ describe('engine query plans on mysql', () => {
     // The group's ~10,000 PENDING and CLAIMED runs, fired from T to T + 30,000: all read when the bound is now, ~1,000 when it is T + 1,000.
     expect(await rowsRead(T + 40_000)).toBeGreaterThan(8_000);
     expect(await rowsRead(T + 1_000)).toBeLessThan(2_000);
-    // A rate key's backlog in a group of its own: 3,000 runs fired long ago, waiting for tokens due from
-    // T + 100,000 on, and 50 whose tokens were due at T. Only the latter are read: the waiting ones are not in a range.
-    const waiting = Array.from({ length: 3050 }, (_, i) => `('acme', 1, 'rated', 'PENDING', 'EVENT', 'w:${i}', 1, 0, '{}', ${T - 100_000 + i}, ${T}, ${i < 3000 ? T + 100_000 + i : T}, ${T}, ${T})`);
+    // A tenant's backlog in a group of its own, fired long ago: 1,500 runs waiting for their rate key's tokens due from
+    // T + 100,000 on, 1,500 retries in a backoff that ends from T + 100,000 on, and 50 whose tokens were due at T.
+    // Only the latter are read: the waiting ones are not in a range.
+    const waiting = Array.from({ length: 3050 }, (_, i) => {
+      const [state, attempt] = i < 1500 ? ['PENDING', 1] : i < 3000 ? ['RETRY_WAIT', 2] : ['PENDING', 1];
+      const from = i < 3000 ? T + 100_000 + i : T;
+      return `('acme', 1, 'rated', '${state}', 'EVENT', 'w:${i}', ${attempt}, 0, '{}', ${T - 100_000 + i}, ${from}, ${from}, ${T}, ${T})`;
+    });
     await db.dataSource.query(
-      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, admitted_at, created_at, updated_at) VALUES ${waiting.join(',')}`,
+      `INSERT INTO runs (tenant_id, task_id, engine_group, state, cause, fire_key, attempt, priority, params, scheduled_at, due_at, late_from_at, created_at, updated_at) VALUES ${waiting.join(',')}`,
     );
     await db.dataSource.query('ANALYZE TABLE runs');
     expect(await rowsRead(T + 1_000, 'rated')).toBeLessThan(200);

@@ -40,9 +40,10 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // Fan-in joins parents within a flow (find-flow-outcomes, find-parent-results, purge). Stable.
 @Index('ix_runs_flow', ['flowId'])
 // Watchdog START_LATE (find-late-runs): not-yet-dispatched runs of my groups, not alarmed yet,
-// scheduled in the past — alarmed runs and a backlog planned ahead are not read. Rewritten by
-// every state change.
-@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'admittedAt', 'scheduledAt'])
+// whose lateness counts from the past (late_from_at, else scheduled_at) — alarmed runs, a backlog
+// planned ahead, retries in their backoff and runs waiting for their rate key's token are not
+// read. Rewritten by every state change.
+@Index('ix_runs_late', ['engineGroup', 'state', 'lateAlarmedAt', 'lateFromAt', 'scheduledAt'])
 // Watchdog TIMEOUT (find-overdue-runs): executing runs of my groups past their deadline; the
 // fan-out settler's sweep (ACCEPTED, no deadline); EXECUTOR_DOWN reconciliation
 // (find-orphaned-runs: the executing runs of my groups whose executor is DOWN, the executor
@@ -124,9 +125,15 @@ export class RunEntity {
   @Column({ name: 'instant_at', type: 'bigint', nullable: true, transformer: millis })
   instantAt!: number | null;
 
-  /** When the run's keys admit its current attempt after holding it back: its rate key's token time (deferRateKeyRuns), or when its concurrency key gave it a place (releaseHeldKeyRuns); START_LATE is measured from it. Null: its keys never held it back. */
-  @Column({ name: 'admitted_at', type: 'bigint', nullable: true, transformer: millis })
-  admittedAt!: number | null;
+  /**
+   * The instant the current attempt's lateness counts from when it is not the fire time: a retry's
+   * instant (retryRunAttempt), or when the run's keys admitted it after holding it back — its rate
+   * key's token time (deferRateKeyRuns), the time its concurrency key gave it a place
+   * (releaseHeldKeyRuns). START_LATE, the engine's lateness histogram and the task statistics
+   * measure from it. Null: a first attempt its keys never held back (lateness counts from scheduled_at).
+   */
+  @Column({ name: 'late_from_at', type: 'bigint', nullable: true, transformer: millis })
+  lateFromAt!: number | null;
 
   /** Engine node that holds the lease. */
   @Column({ name: 'claimed_by', type: 'varchar', length: 64, nullable: true })

@@ -6,20 +6,21 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  * The runs of a tenant (or of one of its tasks) that ended in [from, to), for a rollup — the
  * engine's history job, or the console over the part of a window not rolled up yet:
  *
- *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, dispatched_at, first_dispatched_at, started_at, finished_at
+ *   SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, started_at, finished_at
  *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD' [AND task_id = ?] [LIMIT ?]
  *
  * A range of ix_runs_tenant_finished. Shards are left out: a fan-out run counts once, as the
  * one fire of its task it is (its shards are listed with it in the console). RETRY_WAIT rows carry their last attempt's finished_at
  * and come back too; the rollup leaves out what has not ended. instant_at with due_at and
- * started_at: whether the last attempt started before its instant (an early start).
+ * started_at: whether the last attempt started before its instant (an early start); late_from_at: a
+ * first attempt's lateness counts from its admission when its keys held it back (firstAttemptLateness).
  */
 export async function readEndedRuns(manager: EntityManager, input: { tenantId: string; from: number; to: number; taskId?: number | null; limit?: number }): Promise<EndedRun[]> {
   const task = input.taskId === null || input.taskId === undefined ? '' : ' AND task_id = ?';
   const limit = input.limit === undefined ? '' : ` LIMIT ${Math.floor(input.limit)}`;
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, dispatched_at, first_dispatched_at, started_at, finished_at
+    `SELECT task_id, state, cause, attempt, scheduled_at, due_at, instant_at, late_from_at, dispatched_at, first_dispatched_at, started_at, finished_at
        FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD'${task}${limit}`,
     [input.tenantId, input.from, input.to, ...(task ? [input.taskId] : [])],
   );
@@ -31,6 +32,7 @@ export async function readEndedRuns(manager: EntityManager, input: { tenantId: s
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
     instantAt: numOrNull(r.instant_at),
+    lateFromAt: numOrNull(r.late_from_at),
     dispatchedAt: numOrNull(r.dispatched_at),
     firstDispatchedAt: numOrNull(r.first_dispatched_at),
     startedAt: numOrNull(r.started_at),

@@ -39,7 +39,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     scheduledAt: now,
     dueAt: now,
     instantAt: null,
-    admittedAt: null,
+    lateFromAt: null,
     claimedBy: null,
     leaseUntil: null,
     executorId: null,

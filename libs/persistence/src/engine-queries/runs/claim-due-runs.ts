@@ -23,6 +23,8 @@ export interface ClaimedRunRow {
   dueAt: number;
   /** The instant its attempt is to start at: instant_at, or due_at when no back-off moved it. */
   instantAt: number;
+  /** The instant its lateness counts from: late_from_at (when its keys admitted it after holding it back, a retry's instant), else instantAt (find-late-runs.ts). */
+  lateFrom: number;
   /** Root run of the flow; a root run's own id (null never leaves this function). */
   flowId: number;
   /** Executor of its last dispatch (a taken-over DISPATCHED run is re-sent there). */
@@ -78,7 +80,7 @@ export interface ClaimDueRunsInput {
 const CLAIMABLE = ['PENDING', 'RETRY_WAIT', 'COALESCING'] as const;
 
 const RUN_COLUMNS = [
-  'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'flow_id', 'executor_id',
+  'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'late_from_at', 'flow_id', 'executor_id',
   'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id', 'trace_parent', 'run_key',
 ] as const;
 
@@ -196,6 +198,7 @@ export function claimedRunRow(r: Record<string, unknown>, leaseUntil: number): C
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
     instantAt: numOrNull(r.instant_at) ?? num(r.due_at),
+    lateFrom: numOrNull(r.late_from_at) ?? numOrNull(r.instant_at) ?? num(r.due_at),
     flowId: numOrNull(r.flow_id) ?? num(r.id),
     executorId: numOrNull(r.executor_id),
     leaseUntil,

@@ -11,67 +11,75 @@ export interface LateRunRow {
   state: RunState;
   attempt: number;
   scheduledAt: number;
-  /** The attempt's instant (instant_at, else due_at): a retry's lateness is measured from it. */
+  /** The attempt's instant (instant_at, else due_at). */
   dueAt: number;
-  /** When its keys admitted it, if they held it back (runs.admitted_at: a rate key's token, a concurrency key's place): its lateness is measured from it. */
-  admittedAt: number | null;
-  /** The instant its lateness is measured from (LATE_FROM): its admission's, else its fire time (attempt 1) or its instant. */
+  /** runs.late_from_at: a retry's instant, or when its keys admitted it after holding it back; null: its fire time. */
+  lateFromAt: number | null;
+  /** The instant its lateness is measured from (LATE_FROM). */
   lateFrom: number;
   startDeadlineMs: number;
   /** null: every type. */
   alarmTypes: AlarmType[] | null;
 }
 
+/** What a run's lateness counts from (LATE_FROM), for the alarm to say. */
+export type LateFromKind = 'fire' | 'retry' | 'admission';
+
 /**
- * The instant a run's start deadline counts from — the rule of START_LATE:
- * - a run its keys held back (admitted_at): its token's time when it waited for its rate key's
- *   token (deferRateKeyRuns), the time its concurrency key gave it a place when it was HELD
- *   (releaseHeldKeyRuns; not scanned while HELD). The wait is the task's own rule (`rateLimit`,
- *   `concurrency`), as a wait for a person's approval (its fire time becomes the approval's) is:
- *   it is late only when not sent a start deadline after its admission — a dispatch trouble met
- *   once admitted counts from there;
- * - else attempt 1: its fire time (scheduled_at). A first attempt deferred by dispatch trouble
+ * Which instant a late run is measured from: a retry's late_from_at is its instant until its keys
+ * admit it later (a token's time, a place); then it is that admission's, as on a first attempt.
+ */
+export function lateFromKind(run: Pick<LateRunRow, 'attempt' | 'dueAt' | 'lateFromAt'>): LateFromKind {
+  if (run.lateFromAt === null) return 'fire';
+  return run.attempt > 1 && run.lateFromAt === run.dueAt ? 'retry' : 'admission';
+}
+
+/**
+ * The instant a run's start deadline counts from — the rule of START_LATE (and of the lateness
+ * the engine's histogram and the task statistics show):
+ * - runs.late_from_at when set: a retry's instant (retryRunAttempt: it waits for its backoff on
+ *   purpose, and is late when not sent a start deadline after it; instant_at keeps it when a
+ *   dispatch back-off moves due_at, late_from_at too), or when the run's keys admitted it after
+ *   holding it back — its token's time when it waited for its rate key's token
+ *   (deferRateKeyRuns), the time its concurrency key gave it a place when it was HELD
+ *   (releaseHeldKeyRuns; not scanned while HELD). Those waits are the task's own rules
+ *   (`retry`, `rateLimit`, `concurrency`), as a wait for a person's approval is (its fire time
+ *   becomes the approval's): a dispatch trouble met after them counts from there;
+ * - else the fire time (scheduled_at). A first attempt deferred by dispatch trouble
  *   (deferRunDispatch: no executor, all busy, a refusal) or given back by an engine that died
- *   stays measured from its fire time: it IS late;
- * - else (a retry): its own due time (instant_at, else due_at). A retry waits for its backoff on
- *   purpose; it is late when not sent within the start deadline of that (instant_at keeps it when
- *   a dispatch back-off moved due_at). A retry clears admitted_at: an admission of an earlier
- *   attempt does not carry over.
+ *   stays measured from its fire time: it IS late.
  * Never before the fire time (a retry is never due before its attempt's instant, domain
  * retryDecision; a token is taken for the instant its run is due, never before; a place is given
- * after the run was claimed), which the scan's
- * bound below relies on.
+ * after the run was claimed), which the scan's bound below relies on.
  */
-const LATE_FROM = 'CASE WHEN r.admitted_at IS NOT NULL THEN r.admitted_at WHEN r.attempt = 1 THEN r.scheduled_at ELSE COALESCE(r.instant_at, r.due_at) END';
+const LATE_FROM = 'COALESCE(r.late_from_at, r.scheduled_at)';
 
 /**
  * Watchdog START_LATE: runs of my groups not dispatched by their start deadline and not
  * alarmed yet.
  *
- *   SELECT …, <LATE_FROM> AS late_from FROM runs r JOIN tasks t ON t.id = r.task_id
+ *   SELECT …, COALESCE(r.late_from_at, r.scheduled_at) AS late_from FROM runs r JOIN tasks t ON t.id = r.task_id
  *    WHERE r.engine_group IN (…) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
  *      AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
- *      AND ((r.admitted_at IS NULL AND r.scheduled_at < :firedBefore) OR r.admitted_at < :firedBefore)
- *      AND <LATE_FROM> + t.start_deadline_ms < :now
+ *      AND ((r.late_from_at IS NULL AND r.scheduled_at < :firedBefore) OR r.late_from_at < :firedBefore)
+ *      AND COALESCE(r.late_from_at, r.scheduled_at) + t.start_deadline_ms < :now
  *    LIMIT ?
  *
- * Shape: ix_runs_late (engine_group, state, late_alarmed_at, admitted_at, scheduled_at) gives two
- * ranges per (group, state) over runs not alarmed yet: those that never waited for a token, fired
- * before `firedBefore`, and those that did, whose token was due before it — runs planned ahead
- * (future scheduled_at), runs already alarmed, runs still waiting for their tokens and the whole
- * history (terminal states) are not read. The deadline is per task, hence the join for the last
- * test. `firedBefore` is `now` less the least start deadline of all tasks
- * (readLeastStartDeadline): a run is late only once the instant it is measured from (LATE_FROM),
- * never before its fire time nor its admission when it has one, is a deadline old, so a run
- * fired (or given its token) more recently cannot be. Without that bound every due run of a
- * backlog was read with its task on every tick of every engine: at 2,000 batched submissions a
- * second, 4,000 rows a tick and ~10 % of MariaDB's time (docs/BENCHMARKS.md, on demand); and
- * without admitted_at in the index, a rate key's backlog (10,000 runs waiting for their tokens) was
- * read on every tick, 12 to 30 ms of it on a loaded 2-core machine (2026-12-04). A retry waiting
- * for its backoff is still in its range (its fire time is past) and passed over by the last test.
- * `dispatched_at IS NULL`: a run handed back to PENDING after its
- * engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send is
- * no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
+ * Shape: ix_runs_late (engine_group, state, late_alarmed_at, late_from_at, scheduled_at) gives two
+ * ranges per (group, state) over runs not alarmed yet: first attempts fired before `firedBefore`,
+ * and runs whose lateness counts from late_from_at before it — runs planned ahead (future
+ * scheduled_at), runs already alarmed, retries still in their backoff, runs still waiting for
+ * their tokens and the whole history (terminal states) are not read. The deadline is per task,
+ * hence the join for the last test. `firedBefore` is `now` less the least start deadline of all
+ * tasks (readLeastStartDeadline): a run is late only once the instant it is measured from is a
+ * deadline old, so one measured from a later instant cannot be. Without that bound every due run
+ * of a backlog was read with its task on every tick of every engine: at 2,000 batched submissions
+ * a second, 4,000 rows a tick and ~10 % of MariaDB's time (docs/BENCHMARKS.md, on demand); with
+ * the fire time alone in the index, a rate key's backlog (10,000 runs waiting for their tokens)
+ * was read on every tick, 12 to 30 ms of it on a loaded 2-core machine (2026-12-04), and so were a
+ * tenant's retries in their backoff. `dispatched_at IS NULL`: a run handed back to PENDING after
+ * its engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send
+ * is no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
  */
 /**
  * The scan for `groups` groups — exported so the plan test EXPLAINs this very text. FORCE INDEX on
@@ -80,11 +88,11 @@ const LATE_FROM = 'CASE WHEN r.admitted_at IS NOT NULL THEN r.admitted_at WHEN r
  */
 export function findLateRunsSql(groups: number, dialect: Dialect): string {
   return `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
-            r.admitted_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types
+            r.late_from_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types
        FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
-        AND ((r.admitted_at IS NULL AND r.scheduled_at < ?) OR r.admitted_at < ?)
+        AND ((r.late_from_at IS NULL AND r.scheduled_at < ?) OR r.late_from_at < ?)
         AND (${LATE_FROM}) + t.start_deadline_ms < ?
       LIMIT ?`;
 }
@@ -101,7 +109,7 @@ export async function findLateRuns(manager: EntityManager, input: { groups: read
     attempt: num(r.attempt),
     scheduledAt: num(r.scheduled_at),
     dueAt: num(r.due_at),
-    admittedAt: numOrNull(r.admitted_at),
+    lateFromAt: numOrNull(r.late_from_at),
     lateFrom: num(r.late_from),
     startDeadlineMs: num(r.start_deadline_ms),
     alarmTypes: parseAlarmTypes(r.alarm_types),

@@ -12,7 +12,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * A failed (or timed-out, or orphaned) attempt with attempts left: the SAME run row goes to
  * RETRY_WAIT as attempt + 1, due after the task's backoff, its lease and executor released.
  *
- *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, admitted_at = NULL,
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, late_from_at = ?,
  *                   claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
  *                   accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
  *                   result = NULL, error = ?, progress = NULL, updated_at = ?
@@ -22,8 +22,11 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * parents stay SUCCEEDED and its children are fired once it finally succeeds (same flow, same
  * fire key). Guarded on state and attempt like finishRunAttempt; `attempt = attempt + 1` in SQL
  * so the increment is the row's, not a value read earlier. The new attempt's instant is its
- * due_at (instant_at NULL): a dispatch back-off of the last attempt does not carry over, nor a
- * rate key's token it waited for (admitted_at NULL). The failed attempt's error and
+ * due_at (instant_at NULL): a dispatch back-off of the last attempt does not carry over. Its
+ * lateness counts from that instant too (late_from_at): the backoff is the task's own wait, and a
+ * rate key's token or a key's place the last attempt waited for does not carry over — with the
+ * instant in late_from_at, START_LATE's scan does not read a retry until that instant is a start
+ * deadline old (find-late-runs.ts), however many retries a tenant has waiting. The failed attempt's error and
  * timings stay on the row until the next attempt overwrites them (its log lines carry the
  * attempt number for good).
  *
@@ -77,12 +80,12 @@ export async function retryRunAttempt(
   }
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, admitted_at = NULL, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, late_from_at = ?, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
       WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
-    [input.dueAt, sentAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+    [input.dueAt, input.dueAt, sentAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
   );
   // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
   if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
