@@ -111,7 +111,7 @@ describe('alarms end to end: engine outbox → ActiveMQ → console gateway → 
       retry: { maxAttempts: 1 },
     });
     const alarm = await waitFor(() => mine.alarms.find((a) => a.type === 'FAILED' && a.runId === runId), 10_000, 'the FAILED alarm at the browser');
-    const heard = await waitFor(() => foreign.messages.find((m) => JSON.parse(m.body).id === alarm.id), 5000, 'the alarm at the foreign client');
+    const heard = await waitFor(() => foreign.messages.find((m) => JSON.parse(m.body).id === alarm.id), 30_000, 'the alarm at the foreign client');
     expect(JSON.parse(heard.body)).toEqual(alarm);
     expect(heard.destination).toBe(`/topic/${prefix}${acme.id}`);
     expect(heard.headers).toMatchObject({ 'content-type': 'application/json;charset=utf-8', 'baton-alarm-id': alarm.id, 'baton-tenant': acme.id });

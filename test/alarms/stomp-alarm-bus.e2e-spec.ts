@@ -40,14 +40,14 @@ describe('StompAlarmBus on ActiveMQ', () => {
     const sent = [alarm('a1', 'acme'), alarm('g1', 'globex'), alarm('a2', 'acme')];
     for (const m of sent) await publisher.publish(m); // each resolves on its RECEIPT
     await publisher.publishAck({ schema: ALARM_ACK_SCHEMA, id: 'a1', alarmId: 1, tenantId: 'acme', ackedAt: 9, ackedBy: 'ann', origin: 'c1' });
-    await waitFor(() => got.length === 3 && acks.length === 1, 5000, 'the messages');
+    await waitFor(() => got.length === 3 && acks.length === 1, 30_000, 'the messages');
     expect(got.map((m) => [m.topicTenantId, m.payload])).toEqual([
       ['acme', sent[0]],
       ['globex', sent[1]],
       ['acme', sent[2]],
     ]);
     expect(acks[0]).toMatchObject({ topicTenantId: 'acme', payload: { id: 'a1', origin: 'c1' } });
-    await waitFor(() => foreign.messages.length === 2, 5000, 'the foreign subscriber');
+    await waitFor(() => foreign.messages.length === 2, 30_000, 'the foreign subscriber');
     expect(foreign.messages.map((m) => JSON.parse(m.body))).toEqual([sent[0], sent[2]]); // its tenant's topic only, no acks
     await foreign.close();
   });

@@ -50,7 +50,7 @@ describe('live log tail', () => {
     const seenByBystander: string[] = [];
     watcher.on(RUN_LOGS_EVENT, (e: { runId: number; lines: Array<{ message: string }> }) => got.push(...e.lines.map((l) => `${e.runId}:${l.message}`)));
     bystander.on(RUN_LOGS_EVENT, (e: { runId: number; lines: Array<{ message: string }> }) => seenByBystander.push(...e.lines.map((l) => `${e.runId}:${l.message}`)));
-    expect(await watcher.timeout(5000).emitWithAck('run:logs:watch', { runId: run.id, afterId: Number(loaded) })).toEqual({ ok: true });
+    expect(await watcher.timeout(30_000).emitWithAck('run:logs:watch', { runId: run.id, afterId: Number(loaded) })).toEqual({ ok: true });
     await insertRunLog(db.dataSource, run, 'step 1');
     await insertRunLog(db.dataSource, run, 'step 2');
     const tail = t.app.get(RunLogTail);
@@ -60,7 +60,7 @@ describe('live log tail', () => {
     // A fence: the bystander watches a run of its own and gets its line, pushed by a later poll —
     // a line of the other run pushed to it would have come first.
     const fenceRun = await insertRun(db.dataSource, 'acme', 1, { state: 'ACCEPTED' });
-    expect(await bystander.timeout(5000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
+    expect(await bystander.timeout(30_000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
     await insertRunLog(db.dataSource, fenceRun, 'fence 1');
     await tail.poll();
     await vi.waitFor(() => expect(seenByBystander).toContain(`${fenceRun.id}:fence 1`), { timeout: 10_000, interval: 10 });
@@ -68,7 +68,7 @@ describe('live log tail', () => {
 
     watcher.emit('run:logs:unwatch', { runId: run.id });
     // A socket's events are handled in order: this watch's answer comes after the unwatch was.
-    expect(await watcher.timeout(5000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
+    expect(await watcher.timeout(30_000).emitWithAck('run:logs:watch', { runId: fenceRun.id })).toEqual({ ok: true });
     await insertRunLog(db.dataSource, run, 'step 3');
     await tail.poll();
     await insertRunLog(db.dataSource, fenceRun, 'fence 2');
@@ -80,10 +80,10 @@ describe('live log tail', () => {
   it("refuses another tenant's run and bad input, naming the field", async () => {
     const foreign = await insertRun(db.dataSource, 'beta', 2, { state: 'ACCEPTED' });
     const socket = await open(acme.admin.Authorization);
-    expect(await socket.timeout(5000).emitWithAck('run:logs:watch', { runId: foreign.id })).toEqual({ ok: false, statusCode: 404, message: `Run ${foreign.id} not found` });
-    expect(await socket.timeout(5000).emitWithAck('run:logs:watch', { runId: 'x' })).toMatchObject({ ok: false, statusCode: 400, message: expect.stringMatching(/^runId:/) });
-    expect(await socket.timeout(5000).emitWithAck('run:logs:watch', { runId: foreign.id, afterId: -1 })).toMatchObject({ ok: false, statusCode: 400, message: expect.stringMatching(/^afterId:/) });
+    expect(await socket.timeout(30_000).emitWithAck('run:logs:watch', { runId: foreign.id })).toEqual({ ok: false, statusCode: 404, message: `Run ${foreign.id} not found` });
+    expect(await socket.timeout(30_000).emitWithAck('run:logs:watch', { runId: 'x' })).toMatchObject({ ok: false, statusCode: 400, message: expect.stringMatching(/^runId:/) });
+    expect(await socket.timeout(30_000).emitWithAck('run:logs:watch', { runId: foreign.id, afterId: -1 })).toMatchObject({ ok: false, statusCode: 400, message: expect.stringMatching(/^afterId:/) });
     const own = await open(beta.admin.Authorization);
-    expect(await own.timeout(5000).emitWithAck('run:logs:watch', { runId: foreign.id })).toEqual({ ok: true });
+    expect(await own.timeout(30_000).emitWithAck('run:logs:watch', { runId: foreign.id })).toEqual({ ok: true });
   });
 });

@@ -137,7 +137,7 @@ describe('session cookie and CSRF token', () => {
     const login = await cookieLogin();
     const socket = await open({ cookie: login.cookie, origin: url });
     const alarm = await insertAlarm(db.dataSource, acme.id);
-    expect((await socket.timeout(5000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply).toMatchObject({ ok: true });
+    expect((await socket.timeout(30_000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply).toMatchObject({ ok: true });
   });
 
   it('socket.io refuses a cookie sent from a page of another origin (a cross-site WebSocket)', async () => {

@@ -53,7 +53,7 @@ describe('socket.io after a credential is revoked', () => {
   const tokenOf = (c: Credentials) => c.Authorization.replace(/^Bearer /, '');
   const ack = async (s: OpenSocket): Promise<AlarmAckReply> => {
     const alarm = await insertAlarm(db.dataSource, acme.id);
-    return (await s.socket.timeout(5000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply;
+    return (await s.socket.timeout(30_000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply;
   };
   const waitForDisconnect = async (s: OpenSocket, timeoutMs: number): Promise<string> => {
     const end = Date.now() + timeoutMs;
@@ -75,9 +75,9 @@ describe('socket.io after a credential is revoked', () => {
     expect(await ack(s)).toMatchObject({ ok: true });
     expect((await t.http().post('/api/auth/logout').set(session)).status).toBe(204);
     const alarm = await insertAlarm(db.dataSource, acme.id);
-    const reply = (await s.socket.timeout(5000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply;
+    const reply = (await s.socket.timeout(30_000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply;
     expect(reply).toMatchObject({ ok: false, statusCode: 401 });
-    expect(await waitForDisconnect(s, 2000)).toBe('io server disconnect');
+    expect(await waitForDisconnect(s, 30_000)).toBe('io server disconnect');
     expect((await db.dataSource.getRepository(AlarmEntity).findOneByOrFail({ id: alarm.id })).ackedAt).toBeNull();
   });
 
@@ -88,7 +88,7 @@ describe('socket.io after a credential is revoked', () => {
     expect(await ack(s)).toMatchObject({ ok: true });
     expect((await t.http().delete(`/api/api-keys/${created.body.id}`).set(acme.admin)).status).toBe(204);
     expect(await ack(s)).toMatchObject({ ok: false, statusCode: 401 });
-    expect(await waitForDisconnect(s, 2000)).toBe('io server disconnect');
+    expect(await waitForDisconnect(s, 30_000)).toBe('io server disconnect');
   });
 
   it('a handshake the console cannot check (a database error) gets 503 with retry, not a refusal; a re-check hitting one keeps the socket', async () => {
@@ -130,8 +130,10 @@ describe('socket.io after a credential is revoked', () => {
     const untouched = await open({ token: tokenOf(acme.viewer) });
     expect((await t.http().post('/api/auth/logout').set(session)).status).toBe(204);
     expect((await t.http().patch(`/api/users/${created.body.id}`).set(acme.admin).send({ disabled: true })).status).toBe(200);
-    expect(await waitForDisconnect(loggedOut, SOCKET_RECHECK_MS + 2000)).toBe('io server disconnect');
-    expect(await waitForDisconnect(disabled, 2000)).toBe('io server disconnect');
+    // Bounded by a few re-check periods, not one plus a guess: a loaded machine delays the timer, and a
+    // socket nobody re-checks is never disconnected at all, which still fails here.
+    expect(await waitForDisconnect(loggedOut, 4 * SOCKET_RECHECK_MS)).toBe('io server disconnect');
+    expect(await waitForDisconnect(disabled, 4 * SOCKET_RECHECK_MS)).toBe('io server disconnect');
     expect(untouched.disconnected()).toBeNull();
-  }, 20_000);
+  }, 60_000);
 });
