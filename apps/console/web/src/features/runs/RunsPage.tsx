@@ -160,7 +160,7 @@ export function RunsPage({ canWrite }: { canWrite: boolean }) {
           },
           { header: t('Attempt'), cell: (r) => r.attempt },
           { header: t('Scheduled'), className: 'small', cell: (r) => <Time ms={r.scheduledAt} /> },
-          { header: t('Lateness'), className: 'small', cellProps: () => ({ title: t('Of the first attempt: dispatch − scheduled (a retry’s backoff is not lateness)') }), cell: (r) => (r.latenessMs === null ? '—' : fmtDuration(r.latenessMs)) },
+          { header: t('Lateness'), className: 'small', cellProps: () => ({ title: t('Of the first attempt: dispatch − scheduled, or − when its own rate or concurrency key let it go (neither that wait nor a retry’s backoff is lateness)') }), cell: (r) => (r.latenessMs === null ? '—' : fmtDuration(r.latenessMs)) },
           { header: t('Duration'), className: 'small', cell: (r) => (r.startedAt && r.finishedAt ? fmtDuration(r.finishedAt - r.startedAt) : '—') },
         ]}
       />

@@ -511,7 +511,7 @@ export const zhCN: Record<string, string> = {
   'Notifications': '通知',
   'Now': '现在',
   'of tenant': '，所属租户',
-  'Of the first attempt: dispatch − scheduled (a retry’s backoff is not lateness)': '按首次尝试计算：派发 − 计划（重试的退避不算延迟）',
+  'Of the first attempt: dispatch − scheduled, or − when its own rate or concurrency key let it go (neither that wait nor a retry’s backoff is lateness)': '按首次尝试计算：派发 − 计划时间，或 − 其自身的速率键或并发键放行它的时间（这段等待和重试的退避都不算延迟）',
   'Offline': '离线',
   'offline': '离线',
   'Oldest due waited': '最早到期已等待',
