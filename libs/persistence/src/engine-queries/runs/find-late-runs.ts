@@ -77,7 +77,8 @@ const LATE_FROM = 'COALESCE(r.late_from_at, r.scheduled_at)';
  * a second, 4,000 rows a tick and ~10 % of MariaDB's time (docs/BENCHMARKS.md, on demand); with
  * the fire time alone in the index, a rate key's backlog (10,000 runs waiting for their tokens)
  * was read on every tick, 12 to 30 ms of it on a loaded 2-core machine (2026-12-04), and so were a
- * tenant's retries in their backoff. `dispatched_at IS NULL`: a run handed back to PENDING after
+ * tenant's retries in their backoff: 10,000 of them, 22 ms a scan (median of 60), against 0.7 ms
+ * with them out of the ranges (2026-12-04, the same database, a CI run beside it). `dispatched_at IS NULL`: a run handed back to PENDING after
  * its engine died mid-dispatch (releaseRuns keeps dispatched_at) did start on time; its re-send
  * is no START_LATE. A failed dispatch (deferRunDispatch) and a retry clear dispatched_at.
  */
