@@ -26,6 +26,9 @@ import { retryRunAttempt } from './runs/retry-run-attempt';
 import { deferRateKeyRuns } from './keys/defer-rate-key-runs';
 import { releaseHeldKeyRuns } from './keys/release-held-key-runs';
 import { recordExecutorHeartbeat } from './executors/record-executor-heartbeat';
+import { findUpExecutors, findUpExecutorsSql } from './executors/find-up-executors';
+import { findSilentExecutorsSql } from './executors/find-silent-executors';
+import { seedTenant } from '../../../../test/cluster/support/seed';
 
 const T = 1_767_225_600_000;
 
@@ -579,6 +582,24 @@ describe('engine query plans on mysql', () => {
     const plan = await explain(db.dataSource, 'SELECT MIN(start_deadline_ms) AS least FROM tasks', []);
     expect(plan.Extra).toMatch(/Select tables optimized away/);
     expect(await readLeastStartDeadline(db.dataSource.manager)).toBe(1000);
+  });
+
+  it('the UP executors are read through ix_executors_state: the rows of executors long DOWN are not', async () => {
+    // 20 tenants of the group; one of them left 3,000 DOWN executors behind (pods restarted at new addresses), 2 are UP.
+    for (let i = 0; i < 20; i++) await seedTenant(db.dataSource, { id: `x${i}`, engineGroup: 'default' });
+    const rows = Array.from({ length: 3002 }, (_, i) => `('x0', 'app', 'http://10.0.${i >> 8}.${i & 255}:8080', 4, '${i < 3000 ? 'DOWN' : 'UP'}', ${T}, ${i < 3000 ? T - 1_000_000 : T})`);
+    await db.dataSource.query(`INSERT INTO executors (tenant_id, app, url, capacity, state, registered_at, heartbeat_at) VALUES ${rows.join(',')}`);
+    await db.dataSource.query('ANALYZE TABLE executors, tenants');
+    for (const [sql, params] of [
+      [findUpExecutorsSql(1), ['default']],
+      [findSilentExecutorsSql(1), ['default', T - 30_000]],
+    ] as const) {
+      const plan: Array<{ table: string; key: string | null; rows: number | string }> = await db.dataSource.query(`EXPLAIN ${sql}`, [...params]);
+      const executors = plan.find((p) => p.table === 'e');
+      expect(executors, JSON.stringify(plan)).toMatchObject({ key: 'ix_executors_state' });
+      expect(Number(executors!.rows)).toBeLessThan(100);
+    }
+    expect((await findUpExecutors(db.dataSource.manager, ['default'])).map((e) => e.url)).toEqual(['http://10.0.11.184:8080', 'http://10.0.11.185:8080']);
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {

@@ -5,6 +5,10 @@ import { json, millis, type StoredJson } from './columns';
 /** The executor registry: one row per executor process (tenant, app, URL), kept alive by heartbeats. */
 @Entity({ name: 'executors' })
 @Index('uq_executors_tenant_app_url', ['tenantId', 'app', 'url'], { unique: true })
+// The UP executors, read every second by every engine (findUpExecutors, findSilentExecutors,
+// sumExecutorCapacity): the DOWN rows every pod restart leaves are not read. Rewritten by a
+// heartbeat (heartbeat_at), every few seconds per executor.
+@Index('ix_executors_state', ['state', 'tenantId', 'heartbeatAt'])
 export class ExecutorEntity {
   @PrimaryGeneratedColumn({ type: 'int' })
   id!: number;

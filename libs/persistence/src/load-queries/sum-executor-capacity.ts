@@ -8,8 +8,9 @@ import { execute, num } from '../engine-queries/sql';
  *   SELECT tenant_id, COUNT(*), SUM(capacity), SUM(in_flight) FROM executors
  *    WHERE state = 'UP' [AND tenant_id = ?] GROUP BY tenant_id
  *
- * The registry is one row per executor process, small next to runs; one tenant's is the
- * tenant_id prefix of uq_executors_tenant_app_url. A tenant with no UP executor is absent.
+ * The `state = 'UP'` range of ix_executors_state (state, tenant_id, heartbeat_at), grouped in its
+ * order; one tenant's is its (UP, tenant) prefix: the rows of executors long DOWN, which every
+ * restart of a pod at a new address leaves, are not read. A tenant with no UP executor is absent.
  */
 export async function sumExecutorCapacity(manager: EntityManager, input: { tenantId?: string } = {}): Promise<Map<string, ExecutorCapacity>> {
   const one = input.tenantId !== undefined;

@@ -26,18 +26,21 @@ export interface UpExecutorRow {
  *    WHERE t.engine_group IN (…) AND e.state = 'UP'
  *
  * Read about once a second by every engine (ExecutorRegistry) instead of once per dispatch:
- * the executors table is small (one row per executor process) and changes slowly.
+ * the UP executors are few (one row per live executor process) and change slowly. The rows of
+ * executors long DOWN are not: every restart of a pod with a new address leaves one, kept for its
+ * runs' history, so the read is the `state = 'UP'` range of ix_executors_state, not the table.
  */
+/** The read for `groups` groups: exported so the plan test EXPLAINs this very text. */
+export function findUpExecutorsSql(groups: number): string {
+  return `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version, e.wire
+       FROM executors e JOIN tenants t ON t.id = e.tenant_id
+      WHERE t.engine_group IN (${placeholders(groups)}) AND e.state = 'UP'
+      ORDER BY e.id`;
+}
+
 export async function findUpExecutors(manager: EntityManager, groups: readonly string[]): Promise<UpExecutorRow[]> {
   if (groups.length === 0) return [];
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    `SELECT e.id, e.tenant_id, e.app, e.url, e.capacity, e.queue_limit, e.in_flight, e.protocol_version, e.secret_version, e.wire
-       FROM executors e JOIN tenants t ON t.id = e.tenant_id
-      WHERE t.engine_group IN (${placeholders(groups.length)}) AND e.state = 'UP'
-      ORDER BY e.id`,
-    [...groups],
-  );
+  const { rows } = await execute<Record<string, unknown>>(manager, findUpExecutorsSql(groups.length), [...groups]);
   return rows.map((r) => ({
     id: num(r.id),
     tenantId: String(r.tenant_id),
