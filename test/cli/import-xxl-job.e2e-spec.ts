@@ -56,8 +56,12 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-import-xxl-job-'));
   const file = join(dir, 'tasks.yaml');
   const server = process.env.BATON_TEST_MYSQL_URL!;
-  /** The console's clock and the catalogue's reference instant, on a whole second. */
-  const NOW = Math.floor(Date.now() / 1000) * 1000;
+  /**
+   * The console's clock and the catalogue's reference instant, on a 5-minute boundary: a fire
+   * instant of job 2's cron itself, so the rule that a task's first fire is the first instant at or
+   * after the clock (nextFireAtFor) is checked on every run, not only when the clock falls there.
+   */
+  const NOW = Math.floor(Date.now() / 300_000) * 300_000;
   const RATE_NEXT = NOW + 37_000;
   let xxlDb: string;
   let xxlUrl: string;
@@ -170,13 +174,13 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(tasks.size).toBe(14);
     const task = (name: string) => tasks.get(name)!;
     const daily = DateTime.fromMillis(NOW, { zone: ZONE }).plus({ days: 1 }).startOf('day').set({ hour: 2 });
-    const nextDaily = (daily.minus({ days: 1 }).toMillis() > NOW ? daily.minus({ days: 1 }) : daily).toMillis();
+    const nextDaily = (daily.minus({ days: 1 }).toMillis() >= NOW ? daily.minus({ days: 1 }) : daily).toMillis();
 
     expect(task('demoJobHandler-1')).toMatchObject({ group: 'sample-executor', executorApp: 'sample-executor', handler: 'demoJobHandler', params: {}, trigger: { kind: 'CRON', expression: '0 0 2 * * *', timeZone: ZONE }, misfirePolicy: 'SKIP', misfireThresholdMs: 5_000, concurrencyPolicy: 'FORBID', timeoutMs: 2_147_483_647, retry: { maxAttempts: 1 }, fanOut: { mode: 'SINGLE' }, paused: false, nextFireAt: nextDaily });
-    expect(task('closeDay-2')).toMatchObject({ executorApp: 'billing', params: 'region=eu,batch=500', misfirePolicy: 'FIRE_ONCE_NOW', concurrencyPolicy: 'FORBID', timeoutMs: 60_000, retry: { maxAttempts: 3 }, nextFireAt: Math.floor(NOW / 300_000) * 300_000 + 300_000 });
+    expect(task('closeDay-2')).toMatchObject({ executorApp: 'billing', params: 'region=eu,batch=500', misfirePolicy: 'FIRE_ONCE_NOW', concurrencyPolicy: 'FORBID', timeoutMs: 60_000, retry: { maxAttempts: 3 }, nextFireAt: NOW });
     const weekday = (() => {
       let d = DateTime.fromMillis(NOW, { zone: ZONE }).startOf('day').set({ hour: 9, minute: 30 });
-      while (d.toMillis() <= NOW || d.weekday > 5) d = d.plus({ days: 1 }).set({ hour: 9, minute: 30 });
+      while (d.toMillis() < NOW || d.weekday > 5) d = d.plus({ days: 1 }).set({ hour: 9, minute: 30 });
       return d.toMillis();
     })();
     expect(task('demoJobHandler-3')).toMatchObject({ trigger: { expression: '0 30 9 * * 1,2,3,4,5' }, concurrencyPolicy: 'REPLACE', nextFireAt: weekday });
