@@ -1,7 +1,9 @@
 import { MAX_RETRY_ATTEMPTS } from '@baton/domain';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
+import { join } from 'node:path';
 import { CpuMeter } from '../support/cpu-meter';
+import { sqlTimingDiff, sqlTimingEnv, sqlTimingSnapshot, topStatements, type SqlTiming } from '../support/sql-timing';
 import { machine, mariadbServerPid, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
@@ -24,7 +26,7 @@ const TARGET_RATIO = 1.25;
 export const failingStorm: Scenario = {
   name: 'failing-storm',
   description: "a tenant's storm of always-failing runs retried at once: another tenant's trigger → start, alone and during the storm",
-  options: '--runs=N (A\'s failing runs, default 1000) --rate=N (B\'s triggers a second, default 10) --seconds=N (default 10) --tag=…',
+  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const runs = Number(option(args, 'runs') ?? 1_000);
@@ -34,7 +36,17 @@ export const failingStorm: Scenario = {
     const c = await Cluster.open('fstorm');
     let failed = true;
     try {
-      const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c);
+      const sqlTiming = args.includes('--sql-timing');
+      const timingFile = (i: number) => join(c.dir, `sql-timing-engine-${i}.json`);
+      const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c, (i) => (sqlTiming ? sqlTimingEnv(timingFile(i)) : {}));
+      /** Both engines' statements so far, by digest, summed. */
+      const enginesTiming = async (): Promise<SqlTiming> => {
+        const sum: SqlTiming = {};
+        for (const [i, e] of engines.entries()) {
+          for (const [k, [n, ms]] of Object.entries(await sqlTimingSnapshot(e.pid, timingFile(i + 1)))) sum[k] = [(sum[k]?.[0] ?? 0) + n, (sum[k]?.[1] ?? 0) + ms];
+        }
+        return sum;
+      };
       const retry = { maxAttempts: MAX_RETRY_ATTEMPTS, backoffBaseMs: 0, backoffMaxMs: 0, jitter: 0 };
       const fragile = (await post('a', '/tasks', { name: 'fragile', executorApp: 'demo', handler: 'fail-n-times', trigger: { kind: 'MANUAL' }, retry })).id!;
       const report = (await post('b', '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
@@ -60,12 +72,18 @@ export const failingStorm: Scenario = {
       // The storm is on once every run has failed at least once (its retries follow at once).
       await waitFor(() => c.records([aExecutor]).length >= runs, { timeoutMs: 120_000, intervalMs: 500, what: `${runs} failed attempts of A` });
       log(`  storm: ${runs} runs of A submitted, each failed once ${Date.now() - stormStarted} ms later`);
+      const timingBefore = sqlTiming ? await enginesTiming() : null;
       const duringMeter = new CpuMeter(pids);
       const { figures: during, ...span } = await probe.run(rate, seconds);
       const duringCpu = cpuOf(duringMeter, span);
       const attempts = c.records([aExecutor]).filter((r) => r.at >= span.from && r.at <= span.to).length;
       const attemptsPerSec = Math.round(attempts / ((span.to - span.from) / 1000));
       log(`  during: B p50/p99 ${during.b.p50}/${during.b.p99} ms; A's attempts meanwhile ${attempts} (${attemptsPerSec}/s); CPU s/s ${JSON.stringify(duringCpu)}`);
+      // The engines' statements an attempt of A during the probe (B's 10/s are a few % of them).
+      const statements = timingBefore
+        ? topStatements(sqlTimingDiff(await enginesTiming(), timingBefore), 20).map((s) => ({ ...s, perAttempt: +(s.count / Math.max(1, attempts)).toFixed(3), msPerAttempt: +(s.ms / Math.max(1, attempts)).toFixed(3) }))
+        : null;
+      if (statements) log(table(['per attempt', 'ms', 'statement'], statements.map((s) => [s.perAttempt, s.msPerAttempt, s.sql.slice(0, 110)])));
 
       const check = invocationCheck(c.records([bExecutor]), [...new Set(c.records([bExecutor]).map((r) => r.runId))]);
       const ratio = +(during.b.p99 / Math.max(1, alone.b.p99)).toFixed(2);
@@ -85,6 +103,7 @@ export const failingStorm: Scenario = {
         storm: { attemptsDuringProbe: attempts, attemptsPerSec, probeSeconds: +((span.to - span.from) / 1000).toFixed(1) },
         duplicated: check.duplicated.length,
         ratio,
+        ...(statements ? { engineStatementsPerAttempt: statements } : {}),
       });
       failed = false;
       return [[`failing storm${tag}: B p99 alone → during`, `${alone.b.p99} → ${during.b.p99} ms (${ratio}×, target ≤ ${TARGET_RATIO}×; A ${attemptsPerSec} attempts/s)`]];

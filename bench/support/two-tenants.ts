@@ -25,10 +25,11 @@ export interface TwoTenants {
  * Cluster mode as a user runs it, for a hostile tenant A beside a tenant B (flooded-key,
  * failing-storm): B seeded as `globex` in A's engine group, 2 engines at their defaults, one demo
  * executor a tenant (the SDK's defaults), one console process, everything through the REST API.
+ * `engineEnv(i)`: engine i's (1, 2) settings beyond the defaults (a bench's preloads).
  */
-export async function openTwoTenants(c: Cluster): Promise<TwoTenants> {
+export async function openTwoTenants(c: Cluster, engineEnv: (i: number) => Record<string, string> = () => ({})): Promise<TwoTenants> {
   const b = await seedTenant(c.ds, { id: 'globex', engineGroup: c.tenant.engineGroup });
-  const engines = await c.startEngines(2, AT_DEFAULTS);
+  const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...engineEnv(i) }))[0]));
   const [aExecutor] = await c.startExecutors(1);
   const bExecutor = await c.startExecutorOf(b, 'executor-b');
   const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });

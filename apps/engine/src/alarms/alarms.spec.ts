@@ -2,8 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AlarmEntity, inTransaction } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { seedTask, seedTenant } from '../testing/dispatch-side-kit';
-import { Alarms, type RaiseAlarm } from './alarms';
-import { OutboxSignal } from './outbox-signal';
+import type { Alarms, RaiseAlarm } from './alarms';
+import { newAlarms } from './testing/new-alarms';
 
 const T = 1_767_225_600_000;
 
@@ -13,10 +13,14 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
   beforeEach(async () => {
     await db.clear();
     await seedTenant(db.dataSource);
-    alarms = new Alarms(new OutboxSignal(db.dataSource));
+    alarms = newAlarms(db.dataSource);
   });
-  const raise = (alarm: Omit<RaiseAlarm, 'tenantId'> & { tenantId?: string }) =>
-    inTransaction(db.dataSource, (em) => alarms.raiseAlarm(em, { tenantId: 'acme', ...alarm }));
+  /** Raises the alarm in a transaction of its own; a repeat's count is written once it commits, and waited for. */
+  const raise = async (alarm: Omit<RaiseAlarm, 'tenantId'> & { tenantId?: string }) => {
+    const outcome = await inTransaction(db.dataSource, (em) => alarms.raiseAlarm(em, { tenantId: 'acme', ...alarm }));
+    await alarms.countsWritten();
+    return outcome;
+  };
   const rows = () => db.dataSource.getRepository(AlarmEntity).find({ order: { id: 'ASC' } });
 
   it('collapses repeats within the silence window into one alarm with a count — no flood', async () => {
@@ -46,6 +50,39 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(alarm).toMatchObject({ runId: 1, count: 2, publishedAt: null });
   });
 
+  it('counts every repeat of transactions that commit together, and none of one that rolls back', async () => {
+    const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
+    const failed = (now: number) => ({ tenantId: 'acme', type: 'FAILED' as const, taskId: task.id, message: 'boom', now });
+    expect(await raise(failed(T))).toBe('WRITTEN');
+    // 40 failing runs' transactions at once (on MariaDB, 40 connections: the pool's), one rolled back after its repeat was found.
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        inTransaction(db.dataSource, async (em) => {
+          const outcome = await alarms.raiseAlarm(em, failed(T + 1 + i));
+          if (i === 7) throw new Error('rolled back');
+          return outcome;
+        }),
+      ),
+    );
+    await alarms.countsWritten();
+    expect(outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'COLLAPSED')).toHaveLength(39);
+    expect((await rows()).map((a) => a.count)).toEqual([40]);
+  });
+
+  it('keeps the repeats of an alarm acknowledged before they were written in its count, without publishing it again', async () => {
+    const task = await seedTask(db.dataSource, { name: 'acked', alarmSilenceMs: 60_000 });
+    expect(await raise({ type: 'FAILED', taskId: task.id, message: 'boom', now: T })).toBe('WRITTEN');
+    await db.dataSource.query('UPDATE alarms SET published_at = ?', [T + 5]);
+    const outcome = await inTransaction(db.dataSource, async (em) => {
+      const counted = await alarms.raiseAlarm(em, { tenantId: 'acme', type: 'FAILED', taskId: task.id, message: 'boom', now: T + 10 });
+      await em.query('UPDATE alarms SET acked_at = ?, acked_by = ?', [T + 11, 'ann']); // acknowledged before the repeat's count is written
+      return counted;
+    });
+    await alarms.countsWritten();
+    expect(outcome).toBe('COLLAPSED');
+    expect(await rows()).toMatchObject([{ count: 2, ackedAt: T + 11, publishedAt: T + 5 }]);
+  });
+
   it('does not collapse a different type or severity, an acknowledged alarm, or other tasks', async () => {
     const task = await seedTask(db.dataSource, { name: 'a', alarmSilenceMs: 60_000 });
     const other = await seedTask(db.dataSource, { name: 'b', alarmSilenceMs: 60_000 });
@@ -70,6 +107,24 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(await raise({ type: 'EXECUTOR_DOWN', message: 'x', now: T })).toBe('WRITTEN');
     expect(await raise({ type: 'EXECUTOR_DOWN', message: 'x', now: T + 1 })).toBe('WRITTEN');
     expect((await rows()).map((a) => a.count)).toEqual([2, 1, 1, 1, 1, 1]);
+  });
+
+  it('takes the task’s settings from a caller that carries them (a claimed run, a callback’s attempt row) instead of reading the task', async () => {
+    const task = await seedTask(db.dataSource, { name: 'carried', alarmTypes: ['FAILED'], alarmSilenceMs: 0 });
+    // The row says: FAILED only, never collapsed; the caller's settings (read with its claim) say otherwise, and win.
+    const carried = { taskId: task.id, message: 'x', alarmTypes: ['RETRYING' as const], silenceMs: 60_000 };
+    expect(await raise({ ...carried, type: 'RETRYING', now: T })).toBe('WRITTEN');
+    expect(await raise({ ...carried, type: 'RETRYING', now: T + 1 })).toBe('COLLAPSED');
+    expect(await raise({ ...carried, type: 'FAILED', now: T + 2 })).toBe('FILTERED');
+    // Without both, the task is read.
+    expect(await raise({ taskId: task.id, message: 'x', type: 'RETRYING', silenceMs: 60_000, now: T + 3 })).toBe('FILTERED');
+    expect(await raise({ taskId: task.id, message: 'x', type: 'FAILED', alarmTypes: null, now: T + 4 })).toBe('WRITTEN');
+    expect(await raise({ taskId: task.id, message: 'x', type: 'FAILED', alarmTypes: null, now: T + 5 })).toBe('WRITTEN');
+    expect((await rows()).map((a) => [a.type, a.count])).toEqual([
+      ['RETRYING', 2],
+      ['FAILED', 1],
+      ['FAILED', 1],
+    ]);
   });
 
   it('honours the task’s alarm types', async () => {

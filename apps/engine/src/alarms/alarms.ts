@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity } from '@baton/domain';
-import { alarmUidExists, collapseAlarm, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
+import { alarmUidExists, findAlarmToCountInto, findTaskAlarmSettings, insertAlarm } from '@baton/persistence';
 import { ALARM_ID_PATTERN } from '@baton/messaging';
+import { AlarmCounts } from './alarm-counts';
 import { collapsible, severityOf } from './alarm-policy';
 import { OutboxSignal } from './outbox-signal';
 import { truncateChars, truncateUtf8, MAX_TEXT_BYTES } from './text';
@@ -26,9 +27,11 @@ export interface RaiseAlarm {
    */
   alarmTypes?: readonly AlarmType[] | null;
   /**
-   * An alarm about no task: a repeat of the tenant's unacknowledged alarm of this type and
-   * severity raised within this window is counted into it (collapseAlarm). Default: never
-   * collapsed. An alarm about a task uses the task's window (tasks.alarm_silence_ms) instead.
+   * The silence window: a repeat of an unacknowledged alarm of this type and severity raised
+   * within it is counted into that alarm (findAlarmToCountInto). An alarm about no task: the
+   * window its caller gives; default: never collapsed. An alarm about a task: the task's
+   * (tasks.alarm_silence_ms), given by a caller that has it with `alarmTypes` (a claimed run, a
+   * callback's attempt row), so the task is not read again for each alarm; undefined: read.
    */
   silenceMs?: number;
   /**
@@ -58,12 +61,21 @@ const MESSAGE_CHARS = 1000; // alarms.message is VARCHAR(1000)
  * Per-task settings (tasks.alarm_types, tasks.alarm_silence_ms): an alarm of a type the task does
  * not raise is not written; a repeat of an unacknowledged alarm of the task (same type and
  * severity, and message for BUSINESS) within the silence window adds to that alarm's count
- * instead of making a new one (collapseAlarm). An alarm about no task collapses only in the
+ * instead of making a new one (findAlarmToCountInto; the count is written just after the commit:
+ * AlarmCounts). An alarm about no task collapses only in the
  * window its caller gives (`silenceMs`: BACKLOG_LATE). Once committed, the relay is woken (OutboxSignal).
  */
 @Injectable()
 export class Alarms {
-  constructor(private readonly signal: OutboxSignal) {}
+  constructor(
+    private readonly signal: OutboxSignal,
+    private readonly counts: AlarmCounts,
+  ) {}
+
+  /** Resolves once the repeats counted so far are written (AlarmCounts: after their transactions commit). */
+  countsWritten(): Promise<void> {
+    return this.counts.settled();
+  }
 
   /** Writes the alarm unless the task does not raise its type. True when written or counted into an earlier one. */
   async raise(manager: EntityManager, alarm: RaiseAlarm): Promise<boolean> {
@@ -83,13 +95,14 @@ export class Alarms {
     if (!published) {
       let silenceMs = alarm.silenceMs ?? 0;
       if (taskId !== null) {
-        const settings = await findTaskAlarmSettings(manager, taskId);
+        // Read once per alarm unless the caller carries both (a storm of failing runs: one read per retry before).
+        const settings = alarm.alarmTypes !== undefined && alarm.silenceMs !== undefined ? { types: alarm.alarmTypes, silenceMs: alarm.silenceMs } : await findTaskAlarmSettings(manager, taskId);
         const types = alarm.alarmTypes === undefined ? settings.types : alarm.alarmTypes;
         if (types && !types.includes(alarm.type)) return 'FILTERED';
         silenceMs = settings.silenceMs;
       }
       if (silenceMs > 0 && collapsible(alarm.type)) {
-        const into = await collapseAlarm(manager, {
+        const into = await findAlarmToCountInto(manager, {
           tenantId: alarm.tenantId,
           taskId,
           type: alarm.type,
@@ -98,7 +111,7 @@ export class Alarms {
           since: alarm.now - silenceMs,
         });
         if (into !== null) {
-          this.signal.noteAlarm(manager); // published again with its new count
+          this.counts.add(manager, into); // and published again with its new count
           return 'COLLAPSED';
         }
       }

@@ -7,10 +7,11 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { eventually, seedTenant } from '../testing/dispatch-side-kit';
-import { Alarms } from './alarms';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
+import type { Alarms } from './alarms';
 import { FakeAlarmBus } from './testing/fake-alarm-bus';
+import { newAlarms } from './testing/new-alarms';
 
 /** A relay (and the Alarms that wake it) on a data source, as EngineModule wires them. */
 function relayOn(ds: DataSource, bus: AlarmBus, batch = 50) {
@@ -18,7 +19,7 @@ function relayOn(ds: DataSource, bus: AlarmBus, batch = 50) {
   const signal = new OutboxSignal(ds);
   signal.onModuleInit();
   const relay = new OutboxRelay(ds, config, systemClock, bus, signal, new EngineMetrics({ defaultMetrics: false }));
-  return { relay, alarms: new Alarms(signal), dispose: () => signal.onModuleDestroy() };
+  return { relay, alarms: newAlarms(ds, signal), dispose: () => signal.onModuleDestroy() };
 }
 
 describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {

@@ -35,7 +35,12 @@ export class OutboxSignal implements OnModuleInit, OnModuleDestroy {
   /** An alarm row was written with this manager: signal once its transaction commits. */
   noteAlarm(manager: EntityManager): void {
     if (manager.queryRunner?.isTransactionActive) this.wrote.add(manager.queryRunner);
-    else queueMicrotask(() => this.fire());
+    else this.alarmsWritten();
+  }
+
+  /** Alarm rows were written outside a transaction (committed already): signal now. */
+  alarmsWritten(): void {
+    queueMicrotask(() => this.fire());
   }
 
   /** Called after each commit that wrote alarms. */

@@ -10,10 +10,10 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { seedTenant } from '../testing/dispatch-side-kit';
-import { Alarms } from './alarms';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
 import { FakeAlarmBus } from './testing/fake-alarm-bus';
+import { newAlarms } from './testing/new-alarms';
 import { WebhookSender } from './webhook-sender';
 
 /** An endpoint that answers `status()` and keeps what it got. */
@@ -53,7 +53,7 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
   function machinery(ds: DataSource) {
     const signal = new OutboxSignal(ds);
     const relay = new OutboxRelay(ds, readEngineConfig({}, { alarmRelayIntervalMs: 60_000 }), clock, new FakeAlarmBus(), signal, new EngineMetrics({ defaultMetrics: false }));
-    return { relay, alarms: new Alarms(signal), sender: new WebhookSender(ds, clock, resolve) };
+    return { relay, alarms: newAlarms(ds, signal), sender: new WebhookSender(ds, clock, resolve) };
   }
   const channel = (url: string, rule: { types?: string[] | null; min?: string } = {}) =>
     db.dataSource.query(`INSERT INTO webhook_channels (tenant_id, name, url, secret, alarm_types, min_severity, created_at) VALUES ('acme', ?, ?, 'whsec_test', ?, ?, 0)`, [

@@ -256,6 +256,7 @@ export class CallbacksService {
         message: alarm.message,
         data: businessAlarmData(cb.attempt, alarm),
         alarmTypes: run?.alarmTypes ?? null,
+        silenceMs: run?.alarmSilenceMs,
         now,
         ...(alarm.id !== undefined ? { uid: alarm.id } : {}),
         // Published already by the executor (direct mode): recorded, not published again.

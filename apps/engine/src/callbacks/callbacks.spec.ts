@@ -18,6 +18,7 @@ import {
   type DispatchSideApp,
   type SeededTask,
 } from '../testing/dispatch-side-kit';
+import { Alarms } from '../alarms/alarms';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { HeldAttempts } from '../runs/held-attempts';
 import { RunOutcomes } from '../runs/run-outcomes';
@@ -171,6 +172,22 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     } finally {
       read.restore();
     }
+  });
+
+  it("counts a failing task's retries into one RETRYING alarm from the task settings its attempt carries, without reading the task again", async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge-storm', retryMaxAttempts: 3, retryBackoffBaseMs: 60_000, alarmSilenceMs: 60_000 });
+    const [sent, read] = [await acceptedRun(task), await acceptedRun(task)];
+    // One attempt this engine sent (what it held carries the task's alarm settings), one it did not (read with its run).
+    engine.get(HeldAttempts).hold(claimedRunOf(task, sent, { alarmTypes: null, alarmSilenceMs: 60_000 }), { executorId, url: 'http://127.0.0.1:9' }, Date.now());
+    const statements = vi.spyOn(db.dataSource.logger, 'logQuery');
+    try {
+      for (const runId of [sent, read]) expect((await post(failure(runId))).body).toMatchObject({ accepted: true, state: 'RETRY_WAIT' });
+      await engine.get(Alarms).countsWritten();
+      expect(statements.mock.calls.map(([sql]) => sql).filter((sql) => /FROM tasks WHERE id = \?/.test(sql))).toEqual([]);
+    } finally {
+      statements.mockRestore();
+    }
+    expect((await alarms(db.dataSource, 'RETRYING')).map((a) => [a.runId, a.count])).toEqual([[sent, 2]]);
   });
 
   it.each([

@@ -53,6 +53,8 @@ export interface ClaimedRun {
   cause: RunCause;
   /** Its task's alarm types; null: every type. */
   alarmTypes: AlarmType[] | null;
+  /** Its task's alarm silence window (0: never collapsed); with alarmTypes, its alarms need no read of the task. */
+  alarmSilenceMs: number;
   /** Whether its end may have follow-ups (DAG children, a FIXED_DELAY task's next fire): none for a shard. */
   followUps: { children: boolean; fixedDelay: boolean };
   /** Its task bounds runs per key: its end frees its key's place, which only its row names (runs.run_key). */

@@ -2,9 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, OffsetClock, READING_ROUNDING_MS } from '@baton/domain';
 import { AlarmEntity, EngineNodeEntity, readDatabaseTime } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { Alarms } from '../alarms/alarms';
 import { ClockSkewAlarm } from '../alarms/clock-skew-alarm';
-import { OutboxSignal } from '../alarms/outbox-signal';
+import { newAlarms } from '../alarms/testing/new-alarms';
 import { claimSide, ensureTenant, insertRun, insertTask, testConfig } from '../testing/engine-test-kit';
 import { ClockCheck } from './clock-check';
 
@@ -29,7 +28,7 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     const clock = new OffsetClock(machine);
     const config = testConfig({ clockSkewAlarmMs: 500, clockSkewStopMs });
     const side = claimSide(db.dataSource, config, clock);
-    const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, new Alarms(new OutboxSignal(db.dataSource))));
+    const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, newAlarms(db.dataSource)));
     await side.node.register('http://127.0.0.1:9');
     return { machine, clock, side, check };
   }

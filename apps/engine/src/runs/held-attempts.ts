@@ -72,6 +72,7 @@ function attemptRow(run: ClaimedRun, executor: { executorId: number; url: string
     startedAt: null,
     retry: run.retry,
     alarmTypes: run.alarmTypes,
+    alarmSilenceMs: run.alarmSilenceMs,
     followUps: run.followUps,
     shardOf: run.shard?.parentRunId ?? null,
     traceParent: run.traceParent ?? null,

@@ -25,6 +25,8 @@ export interface AttemptRef {
   retry: RetryPolicy;
   /** The task's alarm types; undefined: looked up; null: every type. */
   alarmTypes?: AlarmType[] | null;
+  /** The task's alarm silence window; with alarmTypes, nothing is looked up. Undefined: looked up. */
+  alarmSilenceMs?: number;
   executorId?: number | null;
   /** A shard's fan-out run: the shard's end may end it (and its follow-ups are that run's). Undefined/null: not a shard. */
   shardOf?: number | null;
@@ -228,6 +230,7 @@ export class RunOutcomes {
       message: content.message,
       data: content.data,
       alarmTypes: run.alarmTypes,
+      silenceMs: run.alarmSilenceMs,
       now: options.now,
     });
   }

@@ -32,6 +32,7 @@ export function toClaimedRun(run: ClaimedRunRow, task: ClaimedRunTask): ClaimedR
     traceParent: run.traceParent ?? null,
     cause: run.cause,
     alarmTypes: task.alarmTypes,
+    alarmSilenceMs: task.alarmSilenceMs,
     // A shard's end is its fan-out run's business: the task's children and next fixed-delay fire follow that run's end.
     followUps: run.cause === 'SHARD' ? { children: false, fixedDelay: false } : { children: task.hasChildren, fixedDelay: task.fixedDelay },
     keyed: task.concurrency !== null || task.rateLimit !== null,

@@ -28,6 +28,7 @@ export function aClaimedRun(runId: number, dueAt: number, more: Partial<ClaimedR
     executorId: null,
     cause: 'MANUAL',
     alarmTypes: null,
+    alarmSilenceMs: 0,
     followUps: { children: false, fixedDelay: false },
     keyed: false,
     ...more,

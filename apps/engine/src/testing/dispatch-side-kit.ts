@@ -371,6 +371,8 @@ export interface AlarmRow {
   executorId: number | null;
   message: string;
   publishedAt: number | null;
+  /** Repeats counted into it (the silence window), itself included. */
+  count: number;
 }
 
 export async function alarms(ds: DataSource, type?: string): Promise<AlarmRow[]> {
@@ -383,6 +385,7 @@ export async function alarms(ds: DataSource, type?: string): Promise<AlarmRow[]>
     executorId: n(r.executor_id),
     message: String(r.message),
     publishedAt: n(r.published_at),
+    count: Number(r.count),
   }));
 }
 

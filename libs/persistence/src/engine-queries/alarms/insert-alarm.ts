@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
 import type { Alarm, AlarmType } from '@baton/domain';
-import { parseAlarmTypes } from '../runs/run-attempt-row';
+import { parseAlarmSilenceMs, parseAlarmTypes } from '../runs/run-attempt-row';
 import { dialectOf, execute } from '../sql';
 
 /** A new alarm row: the alarm (its count starts at 1, its data as JSON text) and its stable id. */
@@ -92,7 +92,8 @@ export interface TaskAlarmSettings {
  *
  *   SELECT alarm_types, alarm_silence_ms FROM tasks WHERE id = ?
  *
- * One primary-key read per alarm about a task (alarms are rare next to runs).
+ * One primary-key read per alarm about a task whose caller does not carry them (a claimed run and
+ * a callback's attempt row do: RunAttemptRow, ClaimedRunTask).
  */
 export async function findTaskAlarmSettings(manager: EntityManager, taskId: number): Promise<TaskAlarmSettings> {
   const { rows } = await execute<{ alarm_types: string; alarm_silence_ms: number | string | null }>(
@@ -101,6 +102,5 @@ export async function findTaskAlarmSettings(manager: EntityManager, taskId: numb
     [taskId],
   );
   if (!rows.length) return { types: null, silenceMs: 0 };
-  const silence = Number(rows[0].alarm_silence_ms ?? 0);
-  return { types: parseAlarmTypes(rows[0].alarm_types), silenceMs: Number.isFinite(silence) && silence > 0 ? silence : 0 };
+  return { types: parseAlarmTypes(rows[0].alarm_types), silenceMs: parseAlarmSilenceMs(rows[0].alarm_silence_ms) };
 }

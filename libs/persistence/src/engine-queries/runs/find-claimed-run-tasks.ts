@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, ConcurrencyPolicy, FanOut, FanOutFailWhen, FanOutMode, KeyConcurrency, KeyRateLimit, RetryPolicy } from '@baton/domain';
 import { execute, num, placeholders } from '../sql';
-import { parseAlarmTypes } from './run-attempt-row';
+import { parseAlarmSilenceMs, parseAlarmTypes } from './run-attempt-row';
 
 /** What dispatching a run needs from its task (ClaimedRun's task fields). */
 export interface ClaimedRunTask {
@@ -20,6 +20,8 @@ export interface ClaimedRunTask {
   rateLimit: KeyRateLimit | null;
   /** Which alarms it raises (tasks.alarm_types); null when unreadable — then every type. */
   alarmTypes: AlarmType[] | null;
+  /** Its alarm silence window (tasks.alarm_silence_ms; 0: never). */
+  alarmSilenceMs: number;
   /** It has children in the DAG: a run's end may start some (RunAttemptRow's followUps, read here with the claim). */
   hasChildren: boolean;
   /** Its trigger is FIXED_DELAY: a run's end schedules the next fire. */
@@ -59,7 +61,7 @@ export function claimedRunTaskColumns(table = '', prefix = ''): string {
 const TASK_COLUMNS = [
   'id', 'name', 'executor_app', 'handler', 'timeout_ms', 'start_deadline_ms', 'concurrency_policy',
   'retry_max_attempts', 'retry_backoff_base_ms', 'retry_backoff_max_ms', 'retry_jitter_permille',
-  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate', 'alarm_types', 'trigger_kind',
+  'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate', 'alarm_types', 'alarm_silence_ms', 'trigger_kind',
 ] as const;
 
 /** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
@@ -83,6 +85,7 @@ export function claimedRunTask(r: Record<string, unknown>, prefix = ''): Claimed
     concurrency: c('key_concurrency') === null || c('key_concurrency') === undefined ? null : (JSON.parse(String(c('key_concurrency'))) as KeyConcurrency),
     rateLimit: c('key_rate') === null || c('key_rate') === undefined ? null : (JSON.parse(String(c('key_rate'))) as KeyRateLimit),
     alarmTypes: parseAlarmTypes(c('alarm_types')),
+    alarmSilenceMs: parseAlarmSilenceMs(c('alarm_silence_ms')),
     hasChildren: Number(c('has_children')) > 0,
     fixedDelay: c('trigger_kind') === 'FIXED_DELAY',
   };

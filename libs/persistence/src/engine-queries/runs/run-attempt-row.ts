@@ -27,6 +27,8 @@ export interface RunAttemptRow {
   retry: RetryPolicy;
   /** The task's alarm types (which alarms it raises); null when unreadable — then every type. */
   alarmTypes: AlarmType[] | null;
+  /** The task's alarm silence window (tasks.alarm_silence_ms; 0: repeats are never counted into one alarm). */
+  alarmSilenceMs: number;
   /** What the run's end may have to do after it (see FollowUpHints). */
   followUps: FollowUpHints;
   /** A shard's fan-out run (cause SHARD): its end may end that run; null for other runs. */
@@ -54,7 +56,7 @@ export interface FollowUpHints {
 /** Columns of RunAttemptRow: `runs r JOIN tasks t ON t.id = r.task_id LEFT JOIN executors e ON e.id = r.executor_id`. */
 export const RUN_ATTEMPT_COLUMNS = `r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.cause, r.flow_id,
        r.executor_id, e.url AS executor_url, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS instant, r.started_at, r.parent_run_id, r.trace_parent, r.run_key, r.key_scope,
-       t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.trigger_kind,
+       t.retry_max_attempts, t.retry_backoff_base_ms, t.retry_backoff_max_ms, t.retry_jitter_permille, t.alarm_types, t.alarm_silence_ms, t.trigger_kind,
        EXISTS (SELECT 1 FROM task_dependencies d WHERE d.parent_task_id = r.task_id) AS has_children`;
 
 export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
@@ -79,6 +81,7 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
       jitter: num(r.retry_jitter_permille) / 1000,
     },
     alarmTypes: parseAlarmTypes(r.alarm_types),
+    alarmSilenceMs: parseAlarmSilenceMs(r.alarm_silence_ms),
     // A shard's end is its fan-out run's business: the task's children and next fixed-delay fire follow that run's end.
     followUps: r.cause === 'SHARD' ? { children: false, fixedDelay: false } : { children: Number(r.has_children) > 0, fixedDelay: r.trigger_kind === 'FIXED_DELAY' },
     shardOf: r.cause === 'SHARD' ? numOrNull(r.parent_run_id) : null,
@@ -91,6 +94,12 @@ export function toRunAttemptRow(r: Record<string, unknown>): RunAttemptRow {
 /** The key whose place the run holds (its end, unless a retry's wait, frees it for a held run), or null: it holds none. */
 export function keyPlaceOf(run: Pick<RunAttemptRow, 'tenantId' | 'runKey' | 'keyScope'>): RunKeyRef | null {
   return run.keyScope === null || run.runKey === null ? null : { tenantId: run.tenantId, scope: run.keyScope, key: run.runKey };
+}
+
+/** tasks.alarm_silence_ms → the window in ms; 0 (never collapse) when absent or not a positive number. */
+export function parseAlarmSilenceMs(value: unknown): number {
+  const ms = Number(value ?? 0);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
 /** tasks.alarm_types (JSON array text) → the list; null when absent or unreadable (then: every type). */
