@@ -1,4 +1,5 @@
 import { MAX_RETRY_ATTEMPTS } from '@baton/domain';
+import { TenantEntity } from '@baton/persistence';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
 import { join } from 'node:path';
@@ -26,13 +27,14 @@ const TARGET_RATIO = 1.25;
 export const failingStorm: Scenario = {
   name: 'failing-storm',
   description: "a tenant's storm of always-failing runs retried at once: another tenant's trigger → start, alone and during the storm",
-  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --tag=…",
+  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --a-quota=N (A's ratePerSec and burst, per engine; default: the tenant defaults) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const runs = Number(option(args, 'runs') ?? 1_000);
     const rate = Number(option(args, 'rate') ?? 10);
     const seconds = Number(option(args, 'seconds') ?? 10);
     const tag = option(args, 'tag') ?? '';
+    const aQuota = option(args, 'a-quota');
     const c = await Cluster.open('fstorm');
     let failed = true;
     try {
@@ -47,6 +49,8 @@ export const failingStorm: Scenario = {
         }
         return sum;
       };
+      // The operator's remedy on a small shared cluster (MANUAL, quotas): A's dispatches, retries included, bounded below the cluster's capacity.
+      if (aQuota !== undefined) await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, { ratePerSec: Number(aQuota), burst: Number(aQuota) });
       const retry = { maxAttempts: MAX_RETRY_ATTEMPTS, backoffBaseMs: 0, backoffMaxMs: 0, jitter: 0 };
       const fragile = (await post('a', '/tasks', { name: 'fragile', executorApp: 'demo', handler: 'fail-n-times', trigger: { kind: 'MANUAL' }, retry })).id!;
       const report = (await post('b', '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
@@ -96,7 +100,7 @@ export const failingStorm: Scenario = {
       log(`  B's handler starts ${c.records([bExecutor]).length}, duplicated ${check.duplicated.length}`);
       writeResult(`failing-storm${tag}.json`, {
         machine: machine(),
-        plan: { runs, rate, seconds, retry, executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
+        plan: { runs, rate, seconds, retry, aQuota: aQuota === undefined ? 'default' : Number(aQuota), executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
         alone: alone.b,
         during: during.b,
         cpuSecondsPerSecond: { alone: aloneCpu, during: duringCpu },
