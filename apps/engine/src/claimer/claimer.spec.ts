@@ -97,6 +97,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       traceParent: null, // not traced
       cause: 'SCHEDULE',
       alarmTypes: expect.arrayContaining(['FAILED', 'TIMEOUT']), // the task's
+      alarmSilenceMs: 60_000, // the task's (the tasks table's default)
       followUps: { children: false, fixedDelay: false },
       keyed: false,
     });

@@ -39,6 +39,7 @@ describe('HeldAttempts', () => {
       startedAt: null,
       retry: { maxAttempts: 3, backoffBaseMs: 1000, backoffMaxMs: 60_000, jitter: 0 },
       alarmTypes: ['FAILED'],
+      alarmSilenceMs: 0,
       followUps: { children: true, fixedDelay: false },
       shardOf: 99,
       traceParent: null,
