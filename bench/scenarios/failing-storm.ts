@@ -1,6 +1,7 @@
 import { MAX_RETRY_ATTEMPTS } from '@baton/domain';
 import { TenantEntity } from '@baton/persistence';
 import { Cluster, waitFor } from '../../test/cluster/support/cluster';
+import { engineMetrics } from '../../test/cluster/support/engine-http';
 import { invocationCheck } from '../../test/cluster/support/figures';
 import { join } from 'node:path';
 import { CpuMeter } from '../support/cpu-meter';
@@ -76,13 +77,17 @@ export const failingStorm: Scenario = {
       // The storm is on once every run has failed at least once (its retries follow at once).
       await waitFor(() => c.records([aExecutor]).length >= runs, { timeoutMs: 120_000, intervalMs: 500, what: `${runs} failed attempts of A` });
       log(`  storm: ${runs} runs of A submitted, each failed once ${Date.now() - stormStarted} ms later`);
+      /** Alarms the engines' relays published so far (a counted alarm published again counts again). */
+      const published = async () => (await Promise.all(engines.map(async (e) => (await engineMetrics(e.url)).get('baton_engine_alarms_published_total') ?? 0))).reduce((a, b) => a + b, 0);
+      const publishedBefore = await published();
       const timingBefore = sqlTiming ? await enginesTiming() : null;
       const duringMeter = new CpuMeter(pids);
       const { figures: during, ...span } = await probe.run(rate, seconds);
       const duringCpu = cpuOf(duringMeter, span);
       const attempts = c.records([aExecutor]).filter((r) => r.at >= span.from && r.at <= span.to).length;
       const attemptsPerSec = Math.round(attempts / ((span.to - span.from) / 1000));
-      log(`  during: B p50/p99 ${during.b.p50}/${during.b.p99} ms; A's attempts meanwhile ${attempts} (${attemptsPerSec}/s); CPU s/s ${JSON.stringify(duringCpu)}`);
+      const publishesPerSec = +(((await published()) - publishedBefore) / ((span.to - span.from) / 1000)).toFixed(1);
+      log(`  during: B p50/p99 ${during.b.p50}/${during.b.p99} ms; A's attempts meanwhile ${attempts} (${attemptsPerSec}/s), alarm publishes ${publishesPerSec}/s; CPU s/s ${JSON.stringify(duringCpu)}`);
       // The engines' statements an attempt of A during the probe (B's 10/s are a few % of them).
       const statements = timingBefore
         ? topStatements(sqlTimingDiff(await enginesTiming(), timingBefore), 20).map((s) => ({ ...s, perAttempt: +(s.count / Math.max(1, attempts)).toFixed(3), msPerAttempt: +(s.ms / Math.max(1, attempts)).toFixed(3) }))
@@ -104,7 +109,7 @@ export const failingStorm: Scenario = {
         alone: alone.b,
         during: during.b,
         cpuSecondsPerSecond: { alone: aloneCpu, during: duringCpu },
-        storm: { attemptsDuringProbe: attempts, attemptsPerSec, probeSeconds: +((span.to - span.from) / 1000).toFixed(1) },
+        storm: { attemptsDuringProbe: attempts, attemptsPerSec, alarmPublishesPerSec: publishesPerSec, probeSeconds: +((span.to - span.from) / 1000).toFixed(1) },
         duplicated: check.duplicated.length,
         ratio,
         ...(statements ? { engineStatementsPerAttempt: statements } : {}),

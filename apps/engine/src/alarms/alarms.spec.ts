@@ -1,8 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
 import { AlarmEntity, inTransaction } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { seedTask, seedTenant } from '../testing/dispatch-side-kit';
+import { eventually, seedTask, seedTenant } from '../testing/dispatch-side-kit';
 import type { Alarms, RaiseAlarm } from './alarms';
+import { OutboxSignal } from './outbox-signal';
 import { newAlarms } from './testing/new-alarms';
 
 const T = 1_767_225_600_000;
@@ -81,6 +83,26 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     await alarms.countsWritten();
     expect(outcome).toBe('COLLAPSED');
     expect(await rows()).toMatchObject([{ count: 2, ackedAt: T + 11, publishedAt: T + 5 }]);
+  });
+
+  it('puts a counted alarm back into the outbox at most once a second; the repeats in between are counted at once and published with the next', async () => {
+    const clock = new ManualClock(T);
+    const counted = newAlarms(db.dataSource, new OutboxSignal(db.dataSource), clock);
+    const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
+    const repeat = (now: number) => inTransaction(db.dataSource, (em) => counted.raiseAlarm(em, { tenantId: 'acme', type: 'FAILED', taskId: task.id, message: 'boom', now }));
+    const alarm = async () => (await rows())[0];
+    expect(await repeat(T)).toBe('WRITTEN');
+    await db.dataSource.query('UPDATE alarms SET published_at = ?', [T + 5]); // the relay published it
+    expect(await repeat(T + 10)).toBe('COLLAPSED');
+    await eventually(async () => ((await alarm()).count === 2 ? true : undefined), 'the first repeat counted');
+    expect((await alarm()).publishedAt).toBeNull(); // back in the outbox at once
+    await db.dataSource.query('UPDATE alarms SET published_at = ?', [T + 20]); // published again
+    clock.set(T + 999);
+    expect(await repeat(T + 999)).toBe('COLLAPSED');
+    await eventually(async () => ((await alarm()).count === 3 ? true : undefined), 'the second repeat counted');
+    expect((await alarm()).publishedAt).toBe(T + 20); // counted, not published again within the second
+    await counted.countsWritten(); // what was withheld goes out (as its timer would)
+    expect(await alarm()).toMatchObject({ count: 3, publishedAt: null });
   });
 
   it('does not collapse a different type or severity, an acknowledged alarm, or other tasks', async () => {

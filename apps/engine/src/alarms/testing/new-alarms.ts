@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
+import { systemClock, type Clock } from '@baton/domain';
 import { AlarmCounts } from '../alarm-counts';
 import { Alarms } from '../alarms';
 import { OutboxSignal } from '../outbox-signal';
 
-/** Alarms as the engine module wires them, outside Nest: the outbox signal (a relay's, if given) and the repeat counts. */
-export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(dataSource)): Alarms {
-  return new Alarms(signal, new AlarmCounts(dataSource, signal));
+/** Alarms as the engine module wires them, outside Nest: the outbox signal (a relay's, if given) and the repeat counts (on `clock`). */
+export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(dataSource), clock: Clock = systemClock): Alarms {
+  return new Alarms(signal, new AlarmCounts(dataSource, signal, clock));
 }
