@@ -305,6 +305,26 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await claimer.stop();
   });
 
+  it('leaves the wake-ups of a tenant holding its whole budget to its release at half of it: one turn refills it, not one turn a run', async () => {
+    for (let i = 0; i < 3 * MIN_TENANT_HELD; i++) await insertRun(db.dataSource, { taskId: task });
+    const { claimer, queue, signal } = side({ claimBatch: 100, maxHeld: 100 });
+    await claimer.claimOnce(); // its budget: no executor advertises room, so MIN_TENANT_HELD
+    expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD);
+    claimer.start(60_000);
+    const turns = vi.spyOn(ClaimTenants.prototype, 'current'); // a turn starts by reading the tenants' loads
+    try {
+      queue.send(1); // a run went out, and a retry of it is due at once
+      signal.due('acme');
+      await new Promise((r) => setImmediate(r)); // a kicked turn would have started by now
+      expect(turns).not.toHaveBeenCalled();
+      queue.send(MIN_TENANT_HELD / 2 - 1); // down to half its budget
+      await vi.waitFor(() => expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD), SLOW_MACHINE); // refilled by the turn its release started
+    } finally {
+      turns.mockRestore();
+      await claimer.stop();
+    }
+  });
+
   it('leaves named runs to a claim turn when the tenant has no room for them here', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
