@@ -6,7 +6,7 @@ import { invocationCheck } from '../../test/cluster/support/figures';
 import { join } from 'node:path';
 import { CpuMeter } from '../support/cpu-meter';
 import { sqlTimingDiff, sqlTimingEnv, sqlTimingSnapshot, topStatements, type SqlTiming } from '../support/sql-timing';
-import { machine, mariadbServerPid, writeResult } from '../support/infra';
+import { machine, mariadbServerPid, RESULTS_DIR, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { TriggerProbe } from '../support/trigger-probe';
@@ -28,7 +28,7 @@ const TARGET_RATIO = 1.25;
 export const failingStorm: Scenario = {
   name: 'failing-storm',
   description: "a tenant's storm of always-failing runs retried at once: another tenant's trigger → start, alone and during the storm",
-  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --a-quota=N (A's ratePerSec and burst, per engine; default: the tenant defaults) --tag=…",
+  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --a-quota=N (A's ratePerSec and burst, per engine; default: the tenant defaults) --profile (the engines' V8 CPU profiles of the probe during the storm: bench/results/profiles/failing-storm<tag>/) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const runs = Number(option(args, 'runs') ?? 1_000);
@@ -41,7 +41,13 @@ export const failingStorm: Scenario = {
     try {
       const sqlTiming = args.includes('--sql-timing');
       const timingFile = (i: number) => join(c.dir, `sql-timing-engine-${i}.json`);
-      const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c, (i) => (sqlTiming ? sqlTimingEnv(timingFile(i)) : {}));
+      const profileDir = args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `failing-storm${tag}`) : null;
+      const profiled: Record<string, string> = profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'support', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: profileDir } : {};
+      const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c, (i) => {
+        const timing = sqlTiming ? sqlTimingEnv(timingFile(i)) : {};
+        const preloads = [profiled.NODE_OPTIONS, timing.NODE_OPTIONS].filter(Boolean).join(' ');
+        return { ...profiled, ...timing, ...(preloads ? { NODE_OPTIONS: preloads } : {}) };
+      });
       /** Both engines' statements so far, by digest, summed. */
       const enginesTiming = async (): Promise<SqlTiming> => {
         const sum: SqlTiming = {};
@@ -81,6 +87,7 @@ export const failingStorm: Scenario = {
       const published = async () => (await Promise.all(engines.map(async (e) => (await engineMetrics(e.url)).get('baton_engine_alarms_published_total') ?? 0))).reduce((a, b) => a + b, 0);
       const publishedBefore = await published();
       const timingBefore = sqlTiming ? await enginesTiming() : null;
+      if (profileDir) for (const e of engines) process.kill(e.pid, 'SIGUSR2'); // the engines' CPU profiles cover the probe during the storm
       const duringMeter = new CpuMeter(pids);
       const { figures: during, ...span } = await probe.run(rate, seconds);
       const duringCpu = cpuOf(duringMeter, span);

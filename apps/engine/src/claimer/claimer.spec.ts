@@ -115,7 +115,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     for (let i = 0; i < 7; i++) await insertRun(db.dataSource, { taskId: task, dueAt: T0 + i });
     const { claimer, queue } = side({ claimBatch: 3, maxHeld: 5 });
     expect(await claimer.claimOnce()).toEqual({ claimed: 3, full: true, saturated: false });
-    expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: true, saturated: false }); // room left: 5 − 3
+    expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false }); // room left: 5 − 3; its budget is full now, so no turn at once
     expect(await claimer.claimOnce()).toEqual({ claimed: 0, full: false, saturated: true });
     queue.drain();
     expect(await claimer.claimOnce()).toEqual({ claimed: 2, full: false, saturated: false });
@@ -319,6 +319,25 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       expect(turns).not.toHaveBeenCalled();
       queue.send(MIN_TENANT_HELD / 2 - 1); // down to half its budget
       await vi.waitFor(() => expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD), SLOW_MACHINE); // refilled by the turn its release started
+    } finally {
+      turns.mockRestore();
+      await claimer.stop();
+    }
+  });
+
+  it('leaves the wake-ups of a tenant whose runs here wait for its quota to a poll: a run claimed now would wait behind them', async () => {
+    await insertRun(db.dataSource, { taskId: task });
+    const { claimer, queue, signal } = side();
+    queue.pacedTenants.add('acme');
+    claimer.start(60_000);
+    const turns = vi.spyOn(ClaimTenants.prototype, 'current'); // a turn starts by reading the tenants' loads
+    try {
+      signal.due('acme'); // a retry due at once
+      await new Promise((r) => setImmediate(r)); // a kicked turn would have started by now
+      expect(turns).not.toHaveBeenCalled();
+      queue.pacedTenants.delete('acme'); // a token is back
+      signal.due('acme');
+      await vi.waitFor(() => expect(queue.heldOf('acme')).toBe(1), SLOW_MACHINE);
     } finally {
       turns.mockRestore();
       await claimer.stop();

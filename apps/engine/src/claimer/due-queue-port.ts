@@ -20,6 +20,11 @@ export interface DueQueuePort {
   /** Runs of one tenant held, not yet dispatched (waiting for their due time, a token, a slot or executor room). */
   heldOf(tenantId: string): number;
   /**
+   * Whether runs of the tenant wait here for its quota's tokens (its bucket is empty): a run
+   * claimed now would wait behind them, so a wake-up need not start a claim turn for it.
+   */
+  paced(tenantId: string): boolean;
+  /**
    * Whether the run is in this node's hands: waiting here, or being dispatched (from its launch to
    * its ACCEPTED mark), or held back for room on an executor. A run this node holds in the
    * database but not here is a stray (LeaseRenewerService).

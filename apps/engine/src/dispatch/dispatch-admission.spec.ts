@@ -28,6 +28,16 @@ describe('DispatchAdmission', () => {
     expect(admission.takeTokens(runs[1], 1_205)).toBe(0);
   });
 
+  it('says a tenant is out of tokens while its bucket is empty: not before its first run took one, nor once a token is back', () => {
+    const { rows, admission } = directory();
+    rows.set('acme', { ratePerSec: 5, burst: 1 });
+    expect(admission.outOfTokens('acme', 1_000)).toBe(false);
+    expect(admission.takeTokens(aClaimedRun(1, 1_000), 1_000)).toBe(0);
+    expect(admission.outOfTokens('acme', 1_000)).toBe(true);
+    expect(admission.outOfTokens('acme', 1_199)).toBe(true);
+    expect(admission.outOfTokens('acme', 1_200)).toBe(false);
+  });
+
   it('a tenant read as absent is not held for its row: its runs go to dispatch, which defers them', () => {
     const { rows, admission } = directory();
     rows.set('acme', null);

@@ -62,6 +62,12 @@ export class DispatchAdmission {
     return false;
   }
 
+  /** Whether the tenant's bucket has no token now: its runs here wait for its quota (false before it was first used). */
+  outOfTokens(tenantId: string, now: number): boolean {
+    const bucket = this.buckets.bucket(`tenant:${tenantId}`);
+    return bucket !== undefined && !bucket.canTake(now);
+  }
+
   /** The run's tokens back to its buckets (it was not sent; it takes them anew when it comes round). */
   refund(run: ClaimedRun, now: number): void {
     this.buckets.refundAll(now, keysOf(run));

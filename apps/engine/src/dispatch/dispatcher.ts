@@ -185,6 +185,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     this.tenants.prefetch(runs.map((r) => r.tenantId));
   }
 
+  /** Whether the tenant's runs wait for its quota's tokens here now (DispatchAdmission.outOfTokens). */
+  outOfTokens(tenantId: string, now: number): boolean {
+    return this.admission.outOfTokens(tenantId, now);
+  }
+
   /** Whether the tenant's quota is known here (DispatchAdmission.quotaKnown: if not, it is asked for). */
   quotaKnown(tenantId: string): boolean {
     return this.admission.quotaKnown(tenantId);

@@ -97,6 +97,10 @@ export class DueQueue implements OnModuleDestroy {
     return this.tally.of(tenantId) + this.dispatcher.heldBackOf(tenantId);
   }
 
+  paced(tenantId: string): boolean {
+    return this.tally.of(tenantId) > 0 && this.dispatcher.outOfTokens(tenantId, this.clock.now());
+  }
+
   /** Whether the run is in this node's hands: held here, or with the dispatcher (being sent, or held back). */
   holds(runId: number): boolean {
     return this.handles.has(runId) || this.ready.has(runId) || this.dispatcher.holds(runId);

@@ -68,6 +68,11 @@ export class FakeDueQueue implements DueQueuePort {
   holds(runId: number): boolean {
     return this.ids.has(runId);
   }
+  /** Tenants whose runs are to wait for tokens (paced). */
+  readonly pacedTenants = new Set<string>();
+  paced(tenantId: string): boolean {
+    return this.pacedTenants.has(tenantId);
+  }
   private readonly released: Array<(tenantId: string) => void> = [];
   onReleased(listener: (tenantId: string) => void): void {
     this.released.push(listener);

@@ -137,6 +137,7 @@ export class Watchdog implements OnModuleDestroy {
           message: `Task ${run.taskName}: run ${run.runId} (attempt ${run.attempt}) not started ${now - run.lateFrom} ms after its ${from} time (start deadline ${run.startDeadlineMs} ms; ${run.state})`,
           data: { attempt: run.attempt, state: run.state, scheduledAt: run.scheduledAt, dueAt: run.dueAt, lateFrom: run.lateFrom, lateFromKind: from, startDeadlineMs: run.startDeadlineMs },
           alarmTypes: run.alarmTypes,
+          silenceMs: run.alarmSilenceMs,
           now,
         });
         raised++;

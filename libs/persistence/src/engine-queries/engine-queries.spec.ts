@@ -388,6 +388,14 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect(await late(T + 51_001)).toEqual([[id, T + 50_000]]);
   });
 
+  it("START_LATE's scan carries the task's alarm settings, so its alarm reads nothing more", async () => {
+    const taskId = await insertManualTask('nightly', 1_000);
+    await db.dataSource.query(`UPDATE tasks SET alarm_types = '["START_LATE"]', alarm_silence_ms = 30000 WHERE id = ?`, [taskId]);
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(taskId, T)], T));
+    const [late] = await findLateRuns(db.dataSource.manager, { groups: ['default'], now: T + 2_000, firedBefore: T + 1_000, limit: 100 });
+    expect(late).toMatchObject({ taskId, alarmTypes: ['START_LATE'], alarmSilenceMs: 30_000 });
+  });
+
   it.skipIf(kind !== 'mysql')('retryRunAttempt: an attempt another transaction ended first, while this one waited on its copy, is left to it (false), not a failed transaction', async () => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T)], T));
     const [{ id }] = await runs();

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, RunState } from '@baton/domain';
-import { parseAlarmTypes } from './run-attempt-row';
+import { parseAlarmSilenceMs, parseAlarmTypes } from './run-attempt-row';
 import { dialectOf, execute, num, numOrNull, placeholders, type Dialect } from '../sql';
 
 export interface LateRunRow {
@@ -20,6 +20,8 @@ export interface LateRunRow {
   startDeadlineMs: number;
   /** null: every type. */
   alarmTypes: AlarmType[] | null;
+  /** The task's alarm silence window (0: never collapsed): with alarmTypes, the alarm reads nothing more. */
+  alarmSilenceMs: number;
 }
 
 /** What a run's lateness counts from (LATE_FROM), for the alarm to say. */
@@ -89,7 +91,7 @@ const LATE_FROM = 'COALESCE(r.late_from_at, r.scheduled_at)';
  */
 export function findLateRunsSql(groups: number, dialect: Dialect): string {
   return `SELECT r.id, r.tenant_id, r.task_id, t.name AS task_name, r.state, r.attempt, r.scheduled_at, COALESCE(r.instant_at, r.due_at) AS due_at,
-            r.late_from_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types
+            r.late_from_at, ${LATE_FROM} AS late_from, t.start_deadline_ms, t.alarm_types, t.alarm_silence_ms
        FROM runs r ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_late)' : ''} JOIN tasks t ON t.id = r.task_id
       WHERE r.engine_group IN (${placeholders(groups)}) AND r.state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')
         AND r.late_alarmed_at IS NULL AND r.dispatched_at IS NULL
@@ -114,5 +116,6 @@ export async function findLateRuns(manager: EntityManager, input: { groups: read
     lateFrom: num(r.late_from),
     startDeadlineMs: num(r.start_deadline_ms),
     alarmTypes: parseAlarmTypes(r.alarm_types),
+    alarmSilenceMs: parseAlarmSilenceMs(r.alarm_silence_ms),
   }));
 }
