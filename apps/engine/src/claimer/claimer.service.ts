@@ -130,19 +130,13 @@ export class ClaimerService {
       const n = got.get(take.tenantId) ?? 0;
       if (n > 0) this.lastClaimAt.set(take.tenantId, now);
       if (take.limit === 0 || n < take.limit) {
-        if (take.limit > 0) {
-          this.backlogged.delete(take.tenantId);
-          this.filled.delete(take.tenantId); // it found less than it had room for: not full
-        }
+        if (take.limit > 0) this.backlogged.delete(take.tenantId);
         continue;
       }
       this.backlogged.add(take.tenantId);
+      whole = true;
       const budget = budgets.get(take.tenantId) ?? 0;
-      // Full here: its next runs come with a turn its release at half starts (released), not with
-      // one at once, which would find room for the one or two runs sent meanwhile — a tenant held
-      // back by its quota was claimed one run a turn, a transaction and a backlog count each.
       if (this.dueQueue.heldOf(take.tenantId) + n >= budget) this.filled.set(take.tenantId, budget);
-      else whole = true;
     }
     if (runs.length > 0) await this.handOver(runs);
     return { claimed: runs.length, full: whole || more, saturated: false };
@@ -240,13 +234,10 @@ export class ClaimerService {
 
   private kickFor(tenantId: string): void {
     this.backlogged.add(tenantId);
-    // It holds its whole budget here (more than half of it still): its next runs are claimed when
-    // it is down to half (released), in one turn. Kicked for every wake-up instead, a tenant held
-    // back by its quota or its executors was refilled one run a turn, each turn a transaction and
-    // a backlog count (bench failing-storm --a-quota).
-    if (this.filled.has(tenantId)) return;
     // Its runs here wait for its quota's tokens: a run claimed now would wait behind them. A poll
-    // claims what came due meanwhile, together (a retry's wake-up started a turn for each retry).
+    // claims what came due meanwhile, together: kicked for every wake-up instead, a tenant held
+    // back by its quota was claimed one run a turn, each turn a transaction and a backlog count
+    // (a retry's wake-up started a turn for each retry: bench failing-storm --a-quota).
     if (this.dueQueue.paced(tenantId)) return;
     this.loop.kick();
   }

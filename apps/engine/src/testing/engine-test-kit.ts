@@ -38,7 +38,7 @@ export function testConfig(overrides: Partial<EngineConfig> = {}): EngineConfig 
   return readEngineConfig({}, { nodeId: 'engine-a', groups: ['default'], databaseUrl: 'unused', livenessPollMs: 0, lookAheadMs: 2_000, sendAheadMs: 2_000, ...overrides });
 }
 
-/** Stands in for the dispatch side's DueQueue: keeps what it is given, dispatches nothing unless told (`send`). */
+/** Stands in for the dispatch side's DueQueue: keeps what it is given, dispatches nothing. */
 export class FakeDueQueue implements DueQueuePort {
   readonly runs: ClaimedRun[] = [];
   /** Runs held by tenant, counted as the real queue does (O(1) a look-up: the claim bench asks for every tenant each turn). */
@@ -73,17 +73,8 @@ export class FakeDueQueue implements DueQueuePort {
   paced(tenantId: string): boolean {
     return this.pacedTenants.has(tenantId);
   }
-  private readonly released: Array<(tenantId: string) => void> = [];
-  onReleased(listener: (tenantId: string) => void): void {
-    this.released.push(listener);
-  }
-  /** The `n` oldest runs leave as if dispatched, each told to the onReleased listeners. */
-  send(n: number): void {
-    for (const run of this.runs.splice(0, n)) {
-      this.ids.delete(run.runId);
-      this.byTenant.set(run.tenantId, (this.byTenant.get(run.tenantId) ?? 1) - 1);
-      for (const listener of this.released) listener(run.tenantId);
-    }
+  onReleased(): void {
+    // Dispatches nothing: nothing is ever released.
   }
   drain(): ClaimedRun[] {
     this.byTenant.clear();
