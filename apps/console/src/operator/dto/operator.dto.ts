@@ -37,14 +37,14 @@ export class CreateTenantDto {
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
   engineGroup?: string;
 
-  @ApiPropertyOptional({ default: 1000, description: 'Tenant token bucket refill rate (runs/s)' })
+  @ApiPropertyOptional({ default: 1000, description: "Tenant token bucket refill rate (runs/s), on each engine: a group of k engines sends up to k × this" })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   ratePerSec?: number;
 
-  @ApiPropertyOptional({ default: 2000, description: 'Tenant token bucket capacity' })
+  @ApiPropertyOptional({ default: 2000, description: "Tenant token bucket capacity, on each engine" })
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -94,14 +94,14 @@ export class UpdateTenantDto {
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
   engineGroup?: string;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'Tenant token bucket refill rate (runs/s), on each engine. Omitted: unchanged' })
   @OptionalNotNull('to keep it as it is')
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   ratePerSec?: number;
 
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'Tenant token bucket capacity, on each engine. Omitted: unchanged' })
   @OptionalNotNull('to keep it as it is')
   @IsInt()
   @Min(1)
