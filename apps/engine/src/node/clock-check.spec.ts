@@ -1,8 +1,9 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock, OffsetClock, READING_ROUNDING_MS } from '@baton/domain';
 import { AlarmEntity, EngineNodeEntity, readDatabaseTime } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { ClockSkewAlarm } from '../alarms/clock-skew-alarm';
+import type { Alarms } from '../alarms/alarms';
 import { newAlarms } from '../alarms/testing/new-alarms';
 import { claimSide, ensureTenant, insertRun, insertTask, testConfig } from '../testing/engine-test-kit';
 import { ClockCheck } from './clock-check';
@@ -21,6 +22,11 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     await db.clear();
     await ensureTenant(db.dataSource, 'acme');
   });
+  /** The engines' alarms: the repeats they counted are written (their timers stopped) before the next test. */
+  const made: Alarms[] = [];
+  afterEach(async () => {
+    for (const alarms of made.splice(0)) await alarms.countsWritten();
+  });
 
   /** `skewMs`: how far the machine's clock is ahead (negative: behind); bounds wide of the test's own time passing. */
   async function skewedEngine(skewMs: number, clockSkewStopMs: number) {
@@ -28,7 +34,9 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     const clock = new OffsetClock(machine);
     const config = testConfig({ clockSkewAlarmMs: 500, clockSkewStopMs });
     const side = claimSide(db.dataSource, config, clock);
-    const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, newAlarms(db.dataSource)));
+    const alarms = newAlarms(db.dataSource);
+    made.push(alarms);
+    const check = new ClockCheck(db.dataSource, config, side.clockWatch, new ClockSkewAlarm(db.dataSource, config, alarms));
     await side.node.register('http://127.0.0.1:9');
     return { machine, clock, side, check };
   }
