@@ -5,6 +5,7 @@ import { CpuMeter } from '../support/cpu-meter';
 import { machine, RESULTS_DIR, writeResult } from '../support/infra';
 import { startBaton } from '../support/on-demand/baton-target';
 import { runStep, settle, StartBook, type StepRun, type StepSpec } from '../support/on-demand/open-loop';
+import { startFloor } from '../support/on-demand/floor-target';
 import { startPeer } from '../support/on-demand/peer-targets';
 import { knee, KNEE_P99_MS, stepFigures, type StepFigures } from '../support/on-demand/step-figures';
 import type { KillTarget, OnDemandTarget } from '../support/on-demand/target';
@@ -22,7 +23,7 @@ import { BURST_TENANT } from './burst';
  * unanswered, lost, duplicated, CPU per 1,000 runs per process, and each series' knee.
  */
 
-const SYSTEMS = ['baton', 'bullmq', 'graphile-worker'] as const;
+const SYSTEMS = ['baton', 'bullmq', 'graphile-worker', 'floor'] as const;
 type SystemKey = (typeof SYSTEMS)[number];
 const SERIES = ['single', 'batched', 'client', 'events', 'events-batched'] as const;
 /** Each series' steps' prefix of their submissions' keys (unique across a run). */
@@ -303,6 +304,9 @@ export const onDemand: Scenario = {
             },
             log,
           );
+        } else if (system === 'floor') {
+          server = PeerServer.start('mariadb', Number(option(args, 'mariadb-port') ?? 19921));
+          target = await startFloor(server, log);
         } else {
           server = system === 'bullmq' ? PeerServer.start('redis', Number(option(args, 'redis-port') ?? 19901)) : PeerServer.start('postgres', Number(option(args, 'postgres-port') ?? 19911));
           target = await startPeer(system, server, concurrency, log);
