@@ -20,6 +20,7 @@ import { executorOverhead } from './executor-overhead';
 import { ha } from './ha';
 import { peers } from './peers';
 import { auditSave } from './audit-save';
+import { runIndexes } from './run-indexes';
 import { heavyNeighbour } from './heavy-neighbour';
 import { floodedKey } from './flooded-key';
 import { failingStorm } from './failing-storm';
@@ -32,4 +33,4 @@ import { onDemand } from './on-demand';
 import { consoleRequest } from './console-request';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, eventIngest, idempotency, stateChanges, idle];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, eventIngest, idempotency, stateChanges, idle, runIndexes];
