@@ -4,7 +4,7 @@ import { ALL_TASKS, estimatePercentile, HOUR_MS, ManualClock, MINUTE_MS, type Cl
 import { claimDueRuns, deleteEndedRuns, readRollups } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
-import { GROUP, seedRun, seedTask, seedTenant, TENANT, type SeededTask } from '../testing/dispatch-side-kit';
+import { GROUP, seedExecutor, seedRun, seedTask, seedTenant, TENANT, type SeededTask } from '../testing/dispatch-side-kit';
 import { HistoryJob } from './history-job';
 import { SETTLE_LAG_MS } from './rollup-pass';
 
@@ -229,6 +229,23 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       await purgeAll(job(db.dataSource, clock));
       const left = ((await db.dataSource.query(`SELECT fire_key FROM submission_keys ORDER BY fire_key`)) as Array<{ fire_key: string }>).map((r) => r.fire_key);
       expect(left).toEqual(['k:other-tenant', 'k:recent']);
+    });
+
+    it('purges executors DOWN since before the runs\' retention, several batches of them, and keeps the UP, the recently DOWN and another tenant\'s', async () => {
+      await setPolicy(0, { runsMs: 2 * DAY });
+      const gone: number[] = [];
+      for (let i = 0; i < 7; i++) gone.push(await seedExecutor(db.dataSource, { url: `http://pod-${i}:9999`, state: 'DOWN', heartbeatAt: T - 3 * DAY + i }));
+      const recent = await seedExecutor(db.dataSource, { url: 'http://recent:9999', state: 'DOWN', heartbeatAt: T - DAY });
+      // Silent for days but not yet marked DOWN (no engine watched it meanwhile): the watchdog's to judge, not the purge's.
+      const up = await seedExecutor(db.dataSource, { url: 'http://up:9999', state: 'UP', heartbeatAt: T - 3 * DAY });
+      const other = await seedExecutor(db.dataSource, { url: 'http://pod-0:9999', tenantId: 'globex', state: 'DOWN', heartbeatAt: T - 3 * DAY });
+      const ranThere = await ended(T - HOUR_MS);
+      await db.dataSource.query('UPDATE runs SET executor_id = ? WHERE id = ?', [gone[0], ranThere]);
+      await purgeAll(job(db.dataSource, clock));
+      const left = ((await db.dataSource.query('SELECT id FROM executors ORDER BY id')) as Array<{ id: unknown }>).map((r) => Number(r.id));
+      expect(left).toEqual([recent, up, other]);
+      // The run that went to a purged executor stays, its executor id with it.
+      expect(await db.dataSource.query('SELECT executor_id FROM runs WHERE id = ?', [ranThere])).toEqual([{ executor_id: gone[0] }]);
     });
 
     it('purges key rows no run took for an hour once at rest, keeps those still counting (a bucket refilling, a throttle period going), several batches of them', async () => {

@@ -112,7 +112,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
           step: (work) => this.purgeStep(work),
         });
         report.set(tenantId, { rollup, purge });
-        if (purge.runs + purge.logs + purge.alarms + purge.events + purge.submissionKeys + purge.runKeys + purge.audit > 0) this.logger.debug('history purged', { tenantId, ...purge });
+        if (purge.runs + purge.logs + purge.alarms + purge.events + purge.submissionKeys + purge.runKeys + purge.executors + purge.audit > 0) this.logger.debug('history purged', { tenantId, ...purge });
       } catch (err) {
         if (!(err instanceof LostHistoryLeaseError)) throw err;
         this.held.delete(tenantId);

@@ -11,6 +11,7 @@ import {
   newestRunsBoundary,
   purgeAlarms,
   purgeEvents,
+  purgeDownExecutors,
   purgeSubmissionKeys,
   findUnusedRunKeys,
   deleteRunKeys,
@@ -49,6 +50,8 @@ export interface PurgeReport {
   submissionKeys: number;
   /** Rows of concurrency, rate and throttle keys at rest (run_keys). */
   runKeys: number;
+  /** Executors DOWN since before the runs' retention. */
+  executors: number;
   rollups: number;
   audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
@@ -65,6 +68,9 @@ export interface PurgeReport {
  * - events received before the tenant's run retention (runsMs): an event lives as long as the
  *   runs it could have started, and its idempotency key is free again once it is gone; the
  *   idempotency keys of submissions to debounced or throttled tasks likewise;
+ * - executors DOWN since before the tenant's run retention: the runs that went to them have gone
+ *   by then (but the newest a task keeps), and an executor that comes back under a new address
+ *   (a restarted container) would otherwise leave its old row for ever;
  * - rows of concurrency, rate and throttle keys (run_keys) no run took for KEY_ROWS_UNUSED_MS,
  *   once at rest (domain keyAtRest): the next run of the key makes its row again, fresh;
  * - logs of runs older than the log retention; alarms older than theirs, once published, and
@@ -77,7 +83,7 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, rollups: 0, audit: 0, more: false };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, executors: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
@@ -149,6 +155,13 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
     const deleted = await step(() => inTransaction(dataSource, (em) => purgeSubmissionKeys(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.submissionKeys += deleted;
+    if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+  }
+
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const deleted = await step(() => inTransaction(dataSource, (em) => purgeDownExecutors(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
+    report.executors += deleted;
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }

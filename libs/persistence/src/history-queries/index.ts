@@ -8,6 +8,7 @@ export type { PurgeCandidate } from './purge-runs';
 export { purgeRunLogs } from './purge-run-logs';
 export { purgeAlarms } from './purge-alarms';
 export { purgeEvents } from './purge-events';
+export { purgeDownExecutors } from './purge-down-executors';
 export { purgeSubmissionKeys } from './purge-submission-keys';
 export { findUnusedRunKeys } from './find-unused-run-keys';
 export type { UnusedRunKey } from './find-unused-run-keys';
