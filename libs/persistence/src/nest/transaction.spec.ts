@@ -117,3 +117,44 @@ describe('inTransaction on MariaDB', () => {
     ]);
   });
 });
+
+describe('transactions on MySQL with their START sent with their first statement (connections/merged-transaction-start.ts)', () => {
+  const db = useTestDatabase('mysql');
+
+  it('is how every connection of a data source sends its transactions', async () => {
+    const runner = db.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      expect(Object.hasOwn((runner as unknown as { databaseConnection: object }).databaseConnection, 'query')).toBe(true); // wrapped, not mysql2's own
+    } finally {
+      await runner.release();
+    }
+  });
+
+  it('run at the isolation asked for, roll back as a whole, and leave autocommitted statements alone', async () => {
+    await db.dataSource.query('CREATE TABLE IF NOT EXISTS merged_start_t (id INT PRIMARY KEY)');
+    await db.dataSource.query('DELETE FROM merged_start_t');
+    // InnoDB's own record of the transaction says its isolation level: the SET went first, in the same packet.
+    const level = await inTransaction(
+      db.dataSource,
+      async (em) => {
+        await em.query('SELECT COUNT(*) FROM merged_start_t FOR UPDATE');
+        const [row] = (await em.query('SELECT trx_isolation_level AS level FROM information_schema.INNODB_TRX WHERE trx_mysql_thread_id = CONNECTION_ID()')) as Array<{ level: string }>;
+        return row.level;
+      },
+      { isolation: 'READ COMMITTED' },
+    );
+    expect(level).toBe('READ COMMITTED');
+    await expect(
+      inTransaction(db.dataSource, async (em) => {
+        await em.query('INSERT INTO merged_start_t VALUES (1)');
+        await em.query('INSERT INTO merged_start_t VALUES (1)');
+      }),
+    ).rejects.toThrow(/Duplicate/);
+    expect(await db.dataSource.query('SELECT id FROM merged_start_t')).toEqual([]);
+    await db.dataSource.query('INSERT INTO merged_start_t VALUES (2)');
+    // Committed on its own: another connection sees it at once.
+    expect(await inTransaction(db.dataSource, (em) => em.query('SELECT id FROM merged_start_t'))).toEqual([{ id: 2 }]);
+    await db.dataSource.query('DROP TABLE merged_start_t');
+  });
+});
