@@ -7,15 +7,13 @@
  * `query` (what TypeORM calls for every statement) and adds each statement's round trip —
  * sent → answer handed back, as the engine waits for it — to its digest (the SQL with placeholder
  * lists folded); SET TRANSACTION / START TRANSACTION / COMMIT are keyed with their
- * transaction's first statement (`COMMIT «SELECT … FROM tasks …»`); an opening sent with that
- * statement, in its packet, is timed as part of it. On SIGUSR2 (or $BENCH_SQL_TIMING_SIGNAL: the console
+ * transaction's first statement (`COMMIT «SELECT … FROM tasks …»`). On SIGUSR2 (or $BENCH_SQL_TIMING_SIGNAL: the console
  * shuts down on SIGUSR2) the cumulative `{ digest: [count, ms] }` is written to
  * $BENCH_SQL_TIMING_FILE; the bench diffs two snapshots (bench/support/sql-timing.ts).
  */
 const fs = require('node:fs');
 
 const CONTROL = /^(SET TRANSACTION|START TRANSACTION|COMMIT|ROLLBACK)/;
-const MERGED_OPENING = /^((SET TRANSACTION ISOLATION LEVEL [A-Z ]+|START TRANSACTION); )+/;
 
 const file = process.env.BENCH_SQL_TIMING_FILE;
 // Worker threads inherit NODE_OPTIONS, but may not listen for signals: main thread only.
@@ -33,14 +31,12 @@ if (file && require('node:worker_threads').isMainThread) {
     const text = typeof sql === 'string' ? sql : sql && sql.sql;
     if (typeof cb !== 'function' || typeof text !== 'string') return query.call(this, sql, values, cb);
     const txn = this.benchTxn || (this.benchTxn = { label: null, control: [] });
-    // A transaction's opening statements travel with its first one (libs/persistence merged-transaction-start.ts): keyed by that one.
-    const opening = MERGED_OPENING.exec(text);
-    const key = digest(opening ? text.slice(opening[0].length) : text);
+    const key = digest(text);
     const t0 = process.hrtime.bigint();
     return query.call(this, sql, values, function (...args) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (!CONTROL.test(key)) {
-        if ((txn.control.length || opening) && !txn.label) txn.label = key;
+        if (txn.control.length && !txn.label) txn.label = key;
         add(key, ms);
       } else if (/^(COMMIT|ROLLBACK)/.test(key)) {
         // A transaction's own round trips belong to the loop that ran it: its first statement says which.

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
-import { mergeTransactionStarts } from './connections/merged-transaction-start';
 import { MIGRATIONS } from '../../../migrations';
 
 /** Which database a URL names. */
@@ -40,8 +39,6 @@ export function dataSourceOptions(url: string): DataSourceOptions {
       bigNumberStrings: false,
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
-      // A transaction's START goes with its first statement (connections/merged-transaction-start.ts).
-      multipleStatements: true,
       extra: { connectionLimit: 20 },
     };
   }
@@ -70,12 +67,6 @@ export class BatonDataSource extends DataSource {
   protected override async buildMetadatas(): Promise<void> {
     await super.buildMetadatas();
     alignEntityMetadata(this);
-  }
-
-  override async initialize(): Promise<this> {
-    await super.initialize();
-    if (this.options.type === 'mysql' || this.options.type === 'mariadb') mergeTransactionStarts((this.driver as unknown as { pool: Parameters<typeof mergeTransactionStarts>[0] }).pool);
-    return this;
   }
 }
 

@@ -177,7 +177,7 @@ export class CallbacksService {
    * alarms, in one transaction. First optimistically (the lookup just saw each attempt executing:
    * the UPDATE alone, no locking read) and, when they carry nothing but the outcome, at the
    * server's isolation (no follow-ups, no inserts: READ COMMITTED would only cost the SET
-   * TRANSACTION statement); if some attempt did not move (NotAllSucceededError, rolled back), again
+   * TRANSACTION round trip); if some attempt did not move (NotAllSucceededError, rolled back), again
    * with the locking read, which tells which moved.
    */
   private async succeedTogether(items: Outcome[]): Promise<Array<EndedState | null>> {
@@ -197,8 +197,8 @@ export class CallbacksService {
 
   /**
    * A success that arrived alone and carries nothing but its outcome: its guarded UPDATE is the
-   * whole write, so it commits on its own — one round trip, where a transaction is two (the UPDATE
-   * with its SET TRANSACTION and START, merged-transaction-start.ts, then COMMIT). A run that did not move was no longer that attempt's
+   * whole write, so it commits on its own — one statement, where a transaction is four (SET
+   * TRANSACTION, START, the UPDATE, COMMIT). A run that did not move was no longer that attempt's
    * (stale): nothing was written.
    */
   private async endBare({ cb, ack }: Outcome): Promise<EndedState | null> {

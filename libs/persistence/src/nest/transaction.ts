@@ -85,8 +85,8 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
  * transaction. On MySQL/MariaDB that is a pooled connection in autocommit mode: the statement is
  * committed (durable, with InnoDB's default flush at commit) before its answer comes back, so a
  * caller acts on a committed write exactly as after inTransaction — for 1 round trip instead of
- * 2 (the statement with its START TRANSACTION, merged-transaction-start.ts, and COMMIT; 3 before
- * that merge), which in a burst were most of the dispatcher's statements. A deadlock or lock wait is retried as inTransaction does. On SQLite it goes through
+ * 3 (START TRANSACTION, the statement, COMMIT), which in a burst were most of the dispatcher's
+ * statements. A deadlock or lock wait is retried as inTransaction does. On SQLite it goes through
  * inTransaction's queue: the one shared connection must not run it inside another caller's
  * transaction.
  *
