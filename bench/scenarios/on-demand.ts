@@ -17,8 +17,9 @@ import { BURST_TENANT } from './burst';
 /**
  * On demand (issue 38 item 4): work submitted the moment it exists — what a job queue is for —
  * as an open-loop ladder of rates (bench/support/on-demand/open-loop.ts), on Baton in cluster
- * mode through its public API, BullMQ and graphile-worker, one system after the other in one
- * run, each on a store of its own (scripts/mariadb.sh, redis.sh, postgres.sh on ports of this
+ * mode through its public API, BullMQ, graphile-worker and the floor (Baton's shape with nothing
+ * else: bench/support/on-demand/floor-target.ts), one system after the other in one run, each on
+ * a store of its own (scripts/mariadb.sh, redis.sh, postgres.sh on ports of this
  * benchmark). Per system and rate: starts/s, submission → handler start, answer time, refused,
  * unanswered, lost, duplicated, CPU per 1,000 runs per process, and each series' knee.
  */
@@ -250,7 +251,7 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
 
 export const onDemand: Scenario = {
   name: 'on-demand',
-  description: 'work submitted on demand, open loop at a ladder of rates, on Baton (cluster, public API), BullMQ and graphile-worker: submission → start, answer, lost, dup, CPU, knee',
+  description: 'work submitted on demand, open loop at a ladder of rates, on Baton (cluster, public API), BullMQ, graphile-worker and the floor (the same shape with nothing else): submission → start, answer, lost, dup, CPU, knee',
   quickSet: false,
   options: (
     [
