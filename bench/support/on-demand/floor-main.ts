@@ -1,6 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createPool, type Pool, type ResultSetHeader } from 'mysql2/promise';
+import { Coalescer } from '@baton/scheduling';
 
 /**
  * One process of the on-demand benchmark's floor (bench/support/on-demand/floor-target.ts): the
@@ -19,8 +20,8 @@ import { createPool, type Pool, type ResultSetHeader } from 'mysql2/promise';
  *   and calls back.
  *
  * Every hop sends what gathered in one turn of the event loop in one message, with at most two
- * messages of a stream in flight (the rest wait and go together): Baton's own batching, so the
- * floor is what its shape costs, not what a naive pipeline costs.
+ * messages of a stream in flight (the rest wait and go together): Baton's own batching, its
+ * Coalescer, so the floor is what its shape costs, not what a naive pipeline costs.
  *
  * Environment: FLOOR_ROLE, FLOOR_DB_URL (front, dispatcher), FLOOR_DISPATCHER_URL (front),
  * FLOOR_WORKER_URLS (dispatcher, comma-separated), FLOOR_RECORD_FILE (worker). Prints
@@ -33,37 +34,9 @@ interface Run {
   k: string;
 }
 
-/** Items sent together per turn of the event loop, at most two sendings in flight; the rest wait for the next. */
-class Lane<T, R = void> {
-  private waiting: Array<{ item: T; done: (r: R) => void; fail: (e: unknown) => void }> = [];
-  private inFlight = 0;
-  private scheduled = false;
-
-  constructor(private readonly send: (items: T[]) => Promise<R[]>) {}
-
-  add(item: T): Promise<R> {
-    const result = new Promise<R>((done, fail) => this.waiting.push({ item, done, fail }));
-    this.kick();
-    return result;
-  }
-
-  private kick(): void {
-    if (this.scheduled || this.inFlight >= 2 || this.waiting.length === 0) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      if (this.inFlight >= 2 || this.waiting.length === 0) return;
-      const batch = this.waiting.splice(0, 1000);
-      this.inFlight++;
-      this.send(batch.map((w) => w.item)).then(
-        (results) => batch.forEach((w, i) => w.done(results[i])),
-        (err) => batch.forEach((w) => w.fail(err)),
-      ).finally(() => {
-        this.inFlight--;
-        this.kick();
-      });
-    });
-  }
+/** Baton's batching (the engine's Coalescer): what a turn of the event loop gathers goes in one message, at most two in flight, the rest together next. */
+function lane<T, R = void>(send: (items: T[]) => Promise<R[]>): Coalescer<T, R> {
+  return new Coalescer(send, { concurrency: 2, maxBatch: 1000 });
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -117,21 +90,21 @@ function pool(): Pool {
 function front(): (path: string, body: unknown) => Promise<[number, unknown]> {
   const db = pool();
   const dispatcher = env('FLOOR_DISPATCHER_URL');
-  const wakes = new Lane<Run>(async (runs) => {
+  const wakes = lane<Run>(async (runs) => {
     await post(`${dispatcher}/wake`, { runs });
     return runs.map(() => undefined);
   });
   // One INSERT for the runs of a turn; their ids are consecutive (innodb_autoinc_lock_mode 2 gives a multi-row INSERT one range).
-  const inserts = new Lane<{ k: string; task: number }, Run>(async (items) => {
+  const inserts = lane<{ k: string; task: number }, Run>(async (items) => {
     const now = Date.now();
     const [result] = await db.query<ResultSetHeader>('INSERT INTO floor_runs (k, task, state, created_at) VALUES ?', [items.map((i) => [i.k, i.task, 'PENDING', now])]);
     const runs = items.map((item, n) => ({ id: result.insertId + n, k: item.k }));
-    for (const run of runs) void wakes.add(run).catch((err: Error) => console.error(`wake failed: ${err.message}`));
+    for (const run of runs) void wakes.push(run).catch((err: Error) => console.error(`wake failed: ${err.message}`));
     return runs;
   });
   return async (path, body) => {
-    if (path === '/runs') return [201, await inserts.add(body as { k: string; task: number })];
-    if (path === '/runs/batch') return [201, { runs: await Promise.all((body as { items: Array<{ k: string; task: number }> }).items.map((i) => inserts.add(i))) }];
+    if (path === '/runs') return [201, await inserts.push(body as { k: string; task: number })];
+    if (path === '/runs/batch') return [201, { runs: await Promise.all((body as { items: Array<{ k: string; task: number }> }).items.map((i) => inserts.push(i))) }];
     return [404, { error: path }];
   };
 }
@@ -140,29 +113,29 @@ function dispatcher(): (path: string, body: unknown) => Promise<[number, unknown
   const db = pool();
   const workers = env('FLOOR_WORKER_URLS').split(',');
   let turn = 0;
-  const dispatches = new Lane<Run>(async (runs) => {
+  const dispatches = lane<Run>(async (runs) => {
     await post(`${workers[turn++ % workers.length]}/dispatch`, { runs });
     return runs.map(() => undefined);
   });
-  const claims = new Lane<Run>(async (runs) => {
+  const claims = lane<Run>(async (runs) => {
     const now = Date.now();
     const [result] = await db.query<ResultSetHeader>("UPDATE floor_runs SET state = 'DISPATCHED', dispatched_at = ? WHERE id IN (?) AND state = 'PENDING'", [now, runs.map((r) => r.id)]);
     // One dispatcher: every row it is told of is its own. A second one would need to read which it got.
     if (result.affectedRows !== runs.length) throw new Error(`claimed ${result.affectedRows} of ${runs.length}`);
-    for (const run of runs) void dispatches.add(run).catch((err: Error) => console.error(`dispatch failed: ${err.message}`));
+    for (const run of runs) void dispatches.push(run).catch((err: Error) => console.error(`dispatch failed: ${err.message}`));
     return runs.map(() => undefined);
   });
-  const outcomes = new Lane<number>(async (ids) => {
+  const outcomes = lane<number>(async (ids) => {
     await db.query("UPDATE floor_runs SET state = 'SUCCEEDED', finished_at = ? WHERE id IN (?) AND state = 'DISPATCHED'", [Date.now(), ids]);
     return ids.map(() => undefined);
   });
   return async (path, body) => {
     if (path === '/wake') {
-      for (const run of (body as { runs: Run[] }).runs) void claims.add(run).catch((err: Error) => console.error(`claim failed: ${err.message}`));
+      for (const run of (body as { runs: Run[] }).runs) void claims.push(run).catch((err: Error) => console.error(`claim failed: ${err.message}`));
       return [200, {}];
     }
     if (path === '/callbacks') {
-      await Promise.all((body as { ids: number[] }).ids.map((id) => outcomes.add(id)));
+      await Promise.all((body as { ids: number[] }).ids.map((id) => outcomes.push(id)));
       return [200, {}];
     }
     return [404, { error: path }];
@@ -172,7 +145,7 @@ function dispatcher(): (path: string, body: unknown) => Promise<[number, unknown
 function worker(): (path: string, body: unknown) => Promise<[number, unknown]> {
   const recordFile = env('FLOOR_RECORD_FILE');
   const dispatcherUrl = env('FLOOR_DISPATCHER_URL');
-  const callbacks = new Lane<number>(async (ids) => {
+  const callbacks = lane<number>(async (ids) => {
     await post(`${dispatcherUrl}/callbacks`, { ids });
     return ids.map(() => undefined);
   });
@@ -183,7 +156,7 @@ function worker(): (path: string, body: unknown) => Promise<[number, unknown]> {
     setImmediate(() => {
       for (const run of runs) {
         appendFileSync(recordFile, JSON.stringify({ k: run.k, pid: process.pid, at: Date.now() }) + '\n');
-        void callbacks.add(run.id).catch((err: Error) => console.error(`callback failed: ${err.message}`));
+        void callbacks.push(run.id).catch((err: Error) => console.error(`callback failed: ${err.message}`));
       }
     });
     return [200, {}];

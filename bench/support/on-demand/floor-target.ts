@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Agent, type ClientRequest } from 'node:http';
+import { Agent, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../../test/cluster/support/engine-http';
 import { REGISTER_TS, startReadyProcess, type OwnedProcess } from '../../../test/cluster/support/processes';
 import { JsonlTail } from '../jsonl-tail';
 import { keepAlivePost } from '../keep-alive-post';
@@ -100,15 +101,4 @@ export async function startFloor(mariadb: PeerServer, log: (s: string) => void):
     },
     close,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (address && typeof address === 'object' ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
