@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CpuMeter } from '../support/cpu-meter';
 import { sqlTimingDiff, sqlTimingEnv, sqlTimingSnapshot, topStatements, type SqlTiming } from '../support/sql-timing';
 import { machine, mariadbServerPid, RESULTS_DIR, writeResult } from '../support/infra';
-import { option, type Scenario } from '../support/scenario';
+import { option, parseEngineEnv, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { TriggerProbe } from '../support/trigger-probe';
 import { openTwoTenants } from '../support/two-tenants';
@@ -16,8 +16,9 @@ import { openTwoTenants } from '../support/two-tenants';
  * A hostile tenant's storm of failing runs: tenant A submits `--runs` runs (default 1,000) of a
  * task whose handler always fails, retried at once (`retry: { maxAttempts: 100, backoffBaseMs: 0 }`),
  * at its default quota; every attempt is a dispatch, a failure callback and a retry written.
- * Meanwhile tenant B triggers a task `--rate` times a second (default 10) for `--seconds` (default
- * 10), as it does before the storm (alone): B's trigger → handler start. The target is the
+ * Once every run's first attempt has failed and been written so, tenant B triggers a task `--rate`
+ * times a second (default 10) for `--seconds` (default 10), as it does before the storm (alone):
+ * B's trigger → handler start. The target is the
  * flooded key's (issue 42): B's p99 during ≤ 1.25 × alone. Cluster mode as a user runs it: one
  * console process, 2 engines at their defaults, one demo executor a tenant (the SDK's defaults),
  * everything through the REST API with API keys.
@@ -28,7 +29,7 @@ const TARGET_RATIO = 1.25;
 export const failingStorm: Scenario = {
   name: 'failing-storm',
   description: "a tenant's storm of always-failing runs retried at once: another tenant's trigger → start, alone and during the storm",
-  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --a-quota=N (A's ratePerSec and burst, per engine; default: the tenant defaults) --profile (the engines' V8 CPU profiles of the probe during the storm: bench/results/profiles/failing-storm<tag>/) --tag=…",
+  options: "--runs=N (A's failing runs, default 1000) --rate=N (B's triggers a second, default 10) --seconds=N (default 10) --sql-timing (the engines' statements per attempt of A during the storm) --a-quota=N (A's ratePerSec and burst, per engine; default: the tenant defaults) --profile (the engines' V8 CPU profiles of the probe during the storm: bench/results/profiles/failing-storm<tag>/) --engine-env=BATON_A=1,… (both engines' settings beyond the defaults, e.g. BATON_RETRY_BUDGET_PER_SEC=0: no retry budget) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const runs = Number(option(args, 'runs') ?? 1_000);
@@ -36,6 +37,7 @@ export const failingStorm: Scenario = {
     const seconds = Number(option(args, 'seconds') ?? 10);
     const tag = option(args, 'tag') ?? '';
     const aQuota = option(args, 'a-quota');
+    const engineEnv = parseEngineEnv(option(args, 'engine-env'));
     const c = await Cluster.open('fstorm');
     let failed = true;
     try {
@@ -46,7 +48,7 @@ export const failingStorm: Scenario = {
       const { engines, aExecutor, bExecutor, console: consoleProc, post } = await openTwoTenants(c, (i) => {
         const timing = sqlTiming ? sqlTimingEnv(timingFile(i)) : {};
         const preloads = [profiled.NODE_OPTIONS, timing.NODE_OPTIONS].filter(Boolean).join(' ');
-        return { ...profiled, ...timing, ...(preloads ? { NODE_OPTIONS: preloads } : {}) };
+        return { ...engineEnv, ...profiled, ...timing, ...(preloads ? { NODE_OPTIONS: preloads } : {}) };
       });
       /** Both engines' statements so far, by digest, summed. */
       const enginesTiming = async (): Promise<SqlTiming> => {
@@ -80,9 +82,13 @@ export const failingStorm: Scenario = {
         const { results } = await post('a', '/runs/batch', { runs: batch });
         if (results!.some((r) => r.status !== 201)) throw new Error(`storm batch at ${i}: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
       }
-      // The storm is on once every run has failed at least once (its retries follow at once).
+      // The storm is on once every run's first attempt has failed and been written so (a run at
+      // attempt 2 or later): what follows is retries. The first attempts themselves are a burst A's
+      // quota admitted (the noisy neighbour's case), their outcomes written in the second after.
       await waitFor(() => c.records([aExecutor]).length >= runs, { timeoutMs: 120_000, intervalMs: 500, what: `${runs} failed attempts of A` });
-      log(`  storm: ${runs} runs of A submitted, each failed once ${Date.now() - stormStarted} ms later`);
+      const firstAttemptsOpen = async () => Number(((await c.ds.query(`SELECT COUNT(*) AS n FROM runs WHERE tenant_id = ? AND attempt = 1`, [c.tenant.id])) as Array<{ n: unknown }>)[0].n);
+      await waitFor(async () => (await firstAttemptsOpen()) === 0, { timeoutMs: 120_000, intervalMs: 100, what: `the outcomes of A's ${runs} first attempts written` });
+      log(`  storm: ${runs} runs of A submitted, each failed once and retried ${Date.now() - stormStarted} ms later`);
       /** Alarms the engines' relays published so far (a counted alarm published again counts again). */
       const published = async () => (await Promise.all(engines.map(async (e) => (await engineMetrics(e.url)).get('baton_engine_alarms_published_total') ?? 0))).reduce((a, b) => a + b, 0);
       const publishedBefore = await published();
@@ -112,7 +118,7 @@ export const failingStorm: Scenario = {
       log(`  B's handler starts ${c.records([bExecutor]).length}, duplicated ${check.duplicated.length}`);
       writeResult(`failing-storm${tag}.json`, {
         machine: machine(),
-        plan: { runs, rate, seconds, retry, aQuota: aQuota === undefined ? 'default' : Number(aQuota), executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
+        plan: { runs, rate, seconds, retry, aQuota: aQuota === undefined ? 'default' : Number(aQuota), executors: "demo, the SDK's defaults", engines: "2, Baton's defaults", engineEnv },
         alone: alone.b,
         during: during.b,
         cpuSecondsPerSecond: { alone: aloneCpu, during: duringCpu },

@@ -10,7 +10,7 @@ import { startPeer } from '../support/on-demand/peer-targets';
 import { knee, KNEE_P99_MS, stepFigures, type StepFigures } from '../support/on-demand/step-figures';
 import type { KillTarget, OnDemandTarget } from '../support/on-demand/target';
 import { PeerServer } from '../support/peers/private-server';
-import { option, type Scenario } from '../support/scenario';
+import { option, parseEngineEnv, type Scenario } from '../support/scenario';
 import { fmt, markdownTable, table } from '../support/table';
 import { BURST_TENANT } from './burst';
 
@@ -149,18 +149,6 @@ function parseKill(value: string | undefined): KillTarget | null {
   if (value === undefined) return null;
   if (value !== 'engine' && value !== 'console') throw new Error(`--kill: "${value}" is not engine or console`);
   return value;
-}
-
-/** `--engine-env=BATON_A=1,BATON_B=2`: only BATON_ settings, each NAME=value. */
-function parseEngineEnv(value: string | undefined): Record<string, string> {
-  if (value === undefined) return {};
-  return Object.fromEntries(
-    value.split(',').map((pair) => {
-      const match = /^(BATON_[A-Z0-9_]+)=(.*)$/.exec(pair);
-      if (!match) throw new Error(`--engine-env: "${pair}" is not BATON_NAME=value`);
-      return [match[1], match[2]];
-    }),
-  );
 }
 
 function printTables(results: readonly SystemRun[], plan: Plan, failures: ReadonlyArray<{ system: string; error: string }>): void {

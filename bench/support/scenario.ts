@@ -31,3 +31,15 @@ export function option(args: readonly string[], name: string): string | undefine
   const prefix = `--${name}=`;
   return args.find((a) => a.startsWith(prefix))?.slice(prefix.length);
 }
+
+/** `--engine-env=BATON_A=1,BATON_B=2`: only BATON_ settings, each NAME=value. */
+export function parseEngineEnv(value: string | undefined): Record<string, string> {
+  if (value === undefined) return {};
+  return Object.fromEntries(
+    value.split(',').map((pair) => {
+      const match = /^(BATON_[A-Z0-9_]+)=(.*)$/.exec(pair);
+      if (!match) throw new Error(`--engine-env: "${pair}" is not BATON_NAME=value`);
+      return [match[1], match[2]];
+    }),
+  );
+}

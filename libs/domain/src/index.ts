@@ -38,6 +38,8 @@ export {
 } from './run/run-state';
 export { IllegalTransitionError } from './run/illegal-transition-error';
 export { retryDecision, backoffDelay } from './run/retry';
+export { RetryBudget, RETRY_BUDGET_WINDOW_MS } from './run/retry-budget';
+export type { RetryBudgetPolicy } from './run/retry-budget';
 export { claimLeaseUntil, leaseNeedsRenewal, leaseRenewalPeriod, renewedLeaseUntil } from './run/lease';
 export { attemptTimeline, TIMELINE_STEPS } from './run/timeline';
 export type { AttemptTimes, TimelineClock, TimelineEntry, TimelineStep } from './run/timeline';

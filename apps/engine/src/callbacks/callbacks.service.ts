@@ -201,10 +201,10 @@ export class CallbacksService {
    * TRANSACTION, START, the UPDATE, COMMIT). A run that did not move was no longer that attempt's
    * (stale): nothing was written.
    */
-  private async endBare({ cb, ack }: Outcome): Promise<EndedState | null> {
+  private async endBare({ cb, run, ack }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
     try {
-      await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, now, null, ack)], { from: OUTCOME_FROM, now, expectAll: true });
+      await this.outcomes.endSucceededTogether(this.dataSource.manager, [succeededAttempt(cb, run.tenantId, now, null, ack)], { from: OUTCOME_FROM, now, expectAll: true });
       return { state: 'SUCCEEDED' };
     } catch (err) {
       if (err instanceof NotAllSucceededError) return null;
@@ -220,7 +220,7 @@ export class CallbacksService {
       async (em) => {
         const moved = await this.outcomes.endSucceededTogether(
           em,
-          items.map(({ cb, run, ack }) => succeededAttempt(cb, now, run.shardOf ?? null, ack)),
+          items.map(({ cb, run, ack }) => succeededAttempt(cb, run.tenantId, now, run.shardOf ?? null, ack)),
           { from: OUTCOME_FROM, now, expectAll },
         );
         const out: Array<EndedState | null> = [];
@@ -313,6 +313,6 @@ function isBare({ cb, run }: Outcome): boolean {
   return !cb.logs?.length && !cb.alarms?.length && run.shardOf === null;
 }
 
-function succeededAttempt(cb: RunCallback, now: number, shardOf: number | null, ack: AckTimes | null): SucceededAttempt & { shardOf: number | null } {
-  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf, ack };
+function succeededAttempt(cb: RunCallback, tenantId: string, now: number, shardOf: number | null, ack: AckTimes | null): SucceededAttempt & { shardOf: number | null; tenantId: string } {
+  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf, tenantId, ack };
 }

@@ -34,6 +34,8 @@ describe('readEngineConfig', () => {
       dispatchTimeoutMs: 5000,
       taskRatePerSec: 500,
       taskBurst: 1000,
+      retryBudgetPercent: 20,
+      retryBudgetPerSec: 10,
       synchronousDispatch: false,
       brokerUrl: null,
       alarmTopicPrefix: 'baton.alarms.',

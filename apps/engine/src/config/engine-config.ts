@@ -119,6 +119,13 @@ export interface EngineConfig {
   taskRatePerSec: number;
   /** Per task-queue token bucket: burst (`BATON_TASK_BURST`). Default 1000. */
   taskBurst: number;
+  /**
+   * A tenant's retries a second on this engine beyond the floor, in percent of its first attempts a
+   * second ended here over the last 10 s (`BATON_RETRY_BUDGET_PERCENT`, domain RetryBudget). Default 20.
+   */
+  retryBudgetPercent: number;
+  /** A tenant's retries a second on this engine whatever its first attempts (`BATON_RETRY_BUDGET_PER_SEC`). Default 10; 0: no budget. */
+  retryBudgetPerSec: number;
   /** Bench only: hold the slot until the run ends (the synchronous dispatch of the MTHPT paper's baseline; `BATON_SYNCHRONOUS_DISPATCH`). Default false. */
   synchronousDispatch: boolean;
   /**
@@ -198,6 +205,8 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     dispatchTimeoutMs: v.integer('BATON_DISPATCH_TIMEOUT_MS'),
     taskRatePerSec: v.integer('BATON_TASK_RATE'),
     taskBurst: v.integer('BATON_TASK_BURST'),
+    retryBudgetPercent: v.integer('BATON_RETRY_BUDGET_PERCENT'),
+    retryBudgetPerSec: v.integer('BATON_RETRY_BUDGET_PER_SEC'),
     synchronousDispatch: v.boolean('BATON_SYNCHRONOUS_DISPATCH'),
     brokerUrl: v.optionalString('BATON_BROKER_URL') ?? null,
     alarmTopicPrefix: v.string('BATON_ALARM_TOPIC_PREFIX'),

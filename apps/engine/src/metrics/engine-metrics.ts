@@ -182,6 +182,9 @@ export class EngineMetrics {
     registers: [this.registry],
   });
 
+  /** Retries the tenant's retry budget made due later than their backoff said (BATON_RETRY_BUDGET_PERCENT, BATON_RETRY_BUDGET_PER_SEC). */
+  readonly retriesPaced = new Counter({ name: 'baton_engine_retries_paced_total', help: "Retries made due later than their backoff by the tenant's retry budget", labelNames: ['tenant'], registers: [this.registry] });
+
   /** Sum of the pool sizes of the tenant's UP executors. */
   readonly tenantExecutorCapacity = new Gauge({ name: 'baton_engine_tenant_executor_capacity', help: "Capacity of the tenant's UP executors", labelNames: ['tenant'], registers: [this.registry] });
 

@@ -9,6 +9,7 @@ import { ClaimSignal } from '../common/claim-signal';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FanOutNudges } from './fan-out-nudges';
 import { FollowUps } from '../follow-ups/follow-ups';
+import { RetryBudgets } from './retry-budgets';
 
 /** The attempt being ended, and what deciding its fate needs. */
 export interface AttemptRef {
@@ -68,7 +69,8 @@ export type EndedAs =
  *
  * - success → SUCCEEDED, then follow-ups (children, fixed delay);
  * - failure/timeout with attempts left (domain retryDecision) → RETRY_WAIT as attempt + 1, due
- *   after the task's backoff with jitter, plus its alarm;
+ *   after the task's backoff with jitter, or later when the tenant's retry budget paces it
+ *   (RetryBudgets), plus its alarm;
  * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…).
  *
  * A shard's end for good has no alarm, pause or follow-ups of its own: it may end its fan-out
@@ -85,6 +87,7 @@ export class RunOutcomes {
     private readonly nudges: FanOutNudges,
     private readonly signal: ClaimSignal,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
+    private readonly budgets: RetryBudgets,
   ) {}
 
   async endAttempt(manager: EntityManager, run: AttemptRef, end: AttemptEnd, options: EndOptions): Promise<EndedAs | null> {
@@ -96,25 +99,32 @@ export class RunOutcomes {
     if (end.to === 'SUCCEEDED') {
       const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now, ack });
       if (!moved) return null;
+      this.firstEnded(run, now);
       await this.ended(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
     const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false, run.instant);
     if (decision.retry) {
-      const moved = await retryRunAttempt(manager, { ...guard, dueAt: decision.dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
+      // The attempt's own end counts before its retry is placed: a first attempt earns its share first.
+      this.firstEnded(run, now);
+      // The tenant's retry budget may make it due later than its backoff says, never sooner.
+      const dueAt = this.budgets.dueAt(run.tenantId, run.runId, decision.dueAt, now);
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
       if (!moved) return null;
       // A retry due before the next poll would be found late by it: claimed once this commits instead.
-      if (decision.dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));
+      if (dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));
       const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
       const error = splitError(end.error);
+      const paced = dueAt > decision.dueAt ? ` (${dueAt - decision.dueAt} ms of it the tenant's retry budget)` : '';
       await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'RETRYING', false, {
-        message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} ${what}: ${error.summary} — retrying as attempt ${decision.nextAttempt} in ${decision.delayMs} ms`,
-        data: { attempt: run.attempt, error: error.summary, ...detailOf(error), nextAttempt: decision.nextAttempt, dueAt: decision.dueAt },
+        message: `Task ${run.taskName}: run ${run.runId} attempt ${run.attempt} ${what}: ${error.summary} — retrying as attempt ${decision.nextAttempt} in ${dueAt - now} ms${paced}`,
+        data: { attempt: run.attempt, error: error.summary, ...detailOf(error), nextAttempt: decision.nextAttempt, dueAt, ...(paced ? { pacedMs: dueAt - decision.dueAt } : {}) },
       });
-      return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt: decision.dueAt };
+      return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt };
     }
     const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, now, ack });
     if (!moved) return null;
+    this.firstEnded(run, now);
     if (isShard(run)) {
       await this.ended(manager, run, end.to, now);
       return { state: end.to };
@@ -144,6 +154,11 @@ export class RunOutcomes {
     return true;
   }
 
+  /** A run's first attempt ended (whatever its outcome): it earns the tenant's retry budget its share. */
+  private firstEnded(run: AttemptRef, now: number): void {
+    if (run.attempt === 1) this.budgets.firstAttemptsEnded(run.tenantId, 1, now);
+  }
+
   /** After the run's end for good: a shard may end its fan-out run; any other run has its follow-ups. */
   private async ended(manager: EntityManager, run: AttemptRef, state: 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT', now: number): Promise<void> {
     if (isShard(run)) await this.settleFanOut(manager, run.shardOf, now);
@@ -159,10 +174,11 @@ export class RunOutcomes {
    */
   async endSucceededTogether(
     manager: EntityManager,
-    attempts: ReadonlyArray<SucceededAttempt & { shardOf: number | null }>,
+    attempts: ReadonlyArray<SucceededAttempt & { shardOf: number | null; tenantId: string }>,
     options: { from: readonly RunState[]; now: number; expectAll?: boolean },
   ): Promise<Map<number, number>> {
     const moved = await finishSucceededRuns(manager, { from: options.from, now: options.now, attempts, expectAll: options.expectAll });
+    for (const a of attempts) if (a.attempt === 1 && moved.get(a.runId) === 1) this.budgets.firstAttemptsEnded(a.tenantId, 1, options.now);
     const fanOuts = new Set(attempts.filter((a) => a.shardOf !== null && moved.get(a.runId) === a.attempt).map((a) => a.shardOf as number));
     for (const fanOutRunId of fanOuts) await this.settleFanOut(manager, fanOutRunId, options.now);
     return moved;

@@ -11,6 +11,7 @@ import { HeldAttempts } from './held-attempts';
 import { KeyAdmissions } from './key-admissions';
 import { RunClaims } from './run-claims';
 import { RunEvents } from './run-events';
+import { RetryBudgets } from './retry-budgets';
 import { RunOutcomes } from './run-outcomes';
 import { RunStart } from './run-start';
 
@@ -25,7 +26,7 @@ import { RunStart } from './run-start';
  */
 @Module({
   imports: [AlarmsModule, FollowUpsModule, WakeupsModule],
-  providers: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, HeldAttempts, DispatchSetbacks, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
+  providers: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, HeldAttempts, DispatchSetbacks, RetryBudgets, RunOutcomes, RunEvents, FanOutNudges, FanOutSettler, ApprovalDecisions],
   exports: [KeyAdmissions, RunClaims, RunStart, DispatchMarks, HeldAttempts, DispatchSetbacks, RunOutcomes, RunEvents, FanOutSettler, ApprovalDecisions],
 })
 export class RunsModule {}
