@@ -76,6 +76,15 @@ describe.each(TEST_DATABASES)("a tenant's retry budget paces a storm of retries,
     for (let i = 0; i < 5; i++) expect((await end(calm, 'FAILED', 2)).dueAt).toBe(NOW);
   });
 
+  it("an attempt its executor's death ended is retried at its time, past the budget", async () => {
+    const task = await seedTask(db.dataSource, { name: 'on-a-dead-executor' });
+    for (let i = 0; i < 10; i++) await end(task, 'FAILED', 2);
+    const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', attempt: 2, scheduledAt: NOW - 60_000 + ++seq, dispatchedAt: NOW - 1_000 });
+    const ref = { runId, tenantId: TENANT, taskId: task.id, taskName: task.seed.name, attempt: 2, instant: NOW - 60_000, flowId: runId, retry };
+    const ended = await inTransaction(db.dataSource, (em) => outcomes.endAttempt(em, ref, { to: 'FAILED', error: 'executor went DOWN' }, { from: ['ACCEPTED'], now: NOW, budgeted: false }));
+    expect(ended).toEqual({ state: 'RETRY_WAIT', nextAttempt: 3, dueAt: NOW });
+  });
+
   it('the last attempt still ends the run for good, paced or not', async () => {
     const task = await seedTask(db.dataSource, { name: 'last' });
     for (let i = 0; i < 10; i++) await end(task, 'FAILED', 2);

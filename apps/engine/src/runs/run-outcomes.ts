@@ -56,6 +56,12 @@ export interface EndOptions {
    * TIMEOUT for a timeout either way; a fixed type (e.g. DISPATCH_REJECTED); or NONE.
    */
   alarm?: 'STANDARD' | 'NONE' | { type: Exclude<AlarmType, 'BUSINESS'> };
+  /**
+   * Whether a retry waits for the tenant's retry budget (RetryBudgets). Default true. False for an
+   * attempt its executor's death ended: it failed once, its retry goes to another executor, and a
+   * crashed executor's runs are not a storm to pace.
+   */
+  budgeted?: boolean;
 }
 
 export type EndedAs =
@@ -108,7 +114,7 @@ export class RunOutcomes {
       // The attempt's own end counts before its retry is placed: a first attempt earns its share first.
       this.firstEnded(run, now);
       // The tenant's retry budget may make it due later than its backoff says, never sooner.
-      const dueAt = this.budgets.dueAt(run.tenantId, run.runId, decision.dueAt, now);
+      const dueAt = options.budgeted === false ? decision.dueAt : this.budgets.dueAt(run.tenantId, run.runId, decision.dueAt, now);
       const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
       if (!moved) return null;
       // A retry due before the next poll would be found late by it: claimed once this commits instead.

@@ -202,6 +202,7 @@ export class Watchdog implements OnModuleDestroy {
           this.outcomes.endAttempt(em, run, { to: 'FAILED', error: `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period` }, {
             from: [run.state],
             now,
+            budgeted: false,
           }),
         ),
       );
