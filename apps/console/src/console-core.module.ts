@@ -5,7 +5,7 @@ import { CONSOLE_ALARM_BUS, CONSOLE_ALARM_BUS_OWNED, ConsoleAlarmBusCloser, cons
 import { EngineWakeups } from './wakeups/engine-wakeups';
 import { RUN_WAKEUPS } from './wakeups/run-wakeups';
 import { CLOCK, Clock, systemClock } from './common/clock';
-import { SubmissionAdmission, TenantAdmission } from './common/tenant-admission';
+import { TenantAdmission } from './common/tenant-admission';
 import { TenantHeavyWork } from './common/tenant-heavy-work';
 import { NO_SSO } from './common/sso-options';
 import {
@@ -45,11 +45,10 @@ export class ConsoleCoreModule {
         ConsoleAlarmBusCloser,
         // One per console: every route of a tenant (ConsoleAuthGuard, inbound webhooks' deliveries) takes its places here.
         { provide: TenantAdmission, useFactory: () => new TenantAdmission() },
-        { provide: SubmissionAdmission, useFactory: () => new SubmissionAdmission() },
         TenantHeavyWork,
         { provide: RUN_WAKEUPS, useFactory: (dataSource: DataSource) => options.wakeups ?? new EngineWakeups(dataSource, clock), inject: [DataSource] },
       ],
-      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS, TenantAdmission, SubmissionAdmission, TenantHeavyWork],
+      exports: [CLOCK, CONSOLE_OPTIONS, CONSOLE_ALARM_BUS, RUN_WAKEUPS, TenantAdmission, TenantHeavyWork],
     };
   }
 }

@@ -6,7 +6,7 @@ import type { Role } from '@baton/domain';
 import { unauthorized } from '../common/api-error';
 import type { ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
-import { SUBMISSION_ROUTE_KEY, SubmissionAdmission, TenantAdmission } from '../common/tenant-admission';
+import { TenantAdmission } from '../common/tenant-admission';
 import { TenantBusyError } from '../common/tenant-busy-error';
 import { ConsoleAuthGuard, isAllowed } from './auth.guard';
 import type { AuthService } from './auth.service';
@@ -64,7 +64,7 @@ describe('console guard and the session cookie', () => {
     const written: string[] = [];
     const auth = { authenticate: () => Promise.reject(outcome) } as unknown as AuthService;
     const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
-    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, new TenantAdmission(), new SubmissionAdmission());
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, new TenantAdmission());
     const request = { method: 'GET', headers: { cookie: `${SESSION_COOKIE}=token-1` }, socket: {} };
     const context = {
       getType: () => 'http',
@@ -83,12 +83,12 @@ describe('console guard and the session cookie', () => {
 });
 
 describe("console guard and the tenant's admission", () => {
-  /** An API-key request of acme through the guard (a submission route's POST, or a GET), answered on `response`. */
-  function throughGuard(admission: TenantAdmission, response: EventEmitter & { closed: boolean }, submissions = new SubmissionAdmission(), submission = false): Promise<boolean> {
+  /** An API-key GET of acme through the guard, answered on `response`. */
+  function throughGuard(admission: TenantAdmission, response: EventEmitter & { closed: boolean }): Promise<boolean> {
     const auth = { authenticate: () => Promise.resolve(admin) } as unknown as AuthService;
-    const reflector = { get: (key: string) => key !== SUBMISSION_ROUTE_KEY || submission, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
-    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, admission, submissions);
-    const request = { method: submission ? 'POST' : 'GET', headers: { 'x-api-key': 'bk_x' }, socket: {} };
+    const reflector = { get: () => true, getAllAndOverride: () => 'tenant' } as unknown as Reflector;
+    const guard = new ConsoleAuthGuard(reflector, auth, { sessionCookieSecure: 'auto' } as unknown as ResolvedConsoleOptions, admission);
+    const request = { method: 'GET', headers: { 'x-api-key': 'bk_x' }, socket: {} };
     const context = {
       getType: () => 'http',
       getClass: () => Object,
@@ -107,19 +107,6 @@ describe("console guard and the tenant's admission", () => {
     answer.closed = true;
     answer.emit('close');
     expect(admission.of('acme')).toEqual({ inFlight: 0, waiting: 0 });
-  });
-
-  it("takes a submission's place among the tenant's submissions, not among its other requests", async () => {
-    const admission = new TenantAdmission({ inFlight: 1, waiting: 0 });
-    const submissions = new SubmissionAdmission({ inFlight: 2, waiting: 0 });
-    const held = response(false);
-    expect(await throughGuard(admission, held)).toBe(true);
-    // The tenant's one place for requests is held: its submissions go on, up to their own places.
-    expect(await throughGuard(admission, response(false), submissions, true)).toBe(true);
-    expect(await throughGuard(admission, response(false), submissions, true)).toBe(true);
-    await expect(throughGuard(admission, response(false), submissions, true)).rejects.toBeInstanceOf(TenantBusyError);
-    expect(admission.of('acme')).toEqual({ inFlight: 1, waiting: 0 });
-    expect(submissions.of('acme')).toEqual({ inFlight: 2, waiting: 0 });
   });
 
   it('takes no place for a request whose client left while it was authenticated (its close came before: the place would never be given back)', async () => {

@@ -5,7 +5,7 @@ import { forbidden, unauthorized } from '../common/api-error';
 import { Access, ACCESS_KEY, CONSOLE_ROUTE_KEY } from '../common/access';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { AuthenticatedRequest, Principal } from '../common/principal';
-import { SUBMISSION_ROUTE_KEY, SubmissionAdmission, TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
+import { TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
 import { AuthService } from './auth.service';
 import { CsrfTokenRefusedError } from './csrf-token-refused-error';
 import { clearedSessionCookieLine, csrfRefusal, csrfTokenOf, requestCredential, secureCookieFor, type CookieSessionRequest } from './session-cookie';
@@ -39,8 +39,7 @@ export function isAllowed(principal: Principal, access: Exclude<Access, 'public'
  *
  * A tenant's request, once let through, waits for its place among the tenant's requests worked on
  * at once (TenantAdmission.admit: 429 TENANT_BUSY when too many wait), held until its answer has
- * been sent or its client has gone (gone during authentication: no place is taken). A submission
- * (a `@SubmissionRoute()`) takes its place among the tenant's submissions (SubmissionAdmission).
+ * been sent or its client has gone (gone during authentication: no place is taken).
  */
 @Injectable()
 export class ConsoleAuthGuard implements CanActivate {
@@ -49,7 +48,6 @@ export class ConsoleAuthGuard implements CanActivate {
     private readonly auth: AuthService,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
     private readonly admission: TenantAdmission,
-    private readonly submissionAdmission: SubmissionAdmission,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -91,10 +89,7 @@ export class ConsoleAuthGuard implements CanActivate {
             : 'This route is for tenant users',
       );
     }
-    if (principal.tenantId !== null) {
-      const places = this.reflector.get<boolean>(SUBMISSION_ROUTE_KEY, context.getHandler()) ? this.submissionAdmission : this.admission;
-      await places.admit(principal.tenantId, context.switchToHttp().getResponse<ClosingResponse>());
-    }
+    if (principal.tenantId !== null) await this.admission.admit(principal.tenantId, context.switchToHttp().getResponse<ClosingResponse>());
     return true;
   }
 }

@@ -1,17 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
 import { TenantBusyError } from './tenant-busy-error';
 
 /** Default: a tenant's console requests worked on at once; each holds at most one database connection at a time, of the console's 20. */
 export const TENANT_REQUESTS_IN_FLIGHT = 8;
-/**
- * Default: a tenant's submissions (a trigger, a batch, events) worked on at once. Their database
- * work waits in the tenant's group-commit lane, at most 2 transactions and 20,000 runs
- * (SubmissionsService), holding no connection meanwhile: what their places bound is the event
- * loop's work of parsing and answering them. With the 8 places of other requests, the 16 clients
- * of a tenant triggering at once waited for each other's commit, and its single triggers topped
- * out at 8 ÷ a commit's time (docs/BENCHMARKS.md, on demand).
- */
-export const TENANT_SUBMISSIONS_IN_FLIGHT = 64;
 /** Default: a tenant's console requests that may wait for a place, first come first served; the next is answered 429 TENANT_BUSY. */
 export const TENANT_REQUESTS_WAITING = 256;
 
@@ -111,14 +101,3 @@ export class TenantAdmission {
     if (tenant.inFlight === 0 && this.tenants.get(tenantId) === tenant) this.tenants.delete(tenantId);
   }
 }
-
-/** The places of a tenant's submissions (SubmissionRoute), apart from its other requests': the same rules, TENANT_SUBMISSIONS_IN_FLIGHT of them. */
-export class SubmissionAdmission extends TenantAdmission {
-  constructor(limits: { inFlight: number; waiting: number } = { inFlight: TENANT_SUBMISSIONS_IN_FLIGHT, waiting: TENANT_REQUESTS_WAITING }) {
-    super(limits);
-  }
-}
-
-export const SUBMISSION_ROUTE_KEY = 'baton:console:submission';
-/** A route whose work is a submission written through its tenant's group-commit lane: ConsoleAuthGuard takes its place in SubmissionAdmission. */
-export const SubmissionRoute = () => SetMetadata(SUBMISSION_ROUTE_KEY, true);

@@ -5,7 +5,6 @@ import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { SubmissionRoute } from '../common/tenant-admission';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { EmitBatchView, EmitEventsDto, EmittedEventView, EventDetailView, EventPage, EventQuery, EventView } from './dto/event.dto';
 import { MAX_BATCH_EVENTS, MAX_EMIT_RUNS } from './event';
@@ -17,7 +16,6 @@ export class EventsController {
   constructor(private readonly events: EventsService) {}
 
   @Post()
-  @SubmissionRoute()
   @Audited('event.emit')
   @ApiOperation({
     summary: `Send an event (name, JSON payload, optional idempotency key), or a batch of up to ${MAX_BATCH_EVENTS} as { events: [...] }`,

@@ -4,7 +4,6 @@ import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
-import { SubmissionRoute } from '../common/tenant-admission';
 import { RunDetailView } from '../runs/dto/run.dto';
 import { SubmitBatchDto, SubmitBatchView, TriggerRunDto } from './dto/submission.dto';
 import { MAX_BATCH_SUBMISSIONS } from './submission';
@@ -15,7 +14,6 @@ export class BatchSubmissionsController {
   constructor(private readonly submissions: SubmissionsService) {}
 
   @Post('batch')
-  @SubmissionRoute()
   @HttpCode(200)
   @Audited('run.submit-batch')
   @ApiOperation({
@@ -36,7 +34,6 @@ export class TriggerController {
   constructor(private readonly submissions: SubmissionsService) {}
 
   @Post(':id/trigger')
-  @SubmissionRoute()
   @Audited('task.trigger')
   @ApiOperation({
     summary: 'Run the task now (PENDING run, cause MANUAL); optional params override for this run',
