@@ -21,7 +21,10 @@ describe('cluster: chain A → B → C with a retried step, fan-in D ⇐ {A, B} 
 
     const at = Math.ceil((Date.now() + 2_500) / 1000) * 1000;
     const manual = { kind: 'MANUAL' as const };
-    const a = await insertTask(c.ds, c.tenant, { name: 'A', trigger: { kind: 'ONCE', at }, handler: 'record' });
+    // A is made paused and resumed once its edges exist: its run is claimed up to 10 s ahead, with
+    // whether it has children read at the claim, so an edge added after that is not A's run's to
+    // follow (on a loaded machine the seeding below outlasted the claim, and B never fired).
+    const a = await insertTask(c.ds, c.tenant, { name: 'A', trigger: { kind: 'ONCE', at }, handler: 'record', paused: true });
     const b = await insertTask(c.ds, c.tenant, {
       name: 'B',
       trigger: manual,
@@ -35,6 +38,7 @@ describe('cluster: chain A → B → C with a retried step, fan-in D ⇐ {A, B} 
     await addDependency(c.ds, c.tenant, b, cc);
     await addDependency(c.ds, c.tenant, a, d);
     await addDependency(c.ds, c.tenant, b, d);
+    await c.ds.query(`UPDATE tasks SET paused = 0 WHERE id = ?`, [a]);
     const taskIds = [a, b, cc, d];
     const name = new Map([
       [a, 'A'],
