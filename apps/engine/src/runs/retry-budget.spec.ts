@@ -68,6 +68,21 @@ describe.each(TEST_DATABASES)("a tenant's retry budget paces a storm of retries,
     expect(due[6]).toBe(NOW + Math.ceil(1_000 / 6));
   });
 
+  it("first attempts ended together on the successes' fast path raise the rate too", async () => {
+    const task = await seedTask(db.dataSource, { name: 'fast-path' });
+    const attempts: Array<Parameters<RunOutcomes['endSucceededTogether']>[1][number]> = [];
+    for (let i = 0; i < 50; i++) {
+      const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', attempt: 1, scheduledAt: NOW - 60_000 + ++seq, dispatchedAt: NOW - 1_000 });
+      attempts.push({ runId, attempt: 1, resultJson: null, startedAt: NOW - 500, finishedAt: NOW, shardOf: null, tenantId: TENANT });
+    }
+    await inTransaction(db.dataSource, (em) => outcomes.endSucceededTogether(em, attempts, { from: ['ACCEPTED'], now: NOW, expectAll: true }));
+    // As after 50 first attempts ended one by one: 5 + 0.2 × 50 ÷ 10 s = 6 a second, 6 at once.
+    const due: number[] = [];
+    for (let i = 0; i < 7; i++) due.push((await end(task, 'FAILED', 2)).dueAt!);
+    expect(due.slice(0, 6)).toEqual(Array(6).fill(NOW));
+    expect(due[6]).toBe(NOW + Math.ceil(1_000 / 6));
+  });
+
   it("one tenant's storm leaves another tenant's retries at their time", async () => {
     const storm = await seedTask(db.dataSource, { name: 'storm' });
     const calm = await seedTask(db.dataSource, { tenantId: OTHER, name: 'calm' });
