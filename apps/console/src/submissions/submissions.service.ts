@@ -214,13 +214,11 @@ export class SubmissionsService {
     const committed = await inTransaction(this.dataSource, async (em) => {
       // Read before the transaction (or kept from an earlier read), a task may have been changed or
       // deleted since: the batch is judged again from a fresh read (a gone task's submissions then
-      // answer 404, an atomic request's others 400).
-      const locked = await lockSubmittedTasks(em, tenantId, named);
-      const changed = named.filter((id) => locked.get(id) !== tasks.get(id)!.version);
-      if (changed.length > 0) {
-        for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
-        return false;
-      }
+      // answer 404, an atomic request's others 400). The share lock rides ahead of the batch's
+      // next statement; its versions are judged once the runs are written, before anything else.
+      const locking = lockSubmittedTasks(em, tenantId, named);
+      // Awaited below; a statement failing before then fails the transaction, and its packet this read.
+      locking.catch(() => undefined);
       // The rows written alongside that go first (an event under its idempotency key): a submission
       // their writer answers (an event found stored, a repeat) is not written.
       const answeredOf = new Map<SubmissionRequest, ReadonlyMap<number, SubmissionOutcome>>();
@@ -243,6 +241,12 @@ export class SubmissionsService {
       const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
       const plain = [...writing.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
       const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
+      const locked = await locking;
+      const changed = named.filter((id) => locked.get(id) !== tasks.get(id)!.version);
+      if (changed.length > 0) {
+        for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
+        throw new TasksChanged();
+      }
       written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
       windowed.forEach((w, j) => {
         const window = windows[j];
@@ -266,6 +270,9 @@ export class SubmissionsService {
       // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
       this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
       return true;
+    }).catch((err: unknown) => {
+      if (err instanceof TasksChanged) return false;
+      throw err;
     });
     if (!committed) return this.write(tenantId, requests);
     for (const request of recorded) request.audit!.counted();
@@ -314,6 +321,9 @@ export class SubmissionsService {
     for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
   }
 }
+
+/** A batch's transaction found a task changed since its read: it is rolled back and the batch judged again. */
+class TasksChanged extends Error {}
 
 /** How long a batch's reads of its tasks and of their apps' UP executors are kept for the next batches. */
 const KEEP_MS = 1_000;

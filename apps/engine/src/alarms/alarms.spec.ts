@@ -87,7 +87,7 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
 
   it('puts a counted alarm back into the outbox at most once a second; the repeats in between are counted at once and published with the next', async () => {
     const clock = new ManualClock(T);
-    const counted = newAlarms(db.dataSource, new OutboxSignal(db.dataSource), clock);
+    const counted = newAlarms(db.dataSource, new OutboxSignal(), clock);
     const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
     const repeat = (now: number) => inTransaction(db.dataSource, (em) => counted.raiseAlarm(em, { tenantId: 'acme', type: 'FAILED', taskId: task.id, message: 'boom', now }));
     const alarm = async () => (await rows())[0];

@@ -16,10 +16,9 @@ import { newAlarms } from './testing/new-alarms';
 /** A relay (and the Alarms that wake it) on a data source, as EngineModule wires them. */
 function relayOn(ds: DataSource, bus: AlarmBus, batch = 50) {
   const config = readEngineConfig({}, { alarmRelayIntervalMs: 60_000, alarmRelayBatch: batch });
-  const signal = new OutboxSignal(ds);
-  signal.onModuleInit();
+  const signal = new OutboxSignal();
   const relay = new OutboxRelay(ds, config, systemClock, bus, signal, new EngineMetrics({ defaultMetrics: false }));
-  return { relay, alarms: newAlarms(ds, signal), dispose: () => signal.onModuleDestroy() };
+  return { relay, alarms: newAlarms(ds, signal) };
 }
 
 describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
@@ -50,7 +49,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it('publishes each tenant’s alarms oldest first, marks them, and publishes nothing twice', async () => {
     const bus = new FakeAlarmBus();
     const r = relayOn(db.dataSource, bus, 7);
-    disposers.push(r.dispose);
     const acme = await raise(r.alarms, 'acme', 10);
     const globex = await raise(r.alarms, 'globex', 4);
     let report = await r.relay.relayOnce();
@@ -87,7 +85,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it('while the bus is down the alarms wait; when it is back they go out, in order, once', async () => {
     const bus = new FakeAlarmBus();
     const r = relayOn(db.dataSource, bus);
-    disposers.push(r.dispose);
     bus.setConnected(false);
     const first = await raise(r.alarms, 'acme', 5);
     expect(await r.relay.relayOnce()).toMatchObject({ published: 0, failed: true });
@@ -101,7 +98,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it('a publish that fails mid-batch: what the broker confirmed is marked, the rest follows later in order', async () => {
     const bus = new FakeAlarmBus();
     const r = relayOn(db.dataSource, bus);
-    disposers.push(r.dispose);
     const texts = await raise(r.alarms, 'acme', 6);
     bus.failPublish(3);
     expect(await r.relay.relayOnce()).toMatchObject({ published: 2, failed: true });
@@ -119,7 +115,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
     if (other !== db.dataSource) disposers.push(() => other.destroy());
     const a = relayOn(db.dataSource, bus, 10);
     const b = relayOn(other, bus, 10);
-    disposers.push(a.dispose, b.dispose);
     const acme = await raise(a.alarms, 'acme', 40);
     const globex = await raise(a.alarms, 'globex', 40);
     for (let i = 0; i < 50 && (await pending()) > 0; i++) await Promise.all([a.relay.relayOnce(), b.relay.relayOnce()]);
@@ -134,7 +129,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it.runIf(kind === 'mysql')('an engine finding a tenant relayed by another (its row locked) steps aside and relays the others', async () => {
     const bus = new FakeAlarmBus(2);
     const r = relayOn(db.dataSource, bus, 10);
-    disposers.push(r.dispose);
     const acme = await raise(r.alarms, 'acme', 3);
     const globex = await raise(r.alarms, 'globex', 3);
     // Another engine's relay pass on acme: it holds acme's tenant row until its transaction ends.
@@ -157,7 +151,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it('is woken by a committed alarm (no waiting for its poll), and not by a rolled-back one', async () => {
     const bus = new FakeAlarmBus();
     const r = relayOn(db.dataSource, bus); // polls every 60 s
-    disposers.push(r.dispose);
     const passes = vi.spyOn(r.relay, 'relayOnce');
     r.relay.start();
     disposers.push(() => r.relay.stop());
@@ -175,7 +168,6 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
   it('rows without a uid (older than uids) go out as row-<id>', async () => {
     const bus = new FakeAlarmBus();
     const r = relayOn(db.dataSource, bus);
-    disposers.push(r.dispose);
     const row = await db.dataSource.getRepository(AlarmEntity).save({
       uid: null,
       tenantId: 'acme',

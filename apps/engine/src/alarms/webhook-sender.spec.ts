@@ -51,7 +51,7 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
   });
 
   function machinery(ds: DataSource) {
-    const signal = new OutboxSignal(ds);
+    const signal = new OutboxSignal();
     const relay = new OutboxRelay(ds, readEngineConfig({}, { alarmRelayIntervalMs: 60_000 }), clock, new FakeAlarmBus(), signal, new EngineMetrics({ defaultMetrics: false }));
     return { relay, alarms: newAlarms(ds, signal), sender: new WebhookSender(ds, clock, resolve) };
   }

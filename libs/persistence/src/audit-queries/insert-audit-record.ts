@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AuditActorKind } from '../entities';
-import { execute } from '../engine-queries/sql';
+import { deferStatement } from '../nest/riders';
 
 /** A change as the audit log keeps it; `before`/`after` arrive already redacted (redact, @baton/domain). */
 export interface NewAuditRecord {
@@ -40,13 +40,14 @@ function stored(value: unknown): string | null {
  *                          source_address, action, object_type, object_id, before_json, after_json)
  *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?), …
  *
- * Plain inserts at the end of the auto-increment index: no read, no lock on other rows, so it adds
- * one round trip to the change's transaction and nothing else — one for the records of every
+ * Plain inserts at the end of the auto-increment index: no read, no lock on other rows, and no
+ * round trip of their own: in a transaction on MySQL the INSERT is deferred, riding with the
+ * transaction's next statement or its COMMIT (nest/riders.ts) — one for the records of every
  * submission a batch writes together (apps/console/src/submissions).
  */
 export async function insertAuditRecords(manager: EntityManager, records: readonly NewAuditRecord[]): Promise<void> {
   if (records.length === 0) return;
-  await execute(
+  await deferStatement(
     manager,
     `INSERT INTO audit_log (at, tenant_id, actor_kind, actor_name, actor_user_id, actor_api_key_id, source_address, action, object_type, object_id, before_json, after_json)
      VALUES ${records.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { isTransientLockError } from '../errors';
+import { Riders, useRiders } from './riders';
 
 /** Runs of a MySQL transaction that InnoDB rolled back for a deadlock or lock wait, before giving up. */
 export const TRANSACTION_ATTEMPTS = 4;
@@ -68,7 +69,8 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
     commitHooks.set(manager, hooks);
     return work(manager).finally(() => commitHooks.delete(manager));
   };
-  const result = isolation ? await dataSource.transaction(isolation, registered) : await dataSource.transaction(registered);
+  const sqlite = dataSource.options.type === 'better-sqlite3' || dataSource.options.type === 'sqlite';
+  const result = sqlite ? await dataSource.transaction(registered) : await withRiders(dataSource, registered, isolation);
   for (const hook of hooks) {
     // The transaction has committed: a failing hook must not make its caller believe otherwise.
     try {
@@ -78,6 +80,39 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
     }
   }
   return result;
+}
+
+/**
+ * A MySQL/MariaDB transaction whose opening rides with its first statement and whose deferred
+ * writes ride with the next statement or the COMMIT (riders.ts): TypeORM's own transaction sends
+ * START TRANSACTION and each statement alone. The query runner is marked in a transaction, so
+ * TypeORM's own writes (save, insert) inside `work` do not open one of their own.
+ */
+async function withRiders<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  const riders = new Riders(runner, isolation ? [`SET TRANSACTION ISOLATION LEVEL ${isolation}`, 'START TRANSACTION'] : ['START TRANSACTION']);
+  const typeorm = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  typeorm.isTransactionActive = true;
+  typeorm.transactionDepth = 1;
+  useRiders(runner.manager, riders);
+  try {
+    const result = await work(runner.manager);
+    await riders.commit();
+    return result;
+  } catch (err) {
+    try {
+      await riders.rollback();
+    } catch {
+      // The connection is gone or the server rolled back already: the original error says why.
+    }
+    throw err;
+  } finally {
+    typeorm.isTransactionActive = false;
+    typeorm.transactionDepth = 0;
+    useRiders(runner.manager, null);
+    await runner.release();
+  }
 }
 
 /**

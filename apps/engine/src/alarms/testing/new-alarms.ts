@@ -5,6 +5,6 @@ import { Alarms } from '../alarms';
 import { OutboxSignal } from '../outbox-signal';
 
 /** Alarms as the engine module wires them, outside Nest: the outbox signal (a relay's, if given) and the repeat counts (on `clock`). */
-export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(dataSource), clock: Clock = systemClock): Alarms {
+export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(), clock: Clock = systemClock): Alarms {
   return new Alarms(signal, new AlarmCounts(dataSource, signal, clock));
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
+import { dialectOf, num, placeholders } from '../../engine-queries/sql';
+import { sendAhead } from '../../nest/riders';
 
 /**
  * The first statement of a submission batch's transaction (apps/console/src/submissions): which
@@ -15,10 +16,15 @@ import { dialectOf, execute, num, placeholders } from '../../engine-queries/sql'
  * UPDATE first) comes either before the batch, which then sees the task gone, or after it, and
  * cancels the batch's runs with the task's others. Shared, so concurrent batches of one task do
  * not wait for each other. SQLite: serialised transactions — nothing to lock.
+ *
+ * Sent ahead (nest/riders.ts): it rides, with the transaction's opening, in the packet of the
+ * batch's next statement (its runs INSERT), and is run first, so the lock is held before any run
+ * is written, as if sent alone. The caller judges the versions once that packet is answered, and
+ * rolls the transaction back when one changed.
  */
 export async function lockSubmittedTasks(manager: EntityManager, tenantId: string, ids: readonly number[]): Promise<Map<number, number>> {
   if (ids.length === 0) return new Map();
   const lock = dialectOf(manager) === 'mysql' ? ' LOCK IN SHARE MODE' : '';
-  const { rows } = await execute<{ id: unknown; version: unknown }>(manager, `SELECT id, version FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})${lock}`, [tenantId, ...ids]);
+  const rows = await sendAhead(manager, `SELECT id, version FROM tasks WHERE tenant_id = ? AND id IN (${placeholders(ids.length)})${lock}`, [tenantId, ...ids]);
   return new Map(rows.map((r) => [num(r.id), num(r.version)]));
 }

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DataSource, Logger } from 'typeorm';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { deferStatement, sendAhead } from './riders';
+import { inTransaction } from './transaction';
+
+const INSERT = 'INSERT INTO engine_groups (name, description, created_at) VALUES (?, ?, ?)';
+const names = async (ds: DataSource) => ((await ds.query('SELECT name FROM engine_groups ORDER BY name')) as Array<{ name: string }>).map((r) => r.name);
+
+/**
+ * Riders (riders.ts): the statements of a transaction sent in fewer packets run exactly as if
+ * each had been sent alone — the same rows, in the same order, committed or rolled back together —
+ * on both databases (SQLite sends each alone); on MariaDB the packets are counted.
+ */
+describe.each(TEST_DATABASES)('riders on %s', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+
+  it('commits a deferred write with the transaction, and answers a statement sent ahead once the next is sent', async () => {
+    const seen = await inTransaction(db.dataSource, async (em) => {
+      await deferStatement(em, INSERT, ['a', '', 1]);
+      const ahead = sendAhead(em, "SELECT name FROM engine_groups WHERE name = 'a'", []);
+      await em.query(INSERT, ['b', '', 1]);
+      return (await ahead).map((r) => r.name);
+    });
+    expect(seen).toEqual(['a']);
+    expect(await names(db.dataSource)).toEqual(['a', 'b']);
+  });
+
+  it('answers a statement sent ahead that no statement follows', async () => {
+    const seen = await inTransaction(db.dataSource, async (em) => {
+      await deferStatement(em, INSERT, ['a', '', 1]);
+      return (await sendAhead(em, 'SELECT name FROM engine_groups', [])).map((r) => r.name);
+    });
+    expect(seen).toEqual(['a']);
+  });
+
+  it("fails the transaction on a deferred write's failure and keeps none of its rows", async () => {
+    await db.dataSource.query(INSERT, ['taken', '', 1]);
+    await expect(
+      inTransaction(db.dataSource, async (em) => {
+        await em.query(INSERT, ['first', '', 1]);
+        await deferStatement(em, INSERT, ['taken', '', 1]);
+      }),
+    ).rejects.toThrow(/duplicate|unique/i);
+    expect(await names(db.dataSource)).toEqual(['taken']);
+  });
+
+  it('rolls back what rode along when the work throws', async () => {
+    await expect(
+      inTransaction(db.dataSource, async (em) => {
+        await deferStatement(em, INSERT, ['deferred', '', 1]);
+        await em.query(INSERT, ['sent', '', 1]);
+        await deferStatement(em, INSERT, ['never sent', '', 1]);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await names(db.dataSource)).toEqual([]);
+  });
+});
+
+describe('riders on MariaDB, counted in packets', () => {
+  const db = useTestDatabase('mysql');
+  let packets: string[];
+  let logger: Logger;
+  beforeEach(async () => {
+    await db.clear();
+    packets = [];
+    logger = db.dataSource.logger;
+    const counting: Logger = { logQuery: (sql: string) => void packets.push(sql), logQueryError: () => undefined, logQuerySlow: () => undefined, logSchemaBuild: () => undefined, logMigration: () => undefined, log: () => undefined };
+    Object.assign(db.dataSource, { logger: counting });
+  });
+  afterEach(() => Object.assign(db.dataSource, { logger }));
+
+  it("sends the opening with the first statement, a share lock ahead of the INSERT, and the audit-like write with the COMMIT: 2 packets, not 5", async () => {
+    await db.dataSource.query(INSERT, ['locked', '', 1]);
+    packets = [];
+    await inTransaction(db.dataSource, async (em) => {
+      const ahead = sendAhead(em, 'SELECT name FROM engine_groups WHERE name = ? LOCK IN SHARE MODE', ['locked']);
+      await em.query(INSERT, ['run', '', 1]);
+      expect(await ahead).toEqual([{ name: 'locked' }]);
+      await deferStatement(em, INSERT, ['audit', '', 1]);
+    });
+    expect(packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nSELECT name .* LOCK IN SHARE MODE;\nINSERT INTO engine_groups/s), expect.stringMatching(/^INSERT INTO engine_groups .*;\nCOMMIT$/s)]);
+    expect(await names(db.dataSource)).toEqual(['audit', 'locked', 'run']);
+  });
+
+  it('sends nothing for a transaction that issues no statement, and one packet with the isolation level for one that issues one', async () => {
+    await inTransaction(db.dataSource, async () => 1);
+    expect(packets).toEqual([]);
+    await inTransaction(db.dataSource, (em) => em.query('SELECT 1 AS one'), { isolation: 'READ COMMITTED' });
+    expect(packets).toEqual(['SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nSELECT 1 AS one', 'COMMIT']);
+  });
+});
