@@ -6,8 +6,9 @@
  * group pause and a tasks-as-code apply alike. A plan no engine took is deleted; one an engine
  * took ends CANCELLED under a freed fire key, and the engines are told to abort it at its
  * executor after the commit. The task's next fire time and fire count are rewound, so the
- * planner plans those instants again from the task as it now is. Deleting a task has the engines
- * abort its runs they may have sent.
+ * planner plans those instants again from the task as it now is. A task's first dependency edge
+ * withdraws as an edit does (its fires' claims read that it had no child). Deleting a task has the
+ * engines abort its runs they may have sent.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EDIT_REACHES_FIRES_AFTER_MS } from '@baton/domain';
@@ -167,6 +168,50 @@ describe.each(TEST_DATABASES)('prepared fires follow pauses and edits on %s', (k
     const again = await fire(id, 'PENDING', Date.UTC(2026, 2, 2));
     expect((await t.http().patch(`/api/calendars/${created.body.id}`).set(acme.admin).send({ name: 'closed-days' })).status).toBe(200);
     expect(again.id in (await runsOf(id))).toBe(true);
+  });
+
+  it("a task's first dependency withdraws its fires more than the margin ahead (their claims knew of no child); a second edge, or one into it, withdraws nothing", async () => {
+    const parent = await task({ fireCount: 6, nextFireAt: T0 + 120_000 });
+    const child = await task({ fireCount: 0, nextFireAt: T0 + 60_000 });
+    const near = await fire(parent, 'ACCEPTED', T0 + EDIT_REACHES_FIRES_AFTER_MS, { dispatchedAt: T0 + 1_000 });
+    const sent = await fire(parent, 'ACCEPTED', T0 + 60_000, { dispatchedAt: T0 + 60_000 });
+    const planned = await fire(parent, 'PENDING', T0 + 120_000);
+    const manual = await fire(parent, 'DISPATCHED', T0 + 30_000, { cause: 'MANUAL', fireKey: 'm:dep' });
+    const childFire = await fire(child, 'CLAIMED', T0 + 60_000);
+    const edge = await t.http().post('/api/dependencies').set(acme.admin).send({ parentTaskId: parent, childTaskId: child });
+    expect(edge.status, edge.text).toBe(201);
+    expect(await runsOf(parent)).toEqual({
+      [near.id]: { state: 'ACCEPTED', error: null, fireKey: `s:${T0 + 1_000}` },
+      [sent.id]: { state: 'CANCELLED', error: WITHDRAWN_BY.dependency, fireKey: `w:${sent.id}` },
+      [manual.id]: { state: 'DISPATCHED', error: null, fireKey: 'm:dep' },
+    });
+    expect(planned.id in (await runsOf(parent))).toBe(false);
+    expect(cancelNotices).toEqual([{ tenantId: 'acme', engineGroup: 'default', runIds: [sent.id] }]);
+    expect(await plannerOf(parent)).toEqual({ fireCount: 4, nextFireAt: T0 + 60_000 });
+    expect((await runsOf(child))[childFire.id].state).toBe('CLAIMED');
+
+    // The parent has a child now: another edge out of it, or one into it, leaves every fire as it is.
+    const other = await task({ fireCount: 0, nextFireAt: T0 + 60_000 });
+    const again = await fire(parent, 'CLAIMED', T0 + 60_000);
+    const otherFire = await fire(other, 'CLAIMED', T0 + 60_000);
+    expect((await t.http().post('/api/dependencies').set(acme.admin).send({ parentTaskId: parent, childTaskId: other })).status).toBe(201);
+    expect((await runsOf(parent))[again.id].state).toBe('CLAIMED');
+    expect((await runsOf(other))[otherFire.id].state).toBe('CLAIMED');
+    expect(cancelNotices).toHaveLength(1);
+  });
+
+  it('a tasks-as-code apply that gives a task its first child withdraws as the edge route does', async () => {
+    const file = (edges: boolean) =>
+      `version: 1\ntasks:\n  - name: feeds\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 * * * * *", timeZone: UTC }\n` +
+      `  - name: fed\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: MANUAL }\n` +
+      (edges ? `dependencies:\n  - { parent: feeds, child: fed }\n` : '');
+    expect((await t.http().post('/api/config/apply').set(acme.admin).send({ file: file(false) })).status).toBe(200);
+    const id = (await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ tenantId: 'acme', name: 'feeds' })).id;
+    const claimed = await fire(id, 'CLAIMED', T0 + 20_000);
+    const applied = await t.http().post('/api/config/apply').set(acme.admin).send({ file: file(true) });
+    expect(applied.status, applied.text).toBe(200);
+    expect((await runsOf(id))[claimed.id]).toMatchObject({ state: 'CANCELLED', error: WITHDRAWN_BY.dependency });
+    expect(cancelNotices.flatMap((n) => n.runIds)).toEqual([claimed.id]);
   });
 
   it('deleting a task has the engines abort its runs they may have sent', async () => {

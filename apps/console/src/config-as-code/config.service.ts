@@ -50,6 +50,7 @@ import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { nextTurn } from '../common/next-turn';
 import { ConfigThread } from './config-thread';
+import { NewParents } from '../dependencies/new-parents';
 import { planOf, type PlanInput } from './plan-input';
 
 /**
@@ -83,6 +84,7 @@ export class ConfigService implements OnApplicationShutdown {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(CONSOLE_OPTIONS) private readonly options: ResolvedConsoleOptions,
     private readonly heavyWork: TenantHeavyWork,
+    private readonly newParents: NewParents,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -267,14 +269,19 @@ export class ConfigService implements OnApplicationShutdown {
   private async applyDependencies(em: EntityManager, tenantId: string, snapshot: Snapshot, desired: ConfigFile, taskIds: Map<string, number>, prune: boolean, now: number): Promise<void> {
     // Both ends of every edge are named, and no cycle closed (assertApplicable).
     const wanted = new Map(desired.dependencies.map((d) => [edgeName(d), d]));
+    const parentsBefore = new Set([...snapshot.edges.values()].map((e) => e.parentTaskId));
+    const newParents: number[] = [];
     for (const [name, edge] of wanted) {
       const existing = snapshot.edges.get(name);
       if (!existing) {
-        await insertEdge(em, Object.assign(new TaskDependencyEntity(), { tenantId, parentTaskId: taskIds.get(edge.parent)!, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, approval: edge.approval, createdAt: now }));
+        const parentTaskId = taskIds.get(edge.parent)!;
+        await insertEdge(em, Object.assign(new TaskDependencyEntity(), { tenantId, parentTaskId, childTaskId: taskIds.get(edge.child)!, condition: edge.condition, approval: edge.approval, createdAt: now }));
+        if (!parentsBefore.has(parentTaskId)) newParents.push(parentTaskId);
       } else if (existing.condition !== edge.condition || JSON.stringify(existing.approval) !== JSON.stringify(edge.approval)) {
         await updateEdge(em, tenantId, existing.id, { condition: edge.condition, approval: edge.approval });
       }
     }
+    await this.newParents.edgesAdded(em, tenantId, newParents);
     if (prune) {
       const stale = [...snapshot.edges].filter(([name]) => !wanted.has(name)).map(([, row]) => row.id);
       await deleteEdges(em, tenantId, stale);

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
+import { RunChangesModule } from '../run-changes/run-changes.module';
 import { DependenciesController } from './dependencies.controller';
 import { DependenciesService } from './dependencies.service';
+import { NewParents } from './new-parents';
 
-@Module({ controllers: [DependenciesController], providers: [DependenciesService] })
+@Module({ imports: [RunChangesModule], controllers: [DependenciesController], providers: [DependenciesService, NewParents], exports: [NewParents] })
 export class DependenciesModule {}

@@ -5,6 +5,7 @@ import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction,
 import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
+import { NewParents } from './new-parents';
 import type { CreateDependencyDto, DependencyQuery, DependencyView, UpdateDependencyDto } from './dto/dependency.dto';
 
 @Injectable()
@@ -12,6 +13,7 @@ export class DependenciesService {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly newParents: NewParents,
   ) {}
 
   private async views(tenantId: string, rows: TaskDependencyEntity[], em: EntityManager = this.dataSource.manager): Promise<DependencyView[]> {
@@ -74,6 +76,7 @@ export class DependenciesService {
           createdAt: this.clock.now(),
         });
         await insertEdge(em, row);
+        if (!existing.some((e) => e.parentTaskId === parent.id)) await this.newParents.edgesAdded(em, tenantId, [parent.id]);
         const view = (await this.views(tenantId, [row], em))[0];
         await auditChange(em, { tenantId, objectType: 'dependency', objectId: row.id, after: view });
         return view;

@@ -20,6 +20,7 @@ export const WITHDRAWN_BY = {
   pause: 'Cancelled: the task was paused before this fire',
   edit: 'Cancelled: the task was edited before this fire; it runs again as the task now says',
   calendar: "Cancelled: the task's calendar was edited before this fire; it runs again unless the calendar now excludes its date",
+  dependency: 'Cancelled: the task became a parent (its first dependency) before this fire; it runs again and starts its children',
 } as const;
 
 /**
