@@ -86,25 +86,36 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
  * A MySQL/MariaDB transaction whose opening rides with its first statement and whose deferred
  * writes ride with the next statement or the COMMIT (riders.ts): TypeORM's own transaction sends
  * START TRANSACTION and each statement alone. The query runner is marked in a transaction, so
- * TypeORM's own writes (save, insert) inside `work` do not open one of their own.
+ * TypeORM's own writes (save, insert) inside `work` do not open one of their own, and its
+ * transaction events reach the data source's subscribers as TypeORM's own transaction sends them.
  */
 async function withRiders<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined): Promise<T> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   const riders = new Riders(runner, isolation ? [`SET TRANSACTION ISOLATION LEVEL ${isolation}`, 'START TRANSACTION'] : ['START TRANSACTION']);
   const typeorm = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-  typeorm.isTransactionActive = true;
-  typeorm.transactionDepth = 1;
   useRiders(runner.manager, riders);
   try {
+    await runner.broadcaster.broadcast('BeforeTransactionStart');
+    typeorm.isTransactionActive = true;
+    typeorm.transactionDepth = 1;
+    await runner.broadcaster.broadcast('AfterTransactionStart');
     const result = await work(runner.manager);
+    await runner.broadcaster.broadcast('BeforeTransactionCommit');
     await riders.commit();
+    typeorm.isTransactionActive = false;
+    await runner.broadcaster.broadcast('AfterTransactionCommit');
     return result;
   } catch (err) {
-    try {
-      await riders.rollback();
-    } catch {
-      // The connection is gone or the server rolled back already: the original error says why.
+    if (typeorm.isTransactionActive) {
+      try {
+        await runner.broadcaster.broadcast('BeforeTransactionRollback');
+        await riders.rollback();
+        typeorm.isTransactionActive = false;
+        await runner.broadcaster.broadcast('AfterTransactionRollback');
+      } catch {
+        // The connection is gone or the server rolled back already: the original error says why.
+      }
     }
     throw err;
   } finally {
