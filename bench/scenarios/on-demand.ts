@@ -49,6 +49,8 @@ interface SystemRun {
   system: SystemKey;
   settings: Record<string, unknown>;
   idleCpuPerSec: Record<string, number>;
+  /** Times each process went to sleep a second while idle (each a wake-up). */
+  idleSleepsPerSec: Record<string, number>;
   steps: StepFigures[];
   /** Series not run, and why (Baton's batched series until its batch API exists; rates above a saturated one). */
   skipped: Array<{ series: Series; rate: number | null; why: string }>;
@@ -77,7 +79,9 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   await sleep(IDLE_S * 1000);
   const client = process.cpuUsage(client0);
   const idleCpuPerSec = Object.fromEntries(Object.entries({ ...idleMeter.used(), client: (client.user + client.system) / 1e6 }).map(([k, v]) => [k, +(v / IDLE_S).toFixed(4)]));
-  log(`  idle CPU (s/s): ${JSON.stringify(idleCpuPerSec)}`);
+  const idleSleepsPerSec = Object.fromEntries(Object.entries(idleMeter.slept()).map(([k, v]) => [k, +(v / IDLE_S).toFixed(1)]));
+  const idle = { cpuPerSec: idleCpuPerSec, sleepsPerSec: idleSleepsPerSec };
+  log(`  idle CPU (s/s): ${JSON.stringify(idleCpuPerSec)}; sleeps a second: ${JSON.stringify(idleSleepsPerSec)}`);
   const runs: StepRun[] = [];
   const skipped: SystemRun['skipped'] = [];
   for (const series of plan.series) {
@@ -108,7 +112,7 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
       const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient: series === 'client', viaEvents, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
       const run = await runStep(target, book, spec, `${STEP_PREFIX[series]}${i}`, TASKS);
       runs.push(run);
-      const f = stepFigures(target.system, run, book, idleCpuPerSec);
+      const f = stepFigures(target.system, run, book, idle);
       if (run.fault) log(`  ${series} ${rate}/s: ${run.fault}`);
       log(
         `  ${series} ${rate}/s: ${f.startsPerSec} starts/s, start p50/p99 ${f.start.p50}/${f.start.p99} ms, answer p50/p99 ${fmt(f.answer.p50)}/${fmt(f.answer.p99)} ms, refused ${f.refused}, unanswered ${f.unanswered}, lost ${f.lost}, dup ${f.duplicated}${run.stoppedEarly ? ` — ${run.stoppedEarly}` : ''}`,
@@ -121,9 +125,9 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   const steps: StepFigures[] = [];
   for (const r of runs) {
     const stages = (await target.stages?.(r.sends.map((s) => ({ key: s.item.key, sentAt: s.sentAt, answeredAt: s.outcome?.ok ? s.answeredAt : null, startedAt: book.first(s.item.key) })))) ?? {};
-    steps.push(stepFigures(target.system, r, book, idleCpuPerSec, stages));
+    steps.push(stepFigures(target.system, r, book, idle, stages));
   }
-  return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, steps, skipped };
+  return { system: target.system as SystemKey, settings: target.settings, idleCpuPerSec, idleSleepsPerSec, steps, skipped };
 }
 
 function parsePlan(args: readonly string[]): Plan {
@@ -186,10 +190,14 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
   const cpuRows = results.flatMap((r) =>
     r.steps.map((s) => {
       const total = Object.entries(s.cpuPer1000Runs).filter(([k]) => k !== 'client').reduce((a, [, v]) => a + v, 0);
-      return [r.system, s.series, s.offeredPerSec, Object.entries(s.cpuPer1000Runs).map(([k, v]) => `${k} ${fmt(v)}`).join(', '), fmt(total)];
+      const sleeps = s.sleepsPerRun;
+      const byProcess = Object.entries(s.cpuPer1000Runs).map(([k, v]) => `${k} ${fmt(v)}${k in sleeps ? ` (${fmt(sleeps[k])})` : ''}`);
+      return [r.system, s.series, s.offeredPerSec, byProcess.join(', '), fmt(total)];
     }),
   );
-  console.log(`On demand — CPU s per 1,000 runs (= ms per run) by process, net of its idle rate; total leaves out the client (this process, the load generator)\n${table(['system', 'series', 'offered/s', 'by process', 'total'], cpuRows)}\n`);
+  console.log(
+    `On demand — CPU s per 1,000 runs (= ms per run) by process, net of its idle rate, and (in brackets) the times it went to sleep a run, each a wake-up; total leaves out the client (this process, the load generator)\n${table(['system', 'series', 'offered/s', 'by process', 'total'], cpuRows)}\n`,
+  );
   const inside = results.flatMap((r) => r.steps.filter((s) => Object.keys(s.stages).length || s.storePerRun));
   if (inside.length) {
     const stageNames = [...new Set(inside.flatMap((s) => Object.keys(s.stages)))];

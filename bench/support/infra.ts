@@ -76,27 +76,65 @@ export function cpuSeconds(pid: number | null): number {
  * the process is gone.
  */
 export function treeCpuSeconds(pid: number | null): number {
-  if (!pid) return NaN;
+  const tree = processTree(pid);
+  if (!tree) return NaN;
+  let ticks = 0;
+  for (const p of tree) {
+    const fields = statFields(p);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]); // utime stime cutime cstime
+  }
+  return ticks / 100;
+}
+
+/**
+ * How many times a process and its live descendants went to sleep so far (every thread's
+ * `voluntary_ctxt_switches`): each is a wake-up to come, what a message costs most on a VM
+ * (docs/BENCHMARKS.md, the machine). NaN when the process is gone.
+ */
+export function treeSleeps(pid: number | null): number {
+  const tree = processTree(pid);
+  if (!tree) return NaN;
+  let sleeps = 0;
+  for (const p of tree) {
+    let threads: string[];
+    try {
+      threads = readdirSync(`/proc/${p}/task`);
+    } catch {
+      continue;
+    }
+    for (const thread of threads) {
+      try {
+        const m = /voluntary_ctxt_switches:\s+(\d+)/.exec(readFileSync(`/proc/${p}/task/${thread}/status`, 'utf8'));
+        if (m) sleeps += Number(m[1]);
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+  }
+  return sleeps;
+}
+
+/** A process and its live descendants, or null when it is gone. */
+function processTree(pid: number | null): number[] | null {
+  if (!pid) return null;
   const children = new Map<number, number[]>();
-  let own = NaN;
+  let found = false;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = statFields(Number(entry));
     if (!fields) continue;
     const ppid = Number(fields[1]);
     children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    if (Number(entry) === pid) own = 0;
+    if (Number(entry) === pid) found = true;
   }
-  if (Number.isNaN(own)) return NaN;
-  let ticks = 0;
+  if (!found) return null;
+  const tree: number[] = [];
   for (const queue = [pid]; queue.length; ) {
     const p = queue.pop()!;
-    const fields = statFields(p);
-    if (!fields) continue;
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]); // utime stime cutime cstime
+    tree.push(p);
     queue.push(...(children.get(p) ?? []));
   }
-  return ticks / 100;
+  return tree;
 }
 
 /** /proc/<pid>/stat's fields after the command name (state first), or null when gone. */

@@ -59,6 +59,8 @@ export interface StepRun {
   clientLagMs: number;
   /** CPU seconds over the step (first send → end of the drain), per process; `client` is this process (the load generator). */
   cpuSec: Record<string, number>;
+  /** Times each system process went to sleep over the step (CpuMeter.slept). */
+  sleeps: Record<string, number>;
   /** The store's statement counters over the same window (null: the system gives none). */
   storeCounters: Record<string, number> | null;
   /** Each process's statements over the same window, by digest (null: not timed). */
@@ -178,6 +180,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
   for (const s of sends) if (s.outcome === null) s.outcome = { ok: false, error: UNANSWERED };
   const client = process.cpuUsage(client0);
   const cpuSec = { ...meter.used(), client: +((client.user + client.system) / 1e6).toFixed(2) };
+  const sleeps = meter.slept();
   const counters1 = counters0 && ((await target.storeCounters?.()) ?? null);
   const timing1 = timing0 && ((await target.sqlTiming?.()) ?? null);
   return {
@@ -190,6 +193,7 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
     drainEndAt,
     clientLagMs: Math.round(clientLagMs),
     cpuSec,
+    sleeps,
     storeCounters: counters0 && counters1 ? Object.fromEntries(Object.keys(counters1).map((k) => [k, counters1[k] - (counters0[k] ?? 0)])) : null,
     sqlTiming: timing0 && timing1 ? Object.fromEntries(Object.entries(timing1).map(([name, t]) => [name, sqlTimingDiff(t, timing0[name] ?? {})])) : null,
     windowMs: drainEndAt - t0,

@@ -35,6 +35,8 @@ export interface StepFigures {
   cpuSec: Record<string, number>;
   /** `cpuSec` per 1,000 handler starts of the step (s; numerically ms per run). */
   cpuPer1000Runs: Record<string, number>;
+  /** Per process, the times it went to sleep over the step (each a wake-up: bench/support/infra.ts treeSleeps) per handler start, less its idle rate. */
+  sleepsPerRun: Record<string, number>;
   /** Refusals by reason (the first 80 characters of the answer or error). */
   refusals: Record<string, number>;
   /** The store's statements per handler start over the step (Baton: MariaDB's counters); null when the system gives none. */
@@ -46,7 +48,13 @@ export interface StepFigures {
   windowMs: number;
 }
 
-export function stepFigures(system: string, run: StepRun, book: StartBook, idleCpuPerSec: Record<string, number>, stages: Record<string, number[]> = {}): StepFigures {
+/** What the system's processes use a second when nothing is sent: CPU seconds, and times gone to sleep. */
+export interface IdleRates {
+  cpuPerSec: Record<string, number>;
+  sleepsPerSec: Record<string, number>;
+}
+
+export function stepFigures(system: string, run: StepRun, book: StartBook, idle: IdleRates, stages: Record<string, number[]> = {}): StepFigures {
   const { spec, sends } = run;
   const starts: number[] = [];
   const answers: number[] = [];
@@ -78,7 +86,8 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
     }
   }
   const firstSend = sends.length ? sends[0].sentAt : 0;
-  const cpuSec = Object.fromEntries(Object.entries(run.cpuSec).map(([k, v]) => [k, +(v - (idleCpuPerSec[k] ?? 0) * (run.windowMs / 1000)).toFixed(3)]));
+  const cpuSec = Object.fromEntries(Object.entries(run.cpuSec).map(([k, v]) => [k, +(v - (idle.cpuPerSec[k] ?? 0) * (run.windowMs / 1000)).toFixed(3)]));
+  const sleeps = Object.fromEntries(Object.entries(run.sleeps).map(([k, v]) => [k, v - (idle.sleepsPerSec[k] ?? 0) * (run.windowMs / 1000)]));
   return {
     system,
     series: spec.viaClient ? 'client' : spec.viaEvents ? (spec.batch > 1 ? 'events-batched' : 'events') : spec.batch > 1 ? 'batched' : 'single',
@@ -98,6 +107,7 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idleC
     clientLagMs: run.clientLagMs,
     cpuSec,
     cpuPer1000Runs: Object.fromEntries(Object.entries(cpuSec).map(([k, v]) => [k, starts.length ? +((v * 1000) / starts.length).toFixed(2) : NaN])),
+    sleepsPerRun: Object.fromEntries(Object.entries(sleeps).map(([k, v]) => [k, starts.length ? +(v / starts.length).toFixed(1) : NaN])),
     refusals,
     storePerRun: run.storeCounters && starts.length ? Object.fromEntries(Object.entries(run.storeCounters).map(([k, v]) => [k, +(v / starts.length).toFixed(2)])) : null,
     stages: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, stats(v)])),
