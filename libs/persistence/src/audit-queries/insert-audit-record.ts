@@ -42,7 +42,7 @@ function stored(value: unknown): string | null {
  *
  * Plain inserts at the end of the auto-increment index: no read, no lock on other rows, and no
  * round trip of their own: in a transaction on MySQL the INSERT is deferred, riding with the
- * transaction's next statement or its COMMIT (nest/riders.ts) — one for the records of every
+ * transaction's COMMIT (nest/riders.ts) — one for the records of every
  * submission a batch writes together (apps/console/src/submissions).
  */
 export async function insertAuditRecords(manager: EntityManager, records: readonly NewAuditRecord[]): Promise<void> {

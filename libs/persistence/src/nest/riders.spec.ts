@@ -46,6 +46,21 @@ describe.each(TEST_DATABASES)('riders on %s', (kind) => {
     expect(await names(db.dataSource)).toEqual(['taken']);
   });
 
+  it('stops the transaction at a deferred write that fails: the statements after it and the COMMIT throw its error, even when the work catches it', async () => {
+    await db.dataSource.query(INSERT, ['taken', '', 1]);
+    const thrown: string[] = [];
+    await expect(
+      inTransaction(db.dataSource, async (em) => {
+        await deferStatement(em, INSERT, ['taken', '', 1]);
+        await em.query(INSERT, ['after', '', 1]).catch((err: Error) => thrown.push(err.message));
+        await em.query(INSERT, ['later', '', 1]).catch((err: Error) => thrown.push(err.message));
+      }),
+    ).rejects.toThrow(/duplicate|unique/i);
+    // SQLite sends a deferred write at once: its failure is its own caller's, and the transaction's.
+    if (kind === 'mysql') expect(thrown).toEqual([expect.stringMatching(/duplicate/i), expect.stringMatching(/duplicate/i)]);
+    expect(await names(db.dataSource)).toEqual(['taken']);
+  });
+
   it('rolls back what rode along when the work throws', async () => {
     await expect(
       inTransaction(db.dataSource, async (em) => {
@@ -83,6 +98,14 @@ describe('riders on MariaDB, counted in packets', () => {
     });
     expect(packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nSELECT name .* LOCK IN SHARE MODE;\nINSERT INTO engine_groups/s), expect.stringMatching(/^INSERT INTO engine_groups .*;\nCOMMIT$/s)]);
     expect(await names(db.dataSource)).toEqual(['audit', 'locked', 'run']);
+  });
+
+  it('sends a deferred write before a statement issued after it, in a packet of its own (a failure is then never the statement\'s)', async () => {
+    await inTransaction(db.dataSource, async (em) => {
+      await deferStatement(em, INSERT, ['audit', '', 1]);
+      await em.query('SELECT name FROM engine_groups');
+    });
+    expect(packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nINSERT INTO engine_groups/), 'SELECT name FROM engine_groups', 'COMMIT']);
   });
 
   it('sends nothing for a transaction that issues no statement, and one packet with the isolation level for one that issues one', async () => {

@@ -8,8 +8,7 @@ import { execute } from '../engine-queries/sql';
  * server runs a packet's statements in order and answers them together):
  * - the transaction's opening (`START TRANSACTION`, its isolation level) rides with its first
  *   statement;
- * - a **deferred** write, whose answer nobody waits for (an audit record), rides with the next
- *   statement or with the COMMIT;
+ * - a **deferred** write, whose answer nobody waits for (an audit record), rides with the COMMIT;
  * - a statement sent **ahead** (a share lock whose rows are judged a moment later) rides with the
  *   next statement, or goes alone at the next turn of the event loop if none comes.
  *
@@ -19,104 +18,127 @@ import { execute } from '../engine-queries/sql';
  * docs/BENCHMARKS.md) and, when the machine is busy, milliseconds of waiting; a trigger's
  * transaction was 5 round trips (START, share lock, runs INSERT, audit INSERT, COMMIT) and is 2.
  *
- * A rider that fails fails the packet: the statement it rode with rejects with its error, and so
- * does every rider of the packet waiting for an answer; a deferred write's failure is kept, and
- * the transaction's COMMIT throws it (the transaction is rolled back, as if the write had thrown
- * where it was issued).
+ * The server stops a packet at its first failing statement and does not say which one it was: every
+ * statement of the packet that waits for an answer rejects with the error. So a statement sent
+ * ahead must only precede statements whose failure fails the transaction (a submission's runs
+ * INSERT), and a deferred write rides only with the COMMIT: a statement issued while one waits
+ * sends it first, in a packet of its own. A packet that carried either and failed fails the
+ * transaction: every later statement and the COMMIT throw its error (the transaction is rolled
+ * back, as if the write had thrown where it was issued).
  */
 export class Riders {
   private queue: Rider[] = [];
-  /** A failed packet's error that no waiting caller has seen (a deferred write's): the commit throws it. */
-  private unseen: unknown = null;
+  /**
+   * The failure of a packet that carried a deferred write or a statement sent ahead: every later
+   * statement and the COMMIT throw it. After a deadlock InnoDB has rolled the transaction back,
+   * and a statement sent after that would commit on its own.
+   */
+  private failed: unknown = null;
   /** Whether a statement other than the opening was issued: a transaction that issued none sends nothing. */
   private touched = false;
   /** Whether the opening has reached the server (so a rollback must be sent). */
   private opened = false;
   private readonly send: (sql: string, params: unknown[]) => Promise<QueryResult>;
 
-  constructor(
-    private readonly runner: QueryRunner,
-    opening: readonly string[],
-  ) {
+  constructor(runner: QueryRunner, opening: readonly string[]) {
     const original = runner.query.bind(runner);
     this.send = (sql, params) => original(sql, params, true) as Promise<QueryResult>;
-    for (const sql of opening) this.queue.push({ sql, params: [], opening: true });
+    for (const sql of opening) this.queue.push({ sql, params: [], kind: 'opening' });
     runner.query = ((sql: string, params?: unknown[], structured?: boolean) => this.query(sql, params ?? [], structured === true)) as QueryRunner['query'];
   }
 
-  /** A write whose answer nobody waits for: it rides with the transaction's next statement or its COMMIT. */
+  /** A write whose answer nobody waits for: it rides with the transaction's COMMIT (or goes just before a statement issued first). */
   defer(sql: string, params: unknown[]): void {
     this.touched = true;
-    this.queue.push({ sql, params });
+    this.queue.push({ sql, params, kind: 'deferred' });
   }
 
   /** A statement whose answer is awaited later: it rides with the next statement, or goes alone at the next turn of the event loop. */
   ahead(sql: string, params: unknown[]): Promise<QueryResult> {
     this.touched = true;
     return new Promise((resolve, reject) => {
-      const rider: Rider = { sql, params, settle: { resolve, reject } };
+      const rider: Rider = { sql, params, kind: 'ahead', settle: { resolve, reject } };
       this.queue.push(rider);
       setImmediate(() => {
-        if (this.queue.includes(rider)) this.flush();
+        if (this.queue.includes(rider)) void this.sendRiders(this.take());
       });
     });
   }
 
-  /** Commits, with the riders left; nothing at all when the transaction issued no statement. */
+  /** Commits, with the riders left; nothing at all when the transaction issued no statement. Throws a deferred write's failure. */
   async commit(): Promise<void> {
+    if (this.failed !== null) throw this.failed;
     if (!this.touched && !this.opened) {
       this.queue = [];
       return;
     }
     await this.query('COMMIT', [], true);
-    if (this.unseen !== null) throw this.unseen;
   }
 
   /** Rolls back (riders not yet sent are dropped: the ones waiting reject); nothing to send when the opening never left. */
   async rollback(): Promise<void> {
-    const dropped = this.queue;
+    for (const rider of this.queue) rider.settle?.reject(new Error('the transaction was rolled back before this statement was sent'));
     this.queue = [];
-    for (const rider of dropped) rider.settle?.reject(new Error('the transaction was rolled back before this statement was sent'));
     if (this.opened) await this.send('ROLLBACK', []);
   }
 
-  private flush(): void {
-    const last = this.queue.pop();
-    if (!last) return;
-    this.query(last.sql, last.params, true).then(
-      (result) => last.settle?.resolve(result as QueryResult),
-      (err: unknown) => {
-        if (last.settle) last.settle.reject(err);
-        else this.unseen ??= err;
-      },
-    );
-  }
-
+  /**
+   * A statement of the transaction, with the riders queued before it. A packet's failure does not
+   * say which of its statements failed, so a deferred write rides only with the COMMIT (whose
+   * packet failing fails the transaction anyway); before any other statement the riders go in a
+   * packet of their own.
+   */
   private async query(sql: string, params: unknown[], structured: boolean): Promise<unknown> {
-    if (sql !== 'COMMIT') this.touched = true;
-    const riders = this.queue;
-    this.queue = [];
-    if (riders.some((r) => r.opening)) this.opened = true;
+    const commit = sql === 'COMMIT';
+    if (!commit) this.touched = true;
+    let riders = this.take();
+    if (!commit && riders.some((r) => r.kind === 'deferred')) {
+      await this.sendRiders(riders);
+      riders = [];
+    }
+    if (this.failed !== null) throw this.failed;
     if (riders.length === 0) return unwrap(await this.send(sql, params), structured);
     let raws: unknown[];
     try {
-      const result = await this.send([...riders.map((r) => r.sql), sql].join(';\n'), [...riders.flatMap((r) => r.params), ...params]);
-      raws = result.raw as unknown[];
+      raws = (await this.send([...riders.map((r) => r.sql), sql].join(';\n'), [...riders.flatMap((r) => r.params), ...params])).raw as unknown[];
     } catch (err) {
       for (const rider of riders) rider.settle?.reject(err);
-      if (riders.some((r) => !r.settle && !r.opening)) this.unseen ??= err;
+      if (riders.some((r) => r.kind !== 'opening')) this.failed ??= err;
       throw err;
     }
     riders.forEach((rider, i) => rider.settle?.resolve(resultOf(raws[i])));
     return unwrap(resultOf(raws[riders.length]), structured);
+  }
+
+  /** Riders sent in a packet of their own: each answered, or the packet's failure kept (`failed`). Never throws. */
+  private async sendRiders(riders: readonly Rider[]): Promise<void> {
+    if (riders.length === 0) return;
+    let raws: unknown[];
+    try {
+      const result = await this.send(riders.map((r) => r.sql).join(';\n'), riders.flatMap((r) => r.params));
+      raws = riders.length === 1 ? [result.raw] : (result.raw as unknown[]);
+    } catch (err) {
+      for (const rider of riders) rider.settle?.reject(err);
+      this.failed ??= err;
+      return;
+    }
+    riders.forEach((rider, i) => rider.settle?.resolve(resultOf(raws[i])));
+  }
+
+  /** The queued riders, taken to be sent. */
+  private take(): Rider[] {
+    const riders = this.queue;
+    this.queue = [];
+    if (riders.some((r) => r.kind === 'opening')) this.opened = true;
+    return riders;
   }
 }
 
 interface Rider {
   sql: string;
   params: unknown[];
-  /** The opening of the transaction (START TRANSACTION, its isolation level). */
-  opening?: boolean;
+  /** The transaction's opening (START TRANSACTION, its isolation level), a deferred write, or a statement sent ahead. */
+  kind: 'opening' | 'deferred' | 'ahead';
   settle?: { resolve: (result: QueryResult) => void; reject: (err: unknown) => void };
 }
 
@@ -130,8 +152,8 @@ export function useRiders(manager: EntityManager, riders: Riders | null): void {
 }
 
 /**
- * A write whose answer nobody needs, sent with the transaction's next statement or its COMMIT
- * (Riders). Outside a transaction of inTransaction on MySQL (SQLite, an autocommitted manager) it
+ * A write whose answer nobody needs, sent with the transaction's COMMIT, or just before a
+ * statement issued first (Riders). Its failure fails the transaction at its COMMIT. Outside a transaction of inTransaction on MySQL (SQLite, an autocommitted manager) it
  * is sent at once.
  */
 export async function deferStatement(manager: EntityManager, sql: string, params: unknown[]): Promise<void> {
