@@ -3,7 +3,8 @@
  * 10 s by default), end to end in embedded mode with a real SDK executor: a fixed-rate task's
  * fires are planned, claimed and sent ahead; its params are edited; every fire due more than the
  * edit's margin (1 s) later runs with the new params, the withdrawn ones never start (those sent
- * ahead are aborted at the executor), and no instant runs twice.
+ * ahead are aborted at the executor), and no instant runs twice. A task's first dependency reaches
+ * them the same way: every fire of the new parent due past the margin starts the new child.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ interface RunRow {
   state: string;
   scheduledAt: number;
   error: string | null;
+  parentRunId: number | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -90,6 +92,54 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
       for (const s of after) expect(s.params).toEqual({ v: 2 });
       // The withdrawn instants were planned again, as the task now says.
       for (const r of withdrawn) expect(all.some((x) => x.scheduledAt === r.scheduledAt && x.id !== r.id), `instant ${r.scheduledAt} planned again`).toBe(true);
+    } finally {
+      await executor.stop();
+      await baton.close();
+    }
+  }, 60_000);
+
+  it('starts the new child after every fire of a task made a parent that is due past the margin, those sent ahead before the edge included', async () => {
+    const logins = demoLogins({});
+    const baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'parent.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
+    const executor = createExecutorServer({
+      tenantId: 'demo',
+      secret: baton.demoTenant.executorSecret,
+      engineUrls: [baton.url],
+      app: 'flows',
+      handlers: [defineHandler('feed', () => undefined), defineHandler('fed', () => undefined)],
+      host: '127.0.0.1',
+      port: 0,
+      spoolFile: false,
+    });
+    await executor.start();
+    try {
+      const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
+      const auth = { authorization: `Bearer ${login.body.token}` };
+      const api = request(baton.url);
+      for (let up = false, until = Date.now() + 10_000; !up; await sleep(100)) {
+        up = (await api.get('/api/executors?app=flows').set(auth).expect(200)).body.some((e: { state: string }) => e.state === 'UP');
+        if (!up && Date.now() > until) throw new Error('the executor never came UP');
+      }
+      const parent = (await api.post('/api/tasks').set(auth).send({ name: 'feeds', executorApp: 'flows', handler: 'feed', trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 } }).expect(201)).body;
+      const child = (await api.post('/api/tasks').set(auth).send({ name: 'fed', executorApp: 'flows', handler: 'fed', trigger: { kind: 'MANUAL' } }).expect(201)).body;
+      const runsOf = async (taskId: number): Promise<RunRow[]> => (await api.get(`/api/runs?taskId=${taskId}&limit=200`).set(auth).expect(200)).body.items;
+      // Fires of the task-to-be-parent sent ahead, claimed when it had no child.
+      for (const until = Date.now() + 15_000; (await runsOf(parent.id)).filter((r) => r.state === 'ACCEPTED' && r.scheduledAt > Date.now() + 3_000).length < 3; await sleep(100)) {
+        if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runsOf(parent.id))}`);
+      }
+      await api.post('/api/dependencies').set(auth).send({ parentTaskId: parent.id, childTaskId: child.id }).expect(201);
+      const linkedAt = Date.now();
+      // Until five parent fires past the margin have succeeded: each one's child run exists.
+      await vi.waitFor(
+        async () => {
+          const parents = (await runsOf(parent.id)).filter((r) => r.state === 'SUCCEEDED' && r.scheduledAt > linkedAt + EDIT_REACHES_FIRES_AFTER_MS);
+          const children = new Set((await runsOf(child.id)).map((r) => r.parentRunId));
+          const orphans = parents.filter((r) => !children.has(r.id)).map((r) => [r.id, r.scheduledAt - linkedAt]);
+          expect(parents.length >= 5 && orphans.length === 0, `${parents.length} parent fires past the margin; without a child: ${JSON.stringify(orphans)}`).toBe(true);
+        },
+        { timeout: 30_000, interval: 200 },
+      );
+      expect((await runsOf(parent.id)).some((r) => r.error === WITHDRAWN_BY.dependency)).toBe(true);
     } finally {
       await executor.stop();
       await baton.close();
