@@ -25,44 +25,60 @@ interface RunRow {
   parentRunId: number | null;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Embedded Baton on its own SQLite file, with an SDK executor of `app` that is UP, and the demo
+ * tenant's API logged in. `close` stops both.
+ */
+async function withExecutor(file: string, app: string, handlers: Array<ReturnType<typeof defineHandler>>) {
+  const logins = demoLogins({});
+  const baton = await startEmbedded({ databaseUrl: `sqlite:${file}`, host: '127.0.0.1', port: 0 }, logins);
+  const executor = createExecutorServer({ tenantId: 'demo', secret: baton.demoTenant.executorSecret, engineUrls: [baton.url], app, handlers, host: '127.0.0.1', port: 0, spoolFile: false });
+  await executor.start();
+  const close = async () => {
+    await executor.stop();
+    await baton.close();
+  };
+  try {
+    const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
+    const auth = { authorization: `Bearer ${login.body.token}` };
+    const api = request(baton.url);
+    await vi.waitFor(
+      async () => expect((await api.get(`/api/executors?app=${app}`).set(auth).expect(200)).body.some((e: { state: string }) => e.state === 'UP'), 'the executor came UP').toBe(true),
+      { timeout: 10_000, interval: 100 },
+    );
+    return { api, auth, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Until `count` of the runs are sent ahead (ACCEPTED, held by the executor) with their instant more than 3 s away. */
+async function sentAhead(runs: () => Promise<RunRow[]>, count: number): Promise<RunRow[]> {
+  return vi.waitFor(
+    async () => {
+      const now = await runs();
+      const ahead = now.filter((r) => r.state === 'ACCEPTED' && r.scheduledAt > Date.now() + 3_000);
+      expect(ahead.length >= count, `no ${count} fires sent ahead: ${JSON.stringify(now)}`).toBe(true);
+      return ahead;
+    },
+    { timeout: 15_000, interval: 100 },
+  );
+}
 
 describe('prepared fires follow an edit (embedded, defaults)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'baton-prepared-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs every fire due after the edit’s margin with the new params, never a withdrawn one, no instant twice', async () => {
-    const logins = demoLogins({});
-    const baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
     const started: Array<{ runId: number; params: unknown }> = [];
-    const executor = createExecutorServer({
-      tenantId: 'demo',
-      secret: baton.demoTenant.executorSecret,
-      engineUrls: [baton.url],
-      app: 'edits',
-      handlers: [defineHandler('echo', (ctx) => void started.push({ runId: ctx.runId, params: ctx.params }))],
-      host: '127.0.0.1',
-      port: 0,
-      spoolFile: false,
-    });
-    await executor.start();
+    const { api, auth, close } = await withExecutor(join(dir, 'baton.sqlite'), 'edits', [defineHandler('echo', (ctx) => void started.push({ runId: ctx.runId, params: ctx.params }))]);
     try {
-      const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      const api = request(baton.url);
-      for (let up = false, until = Date.now() + 10_000; !up; await sleep(100)) {
-        up = (await api.get('/api/executors?app=edits').set(auth).expect(200)).body.some((e: { state: string }) => e.state === 'UP');
-        if (!up && Date.now() > until) throw new Error('the executor never came UP');
-      }
       const task = (await api.post('/api/tasks').set(auth).send({ name: 'edited', executorApp: 'edits', handler: 'echo', trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 }, params: { v: 1 } }).expect(201)).body;
       const runs = async (): Promise<RunRow[]> => (await api.get(`/api/runs?taskId=${task.id}&limit=200`).set(auth).expect(200)).body.items;
 
       // Fires prepared ahead: some already sent (ACCEPTED) to the executor, which holds them until their instant.
-      let sentAhead: RunRow[] = [];
-      for (const until = Date.now() + 15_000; sentAhead.length < 3; await sleep(100)) {
-        sentAhead = (await runs()).filter((r) => r.state === 'ACCEPTED' && r.scheduledAt > Date.now() + 3_000);
-        if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runs())}`);
-      }
+      const sent = await sentAhead(runs, 3);
       const version = (await api.get(`/api/tasks/${task.id}`).set(auth).expect(200)).body.version;
       await api.patch(`/api/tasks/${task.id}`).set(auth).send({ version, params: { v: 2 } }).expect(200);
       // Measured from the answer: the edit was saved by then (on a loaded machine, well after the request left).
@@ -82,7 +98,7 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
       );
       const byId = new Map(all.map((r) => [r.id, r]));
       const withdrawn = all.filter((r) => r.error === WITHDRAWN_BY.edit);
-      expect(withdrawn.map((r) => r.id)).toEqual(expect.arrayContaining(sentAhead.map((r) => r.id)));
+      expect(withdrawn.map((r) => r.id)).toEqual(expect.arrayContaining(sent.map((r) => r.id)));
       const startedIds = new Set(started.map((s) => s.runId));
       for (const r of withdrawn) expect(startedIds.has(r.id), `withdrawn run ${r.id} started`).toBe(false);
       const instants = started.map((s) => byId.get(s.runId)!.scheduledAt);
@@ -93,40 +109,18 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
       // The withdrawn instants were planned again, as the task now says.
       for (const r of withdrawn) expect(all.some((x) => x.scheduledAt === r.scheduledAt && x.id !== r.id), `instant ${r.scheduledAt} planned again`).toBe(true);
     } finally {
-      await executor.stop();
-      await baton.close();
+      await close();
     }
   }, 60_000);
 
   it('starts the new child after every fire of a task made a parent that is due past the margin, those sent ahead before the edge included', async () => {
-    const logins = demoLogins({});
-    const baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'parent.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
-    const executor = createExecutorServer({
-      tenantId: 'demo',
-      secret: baton.demoTenant.executorSecret,
-      engineUrls: [baton.url],
-      app: 'flows',
-      handlers: [defineHandler('feed', () => undefined), defineHandler('fed', () => undefined)],
-      host: '127.0.0.1',
-      port: 0,
-      spoolFile: false,
-    });
-    await executor.start();
+    const { api, auth, close } = await withExecutor(join(dir, 'parent.sqlite'), 'flows', [defineHandler('feed', () => undefined), defineHandler('fed', () => undefined)]);
     try {
-      const login = await request(baton.url).post('/api/auth/login').send(logins.tenant).expect(200);
-      const auth = { authorization: `Bearer ${login.body.token}` };
-      const api = request(baton.url);
-      for (let up = false, until = Date.now() + 10_000; !up; await sleep(100)) {
-        up = (await api.get('/api/executors?app=flows').set(auth).expect(200)).body.some((e: { state: string }) => e.state === 'UP');
-        if (!up && Date.now() > until) throw new Error('the executor never came UP');
-      }
       const parent = (await api.post('/api/tasks').set(auth).send({ name: 'feeds', executorApp: 'flows', handler: 'feed', trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 } }).expect(201)).body;
       const child = (await api.post('/api/tasks').set(auth).send({ name: 'fed', executorApp: 'flows', handler: 'fed', trigger: { kind: 'MANUAL' } }).expect(201)).body;
       const runsOf = async (taskId: number): Promise<RunRow[]> => (await api.get(`/api/runs?taskId=${taskId}&limit=200`).set(auth).expect(200)).body.items;
       // Fires of the task-to-be-parent sent ahead, claimed when it had no child.
-      for (const until = Date.now() + 15_000; (await runsOf(parent.id)).filter((r) => r.state === 'ACCEPTED' && r.scheduledAt > Date.now() + 3_000).length < 3; await sleep(100)) {
-        if (Date.now() > until) throw new Error(`no fire was sent ahead: ${JSON.stringify(await runsOf(parent.id))}`);
-      }
+      await sentAhead(() => runsOf(parent.id), 3);
       await api.post('/api/dependencies').set(auth).send({ parentTaskId: parent.id, childTaskId: child.id }).expect(201);
       const linkedAt = Date.now();
       // Until five parent fires past the margin have succeeded: each one's child run exists.
@@ -141,8 +135,7 @@ describe('prepared fires follow an edit (embedded, defaults)', () => {
       );
       expect((await runsOf(parent.id)).some((r) => r.error === WITHDRAWN_BY.dependency)).toBe(true);
     } finally {
-      await executor.stop();
-      await baton.close();
+      await close();
     }
   }, 60_000);
 });
