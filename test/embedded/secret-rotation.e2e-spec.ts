@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExecutorServer, defineHandler, type ExecutorServer } from '@baton/executor-sdk';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
@@ -24,6 +24,9 @@ describe('executor secret rotation (embedded engine, SDK executor)', () => {
   let slowTaskId: number;
   /** Which executor process ran which run. */
   const ranBy = new Map<number, string>();
+  /** The slow run stays in flight until the test lets it end (once its executor is draining). */
+  let letSlowEnd: () => void = () => undefined;
+  const slowMayEnd = new Promise<void>((resolve) => (letSlowEnd = resolve));
 
   const executor = (name: string, secret: string, port: number): ExecutorServer =>
     createExecutorServer({
@@ -38,33 +41,31 @@ describe('executor secret rotation (embedded engine, SDK executor)', () => {
         defineHandler('quick', (ctx) => void ranBy.set(ctx.runId, name)),
         defineHandler('slow', async (ctx) => {
           ranBy.set(ctx.runId, name);
-          await new Promise((r) => setTimeout(r, 1_500));
+          await slowMayEnd;
         }),
       ],
     });
   const api = () => request(baton.url);
   const trigger = async (id: number): Promise<number> => (await api().post(`/api/tasks/${id}/trigger`).set(auth).send({}).expect(201)).body.id;
-  async function ended(runId: number, timeoutMs = 15_000): Promise<string> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  /** The condition decides; the timeout only bounds a hang (vi.waitFor's default, 1 s, is a guess a loaded machine can miss). */
+  const HANG = { timeout: 30_000, interval: 100 };
+  /** The run's state once it has ended. */
+  const ended = (runId: number): Promise<string> =>
+    vi.waitFor(async () => {
       const { state } = (await api().get(`/api/runs/${runId}`).set(auth).expect(200)).body as { state: string };
-      if (['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(state) || Date.now() > deadline) return state;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+      if (!['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED', 'SKIPPED'].includes(state)) throw new Error(`run ${runId} still ${state}`);
+      return state;
+    }, HANG);
   async function secretStatus(): Promise<string[]> {
     const list = (await api().get(`/api/executors?app=${APP}&state=UP`).set(auth).expect(200)).body as Array<{ secret: string }>;
     return list.map((e) => e.secret);
   }
-  async function until<T>(check: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
+  const until = <T>(check: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> =>
+    vi.waitFor(async () => {
       const value = await check();
-      if (ok(value)) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+      if (!ok(value)) throw new Error(`waiting for ${what}: ${JSON.stringify(value)}`);
+      return value;
+    }, HANG);
 
   beforeAll(async () => {
     baton = await startEmbedded({ databaseUrl: `sqlite:${join(dir, 'baton.sqlite')}`, host: '127.0.0.1', port: 0 }, logins);
@@ -97,6 +98,7 @@ describe('executor secret rotation (embedded engine, SDK executor)', () => {
 
     // Restart with the new secret on the same address: the slow run finishes while stopping and
     // its callback (old secret, still valid) is accepted.
+    first.events.once('draining', () => letSlowEnd());
     await first.stop();
     const second = executor('second', newSecret, Number(url.port));
     await second.start();

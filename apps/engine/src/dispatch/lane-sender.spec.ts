@@ -7,7 +7,7 @@ import { verify, type DispatchRequest } from '@baton/protocol';
 import { ExecutorClient, type SigningTenant } from '../executors/executor-client';
 import { XxlJobClient } from '../executors/xxl-job-client';
 import type { ExecutorRegistry } from '../executors/executor-registry';
-import { testConfig } from '../testing/engine-test-kit';
+import { NO_TENANT_REREAD, testConfig } from '../testing/engine-test-kit';
 import { LaneSender } from './lane-sender';
 
 /**
@@ -83,7 +83,7 @@ describe('LaneSender', () => {
   function make(): LaneSender {
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
     const config = testConfig({ dispatchTimeoutMs: 2_000 });
-    lane = new LaneSender(config, systemClock, new ExecutorClient(config, systemClock, registry, new XxlJobClient(config)));
+    lane = new LaneSender(config, systemClock, new ExecutorClient(config, systemClock, registry, NO_TENANT_REREAD, new XxlJobClient(config)));
     return lane;
   }
 

@@ -7,6 +7,7 @@ import { readEngineConfig } from '../config/engine-config';
 import { ExecutorClient, type SigningTenant } from './executor-client';
 import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
+import { NO_TENANT_REREAD } from '../testing/engine-test-kit';
 
 const tenant = (executorNetworks: string[] | null): SigningTenant => ({
   id: 'acme',
@@ -47,7 +48,7 @@ describe('the executor client under the outbound policy (issue 21)', () => {
   const clientResolvingTo = (address: string) => {
     const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address, family: 4 }]);
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
-    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, new XxlJobClient(readEngineConfig({}, {})), resolve);
+    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, NO_TENANT_REREAD, new XxlJobClient(readEngineConfig({}, {})), resolve);
   };
 
   it('refuses an executor name that resolves to a metadata address at dispatch time: not sent, the rule named', async () => {

@@ -15,7 +15,8 @@ import {
   type ResolveAll,
 } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { signingSecrets, type TenantSecrets } from '../security/executor-secrets';
+import { signingSecrets, type TenantSecrets, type VersionedSecret } from '../security/executor-secrets';
+import { TenantDirectory } from '../tenants/tenant-directory';
 import { ExecutorRegistry } from './executor-registry';
 import { XxlJobClient } from './xxl-job-client';
 
@@ -65,7 +66,12 @@ export interface SigningTenant extends TenantSecrets {
  * row by whichever engine took the heartbeat, read here through the routing table — is the one
  * it verifies with, so that signs. An executor restarted with the new secret since the table was
  * read answers 401 to it; that request is re-signed once with the other accepted secret (a 401
- * means the executor refused it before doing anything, so asking again cannot run it twice).
+ * means the executor refused it before doing anything, so asking again cannot run it twice). A
+ * rotation reaches the engine's cached tenant only within its TTL: an executor restarted on the
+ * new secret within seconds of the rotation refuses every secret the engine knows, so the tenant
+ * is read again (TenantDirectory.readAfterRefusal, waiting up to a second for its turn) and the
+ * request signed with the secrets it did not know yet — without that, the run failed "rejected by
+ * every executor".
  */
 @Injectable()
 export class ExecutorClient implements OnApplicationShutdown {
@@ -76,6 +82,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly registry: ExecutorRegistry,
+    private readonly tenants: TenantDirectory,
     private readonly xxl: XxlJobClient,
     @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
@@ -142,35 +149,38 @@ export class ExecutorClient implements OnApplicationShutdown {
     this.agents.destroy();
   }
 
-  private async post(
-    baseUrl: string,
-    path: string,
-    tenant: SigningTenant,
-    payload: unknown,
-    extra?: Record<string, string>,
-  ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
+  private async post(baseUrl: string, path: string, tenant: SigningTenant, payload: unknown, extra?: Record<string, string>): Promise<Answer> {
     // The last gate before a signed request leaves: the registry filtered candidates already,
     // but aborts go to the URL a run row names, which the operator may have refused since.
     const verdict = checkExecutorUrl(baseUrl, tenant.executorNetworks);
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}`, notSent: true };
     const body = JSON.stringify(payload);
-    const secrets = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, baseUrl), this.clock.now());
-    let answer = await this.send(baseUrl, path, tenant, secrets[0].secret, body, extra);
-    for (const other of secrets.slice(1)) {
-      if ('error' in answer || answer.status !== 401) break;
-      answer = await this.send(baseUrl, path, tenant, other.secret, body, extra);
+    const version = this.registry.secretVersionOf(tenant.id, baseUrl);
+    const tried = new Set<string>();
+    const signedAt = this.clock.now();
+    const sendWith = (secret: string) => this.send(baseUrl, path, tenant, secret, body, extra);
+    // Non-null: the signing secrets hold the current one at least, and none was tried yet.
+    const first = (await this.sendUntilTaken(signingSecrets(tenant, version, this.clock.now()), tried, sendWith))!;
+    if (!refusedSignature(first)) return first;
+    const reread = await this.tenants.readAfterRefusal(tenant.id, signedAt, true).catch(() => undefined);
+    if (!reread) return first;
+    const again = await this.sendUntilTaken(signingSecrets(reread, version, this.clock.now()), tried, sendWith);
+    return again ?? first;
+  }
+
+  /** Sends signed with each secret not `tried` yet, in order, until the executor does not refuse the signature; the last answer (null: none left to try). */
+  private async sendUntilTaken(secrets: readonly VersionedSecret[], tried: Set<string>, sendWith: (secret: string) => Promise<Answer>): Promise<Answer | null> {
+    let answer: Answer | null = null;
+    for (const { secret } of secrets) {
+      if (tried.has(secret)) continue;
+      tried.add(secret);
+      answer = await sendWith(secret);
+      if (!refusedSignature(answer)) break;
     }
     return answer;
   }
 
-  private async send(
-    baseUrl: string,
-    path: string,
-    tenant: SigningTenant,
-    secret: string,
-    body: string,
-    extra?: Record<string, string>,
-  ): Promise<{ status: number; body: string } | { error: string; notSent: boolean }> {
+  private async send(baseUrl: string, path: string, tenant: SigningTenant, secret: string, body: string, extra?: Record<string, string>): Promise<Answer> {
     const answer = await postOutbound({
       ...this.signed(baseUrl, path, tenant, secret, body, extra),
       body,
@@ -192,6 +202,14 @@ export class ExecutorClient implements OnApplicationShutdown {
       headers: { ...extra, ...sign(secret, tenant.id, 'POST', path, body, this.clock.now()), 'content-type': 'application/json' },
     };
   }
+}
+
+/** An executor's answer to one signed POST, or the failure that left none. */
+type Answer = { status: number; body: string } | { error: string; notSent: boolean };
+
+/** 401: the executor refused the request's signature before doing anything with it (so it may be signed again and resent). */
+function refusedSignature(answer: Answer): boolean {
+  return 'status' in answer && answer.status === 401;
 }
 
 /** A single dispatch's W3C `traceparent` header (the run's, also in its body), for proxies and agents that read headers. */

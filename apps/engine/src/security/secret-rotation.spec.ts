@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { PATHS, type DispatchRequest, type ExecutorHeartbeat } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
@@ -45,7 +45,7 @@ describe.each(TEST_DATABASES)('secret rotation on every signed route, on %s', (k
   });
   beforeEach(async () => {
     await db.clear();
-    t0 = Date.now();
+    t0 = Math.max(Date.now(), clock.now()); // never back: the tenant cache's rows are dated by this clock
     clock.set(t0);
     await seedTenant(db.dataSource, { secret: NEW });
     // As the console's rotation leaves it: version 2 current, version 1 valid for the overlap window.
@@ -122,6 +122,42 @@ describe.each(TEST_DATABASES)('secret rotation on every signed route, on %s', (k
     const signing = (await engine.get(TenantDirectory).get(TENANT))!;
     expect(await engine.get(ExecutorClient).dispatch(restarted.url, signing, dispatchRequest(3))).toMatchObject({ kind: 'ACCEPTED' });
     expect(restarted.dispatches.map((r) => r.signatureOk)).toEqual([false, true]);
+  });
+
+  it("an executor restarted with a new secret before the engine's cached tenant knows it: the tenant is read again (at most once a second, the dispatch waiting its turn) and the dispatch signed with the new secret", async () => {
+    const directory = engine.get(TenantDirectory);
+    const rotate = (secret: string, version: number, previous: string | null) =>
+      db.dataSource.query('UPDATE tenants SET executor_secret = ?, executor_secret_version = ?, previous_executor_secret = ?, previous_secret_expires_at = ? WHERE id = ?', [
+        secret,
+        version,
+        previous,
+        previous ? t0 + OVERLAP_MS : null,
+        TENANT,
+      ]);
+    await rotate(OLD, 1, null); // before the rotation
+    const stale = (await directory.get(TENANT, { maxAgeMs: 0 }))!;
+    clock.advance(1);
+    await rotate(NEW, 2, OLD); // the console rotates: the engine's cached row is younger than its TTL
+    const client = engine.get(ExecutorClient);
+
+    const restarted = await fakeExecutor(NEW);
+    expect(await client.dispatch(restarted.url, stale, dispatchRequest(5))).toMatchObject({ kind: 'ACCEPTED' });
+    expect(restarted.dispatches.map((r) => r.signatureOk)).toEqual([false, true]);
+    const fresh = (await directory.get(TENANT))!;
+    expect(fresh.executorSecret).toBe(NEW);
+
+    // Rotated again half a second later: the next refusal waits for the tenant's turn (a second after the last such read), then reads it.
+    clock.advance(500);
+    const NEWER = 'newer-executor-secret';
+    await db.dataSource.query('UPDATE tenants SET executor_secret = ?, executor_secret_version = 3, previous_executor_secret = ? WHERE id = ?', [NEWER, NEW, TENANT]);
+    const again = await fakeExecutor(NEWER);
+    let answered = false;
+    const dispatched = client.dispatch(again.url, fresh, dispatchRequest(6)).finally(() => (answered = true));
+    await vi.waitFor(() => expect(again.dispatches).toHaveLength(2), { timeout: 10_000 }); // refused with NEW and OLD
+    expect(answered).toBe(false);
+    clock.advance(500);
+    expect(await dispatched).toMatchObject({ kind: 'ACCEPTED' });
+    expect(again.dispatches.map((r) => r.signatureOk)).toEqual([false, false, true]);
   });
 
   it('after the window: the old secret gets 401 SECRET_EXPIRED everywhere, the new one works, and dispatches use only the new one', async () => {

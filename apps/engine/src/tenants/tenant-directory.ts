@@ -7,6 +7,7 @@ export type TenantInfo = TenantSecretsRow;
 
 interface Entry {
   tenant: TenantInfo | null;
+  /** When the query that read it was sent: the row holds every change committed before then. */
   loadedAt: number;
 }
 
@@ -14,6 +15,8 @@ interface Entry {
 const TTL_MS = 5_000;
 /** An unknown tenant id is remembered as unknown this long (forged headers must not hammer the database). */
 const NEGATIVE_TTL_MS = 1_000;
+/** A refused signature reads a tenant again at most once in this long: at most one read a tenant a second, whatever a forger or a broken executor sends. */
+const REREAD_AFTER_REFUSAL_MS = 1_000;
 
 /**
  * The tenants the engine signs for and paces: executor secret, rate and burst, engine group.
@@ -23,6 +26,8 @@ const NEGATIVE_TTL_MS = 1_000;
 export class TenantDirectory {
   private readonly cache = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<TenantInfo | null>>();
+  /** The latest read of each tenant forced by a refused signature: when it was sent, and its end. */
+  private readonly refusalReads = new Map<string, { sentAt: number; done: Promise<unknown> }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -42,6 +47,38 @@ export class TenantDirectory {
     return this.load([id]).then(() => this.cache.get(id)?.tenant ?? null);
   }
 
+  /**
+   * The tenant as read at or after `since`, once a signature made at `since` was refused: by this engine
+   * (a request from an executor) or by an executor (a request this engine signed). A secret
+   * rotated in the console reaches the cache only within its TTL, so a refusal may mean a secret
+   * this engine has not read yet; a read sent since holds it (the executor learnt the secret after
+   * the rotation, and was sent the request after that: not within the same millisecond). The cached row when it is
+   * that recent; else a read, at most one a tenant per REREAD_AFTER_REFUSAL_MS: `wait` waits for
+   * the tenant's next turn (this engine's own request: an executor restarted on the new secret
+   * within a second of the rotation still gets its run), otherwise undefined comes back when the
+   * turn has not come (a request from outside is refused now, and its executor sends it again).
+   */
+  async readAfterRefusal(id: string, since: number, wait: boolean): Promise<TenantInfo | null | undefined> {
+    const cached = this.cache.get(id);
+    if (cached && cached.loadedAt >= since) return cached.tenant;
+    const last = this.refusalReads.get(id);
+    if (last && last.sentAt >= since) {
+      await last.done;
+      return this.cache.get(id)?.tenant ?? null;
+    }
+    const now = this.clock.now();
+    const turnAt = last ? last.sentAt + REREAD_AFTER_REFUSAL_MS : now;
+    if (turnAt > now) {
+      if (!wait) return undefined;
+      await new Promise<void>((resolve) => this.clock.after(turnAt - now, resolve));
+      return this.readAfterRefusal(id, since, wait); // another waiter may have sent the read meanwhile
+    }
+    const done = this.read([id]);
+    this.refusalReads.set(id, { sentAt: now, done: done.catch(() => undefined) });
+    await done;
+    return this.cache.get(id)?.tenant ?? null;
+  }
+
   /** Loads the tenants not cached (or stale) in one query; never throws. */
   prefetch(ids: Iterable<string>): void {
     const now = this.clock.now();
@@ -57,23 +94,23 @@ export class TenantDirectory {
     return this.cache.has(id);
   }
 
-  /** Age of the cached entry in ms (Infinity when none). */
-  ageOf(id: string): number {
-    const entry = this.cache.get(id);
-    return entry ? this.clock.now() - entry.loadedAt : Infinity;
-  }
-
   private async load(ids: string[]): Promise<void> {
     const todo = ids.filter((id) => !this.loading.has(id));
     if (todo.length > 0) {
-      const query = findTenants(this.dataSource.manager, todo).then((rows) => {
-        const now = this.clock.now();
-        const found = new Map(rows.map((r) => [r.id, r]));
-        for (const id of todo) this.cache.set(id, { tenant: found.get(id) ?? null, loadedAt: now });
-      });
-      const settled = query.finally(() => todo.forEach((id) => this.loading.delete(id)));
+      const settled = this.read(todo).finally(() => todo.forEach((id) => this.loading.delete(id)));
       for (const id of todo) this.loading.set(id, settled.then(() => this.cache.get(id)?.tenant ?? null));
     }
     await Promise.all(ids.map((id) => this.loading.get(id)));
+  }
+
+  /** One query for `ids`, cached as read when it was sent (a row read earlier never replaces a later one). */
+  private async read(ids: string[]): Promise<void> {
+    const sentAt = this.clock.now();
+    const rows = await findTenants(this.dataSource.manager, ids);
+    const found = new Map(rows.map((r) => [r.id, r]));
+    for (const id of ids) {
+      const cached = this.cache.get(id);
+      if (!cached || cached.loadedAt <= sentAt) this.cache.set(id, { tenant: found.get(id) ?? null, loadedAt: sentAt });
+    }
   }
 }
