@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProcessConfig } from '@baton/config';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
@@ -32,15 +32,16 @@ describe('daily operations in the web console (Chromium)', { shuffle: false }, (
   const tasks = new Map<string, number>();
 
   const api = consoleApi(() => baton.url, () => token);
-  const ended = async (runId: number, attempt = 1): Promise<Json> => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const run = await api<{ state: string; attempt: number }>('GET', `/runs/${runId}`);
-      if (['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(run.state) && run.attempt >= attempt) return run;
-      if (Date.now() > deadline) throw new Error(`run ${runId} still ${run.state}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  };
+  /** The run once it has ended (at `attempt` or later); the timeout only bounds a hang. */
+  const ended = (runId: number, attempt = 1): Promise<Json> =>
+    vi.waitFor(
+      async () => {
+        const run = await api<{ state: string; attempt: number }>('GET', `/runs/${runId}`);
+        if (!['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'].includes(run.state) || run.attempt < attempt) throw new Error(`run ${runId} still ${run.state} (attempt ${run.attempt})`);
+        return run;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
   const go = async (path: string, waitFor?: string) => {
     await page.goto(`${baton.url}${path}`);
     await page.locator('main h1').first().waitFor();

@@ -55,14 +55,15 @@ describe('socket.io after a credential is revoked', () => {
     const alarm = await insertAlarm(db.dataSource, acme.id);
     return (await s.socket.timeout(30_000).emitWithAck('alarm:ack', { alarmId: alarm.id })) as AlarmAckReply;
   };
-  const waitForDisconnect = async (s: OpenSocket, timeoutMs: number): Promise<string> => {
-    const end = Date.now() + timeoutMs;
-    while (s.disconnected() === null) {
-      if (Date.now() > end) throw new Error(`still connected after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return s.disconnected()!;
-  };
+  const waitForDisconnect = (s: OpenSocket, timeoutMs: number): Promise<string> =>
+    vi.waitFor(
+      () => {
+        const reason = s.disconnected();
+        if (reason === null) throw new Error(`still connected after ${timeoutMs} ms`);
+        return reason;
+      },
+      { timeout: timeoutMs, interval: 20 },
+    );
 
   it('a valid session and API key keep acking', async () => {
     expect(await ack(await open({ token: tokenOf(acme.admin) }))).toMatchObject({ ok: true });

@@ -41,26 +41,26 @@ describe('embedded mode (npm start)', () => {
 
       // The engine and the demo executor run the demo tasks: the fixed-rate task fires at once.
       const auth = { authorization: `Bearer ${login.body.token}` };
-      const deadline = Date.now() + 20_000;
-      let succeeded: Array<{ taskName: string }> = [];
-      while (succeeded.length === 0 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 250));
-        succeeded = (await request(first.url).get('/api/runs?state=SUCCEEDED').set(auth).expect(200)).body.items;
-      }
-      expect(succeeded.length).toBeGreaterThan(0);
+      await vi.waitFor(
+        async () => {
+          const succeeded = (await request(first.url).get('/api/runs?state=SUCCEEDED').set(auth).expect(200)).body.items as unknown[];
+          expect(succeeded.length).toBeGreaterThan(0);
+        },
+        { timeout: 30_000, interval: 250 },
+      );
 
       // The banner's line is all a local executor needs: one built on the SDK registers with it.
       const env = await executorEnvOfBanner(first);
       const local = createExecutorServer({ ...env, app: 'from-the-banner', handlers: [defineHandler('hello', () => 'hi')], host: '127.0.0.1', port: 0, spoolFile: false });
       await local.start();
       try {
-        const registered = Date.now() + 10_000;
-        let executors: Array<{ app: string; state: string; secret: string }> = [];
-        while (!executors.some((e) => e.app === 'from-the-banner' && e.state === 'UP') && Date.now() < registered) {
-          await new Promise((r) => setTimeout(r, 200));
-          executors = (await request(first.url).get('/api/executors?app=from-the-banner').set(auth).expect(200)).body;
-        }
-        expect(executors).toMatchObject([{ app: 'from-the-banner', state: 'UP', secret: 'CURRENT' }]);
+        await vi.waitFor(
+          async () => {
+            const executors = (await request(first.url).get('/api/executors?app=from-the-banner').set(auth).expect(200)).body as unknown[];
+            expect(executors).toMatchObject([{ app: 'from-the-banner', state: 'UP', secret: 'CURRENT' }]);
+          },
+          { timeout: 30_000, interval: 200 },
+        );
       } finally {
         await local.stop();
       }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 
@@ -178,11 +178,12 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
   });
 });
 
+/** Until `check` holds; the timeout only bounds a hang, and the failure shows `detail` (the process's output). */
 async function waitFor(check: () => Promise<boolean>, what: string, detail: () => string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}:\n${detail()}`);
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`waiting for ${what}:\n${detail()}`);
+    },
+    { timeout: timeoutMs, interval: 200 },
+  );
 }
