@@ -11,9 +11,8 @@ export interface RunWakeup {
   dueAt: number;
   /**
    * The runs made due, when the writer knows them (a manual trigger, a re-run): an engine with
-   * room claims these by id instead of searching the tenant's due runs (over HTTP, MAX_WAKE_RUNS of
-   * @baton/protocol a request: the console's adapter splits more); absent, the engine reads the
-   * tenant in its next claim turn.
+   * room claims these by id instead of searching the tenant's due runs. At most MAX_WAKE_RUNS
+   * (@baton/protocol); absent, the engine reads the tenant in its next claim turn.
    */
   runIds?: readonly number[];
 }

@@ -65,8 +65,13 @@ export interface WakeRequest {
   runIds?: number[];
 }
 
-/** The most run ids one WakeRequest names; a wake-up about more names none. */
-export const MAX_WAKE_RUNS = 100;
+/**
+ * The most run ids one WakeRequest names; a wake-up about more names none. A batch submission's
+ * runs (up to 1,000 a request) are named in one: the engine reads them by id in one statement and
+ * marks them in one, where a claim turn writes each run once more (CLAIMED). With 100, the
+ * console's wake-up for a larger batch was refused and its runs waited for a poll.
+ */
+export const MAX_WAKE_RUNS = 1_000;
 
 /** The most run ids one CancelNotice carries. */
 export const MAX_CANCEL_NOTICE_RUNS = 1000;

@@ -22,20 +22,12 @@ const TIMEOUT_MS = 2_000;
  * (WakeController), in 1–10 ms on a busy 2-core machine.
  */
 export const WAKE_HEDGE_MS = 50;
-/**
- * The most runs a tenant's wake-ups of one turn name: sent MAX_WAKE_RUNS a request, each to the
- * next engine (a 1,000-run batch is claimed by id on both engines, each run one row write fewer
- * than in a claim turn). Past this, none are named: a claim turn reads the tenant's due runs.
- */
-export const MAX_NAMED_A_TURN = 10 * MAX_WAKE_RUNS;
 
 /**
  * Wake-ups over HTTP: POST /baton/wake (and a cancel's POST /baton/cancelled), signed with the
  * tenant's executor secret, to the live engines of the tenant's group (read from engine_nodes),
  * answers not awaited by the caller. A wake-up goes to one engine, the next one to the next (they
- * share the runs named; a turn's runs past MAX_WAKE_RUNS go as further requests, each to the next
- * engine: before, one request named them all and the engines refused it, so a batch of more than
- * 100 runs waited for a poll), and to all the others as well when that one has not answered within
+ * share the runs named), and to all the others as well when that one has not answered within
  * WAKE_HEDGE_MS: a busy or dying engine holds a run back by that much, not until a poll. Telling
  * every engine every time cost each run a second signed request and a second claim by id that
  * found nothing (a fifth of a trigger's CPU over all processes: docs/BENCHMARKS.md, on demand).
@@ -73,7 +65,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     // A microtask, not setImmediate: the wake-ups one commit's hooks make together still go as one,
     // and the run-now's does not wait for the rest of the event loop's turn (0.5 ms at the median).
     if (this.pending.size === 0) queueMicrotask(() => this.flush());
-    this.pending.set(wakeup.tenantId, pending ? joined(pending, wakeup) : { ...wakeup, runIds: namedUpTo(wakeup.runIds, MAX_NAMED_A_TURN) });
+    this.pending.set(wakeup.tenantId, joined(pending ?? { ...wakeup, runIds: [] }, wakeup));
   }
 
   /** POST /baton/cancelled to the group's live engines, at once (a cancel is rare; what it stops is on its way). */
@@ -90,9 +82,8 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const wakeups = [...this.pending.values()];
     this.pending = new Map();
     for (const wakeup of wakeups) {
-      for (const request of wakeRequests(wakeup)) {
-        this.send(wakeup, JSON.stringify(request)).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
-      }
+      const body = JSON.stringify({ dueAt: wakeup.dueAt, runIds: wakeup.runIds?.length ? [...wakeup.runIds] : undefined } satisfies WakeRequest);
+      this.send(wakeup, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
     }
   }
 
@@ -244,25 +235,12 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
 }
 
 /**
- * Two wake-ups of a tenant as one: the earlier due time, and the runs of both while they are at
- * most MAX_NAMED_A_TURN — past that, or when either names none, none: the engines then read the
- * tenant's due runs.
+ * Two wake-ups of a tenant as one: the earlier due time, and the runs of both while they fit in
+ * one request (MAX_WAKE_RUNS) — past that, or when one names none, none: the engines then read the
+ * tenant's due runs. (A single wake-up is joined to an empty one: one naming more runs than a
+ * request may carry is refused by the engines, and its runs waited for a poll.)
  */
 function joined(a: RunWakeup, b: RunWakeup): RunWakeup {
-  const runIds = a.runIds && b.runIds ? namedUpTo([...a.runIds, ...b.runIds], MAX_NAMED_A_TURN) : undefined;
+  const runIds = a.runIds && b.runIds && a.runIds.length + b.runIds.length <= MAX_WAKE_RUNS ? [...a.runIds, ...b.runIds] : undefined;
   return { tenantId: a.tenantId, engineGroup: a.engineGroup, dueAt: Math.min(a.dueAt, b.dueAt), runIds };
-}
-
-/** The runs named, when there are at most `max` of them (none named otherwise, or when none are). */
-function namedUpTo(runIds: readonly number[] | undefined, max: number): readonly number[] | undefined {
-  return runIds && runIds.length > 0 && runIds.length <= max ? runIds : undefined;
-}
-
-/** A wake-up's requests: MAX_WAKE_RUNS named runs each (the engines refuse more in one), or one naming none. */
-function wakeRequests(wakeup: RunWakeup): WakeRequest[] {
-  const runIds = wakeup.runIds ?? [];
-  if (runIds.length === 0) return [{ dueAt: wakeup.dueAt }];
-  const requests: WakeRequest[] = [];
-  for (let i = 0; i < runIds.length; i += MAX_WAKE_RUNS) requests.push({ dueAt: wakeup.dueAt, runIds: runIds.slice(i, i + MAX_WAKE_RUNS) });
-  return requests;
 }

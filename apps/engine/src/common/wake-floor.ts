@@ -1,4 +1,5 @@
 import type { Clock } from '@baton/domain';
+import { MAX_WAKE_RUNS } from '@baton/protocol';
 
 /**
  * Kicks a key may make back to back before the floor spaces them: a tenant's wake-ups arrive at
@@ -9,15 +10,7 @@ import type { Clock } from '@baton/domain';
  */
 export const WAKE_BURST = 10;
 
-/**
- * The most runs a trailing kick names, its coalesced wake-ups' together: a claim by id reads and
- * marks them in one statement each. Past this it names none, and a claim turn reads the tenant.
- * Ten requests' worth (MAX_WAKE_RUNS each): a flood of 100-run batches stays claimed by id, one
- * row write a run fewer than a claim turn's.
- */
-export const MAX_COALESCED_RUNS = 1_000;
-
-/** A trailing kick: its cancel, and the runs the coalesced wake-ups named (null: one named none, or more than MAX_COALESCED_RUNS). */
+/** A trailing kick: its cancel, and the runs the coalesced wake-ups named (null: one named none, or more than MAX_WAKE_RUNS). */
 interface Trailing {
   cancel: () => void;
   runIds: number[] | null;
@@ -29,7 +22,7 @@ interface Trailing {
  * allowance kicks at once (run-now stays immediate), with the runs it names; one beyond it waits
  * for the next allowed time, and those that follow meanwhile coalesce into that one kick, naming
  * the runs they all named (claimed by id: two statements, not a claim turn's six), or none when
- * one of them named none or they named more than MAX_COALESCED_RUNS (a claim turn then reads the
+ * one of them named none or they named more than MAX_WAKE_RUNS (a claim turn then reads the
  * tenant's due runs), so none is lost and none costs a claim turn of its own. Bounds what a tenant
  * holding its executor secret can make an engine do with `POST /baton/wake`: WAKE_BURST + t ÷
  * floorMs claim turns in any t ms, not one per request. The trailing kicks are the clock's timers
@@ -51,7 +44,7 @@ export class WakeFloor {
   wake(key: string, runIds?: readonly number[]): void {
     const trailing = this.pending.get(key);
     if (trailing) {
-      trailing.runIds = trailing.runIds && runIds && trailing.runIds.length + runIds.length <= MAX_COALESCED_RUNS ? [...trailing.runIds, ...runIds] : null;
+      trailing.runIds = trailing.runIds && runIds && trailing.runIds.length + runIds.length <= MAX_WAKE_RUNS ? [...trailing.runIds, ...runIds] : null;
       return;
     }
     const now = this.clock.now();
