@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { testBrokerUrl } from '../support/broker';
 import { createEmptyTestDatabase, type EmptyTestDatabase } from '../support/databases';
 
@@ -107,8 +107,26 @@ describe('baton cluster (npm run cluster)', () => {
     });
     expect(login.status).toBe(200);
     const { token } = (await login.json()) as { token: string };
-    const tasks = (await (await fetch(`${consoleUrl}/api/tasks`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: unknown[] };
+    const tasks = (await (await fetch(`${consoleUrl}/api/tasks`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: Array<{ id: number; name: string }> };
     expect(tasks.items).toHaveLength(6);
+
+    // A batch of more runs than a wake-up named before (100): the console names them all in one
+    // wake-up, no engine refuses it (they did, and the runs waited for a poll), and every run succeeds.
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const publish = tasks.items.find((t) => t.name === 'publish-report')!;
+    const batch = await fetch(`${consoleUrl}/api/runs/batch`, { method: 'POST', headers: auth, body: JSON.stringify({ runs: Array.from({ length: 150 }, () => ({ taskId: publish.id })) }) });
+    expect(batch.status).toBe(200);
+    const batchIds = ((await batch.json()) as { results: Array<{ run?: { id: number } }> }).results.map((r) => r.run?.id);
+    expect(batchIds.every((id) => typeof id === 'number')).toBe(true);
+    await vi.waitFor(
+      async () => {
+        const done = (await (await fetch(`${consoleUrl}/api/runs?taskId=${publish.id}&state=SUCCEEDED&limit=500`, { headers: auth })).json()) as { items: Array<{ id: number }> };
+        const succeeded = new Set(done.items.map((r) => r.id));
+        expect(batchIds.filter((id) => !succeeded.has(id!))).toEqual([]);
+      },
+      { timeout: 60_000, interval: 250 },
+    );
+    expect(first.lines.filter((line) => /refused \/baton\/wake/.test(line))).toEqual([]);
     expect(await first.waitFor(/^\s+executor\s+BATON_TENANT=demo BATON_EXECUTOR_SECRET=[0-9a-f]+ BATON_ENGINE_URLS=http/, 1000)).toBeTruthy();
 
     first.child.kill('SIGINT');
