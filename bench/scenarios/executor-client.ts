@@ -5,7 +5,7 @@ import type { EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { ExecutorClient, type SigningTenant } from '../../apps/engine/src/executors/executor-client';
 import { XxlJobClient } from '../../apps/engine/src/executors/xxl-job-client';
 import type { ExecutorRegistry } from '../../apps/engine/src/executors/executor-registry';
-import { NO_TENANT_REREAD } from '../../apps/engine/src/testing/engine-test-kit';
+import { NO_TENANT_REREAD } from '../../apps/engine/src/testing/no-tenant-reread';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
 import { table } from '../support/table';

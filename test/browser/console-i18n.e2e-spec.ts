@@ -305,30 +305,26 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
   // Each language once and each theme once: a page's theme does not depend on its language (the
   // four pairs took 90 s more of CI for nothing the two do not show). Chinese on the dark theme is
   // photographed by the Chinese walk above.
-  for (const [language, locale, theme] of [['en', 'en-US', 'light']] as const) {
-    it(`photographs every page in ${language}, ${theme}`, async () => {
-      const tag = `${language}-${theme}`;
-      const tenant = await loggedIn(locale, 'tenant');
-      await open(tenant.page, '/account', '[data-prefs-now]');
-      await tenant.page.locator('select[name="language"]').selectOption(language);
-      await tenant.page.locator('select[name="theme"]').selectOption(theme);
-      for (const [name, path, waitFor] of tenantPages()) {
-        await open(tenant.page, path, waitFor);
-        expect(await tenant.page.evaluate<string | undefined>('document.documentElement.dataset.theme')).toBe(theme);
-        await shot(tenant.page, `i18n-${tag}-${name}`, true);
-      }
-      const operator = await loggedIn(locale, 'operator');
-      await open(operator.page, '/account', '[data-prefs-now]');
-      await operator.page.locator('select[name="theme"]').selectOption(theme);
-      for (const [name, path, waitFor] of operatorPages) {
-        await open(operator.page, path, waitFor);
-        await shot(operator.page, `i18n-${tag}-${name}`, true);
-      }
-      await operator.page.locator('.userbox button.btn-ghost:not([data-theme-switch])').click();
-      await operator.page.locator('main h1').waitFor();
-      await shot(operator.page, `i18n-${tag}-login`);
-      await Promise.all([tenant.context.close(), operator.context.close()]);
-      expect(errors).toEqual([]);
-    }, 240_000);
-  }
+  it('photographs every page in en, light', async () => {
+    const tenant = await loggedIn('en-US', 'tenant');
+    await open(tenant.page, '/account', '[data-prefs-now]');
+    await tenant.page.locator('select[name="language"]').selectOption('en');
+    await setTheme(tenant.page, 'light');
+    for (const [name, path, waitFor] of tenantPages()) {
+      await open(tenant.page, path, waitFor);
+      expect(await tenant.page.evaluate<string | undefined>('document.documentElement.dataset.theme')).toBe('light');
+      await shot(tenant.page, `i18n-en-light-${name}`, true);
+    }
+    const operator = await loggedIn('en-US', 'operator');
+    await setTheme(operator.page, 'light');
+    for (const [name, path, waitFor] of operatorPages) {
+      await open(operator.page, path, waitFor);
+      await shot(operator.page, `i18n-en-light-${name}`, true);
+    }
+    await operator.page.locator('.userbox button.btn-ghost:not([data-theme-switch])').click();
+    await operator.page.locator('main h1').waitFor();
+    await shot(operator.page, 'i18n-en-light-login');
+    await Promise.all([tenant.context.close(), operator.context.close()]);
+    expect(errors).toEqual([]);
+  }, 240_000);
 });

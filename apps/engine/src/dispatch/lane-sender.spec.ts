@@ -7,7 +7,8 @@ import { verify, type DispatchRequest } from '@baton/protocol';
 import { ExecutorClient, type SigningTenant } from '../executors/executor-client';
 import { XxlJobClient } from '../executors/xxl-job-client';
 import type { ExecutorRegistry } from '../executors/executor-registry';
-import { NO_TENANT_REREAD, testConfig } from '../testing/engine-test-kit';
+import { testConfig } from '../testing/engine-test-kit';
+import { NO_TENANT_REREAD } from '../testing/no-tenant-reread';
 import { LaneSender } from './lane-sender';
 
 /**

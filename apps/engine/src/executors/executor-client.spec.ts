@@ -7,7 +7,7 @@ import { readEngineConfig } from '../config/engine-config';
 import { ExecutorClient, type SigningTenant } from './executor-client';
 import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
-import { NO_TENANT_REREAD } from '../testing/engine-test-kit';
+import { NO_TENANT_REREAD } from '../testing/no-tenant-reread';
 
 const tenant = (executorNetworks: string[] | null): SigningTenant => ({
   id: 'acme',

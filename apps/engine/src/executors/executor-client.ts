@@ -160,7 +160,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     const signedAt = this.clock.now();
     const sendWith = (secret: string) => this.send(baseUrl, path, tenant, secret, body, extra);
     // Non-null: the signing secrets hold the current one at least, and none was tried yet.
-    const first = (await this.sendUntilTaken(signingSecrets(tenant, version, this.clock.now()), tried, sendWith))!;
+    const first = (await this.sendUntilTaken(signingSecrets(tenant, version, signedAt), tried, sendWith))!;
     if (!refusedSignature(first)) return first;
     const reread = await this.tenants.readAfterRefusal(tenant.id, signedAt, true).catch(() => undefined);
     if (!reread) return first;

@@ -22,16 +22,12 @@ import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
 import { LivenessLock } from '../node/liveness-lock';
 import { TakeoverService } from '../node/takeover/takeover.service';
-import type { TenantDirectory } from '../tenants/tenant-directory';
 import { EngineLifecycleService } from '../node/engine-lifecycle.service';
 
 /** Test helpers of the engine's claim side (not part of the app). */
 
 /** 2026-01-01T00:00:00Z: a round instant for ManualClock. */
 export const T0 = Date.UTC(2026, 0, 1);
-
-/** A tenant directory for an ExecutorClient without a database: a refused signature reads nothing again. */
-export const NO_TENANT_REREAD = { readAfterRefusal: () => Promise.resolve(undefined) } as unknown as TenantDirectory;
 
 /**
  * A config with the defaults and fast timings; nothing read from the environment. Liveness locks
