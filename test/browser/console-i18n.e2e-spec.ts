@@ -5,7 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
-import { launchChromium, shot, watchErrors } from './support/chromium';
+import { launchChromium, settled, shot, watchErrors } from './support/chromium';
 import { consoleApi } from './support/console-api';
 import { ensureWebBuild } from './support/web-build';
 
@@ -150,7 +150,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     else await page.goto(`${baton.url}${path}`);
     await page.locator('main h1').first().waitFor();
     if (waitFor) await page.locator(waitFor).first().waitFor();
-    await page.waitForTimeout(300); // the page's second loads (summaries, schemas, charts)
+    await settled(page); // the page's second loads (summaries, schemas, charts)
   };
 
   /** The interface texts of the page that still hold an English word (none when all is translated). */

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
-import { launchChromium, shot, watchErrors } from './support/chromium';
+import { launchChromium, settled, shot, watchErrors } from './support/chromium';
 import { consoleApi } from './support/console-api';
 import { ensureWebBuild } from './support/web-build';
 
@@ -523,7 +523,6 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     const alarm = alarms.items.find((a) => a.runId === run.id)!;
     expect(alarm).toBeDefined();
     console.log(`[browser] FAILED alarm raised → pop-up shown: ≤ ${seenAt - alarm.raisedAt} ms`);
-    await page.waitForTimeout(400); // the pop-up's slide-in
     await shot(page, '10-alarm-popup');
     // A repeat within the task's silence window (60 s by default) counts into the open pop-up.
     await api('POST', `/tasks/${failing.id}/trigger`, {});
@@ -560,7 +559,6 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     expect(await page.locator('.chart canvas').count()).toBe(4);
     // The runs this story ran started at their instant or after: none early (issue 39).
     await expect.poll(() => page.locator('[data-kpi="early-starts"]').textContent()).toBe('0');
-    await page.waitForTimeout(300);
     await shot(page, '13-statistics', true);
 
     await go(page, '/operator');
@@ -591,7 +589,7 @@ describe('web console (Chromium)', { shuffle: false }, () => {
       ['/runs', '16-narrow-runs'],
     ] as const) {
       await go(page, path);
-      await page.waitForTimeout(200);
+      await settled(page);
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
       expect(overflow).toBeLessThanOrEqual(0);
       await shot(page, name);

@@ -15,10 +15,34 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Saves a screenshot to test/artifacts/screenshots/<name>.png (a folder a reviewer can open). */
+/**
+ * Saves a screenshot to test/artifacts/screenshots/<name>.png (a folder a reviewer can open), once
+ * the page has settled; CSS animations (a pop-up's slide-in, a row's flash) are shown at their end.
+ */
 export async function shot(page: Page, name: string, fullPage = false): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+  await settled(page);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage, animations: 'disabled' });
+}
+
+/** In the page: whether no API request is in flight, and none was sent, across two frames and the task after them. */
+const QUIET_ACROSS_A_FRAME = `new Promise((resolve) => {
+  const html = document.documentElement;
+  const sent = html.dataset.apiSent;
+  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => resolve(html.dataset.apiPending === '0' && html.dataset.apiSent === sent))));
+})`;
+
+/**
+ * Waits until the console page has settled: no API request in flight and none sent across a frame
+ * and the task after it (the loads a page starts once its first answers are drawn included), as the
+ * SPA counts them on `<html data-api-pending data-api-sent>` (apps/console/web/src/shared/api.ts).
+ */
+export async function settled(page: Page): Promise<void> {
+  for (;;) {
+    await page.locator('html[data-api-pending="0"]').waitFor({ state: 'attached' });
+    const quiet = await page.evaluate<boolean>(QUIET_ACROSS_A_FRAME);
+    if (quiet) return;
+  }
 }
 
 /** Collects the page's errors and console errors into `errors` (returned), so a test can assert the page had none. */

@@ -59,7 +59,31 @@ export function onUnauthorized(handler: () => void): void {
   unauthorizedHandler = handler;
 }
 
+/**
+ * The API requests of the page, on `<html>`: `data-api-pending` those in flight, `data-api-sent`
+ * those ever sent. A page has settled (every load it asked for answered, and none asked for since)
+ * when pending is 0 and sent has not moved across a frame: what a browser test waits for before it
+ * reads or photographs a page, instead of guessing how long its second loads take.
+ */
+let pending = 0;
+let sent = 0;
+function count(change: 1 | -1): void {
+  pending += change;
+  if (change === 1) sent += 1;
+  document.documentElement.dataset.apiPending = String(pending);
+  document.documentElement.dataset.apiSent = String(sent);
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  count(1);
+  try {
+    return await request<T>(method, path, body);
+  } finally {
+    count(-1);
+  }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (csrfToken && !SAFE_METHODS.has(method)) headers['x-csrf-token'] = csrfToken;
