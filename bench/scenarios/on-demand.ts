@@ -264,6 +264,7 @@ export const onDemand: Scenario = {
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
       ['--engine-env=K=V,…', "Baton only: settings for both engines (e.g. BATON_ACK_HOLD_MS=0, to see what a default is worth); default: none"],
+      ['--client-in-flight=N', "Baton only: the Node SDK client's maxBatchesInFlight in the client series; default: the SDK's"],
       ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
@@ -298,6 +299,7 @@ export const onDemand: Scenario = {
               profileDir: args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `on-demand${option(args, 'tag') ?? ''}`) : null,
               sqlTiming: args.includes('--sql-timing'),
               engineEnv: parseEngineEnv(option(args, 'engine-env')),
+              clientInFlight: option(args, 'client-in-flight') === undefined ? undefined : Number(option(args, 'client-in-flight')),
             },
             log,
           );

@@ -39,6 +39,8 @@ export interface BatonOptions {
   sqlTiming: boolean;
   /** `--engine-env`: settings for both engines beyond their defaults (e.g. BATON_ACK_HOLD_MS=0); empty: none. */
   engineEnv: Record<string, string>;
+  /** `--client-in-flight`: the client series' BatonClient `maxBatchesInFlight` (undefined: the SDK's default). */
+  clientInFlight?: number;
 }
 
 /**
@@ -90,7 +92,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     const send = keepAlivePost(agent, url, key);
     const post: Post = (path, body) => send(path, body).answer;
     // The client series: what a Node service sends through the SDK, with its defaults (connections as the other series').
-    const client = new BatonClient({ url: console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS });
+    const client = new BatonClient({ url: console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS, maxBatchesInFlight: options.clientInFlight });
 
     const taskIds: number[] = [];
     for (let i = 0; i < options.tasks; i++) {

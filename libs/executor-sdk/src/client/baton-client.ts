@@ -23,7 +23,12 @@ export interface BatonClientOptions {
   maxRetryWaitMs?: number;
   /** Longest a request may take, in ms (default 30,000). */
   timeoutMs?: number;
-  /** `submit`, `emit`: batch requests of each in flight at once; what is submitted meanwhile goes together in the next (default 2). */
+  /**
+   * `submit`, `emit`: batch requests of each in flight at once; what is submitted meanwhile goes
+   * together in the next (default 1: with 2, the second request mostly carried the few runs of one
+   * round trip, and the console's cost per request that doubled made every start later —
+   * docs/BENCHMARKS.md, on demand: p99 at 1,000/s 376–503 → 209–260 ms).
+   */
   maxBatchesInFlight?: number;
   /** `submit`, `emit`: runs (events) waiting to be sent at most; past it they throw BatonApiError 429 CLIENT_BACKLOG at once (default 20,000). */
   maxWaiting?: number;
@@ -95,8 +100,8 @@ export interface EmitResult {
  *   const event = await baton.emitEvent({ name: 'order.paid', payload: { order: { id: 42 } }, idempotencyKey: 'paid-42' });
  *
  * `submit` and `emit` are how to send runs and events one at a time at any rate: each is sent on
- * the next turn of the event loop, alone at a trickle; while `maxBatchesInFlight` requests are in
- * flight, what is submitted meanwhile waits and goes together in one `POST /api/runs/batch`
+ * the next turn of the event loop, alone at a trickle; while a request is in flight
+ * (`maxBatchesInFlight`), what is submitted meanwhile waits and goes together in one `POST /api/runs/batch`
  * (`POST /api/events`), each item still answered, or refused, on its own (sendTogether). So a
  * service submitting thousands a second makes a few dozen requests, and pays the console's cost
  * per request that often, not per run (docs/BENCHMARKS.md, on demand: the client series).
@@ -131,7 +136,7 @@ export class BatonClient {
     this.maxRetryWaitMs = options.maxRetryWaitMs ?? 5_000;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxWaiting = options.maxWaiting ?? 20_000;
-    const concurrency = options.maxBatchesInFlight ?? 2;
+    const concurrency = options.maxBatchesInFlight ?? 1;
     this.submissions = sendTogether({ send: async (runs: readonly SubmitRun[]) => (await this.submitBatch(runs)).results, maxItems: MAX_BATCH_RUNS, concurrency });
     this.events = sendTogether({ send: async (events: readonly EmitEvent[]) => (await this.emitEvents(events)).results, maxItems: MAX_BATCH_EVENTS, concurrency });
   }
