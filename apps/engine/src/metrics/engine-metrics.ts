@@ -4,6 +4,14 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * The engine's Prometheus metrics, one registry per node (served at GET /metrics).
  * Names carry the `baton_engine_` prefix; times are in seconds, as Prometheus expects.
  */
+/**
+ * How often the event-loop lag (`baton_engine_nodejs_eventloop_lag_*`) is sampled, in ms (prom-client's default: 10).
+ * Each sample is a timer that wakes the engine, 100 times a second at the default, idle or not; on a VM where a wake-up
+ * costs 50-170 µs of CPU that was a third of an idle engine's CPU (docs/BENCHMARKS.md, Idle). A loop blocked for
+ * longer than this still shows in full in the lag's max and p99; a shorter stall is sampled with that chance.
+ */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class EngineMetrics {
   readonly registry = new Registry();
 
@@ -189,6 +197,6 @@ export class EngineMetrics {
   readonly tenantExecutorCapacity = new Gauge({ name: 'baton_engine_tenant_executor_capacity', help: "Capacity of the tenant's UP executors", labelNames: ['tenant'], registers: [this.registry] });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_' });
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   }
 }
