@@ -19,8 +19,10 @@ import (
 //	c, err := baton.NewClient("http://baton-console:8080", os.Getenv("BATON_API_KEY"))
 //	run, created, err := c.Trigger(ctx, taskID, baton.SubmitRun{Params: order, IdempotencyKey: "order-42"})
 //	event, err := c.EmitEvent(ctx, baton.Event{Name: "order.paid", Payload: map[string]any{"order": order}, IdempotencyKey: "paid-42"})
+//	run, created, err = c.Submit(ctx, taskID, baton.SubmitRun{Params: order}) // from any number of goroutines: sent together
 //
-// A handler emits events with a Client of its own service's key. A 429 or 503 is sent again
+// Submit and Emit are how to send runs and events one at a time at any rate (submit.go);
+// SubmitBatch and EmitEvents send many in one request. A handler emits events with a Client of its own service's key. A 429 or 503 is sent again
 // after its Retry-After (Retries times, each wait at most MaxRetryWait); a request that got no
 // answer is sent again only when it carries an idempotency key (it cannot then make a second run
 // or event). What the console refuses for good is an *APIError naming the fields.
@@ -33,6 +35,10 @@ type Client struct {
 	Retries int
 	// MaxRetryWait caps each wait before sending again, whatever Retry-After says (default 5 s).
 	MaxRetryWait time.Duration
+	// MaxWaiting is how many runs (events) Submit (Emit) lets wait to be sent; past it they are refused at once with 429 CLIENT_BACKLOG (default 20,000).
+	MaxWaiting int
+
+	sendLanes
 }
 
 // NewClient is a Client of the console at baseURL (http or https) with a tenant API key.
@@ -44,7 +50,7 @@ func NewClient(baseURL, apiKey string) (*Client, error) {
 	if apiKey == "" {
 		return nil, fmt.Errorf("baton: an API key is needed (Settings → API keys)")
 	}
-	return &Client{base: u, apiKey: apiKey, HTTP: &http.Client{Timeout: 30 * time.Second}, Retries: 3, MaxRetryWait: 5 * time.Second}, nil
+	return &Client{base: u, apiKey: apiKey, HTTP: &http.Client{Timeout: 30 * time.Second}, Retries: 3, MaxRetryWait: 5 * time.Second, MaxWaiting: 20_000}, nil
 }
 
 // SubmitRun is a run asked for: its params (nil: the task's), its flow's params, and an

@@ -1,5 +1,6 @@
-// A service that submits work to Baton: one event and one run of a task, through the console's
-// API with a tenant API key. BATON_API_URL, BATON_API_KEY, BATON_TASK_ID; prints each answer as a
+// A service that submits work to Baton: one event and one run of a task, then 20 runs submitted
+// at once from 20 goroutines (Submit: sent together) and one with a bad key, through the
+// console's API with a tenant API key. BATON_API_URL, BATON_API_KEY, BATON_TASK_ID; prints each answer as a
 // JSON line (the Go client's conformance test, test/protocol/go-client.e2e-spec.ts, reads them).
 package main
 
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 
 	"github.com/baton-dev/baton/sdks/go/baton"
 )
@@ -34,6 +36,23 @@ func main() {
 	report(out, "trigger", map[string]any{"run": run, "created": created}, err)
 	_, _, err = c.Trigger(ctx, taskID, baton.SubmitRun{Params: map[string]any{"width": 3}, IdempotencyKey: "not a key"})
 	report(out, "bad key", nil, err)
+
+	// From many goroutines at once: each run answered on its own, the runs sent together.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			run, created, err := c.Submit(ctx, taskID, baton.SubmitRun{Params: map[string]any{"width": i}, IdempotencyKey: fmt.Sprintf("go-submit-%d", i)})
+			mu.Lock()
+			defer mu.Unlock()
+			report(out, "submit", map[string]any{"run": run, "created": created, "width": i}, err)
+		}(i)
+	}
+	wg.Wait()
+	_, _, err = c.Submit(ctx, taskID, baton.SubmitRun{Params: map[string]any{"width": 3}, IdempotencyKey: "not a key"})
+	report(out, "submit bad key", nil, err)
 }
 
 func report(out *json.Encoder, what string, answer any, err error) {
