@@ -80,21 +80,9 @@ func (c *Client) SubmitBatch(ctx context.Context, runs []BatchRun, atomic bool) 
 	for _, r := range runs {
 		resendable = resendable && r.IdempotencyKey != ""
 	}
-	var answer struct {
-		Results []struct {
-			Status int           `json:"status"`
-			Run    *SubmittedRun `json:"run"`
-			Error  *itemRefusal  `json:"error"`
-		} `json:"results"`
-	}
-	if _, err := c.post(ctx, "/api/runs/batch", body, nil, resendable, &answer); err != nil {
-		return nil, err
-	}
-	results := make([]BatchResult, len(answer.Results))
-	for i, r := range answer.Results {
-		results[i] = BatchResult{Status: r.Status, Run: r.Run, Err: r.Error.apiError(r.Status)}
-	}
-	return results, nil
+	return postBatch(ctx, c, "/api/runs/batch", body, resendable, "run", func(status int, run *SubmittedRun, err *APIError) BatchResult {
+		return BatchResult{Status: status, Run: run, Err: err}
+	})
 }
 
 // EmitEvents sends up to MaxBatchEvents events in one request (POST /api/events): each one's
@@ -105,21 +93,44 @@ func (c *Client) EmitEvents(ctx context.Context, events []Event) ([]EventResult,
 	for _, e := range events {
 		resendable = resendable && e.IdempotencyKey != ""
 	}
+	return postBatch(ctx, c, "/api/events", map[string]any{"events": events}, resendable, "event", func(status int, event *EmittedEvent, err *APIError) EventResult {
+		return EventResult{Status: status, Event: event, Err: err}
+	})
+}
+
+// postBatch sends a batch request and reads its answer, `{"results": [{status, <field>, error}, …]}`:
+// each item's result as `result` makes it from its status, the item the console answers under
+// `field` (nil when refused) and its refusal (nil when not).
+func postBatch[T any, R any](ctx context.Context, c *Client, path string, body any, resendable bool, field string, result func(status int, item *T, err *APIError) R) ([]R, error) {
 	var answer struct {
-		Results []struct {
-			Status int           `json:"status"`
-			Event  *EmittedEvent `json:"event"`
-			Error  *itemRefusal  `json:"error"`
-		} `json:"results"`
+		Results []map[string]json.RawMessage `json:"results"`
 	}
-	if _, err := c.post(ctx, "/api/events", map[string]any{"events": events}, nil, resendable, &answer); err != nil {
+	if _, err := c.post(ctx, path, body, nil, resendable, &answer); err != nil {
 		return nil, err
 	}
-	results := make([]EventResult, len(answer.Results))
+	results := make([]R, len(answer.Results))
 	for i, r := range answer.Results {
-		results[i] = EventResult{Status: r.Status, Event: r.Event, Err: r.Error.apiError(r.Status)}
+		var status int
+		var item *T
+		var refusal *itemRefusal
+		if err := decodeFields(r, map[string]any{"status": &status, field: &item, "error": &refusal}); err != nil {
+			return nil, fmt.Errorf("baton: result %d of the console's answer is not the expected JSON: %w", i, err)
+		}
+		results[i] = result(status, item, refusal.apiError(status))
 	}
 	return results, nil
+}
+
+// decodeFields decodes each field present in r into its target.
+func decodeFields(r map[string]json.RawMessage, targets map[string]any) error {
+	for name, target := range targets {
+		if raw, ok := r[name]; ok {
+			if err := json.Unmarshal(raw, target); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Submit asks for a run of the task now, as Trigger does, but sent together with the runs other
