@@ -5,13 +5,18 @@ import dev.baton.client.BatonApiException;
 import dev.baton.client.BatonClient;
 import dev.baton.client.Event;
 import dev.baton.client.TriggerRequest;
+import dev.baton.client.TriggerResult;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * A service that submits work to Baton: one event (sent twice under one idempotency key) and one
- * run of a task, then a run under a malformed key, through the console's API with a tenant API
- * key. BATON_API_URL, BATON_API_KEY, BATON_TASK_ID; prints each answer or refusal as a JSON line
+ * run of a task, then a run under a malformed key, then 20 runs submitted at once ({@code submit}:
+ * sent together) and one under a malformed key, through the console's API with a tenant API key. BATON_API_URL, BATON_API_KEY, BATON_TASK_ID; prints each answer or refusal as a JSON line
  * (the Java client's end-to-end test, test/protocol/java-client.e2e-spec.ts, reads them).
  */
 public class SubmitWork {
@@ -31,6 +36,27 @@ public class SubmitWork {
     report("event again", () -> baton.emitEvent(paid));
     report("trigger", () -> baton.trigger(taskId, TriggerRequest.of(Map.of("width", 3)).withIdempotencyKey("java-run-1")));
     report("bad key", () -> baton.trigger(taskId, TriggerRequest.of(Map.of("width", 3)).withIdempotencyKey("not a key")));
+
+    // Submitted one at a time, without waiting: each answered on its own, the runs sent together.
+    List<CompletableFuture<TriggerResult>> submitted = new ArrayList<>();
+    for (int i = 0; i < 20; i++) submitted.add(baton.submit(taskId, TriggerRequest.of(Map.of("width", i)).withIdempotencyKey("java-submit-" + i)));
+    for (int i = 0; i < 20; i++) {
+      CompletableFuture<TriggerResult> made = submitted.get(i);
+      int width = i;
+      report("submit", () -> Map.of("run", joined(made).run(), "created", joined(made).created(), "width", width));
+    }
+    CompletableFuture<TriggerResult> bad = baton.submit(taskId, TriggerRequest.of(Map.of("width", 3)).withIdempotencyKey("not a key"));
+    report("submit bad key", () -> joined(bad));
+  }
+
+  /** A future's value; its refusal thrown as it is (a CompletionException's cause). */
+  private static <T> T joined(CompletableFuture<T> future) {
+    try {
+      return future.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof BatonApiException refused) throw refused;
+      throw e;
+    }
   }
 
   private interface Call {

@@ -14,6 +14,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Pattern;
 
 /**
  * Submits work to Baton from a Java service — a run of a task now, or an event — through the
@@ -24,7 +28,14 @@ import java.time.Duration;
  * BatonClient baton = new BatonClient("http://baton-console:8080", System.getenv("BATON_API_KEY"));
  * TriggerResult run = baton.trigger(taskId, TriggerRequest.of(order).withIdempotencyKey("order-42"));
  * EmittedEvent event = baton.emitEvent(Event.of("order.paid", Map.of("order", order)).withIdempotencyKey("paid-42"));
+ * CompletableFuture<TriggerResult> later = baton.submit(taskId, TriggerRequest.of(order)); // from any thread: sent together
  * }</pre>
+ *
+ * <p>{@link #submit} and {@link #emit} are how to send runs and events one at a time at any rate:
+ * from any number of threads, each leaves at once when no request is in flight; while one is, those
+ * submitted meanwhile wait and leave together in the next {@code POST /api/runs/batch}
+ * ({@code POST /api/events}), each still answered, or refused, on its own (SendTogether).
+ * {@link #submitBatch} and {@link #emitEvents} send many in one request.
  *
  * <p>Requests go over the JDK's {@link HttpClient} (HTTP/1.1, keep-alive connections). A 429 or
  * 503 — the console did nothing — is sent again after its {@code Retry-After} (or 100 ms, doubling
@@ -50,6 +61,10 @@ public final class BatonClient {
   private final Duration maxRetryWait;
   private final Duration timeout;
   private final Pause pause;
+  private final int maxWaiting;
+  /** Where {@link #submit} and {@link #emit} gather their items: this instance's own (a {@code with…} copy has its own). */
+  private volatile SendTogether<BatchRun, BatchResult> runLane;
+  private volatile SendTogether<Event, EventResult> eventLane;
 
   /**
    * A client of the console at {@code baseUrl} (http or https, e.g. {@code http://baton-console:8080})
@@ -59,10 +74,10 @@ public final class BatonClient {
    */
   public BatonClient(String baseUrl, String apiKey) {
     // HTTP/1.1: the JDK's default, HTTP/2, would ask a plain-http console to upgrade on every new connection, for nothing.
-    this(checkedBase(baseUrl), checkedKey(apiKey), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), 3, Duration.ofSeconds(5), Duration.ofSeconds(30), Pause.SLEEP);
+    this(checkedBase(baseUrl), checkedKey(apiKey), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), 3, Duration.ofSeconds(5), Duration.ofSeconds(30), Pause.SLEEP, 20_000);
   }
 
-  private BatonClient(String base, String apiKey, HttpClient http, int retries, Duration maxRetryWait, Duration timeout, Pause pause) {
+  private BatonClient(String base, String apiKey, HttpClient http, int retries, Duration maxRetryWait, Duration timeout, Pause pause, int maxWaiting) {
     this.base = base;
     this.apiKey = apiKey;
     this.http = http;
@@ -70,29 +85,36 @@ public final class BatonClient {
     this.maxRetryWait = maxRetryWait;
     this.timeout = timeout;
     this.pause = pause;
+    this.maxWaiting = maxWaiting;
   }
 
   /** How often a refused (429, 503) or unanswered resendable request is sent again (default 3; 0: never). */
   public BatonClient withRetries(int retries) {
     if (retries < 0) throw new IllegalArgumentException("retries: must be 0 or more, not " + retries);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** The longest wait before sending again, whatever {@code Retry-After} says (default 5 s). */
   public BatonClient withMaxRetryWait(Duration maxRetryWait) {
     if (maxRetryWait == null || maxRetryWait.isNegative()) throw new IllegalArgumentException("maxRetryWait: must be zero or more, not " + maxRetryWait);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** How long one request may take, connecting included, before it counts as unanswered (default 30 s). */
   public BatonClient withTimeout(Duration timeout) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout: must be positive, not " + timeout);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+  }
+
+  /** How many runs (events) {@link #submit} ({@link #emit}) lets wait to be sent; past it they fail at once with 429 CLIENT_BACKLOG (default 20,000). */
+  public BatonClient withMaxWaiting(int maxWaiting) {
+    if (maxWaiting < 1) throw new IllegalArgumentException("maxWaiting: must be 1 or more, not " + maxWaiting);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** The same client waiting through {@code pause} before sending again (tests record the waits instead of sleeping them). */
   BatonClient withPause(Pause pause) {
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause);
+    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /**
@@ -124,11 +146,129 @@ public final class BatonClient {
    * @throws InterruptedException interrupted while sending or waiting to send again
    */
   public EmittedEvent emitEvent(Event event) throws InterruptedException {
+    return EmittedEvent.from(post("/api/events", eventJson(event), null, event.idempotencyKey() != null).body);
+  }
+
+  /** Most runs one {@link #submitBatch} takes, and events one {@link #emitEvents} takes (the console's bounds). */
+  public static final int MAX_BATCH_RUNS = 1_000;
+  public static final int MAX_BATCH_EVENTS = 500;
+
+  /**
+   * Asks for up to {@link #MAX_BATCH_RUNS} runs, of one task or several, in one request
+   * ({@code POST /api/runs/batch}): each run's result, in order. {@code atomic}: all are made, or
+   * none and a {@link BatonApiException} naming every refused run. A batch that got no answer is
+   * sent again only when every run carries an idempotency key.
+   *
+   * @throws BatonApiException the console's refusal of the whole request (400 for its shape, 401, …), or no answer
+   * @throws InterruptedException interrupted while sending or waiting to send again
+   */
+  public List<BatchResult> submitBatch(List<BatchRun> runs, boolean atomic) throws InterruptedException {
+    ObjectNode body = MAPPER.createObjectNode();
+    boolean resendable = true;
+    var items = body.putArray("runs");
+    for (BatchRun r : runs) {
+      items.add(runJson(r));
+      resendable &= r.run().idempotencyKey() != null;
+    }
+    if (atomic) body.put("atomic", true);
+    List<BatchResult> results = new ArrayList<>();
+    for (JsonNode r : post("/api/runs/batch", body, null, resendable).body.path("results")) {
+      int status = r.path("status").asInt();
+      results.add(new BatchResult(status, r.hasNonNull("run") ? SubmittedRun.from(r.path("run")) : null, itemRefusal(status, r.path("error"))));
+    }
+    return List.copyOf(results);
+  }
+
+  /**
+   * Sends up to {@link #MAX_BATCH_EVENTS} events in one request ({@code POST /api/events}): each
+   * one's result, in order (a refused one is its own 400). Sent again after no answer only when
+   * every event carries an idempotency key.
+   *
+   * @throws BatonApiException the console's refusal of the whole request, or no answer
+   * @throws InterruptedException interrupted while sending or waiting to send again
+   */
+  public List<EventResult> emitEvents(List<Event> events) throws InterruptedException {
+    ObjectNode body = MAPPER.createObjectNode();
+    boolean resendable = true;
+    var items = body.putArray("events");
+    for (Event e : events) {
+      items.add(eventJson(e));
+      resendable &= e.idempotencyKey() != null;
+    }
+    List<EventResult> results = new ArrayList<>();
+    for (JsonNode r : post("/api/events", body, null, resendable).body.path("results")) {
+      int status = r.path("status").asInt();
+      results.add(new EventResult(status, r.hasNonNull("event") ? EmittedEvent.from(r.path("event")) : null, itemRefusal(status, r.path("error"))));
+    }
+    return List.copyOf(results);
+  }
+
+  /**
+   * Asks for a run of the task now, as {@link #trigger} does, sent together with the runs other
+   * threads submit meanwhile (see the class comment): the future completes with the run made
+   * ({@code created} false: the run its idempotency key made before), or fails with a
+   * {@link BatonApiException} naming its own fields ({@code params.width}), as a trigger's would;
+   * at once with 429 CLIENT_BACKLOG past {@link #withMaxWaiting maxWaiting} runs waiting. Once
+   * submitted, a run may be made even if its future is cancelled.
+   */
+  public CompletableFuture<TriggerResult> submit(long taskId, TriggerRequest run) {
+    SendTogether<BatchRun, BatchResult> lane = runLane;
+    if (lane == null) {
+      synchronized (this) {
+        if (runLane == null) runLane = new SendTogether<>(runs -> submitBatch(runs, false), MAX_BATCH_RUNS, r -> runJson(r).toString().getBytes(StandardCharsets.UTF_8).length, e -> new BatchResult(e.status(), null, e), "runs");
+        lane = runLane;
+      }
+    }
+    return lane.push(BatchRun.of(taskId, run), maxWaiting).thenApply(r -> {
+      if (r.run() == null) throw itemError(r.status(), r.refusal(), "runs");
+      return new TriggerResult(r.run(), r.status() == 201);
+    });
+  }
+
+  /** Sends an event, as {@link #emitEvent} does, together with the events other threads emit meanwhile (as {@link #submit} sends runs). */
+  public CompletableFuture<EmittedEvent> emit(Event event) {
+    SendTogether<Event, EventResult> lane = eventLane;
+    if (lane == null) {
+      synchronized (this) {
+        if (eventLane == null) eventLane = new SendTogether<>(this::emitEvents, MAX_BATCH_EVENTS, e -> eventJson(e).toString().getBytes(StandardCharsets.UTF_8).length, e -> new EventResult(e.status(), null, e), "events");
+        lane = eventLane;
+      }
+    }
+    return lane.push(event, maxWaiting).thenApply(r -> {
+      if (r.event() == null) throw itemError(r.status(), r.refusal(), "events");
+      return r.event();
+    });
+  }
+
+  private static ObjectNode runJson(BatchRun r) {
+    ObjectNode run = MAPPER.createObjectNode();
+    run.put("taskId", r.taskId());
+    if (r.run().params() != null) run.set("params", json("params", r.run().params()));
+    if (r.run().flowParams() != null) run.set("flowParams", json("flowParams", r.run().flowParams()));
+    if (r.run().idempotencyKey() != null) run.put("idempotencyKey", r.run().idempotencyKey());
+    return run;
+  }
+
+  private static ObjectNode eventJson(Event event) {
     ObjectNode body = MAPPER.createObjectNode();
     body.put("name", event.name());
     if (event.payload() != null) body.set("payload", json("payload", event.payload()));
     if (event.idempotencyKey() != null) body.put("idempotencyKey", event.idempotencyKey());
-    return EmittedEvent.from(post("/api/events", body, null, event.idempotencyKey() != null).body);
+    return body;
+  }
+
+  /** A refused item's error in a batch answer as an exception (null when the item was not refused). */
+  private static BatonApiException itemRefusal(int status, JsonNode error) {
+    if (error.isMissingNode() || error.isNull()) return null;
+    return new BatonApiException(status, error.path("code").asText("HTTP_" + status), error.path("message").asText(""), FieldError.listOf(error.path("errors")), Duration.ZERO);
+  }
+
+  /** An item's refusal as its submitter's error: the fields named as the submitter knows them ({@code params.width}, not {@code runs[3].params.width}). */
+  private static BatonApiException itemError(int status, BatonApiException refusal, String batchField) {
+    if (refusal == null) return new BatonApiException(status, "HTTP_" + status, "HTTP " + status, List.of(), Duration.ZERO);
+    Pattern prefix = Pattern.compile("^" + batchField + "\\[\\d+\\]\\.");
+    List<FieldError> errors = refusal.errors().stream().map(e -> new FieldError(prefix.matcher(e.field()).replaceFirst(""), e.reason())).toList();
+    return new BatonApiException(refusal.status(), refusal.code(), refusal.message(), errors, refusal.retryAfter());
   }
 
   /** A 2xx answer: its status and JSON. */
