@@ -10,6 +10,9 @@ export interface ItemResult {
   error?: { code: string; message: string; errors?: FieldProblem[] };
 }
 
+/** An item's outcome: its result in the answer of the request that carried it, or that request's failure. */
+export type Sent<R> = { result: R } | { failure: unknown };
+
 /** How items sent one at a time go together. */
 export interface SendTogetherOptions<I, R extends ItemResult> {
   /** Sends one batch request; each item's result in order. */
@@ -27,15 +30,18 @@ export interface SendTogetherOptions<I, R extends ItemResult> {
  * need. A request refused as a whole (400: an item whose shape or depth the console refuses before
  * writing anything; 413) is sent again in halves down to the item at fault, which gets that
  * refusal alone: a bad item never costs the items it was sent with (about 2·log2(n) more requests
- * for one bad item among n).
+ * for one bad item among n). Each item's outcome is its own request's: when one half's request
+ * fails (429 after its retries, no answer), the other half's items still have their runs.
  */
-export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptions<I, R>): Coalescer<I, R> {
-  const sendSplitting = async (items: readonly I[]): Promise<R[]> => {
+export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptions<I, R>): Coalescer<I, Sent<R>> {
+  const sendSplitting = async (items: readonly I[]): Promise<Array<Sent<R>>> => {
     try {
-      return await options.send(items);
+      const results = await options.send(items);
+      if (results.length !== items.length) throw new BatonApiError(0, 'BAD_ANSWER', `the console answered ${results.length} results for ${items.length} items`);
+      return results.map((result) => ({ result }));
     } catch (err) {
-      if (!(err instanceof BatonApiError) || (err.status !== 400 && err.status !== 413)) throw err;
-      if (items.length === 1) return [{ status: err.status, error: { code: err.code, message: err.message, errors: err.errors } } as R];
+      if (!(err instanceof BatonApiError) || (err.status !== 400 && err.status !== 413)) return items.map(() => ({ failure: err }));
+      if (items.length === 1) return [{ result: { status: err.status, error: { code: err.code, message: err.message, errors: err.errors } } as R }];
       const half = Math.ceil(items.length / 2);
       return (await Promise.all([sendSplitting(items.slice(0, half)), sendSplitting(items.slice(half))])).flat();
     }
