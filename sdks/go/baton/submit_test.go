@@ -230,3 +230,19 @@ func TestEmitSendsEventsTogetherAndAnswersEachOnItsOwn(t *testing.T) {
 		t.Fatalf("refusal %#v", err)
 	}
 }
+
+func TestSubmitRefusesARunThatIsNotJSONAloneAndAtOnce(t *testing.T) {
+	console := &batchConsole{}
+	srv := httptest.NewServer(console)
+	defer srv.Close()
+	c, _ := NewClient(srv.URL, "key")
+	if _, _, err := c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": make(chan int)}}); err == nil {
+		t.Fatal("a run whose params are not JSON was accepted")
+	}
+	if run, _, err := c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": 1}}); err != nil || run.ID != 101 {
+		t.Fatalf("the next run: %+v %v", run, err)
+	}
+	if console.requests.Load() != 1 {
+		t.Fatalf("%d requests, want 1: the bad run never left", console.requests.Load())
+	}
+}

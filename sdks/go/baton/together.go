@@ -3,7 +3,9 @@ package baton
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -37,6 +39,8 @@ type together[I any, R any] struct {
 
 type waitingItem[I any, R any] struct {
 	item I
+	// size is its JSON's bytes.
+	size int
 	done chan itemOutcome[R]
 }
 
@@ -46,9 +50,14 @@ type itemOutcome[R any] struct {
 }
 
 // push queues item and returns where its result will come (at most maxWaiting waiting: past it
-// an *APIError 429 CLIENT_BACKLOG at once).
+// an *APIError 429 CLIENT_BACKLOG at once). An item that is not JSON is refused here, alone, not
+// in the request of the items it would have gone with.
 func (t *together[I, R]) push(item I, maxWaiting int, what string) (<-chan itemOutcome[R], error) {
-	w := &waitingItem[I, R]{item: item, done: make(chan itemOutcome[R], 1)}
+	text, err := json.Marshal(item)
+	if err != nil {
+		return nil, fmt.Errorf("baton: the %s is not JSON: %w", strings.TrimSuffix(what, "s"), err)
+	}
+	w := &waitingItem[I, R]{item: item, size: len(text) + 1, done: make(chan itemOutcome[R], 1)}
 	t.mu.Lock()
 	if len(t.waiting) >= maxWaiting {
 		n := len(t.waiting)
@@ -91,15 +100,11 @@ func (t *together[I, R]) sendBatch(batch []*waitingItem[I, R]) {
 	var group []*waitingItem[I, R]
 	bytes := 0
 	for _, w := range batch {
-		size := 1
-		if text, err := json.Marshal(w.item); err == nil {
-			size += len(text)
-		}
-		if bytes+size > maxRequestBytes && len(group) > 0 {
+		if bytes+w.size > maxRequestBytes && len(group) > 0 {
 			groups, group, bytes = append(groups, group), nil, 0
 		}
 		group = append(group, w)
-		bytes += size
+		bytes += w.size
 	}
 	groups = append(groups, group)
 	var wg sync.WaitGroup

@@ -210,16 +210,20 @@ public final class BatonClient {
    * {@link BatonApiException} naming its own fields ({@code params.width}), as a trigger's would;
    * at once with 429 CLIENT_BACKLOG past {@link #withMaxWaiting maxWaiting} runs waiting. Once
    * submitted, a run may be made even if its future is cancelled.
+   *
+   * @throws IllegalArgumentException the params are not JSON-serialisable (nothing is sent)
    */
   public CompletableFuture<TriggerResult> submit(long taskId, TriggerRequest run) {
     SendTogether<BatchRun, BatchResult> lane = runLane;
     if (lane == null) {
       synchronized (this) {
-        if (runLane == null) runLane = new SendTogether<>(runs -> submitBatch(runs, false), MAX_BATCH_RUNS, r -> runJson(r).toString().getBytes(StandardCharsets.UTF_8).length, e -> new BatchResult(e.status(), null, e), "runs");
+        if (runLane == null) runLane = new SendTogether<>(runs -> submitBatch(runs, false), MAX_BATCH_RUNS, e -> new BatchResult(e.status(), null, e), "runs");
         lane = runLane;
       }
     }
-    return lane.push(BatchRun.of(taskId, run), maxWaiting).thenApply(r -> {
+    BatchRun item = BatchRun.of(taskId, run);
+    int bytes = runJson(item).toString().getBytes(StandardCharsets.UTF_8).length; // params not JSON: thrown here, to this caller alone
+    return lane.push(item, bytes, maxWaiting).thenApply(r -> {
       if (r.run() == null) throw itemError(r.status(), r.refusal(), "runs");
       return new TriggerResult(r.run(), r.status() == 201);
     });
@@ -230,11 +234,12 @@ public final class BatonClient {
     SendTogether<Event, EventResult> lane = eventLane;
     if (lane == null) {
       synchronized (this) {
-        if (eventLane == null) eventLane = new SendTogether<>(this::emitEvents, MAX_BATCH_EVENTS, e -> eventJson(e).toString().getBytes(StandardCharsets.UTF_8).length, e -> new EventResult(e.status(), null, e), "events");
+        if (eventLane == null) eventLane = new SendTogether<>(this::emitEvents, MAX_BATCH_EVENTS, e -> new EventResult(e.status(), null, e), "events");
         lane = eventLane;
       }
     }
-    return lane.push(event, maxWaiting).thenApply(r -> {
+    int bytes = eventJson(event).toString().getBytes(StandardCharsets.UTF_8).length; // a payload not JSON: thrown here, to this caller alone
+    return lane.push(event, bytes, maxWaiting).thenApply(r -> {
       if (r.event() == null) throw itemError(r.status(), r.refusal(), "events");
       return r.event();
     });

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 /**
  * Items submitted one at a time by any number of threads, sent in batch requests — the group
@@ -29,38 +28,36 @@ final class SendTogether<I, R> {
     List<R> send(List<I> items) throws InterruptedException;
   }
 
-  private record Waiting<I, R>(I item, CompletableFuture<R> result) {}
+  /** An item, its JSON's bytes, and where its result goes. */
+  private record Waiting<I, R>(I item, int bytes, CompletableFuture<R> result) {}
 
   private final Send<I, R> send;
   private final int maxItems;
-  private final ToIntFunction<I> bytes;
   private final Function<BatonApiException, R> refused;
   private final String what;
   private final ArrayDeque<Waiting<I, R>> waiting = new ArrayDeque<>();
   private boolean inFlight;
 
   /**
-   * @param bytes an item's size as JSON
    * @param refused an item's result for the refusal of a request that carried it alone
    * @param what the items' name in a CLIENT_BACKLOG refusal ("runs", "events")
    */
-  SendTogether(Send<I, R> send, int maxItems, ToIntFunction<I> bytes, Function<BatonApiException, R> refused, String what) {
+  SendTogether(Send<I, R> send, int maxItems, Function<BatonApiException, R> refused, String what) {
     this.send = send;
     this.maxItems = maxItems;
-    this.bytes = bytes;
     this.refused = refused;
     this.what = what;
   }
 
-  /** The item's result once its request is answered; at once a 429 CLIENT_BACKLOG when {@code maxWaiting} items wait already. */
-  CompletableFuture<R> push(I item, int maxWaiting) {
+  /** The item ({@code bytes} of JSON) answered once its request is; at once a 429 CLIENT_BACKLOG when {@code maxWaiting} items wait already. */
+  CompletableFuture<R> push(I item, int bytes, int maxWaiting) {
     CompletableFuture<R> result = new CompletableFuture<>();
     boolean start;
     synchronized (this) {
       if (waiting.size() >= maxWaiting) {
         return CompletableFuture.failedFuture(new BatonApiException(429, "CLIENT_BACKLOG", waiting.size() + " " + what + " are waiting to be sent to the console already (maxWaiting)", List.of(), Duration.ZERO));
       }
-      waiting.add(new Waiting<>(item, result));
+      waiting.add(new Waiting<>(item, bytes, result));
       start = !inFlight;
       inFlight = true;
     }
@@ -79,7 +76,7 @@ final class SendTogether<I, R> {
       synchronized (this) {
         int size = 0;
         while (!waiting.isEmpty() && batch.size() < maxItems) {
-          int next = bytes.applyAsInt(waiting.peek().item()) + 1;
+          int next = waiting.peek().bytes() + 1;
           if (!batch.isEmpty() && size + next > MAX_REQUEST_BYTES) break;
           batch.add(waiting.poll());
           size += next;

@@ -2,6 +2,7 @@ package dev.baton.client;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertThrows;
 import static org.junit.Assert.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -191,6 +192,13 @@ public class SubmitTogetherTest {
     assertNull(results.get(0).refusal());
     assertEquals(400, results.get(1).status());
     assertEquals("runs[1].params.width", results.get(1).refusal().errors().get(0).field());
+  }
+
+  @Test
+  public void aRunWhoseParamsAreNotJsonIsRefusedAtOnceAndAlone() {
+    assertThrows(IllegalArgumentException.class, () -> client.submit(3, TriggerRequest.of(new Object())));
+    assertEquals(101, submit(1).join().run().id());
+    assertEquals("the bad run never left", 1, requests.get());
   }
 
   @Test
