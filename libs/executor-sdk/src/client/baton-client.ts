@@ -1,9 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { parseRetryAfter } from '@baton/protocol';
-import type { Coalescer } from '@baton/scheduling';
 import { BatonApiError, type FieldProblem } from './baton-api-error';
-import { itemError, sendTogether, type Sent } from './send-together';
+import { itemError, sendTogether, type Together } from './send-together';
 
 /** Most runs in one POST /api/runs/batch, and events in one POST /api/events (the console's bounds). */
 const MAX_BATCH_RUNS = 1_000;
@@ -121,8 +120,8 @@ export class BatonClient {
   private readonly retries: number;
   private readonly maxRetryWaitMs: number;
   private readonly timeoutMs: number;
-  private readonly submissions: Coalescer<SubmitRun, Sent<SubmitResult>>;
-  private readonly events: Coalescer<EmitEvent, Sent<EmitResult>>;
+  private readonly submissions: Together<SubmitRun, SubmitResult>;
+  private readonly events: Together<EmitEvent, EmitResult>;
   private readonly maxWaiting: number;
 
   constructor(private readonly options: BatonClientOptions) {
@@ -160,7 +159,7 @@ export class BatonClient {
     throw itemError(result, 'events');
   }
 
-  private async together<I, R>(lane: Coalescer<I, Sent<R>>, item: I, what: string): Promise<R> {
+  private async together<I, R>(lane: Together<I, R>, item: I, what: string): Promise<R> {
     if (lane.pending >= this.maxWaiting) throw new BatonApiError(429, 'CLIENT_BACKLOG', `${lane.pending} ${what} are waiting to be sent to the console already (maxWaiting)`);
     const sent = await lane.push(item);
     if ('failure' in sent) throw sent.failure;

@@ -42,4 +42,13 @@ describe('sendTogether', () => {
     expect('result' in sent[1] && sent[1].result.status).toBe(400);
     for (const s of sent.slice(2)) expect('failure' in s && (s.failure as BatonApiError).status).toBe(429);
   });
+
+  it('refuses an item that is not JSON to its caller at once: it never joins, nor fails, a request', async () => {
+    const c = console_();
+    const lane = sendTogether<unknown, Result>({ send: c.send as (items: readonly unknown[]) => Promise<Result[]>, maxItems: 100, concurrency: 1 });
+    const good = lane.push('a');
+    expect(() => lane.push({ n: 1n })).toThrow(/BigInt/);
+    expect(await good).toEqual({ result: { status: 201, item: 'a' } });
+    expect(c.requests).toEqual([['a']]);
+  });
 });

@@ -13,6 +13,14 @@ export interface ItemResult {
 /** An item's outcome: its result in the answer of the request that carried it, or that request's failure. */
 export type Sent<R> = { result: R } | { failure: unknown };
 
+/** Where items sent one at a time wait to go together. */
+export interface Together<I, R> {
+  /** The item's outcome once its request is answered; throws at once for an item that is not JSON (a BigInt, a cycle), which never joins a request. */
+  push(item: I): Promise<Sent<R>>;
+  /** Items waiting or in flight. */
+  readonly pending: number;
+}
+
 /** How items sent one at a time go together. */
 export interface SendTogetherOptions<I, R extends ItemResult> {
   /** Sends one batch request; each item's result in order. */
@@ -33,7 +41,7 @@ export interface SendTogetherOptions<I, R extends ItemResult> {
  * for one bad item among n). Each item's outcome is its own request's: when one half's request
  * fails (429 after its retries, no answer), the other half's items still have their runs.
  */
-export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptions<I, R>): Coalescer<I, Sent<R>> {
+export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptions<I, R>): Together<I, R> {
   const sendSplitting = async (items: readonly I[]): Promise<Array<Sent<R>>> => {
     try {
       const results = await options.send(items);
@@ -46,12 +54,11 @@ export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptio
       return (await Promise.all([sendSplitting(items.slice(0, half)), sendSplitting(items.slice(half))])).flat();
     }
   };
-  return new Coalescer(
-    async (items) => {
+  const lane = new Coalescer<{ item: I; bytes: number }, Sent<R>>(
+    async (sized) => {
       const requests: I[][] = [[]];
       let bytes = 0;
-      for (const item of items) {
-        const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+      for (const { item, bytes: size } of sized) {
         if (bytes + size > MAX_REQUEST_BYTES && requests[requests.length - 1].length > 0) [requests[requests.length], bytes] = [[], 0];
         requests[requests.length - 1].push(item);
         bytes += size;
@@ -60,6 +67,12 @@ export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptio
     },
     { maxBatch: options.maxItems, concurrency: options.concurrency },
   );
+  return {
+    push: (item) => lane.push({ item, bytes: Buffer.byteLength(JSON.stringify(item)) + 1 }),
+    get pending() {
+      return lane.pending;
+    },
+  };
 }
 
 /**
