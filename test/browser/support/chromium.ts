@@ -36,8 +36,10 @@ const QUIET_ACROSS_A_FRAME = `new Promise((resolve) => {
  * Waits until the console page has settled: no API request in flight and none sent across a frame
  * and the task after it (the loads a page starts once its first answers are drawn included), as the
  * SPA counts them on `<html data-api-pending data-api-sent>` (apps/console/web/src/shared/api.ts).
+ * A page that is not the console's (an identity provider's sign-in form) has nothing to wait for.
  */
 export async function settled(page: Page): Promise<void> {
+  if (!(await page.evaluate<boolean>("document.documentElement.hasAttribute('data-api-sent')"))) return;
   for (;;) {
     await page.locator('html[data-api-pending="0"]').waitFor({ state: 'attached' });
     const quiet = await page.evaluate<boolean>(QUIET_ACROSS_A_FRAME);

@@ -67,12 +67,14 @@ export function onUnauthorized(handler: () => void): void {
  */
 let pending = 0;
 let sent = 0;
-function count(change: 1 | -1): void {
+function count(change: 0 | 1 | -1): void {
   pending += change;
   if (change === 1) sent += 1;
   document.documentElement.dataset.apiPending = String(pending);
   document.documentElement.dataset.apiSent = String(sent);
 }
+// From the start: a console page always has both, before its first request.
+if (typeof document !== 'undefined') count(0);
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   count(1);
