@@ -26,9 +26,9 @@ import { BURST_TENANT } from './burst';
 
 const SYSTEMS = ['baton', 'bullmq', 'graphile-worker', 'floor'] as const;
 type SystemKey = (typeof SYSTEMS)[number];
-const SERIES = ['single', 'batched', 'client', 'events', 'events-batched'] as const;
+const SERIES = ['single', 'batched', 'client', 'events', 'events-batched', 'events-client'] as const;
 /** Each series' steps' prefix of their submissions' keys (unique across a run). */
-const STEP_PREFIX: Record<Series, string> = { single: 's', batched: 'b', client: 'c', events: 'e', 'events-batched': 'E' };
+const STEP_PREFIX: Record<Series, string> = { single: 's', batched: 'b', client: 'c', events: 'e', 'events-batched': 'E', 'events-client': 'C' };
 /** The series run when --series is not given: the events series are Baton's alone (--series=events,events-batched). */
 const DEFAULT_SERIES: readonly Series[] = ['single', 'batched', 'client'];
 type Series = (typeof SERIES)[number];
@@ -86,8 +86,9 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
   const skipped: SystemRun['skipped'] = [];
   for (const series of plan.series) {
     const batch = series === 'batched' || series === 'events-batched' ? plan.batch : 1;
-    const viaEvents = series === 'events' || series === 'events-batched';
-    if (viaEvents && !target.emitEvents) {
+    const viaEvents = series === 'events' || series === 'events-batched' || series === 'events-client';
+    const viaClient = series === 'client' || series === 'events-client';
+    if (viaEvents && !(series === 'events-client' ? target.emitViaClient : target.emitEvents)) {
       skipped.push({ series, rate: null, why: 'no events' });
       log(`  ${series}: not run — no events`);
       continue;
@@ -109,7 +110,7 @@ async function runSystem(target: OnDemandTarget, plan: Plan, log: (s: string) =>
         continue;
       }
       const fault = plan.kill && target.kill && runs.length === 0 ? plan.kill : null;
-      const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient: series === 'client', viaEvents, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
+      const spec: StepSpec = { rate, seconds: plan.seconds, batch, viaClient, viaEvents, maxBacklogS: plan.maxBacklogS, drainS: plan.drainS, midway: fault ? () => target.kill!(fault) : undefined };
       const run = await runStep(target, book, spec, `${STEP_PREFIX[series]}${i}`, TASKS);
       runs.push(run);
       const f = stepFigures(target.system, run, book, idle);
@@ -179,6 +180,7 @@ function printTables(results: readonly SystemRun[], plan: Plan, failures: Readon
       batched: `batched submissions, ${plan.batch} a call`,
       events: 'events, one a call (Baton: POST /api/events), each starting one run',
       'events-batched': `events, ${plan.batch} a call (Baton: POST /api/events { events }), each starting one run`,
+      'events-client': 'single events through the client library (Baton: BatonClient.emit), each starting one run',
     }[series];
     console.log(
       `\nOn demand — ${what}, open loop, ${plan.seconds} s a rate: submission → handler start and answer (ms); lost = accepted, not started ${plan.drainS} s after the step\n${table(
@@ -253,7 +255,7 @@ export const onDemand: Scenario = {
     [
       [`--rates=${DEFAULT_RATES}`, 'offered submissions (batched: items) per second, one step each'],
       ['--seconds=10', 'how long each step sends'],
-      ['--series=single,batched,client', 'single submissions (Baton: one HTTP trigger each), batched ones, single ones through the client library (Baton: the Node SDK\'s BatonClient.submit); Baton also events and events-batched (POST /api/events, each event starting one run); --batch=N alone: batched only'],
+      ['--series=single,batched,client', 'single submissions (Baton: one HTTP trigger each), batched ones, single ones through the client library (Baton: the Node SDK\'s BatonClient.submit); Baton also events and events-batched (POST /api/events, each event starting one run) and events-client (BatonClient.emit); --batch=N alone: batched only'],
       ['--batch=100', "items per call in the batched series (Baton POST /api/runs/batch, BullMQ addBulk, graphile-worker addJobs)"],
       [`--systems=${SYSTEMS.join(',')}`, 'which systems'],
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],

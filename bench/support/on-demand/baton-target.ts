@@ -162,6 +162,17 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
           return { ok: false, error: err instanceof BatonApiError ? `HTTP ${err.status} ${err.message.slice(0, 120)}` : (err as Error).message };
         }
       },
+      async emitViaClient(item) {
+        try {
+          const event = await client.emit({ name: `od.${item.task}`, payload: { k: item.key, task: item.task } });
+          const runId = event.runIds[0];
+          if (runId === undefined) return { ok: false, error: 'no run started' };
+          keyOfRun.set(runId, item.key);
+          return { ok: true };
+        } catch (err) {
+          return { ok: false, error: err instanceof BatonApiError ? `HTTP ${err.status} ${err.message.slice(0, 120)}` : (err as Error).message };
+        }
+      },
       async submitBatch(items) {
         const outcomes = await batonBatchSubmit(post, taskIds, items);
         outcomes.forEach((o, i) => o.runId !== undefined && keyOfRun.set(o.runId, items[i].key));

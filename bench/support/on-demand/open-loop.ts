@@ -22,7 +22,7 @@ export interface StepSpec {
   batch: number;
   /** Single submissions through the system's client library, which may send them together (Baton: BatonClient.submit). */
   viaClient?: boolean;
-  /** Events rather than runs (Baton: POST /api/events, `batch` events a call), each starting one run. */
+  /** Events rather than runs (Baton: POST /api/events, `batch` events a call; with viaClient, BatonClient.emit), each starting one run. */
   viaEvents?: boolean;
   /** The backlog beyond which a step stops sending (s). */
   maxBacklogS: number;
@@ -154,7 +154,8 @@ export async function runStep(target: OnDemandTarget, book: StartBook, spec: Ste
           s.outcome = outcomes[j] ?? { ok: false, error: 'no outcome for this item' };
         });
       };
-      if (spec.viaClient) void target.submitViaClient!(items[0]).then((o) => answered([o]));
+      if (spec.viaClient && spec.viaEvents) void target.emitViaClient!(items[0]).then((o) => answered([o]));
+      else if (spec.viaClient) void target.submitViaClient!(items[0]).then((o) => answered([o]));
       else if (spec.viaEvents) void target.emitEvents!(items).then(answered, (err: Error) => answered(items.map(() => ({ ok: false, error: err.message }))));
       else if (spec.batch === 1) void target.submit(items[0]).then((o) => answered([o]));
       else void target.submitBatch!(items).then(answered, (err: Error) => answered(items.map(() => ({ ok: false, error: err.message }))));

@@ -6,7 +6,7 @@ import { UNANSWERED } from './target';
 /** What the on-demand table shows of one step of one system. */
 export interface StepFigures {
   system: string;
-  series: 'single' | 'batched' | 'client' | 'events' | 'events-batched';
+  series: 'single' | 'batched' | 'client' | 'events' | 'events-batched' | 'events-client';
   batch: number;
   offeredPerSec: number;
   seconds: number;
@@ -90,7 +90,7 @@ export function stepFigures(system: string, run: StepRun, book: StartBook, idle:
   const sleeps = Object.fromEntries(Object.entries(run.sleeps).map(([k, v]) => [k, v - (idle.sleepsPerSec[k] ?? 0) * (run.windowMs / 1000)]));
   return {
     system,
-    series: spec.viaClient ? 'client' : spec.viaEvents ? (spec.batch > 1 ? 'events-batched' : 'events') : spec.batch > 1 ? 'batched' : 'single',
+    series: spec.viaClient ? (spec.viaEvents ? 'events-client' : 'client') : spec.viaEvents ? (spec.batch > 1 ? 'events-batched' : 'events') : spec.batch > 1 ? 'batched' : 'single',
     batch: spec.batch,
     offeredPerSec: spec.rate,
     seconds: spec.seconds,

@@ -49,6 +49,8 @@ export interface OnDemandTarget {
    * system has no events (its events series are not run).
    */
   emitEvents?: (items: readonly WorkItem[]) => Promise<Outcome[]>;
+  /** One event through the system's client library, which may send it together with others (Baton: BatonClient.emit). */
+  emitViaClient?: (item: WorkItem) => Promise<Outcome>;
   /** Why `submitBatch` is null, for the printed table. */
   noBatchReason?: string;
   /** Handler starts recorded since the last call, keyed by the submission's key. */
