@@ -107,18 +107,27 @@ func TestSubmitSendsRunsOfManyGoroutinesTogetherOneRequestInFlight(t *testing.T)
 	t.Logf("%d runs in %d requests", n, console.requests.Load())
 }
 
-func TestSubmitGathersWhatWaitsWhileARequestIsInFlight(t *testing.T) {
-	console := gatedConsole()
+// heldClient is a client of a gated console whose first run (width 0) is in flight and held
+// there: what is pushed next waits behind it until the console's release is closed. first
+// answers that run's error; stop closes the console.
+func heldClient(maxWaiting int) (console *batchConsole, c *Client, first <-chan error, stop func()) {
+	console = gatedConsole()
 	srv := httptest.NewServer(console)
-	defer srv.Close()
-	c, _ := NewClient(srv.URL, "key")
-	first := make(chan error, 1)
+	c, _ = NewClient(srv.URL, "key")
+	c.MaxWaiting = maxWaiting
+	answered := make(chan error, 1)
 	go func() {
 		_, _, err := c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": 0}})
-		first <- err
+		answered <- err
 	}()
-	<-console.arrived // the first request is in flight, held
+	<-console.arrived
 	c.lanes()
+	return console, c, answered, srv.Close
+}
+
+func TestSubmitGathersWhatWaitsWhileARequestIsInFlight(t *testing.T) {
+	console, c, first, stop := heldClient(20_000)
+	defer stop()
 	var waiting []<-chan itemOutcome[BatchResult]
 	for i := 1; i <= 5; i++ {
 		done, err := c.runs.push(BatchRun{TaskID: 3, SubmitRun: SubmitRun{Params: map[string]any{"width": i}}}, c.MaxWaiting, "runs")
@@ -142,13 +151,8 @@ func TestSubmitGathersWhatWaitsWhileARequestIsInFlight(t *testing.T) {
 }
 
 func TestSubmitAnswersEachRefusalOnItsOwnFieldsAndABadRunCostsNoOther(t *testing.T) {
-	console := gatedConsole()
-	srv := httptest.NewServer(console)
-	defer srv.Close()
-	c, _ := NewClient(srv.URL, "key")
-	go func() { _, _, _ = c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": 0}}) }()
-	<-console.arrived
-	c.lanes()
+	console, c, _, stop := heldClient(20_000)
+	defer stop()
 	widths := []any{1, -1, "deep", 4, 5}
 	var waiting []<-chan itemOutcome[BatchResult]
 	for _, w := range widths {
@@ -175,14 +179,8 @@ func TestSubmitAnswersEachRefusalOnItsOwnFieldsAndABadRunCostsNoOther(t *testing
 }
 
 func TestSubmitRefusesPastMaxWaitingAtOnce(t *testing.T) {
-	console := gatedConsole()
-	srv := httptest.NewServer(console)
-	defer srv.Close()
-	c, _ := NewClient(srv.URL, "key")
-	c.MaxWaiting = 2
-	go func() { _, _, _ = c.Submit(context.Background(), 3, SubmitRun{}) }()
-	<-console.arrived
-	c.lanes()
+	console, c, _, stop := heldClient(2)
+	defer stop()
 	for i := 0; i < 2; i++ {
 		if _, err := c.runs.push(BatchRun{TaskID: 3}, c.MaxWaiting, "runs"); err != nil {
 			t.Fatal(err)
