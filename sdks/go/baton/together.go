@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -62,7 +63,7 @@ func (t *together[I, R]) push(item I, maxWaiting int, what string) (<-chan itemO
 	if len(t.waiting) >= maxWaiting {
 		n := len(t.waiting)
 		t.mu.Unlock()
-		return nil, &APIError{Status: http.StatusTooManyRequests, Code: "CLIENT_BACKLOG", Message: itoa(n) + " " + what + " are waiting to be sent to the console already (MaxWaiting)"}
+		return nil, &APIError{Status: http.StatusTooManyRequests, Code: "CLIENT_BACKLOG", Message: strconv.Itoa(n) + " " + what + " are waiting to be sent to the console already (MaxWaiting)"}
 	}
 	t.waiting = append(t.waiting, w)
 	start := !t.inFlight
@@ -133,7 +134,7 @@ func (t *together[I, R]) sendSplitting(items []I) []itemOutcome[R] {
 	splittable := errors.As(err, &refused) && (refused.Status == http.StatusBadRequest || refused.Status == http.StatusRequestEntityTooLarge)
 	switch {
 	case err == nil && len(results) != len(items):
-		err = &APIError{Status: 0, Code: "BAD_ANSWER", Message: "the console answered " + itoa(len(results)) + " results for " + itoa(len(items)) + " items"}
+		err = &APIError{Status: 0, Code: "BAD_ANSWER", Message: "the console answered " + strconv.Itoa(len(results)) + " results for " + strconv.Itoa(len(items)) + " items"}
 		fallthrough
 	case err != nil && (!splittable || len(items) == 1):
 		for i := range outcomes {
@@ -160,9 +161,4 @@ func (t *together[I, R]) sendSplitting(items []I) []itemOutcome[R] {
 	copy(outcomes[half:], t.sendSplitting(items[half:]))
 	wg.Wait()
 	return outcomes
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }
