@@ -230,17 +230,21 @@ func TestEmitSendsEventsTogetherAndAnswersEachOnItsOwn(t *testing.T) {
 }
 
 func TestSubmitRefusesARunThatIsNotJSONAloneAndAtOnce(t *testing.T) {
-	console := &batchConsole{}
-	srv := httptest.NewServer(console)
-	defer srv.Close()
-	c, _ := NewClient(srv.URL, "key")
+	console, c, first, stop := heldClient(20_000)
+	defer stop()
+	// A good run waits behind the held request; the bad one, submitted meanwhile, must not join (and fail) its batch.
+	good, err := c.runs.push(BatchRun{TaskID: 3, SubmitRun: SubmitRun{Params: map[string]any{"width": 1}}}, c.MaxWaiting, "runs")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": make(chan int)}}); err == nil {
 		t.Fatal("a run whose params are not JSON was accepted")
 	}
-	if run, _, err := c.Submit(context.Background(), 3, SubmitRun{Params: map[string]any{"width": 1}}); err != nil || run.ID != 101 {
-		t.Fatalf("the next run: %+v %v", run, err)
+	close(console.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
 	}
-	if console.requests.Load() != 1 {
-		t.Fatalf("%d requests, want 1: the bad run never left", console.requests.Load())
+	if out := <-good; out.err != nil || out.result.Run == nil || out.result.Run.ID != 101 {
+		t.Fatalf("the run queued beside it: %+v", out)
 	}
 }
