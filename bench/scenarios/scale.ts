@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { claimDueRunsSql, claimDueTasksSql } from '@baton/persistence';
+import { claimDueRunsSql, claimDueTasksSql, claimRangeParams } from '@baton/persistence';
 import { Cluster, sleep } from '../../test/cluster/support/cluster';
 import { engineMetrics } from '../../test/cluster/support/engine-http';
 import { lateness, latenessSummary } from '../../test/cluster/support/figures';
@@ -152,7 +152,7 @@ export async function runScaleCase(definitions: number, windowMs: number, infra:
       db: await databaseSize(c.ds),
       plans: {
         planner: await queryPlan(c.ds, claimDueTasksSql('mysql'), [c.tenant.engineGroup, now + 2_000, 200]),
-        claimer: await queryPlan(c.ds, claimDueRunsSql('mysql'), [c.tenant.engineGroup, 'PENDING', now + 2_000, 500]),
+        claimer: await queryPlan(c.ds, claimDueRunsSql('mysql'), claimRangeParams({ tenantId: c.tenant.id, engineGroup: c.tenant.engineGroup, limit: 500 }, 'PENDING', { dueBefore: now + 2_000, now })),
         // A horizon past every idle task's first fire: the in-order range must stop at LIMIT 200, not read (and lock) all D.
         'planner, all due': await queryPlan(c.ds, claimDueTasksSql('mysql'), [c.tenant.engineGroup, now + 3 * DAY, 200]),
       },

@@ -33,7 +33,7 @@ export const WAKE_HEDGE_MS = 50;
  * found nothing (a fifth of a trigger's CPU over all processes: docs/BENCHMARKS.md, on demand).
  * A cancel notice goes to every live engine: any of them may hold the run. Engine URLs are the engines' own
  * registrations, so no outbound policy applies to them (the check lets every address through).
- * A wake-up is a hint (the next poll finds its run), sent once; a cancel notice is what stops a
+ * A wake-up is a hint (a poll finds its run: WOKEN_RUNS_GRACE_MS), sent once; a cancel notice is what stops a
  * run sent ahead, so one an engine refused with 429 or did not answer is sent to it again
  * (cancel-notice-retries.ts) until it takes it, refuses it for good, leaves, or 30 s pass.
  */
@@ -181,7 +181,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
    * be. The snapshot at hand is as old as the console's last wake-up or notice: after a quiet spell
    * longer than SILENT_MS every engine in it looks silent, and a notice sent with it would reach no
    * engine, so the run sent ahead it cancels would start at its instant. A wake-up is a hint and
-   * goes with the snapshot at hand (the next poll finds its run).
+   * goes with the snapshot at hand (a poll finds its run).
    */
   private async reach(to: { tenantId: string; engineGroup: string }, fresh = false): Promise<{ engines: EngineNodeRow[]; secret: string } | null> {
     const live = fresh ? this.engines.fresh(REREAD_MS) : this.engines.current(REREAD_MS);

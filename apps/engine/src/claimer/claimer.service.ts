@@ -32,6 +32,17 @@ const SPLIT_FROM = 64;
 const ACTIVE_MS = 5_000;
 
 /**
+ * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
+ * is left to that wake-up by the turns (TenantTake.leaveWoken), unless its tenant is backlogged
+ * here — a wake-up this node could not take (no room, a failed claim by id) kicks a turn that
+ * takes them. A wake-up arrives in milliseconds (or goes to another engine after WAKE_HEDGE_MS,
+ * 50 ms); one lost (a console killed between its commit and its wake-up) leaves its runs to the
+ * first turn after this long, at most this plus BATON_CLAIM_INTERVAL_MS later than a wake-up.
+ * A console clock more than this away from this node's takes nothing from the turns.
+ */
+export const WOKEN_RUNS_GRACE_MS = 250;
+
+/**
  * Claims due runs of this node's engine groups and hands them to the DueQueue, which keeps
  * them in memory until their due time (so firing is exact to the millisecond, not to the poll
  * interval). Adaptive: after a full turn it claims again at once (a burst is drained at
@@ -116,7 +127,9 @@ export class ClaimerService {
             this.dataSource,
             (em) => {
               const now = this.clock.now();
-              return this.claims.claim(em, takes, { dueBefore: now + this.config.lookAheadMs, now });
+              const woken = { from: now - WOKEN_RUNS_GRACE_MS, to: now + WOKEN_RUNS_GRACE_MS };
+              const leaving = takes.map((take) => (this.backlogged.has(take.tenantId) ? take : { ...take, leaveWoken: woken }));
+              return this.claims.claim(em, leaving, { dueBefore: now + this.config.lookAheadMs, now });
             },
             { isolation: 'READ COMMITTED' },
           ),

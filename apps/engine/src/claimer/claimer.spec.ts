@@ -7,6 +7,7 @@ import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 import { ClaimTenants } from './claim-tenants';
+import { WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
 /** vi.waitFor's default (1 s) is a guess a loaded machine can miss: the condition decides, this only bounds a hang. */
 const SLOW_MACHINE = { timeout: 10_000 };
@@ -326,13 +327,26 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
 
   it('leaves named runs to a claim turn when the tenant has no room for them here', async () => {
     const ids: number[] = [];
-    for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
+    // A console's runs, just written: the turn a refused wake-up kicks takes them (the tenant is backlogged here).
+    for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task, cause: 'MANUAL' }));
     const { signal, queue, claimer } = side({ maxHeld: 2, claimBatch: 2 });
     claimer.start(60_000);
     signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
     await vi.waitFor(() => expect(queue.runs).toHaveLength(2), SLOW_MACHINE); // the turn the wake-up kicked: maxHeld's worth, earliest first
     expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
     await claimer.stop();
+  });
+
+  it('a turn leaves a console’s just-written runs (MANUAL, EVENT) to their wake-up, and takes them once WOKEN_RUNS_GRACE_MS has passed (a lost wake-up)', async () => {
+    const manual = await insertRun(db.dataSource, { taskId: task, cause: 'MANUAL' });
+    const event = await insertRun(db.dataSource, { taskId: task, cause: 'EVENT' });
+    const scheduled = await insertRun(db.dataSource, { taskId: task });
+    const { claimer, queue } = side();
+    expect((await claimer.claimOnce()).claimed).toBe(1);
+    expect(queue.runs.map((r) => r.runId)).toEqual([scheduled]);
+    clock.set(T0 + WOKEN_RUNS_GRACE_MS + 1);
+    expect((await claimer.claimOnce()).claimed).toBe(2);
+    expect(queue.runs.map((r) => r.runId).sort((a, b) => a - b)).toEqual([manual, event, scheduled].sort((a, b) => a - b));
   });
 
   it('claims nothing a wake-up names while it is stopped (starting, stopping, a follower)', async () => {

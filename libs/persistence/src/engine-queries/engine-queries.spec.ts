@@ -4,7 +4,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { untilLockWaits } from '../../../../test/support/lock-waits';
 import { EngineGroupEntity, RunAttemptEntity, RunEntity, TenantEntity } from '../entities';
 import { autocommitted, inTransaction } from '../nest';
-import { claimDueRuns, claimDueRunsSql } from './runs/claim-due-runs';
+import { claimDueRuns, claimDueRunsSql, claimRangeParams } from './runs/claim-due-runs';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
@@ -458,6 +458,31 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect(claimed.map((r) => r.taskId)).toEqual([3, 2, 1, 4]); // gamma had no allotment; beta's run 8 is outside its group
     expect(claimed.every((r) => r.leaseUntil === T + 99 && r.flowId === r.id)).toBe(true);
   });
+
+  it('claimDueRuns with leaveWoken leaves the PENDING runs a console made in the window (MANUAL, EVENT) to their wake-up, and takes the rest', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5, 6].map((task) => planned(task, T)), T));
+    const runs = db.dataSource.getRepository(RunEntity);
+    await runs.update({ taskId: 1 }, { cause: 'MANUAL', createdAt: T - 100 }); // in the window: left
+    await runs.update({ taskId: 2 }, { cause: 'EVENT', createdAt: T + 100 }); // in the window (a console clock a little ahead): left
+    await runs.update({ taskId: 3 }, { cause: 'MANUAL', createdAt: T - 300 }); // older: its wake-up was lost, taken
+    await runs.update({ taskId: 4 }, { cause: 'SCHEDULE', createdAt: T }); // nobody wakes for it: taken
+    await runs.update({ taskId: 5 }, { cause: 'MANUAL', createdAt: T, state: 'RETRY_WAIT' }); // a retry: taken
+    await runs.update({ taskId: 6 }, { cause: 'MANUAL', createdAt: T + 5_000 }); // a console clock far ahead: taken
+    // Claimed and rolled back: the second claim finds the same rows.
+    const claim = async (leaveWoken?: { from: number; to: number }) => {
+      const runner = db.dataSource.createQueryRunner();
+      await runner.startTransaction();
+      try {
+        const claimed = await claimDueRuns(runner.manager, { takes: [{ tenantId: 'acme', engineGroup: 'default', limit: 10, leaveWoken }], dueBefore: T + 30, owner: 'e', leaseUntil: T + 99, now: T });
+        return claimed.map((r) => r.taskId).sort((a, b) => a - b);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
+    };
+    expect(await claim({ from: T - 250, to: T + 250 })).toEqual([3, 4, 5, 6]);
+    expect(await claim()).toEqual([1, 2, 3, 4, 5, 6]);
+  });
 });
 
 /** The plans MySQL/MariaDB chooses, on a table big enough for the optimizer to care. */
@@ -508,12 +533,12 @@ describe('engine query plans on mysql', () => {
   it('the claim reads one in-order range of ix_runs_claim per tenant (no filesort: LIMIT stops the scan and the locking)', async () => {
     for (const dueBefore of [T + 23_000, T + 40_000]) {
       // Part of the tenant's due range, or all of it (then MariaDB says `ref` on the (group, state, tenant) prefix): in index order either way.
-      const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'PENDING', 'acme', dueBefore, 500]);
+      const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), claimRangeParams({ tenantId: 'acme', engineGroup: 'default', limit: 500, leaveWoken: { from: T, to: T + 500 } }, 'PENDING', { dueBefore, now: T }));
       expect(plan.key).toBe('ix_runs_claim');
       expect(['range', 'ref']).toContain(plan.type);
       expect(plan.Extra ?? '').not.toMatch(/filesort/);
     }
-    const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), ['default', 'RETRY_WAIT', 'acme', T + 40_000, 500]);
+    const plan = await explain(db.dataSource, claimDueRunsSql('mysql'), claimRangeParams({ tenantId: 'acme', engineGroup: 'default', limit: 500 }, 'RETRY_WAIT', { dueBefore: T + 40_000, now: T }));
     expect(plan.key).toBe('ix_runs_claim');
     expect(plan.Extra ?? '').not.toMatch(/filesort/);
     const columns: Array<{ Column_name: string; Collation: string }> = await db.dataSource.query(`SHOW INDEX FROM runs WHERE Key_name = 'ix_runs_claim'`);
@@ -524,7 +549,7 @@ describe('engine query plans on mysql', () => {
     const range = claimDueRunsSql('mysql');
     const tenants = Array.from({ length: 100 }, (_, i) => `t${i * 10}`);
     const sql = tenants.map(() => `(${range})`).join(' UNION ALL ');
-    const params = tenants.flatMap((t) => ['default', 'PENDING', t, T + 40_000, 3]);
+    const params = tenants.flatMap((t) => claimRangeParams({ tenantId: t, engineGroup: 'default', limit: 3 }, 'PENDING', { dueBefore: T + 40_000, now: T }));
     const rows: Array<{ key: string | null; type: string; Extra: string | null; table: string | null }> = await db.dataSource.query(`EXPLAIN ${sql}`, params);
     const parts = rows.filter((r) => r.table === 'runs');
     expect(parts).toHaveLength(100);

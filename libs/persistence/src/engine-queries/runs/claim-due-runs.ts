@@ -58,7 +58,19 @@ export interface TenantTake {
   engineGroup: string;
   /** At most this many (its allotment of the turn). */
   limit: number;
+  /**
+   * Leave its runs a console made with a wake-up naming them (PENDING, cause in WOKEN_CAUSES,
+   * created_at within [from, to]) to that wake-up; absent: take them too. ClaimerService sets it
+   * for a tenant whose wake-ups this node takes (WOKEN_RUNS_GRACE_MS).
+   */
+  leaveWoken?: { from: number; to: number };
 }
+
+/**
+ * Causes of the runs a console writes and then names in a wake-up (a trigger, a submission, an
+ * event, a re-run): the engine woken claims them by id, in one statement for the wake-up's runs.
+ */
+export const WOKEN_CAUSES = ['MANUAL', 'EVENT'] as const satisfies readonly RunCause[];
 
 export interface ClaimDueRunsInput {
   /** The tenants of this turn, each with its allotment (ClaimerService, fair shares). */
@@ -94,9 +106,17 @@ export function claimDueRunsSql(dialect: Dialect): string {
   return `SELECT ${claimedRunColumns()}
             FROM runs ${dialect === 'mysql' ? 'FORCE INDEX (ix_runs_claim)' : ''}
            WHERE engine_group = ? AND state = ? AND tenant_id = ? AND due_at <= ?
+             AND NOT (cause IN (${WOKEN_CAUSES.map((c) => `'${c}'`).join(', ')}) AND created_at BETWEEN ? AND ?)
            ORDER BY due_at, priority DESC, id
            LIMIT ?
            ${skipLocked(dialect)}`;
+}
+
+/** One range's parameters, in claimDueRunsSql's order. */
+export function claimRangeParams(take: TenantTake, state: (typeof CLAIMABLE)[number], at: { dueBefore: number; now: number }): unknown[] {
+  // [1, 0]: an empty window, so the range leaves nothing to a wake-up.
+  const woken = state === 'PENDING' && take.leaveWoken ? [take.leaveWoken.from, take.leaveWoken.to] : [1, 0];
+  return [take.engineGroup, state, take.tenantId, state === 'COALESCING' ? at.now : at.dueBefore, ...woken, take.limit];
 }
 
 /** Ranges per statement: 100 tenants × 2 states (66 × 3 now), one round trip (measured: see below). */
@@ -109,6 +129,7 @@ const RANGES_PER_STATEMENT = 200;
  *   -- one statement, one range per (tenant, claimable state):
  *   (SELECT id, … FROM runs FORCE INDEX (ix_runs_claim)
  *     WHERE engine_group = ? AND state = ? AND tenant_id = ? AND due_at <= ?
+ *       AND NOT (cause IN ('MANUAL', 'EVENT') AND created_at BETWEEN ? AND ?)
  *     ORDER BY due_at, priority DESC, id LIMIT ? FOR UPDATE SKIP LOCKED)
  *   UNION ALL (…next range…)
  *   -- then, for the best `limit` of each tenant's rows:
@@ -134,6 +155,13 @@ const RANGES_PER_STATEMENT = 200;
  * - No join to tasks here: FOR UPDATE would lock the task rows too, colliding with the
  *   planner's task claim (and MariaDB has no `FOR UPDATE OF runs`). findClaimedRunTasks reads
  *   them afterwards without locking.
+ * - A run a console has just written and named in a wake-up (`leaveWoken`) is that wake-up's:
+ *   the engine woken reads it by id and its DISPATCHED mark claims it (readNamedRuns). A turn
+ *   that took it first (its poll fell between the console's commit and the wake-up) cost it an
+ *   extra CLAIMED write and the turn its statements, and left the woken engine a read that found
+ *   nothing: at 500 submissions a second 13–15 % of the runs went that way (2026-12-05). The
+ *   condition is on the rows the range reads anyway (cause and created_at are not in the index);
+ *   an empty window ([1, 0]) for the other ranges keeps one statement text.
  * - COALESCING ranges (a debounced or throttled key's window) read `due_at <= now`, not the
  *   look-ahead: an empty range of the index for a tenant without windows, one index dive.
  * - The UPDATE names the rows by primary key and keeps the state guard: on MySQL the rows are
@@ -155,7 +183,7 @@ export async function claimDueRuns(manager: EntityManager, input: ClaimDueRunsIn
   const found: Array<Record<string, unknown>> = [];
   for (const part of chunks(ranges, RANGES_PER_STATEMENT)) {
     const sql = part.map(() => (dialect === 'mysql' ? `(${range})` : `SELECT * FROM (${range})`)).join('\n UNION ALL ');
-    const params = part.flatMap(({ take, state }) => [take.engineGroup, state, take.tenantId, state === 'COALESCING' ? input.now : input.dueBefore, take.limit]);
+    const params = part.flatMap(({ take, state }) => claimRangeParams(take, state, input));
     found.push(...(await execute<Record<string, unknown>>(manager, sql, params)).rows);
   }
   const limitOf = new Map(takes.map((t) => [t.tenantId, t.limit]));
