@@ -34,11 +34,12 @@ const ACTIVE_MS = 5_000;
 /**
  * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
  * is left to that wake-up by the turns (TenantTake.leaveWoken), unless its tenant is backlogged
- * here — a wake-up this node could not take (no room, a failed claim by id) kicks a turn that
- * takes them. A wake-up arrives in milliseconds (or goes to another engine after WAKE_HEDGE_MS,
- * 50 ms); one lost (a console killed between its commit and its wake-up) leaves its runs to the
- * first turn after this long, at most this plus BATON_CLAIM_INTERVAL_MS later than a wake-up.
- * A console clock more than this away from this node's takes nothing from the turns.
+ * here — a wake-up this node could not take (no room, a failed claim by id) kicks a turn here
+ * that takes them as its room allows. A wake-up arrives in milliseconds (or goes to another
+ * engine after WAKE_HEDGE_MS, 50 ms); one lost (a console killed between its commit and its
+ * wake-up), or refused by an engine without room, leaves its runs to the other engines' turns
+ * after this long: at most this plus BATON_CLAIM_INTERVAL_MS later than a wake-up. A console
+ * clock more than this away from this node's takes nothing from the turns.
  */
 export const WOKEN_RUNS_GRACE_MS = 250;
 
