@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -88,7 +89,11 @@ export class FakeEngine {
   }
 
   static async start(options: { tenantId?: string; secret?: string; intervalMs?: number } = {}): Promise<FakeEngine> {
-    const engine = new FakeEngine(options.tenantId ?? 'acme', options.secret ?? 'executor-secret');
+    // A secret of its own by default: an executor of another test file, still retrying a callback
+    // to an engine whose port this one was given, is refused (401) instead of taking this test's
+    // failCallbacks (a shutdown test once waited 60 s for the refusal it had set up, in a full
+    // parallel run; a callback from another file's executor would explain it).
+    const engine = new FakeEngine(options.tenantId ?? 'acme', options.secret ?? randomBytes(16).toString('hex'));
     if (options.intervalMs !== undefined) engine.intervalMs = options.intervalMs;
     await engine.listen(0);
     return engine;
