@@ -33,13 +33,13 @@ const ACTIVE_MS = 5_000;
 
 /**
  * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
- * is left to that wake-up by the turns (TenantTake.leaveWoken), unless its tenant is backlogged
- * here — a wake-up this node could not take (no room, a failed claim by id) kicks a turn here
- * that takes them as its room allows. A wake-up arrives in milliseconds (or goes to another
- * engine after WAKE_HEDGE_MS, 50 ms); one lost (a console killed between its commit and its
- * wake-up), or refused by an engine without room, leaves its runs to the other engines' turns
- * after this long: at most this plus BATON_CLAIM_INTERVAL_MS later than a wake-up. A console
- * clock more than this away from this node's takes nothing from the turns.
+ * is left to that wake-up by the turns (TenantTake.leaveWoken), unless a turn was kicked for its
+ * tenant since the last one read it — a wake-up this node could not take by id (no room, a failed
+ * claim, one naming no runs) or a signal of its own (a rate key's deferred runs, a retry): that
+ * turn takes them as its room allows. A wake-up arrives in milliseconds (or goes to another engine
+ * after WAKE_HEDGE_MS, 50 ms); one lost (a console killed between its commit and its wake-up)
+ * leaves its runs to the turns after this long: at most this plus BATON_CLAIM_INTERVAL_MS later
+ * than a wake-up. A console clock more than this away from this node's takes nothing from the turns.
  */
 export const WOKEN_RUNS_GRACE_MS = 250;
 
@@ -70,6 +70,12 @@ export class ClaimerService {
   private readonly backlogged = new Set<string>();
   /** Tenants that filled their budget, with it: the next turn comes when half of it has gone. */
   private readonly filled = new Map<string, number>();
+  /**
+   * Tenants a turn was kicked for (kickFor) since a turn last read them: that turn takes their
+   * just-written runs too (WOKEN_RUNS_GRACE_MS). Cleared per tenant when a turn reads it, never by
+   * a turn that was already reading when the kick came (it read before the kick's runs were there).
+   */
+  private readonly kicked = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -122,6 +128,7 @@ export class ClaimerService {
     // The split's counts are plain reads, outside the claim's transaction: an idle turn (every
     // count 0) then costs one statement, not SET TRANSACTION + START + count + COMMIT.
     const takes = await this.splitWithPeers(turn.takes, now + this.config.lookAheadMs, engines);
+    const takeWoken = new Set(takes.filter((take) => take.limit > 0 && this.kicked.delete(take.tenantId)).map((take) => take.tenantId));
     const runs = takes.some((take) => take.limit > 0)
       ? await this.timedClaim(() =>
           inTransaction(
@@ -129,7 +136,7 @@ export class ClaimerService {
             (em) => {
               const now = this.clock.now();
               const woken = { from: now - WOKEN_RUNS_GRACE_MS, to: now + WOKEN_RUNS_GRACE_MS };
-              const leaving = takes.map((take) => (this.backlogged.has(take.tenantId) ? take : { ...take, leaveWoken: woken }));
+              const leaving = takes.map((take) => (takeWoken.has(take.tenantId) ? take : { ...take, leaveWoken: woken }));
               return this.claims.claim(em, leaving, { dueBefore: now + this.config.lookAheadMs, now });
             },
             { isolation: 'READ COMMITTED' },
@@ -189,6 +196,8 @@ export class ClaimerService {
       return [...ready, ...(await this.claims.claimNamed(this.dataSource.manager, { ...named, ids: rest }, { dueBefore: now + this.config.lookAheadMs, now }))];
     });
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
+    // Some named run was not there to claim (a peer's, gone, not due): the next turn takes the tenant's just-written runs too.
+    if (runs.length < runIds.length) this.kicked.add(tenantId);
     if (runs.length > 0) {
       this.lastClaimAt.set(tenantId, now);
       await this.handOver(runs);
@@ -248,6 +257,7 @@ export class ClaimerService {
 
   private kickFor(tenantId: string): void {
     this.backlogged.add(tenantId);
+    this.kicked.add(tenantId);
     // Its runs here wait for its quota's tokens: a run claimed now would wait behind them. A poll
     // claims what came due meanwhile, together: kicked for every wake-up instead, a tenant held
     // back by its quota was claimed one run a turn, each turn a transaction and a backlog count
