@@ -92,16 +92,23 @@ describe('executor runtime: graceful shutdown', () => {
   });
 
   it('flushes a callback that was failing as soon as the engine answers during shutdown', async () => {
-    const executor = await harness.start(engine, { handlers: [sleep], shutdownFlushMs: 3000, callbackRetry: { baseMs: 5000, maxMs: 5000 } });
-    engine.failCallbacks(1);
-    const req = engine.request({ handler: 'sleep', params: { ms: 1 } });
-    const retries: Array<ExecutorEvents['callbackRetry']> = [];
-    executor.events.on('callbackRetry', (e) => retries.push(e));
-    await engine.dispatch(executor.url, req);
-    // The executor has the refusal and sleeps in backoff (the engine's record of the request comes before that).
-    await engine.waitFor(() => retries.some((e) => e.runId === req.runId));
-    // Wakes the sleeping retry: waiting out its 5 s backoff would outlast the 3 s flush and leave it in the spool.
-    await executor.stop();
-    expect(engine.finalsFor(req.runId)).toHaveLength(1);
+    // An engine of its own: the refusal set up below is this run's callback's, whatever the file's
+    // earlier executors still send (it waited 60 s for it twice in full parallel runs, on the shared one).
+    const own = await FakeEngine.start();
+    try {
+      const executor = await harness.start(own, { handlers: [sleep], shutdownFlushMs: 3000, callbackRetry: { baseMs: 5000, maxMs: 5000 } });
+      own.failCallbacks(1);
+      const req = own.request({ handler: 'sleep', params: { ms: 1 } });
+      const retries: Array<ExecutorEvents['callbackRetry']> = [];
+      executor.events.on('callbackRetry', (e) => retries.push(e));
+      expect((await own.dispatch(executor.url, req)).status).toBe(202);
+      // The executor has the refusal and sleeps in backoff (the engine's record of the request comes before that).
+      await own.waitFor(() => retries.some((e) => e.runId === req.runId), 'the refused callback retried');
+      // Wakes the sleeping retry: waiting out its 5 s backoff would outlast the 3 s flush and leave it in the spool.
+      await executor.stop();
+      expect(own.finalsFor(req.runId)).toHaveLength(1);
+    } finally {
+      await own.close();
+    }
   });
 });
