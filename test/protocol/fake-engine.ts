@@ -90,9 +90,8 @@ export class FakeEngine {
 
   static async start(options: { tenantId?: string; secret?: string; intervalMs?: number } = {}): Promise<FakeEngine> {
     // A secret of its own by default: an executor of another test file, still retrying a callback
-    // to an engine whose port this one was given, is refused (401) instead of taking this test's
-    // failCallbacks (a shutdown test once waited 60 s for the refusal it had set up, in a full
-    // parallel run; a callback from another file's executor would explain it).
+    // to an engine whose port this one was given, is refused (401) instead of taking this engine's
+    // failCallbacks or being recorded as delivered here.
     const engine = new FakeEngine(options.tenantId ?? 'acme', options.secret ?? randomBytes(16).toString('hex'));
     if (options.intervalMs !== undefined) engine.intervalMs = options.intervalMs;
     await engine.listen(0);

@@ -71,8 +71,8 @@ export class ClaimerService {
   /** Tenants that filled their budget, with it: the next turn comes when half of it has gone. */
   private readonly filled = new Map<string, number>();
   /**
-   * Tenants a turn was kicked for (kickFor) since a turn last read them: that turn takes their
-   * just-written runs too (WOKEN_RUNS_GRACE_MS). Cleared per tenant when a turn reads it, never by
+   * Tenants a turn was kicked for (kickFor), or whose wake-up named a run not there to claim, since
+   * a turn last read them: that turn takes their just-written runs too (WOKEN_RUNS_GRACE_MS). Cleared per tenant when a turn reads it, never by
    * a turn that was already reading when the kick came (it read before the kick's runs were there).
    */
   private readonly kicked = new Set<string>();

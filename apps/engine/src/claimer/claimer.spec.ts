@@ -349,6 +349,22 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(queue.runs.map((r) => r.runId).sort((a, b) => a - b)).toEqual([manual, event, scheduled].sort((a, b) => a - b));
   });
 
+  it('a wake-up naming a run not there to claim leaves the tenant’s just-written runs to the next turn, not to the grace', async () => {
+    const unnamed = await insertRun(db.dataSource, { taskId: task, cause: 'MANUAL' });
+    const { signal, queue, claimer } = side();
+    claimer.start(60_000);
+    try {
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [unnamed + 1_000] });
+      // The clock stays within the grace: only the missed wake-up lets a turn take the run.
+      await vi.waitFor(async () => {
+        await claimer.claimOnce();
+        expect(queue.runs.map((r) => r.runId)).toEqual([unnamed]);
+      }, SLOW_MACHINE);
+    } finally {
+      await claimer.stop();
+    }
+  });
+
   it('claims nothing a wake-up names while it is stopped (starting, stopping, a follower)', async () => {
     const id = await insertRun(db.dataSource, { taskId: task });
     const { signal, queue } = side();
