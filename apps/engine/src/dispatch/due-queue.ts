@@ -171,11 +171,13 @@ export class DueQueue implements OnModuleDestroy {
     if (this.stopped) return;
     this.disarm();
     const now = this.clock.now();
-    for (let due = this.queue.peekTime(); due !== undefined && due <= now; due = this.queue.peekTime()) {
+    const due: ClaimedRun[] = [];
+    for (let at = this.queue.peekTime(); at !== undefined && at <= now; at = this.queue.peekTime()) {
       const run = this.queue.dequeue() as ClaimedRun;
       this.handles.delete(run.runId);
-      this.ready.push(run);
+      due.push(run);
     }
+    this.ready.pushAll(due);
     const waiting = new Map<string, number>();
     for (;;) {
       // The on-time lane first, in any free slot: a run due alone for its tenant leaves before a backlog's next run does.

@@ -162,6 +162,23 @@ describe('ReadyLine', () => {
       expect(line.takeAlone(T + 10, any)?.runId).toBe(5);
     });
 
+    it("runs that came due together (one pump): only a tenant's lone one is in the lane, a tenant's several go in turn", () => {
+      const line = new ReadyLine();
+      line.pushAll([run(1, T, 'woken'), run(2, T, 'lone'), run(3, T, 'woken'), run(4, T, 'woken')]);
+      expect(line.takeAlone(T + 1, any)?.runId).toBe(2);
+      expect(line.takeAlone(T + 1, any)).toBeUndefined();
+      expect([line.takeInTurn(one), line.takeInTurn(one), line.takeInTurn(one)].map((r) => r?.runId)).toEqual([1, 3, 4]);
+    });
+
+    it('a lane run that came due in an earlier pump stays in the lane when more of its tenant come due', () => {
+      const line = new ReadyLine();
+      line.pushAll([run(1, T, 'a')]);
+      line.pushAll([run(2, T + 1, 'a'), run(3, T + 1, 'a')]);
+      expect(line.takeAlone(T + 1, any)?.runId).toBe(1);
+      expect(line.takeAlone(T + 1, any)).toBeUndefined();
+      expect(line.takeInTurn(one)?.runId).toBe(2);
+    });
+
     it("passes over a tenant the caller says may not have it now (a run of it in the lane already), and keeps its run for later", () => {
       const line = new ReadyLine();
       line.push(run(1, T, 'a'));
