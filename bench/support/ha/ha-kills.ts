@@ -223,10 +223,10 @@ async function alarmSocket(url: string, token: string, cookie?: string): Promise
  * drops them. Tried once more only, a CI run met two such sessions in a row (the pool keeps up to
  * 10). Any other error is thrown at once.
  */
-async function despiteClosedSessions<T>(read: () => Promise<T>): Promise<T> {
+async function despiteClosedSessions<T>(read: (tries: number) => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
-      return await read();
+      return await read(tries);
     } catch (err) {
       const lost = err instanceof Error && /Connection lost|closed the connection|ECONNRESET|PROTOCOL_CONNECTION_LOST/.test(`${err.message} ${(err as { code?: string }).code ?? ''}`);
       if (!lost || tries >= 12) throw err;
@@ -237,7 +237,10 @@ async function despiteClosedSessions<T>(read: () => Promise<T>): Promise<T> {
 async function alarmStream(c: Cluster, rate: number, spanMs: number, tag: string): Promise<{ from: number; n: number }> {
   const n = Math.round((rate * spanMs) / 1000);
   const from = Date.now() + 2_000;
-  await despiteClosedSessions(() => seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0, taskPrefix: tag }));
+  // A session closed under the seeding may have committed some of its tasks: a try after it seeds under names of its own.
+  await despiteClosedSessions((tries) =>
+    seedRuns(c, { handler: 'alarm', dueAt: dueTimes(n, from, spanMs), params: (i) => ({ message: `${tag} alarm ${i}` }), alarmSilenceMs: 0, taskPrefix: tries === 1 ? tag : `${tag}-try${tries}` }),
+  );
   return { from, n };
 }
 
