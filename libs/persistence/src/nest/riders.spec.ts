@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource, Logger } from 'typeorm';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { deferStatement, sendAhead } from './riders';
+import { deferStatement, sendAhead, sendWriteAhead } from './riders';
 import { inTransaction } from './transaction';
 
 const INSERT = 'INSERT INTO engine_groups (name, description, created_at) VALUES (?, ?, ?)';
@@ -25,6 +25,18 @@ describe.each(TEST_DATABASES)('riders on %s', (kind) => {
     });
     expect(seen).toEqual(['a']);
     expect(await names(db.dataSource)).toEqual(['a', 'b']);
+  });
+
+  it("answers a write sent ahead with its own answer (the rows it changed) once the next statement is sent", async () => {
+    await db.dataSource.query(INSERT, ['a', '', 1]);
+    const changed = await inTransaction(db.dataSource, async (em) => {
+      const ahead = sendWriteAhead(em, "UPDATE engine_groups SET description = 'seen' WHERE name = 'a'", []);
+      await em.query(INSERT, ['b', '', 1]);
+      const raw = (await ahead) as { affectedRows?: number; changes?: number } | number;
+      return typeof raw === 'number' ? raw : (raw.affectedRows ?? raw.changes);
+    });
+    expect(changed).toBeGreaterThan(0);
+    expect(await db.dataSource.query("SELECT description FROM engine_groups WHERE name = 'a'")).toEqual([{ description: 'seen' }]);
   });
 
   it('answers a statement sent ahead that no statement follows', async () => {

@@ -175,6 +175,22 @@ export async function sendAhead(manager: EntityManager, sql: string, params: unk
   return (await execute(manager, sql, params)).rows;
 }
 
+/**
+ * As sendAhead, for a write whose OK packet (insertId, affectedRows) is needed a moment later: it
+ * rides with the transaction's next statement. Outside a transaction of inTransaction on MySQL it
+ * is sent at once (SQLite: the answer is last_insert_rowid()).
+ */
+export async function sendWriteAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown> {
+  const riders = ridersOf.get(manager);
+  if (riders) return (await riders.ahead(sql, params)).raw;
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    return ((await runner.query(sql, params, true)) as QueryResult).raw;
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
+}
+
 /** One statement's answer of a packet, as TypeORM's MySQL runner shapes a single statement's. */
 function resultOf(raw: unknown): QueryResult {
   const result = { raw, records: Array.isArray(raw) ? raw : [] } as QueryResult;

@@ -3,7 +3,8 @@ import { EventEntity } from '../../entities';
 import { chunks, dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { collated } from '../collated';
 import { hasReturning } from '../runs/has-returning';
-import { insertWithIds } from '../runs/insert-with-ids';
+import { sendWriteAhead } from '../../nest/riders';
+import { consecutiveIdStep, idsOfInsert } from '../runs/insert-with-ids';
 
 const INTO = 'events (tenant_id, name, payload, idempotency_key, run_ids, received_at)';
 
@@ -24,7 +25,7 @@ export interface NewEvent {
  * A tenant's events, in the transaction of the runs they start (statements of at most
  * MAX_ROWS_PER_STATEMENT rows: more take one statement per such part):
  *
- *   INSERT INTO events (…) VALUES (…), (…)                         -- the unkeyed events (insertWithIds)
+ *   INSERT INTO events (…) VALUES (…), (…)                         -- the unkeyed events, sent ahead (below)
  *   MariaDB: INSERT IGNORE INTO events (…) VALUES (…), (…) RETURNING id, idempotency_key   -- keyed, in key order
  *   SQLite:  INSERT INTO events (…) VALUES (…), (…) ON CONFLICT (tenant_id, idempotency_key) DO NOTHING RETURNING id, idempotency_key
  *   MySQL:   SELECT idempotency_key FROM events WHERE …; INSERT … ON DUPLICATE KEY UPDATE id = id   -- see insertKeyed
@@ -38,8 +39,11 @@ export interface NewEvent {
  * request's keyed events before its runs (apps/console/src/events/event-rows.ts), so a repeat
  * starts none of them.
  * The unkeyed events go in one statement, their ids the consecutive ones MariaDB and SQLite give
- * its rows (insertWithIds); an unkeyed event has nothing unique to read it back by but its id, so
+ * its rows (idsOfInsert); an unkeyed event has nothing unique to read it back by but its id, so
  * where the ids are not consecutive (MySQL 8's interleaved auto-increment) each is inserted alone.
+ * That statement is sent ahead (sendWriteAhead): in a transaction it rides with the next one, so a
+ * caller that issues its next statement before awaiting the answer (the console writes a batch's
+ * unkeyed events before its runs, in the packet of the runs' INSERT) pays no round trip for it.
  * A keyed event this call stored is answered from the id its INSERT returned and the values
  * written, as an unkeyed one. One statement an event was 1 of the 1.3 a batched event cost
  * MariaDB (bench on-demand --series=events-batched --sql-timing).
@@ -54,10 +58,12 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
     .filter(({ e }) => e.idempotencyKey !== null)
     .sort((a, b) => collated(a.key, b.key));
   const unkeyed = [...events.entries()].filter(([, e]) => e.idempotencyKey === null);
-  for (const part of chunks(unkeyed)) {
-    const ids = await insertUnkeyed(manager, tenantId, part.map(([, e]) => e), now);
-    for (const [n, [i, e]] of part.entries()) answers[i] = { row: written(ids[n], e), created: true };
-  }
+  // Every part queued before any is awaited: they all ride with the transaction's next statement.
+  const parts = chunks(unkeyed);
+  const partIds = await Promise.all(parts.map((part) => insertUnkeyed(manager, tenantId, part.map(([, e]) => e), now)));
+  parts.forEach((part, p) => {
+    for (const [n, [i, e]] of part.entries()) answers[i] = { row: written(partIds[p][n], e), created: true };
+  });
   if (keyed.length > 0) {
     const made = new Map<string, number | null>();
     for (const part of chunks(keyed)) {
@@ -89,8 +95,15 @@ export async function insertEvents(manager: EntityManager, tenantId: string, eve
 /** The unkeyed events' ids, in order: one statement where the database gives its rows consecutive ids, else one each. */
 async function insertUnkeyed(manager: EntityManager, tenantId: string, events: readonly NewEvent[], now: number): Promise<number[]> {
   const row = (e: NewEvent) => [tenantId, e.name, e.payload, null, JSON.stringify(e.runIds), now];
-  const ids = await insertWithIds(manager, `INSERT INTO ${INTO} VALUES ${placeholderRows(events.length)}`, events.flatMap(row), events.length);
-  if (ids) return ids;
+  // Known before the INSERT: where the ids are not consecutive, a multi-row INSERT's rows could not be told apart after it.
+  const step = await consecutiveIdStep(manager);
+  if (step !== null) {
+    const raw = await sendWriteAhead(manager, `INSERT INTO ${INTO} VALUES ${placeholderRows(events.length)}`, events.flatMap(row));
+    const ids = idsOfInsert(manager, raw, events.length, step);
+    // Written, ids unknown: the transaction fails (and rolls the rows back) rather than answer without them.
+    if (!ids) throw new Error(`the ids of ${events.length} event(s) just inserted are unknown`);
+    return ids;
+  }
   const one: number[] = [];
   for (const e of events) {
     const { identifiers } = await manager.insert(EventEntity, { tenantId, name: e.name, payload: JSON.parse(e.payload), idempotencyKey: null, runIds: [...e.runIds], receivedAt: now });

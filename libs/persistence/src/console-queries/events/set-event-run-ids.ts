@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { caseById, chunks, execute, placeholders } from '../../engine-queries/sql';
+import { caseById, chunks, placeholders } from '../../engine-queries/sql';
+import { deferStatement } from '../../nest/riders';
 
 /**
  * The runs events started, written on their rows once the runs are inserted, in the transaction
@@ -7,8 +8,9 @@ import { caseById, chunks, execute, placeholders } from '../../engine-queries/sq
  *
  *   UPDATE events SET run_ids = CASE id WHEN ? THEN ? … END WHERE tenant_id = ? AND id IN (…)   -- primary key
  *
- * For the keyed events the console writes before their runs (apps/console/src/events/event-rows.ts):
- * their run ids are not known when their rows go in. The rows are this transaction's own (locked
+ * For the events the console writes before their runs (apps/console/src/events/event-rows.ts):
+ * their run ids are not known when their rows go in. Deferred (deferStatement): in a transaction it
+ * rides with the COMMIT, since nothing waits for its answer. The rows are this transaction's own (locked
  * by their INSERT), found by primary key: no wait, no other index read; an upsert of the same rows
  * (INSERT … ON DUPLICATE KEY UPDATE) would go through the unique key again and take an AUTO-INC
  * value a row on MariaDB.
@@ -16,6 +18,6 @@ import { caseById, chunks, execute, placeholders } from '../../engine-queries/sq
 export async function setEventRunIds(manager: EntityManager, tenantId: string, events: ReadonlyArray<{ id: number; runIds: readonly number[] }>): Promise<void> {
   for (const part of chunks(events)) {
     const runIds = caseById(part, (e) => e.id, (e) => JSON.stringify(e.runIds));
-    await execute(manager, `UPDATE events SET run_ids = ${runIds.sql} WHERE tenant_id = ? AND id IN (${placeholders(part.length)})`, [...runIds.params, tenantId, ...part.map((e) => e.id)]);
+    await deferStatement(manager, `UPDATE events SET run_ids = ${runIds.sql} WHERE tenant_id = ? AND id IN (${placeholders(part.length)})`, [...runIds.params, tenantId, ...part.map((e) => e.id)]);
   }
 }

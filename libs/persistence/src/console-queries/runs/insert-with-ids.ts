@@ -27,11 +27,24 @@ export async function insertWithIds(manager: EntityManager, sql: string, params:
   } finally {
     if (!manager.queryRunner) await runner.release();
   }
+  return idsOfInsert(manager, raw, count, await consecutiveIdStep(manager));
+}
+
+/**
+ * The step between the ids a plain multi-row INSERT gives its rows (SQLite: 1), or null when the
+ * database does not give them consecutively: for a caller that must know its rows' ids and has no
+ * other way to read them back, so inserts them one by one instead.
+ */
+export function consecutiveIdStep(manager: EntityManager): Promise<number | null> {
+  return dialectOf(manager) === 'sqlite' ? Promise.resolve(1) : consecutiveStep(manager);
+}
+
+/** The ids of a plain INSERT's `count` rows from its answer (`raw`: the OK packet, or SQLite's last rowid), given their step; null when unknown. */
+export function idsOfInsert(manager: EntityManager, raw: unknown, count: number, step: number | null): number[] | null {
   if (dialectOf(manager) === 'sqlite') {
     const last = Number(raw);
     return Number.isSafeInteger(last) && last >= count ? ids(last - count + 1, 1, count) : null;
   }
-  const step = await consecutiveStep(manager);
   const first = Number((raw as { insertId?: unknown } | null)?.insertId ?? 0);
   return step !== null && first > 0 ? ids(first, step, count) : null;
 }
