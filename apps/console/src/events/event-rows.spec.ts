@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from 'typeorm';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { EventEntity, inTransaction, type RunEntity } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { seedTenant } from '../../../../test/cluster/support/seed';
+import { usePacketLog } from '../../../../test/support/packets';
 import type { SubmissionOutcome } from '../submissions/submission';
 import type { EventInput } from './event';
 import { EVENT_ROWS, type EventsWrite } from './event-rows';
@@ -70,25 +70,19 @@ describe.each(TEST_DATABASES)('the events written with their runs (EVENT_ROWS) o
 
 describe('the events written with their runs, counted in packets on MariaDB', () => {
   const db = useTestDatabase('mysql');
-  let packets: string[];
-  let logger: Logger;
   beforeEach(async () => {
     await db.clear();
     await seedTenant(db.dataSource, { id: 'acme', engineGroup: 'default' });
-    packets = [];
-    logger = db.dataSource.logger;
-    const counting: Logger = { logQuery: (sql: string) => void packets.push(sql), logQueryError: () => undefined, logQuerySlow: () => undefined, logSchemaBuild: () => undefined, logMigration: () => undefined, log: () => undefined };
-    Object.assign(db.dataSource, { logger: counting });
   });
-  afterEach(() => Object.assign(db.dataSource, { logger }));
+  const log = usePacketLog(db);
 
   it("sends unkeyed events in the packet of the runs' INSERT and their run ids with the COMMIT: 2 packets, as a trigger's", async () => {
     // The step between a multi-row INSERT's ids is read once per data source: a first batch reads it.
     await inTransaction(db.dataSource, (em) => writeInLaneOrder(em, request().write, request().outcomes));
-    packets = [];
+    log.clear();
     const write: EventsWrite = { events: [event('a'), event('c')], owner: [0, 1], written: [] };
     await inTransaction(db.dataSource, (em) => writeInLaneOrder(em, write, [started(21), started(22)]));
-    expect(packets).toEqual([
+    expect(log.packets).toEqual([
       expect.stringMatching(/^START TRANSACTION;\nINSERT INTO events .*;\nINSERT INTO engine_groups/s),
       expect.stringMatching(/^UPDATE events SET run_ids = .*;\nCOMMIT$/s),
     ]);

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DataSource, Logger } from 'typeorm';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { usePacketLog } from '../../../../test/support/packets';
 import { deferStatement, sendAhead, sendWriteAhead } from './riders';
 import { inTransaction } from './transaction';
 
@@ -88,27 +89,19 @@ describe.each(TEST_DATABASES)('riders on %s', (kind) => {
 
 describe('riders on MariaDB, counted in packets', () => {
   const db = useTestDatabase('mysql');
-  let packets: string[];
-  let logger: Logger;
-  beforeEach(async () => {
-    await db.clear();
-    packets = [];
-    logger = db.dataSource.logger;
-    const counting: Logger = { logQuery: (sql: string) => void packets.push(sql), logQueryError: () => undefined, logQuerySlow: () => undefined, logSchemaBuild: () => undefined, logMigration: () => undefined, log: () => undefined };
-    Object.assign(db.dataSource, { logger: counting });
-  });
-  afterEach(() => Object.assign(db.dataSource, { logger }));
+  beforeEach(() => db.clear());
+  const log = usePacketLog(db);
 
   it("sends the opening with the first statement, a share lock ahead of the INSERT, and the audit-like write with the COMMIT: 2 packets, not 5", async () => {
     await db.dataSource.query(INSERT, ['locked', '', 1]);
-    packets = [];
+    log.clear();
     await inTransaction(db.dataSource, async (em) => {
       const ahead = sendAhead(em, 'SELECT name FROM engine_groups WHERE name = ? LOCK IN SHARE MODE', ['locked']);
       await em.query(INSERT, ['run', '', 1]);
       expect(await ahead).toEqual([{ name: 'locked' }]);
       await deferStatement(em, INSERT, ['audit', '', 1]);
     });
-    expect(packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nSELECT name .* LOCK IN SHARE MODE;\nINSERT INTO engine_groups/s), expect.stringMatching(/^INSERT INTO engine_groups .*;\nCOMMIT$/s)]);
+    expect(log.packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nSELECT name .* LOCK IN SHARE MODE;\nINSERT INTO engine_groups/s), expect.stringMatching(/^INSERT INTO engine_groups .*;\nCOMMIT$/s)]);
     expect(await names(db.dataSource)).toEqual(['audit', 'locked', 'run']);
   });
 
@@ -117,13 +110,13 @@ describe('riders on MariaDB, counted in packets', () => {
       await deferStatement(em, INSERT, ['audit', '', 1]);
       await em.query('SELECT name FROM engine_groups');
     });
-    expect(packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nINSERT INTO engine_groups/), 'SELECT name FROM engine_groups', 'COMMIT']);
+    expect(log.packets).toEqual([expect.stringMatching(/^START TRANSACTION;\nINSERT INTO engine_groups/), 'SELECT name FROM engine_groups', 'COMMIT']);
   });
 
   it('sends nothing for a transaction that issues no statement, and one packet with the isolation level for one that issues one', async () => {
     await inTransaction(db.dataSource, async () => 1);
-    expect(packets).toEqual([]);
+    expect(log.packets).toEqual([]);
     await inTransaction(db.dataSource, (em) => em.query('SELECT 1 AS one'), { isolation: 'READ COMMITTED' });
-    expect(packets).toEqual(['SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nSELECT 1 AS one', 'COMMIT']);
+    expect(log.packets).toEqual(['SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nSELECT 1 AS one', 'COMMIT']);
   });
 });
