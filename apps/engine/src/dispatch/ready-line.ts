@@ -74,6 +74,7 @@ export class ReadyLine {
     return this.ofTenant.has(tenantId);
   }
 
+  /** A run that came due in a pump of its own. */
   push(run: ClaimedRun): void {
     this.pushAll([run]);
   }

@@ -52,6 +52,16 @@ export async function execute<R = Record<string, unknown>>(manager: EntityManage
   }
 }
 
+/** One write, sent at once, answered with the driver's own answer (MySQL's OK packet: insertId, affectedRows; SQLite: the last rowid). */
+export async function executeWrite(manager: EntityManager, sql: string, params: unknown[] = []): Promise<unknown> {
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    return ((await runner.query(sql, params, true)) as QueryResult).raw;
+  } finally {
+    if (!manager.queryRunner) await runner.release();
+  }
+}
+
 /**
  * One value per row in a multi-row UPDATE (`SET x = <this>` over `WHERE id IN (…)` of the same
  * rows), on MySQL and SQLite alike, with its parameters. The rows of a batch mostly share their

@@ -28,16 +28,16 @@ describe.each(TEST_DATABASES)('riders on %s', (kind) => {
     expect(await names(db.dataSource)).toEqual(['a', 'b']);
   });
 
-  it("answers a write sent ahead with its own answer (the rows it changed) once the next statement is sent", async () => {
+  it('answers a write sent ahead with its own answer once the next statement is sent, written in order before it', async () => {
     await db.dataSource.query(INSERT, ['a', '', 1]);
-    const changed = await inTransaction(db.dataSource, async (em) => {
+    const answer = await inTransaction(db.dataSource, async (em) => {
       const ahead = sendWriteAhead(em, "UPDATE engine_groups SET description = 'seen' WHERE name = 'a'", []);
-      await em.query(INSERT, ['b', '', 1]);
-      const raw = (await ahead) as { affectedRows?: number; changes?: number } | number;
-      return typeof raw === 'number' ? raw : (raw.affectedRows ?? raw.changes);
+      await em.query("INSERT INTO engine_groups (name, description, created_at) SELECT 'b', description, 1 FROM engine_groups WHERE name = 'a'", []);
+      return ahead;
     });
-    expect(changed).toBeGreaterThan(0);
-    expect(await db.dataSource.query("SELECT description FROM engine_groups WHERE name = 'a'")).toEqual([{ description: 'seen' }]);
+    // MariaDB answers the UPDATE's own OK packet (SQLite's driver answers its last rowid, nothing of the UPDATE's).
+    if (kind === 'mysql') expect(answer).toMatchObject({ affectedRows: 1 });
+    expect(await db.dataSource.query("SELECT name, description FROM engine_groups ORDER BY name")).toEqual([{ name: 'a', description: 'seen' }, { name: 'b', description: 'seen' }]);
   });
 
   it('answers a statement sent ahead that no statement follows', async () => {

@@ -1,6 +1,6 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
-import { execute } from '../engine-queries/sql';
+import { execute, executeWrite } from '../engine-queries/sql';
 
 /**
  * Terminology: a **rider** is a statement of a MySQL/MariaDB transaction that is not sent alone
@@ -183,12 +183,7 @@ export async function sendAhead(manager: EntityManager, sql: string, params: unk
 export async function sendWriteAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown> {
   const riders = ridersOf.get(manager);
   if (riders) return (await riders.ahead(sql, params)).raw;
-  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
-  try {
-    return ((await runner.query(sql, params, true)) as QueryResult).raw;
-  } finally {
-    if (!manager.queryRunner) await runner.release();
-  }
+  return executeWrite(manager, sql, params);
 }
 
 /** One statement's answer of a packet, as TypeORM's MySQL runner shapes a single statement's. */

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { dialectOf, execute, num } from '../../engine-queries/sql';
+import { dialectOf, execute, executeWrite, num } from '../../engine-queries/sql';
 
 /**
  * Runs a plain multi-row INSERT of `count` rows (a VALUES list, no ON DUPLICATE KEY or ON CONFLICT
@@ -20,13 +20,7 @@ import { dialectOf, execute, num } from '../../engine-queries/sql';
  * trigger written alone one statement of its ~14 (console, engines; bench on-demand, --sql-timing).
  */
 export async function insertWithIds(manager: EntityManager, sql: string, params: unknown[], count: number): Promise<number[] | null> {
-  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
-  let raw: unknown;
-  try {
-    raw = ((await runner.query(sql, params, true)) as { raw: unknown }).raw;
-  } finally {
-    if (!manager.queryRunner) await runner.release();
-  }
+  const raw = await executeWrite(manager, sql, params);
   return idsOfInsert(manager, raw, count, await consecutiveIdStep(manager));
 }
 
