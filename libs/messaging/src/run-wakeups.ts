@@ -1,3 +1,5 @@
+import type { WakeRunRow } from '@baton/protocol';
+
 /**
  * A run of `tenantId` became due sooner than an engine's next claim poll would find it (a manual
  * trigger, a run created through the API): the engines that can fire it are told at once, and
@@ -15,6 +17,11 @@ export interface RunWakeup {
    * (@baton/protocol); absent, the engine reads the tenant in its next claim turn.
    */
   runIds?: readonly number[];
+  /**
+   * Those runs as the writer committed them (WakeRunRow, @baton/protocol), when it has them all
+   * (a submission's): the woken engine dispatches them without reading them back.
+   */
+  runs?: readonly WakeRunRow[];
 }
 
 /**

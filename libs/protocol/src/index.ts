@@ -1,5 +1,6 @@
 export * from './messages';
 export * from './signing';
+export * from './wake-rows';
 export * from './error-body';
 export * from './json-depth';
 export * from './json-reserved-keys';

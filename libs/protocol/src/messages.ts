@@ -15,6 +15,7 @@
  * A GET is signed over the empty body.
  */
 import type { JsonValue } from '@baton/domain';
+import type { WakeRunRow } from './wake-rows';
 
 /**
  * The version an executor states in its heartbeats. 2 adds `startInMs` to a dispatch: engines send
@@ -63,6 +64,12 @@ export interface WakeRequest {
    * tenant's due runs in a claim turn.
    */
   runIds?: number[];
+  /**
+   * Those runs' rows and their tasks' dispatch fields as the console committed them (WakeRunRow),
+   * each of a run in `runIds`: the engine takes them instead of reading them back, with
+   * WAKE_ROWS_HEADER only (400 otherwise). Absent: the engine reads the runs by id.
+   */
+  runs?: WakeRunRow[];
 }
 
 /**

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, takesAuditWebhooks, type LiveExecutor, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, namedRunColumns, takesAuditWebhooks, type LiveExecutor, type LockedTask, type RunEntity, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -242,7 +242,7 @@ export class SubmissionsService {
       const plain = [...writing.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
       const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
       const locked = await locking;
-      const changed = named.filter((id) => locked.get(id) !== tasks.get(id)!.version);
+      const changed = named.filter((id) => locked.get(id)?.version !== tasks.get(id)!.version);
       if (changed.length > 0) {
         for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
         throw new TasksChanged();
@@ -268,7 +268,7 @@ export class SubmissionsService {
         (await this.keptAuditTakers.through('audit-webhooks', [tenantId], now, async () => new Map([[tenantId, await takesAuditWebhooks(manager, tenantId)]]))).get(tenantId)!,
       );
       // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
-      this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), now);
+      this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), locked, now);
       return true;
     }).catch((err: unknown) => {
       if (err instanceof TasksChanged) return false;
@@ -310,15 +310,22 @@ export class SubmissionsService {
     return errorsOf;
   }
 
-  /** Once committed, the engines of each group hear of the new runs (named: they claim them by id). */
-  private wakeAfterCommit(em: EntityManager, tenantId: string, runs: ReadonlyArray<{ id: number; engineGroup: string }>, now: number): void {
-    const byGroup = new Map<string, number[]>();
+  /**
+   * Once committed, the engines of each group hear of the new runs: named, with their rows and
+   * their tasks' dispatch fields as the transaction wrote and locked them, so that the engine
+   * woken dispatches them without reading them back (WokenRows).
+   */
+  private wakeAfterCommit(em: EntityManager, tenantId: string, runs: readonly RunEntity[], tasks: ReadonlyMap<number, LockedTask>, now: number): void {
+    const byGroup = new Map<string, RunEntity[]>();
     for (const run of runs) {
-      const ids = byGroup.get(run.engineGroup);
-      if (ids) ids.push(run.id);
-      else byGroup.set(run.engineGroup, [run.id]);
+      const those = byGroup.get(run.engineGroup);
+      if (those) those.push(run);
+      else byGroup.set(run.engineGroup, [run]);
     }
-    for (const [engineGroup, runIds] of byGroup) afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds }));
+    for (const [engineGroup, those] of byGroup) {
+      const rows = those.map((run) => namedRunColumns(run, tasks.get(run.taskId)!.dispatch));
+      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds: those.map((r) => r.id), runs: rows }));
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { EngineGroupEntity, EngineNodeEntity, TenantEntity } from '@baton/persistence';
-import { MAX_WAKE_RUNS, PATHS, verify, type WakeRequest } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS, provesWakeRows, verify, WAKE_ROWS_HEADER, type WakeRequest } from '@baton/protocol';
 import { In } from 'typeorm';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { EngineWakeups, WAKE_HEDGE_MS } from './engine-wakeups';
@@ -13,7 +13,7 @@ const T0 = Date.UTC(2026, 10, 26);
 describe('EngineWakeups', () => {
   const db = useTestDatabase('sqlite');
   const clock = new ManualClock(T0);
-  const heard: Array<{ engine: string; path: string; tenant: string; body: string; signature: string; ok: boolean }> = [];
+  const heard: Array<{ engine: string; path: string; tenant: string; body: string; signature: string; ok: boolean; headers: IncomingMessage['headers'] }> = [];
   const servers: Server[] = [];
   /** Engines that hold their answers (a frozen engine) until released. */
   const holding = new Map<string, Array<() => void>>();
@@ -26,7 +26,7 @@ describe('EngineWakeups', () => {
       req.on('end', () => {
         const path = String(req.url);
         const ok = (path === PATHS.wake || path === PATHS.cancelled) && verify('secret-acme', req.headers, 'POST', path, body, clock.now()).ok;
-        heard.push({ engine: name, path, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok });
+        heard.push({ engine: name, path, tenant: String(req.headers['x-baton-tenant']), body, signature: String(req.headers['x-baton-signature']), ok, headers: req.headers });
         res.statusCode = 204;
         const held = holding.get(name);
         if (held) held.push(() => res.end());
@@ -125,6 +125,42 @@ describe('EngineWakeups', () => {
     expect(bodies).toContainEqual({ dueAt: T0 }); // MAX_WAKE_RUNS + 1 wake-ups: the engines read the tenant's due runs instead
     expect(bodies).toContainEqual({ dueAt: T0 + 1 });
     expect(bodies.every((b) => (b.runIds?.length ?? 0) <= MAX_WAKE_RUNS)).toBe(true);
+  });
+
+  it("carries the runs' rows of a turn's wake-ups to an engine with a wake key, proved with that key, and names the runs only to one without, or when a wake-up of the turn has no rows", async () => {
+    const nodes = db.dataSource.getRepository(EngineNodeEntity);
+    await nodes.update({ id: 'e1' }, { wakeKey: 'key-of-e1' });
+    try {
+      const wakeups = new EngineWakeups(db.dataSource, clock);
+      const sends = spyOn(wakeups, 'send');
+      const row = (id: number) => ({ id, tenant_id: 'acme', params: `{"n":${id}}` });
+      // Two turns, one engine each (in turn): the first joins two wake-ups' rows.
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [1], runs: [row(1)] });
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [2, 3], runs: [row(2), row(3)] });
+      await new Promise((resolve) => setImmediate(resolve));
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [4], runs: [row(4)] });
+      await new Promise((resolve) => setImmediate(resolve));
+      // A turn where one wake-up has no rows (a re-run's): ids only, to whichever engine.
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [5], runs: [row(5)] });
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [6] });
+      await new Promise((resolve) => setImmediate(resolve));
+      await answered(sends);
+      wakeups.onModuleDestroy();
+      expect(heard.every((h) => h.ok)).toBe(true);
+      const toE1 = heard.filter((h) => h.engine === 'e1' && (JSON.parse(h.body) as WakeRequest).runIds?.[0] !== 5);
+      const toE2 = heard.filter((h) => h.engine === 'e2' && (JSON.parse(h.body) as WakeRequest).runIds?.[0] !== 5);
+      expect(toE1).toHaveLength(1);
+      expect(toE2).toHaveLength(1);
+      const carried = JSON.parse(toE1[0].body) as WakeRequest;
+      expect(carried.runs).toEqual(carried.runIds!.map(row));
+      expect(provesWakeRows('key-of-e1', toE1[0].headers)).toBe(true);
+      expect(provesWakeRows('another-key', toE1[0].headers)).toBe(false);
+      expect(JSON.parse(toE2[0].body)).toEqual({ dueAt: T0, runIds: carried.runIds![0] === 1 ? [4] : [1, 2, 3] });
+      expect(toE2[0].headers[WAKE_ROWS_HEADER]).toBeUndefined();
+      expect(heard.map((h) => JSON.parse(h.body) as WakeRequest)).toContainEqual({ dueAt: T0, runIds: [5, 6] });
+    } finally {
+      await nodes.update({ id: 'e1' }, { wakeKey: null });
+    }
   });
 
   it("tells every live engine of the tenant's group which sent runs were cancelled, signed, 1,000 run ids a notice at most", async () => {

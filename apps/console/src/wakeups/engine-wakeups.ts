@@ -2,7 +2,7 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
-import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, type CancelNotice, type OutboundAnswer, type WakeRequest } from '@baton/protocol';
+import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, SIGNATURE_HEADERS, WAKE_ROWS_HEADER, wakeRowsProof, type CancelNotice, type OutboundAnswer, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
 import { MAX_WAITING_NOTICES_PER_TENANT, nextAfter, NOTICE_GIVE_UP_MS, WaitingNotices, type EngineNotice } from './cancel-notice-retries';
 
@@ -22,6 +22,12 @@ const TIMEOUT_MS = 2_000;
  * (WakeController), in 1–10 ms on a busy 2-core machine.
  */
 export const WAKE_HEDGE_MS = 50;
+/**
+ * A wake-up carries its runs' rows (WokenRows on the engine) up to this size of body (256 KiB);
+ * a larger one names the runs only, and the engine reads them: its params may be large, and the
+ * engine keeps the rows it was given until it claims them.
+ */
+const MAX_WAKE_ROWS_CHARS = 256 * 1024;
 
 /**
  * Wake-ups over HTTP: POST /baton/wake (and a cancel's POST /baton/cancelled), signed with the
@@ -65,7 +71,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     // A microtask, not setImmediate: the wake-ups one commit's hooks make together still go as one,
     // and the run-now's does not wait for the rest of the event loop's turn (0.5 ms at the median).
     if (this.pending.size === 0) queueMicrotask(() => this.flush());
-    this.pending.set(wakeup.tenantId, joined(pending ?? { ...wakeup, runIds: [] }, wakeup));
+    this.pending.set(wakeup.tenantId, joined(pending ?? { ...wakeup, runIds: [], runs: [] }, wakeup));
   }
 
   /** POST /baton/cancelled to the group's live engines, at once (a cancel is rare; what it stops is on its way). */
@@ -82,8 +88,10 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const wakeups = [...this.pending.values()];
     this.pending = new Map();
     for (const wakeup of wakeups) {
-      const body = JSON.stringify({ dueAt: wakeup.dueAt, runIds: wakeup.runIds?.length ? [...wakeup.runIds] : undefined } satisfies WakeRequest);
-      this.send(wakeup, body).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
+      const runIds = wakeup.runIds?.length ? [...wakeup.runIds] : undefined;
+      const ids = JSON.stringify({ dueAt: wakeup.dueAt, runIds } satisfies WakeRequest);
+      const carried = runIds && wakeup.runs?.length === runIds.length ? JSON.stringify({ dueAt: wakeup.dueAt, runIds, runs: [...wakeup.runs] } satisfies WakeRequest) : null;
+      this.send(wakeup, { ids, withRows: carried !== null && carried.length <= MAX_WAKE_ROWS_CHARS ? carried : null }).catch((err: Error) => this.logger.warn(`wake-up of tenant ${wakeup.tenantId}'s engines failed: ${err.message}`, { tenantId: wakeup.tenantId }));
     }
   }
 
@@ -94,14 +102,24 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     this.agents.destroy();
   }
 
-  /** One signed wake-up to the next live engine of the tenant's group; to the others too when it has not taken it within WAKE_HEDGE_MS. */
-  private async send(to: { tenantId: string; engineGroup: string }, body: string): Promise<void> {
+  /**
+   * One signed wake-up to the next live engine of the tenant's group; to the others too when it has
+   * not taken it within WAKE_HEDGE_MS. An engine with a wake key gets the runs' rows (`withRows`,
+   * when the wake-up has them), proved with its key (WAKE_ROWS_HEADER); one without, `ids`.
+   */
+  private async send(to: { tenantId: string; engineGroup: string }, wake: { ids: string; withRows: string | null }): Promise<void> {
     const reached = await this.reach(to);
     if (!reached || reached.engines.length === 0) return;
-    const headers = this.signed(to.tenantId, reached.secret, PATHS.wake, body);
+    const signed = new Map<string, Record<string, string>>();
+    const signedOnce = (body: string) => signed.get(body) ?? signed.set(body, this.signed(to.tenantId, reached.secret, PATHS.wake, body)).get(body)!;
+    const wakeOne = (engine: EngineNodeRow) => {
+      if (engine.wakeKey === null || wake.withRows === null) return this.wakeOne(engine, wake.ids, signedOnce(wake.ids), to.tenantId);
+      const headers = signedOnce(wake.withRows);
+      return this.wakeOne(engine, wake.withRows, { ...headers, [WAKE_ROWS_HEADER]: wakeRowsProof(engine.wakeKey, headers[SIGNATURE_HEADERS.signature]) }, to.tenantId);
+    };
     const { engines } = reached;
     const first = engines[this.turn++ % engines.length];
-    const woken = this.wakeOne(first, body, headers, to.tenantId);
+    const woken = wakeOne(first);
     if (engines.length === 1) return void (await woken);
     let cancel = () => undefined as void;
     const late = new Promise<false>((resolve) => {
@@ -112,7 +130,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     cancel();
     this.hedges.delete(cancel);
     if (taken) return;
-    await Promise.all(engines.filter((e) => e !== first).map((engine) => this.wakeOne(engine, body, headers, to.tenantId)));
+    await Promise.all(engines.filter((e) => e !== first).map(wakeOne));
   }
 
   /** One engine woken: whether it took the wake-up (204). */
@@ -242,5 +260,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
  */
 function joined(a: RunWakeup, b: RunWakeup): RunWakeup {
   const runIds = a.runIds && b.runIds && a.runIds.length + b.runIds.length <= MAX_WAKE_RUNS ? [...a.runIds, ...b.runIds] : undefined;
-  return { tenantId: a.tenantId, engineGroup: a.engineGroup, dueAt: Math.min(a.dueAt, b.dueAt), runIds };
+  // The rows go along while both carry all of theirs.
+  const runs = runIds && a.runs && b.runs ? [...a.runs, ...b.runs] : undefined;
+  return { tenantId: a.tenantId, engineGroup: a.engineGroup, dueAt: Math.min(a.dueAt, b.dueAt), runIds, runs };
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import {
@@ -13,6 +13,7 @@ import {
 } from '@baton/persistence';
 import type { EngineNodeRow } from '@baton/persistence';
 import { NodeLiveness } from '../common/node-liveness';
+import { WokenRows } from '../common/woken-rows';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineAlreadyRunningError } from './engine-already-running-error';
 import { LivenessLock } from './liveness-lock';
@@ -34,6 +35,8 @@ export class EngineNodeService {
     @Inject(CLOCK) private readonly clock: Clock,
     readonly lock: LivenessLock,
     private readonly liveness: NodeLiveness,
+    /** Whose key the node registers (engine_nodes.wake_key); absent (a test's node), it registers none and is woken by run ids only. */
+    @Optional() private readonly woken?: WokenRows,
   ) {}
 
   /** Whether this node holds a liveness lock others can watch (MySQL/MariaDB, and not turned off). */
@@ -99,6 +102,7 @@ export class EngineNodeService {
         startedAt: now,
         heartbeatAt: now,
         state: 'UP',
+        wakeKey: this.woken?.key ?? null,
       };
       await registerEngineNode(em, row);
       this.registered = row;

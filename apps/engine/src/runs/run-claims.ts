@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { tracingOn } from '@baton/tracing';
 import { claimLeaseUntil } from '@baton/domain';
 import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, readNamedRuns, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
+import { WokenRows } from '../common/woken-rows';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { recordClaims } from '../tracing/run-spans';
 import { KeyAdmissions } from './key-admissions';
@@ -25,6 +26,8 @@ export class RunClaims {
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     private readonly keys: KeyAdmissions,
+    /** The rows the console's wake-ups carried; absent (a test's claims), named runs are always read. */
+    @Optional() private readonly woken?: WokenRows,
   ) {}
 
   /** Claims up to each take's limit of its tenant's runs due before `dueBefore`; returns them joined with their tasks. */
@@ -42,14 +45,17 @@ export class RunClaims {
   }
 
   /**
-   * The runs a wake-up named, read without claiming them (readNamedRuns: one statement): those
-   * that go out as they are — PENDING and due by `now`, of a task with nothing to decide at a
-   * claim (no key, no concurrency policy, no fan-out; not a shard) — come back `unclaimed`, their
-   * DISPATCHED mark to claim them (one row write instead of a claim's and a mark's). The other ids
-   * (another state, a key, a policy, a deleted task, not found) are for claimNamed.
+   * The runs a wake-up named, as its console committed them when it carried them (WokenRows), else
+   * read without claiming them (readNamedRuns: one statement): those that go out as they are —
+   * PENDING and due by `now`, of a task with nothing to decide at a claim (no key, no concurrency
+   * policy, no fan-out; not a shard) — come back `unclaimed`, their DISPATCHED mark to claim them
+   * (one row write instead of a claim's and a mark's; a carried run no longer PENDING is left
+   * there). The other ids (another state, a key, a policy, a deleted task, not found) are for
+   * claimNamed.
    */
   async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[] }> {
-    const rows = await readNamedRuns(em, { ...named, dueBefore: at.now });
+    const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
+    const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= at.now), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore: at.now }))];
     const ready = rows.flatMap(({ run, task }) => {
       if (task === null || task.concurrency !== null || task.rateLimit !== null || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
       if (run.shard || run.instantAt > at.now) return [];

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { firstFireTime, ManualClock, taskDefaults } from '@baton/domain';
 import type { Clock, TaskDefinition, Trigger } from '@baton/domain';
-import { RunEntity, TaskEntity, TenantEntity, taskDefinitionToColumns } from '@baton/persistence';
+import { RunEntity, TaskEntity, TenantEntity, taskDefinitionToColumns, type NamedRunColumns } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import type { DueQueuePort } from '../claimer/due-queue-port';
 import { readEngineConfig } from '../config/engine-config';
@@ -194,4 +194,13 @@ export async function runsOf(dataSource: DataSource, taskId?: number): Promise<R
 
 export async function taskRow(dataSource: DataSource, id: number): Promise<TaskEntity> {
   return dataSource.getRepository(TaskEntity).findOneByOrFail({ id });
+}
+
+/** A run row as a console's wake-up carries it (namedRunColumns), due at T0, of a task deleted since (`t_id` null): enough to parse. */
+export function carriedRunRow(id: number, tenantId = 'acme'): NamedRunColumns {
+  return {
+    id, tenant_id: tenantId, task_id: 1, engine_group: 'default', cause: 'MANUAL', attempt: 1, priority: 0, params: '{"n":1}', scheduled_at: T0, due_at: T0,
+    instant_at: null, late_from_at: null, flow_id: null, executor_id: null, parent_results: null, flow_params: null, parent_run_id: null,
+    shard_index: null, shard_total: null, pinned_executor_id: null, trace_parent: null, run_key: null, t_id: null,
+  };
 }

@@ -1,6 +1,8 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
-import { MAX_WAKE_RUNS, PATHS } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS, provesWakeRows } from '@baton/protocol';
+import type { NamedRunColumns } from '@baton/persistence';
 import { ClaimSignal } from '../common/claim-signal';
+import { WokenRows } from '../common/woken-rows';
 import { badRequest, isInstant, isInt, parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests } from '../security/signed-requests';
@@ -14,24 +16,43 @@ import { SignedRequests } from '../security/signed-requests';
  * claim; a tenant's own wake-ups at most bring its claims forward, which its runs would get anyway.
  * 429 past the tenant's admission bounds on this engine (SignedRequests.handle); the console then
  * leaves the run to the next poll.
+ * `runs`, the named runs' rows as the console committed them (WokenRows: dispatched without a read),
+ * only with WAKE_ROWS_HEADER made with this node's wake key, which no tenant has: 400 otherwise,
+ * and for a row that is not one of `runIds` or of the signer's.
  */
 @Controller()
 export class WakeController {
   constructor(
     private readonly signed: SignedRequests,
     private readonly signal: ClaimSignal,
+    private readonly woken: WokenRows,
   ) {}
 
   @Post(PATHS.wake)
   @HttpCode(204)
   async wake(@Req() req: RawBodyRequest): Promise<void> {
     await this.signed.handle(req, PATHS.wake, async ({ tenant, body }) => {
-      const { dueAt, runIds } = parseJsonBody(body);
+      const { dueAt, runIds, runs } = parseJsonBody(body);
       if (!isInstant(dueAt) || !Number.isInteger(dueAt)) throw badRequest('dueAt', 'must be an integer instant (epoch ms)');
       if (runIds !== undefined && (!Array.isArray(runIds) || runIds.length > MAX_WAKE_RUNS || !runIds.every((id) => isInt(id, 1)))) {
         throw badRequest('runIds', `must be an array of at most ${MAX_WAKE_RUNS} run ids (positive integers)`);
       }
+      if (runs !== undefined) this.keep(req, tenant.id, runs, (runIds as number[] | undefined) ?? []);
       this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt, runIds: runIds as number[] | undefined });
     });
+  }
+
+  /** A wake-up's rows, kept for the claim by id it prompts: only the console's, each of a named run. */
+  private keep(req: RawBodyRequest, tenantId: string, runs: unknown, runIds: readonly number[]): void {
+    if (!provesWakeRows(this.woken.key, req.headers)) throw badRequest('runs', 'run rows are taken from a console only (x-baton-wake-rows)');
+    const named = new Set(runIds);
+    if (!Array.isArray(runs) || !runs.every((r) => typeof r === 'object' && r !== null && named.has((r as { id?: unknown }).id as number))) {
+      throw badRequest('runs', 'must be rows of runs named in runIds');
+    }
+    try {
+      this.woken.put(tenantId, runs as NamedRunColumns[]);
+    } catch (err) {
+      throw badRequest('runs', `not run rows of the signing tenant: ${(err as Error).message}`);
+    }
   }
 }

@@ -5,13 +5,14 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { DatabaseModule, TenantEntity } from '@baton/persistence';
-import { MAX_WAKE_RUNS, PATHS, sign } from '@baton/protocol';
+import { MAX_WAKE_RUNS, PATHS, sign, SIGNATURE_HEADERS, WAKE_ROWS_HEADER, wakeRowsProof } from '@baton/protocol';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { ClaimSignal } from '../common/claim-signal';
 import { WAKE_BURST } from '../common/wake-floor';
+import { WokenRows } from '../common/woken-rows';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import { ensureTenant, T0, testConfig } from '../testing/engine-test-kit';
+import { carriedRunRow, ensureTenant, T0, testConfig } from '../testing/engine-test-kit';
 import { WakeupsModule } from './wakeups.module';
 
 describe('POST /baton/wake', () => {
@@ -42,13 +43,13 @@ describe('POST /baton/wake', () => {
   });
 
   const secretOf = async (tenantId: string) => (await db.dataSource.getRepository(TenantEntity).findOneByOrFail({ id: tenantId })).executorSecret;
-  const wake = async (tenantId: string, body: unknown, at = clock.now()) => {
+  /** A wake-up signed by the tenant; `wakeKey`: with its rows proved with that key (WAKE_ROWS_HEADER), as the console sends them. */
+  const wake = async (tenantId: string, body: unknown, at = clock.now(), wakeKey?: string) => {
     const text = JSON.stringify(body);
     clock.advance(1); // each request its own signature: the replay guard refuses one seen before
-    return request(app.getHttpServer())
-      .post(PATHS.wake)
-      .set({ 'content-type': 'application/json', ...sign(await secretOf(tenantId), tenantId, 'POST', PATHS.wake, text, at) })
-      .send(text);
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...sign(await secretOf(tenantId), tenantId, 'POST', PATHS.wake, text, at) };
+    if (wakeKey !== undefined) headers[WAKE_ROWS_HEADER] = wakeRowsProof(wakeKey, headers[SIGNATURE_HEADERS.signature]);
+    return request(app.getHttpServer()).post(PATHS.wake).set(headers).send(text);
   };
 
   it("claims the signing tenant's runs now when the run falls in the look-ahead", async () => {
@@ -115,5 +116,30 @@ describe('POST /baton/wake', () => {
       expect(bad.body.errors).toEqual([{ field: 'runIds', reason: `must be an array of at most ${MAX_WAKE_RUNS} run ids (positive integers)` }]);
     }
     expect(heard).toEqual([]);
+  });
+
+  it("keeps a wake-up's run rows for its claim by id when the console's proof is this node's wake key; refuses them otherwise (400 naming runs), keeping none", async () => {
+    const woken = app.get(WokenRows);
+    heard.length = 0;
+    const refusals = [
+      [await wake('acme', { dueAt: clock.now(), runIds: [501], runs: [carriedRunRow(501)] }), 'run rows are taken from a console only (x-baton-wake-rows)'],
+      [await wake('acme', { dueAt: clock.now(), runIds: [502], runs: [carriedRunRow(502)] }, clock.now(), 'a-key-of-another-node'), 'run rows are taken from a console only (x-baton-wake-rows)'],
+      [await wake('acme', { dueAt: clock.now(), runIds: [503], runs: [carriedRunRow(504)] }, clock.now(), woken.key), 'must be rows of runs named in runIds'],
+    ] as const;
+    for (const [answer, reason] of refusals) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors).toEqual([{ field: 'runs', reason }]);
+    }
+    const foreign = await wake('acme', { dueAt: clock.now(), runIds: [505], runs: [carriedRunRow(505, 'elsewhere')] }, clock.now(), woken.key);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.errors).toEqual([{ field: 'runs', reason: 'not run rows of the signing tenant: a run row of another tenant than acme' }]);
+    expect(heard).toEqual([]);
+    expect(woken.take('acme', [501, 502, 503, 504, 505])).toEqual({ given: [], missing: [501, 502, 503, 504, 505] });
+
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [506, 507], runs: [carriedRunRow(506)] }, clock.now(), woken.key)).status).toBe(204);
+    expect(heard).toEqual(['acme']);
+    const taken = woken.take('acme', [506, 507]);
+    expect(taken.given.map((r) => [r.run.id, r.run.params, r.task])).toEqual([[506, { n: 1 }, null]]);
+    expect(taken.missing).toEqual([507]);
   });
 });

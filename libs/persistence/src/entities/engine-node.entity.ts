@@ -34,6 +34,13 @@ export class EngineNodeEntity {
   @Column({ name: 'clock_offset_ms', type: 'int', nullable: true })
   clockOffsetMs!: number | null;
 
+  /**
+   * The key the console signs a wake-up's run rows with for this node (random at each start); null
+   * for a node registered before it existed. A secret: never selected unless asked for.
+   */
+  @Column({ name: 'wake_key', type: 'varchar', length: 64, nullable: true, select: false })
+  wakeKey!: string | null;
+
   /** UP while heartbeating, DOWN once declared dead or stopped. */
   @Column({ type: 'varchar', length: 16 })
   state!: string;

@@ -12,6 +12,7 @@ interface Raw {
   started_at: number | string;
   heartbeat_at: number | string;
   state: 'UP' | 'DOWN';
+  wake_key: string | null;
 }
 
 function toRow(r: Raw): EngineNodeRow {
@@ -25,10 +26,11 @@ function toRow(r: Raw): EngineNodeRow {
     startedAt: num(r.started_at),
     heartbeatAt: num(r.heartbeat_at),
     state: r.state,
+    wakeKey: r.wake_key ?? null,
   };
 }
 
-const COLUMNS = 'id, `groups`, host, pid, url, slots, started_at, heartbeat_at, state';
+const COLUMNS = 'id, `groups`, host, pid, url, slots, started_at, heartbeat_at, state, wake_key';
 
 /**
  * Nodes that claim to be UP; `heartbeatBefore` keeps only those silent since before that instant

@@ -12,6 +12,8 @@ export interface EngineNodeRow {
   startedAt: number;
   heartbeatAt: number;
   state: 'UP' | 'DOWN';
+  /** The key the console signs this node's wake-up rows with (engine_nodes.wake_key; a secret); null: it takes run ids only. */
+  wakeKey: string | null;
 }
 
 /**
@@ -20,20 +22,20 @@ export interface EngineNodeRow {
  * the portable upsert is this pair (the caller runs it in a transaction and has checked, under
  * the same transaction, that the id is not held by a live process).
  */
-export async function registerEngineNode(manager: EntityManager, node: Omit<EngineNodeRow, 'state'>): Promise<void> {
+export async function registerEngineNode(manager: EntityManager, node: Omit<EngineNodeRow, 'state' | 'wakeKey'> & { wakeKey?: string | null }): Promise<void> {
   const groups = node.groups.join(',');
   const updated = await execute(
     manager,
     `UPDATE engine_nodes
-        SET \`groups\` = ?, host = ?, pid = ?, url = ?, slots = ?, started_at = ?, heartbeat_at = ?, state = 'UP'
+        SET \`groups\` = ?, host = ?, pid = ?, url = ?, slots = ?, started_at = ?, heartbeat_at = ?, state = 'UP', wake_key = ?
       WHERE id = ?`,
-    [groups, node.host, node.pid, node.url, node.slots, node.startedAt, node.heartbeatAt, node.id],
+    [groups, node.host, node.pid, node.url, node.slots, node.startedAt, node.heartbeatAt, node.wakeKey ?? null, node.id],
   );
   if (updated.affected > 0) return;
   await execute(
     manager,
-    `INSERT INTO engine_nodes (id, \`groups\`, host, pid, url, slots, started_at, heartbeat_at, state)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'UP')`,
-    [node.id, groups, node.host, node.pid, node.url, node.slots, node.startedAt, node.heartbeatAt],
+    `INSERT INTO engine_nodes (id, \`groups\`, host, pid, url, slots, started_at, heartbeat_at, state, wake_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'UP', ?)`,
+    [node.id, groups, node.host, node.pid, node.url, node.slots, node.startedAt, node.heartbeatAt, node.wakeKey ?? null],
   );
 }

@@ -91,6 +91,9 @@ export interface ClaimDueRunsInput {
  */
 const CLAIMABLE = ['PENDING', 'RETRY_WAIT', 'COALESCING'] as const;
 
+/** The run columns a claim reads (claimedRunColumns), one name each. */
+export type ClaimedRunColumn = (typeof RUN_COLUMNS)[number];
+
 const RUN_COLUMNS = [
   'id', 'tenant_id', 'task_id', 'engine_group', 'cause', 'attempt', 'priority', 'params', 'scheduled_at', 'due_at', 'instant_at', 'late_from_at', 'flow_id', 'executor_id',
   'parent_results', 'flow_params', 'parent_run_id', 'shard_index', 'shard_total', 'pinned_executor_id', 'trace_parent', 'run_key',
