@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, namedRunColumns, takesAuditWebhooks, type LiveExecutor, type LockedTask, type RunEntity, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import { findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, namedRunColumns, takesAuditWebhooks, whenCommitting, type LiveExecutor, type LockedTask, type RunEntity, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -311,9 +311,12 @@ export class SubmissionsService {
   }
 
   /**
-   * Once committed, the engines of each group hear of the new runs: named, with their rows and
-   * their tasks' dispatch fields as the transaction wrote and locked them, so that the engine
-   * woken dispatches them without reading them back (WokenRows).
+   * As the transaction's COMMIT leaves, the engines of each group hear of the new runs: named, with
+   * their rows and their tasks' dispatch fields as the transaction wrote and locked them, so that
+   * the engine woken dispatches them without reading them back (WokenRows). Its DISPATCHED mark
+   * (or a claim by id, for an engine that reads them) waits for the commit on the rows' locks and
+   * finds them only if they committed (whenCommitting): the wake-up's way overlaps the commit's
+   * round trip instead of following it.
    */
   private wakeAfterCommit(em: EntityManager, tenantId: string, runs: readonly RunEntity[], tasks: ReadonlyMap<number, LockedTask>, now: number): void {
     const byGroup = new Map<string, RunEntity[]>();
@@ -324,7 +327,7 @@ export class SubmissionsService {
     }
     for (const [engineGroup, those] of byGroup) {
       const rows = those.map((run) => namedRunColumns(run, tasks.get(run.taskId)!.dispatch));
-      afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds: those.map((r) => r.id), runs: rows }));
+      whenCommitting(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds: those.map((r) => r.id), runs: rows }));
     }
   }
 }

@@ -143,12 +143,17 @@ interface Rider {
 }
 
 /** The riders of each transaction inTransaction runs on MySQL, by its EntityManager. */
-const ridersOf = new WeakMap<EntityManager, Riders>();
+const ridersByManager = new WeakMap<EntityManager, Riders>();
+
+/** The riders of a transaction's manager (a MySQL transaction of inTransaction), or undefined. */
+export function ridersOf(manager: EntityManager): Riders | undefined {
+  return ridersByManager.get(manager);
+}
 
 /** Registers the riders of a transaction's manager (inTransaction), or forgets them (null). */
 export function useRiders(manager: EntityManager, riders: Riders | null): void {
-  if (riders) ridersOf.set(manager, riders);
-  else ridersOf.delete(manager);
+  if (riders) ridersByManager.set(manager, riders);
+  else ridersByManager.delete(manager);
 }
 
 /**
@@ -157,7 +162,7 @@ export function useRiders(manager: EntityManager, riders: Riders | null): void {
  * is sent at once.
  */
 export async function deferStatement(manager: EntityManager, sql: string, params: unknown[]): Promise<void> {
-  const riders = ridersOf.get(manager);
+  const riders = ridersByManager.get(manager);
   if (riders) return riders.defer(sql, params);
   await execute(manager, sql, params);
 }
@@ -170,7 +175,7 @@ export async function deferStatement(manager: EntityManager, sql: string, params
  * answer is awaited: only for rows those cannot change there (a SQLite transaction runs alone).
  */
 export async function sendAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  const riders = ridersOf.get(manager);
+  const riders = ridersByManager.get(manager);
   if (riders) return ((await riders.ahead(sql, params)).records ?? []) as Array<Record<string, unknown>>;
   return (await execute(manager, sql, params)).rows;
 }
@@ -181,7 +186,7 @@ export async function sendAhead(manager: EntityManager, sql: string, params: unk
  * is sent at once (SQLite: the answer is last_insert_rowid()).
  */
 export async function sendWriteAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown> {
-  const riders = ridersOf.get(manager);
+  const riders = ridersByManager.get(manager);
   if (riders) return (await riders.ahead(sql, params)).raw;
   return executeWrite(manager, sql, params);
 }

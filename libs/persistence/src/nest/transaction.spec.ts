@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
 import { useTestDatabase } from '../../../../test/support/databases';
-import { afterCommit, inTransaction } from './transaction';
+import { deferStatement } from './riders';
+import { afterCommit, inTransaction, whenCommitting } from './transaction';
 
 describe('inTransaction on SQLite', () => {
   let ds: DataSource;
@@ -73,6 +74,17 @@ describe('inTransaction on SQLite', () => {
     expect(outside).toBe(true);
   });
 
+  it('runs whenCommitting hooks as afterCommit ones here (one shared connection: a write from a hook would join the transaction)', async () => {
+    const seen: string[][] = [];
+    await inTransaction(ds, async (em) => {
+      await em.insert(EngineGroupEntity, group('announced'));
+      whenCommitting(em, () => void ds.getRepository(EngineGroupEntity).find().then((rows) => seen.push(rows.map((g) => g.name))));
+    });
+    await tick();
+    await tick();
+    expect(seen).toEqual([['announced']]);
+  });
+
   it('keeps a committed transaction committed when an afterCommit hook throws', async () => {
     const warned = new Promise<string>((resolve) => process.once('warning', (w) => resolve(w.message)));
     const result = await inTransaction(ds, async (em) => {
@@ -115,5 +127,51 @@ describe('inTransaction on MariaDB', () => {
       { name: 'a', description: 'by b' },
       { name: 'b', description: 'by a' },
     ]);
+  });
+
+  it('runs a whenCommitting hook as the COMMIT leaves, before its answer, and never for work that failed', async () => {
+    const ds = db.dataSource;
+    await ds.query("INSERT INTO engine_groups (name, description, created_at) VALUES ('held', '', 1)");
+    // Another session holds a row the COMMIT's packet writes (a deferred write rides with it): that
+    // COMMIT is answered only once the hook has let the row go, so a hook run after the answer would wait for ever.
+    const blocker = ds.createQueryRunner();
+    await blocker.connect();
+    try {
+      await blocker.startTransaction();
+      await blocker.query("UPDATE engine_groups SET description = 'by the blocker' WHERE name = 'held'");
+      let moved: Promise<unknown> | null = null;
+      let released: Promise<void> | null = null;
+      let attempts = 0;
+      await inTransaction(ds, async (em) => {
+        attempts++;
+        await em.query("INSERT INTO engine_groups (name, description, created_at) VALUES ('fresh', '', 1)");
+        await deferStatement(em, "UPDATE engine_groups SET description = 'by the transaction' WHERE name = 'held'", []);
+        whenCommitting(em, () => {
+          // What an engine's DISPATCHED mark does: an autocommitted UPDATE of the new row, on another connection: it waits for the commit.
+          moved = ds.query("UPDATE engine_groups SET description = 'marked' WHERE name = 'fresh' AND description = ''");
+          released = blocker.commitTransaction();
+        });
+      });
+      // The blocker's own commit went through: its session was not ended by the server's idle
+      // transaction timeout, which is what lets a COMMIT waiting for its row go on when no hook runs before it.
+      await expect(released).resolves.toBeUndefined();
+      expect(attempts).toBe(1);
+      expect((await moved!) as unknown).toMatchObject({ affectedRows: 1 });
+      expect(await ds.query("SELECT name, description FROM engine_groups WHERE name IN ('fresh', 'held') ORDER BY name")).toEqual([
+        { name: 'fresh', description: 'marked' },
+        { name: 'held', description: 'by the transaction' },
+      ]);
+    } finally {
+      await blocker.release();
+    }
+    let ran = false;
+    await expect(
+      inTransaction(ds, async (em) => {
+        whenCommitting(em, () => (ran = true));
+        await em.query('SELECT 1');
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(ran).toBe(false);
   });
 });

@@ -1,15 +1,15 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { isTransientLockError } from '../errors';
-import { Riders, useRiders } from './riders';
+import { Riders, ridersOf, useRiders } from './riders';
 
 /** Runs of a MySQL transaction that InnoDB rolled back for a deadlock or lock wait, before giving up. */
 export const TRANSACTION_ATTEMPTS = 4;
 
 const queues = new WeakMap<DataSource, Promise<unknown>>();
 
-/** The after-commit hooks of each transaction inTransaction is running, by its EntityManager. */
-const commitHooks = new WeakMap<EntityManager, Array<() => void>>();
+/** The hooks of each transaction inTransaction is running, by its EntityManager: as its COMMIT leaves (`committing`), once it has committed (`committed`). */
+const commitHooks = new WeakMap<EntityManager, { committing: Array<() => void>; committed: Array<() => void> }>();
 
 /**
  * Runs `hook` once the transaction of `manager` has committed — never if it rolls back (a retried
@@ -20,8 +20,24 @@ const commitHooks = new WeakMap<EntityManager, Array<() => void>>();
  */
 export function afterCommit(manager: EntityManager, hook: () => void): void {
   const hooks = commitHooks.get(manager);
-  if (hooks) hooks.push(hook);
+  if (hooks) hooks.committed.push(hook);
   else hook();
+}
+
+/**
+ * Runs `hook` as the transaction of `manager` sends its COMMIT, before the answer — never if its
+ * work fails first; the COMMIT itself may still fail after it. For a message whose receiver acts on
+ * this transaction's rows only through writes that wait for its row locks: an engine's DISPATCHED
+ * mark of a run the transaction inserted waits for the commit and finds the run only if it
+ * committed, so the wake-up naming it need not wait for the commit's round trip (a read would see
+ * nothing yet: the wake-up carries the rows). On SQLite (one shared connection: a write there
+ * would join the transaction) and outside a transaction of inTransaction, as afterCommit.
+ */
+export function whenCommitting(manager: EntityManager, hook: () => void): void {
+  const hooks = commitHooks.get(manager);
+  if (!hooks) hook();
+  else if (ridersOf(manager)) hooks.committing.push(hook);
+  else hooks.committed.push(hook);
 }
 
 /**
@@ -64,22 +80,26 @@ export function inTransaction<T>(
 
 /** One transaction, then the afterCommit hooks its work registered (only once it has committed). */
 async function withCommitHooks<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined): Promise<T> {
-  const hooks: Array<() => void> = [];
+  const hooks = { committing: [] as Array<() => void>, committed: [] as Array<() => void> };
   const registered = (manager: EntityManager) => {
     commitHooks.set(manager, hooks);
     return work(manager).finally(() => commitHooks.delete(manager));
   };
   const sqlite = dataSource.options.type === 'better-sqlite3' || dataSource.options.type === 'sqlite';
-  const result = sqlite ? await dataSource.transaction(registered) : await withRiders(dataSource, registered, isolation);
+  const result = sqlite ? await dataSource.transaction(registered) : await withRiders(dataSource, registered, isolation, () => runHooks(hooks.committing, 'a whenCommitting'));
+  runHooks(hooks.committed, 'an afterCommit');
+  return result;
+}
+
+/** Each hook, a failing one warned about: the transaction goes on (or has committed) whatever a hook does. */
+function runHooks(hooks: ReadonlyArray<() => void>, kind: string): void {
   for (const hook of hooks) {
-    // The transaction has committed: a failing hook must not make its caller believe otherwise.
     try {
       hook();
     } catch (err) {
-      process.emitWarning(`an afterCommit hook failed: ${(err as Error).stack ?? String(err)}`);
+      process.emitWarning(`${kind} hook failed: ${(err as Error).stack ?? String(err)}`);
     }
   }
-  return result;
 }
 
 /**
@@ -89,7 +109,7 @@ async function withCommitHooks<T>(dataSource: DataSource, work: (manager: Entity
  * TypeORM's own writes (save, insert) inside `work` do not open one of their own, and its
  * transaction events reach the data source's subscribers as TypeORM's own transaction sends them.
  */
-async function withRiders<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined): Promise<T> {
+async function withRiders<T>(dataSource: DataSource, work: (manager: EntityManager) => Promise<T>, isolation: IsolationLevel | undefined, committing: () => void): Promise<T> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   const riders = new Riders(runner, isolation ? [`SET TRANSACTION ISOLATION LEVEL ${isolation}`, 'START TRANSACTION'] : ['START TRANSACTION']);
@@ -102,7 +122,9 @@ async function withRiders<T>(dataSource: DataSource, work: (manager: EntityManag
     await runner.broadcaster.broadcast('AfterTransactionStart');
     const result = await work(runner.manager);
     await runner.broadcaster.broadcast('BeforeTransactionCommit');
-    await riders.commit();
+    const commit = riders.commit();
+    committing();
+    await commit;
     typeorm.isTransactionActive = false;
     await runner.broadcaster.broadcast('AfterTransactionCommit');
     return result;
