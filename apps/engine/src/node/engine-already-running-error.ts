@@ -7,11 +7,15 @@ import type { EngineNodeRow } from '@baton/persistence';
 export class EngineAlreadyRunningError extends Error {
   readonly code = 'ENGINE_ALREADY_RUNNING';
 
+  /** The engine holding the place, without its wake key (a secret: an error is logged whole). */
+  readonly other: Omit<EngineNodeRow, 'wakeKey'>;
+
   constructor(
-    readonly other: EngineNodeRow,
+    holder: EngineNodeRow,
     readonly silentMs: number,
     reason: 'embedded' | 'same-id',
   ) {
+    const { wakeKey: _secret, ...other } = holder;
     const who = `engine node "${other.id}" (host ${other.host}, pid ${other.pid}, ${other.url}) is UP, last heartbeat ${silentMs} ms ago`;
     super(
       reason === 'embedded'
@@ -20,5 +24,6 @@ export class EngineAlreadyRunningError extends Error {
         : `Node id "${other.id}" is in use: ${who}. Give each engine its own BATON_ENGINE_ID (or leave it unset).`,
     );
     this.name = 'EngineAlreadyRunningError';
+    this.other = other;
   }
 }

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -138,10 +139,12 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
 
   if (kind === 'sqlite') {
     it('embedded (SQLite): refuses to start while another engine is UP with a fresh heartbeat', async () => {
-      await registerEngineNode(db.dataSource.manager, { id: 'engine-z', groups: ['default'], host: 'elsewhere', pid: 42, url: 'http://z', slots: 1, startedAt: T0, heartbeatAt: T0 - 3000 });
+      await registerEngineNode(db.dataSource.manager, { id: 'engine-z', groups: ['default'], host: 'elsewhere', pid: 42, url: 'http://z', slots: 1, startedAt: T0, heartbeatAt: T0 - 3000, wakeKey: 'the-wake-key-of-z' });
       const e = engine();
       const error = await e.lifecycle.start('http://x').catch((err: unknown) => err);
       expect(error).toBeInstanceOf(EngineAlreadyRunningError);
+      // An error is logged whole: the other engine's wake key is not in it.
+      expect(inspect(error, { depth: 5 })).not.toContain('the-wake-key-of-z');
       expect((error as Error).message).toMatch(/^Embedded mode \(SQLite\) runs one engine only: engine node "engine-z" \(host elsewhere, pid 42, http:\/\/z\) is UP, last heartbeat 3000 ms ago/);
       expect(await db.dataSource.getRepository(EngineNodeEntity).count()).toBe(1);
 
