@@ -218,7 +218,7 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
       // The submission reads the task as committed (still there), then takes its lock inside its own
       // transaction: seen in the process list, that statement cannot finish before the deletion commits.
       const answer = t.http().post(`/api/tasks/${doomed}/trigger`).set(acme.adminKey).send({}).then((res) => res);
-      const locking = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT id, version FROM tasks WHERE tenant_id = %LOCK IN SHARE MODE'";
+      const locking = "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = DATABASE() AND INFO LIKE 'SELECT id, version, %FROM tasks WHERE tenant_id = %LOCK IN SHARE MODE'";
       while (Number((await db.dataSource.query(locking))[0].n) === 0) await new Promise((r) => setImmediate(r));
       await deletion.commitTransaction();
       const res = await answer;
