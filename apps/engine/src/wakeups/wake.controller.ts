@@ -17,8 +17,8 @@ import { SignedRequests } from '../security/signed-requests';
  * 429 past the tenant's admission bounds on this engine (SignedRequests.handle); the console then
  * leaves the run to the next poll.
  * `runs`, the named runs' rows as the console committed them (WokenRows: dispatched without a read),
- * only with WAKE_ROWS_HEADER made with this node's wake key, which no tenant has: 400 otherwise,
- * and for a row that is not one of `runIds` or of the signer's.
+ * taken only with WAKE_ROWS_HEADER made with this node's wake key, which no tenant has (left
+ * otherwise: the runs are read by id); 400 for proved rows that are not of `runIds` or of the signer.
  */
 @Controller()
 export class WakeController {
@@ -42,9 +42,14 @@ export class WakeController {
     });
   }
 
-  /** A wake-up's rows, kept for the claim by id it prompts: only the console's, each of a named run. */
+  /**
+   * A wake-up's rows, kept for the claim by id it prompts: only the console's, each of a named run.
+   * Without the proof of this node's key they are left, and the runs read by id as for a wake-up
+   * without rows: a console that read this node's key before the node restarted (it reads the live
+   * engines once a second) still wakes it; a tenant's own rows change nothing.
+   */
   private keep(req: RawBodyRequest, tenantId: string, runs: unknown, runIds: readonly number[]): void {
-    if (!provesWakeRows(this.woken.key, req.headers)) throw badRequest('runs', 'run rows are taken from a console only (x-baton-wake-rows)');
+    if (!provesWakeRows(this.woken.key, req.headers)) return;
     const named = new Set(runIds);
     if (!Array.isArray(runs) || !runs.every((r) => typeof r === 'object' && r !== null && named.has((r as { id?: unknown }).id as number))) {
       throw badRequest('runs', 'must be rows of runs named in runIds');
