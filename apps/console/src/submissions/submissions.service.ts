@@ -268,7 +268,7 @@ export class SubmissionsService {
         (await this.keptAuditTakers.through('audit-webhooks', [tenantId], now, async () => new Map([[tenantId, await takesAuditWebhooks(manager, tenantId)]]))).get(tenantId)!,
       );
       // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
-      this.wakeAfterCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), locked, now);
+      this.wakeAtCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), locked, now);
       return true;
     }).catch((err: unknown) => {
       if (err instanceof TasksChanged) return false;
@@ -318,7 +318,7 @@ export class SubmissionsService {
    * finds them only if they committed (whenCommitting): the wake-up's way overlaps the commit's
    * round trip instead of following it.
    */
-  private wakeAfterCommit(em: EntityManager, tenantId: string, runs: readonly RunEntity[], tasks: ReadonlyMap<number, LockedTask>, now: number): void {
+  private wakeAtCommit(em: EntityManager, tenantId: string, runs: readonly RunEntity[], tasks: ReadonlyMap<number, LockedTask>, now: number): void {
     const byGroup = new Map<string, RunEntity[]>();
     for (const run of runs) {
       const those = byGroup.get(run.engineGroup);
