@@ -5,7 +5,9 @@ import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EngineNodeEntity, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../test/support/databases';
+import { WokenRows } from './common/woken-rows';
 import { EngineModule } from './engine.module';
+import { RunClaims } from './runs/run-claims';
 import { startEngine } from './start-engine';
 import { EngineMetrics } from './metrics/engine-metrics';
 import { insertTask, testConfig } from './testing/engine-test-kit';
@@ -31,6 +33,10 @@ describe.each(TEST_DATABASES)('EngineModule (claim and dispatch sides wired) on 
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ status: 'ok', state: 'RUNNING', nodeId: `engine-${kind}`, url, db: 'up' });
     expect(await db.dataSource.getRepository(EngineNodeEntity).findOneByOrFail({ id: config.nodeId })).toMatchObject({ state: 'UP', url });
+    // The wake key the console proves carried rows with is this node's, and its claims take those rows.
+    const woken = app.get(WokenRows);
+    expect(await db.dataSource.getRepository(EngineNodeEntity).findOneOrFail({ where: { id: config.nodeId }, select: { id: true, wakeKey: true } })).toMatchObject({ wakeKey: woken.key });
+    expect((app.get(RunClaims) as unknown as { woken?: WokenRows }).woken).toBe(woken);
 
     const task = await insertTask(db.dataSource, { trigger: { kind: 'ONCE', at: Date.now() + 300 }, createdAt: Date.now() });
     // Planned, claimed and handed to the real DueQueue, which fires it at its time (no executor

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
 import { carriedRunRow, T0 } from '../testing/engine-test-kit';
-import { MAX_WOKEN_ROWS, WOKEN_ROW_TTL_MS, WokenRows } from './woken-rows';
+import { MAX_WOKEN_BYTES, MAX_WOKEN_ROWS, WOKEN_ROW_TTL_MS, WokenRows } from './woken-rows';
 
 describe('WokenRows', () => {
   it("gives each kept row once, to its tenant's claim, and names the ids it has no row for", () => {
@@ -41,5 +41,18 @@ describe('WokenRows', () => {
     woken.put('acme', Array.from({ length: MAX_WOKEN_ROWS + 2 }, (_, i) => carriedRunRow(i + 1)));
     expect(woken.size).toBe(MAX_WOKEN_ROWS);
     expect(woken.take('acme', [1, 2, 3]).missing).toEqual([1, 2]);
+  });
+
+  it('keeps at most MAX_WOKEN_BYTES of rows, the oldest going first: large params cannot make an engine hold more', () => {
+    const woken = new WokenRows(new ManualClock(T0));
+    const big = (id: number) => ({ ...carriedRunRow(id), params: JSON.stringify({ blob: 'x'.repeat(1024 * 1024) }) });
+    woken.put('acme', Array.from({ length: 40 }, (_, i) => big(i + 1)));
+    expect(woken.size).toBeLessThan(32);
+    expect(woken.take('acme', [1]).missing).toEqual([1]);
+    expect(woken.take('acme', [40]).given.map((r) => r.run.id)).toEqual([40]);
+    // Taken rows free their bytes: small rows fit again.
+    woken.put('acme', Array.from({ length: 100 }, (_, i) => carriedRunRow(1000 + i)));
+    expect(woken.take('acme', [1000]).given).toHaveLength(1);
+    expect(MAX_WOKEN_BYTES).toBe(32 * 1024 * 1024);
   });
 });

@@ -7,6 +7,12 @@ import { namedRunOf, type NamedRun, type NamedRunColumns } from '@baton/persiste
 export const WOKEN_ROW_TTL_MS = 2_000;
 /** The most rows kept (the oldest go first): ten times the most one wake-up carries, far more than a claim by id leaves unclaimed. */
 export const MAX_WOKEN_ROWS = 10_000;
+/**
+ * The most bytes of rows kept, their text values counted (params above all; the oldest go first):
+ * a tenant submitting runs with large params at a high rate cannot make an engine hold more, and
+ * another tenant's rows pushed out are read by id as without rows.
+ */
+export const MAX_WOKEN_BYTES = 32 * 1024 * 1024;
 
 /**
  * The runs the console's wake-ups carried (POST /baton/wake with `runs`, or the in-process
@@ -22,7 +28,8 @@ export const MAX_WOKEN_ROWS = 10_000;
 @Injectable()
 export class WokenRows {
   readonly key = randomBytes(32).toString('hex');
-  private readonly rows = new Map<number, { run: NamedRun; at: number }>();
+  private readonly rows = new Map<number, { run: NamedRun; at: number; bytes: number }>();
+  private bytes = 0;
 
   constructor(@Inject(CLOCK) private readonly clock: Clock) {}
 
@@ -36,14 +43,16 @@ export class WokenRows {
     const at = this.clock.now();
     const runs = columns.map(namedRunOf);
     if (runs.some((r) => r.run.tenantId !== tenantId)) throw new Error(`a run row of another tenant than ${tenantId}`);
-    for (const run of runs) {
-      this.rows.delete(run.run.id);
-      this.rows.set(run.run.id, { run, at });
-    }
-    // Kept in the order they came: the oldest, expired or beyond the bound, are at the front.
+    runs.forEach((run, i) => {
+      this.drop(run.run.id);
+      const bytes = bytesOf(columns[i]);
+      this.rows.set(run.run.id, { run, at, bytes });
+      this.bytes += bytes;
+    });
+    // Kept in the order they came: the oldest, expired or beyond the bounds, are at the front.
     for (const [id, kept] of this.rows) {
-      if (this.rows.size <= MAX_WOKEN_ROWS && at - kept.at < WOKEN_ROW_TTL_MS) break;
-      this.rows.delete(id);
+      if (this.rows.size <= MAX_WOKEN_ROWS && this.bytes <= MAX_WOKEN_BYTES && at - kept.at < WOKEN_ROW_TTL_MS) break;
+      this.drop(id);
     }
   }
 
@@ -54,10 +63,24 @@ export class WokenRows {
     const now = this.clock.now();
     for (const id of ids) {
       const kept = this.rows.get(id);
-      if (kept) this.rows.delete(id);
+      if (kept) this.drop(id);
       if (kept && kept.run.run.tenantId === tenantId && now - kept.at < WOKEN_ROW_TTL_MS) given.push(kept.run);
       else missing.push(id);
     }
     return { given, missing };
   }
+
+  private drop(id: number): void {
+    const kept = this.rows.get(id);
+    if (!kept) return;
+    this.rows.delete(id);
+    this.bytes -= kept.bytes;
+  }
+}
+
+/** A row's weight: its text values' lengths (params, flow params, names), 8 for every other value. */
+function bytesOf(columns: NamedRunColumns): number {
+  let bytes = 0;
+  for (const value of Object.values(columns)) bytes += typeof value === 'string' ? value.length : 8;
+  return bytes;
 }

@@ -17,6 +17,7 @@ import { ClaimTenants } from '../claimer/claim-tenants';
 import { TenantPace } from '../claimer/tenant-pace';
 import { GroupPeers } from '../common/group-peers';
 import { NodeLiveness } from '../common/node-liveness';
+import { WokenRows } from '../common/woken-rows';
 import { LeaseRenewerService } from '../claimer/lease-renewer.service';
 import { PlannerService } from '../planner/planner.service';
 import { EngineNodeService } from '../node/engine-node.service';
@@ -88,19 +89,20 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const metrics = new EngineMetrics({ defaultMetrics: false });
   const lock = new LivenessLock(dataSource, config);
   const liveness = new NodeLiveness(config, clock);
-  const node = new EngineNodeService(dataSource, config, clock, lock, liveness);
+  const woken = new WokenRows(clock);
+  const node = new EngineNodeService(dataSource, config, clock, lock, liveness, woken);
   const peers = new GroupPeers(dataSource, config, clock);
   const takeover = new TakeoverService(dataSource, config, clock, metrics, lock, peers);
   const planner = new PlannerService(dataSource, config, clock, metrics);
   const signal = new ClaimSignal(config, clock);
   // No executors on the claim side: runs a key cancels there were never sent, so there is nothing to abort.
   const noAborts = { abort: () => Promise.resolve() } as unknown as CancelledRuns;
-  const claims = new RunClaims(config, new KeyAdmissions(dataSource, config, clock, signal, noAborts));
+  const claims = new RunClaims(config, new KeyAdmissions(dataSource, config, clock, signal, noAborts), woken);
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch, liveness);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
-  return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch };
+  return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch, claims, woken };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {

@@ -162,7 +162,7 @@ export function useRiders(manager: EntityManager, riders: Riders | null): void {
  * is sent at once.
  */
 export async function deferStatement(manager: EntityManager, sql: string, params: unknown[]): Promise<void> {
-  const riders = ridersByManager.get(manager);
+  const riders = ridersOf(manager);
   if (riders) return riders.defer(sql, params);
   await execute(manager, sql, params);
 }
@@ -175,7 +175,7 @@ export async function deferStatement(manager: EntityManager, sql: string, params
  * answer is awaited: only for rows those cannot change there (a SQLite transaction runs alone).
  */
 export async function sendAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<Array<Record<string, unknown>>> {
-  const riders = ridersByManager.get(manager);
+  const riders = ridersOf(manager);
   if (riders) return ((await riders.ahead(sql, params)).records ?? []) as Array<Record<string, unknown>>;
   return (await execute(manager, sql, params)).rows;
 }
@@ -186,7 +186,7 @@ export async function sendAhead(manager: EntityManager, sql: string, params: unk
  * is sent at once (SQLite: the answer is last_insert_rowid()).
  */
 export async function sendWriteAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<unknown> {
-  const riders = ridersByManager.get(manager);
+  const riders = ridersOf(manager);
   if (riders) return (await riders.ahead(sql, params)).raw;
   return executeWrite(manager, sql, params);
 }
