@@ -267,6 +267,7 @@ export const onDemand: Scenario = {
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
       ['--engine-env=K=V,…', "Baton only: settings for both engines (e.g. BATON_ACK_HOLD_MS=0, to see what a default is worth); default: none"],
       ['--client-in-flight=N', "Baton only: the Node SDK client's maxBatchesInFlight in the client series; default: the SDK's"],
+      ['--other-tenants=N', "Baton only: N more tenants in the engines' group, idle (no task, no executor): what a platform's other customers cost a busy one; default: 0"],
       ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
@@ -280,6 +281,8 @@ export const onDemand: Scenario = {
     for (const s of systems) if (!SYSTEMS.includes(s)) throw new Error(`--systems: unknown system "${s}" (known: ${SYSTEMS.join(', ')})`);
     const concurrency = Number(option(args, 'concurrency') ?? 50);
     const batonDefaults = args.includes('--baton-defaults');
+    const otherTenants = Number(option(args, 'other-tenants') ?? 0);
+    if (!(Number.isInteger(otherTenants) && otherTenants >= 0)) throw new Error(`--other-tenants: "${option(args, 'other-tenants')}" must be a whole number, 0 or more`);
     const results: SystemRun[] = [];
     const failures: Array<{ system: string; error: string }> = [];
     log(`on-demand: rates ${plan.rates.join(', ')} /s, ${plan.seconds} s each, series ${plan.series.join(', ')}${plan.series.includes('batched') ? ` (${plan.batch} a call)` : ''}, systems ${systems.join(', ')}`);
@@ -302,6 +305,7 @@ export const onDemand: Scenario = {
               sqlTiming: args.includes('--sql-timing'),
               engineEnv: parseEngineEnv(option(args, 'engine-env')),
               clientInFlight: option(args, 'client-in-flight') === undefined ? undefined : Number(option(args, 'client-in-flight')),
+              otherTenants,
             },
             log,
           );
@@ -326,7 +330,7 @@ export const onDemand: Scenario = {
     writeResult(`on-demand${option(args, 'tag') ?? ''}.json`, {
       benchmark: 'on-demand',
       machine: machine(),
-      plan: { ...plan, tasks: TASKS, warmup: { rate: WARMUP_RATE, seconds: WARMUP_S }, idleSeconds: IDLE_S, kneeP99Ms: KNEE_P99_MS, concurrency, batonDefaults },
+      plan: { ...plan, tasks: TASKS, warmup: { rate: WARMUP_RATE, seconds: WARMUP_S }, idleSeconds: IDLE_S, kneeP99Ms: KNEE_P99_MS, concurrency, batonDefaults, otherTenants },
       results,
       failures,
     });

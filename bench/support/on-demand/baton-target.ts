@@ -41,6 +41,23 @@ export interface BatonOptions {
   engineEnv: Record<string, string>;
   /** `--client-in-flight`: the client series' BatonClient `maxBatchesInFlight` (undefined: the SDK's default). */
   clientInFlight?: number;
+  /** `--other-tenants`: this many more tenants in the engines' group, with no task and no executor (a platform's other customers, idle). */
+  otherTenants: number;
+}
+
+/** `count` idle tenants in `engineGroup` (ids `other-1`, …), inserted 1,000 a statement. */
+async function insertOtherTenants(c: Cluster, engineGroup: string, count: number): Promise<void> {
+  const now = Date.now();
+  for (let from = 1; from <= count; from += 1_000) {
+    const rows = Array.from({ length: Math.min(1_000, count - from + 1) }, (_, i) => ({
+      id: `other-${from + i}`,
+      name: `Other tenant ${from + i}`,
+      engineGroup,
+      executorSecret: `other-secret-${from + i}`,
+      createdAt: now,
+    }));
+    await c.ds.getRepository(TenantEntity).insert(rows);
+  }
 }
 
 /**
@@ -68,6 +85,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
   const c = await Cluster.open('od', 'acme', { mysqlServerUrl: options.mariadb.url });
   try {
     await c.ds.getRepository(TenantEntity).update({ id: c.tenant.id }, options.tenant);
+    await insertOtherTenants(c, c.tenant.engineGroup, options.otherTenants);
     const profiled: Record<string, string> = options.profileDir ? { NODE_OPTIONS: `-r ${join(__dirname, '..', 'cpu-profile.cjs')}`, BENCH_PROFILE_DIR: options.profileDir } : {};
     const timingFile = (name: string) => join(c.dir, `sql-timing-${name}.json`);
     const timed = (name: string, signal?: NodeJS.Signals): Record<string, string> => {

@@ -7,7 +7,7 @@ import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 import { ClaimTenants } from './claim-tenants';
-import { WOKEN_RUNS_GRACE_MS } from './claimer.service';
+import { BUDGETS_KEEP_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
 /** vi.waitFor's default (1 s) is a guess a loaded machine can miss: the condition decides, this only bounds a hang. */
 const SLOW_MACHINE = { timeout: 10_000 };
@@ -389,6 +389,29 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c), SLOW_MACHINE);
     await claimer.stop(); // no turn in progress, and a named claim hands its runs over in one go: a second a would be here
     expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
+  });
+
+  it('works out the tenants’ budgets once per BUDGETS_KEEP_MS for the wake-ups, not once each: a pass over every tenant of the group', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
+    const { signal, queue, claimer } = side();
+    claimer.start(60_000); // no poll in this test: only the wake-ups claim
+    const reads = vi.spyOn(ClaimTenants.prototype, 'current'); // the budgets start by reading the tenants' loads
+    try {
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [ids[0]] });
+      await vi.waitFor(() => expect(queue.runs).toHaveLength(1), SLOW_MACHINE);
+      clock.set(T0 + BUDGETS_KEEP_MS - 1);
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [ids[1]] });
+      await vi.waitFor(() => expect(queue.runs).toHaveLength(2), SLOW_MACHINE);
+      expect(reads).toHaveBeenCalledTimes(1);
+      clock.set(T0 + BUDGETS_KEEP_MS);
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [ids[2]] });
+      await vi.waitFor(() => expect(queue.runs).toHaveLength(3), SLOW_MACHINE);
+      expect(reads).toHaveBeenCalledTimes(2);
+    } finally {
+      reads.mockRestore();
+      await claimer.stop();
+    }
   });
 
   it('releases what the DueQueue refuses instead of holding it forever', async () => {
