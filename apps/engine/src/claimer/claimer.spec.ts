@@ -6,6 +6,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
+import { KeyAdmissions } from '../runs/key-admissions';
 import { ClaimTenants } from './claim-tenants';
 import { BUDGETS_KEEP_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
@@ -389,6 +390,23 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toContain(c), SLOW_MACHINE);
     await claimer.stop(); // no turn in progress, and a named claim hands its runs over in one go: a second a would be here
     expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
+  });
+
+  it('a wake-up whose key admission fails gives its claimed run back at once: the turn it kicks takes it, with no lease renewal between', async () => {
+    const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
+    const id = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const { signal, queue, claimer } = side();
+    const admit = vi.spyOn(KeyAdmissions.prototype, 'admit').mockRejectedValueOnce(new Error('Deadlock found when trying to get lock'));
+    try {
+      claimer.start(60_000); // no poll in this test: the wake-up, and the turn its failure kicks
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [id] });
+      await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([id]), SLOW_MACHINE);
+      expect(admit).toHaveBeenCalledTimes(2); // the wake-up's, which failed, and the turn's
+      expect((await runsOf(db.dataSource))[0]).toMatchObject({ state: 'CLAIMED', claimedBy: 'engine-a', runKey: 'c1' });
+    } finally {
+      admit.mockRestore();
+      await claimer.stop();
+    }
   });
 
   it('works out the tenants’ budgets once per BUDGETS_KEEP_MS for the wake-ups, not once each: a pass over every tenant of the group', async () => {

@@ -41,7 +41,15 @@ export class RunClaims {
   /** Claims the runs a wake-up named, those still claimable (claimNamedRuns: no transaction); returns them joined with their tasks. */
   async claimNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
     const claimed = await claimNamedRuns(em, { ...named, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
-    return this.traced(await this.withTasks(em, claimed, at.now), at.now);
+    try {
+      return this.traced(await this.withTasks(em, claimed, at.now), at.now);
+    } catch (err) {
+      // Claimed (committed: no transaction) but not handed over — a key's admission failed: back to
+      // PENDING now, for the claim turn the caller kicks, not seconds later as strays
+      // (LeaseRenewerService) waiting for a poll after that.
+      await this.giveBack(em, claimed.map((c) => c.run.id), at.now).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
