@@ -33,7 +33,7 @@ const ACTIVE_MS = 5_000;
 
 /**
  * A wake-up's claim by id takes the tenants' budgets of a turn or claim at most this old (clock
- * ms). Working them out is a pass over every tenant of this node's groups (1,000 tenants: 0.2 ms,
+ * ms). Working them out is a pass over every tenant of this node's groups (1,000 tenants: 0.2–1.4 ms,
  * 10,000: ~5 ms), and a claim turn needs it, but a wake-up needs one tenant's: worked out for each
  * one, a console's wake-ups cost an engine time in proportion to the number of tenants. A budget
  * follows which tenants are busy, which moves over seconds (ACTIVE_MS), not with each run; what a
