@@ -305,6 +305,8 @@ async function runCase(n: number, log: (s: string) => void): Promise<HistoryCase
     for (const t of tenants) {
       await c.ds.query(`INSERT INTO retention_policies (tenant_id, task_id, runs_ms, logs_ms, alarms_ms, min_runs_kept, updated_at) VALUES (?, 0, ?, NULL, NULL, NULL, ?)`, [t.id, 3 * DAY, Date.now()]);
     }
+    // As the console's PUT /api/retention does: the new policy is purged by at the next turn.
+    await c.ds.query(`UPDATE history_cursors SET purge_due_at = 0 WHERE tenant_id LIKE 'h%'`);
     const countRuns = async () => Number(((await c.ds.query(`SELECT COUNT(*) AS n FROM runs WHERE tenant_id LIKE 'h%'`)) as Array<{ n: number | string }>)[0].n);
     const before = await countRuns();
     const purgeStart = Date.now();

@@ -61,6 +61,22 @@ async function insertOtherTenants(c: Cluster, engineGroup: string, count: number
 }
 
 /**
+ * Waits until the engines' history job has visited each of the other tenants once (its cursor
+ * made, its first purge done): a platform's tenants are not all new at once, and the figures are
+ * those of one running for a while. How long that first turn took is logged.
+ */
+async function awaitFirstHistoryTurn(c: Cluster, count: number, log: (s: string) => void): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const [{ n }] = (await c.ds.query(`SELECT COUNT(*) AS n FROM history_cursors WHERE tenant_id LIKE 'other-%' AND purge_due_at > 0`)) as Array<{ n: number | string }>;
+    if (Number(n) >= count) break;
+    if (Date.now() - started > 10 * 60_000) throw new Error(`the history job visited ${n} of ${count} other tenants in 10 minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  log(`  the history job's first turn over ${count} other tenants: done ${((Date.now() - started) / 1000).toFixed(0)} s after the engines started`);
+}
+
+/**
  * Baton's batch submission: one `POST /api/runs/batch` through `post` carrying `items` (each a run
  * of task `taskIds[item.task]` with params `{ k: item.key, task: item.task }`, as `submit` sends
  * them), each with its own result; an outcome per item in their order, with the run id of each
@@ -95,6 +111,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     };
     const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) }))[0]));
     const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
+    if (options.otherTenants > 0) await awaitFirstHistoryTurn(c, options.otherTenants, log);
     // The console shuts down on SIGUSR2 (Nest's shutdown hooks): its profiler listens for SIGWINCH.
     const consoleProfiled: Record<string, string> = options.profileDir ? { BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
     const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1', ...timed('console', SQL_TIMING_CONSOLE_SIGNAL), ...consoleProfiled } });

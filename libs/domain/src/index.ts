@@ -115,7 +115,7 @@ export {
 } from './stats/run-rollup';
 export type { DistributionEstimate, EndedRun, EndedState, RollupCell } from './stats/run-rollup';
 
-export { MIN_RETENTION_MS, mayPurge, taskRetention, tenantRetention, validateRetention } from './history/retention';
+export { MAX_PURGE_PERIOD_MS, MIN_RETENTION_MS, mayPurge, purgePeriodMs, taskRetention, tenantRetention, validateRetention } from './history/retention';
 export type { EffectiveRetention, PurgeCheck, RetentionCeiling, RetentionLevel } from './history/retention';
 export { keyRolesBeyond, mayHoldKey } from './access/api-key-owner';
 export type { KeyOwner } from './access/api-key-owner';

@@ -346,8 +346,8 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: HistoryCursorEntity,
     name: 'history_cursors',
-    full: { tenantId: 'acme', rolledUntil: T, settledUntil: T - 60_000, logsPurgedUntil: 0, purgePosition: T - 1, worker: 'node-1', workerUntil: T + 60_000 },
-    nulls: { tenantId: 'beta', rolledUntil: 0, settledUntil: 0, logsPurgedUntil: 0, purgePosition: 0, worker: null, workerUntil: 0 },
+    full: { tenantId: 'acme', rolledUntil: T, settledUntil: T - 60_000, logsPurgedUntil: 0, purgePosition: T - 1, purgeDueAt: T + 600_000, worker: 'node-1', workerUntil: T + 60_000 },
+    nulls: { tenantId: 'beta', rolledUntil: 0, settledUntil: 0, logsPurgedUntil: 0, purgePosition: 0, purgeDueAt: 0, worker: null, workerUntil: 0 },
   },
   {
     entity: RetentionPolicyEntity,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
-import { ALL_TASKS, estimatePercentile, HOUR_MS, ManualClock, MINUTE_MS, type Clock } from '@baton/domain';
-import { claimDueRuns, deleteEndedRuns, readRollups } from '@baton/persistence';
+import { ALL_TASKS, estimatePercentile, HOUR_MS, ManualClock, MAX_PURGE_PERIOD_MS, MINUTE_MS, type Clock } from '@baton/domain';
+import { claimDueRuns, deleteEndedRuns, readRollups, RetentionPolicyEntity, saveRetentionPolicy } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
 import { GROUP, seedExecutor, seedRun, seedTask, seedTenant, TENANT, type SeededTask } from '../testing/dispatch-side-kit';
@@ -108,12 +108,32 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       const a = job(db.dataSource, clock, 'node-a');
       const b = job(db.dataSource, clock, 'node-b');
       expect((await a.tick()).has(TENANT)).toBe(true);
+      await ended(T + 9 * MINUTE_MS); // something to roll up for whoever holds the tenant
       expect((await b.tick()).has(TENANT)).toBe(false);
       clock.advance(61_000);
       expect((await b.tick()).has(TENANT)).toBe(true);
       expect((await a.tick()).has(TENANT)).toBe(false);
       await b.stop(); // releases its tenants at once
       expect((await a.tick()).has(TENANT)).toBe(true);
+    });
+
+    it('visits a tenant only when runs ended since its settled point: an idle tenant costs no statement of its own', async () => {
+      await ended(T);
+      clock.set(T + 10 * MINUTE_MS);
+      const history = job(db.dataSource, clock);
+      expect((await history.tick()).has(TENANT)).toBe(true);
+      expect((await history.tick()).size).toBe(0);
+      clock.advance(2 * MINUTE_MS);
+      await ended(T + 10 * MINUTE_MS);
+      const report = await history.tick();
+      expect(report.get(TENANT)!.rollup.runs).toBe(1);
+      expect(report.get(TENANT)!.purge).toBeUndefined(); // rolled up; its purge is not due
+      // Rolled, not settled yet: the settle pass comes back for it, then nothing.
+      clock.advance(SETTLE_LAG_MS);
+      expect((await history.tick()).get(TENANT)!.rollup.runs).toBe(1);
+      expect((await history.tick()).has(TENANT)).toBe(false);
+      const [minute] = await readRollups(db.dataSource.manager, { tenantId: TENANT, taskId: ALL_TASKS, spanMs: MINUTE_MS, from: T + 10 * MINUTE_MS, to: T + 11 * MINUTE_MS });
+      expect(minute.cell.counts.SUCCEEDED).toBe(1);
     });
   });
 
@@ -266,6 +286,31 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       await purgeAll(job(db.dataSource, clock));
       const left = ((await db.dataSource.query('SELECT key_value FROM run_keys ORDER BY key_value')) as Array<{ key_value: string }>).map((r) => r.key_value);
       expect(left).toEqual(['group-still-refilling', 'recent', 'still-refilling', 'throttled']);
+    });
+
+    it('purges a tenant every tenth of its shortest retention (at most every 10 minutes), and a backlog again at the next turn', async () => {
+      await setPolicy(0, { runsMs: HOUR_MS });
+      const history = job(db.dataSource, clock);
+      expect((await history.tick()).get(TENANT)!.purge).toBeDefined();
+      clock.advance(6 * MINUTE_MS - 1);
+      expect((await history.tick()).get(TENANT)?.purge).toBeUndefined();
+      clock.advance(1);
+      expect((await history.tick()).get(TENANT)!.purge).toBeDefined();
+
+      // More published alarms than a pass deletes (20 batches of 3): the rest at the next turn.
+      await db.dataSource.query('UPDATE retention_policies SET runs_ms = ? WHERE tenant_id = ? AND task_id = 0', [30 * DAY, TENANT]);
+      const rows = Array.from({ length: 70 }, (_, i) => [`a-${i}`, TENANT, 'FAILED', 'ERROR', 'm', 1, T - 40 * DAY, T - 40 * DAY]);
+      await db.dataSource.query(`INSERT INTO alarms (uid, tenant_id, type, severity, message, count, raised_at, published_at) VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`, rows.flat());
+      clock.advance(6 * MINUTE_MS);
+      expect((await history.tick()).get(TENANT)!.purge).toMatchObject({ alarms: 60, more: true });
+      expect((await history.tick()).get(TENANT)!.purge).toMatchObject({ alarms: 10, more: false });
+      expect((await history.tick()).get(TENANT)?.purge).toBeUndefined(); // 30 days: every 10 minutes
+      // A policy set through the console's door is purged by at the next turn.
+      await saveRetentionPolicy(db.dataSource.manager, Object.assign(new RetentionPolicyEntity(), { tenantId: TENANT, taskId: task.id, runsMs: DAY, logsMs: null, alarmsMs: null, minRunsKept: null, updatedAt: T }));
+      expect((await history.tick()).get(TENANT)!.purge).toBeDefined();
+      expect((await history.tick()).get(TENANT)?.purge).toBeUndefined();
+      clock.advance(MAX_PURGE_PERIOD_MS);
+      expect((await history.tick()).get(TENANT)!.purge).toBeDefined();
     });
 
     it('never purges past the point the statistics have settled', async () => {

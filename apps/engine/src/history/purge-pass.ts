@@ -56,6 +56,8 @@ export interface PurgeReport {
   audit: number;
   /** True when a kind stopped at MAX_BATCHES_PER_PASS with more to purge. */
   more: boolean;
+  /** The shortest retention the tenant has (its runs', logs', alarms', a task's runs'): how soon it needs purging again. */
+  shortestRetentionMs: number;
 }
 
 /**
@@ -83,10 +85,12 @@ export interface PurgeReport {
  */
 export async function purgeTenant(dataSource: DataSource, worker: string, cursor: HistoryCursor, now: number, settings: PurgeSettings): Promise<PurgeReport> {
   const tenantId = cursor.tenantId;
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, executors: 0, rollups: 0, audit: 0, more: false };
   const stored = await findRetentionPolicies(dataSource.manager, tenantId);
   const tenant = tenantRetention(settings.ceiling, stored.find((p) => p.taskId === 0) ?? null);
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
+  let shortestRetentionMs = Math.min(tenant.runsMs, tenant.logsMs, tenant.alarmsMs);
+  for (const t of tasks.values()) shortestRetentionMs = Math.min(shortestRetentionMs, t.runsMs);
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, executors: 0, rollups: 0, audit: 0, more: false, shortestRetentionMs };
   const retentionOf = (taskId: number): EffectiveRetention => tasks.get(taskId) ?? tenant;
   const boundaries = new Map<number, { scheduledAt: number; id: number } | null>();
   const step = settings.step ?? (<T,>(work: () => Promise<T>) => work());

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { taskRetention, tenantRetention, validateRetention } from './retention';
+import { MAX_PURGE_PERIOD_MS, purgePeriodMs, taskRetention, tenantRetention, validateRetention } from './retention';
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const CEILING = { runsMs: 30 * DAY, logsMs: 7 * DAY, alarmsMs: 30 * DAY, minRunsKept: 100 };
 
 describe('retention: the floor of newest runs kept stays under the ceiling', () => {
@@ -17,5 +18,21 @@ describe('retention: the floor of newest runs kept stays under the ceiling', () 
     expect(tenant.minRunsKept).toBe(100);
     expect(taskRetention(CEILING, tenant, { runsMs: null, minRunsKept: 70_000 }).minRunsKept).toBe(100);
     expect(taskRetention(CEILING, tenant, { runsMs: null, minRunsKept: 3 }).minRunsKept).toBe(3);
+  });
+});
+
+describe('retention: how often a tenant is purged', () => {
+  const MINUTE = 60_000;
+  it('purges every tenth of the shortest retention, at most every 10 minutes', () => {
+    expect(purgePeriodMs(HOUR, 10_000)).toBe(6 * MINUTE);
+    expect(purgePeriodMs(7 * DAY, 10_000)).toBe(MAX_PURGE_PERIOD_MS);
+    expect(purgePeriodMs(100 * MINUTE, 10_000)).toBe(MAX_PURGE_PERIOD_MS);
+    expect(purgePeriodMs(100 * MINUTE - 10, 10_000)).toBe(10 * MINUTE - 1);
+  });
+
+  it("never sooner than the history job's own period", () => {
+    expect(purgePeriodMs(MINUTE, 10_000)).toBe(10_000);
+    expect(purgePeriodMs(MINUTE, 1_000)).toBe(6_000);
+    expect(purgePeriodMs(7 * DAY, 20 * MINUTE)).toBe(20 * MINUTE);
   });
 });

@@ -31,6 +31,13 @@ export class HistoryCursorEntity {
   @Column({ name: 'purge_position', type: 'bigint', transformer: millis })
   purgePosition!: number;
 
+  /**
+   * When the history job next purges the tenant (0: at its next turn). Between purges the job
+   * visits the tenant only when it has ended runs to roll up.
+   */
+  @Column({ name: 'purge_due_at', type: 'bigint', default: 0, transformer: millis })
+  purgeDueAt!: number;
+
   /** The engine node holding the lease, or null. */
   @Column({ type: 'varchar', length: 64, nullable: true })
   worker!: string | null;

@@ -42,7 +42,7 @@ export async function leaseHistoryCursor(manager: EntityManager, input: { tenant
   return { tenantId: input.tenantId, rolledUntil: num(r.rolled_until), settledUntil: num(r.settled_until), logsPurgedUntil: num(r.logs_purged_until), purgePosition: num(r.purge_position) };
 }
 
-type CursorField = 'rolled_until' | 'settled_until' | 'logs_purged_until' | 'purge_position';
+type CursorField = 'rolled_until' | 'settled_until' | 'logs_purged_until' | 'purge_position' | 'purge_due_at';
 
 /**
  * Moves the cursor, only while `worker` still holds the lease (false when it lost it: another
