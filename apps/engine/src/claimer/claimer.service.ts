@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { countTenantBacklog, inTransaction, type TenantTake } from '@baton/persistence';
+import { countTenantBacklog, findTenantsWithDue, inTransaction, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -40,6 +40,13 @@ const ACTIVE_MS = 5_000;
  * tenant holds here is read afresh at every claim.
  */
 export const BUDGETS_KEEP_MS = 100;
+
+/**
+ * Idle tenants a turn looks at (findTenantsWithDue: three index dives each, one short statement
+ * per 500), round their list: with up to this many, each is looked at every poll, and only those
+ * with a claimable run are read by the claim.
+ */
+export const IDLE_PROBED_PER_TURN = 1_000;
 
 interface Budgets {
   loads: TenantLoad[];
@@ -81,6 +88,8 @@ export class ClaimerService {
   private readonly logger = new Logger('Claimer');
   private readonly loop: PeriodicLoop;
   private cursor = { active: 0, idle: 0 };
+  /** Where the next turn's look at the idle tenants starts (withDueRuns). */
+  private probeCursor = 0;
   /** Active tenants not yet read in this poll's round: while some are left, turns follow at once. */
   private roundLeft = 0;
   private readonly lastClaimAt = new Map<string, number>();
@@ -136,7 +145,7 @@ export class ClaimerService {
     if (this.liveness.lapsed) return { claimed: 0, full: false, saturated: false };
     const now = this.clock.now();
     const { loads, budgets, engines } = await this.budgets(now);
-    const turn = planClaimTurn(loads, budgets, { batch, cursor: this.cursor });
+    const turn = planClaimTurn(await this.withDueRuns(loads, budgets, now), budgets, { batch, cursor: this.cursor });
     this.cursor = turn.nextCursor;
     if (this.roundLeft <= 0) this.roundLeft = turn.active;
     this.roundLeft -= turn.activeRead;
@@ -181,6 +190,23 @@ export class ClaimerService {
     }
     if (runs.length > 0) await this.handOver(runs);
     return { claimed: runs.length, full: whole || more, saturated: false };
+  }
+
+  /**
+   * The tenants a turn may read: the backlogged ones (their last read filled its allotment, or a
+   * turn was kicked for them) and, of the idle ones with room, those with a claimable run
+   * (findTenantsWithDue), IDLE_PROBED_PER_TURN of them a turn, round their list. An idle tenant
+   * costs a turn three index dives, not a range in its claim transaction (findTenantsWithDue says
+   * what that cost with 1,000 idle tenants).
+   */
+  private async withDueRuns(loads: TenantLoad[], budgets: ReadonlyMap<string, number>, now: number): Promise<TenantLoad[]> {
+    const idle = loads.filter((t) => !t.backlogged && t.claimShare > 0 && (budgets.get(t.id) ?? 0) > t.held);
+    if (idle.length === 0) return loads;
+    const start = this.probeCursor % idle.length;
+    const probed = idle.length <= IDLE_PROBED_PER_TURN ? idle : [...idle, ...idle].slice(start, start + IDLE_PROBED_PER_TURN);
+    this.probeCursor = start + probed.length;
+    const due = await findTenantsWithDue(this.dataSource.manager, { tenantIds: probed.map((t) => t.id), dueBefore: now + this.config.lookAheadMs, now });
+    return loads.filter((t) => t.backlogged || due.has(t.id));
   }
 
   /** A claim, its time observed in baton_engine_claim_seconds{kind="runs"} (a failed one too). */

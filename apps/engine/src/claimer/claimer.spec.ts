@@ -7,6 +7,7 @@ import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 import { KeyAdmissions } from '../runs/key-admissions';
+import { RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from './claim-tenants';
 import { BUDGETS_KEEP_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
@@ -257,6 +258,22 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(new Set(queue.runs.map((r) => r.tenantId)).size).toBe(1000);
     expect(queue.runs).toHaveLength(3000);
     expect(turns).toBeLessThanOrEqual(Math.ceil(1001 / TENANTS_PER_TURN) + 1);
+  });
+
+  it('looks at its idle tenants before it claims, and reads only those with a claimable run (a retry whose backoff is over, a window due)', async () => {
+    const values: string[] = [];
+    for (let i = 0; i < 1000; i++) values.push(`('i${String(i).padStart(4, '0')}', 't', 'default', 's', ${T0})`);
+    await db.dataSource.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES ${values.join(',')}`);
+    const pending = await insertRun(db.dataSource, { taskId: task, tenantId: 'i0777' });
+    const retry = await insertRun(db.dataSource, { taskId: task, tenantId: 'i0901', state: 'RETRY_WAIT', dueAt: T0 - 1 });
+    await insertRun(db.dataSource, { taskId: task, tenantId: 'i0902', state: 'COALESCING', dueAt: T0 + 1000 }); // its window still open
+    await insertRun(db.dataSource, { taskId: task, tenantId: 'i0903', dueAt: T0 + 2001 }); // beyond the look-ahead
+    const claims = vi.spyOn(RunClaims.prototype, 'claim');
+    const { claimer, queue } = side();
+    await claimer.claimOnce();
+    expect(claims.mock.calls.map(([, takes]) => takes.map((t) => t.tenantId))).toEqual([['i0777', 'i0901']]);
+    expect(queue.runs.map((r) => r.runId).sort()).toEqual([pending, retry].sort());
+    claims.mockRestore();
   });
 
   it('cancels claimed runs whose task was deleted', async () => {

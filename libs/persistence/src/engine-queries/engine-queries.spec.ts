@@ -5,6 +5,7 @@ import { untilLockWaits } from '../../../../test/support/lock-waits';
 import { EngineGroupEntity, RunAttemptEntity, RunEntity, TenantEntity } from '../entities';
 import { autocommitted, inTransaction } from '../nest';
 import { claimDueRuns, claimDueRunsSql, claimRangeParams } from './runs/claim-due-runs';
+import { findTenantsWithDue, findTenantsWithDueSql } from './runs/find-tenants-with-due';
 import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
@@ -543,6 +544,27 @@ describe('engine query plans on mysql', () => {
     expect(plan.Extra ?? '').not.toMatch(/filesort/);
     const columns: Array<{ Column_name: string; Collation: string }> = await db.dataSource.query(`SHOW INDEX FROM runs WHERE Key_name = 'ix_runs_claim'`);
     expect(columns.map((c) => `${c.Column_name} ${c.Collation}`)).toEqual(['engine_group A', 'state A', 'tenant_id A', 'due_at A', 'priority D']);
+  });
+
+  it('the look at idle tenants is index dives into ix_runs_claim, the rows never read, however many runs a tenant has due', async () => {
+    const runner = db.dataSource.createQueryRunner();
+    await runner.startTransaction('READ COMMITTED');
+    try {
+      const ids = ['acme', 't1', 'idle'];
+      await runner.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES ${ids.map(() => "(?, 'x', 'default', 's', 0)").join(', ')}`, ids);
+      const rows: Array<{ table: string | null; key: string | null; type: string; Extra: string | null }> = await runner.query(`EXPLAIN ${findTenantsWithDueSql('mysql', 3)}`, [...ids, T + 40_000, T]);
+      const ofRuns = rows.filter((r) => r.table === 'runs');
+      expect(ofRuns).toHaveLength(2);
+      for (const r of ofRuns) {
+        expect(r.key).toBe('ix_runs_claim');
+        expect(r.Extra ?? '').toMatch(/Using index/);
+      }
+      // acme has 6,000 due runs, t1 five, `idle` none.
+      expect(await findTenantsWithDue(runner.manager, { tenantIds: ids, dueBefore: T + 40_000, now: T })).toEqual(new Set(['acme', 't1']));
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 
   it('a turn of 100 tenants is one statement of index ranges, each read as far as its LIMIT, whatever the other tenants’ backlogs', async () => {

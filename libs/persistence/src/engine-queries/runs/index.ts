@@ -3,6 +3,7 @@ export * from './claim-due-runs';
 export * from './claim-named-runs';
 export * from './read-named-runs';
 export * from './count-tenant-backlog';
+export * from './find-tenants-with-due';
 export * from './find-claimed-run-tasks';
 export * from './renew-leases';
 export * from './find-lease-holders';
