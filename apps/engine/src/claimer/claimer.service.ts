@@ -12,7 +12,7 @@ import { ClockWatch } from '../common/clock-watch';
 import { NodeLiveness } from '../common/node-liveness';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
-import { planClaimTurn, tenantBudgets, type TenantLoad } from './claim-turn';
+import { planClaimTurn, tenantBudgets, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 import { RunClaims } from '../runs/run-claims';
 
@@ -42,11 +42,14 @@ const ACTIVE_MS = 5_000;
 export const BUDGETS_KEEP_MS = 100;
 
 /**
- * Idle tenants a turn looks at (findTenantsWithDue: three index dives each, one short statement
- * per 500), round their list: with up to this many, each is looked at every poll, and only those
- * with a claimable run are read by the claim.
+ * Idle tenants a turn looks at (findTenantsWithDue: three index dives each, in one short
+ * statement), round their list; only those with a claimable run are read by the claim. As many as
+ * a turn reads: 1,000 idle tenants are each looked at every 10 polls (2 s at the default
+ * BATON_CLAIM_INTERVAL_MS). Runs due later are claimed ahead (the look-ahead), and those a console
+ * writes come with a wake-up: the look finds what neither brought (a wake-up lost with its
+ * console, runs a stopped engine gave back).
  */
-export const IDLE_PROBED_PER_TURN = 1_000;
+export const IDLE_PROBED_PER_TURN = TENANTS_PER_TURN;
 
 interface Budgets {
   loads: TenantLoad[];
@@ -88,7 +91,7 @@ export class ClaimerService {
   private readonly logger = new Logger('Claimer');
   private readonly loop: PeriodicLoop;
   private cursor = { active: 0, idle: 0 };
-  /** Where the next turn's look at the idle tenants starts (withDueRuns). */
+  /** Where the next turn's look at the idle tenants starts (idleWithDueRuns). */
   private probeCursor = 0;
   /** Active tenants not yet read in this poll's round: while some are left, turns follow at once. */
   private roundLeft = 0;
@@ -145,8 +148,11 @@ export class ClaimerService {
     if (this.liveness.lapsed) return { claimed: 0, full: false, saturated: false };
     const now = this.clock.now();
     const { loads, budgets, engines } = await this.budgets(now);
-    const turn = planClaimTurn(await this.withDueRuns(loads, budgets, now), budgets, { batch, cursor: this.cursor });
+    const look = await this.idleWithDueRuns(loads, budgets, now);
+    // The idle tenants go in the order of the look, from its first: the look's window is their rotation.
+    const turn = planClaimTurn(loads.filter((t) => t.backlogged || look.due.has(t.id)), budgets, { batch, cursor: { active: this.cursor.active, idle: 0 } });
     this.cursor = turn.nextCursor;
+    this.probeCursor = look.nextStart(new Set(turn.takes.map((take) => take.tenantId)));
     if (this.roundLeft <= 0) this.roundLeft = turn.active;
     this.roundLeft -= turn.activeRead;
     const more = this.roundLeft > 0;
@@ -193,20 +199,24 @@ export class ClaimerService {
   }
 
   /**
-   * The tenants a turn may read: the backlogged ones (their last read filled its allotment, or a
-   * turn was kicked for them) and, of the idle ones with room, those with a claimable run
-   * (findTenantsWithDue), IDLE_PROBED_PER_TURN of them a turn, round their list. An idle tenant
+   * The next IDLE_PROBED_PER_TURN of the idle tenants with room (round their list from
+   * probeCursor), and those of them with a claimable run (findTenantsWithDue): an idle tenant
    * costs a turn three index dives, not a range in its claim transaction (findTenantsWithDue says
-   * what that cost with 1,000 idle tenants).
+   * what that cost with 1,000 idle tenants). `nextStart` moves the window past the tenants the turn
+   * read and those with nothing due, and stops at the first due one it had no place for.
    */
-  private async withDueRuns(loads: TenantLoad[], budgets: ReadonlyMap<string, number>, now: number): Promise<TenantLoad[]> {
+  private async idleWithDueRuns(loads: TenantLoad[], budgets: ReadonlyMap<string, number>, now: number): Promise<{ due: Set<string>; nextStart: (read: ReadonlySet<string>) => number }> {
     const idle = loads.filter((t) => !t.backlogged && t.claimShare > 0 && (budgets.get(t.id) ?? 0) > t.held);
-    if (idle.length === 0) return loads;
+    if (idle.length === 0) return { due: new Set(), nextStart: () => 0 };
     const start = this.probeCursor % idle.length;
-    const probed = idle.length <= IDLE_PROBED_PER_TURN ? idle : [...idle, ...idle].slice(start, start + IDLE_PROBED_PER_TURN);
-    this.probeCursor = start + probed.length;
-    const due = await findTenantsWithDue(this.dataSource.manager, { tenantIds: probed.map((t) => t.id), dueBefore: now + this.config.lookAheadMs, now });
-    return loads.filter((t) => t.backlogged || due.has(t.id));
+    const window = idle.length <= IDLE_PROBED_PER_TURN ? [...idle.slice(start), ...idle.slice(0, start)] : [...idle, ...idle].slice(start, start + IDLE_PROBED_PER_TURN);
+    const due = await findTenantsWithDue(this.dataSource.manager, { tenantIds: window.map((t) => t.id), dueBefore: now + this.config.lookAheadMs, now });
+    const nextStart = (read: ReadonlySet<string>) => {
+      let passed = 0;
+      while (passed < window.length && (!due.has(window[passed].id) || read.has(window[passed].id))) passed++;
+      return start + passed;
+    };
+    return { due, nextStart };
   }
 
   /** A claim, its time observed in baton_engine_claim_seconds{kind="runs"} (a failed one too). */
