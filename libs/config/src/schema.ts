@@ -134,7 +134,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   { name: 'BATON_MAX_RUNS_KEPT', type: 'integer', default: '100', min: 0, processes: SERVERS, description: "The most newest runs of a task a tenant's or task's `minRunsKept` may keep whatever their age: the ceiling of that floor (0: no run outlives the run retention). Default 100." },
   ms('BATON_AUDIT_RETENTION_MS', 365 * 86_400_000, "The audit log's records are purged this long after they were written: the operator's ceiling, which no tenant can shorten (the log is append-only otherwise). Default 365 days.", 86_400_000),
   ms('BATON_STATS_RETENTION_MS', 400 * 86_400_000, 'Hourly statistics (rollups) are kept this long; minute rollups 48 hours. Default 400 days.', 86_400_000),
-  ms('BATON_HISTORY_INTERVAL_MS', 10_000, "Period of the history job (statistics rollups, then purge of what retention lets go), each tenant on one engine at a time.", 1000),
+  ms('BATON_HISTORY_INTERVAL_MS', 10_000, "Period of the history job (statistics rollups, then purge of what retention lets go), each tenant on one engine at a time. A turn visits only the tenants with runs ended since their last rollup or a purge due: a tenant is purged every tenth of its shortest retention, at most every 10 minutes, and at the next turn after its retention changes.", 1000),
   int('BATON_PURGE_BATCH', 500, 'Runs (or alarms) deleted per purge transaction: small, so no lock is held long.', 1),
   // Alarms.
   { name: 'BATON_BROKER_URL', type: 'string', processes: SERVERS, description: 'ActiveMQ STOMP broker(s) for alarms: `stomp://[user:pass@]host:61613`, a comma failover list or `failover:(…)`. Engines publish, consoles subscribe. Default none: the in-process bus (embedded mode; a console alone then gets no live alarms).' },
