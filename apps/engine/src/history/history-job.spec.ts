@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { ALL_TASKS, estimatePercentile, HOUR_MS, ManualClock, MAX_PURGE_PERIOD_MS, MINUTE_MS, type Clock } from '@baton/domain';
-import { claimDueRuns, deleteEndedRuns, readRollups, RetentionPolicyEntity, saveRetentionPolicy } from '@baton/persistence';
+import { claimDueRuns, deleteEndedRuns, findHistoryWorkSql, readRollups, RetentionPolicyEntity, saveRetentionPolicy } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { readEngineConfig } from '../config/engine-config';
 import { GROUP, seedExecutor, seedRun, seedTask, seedTenant, TENANT, type SeededTask } from '../testing/dispatch-side-kit';
@@ -115,6 +115,13 @@ describe.each(TEST_DATABASES)('history job on %s', (kind) => {
       expect((await a.tick()).has(TENANT)).toBe(false);
       await b.stop(); // releases its tenants at once
       expect((await a.tick()).has(TENANT)).toBe(true);
+    });
+
+    it.runIf(kind === 'mysql')("looks for a tenant's ended runs in ix_runs_tenant_finished, from the index alone", async () => {
+      const plan = (await db.dataSource.query(`EXPLAIN ${findHistoryWorkSql(1)}`, [T, T, GROUP, 'node-a', T])) as Array<{ table: string; key: string | null; Extra: string | null }>;
+      const runs = plan.find((r) => r.table === 'r');
+      expect(runs?.key).toBe('ix_runs_tenant_finished');
+      expect(runs?.Extra ?? '').toMatch(/Using index/);
     });
 
     it('visits a tenant only when runs ended since its settled point: an idle tenant costs no statement of its own', async () => {

@@ -33,17 +33,24 @@ export interface HistoryWork {
  */
 export async function findHistoryWork(manager: EntityManager, input: { groups: readonly string[]; worker: string; now: number; endsBefore: number }): Promise<HistoryWork[]> {
   if (input.groups.length === 0) return [];
-  const { rows } = await execute<{ tenant_id: unknown; has_ends: unknown; purge_due: unknown }>(
-    manager,
-    `SELECT * FROM (
-       SELECT t.id AS tenant_id,
-              (c.tenant_id IS NULL OR c.rolled_until = 0
-                OR EXISTS (SELECT 1 FROM runs r WHERE r.tenant_id = t.id AND r.finished_at >= c.settled_until AND r.finished_at < ?)) AS has_ends,
-              (COALESCE(c.purge_due_at, 0) <= ?) AS purge_due
-         FROM tenants t LEFT JOIN history_cursors c ON c.tenant_id = t.id
-        WHERE t.engine_group IN (${placeholders(input.groups.length)}) AND (c.worker IS NULL OR c.worker = ? OR c.worker_until < ?)
-     ) w WHERE has_ends = 1 OR purge_due = 1 ORDER BY tenant_id`,
-    [input.endsBefore, input.now, ...input.groups, input.worker, input.now],
-  );
+  const { rows } = await execute<{ tenant_id: unknown; has_ends: unknown; purge_due: unknown }>(manager, findHistoryWorkSql(input.groups.length), [
+    input.endsBefore,
+    input.now,
+    ...input.groups,
+    input.worker,
+    input.now,
+  ]);
   return rows.map((r) => ({ tenantId: String(r.tenant_id), hasEnds: Number(r.has_ends) === 1, purgeDue: Number(r.purge_due) === 1 }));
+}
+
+/** The statement for `groups` engine groups: exported so the plan test EXPLAINs this very text. */
+export function findHistoryWorkSql(groups: number): string {
+  return `SELECT * FROM (
+            SELECT t.id AS tenant_id,
+                   (c.tenant_id IS NULL OR c.rolled_until = 0
+                     OR EXISTS (SELECT 1 FROM runs r WHERE r.tenant_id = t.id AND r.finished_at >= c.settled_until AND r.finished_at < ?)) AS has_ends,
+                   (COALESCE(c.purge_due_at, 0) <= ?) AS purge_due
+              FROM tenants t LEFT JOIN history_cursors c ON c.tenant_id = t.id
+             WHERE t.engine_group IN (${placeholders(groups)}) AND (c.worker IS NULL OR c.worker = ? OR c.worker_until < ?)
+          ) w WHERE has_ends = 1 OR purge_due = 1 ORDER BY tenant_id`;
 }

@@ -15,6 +15,6 @@ export type { UnusedRunKey } from './find-unused-run-keys';
 export { deleteRunKeys } from './delete-run-keys';
 export { findRetentionPolicies } from './retention-policies';
 export type { StoredRetention } from './retention-policies';
-export { findHistoryWork } from './find-history-work';
+export { findHistoryWork, findHistoryWorkSql } from './find-history-work';
 export type { HistoryWork } from './find-history-work';
 export { countLiveRuns } from './count-live-runs';
