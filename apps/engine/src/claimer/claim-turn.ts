@@ -45,18 +45,35 @@ export interface TenantLoad extends ClaimTenantRow {
  * next turn on it is one of them.
  */
 export function tenantBudgets(tenants: readonly TenantLoad[], options: { maxHeld: number; engines: number }): Map<string, number> {
+  return budgetTable(tenants, options).budgets;
+}
+
+/**
+ * tenantBudgets, with what is left for the tenants not given (`spare`): a tenant without due work
+ * lately takes part in no division, so its budget (idleBudget) needs only the spare — the claimer
+ * passes the tenants that are active or backlogged and works an idle one's out when it needs it.
+ */
+export function budgetTable(tenants: readonly TenantLoad[], options: { maxHeld: number; engines: number }): { budgets: Map<string, number>; spare: number } {
   const engines = Math.max(1, options.engines);
-  const capOf = (t: TenantLoad) => Math.max(MIN_TENANT_HELD, Math.ceil((HELD_PER_ROOM * t.executorRoom) / engines) + t.recentlyAccepted);
   const busy = tenants.filter((t) => t.active);
   const budgets = fairShares(
     options.maxHeld,
-    busy.map((t) => ({ key: t.id, weight: Math.max(0, t.claimShare), cap: capOf(t) })),
+    busy.map((t) => ({ key: t.id, weight: Math.max(0, t.claimShare), cap: capOf(t, engines) })),
   );
   let used = 0;
   for (const b of budgets.values()) used += b;
   const spare = Math.max(MIN_TENANT_HELD, options.maxHeld - used);
-  for (const t of tenants) if (!t.active) budgets.set(t.id, Math.min(capOf(t), spare));
-  return budgets;
+  for (const t of tenants) if (!t.active) budgets.set(t.id, idleBudget(t, spare, engines));
+  return { budgets, spare };
+}
+
+/** The budget of a tenant without due work lately: its cap, out of what the busy ones leave. */
+export function idleBudget(t: Pick<TenantLoad, 'executorRoom' | 'recentlyAccepted'>, spare: number, engines: number): number {
+  return Math.min(capOf(t, Math.max(1, engines)), spare);
+}
+
+function capOf(t: Pick<TenantLoad, 'executorRoom' | 'recentlyAccepted'>, engines: number): number {
+  return Math.max(MIN_TENANT_HELD, Math.ceil((HELD_PER_ROOM * t.executorRoom) / engines) + t.recentlyAccepted);
 }
 
 export interface ClaimTurn {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
-import { countTenantBacklog, findTenantsWithDue, inTransaction, type TenantTake } from '@baton/persistence';
+import { countTenantBacklog, findTenantsWithDue, inTransaction, type ClaimTenantRow, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -12,7 +12,7 @@ import { ClockWatch } from '../common/clock-watch';
 import { NodeLiveness } from '../common/node-liveness';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
-import { planClaimTurn, tenantBudgets, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
+import { budgetTable, idleBudget, planClaimTurn, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 import { RunClaims } from '../runs/run-claims';
 
@@ -52,10 +52,16 @@ export const BUDGETS_KEEP_MS = 100;
 export const IDLE_PROBED_PER_TURN = TENANTS_PER_TURN;
 
 interface Budgets {
-  loads: TenantLoad[];
-  /** `loads` by tenant id. */
-  byId: Map<string, TenantLoad>;
+  /** Every tenant of the node's groups (ClaimTenants' list, by id). */
+  rows: readonly ClaimTenantRow[];
+  /** `rows` by tenant id. */
+  byId: ReadonlyMap<string, ClaimTenantRow>;
+  /** The tenants active or backlogged here, with their loads: the others are idle (no runs held, none claimed lately). */
+  busy: Map<string, TenantLoad>;
+  /** The busy tenants' budgets (budgetTable); an idle tenant's is worked out when needed (budgetOf). */
   budgets: Map<string, number>;
+  /** What the busy tenants leave of maxHeld: an idle tenant's budget comes out of it. */
+  spare: number;
   engines: number;
 }
 
@@ -98,6 +104,8 @@ export class ClaimerService {
   private readonly lastClaimAt = new Map<string, number>();
   /** The last budgets worked out, and when (BUDGETS_KEEP_MS). */
   private kept: { at: number; budgets: Budgets } | null = null;
+  /** ClaimTenants' list last seen, by id (made again only when the list is read again). */
+  private byId: { rows: readonly ClaimTenantRow[]; map: Map<string, ClaimTenantRow> } | null = null;
   /** Tenants whose last read filled their allotment: more of their runs are probably due. */
   private readonly backlogged = new Set<string>();
   /** Tenants that filled their budget, with it: the next turn comes when half of it has gone. */
@@ -147,10 +155,14 @@ export class ClaimerService {
     // Back from a stall: not before the heartbeat has shown whether this node is still UP (NodeLiveness).
     if (this.liveness.lapsed) return { claimed: 0, full: false, saturated: false };
     const now = this.clock.now();
-    const { loads, budgets, engines } = await this.budgets(now);
-    const look = await this.idleWithDueRuns(loads, budgets, now);
-    // The idle tenants go in the order of the look, from its first: the look's window is their rotation.
-    const turn = planClaimTurn(loads.filter((t) => t.backlogged || look.due.has(t.id)), budgets, { batch, cursor: { active: this.cursor.active, idle: 0 } });
+    const table = await this.budgets(now);
+    const { engines } = table;
+    const look = await this.idleWithDueRuns(table, now);
+    // This turn's tenants: the backlogged, then the idle ones of the look in its order (the look's window is their rotation).
+    const budgets = new Map(table.budgets);
+    for (const t of look.due) budgets.set(t.id, this.budgetOf(table, t.id, now));
+    const backlogged = [...table.busy.values()].filter((t) => t.backlogged);
+    const turn = planClaimTurn([...backlogged, ...look.due], budgets, { batch, cursor: { active: this.cursor.active, idle: 0 } });
     this.cursor = turn.nextCursor;
     this.probeCursor = look.nextStart(new Set(turn.takes.map((take) => take.tenantId)));
     if (this.roundLeft <= 0) this.roundLeft = turn.active;
@@ -199,24 +211,32 @@ export class ClaimerService {
   }
 
   /**
-   * The next IDLE_PROBED_PER_TURN of the idle tenants with room (round their list from
-   * probeCursor), and those of them with a claimable run (findTenantsWithDue): an idle tenant
-   * costs a turn three index dives, not a range in its claim transaction (findTenantsWithDue says
-   * what that cost with 1,000 idle tenants). `nextStart` moves the window past the tenants the turn
-   * read and those with nothing due, and stops at the first due one it had no place for.
+   * The next IDLE_PROBED_PER_TURN of the tenants not backlogged that have room (round the list of
+   * all tenants from probeCursor), and those of them with a claimable run (findTenantsWithDue): an
+   * idle tenant costs a turn three index dives, not a range in its claim transaction
+   * (findTenantsWithDue says what that cost with 1,000 idle tenants), and no object unless it is
+   * in the window. `nextStart` moves the window past the tenants the turn read and those with
+   * nothing due, and stops at the first due one it had no place for.
    */
-  private async idleWithDueRuns(loads: TenantLoad[], budgets: ReadonlyMap<string, number>, now: number): Promise<{ due: Set<string>; nextStart: (read: ReadonlySet<string>) => number }> {
-    const idle = loads.filter((t) => !t.backlogged && t.claimShare > 0 && (budgets.get(t.id) ?? 0) > t.held);
-    if (idle.length === 0) return { due: new Set(), nextStart: () => 0 };
-    const start = this.probeCursor % idle.length;
-    const window = idle.length <= IDLE_PROBED_PER_TURN ? [...idle.slice(start), ...idle.slice(0, start)] : [...idle, ...idle].slice(start, start + IDLE_PROBED_PER_TURN);
-    const due = await findTenantsWithDue(this.dataSource.manager, { tenantIds: window.map((t) => t.id), dueBefore: now + this.config.lookAheadMs, now });
+  private async idleWithDueRuns(b: Budgets, now: number): Promise<{ due: TenantLoad[]; nextStart: (read: ReadonlySet<string>) => number }> {
+    const rows = b.rows;
+    const start = rows.length === 0 ? 0 : this.probeCursor % rows.length;
+    const window: Array<{ at: number; load: TenantLoad }> = [];
+    let scanned = 0;
+    for (; scanned < rows.length && window.length < IDLE_PROBED_PER_TURN; scanned++) {
+      const row = rows[(start + scanned) % rows.length];
+      const busy = b.busy.get(row.id);
+      if (busy?.backlogged || row.claimShare <= 0) continue;
+      const load = busy ?? this.loadOf(row, now, { held: 0, active: false, backlogged: false });
+      if (this.budgetOf(b, row.id, now) > load.held) window.push({ at: start + scanned, load });
+    }
+    if (window.length === 0) return { due: [], nextStart: () => start + scanned };
+    const found = await findTenantsWithDue(this.dataSource.manager, { tenantIds: window.map((w) => w.load.id), dueBefore: now + this.config.lookAheadMs, now });
     const nextStart = (read: ReadonlySet<string>) => {
-      let passed = 0;
-      while (passed < window.length && (!due.has(window[passed].id) || read.has(window[passed].id))) passed++;
-      return start + passed;
+      const stop = window.find((w) => found.has(w.load.id) && !read.has(w.load.id));
+      return stop ? stop.at : start + scanned;
     };
-    return { due, nextStart };
+    return { due: window.filter((w) => found.has(w.load.id)).map((w) => w.load), nextStart };
   }
 
   /** A claim, its time observed in baton_engine_claim_seconds{kind="runs"} (a failed one too). */
@@ -241,9 +261,9 @@ export class ClaimerService {
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
     if (!this.loop.isRunning || this.liveness.lapsed) return true;
     const now = this.clock.now();
-    const { byId, budgets } = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
-    const tenant = byId.get(tenantId);
-    const room = Math.min((budgets.get(tenantId) ?? 0) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
+    const kept = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
+    const tenant = kept.byId.get(tenantId);
+    const room = Math.min(this.budgetOf(kept, tenantId, now) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
     if (!tenant || room < runIds.length) return false;
     const named = { tenantId, engineGroup: tenant.engineGroup };
     const runs = await this.timedClaim(async () => {
@@ -261,19 +281,40 @@ export class ClaimerService {
     return true;
   }
 
-  /** Each tenant's load on this node and what it may hold here (tenantBudgets), as of `now`; kept for the claims by id. */
+  /**
+   * The loads of the tenants active or backlogged on this node and their budgets (budgetTable), as
+   * of `now`; kept for the claims by id. An idle tenant gets no object here: with 10,000 tenants
+   * a pass that copied each one cost an engine ~0.1 of a core, idle (its CPU profile, 2026-12-06).
+   */
   private async budgets(now: number): Promise<Budgets> {
-    const loads = (await this.tenants.current()).map((t): TenantLoad => {
+    const rows = await this.tenants.current();
+    if (this.byId?.rows !== rows) this.byId = { rows, map: new Map(rows.map((t) => [t.id, t])) };
+    const busy = new Map<string, TenantLoad>();
+    for (const t of rows) {
       const held = this.dueQueue.heldOf(t.id);
-      const recentlyAccepted = this.pace.recent(t.id, now, this.config.lookAheadMs);
       const active = held > 0 || now - (this.lastClaimAt.get(t.id) ?? -Infinity) < ACTIVE_MS;
-      // Object.assign, not `{ ...t, held, … }`: V8 (Node 20) builds a spread followed by more keys on a slow path, 8 µs a tenant.
-      return Object.assign({}, t, { held, recentlyAccepted, backlogged: this.backlogged.has(t.id), active });
-    });
+      const backlogged = this.backlogged.has(t.id);
+      if (active || backlogged) busy.set(t.id, this.loadOf(t, now, { held, active, backlogged }));
+    }
     const engines = this.peers.sharing();
-    const budgets: Budgets = { loads, byId: new Map(loads.map((t) => [t.id, t])), budgets: tenantBudgets(loads, { maxHeld: this.config.maxHeld, engines }), engines };
-    this.kept = { at: now, budgets };
-    return budgets;
+    const { budgets, spare } = budgetTable([...busy.values()], { maxHeld: this.config.maxHeld, engines });
+    const kept: Budgets = { rows, byId: this.byId.map, busy, budgets, spare, engines };
+    this.kept = { at: now, budgets: kept };
+    return kept;
+  }
+
+  /** A tenant's load on this node. */
+  private loadOf(t: ClaimTenantRow, now: number, state: { held: number; active: boolean; backlogged: boolean }): TenantLoad {
+    // Object.assign, not `{ ...t, held, … }`: V8 (Node 20) builds a spread followed by more keys on a slow path, 8 µs a tenant.
+    return Object.assign({}, t, state, { recentlyAccepted: this.pace.recent(t.id, now, this.config.lookAheadMs) });
+  }
+
+  /** What a tenant may hold here: a busy one's budget, an idle one's cap out of the spare (0: not a tenant of the node's groups). */
+  private budgetOf(b: Budgets, tenantId: string, now: number): number {
+    const budget = b.budgets.get(tenantId);
+    if (budget !== undefined) return budget;
+    const row = b.byId.get(tenantId);
+    return row ? idleBudget({ executorRoom: row.executorRoom, recentlyAccepted: this.pace.recent(tenantId, now, this.config.lookAheadMs) }, b.spare, b.engines) : 0;
   }
 
   /**
