@@ -96,7 +96,8 @@ export const WOKEN_RUNS_GRACE_MS = 250;
 export class ClaimerService {
   private readonly logger = new Logger('Claimer');
   private readonly loop: PeriodicLoop;
-  private cursor = { active: 0, idle: 0 };
+  /** Where the next turn starts among the backlogged tenants (the idle ones go by the look's window: probeCursor). */
+  private activeCursor = 0;
   /** Where the next turn's look at the idle tenants starts (idleWithDueRuns). */
   private probeCursor = 0;
   /** Active tenants not yet read in this poll's round: while some are left, turns follow at once. */
@@ -162,8 +163,8 @@ export class ClaimerService {
     const budgets = new Map(table.budgets);
     for (const t of look.due) budgets.set(t.id, this.budgetOf(table, t.id, now));
     const backlogged = [...table.busy.values()].filter((t) => t.backlogged);
-    const turn = planClaimTurn([...backlogged, ...look.due], budgets, { batch, cursor: { active: this.cursor.active, idle: 0 } });
-    this.cursor = turn.nextCursor;
+    const turn = planClaimTurn([...backlogged, ...look.due], budgets, { batch, cursor: { active: this.activeCursor, idle: 0 } });
+    this.activeCursor = turn.nextCursor.active;
     this.probeCursor = look.nextStart(new Set(turn.takes.map((take) => take.tenantId)));
     if (this.roundLeft <= 0) this.roundLeft = turn.active;
     this.roundLeft -= turn.activeRead;

@@ -283,6 +283,19 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     claims.mockRestore();
   });
 
+  it('moves its look at idle tenants past those it read, not past a due one the turn had no place for', async () => {
+    const values: string[] = [];
+    for (let i = 0; i < 250; i++) values.push(`('w${String(i).padStart(4, '0')}', 't', 'default', 's', ${T0})`);
+    await db.dataSource.query(`INSERT INTO tenants (id, name, engine_group, executor_secret, created_at) VALUES ${values.join(',')}`);
+    for (let i = 0; i < 250; i++) await insertRun(db.dataSource, { taskId: task, tenantId: `w${String(i).padStart(4, '0')}` });
+    const { claimer, queue } = side({ claimBatch: 50 }); // a turn takes 50 runs: half the tenants its look finds due
+    const read = () => [...new Set(queue.runs.map((r) => r.tenantId))].sort();
+    for (let turns = 0; read().length < 100 && turns < 20; turns++) await claimer.claimOnce();
+    // The due tenants the first look found and the turn had no place for come next, before the next window's.
+    expect(read()).toHaveLength(100);
+    expect(read()[99]).toBe('w0099');
+  });
+
   it('cancels claimed runs whose task was deleted', async () => {
     const orphan = await insertRun(db.dataSource, { taskId: 9999 });
     const fine = await insertRun(db.dataSource, { taskId: task });
