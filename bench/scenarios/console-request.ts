@@ -18,6 +18,7 @@ import { fmt, table } from '../support/table';
  * console's V8 CPU profile over the measured requests (bench/results/profiles/console-request<tag>/).
  */
 
+/** Keep-alive connections, each with one request in flight (`--connections`). */
 const CONNECTIONS = 16;
 const TASKS = 8;
 
@@ -35,8 +36,9 @@ export const consoleRequest: Scenario = {
   quickSet: false,
   options: [
     ['--requests=3000', 'measured requests of each kind (after 1,000 of warm-up)'],
-    ['--kinds=trigger,list,me', 'trigger: POST /api/tasks/:id/trigger {params}; list: GET /api/tasks; me: GET /api/auth/me (no SQL: the pipeline alone)'],
+    ['--kinds=trigger,list,me', 'trigger: POST /api/tasks/:id/trigger {params}; list: GET /api/tasks; me: GET /api/auth/me (no SQL: the pipeline alone); batch1, batch10: POST /api/runs/batch of 1 and 10 runs'],
     ['--profile', "the console's V8 CPU profile over the measured requests (`node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums it)"],
+    ['--connections=16', 'keep-alive connections, one request in flight on each (1: no two requests share a commit or a wake-up)'],
     ['--tag=-x', 'result file suffix: bench/results/console-request-x.json'],
   ]
     .map(([flag, what]) => `${flag.padEnd(30)} ${what}`)
@@ -45,6 +47,7 @@ export const consoleRequest: Scenario = {
     const n = Number(option(args, 'requests') ?? 3000);
     const kinds = (option(args, 'kinds') ?? 'trigger,list,me').split(',');
     const tag = option(args, 'tag') ?? '';
+    const connections = Number(option(args, 'connections') ?? CONNECTIONS);
     const profileDir = args.includes('--profile') ? join(RESULTS_DIR, 'profiles', `console-request${tag}`) : null;
     const c = await Cluster.open('cr', 'acme');
     try {
@@ -54,7 +57,7 @@ export const consoleRequest: Scenario = {
       const console_ = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1', ...profiled } });
       const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
       const url = new URL(console_.url);
-      const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+      const agent = new Agent({ keepAlive: true, maxSockets: connections });
       const call = (method: string, path: string, body?: unknown) =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {
           const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -79,13 +82,15 @@ export const consoleRequest: Scenario = {
         trigger: (i) => call('POST', `/api/tasks/${taskIds[i % TASKS]}/trigger`, { params: { k: `k${i}`, task: i % TASKS } }),
         list: () => call('GET', '/api/tasks'),
         me: () => call('GET', '/api/auth/me'),
+        batch1: (i) => call('POST', '/api/runs/batch', { runs: [{ taskId: taskIds[i % TASKS], params: { k: `k${i}`, task: i % TASKS } }] }),
+        batch10: (i) => call('POST', '/api/runs/batch', { runs: Array.from({ length: 10 }, (_, j) => ({ taskId: taskIds[(i + j) % TASKS], params: { k: `k${i}-${j}`, task: (i + j) % TASKS } })) }),
       };
-      /** `count` requests of a kind, CONNECTIONS at a time; their statuses. */
+      /** `count` requests of a kind, `connections` at a time; their statuses. */
       const loop = async (kind: string, count: number) => {
         const statuses: Record<string, number> = {};
         let next = 0;
         await Promise.all(
-          Array.from({ length: CONNECTIONS }, async () => {
+          Array.from({ length: connections }, async () => {
             while (next < count) {
               const { status } = await send[kind](next++);
               statuses[status] = (statuses[status] ?? 0) + 1;
@@ -107,8 +112,8 @@ export const consoleRequest: Scenario = {
         log(`  ${kind}: ${n} requests, console CPU ${cpuMsPerRequest} ms a request, ${wallS.toFixed(1)} s, statuses ${JSON.stringify(statuses)}`);
       }
       agent.destroy();
-      console.log(`\nConsole request — the console's CPU per request (ms), ${CONNECTIONS} keep-alive connections, closed loop\n${table(['kind', 'requests', 'CPU ms / request', 'wall s', 'statuses'], figures.map((f) => [f.kind, f.requests, fmt(f.cpuMsPerRequest), f.wallS, JSON.stringify(f.statuses)]))}\n`);
-      writeResult(`console-request${tag}.json`, { benchmark: 'console-request', machine: machine(), plan: { requests: n, kinds, connections: CONNECTIONS, tasks: TASKS }, figures });
+      console.log(`\nConsole request — the console's CPU per request (ms), ${connections} keep-alive connections, closed loop\n${table(['kind', 'requests', 'CPU ms / request', 'wall s', 'statuses'], figures.map((f) => [f.kind, f.requests, fmt(f.cpuMsPerRequest), f.wallS, JSON.stringify(f.statuses)]))}\n`);
+      writeResult(`console-request${tag}.json`, { benchmark: 'console-request', machine: machine(), plan: { requests: n, kinds, connections, tasks: TASKS }, figures });
       return figures.map((f): [string, string] => [`console-request ${f.kind}`, `${f.cpuMsPerRequest} ms CPU a request`]);
     } finally {
       await c.close(false);
