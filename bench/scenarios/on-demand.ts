@@ -280,6 +280,7 @@ export const onDemand: Scenario = {
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],
       ['--engine-env=K=V,…', "Baton only: settings for both engines (e.g. BATON_ACK_HOLD_MS=0, to see what a default is worth); default: none"],
       ['--client-in-flight=N', "Baton only: the Node SDK client's maxBatchesInFlight in the client series; default: the SDK's"],
+      ['--baton-nodes', "Baton only: as 2 nodes (`baton node`: a console and an engine in one process) instead of 1 console and 2 engines; submissions go to the first"],
       ['--other-tenants=N', "Baton only: N more tenants in the engines' group, idle (no task, no executor): what a platform's other customers cost a busy one; default: 0"],
       ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
       ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
@@ -319,6 +320,7 @@ export const onDemand: Scenario = {
               engineEnv: parseEngineEnv(option(args, 'engine-env')),
               clientInFlight: option(args, 'client-in-flight') === undefined ? undefined : Number(option(args, 'client-in-flight')),
               otherTenants,
+              nodes: args.includes('--baton-nodes'),
             },
             log,
           );

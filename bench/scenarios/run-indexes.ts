@@ -26,12 +26,29 @@ const BATCH = 100;
 interface Variant {
   name: string;
   drop: string[];
+  /** Statements run on runs_variant after the drops (a variant's own indexes). */
+  add?: string[];
 }
+
+/**
+ * A generated column that is `state` only while an index's scans can want the run, NULL otherwise:
+ * InnoDB rewrites an index entry only when its key's value changes, so a run moving between two
+ * states its index does not serve (or a run without a parent, or a key) leaves that entry alone.
+ */
+const projected = (column: string, when: string) => `ADD COLUMN ${column} VARCHAR(16) AS (CASE WHEN ${when} THEN state END) VIRTUAL`;
+const PROJECTED: string[] = [
+  `ALTER TABLE runs_variant ${projected('parent_state', 'parent_run_id IS NOT NULL')}, ${projected('key_state', 'key_scope IS NOT NULL')}, ${projected('claim_state', "state IN ('PENDING', 'COALESCING')")}, ${projected('late_state', "state IN ('PENDING', 'CLAIMED', 'RETRY_WAIT')")}`,
+  'CREATE INDEX ix_runs_parent ON runs_variant (parent_run_id, parent_state)',
+  'CREATE INDEX ix_runs_key ON runs_variant (key_state, tenant_id, key_scope, run_key)',
+  'CREATE INDEX ix_runs_claim ON runs_variant (engine_group, claim_state, tenant_id, due_at, priority DESC)',
+  'CREATE INDEX ix_runs_late ON runs_variant (engine_group, late_state, late_alarmed_at, late_from_at, scheduled_at)',
+];
 
 const VARIANTS: Variant[] = [
   { name: 'all indexes (the schema)', drop: [] },
   ...MOVING.map((index) => ({ name: `all but ${index}`, drop: [index] })),
   { name: 'none of the 9 a state change rewrites', drop: MOVING },
+  { name: 'parent, key, claim, late on projected states', drop: ['ix_runs_parent', 'ix_runs_key', 'ix_runs_claim', 'ix_runs_late'], add: PROJECTED },
   { name: 'primary key only', drop: [...MOVING, ...STILL] },
 ];
 
@@ -62,6 +79,7 @@ export const runIndexes: Scenario = {
             await ds.query('DROP TABLE IF EXISTS runs_variant');
             await ds.query('CREATE TABLE runs_variant LIKE runs');
             for (const index of variant.drop) await ds.query(`ALTER TABLE runs_variant DROP INDEX ${index}`);
+            for (const statement of variant.add ?? []) await ds.query(statement);
             const before = cpuSeconds(server.pid);
             await lifecycles(ds, runs);
             const ms = ((cpuSeconds(server.pid) - before) * 1000) / runs;
@@ -82,7 +100,7 @@ export const runIndexes: Scenario = {
       writeResult(`run-indexes${option(args, 'tag') ?? ''}.json`, { benchmark: 'run-indexes', machine: machine(), plan: { runs, rounds, batch: BATCH }, msPerRun: Object.fromEntries(msPerRun) });
       return [
         ['run-indexes all', `${ms3(all)} ms of MariaDB a run`],
-        ['run-indexes none rewritten', `${ms3(median(msPerRun.get(VARIANTS[VARIANTS.length - 2].name)!))} ms`],
+        ['run-indexes none rewritten', `${ms3(median(msPerRun.get(VARIANTS.find((v) => v.drop === MOVING)!.name)!))} ms`],
       ];
     } finally {
       server.stop();

@@ -10,7 +10,7 @@ describe('baton usage', () => {
   it('--help lists every command and the main variables (exit 0); a command\'s --help its options', () => {
     const help = baton('--help');
     expect(help.status).toBe(0);
-    for (const command of ['embedded', 'console', 'engine', 'migrate', 'cluster']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['embedded', 'console', 'engine', 'node', 'migrate', 'cluster']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(help.stdout).toContain('BATON_DB_URL');
     const cluster = baton('cluster', '--help');
     expect(cluster.status).toBe(0);

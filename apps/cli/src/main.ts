@@ -4,11 +4,12 @@ import { clusterCommand } from './commands/cluster.command';
 import { applyCommand, exportCommand, planCommand } from './commands/config.commands';
 import { consoleCommand } from './commands/console.command';
 import { embeddedCommand } from './commands/embedded.command';
+import { nodeCommand } from './commands/node.command';
 import { engineCommand } from './commands/engine.command';
 import { importCommand } from './commands/import.command';
 import { migrateCommand } from './commands/migrate.command';
 
-const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, migrateCommand, exportCommand, planCommand, applyCommand, importCommand];
+const COMMANDS: readonly CliCommand[] = [embeddedCommand, clusterCommand, consoleCommand, engineCommand, nodeCommand, migrateCommand, exportCommand, planCommand, applyCommand, importCommand];
 
 const USAGE = `usage: baton <command> [options]      (baton <command> --help for its options and variables)
 

@@ -18,3 +18,5 @@ export { AlarmGateway } from './alarms/alarm-gateway';
 export { RealtimeGateway, tenantRoom } from './realtime/realtime.gateway';
 export type { AlarmAckedEvent, AlarmAckReply } from './alarms/alarm-gateway';
 export { CONSOLE_ALARM_BUS } from './alarms/console-alarm-bus';
+export { EngineWakeups } from './wakeups/engine-wakeups';
+export { NodeWakeups } from './wakeups/node-wakeups';

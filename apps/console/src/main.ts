@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { exitOnStartFailure, listenOrExplain, ProcessConfig } from '@baton/config';
+import { exitOnStartFailure, ProcessConfig } from '@baton/config';
 import { createLogger, NestPinoLogger, type LogLevel } from '@baton/logging';
 import { startTracing } from '@baton/tracing';
 import { ConsoleModule } from './console.module';
 import { configureConsoleApp } from './console-app';
 import { readConsoleConfig } from './common/options';
-import { UsersService } from './users/users.service';
+import { openConsole } from './open-console';
 
 export interface ConsoleProcess {
   app: NestExpressApplication;
@@ -32,13 +32,7 @@ export async function runConsole(env: NodeJS.ProcessEnv = process.env): Promise<
   const app = await NestFactory.create<NestExpressApplication>(ConsoleModule.forRoot(config.module), { bodyParser: false, logger: new NestPinoLogger(logger) });
   try {
     configureConsoleApp(app);
-    app.enableShutdownHooks();
-    if (config.operator) {
-      const created = await app.get(UsersService).ensure({ ...config.operator, role: 'OPERATOR' });
-      if (created) logger.info(`created operator "${config.operator.username}"`);
-    }
-    await listenOrExplain(() => app.listen(config.port, config.host), { port: config.port, host: config.host, variable: 'BATON_CONSOLE_PORT' });
-    const url = `http://${config.host}:${(app.getHttpServer().address() as { port: number }).port}`;
+    const url = await openConsole(app, config, logger);
     logger.info(`Baton console on ${url}/api (docs: /api/docs, live alarms: socket.io at /socket.io)`);
     process.stdout.write(`CONSOLE READY ${url}\n`);
     return { app, url };

@@ -1,21 +1,17 @@
 import { join } from 'node:path';
-import { Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
-import { DatabaseModule, TenantEntity, openDatabase } from '@baton/persistence';
+import { TenantEntity } from '@baton/persistence';
 import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
-import { createAlarmBus, InProcessWakeups, type BusLogger } from '@baton/messaging';
+import type { BusLogger } from '@baton/messaging';
 import { listenOrExplain, ProcessConfig } from '@baton/config';
-import { NestPinoLogger, type BatonLogger } from '@baton/logging';
+import type { BatonLogger } from '@baton/logging';
 import { flushTracing } from '@baton/tracing';
-import { ConsoleModule, configureConsoleApp } from '../../console/src';
-import { sessionCookieSecure } from '../../console/src/common/options';
-import { readSsoOptions } from '../../console/src/common/sso-options';
 import { buildDemoHandlers } from '../../demo-executor/src';
-import { EngineModule, readEngineConfig, startEngine } from '../../engine/src';
+import { startEngine } from '../../engine/src';
 import { DEMO_EXECUTOR_APP, DEMO_TENANT_ID, DemoLogins, seedDemo } from './demo-seed';
 import type { EmbeddedConfig } from './embedded-config';
+import { bootOneProcess, quietLogger } from './one-process';
 
 export interface EmbeddedBaton {
   app: NestExpressApplication;
@@ -36,45 +32,14 @@ export interface EmbeddedBaton {
   close(): Promise<void>;
 }
 
-/** Alarm bus and demo executor lines: through `logger` when given, else warnings and errors on stderr (their routine lines at debug). */
-function quietLogger(logger: BatonLogger | undefined, component: string): BusLogger {
-  const child = logger?.child({ component });
-  if (!child) return { info: () => undefined, warn: (m) => console.warn(m), error: (m) => console.error(m) };
-  return { info: (m) => child.debug(m), warn: (m) => child.warn(m), error: (m) => child.error(m) };
-}
-
 /**
- * Boots console and engine in one Nest application sharing one data source and one alarm bus
- * (the engine's relay publishes, the console's socket.io gateway pushes to browsers), and the demo
- * executor (built on the executor SDK, exactly as a business service would) on its own port
- * in the same process. The engine talks to it over HTTP like to any executor.
+ * Boots console and engine in one process (bootOneProcess), and the demo executor (built on the
+ * executor SDK, exactly as a business service would) on its own port in the same process. The
+ * engine talks to it over HTTP like to any executor.
  */
 export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, options: { logger?: BatonLogger } = {}): Promise<EmbeddedBaton> {
   const values = config.values ?? ProcessConfig.load('embedded');
-  const dataSource = await openDatabase(config.databaseUrl);
-  const engineConfig = readEngineConfig(process.env, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null, ...(config.nodeId ? { nodeId: config.nodeId } : {}) }, values);
-  // One alarm bus for the engine's outbox relay and the console's gateway: in-process — or the
-  // ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
-  const alarmBus = createAlarmBus({ brokerUrl: engineConfig.brokerUrl, topicPrefix: engineConfig.alarmTopicPrefix, logger: quietLogger(options.logger, 'AlarmBus') });
-
-  // A run triggered in the console reaches the engine's claimer by a function call.
-  const wakeups = new InProcessWakeups();
-
-  @Module({
-    imports: [
-      DatabaseModule.forRoot({ dataSource }),
-      ConsoleModule.forRoot({ alarmBus, wakeups, retentionCeiling: engineConfig.retention, sessionCookieSecure: sessionCookieSecure(values), sso: readSsoOptions(values), traceUrlTemplate: values.optionalString('BATON_TRACE_URL_TEMPLATE') ?? null }),
-      EngineModule.forRoot({ config: engineConfig, provideDatabase: false, alarmBus, wakeups }),
-    ],
-  })
-  class EmbeddedModule {}
-
-  const app = await NestFactory.create<NestExpressApplication>(EmbeddedModule, {
-    bodyParser: false,
-    rawBody: true,
-    logger: options.logger ? new NestPinoLogger(options.logger) : ['error', 'warn'],
-  });
-  configureConsoleApp(app);
+  const { app, dataSource, alarmBus } = await bootOneProcess({ console: values, engine: values }, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null }, options);
   let executor: ExecutorServer | undefined;
   try {
     const seeded = await seedDemo(app, logins);

@@ -41,6 +41,8 @@ export interface BatonOptions {
   engineEnv: Record<string, string>;
   /** `--client-in-flight`: the client series' BatonClient `maxBatchesInFlight` (undefined: the SDK's default). */
   clientInFlight?: number;
+  /** `--baton-nodes`: 2 nodes (console and engine in one process) instead of 1 console and 2 engines; submissions go to the first. */
+  nodes?: boolean;
   /** `--other-tenants`: this many more tenants in the engines' group, with no task and no executor (a platform's other customers, idle). */
   otherTenants: number;
 }
@@ -109,13 +111,17 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       const env = sqlTimingEnv(timingFile(name), signal);
       return { ...profiled, ...env, NODE_OPTIONS: [profiled.NODE_OPTIONS, env.NODE_OPTIONS].filter(Boolean).join(' ') };
     };
-    const engines = await Promise.all([1, 2].map(async (i) => (await c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) }))[0]));
+    if (options.nodes && (options.profileDir || options.sqlTiming)) throw new Error('--baton-nodes: not with --profile or --sql-timing');
+    const engines = await Promise.all(
+      [1, 2].map(async (i) => (await (options.nodes ? c.startNodes(1, { ...AT_DEFAULTS, ...options.engineEnv }) : c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) })))[0]),
+    );
     const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
     if (options.otherTenants > 0) await awaitFirstHistoryTurn(c, options.otherTenants, log);
     // The console shuts down on SIGUSR2 (Nest's shutdown hooks): its profiler listens for SIGWINCH.
     const consoleProfiled: Record<string, string> = options.profileDir ? { BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
     const startConsole = (port: string) => startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: port, BATON_HOST: '127.0.0.1', ...timed('console', SQL_TIMING_CONSOLE_SIGNAL), ...consoleProfiled } });
-    let console_ = await startConsole('0');
+    // With nodes, the first node is the console the submissions go to.
+    let console_: { pid: number; url: string; exited: Promise<unknown> } = options.nodes ? engines[0] : await startConsole('0');
     const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
     const url = new URL(console_.url);
     // An idle connection is dropped after 4 s, before the console's (Node's default keepAliveTimeout,
@@ -155,7 +161,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     return {
       system: 'baton',
       settings: {
-        mode: 'cluster: 1 console process, 2 engine processes, 2 demo executors (noop)',
+        mode: options.nodes ? 'cluster: 2 nodes (`baton node`: console and engine in one process; submissions to the first), 2 demo executors (noop)' : 'cluster: 1 console process, 2 engine processes, 2 demo executors (noop)',
         mariadb: execFileSync('mariadb', ['--no-defaults', '-h127.0.0.1', `-P${options.mariadb.port}`, '-ubaton', '-pbaton', '-Ne', "SELECT CONCAT(VERSION(), ', innodb_flush_log_at_trx_commit ', @@innodb_flush_log_at_trx_commit, ', log_bin ', @@log_bin)"], { encoding: 'utf8' }).trim(),
         engines: "Baton's defaults (heartbeat, lease, watchdog, claim)",
         console: "Baton's defaults",
@@ -164,7 +170,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         submission: `POST /api/tasks/:id/trigger {params: {k}} with an API key (TENANT_ADMIN), ${options.tasks} MANUAL tasks, ${CONNECTIONS} keep-alive HTTP connections`,
       },
       pids: {
-        console: console_.pid,
+        ...(options.nodes ? {} : { console: console_.pid }),
         ...Object.fromEntries(engines.map((e) => [e.name, e.pid])),
         mariadb: options.mariadb.pid,
         ...Object.fromEntries(executors.map((e) => [e.name, e.pid])),
@@ -277,6 +283,7 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
       },
       async kill(what) {
+        if (options.nodes) throw new Error('--kill: not with --baton-nodes');
         const victim = what === 'engine' ? engines[0] : console_;
         process.kill(victim.pid, 'SIGKILL');
         await victim.exited;

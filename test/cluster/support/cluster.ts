@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 import { ExecutorEntity, RunEntity } from '@baton/persistence';
 import type { DemoInvocationRecord } from '../../../apps/demo-executor/src';
 import { openTestDatabase, type TestDatabase } from '../../support/databases';
-import { runningProcesses, startDemoExecutor, startEngineProcess, stopAllProcesses, type EngineProcess, type ExecutorNode } from './processes';
+import { runningProcesses, startDemoExecutor, startEngineProcess, startNodeProcess, stopAllProcesses, type EngineProcess, type ExecutorNode } from './processes';
 import { seedTenant, type SeededTenant } from './seed';
 import { acquireSuiteLock } from './suite-lock';
 import { engineMetrics } from './engine-http';
@@ -97,6 +97,27 @@ export class Cluster {
             ...ENGINE_TEST_ENV,
             ...env,
           },
+        });
+      }),
+    );
+    this.engines.push(...started);
+    return started;
+  }
+
+  /**
+   * Starts `count` nodes (`baton node`: a console and an engine in one process) serving the
+   * tenant's engine group, on any free port; waits for each NODE READY. They count as engines:
+   * executors started later heartbeat to them too.
+   */
+  async startNodes(count: number, env: Record<string, string> = {}): Promise<EngineProcess[]> {
+    const started = await Promise.all(
+      Array.from({ length: count }, () => {
+        const n = ++this.engineSeq;
+        const name = `node-${n}`;
+        return startNodeProcess({
+          name,
+          logFile: join(this.dir, `${name}.log`),
+          env: { BATON_DB_URL: this.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1', BATON_ENGINE_ID: `${this.name}-n${n}`, BATON_ENGINE_GROUPS: this.tenant.engineGroup, ...ENGINE_TEST_ENV, ...env },
         });
       }),
     );

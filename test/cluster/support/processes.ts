@@ -15,6 +15,7 @@ export const ROOT = resolve(__dirname, '../../..');
 export const REGISTER_TS = resolve(ROOT, 'test/protocol/register-ts.cjs');
 const ENGINE_MAIN = resolve(ROOT, 'apps/engine/src/main.ts');
 const CONSOLE_MAIN = resolve(ROOT, 'apps/console/src/main.ts');
+const NODE_MAIN = resolve(ROOT, 'apps/embedded/src/node-main.ts');
 
 /** Output kept in memory per process (the whole output also goes to its log file). */
 const MAX_KEPT_OUTPUT = 256 * 1024;
@@ -91,6 +92,12 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 /** Starts `node -r register-ts.cjs apps/engine/src/main.ts` and waits for `ENGINE READY <nodeId> <url>`. */
 export async function startEngineProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
   const { process: p, ready } = await startReadyProcess({ ...options, args: ['-r', REGISTER_TS, ENGINE_MAIN], ready: /^ENGINE READY (\S+) (\S+)\r?$/m, what: 'engine' });
+  return Object.assign(p, { nodeId: ready[1], url: ready[2] });
+}
+
+/** Starts `node -r register-ts.cjs apps/embedded/src/node-main.ts` (`baton node`: console and engine in one process) and waits for `NODE READY <nodeId> <url>`. */
+export async function startNodeProcess(options: { name: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<EngineProcess> {
+  const { process: p, ready } = await startReadyProcess({ ...options, args: ['-r', REGISTER_TS, NODE_MAIN], ready: /^NODE READY (\S+) (\S+)\r?$/m, what: 'node' });
   return Object.assign(p, { nodeId: ready[1], url: ready[2] });
 }
 

@@ -175,6 +175,21 @@ describe('EngineWakeups', () => {
     expect(heard.filter((h) => h.engine === 'e1').map((h) => (JSON.parse(h.body) as { runIds: number[] }).runIds.length).sort()).toEqual([1, 1_000]);
   });
 
+  it('never reaches the engine node it is told shares its process (exceptNodeId): neither a wake-up nor a cancel notice', async () => {
+    const wakeups = new EngineWakeups(db.dataSource, clock, { exceptNodeId: 'e1' });
+    const sends = spyOn(wakeups, 'send');
+    const notices = spyOn(wakeups, 'notify');
+    for (let turn = 0; turn < 3; turn++) {
+      wakeups.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0 });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    wakeups.cancelled({ tenantId: 'acme', engineGroup: 'default', runIds: [1] });
+    await answered(sends);
+    await answered(notices);
+    wakeups.onModuleDestroy();
+    expect(heard.map((h) => `${h.engine} ${h.path}`).sort()).toEqual([`e2 ${PATHS.cancelled}`, `e2 ${PATHS.wake}`, `e2 ${PATHS.wake}`, `e2 ${PATHS.wake}`]);
+  });
+
   it('reaches the live engines with a cancel notice after a quiet spell longer than an engine may stay silent: it waits for a fresh read of who is live', async () => {
     const quiet = new ManualClock(T0);
     const wakeups = new EngineWakeups(db.dataSource, quiet);

@@ -58,9 +58,14 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
   private readonly lastSignedAt = new Map<string, number>();
   private readonly waiting: WaitingNotices;
 
+  /**
+   * @param options.exceptNodeId an engine node never reached over HTTP: the one sharing this
+   *   console's process (NodeWakeups reaches it by a call). Default: none.
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly options: { exceptNodeId?: string } = {},
   ) {
     this.engines = this.snapshot(() => findUpEngineNodes(dataSource.manager), [], 'the live engines');
     this.waiting = new WaitingNotices(clock);
@@ -206,7 +211,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const [engines, secret] = await Promise.all([live, this.secretOf(to.tenantId)]);
     if (secret === null) return null;
     const now = this.clock.now();
-    return { engines: engines.filter((e) => e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS), secret };
+    return { engines: engines.filter((e) => e.id !== this.options.exceptNodeId && e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS), secret };
   }
 
   private signed(tenantId: string, secret: string, path: string, body: string): Record<string, string> {
