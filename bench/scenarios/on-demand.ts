@@ -274,7 +274,7 @@ export const onDemand: Scenario = {
       ['--drain=30', 'seconds after a step for its answers and starts; accepted and not started by then: lost'],
       ['--max-backlog=30', 'a step stops sending once its backlog (waiting ÷ recent starts/s, or the oldest waiting) passes this many seconds'],
       ['--past-saturation', 'also run the rates above one that saturated (default: skipped)'],
-      ['--kill=engine|console', "Baton only: SIGKILL of an engine (left dead) or of the console (started again on its port) when half of the first step has been sent; lost and dup then count what the fault cost"],
+      ['--kill=engine|console', "Baton only: SIGKILL of an engine (left dead) or of the console (started again on its port) when half of the first step has been sent; with --baton-nodes, of the first node either way (console and engine: started again on its port); lost and dup then count what the fault cost"],
       ['--concurrency=50', "each peer worker's concurrency, and Baton's executors'"],
       ['--baton-defaults', "Baton's tenant at its default rate (1,000/s, burst 2,000) and executors at the SDK's defaults (concurrency 4, queue 100); default: both opened"],
       ['--redis-port=19901, --postgres-port=19911, --mariadb-port=19921', 'the private stores (scripts/*.sh)'],

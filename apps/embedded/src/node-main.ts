@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ConfigError, exitOnStartFailure, ProcessConfig } from '@baton/config';
+import { ConfigError, defaultNodeId, exitOnStartFailure, ProcessConfig } from '@baton/config';
 import { createLogger, type LogLevel } from '@baton/logging';
 import { databaseKind } from '@baton/persistence';
 import { flushTracing, startTracing } from '@baton/tracing';
@@ -33,9 +33,10 @@ export async function runNode(env: NodeJS.ProcessEnv = process.env): Promise<Nod
     throw new ConfigError('BATON_DB_URL', config.databaseUrl, 'a node shares a MySQL/MariaDB database with the rest of its cluster (one process on SQLite: `npm start`)');
   }
   startTracing('baton-node', env);
-  const logger = createLogger({ process: 'node', nodeId: engineValues.optionalString('BATON_ENGINE_ID'), level: consoleValues.string('BATON_LOG_LEVEL') as LogLevel });
+  const nodeId = engineValues.optionalString('BATON_ENGINE_ID') ?? defaultNodeId();
+  const logger = createLogger({ process: 'node', nodeId, level: consoleValues.string('BATON_LOG_LEVEL') as LogLevel });
   for (const warning of consoleValues.warnings) logger.warn(warning);
-  const booted: OneProcess = await bootOneProcess({ console: consoleValues, engine: engineValues }, config, { logger, console: { consoleId: config.consoleId, socketCorsOrigins: config.module.socketCorsOrigins } });
+  const booted: OneProcess = await bootOneProcess({ console: consoleValues, engine: engineValues }, { ...config, nodeId }, { logger, console: { consoleId: config.consoleId, socketCorsOrigins: config.module.socketCorsOrigins } });
   const { app, dataSource, alarmBus, engine } = booted;
   const close = async () => {
     await app.close();

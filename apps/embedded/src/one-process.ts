@@ -38,12 +38,12 @@ export async function bootOneProcess(
   /** The console's variables and the engine's (embedded mode: one set holds both). */
   values: { console: ProcessConfig; engine: ProcessConfig },
   /** `publicUrl`: the URL the engine registers, null for the one it listens on (default: BATON_ENGINE_URL's). */
-  where: { databaseUrl: string; host: string; port: number; publicUrl?: string | null },
+  where: { databaseUrl: string; host: string; port: number; publicUrl?: string | null; nodeId?: string },
   /** `console`: the console's options beyond what both processes share (a node's console id, CORS origins). */
   options: { logger?: BatonLogger; console?: Pick<ConsoleModuleOptions, 'consoleId' | 'socketCorsOrigins'> } = {},
 ): Promise<OneProcess> {
   const dataSource = await openDatabase(where.databaseUrl);
-  const engine = readEngineConfig(process.env, { databaseUrl: where.databaseUrl, host: where.host, port: where.port, ...('publicUrl' in where ? { publicUrl: where.publicUrl } : {}) }, values.engine);
+  const engine = readEngineConfig(process.env, { databaseUrl: where.databaseUrl, host: where.host, port: where.port, ...('publicUrl' in where ? { publicUrl: where.publicUrl } : {}), ...(where.nodeId ? { nodeId: where.nodeId } : {}) }, values.engine);
   // In-process — or the ActiveMQ broker when BATON_BROKER_URL is set (then other consoles see these alarms too).
   const alarmBus = createAlarmBus({ brokerUrl: engine.brokerUrl, topicPrefix: engine.alarmTopicPrefix, logger: quietLogger(options.logger, 'AlarmBus') });
   const local = new InProcessWakeups();

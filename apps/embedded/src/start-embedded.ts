@@ -39,7 +39,7 @@ export interface EmbeddedBaton {
  */
 export async function startEmbedded(config: EmbeddedConfig, logins: DemoLogins, options: { logger?: BatonLogger } = {}): Promise<EmbeddedBaton> {
   const values = config.values ?? ProcessConfig.load('embedded');
-  const { app, dataSource, alarmBus } = await bootOneProcess({ console: values, engine: values }, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null }, options);
+  const { app, dataSource, alarmBus } = await bootOneProcess({ console: values, engine: values }, { databaseUrl: config.databaseUrl, host: config.host, port: config.port, publicUrl: null, nodeId: config.nodeId }, options);
   let executor: ExecutorServer | undefined;
   try {
     const seeded = await seedDemo(app, logins);

@@ -283,7 +283,15 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         return Object.fromEntries(rows.map((r) => [r.Variable_name, Number(r.Value)]));
       },
       async kill(what) {
-        if (options.nodes) throw new Error('--kill: not with --baton-nodes');
+        if (options.nodes) {
+          // The first node is both the console submissions go to and an engine: killed, then started again on its port.
+          const victim = console_;
+          process.kill(victim.pid, 'SIGKILL');
+          await victim.exited;
+          const killedAt = Date.now();
+          console_ = (await c.startNodes(1, { ...AT_DEFAULTS, ...options.engineEnv, BATON_CONSOLE_PORT: url.port }))[0];
+          return `killed node ${engines[0].nodeId} (pid ${victim.pid}: console and engine); started again on port ${url.port} in ${Date.now() - killedAt} ms, its runs taken over meanwhile`;
+        }
         const victim = what === 'engine' ? engines[0] : console_;
         process.kill(victim.pid, 'SIGKILL');
         await victim.exited;

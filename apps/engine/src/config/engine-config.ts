@@ -172,7 +172,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
   const own = <T>(key: keyof EngineConfig, read: () => T): T => (key in overrides ? (overrides[key] as T) : read());
   return {
     databaseUrl: own('databaseUrl', () => v.string('BATON_DB_URL')),
-    nodeId: v.optionalString('BATON_ENGINE_ID') ?? defaultNodeId(),
+    nodeId: own('nodeId', () => v.optionalString('BATON_ENGINE_ID') ?? defaultNodeId()),
     groups: v.list('BATON_ENGINE_GROUPS'),
     host: own('host', () => v.string('BATON_ENGINE_HOST')),
     port: own('port', () => v.integer('BATON_ENGINE_PORT')),
