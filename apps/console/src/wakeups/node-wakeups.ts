@@ -5,7 +5,7 @@ import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
  * Wake-ups of a console whose process also runs an engine (embedded mode, and `baton node`: a
  * node of a cluster on MySQL/MariaDB). A wake-up for a group the local engine serves is a call to
  * it (`local`, InProcessWakeups): no signed request, no other process on a run's way — on demand
- * at 500 submissions a second that took a run's CPU over all processes from 3.28 to 2.27 ms
+ * at 500 submissions a second that took a run's CPU over all processes from 3.18–3.26 to 2.28–2.34 ms
  * (docs/BENCHMARKS.md, on demand: a cluster of nodes). The others' runs are woken over HTTP
  * (`remote`, EngineWakeups). No hedge to other engines: the local engine lives and dies with the
  * console that wrote the run, and their polls stay the safety net. A cancel notice goes to the
