@@ -45,8 +45,9 @@ export class EngineCoreModule {
           useFactory: (woken: WokenRows) => {
             const signal = new ClaimSignal(config, clock);
             wakeups?.listen((wakeup) => {
-              if (wakeup.runs) woken.put(wakeup.tenantId, wakeup.runs);
-              signal.wake(wakeup);
+              const carried = wakeup.runs !== undefined && wakeup.runs.length > 0;
+              if (carried) woken.put(wakeup.tenantId, wakeup.runs!);
+              signal.wake(wakeup, carried);
             });
             return signal;
           },

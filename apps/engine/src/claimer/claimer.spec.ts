@@ -7,7 +7,7 @@ import { CuttingProxy } from '../testing/cutting-proxy';
 import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 import { KeyAdmissions } from '../runs/key-admissions';
-import { RunClaims } from '../runs/run-claims';
+import { NAMED_AHEAD_MS, RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from './claim-tenants';
 import { BUDGETS_KEEP_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
@@ -329,18 +329,21 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
   it('hands over a wake-up’s runs of a task with nothing to decide at a claim unclaimed, for their DISPATCHED mark to claim; the others claimed as before', async () => {
     const plain = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'plain', executorApp: 'reports', handler: 'build', concurrencyPolicy: 'ALLOW' });
     const now = await insertRun(db.dataSource, { taskId: plain, params: { n: 1 } });
+    // Stamped by a console's clock a little ahead of this node's: unclaimed too, held until its instant like any run (the queue's business).
+    const stampedAhead = await insertRun(db.dataSource, { taskId: plain, dueAt: T0 + NAMED_AHEAD_MS });
     const ahead = await insertRun(db.dataSource, { taskId: plain, dueAt: T0 + 1500 }); // due within the look-ahead, not yet
     const forbid = await insertRun(db.dataSource, { taskId: task }); // FORBID: decided at its start, from a claim
     const { signal, queue, claimer } = side();
     claimer.start(60_000);
-    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [now, ahead, forbid] });
-    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId).sort((a, b) => a - b)).toEqual([now, ahead, forbid]), SLOW_MACHINE);
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [now, stampedAhead, ahead, forbid] });
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId).sort((a, b) => a - b)).toEqual([now, stampedAhead, ahead, forbid]), SLOW_MACHINE);
     const held = new Map(queue.runs.map((r) => [r.runId, r]));
     expect(held.get(now)).toMatchObject({ unclaimed: true, params: { n: 1 }, taskName: 'plain', leaseUntil: 0 });
+    expect(held.get(stampedAhead)).toMatchObject({ unclaimed: true, dueAt: T0 + NAMED_AHEAD_MS, instant: T0 + NAMED_AHEAD_MS });
     expect(held.get(ahead)!.unclaimed).toBeUndefined();
     expect(held.get(forbid)!.unclaimed).toBeUndefined();
     const states = new Map((await runsOf(db.dataSource)).map((r) => [r.id, `${r.state} ${r.claimedBy ?? ''}`.trim()]));
-    expect([now, ahead, forbid].map((id) => states.get(id))).toEqual(['PENDING', 'CLAIMED engine-a', 'CLAIMED engine-a']);
+    expect([now, stampedAhead, ahead, forbid].map((id) => states.get(id))).toEqual(['PENDING', 'PENDING', 'CLAIMED engine-a', 'CLAIMED engine-a']);
     await claimer.stop();
   });
 

@@ -10,8 +10,16 @@ import { WakeFloor } from './wake-floor';
  * From this node (a fan-out run's shards, a flow's children, a retry due before the next poll),
  * and from the console (a manual trigger: `wake`, over POST /baton/wake or in-process). Other
  * engines of the group find this node's runs by their poll, as they find any new run.
- * The console's wake-ups go through a per-tenant floor (BATON_WAKE_FLOOR_MS, WakeFloor): a tenant
- * signing wake-ups back to back gets one claim turn per floor, not one per request.
+ * A wake-up that names its runs without bringing their rows goes through a per-tenant floor
+ * (BATON_WAKE_FLOOR_MS, WakeFloor): a tenant signing wake-ups back to back gets one claim by id or
+ * turn per floor, not one per request. One that brings them (`carried`: a console's, in-process or
+ * proving this node's wake key; WokenRows) claims at once: its claim reads nothing, the DISPATCHED
+ * mark that claims its runs is batched with the others in flight (DispatchMarks), and a console
+ * writes a tenant's submissions in at most 2 transactions at a time (GroupCommit), each one
+ * wake-up. Through the floor such a run waited 7–10 ms at the median from 100 submissions a second
+ * on (the floor's burst spent), a third of its way to its executor; at once, `submit` at 500 and
+ * 1,000 a second started 11–15 ms after it was sent instead of 26–27, for 8–10 % more CPU a run
+ * (bench on-demand --baton-nodes, 2026-12-06: docs/BENCHMARKS.md).
  */
 @Injectable()
 export class ClaimSignal implements OnModuleDestroy {
@@ -37,13 +45,15 @@ export class ClaimSignal implements OnModuleDestroy {
   /**
    * A wake-up from the console: claims now when the run falls in this node's look-ahead and its
    * group is one this node serves. A run due later is found by a poll in time anyway (the
-   * look-ahead is longer than the poll period). Returns whether it claims (now, or at the end of
-   * the tenant's floor window when it was woken less than BATON_WAKE_FLOOR_MS ago).
+   * look-ahead is longer than the poll period). Returns whether it claims (now, or, for one that
+   * did not bring its runs' rows (`carried` false), at the end of the tenant's floor window when it
+   * was woken less than BATON_WAKE_FLOOR_MS ago).
    */
-  wake(wakeup: RunWakeup): boolean {
+  wake(wakeup: RunWakeup, carried = false): boolean {
     if (!this.config.groups.includes(wakeup.engineGroup)) return false;
     if (wakeup.dueAt > this.clock.now() + this.config.lookAheadMs) return false;
-    this.floor.wake(wakeup.tenantId, wakeup.runIds);
+    if (carried && wakeup.runIds && wakeup.runIds.length > 0) this.due(wakeup.tenantId, wakeup.runIds);
+    else this.floor.wake(wakeup.tenantId, wakeup.runIds);
     return true;
   }
 

@@ -46,7 +46,8 @@ export interface EngineConfig {
   /**
    * Spacing of the claim turns one tenant's wake-ups start beyond a burst of 10 (`BATON_WAKE_FLOOR_MS`,
    * common/wake-floor.ts): those within the allowance at once, the rest coalesced into one at the next
-   * allowed time. Default 20 ms; 0: none.
+   * allowed time; a console's wake-up that brings its runs' rows is not held (ClaimSignal.wake).
+   * Default 20 ms; 0: none.
    */
   wakeFloorMs: number;
   /**

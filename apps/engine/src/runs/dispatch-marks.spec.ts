@@ -77,6 +77,14 @@ describe('DispatchMarks when a DISPATCHED mark loses its answer (MariaDB)', () =
     const at = await Promise.all(ids.map((id) => marks.markDispatched(claimed(id), 7)));
     expect(at).toEqual([T, null]);
   });
+
+  it("claims with its mark a wake-up's run due a little after this node's clock (sent ahead of its instant), at the instant this node holds it for", async () => {
+    const [id] = await claimedRuns(1);
+    await db.dataSource.getRepository(RunEntity).update(id, { state: 'PENDING', claimedBy: null, dueAt: T + 30 });
+    const run = { ...claimed(id), tenantId: 'acme', dueAt: T + 30, unclaimed: true } as ClaimedRun;
+    expect(await marks.markDispatched(run, 7)).toBe(T);
+    expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).toMatchObject({ state: 'DISPATCHED', claimedBy: 'n1', executorId: 7 });
+  });
 });
 
 describe('DispatchMarks with BATON_ACK_HOLD_MS (SQLite)', () => {

@@ -127,9 +127,11 @@ export class DispatchMarks {
   private async writeDispatched(items: Dispatching[]): Promise<Array<number | null | Error>> {
     const now = Math.max(this.clock.now(), ...items.map((i) => i.sendAt));
     const runs = items.map(({ run, executorId, startAt }) => ({ runId: run.runId, attempt: run.attempt, executorId, deadlineAt: Math.max(now, startAt) + run.timeoutMs, claiming: run.unclaimed }));
+    // A wake-up's run may be due a little later than this node's clock (RunClaims.readNamed) and is sent ahead of it to an executor that starts it then.
+    const claimDueBefore = Math.max(now, ...items.filter((i) => i.run.unclaimed).map((i) => i.run.dueAt));
     let moved: Set<number>;
     try {
-      moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs, leaseUntil: claimLeaseUntil(now, this.config.leaseMs) }));
+      moved = await autocommitted(this.dataSource, (em) => markRunsDispatched(em, { nodeId: this.config.nodeId, now, runs, leaseUntil: claimLeaseUntil(now, this.config.leaseMs), claimDueBefore }));
     } catch (err) {
       const outcomes = await this.readBack(runs, now).catch(() => {
         throw err;

@@ -55,18 +55,20 @@ export class RunClaims {
   /**
    * The runs a wake-up named, as its console committed them when it carried them (WokenRows), else
    * read without claiming them (readNamedRuns: one statement): those that go out as they are —
-   * PENDING and due by `now`, of a task with nothing to decide at a claim (no key, no concurrency
-   * policy, no fan-out; not a shard) — come back `unclaimed`, their DISPATCHED mark to claim them
-   * (one row write instead of a claim's and a mark's; a carried run no longer PENDING is left
-   * there). The other ids (another state, a key, a policy, a deleted task, not found) are for
+   * PENDING and due within NAMED_AHEAD_MS of `now`, of a task with nothing to decide at a claim (no
+   * key, no concurrency policy, no fan-out; not a shard) — come back `unclaimed`, their DISPATCHED
+   * mark to claim them (one row write instead of a claim's and a mark's; a carried run no longer
+   * PENDING is left there). The DueQueue holds each until its instant by this node's clock, as any
+   * run. The other ids (another state, a key, a policy, a deleted task, not found) are for
    * claimNamed.
    */
   async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[] }> {
     const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
-    const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= at.now), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore: at.now }))];
+    const dueBefore = at.now + NAMED_AHEAD_MS;
+    const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= dueBefore), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore }))];
     const ready = rows.flatMap(({ run, task }) => {
       if (task === null || task.concurrency !== null || task.rateLimit !== null || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
-      if (run.shard || run.instantAt > at.now) return [];
+      if (run.shard || run.instantAt > dueBefore) return [];
       // Object.assign, not `{ ...toClaimedRun(…), unclaimed }`: V8 (Node 20) copies a 31-key object on a slow path, 4.9 µs a run against 0.2.
       return [Object.assign(toClaimedRun(run, task), { unclaimed: true })];
     });
@@ -126,3 +128,15 @@ export class RunClaims {
     return moved;
   }
 }
+
+/**
+ * How far ahead of this node's clock a named run may be due and still go out unclaimed, its mark
+ * its claim. A console stamps a submitted run with its own clock, an engine schedules on the
+ * database's (OffsetClock): a run named at once by its wake-up (a node's console calls its engine
+ * in the same turn) was, by the engine's clock, due up to the offset's error later, ~1 ms here,
+ * and 45 % of such runs took the claim's two statements and a CLAIMED write instead (bench
+ * on-demand --baton-nodes with BATON_WAKE_FLOOR_MS=0, 2026-12-06). Well inside the 250 ms a claim
+ * turn leaves a console's new runs to their wake-up (claimer.service.ts), so no turn claims one
+ * meanwhile.
+ */
+export const NAMED_AHEAD_MS = 50;

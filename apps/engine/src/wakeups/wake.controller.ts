@@ -37,8 +37,8 @@ export class WakeController {
       if (runIds !== undefined && (!Array.isArray(runIds) || runIds.length > MAX_WAKE_RUNS || !runIds.every((id) => isInt(id, 1)))) {
         throw badRequest('runIds', `must be an array of at most ${MAX_WAKE_RUNS} run ids (positive integers)`);
       }
-      if (runs !== undefined) this.keep(req, tenant.id, runs, (runIds as number[] | undefined) ?? []);
-      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt, runIds: runIds as number[] | undefined });
+      const carried = runs !== undefined && this.keep(req, tenant.id, runs, (runIds as number[] | undefined) ?? []);
+      this.signal.wake({ tenantId: tenant.id, engineGroup: tenant.engineGroup, dueAt, runIds: runIds as number[] | undefined }, carried);
     });
   }
 
@@ -46,10 +46,11 @@ export class WakeController {
    * A wake-up's rows, kept for the claim by id it prompts: only the console's, each of a named run.
    * Without the proof of this node's key they are left, and the runs read by id as for a wake-up
    * without rows: a console that read this node's key before the node restarted (it reads the live
-   * engines once a second) still wakes it; a tenant's own rows change nothing.
+   * engines once a second) still wakes it; a tenant's own rows change nothing. Whether they were
+   * kept: a wake-up that brought them is a console's, and skips the tenant's wake floor (ClaimSignal).
    */
-  private keep(req: RawBodyRequest, tenantId: string, runs: unknown, runIds: readonly number[]): void {
-    if (!provesWakeRows(this.woken.key, req.headers)) return;
+  private keep(req: RawBodyRequest, tenantId: string, runs: unknown, runIds: readonly number[]): boolean {
+    if (!provesWakeRows(this.woken.key, req.headers)) return false;
     const named = new Set(runIds);
     if (!Array.isArray(runs) || !runs.every((r) => typeof r === 'object' && r !== null && named.has((r as { id?: unknown }).id as number))) {
       throw badRequest('runs', 'must be rows of runs named in runIds');
@@ -59,5 +60,6 @@ export class WakeController {
     } catch (err) {
       throw badRequest('runs', `not run rows of the signing tenant: ${(err as Error).message}`);
     }
+    return runs.length > 0;
   }
 }

@@ -88,6 +88,22 @@ describe('POST /baton/wake', () => {
     expect(heard).toHaveLength(WAKE_BURST + 1);
   });
 
+  it("kicks at once a console's wake-up that brings its runs' rows, past the tenant's spent burst; one without rows, or with rows a tenant signed, still waits for the floor", async () => {
+    const woken = app.get(WokenRows);
+    named.length = 0;
+    await useUpBurst('acme');
+    named.length = 0;
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [601], runs: [carriedRunRow(601)] }, clock.now(), woken.key)).status).toBe(204);
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [602], runs: [carriedRunRow(602)] }, clock.now(), woken.key)).status).toBe(204);
+    expect(named).toEqual([[601], [602]]); // neither waited
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [603] })).status).toBe(204);
+    expect((await wake('acme', { dueAt: clock.now(), runIds: [604], runs: [carriedRunRow(604)] })).status).toBe(204); // no proof: the tenant's own
+    expect(named).toEqual([[601], [602]]);
+    clock.advance(config.wakeFloorMs);
+    expect(named).toEqual([[601], [602], [603, 604]]);
+    woken.take('acme', [601, 602]);
+  });
+
   it("leaves to the poll a run beyond the look-ahead, and a tenant of a group this engine does not serve", async () => {
     heard.length = 0;
     expect((await wake('acme', { dueAt: clock.now() + 60_000 })).status).toBe(204);

@@ -173,6 +173,21 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await expect(autocommitted(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 6, runs: [{ runId: ids[4], attempt: 1, executorId: 9, deadlineAt: T + 100, claiming: true }] }))).rejects.toThrow(/need a lease/);
   });
 
+  it('markRunsDispatched claims a wake-up’s run due after `now` (sent ahead of its instant) up to claimDueBefore, never one due later', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2].map((i) => planned(i, T + 40)), T));
+    const ids = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update(ids, { attempt: 1 });
+    const claim = (runId: number, claimDueBefore?: number) =>
+      autocommitted(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T, runs: [{ runId, attempt: 1, executorId: 9, deadlineAt: T + 100, claiming: true }], leaseUntil: T + 20_000, claimDueBefore }));
+    expect((await claim(ids[0])).size).toBe(0); // due at T + 40, `now` T: not by default
+    expect((await claim(ids[0], T + 39)).size).toBe(0);
+    expect([...(await claim(ids[0], T + 40))]).toEqual([ids[0]]);
+    await repo.update({ id: ids[1] }, { dueAt: T + 5_000 }); // given back with a back-off since this node read it
+    expect((await claim(ids[1], T + 40)).size).toBe(0);
+    expect((await runs()).map((r) => [r.state, r.claimedBy])).toEqual([['DISPATCHED', 'me'], ['PENDING', null]]);
+  });
+
   it('markRunsDispatched with values shared by groups of runs: each run gets its own, a run listed twice its first', async () => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4, 5, 6].map((i) => planned(i, T)), T));
     const ids = (await runs()).map((r) => r.id);

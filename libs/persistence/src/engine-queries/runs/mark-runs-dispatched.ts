@@ -26,7 +26,7 @@ export interface RunToDispatch {
  *                   dispatched_at = ?, accepted_at = NULL, updated_at = ?
  *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = <by id>
  *   -- with runs to claim: SET lease_until = CASE WHEN state = 'PENDING' THEN ? ELSE lease_until END, claimed_by = ?, …
- *   --   WHERE id IN (…) AND ((state = 'CLAIMED' AND claimed_by = ?) OR (id IN (<to claim>) AND state = 'PENDING' AND due_at <= ?)) AND attempt = …
+ *   --   WHERE id IN (…) AND ((state = 'CLAIMED' AND claimed_by = ?) OR (id IN (<to claim>) AND state = 'PENDING' AND due_at <= <claimDueBefore>)) AND attempt = …
  *   -- only when fewer rows moved than asked (some run was taken over meanwhile):
  *   SELECT id FROM runs WHERE id IN (…) AND state = 'DISPATCHED' AND claimed_by = ? AND dispatched_at = ?
  *   -- <by id>: each row's own value (caseById: `?` when all rows share it)
@@ -51,7 +51,20 @@ export interface RunToDispatch {
  */
 export async function markRunsDispatched(
   manager: EntityManager,
-  input: { nodeId: string; now: number; runs: readonly RunToDispatch[]; /** The lease of the runs this mark claims (`claiming`). */ leaseUntil?: number },
+  input: {
+    nodeId: string;
+    now: number;
+    runs: readonly RunToDispatch[];
+    /** The lease of the runs this mark claims (`claiming`). */
+    leaseUntil?: number;
+    /**
+     * The latest due_at a run this mark claims may have (default `now`): the latest instant this
+     * node holds one of them for. A run sent ahead of its instant (to an executor that starts it
+     * then) is marked before it; one given back meanwhile with a later due_at (a dispatch back-off)
+     * is not claimed.
+     */
+    claimDueBefore?: number;
+  },
 ): Promise<Set<number>> {
   const { runs, nodeId, now } = input;
   if (runs.length === 0) return new Set();
@@ -79,7 +92,7 @@ export async function markRunsDispatched(
       now,
       ...ids,
       nodeId,
-      ...(claiming.length === 0 ? [] : [...claiming, now]),
+      ...(claiming.length === 0 ? [] : [...claiming, Math.max(now, input.claimDueBefore ?? now)]),
       ...attempt.params,
     ],
   );
