@@ -17,9 +17,10 @@ import { WakeFloor } from './wake-floor';
  * mark that claims its runs is batched with the others in flight (DispatchMarks), and a console
  * writes a tenant's submissions in at most 2 transactions at a time (GroupCommit), each one
  * wake-up. Through the floor such a run waited 7–10 ms at the median from 100 submissions a second
- * on (the floor's burst spent), a third of its way to its executor; at once, `submit` at 500 and
- * 1,000 a second started 11–15 ms after it was sent instead of 26–27, for 8–10 % more CPU a run
- * (bench on-demand --baton-nodes, 2026-12-06: docs/BENCHMARKS.md).
+ * on (the floor's burst spent), the largest step of its way to its executor; taken at once, `submit`
+ * and `emit` at 500 and 1,000 a second start 12–19 ms after they are sent instead of 23–32, for
+ * 8–16 % more CPU a run, most of it the executors' (more requests, fewer runs each: bench on-demand
+ * --baton-nodes, 2026-12-06, docs/BENCHMARKS.md).
  */
 @Injectable()
 export class ClaimSignal implements OnModuleDestroy {
