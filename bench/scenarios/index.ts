@@ -24,6 +24,7 @@ import { runIndexes } from './run-indexes';
 import { heavyNeighbour } from './heavy-neighbour';
 import { floodedKey } from './flooded-key';
 import { failingStorm } from './failing-storm';
+import { busyNeighbour } from './busy-neighbour';
 import { eventIngest } from './event-ingest';
 import { idempotency } from './idempotency';
 import { ontime } from './ontime';
@@ -33,4 +34,4 @@ import { onDemand } from './on-demand';
 import { consoleRequest } from './console-request';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, eventIngest, idempotency, stateChanges, idle, runIndexes];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, busyNeighbour, eventIngest, idempotency, stateChanges, idle, runIndexes];

@@ -19,6 +19,8 @@ export interface TwoTenants {
   console: OwnedProcess & { url: string };
   /** POST to the console's API as tenant `as` (an API key, TENANT_ADMIN); throws on an answer ≥ 300. */
   post(as: 'a' | 'b', path: string, body: unknown): Promise<ApiAnswer>;
+  /** Each tenant's API key (TENANT_ADMIN), for a client of its own. */
+  apiKeys: Record<'a' | 'b', string>;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function openTwoTenants(c: Cluster, engineEnv: (i: number) => Recor
     aExecutor,
     bExecutor,
     console: consoleProc,
+    apiKeys: { a: keys.a['X-API-Key'], b: keys.b['X-API-Key'] },
     async post(as, path, body) {
       const res = await fetch(`${consoleProc.url}/api${path}`, { method: 'POST', headers: { ...keys[as], 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const text = await res.text();
