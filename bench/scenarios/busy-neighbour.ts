@@ -44,7 +44,8 @@ export const busyNeighbour: Scenario = {
       /** A's load for as long as `until` is pending: `load` a second in ticks; the number sent and refused. */
       const loadA = async (until: Promise<unknown>) => {
         let stop = false;
-        void until.finally(() => (stop = true));
+        const end = () => void (stop = true);
+        until.then(end, end); // its rejection is the caller's to see (it awaits `until` too)
         const answers: Array<Promise<unknown>> = [];
         let refused = 0;
         const t0 = Date.now();
