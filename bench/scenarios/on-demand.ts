@@ -283,7 +283,7 @@ export const onDemand: Scenario = {
       ['--baton-nodes', "Baton only: as 2 nodes (`baton node`: a console and an engine in one process) instead of 1 console and 2 engines; submissions go to the first"],
       ['--other-tenants=N', "Baton only: N more tenants in the engines' group, idle (no task, no executor): what a platform's other customers cost a busy one; default: 0"],
       ['--sql-timing', 'Baton only: the console and engines time every statement (bench/support/sql-timing.cjs); per step, statements and round-trip ms per run by process, and the costliest'],
-      ['--profile', "Baton only: V8 CPU profiles of the console, engines and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
+      ['--profile', "Baton only: V8 CPU profiles of the console, engines (or nodes) and executors over the ladder (bench/results/profiles/on-demand<tag>/; `node -r ./bench/register.cjs bench/profile-summary.ts <dir>` sums them)"],
       ['--tag=-x', 'result file suffix: bench/results/on-demand-x.json'],
     ] as const
   )

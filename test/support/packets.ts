@@ -4,7 +4,7 @@ import type { TestDatabaseHandle } from './databases';
 
 /**
  * The packets a test's statements reach the database in, as TypeORM's logger sees each query the
- * driver sends (a transaction's riders go as one: libs/persistence/src/nest/riders.ts). Counting
+ * driver sends (a transaction's riders go as one: libs/persistence/src/engine-queries/riders.ts). Counting
  * starts at each test (after the caller's own beforeEach hooks registered before this call) and the
  * data source's logger is given back after it. Call inside a describe, after useTestDatabase.
  */

@@ -111,9 +111,11 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
       const env = sqlTimingEnv(timingFile(name), signal);
       return { ...profiled, ...env, NODE_OPTIONS: [profiled.NODE_OPTIONS, env.NODE_OPTIONS].filter(Boolean).join(' ') };
     };
-    if (options.nodes && (options.profileDir || options.sqlTiming)) throw new Error('--baton-nodes: not with --profile or --sql-timing');
+    if (options.nodes && options.sqlTiming) throw new Error('--baton-nodes: not with --sql-timing');
+    // A node is a console too: Nest's shutdown hooks take SIGUSR2, so its profiler listens for SIGWINCH.
+    const nodeProfiled: Record<string, string> = options.profileDir ? { ...profiled, BENCH_PROFILE_SIGNAL: 'SIGWINCH' } : {};
     const engines = await Promise.all(
-      [1, 2].map(async (i) => (await (options.nodes ? c.startNodes(1, { ...AT_DEFAULTS, ...options.engineEnv }) : c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) })))[0]),
+      [1, 2].map(async (i) => (await (options.nodes ? c.startNodes(1, { ...AT_DEFAULTS, ...options.engineEnv, ...nodeProfiled }) : c.startEngines(1, { ...AT_DEFAULTS, ...options.engineEnv, ...timed(`engine-${i}`) })))[0]),
     );
     const executors = await c.startExecutors(2, { ...options.executorEnv, ...profiled });
     if (options.otherTenants > 0) await awaitFirstHistoryTurn(c, options.otherTenants, log);
@@ -309,8 +311,10 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
         : undefined,
       startProfiling: options.profileDir
         ? () => {
-            for (const p of [...engines, ...executors]) process.kill(p.pid, 'SIGUSR2');
-            process.kill(console_.pid, 'SIGWINCH');
+            for (const p of executors) process.kill(p.pid, 'SIGUSR2');
+            // Engines take SIGUSR2; a console, and a node (a console too), SIGWINCH.
+            for (const p of engines) process.kill(p.pid, options.nodes ? 'SIGWINCH' : 'SIGUSR2');
+            if (!options.nodes) process.kill(console_.pid, 'SIGWINCH');
           }
         : undefined,
       abandonPending() {

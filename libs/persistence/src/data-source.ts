@@ -40,7 +40,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
       timezone: 'Z',
       charset: 'utf8mb4_unicode_ci',
       // A transaction's statements that need no answer of their own ride in the packet of the
-      // next one (nest/riders.ts). Every value in every statement is a placeholder.
+      // next one (engine-queries/riders.ts). Every value in every statement is a placeholder.
       multipleStatements: true,
       extra: { connectionLimit: 20 },
     };

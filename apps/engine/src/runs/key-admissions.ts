@@ -82,8 +82,10 @@ export class KeyAdmissions {
     const bounded = groupByKey(keyed.filter((c) => c.task!.concurrency !== null), (task) => task.concurrency!);
     // Every key row this admission needs, locked first and in one order by every engine: two
     // claims holding several keys never deadlock (a rate key and a concurrency key may share a row).
-    const buckets = new Map<string, StoredKeyBucket | null>();
-    for (const id of [...new Set([...rated.keys(), ...bounded.keys()])].sort()) buckets.set(id, await lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now));
+    // Issued together, they go in one packet (lockRunKey is sent ahead), run in that order.
+    const order = [...new Set([...rated.keys(), ...bounded.keys()])].sort();
+    const locked = await Promise.all(order.map((id) => lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now)));
+    const buckets = new Map<string, StoredKeyBucket | null>(order.map((id, i) => [id, locked[i]]));
     const passed = new Set<number>();
     for (const [id, runs] of rated) for (const runId of await this.takeTokens(em, runs, buckets.get(id) ?? null, now)) passed.add(runId);
     const admitted = new Set<number>();
@@ -178,27 +180,40 @@ export class KeyAdmissions {
    * moved to another group or deleted frees its runs at once), in a transaction of its own holding
    * the key's lock; wakes a claim for them. Held runs are read a page at a time from the oldest, at
    * most MAX_RELEASE.
+   *
+   * The lock, the count, the first page and (a task's own key) the task's bound go in one packet:
+   * a run of a flooded `limit: 1` key hands its place on in 3 round trips (that packet, the UPDATE,
+   * the COMMIT) instead of 7 — each ~0.2 ms of CPU a side, and under load milliseconds of waiting,
+   * on the way of every next run of the key.
    */
   async release(ref: RunKeyRef): Promise<number> {
     const now = this.clock.now();
+    const ownTask = ref.scope.startsWith('t:') ? Number(ref.scope.slice(2)) : null;
     const released = await inTransaction(
       this.dataSource,
       async (em) => {
-        await lockRunKey(em, ref, now);
-        let going = await countGoingKeyRuns(em, ref);
+        const [, counted, firstPage, ownBound] = await Promise.all([
+          lockRunKey(em, ref, now),
+          countGoingKeyRuns(em, ref),
+          findHeldKeyRuns(em, { ...ref, afterId: 0, limit: Math.min(MAX_RELEASE, RELEASE_PAGE) }),
+          findKeyConcurrencies(em, ownTask === null ? [] : [ownTask]),
+        ]);
+        let going = counted;
         const limits = new Map<number, number | null>();
+        const limitOf = (taskId: number, bounds: ReadonlyMap<number, KeyConcurrency>) => {
+          const bound = bounds.get(taskId);
+          limits.set(taskId, bound !== undefined && keyScope(taskId, bound.group) === ref.scope ? bound.limit : null);
+        };
+        if (ownTask !== null) limitOf(ownTask, ownBound);
         const ids: number[] = [];
         let afterId = 0;
         let widest = 0;
-        for (;;) {
+        for (let first = true; ; first = false) {
           const page = Math.min(MAX_RELEASE - ids.length, Math.max(RELEASE_PAGE, widest - going));
-          const held = await findHeldKeyRuns(em, { ...ref, afterId, limit: page });
+          const held = first ? firstPage : await findHeldKeyRuns(em, { ...ref, afterId, limit: page });
           const unread = [...new Set(held.map((h) => h.taskId))].filter((taskId) => !limits.has(taskId));
           const bounds = await findKeyConcurrencies(em, unread);
-          for (const taskId of unread) {
-            const bound = bounds.get(taskId);
-            limits.set(taskId, bound !== undefined && keyScope(taskId, bound.group) === ref.scope ? bound.limit : null);
-          }
+          for (const taskId of unread) limitOf(taskId, bounds);
           const step = releaseKeyed(going, held.map((h) => ({ run: h.id, limit: limits.get(h.taskId)! })));
           ids.push(...step.release);
           going = step.going;

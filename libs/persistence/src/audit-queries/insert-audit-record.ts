@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { AuditActorKind } from '../entities';
-import { deferStatement } from '../nest/riders';
+import { deferStatement } from '../engine-queries/riders';
 
 /** A change as the audit log keeps it; `before`/`after` arrive already redacted (redact, @baton/domain). */
 export interface NewAuditRecord {
@@ -42,7 +42,7 @@ function stored(value: unknown): string | null {
  *
  * Plain inserts at the end of the auto-increment index: no read, no lock on other rows, and no
  * round trip of their own: in a transaction on MySQL the INSERT is deferred, riding with the
- * transaction's COMMIT (nest/riders.ts) — one for the records of every
+ * transaction's COMMIT (engine-queries/riders.ts) — one for the records of every
  * submission a batch writes together (apps/console/src/submissions).
  */
 export async function insertAuditRecords(manager: EntityManager, records: readonly NewAuditRecord[]): Promise<void> {

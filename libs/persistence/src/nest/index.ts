@@ -1,4 +1,4 @@
 export * from './database.module';
 export * from './transaction';
 export * from './idle-allowance';
-export { deferStatement, sendAhead } from './riders';
+export { deferStatement, sendAhead } from '../engine-queries/riders';

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { usePacketLog } from '../../../../test/support/packets';
-import { deferStatement, sendAhead, sendWriteAhead } from './riders';
+import { deferStatement, sendAhead, sendWriteAhead } from '../engine-queries/riders';
 import { inTransaction } from './transaction';
 
 const INSERT = 'INSERT INTO engine_groups (name, description, created_at) VALUES (?, ?, ?)';

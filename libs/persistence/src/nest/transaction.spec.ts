@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
 import { useTestDatabase } from '../../../../test/support/databases';
-import { deferStatement } from './riders';
+import { deferStatement } from '../engine-queries/riders';
 import { afterCommit, inTransaction, whenCommitting } from './transaction';
 
 describe('inTransaction on SQLite', () => {

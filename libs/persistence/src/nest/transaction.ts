@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 import { isTransientLockError } from '../errors';
-import { Riders, ridersOf, useRiders } from './riders';
+import { Riders, ridersOf, useRiders } from '../engine-queries/riders';
 
 /** Runs of a MySQL transaction that InnoDB rolled back for a deadlock or lock wait, before giving up. */
 export const TRANSACTION_ATTEMPTS = 4;

@@ -3,7 +3,7 @@ import { EventEntity } from '../../entities';
 import { chunks, dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { collated } from '../collated';
 import { hasReturning } from '../runs/has-returning';
-import { sendWriteAhead } from '../../nest/riders';
+import { sendWriteAhead } from '../../engine-queries/riders';
 import { consecutiveIdStep, idsOfInsert } from '../runs/insert-with-ids';
 
 const INTO = 'events (tenant_id, name, payload, idempotency_key, run_ids, received_at)';

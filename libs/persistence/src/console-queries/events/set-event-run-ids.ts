@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { caseById, chunks, placeholders } from '../../engine-queries/sql';
-import { deferStatement } from '../../nest/riders';
+import { deferStatement } from '../../engine-queries/riders';
 
 /**
  * The runs events started, written on their rows once the runs are inserted, in the transaction

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { dialectOf, num, placeholders } from '../../engine-queries/sql';
-import { sendAhead } from '../../nest/riders';
+import { sendAhead } from '../../engine-queries/riders';
 import { claimedRunTaskColumns } from '../../engine-queries/runs/find-claimed-run-tasks';
 import type { NamedRunColumns } from '../../engine-queries/runs/read-named-runs';
 
@@ -27,7 +27,7 @@ export interface LockedTask {
  * cancels the batch's runs with the task's others. Shared, so concurrent batches of one task do
  * not wait for each other. SQLite: serialised transactions — nothing to lock.
  *
- * Sent ahead (nest/riders.ts): it rides, with the transaction's opening, in the packet of the
+ * Sent ahead (engine-queries/riders.ts): it rides, with the transaction's opening, in the packet of the
  * batch's next statement (its runs INSERT), and is run first, so the lock is held before any run
  * is written, as if sent alone. The caller judges the versions once that packet is answered, and
  * rolls the transaction back when one changed.

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { KEY_GOING_STATES } from '@baton/domain';
-import { execute, num } from '../sql';
+import { sendAhead } from '../riders';
+import { num } from '../sql';
 import type { RunKeyRef } from './lock-run-key';
 
 /** The statement (exported so the plan test EXPLAINs this very text). */
@@ -18,9 +19,10 @@ export const COUNT_GOING_KEY_RUNS_SQL = `SELECT COUNT(*) AS n FROM runs
  * alone: at most the key's largest limit of entries — held runs (state HELD) and the key's history
  * (terminal states) sit in other ranges and are never read. Call it holding lockRunKey: under
  * READ COMMITTED it then sees every admission made before (they committed holding the same lock).
- * A run claimed but not admitted yet has key_scope NULL, so it does not count itself.
+ * A run claimed but not admitted yet has key_scope NULL, so it does not count itself. Sent ahead
+ * (riders.ts): in a transaction it rides with what is issued before it is awaited.
  */
 export async function countGoingKeyRuns(manager: EntityManager, ref: RunKeyRef): Promise<number> {
-  const { rows } = await execute<{ n: unknown }>(manager, COUNT_GOING_KEY_RUNS_SQL, [ref.tenantId, ref.scope, ref.key]);
+  const rows = await sendAhead(manager, COUNT_GOING_KEY_RUNS_SQL, [ref.tenantId, ref.scope, ref.key]);
   return num(rows[0]?.n ?? 0);
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { execute, num } from '../sql';
+import { sendAhead } from '../riders';
+import { num } from '../sql';
 import type { RunKeyRef } from './lock-run-key';
 
 /** The statement (exported so the plan test EXPLAINs this very text). */
@@ -15,14 +16,11 @@ export const FIND_HELD_KEY_RUNS_SQL = `SELECT id, task_id FROM runs
  *
  * The HELD range of ix_runs_key, in id order (InnoDB's entries end with the primary key), cut at
  * `limit`: a key with 10,000 held runs reads `limit` of them. The task is read from the row, not
- * the index: `limit` rows at most. Call it holding lockRunKey.
+ * the index: `limit` rows at most. Call it holding lockRunKey. Sent ahead (riders.ts): in a
+ * transaction it rides with what is issued before it is awaited.
  */
 export async function findHeldKeyRuns(manager: EntityManager, input: RunKeyRef & { afterId: number; limit: number }): Promise<Array<{ id: number; taskId: number }>> {
   if (input.limit <= 0) return [];
-  const { rows } = await execute<Record<string, unknown>>(
-    manager,
-    FIND_HELD_KEY_RUNS_SQL,
-    [input.tenantId, input.scope, input.key, input.afterId, input.limit],
-  );
+  const rows = await sendAhead(manager, FIND_HELD_KEY_RUNS_SQL, [input.tenantId, input.scope, input.key, input.afterId, input.limit]);
   return rows.map((r) => ({ id: num(r.id), taskId: num(r.task_id) }));
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { KeyConcurrency } from '@baton/domain';
-import { execute, num, placeholders } from '../sql';
+import { sendAhead } from '../riders';
+import { num, placeholders } from '../sql';
 
 /**
  * Tasks' concurrency bounds as they are now, when a key's places are given back to its held runs
@@ -9,10 +10,11 @@ import { execute, num, placeholders } from '../sql';
  *   SELECT id, key_concurrency FROM tasks WHERE id IN (…)
  *
  * A task without a bound any more, or gone, is missing from the map: its held runs are released.
+ * Sent ahead (riders.ts): in a transaction it rides with what is issued before it is awaited.
  */
 export async function findKeyConcurrencies(manager: EntityManager, taskIds: readonly number[]): Promise<Map<number, KeyConcurrency>> {
   if (taskIds.length === 0) return new Map();
-  const { rows } = await execute<{ id: unknown; key_concurrency: unknown }>(manager, `SELECT id, key_concurrency FROM tasks WHERE id IN (${placeholders(taskIds.length)})`, [...taskIds]);
+  const rows = await sendAhead(manager, `SELECT id, key_concurrency FROM tasks WHERE id IN (${placeholders(taskIds.length)})`, [...taskIds]);
   const bounds = new Map<number, KeyConcurrency>();
   for (const r of rows) {
     // JSON null is no bound either, as SQL NULL (migration 1798700000000).

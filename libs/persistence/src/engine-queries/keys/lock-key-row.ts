@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { dialectOf, execute } from '../sql';
+import { sendAhead, sendWriteAhead } from '../riders';
+import { dialectOf } from '../sql';
 
 /** How stale a key row's `used_at` may get before a lock writes it again: most locks of a busy key write nothing. */
 export const KEY_USE_STEP_MS = 60_000;
@@ -28,6 +29,11 @@ export interface KeyRowRef {
  * minute old, so a busy key's row is not rewritten each time. SQLite: serialised transactions, no
  * FOR UPDATE. The one way a key's row is locked, by the engines' key admissions (lockRunKey) and
  * the consoles' throttles (lockThrottleKey) alike.
+ *
+ * Both statements are sent ahead (riders.ts): in a transaction of inTransaction on MySQL they ride
+ * together, with whatever the caller issues before awaiting (the key's count, its held runs: a
+ * key's release is three round trips where it was seven), and the locks of several keys issued in
+ * one order go in one packet, in that order.
  */
 export async function lockKeyRow(
   manager: EntityManager,
@@ -37,13 +43,14 @@ export async function lockKeyRow(
 ): Promise<Record<string, unknown> | undefined> {
   const mysql = dialectOf(manager) === 'mysql';
   const params = [ref.tenantId, ref.scope, ref.key];
-  await execute(
+  const made = sendWriteAhead(
     manager,
     mysql
       ? 'INSERT INTO run_keys (tenant_id, key_scope, key_value, used_at) VALUES (?, ?, ?, ?) ON DUPLICATE KEY UPDATE used_at = IF(used_at IS NULL OR used_at < ?, ?, used_at)'
       : 'INSERT INTO run_keys (tenant_id, key_scope, key_value, used_at) VALUES (?, ?, ?, ?) ON CONFLICT (tenant_id, key_scope, key_value) DO UPDATE SET used_at = CASE WHEN used_at IS NULL OR used_at < ? THEN ? ELSE used_at END',
     [...params, now, now - KEY_USE_STEP_MS, now],
   );
-  const { rows } = await execute<Record<string, unknown>>(manager, `SELECT ${columns.join(', ')} FROM run_keys WHERE tenant_id = ? AND key_scope = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`, params);
+  const locked = sendAhead(manager, `SELECT ${columns.join(', ')} FROM run_keys WHERE tenant_id = ? AND key_scope = ? AND key_value = ? ${mysql ? 'FOR UPDATE' : ''}`, params);
+  const [, rows] = await Promise.all([made, locked]);
   return rows[0];
 }

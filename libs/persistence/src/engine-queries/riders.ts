@@ -1,6 +1,6 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
 import type { QueryResult } from 'typeorm/query-runner/QueryResult';
-import { execute, executeWrite } from '../engine-queries/sql';
+import { execute, executeWrite } from './sql';
 
 /**
  * Terminology: a **rider** is a statement of a MySQL/MariaDB transaction that is not sent alone
@@ -25,6 +25,9 @@ import { execute, executeWrite } from '../engine-queries/sql';
  * sends it first, in a packet of its own. A packet that carried either and failed fails the
  * transaction: every later statement and the COMMIT throw its error (the transaction is rolled
  * back, as if the write had thrown where it was issued).
+ *
+ * It lives beside sql.ts, on the floor every query folder sends its statements through, so that an
+ * engine query may ride as a console query does (nest/transaction.ts opens the transactions).
  */
 export class Riders {
   private queue: Rider[] = [];

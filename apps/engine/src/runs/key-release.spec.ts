@@ -1,0 +1,74 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '@baton/domain';
+import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
+import { usePacketLog } from '../../../../test/support/packets';
+import { ClaimSignal } from '../common/claim-signal';
+import { insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import type { CancelledRuns } from '../wakeups/cancelled-runs';
+import { KeyAdmissions } from './key-admissions';
+
+/**
+ * A key's places given back (KeyAdmissions.release): the oldest held runs of the key, as many as
+ * its limit leaves room for, back PENDING and claimed at once; on MariaDB in 3 round trips.
+ */
+async function heldKey(ds: Parameters<typeof insertTask>[0], limit: number, going: number, held: number) {
+  const taskId = await insertTask(ds, { trigger: { kind: 'MANUAL' } });
+  await ds.query('UPDATE tasks SET key_concurrency = ? WHERE id = ?', [JSON.stringify({ key: 'customerId', limit, onLimit: 'QUEUE' }), taskId]);
+  const ref = { tenantId: 'acme', scope: `t:${taskId}`, key: 'c1' };
+  for (let i = 0; i < going; i++) await insertRun(ds, { taskId, state: 'DISPATCHED', runKey: ref.key, keyScope: ref.scope });
+  const heldIds: number[] = [];
+  for (let i = 0; i < held; i++) heldIds.push(await insertRun(ds, { taskId, state: 'HELD', runKey: ref.key, keyScope: ref.scope }));
+  return { taskId, ref, heldIds };
+}
+
+function admissions(ds: Parameters<typeof insertTask>[0]) {
+  const config = testConfig();
+  const signal = new ClaimSignal(config, new ManualClock(T0));
+  const woken: Array<{ tenantId: string; runIds?: readonly number[] }> = [];
+  signal.onDue((tenantId, runIds) => woken.push({ tenantId, runIds }));
+  const keys = new KeyAdmissions(ds, config, new ManualClock(T0), signal, {} as CancelledRuns);
+  return { keys, woken };
+}
+
+describe.each(TEST_DATABASES)('a key\'s places given back (%s)', (kind) => {
+  const db = useTestDatabase(kind);
+  beforeEach(() => db.clear());
+
+  it('releases the oldest held runs the limit has room for, and wakes a claim naming them', async () => {
+    const { taskId, ref, heldIds } = await heldKey(db.dataSource, 3, 1, 4);
+    const { keys, woken } = admissions(db.dataSource);
+    expect(await keys.release(ref)).toBe(2);
+    const runs = await runsOf(db.dataSource, taskId);
+    expect(runs.filter((r) => r.state === 'PENDING').map((r) => r.id)).toEqual(heldIds.slice(0, 2));
+    expect(runs.filter((r) => r.state === 'HELD').map((r) => r.id)).toEqual(heldIds.slice(2));
+    expect(woken).toEqual([{ tenantId: 'acme', runIds: heldIds.slice(0, 2) }]);
+  });
+
+  it('releases nothing while the key is full, and every held run once its task has no bound any more', async () => {
+    const { taskId, ref, heldIds } = await heldKey(db.dataSource, 1, 1, 3);
+    const { keys } = admissions(db.dataSource);
+    expect(await keys.release(ref)).toBe(0);
+    await db.dataSource.query('UPDATE tasks SET key_concurrency = NULL WHERE id = ?', [taskId]);
+    expect(await keys.release(ref)).toBe(3);
+    expect((await runsOf(db.dataSource, taskId)).filter((r) => r.state === 'PENDING').map((r) => r.id)).toEqual(heldIds);
+  });
+});
+
+describe('a key\'s places given back on MariaDB, counted in packets', () => {
+  const db = useTestDatabase('mysql');
+  beforeEach(() => db.clear());
+  const log = usePacketLog(db);
+
+  it("sends the key's lock, its count, its first held runs and its task's bound in one packet: 3 round trips with the UPDATE and the COMMIT, not 7", async () => {
+    const { taskId, ref } = await heldKey(db.dataSource, 1, 0, 2);
+    const { keys } = admissions(db.dataSource);
+    log.clear();
+    expect(await keys.release(ref)).toBe(1);
+    expect(log.packets).toEqual([
+      expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*;\nSELECT id, task_id FROM runs\s.*;\nSELECT id, key_concurrency FROM tasks .*$/s),
+      expect.stringMatching(/^UPDATE runs SET state = 'PENDING'/),
+      'COMMIT',
+    ]);
+    expect((await runsOf(db.dataSource, taskId)).map((r) => r.state)).toEqual(['PENDING', 'HELD']);
+  });
+});
