@@ -134,8 +134,9 @@ export async function startBaton(options: BatonOptions, log: (s: string) => void
     /** A POST through the keep-alive pool; `req` lets a submission be abandoned. */
     const send = keepAlivePost(agent, url, key);
     const post: Post = (path, body) => send(path, body).answer;
-    // The client series: what a Node service sends through the SDK, with its defaults (connections as the other series').
-    const client = new BatonClient({ url: console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS, maxBatchesInFlight: options.clientInFlight });
+    // The client series: what a Node service sends through the SDK, with its defaults (connections as the other series');
+    // given every node, as a service of a cluster of nodes is: the first while it takes connections.
+    const client = new BatonClient({ url: options.nodes ? engines.map((e) => e.url) : console_.url, apiKey: key['X-API-Key'], maxSockets: CONNECTIONS, maxBatchesInFlight: options.clientInFlight });
 
     const taskIds: number[] = [];
     for (let i = 0; i < options.tasks; i++) {

@@ -8,10 +8,24 @@ import { itemError, sendTogether, type Together } from './send-together';
 const MAX_BATCH_RUNS = 1_000;
 const MAX_BATCH_EVENTS = 500;
 
+/**
+ * Errors of a connection that never opened: the request reached no console, so sending it to
+ * another (or again) can never make a run twice.
+ */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL']);
+
+/** The client's refusals whose request never reached a console (NOT_CONNECTED). */
+const neverSent = new WeakSet<BatonApiError>();
+
 /** How a client reaches the console. */
 export interface BatonClientOptions {
-  /** The console's base URL, e.g. `http://baton-console:8080`. */
-  url: string;
+  /**
+   * The console's base URL, e.g. `http://baton-console:8080`; or the URLs of a cluster's consoles
+   * (`baton console`, `baton node`), all http or all https: requests go to the first, and move to
+   * the next when a connection to it cannot be opened (a console down or starting again), where
+   * they stay. No default.
+   */
+  url: string | readonly string[];
   /** A tenant API key (Settings → API keys), role TENANT_ADMIN to submit. */
   apiKey: string;
   /** Keep-alive connections to the console at most (default 16). */
@@ -111,10 +125,14 @@ export interface EmitResult {
  * it matches; `emitEvents` sends up to 500 in one request. Requests go over keep-alive connections (node:http, as the engine's dispatch
  * does: a fraction of axios' CPU per request). A 429 or 503 is sent again after its Retry-After; a
  * request that got no answer is sent again only when it cannot make a run twice (every run carries
- * an idempotency key). What is refused for good throws BatonApiError naming the fields.
+ * an idempotency key); one that reached no console (its connection refused) always is, at once to
+ * the next console when `url` names several. What is refused for good throws BatonApiError naming
+ * the fields.
  */
 export class BatonClient {
-  private readonly base: URL;
+  private readonly bases: readonly URL[];
+  /** The console requests go to (an index into `bases`). */
+  private current = 0;
   private readonly agent: HttpAgent;
   private readonly send: typeof httpRequest;
   private readonly retries: number;
@@ -125,8 +143,10 @@ export class BatonClient {
   private readonly maxWaiting: number;
 
   constructor(private readonly options: BatonClientOptions) {
-    this.base = new URL(options.url);
-    const https = this.base.protocol === 'https:';
+    this.bases = (typeof options.url === 'string' ? [options.url] : [...options.url]).map((url) => new URL(url));
+    if (this.bases.length === 0) throw new BatonApiError(400, 'VALIDATION_FAILED', 'url: at least one console URL', [{ field: 'url', reason: 'at least one console URL' }]);
+    const https = this.bases[0].protocol === 'https:';
+    if (this.bases.some((b) => (b.protocol === 'https:') !== https)) throw new BatonApiError(400, 'VALIDATION_FAILED', 'url: all http or all https', [{ field: 'url', reason: 'all http or all https' }]);
     // An idle connection is closed before the console's keep-alive timeout (Node's 5 s) can close it under a request.
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 16, timeout: 4_000 };
     this.agent = https ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
@@ -212,15 +232,29 @@ export class BatonClient {
     this.agent.destroy();
   }
 
+  /**
+   * A POST, sent again after a 429 or 503 (its Retry-After), or when it got no answer and cannot
+   * make a run twice (`resendable`), or when it reached no console: then at once to the next
+   * console of `url`, once round them before waiting as for a 503.
+   */
   private async post(path: string, body: unknown, headers: Record<string, string>, resendable: boolean): Promise<{ status: number; body: unknown }> {
+    let hops = 0;
     for (let attempt = 0; ; attempt++) {
       let answer: { status: number; headers: IncomingHttpHeaders; body: unknown } | null;
+      const at = this.current;
       try {
-        answer = await this.request('POST', path, body, headers);
+        answer = await this.request('POST', path, body, headers, at);
       } catch (err) {
-        if (!(err instanceof BatonApiError) || err.status !== 0 || !resendable || attempt >= this.retries) throw err;
+        const unsent = err instanceof BatonApiError && neverSent.has(err);
+        if (unsent && this.current === at) this.current = (at + 1) % this.bases.length;
+        if (unsent && ++hops < this.bases.length) {
+          attempt--;
+          continue;
+        }
+        if (!(err instanceof BatonApiError) || err.status !== 0 || !(resendable || unsent) || attempt >= this.retries) throw err;
         answer = null;
       }
+      hops = 0;
       if (answer && answer.status < 400) return answer;
       const busy = answer !== null && (answer.status === 429 || answer.status === 503);
       if (answer && (!busy || attempt >= this.retries)) throw toError(answer.status, answer.body);
@@ -229,11 +263,11 @@ export class BatonClient {
     }
   }
 
-  private request(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
+  private request(method: string, path: string, body: unknown, headers: Record<string, string>, at = this.current): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = this.send(
-        new URL(path, this.base),
+        new URL(path, this.bases[at]),
         {
           method,
           agent: this.agent,
@@ -257,7 +291,11 @@ export class BatonClient {
         },
       );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (err) => reject(new BatonApiError(0, 'UNREACHABLE', `${method} ${path}: ${err.message}`)));
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        const refusal = new BatonApiError(0, 'UNREACHABLE', `${method} ${this.bases[at].origin}${path}: ${err.message}`);
+        if (err.code !== undefined && NOT_CONNECTED.has(err.code)) neverSent.add(refusal);
+        reject(refusal);
+      });
       req.end(payload);
     });
   }
