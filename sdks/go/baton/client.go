@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,10 +28,14 @@ import (
 // SubmitBatch and EmitEvents send many in one request. A handler emits events with a Client of its own service's key. A 429 or 503 is sent again
 // after its Retry-After (Retries times, each wait at most MaxRetryWait); a request that got no
 // answer is sent again only when it carries an idempotency key (it cannot then make a second run
-// or event). What the console refuses for good is an *APIError naming the fields.
+// or event); one that reached no console (its connection could not be opened) always is, at once
+// to the next console when the client names several. What the console refuses for good is an
+// *APIError naming the fields.
 type Client struct {
-	base   *url.URL
-	apiKey string
+	bases []*url.URL
+	// current is the index in bases requests go to.
+	current atomic.Int32
+	apiKey  string
 	// HTTP is the client requests go through (default: keep-alive connections, 30 s a request).
 	HTTP *http.Client
 	// Retries is how often a refused (429, 503) or unanswered resendable request is sent again (default 3).
@@ -42,15 +49,29 @@ type Client struct {
 }
 
 // NewClient is a Client of the console at baseURL (http or https) with a tenant API key.
+// baseURL may name a cluster's consoles or nodes, comma separated
+// ("http://node-a:8080,http://node-b:8080"): requests go to the first while it takes
+// connections, and at once to the next when a connection to it cannot be opened (a console down
+// or starting again), where they stay.
 func NewClient(baseURL, apiKey string) (*Client, error) {
-	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("baton: the console URL %q is not an http(s) URL", baseURL)
+	var bases []*url.URL
+	for _, one := range strings.Split(baseURL, ",") {
+		u, err := url.Parse(strings.TrimRight(strings.TrimSpace(one), "/"))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("baton: the console URL %q is not an http(s) URL", one)
+		}
+		bases = append(bases, u)
 	}
 	if apiKey == "" {
 		return nil, fmt.Errorf("baton: an API key is needed (Settings → API keys)")
 	}
-	return &Client{base: u, apiKey: apiKey, HTTP: &http.Client{Timeout: 30 * time.Second}, Retries: 3, MaxRetryWait: 5 * time.Second, MaxWaiting: 20_000}, nil
+	return &Client{bases: bases, apiKey: apiKey, HTTP: &http.Client{Timeout: 30 * time.Second}, Retries: 3, MaxRetryWait: 5 * time.Second, MaxWaiting: 20_000}, nil
+}
+
+// neverSent tells a request that reached no console: its connection could not be opened.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // SubmitRun is a run asked for: its params (nil: the task's), its flow's params, and an
@@ -145,10 +166,21 @@ func (c *Client) post(ctx context.Context, path string, body any, headers map[st
 	if err != nil {
 		return 0, fmt.Errorf("baton: the request body is not JSON: %w", err)
 	}
+	hops := 0
 	for attempt := 0; ; attempt++ {
-		status, answer, wait, err := c.send(ctx, path, payload, headers)
+		at := c.current.Load()
+		status, answer, wait, err := c.send(ctx, c.bases[at], path, payload, headers)
 		if err != nil {
-			if !resendable || attempt >= c.Retries {
+			unsent := neverSent(err)
+			if unsent {
+				// The next console, unless another request moved on already.
+				c.current.CompareAndSwap(at, (at+1)%int32(len(c.bases)))
+				if hops++; hops < len(c.bases) {
+					attempt--
+					continue
+				}
+			}
+			if !(resendable || unsent) || attempt >= c.Retries {
 				return 0, &APIError{Status: 0, Code: "UNREACHABLE", Message: err.Error()}
 			}
 		} else if status < 400 {
@@ -159,6 +191,7 @@ func (c *Client) post(ctx context.Context, path string, body any, headers map[st
 		} else if (status != http.StatusTooManyRequests && status != http.StatusServiceUnavailable) || attempt >= c.Retries {
 			return status, apiRefusal(status, answer)
 		}
+		hops = 0
 		if wait <= 0 {
 			wait = 100 * time.Millisecond << attempt
 		}
@@ -175,9 +208,9 @@ func (c *Client) post(ctx context.Context, path string, body any, headers map[st
 	}
 }
 
-// send is one POST: the answer's status and body, and how long its Retry-After asks to wait.
-func (c *Client) send(ctx context.Context, path string, payload []byte, headers map[string]string) (int, []byte, time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.String()+path, bytes.NewReader(payload))
+// send is one POST to the console at base: the answer's status and body, and how long its Retry-After asks to wait.
+func (c *Client) send(ctx context.Context, base *url.URL, path string, payload []byte, headers map[string]string) (int, []byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base.String()+path, bytes.NewReader(payload))
 	if err != nil {
 		return 0, nil, 0, err
 	}

@@ -67,3 +67,52 @@ func TestClientDoesNotResendAnUnansweredRequestWithoutAnIdempotencyKey(t *testin
 		t.Fatal("an ftp URL was taken")
 	}
 }
+
+// downURL is a loopback URL nothing listens on (a console down).
+func downURL(t *testing.T) string {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	return url
+}
+
+func TestClientMovesToTheNextConsoleWhenAConnectionCannotBeOpenedAndStaysThere(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id":9,"taskId":3,"state":"PENDING","createdAt":1}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(downURL(t)+", "+srv.URL, "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No idempotency key: sent again all the same, since the first console never got it.
+	for i := 0; i < 2; i++ {
+		if run, _, err := c.Trigger(context.Background(), 3, SubmitRun{}); err != nil || run.ID != 9 {
+			t.Fatalf("run %+v err %v", run, err)
+		}
+	}
+	if calls.Load() != 2 || c.current.Load() != 1 {
+		t.Fatalf("%d calls, console %d", calls.Load(), c.current.Load())
+	}
+}
+
+func TestClientSendsARefusedConnectionAgainAfterAWaitWhenEveryConsoleRefusedIt(t *testing.T) {
+	c, err := NewClient(downURL(t)+","+downURL(t), "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Retries = 1
+	c.MaxRetryWait = time.Millisecond
+	_, _, err = c.Trigger(context.Background(), 3, SubmitRun{})
+	var refused *APIError
+	if !errors.As(err, &refused) || refused.Code != "UNREACHABLE" {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := NewClient("http://a:1,ftp://b", "key"); err == nil {
+		t.Fatal("an ftp URL among several was taken")
+	}
+}
