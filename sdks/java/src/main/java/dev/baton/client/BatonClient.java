@@ -7,6 +7,7 @@ import dev.baton.http.RetryAfter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.http.HttpClient;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 
 /**
@@ -40,9 +42,11 @@ import java.util.regex.Pattern;
  * <p>Requests go over the JDK's {@link HttpClient} (HTTP/1.1, keep-alive connections). A 429 or
  * 503 — the console did nothing — is sent again after its {@code Retry-After} (or 100 ms, doubling
  * each time, without one), {@link #withRetries retries} times, each wait at most
- * {@link #withMaxRetryWait maxRetryWait}. A request that got no answer (refused connection, reset,
- * timeout) is sent again only when it carries an idempotency key: it then cannot make a second run
- * or event. Any other answer of 400 or more (a proxy's 502 or 504 too: the console may have acted
+ * {@link #withMaxRetryWait maxRetryWait}. A request that got no answer (reset, timeout) is sent
+ * again only when it carries an idempotency key: it then cannot make a second run or event. One
+ * whose connection could not be opened reached no console and always is — at once to the next
+ * console when {@code baseUrl} names several (comma separated: a cluster's consoles or nodes),
+ * where the client then stays. Any other answer of 400 or more (a proxy's 502 or 504 too: the console may have acted
  * on the request) is a {@link BatonApiException} at once, naming the fields at fault.
  *
  * <p>A client is immutable and safe to share between threads; the {@code with…} methods answer a
@@ -54,7 +58,8 @@ public final class BatonClient {
   /** An answer longer than this is cut (a console's answers are a few KB; a proxy's page could be anything). */
   private static final int MAX_ANSWER_BYTES = 16 << 20;
 
-  private final String base;
+  /** The consoles requests go to, and which of them (shared with the {@code with…} copies). */
+  private final Consoles consoles;
   private final String apiKey;
   private final HttpClient http;
   private final int retries;
@@ -67,18 +72,19 @@ public final class BatonClient {
   private volatile SendTogether<Event, EventResult> eventLane;
 
   /**
-   * A client of the console at {@code baseUrl} (http or https, e.g. {@code http://baton-console:8080})
-   * with a tenant API key. Defaults: 3 retries, each wait at most 5 s, 30 s a request.
+   * A client of the console at {@code baseUrl} (http or https, e.g. {@code http://baton-console:8080};
+   * or a cluster's consoles, comma separated: {@code http://node-a:8080,http://node-b:8080}) with a
+   * tenant API key. Defaults: 3 retries, each wait at most 5 s, 30 s a request.
    *
    * @throws IllegalArgumentException naming {@code baseUrl} or {@code apiKey} when it is missing or malformed
    */
   public BatonClient(String baseUrl, String apiKey) {
     // HTTP/1.1: the JDK's default, HTTP/2, would ask a plain-http console to upgrade on every new connection, for nothing.
-    this(checkedBase(baseUrl), checkedKey(apiKey), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), 3, Duration.ofSeconds(5), Duration.ofSeconds(30), Pause.SLEEP, 20_000);
+    this(new Consoles(checkedBases(baseUrl)), checkedKey(apiKey), HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build(), 3, Duration.ofSeconds(5), Duration.ofSeconds(30), Pause.SLEEP, 20_000);
   }
 
-  private BatonClient(String base, String apiKey, HttpClient http, int retries, Duration maxRetryWait, Duration timeout, Pause pause, int maxWaiting) {
-    this.base = base;
+  private BatonClient(Consoles consoles, String apiKey, HttpClient http, int retries, Duration maxRetryWait, Duration timeout, Pause pause, int maxWaiting) {
+    this.consoles = consoles;
     this.apiKey = apiKey;
     this.http = http;
     this.retries = retries;
@@ -91,30 +97,30 @@ public final class BatonClient {
   /** How often a refused (429, 503) or unanswered resendable request is sent again (default 3; 0: never). */
   public BatonClient withRetries(int retries) {
     if (retries < 0) throw new IllegalArgumentException("retries: must be 0 or more, not " + retries);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+    return new BatonClient(consoles, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** The longest wait before sending again, whatever {@code Retry-After} says (default 5 s). */
   public BatonClient withMaxRetryWait(Duration maxRetryWait) {
     if (maxRetryWait == null || maxRetryWait.isNegative()) throw new IllegalArgumentException("maxRetryWait: must be zero or more, not " + maxRetryWait);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+    return new BatonClient(consoles, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** How long one request may take, connecting included, before it counts as unanswered (default 30 s). */
   public BatonClient withTimeout(Duration timeout) {
     if (timeout == null || timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout: must be positive, not " + timeout);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+    return new BatonClient(consoles, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** How many runs (events) {@link #submit} ({@link #emit}) lets wait to be sent; past it they fail at once with 429 CLIENT_BACKLOG (default 20,000). */
   public BatonClient withMaxWaiting(int maxWaiting) {
     if (maxWaiting < 1) throw new IllegalArgumentException("maxWaiting: must be 1 or more, not " + maxWaiting);
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+    return new BatonClient(consoles, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /** The same client waiting through {@code pause} before sending again (tests record the waits instead of sleeping them). */
   BatonClient withPause(Pause pause) {
-    return new BatonClient(base, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
+    return new BatonClient(consoles, apiKey, http, retries, maxRetryWait, timeout, pause, maxWaiting);
   }
 
   /**
@@ -288,24 +294,36 @@ public final class BatonClient {
    */
   private Answer post(String path, ObjectNode body, String idempotencyHeader, boolean resendable) throws InterruptedException {
     byte[] payload = body.toString().getBytes(StandardCharsets.UTF_8); // a tree of plain JSON nodes: its text is its JSON
+    int hops = 0;
     for (int attempt = 0; ; attempt++) {
       Duration wait;
+      int at = consoles.current.get();
       try {
-        Exchange x = exchange(path, payload, idempotencyHeader);
+        Exchange x = exchange(consoles.bases.get(at), path, payload, idempotencyHeader);
         if (x.status < 400) return new Answer(x.status, parse(path, x.body));
         boolean busy = x.status == 429 || x.status == 503;
         if (!busy || attempt >= retries) throw BatonApiException.refusal(x.status, x.body, x.retryAfter);
         wait = x.retryAfter;
+      } catch (ConnectException notConnected) {
+        // It reached no console: the next one at once (unless another request moved on already), once round them.
+        consoles.current.compareAndSet(at, (at + 1) % consoles.bases.size());
+        if (++hops < consoles.bases.size()) {
+          attempt--;
+          continue;
+        }
+        if (attempt >= retries) throw BatonApiException.unreachable("POST " + path, notConnected);
+        wait = Duration.ZERO;
       } catch (IOException noAnswer) {
         if (!resendable || attempt >= retries) throw BatonApiException.unreachable("POST " + path, noAnswer);
         wait = Duration.ZERO;
       }
+      hops = 0;
       if (wait.isZero()) wait = Duration.ofMillis(100L << Math.min(attempt, 20));
       pause.pause(wait.compareTo(maxRetryWait) > 0 ? maxRetryWait : wait);
     }
   }
 
-  private Exchange exchange(String path, byte[] payload, String idempotencyHeader) throws IOException, InterruptedException {
+  private Exchange exchange(String base, String path, byte[] payload, String idempotencyHeader) throws IOException, InterruptedException {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
         .timeout(timeout)
         .header("Content-Type", "application/json")
@@ -339,17 +357,31 @@ public final class BatonClient {
     }
   }
 
-  private static String checkedBase(String baseUrl) {
-    if (baseUrl == null || baseUrl.isBlank()) throw new IllegalArgumentException("baseUrl: the console's URL is needed (http or https)");
-    String trimmed = baseUrl.strip().replaceAll("/+$", "");
-    try {
-      URI uri = new URI(trimmed);
-      boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-      if (!http || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) throw new URISyntaxException(baseUrl, "not an http(s) URL with a host");
-    } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("baseUrl: \"" + baseUrl + "\" is not an http(s) URL of the console", e);
+  /** The consoles of a client and its copies, and the one requests go to (an index into {@code bases}). */
+  private static final class Consoles {
+    final List<String> bases;
+    final AtomicInteger current = new AtomicInteger();
+
+    Consoles(List<String> bases) {
+      this.bases = bases;
     }
-    return trimmed;
+  }
+
+  private static List<String> checkedBases(String baseUrl) {
+    if (baseUrl == null || baseUrl.isBlank()) throw new IllegalArgumentException("baseUrl: the console's URL is needed (http or https)");
+    List<String> bases = new ArrayList<>();
+    for (String one : baseUrl.split(",")) {
+      String trimmed = one.strip().replaceAll("/+$", "");
+      try {
+        URI uri = new URI(trimmed);
+        boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+        if (!http || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) throw new URISyntaxException(one, "not an http(s) URL with a host");
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("baseUrl: \"" + one.strip() + "\" is not an http(s) URL of the console", e);
+      }
+      bases.add(trimmed);
+    }
+    return List.copyOf(bases);
   }
 
   private static String checkedKey(String apiKey) {

@@ -179,4 +179,31 @@ public class BatonClientTest {
     assertEquals(Duration.ZERO, RetryAfter.of("Wed, 21 Oct 2015 07:28:00 GMT"));
     assertEquals(RetryAfter.MAX, RetryAfter.of("Fri, 01 Jan 2100 00:00:00 GMT"));
   }
+
+  /** A loopback URL nothing listens on (a console down). */
+  private static String downUrl() throws Exception {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return "http://127.0.0.1:" + socket.getLocalPort();
+    }
+  }
+
+  @Test
+  public void movesToTheNextConsoleWhenAConnectionCannotBeOpenedAndStaysThere() throws Exception {
+    console.reply(201, RUN).reply(201, RUN);
+    BatonClient cluster = new BatonClient(downUrl() + ", " + console.url(), "key-1").withPause(waits::add);
+    // No idempotency key: sent again all the same, since the first console never got it.
+    assertTrue(cluster.trigger(3, TriggerRequest.of(null)).created());
+    assertTrue(cluster.withRetries(0).trigger(3, TriggerRequest.of(null)).created());
+    assertEquals(2, console.requests.size());
+    assertTrue("moved at once: no wait", waits.isEmpty());
+  }
+
+  @Test
+  public void sendsARefusedConnectionAgainAfterAWaitWhenEveryConsoleRefusedIt() throws Exception {
+    BatonClient down = new BatonClient(downUrl() + "," + downUrl(), "key-1").withPause(waits::add).withRetries(1);
+    BatonApiException e = assertThrows(BatonApiException.class, () -> down.trigger(3, TriggerRequest.of(null)));
+    assertEquals("UNREACHABLE", e.code());
+    assertEquals(1, waits.size());
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> new BatonClient("http://a:1,ftp://b", "key")).getMessage().startsWith("baseUrl: \"ftp://b\""));
+  }
 }
