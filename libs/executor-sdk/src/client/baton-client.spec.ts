@@ -18,7 +18,7 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-/** A console stand-in answering each POST /api/runs/batch with a run per item; what it was sent. */
+/** A console stand-in answering each request (by default a POST /api/runs/batch, with a run per item); how many it got. */
 async function console_(answer: (req: IncomingMessage, res: ServerResponse, body: { runs: unknown[] }) => void = ok): Promise<{ url: string; posts: number }> {
   const seen = { url: '', posts: 0 };
   const server = createServer((req, res) => {
@@ -26,7 +26,7 @@ async function console_(answer: (req: IncomingMessage, res: ServerResponse, body
     req.on('data', (c: Buffer) => (text += c.toString()));
     req.on('end', () => {
       seen.posts++;
-      answer(req, res, JSON.parse(text) as { runs: unknown[] });
+      answer(req, res, (text ? JSON.parse(text) : { runs: [] }) as { runs: unknown[] });
     });
   });
   servers.push(server);
@@ -70,6 +70,12 @@ describe('BatonClient with several consoles', () => {
     expect((await c.submitBatch([{ taskId: 1 }])).results).toHaveLength(1);
     expect((await c.submit({ taskId: 1 })).run.id).toBe(1);
     expect(live.posts).toBe(2);
+  });
+
+  it("finds a task by name on the next console when one refuses the connection", async () => {
+    const live = await console_((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ items: [{ id: 4, name: 'sync' }], nextCursor: null })));
+    expect(await client([await downUrl(), live.url]).taskId('sync')).toBe(4);
+    expect(live.posts).toBe(1);
   });
 
   it('sends a refused connection again, after a wait, when every console refused it; throws UNREACHABLE past its retries', async () => {

@@ -217,7 +217,7 @@ export class BatonClient {
     // `search` finds names that contain it: `sync` among 600 `sync-…` tasks may be past the first page.
     let cursor: string | null = null;
     do {
-      const answer = await this.request('GET', `/api/tasks?search=${encodeURIComponent(name)}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, undefined, {});
+      const answer = await this.get(`/api/tasks?search=${encodeURIComponent(name)}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
       if (answer.status >= 400) throw toError(answer.status, answer.body);
       const page = answer.body as { items?: Array<{ id: number; name: string }>; nextCursor?: string | null };
       const found = (page.items ?? []).find((t) => t.name === name);
@@ -230,6 +230,19 @@ export class BatonClient {
   /** Closes the idle connections; requests in flight finish. */
   close(): void {
     this.agent.destroy();
+  }
+
+  /** A GET, to the next console at once when a connection to one cannot be opened (once round them); nothing else is sent again. */
+  private async get(path: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
+    for (let hops = 1; ; hops++) {
+      const at = this.current;
+      try {
+        return await this.request('GET', path, undefined, {}, at);
+      } catch (err) {
+        if (!(err instanceof BatonApiError && neverSent.has(err)) || hops >= this.bases.length) throw err;
+        if (this.current === at) this.current = (at + 1) % this.bases.length;
+      }
+    }
   }
 
   /**
