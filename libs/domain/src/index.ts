@@ -142,7 +142,7 @@ export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET
 export { redactUrlPasswords } from './redaction/redact-url';
 export { runKeyOf, MAX_RUN_KEY_LENGTH } from './key/run-key';
 export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_KEY_GROUP_LENGTH } from './key/validate-keys';
-export { keyScope, keyLabel, MAX_KEY_SCOPE_LENGTH } from './key/key-scope';
+export { keyScope, keyLabel, scopeTask, MAX_KEY_SCOPE_LENGTH } from './key/key-scope';
 export { admitKeyed, releaseKeyed } from './key/key-admission';
 export type { KeyAdmission } from './key/key-admission';
 export { takeKeyTokens } from './key/key-bucket';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { admitKeyed, CLOCK, keyLabel, keyScope, releaseKeyed, runKeyOf, takeKeyTokens, type Clock, type KeyConcurrency, type KeyRateLimit } from '@baton/domain';
+import { admitKeyed, CLOCK, keyLabel, keyScope, releaseKeyed, runKeyOf, scopeTask, takeKeyTokens, type Clock, type KeyConcurrency, type KeyRateLimit } from '@baton/domain';
 import {
   admitKeyRuns,
   afterCommit,
@@ -188,17 +188,18 @@ export class KeyAdmissions {
    */
   async release(ref: RunKeyRef): Promise<number> {
     const now = this.clock.now();
-    const ownTask = ref.scope.startsWith('t:') ? Number(ref.scope.slice(2)) : null;
+    const ownTask = scopeTask(ref.scope);
     const released = await inTransaction(
       this.dataSource,
       async (em) => {
+        let page = RELEASE_PAGE;
         const [, counted, firstPage, ownBound] = await Promise.all([
           lockRunKey(em, ref, now),
           countGoingKeyRuns(em, ref),
-          findHeldKeyRuns(em, { ...ref, afterId: 0, limit: Math.min(MAX_RELEASE, RELEASE_PAGE) }),
+          findHeldKeyRuns(em, { ...ref, afterId: 0, limit: page }),
           findKeyConcurrencies(em, ownTask === null ? [] : [ownTask]),
         ]);
-        let going = counted;
+        let [going, held] = [counted, firstPage];
         const limits = new Map<number, number | null>();
         const limitOf = (taskId: number, bounds: ReadonlyMap<number, KeyConcurrency>) => {
           const bound = bounds.get(taskId);
@@ -206,11 +207,8 @@ export class KeyAdmissions {
         };
         if (ownTask !== null) limitOf(ownTask, ownBound);
         const ids: number[] = [];
-        let afterId = 0;
         let widest = 0;
-        for (let first = true; ; first = false) {
-          const page = Math.min(MAX_RELEASE - ids.length, Math.max(RELEASE_PAGE, widest - going));
-          const held = first ? firstPage : await findHeldKeyRuns(em, { ...ref, afterId, limit: page });
+        for (;;) {
           const unread = [...new Set(held.map((h) => h.taskId))].filter((taskId) => !limits.has(taskId));
           const bounds = await findKeyConcurrencies(em, unread);
           for (const taskId of unread) limitOf(taskId, bounds);
@@ -219,7 +217,8 @@ export class KeyAdmissions {
           going = step.going;
           widest = Math.max(widest, ...held.map((h) => limits.get(h.taskId) ?? MAX_RELEASE));
           if (step.full || held.length < page || ids.length >= MAX_RELEASE) break;
-          afterId = held[held.length - 1].id;
+          page = Math.min(MAX_RELEASE - ids.length, Math.max(RELEASE_PAGE, widest - going));
+          held = await findHeldKeyRuns(em, { ...ref, afterId: held[held.length - 1].id, limit: page });
         }
         await releaseHeldKeyRuns(em, { ids, now });
         return ids;

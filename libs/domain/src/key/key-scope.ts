@@ -11,6 +11,11 @@ export function keyScope(taskId: number, group?: string): string {
   return group ? `g:${group}` : `t:${taskId}`;
 }
 
+/** The task whose own key scope this is (`t:<taskId>`); null for a group's (`g:<group>`). */
+export function scopeTask(scope: string): number | null {
+  return scope.startsWith('t:') ? Number(scope.slice(2)) : null;
+}
+
 /** A key as messages name it: `key 'c-1'`, or `key 'c-1' of group 'customer-sync'`. */
 export function keyLabel(scope: string, key: string): string {
   return scope.startsWith('g:') ? `key '${key}' of group '${scope.slice(2)}'` : `key '${key}'`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { admitKeyed, releaseKeyed } from './key-admission';
-import { keyLabel, keyScope, MAX_KEY_SCOPE_LENGTH } from './key-scope';
+import { keyLabel, keyScope, MAX_KEY_SCOPE_LENGTH, scopeTask } from './key-scope';
 import { takeKeyTokens } from './key-bucket';
 import { MAX_RUN_KEY_LENGTH, runKeyOf } from './run-key';
 import { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_GROUP_LENGTH } from './validate-keys';
@@ -87,6 +87,9 @@ describe('keyScope', () => {
     expect(keyScope(7, 'x'.repeat(MAX_KEY_GROUP_LENGTH)).length).toBe(MAX_KEY_SCOPE_LENGTH);
     expect(keyLabel('t:7', 'c1')).toBe("key 'c1'");
     expect(keyLabel('g:customer-sync', 'c1')).toBe("key 'c1' of group 'customer-sync'");
+    expect(scopeTask(keyScope(7))).toBe(7);
+    expect(scopeTask(keyScope(7, 'customer-sync'))).toBeNull();
+    expect(scopeTask(keyScope(7, 't:8'))).toBeNull();
   });
 });
 

@@ -217,7 +217,7 @@ export class BatonClient {
     // `search` finds names that contain it: `sync` among 600 `sync-…` tasks may be past the first page.
     let cursor: string | null = null;
     do {
-      const answer = await this.get(`/api/tasks?search=${encodeURIComponent(name)}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+      const answer = await this.reach('GET', `/api/tasks?search=${encodeURIComponent(name)}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`, undefined, {});
       if (answer.status >= 400) throw toError(answer.status, answer.body);
       const page = answer.body as { items?: Array<{ id: number; name: string }>; nextCursor?: string | null };
       const found = (page.items ?? []).find((t) => t.name === name);
@@ -232,42 +232,39 @@ export class BatonClient {
     this.agent.destroy();
   }
 
-  /** A GET, to the next console at once when a connection to one cannot be opened (once round them); nothing else is sent again. */
-  private async get(path: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
+  /**
+   * One request to the console requests go to; when a connection to it cannot be opened (it reached
+   * no console), at once to the next, once round them: later requests go where one got through.
+   * Throws the last refusal when none took the connection.
+   */
+  private async reach(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
     for (let hops = 1; ; hops++) {
       const at = this.current;
       try {
-        return await this.request('GET', path, undefined, {}, at);
+        return await this.request(method, path, body, headers, at);
       } catch (err) {
-        if (!(err instanceof BatonApiError && neverSent.has(err)) || hops >= this.bases.length) throw err;
+        if (!(err instanceof BatonApiError && neverSent.has(err))) throw err;
+        // Unless another request moved on meanwhile.
         if (this.current === at) this.current = (at + 1) % this.bases.length;
+        if (hops >= this.bases.length) throw err;
       }
     }
   }
 
   /**
-   * A POST, sent again after a 429 or 503 (its Retry-After), or when it got no answer and cannot
-   * make a run twice (`resendable`), or when it reached no console: then at once to the next
-   * console of `url`, once round them before waiting as for a 503.
+   * A POST (reach), sent again after a 429 or 503 (its Retry-After), or when it got no answer and
+   * cannot make a run twice (`resendable`), or when no console took its connection.
    */
   private async post(path: string, body: unknown, headers: Record<string, string>, resendable: boolean): Promise<{ status: number; body: unknown }> {
-    let hops = 0;
     for (let attempt = 0; ; attempt++) {
       let answer: { status: number; headers: IncomingHttpHeaders; body: unknown } | null;
-      const at = this.current;
       try {
-        answer = await this.request('POST', path, body, headers, at);
+        answer = await this.reach('POST', path, body, headers);
       } catch (err) {
         const unsent = err instanceof BatonApiError && neverSent.has(err);
-        if (unsent && this.current === at) this.current = (at + 1) % this.bases.length;
-        if (unsent && ++hops < this.bases.length) {
-          attempt--;
-          continue;
-        }
         if (!(err instanceof BatonApiError) || err.status !== 0 || !(resendable || unsent) || attempt >= this.retries) throw err;
         answer = null;
       }
-      hops = 0;
       if (answer && answer.status < 400) return answer;
       const busy = answer !== null && (answer.status === 429 || answer.status === 503);
       if (answer && (!busy || attempt >= this.retries)) throw toError(answer.status, answer.body);
@@ -276,7 +273,7 @@ export class BatonClient {
     }
   }
 
-  private request(method: string, path: string, body: unknown, headers: Record<string, string>, at = this.current): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
+  private request(method: string, path: string, body: unknown, headers: Record<string, string>, at: number): Promise<{ status: number; headers: IncomingHttpHeaders; body: unknown }> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     return new Promise((resolve, reject) => {
       const req = this.send(
