@@ -25,8 +25,8 @@ import { seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from
 /** Bounds a hang only (each wait is for the fact it names), kept under the tests' own timeouts. */
 const WAIT_MS = 50_000;
 
-function until<T>(what: string, probe: () => Promise<T | null | undefined | false>): Promise<T> {
-  return waitFor(probe, { what, timeoutMs: WAIT_MS, intervalMs: 20 });
+function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, detail?: () => Promise<string>): Promise<T> {
+  return waitFor(probe, { what, timeoutMs: WAIT_MS, intervalMs: 20, detail });
 }
 
 describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
@@ -110,8 +110,15 @@ describe.each(TEST_DATABASES)('concurrency keys on %s', (kind) => {
   };
   const run = (id: number) => db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
   const stateOf = async (id: number) => (await run(id)).state;
-  const inState = (id: number, state: string) => until(`run ${id} ${state}`, async () => (await stateOf(id)) === state);
-  const startedRun = (id: number) => until(`run ${id} started by the handler`, async () => started.includes(id));
+  const inState = (id: number, state: string) => until(`run ${id} ${state}`, async () => (await stateOf(id)) === state, () => whereIs(id));
+  /** A run's row and its key's runs, for a wait that failed: where it stopped. */
+  const whereIs = async (id: number) => {
+    const row = await run(id);
+    const keyRuns = await db.dataSource.getRepository(RunEntity).findBy({ taskId: row.taskId });
+    const brief = (r: RunEntity) => `${r.id} ${r.state} key=${JSON.stringify(r.runKey)} attempt=${r.attempt} due=${r.dueAt} ${r.error ?? ''}`.trim();
+    return `run ${brief(row)}; its task's runs: ${keyRuns.map(brief).join(' | ')}; started: ${started.join(',')}`;
+  };
+  const startedRun = (id: number) => until(`run ${id} started by the handler`, async () => started.includes(id), () => whereIs(id));
   const finish = (id: number) => {
     gates.get(id)!();
     return inState(id, 'SUCCEEDED');

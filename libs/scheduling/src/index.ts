@@ -3,7 +3,8 @@
  * queue that holds claimed runs until their due millisecond (calendar queue
  * with PRAM resizing; binary heap as baseline), token buckets that pace
  * dispatch per tenant and per task queue, executor routing strategies, and the
- * Coalescer that batches concurrent requests (engine writes, executor callbacks).
+ * Coalescer that batches concurrent requests (engine writes, executor callbacks), and
+ * OneAtATime, which runs each key's jobs one after another.
  * No Nest, no I/O, no clock: every time is passed in as epoch milliseconds (the
  * Coalescer only defers to the end of the event loop's turn).
  */
@@ -15,3 +16,4 @@ export * from './token-bucket';
 export * from './routing';
 export * from './coalescer';
 export * from './fairness';
+export * from './one-at-a-time';

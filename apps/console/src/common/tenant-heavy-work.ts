@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { OneAtATime } from '@baton/scheduling';
 import { HeavyWorkQueueFullError } from './heavy-work-queue-full-error';
 import { nextTurn } from './next-turn';
-import { OneAtATime } from './one-at-a-time';
 
 /** A tenant's heavy requests waiting behind the one running, beyond which the next is refused (429). */
 export const MAX_HEAVY_WAITING = 20;

@@ -18,9 +18,9 @@ import {
 import { buildAlarmMessage, webhookHeaders } from '@baton/messaging';
 import { deleteWebhookChannel, findTenant, findWebhookChannel, insertWebhookChannel, inTransaction, isUniqueViolation, listWebhookChannels, WebhookChannelEntity, webhookDeliveryStand } from '@baton/persistence';
 import { OUTBOUND_RESOLVER, postOutbound, refusalOf, type ResolveAll } from '@baton/protocol';
+import { OneAtATime } from '@baton/scheduling';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
-import { OneAtATime } from '../common/one-at-a-time';
 import { randomToken } from '../common/secrets';
 import { auditChange } from '../audit';
 import type { CreatedWebhookView, CreateWebhookDto, WebhookTestView, WebhookView } from './dto/webhook.dto';

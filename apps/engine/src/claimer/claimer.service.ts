@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
+import { OneAtATime } from '@baton/scheduling';
 import { countTenantBacklog, findTenantsWithDue, inTransaction, type ClaimTenantRow, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
@@ -65,6 +66,11 @@ interface Budgets {
   engines: number;
 }
 
+/** A wake-up's runs, read (`go`: the ones to hand over as they are, the ids left to claim), or not (`fits`: whether the tenant had room for them). */
+type NamedRead =
+  | { go: false; fits: boolean }
+  | { go: true; named: { tenantId: string; engineGroup: string }; now: number; ready: ClaimedRun[]; rest: number[] };
+
 /**
  * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
  * is left to that wake-up by the turns (TenantTake.leaveWoken), unless a turn was kicked for its
@@ -117,6 +123,8 @@ export class ClaimerService {
    * a turn that was already reading when the kick came (it read before the kick's runs were there).
    */
   private readonly kicked = new Set<string>();
+  /** Each tenant's claims by id, one after another in the order their wake-ups came (claimNamed). */
+  private readonly namedClaims = new OneAtATime();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -254,32 +262,54 @@ export class ClaimerService {
    * The runs a wake-up named (a manual trigger's), read by id (RunClaims.readNamed: one statement,
    * the runs that go out as they are left for their DISPATCHED mark to claim) and the others
    * claimed by id (claimNamedRuns: two statements, no transaction), instead of in a turn that
-   * searches the tenant's range. Only within what the
-   * tenant may hold here and maxHeld, as a turn would take them; returns false when they do not
-   * fit, and the caller leaves them to a turn. A peer that got them first leaves nothing to claim.
-   * Nothing while the claimer is stopped (starting, shutting down, a follower: engine lifecycle).
+   * searches the tenant's range. Only within what the tenant may hold here and maxHeld, as a turn
+   * would take them; returns false when they do not fit, and the caller leaves them to a turn. A
+   * peer that got them first leaves nothing to claim. Nothing while the claimer is stopped
+   * (starting, shutting down, a follower: engine lifecycle).
+   *
+   * The claims by id of one tenant run one after another, in the order their wake-ups came, the
+   * place in line taken before the first await: a key admits the runs its claims bring in the
+   * order they come (KeyAdmissions), and a console's trigger after trigger of one key must be
+   * admitted oldest first. Taken side by side, the second trigger's claim could lock the key first
+   * when the first one's reads were slower: the newer run started, the older waited HELD for its
+   * end (CI, 2026-12-06: concurrency-keys.e2e-spec on MariaDB). Only the claims wait in line; runs
+   * with nothing to decide at a claim go out as soon as they are read.
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
-    if (!this.loop.isRunning || this.liveness.lapsed) return true;
-    const now = this.clock.now();
-    const kept = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
-    const tenant = kept.byId.get(tenantId);
-    const room = Math.min(this.budgetOf(kept, tenantId, now) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
-    if (!tenant || room < runIds.length) return false;
-    const named = { tenantId, engineGroup: tenant.engineGroup };
-    const runs = await this.timedClaim(async () => {
-      const { ready, rest } = await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now });
-      if (rest.length === 0) return ready;
-      return [...ready, ...(await this.claims.claimNamed(this.dataSource.manager, { ...named, ids: rest }, { dueBefore: now + this.config.lookAheadMs, now }))];
+    const timed = this.metrics.claimDuration.startTimer({ kind: 'runs' });
+    const reading = this.readNamed(tenantId, runIds);
+    const claiming = this.namedClaims.run(tenantId, async () => {
+      const read = await reading.catch(() => null); // a failed read is the caller's to report
+      return read?.go && read.rest.length > 0 ? this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now }) : [];
     });
+    const read = await reading;
+    if (!read.go) return read.fits;
+    let runs: ClaimedRun[];
+    try {
+      runs = read.rest.length > 0 ? [...read.ready, ...(await claiming)] : read.ready;
+    } finally {
+      timed();
+    }
     this.metrics.claimBatch.observe({ kind: 'runs' }, runs.length);
     // Some named run was not there to claim (a peer's, gone, not due): the next turn takes the tenant's just-written runs too.
     if (runs.length < runIds.length) this.kicked.add(tenantId);
     if (runs.length > 0) {
-      this.lastClaimAt.set(tenantId, now);
+      this.lastClaimAt.set(tenantId, read.now);
       await this.handOver(runs);
     }
     return true;
+  }
+
+  /** A wake-up's runs read (RunClaims.readNamed) when the claimer runs and the tenant has room for them here; `fits` otherwise says whether they did. */
+  private async readNamed(tenantId: string, runIds: readonly number[]): Promise<NamedRead> {
+    if (!this.loop.isRunning || this.liveness.lapsed) return { go: false, fits: true };
+    const now = this.clock.now();
+    const kept = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
+    const tenant = kept.byId.get(tenantId);
+    const room = Math.min(this.budgetOf(kept, tenantId, now) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
+    if (!tenant || room < runIds.length) return { go: false, fits: false };
+    const named = { tenantId, engineGroup: tenant.engineGroup };
+    return { go: true, named, now, ...(await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now })) };
   }
 
   /**

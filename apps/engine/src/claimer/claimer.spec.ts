@@ -449,6 +449,40 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     }
   });
 
+  it('admits a key’s runs of wake-up after wake-up in the order the wake-ups came, the first one’s reads however slow: the older runs, the newer waits HELD', async () => {
+    const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
+    const older = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const newer = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const { signal, queue, claimer } = side();
+    // The first wake-up's read waits until the second one's read is done: side by side, the second
+    // one's claim would take the key first.
+    let secondRead!: () => void;
+    const secondReadDone = new Promise<void>((resolve) => (secondRead = resolve));
+    const read = RunClaims.prototype.readNamed;
+    const reads = vi.spyOn(RunClaims.prototype, 'readNamed')
+      .mockImplementationOnce(async function (this: RunClaims, ...args) {
+        await secondReadDone;
+        return read.apply(this, args);
+      })
+      .mockImplementationOnce(async function (this: RunClaims, ...args) {
+        try {
+          return await read.apply(this, args);
+        } finally {
+          secondRead();
+        }
+      });
+    try {
+      claimer.start(60_000); // no poll in this test: only the wake-ups claim
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [older] });
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [newer] });
+      await vi.waitFor(async () => expect((await runsOf(db.dataSource)).find((r) => r.id === newer)?.state).toBe('HELD'), SLOW_MACHINE);
+      await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([older]), SLOW_MACHINE);
+    } finally {
+      reads.mockRestore();
+      await claimer.stop();
+    }
+  });
+
   it('works out the tenants’ budgets once per BUDGETS_KEEP_MS for the wake-ups, not once each: a pass over every tenant of the group', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));
