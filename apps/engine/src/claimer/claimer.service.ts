@@ -66,10 +66,10 @@ interface Budgets {
   engines: number;
 }
 
-/** A wake-up's runs, read (`go`: the ones to hand over as they are, the ids left to claim), or not (`fits`: whether the tenant had room for them). */
+/** A wake-up's runs, read (`go`: the ones to hand over as they are, the ids left to claim, whether that claim may admit runs to their keys), or not (`fits`: whether the tenant had room for them). */
 type NamedRead =
   | { go: false; fits: boolean }
-  | { go: true; named: { tenantId: string; engineGroup: string }; now: number; ready: ClaimedRun[]; rest: number[] };
+  | { go: true; named: { tenantId: string; engineGroup: string }; now: number; ready: ClaimedRun[]; rest: number[]; admitting: boolean };
 
 /**
  * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
@@ -267,26 +267,29 @@ export class ClaimerService {
    * peer that got them first leaves nothing to claim. Nothing while the claimer is stopped
    * (starting, shutting down, a follower: engine lifecycle).
    *
-   * The claims by id of one tenant run one after another, in the order their wake-ups came, the
-   * place in line taken before the first await: a key admits the runs its claims bring in the
-   * order they come (KeyAdmissions), and a console's trigger after trigger of one key must be
-   * admitted oldest first. Taken side by side, the second trigger's claim could lock the key first
-   * when the first one's reads were slower: the newer run started, the older waited HELD for its
-   * end (CI, 2026-12-06: concurrency-keys.e2e-spec on MariaDB). Only the claims wait in line; runs
-   * with nothing to decide at a claim go out as soon as they are read.
+   * A tenant's claims by id that may admit runs to their keys go one after another, in the order
+   * their wake-ups came, each wake-up's place in line taken before the first await: a key admits
+   * the runs its claims bring in the order they come (KeyAdmissions), and a console's trigger
+   * after trigger of one key must be admitted oldest first. Taken side by side, the second
+   * trigger's claim could lock the key first when the first one's reads were slower: the newer run
+   * started, the older waited HELD for its end (CI, 2026-12-06: concurrency-keys.e2e-spec on
+   * MariaDB). The others leave the line once read: runs with nothing to decide go out at once, and
+   * a key's released runs (admitted already: a flooded key's hand-overs) are claimed alongside,
+   * never in front of the tenant's other keys.
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
     const timed = this.metrics.claimDuration.startTimer({ kind: 'runs' });
     const reading = this.readNamed(tenantId, runIds);
-    const claiming = this.namedClaims.run(tenantId, async () => {
+    const claim = (read: NamedRead & { go: true }) => this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now });
+    const inLine = this.namedClaims.run(tenantId, async () => {
       const read = await reading.catch(() => null); // a failed read is the caller's to report
-      return read?.go && read.rest.length > 0 ? this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now }) : [];
+      return read?.go && read.admitting ? claim(read) : null;
     });
     const read = await reading;
     if (!read.go) return read.fits;
     let runs: ClaimedRun[];
     try {
-      runs = read.rest.length > 0 ? [...read.ready, ...(await claiming)] : read.ready;
+      runs = read.rest.length === 0 ? read.ready : [...read.ready, ...(read.admitting ? (await inLine)! : await claim(read))];
     } finally {
       timed();
     }

@@ -483,6 +483,32 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     }
   });
 
+  it('claims a key’s released run (admitted already) without waiting for a claim of the tenant that admits: a flooded key’s hand-overs stand in front of nobody', async () => {
+    const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
+    const admitting = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const released = await insertRun(db.dataSource, { taskId: keyed, params: { customerId: 'hot' }, runKey: 'hot', keyScope: `t:${keyed}` });
+    const { signal, queue, claimer } = side();
+    let letFirstRead!: () => void;
+    const firstRead = new Promise<void>((resolve) => (letFirstRead = resolve));
+    const read = RunClaims.prototype.readNamed;
+    const reads = vi.spyOn(RunClaims.prototype, 'readNamed').mockImplementationOnce(async function (this: RunClaims, ...args) {
+      await firstRead;
+      return read.apply(this, args);
+    });
+    try {
+      claimer.start(60_000);
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [admitting] }); // its read held back: it stays in line
+      signal.due('acme', [released]); // the key's release names the run it let go
+      await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([released]), SLOW_MACHINE);
+      letFirstRead();
+      await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([released, admitting]), SLOW_MACHINE);
+    } finally {
+      letFirstRead();
+      reads.mockRestore();
+      await claimer.stop();
+    }
+  });
+
   it('works out the tenants’ budgets once per BUDGETS_KEEP_MS for the wake-ups, not once each: a pass over every tenant of the group', async () => {
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push(await insertRun(db.dataSource, { taskId: task }));

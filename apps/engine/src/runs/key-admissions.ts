@@ -231,7 +231,7 @@ export class KeyAdmissions {
 }
 
 /** A claimed run of a keyed task not admitted yet (shards never: their fan-out run was admitted). */
-function needsAdmission(c: Claimed): boolean {
+export function needsAdmission(c: Claimed): boolean {
   return c.task !== null && (c.task.concurrency !== null || c.task.rateLimit !== null) && (c.run.runKey ?? null) === null && c.run.cause !== 'SHARD';
 }
 

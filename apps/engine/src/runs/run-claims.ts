@@ -7,7 +7,7 @@ import type { ClaimedRun } from '../common/claimed-run';
 import { WokenRows } from '../common/woken-rows';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { recordClaims } from '../tracing/run-spans';
-import { KeyAdmissions } from './key-admissions';
+import { KeyAdmissions, needsAdmission } from './key-admissions';
 import { toClaimedRun } from './to-claimed-run';
 
 /**
@@ -60,9 +60,11 @@ export class RunClaims {
    * mark to claim them (one row write instead of a claim's and a mark's; a carried run no longer
    * PENDING is left there). The DueQueue holds each until its instant by this node's clock, as any
    * run. The other ids (another state, a key, a policy, a deleted task, not found) are for
-   * claimNamed.
+   * claimNamed; `admitting` says whether its claim may admit some of them to their keys (a keyed
+   * run not admitted yet, or one not read here): such claims are taken in the order their
+   * wake-ups came (ClaimerService), a key's released runs, admitted already, alongside.
    */
-  async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[] }> {
+  async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[]; admitting: boolean }> {
     const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
     const dueBefore = at.now + NAMED_AHEAD_MS;
     const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= dueBefore), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore }))];
@@ -73,7 +75,10 @@ export class RunClaims {
       return [Object.assign(toClaimedRun(run, task), { unclaimed: true })];
     });
     const taken = new Set(ready.map((r) => r.runId));
-    return { ready: this.traced(ready, at.now), rest: named.ids.filter((id) => !taken.has(id)) };
+    const rest = named.ids.filter((id) => !taken.has(id));
+    const read = new Map(rows.map((row) => [row.run.id, row]));
+    const admitting = rest.some((id) => !read.has(id) || needsAdmission(read.get(id)!));
+    return { ready: this.traced(ready, at.now), rest, admitting };
   }
 
   /** The claimed runs, each with its claim span when tracing is on. */
