@@ -273,9 +273,9 @@ export class ClaimerService {
    * after trigger of one key must be admitted oldest first. Taken side by side, the second
    * trigger's claim could lock the key first when the first one's reads were slower: the newer run
    * started, the older waited HELD for its end (CI, 2026-12-06: concurrency-keys.e2e-spec on
-   * MariaDB). The others leave the line once read: runs with nothing to decide go out at once, and
-   * a key's released runs (admitted already: a flooded key's hand-overs) are claimed alongside,
-   * never in front of the tenant's other keys.
+   * MariaDB). The others leave the line once read: runs with nothing to decide (a key's released
+   * runs among them: a flooded key's hand-overs) go out at once, and claims that admit nothing
+   * are taken alongside, never in front of the tenant's other keys.
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
     const timed = this.metrics.claimDuration.startTimer({ kind: 'runs' });

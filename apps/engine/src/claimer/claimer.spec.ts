@@ -483,7 +483,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     }
   });
 
-  it('claims a key’s released run (admitted already) without waiting for a claim of the tenant that admits: a flooded key’s hand-overs stand in front of nobody', async () => {
+  it('hands a key’s released run (admitted already) over unclaimed, without waiting for a claim of the tenant that admits: a flooded key’s hand-overs stand in front of nobody', async () => {
     const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
     const admitting = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
     const released = await insertRun(db.dataSource, { taskId: keyed, params: { customerId: 'hot' }, runKey: 'hot', keyScope: `t:${keyed}` });
@@ -500,6 +500,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
       signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [admitting] }); // its read held back: it stays in line
       signal.due('acme', [released]); // the key's release names the run it let go
       await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([released]), SLOW_MACHINE);
+      expect(queue.runs[0]).toMatchObject({ unclaimed: true, keyed: true }); // its DISPATCHED mark claims it: nothing is left to decide
       letFirstRead();
       await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual([released, admitting]), SLOW_MACHINE);
     } finally {

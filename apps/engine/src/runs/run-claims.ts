@@ -55,21 +55,22 @@ export class RunClaims {
   /**
    * The runs a wake-up named, as its console committed them when it carried them (WokenRows), else
    * read without claiming them (readNamedRuns: one statement): those that go out as they are —
-   * PENDING and due within NAMED_AHEAD_MS of `now`, of a task with nothing to decide at a claim (no
-   * key, no concurrency policy, no fan-out; not a shard) — come back `unclaimed`, their DISPATCHED
-   * mark to claim them (one row write instead of a claim's and a mark's; a carried run no longer
-   * PENDING is left there). The DueQueue holds each until its instant by this node's clock, as any
-   * run. The other ids (another state, a key, a policy, a deleted task, not found) are for
-   * claimNamed; `admitting` says whether its claim may admit some of them to their keys (a keyed
-   * run not admitted yet, or one not read here): such claims are taken in the order their
-   * wake-ups came (ClaimerService), a key's released runs, admitted already, alongside.
+   * PENDING and due within NAMED_AHEAD_MS of `now`, with nothing to decide at a claim (no key to
+   * admit it — none, or admitted already: a key's released run —, no concurrency policy, no
+   * fan-out; not a shard) — come back `unclaimed`, their DISPATCHED mark to claim them (one row
+   * write instead of a claim's and a mark's; a carried run no longer PENDING is left there). The
+   * DueQueue holds each until its instant by this node's clock, as any run. The other ids (another
+   * state, a key to admit, a policy, a deleted task, not found) are for claimNamed; `admitting`
+   * says whether that claim may admit some of them to their keys (a keyed run not admitted yet, or
+   * one not read here): such claims are taken in the order their wake-ups came (ClaimerService).
    */
   async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[]; admitting: boolean }> {
     const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
     const dueBefore = at.now + NAMED_AHEAD_MS;
     const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= dueBefore), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore }))];
     const ready = rows.flatMap(({ run, task }) => {
-      if (task === null || task.concurrency !== null || task.rateLimit !== null || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
+      // A keyed task's run its key admitted already (released by the key's end, a retry) has nothing left to decide.
+      if (task === null || needsAdmission({ run, task }) || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
       if (run.shard || run.instantAt > dueBefore) return [];
       // Object.assign, not `{ ...toClaimedRun(…), unclaimed }`: V8 (Node 20) copies a 31-key object on a slow path, 4.9 µs a run against 0.2.
       return [Object.assign(toClaimedRun(run, task), { unclaimed: true })];
