@@ -82,15 +82,21 @@ export class KeyAdmissions {
     const bounded = groupByKey(keyed.filter((c) => c.task!.concurrency !== null), (task) => task.concurrency!);
     // Every key row this admission needs, locked first and in one order by every engine: two
     // claims holding several keys never deadlock (a rate key and a concurrency key may share a row).
-    // Issued together, they go in one packet (lockRunKey is sent ahead), run in that order.
+    // Issued together, they go in one packet (lockRunKey is sent ahead), run in that order, each
+    // concurrency key's count of going runs behind the locks: the tokens taken meanwhile admit
+    // nothing, so the counts are those the bounds see.
     const order = [...new Set([...rated.keys(), ...bounded.keys()])].sort();
-    const locked = await Promise.all(order.map((id) => lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now)));
+    const [locked, counted] = await Promise.all([
+      Promise.all(order.map((id) => lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now))),
+      Promise.all([...bounded.values()].map(({ ref }) => countGoingKeyRuns(em, ref))),
+    ]);
     const buckets = new Map<string, StoredKeyBucket | null>(order.map((id, i) => [id, locked[i]]));
     const passed = new Set<number>();
     for (const [id, runs] of rated) for (const runId of await this.takeTokens(em, runs, buckets.get(id) ?? null, now)) passed.add(runId);
     const admitted = new Set<number>();
     const aborts = new Map<string, number[]>();
-    for (const runs of bounded.values()) await this.bound(em, runs, passed, now, { admitted, aborts });
+    let i = 0;
+    for (const runs of bounded.values()) await this.bound(em, runs, counted[i++], passed, now, { admitted, aborts });
     // A run of a task bounded by rate alone is marked as through (run_key: its rate key; no scope:
     // it holds no place), so a later claim of it — a retry, a takeover — takes no second token.
     for (const { ref, runs } of rated.values()) {
@@ -140,17 +146,17 @@ export class KeyAdmissions {
 
   /**
    * A concurrency key's runs that passed their rate key (or have none) are admitted, held or
-   * cancelled (domain admitKeyed) against the key's going runs — of a key group's key, its tasks'
+   * cancelled (domain admitKeyed) against the key's `going` runs (counted holding its lock) — of a key group's key, its tasks'
    * runs together: each task's runs in turn (the task with the oldest run first) by its own limit
    * and onLimit, the count carried from one to the next. Adds the admitted runs to `out.admitted`
    * and the sent runs CANCEL_OLDEST cancelled to `out.aborts`.
    */
-  private async bound(em: EntityManager, { ref, runs }: KeyRuns, passed: ReadonlySet<number>, now: number, out: { admitted: Set<number>; aborts: Map<string, number[]> }): Promise<void> {
+  private async bound(em: EntityManager, { ref, runs }: KeyRuns, counted: number, passed: ReadonlySet<number>, now: number, out: { admitted: Set<number>; aborts: Map<string, number[]> }): Promise<void> {
     const passing = runs.filter(({ run, task }) => task!.rateLimit === null || passed.has(run.id));
     if (passing.length === 0) return;
     const owner = this.config.nodeId;
     const key = keyLabel(ref.scope, ref.key);
-    let going = await countGoingKeyRuns(em, ref);
+    let going = counted;
     for (const own of byTask(passing)) {
       const bound = own[0].task!.concurrency!;
       const decision = admitKeyed({ limit: bound.limit, onLimit: bound.onLimit, going, claimed: own.map((c) => c.run.id) });
