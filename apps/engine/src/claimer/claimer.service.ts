@@ -66,6 +66,9 @@ interface Budgets {
   engines: number;
 }
 
+/** A claim by id's runs a key would admit, left to the turn owed to older runs of the tenant (ClaimerService.owedTurn). */
+const LEFT_TO_TURN = Symbol('left to a claim turn');
+
 /** A wake-up's runs, read (`go`: the ones to hand over as they are, the ids left to claim, whether that claim may admit runs to their keys), or not (`fits`: whether the tenant had room for them). */
 type NamedRead =
   | { go: false; fits: boolean }
@@ -125,6 +128,12 @@ export class ClaimerService {
   private readonly kicked = new Set<string>();
   /** Each tenant's claims by id, one after another in the order their wake-ups came (claimNamed). */
   private readonly namedClaims = new OneAtATime();
+  /**
+   * Tenants a wake-up's runs found no room for here since a turn last took every due run of theirs:
+   * those runs wait for a turn, and a later wake-up's runs a key would admit wait for it too (the
+   * turn takes them oldest first) — claimed by id, they would take their key's place first.
+   */
+  private readonly owedTurn = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -207,7 +216,10 @@ export class ClaimerService {
       const n = got.get(take.tenantId) ?? 0;
       if (n > 0) this.lastClaimAt.set(take.tenantId, now);
       if (take.limit === 0 || n < take.limit) {
-        if (take.limit > 0) this.backlogged.delete(take.tenantId);
+        if (take.limit > 0) {
+          this.backlogged.delete(take.tenantId);
+          this.owedTurn.delete(take.tenantId); // it took every due run of the tenant: the refused ones too
+        }
         continue;
       }
       this.backlogged.add(take.tenantId);
@@ -275,7 +287,9 @@ export class ClaimerService {
    * started, the older waited HELD for its end (CI, 2026-12-06: concurrency-keys.e2e-spec on
    * MariaDB). The others leave the line once read: runs with nothing to decide (a key's released
    * runs among them: a flooded key's hand-overs) go out at once, and claims that admit nothing
-   * are taken alongside, never in front of the tenant's other keys.
+   * are taken alongside, never in front of the tenant's other keys. While older runs of the tenant
+   * wait for a turn (no room for them here: owedTurn), runs a key would admit wait for it too
+   * (false: the caller kicks it).
    */
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
     const timed = this.metrics.claimDuration.startTimer({ kind: 'runs' });
@@ -283,13 +297,21 @@ export class ClaimerService {
     const claim = (read: NamedRead & { go: true }) => this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now });
     const inLine = this.namedClaims.run(tenantId, async () => {
       const read = await reading.catch(() => null); // a failed read is the caller's to report
-      return read?.go && read.admitting ? claim(read) : null;
+      if (!read?.go || !read.admitting) return null;
+      return this.owedTurn.has(tenantId) ? LEFT_TO_TURN : claim(read);
     });
     const read = await reading;
     if (!read.go) return read.fits;
     let runs: ClaimedRun[];
+    let leftToTurn = false;
     try {
-      runs = read.rest.length === 0 ? read.ready : [...read.ready, ...(read.admitting ? (await inLine)! : await claim(read))];
+      if (read.rest.length === 0) runs = read.ready;
+      else if (!read.admitting) runs = [...read.ready, ...(await claim(read))];
+      else {
+        const claimed = await inLine;
+        leftToTurn = claimed === LEFT_TO_TURN;
+        runs = claimed === LEFT_TO_TURN ? read.ready : [...read.ready, ...claimed!];
+      }
     } finally {
       timed();
     }
@@ -300,7 +322,7 @@ export class ClaimerService {
       this.lastClaimAt.set(tenantId, read.now);
       await this.handOver(runs);
     }
-    return true;
+    return !leftToTurn;
   }
 
   /** A wake-up's runs read (RunClaims.readNamed) when the claimer runs and the tenant has room for them here; `fits` otherwise says whether they did. */
@@ -310,7 +332,10 @@ export class ClaimerService {
     const kept = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
     const tenant = kept.byId.get(tenantId);
     const room = Math.min(this.budgetOf(kept, tenantId, now) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
-    if (!tenant || room < runIds.length) return { go: false, fits: false };
+    if (!tenant || room < runIds.length) {
+      this.owedTurn.add(tenantId);
+      return { go: false, fits: false };
+    }
     const named = { tenantId, engineGroup: tenant.engineGroup };
     return { go: true, named, now, ...(await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now })) };
   }

@@ -483,6 +483,28 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     }
   });
 
+  it('leaves a wake-up’s keyed runs to the turn owed to older ones it had no room for: the turn admits the oldest, the newer waits HELD', async () => {
+    const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
+    const { signal, queue, claimer } = side({ maxHeld: 2, claimBatch: 2 });
+    for (let i = 0; i < 2; i++) await insertRun(db.dataSource, { taskId: task });
+    expect((await claimer.claimOnce()).claimed).toBe(2); // the node is full
+    const older = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const newer = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
+    const turns = vi.spyOn(claimer, 'claimOnce');
+    try {
+      claimer.start(60_000); // no poll in this test: the wake-ups, and the turns they kick
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [older] }); // no room: left to a turn, which has none either
+      await vi.waitFor(() => expect(turns).toHaveBeenCalled(), SLOW_MACHINE);
+      queue.drain(); // room again, before that turn comes back
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [newer] });
+      await vi.waitFor(async () => expect((await runsOf(db.dataSource)).find((r) => r.id === newer)?.state).toBe('HELD'), SLOW_MACHINE);
+      expect(queue.runs.map((r) => r.runId)).toEqual([older]);
+    } finally {
+      turns.mockRestore();
+      await claimer.stop();
+    }
+  });
+
   it('hands a key’s released run (admitted already) over unclaimed, without waiting for a claim of the tenant that admits: a flooded key’s hand-overs stand in front of nobody', async () => {
     const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
     const admitting = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
