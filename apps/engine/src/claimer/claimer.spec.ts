@@ -459,18 +459,14 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     let secondRead!: () => void;
     const secondReadDone = new Promise<void>((resolve) => (secondRead = resolve));
     const read = RunClaims.prototype.readNamed;
-    const reads = vi.spyOn(RunClaims.prototype, 'readNamed')
-      .mockImplementationOnce(async function (this: RunClaims, ...args) {
-        await secondReadDone;
-        return read.apply(this, args);
-      })
-      .mockImplementationOnce(async function (this: RunClaims, ...args) {
-        try {
-          return await read.apply(this, args);
-        } finally {
-          secondRead();
-        }
-      });
+    const reads = vi.spyOn(RunClaims.prototype, 'readNamed').mockImplementation(async function (this: RunClaims, ...args) {
+      if (args[1].ids.includes(older)) await secondReadDone;
+      try {
+        return await read.apply(this, args);
+      } finally {
+        if (args[1].ids.includes(newer)) secondRead();
+      }
+    });
     try {
       claimer.start(60_000); // no poll in this test: only the wake-ups claim
       signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: [older] });
@@ -513,8 +509,8 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     let letFirstRead!: () => void;
     const firstRead = new Promise<void>((resolve) => (letFirstRead = resolve));
     const read = RunClaims.prototype.readNamed;
-    const reads = vi.spyOn(RunClaims.prototype, 'readNamed').mockImplementationOnce(async function (this: RunClaims, ...args) {
-      await firstRead;
+    const reads = vi.spyOn(RunClaims.prototype, 'readNamed').mockImplementation(async function (this: RunClaims, ...args) {
+      if (args[1].ids.includes(admitting)) await firstRead;
       return read.apply(this, args);
     });
     try {
