@@ -16,7 +16,8 @@ export const MAX_WOKEN_BYTES = 32 * 1024 * 1024;
 
 /**
  * The runs the console's wake-ups carried (POST /baton/wake with `runs`, or the in-process
- * console's), kept by id until the claim by id they prompt takes them (RunClaims.readNamed) instead
+ * console's), and those a key's release has just given places to (KeyAdmissions.release), kept by
+ * id until the claim by id they prompt takes them (RunClaims.readNamed) instead
  * of reading them back: one round trip less between a submission's commit and its dispatch, ~4 ms
  * of its start at 500 submissions a second (docs/BENCHMARKS.md, on demand). A row is what the
  * console committed; the DISPATCHED mark that claims it is guarded on its state as for a row read,

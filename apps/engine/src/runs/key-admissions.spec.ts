@@ -4,6 +4,7 @@ import { claimNamedRuns } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { usePacketLog } from '../../../../test/support/packets';
 import { ClaimSignal } from '../common/claim-signal';
+import { WokenRows } from '../common/woken-rows';
 import { insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import type { CancelledRuns } from '../wakeups/cancelled-runs';
 import { KeyAdmissions } from './key-admissions';
@@ -28,22 +29,27 @@ function admissions(ds: Parameters<typeof insertTask>[0]) {
   const signal = new ClaimSignal(config, new ManualClock(T0));
   const woken: Array<{ tenantId: string; runIds?: readonly number[] }> = [];
   signal.onDue((tenantId, runIds) => woken.push({ tenantId, runIds }));
-  const keys = new KeyAdmissions(ds, config, new ManualClock(T0), signal, {} as CancelledRuns);
-  return { keys, woken };
+  const rows = new WokenRows(new ManualClock(T0));
+  const keys = new KeyAdmissions(ds, config, new ManualClock(T0), signal, {} as CancelledRuns, rows);
+  return { keys, woken, rows };
 }
 
 describe.each(TEST_DATABASES)('a key\'s places given back (%s)', (kind) => {
   const db = useTestDatabase(kind);
   beforeEach(() => db.clear());
 
-  it('releases the oldest held runs the limit has room for, and wakes a claim naming them', async () => {
+  it('releases the oldest held runs the limit has room for, and wakes a claim naming them, their rows left for it', async () => {
     const { taskId, ref, heldIds } = await heldKey(db.dataSource, 3, 1, 4);
-    const { keys, woken } = admissions(db.dataSource);
+    const { keys, woken, rows } = admissions(db.dataSource);
     expect(await keys.release(ref)).toBe(2);
     const runs = await runsOf(db.dataSource, taskId);
     expect(runs.filter((r) => r.state === 'PENDING').map((r) => r.id)).toEqual(heldIds.slice(0, 2));
     expect(runs.filter((r) => r.state === 'HELD').map((r) => r.id)).toEqual(heldIds.slice(2));
     expect(woken).toEqual([{ tenantId: 'acme', runIds: heldIds.slice(0, 2) }]);
+    // The claim takes them as committed: admitted to their key, their lateness counted from the release.
+    const { given, missing } = rows.take('acme', heldIds.slice(0, 3));
+    expect(missing).toEqual([heldIds[2]]);
+    expect(given.map(({ run, task }) => [run.id, run.runKey, run.lateFrom, task?.id])).toEqual(heldIds.slice(0, 2).map((id) => [id, 'c1', T0, taskId]));
   });
 
   it('releases nothing while the key is full, and every held run once its task has no bound any more', async () => {
@@ -61,7 +67,7 @@ describe('a key\'s places given back on MariaDB, counted in packets', () => {
   beforeEach(() => db.clear());
   const log = usePacketLog(db);
 
-  it("sends the key's lock, its count, its first held runs and its task's bound in one packet: 3 round trips with the UPDATE and the COMMIT, not 7", async () => {
+  it("sends the key's lock, its count, its first held runs and its task's bound in one packet: 3 round trips with the UPDATE and the COMMIT (the released rows with it), not 7", async () => {
     const { taskId, ref } = await heldKey(db.dataSource, 1, 0, 2);
     const { keys } = admissions(db.dataSource);
     log.clear();
@@ -69,7 +75,7 @@ describe('a key\'s places given back on MariaDB, counted in packets', () => {
     expect(log.packets).toEqual([
       expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*;\nSELECT id, task_id FROM runs\s.*;\nSELECT id, key_concurrency FROM tasks .*$/s),
       expect.stringMatching(/^UPDATE runs SET state = 'PENDING'/),
-      'COMMIT',
+      expect.stringMatching(/^SELECT r\.id, .* FROM runs r LEFT JOIN tasks t .*;\nCOMMIT$/s),
     ]);
     expect((await runsOf(db.dataSource, taskId)).map((r) => r.state)).toEqual(['PENDING', 'HELD']);
   });

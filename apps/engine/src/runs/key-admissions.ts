@@ -13,6 +13,7 @@ import {
   holdKeyRuns,
   inTransaction,
   lockRunKey,
+  readReleasedRuns,
   releaseHeldKeyRuns,
   storeKeyBucket,
   type ClaimedRunRow,
@@ -21,6 +22,7 @@ import {
   type StoredKeyBucket,
 } from '@baton/persistence';
 import { ClaimSignal } from '../common/claim-signal';
+import { WokenRows } from '../common/woken-rows';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { CancelledRuns } from '../wakeups/cancelled-runs';
 
@@ -65,6 +67,7 @@ export class KeyAdmissions {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly signal: ClaimSignal,
     private readonly cancelled: CancelledRuns,
+    private readonly woken: WokenRows,
   ) {}
 
   /** The claimed runs that go on to dispatch (admitted, or needing no admission), in the caller's transaction when it has one. */
@@ -190,12 +193,14 @@ export class KeyAdmissions {
    * The lock, the count, the first page and (a task's own key) the task's bound go in one packet:
    * a run of a flooded `limit: 1` key hands its place on in 3 round trips (that packet, the UPDATE,
    * the COMMIT) instead of 7 — each ~0.2 ms of CPU a side, and under load milliseconds of waiting,
-   * on the way of every next run of the key.
+   * on the way of every next run of the key. The released runs' rows ride with the COMMIT
+   * (readReleasedRuns) and are left to the claim it wakes (WokenRows), which sends them out
+   * unclaimed without reading them back.
    */
   async release(ref: RunKeyRef): Promise<number> {
     const now = this.clock.now();
     const ownTask = scopeTask(ref.scope);
-    const released = await inTransaction(
+    const { ids: released, rows } = await inTransaction(
       this.dataSource,
       async (em) => {
         let page = RELEASE_PAGE;
@@ -227,11 +232,17 @@ export class KeyAdmissions {
           held = await findHeldKeyRuns(em, { ...ref, afterId: held[held.length - 1].id, limit: page });
         }
         await releaseHeldKeyRuns(em, { ids, now });
-        return ids;
+        // Not awaited here: the read rides with the COMMIT. A failed one fails the COMMIT, which is thrown; this promise is then let go.
+        const read = readReleasedRuns(em, ids);
+        read.catch(() => undefined);
+        return { ids, rows: read };
       },
       { isolation: 'READ COMMITTED' },
     );
-    if (released.length > 0) this.signal.due(ref.tenantId, released);
+    if (released.length > 0) {
+      this.woken.put(ref.tenantId, await rows);
+      this.signal.due(ref.tenantId, released);
+    }
     return released.length;
   }
 }

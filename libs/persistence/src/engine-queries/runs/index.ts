@@ -2,6 +2,7 @@ export * from './insert-planned-runs';
 export * from './claim-due-runs';
 export * from './claim-named-runs';
 export * from './read-named-runs';
+export * from './read-released-runs';
 export * from './count-tenant-backlog';
 export * from './find-tenants-with-due';
 export * from './find-claimed-run-tasks';
