@@ -52,8 +52,10 @@ export const floodedKey: Scenario = {
       );
 
       await probe.run(rate, Math.min(seconds, WARM_UP_S)); // warm-up: connections, the console's first requests, the engines' pools
-      const { figures: alone } = await probe.run(rate, seconds);
+      const { figures: alone, bySeries: aloneRuns } = await probe.run(rate, seconds);
       log(`  alone: A's other keys p50/p99 ${alone.aOther.p50}/${alone.aOther.p99} ms, B ${alone.b.p50}/${alone.b.p99} ms`);
+      const aloneSteps = { aOther: await probeSteps(c, aloneRuns.aOther), b: await probeSteps(c, aloneRuns.b) };
+      for (const [name, steps] of Object.entries(aloneSteps)) log(`  alone, ${name}'s way, p50 / p99 ms: ${Object.entries(steps).map(([step, f]) => `${step} ${f.p50} / ${f.p99}`).join('; ')}`);
 
       const floodStarted = Date.now();
       for (let i = 0; i < flood; i += 1000) {
@@ -94,6 +96,7 @@ export const floodedKey: Scenario = {
         plan: { flood, rate, seconds, keyLimit: KEY_LIMIT, executors: "demo, the SDK's defaults", engines: "2, Baton's defaults" },
         alone: { aOther: alone.aOther, b: alone.b },
         during: { aOther: during.aOther, b: during.b },
+        aloneSteps,
         hotKey: { heldAtProbeStart: heldAtStart, heldAtProbeEnd: heldAtEnd, startedDuringProbe: hotStarts, probeSeconds: +((span.to - span.from) / 1000).toFixed(1), handOver },
         duplicated: check.duplicated.length,
         ratios: { aOther: ratio(during.aOther, alone.aOther), b: ratio(during.b, alone.b) },
@@ -105,6 +108,26 @@ export const floodedKey: Scenario = {
     }
   },
 };
+
+/**
+ * Where probe runs' time went, from their rows: the run written (created_at, the console's
+ * transaction) → its DISPATCHED mark (the engine's claim, a key's admission, the mark) → its
+ * handler's start (started_at, the executor's). The trigger's own request before the row is
+ * written is the rest of a probe's lateness.
+ */
+async function probeSteps(c: Cluster, runIds: readonly number[]) {
+  const rows = (await c.ds.query(
+    `SELECT created_at AS written, COALESCE(first_dispatched_at, dispatched_at) AS dispatched, started_at AS started FROM runs WHERE id IN (${runIds.map(() => '?').join(', ')})`,
+    [...runIds],
+  )) as Array<Record<'written' | 'dispatched' | 'started', string | number | null>>;
+  const steps = { 'written → dispatched': [] as number[], 'dispatched → started': [] as number[] };
+  for (const r of rows) {
+    if (r.dispatched === null || r.started === null) continue;
+    steps['written → dispatched'].push(Number(r.dispatched) - Number(r.written));
+    steps['dispatched → started'].push(Number(r.started) - Number(r.dispatched));
+  }
+  return Object.fromEntries(Object.entries(steps).map(([step, values]) => [step, latenessSummary(values)]));
+}
 
 /**
  * Where the hot key's hand-overs went, from its runs' rows: for each run that started in the span

@@ -29,7 +29,8 @@ export class TriggerProbe<S extends string> {
     private readonly starts: () => Map<number, number>,
   ) {}
 
-  async run(rate: number, seconds: number): Promise<{ figures: Record<S, ProbeFigures>; from: number; to: number; runIds: Set<number> }> {
+  /** Each series' figures; the span from the first trigger to the last start; the probe runs, all and by series. */
+  async run(rate: number, seconds: number): Promise<{ figures: Record<S, ProbeFigures>; from: number; to: number; runIds: Set<number>; bySeries: Record<S, number[]> }> {
     const sent = new Map<number, { at: number; series: S }>();
     const sends: Array<Promise<void>> = [];
     const t0 = Date.now();
@@ -56,6 +57,7 @@ export class TriggerProbe<S extends string> {
         return [name, { n: ms.length, p50: percentile(ms, 50), p99: percentile(ms, 99), max: Math.max(...ms) }];
       }),
     ) as Record<S, ProbeFigures>;
-    return { figures, from: t0, to: Math.max(...started.values()), runIds: new Set(sent.keys()) };
+    const bySeries = Object.fromEntries(this.series.map(({ name }) => [name, [...sent].filter(([, s]) => s.series === name).map(([id]) => id)])) as Record<S, number[]>;
+    return { figures, from: t0, to: Math.max(...started.values()), runIds: new Set(sent.keys()), bySeries };
   }
 }
