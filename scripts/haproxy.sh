@@ -176,8 +176,14 @@ launch() {
 
 after_start() { :; }
 
+# One command on the admin socket. socat stops waiting for the answer 0.5 s after its own input
+# ends (-t's default): on a loaded machine HAProxy answered later than that once and the reply
+# came back empty (CI: "no writer chosen yet" mid-burst). HAProxy closes the socket once it has
+# answered, so a long -t costs nothing when it is quick.
+admin() { echo "$1" | socat -t 10 - "UNIX-CONNECT:$SOCK"; }
+
 server_states() { # "<proxy>/<server> <status>" for every server
-  echo "show stat" | socat - "UNIX-CONNECT:$SOCK" 2>/dev/null | awk -F, '$2 != "" && $2 != "FRONTEND" && $2 != "BACKEND" && NR > 1 { print $1 "/" $2 " " $18 }'
+  admin "show stat" 2>/dev/null | awk -F, '$2 != "" && $2 != "FRONTEND" && $2 != "BACKEND" && NR > 1 { print $1 "/" $2 " " $18 }'
 }
 
 case "${1:-}" in
@@ -185,8 +191,9 @@ case "${1:-}" in
   writer)
     running_pid >/dev/null || die "not running"
     # The stuck server is the stick table's only entry.
-    id="$(echo "show table $DATABASE" | socat - "UNIX-CONNECT:$SOCK" | sed -n 's/.*server_id=\([0-9]*\).*/\1/p' | head -n1)"
-    [ -n "$id" ] || die "no writer chosen yet (no connection made)"
+    table="$(admin "show table $DATABASE")"
+    id="$(printf '%s\n' "$table" | sed -n 's/.*server_id=\([0-9]*\).*/\1/p' | head -n1)"
+    [ -n "$id" ] || die "no writer chosen yet (no connection made); the stick table reads: ${table:-<empty reply>}"
     echo "node$id"
     ;;
   status)
