@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { OneAtATime } from '@baton/scheduling';
-import { countTenantBacklog, findTenantsWithDue, inTransaction, type ClaimTenantRow, type TenantTake } from '@baton/persistence';
+import { countTenantBacklog, findTenantsWithDue, inTransaction, type ClaimTenantRow, type NamedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -72,7 +72,7 @@ const LEFT_TO_TURN = Symbol('left to a claim turn');
 /** A wake-up's runs, read (`go`: the ones to hand over as they are, the ids left to claim, whether that claim may admit runs to their keys), or not (`fits`: whether the tenant had room for them). */
 type NamedRead =
   | { go: false; fits: boolean }
-  | { go: true; named: { tenantId: string; engineGroup: string }; now: number; ready: ClaimedRun[]; rest: number[]; admitting: boolean };
+  | { go: true; named: { tenantId: string; engineGroup: string }; now: number; ready: ClaimedRun[]; rest: number[]; unadmitted: NamedRun[]; admitting: boolean };
 
 /**
  * A run a console wrote this recently (by this node's clock, either way) and named in a wake-up
@@ -294,7 +294,7 @@ export class ClaimerService {
   private async claimNamed(tenantId: string, runIds: readonly number[]): Promise<boolean> {
     const timed = this.metrics.claimDuration.startTimer({ kind: 'runs' });
     const reading = this.readNamed(tenantId, runIds);
-    const claim = (read: NamedRead & { go: true }) => this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now });
+    const claim = (read: NamedRead & { go: true }) => this.claims.claimNamed(this.dataSource.manager, { ...read.named, ids: read.rest, unadmitted: read.unadmitted }, { dueBefore: read.now + this.config.lookAheadMs, now: read.now });
     const inLine = this.namedClaims.run(tenantId, async () => {
       const read = await reading.catch(() => null); // a failed read is the caller's to report
       if (!read?.go || !read.admitting) return null;

@@ -432,7 +432,7 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(queue.runs.map((r) => r.runId)).toEqual([a, c]);
   });
 
-  it('a wake-up whose key admission fails gives its claimed run back at once: the turn it kicks takes it, with no lease renewal between', async () => {
+  it('a wake-up whose key admission fails leaves its run claimable at once (its claim rolled back with the admission): the turn it kicks takes it, with no lease renewal between', async () => {
     const keyed = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'keyed', executorApp: 'reports', handler: 'build', concurrency: { key: 'customerId', limit: 1, onLimit: 'QUEUE' } });
     const id = await insertRun(db.dataSource, { taskId: keyed, cause: 'MANUAL', params: { customerId: 'c1' } });
     const { signal, queue, claimer } = side();

@@ -5,7 +5,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { usePacketLog } from '../../../../test/support/packets';
 import { ClaimSignal } from '../common/claim-signal';
 import { WokenRows } from '../common/woken-rows';
-import { insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import type { CancelledRuns } from '../wakeups/cancelled-runs';
 import { KeyAdmissions } from './key-admissions';
 
@@ -96,6 +96,28 @@ describe('a key\'s runs admitted at their claim on MariaDB, counted in packets',
     expect(going.map((c) => c.run.id)).toEqual([ids[0]]);
     expect(log.packets).toEqual([
       expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*$/s),
+      expect.stringMatching(/^UPDATE runs SET run_key = .*;\nUPDATE runs SET state = 'HELD'.*;\nCOMMIT$/s),
+    ]);
+    expect((await runsOf(db.dataSource, taskId)).map((r) => [r.state, r.runKey])).toEqual([['CLAIMED', 'c1'], ['HELD', 'c1']]);
+  });
+});
+
+describe("a wake-up's keyed runs claimed and admitted together on MariaDB, counted in packets", () => {
+  const db = useTestDatabase('mysql');
+  beforeEach(() => db.clear());
+  const log = usePacketLog(db);
+
+  it("claims them in the packet of the key's lock and count, the admission's writes with the COMMIT: 2 round trips, not an autocommitted claim, its read back and 2 more", async () => {
+    const { taskId, ref } = await heldKey(db.dataSource, 1, 0, 0);
+    const ids = [await insertRun(db.dataSource, { taskId, params: { customerId: ref.key } }), await insertRun(db.dataSource, { taskId, params: { customerId: ref.key } })];
+    const { claims } = claimSide(db.dataSource, testConfig());
+    const named = { ids, tenantId: 'acme', engineGroup: 'default' };
+    const read = await claims.readNamed(db.dataSource.manager, named, { now: T0 });
+    log.clear();
+    const going = await claims.claimNamed(db.dataSource.manager, { ...named, ids: read.rest, unadmitted: read.unadmitted }, { dueBefore: T0, now: T0 });
+    expect(going.map((r) => r.runId)).toEqual([ids[0]]);
+    expect(log.packets).toEqual([
+      expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nUPDATE runs SET state = 'CLAIMED'.* run_key IS NULL;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*$/s),
       expect.stringMatching(/^UPDATE runs SET run_key = .*;\nUPDATE runs SET state = 'HELD'.*;\nCOMMIT$/s),
     ]);
     expect((await runsOf(db.dataSource, taskId)).map((r) => [r.state, r.runKey])).toEqual([['CLAIMED', 'c1'], ['HELD', 'c1']]);

@@ -70,17 +70,22 @@ export class KeyAdmissions {
     private readonly woken: WokenRows,
   ) {}
 
-  /** The claimed runs that go on to dispatch (admitted, or needing no admission), in the caller's transaction when it has one. */
-  async admit(em: EntityManager, claimed: readonly Claimed[], now: number): Promise<Claimed[]> {
+  /**
+   * The claimed runs that go on to dispatch (admitted, or needing no admission), in the caller's
+   * transaction when it has one. `claimedBy`: the claim of these runs, issued in that transaction
+   * just before (RunClaims: claimUnadmittedRuns, sent ahead): awaited with the keys' locks, whose
+   * packet it rides in, and nothing is decided when it rejects.
+   */
+  async admit(em: EntityManager, claimed: readonly Claimed[], now: number, claimedBy?: Promise<unknown>): Promise<Claimed[]> {
     const keyed = claimed.filter((c) => needsAdmission(c));
     if (keyed.length === 0) return [...claimed];
     const admitted = em.queryRunner?.isTransactionActive
-      ? await this.admitKeyed(em, keyed, now)
+      ? await this.admitKeyed(em, keyed, now, claimedBy)
       : await inTransaction(this.dataSource, (tx) => this.admitKeyed(tx, keyed, now), { isolation: 'READ COMMITTED' });
     return claimed.filter((c) => !needsAdmission(c) || admitted.has(c.run.id));
   }
 
-  private async admitKeyed(em: EntityManager, keyed: readonly Claimed[], now: number): Promise<Set<number>> {
+  private async admitKeyed(em: EntityManager, keyed: readonly Claimed[], now: number, claimedBy?: Promise<unknown>): Promise<Set<number>> {
     const rated = groupByKey(keyed.filter((c) => c.task!.rateLimit !== null), (task) => task.rateLimit!);
     const bounded = groupByKey(keyed.filter((c) => c.task!.concurrency !== null), (task) => task.concurrency!);
     // Every key row this admission needs, locked first and in one order by every engine: two
@@ -92,6 +97,7 @@ export class KeyAdmissions {
     const [locked, counted] = await Promise.all([
       Promise.all(order.map((id) => lockRunKey(em, (rated.get(id) ?? bounded.get(id))!.ref, now))),
       Promise.all([...bounded.values()].map(({ ref }) => countGoingKeyRuns(em, ref))),
+      claimedBy,
     ]);
     const buckets = new Map<string, StoredKeyBucket | null>(order.map((id, i) => [id, locked[i]]));
     const passed = new Set<number>();

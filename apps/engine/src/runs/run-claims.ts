@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { tracingOn } from '@baton/tracing';
 import { claimLeaseUntil } from '@baton/domain';
-import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, findClaimedRunTasks, readNamedRuns, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type TenantTake } from '@baton/persistence';
+import { cancelOrphanedRuns, claimDueRuns, claimNamedRuns, claimUnadmittedRuns, findClaimedRunTasks, inTransaction, readNamedRuns, releaseRuns, type ClaimedRunRow, type ClaimedRunTask, type LeasedRun, type NamedRun, type TenantTake } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
 import { WokenRows } from '../common/woken-rows';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -24,6 +24,7 @@ export class RunClaims {
   private lastLease = 0;
 
   constructor(
+    private readonly dataSource: DataSource,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     private readonly keys: KeyAdmissions,
     /** The rows the console's wake-ups carried; absent (a test's claims), named runs are always read. */
@@ -38,8 +39,57 @@ export class RunClaims {
     return this.traced(await this.withTasks(em, rows.map((run) => ({ run, task: tasks.get(run.taskId) ?? null })), at.now), at.now);
   }
 
-  /** Claims the runs a wake-up named, those still claimable (claimNamedRuns: no transaction); returns them joined with their tasks. */
-  async claimNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
+  /**
+   * Claims the runs a wake-up named, those still claimable; returns them joined with their tasks.
+   * `unadmitted`: rows readNamed gave for some of them, runs a key must admit: claimed and
+   * admitted in one transaction (claimUnadmittedRuns); the others, and those when another claim
+   * took one of them first, by claimNamedRuns (no transaction), reading back which it got.
+   */
+  async claimNamed(
+    em: EntityManager,
+    named: { ids: readonly number[]; tenantId: string; engineGroup: string; unadmitted?: readonly NamedRun[] },
+    at: { dueBefore: number; now: number },
+  ): Promise<ClaimedRun[]> {
+    const { ids, unadmitted = [], ...where } = named;
+    const admitted = unadmitted.length > 0 ? await this.claimAndAdmit(where, unadmitted, at) : null;
+    const taken = new Set(admitted ? unadmitted.map(({ run }) => run.id) : []);
+    const rest = taken.size > 0 ? ids.filter((id) => !taken.has(id)) : ids;
+    return [...(admitted ?? []), ...(rest.length > 0 ? await this.claimByIds(em, { ...where, ids: rest }, at) : [])];
+  }
+
+  /**
+   * Keyed runs whose rows this node has, claimed and admitted to their keys in one transaction of
+   * two round trips (the claim rides in the packet of the keys' locks, the admission's writes
+   * with the COMMIT); null, rolled back, when another claim took one of them first.
+   */
+  private async claimAndAdmit(where: { tenantId: string; engineGroup: string }, rows: readonly NamedRun[], at: { dueBefore: number; now: number }): Promise<ClaimedRun[] | null> {
+    const leaseUntil = this.nextLease(at.now);
+    const ids = rows.map(({ run }) => run.id);
+    // The rows are this node's to hold from here: each takes the claim's lease (readNamed's have none).
+    for (const { run } of rows) run.leaseUntil = leaseUntil;
+    const overtaken = new Error('another claim took a named run first');
+    try {
+      const going = await inTransaction(
+        this.dataSource,
+        (tx) => {
+          const claim = claimUnadmittedRuns(tx, { ...where, ids, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil, now: at.now }).then((moved) => {
+            if (moved !== ids.length) throw overtaken;
+          });
+          // Awaited by the admission with the keys' locks; an admission that fails before that leaves it to be rejected unread.
+          claim.catch(() => undefined);
+          return this.keys.admit(tx, rows, at.now, claim);
+        },
+        { isolation: 'READ COMMITTED' },
+      );
+      return this.traced(going.flatMap((c) => (c.task ? [toClaimedRun(c.run, c.task)] : [])), at.now);
+    } catch (err) {
+      if (err === overtaken) return null;
+      throw err;
+    }
+  }
+
+  /** Claims runs by id (claimNamedRuns: no transaction), then admits those a key must admit. */
+  private async claimByIds(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { dueBefore: number; now: number }): Promise<ClaimedRun[]> {
     const claimed = await claimNamedRuns(em, { ...named, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil: this.nextLease(at.now), now: at.now });
     try {
       return this.traced(await this.withTasks(em, claimed, at.now), at.now);
@@ -60,26 +110,34 @@ export class RunClaims {
    * fan-out; not a shard) — come back `unclaimed`, their DISPATCHED mark to claim them (one row
    * write instead of a claim's and a mark's; a carried run no longer PENDING is left there). The
    * DueQueue holds each until its instant by this node's clock, as any run. The other ids (another
-   * state, a key to admit, a policy, a deleted task, not found) are for claimNamed; `admitting`
-   * says whether that claim may admit some of them to their keys (a keyed run not admitted yet, or
-   * one not read here): such claims are taken in the order their wake-ups came (ClaimerService).
+   * state, a key to admit, a policy, a deleted task, not found) are for claimNamed, with
+   * `unadmitted`: the rows of those a key must admit and nothing else decide, which it claims and
+   * admits in one transaction; `admitting` says whether that claim may admit some of them to their
+   * keys (a keyed run not admitted yet, or one not read here): such claims are taken in the order
+   * their wake-ups came (ClaimerService).
    */
-  async readNamed(em: EntityManager, named: { ids: readonly number[]; tenantId: string; engineGroup: string }, at: { now: number }): Promise<{ ready: ClaimedRun[]; rest: number[]; admitting: boolean }> {
+  async readNamed(
+    em: EntityManager,
+    named: { ids: readonly number[]; tenantId: string; engineGroup: string },
+    at: { now: number },
+  ): Promise<{ ready: ClaimedRun[]; rest: number[]; unadmitted: NamedRun[]; admitting: boolean }> {
     const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
     const dueBefore = at.now + NAMED_AHEAD_MS;
     const rows = [...given.filter(({ run }) => run.engineGroup === named.engineGroup && run.dueAt <= dueBefore), ...(await readNamedRuns(em, { ...named, ids: missing, dueBefore }))];
-    const ready = rows.flatMap(({ run, task }) => {
+    const ready: ClaimedRun[] = [];
+    const unadmitted: NamedRun[] = [];
+    for (const { run, task } of rows) {
+      if (task === null || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE' || run.shard) continue;
       // A keyed task's run its key admitted already (released by the key's end, a retry) has nothing left to decide.
-      if (task === null || needsAdmission({ run, task }) || task.concurrencyPolicy !== 'ALLOW' || task.fanOut.mode !== 'SINGLE') return [];
-      if (run.shard || run.instantAt > dueBefore) return [];
+      if (needsAdmission({ run, task })) unadmitted.push({ run, task });
       // Object.assign, not `{ ...toClaimedRun(…), unclaimed }`: V8 (Node 20) copies a 31-key object on a slow path, 4.9 µs a run against 0.2.
-      return [Object.assign(toClaimedRun(run, task), { unclaimed: true })];
-    });
+      else if (run.instantAt <= dueBefore) ready.push(Object.assign(toClaimedRun(run, task), { unclaimed: true }));
+    }
     const taken = new Set(ready.map((r) => r.runId));
     const rest = named.ids.filter((id) => !taken.has(id));
     const read = new Map(rows.map((row) => [row.run.id, row]));
     const admitting = rest.some((id) => !read.has(id) || needsAdmission(read.get(id)!));
-    return { ready: this.traced(ready, at.now), rest, admitting };
+    return { ready: this.traced(ready, at.now), rest, unadmitted, admitting };
   }
 
   /** The claimed runs, each with its claim span when tracing is on. */

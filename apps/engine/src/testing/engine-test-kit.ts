@@ -97,7 +97,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const signal = new ClaimSignal(config, clock);
   // No executors on the claim side: runs a key cancels there were never sent, so there is nothing to abort.
   const noAborts = { abort: () => Promise.resolve() } as unknown as CancelledRuns;
-  const claims = new RunClaims(config, new KeyAdmissions(dataSource, config, clock, signal, noAborts, woken), woken);
+  const claims = new RunClaims(dataSource, config, new KeyAdmissions(dataSource, config, clock, signal, noAborts, woken), woken);
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
   const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch, liveness);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);

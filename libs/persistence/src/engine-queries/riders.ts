@@ -194,6 +194,16 @@ export async function sendWriteAhead(manager: EntityManager, sql: string, params
   return executeWrite(manager, sql, params);
 }
 
+/**
+ * As sendWriteAhead, for an UPDATE whose count of rows moved is needed a moment later (SQLite
+ * too: the count TypeORM's runner reports).
+ */
+export async function sendUpdateAhead(manager: EntityManager, sql: string, params: unknown[]): Promise<number> {
+  const riders = ridersOf(manager);
+  if (riders) return (await riders.ahead(sql, params)).affected ?? 0;
+  return (await execute(manager, sql, params)).affected;
+}
+
 /** One statement's answer of a packet, as TypeORM's MySQL runner shapes a single statement's. */
 function resultOf(raw: unknown): QueryResult {
   const result = { raw, records: Array.isArray(raw) ? raw : [] } as QueryResult;

@@ -1,6 +1,7 @@
 export * from './insert-planned-runs';
 export * from './claim-due-runs';
 export * from './claim-named-runs';
+export * from './claim-unadmitted-runs';
 export * from './read-named-runs';
 export * from './read-released-runs';
 export * from './count-tenant-backlog';
