@@ -117,7 +117,7 @@ describe("a wake-up's keyed runs claimed and admitted together on MariaDB, count
     const going = await claims.claimNamed(db.dataSource.manager, { ...named, ids: read.rest, unadmitted: read.unadmitted }, { dueBefore: T0, now: T0 });
     expect(going.map((r) => r.runId)).toEqual([ids[0]]);
     expect(log.packets).toEqual([
-      expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nUPDATE runs SET state = 'CLAIMED'.* run_key IS NULL;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*$/s),
+      expect.stringMatching(/^SET TRANSACTION ISOLATION LEVEL READ COMMITTED;\nSTART TRANSACTION;\nUPDATE runs SET state = 'CLAIMED'.* run_key IS NULL\s+AND due_at = \?;\nINSERT INTO run_keys .*;\nSELECT .* FROM run_keys .* FOR UPDATE;\nSELECT COUNT\(\*\) .*$/s),
       expect.stringMatching(/^UPDATE runs SET run_key = .*;\nUPDATE runs SET state = 'HELD'.*;\nCOMMIT$/s),
     ]);
     expect((await runsOf(db.dataSource, taskId)).map((r) => [r.state, r.runKey])).toEqual([['CLAIMED', 'c1'], ['HELD', 'c1']]);

@@ -68,6 +68,12 @@ describe.each(TEST_DATABASES)('RunClaims.claimNamed: keyed runs whose rows it ha
     expect(await states(taskId)).toEqual([['CLAIMED', null, 'other-engine'], ['CLAIMED', 'c1', config.nodeId]]);
   });
 
+  it('claims a run a rate key deferred since its row was read as it is now: due at its token, not as read', async () => {
+    const { ids, claim } = await setUp(1);
+    await db.dataSource.query('UPDATE runs SET due_at = ?, instant_at = ?, late_from_at = ? WHERE id = ?', [T0 + 5_000, T0, T0 + 5_000, ids[0]]);
+    expect((await claim()).map((r) => [r.runId, r.dueAt, r.lateFrom])).toEqual([[ids[0], T0 + 5_000, T0 + 5_000]]);
+  });
+
   it('does not admit twice a run its key admitted since its row was read (released, PENDING again)', async () => {
     const { taskId, ids, claim } = await setUp(1);
     await db.dataSource.query("UPDATE runs SET run_key = 'c1', key_scope = ? WHERE id = ?", [`t:${taskId}`, ids[0]]);

@@ -62,9 +62,8 @@ export class RunClaims {
    * two round trips (the claim rides in the packet of the keys' locks, the admission's writes
    * with the COMMIT); null, rolled back, when another claim took one of them first.
    */
-  private async claimAndAdmit(where: { tenantId: string; engineGroup: string }, rows: readonly NamedRun[], at: { dueBefore: number; now: number }): Promise<ClaimedRun[] | null> {
+  private async claimAndAdmit(where: { tenantId: string; engineGroup: string }, rows: readonly NamedRun[], at: { now: number }): Promise<ClaimedRun[] | null> {
     const leaseUntil = this.nextLease(at.now);
-    const ids = rows.map(({ run }) => run.id);
     // The rows are this node's to hold from here: each takes the claim's lease (readNamed's have none).
     for (const { run } of rows) run.leaseUntil = leaseUntil;
     const overtaken = new Error('another claim took a named run first');
@@ -72,8 +71,8 @@ export class RunClaims {
       const going = await inTransaction(
         this.dataSource,
         (tx) => {
-          const claim = claimUnadmittedRuns(tx, { ...where, ids, dueBefore: at.dueBefore, owner: this.config.nodeId, leaseUntil, now: at.now }).then((moved) => {
-            if (moved !== ids.length) throw overtaken;
+          const claim = claimUnadmittedRuns(tx, { ...where, runs: rows.map(({ run }) => run), owner: this.config.nodeId, leaseUntil, now: at.now }).then((moved) => {
+            if (moved !== rows.length) throw overtaken;
           });
           // Awaited by the admission with the keys' locks; an admission that fails before that leaves it to be rejected unread.
           claim.catch(() => undefined);

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { placeholders } from '../sql';
+import { caseById, placeholders } from '../sql';
 import { sendUpdateAhead } from '../riders';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
@@ -8,15 +8,19 @@ export const CLAIM_UNADMITTED_RUNS = runWrite('claimUnadmittedRuns', ['PENDING']
 
 /**
  * Runs a wake-up named whose rows the engine has (carried by the wake-up, or read by id) and that
- * their key must admit, claimed in the admission's own transaction (KeyAdmissions.admit):
+ * their key must admit, claimed in the admission's own transaction (KeyAdmissions.admit), each
+ * only as it was read:
  *
  *   UPDATE runs SET state = 'CLAIMED', claimed_by = ?, lease_until = ?, updated_at = ?
- *    WHERE id IN (…) AND tenant_id = ? AND engine_group = ? AND due_at <= ? AND state = 'PENDING' AND run_key IS NULL
+ *    WHERE id IN (…) AND tenant_id = ? AND engine_group = ? AND state = 'PENDING' AND run_key IS NULL
+ *      AND due_at = CASE id WHEN … END   -- `= ?` when they share one due time
  *
- * Answers how many it moved: all of them, and the rows the engine has are the rows it claimed —
- * none has been admitted to its key since they were read (`run_key IS NULL`), and nothing else in
- * them changes while a run is PENDING. Fewer, and some other claim took one first: the caller
- * rolls the transaction back and claims them as claimNamedRuns does, reading back which it got.
+ * Answers how many it moved: all of them, and the rows the engine has are the rows it claimed. A
+ * run that left PENDING and came back since it was read either was admitted to its key meanwhile
+ * (`run_key` set) or went back with a later due time (a rate key's deferral moves due_at, and
+ * instant_at and late_from_at with it; a give-back, releaseRuns, changes nothing a claim reads).
+ * Fewer, and some other claim took one first: the caller rolls the transaction back and claims
+ * them as claimNamedRuns does, reading back which it got.
  *
  * Why: claimNamedRuns is an autocommitted UPDATE (a commit of its own, waiting for the log's
  * flush) and a read of the rows back, then the admission's two round trips: a keyed run's claim
@@ -27,12 +31,14 @@ export const CLAIM_UNADMITTED_RUNS = runWrite('claimUnadmittedRuns', ['PENDING']
  */
 export function claimUnadmittedRuns(
   manager: EntityManager,
-  input: { ids: readonly number[]; tenantId: string; engineGroup: string; dueBefore: number; owner: string; leaseUntil: number; now: number },
+  input: { runs: ReadonlyArray<{ id: number; dueAt: number }>; tenantId: string; engineGroup: string; owner: string; leaseUntil: number; now: number },
 ): Promise<number> {
+  const due = caseById(input.runs, (r) => r.id, (r) => r.dueAt);
   return sendUpdateAhead(
     manager,
     `UPDATE runs SET state = 'CLAIMED', claimed_by = ?, lease_until = ?, updated_at = ?
-      WHERE id IN (${placeholders(input.ids.length)}) AND tenant_id = ? AND engine_group = ? AND due_at <= ? AND ${stateIn(CLAIM_UNADMITTED_RUNS)} AND run_key IS NULL`,
-    [input.owner, input.leaseUntil, input.now, ...input.ids, input.tenantId, input.engineGroup, input.dueBefore],
+      WHERE id IN (${placeholders(input.runs.length)}) AND tenant_id = ? AND engine_group = ? AND ${stateIn(CLAIM_UNADMITTED_RUNS)} AND run_key IS NULL
+        AND due_at = ${due.sql}`,
+    [input.owner, input.leaseUntil, input.now, ...input.runs.map((r) => r.id), input.tenantId, input.engineGroup, ...due.params],
   );
 }
