@@ -347,6 +347,20 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await claimer.stop();
   });
 
+  it('claims a wake-up’s runs by id, none unclaimed, while a slot’s worth of its tenant’s runs wait here to be sent: held behind them, a peer’s turn would claim them before their mark', async () => {
+    const plain = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'plain', concurrencyPolicy: 'ALLOW' });
+    const ids = [await insertRun(db.dataSource, { taskId: plain }), await insertRun(db.dataSource, { taskId: plain })];
+    const { signal, queue, claimer, config } = side();
+    queue.waiting.set('acme', config.slots);
+    queue.waiting.set('beta', config.slots - 1); // another tenant's line does not count
+    claimer.start(60_000);
+    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
+    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual(ids), SLOW_MACHINE);
+    expect(queue.runs.map((r) => r.unclaimed)).toEqual([undefined, undefined]);
+    expect((await runsOf(db.dataSource, plain)).map((r) => `${r.state} ${r.claimedBy}`)).toEqual(['CLAIMED engine-a', 'CLAIMED engine-a']);
+    await claimer.stop();
+  });
+
   it('leaves the wake-ups of a tenant whose runs here wait for its quota to a poll: a run claimed now would wait behind them', async () => {
     await insertRun(db.dataSource, { taskId: task });
     const { claimer, queue, signal } = side();

@@ -166,6 +166,25 @@ describe('DueQueue', () => {
     }
   });
 
+  it('counts the runs of a tenant due and waiting to be sent, not those due later', async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 1;
+      const q = make(stub, 0);
+      const now = Date.now();
+      q.accept([run(1, now), run(2, now), run(3, now), run(4, now + 60_000), { ...run(5, now), tenantId: 'beta' }]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(stub.launched).toHaveLength(1);
+      expect([q.waitingOf('acme') + q.waitingOf('beta'), q.heldOf('acme') + q.heldOf('beta')]).toEqual([3, 4]); // run 4 is due later: held, not waiting
+      stub.release();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(q.waitingOf('acme') + q.waitingOf('beta')).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   // Issue 11 item 3: a run due alone while a backlog is worked off used to wait behind all of it.
   it('a run due while the general slots are busy with a backlog goes out at once in a slot kept for on-time work', async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });

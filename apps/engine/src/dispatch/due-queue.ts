@@ -97,6 +97,11 @@ export class DueQueue implements OnModuleDestroy {
     return this.tally.of(tenantId) + this.dispatcher.heldBackOf(tenantId);
   }
 
+  /** Runs of one tenant due and waiting for a slot (the ready line) or for room on an executor. */
+  waitingOf(tenantId: string): number {
+    return this.ready.countOf(tenantId) + this.dispatcher.heldBackOf(tenantId);
+  }
+
   paced(tenantId: string): boolean {
     return this.tally.of(tenantId) > 0 && this.dispatcher.outOfTokens(tenantId, this.clock.now());
   }

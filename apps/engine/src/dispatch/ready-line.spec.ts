@@ -58,6 +58,7 @@ describe('ReadyLine', () => {
     expect(line.remove(2)).toBe(true);
     expect(line.remove(2)).toBe(false);
     expect(line.size).toBe(2);
+    expect([line.countOf('acme'), line.countOf('beta')]).toEqual([2, 0]);
     expect(line.takeNewestOnTime(T)?.runId).toBe(1);
     expect(line.takeAll().map((r) => r.runId)).toEqual([3]);
     expect(line.size).toBe(0);

@@ -74,6 +74,11 @@ export class ReadyLine {
     return this.ofTenant.has(tenantId);
   }
 
+  /** How many runs of this tenant are in line. */
+  countOf(tenantId: string): number {
+    return this.ofTenant.get(tenantId) ?? 0;
+  }
+
   /** A run that came due in a pump of its own. */
   push(run: ClaimedRun): void {
     this.pushAll([run]);

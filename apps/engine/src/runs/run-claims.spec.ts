@@ -25,6 +25,12 @@ describe('RunClaims.readNamed', () => {
     expect(rest).toEqual([]);
   });
 
+  it('leaves every run to the claim by id when told not to take them unclaimed (they would wait behind a line of the tenant here)', async () => {
+    const { runId, side, named } = await setUp();
+    const { ready, rest, admitting } = await side.claims.readNamed(db.dataSource.manager, named, { now: T0, unclaimed: false });
+    expect([ready, rest, admitting]).toEqual([[], [runId], false]);
+  });
+
   it('reads a run its wake-up did not carry (or carried for another tenant)', async () => {
     const { runId, side, named } = await setUp();
     side.woken.put('other', [{ ...carriedRunRow(runId, 'other'), params: '{"carried":true}' }]);

@@ -113,12 +113,14 @@ export class RunClaims {
    * `unadmitted`: the rows of those a key must admit and nothing else decide, which it claims and
    * admits in one transaction; `admitting` says whether that claim may admit some of them to their
    * keys (a keyed run not admitted yet, or one not read here): such claims are taken in the order
-   * their wake-ups came (ClaimerService).
+   * their wake-ups came (ClaimerService). `at.unclaimed: false` (the caller would hold them behind
+   * a line of the tenant's runs, ClaimerService.readNamed): none goes out unclaimed, every id is
+   * for claimNamed.
    */
   async readNamed(
     em: EntityManager,
     named: { ids: readonly number[]; tenantId: string; engineGroup: string },
-    at: { now: number },
+    at: { now: number; unclaimed?: boolean },
   ): Promise<{ ready: ClaimedRun[]; rest: number[]; unadmitted: NamedRun[]; admitting: boolean }> {
     const { given, missing } = this.woken ? this.woken.take(named.tenantId, named.ids) : { given: [], missing: named.ids };
     const dueBefore = at.now + NAMED_AHEAD_MS;
@@ -130,7 +132,7 @@ export class RunClaims {
       // A keyed task's run its key admitted already (released by the key's end, a retry) has nothing left to decide.
       if (needsAdmission({ run, task })) unadmitted.push({ run, task });
       // Object.assign, not `{ ...toClaimedRun(…), unclaimed }`: V8 (Node 20) copies a 31-key object on a slow path, 4.9 µs a run against 0.2.
-      else if (run.instantAt <= dueBefore) ready.push(Object.assign(toClaimedRun(run, task), { unclaimed: true }));
+      else if (run.instantAt <= dueBefore && at.unclaimed !== false) ready.push(Object.assign(toClaimedRun(run, task), { unclaimed: true }));
     }
     const taken = new Set(ready.map((r) => r.runId));
     const rest = named.ids.filter((id) => !taken.has(id));

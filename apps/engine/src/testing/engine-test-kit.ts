@@ -69,6 +69,11 @@ export class FakeDueQueue implements DueQueuePort {
   holds(runId: number): boolean {
     return this.ids.has(runId);
   }
+  /** Runs each tenant has waiting to be sent, as a test sets them (the fake sends nothing: none unless set). */
+  readonly waiting = new Map<string, number>();
+  waitingOf(tenantId: string): number {
+    return this.waiting.get(tenantId) ?? 0;
+  }
   /** Tenants whose runs are to wait for tokens (paced). */
   readonly pacedTenants = new Set<string>();
   paced(tenantId: string): boolean {
