@@ -87,6 +87,14 @@ type NamedRead =
 export const WOKEN_RUNS_GRACE_MS = 250;
 
 /**
+ * How long a peer's claim of a tenant's run this node held unclaimed keeps the tenant's wake-ups
+ * claimed by id behind a line (ClaimerService.readNamed). The loss is seen only when the run reaches
+ * its mark, seconds after its wake-up behind a backlog; a memory as short as that would let every
+ * other wake-up's runs go unclaimed and lose again.
+ */
+export const UNCLAIMED_LOSS_MEMORY_MS = 10_000;
+
+/**
  * Claims due runs of this node's engine groups and hands them to the DueQueue, which keeps
  * them in memory until their due time (so firing is exact to the millisecond, not to the poll
  * interval). Adaptive: after a full turn it claims again at once (a burst is drained at
@@ -328,12 +336,15 @@ export class ClaimerService {
   /**
    * A wake-up's runs read (RunClaims.readNamed) when the claimer runs and the tenant has room for
    * them here; `fits` otherwise says whether they did. They go out unclaimed (their DISPATCHED mark
-   * their claim) only while fewer of the tenant's runs than this node has slots wait here to be
-   * sent: an unclaimed run is still PENDING in the database, and one held behind a line of its
-   * tenant's runs is soon past WOKEN_RUNS_GRACE_MS, taken by a peer's claim turn, and its mark then
-   * moves nothing. Behind a backlog they are claimed by id instead (two statements a wake-up). Taken
-   * unclaimed there, 79 % of a wake-up's runs had the other engine claim them first, each read,
-   * held, given a slot and a failed mark for nothing (event-ingest, 2026-12-06: 9,790 of 12,372).
+   * their claim) unless a slot's worth of the tenant's runs or more wait here to be sent and a peer
+   * claimed one of its unclaimed runs before its mark within UNCLAIMED_LOSS_MEMORY_MS (TenantPace):
+   * an unclaimed run is still PENDING in the database, and one held past WOKEN_RUNS_GRACE_MS is a
+   * peer's claim turn's to take. Then they are claimed by id (two statements a wake-up). Behind a
+   * backlog, 79 % of a wake-up's runs taken unclaimed had the other engine claim them first, each
+   * read, held, given a slot and a failed mark for nothing (event-ingest, 2026-12-06: 9,790 of
+   * 12,372). Claimed by id whenever the line was long, with no peer taking anything, the extra
+   * CLAIMED writes tipped two nodes taking 2,000 batched runs a second over (1,867–1,929 starts/s,
+   * p99 1.4–2.4 s, against 2,004–2,006/s and 81–109 ms).
    */
   private async readNamed(tenantId: string, runIds: readonly number[]): Promise<NamedRead> {
     if (!this.loop.isRunning || this.liveness.lapsed) return { go: false, fits: true };
@@ -346,7 +357,7 @@ export class ClaimerService {
       return { go: false, fits: false };
     }
     const named = { tenantId, engineGroup: tenant.engineGroup };
-    const unclaimed = this.dueQueue.waitingOf(tenantId) < this.config.slots;
+    const unclaimed = this.dueQueue.waitingOf(tenantId) < this.config.slots || !this.pace.lostUnclaimedSince(tenantId, now - UNCLAIMED_LOSS_MEMORY_MS);
     return { go: true, named, now, ...(await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now, unclaimed })) };
   }
 

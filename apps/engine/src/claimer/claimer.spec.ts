@@ -9,7 +9,7 @@ import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
 import { KeyAdmissions } from '../runs/key-admissions';
 import { NAMED_AHEAD_MS, RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from './claim-tenants';
-import { BUDGETS_KEEP_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
+import { BUDGETS_KEEP_MS, UNCLAIMED_LOSS_MEMORY_MS, WOKEN_RUNS_GRACE_MS } from './claimer.service';
 
 /** vi.waitFor's default (1 s) is a guess a loaded machine can miss: the condition decides, this only bounds a hang. */
 const SLOW_MACHINE = { timeout: 10_000 };
@@ -347,17 +347,29 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await claimer.stop();
   });
 
-  it('claims a wake-up’s runs by id, none unclaimed, while a slot’s worth of its tenant’s runs wait here to be sent: held behind them, a peer’s turn would claim them before their mark', async () => {
+  it('claims a wake-up’s runs by id, none unclaimed, behind a slot’s worth of its tenant’s runs once a peer took one of its unclaimed runs first; unclaimed again when the line is short or the loss is old', async () => {
     const plain = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' }, name: 'plain', concurrencyPolicy: 'ALLOW' });
     const ids = [await insertRun(db.dataSource, { taskId: plain }), await insertRun(db.dataSource, { taskId: plain })];
-    const { signal, queue, claimer, config } = side();
-    queue.waiting.set('acme', config.slots);
-    queue.waiting.set('beta', config.slots - 1); // another tenant's line does not count
+    const { signal, queue, claimer, config, pace } = side();
+    const wake = async (runIds: number[]) => {
+      const before = queue.runs.length;
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds });
+      await vi.waitFor(() => expect(queue.runs.length).toBe(before + runIds.length), SLOW_MACHINE);
+      return queue.runs.slice(before).map((r) => r.unclaimed ?? false);
+    };
     claimer.start(60_000);
-    signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: T0, runIds: ids });
-    await vi.waitFor(() => expect(queue.runs.map((r) => r.runId)).toEqual(ids), SLOW_MACHINE);
-    expect(queue.runs.map((r) => r.unclaimed)).toEqual([undefined, undefined]);
-    expect((await runsOf(db.dataSource, plain)).map((r) => `${r.state} ${r.claimedBy}`)).toEqual(['CLAIMED engine-a', 'CLAIMED engine-a']);
+    queue.waiting.set('acme', config.slots);
+    pace.lostUnclaimed('beta', T0); // another tenant's loss does not count
+    expect(await wake([ids[0]])).toEqual([true]); // a long line, but no peer took anything
+    pace.lostUnclaimed('acme', T0 - UNCLAIMED_LOSS_MEMORY_MS);
+    expect(await wake([ids[1]])).toEqual([false]);
+    expect((await runsOf(db.dataSource, plain)).map((r) => `${r.state} ${r.claimedBy ?? ''}`.trim())).toEqual(['PENDING', 'CLAIMED engine-a']);
+    const more = [await insertRun(db.dataSource, { taskId: plain }), await insertRun(db.dataSource, { taskId: plain })];
+    queue.waiting.set('acme', config.slots - 1);
+    expect(await wake([more[0]])).toEqual([true]); // the line is short: out before a peer's turn may take it
+    queue.waiting.set('acme', config.slots);
+    clock.advance(1); // the loss is now older than the memory
+    expect(await wake([more[1]])).toEqual([true]);
     await claimer.stop();
   });
 

@@ -12,4 +12,13 @@ describe('TenantPace', () => {
     expect(pace.recent('a', 10_000, 2_000)).toBe(0);
     expect(pace.recent('nobody', 10_000, 2_000)).toBe(0);
   });
+
+  it('keeps when a tenant’s unclaimed run last lost its mark to a peer, per tenant, forgetting one older than asked', () => {
+    const pace = new TenantPace();
+    pace.lostUnclaimed('a', 1_000);
+    pace.lostUnclaimed('a', 3_000);
+    expect([pace.lostUnclaimedSince('a', 3_000), pace.lostUnclaimedSince('b', 0)]).toEqual([true, false]);
+    expect(pace.lostUnclaimedSince('a', 3_001)).toBe(false);
+    expect(pace.lostUnclaimedSince('a', 0)).toBe(false); // forgotten
+  });
 });

@@ -8,11 +8,28 @@ const BUCKET_MS = 250;
  * can take in a look-ahead's time, so the claimer may hold as many again (claim-turn.ts). The
  * dispatch side reports each 202 (`accepted`); the claimer reads `recent`. A fast tenant's budget
  * thus grows with its executors' pace (a 4,000-run burst on quick handlers is held as fast as it
- * is sent), a slow one's stays at what its executors' places allow.
+ * is sent), a slow one's stays at what its executors' places allow. It also keeps when a run of
+ * the tenant taken unclaimed (a wake-up's, RunClaims.readNamed) last lost its DISPATCHED mark to a
+ * peer's claim (`lostUnclaimed`): the claimer then claims the tenant's next wake-ups by id while
+ * they wait behind a line here (ClaimerService.readNamed).
  */
 @Injectable()
 export class TenantPace {
   private readonly buckets = new Map<string, { at: number[]; n: number[] }>();
+  private readonly losses = new Map<string, number>();
+
+  lostUnclaimed(tenantId: string, now: number): void {
+    this.losses.set(tenantId, now);
+  }
+
+  /** Whether a run of the tenant taken unclaimed lost its mark to a peer at `since` or later. */
+  lostUnclaimedSince(tenantId: string, since: number): boolean {
+    const at = this.losses.get(tenantId);
+    if (at === undefined) return false;
+    if (at >= since) return true;
+    this.losses.delete(tenantId); // older than any window asked for: forgotten
+    return false;
+  }
 
   accepted(tenantId: string, now: number): void {
     let b = this.buckets.get(tenantId);

@@ -26,6 +26,7 @@ import { DispatchAdmission } from './dispatch-admission';
 import { Dispatcher } from './dispatcher';
 import { HeldAttempts } from '../runs/held-attempts';
 import { DueQueue } from './due-queue';
+import { TenantPace } from '../claimer/tenant-pace';
 
 describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -292,6 +293,18 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     await eventually(async () => engine.get(Dispatcher).slotsInUse === 0 && queue.held === 0, 'dispatch attempt');
     expect(a.requests).toHaveLength(0);
     expect((await readRun(db.dataSource, runId)).state).toBe('CLAIMED');
+  });
+
+  it('a run taken unclaimed that a peer claimed before its mark is not sent, and the loss is kept for the claimer (TenantPace)', async () => {
+    await oneExecutor();
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const runId = await seedRun(db.dataSource, task, { claimedBy: 'someone-else' });
+    const pace = engine.get(TenantPace);
+    const since = Date.now();
+    queue.accept([{ ...claimedRunOf(task, runId), unclaimed: true }]);
+    await eventually(async () => engine.get(Dispatcher).slotsInUse === 0 && queue.held === 0, 'dispatch attempt');
+    expect(a.requests).toHaveLength(0);
+    expect(pace.lostUnclaimedSince(TENANT, since)).toBe(true);
   });
 
   it('a re-dispatch after takeover goes to the executor on the run first', async () => {

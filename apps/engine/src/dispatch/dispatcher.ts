@@ -305,6 +305,8 @@ export class Dispatcher implements BeforeApplicationShutdown {
     else if (sendAt === undefined && run.instant > launchedAt) sendAt = run.instant;
     try {
       const start = await this.runStart.start(run, { kind: 'SEND', executorId: route.candidates[0].executorId, sendAt, startAt }, onTime);
+      // Taken unclaimed and claimed by a peer before its mark: the claimer claims the tenant's next wake-ups behind a line (ClaimerService.readNamed).
+      if (start.kind === 'LOST' && run.unclaimed) this.pace.lostUnclaimed(run.tenantId, this.clock.now());
       if (start.kind !== 'DISPATCHED') return;
       if (onTime) this.lead.record(this.clock.now() - launchedAt);
       this.started(run, { ...start, at: Math.max(start.at, startAt ?? sendAt ?? this.clock.now()) }, tenant);

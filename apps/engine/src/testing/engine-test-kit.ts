@@ -104,10 +104,11 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const noAborts = { abort: () => Promise.resolve() } as unknown as CancelledRuns;
   const claims = new RunClaims(dataSource, config, new KeyAdmissions(dataSource, config, clock, signal, noAborts, woken), woken);
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), new TenantPace(), claims, signal, clockWatch, liveness);
+  const pace = new TenantPace();
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), pace, claims, signal, clockWatch, liveness);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
-  return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch, claims, woken };
+  return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch, claims, woken, pace };
 }
 
 export interface TaskFixture extends Partial<Omit<TaskDefinition, 'trigger'>> {
