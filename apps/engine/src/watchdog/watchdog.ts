@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
 import {
+  electLateRuns,
   findLateRuns,
   lateFromKind,
   findOrphanedRuns,
@@ -9,7 +10,6 @@ import {
   findSilentExecutors,
   inTransaction,
   markExecutorDown,
-  markRunLate,
   readLeastStartDeadline,
   type RunAttemptRow,
 } from '@baton/persistence';
@@ -46,7 +46,7 @@ export interface WatchdogReport {
  * Every config.watchdogIntervalMs, for this node's engine groups only:
  *
  * - START_LATE: a run not dispatched (PENDING/CLAIMED/RETRY_WAIT) past its start deadline →
- *   alarm, once per run (runs.late_alarmed_at, set by a guarded update — see the migration). The
+ *   alarm, once per run (runs.late_alarmed_at, set for the tick's late runs by one election, electLateRuns). The
  *   deadline counts from its fire time, a retry's from its own, a run its keys held back (a rate
  *   key's token, a concurrency key's place) from when they let it go (find-late-runs.ts).
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
@@ -124,9 +124,10 @@ export class Watchdog implements OnModuleDestroy {
     const rows = await findLateRuns(this.dataSource.manager, { groups: this.config.groups, now, firedBefore: now - least, limit: BATCH });
     if (rows.length === 0) return 0;
     return inTransaction(this.dataSource, async (em) => {
+      const elected = await electLateRuns(em, rows.map((run) => run.runId), now);
       let raised = 0;
       for (const run of rows) {
-        if (!(await markRunLate(em, run.runId, now))) continue;
+        if (!elected.has(run.runId)) continue;
         // Measured from its fire time, its retry's instant, or when its keys admitted it after holding it back (find-late-runs.ts).
         const from = lateFromKind(run);
         await this.alarms.raise(em, {

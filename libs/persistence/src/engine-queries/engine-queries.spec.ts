@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { untilLockWaits } from '../../../../test/support/lock-waits';
 import { EngineGroupEntity, RunAttemptEntity, RunEntity, TenantEntity } from '../entities';
@@ -10,6 +10,7 @@ import { countTenantBacklog } from './runs/count-tenant-backlog';
 import { claimDueTasksSql } from './tasks/claim-due-tasks';
 import { anyTaskDueSql } from './tasks/any-task-due';
 import { findLateRuns, findLateRunsSql } from './runs/find-late-runs';
+import { electLateRuns } from './runs/elect-late-runs';
 import { readLeastStartDeadline } from './tasks/read-least-start-deadline';
 import { renewLeasesSelectSql } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
@@ -387,6 +388,31 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect((await repo.findOneByOrFail({ id: rated })).lateFromAt).toBe(T + 80_000);
     expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
     expect(await late(T + 90_001)).toContainEqual([rated, T + 80_000, T + 80_000]);
+  });
+
+  it('START_LATE elects each late run once: the runs read are locked for the alarms, a second election meanwhile skips them, and after the commit finds them alarmed; a run since dispatched is not elected', async () => {
+    const taskId = await insertManualTask('report', 1_000);
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3].map((i) => planned(taskId, T, { fireKey: `s:${T}:${i}` })), T));
+    const [a, b, dispatched] = (await runs()).map((r) => r.id);
+    await db.dataSource.getRepository(RunEntity).update({ id: dispatched }, { state: 'DISPATCHED', claimedBy: 'e', executorId: 1, dispatchedAt: T + 1 });
+    const elect = (ids: number[], now: number) => inTransaction(db.dataSource, async (em) => [...(await electLateRuns(em, ids, now))].sort((x, y) => x - y));
+    if (kind === 'mysql') {
+      let release = () => undefined as void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let firstElected: number[] = [];
+      const first = inTransaction(db.dataSource, async (em) => {
+        firstElected = [...(await electLateRuns(em, [a], T + 5_000))];
+        await held; // its alarms being written
+      });
+      await vi.waitFor(() => expect(firstElected).toEqual([a]));
+      expect(await elect([a, b, dispatched], T + 5_001)).toEqual([b]); // a is locked: skipped, not waited for
+      release();
+      await first;
+    } else {
+      expect(await elect([a, b, dispatched], T + 5_000)).toEqual([a, b]);
+    }
+    expect(await elect([a, b, dispatched], T + 6_000)).toEqual([]);
+    expect((await runs()).map((r) => r.lateAlarmedAt)).toEqual(kind === 'mysql' ? [T + 5_000, T + 5_001, null] : [T + 5_000, T + 5_000, null]);
   });
 
   it('START_LATE counts a run its concurrency key held from when the key gave it a place, not from its fire time', async () => {

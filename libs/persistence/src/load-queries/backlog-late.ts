@@ -3,7 +3,7 @@ import { execute } from '../engine-queries/sql';
 
 /**
  * The BACKLOG_LATE election: the engine whose update moves the tenant into a late episode writes
- * the alarm, in the same transaction; the others match nothing (as markRunLate for START_LATE).
+ * the alarm, in the same transaction; the others match nothing (as electLateRuns for START_LATE).
  *
  *   UPDATE tenants SET backlog_late_since = ? WHERE id = ? AND backlog_late_since IS NULL
  */

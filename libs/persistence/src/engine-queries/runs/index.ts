@@ -31,7 +31,7 @@ export * from './retry-run-attempt';
 export * from './record-run-progress';
 export * from './append-run-logs';
 export * from './find-late-runs';
-export * from './mark-run-late';
+export * from './elect-late-runs';
 export * from './find-overdue-runs';
 export * from './find-orphaned-runs';
 export * from './find-cancelled-sent-runs';
