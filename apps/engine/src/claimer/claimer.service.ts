@@ -342,9 +342,10 @@ export class ClaimerService {
    * peer's claim turn's to take. Then they are claimed by id (two statements a wake-up). Behind a
    * backlog, 79 % of a wake-up's runs taken unclaimed had the other engine claim them first, each
    * read, held, given a slot and a failed mark for nothing (event-ingest, 2026-12-06: 9,790 of
-   * 12,372). Claimed by id whenever the line was long, with no peer taking anything, the extra
-   * CLAIMED writes tipped two nodes taking 2,000 batched runs a second over (1,867–1,929 starts/s,
-   * p99 1.4–2.4 s, against 2,004–2,006/s and 81–109 ms).
+   * 12,372). Claimed by id whenever the line was long, with no peer taking anything, two nodes
+   * taking 2,000 batched runs a second tipped over in 2 runs of 3 (1,867 and 1,929 starts/s, p99
+   * 1.4–2.4 s; the commit before in the same pairs: 2,004–2,006/s, p99 81–109 ms): a hiccup's line
+   * turned every wake-up into CLAIMED writes on a machine already at its edge.
    */
   private async readNamed(tenantId: string, runIds: readonly number[]): Promise<NamedRead> {
     if (!this.loop.isRunning || this.liveness.lapsed) return { go: false, fits: true };
