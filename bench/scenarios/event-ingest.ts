@@ -51,8 +51,9 @@ interface PhaseFigures {
  * and after, and every run is checked started once). Accepted events a second, the answer's p50 /
  * p99, refusals, CPU an event per process; for `matched`, the runs started while the events came
  * in, how long after the last answer the last one started, and the runs a second end to end (the
- * cores are shared: an engine that dispatches more meanwhile leaves the console less for intake). Cluster mode as a user runs it: one console process, 2
- * engines at their defaults, 2 demo executors (the SDK's defaults), MariaDB.
+ * cores are shared: an engine that dispatches more meanwhile leaves the console less for intake).
+ * Cluster mode as a user runs it: one console process, 2 engines at their defaults, 2 demo
+ * executors (the SDK's defaults), MariaDB.
  */
 export const eventIngest: Scenario = {
   name: 'event-ingest',
