@@ -105,6 +105,35 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(await alarm()).toMatchObject({ count: 3, publishedAt: null });
   });
 
+  it('repeats raised in one transaction (a watchdog tick’s late runs of a task) count into its alarm without reading it again', async () => {
+    const task = await seedTask(db.dataSource, { name: 'late', alarmSilenceMs: 60_000 });
+    const other = await seedTask(db.dataSource, { name: 'other', alarmSilenceMs: 60_000 });
+    const late = (taskId: number, runId: number) => ({ tenantId: 'acme', type: 'START_LATE' as const, taskId, runId, message: `run ${runId} late`, now: T });
+    let reads = 0;
+    const outcomes = await inTransaction(db.dataSource, async (em) => {
+      const runner = em.queryRunner!;
+      const query = runner.query.bind(runner);
+      runner.query = ((sql: string, ...rest: unknown[]) => {
+        if (/^\s*SELECT id FROM alarms/i.test(sql)) reads++;
+        return (query as (...args: unknown[]) => Promise<unknown>)(sql, ...rest);
+      }) as typeof runner.query;
+      const out = [];
+      for (let runId = 1; runId <= 5; runId++) out.push(await alarms.raiseAlarm(em, late(task.id, runId)));
+      out.push(await alarms.raiseAlarm(em, late(other.id, 6)), await alarms.raiseAlarm(em, late(other.id, 7)));
+      return out;
+    });
+    await alarms.countsWritten();
+    expect(outcomes).toEqual(['WRITTEN', 'COLLAPSED', 'COLLAPSED', 'COLLAPSED', 'COLLAPSED', 'WRITTEN', 'COLLAPSED']);
+    expect(reads).toBe(2); // one a task: its first alarm's look for one to count into
+    expect((await rows()).map((a) => [a.taskId, a.runId, a.count])).toEqual([
+      [task.id, 1, 5],
+      [other.id, 6, 2],
+    ]);
+    // The next transaction reads again: an alarm acknowledged meanwhile is not counted into.
+    await db.dataSource.getRepository(AlarmEntity).update({ taskId: task.id }, { ackedAt: T + 1, ackedBy: 'ann' });
+    expect(await raise(late(task.id, 8))).toBe('WRITTEN');
+  });
+
   it('does not collapse a different type or severity, an acknowledged alarm, or other tasks', async () => {
     const task = await seedTask(db.dataSource, { name: 'a', alarmSilenceMs: 60_000 });
     const other = await seedTask(db.dataSource, { name: 'b', alarmSilenceMs: 60_000 });

@@ -29,9 +29,9 @@ export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
  * publishes it later, once). A uid that exists already (an executor's callback carrying the same
  * business alarm again) writes nothing: the conflict clause, not a read first, so two engines
  * taking the two copies at once cannot both write it. apps/engine/src/alarms/ is the only caller.
- * Returns whether a row was written.
+ * Returns the new row's id, or null when the uid was there already (nothing written).
  */
-export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Promise<boolean> {
+export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Promise<number | null> {
   const mysql = dialectOf(manager) === 'mysql';
   const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
@@ -49,13 +49,15 @@ export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Prom
     alarm.raisedAt,
     alarm.publishedAt,
   ];
-  if (!mysql) return (await execute(manager, sql, params)).affected === 1;
-  // MySQL connects with CLIENT_FOUND_ROWS, so a duplicate "updated" to itself counts 1 affected
-  // row too; its OK packet's insertId is 0 (measured on MariaDB 10.11), a new row's is its id.
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
     const result = (await runner.query(sql, params, true)) as QueryResult;
-    return Number((result.raw as { insertId?: number } | undefined)?.insertId ?? 0) > 0;
+    // SQLite: `raw` is the last rowid, stale when DO NOTHING wrote nothing, so `affected` decides.
+    if (!mysql) return result.affected === 1 ? Number(result.raw) : null;
+    // MySQL connects with CLIENT_FOUND_ROWS, so a duplicate "updated" to itself counts 1 affected
+    // row too; its OK packet's insertId is 0 (measured on MariaDB 10.11), a new row's is its id.
+    const id = Number((result.raw as { insertId?: number } | undefined)?.insertId ?? 0);
+    return id > 0 ? id : null;
   } finally {
     if (!manager.queryRunner) await runner.release();
   }
