@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, Clock, leaseRenewalPeriod } from '@baton/domain';
-import { inTransaction, renewLeases, type LeasedRun } from '@baton/persistence';
+import { CLOCK, Clock, leaseNeedsRenewal, leaseRenewalPeriod, renewedLeaseUntil } from '@baton/domain';
+import { EXTEND_LEASES_BATCH, extendLeases, findLeasedRuns, inTransaction, type LeasedRun } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { PeriodicLoop } from '../common/periodic-loop';
@@ -9,9 +9,10 @@ import { RunClaims } from '../runs/run-claims';
 import { DUE_QUEUE, type DueQueuePort } from './due-queue-port';
 
 /**
- * Keeps this node's leases alive: every leaseMs/3, one UPDATE extends the lease of the runs it
- * holds (CLAIMED, or DISPATCHED while the send is in flight) whose lease would end within a lease
- * — not those claimed since the last renewal, whose claim gave them more (libs/domain run/lease.ts).
+ * Keeps this node's leases alive: every leaseMs/3, it reads the runs it holds (CLAIMED, or
+ * DISPATCHED while the send is in flight) and extends the lease of those whose lease would end
+ * within a lease, a statement's worth at a time — not those claimed since the last renewal, whose
+ * claim gave them more (libs/domain run/lease.ts).
  * Two renewals in a row can fail (a slow database, a long GC pause) before a survivor may take
  * the runs over.
  *
@@ -56,8 +57,17 @@ export class LeaseRenewerService {
 
   /** Renews now (the leases due for it), then gives back the strays; returns the number of runs it holds in the database. */
   async renewOnce(): Promise<number> {
-    // READ COMMITTED: the locking read takes no gap locks, so it never blocks the claim's inserts or updates.
-    const leased = await inTransaction(this.dataSource, (em) => renewLeases(em, this.config.nodeId, { now: this.clock.now(), leaseMs: this.config.leaseMs }), { isolation: 'READ COMMITTED' });
+    const now = this.clock.now();
+    const leased = await findLeasedRuns(this.dataSource.manager, this.config.nodeId);
+    const due = leased.filter((r) => leaseNeedsRenewal(r.leaseUntil, now, this.config.leaseMs)).map((r) => r.id);
+    const until = renewedLeaseUntil(now, this.config.leaseMs);
+    // A transaction a statement's worth: the rows due are locked only while their own UPDATE goes
+    // (findLeasedRuns says why). READ COMMITTED: the locking read takes no gap locks, so it never
+    // blocks the claim's inserts or updates.
+    for (let i = 0; i < due.length; i += EXTEND_LEASES_BATCH) {
+      const ids = due.slice(i, i + EXTEND_LEASES_BATCH);
+      await inTransaction(this.dataSource, (em) => extendLeases(em, this.config.nodeId, ids, until), { isolation: 'READ COMMITTED' });
+    }
     await this.giveBackStrays(leased);
     return leased.length;
   }

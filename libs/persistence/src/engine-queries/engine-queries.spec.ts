@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { untilLockWaits } from '../../../../test/support/lock-waits';
@@ -12,7 +12,7 @@ import { anyTaskDueSql } from './tasks/any-task-due';
 import { findLateRuns, findLateRunsSql } from './runs/find-late-runs';
 import { electLateRuns } from './runs/elect-late-runs';
 import { readLeastStartDeadline } from './tasks/read-least-start-deadline';
-import { renewLeasesSelectSql } from './runs/renew-leases';
+import { extendLeases, FIND_LEASED_RUNS_SQL, findLeasedRuns } from './runs/renew-leases';
 import { FIND_LEASE_HOLDERS_SQL, findLeaseHolders } from './runs/find-lease-holders';
 import { insertMissingEngineGroup } from './engine-groups/insert-missing-engine-group';
 import { findSettleableFanOutsSql } from '../fan-out-queries/stand-of-fan-out';
@@ -415,6 +415,52 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect((await runs()).map((r) => r.lateAlarmedAt)).toEqual(kind === 'mysql' ? [T + 5_000, T + 5_001, null] : [T + 5_000, T + 5_000, null]);
   });
 
+  it('a lease renewal reads what the engine holds without locking it, and extends only the runs it names, still held, skipping a locked one', async () => {
+    const taskId = await insertManualTask('held', 1_000);
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2, 3, 4].map((i) => planned(taskId, T, { fireKey: `s:${T}:${i}` })), T));
+    const [due, notDue, busy, gone] = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update({ id: In([due, busy, gone]) }, { state: 'CLAIMED', claimedBy: 'e1', leaseUntil: T + 100 });
+    await repo.update({ id: notDue }, { state: 'DISPATCHED', claimedBy: 'e1', executorId: 1, leaseUntil: T + 60_000 });
+    expect((await findLeasedRuns(db.dataSource.manager, 'e1')).map((r) => [r.id, r.state, r.leaseUntil]).sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      [due, 'CLAIMED', T + 100],
+      [notDue, 'DISPATCHED', T + 60_000],
+      [busy, 'CLAIMED', T + 100],
+      [gone, 'CLAIMED', T + 100],
+    ]);
+    await repo.update({ id: gone }, { claimedBy: 'e2' }); // taken over since the read
+    if (kind === 'mysql') {
+      // Another transaction holds `busy` (a mark of it in flight); the extension neither waits for it nor locks `notDue`.
+      const other = db.dataSource.createQueryRunner();
+      await other.startTransaction('READ COMMITTED');
+      try {
+        await other.query('SELECT id FROM runs WHERE id = ? FOR UPDATE', [busy]);
+        const extended = await inTransaction(
+          db.dataSource,
+          async (em) => {
+            const n = await extendLeases(em, 'e1', [due, busy, gone], T + 20_000);
+            await other.query('SELECT id FROM runs WHERE id = ? FOR UPDATE NOWAIT', [notDue]); // throws if the extension had locked it
+            return n;
+          },
+          { isolation: 'READ COMMITTED' },
+        );
+        expect(extended).toBe(1);
+      } finally {
+        await other.rollbackTransaction();
+        await other.release();
+      }
+    } else {
+      await repo.update({ id: busy }, { leaseUntil: T + 20_000 }); // SQLite has no row locks: as if renewed
+      expect(await inTransaction(db.dataSource, (em) => extendLeases(em, 'e1', [due, gone], T + 20_000))).toBe(1);
+    }
+    expect((await runs()).map((r) => [r.id, r.leaseUntil])).toEqual([
+      [due, T + 20_000],
+      [notDue, T + 60_000],
+      [busy, kind === 'mysql' ? T + 100 : T + 20_000],
+      [gone, T + 100],
+    ]);
+  });
+
   it('START_LATE counts a run its concurrency key held from when the key gave it a place, not from its fire time', async () => {
     const taskId = await insertManualTask('sync', 1_000);
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(taskId, T)], T));
@@ -699,7 +745,7 @@ describe('engine query plans on mysql', () => {
   });
 
   it('lease renewal reads one engine’s runs through ix_runs_lease', async () => {
-    const plan = await explain(db.dataSource, renewLeasesSelectSql('mysql'), ['node-1']);
+    const plan = await explain(db.dataSource, FIND_LEASED_RUNS_SQL, ['node-1']);
     expect(plan).toMatchObject({ key: 'ix_runs_lease', type: 'range' });
   });
 

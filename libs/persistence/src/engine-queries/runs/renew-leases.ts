@@ -1,48 +1,73 @@
 import type { EntityManager } from 'typeorm';
-import { leaseNeedsRenewal, renewedLeaseUntil } from '@baton/domain';
-import { chunks, dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../sql';
+import { dialectOf, execute, MAX_ROWS_PER_STATEMENT, num, numOrNull, placeholders, skipLocked } from '../sql';
 
 /**
- * The rows whose lease a renewal extends: this engine's CLAIMED and DISPATCHED runs, through
- * ix_runs_lease (state, claimed_by, lease_until) — two point ranges holding exactly this node's
- * runs, so it neither scans the run history nor touches rows other engines hold. On MySQL the
- * rows other transactions have locked are skipped (see renewLeases).
+ * The rows a renewal looks at: this engine's CLAIMED and DISPATCHED runs, through ix_runs_lease
+ * (state, claimed_by, lease_until) — two point ranges holding exactly this node's runs, so it
+ * neither scans the run history nor touches rows other engines hold. A plain read: it locks nothing.
  */
-export function renewLeasesSelectSql(dialect: 'mysql' | 'sqlite'): string {
-  return `SELECT id, state, lease_until FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') ${skipLocked(dialect)}`;
+export const FIND_LEASED_RUNS_SQL = `SELECT id, state, lease_until FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED')`;
+
+/**
+ * Every run this engine holds in the database, with its lease: what a renewal extends
+ * (leaseNeedsRenewal picks those whose lease ends within a lease: extendLeases), and what the node
+ * checks against what it holds in memory (a row it holds there but not in memory is a stray:
+ * LeaseRenewerService).
+ *
+ * Why a plain read and not the locking one it was (`… FOR UPDATE SKIP LOCKED`, the whole renewal
+ * one transaction): that locked every row the node held until the renewal committed, and behind a
+ * backlog a node holds thousands. In an event-ingest drain (2 engines, ~20,000 runs waiting) a
+ * renewal held 7,842 rows' locks for about a second while the node's own DISPATCHED marks of those
+ * runs waited on them; InnoDB counted 20–40 s of row-lock waits a run of that benchmark. Now only
+ * the rows due for renewal are locked, a statement's worth at a time (extendLeases).
+ */
+export async function findLeasedRuns(manager: EntityManager, owner: string): Promise<LeasedRun[]> {
+  const { rows } = await execute<{ id: unknown; state: LeasedRun['state']; lease_until: unknown }>(manager, FIND_LEASED_RUNS_SQL, [owner]);
+  return rows.map((r) => ({ id: num(r.id), state: r.state, leaseUntil: numOrNull(r.lease_until) }));
 }
 
+/** Most runs one extendLeases takes (a statement's worth of ids). */
+export const EXTEND_LEASES_BATCH = MAX_ROWS_PER_STATEMENT;
+
 /**
- * Extends the lease of what this engine holds, where it would end within a lease from now
- * (leaseNeedsRenewal: a run claimed since the last renewal still has more, and is left alone):
+ * Extends the lease of these runs of the engine (at most EXTEND_LEASES_BATCH),
+ * in the caller's transaction (READ COMMITTED):
  *
- *   SELECT id, state, lease_until FROM runs WHERE claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') FOR UPDATE SKIP LOCKED
- *   UPDATE runs SET lease_until = ? WHERE id IN (…)          -- those due for it, 500 ids a statement
+ *   SELECT id FROM runs FORCE INDEX (PRIMARY)
+ *    WHERE id IN (…) AND claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') FOR UPDATE SKIP LOCKED
+ *   UPDATE runs SET lease_until = ? WHERE id IN (…those)
  *
- * Why SKIP LOCKED rather than one `UPDATE … WHERE claimed_by = ?`: a row locked at that moment
- * is being changed by this node's own dispatch marks or callback commits — it is on its way out
- * of CLAIMED/DISPATCHED or into it — and waiting for those locks made a renewal of 5,000 held
- * runs take longer than the lease under a 10,000-run burst on 2 cores: the leases ran out, a
- * peer took the runs over as abandoned and the misfire policy skipped thousands of them (`npm run
- * bench -- burst --full`, 10,000 × 2). A skipped row keeps its lease for this round; the next renewal
- * (a third of the lease later) takes it. Measured on MariaDB 10.11 for the one-statement form:
- * 2,000 held runs renewed in 4 ms, 11,400 in 95–165 ms. `updated_at` is left alone: a renewal is
- * bookkeeping, not a change of the run. Why not every held row: in a 4,000-run burst the renewal
- * that fell at T rewrote 3,392 rows (and their ix_runs_lease entries) claimed a moment before.
- * Returns every run held, with its state, renewed or not: the node checks them against what it
- * holds in memory (a row it holds there but not in memory is a stray: LeaseRenewerService).
+ * By primary key: through ix_runs_lease (claimed_by, state: the engine's other held runs too) the
+ * locking read would lock what it only looks at.
+ *
+ * Why SKIP LOCKED rather than one guarded `UPDATE`: a row locked at that moment is being changed by
+ * this node's own dispatch marks or callback commits — it is on its way out of CLAIMED/DISPATCHED
+ * or into it — and waiting for those locks made a renewal of 5,000 held runs take longer than the
+ * lease under a 10,000-run burst on 2 cores: the leases ran out, a peer took the runs over as
+ * abandoned and the misfire policy skipped thousands of them (`npm run bench -- burst --full`,
+ * 10,000 × 2). A skipped row keeps its lease for this round; the next renewal (a third of the
+ * lease later) takes it. The guard on owner and state leaves alone a run that changed hands since
+ * the read. `updated_at` is left alone: a renewal is bookkeeping, not a change of the run.
+ * Returns how many runs it renewed.
  */
-export async function renewLeases(manager: EntityManager, owner: string, at: { now: number; leaseMs: number }): Promise<LeasedRun[]> {
-  const { rows } = await execute<{ id: unknown; state: LeasedRun['state']; lease_until: unknown }>(manager, renewLeasesSelectSql(dialectOf(manager)), [owner]);
-  const due = rows.filter((r) => leaseNeedsRenewal(numOrNull(r.lease_until), at.now, at.leaseMs)).map((r) => num(r.id));
-  for (const ids of chunks(due)) {
-    await execute(manager, `UPDATE runs SET lease_until = ? WHERE id IN (${placeholders(ids.length)})`, [renewedLeaseUntil(at.now, at.leaseMs), ...ids]);
-  }
-  return rows.map((r) => ({ id: num(r.id), state: r.state }));
+export async function extendLeases(manager: EntityManager, owner: string, ids: readonly number[], leaseUntil: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  const mysql = dialectOf(manager) === 'mysql';
+  const { rows } = await execute<{ id: unknown }>(
+    manager,
+    `SELECT id FROM runs ${mysql ? 'FORCE INDEX (PRIMARY)' : ''}
+      WHERE id IN (${placeholders(ids.length)}) AND claimed_by = ? AND state IN ('CLAIMED', 'DISPATCHED') ${skipLocked(mysql ? 'mysql' : 'sqlite')}`,
+    [...ids, owner],
+  );
+  if (rows.length === 0) return 0;
+  const locked = rows.map((r) => num(r.id));
+  await execute(manager, `UPDATE runs SET lease_until = ? WHERE id IN (${placeholders(locked.length)})`, [leaseUntil, ...locked]);
+  return locked.length;
 }
 
 /** A run this engine holds, as a renewal found it. */
 export interface LeasedRun {
   id: number;
   state: 'CLAIMED' | 'DISPATCHED';
+  leaseUntil: number | null;
 }
