@@ -7,7 +7,7 @@ import { insertApiKey } from '../../test/console/console-test-kit';
 import { CpuMeter } from '../support/cpu-meter';
 import { machine, mariadbServerPid, writeResult } from '../support/infra';
 import { keepAlivePost } from '../support/keep-alive-post';
-import { option, type Scenario } from '../support/scenario';
+import { option, parseEngineEnv, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { AT_DEFAULTS } from './run-now';
 
@@ -38,6 +38,8 @@ interface PhaseFigures {
     startedDuringIntake: number;
     /** Runs ÷ seconds from the first event sent to the last run's start: the pipeline's rate, intake and dispatch sharing the cores. */
     endToEndPerSec: number;
+    /** CPU ms a run per process from the first event sent until every run had started (intake and drain). */
+    cpuMsPerRun: Record<string, number>;
   };
 }
 
@@ -58,7 +60,7 @@ interface PhaseFigures {
 export const eventIngest: Scenario = {
   name: 'event-ingest',
   description: 'events sent in batches as fast as the console takes them: events a second stored (no subscriber, and each starting a run), answer times, CPU an event',
-  options: '--clients=N (default 8) --batch=N (events a request, default 100) --seconds=N (a phase, default 10) --phases=unmatched,matched --tag=…',
+  options: "--clients=N (default 8) --batch=N (events a request, default 100) --seconds=N (a phase, default 10) --phases=unmatched,matched --engine-env=BATON_A=1,… (both engines' settings beyond the defaults, e.g. BATON_TASK_RATE=100000: the task's runs not paced) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const clients = Number(option(args, 'clients') ?? 8);
@@ -66,10 +68,11 @@ export const eventIngest: Scenario = {
     const seconds = Number(option(args, 'seconds') ?? 10);
     const phases = (option(args, 'phases') ?? 'unmatched,matched').split(',') as Phase[];
     const tag = option(args, 'tag') ?? '';
+    const engineEnv = parseEngineEnv(option(args, 'engine-env'));
     const c = await Cluster.open('ingest');
     let failed = true;
     try {
-      const engines = await c.startEngines(2, AT_DEFAULTS);
+      const engines = await c.startEngines(2, { ...AT_DEFAULTS, ...engineEnv });
       const executors = await c.startExecutors(2);
       const consoleProc = await startConsoleProcess({ name: 'console', logFile: join(c.dir, 'console.log'), env: { BATON_DB_URL: c.db.url, BATON_CONSOLE_PORT: '0', BATON_HOST: '127.0.0.1' } });
       const key = await insertApiKey(c.ds, c.tenant.id, 'TENANT_ADMIN');
@@ -132,6 +135,7 @@ export const eventIngest: Scenario = {
         if (phase === 'matched') {
           const created = Number(((await c.ds.query('SELECT COUNT(*) AS n FROM runs WHERE task_id = ?', [(JSON.parse(task.body) as { id: number }).id])) as Array<{ n: unknown }>)[0].n);
           await waitFor(() => c.records(executors).length - runsBefore >= created, { timeoutMs: 300_000, intervalMs: 1_000, what: `the ${created} runs the events started, started` });
+          const whole = meter.used(); // from the first event until every run started (sampled up to the wait's second later)
           const records = c.records(executors);
           const check = invocationCheck(records, [...new Set(records.map((r) => r.runId))]);
           const phaseStarts = records.filter((r) => r.at >= t0).map((r) => r.at); // only this phase's events start runs
@@ -144,9 +148,10 @@ export const eventIngest: Scenario = {
             drainSeconds: +((lastStart - intakeEnd) / 1000).toFixed(1),
             startedDuringIntake: phaseStarts.filter((at) => at <= intakeEnd).length,
             endToEndPerSec: Math.round(created / ((lastStart - t0) / 1000)),
+            cpuMsPerRun: Object.fromEntries(Object.entries(whole).map(([k, v]) => [k, +((v * 1000) / Math.max(1, created)).toFixed(3)])),
           };
         }
-        log(`  ${phase}: ${figures.perSecond} events/s (${figures.events} in ${figures.seconds} s), answer p50/p99 ${figures.answerP50}/${figures.answerP99} ms, refused ${figures.refused}${figures.runs ? `; runs ${figures.runs.created}, ${figures.runs.startedDuringIntake} started meanwhile, all ${figures.runs.started} by ${figures.runs.drainSeconds} s after (${figures.runs.endToEndPerSec} runs/s end to end), lost ${figures.runs.lost}, duplicated ${figures.runs.duplicated}` : ''}`);
+        log(`  ${phase}: ${figures.perSecond} events/s (${figures.events} in ${figures.seconds} s), answer p50/p99 ${figures.answerP50}/${figures.answerP99} ms, refused ${figures.refused}${figures.runs ? `; runs ${figures.runs.created}, ${figures.runs.startedDuringIntake} started meanwhile, all ${figures.runs.started} by ${figures.runs.drainSeconds} s after (${figures.runs.endToEndPerSec} runs/s end to end, CPU ms a run ${Object.entries(figures.runs.cpuMsPerRun).map(([k, v]) => `${k} ${v}`).join(', ')}), lost ${figures.runs.lost}, duplicated ${figures.runs.duplicated}` : ''}`);
         results.push(figures);
       }
       log(
@@ -159,7 +164,7 @@ export const eventIngest: Scenario = {
         ),
       );
       agent.destroy();
-      writeResult(`event-ingest${tag}.json`, { machine: machine(), plan: { clients, batch, seconds, phases, engines: "2, Baton's defaults", executors: "2 demo, the SDK's defaults" }, results });
+      writeResult(`event-ingest${tag}.json`, { machine: machine(), plan: { clients, batch, seconds, phases, engines: "2, Baton's defaults", engineEnv, executors: "2 demo, the SDK's defaults" }, results });
       failed = false;
       return results.map((r) => [`event ingest${tag}: ${r.phase}`, `${r.perSecond} events/s, answer p99 ${r.answerP99} ms (target ≥ ${TARGET_PER_SEC}/s)`]);
     } finally {
