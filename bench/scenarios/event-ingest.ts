@@ -11,6 +11,11 @@ import { option, parseEngineEnv, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { AT_DEFAULTS } from './run-now';
 
+/** CPU seconds per process as ms each of `n` (an event, a run). */
+function msEach(cpuSeconds: Record<string, number>, n: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(cpuSeconds).map(([k, v]) => [k, +((v * 1000) / Math.max(1, n)).toFixed(3)]));
+}
+
 /** Issue 42's ingestion target (events a second, with batching). */
 const TARGET_PER_SEC = 5_000;
 
@@ -130,7 +135,7 @@ export const eventIngest: Scenario = {
           answerP50: Math.round(percentile(sent.answers, 50)),
           answerP99: Math.round(percentile(sent.answers, 99)),
           refused: sent.refused,
-          cpuMsPerEvent: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, +((v * 1000) / Math.max(1, sent.accepted)).toFixed(3)])),
+          cpuMsPerEvent: msEach(cpu, sent.accepted),
         };
         if (phase === 'matched') {
           const created = Number(((await c.ds.query('SELECT COUNT(*) AS n FROM runs WHERE task_id = ?', [(JSON.parse(task.body) as { id: number }).id])) as Array<{ n: unknown }>)[0].n);
@@ -148,7 +153,7 @@ export const eventIngest: Scenario = {
             drainSeconds: +((lastStart - intakeEnd) / 1000).toFixed(1),
             startedDuringIntake: phaseStarts.filter((at) => at <= intakeEnd).length,
             endToEndPerSec: Math.round(created / ((lastStart - t0) / 1000)),
-            cpuMsPerRun: Object.fromEntries(Object.entries(whole).map(([k, v]) => [k, +((v * 1000) / Math.max(1, created)).toFixed(3)])),
+            cpuMsPerRun: msEach(whole, created),
           };
         }
         log(`  ${phase}: ${figures.perSecond} events/s (${figures.events} in ${figures.seconds} s), answer p50/p99 ${figures.answerP50}/${figures.answerP99} ms, refused ${figures.refused}${figures.runs ? `; runs ${figures.runs.created}, ${figures.runs.startedDuringIntake} started meanwhile, all ${figures.runs.started} by ${figures.runs.drainSeconds} s after (${figures.runs.endToEndPerSec} runs/s end to end, CPU ms a run ${Object.entries(figures.runs.cpuMsPerRun).map(([k, v]) => `${k} ${v}`).join(', ')}), lost ${figures.runs.lost}, duplicated ${figures.runs.duplicated}` : ''}`);
