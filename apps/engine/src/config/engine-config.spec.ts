@@ -32,7 +32,7 @@ describe('readEngineConfig', () => {
       watchdogIntervalMs: 500,
       routing: 'LEAST_BUSY',
       dispatchTimeoutMs: 5000,
-      taskRatePerSec: 500,
+      taskRatePerSec: 0,
       taskBurst: 1000,
       retryBudgetPercent: 20,
       retryBudgetPerSec: 10,

@@ -116,9 +116,9 @@ export interface EngineConfig {
   routing: RoutingKind;
   /** Timeout of one dispatch POST, send to ack (`BATON_DISPATCH_TIMEOUT_MS`). Default 5000 ms. */
   dispatchTimeoutMs: number;
-  /** Per task-queue token bucket: runs per second (`BATON_TASK_RATE`). Default 500. */
+  /** A task's runs a second on this engine at most (`BATON_TASK_RATE`). Default 0: no cap. */
   taskRatePerSec: number;
-  /** Per task-queue token bucket: burst (`BATON_TASK_BURST`). Default 1000. */
+  /** The burst of that cap's bucket (`BATON_TASK_BURST`). Default 1000. */
   taskBurst: number;
   /**
    * A tenant's retries a second on this engine beyond the floor, in percent of its first attempts a

@@ -30,8 +30,9 @@ export const TENANT_READ_WAIT_MS = 5;
 /**
  * Admission by rate: a run is dispatched only with a token of its tenant's bucket (the tenant's
  * `rate_per_sec` / `burst`, as read from its row and re-applied when they change) AND of its
- * task queue's (`BATON_TASK_RATE` / `BATON_TASK_BURST`), both or neither — one tenant's burst does
- * not starve the others, one task's backlog does not starve its tenant's other tasks. Per engine.
+ * task's when tasks are capped (`BATON_TASK_RATE` / `BATON_TASK_BURST`; default: no cap), both
+ * or neither — one tenant's burst does not starve the others. Per engine. (A tenant's tasks share
+ * its turns by the ready line, not by a cap: ReadyLine.)
  */
 @Injectable()
 export class DispatchAdmission {
@@ -47,7 +48,7 @@ export class DispatchAdmission {
   }
 
   /**
-   * Takes a token from the run's tenant bucket and task-queue bucket (both or neither).
+   * Takes a token from the run's tenant bucket and, when tasks are capped, its task's (both or neither).
    * Returns 0 when taken, else the ms until they could be — `ahead` runs of the same buckets
    * being already in line, each needing its own token. None is taken before the tenant's quota is
    * known (quotaKnown): TENANT_READ_WAIT_MS then.

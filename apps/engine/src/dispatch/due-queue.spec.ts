@@ -271,6 +271,25 @@ describe('DueQueue', () => {
     }
   });
 
+  it("a task's backlog leaves its tenant's other tasks their turn: their runs go out between its runs, not after them", async () => {
+    vi.useFakeTimers({ now: 1_800_000_000_000 });
+    try {
+      const stub = new StubDispatcher();
+      stub.slots = 2;
+      const q = make(stub);
+      const t = Date.now() + 100;
+      q.accept(Array.from({ length: 200 }, (_, i) => aClaimedRun(1 + i, t, { taskId: 7 })));
+      q.accept([500, 501, 502].map((id, i) => aClaimedRun(id, t + 10 + i, { taskId: 8 })));
+      await vi.advanceTimersByTimeAsync(120);
+      expect(stub.launched.map((l) => l.run.taskId)).toEqual([7, 7]); // both slots taken before task 8's runs came due
+      for (let i = 0; i < 6; i++) stub.release();
+      expect(stub.launched.slice(2).map((l) => l.run.runId)).toEqual([500, 3, 501, 4, 502, 5]);
+      expect(q.held).toBe(195);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a tenant holding its share of the slots (its executor slow to answer) leaves the others free for other tenants', async () => {
     vi.useFakeTimers({ now: 1_800_000_000_000 });
     try {

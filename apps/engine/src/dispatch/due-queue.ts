@@ -35,7 +35,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * the tenants in turn into the general slots (each its claim share of runs, oldest first; a
  * tenant leaves two of them for each other tenant here: Dispatcher.mayTakeSlot), the
  * newest still on time into the slots reserved for on-time work but the last — and, per run:
- * - takes a token of its tenant's and its task queue's bucket — if there is none, the run goes
+ * - takes a token of its tenant's bucket (and its task's, when tasks are capped) — if there is none, the run goes
  *   back into the queue at the instant the token will be there (runs of the same buckets
  *   waiting in one pump are spread at the refill rate, not all retried at the same instant);
  * - needs a free dispatch slot — with none, due runs stay queued until a slot is released;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ON_TIME_WINDOW_MS, ReadyLine } from './ready-line';
 
-const run = (runId: number, dueAt: number, tenantId = 'acme') => ({ runId, dueAt, instant: dueAt, tenantId }) as ClaimedRun;
+const run = (runId: number, dueAt: number, tenantId = 'acme', taskId = 1, priority = 0) => ({ runId, dueAt, instant: dueAt, tenantId, taskId, priority }) as ClaimedRun;
 const T = 1_000_000;
 const any = () => true;
 const one = () => 1;
@@ -23,7 +23,7 @@ describe('ReadyLine', () => {
   it("serves a tenant's runs in the order of their instants: a run due now goes before runs sent ahead for later", () => {
     const line = new ReadyLine();
     // Sent ahead (sendable 10 s before their instants), then a run due now, then one between.
-    const ahead = (runId: number, instant: number) => ({ runId, dueAt: instant - 10_000, instant, tenantId: 'acme' }) as ClaimedRun;
+    const ahead = (runId: number, instant: number) => ({ runId, dueAt: instant - 10_000, instant, tenantId: 'acme', taskId: 1, priority: 0 }) as ClaimedRun;
     line.push(ahead(1, T + 9_000));
     line.push(ahead(2, T + 9_500));
     line.push(run(3, T));
@@ -123,6 +123,64 @@ describe('ReadyLine', () => {
       expect([1, 2, 3].map(() => line.takeInTurn(one)?.runId)).toEqual([2, 5, 4]);
       expect(line.takeInTurn(one)).toBeUndefined();
       expect(line.size).toBe(0);
+    });
+  });
+
+  describe("a tenant's tasks in turn (takeInTurn)", () => {
+    it("a backlog of 1,000 runs of one task costs a run of another task of its tenant one run, not 1,000", () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 1000; i++) line.push(run(i, T, 'acme', 1));
+      line.push(run(5000, T + 900, 'acme', 2));
+      line.push(run(5001, T + 950, 'acme', 2));
+      expect(Array.from({ length: 6 }, () => line.takeInTurn(one)?.runId)).toEqual([1, 5000, 2, 5001, 3, 4]);
+    });
+
+    it('a task coming into line goes next, then in turn: not ahead by the turns it missed while away', () => {
+      const line = new ReadyLine();
+      for (let i = 1; i <= 100; i++) line.push(run(i, T, 'acme', 1));
+      for (let i = 0; i < 10; i++) line.takeInTurn(one);
+      [201, 202, 203].forEach((id) => line.push(run(id, T + 500, 'acme', 2)));
+      expect(Array.from({ length: 6 }, () => line.takeInTurn(one)?.runId)).toEqual([201, 11, 202, 12, 203, 13]);
+    });
+
+    it("among tasks served alike, the first run due goes first: a run due now before other tasks' runs sent ahead", () => {
+      const line = new ReadyLine();
+      const ahead = (runId: number, taskId: number) => ({ runId, dueAt: T - 1_000, instant: T + 9_000, tenantId: 'acme', taskId, priority: 0 }) as ClaimedRun;
+      for (let i = 1; i <= 100; i++) line.push(ahead(i, 100 + i)); // 100 one-shot tasks, sent ahead
+      line.push(run(500, T, 'acme', 7)); // a trigger
+      expect(line.takeInTurn(one)?.runId).toBe(500);
+      expect(line.takeInTurn(one)?.runId).toBe(1);
+    });
+
+    it('among runs of one instant, the higher priority first, then the first in line', () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'acme', 1, 0));
+      line.push(run(2, T, 'acme', 2, 5));
+      line.push(run(3, T, 'acme', 3, 0));
+      expect([1, 2, 3].map(() => line.takeInTurn(one)?.runId)).toEqual([2, 1, 3]);
+    });
+
+    it("a task whose first run was removed or taken another way stands by its next run", () => {
+      const line = new ReadyLine();
+      line.push(run(1, T, 'acme', 1));
+      line.push(run(2, T + 100, 'acme', 1));
+      line.push(run(3, T + 50, 'acme', 2));
+      expect(line.remove(1)).toBe(true);
+      expect([1, 2].map(() => line.takeInTurn(one)?.runId)).toEqual([3, 2]);
+      expect(line.takeInTurn(one)).toBeUndefined();
+      expect(line.size).toBe(0);
+    });
+
+    it('stays compact: a task that leaves the line leaves nothing behind', () => {
+      const line = new ReadyLine();
+      for (let i = 0; i < 5_000; i++) {
+        line.push(run(i, T + i, 'acme', i));
+        line.push(run(100_000 + i, T + i, 'acme', -1)); // one long-lived task beside thousands of passing ones
+        line.takeInTurn(one);
+      }
+      const tenantLine = (line as unknown as { lines: Map<string, { tasks: Map<number, unknown> }> }).lines.get('acme');
+      expect(line.size).toBe(5_000);
+      expect(tenantLine?.tasks.size).toBeLessThanOrEqual(2_600);
     });
   });
 

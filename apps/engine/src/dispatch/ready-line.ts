@@ -1,3 +1,4 @@
+import { BinaryHeap, type QueueHandle } from '@baton/scheduling';
 import type { ClaimedRun } from '../common/claimed-run';
 
 /**
@@ -14,13 +15,33 @@ interface Entry {
   gone: boolean;
 }
 
-/**
- * One tenant's runs in line, in the order of their instants (among runs of one instant, the order
- * they came due), and what is left of its turn.
- */
-interface TenantLine {
+/** One task's runs in its tenant's line, in the order of their instants (among runs of one instant, the order they came due). */
+interface TaskLine {
+  taskId: number;
   entries: Entry[];
   head: number;
+  /** Runs its tenant's turns gave it (start-time fair queuing's tag, counted in runs). */
+  served: number;
+  /** Its place among its tenant's tasks, null while it has no run in line. */
+  handle: QueueHandle | null;
+  /** The instant its place was set by (its first run's then). */
+  placedAt: number;
+}
+
+/**
+ * One tenant's runs in line, a line per task, and what is left of its turn. Its tasks take its
+ * turns fairly (start-time fair queuing): the task served least goes next, among those served
+ * alike the one whose first run is due first (then the higher priority, then the first in line).
+ * A task that comes into line starts where the last task served stood, so it goes next, not
+ * after a backlog's thousands, nor ahead of the tasks already waiting by what it missed while
+ * away.
+ */
+interface TenantLine {
+  tasks: Map<number, TaskLine>;
+  /** The tasks with runs in line, keyed by `served`, then by their first run's instant and priority. */
+  order: BinaryHeap<TaskLine>;
+  /** What the task taken last had been served before: where a task coming into line starts. */
+  served: number;
   /** Runs it may still take in its current turn (its claim share at the turn's start). */
   credit: number;
 }
@@ -33,9 +54,11 @@ interface TenantLine {
  *   for on-time work included. A tenant has at most one such run in line at a time (its next run
  *   finds the first one there), so a burst, a backlog or a backfill cannot use the lane to jump
  *   other tenants: the lane holds at most one run per tenant;
- * - `takeInTurn`: the general slots serve **the tenants in turn** — each tenant's runs in the
- *   order of their instants (a run due now before runs sent ahead for later; among runs of one
- *   instant, the DueQueue's order: due time, priority, FIFO), the tenants
+ * - `takeInTurn`: the general slots serve **the tenants in turn**, and within a tenant's turns
+ *   **its tasks in turn** — each task's runs in the order of their instants (a run due now before
+ *   runs sent ahead for later; among runs of one instant, the DueQueue's order: due time,
+ *   priority, FIFO), its tasks by start-time fair queuing (TenantLine), so one task's backlog of
+ *   thousands costs a run of another task of its tenant one run of it, not the backlog; the tenants
  *   round robin, a turn being as many runs as the tenant's claim share (deficit round robin). A
  *   tenant's backlog of thousands costs another tenant's run at most one turn of each tenant in
  *   line, not the backlog's length: a run that missed the lane (its tenant's previous one was
@@ -102,7 +125,7 @@ export class ReadyLine {
     for (const entry of fresh.values()) if (entry) this.alone.push(entry);
   }
 
-  /** The run in line (its tenant's count and line included), not in the lane. */
+  /** The run in line (its tenant's count and its task's line included), not in the lane. */
   private append(run: ClaimedRun): Entry {
     this.remove(run.runId);
     const entry = { run, gone: false };
@@ -111,11 +134,18 @@ export class ReadyLine {
     this.ofTenant.set(run.tenantId, (this.ofTenant.get(run.tenantId) ?? 0) + 1);
     let line = this.lines.get(run.tenantId);
     if (!line) {
-      line = { entries: [], head: 0, credit: 0 };
+      line = { tasks: new Map(), order: new BinaryHeap<TaskLine>(), served: 0, credit: 0 };
       this.lines.set(run.tenantId, line);
       this.round.push(run.tenantId);
     }
-    line.entries.splice(placeOf(line, run.instant), 0, entry);
+    let task = line.tasks.get(run.taskId);
+    if (!task) {
+      task = { taskId: run.taskId, entries: [], head: 0, served: line.served, handle: null, placedAt: 0 };
+      line.tasks.set(run.taskId, task);
+    }
+    task.entries.splice(placeOf(task, run.instant), 0, entry);
+    // Placed anew only when it comes into line or its first run is now this one.
+    if (task.handle === null || run.instant < task.placedAt) place(line, task);
     return entry;
   }
 
@@ -148,8 +178,8 @@ export class ReadyLine {
     for (let passed = 0; this.roundHead < this.round.length && passed < this.lines.size; ) {
       const tenantId = this.round[this.roundHead];
       const line = this.lines.get(tenantId) as TenantLine;
-      while (line.head < line.entries.length && line.entries[line.head].gone) line.head++;
-      if (line.head === line.entries.length) {
+      const task = firstTask(line);
+      if (task === undefined) {
         this.lines.delete(tenantId);
         this.roundHead++;
         continue;
@@ -162,7 +192,9 @@ export class ReadyLine {
         passed++;
         continue;
       }
-      const entry = line.entries[line.head++];
+      const entry = task.entries[task.head++];
+      line.served = task.served++;
+      place(line, task);
       if (line.credit <= 0) line.credit = Math.max(1, Math.floor(shareOf(tenantId)));
       if (--line.credit === 0) {
         this.roundHead++;
@@ -212,11 +244,11 @@ export class ReadyLine {
       // Its line holds only taken entries now: dropped at once, the tenant leaves the round when its turn comes.
       const line = this.lines.get(entry.run.tenantId);
       if (line) {
-        line.entries = [];
-        line.head = 0;
+        line.tasks.clear();
+        line.order.clear();
       }
     }
-    this.compact(this.lines.get(entry.run.tenantId));
+    this.compact(this.lines.get(entry.run.tenantId)?.tasks.get(entry.run.taskId));
     return entry.run;
   }
 
@@ -232,7 +264,7 @@ export class ReadyLine {
   }
 
   /** Keeps the arrays from growing with entries already passed: rebuilt when they are most of them. */
-  private compact(line: TenantLine | undefined): void {
+  private compact(line: TaskLine | undefined): void {
     if (this.byRun.size === 0) return this.clear();
     // Runs leave by their tenant's line, not from this one's head: the head follows the oldest still in line.
     while (this.entries[this.head].gone) this.head++;
@@ -252,13 +284,42 @@ export class ReadyLine {
 }
 
 /**
- * Where a run of this instant goes in its tenant's line: after every run of its instant or an
+ * The task whose turn it is in the tenant's line (the head of its order, its place brought up to
+ * date: runs taken another way or removed leave a task's first run later than its place says, or
+ * the task empty), or nothing when the line is empty.
+ */
+function firstTask(line: TenantLine): TaskLine | undefined {
+  for (let task = line.order.peek(); task !== undefined; task = line.order.peek()) {
+    while (task.head < task.entries.length && task.entries[task.head].gone) task.head++;
+    if (task.head === task.entries.length || task.entries[task.head].run.instant !== task.placedAt) place(line, task);
+    else return task;
+  }
+  return undefined;
+}
+
+/** Puts the task at its place among its tenant's tasks (by what it was served, then its first run), or out of the line when it has none left. */
+function place(line: TenantLine, task: TaskLine): void {
+  if (task.handle !== null) line.order.remove(task.handle);
+  task.handle = null;
+  while (task.head < task.entries.length && task.entries[task.head].gone) task.head++;
+  if (task.head === task.entries.length) {
+    line.tasks.delete(task.taskId);
+    return;
+  }
+  const first = task.entries[task.head].run;
+  task.placedAt = first.instant;
+  // Higher first on a tie of `served`: the earlier instant, then the higher priority (−100…100).
+  task.handle = line.order.enqueue(task, task.served, -first.instant * 256 + first.priority);
+}
+
+/**
+ * Where a run of this instant goes in its task's line: after every run of its instant or an
  * earlier one. Runs come due when they may be sent, which for a run sent ahead is its instant less
  * the send-ahead (10 s): a run due now would otherwise wait behind runs due seconds later (a
  * trigger during a burst of one-shot tasks). Runs mostly come in order of their instants, so the
  * common case is the end of the line; else a binary search from the line's head.
  */
-function placeOf(line: TenantLine, instant: number): number {
+function placeOf(line: TaskLine, instant: number): number {
   const { entries } = line;
   if (entries.length === line.head || entries[entries.length - 1].run.instant <= instant) return entries.length;
   let lo = line.head;
