@@ -65,7 +65,7 @@ interface PhaseFigures {
 export const eventIngest: Scenario = {
   name: 'event-ingest',
   description: 'events sent in batches as fast as the console takes them: events a second stored (no subscriber, and each starting a run), answer times, CPU an event',
-  options: "--clients=N (default 8) --batch=N (events a request, default 100) --seconds=N (a phase, default 10) --phases=unmatched,matched --engine-env=BATON_A=1,… (both engines' settings beyond the defaults, e.g. BATON_TASK_RATE=100000: the task's runs not paced) --tag=…",
+  options: "--clients=N (default 8) --batch=N (events a request, default 100) --seconds=N (a phase, default 10) --phases=unmatched,matched --engine-env=BATON_A=1,… (both engines' settings beyond the defaults, e.g. BATON_TASK_RATE=500: every task's runs capped at 500 a second an engine) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const clients = Number(option(args, 'clients') ?? 8);
