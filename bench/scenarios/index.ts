@@ -23,6 +23,7 @@ import { auditSave } from './audit-save';
 import { runIndexes } from './run-indexes';
 import { heavyNeighbour } from './heavy-neighbour';
 import { floodedKey } from './flooded-key';
+import { taskBacklog } from './task-backlog';
 import { failingStorm } from './failing-storm';
 import { busyNeighbour } from './busy-neighbour';
 import { eventIngest } from './event-ingest';
@@ -34,4 +35,4 @@ import { onDemand } from './on-demand';
 import { consoleRequest } from './console-request';
 
 /** Every scenario, in the order `npm run bench` runs them. Add a scenario here and nowhere else. */
-export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, failingStorm, busyNeighbour, eventIngest, idempotency, stateChanges, idle, runIndexes];
+export const SCENARIOS: readonly Scenario[] = [burst, burstApi, singleFire, ontime, runNow, runNowBurst, slotHold, queue, scale, faults, sustained, history, fanOut, noisy, paramsCheck, claimTenants, executorClient, executorOverhead, peers, onDemand, consoleRequest, ha, auditSave, heavyNeighbour, flood, floodedKey, taskBacklog, failingStorm, busyNeighbour, eventIngest, idempotency, stateChanges, idle, runIndexes];
