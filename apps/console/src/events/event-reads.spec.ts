@@ -70,7 +70,7 @@ describe('EventReads', () => {
 
   it("answers 429 with Retry-After once a tenant's events waiting reach the bound, and takes its requests again when they have gone", async () => {
     const { dataSource, pending } = fakeDatabase();
-    const reads = new EventReads(dataSource, { maxBatch: 1_000, maxWaiting: 10, maxInFlight: 1 });
+    const reads = new EventReads(dataSource, { maxBatch: 1_000, maxWaiting: 10, maxInFlight: 1, heavyFrom: 1_000 });
     const inFlight = reads.of('acme', [event('e.1')]);
     await turn();
     const queued = reads.of('acme', Array.from({ length: 10 }, () => event('e.2')));

@@ -65,7 +65,7 @@ describe('GroupCommit', () => {
 
   it('bounds a write by maxBatch (weights summed; an item heavier than the bound goes alone) and refuses past maxWaiting', async () => {
     const w = heldWriter();
-    const lane = new GroupCommit(w.write, { maxBatch: 5, maxWaiting: 8, maxInFlight: 1 });
+    const lane = new GroupCommit(w.write, { maxBatch: 5, maxWaiting: 8, maxInFlight: 1, heavyFrom: 100 });
     const first = lane.add('acme', 1, 9);
     await w.started(1);
     const queued = [lane.add('acme', 2, 3), lane.add('acme', 3, 2), lane.add('acme', 4, 3)];
@@ -97,6 +97,26 @@ describe('GroupCommit', () => {
     w.writes[0].finish();
     w.writes[2].finish();
     expect(await Promise.all([first, ...waiting])).toEqual(['acme:1', 'acme:3', 'acme:4']);
+  });
+
+  it("writes a key's light items beside its heavy ones: an item of heavyFrom or more goes in a lane of its own", async () => {
+    const w = heldWriter();
+    const lane = new GroupCommit(w.write, { ...ONE, heavyFrom: 100 });
+    const batches = [lane.add('acme', 1, 1_000), lane.add('acme', 2, 100)];
+    await w.started(1);
+    const single = lane.add('acme', 3); // while a batch of 1,000 is written and another waits behind it
+    await w.started(2);
+    expect(w.writes.map((x) => [x.key, x.items])).toEqual([
+      ['acme', [1]],
+      ['acme', [3]],
+    ]);
+    w.writes[1].finish();
+    expect(await single).toBe('acme:3');
+    w.writes[0].finish();
+    await w.started(3);
+    expect(w.writes[2].items).toEqual([2]);
+    w.writes[2].finish();
+    expect(await Promise.all(batches)).toEqual(['acme:1', 'acme:2']);
   });
 
   it("fails a failed write's items only; the lane goes on with the next", async () => {

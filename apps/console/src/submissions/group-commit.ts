@@ -9,9 +9,17 @@ export interface GroupCommitLimits {
   maxWaiting: number;
   /** Most writes of one key in flight at once (default 2): one fills while the other commits. */
   maxInFlight: number;
+  /**
+   * Items of this weight or more go in a lane of their own for their key (default 100 runs), with
+   * its own maxInFlight and maxWaiting: a tenant's single submissions never wait behind its own
+   * batches of hundreds — an INSERT of 1,000 runs took 50–150 ms on the busy 2-core machine, and
+   * a trigger beside a backlog kept full 1,000 runs a call waited for it (docs/BENCHMARKS.md,
+   * Task backlog).
+   */
+  heavyFrom: number;
 }
 
-export const GROUP_COMMIT_LIMITS: GroupCommitLimits = { maxBatch: 1_000, maxWaiting: 20_000, maxInFlight: 2 };
+export const GROUP_COMMIT_LIMITS: GroupCommitLimits = { maxBatch: 1_000, maxWaiting: 20_000, maxInFlight: 2, heavyFrom: 100 };
 
 interface Waiting<T, R> {
   item: T;
@@ -21,6 +29,8 @@ interface Waiting<T, R> {
 }
 
 interface Lane<T, R> {
+  /** Its key (the lanes are by key and by heavy or light). */
+  key: string;
   waiting: Array<Waiting<T, R>>;
   weight: number;
   inFlight: number;
@@ -56,8 +66,9 @@ export class GroupCommit<T, R> {
 
   /** `item`'s result once its batch is written; LaneFullError at once when the key is too far behind. */
   add(key: string, item: T, weight = 1): Promise<R> {
-    let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = { waiting: [], weight: 0, inFlight: 0, scheduled: false }));
+    const laneKey = weight >= this.limits.heavyFrom ? `${key}\u0000heavy` : key;
+    let lane = this.lanes.get(laneKey);
+    if (!lane) this.lanes.set(laneKey, (lane = { key, waiting: [], weight: 0, inFlight: 0, scheduled: false }));
     if (lane.weight > 0 && lane.weight + weight > this.limits.maxWaiting) return Promise.reject(new LaneFullError(lane.weight));
     const result = new Promise<R>((resolve, reject) => lane.waiting.push({ item, weight, resolve, reject }));
     lane.weight += weight;
@@ -66,7 +77,7 @@ export class GroupCommit<T, R> {
       this.root.runInAsyncScope(() =>
         setImmediate(() => {
           lane.scheduled = false;
-          this.start(key, lane);
+          this.start(laneKey, lane);
         }),
       );
     }
@@ -74,7 +85,7 @@ export class GroupCommit<T, R> {
   }
 
   /** Starts a write of what waits, if the key may have one more in flight; the next follows when it ends. */
-  private start(key: string, lane: Lane<T, R>): void {
+  private start(laneKey: string, lane: Lane<T, R>): void {
     if (lane.waiting.length === 0 || lane.inFlight >= this.limits.maxInFlight) return;
     let weight = 0;
     let n = 0;
@@ -82,13 +93,13 @@ export class GroupCommit<T, R> {
     const batch = lane.waiting.splice(0, n);
     lane.weight -= weight;
     lane.inFlight++;
-    this.write(key, batch.map((w) => w.item)).then(
+    this.write(lane.key, batch.map((w) => w.item)).then(
       (results) => batch.forEach((w, i) => w.resolve(results[i])),
       (err: unknown) => batch.forEach((w) => w.reject(err)),
     ).finally(() => {
       lane.inFlight--;
-      this.start(key, lane);
-      if (lane.inFlight === 0 && lane.waiting.length === 0 && !lane.scheduled) this.lanes.delete(key);
+      this.start(laneKey, lane);
+      if (lane.inFlight === 0 && lane.waiting.length === 0 && !lane.scheduled) this.lanes.delete(laneKey);
     });
   }
 }
