@@ -134,7 +134,8 @@ export class ReadyLine {
     this.ofTenant.set(run.tenantId, (this.ofTenant.get(run.tenantId) ?? 0) + 1);
     let line = this.lines.get(run.tenantId);
     if (!line) {
-      line = { tasks: new Map(), order: new BinaryHeap<TaskLine>(), served: 0, credit: 0 };
+      // Small at first (it doubles when full): a line per tenant with runs in line, thousands of them at one instant.
+      line = { tasks: new Map(), order: new BinaryHeap<TaskLine>({ initialCapacity: 4 }), served: 0, credit: 0 };
       this.lines.set(run.tenantId, line);
       this.round.push(run.tenantId);
     }
