@@ -47,9 +47,10 @@ interface Lane<T, R> {
  * and one commit serve a whole batch. Two in flight: a request that arrives while a batch commits
  * starts its own write at once instead of waiting for that commit (run-now's latency).
  *
- * At most maxInFlight writes per key: a tenant sending thousands a second holds that many database
- * connections, not the pool, and waits behind itself, never behind another tenant's backlog. A
- * key's waiting weight is bounded (LaneFullError past maxWaiting).
+ * At most maxInFlight writes per key, and as many more for its heavy items (heavyFrom): a tenant
+ * sending thousands a second holds that many database connections, not the pool, and waits
+ * behind itself, never behind another tenant's backlog. A lane's waiting weight is bounded
+ * (LaneFullError past maxWaiting).
  *
  * Writes run outside the async context of the request that happened to open the batch (an
  * AsyncResource made with the lane): a request's audit scope or log context never covers the other

@@ -316,9 +316,9 @@ function place(line: TenantLine, task: TaskLine): void {
 /**
  * Where a run of this instant goes in its task's line: after every run of its instant or an
  * earlier one. Runs come due when they may be sent, which for a run sent ahead is its instant less
- * the send-ahead (10 s): a run due now would otherwise wait behind runs due seconds later (a
- * trigger during a burst of one-shot tasks). Runs mostly come in order of their instants, so the
- * common case is the end of the line; else a binary search from the line's head.
+ * the send-ahead (10 s): a run due now would otherwise wait behind its task's runs due seconds
+ * later (a trigger of a task whose scheduled fires are sent ahead). Runs mostly come in order of
+ * their instants, so the common case is the end of the line; else a binary search from the line's head.
  */
 function placeOf(line: TaskLine, instant: number): number {
   const { entries } = line;
