@@ -1,6 +1,8 @@
+import type { DemoInvocationRecord } from '../../apps/demo-executor/src';
 import { Cluster, sleep, waitFor } from '../../test/cluster/support/cluster';
 import { invocationCheck } from '../../test/cluster/support/figures';
 import { machine, writeResult } from '../support/infra';
+import { JsonlTail } from '../support/jsonl-tail';
 import { option, parseEngineEnv, type Scenario } from '../support/scenario';
 import { table } from '../support/table';
 import { TriggerProbe, type ProbeFigures } from '../support/trigger-probe';
@@ -43,6 +45,20 @@ export const taskBacklog: Scenario = {
 
       /** A's probe runs triggered so far: the rest of A's executor's starts are bulk's. */
       let probesOfA = 0;
+      // Handler starts read as the record files grow (JsonlTail), not whole 4 times a second: tens of
+      // thousands of bulk records parsed again each poll would take the load generator's CPU from the 2 cores.
+      const tails = [aExecutor, bExecutor].map((e) => new JsonlTail<DemoInvocationRecord>(e.recordFile));
+      const startedAt = new Map<number, number>();
+      let startsOfA = 0;
+      const readStarts = () => {
+        tails.forEach((tail, i) => {
+          for (const r of tail.next()) {
+            startedAt.set(r.runId, r.at);
+            if (i === 0) startsOfA++;
+          }
+        });
+        return startedAt;
+      };
       const probe = new TriggerProbe(
         [
           {
@@ -54,7 +70,7 @@ export const taskBacklog: Scenario = {
           },
           { name: 'b', trigger: async (n) => (await post('b', `/tasks/${report}/trigger`, { params: { n } })).id! },
         ],
-        () => new Map(c.records([aExecutor, bExecutor]).map((r) => [r.runId, r.at])),
+        readStarts,
       );
       await probe.run(rate, Math.min(seconds, WARM_UP_S)); // warm-up: connections, the console's first requests, the engines' pools
       const { figures: alone } = await probe.run(rate, seconds);
@@ -69,7 +85,10 @@ export const taskBacklog: Scenario = {
         }
         submitted += n;
       };
-      const bulkStarted = () => c.records([aExecutor]).length - probesOfA;
+      const bulkStarted = () => {
+        readStarts();
+        return startsOfA - probesOfA;
+      };
       const startedBefore = bulkStarted();
       await submit(backlog);
       // Kept at least half as deep as it started: its runs submitted and not started yet.

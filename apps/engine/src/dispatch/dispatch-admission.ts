@@ -10,7 +10,7 @@ const DEFAULT_TENANT_LIMITS: TokenBucketOptions = { capacity: 2000, refillPerSec
  * The buckets refill in steps of up to this: their clock is read to the step below, and a run
  * without a token waits until the step its token is there in. So a paced tenant's or task's runs
  * get their tokens a step's worth at a time and go out together: refilled by the millisecond, a task paced
- * at BATON_TASK_RATE (500 a second an engine) sent its runs one or two at a time as each slot
+ * at BATON_TASK_RATE (500 a second an engine, its default then) sent its runs one or two at a time as each slot
  * freed — a DISPATCHED mark, a signed request to an executor and an outcome callback for every
  * 2.8 runs in the event-ingest drain (one task, 2 engines). Measured in turn, three runs each
  * (bench event-ingest, 2026-12-06): CPU a run over intake and drain 2.09, 2.13, 2.32 ms → 1.65,
