@@ -12,9 +12,8 @@ export interface GroupCommitLimits {
   /**
    * Items of this weight or more go in a lane of their own for their key (default 100 runs), with
    * its own maxInFlight and maxWaiting: a tenant's single submissions never wait behind its own
-   * batches of hundreds — an INSERT of 1,000 runs took 50–150 ms on the busy 2-core machine, and
-   * a trigger beside a backlog kept full 1,000 runs a call waited for it (docs/BENCHMARKS.md,
-   * Task backlog).
+   * batches of hundreds (a trigger beside a backlog fed 1,000 runs a call, as in bench
+   * task-backlog, waited for those INSERTs to commit when both writes in flight were theirs).
    */
   heavyFrom: number;
 }
