@@ -131,6 +131,34 @@ describe('WorkerPool', () => {
     expect(pool.running + pool.queued).toBe(0);
   });
 
+  it("gives each line its turn: another task's job waits for one job of a backlog, not all of it", async () => {
+    const started: string[] = [];
+    const releases: Array<() => void> = [];
+    const pool = new WorkerPool<string>(
+      1,
+      10,
+      (job) => {
+        started.push(job);
+        return new Promise<void>((r) => releases.push(r));
+      },
+      undefined,
+      (job) => job[0], // the task: 'b' of 'b1', …
+    );
+    for (const job of ['b1', 'b2', 'b3', 'b4', 'b5', 'i1', 'b6', 'i2', 'c1']) pool.tryAdd(job);
+    expect(pool.remove('b4')).toBe(true);
+    const next = async (n: number) => {
+      releases.shift()!();
+      await vi.waitFor(() => expect(started).toHaveLength(n), { timeout: 10_000, interval: 1 });
+    };
+    await vi.waitFor(() => expect(started).toEqual(['b1']), { timeout: 10_000, interval: 1 });
+    for (let n = 2; n <= 6; n++) await next(n);
+    // One line: b2 … b6 before i1. Lines in turn: b, i, c, then b's and i's in turn, each first come first.
+    expect(started).toEqual(['b1', 'b2', 'i1', 'c1', 'b3', 'i2']);
+    expect(pool.drainQueue()).toEqual(['b5', 'b6']);
+    releases.shift()!();
+    await pool.whenIdle();
+  });
+
   it('holds a job given an instant until then, counted as queued, and never starts it early', async () => {
     let now = 1_000;
     const started: Array<[number, number]> = [];

@@ -7,12 +7,20 @@ import { SYSTEM_CLOCK, type RunClock } from './run-clock';
  *
  * A job may be given an instant to start at (a run the engine sent ahead of its due time): it
  * waits for it apart from the queue, counted as queued, and joins the pool at its instant — it
- * starts then if a worker is free, else it is first in line behind the jobs already waiting. Jobs
+ * starts then if a worker is free, else it joins its line behind the jobs already in it. Jobs
  * sharing an instant share one timer, so a burst sent ahead costs one timer, not one a run.
  * Instants are read and awaited on `clock` (the executor's; the system clock by default).
+ *
+ * The jobs in line wait in one line per `lineOf(job)` (the executor: per task), and the lines take
+ * the free workers in turn, each line's jobs first come first: one task's thousand runs queued here
+ * cost another task's run one job's wait, not the thousand's (bench task-backlog --bulk-ms, where
+ * one line made a tenant's other task wait 42 s behind its bulk task's queue and the engine's).
  */
 export class WorkerPool<J> {
-  private readonly waiting: J[] = [];
+  /** The lines of jobs waiting for a worker, in their turn's order: the first line's first job goes next. */
+  private readonly lines = new Map<unknown, J[]>();
+  /** Jobs in `lines`. */
+  private lined = 0;
   private active = 0;
   private idleWaiters: Array<() => void> = [];
   private lineWaiters: Array<() => void> = [];
@@ -26,6 +34,8 @@ export class WorkerPool<J> {
     readonly queueLimit: number,
     private readonly work: (job: J) => Promise<void>,
     private readonly clock: RunClock = SYSTEM_CLOCK,
+    /** Which line a job waits in (default: one line for all). */
+    private readonly lineOf: (job: J) => unknown = () => null,
   ) {}
 
   get running(): number {
@@ -34,7 +44,7 @@ export class WorkerPool<J> {
 
   /** Jobs accepted and not started: those in line and those waiting for their instant. */
   get queued(): number {
-    return this.waiting.length + this.instantOf.size;
+    return this.lined + this.instantOf.size;
   }
 
   /**
@@ -55,7 +65,7 @@ export class WorkerPool<J> {
       return 'started';
     }
     if (this.queued < this.queueLimit) {
-      this.waiting.push(job);
+      this.line(job);
       return 'queued';
     }
     return false;
@@ -72,9 +82,13 @@ export class WorkerPool<J> {
       this.notifyIfIdle();
       return true;
     }
-    const i = this.waiting.indexOf(job);
+    const key = this.lineOf(job);
+    const line = this.lines.get(key);
+    const i = line ? line.indexOf(job) : -1;
     if (i < 0) return false;
-    this.waiting.splice(i, 1);
+    line!.splice(i, 1);
+    this.lined--;
+    if (line!.length === 0) this.lines.delete(key);
     this.notifyIfLineEmpty();
     this.notifyIfIdle();
     return true;
@@ -85,7 +99,9 @@ export class WorkerPool<J> {
    * them by default) — and returns what was in it.
    */
   drainQueue(keepUntil = -Infinity): J[] {
-    const jobs = this.waiting.splice(0);
+    const jobs = [...this.lines.values()].flat();
+    this.lines.clear();
+    this.lined = 0;
     for (const at of [...this.scheduled.keys()].sort((a, b) => a - b)) {
       if (at <= keepUntil) continue;
       for (const job of this.scheduled.get(at)!) {
@@ -100,12 +116,12 @@ export class WorkerPool<J> {
 
   /** Jobs whose time has come waiting in line for a worker. */
   get inLine(): number {
-    return this.waiting.length;
+    return this.lined;
   }
 
   /** Resolves when no job waits in line for a worker (at once when none does). */
   whenLineEmpty(): Promise<void> {
-    if (this.waiting.length === 0) return Promise.resolve();
+    if (this.lined === 0) return Promise.resolve();
     return new Promise((resolve) => this.lineWaiters.push(resolve));
   }
 
@@ -142,7 +158,7 @@ export class WorkerPool<J> {
     for (const job of jobs) {
       this.instantOf.delete(job);
       if (this.active < this.concurrency) this.start(job);
-      else this.waiting.push(job);
+      else this.line(job);
     }
   }
 
@@ -150,6 +166,27 @@ export class WorkerPool<J> {
     this.clock.clearTimeout(this.timers.get(at));
     this.timers.delete(at);
     this.scheduled.delete(at);
+  }
+
+  /** Puts a job at the end of its line (a new line takes its turn after the lines there). */
+  private line(job: J): void {
+    const key = this.lineOf(job);
+    const line = this.lines.get(key);
+    if (line) line.push(job);
+    else this.lines.set(key, [job]);
+    this.lined++;
+  }
+
+  /** The first job of the line whose turn it is; that line goes to the back (a Map keeps the order keys were set in). */
+  private next(): J | undefined {
+    const first = this.lines.entries().next();
+    if (first.done) return undefined;
+    const [key, line] = first.value;
+    const job = line.shift()!;
+    this.lined--;
+    this.lines.delete(key);
+    if (line.length > 0) this.lines.set(key, line);
+    return job;
   }
 
   private start(job: J): void {
@@ -160,7 +197,7 @@ export class WorkerPool<J> {
         .catch(() => undefined)
         .finally(() => {
           this.active--;
-          const next = this.waiting.shift();
+          const next = this.next();
           if (next !== undefined) {
             this.start(next);
             this.notifyIfLineEmpty();
@@ -170,7 +207,7 @@ export class WorkerPool<J> {
   }
 
   private notifyIfLineEmpty(): void {
-    if (this.waiting.length !== 0 || this.lineWaiters.length === 0) return;
+    if (this.lined !== 0 || this.lineWaiters.length === 0) return;
     const waiters = this.lineWaiters;
     this.lineWaiters = [];
     waiters.forEach((w) => w());

@@ -80,7 +80,8 @@ export class ExecutorRuntime {
     this.options = resolveExecutorOptions(options);
     for (const h of this.options.handlers) this.handlers.set(h.name, h);
     this.finished = new BoundedMap(this.options.recentlyFinishedLimit);
-    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job), this.options.clock);
+    // A line per task: one task's backlog queued here leaves the others their turn (WorkerPool).
+    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job), this.options.clock, (job) => job.request.taskId);
     this.client = new EngineClient(this.options.tenantId, this.options.secret, this.options.requestTimeoutMs);
     this.reportTrouble();
   }

@@ -149,6 +149,22 @@ describe('credit gate (issue 11 item 1: a burst waits in the engine, not in 429s
     });
   });
 
+  it("wakes a tenant's tasks in turn: another task's run due now waits for one run of a backlog held back, not all of it", () => {
+    const { g, resumed } = gate();
+    const e = executor(1, 1);
+    const of = (runId: number, taskId: number, instant: number) => ({ ...run(runId), taskId, instant, dueAt: instant });
+    g.admit(of(1, 7, T0), [e]);
+    g.answered(1, { kind: 'ACCEPTED', credit: 0, creditSeq: 1 });
+    for (let id = 2; id <= 11; id++) g.admit(of(id, 7, T0), [e]); // task 7's backlog, held back
+    g.admit(of(20, 8, T0 + 10), [e]); // task 8's trigger, due now, its instant later than the backlog's
+    g.admit(of(30, 9, T0 + 60_000), [e]); // task 9's run sent ahead: after the runs due now whatever the turns
+    for (let seq = 2; seq <= 5; seq++) g.reported(1, 1, seq); // one place at a time, as a slow handler frees them
+    expect(resumed).toEqual([2, 20, 3, 4]);
+    g.reported(1, 100, 6);
+    expect(resumed).toEqual([2, 20, 3, 4, 5, 6, 7, 8, 9, 10, 11, 30]);
+    expect(g.held).toBe(0);
+  });
+
   it('room reported by an outcome callback wakes as many', () => {
     const { g, resumed } = gate();
     const e = executor(1, 1);

@@ -2,6 +2,7 @@ import type { Clock } from '@baton/domain';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '../executors/executor-credits';
 import type { RoutedExecutor } from '../executors/executor-registry';
+import { HeldBackLines } from './held-back-lines';
 import { ON_TIME_WINDOW_MS } from './ready-line';
 import { TenantTally } from './tenant-tally';
 
@@ -9,10 +10,11 @@ import { TenantTally } from './tenant-tally';
  * Holds back the runs no executor has room for (ExecutorCredits), instead of sending them to be
  * refused with 429 — each refusal a failed dispatch and a RETRY_WAIT write (issue 11: 750 of
  * them in one 4,000-run burst on the SDK's defaults). A run held back waits here, per (tenant,
- * executor app), in the order of the instants the runs are due at — a run due now before runs
- * sent ahead for later (a run becomes sendable up to BATON_SEND_AHEAD_MS before its instant, so
- * in the order they were held back, a manual trigger waited behind a burst's runs due seconds
- * later: p50 1.7 s, issue 44) — still CLAIMED and leased by this node, and goes back to the due
+ * executor app), in its task's line (HeldBackLines: the tasks take the room in turn), in the order
+ * of the instants the runs are due at — a run due now before runs sent ahead for later (a run
+ * becomes sendable up to BATON_SEND_AHEAD_MS before its instant, so in the order they were held
+ * back, a manual trigger waited behind a burst's runs due seconds later: p50 1.7 s, issue 44) —
+ * still CLAIMED and leased by this node, and goes back to the due
  * queue (`resume`) when room appears: a 202 or a run's outcome callback reporting credit, a
  * probe's turn, or the instant of a run sent ahead that was held back only for the places kept
  * for runs due now. The lines are per tenant: one tenant's early runs never stand before another's.
@@ -23,7 +25,7 @@ import { TenantTally } from './tenant-tally';
  */
 export class CreditGate {
   private readonly credits: ExecutorCredits;
-  private readonly waiting = new Map<string, ClaimedRun[]>();
+  private readonly waiting = new Map<string, HeldBackLines>();
   private readonly appOf = new Map<number, string>();
   /** Each executor's workers and queue places (its heartbeat's): what its kept places are reckoned from. */
   private readonly shapeOf = new Map<number, { workers: number; queueLimit: number }>();
@@ -52,7 +54,7 @@ export class CreditGate {
   /** Runs held back, all apps. */
   get held(): number {
     let n = 0;
-    for (const runs of this.waiting.values()) n += runs.length;
+    for (const lines of this.waiting.values()) n += lines.size;
     return n;
   }
 
@@ -121,7 +123,7 @@ export class CreditGate {
   takeAll(): ClaimedRun[] {
     for (const { cancel } of this.timers.values()) cancel();
     this.timers.clear();
-    const runs = [...this.waiting.values()].flat();
+    const runs = [...this.waiting.values()].flatMap((lines) => lines.takeAll());
     this.waiting.clear();
     this.woken.clear();
     this.heldIds.clear();
@@ -136,12 +138,12 @@ export class CreditGate {
   }
 
   private holdBack(app: string, run: ClaimedRun): void {
-    const list = this.waiting.get(app) ?? [];
+    let lines = this.waiting.get(app);
+    if (!lines) this.waiting.set(app, (lines = new HeldBackLines()));
     // By instant (not dueAt: a run refused while sent ahead may be sent again before its instant,
     // and would stand before a run due now); among equal instants first come first, and a run
     // woken and held back again before them (it was there first).
-    list.splice(placeOf(list, run.instant, this.woken.delete(run.runId)), 0, run);
-    this.waiting.set(app, list);
+    lines.add(run, this.woken.delete(run.runId));
     this.heldIds.set(run.runId, run.attempt);
     this.tally.add(run.tenantId);
     this.arm(app);
@@ -155,11 +157,12 @@ export class CreditGate {
    * woken has not reserved its place yet.
    */
   private arm(app: string, earliest = 0): void {
-    const list = this.waiting.get(app);
-    if (!list) return;
+    const lines = this.waiting.get(app);
+    if (!lines) return;
     const now = this.clock.now();
     const executors = [...this.appOf].filter(([, a]) => a === app).map(([id]) => id);
-    const firstAhead = dueNow(list[0], now) ? Infinity : list[0].instant - ON_TIME_WINDOW_MS;
+    const first = lines.earliestInstant();
+    const firstAhead = first - now > ON_TIME_WINDOW_MS ? first - ON_TIME_WINDOW_MS : Infinity;
     const at = Math.min(Math.max(earliest, Math.min(this.credits.nextProbeAt(executors), now + PROBE_MAX_MS)), firstAhead);
     const armed = this.timers.get(app);
     if (armed && armed.at <= at) return;
@@ -180,15 +183,13 @@ export class CreditGate {
     this.timers.set(app, { cancel, at });
   }
 
-  /** Wakes up to `n` runs (the room an executor has) from the front: runs due now, then runs sent ahead beyond the `kept` places. */
+  /** Wakes up to `n` runs (the room an executor has): runs due now, the tasks in turn, then runs sent ahead beyond the `kept` places. */
   private wakeApp(app: string, n: number, kept = 0): void {
-    const list = this.waiting.get(app);
-    if (!list || n <= 0) return;
+    const lines = this.waiting.get(app);
+    if (!lines || n <= 0) return;
     const now = this.clock.now();
-    let due = 0;
-    while (due < Math.min(list.length, n) && dueNow(list[due], now)) due++;
-    const woken = list.splice(0, due + Math.max(0, Math.min(list.length - due, n - due - kept)));
-    if (list.length === 0) {
+    const woken = lines.take(n, kept, (run) => dueNow(run, now));
+    if (lines.size === 0) {
       this.waiting.delete(app);
       const armed = this.timers.get(app);
       armed?.cancel();
@@ -217,18 +218,6 @@ function dueNow(run: ClaimedRun, now: number): boolean {
 /** The room an executor's last heartbeat showed (workers and queue places free), what stands in before its first answer. */
 function heartbeatRoom(c: RoutedExecutor): number {
   return c.capacity + c.queueLimit - c.inFlight;
-}
-
-/** Where a run of `instant` goes in `list` (ordered by instant): after the runs of the same instant, or before them (`first`). */
-function placeOf(list: readonly ClaimedRun[], instant: number, first: boolean): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].instant < instant || (!first && list[mid].instant === instant)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function appKey(run: ClaimedRun): string {
