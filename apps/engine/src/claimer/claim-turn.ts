@@ -15,6 +15,15 @@ export const HELD_PER_ROOM = 2;
  */
 export const MIN_TENANT_HELD = 16;
 
+/**
+ * A wake-up's runs of tasks that hold, with them, at most this many runs on this engine are claimed by id
+ * even when their tenant's budget is full, the tenant then at most this many runs over it: one
+ * task's backlog fills the budget, and without this its tenant's other tasks' runs waited in the
+ * database until the backlog's runs claimed before them were sent (bench task-backlog --bulk-ms:
+ * a trigger of the other task started seconds later, behind the backlog's held runs).
+ */
+export const TASK_OVERDRAFT = 16;
+
 /** Most tenants one claim statement reads (one range per tenant and state): bounds a turn's cost however many tenants there are. */
 export const TENANTS_PER_TURN = 100;
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { OneAtATime } from '@baton/scheduling';
@@ -13,9 +13,10 @@ import { ClockWatch } from '../common/clock-watch';
 import { NodeLiveness } from '../common/node-liveness';
 import { ClaimTenants } from './claim-tenants';
 import { TenantPace } from './tenant-pace';
-import { budgetTable, idleBudget, planClaimTurn, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
+import { budgetTable, idleBudget, planClaimTurn, TASK_OVERDRAFT, TENANTS_PER_TURN, type TenantLoad } from './claim-turn';
 import { DUE_QUEUE, DueQueuePort } from './due-queue-port';
 import { RunClaims } from '../runs/run-claims';
+import { WokenRows } from '../common/woken-rows';
 
 /** What one claim turn did. */
 export interface ClaimResult {
@@ -156,6 +157,7 @@ export class ClaimerService {
     signal: ClaimSignal,
     private readonly clockWatch: ClockWatch,
     private readonly liveness: NodeLiveness,
+    @Optional() private readonly wokenRows?: WokenRows,
   ) {
     this.loop = new PeriodicLoop('claim', config.claimIntervalMs, async () => ((await this.claimOnce()).full ? 0 : undefined), this.logger);
     signal.onDue((tenantId, runIds) => this.woken(tenantId, runIds));
@@ -353,13 +355,29 @@ export class ClaimerService {
     const kept = this.kept && now - this.kept.at < BUDGETS_KEEP_MS ? this.kept.budgets : await this.budgets(now);
     const tenant = kept.byId.get(tenantId);
     const room = Math.min(this.budgetOf(kept, tenantId, now) - this.dueQueue.heldOf(tenantId), this.config.maxHeld - this.dueQueue.held);
-    if (!tenant || room < runIds.length) {
+    if (!tenant || (room < runIds.length && !this.overdraws(tenantId, runIds, room))) {
       this.owedTurn.add(tenantId);
       return { go: false, fits: false };
     }
     const named = { tenantId, engineGroup: tenant.engineGroup };
     const unclaimed = this.dueQueue.waitingOf(tenantId) < this.config.slots || !this.pace.lostUnclaimedSince(tenantId, now - UNCLAIMED_LOSS_MEMORY_MS);
     return { go: true, named, now, ...(await this.claims.readNamed(this.dataSource.manager, { ...named, ids: runIds }, { now, unclaimed })) };
+  }
+
+  /**
+   * Whether a wake-up's runs that do not fit in their tenant's room here (`room`: its budget less
+   * what it holds) may be claimed past it: each of their tasks holds, with them, at most
+   * TASK_OVERDRAFT runs here, and the tenant ends at most TASK_OVERDRAFT over its budget, within maxHeld. Their tasks are
+   * known from the rows the wake-up carried (WokenRows); without them, no.
+   */
+  private overdraws(tenantId: string, runIds: readonly number[], room: number): boolean {
+    if (runIds.length > room + TASK_OVERDRAFT || this.dueQueue.held + runIds.length > this.config.maxHeld) return false;
+    const tasks = this.wokenRows?.taskIdsOf(tenantId, runIds);
+    if (!tasks) return false;
+    const named = new Map<number, number>();
+    for (const task of tasks) named.set(task, (named.get(task) ?? 0) + 1);
+    for (const [task, n] of named) if (this.dueQueue.heldOfTask(tenantId, task) + n > TASK_OVERDRAFT) return false;
+    return true;
   }
 
   /**

@@ -1,11 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { inTransaction, markEngineNodeDown, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
+import { inTransaction, lockSubmittedTasks, markEngineNodeDown, openDatabase, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { CuttingProxy } from '../testing/cutting-proxy';
-import { claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
-import { MIN_TENANT_HELD, TENANTS_PER_TURN } from './claim-turn';
+import { carriedRunRow, claimSide, ensureTenant, FakeDueQueue, insertUpExecutor, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
+import { MIN_TENANT_HELD, TASK_OVERDRAFT, TENANTS_PER_TURN } from './claim-turn';
 import { KeyAdmissions } from '../runs/key-admissions';
 import { NAMED_AHEAD_MS, RunClaims } from '../runs/run-claims';
 import { ClaimTenants } from './claim-tenants';
@@ -402,6 +402,43 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     await vi.waitFor(() => expect(queue.runs).toHaveLength(2), SLOW_MACHINE); // the turn the wake-up kicked: maxHeld's worth, earliest first
     expect(queue.runs.map((r) => r.runId)).toEqual(ids.slice(0, 2));
     await claimer.stop();
+  });
+
+  it("claims by id a wake-up's run of a task holding few runs here past its tenant's full budget, at most TASK_OVERDRAFT over; a backlogged task's run waits for a turn", async () => {
+    // Task `nightly`'s backlog fills the tenant's budget here (no executor: MIN_TENANT_HELD).
+    for (let i = 0; i < MIN_TENANT_HELD + 4; i++) await insertRun(db.dataSource, { taskId: task, cause: 'MANUAL', dueAt: T0 - 1_000 + i });
+    const { signal, queue, claimer, woken } = side({ claimBatch: 100 });
+    clock.set(T0 + WOKEN_RUNS_GRACE_MS + 1);
+    await claimer.claimOnce();
+    expect(queue.heldOf('acme')).toBe(MIN_TENANT_HELD);
+    const other = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    const carried = async (taskId: number) => {
+      const runId = await insertRun(db.dataSource, { taskId, cause: 'MANUAL', dueAt: clock.now() });
+      const dispatch = (await inTransaction(db.dataSource, (em) => lockSubmittedTasks(em, 'acme', [taskId]))).get(taskId)!.dispatch;
+      woken.put('acme', [{ ...carriedRunRow(runId), task_id: taskId, due_at: clock.now(), ...dispatch }]);
+      return runId;
+    };
+    claimer.start(60_000);
+    try {
+      const ids = [await carried(other), await carried(other)];
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: clock.now(), runIds: ids });
+      await vi.waitFor(() => expect(queue.heldOfTask('acme', other)).toBe(2), SLOW_MACHINE);
+      // Task `nightly` holds its budget's worth here: its run is left to a turn, which has no room either.
+      const backlogged = await carried(task);
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: clock.now(), runIds: [backlogged] });
+      // A third task's TASK_OVERDRAFT runs would take the tenant past its budget by more than TASK_OVERDRAFT: left to a turn too.
+      const third = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+      const many: number[] = [];
+      for (let i = 0; i < TASK_OVERDRAFT; i++) many.push(await carried(third));
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: clock.now(), runIds: many });
+      // And `other` may still take one more.
+      const last = await carried(other);
+      signal.wake({ tenantId: 'acme', engineGroup: 'default', dueAt: clock.now(), runIds: [last] });
+      await vi.waitFor(() => expect(queue.heldOfTask('acme', other)).toBe(3), SLOW_MACHINE);
+      expect([queue.heldOfTask('acme', task), queue.heldOfTask('acme', third), queue.heldOf('acme')]).toEqual([MIN_TENANT_HELD, 0, MIN_TENANT_HELD + 3]);
+    } finally {
+      await claimer.stop();
+    }
   });
 
   it('a turn leaves a console’s just-written runs (MANUAL, EVENT) to their wake-up, and takes them once WOKEN_RUNS_GRACE_MS has passed (a lost wake-up)', async () => {

@@ -19,6 +19,8 @@ export interface DueQueuePort {
   readonly held: number;
   /** Runs of one tenant held, not yet dispatched (waiting for their due time, a token, a slot or executor room). */
   heldOf(tenantId: string): number;
+  /** Runs of one task of the tenant held, not yet dispatched (as heldOf). */
+  heldOfTask(tenantId: string, taskId: number): number;
   /** Runs of one tenant already due and waiting here to be sent (for a slot or for room on an executor): what a run of it claimed now goes out behind. */
   waitingOf(tenantId: string): number;
   /**

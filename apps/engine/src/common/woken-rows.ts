@@ -57,6 +57,17 @@ export class WokenRows {
     }
   }
 
+  /** The tasks of the runs `ids` of `tenantId`, from their rows kept (not taken); null when some has none. */
+  taskIdsOf(tenantId: string, ids: readonly number[]): number[] | null {
+    const tasks: number[] = [];
+    for (const id of ids) {
+      const kept = this.rows.get(id);
+      if (!kept || kept.run.run.tenantId !== tenantId) return null;
+      tasks.push(kept.run.run.taskId);
+    }
+    return tasks;
+  }
+
   /** The rows kept of `ids` (each taken once), of `tenantId`, less than WOKEN_ROW_TTL_MS old; and the ids without one. */
   take(tenantId: string, ids: readonly number[]): { given: NamedRun[]; missing: number[] } {
     const given: NamedRun[] = [];

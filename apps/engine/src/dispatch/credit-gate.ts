@@ -4,7 +4,7 @@ import { ExecutorCredits, PROBE_MAX_MS, PROBE_MIN_MS, type CreditAnswer } from '
 import type { RoutedExecutor } from '../executors/executor-registry';
 import { HeldBackLines } from './held-back-lines';
 import { ON_TIME_WINDOW_MS } from './ready-line';
-import { TenantTally } from './tenant-tally';
+import { taskKey, TenantTally } from './tenant-tally';
 
 /**
  * Holds back the runs no executor has room for (ExecutorCredits), instead of sending them to be
@@ -36,6 +36,8 @@ export class CreditGate {
   /** The runs in `waiting`, by id (holds). */
   private readonly heldIds = new Map<number, number>();
   private readonly tally = new TenantTally();
+  /** The same by task (taskKey). */
+  private readonly taskTally = new TenantTally();
   private resume: (run: ClaimedRun) => void = () => undefined;
 
   constructor(
@@ -61,6 +63,11 @@ export class CreditGate {
   /** Runs of one tenant held back. */
   heldOf(tenantId: string): number {
     return this.tally.of(tenantId);
+  }
+
+  /** Runs of one task of the tenant held back. */
+  heldOfTask(tenantId: string, taskId: number): number {
+    return this.taskTally.of(taskKey(tenantId, taskId));
   }
 
   /** Whether this run (this attempt of it, when given) is held back here. */
@@ -128,6 +135,7 @@ export class CreditGate {
     this.woken.clear();
     this.heldIds.clear();
     this.tally.clear();
+    this.taskTally.clear();
     return runs;
   }
 
@@ -146,6 +154,7 @@ export class CreditGate {
     lines.add(run, this.woken.delete(run.runId));
     this.heldIds.set(run.runId, run.attempt);
     this.tally.add(run.tenantId);
+    this.taskTally.add(taskKey(run.tenantId, run.taskId));
     this.arm(app);
   }
 
@@ -200,6 +209,7 @@ export class CreditGate {
     for (const run of woken) {
       this.heldIds.delete(run.runId);
       this.tally.remove(run.tenantId);
+      this.taskTally.remove(taskKey(run.tenantId, run.taskId));
       this.woken.add(run.runId);
       this.resume(run);
     }

@@ -93,6 +93,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.gate.heldOf(tenantId);
   }
 
+  /** Runs of one task of the tenant held back. */
+  heldBackOfTask(tenantId: string, taskId: number): number {
+    return this.gate.heldOfTask(tenantId, taskId);
+  }
+
   /** Whether this run is in the dispatcher's hands: being dispatched, its ACCEPTED mark being written, or held back. */
   holds(runId: number): boolean {
     return this.inHand.has(runId) || this.ackWrites.has(runId) || this.gate.holds(runId);

@@ -8,7 +8,7 @@ import { Dispatcher } from './dispatcher';
 import { TENANT_READ_WAIT_MS } from './dispatch-admission';
 import { ReadyLine } from './ready-line';
 import { startsByMark } from './starts-by-mark';
-import { TenantTally } from './tenant-tally';
+import { taskKey, TenantTally } from './tenant-tally';
 
 /**
  * When a held run comes due: `ahead` before its instant, and not before the end of a dispatch
@@ -62,6 +62,8 @@ export class DueQueue implements OnModuleDestroy {
   private readonly ready = new ReadyLine();
   /** Runs of each tenant in the queue or the ready line. */
   private readonly tally = new TenantTally();
+  /** The same by task (taskKey). */
+  private readonly taskTally = new TenantTally();
   private releasedListener: (tenantId: string) => void = () => undefined;
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
@@ -95,6 +97,10 @@ export class DueQueue implements OnModuleDestroy {
   /** Runs of one tenant held, not yet dispatched (queue, ready line, held back for executor room). */
   heldOf(tenantId: string): number {
     return this.tally.of(tenantId) + this.dispatcher.heldBackOf(tenantId);
+  }
+
+  heldOfTask(tenantId: string, taskId: number): number {
+    return this.taskTally.of(taskKey(tenantId, taskId)) + this.dispatcher.heldBackOfTask(tenantId, taskId);
   }
 
   /** Runs of one tenant due and waiting for a slot (the ready line) or for room on an executor. */
@@ -149,6 +155,7 @@ export class DueQueue implements OnModuleDestroy {
     runs.push(...this.dispatcher.takeHeldBack());
     this.handles.clear();
     this.tally.clear();
+    this.taskTally.clear();
     this.metrics.runsHeld.set(0);
     return runs;
   }
@@ -167,7 +174,10 @@ export class DueQueue implements OnModuleDestroy {
     const old = this.handles.get(run.runId);
     if (old !== undefined) this.queue.remove(old);
     const wasReady = this.ready.remove(run.runId);
-    if (old === undefined && !wasReady) this.tally.add(run.tenantId);
+    if (old === undefined && !wasReady) {
+      this.tally.add(run.tenantId);
+      this.taskTally.add(taskKey(run.tenantId, run.taskId));
+    }
     this.handles.set(run.runId, this.queue.enqueue(run, at, run.priority));
   }
 
@@ -193,6 +203,7 @@ export class DueQueue implements OnModuleDestroy {
       const run = alone ?? (general ? this.ready.takeInTurn(this.shareOf, this.mayTakeSlot) : this.dispatcher.freeOnTimeSlots > 1 ? this.ready.takeNewestOnTime(now) : undefined);
       if (run === undefined) break;
       this.tally.remove(run.tenantId);
+      this.taskTally.remove(taskKey(run.tenantId, run.taskId));
       // Its tenant's quota not read yet: it waits for the read, counted from now, so a run due later is still sent ahead.
       if (!this.dispatcher.quotaKnown(run.tenantId)) {
         this.enqueue(run, now + TENANT_READ_WAIT_MS);
@@ -230,6 +241,7 @@ export class DueQueue implements OnModuleDestroy {
       this.queue.dequeue();
       this.handles.delete(run.runId);
       this.tally.remove(run.tenantId);
+      this.taskTally.remove(taskKey(run.tenantId, run.taskId));
       this.dispatcher.launch(run, true, due);
       this.releasedListener(run.tenantId);
     }

@@ -1,4 +1,8 @@
-/** Counts of runs by tenant: held (the claimer's budgets are per tenant), in flight (the slots a tenant may hold). */
+/**
+ * Counts of runs by tenant: held (the claimer's budgets are per tenant), in flight (the slots a
+ * tenant may hold); or by task (keyed by taskKey: a task holding few runs may be claimed past its
+ * tenant's budget, ClaimerService.readNamed).
+ */
 export class TenantTally {
   private readonly counts = new Map<string, number>();
 
@@ -29,4 +33,9 @@ export class TenantTally {
   clear(): void {
     this.counts.clear();
   }
+}
+
+/** A TenantTally's key for a task of a tenant (task ids are the database's, unique across tenants; the tenant keeps the key readable). */
+export function taskKey(tenantId: string, taskId: number): string {
+  return `${tenantId}\u0000${taskId}`;
 }

@@ -66,6 +66,9 @@ export class FakeDueQueue implements DueQueuePort {
   heldOf(tenantId: string): number {
     return this.byTenant.get(tenantId) ?? 0;
   }
+  heldOfTask(tenantId: string, taskId: number): number {
+    return this.runs.filter((r) => r.tenantId === tenantId && r.taskId === taskId).length;
+  }
   holds(runId: number): boolean {
     return this.ids.has(runId);
   }
@@ -105,7 +108,7 @@ export function claimSide(dataSource: DataSource, config: EngineConfig, clock: C
   const claims = new RunClaims(dataSource, config, new KeyAdmissions(dataSource, config, clock, signal, noAborts, woken), woken);
   const clockWatch = new ClockWatch(dataSource, config, clock, metrics);
   const pace = new TenantPace();
-  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), pace, claims, signal, clockWatch, liveness);
+  const claimer = new ClaimerService(dataSource, config, clock, metrics, queue, peers, new ClaimTenants(dataSource, config, clock), pace, claims, signal, clockWatch, liveness, woken);
   const leases = new LeaseRenewerService(dataSource, config, clock, metrics, queue, claims);
   const lifecycle = new EngineLifecycleService(dataSource, config, clock, metrics, node, takeover, planner, claimer, leases, queue, claims);
   return { config, clock, queue, metrics, lock, liveness, node, takeover, planner, claimer, leases, lifecycle, peers, signal, clockWatch, claims, woken, pace };
