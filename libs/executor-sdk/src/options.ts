@@ -59,7 +59,8 @@ export interface ExecutorOptions {
   /**
    * Accepted runs that may wait for a pool slot (runs sent ahead of their instant wait here too);
    * beyond pool + queue a dispatch gets 429 BUSY. Default 1000: a 1,000-run instant is sent ahead
-   * whole to two executors, not held back in the engines.
+   * whole to two executors, not held back in the engines. They wait a line per task, and a free slot
+   * goes to the lines in turn: one task's backlog here does not stand before another task's run.
    */
   queueLimit?: number;
   /** Heartbeat period (ms). An engine's ack `intervalMs` overrides it. Default 3000. */

@@ -56,6 +56,9 @@ class StubDispatcher {
   }
   mayTakeSlot: (tenantId: string) => boolean = () => true;
   heldBack = 0;
+  heldBackOfTask(): number {
+    return 0;
+  }
   heldBackOf(): number {
     return 0;
   }
@@ -472,6 +475,9 @@ describe('DueQueue', () => {
     q.accept([run(3, Date.now() + 20_000)]); // accepted again: still one
     await eventually(() => stub.launched.length === 1, '1 launched');
     expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([2, 1]); // run 2 back in the queue for its token, run 3 later
+    // By task too (the claimer's overdraft for a task holding few; each run here is a task of its own).
+    const byTask = () => [1, 2, 3].map((task) => q.heldOfTask('acme', task)).concat(q.heldOfTask('beta', 4));
+    expect(byTask()).toEqual([0, 1, 1, 1]);
     expect(released).toEqual(['acme']);
     wait = 0;
     await eventually(() => stub.launched.length === 2, '2 launched');
@@ -479,8 +485,9 @@ describe('DueQueue', () => {
     stub.release();
     stub.keepForLater(run(1, Date.now()), Date.now() + 60_000); // given back: held again
     expect(q.heldOf('acme')).toBe(2);
+    expect(byTask()).toEqual([1, 0, 1, 1]);
     q.drain();
-    expect([q.heldOf('acme'), q.heldOf('beta')]).toEqual([0, 0]);
+    expect([q.heldOf('acme'), q.heldOf('beta'), ...byTask()]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 
   it('says which runs are in its hands — queued, in the ready line, with the dispatcher — and which are not', async () => {
