@@ -201,6 +201,33 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(await alarms(db.dataSource)).toEqual([]);
   });
 
+  it('every executor busy (429) → kept in hand (CLAIMED again, never RETRY_WAIT), held back, and sent when one has room', async () => {
+    await twoExecutors();
+    const states: string[] = [];
+    const spy = vi.spyOn(DispatchSetbacks.prototype, 'keepInHand');
+    let busy = true;
+    for (const e of [a, b]) {
+      const accept = e.behaviour;
+      e.behaviour = (req) => (busy ? { status: 429, body: { accepted: false, reason: 'BUSY', message: 'pool full' } } : accept(req));
+    }
+    try {
+      const task = await seedTask(db.dataSource, { name: 'charge' });
+      const runId = await seedRun(db.dataSource, task);
+      queue.accept([claimedRunOf(task, runId)]);
+      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+      expect(await spy.mock.results[0].value).toBe(true); // written: DISPATCHED → CLAIMED
+      const kept = await readRun(db.dataSource, runId);
+      states.push(kept.state);
+      expect([kept.claimedBy, kept.executorId, kept.attempt]).toEqual([NODE_ID, null, 1]);
+      busy = false; // room again: the gate's probe sends it
+      const run = await runInState(db.dataSource, runId, 'ACCEPTED');
+      expect([states, run.attempt, run.error]).toEqual([['CLAIMED'], 1, null]);
+      expect(a.dispatches.length + b.dispatches.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('no answer (timeout) → the same executor is asked again, never another: no second execution elsewhere', async () => {
     const [ida] = await twoExecutors();
     let calls = 0;

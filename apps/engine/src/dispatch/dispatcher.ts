@@ -381,11 +381,17 @@ export class Dispatcher implements BeforeApplicationShutdown {
 
   /**
    * Every candidate refused or failed. All of them REJECTED it (e.g. 404 unknown handler): a
-   * failed attempt, which the task's retry policy settles, with a DISPATCH_REJECTED alarm.
-   * Otherwise (busy, unreachable): deferred after the dispatch backoff, same attempt, with
-   * DISPATCH_REJECTED if some executor rejected it, still pointing at one that gave no answer.
+   * failed attempt, which the task's retry policy settles, with a DISPATCH_REJECTED alarm. All of
+   * them busy (429: none took it, and the credit gate now counts them full): kept in hand (CLAIMED
+   * again) and held back until one has room, as a run admitted without room is. Otherwise
+   * (unreachable, no answer, some rejection): deferred after the dispatch backoff, same attempt,
+   * with DISPATCH_REJECTED if some executor rejected it, still pointing at one that gave no answer.
    */
   private async noneTookIt(run: ClaimedRun, refusals: readonly Refusal[]): Promise<void> {
+    if (refusals.length > 0 && refusals.every((r) => r.answer.kind === 'BUSY')) {
+      if (await this.setbacks.keepInHand(run)) this.keepForLater({ ...run, unclaimed: false }, this.clock.now());
+      return;
+    }
     const describe = refusals.map(describeRefusal).join('; ');
     const rejected = refusals.filter((r) => r.answer.kind === 'REJECTED');
     if (rejected.length > 0 && rejected.length === refusals.length) {

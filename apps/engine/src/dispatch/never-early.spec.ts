@@ -40,13 +40,16 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
   });
 
   /** The first dispatch of each run is refused as a full executor refuses it; later ones are taken. */
-  function refuseFirstSend(): void {
+  /** Each run's first send refused: 503 (the executor shutting down: the run is deferred to the database), or 429 busy (kept in hand). */
+  function refuseFirstSend(answer: 'SHUTTING_DOWN' | 'BUSY' = 'SHUTTING_DOWN'): void {
     const take = executor.behaviour;
     const seen = new Set<unknown>();
     executor.behaviour = (req) => {
       if (req.path !== '/baton/runs' || seen.has(req.body.runId)) return take(req);
       seen.add(req.body.runId);
-      return { status: 429, body: { accepted: false, reason: 'BUSY', message: 'queue places full' } };
+      return answer === 'BUSY'
+        ? { status: 429, body: { accepted: false, reason: 'BUSY', message: 'queue places full' } }
+        : { status: 503, body: { accepted: false, reason: 'SHUTTING_DOWN', message: 'draining' } };
     };
   }
 
@@ -76,6 +79,18 @@ describe.each(TEST_DATABASES)('a run never starts before its instant on %s', (ki
     const again = await claimAgain(runId, instant);
     expect(again).toMatchObject({ instant, scheduledAt: instant });
     engine.get(DueQueue).accept([again]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const [refused, taken] = sends(runId);
+    expect(refused.at + Number(refused.body.startInMs)).toBeGreaterThanOrEqual(instant);
+    expect(taken.at + Number(taken.body.startInMs)).toBeGreaterThanOrEqual(instant);
+  });
+
+  it('refused busy while sent ahead, kept in hand and sent again: its startInMs still ends at its instant', async () => {
+    refuseFirstSend('BUSY');
+    const task = await seedTask(db.dataSource, { name: 'hourly-report' });
+    const instant = Date.now() + 4_000;
+    const runId = await seedRun(db.dataSource, task, { scheduledAt: instant });
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { scheduledAt: instant, dueAt: instant })]);
     await runInState(db.dataSource, runId, 'ACCEPTED');
     const [refused, taken] = sends(runId);
     expect(refused.at + Number(refused.body.startInMs)).toBeGreaterThanOrEqual(instant);

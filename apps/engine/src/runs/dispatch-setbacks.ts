@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { deferRunDispatch, inTransaction, rerouteDispatchedRun } from '@baton/persistence';
+import { deferRunDispatch, inTransaction, rerouteDispatchedRun, returnRefusedRun } from '@baton/persistence';
 import { Alarms } from '../alarms/alarms';
 import type { ClaimedRun } from '../common/claimed-run';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -16,6 +16,7 @@ export type DispatchingState = 'CLAIMED' | 'DISPATCHED';
  * What becomes of a run whose dispatch did not go through — each a guarded write on
  * `claimed_by = this node`, so a run taken over meanwhile is left to its new owner:
  *
+ * - `keepInHand`: back to CLAIMED, still this node's, when every executor asked was busy (429);
  * - `defer`: back to RETRY_WAIT after the dispatch backoff, same attempt and instant (no executor UP,
  *   every executor busy or unreachable, an engine error), with a DISPATCH_REJECTED alarm when
  *   some executor refused it outright;
@@ -59,6 +60,11 @@ export class DispatchSetbacks {
         now,
       });
     });
+  }
+
+  /** DISPATCHED → CLAIMED: every executor asked answered busy, and this node holds the run until one has room (returnRefusedRun); false when it is not this node's any more. */
+  keepInHand(run: ClaimedRun): Promise<boolean> {
+    return returnRefusedRun(this.dataSource.manager, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, now: this.clock.now() });
   }
 
   /** A failed attempt (retried or ended per the task's policy), with the standard alarms or DISPATCH_REJECTED. */

@@ -30,6 +30,8 @@ const LEGAL = new Set<string>([
   'DISPATCHED→ACCEPTED',
   'DISPATCHED→RETRY_WAIT',
   'DISPATCHED→PENDING',
+  // Every executor asked answered busy (429): the engine keeps the run in hand until one has room.
+  'DISPATCHED→CLAIMED',
   'DISPATCHED→SUCCEEDED',
   'DISPATCHED→FAILED',
   'DISPATCHED→TIMED_OUT',

@@ -22,6 +22,9 @@ import { IllegalTransitionError } from './illegal-transition-error';
  * - CLAIMED → RETRY_WAIT | FAILED: no UP executor of the app could be chosen, so the attempt
  *   fails without being sent; the retry policy decides which of the two.
  * - DISPATCHED → RETRY_WAIT: the executor answered busy (429) or rejected, or was unreachable.
+ * - DISPATCHED → CLAIMED: every executor asked answered busy (429: it did not take the run), and
+ *   the engine keeps the run in hand until one has room, instead of giving it back to the
+ *   database, where it would be claimed again behind the runs due before it.
  * - DISPATCHED → PENDING: re-routed to another executor, or the lease was lost mid-send.
  * - DISPATCHED → SUCCEEDED | FAILED | TIMED_OUT: the callback can overtake the ack. The
  *   wrapper answers 202 and starts the handler; a 1 ms handler calls back (to any engine
@@ -58,7 +61,7 @@ import { IllegalTransitionError } from './illegal-transition-error';
 export const RUN_TRANSITIONS: Readonly<Record<RunState, readonly RunState[]>> = {
   PENDING: ['CLAIMED', 'DISPATCHED', 'CANCELLED', 'SKIPPED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT'],
   CLAIMED: ['DISPATCHED', 'ACCEPTED', 'PENDING', 'CANCELLED', 'SKIPPED', 'RETRY_WAIT', 'FAILED', 'SUCCEEDED', 'TIMED_OUT', 'HELD'],
-  DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
+  DISPATCHED: ['ACCEPTED', 'RETRY_WAIT', 'PENDING', 'CLAIMED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT', 'CANCELLED'],
   ACCEPTED: ['SUCCEEDED', 'FAILED', 'TIMED_OUT', 'RETRY_WAIT', 'CANCELLED'],
   RETRY_WAIT: ['CLAIMED', 'CANCELLED', 'SUCCEEDED', 'FAILED', 'TIMED_OUT'],
   APPROVAL_WAIT: ['PENDING', 'FAILED', 'CANCELLED'],

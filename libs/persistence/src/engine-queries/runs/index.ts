@@ -19,6 +19,7 @@ export * from './reroute-dispatched-run';
 export * from './ack-times';
 export * from './mark-runs-accepted';
 export * from './defer-run-dispatch';
+export * from './return-refused-run';
 export * from './skip-claimed-run';
 export * from './find-executing-runs-of-task';
 export * from './cancel-executing-run';
