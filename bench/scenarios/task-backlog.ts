@@ -16,7 +16,9 @@ import { openTwoTenants } from '../support/two-tenants';
  * are triggered one at a time, `--rate` a second each (default 20) for `--seconds` (default 20),
  * as they are before the backlog (alone). Each probe run's lateness is its handler's start (the
  * demo executor's own record) − when its trigger was sent. Also printed: `bulk`'s starts a second
- * during the probe. Cluster mode as a user runs it: one console process, 2 engines at their
+ * during the probe. `--bulk-ms` makes the backlog slow (the demo's `sleep` handler), so that it fills
+ * the executor's queue and what the engines hold back for its room; `--bulk-app` puts it on an app
+ * of its own (docs/BENCHMARKS.md, Task backlog: A backlog on a slow app). Cluster mode as a user runs it: one console process, 2 engines at their
  * defaults, one demo executor a tenant (the SDK's defaults), everything through the REST API.
  */
 
@@ -27,7 +29,8 @@ const TOP_UP_EVERY_MS = 250;
 export const taskBacklog: Scenario = {
   name: 'task-backlog',
   description: "one task's backlog of 10,000 kept full: the lateness of its tenant's other task and of another tenant, alone and during it",
-  options: '--backlog=N (runs of the bulk task queued at once, and kept at least half that deep; default 10000) --rate=N (probe triggers per second per series, default 20) --seconds=N (default 20) --engine-env=BATON_A=1,… (both engines\' settings beyond the defaults, e.g. BATON_TASK_RATE=500: every task capped as before 2026-12-07) --tag=…',
+  options:
+    "--backlog=N (runs of the bulk task queued at once, and kept at least half that deep; default 10000) --rate=N (probe triggers per second per series, default 20) --seconds=N (default 20) --engine-env=BATON_A=1,… (both engines' settings beyond the defaults, e.g. BATON_TASK_RATE=500: every task capped as before 2026-12-07) --bulk-ms=N (the bulk task's handler sleeps N ms; default 0: noop) --bulk-app=NAME (the bulk task on an executor app of its own, one more demo executor; default: A's executor) --bulk-env=K=V,… (that executor's settings) --tag=…",
   quickSet: false,
   async run({ args, log }) {
     const backlog = Number(option(args, 'backlog') ?? 10_000);
@@ -35,11 +38,15 @@ export const taskBacklog: Scenario = {
     const seconds = Number(option(args, 'seconds') ?? 20);
     const tag = option(args, 'tag') ?? '';
     const engineEnv = parseEngineEnv(option(args, 'engine-env'));
+    const bulkApp = option(args, 'bulk-app');
+    const bulkMs = Number(option(args, 'bulk-ms') ?? 0);
+    const bulkEnv = parseEngineEnv(option(args, 'bulk-env'));
     const c = await Cluster.open('tback');
     let failed = true;
     try {
       const { aExecutor, bExecutor, post } = await openTwoTenants(c, () => engineEnv);
-      const bulk = (await post('a', '/tasks', { name: 'bulk', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
+      const bulkExecutor = bulkApp ? (await c.startExecutors(1, { ...bulkEnv, BATON_EXECUTOR_APP: bulkApp }))[0] : aExecutor;
+      const bulk = (await post('a', '/tasks', { name: 'bulk', executorApp: bulkApp ?? 'demo', handler: bulkMs > 0 ? 'sleep' : 'noop', ...(bulkMs > 0 ? { params: { ms: bulkMs } } : {}), trigger: { kind: 'MANUAL' } })).id!;
       const interactive = (await post('a', '/tasks', { name: 'interactive', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
       const report = (await post('b', '/tasks', { name: 'report', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } })).id!;
 
@@ -47,14 +54,14 @@ export const taskBacklog: Scenario = {
       let probesOfA = 0;
       // Handler starts read as the record files grow (JsonlTail), not whole 4 times a second: tens of
       // thousands of bulk records parsed again each poll would take the load generator's CPU from the 2 cores.
-      const tails = [aExecutor, bExecutor].map((e) => new JsonlTail<DemoInvocationRecord>(e.recordFile));
+      const tails = [aExecutor, bExecutor, ...(bulkExecutor === aExecutor ? [] : [bulkExecutor])].map((e) => new JsonlTail<DemoInvocationRecord>(e.recordFile));
       const startedAt = new Map<number, number>();
       let startsOfA = 0;
       const readStarts = () => {
         tails.forEach((tail, i) => {
           for (const r of tail.next()) {
             startedAt.set(r.runId, r.at);
-            if (i === 0) startsOfA++;
+            if (i === 0 || i === 2) startsOfA++;
           }
         });
         return startedAt;
@@ -79,7 +86,7 @@ export const taskBacklog: Scenario = {
       let submitted = 0;
       const submit = async (n: number) => {
         for (let i = 0; i < n; i += 1000) {
-          const runs = Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ taskId: bulk, params: { i: submitted + i + j } }));
+          const runs = Array.from({ length: Math.min(1000, n - i) }, (_, j) => ({ taskId: bulk, params: bulkMs > 0 ? { ms: bulkMs } : { i: submitted + i + j } }));
           const { results } = await post('a', '/runs/batch', { runs });
           if (results!.some((r) => r.status !== 201)) throw new Error(`bulk batch: ${JSON.stringify(results!.find((r) => r.status !== 201))}`);
         }
@@ -105,7 +112,7 @@ export const taskBacklog: Scenario = {
       topping = false;
       await topUp;
       log(`  during: A's other task p50/p99 ${during.aOther.p50}/${during.aOther.p99} ms, B ${during.b.p50}/${during.b.p99} ms; bulk ~${bulkPerSec} starts/s, ${submitted} submitted`);
-      await waitFor(() => bulkStarted() - startedBefore >= submitted, { timeoutMs: 300_000, intervalMs: 500, what: `all ${submitted} bulk runs started`, detail: () => `${bulkStarted() - startedBefore} started` });
+      await waitFor(() => bulkStarted() - startedBefore >= submitted, { timeoutMs: 900_000, intervalMs: 500, what: `all ${submitted} bulk runs started`, detail: () => `${bulkStarted() - startedBefore} started` });
 
       const records = c.records([aExecutor, bExecutor]);
       const check = invocationCheck(records, [...new Set(records.map((r) => r.runId))]);
