@@ -1,3 +1,4 @@
+import { BinaryHeap } from '@baton/scheduling';
 import type { ClaimedRun } from '../common/claimed-run';
 
 /**
@@ -35,17 +36,33 @@ export class HeldBackLines {
   /**
    * Up to `n` runs taken out: first the runs `dueNow` says are due, the tasks in turn (each gives
    * its first, then goes to the back), then, beyond `kept` of the `n`, runs sent ahead, earliest
-   * instant first.
+   * instant first. One pass over the tasks and a heap of their first runs, not a pass per run: a
+   * burst of one-shot tasks sent ahead holds back a run of each of thousands of tasks.
    */
   take(n: number, kept: number, dueNow: (run: ClaimedRun) => boolean): ClaimedRun[] {
     const out: ClaimedRun[] = [];
-    while (out.length < n) {
-      const turn = this.firstWith((line) => dueNow(line[0]));
-      if (!turn) break;
-      out.push(this.shift(turn[0]));
+    // The tasks with a run due, in turn's order: none becomes due during the take (`now` is one instant).
+    let turn = [...this.lines].filter(([, line]) => dueNow(line[0])).map(([task]) => task);
+    while (out.length < n && turn.length > 0) {
+      const still: number[] = [];
+      for (const task of turn) {
+        if (out.length >= n) break;
+        out.push(this.shift(task));
+        const line = this.lines.get(task);
+        if (line && dueNow(line[0])) still.push(task);
+      }
+      turn = still;
     }
     const ahead = Math.min(this.count, n - out.length - kept);
-    for (let i = 0; i < ahead; i++) out.push(this.shift(this.earliestTask()));
+    if (ahead <= 0) return out;
+    const heads = new BinaryHeap<number>({ initialCapacity: this.lines.size });
+    for (const [task, line] of this.lines) heads.enqueue(task, line[0].instant);
+    while (out.length < n - kept && heads.size > 0) {
+      const task = heads.dequeue()!;
+      out.push(this.shift(task));
+      const line = this.lines.get(task);
+      if (line) heads.enqueue(task, line[0].instant);
+    }
     return out;
   }
 
@@ -55,19 +72,6 @@ export class HeldBackLines {
     this.lines.clear();
     this.count = 0;
     return runs;
-  }
-
-  /** The first task in turn whose line passes `test`, with its line. */
-  private firstWith(test: (line: ClaimedRun[]) => boolean): [number, ClaimedRun[]] | undefined {
-    for (const entry of this.lines) if (test(entry[1])) return entry;
-    return undefined;
-  }
-
-  /** The task whose first run is due first (some run is held back). */
-  private earliestTask(): number {
-    let best: [number, ClaimedRun[]] | undefined;
-    for (const entry of this.lines) if (!best || entry[1][0].instant < best[1][0].instant) best = entry;
-    return best![0];
   }
 
   /** The first run of a task's line; the task goes to the back of the turns (or leaves, its line empty). */
