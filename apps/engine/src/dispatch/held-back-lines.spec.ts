@@ -13,6 +13,7 @@ describe('HeldBackLines', () => {
     lines.add(run(200, 8, T0 + 50), false); // task 8's run, due, its instant later than the backlog's
     lines.add(run(300, 9, T0 + 60_000), false); // sent ahead
     lines.add(run(301, 10, T0 + 30_000), false); // sent ahead, earlier
+    expect(lines.earliestInstant()).toBe(T0);
     expect(lines.take(3, 0, dueBy(T0 + 100)).map((r) => r.runId)).toEqual([100, 200, 101]);
     // 2 due left (102, 103); 4 places, 1 kept: both due, then one sent ahead, the earliest.
     expect(lines.take(4, 1, dueBy(T0 + 100)).map((r) => r.runId)).toEqual([102, 103, 301]);

@@ -13,6 +13,12 @@ export class HeldBackLines {
   /** Each task's runs by instant, the task whose turn it is first (a Map keeps the order keys were set in). */
   private readonly lines = new Map<number, ClaimedRun[]>();
   private count = 0;
+  /**
+   * The earliest instant held back, kept as runs come (CreditGate reads it at every run it holds
+   * back: a pass over the tasks each time cost a burst of one-shot tasks n × tasks); null when a
+   * run taken may have been it, worked out again when next asked.
+   */
+  private earliest: number | null = Infinity;
 
   get size(): number {
     return this.count;
@@ -24,13 +30,17 @@ export class HeldBackLines {
     if (line) line.splice(placeOf(line, run.instant, first), 0, run);
     else this.lines.set(run.taskId, [run]);
     this.count++;
+    if (this.earliest !== null) this.earliest = Math.min(this.earliest, run.instant);
   }
 
   /** The earliest instant held back (Infinity when none). */
   earliestInstant(): number {
-    let earliest = Infinity;
-    for (const line of this.lines.values()) earliest = Math.min(earliest, line[0].instant);
-    return earliest;
+    if (this.earliest === null) {
+      let earliest = Infinity;
+      for (const line of this.lines.values()) earliest = Math.min(earliest, line[0].instant);
+      this.earliest = earliest;
+    }
+    return this.earliest;
   }
 
   /**
@@ -71,6 +81,7 @@ export class HeldBackLines {
     const runs = [...this.lines.values()].flat();
     this.lines.clear();
     this.count = 0;
+    this.earliest = Infinity;
     return runs;
   }
 
@@ -79,6 +90,7 @@ export class HeldBackLines {
     const line = this.lines.get(task)!;
     const run = line.shift()!;
     this.count--;
+    if (run.instant === this.earliest) this.earliest = null;
     this.lines.delete(task);
     if (line.length > 0) this.lines.set(task, line);
     return run;
