@@ -325,6 +325,54 @@ def check_dispatch(body):
 
 # ---- the executor --------------------------------------------------------------------------
 
+class TaskLines:
+    """The runs waiting in line for a worker: one line per task, the lines taking the free workers in
+    turn, each line first come first. One task's thousand runs queued here cost another task's run
+    one run's wait, not the thousand's, as in the Node SDK's pool (libs/executor-sdk/src/pool.ts),
+    where one line made a tenant's other task wait 42 s behind its bulk task's queue (bench
+    task-backlog --bulk-ms). Used under the executor's lock."""
+
+    def __init__(self):
+        self.lines = {}  # task id -> deque of jobs, in their turn's order (a dict keeps insertion order)
+        self.size = 0
+
+    def __len__(self):
+        return self.size
+
+    def append(self, job):
+        """Puts the job at the end of its task's line; a task new to the line takes its turn after those there."""
+        self.lines.setdefault(job.request["taskId"], collections.deque()).append(job)
+        self.size += 1
+
+    def popleft(self):
+        """The first job of the task whose turn it is; that task goes to the back if it has more."""
+        task = next(iter(self.lines))
+        line = self.lines.pop(task)
+        job = line.popleft()
+        if line:
+            self.lines[task] = line
+        self.size -= 1
+        return job
+
+    def remove(self, job):
+        """Takes the job out of its line; False when it is not in line."""
+        line = self.lines.get(job.request["taskId"])
+        if line is None or job not in line:
+            return False
+        line.remove(job)
+        if not line:
+            del self.lines[job.request["taskId"]]
+        self.size -= 1
+        return True
+
+    def drain(self):
+        """Empties the lines and returns their jobs, line by line."""
+        jobs = [job for line in self.lines.values() for job in line]
+        self.lines.clear()
+        self.size = 0
+        return jobs
+
+
 class Job:
     def __init__(self, request):
         self.request = request
@@ -437,7 +485,7 @@ class Executor:
             log(f"params schemas not sent (their tasks are saved unchecked): {', '.join(left_out)}")
         self.lock = threading.Condition()
         self.jobs = {}  # key -> Job (queued or running)
-        self.queue = collections.deque()
+        self.queue = TaskLines()  # runs whose time has come, waiting for a worker
         # Runs sent ahead, waiting for their instant apart from the line: job -> instant (epoch ms),
         # and a heap of (instant, arrival, job) for the release thread; an entry whose job left
         # `ahead` (aborted, shut down) is skipped when it comes up.
@@ -869,8 +917,7 @@ class Executor:
         neither (a worker took it). Under the lock."""
         if self.ahead.pop(job, None) is not None:
             return True
-        if job in self.queue:
-            self.queue.remove(job)
+        if self.queue.remove(job):
             self.line_shrank()
             return True
         return False
@@ -899,8 +946,7 @@ class Executor:
     def take_unstarted(self, keep_until=None):
         """Empties the line, and takes the runs sent ahead whose instant comes after `keep_until`
         (all of them by default); aborts them for the shutdown. Under the lock."""
-        jobs = list(self.queue)
-        self.queue.clear()
+        jobs = self.queue.drain()
         self.line_shrank()
         jobs += [job for job, at in self.ahead.items() if keep_until is None or at > keep_until]
         for job in jobs:

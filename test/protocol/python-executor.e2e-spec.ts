@@ -114,6 +114,45 @@ print(json.dumps({"status": status, "started": [executor.finished[f"{i}:1"]["sta
   });
 });
 
+describe('examples/python-executor: a line per task', () => {
+  it('lets the runs waiting for a worker take it task by task in turn (one line started b1 b2 b3 b4 i1 c1 i2)', () => {
+    // One worker; run b1 holds it until released, the others wait in line; each release lets the
+    // next run in turn take the worker, and the script waits for that start before the next release.
+    const script = `
+import json, sys, threading, time
+sys.path.insert(0, "examples/python-executor")
+import executor as ex
+started, gates = [], {}
+def gate(ctx):
+    started.append(ctx.params["name"])
+    gates[ctx.params["name"]].wait(30)
+ex.HANDLERS["gate"] = gate
+executor = ex.Executor({"BATON_TENANT": "acme", "BATON_EXECUTOR_SECRET": "s3cret", "BATON_ENGINE_URLS": "http://127.0.0.1:9",
+                        "BATON_EXECUTOR_RETRY_BASE_MS": "60000", "BATON_EXECUTOR_CONCURRENCY": "1", "BATON_EXECUTOR_QUEUE_LIMIT": "10"})
+def until(done):
+    limit = time.time() + 30
+    while not done() and time.time() < limit:
+        time.sleep(0.01)
+runs = [(1, "b1"), (1, "b2"), (1, "b3"), (1, "b4"), (2, "i1"), (3, "c1"), (2, "i2")]
+statuses = []
+for run_id, (task, name) in enumerate(runs, 1):
+    gates[name] = threading.Event()
+    statuses.append(executor.dispatch({"runId": run_id, "attempt": 1, "tenantId": "acme", "taskId": task, "taskName": name, "handler": "gate",
+                                       "params": {"name": name}, "scheduledAt": ex.now_ms(), "deadline": ex.now_ms() + 60_000, "callbackUrls": []}, ex.now_ms())[0])
+    if run_id == 1:
+        until(lambda: len(started) == 1)
+for n in range(2, len(runs) + 1):
+    gates[started[-1]].set()
+    until(lambda: len(started) == n)
+for g in gates.values():
+    g.set()
+print(json.dumps({"statuses": statuses, "started": started}))`;
+    const out = JSON.parse(execFileSync(python, ['-c', script], { encoding: 'utf8', cwd: resolve(__dirname, '../..') })) as { statuses: number[]; started: string[] };
+    expect(out.statuses).toEqual([202, 202, 202, 202, 202, 202, 202]);
+    expect(out.started).toEqual(['b1', 'b2', 'i1', 'c1', 'b3', 'i2', 'b4']);
+  });
+});
+
 describe('examples/python-executor: starts before reports', () => {
   // As sdks/go/baton/starts_first_test.go: one worker, runs in line behind it. A final callback
   // waits while a run whose time has come waits in line, at most 250 ms; it goes at once when the

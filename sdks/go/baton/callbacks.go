@@ -212,7 +212,7 @@ func (e *Executor) deliver(cb *callback) {
 		return
 	}
 	e.mu.Lock()
-	turn := e.startsFirst.turn(!e.draining && len(e.queue) > 0, &e.mu)
+	turn := e.startsFirst.turn(!e.draining && e.line.len() > 0, &e.mu)
 	e.mu.Unlock()
 	<-turn
 	for tries := 1; ; tries++ {

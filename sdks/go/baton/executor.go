@@ -38,7 +38,7 @@ type Executor struct {
 	wakeWorker    *sync.Cond // a job queued, or the executor stopping
 	changed       *sync.Cond // a job or a pending callback went away (shutdown waits on it)
 	jobs          map[string]*job
-	queue         []*job
+	line          taskLines // runs due, waiting for a worker
 	ahead         sentAhead
 	startsFirst   startsFirst // final callbacks held while runs wait in line
 	running       int
@@ -83,7 +83,7 @@ func New(opts Options, handlers ...Handler) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{
-		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, ahead: newSentAhead(), finished: map[string]*list.Element{},
+		opts: o, handlers: map[string]Handler{}, jobs: map[string]*job{}, line: newTaskLines(), ahead: newSentAhead(), finished: map[string]*list.Element{},
 		finishedOrder: list.New(), pending: map[string]*callback{}, batches: map[string]*callbackBatches{}, asideUntil: map[string]time.Time{}, startedAt: nowMs(), heartbeat: o.HeartbeatInterval,
 		stopped: make(chan struct{}), retryNow: make(chan struct{}), requests: make(chan struct{}, o.CallbackConcurrency),
 		client: &http.Client{Timeout: o.RequestTimeout, Transport: &http.Transport{
@@ -165,15 +165,14 @@ func (e *Executor) Start() error {
 func (e *Executor) worker() {
 	e.mu.Lock()
 	for {
-		for len(e.queue) == 0 && !e.isStopped() {
+		for e.line.len() == 0 && !e.isStopped() {
 			e.wakeWorker.Wait()
 		}
 		if e.isStopped() {
 			e.mu.Unlock()
 			return
 		}
-		j := e.queue[0]
-		e.queue = e.queue[1:]
+		j := e.line.pop()
 		e.lineShrank()
 		e.running++
 		e.mu.Unlock()
@@ -347,7 +346,7 @@ func (e *Executor) credit(freeing int) (int, int64) {
 }
 
 // queued: the runs accepted and not started, in line or sent ahead and waiting for their instant. Under the lock.
-func (e *Executor) queued() int { return len(e.queue) + e.ahead.count }
+func (e *Executor) queued() int { return e.line.len() + e.ahead.count }
 
 // startDue puts the runs sent ahead for the instant at in line once it has come: a free worker
 // takes them at once, else they wait behind the runs already in it.
@@ -355,14 +354,16 @@ func (e *Executor) startDue(at int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if jobs := e.ahead.due(at); len(jobs) > 0 {
-		e.queue = append(e.queue, jobs...)
+		for _, j := range jobs {
+			e.line.push(j)
+		}
 		e.wakeWorker.Broadcast()
 	}
 }
 
 // lineShrank lets the held final callbacks go once no run waits in line. Under the lock.
 func (e *Executor) lineShrank() {
-	if len(e.queue) == 0 {
+	if e.line.len() == 0 {
 		e.startsFirst.release()
 	}
 }
@@ -373,12 +374,9 @@ func (e *Executor) unqueue(j *job) bool {
 	if e.ahead.remove(j) {
 		return true
 	}
-	for i, q := range e.queue {
-		if q == j {
-			e.queue = append(e.queue[:i:i], e.queue[i+1:]...)
-			e.lineShrank()
-			return true
-		}
+	if e.line.remove(j) {
+		e.lineShrank()
+		return true
 	}
 	return false
 }
@@ -434,12 +432,12 @@ func (e *Executor) dispatch(raw json.RawMessage, arrivedAt int64) (int, any) {
 	}
 	// A run due now takes a free worker even when runs sent ahead hold the queue places: at their
 	// instant those find the workers busy and wait in line, as they would had they been sent then.
-	if len(e.queue) >= idle && len(e.queue)-idle+e.ahead.count >= e.opts.QueueLimit {
+	if e.line.len() >= idle && e.line.len()-idle+e.ahead.count >= e.opts.QueueLimit {
 		return 429, e.busy()
 	}
 	j := newJob(req, e.warn)
 	e.jobs[key] = j
-	e.queue = append(e.queue, j)
+	e.line.push(j)
 	e.wakeWorker.Signal()
 	return 202, e.ack(req)
 }

@@ -24,8 +24,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	e.draining = true
 	// A run sent ahead whose instant comes within the grace is kept: it was accepted, and it starts
 	// then like one running now. ABORTED would fail a run that a deploy merely came close to.
-	unstarted := append(e.queue, e.ahead.takeAfter(nowMs()+e.opts.ShutdownGrace.Milliseconds())...)
-	e.queue = nil
+	unstarted := append(e.line.drain(), e.ahead.takeAfter(nowMs()+e.opts.ShutdownGrace.Milliseconds())...)
 	e.lineShrank()
 	idle := len(unstarted) == 0 && len(e.jobs) == 0 && len(e.pending) == 0
 	e.mu.Unlock()
@@ -40,8 +39,7 @@ func (e *Executor) Shutdown(ctx context.Context) error {
 	e.mu.Lock()
 	// Kept runs that have not started by now (no worker came free, or ctx cut the grace short)
 	// end as the queued ones did.
-	unstarted = append(e.queue, e.ahead.takeAfter(math.MinInt64)...)
-	e.queue = nil
+	unstarted = append(e.line.drain(), e.ahead.takeAfter(math.MinInt64)...)
 	e.lineShrank()
 	for _, j := range e.jobs {
 		j.abort("SHUTDOWN")

@@ -32,7 +32,7 @@ func TestFinalCallbacksWaitWhileRunsWaitInLine(t *testing.T) {
 			t.Fatalf("dispatch of run %d: %d", runID, status)
 		}
 	}
-	waitFor(t, "run 1 running, 2 and 3 in line", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 1 && len(e.queue) == 2 })
+	waitFor(t, "run 1 running, 2 and 3 in line", func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.running == 1 && e.line.len() == 2 })
 	heldFor := func(runID int64) time.Duration {
 		waitFor(t, "the callback", func() bool { _, ok := engine.final(runID); return ok })
 		engine.mu.Lock()

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -56,7 +55,8 @@ public final class BatonExecutor {
   private final long startedAt = System.currentTimeMillis();
   private final Object lock = new Object();
   private final Map<String, RunJob> jobs = new LinkedHashMap<>();
-  private final ArrayDeque<RunJob> queue = new ArrayDeque<>();
+  /** Runs whose time has come, waiting for a worker: a line per task, in turn. */
+  private final TaskLines queue = new TaskLines();
   /**
    * Runs sent ahead (protocol 2), by the instant they start at (epoch ms): queued, though not in
    * line for a worker until then. The runs of one instant share one timer, so a burst sent ahead
@@ -465,7 +465,7 @@ public final class BatonExecutor {
       }
       ahead.remove(at);
       held.forEach(instantOf::remove);
-      queue.addAll(held);
+      held.forEach(queue::add);
       lock.notifyAll();
     }
   }
@@ -485,8 +485,7 @@ public final class BatonExecutor {
    * ahead whose instant is after {@code keepUntil}.
    */
   private List<RunJob> takeUnstarted(long keepUntil) {
-    List<RunJob> taken = new ArrayList<>(queue);
-    queue.clear();
+    List<RunJob> taken = queue.drain();
     SortedMap<Long, List<RunJob>> later = ahead.tailMap(keepUntil, false);
     later.values().forEach(taken::addAll);
     later.clear();

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.After;
@@ -40,6 +41,8 @@ public class RunsSentAheadTest {
   private final Map<Long, Long> ended = new ConcurrentHashMap<>();
   /** The "gate" handler's run returns once its latch here is counted down. */
   private final Map<Long, CountDownLatch> gates = new ConcurrentHashMap<>();
+  /** The tasks of the "line" handler's runs, in the order they started. */
+  private final List<String> startOrder = new CopyOnWriteArrayList<>();
   private BatonExecutor executor;
 
   @Before
@@ -96,6 +99,11 @@ public class RunsSentAheadTest {
           ended.put(ctx.runId(), System.currentTimeMillis());
           return null;
         })
+        .handler("line", ctx -> {
+          startOrder.add(ctx.taskName());
+          gates.get(ctx.runId()).await();
+          return null;
+        })
         .handler("sleep", ctx -> {
           ctx.sleep(ctx.params().get("ms").asLong());
           return null;
@@ -124,6 +132,41 @@ public class RunsSentAheadTest {
     while (!finals.containsKey(runId) && System.currentTimeMillis() < until) Thread.sleep(10);
     assertNotNull("final callback of run " + runId, finals.get(runId));
     return finals.get(runId);
+  }
+
+  /** Runs waiting for a worker take it task by task in turn: one line started b1 b2 b3 b4 i1 c1 i2. */
+  @Test
+  public void runsInLineTakeTheWorkerTaskByTask() throws Exception {
+    start(1, 10, 10_000);
+    String[][] runs = {{"1", "b1"}, {"1", "b2"}, {"1", "b3"}, {"1", "b4"}, {"2", "i1"}, {"3", "c1"}, {"2", "i2"}};
+    List<CountDownLatch> latches = new java.util.ArrayList<>();
+    for (String[] run : runs) {
+      ObjectNode r = request(null).put("handler", "line").put("taskId", Long.parseLong(run[0])).put("taskName", run[1]);
+      CountDownLatch gate = new CountDownLatch(1);
+      gates.put(r.get("runId").asLong(), gate);
+      latches.add(gate);
+      assertEquals(202, send("POST", "/baton/runs", r).status());
+      if (latches.size() == 1) until(() -> startOrder.size() == 1);
+    }
+    for (int started = 1; started < runs.length; started++) {
+      final int next = started + 1;
+      // The run that holds the worker ends; the next one in turn takes it.
+      latches.get(runIndex(runs, startOrder.get(started - 1))).countDown();
+      until(() -> startOrder.size() == next);
+    }
+    latches.forEach(CountDownLatch::countDown);
+    assertEquals(List.of("b1", "b2", "i1", "c1", "b3", "i2", "b4"), startOrder);
+  }
+
+  private static int runIndex(String[][] runs, String name) {
+    for (int i = 0; i < runs.length; i++) if (runs[i][1].equals(name)) return i;
+    throw new IllegalArgumentException(name);
+  }
+
+  private static void until(java.util.function.BooleanSupplier done) throws InterruptedException {
+    long until = System.currentTimeMillis() + 5_000;
+    while (!done.getAsBoolean() && System.currentTimeMillis() < until) Thread.sleep(10);
+    assertTrue("timed out", done.getAsBoolean());
   }
 
   @Test
