@@ -62,6 +62,30 @@ describe('baton node: console and engine in one process, in a cluster', () => {
     expect(ctx.cluster.records().length).toBe(5);
   });
 
+  it("writes a trigger's run already sent (DISPATCHED to an executor, held by its own engine) once its task's dispatch fields are known, and the run is started once", { timeout: 90_000 }, async () => {
+    const tenantId = ctx.cluster.tenant.id;
+    const task = await api(tenantId, 'POST', '/api/tasks', { name: 'sent-at-once', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
+    // The first trigger of a task is written PENDING (no batch has read its dispatch fields yet);
+    // one of the next, triggered as soon as the one before has ended, is written sent.
+    const runIds: number[] = [];
+    let sent: Record<string, unknown> | undefined;
+    for (let i = 0; i < 40 && !sent; i++) {
+      const run = await api(tenantId, 'POST', `/api/tasks/${task.body.id as number}/trigger`, {});
+      expect(run.status, JSON.stringify(run.body)).toBe(201);
+      runIds.push(run.body.id as number);
+      if (run.body.state === 'DISPATCHED') sent = run.body;
+      else expect(run.body.state).toBe('PENDING');
+      await ended(run.body.id as number);
+    }
+    expect(sent, 'a trigger answered DISPATCHED').toBeDefined();
+    const row = await ended(sent!.id as number);
+    expect(row.claimedBy).toBe(node.nodeId);
+    expect(row.executorId).not.toBeNull();
+    const started = ctx.cluster.records().filter((r) => runIds.includes(r.runId)).map((r) => r.runId);
+    expect(started.sort((a, b) => a - b)).toEqual([...runIds].sort((a, b) => a - b));
+  });
+
   it("wakes the engines of a group it does not serve over HTTP, as a console of its own would", { timeout: 60_000 }, async () => {
     const runId = await triggered(other.id, 'elsewhere');
     expect((await ended(runId)).claimedBy).toBe(engine.nodeId);

@@ -5,6 +5,7 @@ import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './common/claim-signal';
 import { ClockWatch } from './common/clock-watch';
 import { NodeLiveness } from './common/node-liveness';
+import { RecentCancels } from './common/recent-cancels';
 import { WokenRows } from './common/woken-rows';
 import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
@@ -19,7 +20,7 @@ import { IN_PROCESS_WAKEUPS } from './wakeups/in-process-wakeups';
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), ClaimSignal (runs to
+ * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), RecentCancels (runs the console cancelled lately), ClaimSignal (runs to
  * claim now; it hears the in-process console's wake-ups in embedded mode), WokenRows (the runs those wake-ups carry), TenantPace (runs each tenant's executors accepted lately); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody; DatabasePoolWaits counts the waits for a database connection.
  */
@@ -39,6 +40,7 @@ export class EngineCoreModule {
         GroupPeers,
         ClockWatch,
         NodeLiveness,
+        RecentCancels,
         WokenRows,
         {
           provide: ClaimSignal,
@@ -58,7 +60,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, RecentCancels, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

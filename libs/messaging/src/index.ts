@@ -17,4 +17,4 @@ export type { CreateAlarmBusOptions } from './create-alarm-bus';
 export { RecentIds } from './recent-ids';
 export { signWebhook, webhookHeaders, WEBHOOK_HEADERS } from './webhook-signature';
 export { InProcessWakeups } from './run-wakeups';
-export type { RunCancels, RunWakeup, RunWakeups } from './run-wakeups';
+export type { DirectStarts, RunCancels, RunWakeup, RunWakeups, StartPlan, StartRequest } from './run-wakeups';

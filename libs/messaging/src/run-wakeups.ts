@@ -45,12 +45,54 @@ export interface RunWakeups {
   wake(wakeup: RunWakeup): void;
   /** Fire and forget, as `wake`. */
   cancelled(cancels: RunCancels): void;
+  /** The engine of the console's own process that serves `engineGroup`, for runs written already sent (DirectStarts); null: none. */
+  startsFor?(engineGroup: string): DirectStarts | null;
+}
+
+/** Runs a console is about to write that its process's engine could send at once: how many, of which task. */
+export interface StartRequest {
+  tenantId: string;
+  engineGroup: string;
+  executorApp: string;
+  taskId: number;
+  count: number;
+}
+
+/** Where those runs go: their rows are written DISPATCHED to these executors, held by this engine under this lease. */
+export interface StartPlan {
+  /** The engine's node id: the rows' claimed_by. */
+  nodeId: string;
+  leaseUntil: number;
+  /** One executor a run, in the order asked. */
+  executorIds: number[];
+}
+
+/**
+ * A console's runs written already sent (DISPATCHED, with their executor and this engine's
+ * lease) when the engine of its own process can send them at once: the engine's DISPATCHED mark,
+ * a row update and a statement after the commit on every run's way, is not needed. `plan` writes
+ * nothing and reserves nothing (null: write them PENDING, as any); `take` hands the engine the
+ * runs once their transaction has committed (their rows as WakeRunRow, as a wake-up carries them).
+ */
+export interface DirectStarts {
+  plan(request: StartRequest): StartPlan | null;
+  take(tenantId: string, runs: readonly WakeRunRow[], mark: { at: number; leaseUntil: number }): void;
 }
 
 /** Console and engine in one process: a wake-up is a function call to the engine's listeners. */
 export class InProcessWakeups implements RunWakeups {
   private readonly listeners: Array<(wakeup: RunWakeup) => void> = [];
   private readonly cancelListeners: Array<(cancels: RunCancels) => void> = [];
+  private starts: DirectStarts | null = null;
+
+  /** The engine's side of DirectStarts (its groups: the console asks only for those). */
+  serveStarts(starts: DirectStarts): void {
+    this.starts = starts;
+  }
+
+  startsFor(): DirectStarts | null {
+    return this.starts;
+  }
 
   listen(listener: (wakeup: RunWakeup) => void): void {
     this.listeners.push(listener);

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { FieldError } from '@baton/domain';
-import type { RunWakeups } from '@baton/messaging';
-import { findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, namedRunColumns, takesAuditWebhooks, whenCommitting, type LiveExecutor, type LockedTask, type RunEntity, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
+import type { DirectStarts, RunWakeups } from '@baton/messaging';
+import type { WakeRunRow } from '@baton/protocol';
+import { claimedRunTask, findLiveExecutors, findSubmittableTasks, insertSubmittedRuns, inTransaction, lockSubmittedTasks, namedRunColumns, startsAsItIs, takesAuditWebhooks, whenCommitting, type LiveExecutor, type LockedTask, type RunEntity, type SubmittableTask, type SubmittedRun } from '@baton/persistence';
 import { errorBody } from '@baton/protocol';
 import { deferredAudit, recordAudits, type AuditChange, type AuditEntry, type DeferredAudit } from '../audit';
 import { CLOCK, type Clock } from '../common/clock';
@@ -78,6 +79,8 @@ export class SubmissionsService {
   private readonly keptExecutors = new KeptReads<LiveExecutor[]>(KEEP_MS);
   /** Whether a webhook channel takes AUDIT events, by tenant. */
   private readonly keptAuditTakers = new KeptReads<boolean>(KEEP_MS);
+  /** Tasks as the last batch's share lock read them (their dispatch fields, at a version), by `tenant/id`: whether the next batch's runs may be written already sent. */
+  private readonly lockedTasks = new KeptReads<LockedTask>(KEEP_MS);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -211,7 +214,10 @@ export class SubmissionsService {
     const alongside = requests.filter((request) => !refused.has(request) && request.alongside !== undefined);
     if (toWrite.length === 0 && recorded.length === 0 && alongside.length === 0) return byRequest();
     const named = [...new Set(toWrite.map((w) => w.run.task.id))];
+    // The runs written already sent, for the engine of this process once committed (a transaction tried again starts it afresh).
+    let handovers: Handover[] = [];
     const committed = await inTransaction(this.dataSource, async (em) => {
+      handovers = [];
       // Read before the transaction (or kept from an earlier read), a task may have been changed or
       // deleted since: the batch is judged again from a fresh read (a gone task's submissions then
       // answer 404, an atomic request's others 400). The share lock rides ahead of the batch's
@@ -240,13 +246,15 @@ export class SubmissionsService {
       const windowed = writing.filter((w) => isWindowed(w.run.task) && keys.takes(w.at));
       const windows = await applyKeyWindows(em, tenantId, windowed.map(({ run }) => ({ task: run.task, params: run.params, flowParams: run.flowParams, cause: run.cause ?? 'MANUAL', traceParent: run.traceParent ?? null })), now);
       const plain = [...writing.filter((w) => !isWindowed(w.run.task)), ...windowed.filter((_, j) => windows[j].kind === 'START')];
-      const written = await insertSubmittedRuns(em, tenantId, plain.map((w) => w.run), now);
+      const sent = this.sentAtOnce(tenantId, plain.map((w) => w.run), now);
+      const written = await insertSubmittedRuns(em, tenantId, sent.runs, now);
       const locked = await locking;
       const changed = named.filter((id) => locked.get(id)?.version !== tasks.get(id)!.version);
       if (changed.length > 0) {
         for (const id of changed) this.keptTasks.forget(`${tenantId}/${id}`);
         throw new TasksChanged();
       }
+      for (const [id, task] of locked) this.lockedTasks.set(`${tenantId}/${id}`, task, now);
       written.forEach(({ row, created }, i) => (outcomes[plain[i].at] = { status: created ? 201 : 200, run: row, taskName: plain[i].run.task.name }));
       windowed.forEach((w, j) => {
         const window = windows[j];
@@ -268,13 +276,15 @@ export class SubmissionsService {
         (await this.keptAuditTakers.through('audit-webhooks', [tenantId], now, async () => new Map([[tenantId, await takesAuditWebhooks(manager, tenantId)]]))).get(tenantId)!,
       );
       // A window's run is due later: the engines' claim finds it then (its COALESCING range), no wake-up.
-      this.wakeAtCommit(em, tenantId, written.filter((w) => w.created).map((w) => w.row), locked, now);
+      this.wakeAtCommit(em, tenantId, written.filter((w, i) => w.created && sent.runs[i].sent === undefined).map((w) => w.row), locked, now);
+      handovers = sent.handovers.map(({ starts, leaseUntil, at }) => ({ starts, leaseUntil, rows: at.map((i) => namedRunColumns(written[i].row, locked.get(written[i].row.taskId)!.dispatch)) }));
       return true;
     }).catch((err: unknown) => {
       if (err instanceof TasksChanged) return false;
       throw err;
     });
     if (!committed) return this.write(tenantId, requests);
+    for (const { starts, leaseUntil, rows } of handovers) starts.take(tenantId, rows, { at: now, leaseUntil });
     for (const request of recorded) request.audit!.counted();
     return byRequest();
   }
@@ -311,6 +321,41 @@ export class SubmissionsService {
   }
 
   /**
+   * The batch's runs, with those the engine of this process sends at once written already sent
+   * (DirectStarts: `sent`, DISPATCHED to the executor its plan names, under its lease), and where
+   * each goes once committed (`at`: indexes in `runs`). Only an unkeyed run (its row is new by
+   * construction) of a task that goes out as it is (startsAsItIs), judged on the task's dispatch
+   * fields as an earlier batch's share lock read them at the version this batch writes from: the
+   * transaction's own lock checks that version again, and a changed task rolls it back. The rest —
+   * and all of them when no engine of this process serves the group, or it cannot send them at
+   * once — are written PENDING and woken as ever.
+   */
+  private sentAtOnce(tenantId: string, runs: readonly SubmittedRun[], now: number): { runs: SubmittedRun[]; handovers: Array<{ starts: DirectStarts; leaseUntil: number; at: number[] }> } {
+    const out = [...runs];
+    const handovers: Array<{ starts: DirectStarts; leaseUntil: number; at: number[] }> = [];
+    const byTask = new Map<number, number[]>();
+    runs.forEach((run, i) => {
+      if (!run.fireKey.startsWith('m:')) return;
+      const those = byTask.get(run.task.id);
+      if (those) those.push(i);
+      else byTask.set(run.task.id, [i]);
+    });
+    for (const [taskId, at] of byTask) {
+      const task = runs[at[0]].task;
+      const locked = this.lockedTasks.get(`${tenantId}/${taskId}`, now);
+      const starts = locked?.version === task.version ? this.wakeups.startsFor?.(task.engineGroup) : null;
+      if (!starts) continue;
+      const dispatch = claimedRunTask(locked!.dispatch, 't_');
+      if (!startsAsItIs(dispatch)) continue;
+      const plan = starts.plan({ tenantId, engineGroup: task.engineGroup, executorApp: task.executorApp, taskId, count: at.length });
+      if (!plan) continue;
+      at.forEach((i, k) => (out[i] = { ...runs[i], sent: { nodeId: plan.nodeId, leaseUntil: plan.leaseUntil, executorId: plan.executorIds[k], deadlineAt: now + dispatch.timeoutMs } }));
+      handovers.push({ starts, leaseUntil: plan.leaseUntil, at });
+    }
+    return { runs: out, handovers };
+  }
+
+  /**
    * As the transaction's COMMIT leaves, the engines of each group hear of the new runs: named, with
    * their rows and their tasks' dispatch fields as the transaction wrote and locked them, so that
    * the engine woken dispatches them without reading them back (WokenRows). Its DISPATCHED mark
@@ -330,6 +375,13 @@ export class SubmissionsService {
       whenCommitting(em, () => this.wakeups.wake({ tenantId, engineGroup, dueAt: now, runIds: those.map((r) => r.id), runs: rows }));
     }
   }
+}
+
+/** Runs written already sent, to hand the engine of this process once committed. */
+interface Handover {
+  starts: DirectStarts;
+  leaseUntil: number;
+  rows: WakeRunRow[];
 }
 
 /** A batch's transaction found a task changed since its read: it is rolled back and the batch judged again. */

@@ -1,5 +1,5 @@
 import type { OnModuleDestroy } from '@nestjs/common';
-import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
+import type { DirectStarts, RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 
 /**
  * Wake-ups of a console whose process also runs an engine (embedded mode, and `baton node`: a
@@ -23,6 +23,11 @@ export class NodeWakeups implements RunWakeups, OnModuleDestroy {
   wake(wakeup: RunWakeup): void {
     if (this.localGroups.includes(wakeup.engineGroup)) this.local.wake(wakeup);
     else this.remote.wake(wakeup);
+  }
+
+  /** The local engine's, for a group it serves (runs of other groups go PENDING and are woken over HTTP). */
+  startsFor(engineGroup: string): DirectStarts | null {
+    return this.localGroups.includes(engineGroup) ? (this.local.startsFor?.(engineGroup) ?? null) : null;
   }
 
   cancelled(cancels: RunCancels): void {

@@ -65,4 +65,11 @@ export interface ClaimedRun {
    * moves nothing and the run is dropped here, as a run taken over is. Absent: claimed.
    */
   unclaimed?: boolean;
+  /**
+   * Written already sent (DirectStarts): its console wrote its row DISPATCHED to `executorId`,
+   * held by this node, at this instant. Sent there within MARK_FRESH_MS of it, it needs no
+   * DISPATCHED mark (RunStart); sent elsewhere or later, the mark is a reroute of the row. Absent:
+   * its row is CLAIMED (or PENDING: `unclaimed`), as any claimed run's.
+   */
+  markedAt?: number;
 }

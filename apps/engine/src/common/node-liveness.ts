@@ -24,6 +24,11 @@ export class NodeLiveness {
     this.provenAt = at;
   }
 
+  /** Whether the node has proven it lives, recently enough: registered, and not lapsed. */
+  get live(): boolean {
+    return this.provenAt !== null && !this.lapsed;
+  }
+
   /** Whether the last proof is too old to be sure the node is still UP (false before the first: not registered yet). */
   get lapsed(): boolean {
     return this.provenAt !== null && this.clock.now() - this.provenAt >= this.config.engineDeadAfterMs;

@@ -100,6 +100,24 @@ export class CreditGate {
     return open;
   }
 
+  /**
+   * Executors for `count` runs due now among `candidates`: each in its turn (their order) takes a
+   * run while its room goes (ExecutorCredits.balance), as admitting the runs one by one would
+   * spread them; null when their room is less. Reserves nothing: admit reserves each run's room
+   * as it is sent (DirectStarts: runs written already sent).
+   */
+  places(candidates: readonly RoutedExecutor[], count: number): number[] | null {
+    const left = candidates.map((c) => Math.max(0, this.credits.balance(c.executorId, heartbeatRoom(c))));
+    if (left.reduce((a, b) => a + b, 0) < count) return null;
+    const chosen: number[] = [];
+    for (let k = 0; chosen.length < count; k = (k + 1) % candidates.length) {
+      if (left[k] === 0) continue;
+      left[k]--;
+      chosen.push(candidates[k].executorId);
+    }
+    return chosen;
+  }
+
   /** A dispatch request is leaving for `executorId` (not the first candidate: admit reserved that one). */
   sent(executorId: number): void {
     this.credits.sent(executorId);

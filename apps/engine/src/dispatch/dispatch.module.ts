@@ -9,6 +9,7 @@ import { RunsModule } from '../runs/runs.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { CallbackUrls } from './callback-urls';
 import { CreditGate } from './credit-gate';
+import { DirectStartsService } from './direct-starts';
 import { DispatchAdmission } from './dispatch-admission';
 import { DispatchRouter } from './dispatch-router';
 import { DispatchSender } from './dispatch-sender';
@@ -22,8 +23,8 @@ import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
  * a slot) and Dispatcher (a run per slot: route, start, send, verdict), with their parts:
  * DispatchAdmission (token buckets), DispatchRouter, DispatchSender (and LaneSender, the on-time
  * lane's thread), the CreditGate they share
- * (room on executors, fed by the credit the outcome callbacks report), CallbackUrls, and the
- * SlotHold chosen here. The run's writes are the RunsModule's. Needs the global ENGINE_CONFIG,
+ * (room on executors, fed by the credit the outcome callbacks report), CallbackUrls, the
+ * SlotHold chosen here, and DirectStartsService (the in-process console's runs written already sent). The run's writes are the RunsModule's. Needs the global ENGINE_CONFIG,
  * CLOCK, EngineMetrics, GroupPeers and DataSource.
  */
 @Module({
@@ -31,6 +32,7 @@ import { RELEASE_AT_ACK, releaseAtOutcome, SLOT_HOLD } from './slot-hold';
   providers: [
     DueQueue,
     Dispatcher,
+    DirectStartsService,
     DispatchAdmission,
     DispatchRouter,
     DispatchSender,

@@ -155,6 +155,18 @@ export class Dispatcher implements BeforeApplicationShutdown {
     return this.mayGoAhead(run) && this.registry.startsAtInstant(run.tenantId, run.executorApp);
   }
 
+  /**
+   * Executors with room now for `count` runs of the task due now (CreditGate.places, in the
+   * routing order of the tenant's UP executors of the app); null when they have less, none is UP,
+   * or the tenant is not known here yet.
+   */
+  placesFor(tenantId: string, executorApp: string, taskId: number, count: number): number[] | null {
+    const tenant = this.tenants.peek(tenantId);
+    if (!tenant) return null;
+    const candidates = this.registry.candidates(tenantId, executorApp, String(taskId), null, tenant.executorNetworks);
+    return candidates.length === 0 ? null : this.gate.places(candidates, count);
+  }
+
   /** The routing table re-read if stale, so sendsAhead judges runs by the executors UP now (a failed read keeps the last table). */
   refreshRouting(): Promise<void> {
     return this.registry.ensureFresh();
@@ -227,6 +239,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         // and tried again after the dispatch backoff: its row is CLAIMED by this live node,
         // whose lease renewals keep every other engine off it, so dropping it would strand it
         // (bench faults: 9–30 of 400 runs stuck CLAIMED after a 0.7 s MariaDB restart).
+        // A run written already sent (markedAt) is left DISPATCHED too: it may have left; the lease renewer gives it back as a stray if so.
         const putBack = await this.setbacks.defer(run, ['CLAIMED'], `engine error: ${err.message}`).then(
           () => true,
           () => false,
@@ -276,7 +289,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
    */
   private async dispatch(run: ClaimedRun, onTime: boolean, sendAt: number | undefined): Promise<void> {
     const tenant = await this.tenants.get(run.tenantId);
-    if (!tenant) return this.setbacks.defer(run, ['CLAIMED'], `tenant ${run.tenantId} not found`);
+    if (!tenant) return this.setbacks.defer(run, [heldAs(run)], `tenant ${run.tenantId} not found`);
     const route = await this.router.route(run, tenant);
     switch (route.kind) {
       case 'PINNED_GONE':
@@ -284,7 +297,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
         return this.setbacks.fail(run, 'CLAIMED', `executor ${route.executorId} of this broadcast is not UP`);
       case 'NO_EXECUTOR':
         this.metrics.dispatchFailures.inc({ reason: 'NO_EXECUTOR' });
-        return this.setbacks.defer(run, ['CLAIMED'], route.reason);
+        return this.setbacks.defer(run, [heldAs(run)], route.reason);
       case 'FAN_OUT':
         return this.fanOut(run, tenant, route.candidates);
       case 'HELD_BACK':
@@ -389,7 +402,7 @@ export class Dispatcher implements BeforeApplicationShutdown {
    */
   private async noneTookIt(run: ClaimedRun, refusals: readonly Refusal[]): Promise<void> {
     if (refusals.length > 0 && refusals.every((r) => r.answer.kind === 'BUSY')) {
-      if (await this.setbacks.keepInHand(run)) this.keepForLater({ ...run, unclaimed: false }, this.clock.now());
+      if (await this.setbacks.keepInHand(run)) this.keepForLater({ ...run, unclaimed: false, markedAt: undefined }, this.clock.now());
       return;
     }
     const describe = refusals.map(describeRefusal).join('; ');
@@ -411,6 +424,11 @@ export class Dispatcher implements BeforeApplicationShutdown {
     });
   }
 
+}
+
+/** The state of a held run's row before its start: CLAIMED, or DISPATCHED for one written already sent (ClaimedRun.markedAt). */
+function heldAs(run: ClaimedRun): 'CLAIMED' | 'DISPATCHED' {
+  return run.markedAt === undefined ? 'CLAIMED' : 'DISPATCHED';
 }
 
 function describeRefusal({ executor, answer }: Refusal): string {

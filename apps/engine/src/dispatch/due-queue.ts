@@ -89,6 +89,11 @@ export class DueQueue implements OnModuleDestroy {
     });
   }
 
+  /** Whether it takes runs (false once stopping: the node is shutting down). */
+  get accepting(): boolean {
+    return !this.stopped;
+  }
+
   /** Runs held, not yet dispatched (due, or held back for want of room on an executor). */
   get held(): number {
     return this.queue.size + this.ready.size + this.dispatcher.heldBack;

@@ -14,10 +14,19 @@ import {
   type FanOutParent,
 } from '@baton/persistence';
 import type { ClaimedRun } from '../common/claimed-run';
+import { RecentCancels } from '../common/recent-cancels';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { FollowUps, followUpTransaction } from '../follow-ups/follow-ups';
 import { DispatchMarks } from './dispatch-marks';
+import { DispatchSetbacks } from './dispatch-setbacks';
 import { LostRunError } from './lost-run-error';
+
+/**
+ * How long after its console wrote it DISPATCHED (ClaimedRun.markedAt) a run sent to the executor
+ * named there needs no mark: its deadline counts from that write, and a run that waited longer for
+ * a slot or for room has its dispatched_at and deadline written anew (a reroute of its row).
+ */
+export const MARK_FRESH_MS = 1_000;
 
 /**
  * How a run's start went: DISPATCHED (sent next) or FANNED_OUT (its shards written), with the runs
@@ -53,9 +62,12 @@ export class RunStart {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly followUps: FollowUps,
     private readonly marks: DispatchMarks,
+    private readonly setbacks: DispatchSetbacks,
+    private readonly cancels: RecentCancels,
   ) {}
 
   async start(run: ClaimedRun, begin: Begin, onTime: boolean): Promise<Start> {
+    if (begin.kind === 'SEND' && run.markedAt !== undefined) return this.startMarked(run, run.markedAt, begin.executorId);
     if (begin.kind === 'SEND' && (run.concurrencyPolicy === 'ALLOW' || run.shard !== null)) {
       const at = await this.marks.markDispatched(run, begin.executorId, onTime, begin.sendAt, begin.startAt);
       return at === null ? { kind: 'LOST' } : { kind: 'DISPATCHED', at, replaced: [] };
@@ -87,6 +99,19 @@ export class RunStart {
       if (err instanceof LostRunError) return { kind: 'LOST' };
       throw err;
     }
+  }
+
+  /**
+   * A run written already sent (DirectStarts): to the executor its console named, within
+   * MARK_FRESH_MS of that write, there is nothing to write; to another one, or later, its row is
+   * re-pointed there with a fresh deadline (DispatchSetbacks.reroute, guarded on its owner and
+   * attempt: LOST when it is not this node's to send any more — cancelled meanwhile). One the
+   * console has said it cancelled is not sent (RecentCancels).
+   */
+  private async startMarked(run: ClaimedRun, markedAt: number, executorId: number): Promise<Start> {
+    if (this.cancels.has(run.runId)) return { kind: 'LOST' };
+    if (executorId === run.executorId && this.clock.now() - markedAt <= MARK_FRESH_MS) return { kind: 'DISPATCHED', at: markedAt, replaced: [] };
+    return (await this.setbacks.reroute(run, executorId)) ? { kind: 'DISPATCHED', at: this.clock.now(), replaced: [] } : { kind: 'LOST' };
   }
 
   private async skip(em: EntityManager, run: ClaimedRun, runningId: number, now: number): Promise<Start> {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { InProcessWakeups } from '@baton/messaging';
 import { findCancelledSentRuns } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
+import { RecentCancels } from '../common/recent-cancels';
 import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { IN_PROCESS_WAKEUPS } from './in-process-wakeups';
@@ -22,6 +23,7 @@ export class CancelledRuns {
     private readonly dataSource: DataSource,
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
+    private readonly recent: RecentCancels,
     @Optional() @Inject(IN_PROCESS_WAKEUPS) wakeups?: InProcessWakeups,
   ) {
     wakeups?.listenCancelled((cancels) => {
@@ -31,6 +33,7 @@ export class CancelledRuns {
 
   /** Sends the aborts (not awaited beyond reading the runs: the notice is answered at once). */
   async abort(tenantId: string, runIds: readonly number[]): Promise<void> {
+    this.recent.add(runIds);
     const [tenant, runs] = await Promise.all([this.tenants.get(tenantId), findCancelledSentRuns(this.dataSource.manager, { tenantId, runIds })]);
     if (!tenant) return;
     for (const run of runs) {

@@ -12,6 +12,9 @@ import { IllegalTransitionError } from './illegal-transition-error';
  *   decide at its claim: no key, no concurrency policy, no fan-out) is read by an engine and claimed
  *   by its DISPATCHED mark itself, which takes the lease: one row write where a claim and a mark
  *   were two. The mark is guarded on PENDING, so a peer's claim or a cancel that came first wins.
+ *   Such a run submitted to a console whose own process's engine can send it at once is even
+ *   created DISPATCHED, with that engine's lease and the executor it names: the mark written at
+ *   its INSERT (DirectStarts, @baton/messaging).
  * - PENDING → SKIPPED: concurrency FORBID (an earlier run is still active).
  * - CLAIMED → PENDING: the lease is released (engine shutting down) or taken over by a
  *   survivor after the owner died; the run is claimable again.

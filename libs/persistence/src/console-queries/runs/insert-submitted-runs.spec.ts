@@ -34,6 +34,21 @@ describe.each(TEST_DATABASES)('insertSubmittedRuns on %s', (kind) => {
     }
   });
 
+  it('writes a run sent already (DirectStarts) DISPATCHED to its executor under its engine\'s lease, beside a run written PENDING, each answered as stored', async () => {
+    const sent = { nodeId: 'node-1', leaseUntil: NOW + 15_000, executorId: 7, deadlineAt: NOW + 60_000 };
+    const written = await inTransaction(db.dataSource, (em) =>
+      insertSubmittedRuns(em, 'acme', [
+        { task, params: '{"k":1}', flowParams: null, fireKey: 'm:44444444-4444-4444-4444-444444444444' },
+        { task, params: '{"k":2}', flowParams: null, fireKey: 'm:55555555-5555-5555-5555-555555555555', sent },
+      ], NOW),
+    );
+    const stored = await Promise.all(written.map(({ row }) => db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: row.id })));
+    expect(written.map((w) => w.row)).toEqual(stored);
+    expect(stored.map((r) => r.params)).toEqual([{ k: 1 }, { k: 2 }]);
+    expect(stored[0]).toMatchObject({ state: 'PENDING', claimedBy: null, executorId: null, dispatchedAt: null });
+    expect(stored[1]).toMatchObject({ state: 'DISPATCHED', claimedBy: 'node-1', leaseUntil: NOW + 15_000, executorId: 7, dispatchedAt: NOW, deadlineAt: NOW + 60_000, attempt: 1 });
+  });
+
   it('answers a repeated idempotency key with the run it made first, as stored', async () => {
     const first = await inTransaction(db.dataSource, (em) => insertSubmittedRuns(em, 'acme', [{ task, params: '{"v":1}', flowParams: null, fireKey: 'k:order-7' }], NOW));
     const again = await inTransaction(db.dataSource, (em) =>

@@ -64,6 +64,15 @@ const TASK_COLUMNS = [
   'fan_out_mode', 'fan_out_shards', 'fan_out_fail_when', 'key_concurrency', 'key_rate', 'alarm_types', 'alarm_silence_ms', 'trigger_kind',
 ] as const;
 
+/**
+ * Whether a new run of the task (a submission's: no key given yet, not a shard) goes out as it
+ * is: nothing to decide at its claim — no key to admit it, no concurrency policy, no fan-out. Only
+ * such a run may be written already sent (DirectStarts, apps/console/src/submissions).
+ */
+export function startsAsItIs(task: ClaimedRunTask): boolean {
+  return task.concurrencyPolicy === 'ALLOW' && task.fanOut.mode === 'SINGLE' && task.concurrency === null && task.rateLimit === null;
+}
+
 /** A row of claimedRunTaskColumns(…, prefix) as a ClaimedRunTask. */
 export function claimedRunTask(r: Record<string, unknown>, prefix = ''): ClaimedRunTask {
   const c = (name: (typeof TASK_COLUMNS)[number] | 'has_children') => r[prefix + name];
