@@ -162,10 +162,12 @@ export class EngineLifecycleService implements OnModuleDestroy, BeforeApplicatio
     const released = await inTransaction(
       this.dataSource,
       async (em) => {
-        const byId = await this.claims.giveBack(em, drained.map((r) => r.runId), now);
+        const byId = await this.claims.giveBack(em, drained.filter((r) => r.markedAt === undefined).map((r) => r.runId), now);
+        // Runs written already sent (DirectStarts) that had not left: DISPATCHED under this node, their executor never got them.
+        const unsent = await this.claims.giveBackUnsent(em, drained.filter((r) => r.markedAt !== undefined).map((r) => r.runId), now);
         // Anything else still CLAIMED by this node (claimed but never queued, handed back late).
         const rest = await releaseHeldRuns(em, { owner, now, states: ['CLAIMED'] });
-        return { pending: byId + rest.claimed, skipped: rest.skipped };
+        return { pending: byId + unsent + rest.claimed, skipped: rest.skipped };
       },
       { isolation: 'READ COMMITTED' },
     );

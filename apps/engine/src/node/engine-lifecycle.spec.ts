@@ -8,6 +8,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { claimSide, insertRun, insertTask, runsOf, T0, testConfig } from '../testing/engine-test-kit';
 import { eventually } from '../testing/eventually';
 import { DispatchMarks } from '../runs/dispatch-marks';
+import { aClaimedRun } from '../testing/claimed-run-fixture';
 import { EngineAlreadyRunningError } from './engine-already-running-error';
 
 describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
@@ -47,6 +48,17 @@ describe.each(TEST_DATABASES)('engine node lifecycle on %s', (kind) => {
     expect((await nodeRow('engine-a')).state).toBe('DOWN');
     for (const r of await runsOf(db.dataSource)) expect(r).toMatchObject({ state: 'PENDING', claimedBy: null, leaseUntil: null });
     expect((await runsOf(db.dataSource)).map((r) => r.id).sort()).toEqual(ids.sort());
+  });
+
+  it('a graceful stop gives back a run written already sent that had not left: PENDING, its executor kept for the next claim', async () => {
+    const task = await insertTask(db.dataSource, { trigger: { kind: 'MANUAL' } });
+    const e = engine();
+    await e.lifecycle.start('http://127.0.0.1:9999');
+    const runId = await insertRun(db.dataSource, { taskId: task, cause: 'MANUAL', state: 'DISPATCHED', claimedBy: 'engine-a', leaseUntil: T0 + 15_000, executorId: 7, dispatchedAt: T0, deadlineAt: T0 + 60_000, dueAt: T0 + 1000 });
+    e.queue.accept([aClaimedRun(runId, T0 + 1000, { taskId: task, executorId: 7, markedAt: T0, leaseUntil: T0 + 15_000 })]);
+    await e.lifecycle.stop();
+    const [run] = (await runsOf(db.dataSource)).filter((r) => r.id === runId);
+    expect(run).toMatchObject({ state: 'PENDING', claimedBy: null, leaseUntil: null, executorId: 7 });
   });
 
   it('creates the engine groups it serves that do not exist, and keeps the ones that do', async () => {

@@ -178,6 +178,15 @@ export class RunClaims {
   }
 
   /**
+   * DISPATCHED → PENDING for runs written already sent (ClaimedRun.markedAt) that this node holds
+   * and will not send (a graceful stop): their executor is kept, as a takeover keeps it — the next
+   * claim sends them there, which never got them. Returns how many moved.
+   */
+  giveBackUnsent(em: EntityManager, runIds: readonly number[], now: number): Promise<number> {
+    return releaseRuns(em, { ids: runIds, from: 'DISPATCHED', owner: this.config.nodeId, now });
+  }
+
+  /**
    * Strays — runs this node holds in the database but nowhere in memory (LeaseRenewerService) —
    * back to PENDING as a dead node's are at a takeover: CLAIMED ones, and DISPATCHED ones with
    * their executor kept (the next claim sends them there again; it de-duplicates). Each move is
