@@ -99,3 +99,49 @@ describe('BatonClient with several consoles', () => {
     expect(() => new BatonClient({ url: ['http://a:1', 'https://b:2'], apiKey: 'k' })).toThrow(expect.objectContaining({ errors: [{ field: 'url', reason: 'all http or all https' }] }));
   });
 });
+
+/** A console stand-in that answers each item as the console would: a non-object item is refused alone, naming its place. */
+function itemwise(req: IncomingMessage, res: ServerResponse, body: { runs: unknown[] }): void {
+  const results = body.runs.map((r, i) =>
+    typeof r === 'object' && r !== null
+      ? { status: 201, run: { id: i + 1, state: 'PENDING' } }
+      : { status: 400, error: { code: 'VALIDATION_FAILED', message: `runs[${i}]: must be an object`, errors: [{ field: `runs[${i}]`, reason: 'must be an object' }] } },
+  );
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results, created: 0, existing: 0, refused: 0 }));
+}
+
+describe('BatonClient and what a caller passes', () => {
+  it('a submit of null is refused alone: the runs sent with it are made', async () => {
+    const live = await console_(itemwise);
+    const c = client(live.url);
+    const outcomes = await Promise.allSettled([c.submit({ taskId: 1 }), c.submit(null as never), c.submit({ taskId: 2, idempotencyKey: 'k' })]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ status: 400, message: 'run: must be an object', errors: [{ field: 'run', reason: 'must be an object' }] });
+  });
+
+  it("names a refused run's fields, in the message too, as the submitter knows them: not by its place in the request", async () => {
+    const live = await console_((_req, res, body) => {
+      const results = body.runs.map(() => ({ status: 400, error: { code: 'VALIDATION_FAILED', message: 'runs[17].params.ms: must be integer', errors: [{ field: 'runs[17].params.ms', reason: 'must be integer' }] } }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results }));
+    });
+    await expect(client(live.url).submit({ taskId: 1, params: { ms: 'x' } })).rejects.toMatchObject({ message: 'params.ms: must be integer', errors: [{ field: 'params.ms', reason: 'must be integer' }] });
+  });
+
+  it('an idempotency key of null is no key: no header on a trigger, and a request that got no answer is not sent again', async () => {
+    const headers: Array<string | undefined> = [];
+    const live = await console_((req, res) => {
+      headers.push(req.headers['idempotency-key'] as string | undefined);
+      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 1, state: 'PENDING' }));
+    });
+    await client(live.url).trigger(1, { idempotencyKey: null as never });
+    expect(headers).toEqual([undefined]);
+    await expect(client(live.url).trigger(1, { idempotencyKey: 42 as never })).rejects.toMatchObject({ status: 400, errors: [{ field: 'idempotencyKey', reason: 'must be a string' }] });
+
+    const dropping = await console_((req) => req.socket.destroy());
+    await expect(client(dropping.url).emitEvent({ name: 'order.paid', idempotencyKey: null as never })).rejects.toMatchObject({ code: 'UNREACHABLE' });
+    expect(dropping.posts).toBe(1);
+    // With a key, the console makes one event however often it is sent: sent again.
+    await expect(client(dropping.url, 2).emitEvent({ name: 'order.paid', idempotencyKey: 'paid-1' })).rejects.toMatchObject({ code: 'UNREACHABLE' });
+    expect(dropping.posts).toBeGreaterThan(2);
+  });
+});

@@ -47,6 +47,16 @@ export interface BatonClientOptions {
   maxWaiting?: number;
 }
 
+/**
+ * Whether the console makes at most one run (event) of `item` however often it is sent: it carries
+ * an idempotency key, a string. null is no key (the console's reading too); anything else is
+ * refused by the console, which makes nothing of it. Only such items' requests are sent again
+ * after no answer. Not an object (a caller's `submit(null)`): no key, and the console refuses it alone.
+ */
+function carriesKey(item: unknown): boolean {
+  return typeof item === 'object' && item !== null && typeof (item as { idempotencyKey?: unknown }).idempotencyKey === 'string';
+}
+
 /** One run asked for. */
 export interface SubmitRun {
   taskId: number;
@@ -188,27 +198,30 @@ export class BatonClient {
 
   /** A run of the task now; with an idempotency key used before for the task, the run it made (`created` false). */
   async trigger(taskId: number, run: Omit<SubmitRun, 'taskId'> = {}): Promise<{ run: SubmittedRunView; created: boolean }> {
-    const headers: Record<string, string> = run.idempotencyKey === undefined ? {} : { 'idempotency-key': run.idempotencyKey };
+    const key: unknown = run.idempotencyKey;
+    // null is no key, as in a batch's item or an event (a header `null` would be the key "null": every such trigger one run).
+    if (key !== undefined && key !== null && typeof key !== 'string') throw new BatonApiError(400, 'VALIDATION_FAILED', 'idempotencyKey: must be a string', [{ field: 'idempotencyKey', reason: 'must be a string' }]);
+    const headers: Record<string, string> = carriesKey(run) ? { 'idempotency-key': key as string } : {};
     const body = { ...(run.params === undefined ? {} : { params: run.params }), ...(run.flowParams === undefined ? {} : { flowParams: run.flowParams }) };
-    const answer = await this.post(`/api/tasks/${taskId}/trigger`, body, headers, run.idempotencyKey !== undefined);
+    const answer = await this.post(`/api/tasks/${taskId}/trigger`, body, headers, carriesKey(run));
     return { run: answer.body as SubmittedRunView, created: answer.status === 201 };
   }
 
   /** Up to 1,000 runs in one request: each one's result, in order (atomic: all made, or BatonApiError naming every refused one). */
   async submitBatch(runs: readonly SubmitRun[], options: { atomic?: boolean } = {}): Promise<{ results: SubmitResult[]; created: number; existing: number; refused: number }> {
-    const answer = await this.post('/api/runs/batch', { runs, ...(options.atomic ? { atomic: true } : {}) }, {}, runs.every((r) => r.idempotencyKey !== undefined));
+    const answer = await this.post('/api/runs/batch', { runs, ...(options.atomic ? { atomic: true } : {}) }, {}, runs.every(carriesKey));
     return answer.body as { results: SubmitResult[]; created: number; existing: number; refused: number };
   }
 
   /** Sends one event: the runs it started; with an idempotency key used before, the first event (`created` false). */
   async emitEvent(event: EmitEvent): Promise<EmittedEventView> {
-    const answer = await this.post('/api/events', event, {}, event.idempotencyKey !== undefined);
+    const answer = await this.post('/api/events', event, {}, carriesKey(event));
     return answer.body as EmittedEventView;
   }
 
   /** Up to 500 events in one request: each one's result, in order (a refused one is its own 400). */
   async emitEvents(events: readonly EmitEvent[]): Promise<{ results: EmitResult[]; created: number; existing: number; refused: number }> {
-    const answer = await this.post('/api/events', { events }, {}, events.every((e) => e.idempotencyKey !== undefined));
+    const answer = await this.post('/api/events', { events }, {}, events.every(carriesKey));
     return answer.body as { results: EmitResult[]; created: number; existing: number; refused: number };
   }
 

@@ -81,6 +81,8 @@ export function sendTogether<I, R extends ItemResult>(options: SendTogetherOptio
  */
 export function itemError(result: ItemResult, batchField: string): BatonApiError {
   const error = result.error ?? { code: `HTTP_${result.status}`, message: `HTTP ${result.status}` };
-  const prefix = new RegExp(`^${batchField}\\[\\d+\\]\\.`);
-  return new BatonApiError(result.status, error.code, error.message, (error.errors ?? []).map((e) => ({ ...e, field: e.field.replace(prefix, '') })));
+  // `runs[17].params.ms` is `params.ms`, and `runs[17]` itself `run`: the 17 is a place in a request the submitter never saw (the message names them so too).
+  const place = new RegExp(`\\b${batchField}\\[\\d+\\](\\.)?`, 'g');
+  const own = (text: string) => text.replace(place, (_, dot: string | undefined) => (dot ? '' : batchField.replace(/s$/, '')));
+  return new BatonApiError(result.status, error.code, own(error.message), (error.errors ?? []).map((e) => ({ ...e, field: own(e.field) })));
 }
