@@ -113,6 +113,20 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(await db.dataSource.getRepository(EventEntity).count()).toBe(events);
   });
 
+  it("takes an empty Stripe id as none (a new event each time), and keeps a tenant's own keys out of its hooks' key form", async () => {
+    const deliverStripe = (body: string) => t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body)).send(body);
+    const empty = JSON.stringify({ id: '', type: 'invoice.paid' });
+    const answers = [await deliverStripe(empty), await deliverStripe(empty)];
+    expect(answers.map((a) => a.status)).toEqual([201, 201]);
+    expect(answers[0].body.eventId).not.toBe(answers[1].body.eventId);
+    // A key of the hooks' form would answer the hook's delivery of that id with the tenant's own event.
+    const own = await t.http().post('/api/events').set(acme.adminKey).send({ name: 'unrelated', idempotencyKey: `h${stripe.id}:evt_collide` });
+    expect(own.status).toBe(400);
+    expect(own.body.errors).toEqual([{ field: 'idempotencyKey', reason: expect.stringContaining('inbound webhooks') }]);
+    const delivered = await deliverStripe(JSON.stringify({ id: 'evt_collide', type: 'invoice.paid' }));
+    expect(delivered.status).toBe(201);
+  });
+
   it('refuses a wrong signature, a stale timestamp and an unknown hook with 401; an unknown hook answers as a wrong signature', async () => {
     const body = JSON.stringify({ ref: 'x' });
     const before = await db.dataSource.getRepository(EventEntity).count();

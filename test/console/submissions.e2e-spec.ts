@@ -112,6 +112,15 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect(await runsOf(task)).toHaveLength(before);
   });
 
+  it('refuses params with a number a JSON reader rounds (past 2^53 − 1), naming its path, and writes nothing', async () => {
+    const before = (await runsOf(task)).length;
+    // Sent as text: the console's reader gets 12345678901234567000, which it must not store for the customer's 12345678901234567890.
+    const bad = await t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'content-type': 'application/json' }).send('{"params":{"width":1,"customer":{"id":12345678901234567890}}}');
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'params.customer.id', reason: expect.stringContaining('send it as a string') }]);
+    expect(await runsOf(task)).toHaveLength(before);
+  });
+
   it('writes a batch each submission on its own: results in order, params checked against their schema, another tenant’s task a 404; one audit record', async () => {
     const auditsBefore = (await auditOf('run.submit-batch')).length;
     wakeups.length = 0;

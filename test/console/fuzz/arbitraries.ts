@@ -130,7 +130,7 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
       return fc.array(fc.date({ min: new Date(FUZZ_NOW), max: new Date(FUZZ_NOW + 400 * 86_400_000), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)), { maxLength: 4 });
     case 'params':
     case 'flowParams':
-      return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+      return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }).map(safeNumbers), { maxKeys: 4 });
     // startAt ≤ now < at < endAt: a task's times that fit together.
     case 'startAt':
       return ms(FUZZ_NOW - 86_400_000, FUZZ_NOW);
@@ -202,6 +202,14 @@ function hintFor(name: string, schema: Schema): fc.Arbitrary<unknown> | null {
     default:
       return null;
   }
+}
+
+/** JSON with its numbers brought within ±(2^53 − 1): the console refuses larger ones (JSON readers round them). */
+function safeNumbers(value: unknown): unknown {
+  if (typeof value === 'number') return Math.abs(value) <= Number.MAX_SAFE_INTEGER ? value : value % Number.MAX_SAFE_INTEGER;
+  if (Array.isArray(value)) return value.map(safeNumbers);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, safeNumbers(v)]));
+  return value;
 }
 
 const jsonScalar = fc.oneof(fc.string({ maxLength: 10 }), fc.integer(), fc.boolean(), fc.constant(null));

@@ -17,6 +17,19 @@ export interface EventInput {
   idempotencyKey: string | null;
 }
 
+/**
+ * The key of an inbound webhook's delivery (`h<hook id>:<the sender's id of it>`), in the tenant's
+ * events' key space like any event's: a key of this form sent to POST /api/events is refused
+ * (WEBHOOK_KEY_FORM), or a tenant's own `h2:evt_1` would answer hook 2's delivery evt_1 with its
+ * event, which then stored nothing and started no run.
+ */
+export function webhookDeliveryKey(hookId: number, senderId: string): string {
+  return `h${hookId}:${senderId}`;
+}
+
+/** Keys POST /api/events refuses: webhookDeliveryKey's form. */
+export const WEBHOOK_KEY_FORM = /^h\d+:/;
+
 /** Most events one batch request carries (and the console's 1 MB body bounds their payloads together). */
 export const MAX_BATCH_EVENTS = 500;
 

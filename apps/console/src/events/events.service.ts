@@ -38,9 +38,12 @@ export class EventsService {
     private readonly reads: EventReads,
   ) {}
 
-  /** POST /api/events with one event: 201 stored now, or 200 the event its idempotency key stored before; 400 naming the field. */
-  async emitOne(tenantId: string, body: unknown, traceparent?: string): Promise<EmittedEventView> {
-    const parsed = parseEvent(body, '');
+  /**
+   * POST /api/events with one event: 201 stored now, or 200 the event its idempotency key stored before; 400 naming the field.
+   * `delivery`: an inbound webhook's (its key is of webhookDeliveryKey's form, which the API refuses).
+   */
+  async emitOne(tenantId: string, body: unknown, traceparent?: string, delivery = false): Promise<EmittedEventView> {
+    const parsed = parseEvent(body, '', delivery);
     if ('errors' in parsed) throw badRequest(parsed.errors);
     return submissionSpan('baton.event.emit', traceparent, { 'baton.tenant_id': tenantId, 'baton.event': parsed.event.name }, async (traceParent) => (await this.emit(tenantId, [parsed.event], 'name', traceParent))[0]);
   }

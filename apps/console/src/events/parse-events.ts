@@ -1,8 +1,10 @@
 import { eventNameProblem, paramsProblem, type FieldError, type JsonValue } from '@baton/domain';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
-import { MAX_BATCH_EVENTS, type EventInput } from './event';
+import { MAX_BATCH_EVENTS, WEBHOOK_KEY_FORM, type EventInput } from './event';
 
 const FIELDS = new Set(['name', 'payload', 'idempotencyKey']);
+
+export const WEBHOOK_KEY_REASON = 'must not start with h<digits>: (the form of inbound webhooks\' delivery keys, which share the tenant\'s event keys)';
 
 /** Why `payload` cannot be an event's payload (a JSON object of at most MAX_EVENT_PAYLOAD_BYTES, a run's params' bound), or null. */
 export function eventPayloadProblem(payload: unknown, field = 'payload'): FieldError | null {
@@ -10,8 +12,11 @@ export function eventPayloadProblem(payload: unknown, field = 'payload'): FieldE
   return paramsProblem(payload, field);
 }
 
-/** One event of a body, or every problem of it, each naming its field under `prefix` (`events[3].`). */
-export function parseEvent(item: unknown, prefix: string): { event: EventInput } | { errors: FieldError[] } {
+/**
+ * One event of a body, or every problem of it, each naming its field under `prefix` (`events[3].`).
+ * `delivery`: an inbound webhook's, whose key alone may take webhookDeliveryKey's form.
+ */
+export function parseEvent(item: unknown, prefix: string, delivery = false): { event: EventInput } | { errors: FieldError[] } {
   const at = prefix.endsWith('.') ? prefix.slice(0, -1) : prefix;
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return { errors: [{ field: at, reason: 'must be an object' }] };
   const fields = item as Record<string, unknown>;
@@ -25,6 +30,7 @@ export function parseEvent(item: unknown, prefix: string): { event: EventInput }
   if (payloadProblem) errors.push(payloadProblem);
   const key = fields.idempotencyKey;
   if (key !== undefined && key !== null && (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))) errors.push({ field: `${prefix}idempotencyKey`, reason: IDEMPOTENCY_KEY_RULE });
+  else if (!delivery && typeof key === 'string' && WEBHOOK_KEY_FORM.test(key)) errors.push({ field: `${prefix}idempotencyKey`, reason: WEBHOOK_KEY_REASON });
   if (errors.length > 0) return { errors };
   return { event: { name: fields.name as string, payload: payload as { [key: string]: JsonValue }, idempotencyKey: (key as string | null | undefined) ?? null } };
 }

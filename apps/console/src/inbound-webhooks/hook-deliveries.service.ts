@@ -9,6 +9,7 @@ import { badRequest, unauthorized } from '../common/api-error';
 import { malformedJsonReason } from '../common/exception.filter';
 import { KeptReads } from '../common/kept-reads';
 import { TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
+import { webhookDeliveryKey } from '../events/event';
 import { EventsService } from '../events/events.service';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
 import type { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
@@ -68,7 +69,7 @@ export class HookDeliveriesService {
     const idempotencyKey = idempotencyKeyOf(hook, signature, payload);
     const actor: AuditActor = { kind: 'inboundWebhook', name: `inbound-webhook:${hook.name}`, userId: null, apiKeyId: null, address };
     const event = await runAudited(actor, 'inbound-webhook.deliver', this.clock, () =>
-      this.events.emitOne(hook.tenantId, { name: hook.eventName, payload, idempotencyKey }, typeof headers.traceparent === 'string' ? headers.traceparent : undefined),
+      this.events.emitOne(hook.tenantId, { name: hook.eventName, payload, idempotencyKey }, typeof headers.traceparent === 'string' ? headers.traceparent : undefined, true),
     );
     return { status: event.created ? 201 : 200, eventId: event.id, created: event.created, runIds: event.runIds };
   }
@@ -136,12 +137,12 @@ function jsonObjectOf(body: Buffer, contentType: string | string[] | undefined):
  * The event's idempotency key: `h<hook id>:` and the sender's id of the delivery — GitHub's
  * X-GitHub-Delivery (the same on a redelivery), Stripe's event `id` (the same on each retry) — so
  * a retry answers the first event and starts nothing; null when the delivery names none (no `id`,
- * or `id: null`).
+ * `id: null`, an empty one). A key sent to POST /api/events cannot take this form (WEBHOOK_KEY_FORM).
  */
 function idempotencyKeyOf(hook: InboundWebhookEntity, signature: DeliverySignature, payload: { [key: string]: JsonValue }): string | null {
   const [field, id] = signature.scheme === 'GITHUB' ? ['X-GitHub-Delivery', signature.deliveryId] : ['id', stripeIdOf(payload.id)];
   if (id === null) return null;
-  const key = `h${hook.id}:${id}`;
+  const key = webhookDeliveryKey(hook.id, id);
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw badRequest([{ field, reason: `${IDEMPOTENCY_KEY_RULE} once prefixed with h${hook.id}:` }]);
   return key;
 }
@@ -154,7 +155,8 @@ function idempotencyKeyOf(hook: InboundWebhookEntity, signature: DeliverySignatu
  * that is not a safe integer (JSON.parse rounds it, so two events' ids could become one key).
  */
 function stripeIdOf(id: JsonValue | undefined): string | null {
-  if (id === undefined || id === null) return null;
+  // An empty id names no delivery, as an empty X-GitHub-Delivery does: keyed `h1:`, it answered every later such delivery with the first.
+  if (id === undefined || id === null || id === '') return null;
   if (typeof id === 'string') return id;
   if (typeof id === 'number' && Number.isSafeInteger(id)) return String(id);
   throw badRequest([{ field: 'id', reason: `must be a string or an integer within ±${Number.MAX_SAFE_INTEGER} (the delivery's id, its idempotency key); send a larger number as a string` }]);

@@ -2,6 +2,9 @@ import { MAX_PARAMS_BYTES } from '../types';
 import type { FieldError } from '../validation/field-error';
 import { isPlainObject } from '../validation/field-error';
 
+/** Why a number past ±(2^53 − 1) is refused: what is stored must be what was sent. */
+export const BEYOND_SAFE_INTEGERS = `is beyond ±${Number.MAX_SAFE_INTEGER} (2^53 − 1): JSON readers round such numbers (12345678901234567890 reads as 12345678901234567000), so it would not be stored as sent; send it as a string`;
+
 /** Deeper nesting is refused: it is never real parameters, and it costs stack in every parser. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -17,7 +20,10 @@ export function jsonProblem(value: unknown, path: string): FieldError | null {
 function walk(value: unknown, path: string, depth: number, ancestors: Set<object>): FieldError | null {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return null;
   if (typeof value === 'number') {
-    return Number.isFinite(value) ? null : { field: path, reason: 'must be a finite number (NaN and Infinity are not JSON)' };
+    if (!Number.isFinite(value)) return { field: path, reason: 'must be a finite number (NaN and Infinity are not JSON)' };
+    // Past 2^53 a JSON reader (the console's too) keeps ~16 significant digits: 12345678901234567890 arrives as
+    // 12345678901234567000, so two customers' ids would be one key and the handler would get another id.
+    return Math.abs(value) <= Number.MAX_SAFE_INTEGER ? null : { field: path, reason: BEYOND_SAFE_INTEGERS };
   }
   if (typeof value !== 'object') return { field: path, reason: `is not JSON (a ${typeof value})` };
   if (depth >= MAX_JSON_DEPTH) return { field: path, reason: `nests deeper than ${MAX_JSON_DEPTH} levels` };
