@@ -8,10 +8,11 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createExecutorServer, type ExecutorServer } from '@baton/executor-sdk';
 import { buildDemoHandlers } from '../../apps/demo-executor/src';
 import { EngineModule, readEngineConfig, startEngine } from '../../apps/engine/src';
+import { ApprovalDecisions } from '../../apps/engine/src/runs/approval-decisions';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { waitFor } from '../cluster/support/cluster';
 import { seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
@@ -82,6 +83,31 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
   }
   const decide = (runId: number, verdict: 'approve' | 'reject', as: Credentials, comment?: string) =>
     api().post(`/api/runs/${runId}/${verdict}`).set(as).send(comment === undefined ? {} : { comment });
+
+  /**
+   * Holds the engine's approval sweep, opening for as long as the test needs the window between a
+   * person's rejection and the engines carrying it out (a watchdog tick: 50 ms here). Resolves once a
+   * sweep is held — the watchdog's checks run one after another, so none is reading approvals then;
+   * the returned function lets it go on.
+   */
+  async function holdApprovalSweeps(): Promise<() => void> {
+    const decisions = engine.get(ApprovalDecisions);
+    const sweep = decisions.sweep.bind(decisions);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const reached = new Promise<void>((resolve) => (held = resolve));
+    const spy = vi.spyOn(decisions, 'sweep').mockImplementation(async () => {
+      held();
+      await gate;
+      return sweep();
+    });
+    await reached;
+    return () => {
+      spy.mockRestore();
+      release();
+    };
+  }
 
   it('refuses a bad approval step naming the field and the reason, and stores nothing', async () => {
     const [a, b] = [await task('bad-parent'), await task('bad-child')];
@@ -164,6 +190,30 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     expect(audit.map((a) => [a.actor.name, a.after.comment])).toEqual([['api-key:alpha-TENANT_VIEWER', 'amount too high']]);
   });
 
+  it('reject, then cancel before the engines carry it out: 409 naming state; the run still ends FAILED, and its ON_FAILURE child runs', async () => {
+    const [parent, child, notify] = [await task('release-build'), await task('release-prod'), await task('release-notify-fail')];
+    await edge(parent, child, { approval: { role: 'TENANT_ADMIN' } });
+    await edge(child, notify, { condition: 'ON_FAILURE' });
+    const runId = await waitingChild(parent, child);
+
+    const release = await holdApprovalSweeps();
+    try {
+      expect((await decide(runId, 'reject', alpha.admin, 'not today')).status).toBe(200);
+      const cancel = await api().post(`/api/runs/${runId}/cancel`).set(alpha.admin);
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+      expect(cancel.body.errors).toEqual([{ field: 'state', reason: 'is APPROVAL_WAIT, rejected by alpha-admin: the decision is being applied (the run ends FAILED)' }]);
+      // The bulk cancel goes through the same guard.
+      const bulk = await api().post('/api/runs/bulk-cancel').set(alpha.admin).send({ ids: [runId] });
+      expect(bulk.body.results).toMatchObject([{ id: runId, status: 409, runId: null }]);
+      expect((await api().get(`/api/runs/${runId}`).set(alpha.admin)).body).toMatchObject({ state: 'APPROVAL_WAIT', approval: { decision: 'REJECT' } });
+    } finally {
+      release();
+    }
+    const [failed] = await until(child, (runs) => runs[0].state === 'FAILED', 'the rejected run to fail');
+    expect(failed.error).toBe('was rejected by alpha-admin: not today');
+    await until(notify, (runs) => runs[0]?.state === 'SUCCEEDED', 'the ON_FAILURE child to run');
+  });
+
   it('deadline: nobody decides, and the engine decides what the step says on timeout (APPROVE: the run goes on)', async () => {
     const [parent, child] = [await task('nightly-export'), await task('nightly-publish')];
     await edge(parent, child, { approval: { role: 'TENANT_ADMIN', timeoutMs: 1000, onTimeout: 'APPROVE' } });
@@ -192,6 +242,10 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
       expect(late.status, JSON.stringify(late.body)).toBe(409);
       expect(late.body.errors).toEqual([{ field: 'state', reason: `not waiting for approval: it reached its deadline (${new Date(deadlineAt).toISOString()}): the step decides REJECT by itself` }]);
       expect((await api().get(`/api/runs/${runId}`).set(alpha.adminKey)).body).toMatchObject({ state: 'APPROVAL_WAIT', approval: { decision: null } });
+      // Its deadline rejects it: a cancel would skip the failure path the rejection takes.
+      const cancel = await api().post(`/api/runs/${runId}/cancel`).set(alpha.adminKey);
+      expect(cancel.status, JSON.stringify(cancel.body)).toBe(409);
+      expect(cancel.body.errors).toEqual([{ field: 'state', reason: 'is APPROVAL_WAIT, rejected by its deadline (onTimeout REJECT): the decision is being applied (the run ends FAILED)' }]);
     } finally {
       t.clock.set(consoleNow);
     }
@@ -213,7 +267,11 @@ describe.each(TEST_DATABASES)('approval steps on %s', (kind) => {
     const detail = (await api().get(`/api/runs/${runId}`).set(alpha.admin)).body;
     expect(detail.state).toBe('CANCELLED');
     expect(detail.approval).toMatchObject({ decision: null, decidedBy: null, mayDecide: false });
-    expect((await decide(runId, 'approve', alpha.admin)).status).toBe(409);
+    for (const verdict of ['approve', 'reject'] as const) {
+      const late = await decide(runId, verdict, alpha.admin);
+      expect(late.status).toBe(409);
+      expect(late.body.errors[0].field).toBe('state');
+    }
   });
 
   it('tasks as code carry the approval step: exported, planned as a change, and a bad one refused naming its place', async () => {

@@ -10,7 +10,9 @@ import {
   continueFixedDelayChain,
   findFixedDelaySchedule,
   findRun,
+  findRunApproval,
   markBackfillsCancelled,
+  type RunApprovalEntity,
   type RunEntity,
   withdrawPreparedFires,
   type WithdrawnFire,
@@ -118,6 +120,8 @@ export class RunChangesService {
     const moved = await cancelRun(em, { runId: id, tenantId, now });
     if (!moved) {
       const current = await findRun(em, tenantId, id);
+      // Still waiting: cancelRun's guard kept a run whose rejection is decided (see rejectionUnderWay).
+      if (current?.state === 'APPROVAL_WAIT') throw rejectionUnderWay(id, await findRunApproval(em, tenantId, id));
       throw notActive(id, current?.state ?? row.state);
     }
     if (row.cause === 'SCHEDULE') {
@@ -139,6 +143,20 @@ export function isActive(state: RunState): boolean {
 
 function notActive(id: number, state: RunState): ApiError {
   return conflict(`Run ${id} is ${state}: only an active run can be cancelled`, [{ field: 'state', reason: `is ${state}, not one of ${ACTIVE_STATES.join(', ')}` }]);
+}
+
+/**
+ * A waiting run already rejected — by a person, or by its deadline before an engine recorded it —
+ * is refused a cancel: the run no longer waits for anyone, and the decision must end it as the
+ * manual says (FAILED, its alarm, its ON_FAILURE children), which a CANCELLED would silently skip.
+ * The engines carry it out at their next watchdog tick.
+ */
+function rejectionUnderWay(id: number, approval: RunApprovalEntity | null): ApiError {
+  const by = approval?.decision === 'REJECT' ? `by ${approval.decidedBy ?? 'its deadline'}` : 'by its deadline (onTimeout REJECT)';
+  const reason = `is APPROVAL_WAIT, rejected ${by}: the decision is being applied (the run ends FAILED)`;
+  return conflict(`Run ${id} was rejected ${by}: the decision is being applied, and the run ends FAILED with its ON_FAILURE children; it cannot be cancelled`, [
+    { field: 'state', reason },
+  ]);
 }
 
 /** A run sent to an executor (DISPATCHED: maybe; ACCEPTED: surely) may be running or waiting there for its instant. */

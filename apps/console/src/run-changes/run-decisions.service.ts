@@ -44,8 +44,8 @@ export class RunDecisionsService {
     if (refusal) throw new ApiError(403, `Run ${runId}: ${refusal}`, { errors: [{ field: 'approvers', reason: refusal }] });
     const approve = input.outcome === 'APPROVE';
     const decided = await decideRunApproval(em, { runId, tenantId, decision: input.outcome, decidedBy: input.decider.username, comment: input.comment, dueAt: approve ? null : now, now });
-    // Another decision (a person's, or the deadline's) committed between the read and the write.
-    if (!decided) throw notWaiting(runId, 'was decided meanwhile');
+    // Another decision (a person's, or the deadline's), or a cancel, committed between the read and the write.
+    if (!decided) throw notWaiting(runId, (await findRun(em, tenantId, runId))?.state === 'APPROVAL_WAIT' ? 'was decided meanwhile' : 'no longer waits (cancelled meanwhile)');
     if (approve) {
       if (!(await releaseApprovedRun(em, { runId, tenantId, now }))) throw notWaiting(runId, 'no longer waits (cancelled meanwhile)');
       afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: run.engineGroup, dueAt: now, runIds: [runId] }));

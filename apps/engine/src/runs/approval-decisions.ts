@@ -61,7 +61,8 @@ export class ApprovalDecisions {
     if (run.state !== 'APPROVAL_WAIT') return settleRunApproval(em, run.runId);
     let decision = approval.decision;
     if (decision === null) {
-      // The deadline decides, unless a person was first (then the next sweep carries theirs out).
+      // The deadline decides, unless a person was first (then the next sweep carries theirs out) or a
+      // cancel was (decideRunApproval's guard on the run's state; the next sweep settles the row).
       const decided = await decideRunApproval(em, { runId: run.runId, tenantId: run.tenantId, decision: approval.onTimeout, decidedBy: null, comment: null, dueAt: null, now });
       if (!decided) return;
       decision = approval.onTimeout;
