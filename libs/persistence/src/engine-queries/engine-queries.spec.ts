@@ -124,17 +124,19 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await repo.update(ids, { state: 'CLAIMED', claimedBy: 'me', attempt: 1 });
     await repo.update({ id: ids[1] }, { claimedBy: 'survivor' }); // taken over meanwhile
     await repo.update({ id: ids[2] }, { attempt: 2 }); // an older attempt's dispatch
+    // Why they waited (a rate key's token): said only while they wait; the mark that sends one clears it.
+    await repo.update([ids[0], ids[1]], { error: 'Waiting for a token of its rate customerId (rateLimit 0.5/s, burst 1)' });
     const toDispatch = ids.map((runId, i) => ({ runId, attempt: 1, executorId: 10 + i, deadlineAt: T + 100 + i }));
     const moved = await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 5, runs: toDispatch }));
     expect([...moved].sort((a, b) => a - b)).toEqual([ids[0], ids[3]]);
     const all = await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'me', now: T + 6, runs: [] }));
     expect(all.size).toBe(0);
     let after = await runs();
-    expect(after.map((r) => [r.state, r.executorId, r.dispatchedAt, r.deadlineAt])).toEqual([
-      ['DISPATCHED', 10, T + 5, T + 100],
-      ['CLAIMED', null, null, null],
-      ['CLAIMED', null, null, null],
-      ['DISPATCHED', 13, T + 5, T + 103],
+    expect(after.map((r) => [r.state, r.executorId, r.dispatchedAt, r.deadlineAt, r.error === null])).toEqual([
+      ['DISPATCHED', 10, T + 5, T + 100, true],
+      ['CLAIMED', null, null, null, false], // not sent (taken over): still waiting, still says why
+      ['CLAIMED', null, null, null, true],
+      ['DISPATCHED', 13, T + 5, T + 103, true],
     ]);
     const acks = [ids[0], ids[1], ids[3]].map((runId, i) => ({ runId, attempt: 1, sentAt: T + 6 + i, acceptedAt: T + 7 + i, deadlineAt: T + 200 + i }));
     expect(await inTransaction(db.dataSource, (em) => markRunsAccepted(em, { nodeId: 'me', now: T + 9, runs: acks }))).toBe(2);

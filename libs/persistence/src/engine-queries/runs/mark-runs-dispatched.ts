@@ -23,7 +23,7 @@ export interface RunToDispatch {
  *
  *   UPDATE runs SET state = 'DISPATCHED',
  *                   executor_id = <by id>, deadline_at = <by id>,
- *                   dispatched_at = ?, accepted_at = NULL, updated_at = ?
+ *                   dispatched_at = ?, accepted_at = NULL, error = NULL, updated_at = ?
  *    WHERE id IN (…) AND state = 'CLAIMED' AND claimed_by = ? AND attempt = <by id>
  *   -- with runs to claim: SET lease_until = CASE WHEN state = 'PENDING' THEN ? ELSE lease_until END, claimed_by = ?, …
  *   --   WHERE id IN (…) AND ((state = 'CLAIMED' AND claimed_by = ?) OR (id IN (<to claim>) AND state = 'PENDING' AND due_at <= <claimDueBefore>)) AND attempt = …
@@ -39,6 +39,12 @@ export interface RunToDispatch {
  *   has it (the takeover re-sends there first; the SDK de-duplicates by run and attempt).
  * - `deadline_at = dispatched_at + timeout` starts the attempt's clock for the watchdog now, so
  *   a run whose ack is lost still times out (DISPATCHED → TIMED_OUT).
+ * - `error = NULL`: a run that waited says why in its error (a rate key's token, a dispatch
+ *   back-off, its last attempt's failure in RETRY_WAIT) only while it waits; sent, its attempt has
+ *   no error yet. Cleared here, in the write that ends the wait, not by a statement of its own.
+ *   Unconditional, not `CASE WHEN error IS NOT NULL`: MariaDB writes only the columns whose value
+ *   changes (NULL to NULL is none) and SQLite rewrites the row anyway, so a run that never waited
+ *   pays nothing for it.
  * - one statement for many runs: a run's own UPDATE in its own transaction cost ~5 round trips
  *   (SET TRANSACTION, BEGIN, UPDATE, COMMIT…) and was the largest share of the engine's CPU in a
  *   burst (docs/BENCHMARKS.md); the primary-key IN list keeps it a point lookup per run. The one
@@ -82,7 +88,7 @@ export async function markRunsDispatched(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET ${claimSet}state = 'DISPATCHED', executor_id = ${executor.sql}, deadline_at = ${deadline.sql},
-                     dispatched_at = ?, accepted_at = NULL, updated_at = ?
+                     dispatched_at = ?, accepted_at = NULL, error = NULL, updated_at = ?
       WHERE id IN (${placeholders(ids.length)}) AND ((${stateIn(MARK_RUNS_DISPATCHED, ['CLAIMED'])} AND claimed_by = ?)${claimWhere}) AND attempt = ${attempt.sql}`,
     [
       ...(claiming.length === 0 ? [] : [input.leaseUntil, nodeId]),
