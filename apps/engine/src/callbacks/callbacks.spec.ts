@@ -427,7 +427,8 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ state: 'RETRY_WAIT' });
     const run = await readRun(db.dataSource, runId);
-    expect(run).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, claimedBy: null, executorId: null, error: 'card declined', deadlineAt: null });
+    // Attempt 2's row: no times yet (attempt 1's are in run_attempts); attempt 1's error says why it waits.
+    expect(run).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, claimedBy: null, executorId: null, error: 'card declined', deadlineAt: null, startedAt: null, finishedAt: null });
     expect(run.dueAt).toBeGreaterThanOrEqual(before + 2_000);
     expect(run.dueAt).toBeLessThanOrEqual(Date.now() + 2_000);
     const [alarm, ...more] = await alarms(db.dataSource);

@@ -25,6 +25,7 @@ import { releaseRuns } from './runs/release-runs';
 import { skipMisfiredRuns } from './runs/skip-misfired-runs';
 import { deferRunDispatch } from './runs/defer-run-dispatch';
 import { retryRunAttempt } from './runs/retry-run-attempt';
+import { recordRunProgress } from './runs/record-run-progress';
 import { deferRateKeyRuns } from './keys/defer-rate-key-runs';
 import { releaseHeldKeyRuns } from './keys/release-held-key-runs';
 import { recordExecutorHeartbeat } from './executors/record-executor-heartbeat';
@@ -350,6 +351,38 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', startedAt: null, finishedAt: null, now: T + 13_000 }),
     );
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
+  });
+
+  it('retryRunAttempt leaves the row to the next attempt: the ending attempt’s times in run_attempts only, its error until the retry is sent, the next attempt’s start its own', async () => {
+    await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [1, 2].map((i) => planned(1, T, { fireKey: `s:${T}:${i}` })), T));
+    const [timedOut, failed] = (await runs()).map((r) => r.id);
+    const repo = db.dataSource.getRepository(RunEntity);
+    await repo.update([timedOut, failed], { state: 'ACCEPTED', attempt: 1, claimedBy: 'e', executorId: 7, dispatchedAt: T + 1, acceptedAt: T + 2 });
+    // timedOut: its start came with an interim callback, and the engine times it out (no times of its own); failed: its executor reports both.
+    await recordRunProgress(db.dataSource.manager, { runId: timedOut, tenantId: 'acme', attempt: 1, progress: null, startedAt: T + 3, now: T + 3 });
+    const retry = (runId: number, error: string, startedAt: number | null, finishedAt: number | null) =>
+      inTransaction(db.dataSource, (em) => retryRunAttempt(em, { runId, attempt: 1, from: ['ACCEPTED'], dueAt: T + 2_000, error, startedAt, finishedAt, now: T + 1_000 }));
+    expect(await retry(timedOut, 'did not finish within its timeout', null, null)).toBe(true);
+    expect(await retry(failed, 'boom', T + 4, T + 900)).toBe(true);
+    const waiting = await runs();
+    expect(waiting.map((r) => [r.state, r.attempt, r.startedAt, r.finishedAt, r.error])).toEqual([
+      ['RETRY_WAIT', 2, null, null, 'did not finish within its timeout'],
+      ['RETRY_WAIT', 2, null, null, 'boom'],
+    ]);
+    const kept = await db.dataSource.getRepository(RunAttemptEntity).find({ order: { runId: 'ASC' } });
+    expect(kept.map((a) => [a.runId, a.attempt, a.startedAt, a.finishedAt, a.error])).toEqual([
+      [timedOut, 1, T + 3, null, 'did not finish within its timeout'],
+      [failed, 1, T + 4, T + 900, 'boom'],
+    ]);
+    // Attempt 2 sent: the last attempt's error goes with the mark; its start is the one attempt 2 reports.
+    await repo.update([timedOut, failed], { state: 'CLAIMED', claimedBy: 'e' });
+    const sent = [timedOut, failed].map((runId) => ({ runId, attempt: 2, executorId: 8, deadlineAt: T + 3_000 }));
+    expect((await inTransaction(db.dataSource, (em) => markRunsDispatched(em, { nodeId: 'e', now: T + 2_000, runs: sent }))).size).toBe(2);
+    for (const runId of [timedOut, failed]) await recordRunProgress(db.dataSource.manager, { runId, tenantId: 'acme', attempt: 2, progress: 10, startedAt: T + 2_005, now: T + 2_005 });
+    expect((await runs()).map((r) => [r.state, r.attempt, r.dispatchedAt, r.startedAt, r.finishedAt, r.error])).toEqual([
+      ['DISPATCHED', 2, T + 2_000, T + 2_005, null, null],
+      ['DISPATCHED', 2, T + 2_000, T + 2_005, null, null],
+    ]);
   });
 
   it('START_LATE counts a run that waited for its rate key from its token’s time, through a later dispatch back-off; a run deferred by dispatch trouble from its fire time; a retry from its instant', async () => {

@@ -10,8 +10,9 @@ import { execute, num, numOrNull } from '../engine-queries/sql';
  *     FROM runs WHERE tenant_id = ? AND finished_at >= ? AND finished_at < ? AND cause <> 'SHARD' [AND task_id = ?] [LIMIT ?]
  *
  * A range of ix_runs_tenant_finished. Shards are left out: a fan-out run counts once, as the
- * one fire of its task it is (its shards are listed with it in the console). RETRY_WAIT rows carry their last attempt's finished_at
- * and come back too; the rollup leaves out what has not ended. instant_at with due_at and
+ * one fire of its task it is (its shards are listed with it in the console). A run waiting for its
+ * retry has no finished_at (its ended attempts are in run_attempts); the rollup leaves out any
+ * row read that has not ended. instant_at with due_at and
  * started_at: whether the last attempt started before its instant (an early start); late_from_at: a
  * first attempt's lateness counts from its admission when its keys held it back (firstAttemptLateness).
  */

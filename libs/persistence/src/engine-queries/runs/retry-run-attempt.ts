@@ -14,7 +14,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  *
  *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, late_from_at = ?,
  *                   claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
- *                   accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+ *                   accepted_at = NULL, deadline_at = NULL, started_at = NULL, finished_at = NULL,
  *                   result = NULL, error = ?, progress = NULL, updated_at = ?
  *    WHERE id = ? AND attempt = ? AND state IN (…) [AND claimed_by = ?] [AND deadline_at < ?]
  *
@@ -26,13 +26,22 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * lateness counts from that instant too (late_from_at): the backoff is the task's own wait, and a
  * rate key's token or a key's place the last attempt waited for does not carry over — with the
  * instant in late_from_at, START_LATE's scan does not read a retry until that instant is a start
- * deadline old (find-late-runs.ts), however many retries a tenant has waiting. The failed attempt's error and
- * timings stay on the row until the next attempt overwrites them (its log lines carry the
- * attempt number for good).
+ * deadline old (find-late-runs.ts), however many retries a tenant has waiting.
+ *
+ * The row is the new attempt's from here: started_at and finished_at are cleared (the ending
+ * attempt's are in run_attempts, one place), so what the next attempt reports is its own — an
+ * interim callback writes started_at only where none is (recordRunProgress) — and the console
+ * shows no times of an attempt that has not started or finished beside `attempt: 2`, nor a
+ * Finished step before its Dispatched. The failed attempt's error stays while the retry waits:
+ * it is why it waits (as a rate key's or a dispatch back-off's reason is), and the DISPATCHED
+ * mark that sends the retry clears it (markRunsDispatched). Its log lines carry the attempt
+ * number for good.
  *
  * The ending attempt is first copied to run_attempts under the same guard (its timeline, its
- * executor, how it ended), and the first attempt's dispatch time is kept in first_dispatched_at:
- * the console shows every attempt, and lateness stays the first attempt's.
+ * executor, how it ended; its start as its end reports it, else as its interim callback wrote it
+ * on the row: a timeout the engine decides reports none), and the first attempt's dispatch time is
+ * kept in first_dispatched_at: the console shows every attempt, and lateness stays the first
+ * attempt's.
  *
  *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, state, … FROM runs WHERE <the guard>
  *
@@ -67,7 +76,7 @@ export async function retryRunAttempt(
     ({ affected: copied } = await execute(
       manager,
       `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
-       SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), ?, ?, ?, ? FROM runs WHERE ${guard}`,
+       SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), COALESCE(?, started_at), ?, ?, ? FROM runs WHERE ${guard}`,
       [sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
     ));
   } catch (err) {
@@ -87,10 +96,10 @@ export async function retryRunAttempt(
     manager,
     `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, late_from_at = ?, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
-                     accepted_at = NULL, deadline_at = NULL, started_at = ?, finished_at = ?,
+                     accepted_at = NULL, deadline_at = NULL, started_at = NULL, finished_at = NULL,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
       WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
-    [input.dueAt, input.dueAt, sentAt, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+    [input.dueAt, input.dueAt, sentAt, input.error, input.now, ...guardParams],
   );
   // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
   if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
