@@ -136,7 +136,7 @@ export { backlogAlarmStep, byOldestDue, loadCount, subtractCount, LOAD_COUNT_CAP
 export type { BacklogAlarmStep, ExecutorCapacity, LoadCount, TenantLoad } from './load/tenant-load';
 export { eventMatches, eventRunParams, isExistsTest } from './event/event-match';
 export { JSON_PATH_PATTERN, JSON_PATH_RULE, MAX_JSON_PATH_LENGTH, jsonPathProblem, readJsonPath } from './event/json-path';
-export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVENT_PAYLOAD_BYTES, eventNameProblem, eventTriggerProblems } from './event/validate-event';
+export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVENT_NAME_LENGTH, MAX_EVENT_PAYLOAD_BYTES, eventNameProblem, eventTriggerProblems } from './event/validate-event';
 
 export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET_NAMES } from './redaction/redact';
 export { redactUrlPasswords } from './redaction/redact-url';

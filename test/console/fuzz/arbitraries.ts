@@ -232,8 +232,9 @@ function genericValue(schema: Schema, name: string): fc.Arbitrary<unknown> {
       return withKnown(fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.max(schema.minLength ?? 0, Math.min(schema.maxLength ?? 24, 24)) }));
     case 'number':
     case 'integer': {
-      const min = schema.minimum ?? 0;
-      const max = schema.maximum ?? Math.max(min, 1_000_000);
+      // Integers within the bounds: a number's may be fractions (rateLimit.perSecond from 1/86400).
+      const min = Math.ceil(schema.minimum ?? 0);
+      const max = Math.floor(schema.maximum ?? Math.max(min, 1_000_000));
       return withKnown(fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max)));
     }
     case 'boolean':

@@ -1,10 +1,12 @@
-import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP } from '@baton/domain';
+import { ALARM_TYPES, API_KEY_PRINCIPAL_PREFIX, APPROVAL_OUTCOMES, APPROVER_ROLES, CONCURRENCY_POLICIES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, FAN_OUT_FAIL_WHEN, FAN_OUT_MODES, MISFIRE_POLICIES, REPEATED_TIME_POLICIES, SEVERITIES, SKIPPED_TIME_POLICIES, WEBHOOK_EVENT_TYPES, KEY_ON_LIMIT, MAX_DEBOUNCE_WAIT_MS, MAX_KEY_GROUP_LENGTH, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_THROTTLE_LIMIT, MAX_WINDOW_MS, MIN_WINDOW_MS, THROTTLE_KEEP, JSON_PATH_PATTERN, MAX_JSON_PATH_LENGTH } from '@baton/domain';
 import { CONFIG_FILE_VERSION } from './config-file';
 
 const nullable = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
 const int = { type: 'integer' };
 const ms = { type: 'integer', minimum: 0, description: 'milliseconds' };
 const name = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$' };
+/** A key bound's `key`: a JSON path of the run's params, as the domain checks it (jsonPathProblem). */
+const keyPath = { type: 'string', pattern: JSON_PATH_PATTERN.source, minLength: 1, maxLength: MAX_JSON_PATH_LENGTH, description: "JSON path of the run's params (customerId)" };
 const keyGroup = nullable({ type: 'string', pattern: `^[A-Za-z0-9._-]{1,${MAX_KEY_GROUP_LENGTH}}$`, description: 'a key group of the tenant: the tasks naming it share their keys' });
 
 const trigger = {
@@ -111,20 +113,20 @@ export const CONFIG_FILE_SCHEMA = {
             type: 'object',
             required: ['key', 'limit'],
             additionalProperties: false,
-            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, limit: { type: 'integer', minimum: 1, maximum: MAX_KEY_LIMIT }, onLimit: { enum: [...KEY_ON_LIMIT] }, group: keyGroup },
+            properties: { key: keyPath, limit: { type: 'integer', minimum: 1, maximum: MAX_KEY_LIMIT }, onLimit: { enum: [...KEY_ON_LIMIT] }, group: keyGroup },
           }),
           rateLimit: nullable({
             type: 'object',
             required: ['key', 'perSecond'],
             additionalProperties: false,
-            properties: { key: { type: 'string', description: "JSON path of the run's params (customerId)" }, perSecond: { type: 'number', minimum: MIN_KEY_RATE, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE }, group: keyGroup },
+            properties: { key: keyPath, perSecond: { type: 'number', minimum: MIN_KEY_RATE, maximum: MAX_KEY_RATE }, burst: { type: 'integer', minimum: 1, maximum: MAX_KEY_RATE }, group: keyGroup },
           }),
           debounce: nullable({
             type: 'object',
             required: ['key', 'quietMs'],
             additionalProperties: false,
             properties: {
-              key: { type: 'string', description: "JSON path of the run's params (customerId)" },
+              key: keyPath,
               quietMs: { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS },
               maxWaitMs: { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_DEBOUNCE_WAIT_MS, description: 'at least quietMs; default 10 × quietMs' },
             },
@@ -134,7 +136,7 @@ export const CONFIG_FILE_SCHEMA = {
             required: ['key', 'limit', 'periodMs'],
             additionalProperties: false,
             properties: {
-              key: { type: 'string', description: "JSON path of the run's params (customerId)" },
+              key: keyPath,
               limit: { type: 'integer', minimum: 1, maximum: MAX_THROTTLE_LIMIT },
               periodMs: { type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS },
               keep: { enum: [...THROTTLE_KEEP], default: 'LAST' },

@@ -8,8 +8,9 @@ import { jsonPathProblem } from './json-path';
  * An event's name: 1 to 100 characters of A-Z a-z 0-9 `. _ - :`, starting with a letter or digit
  * (`order.paid`, `customer:updated`, `billing.invoice-sent`). Names are matched exactly (case too).
  */
-export const EVENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
-export const EVENT_NAME_RULE = 'must be 1 to 100 characters of A-Z a-z 0-9 . _ - : starting with a letter or digit';
+export const MAX_EVENT_NAME_LENGTH = 100;
+export const EVENT_NAME_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,${MAX_EVENT_NAME_LENGTH - 1}}$`);
+export const EVENT_NAME_RULE = `must be 1 to ${MAX_EVENT_NAME_LENGTH} characters of A-Z a-z 0-9 . _ - : starting with a letter or digit`;
 /** Largest payload, serialised as JSON: a payload may become a run's params whole, so it has their bound. */
 export const MAX_EVENT_PAYLOAD_BYTES = MAX_PARAMS_BYTES;
 /** Most entries of an EVENT trigger's filter, and of its params projection. */

@@ -1,20 +1,48 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Min } from 'class-validator';
-import { APPROVAL_OUTCOMES, APPROVER_ROLES, DEPENDENCY_CONDITIONS, type ApprovalGate, type ApprovalOutcome, type ApproverRole, type DependencyCondition } from '@baton/domain';
+import { API_KEY_PRINCIPAL_PREFIX, APPROVAL_GATE_DEFAULTS, APPROVAL_OUTCOMES, APPROVER_ROLES, DEPENDENCY_CONDITIONS, MAX_APPROVAL_TIMEOUT_MS, MAX_API_KEY_NAME_LENGTH, MAX_APPROVAL_USERS, MAX_USERNAME_LENGTH, MIN_APPROVAL_TIMEOUT_MS, type ApprovalGate, type ApprovalOutcome, type ApproverRole, type DependencyCondition } from '@baton/domain';
 import { ErrorBodyView } from '../../common/error-body.view';
 import { IntQuery } from '../../common/query';
 import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
 
-/** An edge's approval step, as the API gives and takes it. */
-export class ApprovalGateDoc implements ApprovalGate {
-  @ApiProperty({ enum: APPROVER_ROLES, nullable: true, default: null, description: 'Users of at least this role may decide (TENANT_VIEWER: every user of the tenant); null: only `users`' })
+/** An edge's approval step as sent: every field optional, with its default (readApprovalGate). */
+export class ApprovalGateDoc implements Partial<ApprovalGate> {
+  @ApiPropertyOptional({
+    enum: APPROVER_ROLES,
+    nullable: true,
+    default: null,
+    description: 'Users of at least this role may decide (TENANT_VIEWER: every user of the tenant); null or absent (the default): only `users`. A gate names a role, users, or both (neither is a 400 naming `approval.role`)',
+  })
+  role?: ApproverRole | null;
+  @ApiPropertyOptional({
+    type: [String],
+    default: [],
+    maxItems: MAX_APPROVAL_USERS,
+    description: `Usernames that may decide whatever their role (an API key: \`${API_KEY_PRINCIPAL_PREFIX}<name>\`, for chat-ops); default []. Each a username of 1 to ${MAX_USERNAME_LENGTH} characters or \`${API_KEY_PRINCIPAL_PREFIX}\` and a name of 1 to ${MAX_API_KEY_NAME_LENGTH}: another is a 400 naming \`approval.users[i]\``,
+  })
+  users?: string[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    default: APPROVAL_GATE_DEFAULTS.timeoutMs,
+    minimum: MIN_APPROVAL_TIMEOUT_MS,
+    maximum: MAX_APPROVAL_TIMEOUT_MS,
+    description: `How long the run waits for a decision (ms, 1 s to 30 days); default ${APPROVAL_GATE_DEFAULTS.timeoutMs} (a day)`,
+  })
+  timeoutMs?: number;
+  @ApiPropertyOptional({ enum: APPROVAL_OUTCOMES, default: APPROVAL_GATE_DEFAULTS.onTimeout, description: `What the deadline decides; default ${APPROVAL_GATE_DEFAULTS.onTimeout}` })
+  onTimeout?: ApprovalOutcome;
+}
+
+/** An edge's approval step as answered: every field, defaults filled in. */
+export class ApprovalGateView implements ApprovalGate {
+  @ApiProperty({ enum: APPROVER_ROLES, nullable: true, description: 'Users of at least this role may decide; null: only `users`' })
   role!: ApproverRole | null;
-  @ApiProperty({ type: [String], default: [], maxItems: 50, description: 'Usernames that may decide whatever their role (an API key: `api-key:<name>`, for chat-ops); a gate names a role, users, or both. Each a username of 1 to 100 characters or `api-key:` and a name of 1 to 100: another is a 400 naming `approval.users[i]`' })
+  @ApiProperty({ type: [String], description: `Usernames (or \`${API_KEY_PRINCIPAL_PREFIX}<name>\`) that may decide whatever their role` })
   users!: string[];
-  @ApiProperty({ default: 86_400_000, minimum: 1000, maximum: 2_592_000_000, description: 'How long the run waits for a decision (ms, 1 s to 30 days)' })
+  @ApiProperty({ type: 'integer', description: 'How long the run waits for a decision (ms)' })
   timeoutMs!: number;
-  @ApiProperty({ enum: APPROVAL_OUTCOMES, default: 'REJECT', description: 'What the deadline decides' })
+  @ApiProperty({ enum: APPROVAL_OUTCOMES, description: 'What the deadline decides' })
   onTimeout!: ApprovalOutcome;
 }
 
@@ -70,7 +98,7 @@ export class DependencyView implements Api.Dependency {
   @ApiProperty() childTaskId!: number;
   @ApiProperty() childName!: string;
   @ApiProperty({ enum: DEPENDENCY_CONDITIONS }) condition!: DependencyCondition;
-  @ApiProperty(APPROVAL_DOC) approval!: ApprovalGate | null;
+  @ApiProperty({ ...APPROVAL_DOC, type: ApprovalGateView }) approval!: ApprovalGate | null;
   @ApiProperty() createdAt!: number;
 }
 

@@ -1,34 +1,48 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import type { JsonValue } from '@baton/domain';
+import { EVENT_NAME_PATTERN, MAX_EVENT_NAME_LENGTH, MAX_EVENT_PAYLOAD_BYTES, type JsonValue } from '@baton/domain';
 import { ErrorBodyView } from '../../common/error-body.view';
 import { InstantQuery, PageQuery } from '../../common/query';
 import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
 import { RunView } from '../../runs/dto/run.dto';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../submissions/submission';
 import { MAX_BATCH_EVENTS } from '../event';
 
-const NAME_DOC = '1 to 100 of A-Z a-z 0-9 . _ - : starting with a letter or digit; matched exactly';
-const KEY_DOC = 'One event per tenant and key while events are kept (the tenant\'s run retention): a key used before answers the first event (status 200) and starts nothing. 1 to 62 of A-Z a-z 0-9 - _ . : ~';
+/** Longest idempotency key: the bound IDEMPOTENCY_KEY_PATTERN holds (`{1,62}`), and events.idempotency_key's length. */
+const IDEMPOTENCY_KEY_MAX_LENGTH = 62;
+const NAME_DOC = `1 to ${MAX_EVENT_NAME_LENGTH} of A-Z a-z 0-9 . _ - : starting with a letter or digit; matched exactly`;
+const KEY_DOC = `One event per tenant and key while events are kept (the tenant's run retention): a key used before answers the first event (status 200) and starts nothing. 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} of A-Z a-z 0-9 - _ . : ~`;
+
+const NAME_SCHEMA = { type: String, pattern: EVENT_NAME_PATTERN.source, minLength: 1, maxLength: MAX_EVENT_NAME_LENGTH, example: 'order.paid' } as const;
+const KEY_SCHEMA = { type: String, nullable: true, pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH } as const;
+const PAYLOAD_DOC = `A JSON object, at most ${MAX_EVENT_PAYLOAD_BYTES} bytes as JSON (default {})`;
+
+/** One event of a batch (`events[i]`), checked as a single event is. */
+export class EventItemDoc {
+  @ApiProperty({ ...NAME_SCHEMA, description: `Its name, ${NAME_DOC}` }) name!: string;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: PAYLOAD_DOC }) payload?: { [key: string]: JsonValue };
+  @ApiPropertyOptional({ ...KEY_SCHEMA, description: `Its idempotency key. ${KEY_DOC}; null or absent: none` }) idempotencyKey?: string | null;
+}
 
 /** POST /api/events: one event, or `events` (a batch). Checked by the service (parse-events.ts), naming each field. */
 export class EmitEventsDto {
-  @ApiPropertyOptional({ type: String, description: `One event: its name, ${NAME_DOC}`, example: 'order.paid' })
+  @ApiPropertyOptional({ ...NAME_SCHEMA, description: `One event: its name, ${NAME_DOC}` })
   @IsOptional()
   @Raw()
   name?: unknown;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'One event: a JSON object, at most 64 000 bytes as JSON (default {})', example: { order: { id: 'A-17' }, customer: { tier: 'gold' } } })
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: `One event: ${PAYLOAD_DOC}`, example: { order: { id: 'A-17' }, customer: { tier: 'gold' } } })
   @IsOptional()
   @Raw()
   payload?: unknown;
 
-  @ApiPropertyOptional({ type: String, description: `One event: ${KEY_DOC}` })
+  @ApiPropertyOptional({ ...KEY_SCHEMA, description: `One event: its idempotency key. ${KEY_DOC}; null or absent: none` })
   @IsOptional()
   @Raw()
   idempotencyKey?: unknown;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'object' }, minItems: 1, maxItems: MAX_BATCH_EVENTS, description: `A batch: 1 to ${MAX_BATCH_EVENTS} events { name, payload, idempotencyKey }, each with its own result (give nothing else)` })
+  @ApiPropertyOptional({ type: [EventItemDoc], minItems: 1, maxItems: MAX_BATCH_EVENTS, description: `A batch: 1 to ${MAX_BATCH_EVENTS} events { name, payload, idempotencyKey }, each with its own result (give nothing else)` })
   @IsOptional()
   @Raw()
   events?: unknown;
@@ -84,7 +98,7 @@ export class EventQuery extends PageQuery {
   @InstantQuery('Received before (epoch ms; default: no bound)', { min: 0 })
   to?: number;
 
-  @ApiPropertyOptional({ description: "Text to find in the payload's JSON (a substring, 2 to 200 characters). Each call then examines a bounded slice of events (20,000 on MariaDB, 5,000 on SQLite): a page may hold fewer matches than `limit`, even none, and still have a next one" })
+  @ApiPropertyOptional({ description: "Text to find in the payload's JSON (a substring, 2 to 200 characters; ASCII letters match either case, other characters as the database compares them: exactly on SQLite, case and accents folded by MariaDB's and MySQL's utf8mb4_unicode_ci). Each call then examines a bounded slice of events (20,000 on MariaDB, 5,000 on SQLite): a page may hold fewer matches than `limit`, even none, and still have a next one" })
   @IsOptional()
   @IsString()
   @MinLength(2)

@@ -23,6 +23,16 @@ import {
   type RepeatedTimePolicy,
   type SkippedTimePolicy,
   type TriggerKind,
+  JSON_PATH_PATTERN,
+  MAX_DEBOUNCE_WAIT_MS,
+  MAX_JSON_PATH_LENGTH,
+  MAX_KEY_GROUP_LENGTH,
+  MAX_KEY_LIMIT,
+  MAX_KEY_RATE,
+  MAX_THROTTLE_LIMIT,
+  MAX_WINDOW_MS,
+  MIN_KEY_RATE,
+  MIN_WINDOW_MS,
 } from '@baton/domain';
 import { FieldErrorView } from '../../common/error-body.view';
 import { IntQuery, ToBoolean } from '../../common/query';
@@ -76,25 +86,33 @@ export class AlarmSettingsDoc {
   @ApiPropertyOptional({ default: 60000 }) silenceMs?: number;
 }
 
+/**
+ * A key bound's `key`, as the domain checks it (jsonPathProblem): a JSON path of the params of at
+ * most MAX_JSON_PATH_LENGTH characters.
+ */
+const KEY_PATH = { type: String, pattern: JSON_PATH_PATTERN.source, minLength: 1, maxLength: MAX_JSON_PATH_LENGTH, example: 'customerId' } as const;
+/** A key bound's `group`, as the domain checks it: a name of 1 to MAX_KEY_GROUP_LENGTH characters. */
+const KEY_GROUP_PATTERN = `^[A-Za-z0-9._-]{1,${MAX_KEY_GROUP_LENGTH}}$`;
+
 export class KeyConcurrencyDoc {
-  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key (customer.id); a missing or null value, and '', are one key, the empty one" })
+  @ApiProperty({ ...KEY_PATH, description: `JSON path of the run's params whose value is the key (customer.id): keys of A-Z a-z 0-9 _ $ - joined by dots, at most ${MAX_JSON_PATH_LENGTH} characters; a missing or null value, and '', are one key, the empty one` })
   key!: string;
-  @ApiProperty({ type: Number, minimum: 1, maximum: 1000, description: 'Most runs of one key going at once (claimed, sent, running, waiting for a retry)' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_KEY_LIMIT, description: 'Most runs of one key going at once (claimed, sent, running, waiting for a retry)' })
   limit!: number;
   @ApiPropertyOptional({ enum: KEY_ON_LIMIT, default: 'QUEUE', description: "QUEUE: a run beyond the limit waits HELD until a run of its key ends; CANCEL_NEW: it is cancelled; CANCEL_OLDEST: the key's oldest going run is cancelled (aborted) instead" })
   onLimit?: KeyOnLimit;
-  @ApiPropertyOptional({ type: String, example: 'customer-sync', pattern: '^[A-Za-z0-9._-]{1,64}$', description: "A key group of the tenant: the tasks naming it share their keys, a key's runs of them all counted together, each run admitted by its own task's limit and onLimit; absent (or null): the task's own keys" })
+  @ApiPropertyOptional({ type: String, example: 'customer-sync', pattern: KEY_GROUP_PATTERN, description: "A key group of the tenant: the tasks naming it share their keys, a key's runs of them all counted together, each run admitted by its own task's limit and onLimit; absent (or null): the task's own keys" })
   group?: string;
 }
 
 export class KeyRateLimitDoc {
-  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  @ApiProperty({ ...KEY_PATH, description: "JSON path of the run's params whose value is the key, as concurrency.key" })
   key!: string;
-  @ApiProperty({ type: Number, example: 2, description: 'Runs started per second per key, from 1/86400 (one a day) to 10 000 (0.5: one every two seconds)' })
+  @ApiProperty({ type: Number, minimum: MIN_KEY_RATE, maximum: MAX_KEY_RATE, example: 2, description: `Runs started per second per key, from 1/86400 (one a day) to ${MAX_KEY_RATE} (0.5: one every two seconds)` })
   perSecond!: number;
-  @ApiPropertyOptional({ type: Number, default: 1, minimum: 1, maximum: 10000, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
+  @ApiPropertyOptional({ type: 'integer', default: 1, minimum: 1, maximum: MAX_KEY_RATE, description: 'Most runs of one key started at once after a quiet time (the token bucket size)' })
   burst?: number;
-  @ApiPropertyOptional({ type: String, example: 'crm-api', pattern: '^[A-Za-z0-9._-]{1,64}$', description: "A key group of the tenant, as concurrency.group: the tasks naming it take a key's tokens from one bucket, each run at its own task's perSecond and burst; absent (or null): the task's own buckets" })
+  @ApiPropertyOptional({ type: String, example: 'crm-api', pattern: KEY_GROUP_PATTERN, description: "A key group of the tenant, as concurrency.group: the tasks naming it take a key's tokens from one bucket, each run at its own task's perSecond and burst; absent (or null): the task's own buckets" })
   group?: string;
 }
 
@@ -102,22 +120,27 @@ export class KeyRateLimitDoc {
 type KeyBoundView<D extends { group?: string }> = Required<Omit<D, 'group'>> & Pick<D, 'group'>;
 
 export class KeyDebounceDoc {
-  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  @ApiProperty({ ...KEY_PATH, description: "JSON path of the run's params whose value is the key, as concurrency.key" })
   key!: string;
-  @ApiProperty({ type: Number, minimum: 100, maximum: 86400000, example: 5000, description: 'How long a key must be quiet (no submission) before its one run starts, in ms' })
+  @ApiProperty({ type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS, example: 5000, description: 'How long a key must be quiet (no submission) before its one run starts, in ms' })
   quietMs!: number;
-  @ApiPropertyOptional({ type: Number, maximum: 604800000, description: "Longest a burst waits from its first submission, in ms, quietMs to 7 days; default 10 × quietMs (at most 7 days)" })
+  @ApiPropertyOptional({ type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_DEBOUNCE_WAIT_MS, description: 'Longest a burst waits from its first submission, in ms, quietMs to 7 days (less than quietMs is a 400); default 10 × quietMs (at most 7 days)' })
   maxWaitMs?: number;
 }
 
 export class KeyThrottleDoc {
-  @ApiProperty({ type: String, example: 'customerId', description: "JSON path of the run's params whose value is the key, as concurrency.key" })
+  @ApiProperty({ ...KEY_PATH, description: "JSON path of the run's params whose value is the key, as concurrency.key" })
   key!: string;
-  @ApiProperty({ type: Number, minimum: 1, maximum: 1000, description: 'Most runs of one key started per period' })
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: MAX_THROTTLE_LIMIT, description: 'Most runs of one key started per period' })
   limit!: number;
-  @ApiProperty({ type: Number, minimum: 100, maximum: 86400000, example: 60000, description: 'The period in ms; it starts with the first submission after the previous one ended' })
+  @ApiProperty({ type: 'integer', minimum: MIN_WINDOW_MS, maximum: MAX_WINDOW_MS, example: 60000, description: 'The period in ms; it starts with the first submission after the previous one ended' })
   periodMs!: number;
-  @ApiPropertyOptional({ enum: THROTTLE_KEEP, default: 'LAST', description: "Submissions beyond the limit: LAST folds them into one run at the period's end with the last one's params; FIRST drops them (409 THROTTLED to a trigger)" })
+  @ApiPropertyOptional({
+    enum: THROTTLE_KEEP,
+    default: 'LAST',
+    description:
+      "Submissions beyond the limit: LAST folds them into one run at the period's end with the last one's params; FIRST drops them: a trigger is answered 409 (code CONFLICT, errors naming `throttle`), a batch's item status 409, an event's task a refusedRuns entry of status 409",
+  })
   keep?: ThrottleKeep;
 }
 
