@@ -573,5 +573,16 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect(doc.body.components.schemas.ErrorBodyView).toMatchObject({ required: ['statusCode', 'code', 'error', 'message'] });
     expect(doc.body.components.schemas.ErrorBodyView.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_FAILED', 'NOT_FOUND', 'INTERNAL']));
     expect(doc.body.paths['/api/tasks'].post.responses.default.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBodyView' });
+    // Public routes take no credentials, and say so; the others take a session or an API key.
+    expect([doc.body.paths['/api/health'].get.security, doc.body.paths['/api/auth/login'].post.security]).toEqual([[], []]);
+    expect(doc.body.paths['/api/auth/me'].get.security).toEqual([{ session: [] }, { apiKey: [] }]);
+    // What the validation refuses, the document says: 1.5 is no integer, a key is a JSON path, an approval step's fields have defaults.
+    const schemas = doc.body.components.schemas;
+    expect(schemas.KeyThrottleDoc.properties.limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 1000 });
+    expect(schemas.KeyDebounceDoc.properties.maxWaitMs).toMatchObject({ type: 'integer', minimum: 100 });
+    expect(schemas.KeyConcurrencyDoc.properties.key).toMatchObject({ pattern: expect.any(String), maxLength: 200 });
+    expect(schemas.ApprovalGateDoc.required).toBeUndefined();
+    expect(schemas.EmitEventsDto.properties.idempotencyKey).toMatchObject({ pattern: '^[A-Za-z0-9._:~-]{1,62}$', maxLength: 62 });
+    expect(schemas.SubmissionResultView.properties.status.enum).toContain(409);
   });
 });

@@ -221,6 +221,12 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
   it('lists the routes in the OpenAPI document', async () => {
     const doc = (await t.http().get('/api/docs-json')).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/inbound-webhooks', '/api/inbound-webhooks/{id}', '/api/inbound-webhooks/{id}/secret', '/api/hooks/{publicId}']));
+    // The delivery route takes no session or API key (its signature is the credential), answers 201 or 200, and names its headers.
+    const deliver = doc.paths['/api/hooks/{publicId}'].post;
+    expect(deliver.security).toEqual([]);
+    expect(Object.keys(deliver.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    const headers = (deliver.parameters as Array<{ in: string; name: string; required: boolean }>).filter((p) => p.in === 'header');
+    expect(headers.map((h) => [h.name, h.required]).sort()).toEqual([['Stripe-Signature', false], ['X-GitHub-Delivery', false], ['X-Hub-Signature-256', false]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { HttpCode, Ip, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { NotAudited } from '../audit';
 import { ConsoleController } from '../common/access';
@@ -24,9 +24,29 @@ export class HooksController {
       `STRIPE \`Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256("<t>.<body>")>\`, t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (idempotency key: the body's \`id\`, a string or an integer; any other \`id\` is a 400 naming it). ` +
       `The body (a JSON object of at most ${MAX_EVENT_PAYLOAD_BYTES} bytes) is the event's payload. 201: a new event; 200: a repeat of a delivery (it started nothing).`,
   })
-  @ApiOkResponse({ type: DeliveryAcceptedView, description: 'The event (201 new, 200 a repeat)' })
+  @ApiHeader({
+    name: 'X-Hub-Signature-256',
+    required: false,
+    description: "GITHUB scheme: `sha256=<64 hex digits>`, the HMAC-SHA256 of the raw body with the hook's secret. A delivery carries it or Stripe-Signature (neither: 401); when it carries both, this one is read",
+  })
+  @ApiHeader({
+    name: 'X-GitHub-Delivery',
+    required: false,
+    description: "GITHUB scheme: the delivery's id (the same on a redelivery), the event's idempotency key once prefixed with `h<hook id>:`; absent or empty: a new event each time. A key that prefixed is not 1 to 62 of A-Z a-z 0-9 - _ . : ~ is a 400 naming `X-GitHub-Delivery`",
+  })
+  @ApiHeader({
+    name: 'Stripe-Signature',
+    required: false,
+    description: `STRIPE scheme: \`t=<unix seconds>,v1=<64 hex digits>\`, the HMAC-SHA256 of \`<t>.<raw body>\` with the hook's secret; t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (401 otherwise); several v1= allowed (one per live secret while one is rolled)`,
+  })
+  @ApiCreatedResponse({ type: DeliveryAcceptedView, description: 'A new event (`created: true`), and the runs it started' })
+  @ApiOkResponse({ type: DeliveryAcceptedView, description: 'A repeat of a delivery under its idempotency key (`created: false`): the first event, nothing started' })
   @ApiUnauthorizedResponse({ description: 'No signature, a malformed or stale one, or one that does not verify (an unknown hook gets the same answer)' })
-  @ApiBadRequestResponse({ description: 'The body is not a JSON object (field `body`: malformed JSON says where; a form-encoded body or none says to send application/json), or the delivery id is not a usable key (field `X-GitHub-Delivery` or `id`)' })
+  @ApiBadRequestResponse({
+    description:
+      'The body is not a JSON object (field `body`: malformed JSON says where; a body that is not JSON sent form-encoded or with no Content-Type says to send application/json), or the delivery id is not a usable key (field `X-GitHub-Delivery` or `id`). ' +
+      'The body is read as JSON whatever its Content-Type: a signed JSON object sent as application/x-www-form-urlencoded, text/plain or with none is accepted',
+  })
   @ApiPayloadTooLargeResponse({ description: `The body is over ${MAX_EVENT_PAYLOAD_BYTES} bytes` })
   @ApiTooManyRequestsResponse({
     description:

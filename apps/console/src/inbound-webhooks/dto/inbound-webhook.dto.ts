@@ -4,7 +4,7 @@ import { NAME_MAX_LENGTH, NAME_PATTERN } from '@baton/domain';
 import type { InboundWebhookScheme } from '@baton/persistence';
 import type * as Api from '../../api-types';
 import { IsName, OptionalNotNull } from '../../common/validation';
-import { INBOUND_WEBHOOK_SCHEMES } from '../inbound-webhook';
+import { INBOUND_WEBHOOK_SCHEMES, SECRET_PATTERN } from '../inbound-webhook';
 
 export class CreateInboundWebhookDto {
   @ApiProperty({ example: 'github-pushes', pattern: NAME_PATTERN.source, maxLength: NAME_MAX_LENGTH, description: 'A-Z a-z 0-9 . _ -, unique within the tenant' })
@@ -19,14 +19,14 @@ export class CreateInboundWebhookDto {
   @IsIn(INBOUND_WEBHOOK_SCHEMES)
   scheme!: InboundWebhookScheme;
 
-  @ApiPropertyOptional({ description: 'The signing secret, 16 to 128 printable ASCII characters; default: one Baton makes (32 random bytes, base64url)' })
+  @ApiPropertyOptional({ type: String, pattern: SECRET_PATTERN.source, description: 'The signing secret, 16 to 128 characters of printable ASCII, no spaces; default: one Baton makes (32 random bytes, base64url)' })
   @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;
 }
 
 export class RotateInboundWebhookSecretDto {
-  @ApiPropertyOptional({ description: 'The new secret (16 to 128 printable ASCII characters); default: one Baton makes' })
+  @ApiPropertyOptional({ type: String, pattern: SECRET_PATTERN.source, description: 'The new secret (16 to 128 characters of printable ASCII, no spaces); default: one Baton makes' })
   @OptionalNotNull('for a secret Baton makes')
   @IsString()
   secret?: string;

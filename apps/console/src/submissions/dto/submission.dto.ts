@@ -47,7 +47,12 @@ export class SubmitBatchDto {
 }
 
 export class SubmissionResultView {
-  @ApiProperty({ enum: [201, 200, 400, 404], description: '201 made now; 200 made before under this idempotency key; 400 refused (errors name every `runs[i].field` at fault: key, params against their schema, and `runs[i].taskId` when the task is unknown too); 404 no such task (its only problem)' })
+  @ApiProperty({
+    enum: [201, 200, 400, 404, 409],
+    description:
+      '201 made now; 200 made before under this idempotency key; 400 refused (errors name every `runs[i].field` at fault: key, params against their schema, and `runs[i].taskId` when the task is unknown too); 404 no such task (its only problem); ' +
+      "409 throttled: the task's throttle keeps the FIRST payloads and the key's period is full (code CONFLICT, errors naming `throttle`; the task's rule, so an atomic batch's other runs are still written)",
+  })
   status!: number;
   @ApiPropertyOptional({ type: RunView }) run?: RunView;
   @ApiPropertyOptional({ type: ErrorBodyView }) error?: ErrorBodyView;
@@ -57,5 +62,5 @@ export class SubmitBatchView {
   @ApiProperty({ type: [SubmissionResultView], description: 'One per submission, in the order sent' }) results!: SubmissionResultView[];
   @ApiProperty({ description: 'Runs made by this request' }) created!: number;
   @ApiProperty({ description: 'Submissions answered with the run their idempotency key made before' }) existing!: number;
-  @ApiProperty({ description: 'Submissions refused (400, 404)' }) refused!: number;
+  @ApiProperty({ description: 'Submissions refused (400, 404) or throttled (409)' }) refused!: number;
 }
