@@ -83,6 +83,23 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.viewer)).status).toBe(403);
   });
 
+  it('refuses a body sent to a route that takes none (a re-run with params of its own, a cancel with a reason), naming each field, and changes nothing', async () => {
+    const done = await insertRun(db.dataSource, 'acme', taskId, { state: 'FAILED', params: { width: 7 }, finishedAt: T0 - 1000 });
+    const runs = async () => (await db.dataSource.query('SELECT COUNT(*) AS n FROM runs'))[0].n;
+    const before = await runs();
+    const rerun = await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.admin).send({ params: { width: 9 } });
+    expect(rerun.status).toBe(400);
+    expect(rerun.body.errors).toEqual([{ field: 'params', reason: 'unknown field (this route takes no body)' }]);
+    expect(await runs()).toEqual(before);
+    const active = await insertRun(db.dataSource, 'acme', taskId, { state: 'PENDING' });
+    const cancel = await t.http().post(`/api/runs/${active.id}/cancel`).set(acme.admin).send({ reason: 'x', force: true });
+    expect(cancel.status).toBe(400);
+    expect(cancel.body.errors.map((e: { field: string }) => e.field)).toEqual(['reason', 'force']);
+    expect((await t.http().get(`/api/runs/${active.id}`).set(acme.admin)).body.state).toBe('PENDING');
+    // No body, or an empty one, is what these routes take.
+    expect((await t.http().post(`/api/runs/${active.id}/cancel`).set(acme.admin).send({})).status).toBe(200);
+  });
+
   it('a bulk cancel that changes no run records nothing and logs no error line', async () => {
     const over = await insertRun(db.dataSource, 'acme', taskId, { state: 'SUCCEEDED', finishedAt: T0 });
     const error = vi.spyOn(Logger.prototype, 'error');
