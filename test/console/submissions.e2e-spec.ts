@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunWakeup } from '@baton/messaging';
-import { AuditRecordEntity, RunEntity } from '@baton/persistence';
+import { AuditRecordEntity, RunEntity, RunLogEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { BatonApiError, BatonClient } from '@baton/executor-sdk/client';
 import { insertExecutor, listenOnLoopback, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
@@ -45,9 +45,15 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     const send = () => t.http().post(`/api/tasks/${task}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'order-42:resize' }).send({ params: { width: 7 } });
     const first = await send();
     expect(first.status).toBe(201);
+    // Meanwhile the run went to an executor, which logged a line: a repeat answers the run as it is now, as GET shows it.
+    const [executor] = await db.dataSource.query("SELECT id FROM executors WHERE tenant_id = 'acme'");
+    await db.dataSource.query("UPDATE runs SET state = 'ACCEPTED', executor_id = ? WHERE id = ?", [executor.id, first.body.id]);
+    await db.dataSource.getRepository(RunLogEntity).insert({ tenantId: 'acme', runId: first.body.id, attempt: 1, at: T0, level: 'INFO', message: 'resizing' });
     const again = await send();
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
+    expect(again.body).toEqual((await t.http().get(`/api/runs/${first.body.id}`).set(acme.adminKey)).body);
+    expect(again.body).toMatchObject({ state: 'ACCEPTED', executor: { id: Number(executor.id) }, logs: [{ message: 'resizing' }] });
     expect((await runsOf(task)).filter((r) => r.fireKey === 'k:order-42:resize')).toHaveLength(1);
     // The same key on another task is another run.
     const elsewhere = await t.http().post(`/api/tasks/${other}/trigger`).set({ ...acme.adminKey, 'idempotency-key': 'order-42:resize' }).send({});

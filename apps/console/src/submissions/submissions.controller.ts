@@ -5,6 +5,7 @@ import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
 import { TenantId } from '../common/principal';
 import { RunDetailView } from '../runs/dto/run.dto';
+import { RunsService } from '../runs/runs.service';
 import { SubmitBatchDto, SubmitBatchView, TriggerRunDto } from './dto/submission.dto';
 import { MAX_BATCH_SUBMISSIONS } from './submission';
 import { SubmissionsService } from './submissions.service';
@@ -19,7 +20,7 @@ export class BatchSubmissionsController {
   @ApiOperation({
     summary: `Submit up to ${MAX_BATCH_SUBMISSIONS} runs (of one task or several) in one request, each with its params and optional idempotency key`,
     description:
-      'Each submission is a PENDING run due now, as POST /api/tasks/{id}/trigger makes. With atomic=false (default) each has its own result (201 made, 200 made before under its idempotency key, 400, 404); with atomic=true all are written or none (a 400 naming every refused item as `runs[i].field`). One audit record per request. 429 (Retry-After) while this tenant has 20,000 submitted runs waiting to be written.',
+      'Each submission is a PENDING run due now, as POST /api/tasks/{id}/trigger makes. With atomic=false (default) each has its own result (201 made, 200 made before under its idempotency key, 400, 404, 409 throttled by its key); with atomic=true all are written or none (a 400 naming every refused item as `runs[i].field`). One audit record per request. 429 (Retry-After) while this tenant has 20,000 submitted runs waiting to be written.',
   })
   @ApiOkResponse({ type: SubmitBatchView })
   @ApiBadRequestResponse({ description: "The body is not a batch (errors name `runs`, `runs[i].field`, `atomic`, and every item's key and params' size too), or atomic and a submission was refused (errors name every refused item's fields)" })
@@ -31,7 +32,10 @@ export class BatchSubmissionsController {
 
 @ConsoleController('tasks', { tag: 'tasks' })
 export class TriggerController {
-  constructor(private readonly submissions: SubmissionsService) {}
+  constructor(
+    private readonly submissions: SubmissionsService,
+    private readonly runs: RunsService,
+  ) {}
 
   @Post(':id/trigger')
   @Audited('task.trigger')
@@ -55,7 +59,10 @@ export class TriggerController {
     @Res({ passthrough: true }) response: { status(code: number): unknown },
   ): Promise<RunDetailView> {
     const { run, created } = await this.submissions.trigger(tenantId, id, body ?? {}, idempotencyKey, traceparent);
-    if (!created) response.status(200);
-    return run;
+    if (created) return run;
+    response.status(200);
+    // A repeat answers the run its key made as it is now, as GET /api/runs/{id} shows it (its executor, its logs): the
+    // answer of a new run is the row it was written as, which has neither yet, and saves its request the reads.
+    return this.runs.get(tenantId, run.id);
   }
 }

@@ -12,7 +12,7 @@ import { MAX_BATCH_EVENTS } from '../event';
 /** Longest idempotency key: the bound IDEMPOTENCY_KEY_PATTERN holds (`{1,62}`), and events.idempotency_key's length. */
 const IDEMPOTENCY_KEY_MAX_LENGTH = 62;
 const NAME_DOC = `1 to ${MAX_EVENT_NAME_LENGTH} of A-Z a-z 0-9 . _ - : starting with a letter or digit; matched exactly`;
-const KEY_DOC = `One event per tenant and key while events are kept (the tenant's run retention): a key used before answers the first event (status 200) and starts nothing. 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} of A-Z a-z 0-9 - _ . : ~`;
+const KEY_DOC = `One event per tenant and key while events are kept (the tenant's run retention): a key used before answers the first event (status 200) and starts nothing. 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} of A-Z a-z 0-9 - _ . : ~, not starting with h<digits>: (inbound webhooks' delivery keys, which share this key space)`;
 
 const NAME_SCHEMA = { type: String, pattern: EVENT_NAME_PATTERN.source, minLength: 1, maxLength: MAX_EVENT_NAME_LENGTH, example: 'order.paid' } as const;
 const KEY_SCHEMA = { type: String, nullable: true, pattern: IDEMPOTENCY_KEY_PATTERN.source, minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH } as const;
