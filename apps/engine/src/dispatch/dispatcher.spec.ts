@@ -203,8 +203,15 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
 
   it('every executor busy (429) → kept in hand (CLAIMED again, never RETRY_WAIT), held back, and sent when one has room', async () => {
     await twoExecutors();
-    const states: string[] = [];
-    const spy = vi.spyOn(DispatchSetbacks.prototype, 'keepInHand');
+    // The row as keepInHand left it, read before it returns: the dispatcher holds the run again (and the gate's probe
+    // may send it at once) only after that, so a read after the spy's call raced the re-send.
+    const kept: Array<Awaited<ReturnType<typeof readRun>>> = [];
+    const keepInHand = DispatchSetbacks.prototype.keepInHand;
+    const spy = vi.spyOn(DispatchSetbacks.prototype, 'keepInHand').mockImplementation(async function (this: DispatchSetbacks, run) {
+      const written = await keepInHand.call(this, run);
+      kept.push(await readRun(db.dataSource, run.runId));
+      return written;
+    });
     let busy = true;
     for (const e of [a, b]) {
       const accept = e.behaviour;
@@ -214,14 +221,12 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
       const task = await seedTask(db.dataSource, { name: 'charge' });
       const runId = await seedRun(db.dataSource, task);
       queue.accept([claimedRunOf(task, runId)]);
-      await vi.waitFor(() => expect(spy).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+      await vi.waitFor(() => expect(kept).toHaveLength(1), { timeout: 10_000 });
       expect(await spy.mock.results[0].value).toBe(true); // written: DISPATCHED → CLAIMED
-      const kept = await readRun(db.dataSource, runId);
-      states.push(kept.state);
-      expect([kept.claimedBy, kept.executorId, kept.attempt]).toEqual([NODE_ID, null, 1]);
+      expect([kept[0].state, kept[0].claimedBy, kept[0].executorId, kept[0].attempt]).toEqual(['CLAIMED', NODE_ID, null, 1]);
       busy = false; // room again: the gate's probe sends it
       const run = await runInState(db.dataSource, runId, 'ACCEPTED');
-      expect([states, run.attempt, run.error]).toEqual([['CLAIMED'], 1, null]);
+      expect([kept.map((k) => k.state), run.attempt, run.error]).toEqual([kept.map(() => 'CLAIMED'), 1, null]);
       expect(a.dispatches.length + b.dispatches.length).toBeGreaterThanOrEqual(3);
     } finally {
       spy.mockRestore();
