@@ -159,6 +159,11 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     const empty = await t.http().post('/api/runs/bulk-rerun').set(acme.admin).send({ ids: [] });
     expect(empty.status).toBe(400);
     expect(empty.body.errors[0].field).toBe('ids');
+    // Each bad id named by its place, not "each value in ids must be …".
+    const bad = await t.http().post('/api/runs/bulk-cancel').set(acme.admin).send({ ids: [one.id, '5', 0, -1, 1.5] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['ids[1]', 'ids[2]', 'ids[3]', 'ids[4]']);
+    expect(bad.body.errors[0].reason).toMatch(/^must be a run id/);
   });
 
   it('copies a task under a new name, paused when asked, and refuses a taken name (409)', async () => {

@@ -9,6 +9,7 @@ import { ConsoleController, RouteAccess } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
+import { bulkRunIds } from './bulk-run-ids';
 import { BulkRunsDto, BulkRunsView, DecideRunDto, RunAttemptsView, RunDetailView, RunPage, RunQuery, RunSearchPageView, RunSearchQuery, RunView } from './dto/run.dto';
 import { RunActionsService } from './run-actions.service';
 import { RunsService } from './runs.service';
@@ -105,7 +106,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Cancel several runs in one transaction: one result per id (a refused id does not undo the others)' })
   @ApiOkResponse({ type: BulkRunsView })
   async bulkCancel(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
-    return { results: await this.actions.bulk(tenantId, body.ids, 'cancel') };
+    return { results: await this.actions.bulk(tenantId, bulkRunIds(body.ids), 'cancel') };
   }
 
   @Post('bulk-rerun')
@@ -114,7 +115,7 @@ export class RunsController {
   @ApiOperation({ summary: 'Run several finished runs again, each with its params, in one transaction: one result per id' })
   @ApiOkResponse({ type: BulkRunsView })
   async bulkRerun(@TenantId() tenantId: string, @Body() body: BulkRunsDto): Promise<BulkRunsView> {
-    return { results: await this.actions.bulk(tenantId, body.ids, 'rerun') };
+    return { results: await this.actions.bulk(tenantId, bulkRunIds(body.ids), 'rerun') };
   }
 
   @Get(':id/log')

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
 import { InstantQuery, IntQuery, PageQuery, ToList } from '../../common/query';
+import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
 
 export class RunQuery extends PageQuery {
@@ -146,14 +147,11 @@ export class RunPage implements Api.Page<RunView> {
 export const MAX_BULK_RUNS = 500;
 
 export class BulkRunsDto {
-  @ApiProperty({ type: [Number], minItems: 1, maxItems: MAX_BULK_RUNS, description: `Run ids, 1 to ${MAX_BULK_RUNS} (a repeated id counts once)` })
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_BULK_RUNS)
-  @IsInt({ each: true })
-  @Min(1, { each: true })
-  @Max(Number.MAX_SAFE_INTEGER, { each: true })
-  ids!: number[];
+  @ApiProperty({ type: 'array', items: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, minItems: 1, maxItems: MAX_BULK_RUNS, description: `Run ids, 1 to ${MAX_BULK_RUNS} (a repeated id counts once); a bad one is named by its place (\`ids[2]\`)` })
+  // Checked by bulkRunIds, which names each id at fault.
+  @IsOptional()
+  @Raw()
+  ids!: unknown;
 }
 
 export class BulkRunResultView implements Api.BulkRunResult {
