@@ -4,6 +4,7 @@
  * re-run (one transaction, a result per id, tenant-checked), copy a task, download a run's log.
  */
 import { get } from 'node:http';
+import { connect } from 'node:net';
 import { EventEmitter, once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TenantHeavyWork } from '../../apps/console/src/common/tenant-heavy-work';
@@ -81,6 +82,18 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect((await t.http().post(`/api/runs/${active.id}/rerun`).set(acme.admin)).status).toBe(409);
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(globex.admin)).status).toBe(404);
     expect((await t.http().post(`/api/runs/${done.id}/rerun`).set(acme.viewer)).status).toBe(403);
+  });
+
+  it("answers a request Node's parser refuses (headers past its bound) with an ErrorBody naming the headers, not a bare status line", async () => {
+    const url = new URL(await listenOnLoopback(t));
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.write(`POST /api/tasks/1/trigger HTTP/1.1\r\nHost: x\r\nIdempotency-Key: ${'k'.repeat(20_000)}\r\n\r\n`);
+    await once(socket, 'close');
+    const answer = Buffer.concat(chunks).toString();
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 431, code: 'PAYLOAD_TOO_LARGE', errors: [{ field: 'headers' }] });
   });
 
   it('refuses a body sent to a route that takes none (a re-run with params of its own, a cancel with a reason), naming each field, and changes nothing', async () => {

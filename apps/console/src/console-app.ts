@@ -8,6 +8,7 @@ import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter, unparse
 import { consoleValidationPipe } from './common/validation';
 import { auditScopes } from './audit';
 import { BodylessRoutes } from './common/bodyless-routes';
+import { answerClientErrors } from './common/client-errors';
 import { CLOCK, type Clock } from './common/clock';
 import { HOOKS_PATH } from './inbound-webhooks/inbound-webhook';
 import { isTasksAsCodeFile, TASKS_AS_CODE_JSON_LIMIT } from './config-as-code/tasks-as-code-body';
@@ -68,6 +69,7 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   express.use(auditScopes(app.get<unknown, Clock>(CLOCK)));
   app.useGlobalPipes(consoleValidationPipe());
   app.useGlobalInterceptors(new BodylessRoutes());
+  answerClientErrors(app.getHttpServer());
   const web = options.web !== false ? serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined) : null;
   app.useGlobalFilters(new ConsoleExceptionFilter(web?.indexHtml ?? null));
   if (options.swagger !== false) {

@@ -118,6 +118,7 @@ const STATUS: Record<number, { code: ErrorCode; phrase: string }> = {
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', phrase: 'Unsupported Media Type' },
   422: { code: 'VALIDATION_FAILED', phrase: 'Unprocessable Entity' },
   429: { code: 'RATE_LIMITED', phrase: 'Too Many Requests' },
+  431: { code: 'PAYLOAD_TOO_LARGE', phrase: 'Request Header Fields Too Large' },
   500: { code: 'INTERNAL', phrase: 'Internal Server Error' },
   503: { code: 'UNAVAILABLE', phrase: 'Service Unavailable' },
 };
