@@ -7,7 +7,7 @@
  * The test app trusts `X-Forwarded-For`, so a request can come from any client address.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyEntity, UserEntity } from '@baton/persistence';
+import { ApiKeyEntity, AuditRecordEntity, UserEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { insertApiKey, insertUser, login, seedOperator, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
@@ -84,6 +84,17 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
       expect((await t.http().patch(`/api/users/${maker.id}`).set(a.admin).send({ role: 'TENANT_VIEWER' })).status).toBe(200);
       expect(await statusWith(adminKey.key)).toBe(401);
       expect(await statusWith(viewerKey.key)).toBe(200);
+      // The change's record names the keys it revoked.
+      const [record] = await db.dataSource.getRepository(AuditRecordEntity).find({ where: { action: 'user.update', objectId: String(maker.id) }, order: { id: 'DESC' }, take: 1 });
+      expect(record.after).toMatchObject({ role: 'TENANT_VIEWER', revokedApiKeyIds: [adminKey.id] });
+    });
+
+    it('revoking a key revoked already answers 204 again and records nothing', async () => {
+      const { id } = await newKey(a.admin, 'twice', 'TENANT_VIEWER');
+      const revokes = () => db.dataSource.getRepository(AuditRecordEntity).count({ where: { action: 'api-key.revoke', objectId: String(id) } });
+      expect((await t.http().delete(`/api/api-keys/${id}`).set(a.admin)).status).toBe(204);
+      expect((await t.http().delete(`/api/api-keys/${id}`).set(a.admin)).status).toBe(204);
+      expect(await revokes()).toBe(1);
     });
 
     it('an owner deleted by the operator takes its keys with it', async () => {

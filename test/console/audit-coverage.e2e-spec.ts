@@ -41,6 +41,8 @@ interface Objects {
   dependency: number;
   webhook: number;
   apiKey: number;
+  /** Another live key, for the operator's revoke (a key revoked already records nothing). */
+  operatorApiKey: number;
   inboundWebhook: number;
   user: number;
   /** The user the operator's routes act on. */
@@ -314,7 +316,7 @@ const CALLS: Record<string, RouteCalls> = {
     refused: (w) => ({ as: w.operator, path: '/api/operator/api-keys', body: { tenantId: 'nowhere', name: 'walk-op-key' } }),
   },
   'DELETE /api/operator/api-keys/{id}': {
-    ok: (w) => ({ as: w.operator, path: `/api/operator/api-keys/${w.apiKey}` }),
+    ok: (w) => ({ as: w.operator, path: `/api/operator/api-keys/${w.operatorApiKey}` }),
     refused: (w) => ({ as: w.operator, path: `/api/operator/api-keys/${UNKNOWN}` }),
   },
 };
@@ -360,6 +362,7 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const dependency = (await ok(await http().post('/api/dependencies').set(alpha.admin).send({ parentTaskId: task, childTaskId: other }))).id as number;
     const webhook = (await ok(await http().post('/api/webhooks').set(alpha.admin).send({ name: 'walk-seeded-hook', url: 'http://127.0.0.1:9/seeded' }))).id as number;
     const apiKey = (await ok(await http().post('/api/api-keys').set(alpha.admin).send({ name: 'walk-seeded-key' }))).id as number;
+    const operatorApiKey = (await ok(await http().post('/api/api-keys').set(alpha.admin).send({ name: 'walk-seeded-key-2' }))).id as number;
     const inboundWebhook = (await ok(await http().post('/api/inbound-webhooks').set(alpha.admin).send({ name: 'walk-seeded-hook', event: 'walk.event', scheme: 'STRIPE' }))).id as number;
     const user = (await ok(await http().post('/api/users').set(alpha.admin).send({ username: 'walk-seeded-user', password: 'password-123', role: 'TENANT_VIEWER' }))).id as number;
     const extraTask = (await ok(await http().post('/api/tasks').set(alpha.admin).send(cronTask('walk-extra')))).id as number;
@@ -372,7 +375,7 @@ describe.each(TEST_DATABASES)('audit coverage on %s', (kind) => {
     const downExecutor = (await insertExecutor(db.dataSource, 'alpha')).id;
     await db.dataSource.query("UPDATE executors SET state = 'DOWN' WHERE id = ?", [downExecutor]);
     const alarm = (await insertAlarm(db.dataSource, 'alpha')).id;
-    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, inboundWebhook, user, run, finishedRun, activeRun, waitingRun, rejectedRun, downExecutor, alarm, group: 'walkers' };
+    w = { alpha, operator, task, doomedTask, extraTask, opUser, calendar, doomedCalendar, dependency, webhook, apiKey, operatorApiKey, inboundWebhook, user, run, finishedRun, activeRun, waitingRun, rejectedRun, downExecutor, alarm, group: 'walkers' };
     const doc = (await http().get('/api/docs-json')).body as { paths: Record<string, Record<string, DocOperation>> };
     writes = Object.entries(doc.paths).flatMap(([path, ops]) =>
       Object.entries(ops)

@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import type { Principal } from '../common/principal';
 import { newApiKey } from '../common/secrets';
-import { auditChange } from '../audit';
+import { auditChange, auditNoChange } from '../audit';
 import type { ApiKeyRole } from '../api-types';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.dto';
 
@@ -83,16 +83,16 @@ export class ApiKeysService {
     return { id: owner.id, username: owner.username };
   }
 
-  /** Revokes a key of `tenantId` (any tenant's when undefined). Revoking twice is harmless. */
+  /** Revokes a key of `tenantId` (any tenant's when undefined). Revoking twice is harmless: 204 again, and no record (nothing changed). */
   async revoke(tenantId: string | undefined, id: number): Promise<void> {
     await inTransaction(this.dataSource, async (em) => {
       const row = await findApiKey(em, tenantId, id);
       if (!row) throw notFound('API key', id);
+      // Revoked already: nothing changes, and no record says it did.
+      if (row.revokedAt !== null) return auditNoChange();
       const before = apiKeyView(row, null);
-      if (row.revokedAt === null) {
-        row.revokedAt = this.clock.now();
-        await revokeApiKey(em, { tenantId: row.tenantId, id: row.id, now: row.revokedAt });
-      }
+      row.revokedAt = this.clock.now();
+      await revokeApiKey(em, { tenantId: row.tenantId, id: row.id, now: row.revokedAt });
       await auditChange(em, { tenantId: row.tenantId, objectType: 'api-key', objectId: row.id, before, after: apiKeyView(row, null) });
     });
   }

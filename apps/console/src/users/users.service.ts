@@ -135,8 +135,9 @@ export class UsersService {
       if (dto.disabled !== undefined) row.disabled = dto.disabled;
       await updateUser(em, id, { role: row.role, disabled: row.disabled });
       if (row.disabled) await endUserSessions(em, id);
-      await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
-      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before, after: userView(row) });
+      const revokedApiKeyIds = await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(row), now: this.clock.now() });
+      // The keys the change revoked are part of it: named in its record (the only one a request writes).
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before, after: revokedApiKeyIds.length > 0 ? { ...userView(row), revokedApiKeyIds } : userView(row) });
       return userView(row);
     });
   }
@@ -159,9 +160,9 @@ export class UsersService {
       const row = await findUser(em, undefined, id);
       if (!row) throw notFound('User', id);
       await endUserSessions(em, id);
-      await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
+      const revokedApiKeyIds = await revokeOwnerKeys(em, { ownerUserId: id, roles: keyRolesBeyond(null), now: this.clock.now() });
       await deleteUser(em, id);
-      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before: userView(row) });
+      await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, before: userView(row), ...(revokedApiKeyIds.length > 0 ? { after: { revokedApiKeyIds } } : {}) });
     });
   }
 
