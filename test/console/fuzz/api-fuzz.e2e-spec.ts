@@ -116,10 +116,16 @@ describe.each(TEST_DATABASES)('console API fuzzer on %s', (kind) => {
     }
     const fields = Array.isArray(body?.errors) ? body.errors.map((e) => String(e.field)) : [];
     const d = plan.defect;
-    return { general: problems, defect: d && ![401, 403, 429].includes(status) ? defectProblems(d, status, fields) : [] };
+    return { general: problems, defect: d && ![401, 403, 429].includes(status) ? defectProblems(d, status, fields, answer) : [] };
   }
 
-  function defectProblems(d: Defect, status: number, fields: string[]): string[] {
+  /** The fields a batch answer's refused items name (`results[i].error.errors[].field`, status 400). */
+  function itemFields(answer: unknown): string[] {
+    const results = (answer as { results?: Array<{ status?: number; error?: { errors?: Array<{ field?: unknown }> } }> } | null)?.results;
+    return Array.isArray(results) ? results.filter((r) => r.status === 400).flatMap((r) => (r.error?.errors ?? []).map((e) => String(e.field))) : [];
+  }
+
+  function defectProblems(d: Defect, status: number, fields: string[], answer: unknown): string[] {
     switch (d.in) {
       case 'path':
       case 'query':
@@ -127,9 +133,10 @@ describe.each(TEST_DATABASES)('console API fuzzer on %s', (kind) => {
       case 'raw':
         return (status === 400 || status === 413) && fields.includes('body') ? [] : [`a body that is ${d.kind} not refused as a 400 naming body`];
       case 'body': {
-        if (status < 400) return [`body field ${d.field} (${d.kind}) accepted`];
         const norm = (f: string) => f.replace(/\[\d+\]/g, '[]');
         const related = (f: string) => f === d.field || f.startsWith(`${d.field}.`) || f.startsWith(`${d.field}[`) || d.field.startsWith(`${f}.`) || d.field.startsWith(`${f}[`);
+        // A batch answers each item on its own (POST /api/events' `events`): a bad item is its own 400 in `results`, naming the field.
+        if (status < 400) return itemFields(answer).map(norm).some(related) ? [] : [`body field ${d.field} (${d.kind}) accepted`];
         return status !== 400 || fields.map(norm).some(related) ? [] : [`body field ${d.field} (${d.kind}) refused without naming it (named: ${fields.join(', ')})`];
       }
     }
