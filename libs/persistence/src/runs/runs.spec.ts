@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { RunEntity } from '../entities';
 import { isUniqueViolation } from '../errors';
-import { cancelRun, cancelTaskRuns, insertManualRun } from '../console-queries';
+import { cancelRun, cancelTaskRuns, insertManualRun, TASK_DELETED } from '../console-queries';
 
 const T = 1_732_240_000_000;
 
@@ -122,6 +122,8 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       expect(await cancelTaskRuns(db.dataSource.manager, { taskId: 1, tenantId: 'acme', now: T + 3 })).toEqual({ cancelled: 2, maybeSent: [{ runId: sent.id, engineGroup: 'default' }] });
       const states = async (id: number) => (await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).state;
       expect([await states(active.id), await states(done.id), await states(otherTask.id), await states(sent.id)]).toEqual(['CANCELLED', 'FAILED', 'PENDING', 'CANCELLED']);
+      // Each says why it ended.
+      expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: active.id })).error).toBe(TASK_DELETED);
     });
 
     it('insertManualRun: a PENDING MANUAL run due now, the root of its own flow, a fire key of its own each time; returns the row as stored', async () => {

@@ -3,6 +3,9 @@ import { ACTIVE_STATES } from '@baton/domain';
 import { execute, num } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 
+/** The error of a run its task's deletion cancelled. */
+export const TASK_DELETED = 'Cancelled: its task was deleted';
+
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
 export const CANCEL_TASK_RUNS = runWrite('cancelTaskRuns', ACTIVE_STATES, 'CANCELLED');
 
@@ -12,10 +15,11 @@ export const CANCEL_TASK_RUNS = runWrite('cancelTaskRuns', ACTIVE_STATES, 'CANCE
  * finds it CANCELLED and drops it):
  *
  *   SELECT id, engine_group FROM runs WHERE task_id = ? AND tenant_id = ? AND state IN (CLAIMED, DISPATCHED, ACCEPTED)
- *   UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ?
+ *   UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ?
  *    WHERE task_id = ? AND tenant_id = ? AND state IN (PENDING, CLAIMED, DISPATCHED, ACCEPTED, RETRY_WAIT)
  *
- * Returns how many runs it cancelled, and those an engine may have sent — executing, or waiting
+ * Each says why (TASK_DELETED), as a withdrawn fire does: a run that ended CANCELLED with no error
+ * left its reader guessing who cancelled it. Returns how many runs it cancelled, and those an engine may have sent — executing, or waiting
  * at their executor for their instant — for the caller to have them aborted there after the commit.
  */
 export async function cancelTaskRuns(
@@ -29,8 +33,8 @@ export async function cancelTaskRuns(
   );
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ? WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS)}`,
-    [input.now, input.now, input.taskId, input.tenantId],
+    `UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS)}`,
+    [TASK_DELETED, input.now, input.now, input.taskId, input.tenantId],
   );
   return { cancelled: affected, maybeSent: rows.map((r) => ({ runId: num(r.id), engineGroup: String(r.engine_group) })) };
 }
