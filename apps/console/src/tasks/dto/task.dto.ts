@@ -33,6 +33,8 @@ import {
   MAX_WINDOW_MS,
   MIN_KEY_RATE,
   MIN_WINDOW_MS,
+  MAX_INT32,
+  MIN_TIMEOUT_MS,
 } from '@baton/domain';
 import { FieldErrorView } from '../../common/error-body.view';
 import { IntQuery, ToBoolean } from '../../common/query';
@@ -204,7 +206,7 @@ export class TaskBodyDto {
   @Raw()
   endAt?: unknown;
 
-  @ApiPropertyOptional({ type: Number, nullable: true })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_INT32, nullable: true, description: 'Fire times at most (null: no bound); a missed time folded into one run or skipped counts as one that ran (MANUAL, How a run goes)' })
   @IsOptional()
   @Raw()
   maxFires?: unknown;
@@ -214,7 +216,7 @@ export class TaskBodyDto {
   @Raw()
   misfirePolicy?: unknown;
 
-  @ApiPropertyOptional({ type: Number, default: 5000 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_INT32, default: 5000 })
   @IsOptional()
   @Raw()
   misfireThresholdMs?: unknown;
@@ -229,7 +231,7 @@ export class TaskBodyDto {
   @Raw()
   concurrencyPolicy?: unknown;
 
-  @ApiPropertyOptional({ type: Number, default: 300000 })
+  @ApiPropertyOptional({ type: 'integer', minimum: MIN_TIMEOUT_MS, maximum: MAX_INT32, default: 300000 })
   @IsOptional()
   @Raw()
   timeoutMs?: unknown;
