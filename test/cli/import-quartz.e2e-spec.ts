@@ -108,6 +108,18 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     expect(again.stdout).toContain('No changes');
   }, 240_000); // three runs of bin/baton.js, as test/cli/tasks-as-code allows them
 
+  it('an import that matches nothing (--scheduler or --job-group naming none) is refused, exit 2, no file written, naming what the tables hold: applied with --prune, tasks: [] would delete every task', async () => {
+    const none = join(dir, 'none.yaml');
+    const quartz = ['import', 'quartz', '--url', mysqlDatabaseUrl(server, quartzDb), '--table-prefix', PREFIX, '-o', none];
+    const scheduler = await runBaton({}, ...quartz, '--scheduler', 'Nope');
+    expect(scheduler.code).toBe(2);
+    expect(scheduler.stderr).toMatch(/^baton import quartz: scheduler "Nope" has no jobs in LEGACY_QRTZ_JOB_DETAILS; the schedulers there: Legacy \(\d+ jobs\)\. Name one with --scheduler \(org\.quartz\.scheduler\.instanceName\)\. No file written\.$/m);
+    const group = await runBaton({}, ...quartz, '--scheduler', SCHEDULER, '--job-group', 'nope');
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/^baton import quartz: no job of job group\(s\) "nope" in scheduler "Legacy"; its job groups: DEFAULT \(\d+ jobs\), reports \(1 job\)\. Name them with --job-group\. No file written\.$/m);
+    expect(() => readFileSync(none)).toThrow(/ENOENT/);
+  }, 60_000);
+
   /**
    * Each imported trigger's fire times in Baton (the domain's, as the planner computes them)
    * against Quartz's fire times after `after`: compared as sets up to the earlier of the two

@@ -220,6 +220,18 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(readFileSync(old, 'utf8')).toMatch(/- name: oldHandler-1\n\s+group: legacy\n\s+executorApp: legacy\n\s+handler: oldHandler\n\s+trigger:\n\s+kind: CRON\n\s+expression: 0 0-59\/10 \* \* \* \*\n\s+timeZone: UTC\n\s+misfirePolicy: SKIP/);
   }, 60_000);
 
+  it('an import that matches nothing (--app of no group, an empty table) is refused, exit 2, no file written: applied with --prune, tasks: [] would delete every task', async () => {
+    const none = join(dir, 'none.yaml');
+    const refused = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--app', 'nope', '-o', none);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('baton import xxl-job: no job of executor group(s) "nope" in xxl_job_info; the executor groups (app_name) in xxl_job_group: sample-executor (16 jobs), billing (1 job). Name them with --app. No file written.');
+    expect(() => readFileSync(none)).toThrow(/ENOENT/);
+    await sql((conn) => conn.query('CREATE TABLE empty_xxl_job_group LIKE xxl_job_group; CREATE TABLE empty_xxl_job_info LIKE xxl_job_info'));
+    const empty = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'empty_xxl_job_', '-o', none);
+    expect([empty.code, empty.stderr.trim()]).toEqual([2, 'baton import xxl-job: empty_xxl_job_info has no jobs: check --url and --table-prefix. No file written.']);
+    expect(() => readFileSync(none)).toThrow(/ENOENT/);
+  }, 60_000);
+
   /**
    * 5,000 jobs imported into one file, planned and applied in one go to a console on MariaDB; an
    * apply refused at its end (a dependency cycle, found after the tasks were written) leaves no

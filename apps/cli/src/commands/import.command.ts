@@ -6,6 +6,7 @@ import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
 import { readNamedFile } from '../common/read-named-file';
+import { quartzNothingMatched, xxlJobNothingMatched } from '../import/nothing-matched';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment the old scheduler stops); see docs/MANUAL.md
@@ -129,12 +130,19 @@ function instant(value: string, usage: (m: string) => UsageError): number {
   return t;
 }
 
-/** One source: checks its own flags, reads its tables and maps them (null when the tables cannot be read: the reason is printed). */
+/**
+ * What a reading gives: the import, or why there is none — exit 1 when the tables cannot be read,
+ * 2 when they hold nothing the flags match (bad input, as a bad command line exits; the message
+ * names what exists, so the usage is not printed after it).
+ */
+type Outcome = { imported: Imported } | { refused: string; exitCode: 1 | 2 };
+
+/** One source: checks its own flags, reads its tables and maps them. */
 interface Reading {
   what: string;
   noun: ItemNoun;
   manualSection: string;
-  read(): Promise<Imported | null>;
+  read(): Promise<Outcome>;
 }
 
 async function quartzReading(parsed: ImportArguments, now: number, usage: (m: string) => UsageError): Promise<Reading> {
@@ -162,11 +170,11 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
       try {
         store = await readQuartzStore(parsed.url, parsed.tablePrefix, scheduler);
       } catch (error) {
-        console.error(`baton: cannot read the Quartz tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`);
-        return null;
+        return { refused: `cannot read the Quartz tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`, exitCode: 1 };
       }
-      if (store.triggers.length === 0 && store.jobs.length === 0) console.error(`baton: scheduler "${scheduler}" has no jobs in ${parsed.tablePrefix}JOB_DETAILS (check --scheduler and --table-prefix)`);
-      return importQuartz(store, options);
+      const imported = importQuartz(store, options);
+      const nothing = quartzNothingMatched(store, imported.entries.length, scheduler, parsed.tablePrefix, options.jobGroups);
+      return nothing === null ? { imported } : { refused: nothing, exitCode: 2 };
     },
   };
 }
@@ -189,11 +197,11 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
       try {
         tables = await readXxlJobTables(parsed.url, parsed.tablePrefix);
       } catch (error) {
-        console.error(`baton: cannot read the XXL-JOB tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`);
-        return null;
+        return { refused: `cannot read the XXL-JOB tables ${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)}: ${(error as Error).message}`, exitCode: 1 };
       }
-      if (tables.jobs.length === 0) console.error(`baton: ${parsed.tablePrefix}info has no jobs`);
-      return importXxlJob(tables, options);
+      const imported = importXxlJob(tables, options);
+      const nothing = xxlJobNothingMatched(tables, imported.entries.length, parsed.tablePrefix, options.apps);
+      return nothing === null ? { imported } : { refused: nothing, exitCode: 2 };
     },
   };
 }
@@ -210,8 +218,12 @@ export const importCommand: CliCommand = {
     const now = Date.now();
     const reading = parsed.source === 'quartz' ? await quartzReading(parsed, now, usage) : await xxlJobReading(parsed, now, usage);
     const { importDocument, importReport } = await import('../import/import-document');
-    const imported = await reading.read();
-    if (imported === null) process.exit(1);
+    const outcome = await reading.read();
+    if ('refused' in outcome) {
+      console.error(`baton import ${parsed.source}: ${outcome.refused}`);
+      process.exit(outcome.exitCode);
+    }
+    const { imported } = outcome;
     const { from } = parsed;
     if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "${reading.manualSection}")`);
     const document = importDocument(reading.what, imported, reading.noun);

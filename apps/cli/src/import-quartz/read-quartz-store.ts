@@ -4,13 +4,18 @@ import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 /** Quartz's table prefix option (`org.quartz.jobStore.tablePrefix`); it goes into identifiers, so letters, digits and _ only. */
 export const TABLE_PREFIX_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
 
+/** The scheduler's rows, and every scheduler of the tables with its job count (named when --scheduler matches none). */
+export interface QuartzStoreRead extends QuartzStore {
+  schedulers: Map<string, number>;
+}
+
 /**
  * Reads one scheduler's jobs, triggers, calendars and paused groups from a Quartz 2.x JDBC
  * JobStore on MySQL/MariaDB (Quartz's tables_mysql_innodb.sql schema). Read-only: one READ ONLY
  * transaction, so the rows are one consistent snapshot even while Quartz runs, and the session
  * cannot write. The trigger's type rows are left-joined (a trigger has at most one of them).
  */
-export async function readQuartzStore(url: string, tablePrefix: string, scheduler: string): Promise<QuartzStore> {
+export async function readQuartzStore(url: string, tablePrefix: string, scheduler: string): Promise<QuartzStoreRead> {
   if (!TABLE_PREFIX_PATTERN.test(tablePrefix)) throw new RangeError(`table prefix "${tablePrefix}": letters, digits and _ only`);
   const conn = await createConnection({ uri: url.replace(/^mariadb:/, 'mysql:'), supportBigNumbers: true, bigNumberStrings: false, dateStrings: true, connectTimeout: 10_000 });
   const t = (name: string) => `\`${tablePrefix}${name}\``;
@@ -29,12 +34,14 @@ export async function readQuartzStore(url: string, tablePrefix: string, schedule
     );
     const calendars = await rows(`SELECT CALENDAR_NAME, CALENDAR FROM ${t('CALENDARS')} WHERE SCHED_NAME = ? ORDER BY CALENDAR_NAME`);
     const paused = await rows(`SELECT TRIGGER_GROUP FROM ${t('PAUSED_TRIGGER_GRPS')} WHERE SCHED_NAME = ?`);
+    const schedulers = await rows(`SELECT SCHED_NAME, COUNT(*) AS JOBS FROM ${t('JOB_DETAILS')} GROUP BY SCHED_NAME ORDER BY SCHED_NAME`);
     await conn.query('COMMIT');
     return {
       jobs: jobs.map(jobOf),
       triggers: triggers.map(triggerOf),
       calendars: calendars.map((c) => ({ name: String(c.CALENDAR_NAME), blob: c.CALENDAR as Buffer })),
       pausedGroups: paused.map((p) => String(p.TRIGGER_GROUP)),
+      schedulers: new Map(schedulers.map((s) => [String(s.SCHED_NAME), Number(s.JOBS)])),
     };
   } finally {
     await conn.end();
