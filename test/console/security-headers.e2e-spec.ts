@@ -55,6 +55,15 @@ describe('console security headers', () => {
     }
   });
 
+  it("on socket.io's answers, which its server gives before Express sees the request", async () => {
+    const handshake = await t.http().get('/socket.io/?EIO=4&transport=polling');
+    expect(handshake.status).toBe(200);
+    expectBrowserHeaders(handshake);
+    const refused = await t.http().get('/socket.io/?EIO=4&transport=nonsense');
+    expect(refused.status).toBe(400);
+    expectBrowserHeaders(refused);
+  });
+
   it('on 404s', async () => {
     const apiMiss = await t.http().get('/api/no-such-route').set(acme.admin);
     expect(apiMiss.status).toBe(404);

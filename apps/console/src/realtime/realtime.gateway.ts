@@ -7,6 +7,7 @@ import { AuthService } from '../auth/auth.service';
 import { requestCredential, socketOriginAllowed } from '../auth/session-cookie';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
+import { SECURITY_HEADERS } from '../web/security-headers';
 
 /** socket.io room of a tenant's sockets. */
 export function tenantRoom(tenantId: string): string {
@@ -75,6 +76,12 @@ export class RealtimeGateway implements OnModuleInit, BeforeApplicationShutdown 
     }
     const cors = this.options.socketCorsOrigins.length ? { origin: this.options.socketCorsOrigins, credentials: true } : undefined;
     const io = new Server(httpServer, { path: this.options.socketPath, serveClient: false, ...(cors ? { cors } : {}) });
+    // Its answers (the polling handshake, its refusals) never pass Express's securityHeaders: set first, on the server,
+    // they are merged into whatever engine.io writes (its own 'headers' event misses the handshake and the refusals).
+    const socketPath = this.options.socketPath;
+    httpServer.prependListener('request', (req, res) => {
+      if (req.url?.startsWith(socketPath)) for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    });
     io.use((socket, next) => {
       this.authenticate(socket).then(
         () => next(),

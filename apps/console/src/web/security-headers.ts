@@ -23,6 +23,14 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** The headers every answer carries, socket.io's too (its server answers /socket.io before Express: RealtimeGateway adds them). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONSOLE_CSP,
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
 /**
  * Security headers on every console answer (SPA, assets, API, errors): the CSP above,
  * `X-Frame-Options: DENY` (frame-ancestors for older browsers), `X-Content-Type-Options: nosniff`,
@@ -30,10 +38,7 @@ export const CONSOLE_CSP = [
  * tenant data and are never worth caching). Set before routing, so 404s and errors have them too.
  */
 export function securityHeaders(req: HttpRequest, res: { setHeader(name: string, value: string): unknown }, next: () => void): void {
-  res.setHeader('Content-Security-Policy', CONSOLE_CSP);
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   const path = req.url.split('?', 1)[0];
   if (path === `/${API_PREFIX}` || path.startsWith(`/${API_PREFIX}/`)) res.setHeader('Cache-Control', 'no-store');
   next();
