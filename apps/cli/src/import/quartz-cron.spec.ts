@@ -48,6 +48,14 @@ describe('translateQuartzCron', () => {
     // Rows no Quartz would have written (edited by hand): listed, not thrown at the import.
     ['99 0 0 * * ?', /^"99 0 0 \* \* \?" is not a cron Baton can read: invalid cron expression: .*second: 99/],
     ['0 0 25 * * ?', /is not a cron Baton can read: .*hour/],
+    // Day fields Quartz 2.3.2's CronExpression refuses (its messages): such a cron never fired there.
+    ['0 0 9 1 * 2', /^"0 0 9 1 \* 2": Quartz's CronExpression refuses it \("Support for specifying both a day-of-week AND a day-of-month parameter is not implemented\."\), so it never fired there$/],
+    ['0 0 9 * * *', /both a day-of-week AND a day-of-month/],
+    ['0 0 9 1-5 * MON', /both a day-of-week AND a day-of-month/],
+    ['0 0 9 ? * ?', /'\?' can only be specified for Day-of-Month -OR- Day-of-Week/],
+    ['0 0 9 1,15,L * ?', /'L' and 'LW' with other days of the month/],
+    ['0 0 9 15,LW * ?', /'L' and 'LW' with other days of the month/],
+    ['0 0 9 ? * 2,6L', /'L' with other days of the week/],
   ])('refuses %s with the reason', (quartz, reason) => {
     const result = translateQuartzCron(quartz, 'UTC');
     expect(result.ok).toBe(false);

@@ -24,8 +24,8 @@ const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
  *   written out as lists first (a Quartz step runs to 7, never wrapping to a second Sunday);
  *   `L` alone means Saturday (7).
  * - `a/n` (from a, every n) is written `a-max/n`, the form Baton reads.
- * - `?` reads as `*`: Quartz allows only one of the two day fields to be given, so Baton's
- *   either-field rule for two given fields never applies.
+ * - `?` reads as `*`: Quartz allows only one of the two day fields to be given (quartzRefuses),
+ *   so Baton's either-field rule for two given fields never applies.
  * - the year field becomes bounds in the trigger's time zone (one year or a range); a list or
  *   step of years has no Baton form.
  * - `L-n` (n days before the last day of the month) has no Baton form.
@@ -34,6 +34,8 @@ export function translateQuartzCron(quartz: string, timeZone: string): Translate
   const fields = quartz.trim().toUpperCase().split(/\s+/);
   if (fields.length !== 6 && fields.length !== 7) return { ok: false, reason: `"${quartz}" has ${fields.length} fields (Quartz has 6 or 7)` };
   const [second, minute, hour, dom, month, dow, year] = fields;
+  const refused = quartzRefuses(dom, dow);
+  if (refused !== null) return { ok: false, reason: `"${quartz}": Quartz's CronExpression refuses it ("${refused}"), so it never fired there` };
   if (/L-\d/.test(dom)) return { ok: false, reason: `day-of-month "${dom}" (n days before the month's last day) has no Baton cron form` };
   const weekday = translateDayOfWeek(dow);
   if (!weekday.ok) return weekday;
@@ -45,6 +47,22 @@ export function translateQuartzCron(quartz: string, timeZone: string): Translate
   const parsed = parseCron(expression, timeZone);
   if (!parsed.ok) return { ok: false, reason: `"${quartz}" is not a cron Baton can read: ${parsed.reason}` };
   return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter };
+}
+
+/**
+ * Quartz 2.3's own refusal of the day fields (CronExpression's messages, checked against
+ * Quartz 2.3.2), or null. A row the scheduler wrote never holds one — it parses a cron before
+ * storing it — but a row edited by hand may, and Baton would read it (both days given: either
+ * one fires it), making fires Quartz never made.
+ */
+function quartzRefuses(dom: string, dow: string): string | null {
+  const domGiven = !dom.includes('?');
+  const dowGiven = !dow.includes('?');
+  if (domGiven && dowGiven) return 'Support for specifying both a day-of-week AND a day-of-month parameter is not implemented.';
+  if (!domGiven && !dowGiven) return "'?' can only be specified for Day-of-Month -OR- Day-of-Week.";
+  if (dom.includes('L') && dom.includes(',')) return "Support for specifying 'L' and 'LW' with other days of the month is not implemented";
+  if (dow.includes('L') && dow.includes(',')) return "Support for specifying 'L' with other days of the week is not implemented";
+  return null;
 }
 
 /** Quartz's `a/n` (from a to the field's end, every n): Baton writes the range out, `a-max/n`. */
