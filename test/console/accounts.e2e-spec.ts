@@ -157,6 +157,23 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
       expect(Number(delayed.headers['retry-after'])).toBeGreaterThan(0);
       expect((await change('pw-changer-pass', '10.3.0.2')).status).toBe(204);
     });
+
+    it('counts failures per account as the database tells accounts apart: names differing in case are two accounts on SQLite, one on MySQL', async () => {
+      const lower = await t.http().post('/api/users').set(a.admin).send({ username: 'case-twin', password: 'case-twin-pass', role: 'TENANT_VIEWER' });
+      expect(lower.status).toBe(201);
+      const upper = await t.http().post('/api/users').set(a.admin).send({ username: 'Case-Twin', password: 'Case-Twin-pass', role: 'TENANT_VIEWER' });
+      const attempt = (username: string, password: string) => t.http().post('/api/auth/login').set(from('10.4.0.1')).send({ tenant: 'alpha', username, password });
+      for (let i = 0; i < 5; i++) expect((await attempt('case-twin', `guess-${i}`)).status).toBe(401);
+      if (kind === 'sqlite') {
+        // Two accounts: the other's right password is not throttled by this one's failures.
+        expect(upper.status).toBe(201);
+        expect((await attempt('Case-Twin', 'Case-Twin-pass')).status).toBe(200);
+      } else {
+        // One account (the collation matches either spelling): the name is taken, and either spelling is throttled.
+        expect(upper.status).toBe(409);
+        expect((await attempt('Case-Twin', 'case-twin-pass')).status).toBe(429);
+      }
+    });
   });
 
   describe('user names per tenant', () => {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { API_KEY_PRINCIPAL_PREFIX, mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
-import { credentialChanges, endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
+import { credentialChanges, dialectOf, endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
 import { badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
@@ -49,6 +49,11 @@ export class AuthService {
     this.throttle = new LoginThrottle(dataSource);
   }
 
+  /** Whether the database matches user names case-insensitively (MySQL's collation; SQLite's is exact): the throttle counts by the name as it matches. */
+  private get namesFoldCase(): boolean {
+    return dialectOf(this.dataSource.manager) === 'mysql';
+  }
+
   hashPassword(password: string): Promise<string> {
     return bcrypt.hash(password, this.options.passwordHashRounds);
   }
@@ -62,7 +67,7 @@ export class AuthService {
    */
   async login(credentials: LoginCredentials, address: string): Promise<LoginResponse> {
     const { tenant, username, password } = credentials;
-    const account = throttleAccount(tenant, username);
+    const account = throttleAccount(tenant, username, this.namesFoldCase);
     await this.refuseWhileThrottled(account, address);
     const user = await findLoginUser(this.dataSource.manager, tenant ?? '', username);
     // A single sign-on user has no password: compared against the dummy so it fails the same way.
@@ -141,7 +146,7 @@ export class AuthService {
     if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
     const user = await findUserById(this.dataSource.manager, userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
-    const account = throttleAccount(user.tenantId, user.username);
+    const account = throttleAccount(user.tenantId, user.username, this.namesFoldCase);
     await this.refuseWhileThrottled(account, address);
     if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
       await this.recordFailure(account, address);

@@ -62,11 +62,13 @@ export interface LoginDelay {
 }
 
 /**
- * The account a password check is for: its tenant ('' for an operator) and its name, lower-cased
- * because MySQL's collation matches names case-insensitively (`Admin` and `admin` share a count).
+ * The account a password check is for: its tenant ('' for an operator) and its name as the
+ * database matches names — lower-cased where it matches them case-insensitively (MySQL's
+ * collation: `Admin` logs in as `admin`, so they share a count), as given where it does not
+ * (SQLite: `viewer1` and `Viewer1` are two accounts, and one's failures locked the other out).
  */
-export function throttleAccount(tenant: string | null | undefined, username: string): string {
-  return `${tenant ?? ''}/${username.toLowerCase()}`;
+export function throttleAccount(tenant: string | null | undefined, username: string, foldsCase = true): string {
+  return `${tenant ?? ''}/${foldsCase ? username.toLowerCase() : username}`;
 }
 
 export class LoginThrottle {
