@@ -160,6 +160,7 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
     from: parsed.from,
     now,
     jobGroups: parsed.extra.get('--job-group') ?? null,
+    tablePrefix: parsed.tablePrefix,
   };
   return {
     what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)})`,

@@ -85,6 +85,23 @@ describe('importQuartz', () => {
     ]);
   });
 
+  it("a trigger whose type's row is missing (deleted by hand) is listed, naming the table, not thrown at the import", () => {
+    const result = importQuartz(
+      store(
+        ['c', 's', 'i', 'd', 'ok'].map((n) => job(n)),
+        [cron('c', '', { cron: null }), cron('s', '', { type: 'SIMPLE', cron: null }), cron('i', '', { type: 'CAL_INT', cron: null }), cron('d', '', { type: 'DAILY_I', cron: null }), cron('ok', '0 0 1 * * ?')],
+      ),
+      { ...OPTIONS, tablePrefix: 'LEGACY_QRTZ_' },
+    );
+    expect(result.tasks.map((t) => t.name)).toEqual(['ok']);
+    expect(result.entries.slice(0, 4).map((e) => [e.source, e.notes])).toEqual([
+      ['trigger DEFAULT.c', ["not imported: its LEGACY_QRTZ_CRON_TRIGGERS row is missing (a CRON trigger's schedule is there); Quartz cannot load it either"]],
+      ['trigger DEFAULT.s', ["not imported: its LEGACY_QRTZ_SIMPLE_TRIGGERS row is missing (a SIMPLE trigger's schedule is there); Quartz cannot load it either"]],
+      ['trigger DEFAULT.i', ["not imported: its LEGACY_QRTZ_SIMPROP_TRIGGERS row is missing (a CAL_INT trigger's schedule is there); Quartz cannot load it either"]],
+      ['trigger DEFAULT.d', ["not imported: its LEGACY_QRTZ_SIMPROP_TRIGGERS row is missing (a DAILY_I trigger's schedule is there); Quartz cannot load it either"]],
+    ]);
+  });
+
   it('pauses: a paused trigger, a paused group, pauseAll, and the ERROR state', () => {
     const jobs = ['a', 'b', 'c', 'd'].map((n) => job(n));
     const triggers = [cron('a', '0 0 1 * * ?', { state: 'PAUSED' }), cron('b', '0 0 1 * * ?', { group: 'night' }), cron('c', '0 0 1 * * ?', { state: 'ERROR' }), cron('d', '0 0 1 * * ?')];

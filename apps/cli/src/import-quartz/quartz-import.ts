@@ -27,11 +27,20 @@ export interface QuartzImportOptions {
   now: number;
   /** Only the jobs of these groups (and their triggers). Null: every job. */
   jobGroups: string[] | null;
+  /** The tables' prefix, to name a table whose row is missing. Default QRTZ_. */
+  tablePrefix?: string;
 }
 
 const DEFAULT_GROUP = 'DEFAULT';
 const ALL_GROUPS_PAUSED = '_$_ALL_GROUPS_PAUSED_$_';
 const UNIT_MS: Record<string, number> = { SECOND: 1_000, MINUTE: 60_000, HOUR: 3_600_000 };
+/** The table (after the prefix) holding each trigger type's schedule, and the field it is read into. */
+const TYPE_ROW: Record<string, { table: string; field: 'cron' | 'simple' | 'props' }> = {
+  CRON: { table: 'CRON_TRIGGERS', field: 'cron' },
+  SIMPLE: { table: 'SIMPLE_TRIGGERS', field: 'simple' },
+  CAL_INT: { table: 'SIMPROP_TRIGGERS', field: 'props' },
+  DAILY_I: { table: 'SIMPROP_TRIGGERS', field: 'props' },
+};
 
 /**
  * A Quartz scheduler's rows as Baton tasks: one task per trigger (a job with several triggers
@@ -113,6 +122,9 @@ function scheduleOf(trigger: QuartzTrigger, options: QuartzImportOptions, notes:
     return null;
   };
   if (trigger.state === 'COMPLETE') return refuse('Quartz has completed it (it will not fire again)');
+  // A row deleted by hand (or a half-finished delete) leaves a trigger with no schedule: Quartz cannot load it either.
+  const row = TYPE_ROW[trigger.type];
+  if (row && trigger[row.field] === null) return refuse(`its ${options.tablePrefix ?? 'QRTZ_'}${row.table} row is missing (a ${trigger.type} trigger's schedule is there); Quartz cannot load it either`);
   const misfire = resolveMisfire(trigger.type, trigger.misfireInstruction, trigger.simple?.repeatCount ?? null);
   if (misfire.difference) notes.push(misfire.difference);
   const fields = scheduleFieldsOf(trigger, options, refuse, notes);
