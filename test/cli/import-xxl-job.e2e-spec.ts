@@ -232,6 +232,20 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(() => readFileSync(none)).toThrow(/ENOENT/);
   }, 60_000);
 
+  it("an import over the console's tasks-as-code body limit is written with a warning naming the limit and how to split it", async () => {
+    await sql(async (conn) => {
+      await conn.query('CREATE TABLE big_xxl_job_group LIKE xxl_job_group; CREATE TABLE big_xxl_job_info LIKE xxl_job_info');
+      await insert(conn, 'big_xxl_job_group', [{ id: 1, app_name: 'big', title: 'Big', address_type: 0, address_list: null }]);
+      const rows = Array.from({ length: 9_000 }, (_, i) => job(i + 1, { executor_handler: `handler${i % 50}` }));
+      for (let i = 0; i < rows.length; i += 1_000) await insert(conn, 'big_xxl_job_info', rows.slice(i, i + 1_000));
+    });
+    const big = join(dir, 'big.yaml');
+    const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'big_xxl_job_', '-o', big);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stderr).toMatch(new RegExp(`baton: warning: ${big} will not plan or apply: it is [\\d.]+ MB as plan and apply send it, over the console's tasks-as-code body limit of 4mb \\(4194304 bytes\\): they will be refused with 413\\. Import an executor group at a time \\(--app <app name>\\), a file each \\(its tasks by group: big \\(9000 tasks\\)\\); one group this large cannot be split by baton import \\(docs/MANUAL\\.md, "Moving in from XXL-JOB"\\)$`, 'm'));
+    expect(readFileSync(big, 'utf8')).toContain('- name: handler0-1\n');
+  }, 120_000);
+
   /**
    * 5,000 jobs imported into one file, planned and applied in one go to a console on MariaDB; an
    * apply refused at its end (a dependency cycle, found after the tasks were written) leaves no

@@ -142,6 +142,8 @@ interface Reading {
   what: string;
   noun: ItemNoun;
   manualSection: string;
+  /** How to split an import over the console's budget: the flag that takes a part of it. */
+  split: string;
   read(): Promise<Outcome>;
 }
 
@@ -166,6 +168,7 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
     what: `Quartz scheduler "${scheduler}" (${parsed.tablePrefix}* at ${redactUrlPasswords(parsed.url)})`,
     noun: 'trigger',
     manualSection: 'Moving in from Quartz',
+    split: 'a job group at a time (--job-group <group>)',
     async read() {
       let store;
       try {
@@ -193,6 +196,7 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
     what: `XXL-JOB (${parsed.tablePrefix}group, ${parsed.tablePrefix}info at ${redactUrlPasswords(parsed.url)})`,
     noun: 'job',
     manualSection: 'Moving in from XXL-JOB',
+    split: 'an executor group at a time (--app <app name>)',
     async read() {
       let tables;
       try {
@@ -231,5 +235,10 @@ export const importCommand: CliCommand = {
     if (parsed.output) writeFileSync(parsed.output, document);
     else process.stdout.write(document);
     console.error(importReport(imported, reading.noun).join('\n'));
+    // Written all the same (its header is the inventory), but said last, where it is read: the console refuses it with no hint of how to split.
+    const { overBudget } = await import('../import/file-budget');
+    const { countBy, countedNames } = await import('../import/nothing-matched');
+    const over = overBudget(document);
+    if (over !== null) console.error(`baton: warning: ${parsed.output ?? 'the file'} will not plan or apply: ${over}. Import ${reading.split}, a file each (its tasks by group: ${countedNames(countBy(imported.tasks, (t) => String(t.group)), 'task')}); one group this large cannot be split by baton import (docs/MANUAL.md, "${reading.manualSection}")`);
   },
 };
