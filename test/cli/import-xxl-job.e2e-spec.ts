@@ -230,6 +230,17 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     const empty = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'empty_xxl_job_', '-o', none);
     expect([empty.code, empty.stderr.trim()]).toEqual([2, 'baton import xxl-job: empty_xxl_job_info has no jobs: check --url and --table-prefix. No file written.']);
     expect(() => readFileSync(none)).toThrow(/ENOENT/);
+    // Jobs matched, none of them importable (GLUE only): the same tasks: [], refused with each job's reason.
+    await sql((conn) =>
+      conn.query(
+        'CREATE TABLE glue_xxl_job_group LIKE xxl_job_group; CREATE TABLE glue_xxl_job_info LIKE xxl_job_info; ' +
+          "INSERT INTO glue_xxl_job_group SELECT * FROM xxl_job_group; INSERT INTO glue_xxl_job_info SELECT * FROM xxl_job_info WHERE glue_type <> 'BEAN'",
+      ),
+    );
+    const glue = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'glue_xxl_job_', '-o', none);
+    expect(glue.code, glue.stderr).toBe(2);
+    expect(glue.stderr).toMatch(/not imported: a GLUE job \(GLUE_SHELL\)[^]*none of the 2 job\(s\) read could be imported[^]*No file written\./);
+    expect(() => readFileSync(none)).toThrow(/ENOENT/);
   }, 60_000);
 
   it("an import over the console's tasks-as-code body limit is written with a warning naming the limit and how to split it", async () => {

@@ -6,7 +6,7 @@ import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
 import { readNamedFile } from '../common/read-named-file';
-import { quartzNothingMatched, xxlJobNothingMatched } from '../import/nothing-matched';
+import { NO_FILE, quartzNothingMatched, xxlJobNothingMatched } from '../import/nothing-matched';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment the old scheduler stops); see docs/MANUAL.md
@@ -229,6 +229,12 @@ export const importCommand: CliCommand = {
       process.exit(outcome.exitCode);
     }
     const { imported } = outcome;
+    if (imported.tasks.length === 0) {
+      // Matched, but none could be carried: the same `tasks: []` as a match of nothing (nothing-matched.ts), said with each reason.
+      console.error(importReport(imported, reading.noun).join('\n'));
+      console.error(`baton import ${parsed.source}: none of the ${imported.entries.length} ${reading.noun}(s) read could be imported (each listed above with why); a file of no tasks, applied with --prune, would delete every task of the tenant. ${NO_FILE}`);
+      process.exit(2);
+    }
     const { from } = parsed;
     if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "${reading.manualSection}")`);
     const document = importDocument(reading.what, imported, reading.noun);
