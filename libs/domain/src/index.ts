@@ -55,6 +55,7 @@ export {
   MAX_APPROVAL_TIMEOUT_MS,
   MAX_APPROVAL_USERS,
   MIN_APPROVAL_TIMEOUT_MS,
+  REJECTION_APPLIED_WITHIN_MS,
   commentProblem,
   describeApprovers,
   lateDecisionProblem,

@@ -12,6 +12,13 @@ export const MAX_APPROVAL_TIMEOUT_MS = 30 * 86_400_000;
 export const MAX_APPROVAL_USERS = 50;
 /** Longest comment a decision carries, in characters. */
 export const MAX_APPROVAL_COMMENT = 1_000;
+/**
+ * How long a rejection (a person's, or a deadline's with onTimeout REJECT) counts as being carried
+ * out: the engines' watchdog does it within a tick (500 ms by default), so a rejection still not
+ * carried out this long after it was due has no engine serving its group, and a cancel may end
+ * the run (it would wait, uncancellable, until an engine came back).
+ */
+export const REJECTION_APPLIED_WITHIN_MS = 60_000;
 
 /** The gate's defaults (role null, users [], a day, REJECT on timeout), the one place they are written. */
 export const APPROVAL_GATE_DEFAULTS: Readonly<Omit<ApprovalGate, 'role' | 'users'>> = { timeoutMs: 86_400_000, onTimeout: 'REJECT' };

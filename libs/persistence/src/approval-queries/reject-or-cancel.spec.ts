@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { REJECTION_APPLIED_WITHIN_MS } from '@baton/domain';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { untilLockWaits } from '../../../../test/support/lock-waits';
 import { cancelRun } from '../console-queries';
@@ -51,6 +52,20 @@ describe.each(TEST_DATABASES)('a rejection or a cancel, never both, on %s', (kin
     const late = await waitingRun(db.dataSource);
     expect(await cancel(db.dataSource.manager, late, DEADLINE)).toBe(false);
     expect(await cancel(db.dataSource.manager, late, DEADLINE - 1)).toBe(true);
+  });
+
+  it('a rejection no engine has carried out within REJECTION_APPLIED_WITHIN_MS (none serves the group) no longer keeps a cancel from ending the run', async () => {
+    const rejected = await waitingRun(db.dataSource);
+    expect(await reject(db.dataSource.manager, rejected)).toBe(true);
+    expect(await cancel(db.dataSource.manager, rejected, T + 10 + REJECTION_APPLIED_WITHIN_MS - 1)).toBe(false);
+    expect(await cancel(db.dataSource.manager, rejected, T + 10 + REJECTION_APPLIED_WITHIN_MS)).toBe(true);
+    expect([await state(rejected), await decision(rejected)]).toEqual(['CANCELLED', 'REJECT']);
+
+    await db.clear();
+    const late = await waitingRun(db.dataSource);
+    expect(await cancel(db.dataSource.manager, late, DEADLINE + REJECTION_APPLIED_WITHIN_MS - 1)).toBe(false);
+    expect(await cancel(db.dataSource.manager, late, DEADLINE + REJECTION_APPLIED_WITHIN_MS)).toBe(true);
+    expect(await state(late)).toBe('CANCELLED');
   });
 
   it.skipIf(kind !== 'mysql')('racing: the one that commits second sees the first, though its transaction read the row before', async () => {
