@@ -285,13 +285,15 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     expect(delivered.status, JSON.stringify(delivered.body)).toBe(201);
   });
 
-  it('names the cycle: 409 DEPENDENCY_CYCLE with the task names and "a → b → a"', async () => {
+  it('names the cycle: 409 DEPENDENCY_CYCLE with the task names, "a → b → a" and the field closing it', async () => {
     const res = await t.http().post('/api/dependencies').set(a.admin).send({ parentTaskId: taskB, childTaskId: taskA });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ statusCode: 409, error: 'Conflict', code: 'DEPENDENCY_CYCLE', cycle: ['a', 'b', 'a'] });
     expect(res.body.message).toContain('a → b → a');
+    // The field of the edge sent that closes it, as every refusal names its field.
+    expect(res.body.errors).toEqual([{ field: 'childTaskId', reason: 'closes the cycle a → b → a' }]);
     const self = await t.http().post('/api/dependencies').set(a.admin).send({ parentTaskId: taskA, childTaskId: taskA });
-    expect(self.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['a', 'a'] });
+    expect(self.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['a', 'a'], errors: [{ field: 'childTaskId', reason: 'closes the cycle a → a' }] });
     const list = await t.http().get('/api/dependencies').set(a.admin);
     expect(list.body).toHaveLength(1);
   });

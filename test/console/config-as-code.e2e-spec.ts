@@ -133,7 +133,8 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
       ]);
       const cyclic = await post(route, gamma.adminKey, cycle);
       expect(cyclic.status, JSON.stringify(cyclic.body)).toBe(409);
-      expect(cyclic.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['p', 'q', 'p'] });
+      // The file's edge that closes it named by its place, as every refusal of a file is.
+      expect(cyclic.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['p', 'q', 'p'], errors: [{ field: 'dependencies[1]', reason: 'closes the cycle p → q → p' }] });
     }
     // With prune, the tenant's other tasks go: an edge to one of them is refused too.
     const pruned = await post('plan', acme.adminKey, 'version: 1\ncalendars: []\ntasks:\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\ndependencies:\n  - { parent: q, child: report }\n', true);

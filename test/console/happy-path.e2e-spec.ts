@@ -584,5 +584,7 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect(schemas.ApprovalGateDoc.required).toBeUndefined();
     expect(schemas.EmitEventsDto.properties.idempotencyKey).toMatchObject({ pattern: '^[A-Za-z0-9._:~-]{1,62}$', maxLength: 62 });
     expect(schemas.SubmissionResultView.properties.status.enum).toContain(409);
+    // A cycle a file's dependencies would close is documented where a file is planned and applied, as it is for one edge.
+    for (const path of ['/api/dependencies', '/api/config/plan', '/api/config/apply']) expect(doc.body.paths[path].post.responses['409'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CycleErrorView' });
   });
 });

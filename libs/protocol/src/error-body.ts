@@ -16,7 +16,7 @@
  * - FORBIDDEN 403: authenticated, but not allowed;
  * - NOT_FOUND 404: no such route or object (another tenant's object looks the same);
  * - CONFLICT 409: the state forbids it (a duplicate name, a stale version, a stale callback);
- * - DEPENDENCY_CYCLE 409: the dependency edge would close a cycle (`cycle` names it);
+ * - DEPENDENCY_CYCLE 409: the dependency edge would close a cycle (`cycle` names it, `errors` the edge's field);
  * - TASK_HAS_DEPENDENCIES 409: the task is in dependency edges (`dependencyIds`);
  * - PAYLOAD_TOO_LARGE 413, UNSUPPORTED_MEDIA_TYPE 415, RATE_LIMITED 429, UNAVAILABLE 503;
  * - TENANT_BUSY 429: the tenant already has as many requests worked on and waiting as it may —

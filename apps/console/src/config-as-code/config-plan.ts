@@ -54,8 +54,8 @@ export function planChanges(current: ConfigFile, desired: ConfigFile, prune: boo
   return changes;
 }
 
-/** Why a file cannot be applied to a tenant now in `current`: names it gives that the tenant would not have, or the cycle its dependencies would close. */
-export type FileRefusal = { errors: FieldError[] } | { cycle: string[] };
+/** Why a file cannot be applied to a tenant now in `current`: names it gives that the tenant would not have, or the cycle its dependencies would close and the edge (`dependencies[i]`) that closes it. */
+export type FileRefusal = { errors: FieldError[] } | { cycle: string[]; field: string };
 
 /**
  * What an apply of `desired` would refuse for what the file names rather than for what a field
@@ -79,9 +79,9 @@ export function fileRefusal(current: ConfigFile, desired: ConfigFile, prune: boo
   const wanted = new Set(desired.dependencies.map(edgeName));
   // The edges the tenant keeps besides the file's: none with prune.
   const edges: DependencyEdge[] = prune ? [] : current.dependencies.filter((d) => !wanted.has(edgeName(d)));
-  for (const edge of desired.dependencies) {
+  for (const [i, edge] of desired.dependencies.entries()) {
     const cycle = findCycle(edges, edge);
-    if (cycle) return { cycle };
+    if (cycle) return { cycle, field: `dependencies[${i}]` };
     edges.push(edge);
   }
   return null;

@@ -1,5 +1,5 @@
 import { Body, Get, Header, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { Audited, NotAudited } from '../audit';
 import { ConsoleController, Public, RouteAccess } from '../common/access';
@@ -8,7 +8,10 @@ import { isAllowed } from '../auth/auth.guard';
 import { seesSecretValues } from '../auth/secret-values';
 import { CONFIG_FILE_SCHEMA } from './config-file.schema';
 import { ConfigService } from './config.service';
+import { CycleErrorView } from '../dependencies/dto/dependency.dto';
 import { ConfigFileDto, ConfigPlanView } from './dto/config.dto';
+
+const FILE_CYCLE = "DEPENDENCY_CYCLE: the file's dependencies, with the tenant's it keeps, would close a cycle (`cycle` names it, `errors` the file's edge that closes it: `dependencies[i]`)";
 
 @ConsoleController('config', { tag: 'config', access: 'tenant' })
 export class ConfigController {
@@ -41,6 +44,7 @@ export class ConfigController {
   @NotAudited('a preview: it says what apply would change and changes nothing')
   @ApiOperation({ summary: 'What applying the file would change: creations, updates (field by field, with the next fire times of tasks whose schedule changes) and, with prune, deletions' })
   @ApiOkResponse({ type: ConfigPlanView })
+  @ApiConflictResponse({ type: CycleErrorView, description: FILE_CYCLE })
   @Header('Content-Type', 'application/json; charset=utf-8')
   async plan(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<string> {
     return planView(await this.config.plan(tenantId, body.file, body.prune ?? false), false);
@@ -53,6 +57,7 @@ export class ConfigController {
   @Audited('config.apply')
   @ApiOperation({ summary: 'Apply the file in one transaction: all of it or, at the first refusal (400/409 naming the place in the file), nothing. The tasks it writes become managed' })
   @ApiOkResponse({ type: ConfigPlanView })
+  @ApiConflictResponse({ type: CycleErrorView, description: `${FILE_CYCLE}; or CONFLICT naming \`tasks[i]\`: the task was changed meanwhile (plan again)` })
   @Header('Content-Type', 'application/json; charset=utf-8')
   async apply(@TenantId() tenantId: string, @Body() body: ConfigFileDto): Promise<string> {
     return planView(await this.config.apply(tenantId, body.file, body.prune ?? false), true);

@@ -1,6 +1,6 @@
-import { HttpStatus, Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CycleError, validateRetention, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
+import { validateRetention, type ExclusionCalendar, type FieldError, type TaskDefinition } from '@baton/domain';
 import {
   CalendarEntity,
   deleteCalendar,
@@ -31,7 +31,7 @@ import {
   withIdleAllowance,
 } from '@baton/persistence';
 import { auditChange } from '../audit';
-import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
+import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import { randomToken } from '../common/secrets';
@@ -50,6 +50,7 @@ import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { nextTurn } from '../common/next-turn';
 import { ConfigThread } from './config-thread';
+import { cycleRefusal } from '../dependencies/cycle-refusal';
 import { NewParents } from '../dependencies/new-parents';
 import { planOf, type PlanInput } from './plan-input';
 
@@ -289,11 +290,10 @@ export class ConfigService implements OnApplicationShutdown {
   }
 }
 
-/** A 400 naming each name the file gives that the tenant would not have, or a 409 for the cycle it would close (fileRefusal): before anything is written. */
+/** A 400 naming each name the file gives that the tenant would not have, or a 409 naming the cycle it would close and its edge that closes it (fileRefusal): before anything is written. */
 function assertApplicable(snapshot: Snapshot, desired: ConfigFile, prune: boolean): void {
   const refusal = fileRefusal(snapshot.file, desired, prune);
   if (refusal === null) return;
   if ('errors' in refusal) throw badRequest(refusal.errors);
-  const error = new CycleError(refusal.cycle);
-  throw new ApiError(HttpStatus.CONFLICT, error.message, { code: error.code, cycle: [...error.cycle] });
+  throw cycleRefusal(refusal.cycle, refusal.field);
 }

@@ -22,7 +22,7 @@ export class DependenciesController {
   @Audited('dependency.create')
   @ApiOperation({ summary: 'Add an edge parent → child (task ids); a cycle is refused and named' })
   @ApiCreatedResponse({ type: DependencyView })
-  @ApiConflictResponse({ type: CycleErrorView, description: 'DEPENDENCY_CYCLE, or the edge exists' })
+  @ApiConflictResponse({ type: CycleErrorView, description: 'DEPENDENCY_CYCLE (`cycle` names it, `errors` names `childTaskId`), or the edge exists (CONFLICT naming `childTaskId`)' })
   create(@TenantId() tenantId: string, @Body() body: CreateDependencyDto): Promise<DependencyView> {
     return this.dependencies.create(tenantId, body);
   }

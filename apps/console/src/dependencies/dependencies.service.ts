@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { CycleError, findCycle, readApprovalGate, type ApprovalGate, type DependencyEdge } from '@baton/domain';
+import { findCycle, readApprovalGate, type ApprovalGate, type DependencyEdge } from '@baton/domain';
 import { deleteEdges, edgeExists, findEdge, findTask, insertEdge, inTransaction, isUniqueViolation, listEdges, lockTenant, TaskDependencyEntity, taskNames, updateEdge } from '@baton/persistence';
 import { ApiError, badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { auditChange } from '../audit';
+import { cycleRefusal } from './cycle-refusal';
 import { NewParents } from './new-parents';
 import type { CreateDependencyDto, DependencyQuery, DependencyView, UpdateDependencyDto } from './dto/dependency.dto';
 
@@ -43,7 +44,7 @@ export class DependenciesService {
   /**
    * Adds an edge parent → child. Both tasks must be the tenant's (another tenant's task is as
    * unknown as a missing one: 404). An edge that would close a cycle is refused with 409
-   * DEPENDENCY_CYCLE naming the cycle, and nothing is stored. On MySQL the tenant row is locked
+   * DEPENDENCY_CYCLE naming the cycle and `childTaskId` (cycleRefusal), and nothing is stored. On MySQL the tenant row is locked
    * for the check, so two concurrent edges cannot close a cycle together; SQLite transactions
    * are serialised anyway.
    */
@@ -63,10 +64,7 @@ export class DependenciesService {
         const edgeNames = await this.views(tenantId, existing, em);
         const edges: DependencyEdge[] = edgeNames.map((e) => ({ parent: e.parentName, child: e.childName, condition: e.condition }));
         const cycle = findCycle(edges, { parent: parent.name, child: child.name });
-        if (cycle) {
-          const error = new CycleError(cycle);
-          throw new ApiError(409, error.message, { code: error.code, cycle: [...error.cycle] });
-        }
+        if (cycle) throw cycleRefusal(cycle, 'childTaskId');
         const row = Object.assign(new TaskDependencyEntity(), {
           tenantId,
           parentTaskId: parent.id,

@@ -102,7 +102,7 @@ export class DependencyView implements Api.Dependency {
   @ApiProperty() createdAt!: number;
 }
 
-/** 409 DEPENDENCY_CYCLE: the ErrorBody and the cycle's task names. */
+/** 409 DEPENDENCY_CYCLE: the ErrorBody (its `errors` naming the edge that closes the cycle) and the cycle's task names. */
 export class CycleErrorView extends ErrorBodyView {
-  @ApiProperty({ type: [String], example: ['a', 'b', 'a'] }) cycle!: string[];
+  @ApiProperty({ type: [String], example: ['a', 'b', 'a'], description: "The cycle's task names in order, the first repeated at the end; `errors` names the edge sent that closes it (`childTaskId`, or a file's `dependencies[i]`)" }) cycle!: string[];
 }
