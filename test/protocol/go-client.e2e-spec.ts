@@ -31,7 +31,8 @@ describe.each(TEST_DATABASES)('the Go client against a console on %s', (kind) =>
     expect(event).toMatchObject({ what: 'event', answer: { name: 'order.paid', created: true } });
     expect(again).toMatchObject({ what: 'event again', answer: { id: event.answer!.id, created: false } });
     expect(trigger).toMatchObject({ what: 'trigger', answer: { created: true, run: { taskId: c.manual, state: 'PENDING' } } });
-    expect(bad).toMatchObject({ what: 'bad key', status: 400, errors: [expect.objectContaining({ field: 'idempotencyKey' })] });
+    // A trigger's key goes in the Idempotency-Key header, and is named by it.
+    expect(bad).toMatchObject({ what: 'bad key', status: 400, errors: [expect.objectContaining({ field: 'idempotency-key' })] });
 
     const stored = await db.dataSource.getRepository(EventEntity).find({ where: { tenantId: 'acme' } });
     expect(stored.map((e) => e.idempotencyKey)).toEqual(['go-paid-42']);

@@ -35,7 +35,8 @@ describe.each(TEST_DATABASES)('the Java client against a console on %s', (kind) 
     expect(event).toMatchObject({ what: 'event', answer: { name: 'order.paid', created: true, refusedRuns: [] } });
     expect(again).toMatchObject({ what: 'event again', answer: { id: event.answer!.id, runIds: event.answer!.runIds, created: false } });
     expect(trigger).toMatchObject({ what: 'trigger', answer: { created: true, run: { taskId: c.manual, state: 'PENDING' } } });
-    expect(bad).toMatchObject({ what: 'bad key', status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'idempotencyKey' })] });
+    // A trigger's key goes in the Idempotency-Key header, and is named by it.
+    expect(bad).toMatchObject({ what: 'bad key', status: 400, code: 'VALIDATION_FAILED', errors: [expect.objectContaining({ field: 'idempotency-key' })] });
 
     const stored = await db.dataSource.getRepository(EventEntity).find({ where: { tenantId: 'acme' } });
     expect(stored.map((e) => [Number(e.id), e.idempotencyKey])).toEqual([[event.answer!.id, 'java-paid-42']]);

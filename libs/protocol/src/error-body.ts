@@ -45,7 +45,7 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** One thing wrong with a request: the field as a dotted path (`trigger.expression`, `logs[2].message`, `body`) and why. */
+/** One thing wrong with a request: the field as a dotted path (`trigger.expression`, `logs[2].message`, `body`), or a header by its lower-case name (`content-type`), and why. */
 export interface FieldError {
   field: string;
   reason: string;

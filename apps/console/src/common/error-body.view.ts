@@ -3,7 +3,7 @@ import { ERROR_CODES, type ErrorBody, type ErrorCode, type FieldError } from '@b
 
 /** FieldError of @baton/protocol, for the OpenAPI document. */
 export class FieldErrorView implements FieldError {
-  @ApiProperty({ example: 'trigger.expression', description: 'Dotted path; `body` for the body itself (malformed JSON, too large)' }) field!: string;
+  @ApiProperty({ example: 'trigger.expression', description: 'Dotted path; `body` for the body itself (malformed JSON, too large); a header by its lower-case name (`content-type`, `idempotency-key`)' }) field!: string;
   @ApiProperty({ example: 'not a valid cron expression' }) reason!: string;
 }
 

@@ -67,3 +67,6 @@ export const MAX_BATCH_SUBMISSIONS = 1_000;
  */
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:~-]{1,62}$/;
 export const IDEMPOTENCY_KEY_RULE = 'must be 1 to 62 characters of A-Z a-z 0-9 - _ . : ~';
+
+/** The header a trigger's idempotency key comes in (`POST /api/tasks/:id/trigger`); a refused one is named by it, as a client sent it. */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

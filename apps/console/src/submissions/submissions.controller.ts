@@ -7,7 +7,7 @@ import { TenantId } from '../common/principal';
 import { RunDetailView } from '../runs/dto/run.dto';
 import { RunsService } from '../runs/runs.service';
 import { SubmitBatchDto, SubmitBatchView, TriggerRunDto } from './dto/submission.dto';
-import { MAX_BATCH_SUBMISSIONS } from './submission';
+import { IDEMPOTENCY_KEY_HEADER, MAX_BATCH_SUBMISSIONS } from './submission';
 import { SubmissionsService } from './submissions.service';
 
 @ConsoleController('runs', { tag: 'runs' })
@@ -44,7 +44,7 @@ export class TriggerController {
     description:
       "Works on a paused task too: pausing stops the schedule, not an explicit request. With an Idempotency-Key header, one run per key and task however often it is sent: a key used before answers 200 with the run it made. A task with `debounce` or `throttle` (per key of the params): the run may be its key's COALESCING run, opened now (201) or joined (200, its params replaced); a throttle keeping the FIRST payloads answers 409 naming `throttle` once its key's period is full.",
   })
-  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1 to 62 of A-Z a-z 0-9 - _ . : ~' })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: `1 to 62 of A-Z a-z 0-9 - _ . : ~; another is a 400 naming the header, \`${IDEMPOTENCY_KEY_HEADER}\`` })
   @ApiBody({ type: TriggerRunDto, required: false })
   @ApiCreatedResponse({ type: RunDetailView, description: 'The run made now' })
   @ApiOkResponse({ type: RunDetailView, description: 'The run this Idempotency-Key made before, or the COALESCING run of a debounced or throttled key this trigger joined' })
@@ -54,7 +54,7 @@ export class TriggerController {
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @Body() body: TriggerRunDto,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers(IDEMPOTENCY_KEY_HEADER) idempotencyKey: string | undefined,
     @Headers('traceparent') traceparent: string | undefined,
     @Res({ passthrough: true }) response: { status(code: number): unknown },
   ): Promise<RunDetailView> {

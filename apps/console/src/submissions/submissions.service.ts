@@ -24,13 +24,15 @@ import { LaneFullError } from './lane-full-error';
 import { applyKeyWindows } from './key-windows';
 import { claimWindowKeys } from './window-keys';
 import { NOT_A_TASK, ownValueErrors } from './own-values';
-import type { AlongsideWriter, Submission, SubmissionOutcome } from './submission';
+import { IDEMPOTENCY_KEY_HEADER, type AlongsideWriter, type Submission, type SubmissionOutcome } from './submission';
 
 /** One API request's submissions, as they wait in their tenant's lane. */
 interface SubmissionRequest {
   submissions: readonly Submission[];
   /** Each submission's field names start so in errors (`runs[3].`; '' for a trigger). */
   fieldPrefix: (index: number) => string;
+  /** What a refused idempotency key is named: a trigger's header (IDEMPOTENCY_KEY_HEADER); undefined, the body's `<prefix>idempotencyKey`. */
+  keyField?: string;
   /** All written or none (a refused one refuses the request); otherwise each on its own. */
   atomic: boolean;
   /** The request's audit record, from its outcomes (null: nothing to record). */
@@ -92,13 +94,14 @@ export class SubmissionsService {
   /**
    * POST /api/tasks/:id/trigger: a run of the task now with these params (the task's when none),
    * or, with an idempotency key used before for the task, the run it made (`created` false).
-   * 404 for a task the tenant has not; 400 naming `params`, `flowParams` or `idempotencyKey`.
+   * 404 for a task the tenant has not; 400 naming `params`, `flowParams` or the key's header (`idempotency-key`).
    */
   async trigger(tenantId: string, taskId: number, body: { params?: unknown; flowParams?: unknown }, idempotencyKey?: string, traceparent?: string): Promise<{ run: RunDetailView; created: boolean }> {
     const { params, flowParams } = body;
     return submissionSpan('baton.run.trigger', traceparent, { 'baton.tenant_id': tenantId, 'baton.task_id': taskId }, async (traceParent) => {
       const [outcome] = await this.submit(tenantId, [{ taskId, params, flowParams, idempotencyKey, traceParent }], {
         atomic: true,
+        keyField: IDEMPOTENCY_KEY_HEADER,
         auditChange: ([made]) => ('run' in made ? { objectType: 'task', objectId: taskId, after: { runId: made.run.id, params: params ?? null, flowParams: flowParams ?? null } } : null),
       });
       if ('error' in outcome) throw new ApiError(outcome.status, outcome.error.message, { code: outcome.error.code, errors: outcome.error.errors });
@@ -151,11 +154,12 @@ export class SubmissionsService {
   async submit<T = never>(
     tenantId: string,
     submissions: readonly Submission[],
-    options: { atomic: boolean; fieldPrefix?: (index: number) => string; auditChange: SubmissionRequest['auditChange']; alongside?: Alongside<T> },
+    options: { atomic: boolean; fieldPrefix?: (index: number) => string; keyField?: string; auditChange: SubmissionRequest['auditChange']; alongside?: Alongside<T> },
   ): Promise<SubmissionOutcome[]> {
     const request: SubmissionRequest = {
       submissions,
       fieldPrefix: options.fieldPrefix ?? (() => ''),
+      keyField: options.keyField,
       atomic: options.atomic,
       auditChange: options.auditChange,
       audit: deferredAudit(),
@@ -180,7 +184,7 @@ export class SubmissionsService {
     const tasks = await this.keptTasks.through(tenantId, [...new Set(all.map((s) => s.submission.taskId))], now, (ids) => findSubmittableTasks(this.dataSource.manager, tenantId, ids));
     // Every problem of a submission in its one answer: its own values, its task, and its params
     // against their handler's schema when both its task and their shape allow the check.
-    const own = all.map(({ request, submission, index }) => ownValueErrors(submission, request.fieldPrefix(index)));
+    const own = all.map(({ request, submission, index }) => ownValueErrors(submission, request.fieldPrefix(index), request.keyField));
     const schemaErrors = await this.checkParams(tenantId, all, tasks, own, now);
     const problems = all.map(({ request, submission, index }, k) => problemOf(tasks.has(submission.taskId), [...own[k].all, ...schemaErrors[k]], submission.taskId, request.fieldPrefix(index)));
     const refused = new Set(requests.filter((request) => request.atomic && all.some((s, k) => s.request === request && problems[k] !== null)));
