@@ -25,4 +25,18 @@ describe('attemptTimeline', () => {
       ['FINISHED', null, false],
     ]);
   });
+
+  it('an attempt cancelled before its instant (sent ahead: handed over by the cancel) is in order, its end on the clock that decided it', () => {
+    const cancelled = attemptTimeline({ scheduledAt: T + 10_000, dispatchedAt: T + 5, acceptedAt: T + 5, startedAt: null, finishedAt: T + 5, state: 'CANCELLED' });
+    expect(cancelled.filter((e) => e.outOfOrder)).toEqual([]);
+    expect(cancelled[4]).toMatchObject({ step: 'FINISHED', at: T + 5, clock: 'engine' });
+    // Handed over before its instant and not ended: a dispatch before the plan is still flagged.
+    const early = attemptTimeline({ scheduledAt: T + 10_000, dispatchedAt: T + 5, acceptedAt: null, startedAt: null, finishedAt: null, state: 'DISPATCHED' });
+    expect(early.filter((e) => e.outOfOrder).map((e) => e.step)).toEqual(['DISPATCHED']);
+  });
+
+  it("a cancelled or skipped attempt's end is Baton's clock; an outcome's the executor's", () => {
+    const ended = (state: 'CANCELLED' | 'SKIPPED' | 'SUCCEEDED') => attemptTimeline({ scheduledAt: T, dispatchedAt: T + 5, acceptedAt: T + 9, startedAt: T + 12, finishedAt: T + 100, state })[4].clock;
+    expect([ended('CANCELLED'), ended('SKIPPED'), ended('SUCCEEDED')]).toEqual(['engine', 'engine', 'executor']);
+  });
 });

@@ -1,3 +1,5 @@
+import type { RunState } from '../types';
+
 /** The steps of a run attempt, in the one order the console shows them. */
 export const TIMELINE_STEPS = ['SCHEDULED', 'DISPATCHED', 'ACCEPTED', 'STARTED', 'FINISHED'] as const;
 export type TimelineStep = (typeof TIMELINE_STEPS)[number];
@@ -23,9 +25,14 @@ export interface AttemptTimes {
   acceptedAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
+  /** Its state: a CANCELLED or SKIPPED attempt's end is Baton's write (a cancel, a skip), never the executor's. */
+  state?: RunState | null;
 }
 
 const CLOCKS: Record<TimelineStep, TimelineClock> = { SCHEDULED: 'engine', DISPATCHED: 'engine', ACCEPTED: 'engine', STARTED: 'executor', FINISHED: 'executor' };
+
+/** Ends no executor reports: their finished time is the canceller's or the engine's clock. */
+const ENDED_BY_BATON: readonly RunState[] = ['CANCELLED', 'SKIPPED'];
 
 const WHY_EARLY: Partial<Record<TimelineStep, string>> = {
   STARTED: "The executor starts the handler as it answers 202, so Started (executor clock) can come before Accepted (when the 202 reached the engine) by the answer's trip and the two machines' clock difference",
@@ -36,7 +43,9 @@ const WHY_EARLY: Partial<Record<TimelineStep, string>> = {
  * An attempt's timeline in one fixed order — Scheduled, Dispatched, Accepted, Started, Finished —
  * whatever the times say, so two runs read alike (sorting by time swapped Accepted and Started
  * from one run to the next). A step reported earlier than one before it is flagged out of order,
- * with why that happens: two clocks, and a handler started while the 202 is on its way.
+ * with why that happens: two clocks, and a handler started while the 202 is on its way. An
+ * attempt that ended before its instant (cancelled, withdrawn, or refused while sent ahead) never
+ * reached its scheduled time: its steps are not measured against that plan, only against each other.
  */
 export function attemptTimeline(times: AttemptTimes): TimelineEntry[] {
   const at: Record<TimelineStep, number | null> = {
@@ -46,11 +55,14 @@ export function attemptTimeline(times: AttemptTimes): TimelineEntry[] {
     STARTED: times.startedAt,
     FINISHED: times.finishedAt,
   };
+  const endedBeforeInstant = times.finishedAt !== null && times.finishedAt < times.scheduledAt;
+  const endedByBaton = times.state != null && ENDED_BY_BATON.includes(times.state);
   let latest = -Infinity;
   return TIMELINE_STEPS.map((step) => {
     const value = at[step];
     const outOfOrder = value !== null && value < latest;
-    if (value !== null) latest = Math.max(latest, value);
-    return { step, at: value, clock: CLOCKS[step], outOfOrder, note: outOfOrder ? (WHY_EARLY[step] ?? 'Reported earlier than a step before it: the steps come from two machines’ clocks') : null };
+    if (value !== null && !(step === 'SCHEDULED' && endedBeforeInstant)) latest = Math.max(latest, value);
+    const clock = step === 'FINISHED' && endedByBaton ? 'engine' : CLOCKS[step];
+    return { step, at: value, clock, outOfOrder, note: outOfOrder ? (WHY_EARLY[step] ?? 'Reported earlier than a step before it: the steps come from two machines’ clocks') : null };
   });
 }

@@ -88,6 +88,21 @@ describe.each(TEST_DATABASES)('runs on %s', (kind) => {
       expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id })).toMatchObject({ state: 'CANCELLED', finishedAt: T + 5, updatedAt: T + 5 });
     });
 
+    it('a run sent ahead and cancelled before its instant: its handover stamps are the cancel\'s, none in the future; earlier ones stay', async () => {
+      const instant = T + 10_000;
+      const ahead = await insertRun(db.dataSource, { state: 'ACCEPTED', fireKey: 's:ahead', scheduledAt: instant, dueAt: instant, dispatchedAt: instant, acceptedAt: instant });
+      const running = await insertRun(db.dataSource, { state: 'ACCEPTED', fireKey: 's:running', dispatchedAt: T + 1, acceptedAt: T + 3 });
+      const dispatched = await insertRun(db.dataSource, { state: 'DISPATCHED', fireKey: 's:dispatched', scheduledAt: instant, dueAt: instant, dispatchedAt: T + 1 });
+      for (const { id } of [ahead, running, dispatched]) expect(await cancelRun(db.dataSource.manager, { runId: id, tenantId: 'acme', now: T + 5 })).toBe(true);
+      const stamps = async (id: number) => {
+        const r = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id });
+        return [r.dispatchedAt, r.acceptedAt, r.finishedAt];
+      };
+      expect(await stamps(ahead.id)).toEqual([T + 5, T + 5, T + 5]);
+      expect(await stamps(running.id)).toEqual([T + 1, T + 3, T + 5]);
+      expect(await stamps(dispatched.id)).toEqual([T + 1, null, T + 5]);
+    });
+
     it("cancelRun never moves a finished run, nor another tenant's", async () => {
       const { id: done } = await insertRun(db.dataSource, { state: 'SUCCEEDED', finishedAt: T + 9 });
       const { id: theirs } = await insertRun(db.dataSource, { tenantId: 'other', fireKey: 'o' });

@@ -204,7 +204,7 @@ export class RunSearchPageView implements Api.RunSearchPage {
 export class TimelineEntryView implements Api.TimelineEntry {
   @ApiProperty({ enum: TIMELINE_STEPS, description: 'Always in this order: SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED' }) step!: TimelineStep;
   @ApiProperty({ type: Number, nullable: true, description: 'Epoch ms; null: not reached' }) at!: number | null;
-  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's)" }) clock!: TimelineClock;
+  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's; a cancelled or skipped run's FINISHED is Baton's: engine)" }) clock!: TimelineClock;
   @ApiProperty({ description: 'Reported earlier than a step before it in the order' }) outOfOrder!: boolean;
   @ApiProperty({ type: String, nullable: true, description: 'Why an out-of-order report happens; null when in order' }) note!: string | null;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES, REJECTION_APPLIED_WITHIN_MS } from '@baton/domain';
 import { execute } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import { STAMPS_BY_CANCEL, stampsByCancelParams } from '../../runs/stamps-by-cancel';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts). */
 export const CANCEL_RUN = runWrite('cancelRun', ACTIVE_STATES, 'CANCELLED');
@@ -9,7 +10,7 @@ export const CANCEL_RUN = runWrite('cancelRun', ACTIVE_STATES, 'CANCELLED');
 /**
  * A user cancels one run of their tenant (POST /api/runs/{id}/cancel):
  *
- *   UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ?
+ *   UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ?, <STAMPS_BY_CANCEL>
  *    WHERE id = ? AND tenant_id = ? AND state IN (PENDING, CLAIMED, DISPATCHED, ACCEPTED, RETRY_WAIT, APPROVAL_WAIT, …)
  *      AND NOT EXISTS (SELECT 1 FROM run_approvals a WHERE a.run_id = runs.id AND runs.state = 'APPROVAL_WAIT'
  *                        AND (a.decision = 'REJECT' OR (a.decision IS NULL AND a.on_timeout = 'REJECT' AND a.deadline_at <= ?))
@@ -33,11 +34,11 @@ export const CANCEL_RUN = runWrite('cancelRun', ACTIVE_STATES, 'CANCELLED');
 export async function cancelRun(manager: EntityManager, input: { runId: number; tenantId: string; now: number }): Promise<boolean> {
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ? WHERE id = ? AND tenant_id = ? AND ${stateIn(CANCEL_RUN)}
+    `UPDATE runs SET state = 'CANCELLED', finished_at = ?, updated_at = ?, ${STAMPS_BY_CANCEL} WHERE id = ? AND tenant_id = ? AND ${stateIn(CANCEL_RUN)}
         AND NOT EXISTS (SELECT 1 FROM run_approvals a WHERE a.run_id = runs.id AND ${stateIn(CANCEL_RUN, ['APPROVAL_WAIT'], 'runs.state')}
                           AND (a.decision = 'REJECT' OR (a.decision IS NULL AND a.on_timeout = 'REJECT' AND a.deadline_at <= ?))
                           AND a.due_at > ?)`,
-    [input.now, input.now, input.runId, input.tenantId, input.now, input.now - REJECTION_APPLIED_WITHIN_MS],
+    [input.now, input.now, ...stampsByCancelParams(input.now), input.runId, input.tenantId, input.now, input.now - REJECTION_APPLIED_WITHIN_MS],
   );
   return affected > 0;
 }

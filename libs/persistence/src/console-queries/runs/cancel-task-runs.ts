@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { ACTIVE_STATES } from '@baton/domain';
 import { execute, num } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import { STAMPS_BY_CANCEL, stampsByCancelParams } from '../../runs/stamps-by-cancel';
 
 /** The error of a run its task's deletion cancelled. */
 export const TASK_DELETED = 'Cancelled: its task was deleted';
@@ -15,7 +16,7 @@ export const CANCEL_TASK_RUNS = runWrite('cancelTaskRuns', ACTIVE_STATES, 'CANCE
  * finds it CANCELLED and drops it):
  *
  *   SELECT id, engine_group FROM runs WHERE task_id = ? AND tenant_id = ? AND state IN (CLAIMED, DISPATCHED, ACCEPTED)
- *   UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ?
+ *   UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ?, <STAMPS_BY_CANCEL>
  *    WHERE task_id = ? AND tenant_id = ? AND state IN (PENDING, CLAIMED, DISPATCHED, ACCEPTED, RETRY_WAIT)
  *
  * Each says why (TASK_DELETED), as a withdrawn fire does: a run that ended CANCELLED with no error
@@ -33,8 +34,8 @@ export async function cancelTaskRuns(
   );
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS)}`,
-    [TASK_DELETED, input.now, input.now, input.taskId, input.tenantId],
+    `UPDATE runs SET state = 'CANCELLED', error = ?, finished_at = ?, updated_at = ?, ${STAMPS_BY_CANCEL} WHERE task_id = ? AND tenant_id = ? AND ${stateIn(CANCEL_TASK_RUNS)}`,
+    [TASK_DELETED, input.now, input.now, ...stampsByCancelParams(input.now), input.taskId, input.tenantId],
   );
   return { cancelled: affected, maybeSent: rows.map((r) => ({ runId: num(r.id), engineGroup: String(r.engine_group) })) };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { caseById, chunks, dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
+import { STAMPS_BY_CANCEL, stampsByCancelParams } from '../../runs/stamps-by-cancel';
 
 /** Its move, checked against the run state machine (run-writes.spec.ts): the prepared fires an engine took. */
 export const WITHDRAW_PREPARED_FIRES = runWrite('withdrawPreparedFires', ['CLAIMED', 'DISPATCHED', 'ACCEPTED'], 'CANCELLED');
@@ -30,7 +31,7 @@ export const WITHDRAWN_BY = {
  *    WHERE tenant_id = ? AND task_id IN (…) AND cause = 'SCHEDULE' AND scheduled_at > ?
  *      AND state IN ('PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED') ORDER BY id [FOR UPDATE]
  *   DELETE FROM runs WHERE id IN (…PENDING…) AND state = 'PENDING'
- *   UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = CASE id WHEN ? THEN 'w:<id>' … END, finished_at = ?, updated_at = ?
+ *   UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = CASE id WHEN ? THEN 'w:<id>' … END, finished_at = ?, updated_at = ?, <STAMPS_BY_CANCEL>
  *    WHERE id IN (…the others…) AND state IN ('CLAIMED', 'DISPATCHED', 'ACCEPTED')
  *
  * A PENDING fire is a plan no engine took: it is deleted, so the instant planned again under the
@@ -64,9 +65,9 @@ export async function withdrawPreparedFires(
     const freedKey = caseById(part, (f) => f.runId, (f) => `w:${f.runId}`);
     await execute(
       manager,
-      `UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = ${freedKey.sql}, finished_at = ?, updated_at = ?
+      `UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = ${freedKey.sql}, finished_at = ?, updated_at = ?, ${STAMPS_BY_CANCEL}
         WHERE id IN (${placeholders(part.length)}) AND ${stateIn(WITHDRAW_PREPARED_FIRES)}`,
-      [input.error, ...freedKey.params, input.now, input.now, ...part.map((f) => f.runId)],
+      [input.error, ...freedKey.params, input.now, input.now, ...stampsByCancelParams(input.now), ...part.map((f) => f.runId)],
     );
   }
   return fires;
