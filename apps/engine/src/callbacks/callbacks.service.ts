@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordCancelledStart, recordRunProgress, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -134,7 +134,10 @@ export class CallbacksService {
     const held = fresh ? null : this.attempts.take(cb);
     const run = held ?? (await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId }));
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
-    if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) return this.stale(cb, run.state, 'STALE');
+    if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
+      if (run.state === 'CANCELLED' && run.attempt === cb.attempt && cb.startedAt !== undefined) await this.keepCancelledStart(cb, cb.startedAt);
+      return this.stale(cb, run.state, 'STALE');
+    }
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
     const ack = this.marks.heldAck(cb.runId, cb.attempt);
     const ended = plain ? await this.plainSuccesses.push({ cb, run, ack }) : await this.endAlone({ cb, run, traceParent, ack });
@@ -146,6 +149,11 @@ export class CallbacksService {
     await this.earlyStarts.check(run, cb.startedAt ?? null, this.clock.now());
     if (run.executorId !== null && cb.credit !== undefined && cb.creditSeq !== undefined) this.events.executorCredit(run.executorId, cb.credit, cb.creditSeq);
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
+  }
+
+  /** A run cancelled while it ran keeps the start its executor reports in the (stale) outcome. */
+  private async keepCancelledStart(cb: RunCallback, startedAt: number): Promise<void> {
+    await recordCancelledStart(this.dataSource.manager, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now: this.clock.now() });
   }
 
   /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */

@@ -515,6 +515,30 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, r3)).state).toBe('TIMED_OUT');
   });
 
+  it('the ABORTED outcome of a run cancelled while it ran is stale, but leaves its start (no later than the cancel, that attempt, once)', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge' });
+    const cancelledAt = Date.now();
+    const cancelled = (more: Parameters<typeof seedRun>[2] = {}) => seedRun(db.dataSource, task, { state: 'CANCELLED', claimedBy: null, executorId, finishedAt: cancelledAt, ...more });
+    const aborted = (runId: number, startedAt: number, attempt = 1) =>
+      post({ runId, attempt, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'CANCELLED', startedAt, finishedAt: cancelledAt + 5 });
+
+    const ran = await cancelled();
+    expect((await aborted(ran, cancelledAt - 300)).body).toMatchObject({ accepted: false, reason: 'STALE', state: 'CANCELLED' });
+    expect(await readRun(db.dataSource, ran)).toMatchObject({ state: 'CANCELLED', startedAt: cancelledAt - 300, finishedAt: cancelledAt });
+    expect((await aborted(ran, cancelledAt - 100)).status).toBe(409);
+    expect((await readRun(db.dataSource, ran)).startedAt).toBe(cancelledAt - 300);
+
+    const clockAhead = await cancelled();
+    await aborted(clockAhead, cancelledAt + 1);
+    expect((await readRun(db.dataSource, clockAhead)).startedAt).toBeNull();
+    const earlierAttempt = await cancelled({ attempt: 2 });
+    await aborted(earlierAttempt, cancelledAt - 300, 1);
+    expect((await readRun(db.dataSource, earlierAttempt)).startedAt).toBeNull();
+    const timedOut = await seedRun(db.dataSource, task, { state: 'TIMED_OUT', claimedBy: null, finishedAt: cancelledAt });
+    await aborted(timedOut, cancelledAt - 300);
+    expect((await readRun(db.dataSource, timedOut)).startedAt).toBeNull();
+  });
+
   it('interim callbacks: progress, log lines, business alarms; 409 once the attempt is over', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const runId = await acceptedRun(task);

@@ -29,6 +29,7 @@ export * from './finish-run-attempt';
 export * from './finish-succeeded-runs';
 export * from './not-all-succeeded-error';
 export * from './retry-run-attempt';
+export * from './record-cancelled-start';
 export * from './record-run-progress';
 export * from './append-run-logs';
 export * from './find-late-runs';
