@@ -48,6 +48,7 @@ const job = (id: number, extra: Job): Job => ({
   child_jobid: '',
   trigger_status: 1,
   trigger_next_time: 0,
+  add_time: null,
   ...extra,
 });
 
@@ -63,6 +64,8 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
    */
   const NOW = Math.floor(Date.now() / 300_000) * 300_000;
   const RATE_NEXT = NOW + 37_000;
+  /** The FIX_RATE job's add_time (a DATETIME, read in the database's zone): 30 days before, off its grid. */
+  const RATE_ADDED = DateTime.fromMillis(NOW - 30 * 86_400_000 + 10_000, { zone: 'UTC' }).toFormat('yyyy-MM-dd HH:mm:ss');
   let xxlDb: string;
   let xxlUrl: string;
   let checksums: { before: unknown; after: unknown };
@@ -96,7 +99,7 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
         job(1, { job_desc: '每日报表', author: 'XXL', alarm_email: 'ops@example.com' }),
         job(2, { job_group: 2, schedule_conf: '0 */5 * * * ?', misfire_strategy: 'FIRE_ONCE_NOW', executor_route_strategy: 'LAST', executor_handler: 'closeDay', executor_param: 'region=eu,batch=500', executor_block_strategy: 'DISCARD_LATER', executor_timeout: 60, executor_fail_retry_count: 2 }),
         job(3, { schedule_conf: '0 30 9 ? * MON-FRI', executor_route_strategy: 'ROUND', executor_block_strategy: 'COVER_EARLY' }),
-        job(4, { schedule_type: 'FIX_RATE', schedule_conf: '90', executor_route_strategy: 'RANDOM', trigger_next_time: RATE_NEXT }),
+        job(4, { schedule_type: 'FIX_RATE', schedule_conf: '90', executor_route_strategy: 'RANDOM', trigger_next_time: RATE_NEXT, add_time: RATE_ADDED }),
         job(5, { schedule_type: 'NONE', schedule_conf: null, executor_route_strategy: 'CONSISTENT_HASH', trigger_status: 0 }),
         job(6, { executor_route_strategy: 'LEAST_FREQUENTLY_USED', trigger_status: 0 }),
         job(7, { executor_route_strategy: 'LEAST_RECENTLY_USED', executor_block_strategy: null }),
@@ -184,10 +187,11 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
       return d.toMillis();
     })();
     expect(task('demoJobHandler-3')).toMatchObject({ trigger: { expression: '0 30 9 * * 1,2,3,4,5' }, concurrencyPolicy: 'REPLACE', nextFireAt: weekday });
-    // On XXL-JOB's grid from its stored next fire (moved on by whole intervals if the import ran after it).
+    // On XXL-JOB's grid, from its first point after the job's add_time: Baton's first fire is the admin's next.
     const rate = task('demoJobHandler-4');
-    expect(rate).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 90_000 }, nextFireAt: rate.startAt });
-    expect([(rate.startAt as number) >= RATE_NEXT, ((rate.startAt as number) - RATE_NEXT) % 90_000]).toEqual([true, 0]);
+    expect(rate).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 90_000 }, nextFireAt: RATE_NEXT });
+    const startAt = rate.startAt as number;
+    expect([(RATE_NEXT - startAt) % 90_000, startAt > NOW - 31 * 86_400_000, startAt < NOW - 29 * 86_400_000]).toEqual([0, true, true]);
     expect(task('demoJobHandler-5')).toMatchObject({ trigger: { kind: 'MANUAL' }, paused: false, nextFireAt: null });
     expect(task('demoJobHandler-6').paused).toBe(true);
     expect(task('shardingJobHandler-10').fanOut).toMatchObject({ mode: 'BROADCAST', shards: null });
@@ -212,6 +216,18 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     }
     expect(listed.get('7')!.notes.join('\n')).toMatch(/block SERIAL_EXECUTION \(empty\)/);
   }, 240_000);
+
+  it('a re-import after the admin fired a FIX_RATE job again writes the same file, byte for byte (a plan of it shows no change)', async () => {
+    const again = join(dir, 'again.yaml');
+    await sql((conn) => conn.query('UPDATE xxl_job_info SET trigger_next_time = trigger_next_time + 3 * 90000 WHERE id = 4'));
+    try {
+      const imported = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--time-zone', ZONE, '--map', 'sample-executor/parentHandler=reports:build-report', '-o', again);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(readFileSync(again, 'utf8')).toBe(readFileSync(file, 'utf8'));
+    } finally {
+      await sql((conn) => conn.query('UPDATE xxl_job_info SET trigger_next_time = trigger_next_time - 3 * 90000 WHERE id = 4'));
+    }
+  }, 60_000);
 
   it('reads the 2.1–2.2 tables (job_cron, no misfire strategy) with --table-prefix', async () => {
     const old = join(dir, 'old.yaml');

@@ -10,7 +10,8 @@ export const XXL_TABLE_PREFIX_PATTERN = /^[A-Za-z0-9_]{1,64}$/;
  * while the admin runs, and the session cannot write. The versions' columns differ, so the
  * columns are looked up first and each read names what the version has:
  * - 2.3 on: schedule_type, schedule_conf and misfire_strategy; before: job_cron (every job a cron);
- * - to 3.4: job_desc and the group's title; later: name in both tables.
+ * - to 3.4: job_desc and the group's title; later: name in both tables;
+ * - add_time, in every version's schema, is read where the table has it (it anchors a FIX_RATE grid).
  * glue_source (the GLUE code, up to 16 MB a job) is never read.
  */
 export async function readXxlJobTables(url: string, tablePrefix: string): Promise<XxlJobTables> {
@@ -32,7 +33,8 @@ export async function readXxlJobTables(url: string, tablePrefix: string): Promis
       `SELECT id, job_group, ${has(info, 'job_desc') ? 'job_desc' : '`name`'} AS description, author, alarm_email,
               ${scheduled ? 'schedule_type, schedule_conf, misfire_strategy' : "'CRON' AS schedule_type, job_cron AS schedule_conf, 'DO_NOTHING' AS misfire_strategy"},
               executor_route_strategy, executor_handler, executor_param, executor_block_strategy, executor_timeout,
-              executor_fail_retry_count, glue_type, child_jobid, trigger_status, trigger_next_time
+              executor_fail_retry_count, glue_type, child_jobid, trigger_status, trigger_next_time,
+              ${has(info, 'add_time') ? 'UNIX_TIMESTAMP(add_time) * 1000' : 'NULL'} AS add_time_ms
          FROM \`${info}\` ORDER BY id`,
     );
     await conn.query('COMMIT');
@@ -68,5 +70,7 @@ function jobOf(r: RowDataPacket): XxlJob {
     childJobIds: text(r.child_jobid) || null,
     triggerStatus: Number(r.trigger_status ?? 0),
     triggerNextTime: Number(r.trigger_next_time ?? 0),
+    // A DATETIME with fractions comes as a DECIMAL string; a zero date as 0 or null.
+    addTime: Number(r.add_time_ms) > 0 ? Math.floor(Number(r.add_time_ms)) : null,
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateTask } from '@baton/domain';
 import { importXxlJob, type XxlJobImportOptions } from './xxl-job-import';
+import { importDocument } from '../import/import-document';
 import type { XxlJob, XxlJobTables } from './xxl-job-rows';
 
 const NOW = Date.parse('2027-01-01T00:00:00Z');
@@ -25,6 +26,7 @@ const job = (id: number, extra: Partial<XxlJob> = {}): XxlJob => ({
   childJobIds: null,
   triggerStatus: 1,
   triggerNextTime: 0,
+  addTime: null,
   ...extra,
 });
 const tables = (jobs: XxlJob[]): XxlJobTables => ({ groups: [{ id: 1, appName: 'sample-executor', title: 'Sample' }, { id: 2, appName: 'billing', title: 'Billing' }], jobs });
@@ -42,9 +44,9 @@ describe('importXxlJob', () => {
     for (const task of result.tasks) expect(validateTask(task)).toEqual([]);
   });
 
-  it('FIX_RATE keeps the admin\'s grid (moved past now), NONE (and an unknown type, as XXL-JOB reads it) is MANUAL, crons Baton cannot follow are listed', () => {
-    const rate = only(job(1, { scheduleType: 'FIX_RATE', scheduleConf: '30', triggerNextTime: NOW - 45_000 }));
-    expect(rate.task).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: NOW + 15_000 });
+  it('FIX_RATE keeps the admin\'s grid, NONE (and an unknown type, as XXL-JOB reads it) is MANUAL, crons Baton cannot follow are listed', () => {
+    const rate = only(job(1, { scheduleType: 'FIX_RATE', scheduleConf: '30', triggerNextTime: NOW - 45_000, addTime: Date.parse('2026-06-01T08:00:10Z') }));
+    expect(rate.task).toMatchObject({ trigger: { kind: 'FIXED_RATE', intervalMs: 30_000 }, startAt: Date.parse('2026-06-01T08:00:15Z') });
     expect(only(job(2, { scheduleType: 'NONE', scheduleConf: null, triggerStatus: 0 })).task).toMatchObject({ trigger: { kind: 'MANUAL' } });
     expect(only(job(2, { scheduleType: 'NONE', triggerStatus: 0 })).task).not.toHaveProperty('paused');
     const unknown = only(job(3, { scheduleType: 'FIX_DELAY', scheduleConf: '10' }));
@@ -57,6 +59,19 @@ describe('importXxlJob', () => {
     // Crons XXL-JOB's Quartz CronExpression refuses (a row edited by hand) never fired there: listed with Quartz's reason, never imported firing on both days.
     expect(only(job(7, { scheduleConf: '0 0 9 1 * 2' }))).toMatchObject({ task: undefined, entry: { task: null, notes: ['not imported: "0 0 9 1 * 2": Quartz\'s CronExpression refuses it ("Support for specifying both a day-of-week AND a day-of-month parameter is not implemented."), so it never fired there'] } });
     expect(only(job(8, { scheduleConf: '0 0 9 1,15,L * ?' })).entry.notes[0]).toMatch(/^not imported: "0 0 9 1,15,L \* \?": Quartz's CronExpression refuses it \("Support for specifying 'L' and 'LW' with other days of the month is not implemented"\)/);
+  });
+
+  it('FIX_RATE: re-importing an unchanged job writes the same file, however far the clock and the admin\'s next fire have moved on', () => {
+    const rate = { scheduleType: 'FIX_RATE', scheduleConf: '30', addTime: Date.parse('2026-06-01T08:00:10Z') };
+    const file = (now: number, triggerNextTime: number) => importDocument('XXL-JOB', importXxlJob(tables([job(1, { ...rate, triggerNextTime })]), { ...OPTIONS, now }), 'job');
+    const first = file(NOW, NOW - 45_000);
+    expect(file(NOW + 3_600_000, NOW - 45_000 + 120 * 30_000)).toBe(first); // the admin fired 120 times since
+    expect(file(NOW + 3_600_000, NOW - 45_000)).toBe(first); // the admin stopped firing (its next fire passed)
+    expect(first).toContain(`startAt: ${Date.parse('2026-06-01T08:00:15Z')}`);
+    // No add_time (or one after the next fire: read off by a zone): still on the grid, never after the admin's next fire.
+    expect(only(job(1, { ...rate, addTime: null, triggerNextTime: NOW - 45_000 })).task.startAt).toBe(15_000);
+    expect(only(job(1, { ...rate, addTime: NOW + 3_600_000, triggerNextTime: NOW + 20_000 })).task.startAt).toBe(NOW + 20_000);
+    expect(only(job(1, { ...rate, triggerNextTime: 0 })).task).not.toHaveProperty('startAt'); // stopped: it starts at the apply
   });
 
   it('maps misfire, block and route strategies; stopped jobs are paused; retries count the first attempt', () => {

@@ -133,10 +133,8 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       if (!(seconds > 0)) return `fix rate "${conf}" is not a whole number of seconds above 0`;
       const problem = intervalProblem(seconds * 1000);
       if (problem) return `fix rate ${seconds} s: ${problem}`;
-      // The admin's grid: its stored next fire, then every interval on (moved past now, so the task owes no past fire); a stopped job has none: the apply starts it.
       const intervalMs = seconds * 1000;
-      const next = job.triggerNextTime;
-      const startAt = next <= 0 ? null : next >= options.now ? next : next + Math.ceil((options.now - next) / intervalMs) * intervalMs;
+      const startAt = gridStart(job, intervalMs);
       fields = { trigger: { kind: 'FIXED_RATE', intervalMs }, misfirePolicy: misfire.value, ...(startAt === null ? {} : { startAt }) };
       notes.push('fix rate: after a missed fire XXL-JOB restarts the interval, Baton keeps its grid');
       break;
@@ -152,6 +150,24 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
   // Baton refuses a task that can never fire (and an apply is all or nothing): such a job is listed instead.
   if (firstFireTime(domainSchedule, since) === null) return `it has no fire time after ${new Date(since).toISOString()} (its cron's years have passed)`;
   return fired;
+}
+
+/**
+ * A FIX_RATE job's startAt: a point of the admin's grid (its stored next fire ± whole intervals),
+ * so the task keeps the job's phase. Not the next fire itself, nor one derived from the clock:
+ * the admin moves its next fire on at every fire, so either gave another startAt at each import
+ * and a plan of an unchanged job showed a change. The grid's first point at or after the job's
+ * add_time is the same at every import while the admin keeps the grid (it restarts it after a
+ * misfire or a restart of the job: a change of phase the plan then shows), and never after the
+ * admin's next fire (an add_time read off by a zone, or none, falls back to that fire or the
+ * grid's first point after 1970). A startAt passed adds no fire: a new task fires from its first
+ * grid point at or after the apply. A stopped job has no next fire: the task starts at the apply.
+ */
+function gridStart(job: XxlJob, intervalMs: number): number | null {
+  const next = job.triggerNextTime;
+  if (next <= 0) return null;
+  const reference = Math.max(0, Math.min(job.addTime ?? 0, next));
+  return next - Math.floor((next - reference) / intervalMs) * intervalMs;
 }
 
 /** executor_fail_retry_count: XXL-JOB runs a failed job again that many times; Baton counts the first attempt too. */

@@ -35,6 +35,8 @@ export interface XxlJob {
   triggerStatus: number;
   /** Epoch ms of the next fire the admin computed; 0 when stopped. */
   triggerNextTime: number;
+  /** add_time (epoch ms, as the database's session zone reads it); null when empty. */
+  addTime: number | null;
 }
 
 export interface XxlJobTables {
