@@ -1,4 +1,5 @@
 import { isJavaObject, readJavaObject, type JavaValue } from './java-serialization';
+import { JobDataError } from './job-data-error';
 
 /** A JobDataMap's entries Baton can carry as params, and the keys it cannot (with the reason). */
 export interface JobData {
@@ -13,17 +14,17 @@ const BOXED_NUMBERS = ['java.lang.Integer', 'java.lang.Long', 'java.lang.Short',
  * java.util.Properties text (`org.quartz.jobStore.useProperties=true`, values all strings).
  * Strings, numbers and booleans become params; anything else (dates, lists, the job's own
  * classes) is listed by key with its class. Long values beyond 2^53 are kept as strings: JSON
- * numbers would round them.
+ * numbers would round them. A blob that is neither form (corrupt, truncated, another object) is
+ * a JobDataError naming why, not read as a properties text, where its bytes would be params keys.
  */
 export function readJobData(blob: Buffer | null): JobData {
   const data: JobData = { params: {}, dropped: [] };
   if (blob === null || blob.length === 0) return data;
   if (blob[0] !== 0xac) {
-    for (const [key, value] of readProperties(blob.toString('latin1'))) data.params[key] = value;
+    for (const [key, value] of readProperties(propertiesText(blob))) data.params[key] = value;
     return data;
   }
-  const map = readJavaObject(blob);
-  for (const [key, value] of hashMapEntries(isJavaObject(map) ? map.fields.map : null)) {
+  for (const [key, value] of jobDataMapEntries(blob)) {
     const carried = plainValue(value);
     if (typeof key !== 'string') data.dropped.push({ key: String(key), reason: 'a key that is not a string' });
     else if (carried === undefined) data.dropped.push({ key, reason: `a ${describe(value)} (params carry strings, numbers and booleans)` });
@@ -32,10 +33,37 @@ export function readJobData(blob: Buffer | null): JobData {
   return data;
 }
 
-/** A java.util.HashMap's pairs: its writeObject writes the bucket count and size as block data, then key, value, key, value… */
-export function hashMapEntries(map: JavaValue | undefined): Array<[JavaValue, JavaValue]> {
-  if (!isJavaObject(map)) return [];
-  const written = (map.annotations['java.util.HashMap'] ?? map.annotations['java.util.LinkedHashMap'] ?? []).filter((v) => !Buffer.isBuffer(v));
+/** The pairs of a serialized JobDataMap (its DirtyFlagMap's `map` field, a HashMap). */
+function jobDataMapEntries(blob: Buffer): Array<[JavaValue, JavaValue]> {
+  let read: JavaValue;
+  try {
+    read = readJavaObject(blob);
+  } catch (error) {
+    // The reader's JavaStreamError, or whatever else bytes nobody vouches for make it throw: one job's data, not the import.
+    throw new JobDataError(`its serialized JobDataMap cannot be read (${(error as Error).message})`);
+  }
+  const entries = hashMapEntries(isJavaObject(read) ? read.fields.map : undefined);
+  // Another object (a class of the application's, say) has no such map: read as an empty one, it gave no params and no word.
+  if (entries === null) throw new JobDataError(`it is a serialized ${describe(read)}, not a JobDataMap`);
+  return entries;
+}
+
+/**
+ * The blob as java.util.Properties.load reads it (ISO-8859-1). Properties.store, which Quartz's
+ * useProperties writes with, escapes everything but printable ASCII, so a control byte is no
+ * properties text: a corrupt serialized map (its AC ED header lost) or another format.
+ */
+function propertiesText(blob: Buffer): string {
+  const at = blob.findIndex((b) => (b < 0x20 && ![0x09, 0x0a, 0x0c, 0x0d].includes(b)) || (b >= 0x7f && b < 0xa0));
+  if (at >= 0) throw new JobDataError(`it is neither a serialized JobDataMap (no AC ED 00 05 header) nor a properties text (control byte 0x${blob[at].toString(16).padStart(2, '0')} at byte ${at})`);
+  return blob.toString('latin1');
+}
+
+/** A java.util.HashMap's pairs (its writeObject writes the bucket count and size as block data, then key, value, key, value…); null for anything else. */
+export function hashMapEntries(map: JavaValue | undefined): Array<[JavaValue, JavaValue]> | null {
+  const annotations = isJavaObject(map) ? (map.annotations['java.util.HashMap'] ?? map.annotations['java.util.LinkedHashMap']) : undefined;
+  if (annotations === undefined) return null;
+  const written = annotations.filter((v) => !Buffer.isBuffer(v));
   const pairs: Array<[JavaValue, JavaValue]> = [];
   for (let i = 0; i + 1 < written.length; i += 2) pairs.push([written[i], written[i + 1]]);
   return pairs;

@@ -49,6 +49,16 @@ describe('importQuartz', () => {
     expect(trigger.kind === 'CRON' && cronDstOf(trigger)).toEqual(QUARTZ_CRON_DST);
   });
 
+  it('a job whose JOB_DATA is neither a JobDataMap nor a properties text is imported without it, its entry naming the job and why', () => {
+    const corrupt = Buffer.from('00ed00057372', 'hex'); // a serialized map that lost its first byte
+    const result = importQuartz(store([job('a', { group: 'billing', jobData: corrupt })], [cron('t', '0 0 1 * * ?', { jobName: 'a', jobGroup: 'billing', jobData: Buffer.from('region=eu\n') })]), OPTIONS);
+    expect(result.tasks[0]).toMatchObject({ name: 'billing.a', params: { region: 'eu' } });
+    expect(result.entries[0].notes).toContain('job billing.a\'s data not carried: it is neither a serialized JobDataMap (no AC ED 00 05 header) nor a properties text (control byte 0x00 at byte 0)');
+    const alone = importQuartz(store([job('b', { jobData: corrupt })], []), OPTIONS);
+    expect(alone.tasks[0]).not.toHaveProperty('params');
+    expect(alone.entries[0].notes.join('\n')).toMatch(/job DEFAULT\.b's data not carried: it is neither/);
+  });
+
   it('names that collide after cleaning get a suffix', () => {
     const result = importQuartz(store([job('a b'), job('a/b')], [cron('x', '0 0 1 * * ?', { jobName: 'a b' }), cron('y', '0 0 1 * * ?', { jobName: 'a/b' })]), OPTIONS);
     expect(result.tasks.map((t) => t.name)).toEqual(['a-b', 'a-b-2']);

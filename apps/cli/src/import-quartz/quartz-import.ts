@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { canonicalCronTrigger, firstFireTime, NAME_MAX_LENGTH, PRIORITY_MAX, PRIORITY_MIN, type Trigger } from '@baton/domain';
 import { readJobData } from './job-data';
+import { JobDataError } from './job-data-error';
 import { importCalendar } from './quartz-calendar';
 import { resolveMisfire } from './quartz-misfire';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
@@ -235,7 +236,8 @@ function paramsOf(job: QuartzJob, trigger: QuartzTrigger | null, notes: string[]
       Object.assign(params, data.params);
       for (const d of data.dropped) notes.push(`${source} data "${d.key}" not carried: ${d.reason}`);
     } catch (error) {
-      notes.push(`${source} data not carried: its serialized JobDataMap cannot be read (${(error as Error).message})`);
+      if (!(error instanceof JobDataError)) throw error;
+      notes.push(`${source === 'job' ? `job ${key(job.group, job.name)}'s` : 'trigger'} data not carried: ${error.message}`);
     }
   }
   return Object.keys(params).length > 0 ? { params } : {};
