@@ -39,4 +39,12 @@ describe('baton usage', () => {
     expect(notYaml.status).toBe(2);
     expect(notYaml.stderr).toMatch(/--mapping \S+usage\.e2e-spec\.ts: is not valid YAML or JSON: /);
   }, 240_000);
+
+  it('baton import: a --url of another database than MySQL/MariaDB is refused at once, naming --url and the schemes read, exit 2', () => {
+    const postgres = baton('import', 'quartz', '--url', 'postgres://quartz:secret@127.0.0.1:1/quartz');
+    expect(postgres.status).toBe(2);
+    expect(postgres.stderr).toContain('baton: baton import quartz: --url "postgres://quartz:***@127.0.0.1:1/quartz": postgres:// is not read; the tables are read on MySQL or MariaDB only, with mysql:// or mariadb:// (mysql://user:pass@host:3306/database)');
+    const bare = baton('import', 'xxl-job', '--url', 'db.example:3306/xxl_job');
+    expect([bare.status, bare.stderr]).toEqual([2, expect.stringContaining('--url "db.example:3306/xxl_job": no scheme; ')]);
+  }, 240_000);
 });

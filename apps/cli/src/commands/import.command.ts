@@ -93,6 +93,9 @@ function importArguments(args: string[]): ImportArguments {
     else throw usage(`unknown argument "${flag}"`);
   }
   if (!parsed.url) throw new UsageError(`baton import ${source} needs --url <mysql://user:pass@host:3306/database>`);
+  // The readers speak MySQL's protocol alone: another database's URL (Quartz on PostgreSQL, say) failed at connect with a DNS or socket error that named neither.
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(parsed.url)?.[1];
+  if (scheme !== 'mysql' && scheme !== 'mariadb') throw usage(`--url "${redactUrlPasswords(parsed.url)}": ${scheme === undefined ? 'no scheme' : `${scheme}:// is not read`}; the tables are read on MySQL or MariaDB only, with mysql:// or mariadb:// (mysql://user:pass@host:3306/database)`);
   return parsed;
 }
 
