@@ -118,6 +118,11 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     expect(group.code).toBe(2);
     expect(group.stderr).toMatch(/^baton import quartz: no job of job group\(s\) "nope" in scheduler "Legacy"; its job groups: DEFAULT \(\d+ jobs\), reports \(1 job\)\. Name them with --job-group\. No file written\.$/m);
     expect(() => readFileSync(none)).toThrow(/ENOENT/);
+    // Some names matched: those are imported, the others named in a warning.
+    const some = await runBaton({}, ...quartz, '--scheduler', SCHEDULER, '--job-group', 'nope', '--job-group', 'reports', '--job-group', 'Reports');
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stderr).toMatch(/^baton: warning: --job-group "nope", "Reports" matched no job group of scheduler "Legacy"; its job groups: DEFAULT \(\d+ jobs\), reports \(1 job\)\. The other --job-group names are imported\.$/m);
+    expect([...new Set((parse(readFileSync(none, 'utf8')) as { tasks: Array<{ group: string }> }).tasks.map((t) => t.group))]).toEqual(['reports']);
   }, 60_000);
 
   /**

@@ -242,6 +242,12 @@ describe('baton import xxl-job (XXL-JOB admin tables on MariaDB)', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('baton import xxl-job: no job of executor group(s) "nope" in xxl_job_info; the executor groups (app_name) in xxl_job_group: sample-executor (16 jobs), billing (1 job). Name them with --app. No file written.');
     expect(() => readFileSync(none)).toThrow(/ENOENT/);
+    // Some names matched: those are imported, the others named in a warning.
+    const some = join(dir, 'some.yaml');
+    const partly = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--app', 'nope', '--app', 'billing', '--app', 'nope', '--app', 'Billing', '-o', some);
+    expect(partly.code, partly.stderr).toBe(0);
+    expect(partly.stderr).toMatch(/^baton: warning: --app "nope", "Billing" matched no executor group with jobs; the executor groups \(app_name\) in xxl_job_group: sample-executor \(16 jobs\), billing \(1 job\)\. The other --app names are imported\.$/m);
+    expect([...entries(some).values()].map((e) => e.task)).toEqual(['closeDay-2']);
     await sql((conn) => conn.query('CREATE TABLE empty_xxl_job_group LIKE xxl_job_group; CREATE TABLE empty_xxl_job_info LIKE xxl_job_info'));
     const empty = await runBaton({}, 'import', 'xxl-job', '--url', xxlUrl, '--table-prefix', 'empty_xxl_job_', '-o', none);
     expect([empty.code, empty.stderr.trim()]).toEqual([2, 'baton import xxl-job: empty_xxl_job_info has no jobs: check --url and --table-prefix. No file written.']);

@@ -6,7 +6,7 @@ import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
 import { readNamedFile } from '../common/read-named-file';
-import { NO_FILE, quartzNothingMatched, xxlJobNothingMatched } from '../import/nothing-matched';
+import { NO_FILE, quartzNothingMatched, quartzPartlyMatched, xxlJobNothingMatched, xxlJobPartlyMatched } from '../import/nothing-matched';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
                              moment the old scheduler stops); see docs/MANUAL.md
@@ -134,11 +134,12 @@ function instant(value: string, usage: (m: string) => UsageError): number {
 }
 
 /**
- * What a reading gives: the import, or why there is none — exit 1 when the tables cannot be read,
+ * What a reading gives: the import (and a warning naming the --app / --job-group names that
+ * matched nothing, when others did), or why there is none — exit 1 when the tables cannot be read,
  * 2 when they hold nothing the flags match (bad input, as a bad command line exits; the message
  * names what exists, so the usage is not printed after it).
  */
-type Outcome = { imported: Imported } | { refused: string; exitCode: 1 | 2 };
+type Outcome = { imported: Imported; unmatched: string | null } | { refused: string; exitCode: 1 | 2 };
 
 /** One source: checks its own flags, reads its tables and maps them. */
 interface Reading {
@@ -181,7 +182,7 @@ async function quartzReading(parsed: ImportArguments, now: number, usage: (m: st
       }
       const imported = importQuartz(store, options);
       const nothing = quartzNothingMatched(store, imported.entries.length, scheduler, parsed.tablePrefix, options.jobGroups);
-      return nothing === null ? { imported } : { refused: nothing, exitCode: 2 };
+      return nothing === null ? { imported, unmatched: quartzPartlyMatched(store, scheduler, options.jobGroups) } : { refused: nothing, exitCode: 2 };
     },
   };
 }
@@ -209,7 +210,7 @@ async function xxlJobReading(parsed: ImportArguments, now: number, usage: (m: st
       }
       const imported = importXxlJob(tables, options);
       const nothing = xxlJobNothingMatched(tables, imported.entries.length, parsed.tablePrefix, options.apps);
-      return nothing === null ? { imported } : { refused: nothing, exitCode: 2 };
+      return nothing === null ? { imported, unmatched: xxlJobPartlyMatched(tables, parsed.tablePrefix, options.apps) } : { refused: nothing, exitCode: 2 };
     },
   };
 }
@@ -231,10 +232,14 @@ export const importCommand: CliCommand = {
       console.error(`baton import ${parsed.source}: ${outcome.refused}`);
       process.exit(outcome.exitCode);
     }
-    const { imported } = outcome;
+    const { imported, unmatched } = outcome;
+    const warnUnmatched = () => {
+      if (unmatched !== null) console.error(`baton: warning: ${unmatched}`);
+    };
     if (imported.tasks.length === 0) {
       // Matched, but none could be carried: the same `tasks: []` as a match of nothing (nothing-matched.ts), said with each reason.
       console.error(importReport(imported, reading.noun).join('\n'));
+      warnUnmatched();
       console.error(`baton import ${parsed.source}: none of the ${imported.entries.length} ${reading.noun}(s) read could be imported (each listed above with why); a file of no tasks, applied with --prune, would delete every task of the tenant. ${NO_FILE}`);
       process.exit(2);
     }
@@ -244,6 +249,7 @@ export const importCommand: CliCommand = {
     if (parsed.output) writeFileSync(parsed.output, document);
     else process.stdout.write(document);
     console.error(importReport(imported, reading.noun).join('\n'));
+    warnUnmatched();
     // Written all the same (its header is the inventory), but said last, where it is read: the console refuses it with no hint of how to split.
     const { overBudget } = await import('../import/file-budget');
     const { countBy, countedNames } = await import('../import/nothing-matched');
