@@ -114,6 +114,7 @@ export type SkippedTimePolicy = (typeof SKIPPED_TIME_POLICIES)[number];
  *   this fire is at the first / second occurrence.
  * - FIRED_LATE: a local time the clocks skipped fires here, the first instant after the gap (FIRE_LATE).
  * - AFTER_SKIPPED: a local time the clocks skipped, just before this fire, did not fire (SKIP).
+ * Either one also where the first instant after the gap is one of the cron's own times, fired once.
  */
 export type DstMark = 'REPEATED_EARLIER' | 'REPEATED_LATER' | 'FIRED_LATE' | 'AFTER_SKIPPED';
 

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { RepeatedTimePolicy, SkippedTimePolicy, Trigger } from '../types';
 import { at, schedule } from '../testing/schedule-fixtures';
 import { canonicalCronTrigger, cronDstOf } from './cron-dst';
-import { dstMarks } from './dst-marks';
 import { firstFireTime, nextFireTimes } from './next-fire';
 
 /**
@@ -114,24 +113,5 @@ describe('the policies and the rest of the trigger math', () => {
     expect(cronDstOf({ kind: 'CRON', expression: '0 0 * * *', timeZone: 'UTC', repeatedTime: 'TWICE' })).toEqual({ repeatedTime: 'TWICE', skippedTime: 'SKIP' });
     expect(canonicalCronTrigger({ kind: 'CRON', expression: 'x', timeZone: 'UTC', repeatedTime: 'ONCE_LATER', skippedTime: 'FIRE_LATE' })).toEqual({ kind: 'CRON', expression: 'x', timeZone: 'UTC', skippedTime: 'FIRE_LATE' });
     expect(canonicalCronTrigger({ kind: 'CRON', expression: 'x', timeZone: 'UTC', repeatedTime: 'ONCE_EARLIER', skippedTime: 'SKIP' })).toEqual({ kind: 'CRON', expression: 'x', timeZone: 'UTC', repeatedTime: 'ONCE_EARLIER' });
-  });
-});
-
-describe('dstMarks (the preview)', () => {
-  const marks = (trigger: Trigger, from: string, count: number) => {
-    const list = nextFireTimes(schedule(trigger), at(from), count);
-    return dstMarks(trigger as Extract<Trigger, { kind: 'CRON' }>, at(from), list);
-  };
-
-  it('marks each occurrence of a repeated time, and nothing else', () => {
-    expect(marks(cron('0 0 * * * *', 'America/New_York', { repeatedTime: 'TWICE' }), '2026-11-01T03:30:00Z', 4)).toEqual([null, 'REPEATED_EARLIER', 'REPEATED_LATER', null]);
-    expect(marks(cron('0 45 1 * * *', 'Australia/Lord_Howe'), '2026-04-04T00:00:00Z', 2)).toEqual(['REPEATED_LATER', null]);
-  });
-
-  it('marks a late fire for a skipped time, and the fire after a skipped one', () => {
-    expect(marks(cron('0 10 * * * *', 'Europe/London', { skippedTime: 'FIRE_LATE' }), '2026-03-28T23:30:00Z', 3)).toEqual([null, 'FIRED_LATE', null]);
-    expect(marks(cron('0 10 * * * *', 'Europe/London'), '2026-03-28T23:30:00Z', 3)).toEqual([null, 'AFTER_SKIPPED', null]);
-    // The first instant after the gap is an own time: nothing fired late, nothing skipped that did not also fire.
-    expect(marks(cron('0 */20 * * * *', 'America/New_York', { skippedTime: 'FIRE_LATE' }), '2026-03-08T06:30:00Z', 3)).toEqual([null, null, null]);
   });
 });
