@@ -97,6 +97,8 @@ public class QuartzCatalogue {
     triggers.add(cron("month-end-utc", "0 0 12 L * ?", "UTC", null, null));
     triggers.add(cron("last-weekday-tokyo", "0 0 9 LW * ?", "Asia/Tokyo", null, null));
     triggers.add(cron("nearest-weekday-15th-london", "0 0 9 15W * ?", "Europe/London", null, null));
+    triggers.add(cron("nearest-weekday-31st-new-york", "0 0 9 31W * ?", "America/New_York", null, null));
+    triggers.add(cron("quarter-end-weekday-utc", "0 0 17 31W 3,6,9,12 ?", "UTC", null, null));
     triggers.add(cron("last-friday-berlin", "0 0 18 ? * 6L", "Europe/Berlin", null, null));
     triggers.add(cron("first-monday-chicago", "0 0 8 ? * 2#1", "America/Chicago", null, null));
     triggers.add(cron("weekdays-paris", "0 15 10 ? * MON-FRI", "Europe/Paris", null, null));

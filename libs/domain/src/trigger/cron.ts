@@ -3,6 +3,8 @@ import { IANAZone } from 'luxon';
 import type { Millis } from '../types';
 import { canonicalTimeZone } from '../time/time-zone';
 import { DEFAULT_CRON_DST, type CronDst } from './cron-dst';
+import { CRONER_OPTIONS } from './croner-options';
+import { shortMonthWeekday } from './short-month-weekday';
 import { locateWallTime, wallTimeOf } from './wall-time';
 
 /**
@@ -11,15 +13,14 @@ import { locateWallTime, wallTimeOf } from './wall-time';
  * - 6 fields (second first) or 5 fields (second 0); a 7th (year) field is refused, because
  *   the task model has start/end times for that.
  * - `?` is an alias of `*`; day-of-month and day-of-week combine with OR as in Vixie cron
- *   (prefix day-of-week with `+` for AND); `L`, `W`, `#` and names (MON, JAN) work;
+ *   (prefix day-of-week with `+` for AND); `L`, `W`, `#` and names (MON, JAN) work; `nW` past
+ *   a month's end fires as Quartz's does (short-month-weekday.ts);
  *   nicknames `@daily`, `@hourly`, … work; `@reboot` does not.
  * - DST is Baton's, not croner's: croner matches *wall times* (it runs in UTC here, where a wall
  *   time is written as the epoch ms it would be in UTC), and each wall time becomes instants in
  *   the task's zone by the trigger's policies (cron-dst.ts): a time the clocks skip fires late
  *   or not at all, a time that occurs twice fires at one occurrence or both.
  */
-const CRON_MODE = '5-or-6-parts' as const;
-
 /** How many fields a cron expression has: the one wording of the API's reason and the console's hint. */
 export const CRON_FIELDS_RULE = '6 (second minute hour day-of-month month day-of-week) or 5 (no seconds); no year field';
 
@@ -54,10 +55,10 @@ export function parseCron(expression: unknown, timeZone: unknown): ParsedCron {
   const fields = trimmed.startsWith('@') ? null : trimmed.split(/\s+/).length;
   if (fields !== null && fields !== 5 && fields !== 6) {
     // Said here, not by croner: its message for a wrong count names "five, six, or seven" parts
-    // whatever the mode, and a 7th (year) field is refused (see CRON_MODE).
+    // whatever the mode, and a 7th (year) field is refused (see CRONER_OPTIONS).
     return { ok: false, error: 'INVALID_EXPRESSION', reason: `invalid cron expression: it has ${fields} field${fields === 1 ? '' : 's'}; give ${CRON_FIELDS_RULE}` };
   }
-  let cron: Cron;
+  let cron: CronJob;
   try {
     cron = compileCron(trimmed);
   } catch (e) {
@@ -78,20 +79,31 @@ function croneReason(e: unknown): string {
   return `invalid cron expression: ${message.replace(/^CronPattern:\s*/, '')}`;
 }
 
+/** A compiled cron: the first wall time it matches strictly after one, or null. */
+export interface CronJob {
+  nextRun(after: Date): Date | null;
+}
+
 // Parsing is the expensive part of a croner job; planning calls next-fire many times per task,
 // so compiled jobs are memoised. A job made without a callback never starts a timer.
-const compiled = new Map<string, Cron>();
+const compiled = new Map<string, CronJob>();
 const MAX_COMPILED = 1_000;
 
-/** A croner job matching wall times (see the top of this file); throws on an invalid expression. */
-export function compileCron(expression: string): Cron {
+/** A job matching wall times (see the top of this file); throws on an invalid expression. */
+export function compileCron(expression: string): CronJob {
   let cron = compiled.get(expression);
   if (cron === undefined) {
-    cron = new Cron(expression, { timezone: 'UTC', mode: CRON_MODE });
+    const main = new Cron(expression, CRONER_OPTIONS);
+    const extra = shortMonthWeekday(expression);
+    cron = extra === null ? main : { nextRun: (after) => earliest(main.nextRun(after), extra.nextRun(after)) };
     if (compiled.size >= MAX_COMPILED) compiled.clear();
     compiled.set(expression, cron);
   }
   return cron;
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  return a === null ? b : b === null || a <= b ? a : b;
 }
 
 /**
