@@ -148,6 +148,7 @@ function scheduleFieldsOf(trigger: QuartzTrigger, options: QuartzImportOptions, 
       if (zone === null) return refuse(`time zone "${timeZone}" is not an IANA zone Baton knows`);
       const cron = translateQuartzCron(expression, zone);
       if (!cron.ok) return refuse(cron.reason);
+      if (cron.note) notes.push(cron.note);
       // Quartz's first fire is the first whole second after start − 1 s: a start with milliseconds admits its own second.
       const startAt = Math.max(Math.floor(trigger.startTime / 1000) * 1000, cron.notBefore ?? -Infinity);
       const endAt = Math.min(trigger.endTime ?? Infinity, cron.notAfter ?? Infinity);

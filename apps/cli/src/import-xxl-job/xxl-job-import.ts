@@ -125,6 +125,7 @@ function scheduleOf(job: XxlJob, options: XxlJobImportOptions, notes: string[]):
       if (zone === null) return `time zone "${options.timeZone}" is not an IANA zone Baton knows`;
       const cron = translateQuartzCron(conf, zone);
       if (!cron.ok) return cron.reason;
+      if (cron.note) notes.push(cron.note);
       fields = { trigger: canonicalCronTrigger({ kind: 'CRON', expression: cron.expression, timeZone: zone, ...QUARTZ_CRON_DST }), misfirePolicy: misfire.value, ...(cron.notBefore !== null ? { startAt: cron.notBefore } : {}), ...(cron.notAfter !== null ? { endAt: cron.notAfter } : {}) };
       break;
     }

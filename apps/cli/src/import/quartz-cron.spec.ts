@@ -34,6 +34,16 @@ describe('translateQuartzCron', () => {
     expect(parseCron(result.expression, 'UTC')).toMatchObject({ ok: true });
   });
 
+  it('a day-of-month list with a W keeps Quartz\'s fires: the nearest weekday of its smallest day, with a note', () => {
+    expect(translated('0 0 9 1W,15W * ?')).toMatchObject({ expression: '0 0 9 1W * *', note: expect.stringContaining('imported as "1W"') });
+    expect(translated('0 0 9 20,3W * ?')).toMatchObject({ expression: '0 0 9 3W * *' });
+    expect(translated('0 0 9 15W * ?').note).toBeUndefined();
+    expect(translated('0 0 9 1,15 * ?').note).toBeUndefined();
+    // 2026-08-01 is a Saturday: Quartz's 1W fires on Monday the 3rd, and its 15W (the 14th) never.
+    const schedule = { trigger: { kind: 'CRON' as const, expression: translated('0 0 9 1W,15W 8 ?').expression, timeZone: 'UTC' }, startAt: null, endAt: null, maxFires: null, fireCount: 0, calendar: null, createdAt: 0 };
+    expect(nextFireTimes(schedule, Date.parse('2026-07-31T00:00:00Z'), 2).map((t) => new Date(t).toISOString())).toEqual(['2026-08-03T09:00:00.000Z', '2027-08-02T09:00:00.000Z']);
+  });
+
   it('a year field becomes start and end bounds in the time zone', () => {
     expect(translated('0 0 6 1 1 ? 2028-2030', 'Europe/Berlin')).toMatchObject({ notBefore: Date.parse('2027-12-31T23:00:00Z'), notAfter: Date.parse('2030-12-31T23:00:00Z') - 1 });
     expect(translated('0 0 6 1 1 ? 2029', 'UTC')).toMatchObject({ notBefore: Date.parse('2029-01-01T00:00:00Z'), notAfter: Date.parse('2030-01-01T00:00:00Z') - 1 });
@@ -56,6 +66,7 @@ describe('translateQuartzCron', () => {
     ['0 0 9 1,15,L * ?', /'L' and 'LW' with other days of the month/],
     ['0 0 9 15,LW * ?', /'L' and 'LW' with other days of the month/],
     ['0 0 9 ? * 2,6L', /'L' with other days of the week/],
+    ['0 0 9 1-5,15W * ?', /a W in a list of ranges or steps/],
   ])('refuses %s with the reason', (quartz, reason) => {
     const result = translateQuartzCron(quartz, 'UTC');
     expect(result.ok).toBe(false);

@@ -12,7 +12,7 @@ import { parseCron, type CronDst } from '@baton/domain';
 export const QUARTZ_CRON_DST: CronDst = { repeatedTime: 'ONCE_LATER', skippedTime: 'SKIP' };
 
 /** A Quartz cron expression in Baton's dialect, with the years its 7th field allowed as bounds; or why it cannot be. */
-export type TranslatedCron = { ok: true; expression: string; notBefore: number | null; notAfter: number | null } | { ok: false; reason: string };
+export type TranslatedCron = { ok: true; expression: string; notBefore: number | null; notAfter: number | null; note?: string } | { ok: false; reason: string };
 
 const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
 
@@ -29,6 +29,9 @@ const DAY_NAMES = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
  * - the year field becomes bounds in the trigger's time zone (one year or a range); a list or
  *   step of years has no Baton form.
  * - `L-n` (n days before the last day of the month) has no Baton form.
+ * - a day-of-month list with a `W` in it (`1W,15W`): Quartz fires only on the weekday nearest
+ *   the list's smallest day (its nearest-weekday rule takes the first of the days), Baton would
+ *   fire on each: it becomes that one day's `nW`, with a note (weekdayList).
  */
 export function translateQuartzCron(quartz: string, timeZone: string): TranslatedCron {
   const fields = quartz.trim().toUpperCase().split(/\s+/);
@@ -41,12 +44,28 @@ export function translateQuartzCron(quartz: string, timeZone: string): Translate
   if (!weekday.ok) return weekday;
   const bounds = yearBounds(year, timeZone);
   if (!bounds.ok) return bounds;
-  const expression = [steps(second, 59), steps(minute, 59), steps(hour, 23), dom === '?' ? '*' : steps(dom, 31), steps(month, 12), weekday.field].join(' ');
+  const days = weekdayList(dom);
+  if (!days.ok) return days;
+  const expression = [steps(second, 59), steps(minute, 59), steps(hour, 23), dom === '?' ? '*' : (days.field ?? steps(dom, 31)), steps(month, 12), weekday.field].join(' ');
   // A row written past the scheduler's own check (by hand, by a script) can hold any text: it is
   // listed with Baton's reason, not thrown at the whole import.
   const parsed = parseCron(expression, timeZone);
   if (!parsed.ok) return { ok: false, reason: `"${quartz}" is not a cron Baton can read: ${parsed.reason}` };
-  return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter };
+  return { ok: true, expression, notBefore: bounds.notBefore, notAfter: bounds.notAfter, ...(days.note ? { note: days.note } : {}) };
+}
+
+/**
+ * A day-of-month list with a `W` (`1W,15W`, `15,1W`): Quartz 2.3.2 takes it and fires on the
+ * weekday nearest the smallest day only (measured: `1W,15W` fires on 1W, never on 15W), so the
+ * field that keeps its fires is that day's `nW`. Null field: not such a list. A list whose parts
+ * are not plain days (a range, a step) is refused: what Quartz makes of it was not measured.
+ */
+function weekdayList(dom: string): { ok: true; field: string | null; note: string | null } | { ok: false; reason: string } {
+  if (!dom.includes('W') || !dom.includes(',')) return { ok: true, field: null, note: null };
+  const parts = dom.split(',');
+  if (!parts.every((part) => /^\d{1,2}W?$/.test(part))) return { ok: false, reason: `day-of-month "${dom}": a W in a list of ranges or steps has no Baton cron form` };
+  const field = `${Math.min(...parts.map((part) => parseInt(part, 10)))}W`;
+  return { ok: true, field, note: `day-of-month "${dom}": Quartz fires only on the weekday nearest the list's first day, imported as "${field}" (a task for each other day keeps them)` };
 }
 
 /**
