@@ -109,6 +109,8 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(cancel.status).toBe(400);
     expect(cancel.body.errors.map((e: { field: string }) => e.field)).toEqual(['reason', 'force']);
     expect((await t.http().get(`/api/runs/${active.id}`).set(acme.admin)).body.state).toBe('PENDING');
+    // Who the caller is comes first: one not let in is told so, not what its body lacks.
+    expect((await t.http().post(`/api/runs/${active.id}/cancel`).send({ reason: 'x' })).status).toBe(401);
     // No body, or an empty one, is what these routes take.
     expect((await t.http().post(`/api/runs/${active.id}/cancel`).set(acme.admin).send({})).status).toBe(200);
   });

@@ -7,7 +7,6 @@ import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { bodyDepthGuard, bodyParserErrorHandler, ConsoleExceptionFilter, unparsedBodyGuard } from './common/exception.filter';
 import { consoleValidationPipe } from './common/validation';
 import { auditScopes } from './audit';
-import { BodylessRoutes } from './common/bodyless-routes';
 import { answerClientErrors } from './common/client-errors';
 import { CLOCK, type Clock } from './common/clock';
 import { HOOKS_PATH } from './inbound-webhooks/inbound-webhook';
@@ -41,7 +40,7 @@ export interface ConfigureConsoleOptions {
  * - each request's audit scope (audit/audit-scopes.ts): who, from where, which action, and a check
  *   that an @Audited route that succeeded wrote exactly one record;
  * - global ValidationPipe (whitelist, forbidNonWhitelisted, transform; errors name the field), and a
- *   route that takes no body refuses one with fields (BodylessRoutes);
+ *   route that takes no body refuses one with fields (BodylessRoutes, a guard AuthModule lists after the auth guard);
  * - global exception filter: every error is an ErrorBody `{ statusCode, code, error, message, errors? }`;
  * - Swagger UI at `/api/docs`, JSON at `/api/docs-json`;
  * - the web console at `/` (its SPA routes and `/assets/`), when its build exists;
@@ -68,7 +67,6 @@ export function configureConsoleApp(app: INestApplication, options: ConfigureCon
   // Each request's audit scope, for every route after it (the console's and an embedding app's).
   express.use(auditScopes(app.get<unknown, Clock>(CLOCK)));
   app.useGlobalPipes(consoleValidationPipe());
-  app.useGlobalInterceptors(new BodylessRoutes());
   answerClientErrors(app.getHttpServer());
   const web = options.web !== false ? serveConsoleWeb(app, typeof options.web === 'string' ? options.web : undefined) : null;
   app.useGlobalFilters(new ConsoleExceptionFilter(web?.indexHtml ?? null));

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { BodylessRoutes } from '../common/bodyless-routes';
 import { AuthController } from './auth.controller';
 import { ConsoleAuthGuard } from './auth.guard';
 import { AuthService } from './auth.service';
@@ -11,7 +12,8 @@ import { SsoController } from './sso/sso.controller';
 
 @Module({
   controllers: [AuthController, SsoController, OidcController],
-  providers: [AuthService, SsoAccountsService, OidcService, LdapService, { provide: APP_GUARD, useClass: ConsoleAuthGuard }],
+  // Global guards run in the order they are listed: who the caller is first, then its body's fit.
+  providers: [AuthService, SsoAccountsService, OidcService, LdapService, { provide: APP_GUARD, useClass: ConsoleAuthGuard }, { provide: APP_GUARD, useClass: BodylessRoutes }],
   exports: [AuthService],
 })
 export class AuthModule {}
