@@ -132,7 +132,8 @@ export function readConfigFile(raw: unknown, tenantId: string): { file: ConfigFi
   // By the items as written, so a repeat is named by its own place in the file.
   const nameOf = (item: unknown) => (isObject(item) && typeof item.name === 'string' ? item.name : null);
   unique(calendarItems.map(nameOf), 'calendars', errors);
-  unique(webhookItems.map(nameOf), 'webhooks', errors);
+  // A webhook's name is stored trimmed (as POST /api/webhooks stores it): "hook" and "hook " are one channel.
+  unique(webhookItems.map((w) => nameOf(w)?.trim() ?? null), 'webhooks', errors);
   unique(taskItems.map(nameOf), 'tasks', errors);
   unique(dependencyItems.map((d) => (isObject(d) ? `${String(d.parent)} → ${String(d.child)}` : null)), 'dependencies', errors);
   if (errors.length > 0) return { file: null, errors };
