@@ -18,6 +18,14 @@ describe('redact', () => {
     ).toEqual({ name: 'k', keyHash: REDACTED, nested: [{ password: REDACTED, secret: REDACTED, previousSecret: null, ok: 1 }], headers: { Authorization: REDACTED }, key: REDACTED });
   });
 
+  it('keeps a field named __proto__ as a field (params parsed from JSON may have one), and the copy a plain object', () => {
+    const params = JSON.parse('{"__proto__": {"polluted": 1}, "constructor": 1, "password": "p"}') as Record<string, unknown>;
+    const shown = redact(params) as Record<string, unknown>;
+    expect(JSON.stringify(shown)).toBe('{"__proto__":{"polluted":1},"constructor":1,"password":"[redacted]"}');
+    expect(Object.getPrototypeOf(shown)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('hides a secret-named object or list whole', () => {
     expect(redact({ credentials: { user: 'u', pass: 'p' }, tokens: ['a', 'b'] })).toEqual({ credentials: REDACTED, tokens: REDACTED });
   });

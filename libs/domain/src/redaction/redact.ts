@@ -27,7 +27,9 @@ export function redact(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(value as Record<string, unknown>)) {
     if (field === undefined) continue;
-    out[name] = isKeyBound(name, field) ? field : isSecretName(name) && field !== null ? REDACTED : redact(field);
+    const kept = isKeyBound(name, field) ? field : isSecretName(name) && field !== null ? REDACTED : redact(field);
+    // Defined, not assigned: a params key named `__proto__` would set the copy's prototype instead, and the key would vanish from a viewer's view.
+    Object.defineProperty(out, name, { value: kept, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
