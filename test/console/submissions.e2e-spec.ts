@@ -137,12 +137,16 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
       .http()
       .post('/api/runs/batch')
       .set(acme.adminKey)
-      .send({ runs: [{ taskId: task, params: { width: 3 } }, { taskId: task, params: { width: 0 } }, { taskId: globexTask }, { taskId: other, idempotencyKey: 'b-1' }, { taskId: other, idempotencyKey: 'b-1' }] });
+      .send({ runs: [{ taskId: task, params: { width: 3 } }, { taskId: task, params: { width: 0 } }, { taskId: globexTask }, { taskId: other, params: { n: 1 }, idempotencyKey: 'b-1' }, { taskId: other, params: { n: 2 }, idempotencyKey: 'b-1' }] });
     expect(res.status).toBe(200);
     expect(res.body.results.map((r: { status: number }) => r.status)).toEqual([201, 400, 404, 201, 200]);
     expect(res.body.results[1].error.errors).toEqual([expect.objectContaining({ field: 'runs[1].params.width' })]);
     expect(res.body).toMatchObject({ created: 2, existing: 1, refused: 2 });
     expect(res.body.results[3].run.id).toBe(res.body.results[4].run.id);
+    // The key's run is its first item's, as stored and as the engine is woken with: it dispatches
+    // that row without reading it back (a later item's params went to the handler).
+    expect((await t.http().get(`/api/runs/${res.body.results[3].run.id}`).set(acme.admin)).body.params).toEqual({ n: 1 });
+    expect(wakeups.flatMap((w) => w.runs ?? []).filter((r) => r.id === res.body.results[3].run.id).map((r) => r.params)).toEqual(['{"n":1}']);
     expect(res.body.results[0].run).toMatchObject({ taskId: task, state: 'PENDING', cause: 'MANUAL' });
     expect((await runsOf(globexTask)).length).toBe(0);
     const audits = await auditOf('run.submit-batch');

@@ -176,7 +176,9 @@ export async function insertSubmittedRuns(
     for (const part of chunks(ordered)) for (const [key, id] of await insertKeyed(manager, tenantId, part, now)) madeIds.set(key, id);
     for (const r of keyed) {
       const id = madeIds.get(keyOf(r.task.id, r.fireKey));
-      if (id === undefined) continue;
+      // A key given twice in one batch: its row holds the first item's params (the INSERT kept the
+      // first), and so must the row the engine is woken with; the last one's went to the handler.
+      if (id === undefined || byKey.has(keyOf(r.task.id, r.fireKey))) continue;
       made.add(keyOf(r.task.id, r.fireKey));
       byKey.set(keyOf(r.task.id, r.fireKey), submittedRunRow(id, tenantId, r, now));
     }
