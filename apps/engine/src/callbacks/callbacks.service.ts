@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordCancelledStart, recordRunProgress, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -135,7 +135,7 @@ export class CallbacksService {
     const run = held ?? (await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId }));
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
-      if (run.state === 'CANCELLED' && run.attempt === cb.attempt && cb.startedAt !== undefined) await this.keepCancelledStart(cb, cb.startedAt);
+      if ((run.state === 'CANCELLED' || run.state === 'TIMED_OUT') && run.attempt === cb.attempt && cb.startedAt !== undefined) await this.keepStartOfEnded(cb, cb.startedAt);
       return this.stale(cb, run.state, 'STALE');
     }
     const plain = cb.outcome === 'SUCCEEDED' && !run.followUps.children && !run.followUps.fixedDelay;
@@ -151,9 +151,9 @@ export class CallbacksService {
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: ended.state } };
   }
 
-  /** A run cancelled while it ran keeps the start its executor reports in the (stale) outcome. */
-  private async keepCancelledStart(cb: RunCallback, startedAt: number): Promise<void> {
-    await recordCancelledStart(this.dataSource.manager, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now: this.clock.now() });
+  /** A run cancelled or timed out while it ran keeps the start its executor reports in the (stale) outcome. */
+  private async keepStartOfEnded(cb: RunCallback, startedAt: number): Promise<void> {
+    await recordStartOfEndedRun(this.dataSource.manager, { runId: cb.runId, tenantId: cb.tenantId, attempt: cb.attempt, startedAt, now: this.clock.now() });
   }
 
   /** A keyed run ended: its place goes to its key's oldest held run now, not at the next sweep. */

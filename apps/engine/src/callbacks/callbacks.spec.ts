@@ -515,7 +515,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, r3)).state).toBe('TIMED_OUT');
   });
 
-  it('the ABORTED outcome of a run cancelled while it ran is stale, but leaves its start (no later than the cancel, that attempt, once)', async () => {
+  it('the ABORTED outcome of a run cancelled or timed out while it ran is stale, but leaves its start (no later than the cancel, that attempt, once)', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const cancelledAt = Date.now();
     const cancelled = (more: Parameters<typeof seedRun>[2] = {}) => seedRun(db.dataSource, task, { state: 'CANCELLED', claimedBy: null, executorId, finishedAt: cancelledAt, ...more });
@@ -534,9 +534,13 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const earlierAttempt = await cancelled({ attempt: 2 });
     await aborted(earlierAttempt, cancelledAt - 300, 1);
     expect((await readRun(db.dataSource, earlierAttempt)).startedAt).toBeNull();
+    // Timed out by the watchdog: a handler that ignores its abort reports (its start too) only after the grace.
     const timedOut = await seedRun(db.dataSource, task, { state: 'TIMED_OUT', claimedBy: null, finishedAt: cancelledAt });
     await aborted(timedOut, cancelledAt - 300);
-    expect((await readRun(db.dataSource, timedOut)).startedAt).toBeNull();
+    expect(await readRun(db.dataSource, timedOut)).toMatchObject({ state: 'TIMED_OUT', startedAt: cancelledAt - 300 });
+    const failed = await seedRun(db.dataSource, task, { state: 'FAILED', claimedBy: null, finishedAt: cancelledAt });
+    await aborted(failed, cancelledAt - 300);
+    expect((await readRun(db.dataSource, failed)).startedAt).toBeNull();
   });
 
   it('interim callbacks: progress, log lines, business alarms; 409 once the attempt is over', async () => {
