@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { checkTopicPrefix, DEFAULT_ALARM_TOPIC_PREFIX, parseBrokerUrl, type AlarmBus } from '@baton/messaging';
-import { DEFAULT_MAX_SKEW_MS, MAX_RESULT_BYTES } from '@baton/protocol';
+import { DEFAULT_MAX_SKEW_MS, MAX_ALARMS_PER_CALLBACK, MAX_RESULT_BYTES } from '@baton/protocol';
 import type { AnyTaskHandler } from './handler';
 import { SYSTEM_CLOCK, type RunClock } from './run-clock';
 
@@ -104,7 +104,7 @@ export interface ExecutorOptions {
   progressIntervalMs?: number;
   /** Cap of the log tail sent with the final callback. Defaults: 200 lines, 32 768 bytes, 4096 bytes per line. */
   logTail?: { maxLines?: number; maxBytes?: number; maxLineBytes?: number };
-  /** Business alarms kept per run; more are dropped (with a log line). Default 100. */
+  /** Business alarms of a run kept waiting for a callback; more are dropped (with a log line). Default and most 100 (MAX_ALARMS_PER_CALLBACK: what an engine takes from one callback). */
   maxAlarmsPerRun?: number;
   /** Largest JSON result; a bigger one makes the run FAILED with a clear error. Default 64 000 bytes (MAX_RESULT_BYTES: what the engine stores). */
   maxResultBytes?: number;
@@ -196,7 +196,7 @@ export const EXECUTOR_DEFAULTS = {
   abortGraceMs: 5000,
   progressIntervalMs: 1000,
   logTail: { maxLines: 200, maxBytes: 32_768, maxLineBytes: 4096 },
-  maxAlarmsPerRun: 100,
+  maxAlarmsPerRun: MAX_ALARMS_PER_CALLBACK,
   maxResultBytes: MAX_RESULT_BYTES,
   maxBodyBytes: 1_048_576,
   recentlyFinishedLimit: 10_000,
@@ -222,9 +222,9 @@ export function normalizeBaseUrl(url: string, what: string): string {
   return url.replace(/\/+$/, '');
 }
 
-function int(value: number | undefined, fallback: number, name: string, min: number): number {
+function int(value: number | undefined, fallback: number, name: string, min: number, max = Infinity): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min) throw new Error(`executor options: ${name} must be an integer ≥ ${min} (got ${String(value)})`);
+  if (!Number.isInteger(v) || v < min || v > max) throw new Error(`executor options: ${name} must be an integer ≥ ${min}${max === Infinity ? '' : ` and ≤ ${max}`} (got ${String(value)})`);
   return v;
 }
 
@@ -279,7 +279,7 @@ export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecut
     abortGraceMs: int(options.abortGraceMs, d.abortGraceMs, 'abortGraceMs', 0),
     progressIntervalMs: int(options.progressIntervalMs, d.progressIntervalMs, 'progressIntervalMs', 0),
     logTail,
-    maxAlarmsPerRun: int(options.maxAlarmsPerRun, d.maxAlarmsPerRun, 'maxAlarmsPerRun', 0),
+    maxAlarmsPerRun: int(options.maxAlarmsPerRun, d.maxAlarmsPerRun, 'maxAlarmsPerRun', 0, MAX_ALARMS_PER_CALLBACK),
     maxResultBytes: int(options.maxResultBytes, d.maxResultBytes, 'maxResultBytes', 16),
     maxBodyBytes: int(options.maxBodyBytes, d.maxBodyBytes, 'maxBodyBytes', 1024),
     recentlyFinishedLimit: int(options.recentlyFinishedLimit, d.recentlyFinishedLimit, 'recentlyFinishedLimit', 1),

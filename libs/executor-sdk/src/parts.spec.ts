@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_ALARMS_PER_CALLBACK } from '@baton/protocol';
 import { backoffDelay } from './backoff';
 import { LogTail, truncateUtf8 } from './log-tail';
 import { EXECUTOR_DEFAULTS, resolveExecutorOptions, type ExecutorOptions } from './options';
@@ -311,6 +312,9 @@ describe('executor options', () => {
     expect(() => resolveExecutorOptions({ ...base, engineUrls: [] })).toThrow(/engineUrls is required/);
     expect(() => resolveExecutorOptions({ ...base, engineUrls: ['ftp://x'] })).toThrow(/engineUrls\[0\]/);
     expect(() => resolveExecutorOptions({ ...base, concurrency: 0 })).toThrow(/concurrency must be an integer ≥ 1/);
+    // More alarms waiting than an engine takes from one callback would be lost.
+    expect(() => resolveExecutorOptions({ ...base, maxAlarmsPerRun: MAX_ALARMS_PER_CALLBACK + 1 })).toThrow(/maxAlarmsPerRun must be an integer ≥ 0 and ≤ 100/);
+    expect(resolveExecutorOptions({ ...base, maxAlarmsPerRun: MAX_ALARMS_PER_CALLBACK }).maxAlarmsPerRun).toBe(100);
     expect(() => resolveExecutorOptions({ ...base, app: 'a/b' })).toThrow(/app "a\/b"/);
     expect(() => resolveExecutorOptions({ ...base, handlers: [defineHandler('x', () => 1), defineHandler('x', () => 2)] })).toThrow(/two handlers are named "x"/);
   });

@@ -29,6 +29,13 @@ export const MAX_START_IN_MS = 60_000;
 /** Largest result a callback may carry, as serialised JSON in bytes: what the engine can store (a TEXT column). */
 export const MAX_RESULT_BYTES = 64_000;
 
+/**
+ * Most business alarms one callback may carry; the engine stores no more of it. The SDKs hold at
+ * most this many alarms of a run waiting (their maxAlarmsPerRun, default and bound), so all they
+ * send in one callback is stored: the bound was 20, and a handler's 21st to 100th alarms vanished.
+ */
+export const MAX_ALARMS_PER_CALLBACK = 100;
+
 /** The most attempts an ExecutorHeartbeat lists in `active`; with more, the list is omitted. */
 export const MAX_HEARTBEAT_ACTIVE = 1000;
 

@@ -1,5 +1,5 @@
 import { ALARM_ID_PATTERN } from '@baton/messaging';
-import type { BusinessAlarm, LogLine, RunCallback } from '@baton/protocol';
+import { MAX_ALARMS_PER_CALLBACK, type BusinessAlarm, type LogLine, type RunCallback } from '@baton/protocol';
 import { MAX_TEXT_BYTES, truncateChars, truncateUtf8 } from '../alarms/text';
 import { badRequest, isInstant, isInt } from '../security/bad-request';
 
@@ -9,8 +9,6 @@ export const MAX_LOG_LINES_PER_CALLBACK = 1_000;
 export const MAX_LOG_LINES_PER_RUN = 5_000;
 /** Characters kept of one log line. */
 export const MAX_LOG_LINE_CHARS = 8_000;
-/** Business alarms taken from one callback. */
-export const MAX_ALARMS_PER_CALLBACK = 20;
 
 /** A W3C traceparent of version 00 (what Baton's executors send). */
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;

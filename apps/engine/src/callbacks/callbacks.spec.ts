@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { PATHS, type RunCallback } from '@baton/protocol';
+import { MAX_ALARMS_PER_CALLBACK, PATHS, type RunCallback } from '@baton/protocol';
 import {
   alarms,
   claimedRunOf,
@@ -567,6 +567,16 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const late = await post({ runId, attempt: 1, tenantId: TENANT, progress: 99, logs: [{ at: Date.now(), level: 'info', message: 'too late' }] });
     expect(late.status).toBe(409);
     expect(Number(((await db.dataSource.query('SELECT COUNT(*) AS n FROM run_logs WHERE run_id = ?', [runId])) as Array<{ n: number }>)[0].n)).toBe(1);
+  });
+
+  it('stores every alarm of a callback an SDK sends (as many as it holds waiting: MAX_ALARMS_PER_CALLBACK), none past that', async () => {
+    const task = await seedTask(db.dataSource, { name: 'chatty' });
+    const runId = await acceptedRun(task);
+    const many = Array.from({ length: MAX_ALARMS_PER_CALLBACK + 1 }, (_, i) => ({ severity: 'INFO' as const, message: `alarm ${i}`, at: Date.now() }));
+    expect((await post({ runId, attempt: 1, tenantId: TENANT, alarms: many })).status).toBe(200);
+    const stored = (await alarms(db.dataSource)).map((a) => a.message);
+    expect(stored.length).toBe(MAX_ALARMS_PER_CALLBACK);
+    expect(stored).not.toContain(`alarm ${MAX_ALARMS_PER_CALLBACK}`);
   });
 
   it('business alarms keep the executor’s id (a repeated callback writes them once); a published one is recorded, not relayed', async () => {

@@ -147,6 +147,9 @@ public final class ExecutorOptions {
     atLeast("requestTimeoutMs", requestTimeoutMs, 1);
     atLeast("rerouteAfterMs", rerouteAfterMs, 1);
     atLeast("maxResultBytes", maxResultBytes, 16);
+    atLeast("maxAlarmsPerRun", maxAlarmsPerRun, 0);
+    // What an engine stores of one callback's alarms (MAX_ALARMS_PER_CALLBACK): more waiting would be lost.
+    if (maxAlarmsPerRun > 100) throw new IllegalArgumentException("executor options: maxAlarmsPerRun must be at most 100, what an engine takes from one callback (got " + maxAlarmsPerRun + ")");
   }
 
   static String normalizeBaseUrl(String url, String what) {
