@@ -19,3 +19,14 @@ export async function runBaton(env: Record<string, string>, ...args: string[]): 
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** `script` in bash from the repository's root (a pipeline around bin/baton.js), as runBaton runs the CLI alone. */
+export async function runShell(env: Record<string, string>, script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 240_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}

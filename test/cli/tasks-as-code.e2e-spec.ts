@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestDatabase } from '../support/databases';
-import { runBaton } from './run-baton';
+import { runBaton, runShell } from './run-baton';
 import { cronTask, listenOnLoopback, seedTenant, startConsole, type ConsoleTestApp, type SeededTenant } from '../console/console-test-kit';
 
 
@@ -62,6 +62,16 @@ describe('baton export | plan | apply', () => {
     expect(apply.code).toBe(1);
     expect(apply.stderr).toContain('tasks[0].trigger.expression');
     expect((await baton(production.adminKey, 'export')).stdout).not.toContain('broken');
+  }, 240_000);
+
+  it('export: an output file that cannot be written names -o and why (exit 2); a reader that closes the pipe early costs no stack', async () => {
+    const unwritable = await baton(staging.adminKey, 'export', '-o', join(dir, 'missing', 'tasks.yaml'));
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toContain(`baton: -o ${join(dir, 'missing', 'tasks.yaml')}: cannot be written: ENOENT`);
+    // `true` reads nothing and is gone long before the export is fetched: the write meets a closed pipe.
+    const piped = await runShell({ BATON_API_URL: url, BATON_API_KEY: staging.adminKey['X-API-Key'] }, `"${process.execPath}" bin/baton.js export | true; echo "exit $\{PIPESTATUS[0]}"`);
+    expect(piped.stderr).not.toContain('EPIPE');
+    expect(piped.stdout.trim()).toBe('exit 0');
   }, 240_000);
 
   it('names what is missing: no API key, no file', async () => {

@@ -30,6 +30,11 @@ Every process is configured by BATON_* variables (docs/CONFIGURATION.md); the ma
  * command line. An unexpected error: its stack, exit 1.
  */
 export function main(argv: string[]): Promise<void> {
+  // A reader that closed the pipe (`baton export | head -1`) took what it wanted: no stack for it.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
   return runCommand(argv).catch((error: unknown) => {
     console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     process.exit(1);

@@ -1,9 +1,9 @@
-import { writeFileSync } from 'node:fs';
 import type { CliCommand } from '../common/cli-command';
 import { UsageError } from '../common/usage-error';
 import { describeChanges, exportFile, planOrApply, type ConsoleApi } from '../common/config-api';
 import { ConsoleApiError } from '../common/console-api-error';
 import { readNamedFile } from '../common/read-named-file';
+import { writeNamedFile } from '../common/write-named-file';
 
 const VARIABLES = `  BATON_API_URL   the console (default http://127.0.0.1:8080)
   BATON_API_KEY   a tenant API key (TENANT_ADMIN for plan and apply)   required`;
@@ -59,7 +59,7 @@ ${VARIABLES}`,
     const api = await consoleApi();
     await reported(async () => {
       const file = await exportFile(api);
-      if (out) writeFileSync(out, file);
+      if (out) writeNamedFile('-o', out, file);
       else process.stdout.write(file);
     });
   },

@@ -1,4 +1,3 @@
-import { writeFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { CliCommand } from '../common/cli-command';
 import { redactUrlPasswords } from '@baton/domain';
@@ -6,6 +5,7 @@ import { UsageError } from '../common/usage-error';
 import type { Imported } from '../import/imported';
 import type { ItemNoun } from '../import/import-document';
 import { readNamedFile } from '../common/read-named-file';
+import { writeNamedFile } from '../common/write-named-file';
 import { NO_FILE, quartzNothingMatched, quartzPartlyMatched, xxlJobNothingMatched, xxlJobPartlyMatched } from '../import/nothing-matched';
 
 const COMMON_OPTIONS = `  --from <instant>           cut-over: tasks fire strictly after this ISO-8601 instant (the
@@ -246,7 +246,7 @@ export const importCommand: CliCommand = {
     const { from } = parsed;
     if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "${reading.manualSection}")`);
     const document = importDocument(reading.what, imported, reading.noun);
-    if (parsed.output) writeFileSync(parsed.output, document);
+    if (parsed.output) writeNamedFile('-o', parsed.output, document);
     else process.stdout.write(document);
     console.error(importReport(imported, reading.noun).join('\n'));
     warnUnmatched();
