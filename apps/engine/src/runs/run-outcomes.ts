@@ -115,7 +115,7 @@ export class RunOutcomes {
       this.firstEnded(run, now);
       // The tenant's retry budget may make it due later than its backoff says, never sooner.
       const dueAt = options.budgeted === false ? decision.dueAt : this.budgets.dueAt(run.tenantId, run.runId, decision.dueAt, now);
-      const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, endedAs: end.to, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
       if (!moved) return null;
       // A retry due before the next poll would be found late by it: claimed once this commits instead.
       if (dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));

@@ -348,7 +348,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect((await claim(T + 12_000))[0]).toMatchObject({ dueAt: T + 12_000, instantAt: T + 10_000 });
     // A failed attempt retried: the new attempt's instant is its own due time.
     await inTransaction(db.dataSource, (em) =>
-      retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', startedAt: null, finishedAt: null, now: T + 13_000 }),
+      retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', endedAs: 'FAILED', startedAt: null, finishedAt: null, now: T + 13_000 }),
     );
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
   });
@@ -360,19 +360,20 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await repo.update([timedOut, failed], { state: 'ACCEPTED', attempt: 1, claimedBy: 'e', executorId: 7, dispatchedAt: T + 1, acceptedAt: T + 2 });
     // timedOut: its start came with an interim callback, and the engine times it out (no times of its own); failed: its executor reports both.
     await recordRunProgress(db.dataSource.manager, { runId: timedOut, tenantId: 'acme', attempt: 1, progress: null, startedAt: T + 3, now: T + 3 });
-    const retry = (runId: number, error: string, startedAt: number | null, finishedAt: number | null) =>
-      inTransaction(db.dataSource, (em) => retryRunAttempt(em, { runId, attempt: 1, from: ['ACCEPTED'], dueAt: T + 2_000, error, startedAt, finishedAt, now: T + 1_000 }));
-    expect(await retry(timedOut, 'did not finish within its timeout', null, null)).toBe(true);
-    expect(await retry(failed, 'boom', T + 4, T + 900)).toBe(true);
+    const retry = (runId: number, error: string, endedAs: 'FAILED' | 'TIMED_OUT', startedAt: number | null, finishedAt: number | null) =>
+      inTransaction(db.dataSource, (em) => retryRunAttempt(em, { runId, attempt: 1, from: ['ACCEPTED'], dueAt: T + 2_000, error, endedAs, startedAt, finishedAt, now: T + 1_000 }));
+    expect(await retry(timedOut, 'did not finish within its timeout', 'TIMED_OUT', null, null)).toBe(true);
+    expect(await retry(failed, 'boom', 'FAILED', T + 4, T + 900)).toBe(true);
     const waiting = await runs();
     expect(waiting.map((r) => [r.state, r.attempt, r.startedAt, r.finishedAt, r.error])).toEqual([
       ['RETRY_WAIT', 2, null, null, 'did not finish within its timeout'],
       ['RETRY_WAIT', 2, null, null, 'boom'],
     ]);
     const kept = await db.dataSource.getRepository(RunAttemptEntity).find({ order: { runId: 'ASC' } });
-    expect(kept.map((a) => [a.runId, a.attempt, a.startedAt, a.finishedAt, a.error])).toEqual([
-      [timedOut, 1, T + 3, null, 'did not finish within its timeout'],
-      [failed, 1, T + 4, T + 900, 'boom'],
+    // Each attempt's state is how it ended, not the row's state then (ACCEPTED: how far it got is its timeline's).
+    expect(kept.map((a) => [a.runId, a.attempt, a.state, a.startedAt, a.finishedAt, a.error])).toEqual([
+      [timedOut, 1, 'TIMED_OUT', T + 3, null, 'did not finish within its timeout'],
+      [failed, 1, 'FAILED', T + 4, T + 900, 'boom'],
     ]);
     // Attempt 2 sent: the last attempt's error goes with the mark; its start is the one attempt 2 reports.
     await repo.update([timedOut, failed], { state: 'CLAIMED', claimedBy: 'e' });
@@ -418,7 +419,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect(await late(T + 70_001)).toContainEqual([rated, T + 60_000, T + 60_000]);
     // A retry's own due time counts, not the token an earlier attempt waited for.
     await inTransaction(db.dataSource, (em) =>
-      retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', startedAt: null, finishedAt: null, now: T + 65_000 }),
+      retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', endedAs: 'FAILED', startedAt: null, finishedAt: null, now: T + 65_000 }),
     );
     expect((await repo.findOneByOrFail({ id: rated })).lateFromAt).toBe(T + 80_000);
     expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
@@ -523,7 +524,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T)], T));
     const [{ id }] = await runs();
     await db.dataSource.getRepository(RunEntity).update({ id }, { state: 'CLAIMED', claimedBy: 'e' });
-    const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', startedAt: null, finishedAt: null };
+    const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', endedAs: 'FAILED' as const, startedAt: null, finishedAt: null };
     // Two connections of their own, held from the start: neither transaction waits for the pool.
     const [a, b] = [db.dataSource.createQueryRunner(), db.dataSource.createQueryRunner()];
     try {

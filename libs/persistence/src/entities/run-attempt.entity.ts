@@ -21,7 +21,7 @@ export class RunAttemptEntity {
   @Column({ type: 'int' })
   attempt!: number;
 
-  /** The state the attempt was in when it ended (DISPATCHED, ACCEPTED…): how far it got. */
+  /** How the attempt ended (FAILED, TIMED_OUT; how far it had got, DISPATCHED or ACCEPTED, in attempts kept before 2026-12-07): its timeline says how far it got. */
   @Column({ type: 'varchar', length: 16 })
   state!: RunState;
 

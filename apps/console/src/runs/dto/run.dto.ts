@@ -212,7 +212,7 @@ export class TimelineEntryView implements Api.TimelineEntry {
 export class RunAttemptView implements Api.RunAttempt {
   @ApiProperty() attempt!: number;
   @ApiProperty({ description: "The run's current attempt (the run row); earlier ones ended and were retried" }) latest!: boolean;
-  @ApiProperty({ enum: RUN_STATES, nullable: true, description: "Latest: the run's state; earlier: how far the attempt had got when it ended (null: not kept, retried before attempts were kept)" }) state!: RunState | null;
+  @ApiProperty({ enum: RUN_STATES, nullable: true, description: "Latest: the run's state; earlier: how the attempt ended, FAILED or TIMED_OUT (attempts kept before 2026-12-07: how far it had got; null: not kept, retried before attempts were kept). Its timeline says how far it got" }) state!: RunState | null;
   @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "When the attempt was due: the fire time, or its backoff's end" }) dueAt!: number | null;
   @ApiProperty({ type: String, nullable: true, description: "The attempt's error, first line" }) error!: string | null;

@@ -43,7 +43,10 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  * kept in first_dispatched_at: the console shows every attempt, and lateness stays the first
  * attempt's.
  *
- *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, state, … FROM runs WHERE <the guard>
+ *   INSERT INTO run_attempts (…) SELECT tenant_id, id, attempt, <endedAs>, … FROM runs WHERE <the guard>
+ *
+ * Its state is how it ended (`endedAs`: FAILED, TIMED_OUT), not the row's state at its end: that
+ * was DISPATCHED when the engine held back its ACCEPTED mark, and a failed attempt read as sent.
  *
  * `ack`: the executor's 202 the engine held back (AckTimes): the copied attempt gets its
  * dispatched_at and accepted_at from it, as if its ACCEPTED mark had been written.
@@ -56,6 +59,8 @@ export async function retryRunAttempt(
     from: readonly RunState[];
     dueAt: number;
     error: string | null;
+    /** How the attempt ended: its state in run_attempts. */
+    endedAs: 'FAILED' | 'TIMED_OUT';
     startedAt: number | null;
     finishedAt: number | null;
     now: number;
@@ -76,8 +81,8 @@ export async function retryRunAttempt(
     ({ affected: copied } = await execute(
       manager,
       `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
-       SELECT tenant_id, id, attempt, state, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), COALESCE(?, started_at), ?, ?, ? FROM runs WHERE ${guard}`,
-      [sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+       SELECT tenant_id, id, attempt, ?, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), COALESCE(?, started_at), ?, ?, ? FROM runs WHERE ${guard}`,
+      [input.endedAs, sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
     ));
   } catch (err) {
     // Another transaction ended this attempt first (a callback and the watchdog's timeout, say):
