@@ -12,7 +12,8 @@ import { readEngineConfig } from '../config/engine-config';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { LoadModule } from './load.module';
-import { OTHER_TENANTS, TenantLoadSampler } from './tenant-load-sampler';
+import { OTHER_TENANTS } from '../metrics/metrics-tenant-label';
+import { TenantLoadSampler } from './tenant-load-sampler';
 
 const T = 1_767_225_600_000;
 

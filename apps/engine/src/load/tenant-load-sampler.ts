@@ -1,4 +1,4 @@
-import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
+import { metricsTenantLabel, OTHER_TENANTS } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -9,9 +9,6 @@ import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { NodeWorker } from '../common/node-workers';
 import { BacklogAlarm } from '../watchdog/backlog-alarm';
-
-/** The label of the tenants beyond BATON_LOAD_METRIC_TENANTS: their figures summed. */
-export const OTHER_TENANTS = '_other';
 
 /**
  * The group-wide counts behind `_other` stop here (the per-tenant ones at LOAD_COUNT_CAP): the

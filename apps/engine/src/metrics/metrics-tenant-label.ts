@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 
+/** The label of the tenants beyond BATON_LOAD_METRIC_TENANTS: their figures summed. */
+export const OTHER_TENANTS = '_other';
+
 /**
  * A tenant's `tenant` label in the engine's metrics: its id when `/metrics` needs a token
  * (BATON_METRICS_TOKEN: whoever scrapes is trusted), else an opaque id — `t_` and 12 hex digits of

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RetryBudget } from '@baton/domain';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
-import { metricsTenantLabel } from '../metrics/metrics-tenant-label';
+import { BoundedTenantLabels } from '../metrics/bounded-tenant-labels';
 
 /** Budgets are looked over for idle ones once there are this many (a map of the tenants that ended attempts lately). */
 const SWEEP_ABOVE = 1_024;
@@ -20,10 +20,14 @@ export class RetryBudgets {
   private readonly budgets = new Map<string, RetryBudget>();
   private readonly loggedAt = new Map<string, number>();
 
+  private readonly labels: BoundedTenantLabels;
+
   constructor(
-    @Inject(ENGINE_CONFIG) private readonly config: Pick<EngineConfig, 'retryBudgetPercent' | 'retryBudgetPerSec' | 'metricsToken'>,
+    @Inject(ENGINE_CONFIG) private readonly config: Pick<EngineConfig, 'retryBudgetPercent' | 'retryBudgetPerSec' | 'metricsToken' | 'loadMetricTenants'>,
     private readonly metrics: EngineMetrics,
-  ) {}
+  ) {
+    this.labels = new BoundedTenantLabels(config.loadMetricTenants, config.metricsToken);
+  }
 
   /** `n` first attempts of the tenant ended at `now`. */
   firstAttemptsEnded(tenantId: string, n: number, now: number): void {
@@ -35,7 +39,7 @@ export class RetryBudgets {
     if (this.config.retryBudgetPerSec === 0) return dueAt;
     const placed = this.budgetOf(tenantId, now).place(dueAt, now);
     if (!placed.paced) return dueAt;
-    this.metrics.retriesPaced.inc({ tenant: metricsTenantLabel(tenantId, this.config.metricsToken) });
+    this.metrics.retriesPaced.inc({ tenant: this.labels.label(tenantId) });
     if (now - (this.loggedAt.get(tenantId) ?? Number.NEGATIVE_INFINITY) >= LOG_EVERY_MS) {
       this.loggedAt.set(tenantId, now);
       this.logger.log(
