@@ -733,6 +733,8 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await created.getByText('Shown once — store it now.').waitFor();
     const initechSecret = await created.locator('input[data-secret]').inputValue();
     expect(initechSecret).toMatch(/^[0-9a-f]{64}$/);
+    // Its engine group lists it at once (the groups' table was read before it existed).
+    await op.locator('table[aria-label="Engine groups"] tbody tr', { hasText: 'initech' }).waitFor();
     await created.getByRole('button', { name: /copy to the clipboard/ }).waitFor();
     await op.getByLabel('Tenant of the secret').selectOption('initech');
     await op.getByLabel('Keep the previous secret valid for').selectOption({ label: 'none: revoke the old secret at once' });

@@ -17,6 +17,8 @@ import { codeLabel } from '../../shared/labels';
 /** Operators: tenants, engine groups, engine nodes, API keys. Tenant admins: their tenant's API keys. */
 export function OperatorPage({ role }: { role: Session['user']['role'] }) {
   const operator = role === 'OPERATOR';
+  // A tenant created joins its engine group: the groups' tenant lists are read again then.
+  const [tenantsMade, setTenantsMade] = useState(0);
   return (
     <>
       <PageHeader title={operator ? t('Operator') : t('API keys')} />
@@ -27,8 +29,8 @@ export function OperatorPage({ role }: { role: Session['user']['role'] }) {
             <h2 id="load-h">{t('Tenant load')}</h2>
             <LoadTable operator />
           </section>
-          <TenantsSection />
-          <EngineGroupsSection />
+          <TenantsSection onCreated={() => setTenantsMade((n) => n + 1)} />
+          <EngineGroupsSection tenantsMade={tenantsMade} />
           <ApiKeysSection base="/operator/api-keys" operator />
         </>
       ) : role === 'TENANT_ADMIN' ? (
@@ -71,7 +73,7 @@ function EngineNodesSection() {
   );
 }
 
-function TenantsSection() {
+function TenantsSection({ onCreated }: { onCreated: () => void }) {
   const toast = useToast();
   const tenants = useLoad(() => get<Tenant[]>('/operator/tenants'), []);
   const [form, setForm] = useState({ id: '', name: '', engineGroup: 'default' });
@@ -89,6 +91,7 @@ function TenantsSection() {
       setCreated(made.executorSecret ? { tenantId: made.id, secret: made.executorSecret } : null);
       toast.notify(made.admin ? t('Tenant {{id}} created, with admin {{admin}}', { id: made.id, admin: made.admin.username }) : t('Tenant {{id}} created', { id: made.id }));
       await tenants.reload();
+      onCreated();
     } catch (err) {
       setErrors(errorsOf(err, ['id', 'name', 'engineGroup', 'admin', 'admin.username', 'admin.password']));
     }
@@ -207,8 +210,8 @@ function OperatorSecretRotation({ tenantIds }: { tenantIds: string[] }) {
   );
 }
 
-function EngineGroupsSection() {
-  const groups = useLoad(() => get<EngineGroup[]>('/operator/engine-groups'), []);
+function EngineGroupsSection({ tenantsMade }: { tenantsMade: number }) {
+  const groups = useLoad(() => get<EngineGroup[]>('/operator/engine-groups'), [tenantsMade]);
   const [name, setName] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
