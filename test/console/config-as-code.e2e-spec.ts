@@ -136,6 +136,16 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
       // The file's edge that closes it named by its place, as every refusal of a file is.
       expect(cyclic.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', cycle: ['p', 'q', 'p'], errors: [{ field: 'dependencies[1]', reason: 'closes the cycle p → q → p' }] });
     }
+    // A task that could never fire (a one-shot whose time has passed, an end passed): plan refuses it as apply does.
+    const never = 'version: 1\ntasks:\n  - { name: once, executorApp: a, handler: h, trigger: { kind: ONCE, at: 946684800000 } }\n  - { name: ended, executorApp: a, handler: h, trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }, endAt: 946684800000 }\n';
+    for (const route of ['plan', 'apply'] as const) {
+      const refused = await post(route, gamma.adminKey, never);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.errors).toEqual([
+        { field: 'tasks[0].trigger.at', reason: 'is in the past, so the task would never fire' },
+        { field: 'tasks[1].endAt', reason: 'is in the past, so the task would never fire' },
+      ]);
+    }
     // With prune, the tenant's other tasks go: an edge to one of them is refused too.
     const pruned = await post('plan', acme.adminKey, 'version: 1\ncalendars: []\ntasks:\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\ndependencies:\n  - { parent: q, child: report }\n', true);
     expect(pruned.body.errors).toEqual([{ field: 'dependencies[0].child', reason: 'no task named "report" (in the file; --prune deletes the tenant\'s others)' }]);

@@ -38,6 +38,7 @@ import { randomToken } from '../common/secrets';
 import { CalendarsService } from '../calendars/calendars.service';
 import { keepTaskVersions } from '../tasks/keep-task-versions';
 import { newTaskRow } from '../tasks/new-task-row';
+import { neverFiringTasks } from './never-firing-tasks';
 import { ParamsCheck } from '../tasks/params-check';
 import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
@@ -106,6 +107,8 @@ export class ConfigService implements OnApplicationShutdown {
       const desired = await this.desired(tenantId, text);
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
       assertApplicable(snapshot, desired, prune);
+      const never = neverFiringTasks(tenantId, snapshot, desired, this.clock.now());
+      if (never.length > 0) throw badRequest(never);
       return this.thread.plan(this.planInput(snapshot, desired, prune));
     });
   }
