@@ -10,7 +10,9 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CONFIG_FILE_SCHEMA } from '../../apps/console/src/config-as-code/config-file.schema';
+import { lockTenant } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
+import { untilLockWaits } from '../support/lock-waits';
 import { cronTask, rowCounts, seedTenant, startConsole, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 
 describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
@@ -150,6 +152,29 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     const pruned = await post('plan', acme.adminKey, 'version: 1\ncalendars: []\ntasks:\n  - { name: q, executorApp: a, handler: h, trigger: { kind: MANUAL } }\ndependencies:\n  - { parent: q, child: report }\n', true);
     expect(pruned.body.errors).toEqual([{ field: 'dependencies[0].child', reason: 'no task named "report" (in the file; --prune deletes the tenant\'s others)' }]);
     expect(await exportOf(gamma.admin)).toBe(before);
+  });
+
+  it.skipIf(kind !== 'mysql')('an apply waits for an edge the API is saving (both lock the tenant row), so the two cannot close a cycle together', async () => {
+    const pair = 'version: 1\ntasks:\n  - { name: ra, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n  - { name: rb, executorApp: a, handler: h, trigger: { kind: MANUAL } }\n';
+    expect((await post('apply', beta.adminKey, pair)).status).toBe(200);
+    const ids = Object.fromEntries(((await db.dataSource.query(`SELECT id, name FROM tasks WHERE tenant_id = 'beta' AND name IN ('ra', 'rb')`)) as Array<{ id: number; name: string }>).map((r) => [r.name, Number(r.id)]));
+    // POST /api/dependencies rb → ra, half-way: the tenant locked, its edge written, not committed.
+    const api = db.dataSource.createQueryRunner();
+    await api.connect();
+    try {
+      await api.startTransaction();
+      await lockTenant(api.manager, 'beta');
+      // Sent now (supertest sends a request when it is first awaited or then'd).
+      const applying = post('apply', beta.adminKey, `${pair}dependencies:\n  - { parent: ra, child: rb }\n`).then((res) => res);
+      await untilLockWaits(db.dataSource, 1);
+      await api.query(`INSERT INTO task_dependencies (tenant_id, parent_task_id, child_task_id, \`condition\`, approval, created_at) VALUES ('beta', ?, ?, 'ON_SUCCESS', NULL, 0)`, [ids.rb, ids.ra]);
+      await api.commitTransaction();
+      const applied = await applying;
+      expect(applied.status, JSON.stringify(applied.body)).toBe(409);
+      expect(applied.body).toMatchObject({ code: 'DEPENDENCY_CYCLE', errors: [{ field: 'dependencies[0]' }] });
+    } finally {
+      await api.release();
+    }
   });
 
   it('records one audit record for an apply, marks its tasks managed, and shows drift after a console edit', async () => {

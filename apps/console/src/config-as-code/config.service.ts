@@ -10,6 +10,7 @@ import {
   findCalendarTasks,
   findTasksByName,
   findTenant,
+  lockTenant,
   insertCalendar,
   insertEdge,
   insertTasks,
@@ -125,6 +126,10 @@ export class ConfigService implements OnApplicationShutdown {
     // The changes are listed in the transaction; their fire-time previews after it, in the worker
     // (planOf): a second of croner for 1,000 tasks would hold the transaction and the event loop.
     const planned = await inTransaction(this.dataSource, (em) => withIdleAllowance(em, APPLY_IDLE_S, async () => {
+      // The tenant's row locked first, as POST /api/dependencies locks it for its cycle check: an
+      // edge saved meanwhile through the API is in this snapshot or waits for this apply, so the two
+      // cannot close a cycle together (each checked against what the other had not yet committed).
+      await lockTenant(em, tenantId);
       const tenant = await findTenant(em, tenantId);
       if (!tenant) throw notFound('Tenant', tenantId);
       const snapshot = await readSnapshot(em, tenantId);

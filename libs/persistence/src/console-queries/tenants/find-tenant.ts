@@ -22,7 +22,8 @@ export function tenantExists(manager: EntityManager, tenantId: string): Promise<
 
 /**
  * Locks the tenant's row for the transaction (MySQL; SQLite's transactions are serial already):
- * a dependency edge's cycle check holds it, so two edges saved at once cannot close a cycle together.
+ * a dependency edge's cycle check holds it, and a tasks-as-code apply, so two edges saved at once
+ * (by the API or a file) cannot close a cycle together.
  *
  *   SELECT * FROM tenants WHERE id = ? FOR UPDATE
  */
