@@ -669,7 +669,15 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await admin.getByRole('button', { name: 'Change password' }).click();
     await admin.getByText(/Password changed/).waitFor();
     await shot(admin, '19-account-password');
+    // A second tab of the same browser, live: logged out in the first, it is logged out too (the
+    // console drops its socket at its next session check, and the tab asks who it is), not left showing stale runs.
+    const second = await context.newPage();
+    watchErrors(second, errors);
+    await second.goto(`${baton.url}/runs`);
+    await second.locator('[data-live="on"]').waitFor();
     await admin.getByRole('button', { name: 'Log out' }).click();
+    await second.waitForURL(/\/login/);
+    await second.close();
     await login(admin, 'globex-admin', 'globex-pass-1', 'globex');
     await admin.getByText('Wrong tenant, username or password').waitFor();
     await login(admin, 'globex-admin', 'globex-pass-2', 'globex');

@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { io, type Socket } from 'socket.io-client';
+import { get } from './api';
 import { t } from './i18n/i18n';
 import type { Run, RunLog } from './model';
 
@@ -71,7 +72,18 @@ export function LiveProvider({ enabled, children }: { enabled: boolean; children
       for (const [runId, w] of logWatches.current) socket.emit('run:logs:watch', { runId, afterId: w.afterId() });
     });
     socket.on('run:logs', (e: { runId: number; lines: RunLog[] }) => logWatches.current.get(e.runId)?.listener(e.lines));
-    socket.on('disconnect', () => setConnected(false));
+    socket.on('disconnect', (reason) => {
+      setConnected(false);
+      if (reason !== 'io server disconnect') return; // socket.io reconnects from anything else by itself
+      // The console dropped the socket: its session recheck found the session ended (logged out in
+      // another tab, the user disabled), or it is shutting down. socket.io does not reconnect from
+      // that, and the tab kept showing what it had, stale, with no API call to find out: ask now —
+      // a 401 logs the tab out (api.ts; this provider's cleanup then clears the timer), anything
+      // else connects again on the back-off.
+      void get('/auth/me')
+        .catch(() => undefined)
+        .finally(() => (retryTimer = setTimeout(() => socket.connect(), Math.min(5_000, 1_000 * 2 ** refused++))));
+    });
     socket.on('connect_error', (err: Error & { data?: { statusCode?: number; retry?: boolean } }) => {
       setConnected(false);
       if (socket.active) return; // a transport failure: socket.io reconnects by itself
