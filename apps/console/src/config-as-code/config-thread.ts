@@ -33,6 +33,11 @@ export class ConfigThread {
   private inFlight: Entry | undefined;
   private closed = false;
 
+  /** Jobs waiting or being worked on. */
+  get load(): number {
+    return this.queue.length + (this.inFlight ? 1 : 0);
+  }
+
   read(text: string, tenantId: string): Promise<Parsed> {
     return this.run<Parsed>({ kind: 'read', text, tenantId }, (answer) => (reason) => answer({ errors: [{ field: 'file', reason }] }));
   }

@@ -51,7 +51,7 @@ import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snap
 import { managedHash } from '../tasks/managed-hash';
 import { TenantHeavyWork } from '../common/tenant-heavy-work';
 import { nextTurn } from '../common/next-turn';
-import { ConfigThread } from './config-thread';
+import { ConfigThreads } from './config-threads';
 import { cycleRefusal } from '../dependencies/cycle-refusal';
 import { NewParents } from '../dependencies/new-parents';
 import { planOf, type PlanInput } from './plan-input';
@@ -75,7 +75,7 @@ const ROWS_A_TURN = 250;
 @Injectable()
 export class ConfigService implements OnApplicationShutdown {
   /** Files are parsed and checked, and plans computed, off the event loop (ConfigThread). */
-  private readonly thread = new ConfigThread();
+  private readonly thread = new ConfigThreads();
 
   constructor(
     private readonly dataSource: DataSource,
