@@ -21,6 +21,7 @@ import {
 import { stringify } from 'yaml';
 import { canonical } from '../tasks/canonical-definition';
 import { fileTask, type FileTask } from '../tasks/file-task';
+import { taskWithoutDefaults } from './task-without-defaults';
 
 /**
  * Tasks as code: one YAML file holds a tenant's tasks, dependencies, calendars, webhooks and
@@ -94,7 +95,7 @@ export function writeConfigFile(file: ConfigFile, tenantId: string, shown: Expor
     ...(file.retention ? { retention: Object.fromEntries(RETENTION_KEYS.map((k) => [k, file.retention![k]])) } : {}),
     calendars: [...file.calendars].sort(byName).map((c) => ({ name: c.name, timeZone: c.timeZone, dates: [...c.dates].sort() })),
     ...(shown.webhooks ? { webhooks: [...file.webhooks].sort(byName).map((w) => ({ name: w.name, url: w.url, alarmTypes: w.alarmTypes, minSeverity: w.minSeverity })) } : {}),
-    tasks: [...file.tasks].sort(byName).map((task) => (shown.secretValues ? task : (redact(task) as FileTask))),
+    tasks: [...file.tasks].sort(byName).map((task) => taskWithoutDefaults(shown.secretValues ? task : (redact(task) as FileTask), tenantId)),
     dependencies: [...file.dependencies].sort(byEdge).map((d) => ({
       parent: d.parent,
       child: d.child,
