@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
 import { ClaimSignal } from './common/claim-signal';
+import { ExecutorRestarts } from './common/executor-restarts';
 import { ClockWatch } from './common/clock-watch';
 import { NodeLiveness } from './common/node-liveness';
 import { RecentCancels } from './common/recent-cancels';
@@ -20,7 +21,7 @@ import { IN_PROCESS_WAKEUPS } from './wakeups/in-process-wakeups';
  * The engine's shared injectables, global so both sides of the engine (claim and dispatch) and
  * their modules inject them without importing anything: ENGINE_CONFIG, CLOCK, EngineMetrics,
  * ENGINE_ALARM_BUS (the given bus, else STOMP to config.brokerUrl, else in-process; one the
- * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), RecentCancels (runs the console cancelled lately), ClaimSignal (runs to
+ * engine made is closed at shutdown), GroupPeers (the other live engines), ClockWatch (the clock's offset from the database's), RecentCancels (runs the console cancelled lately), ExecutorRestarts (executors' new processes, for the watchdog), ClaimSignal (runs to
  * claim now; it hears the in-process console's wake-ups in embedded mode), WokenRows (the runs those wake-ups carry), TenantPace (runs each tenant's executors accepted lately); and the app-wide
  * EngineExceptionFilter, so every engine app answers errors as ErrorBody; DatabasePoolWaits counts the waits for a database connection.
  */
@@ -41,6 +42,7 @@ export class EngineCoreModule {
         ClockWatch,
         NodeLiveness,
         RecentCancels,
+        ExecutorRestarts,
         WokenRows,
         {
           provide: ClaimSignal,
@@ -60,7 +62,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, RecentCancels, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, RecentCancels, ExecutorRestarts, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

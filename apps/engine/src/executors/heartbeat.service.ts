@@ -4,13 +4,16 @@ import { CLOCK, type Clock, type ExecutorWire } from '@baton/domain';
 import { inTransaction, markExecutorStopped, recordExecutorHeartbeat } from '@baton/persistence';
 import type { ExecutorHeartbeat, ExecutorHeartbeatAck } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
+import { ExecutorRestarts } from '../common/executor-restarts';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 
 /**
  * The executor registry's write side: a heartbeat registers (or refreshes) the executor, UP,
  * and tells it when to call again — a third of the time after which it is declared DOWN, so
  * two heartbeats may be lost before that happens. A heartbeat that says the executor is draining
- * with nothing in flight is its graceful stop: it goes DOWN quietly (markExecutorStopped).
+ * with nothing in flight is its graceful stop: it goes DOWN quietly (markExecutorStopped). Its
+ * process start and what it holds go to the watchdog (ExecutorRestarts): a restart at the same URL
+ * within the DOWN grace left the old process's attempts executing until their timeout.
  */
 @Injectable()
 export class HeartbeatService {
@@ -19,6 +22,7 @@ export class HeartbeatService {
     private readonly alarms: Alarms,
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly restarts: ExecutorRestarts,
   ) {}
 
   get intervalMs(): number {
@@ -69,6 +73,18 @@ export class HeartbeatService {
       // READ COMMITTED: after a lost INSERT race the re-read must see the other engine's row.
       { isolation: 'READ COMMITTED' },
     );
+    this.heardProcess(heartbeat, executorId);
     return { executorId, intervalMs: this.intervalMs };
+  }
+
+  /**
+   * The executor's process as its heartbeat describes it, for the watchdog to end what an earlier
+   * process took with it (Watchdog.lostWithProcess): only a heartbeat that lists what it holds
+   * (`active`, omitted past MAX_HEARTBEAT_ACTIVE), with no final callback still in its spool (one
+   * may be the outcome of an attempt the old process ran) and not draining.
+   */
+  private heardProcess(heartbeat: ExecutorHeartbeat, executorId: number): void {
+    if (typeof heartbeat.startedAt !== 'number' || !Array.isArray(heartbeat.active) || (heartbeat.spooled ?? 0) > 0 || heartbeat.draining === true) return;
+    this.restarts.heard({ executorId, tenantId: heartbeat.tenantId, startedAt: heartbeat.startedAt, active: heartbeat.active });
   }
 }

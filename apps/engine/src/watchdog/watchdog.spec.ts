@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { ManualClock } from '@baton/domain';
 import { inTransaction } from '@baton/persistence';
-import { PATHS } from '@baton/protocol';
+import { PATHS, type ExecutorHeartbeat } from '@baton/protocol';
 import {
   alarms,
   eventually,
@@ -214,6 +214,33 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect((await readRun(db.dataSource, survivor)).state).toBe('ACCEPTED');
       expect((await alarms(db.dataSource)).map((x) => x.type).sort()).toEqual(['EXECUTOR_DOWN', 'FAILED', 'RETRYING']);
       expect((await watchdog.tick()).reconciled).toBe(0);
+    });
+
+    it("ends the attempts an executor's earlier process took with it once its new process's heartbeat lists what it holds", async () => {
+      const now = Date.now();
+      const id = await seedExecutor(db.dataSource, { url: executor.url });
+      const other = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9' });
+      const task = await seedTask(db.dataSource, { name: 'job', retryMaxAttempts: 2 });
+      const once = await seedTask(db.dataSource, { name: 'once', retryMaxAttempts: 1 });
+      const lost = await executing(task, id, { dispatchedAt: now - 60_000 });
+      const lostFinal = await executing(once, id, { dispatchedAt: now - 60_000 });
+      const held = await executing(task, id, { dispatchedAt: now - 60_000 });
+      const sentToNew = await executing(task, id, { dispatchedAt: now - 100 });
+      const elsewhere = await executing(task, other, { dispatchedAt: now - 60_000 });
+      const beat = (more: Partial<ExecutorHeartbeat>) =>
+        signedPost(engine.url, PATHS.heartbeat, { tenantId: TENANT, app: 'billing', url: executor.url, capacity: 8, inFlight: 1, handlers: ['job'], startedAt: now - 1_000, active: [{ runId: held, attempt: 1 }], ...more });
+      // Its spool still replaying (an outcome of the old process may be in it): nothing yet.
+      expect((await beat({ spooled: 1 })).status).toBe(200);
+      expect((await watchdog.tick()).reconciled).toBe(0);
+      expect((await beat({ spooled: 0 })).status).toBe(200);
+      expect((await watchdog.tick()).reconciled).toBe(2);
+      expect(await readRun(db.dataSource, lost)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, error: expect.stringMatching(/restarted .* lost with the process/) });
+      expect((await readRun(db.dataSource, lostFinal)).state).toBe('FAILED');
+      for (const kept of [held, sentToNew, elsewhere]) expect((await readRun(db.dataSource, kept)).state).toBe('ACCEPTED');
+      // The same process heard again: nothing more.
+      expect((await beat({ spooled: 0, active: [] })).status).toBe(200);
+      expect((await watchdog.tick()).reconciled).toBe(0);
+      expect((await readRun(db.dataSource, held)).state).toBe('ACCEPTED');
     });
 
     it('an executor that comes back and calls back within the grace wins over the reconciliation', async () => {

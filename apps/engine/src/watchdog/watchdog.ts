@@ -7,6 +7,7 @@ import {
   lateFromKind,
   findOrphanedRuns,
   findOverdueRuns,
+  findRunsOfOldProcess,
   findSilentExecutors,
   inTransaction,
   markExecutorDown,
@@ -15,6 +16,7 @@ import {
 } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import { Alarms } from '../alarms/alarms';
+import { ExecutorRestarts } from '../common/executor-restarts';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { HeldKeysSweep } from './held-keys-sweep';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
@@ -27,6 +29,9 @@ import { TenantDirectory } from '../tenants/tenant-directory';
 
 /** Rows handled per check per tick; the rest wait for the next tick (bounded work per tick). */
 const BATCH = 200;
+
+/** How long before an executor's process start (its clock) an attempt must have been sent to count as the old process's: clocks a little apart. */
+const RESTART_MARGIN_MS = 2_000;
 
 /** What one tick did (tests, logs). */
 export interface WatchdogReport {
@@ -55,7 +60,8 @@ export interface WatchdogReport {
  * - Reconciliation: runs still executing on an executor DOWN for longer than executorGraceMs →
  *   RETRY_WAIT (attempt + 1) or FAILED per the retry policy. An executor that comes back in
  *   time and calls back wins: its callback's guarded update ends the attempt first, and this
- *   one then matches nothing.
+ *   one then matches nothing. So are the attempts an executor's earlier process took with it, once
+ *   its new process's heartbeat says what it holds (lostWithProcess).
  * - Approvals: runs waiting for approval past their deadline, and those a person rejected, are
  *   decided and carried out (ApprovalDecisions).
  * - Held keys (HeldKeysSweep, every 10th tick): free places of concurrency keys go to their held
@@ -84,6 +90,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly tenants: TenantDirectory,
     private readonly fanOuts: FanOutSettler,
     private readonly approvals: ApprovalDecisions,
+    private readonly restarts: ExecutorRestarts,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -109,7 +116,7 @@ export class Watchdog implements OnModuleDestroy {
     const late = await this.startLate();
     const timedOut = await this.timeouts();
     const executorsDown = await this.executorsDown();
-    const reconciled = await this.reconcile();
+    const reconciled = (await this.reconcile()) + (await this.lostWithProcess());
     const fanOuts = await this.fanOuts.sweep();
     const approvals = await this.approvals.sweep();
     const heldReleased = await this.heldKeys.tick();
@@ -215,6 +222,38 @@ export class Watchdog implements OnModuleDestroy {
   }
 
   /** One run's transaction; a failure is logged and the others still get their turn. */
+  /**
+   * Attempts an executor was given before its process (re)started that the new process does not
+   * hold (its heartbeat's `active`): lost with the old one, ended as a DOWN executor's are (FAILED,
+   * or retried per the policy). A restart at the same URL within the DOWN grace left them
+   * executing until their timeout (5 minutes by default), then blamed the timeout. Only attempts
+   * sent more than RESTART_MARGIN_MS before the process start (its clock): one sent to the new
+   * process as its heartbeat left is in the next heartbeat's list.
+   */
+  private async lostWithProcess(): Promise<number> {
+    let handled = 0;
+    for (const restart of this.restarts.take()) {
+      const held = new Set(restart.active.map((a) => `${a.runId}:${a.attempt}`));
+      const rows = await findRunsOfOldProcess(this.dataSource.manager, { tenantId: restart.tenantId, executorId: restart.executorId, dispatchedBefore: restart.startedAt - RESTART_MARGIN_MS, limit: BATCH });
+      const now = this.clock.now();
+      for (const run of rows.filter((r) => !held.has(`${r.runId}:${r.attempt}`))) {
+        const ended = await this.guard(run, () =>
+          followUpTransaction(this.dataSource, (em) =>
+            this.outcomes.endAttempt(em, run, { to: 'FAILED', error: `executor ${run.executorUrl ?? run.executorId} restarted (its process started at ${new Date(restart.startedAt).toISOString()}) without this attempt: lost with the process it was sent to` }, {
+              from: [run.state],
+              now,
+              budgeted: false,
+            }),
+          ),
+        );
+        if (!ended) continue;
+        handled++;
+        await this.guard(run, () => this.heldKeys.ended(run, ended.state));
+      }
+    }
+    return handled;
+  }
+
   private async guard<T>(run: RunAttemptRow, work: () => Promise<T>): Promise<T | null> {
     try {
       return await work();

@@ -35,6 +35,7 @@ export * from './append-run-logs';
 export * from './find-late-runs';
 export * from './elect-late-runs';
 export * from './find-overdue-runs';
+export * from './find-runs-of-old-process';
 export * from './find-orphaned-runs';
 export * from './find-cancelled-sent-runs';
 export * from './find-run-executor';
