@@ -30,10 +30,13 @@ describe('durations as typed', () => {
     expect(parseDuration('1.5h')).toBe(5_400_000);
     expect(parseDuration('2D')).toBe(172_800_000);
     expect(parseDuration('250ms')).toBe(250);
+    // Negative, for the API to name its least.
+    expect(parseDuration('-1')).toBe(-1);
+    expect(parseDuration('-5s')).toBe(-5_000);
   });
 
   it('refuses what is not a duration (the field is then sent as typed, and the API names it)', () => {
-    for (const text of ['', 'soon', '5 weeks', '-5s', '1e3', '5m30s']) expect(parseDuration(text)).toBeNull();
+    for (const text of ['', 'soon', '5 weeks', '--5s', '1e3', '5m30s']) expect(parseDuration(text)).toBeNull();
   });
 });
 

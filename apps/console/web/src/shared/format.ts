@@ -149,10 +149,12 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000
 
 /**
  * A duration as typed into a form, in ms: a plain number is milliseconds (what the API takes),
- * `30s`, `5m` / `5 min`, `1.5h`, `2d` their unit. Null when it does not read as one.
+ * `30s`, `5m` / `5 min`, `1.5h`, `2d` their unit. Null when it does not read as one. A negative one
+ * reads too (`-1`, `-5s`): the API then says what the field's least is ("must be at least 1000"),
+ * where the text sent as typed got "must be an integer".
  */
 export function parseDuration(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$/i.exec(text);
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*(ms|s|m|min|h|d)?\s*$/i.exec(text);
   if (!m) return null;
   const value = Number(m[1]) * UNIT_MS[(m[2] ?? 'ms').toLowerCase()];
   return Number.isFinite(value) ? Math.round(value) : null;
