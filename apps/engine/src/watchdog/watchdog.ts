@@ -203,25 +203,9 @@ export class Watchdog implements OnModuleDestroy {
     const now = this.clock.now();
     const heartbeatBefore = now - this.config.executorDeadAfterMs - this.config.executorGraceMs;
     const rows = await findOrphanedRuns(this.dataSource.manager, { groups: this.config.groups, heartbeatBefore, limit: BATCH });
-    let handled = 0;
-    for (const run of rows) {
-      const ended = await this.guard(run, () =>
-        followUpTransaction(this.dataSource, (em) =>
-          this.outcomes.endAttempt(em, run, { to: 'FAILED', error: `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period` }, {
-            from: [run.state],
-            now,
-            budgeted: false,
-          }),
-        ),
-      );
-      if (!ended) continue;
-      handled++;
-      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
-    }
-    return handled;
+    return this.endLost(rows, now, (run) => `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period`);
   }
 
-  /** One run's transaction; a failure is logged and the others still get their turn. */
   /**
    * Attempts an executor was given before its process (re)started that the new process does not
    * hold (its heartbeat's `active`): lost with the old one, ended as a DOWN executor's are (FAILED,
@@ -235,25 +219,31 @@ export class Watchdog implements OnModuleDestroy {
     for (const restart of this.restarts.take()) {
       const held = new Set(restart.active.map((a) => `${a.runId}:${a.attempt}`));
       const rows = await findRunsOfOldProcess(this.dataSource.manager, { tenantId: restart.tenantId, executorId: restart.executorId, dispatchedBefore: restart.startedAt - RESTART_MARGIN_MS, limit: BATCH });
-      const now = this.clock.now();
-      for (const run of rows.filter((r) => !held.has(`${r.runId}:${r.attempt}`))) {
-        const ended = await this.guard(run, () =>
-          followUpTransaction(this.dataSource, (em) =>
-            this.outcomes.endAttempt(em, run, { to: 'FAILED', error: `executor ${run.executorUrl ?? run.executorId} restarted (its process started at ${new Date(restart.startedAt).toISOString()}) without this attempt: lost with the process it was sent to` }, {
-              from: [run.state],
-              now,
-              budgeted: false,
-            }),
-          ),
-        );
-        if (!ended) continue;
-        handled++;
-        await this.guard(run, () => this.heldKeys.ended(run, ended.state));
-      }
+      const started = new Date(restart.startedAt).toISOString();
+      handled += await this.endLost(
+        rows.filter((r) => !held.has(`${r.runId}:${r.attempt}`)),
+        this.clock.now(),
+        (run) => `executor ${run.executorUrl ?? run.executorId} restarted (its process started at ${started}) without this attempt: lost with the process it was sent to`,
+      );
     }
     return handled;
   }
 
+  /** Attempts their executor lost, each ended FAILED (or retried per its policy) in its own transaction, past the retry budget; how many ended. */
+  private async endLost(rows: readonly RunAttemptRow[], now: number, why: (run: RunAttemptRow) => string): Promise<number> {
+    let handled = 0;
+    for (const run of rows) {
+      const ended = await this.guard(run, () =>
+        followUpTransaction(this.dataSource, (em) => this.outcomes.endAttempt(em, run, { to: 'FAILED', error: why(run) }, { from: [run.state], now, budgeted: false })),
+      );
+      if (!ended) continue;
+      handled++;
+      await this.guard(run, () => this.heldKeys.ended(run, ended.state));
+    }
+    return handled;
+  }
+
+  /** One run's transaction; a failure is logged and the others still get their turn. */
   private async guard<T>(run: RunAttemptRow, work: () => Promise<T>): Promise<T | null> {
     try {
       return await work();
