@@ -183,6 +183,8 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     const audits = await count();
     expect((await post('apply', gamma.adminKey, file)).status).toBe(200);
     expect(await count()).toBe(audits + 1);
+    const [record] = (await db.dataSource.query("SELECT after_json FROM audit_log WHERE tenant_id = 'gamma' AND action = 'config.apply' ORDER BY id DESC LIMIT 1")) as Array<{ after_json: string }>;
+    expect(JSON.parse(record.after_json)).toMatchObject({ prune: false, counts: { task: { create: 1 } }, changes: [{ kind: 'task', name: 'managed-one', action: 'create' }] });
     const task = (await t.http().get('/api/tasks?search=managed-one').set(gamma.admin)).body.items[0];
     expect(task).toMatchObject({ managed: true, drifted: false });
     const edited = await t.http().patch(`/api/tasks/${task.id}`).set(gamma.admin).send({ priority: 7 });

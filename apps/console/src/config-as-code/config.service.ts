@@ -40,6 +40,7 @@ import { CalendarsService } from '../calendars/calendars.service';
 import { keepTaskVersions } from '../tasks/keep-task-versions';
 import { newTaskRow } from '../tasks/new-task-row';
 import { neverFiringTasks } from './never-firing-tasks';
+import { applyAudit } from './apply-audit';
 import { ParamsCheck } from '../tasks/params-check';
 import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
@@ -161,7 +162,7 @@ export class ConfigService implements OnApplicationShutdown {
         if (users.length > 0) throw badRequest([{ field: 'calendars', reason: `calendar "${name}" is pruned but still used by task ${users.map((u) => `"${u.name}"`).join(', ')}` }]);
         await deleteCalendar(em, tenantId, row.id);
       }
-      await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: { prune, changes: changes.map((c) => ({ kind: c.kind, name: c.name, action: c.action, fields: c.fields.map((f) => f.field) })) } });
+      await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: applyAudit(prune, changes) });
       return input;
     }));
     return this.thread.plan(planned);
