@@ -1,12 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../common/start-worker';
+import type { ConfigFile, ExportShown } from './config-file';
 import type { readConfigText } from './parse-config-yaml';
 import type { PlanInput } from './plan-input';
 
 type Parsed = ReturnType<typeof readConfigText>;
 
-/** What the worker is sent: a file to read, or a plan to compute. */
-export type ConfigJob = { kind: 'read'; text: string; tenantId: string } | { kind: 'plan'; input: PlanInput };
+/** What the worker is sent: a file to read, an export to write, or a plan to compute. */
+export type ConfigJob = { kind: 'read'; text: string; tenantId: string } | { kind: 'write'; file: ConfigFile; tenantId: string; shown: ExportShown } | { kind: 'plan'; input: PlanInput };
 
 /** The worker's heap (128 MB): a file within the YAML budget needs a few MB; past it, the worker stops and the file is refused, the console unharmed. */
 const WORKER_HEAP_MB = 128;
@@ -22,7 +23,8 @@ interface Entry {
 /**
  * The heavy parts of tasks as code in a worker thread, one job at a time in arrival order, so that
  * a tenant's file never holds the event loop other tenants' requests are answered on: reading a
- * file (readConfigText: parsed and checked; its work bounded before parsing by yaml-budget), and
+ * file (readConfigText: parsed and checked; its work bounded before parsing by yaml-budget), writing
+ * an export (writeConfigFile), and
  * planning one (planOf: most of it the next fire times of every task whose schedule changes, about
  * a second for 1,000 tasks). A worker that stops anyway fails the job at hand (a file is refused
  * naming `file`), and the next job starts a fresh one. Started with the first job, stopped by close().
@@ -40,6 +42,14 @@ export class ConfigThread {
 
   read(text: string, tenantId: string): Promise<Parsed> {
     return this.run<Parsed>({ kind: 'read', text, tenantId }, (answer) => (reason) => answer({ errors: [{ field: 'file', reason }] }));
+  }
+
+  /**
+   * An export's text (writeConfigFile): a tenant of 5,000 tasks is seconds of YAML and of leaving
+   * out each task's defaults, on the event loop other tenants' requests are answered on.
+   */
+  write(file: ConfigFile, tenantId: string, shown: ExportShown): Promise<string> {
+    return this.run<string>({ kind: 'write', file, tenantId, shown }, (_answer, fail) => (reason) => fail(new Error(`the export ${reason}`)));
   }
 
   /** The plan's changes (PlannedChange[]) as JSON text, what the answer carries. */

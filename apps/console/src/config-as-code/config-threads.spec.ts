@@ -14,6 +14,7 @@ function heldThread(name: string, took: string[]) {
       return pending.length;
     },
     read: () => hold({ errors: [] } as never),
+    write: () => hold('version: 1\n'),
     plan: () => hold('[]'),
     close: async () => undefined,
     finishAll: () => pending.splice(0).forEach((finish) => finish()),

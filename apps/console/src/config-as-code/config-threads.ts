@@ -1,10 +1,11 @@
+import type { ConfigFile, ExportShown } from './config-file';
 import { ConfigThread } from './config-thread';
 import type { PlanInput } from './plan-input';
 
 /** Worker threads tasks as code's heavy parts run on (default 2). */
 export const CONFIG_THREADS = 2;
 
-type Thread = Pick<ConfigThread, 'read' | 'plan' | 'close' | 'load'>;
+type Thread = Pick<ConfigThread, 'read' | 'write' | 'plan' | 'close' | 'load'>;
 
 /**
  * Tasks as code's worker threads (ConfigThread), each job to the one with the least work: with
@@ -18,6 +19,10 @@ export class ConfigThreads {
 
   read(text: string, tenantId: string): ReturnType<ConfigThread['read']> {
     return this.least().read(text, tenantId);
+  }
+
+  write(file: ConfigFile, tenantId: string, shown: ExportShown): Promise<string> {
+    return this.least().write(file, tenantId, shown);
   }
 
   plan(input: PlanInput): Promise<string> {

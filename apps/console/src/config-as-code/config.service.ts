@@ -46,7 +46,7 @@ import { TaskEditsService } from '../tasks/task-edits.service';
 import { TaskRemovalService } from '../tasks/task-removal.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import type { FileTask } from '../tasks/file-task';
-import { writeConfigFile, type ConfigFile, type ExportShown } from './config-file';
+import type { ConfigFile, ExportShown } from './config-file';
 import { edgeName, fileRefusal, type PlannedChange } from './config-plan';
 import { readSnapshot, TENANT_RETENTION_ROW, type Snapshot } from './config-snapshot';
 import { managedHash } from '../tasks/managed-hash';
@@ -99,7 +99,7 @@ export class ConfigService implements OnApplicationShutdown {
   export(tenantId: string, shown: ExportShown): Promise<string> {
     return this.heavyWork.run(tenantId, async () => {
       const snapshot = await readSnapshot(this.dataSource.manager, tenantId);
-      return writeConfigFile(snapshot.file, tenantId, shown);
+      return this.thread.write(snapshot.file, tenantId, shown);
     });
   }
 
