@@ -13,6 +13,9 @@ export interface ExecutorRestart {
 
 /** How many executors' restarts wait for the watchdog at most (the newest kept). */
 const MOST_WAITING = 1_000;
+/** Restarts a take hands over at most, in all and of one tenant: each costs the watchdog a read. */
+export const RESTARTS_A_TAKE = 32;
+export const RESTARTS_A_TAKE_PER_TENANT = 4;
 
 /**
  * Heartbeats of executors that (re)started, from where heartbeats are taken (executors/) to the
@@ -38,10 +41,23 @@ export class ExecutorRestarts {
     }
   }
 
-  /** The restarts heard since the last take. */
+  /**
+   * Restarts heard and not yet taken, oldest first, at most RESTARTS_A_TAKE and
+   * RESTARTS_A_TAKE_PER_TENANT of one tenant; the rest wait for the next take. A tenant whose
+   * executors restart over and over (or claim to, a new startedAt in each heartbeat) costs the
+   * watchdog a few reads a tick, and other tenants' restarts still get theirs.
+   */
   take(): ExecutorRestart[] {
-    const all = [...this.waiting.values()];
-    this.waiting.clear();
-    return all;
+    const taken: ExecutorRestart[] = [];
+    const perTenant = new Map<string, number>();
+    for (const [executorId, restart] of this.waiting) {
+      if (taken.length >= RESTARTS_A_TAKE) break;
+      const ofTenant = perTenant.get(restart.tenantId) ?? 0;
+      if (ofTenant >= RESTARTS_A_TAKE_PER_TENANT) continue;
+      perTenant.set(restart.tenantId, ofTenant + 1);
+      taken.push(restart);
+      this.waiting.delete(executorId);
+    }
+    return taken;
   }
 }
