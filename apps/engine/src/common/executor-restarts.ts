@@ -13,6 +13,8 @@ export interface ExecutorRestart {
 
 /** How many executors' restarts wait for the watchdog at most (the newest kept). */
 const MOST_WAITING = 1_000;
+/** How many executors' process starts are remembered (the least lately heard go first: heard again, one more check). */
+const MOST_SEEN = 10_000;
 /** Restarts a take hands over at most, in all and of one tenant: each costs the watchdog a read. */
 export const RESTARTS_A_TAKE = 32;
 export const RESTARTS_A_TAKE_PER_TENANT = 4;
@@ -32,7 +34,12 @@ export class ExecutorRestarts {
   /** A heartbeat's process start: handed over once per process (the first time this engine hears it). */
   heard(restart: ExecutorRestart): void {
     if (this.seen.get(restart.executorId) === restart.startedAt) return;
+    this.seen.delete(restart.executorId);
     this.seen.set(restart.executorId, restart.startedAt);
+    for (const id of this.seen.keys()) {
+      if (this.seen.size <= MOST_SEEN) break;
+      this.seen.delete(id);
+    }
     this.waiting.delete(restart.executorId);
     this.waiting.set(restart.executorId, restart);
     for (const id of this.waiting.keys()) {
