@@ -553,6 +553,27 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await secondTenant!.context.close();
   });
 
+  it('a burst of alarms: five pop-ups at most, the rest counted with a link to the alarm list', async () => {
+    const tasks = [];
+    for (let i = 0; i < 7; i++) {
+      tasks.push(await api<{ id: number }>('POST', '/tasks', { name: `e2e-burst-${i}`, executorApp: 'demo', handler: 'fail-n-times', params: { failures: 9 }, trigger: { kind: 'MANUAL' }, retry: { maxAttempts: 1 } }));
+    }
+    await go(page, '/tasks');
+    for (const task of tasks) await api('POST', `/tasks/${task.id}/trigger`, {});
+    // Seven CRITICAL alarms, one a task: five show, (at least) two gave way to the ones after them and are counted.
+    const more = page.locator('.toast-more');
+    await more.waitFor({ timeout: 30_000 });
+    await expect.poll(async () => Number(await more.getAttribute('data-alarms-out')), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    expect(await page.locator('.toast[data-alarm-type]').count()).toBe(5);
+    await shot(page, '11b-alarm-burst');
+    await more.getByRole('link').click();
+    await page.locator('tr[data-alarm-row]').first().waitFor();
+    await more.waitFor({ state: 'detached' });
+    const open = await api<{ items: Array<{ id: number }> }>('GET', '/alarms?type=FAILED&acked=false');
+    for (const alarm of open.items) await api('POST', `/alarms/${alarm.id}/ack`, {});
+    await expect.poll(async () => page.locator('.toast[data-alarm-type]').count(), { timeout: 15_000 }).toBe(0);
+  });
+
   it('shows statistics charts, the operator page, and fits a narrow window', async () => {
     await go(page, '/stats');
     await page.locator('.chart canvas').first().waitFor();

@@ -4,6 +4,7 @@ import { Link } from './router';
 import { fmtClock, fmtTime, fmtUtc } from './format';
 import { t } from './i18n/i18n';
 import { codeLabel } from './labels';
+import { stackToasts } from './toast-stack';
 
 /** A labelled form field with its error beside it (aria-describedby), as the API named it. */
 export function Field({
@@ -122,14 +123,21 @@ export function useToast(): ToastApi {
  * until acknowledged or dismissed; plus short notices of the user's own actions.
  */
 export function ToastProvider({ canAck, children }: { canAck: boolean; children: ReactNode }) {
-  const [toasts, setToasts] = useState<Toast[]>([]);
+  // One state for the stack and what gave way in it, so an update counts what it dropped exactly once.
+  const [{ toasts, alarmsOut }, setStack] = useState<{ toasts: Toast[]; alarmsOut: number }>({ toasts: [], alarmsOut: 0 });
+  const setToasts = useCallback((update: (ts: Toast[]) => Toast[]) => setStack((st) => ({ ...st, toasts: update(st.toasts) })), []);
+  /** Alarms that gave way in a full stack since the user last looked (they are all on the alarm list). */
+  const clearAlarmsOut = useCallback(() => setStack((st) => ({ ...st, alarmsOut: 0 })), []);
   const seq = useRef(0);
   const live = useLive();
-  const remove = useCallback((key: number) => setToasts((ts) => ts.filter((x) => x.key !== key)), []);
+  const remove = useCallback((key: number) => setToasts((ts) => ts.filter((x) => x.key !== key)), [setToasts]);
   const push = useCallback(
     (t: Omit<Toast, 'key'>, ttlMs: number | null) => {
       const key = ++seq.current;
-      setToasts((ts) => [...ts.slice(-5), { ...t, key }]);
+      setStack((st) => {
+        const next = stackToasts(st.toasts, { ...t, key });
+        return { toasts: next.shown, alarmsOut: st.alarmsOut + next.alarmsOut };
+      });
       if (ttlMs !== null) setTimeout(() => remove(key), ttlMs);
     },
     [remove],
@@ -150,9 +158,9 @@ export function ToastProvider({ canAck, children }: { canAck: boolean; children:
         shown.current.add(alarm.id);
         push({ kind: 'alarm', text: alarm.message, alarm, link: alarm.runId ? { to: `/runs/${alarm.runId}`, label: t('Run #{{id}}', { id: alarm.runId }) } : undefined }, alarm.severity === 'INFO' ? 10_000 : null);
       }),
-    [live, push],
+    [live, push, setToasts],
   );
-  useEffect(() => live.onAlarmAcked((a) => setToasts((ts) => ts.filter((x) => x.alarm?.id !== a.id))), [live]);
+  useEffect(() => live.onAlarmAcked((a) => setToasts((ts) => ts.filter((x) => x.alarm?.id !== a.id))), [live, setToasts]);
   const api = useMemo<ToastApi>(() => ({ notify: (text, kind = 'info', link) => push({ kind, text, link }, kind === 'error' ? 10_000 : 5_000) }), [push]);
   const ack = async (toast: Toast) => {
     const reply = await live.ackAlarm(toast.alarm!.id);
@@ -163,6 +171,20 @@ export function ToastProvider({ canAck, children }: { canAck: boolean; children:
     <ToastContext.Provider value={api}>
       {children}
       <section className="toasts" aria-label={t('Notifications')} aria-live="polite">
+        {alarmsOut > 0 ? (
+          <div className="toast toast-more" role="status" data-alarms-out={alarmsOut}>
+            <div className="toast-body">
+              <Link to="/alarms" onClick={clearAlarmsOut}>
+                {t('{{count}} more alarms not shown here: open the alarm list', { count: alarmsOut })}
+              </Link>
+            </div>
+            <div className="toast-actions">
+              <button type="button" className="btn-small btn-ghost" aria-label={t('Dismiss notification')} onClick={clearAlarmsOut}>
+                ×
+              </button>
+            </div>
+          </div>
+        ) : null}
         {toasts.map((toast) => (
           <div
             key={toast.key}

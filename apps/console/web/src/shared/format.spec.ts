@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fmtAgo, fmtDuration, fmtTime, fmtUtc, fromLocalInput, parseDuration, toLocalInput } from './format';
+import { fmtAgo, fmtDuration, fmtSince, fmtTime, fmtUtc, fromLocalInput, parseDuration, toLocalInput } from './format';
 
 describe('durations as people read them', () => {
   it('rounds once, to the unit shown: never "17 min 60 s" or "60.0 s"', () => {
@@ -18,6 +18,12 @@ describe('durations as people read them', () => {
     expect(fmtAgo(1_000, 1_500)).toBe('just now');
     expect(fmtAgo(0, 17 * 60_000 + 59_700)).toBe('18 min 0 s ago');
     expect(fmtAgo(10_000, 0)).toBe('in 10.0 s');
+  });
+
+  it('never says a past event is still to come (a stale now, a browser clock behind the server)', () => {
+    expect(fmtSince(6_190, 5_000)).toBe('just now');
+    expect(fmtSince(0, 17 * 60_000 + 59_700)).toBe('18 min 0 s ago');
+    expect(fmtSince(null, 0)).toBe('—');
   });
 });
 

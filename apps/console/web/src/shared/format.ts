@@ -98,6 +98,15 @@ export function fmtAgo(ms: number | null | undefined, now = Date.now()): string 
   return t('{{duration}} ago', { duration: fmtDuration(d) });
 }
 
+/**
+ * How long ago something that has happened happened (a run's end, a heartbeat): never "in …",
+ * which a time from the server reads as when the browser's clock is behind it or the page's `now`
+ * is a few seconds old.
+ */
+export function fmtSince(ms: number | null | undefined, now = Date.now()): string {
+  return ms === null || ms === undefined ? '—' : fmtAgo(Math.min(ms, now), now);
+}
+
 export function fmtPercent(x: number | null | undefined): string {
   return x === null || x === undefined ? '—' : `${dec(x * 100, 1)} %`;
 }

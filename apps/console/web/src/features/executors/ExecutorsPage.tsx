@@ -3,7 +3,7 @@ import { del, get } from '../../shared/api';
 import { ErrorBox, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
-import { fmtAgo, fmtTime, fmtUtc } from '../../shared/format';
+import { fmtSince, fmtTime, fmtUtc } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { LoadTable } from './LoadTable';
 import type { Executor, ExecutorConnection, RotatedExecutorSecret } from '../../shared/model';
@@ -97,7 +97,7 @@ export function ExecutorsPage({ canRotate }: { canRotate: boolean }) {
               </>
             ),
           },
-          { header: t('Last heartbeat'), cellProps: (e) => ({ title: `${fmtTime(e.heartbeatAt)} · ${e.heartbeatAt ? fmtUtc(e.heartbeatAt) : ''}` }), cell: (e) => fmtAgo(e.heartbeatAt, now) },
+          { header: t('Last heartbeat'), cellProps: (e) => ({ title: `${fmtTime(e.heartbeatAt)} · ${e.heartbeatAt ? fmtUtc(e.heartbeatAt) : ''}` }), cell: (e) => fmtSince(e.heartbeatAt, now) },
           { header: t('Registered'), className: 'small', cell: (e) => <Time ms={e.registeredAt} /> },
           canRotate && {
             header: t('Actions'),

@@ -5,7 +5,7 @@ import { ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/compon
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { errorsOf } from '../../shared/form-errors';
-import { fmtAgo, fmtNumber, fmtTime } from '../../shared/format';
+import { fmtNumber, fmtSince, fmtTime } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import type { ApiKey, CreatedApiKey, CreatedTenant, EngineGroup, EngineNode, RotatedExecutorSecret, Tenant } from '../../shared/model';
 import type { Session } from '../../shared/api';
@@ -64,7 +64,7 @@ function EngineNodesSection() {
           { header: t('Host / pid'), className: 'small', cellProps: () => ({ translate: 'no' as const }), cell: (n) => `${n.host} / ${n.pid}` },
           { header: t('Slots'), cell: (n) => n.slots },
           { header: t('State'), cell: (n) => <span className={`badge ${n.state === 'UP' || n.state === 'ALIVE' || n.state === 'RUNNING' ? 'online' : 'offline'}`}>{codeLabel(n.state)}</span> },
-          { header: t('Last heartbeat'), cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtAgo(n.heartbeatAt, now) },
+          { header: t('Last heartbeat'), cellProps: (n) => ({ title: fmtTime(n.heartbeatAt) }), cell: (n) => fmtSince(n.heartbeatAt, now) },
           { header: t('Clock offset (ms)'), className: 'small', cellProps: () => ({ title: t("Database's clock minus the engine's, at its last heartbeat: the engine schedules corrected by it") }), cell: (n) => (n.clockOffsetMs === null ? '—' : String(n.clockOffsetMs)) },
           { header: t('Started'), className: 'small', cell: (n) => <Time ms={n.startedAt} /> },
         ]}

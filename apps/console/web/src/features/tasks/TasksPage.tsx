@@ -4,7 +4,7 @@ import { CodeOptions, ErrorBox, Field, PageHeader, StateBadge, useToast } from '
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { FilterBar } from '../../shared/FilterBar';
-import { fmtAgo, fmtTime, triggerSummary } from '../../shared/format';
+import { fmtAgo, fmtSince, fmtTime, triggerSummary } from '../../shared/format';
 import { useInterval, useLoad, useNow } from '../../shared/hooks';
 import { useRunEvents } from '../../shared/live';
 import type { Page, Run, Task, TaskSummary } from '../../shared/model';
@@ -182,7 +182,7 @@ function LastResult({ summary, now }: { summary: TaskSummary | undefined; now: n
       ) : null}{' '}
       {last ? (
         <Link to={`/runs/${last.id}`} title={last.error ?? undefined} data-title-is-data aria-label={t('Last result: run {{id}} {{state}}', { id: last.id, state: codeLabel(last.state) })}>
-          <StateBadge state={last.state} /> <span className="small muted">{fmtAgo(last.finishedAt ?? last.scheduledAt, now)}</span>
+          <StateBadge state={last.state} /> <span className="small muted">{fmtSince(last.finishedAt ?? last.scheduledAt, now)}</span>
         </Link>
       ) : running ? null : (
         <span className="muted">{t('never ran')}</span>

@@ -272,6 +272,7 @@ export const zhCN: Record<string, string> = {
   'Disable {{user}}': '停用 {{user}}',
   'disabled': '已停用',
   'Dismiss notification': '关闭通知',
+  '{{count}} more alarms not shown here: open the alarm list': '另有 {{count}} 条告警未在此显示：打开告警列表',
   'Dispatched': '已派发',
   'DISPATCHED and ACCEPTED': '已派发和已接受',
   'Display time zone': '显示时区',
