@@ -45,6 +45,21 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await p.goto(`${baton.url}${path}`);
     await p.locator('main h1').first().waitFor();
   };
+  /** The demo admin in a browser whose language is Simplified Chinese (the user keeps no language of its own: the console follows the browser). */
+  const chineseTab = async (): Promise<{ context: BrowserContext; page: Page }> => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'zh-CN' });
+    const zh = await context.newPage();
+    zh.setDefaultTimeout(10_000);
+    watchErrors(zh, errors);
+    await zh.goto(`${baton.url}/login`);
+    await zh.locator('input[name="tenant"]').fill(logins.tenant.tenant);
+    await zh.locator('input[name="username"]').fill(logins.tenant.username);
+    await zh.locator('input[name="password"]').fill(logins.tenant.password);
+    await zh.locator('button[type="submit"]').click();
+    await zh.waitForURL(/\/tasks$/);
+    expect(await zh.locator('main h1').textContent()).toBe('任务');
+    return { context, page: zh };
+  };
 
   beforeAll(async () => {
     ensureWebBuild();
@@ -572,6 +587,44 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     const open = await api<{ items: Array<{ id: number }> }>('GET', '/alarms?type=FAILED&acked=false');
     for (const alarm of open.items) await api('POST', `/alarms/${alarm.id}/ack`, {});
     await expect.poll(async () => page.locator('.toast[data-alarm-type]').count(), { timeout: 15_000 }).toBe(0);
+  });
+
+  it("says a task, run or event that is another tenant's (or no one's) is not found, in English and Chinese, with nothing to act on", async () => {
+    const acme = (await api<{ token: string }>('POST', '/auth/login', { tenant: 'acme', username: 'acme-admin', password: 'acme-password' }, '')).token;
+    const theirTask = await api<{ id: number }>('POST', '/tasks', { name: 'acme-payroll', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } }, acme);
+    const theirRun = await api<{ id: number }>('POST', `/tasks/${theirTask.id}/trigger`, {}, acme);
+    const theirEvent = await api<{ id: number }>('POST', '/events', { name: 'acme.payday', payload: {} }, acme);
+    const pages: Array<[string, string, string]> = [
+      [`/tasks/${theirTask.id}`, `Task #${theirTask.id} not found`, `未找到任务 #${theirTask.id}`],
+      ['/tasks/987654321', 'Task #987654321 not found', '未找到任务 #987654321'],
+      [`/runs/${theirRun.id}`, `Run #${theirRun.id} not found`, `未找到运行 #${theirRun.id}`],
+      [`/events/${theirEvent.id}`, `Event #${theirEvent.id} not found`, `未找到事件 #${theirEvent.id}`],
+      // Not an id at all: the console's own page for a path it has none for.
+      ['/tasks/abc', 'Not found', '页面不存在'],
+    ];
+    const zh = await chineseTab();
+    try {
+      for (const [p, language] of [[page, 'en'], [zh.page, 'zh-CN']] as const) {
+        for (const [path, en, chinese] of pages) {
+          await p.goto(`${baton.url}${path}`);
+          const notFound = p.locator('main [data-not-found]');
+          await notFound.waitFor();
+          await settled(p);
+          expect(await notFound.locator('h1').textContent(), `${language} ${path}`).toBe(language === 'en' ? en : chinese);
+          // Nothing to act on: no editor, no buttons, only the way back to the list.
+          expect(await p.locator('main button, main form').count(), `${language} ${path}`).toBe(0);
+          expect(await notFound.locator('a').count()).toBe(1);
+        }
+        await shot(p, `12b-not-found-${language}`);
+      }
+      // In Chinese, the sentence too (not the API's English message).
+      await zh.page.goto(`${baton.url}/tasks/${theirTask.id}`);
+      expect(await zh.page.locator('main [data-not-found] p').textContent()).toBe(`你的租户下没有任务 #${theirTask.id}。 所有任务`);
+      // The other tenant's task is untouched and still theirs.
+      expect((await api<{ name: string }>('GET', `/tasks/${theirTask.id}`, undefined, acme)).name).toBe('acme-payroll');
+    } finally {
+      await zh.context.close();
+    }
   });
 
   it('shows statistics charts, the operator page, and fits a narrow window', async () => {

@@ -1,5 +1,6 @@
 import type { Session } from '../shared/api';
 import { t } from '../shared/i18n/i18n';
+import { NotFound } from '../shared/NotFound';
 import { Link, match } from '../shared/router';
 import { AccountPage } from '../features/account/AccountPage';
 import { AlarmsPage } from '../features/alarms/AlarmsPage';
@@ -31,15 +32,16 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
   if (operator) return <NotFoundPage path={path} home="/operator" />;
   let m: Record<string, string> | null;
+  let id: number | null = null;
   if (path === '/tasks') return <TasksPage canWrite={canWrite} />;
   if (path === '/tasks/new') return <TaskEditorPage taskId={null} canWrite={canWrite} />;
-  if ((m = match('/tasks/:id', path))) return <TaskEditorPage key={m.id} taskId={Number(m.id)} canWrite={canWrite} />;
+  if ((m = match('/tasks/:id', path)) && (id = pathId(m.id)) !== null) return <TaskEditorPage key={id} taskId={id} canWrite={canWrite} />;
   if (path === '/dependencies') return <DependenciesPage canWrite={canWrite} />;
   if (path === '/runs') return <RunsPage canWrite={canWrite} />;
   if (path === '/runs/search') return <RunSearchPage />;
-  if ((m = match('/runs/:id', path))) return <RunDetailPage key={m.id} runId={Number(m.id)} canWrite={canWrite} />;
+  if ((m = match('/runs/:id', path)) && (id = pathId(m.id)) !== null) return <RunDetailPage key={id} runId={id} canWrite={canWrite} />;
   if (path === '/events') return <EventsPage />;
-  if ((m = match('/events/:id', path))) return <EventDetailPage key={m.id} eventId={Number(m.id)} />;
+  if ((m = match('/events/:id', path)) && (id = pathId(m.id)) !== null) return <EventDetailPage key={id} eventId={id} />;
   if (path === '/executors') return <ExecutorsPage canRotate={role === 'TENANT_ADMIN'} />;
   if (path === '/alarms') return <AlarmsPage canWrite={canWrite} />;
   if (path === '/stats') return <StatsPage />;
@@ -49,14 +51,16 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   return <NotFoundPage path={path} home="/tasks" />;
 }
 
+/** The id in a detail page's path as the API takes ids (a positive integer, canonical decimal), or null: no object has it. */
+function pathId(segment: string): number | null {
+  return /^[1-9]\d*$/.test(segment) && Number.isSafeInteger(Number(segment)) ? Number(segment) : null;
+}
+
 /** Any path the console has no page for (the server answers the app for every non-API path). */
 function NotFoundPage({ path, home }: { path: string; home: string }) {
   return (
-    <div data-not-found>
-      <h1>{t('Not found')}</h1>
-      <p>
-        {t('Nothing at')} <code translate="no">{path}</code>. <Link to={home}>{t('Go to the start page')}</Link>
-      </p>
-    </div>
+    <NotFound title={t('Not found')}>
+      {t('Nothing at')} <code translate="no">{path}</code>. <Link to={home}>{t('Go to the start page')}</Link>
+    </NotFound>
   );
 }

@@ -26,6 +26,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Whether a load failed because the API has no such object for this tenant (404: missing, or another tenant's). */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 404;
+}
+
 /**
  * The logged-in user. The session itself is the HttpOnly cookie the login set: no script of the
  * page (an injected one included) can read it, and the SPA never stores a token.

@@ -1,9 +1,10 @@
-import { get } from '../../shared/api';
+import { get, isNotFound } from '../../shared/api';
 import { ErrorBox, PageHeader, StateBadge, Time } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { useLoad } from '../../shared/hooks';
 import { t } from '../../shared/i18n/i18n';
+import { NotFound } from '../../shared/NotFound';
 import type { TenantEventDetail } from '../../shared/model';
 import { Link } from '../../shared/router';
 
@@ -11,6 +12,13 @@ import { Link } from '../../shared/router';
 export function EventDetailPage({ eventId }: { eventId: number }) {
   const event = useLoad(() => get<TenantEventDetail>(`/events/${eventId}`), [eventId]);
   const e = event.data;
+  if (isNotFound(event.error)) {
+    return (
+      <NotFound title={t('Event #{{id}} not found', { id: eventId })}>
+        {t('Your tenant has no event #{{id}}.', { id: eventId })} <Link to="/events">{t('All events')}</Link>
+      </NotFound>
+    );
+  }
   return (
     <>
       <PageHeader title={t('Event #{{id}}', { id: eventId })}>

@@ -1,11 +1,12 @@
 import { useEffect, useRef } from 'react';
-import { get, post, qs } from '../../shared/api';
+import { get, isNotFound, post, qs } from '../../shared/api';
 import { ErrorBox, PageHeader, StateBadge, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
 import { t } from '../../shared/i18n/i18n';
 import { codeLabel } from '../../shared/labels';
 import { useLoad } from '../../shared/hooks';
+import { NotFound } from '../../shared/NotFound';
 import { useLive, useRunEvents } from '../../shared/live';
 import { isTerminal, type Dependency, type Page, type Run, type RunAttempts, type RunDetail } from '../../shared/model';
 import { ApprovalSection } from './ApprovalSection';
@@ -81,6 +82,13 @@ export function RunDetailPage({ runId, canWrite }: { runId: number; canWrite: bo
       toast.notify((e as Error).message, 'error');
     }
   };
+  if (isNotFound(run.error)) {
+    return (
+      <NotFound title={t('Run #{{id}} not found', { id: runId })}>
+        {t('Your tenant has no run #{{id}}.', { id: runId })} <Link to="/runs">{t('All runs')}</Link>
+      </NotFound>
+    );
+  }
   return (
     <>
       <PageHeader title={t('Run #{{id}}', { id: runId })}>

@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { del, get, post, put } from '../../../shared/api';
+import { del, get, isNotFound, post, put } from '../../../shared/api';
 import { ErrorBox, PageHeader, Time, useToast } from '../../../shared/components';
 import { errorsOf } from '../../../shared/form-errors';
 import { t } from '../../../shared/i18n/i18n';
 import { useLoad } from '../../../shared/hooks';
+import { NotFound } from '../../../shared/NotFound';
 import type { Run, SavedTask, Task } from '../../../shared/model';
 import { Link, navigate } from '../../../shared/router';
 import { TaskHistory } from '../../audit/TaskHistory';
@@ -94,6 +95,14 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
     }
   };
 
+  if (taskId !== null && isNotFound(existing.error)) {
+    return (
+      <NotFound title={t('Task #{{id}} not found', { id: taskId })}>
+        {t('Your tenant has no task #{{id}}.', { id: taskId })} <Link to="/tasks">{t('All tasks')}</Link>
+      </NotFound>
+    );
+  }
+
   return (
     <>
       <PageHeader title={taskId === null ? t('New task') : t('Task {{name}}', { name: existing.data?.name ?? '' })}>
@@ -105,7 +114,7 @@ export function TaskEditorPage({ taskId, canWrite }: { taskId: number | null; ca
             <Link to={`/stats?taskId=${taskId}`} className="btn">
               {t('Statistics')}
             </Link>
-            {canWrite ? (
+            {canWrite && existing.data ? (
               <>
                 <button type="button" onClick={() => void runNow()}>
                   {t('Run now')}
