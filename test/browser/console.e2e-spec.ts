@@ -385,6 +385,45 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     expect(edge.approval).toMatchObject({ role: 'TENANT_ADMIN', users: ['ops-lead'], timeoutMs: 7_200_000, onTimeout: 'APPROVE' });
   });
 
+  it("shows the API's refusal of an approval step's approvers beside the approvers' fields, not in a banner, in English and Chinese", async () => {
+    await api('POST', '/tasks', { name: 'refund-audit', executorApp: 'demo', handler: 'noop', trigger: { kind: 'MANUAL' } });
+    const tooLong = 'u'.repeat(101); // a username is 1 to 100 characters
+    const zh = await chineseTab();
+    try {
+      for (const p of [page, zh.page]) {
+        await go(p, '/dependencies');
+        await p.locator('select[name="parent"]').selectOption({ label: 'refund-pay' });
+        await p.locator('select[name="child"]').selectOption({ label: 'refund-audit' });
+        await p.locator('input[name="gated"]').check();
+        const users = p.locator('.field', { has: p.locator('input[name="approverUsers"]') });
+        const role = p.locator('.field', { has: p.locator('select[name="approverRole"]') });
+        const banner = p.locator('[data-dependency-error]');
+        const add = p.locator('form.filters button[type="submit"]').first();
+        // A name no user can have: the API names approval.users[1]; it is shown at the users' field.
+        await p.locator('select[name="approverRole"]').selectOption('TENANT_ADMIN');
+        await p.locator('input[name="approverUsers"]').fill(`ops-lead, ${tooLong}`);
+        await add.click();
+        await users.locator('[data-field-error]').waitFor();
+        expect(await users.locator('[data-field-error]').textContent()).toMatch(/^approval\.users\[1\]: must be a username \(1 to 100 characters\)/);
+        expect(await p.locator('input[name="approverUsers"]').getAttribute('aria-invalid')).toBe('true');
+        expect(await banner.count()).toBe(0);
+        // No one named: the role's field says a step needs a role or users, once (no banner repeating it).
+        await p.locator('select[name="approverRole"]').selectOption('');
+        await p.locator('input[name="approverUsers"]').fill('');
+        await add.click();
+        await role.locator('[data-field-error]', { hasText: 'a gate must name who may decide' }).waitFor();
+        expect(await users.locator('[data-field-error]').count()).toBe(0);
+        expect(await banner.count()).toBe(0);
+        await shot(p, `07c-approvers-refused-${p === page ? 'en' : 'zh-CN'}`);
+      }
+      // The labels the reasons stand beside are in the tab's language.
+      expect(await zh.page.locator('.field', { has: zh.page.locator('input[name="approverUsers"]') }).locator('label').textContent()).toMatch(/[\u4e00-\u9fff]/);
+      expect(await api<unknown[]>('GET', `/dependencies?taskId=${await taskId('refund-audit')}`)).toEqual([]);
+    } finally {
+      await zh.context.close();
+    }
+  });
+
   it('fans a task out: SHARDED in the editor, the run page lists its shards, each told its index', async () => {
     await go(page, '/tasks/new');
     await page.getByLabel('Name', { exact: true }).fill('e2e-sharded');

@@ -4,6 +4,7 @@ import { ApiError, del, get, post, qs } from '../../shared/api';
 import { CodeOptions, ErrorBox, Field, PageHeader, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
+import { errorsOf } from '../../shared/form-errors';
 import { fmtDuration } from '../../shared/format';
 import { useLoad } from '../../shared/hooks';
 import { useRunEvents } from '../../shared/live';
@@ -14,6 +15,8 @@ import { codeLabel } from '../../shared/labels';
 import { FlowLegend, RecentFlows } from './FlowPicker';
 
 const NODE_W = 170;
+/** The fields of the edge form, by the API's names: a refusal naming one (or a part, `approval.users[1]`) is shown beside it. */
+const EDGE_FIELDS = ['parentTaskId', 'childTaskId', 'condition', 'approval.role', 'approval.users', 'approval.timeoutMs', 'approval.onTimeout'] as const;
 const NODE_H = 40;
 
 interface Laid {
@@ -77,7 +80,8 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
   const [deadlineHours, setDeadlineHours] = useState('24');
   const [onTimeout, setOnTimeout] = useState('REJECT');
   const [showAll, setShowAll] = useState(false);
-  const [error, setError] = useState<{ message: string; cycle?: string[]; fields: Record<string, string> } | null>(null);
+  // A refusal: each reason beside its field (`_`: what names none of them), and the cycle an edge would close.
+  const [error, setError] = useState<{ cycle?: string[]; fields: Record<string, string> } | null>(null);
   const laid = useMemo(() => (tasks.data && deps.data ? layoutDag(tasks.data.items, deps.data, showAll) : null), [tasks.data, deps.data, showAll]);
 
   // The flow view: `?flow=<root run id>` colours each task's node by its run in that flow, live,
@@ -104,8 +108,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
       toast.notify(t('Edge {{parent}} → {{child}} added', { parent: d.parentName, child: d.childName }));
       await deps.reload();
     } catch (err) {
-      if (err instanceof ApiError) setError({ message: err.message, cycle: err.body.cycle, fields: err.fieldErrors() });
-      else setError({ message: (err as Error).message, fields: {} });
+      setError({ cycle: err instanceof ApiError ? err.body.cycle : undefined, fields: errorsOf(err, EDGE_FIELDS) });
     }
   };
   const remove = async (d: Dependency) => {
@@ -145,7 +148,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
               </select>
             )}
           </Field>
-          <Field label={t('Condition')}>
+          <Field label={t('Condition')} error={error?.fields.condition}>
             {(p) => (
               <select {...p} name="condition" value={condition} onChange={(e) => setCondition(e.target.value)}>
                 <CodeOptions codes={DEPENDENCY_CONDITIONS} />
@@ -187,7 +190,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
           </div>
         </form>
       ) : null}
-      {error ? (
+      {error?.cycle || error?.fields._ ? (
         <div className="error-box" role="alert" data-dependency-error>
           {error.cycle ? (
             <>
@@ -197,7 +200,7 @@ export function DependenciesPage({ canWrite }: { canWrite: boolean }) {
               </span>
             </>
           ) : (
-            error.message
+            error.fields._
           )}
         </div>
       ) : null}
