@@ -203,6 +203,62 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     await shot(page, '04-task-editor-cron', true);
   });
 
+  it("wraps a long daylight-saving note within its fire time in the cron preview, narrow and wide, in English and Chinese (the second column's numbers stay clear)", async () => {
+    // Every fire of this London cron follows a skipped one (the March 01:30 does not occur): each carries the longest note.
+    const overlaps = async (p: Page): Promise<string[]> => {
+      await p.goto(`${baton.url}/tasks/new`);
+      await p.locator('input[name="expression"]').fill('0 30 1 * 3,10 0L');
+      await p.locator('input[name="timeZone"]').fill('Europe/London');
+      await expect.poll(() => p.locator('.fire-times li[data-dst="AFTER_SKIPPED"]').count()).toBe(10);
+      await settled(p);
+      // Each fire time's text lines, and the room its list number takes left of it (measured in its font):
+      // no two of different fire times may meet, nor may a line leave the list.
+      return p.evaluate<string[]>(`(() => {
+        const list = document.querySelector('.fire-times').getBoundingClientRect();
+        const probe = document.body.appendChild(document.createElement('span'));
+        probe.style.cssText = 'position: absolute; visibility: hidden; white-space: pre';
+        const boxes = [];
+        document.querySelectorAll('.fire-times li').forEach((li, i) => {
+          const range = document.createRange();
+          range.selectNodeContents(li);
+          const lines = [...range.getClientRects()].filter((r) => r.width > 0);
+          for (const r of lines) boxes.push({ item: i + 1, what: 'text', left: r.left, right: r.right, top: r.top, bottom: r.bottom });
+          probe.style.font = getComputedStyle(li).font;
+          probe.textContent = (i + 1) + '. ';
+          const box = li.getBoundingClientRect();
+          boxes.push({ item: i + 1, what: 'number', left: box.left - probe.getBoundingClientRect().width, right: box.left, top: lines[0].top, bottom: lines[0].bottom });
+        });
+        probe.remove();
+        const out = [];
+        for (const a of boxes) {
+          if (a.what === 'text' && a.right > list.right + 0.5) out.push('item ' + a.item + ' leaves the list by ' + Math.round(a.right - list.right) + ' px');
+          for (const b of boxes) {
+            if (a.item >= b.item) continue;
+            const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+            const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+            if (x > 0.5 && y > 0.5) out.push('the ' + a.what + ' of item ' + a.item + ' meets the ' + b.what + ' of item ' + b.item);
+          }
+        }
+        return [...new Set(out)];
+      })()`);
+    };
+    const zh = await chineseTab();
+    try {
+      for (const width of [390, 900, 1280]) {
+        for (const [language, p] of [['en', page], ['zh-CN', zh.page]] as const) {
+          await p.setViewportSize({ width, height: 800 });
+          expect(await overlaps(p), `${language} at ${width} px`).toEqual([]);
+          await shot(p, `04e-cron-dst-notes-${language}-${width}`);
+        }
+      }
+      // The notes are in each language: the Chinese one is not the English text.
+      expect(await zh.page.locator('.fire-times .dst-mark').first().textContent()).toContain('夏令时');
+    } finally {
+      await zh.context.close();
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
   it("knows the executors' handlers: the Executors page lists them, the editor offers them and warns about one no executor offers", async () => {
     await go(page, '/executors');
     await expect.poll(() => page.locator('tr[data-executor="demo"] [data-executor-handlers]').first().textContent()).toContain('noop');
