@@ -4,7 +4,7 @@ import { EngineGroupEntity } from '../entities';
 import { openDatabase } from '../data-source';
 import { useTestDatabase } from '../../../../test/support/databases';
 import { deferStatement } from '../engine-queries/riders';
-import { afterCommit, inTransaction, whenCommitting } from './transaction';
+import { afterCommit, inTransaction, lockRetryDelayMs, TRANSACTION_ATTEMPTS, whenCommitting } from './transaction';
 
 describe('inTransaction on SQLite', () => {
   let ds: DataSource;
@@ -173,5 +173,14 @@ describe('inTransaction on MariaDB', () => {
       }),
     ).rejects.toThrow('rolled back');
     expect(ran).toBe(false);
+  });
+});
+
+describe('the wait before a transaction is tried again after a lock conflict', () => {
+  it('grows threefold an attempt, random below its bound: 10, 30, 90 ms, 130 ms in all', () => {
+    const bounds = Array.from({ length: TRANSACTION_ATTEMPTS - 1 }, (_, i) => lockRetryDelayMs(i + 1, 1));
+    expect(bounds).toEqual([10, 30, 90]);
+    expect(lockRetryDelayMs(3, 0)).toBe(0);
+    expect(lockRetryDelayMs(2, 0.5)).toBe(15);
   });
 });

@@ -175,7 +175,17 @@ async function retryingLockErrors<T>(transaction: () => Promise<T>): Promise<T> 
       return await transaction();
     } catch (err) {
       if (attempt >= TRANSACTION_ATTEMPTS || !isTransientLockError(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, lockRetryDelayMs(attempt, Math.random())));
     }
   }
+}
+
+/**
+ * How long to wait before attempt `attempt + 1` after a deadlock or lock wait: a random part of
+ * 10, 30, 90 ms (at most 130 ms in all). A wait that grew by 10 ms an attempt let a pause of a task
+ * firing every 100 ms conflict with the engine's fires in all four attempts on a loaded machine
+ * (load ~30) and answer 503; retries spread wider are less likely to meet the other writer again.
+ */
+export function lockRetryDelayMs(attempt: number, random: number): number {
+  return random * 10 * 3 ** (attempt - 1);
 }
