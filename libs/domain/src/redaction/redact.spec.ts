@@ -69,6 +69,13 @@ describe('redactChange', () => {
     expect(redactChange({ field: 'params', before: { region: 'eu', token: 't1' }, after: null })).toEqual({ field: 'params', before: { region: 'eu', token: REDACTED }, after: null });
     expect(redactChange({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' })).toEqual({ field: 'trigger.expression', before: '0 0 2 * * *', after: '0 30 6 * * *' });
   });
+
+  it("keeps a key bound set whole (its `key` names a params path), as redact keeps it in the task", () => {
+    const bound = { key: 'customerId', limit: 1, onLimit: 'QUEUE' };
+    expect(redactChange({ field: 'concurrency', before: null, after: bound })).toEqual({ field: 'concurrency', before: null, after: bound });
+    expect(redactChange({ field: 'params', before: undefined, after: { concurrency: bound, key: 'sk_live_1' } })).toEqual({ field: 'params', before: undefined, after: { concurrency: bound, key: REDACTED } });
+    expect(redactChange({ field: 'params.__proto__', before: undefined, after: { token: 't' } }).after).toEqual({ token: REDACTED });
+  });
 });
 
 describe('shownTextContains', () => {

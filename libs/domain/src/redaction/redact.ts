@@ -54,10 +54,17 @@ const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> =
   throttle: { fields: ['key', 'limit', 'periodMs', 'keep'], needs: 'periodMs' },
 };
 
-/** A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on its path is a secret's, else each value as redact does. */
+/**
+ * A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on
+ * its path is a secret's, else each value as redact shows it under the field's name (a task's
+ * `concurrency` set to `{ key, limit }` keeps its key bound's `key`, as the task itself shows it).
+ */
 export function redactChange<C extends { field: string; before: unknown; after: unknown }>(change: C): C {
-  if (change.field.split('.').some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
-  return { ...change, before: redact(change.before), after: redact(change.after) };
+  const path = change.field.split('.');
+  if (path.some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
+  const name = path[path.length - 1];
+  const shown = (value: unknown) => (redact({ [name]: value }) as Record<string, unknown>)[name];
+  return { ...change, before: shown(change.before), after: shown(change.after) };
 }
 
 /**
