@@ -214,6 +214,49 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
     expect(body(await exportOf(delta.admin))).toBe(body(full));
   });
 
+  it("records what an apply changed, field by field with values (secret-named ones redacted) and what it pruned as it was, to its tenant's audit only", async () => {
+    const epsilon = await seedTenant(t, db.dataSource, 'epsilon');
+    const task = (name: string, params: string) => `  - name: ${name}\n    executorApp: vault\n    handler: sync\n    trigger: { kind: MANUAL }\n    params: ${params}\n`;
+    const first = `version: 1\ntasks:\n${task('vault-sync', '{ region: eu, dbPassword: hunter2 }')}${task('doomed', '{ region: eu, apiToken: tok-doomed }')}`;
+    expect((await post('apply', epsilon.adminKey, first)).status).toBe(200);
+    const second = `version: 1\ntasks:\n${task('vault-sync', '{ region: us, dbPassword: hunter3 }')}`;
+    expect((await post('apply', epsilon.adminKey, second, true)).status).toBe(200);
+    // A task deleted through the API, for its record's `before` to compare with the pruned one's.
+    const made = await t.http().post('/api/tasks').set(epsilon.admin).send({ name: 'deleted-by-api', executorApp: 'vault', handler: 'sync', trigger: { kind: 'MANUAL' }, params: { region: 'eu', apiToken: 'tok-doomed' } });
+    expect((await t.http().delete(`/api/tasks/${made.body.id}`).set(epsilon.admin)).status).toBe(204);
+
+    const audit = await t.http().get('/api/audit?action=config.apply').set(epsilon.adminKey);
+    expect(audit.status).toBe(200);
+    expect(JSON.stringify(audit.body)).not.toMatch(/hunter|tok-doomed/);
+    const [pruning, creating] = audit.body.items as Array<{ objectType: string; after: { prune: boolean; counts: unknown; changes: Array<Record<string, unknown>> } }>;
+    expect(creating.after).toMatchObject({ prune: false, counts: { task: { create: 2 } } });
+    expect(creating.after.changes.find((c) => c.name === 'vault-sync')!.fields).toContainEqual({ field: 'params', after: { region: 'eu', dbPassword: '[redacted]' } });
+    expect(pruning.objectType).toBe('config');
+    expect(pruning.after).toEqual({
+      prune: true,
+      counts: { task: { update: 1, delete: 1 } },
+      changes: [
+        { kind: 'task', name: 'doomed', action: 'delete', fields: [], before: expect.objectContaining({ name: 'doomed', executorApp: 'vault', handler: 'sync', trigger: { kind: 'MANUAL' }, params: { region: 'eu', apiToken: '[redacted]' } }) },
+        {
+          kind: 'task',
+          name: 'vault-sync',
+          action: 'update',
+          fields: [
+            { field: 'params.dbPassword', before: '[redacted]', after: '[redacted]' },
+            { field: 'params.region', before: 'eu', after: 'us' },
+          ],
+        },
+      ],
+    });
+    const [deletion] = (await t.http().get('/api/audit?action=task.delete').set(epsilon.adminKey)).body.items as Array<{ before: { params: unknown } }>;
+    expect(pruning.after.changes[0].before).toMatchObject({ params: deletion.before.params });
+
+    // Another tenant's audit shows none of it.
+    const theirs = await t.http().get('/api/audit?action=config.apply').set(gamma.adminKey);
+    expect(theirs.status).toBe(200);
+    expect(JSON.stringify(theirs.body)).not.toMatch(/vault|doomed/);
+  });
+
   it("moves the next fire of the tasks using a calendar whose dates the file changes", async () => {
     const file = (dates: string) =>
       `version: 1\ncalendars:\n  - { name: closed, timeZone: UTC, dates: [${dates}] }\ntasks:\n  - name: nightly-closed\n    executorApp: billing\n    handler: closeDay\n    trigger: { kind: CRON, expression: "0 0 2 * * *", timeZone: UTC }\n    calendarName: closed\n`;

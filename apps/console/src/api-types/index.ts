@@ -16,7 +16,7 @@ export type { ExecutorCapacity, LoadBoard, LoadCount, TenantLoad } from './load'
 export type { Calendar, Retention, RetentionValues, StoredRetention, TaskRetention } from './history';
 export type { Preferences } from './preferences';
 export type { Dashboard } from './dashboard';
-export type { AuditRecord } from './audit';
+export type { AuditRecord, ConfigAppliedChange, ConfigAppliedField, ConfigAppliedNames, ConfigApplyRecord, ConfigChangeAction, ConfigChangeKind } from './audit';
 export type { FieldChange, TaskVersion } from './task-versions';
 export type { CreatedInboundWebhook, InboundWebhook } from './inbound-webhooks';
 export type { EmitBatch, EmitResult, EmittedEvent, RefusedEventRun, TenantEvent, TenantEventDetail } from './events';

@@ -2,9 +2,10 @@ import { diffFields, findCycle, type DependencyEdge, type FieldChange, type Fiel
 import { scheduleChanged } from '../tasks/schedule';
 import type { FileTask } from '../tasks/file-task';
 import type { ConfigFile, FileDependency } from './config-file';
+import type { ConfigChangeAction, ConfigChangeKind } from '../api-types';
 
-export type ChangeKind = 'retention' | 'calendar' | 'webhook' | 'task' | 'dependency';
-export type ChangeAction = 'create' | 'update' | 'delete';
+export type ChangeKind = ConfigChangeKind;
+export type ChangeAction = ConfigChangeAction;
 
 /** One change a file makes to a tenant. */
 export interface PlannedChange {

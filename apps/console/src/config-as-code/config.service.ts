@@ -162,7 +162,7 @@ export class ConfigService implements OnApplicationShutdown {
         if (users.length > 0) throw badRequest([{ field: 'calendars', reason: `calendar "${name}" is pruned but still used by task ${users.map((u) => `"${u.name}"`).join(', ')}` }]);
         await deleteCalendar(em, tenantId, row.id);
       }
-      await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: applyAudit(prune, changes) });
+      await auditChange(em, { tenantId, objectType: 'config', objectId: null, after: applyAudit(prune, changes, snapshot.file) });
       return input;
     }));
     return this.thread.plan(planned);

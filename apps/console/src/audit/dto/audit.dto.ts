@@ -60,7 +60,7 @@ export class AuditRecordView implements Api.AuditRecord {
   @ApiProperty() objectType!: string;
   @ApiProperty({ type: String, nullable: true }) objectId!: string | null;
   @ApiProperty({ nullable: true, description: 'Before the change, secrets redacted' }) before!: unknown;
-  @ApiProperty({ nullable: true, description: 'After the change, secrets redacted' }) after!: unknown;
+  @ApiProperty({ nullable: true, description: 'After the change, secrets redacted. A config.apply: prune, counts (per kind, created/updated/deleted), and changes (each with its fields and their values before and after, a deletion with the object as it was in `before`; one whose values did not fit, its field names and valuesLeftOut; changesLeftOut: those that did not fit)' }) after!: unknown;
 }
 
 export class AuditPage implements Api.Page<AuditRecordView> {
