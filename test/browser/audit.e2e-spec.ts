@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { DEMO_EXECUTOR_APP, demoLogins } from '../../apps/embedded/src/demo-seed';
 import { startEmbedded, type EmbeddedBaton } from '../../apps/embedded/src/start-embedded';
 import { launchChromium, shot, watchErrors } from './support/chromium';
@@ -110,6 +111,35 @@ describe('audit log and task versions (Chromium)', { shuffle: false }, () => {
     await expect.poll(() => page.locator('tbody tr[data-audit-row]').count()).toBe(1);
     expect(await page.locator('tbody tr[data-audit-row]').textContent()).toContain(logins.tenant.username);
     await shot(page, 'audit-03-audit-page');
+    expect(errors).toEqual([]);
+  });
+
+  it("shows what a tasks-as-code apply changed: each field's values (secret-named ones redacted) and what it pruned as it was", async () => {
+    const task = (name: string, params: string) => `  - { name: ${name}, executorApp: vault, handler: sync, trigger: { kind: MANUAL }, params: ${params} }\n`;
+    await api('POST', '/config/apply', { file: `version: 1\ntasks:\n${task('vault-sync', '{ region: eu, dbPassword: hunter2 }')}${task('vault-old', '{ region: eu, apiToken: tok-old }')}` });
+    // The tenant's file without vault-old, vault-sync changed, applied with prune: vault-old is deleted, nothing else.
+    const exported = parse(await (await fetch(`${baton.url}/api/config/export`, { headers: { authorization: `Bearer ${token}` } })).text()) as { tasks: Array<{ name: string; params?: unknown }> };
+    exported.tasks = exported.tasks.filter((x) => x.name !== 'vault-old').map((x) => (x.name === 'vault-sync' ? { ...x, params: { region: 'us', dbPassword: 'hunter3' } } : x));
+    await api('POST', '/config/apply', { file: stringify(exported), prune: true });
+
+    await page.goto(`${baton.url}/audit`);
+    await page.getByLabel('Action').fill('config.apply');
+    await expect.poll(() => page.locator('tbody tr[data-audit-row]').count()).toBe(2);
+    const [pruning, creating] = [page.locator('tr[data-audit-action="config.apply"]').nth(0), page.locator('tr[data-audit-action="config.apply"]').nth(1)];
+    expect(await pruning.locator('[data-count="task"]').textContent()).toBe('Tasks: 1 updated · 1 deleted');
+    expect(await pruning.locator('.apply-counts code').textContent()).toBe('--prune');
+    const old = pruning.locator('li[data-change="task:vault-old"]');
+    expect(await old.getAttribute('data-action')).toBe('delete');
+    expect(await old.textContent()).toContain('Task deleted: vault-old');
+    expect(await old.locator('[data-field="params"]').textContent()).toBe('params: {"region":"eu","apiToken":"[redacted]"} → (not set)');
+    expect(await old.locator('[data-field="handler"]').textContent()).toBe('handler: "sync" → (not set)');
+    const sync = pruning.locator('li[data-change="task:vault-sync"]');
+    expect(await sync.locator('[data-field]').evaluateAll((els) => els.map((e) => e.textContent))).toEqual(['params.dbPassword: "[redacted]" → "[redacted]"', 'params.region: "eu" → "us"']);
+    expect(await creating.locator('[data-count="task"]').textContent()).toBe('Tasks: 2 created');
+    expect(await creating.locator('li[data-change="task:vault-sync"] [data-field="params"]').textContent()).toBe('params: (not set) → {"region":"eu","dbPassword":"[redacted]"}');
+    expect(await page.locator('table[aria-label="Audit records"]').textContent()).not.toMatch(/hunter|tok-old/);
+    await pruning.scrollIntoViewIfNeeded();
+    await shot(page, 'audit-05-config-apply');
     expect(errors).toEqual([]);
   });
 

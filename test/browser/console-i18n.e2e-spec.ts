@@ -131,7 +131,7 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     ['retention', '/retention', 'tr[data-retention]'],
     ['webhooks', '/webhooks'],
     ['users', '/users', 'tr[data-user]'],
-    ['audit', '/audit', 'tr[data-audit-row]'],
+    ['audit', '/audit', '[data-apply-record] li[data-change]'],
     ['api-keys', '/operator'],
     ['account', '/account', '[data-prefs-now]'],
     // Inside the app (the server's answer to an unknown path is another branch's): the app's own page.
@@ -186,6 +186,9 @@ describe('the console in two languages and two themes (Chromium)', { shuffle: fa
     failedRunId = (await api<{ id: number }>('POST', `/tasks/${byName('fails-when-run')}/trigger`, {})).id;
     runId = flowId;
     eventId = (await api<{ id: number }>('POST', '/events', { name: 'report.requested', payload: { report: 'weekly' } })).id;
+    // A tasks-as-code apply, for the audit page's record of one (its changes listed open, with their values).
+    await api('POST', '/config/apply', { file: `version: 1\ntasks:\n  - { name: ledger-zq, group: reports, executorApp: ${tasks[0].executorApp}, handler: noop, trigger: { kind: MANUAL }, params: { region: eu, dbPassword: x } }\n` });
+    addWords('ledger-zq');
     await vi.waitFor(
       async () => {
         const run = await api<{ state: string }>('GET', `/runs/${runId}`);

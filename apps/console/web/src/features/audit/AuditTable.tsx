@@ -4,6 +4,7 @@ import { fmtTime } from '../../shared/format';
 import { t } from '../../shared/i18n/i18n';
 import type { AuditRecord } from '../../shared/model';
 import { Link } from '../../shared/router';
+import { ApplyRecord, applyRecordOf } from './ApplyRecord';
 import { ChangeList } from './ChangeList';
 import { changesOf } from './changes';
 import './audit.css';
@@ -31,7 +32,13 @@ export function AuditTable({ rows, showTenant, empty }: { rows: readonly AuditRe
         },
         { header: t('Action'), cell: (r) => <code>{r.action}</code> },
         { header: t('Object'), cell: (r) => (r.objectType === 'task' && r.objectId ? <Link to={`/tasks/${r.objectId}`}>{t('task #{{id}}', { id: r.objectId })}</Link> : <code>{`${r.objectType}${r.objectId ? ` ${r.objectId}` : ''}`}</code>) },
-        { header: t('Change'), cell: (r) => <ChangeList changes={changesOf(r.before, r.after)} /> },
+        {
+          header: t('Change'),
+          cell: (r) => {
+            const applied = r.action === 'config.apply' ? applyRecordOf(r.after) : null;
+            return applied ? <ApplyRecord record={applied} /> : <ChangeList changes={changesOf(r.before, r.after)} />;
+          },
+        },
       ]}
     />
   );

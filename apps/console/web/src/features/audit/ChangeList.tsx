@@ -1,5 +1,4 @@
 import { t } from '../../shared/i18n/i18n';
-import type { FieldChange } from '../../shared/model';
 import { shown } from './changes';
 
 /** A value of a change: its JSON is data (not translated); an absent one says so. */
@@ -7,8 +6,8 @@ function valueOf(value: unknown) {
   return value === undefined ? t('(not set)') : <code>{shown(value)}</code>;
 }
 
-/** Changed fields as a compact list: `field: before → after`. */
-export function ChangeList({ changes, none = t('no field changed') }: { changes: readonly FieldChange[]; none?: string }) {
+/** Changed fields as a compact list: `field: before → after` (an absent side: not set). */
+export function ChangeList({ changes, none = t('no field changed') }: { changes: ReadonlyArray<{ field: string; before?: unknown; after?: unknown }>; none?: string }) {
   if (changes.length === 0) return <span className="muted small">{none}</span>;
   return (
     <ul className="changes small">
