@@ -87,6 +87,33 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     expect(otherApp.status).toBe(201); // no executor of "videos": nothing says what the params should be (a warning says none is up)
   });
 
+  it('words a params refusal alike on every route that checks params: `<where>params.width: must be >= 1`, the error body the same', async () => {
+    const saved = await t.http().post('/api/tasks').set(acme.admin).send({ ...task('resize-routes', { width: 5 }), trigger: { kind: 'EVENT', event: 'image.uploaded', params: { width: 'size' } } });
+    expect(saved.status).toBe(201);
+    const id = saved.body.id as number;
+    const refusals = {
+      create: await t.http().post('/api/tasks').set(acme.admin).send(task('resize-zero', { width: 0 })),
+      update: await t.http().patch(`/api/tasks/${id}`).set(acme.admin).send({ params: { width: 0 }, version: saved.body.version }),
+      createBatch: await t.http().post('/api/tasks/batch').set(acme.admin).send({ tasks: [task('resize-zero', { width: 0 })] }),
+      trigger: await t.http().post(`/api/tasks/${id}/trigger`).set(acme.adminKey).send({ params: { width: 0 } }),
+      atomicBatch: await t.http().post('/api/runs/batch').set(acme.adminKey).send({ atomic: true, runs: [{ taskId: id, params: { width: 0 } }] }),
+    };
+    const bodies = Object.fromEntries(Object.entries(refusals).map(([route, res]) => [route, { status: res.status, ...res.body }]));
+    const refused = (field: string) => ({ statusCode: 400, status: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: `${field}: must be >= 1`, errors: [{ field, reason: 'must be >= 1' }] });
+    expect(bodies).toEqual({
+      create: refused('params.width'),
+      update: refused('params.width'),
+      createBatch: refused('tasks[0].params.width'),
+      trigger: refused('params.width'),
+      atomicBatch: refused('runs[0].params.width'),
+    });
+    // Where each refusal is one item's of a request answered 200: the same body.
+    const batch = await t.http().post('/api/runs/batch').set(acme.adminKey).send({ runs: [{ taskId: id, params: { width: 0 } }] });
+    expect(batch.body.results[0]).toEqual({ status: 400, error: { statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: 'runs[0].params.width: must be >= 1', errors: [{ field: 'runs[0].params.width', reason: 'must be >= 1' }] } });
+    const event = await t.http().post('/api/events').set(acme.adminKey).send({ name: 'image.uploaded', payload: { size: 0 } });
+    expect(event.body.refusedRuns).toEqual([{ taskId: id, status: 400, error: { statusCode: 400, code: 'VALIDATION_FAILED', error: 'Bad Request', message: `tasks.${id}.params.width: must be >= 1`, errors: [{ field: `tasks.${id}.params.width`, reason: 'must be >= 1' }] } }]);
+  });
+
   it('follows the executor heard from last when two declare different schemas, and warns about one it cannot use', async () => {
     await declare('acme', 'thumbs', { resize: { type: 'object', properties: { width: { type: 'integer', maximum: 100 } } } }, T0);
     await declare('acme', 'thumbs', { resize: { type: 'object', properties: { width: { type: 'integer', maximum: 1000 } } } }, T0 + 1_000);

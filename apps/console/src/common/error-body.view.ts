@@ -12,6 +12,6 @@ export class ErrorBodyView implements ErrorBody {
   @ApiProperty({ example: 400, description: 'The HTTP status, repeated' }) statusCode!: number;
   @ApiProperty({ enum: ERROR_CODES, example: 'VALIDATION_FAILED', description: 'Stable and machine-readable: branch on it (the message may change)' }) code!: ErrorCode;
   @ApiProperty({ example: 'Bad Request', description: 'The HTTP reason phrase' }) error!: string;
-  @ApiProperty({ example: 'Invalid request: trigger.expression: not a valid cron expression', description: 'For people' }) message!: string;
+  @ApiProperty({ example: 'trigger.expression: not a valid cron expression', description: 'For people: with field errors, `field: reason; …`' }) message!: string;
   @ApiPropertyOptional({ type: [FieldErrorView], description: 'The fields at fault, when fields are' }) errors?: FieldErrorView[];
 }

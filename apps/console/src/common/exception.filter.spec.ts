@@ -19,7 +19,7 @@ describe('console error shape', () => {
       statusCode: 400,
       code: 'VALIDATION_FAILED',
       error: 'Bad Request',
-      message: 'Invalid request: name: is required',
+      message: 'name: is required',
       errors: [{ field: 'name', reason: 'is required' }],
     });
   });

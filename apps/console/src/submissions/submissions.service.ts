@@ -130,12 +130,10 @@ export class SubmissionsService {
       }),
     });
     // A throttle's drop (409) is the task's rule, decided as the batch was written, not a refusal of
-    // the request: the batch's other runs are written and it answers in its place.
+    // the request: the batch's other runs are written and it answers in its place. A refusal reads
+    // as any 400 of the API (a 400 writes nothing): `runs[i].field: reason; …`.
     if (atomic && outcomes.some((o) => 'error' in o && o.status !== 409)) {
-      throw badRequest(
-        outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: NOT_A_TASK }] : [])),
-        'Nothing was written: some submissions were refused',
-      );
+      throw badRequest(outcomes.flatMap((o, i) => ('error' in o && o.error.errors?.length ? o.error.errors : 'error' in o && o.status === 404 ? [{ field: `runs[${i}].taskId`, reason: NOT_A_TASK }] : [])));
     }
     const count = (status: number) => outcomes.filter((o) => o.status === status).length;
     return {
