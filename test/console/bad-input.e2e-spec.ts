@@ -106,6 +106,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     { name: 'FIXED_DELAY delay over 10 years', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'FIXED_DELAY', delayMs: 315360000001 } }), status: 400, field: 'trigger.delayMs', reason: /at most/ },
     { name: 'ONCE beyond year 9999', method: 'POST', url: '/api/tasks', body: cronTask('t1', { trigger: { kind: 'ONCE', at: 8640000000000001 } }), status: 400, field: 'trigger.at', reason: /year 9999/ },
     { name: 'PATCH startAt beyond the date range', method: 'PATCH', url: () => `/api/tasks/${cronTaskId}`, body: { startAt: 8640000000000001 }, status: 400, field: 'startAt', reason: /year 9999/ },
+    { name: 'cron preview of an invalid expression', method: 'POST', url: '/api/cron/preview', body: { expression: '61 * * * *', timeZone: 'UTC' }, status: 400, field: 'expression' },
     { name: 'cron preview after the date range', method: 'POST', url: '/api/cron/preview', body: { expression: '0 0 * * * *', timeZone: 'UTC', after: 8640000000000001 }, status: 400, field: 'after', reason: /year 9999/ },
     { name: 'end before start', method: 'POST', url: '/api/tasks', body: cronTask('t1', { startAt: T0 + 10_000, endAt: T0 + 5_000 }), status: 400, field: 'endAt', reason: /after startAt/ },
     { name: 'retry.maxAttempts 0', method: 'POST', url: '/api/tasks', body: cronTask('t1', { retry: { maxAttempts: 0 } }), status: 400, field: 'retry.maxAttempts' },
@@ -261,6 +262,8 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
       expect(reason.length).toBeGreaterThan(0);
       if (c.reason) expect(reason).toMatch(c.reason);
     }
+    // One message across the API: a 400's names its fields as its errors do.
+    if (c.status === 400 && res.body.errors) expect(res.body.message).toBe((res.body.errors as Array<{ field: string; reason: string }>).map((e) => `${e.field}: ${e.reason}`).join('; '));
     // Nothing was written.
     expect(await rowCounts(db.dataSource)).toEqual(before);
     expect(await db.dataSource.getRepository(TaskEntity).findOneByOrFail({ id: cronTaskId })).toEqual(taskBefore);

@@ -25,12 +25,12 @@ export const MAX_FIELD_ERRORS = 100;
 
 /**
  * 400 VALIDATION_FAILED naming each field and its reason: the first MAX_FIELD_ERRORS, then (field
- * `errors`) how many more there are. Its message, unless given, is the one every API's field
- * errors read (`field: reason; …`, errorBody's), as the refusals of a run's submission have it.
+ * `errors`) how many more there are. Its message is the one field errors read in every API's
+ * answer (`field: reason; …`, errorBody's), as the refusals of a run's submission and the engines' have it.
  */
-export function badRequest(errors: FieldError[], message?: string): ApiError {
+export function badRequest(errors: FieldError[]): ApiError {
   const listed = errors.length <= MAX_FIELD_ERRORS ? errors : [...errors.slice(0, MAX_FIELD_ERRORS), { field: 'errors', reason: `${errors.length - MAX_FIELD_ERRORS} more not listed (the first ${MAX_FIELD_ERRORS} are)` }];
-  return new ApiError(HttpStatus.BAD_REQUEST, message ?? describeFieldErrors(listed), { errors: listed });
+  return new ApiError(HttpStatus.BAD_REQUEST, describeFieldErrors(listed), { errors: listed });
 }
 
 /** 404. Also what another tenant's object looks like: indistinguishable from a missing one. */

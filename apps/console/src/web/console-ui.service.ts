@@ -25,9 +25,7 @@ export class ConsoleUiService {
 
   cronPreview(body: CronPreviewDto): CronPreviewView {
     const parsed = parseCron(body.expression, body.timeZone ?? 'UTC');
-    if (!parsed.ok) {
-      throw badRequest([{ field: parsed.error === 'UNKNOWN_TIME_ZONE' ? 'timeZone' : 'expression', reason: parsed.reason }], parsed.reason);
-    }
+    if (!parsed.ok) throw badRequest([{ field: parsed.error === 'UNKNOWN_TIME_ZONE' ? 'timeZone' : 'expression', reason: parsed.reason }]);
     const after = body.after ?? this.clock.now();
     if (!isMillis(after)) throw badRequest([{ field: 'after', reason: INSTANT_REASON }]);
     const policy = (field: 'repeatedTime' | 'skippedTime', allowed: readonly string[]) => {
