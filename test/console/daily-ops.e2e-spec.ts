@@ -284,15 +284,15 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(seen).toEqual([[ids[3]], [], [ids[0]]]); // slices (4, 3), (2, 1), (0)
   });
 
-  it('lists every attempt of a run with its timeline (one order, out-of-order flagged) and logs; lateness is the first attempt’s', async () => {
+  it('lists every attempt of a run with its timeline (one order, out-of-order flagged, each end on its recorded clock) and logs; lateness is the first attempt’s', async () => {
     const scheduledAt = T0 - 60_000;
     const run = await insertRun(db.dataSource, 'acme', taskId, {
-      state: 'SUCCEEDED', attempt: 2, scheduledAt, dueAt: scheduledAt + 2_000, firstDispatchedAt: scheduledAt + 7,
+      state: 'TIMED_OUT', attempt: 2, finishedClock: 'engine', scheduledAt, dueAt: scheduledAt + 2_000, firstDispatchedAt: scheduledAt + 7,
       dispatchedAt: scheduledAt + 2_004, acceptedAt: scheduledAt + 2_009, startedAt: scheduledAt + 2_006, finishedAt: scheduledAt + 2_500,
     });
     await db.dataSource.query(
-      'INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at) VALUES (?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?)',
-      ['acme', run.id, 'ACCEPTED', scheduledAt, scheduledAt + 7, scheduledAt + 9, scheduledAt + 12, scheduledAt + 800, 'Error: boom\n  at x', scheduledAt + 801],
+      'INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, finished_clock, error, ended_at) VALUES (?, ?, 1, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ['acme', run.id, 'ACCEPTED', scheduledAt, scheduledAt + 7, scheduledAt + 9, scheduledAt + 12, scheduledAt + 800, 'executor', 'Error: boom\n  at x', scheduledAt + 801],
     );
     await db.dataSource.query('INSERT INTO run_logs (tenant_id, run_id, attempt, at, level, message) VALUES (?, ?, 1, ?, ?, ?), (?, ?, 2, ?, ?, ?)', [
       'acme', run.id, scheduledAt + 20, 'error', 'one', 'acme', run.id, scheduledAt + 2_100, 'info', 'two',
@@ -301,10 +301,12 @@ describe.each(TEST_DATABASES)('daily operations through the console API on %s', 
     expect(res.status).toBe(200);
     const [first, second] = res.body.items;
     expect(first).toMatchObject({ attempt: 1, latest: false, state: 'ACCEPTED', dueAt: scheduledAt, error: 'Error: boom', logs: [expect.objectContaining({ message: 'one' })] });
-    expect(second).toMatchObject({ attempt: 2, latest: true, state: 'SUCCEEDED', dueAt: scheduledAt + 2_000, logs: [expect.objectContaining({ message: 'two' })] });
+    expect(second).toMatchObject({ attempt: 2, latest: true, state: 'TIMED_OUT', dueAt: scheduledAt + 2_000, logs: [expect.objectContaining({ message: 'two' })] });
     for (const a of [first, second]) expect(a.timeline.map((e: { step: string }) => e.step)).toEqual(['SCHEDULED', 'DISPATCHED', 'ACCEPTED', 'STARTED', 'FINISHED']);
     expect(first.timeline.some((e: { outOfOrder: boolean }) => e.outOfOrder)).toBe(false);
     expect(second.timeline.filter((e: { outOfOrder: boolean }) => e.outOfOrder).map((e: { step: string }) => e.step)).toEqual(['STARTED']);
+    // Attempt 1's end its executor reported; attempt 2's the engine's timeout.
+    expect([first, second].map((a) => a.timeline[4].clock)).toEqual(['executor', 'engine']);
     const listed = await t.http().get(`/api/runs/${run.id}`).set(acme.viewer);
     expect(listed.body).toMatchObject({ latenessMs: 7, firstDispatchedAt: scheduledAt + 7 });
     expect(listed.body.timeline).toEqual(second.timeline);

@@ -268,6 +268,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       acceptedAt: T + 4,
       startedAt: T + 5,
       finishedAt: T + 6,
+      finishedClock: 'executor',
       result: { rows: 12, ok: true },
       error: 'first attempt: ECONNRESET',
       progress: 100,
@@ -309,6 +310,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       acceptedAt: null,
       startedAt: null,
       finishedAt: null,
+      finishedClock: null,
       result: null,
       error: null,
       progress: null,
@@ -330,8 +332,8 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   {
     entity: RunAttemptEntity,
     name: 'run_attempts',
-    full: { tenantId: 'acme', runId: MAX_SAFE, attempt: 1, state: 'FAILED', executorId: 3, dueAt: T, dispatchedAt: T + 1, acceptedAt: T + 2, startedAt: T + 3, finishedAt: T + 4, error: 'boom\n  at handler', endedAt: T + 5 },
-    nulls: { tenantId: 'acme', runId: 1, attempt: 2, state: 'TIMED_OUT', executorId: null, dueAt: T, dispatchedAt: null, acceptedAt: null, startedAt: null, finishedAt: null, error: null, endedAt: T },
+    full: { tenantId: 'acme', runId: MAX_SAFE, attempt: 1, state: 'FAILED', executorId: 3, dueAt: T, dispatchedAt: T + 1, acceptedAt: T + 2, startedAt: T + 3, finishedAt: T + 4, finishedClock: 'engine', error: 'boom\n  at handler', endedAt: T + 5 },
+    nulls: { tenantId: 'acme', runId: 1, attempt: 2, state: 'TIMED_OUT', executorId: null, dueAt: T, dispatchedAt: null, acceptedAt: null, startedAt: null, finishedAt: null, finishedClock: null, error: null, endedAt: T },
   },
   {
     entity: RunLogEntity,

@@ -12,7 +12,7 @@ import { FOLLOW_UP_ISOLATION } from '../follow-ups/follow-ups';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { HeldAttempts } from '../runs/held-attempts';
 import { RunEvents } from '../runs/run-events';
-import { RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
+import { endStamp, RunOutcomes, type AttemptEnd } from '../runs/run-outcomes';
 import { KeyAdmissions } from '../runs/key-admissions';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 import { endOutcomeSpan, startOutcomeSpan } from '../tracing/run-spans';
@@ -170,7 +170,7 @@ export class CallbacksService {
       const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb), {
         from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
-        finishedAt: cb.finishedAt ?? now,
+        finishedAt: cb.finishedAt,
         now,
         ack,
       });
@@ -322,5 +322,5 @@ function isBare({ cb, run }: Outcome): boolean {
 }
 
 function succeededAttempt(cb: RunCallback, tenantId: string, now: number, shardOf: number | null, ack: AckTimes | null): SucceededAttempt & { shardOf: number | null; tenantId: string } {
-  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, finishedAt: cb.finishedAt ?? now, shardOf, tenantId, ack };
+  return { runId: cb.runId, attempt: cb.attempt, resultJson: resultJson(cb.result), startedAt: cb.startedAt ?? null, ...endStamp(cb.finishedAt, now), shardOf, tenantId, ack };
 }

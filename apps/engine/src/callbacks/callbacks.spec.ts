@@ -63,7 +63,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accepted: true, runId, attempt: 1, state: 'SUCCEEDED' });
     const run = await readRun(db.dataSource, runId);
-    expect(run).toMatchObject({ state: 'SUCCEEDED', result: { charged: 5 }, startedAt: cb.startedAt, finishedAt: cb.finishedAt, deadlineAt: null, error: null });
+    expect(run).toMatchObject({ state: 'SUCCEEDED', result: { charged: 5 }, startedAt: cb.startedAt, finishedAt: cb.finishedAt, finishedClock: 'executor', deadlineAt: null, error: null });
     const logs = (await db.dataSource.query('SELECT level, message, attempt FROM run_logs WHERE run_id = ? ORDER BY id', [runId])) as unknown[];
     expect(logs).toEqual([
       { level: 'info', message: 'charging', attempt: 1 },
@@ -506,10 +506,13 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const r1 = await acceptedRun(task);
     expect((await post({ runId: r1, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'SHUTDOWN' })).status).toBe(200);
-    expect(await readRun(db.dataSource, r1)).toMatchObject({ state: 'FAILED', error: 'aborted (SHUTDOWN)' });
+    // Reported without a time: the engine stamps its end on receipt, on its own clock.
+    expect(await readRun(db.dataSource, r1)).toMatchObject({ state: 'FAILED', error: 'aborted (SHUTDOWN)', finishedClock: 'engine' });
     const r2 = await acceptedRun(task);
-    expect((await post({ runId: r2, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'DEADLINE' })).status).toBe(200);
-    expect((await readRun(db.dataSource, r2)).state).toBe('TIMED_OUT');
+    const abortedAt = Date.now() - 50;
+    expect((await post({ runId: r2, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'DEADLINE', finishedAt: abortedAt })).status).toBe(200);
+    // The executor's own timeout: its end is its report, on its clock.
+    expect(await readRun(db.dataSource, r2)).toMatchObject({ state: 'TIMED_OUT', finishedAt: abortedAt, finishedClock: 'executor' });
     const r3 = await seedRun(db.dataSource, task, { state: 'TIMED_OUT', claimedBy: null });
     expect((await post({ runId: r3, attempt: 1, tenantId: TENANT, outcome: 'ABORTED', abortReason: 'TIMEOUT' })).status).toBe(409);
     expect((await readRun(db.dataSource, r3)).state).toBe('TIMED_OUT');

@@ -73,7 +73,7 @@ describe.each(TEST_DATABASES)("a tenant's retry budget paces a storm of retries,
     const attempts: Array<Parameters<RunOutcomes['endSucceededTogether']>[1][number]> = [];
     for (let i = 0; i < 50; i++) {
       const runId = await seedRun(db.dataSource, task, { state: 'ACCEPTED', attempt: 1, scheduledAt: NOW - 60_000 + ++seq, dispatchedAt: NOW - 1_000 });
-      attempts.push({ runId, attempt: 1, resultJson: null, startedAt: NOW - 500, finishedAt: NOW, shardOf: null, tenantId: TENANT });
+      attempts.push({ runId, attempt: 1, resultJson: null, startedAt: NOW - 500, finishedAt: NOW, finishedClock: 'executor', shardOf: null, tenantId: TENANT });
     }
     await inTransaction(db.dataSource, (em) => outcomes.endSucceededTogether(em, attempts, { from: ['ACCEPTED'], now: NOW, expectAll: true }));
     // As after 50 first attempts ended one by one: 5 + 0.2 × 50 ÷ 10 s = 6 a second, 6 at once.

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState } from '@baton/domain';
+import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
 import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
@@ -45,6 +45,10 @@ export interface EndOptions {
   from: readonly RunState[];
   now: number;
   startedAt?: number | null;
+  /**
+   * The end as its executor reported it (its clock); absent or null: `now`, on the engine's clock —
+   * an end the engine decided (a timeout, a lost executor…) or one reported without a time.
+   */
   finishedAt?: number | null;
   /** Extra guards (see finishRunAttempt). */
   claimedBy?: string;
@@ -62,6 +66,14 @@ export interface EndOptions {
    * crashed executor's runs are not a storm to pace.
    */
   budgeted?: boolean;
+}
+
+/**
+ * An attempt's end time and whose clock it is: the time its executor reported, or — none
+ * reported (an end the engine decided, an outcome without a time) — the engine's `now`.
+ */
+export function endStamp(reported: number | null | undefined, now: number): { finishedAt: number; finishedClock: TimelineClock } {
+  return reported == null ? { finishedAt: now, finishedClock: 'engine' } : { finishedAt: reported, finishedClock: 'executor' };
 }
 
 export type EndedAs =
@@ -101,9 +113,9 @@ export class RunOutcomes {
     const guard = { runId: run.runId, attempt: run.attempt, from: options.from, claimedBy: options.claimedBy, deadlineBefore: options.deadlineBefore };
     const ack = options.ack ?? null;
     const startedAt = options.startedAt ?? null;
-    const finishedAt = options.finishedAt ?? now;
+    const { finishedAt, finishedClock } = endStamp(options.finishedAt, now);
     if (end.to === 'SUCCEEDED') {
-      const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, now, ack });
+      const moved = await finishRunAttempt(manager, { ...guard, to: 'SUCCEEDED', resultJson: end.resultJson, error: null, startedAt, finishedAt, finishedClock, now, ack });
       if (!moved) return null;
       this.firstEnded(run, now);
       await this.ended(manager, run, 'SUCCEEDED', now);
@@ -115,7 +127,7 @@ export class RunOutcomes {
       this.firstEnded(run, now);
       // The tenant's retry budget may make it due later than its backoff says, never sooner.
       const dueAt = options.budgeted === false ? decision.dueAt : this.budgets.dueAt(run.tenantId, run.runId, decision.dueAt, now);
-      const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, endedAs: end.to, startedAt, finishedAt: options.finishedAt ?? null, now, ack });
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt, error: end.error, endedAs: end.to, startedAt, finishedAt, finishedClock, now, ack });
       if (!moved) return null;
       // A retry due before the next poll would be found late by it: claimed once this commits instead.
       if (dueAt < now + this.config.claimIntervalMs) afterCommit(manager, () => this.signal.due(run.tenantId));
@@ -128,7 +140,7 @@ export class RunOutcomes {
       });
       return { state: 'RETRY_WAIT', nextAttempt: decision.nextAttempt, dueAt };
     }
-    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, now, ack });
+    const moved = await finishRunAttempt(manager, { ...guard, to: end.to, resultJson: end.resultJson ?? null, error: end.error, startedAt, finishedAt, finishedClock, now, ack });
     if (!moved) return null;
     this.firstEnded(run, now);
     if (isShard(run)) {

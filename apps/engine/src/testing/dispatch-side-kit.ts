@@ -313,6 +313,7 @@ export interface RunRow {
   acceptedAt: number | null;
   startedAt: number | null;
   finishedAt: number | null;
+  finishedClock: string | null;
   deadlineAt: number | null;
   lateAlarmedAt: number | null;
   result: unknown;
@@ -350,6 +351,7 @@ function toRunRow(r: Record<string, unknown>): RunRow {
     acceptedAt: n(r.accepted_at),
     startedAt: n(r.started_at),
     finishedAt: n(r.finished_at),
+    finishedClock: (r.finished_clock as string | null) ?? null,
     deadlineAt: n(r.deadline_at),
     lateAlarmedAt: n(r.late_alarmed_at),
     result: typeof r.result === 'string' ? JSON.parse(r.result) : null,

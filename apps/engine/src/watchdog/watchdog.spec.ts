@@ -148,9 +148,13 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       const overdue = await executing(task, executorId, { deadlineAt: Date.now() - 1 });
       const fine = await executing(task, executorId);
 
+      const before = Date.now();
       const [r1, r2] = await Promise.all([watchdog.tick(), watchdog.tick()]);
       expect(r1.timedOut + r2.timedOut).toBe(1);
-      expect(await readRun(db.dataSource, overdue)).toMatchObject({ state: 'TIMED_OUT', deadlineAt: null });
+      // Its end is the engine's verdict, on the engine's clock (the console labels it so).
+      const ended = await readRun(db.dataSource, overdue);
+      expect(ended).toMatchObject({ state: 'TIMED_OUT', deadlineAt: null, finishedClock: 'engine' });
+      expect(ended.finishedAt).toBeGreaterThanOrEqual(before);
       expect((await readRun(db.dataSource, fine)).state).toBe('ACCEPTED');
       expect(await alarms(db.dataSource)).toMatchObject([{ type: 'TIMEOUT', severity: 'CRITICAL', runId: overdue, taskId: task.id }]);
 
@@ -210,7 +214,7 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       await db.dataSource.query('UPDATE executors SET heartbeat_at = ? WHERE id = ?', [now - DEAD_AFTER - GRACE - 1_000, deadId]);
       expect((await watchdog.tick()).reconciled).toBe(2);
       expect(await readRun(db.dataSource, orphan)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, executorId: null });
-      expect(await readRun(db.dataSource, orphanFinal)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/went DOWN/) });
+      expect(await readRun(db.dataSource, orphanFinal)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/went DOWN/), finishedClock: 'engine' });
       expect((await readRun(db.dataSource, survivor)).state).toBe('ACCEPTED');
       expect((await alarms(db.dataSource)).map((x) => x.type).sort()).toEqual(['EXECUTOR_DOWN', 'FAILED', 'RETRYING']);
       expect((await watchdog.tick()).reconciled).toBe(0);

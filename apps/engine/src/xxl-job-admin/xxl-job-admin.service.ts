@@ -62,7 +62,7 @@ export class XxlJobAdminService {
       const run = runOfXxlLogId((param as Partial<XxlHandleCallbackParam> | null)?.logId);
       const executor = run ? await findRunExecutor(this.dataSource.manager, { tenantId: tenant.id, runId: run.runId }) : null;
       const logs = run && executor?.wire === 'xxl-job' ? await this.logOf(tenant, executor.url, param as XxlHandleCallbackParam) : [];
-      const callback = xxlCallbackOf(param, tenant.id, this.clock.now(), logs);
+      const callback = xxlCallbackOf(param, tenant.id, logs);
       if (!callback) {
         this.logger.warn(`XXL-JOB callback not of a run Baton sent, dropped: ${JSON.stringify(param).slice(0, 200)}`, { tenantId: tenant.id });
         continue;

@@ -39,4 +39,15 @@ describe('attemptTimeline', () => {
     const ended = (state: 'CANCELLED' | 'SKIPPED' | 'SUCCEEDED') => attemptTimeline({ scheduledAt: T, dispatchedAt: T + 5, acceptedAt: T + 9, startedAt: T + 12, finishedAt: T + 100, state })[4].clock;
     expect([ended('CANCELLED'), ended('SKIPPED'), ended('SUCCEEDED')]).toEqual(['engine', 'engine', 'executor']);
   });
+
+  it("an outcome's end is on the clock recorded with it: a timeout the engine decided is the engine's, one the executor reported (aborted at its deadline) the executor's", () => {
+    const times = { scheduledAt: T, dispatchedAt: T + 5, acceptedAt: T + 9, startedAt: T + 12, finishedAt: T + 100 };
+    const finished = (state: 'TIMED_OUT' | 'FAILED' | 'SUCCEEDED', finishedClock: 'engine' | 'executor' | null) => attemptTimeline({ ...times, state, finishedClock })[4].clock;
+    expect(finished('TIMED_OUT', 'engine')).toBe('engine');
+    expect(finished('TIMED_OUT', 'executor')).toBe('executor');
+    // A lost executor's attempt failed by the engine, an end reported without a time.
+    expect([finished('FAILED', 'engine'), finished('SUCCEEDED', 'engine')]).toEqual(['engine', 'engine']);
+    // Not recorded (ended before Baton recorded it): the state says, as it always could for a cancel.
+    expect([finished('TIMED_OUT', null), attemptTimeline({ ...times, state: 'CANCELLED', finishedClock: null })[4].clock]).toEqual(['executor', 'engine']);
+  });
 });

@@ -27,11 +27,18 @@ export interface AttemptTimes {
   finishedAt: number | null;
   /** Its state: a CANCELLED or SKIPPED attempt's end is Baton's write (a cancel, a skip), never the executor's. */
   state?: RunState | null;
+  /**
+   * Whose clock stamped finishedAt, as recorded with the end: an outcome's may be either (the
+   * executor reports its end, or the engine decides it — a timeout, a lost executor, a refused
+   * dispatch — or stamps an end reported without a time). Null or absent: not recorded (not
+   * ended, or ended before Baton recorded it); the state says then.
+   */
+  finishedClock?: TimelineClock | null;
 }
 
 const CLOCKS: Record<TimelineStep, TimelineClock> = { SCHEDULED: 'engine', DISPATCHED: 'engine', ACCEPTED: 'engine', STARTED: 'executor', FINISHED: 'executor' };
 
-/** Ends no executor reports: their finished time is the canceller's or the engine's clock. */
+/** Ends no executor reports: their finished time is the canceller's or the engine's clock, recorded or not. */
 const ENDED_BY_BATON: readonly RunState[] = ['CANCELLED', 'SKIPPED'];
 
 const WHY_EARLY: Partial<Record<TimelineStep, string>> = {
@@ -56,13 +63,13 @@ export function attemptTimeline(times: AttemptTimes): TimelineEntry[] {
     FINISHED: times.finishedAt,
   };
   const endedBeforeInstant = times.finishedAt !== null && times.finishedAt < times.scheduledAt;
-  const endedByBaton = times.state != null && ENDED_BY_BATON.includes(times.state);
+  const finishedClock = times.finishedClock ?? (times.state != null && ENDED_BY_BATON.includes(times.state) ? 'engine' : 'executor');
   let latest = -Infinity;
   return TIMELINE_STEPS.map((step) => {
     const value = at[step];
     const outOfOrder = value !== null && value < latest;
     if (value !== null && !(step === 'SCHEDULED' && endedBeforeInstant)) latest = Math.max(latest, value);
-    const clock = step === 'FINISHED' && endedByBaton ? 'engine' : CLOCKS[step];
+    const clock = step === 'FINISHED' ? finishedClock : CLOCKS[step];
     return { step, at: value, clock, outOfOrder, note: outOfOrder ? (WHY_EARLY[step] ?? 'Reported earlier than a step before it: the steps come from two machines’ clocks') : null };
   });
 }

@@ -7,9 +7,9 @@ export const REJECT_WAITING_RUN = runWrite('rejectWaitingRun', ['APPROVAL_WAIT']
 
 /**
  * A run waiting for approval is rejected (by a person, or by its deadline): APPROVAL_WAIT → FAILED,
- * for good — nothing ran, so there is nothing to retry:
+ * for good — nothing ran, so there is nothing to retry; its end is the engine's (finished_clock):
  *
- *   UPDATE runs SET state = 'FAILED', error = ?, finished_at = ?, updated_at = ?
+ *   UPDATE runs SET state = 'FAILED', error = ?, finished_at = ?, finished_clock = 'engine', updated_at = ?
  *    WHERE id = ? AND state IN ('APPROVAL_WAIT')
  *
  * By primary key; false when the run no longer waits (cancelled meanwhile), and nothing is written.
@@ -17,7 +17,7 @@ export const REJECT_WAITING_RUN = runWrite('rejectWaitingRun', ['APPROVAL_WAIT']
 export async function rejectWaitingRun(manager: EntityManager, input: { runId: number; error: string; now: number }): Promise<boolean> {
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'FAILED', error = ?, finished_at = ?, updated_at = ?
+    `UPDATE runs SET state = 'FAILED', error = ?, finished_at = ?, finished_clock = 'engine', updated_at = ?
       WHERE id = ? AND ${stateIn(REJECT_WAITING_RUN)}`,
     [input.error, input.now, input.now, input.runId],
   );

@@ -212,19 +212,20 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await repo.update({ id: ids[1] }, { state: 'TIMED_OUT', deadlineAt: null }); // the watchdog got there first
     await repo.update({ id: ids[2] }, { attempt: 2 }); // a late callback of attempt 1
     await repo.update({ id: ids[3] }, { state: 'DISPATCHED', acceptedAt: null }); // its 202 held back by the engine: written with the outcome
-    const attempt = (i: number, extra: { resultJson?: string | null; attempt?: number; ack?: { sentAt: number; acceptedAt: number } } = {}) => ({
+    const attempt = (i: number, extra: { resultJson?: string | null; attempt?: number; ack?: { sentAt: number; acceptedAt: number }; finishedClock?: 'engine' } = {}) => ({
       runId: ids[i],
       attempt: extra.attempt ?? 1,
       resultJson: extra.resultJson === undefined ? `{"n":${i}}` : extra.resultJson,
       startedAt: T + 10 + i,
       finishedAt: T + 20 + i,
+      finishedClock: extra.finishedClock ?? ('executor' as const),
       ack: extra.ack ?? null,
     });
     const moved = await inTransaction(db.dataSource, (em) =>
       finishSucceededRuns(em, {
         from: ['DISPATCHED', 'ACCEPTED'],
         now: T + 30,
-        attempts: [attempt(0), attempt(1), attempt(2), attempt(3, { resultJson: null, ack: { sentAt: T + 4, acceptedAt: T + 5 } }), attempt(0), attempt(4)],
+        attempts: [attempt(0), attempt(1), attempt(2), attempt(3, { resultJson: null, ack: { sentAt: T + 4, acceptedAt: T + 5 } }), attempt(0), attempt(4, { finishedClock: 'engine' })],
       }),
     );
     expect([...moved.entries()]).toEqual([
@@ -232,12 +233,13 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
       [ids[3], 1],
       [ids[4], 1],
     ]);
-    expect((await runs()).map((r) => [r.state, r.attempt, r.result, r.startedAt, r.finishedAt, r.deadlineAt])).toEqual([
-      ['SUCCEEDED', 1, { n: 0 }, T + 10, T + 20, null],
-      ['TIMED_OUT', 1, null, null, null, null],
-      ['ACCEPTED', 2, null, null, null, T + 999],
-      ['SUCCEEDED', 1, null, T + 13, T + 23, null],
-      ['SUCCEEDED', 1, { n: 4 }, T + 14, T + 24, null],
+    // Each end on the clock it came with (4: an end reported without a time, stamped by the engine).
+    expect((await runs()).map((r) => [r.state, r.attempt, r.result, r.startedAt, r.finishedAt, r.finishedClock, r.deadlineAt])).toEqual([
+      ['SUCCEEDED', 1, { n: 0 }, T + 10, T + 20, 'executor', null],
+      ['TIMED_OUT', 1, null, null, null, null, null],
+      ['ACCEPTED', 2, null, null, null, null, T + 999],
+      ['SUCCEEDED', 1, null, T + 13, T + 23, 'executor', null],
+      ['SUCCEEDED', 1, { n: 4 }, T + 14, T + 24, 'engine', null],
     ]);
     // The held 202 is the run's timeline; the others keep what their ACCEPTED marks wrote.
     expect((await runs()).map((r) => [r.dispatchedAt, r.acceptedAt])).toEqual([
@@ -256,7 +258,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     const ids = (await runs()).map((r) => r.id);
     const repo = db.dataSource.getRepository(RunEntity);
     await repo.update(ids, { state: 'ACCEPTED', attempt: 1, deadlineAt: T + 999 });
-    const attempt = (i: number) => ({ runId: ids[i], attempt: 1, resultJson: `{"n":${i}}`, startedAt: T + 10 + i, finishedAt: T + 20 + i });
+    const attempt = (i: number) => ({ runId: ids[i], attempt: 1, resultJson: `{"n":${i}}`, startedAt: T + 10 + i, finishedAt: T + 20 + i, finishedClock: 'executor' as const });
     const from = ['DISPATCHED', 'ACCEPTED'] as const;
     const moved = await inTransaction(db.dataSource, (em) => finishSucceededRuns(em, { from, now: T + 30, attempts: [attempt(0), attempt(1), attempt(0)], expectAll: true }));
     expect([...moved.entries()]).toEqual([
@@ -348,7 +350,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect((await claim(T + 12_000))[0]).toMatchObject({ dueAt: T + 12_000, instantAt: T + 10_000 });
     // A failed attempt retried: the new attempt's instant is its own due time.
     await inTransaction(db.dataSource, (em) =>
-      retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', endedAs: 'FAILED', startedAt: null, finishedAt: null, now: T + 13_000 }),
+      retryRunAttempt(em, { runId: id, attempt: 1, from: ['CLAIMED'], dueAt: T + 20_000, error: 'boom', endedAs: 'FAILED', startedAt: null, finishedAt: T + 13_000, finishedClock: 'engine', now: T + 13_000 }),
     );
     expect((await claim(T + 20_000))[0]).toMatchObject({ attempt: 2, dueAt: T + 20_000, instantAt: T + 20_000 });
   });
@@ -358,12 +360,12 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     const [timedOut, failed] = (await runs()).map((r) => r.id);
     const repo = db.dataSource.getRepository(RunEntity);
     await repo.update([timedOut, failed], { state: 'ACCEPTED', attempt: 1, claimedBy: 'e', executorId: 7, dispatchedAt: T + 1, acceptedAt: T + 2 });
-    // timedOut: its start came with an interim callback, and the engine times it out (no times of its own); failed: its executor reports both.
+    // timedOut: its start came with an interim callback, and the engine times it out (its end the engine's); failed: its executor reports both.
     await recordRunProgress(db.dataSource.manager, { runId: timedOut, tenantId: 'acme', attempt: 1, progress: null, startedAt: T + 3, now: T + 3 });
-    const retry = (runId: number, error: string, endedAs: 'FAILED' | 'TIMED_OUT', startedAt: number | null, finishedAt: number | null) =>
-      inTransaction(db.dataSource, (em) => retryRunAttempt(em, { runId, attempt: 1, from: ['ACCEPTED'], dueAt: T + 2_000, error, endedAs, startedAt, finishedAt, now: T + 1_000 }));
-    expect(await retry(timedOut, 'did not finish within its timeout', 'TIMED_OUT', null, null)).toBe(true);
-    expect(await retry(failed, 'boom', 'FAILED', T + 4, T + 900)).toBe(true);
+    const retry = (runId: number, error: string, endedAs: 'FAILED' | 'TIMED_OUT', startedAt: number | null, finishedAt: number, finishedClock: 'engine' | 'executor') =>
+      inTransaction(db.dataSource, (em) => retryRunAttempt(em, { runId, attempt: 1, from: ['ACCEPTED'], dueAt: T + 2_000, error, endedAs, startedAt, finishedAt, finishedClock, now: T + 1_000 }));
+    expect(await retry(timedOut, 'did not finish within its timeout', 'TIMED_OUT', null, T + 1_000, 'engine')).toBe(true);
+    expect(await retry(failed, 'boom', 'FAILED', T + 4, T + 900, 'executor')).toBe(true);
     const waiting = await runs();
     expect(waiting.map((r) => [r.state, r.attempt, r.startedAt, r.finishedAt, r.error])).toEqual([
       ['RETRY_WAIT', 2, null, null, 'did not finish within its timeout'],
@@ -371,9 +373,9 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     ]);
     const kept = await db.dataSource.getRepository(RunAttemptEntity).find({ order: { runId: 'ASC' } });
     // Each attempt's state is how it ended, not the row's state then (ACCEPTED: how far it got is its timeline's).
-    expect(kept.map((a) => [a.runId, a.attempt, a.state, a.startedAt, a.finishedAt, a.error])).toEqual([
-      [timedOut, 1, 'TIMED_OUT', T + 3, null, 'did not finish within its timeout'],
-      [failed, 1, 'FAILED', T + 4, T + 900, 'boom'],
+    expect(kept.map((a) => [a.runId, a.attempt, a.state, a.startedAt, a.finishedAt, a.finishedClock, a.error])).toEqual([
+      [timedOut, 1, 'TIMED_OUT', T + 3, T + 1_000, 'engine', 'did not finish within its timeout'],
+      [failed, 1, 'FAILED', T + 4, T + 900, 'executor', 'boom'],
     ]);
     // Attempt 2 sent: the last attempt's error goes with the mark; its start is the one attempt 2 reports.
     await repo.update([timedOut, failed], { state: 'CLAIMED', claimedBy: 'e' });
@@ -419,7 +421,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     expect(await late(T + 70_001)).toContainEqual([rated, T + 60_000, T + 60_000]);
     // A retry's own due time counts, not the token an earlier attempt waited for.
     await inTransaction(db.dataSource, (em) =>
-      retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', endedAs: 'FAILED', startedAt: null, finishedAt: null, now: T + 65_000 }),
+      retryRunAttempt(em, { runId: rated, attempt: 1, from: ['PENDING'], dueAt: T + 80_000, error: 'orphaned', endedAs: 'FAILED', startedAt: null, finishedAt: T + 65_000, finishedClock: 'engine', now: T + 65_000 }),
     );
     expect((await repo.findOneByOrFail({ id: rated })).lateFromAt).toBe(T + 80_000);
     expect((await late(T + 90_000)).map(([id]) => id)).not.toContain(rated);
@@ -524,7 +526,7 @@ describe.each(TEST_DATABASES)('engine queries on %s', (kind) => {
     await inTransaction(db.dataSource, (em) => insertPlannedRuns(em, [planned(1, T)], T));
     const [{ id }] = await runs();
     await db.dataSource.getRepository(RunEntity).update({ id }, { state: 'CLAIMED', claimedBy: 'e' });
-    const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', endedAs: 'FAILED' as const, startedAt: null, finishedAt: null };
+    const ending = { runId: id, attempt: 1, from: ['CLAIMED'] as const, dueAt: T + 5_000, error: 'boom', endedAs: 'FAILED' as const, startedAt: null, finishedAt: T + 1_000, finishedClock: 'engine' as const };
     // Two connections of their own, held from the start: neither transaction waits for the pool.
     const [a, b] = [db.dataSource.createQueryRunner(), db.dataSource.createQueryRunner()];
     try {

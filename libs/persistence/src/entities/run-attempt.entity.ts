@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { RunState } from '@baton/domain';
+import type { RunState, TimelineClock } from '@baton/domain';
 import { bigintId, millis } from './columns';
 
 /**
@@ -42,6 +42,10 @@ export class RunAttemptEntity {
 
   @Column({ name: 'finished_at', type: 'bigint', nullable: true, transformer: millis })
   finishedAt!: number | null;
+
+  /** Whose clock stamped finished_at (runs.finished_clock); null in attempts kept before migration 1799300000000. */
+  @Column({ name: 'finished_clock', type: 'varchar', length: 8, nullable: true })
+  finishedClock!: TimelineClock | null;
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;

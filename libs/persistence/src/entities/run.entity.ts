@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { RunCause, RunState } from '@baton/domain';
+import type { RunCause, RunState, TimelineClock } from '@baton/domain';
 import { StoredJson, bigintId, json, millis } from './columns';
 
 /**
@@ -161,6 +161,16 @@ export class RunEntity {
 
   @Column({ name: 'finished_at', type: 'bigint', nullable: true, transformer: millis })
   finishedAt!: number | null;
+
+  /**
+   * Whose clock stamped finished_at on a SUCCEEDED / FAILED / TIMED_OUT end: `executor` when the
+   * end is the executor's report with its time, `engine` when the engine decided it (a timeout, a
+   * lost executor, a refused dispatch, a rejection, a fan-out's settling) or stamped an end reported
+   * without a time (XXL-JOB). Null: not ended, cancelled or skipped (always Baton's), or ended
+   * before migration 1799300000000 (the console then goes by the state).
+   */
+  @Column({ name: 'finished_clock', type: 'varchar', length: 8, nullable: true })
+  finishedClock!: TimelineClock | null;
 
   @Column({ name: 'result', type: 'text', nullable: true, transformer: json })
   result!: StoredJson;

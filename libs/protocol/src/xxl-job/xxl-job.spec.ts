@@ -76,29 +76,28 @@ describe('XXL-JOB trigger of a run', () => {
 describe('XXL-JOB callback → the run’s final callback', () => {
   const logs = [{ at: T, level: 'info' as const, message: 'step 1' }];
 
-  it('200 → SUCCEEDED, handleMsg the result; the pulled log lines ride along', () => {
-    expect(xxlCallbackOf({ logId: 4_711_002, logDateTim: T, handleCode: 200, handleMsg: 'done' }, 'acme', T + 5, logs)).toEqual({
+  it('200 → SUCCEEDED, handleMsg the result; the pulled log lines ride along; no end time (XXL-JOB reports none: the engine stamps its own)', () => {
+    expect(xxlCallbackOf({ logId: 4_711_002, logDateTim: T, handleCode: 200, handleMsg: 'done' }, 'acme', logs)).toEqual({
       runId: 4711,
       attempt: 2,
       tenantId: 'acme',
-      finishedAt: T + 5,
       logs,
       outcome: 'SUCCEEDED',
       result: 'done',
     });
-    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 200, handleMsg: null }, 'acme', T, [])).toEqual({ runId: 4711, attempt: 2, tenantId: 'acme', finishedAt: T, outcome: 'SUCCEEDED', result: null });
+    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 200, handleMsg: null }, 'acme', [])).toEqual({ runId: 4711, attempt: 2, tenantId: 'acme', outcome: 'SUCCEEDED', result: null });
   });
 
   it('502 → ABORTED on TIMEOUT (the run ends TIMED_OUT); 500 and any other code → FAILED with handleMsg', () => {
-    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 502, handleMsg: 'job execute timeout ' }, 'acme', T, [])).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: 'job execute timeout ' });
-    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 502 }, 'acme', T, [])).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: expect.stringMatching(/timeout/) });
-    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 500, handleMsg: 'java.lang.RuntimeException: boom' }, 'acme', T, [])).toMatchObject({ outcome: 'FAILED', error: 'java.lang.RuntimeException: boom' });
-    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 503 }, 'acme', T, [])).toMatchObject({ outcome: 'FAILED', error: 'XXL-JOB executor: handleCode 503' });
+    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 502, handleMsg: 'job execute timeout ' }, 'acme', [])).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: 'job execute timeout ' });
+    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 502 }, 'acme', [])).toMatchObject({ outcome: 'ABORTED', abortReason: 'TIMEOUT', error: expect.stringMatching(/timeout/) });
+    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 500, handleMsg: 'java.lang.RuntimeException: boom' }, 'acme', [])).toMatchObject({ outcome: 'FAILED', error: 'java.lang.RuntimeException: boom' });
+    expect(xxlCallbackOf({ logId: 4_711_002, handleCode: 503 }, 'acme', [])).toMatchObject({ outcome: 'FAILED', error: 'XXL-JOB executor: handleCode 503' });
   });
 
   it('not a callback of a run Baton sent: null', () => {
     for (const param of [null, 'x', [], { logId: 4_711_000, handleCode: 200 }, { logId: 4_711_002 }, { logId: 4_711_002, handleCode: '200' }, { logId: 4_711_002, handleCode: 200.5 }]) {
-      expect(xxlCallbackOf(param, 'acme', T, []), JSON.stringify(param)).toBeNull();
+      expect(xxlCallbackOf(param, 'acme', []), JSON.stringify(param)).toBeNull();
     }
   });
 

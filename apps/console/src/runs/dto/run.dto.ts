@@ -74,7 +74,7 @@ export class RunView implements Api.Run {
       "Executor clock: when the handler started. The executor starts the work as it answers 202, so startedAt may come before acceptedAt by the answer's trip (and by the two machines' clock difference)",
   })
   startedAt!: number | null;
-  @ApiProperty({ type: Number, nullable: true, description: 'Executor clock: when the handler ended (engine clock for runs ended by the engine: timeout, cancel, skip)' })
+  @ApiProperty({ type: Number, nullable: true, description: "When the attempt ended: the executor's clock when it reported its end, the engine's for an end the engine decided (its timeout, a lost executor, a cancel, a skip) or stamped (an outcome reported without a time). The timeline's FINISHED step says whose" })
   finishedAt!: number | null;
   @ApiProperty({ type: String, nullable: true, description: "The error's first line (at most 300 characters); the rest is the run detail's errorDetail" }) error!: string | null;
   @ApiProperty({ type: Number, nullable: true }) progress!: number | null;
@@ -204,7 +204,7 @@ export class RunSearchPageView implements Api.RunSearchPage {
 export class TimelineEntryView implements Api.TimelineEntry {
   @ApiProperty({ enum: TIMELINE_STEPS, description: 'Always in this order: SCHEDULED, DISPATCHED, ACCEPTED, STARTED, FINISHED' }) step!: TimelineStep;
   @ApiProperty({ type: Number, nullable: true, description: 'Epoch ms; null: not reached' }) at!: number | null;
-  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's; a cancelled or skipped run's FINISHED is Baton's: engine)" }) clock!: TimelineClock;
+  @ApiProperty({ enum: ['engine', 'executor'], description: "Whose clock measured it (the executor's is another machine's). FINISHED is the executor's when it reported the end with its time, else the engine's: an end the engine decided (its timeout, a lost executor, a refused dispatch, a cancel, a skip) or stamped on receipt" }) clock!: TimelineClock;
   @ApiProperty({ description: 'Reported earlier than a step before it in the order' }) outOfOrder!: boolean;
   @ApiProperty({ type: String, nullable: true, description: 'Why an out-of-order report happens; null when in order' }) note!: string | null;
 }

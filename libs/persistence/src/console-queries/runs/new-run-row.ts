@@ -48,6 +48,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     acceptedAt: null,
     startedAt: null,
     finishedAt: null,
+    finishedClock: null,
     result: null,
     error: null,
     flowParams: values.flowParams,

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RunState } from '@baton/domain';
+import type { RunState, TimelineClock } from '@baton/domain';
 import { execute } from '../sql';
 import { runWrite, stateIn, assertTarget } from '../../runs/run-writes';
 import type { AckTimes } from './ack-times';
@@ -11,7 +11,7 @@ export const FINISH_RUN_ATTEMPT = runWrite('finishRunAttempt', ['PENDING', 'CLAI
  * An attempt ends for good: DISPATCHED/ACCEPTED → SUCCEEDED | FAILED | TIMED_OUT.
  *
  *   UPDATE runs SET state = ?, result = ?, error = ?, started_at = COALESCE(?, started_at),
- *                   finished_at = ?, deadline_at = NULL, updated_at = ?
+ *                   finished_at = ?, finished_clock = ?, deadline_at = NULL, updated_at = ?
  *                   [, dispatched_at = ?, accepted_at = ?]
  *    WHERE id = ? AND attempt = ? AND state IN (…) [AND claimed_by = ?] [AND deadline_at < ?]
  *
@@ -23,6 +23,7 @@ export const FINISH_RUN_ATTEMPT = runWrite('finishRunAttempt', ['PENDING', 'CLAI
  * holds the run (`claimed_by`), the watchdog only if the deadline has really passed (an ack that
  * re-based it after the scan wins). `resultJson` is JSON text (or null). `ack`: the executor's 202
  * the engine held back (AckTimes), written here instead of as an ACCEPTED mark of its own.
+ * `finishedClock`: whose clock `finishedAt` is (the executor's report, or the engine's decision).
  */
 export async function finishRunAttempt(
   manager: EntityManager,
@@ -35,6 +36,7 @@ export async function finishRunAttempt(
     error: string | null;
     startedAt: number | null;
     finishedAt: number;
+    finishedClock: TimelineClock;
     now: number;
     /** Extra guards: only while this engine holds the run; only if the deadline (still) passed. */
     claimedBy?: string;
@@ -50,9 +52,9 @@ export async function finishRunAttempt(
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = ?, result = ?, error = ?, started_at = COALESCE(?, started_at),
-                     finished_at = ?, deadline_at = NULL, updated_at = ?${ack}
+                     finished_at = ?, finished_clock = ?, deadline_at = NULL, updated_at = ?${ack}
       WHERE id = ? AND attempt = ? AND ${stateIn(FINISH_RUN_ATTEMPT, input.from)} ${extra}`,
-    [input.to, input.resultJson, input.error, input.startedAt, input.finishedAt, input.now, ...ackParams, input.runId, input.attempt, ...extraParams],
+    [input.to, input.resultJson, input.error, input.startedAt, input.finishedAt, input.finishedClock, input.now, ...ackParams, input.runId, input.attempt, ...extraParams],
   );
   return affected > 0;
 }

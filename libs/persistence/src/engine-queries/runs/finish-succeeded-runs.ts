@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RunState } from '@baton/domain';
+import type { RunState, TimelineClock } from '@baton/domain';
 import { caseById, dialectOf, execute, num, placeholders } from '../sql';
 import { NotAllSucceededError } from './not-all-succeeded-error';
 import { runWrite, stateIn } from '../../runs/run-writes';
@@ -15,6 +15,8 @@ export interface SucceededAttempt {
   resultJson: string | null;
   startedAt: number | null;
   finishedAt: number;
+  /** Whose clock finishedAt is: the executor's report, or the engine's stamp of an end reported without a time. */
+  finishedClock: TimelineClock;
   /** The executor's 202, held back by the engine: written here instead of as an ACCEPTED mark. */
   ack?: AckTimes | null;
 }
@@ -25,7 +27,7 @@ export interface SucceededAttempt {
  *
  *   SELECT id, state, attempt FROM runs WHERE id IN (…) [FOR UPDATE]
  *   UPDATE runs SET state = 'SUCCEEDED', result = <by id>, error = NULL,
- *                   started_at = COALESCE(<by id>, started_at), finished_at = <by id>,
+ *                   started_at = COALESCE(<by id>, started_at), finished_at = <by id>, finished_clock = <by id>,
  *                   deadline_at = NULL, updated_at = ?
  *                   [, dispatched_at = COALESCE(<by id>, dispatched_at), accepted_at = COALESCE(<by id>, accepted_at)]
  *    WHERE id IN (…the rows that matched…) AND state IN (…) AND attempt = <by id>
@@ -81,14 +83,15 @@ export async function finishSucceededRuns(
   const result = byId((a) => a.resultJson);
   const started = byId((a) => a.startedAt);
   const finished = byId((a) => a.finishedAt);
+  const clock = byId((a) => a.finishedClock);
   const attempt = byId((a) => a.attempt);
   const acks = ackColumns(matched, byId);
   const { affected } = await execute(
     manager,
     `UPDATE runs SET state = 'SUCCEEDED', result = ${result.sql}, error = NULL, started_at = COALESCE(${started.sql}, started_at),
-                     finished_at = ${finished.sql}, deadline_at = NULL, updated_at = ?${acks.sql}
+                     finished_at = ${finished.sql}, finished_clock = ${clock.sql}, deadline_at = NULL, updated_at = ?${acks.sql}
       WHERE id IN (${placeholders(matched.length)}) AND ${stateIn(FINISH_SUCCEEDED_RUNS, input.from)} AND attempt = ${attempt.sql}`,
-    [...result.params, ...started.params, ...finished.params, input.now, ...acks.params, ...matched.map((a) => a.runId), ...attempt.params],
+    [...result.params, ...started.params, ...finished.params, ...clock.params, input.now, ...acks.params, ...matched.map((a) => a.runId), ...attempt.params],
   );
   if (input.expectAll && affected !== matched.length) throw new NotAllSucceededError(affected, matched.length);
   // The rows are locked: anything else means the guard and the lock disagree — refuse the batch (its caller retries each alone).

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { RunState } from '@baton/domain';
+import type { RunState, TimelineClock } from '@baton/domain';
 import { isUniqueViolation } from '../../errors';
 import { execute } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
@@ -39,7 +39,7 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  *
  * The ending attempt is first copied to run_attempts under the same guard (its timeline, its
  * executor, how it ended; its start as its end reports it, else as its interim callback wrote it
- * on the row: a timeout the engine decides reports none), and the first attempt's dispatch time is
+ * on the row: a timeout the engine decides reports none; its end and whose clock stamped it), and the first attempt's dispatch time is
  * kept in first_dispatched_at: the console shows every attempt, and lateness stays the first
  * attempt's.
  *
@@ -62,7 +62,9 @@ export async function retryRunAttempt(
     /** How the attempt ended: its state in run_attempts. */
     endedAs: 'FAILED' | 'TIMED_OUT';
     startedAt: number | null;
-    finishedAt: number | null;
+    finishedAt: number;
+    /** Whose clock finishedAt is (run_attempts.finished_clock). */
+    finishedClock: TimelineClock;
     now: number;
     /** Extra guards: only while this engine holds the run; only if the deadline (still) passed. */
     claimedBy?: string;
@@ -80,9 +82,9 @@ export async function retryRunAttempt(
   try {
     ({ affected: copied } = await execute(
       manager,
-      `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, error, ended_at)
-       SELECT tenant_id, id, attempt, ?, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), COALESCE(?, started_at), ?, ?, ? FROM runs WHERE ${guard}`,
-      [input.endedAs, sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.error, input.now, ...guardParams],
+      `INSERT INTO run_attempts (tenant_id, run_id, attempt, state, executor_id, due_at, dispatched_at, accepted_at, started_at, finished_at, finished_clock, error, ended_at)
+       SELECT tenant_id, id, attempt, ?, executor_id, due_at, COALESCE(?, dispatched_at), COALESCE(?, accepted_at), COALESCE(?, started_at), ?, ?, ?, ? FROM runs WHERE ${guard}`,
+      [input.endedAs, sentAt, input.ack?.acceptedAt ?? null, input.startedAt, input.finishedAt, input.finishedClock, input.error, input.now, ...guardParams],
     ));
   } catch (err) {
     // Another transaction ended this attempt first (a callback and the watchdog's timeout, say):
