@@ -18,7 +18,7 @@ describe('demo executor configuration', () => {
 
   it('names what is missing or wrong', () => {
     expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_SECRET: '' })).toThrow('BATON_EXECUTOR_SECRET is required');
-    expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_PORT: 'eighty' })).toThrow('BATON_EXECUTOR_PORT="eighty": must be a non-negative integer');
+    expect(() => demoExecutorOptionsFromEnv({ ...env, BATON_EXECUTOR_PORT: 'eighty' })).toThrow('BATON_EXECUTOR_PORT="eighty": must be an integer ≥ 0 and ≤ 65535');
   });
 });
 

@@ -151,6 +151,8 @@ const EXECUTOR_VARIABLES: readonly ConfigVariable[] = [
       type: spec.type,
       default: spec.default,
       required: spec.required,
+      min: spec.min,
+      max: spec.max,
       processes: ['executor'],
       description: spec.description,
     }),

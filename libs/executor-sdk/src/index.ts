@@ -15,7 +15,7 @@ export { defineHandler } from './handler';
 export type { AnyTaskHandler, HandlerContext, HandlerOptions, RunLogFn, RunLogger, TaskHandler } from './handler';
 export { RunAbortedError } from './run-aborted-error';
 export { NonRetryableError } from './non-retryable-error';
-export { EXECUTOR_DEFAULTS, resolveExecutorOptions } from './options';
+export { EXECUTOR_DEFAULTS, ExecutorOptionsError, resolveExecutorOptions } from './options';
 export type { ExecutorLogger, ExecutorOptions, ResolvedExecutorOptions, RunLogFields } from './options';
 export { ExecutorRuntime } from './runtime';
 export type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';

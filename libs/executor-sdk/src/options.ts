@@ -210,49 +210,102 @@ export function defaultSpoolFile(app: string): string {
   return resolve('.baton', `spool-${app}.jsonl`);
 }
 
-/** Strips trailing slashes; checks it is an absolute http(s) URL. */
-export function normalizeBaseUrl(url: string, what: string): string {
-  let parsed: URL;
+/**
+ * An option resolveExecutorOptions refuses. `option` is its name as ExecutorOptions spells it
+ * (`concurrency`, `callbackRetry.baseMs`; `engineUrls` for any one of them) and `reason` why,
+ * without the value, so that executorOptionsFromEnv can name the variable that gave it instead.
+ */
+export class ExecutorOptionsError extends Error {
+  constructor(
+    readonly option: string,
+    readonly reason: string,
+    /** The message after `executor options: `; default `<option> <reason>`. */
+    message = `${option} ${reason}`,
+  ) {
+    super(`executor options: ${message}`);
+    this.name = 'ExecutorOptionsError';
+  }
+}
+
+/** Strips trailing slashes; checks it is an absolute http(s) URL (`option`: the option it is, `shown`: as named in the message). */
+export function normalizeBaseUrl(url: string, option: string, shown = option): string {
+  let parsed: URL | null = null;
   try {
     parsed = new URL(url);
   } catch {
-    throw new Error(`${what}: "${url}" is not a URL`);
+    // Reported below.
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${what}: "${url}" is not an http(s) URL`);
+  const reason = parsed === null ? `"${url}" is not a URL` : parsed.protocol !== 'http:' && parsed.protocol !== 'https:' ? `"${url}" is not an http(s) URL` : null;
+  if (reason !== null) throw new ExecutorOptionsError(option, reason, `${shown}: ${reason}`);
   return url.replace(/\/+$/, '');
 }
 
-function int(value: number | undefined, fallback: number, name: string, min: number, max = Infinity): number {
+/** The least and most of each integer option: resolveExecutorOptions refuses a value outside, and the executor's variables (EXECUTOR_ENV) say so. */
+export const INTEGER_OPTION_RANGES = {
+  port: { min: 0, max: 65_535 },
+  concurrency: { min: 1 },
+  queueLimit: { min: 0 },
+  heartbeatIntervalMs: { min: 10 },
+  'callbackRetry.baseMs': { min: 1 },
+  'callbackRetry.maxMs': { min: 1 },
+  callbackConcurrency: { min: 1 },
+  requestTimeoutMs: { min: 1 },
+  rerouteAfterMs: { min: 1 },
+  shutdownGraceMs: { min: 0 },
+  shutdownFlushMs: { min: 0 },
+  abortGraceMs: { min: 0 },
+  progressIntervalMs: { min: 0 },
+  'logTail.maxLines': { min: 1 },
+  'logTail.maxBytes': { min: 64 },
+  'logTail.maxLineBytes': { min: 32 },
+  maxAlarmsPerRun: { min: 0, max: MAX_ALARMS_PER_CALLBACK },
+  maxResultBytes: { min: 16 },
+  maxBodyBytes: { min: 1024 },
+  recentlyFinishedLimit: { min: 1 },
+  maxSkewMs: { min: 1 },
+} as const satisfies Record<string, { min: number; max?: number }>;
+
+export type IntegerOption = keyof typeof INTEGER_OPTION_RANGES;
+
+/** What an integer option must be: `must be an integer ≥ 1` (and `≤ max` when it has one). */
+export function integerRule(name: IntegerOption): string {
+  const { min, max }: { min: number; max?: number } = INTEGER_OPTION_RANGES[name];
+  return `must be an integer ≥ ${min}${max === undefined ? '' : ` and ≤ ${max}`}`;
+}
+
+function int(value: number | undefined, fallback: number, name: IntegerOption): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < min || v > max) throw new Error(`executor options: ${name} must be an integer ≥ ${min}${max === Infinity ? '' : ` and ≤ ${max}`} (got ${String(value)})`);
+  const { min, max = Infinity }: { min: number; max?: number } = INTEGER_OPTION_RANGES[name];
+  if (!Number.isInteger(v) || v < min || v > max) throw new ExecutorOptionsError(name, integerRule(name), `${name} ${integerRule(name)} (got ${String(value)})`);
   return v;
 }
 
-/** Checks the options and applies the defaults; throws an Error naming the bad option. */
+/** Checks the options and applies the defaults; throws an ExecutorOptionsError naming the bad option. */
 export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecutorOptions {
   const d = EXECUTOR_DEFAULTS;
   if (!options || typeof options !== 'object') throw new Error('executor options: an options object is required');
   for (const key of ['tenantId', 'secret', 'app'] as const) {
-    if (typeof options[key] !== 'string' || !options[key].trim()) throw new Error(`executor options: ${key} is required (a non-empty string)`);
+    if (typeof options[key] !== 'string' || !options[key].trim()) throw new ExecutorOptionsError(key, 'is required (a non-empty string)');
   }
-  if (!/^[A-Za-z0-9._-]+$/.test(options.app)) throw new Error(`executor options: app "${options.app}" may only contain letters, digits, ".", "_" and "-"`);
-  if (!Array.isArray(options.handlers)) throw new Error('executor options: handlers is required (an array of handlers)');
+  const appChars = 'may only contain letters, digits, ".", "_" and "-"';
+  if (!/^[A-Za-z0-9._-]+$/.test(options.app)) throw new ExecutorOptionsError('app', appChars, `app "${options.app}" ${appChars}`);
+  if (!Array.isArray(options.handlers)) throw new ExecutorOptionsError('handlers', 'is required (an array of handlers)');
   const names = new Set<string>();
   for (const h of options.handlers) {
-    if (!h || typeof h.name !== 'string' || typeof h.run !== 'function') throw new Error('executor options: each handler needs a name and a run function (use defineHandler)');
-    if (names.has(h.name)) throw new Error(`executor options: two handlers are named "${h.name}"`);
+    if (!h || typeof h.name !== 'string' || typeof h.run !== 'function') throw new ExecutorOptionsError('handlers', 'each need a name and a run function (use defineHandler)', 'each handler needs a name and a run function (use defineHandler)');
+    if (names.has(h.name)) throw new ExecutorOptionsError('handlers', `has two named "${h.name}"`, `two handlers are named "${h.name}"`);
     names.add(h.name);
   }
-  if (!Array.isArray(options.engineUrls) || options.engineUrls.length === 0) throw new Error('executor options: engineUrls is required (at least one engine base URL)');
-  const engineUrls = [...new Set(options.engineUrls.map((u, i) => normalizeBaseUrl(u, `executor options: engineUrls[${i}]`)))];
+  if (!Array.isArray(options.engineUrls) || options.engineUrls.length === 0) throw new ExecutorOptionsError('engineUrls', 'is required (at least one engine base URL)');
+  const engineUrls = [...new Set(options.engineUrls.map((u, i) => normalizeBaseUrl(u, 'engineUrls', `engineUrls[${i}]`)))];
   const logTail = {
-    maxLines: int(options.logTail?.maxLines, d.logTail.maxLines, 'logTail.maxLines', 1),
-    maxBytes: int(options.logTail?.maxBytes, d.logTail.maxBytes, 'logTail.maxBytes', 64),
-    maxLineBytes: int(options.logTail?.maxLineBytes, d.logTail.maxLineBytes, 'logTail.maxLineBytes', 32),
+    maxLines: int(options.logTail?.maxLines, d.logTail.maxLines, 'logTail.maxLines'),
+    maxBytes: int(options.logTail?.maxBytes, d.logTail.maxBytes, 'logTail.maxBytes'),
+    maxLineBytes: int(options.logTail?.maxLineBytes, d.logTail.maxLineBytes, 'logTail.maxLineBytes'),
   };
   const callbackRetry = {
-    baseMs: int(options.callbackRetry?.baseMs, d.callbackRetry.baseMs, 'callbackRetry.baseMs', 1),
-    maxMs: int(options.callbackRetry?.maxMs, d.callbackRetry.maxMs, 'callbackRetry.maxMs', 1),
+    baseMs: int(options.callbackRetry?.baseMs, d.callbackRetry.baseMs, 'callbackRetry.baseMs'),
+    maxMs: int(options.callbackRetry?.maxMs, d.callbackRetry.maxMs, 'callbackRetry.maxMs'),
   };
   const spoolFileIsDefault = options.spoolFile === undefined;
   const spoolFile = options.spoolFile === false ? false : options.spoolFile ? resolve(options.spoolFile) : defaultSpoolFile(options.app);
@@ -262,28 +315,28 @@ export function resolveExecutorOptions(options: ExecutorOptions): ResolvedExecut
     app: options.app,
     handlers: options.handlers,
     engineUrls,
-    publicUrl: options.publicUrl ? normalizeBaseUrl(options.publicUrl, 'executor options: publicUrl') : undefined,
+    publicUrl: options.publicUrl ? normalizeBaseUrl(options.publicUrl, 'publicUrl') : undefined,
     host: options.host ?? d.host,
-    port: int(options.port, d.port, 'port', 0),
-    concurrency: int(options.concurrency, d.concurrency, 'concurrency', 1),
-    queueLimit: int(options.queueLimit, d.queueLimit, 'queueLimit', 0),
-    heartbeatIntervalMs: int(options.heartbeatIntervalMs, d.heartbeatIntervalMs, 'heartbeatIntervalMs', 10),
+    port: int(options.port, d.port, 'port'),
+    concurrency: int(options.concurrency, d.concurrency, 'concurrency'),
+    queueLimit: int(options.queueLimit, d.queueLimit, 'queueLimit'),
+    heartbeatIntervalMs: int(options.heartbeatIntervalMs, d.heartbeatIntervalMs, 'heartbeatIntervalMs'),
     spoolFile,
     spoolFileIsDefault,
     callbackRetry,
-    callbackConcurrency: int(options.callbackConcurrency, d.callbackConcurrency, 'callbackConcurrency', 1),
-    requestTimeoutMs: int(options.requestTimeoutMs, d.requestTimeoutMs, 'requestTimeoutMs', 1),
-    rerouteAfterMs: int(options.rerouteAfterMs, d.rerouteAfterMs, 'rerouteAfterMs', 1),
-    shutdownGraceMs: int(options.shutdownGraceMs, d.shutdownGraceMs, 'shutdownGraceMs', 0),
-    shutdownFlushMs: int(options.shutdownFlushMs, d.shutdownFlushMs, 'shutdownFlushMs', 0),
-    abortGraceMs: int(options.abortGraceMs, d.abortGraceMs, 'abortGraceMs', 0),
-    progressIntervalMs: int(options.progressIntervalMs, d.progressIntervalMs, 'progressIntervalMs', 0),
+    callbackConcurrency: int(options.callbackConcurrency, d.callbackConcurrency, 'callbackConcurrency'),
+    requestTimeoutMs: int(options.requestTimeoutMs, d.requestTimeoutMs, 'requestTimeoutMs'),
+    rerouteAfterMs: int(options.rerouteAfterMs, d.rerouteAfterMs, 'rerouteAfterMs'),
+    shutdownGraceMs: int(options.shutdownGraceMs, d.shutdownGraceMs, 'shutdownGraceMs'),
+    shutdownFlushMs: int(options.shutdownFlushMs, d.shutdownFlushMs, 'shutdownFlushMs'),
+    abortGraceMs: int(options.abortGraceMs, d.abortGraceMs, 'abortGraceMs'),
+    progressIntervalMs: int(options.progressIntervalMs, d.progressIntervalMs, 'progressIntervalMs'),
     logTail,
-    maxAlarmsPerRun: int(options.maxAlarmsPerRun, d.maxAlarmsPerRun, 'maxAlarmsPerRun', 0, MAX_ALARMS_PER_CALLBACK),
-    maxResultBytes: int(options.maxResultBytes, d.maxResultBytes, 'maxResultBytes', 16),
-    maxBodyBytes: int(options.maxBodyBytes, d.maxBodyBytes, 'maxBodyBytes', 1024),
-    recentlyFinishedLimit: int(options.recentlyFinishedLimit, d.recentlyFinishedLimit, 'recentlyFinishedLimit', 1),
-    maxSkewMs: int(options.maxSkewMs, d.maxSkewMs, 'maxSkewMs', 1),
+    maxAlarmsPerRun: int(options.maxAlarmsPerRun, d.maxAlarmsPerRun, 'maxAlarmsPerRun'),
+    maxResultBytes: int(options.maxResultBytes, d.maxResultBytes, 'maxResultBytes'),
+    maxBodyBytes: int(options.maxBodyBytes, d.maxBodyBytes, 'maxBodyBytes'),
+    recentlyFinishedLimit: int(options.recentlyFinishedLimit, d.recentlyFinishedLimit, 'recentlyFinishedLimit'),
+    maxSkewMs: int(options.maxSkewMs, d.maxSkewMs, 'maxSkewMs'),
     logger: options.logger === false ? SILENT : (options.logger ?? console),
     echoRunLogs: options.echoRunLogs ?? false,
     brokerUrl: checkedBrokerUrl(options.brokerUrl),
@@ -299,7 +352,7 @@ function checkedBrokerUrl(url: string | undefined): string | null {
   try {
     parseBrokerUrl(value);
   } catch (err) {
-    throw new Error(`executor options: brokerUrl: ${(err as Error).message}`);
+    throw new ExecutorOptionsError('brokerUrl', (err as Error).message, `brokerUrl: ${(err as Error).message}`);
   }
   return value;
 }
@@ -308,6 +361,6 @@ function checkedPrefix(prefix: string | undefined): string {
   try {
     return checkTopicPrefix(prefix?.trim() || DEFAULT_ALARM_TOPIC_PREFIX);
   } catch (err) {
-    throw new Error(`executor options: alarmTopicPrefix: ${(err as Error).message}`);
+    throw new ExecutorOptionsError('alarmTopicPrefix', (err as Error).message, `alarmTopicPrefix: ${(err as Error).message}`);
   }
 }

@@ -312,6 +312,7 @@ describe('executor options', () => {
     expect(() => resolveExecutorOptions({ ...base, engineUrls: [] })).toThrow(/engineUrls is required/);
     expect(() => resolveExecutorOptions({ ...base, engineUrls: ['ftp://x'] })).toThrow(/engineUrls\[0\]/);
     expect(() => resolveExecutorOptions({ ...base, concurrency: 0 })).toThrow(/concurrency must be an integer ≥ 1/);
+    expect(() => resolveExecutorOptions({ ...base, port: 65_536 })).toThrow(expect.objectContaining({ option: 'port', reason: 'must be an integer ≥ 0 and ≤ 65535' }));
     // More alarms waiting than an engine takes from one callback would be lost.
     expect(() => resolveExecutorOptions({ ...base, maxAlarmsPerRun: MAX_ALARMS_PER_CALLBACK + 1 })).toThrow(/maxAlarmsPerRun must be an integer ≥ 0 and ≤ 100/);
     expect(resolveExecutorOptions({ ...base, maxAlarmsPerRun: MAX_ALARMS_PER_CALLBACK }).maxAlarmsPerRun).toBe(100);

@@ -1,13 +1,21 @@
-/** A BATON_* variable of an executor is missing or malformed; the message names it and its value. */
+import { redactUrlPasswords } from '@baton/domain/redaction/redact-url';
+
+/**
+ * A BATON_* variable of an executor is missing, malformed or refused; the message names it, its
+ * value (a URL's password hidden: BATON_BROKER_URL may carry one) and why.
+ */
 export class ExecutorEnvError extends Error {
   readonly code = 'EXECUTOR_ENV_INVALID';
+  readonly value: string | undefined;
 
   constructor(
     readonly variable: string,
-    readonly value: string | undefined,
+    value: string | undefined,
     reason: string,
   ) {
-    super(value === undefined ? `${variable} ${reason}` : `${variable}=${JSON.stringify(value)}: ${reason}`);
+    const shown = value === undefined ? undefined : redactUrlPasswords(value);
+    super(shown === undefined ? `${variable} ${reason}` : `${variable}=${JSON.stringify(shown)}: ${reason}`);
+    this.value = shown;
     this.name = 'ExecutorEnvError';
   }
 }

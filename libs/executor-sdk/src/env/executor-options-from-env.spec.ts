@@ -81,10 +81,47 @@ describe('executorOptionsFromEnv', () => {
     };
     expect(error({ BATON_EXECUTOR_SECRET: 's' })).toMatchObject({ code: 'EXECUTOR_ENV_INVALID', variable: 'BATON_TENANT', value: undefined, message: 'BATON_TENANT is required: tenant id the executor serves.' });
     expect(error({ BATON_TENANT: 'acme', BATON_EXECUTOR_SECRET: '  ' }).message).toMatch(/^BATON_EXECUTOR_SECRET is required/);
-    expect(error({ ...env, BATON_EXECUTOR_PORT: 'eighty' }).message).toBe('BATON_EXECUTOR_PORT="eighty": must be a non-negative integer');
-    expect(error({ ...env, BATON_EXECUTOR_CONCURRENCY: '-1' }).message).toBe('BATON_EXECUTOR_CONCURRENCY="-1": must be a non-negative integer');
+    expect(error({ ...env, BATON_EXECUTOR_PORT: 'eighty' }).message).toBe('BATON_EXECUTOR_PORT="eighty": must be an integer ≥ 0 and ≤ 65535');
+    expect(error({ ...env, BATON_EXECUTOR_CONCURRENCY: '-1' }).message).toBe('BATON_EXECUTOR_CONCURRENCY="-1": must be an integer ≥ 1');
     expect(error({ ...env, BATON_EXECUTOR_PUBLIC_URL: 'billing:80' }).message).toBe('BATON_EXECUTOR_PUBLIC_URL="billing:80": must be an http(s) URL');
     expect(error({ ...env, BATON_ENGINE_URLS: 'http://e1:1,ftp://e2' })).toMatchObject({ variable: 'BATON_ENGINE_URLS', message: 'BATON_ENGINE_URLS="http://e1:1,ftp://e2": "ftp://e2" is not an http(s) URL (a comma-separated list of engine base URLs)' });
     expect(error({ ...env, BATON_ENGINE_URLS: ' , ' }).message).toBe('BATON_ENGINE_URLS=",": must name at least one http(s) URL');
+  });
+
+  it("refuses at once what the options' own checks would refuse at start, naming the variable, its value and the option's rule", () => {
+    const refusal = (e: Record<string, string>) => {
+      try {
+        executorOptionsFromEnv({ ...env, ...e });
+      } catch (err) {
+        expect(err).toBeInstanceOf(ExecutorEnvError);
+        return (err as ExecutorEnvError).message;
+      }
+      return null;
+    };
+    // Every integer variable, just outside its option's range, and a fraction.
+    expect(refusal({ BATON_EXECUTOR_CONCURRENCY: '0' })).toBe('BATON_EXECUTOR_CONCURRENCY="0": must be an integer ≥ 1');
+    expect(refusal({ BATON_EXECUTOR_CONCURRENCY: '1.5' })).toBe('BATON_EXECUTOR_CONCURRENCY="1.5": must be an integer ≥ 1');
+    expect(refusal({ BATON_EXECUTOR_QUEUE_LIMIT: '-1' })).toBe('BATON_EXECUTOR_QUEUE_LIMIT="-1": must be an integer ≥ 0');
+    expect(refusal({ BATON_EXECUTOR_CALLBACK_CONCURRENCY: '0' })).toBe('BATON_EXECUTOR_CALLBACK_CONCURRENCY="0": must be an integer ≥ 1');
+    expect(refusal({ BATON_EXECUTOR_HEARTBEAT_MS: '9' })).toBe('BATON_EXECUTOR_HEARTBEAT_MS="9": must be an integer ≥ 10');
+    expect(refusal({ BATON_EXECUTOR_SHUTDOWN_GRACE_MS: '-5' })).toBe('BATON_EXECUTOR_SHUTDOWN_GRACE_MS="-5": must be an integer ≥ 0');
+    expect(refusal({ BATON_EXECUTOR_RETRY_BASE_MS: '0' })).toBe('BATON_EXECUTOR_RETRY_BASE_MS="0": must be an integer ≥ 1');
+    expect(refusal({ BATON_EXECUTOR_RETRY_MAX_MS: '0' })).toBe('BATON_EXECUTOR_RETRY_MAX_MS="0": must be an integer ≥ 1');
+    expect(refusal({ BATON_EXECUTOR_PORT: '65536' })).toBe('BATON_EXECUTOR_PORT="65536": must be an integer ≥ 0 and ≤ 65535');
+    // The ends of each range are taken (a queue limit of 0: no run waits for the pool).
+    expect(refusal({ BATON_EXECUTOR_CONCURRENCY: '1', BATON_EXECUTOR_QUEUE_LIMIT: '0', BATON_EXECUTOR_HEARTBEAT_MS: '10', BATON_EXECUTOR_SHUTDOWN_GRACE_MS: '0', BATON_EXECUTOR_PORT: '65535' })).toBeNull();
+    // The strings the options check.
+    expect(refusal({ BATON_EXECUTOR_APP: 'billing app' })).toBe('BATON_EXECUTOR_APP="billing app": may only contain letters, digits, ".", "_" and "-"');
+    expect(refusal({ BATON_ALARM_TOPIC_PREFIX: 'alarms' })).toMatch(/^BATON_ALARM_TOPIC_PREFIX="alarms": .*must be dot-separated words ending with a dot/);
+    // A broker URL's password stays out of the message.
+    const broker = refusal({ BATON_BROKER_URL: 'http://user:hunter2@mq:61613' });
+    expect(broker).toMatch(/^BATON_BROKER_URL="http:\/\/user:\*\*\*@mq:61613": broker URL .*scheme must be stomp:\/\//);
+    expect(broker).not.toContain('hunter2');
+  });
+
+  it("an override is the code's: it may replace a refused value, and a refused override is the options' own error", () => {
+    expect(executorOptionsFromEnv({ ...env, BATON_EXECUTOR_CONCURRENCY: '0' }, { concurrency: 4 })).toMatchObject({ concurrency: 4 });
+    expect(executorOptionsFromEnv({ ...env, BATON_EXECUTOR_RETRY_BASE_MS: '0' }, { callbackRetry: { baseMs: 100 } }).callbackRetry).toEqual({ baseMs: 100 });
+    expect(() => executorOptionsFromEnv(env, { concurrency: 0 })).toThrow(expect.objectContaining({ name: 'ExecutorOptionsError', option: 'concurrency', message: 'executor options: concurrency must be an integer ≥ 1 (got 0)' }));
   });
 });

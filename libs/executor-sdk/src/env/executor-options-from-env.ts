@@ -1,4 +1,4 @@
-import type { ExecutorOptions } from '../options';
+import { ExecutorOptionsError, integerRule, resolveExecutorOptions, type ExecutorOptions, type IntegerOption } from '../options';
 import { EXECUTOR_ENV, type EnvVariableSpec } from './executor-env';
 import { ExecutorEnvError } from './executor-env-error';
 
@@ -9,42 +9,38 @@ type Value = string | number | boolean | string[] | undefined;
 
 /**
  * An executor's options from its BATON_* variables (the table EXECUTOR_ENV: names, types,
- * defaults), then `overrides` on top (what the code fixes, e.g. `{ logger }`). Throws an
- * ExecutorEnvError naming the variable and its value when one is missing or malformed.
+ * defaults, the option each sets), then `overrides` on top (what the code fixes, e.g.
+ * `{ logger }`). Checked at once as the options' own checks would at start
+ * (resolveExecutorOptions: ranges, the app's characters, the broker URL, the topic prefix):
+ * throws an ExecutorEnvError naming the variable, its value and the rule when one is missing,
+ * malformed or refused — or the options' own error when the code's override is.
  *
  *     runExecutor({ ...executorOptionsFromEnv(), handlers: [hello] });
  */
 export function executorOptionsFromEnv(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ExecutorOptions> = {}): EnvExecutorOptions {
-  const v = Object.fromEntries(EXECUTOR_ENV.map((spec) => [spec.name, readVariable(spec, env[spec.name])])) as Record<string, Value>;
-  const int = (name: string) => v[name] as number | undefined;
-  const str = (name: string) => v[name] as string | undefined;
-  const retryBase = int('BATON_EXECUTOR_RETRY_BASE_MS');
-  const retryMax = int('BATON_EXECUTOR_RETRY_MAX_MS');
-  const fromEnv: EnvExecutorOptions = {
-    tenantId: str('BATON_TENANT') as string,
-    secret: str('BATON_EXECUTOR_SECRET') as string,
-    engineUrls: v.BATON_ENGINE_URLS as string[],
-    app: str('BATON_EXECUTOR_APP') as string,
-    host: str('BATON_EXECUTOR_HOST'),
-    port: int('BATON_EXECUTOR_PORT'),
-    publicUrl: str('BATON_EXECUTOR_PUBLIC_URL'),
-    concurrency: int('BATON_EXECUTOR_CONCURRENCY'),
-    queueLimit: int('BATON_EXECUTOR_QUEUE_LIMIT'),
-    callbackConcurrency: int('BATON_EXECUTOR_CALLBACK_CONCURRENCY'),
-    spoolFile: str('BATON_EXECUTOR_SPOOL'),
-    heartbeatIntervalMs: int('BATON_EXECUTOR_HEARTBEAT_MS'),
-    shutdownGraceMs: int('BATON_EXECUTOR_SHUTDOWN_GRACE_MS'),
-    callbackRetry: { baseMs: retryBase, maxMs: retryMax },
-    brokerUrl: str('BATON_BROKER_URL'),
-    alarmTopicPrefix: str('BATON_ALARM_TOPIC_PREFIX'),
-  };
-  return { ...fromEnv, ...overrides };
+  const given = new Map<EnvVariableSpec, string | undefined>(EXECUTOR_ENV.map((spec) => [spec, env[spec.name]?.trim() || spec.default]));
+  const fromEnv: Record<string, unknown> = {};
+  for (const [spec, value] of given) setOption(fromEnv, spec.option, readVariable(spec, value));
+  const options = { ...fromEnv, ...overrides } as EnvExecutorOptions;
+  try {
+    resolveExecutorOptions({ ...options, handlers: [] });
+  } catch (err) {
+    // The code's own values (an override replaces a whole top-level option) are its to answer for.
+    const spec = err instanceof ExecutorOptionsError && !(err.option.split('.')[0] in overrides) ? EXECUTOR_ENV.find((s) => s.option === err.option) : undefined;
+    if (spec) throw new ExecutorEnvError(spec.name, given.get(spec), (err as ExecutorOptionsError).reason);
+    throw err;
+  }
+  return options;
 }
 
-/** One variable: its trimmed value, or its default, parsed by its type. */
-function readVariable(spec: EnvVariableSpec, raw: string | undefined): Value {
-  const given = raw?.trim() || undefined;
-  const value = given ?? spec.default;
+/** Sets `option` (`concurrency`, `callbackRetry.baseMs`) of `options` to a variable's value (undefined: unset, the option's default). */
+function setOption(options: Record<string, unknown>, option: string, value: Value): void {
+  const [name, field] = option.split('.');
+  options[name] = field === undefined ? value : { ...(options[name] as object | undefined), [field]: value };
+}
+
+/** One variable's value (trimmed, or its default), parsed by its type. */
+function readVariable(spec: EnvVariableSpec, value: string | undefined): Value {
   if (value === undefined) {
     if (spec.required) throw new ExecutorEnvError(spec.name, undefined, `is required: ${lowerFirst(spec.description)}`);
     return undefined;
@@ -54,8 +50,9 @@ function readVariable(spec: EnvVariableSpec, raw: string | undefined): Value {
   };
   switch (spec.type) {
     case 'integer': {
+      // Its range is the option's, checked with the others' rules (resolveExecutorOptions).
       const n = Number(value);
-      return /^\d+$/.test(value) && Number.isSafeInteger(n) ? n : fail('must be a non-negative integer');
+      return /^-?\d+$/.test(value) && Number.isSafeInteger(n) ? n : fail(integerRule(spec.option as IntegerOption));
     }
     case 'boolean':
       return value === 'true' ? true : value === 'false' ? false : fail('must be true or false');
