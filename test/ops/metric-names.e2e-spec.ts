@@ -1,6 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { EngineConfig } from '../../apps/engine/src/config/engine-config';
+import type { HttpResponse } from '../../apps/engine/src/http/http-response';
+import { MetricsController } from '../../apps/engine/src/http/metrics.controller';
 import { EngineMetrics } from '../../apps/engine/src/metrics/engine-metrics';
 
 /** Baton's own metrics (not prom-client's process and Node ones): name → type, from the `# TYPE` lines of an engine's /metrics text. */
@@ -29,5 +33,18 @@ describe("the engine's metrics", () => {
 
   it('are each in the table of docs/OPERATIONS.md "Metrics", with its type, and the table names no other', async () => {
     expect(documentedMetrics()).toEqual(await ownMetrics());
+  });
+
+  it("pass promtool check metrics whole, as GET /metrics serves them: Baton's own with samples, and prom-client's process and Node ones", async () => {
+    const metrics = new EngineMetrics();
+    metrics.runsFired.inc();
+    metrics.dispatchFailures.inc({ reason: 'BUSY' });
+    metrics.claimDuration.observe({ kind: 'runs' }, 0.004);
+    const controller = new MetricsController(metrics, { metricsToken: null } as EngineConfig);
+    const text = await controller.metricsText(undefined, { setHeader: () => undefined } as unknown as HttpResponse);
+    expect(text).toContain('baton_engine_process_cpu_seconds_total');
+    expect(text).toContain('# TYPE baton_engine_nodejs_active_handles gauge');
+    const lint = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect({ status: lint.status, problems: `${lint.stdout}${lint.stderr}`.trim() }).toEqual({ status: 0, problems: '' });
   });
 });

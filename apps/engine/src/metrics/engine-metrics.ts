@@ -12,6 +12,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
+/**
+ * prom-client's default gauges of the counts of active handles, requests and resources, named
+ * `_total` as if they were counters: Prometheus keeps that suffix for counters (`promtool check
+ * metrics` refuses them) and a query would take them for ones. Left out: the same counts by type
+ * (`baton_engine_nodejs_active_handles{type}` & co., also defaults) sum to each total
+ * (`sum without (type) (…)`), so no fact is lost — a second series of the sum is what prom-client's
+ * maintainers mean to drop themselves (prometheus/client_js#283).
+ */
+const MISNAMED_DEFAULT_GAUGES = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 export class EngineMetrics {
   readonly registry = new Registry();
 
@@ -197,6 +207,8 @@ export class EngineMetrics {
   readonly tenantExecutorCapacity = new Gauge({ name: 'baton_engine_tenant_executor_capacity', help: "Capacity of the tenant's UP executors", labelNames: ['tenant'], registers: [this.registry] });
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    if (!(options.defaultMetrics ?? true)) return;
+    collectDefaultMetrics({ register: this.registry, prefix: 'baton_engine_', eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+    for (const name of MISNAMED_DEFAULT_GAUGES) this.registry.removeSingleMetric(`baton_engine_${name}`);
   }
 }
