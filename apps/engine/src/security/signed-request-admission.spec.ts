@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { createExecutorServer, defineHandler, type ExecutorServer } from '@baton/executor-sdk';
+import { ManualClock } from '@baton/domain';
 import { PATHS, sign, type ExecutorHeartbeat, type RunCallback } from '@baton/protocol';
 import { claimedRunOf, eventually, seedRun, seedTask, seedTenant, startDispatchSide, SECRET, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 import { DueQueue } from '../dispatch/due-queue';
@@ -39,11 +40,13 @@ describe.each(TEST_DATABASES)('admission of signed requests per tenant on %s', (
   let engine: DispatchSideApp;
 
   // Each test its own engine, so each starts with full buckets: 5 requests at once, then 1 a second; one at a time, none waiting.
+  // Its clock stands still: a bucket refilled while the requests crawled through a loaded machine (a sixth
+  // request answered 409, not 429, when the five before it took over a second).
   beforeEach(async () => {
     await db.clear();
     await seedTenant(db.dataSource);
     await seedTenant(db.dataSource, { id: OTHER, secret: OTHER_SECRET });
-    engine = await startDispatchSide(db.dataSource, { tenantRequestsInFlight: 1, tenantRequestsWaiting: 0, tenantRequestRate: 1, tenantRequestBurst: 5 });
+    engine = await startDispatchSide(db.dataSource, { tenantRequestsInFlight: 1, tenantRequestsWaiting: 0, tenantRequestRate: 1, tenantRequestBurst: 5 }, { clock: new ManualClock(Date.now()) });
   });
   afterEach(() => engine?.close());
 
