@@ -18,6 +18,7 @@ import {
   TENANT,
   type DispatchSideApp,
 } from '../testing/dispatch-side-kit';
+import { EVENTUALLY_CEILING_MS } from '../testing/eventually';
 import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { DispatchMarks } from '../runs/dispatch-marks';
@@ -221,7 +222,7 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
       const task = await seedTask(db.dataSource, { name: 'charge' });
       const runId = await seedRun(db.dataSource, task);
       queue.accept([claimedRunOf(task, runId)]);
-      await vi.waitFor(() => expect(kept).toHaveLength(1), { timeout: 10_000 });
+      await vi.waitFor(() => expect(kept).toHaveLength(1), { timeout: EVENTUALLY_CEILING_MS });
       expect(await spy.mock.results[0].value).toBe(true); // written: DISPATCHED → CLAIMED
       expect([kept[0].state, kept[0].claimedBy, kept[0].executorId, kept[0].attempt]).toEqual(['CLAIMED', NODE_ID, null, 1]);
       busy = false; // room again: the gate's probe sends it

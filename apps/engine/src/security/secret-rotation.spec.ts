@@ -5,6 +5,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { ExecutorClient } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { FakeExecutor, NODE_ID, readRun, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
+import { EVENTUALLY_CEILING_MS } from '../testing/eventually';
 import { acceptedSecrets, signingSecrets } from './executor-secrets';
 
 const OLD = 'old-executor-secret';
@@ -153,7 +154,7 @@ describe.each(TEST_DATABASES)('secret rotation on every signed route, on %s', (k
     const again = await fakeExecutor(NEWER);
     let answered = false;
     const dispatched = client.dispatch(again.url, fresh, dispatchRequest(6)).finally(() => (answered = true));
-    await vi.waitFor(() => expect(again.dispatches).toHaveLength(2), { timeout: 10_000 }); // refused with NEW and OLD
+    await vi.waitFor(() => expect(again.dispatches).toHaveLength(2), { timeout: EVENTUALLY_CEILING_MS }); // refused with NEW and OLD
     expect(answered).toBe(false);
     clock.advance(500);
     expect(await dispatched).toMatchObject({ kind: 'ACCEPTED' });
