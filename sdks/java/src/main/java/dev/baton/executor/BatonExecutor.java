@@ -387,6 +387,11 @@ public final class BatonExecutor {
     }
   }
 
+  /** How many times final callbacks were held back the longest (StartsFirst): what a test checks. */
+  long fullCallbackHolds() {
+    return startsFirst.fullHolds();
+  }
+
   private ObjectNode health() {
     ObjectNode h = Json.object();
     synchronized (lock) {

@@ -45,10 +45,12 @@ public class StartsFirstTest {
     lineWaiting.set(true);
     long heldAt = System.nanoTime();
     gate.turn(() -> sent.add("a"));
-    while (sent.isEmpty() && System.nanoTime() - heldAt < 2_000_000_000L) Thread.sleep(1);
+    // Until it goes (a hang guard, not a measure: a loaded machine only makes it later).
+    while (sent.isEmpty() && System.nanoTime() - heldAt < 60_000_000_000L) Thread.sleep(1);
     long heldMs = (System.nanoTime() - heldAt) / 1_000_000;
     assertEquals(List.of("a"), sent);
-    assertTrue("released after " + heldMs + " ms", heldMs >= StartsFirst.MOST_HELD_MS && heldMs < StartsFirst.MOST_HELD_MS + 200);
+    assertTrue("released after " + heldMs + " ms", heldMs >= StartsFirst.MOST_HELD_MS);
+    assertEquals(1, gate.fullHolds());
     gate.turn(() -> sent.add("b"));
     assertEquals("the line is still full: a new hold", List.of("a"), sent);
   }
