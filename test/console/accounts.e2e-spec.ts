@@ -174,6 +174,19 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
         expect((await attempt('Case-Twin', 'case-twin-pass')).status).toBe(429);
       }
     });
+
+    it('counts every spelling the database matches to an account as that account: trailing spaces, accents, full-width letters on MySQL', async () => {
+      expect((await t.http().post('/api/users').set(a.admin).send({ username: 'look-twin', password: 'look-twin-pass', role: 'TENANT_VIEWER' })).status).toBe(201);
+      const attempt = (username: string, password: string) => t.http().post('/api/auth/login').set(from('10.4.0.2')).send({ tenant: 'alpha', username, password });
+      const spellings = ['look-twin  ', 'LÓOK-TWIN', 'ｌｏｏｋ－ｔｗｉｎ', 'look-tw\u200bin', 'Look-Twin '];
+      if (kind === 'mysql') {
+        // Each spelling is the account (utf8mb4_unicode_ci): it logs in.
+        for (const spelling of spellings) expect((await attempt(spelling, 'look-twin-pass')).status, spelling).toBe(200);
+      }
+      for (const spelling of spellings) expect((await attempt(spelling, 'a-wrong-guess')).status, spelling).toBe(401);
+      // MySQL: five wrong passwords of one account, whatever they were typed as. SQLite: five unknown names, none of them look-twin.
+      expect((await attempt('look-twin', 'look-twin-pass')).status).toBe(kind === 'mysql' ? 429 : 200);
+    });
   });
 
   describe('user names per tenant', () => {

@@ -49,8 +49,8 @@ export class AuthService {
     this.throttle = new LoginThrottle(dataSource);
   }
 
-  /** Whether the database matches user names case-insensitively (MySQL's collation; SQLite's is exact): the throttle counts by the name as it matches. */
-  private get namesFoldCase(): boolean {
+  /** Whether the database matches user names loosely (MySQL's collation: case, accents, trailing spaces…; SQLite's is exact): the throttle counts by the name as it matches. */
+  private get namesFold(): boolean {
     return dialectOf(this.dataSource.manager) === 'mysql';
   }
 
@@ -67,7 +67,7 @@ export class AuthService {
    */
   async login(credentials: LoginCredentials, address: string): Promise<LoginResponse> {
     const { tenant, username, password } = credentials;
-    const account = throttleAccount(tenant, username, this.namesFoldCase);
+    const account = throttleAccount(tenant, username, this.namesFold);
     await this.refuseWhileThrottled(account, address);
     const user = await findLoginUser(this.dataSource.manager, tenant ?? '', username);
     // A single sign-on user has no password: compared against the dummy so it fails the same way.
@@ -146,7 +146,7 @@ export class AuthService {
     if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
     const user = await findUserById(this.dataSource.manager, userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
-    const account = throttleAccount(user.tenantId, user.username, this.namesFoldCase);
+    const account = throttleAccount(user.tenantId, user.username, this.namesFold);
     await this.refuseWhileThrottled(account, address);
     if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
       await this.recordFailure(account, address);

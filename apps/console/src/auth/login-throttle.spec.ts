@@ -79,10 +79,16 @@ describe.each(TEST_DATABASES)('LoginThrottle on %s', (kind) => {
     expect(await throttle.retryAfterMs(OPERATOR, '10.0.0.2', T0 + 30_000)).toBe(0);
   });
 
-  it('counts an account by its tenant and its name regardless of case', async () => {
-    expect(throttleAccount('acme', 'Alice')).toBe(throttleAccount('acme', 'alice'));
+  it('counts an account by its tenant and its name folded as loose matchers fold it (case, spaces, accents, width, invisible characters)', async () => {
+    for (const spelling of ['Alice', '  alice', 'alice ', 'ALİCE', 'álice', 'ａｌｉｃｅ', 'al\u200bice', 'al\u00adice', '\u00a0alice\t']) {
+      expect(throttleAccount('acme', spelling), spelling).toBe(throttleAccount('acme', 'alice'));
+    }
+    expect(throttleAccount('acme', 'straße')).toBe(throttleAccount('acme', 'STRASSE'));
+    expect(throttleAccount('acme', 'alice')).not.toBe(throttleAccount('acme', 'alicia'));
     expect(throttleAccount('acme', 'alice')).not.toBe(throttleAccount('beta', 'alice'));
     expect(throttleAccount(null, 'alice')).not.toBe(throttleAccount('acme', 'alice'));
+    // Where names are matched exactly (SQLite), each spelling is an account of its own.
+    expect(throttleAccount('acme', 'Alice', false)).not.toBe(throttleAccount('acme', 'alice', false));
   });
 
   it('sweeps keys quiet long enough to be forgotten, and stores neither account nor address', async () => {

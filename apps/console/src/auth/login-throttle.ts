@@ -63,12 +63,25 @@ export interface LoginDelay {
 
 /**
  * The account a password check is for: its tenant ('' for an operator) and its name as the
- * database matches names — lower-cased where it matches them case-insensitively (MySQL's
- * collation: `Admin` logs in as `admin`, so they share a count), as given where it does not
- * (SQLite: `viewer1` and `Viewer1` are two accounts, and one's failures locked the other out).
+ * names are matched — folded where they are matched loosely (MySQL's utf8mb4_unicode_ci, an LDAP
+ * directory: every spelling that reaches one account shares its count), as given where they are
+ * matched exactly (SQLite: `viewer1` and `Viewer1` are two accounts, and one's failures locked the
+ * other out).
  */
-export function throttleAccount(tenant: string | null | undefined, username: string, foldsCase = true): string {
-  return `${tenant ?? ''}/${foldsCase ? username.toLowerCase() : username}`;
+export function throttleAccount(tenant: string | null | undefined, username: string, foldsNames = true): string {
+  return `${tenant ?? ''}/${foldsNames ? foldedName(username) : username}`;
+}
+
+/**
+ * A name folded at least as far as the loose matchers fold it: MySQL's utf8mb4_unicode_ci (case,
+ * accents, full-width letters, `ß` as `ss`, trailing spaces, ignorable characters such as U+200B)
+ * and an LDAP directory (case, NFKC, leading and trailing spaces: `  ERIN` binds as `erin`).
+ * Marks, spaces and invisible characters go, the rest is case-folded. Folding further than they
+ * do only lets look-alike names share one count from one address; folding less would give each
+ * spelling of one account a count of its own.
+ */
+export function foldedName(name: string): string {
+  return name.normalize('NFKD').replace(/[\p{M}\p{C}\p{Z}\s]/gu, '').toUpperCase().toLowerCase();
 }
 
 export class LoginThrottle {

@@ -9,7 +9,7 @@ export const API_KEY_PRINCIPAL_PREFIX = 'api-key:';
  * Why no principal of a tenant can ever be named `name`, or null. Only the length can be ruled
  * out: a user made through the API has a username of A-Z a-z 0-9 . _ @ - (the console's
  * USERNAME_PATTERN), but a user of single sign-on takes its directory's name, any characters
- * (LDAP: as typed at login; OpenID Connect: a claim, such as `jane+ops@example.com`), so a
+ * (LDAP: its entry's first attribute, such as `uid`; OpenID Connect: a claim, such as `jane+ops@example.com`), so a
  * narrower rule would refuse people who can sign in. An API key made now is named under the rule
  * for names (nameProblem), but one made before that rule may have any 1 to 100 characters and
  * still decides: its name is not refused here either.

@@ -59,7 +59,7 @@ export class UserEntity {
   @Column({ name: 'sso_provider', type: 'varchar', length: 16, nullable: true })
   ssoProvider!: string | null;
 
-  /** The provider's stable id of the user (OIDC `sub`, LDAP DN); null without a provider. */
+  /** The provider's stable id of the user (OIDC `sub`; LDAP: its entry's DN as the directory holds it, lower-cased); null without a provider. */
   @Column({ name: 'sso_subject', type: 'varchar', length: 255, nullable: true })
   ssoSubject!: string | null;
 

@@ -11,7 +11,7 @@ import type { LoginResponse } from '../dto/login.dto';
 /** A user as its identity provider vouched for it at this sign-in. */
 export interface SsoIdentity {
   provider: 'oidc' | 'ldap';
-  /** The provider's stable id (OIDC `sub`, LDAP DN). */
+  /** The provider's stable id (OIDC `sub`; LDAP: the DN the directory holds the entry under, lower-cased). */
   subject: string;
   username: string;
   groups: string[];
