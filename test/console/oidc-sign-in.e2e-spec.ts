@@ -42,6 +42,8 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
       postLogoutUrl: `${CONSOLE_URL}/login`,
       users: {
         alice: { password: 'alice-pw', username: 'alice', email: 'alice@example.test', groups: ['staff', 'acme-admins'] },
+        // Another user of the provider: its `sub` differs from alice's in case only.
+        Alice: { password: 'Alice-pw', username: 'alice-twin', email: 'alice-twin@example.test', groups: ['acme-viewers'] },
         bob: { password: 'bob-pw', username: 'bob', email: 'bob@example.test', groups: ['acme-viewers'] },
         carol: { password: 'carol-pw', username: 'carol', email: 'carol@example.test', groups: ['nowhere'] },
         dave: { password: 'dave-pw', username: 'dave', email: 'dave@example.test', groups: ['acme-admins'] },
@@ -92,6 +94,19 @@ describe.each(TEST_DATABASES)('OpenID Connect sign-in on %s', (kind) => {
     expect(JSON.parse(audit.after_json)).toMatchObject({ method: 'oidc', provisioned: { tenantId: 'acme', role: 'TENANT_ADMIN' } });
     // It has no password: a password login as alice fails like any wrong password.
     expect((await t.http().post('/api/auth/login').send({ tenant: 'acme', username: 'alice', password: '!sso' })).status).toBe(401);
+  });
+
+  it("tells subjects apart as the provider does, case included: its user `Alice` is not the account of its user `alice`", async () => {
+    const alice = await signIn(t, REDIRECT_URL, new CookieJar(), 'alice', 'alice-pw');
+    const twin = await signIn(t, REDIRECT_URL, new CookieJar(), 'Alice', 'Alice-pw');
+    expect((await me(twin.sessionCookie!)).body).toMatchObject({ username: 'alice-twin', role: 'TENANT_VIEWER', tenantId: 'acme' });
+    // alice keeps its role and its session.
+    expect((await me(alice.sessionCookie!)).body).toMatchObject({ username: 'alice', role: 'TENANT_ADMIN', tenantId: 'acme' });
+    const rows = await db.dataSource.getRepository(UserEntity).find({ where: { ssoProvider: 'oidc' }, order: { id: 'ASC' } });
+    expect(rows.filter((r) => r.ssoSubject?.toLowerCase() === 'alice').map((r) => [r.ssoSubject, r.username, r.role])).toEqual([
+      ['alice', 'alice', 'TENANT_ADMIN'],
+      ['Alice', 'alice-twin', 'TENANT_VIEWER'],
+    ]);
   });
 
   it('keeps the user in step at each sign-in: a role change applies and ends its older sessions', async () => {
