@@ -89,6 +89,24 @@ describe.each(TEST_DATABASES)('console accounts on %s', (kind) => {
       expect(record.after).toMatchObject({ role: 'TENANT_VIEWER', revokedApiKeyIds: [adminKey.id] });
     });
 
+    it("a key acts for its owner: it may not demote or disable its owner, as the owner's session may not; another user it may", async () => {
+      const owner = await alphaUser('self-keeper', 'TENANT_ADMIN');
+      const { key } = await newKey(owner.creds, 'self-keeper-key', 'TENANT_ADMIN');
+      const other = await alphaUser('self-keeper-peer', 'TENANT_ADMIN');
+      const patch = (creds: Credentials, id: number, body: Record<string, unknown>) => t.http().patch(`/api/users/${id}`).set(creds).send(body);
+      for (const creds of [owner.creds, key]) {
+        const demoted = await patch(creds, owner.id, { role: 'TENANT_VIEWER' });
+        expect(demoted.status).toBe(400);
+        expect(demoted.body.errors).toEqual([{ field: 'role', reason: 'you cannot change your own role' }]);
+        const disabled = await patch(creds, owner.id, { disabled: true });
+        expect(disabled.status).toBe(400);
+        expect(disabled.body.errors).toEqual([{ field: 'disabled', reason: 'you cannot disable yourself' }]);
+      }
+      expect((await t.http().get('/api/users').set(key)).body.find((u: { id: number }) => u.id === owner.id)).toMatchObject({ role: 'TENANT_ADMIN', disabled: false });
+      expect(await statusWith(key)).toBe(200);
+      expect((await patch(key, other.id, { role: 'TENANT_VIEWER' })).status).toBe(200);
+    });
+
     it('revoking a key revoked already answers 204 again and records nothing', async () => {
       const { id } = await newKey(a.admin, 'twice', 'TENANT_VIEWER');
       const revokes = () => db.dataSource.getRepository(AuditRecordEntity).count({ where: { action: 'api-key.revoke', objectId: String(id) } });

@@ -77,8 +77,7 @@ export class ApiKeysService {
 
   private async ownerFor(caller: Principal): Promise<{ id: number; username: string }> {
     if (caller.userId !== null) return { id: caller.userId, username: caller.username };
-    const callingKey = caller.apiKeyId === null ? null : await findApiKey(this.dataSource.manager, caller.tenantId ?? undefined, caller.apiKeyId);
-    const owner = callingKey?.ownerUserId == null ? null : await findUserById(this.dataSource.manager, callingKey.ownerUserId);
+    const owner = caller.actsForUserId === null ? null : await findUserById(this.dataSource.manager, caller.actsForUserId);
     if (!owner) throw forbidden('This API key was made before keys recorded their owner, so it cannot make keys: log in as a user to make one');
     return { id: owner.id, username: owner.username };
   }

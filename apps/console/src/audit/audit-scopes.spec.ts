@@ -9,7 +9,7 @@ import { countAuditRecord, currentActorName } from './audit-scope';
 import { auditScopes, recordsProblem } from './audit-scopes';
 
 const clock = new ManualClock(1_000);
-const admin: Principal = { kind: 'apiKey', username: 'api-key:ci', role: 'TENANT_ADMIN', tenantId: 'acme', userId: null, sessionId: null, apiKeyId: 7, ssoProvider: null };
+const admin: Principal = { kind: 'apiKey', username: 'api-key:ci', role: 'TENANT_ADMIN', tenantId: 'acme', userId: null, actsForUserId: null, sessionId: null, apiKeyId: 7, ssoProvider: null };
 
 /** A request through the middleware: `route` runs as the handler would (guards first), later than the middleware, after an await. */
 async function serve(route: (request: { principal?: Principal }) => Promise<void>, status = 200): Promise<void> {

@@ -18,6 +18,7 @@ const principal = (role: Role, tenantId: string | null): Principal => ({
   role,
   tenantId,
   userId: 1,
+  actsForUserId: 1,
   sessionId: 1,
   apiKeyId: null,
   ssoProvider: null,

@@ -10,7 +10,14 @@ export interface Principal {
   role: Role;
   /** Null for operators only. */
   tenantId: string | null;
+  /** The logged-in user; null for an API key. */
   userId: number | null;
+  /**
+   * The user it acts for: a session's user, an API key's owner (null: a key made before owners
+   * were recorded). A key is held to what holds its owner (nobody demotes, disables or deletes
+   * themselves), so the self-checks compare this, never `userId`.
+   */
+  actsForUserId: number | null;
   sessionId: number | null;
   apiKeyId: number | null;
   /** The single sign-on method of the user of a session (`oidc`, `ldap`); null for a password user or an API key. */

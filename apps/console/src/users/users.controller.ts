@@ -33,7 +33,7 @@ export class OperatorUsersController {
   @ApiOperation({ summary: 'Change a tenant user\'s role, disable or enable a user (a disabled user\'s sessions end)' })
   @ApiOkResponse({ type: UserView })
   update(@Param('id', new IdPipe()) id: number, @Body() body: UpdateUserDto, @CurrentPrincipal() principal: Principal): Promise<UserView> {
-    return this.users.update(id, body, { actingUserId: principal.userId });
+    return this.users.update(id, body, { actingUserId: principal.actsForUserId });
   }
 
   @Post(':id/password')
@@ -42,7 +42,7 @@ export class OperatorUsersController {
   @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
   @ApiNoContentResponse()
   resetPassword(@Param('id', new IdPipe()) id: number, @Body() body: ResetPasswordDto, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.users.resetPassword(id, body.password, { actingUserId: principal.userId });
+    return this.users.resetPassword(id, body.password, { actingUserId: principal.actsForUserId });
   }
 
   @Delete(':id')
@@ -50,7 +50,7 @@ export class OperatorUsersController {
   @HttpCode(204)
   @ApiNoContentResponse()
   delete(@Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.users.delete(id, principal.userId);
+    return this.users.delete(id, principal.actsForUserId);
   }
 }
 
@@ -84,7 +84,7 @@ export class TenantUsersController {
     @Body() body: UpdateUserDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<UserView> {
-    return this.users.update(id, body, { tenantId, actingUserId: principal.userId });
+    return this.users.update(id, body, { tenantId, actingUserId: principal.actsForUserId });
   }
 
   @Post(':id/password')
@@ -98,6 +98,6 @@ export class TenantUsersController {
     @Body() body: ResetPasswordDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
-    return this.users.resetPassword(id, body.password, { tenantId, actingUserId: principal.userId });
+    return this.users.resetPassword(id, body.password, { tenantId, actingUserId: principal.actsForUserId });
   }
 }

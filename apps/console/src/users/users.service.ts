@@ -26,7 +26,7 @@ export interface NewUser {
  */
 export interface UserScope {
   tenantId?: string;
-  /** The calling user (null for an API key): it cannot disable, demote or delete itself. */
+  /** The user the caller acts for (a session's user, an API key's owner; null: a key with no owner): it cannot disable, demote or delete itself. */
   actingUserId: number | null;
 }
 
