@@ -70,9 +70,11 @@ export interface ErrorBody {
 /**
  * Which check of a signed request failed (MISSING_HEADERS, STALE_TIMESTAMP, MALFORMED_SIGNATURE
  * — not lower-case hex of exactly 64 characters —, BAD_SIGNATURE come from `verify`; SECRET_EXPIRED: signed with the previous executor secret after its rotation's
- * overlap window).
+ * overlap window). A tenant that does not exist is refused as a wrong secret of one that does
+ * (BAD_SIGNATURE, or whichever of the checks before the HMAC failed first): no reason tells
+ * whether a tenant exists.
  */
-export type SignatureRefusalReason = 'MISSING_HEADERS' | 'UNKNOWN_TENANT' | 'STALE_TIMESTAMP' | 'MALFORMED_SIGNATURE' | 'BAD_SIGNATURE' | 'SECRET_EXPIRED' | 'REPLAYED' | 'TENANT_MISMATCH';
+export type SignatureRefusalReason = 'MISSING_HEADERS' | 'STALE_TIMESTAMP' | 'MALFORMED_SIGNATURE' | 'BAD_SIGNATURE' | 'SECRET_EXPIRED' | 'REPLAYED' | 'TENANT_MISMATCH';
 
 /** 401 BAD_SIGNATURE of an engine: the ErrorBody and which check failed. The executor keeps retrying (a configuration or clock problem). */
 export interface SignatureRefusal extends ErrorBody {

@@ -289,7 +289,7 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     const before = await readRun(db.dataSource, runId);
     const res = await post(success(runId), { secret: 'guessed' });
     expect(res.status).toBe(401);
-    expect(res.body).toMatchObject({ statusCode: 401, code: 'BAD_SIGNATURE', error: 'Unauthorized', message: 'signature refused', reason: 'BAD_SIGNATURE' });
+    expect(res.body).toMatchObject({ statusCode: 401, code: 'BAD_SIGNATURE', error: 'Unauthorized', message: expect.stringMatching(/^signature refused: the tenant \(x-baton-tenant\) or the executor secret is wrong/), reason: 'BAD_SIGNATURE' });
     expect(await readRun(db.dataSource, runId)).toEqual(before);
   });
 
