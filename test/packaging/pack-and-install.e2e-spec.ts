@@ -113,7 +113,8 @@ describe('the executor SDK packed, installed elsewhere and run (npm pack)', () =
     await run(process.execPath, [tsc, ...args], { cwd: project }).catch((err: { stdout?: string }) => {
       throw new Error(`tsc: ${err.stdout ?? String(err)}`);
     });
-  }, 60_000);
+    // A hang guard, not a measure: tsc alone takes seconds, and over a minute on a machine at load ~18.
+  }, 300_000);
 
   describe('against a running Baton (embedded mode)', () => {
     const logins = demoLogins({});
