@@ -8,6 +8,7 @@
  * Java 1.2) and proxies — a stream that holds one is refused with a JavaStreamError.
  */
 import { JavaStreamError } from './java-stream-error';
+import { decodeModifiedUtf8 } from './modified-utf8';
 
 /** A decoded object: its class, its fields by class (a field name may repeat in a subclass), and what custom writeObject methods wrote. */
 export interface JavaObject {
@@ -220,9 +221,9 @@ class StreamReader {
     return this.bytes.readUInt16BE(this.take(2));
   }
 
-  /** Java's modified UTF-8 reads as UTF-8 but for NUL (C0 80) and surrogate pairs written one by one. */
+  /** `length` bytes of Java's modified UTF-8 (a string of TC_STRING or TC_LONGSTRING, a class or field name). */
   private utf(length: number): string {
     const at = this.take(length);
-    return this.bytes.toString('utf8', at, at + length);
+    return decodeModifiedUtf8(this.bytes, at, at + length);
   }
 }

@@ -1,15 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { readJobData } from './job-data';
 import { JobDataError } from './job-data-error';
 
 // Written by Quartz 2.3.2 (test/cli/quartz/QuartzCatalogue.java): usingJobData("region", "eu"), ("batch", 500), ("dryRun", false), ("ratio", 0.25).
 const SERIALIZED = readFileSync(join(__dirname, 'fixtures/job-data-map.ser'));
+// Written by Java 17 (ObjectOutputStream) from a Quartz 2.3.2 JobDataMap: put("message", "deploy 🚀 done"), ("separator", "\u0000"), ("greeting", "grüß 你好").
+const MODIFIED_UTF8 = readFileSync(join(__dirname, 'fixtures/job-data-map-modified-utf8.ser'));
+// The same, put("long", 70,000 × "a" + "🚀\u0000"): more than 65,535 bytes, so a TC_LONGSTRING (gzipped here).
+const LONG_STRING = gunzipSync(readFileSync(join(__dirname, 'fixtures/job-data-map-long-string.ser.gz')));
 
 describe('readJobData', () => {
   it("reads Quartz's serialized JobDataMap: strings, numbers and booleans", () => {
     expect(readJobData(SERIALIZED)).toEqual({ params: { region: 'eu', batch: 500, dryRun: false, ratio: 0.25 }, dropped: [] });
+  });
+
+  it("reads Java's modified UTF-8: a character beyond U+FFFF (two 3-byte surrogates) and NUL (C0 80) as they were put", () => {
+    expect(readJobData(MODIFIED_UTF8)).toEqual({ params: { message: 'deploy 🚀 done', separator: '\u0000', greeting: 'grüß 你好' }, dropped: [] });
+  });
+
+  it('reads a string of more than 65,535 bytes (TC_LONGSTRING) in modified UTF-8 too', () => {
+    expect(LONG_STRING.includes(Buffer.from('7c0000000000011178', 'hex'))).toBe(true); // TC_LONGSTRING, its 8-byte length (70,008 bytes)
+    expect(readJobData(LONG_STRING).params).toEqual({ long: `${'a'.repeat(70_000)}🚀\u0000` });
   });
 
   it('reads the properties form (useProperties=true), escapes and continuations included', () => {
