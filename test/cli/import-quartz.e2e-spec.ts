@@ -168,7 +168,7 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
   it('carries job data, job classes, priorities, pauses, misfire instructions and the holiday calendar', () => {
     const { file: config } = readConfigFile(parse(readFileSync(file, 'utf8')), 'acme');
     const task = (name: string) => config!.tasks.find((t) => t.name === name)!;
-    expect(task('daily-0230-berlin')).toMatchObject({ executorApp: 'quartz', handler: 'QuartzCatalogue$ReportJob', params: { region: 'eu', batch: 500, dryRun: false, ratio: 0.25 }, priority: 0, paused: false, misfirePolicy: 'FIRE_ONCE_NOW', misfireThresholdMs: 60_000 });
+    expect(task('daily-0230-berlin')).toMatchObject({ executorApp: 'quartz', handler: 'QuartzCatalogue$ReportJob', params: { region: 'eu', batch: 500, dryRun: false, ratio: 0.25 }, priority: 0, paused: false, misfirePolicy: 'FIRE_ONCE_NOW', misfireThresholdMs: 60_000, timeoutMs: 2_147_483_647 });
     expect(task('every-90s')).toMatchObject({ executorApp: 'maintenance', handler: 'cleanup', trigger: { kind: 'FIXED_RATE', intervalMs: 90_000 }, misfirePolicy: 'SKIP' });
     // The trigger's job data wins over the job's (Quartz's merged JobDataMap); the job's other triggers keep the job's.
     expect(task('reports.shared-report.evening')).toMatchObject({ group: 'reports', params: { format: 'csv' }, paused: true });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cronDstOf } from '@baton/domain';
 import { QUARTZ_CRON_DST } from '../import/quartz-cron';
+import { importDocument } from '../import/import-document';
 import { importQuartz, type QuartzImportOptions } from './quartz-import';
 import type { QuartzJob, QuartzStore, QuartzTrigger } from './quartz-rows';
 
@@ -159,6 +160,15 @@ describe('importQuartz', () => {
     const result = importQuartz(store([job('a', { group: 'x' }), job('b', { group: 'y' })], [cron('a', '0 0 1 * * ?', { jobGroup: 'x' }), cron('b', '0 0 1 * * ?', { jobGroup: 'y', jobName: 'b' })]), { ...OPTIONS, jobGroups: ['y'] });
     expect(result.entries.map((e) => e.source)).toEqual(['trigger DEFAULT.b']);
     expect(result.tasks.map((t) => t.name)).toEqual(['y.b']);
+  });
+
+  it("a Quartz job has no timeout: every task's timeoutMs is Baton's longest, not its 5-minute default, and the header says so once", () => {
+    const result = importQuartz(store([job('a'), job('by-hand')], [cron('a', '0 0 1 * * ?')]), OPTIONS);
+    expect(result.tasks.map((t) => [t.name, t.timeoutMs])).toEqual([
+      ['a', 2_147_483_647],
+      ['by-hand', 2_147_483_647],
+    ]);
+    expect(importDocument('Quartz', result, 'trigger')).toContain("\n# Timeouts: a Quartz job has none, so every task's timeoutMs is 2,147,483,647 ms (24.9 days), Baton's longest, not Baton's default of 5 minutes, which would end a longer run TIMED_OUT. Lower it where a job should be stopped sooner.\n");
   });
 
   it('a job without a trigger is a MANUAL task', () => {

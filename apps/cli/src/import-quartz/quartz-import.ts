@@ -11,6 +11,7 @@ import { knownZone } from '../import/known-zone';
 import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Imported } from '../import/imported';
 import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import { intervalProblem } from '../import/interval';
+import { NO_TIMEOUT_MS, NO_TIMEOUT_TEXT } from '../import/no-timeout';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -52,7 +53,7 @@ const TYPE_ROW: Record<string, { table: string; field: 'cron' | 'simple' | 'prop
  */
 export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): Imported {
   const store = options.jobGroups === null ? whole : onlyJobGroups(whole, new Set(options.jobGroups));
-  const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [] };
+  const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [], notes: [] };
   const calendars = new Map<string, { ok: true } | { ok: false; reason: string }>();
   for (const c of store.calendars) {
     const imported = importCalendar(c.blob, options.defaultTimeZone);
@@ -89,6 +90,7 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
       ...paramsOf(job, trigger, entry.notes),
       ...schedule,
       misfireThresholdMs: options.misfireThresholdMs,
+      timeoutMs: NO_TIMEOUT_MS,
       ...priorityOf(trigger.priority, entry.notes),
       ...(job.nonConcurrent ? { concurrencyPolicy: 'FORBID' } : {}),
       ...(trigger.calendarName === null ? {} : { calendarName: trigger.calendarName }),
@@ -102,11 +104,12 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
   for (const job of store.jobs) {
     if (triggersOf.has(key(job.group, job.name))) continue;
     const entry: ImportEntry = { source: `job ${key(job.group, job.name)}`, task: null, notes: ['no trigger: imported as a MANUAL task (run by hand or as a dependency)'] };
-    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...paramsOf(job, null, entry.notes), trigger: { kind: 'MANUAL' } };
+    const task: ImportedTask = { name: uniqueName([...(job.group === DEFAULT_GROUP ? [] : [job.group]), job.name]), group: groupName(job.group), ...executorOf(job, options, entry.notes), ...paramsOf(job, null, entry.notes), trigger: { kind: 'MANUAL' }, timeoutMs: NO_TIMEOUT_MS };
     result.tasks.push(task);
     entry.task = task.name;
     result.entries.push(entry);
   }
+  result.notes.push(`Timeouts: a Quartz job has none, so every task's timeoutMs is ${NO_TIMEOUT_TEXT}, not Baton's default of 5 minutes, which would end a longer run TIMED_OUT. Lower it where a job should be stopped sooner.`);
   return result;
 }
 

@@ -6,6 +6,7 @@ import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import type { XxlJob, XxlJobGroup, XxlJobTables } from './xxl-job-rows';
 import { concurrencyPolicyOf, fanOutOf, misfirePolicyOf } from './xxl-job-strategies';
 import { intervalProblem } from '../import/interval';
+import { NO_TIMEOUT_MS } from '../import/no-timeout';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface XxlJobImportOptions {
@@ -23,8 +24,6 @@ export interface XxlJobImportOptions {
   apps: string[] | null;
 }
 
-/** Seconds and a timeout of 0 (none in XXL-JOB) becomes Baton's longest. */
-const NO_TIMEOUT_MS = MAX_INT32;
 const SCHEDULER = 'XXL-JOB';
 
 /**
@@ -38,7 +37,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
   const groups = new Map(tables.groups.map((g) => [g.id, g]));
   const wanted = options.apps === null ? null : new Set(options.apps);
   const jobs = tables.jobs.filter((j) => wanted === null || wanted.has(groups.get(j.jobGroup)?.appName ?? ''));
-  const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [] };
+  const result: Imported = { calendars: [], tasks: [], dependencies: [], entries: [], notes: [] };
   const names = new TaskNames(NAME_MAX_LENGTH);
   const taskOf = new Map<number, string>();
   const reasonOf = new Map<number, string>();
@@ -104,6 +103,7 @@ function taskOfJob(job: XxlJob, group: XxlJobGroup | undefined, options: XxlJobI
     ...(job.param ? { params: job.param } : {}),
     ...schedule,
     concurrencyPolicy: concurrency.value,
+    // Seconds; 0 (none in XXL-JOB) is Baton's longest.
     timeoutMs: job.timeoutSeconds > 0 ? Math.min(job.timeoutSeconds * 1000, MAX_INT32) : NO_TIMEOUT_MS,
     ...retryOf(job.failRetryCount, notes),
     ...(fanOut.value ? { fanOut: fanOut.value } : {}),

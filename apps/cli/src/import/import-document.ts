@@ -23,7 +23,7 @@ export function importDocument(source: string, imported: Imported, noun: ItemNou
   return `${header.map((line) => `#${line ? ` ${line}` : ''}`).join('\n')}\n${stringify(body, { lineWidth: 0, aliasDuplicateObjects: false })}`;
 }
 
-/** One line per source item (→ its task, or "not imported"), its notes indented under it, then the counts. */
+/** One line per source item (→ its task, or "not imported"), its notes indented under it, then the counts, then what holds for the whole import (last, where it is read). */
 export function importReport(imported: Imported, noun: ItemNoun): string[] {
   const lines: string[] = [];
   for (const entry of imported.entries) {
@@ -33,5 +33,6 @@ export function importReport(imported: Imported, noun: ItemNoun): string[] {
   const skipped = imported.entries.filter((e) => e.task === null).length;
   const dependencies = imported.dependencies.length > 0 ? `, ${imported.dependencies.length} dependency(ies)` : '';
   lines.push(`${imported.tasks.length} task(s)${dependencies} and ${imported.calendars.length} calendar(s) imported; ${skipped} ${noun}(s) not imported.`);
+  if (imported.tasks.length > 0) for (const note of imported.notes) lines.push('', note);
   return lines;
 }

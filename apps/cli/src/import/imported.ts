@@ -16,6 +16,8 @@ export interface Imported {
   tasks: ImportedTask[];
   dependencies: Array<{ parent: string; child: string; condition: DependencyCondition }>;
   entries: ImportEntry[];
+  /** What holds for the whole import, not one item (a difference every task has): said once, after the entries. */
+  notes: string[];
 }
 
 /**
