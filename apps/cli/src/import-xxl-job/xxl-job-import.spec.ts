@@ -125,4 +125,9 @@ describe('importXxlJob', () => {
     expect(owed.task.startAt).toBe(Date.parse('2027-01-06T18:00:00Z'));
     expect(owed.entry.notes.join('\n')).toMatch(/XXL-JOB's next fire time 2026-12-31T18:00:00.000Z had passed when read and is at or before the cut-over instant: XXL-JOB owes that fire/);
   });
+
+  it('says once, after the entries, that a run waiting for an executor waits and runs late, where XXL-JOB fails the fire', () => {
+    const file = importDocument('XXL-JOB', importXxlJob(tables([job(1)]), OPTIONS), 'job');
+    expect(file).toMatch(/\n# 1 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*misfirePolicy does not cover them .*POST \/api\/runs\/bulk-cancel.*\n/);
+  });
 });

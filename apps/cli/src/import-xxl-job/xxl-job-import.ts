@@ -27,6 +27,18 @@ export interface XxlJobImportOptions {
 const SCHEDULER = 'XXL-JOB';
 
 /**
+ * The difference of every task that Baton has no setting for: XXL-JOB fails a trigger that finds
+ * no executor address (its retries per executor_fail_retry_count, its alarm), while Baton's run
+ * waits for an executor however long (DISPATCH_BACKOFF: never given up). No task setting gives a
+ * waiting run up: misfirePolicy judges fires the planner finds late, startDeadlineMs only alarms.
+ */
+const WAITING_FOR_AN_EXECUTOR =
+  'Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered (retried per executor_fail_retry_count), so after an outage only the fires from then on run. ' +
+  'Baton keeps such a run waiting (RETRY_WAIT) until an executor of its app is UP, however long, and each fire meanwhile adds one: they all run, late, when one comes up. ' +
+  'misfirePolicy does not cover them (it decides fires the scheduler itself found late), nor does FORBID (it skips a run only while another is executing); START_LATE alarms startDeadlineMs (10 s) after the fire. ' +
+  'Cancel a backlog you do not want run (POST /api/runs/bulk-cancel; docs/MANUAL.md, "Moving in from XXL-JOB").';
+
+/**
  * An XXL-JOB admin's jobs as Baton tasks: one task per BEAN job, named `<handler>-<job id>` (ids
  * keep names unique and stable from one import to the next) and grouped by its executor group's
  * app name; its child job ids as ON_SUCCESS dependencies (XXL-JOB fires children when a run
@@ -71,6 +83,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
       else addDependency(edges, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
     }
   }
+  result.notes.push(WAITING_FOR_AN_EXECUTOR);
   return result;
 }
 
