@@ -26,6 +26,17 @@ describe('readJobData', () => {
     expect(readJobData(LONG_STRING).params).toEqual({ long: `${'a'.repeat(70_000)}🚀\u0000` });
   });
 
+  it('lists what params cannot carry by key, with its class (or null)', () => {
+    // Written by Quartz 2.3.2: put("since", new Date(0)), ("job", JobKey.jobKey("report", "billing")), ("nothing", null), ("region", "eu").
+    const dropped = readJobData(readFileSync(join(__dirname, 'fixtures/job-data-map-dropped.ser')));
+    expect(dropped.params).toEqual({ region: 'eu' });
+    expect(Object.fromEntries(dropped.dropped.map((d) => [d.key, d.reason]))).toEqual({
+      since: 'a java.util.Date (params carry strings, numbers and booleans)',
+      job: 'an org.quartz.JobKey (params carry strings, numbers and booleans)',
+      nothing: 'null (params carry strings, numbers and booleans)',
+    });
+  });
+
   it('reads the properties form (useProperties=true), escapes and continuations included', () => {
     const text = '#Wed Dec 02 14:09:00 UTC 2026\nregion=eu\nbatch=500\npath = C\\:\\\\data\nnote: a long \\\n    line\ngreeting=gr\\u00FC\\u00DF\\n\n! comment\n';
     expect(readJobData(Buffer.from(text, 'latin1')).params).toEqual({ region: 'eu', batch: '500', path: 'C:\\data', note: 'a long line', greeting: 'grüß\n' });

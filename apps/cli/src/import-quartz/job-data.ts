@@ -1,5 +1,6 @@
 import { isJavaObject, readJavaObject, type JavaValue } from './java-serialization';
 import { JobDataError } from './job-data-error';
+import { withArticle } from '../import/with-article';
 
 /** A JobDataMap's entries Baton can carry as params, and the keys it cannot (with the reason). */
 export interface JobData {
@@ -27,7 +28,7 @@ export function readJobData(blob: Buffer | null): JobData {
   for (const [key, value] of jobDataMapEntries(blob)) {
     const carried = plainValue(value);
     if (typeof key !== 'string') data.dropped.push({ key: String(key), reason: 'a key that is not a string' });
-    else if (carried === undefined) data.dropped.push({ key, reason: `a ${describe(value)} (params carry strings, numbers and booleans)` });
+    else if (carried === undefined) data.dropped.push({ key, reason: `${value === null ? 'null' : withArticle(describe(value))} (params carry strings, numbers and booleans)` });
     else data.params[key] = carried;
   }
   return data;

@@ -1,7 +1,8 @@
 import { localDate } from '@baton/domain';
 import { isJavaObject, readJavaObject, type JavaObject, type JavaValue } from './java-serialization';
+import { withArticle } from '../import/with-article';
 
-/** A Quartz calendar as a Baton calendar (dates excluded in a time zone), or why it cannot be one. */
+/** A Quartz calendar as a Baton calendar (dates excluded in a time zone), or why it cannot be one (said of the calendar: `its calendar "x" <reason>`). */
 export type ImportedCalendar = { ok: true; timeZone: string; dates: string[] } | { ok: false; reason: string };
 
 const HOLIDAY = 'org.quartz.impl.calendar.HolidayCalendar';
@@ -20,17 +21,18 @@ export function importCalendar(blob: Buffer, defaultTimeZone: string): ImportedC
   try {
     value = readJavaObject(blob);
   } catch (error) {
-    return { ok: false, reason: `its serialized form cannot be read (${(error as Error).message})` };
+    return { ok: false, reason: `cannot be read: its serialized form is corrupt or of a kind not read (${(error as Error).message})` };
   }
   let timeZone: string | null = null;
   const dates = new Set<string>();
   for (let calendar = value; calendar !== null; calendar = (calendar as JavaObject).fields.baseCalendar ?? null) {
-    if (!isJavaObject(calendar)) return { ok: false, reason: 'its serialized form is not a calendar object' };
+    if (!isJavaObject(calendar)) return { ok: false, reason: 'is not a serialized calendar object' };
     if (calendar.className !== HOLIDAY) {
-      return { ok: false, reason: `${calendar === value ? 'it is' : 'its base calendar is'} a ${calendar.className.replace(/^.*\./, '')}: Baton calendars exclude whole dates, as Quartz's HolidayCalendar does` };
+      const kind = withArticle(calendar.className.replace(/^.*\./, ''));
+      return { ok: false, reason: `${calendar === value ? `is ${kind}` : `has ${kind} as its base calendar`}: Baton calendars exclude whole dates, as Quartz's HolidayCalendar does` };
     }
     const zone = zoneId(calendar.fields.timeZone) ?? defaultTimeZone;
-    if (timeZone !== null && zone !== timeZone) return { ok: false, reason: `its base calendars are in different time zones (${timeZone}, ${zone})` };
+    if (timeZone !== null && zone !== timeZone) return { ok: false, reason: `has base calendars in different time zones (${timeZone}, ${zone})` };
     timeZone = zone;
     for (const instant of treeSetDates(calendar.fields.dates)) dates.add(localDate(instant, zone));
   }

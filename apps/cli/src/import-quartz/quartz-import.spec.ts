@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cronDstOf } from '@baton/domain';
 import { QUARTZ_CRON_DST } from '../import/quartz-cron';
@@ -152,8 +154,14 @@ describe('importQuartz', () => {
   });
 
   it('a trigger on a calendar that cannot be imported is listed, and so is the reason', () => {
-    const result = importQuartz(store([job('a')], [cron('a', '0 0 1 * * ?', { calendarName: 'weird' })], { calendars: [{ name: 'weird', blob: Buffer.from('nope') }] }), OPTIONS);
-    expect(result.entries[0]).toMatchObject({ task: null, notes: [expect.stringMatching(/^not imported: its calendar "weird" its serialized form cannot be read/)] });
+    const annual = readFileSync(join(__dirname, 'fixtures/annual-calendar.ser'));
+    const calendars = [{ name: 'weird', blob: Buffer.from('nope') }, { name: 'annual', blob: annual }];
+    const result = importQuartz(store([job('a'), job('b'), job('c')], [cron('a', '0 0 1 * * ?', { calendarName: 'weird' }), cron('b', '0 0 1 * * ?', { calendarName: 'annual' }), cron('c', '0 0 1 * * ?', { calendarName: 'gone' })], { calendars }), OPTIONS);
+    expect(result.entries.map((e) => e.notes)).toEqual([
+      [expect.stringMatching(/^not imported: its calendar "weird" cannot be read: its serialized form is corrupt or of a kind not read \(/)],
+      ['not imported: its calendar "annual" is an AnnualCalendar: Baton calendars exclude whole dates, as Quartz\'s HolidayCalendar does'],
+      ['not imported: its calendar "gone" is not in the store'],
+    ]);
   });
 
   it('--job-group: only those groups\' jobs and their triggers', () => {

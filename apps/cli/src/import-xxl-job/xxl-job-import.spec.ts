@@ -84,6 +84,8 @@ describe('importXxlJob', () => {
     expect(only(job(1, { routeStrategy: 'ROUND' })).entry.notes.join('\n')).toMatch(/route ROUND: Baton routes by the engine's BATON_ROUTING; nearest ROUND_ROBIN/);
     expect(only(job(1, { routeStrategy: 'WEIGHTED' })).entry.notes[0]).toMatch(/^not imported: route strategy "WEIGHTED"/);
     expect(only(job(1, { routeStrategy: 'constructor' })).entry.notes[0]).toMatch(/^not imported: route strategy "constructor"/);
+    expect(only(job(1, { routeStrategy: null })).entry.notes).toEqual(["not imported: its route strategy is missing (executor_route_strategy NULL or empty): XXL-JOB's trigger fails on it"]);
+    expect(only(job(1, { blockStrategy: null })).entry.notes.join('\n')).toMatch(/block SERIAL_EXECUTION \(executor_block_strategy NULL or empty\): Baton \(FORBID\)/);
     expect(only(job(1, { triggerStatus: 0 })).task.paused).toBe(true);
     expect(only(job(1, { failRetryCount: 3, timeoutSeconds: 90 })).task).toMatchObject({ retry: { maxAttempts: 4 }, timeoutMs: 90_000 });
   });

@@ -78,7 +78,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
     for (const child of childIds(job.childJobIds, entryOf.get(job.id)!.notes)) {
       const notes = entryOf.get(job.id)!.notes;
       const childTask = taskOf.get(child);
-      if (child === job.id) notes.push(`child job ${child} is the job itself: XXL-JOB ignores it, so does the import`);
+      if (child === job.id) notes.push(`child job ${child} is the job itself: XXL-JOB ignores it, and so does the import`);
       else if (childTask === undefined) notes.push(`child job ${child} not carried: ${reasonOf.has(child) ? `it is not imported (${reasonOf.get(child)})` : known.has(child) ? 'its executor group is not imported (--app)' : 'no such job'}`);
       else addDependency(edges, { parent, child: childTask, condition: 'ON_SUCCESS' }, notes, child);
     }

@@ -33,7 +33,7 @@ export function concurrencyPolicyOf(strategy: string | null): Mapped<Concurrency
     case 'COVER_EARLY':
       return { value: 'REPLACE', difference: null };
     default:
-      return { value: 'FORBID', difference: `block ${strategy || 'SERIAL_EXECUTION (empty)'}: Baton (FORBID) skips a fire while one runs; XXL-JOB queues it` };
+      return { value: 'FORBID', difference: `block ${strategy || 'SERIAL_EXECUTION (executor_block_strategy NULL or empty)'}: Baton (FORBID) skips a fire while one runs; XXL-JOB queues it` };
   }
 }
 
@@ -64,6 +64,6 @@ export function fanOutOf(strategy: string | null, shards: number | null): Mapped
     return { value: { mode: 'SHARDED', shards }, difference: `sharding broadcast as ${shards} shards (--sharded): XXL-JOB makes one shard per executor; a shard whose executor is gone runs on another` };
   }
   const nearest = strategy !== null && Object.hasOwn(NEAREST_ROUTING, strategy) ? NEAREST_ROUTING[strategy] : undefined;
-  if (!nearest) return { refused: `route strategy "${strategy ?? ''}" is not one XXL-JOB defines (its trigger fails)` };
+  if (!nearest) return { refused: `${!strategy ? 'its route strategy is missing (executor_route_strategy NULL or empty)' : `route strategy "${strategy}" is not one XXL-JOB defines`}: XXL-JOB's trigger fails on it` };
   return { value: null, difference: `route ${strategy}: Baton routes by the engine's BATON_ROUTING; nearest ${nearest}` };
 }
