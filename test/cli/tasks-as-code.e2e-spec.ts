@@ -67,7 +67,7 @@ describe('baton export | plan | apply', () => {
   it('export: an output file that cannot be written names -o and why (exit 2); a reader that closes the pipe early costs no stack', async () => {
     const unwritable = await baton(staging.adminKey, 'export', '-o', join(dir, 'missing', 'tasks.yaml'));
     expect(unwritable.code).toBe(2);
-    expect(unwritable.stderr).toContain(`baton: -o ${join(dir, 'missing', 'tasks.yaml')}: cannot be written: ENOENT`);
+    expect(unwritable.stderr).toContain(`baton export: -o ${join(dir, 'missing', 'tasks.yaml')}: cannot be written: ENOENT`);
     // `true` reads nothing and is gone long before the export is fetched: the write meets a closed pipe.
     const piped = await runShell({ BATON_API_URL: url, BATON_API_KEY: staging.adminKey['X-API-Key'] }, `"${process.execPath}" bin/baton.js export | true; echo "exit $\{PIPESTATUS[0]}"`);
     expect(piped.stderr).not.toContain('EPIPE');

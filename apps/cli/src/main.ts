@@ -43,13 +43,13 @@ export function main(argv: string[]): Promise<void> {
 
 async function runCommand(argv: string[]): Promise<void> {
   const [name, ...args] = argv;
-  if (name === undefined) return usageError('no command given', USAGE);
+  if (name === undefined) return usageError('baton', 'no command given', USAGE);
   if (name === '--help' || name === '-h' || name === 'help') {
     console.log(COMMANDS.find((c) => c.name === args[0])?.help ?? USAGE);
     return;
   }
   const command = COMMANDS.find((c) => c.name === name);
-  if (!command) return usageError(`unknown command "${name}"`, USAGE);
+  if (!command) return usageError('baton', `unknown command "${name}"`, USAGE);
   if (args.includes('--help') || args.includes('-h')) {
     console.log(command.help);
     return;
@@ -57,13 +57,14 @@ async function runCommand(argv: string[]): Promise<void> {
   try {
     await command.run(args);
   } catch (error) {
-    if (error instanceof UsageError) return usageError(error.message, command.help);
+    if (error instanceof UsageError) return usageError(`baton ${error.command ?? command.name}`, error.message, command.help);
     throw error;
   }
 }
 
-function usageError(message: string, usage: string): void {
-  console.error(`baton: ${message}\n\n${usage}`);
+/** `<who>: <message>`, the usage, exit 2; `who` is `baton`, or the command that refused its command line (`baton import quartz`), named once. */
+function usageError(who: string, message: string, usage: string): void {
+  console.error(`${who}: ${message}\n\n${usage}`);
   process.exit(2);
 }
 

@@ -22,15 +22,15 @@ async function consoleApi(): Promise<ConsoleApi> {
 }
 
 /** `-f file` (required) and `--prune`. */
-function fileArguments(args: string[], command: string): { file: string; prune: boolean } {
+function fileArguments(args: string[]): { file: string; prune: boolean } {
   let file: string | undefined;
   let prune = false;
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '-f' || args[i] === '--file') file = args[++i];
     else if (args[i] === '--prune') prune = true;
-    else throw new UsageError(`baton ${command}: unknown argument "${args[i]}"`);
+    else throw new UsageError(`unknown argument "${args[i]}"`);
   }
-  if (!file) throw new UsageError(`baton ${command} needs -f <file>`);
+  if (!file) throw new UsageError('needs -f <file>');
   return { file, prune };
 }
 
@@ -55,7 +55,7 @@ secrets) to <file>, or to stdout.
 ${VARIABLES}`,
   async run(args) {
     const out = args[0] === '-o' || args[0] === '--output' ? args[1] : undefined;
-    if (args.length > 0 && (out === undefined || args.length > 2)) throw new UsageError('baton export takes -o <file> at most');
+    if (args.length > 0 && (out === undefined || args.length > 2)) throw new UsageError('takes -o <file> at most');
     const api = await consoleApi();
     await reported(async () => {
       const file = await exportFile(api);
@@ -75,7 +75,7 @@ fire times of a task whose schedule changes) and, with --prune, deletions (-). C
 
 ${VARIABLES}`,
   async run(args) {
-    const { file, prune } = fileArguments(args, 'plan');
+    const { file, prune } = fileArguments(args);
     const text = readNamedFile('-f', file);
     const api = await consoleApi();
     await reported(async () => console.log(describeChanges(await planOrApply(api, 'plan', text, prune))));
@@ -94,7 +94,7 @@ editing them and shows when one has drifted). Recorded in the audit log.
 
 ${VARIABLES}`,
   async run(args) {
-    const { file, prune } = fileArguments(args, 'apply');
+    const { file, prune } = fileArguments(args);
     const text = readNamedFile('-f', file);
     const api = await consoleApi();
     await reported(async () => {

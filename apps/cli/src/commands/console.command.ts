@@ -16,7 +16,7 @@ Main variables (all: docs/CONFIGURATION.md, "Console"):
   BATON_HOST               listen address                                   default 127.0.0.1
   BATON_OPERATOR_USERNAME, BATON_OPERATOR_PASSWORD   this operator is created at start when missing`,
   async run(args) {
-    noArguments('console', args);
+    noArguments(args);
     const [{ runConsole }, { exitOnStartFailure }] = await Promise.all([import('../../../console/src/main'), import('@baton/config')]);
     await runConsole().catch((error: unknown) => exitOnStartFailure(error));
   },

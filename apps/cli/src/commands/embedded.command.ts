@@ -16,7 +16,7 @@ Main variables (all: docs/CONFIGURATION.md, "Embedded mode"):
   BATON_DEMO_PASSWORD      password of the demo admin "demo"        default demo-password
   BATON_OPERATOR_PASSWORD  password of the operator "operator"      default operator-password`,
   async run(args) {
-    noArguments('embedded', args);
+    noArguments(args);
     const [{ runEmbedded }, { exitOnStartFailure }, { EngineAlreadyRunningError }] = await Promise.all([
       import('../../../embedded/src/main'),
       import('@baton/config'),

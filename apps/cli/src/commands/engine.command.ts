@@ -19,7 +19,7 @@ Main variables (all: docs/CONFIGURATION.md, "Engine node"):
   BATON_ENGINE_URL         URL executors call back on                       default the bound URL
   BATON_ENGINE_ID          node id, fixed across restarts                   default <host>-<pid>-<random>`,
   async run(args) {
-    noArguments('engine', args);
+    noArguments(args);
     const [{ runEngine }, { exitOnStartFailure }, { EngineAlreadyRunningError }] = await Promise.all([
       import('../../../engine/src/main'),
       import('@baton/config'),

@@ -69,10 +69,15 @@ const SOURCE_FLAGS: Record<ImportArguments['source'], { prefix: string; mapKey: 
   'xxl-job': { prefix: 'xxl_job_', mapKey: '<app>[/<handler>]', flags: ['--app', '--sharded'] },
 };
 
+/** A bad command line of `baton import <source>`, named so (`baton import quartz: …`). */
+function sourceUsage(source: ImportArguments['source']): (message: string) => UsageError {
+  return (message) => new UsageError(message, `import ${source}`);
+}
+
 function importArguments(args: string[]): ImportArguments {
   const source = args[0];
-  if (source !== 'quartz' && source !== 'xxl-job') throw new UsageError(`baton import: unknown source "${source ?? ''}" (baton import quartz|xxl-job …)`);
-  const usage = (message: string) => new UsageError(`baton import ${source}: ${message}`);
+  if (source !== 'quartz' && source !== 'xxl-job') throw new UsageError(`unknown source "${source ?? ''}" (baton import quartz|xxl-job …)`);
+  const usage = sourceUsage(source);
   const own = SOURCE_FLAGS[source];
   const parsed: ImportArguments = { source, url: '', tablePrefix: own.prefix, mapping: {}, timeZone: 'UTC', from: null, output: null, extra: new Map() };
   for (let i = 1; i < args.length; i++) {
@@ -92,7 +97,7 @@ function importArguments(args: string[]): ImportArguments {
     else if (own.flags.includes(flag)) parsed.extra.set(flag, [...(parsed.extra.get(flag) ?? []), value()]);
     else throw usage(`unknown argument "${flag}"`);
   }
-  if (!parsed.url) throw new UsageError(`baton import ${source} needs --url <mysql://user:pass@host:3306/database>`);
+  if (!parsed.url) throw usage('needs --url <mysql://user:pass@host:3306/database>');
   // The readers speak MySQL's protocol alone: another database's URL (Quartz on PostgreSQL, say) failed at connect with a DNS or socket error that named neither.
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(parsed.url)?.[1];
   if (scheme !== 'mysql' && scheme !== 'mariadb') throw usage(`--url "${redactUrlPasswords(parsed.url)}": ${scheme === undefined ? 'no scheme' : `${scheme}:// is not read`}; the tables are read on MySQL or MariaDB only, with mysql:// or mariadb:// (mysql://user:pass@host:3306/database)`);
@@ -221,7 +226,7 @@ export const importCommand: CliCommand = {
   help: HELP,
   async run(args) {
     const parsed = importArguments(args);
-    const usage = (message: string) => new UsageError(`baton import ${parsed.source}: ${message}`);
+    const usage = sourceUsage(parsed.source);
     const { canonicalTimeZone } = await import('@baton/domain');
     if (canonicalTimeZone(parsed.timeZone) === null) throw usage(`--time-zone "${parsed.timeZone}" is not an IANA time zone`);
     const now = Date.now();
@@ -246,7 +251,7 @@ export const importCommand: CliCommand = {
     const { from } = parsed;
     if (from !== null && from < now) console.error(`baton: warning: --from ${new Date(from).toISOString()} has passed: a task fires from the moment it is applied, so fire times between --from and the apply are made by neither scheduler (docs/MANUAL.md, "${reading.manualSection}")`);
     const document = importDocument(reading.what, imported, reading.noun);
-    if (parsed.output) writeNamedFile('-o', parsed.output, document);
+    if (parsed.output) writeNamedFile('-o', parsed.output, document, usage);
     else process.stdout.write(document);
     console.error(importReport(imported, reading.noun).join('\n'));
     warnUnmatched();

@@ -14,7 +14,7 @@ processes may start together): this is for migrating ahead of a roll-out.
 
   BATON_DB_URL   mysql://user:pass@host:3306/db or sqlite:path   required without the argument`,
   async run(args) {
-    if (args.length > 1) throw new UsageError(`baton migrate takes one database URL at most (got ${args.length} arguments)`);
+    if (args.length > 1) throw new UsageError(`takes one database URL at most (got ${args.length} arguments)`);
     const { ConfigError, ProcessConfig, exitOnStartFailure } = await import('@baton/config');
     const url =
       args[0] ??

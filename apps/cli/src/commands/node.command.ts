@@ -22,7 +22,7 @@ Main variables (all: docs/CONFIGURATION.md, "Console" and "Engine"):
   BATON_BROKER_URL         ActiveMQ STOMP broker for live alarms            default none
   BATON_OPERATOR_USERNAME, BATON_OPERATOR_PASSWORD   this operator is created at start when missing`,
   async run(args) {
-    noArguments('node', args);
+    noArguments(args);
     const [{ runNode }, { exitOnStartFailure }, { EngineAlreadyRunningError }] = await Promise.all([
       import('../../../embedded/src/node-main'),
       import('@baton/config'),

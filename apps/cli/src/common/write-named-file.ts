@@ -6,10 +6,10 @@ import { UsageError } from './usage-error';
  * folder missing, no permission) is the command line's mistake, answered as one (the option, the
  * path and why; exit 2), not as a crash with a stack — as readNamedFile answers one it cannot read.
  */
-export function writeNamedFile(option: string, file: string, text: string): void {
+export function writeNamedFile(option: string, file: string, text: string, usage: (message: string) => UsageError = (message) => new UsageError(message)): void {
   try {
     writeFileSync(file, text);
   } catch (error) {
-    throw new UsageError(`${option} ${file}: cannot be written: ${(error as Error).message}`);
+    throw usage(`${option} ${file}: cannot be written: ${(error as Error).message}`);
   }
 }
