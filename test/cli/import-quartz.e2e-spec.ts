@@ -173,8 +173,10 @@ describe('baton import quartz (against Quartz 2.3.2 on MariaDB)', () => {
     // The trigger's job data wins over the job's (Quartz's merged JobDataMap); the job's other triggers keep the job's.
     expect(task('reports.shared-report.evening')).toMatchObject({ group: 'reports', params: { format: 'csv' }, paused: true });
     expect(task('reports.shared-report.morning')).toMatchObject({ params: { format: 'pdf' }, priority: 2, paused: false });
-    // Java's modified UTF-8 (an emoji as two 3-byte surrogates, NUL as C0 80) read as what was put.
-    expect(task('reports.shared-report.morning').params).toEqual({ format: 'pdf', message: 'deploy 🚀 done', separator: '\u0000' });
+    // Java's modified UTF-8 (an emoji as two 3-byte surrogates, NUL as C0 80) read as what was put; a secret-named value in clear, its entry and the header saying so.
+    expect(task('reports.shared-report.morning').params).toEqual({ format: 'pdf', message: 'deploy 🚀 done', separator: '\u0000', dbPassword: 's3cret' });
+    expect(entries(file).get('trigger reports.morning')!.notes).toContain('secret-named params written in clear: dbPassword');
+    expect(readFileSync(file, 'utf8')).toMatch(/^# Secrets: 2 task\(s\) have secret-named params /m); // the job's two triggers
     expect(task('weekdays-paris').paused).toBe(true);
     expect(task('do-nothing-on-misfire').misfirePolicy).toBe('SKIP');
     expect(task('ignore-misfires').misfirePolicy).toBe('FIRE_ALL_MISSED');

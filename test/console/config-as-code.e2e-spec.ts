@@ -51,7 +51,7 @@ describe.each(TEST_DATABASES)('tasks as code on %s', (kind) => {
   const post = (route: 'plan' | 'apply', who: Credentials, file: string, prune = false) => t.http().post(`/api/config/${route}`).set(who).send({ file, prune });
   const body = (file: string) => file.replace(/^# .*\n/gm, '');
 
-  it('exports the tenant as one YAML file: names not ids, no secrets, stable order', async () => {
+  it("exports the tenant as one YAML file: names not ids, none of Baton's secrets (webhook signing secrets), stable order", async () => {
     const file = await exportOf(acme.adminKey);
     const doc = parse(file) as Record<string, unknown[]> & { retention: unknown };
     expect(doc.tasks.map((task) => (task as { name: string }).name)).toEqual(['adhoc', 'mail', 'report']);

@@ -135,9 +135,9 @@ public class QuartzCatalogue {
       scheduler.scheduleJob(job, t);
     }
     // A job with two triggers (the second in a paused group), a paused trigger, and a durable job with none.
-    // Its data holds what Java's modified UTF-8 writes apart from UTF-8: a character beyond U+FFFF (two 3-byte surrogates) and NUL (C0 80).
+    // Its data holds what Java's modified UTF-8 writes apart from UTF-8 (a character beyond U+FFFF as two 3-byte surrogates, NUL as C0 80) and a secret-named value.
     JobDetail shared = JobBuilder.newJob(ReportJob.class).withIdentity("shared-report", "reports").usingJobData("format", "pdf")
-        .usingJobData("message", "deploy \uD83D\uDE80 done").usingJobData("separator", "\u0000").build();
+        .usingJobData("message", "deploy \uD83D\uDE80 done").usingJobData("separator", "\u0000").usingJobData("dbPassword", "s3cret").build();
     Trigger morning = TriggerBuilder.newTrigger().withIdentity("morning", "reports").forJob(shared).startAt(START)
         .withSchedule(CronScheduleBuilder.cronSchedule("0 0 6 * * ?").inTimeZone(TimeZone.getTimeZone("Europe/Berlin"))).withPriority(7).build();
     Trigger evening = TriggerBuilder.newTrigger().withIdentity("evening", "paused-group").forJob(shared).startAt(START)

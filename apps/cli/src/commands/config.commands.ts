@@ -49,8 +49,9 @@ export const exportCommand: CliCommand = {
   summary: "Write a tenant's tasks, dependencies, calendars, webhooks and retention as one YAML file",
   help: `usage: baton export [-o <file>]
 
-Writes the tenant of BATON_API_KEY as a tasks-as-code file (stable order, names not ids, no
-secrets) to <file>, or to stdout.
+Writes the tenant of BATON_API_KEY as a tasks-as-code file (stable order, names not ids) to
+<file>, or to stdout. No Baton secret is in it, but an admin's export holds the tasks' params as
+they are (secret-named values in clear) and the webhooks' URLs: keep the file private.
 
 ${VARIABLES}`,
   async run(args) {

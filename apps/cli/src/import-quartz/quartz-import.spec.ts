@@ -179,6 +179,22 @@ describe('importQuartz', () => {
     expect(importDocument('Quartz', result, 'trigger')).toContain("\n# Timeouts: a Quartz job has none, so every task's timeoutMs is 2,147,483,647 ms (24.9 days), Baton's longest, not Baton's default of 5 minutes, which would end a longer run TIMED_OUT. Lower it where a job should be stopped sooner.\n");
   });
 
+  it('params whose names are secrets (Baton\'s rule: password, token, key…) are written as they are, and the entry and the header name them', () => {
+    const data = (text: string) => Buffer.from(text, 'latin1'); // the properties form: what Quartz's useProperties writes
+    const result = importQuartz(
+      store([job('db', { jobData: data('dbPassword=s3cret\nregion=eu\n') }), job('plain', { jobData: data('region=eu\n') }), job('hand', { jobData: data('apiToken=t0k\n') })], [cron('db', '0 0 1 * * ?', { jobData: data('key=k3y\n') }), cron('plain', '0 0 1 * * ?')]),
+      OPTIONS,
+    );
+    expect(result.tasks[0].params).toEqual({ dbPassword: 's3cret', region: 'eu', key: 'k3y' }); // in clear: the tenant's own data
+    expect(result.entries.map((e) => [e.source, e.notes.filter((n) => n.startsWith('secret'))])).toEqual([
+      ['trigger DEFAULT.db', ['secret-named params written in clear: dbPassword, key']],
+      ['trigger DEFAULT.plain', []],
+      ['job DEFAULT.hand', ['secret-named params written in clear: apiToken']],
+    ]);
+    expect(result.notes.at(-1)).toMatch(/^Secrets: 2 task\(s\) have secret-named params \(password, token, key…\), written in this file in clear as the source held them \(each entry names them\)\. /);
+    expect(importQuartz(store([job('plain')], [cron('plain', '0 0 1 * * ?')]), OPTIONS).notes.join('\n')).not.toMatch(/secret/i);
+  });
+
   it('a job without a trigger is a MANUAL task', () => {
     expect(importQuartz(store([job('by-hand')], []), OPTIONS).tasks).toEqual([expect.objectContaining({ name: 'by-hand', trigger: { kind: 'MANUAL' } })]);
   });

@@ -12,6 +12,7 @@ import { sanitizeName, TaskNames, type ImportedTask, type ImportEntry, type Impo
 import { QUARTZ_CRON_DST, translateQuartzCron } from '../import/quartz-cron';
 import { intervalProblem } from '../import/interval';
 import { NO_TIMEOUT_MS, NO_TIMEOUT_TEXT } from '../import/no-timeout';
+import { noteSecretParams } from '../import/secret-params';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface QuartzImportOptions {
@@ -110,6 +111,7 @@ export function importQuartz(whole: QuartzStore, options: QuartzImportOptions): 
     result.entries.push(entry);
   }
   result.notes.push(`Timeouts: a Quartz job has none, so every task's timeoutMs is ${NO_TIMEOUT_TEXT}, not Baton's default of 5 minutes, which would end a longer run TIMED_OUT. Lower it where a job should be stopped sooner.`);
+  noteSecretParams(result);
   return result;
 }
 

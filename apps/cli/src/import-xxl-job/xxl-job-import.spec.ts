@@ -132,4 +132,11 @@ describe('importXxlJob', () => {
     const file = importDocument('XXL-JOB', importXxlJob(tables([job(1)]), OPTIONS), 'job');
     expect(file).toMatch(/\n# 1 task\(s\) and 0 calendar\(s\) imported; 0 job\(s\) not imported\.\n#\n# Runs waiting for an executor: XXL-JOB fails a fire at once when no executor of its group is registered .*misfirePolicy does not cover them .*POST \/api\/runs\/bulk-cancel.*\n/);
   });
+
+  it("a parameter string naming a secret (password=…, a JSON apiToken) is written as it is, and the entry and the header name the words", () => {
+    const result = importXxlJob(tables([job(1, { param: 'user=etl&password=s3cret' }), job(2, { param: '{"apiToken":"t0k","region":"eu"}' }), job(3, { param: 'region=eu' })]), OPTIONS);
+    expect(result.tasks[0].params).toBe('user=etl&password=s3cret');
+    expect(result.entries.map((e) => e.notes.filter((n) => n.startsWith('secret')))).toEqual([['secret-named params written in clear: password'], ['secret-named params written in clear: apiToken'], []]);
+    expect(result.notes.at(-1)).toMatch(/^Secrets: 2 task\(s\) have secret-named params/);
+  });
 });

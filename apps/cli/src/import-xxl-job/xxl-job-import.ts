@@ -7,6 +7,7 @@ import type { XxlJob, XxlJobGroup, XxlJobTables } from './xxl-job-rows';
 import { concurrencyPolicyOf, fanOutOf, misfirePolicyOf } from './xxl-job-strategies';
 import { intervalProblem } from '../import/interval';
 import { NO_TIMEOUT_MS } from '../import/no-timeout';
+import { noteSecretParams } from '../import/secret-params';
 
 /** How jobs become tasks; every default is the CLI's (import.command.ts). */
 export interface XxlJobImportOptions {
@@ -84,6 +85,7 @@ export function importXxlJob(tables: XxlJobTables, options: XxlJobImportOptions)
     }
   }
   result.notes.push(WAITING_FOR_AN_EXECUTOR);
+  noteSecretParams(result);
   return result;
 }
 

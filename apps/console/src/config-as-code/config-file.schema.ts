@@ -92,7 +92,7 @@ export const CONFIG_FILE_SCHEMA = {
           group: { ...name, default: 'default' },
           executorApp: { type: 'string' },
           handler: { type: 'string' },
-          params: { description: 'Handler params: any JSON value, ≤ 64 000 bytes', default: {} },
+          params: { description: "Handler params: any JSON value, ≤ 64 000 bytes. Written as they are: an admin's export and an import hold secret-named values (password, apiToken…) in clear", default: {} },
           trigger,
           startAt: nullable(int),
           endAt: nullable(int),

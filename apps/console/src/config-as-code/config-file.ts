@@ -25,7 +25,9 @@ import { taskWithoutDefaults } from './task-without-defaults';
 
 /**
  * Tasks as code: one YAML file holds a tenant's tasks, dependencies, calendars, webhooks and
- * retention, everything named (no ids) and nothing secret (webhook secrets stay in Baton). The
+ * retention, everything named (no ids) and none of Baton's own secrets (webhook signing secrets
+ * stay in Baton); the tasks' params are the tenant's data, written as they are (a viewer's export
+ * redacts their secret-named values). The
  * order is stable (each list sorted by name, each object's keys in one order), so a file exported
  * twice from the same state is the same byte for byte, and a Git diff shows real changes only.
  */

@@ -21,7 +21,7 @@ export class ConfigController {
   @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
   @Header('Content-Type', 'application/yaml; charset=utf-8')
   @ApiProduces('application/yaml')
-  @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks (a TENANT_ADMIN's export only) and retention as one tasks-as-code YAML file (stable order, names not ids, no secrets; secret-named values redacted in a viewer's export, as GET /api/tasks shows them)" })
+  @ApiOperation({ summary: "The tenant's tasks, dependencies, calendars, webhooks (a TENANT_ADMIN's export only) and retention as one tasks-as-code YAML file (stable order, names not ids, none of Baton's own secrets; the tasks' params as they are, secret-named values in clear to an admin and redacted in a viewer's export, as GET /api/tasks shows them)" })
   @ApiOkResponse({ description: 'The YAML file', schema: { type: 'string' } })
   export(@TenantId() tenantId: string, @CurrentPrincipal() principal: Principal): Promise<string> {
     // What the principal may list, no more: webhooks (their URLs are a chat tool's credential) are GET /api/webhooks's, a TENANT_ADMIN's;
