@@ -85,7 +85,7 @@ export class TenantsService {
     }
   }
 
-  /** Updates a tenant; a new engine group is copied onto its tasks and unclaimed runs in the same transaction. */
+  /** Updates a tenant; a new engine group is copied onto its tasks and its runs not ended yet in the same transaction (moveTenantGroup). */
   async update(id: string, dto: UpdateTenantDto): Promise<TenantView> {
     const executorNetworks = checkedNetworks(dto.executorNetworks);
     return inTransaction(this.dataSource, async (em) => {

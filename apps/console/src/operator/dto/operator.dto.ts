@@ -88,7 +88,7 @@ export class UpdateTenantDto {
   @IsDisplayName(TENANT_NAME_MAX_LENGTH)
   name?: string;
 
-  @ApiPropertyOptional({ description: "Moves the tenant's tasks and not-yet-claimed runs to this group" })
+  @ApiPropertyOptional({ description: "Moves the tenant's tasks and its runs not ended yet to this group; a run an engine of the old group holds finishes there, under its lease" })
   @OptionalNotNull('to keep it as it is')
   @IsString()
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
