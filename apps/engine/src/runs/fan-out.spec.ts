@@ -91,6 +91,18 @@ describe.each(TEST_DATABASES)('fan-out runs (broadcast, sharding) on the engine,
     expect((await readRun(db.dataSource, runId)).executorId).toBeNull();
   });
 
+  it("writes its shards in its tenant's engine group as the run's row has it, not as its engine read it at the claim (the tenant moved since)", async () => {
+    const task = await seedTask(db.dataSource, { name: 'moved' });
+    await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9/a' });
+    await engine.refreshRegistry();
+    const runId = await seedRun(db.dataSource, task);
+    await db.dataSource.query(`UPDATE runs SET engine_group = 'gold' WHERE id = ?`, [runId]); // as moveTenantGroup does to a held run
+    engine.get(DueQueue).accept([claimedRunOf(task, runId, { fanOut: { mode: 'SHARDED', shards: 2, failWhen: 'ANY_SHARD_FAILS' } })]);
+    await runInState(db.dataSource, runId, 'ACCEPTED');
+    const shards = (await db.dataSource.query(`SELECT engine_group FROM runs WHERE parent_run_id = ? ORDER BY shard_index`, [runId])) as Array<{ engine_group: string }>;
+    expect(shards.map((s) => s.engine_group)).toEqual(['gold', 'gold']);
+  });
+
   it('the last shard to end ends the run in its own transaction; shards that see others going leave it', async () => {
     const task = await seedTask(db.dataSource, { name: 'in-turn' });
     await setFanOut(db.dataSource, task, { mode: 'SHARDED', shards: 3, failWhen: 'ANY_SHARD_FAILS' });

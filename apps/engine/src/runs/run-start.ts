@@ -48,8 +48,8 @@ export type Begin = { kind: 'SEND'; executorId: number; sendAt?: number; startAt
  * A run's start, before its POST (or instead of it, for a fan-out run): the task's concurrency
  * policy and the start's own write in one transaction. FORBID / REPLACE lock the task row and
  * look for its other executing runs: FORBID skips this run, REPLACE cancels them (a fan-out run
- * with its shards). Then CLAIMED → DISPATCHED, or — a fan-out run — its shards inserted and
- * CLAIMED → ACCEPTED. Guarded on `claimed_by = this node`: a run taken over meanwhile is not
+ * with its shards). Then CLAIMED → DISPATCHED, or — a fan-out run — CLAIMED → ACCEPTED and its
+ * shards inserted. Guarded on `claimed_by = this node`: a run taken over meanwhile is not
  * started. An ALLOW run that is sent — most runs — has no policy to apply: its mark joins the
  * other slots' (DispatchMarks), in a batch of its own when it is on time. So does a shard: the
  * policy was applied once, to its fan-out run.
@@ -83,8 +83,9 @@ export class RunStart {
           replaced = await this.replace(em, run, others, now);
         }
         if (begin.kind === 'FAN_OUT') {
-          await insertShardRuns(em, { parent: fanOutParentOf(run), shards: begin.shards, now });
+          // The run's row first: its lock is what the shards' engine group is read under (insertShardRuns).
           if (!(await startFanOutRun(em, { runId: run.runId, attempt: run.attempt, nodeId: this.config.nodeId, shardTotal: begin.shards.length, now }))) throw new LostRunError();
+          await insertShardRuns(em, { parent: fanOutParentOf(run), shards: begin.shards, now });
           return { kind: 'FANNED_OUT', at: now, replaced };
         }
         const dispatched = await markRunsDispatched(em, {
@@ -151,7 +152,6 @@ function fanOutParentOf(run: ClaimedRun): FanOutParent {
     runId: run.runId,
     tenantId: run.tenantId,
     taskId: run.taskId,
-    engineGroup: run.engineGroup,
     priority: run.priority,
     paramsJson: JSON.stringify(run.params ?? null),
     parentResults: run.parentResults ?? null,

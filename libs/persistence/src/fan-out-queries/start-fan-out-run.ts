@@ -6,7 +6,7 @@ import { runWrite, stateIn } from '../runs/run-writes';
 export const START_FAN_OUT_RUN = runWrite('startFanOutRun', ['CLAIMED'], 'ACCEPTED');
 
 /**
- * A fan-out run has written its shards: CLAIMED → ACCEPTED, in the same transaction.
+ * A fan-out run starts: CLAIMED → ACCEPTED, its shards written next in the same transaction (insertShardRuns).
  *
  *   UPDATE runs SET state = 'ACCEPTED', shard_total = ?, executor_id = NULL, dispatched_at = ?, accepted_at = ?, started_at = ?,
  *                   deadline_at = NULL, error = NULL, updated_at = ?
@@ -15,7 +15,7 @@ export const START_FAN_OUT_RUN = runWrite('startFanOutRun', ['CLAIMED'], 'ACCEPT
  * No executor and no deadline: the run is on no executor, and each shard keeps its own timeout —
  * so neither the executor-down reconciliation nor the watchdog's timeout ever picks it; it ends
  * when its last shard does (settleFanOutRun). Guarded on `claimed_by`: a run taken over meanwhile
- * is not started twice (the caller rolls its shards back).
+ * is not started twice (the caller writes no shards).
  */
 export async function startFanOutRun(
   manager: EntityManager,
