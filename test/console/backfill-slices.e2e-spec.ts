@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKFILL_SLICE } from '@baton/domain';
 import { RunEntity, TaskEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
-import { cronTask, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
+import { cronTask, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
 const FIRES = 10_000;
 const secondly = { trigger: { kind: 'CRON', expression: '* * * * * *', timeZone: 'UTC' } };
@@ -58,6 +58,27 @@ describe.each(TEST_DATABASES)('backfill written in slices on %s', (kind) => {
     expect(all).toHaveLength(FIRES);
     expect(new Set(all.map((r) => r.fireKey)).size).toBe(FIRES);
     expect(all.filter((r) => r.state === 'PENDING')).toHaveLength(notWritten);
+  }, 60_000);
+
+  it('writes the slices after its tenant moved to another engine group in that group, where its engines claim them', async () => {
+    const operator = await seedOperator(t, db.dataSource, 'mover');
+    expect((await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'moved-to' })).status).toBe(201);
+    const task = await t.http().post('/api/tasks').set(acme.adminKey).send(cronTask('every-second-moved', secondly));
+    const id = task.body.id as number;
+    const writing = t.http().post(`/api/tasks/${id}/backfill`).set(acme.adminKey).send({ from: T0 - FIRES * 1000, to: T0, ratePerSec: 1000 }).then((res) => res);
+    for (let i = 0; (await db.dataSource.getRepository(RunEntity).countBy({ taskId: id })) === 0; i++) {
+      if (i > 5_000) throw new Error('no slice of the backfill was written');
+      await new Promise((r) => setImmediate(r));
+    }
+    try {
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to' })).status).toBe(200);
+      expect((await writing).body).toMatchObject({ created: FIRES });
+      const runs = await backfillRuns(id);
+      expect(runs).toHaveLength(FIRES);
+      expect(runs.filter((r) => r.engineGroup !== 'moved-to').map((r) => r.fireKey)).toEqual([]);
+    } finally {
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default' })).status).toBe(200);
+    }
   }, 60_000);
 
   it("is not stopped by another tenant's cancel, nor by a cancel before it started", async () => {

@@ -63,12 +63,12 @@ export class BackfillsService {
     const now = this.clock.now();
     const spacing = 1000 / rate;
     const paramsJson = JSON.stringify(row.params);
-    const rows: PlannedRunRow[] = fires.map((at, i) => ({
+    // Each slice's engine group is the task's as that slice locks it (lockTaskForBackfill).
+    const rows: Array<Omit<PlannedRunRow, 'engineGroup'>> = fires.map((at, i) => ({
       cause: 'BACKFILL',
       lateAlarmedAt: now,
       tenantId,
       taskId: row.id,
-      engineGroup: row.engineGroup,
       state: 'PENDING',
       fireKey: `s:${at}`,
       priority: row.priority,
@@ -86,12 +86,12 @@ export class BackfillsService {
     for (let i = 0; i < rows.length; i += BACKFILL_SLICE) {
       const slice = rows.slice(i, i + BACKFILL_SLICE);
       const made = await inTransaction(this.dataSource, async (em) => {
-        const cancels = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
-        if (cancels === null) throw notFound('Task', id);
+        const locked = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
+        if (locked === null) throw notFound('Task', id);
         if (i === 0) await audit(em);
-        if (cancels !== row.backfillCancels) return null;
+        if (locked.backfillCancels !== row.backfillCancels) return null;
         const existing = await countExistingFires(em, { taskId: row.id, fireKeys: slice.map((r) => r.fireKey) });
-        await insertPlannedRuns(em, slice, now);
+        await insertPlannedRuns(em, slice.map((r) => ({ ...r, engineGroup: locked.engineGroup })), now);
         return slice.length - existing;
       });
       if (made === null) break;
