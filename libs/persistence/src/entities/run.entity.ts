@@ -56,12 +56,12 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // cancel-backfill-runs. Rewritten by every state change.
 @Index('ix_runs_task_filter', ['taskId', 'state', 'cause', 'scheduledAt'])
 // The console's run list of a tenant filtered by state and/or cause: one ordered range per pair;
-// a tenant's held and in-flight counts (load-queries/count-tenant-runs.ts, index only);
-// moveTenantGroup's waiting runs. Rewritten by every state change.
+// a tenant's held and in-flight counts (load-queries/count-tenant-runs.ts, index only).
+// Rewritten by every state change.
 @Index('ix_runs_tenant_filter', ['tenantId', 'state', 'cause', 'scheduledAt'])
 // History: "runs of tenant T that ended between A and B" (rollups, purge), and with
-// finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics).
-// Rewritten once per run (its end) — and by a retry.
+// finished_at IS NULL the tenant's runs not ended yet (the live counts of the statistics; the
+// runs moveTenantGroup takes along). Rewritten once per run (its end) — and by a retry.
 @Index('ix_runs_tenant_finished', ['tenantId', 'finishedAt'])
 // Concurrency keys: "going runs of key K of scope S" (a task's or a key group's; counted at every
 // admission, bounded by the key's limit), "oldest held runs of K" (released when one ends) and
