@@ -957,6 +957,12 @@ describe('web console (Chromium)', { shuffle: false }, () => {
     // The oldest due run first: nothing of the others waits as long.
     expect(await op.locator('table[aria-label="Load"] tbody tr').first().getAttribute('data-load-tenant')).toBe('parked-co');
     await shot(op, '23-operator-load');
+    // Its group has a tenant and no live engine: marked so on the engine groups table; the embedded engine's group is served.
+    const groups = op.locator('table[aria-label="Engine groups"]');
+    await groups.locator('tr[data-engine-group="parked"] [data-unserved]').waitFor();
+    expect(await groups.locator('tr[data-engine-group="default"] [data-live-engines]').textContent()).toBe('1');
+    expect(await groups.locator('[data-unserved]').count()).toBe(1);
+    await shot(op, '23b-operator-unserved-group', true);
     await opContext.close();
 
     await page.setViewportSize({ width: 1280, height: 800 });

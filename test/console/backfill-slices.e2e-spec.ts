@@ -71,13 +71,13 @@ describe.each(TEST_DATABASES)('backfill written in slices on %s', (kind) => {
       await new Promise((r) => setImmediate(r));
     }
     try {
-      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to' })).status).toBe(200);
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to', allowUnserved: true })).status).toBe(200);
       expect((await writing).body).toMatchObject({ created: FIRES });
       const runs = await backfillRuns(id);
       expect(runs).toHaveLength(FIRES);
       expect(runs.filter((r) => r.engineGroup !== 'moved-to').map((r) => r.fireKey)).toEqual([]);
     } finally {
-      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default' })).status).toBe(200);
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default', allowUnserved: true })).status).toBe(200);
     }
   }, 60_000);
 

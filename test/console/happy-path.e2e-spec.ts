@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signWebhook } from '@baton/messaging';
 import { firstFireTime } from '@baton/domain';
-import { ExecutorEntity, RunEntity } from '@baton/persistence';
+import { ExecutorEntity, inTransaction, registerEngineNode, RunEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import {
   cronTask,
@@ -540,15 +540,54 @@ for (const kind of TEST_DATABASES) describe(`console happy paths on ${kind}`, { 
     expect((await t.http().get('/api/tasks').set(key)).status).toBe(401);
   });
 
-  it('moves a tenant to another engine group with its tasks and unclaimed runs', async () => {
+  it('refuses to move a tenant to an engine group no live engine serves (409 naming engineGroup), unless told to', async () => {
     await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'eu-2' });
-    const res = await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'eu-2', ratePerSec: 50 });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ engineGroup: 'eu-2', ratePerSec: 50 });
-    const pending = await db.dataSource.getRepository(RunEntity).find({ where: { tenantId: 'acme', state: 'PENDING' } });
-    expect(pending.length).toBeGreaterThan(0);
-    expect(new Set(pending.map((r) => r.engineGroup))).toEqual(new Set(['eu-2']));
-    expect((await t.http().delete('/api/operator/engine-groups/eu-1').set(operator)).status).toBe(204);
+    const engine = (id: string, heartbeatAt: number) =>
+      inTransaction(db.dataSource, (em) => registerEngineNode(em, { id, groups: ['eu-2', 'eu-3'], host: 'h', pid: 1, url: 'http://127.0.0.1:9', slots: 8, startedAt: heartbeatAt, heartbeatAt }));
+    const move = (body: Record<string, unknown>) => t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'eu-2', ...body });
+    const group = async (name: string) => (await t.http().get(`/api/operator/engine-groups/${name}`).set(operator)).body as { tenants: string[]; liveEngines: number };
+    const now = t.clock.now();
+    try {
+      // An engine silent for 10 s, and one that said it stopped, serve nothing.
+      await engine('silent', now - 10_000);
+      await engine('stopped', now);
+      await db.dataSource.query(`UPDATE engine_nodes SET state = 'DOWN' WHERE id = 'stopped'`);
+      const refused = await move({ ratePerSec: 50 });
+      expect(refused.status).toBe(409);
+      expect(refused.body.errors).toEqual([{ field: 'engineGroup', reason: expect.stringMatching(/^no live engine serves engine group "eu-2" .*allowUnserved: true/) }]);
+      expect((await t.http().get('/api/operator/tenants/acme').set(operator)).body).toMatchObject({ engineGroup: 'eu-1', ratePerSec: 1000 }); // nothing of it stored
+      expect(await group('eu-1')).toMatchObject({ tenants: ['acme'], liveEngines: 0 });
+
+      // The operator says so: moved (a group an engine is about to serve), and told apart on the groups page.
+      const forced = await move({ allowUnserved: true });
+      expect(forced.status).toBe(200);
+      expect(await group('eu-2')).toMatchObject({ tenants: ['acme'], liveEngines: 0 });
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'eu-1', allowUnserved: true })).status).toBe(200);
+
+      await engine('live', now - 9_999);
+      expect(await group('eu-2')).toMatchObject({ tenants: [], liveEngines: 1 });
+    } catch (err) {
+      await db.dataSource.query('DELETE FROM engine_nodes');
+      throw err;
+    }
+  });
+
+  it('moves a tenant to another engine group a live engine serves, with its tasks and its runs not ended yet', async () => {
+    const held = await insertRun(db.dataSource, 'acme', taskId, { engineGroup: 'eu-1', state: 'CLAIMED', claimedBy: 'live', leaseUntil: t.clock.now() + 15_000 });
+    try {
+      const res = await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'eu-2', ratePerSec: 50 });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ engineGroup: 'eu-2', ratePerSec: 50 });
+      const pending = await db.dataSource.getRepository(RunEntity).find({ where: { tenantId: 'acme', state: 'PENDING' } });
+      expect(pending.length).toBeGreaterThan(0);
+      expect(new Set(pending.map((r) => r.engineGroup))).toEqual(new Set(['eu-2']));
+      // The run an engine holds moves too, still its engine's: it finishes there, and a hand-back is the new group's to claim.
+      expect(await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: held.id })).toMatchObject({ state: 'CLAIMED', claimedBy: 'live', engineGroup: 'eu-2' });
+      expect((await t.http().delete('/api/operator/engine-groups/eu-1').set(operator)).status).toBe(204);
+    } finally {
+      await db.dataSource.query(`UPDATE runs SET state = 'CANCELLED', finished_at = ?, claimed_by = NULL WHERE id = ?`, [t.clock.now(), held.id]);
+      await db.dataSource.query('DELETE FROM engine_nodes');
+    }
   });
 
   it("limits where a tenant's executors may live, and lifts the limit with null", async () => {

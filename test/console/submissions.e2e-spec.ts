@@ -83,12 +83,12 @@ describe.each(TEST_DATABASES)('submissions through the console API on %s', (kind
     expect((await t.http().post('/api/operator/engine-groups').set(operator).send({ name: 'moved-to' })).status).toBe(201);
     const trigger = async () => (await t.http().post(`/api/tasks/${other}/trigger`).set(acme.adminKey).send({})).body.id as number;
     await trigger(); // its task now kept
-    expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to' })).status).toBe(200);
+    expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'moved-to', allowUnserved: true })).status).toBe(200);
     try {
       const after = await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: await trigger() });
       expect(after.engineGroup).toBe('moved-to');
     } finally {
-      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default' })).status).toBe(200);
+      expect((await t.http().patch('/api/operator/tenants/acme').set(operator).send({ engineGroup: 'default', allowUnserved: true })).status).toBe(200);
     }
   });
 

@@ -38,6 +38,8 @@ export interface EngineGroup {
   description: string;
   createdAt: number;
   tenants: string[];
+  /** Engines serving the group now (UP, a recent heartbeat: ENGINE_SILENT_MS); 0 with tenants bound: their tasks do not fire. */
+  liveEngines: number;
 }
 
 export interface EngineNode {

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { deleteEngineGroup, EngineGroupEntity, findEngineGroup, insertEngineGroup, inTransaction, isUniqueViolation, listEngineGroups, listEngineNodes, tenantGroupsAcrossTenants, updateEngineGroup } from '@baton/persistence';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { engineGroupsOf, liveEnginesOf } from '../common/live-engines';
 import { auditChange } from '../audit';
 import { CreateEngineGroupDto, EngineGroupView, EngineNodeView, UpdateEngineGroupDto } from './dto/operator.dto';
 
@@ -20,19 +21,21 @@ export class EngineGroupsService {
     return map;
   }
 
+  /** The groups as the operator sees them: with their tenants and how many live engines serve each now. */
+  private async views(rows: readonly EngineGroupEntity[]): Promise<EngineGroupView[]> {
+    const [byGroup, engines] = await Promise.all([this.tenantsByGroup(), listEngineNodes(this.dataSource.manager)]);
+    const now = this.clock.now();
+    return rows.map((row) => ({ name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [], liveEngines: liveEnginesOf(engines, row.name, now) }));
+  }
+
   async list(): Promise<EngineGroupView[]> {
-    const [rows, byGroup] = await Promise.all([
-      listEngineGroups(this.dataSource.manager),
-      this.tenantsByGroup(),
-    ]);
-    return rows.map((row) => ({ name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] }));
+    return this.views(await listEngineGroups(this.dataSource.manager));
   }
 
   async get(name: string): Promise<EngineGroupView> {
     const row = await findEngineGroup(this.dataSource.manager, name);
     if (!row) throw notFound('Engine group', name);
-    const byGroup = await this.tenantsByGroup();
-    return { name: row.name, description: row.description, createdAt: row.createdAt, tenants: byGroup.get(row.name) ?? [] };
+    return (await this.views([row]))[0];
   }
 
   async create(dto: CreateEngineGroupDto): Promise<EngineGroupView> {
@@ -48,7 +51,7 @@ export class EngineGroupsService {
       if (isUniqueViolation(error)) throw duplicate();
       throw error;
     }
-    return { name: row.name, description: row.description, createdAt: row.createdAt, tenants: [] };
+    return (await this.views([row]))[0];
   }
 
   async update(name: string, dto: UpdateEngineGroupDto): Promise<EngineGroupView> {
@@ -81,7 +84,7 @@ export class EngineGroupsService {
     const rows = await listEngineNodes(this.dataSource.manager);
     return rows.map((row) => ({
       id: row.id,
-      groups: row.groups.split(',').map((g) => g.trim()).filter((g) => g.length > 0),
+      groups: engineGroupsOf(row.groups),
       host: row.host,
       pid: row.pid,
       url: row.url,

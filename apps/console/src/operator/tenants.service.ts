@@ -1,9 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { normalizeExecutorNetworks, validateExecutorNetworks } from '@baton/domain';
-import { endPasswordSessionsOfTenant, findEngineGroup, findTenant, insertTenant, inTransaction, isUniqueViolation, listTenants, moveTenantGroup, TenantEntity, tenantExists, updateTenant } from '@baton/persistence';
+import {
+  endPasswordSessionsOfTenant,
+  findEngineGroup,
+  findTenant,
+  insertTenant,
+  inTransaction,
+  isUniqueViolation,
+  listEngineNodes,
+  listTenants,
+  moveTenantGroup,
+  TenantEntity,
+  tenantExists,
+  updateTenant,
+} from '@baton/persistence';
 import { badRequest, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
+import { ENGINE_SILENT_MS, liveEnginesOf } from '../common/live-engines';
 import { newExecutorSecret } from '../common/secrets';
 import { auditChange } from '../audit';
 import { userView, UsersService } from '../users/users.service';
@@ -85,7 +99,12 @@ export class TenantsService {
     }
   }
 
-  /** Updates a tenant; a new engine group is copied onto its tasks and its runs not ended yet in the same transaction (moveTenantGroup). */
+  /**
+   * Updates a tenant; a new engine group is copied onto its tasks and its runs not ended yet in the
+   * same transaction (moveTenantGroup). A group no live engine serves is refused (409 naming
+   * engineGroup) unless `allowUnserved`: the tenant's schedules would stop there without a word,
+   * its runs waiting until an engine serving the group starts.
+   */
   async update(id: string, dto: UpdateTenantDto): Promise<TenantView> {
     const executorNetworks = checkedNetworks(dto.executorNetworks);
     return inTransaction(this.dataSource, async (em) => {
@@ -95,6 +114,9 @@ export class TenantsService {
       if (dto.engineGroup !== undefined && dto.engineGroup !== row.engineGroup) {
         if (!(await findEngineGroup(em, dto.engineGroup))) {
           throw badRequest([{ field: 'engineGroup', reason: noEngineGroup(dto.engineGroup) }]);
+        }
+        if (dto.allowUnserved !== true && liveEnginesOf(await listEngineNodes(em), dto.engineGroup, this.clock.now()) === 0) {
+          throw conflict(`Tenant "${id}" not moved: no live engine serves engine group "${dto.engineGroup}"`, [{ field: 'engineGroup', reason: unservedGroup(dto.engineGroup) }]);
         }
         await moveTenantGroup(em, { tenantId: id, engineGroup: dto.engineGroup, now: this.clock.now() });
         row.engineGroup = dto.engineGroup;
@@ -125,6 +147,13 @@ function checkedNetworks(value: string[] | null | undefined): string[] | null | 
   const errors = validateExecutorNetworks(value);
   if (errors.length > 0) throw badRequest(errors);
   return normalizeExecutorNetworks(value);
+}
+
+function unservedGroup(name: string): string {
+  return (
+    `no live engine serves engine group "${name}" (none UP with a heartbeat in the last ${ENGINE_SILENT_MS / 1000} s): the tenant's tasks would stop firing there. ` +
+    `Start an engine with "${name}" in BATON_ENGINE_GROUPS first, or send allowUnserved: true to move it anyway`
+  );
 }
 
 function noEngineGroup(name: string): string {

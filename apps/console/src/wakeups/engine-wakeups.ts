@@ -4,6 +4,7 @@ import type { RunCancels, RunWakeup, RunWakeups } from '@baton/messaging';
 import { findTenants, findUpEngineNodes, TableSnapshot, type EngineNodeRow } from '@baton/persistence';
 import { MAX_CANCEL_NOTICE_RUNS, MAX_WAKE_RUNS, OutboundAgents, PATHS, postOutbound, sign, SIGNATURE_HEADERS, WAKE_ROWS_HEADER, wakeRowsProof, type CancelNotice, type OutboundAnswer, type WakeRequest } from '@baton/protocol';
 import type { Clock } from '../common/clock';
+import { isLiveEngine } from '../common/live-engines';
 import { MAX_WAITING_NOTICES_PER_TENANT, nextAfter, NOTICE_GIVE_UP_MS, WaitingNotices, type EngineNotice } from './cancel-notice-retries';
 
 /**
@@ -12,8 +13,6 @@ import { MAX_WAITING_NOTICES_PER_TENANT, nextAfter, NOTICE_GIVE_UP_MS, WaitingNo
  * was read before: a run now does not wait for two reads every second (they were its p90).
  */
 const REREAD_MS = 1_000;
-/** An engine whose heartbeat is older than this is not woken (it is dying, or gone without saying). */
-const SILENT_MS = 10_000;
 /** A wake-up is a hint: an engine that does not answer in this long is left to its poll (a cancel notice is sent again). */
 const TIMEOUT_MS = 2_000;
 /**
@@ -202,7 +201,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
    * The live engines of the tenant's group and its secret; null when the tenant has none (it is gone).
    * `fresh` (a cancel notice): the engines as read at most REREAD_MS ago, waiting for a read if need
    * be. The snapshot at hand is as old as the console's last wake-up or notice: after a quiet spell
-   * longer than SILENT_MS every engine in it looks silent, and a notice sent with it would reach no
+   * longer than ENGINE_SILENT_MS (live-engines.ts) every engine in it looks silent, and a notice sent with it would reach no
    * engine, so the run sent ahead it cancels would start at its instant. A wake-up is a hint and
    * goes with the snapshot at hand (a poll finds its run).
    */
@@ -211,7 +210,7 @@ export class EngineWakeups implements RunWakeups, OnModuleDestroy {
     const [engines, secret] = await Promise.all([live, this.secretOf(to.tenantId)]);
     if (secret === null) return null;
     const now = this.clock.now();
-    return { engines: engines.filter((e) => e.id !== this.options.exceptNodeId && e.groups.includes(to.engineGroup) && now - e.heartbeatAt < SILENT_MS), secret };
+    return { engines: engines.filter((e) => e.id !== this.options.exceptNodeId && e.groups.includes(to.engineGroup) && isLiveEngine(e, now)), secret };
   }
 
   private signed(tenantId: string, secret: string, path: string, body: string): Record<string, string> {

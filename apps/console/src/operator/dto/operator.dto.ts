@@ -4,6 +4,7 @@ import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, V
 import { NewUserCredentialsDto, UserView } from '../../users/dto/user.dto';
 import { IsDisplayName, OptionalNotNull } from '../../common/validation';
 import { TENANT_ID_PATTERN } from '../../common/tenant-id';
+import { ENGINE_SILENT_MS } from '../../common/live-engines';
 import type * as Api from '../../api-types';
 
 export const ENGINE_GROUP_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
@@ -88,11 +89,22 @@ export class UpdateTenantDto {
   @IsDisplayName(TENANT_NAME_MAX_LENGTH)
   name?: string;
 
-  @ApiPropertyOptional({ description: "Moves the tenant's tasks and its runs not ended yet to this group; a run an engine of the old group holds finishes there, under its lease" })
+  @ApiPropertyOptional({
+    description:
+      `Moves the tenant's tasks and its runs not ended yet to this group, whose engines claim them from then on; a run an engine of the old group holds finishes there, under its lease. The group must exist (400) and a live engine must serve it — one UP with a heartbeat in the last ${ENGINE_SILENT_MS / 1000} s (409 naming engineGroup otherwise) — unless \`allowUnserved\``,
+  })
   @OptionalNotNull('to keep it as it is')
   @IsString()
   @Matches(ENGINE_GROUP_PATTERN, { message: 'must be an engine group name' })
   engineGroup?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "true: move the tenant to `engineGroup` even if no live engine serves it (an engine about to start there, a group parked on purpose): its tasks do not fire and its runs wait until one does. Omitted or false: such a move is refused (409). Not stored",
+  })
+  @IsOptional()
+  @IsBoolean()
+  allowUnserved?: boolean;
 
   @ApiPropertyOptional({ description: 'Tenant token bucket refill rate (runs/s), on each engine. Omitted: unchanged' })
   @OptionalNotNull('to keep it as it is')
@@ -195,6 +207,8 @@ export class EngineGroupView implements Api.EngineGroup {
   @ApiProperty() description!: string;
   @ApiProperty() createdAt!: number;
   @ApiProperty({ type: [String], description: 'Tenants bound to the group' }) tenants!: string[];
+  @ApiProperty({ description: `Engines serving the group now: UP with a heartbeat in the last ${ENGINE_SILENT_MS / 1000} s. 0 with tenants bound: their tasks do not fire` })
+  liveEngines!: number;
 }
 
 export class EngineNodeView implements Api.EngineNode {

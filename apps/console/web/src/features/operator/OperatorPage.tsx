@@ -212,6 +212,8 @@ function OperatorSecretRotation({ tenantIds }: { tenantIds: string[] }) {
 
 function EngineGroupsSection({ tenantsMade }: { tenantsMade: number }) {
   const groups = useLoad(() => get<EngineGroup[]>('/operator/engine-groups'), [tenantsMade]);
+  // Read again as the engine nodes are: an engine that stops leaves its group's tenants unserved.
+  useInterval(() => void groups.reload(), 5000);
   const [name, setName] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
@@ -232,11 +234,24 @@ function EngineGroupsSection({ tenantsMade }: { tenantsMade: number }) {
         label={t('Engine groups')}
         rows={groups.data}
         rowKey={(g) => g.name}
+        rowProps={(g) => ({ 'data-engine-group': g.name })}
         empty={<EmptyState title={t('No engine group yet.')}>{t('Create one below, then start engines in it and give tenants to it.')}</EmptyState>}
         columns={[
           { header: t('Group'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.name },
           { header: t('Description'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.description },
           { header: t('Tenants'), cellProps: () => ({ translate: 'no' as const }), cell: (g) => g.tenants.join(', ') || '—' },
+          {
+            header: t('Live engines'),
+            cellProps: (g) => ({ 'data-live-engines': g.liveEngines }),
+            cell: (g) =>
+              g.liveEngines === 0 && g.tenants.length > 0 ? (
+                <span className="badge offline" data-unserved title={t("No engine serving this group has sent a heartbeat lately: its tenants' tasks do not fire and their runs wait until one starts.")}>
+                  {t('none: tenants not served')}
+                </span>
+              ) : (
+                g.liveEngines
+              ),
+          },
         ]}
       />
       <form className="filters" onSubmit={(e) => void submit(e)} aria-label={t('Create an engine group')}>
