@@ -53,7 +53,7 @@ describe.each(TEST_DATABASES)("a tenant's move to another engine group, seen by 
     await inTransaction(db.dataSource, async (em) => {
       expect(await deferRunDispatch(em, { runId: deferred, attempt: 1, nodeId: OLD_HOLDER, from: ['CLAIMED'], dueAt: T0, executorId: null, error: 'no executor UP', now: T0 })).toBe(true);
       expect(await releaseRuns(em, { ids: [released], from: 'DISPATCHED', owner: OLD_HOLDER, now: T0 })).toBe(1);
-      const again = { runId: retried, attempt: 1, from: ['ACCEPTED'] as const, dueAt: T0, error: 'boom', endedAs: 'FAILED' as const, startedAt: T0, finishedAt: T0, now: T0 };
+      const again = { runId: retried, attempt: 1, from: ['ACCEPTED'] as const, dueAt: T0, error: 'boom', endedAs: 'FAILED' as const, startedAt: T0, finishedAt: T0, finishedClock: 'executor' as const, now: T0 };
       expect(await retryRunAttempt(em, again)).toBe(true);
     });
 
@@ -74,7 +74,7 @@ describe.each(TEST_DATABASES)("a tenant's move to another engine group, seen by 
     // Past its deadline: the watchdog of the tenant's group as it is now sees it, the old one's does not.
     expect((await findOverdueRuns(db.dataSource.manager, { groups: ['gold'], now: T0 + 2_000, limit: 10 })).map((r) => r.runId)).toEqual([held]);
     expect(await findOverdueRuns(db.dataSource.manager, { groups: ['default'], now: T0 + 2_000, limit: 10 })).toEqual([]);
-    const end = { runId: held, attempt: 1, from: ['DISPATCHED'] as const, to: 'SUCCEEDED' as const, resultJson: null, error: null, startedAt: T0, finishedAt: T0 + 500, now: T0 + 500, claimedBy: OLD_HOLDER };
+    const end = { runId: held, attempt: 1, from: ['DISPATCHED'] as const, to: 'SUCCEEDED' as const, resultJson: null, error: null, startedAt: T0, finishedAt: T0 + 500, finishedClock: 'executor' as const, now: T0 + 500, claimedBy: OLD_HOLDER };
     expect(await inTransaction(db.dataSource, (em) => finishRunAttempt(em, end))).toBe(true);
     expect(await row(held)).toMatchObject({ state: 'SUCCEEDED', engineGroup: 'gold' });
   });
