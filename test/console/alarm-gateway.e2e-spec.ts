@@ -173,6 +173,32 @@ describe('console alarm gateway (socket.io)', () => {
     expect(admin.alarms[0]).toEqual(message('a-1', 'acme'));
   });
 
+  it("shows a viewer's socket an alarm's secret-named data redacted, as GET /api/alarms does; an admin's in clear", async () => {
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const viewer = await client('acme', { token: tokenOf(acme.viewer) });
+    const viewerKey = await client('acme', { apiKey: acme.viewerKey['X-API-Key'] });
+    const data = { order: 'o-1', apiToken: 'tok-live', nested: { password: 'pw-live' } };
+    bus.alarm('acme', message('s-1', 'acme', { type: 'BUSINESS', data }));
+    await delivered(admin, viewer, viewerKey);
+    expect(admin.alarms.map((a) => a.data)).toEqual([data]);
+    for (const c of [viewer, viewerKey]) {
+      expect(c.alarms.map((a) => a.data)).toEqual([{ order: 'o-1', apiToken: '[redacted]', nested: { password: '[redacted]' } }]);
+      expect(c.alarms[0]).toMatchObject({ id: 's-1', type: 'BUSINESS', message: 'alarm s-1' });
+    }
+
+    // The REST reads of the stored alarm, by the same rule.
+    const row = await insertAlarm(db.dataSource, 'acme', { uid: 's-row', type: 'BUSINESS', data });
+    const http = () => request(app.getHttpServer());
+    for (const who of [acme.viewer, acme.viewerKey]) {
+      const list = await http().get('/api/alarms?type=BUSINESS').set(who);
+      expect(list.body.items.map((a: { data: unknown }) => a.data)).toEqual([{ order: 'o-1', apiToken: '[redacted]', nested: { password: '[redacted]' } }]);
+      const one = await http().get(`/api/alarms/${row.id}`).set(who);
+      expect(one.body.data).toEqual({ order: 'o-1', apiToken: '[redacted]', nested: { password: '[redacted]' } });
+      expect(`${list.text}${one.text}`).not.toMatch(/tok-live|pw-live/);
+    }
+    expect((await http().get(`/api/alarms/${row.id}`).set(acme.adminKey)).body.data).toEqual(data);
+  });
+
   it('accepts on topic T only alarms of tenant T, only valid ones, and each id once', async () => {
     const admin = await client('acme', { token: tokenOf(acme.admin) });
     const other = await client('globex', { token: tokenOf(globex.admin) });

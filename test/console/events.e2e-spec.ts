@@ -312,6 +312,32 @@ describe.each(TEST_DATABASES)('events through the console API on %s', (kind) => 
     expect(await runsOf(gold)).toHaveLength(goldBefore);
   });
 
+  it("shows a viewer a payload's secret-named values redacted — list, detail, search — and finds no text that is only inside one; an admin in clear", async () => {
+    const payload = { order: { id: 'o-secret' }, password: 'evtpw-1', auth: { apiToken: 'evt-tok-1' } };
+    const sent = await emit(acme, { name: 'order.secret', payload });
+    expect(sent.status).toBe(201);
+    const redacted = { order: { id: 'o-secret' }, password: '[redacted]', auth: { apiToken: '[redacted]' } };
+    const found = async (who: SeededTenant['viewer'], q: string) => {
+      const res = await t.http().get('/api/events').query({ name: 'order.secret', q }).set(who);
+      expect(res.status, res.text).toBe(200);
+      return res.body.items as Array<{ id: number; payload: unknown }>;
+    };
+    for (const viewer of [acme.viewer, acme.viewerKey]) {
+      const list = await t.http().get('/api/events?name=order.secret').set(viewer);
+      expect(list.body.items.map((e: { payload: unknown }) => e.payload)).toEqual([redacted]);
+      const one = await t.http().get(`/api/events/${sent.body.id}`).set(viewer);
+      expect(one.status).toBe(200);
+      expect(one.body.payload).toEqual(redacted);
+      // A search matching only inside a secret would tell it a character at a time: it finds nothing.
+      expect(await found(viewer, 'evtpw')).toEqual([]);
+      expect(await found(viewer, 'evt-tok')).toEqual([]);
+      expect((await found(viewer, 'o-secret')).map((e) => e.payload)).toEqual([redacted]);
+      expect(`${list.text}${one.text}`).not.toMatch(/evtpw|evt-tok/);
+    }
+    expect((await t.http().get(`/api/events/${sent.body.id}`).set(acme.admin)).body.payload).toEqual(payload);
+    expect((await found(acme.adminKey, 'evtpw')).map((e) => e.payload)).toEqual([payload]);
+  });
+
   it('deletes events older than the tenant’s run retention (the engines’ history job)', async () => {
     const repo = db.dataSource.getRepository(EventEntity);
     const old = await repo.save(repo.create({ tenantId: 'acme', name: 'order.paid', payload: {}, idempotencyKey: 'old-one', runIds: [], receivedAt: T0 - 10 * DAY_MS }));

@@ -43,7 +43,8 @@ const CATCH_UP_LIMIT = 10_000;
  * - Subscribes to every tenant's alarm topic (`<prefix>>`); an alarm is accepted from topic T only
  *   if it is a valid `baton.alarm/1` message whose tenantId is T (an executor of one tenant
  *   publishing to another tenant's topic, or with another tenant's id, is dropped), and is emitted
- *   as `alarm` to T's room only — once: repeats (same id) are dropped.
+ *   as `alarm` to T's room only — once: repeats (same id) are dropped; a viewer's socket gets its
+ *   secret-named values redacted, as GET /api/alarms shows them.
  * - After the subscription comes back (broker restart, reconnection), re-reads from the database
  *   what was published while it was down (and what is still waiting in the outbox), emits it in
  *   id order, then what arrived meanwhile: a broker outage loses nothing for the browsers of this
@@ -160,7 +161,8 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
    */
   private emit(alarm: AlarmMessage): void {
     if (!this.delivered.add(`${alarm.id}#${alarm.count}`)) return;
-    this.realtime.emitToTenant(alarm.tenantId, 'alarm', alarm);
+    // The alarm's data is the tenant's (a handler's ctx.alarm): a viewer's socket gets it as GET /api/alarms shows it.
+    this.realtime.emitShownToTenant(alarm.tenantId, 'alarm', alarm);
   }
 
   /**

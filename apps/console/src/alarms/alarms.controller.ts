@@ -4,6 +4,7 @@ import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
+import { shownTo } from '../auth/secret-values';
 import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
 import { AlarmsService } from './alarms.service';
 import { AlarmPage, AlarmQuery, AlarmView } from './dto/alarm.dto';
@@ -13,16 +14,17 @@ export class AlarmsController {
   constructor(private readonly alarms: AlarmsService) {}
 
   @Get()
-  @ApiOperation({ summary: "The tenant's alarms, newest first, cursor-paginated" })
+  @ApiOperation({ summary: "The tenant's alarms, newest first, cursor-paginated (a viewer sees secret-named values of an alarm's data as [redacted])" })
   @ApiOkResponse({ type: AlarmPage })
-  list(@TenantId() tenantId: string, @Query() query: AlarmQuery): Promise<Page<AlarmView>> {
-    return this.alarms.list(tenantId, query);
+  async list(@TenantId() tenantId: string, @Query() query: AlarmQuery, @CurrentPrincipal() principal: Principal): Promise<Page<AlarmView>> {
+    return shownTo(principal, await this.alarms.list(tenantId, query));
   }
 
   @Get(':id')
+  @ApiOperation({ summary: "An alarm (a viewer sees secret-named values of its data as [redacted])" })
   @ApiOkResponse({ type: AlarmView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<AlarmView> {
-    return this.alarms.get(tenantId, id);
+  async get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<AlarmView> {
+    return shownTo(principal, await this.alarms.get(tenantId, id));
   }
 
   @Post(':id/ack')

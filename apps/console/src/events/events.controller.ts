@@ -4,7 +4,8 @@ import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
+import { CurrentPrincipal, TenantId, type Principal } from '../common/principal';
+import { seesSecretValues, shownTo } from '../auth/secret-values';
 import { HEAVY_WORK_BUSY } from '../common/tenant-heavy-work';
 import { EmitBatchView, EmitEventsDto, EmittedEventView, EventDetailView, EventPage, EventQuery, EventView } from './dto/event.dto';
 import { MAX_BATCH_EVENTS, MAX_EMIT_RUNS } from './event';
@@ -44,17 +45,20 @@ export class EventsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Events, newest first, by name, time range and payload text; cursor pagination on (receivedAt desc, id desc)' })
+  @ApiOperation({
+    summary: 'Events, newest first, by name, time range and payload text; cursor pagination on (receivedAt desc, id desc)',
+    description: 'A viewer sees secret-named values of a payload (`password`, `apiToken`, …) as [redacted], and its payload-text search finds only text outside them.',
+  })
   @ApiOkResponse({ type: EventPage })
   @ApiTooManyRequestsResponse({ description: HEAVY_WORK_BUSY })
-  list(@TenantId() tenantId: string, @Query() query: EventQuery): Promise<Page<EventView>> {
-    return this.events.list(tenantId, query);
+  async list(@TenantId() tenantId: string, @Query() query: EventQuery, @CurrentPrincipal() principal: Principal): Promise<Page<EventView>> {
+    return shownTo(principal, await this.events.list(tenantId, query, { secretValues: seesSecretValues(principal) }));
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'An event with the runs it started' })
+  @ApiOperation({ summary: "An event with the runs it started (a viewer sees the payload's secret-named values as [redacted])" })
   @ApiOkResponse({ type: EventDetailView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<EventDetailView> {
-    return this.events.get(tenantId, id);
+  async get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<EventDetailView> {
+    return shownTo(principal, await this.events.get(tenantId, id));
   }
 }

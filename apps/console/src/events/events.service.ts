@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { dialectOf, findEvent, findTenantRuns, listEvents, type EventEntity } from '@baton/persistence';
+import { shownTextContains } from '@baton/domain';
 import { errorBody } from '@baton/protocol';
 import { auditNoChange } from '../audit';
 import { badRequest, notFound } from '../common/api-error';
@@ -126,8 +127,13 @@ export class EventsService {
     return out;
   }
 
-  /** GET /api/events: newest first, by name, time range and (bounded, like run search) payload text. */
-  async list(tenantId: string, query: EventQuery): Promise<Page<EventView>> {
+  /**
+   * GET /api/events: newest first, by name, time range and (bounded, like run search) payload text.
+   * `shown.secretValues` false (a viewer): a payload-text match found only inside secret-named
+   * values is left out (shownTextContains), as the viewer sees them redacted — the search would
+   * otherwise tell a secret a character at a time.
+   */
+  async list(tenantId: string, query: EventQuery, shown: { secretValues: boolean }): Promise<Page<EventView>> {
     const from = query.from ?? 0;
     const to = query.to ?? Number.MAX_SAFE_INTEGER;
     if (to <= from) throw badRequest([{ field: 'to', reason: `must be after from (${from})` }]);
@@ -138,7 +144,9 @@ export class EventsService {
     // With a payload text, a bounded search (searchInSlices); without, one page of the list (scanBudget unused).
     const read = async () => {
       const page = query.q === undefined ? await slice(after, 0, limit) : await searchInSlices(dialectOf(this.dataSource.manager), { after, limit }, slice);
-      return { items: page.rows.map(eventView), nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null };
+      const q = query.q;
+      const rows = q !== undefined && !shown.secretValues ? page.rows.filter((row) => shownTextContains(row.payload, q)) : page.rows;
+      return { items: rows.map(eventView), nextCursor: page.next ? encodeCursor(page.next.time, page.next.id) : null };
     };
     return query.q === undefined ? read() : this.heavyWork.run(tenantId, read);
   }

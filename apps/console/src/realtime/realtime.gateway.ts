@@ -2,8 +2,10 @@ import type { Server as HttpServer } from 'node:http';
 import { BeforeApplicationShutdown, HttpException, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Server, type Socket } from 'socket.io';
+import { redact } from '@baton/domain';
 import { isAllowed } from '../auth/auth.guard';
 import { AuthService } from '../auth/auth.service';
+import { seesSecretValues } from '../auth/secret-values';
 import { requestCredential, socketOriginAllowed } from '../auth/session-cookie';
 import { CONSOLE_OPTIONS, type ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
@@ -41,7 +43,8 @@ export type ClientEventHandler<R> = (socket: Socket, principal: Principal, paylo
  *   refused from a page of another origin), or for API clients `auth: { token }` (a session token
  *   from POST /api/auth/login) or `auth: { apiKey }` (or the `Authorization` / `X-API-Key`
  *   headers). Tenant principals only. Each socket joins exactly one room: its own tenant's.
- * - emitToTenant: an event to one tenant's sockets only; tenantsListening: the tenants with a
+ * - emitToTenant: an event to one tenant's sockets only (emitShownToTenant: each as its principal may
+ *   see it); tenantsListening: the tenants with a
  *   socket here (a feature polls for those only).
  * - onClientEvent: a feature's client event, its handler run with the socket's credential checked
  *   again first (one indexed read): a socket whose session ended or whose key was revoked gets
@@ -113,6 +116,24 @@ export class RealtimeGateway implements OnModuleInit, BeforeApplicationShutdown 
   emitToTenant(tenantId: string, event: string, payload: unknown, except?: Socket): void {
     if (except) except.to(tenantRoom(tenantId)).emit(event, payload);
     else this.io?.to(tenantRoom(tenantId)).emit(event, payload);
+  }
+
+  /**
+   * `event` with `payload` to the tenant's sockets on this console, each as its principal may see
+   * it now (as shownTo shows the REST reads of the same data: a viewer's secret-named values redacted).
+   * For payloads of the tenant's own data (an alarm's `data`); emitToTenant for Baton's own shapes.
+   */
+  emitShownToTenant(tenantId: string, event: string, payload: unknown): void {
+    const sockets = this.io?.of('/').sockets;
+    const room = this.io?.of('/').adapter.rooms.get(tenantRoom(tenantId));
+    if (!sockets || !room) return;
+    let redacted: { value: unknown } | null = null; // made once, for the first viewer
+    for (const id of room) {
+      const socket = sockets.get(id);
+      if (!socket) continue;
+      if (seesSecretValues(socket.data.principal as Principal)) socket.emit(event, payload);
+      else socket.emit(event, (redacted ??= { value: redact(payload) }).value);
+    }
   }
 
   /** The tenants with at least one socket on this console. */

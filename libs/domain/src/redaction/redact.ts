@@ -1,8 +1,8 @@
 /**
  * Baton's one rule for secret-looking names: a property whose name matches one of these is never
  * shown in clear where a past value or another principal's view is shown — the audit log's
- * before/after, a task's versions and their changes, a viewer's tasks and tasks-as-code export,
- * the fields of a log line. Names, not values, because the values (hashes, keys, secrets) look
+ * before/after, a task's versions and their changes, a viewer's tasks, runs, tasks-as-code
+ * export, events and alarms (REST and live), the fields of a log line. Names, not values, because the values (hashes, keys, secrets) look
  * like any other string.
  */
 export const SECRET_NAMES: readonly RegExp[] = [/password/i, /secret/i, /token/i, /hash$/i, /^key$/i, /apikey$/i, /authorization/i, /cookie/i, /credential/i];
