@@ -284,7 +284,7 @@ describe.each(TEST_DATABASES)('console bad input on %s', (kind) => {
     const hooks = await t.http().get('/api/inbound-webhooks').set(a.admin);
     expect(hooks.body).toEqual(expect.arrayContaining([expect.objectContaining({ name: stored, path: `/api/hooks/${publicId}` })]));
     const body = JSON.stringify({ ref: 'main' });
-    const delivered = await t.http().post(`/api/hooks/${publicId}`).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`).send(body);
+    const delivered = await t.http().post(`/api/hooks/${publicId}`).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`, 'X-GitHub-Delivery': 'd-old-hook' }).send(body);
     expect(delivered.status, JSON.stringify(delivered.body)).toBe(201);
   });
 

@@ -2,8 +2,10 @@ import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuditRecordEntity, EventEntity, InboundWebhookEntity, RunEntity } from '@baton/persistence';
 import { TenantAdmission, TENANT_REQUESTS_IN_FLIGHT, TENANT_REQUESTS_WAITING, type AdmissionTicket } from '../../apps/console/src/common/tenant-admission';
+import { RetryLaterError } from '../../apps/console/src/common/retry-later-error';
 import { EventsService } from '../../apps/console/src/events/events.service';
 import { HOOK_KEEP_MS } from '../../apps/console/src/inbound-webhooks/inbound-webhook';
+import { purgeTenant } from '../../apps/engine/src/history/purge-pass';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, type SeededTenant } from './console-test-kit';
 
@@ -13,6 +15,8 @@ import { listenOnLoopback, seedTenant, startConsole, T0, type ConsoleTestApp, ty
  * starts the subscribed task once, retries included; bad, stale and unknown signatures are 401;
  * tenants see and delete only their own hooks.
  */
+const DAY_MS = 24 * 3_600_000;
+
 describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
   // The tests are the steps of two hooks' lives, in order (made, delivered to, throttled, rotated,
   // deleted): they run in this order even when the suite is shuffled.
@@ -27,8 +31,11 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
 
   const hmac = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
   const runsOfTask = () => db.dataSource.getRepository(RunEntity).find({ where: { taskId: task }, order: { id: 'ASC' } });
+  let deliveries = 0;
+  /** A new delivery id each call (GitHub's own are UUIDs), as GitHub sends with each delivery. */
+  const deliveryId = () => `d-${++deliveries}`;
   const deliverGithub = (path: string, body: string, headers: Record<string, string> = {}) =>
-    t.http().post(path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body)}`, ...headers }).send(body);
+    t.http().post(path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body)}`, 'X-GitHub-Delivery': deliveryId(), ...headers }).send(body);
   const stripeHeader = (secret: string, body: string, at = t.clock.now()) => {
     const ts = Math.floor(at / 1000);
     return `t=${ts},v1=${hmac(secret, `${ts}.${body}`)}`;
@@ -116,7 +123,9 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
   it("takes an empty Stripe id as none (a new event each time), and keeps a tenant's own keys out of its hooks' key form", async () => {
     const deliverStripe = (body: string) => t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body)).send(body);
     const empty = JSON.stringify({ id: '', type: 'invoice.paid' });
-    const answers = [await deliverStripe(empty), await deliverStripe(empty)];
+    const first = await deliverStripe(empty);
+    t.clock.advance(1_000); // Stripe signs each delivery at its own time
+    const answers = [first, await deliverStripe(empty)];
     expect(answers.map((a) => a.status)).toEqual([201, 201]);
     expect(answers[0].body.eventId).not.toBe(answers[1].body.eventId);
     // A key of the hooks' form would answer the hook's delivery of that id with the tenant's own event.
@@ -130,7 +139,7 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
   it('refuses a wrong signature, a stale timestamp and an unknown hook with 401; an unknown hook answers as a wrong signature', async () => {
     const body = JSON.stringify({ ref: 'x' });
     const before = await db.dataSource.getRepository(EventEntity).count();
-    const wrong = await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${hmac('not-the-secret', body)}`).send(body);
+    const wrong = await t.http().post(github.path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac('not-the-secret', body)}`, 'X-GitHub-Delivery': deliveryId() }).send(body);
     expect(wrong.status).toBe(401);
     const unknown = await deliverGithub('/api/hooks/ih_' + 'A'.repeat(43), body);
     const junk = await deliverGithub('/api/hooks/acme', body);
@@ -138,7 +147,7 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(unknown.body).toEqual(wrong.body);
     expect(junk.body).toEqual(wrong.body);
     // Signed with the right secret, over another body.
-    const tampered = await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${hmac(github.secret, body)}`).send('{"ref":"y"}');
+    const tampered = await t.http().post(github.path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body)}`, 'X-GitHub-Delivery': deliveryId() }).send('{"ref":"y"}');
     expect(tampered.body).toEqual(wrong.body);
     const stale = await t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', stripeHeader(stripe.secret, body, t.clock.now() - 301_000)).send(body);
     expect(stale.status).toBe(401);
@@ -147,6 +156,69 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(none.status).toBe(401);
     expect(none.body.message).toContain('X-Hub-Signature-256');
     expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('refuses a GitHub-style delivery without X-GitHub-Delivery with 400 naming it, before its hook is looked up, storing nothing', async () => {
+    const body = JSON.stringify({ ref: 'refs/heads/no-id' });
+    const before = await db.dataSource.getRepository(EventEntity).count();
+    const signed = { 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body)}` };
+    for (const path of [github.path, '/api/hooks/ih_' + 'A'.repeat(43)]) {
+      for (const id of [undefined, '', '  ']) {
+        const res = await t.http().post(path).set('Content-Type', 'application/json').set(id === undefined ? signed : { ...signed, 'X-GitHub-Delivery': id }).send(body);
+        expect(res.status, path).toBe(400);
+        expect(res.body.errors).toEqual([{ field: 'X-GitHub-Delivery', reason: expect.stringContaining('replay') }]);
+      }
+    }
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(before);
+  });
+
+  it('refuses a captured delivery sent again under another delivery id with 409, storing nothing; its redelivery under its own id answers the first event', async () => {
+    const body = JSON.stringify({ ref: 'refs/heads/replayed', after: 'c0ffee' });
+    const first = await deliverGithub(github.path, body, { 'X-GitHub-Delivery': 'captured-1' });
+    expect(first.status).toBe(201);
+    const events = await db.dataSource.getRepository(EventEntity).count();
+    const runs = (await runsOfTask()).length;
+    for (const headers of [{ 'X-GitHub-Delivery': 'forged-2' }, { 'X-GitHub-Delivery': 'forged-3' }] as Array<Record<string, string>>) {
+      const replay = await deliverGithub(github.path, body, headers);
+      expect(replay.status, JSON.stringify(replay.body)).toBe(409);
+      expect(replay.body.errors).toEqual([{ field: 'X-Hub-Signature-256', reason: expect.stringContaining('taken before') }]);
+    }
+    // Re-spelt (upper-case hex), it is the same signature.
+    const upper = await t.http().post(github.path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, body).toUpperCase()}`, 'X-GitHub-Delivery': 'forged-4' }).send(body);
+    expect(upper.status).toBe(409);
+    const redelivery = await deliverGithub(github.path, body, { 'X-GitHub-Delivery': 'captured-1' });
+    expect(redelivery.status).toBe(200);
+    expect(redelivery.body).toEqual({ eventId: first.body.eventId, created: false, runIds: first.body.runIds });
+    expect(await db.dataSource.getRepository(EventEntity).count()).toBe(events);
+    expect(await runsOfTask()).toHaveLength(runs);
+
+    // Stripe style: within its 300 s window, the same signed delivery naming no id is taken once.
+    const noId = JSON.stringify({ type: 'invoice.paid', data: { n: 'replayed' } });
+    const header = stripeHeader(stripe.secret, noId);
+    const send = () => t.http().post(stripe.path).set('Content-Type', 'application/json').set('Stripe-Signature', header).send(noId);
+    expect((await send()).status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(409);
+    expect(again.body.errors).toEqual([{ field: 'Stripe-Signature', reason: expect.stringContaining('taken before') }]);
+  });
+
+  it('takes again a delivery whose first try stored nothing (its tenant busy), and forgets a signature once retention lets its events go', async () => {
+    const events = t.app.get(EventsService);
+    const body = JSON.stringify({ ref: 'refs/heads/retried' });
+    const emitOne = vi.spyOn(events, 'emitOne').mockRejectedValueOnce(new RetryLaterError('too many events waiting', 1));
+    expect((await deliverGithub(github.path, body, { 'X-GitHub-Delivery': 'retried-1' })).status).toBe(429);
+    emitOne.mockRestore();
+    expect((await deliverGithub(github.path, body, { 'X-GitHub-Delivery': 'retried-1' })).status).toBe(201);
+
+    // Kept as long as the tenant's events: once purged with them, the signature is taken as new.
+    const remembered = () => db.dataSource.query('SELECT tenant_id FROM inbound_webhook_signatures');
+    expect((await remembered()).length).toBeGreaterThan(0);
+    const ceiling = { runsMs: DAY_MS, logsMs: DAY_MS, alarmsMs: DAY_MS, minRunsKept: 0 };
+    const cursor = { tenantId: 'acme', rolledUntil: 0, settledUntil: 0, logsPurgedUntil: 0, purgePosition: 0 };
+    const report = await purgeTenant(db.dataSource, 'test', cursor, t.clock.now() + DAY_MS + 1, { ceiling, statsRetentionMs: DAY_MS, auditRetentionMs: 365 * DAY_MS, batch: 2 });
+    expect(report.inboundSignatures).toBeGreaterThan(0);
+    expect(await remembered()).toEqual([]);
+    expect((await deliverGithub(github.path, body, { 'X-GitHub-Delivery': 'retried-3' })).status).toBe(201);
   });
 
   it('accepts a delivery at the edge of the replay window as the clock moves, and refuses it past', async () => {
@@ -162,7 +234,7 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
 
   it('answers 400 for a body that is not a JSON object, 413 past the payload bound', async () => {
     const form = 'payload=%7B%22ref%22%3A1%7D';
-    const res = await t.http().post(github.path).set('Content-Type', 'application/x-www-form-urlencoded').set('X-Hub-Signature-256', `sha256=${hmac(github.secret, form)}`).send(form);
+    const res = await t.http().post(github.path).set('Content-Type', 'application/x-www-form-urlencoded').set({ 'X-Hub-Signature-256': `sha256=${hmac(github.secret, form)}`, 'X-GitHub-Delivery': deliveryId() }).send(form);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'body', reason: expect.stringContaining('application/json') }]);
     // Malformed JSON sent as JSON is told where, with no word about GitHub's content type.
@@ -170,7 +242,7 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.errors).toEqual([{ field: 'body', reason: 'malformed JSON: Expected double-quoted property name in JSON at position 9' }]);
     // No content type at all (fetch sends none for bytes): the hint, as for the form.
-    const bare = await fetch(`${await listenOnLoopback(t)}${github.path}`, { method: 'POST', headers: { 'X-Hub-Signature-256': `sha256=${hmac(github.secret, form)}` }, body: Buffer.from(form) });
+    const bare = await fetch(`${await listenOnLoopback(t)}${github.path}`, { method: 'POST', headers: { 'X-Hub-Signature-256': `sha256=${hmac(github.secret, form)}`, 'X-GitHub-Delivery': deliveryId() }, body: Buffer.from(form) });
     expect(bare.status).toBe(400);
     expect(((await bare.json()) as { errors: unknown }).errors).toEqual([{ field: 'body', reason: expect.stringContaining('got no content type; GitHub') }]);
     const list = '[1,2]';
@@ -183,7 +255,7 @@ describe.each(TEST_DATABASES)('inbound webhooks on %s', (kind) => {
   it('keeps a stranger from writing without bound: failures of a hook are counted, then refused without a write', async () => {
     const body = JSON.stringify({ n: 1 });
     const counted = async () => Math.max(0, ...(await db.dataSource.query('SELECT failures FROM login_throttle')).map((r: { failures: number }) => Number(r.failures)));
-    const fail = async () => expect((await t.http().post(github.path).set('Content-Type', 'application/json').set('X-Hub-Signature-256', `sha256=${'0'.repeat(64)}`).send(body)).status).toBe(401);
+    const fail = async () => expect((await t.http().post(github.path).set('Content-Type', 'application/json').set({ 'X-Hub-Signature-256': `sha256=${'0'.repeat(64)}`, 'X-GitHub-Delivery': deliveryId() }).send(body)).status).toBe(401);
     for (let i = 0; i < 5; i++) await fail();
     // The fifth failure started the hook's wait: the next ones are refused without being counted.
     expect(await counted()).toBe(5);

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue } from '@baton/domain';
-import { findInboundWebhookByPublicIdAcrossTenants, type InboundWebhookEntity } from '@baton/persistence';
+import { findInboundWebhookByPublicIdAcrossTenants, forgetInboundSignature, rememberInboundSignature, type InboundWebhookEntity } from '@baton/persistence';
 import { jsonDeeperThan, jsonDepthReason } from '@baton/protocol';
 import { runAudited, type AuditActor } from '../audit';
 import { LoginThrottle } from '../auth/login-throttle';
-import { badRequest, unauthorized } from '../common/api-error';
+import { badRequest, conflict, unauthorized, type ApiError } from '../common/api-error';
 import { malformedJsonReason } from '../common/exception.filter';
 import { KeptReads } from '../common/kept-reads';
 import { TenantAdmission, type ClosingResponse } from '../common/tenant-admission';
@@ -14,7 +14,7 @@ import { EventsService } from '../events/events.service';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from '../submissions/submission';
 import type { DeliveryAcceptedView } from './dto/inbound-webhook.dto';
 import { HOOK_FAILURE_LIMITS, HOOK_KEEP_MS, PUBLIC_ID_PATTERN, SIGNATURE_REFUSED, STRIPE_TOLERANCE_SECONDS } from './inbound-webhook';
-import { readSignature, signatureMatches, staleProblem, type DeliverySignature, type SignatureHeaders } from './verify-signature';
+import { readSignature, staleProblem, verifiedDigest, type DeliverySignature, type SignatureHeaders } from './verify-signature';
 
 /**
  * Deliveries to `POST /api/hooks/<publicId>`: the signature checked on the raw body bytes, then
@@ -57,21 +57,33 @@ export class HookDeliveriesService {
     if ('problem' in signature) throw unauthorized(signature.problem);
     const stale = staleProblem(signature, now, STRIPE_TOLERANCE_SECONDS);
     if (stale) throw unauthorized(stale);
+    // Named before the hook is looked up, as the signature's problems are: the answer is the same whether it exists.
+    if (signature.scheme === 'GITHUB' && signature.deliveryId === null) throw badRequest([{ field: 'X-GitHub-Delivery', reason: GITHUB_DELIVERY_REQUIRED }]);
     const body = rawBody ?? Buffer.alloc(0);
     const hook = PUBLIC_ID_PATTERN.test(publicId) ? await this.hookOf(publicId) : null;
     if (!hook) throw unauthorized(SIGNATURE_REFUSED);
     await this.admission.admit(hook.tenantId, response);
-    if (!signatureMatches(signature, hook.scheme, hook.secret, body)) {
+    const digest = verifiedDigest(signature, hook.scheme, hook.secret, body);
+    if (digest === null) {
       await this.recordFailure(hook, address, now);
       throw unauthorized(SIGNATURE_REFUSED);
     }
     const payload = jsonObjectOf(body, headers['content-type']);
     const idempotencyKey = idempotencyKeyOf(hook, signature, payload);
+    const remembered = await rememberInboundSignature(this.dataSource.manager, { tenantId: hook.tenantId, signature: digest, deliveryKey: idempotencyKey, now });
+    // Taken before: again only as the same delivery (a redelivery, which its idempotency key answers with the first event).
+    if (!remembered.first && (remembered.deliveryKey === null || remembered.deliveryKey !== idempotencyKey)) throw replayRefused(signature);
     const actor: AuditActor = { kind: 'inboundWebhook', name: `inbound-webhook:${hook.name}`, userId: null, apiKeyId: null, address };
-    const event = await runAudited(actor, 'inbound-webhook.deliver', this.clock, () =>
-      this.events.emitOne(hook.tenantId, { name: hook.eventName, payload, idempotencyKey }, typeof headers.traceparent === 'string' ? headers.traceparent : undefined, true),
-    );
-    return { status: event.created ? 201 : 200, eventId: event.id, created: event.created, runIds: event.runIds };
+    try {
+      const event = await runAudited(actor, 'inbound-webhook.deliver', this.clock, () =>
+        this.events.emitOne(hook.tenantId, { name: hook.eventName, payload, idempotencyKey }, typeof headers.traceparent === 'string' ? headers.traceparent : undefined, true),
+      );
+      return { status: event.created ? 201 : 200, eventId: event.id, created: event.created, runIds: event.runIds };
+    } catch (err) {
+      // Nothing stored (refused, the tenant busy): its sender may send the same delivery again.
+      if (remembered.first) await forgetInboundSignature(this.dataSource.manager, { tenantId: hook.tenantId, signature: digest }).catch(() => undefined);
+      throw err;
+    }
   }
 
   /**
@@ -106,6 +118,21 @@ export class HookDeliveriesService {
     const quiet = waits.length > 0 ? `; further failures are not logged for ${Math.max(...waits.map((w) => w.delayMs)) / 1000} s` : '';
     this.logger.warn(`inbound webhook ${hook.name} (tenant ${hook.tenantId}): a delivery from ${address ?? 'an unknown address'} has a signature that does not verify${quiet}`, { tenantId: hook.tenantId, inboundWebhookId: hook.id });
   }
+}
+
+/** Why a GitHub-style delivery needs its id: without it, a redelivery (taken again) and a replay (refused) look the same. */
+const GITHUB_DELIVERY_REQUIRED = "required with X-Hub-Signature-256: the delivery's id (GitHub sends one with each delivery, the same on a redelivery); a signed body without it cannot be told from a replay";
+
+/**
+ * A delivery whose signature a delivery of the tenant took before under another delivery id (or
+ * none): a replay of a captured delivery. The signature names no time (GitHub style), or its time
+ * is still within the window (Stripe style), so remembering it is what refuses it.
+ */
+function replayRefused(signature: DeliverySignature): ApiError {
+  const [header, id] = signature.scheme === 'GITHUB' ? ['X-Hub-Signature-256', 'X-GitHub-Delivery'] : ['Stripe-Signature', 'the body\'s id'];
+  return conflict('This delivery was taken before: a delivery is taken once, and only its own redelivery is answered again', [
+    { field: header, reason: `was taken before by a delivery with another ${id} (or none): a replay is refused for as long as the tenant keeps its events` },
+  ]);
 }
 
 /** Hooks kept at once (a row is a few hundred bytes); past it, what is kept is cleared (KeptReads). */

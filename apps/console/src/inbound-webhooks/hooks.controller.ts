@@ -1,5 +1,5 @@
 import { HttpCode, Ip, Param, Post, Req, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { MAX_EVENT_PAYLOAD_BYTES } from '@baton/domain';
 import { NotAudited } from '../audit';
 import { ConsoleController } from '../common/access';
@@ -20,9 +20,10 @@ export class HooksController {
   @ApiOperation({
     summary: "A third party's delivery to an inbound webhook: a signed JSON object that becomes an event of the hook's tenant",
     description:
-      `Signed on the raw body with the hook's secret, by its scheme: GITHUB \`X-Hub-Signature-256: sha256=<hex HMAC-SHA256(body)>\` (idempotency key: \`X-GitHub-Delivery\`), ` +
+      `Signed on the raw body with the hook's secret, by its scheme: GITHUB \`X-Hub-Signature-256: sha256=<hex HMAC-SHA256(body)>\` with \`X-GitHub-Delivery\` (required: the idempotency key), ` +
       `STRIPE \`Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256("<t>.<body>")>\`, t within ${STRIPE_TOLERANCE_SECONDS} s of the server's clock (idempotency key: the body's \`id\`, a string or an integer; any other \`id\` is a 400 naming it). ` +
-      `The body (a JSON object of at most ${MAX_EVENT_PAYLOAD_BYTES} bytes) is the event's payload. 201: a new event; 200: a repeat of a delivery (it started nothing).`,
+      `The body (a JSON object of at most ${MAX_EVENT_PAYLOAD_BYTES} bytes) is the event's payload. 201: a new event; 200: a repeat of a delivery (it started nothing). ` +
+      "A signature is taken once per tenant for as long as the tenant keeps its events (its runs' retention): sent again, it is answered as its first delivery only under that delivery's own id (a redelivery), and refused with 409 under another id or none (a replay).",
   })
   @ApiHeader({
     name: 'X-Hub-Signature-256',
@@ -32,7 +33,7 @@ export class HooksController {
   @ApiHeader({
     name: 'X-GitHub-Delivery',
     required: false,
-    description: "GITHUB scheme: the delivery's id (the same on a redelivery), the event's idempotency key once prefixed with `h<hook id>:`; absent or empty: a new event each time. A key that prefixed is not 1 to 62 of A-Z a-z 0-9 - _ . : ~ is a 400 naming `X-GitHub-Delivery`",
+    description: "GITHUB scheme (required with X-Hub-Signature-256: absent or empty is a 400 naming it): the delivery's id (the same on a redelivery), the event's idempotency key once prefixed with `h<hook id>:`. A key that prefixed is not 1 to 62 of A-Z a-z 0-9 - _ . : ~ is a 400 naming `X-GitHub-Delivery`",
   })
   @ApiHeader({
     name: 'Stripe-Signature',
@@ -44,9 +45,10 @@ export class HooksController {
   @ApiUnauthorizedResponse({ description: 'No signature, a malformed or stale one, or one that does not verify (an unknown hook gets the same answer)' })
   @ApiBadRequestResponse({
     description:
-      'The body is not a JSON object (field `body`: malformed JSON says where; a body that is not JSON sent form-encoded or with no Content-Type says to send application/json), or the delivery id is not a usable key (field `X-GitHub-Delivery` or `id`). ' +
+      'The body is not a JSON object (field `body`: malformed JSON says where; a body that is not JSON sent form-encoded or with no Content-Type says to send application/json), or the delivery id is missing (GitHub style) or not a usable key (field `X-GitHub-Delivery` or `id`). ' +
       'The body is read as JSON whatever its Content-Type: a signed JSON object sent as application/x-www-form-urlencoded, text/plain or with none is accepted',
   })
+  @ApiConflictResponse({ description: 'A replay: a delivery of the tenant was taken with this signature before, under another delivery id or none (errors name `X-Hub-Signature-256` or `Stripe-Signature`); nothing is stored' })
   @ApiPayloadTooLargeResponse({ description: `The body is over ${MAX_EVENT_PAYLOAD_BYTES} bytes` })
   @ApiTooManyRequestsResponse({
     description:

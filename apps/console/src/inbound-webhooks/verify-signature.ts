@@ -5,7 +5,7 @@ import type { InboundWebhookScheme } from '@baton/persistence';
  * The signature a delivery carries, read from its headers before its hook is looked up, so that
  * what is said about a missing, malformed or stale signature is the same whether the hook exists:
  * - GitHub style: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256(secret, raw body)>`, and the
- *   delivery's id in `X-GitHub-Delivery` (optional);
+ *   delivery's id in `X-GitHub-Delivery` (required by HookDeliveriesService, null here when absent);
  * - Stripe style: `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`
  *   (several v1 are allowed: Stripe sends one per live secret while a secret is rolled).
  */
@@ -48,14 +48,18 @@ export function staleProblem(signature: DeliverySignature, now: number, toleranc
   return skew > toleranceSeconds ? `Stripe-Signature timestamp is more than ${toleranceSeconds} s away from the server's clock (a replay, or a clock to fix)` : null;
 }
 
-/** True when one of the delivery's digests is the HMAC-SHA256 of its raw body under `secret` with the hook's scheme (compared in constant time). */
-export function signatureMatches(signature: DeliverySignature, scheme: InboundWebhookScheme, secret: string, rawBody: Buffer): boolean {
-  if (signature.scheme !== scheme) return false;
+/**
+ * The HMAC-SHA256 of the delivery's raw body under `secret` with the hook's scheme (64 lower-case
+ * hex digits) when one of the delivery's digests is it (compared in constant time), else null:
+ * the signature the delivery verified with, which a replay of it carries too.
+ */
+export function verifiedDigest(signature: DeliverySignature, scheme: InboundWebhookScheme, secret: string, rawBody: Buffer): string | null {
+  if (signature.scheme !== scheme) return null;
   const hmac = createHmac('sha256', secret);
   if (signature.scheme === 'STRIPE') hmac.update(`${signature.timestampSeconds}.`, 'utf8');
   const expected = hmac.update(rawBody).digest();
   // Every digest is compared, matched or not, so the time taken says nothing of which one matched.
   let matched = false;
   for (const digest of signature.digests) matched = timingSafeEqual(expected, Buffer.from(digest, 'hex')) || matched;
-  return matched;
+  return matched ? expected.toString('hex') : null;
 }

@@ -124,7 +124,7 @@ export class HistoryJob implements NodeWorker, OnModuleDestroy {
         // A backlog is purged again at the next turn; else after a share of the shortest retention.
         const dueAt = purge.more ? now : this.clock.now() + purgePeriodMs(purge.shortestRetentionMs, this.config.historyIntervalMs);
         if (!(await advanceHistoryCursor(this.dataSource.manager, tenantId, this.config.nodeId, { purge_due_at: dueAt }))) throw new LostHistoryLeaseError(tenantId);
-        if (purge.runs + purge.logs + purge.alarms + purge.events + purge.submissionKeys + purge.runKeys + purge.executors + purge.audit > 0) this.logger.debug('history purged', { tenantId, ...purge });
+        if (purge.runs + purge.logs + purge.alarms + purge.events + purge.submissionKeys + purge.inboundSignatures + purge.runKeys + purge.executors + purge.audit > 0) this.logger.debug('history purged', { tenantId, ...purge });
       } catch (err) {
         if (!(err instanceof LostHistoryLeaseError)) throw err;
         this.held.delete(tenantId);

@@ -13,6 +13,7 @@ import {
   purgeEvents,
   purgeDownExecutors,
   purgeSubmissionKeys,
+  purgeInboundSignatures,
   findUnusedRunKeys,
   deleteRunKeys,
   purgeAuditRecords,
@@ -48,6 +49,8 @@ export interface PurgeReport {
   events: number;
   /** Idempotency keys of submissions to debounced or throttled tasks. */
   submissionKeys: number;
+  /** Signatures of inbound webhook deliveries, remembered against replays. */
+  inboundSignatures: number;
   /** Rows of concurrency, rate and throttle keys at rest (run_keys). */
   runKeys: number;
   /** Executors DOWN since before the runs' retention. */
@@ -69,7 +72,8 @@ export interface PurgeReport {
  *   cursor's purge position, then the tasks that keep less than their tenant;
  * - events received before the tenant's run retention (runsMs): an event lives as long as the
  *   runs it could have started, and its idempotency key is free again once it is gone; the
- *   idempotency keys of submissions to debounced or throttled tasks likewise;
+ *   idempotency keys of submissions to debounced or throttled tasks likewise, and the signatures
+ *   of inbound webhook deliveries (a delivery sent again is refused while its event could be kept);
  * - executors DOWN since before the tenant's run retention: the runs that went to them have gone
  *   by then (but the newest a task keeps), and an executor that comes back under a new address
  *   (a restarted container) would otherwise leave its old row for ever;
@@ -90,7 +94,7 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   const tasks = new Map(stored.filter((p) => p.taskId !== 0).map((p) => [p.taskId, taskRetention(settings.ceiling, tenant, p)]));
   let shortestRetentionMs = Math.min(tenant.runsMs, tenant.logsMs, tenant.alarmsMs);
   for (const t of tasks.values()) shortestRetentionMs = Math.min(shortestRetentionMs, t.runsMs);
-  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, runKeys: 0, executors: 0, rollups: 0, audit: 0, more: false, shortestRetentionMs };
+  const report: PurgeReport = { runs: 0, logs: 0, alarms: 0, events: 0, submissionKeys: 0, inboundSignatures: 0, runKeys: 0, executors: 0, rollups: 0, audit: 0, more: false, shortestRetentionMs };
   const retentionOf = (taskId: number): EffectiveRetention => tasks.get(taskId) ?? tenant;
   const boundaries = new Map<number, { scheduledAt: number; id: number } | null>();
   const step = settings.step ?? (<T,>(work: () => Promise<T>) => work());
@@ -159,6 +163,14 @@ export async function purgeTenant(dataSource: DataSource, worker: string, cursor
   for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
     const deleted = await step(() => inTransaction(dataSource, (em) => purgeSubmissionKeys(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
     report.submissionKeys += deleted;
+    if (deleted < settings.batch) break;
+    if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
+  }
+
+  // An inbound delivery's signature is refused again for as long as its event is kept.
+  for (let i = 0; i < MAX_BATCHES_PER_PASS; i++) {
+    const deleted = await step(() => inTransaction(dataSource, (em) => purgeInboundSignatures(em, { tenantId, before: now - tenant.runsMs, limit: settings.batch }), { isolation: 'READ COMMITTED' }));
+    report.inboundSignatures += deleted;
     if (deleted < settings.batch) break;
     if (i === MAX_BATCHES_PER_PASS - 1) report.more = true;
   }

@@ -6,6 +6,7 @@ import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
 import { EventEntity } from './event.entity';
 import { InboundWebhookEntity } from './inbound-webhook.entity';
+import { InboundWebhookSignatureEntity } from './inbound-webhook-signature.entity';
 import { HistoryCursorEntity } from './history-cursor.entity';
 import { LoginThrottleEntity } from './login-throttle.entity';
 import { ExecutorEntity } from './executor.entity';
@@ -39,6 +40,7 @@ export {
   EventEntity,
   ExecutorEntity,
   InboundWebhookEntity,
+  InboundWebhookSignatureEntity,
   HistoryCursorEntity,
   LoginThrottleEntity,
   RetentionPolicyEntity,
@@ -88,4 +90,5 @@ export const ENTITIES = [
   RunApprovalEntity,
   RunKeyEntity,
   SubmissionKeyEntity,
+  InboundWebhookSignatureEntity,
 ];

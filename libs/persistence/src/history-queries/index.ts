@@ -10,6 +10,7 @@ export { purgeAlarms } from './purge-alarms';
 export { purgeEvents } from './purge-events';
 export { purgeDownExecutors } from './purge-down-executors';
 export { purgeSubmissionKeys } from './purge-submission-keys';
+export { purgeInboundSignatures } from './purge-inbound-signatures';
 export { findUnusedRunKeys } from './find-unused-run-keys';
 export type { UnusedRunKey } from './find-unused-run-keys';
 export { deleteRunKeys } from './delete-run-keys';

@@ -15,7 +15,7 @@ export class CreateInboundWebhookDto {
   @IsString()
   event!: string;
 
-  @ApiProperty({ enum: INBOUND_WEBHOOK_SCHEMES, description: 'GITHUB: X-Hub-Signature-256 (and X-GitHub-Delivery); STRIPE: Stripe-Signature with a 300 s replay window' })
+  @ApiProperty({ enum: INBOUND_WEBHOOK_SCHEMES, description: 'GITHUB: X-Hub-Signature-256 and X-GitHub-Delivery (required); STRIPE: Stripe-Signature with a 300 s replay window. A signature is taken once (a replay under another delivery id is refused)' })
   @IsIn(INBOUND_WEBHOOK_SCHEMES)
   scheme!: InboundWebhookScheme;
 

@@ -14,7 +14,7 @@ const SCHEMES = ['GITHUB', 'STRIPE'] as const;
 /** What the third party's settings ask for, by scheme. */
 function schemeHint(scheme: InboundWebhook['scheme']): string {
   return scheme === 'GITHUB'
-    ? t('GitHub style: X-Hub-Signature-256 over the body; set the content type to application/json. X-GitHub-Delivery makes redeliveries start nothing.')
+    ? t('GitHub style: X-Hub-Signature-256 over the body, with X-GitHub-Delivery (required); set the content type to application/json. A redelivery starts nothing; the same signed body under another delivery id is refused as a replay.')
     : t('Stripe style: Stripe-Signature with t= and v1=, refused beyond 300 s; the body’s id makes retries start nothing.');
 }
 

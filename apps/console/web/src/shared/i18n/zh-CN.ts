@@ -893,7 +893,7 @@ export const zhCN: Record<string, string> = {
   'JSON path → the value there, or {"exists": true}; every entry must hold. {} takes every event.': 'JSON 路径 → 该处的值，或 {"exists": true}；每一项都须满足。{} 接受所有事件。',
   'Params from the payload (JSON, optional)': '由负载生成的参数（JSON，可选）',
   'Param name → JSON path of the payload. Empty: the whole payload is the params.': '参数名 → 负载中的 JSON 路径。留空：整个负载即为参数。',
-  'GitHub style: X-Hub-Signature-256 over the body; set the content type to application/json. X-GitHub-Delivery makes redeliveries start nothing.': 'GitHub 风格：X-Hub-Signature-256 对请求体签名；内容类型请设为 application/json。X-GitHub-Delivery 使重新投递不会再次启动运行。',
+  'GitHub style: X-Hub-Signature-256 over the body, with X-GitHub-Delivery (required); set the content type to application/json. A redelivery starts nothing; the same signed body under another delivery id is refused as a replay.': 'GitHub 风格：X-Hub-Signature-256 对请求体签名，并须带 X-GitHub-Delivery；内容类型请设为 application/json。重新投递不会再次启动运行；同一签名的请求体换用其他投递 ID 会被视为重放而拒绝。',
   'Stripe style: Stripe-Signature with t= and v1=, refused beyond 300 s; the body’s id makes retries start nothing.': 'Stripe 风格：Stripe-Signature 含 t= 与 v1=，超过 300 秒即拒绝；请求体的 id 使重试不会再次启动运行。',
   'Replace the secret of {{name}}? Deliveries signed with the old one are refused from now on.': '替换 {{name}} 的密钥？此后用旧密钥签名的投递将被拒绝。',
   'Remove inbound webhook {{name}}? Its URL refuses every delivery from now on.': '删除入站 Webhook {{name}}？此后其地址拒绝所有投递。',
