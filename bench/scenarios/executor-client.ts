@@ -5,6 +5,7 @@ import type { EngineConfig } from '../../apps/engine/src/config/engine-config';
 import { ExecutorClient, type SigningTenant } from '../../apps/engine/src/executors/executor-client';
 import { XxlJobClient } from '../../apps/engine/src/executors/xxl-job-client';
 import type { ExecutorRegistry } from '../../apps/engine/src/executors/executor-registry';
+import { noClusterAddresses } from '../../apps/engine/src/testing/no-cluster-addresses';
 import { NO_TENANT_REREAD } from '../../apps/engine/src/testing/no-tenant-reread';
 import { machine, writeResult } from '../support/infra';
 import { option, type Scenario } from '../support/scenario';
@@ -66,7 +67,7 @@ export const executorClient: Scenario = {
         executorNetworks: null,
       }));
       for (let round = 1; round <= rounds; round++) {
-        const client = new ExecutorClient(config, systemClock, registry, NO_TENANT_REREAD, new XxlJobClient(config));
+        const client = new ExecutorClient(config, systemClock, registry, NO_TENANT_REREAD, new XxlJobClient(config, noClusterAddresses()), noClusterAddresses());
         try {
           // A few hundred first, unmeasured: the connections opened and the code paths warm.
           await drive(client, url, tenants, 500, inflight, batch);

@@ -138,6 +138,7 @@ const SERVER_VARIABLES: readonly ConfigVariable[] = [
   int('BATON_PURGE_BATCH', 500, 'Runs (or alarms) deleted per purge transaction: small, so no lock is held long.', 1),
   // Alarms.
   { name: 'BATON_BROKER_URL', type: 'string', processes: SERVERS, description: 'ActiveMQ STOMP broker(s) for alarms: `stomp://[user:pass@]host:61613`, a comma failover list or `failover:(…)`. Engines publish, consoles subscribe. Default none: the in-process bus (embedded mode; a console alone then gets no live alarms).' },
+  { name: 'BATON_CLUSTER_ADDRESSES', type: 'url-list', processes: ENGINES, description: "The cluster's other listening addresses (comma list of URLs, e.g. `http://console-1:8080,http://console-2:8080`), where no tenant's executor may be registered: its consoles, a proxy before them. An engine knows without it its own address, the other engines' (engine_nodes), the database's and the broker's. A heartbeat naming one is refused (403 naming `url`); so is a dispatch to a name that resolves to one at its port. Default none." },
   { name: 'BATON_ALARM_TOPIC_PREFIX', type: 'string', default: 'baton.alarms.', processes: SERVERS, description: 'Alarms of tenant T go to the topic `<prefix>T`; ends with a dot.' },
   ms('BATON_ALARM_RELAY_INTERVAL_MS', 250, 'Poll period of the alarm relay (outbox → bus) when no local alarm woke it.', 1),
   int('BATON_ALARM_RELAY_BATCH', 200, 'Most alarms of one tenant published per relay transaction.', 1),

@@ -88,6 +88,8 @@ export { normalizeExecutorNetworks, validateExecutorNetworks, MAX_EXECUTOR_NETWO
 export type { ExecutorNetworks } from './outbound/executor-networks';
 export { checkExecutorUrl, checkOutboundAddress, checkOutboundUrl, outboundCheck } from './outbound/outbound-policy';
 export type { OutboundPurpose, UrlVerdict } from './outbound/outbound-policy';
+export { clusterAddressOfUrl, clusterAddressRefusal, isClusterAddress, CLUSTER_ADDRESS_REFUSED } from './outbound/cluster-addresses';
+export type { ClusterAddress, ClusterAddresses } from './outbound/cluster-addresses';
 
 export { EARLY_START_TOLERANCE_MS, firstAttemptLateness, retryWait, startedEarlyBy } from './stats/lateness';
 export type { TimedRun } from './stats/lateness';

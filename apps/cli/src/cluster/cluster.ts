@@ -160,12 +160,15 @@ export async function runCluster(options: ClusterOptions, env: NodeJS.ProcessEnv
         /^CONSOLE READY (\S+)/,
       ),
     );
+    // The consoles (and HAProxy's front before them): no tenant's executor may be registered there (the engines know the rest).
+    const consoleAddresses = options.ha ? [...HA.consoles.map((port) => `http://127.0.0.1:${port}`), HA.front[options.db].consoles] : options.consolePort ? [`http://127.0.0.1:${options.consolePort}`] : [];
     const engines = engineNames.map((name, i) =>
       start(
         name,
         'engine',
         {
           ...shared,
+          BATON_CLUSTER_ADDRESSES: env.BATON_CLUSTER_ADDRESSES ?? consoleAddresses.join(','),
           BATON_ENGINE_PORT: String(options.enginePort === 0 ? 0 : options.enginePort + i),
           BATON_ENGINE_GROUPS: CLUSTER_ENGINE_GROUP,
           BATON_ENGINE_ID: `cluster-${name}`,

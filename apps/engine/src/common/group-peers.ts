@@ -45,6 +45,11 @@ export class GroupPeers {
     return this.table.current(REFRESH_MS);
   }
 
+  /** The other UP engines' URLs, whatever their groups (no executor may be registered at one: ClusterAddressGuard). */
+  urls(): string[] {
+    return this.table.refreshIfOlder(REFRESH_MS).map((n) => n.url);
+  }
+
   /** Engines with a fresh heartbeat that serve any of this node's groups, this node included. */
   sharing(): number {
     const nodes = this.table.refreshIfOlder(REFRESH_MS);

@@ -135,6 +135,11 @@ export interface EngineConfig {
    * (embedded mode, where the console shares the process).
    */
   brokerUrl: string | null;
+  /**
+   * The cluster's other listening addresses, where no executor may be registered (`BATON_CLUSTER_ADDRESSES`,
+   * URLs): the consoles of a cluster, a proxy. The engines', the database's and the broker's are known without it.
+   */
+  clusterAddresses: string[];
   /** Alarms of tenant T go to the topic `<prefix>T` (`BATON_ALARM_TOPIC_PREFIX`). Default `baton.alarms.`. */
   alarmTopicPrefix: string;
   /** Poll period of the alarm relay when no local alarm woke it (`BATON_ALARM_RELAY_INTERVAL_MS`). Default 250 ms. */
@@ -210,6 +215,7 @@ export function readEngineConfig(env: NodeJS.ProcessEnv = process.env, overrides
     retryBudgetPerSec: v.integer('BATON_RETRY_BUDGET_PER_SEC'),
     synchronousDispatch: v.boolean('BATON_SYNCHRONOUS_DISPATCH'),
     brokerUrl: v.optionalString('BATON_BROKER_URL') ?? null,
+    clusterAddresses: v.list('BATON_CLUSTER_ADDRESSES'),
     alarmTopicPrefix: v.string('BATON_ALARM_TOPIC_PREFIX'),
     alarmRelayIntervalMs: v.integer('BATON_ALARM_RELAY_INTERVAL_MS'),
     alarmRelayBatch: v.integer('BATON_ALARM_RELAY_BATCH'),

@@ -1,3 +1,5 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { PATHS, type DispatchRequest } from '@baton/protocol';
@@ -19,7 +21,7 @@ import {
   type DispatchSideApp,
 } from '../testing/dispatch-side-kit';
 import { EVENTUALLY_CEILING_MS } from '../testing/eventually';
-import { ExecutorClient } from '../executors/executor-client';
+import { ExecutorClient, NO_EXECUTOR_OF_TENANT } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { DispatchMarks } from '../runs/dispatch-marks';
 import { DispatchSetbacks } from '../runs/dispatch-setbacks';
@@ -418,19 +420,41 @@ describe.each(TEST_DATABASES)('dispatcher on %s', (kind) => {
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(150);
   });
 
-  it('signs with the tenant secret: an executor with another secret answers 401 → rejected', async () => {
+  it("tells no port apart: a closed one, a server that is not HTTP, an HTTP server that is not a Baton executor, another tenant's executor (401) leave the run one error and state, nothing of their answers", async () => {
     const stranger = await new FakeExecutor('not-the-secret').start();
+    const notHttp = createServer((socket) => socket.end('5.5.5-10.11.6-MariaDB\0mysql_native_password\0')); // a database's greeting
+    const notBaton = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<pre>Cannot POST /baton/runs</pre>');
+    });
+    const closed = createServer();
+    const listen = async (server: NetServer) => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    };
+    const urls = { closed: await listen(closed), notHttp: await listen(notHttp), notBaton: await listen(notBaton), otherTenant: stranger.url };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
     try {
-      await seedExecutor(db.dataSource, { url: stranger.url });
-      await engine.refreshRegistry();
-      const task = await seedTask(db.dataSource, { name: 'charge' });
-      const runId = await seedRun(db.dataSource, task);
-      queue.accept([claimedRunOf(task, runId)]);
-      const run = await runInState(db.dataSource, runId, 'FAILED');
-      expect(run.error).toMatch(/401/);
+      const told: Record<string, string> = {};
+      for (const [what, url] of Object.entries(urls)) {
+        await db.clear();
+        await seedTenant(db.dataSource);
+        await seedExecutor(db.dataSource, { url });
+        await engine.refreshRegistry();
+        const task = await seedTask(db.dataSource, { name: `charge-${what}` });
+        const runId = await seedRun(db.dataSource, task);
+        queue.accept([claimedRunOf(task, runId)]);
+        const run = await runInState(db.dataSource, runId, 'RETRY_WAIT');
+        told[what] = run.error!.replace(url, '<executor URL>').replace(/deferred by \d+ ms/, 'deferred by (its jittered backoff)');
+      }
       expect(stranger.dispatches[0].signatureOk).toBe(false);
+      expect(new Set(Object.values(told)).size, JSON.stringify(told)).toBe(1);
+      expect(told.closed).toContain(NO_EXECUTOR_OF_TENANT);
+      expect(told.closed).not.toMatch(/HPE_|ECONN|Cannot POST|MariaDB|bad signature|UNAUTHORIZED|40[14]/);
     } finally {
       await stranger.stop();
+      notHttp.close();
+      notBaton.close();
     }
   });
 

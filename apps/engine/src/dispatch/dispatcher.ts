@@ -435,5 +435,5 @@ function describeRefusal({ executor, answer }: Refusal): string {
   if (answer.kind === 'REJECTED') return `${executor.url}: ${answer.status} ${answer.reason} ${answer.message}`.trim();
   if (answer.kind === 'BUSY') return `${executor.url}: 429 busy`;
   if (answer.kind === 'UNKNOWN') return `${executor.url}: no answer, may have started it (${answer.message})`;
-  return `${executor.url}: ${answer.status ?? 'no answer'} ${answer.message}`.trim();
+  return `${executor.url}: ${answer.status === null ? '' : `${answer.status} `}${answer.message}`;
 }

@@ -8,6 +8,7 @@ import { ExecutorClient, type SigningTenant } from '../executors/executor-client
 import { XxlJobClient } from '../executors/xxl-job-client';
 import type { ExecutorRegistry } from '../executors/executor-registry';
 import { testConfig } from '../testing/engine-test-kit';
+import { noClusterAddresses } from '../testing/no-cluster-addresses';
 import { NO_TENANT_REREAD } from '../testing/no-tenant-reread';
 import { LaneSender } from './lane-sender';
 
@@ -84,7 +85,7 @@ describe('LaneSender', () => {
   function make(): LaneSender {
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
     const config = testConfig({ dispatchTimeoutMs: 2_000 });
-    lane = new LaneSender(config, systemClock, new ExecutorClient(config, systemClock, registry, NO_TENANT_REREAD, new XxlJobClient(config)));
+    lane = new LaneSender(config, systemClock, new ExecutorClient(config, systemClock, registry, NO_TENANT_REREAD, new XxlJobClient(config, noClusterAddresses()), noClusterAddresses()), noClusterAddresses());
     return lane;
   }
 

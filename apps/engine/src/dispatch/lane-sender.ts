@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { LookupAddress } from 'node:dns';
 import { Worker } from 'node:worker_threads';
-import { CLOCK, outboundCheck, type Clock } from '@baton/domain';
+import { CLOCK, type Clock } from '@baton/domain';
 import { checkingLookup, OUTBOUND_RESOLVER, systemResolveAll, type DispatchRequest, type ResolveAll } from '@baton/protocol';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { dispatchAnswer, ExecutorClient, MAX_ANSWER_BYTES, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
+import { ClusterAddressGuard } from '../executors/cluster-address-guard';
+import { dispatchAnswer, ExecutorClient, executorFailure, MAX_ANSWER_BYTES, type DispatchAnswer, type SigningTenant } from '../executors/executor-client';
 import { laneThread } from './lane-thread';
 
 /** The thread's reply to one request. */
@@ -39,6 +40,7 @@ export class LaneSender implements OnApplicationShutdown {
     @Inject(ENGINE_CONFIG) config: EngineConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly client: ExecutorClient,
+    private readonly guard: ClusterAddressGuard,
     @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
     this.timeoutMs = config.dispatchTimeoutMs;
@@ -60,8 +62,9 @@ export class LaneSender implements OnApplicationShutdown {
       const delayMs = Math.max(0, sendAt - postedAt);
       worker.postMessage({ id, pool: tenant.id, url: prepared.url, addresses, headers: prepared.headers, body: prepared.body, delayMs, timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
     });
-    const answer = dispatchAnswer('status' in reply ? reply : { error: reply.code, notSent: reply.notSent });
-    if (answer.kind === 'REJECTED' && answer.status === 401) return null;
+    // A refused signature: the usual way tries the tenant's other secret.
+    if ('status' in reply && reply.status === 401) return null;
+    const answer = dispatchAnswer('status' in reply ? reply : executorFailure(reply, { timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES }));
     return { answer, leftAt: Math.max(sendAt, postedAt + Math.round(reply.leftAfterMs)) };
   }
 
@@ -72,7 +75,7 @@ export class LaneSender implements OnApplicationShutdown {
 
   /** The executor's addresses, each allowed by the tenant's networks; null when refused or unresolved. */
   private addressesOf(url: string, tenant: SigningTenant): Promise<LookupAddress[] | null> {
-    const lookup = checkingLookup(outboundCheck(tenant.executorNetworks, 'executor'), this.resolve ?? systemResolveAll);
+    const lookup = checkingLookup(this.guard.check(url, tenant.executorNetworks), this.resolve ?? systemResolveAll);
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     return new Promise((resolve) => lookup(host, { all: true }, (err, addresses) => resolve(err ? null : (addresses as LookupAddress[]))));
   }

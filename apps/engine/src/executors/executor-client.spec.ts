@@ -7,6 +7,7 @@ import { readEngineConfig } from '../config/engine-config';
 import { ExecutorClient, type SigningTenant } from './executor-client';
 import { XxlJobClient } from './xxl-job-client';
 import type { ExecutorRegistry } from './executor-registry';
+import { noClusterAddresses } from '../testing/no-cluster-addresses';
 import { NO_TENANT_REREAD } from '../testing/no-tenant-reread';
 
 const tenant = (executorNetworks: string[] | null): SigningTenant => ({
@@ -48,7 +49,7 @@ describe('the executor client under the outbound policy (issue 21)', () => {
   const clientResolvingTo = (address: string) => {
     const resolve: ResolveAll = (_host, _options, callback) => callback(null, [{ address, family: 4 }]);
     const registry = { secretVersionOf: () => null } as unknown as ExecutorRegistry;
-    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, NO_TENANT_REREAD, new XxlJobClient(readEngineConfig({}, {})), resolve);
+    return new ExecutorClient(readEngineConfig({}, { dispatchTimeoutMs: 2000 }), new ManualClock(0), registry, NO_TENANT_REREAD, new XxlJobClient(readEngineConfig({}, {}), noClusterAddresses()), noClusterAddresses(), resolve);
   };
 
   it('refuses an executor name that resolves to a metadata address at dispatch time: not sent, the rule named', async () => {
@@ -70,7 +71,7 @@ describe('the executor client under the outbound policy (issue 21)', () => {
     try {
       expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toMatchObject({ kind: 'ACCEPTED', status: 202 });
       answer = (res) => res.writeHead(202, { 'content-length': String(64 * 1024 * 1024) }).write('{');
-      expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toEqual({ kind: 'UNKNOWN', message: 'ETOOLARGE: the answer was longer than 1048576 bytes' });
+      expect(await client.dispatch(`http://exec.example:${port}`, tenant(['exec.example']), request)).toEqual({ kind: 'UNKNOWN', message: 'the answer was longer than 1048576 bytes' });
     } finally {
       client.onApplicationShutdown();
     }

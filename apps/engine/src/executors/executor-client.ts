@@ -1,7 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { checkExecutorUrl, CLOCK, outboundCheck, type Clock, type ExecutorNetworks } from '@baton/domain';
+import { CLOCK, type Clock, type ExecutorNetworks } from '@baton/domain';
 import {
   OUTBOUND_RESOLVER,
+  outboundFailureKind,
   OutboundAgents,
   PATHS,
   postOutbound,
@@ -17,6 +18,7 @@ import {
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { signingSecrets, type TenantSecrets, type VersionedSecret } from '../security/executor-secrets';
 import { TenantDirectory } from '../tenants/tenant-directory';
+import { ClusterAddressGuard } from './cluster-address-guard';
 import { ExecutorRegistry } from './executor-registry';
 import { XxlJobClient } from './xxl-job-client';
 
@@ -28,7 +30,11 @@ export type DispatchAnswer =
   | { kind: 'BUSY'; status: number }
   /** 4xx other than 429 (unknown handler, bad request, bad signature…): this executor refuses this run. */
   | { kind: 'REJECTED'; status: number; reason: string; message: string }
-  /** 5xx (503 = shutting down) or a connection that could not be made: it never got the run; try another. */
+  /**
+   * 5xx (503 = shutting down), a connection that could not be made, or no executor of the tenant
+   * there (NO_EXECUTOR_OF_TENANT: not HTTP, not a Baton executor's answer, a refused signature): it
+   * never got the run; try another. `status` null but for a Baton executor's own 5xx.
+   */
   | { kind: 'UNAVAILABLE'; status: number | null; message: string }
   /**
    * No answer after the request may have been sent (timeout, connection reset): the executor may
@@ -84,6 +90,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     private readonly registry: ExecutorRegistry,
     private readonly tenants: TenantDirectory,
     private readonly xxl: XxlJobClient,
+    private readonly guard: ClusterAddressGuard,
     @Optional() @Inject(OUTBOUND_RESOLVER) private readonly resolve?: ResolveAll,
   ) {
     this.agents = new OutboundAgents({ maxSockets: Math.max(config.slots, 16) });
@@ -106,14 +113,14 @@ export class ExecutorClient implements OnApplicationShutdown {
     const answer = await this.post(executorUrl, PATHS.dispatchBatch, tenant, batch);
     if ('error' in answer) return requests.map(() => noAnswer(answer));
     if (answer.status === 404 || answer.status === 413) return null;
-    if (answer.status !== 200) return requests.map(() => answerOf(answer.status, parse(answer.body), answer.body));
+    if (answer.status !== 200) return requests.map(() => answerOf(answer.status, parse(answer.body)));
     const results = (parse(answer.body) as Partial<DispatchBatchReply> | null)?.results;
     const readable =
       Array.isArray(results) &&
       results.length === requests.length &&
       results.every((r, i) => r && r.runId === requests[i].runId && r.attempt === requests[i].attempt && Number.isInteger(r.status));
     if (!readable) return requests.map(() => ({ kind: 'UNKNOWN', message: `unreadable batch reply (HTTP ${answer.status})` }));
-    return results.map((r) => answerOf(r.status, r.body, ''));
+    return results.map((r) => answerOf(r.status, r.body));
   }
 
   /**
@@ -123,7 +130,7 @@ export class ExecutorClient implements OnApplicationShutdown {
    * tries the other accepted secret.
    */
   prepareDispatch(executorUrl: string, tenant: SigningTenant, request: DispatchRequest): { url: string; headers: Record<string, string>; body: string } | { error: string } {
-    const verdict = checkExecutorUrl(executorUrl, tenant.executorNetworks);
+    const verdict = this.guard.verdict(executorUrl, tenant.executorNetworks);
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}` };
     const body = JSON.stringify(request);
     const [secret] = signingSecrets(tenant, this.registry.secretVersionOf(tenant.id, executorUrl), this.clock.now());
@@ -152,7 +159,7 @@ export class ExecutorClient implements OnApplicationShutdown {
   private async post(baseUrl: string, path: string, tenant: SigningTenant, payload: unknown, extra?: Record<string, string>): Promise<Answer> {
     // The last gate before a signed request leaves: the registry filtered candidates already,
     // but aborts go to the URL a run row names, which the operator may have refused since.
-    const verdict = checkExecutorUrl(baseUrl, tenant.executorNetworks);
+    const verdict = this.guard.verdict(baseUrl, tenant.executorNetworks);
     if (!verdict.ok) return { error: `EXECUTOR_URL_REFUSED: ${verdict.reason}`, notSent: true };
     const body = JSON.stringify(payload);
     const version = this.registry.secretVersionOf(tenant.id, baseUrl);
@@ -184,7 +191,7 @@ export class ExecutorClient implements OnApplicationShutdown {
     const answer = await postOutbound({
       ...this.signed(baseUrl, path, tenant, secret, body, extra),
       body,
-      check: outboundCheck(tenant.executorNetworks, 'executor'),
+      check: this.guard.check(baseUrl, tenant.executorNetworks),
       timeoutMs: this.timeoutMs,
       maxResponseBytes: MAX_ANSWER_BYTES,
       agents: this.agents,
@@ -192,7 +199,9 @@ export class ExecutorClient implements OnApplicationShutdown {
       resolve: this.resolve,
     });
     if ('status' in answer) return answer;
-    return { error: `${answer.code}: ${answer.message}`, notSent: answer.notSent };
+    // A refusal by the policy names its rule, as a webhook's does; anything else only what kind of failure it was.
+    if (answer.failure === 'REFUSED') return { error: `${answer.code}: ${answer.message}`, notSent: true };
+    return executorFailure(answer, { timeoutMs: this.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
   }
 
   /** Where a POST of `body` to `path` goes, and its headers signed now with `secret` (plus `extra`, unsigned). */
@@ -204,7 +213,11 @@ export class ExecutorClient implements OnApplicationShutdown {
   }
 }
 
-/** An executor's answer to one signed POST, or the failure that left none. */
+/**
+ * An executor's answer to one signed POST, or the failure that left none: `error` the text the
+ * run's error and alarm show, `notSent` true when no executor can have taken the run (it did not
+ * leave, or what answered does not speak HTTP).
+ */
 type Answer = { status: number; body: string } | { error: string; notSent: boolean };
 
 /** 401: the executor refused the request's signature before doing anything with it (so it may be signed again and resent). */
@@ -219,22 +232,60 @@ function traceHeader(request: DispatchRequest): Record<string, string> | undefin
 
 /** What an executor's answer to a single dispatch says: its status and body, or the failure that left none. */
 export function dispatchAnswer(answer: { status: number; body: string } | { error: string; notSent: boolean }): DispatchAnswer {
-  return 'error' in answer ? noAnswer(answer) : answerOf(answer.status, parse(answer.body), answer.body);
+  return 'error' in answer ? noAnswer(answer) : answerOf(answer.status, parse(answer.body));
 }
 
-/** What one run's status and body (a DispatchAck or a DispatchRefusal) say, single or batched alike. */
-function answerOf(status: number, body: unknown, text: string): DispatchAnswer {
+/**
+ * What the engine says of an executor URL at which no executor of the tenant answered: one text
+ * for a connection refused or unreachable, an answer that is not HTTP, an HTTP answer that is not
+ * a Baton executor's (no DispatchRefusal body: docs/EXECUTOR-PROTOCOL.md), and a Baton executor
+ * refusing the tenant's signature (401: another tenant's, or one on a secret the tenant no longer
+ * has). Never an error code, a status or what the host sent: a tenant that points an executor URL
+ * at a port of a host the engines reach learns nothing from its runs that tells those apart.
+ */
+export const NO_EXECUTOR_OF_TENANT =
+  "no executor of this tenant answered: could not connect, the answer was not HTTP, or it was not a Baton executor's (or the executor refused the tenant's executor secret)";
+
+/**
+ * A failed call to an executor (its error code, and whether the request surely did not leave) as
+ * the run is told it — a few fixed texts, never the code: an answer that is not HTTP (`HPE_…`, a
+ * parser error) is not an executor's, which could not have taken the run, so it reads as nothing
+ * there (NO_EXECUTOR_OF_TENANT); a timeout, an answer too long, or a connection closed before an
+ * answer may follow a request an executor took (UNKNOWN).
+ */
+export function executorFailure(failure: { code: string; notSent: boolean }, bounds: { timeoutMs: number; maxBytes: number }): { error: string; notSent: boolean } {
+  const kind = outboundFailureKind(failure.code);
+  if (kind === 'UNREACHABLE' || failure.code.startsWith('HPE_')) return { error: NO_EXECUTOR_OF_TENANT, notSent: true };
+  if (kind === 'UNRESOLVED') return { error: 'the host name does not resolve', notSent: true };
+  if (kind === 'TIMEOUT') return { error: `no complete answer within ${bounds.timeoutMs} ms`, notSent: false };
+  if (kind === 'TOO_LARGE') return { error: `the answer was longer than ${bounds.maxBytes} bytes`, notSent: false };
+  return { error: 'the connection failed before an answer', notSent: failure.notSent };
+}
+
+/** A DispatchRefusal (`{"accepted": false, "reason", "message"}`): the body of every error answer of a Baton executor. */
+function batonRefusal(body: unknown): DispatchRefusal | null {
+  const refusal = body as Partial<DispatchRefusal> | null;
+  return refusal !== null && typeof refusal === 'object' && refusal.accepted === false && typeof refusal.reason === 'string' && typeof refusal.message === 'string' ? (refusal as DispatchRefusal) : null;
+}
+
+/**
+ * What one run's status and body (a DispatchAck or a DispatchRefusal) say, single or batched
+ * alike. An error answer that is no Baton executor's refusal, or a refused signature, is
+ * NO_EXECUTOR_OF_TENANT: its body is never copied into the run's error or alarm.
+ */
+function answerOf(status: number, body: unknown): DispatchAnswer {
   if (status >= 200 && status < 300) {
     const ack = body as Partial<DispatchAck> | null;
     const credit = ack?.credit;
     if (!Number.isInteger(credit) || (credit as number) < 0) return { kind: 'ACCEPTED', status };
     return Number.isInteger(ack?.creditSeq) ? { kind: 'ACCEPTED', status, credit, creditSeq: ack!.creditSeq } : { kind: 'ACCEPTED', status, credit };
   }
+  const refusal = batonRefusal(body);
+  if (refusal === null || status === 401) return { kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT };
   if (status === 429) return { kind: 'BUSY', status };
-  const message = messageOf(body, text) || `HTTP ${status}`;
+  const message = refusal.message.slice(0, 200) || `HTTP ${status}`;
   if (status >= 500 || status === 408) return { kind: 'UNAVAILABLE', status, message };
-  const refusal = body as Partial<DispatchRefusal> | null;
-  return { kind: 'REJECTED', status, reason: typeof refusal?.reason === 'string' ? refusal.reason : status === 404 ? 'UNKNOWN_HANDLER' : `HTTP_${status}`, message };
+  return { kind: 'REJECTED', status, reason: refusal.reason, message };
 }
 
 function noAnswer(failure: { error: string; notSent: boolean }): DispatchAnswer {
@@ -247,9 +298,4 @@ function parse(text: string): unknown {
   } catch {
     return null;
   }
-}
-
-function messageOf(body: unknown, text: string): string {
-  const message = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
-  return typeof message === 'string' ? message : text.slice(0, 200);
 }

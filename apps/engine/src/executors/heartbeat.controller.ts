@@ -1,9 +1,9 @@
 import { Controller, HttpCode, HttpException, Logger, Post, Req } from '@nestjs/common';
-import { checkExecutorUrl } from '@baton/domain';
 import { errorBody, PATHS, type ExecutorHeartbeatAck } from '@baton/protocol';
 import { parseJsonBody } from '../security/bad-request';
 import type { RawBodyRequest } from '../security/raw-body.middleware';
 import { SignedRequests, unauthorized } from '../security/signed-requests';
+import { ClusterAddressGuard } from './cluster-address-guard';
 import { readHeartbeat } from './heartbeat-body';
 import { HeartbeatService } from './heartbeat.service';
 
@@ -12,8 +12,9 @@ const REFUSAL_LOG_EVERY_MS = 60_000;
 
 /**
  * `POST /baton/executors/heartbeat` (signed): an executor registers and stays UP — at a URL its
- * tenant's executor networks allow (403 naming `url` otherwise, and nothing is stored: an engine
- * must never be pointed at a metadata service or outside the networks the operator set). 429 past
+ * tenant's executor networks allow and that is none of the cluster's own listening addresses
+ * (ClusterAddressGuard) — 403 naming `url` otherwise, and nothing is stored: an engine must never
+ * be pointed at a metadata service, outside the networks the operator set, or at Baton itself. 429 past
  * the tenant's admission bounds on this engine (SignedRequests.handle): the executor tries its
  * next engine URL, then the next period.
  */
@@ -25,6 +26,7 @@ export class HeartbeatController {
   constructor(
     private readonly signed: SignedRequests,
     private readonly heartbeats: HeartbeatService,
+    private readonly guard: ClusterAddressGuard,
   ) {}
 
   @Post(PATHS.heartbeat)
@@ -35,7 +37,7 @@ export class HeartbeatController {
       if (heartbeat.tenantId !== tenant.id) {
         throw unauthorized('TENANT_MISMATCH', 'tenantId differs from the signing tenant');
       }
-      const verdict = checkExecutorUrl(heartbeat.url, tenant.executorNetworks);
+      const verdict = this.guard.verdict(heartbeat.url, tenant.executorNetworks);
       if (!verdict.ok) {
         this.logRefusal(tenant.id, heartbeat.url, verdict.reason);
         throw new HttpException(errorBody(403, { errors: [{ field: 'url', reason: verdict.reason }] }), 403);

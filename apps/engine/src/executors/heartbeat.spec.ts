@@ -2,6 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { MAX_HANDLER_SCHEMAS_BYTES, PATHS, type ExecutorHeartbeat } from '@baton/protocol';
 import { handlerSchemasOfSize } from '../../../../test/protocol/handler-schemas-of-size';
+import { registerEngineNode } from '@baton/persistence';
+import { GroupPeers } from '../common/group-peers';
 import { alarms, seedExecutor, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 
 describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
@@ -166,6 +168,19 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
       expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 403, body: { statusCode: 403, code: 'FORBIDDEN', errors: [{ field: 'url', reason: expect.stringContaining('which Baton never calls') }] } });
     }
     expect(await executors()).toEqual([]);
+  });
+
+  it("refuses the cluster's own listening addresses (403 naming url, storing nothing) — this engine's, another engine's — and registers another port of this machine", async () => {
+    await registerEngineNode(db.dataSource.manager, { id: 'engine-peer', groups: ['default'], host: 'elsewhere', pid: 42, url: 'http://10.0.0.99:8091', slots: 1, startedAt: Date.now(), heartbeatAt: Date.now() });
+    await engine.get(GroupPeers).refresh();
+    const port = new URL(engine.url).port;
+    for (const url of [engine.url, `http://localhost:${port}/baton`, `http://[::1]:${port}`, 'http://10.0.0.99:8091']) {
+      const res = await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url }));
+      expect({ url, status: res.status, errors: res.body.errors }).toEqual({ url, status: 403, errors: [{ field: 'url', reason: expect.stringContaining('is a listening address of the Baton cluster itself') }] });
+    }
+    expect(await executors()).toEqual([]);
+    const other = `http://127.0.0.1:${Number(port) === 65535 ? 65534 : Number(port) + 1}`;
+    expect((await signedPost(engine.url, PATHS.heartbeat, heartbeat({ url: other }))).status).toBe(200);
   });
 
   it("refuses a URL outside the tenant's executor networks (403), and registers one inside", async () => {

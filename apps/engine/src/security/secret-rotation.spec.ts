@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { ManualClock } from '@baton/domain';
 import { PATHS, type DispatchRequest, type ExecutorHeartbeat } from '@baton/protocol';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
-import { ExecutorClient } from '../executors/executor-client';
+import { ExecutorClient, NO_EXECUTOR_OF_TENANT } from '../executors/executor-client';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { FakeExecutor, NODE_ID, readRun, seedExecutor, seedRun, seedTask, seedTenant, signedPost, startDispatchSide, TENANT, type DispatchSideApp } from '../testing/dispatch-side-kit';
 import { EVENTUALLY_CEILING_MS } from '../testing/eventually';
@@ -176,7 +176,8 @@ describe.each(TEST_DATABASES)('secret rotation on every signed route, on %s', (k
     expect((await post(PATHS.heartbeat, heartbeat('http://10.0.0.4:7070'), 'a-wrong-secret')).body.reason).toBe('BAD_SIGNATURE');
 
     const signing = (await engine.get(TenantDirectory).get(TENANT))!;
-    expect(await engine.get(ExecutorClient).dispatch(onOld.url, signing, dispatchRequest(4))).toMatchObject({ kind: 'REJECTED', status: 401 });
+    // Refused by every secret the tenant has: told as no executor of the tenant there, as another tenant's executor is.
+    expect(await engine.get(ExecutorClient).dispatch(onOld.url, signing, dispatchRequest(4))).toEqual({ kind: 'UNAVAILABLE', status: null, message: NO_EXECUTOR_OF_TENANT });
     expect(onOld.dispatches).toHaveLength(1);
   });
 });

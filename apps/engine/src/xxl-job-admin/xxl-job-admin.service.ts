@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { checkExecutorUrl, CLOCK, type Clock } from '@baton/domain';
+import { CLOCK, type Clock } from '@baton/domain';
 import { findRunExecutor, inTransaction, markExecutorStopped } from '@baton/persistence';
 import { runOfXxlLogId, xxlCallbackOf, xxlLogLines, type LogLine, type XxlHandleCallbackParam, type XxlRegistryParam } from '@baton/protocol';
 import { CallbacksService } from '../callbacks/callbacks.service';
+import { ClusterAddressGuard } from '../executors/cluster-address-guard';
 import { HeartbeatService } from '../executors/heartbeat.service';
 import { XxlJobClient } from '../executors/xxl-job-client';
 import type { TenantInfo } from '../tenants/tenant-directory';
@@ -38,6 +39,7 @@ export class XxlJobAdminService {
     private readonly heartbeats: HeartbeatService,
     private readonly callbacks: CallbacksService,
     private readonly client: XxlJobClient,
+    private readonly guard: ClusterAddressGuard,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -86,7 +88,7 @@ export class XxlJobAdminService {
     if (registryGroup !== 'EXECUTOR') throw new XxlJobRefusal('registryGroup: must be EXECUTOR');
     if (typeof registryKey !== 'string' || registryKey.trim().length === 0 || registryKey.length > 100) throw new XxlJobRefusal('registryKey: the appname, 1 to 100 characters');
     if (typeof registryValue !== 'string' || registryValue.length > 500 || !/^https?:\/\//i.test(registryValue)) throw new XxlJobRefusal('registryValue: the executor address, an http(s) URL of at most 500 characters');
-    const verdict = checkExecutorUrl(registryValue, tenant.executorNetworks);
+    const verdict = this.guard.verdict(registryValue, tenant.executorNetworks);
     if (!verdict.ok) throw new XxlJobRefusal(`registryValue: ${verdict.reason}`);
     return { app: registryKey.trim(), url: registryValue };
   }

@@ -141,15 +141,33 @@ function readBounded(res: IncomingMessage, max: number, settle: (answer: Outboun
   res.on('error', fail);
 }
 
+/** The kind of failure an error code stands for (also of a call made elsewhere, such as the engine's on-time lane thread). */
+export function outboundFailureKind(code: string): OutboundFailure['failure'] {
+  if (code === OUTBOUND_REFUSED) return 'REFUSED';
+  if (UNRESOLVED.has(code)) return 'UNRESOLVED';
+  if (UNREACHABLE.has(code)) return 'UNREACHABLE';
+  if (code === 'ETIMEDOUT') return 'TIMEOUT';
+  if (code === 'ETOOLARGE') return 'TOO_LARGE';
+  return 'FAILED';
+}
+
 /** The failure an error stands for, in neutral words. */
 function failure(err: NodeJS.ErrnoException, timeoutMs: number, maxResponseBytes: number): OutboundFailure {
   const code = err.code ?? 'EUNKNOWN';
-  if (code === OUTBOUND_REFUSED) return failed('REFUSED', code, err.message, true);
-  if (UNRESOLVED.has(code)) return failed('UNRESOLVED', code, 'the host name does not resolve', true);
-  if (UNREACHABLE.has(code)) return failed('UNREACHABLE', code, 'could not connect', true);
-  if (code === 'ETIMEDOUT') return failed('TIMEOUT', code, `no complete answer within ${timeoutMs} ms`, false);
-  if (code === 'ETOOLARGE') return failed('TOO_LARGE', code, `the answer was longer than ${maxResponseBytes} bytes`, false);
-  return failed('FAILED', code, code.startsWith('ERR_TLS') || code.includes('CERT') ? 'the TLS handshake failed' : 'the connection failed', false);
+  switch (outboundFailureKind(code)) {
+    case 'REFUSED':
+      return failed('REFUSED', code, err.message, true);
+    case 'UNRESOLVED':
+      return failed('UNRESOLVED', code, 'the host name does not resolve', true);
+    case 'UNREACHABLE':
+      return failed('UNREACHABLE', code, 'could not connect', true);
+    case 'TIMEOUT':
+      return failed('TIMEOUT', code, `no complete answer within ${timeoutMs} ms`, false);
+    case 'TOO_LARGE':
+      return failed('TOO_LARGE', code, `the answer was longer than ${maxResponseBytes} bytes`, false);
+    default:
+      return failed('FAILED', code, code.startsWith('ERR_TLS') || code.includes('CERT') ? 'the TLS handshake failed' : 'the connection failed', false);
+  }
 }
 
 function failed(kind: OutboundFailure['failure'], code: string, message: string, notSent: boolean): OutboundFailure {
