@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ApprovalOutcome, Decider } from '@baton/domain';
 import type { RunWakeups } from '@baton/messaging';
-import { afterCommit, findRun, findTenantRuns, insertManualRun, inTransaction, RunEntity, TaskEntity } from '@baton/persistence';
+import { afterCommit, findRun, findTenantRuns, insertManualRun, inTransaction, lockTaskForRuns, RunEntity, TaskEntity } from '@baton/persistence';
 import { auditChange, auditNoChange } from '../audit';
 import { ApiError, conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -73,19 +73,21 @@ export class RunActionsService {
       ]);
     }
     const task = tasks.get(row.taskId);
-    if (!task) throw conflict(`Run ${id}'s task ${row.taskId} was deleted`, [{ field: 'taskId', reason: `task ${row.taskId} no longer exists` }]);
+    // The task's group as its share lock reads it: a tenant moved meanwhile (moveTenantGroup) takes this run along or came first.
+    const locked = task ? await lockTaskForRuns(em, { taskId: task.id, tenantId }) : null;
+    if (!task || !locked) throw conflict(`Run ${id}'s task ${row.taskId} was deleted`, [{ field: 'taskId', reason: `task ${row.taskId} no longer exists` }]);
     const now = this.clock.now();
     const created = await insertManualRun(em, {
       tenantId,
       taskId: task.id,
-      engineGroup: task.engineGroup,
+      engineGroup: locked.engineGroup,
       priority: task.priority,
       params: row.params,
       flowParams: row.flowParams,
       now,
     });
     // Due now: the engines hear of it once it is committed, not at their next poll.
-    afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: task.engineGroup, dueAt: now, runIds: [created.id] }));
+    afterCommit(em, () => this.wakeups.wake({ tenantId, engineGroup: locked.engineGroup, dueAt: now, runIds: [created.id] }));
     return created;
   }
 

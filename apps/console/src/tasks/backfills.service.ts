@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { BACKFILL_SLICE, BACKFILL_TOO_MANY, backfillFires, backfillRange, MAX_BACKFILL_FIRES } from '@baton/domain';
-import { countExistingFires, findCalendar, findTask, insertPlannedRuns, inTransaction, lockTaskForBackfill, taskEntityToDefinition, type PlannedRunRow } from '@baton/persistence';
+import { countExistingFires, findCalendar, findTask, insertPlannedRuns, inTransaction, lockTaskForRuns, taskEntityToDefinition, type PlannedRunRow } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -34,7 +34,7 @@ export class BackfillsService {
    * slice (FIRES_PER_SLICE) a turn of the event loop, and written a slice (BACKFILL_SLICE runs) a
    * transaction, a turn apart — each turn a few milliseconds (docs/BENCHMARKS.md, noisy). So it is not all-or-nothing: a console stopped half-way leaves the slices written
    * so far, and the same request again writes the rest (the fires written count as alreadyRun).
-   * Each slice first reads the task's cancel count under a share lock (lockTaskForBackfill): a
+   * Each slice first reads the task's cancel count under a share lock (lockTaskForRuns): a
    * cancel while the runs are written either cancels a slice's runs or stops the slices after it,
    * which the answer counts as notWritten. A tenant's backfills are written one at a time, as its
    * other heavy requests (TenantHeavyWork), so several sent at once cost the other tenants no more than one does.
@@ -63,7 +63,7 @@ export class BackfillsService {
     const now = this.clock.now();
     const spacing = 1000 / rate;
     const paramsJson = JSON.stringify(row.params);
-    // Each slice's engine group is the task's as that slice locks it (lockTaskForBackfill).
+    // Each slice's engine group is the task's as that slice locks it (lockTaskForRuns).
     const rows: Array<Omit<PlannedRunRow, 'engineGroup'>> = fires.map((at, i) => ({
       cause: 'BACKFILL',
       lateAlarmedAt: now,
@@ -86,7 +86,7 @@ export class BackfillsService {
     for (let i = 0; i < rows.length; i += BACKFILL_SLICE) {
       const slice = rows.slice(i, i + BACKFILL_SLICE);
       const made = await inTransaction(this.dataSource, async (em) => {
-        const locked = await lockTaskForBackfill(em, { taskId: row.id, tenantId });
+        const locked = await lockTaskForRuns(em, { taskId: row.id, tenantId });
         if (locked === null) throw notFound('Task', id);
         if (i === 0) await audit(em);
         if (locked.backfillCancels !== row.backfillCancels) return null;

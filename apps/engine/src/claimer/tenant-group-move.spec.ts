@@ -6,6 +6,7 @@ import {
   findOverdueRuns,
   finishRunAttempt,
   inTransaction,
+  lockTaskForRuns,
   moveTenantGroup,
   releaseRuns,
   retryRunAttempt,
@@ -117,6 +118,17 @@ describe.each(TEST_DATABASES)("a tenant's move to another engine group, seen by 
     expect(await handing).toBe(true);
     expect(await row(second)).toMatchObject({ state: 'RETRY_WAIT', claimedBy: null, engineGroup: 'silver' });
     expect((await engineOf('silver').claimer.claimOnce()).claimed).toBe(2);
+  });
+
+  it.runIf(kind === 'mysql')("has a re-run or a backfill's slice read its task's group after a move that was committing (lockTaskForRuns)", async () => {
+    const mover = db.dataSource.createQueryRunner();
+    await mover.startTransaction();
+    await moveTenantGroup(mover.manager, { tenantId: 'acme', engineGroup: 'gold', now: T0 });
+    const reading = inTransaction(db.dataSource, (em) => lockTaskForRuns(em, { taskId: task, tenantId: 'acme' }));
+    await vi.waitFor(async () => expect(await lockWaits()).toBe(1), { timeout: 20_000 });
+    await mover.commitTransaction();
+    await mover.release();
+    expect(await reading).toMatchObject({ engineGroup: 'gold' });
   });
 
   it('leaves its ended runs where they ran', async () => {

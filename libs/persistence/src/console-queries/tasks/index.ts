@@ -6,7 +6,7 @@ export * from './list-task-versions';
 export * from './list-tasks';
 export * from './set-tasks-paused';
 export * from './update-task';
-export * from './lock-task-for-backfill';
+export * from './lock-task-for-runs';
 export * from './mark-backfills-cancelled';
 export * from './calendar-tasks';
 export * from './set-managed-hash';

@@ -8,7 +8,7 @@ import { execute } from '../../engine-queries/sql';
  *   UPDATE tasks SET backfill_cancels = backfill_cancels + 1 WHERE id = ? AND tenant_id = ?
  *
  * A backfill still being written stops at its next slice when it sees the count change; the
- * row lock waits for a slice being written to commit (lockTaskForBackfill), so the runs cancelled
+ * row lock waits for a slice being written to commit (lockTaskForRuns), so the runs cancelled
  * next include it. A count rather than a time: two requests in the same millisecond cannot be
  * told apart by time. Returns false when the task does not exist (for this tenant).
  */
