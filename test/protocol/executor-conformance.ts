@@ -171,6 +171,34 @@ export function describeExecutorConformance(target: ConformanceTarget): void {
       expect(bad).toMatchObject({ status: 400, body: { field: 'startInMs' } });
     });
 
+    it("protocol 3 (when its heartbeat says so): lets a run sent ahead go unstarted (ABORTED NO_CONTACT) when no heartbeat was answered within 2 × intervalMs before its instant, or when an ack's handBacks changes", async () => {
+      const said = engine.heartbeats.find((h) => h.body.url === executor.url)?.body.protocolVersion ?? 1;
+      if (said < 3) return; // protocol 2 or older: engines hand back nothing it held
+      const params = (ok.params ?? null) as never;
+      // Cut off from the engines: its heartbeats fail, and the lease (2 × the acked 200 ms) runs out long before the instant.
+      engine.failHeartbeats(1_000_000);
+      try {
+        const cut = engine.request({ handler: ok.handler, params, startInMs: 1_500 });
+        expect((await engine.dispatch(executor.url, cut)).status).toBe(202);
+        const cb = (await failWithOutput(engine.finalCallback(cut.runId, 1))).body;
+        expect(cb).toMatchObject({ outcome: 'ABORTED', abortReason: 'NO_CONTACT' });
+        expect(cb.startedAt).toBeUndefined();
+      } finally {
+        engine.failHeartbeats(0);
+      }
+      // Heard again; then the engines hand back what it held (a later ack's handBacks differs): it lets go of a run due in 10 s at once.
+      const since = engine.heartbeats.length;
+      await failWithOutput(engine.waitFor(() => engine.heartbeats.slice(since).find((h) => h.body.url === executor.url && h.status === 200), 'an answered heartbeat'));
+      const held = engine.request({ handler: ok.handler, params, startInMs: 10_000 });
+      const sentAt = Date.now();
+      expect((await engine.dispatch(executor.url, held)).status).toBe(202);
+      engine.handBacks = (engine.handBacks ?? 0) + 1;
+      const dropped = (await failWithOutput(engine.finalCallback(held.runId, 1))).body;
+      expect(dropped).toMatchObject({ outcome: 'ABORTED', abortReason: 'NO_CONTACT' });
+      expect(dropped.startedAt).toBeUndefined();
+      expect(dropped.finishedAt!).toBeLessThan(sentAt + 9_000); // when the ack came, not at its instant
+    });
+
     it('acks long work at once (the slot is free long before the work ends) and reports its duration', async () => {
       const req = engine.request({ handler: sleep.handler, params: sleep.params(800) as never });
       const answer = await engine.dispatch(executor.url, req);

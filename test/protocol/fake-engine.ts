@@ -57,7 +57,7 @@ export interface SendOptions {
 /**
  * A fake Baton engine for executor tests: a real node:http server on 127.0.0.1 (ephemeral port)
  * that verifies signatures (401 on failure, like the real engine) and records heartbeats and
- * callbacks; acks heartbeats with `{ executorId, intervalMs }`; answers a repeated final
+ * callbacks; acks heartbeats with `{ executorId, intervalMs, handBacks }`; answers a repeated final
  * callback with 409 (stale), like the real engine. It can fail on purpose (`failCallbacks`,
  * `failHeartbeats`) or be down (`down()` / `up()` on the same port). It also plays the engine's
  * client side: `dispatch`, `abort`, `status`, signed like the engine signs.
@@ -71,6 +71,8 @@ export class FakeEngine {
   onCallback?: (callback: RunCallback) => void;
   /** The intervalMs sent in heartbeat acks. */
   intervalMs = 3000;
+  /** The handBacks sent in heartbeat acks (protocol 3: a change tells the executor to let go of its runs sent ahead); undefined: not sent. */
+  handBacks: number | undefined = 0;
   private server: Server;
   private port = 0;
   private nextRunId = 1;
@@ -273,7 +275,7 @@ export class FakeEngine {
       }
       let id = this.executorIds.get(hb.url);
       if (id === undefined) this.executorIds.set(hb.url, (id = this.executorIds.size + 1));
-      this.heartbeats.push({ ...record, body: hb, status: reply(200, { executorId: id, intervalMs: this.intervalMs }) });
+      this.heartbeats.push({ ...record, body: hb, status: reply(200, { executorId: id, intervalMs: this.intervalMs, ...(this.handBacks !== undefined ? { handBacks: this.handBacks } : {}) }) });
       return;
     }
     if (path === PATHS.callback && req.method === 'POST') {

@@ -227,7 +227,7 @@ describe('executor runtime: dispatch', () => {
       const first = await fast.waitFor(() => fast.heartbeats[0], 'a heartbeat');
       expect(first.signature).toEqual({ ok: true });
       expect(first.headers[SIGNATURE_HEADERS.tenant]).toBe('acme');
-      expect(first.body).toMatchObject({ tenantId: 'acme', app: 'test-app', url: executor.url, capacity: 3, inFlight: 0, handlers: ['a', 'b'], queueLimit: 7, protocolVersion: 2, draining: false, active: [], spooled: 0 });
+      expect(first.body).toMatchObject({ tenantId: 'acme', app: 'test-app', url: executor.url, capacity: 3, inFlight: 0, handlers: ['a', 'b'], queueLimit: 7, protocolVersion: 3, draining: false, active: [], spooled: 0 });
       // The ack said 30 ms (configured: 5 s): the loop takes it as its interval, and beats on.
       // Checked on the loop, not by timing the beats, which a loaded machine stretches.
       await fast.waitFor(() => fast.heartbeats.length >= 4, '4 heartbeats at the acked interval');

@@ -12,7 +12,8 @@ const MAX_INTERVAL_MS = 600_000;
  * a round tries the engine URLs (engineRound: engines that failed lately last, the next one
  * when one has not answered within `rerouteAfterMs`), so that one hanging engine does not
  * silence the executor: any engine that hears it keeps it UP. An ack's `intervalMs` becomes the
- * interval; its `executorId` is reported through `onAck`.
+ * interval; the ack is reported through `onAck`, with when its round began (`mark()`'s reading,
+ * before any engine was tried): the sent-ahead lease counts from then (ContactLease).
  */
 export class HeartbeatLoop {
   private timer: NodeJS.Timeout | null = null;
@@ -24,9 +25,10 @@ export class HeartbeatLoop {
     private readonly engineUrls: readonly string[],
     private readonly client: EngineClient,
     private readonly payload: () => ExecutorHeartbeat,
-    private readonly onAck: (ack: ExecutorHeartbeatAck) => void,
+    private readonly onAck: (ack: Partial<ExecutorHeartbeatAck> & { intervalMs: number }, sentAt: number) => void,
     private readonly events: ExecutorEventEmitter,
     private readonly rerouteAfterMs: number,
+    private readonly mark: () => number,
   ) {}
 
   get interval(): number {
@@ -66,6 +68,7 @@ export class HeartbeatLoop {
 
   private async beat(): Promise<void> {
     const ok = (a: EngineAnswer) => a.status >= 200 && a.status < 300;
+    const sentAt = this.mark();
     const payload = this.payload();
     const { settled, answers } = await engineRound(
       this.client.order(this.engineUrls),
@@ -82,7 +85,7 @@ export class HeartbeatLoop {
     if (ack && typeof ack.intervalMs === 'number' && Number.isFinite(ack.intervalMs)) {
       this.intervalMs = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, Math.round(ack.intervalMs)));
     }
-    if (ack && typeof ack.executorId === 'number') this.onAck({ executorId: ack.executorId, intervalMs: this.intervalMs });
+    this.onAck({ ...(typeof ack?.executorId === 'number' ? { executorId: ack.executorId } : {}), intervalMs: this.intervalMs, ...(typeof ack?.handBacks === 'number' ? { handBacks: ack.handBacks } : {}) }, sentAt);
     this.events.emit('heartbeat', { engineUrl: settled.url, executorId: ack?.executorId ?? -1, intervalMs: this.intervalMs });
   }
 }

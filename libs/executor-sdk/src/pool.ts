@@ -9,7 +9,9 @@ import { SYSTEM_CLOCK, type RunClock } from './run-clock';
  * waits for it apart from the queue, counted as queued, and joins the pool at its instant — it
  * starts then if a worker is free, else it joins its line behind the jobs already in it. Jobs
  * sharing an instant share one timer, so a burst sent ahead costs one timer, not one a run.
- * Instants are read and awaited on `clock` (the executor's; the system clock by default).
+ * Instants are read and awaited on `clock` (the executor's; the system clock by default). When an
+ * instant comes, `admit` says which of its jobs join the pool (the executor lets go of those it
+ * may not start: the sent-ahead lease, ContactLease); the others are out of the pool.
  *
  * The jobs in line wait in one line per `lineOf(job)` (the executor: per task), and the lines take
  * the free workers in turn, each line's jobs first come first: one task's thousand runs queued here
@@ -36,6 +38,8 @@ export class WorkerPool<J> {
     private readonly clock: RunClock = SYSTEM_CLOCK,
     /** Which line a job waits in (default: one line for all). */
     private readonly lineOf: (job: J) => unknown = () => null,
+    /** Of the jobs whose instant has come, those that join the pool (default: all); the caller ends the others. */
+    private readonly admit: (jobs: J[]) => J[] = (jobs) => jobs,
   ) {}
 
   get running(): number {
@@ -102,15 +106,23 @@ export class WorkerPool<J> {
     const jobs = [...this.lines.values()].flat();
     this.lines.clear();
     this.lined = 0;
+    jobs.push(...this.takeWaiting(keepUntil));
+    this.notifyIfLineEmpty();
+    return jobs;
+  }
+
+  /** Takes the jobs waiting for an instant after `after` (all of them by default) out of the pool, the earliest first. */
+  takeWaiting(after = -Infinity): J[] {
+    const jobs: J[] = [];
     for (const at of [...this.scheduled.keys()].sort((a, b) => a - b)) {
-      if (at <= keepUntil) continue;
+      if (at <= after) continue;
       for (const job of this.scheduled.get(at)!) {
         jobs.push(job);
         this.instantOf.delete(job);
       }
       this.unschedule(at);
     }
-    this.notifyIfLineEmpty();
+    this.notifyIfIdle();
     return jobs;
   }
 
@@ -155,11 +167,12 @@ export class WorkerPool<J> {
     if (this.clock.now() < at) return this.arm(at);
     const jobs = this.scheduled.get(at) ?? [];
     this.unschedule(at);
-    for (const job of jobs) {
-      this.instantOf.delete(job);
+    for (const job of jobs) this.instantOf.delete(job);
+    for (const job of this.admit(jobs)) {
       if (this.active < this.concurrency) this.start(job);
       else this.line(job);
     }
+    this.notifyIfIdle();
   }
 
   private unschedule(at: number): void {

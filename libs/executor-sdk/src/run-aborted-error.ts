@@ -6,6 +6,7 @@ const MESSAGES: Record<AbortReason, string> = {
   REPLACED: 'aborted by the engine: the run was replaced by a newer one',
   DEADLINE: 'aborted: the run passed its deadline',
   SHUTDOWN: 'aborted: the executor is shutting down',
+  NO_CONTACT: 'not started: sent ahead, and no engine had answered a heartbeat within the sent-ahead lease before its instant (or the engines handed it back)',
 };
 
 /** The `reason` of an aborted `ctx.signal`; what `ctx.sleep` rejects with. */

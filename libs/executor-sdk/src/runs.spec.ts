@@ -80,7 +80,7 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect((await engine.dispatch(executor.url, dropped)).status).toBe(202);
     // Both places (1 worker + 1 in line) are spoken for until the instant: a third sent ahead is refused as busy.
     expect((await engine.dispatch(executor.url, engine.request({ handler: 'stamp', startInMs: 150 }))).status).toBe(429);
-    expect(executor.runtime.heartbeatPayload()).toMatchObject({ inFlight: 2, queued: 2, protocolVersion: 2 });
+    expect(executor.runtime.heartbeatPayload()).toMatchObject({ inFlight: 2, queued: 2, protocolVersion: 3 });
     const status = await engine.send(executor.url, 'GET', `/baton/runs/${ahead.runId}`, undefined);
     expect(status.body).toMatchObject({ attempts: [{ attempt: 1, state: 'QUEUED' }] });
     expect(await engine.abort(executor.url, { runId: dropped.runId, attempt: 1, reason: 'CANCELLED' })).toMatchObject({ status: 202, body: { aborted: true, state: 'QUEUED' } });
@@ -94,11 +94,66 @@ describe('executor runtime: abort, deadline, logs, progress, alarms', () => {
     expect(starts.has(dropped.runId)).toBe(false);
   });
 
+  it('lets a run sent ahead go without starting it when no engine answered a heartbeat within the lease before its instant (ABORTED NO_CONTACT)', async () => {
+    const clock = new FakeClock();
+    const starts: number[] = [];
+    const stamp = defineHandler('stamp', (ctx) => void starts.push(ctx.runId));
+    // Acks say 1,000 ms: the lease is 2,000 ms from the round of the last heartbeat an engine answered.
+    const lease = await FakeEngine.start({ tenantId: engine.tenantId, secret: engine.secret, intervalMs: 1_000 });
+    try {
+      const executor = await harness.start(lease, { handlers: [stamp], clock });
+      await lease.waitFor(() => lease.heartbeats.some((h) => h.status === 200));
+      lease.failHeartbeats(1_000_000); // cut off from here on
+      const within = lease.request({ handler: 'stamp', startInMs: 2_000 });
+      const beyond = lease.request({ handler: 'stamp', startInMs: 2_001 });
+      for (const run of [within, beyond]) expect((await lease.dispatch(executor.url, run)).status).toBe(202);
+      await clock.advance(2_000);
+      await lease.finalCallback(within.runId);
+      await clock.advance(1);
+      expect((await lease.finalCallback(beyond.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'NO_CONTACT', error: expect.stringMatching(/^not started: .*no engine has answered a heartbeat for 2001 ms/) });
+      expect(starts).toEqual([within.runId]);
+      // A run due now is not held: it starts, contact or not.
+      const now = lease.request({ handler: 'stamp' });
+      await lease.dispatch(executor.url, now);
+      expect((await lease.finalCallback(now.runId)).body).toMatchObject({ outcome: 'SUCCEEDED' });
+    } finally {
+      await harness.cleanup();
+      await lease.close();
+    }
+  });
+
+  it("lets every run held for its instant go when an ack's handBacks changes (the engines dispatched them again); the first ack only sets it", async () => {
+    const starts: number[] = [];
+    const stamp = defineHandler('stamp', (ctx) => void starts.push(ctx.runId));
+    const fenced = await FakeEngine.start({ tenantId: engine.tenantId, secret: engine.secret, intervalMs: 20 });
+    try {
+      fenced.handBacks = 7; // what the executor row says at its first heartbeat: nothing to let go
+      const executor = await harness.start(fenced, { handlers: [stamp] });
+      await fenced.waitFor(() => fenced.heartbeats.some((h) => h.status === 200));
+      const held = fenced.request({ handler: 'stamp', startInMs: 60_000 });
+      expect((await fenced.dispatch(executor.url, held)).status).toBe(202);
+      const acks = fenced.heartbeats.length;
+      await fenced.waitFor(() => fenced.heartbeats.length > acks + 1);
+      expect(executor.runtime.stats().queued).toBe(1);
+      fenced.handBacks = 8;
+      expect((await fenced.finalCallback(held.runId)).body).toMatchObject({ outcome: 'ABORTED', abortReason: 'NO_CONTACT', error: expect.stringMatching(/handed back/) });
+      expect([starts, executor.runtime.stats().queued]).toEqual([[], 0]);
+      // Said again, it is the same attempt: known, not run.
+      expect((await fenced.dispatch(executor.url, held)).status).toBe(202);
+      expect(starts).toEqual([]);
+    } finally {
+      await harness.cleanup();
+      await fenced.close();
+    }
+  });
+
   it('counts a run sent ahead from its request’s arrival (handle’s arrivedAt), not from when the request is handled', async () => {
     const clock = new FakeClock();
     const starts = new Map<number, number>();
     const stamp = defineHandler('stamp', (ctx) => void starts.set(ctx.runId, clock.now()));
     const executor = await harness.start(engine, { handlers: [stamp], clock });
+    // Heard by the engine first: a run sent ahead starts only within the lease of an answered heartbeat.
+    await engine.waitFor(() => engine.heartbeats.some((h) => h.status === 200 && h.body.url === executor.url));
     const run = engine.request({ handler: 'stamp', startInMs: 1_000 });
     const body = JSON.stringify(run);
     const arrivedAt = clock.now() - 900; // the body took this long to read

@@ -15,6 +15,7 @@ import {
   type RunStatusReport,
 } from '@baton/protocol';
 import { CallbackSender } from './callback-sender';
+import { ContactLease } from './contact-lease';
 import { EngineClient } from './engine-client';
 import { ExecutorEventEmitter } from './events';
 import type { AnyTaskHandler } from './handler';
@@ -25,6 +26,7 @@ import { messageOf, type FinalFields } from './outcome';
 import { WorkerPool } from './pool';
 import { BoundedMap } from './recent';
 import { readBody } from './read-body';
+import { SYSTEM_CLOCK } from './run-clock';
 import { DirectAlarms } from './direct-alarms';
 import { RunJob, runKey } from './run-job';
 import type { ExecutorHealth, ExecutorRequest, ExecutorResponse, ExecutorStats } from './runtime-types';
@@ -61,6 +63,8 @@ export class ExecutorRuntime {
   private readonly jobs = new Map<string, RunJob>();
   private readonly finished: BoundedMap<string, FinishedAttempt>;
   private readonly pool: WorkerPool<RunJob>;
+  /** When an engine last answered a heartbeat: whether runs sent ahead may start (protocol 3). */
+  private readonly contact: ContactLease;
   private readonly client: EngineClient;
   private readonly finishing = new Set<Promise<void>>();
   private jobsEmptyWaiters: Array<() => void> = [];
@@ -80,8 +84,11 @@ export class ExecutorRuntime {
     this.options = resolveExecutorOptions(options);
     for (const h of this.options.handlers) this.handlers.set(h.name, h);
     this.finished = new BoundedMap(this.options.recentlyFinishedLimit);
+    const clock = this.options.clock;
+    this.contact = new ContactLease(clock === SYSTEM_CLOCK ? () => performance.now() : () => clock.now());
     // A line per task: one task's backlog queued here leaves the others their turn (WorkerPool).
-    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job), this.options.clock, (job) => job.request.taskId);
+    // A run sent ahead joins at its instant only within the sent-ahead lease (ContactLease).
+    this.pool = new WorkerPool(this.options.concurrency, this.options.queueLimit, (job) => this.execute(job), clock, (job) => job.request.taskId, (jobs) => this.admitAtInstant(jobs));
     this.client = new EngineClient(this.options.tenantId, this.options.secret, this.options.requestTimeoutMs);
     this.reportTrouble();
   }
@@ -130,9 +137,10 @@ export class ExecutorRuntime {
       this.options.engineUrls,
       this.client,
       () => this.heartbeatPayload(),
-      (ack) => (this.executorId = ack.executorId),
+      (ack, sentAt) => this.heard(ack, sentAt),
       this.events,
       this.options.rerouteAfterMs,
+      () => this.contact.mark(),
     );
     this.heartbeat.start();
   }
@@ -512,6 +520,33 @@ export class ExecutorRuntime {
     await this.direct?.close();
     this.phase = 'stopped';
     this.events.emit('stopped', { undelivered });
+  }
+
+  /** An engine answered a heartbeat: the executor's id, the lease renewed; a changed `handBacks` lets go of every run held for its instant. */
+  private heard(ack: { executorId?: number; intervalMs: number; handBacks?: number }, sentAt: number): void {
+    if (ack.executorId !== undefined) this.executorId = ack.executorId;
+    if (this.contact.heard(sentAt, ack.intervalMs, ack.handBacks)) this.letGo(this.pool.takeWaiting(), 'the engines handed back the runs this executor held while it was out of contact');
+  }
+
+  /** The runs whose instant came that may start: all of them within the sent-ahead lease, else none. */
+  private admitAtInstant(jobs: RunJob[]): RunJob[] {
+    if (this.contact.fresh) return jobs;
+    const silent = this.contact.silentForMs;
+    this.letGo(jobs, silent === null ? 'no engine has answered a heartbeat yet' : `no engine has answered a heartbeat for ${silent} ms`);
+    return [];
+  }
+
+  /**
+   * Runs sent ahead this executor may not start (the sent-ahead lease, protocol 3): ended ABORTED
+   * NO_CONTACT without running, which the engines take as never started and dispatch again.
+   */
+  private letGo(jobs: readonly RunJob[], why: string): void {
+    if (jobs.length === 0) return;
+    this.options.logger.warn(`[baton executor] ${jobs.length} run(s) sent ahead let go without starting (the engines dispatch them again): ${why}`);
+    for (const job of jobs) {
+      job.abort('NO_CONTACT');
+      void this.finish(job, { outcome: 'ABORTED', error: `${messageOf(job.abortError)} (${why})` });
+    }
   }
 
   private dropUnstarted(jobs: readonly RunJob[]): void {

@@ -116,9 +116,10 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
       handlers: ['charge', 'refund'],
       handlerSchemas: { charge: { type: 'object', required: ['amount'], properties: { amount: { type: 'number', minimum: 0 } } } },
       secretVersion: 2,
+      handBacks: 3,
       stoppedAt: T + 20,
     },
-    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, protocolVersion: 1, wire: 'baton', state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, stoppedAt: null },
+    nulls: { tenantId: 'acme', app: 'billing', url: 'http://10.0.0.6:8080', capacity: 1, queueLimit: 0, inFlight: 0, protocolVersion: 1, wire: 'baton', state: 'DOWN', registeredAt: T, heartbeatAt: T, secretVersion: null, handlers: null, handlerSchemas: null, handBacks: 0, stoppedAt: null },
   },
   {
     entity: CalendarEntity,

@@ -20,8 +20,28 @@ import type { WakeRunRow } from './wake-rows';
 /**
  * The version an executor states in its heartbeats. 2 adds `startInMs` to a dispatch: engines send
  * a run ahead of its instant only to executors of version 2 or later, which hold it until then.
+ * 3 adds the sent-ahead lease: such an executor starts a run it holds only while its contact with
+ * the engines is fresh (sentAheadLeaseMs), and drops what it holds when an ack's `handBacks`
+ * changes; so engines hand back the runs a silent executor of version 3 provably never started.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
+
+/** How many heartbeat intervals a run sent ahead may be started after the executor last heard from an engine (sentAheadLeaseMs). */
+export const SENT_AHEAD_LEASE_INTERVALS = 2;
+
+/**
+ * The sent-ahead lease (protocol 3): an executor starts a run it held for its instant only if the
+ * last heartbeat an engine answered (2xx) was sent no more than this before that instant — by the
+ * executor's clock, counted from when the heartbeat left (the start of its round, before any
+ * engine was tried), with that answer's `intervalMs`. Otherwise it never starts it: it ends it
+ * ABORTED with abortReason NO_CONTACT. Engines count on it: the runs held by an executor silent
+ * since `heartbeat_at` whose instants come later than `heartbeat_at` + this lease cannot have
+ * started there, and are dispatched again (docs/EXECUTOR-PROTOCOL.md, "Runs sent ahead and
+ * contact").
+ */
+export function sentAheadLeaseMs(intervalMs: number): number {
+  return SENT_AHEAD_LEASE_INTERVALS * intervalMs;
+}
 
 /** The longest `startInMs` an executor accepts: a run is never sent further ahead than this. */
 export const MAX_START_IN_MS = 60_000;
@@ -223,9 +243,13 @@ export interface RunStatusReport {
 
 /**
  * Why an attempt ended ABORTED: an engine AbortRequest reason, its `deadline` passing on the
- * executor (DEADLINE), or the executor shutting down before it finished (SHUTDOWN).
+ * executor (DEADLINE), the executor shutting down before it finished (SHUTDOWN), or a run sent
+ * ahead that the executor never started because it had lost contact with the engines (NO_CONTACT:
+ * its instant came past the sent-ahead lease, or an ack's `handBacks` changed while it held it).
+ * The engine dispatches a NO_CONTACT attempt again as a new attempt that does not count against
+ * the task's retries: it never ran.
  */
-export type AbortReason = AbortRequestReason | 'DEADLINE' | 'SHUTDOWN';
+export type AbortReason = AbortRequestReason | 'DEADLINE' | 'SHUTDOWN' | 'NO_CONTACT';
 
 /** Identifies one attempt. */
 export interface RunKey {
@@ -402,4 +426,12 @@ export interface ExecutorHeartbeatAck {
   executorId: number;
   /** Send the next heartbeat within this (ms). */
   intervalMs: number;
+  /**
+   * How many times engines have handed back (dispatched again elsewhere) the runs sent ahead to
+   * the executor registered at this URL, as it stood when this heartbeat was recorded. An executor
+   * of protocol 3 that sees it differ from the last ack's drops every run it holds for a later
+   * instant, ABORTED NO_CONTACT, without starting it: some may be running elsewhere already. The
+   * first ack an executor process gets sets it. Absent (an engine of an earlier version): unchanged.
+   */
+  handBacks?: number;
 }

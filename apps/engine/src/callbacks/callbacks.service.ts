@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
+import { appendRunLogs, findRunsForCallback, GroupCommit, HANDED_BACK, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';
@@ -50,8 +50,9 @@ const MAX_RESULT_BYTES = 65_000;
  *   callback with `retryable: false` — with its alarm),
  *   result/error/timings, log lines, business alarms, and the follow-ups (children, fixed
  *   delay). ABORTED counts as FAILED — as TIMED_OUT when the executor aborted on the run's
- *   deadline; a run the engine already TIMED_OUT or CANCELLED (it asked for the abort) is over,
- *   so its ABORTED callback is stale: 409.
+ *   deadline, and as handed back (dispatched again, not counted) when it never started a run
+ *   sent ahead for lack of contact with the engines (NO_CONTACT); a run the engine already
+ *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409.
  *
  * The callbacks that arrive together are read with one statement and their outcomes committed
  * in one transaction (Coalescer, GroupCommit): in a burst every run's callback used to cost its
@@ -167,7 +168,7 @@ export class CallbacksService {
   private endAlone({ cb, run, traceParent, ack }: Outcome): Promise<EndedState | null> {
     const now = this.clock.now();
     return this.outcomeCommits.run(async (em) => {
-      const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb), {
+      const result = await this.outcomes.endAttempt(em, traceParent ? { ...run, traceParent } : run, endOf(cb, run), {
         from: OUTCOME_FROM,
         startedAt: cb.startedAt ?? null,
         finishedAt: cb.finishedAt,
@@ -295,10 +296,12 @@ export function businessAlarmData(attempt: number, alarm: BusinessAlarm): JsonVa
   return { attempt, at: alarm.at, ...(alarm.data === undefined ? {} : { data: alarm.data }) };
 }
 
-function endOf(cb: RunCallback): AttemptEnd {
+function endOf(cb: RunCallback, run: RunAttemptRow): AttemptEnd {
   if (cb.outcome === 'SUCCEEDED') return { to: 'SUCCEEDED', resultJson: resultJson(cb.result) };
   if (cb.outcome === 'ABORTED') {
     const why = cb.abortReason ?? 'unknown reason';
+    // Sent ahead and never started (the executor lost contact with the engines): sent again, not an attempt spent.
+    if (why === 'NO_CONTACT') return { to: HANDED_BACK, error: `handed back by executor ${run.executorUrl ?? run.executorId ?? '?'}, which never started it: ${cb.error ?? 'it had lost contact with the engines'}` };
     const error = `aborted (${why})${cb.error ? `: ${cb.error}` : ''}`;
     // The executor stopped the handler at the run's deadline: that is a timeout, not a failure.
     return why === 'DEADLINE' || why === 'TIMEOUT' ? { to: 'TIMED_OUT', error } : { to: 'FAILED', error };

@@ -518,6 +518,21 @@ describe.each(TEST_DATABASES)('callback API on %s', (kind) => {
     expect((await readRun(db.dataSource, r3)).state).toBe('TIMED_OUT');
   });
 
+  it('ABORTED NO_CONTACT (a run sent ahead its executor never started) is handed back: attempt 2 at its instant, not counted, no alarm; said again → 409', async () => {
+    const task = await seedTask(db.dataSource, { name: 'charge', retryMaxAttempts: 1 });
+    const instant = Date.now() + 20_000;
+    const runId = await acceptedRun(task, { scheduledAt: instant, dueAt: instant });
+    const dropped = { runId, attempt: 1, tenantId: TENANT, executorId, outcome: 'ABORTED', abortReason: 'NO_CONTACT', error: 'not started: sent ahead (before it started)', finishedAt: Date.now() };
+    expect((await post(dropped)).body).toMatchObject({ accepted: true, state: 'RETRY_WAIT' });
+    expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, executorId: null, error: expect.stringMatching(/^handed back by executor http:\/\/127.0.0.1:9, which never started it: not started/) });
+    const [row] = (await db.dataSource.query('SELECT due_at, instant_at FROM runs WHERE id = ?', [runId])) as Array<{ due_at: number; instant_at: number }>;
+    expect([Number(row.instant_at), Number(row.due_at) <= Date.now()]).toEqual([instant, true]);
+    const [attempt1] = (await db.dataSource.query('SELECT state FROM run_attempts WHERE run_id = ?', [runId])) as Array<{ state: string }>;
+    expect(attempt1.state).toBe('HANDED_BACK');
+    expect(await alarms(db.dataSource)).toEqual([]);
+    expect((await post(dropped)).status).toBe(409);
+  });
+
   it('the ABORTED outcome of a run cancelled or timed out while it ran is stale, but leaves its start (no later than the cancel, that attempt, once)', async () => {
     const task = await seedTask(db.dataSource, { name: 'charge' });
     const cancelledAt = Date.now();

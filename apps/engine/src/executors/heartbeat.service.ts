@@ -6,12 +6,15 @@ import type { ExecutorHeartbeat, ExecutorHeartbeatAck } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { ExecutorRestarts } from '../common/executor-restarts';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
+import { executorHeartbeatIntervalMs } from './heartbeat-interval';
 
 /**
  * The executor registry's write side: a heartbeat registers (or refreshes) the executor, UP,
  * and tells it when to call again — a third of the time after which it is declared DOWN, so
  * two heartbeats may be lost before that happens. A heartbeat that says the executor is draining
- * with nothing in flight is its graceful stop: it goes DOWN quietly (markExecutorStopped). Its
+ * with nothing in flight is its graceful stop: it goes DOWN quietly (markExecutorStopped). The ack
+ * carries the executor row's `handBacks`, read after this heartbeat's write (recordExecutorHeartbeat):
+ * an executor of protocol 3 drops the runs it holds for later instants when it changes. Its
  * process start and what it holds go to the watchdog (ExecutorRestarts): a restart at the same URL
  * within the DOWN grace left the old process's attempts executing until their timeout.
  */
@@ -26,7 +29,7 @@ export class HeartbeatService {
   ) {}
 
   get intervalMs(): number {
-    return Math.max(500, Math.min(5_000, Math.floor(this.config.executorDeadAfterMs / 3)));
+    return executorHeartbeatIntervalMs(this.config.executorDeadAfterMs);
   }
 
   /**
@@ -41,7 +44,7 @@ export class HeartbeatService {
       const stopped = await inTransaction(this.dataSource, (em) => markExecutorStopped(em, key));
       if (stopped !== null) return { executorId: stopped, intervalMs: this.intervalMs };
     }
-    const { executorId } = await inTransaction(
+    const { executorId, handBacks } = await inTransaction(
       this.dataSource,
       async (em) => {
         const result = await recordExecutorHeartbeat(em, {
@@ -74,7 +77,7 @@ export class HeartbeatService {
       { isolation: 'READ COMMITTED' },
     );
     this.heardProcess(heartbeat, executorId);
-    return { executorId, intervalMs: this.intervalMs };
+    return { executorId, intervalMs: this.intervalMs, handBacks };
   }
 
   /**

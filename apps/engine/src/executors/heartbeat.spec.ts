@@ -37,7 +37,7 @@ describe.each(TEST_DATABASES)('executor heartbeat endpoint on %s', (kind) => {
     expect(res.status).toBe(200);
     const [row, ...more] = await executors();
     expect(more).toEqual([]);
-    expect(res.body).toEqual({ executorId: Number(row.id), intervalMs: 3_000 });
+    expect(res.body).toEqual({ executorId: Number(row.id), intervalMs: 3_000, handBacks: 0 });
     expect(row).toMatchObject({ app: 'billing', url: 'http://10.0.0.7:7070', capacity: 16, queue_limit: 50, in_flight: 3, state: 'UP' });
     expect(Number(row.heartbeat_at)).toBeGreaterThanOrEqual(before);
   });

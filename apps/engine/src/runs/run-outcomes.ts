@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { fanOutOutcome, retryDecision, type AlarmType, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
-import { afterCommit, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { fanOutOutcome, retryDecision, type AlarmType, type RetryDecision, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
+import { afterCommit, countHandedBackAttempts, finishRunAttempt, HANDED_BACK, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';
@@ -38,7 +38,9 @@ export interface AttemptRef {
 export type AttemptEnd =
   | { to: 'SUCCEEDED'; resultJson: string | null }
   /** `retry: false`: end for good whatever the retry policy says. `resultJson`: what it did produce (a fan-out run's shards). */
-  | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean; resultJson?: string | null };
+  | { to: 'FAILED' | 'TIMED_OUT'; error: string; retry?: boolean; resultJson?: string | null }
+  /** A run sent ahead that its executor never started (lost contact with the engines): dispatched again at its instant, not counted as an attempt. */
+  | { to: typeof HANDED_BACK; error: string };
 
 export interface EndOptions {
   /** States the run must be in (guard), e.g. ['DISPATCHED', 'ACCEPTED']. */
@@ -89,7 +91,10 @@ export type EndedAs =
  * - failure/timeout with attempts left (domain retryDecision) → RETRY_WAIT as attempt + 1, due
  *   after the task's backoff with jitter, or later when the tenant's retry budget paces it
  *   (RetryBudgets), plus its alarm;
- * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…).
+ * - otherwise → FAILED / TIMED_OUT, its alarm, then follow-ups (ON_FAILURE children…);
+ * - handed back (a run sent ahead that its executor provably never started) → RETRY_WAIT as
+ *   attempt + 1, due now and keeping its instant, no alarm; the retry policy does not count it
+ *   (countHandedBackAttempts), so a task of one attempt still gets its one.
  *
  * A shard's end for good has no alarm, pause or follow-ups of its own: it may end its fan-out
  * run (settleFanOut), and that run's end raises them, once, for the task.
@@ -121,7 +126,15 @@ export class RunOutcomes {
       await this.ended(manager, run, 'SUCCEEDED', now);
       return { state: 'SUCCEEDED' };
     }
-    const decision = retryDecision(run.retry, run.attempt, now, Math.random, end.retry !== false, run.instant);
+    if (end.to === HANDED_BACK) {
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt: now, error: end.error, endedAs: HANDED_BACK, startedAt: null, finishedAt: null, now, ack });
+      if (!moved) return null;
+      this.firstEnded(run, now);
+      // Due now, to be sent ahead again for its instant: claimed once this commits, not at the next poll.
+      afterCommit(manager, () => this.signal.due(run.tenantId));
+      return { state: 'RETRY_WAIT', nextAttempt: run.attempt + 1, dueAt: now };
+    }
+    const { decision, counted } = await this.retryOf(manager, run, end, now);
     if (decision.retry) {
       // The attempt's own end counts before its retry is placed: a first attempt earns its share first.
       this.firstEnded(run, now);
@@ -150,12 +163,27 @@ export class RunOutcomes {
     const what = end.to === 'TIMED_OUT' ? 'timed out' : 'failed';
     const error = splitError(end.error);
     await this.alarm(manager, run, options, end.to === 'TIMED_OUT' ? 'TIMEOUT' : 'FAILED', true, {
-      message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${run.attempt} of ${run.retry.maxAttempts}): ${error.summary}`,
+      message: `Task ${run.taskName}: run ${run.runId} ${what} (attempt ${counted} of ${run.retry.maxAttempts}${counted < run.attempt ? `, after ${run.attempt - counted} handed back unstarted` : ''}): ${error.summary}`,
       data: { attempt: run.attempt, error: error.summary, ...detailOf(error) },
     });
     await this.pauseIfFailing(manager, run, now);
     await this.ended(manager, run, end.to, now);
     return { state: end.to };
+  }
+
+  /**
+   * Whether the failed attempt is retried (domain retryDecision). Attempts handed back never ran
+   * and do not count: when the policy says the attempts are used up and some were, it is asked
+   * again without them (one read, only then: most runs never get there).
+   */
+  private async retryOf(manager: EntityManager, run: AttemptRef, end: { retry?: boolean }, now: number): Promise<{ decision: RetryDecision; counted: number }> {
+    const retryable = end.retry !== false;
+    const decision = retryDecision(run.retry, run.attempt, now, Math.random, retryable, run.instant);
+    if (decision.retry || run.attempt === 1) return { decision, counted: run.attempt };
+    const counted = run.attempt - (await countHandedBackAttempts(manager, run.runId));
+    if (counted === run.attempt || !retryable) return { decision, counted };
+    const again = retryDecision(run.retry, counted, now, Math.random, true, run.instant);
+    return { decision: again.retry ? { ...again, nextAttempt: run.attempt + 1 } : again, counted };
   }
 
   /**

@@ -285,12 +285,12 @@ export function claimedRunOf(task: SeededTask, runId: number, overrides: Partial
 
 export async function seedExecutor(
   ds: DataSource,
-  input: { url: string; app?: string; tenantId?: string; state?: 'UP' | 'DOWN'; capacity?: number; inFlight?: number; heartbeatAt?: number },
+  input: { url: string; app?: string; tenantId?: string; state?: 'UP' | 'DOWN'; capacity?: number; inFlight?: number; heartbeatAt?: number; protocolVersion?: number },
 ): Promise<number> {
   const now = Date.now();
   await ds.query(
-    `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [input.tenantId ?? TENANT, input.app ?? 'billing', input.url, input.capacity ?? 8, input.inFlight ?? 0, input.state ?? 'UP', now, input.heartbeatAt ?? now],
+    `INSERT INTO executors (tenant_id, app, url, capacity, in_flight, state, registered_at, heartbeat_at, protocol_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [input.tenantId ?? TENANT, input.app ?? 'billing', input.url, input.capacity ?? 8, input.inFlight ?? 0, input.state ?? 'UP', now, input.heartbeatAt ?? now, input.protocolVersion ?? 1],
   );
   const [{ id }] = (await ds.query(`SELECT id FROM executors WHERE tenant_id = ? AND app = ? AND url = ?`, [
     input.tenantId ?? TENANT,

@@ -22,6 +22,7 @@ import {
   type SeededTask,
 } from '../testing/dispatch-side-kit';
 import { RunClaims } from '../runs/run-claims';
+import { HAND_BACK_MARGIN_MS } from './sent-ahead-hand-backs';
 import { Watchdog } from './watchdog';
 
 const DEAD_AFTER = 10_000;
@@ -245,6 +246,84 @@ describe.each(TEST_DATABASES)('watchdog on %s', (kind) => {
       expect((await beat({ spooled: 0, active: [] })).status).toBe(200);
       expect((await watchdog.tick()).reconciled).toBe(0);
       expect((await readRun(db.dataSource, held)).state).toBe('ACCEPTED');
+    });
+
+    /** The sent-ahead lease with DEAD_AFTER (heartbeats every 3,333 ms: 6,666 ms), and the hand-back's margin. */
+    const BEYOND = 6_666 + HAND_BACK_MARGIN_MS;
+
+    it('hands back at once what a silent executor of protocol 3 held for instants past its lease: dispatched again, not counted as an attempt', async () => {
+      const now = Date.now();
+      const heardAt = now - DEAD_AFTER - 1_000; // DOWN at this tick
+      const lease3 = await seedExecutor(db.dataSource, { url: executor.url, heartbeatAt: heardAt, protocolVersion: 3 });
+      const lease2 = await seedExecutor(db.dataSource, { url: 'http://127.0.0.1:9', heartbeatAt: heardAt, protocolVersion: 2 });
+      const once = await seedTask(db.dataSource, { name: 'once', retryMaxAttempts: 1 });
+      const heldAt = (instant: number, executorId: number) => executing(once, executorId, { scheduledAt: instant, dueAt: instant, dispatchedAt: heardAt - 500, acceptedAt: heardAt - 500 });
+      const beyond = await heldAt(heardAt + BEYOND + 1, lease3);
+      const later = await heldAt(heardAt + 50_000, lease3);
+      const within = await heldAt(heardAt + BEYOND - 100, lease3); // may have started: a cut-off executor starts it
+      const protocol2 = await heldAt(heardAt + 50_000, lease2); // keeps no lease: may have started whenever
+
+      const report = await watchdog.tick();
+      expect(report.executorsDown).toBe(2);
+      for (const [id, instant] of [
+        [beyond, heardAt + BEYOND + 1],
+        [later, heardAt + 50_000],
+      ]) {
+        expect(await readRun(db.dataSource, id)).toMatchObject({ state: 'RETRY_WAIT', attempt: 2, executorId: null, error: expect.stringMatching(/^handed back: sent ahead .* never started it/) });
+        // Sent again for its own instant: due now, its instant kept.
+        const [row] = (await db.dataSource.query('SELECT due_at, instant_at FROM runs WHERE id = ?', [id])) as Array<{ due_at: number; instant_at: number }>;
+        expect([Number(row.instant_at), Number(row.due_at) <= Date.now()]).toEqual([instant, true]);
+      }
+      const attempts = (await db.dataSource.query('SELECT run_id, attempt, state FROM run_attempts ORDER BY run_id')) as Array<{ run_id: number; attempt: number; state: string }>;
+      expect(attempts.map((a) => [Number(a.run_id), Number(a.attempt), a.state])).toEqual([
+        [beyond, 1, 'HANDED_BACK'],
+        [later, 1, 'HANDED_BACK'],
+      ]);
+      for (const id of [within, protocol2]) expect((await readRun(db.dataSource, id)).state).toBe('ACCEPTED');
+      const fences = (await db.dataSource.query('SELECT id, hand_backs FROM executors ORDER BY id')) as Array<{ id: number; hand_backs: number }>;
+      expect(fences.map((f) => [Number(f.id), Number(f.hand_backs)])).toEqual([
+        [lease3, 1],
+        [lease2, 0],
+      ]);
+      expect((await alarms(db.dataSource)).map((a) => a.type)).toEqual(['EXECUTOR_DOWN', 'EXECUTOR_DOWN']);
+
+      // Not an attempt spent: the task's one attempt is the next one, which fails for good on its own.
+      await db.dataSource.query("UPDATE runs SET state = 'ACCEPTED', executor_id = ?, claimed_by = ? WHERE id = ?", [lease2, NODE_ID, beyond]);
+      const failed = await signedPost(engine.url, PATHS.callback, { runId: beyond, attempt: 2, tenantId: TENANT, outcome: 'FAILED', error: 'boom' });
+      expect(failed.status).toBe(200);
+      expect(await readRun(db.dataSource, beyond)).toMatchObject({ state: 'FAILED', attempt: 2 });
+      expect((await alarms(db.dataSource, 'FAILED'))[0].message).toMatch(/attempt 1 of 1, after 1 handed back unstarted/);
+
+      // The grace passes (its last heartbeat and the run's instant as long ago): what may have started ends as lost, its error saying no start was reported.
+      await db.dataSource.query('UPDATE executors SET heartbeat_at = heartbeat_at - ?', [GRACE]);
+      await db.dataSource.query('UPDATE runs SET scheduled_at = scheduled_at - ?, due_at = due_at - ? WHERE id = ?', [GRACE, GRACE, within]);
+      await watchdog.tick();
+      expect(await readRun(db.dataSource, within)).toMatchObject({ state: 'FAILED', error: expect.stringMatching(/went DOWN .*\(no start of it was reported: it may never have started/) });
+      expect((await readRun(db.dataSource, later)).state).toBe('RETRY_WAIT');
+    });
+
+    it("counts a run handed back twice as no attempt: a task of two attempts retries the first that ran", async () => {
+      const now = Date.now();
+      const id = await seedExecutor(db.dataSource, { url: executor.url, heartbeatAt: now - DEAD_AFTER - 1_000, protocolVersion: 3 });
+      const twice = await seedTask(db.dataSource, { name: 'twice', retryMaxAttempts: 2 });
+      const runId = await executing(twice, id, { attempt: 3, instantAt: now });
+      await db.dataSource.query("INSERT INTO run_attempts (tenant_id, run_id, attempt, state, due_at, ended_at) VALUES (?, ?, 1, 'HANDED_BACK', ?, ?), (?, ?, 2, 'HANDED_BACK', ?, ?)", [TENANT, runId, now, now, TENANT, runId, now, now]);
+      expect((await signedPost(engine.url, PATHS.callback, { runId, attempt: 3, tenantId: TENANT, outcome: 'FAILED', error: 'boom' })).status).toBe(200);
+      expect(await readRun(db.dataSource, runId)).toMatchObject({ state: 'RETRY_WAIT', attempt: 4 });
+    });
+
+    it('an executor of protocol 3 that comes back after a hand-back is told so by the ack (handBacks)', async () => {
+      const now = Date.now();
+      const id = await seedExecutor(db.dataSource, { url: executor.url, heartbeatAt: now - DEAD_AFTER - 1_000, protocolVersion: 3 });
+      const once = await seedTask(db.dataSource, { name: 'once', retryMaxAttempts: 1 });
+      const beat = () => signedPost(engine.url, PATHS.heartbeat, { tenantId: TENANT, app: 'billing', url: executor.url, capacity: 8, inFlight: 1, handlers: ['once'], protocolVersion: 3 });
+      await executing(once, id, { instantAt: now + 30_000 });
+      expect((await watchdog.tick()).executorsDown).toBe(1);
+      expect((await beat()).body).toMatchObject({ executorId: id, handBacks: 1 });
+      // Nothing more to hand back, nothing moved: the next acks say the same.
+      await db.dataSource.query("UPDATE executors SET state = 'DOWN'");
+      expect(await watchdog.tick()).toMatchObject({ reconciled: 0 });
+      expect((await beat()).body).toMatchObject({ executorId: id, handBacks: 1 });
     });
 
     it('an executor that comes back and calls back within the grace wins over the reconciliation', async () => {

@@ -19,6 +19,7 @@ import { Alarms } from '../alarms/alarms';
 import { ExecutorRestarts } from '../common/executor-restarts';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { HeldKeysSweep } from './held-keys-sweep';
+import { SentAheadHandBacks } from './sent-ahead-hand-backs';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
@@ -57,6 +58,9 @@ export interface WatchdogReport {
  * - TIMEOUT: a run DISPATCHED/ACCEPTED past deadline_at → TIMED_OUT, or RETRY_WAIT (attempt + 1)
  *   per the retry policy, TIMEOUT alarm, follow-ups; then a signed abort request to its executor.
  * - EXECUTOR_DOWN: an UP executor silent for executorDeadAfterMs → DOWN + alarm.
+ * - Hand-backs: the runs sent ahead to an executor of protocol 3 that went DOWN, whose instants
+ *   come past its sent-ahead lease, never started there: dispatched again at once, not counted as
+ *   an attempt (SentAheadHandBacks), when it goes DOWN and again at its reconciliation.
  * - Reconciliation: runs still executing on an executor DOWN for longer than executorGraceMs →
  *   RETRY_WAIT (attempt + 1) or FAILED per the retry policy. An executor that comes back in
  *   time and calls back wins: its callback's guarded update ends the attempt first, and this
@@ -91,6 +95,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly fanOuts: FanOutSettler,
     private readonly approvals: ApprovalDecisions,
     private readonly restarts: ExecutorRestarts,
+    private readonly handBacks: SentAheadHandBacks,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -194,16 +199,29 @@ export class Watchdog implements OnModuleDestroy {
         });
         return true;
       });
-      if (moved) down++;
+      if (!moved) continue;
+      down++;
+      // What it held for later instants and provably never started goes to another executor now, maybe before its instant.
+      await this.handBack(executor);
     }
     return down;
   }
 
+  /**
+   * Runs of executors DOWN past the grace: those sent ahead that the executor provably never
+   * started are handed back (again, if the hand-back at DOWN did not get them all), the rest end
+   * as lost.
+   */
   private async reconcile(): Promise<number> {
     const now = this.clock.now();
     const heartbeatBefore = now - this.config.executorDeadAfterMs - this.config.executorGraceMs;
     const rows = await findOrphanedRuns(this.dataSource.manager, { groups: this.config.groups, heartbeatBefore, limit: BATCH });
-    return this.endLost(rows, now, (run) => `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period`);
+    let handed = 0;
+    const executors = new Map(rows.filter((r) => r.executorId !== null).map((r) => [r.executorId!, { id: r.executorId!, tenantId: r.tenantId }]));
+    for (const executor of executors.values()) handed += await this.handBack(executor);
+    // A handed-back attempt has moved on: its row below matches nothing.
+    const lost = await this.endLost(rows, now, (run) => `executor ${run.executorUrl ?? run.executorId} went DOWN and the run did not report back within the grace period${notKnownToStart(run)}`);
+    return handed + lost;
   }
 
   /**
@@ -227,6 +245,14 @@ export class Watchdog implements OnModuleDestroy {
       );
     }
     return handled;
+  }
+
+  /** SentAheadHandBacks.handBack; a failure is logged (the reconciliation tries again) and the tick goes on. */
+  private handBack(executor: { id: number; tenantId: string }): Promise<number> {
+    return this.handBacks.handBack(executor).catch((err: Error) => {
+      this.logger.error(`hand-back of the runs sent ahead to DOWN executor ${executor.id} failed: ${err.message}`, { tenantId: executor.tenantId });
+      return 0;
+    });
   }
 
   /** Attempts their executor lost, each ended FAILED (or retried per its policy) in its own transaction, past the retry budget; how many ended. */
@@ -263,4 +289,10 @@ export class Watchdog implements OnModuleDestroy {
       if (status === null || status >= 500) this.logger.warn(`abort of a timed-out run at ${url}: ${status ?? 'no answer'}`, { tenantId: run.tenantId, runId: run.runId, ...traceFields(run.traceParent) });
     });
   }
+}
+
+/** What a lost attempt's error adds when no start of it was reported: it may have been held for its instant and never started. */
+function notKnownToStart(run: RunAttemptRow): string {
+  if (run.startedAt !== null) return '';
+  return ` (no start of it was reported: it may never have started; its instant was ${new Date(run.instant).toISOString()})`;
 }

@@ -65,6 +65,14 @@ export class ExecutorEntity {
   @Column({ name: 'heartbeat_at', type: 'bigint', transformer: millis })
   heartbeatAt!: number;
 
+  /**
+   * How many times engines handed back the runs sent ahead to it while it was silent (protocol 3:
+   * those it provably never started, dispatched again elsewhere). Sent in each heartbeat's ack
+   * (`handBacks`): an executor that sees it change drops the runs it holds for later instants.
+   */
+  @Column({ name: 'hand_backs', type: 'int', default: 0 })
+  handBacks!: number;
+
   /** When it stopped gracefully (last heartbeat: draining, nothing in flight): DOWN without an alarm. Null while it runs, or when it went silent. */
   @Column({ name: 'stopped_at', type: 'bigint', nullable: true, transformer: millis })
   stoppedAt!: number | null;

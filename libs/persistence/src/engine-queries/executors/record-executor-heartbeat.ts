@@ -32,6 +32,7 @@ export interface ExecutorHeartbeatInput {
  *   -- none:   INSERT INTO executors (…) VALUES (…, 'UP', now, now, secret_version, handlers, handler_schemas, wire)
  *   -- exists: UPDATE executors SET state = 'UP', capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ? AND state = 'DOWN' AND stopped_at IS NULL
  *   --         (0 rows) UPDATE executors SET state = 'UP', stopped_at = NULL, capacity = ?, …, heartbeat_at = <later of it and now>, … WHERE id = ?
+ *   SELECT hand_backs FROM executors WHERE id = ?
  *
  * Why so: the DOWN → UP move is a guarded update, so when an executor that was declared down
  * heartbeats to several engines at once, exactly one of them sees it move and writes the
@@ -40,6 +41,11 @@ export interface ExecutorHeartbeatInput {
  * An executor that stopped gracefully (stopped_at set) was not lost: its restart is no
  * EXECUTOR_UP, it comes back by the second update.
  * A portable upsert in two statements, as in register-engine-node.ts.
+ * `handBacks` is read after the row's write, so under the row lock it took: a hand-back of its
+ * runs sent ahead (bumpExecutorHandBacks, which reads heartbeat_at under the same lock) either
+ * committed first — and this heartbeat's ack tells the executor so — or waits for this heartbeat
+ * and counts it in the heartbeat_at it reads. Either way no ack leaves that lets the executor start
+ * a run an engine handed back (docs/EXECUTOR-PROTOCOL.md, "Runs sent ahead and contact").
  * heartbeat_at never goes back (CASE, not GREATEST: SQLite has none): the heartbeat an engine
  * with a slow database link took seconds ago may land after a later one another engine took —
  * with its `now` it would make the executor look silent, and survivors mark it DOWN (measured:
@@ -48,7 +54,13 @@ export interface ExecutorHeartbeatInput {
 /** heartbeat_at set to `now` (two parameters), unless it is already later. */
 const LATER_HEARTBEAT = 'heartbeat_at = CASE WHEN heartbeat_at > ? THEN heartbeat_at ELSE ? END';
 
-export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
+export async function recordExecutorHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean; handBacks: number }> {
+  const written = await writeHeartbeat(manager, input);
+  const { rows } = await execute<{ hand_backs: number | string }>(manager, 'SELECT hand_backs FROM executors WHERE id = ?', [written.executorId]);
+  return { ...written, handBacks: rows.length ? num(rows[0].hand_backs) : 0 };
+}
+
+async function writeHeartbeat(manager: EntityManager, input: ExecutorHeartbeatInput): Promise<{ executorId: number; cameBack: boolean }> {
   const schemas = input.handlerSchemas === undefined ? null : JSON.stringify(input.handlerSchemas);
   const wire = input.wire ?? 'baton';
   const find = async (): Promise<number | null> => {

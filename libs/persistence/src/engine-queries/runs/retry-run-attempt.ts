@@ -4,6 +4,7 @@ import { isUniqueViolation } from '../../errors';
 import { execute } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 import type { AckTimes } from './ack-times';
+import { HANDED_BACK } from './handed-back-attempts';
 
 /** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. From RETRY_WAIT it is an attempt change, not a move. */
 export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'RETRY_WAIT', { attemptChangeFrom: ['RETRY_WAIT'] });
@@ -50,6 +51,15 @@ export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIME
  *
  * `ack`: the executor's 202 the engine held back (AckTimes): the copied attempt gets its
  * dispatched_at and accepted_at from it, as if its ACCEPTED mark had been written.
+ *
+ * `endedAs: 'HANDED_BACK'`: an attempt sent ahead that its executor provably never started
+ * (it lost contact with the engines: the sent-ahead lease of docs/EXECUTOR-PROTOCOL.md). The next
+ * attempt keeps the run's instant and lateness — it is the same start, sent again — so instead:
+ *
+ *   UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, instant_at = COALESCE(instant_at, due_at), due_at = ?, …
+ *
+ * (late_from_at untouched; instant_at before due_at, as deferRunDispatch explains). Its run_attempts
+ * row says HANDED_BACK: the retry policy does not count it (RunOutcomes).
  */
 export async function retryRunAttempt(
   manager: EntityManager,
@@ -60,7 +70,7 @@ export async function retryRunAttempt(
     dueAt: number;
     error: string | null;
     /** How the attempt ended: its state in run_attempts. */
-    endedAs: 'FAILED' | 'TIMED_OUT';
+    endedAs: 'FAILED' | 'TIMED_OUT' | typeof HANDED_BACK;
     startedAt: number | null;
     finishedAt: number;
     /** Whose clock finishedAt is (run_attempts.finished_clock). */
@@ -99,14 +109,16 @@ export async function retryRunAttempt(
   // another engine while the first was slow to answer: 15 % of the callbacks of a storm of failing
   // runs). Nothing was copied, so nothing to move or take back.
   if (copied === 0) return false;
+  // A retry starts at its own instant (its due time); an attempt handed back keeps the run's.
+  const instant = input.endedAs === HANDED_BACK ? { sql: 'instant_at = COALESCE(instant_at, due_at), due_at = ?', params: [input.dueAt] } : { sql: 'due_at = ?, instant_at = NULL, late_from_at = ?', params: [input.dueAt, input.dueAt] };
   const { affected } = await execute(
     manager,
-    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, due_at = ?, instant_at = NULL, late_from_at = ?, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
+    `UPDATE runs SET state = 'RETRY_WAIT', attempt = attempt + 1, ${instant.sql}, first_dispatched_at = COALESCE(first_dispatched_at, ?, dispatched_at),
                      claimed_by = NULL, lease_until = NULL, executor_id = NULL, dispatched_at = NULL,
                      accepted_at = NULL, deadline_at = NULL, started_at = NULL, finished_at = NULL,
                      result = NULL, error = ?, progress = NULL, updated_at = ?
       WHERE id = ? AND attempt = ? AND ${stateIn(RETRY_RUN_ATTEMPT, input.from)} ${extra}`,
-    [input.dueAt, input.dueAt, sentAt, input.error, input.now, ...guardParams],
+    [...instant.params, sentAt, input.error, input.now, ...guardParams],
   );
   // The row moved on between the two statements (READ COMMITTED reads without locking): the copy is not an attempt this call ended.
   if (affected === 0) await execute(manager, 'DELETE FROM run_attempts WHERE run_id = ? AND attempt = ? AND ended_at = ?', [input.runId, input.attempt, input.now]);
