@@ -303,3 +303,72 @@ func TestARunSentAheadCountsFromItsRequestsArrival(t *testing.T) {
 		}
 	}
 }
+
+// startOn starts an executor whose handler "stamp" counts its runs, on an engine set up first.
+func startOn(t *testing.T, engine *fakeEngine) (*Executor, string, func() int) {
+	srv := httptest.NewServer(engine)
+	t.Cleanup(srv.Close)
+	var mu sync.Mutex
+	ran := 0
+	e := startExecutor(t, srv.URL, Options{}, Handle("stamp", func(ctx context.Context, run *Run) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran++
+		return nil, nil
+	}))
+	waitFor(t, "an answered heartbeat", func() bool { engine.mu.Lock(); defer engine.mu.Unlock(); return engine.acked > 0 })
+	return e, srv.URL, func() int { mu.Lock(); defer mu.Unlock(); return ran }
+}
+
+// Protocol 3: a run sent ahead whose instant comes more than 2 × the acked interval after the last
+// answered heartbeat is let go unstarted, ABORTED NO_CONTACT; a run due now still runs.
+func TestARunSentAheadIsLetGoWhenNoEngineAnsweredWithinTheLease(t *testing.T) {
+	engine := &fakeEngine{finals: map[string]string{}, intervalMs: 100} // a 200 ms lease
+	e, engineURL, ran := startOn(t, engine)
+	engine.mu.Lock()
+	engine.failHeartbeats = true // cut off from here on
+	engine.mu.Unlock()
+	if status := signed(t, e, "POST", "/baton/runs", dispatchOf(engineURL, 1, "stamp", 800), nil); status != 202 {
+		t.Fatalf("dispatch answered %d", status)
+	}
+	waitFor(t, "the callback of the run sent ahead", func() bool { _, ok := engine.final(1); return ok })
+	cb, _ := engine.final(1)
+	if cb.Outcome != "ABORTED" || cb.AbortReason != "NO_CONTACT" || cb.StartedAt != 0 || !strings.Contains(cb.Error, "no engine has answered a heartbeat for") || ran() != 0 {
+		t.Errorf("got %s %s (started at %d): %q; handler ran %d time(s)", cb.Outcome, cb.AbortReason, cb.StartedAt, cb.Error, ran())
+	}
+	signed(t, e, "POST", "/baton/runs", dispatchOf(engineURL, 2, "stamp", nil), nil)
+	waitFor(t, "the run due now", func() bool { _, ok := engine.final(2); return ok })
+	if now, _ := engine.final(2); now.Outcome != "SUCCEEDED" {
+		t.Errorf("a run due now, out of contact: %s", now.Outcome)
+	}
+}
+
+// Protocol 3: when an ack's handBacks changes, every run held for its instant is let go at once
+// (the engines dispatched them again); the first ack's only sets it.
+func TestAChangedHandBacksLetsGoOfTheRunsHeld(t *testing.T) {
+	seven := int64(7)
+	engine := &fakeEngine{finals: map[string]string{}, intervalMs: 20, handBacks: &seven}
+	e, engineURL, ran := startOn(t, engine)
+	signed(t, e, "POST", "/baton/runs", dispatchOf(engineURL, 1, "stamp", 60_000), nil)
+	engine.mu.Lock()
+	acked := engine.acked
+	engine.mu.Unlock()
+	waitFor(t, "two more answered heartbeats", func() bool { engine.mu.Lock(); defer engine.mu.Unlock(); return engine.acked > acked+1 })
+	if _, ok := engine.final(1); ok {
+		t.Fatal("let go with handBacks unchanged")
+	}
+	eight := int64(8)
+	engine.mu.Lock()
+	engine.handBacks = &eight
+	engine.mu.Unlock()
+	waitFor(t, "the run held let go", func() bool { _, ok := engine.final(1); return ok })
+	if cb, _ := engine.final(1); cb.Outcome != "ABORTED" || cb.AbortReason != "NO_CONTACT" || !strings.Contains(cb.Error, "handed back") || ran() != 0 {
+		t.Errorf("got %s %s: %q; handler ran %d time(s)", cb.Outcome, cb.AbortReason, cb.Error, ran())
+	}
+	e.mu.Lock()
+	queued := e.queued()
+	e.mu.Unlock()
+	if queued != 0 {
+		t.Errorf("%d run(s) still queued", queued)
+	}
+}

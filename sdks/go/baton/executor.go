@@ -40,7 +40,8 @@ type Executor struct {
 	jobs          map[string]*job
 	line          taskLines // runs due, waiting for a worker
 	ahead         sentAhead
-	startsFirst   startsFirst // final callbacks held while runs wait in line
+	contact       contactLease // whether runs sent ahead may start (protocol 3)
+	startsFirst   startsFirst  // final callbacks held while runs wait in line
 	running       int
 	finished      map[string]*list.Element // → finishedRun, oldest first in finishedOrder
 	finishedOrder *list.List
@@ -349,16 +350,26 @@ func (e *Executor) credit(freeing int) (int, int64) {
 func (e *Executor) queued() int { return e.line.len() + e.ahead.count }
 
 // startDue puts the runs sent ahead for the instant at in line once it has come: a free worker
-// takes them at once, else they wait behind the runs already in it.
+// takes them at once, else they wait behind the runs already in it. Outside the sent-ahead lease
+// they are let go instead, never started.
 func (e *Executor) startDue(at int64) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if jobs := e.ahead.due(at); len(jobs) > 0 {
-		for _, j := range jobs {
-			e.line.push(j)
-		}
-		e.wakeWorker.Broadcast()
+	jobs := e.ahead.due(at)
+	if len(jobs) == 0 {
+		e.mu.Unlock()
+		return
 	}
+	if now := time.Now(); !e.contact.fresh(now) {
+		why := e.contact.silence(now)
+		e.mu.Unlock()
+		e.letGo(jobs, why)
+		return
+	}
+	for _, j := range jobs {
+		e.line.push(j)
+	}
+	e.wakeWorker.Broadcast()
+	e.mu.Unlock()
 }
 
 // lineShrank lets the held final callbacks go once no run waits in line. Under the lock.

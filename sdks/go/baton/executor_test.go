@@ -30,6 +30,11 @@ type fakeEngine struct {
 	refuse429 int
 	refusedAt []time.Time
 	takenAt   map[int64]time.Time // when each run's final callback was taken
+	// Heartbeats: answered 503 while failHeartbeats, else with intervalMs (0: 60000) and handBacks (nil: not sent); acked counts the answered ones.
+	failHeartbeats bool
+	intervalMs     int64
+	handBacks      *int64
+	acked          int
 }
 
 func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +64,19 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch r.URL.Path {
 	case "/baton/executors/heartbeat":
-		_, _ = w.Write([]byte(`{"executorId":1,"intervalMs":60000}`))
+		if f.failHeartbeats {
+			w.WriteHeader(503)
+			return
+		}
+		ack := map[string]any{"executorId": 1, "intervalMs": 60000}
+		if f.intervalMs > 0 {
+			ack["intervalMs"] = f.intervalMs
+		}
+		if f.handBacks != nil {
+			ack["handBacks"] = *f.handBacks
+		}
+		f.acked++
+		_ = json.NewEncoder(w).Encode(ack)
 	case "/baton/callbacks":
 		var cb callback
 		_ = json.Unmarshal(body, &cb)

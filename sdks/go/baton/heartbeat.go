@@ -3,6 +3,7 @@ package baton
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"time"
 )
@@ -77,29 +78,37 @@ func (e *Executor) lastBeat() {
 
 func (e *Executor) beatLocked() bool {
 	var failures []string
+	sentAt := time.Now() // the sent-ahead lease counts from the round's start, before any engine was tried
 	for _, url := range e.order(e.opts.EngineURLs) {
 		status, answer := e.heartbeatTo(url)
 		if status >= 200 && status < 300 {
 			var ack struct {
 				ExecutorID *int64   `json:"executorId"`
 				IntervalMs *float64 `json:"intervalMs"`
+				HandBacks  *int64   `json:"handBacks"`
 			}
-			if json.Unmarshal(answer, &ack) == nil {
-				e.mu.Lock()
-				if ack.IntervalMs != nil {
-					ms := *ack.IntervalMs
-					if ms < 10 {
-						ms = 10
-					} else if ms > 600_000 {
-						ms = 600_000
-					}
-					e.heartbeat = time.Duration(ms) * time.Millisecond
-				}
-				if ack.ExecutorID != nil {
-					e.executorID = ack.ExecutorID
-				}
-				e.mu.Unlock()
+			if json.Unmarshal(answer, &ack) != nil {
+				return true
 			}
+			e.mu.Lock()
+			if ack.IntervalMs != nil {
+				ms := *ack.IntervalMs
+				if ms < 10 {
+					ms = 10
+				} else if ms > 600_000 {
+					ms = 600_000
+				}
+				e.heartbeat = time.Duration(ms) * time.Millisecond
+			}
+			if ack.ExecutorID != nil {
+				e.executorID = ack.ExecutorID
+			}
+			var handedBack []*job
+			if e.contact.heard(sentAt, e.heartbeat, ack.HandBacks) {
+				handedBack = e.ahead.takeAfter(math.MinInt64)
+			}
+			e.mu.Unlock()
+			e.letGo(handedBack, "the engines handed back the runs this executor held while it was out of contact")
 			return true
 		}
 		failures = append(failures, url+": "+describe(status, answer))

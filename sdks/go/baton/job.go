@@ -19,11 +19,12 @@ const (
 )
 
 var abortMessages = map[string]string{
-	"TIMEOUT":   "aborted by the engine: the run timed out",
-	"CANCELLED": "aborted by the engine: the run was cancelled",
-	"REPLACED":  "aborted by the engine: the run was replaced by a newer one",
-	"DEADLINE":  "aborted: the run passed its deadline",
-	"SHUTDOWN":  "aborted: the executor is shutting down",
+	"TIMEOUT":    "aborted by the engine: the run timed out",
+	"CANCELLED":  "aborted by the engine: the run was cancelled",
+	"REPLACED":   "aborted by the engine: the run was replaced by a newer one",
+	"DEADLINE":   "aborted: the run passed its deadline",
+	"SHUTDOWN":   "aborted: the executor is shutting down",
+	"NO_CONTACT": "not started: sent ahead, and no engine had answered a heartbeat within the sent-ahead lease before its instant (or the engines handed it back)",
 }
 
 type logLine struct {

@@ -5,5 +5,7 @@ package baton
 const Version = "0.1.0"
 
 // ProtocolVersion is the executor protocol version this SDK speaks (sent in heartbeats). 2: it
-// honours a dispatch's startInMs, so engines may send it runs ahead of their instant.
-const ProtocolVersion = 2
+// honours a dispatch's startInMs, so engines may send it runs ahead of their instant. 3: it keeps
+// the sent-ahead lease (contactLease) and honours the acks' handBacks, so engines hand back the
+// runs it held and provably never started when it goes silent.
+const ProtocolVersion = 3
