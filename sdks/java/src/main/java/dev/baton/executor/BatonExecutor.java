@@ -36,8 +36,12 @@ import java.util.regex.Pattern;
  * }</pre>
  */
 public final class BatonExecutor {
-  /** The executor protocol this SDK speaks: 2 holds a run sent ahead of its instant ({@code startInMs}), so engines may send it early. */
-  public static final int PROTOCOL_VERSION = 2;
+  /**
+   * The executor protocol this SDK speaks: 2 holds a run sent ahead of its instant ({@code startInMs}),
+   * so engines may send it early; 3 starts such a run only within the sent-ahead lease and honours the
+   * acks' {@code handBacks} ({@link ContactLease}), so engines hand back what it never started when it goes silent.
+   */
+  public static final int PROTOCOL_VERSION = 3;
   static final int MAX_RUNS_PER_DISPATCH_BATCH = 100;
   static final int MAX_HEARTBEAT_ACTIVE = 1000;
   private static final Pattern ROUTE_RUN = Pattern.compile("^/baton/runs/(\\d{1,15})$");
@@ -64,6 +68,8 @@ public final class BatonExecutor {
    */
   private final TreeMap<Long, List<RunJob>> ahead = new TreeMap<>();
   private final Map<RunJob, Long> instantOf = new HashMap<>();
+  /** Whether runs sent ahead may start (protocol 3). */
+  private final ContactLease contact = new ContactLease();
   private final LinkedHashMap<String, Finished> finished;
   private int running;
   private long creditSeq;
@@ -156,7 +162,7 @@ public final class BatonExecutor {
     synchronized (lock) {
       phase = Phase.RUNNING;
     }
-    heartbeat = new Heartbeat(client, options.engineUrls, options.heartbeatIntervalMs, this::heartbeatPayload);
+    heartbeat = new Heartbeat(client, options.engineUrls, options.heartbeatIntervalMs, this::heartbeatPayload, this::heard);
     heartbeat.start();
     return url;
   }
@@ -458,10 +464,14 @@ public final class BatonExecutor {
     scheduler.schedule(() -> release(at), Math.max(0, at - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
   }
 
-  /** The instant has come: its runs join the line in the order they came, and a free worker takes them at once. */
+  /**
+   * The instant has come: its runs join the line in the order they came, and a free worker takes
+   * them at once — within the sent-ahead lease; outside it they are let go, never started.
+   */
   private void release(long at) {
+    List<RunJob> held;
     synchronized (lock) {
-      List<RunJob> held = ahead.get(at);
+      held = ahead.get(at);
       if (held == null) return; // aborted or dropped at a stop meanwhile
       // The scheduler's clock is monotonic; re-arming until the wall clock is there keeps a run from starting early.
       if (System.currentTimeMillis() < at) {
@@ -470,8 +480,35 @@ public final class BatonExecutor {
       }
       ahead.remove(at);
       held.forEach(instantOf::remove);
-      held.forEach(queue::add);
-      lock.notifyAll();
+      if (contact.fresh()) {
+        held.forEach(queue::add);
+        lock.notifyAll();
+        return;
+      }
+    }
+    letGo(held, contact.silence());
+  }
+
+  /** An engine answered a heartbeat: the lease renewed; a changed {@code handBacks} lets go of every run held for its instant. */
+  private void heard(long sentAt, long intervalMs, JsonNode ack) {
+    if (!contact.heard(sentAt, intervalMs, ack.get("handBacks"))) return;
+    List<RunJob> held;
+    synchronized (lock) {
+      held = takeAheadAfter(Long.MIN_VALUE);
+    }
+    letGo(held, "the engines handed back the runs this executor held while it was out of contact");
+  }
+
+  /**
+   * Runs sent ahead this executor may not start (the sent-ahead lease, protocol 3): ended ABORTED
+   * NO_CONTACT without running, which the engines take as never started and dispatch again.
+   */
+  private void letGo(List<RunJob> jobs, String why) {
+    if (jobs.isEmpty()) return;
+    LOG.log(System.Logger.Level.WARNING, "[baton executor] " + jobs.size() + " run(s) sent ahead let go without starting (the engines dispatch them again): " + why);
+    for (RunJob job : jobs) {
+      job.abort(AbortReason.NO_CONTACT);
+      finish(job, Outcome.aborted(AbortReason.NO_CONTACT.message + " (" + why + ")"), 0);
     }
   }
 
@@ -491,6 +528,13 @@ public final class BatonExecutor {
    */
   private List<RunJob> takeUnstarted(long keepUntil) {
     List<RunJob> taken = queue.drain();
+    taken.addAll(takeAheadAfter(keepUntil));
+    return taken;
+  }
+
+  /** Under the lock: takes out the runs sent ahead whose instant is after {@code keepUntil}, the earliest first. */
+  private List<RunJob> takeAheadAfter(long keepUntil) {
+    List<RunJob> taken = new ArrayList<>();
     SortedMap<Long, List<RunJob>> later = ahead.tailMap(keepUntil, false);
     later.values().forEach(taken::addAll);
     later.clear();

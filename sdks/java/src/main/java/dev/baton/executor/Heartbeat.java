@@ -9,7 +9,8 @@ import java.util.function.Supplier;
 /**
  * Sends the ExecutorHeartbeat (which is also the registration) at start and then every
  * interval; a round tries each engine URL once. An ack's {@code intervalMs} becomes the interval,
- * its {@code executorId} goes into the callbacks.
+ * its {@code executorId} goes into the callbacks; each ack goes to {@code onAck} with when its round
+ * began ({@link System#nanoTime()}, before any engine was tried): the sent-ahead lease counts from then.
  */
 final class Heartbeat {
   static final String PATH = "/baton/executors/heartbeat";
@@ -23,6 +24,7 @@ final class Heartbeat {
   private final EngineClient client;
   private final List<String> engineUrls;
   private final Supplier<Object> payload;
+  private final Acks onAck;
   private final Object timer = new Object();
   private final Object sending = new Object();
   private volatile long intervalMs;
@@ -30,11 +32,17 @@ final class Heartbeat {
   private volatile boolean running;
   private boolean down;
 
-  Heartbeat(EngineClient client, List<String> engineUrls, long intervalMs, Supplier<Object> payload) {
+  /** What an answered heartbeat tells the executor. */
+  interface Acks {
+    void heard(long sentAt, long intervalMs, JsonNode ack);
+  }
+
+  Heartbeat(EngineClient client, List<String> engineUrls, long intervalMs, Supplier<Object> payload, Acks onAck) {
     this.client = client;
     this.engineUrls = engineUrls;
     this.intervalMs = intervalMs;
     this.payload = payload;
+    this.onAck = onAck;
   }
 
   /** The id the engines gave this executor, or -1 before the first ack. */
@@ -77,6 +85,7 @@ final class Heartbeat {
   }
 
   private boolean send() {
+    long sentAt = System.nanoTime();
     byte[] body = Json.bytes(payload.get());
     List<String> failures = new ArrayList<>();
     for (String url : client.order(engineUrls)) {
@@ -85,6 +94,7 @@ final class Heartbeat {
         JsonNode ack = a.body();
         if (ack != null && ack.path("intervalMs").isNumber()) intervalMs = Math.min(600_000, Math.max(10, Math.round(ack.get("intervalMs").asDouble())));
         if (ack != null && ack.path("executorId").isNumber()) executorId = ack.get("executorId").asLong();
+        onAck.heard(sentAt, intervalMs, ack == null ? Json.object() : ack);
         synchronized (this) {
           if (down) LOG.log(System.Logger.Level.INFO, "[baton executor] heartbeat acknowledged again by " + url);
           down = false;

@@ -49,7 +49,7 @@ public class HeartbeatTest {
       EngineClient client = new EngineClient("acme", "secret", 60_000);
       String hangingUrl = "http://127.0.0.1:" + hanging.getLocalPort();
       String liveUrl = "http://127.0.0.1:" + live.getAddress().getPort();
-      Heartbeat heartbeat = new Heartbeat(client, List.of(hangingUrl, liveUrl), 60_000, () -> Map.of("tenantId", "acme"));
+      Heartbeat heartbeat = new Heartbeat(client, List.of(hangingUrl, liveUrl), 60_000, () -> Map.of("tenantId", "acme"), (sentAt, intervalMs, ack) -> {});
       assertTrue(heartbeat.beat());
       assertEquals(1, beats.get());
       assertEquals(7, heartbeat.executorId());

@@ -25,7 +25,10 @@ import org.junit.After;
 import org.junit.Before;
 import org.junit.Test;
 
-/** Protocol 2: a run sent ahead of its instant ({@code startInMs}) is held, as a queued one, until then. */
+/**
+ * Protocol 2: a run sent ahead of its instant ({@code startInMs}) is held, as a queued one, until
+ * then; protocol 3: it starts only within the sent-ahead lease, and a changed handBacks lets it go.
+ */
 public class RunsSentAheadTest {
   private static final String TENANT = "acme";
   private static final String SECRET = "s3cret";
@@ -44,6 +47,11 @@ public class RunsSentAheadTest {
   /** The tasks of the "line" handler's runs, in the order they started. */
   private final List<String> startOrder = new CopyOnWriteArrayList<>();
   private BatonExecutor executor;
+  /** Heartbeats: answered 503 while {@code failHeartbeats}, else with {@code intervalMs} and {@code handBacks} (null: not sent); {@code acks} counts the answered ones. */
+  private volatile boolean failHeartbeats;
+  private volatile long intervalMs = 1000;
+  private volatile Long handBacks;
+  private final AtomicLong acks = new AtomicLong();
 
   @Before
   public void startEngine() throws IOException {
@@ -63,7 +71,13 @@ public class RunsSentAheadTest {
     JsonNode body = Json.parse(ex.getRequestBody().readAllBytes());
     String reply = "{}";
     if (ex.getRequestURI().getPath().endsWith("/heartbeat")) {
-      reply = "{\"executorId\":1,\"intervalMs\":1000}";
+      if (failHeartbeats) {
+        ex.sendResponseHeaders(503, -1);
+        ex.close();
+        return;
+      }
+      reply = "{\"executorId\":1,\"intervalMs\":" + intervalMs + (handBacks != null ? ",\"handBacks\":" + handBacks : "") + "}";
+      acks.incrementAndGet();
     } else if (ex.getRequestURI().getPath().endsWith("/batch")) {
       StringBuilder results = new StringBuilder("{\"results\":[");
       for (int i = 0; i < body.get("callbacks").size(); i++) {
@@ -87,7 +101,7 @@ public class RunsSentAheadTest {
     finals.put(callback.get("runId").asLong(), callback);
   }
 
-  private void start(int concurrency, int queueLimit, long shutdownGraceMs) throws IOException {
+  private void start(int concurrency, int queueLimit, long shutdownGraceMs) throws IOException, InterruptedException {
     executor = new BatonExecutor(new ExecutorOptions().tenantId(TENANT).secret(SECRET).engineUrls(List.of(engineUrl))
         .concurrency(concurrency).queueLimit(queueLimit).shutdownGraceMs(shutdownGraceMs).noSpool())
         .handler("stamp", ctx -> {
@@ -109,6 +123,8 @@ public class RunsSentAheadTest {
           return null;
         });
     executor.start();
+    // Heard by an engine first: a run sent ahead starts only within the lease of an answered heartbeat.
+    until(() -> acks.get() > 0);
   }
 
   private ObjectNode request(Integer startInMs) {
@@ -258,6 +274,46 @@ public class RunsSentAheadTest {
     assertEquals("SHUTDOWN", lateCb.get("abortReason").asText());
     assertFalse(lateCb.has("startedAt"));
     assertTrue("the stop took " + (System.currentTimeMillis() - sentAt) + " ms", System.currentTimeMillis() - sentAt < 1_500);
+  }
+
+  /** Protocol 3: a run whose instant comes past the lease (2 × the acked interval) after the last answered heartbeat is let go unstarted. */
+  @Test
+  public void letsARunSentAheadGoWhenNoEngineAnsweredWithinTheLease() throws Exception {
+    intervalMs = 100; // a 200 ms lease
+    start(1, 1, 10_000);
+    failHeartbeats = true; // cut off from here on
+    ObjectNode cut = request(800);
+    assertEquals(202, send("POST", "/baton/runs", cut).status());
+    JsonNode cb = finalOf(cut.get("runId").asLong());
+    assertEquals("ABORTED", cb.get("outcome").asText());
+    assertEquals("NO_CONTACT", cb.get("abortReason").asText());
+    assertTrue(cb.get("error").asText(), cb.get("error").asText().contains("no engine has answered a heartbeat for"));
+    assertFalse(cb.has("startedAt"));
+    assertFalse(handlerStarts.containsKey(cut.get("runId").asLong()));
+    // A run due now is not held: it runs, contact or not.
+    ObjectNode now = request(null);
+    assertEquals(202, send("POST", "/baton/runs", now).status());
+    assertEquals("SUCCEEDED", finalOf(now.get("runId").asLong()).get("outcome").asText());
+  }
+
+  /** Protocol 3: a changed handBacks in an ack lets go of every run held for its instant; the first ack's only sets it. */
+  @Test
+  public void aChangedHandBacksLetsGoOfTheRunsHeld() throws Exception {
+    intervalMs = 20;
+    handBacks = 7L;
+    start(1, 1, 10_000);
+    ObjectNode held = request(60_000);
+    assertEquals(202, send("POST", "/baton/runs", held).status());
+    long seen = acks.get();
+    until(() -> acks.get() > seen + 1);
+    assertFalse("let go with handBacks unchanged", finals.containsKey(held.get("runId").asLong()));
+    handBacks = 8L;
+    JsonNode cb = finalOf(held.get("runId").asLong());
+    assertEquals("ABORTED", cb.get("outcome").asText());
+    assertEquals("NO_CONTACT", cb.get("abortReason").asText());
+    assertTrue(cb.get("error").asText(), cb.get("error").asText().contains("handed back"));
+    assertFalse(handlerStarts.containsKey(held.get("runId").asLong()));
+    assertEquals(0, send("GET", "/baton/health", null).body().get("inFlight").asInt());
   }
 
   /**
