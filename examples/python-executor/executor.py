@@ -5,6 +5,9 @@ It speaks the executor protocol of libs/protocol/openapi.yaml (the same wire for
 TypeScript SDK): signed dispatch / abort / status requests from engines, a bounded worker pool,
 signed callbacks with retries, heartbeats (which are also the registration), graceful shutdown.
 Protocol 2: a run sent ahead of its instant (`startInMs`) is accepted at once and held until then.
+Protocol 3: it starts then only within the sent-ahead lease — an engine answered a heartbeat whose
+round began no more than 2 × the acked interval before — and is let go unstarted (ABORTED
+NO_CONTACT) otherwise, or when an ack's `handBacks` changes: the engines dispatch it again.
 While runs wait in line for a worker, final callbacks wait (at most 250 ms): starts go first.
 
 Configuration (environment), as for apps/demo-executor:
@@ -41,7 +44,10 @@ import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
+# Protocol 3's sent-ahead lease: a run held for its instant starts at most this many heartbeat
+# intervals after the round of the last heartbeat an engine answered began.
+SENT_AHEAD_LEASE_INTERVALS = 2
 # As libs/protocol's MAX_START_IN_MS: engines never send a run further ahead than this.
 MAX_START_IN_MS = 60_000
 MAX_SKEW_MS = 300_000
@@ -72,6 +78,7 @@ ABORT_MESSAGES = {
     "REPLACED": "aborted by the engine: the run was replaced by a newer one",
     "DEADLINE": "aborted: the run passed its deadline",
     "SHUTDOWN": "aborted: the executor is shutting down",
+    "NO_CONTACT": "not started: sent ahead, and no engine had answered a heartbeat within the sent-ahead lease before its instant (or the engines handed it back)",
 }
 
 
@@ -505,6 +512,12 @@ class Executor:
         self.stopped = threading.Event()
         self.wake_senders = threading.Condition()
         self.executor_id = None
+        # The sent-ahead lease (protocol 3, docs/EXECUTOR-PROTOCOL.md "Runs sent ahead and contact"):
+        # when the round of the last answered heartbeat began (monotonic s; None: none yet), the
+        # lease it gave, and the last ack's handBacks (None until an ack carries it). Under the lock.
+        self.heard_at = None
+        self.lease_s = 0.0
+        self.hand_backs = None
         self.last_good = None
         for i in range(self.concurrency):
             threading.Thread(target=self.worker, name=f"worker-{i}", daemon=True).start()
@@ -624,6 +637,7 @@ class Executor:
 
     def send_beat(self):
         failures = []
+        sent_at = time.monotonic()  # the sent-ahead lease counts from the round's start, before any engine was tried
         payload = self.heartbeat_payload()
         for url in self.order(self.engine_urls):
             status, ack = self.post(url, "/baton/executors/heartbeat", payload, HEARTBEAT_TRY_S)
@@ -634,10 +648,45 @@ class Executor:
                         self.heartbeat_ms = min(600_000, max(10, int(ack["intervalMs"])))
                     if is_int(ack.get("executorId")):
                         self.executor_id = ack["executorId"]
+                self.heard(sent_at, ack.get("handBacks") if isinstance(ack, dict) else None)
                 return True
             failures.append(f"{url}: {self.describe(status, ack)}")
         log(f"heartbeat failed on every engine URL ({'; '.join(failures)})")
         return False
+
+    def heard(self, sent_at, hand_backs):
+        """An engine answered the heartbeat round begun at `sent_at`: the lease renewed. A changed
+        `handBacks` lets go of every run held for its instant: the engines dispatched them again."""
+        with self.lock:
+            if self.heard_at is None or sent_at >= self.heard_at:
+                self.heard_at = sent_at
+                self.lease_s = SENT_AHEAD_LEASE_INTERVALS * self.heartbeat_ms / 1000.0
+            if not is_int(hand_backs):
+                return
+            changed = self.hand_backs is not None and hand_backs != self.hand_backs
+            self.hand_backs = hand_backs
+            if not changed:
+                return
+            held = list(self.ahead)
+            self.ahead.clear()
+        self.let_go(held, "the engines handed back the runs this executor held while it was out of contact")
+
+    def silence(self):
+        """Why a run held for its instant may not start now, or None: within the lease. Under the lock."""
+        if self.heard_at is None:
+            return "no engine has answered a heartbeat yet"
+        silent_s = time.monotonic() - self.heard_at
+        return None if silent_s <= self.lease_s else f"no engine has answered a heartbeat for {int(silent_s * 1000)} ms"
+
+    def let_go(self, jobs, why):
+        """Runs sent ahead this executor may not start (the sent-ahead lease): ended ABORTED NO_CONTACT
+        without running, which the engines take as never started and dispatch again."""
+        if not jobs:
+            return
+        log(f"{len(jobs)} run(s) sent ahead let go without starting (the engines dispatch them again): {why}")
+        for job in jobs:
+            job.abort("NO_CONTACT")
+            self.finish(job, "ABORTED", error=f"{ABORT_MESSAGES['NO_CONTACT']} ({why})", freeing=0)
 
     def heartbeat_loop(self):
         while not self.stopped.is_set():
@@ -722,7 +771,8 @@ class Executor:
 
     def release_loop(self):
         """Puts each run sent ahead in line at its instant: a free worker takes it at once, else it
-        waits behind the runs already in line."""
+        waits behind the runs already in line — within the sent-ahead lease; outside it the run is
+        let go, never started."""
         with self.lock:
             while True:
                 while self.instants and self.instants[0][2] not in self.ahead:
@@ -738,6 +788,10 @@ class Executor:
                     continue
                 job = heapq.heappop(self.instants)[2]
                 del self.ahead[job]
+                why = self.silence()
+                if why is not None:
+                    threading.Thread(target=self.let_go, args=([job], why), daemon=True).start()
+                    continue
                 self.queue.append(job)
                 self.lock.notify_all()
 

@@ -87,6 +87,7 @@ sys.path.insert(0, "examples/python-executor")
 from http.server import ThreadingHTTPServer
 from executor import Executor, make_handler, now_ms, sign
 executor = Executor({"BATON_TENANT": "acme", "BATON_EXECUTOR_SECRET": "s3cret", "BATON_ENGINE_URLS": "http://127.0.0.1:9", "BATON_EXECUTOR_RETRY_BASE_MS": "60000"})
+executor.heard(time.monotonic(), None)  # as if an engine had just answered a heartbeat: runs sent ahead start only within that lease
 server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(executor))
 threading.Thread(target=server.serve_forever, daemon=True).start()
 run = lambda run_id: {"runId": run_id, "attempt": 1, "tenantId": "acme", "taskId": 1, "taskName": "t", "handler": "noop", "params": None,
