@@ -479,6 +479,16 @@ export const RUN_STATES = [
  */
 export type RunState = (typeof RUN_STATES)[number];
 
+/**
+ * How an earlier attempt of a run ended (run_attempts.state) besides FAILED and TIMED_OUT:
+ * HANDED_BACK — a run sent ahead of its instant that its executor provably never started (it had
+ * lost contact with the engines: docs/EXECUTOR-PROTOCOL.md, "Runs sent ahead and contact"). It
+ * was dispatched again as the next attempt, which the task's retries do not count it against.
+ */
+export const HANDED_BACK = 'HANDED_BACK';
+/** How an attempt of a run stands or ended: a run state, or HANDED_BACK. */
+export type AttemptState = RunState | typeof HANDED_BACK;
+
 export const EXECUTOR_STATES = ['UP', 'DOWN'] as const;
 export type ExecutorState = (typeof EXECUTOR_STATES)[number];
 

@@ -1,4 +1,4 @@
-import type { ApprovalOutcome, ApproverRole, ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
+import type { ApprovalOutcome, ApproverRole, AttemptState, ExecutorState, JsonValue, RunCause, RunState } from '@baton/domain/types';
 import type { TimelineEntry } from '@baton/domain/run/timeline';
 
 export type { TimelineEntry };
@@ -114,7 +114,8 @@ export interface RunSearchPage {
 export interface RunAttempt {
   attempt: number;
   latest: boolean;
-  state: RunState | null;
+  /** Latest: the run's state; earlier: how the attempt ended (FAILED, TIMED_OUT, HANDED_BACK: sent ahead and never started by its executor). */
+  state: AttemptState | null;
   executorId: number | null;
   dueAt: number | null;
   error: string | null;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CLOCK, type Clock, type JsonValue, type RunState } from '@baton/domain';
-import { appendRunLogs, findRunsForCallback, GroupCommit, HANDED_BACK, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
+import { CLOCK, HANDED_BACK, type Clock, type JsonValue, type RunState } from '@baton/domain';
+import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
 import { isSampled, traceparentOf, tracingOn } from '@baton/tracing';

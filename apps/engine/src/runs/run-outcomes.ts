@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { fanOutOutcome, retryDecision, type AlarmType, type RetryDecision, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
-import { afterCommit, countHandedBackAttempts, finishRunAttempt, HANDED_BACK, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
+import { fanOutOutcome, HANDED_BACK, retryDecision, type AlarmType, type RetryDecision, type RetryPolicy, type RunCause, type RunState, type TimelineClock } from '@baton/domain';
+import { afterCommit, countHandedBackAttempts, finishRunAttempt, finishSucceededRuns, pauseFailingTask, rejectWaitingRun, retryRunAttempt, standOfFanOut, type AckTimes, type FollowUpHints, type SucceededAttempt } from '@baton/persistence';
 import { splitError } from '@baton/protocol';
 import { Alarms } from '../alarms/alarms';
 import { severityOf } from '../alarms/alarm-policy';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CLOCK, type Clock } from '@baton/domain';
-import { bumpExecutorHandBacks, findSentAheadHeldBy, HANDED_BACK } from '@baton/persistence';
+import { CLOCK, HANDED_BACK, type Clock } from '@baton/domain';
+import { bumpExecutorHandBacks, findSentAheadHeldBy } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { executorSentAheadLeaseMs } from '../executors/heartbeat-interval';

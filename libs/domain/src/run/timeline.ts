@@ -1,4 +1,4 @@
-import type { RunState } from '../types';
+import type { AttemptState } from '../types';
 
 /** The steps of a run attempt, in the one order the console shows them. */
 export const TIMELINE_STEPS = ['SCHEDULED', 'DISPATCHED', 'ACCEPTED', 'STARTED', 'FINISHED'] as const;
@@ -26,7 +26,7 @@ export interface AttemptTimes {
   startedAt: number | null;
   finishedAt: number | null;
   /** Its state: a CANCELLED or SKIPPED attempt's end is Baton's write (a cancel, a skip), never the executor's. */
-  state?: RunState | null;
+  state?: AttemptState | null;
   /**
    * Whose clock stamped finishedAt, as recorded with the end: an outcome's may be either (the
    * executor reports its end, or the engine decides it — a timeout, a lost executor, a refused
@@ -39,7 +39,7 @@ export interface AttemptTimes {
 const CLOCKS: Record<TimelineStep, TimelineClock> = { SCHEDULED: 'engine', DISPATCHED: 'engine', ACCEPTED: 'engine', STARTED: 'executor', FINISHED: 'executor' };
 
 /** Ends no executor reports: their finished time is the canceller's or the engine's clock, recorded or not. */
-const ENDED_BY_BATON: readonly RunState[] = ['CANCELLED', 'SKIPPED'];
+const ENDED_BY_BATON: readonly AttemptState[] = ['CANCELLED', 'SKIPPED'];
 
 const WHY_EARLY: Partial<Record<TimelineStep, string>> = {
   STARTED: "The executor starts the handler as it answers 202, so Started (executor clock) can come before Accepted (when the 202 reached the engine) by the answer's trip and the two machines' clock difference",

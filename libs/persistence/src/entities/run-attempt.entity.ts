@@ -1,10 +1,10 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { RunState, TimelineClock } from '@baton/domain';
+import type { AttemptState, TimelineClock } from '@baton/domain';
 import { bigintId, millis } from './columns';
 
 /**
- * An attempt of a run that ended and was retried: the run row, retried in place, keeps only its
- * latest attempt, so retryRunAttempt copies the ending one here first (same transaction).
+ * An attempt of a run that ended and was retried (or handed back): the run row, retried in place,
+ * keeps only its latest attempt, so retryRunAttempt copies the ending one here first (same transaction).
  */
 @Entity({ name: 'run_attempts' })
 @Index('uq_run_attempts_run', ['runId', 'attempt'], { unique: true })
@@ -21,9 +21,13 @@ export class RunAttemptEntity {
   @Column({ type: 'int' })
   attempt!: number;
 
-  /** How the attempt ended (FAILED, TIMED_OUT; how far it had got, DISPATCHED or ACCEPTED, in attempts kept before 2026-12-07): its timeline says how far it got. */
+  /**
+   * How the attempt ended (FAILED, TIMED_OUT, or HANDED_BACK: sent ahead and never started by its
+   * executor; how far it had got, DISPATCHED or ACCEPTED, in attempts kept before 2026-12-07): its
+   * timeline says how far it got.
+   */
   @Column({ type: 'varchar', length: 16 })
-  state!: RunState;
+  state!: AttemptState;
 
   @Column({ name: 'executor_id', type: 'int', nullable: true })
   executorId!: number | null;

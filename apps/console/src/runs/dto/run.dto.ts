@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
+import { APPROVAL_OUTCOMES, APPROVER_ROLES, EXECUTOR_STATES, HANDED_BACK, MAX_APPROVAL_COMMENT, RUN_CAUSES, RUN_STATES, TIMELINE_STEPS, type ApprovalOutcome, type ApproverRole, type AttemptState, type ExecutorState, type JsonValue, type RunCause, type RunState, type TimelineClock, type TimelineStep } from '@baton/domain';
 import { InstantQuery, IntQuery, PageQuery, ToList } from '../../common/query';
 import { Raw } from '../../common/raw-json';
 import type * as Api from '../../api-types';
@@ -212,7 +212,7 @@ export class TimelineEntryView implements Api.TimelineEntry {
 export class RunAttemptView implements Api.RunAttempt {
   @ApiProperty() attempt!: number;
   @ApiProperty({ description: "The run's current attempt (the run row); earlier ones ended and were retried" }) latest!: boolean;
-  @ApiProperty({ enum: RUN_STATES, nullable: true, description: "Latest: the run's state; earlier: how the attempt ended, FAILED or TIMED_OUT (attempts kept before 2026-12-07: how far it had got; null: not kept, retried before attempts were kept). Its timeline says how far it got" }) state!: RunState | null;
+  @ApiProperty({ enum: [...RUN_STATES, HANDED_BACK], nullable: true, description: "Latest: the run's state; earlier: how the attempt ended, FAILED or TIMED_OUT, or HANDED_BACK (sent ahead of its instant and never started by its executor, which had lost contact with the engines: dispatched again, not counted against the task's retries; attempts kept before 2026-12-07: how far it had got; null: not kept, retried before attempts were kept). Its timeline says how far it got" }) state!: AttemptState | null;
   @ApiProperty({ type: Number, nullable: true }) executorId!: number | null;
   @ApiProperty({ type: Number, nullable: true, description: "When the attempt was due: the fire time, or its backoff's end" }) dueAt!: number | null;
   @ApiProperty({ type: String, nullable: true, description: "The attempt's error, first line" }) error!: string | null;

@@ -1,12 +1,10 @@
 import type { EntityManager } from 'typeorm';
+import { HANDED_BACK } from '@baton/domain';
 import { execute } from '../sql';
 
-/** How run_attempts names an attempt handed back: sent ahead, never started by its executor, not counted as an attempt (countHandedBackAttempts). */
-export const HANDED_BACK = 'HANDED_BACK';
-
 /**
- * How many of a run's attempts were handed back (run_attempts rows HANDED_BACK): they do not
- * count against the task's retries.
+ * How many of a run's attempts were handed back (run_attempts rows HANDED_BACK: sent ahead, never
+ * started by their executor): they do not count against the task's retries.
  *
  *   SELECT COUNT(*) FROM run_attempts WHERE run_id = ? AND state = 'HANDED_BACK'   -- uq_run_attempts_run
  */

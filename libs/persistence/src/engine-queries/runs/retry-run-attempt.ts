@@ -1,10 +1,9 @@
 import type { EntityManager } from 'typeorm';
-import type { RunState, TimelineClock } from '@baton/domain';
+import { HANDED_BACK, type RunState, type TimelineClock } from '@baton/domain';
 import { isUniqueViolation } from '../../errors';
 import { execute } from '../sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 import type { AckTimes } from './ack-times';
-import { HANDED_BACK } from './handed-back-attempts';
 
 /** Its moves, checked against the run state machine (run-writes.spec.ts); callers narrow `from`. From RETRY_WAIT it is an attempt change, not a move. */
 export const RETRY_RUN_ATTEMPT = runWrite('retryRunAttempt', ['PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED', 'RETRY_WAIT'], 'RETRY_WAIT', { attemptChangeFrom: ['RETRY_WAIT'] });

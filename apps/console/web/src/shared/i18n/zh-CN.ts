@@ -55,6 +55,7 @@ export const zhCN: Record<string, string> = {
   RETRYING: '重试中',
   RETRY_WAIT: '等待重试',
   HELD: '按键排队中',
+  HANDED_BACK: '已交回重派（未启动）',
   COALESCING: '合并事件中',
   FIRST: '保留最早的',
   LAST: '保留最新的',
