@@ -17,9 +17,10 @@ import { execute } from '../sql';
  *
  * ACCEPTED only: its 202 came back, so the executor had the run before this read. One statement
  * reads the executor and its runs together: an executor that came back UP meanwhile has none.
- * Planned as findRunsOfOldProcess: the tenant's row, then a range of ix_runs_deadline
- * (engine_group, state, deadline_at, executor_id), the group's accepted runs; read when an
- * executor goes DOWN and while its runs wait to be reconciled.
+ * Read when an executor goes DOWN and while its runs wait to be reconciled. MariaDB 10.11 plans it
+ * from the tenant's and the executor's rows (constants), then the ACCEPTED runs by an index led by
+ * `state` (ix_runs_lease, or ix_runs_deadline's (engine_group, state) range), each task by its
+ * primary key: in a test of 20,000 runs and 3,000 tasks it read the 100 ACCEPTED runs, not the history.
  */
 export async function findSentAheadHeldBy(
   manager: EntityManager,
