@@ -127,7 +127,7 @@ export class RunOutcomes {
       return { state: 'SUCCEEDED' };
     }
     if (end.to === HANDED_BACK) {
-      const moved = await retryRunAttempt(manager, { ...guard, dueAt: now, error: end.error, endedAs: HANDED_BACK, startedAt: null, finishedAt: null, now, ack });
+      const moved = await retryRunAttempt(manager, { ...guard, dueAt: now, error: end.error, endedAs: HANDED_BACK, startedAt: null, finishedAt: now, finishedClock: 'engine', now, ack });
       if (!moved) return null;
       this.firstEnded(run, now);
       // Due now, to be sent ahead again for its instant: claimed once this commits, not at the next poll.
