@@ -11,7 +11,9 @@ const CLOCK_SKEW_SILENCE_MS = 10 * 60_000;
 /**
  * CLOCK_SKEW (issue 39 item 2): this engine's clock went beyond BATON_CLOCK_SKEW_ALARM_MS of the
  * database's. Raised once per episode (ClockWatch says when one starts), to every tenant of the
- * engine's groups — their runs are the ones it schedules — in one transaction; no task.
+ * engine's groups — their runs are the ones it schedules — in one transaction; no task. It does
+ * not name the engine (its node id names its host by default): the operator finds it in the
+ * engine's log (ClockWatch) and on the engine nodes page (clock offset).
  */
 @Injectable()
 export class ClockSkewAlarm {
@@ -25,15 +27,15 @@ export class ClockSkewAlarm {
     const tenants = await findClaimTenants(this.dataSource.manager, this.config.groups);
     const stopped = measure.state === 'STOPPED';
     const message =
-      `Engine ${this.config.nodeId}: its clock is ${Math.abs(measure.offsetMs)} ms ${measure.offsetMs < 0 ? 'ahead of' : 'behind'} the database's (±${measure.uncertaintyMs} ms; bound ${this.config.clockSkewAlarmMs} ms). ` +
-      (stopped ? `Beyond ${this.config.clockSkewStopMs} ms it claims no runs until its clock is fixed; other engines of its groups take them.` : 'It schedules on the database\'s time meanwhile; fix its clock (NTP).');
+      `An engine of your engine group: its clock is ${Math.abs(measure.offsetMs)} ms ${measure.offsetMs < 0 ? 'ahead of' : 'behind'} the database's (±${measure.uncertaintyMs} ms; bound ${this.config.clockSkewAlarmMs} ms). ` +
+      (stopped ? `Beyond ${this.config.clockSkewStopMs} ms it claims no runs until its clock is fixed; other engines of its groups take them.` : 'It schedules on the database\'s time meanwhile, until the operator fixes its clock.');
     await inTransaction(this.dataSource, async (em) => {
       for (const tenant of tenants) {
         await this.alarms.raise(em, {
           tenantId: tenant.id,
           type: 'CLOCK_SKEW',
           message,
-          data: { nodeId: this.config.nodeId, offsetMs: measure.offsetMs, uncertaintyMs: measure.uncertaintyMs, state: measure.state },
+          data: { offsetMs: measure.offsetMs, uncertaintyMs: measure.uncertaintyMs, state: measure.state },
           silenceMs: CLOCK_SKEW_SILENCE_MS,
           now: measure.at,
         });

@@ -72,6 +72,9 @@ describe.each(TEST_DATABASES)('clock check on %s', (kind) => {
     expect(await db.dataSource.getRepository(AlarmEntity).find()).toEqual([
       expect.objectContaining({ tenantId: 'acme', type: 'CLOCK_SKEW', severity: 'WARNING', taskId: null, message: expect.stringMatching(/ahead of the database's.*claims no runs/) }),
     ]);
+    const [alarm] = await db.dataSource.getRepository(AlarmEntity).find();
+    // The tenant is not told which engine (its node id names its host by default): the operator's page and the engine's log are.
+    expect(JSON.stringify([alarm.message, alarm.data])).not.toContain('engine-a');
 
     machine.set(await readDatabaseTime(db.dataSource.manager)); // NTP fixed it
     await check.runOnce();

@@ -135,12 +135,13 @@ export class TakeoverService {
         if (!(await markEngineNodeDown(em, node.id, { heartbeatBefore }))) return null;
         const released = await releaseHeldRuns(em, { owner: node.id, now });
         const silentMs = now - node.heartbeatAt;
+        // What the tenant sees (console, topic, webhooks): what became of its runs. Which node it was,
+        // on which host, and who took over are the operator's (the log line below, the engine nodes
+        // page): a node id names its host and pid by default, and tenants learn none of the cluster's.
         const alarms = [...released.tenants].map(([tenantId, runs]) => ({
           tenantId,
-          message:
-            `Engine node ${node.id} (${node.host}, pid ${node.pid}) stopped: ${DEATH_EVIDENCE[cause]}, last heartbeat ${silentMs} ms ago. ` +
-            `${runs} of your run(s) it held were taken over by ${this.config.nodeId}.`,
-          data: { node: node.id, host: node.host, pid: node.pid, lastHeartbeatAt: node.heartbeatAt, cause, runs, takenOverBy: this.config.nodeId },
+          message: `An engine of your engine group stopped (${DEATH_EVIDENCE[cause]}, last heartbeat ${silentMs} ms ago): ${runs} of your run(s) it held were taken over by another engine.`,
+          data: { cause, lastHeartbeatAt: node.heartbeatAt, runs },
         }));
         await insertEngineDownAlarms(em, alarms, now);
         return { released, alarms: alarms.length, now };
@@ -154,7 +155,7 @@ export class TakeoverService {
     this.metrics.takeoverDelay.observe(sinceLastHeartbeatMs / 1000);
     this.count('TAKEOVER', r);
     this.logger.warn(
-      `engine node ${node.id} declared DOWN, ${DEATH_EVIDENCE[cause]} (last heartbeat ${new Date(node.heartbeatAt).toISOString()}): ` +
+      `engine node ${node.id} (host ${node.host}, pid ${node.pid}) declared DOWN, ${DEATH_EVIDENCE[cause]} (last heartbeat ${new Date(node.heartbeatAt).toISOString()}): ` +
         `${r.claimed} claimed + ${r.dispatched} dispatched run(s) back to PENDING, ${r.skipped} skipped as misfired, ` +
         `${result.alarms} ENGINE_DOWN alarm(s); takeover took ${durationMs} ms, runs claimable ${sinceLastHeartbeatMs} ms after its last heartbeat`,
     );

@@ -5,7 +5,7 @@ import { chunks, execute } from '../sql';
 export interface EngineDownAlarm {
   tenantId: string;
   message: string;
-  /** Details for the alarm body (node, last heartbeat, runs taken over, by whom). */
+  /** Details for the alarm body, which the tenant reads (cause, last heartbeat, its runs taken over): nothing that names a node or host. */
   data: Record<string, unknown>;
 }
 
