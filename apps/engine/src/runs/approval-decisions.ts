@@ -88,7 +88,8 @@ export class ApprovalDecisions {
         at: now,
         tenantId: run.tenantId,
         actorKind: 'engine',
-        actorName: `engine:${this.config.nodeId}`,
+        // Not the node id: the tenant reads its audit log, and a node id names its host and pid by default.
+        actorName: 'engine',
         actorUserId: null,
         actorApiKeyId: null,
         sourceAddress: null,
