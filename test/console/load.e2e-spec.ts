@@ -3,12 +3,14 @@
  * /api/operator/load every tenant's, the oldest due run first; counts per state are right and
  * stop at the cap.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOAD_COUNT_CAP, type RunState } from '@baton/domain';
 import { TaskEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../support/databases';
 import { cronTask, insertExecutor, insertRun, seedOperator, seedTenant, startConsole, T0, type ConsoleTestApp, type Credentials, type SeededTenant } from './console-test-kit';
 import type { LoadBoard } from '../../apps/console/src/api-types';
+import { openMetricsTenantLabels } from '../../apps/engine/src/metrics/metrics-tenant-labels';
 
 describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
   const db = useTestDatabase(kind);
@@ -122,5 +124,18 @@ describe.each(TEST_DATABASES)('tenant load on %s', (kind) => {
     expect(bad.body.errors?.[0]?.field).toBe('backlogAlarmMs');
     expect((await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ name: 'renamed' })).body.backlogAlarmMs).toBe(30_000);
     expect((await t.http().patch(`/api/operator/tenants/${a.id}`).set(operator).send({ backlogAlarmMs: null })).body.backlogAlarmMs).toBeNull();
+  });
+  it("gives the operator each tenant's metrics label, as every engine labels it on an open /metrics: keyed with the cluster's secret, not the id's plain hash; never to a tenant", async () => {
+    const list = await t.http().get('/api/operator/tenants').set(operator);
+    expect(list.status).toBe(200);
+    const labels = Object.fromEntries((list.body as Array<{ id: string; metricsLabel: string }>).map((x) => [x.id, x.metricsLabel]));
+    // An engine started now reads the secret the console made (or made it first): the same labels.
+    const engine = await openMetricsTenantLabels(db.dataSource, { metricsToken: null }, t.clock);
+    expect(labels).toEqual({ [a.id]: engine.label(a.id), [b.id]: engine.label(b.id) });
+    expect(labels[a.id]).toMatch(/^t_[0-9a-f]{12}$/);
+    expect(labels[a.id]).not.toBe(`t_${createHash('sha256').update(a.id).digest('hex').slice(0, 12)}`);
+    expect((await t.http().get(`/api/operator/tenants/${a.id}`).set(operator)).body.metricsLabel).toBe(labels[a.id]);
+    expect((await t.http().get('/api/operator/tenants').set(a.admin)).status).toBe(403);
+    expect((await t.http().get(`/api/operator/tenants/${a.id}`).set(a.admin)).status).toBe(403);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { metricsTenantLabel } from '../../apps/engine/src/metrics/metrics-tenant-label';
+import { metricsTenantLabel, readMetricsLabelKey } from '@baton/persistence';
 import { useCluster, waitFor } from '../cluster/support/cluster';
 import { PrometheusServer } from './support/prometheus-server';
 
@@ -45,8 +45,9 @@ describe('ops: Prometheus scrapes 2 engines and evaluates ops/prometheus/baton.r
       const up = (instance: string) => async () => (await prometheus.query(`up{job="baton-engine",instance="${instance}"}`))[0]?.value[1];
       await waitFor(async () => (await up(target(stopped.url))()) === '1' && (await up(target(live.url))()) === '1', { timeoutMs: 20_000, what: 'both engines scraped up' });
 
-      // A recording rule over both engines' per-tenant gauges (TenantLoadSampler): one series per tenant, no instance.
-      const tenant = metricsTenantLabel(c.tenant.id, null);
+      // A recording rule over both engines' per-tenant gauges (TenantLoadSampler): one series per tenant, no instance
+      // — both engines label the tenant alike, keyed by the secret the first of them made in the database.
+      const tenant = metricsTenantLabel(await readMetricsLabelKey(c.ds.manager, Date.now()), c.tenant.id);
       const recorded = await waitFor(async () => (await prometheus.query('baton:tenant_due_runs:max')).find((s) => s.metric.tenant === tenant), {
         timeoutMs: 20_000,
         what: `baton:tenant_due_runs:max{tenant="${tenant}"} recorded`,

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { APP_FILTER } from '@nestjs/core';
 import { CLOCK, Clock } from '@baton/domain';
 import type { AlarmBus, InProcessWakeups } from '@baton/messaging';
@@ -12,6 +13,7 @@ import { TenantPace } from './claimer/tenant-pace';
 import { ENGINE_CONFIG, EngineConfig } from './config/engine-config';
 import { DatabasePoolWaits } from './metrics/database-pool-waits';
 import { EngineMetrics } from './metrics/engine-metrics';
+import { MetricsTenantLabels, openMetricsTenantLabels } from './metrics/metrics-tenant-labels';
 import { GroupPeers } from './common/group-peers';
 import { EngineExceptionFilter } from './http/engine-exception.filter';
 import { ENGINE_ALARM_BUS, ENGINE_ALARM_BUS_OWNED, EngineAlarmBusCloser, engineAlarmBus } from './alarms/engine-alarm-bus';
@@ -35,6 +37,7 @@ export class EngineCoreModule {
         { provide: ENGINE_CONFIG, useValue: config },
         { provide: CLOCK, useValue: clock },
         { provide: EngineMetrics, useValue: metrics },
+        { provide: MetricsTenantLabels, useFactory: (dataSource: DataSource) => openMetricsTenantLabels(dataSource, config, clock), inject: [DataSource] },
         { provide: ENGINE_ALARM_BUS, useFactory: () => engineAlarmBus(config, alarmBus) },
         { provide: ENGINE_ALARM_BUS_OWNED, useValue: alarmBus === undefined },
         EngineAlarmBusCloser,
@@ -62,7 +65,7 @@ export class EngineCoreModule {
         { provide: IN_PROCESS_WAKEUPS, useValue: wakeups ?? null },
         { provide: APP_FILTER, useClass: EngineExceptionFilter },
       ],
-      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, RecentCancels, ExecutorRestarts, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
+      exports: [ENGINE_CONFIG, CLOCK, EngineMetrics, MetricsTenantLabels, ENGINE_ALARM_BUS, GroupPeers, ClockWatch, NodeLiveness, RecentCancels, ExecutorRestarts, ClaimSignal, WokenRows, TenantPace, IN_PROCESS_WAKEUPS],
     };
   }
 }

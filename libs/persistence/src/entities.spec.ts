@@ -6,6 +6,7 @@ import {
   ApiKeyEntity,
   AuditRecordEntity,
   CalendarEntity,
+  ClusterSecretEntity,
   EngineGroupEntity,
   EngineNodeEntity,
   EventEntity,
@@ -91,6 +92,7 @@ const SAMPLES: Array<{ entity: EntityTarget<ObjectLiteral>; name: string; full: 
   { entity: RunKeyEntity, name: 'run_keys', full: { tenantId: 'acme', keyScope: 'g:customer-sync', keyValue: 'c-1 🔑', rulesTaskId: 7, tokensMilli: 1500, refilledAt: T, throttleStartedAt: T + 1, throttleCount: 3, throttleTrailingAt: T + 60_000, usedAt: T + 2 }, nulls: { tenantId: 'globex', keyScope: 't:8', keyValue: '', rulesTaskId: null, tokensMilli: null, refilledAt: null, throttleStartedAt: null, throttleCount: null, throttleTrailingAt: null, usedAt: null } },
   { entity: SubmissionKeyEntity, name: 'submission_keys', full: { taskId: 7, fireKey: 'k:order-42:refund', tenantId: 'acme', runId: 9_007_199_254_740_000, createdAt: T }, nulls: { taskId: 8, fireKey: 'e:x', tenantId: 'globex', runId: null, createdAt: T } },
   { entity: InboundWebhookSignatureEntity, name: 'inbound_webhook_signatures', full: { tenantId: 'acme', signature: 'd'.repeat(64), deliveryKey: 'h7:72d3162e-cc78-11e3-81ab-4c9367dc0958', receivedAt: T }, nulls: { tenantId: 'globex', signature: 'e'.repeat(64), deliveryKey: null, receivedAt: T } },
+  { entity: ClusterSecretEntity, name: 'cluster_secrets', full: { name: 'metrics-tenant-label', secret: 'e'.repeat(64), createdAt: T } },
   { entity: LoginThrottleEntity, name: 'login_throttle', full: { key: 'f'.repeat(64), failures: 6, lastFailureAt: T, waitUntil: T + 120_000 } },
   {
     entity: ApiKeyEntity,

@@ -15,3 +15,4 @@ export * from './load-queries';
 export { readDatabaseTime } from './clock-queries/read-database-time';
 export * from './audit-queries';
 export * from './snapshots';
+export * from './cluster-secrets';

@@ -26,6 +26,8 @@ export interface Tenant {
   createdAt: number;
   /** On create only: shown this once. */
   executorSecret?: string;
+  /** Operator's list and get: its `tenant` label on an engine's `/metrics` without BATON_METRICS_TOKEN (with one, the label is its id). */
+  metricsLabel?: string;
 }
 
 /** A tenant as created, with its first admin when one was asked for. */

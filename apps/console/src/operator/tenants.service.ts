@@ -10,7 +10,9 @@ import {
   isUniqueViolation,
   listEngineNodes,
   listTenants,
+  metricsTenantLabel,
   moveTenantGroup,
+  readMetricsLabelKey,
   TenantEntity,
   tenantExists,
   updateTenant,
@@ -50,13 +52,24 @@ export class TenantsService {
 
   async list(): Promise<TenantView[]> {
     const rows = await listTenants(this.dataSource.manager);
-    return rows.map((row) => tenantView(row, false));
+    const label = await this.metricsLabels();
+    return rows.map((row) => ({ ...tenantView(row, false), metricsLabel: label(row.id) }));
   }
 
   async get(id: string): Promise<TenantView> {
     const row = await findTenant(this.dataSource.manager, id);
     if (!row) throw notFound('Tenant', id);
-    return tenantView(row, false);
+    return { ...tenantView(row, false), metricsLabel: (await this.metricsLabels())(row.id) };
+  }
+
+  /**
+   * A tenant's `tenant` label on an engine's open `/metrics`, for the operator to read a label back
+   * to its tenant: keyed with the cluster's secret, as the engines label it (made here if no engine
+   * has yet). Only in the operator's list and get, not in the tenant's audit records.
+   */
+  private async metricsLabels(): Promise<(tenantId: string) => string> {
+    const key = await readMetricsLabelKey(this.dataSource.manager, this.clock.now());
+    return (tenantId) => metricsTenantLabel(key, tenantId);
   }
 
   /**

@@ -160,7 +160,7 @@ export interface EngineConfig {
   loadSampleMs: number;
   /** Tenants labelled on their own in the per-tenant load metrics, the rest under `_other` (`BATON_LOAD_METRIC_TENANTS`). Default 50. */
   loadMetricTenants: number;
-  /** The bearer token `GET /metrics` requires, which also lets its series name tenants (`BATON_METRICS_TOKEN`). Default null: open, tenants labelled by an opaque id (metricsTenantLabel). */
+  /** The bearer token `GET /metrics` requires, which also lets its series name tenants (`BATON_METRICS_TOKEN`). Default null: open, tenants labelled by an opaque id keyed with the cluster's secret (MetricsTenantLabels). */
   metricsToken: string | null;
   /** BACKLOG_LATE when a tenant's oldest due run waits longer than this, unless the tenant has its own (`BATON_BACKLOG_ALARM_MS`). Default 60 000 ms; 0: off. */
   backlogAlarmMs: number;

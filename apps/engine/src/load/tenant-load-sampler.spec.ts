@@ -5,14 +5,14 @@ import { NestFactory } from '@nestjs/core';
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { DatabaseModule } from '@baton/persistence';
+import { DatabaseModule, metricsTenantLabel, readMetricsLabelKey } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { Alarms } from '../alarms/alarms';
 import { readEngineConfig } from '../config/engine-config';
 import { EngineCoreModule } from '../engine-core.module';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { LoadModule } from './load.module';
-import { OTHER_TENANTS } from '../metrics/metrics-tenant-label';
+import { OTHER_TENANTS } from '../metrics/metrics-tenant-labels';
 import { TenantLoadSampler } from './tenant-load-sampler';
 
 const T = 1_767_225_600_000;
@@ -176,12 +176,23 @@ describe.each(TEST_DATABASES)('tenant load sampler on %s', (kind) => {
     expect(await outbox()).toEqual([0, 0]);
   });
 
-  it('labels tenants by an opaque id when /metrics needs no token', async () => {
+  it('labels tenants by an opaque id when /metrics needs no token: keyed by the cluster secret, the same on every engine, not the id\'s plain hash', async () => {
     await tenant('acme-corp');
     await due('acme-corp', 2, T - 5_000);
-    await engines[2].sampler.tick();
-    const text = await engines[2].metrics.registry.metrics();
-    expect(text).not.toContain('acme-corp');
-    expect(text).toContain(`baton_engine_tenant_due_runs{tenant="t_${createHash('sha256').update('acme-corp').digest('hex').slice(0, 12)}"} 2`);
+    // Two engines started now (db.clear() dropped the secret the others read): the first makes the secret, the second reads it.
+    const fresh = [await startLoadSide(db.dataSource, clock, 'engine-4', null), await startLoadSide(db.dataSource, clock, 'engine-5', null)];
+    try {
+      const label = metricsTenantLabel(await readMetricsLabelKey(db.dataSource.manager, T), 'acme-corp');
+      expect(label).toMatch(/^t_[0-9a-f]{12}$/);
+      expect(label).not.toBe(`t_${createHash('sha256').update('acme-corp').digest('hex').slice(0, 12)}`); // a guessed name cannot be checked by hashing it
+      for (const engine of fresh) {
+        await engine.sampler.tick();
+        const text = await engine.metrics.registry.metrics();
+        expect(text).not.toContain('acme-corp');
+        expect(text).toContain(`baton_engine_tenant_due_runs{tenant="${label}"} 2`);
+      }
+    } finally {
+      for (const engine of fresh) await engine.app.close();
+    }
   });
 });

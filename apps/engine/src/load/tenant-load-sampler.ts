@@ -1,4 +1,3 @@
-import { metricsTenantLabel, OTHER_TENANTS } from '../metrics/metrics-tenant-label';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
@@ -7,6 +6,7 @@ import { countGroupRuns, countHeldRuns, countRecentEvents, findLoadTenants, read
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
+import { MetricsTenantLabels, OTHER_TENANTS } from '../metrics/metrics-tenant-labels';
 import type { NodeWorker } from '../common/node-workers';
 import { BacklogAlarm } from '../watchdog/backlog-alarm';
 
@@ -50,6 +50,7 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly metrics: EngineMetrics,
     private readonly backlog: BacklogAlarm,
+    private readonly labels: MetricsTenantLabels,
   ) {
     this.loop = new PeriodicLoop('tenant-load', config.loadSampleMs, async () => void (await this.tick()), this.logger);
   }
@@ -89,7 +90,7 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
   private publishPerTenant(gauge: Gauge<'tenant'>, byTenant: ReadonlyMap<string, number>, board: LoadBoard, groupTenants: ReadonlySet<string>): void {
     gauge.reset();
     const labelled = new Set(board.top.map((load) => load.tenantId));
-    for (const tenantId of labelled) gauge.set({ tenant: metricsTenantLabel(tenantId, this.config.metricsToken) }, byTenant.get(tenantId) ?? 0);
+    for (const tenantId of labelled) gauge.set({ tenant: this.labels.label(tenantId) }, byTenant.get(tenantId) ?? 0);
     let other = 0;
     for (const [tenantId, n] of byTenant) if (!labelled.has(tenantId) && groupTenants.has(tenantId)) other += n;
     gauge.set({ tenant: OTHER_TENANTS }, other);
@@ -104,7 +105,7 @@ export class TenantLoadSampler implements NodeWorker, OnModuleDestroy {
     const sum = { due: 0, held: 0, inFlight: 0 };
     for (const load of board.top) {
       labelled.add(load.tenantId);
-      const tenant = metricsTenantLabel(load.tenantId, this.config.metricsToken);
+      const tenant = this.labels.label(load.tenantId);
       m.tenantDueRuns.set({ tenant }, load.due.count);
       m.tenantHeldRuns.set({ tenant }, load.held.count);
       m.tenantInFlightRuns.set({ tenant }, load.inFlight.count);

@@ -1,4 +1,4 @@
-import { metricsTenantLabel, OTHER_TENANTS } from './metrics-tenant-label';
+import { OTHER_TENANTS, type MetricsTenantLabels } from './metrics-tenant-labels';
 
 /**
  * `tenant` labels of a per-tenant counter, bounded as the load gauges are (BATON_LOAD_METRIC_TENANTS):
@@ -12,14 +12,14 @@ export class BoundedTenantLabels {
 
   constructor(
     private readonly max: number,
-    private readonly metricsToken: string | null,
+    private readonly labels: MetricsTenantLabels,
   ) {}
 
   label(tenantId: string): string {
     const known = this.labelled.get(tenantId);
     if (known !== undefined) return known;
     if (this.labelled.size >= this.max) return OTHER_TENANTS;
-    const label = metricsTenantLabel(tenantId, this.metricsToken);
+    const label = this.labels.label(tenantId);
     this.labelled.set(tenantId, label);
     return label;
   }

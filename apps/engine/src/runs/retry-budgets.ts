@@ -3,6 +3,7 @@ import { RetryBudget } from '@baton/domain';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { BoundedTenantLabels } from '../metrics/bounded-tenant-labels';
+import { MetricsTenantLabels } from '../metrics/metrics-tenant-labels';
 
 /** Budgets are looked over for idle ones once there are this many (a map of the tenants that ended attempts lately). */
 const SWEEP_ABOVE = 1_024;
@@ -23,10 +24,11 @@ export class RetryBudgets {
   private readonly labels: BoundedTenantLabels;
 
   constructor(
-    @Inject(ENGINE_CONFIG) private readonly config: Pick<EngineConfig, 'retryBudgetPercent' | 'retryBudgetPerSec' | 'metricsToken' | 'loadMetricTenants'>,
+    @Inject(ENGINE_CONFIG) private readonly config: Pick<EngineConfig, 'retryBudgetPercent' | 'retryBudgetPerSec' | 'loadMetricTenants'>,
     private readonly metrics: EngineMetrics,
+    tenantLabels: MetricsTenantLabels,
   ) {
-    this.labels = new BoundedTenantLabels(config.loadMetricTenants, config.metricsToken);
+    this.labels = new BoundedTenantLabels(config.loadMetricTenants, tenantLabels);
   }
 
   /** `n` first attempts of the tenant ended at `now`. */

@@ -2,6 +2,7 @@ import { AlarmEntity } from './alarm.entity';
 import { ApiKeyEntity } from './api-key.entity';
 import { AuditRecordEntity } from './audit-record.entity';
 import { CalendarEntity } from './calendar.entity';
+import { ClusterSecretEntity } from './cluster-secret.entity';
 import { EngineGroupEntity } from './engine-group.entity';
 import { EngineNodeEntity } from './engine-node.entity';
 import { EventEntity } from './event.entity';
@@ -35,6 +36,7 @@ export {
   ApiKeyEntity,
   AuditRecordEntity,
   CalendarEntity,
+  ClusterSecretEntity,
   EngineGroupEntity,
   EngineNodeEntity,
   EventEntity,
@@ -91,4 +93,5 @@ export const ENTITIES = [
   RunKeyEntity,
   SubmissionKeyEntity,
   InboundWebhookSignatureEntity,
+  ClusterSecretEntity,
 ];

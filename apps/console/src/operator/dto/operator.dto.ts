@@ -175,6 +175,12 @@ export class TenantView implements Api.Tenant {
   @ApiProperty() createdAt!: number;
   @ApiPropertyOptional({ description: 'HMAC key for the tenant\'s executors: in the answer to the creation only (shown once; rotation gives a new one)' })
   executorSecret?: string;
+  @ApiPropertyOptional({
+    example: 't_3f9c0a1b2c4d',
+    description:
+      "The tenant's `tenant` label on an engine's `/metrics` when it needs no token (BATON_METRICS_TOKEN unset; with one, the label is the tenant id): keyed with the cluster's secret, the same on every engine. In the list and get answers",
+  })
+  metricsLabel?: string;
 }
 
 export class CreatedTenantView extends TenantView implements Api.CreatedTenant {

@@ -111,6 +111,12 @@ function TenantsSection({ onCreated }: { onCreated: () => void }) {
           { header: t('Rate / burst'), cell: (x) => `${fmtNumber(x.ratePerSec)}/s · ${fmtNumber(x.burst)}` },
           { header: t('Claim share'), cell: (x) => x.claimShare },
           { header: t('Executor networks'), className: 'small mono', cell: (x) => x.executorNetworks?.join(', ') ?? <span className="muted">{t('any')}</span> },
+          {
+            header: t('Metrics label'),
+            className: 'small mono',
+            cellProps: () => ({ translate: 'no' as const, title: t("The tenant's label on the engines' /metrics when it needs no token (with BATON_METRICS_TOKEN: its id)") }),
+            cell: (x) => x.metricsLabel ?? '—',
+          },
           { header: t('Created'), className: 'small', cell: (x) => <Time ms={x.createdAt} /> },
         ]}
       />

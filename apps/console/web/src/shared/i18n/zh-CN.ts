@@ -317,6 +317,8 @@ export const zhCN: Record<string, string> = {
   'Executor app': '执行器应用',
   'Executor load of {{tenant}}': '{{tenant}} 的执行器负载',
   'Executor networks': '执行器网络',
+  'Metrics label': '指标标签',
+  "The tenant's label on the engines' /metrics when it needs no token (with BATON_METRICS_TOKEN: its id)": '引擎 /metrics 无需令牌时该租户的标签（设置 BATON_METRICS_TOKEN 时为租户 ID）',
   'Executor secret': '执行器密钥',
   'Executor secret of {{tenant}}': '{{tenant}} 的执行器密钥',
   'Executor secret of {{tenant}} rotated (version {{version}})': '{{tenant}} 的执行器密钥已轮换（版本 {{version}}）',
