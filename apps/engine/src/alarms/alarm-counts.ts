@@ -1,20 +1,21 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { addAlarmCounts, afterCommit, autocommitted } from '@baton/persistence';
+import { addAlarmCounts, afterCommit, autocommitted, republishAlarmsBehind } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import { OutboxSignal } from './outbox-signal';
 
 /**
  * An alarm whose count went up goes back to the outbox (published again with its new count) at
- * most this often from one engine; the repeats in between are written to its count at once and
- * published with the next. Each publish is a message on the tenant's topic, a pop-up update in
- * every console of the tenant and a POST to each of its webhook channels: a storm of failing runs
- * retried at once republished its one RETRYING alarm with every batch of repeats.
+ * most this often, whichever engines count into it: the repeats in between are written to its
+ * count at once and published with the next. Each publish is a message on the tenant's topic, a
+ * pop-up update in every console of the tenant and a POST to each of its webhook channels: a
+ * storm of failing runs retried at once republished its one RETRYING alarm with every batch of
+ * repeats — and, while each engine kept its own second, once a second per engine.
  */
 export const COUNT_PUBLISH_EVERY_MS = 1_000;
 
-/** Repeats of one alarm to add to its count (0: only the publish withheld from earlier ones). */
+/** Repeats of one alarm to add to its count. */
 interface Repeat {
   id: number;
   repeats: number;
@@ -33,16 +34,20 @@ interface Repeat {
  * it. What this gives up: a count is a few milliseconds behind the change it reports, and a
  * process killed in between loses the repeats it had not written yet (never the alarm: its row
  * is written with the change).
+ *
+ * The once-a-second bound is the row's: a count goes back to the outbox with its write unless the
+ * alarm was published less than COUNT_PUBLISH_EVERY_MS before (by any engine's relay:
+ * `published_at`); then this engine puts it back once that second is over, if no publish since
+ * carried the count (`published_count`). The relay hands over the same way the alarms whose count
+ * went up while it published them.
  */
 @Injectable()
 export class AlarmCounts implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Alarms');
   private readonly writes = new Coalescer<Repeat, void>((repeats) => this.write(repeats));
   private readonly inFlight = new Set<Promise<void>>();
-  /** Alarm id → when this engine last put it back into the outbox. */
-  private readonly requeuedAt = new Map<number, number>();
-  /** Alarms counted but not put back yet (within COUNT_PUBLISH_EVERY_MS of the last time), and the timer that will. */
-  private readonly unpublished = new Set<number>();
+  /** Alarms counted here whose count a publish of the last second left out: put back when the timer fires. */
+  private readonly withheld = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -53,13 +58,13 @@ export class AlarmCounts implements BeforeApplicationShutdown {
 
   /** One repeat counted into alarm `id`, written once the transaction of `manager` commits (never if it rolls back). */
   add(manager: EntityManager, id: number): void {
-    afterCommit(manager, () => this.push({ id, repeats: 1 }));
+    afterCommit(manager, () => this.track(this.writes.push({ id, repeats: 1 }).then(() => undefined), `1 repeat of alarm ${id} not counted`));
   }
 
-  /** Resolves once every repeat added so far is written and its alarm back in the outbox (or given up). */
+  /** Resolves once every repeat added so far is written and its alarm back in the outbox, the withheld ones too without waiting for their second (or given up). */
   async settled(): Promise<void> {
-    this.publishWithheld();
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await this.republishWithheld(Number.MAX_SAFE_INTEGER);
   }
 
   /** The repeats not written yet go out before the data source closes. */
@@ -67,49 +72,44 @@ export class AlarmCounts implements BeforeApplicationShutdown {
     return this.settled();
   }
 
-  private push(repeat: Repeat): void {
-    const written = this.writes.push(repeat).catch((err: unknown) => this.logger.warn(`${repeat.repeats} repeat(s) of alarm ${repeat.id} not counted: ${(err as Error).message}`));
-    this.inFlight.add(written);
-    void written.finally(() => this.inFlight.delete(written));
+  private track(work: Promise<void>, failure: string): void {
+    const done = work.catch((err: unknown) => this.logger.warn(`${failure}: ${(err as Error).message}`));
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
   }
 
   private async write(batch: Repeat[]): Promise<void[]> {
-    const now = this.clock.now();
     const counts = new Map<number, number>();
     for (const { id, repeats } of batch) counts.set(id, (counts.get(id) ?? 0) + repeats);
-    const requeue = new Set<number>();
-    for (const id of counts.keys()) {
-      const last = this.requeuedAt.get(id);
-      if (last === undefined || now - last >= COUNT_PUBLISH_EVERY_MS) requeue.add(id);
-      else this.unpublished.add(id);
-    }
-    await autocommitted(this.dataSource, (em) => addAlarmCounts(em, counts, requeue));
-    for (const id of requeue) {
-      this.unpublished.delete(id);
-      this.requeuedAt.set(id, now);
-    }
-    this.forgetOld(now);
-    if (requeue.size > 0) this.signal.alarmsWritten(); // published again with their new counts
-    if (this.unpublished.size > 0 && this.timer === null) {
-      this.timer = setTimeout(() => this.publishWithheld(), COUNT_PUBLISH_EVERY_MS);
-      this.timer.unref();
-    }
+    const behind = await autocommitted(this.dataSource, (em) => addAlarmCounts(em, counts, this.clock.now() - COUNT_PUBLISH_EVERY_MS));
+    this.withhold(behind);
+    if (behind.length < counts.size) this.signal.alarmsWritten(); // published again with their new counts
     return batch.map(() => undefined);
   }
 
-  /** The alarms whose last repeats were withheld go back to the outbox now (no repeats added). */
-  private publishWithheld(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    for (const id of this.unpublished) {
-      this.requeuedAt.delete(id); // due now
-      this.push({ id, repeats: 0 });
-    }
-    this.unpublished.clear();
+  /** Alarms whose last publish left out some of their count: put back into the outbox once COUNT_PUBLISH_EVERY_MS is over, if no publish carried it by then. */
+  withhold(ids: readonly number[]): void {
+    for (const id of ids) this.withheld.add(id);
+    if (this.withheld.size === 0 || this.timer !== null) return;
+    this.timer = setTimeout(() => this.track(this.republishWithheld(this.clock.now() - COUNT_PUBLISH_EVERY_MS), 'withheld alarm counts not put back'), COUNT_PUBLISH_EVERY_MS);
+    this.timer.unref();
   }
 
-  /** Requeue times older than the window decide nothing: the map holds only alarms counted into lately. */
-  private forgetOld(now: number): void {
-    for (const [id, at] of this.requeuedAt) if (now - at >= COUNT_PUBLISH_EVERY_MS && !this.unpublished.has(id)) this.requeuedAt.delete(id);
+  /** The withheld alarms go back to the outbox if their last publish went out by `publishedBy` and did not carry their count; the rest wait again. */
+  private async republishWithheld(publishedBy: number): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const ids = [...this.withheld];
+    this.withheld.clear();
+    if (ids.length === 0) return;
+    let behind: number[];
+    try {
+      behind = await autocommitted(this.dataSource, (em) => republishAlarmsBehind(em, ids, publishedBy));
+    } catch (err) {
+      this.withhold(ids); // tried again in a second
+      throw err;
+    }
+    this.withhold(behind);
+    if (behind.length < ids.length) this.signal.alarmsWritten();
   }
 }

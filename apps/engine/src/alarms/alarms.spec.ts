@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { AlarmEntity, inTransaction } from '@baton/persistence';
+import { AlarmEntity, inTransaction, markAlarmsPublished } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { eventually, seedTask, seedTenant } from '../testing/dispatch-side-kit';
 import type { Alarms, RaiseAlarm } from './alarms';
@@ -85,24 +85,58 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
     expect(await rows()).toMatchObject([{ count: 2, ackedAt: T + 11, publishedAt: T + 5 }]);
   });
 
-  it('puts a counted alarm back into the outbox at most once a second; the repeats in between are counted at once and published with the next', async () => {
+  /** What the relay does once the broker has the alarm: marked published at `at` with the count it carried. */
+  const relayed = (at: number) => inTransaction(db.dataSource, async (em) => markAlarmsPublished(em, (await rows()).filter((a) => a.publishedAt === null), at));
+
+  it('puts a counted alarm back into the outbox at most once a second after its last publish; the repeats in between are counted at once and published with the next', async () => {
     const clock = new ManualClock(T);
     const counted = newAlarms(db.dataSource, new OutboxSignal(), clock);
     const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
     const repeat = (now: number) => inTransaction(db.dataSource, (em) => counted.raiseAlarm(em, { tenantId: 'acme', type: 'FAILED', taskId: task.id, message: 'boom', now }));
     const alarm = async () => (await rows())[0];
     expect(await repeat(T)).toBe('WRITTEN');
-    await db.dataSource.query('UPDATE alarms SET published_at = ?', [T + 5]); // the relay published it
-    expect(await repeat(T + 10)).toBe('COLLAPSED');
+    await relayed(T + 5);
+    clock.set(T + 1_010);
+    expect(await repeat(T + 1_010)).toBe('COLLAPSED');
     await eventually(async () => ((await alarm()).count === 2 ? true : undefined), 'the first repeat counted');
-    expect((await alarm()).publishedAt).toBeNull(); // back in the outbox at once
-    await db.dataSource.query('UPDATE alarms SET published_at = ?', [T + 20]); // published again
-    clock.set(T + 999);
-    expect(await repeat(T + 999)).toBe('COLLAPSED');
+    expect((await alarm()).publishedAt).toBeNull(); // a second after the publish: back in the outbox at once
+    await relayed(T + 1_020);
+    clock.set(T + 1_500);
+    expect(await repeat(T + 1_500)).toBe('COLLAPSED');
     await eventually(async () => ((await alarm()).count === 3 ? true : undefined), 'the second repeat counted');
-    expect((await alarm()).publishedAt).toBe(T + 20); // counted, not published again within the second
-    await counted.countsWritten(); // what was withheld goes out (as its timer would)
-    expect(await alarm()).toMatchObject({ count: 3, publishedAt: null });
+    expect((await alarm()).publishedAt).toBe(T + 1_020); // counted, not published again within the second
+    clock.set(T + 2_020); // the second is over: the timer puts it back
+    await eventually(async () => ((await alarm()).publishedAt === null ? true : undefined), 'the withheld count back in the outbox once its second is over');
+    expect(await alarm()).toMatchObject({ count: 3, publishedCount: 2 });
+  });
+
+  it('two engines counting into one alarm put it back once a second between them, not once each: a publish by either carries the other\'s repeats', async () => {
+    const clock = new ManualClock(T);
+    const [a, b] = [newAlarms(db.dataSource, new OutboxSignal(), clock), newAlarms(db.dataSource, new OutboxSignal(), clock)];
+    const task = await seedTask(db.dataSource, { name: 'storm', alarmSilenceMs: 60_000 });
+    const repeat = (engine: Alarms, now: number) => inTransaction(db.dataSource, (em) => engine.raiseAlarm(em, { tenantId: 'acme', type: 'FAILED', taskId: task.id, message: 'boom', now }));
+    const alarm = async () => (await rows())[0];
+    expect(await repeat(a, T)).toBe('WRITTEN');
+    await relayed(T + 5);
+    clock.set(T + 1_100);
+    await repeat(a, T + 1_100);
+    await a.countsWritten();
+    expect(await alarm()).toMatchObject({ count: 2, publishedAt: null }); // A's repeat: published again
+    await relayed(T + 1_105);
+    clock.set(T + 1_200);
+    await repeat(b, T + 1_200);
+    await eventually(async () => ((await alarm()).count === 3 ? true : undefined), "B's repeat counted");
+    expect(await alarm()).toMatchObject({ publishedAt: T + 1_105, publishedCount: 2 }); // within the second of A's publish: B waits
+    clock.set(T + 1_300);
+    await repeat(a, T + 1_300); // A again, then the relay, before B's second is over: that publish carries B's repeat too
+    await eventually(async () => ((await alarm()).count === 4 ? true : undefined), "A's second repeat counted");
+    expect((await alarm()).publishedAt).toBe(T + 1_105);
+    clock.set(T + 2_105);
+    await a.countsWritten(); // A's withheld count goes back (at its timer; here at once)
+    await relayed(T + 2_106);
+    expect(await alarm()).toMatchObject({ count: 4, publishedCount: 4 });
+    await b.countsWritten(); // B's timer finds its repeat published already: nothing goes out again
+    expect(await alarm()).toMatchObject({ publishedAt: T + 2_106, publishedCount: 4 });
   });
 
   it('repeats raised in one transaction (a watchdog tick’s late runs of a task) count into its alarm without reading it again', async () => {
@@ -120,6 +154,7 @@ describe.each(TEST_DATABASES)('alarms (outbox rows, per-task settings) on %s', (
       const out = [];
       for (let runId = 1; runId <= 5; runId++) out.push(await alarms.raiseAlarm(em, late(task.id, runId)));
       out.push(await alarms.raiseAlarm(em, late(other.id, 6)), await alarms.raiseAlarm(em, late(other.id, 7)));
+      runner.query = query; // SQLite's one runner serves the writes of the counts after the commit too: they are not this transaction's reads
       return out;
     });
     await alarms.countsWritten();

@@ -7,6 +7,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { eventually, seedTenant } from '../testing/dispatch-side-kit';
+import { AlarmCounts } from './alarm-counts';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
 import type { Alarms } from './alarms';
@@ -17,8 +18,9 @@ import { newAlarms } from './testing/new-alarms';
 function relayOn(ds: DataSource, bus: AlarmBus, batch = 50) {
   const config = readEngineConfig({}, { alarmRelayIntervalMs: 60_000, alarmRelayBatch: batch });
   const signal = new OutboxSignal();
-  const relay = new OutboxRelay(ds, config, systemClock, bus, signal, new EngineMetrics({ defaultMetrics: false }));
-  return { relay, alarms: newAlarms(ds, signal) };
+  const counts = new AlarmCounts(ds, signal, systemClock);
+  const relay = new OutboxRelay(ds, config, systemClock, bus, signal, new EngineMetrics({ defaultMetrics: false }), counts);
+  return { relay, alarms: newAlarms(ds, signal, systemClock, counts) };
 }
 
 describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
@@ -146,6 +148,25 @@ describe.each(TEST_DATABASES)('alarm outbox relay on %s', (kind) => {
     }
     expect(await r.relay.relayOnce()).toMatchObject({ skippedTenants: 0, failed: false });
     expect(ofTenant(bus, 'acme')).toEqual(acme);
+  });
+
+  it('an alarm counted into while the broker takes it goes out again with its new count once its second is over, never stuck on the old one', async () => {
+    const bus = new FakeAlarmBus();
+    const r = relayOn(db.dataSource, bus);
+    await raise(r.alarms, 'acme', 1);
+    const publish = bus.publish.bind(bus);
+    // Another engine counts a repeat into it between the relay's read and its mark (the read takes no lock; the row was still in the outbox for it).
+    bus.publish = async (alarm) => {
+      await publish(alarm);
+      if (bus.published.length === 1) await db.dataSource.query('UPDATE alarms SET count = count + 1');
+    };
+    const row = async () => (await db.dataSource.getRepository(AlarmEntity).find())[0];
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 1, failed: false });
+    expect(await row()).toMatchObject({ count: 2, publishedCount: 1, publishedAt: expect.any(Number) }); // the topic has 1
+    await eventually(async () => ((await pending()) === 1 ? true : undefined), 'the alarm back in the outbox once its second is over');
+    expect(await r.relay.relayOnce()).toMatchObject({ published: 1 });
+    expect(bus.published.map((m) => m.count)).toEqual([1, 2]);
+    expect(await row()).toMatchObject({ count: 2, publishedCount: 2 });
   });
 
   it('is woken by a committed alarm (no waiting for its poll), and not by a rolled-back one', async () => {

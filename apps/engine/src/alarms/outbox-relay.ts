@@ -1,13 +1,14 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CLOCK, type Clock } from '@baton/domain';
-import { claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, queueWebhookDeliveries } from '@baton/persistence';
+import { afterCommit, claimTenantOutbox, findOutboxTenants, findTenantOutbox, inTransaction, markAlarmsPublished, queueWebhookDeliveries } from '@baton/persistence';
 import { alarmMessageOf, type AlarmBus } from '@baton/messaging';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import type { NodeWorker } from '../common/node-workers';
 import { ENGINE_ALARM_BUS } from './engine-alarm-bus';
+import { AlarmCounts } from './alarm-counts';
 import { OutboxSignal } from './outbox-signal';
 
 /** What one relay pass did (tests, logs). */
@@ -40,7 +41,9 @@ const FAILURE_BACKOFF_MS = [500, 1000, 2000, 5000];
  *   2. read its unpublished alarms oldest first (findTenantOutbox, up to alarmRelayBatch);
  *   3. publish them in that order (each resolves on the broker's receipt) — pipelined, the frames
  *      go out in order on one connection;
- *   4. mark published the ones the broker confirmed, up to the first failure (markAlarmsPublished);
+ *   4. mark published the ones the broker confirmed, up to the first failure, with the count each
+ *      carried (markAlarmsPublished; one whose count went up meanwhile goes back to the outbox
+ *      once its second is over: AlarmCounts);
  *   5. commit; on a failure stop the pass: the rest stays in the outbox, in order, for later.
  *
  * So: none lost (a row stays pending until the broker confirmed it), in order per tenant (one
@@ -67,6 +70,7 @@ export class OutboxRelay implements NodeWorker {
     @Inject(ENGINE_ALARM_BUS) private readonly bus: AlarmBus,
     private readonly signal: OutboxSignal,
     private readonly metrics: EngineMetrics,
+    private readonly counts: AlarmCounts,
   ) {
     this.loop = new PeriodicLoop('alarm relay', Math.max(10, config.alarmRelayIntervalMs), () => this.turn(), this.logger);
   }
@@ -140,7 +144,9 @@ export class OutboxRelay implements NodeWorker {
     while (confirmed < results.length && results[confirmed].status === 'fulfilled') confirmed++;
     if (confirmed) {
       const published = rows.slice(0, confirmed);
-      await markAlarmsPublished(em, published.map((r) => r.id), this.clock.now());
+      const behind = await markAlarmsPublished(em, published, this.clock.now());
+      // Counted into while on their way: their new counts follow once their second is over.
+      if (behind.length > 0) afterCommit(em, () => this.counts.withhold(behind));
       // Queued for the tenant's webhook channels in the same transaction: once each, when published.
       await queueWebhookDeliveries(em, { tenantId, alarms: published, now: this.clock.now() });
     }

@@ -10,6 +10,7 @@ import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databa
 import { readEngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
 import { seedTenant } from '../testing/dispatch-side-kit';
+import { AlarmCounts } from './alarm-counts';
 import { OutboxRelay } from './outbox-relay';
 import { OutboxSignal } from './outbox-signal';
 import { FakeAlarmBus } from './testing/fake-alarm-bus';
@@ -52,8 +53,9 @@ describe.each(TEST_DATABASES)('webhook deliveries on %s', (kind) => {
 
   function machinery(ds: DataSource) {
     const signal = new OutboxSignal();
-    const relay = new OutboxRelay(ds, readEngineConfig({}, { alarmRelayIntervalMs: 60_000 }), clock, new FakeAlarmBus(), signal, new EngineMetrics({ defaultMetrics: false }));
-    return { relay, alarms: newAlarms(ds, signal), sender: new WebhookSender(ds, clock, resolve) };
+    const counts = new AlarmCounts(ds, signal, clock);
+    const relay = new OutboxRelay(ds, readEngineConfig({}, { alarmRelayIntervalMs: 60_000 }), clock, new FakeAlarmBus(), signal, new EngineMetrics({ defaultMetrics: false }), counts);
+    return { relay, alarms: newAlarms(ds, signal, clock, counts), sender: new WebhookSender(ds, clock, resolve) };
   }
   const channel = (url: string, rule: { types?: string[] | null; min?: string } = {}) =>
     db.dataSource.query(`INSERT INTO webhook_channels (tenant_id, name, url, secret, alarm_types, min_severity, created_at) VALUES ('acme', ?, ?, 'whsec_test', ?, ?, 0)`, [

@@ -62,6 +62,14 @@ export class AlarmEntity {
   @Column({ name: 'published_at', type: 'bigint', nullable: true, transformer: millis })
   publishedAt!: number | null;
 
+  /**
+   * The count its last publish carried (null: not published yet, or before this was kept). A count
+   * above it is news the topic has not had: AlarmCounts puts the alarm back into the outbox for it,
+   * at most once a second across the cluster.
+   */
+  @Column({ name: 'published_count', type: 'int', nullable: true })
+  publishedCount!: number | null;
+
   @Column({ name: 'acked_at', type: 'bigint', nullable: true, transformer: millis })
   ackedAt!: number | null;
 

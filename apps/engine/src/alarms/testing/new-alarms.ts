@@ -4,7 +4,7 @@ import { AlarmCounts } from '../alarm-counts';
 import { Alarms } from '../alarms';
 import { OutboxSignal } from '../outbox-signal';
 
-/** Alarms as the engine module wires them, outside Nest: the outbox signal (a relay's, if given) and the repeat counts (on `clock`). */
-export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(), clock: Clock = systemClock): Alarms {
-  return new Alarms(signal, new AlarmCounts(dataSource, signal, clock));
+/** Alarms as the engine module wires them, outside Nest: the outbox signal (a relay's, if given) and the repeat counts (on `clock`; a relay's, if given). */
+export function newAlarms(dataSource: DataSource, signal = new OutboxSignal(), clock: Clock = systemClock, counts = new AlarmCounts(dataSource, signal, clock)): Alarms {
+  return new Alarms(signal, counts);
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { AlarmType, JsonValue, Severity, StoredAlarm } from '@baton/domain';
-import { dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../sql';
+import { caseById, dialectOf, execute, num, numOrNull, placeholders, skipLocked } from '../sql';
+import { alarmsBehind } from './add-alarm-counts';
 
 /**
  * The alarm outbox relay's queries (apps/engine/src/alarms/outbox-relay.ts). Alarm rows are
@@ -93,15 +94,23 @@ function parseJson(text: string | null): JsonValue | null {
 }
 
 /**
- * Marks published what the broker has confirmed:
+ * Marks published what the broker has confirmed, with the count each message carried:
  *
- *   UPDATE alarms SET published_at = ? WHERE id IN (…) AND published_at IS NULL
+ *   UPDATE alarms SET published_at = ?, published_count = <count by id> WHERE id IN (…) AND published_at IS NULL
+ *
+ * Returns those whose count went up since they were read (alarmsBehind: an engine counted repeats
+ * into them meanwhile — the relay's read takes no lock, and that engine found them still in the
+ * outbox): the caller puts them back once their second is over (AlarmCounts), or the topic would
+ * not have their count until their next repeat, maybe never.
  */
-export async function markAlarmsPublished(manager: EntityManager, ids: readonly number[], now: number): Promise<number> {
-  if (ids.length === 0) return 0;
-  const { affected } = await execute(manager, `UPDATE alarms SET published_at = ? WHERE id IN (${placeholders(ids.length)}) AND published_at IS NULL`, [
+export async function markAlarmsPublished(manager: EntityManager, published: ReadonlyArray<Pick<StoredAlarm, 'id' | 'count'>>, now: number): Promise<number[]> {
+  if (published.length === 0) return [];
+  const counts = caseById(published, (a) => a.id, (a) => a.count);
+  const ids = published.map((a) => a.id);
+  await execute(manager, `UPDATE alarms SET published_at = ?, published_count = ${counts.sql} WHERE id IN (${placeholders(ids.length)}) AND published_at IS NULL`, [
     now,
+    ...counts.params,
     ...ids,
   ]);
-  return affected;
+  return alarmsBehind(manager, ids);
 }

@@ -20,8 +20,8 @@ export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
 /**
  * One alarm into the outbox:
  *
- *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at)
- *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+ *   INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at, published_count)
+ *   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)      -- published_count: 1 when published already, else NULL
  *   -- MySQL: ON DUPLICATE KEY UPDATE id = id      SQLite: ON CONFLICT (uid) DO NOTHING
  *
  * Always called with the manager of the transaction that makes the state change the alarm is
@@ -33,8 +33,8 @@ export interface AlarmRow extends Omit<Alarm, 'data' | 'count'> {
  */
 export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Promise<number | null> {
   const mysql = dialectOf(manager) === 'mysql';
-  const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+  const sql = `INSERT INTO alarms (uid, tenant_id, type, severity, task_id, run_id, executor_id, message, data, count, raised_at, published_at, published_count)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
      ${mysql ? 'ON DUPLICATE KEY UPDATE id = id' : 'ON CONFLICT (uid) DO NOTHING'}`;
   const params = [
     alarm.uid,
@@ -48,6 +48,7 @@ export async function insertAlarm(manager: EntityManager, alarm: AlarmRow): Prom
     alarm.dataJson,
     alarm.raisedAt,
     alarm.publishedAt,
+    alarm.publishedAt === null ? null : 1,
   ];
   const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
   try {
