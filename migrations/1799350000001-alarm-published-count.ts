@@ -1,11 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * `alarms.published_count` INT NULL: the count the alarm's last publish carried. A repeat counted
- * into an alarm published less than a second before, by any engine, waits for that second to end
- * (AlarmCounts) and is then published only if no later publish carried it; the relay marks a row
- * published only if its count is still the one it read. NULL: never published, or published
- * before this column (taken as behind: published again at its next repeat).
+ * `alarms.published_count` INT NULL: the count the alarm's last publish carried (the relay writes
+ * it with `published_at`). A repeat counted into an alarm published less than a second before, by
+ * any engine, waits for that second to end (AlarmCounts) and is then published only if no later
+ * publish carried it — a count above published_count. NULL: never published, or published before
+ * this column (taken as behind).
  */
 export class AlarmPublishedCount1799350000001 implements MigrationInterface {
   name = 'AlarmPublishedCount1799350000001';
