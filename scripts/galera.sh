@@ -201,7 +201,13 @@ case "${1:-}" in
     done
     for n in "$first" "${NODES[@]}"; do
       [ "$n" = "$first" ] && [ "${started_first:-}" = 1 ] && continue
-      "$SELF" node "$n" start "$@"
+      if [ "${started_first:-}" = 1 ]; then
+        # A joiner once more if it gave up: on a loaded machine the group's view change can time out
+        # (a member "failed to commit for install message"; the node exits 'failed to reach primary view').
+        "$SELF" node "$n" start "$@" || { echo "[galera.sh] node $n did not join; starting it once more" >&2; "$SELF" node "$n" start "$@"; }
+      else
+        "$SELF" node "$n" start "$@"
+      fi
       started_first=1
     done
     ;;

@@ -120,16 +120,26 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
       // Audited as POST /api/alarms/:id/ack is: one `alarm.ack` record.
       const actor = actorOf(principal, socket.handshake.address ?? null);
       const view = await runAudited(actor, 'alarm.ack', this.clock, () => this.alarms.ack(tenantId, alarmId, principal.username));
-      const event: AlarmAckedEvent = { id: view.uid, alarmId: view.id, ackedAt: view.ackedAt, ackedBy: view.ackedBy };
-      this.realtime.emitToTenant(tenantId, 'alarm:acked', event, socket);
-      this.bus
-        .publishAck({ schema: ALARM_ACK_SCHEMA, ...event, ackedAt: view.ackedAt ?? 0, ackedBy: view.ackedBy ?? '', tenantId, origin: this.options.consoleId })
-        .catch((err: Error) => this.logger.warn(`ack not broadcast to the other consoles: ${err.message}`, { tenantId, alarmId: view.id }));
-      return { ok: true, alarm: event };
+      return { ok: true, alarm: this.acknowledged(tenantId, view, socket) };
     } catch (err) {
       if (err instanceof HttpException) return { ok: false, statusCode: err.getStatus(), message: err.message };
       throw err;
     }
+  }
+
+  /**
+   * An alarm of the tenant was acknowledged here (by a socket, or POST /api/alarms/:id/ack: a
+   * chat-ops bot's, another tab's): `alarm:acked` to the tenant's sockets here (but the one that
+   * asked, which has its answer) and on the ack topic to the other consoles. The REST route told
+   * no one, and every open console kept the alarm's pop-up.
+   */
+  acknowledged(tenantId: string, view: { uid: string; id: number; ackedAt: number | null; ackedBy: string | null }, except?: Socket): AlarmAckedEvent {
+    const event: AlarmAckedEvent = { id: view.uid, alarmId: view.id, ackedAt: view.ackedAt, ackedBy: view.ackedBy };
+    this.realtime.emitToTenant(tenantId, 'alarm:acked', event, except);
+    this.bus
+      .publishAck({ schema: ALARM_ACK_SCHEMA, ...event, ackedAt: view.ackedAt ?? 0, ackedBy: view.ackedBy ?? '', tenantId, origin: this.options.consoleId })
+      .catch((err: Error) => this.logger.warn(`ack not broadcast to the other consoles: ${err.message}`, { tenantId, alarmId: view.id }));
+    return event;
   }
 
   // ---- the bus ------------------------------------------------------------------------------

@@ -6,12 +6,16 @@ import type { Page } from '../common/cursor';
 import { IdPipe } from '../common/id.pipe';
 import { shownTo } from '../auth/secret-values';
 import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
+import { AlarmGateway } from './alarm-gateway';
 import { AlarmsService } from './alarms.service';
 import { AlarmPage, AlarmQuery, AlarmView } from './dto/alarm.dto';
 
 @ConsoleController('alarms', { tag: 'alarms' })
 export class AlarmsController {
-  constructor(private readonly alarms: AlarmsService) {}
+  constructor(
+    private readonly alarms: AlarmsService,
+    private readonly live: AlarmGateway,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "The tenant's alarms, newest first, cursor-paginated (a viewer sees secret-named values of an alarm's data as [redacted])" })
@@ -32,11 +36,14 @@ export class AlarmsController {
   @Audited('alarm.ack')
   @ApiOperation({ summary: 'Acknowledge an alarm (idempotent)' })
   @ApiOkResponse({ type: AlarmView })
-  ack(
+  async ack(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @CurrentPrincipal() principal: Principal,
   ): Promise<AlarmView> {
-    return this.alarms.ack(tenantId, id, principal.username);
+    const view = await this.alarms.ack(tenantId, id, principal.username);
+    // Every open console of the tenant takes the alarm's pop-up down, as for an ack from one of them.
+    this.live.acknowledged(tenantId, view);
+    return view;
   }
 }
