@@ -669,6 +669,8 @@ describe('web console (Chromium)', { shuffle: false }, () => {
       tasks.push(await api<{ id: number }>('POST', '/tasks', { name: `e2e-burst-${i}`, executorApp: 'demo', handler: 'fail-n-times', params: { failures: 9 }, trigger: { kind: 'MANUAL' }, retry: { maxAttempts: 1 } }));
     }
     await go(page, '/tasks');
+    // Pop-ups are what arrives live: an alarm raised before the page's socket is connected is on the list only.
+    await page.locator('[data-live="on"]').waitFor();
     for (const task of tasks) await api('POST', `/tasks/${task.id}/trigger`, {});
     // Seven CRITICAL alarms, one a task: five show, (at least) two gave way to the ones after them and are counted.
     const more = page.locator('.toast-more');
