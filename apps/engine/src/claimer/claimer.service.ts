@@ -202,7 +202,7 @@ export class ClaimerService {
     }
     // The split's counts are plain reads, outside the claim's transaction: an idle turn (every
     // count 0) then costs one statement, not SET TRANSACTION + START + count + COMMIT.
-    const takes = await this.splitWithPeers(turn.takes, now + this.config.lookAheadMs, engines);
+    const takes = await this.splitWithPeers(turn.takes, { dueBefore: now + this.config.lookAheadMs, now }, engines);
     const takeWoken = new Set(takes.filter((take) => take.limit > 0 && this.kicked.delete(take.tenantId)).map((take) => take.tenantId));
     const runs = takes.some((take) => take.limit > 0)
       ? await this.timedClaim(() =>
@@ -422,7 +422,7 @@ export class ClaimerService {
    * instead of going to whichever polled first. Counted (countTenantBacklog) only for allotments
    * of SPLIT_FROM runs or more: small ones cannot unbalance anything.
    */
-  private async splitWithPeers(takes: TenantTake[], dueBefore: number, engines: number): Promise<TenantTake[]> {
+  private async splitWithPeers(takes: TenantTake[], at: { dueBefore: number; now: number }, engines: number): Promise<TenantTake[]> {
     if (engines <= 1) return takes;
     const split: TenantTake[] = [];
     for (const take of takes) {
@@ -431,7 +431,7 @@ export class ClaimerService {
         continue;
       }
       const held = this.dueQueue.heldOf(take.tenantId);
-      const backlog = await countTenantBacklog(this.dataSource.manager, { tenantId: take.tenantId, engineGroup: take.engineGroup, dueBefore, cap: engines * (held + take.limit) });
+      const backlog = await countTenantBacklog(this.dataSource.manager, { tenantId: take.tenantId, engineGroup: take.engineGroup, ...at, cap: engines * (held + take.limit) });
       split.push({ ...take, limit: Math.max(0, Math.min(take.limit, Math.ceil(backlog / engines) - held)) });
     }
     return split;

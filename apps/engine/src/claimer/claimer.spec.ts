@@ -165,6 +165,20 @@ describe.each(TEST_DATABASES)('claimer on %s', (kind) => {
     expect(await b.claimer.claimOnce()).toMatchObject({ claimed: 100 }); // 100 pending + 100 claimed by a
   });
 
+  it('a debounce window due beside a peer is claimed, though the tenant has nothing else due (it counts in the backlog split)', async () => {
+    await executorUp('acme', 10_000); // room enough that the tenant's allotment is split with the peer
+    for (const id of ['engine-a', 'engine-b']) {
+      await inTransaction(db.dataSource, (em) =>
+        registerEngineNode(em, { id, groups: ['default'], host: 'h', pid: 1, url: `http://${id}`, slots: 64, startedAt: T0, heartbeatAt: T0 }),
+      );
+    }
+    const a = side();
+    await a.peers.refresh();
+    const windowRun = await insertRun(db.dataSource, { taskId: task, state: 'COALESCING', dueAt: T0, fireKey: 'w:window-1' });
+    expect(await a.claimer.claimOnce()).toMatchObject({ claimed: 1 });
+    expect((await db.dataSource.getRepository(RunEntity).findOneByOrFail({ id: windowRun })).state).not.toBe('COALESCING');
+  });
+
   it('an idle turn beside a peer counts the backlog and opens no transaction; a due run is claimed by the next', async () => {
     await executorUp('acme', 10_000); // room enough that the tenant's allotment is split with the peer
     for (const id of ['engine-a', 'engine-b']) {

@@ -726,13 +726,13 @@ describe('engine query plans on mysql', () => {
 
   it('a tenant’s backlog is counted on ix_runs_claim’s ranges, never its rows, and stops at the cap', async () => {
     const rows: Array<{ key: string | null; type: string; Extra: string | null; table: string | null }> = await db.dataSource.query(
-      `EXPLAIN SELECT 1 FROM runs FORCE INDEX (ix_runs_claim) WHERE engine_group = ? AND tenant_id = ? AND (state IN ('PENDING', 'RETRY_WAIT') AND due_at <= ? OR state = 'CLAIMED') LIMIT ?`,
-      ['default', 'acme', T + 40_000, 1000],
+      `EXPLAIN SELECT 1 FROM runs FORCE INDEX (ix_runs_claim) WHERE engine_group = ? AND tenant_id = ? AND (state IN ('PENDING', 'RETRY_WAIT') AND due_at <= ? OR state = 'COALESCING' AND due_at <= ? OR state = 'CLAIMED') LIMIT ?`,
+      ['default', 'acme', T + 40_000, T + 40_000, 1000],
     );
     expect(rows[0]).toMatchObject({ key: 'ix_runs_claim', type: 'range' });
     expect(rows[0].Extra).toMatch(/Using index/);
-    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 'acme', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(1000);
-    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 't7', engineGroup: 'default', dueBefore: T + 40_000, cap: 1000 })).toBe(5);
+    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 'acme', engineGroup: 'default', dueBefore: T + 40_000, now: T + 40_000, cap: 1000 })).toBe(1000);
+    expect(await countTenantBacklog(db.dataSource.manager, { tenantId: 't7', engineGroup: 'default', dueBefore: T + 40_000, now: T + 40_000, cap: 1000 })).toBe(5);
   });
 
   it('the START_LATE scan reads only runs fired the least start deadline ago, a range of ix_runs_late', async () => {
