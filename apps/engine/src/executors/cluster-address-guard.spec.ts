@@ -40,4 +40,22 @@ describe("the cluster address guard: no executor at the cluster's own listening 
     expect(guard.check('http://exec.example:8081', null)('exec.example', '127.0.0.1')).toBeNull();
     expect(guard.check('http://exec.example', null)('exec.example', '169.254.169.254')).toContain('which Baton never calls');
   });
+
+  it('builds the address list once per change of its inputs (asked on every dispatch): a new engine, or this one bound elsewhere', () => {
+    let peerUrls = ['http://engine-2.internal:8091'];
+    const own = { ...config, publicUrl: null as string | null };
+    const cached = new ClusterAddressGuard(own, { urls: () => peerUrls } as unknown as GroupPeers);
+    const first = cached.current();
+    expect(cached.current()).toBe(first);
+    expect(cached.verdict('http://engine-3.internal:8092', null)).toEqual({ ok: true });
+
+    peerUrls = [...peerUrls, 'http://engine-3.internal:8092'];
+    expect(cached.current()).not.toBe(first);
+    expect(cached.verdict('http://engine-3.internal:8092', null)).toEqual({ ok: false, reason: expect.stringContaining('is a listening address of the Baton cluster itself') });
+
+    own.publicUrl = 'http://engine-1.example:9000'; // startEngine sets it once bound
+    expect(cached.verdict('http://engine-1.example:9000', null)).toEqual({ ok: false, reason: expect.stringContaining('is a listening address of the Baton cluster itself') });
+    const settled = cached.current();
+    expect(cached.current()).toBe(settled);
+  });
 });

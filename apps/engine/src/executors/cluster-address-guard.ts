@@ -37,6 +37,8 @@ const MYSQL_PORT = 3306;
 export class ClusterAddressGuard {
   private readonly configured: ClusterAddress[];
   private readonly localHosts: ReadonlySet<string>;
+  /** current()'s last answer and the inputs it was built from: asked on every dispatch, it changes only when an engine comes or goes. */
+  private cached: { key: string; addresses: ClusterAddresses } | null = null;
 
   constructor(
     @Inject(ENGINE_CONFIG) private readonly config: EngineConfig,
@@ -51,10 +53,14 @@ export class ClusterAddressGuard {
 
   /** The cluster's listening addresses now: this engine's as it is bound (startEngine sets publicUrl), the other engines' as engine_nodes last said. */
   current(): ClusterAddresses {
+    const peerUrls = this.peers.urls();
+    const key = JSON.stringify([this.config.host, this.config.port, this.config.publicUrl ?? null, peerUrls]);
+    if (this.cached?.key === key) return this.cached.addresses;
     const own = [{ host: this.config.host, port: this.config.port }, ...(this.config.publicUrl ? [clusterAddressOfUrl(this.config.publicUrl, 80)] : [])];
-    const peers = this.peers.urls().map((url) => clusterAddressOfUrl(url, 80));
+    const peers = peerUrls.map((url) => clusterAddressOfUrl(url, 80));
     const addresses = [...own, ...peers].flatMap((a) => (a && a.port > 0 ? [a] : []));
-    return { addresses: [...addresses, ...this.configured], localHosts: this.localHosts };
+    this.cached = { key, addresses: { addresses: [...addresses, ...this.configured], localHosts: this.localHosts } };
+    return this.cached.addresses;
   }
 
   /** checkExecutorUrl (the tenant's networks), and not one of the cluster's own addresses. */
