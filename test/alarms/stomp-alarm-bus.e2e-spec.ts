@@ -74,4 +74,60 @@ describe('StompAlarmBus on ActiveMQ', () => {
     expect(b.connected).toBe(false);
     await expect(b.publish(alarm('z', 'acme'))).rejects.toBeInstanceOf(AlarmBusUnavailableError);
   });
+
+  /** Blocks this process's event loop — both buses' — as a loaded machine or a long synchronous task does. */
+  const stall = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // busy: no timer, no socket read
+    }
+  };
+
+  it('a healthy connection survives traffic and a stall shorter than its tolerance (ActiveMQ puts off a keepalive after each frame it sends)', async () => {
+    const BEAT_MS = 1000;
+    const prefix = uniqueTopicPrefix();
+    const publisher = bus(testBrokerUrl(), prefix, { heartbeatMs: BEAT_MS });
+    const subscriber = bus(testBrokerUrl(), prefix, { heartbeatMs: BEAT_MS });
+    const drops: string[] = [];
+    publisher.onConnectionChange((up) => up || drops.push('publisher'));
+    subscriber.onConnectionChange((up) => up || drops.push('subscriber'));
+    const got: unknown[] = [];
+    let subscribed = 0;
+    subscriber.subscribe({ alarm: (m) => got.push(m.payload), subscribed: () => subscribed++ });
+    await waitFor(() => subscribed === 1 && publisher.connected, 10_000, 'connected and subscribed');
+    const delivered = (n: number) => waitFor(() => got.length === n || drops.length > 0, 30_000, `message ${n} or a drop`);
+    for (let i = 1; i <= 5; i++) {
+      await publisher.publish(alarm(`t${i}`, 'acme'));
+      await delivered(i);
+      // Pacing, not a wait: after this MESSAGE (and the publisher's RECEIPT) the broker's next
+      // keepalive comes up to 2 beats later — longer than stompit's 1.1-beat window of old.
+      await new Promise((r) => setTimeout(r, 2.5 * BEAT_MS));
+    }
+    // 3.5 beats without a byte from us: longer than two of ActiveMQ's 1.5-beat windows of old, so
+    // one fell inside; within the 5 beats both sides tolerate now.
+    stall(3.5 * BEAT_MS);
+    if (drops.length === 0) await publisher.publish(alarm('after', 'acme')).catch(() => undefined);
+    await delivered(6);
+    expect(drops).toEqual([]);
+    expect(got).toHaveLength(6);
+  }, 60_000);
+
+  it('a stall beyond the tolerance drops it; it reconnects and subscribes again', async () => {
+    const BEAT_MS = 200;
+    const prefix = uniqueTopicPrefix();
+    const publisher = bus(testBrokerUrl(), prefix, { heartbeatMs: 5000 });
+    const subscriber = bus(testBrokerUrl(), prefix, { heartbeatMs: BEAT_MS, maxReconnectDelayMs: 200 });
+    let lost = 0;
+    const resumed: boolean[] = [];
+    const got: unknown[] = [];
+    subscriber.subscribe({ alarm: (m) => got.push(m.payload), lost: () => lost++, subscribed: ({ resumed: r }) => resumed.push(r) });
+    await waitFor(() => resumed.length === 1 && publisher.connected, 10_000, 'connected and subscribed');
+    // 15 beats silent: ActiveMQ (a byte from us within each 6-beat window) has closed it by then.
+    stall(15 * BEAT_MS);
+    await waitFor(() => resumed.length === 2, 30_000, 'subscribed again');
+    expect(resumed).toEqual([false, true]);
+    expect(lost).toBe(1);
+    await publisher.publish(alarm('again', 'acme'));
+    await waitFor(() => got.length === 1, 30_000, 'the message after the reconnection');
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import {
   type AlarmMessage,
 } from '../alarm-message';
 import { describeBroker, parseBrokerUrl, type BrokerAddress } from './broker-url';
+import { stompHeartBeat } from './heart-beat';
 
 export interface StompAlarmBusOptions {
   /** `BATON_BROKER_URL`: `stomp://host:61613`, a comma list, or `failover:(…)` (see parseBrokerUrl). */
@@ -20,7 +21,7 @@ export interface StompAlarmBusOptions {
   topicPrefix?: string;
   /** Ack topics are `<ackTopicPrefix><tenantId>`. Default: derived, `baton.alarms-acks.`. */
   ackTopicPrefix?: string;
-  /** STOMP heart-beating both ways, ms (0: off). A silent connection is dropped after it (+ margin). Default 10 000. */
+  /** How often each side sends a STOMP heart-beat, ms (0: off); either may stall 5 × it without a drop (stompHeartBeat). Default 5000. */
   heartbeatMs?: number;
   /** TCP connect timeout per attempt, ms. Default 5000. */
   connectTimeoutMs?: number;
@@ -48,7 +49,7 @@ const ACKS_SUBSCRIPTION = 2;
  * - Connection: stompit's ConnectFailover over the broker list, in order; after a loss it
  *   reconnects with exponential backoff (initialReconnectDelayMs doubling up to
  *   maxReconnectDelayMs), for ever, moving to the next broker of the list on each failure.
- *   STOMP heart-beating (both ways) drops a connection that went silent.
+ *   STOMP heart-beating (both ways, stompHeartBeat) drops a connection that went silent.
  * - Publish: a SEND to `/topic/<prefix><tenantId>` with a `receipt`; the promise resolves on the
  *   broker's RECEIPT, so "published" means the broker has it. Without a connection it rejects at
  *   once (AlarmBusUnavailableError): the outbox keeps the alarm and the relay retries.
@@ -81,7 +82,7 @@ export class StompAlarmBus implements AlarmBus {
     this.topicPrefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_ALARM_TOPIC_PREFIX);
     this.ackTopicPrefix = checkTopicPrefix(options.ackTopicPrefix ?? defaultAckTopicPrefix(this.topicPrefix), 'ack topic prefix');
     this.options = {
-      heartbeatMs: options.heartbeatMs ?? 10_000,
+      heartbeatMs: options.heartbeatMs ?? 5000,
       connectTimeoutMs: options.connectTimeoutMs ?? 5000,
       initialReconnectDelayMs: options.initialReconnectDelayMs ?? 100,
       maxReconnectDelayMs: options.maxReconnectDelayMs ?? 3000,
@@ -153,7 +154,7 @@ export class StompAlarmBus implements AlarmBus {
 
   private start(): void {
     if (this.closed) return;
-    const heartbeat = `${this.options.heartbeatMs},${this.options.heartbeatMs}`;
+    const { header: heartbeat, heartbeatOutputMargin, heartbeatDelayMargin } = stompHeartBeat(this.options.heartbeatMs);
     // Loaded here, not at the top: the executor SDK's core entry imports this lib, and a plain
     // executor without direct alarms must not load stompit (test/packaging checks the module cache).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -164,6 +165,8 @@ export class StompAlarmBus implements AlarmBus {
         port: s.port,
         ssl: s.ssl,
         timeout: this.options.connectTimeoutMs,
+        heartbeatOutputMargin,
+        heartbeatDelayMargin,
         connectHeaders: {
           host: '/',
           'heart-beat': heartbeat,
@@ -202,6 +205,12 @@ export class StompAlarmBus implements AlarmBus {
   }
 
   private onConnected(client: Client, reconnect: () => void, where: string): void {
+    // When this connection last brought anything (a keepalive will do): what the broker routed to
+    // us after it may be lost with the connection, however late the loss is noticed.
+    let lastHeardAt = Date.now();
+    client.getTransportSocket().on('data', () => {
+      lastHeardAt = Date.now();
+    });
     let down = false;
     const onDown = (err?: Error) => {
       if (down) return;
@@ -216,7 +225,7 @@ export class StompAlarmBus implements AlarmBus {
       this.logger.warn(`[alarm bus] lost ${where}${err ? `: ${err.message}` : ''}; reconnecting`);
       if (wasCurrent) {
         this.emitConnection(false);
-        for (const listener of this.listeners.keys()) this.call(() => listener.lost?.());
+        for (const listener of this.listeners.keys()) this.call(() => listener.lost?.({ lastHeardAt }));
       }
       reconnect();
     };
