@@ -48,8 +48,8 @@ class ScriptedBus implements AlarmBus {
   subscribed(resumed: boolean): void {
     for (const l of this.listeners) l.subscribed?.({ resumed });
   }
-  lost(): void {
-    for (const l of this.listeners) l.lost?.();
+  lost(lastHeardAt = Date.now()): void {
+    for (const l of this.listeners) l.lost?.({ lastHeardAt });
   }
 }
 
@@ -293,5 +293,17 @@ describe('console alarm gateway (socket.io)', () => {
     expect(other.alarms.map((a) => a.id)).toEqual(['missed-g']);
     expect(admin.alarms[1]).toMatchObject({ schema: 'baton.alarm/1', id: 'missed-1', tenantId: 'acme', type: m1.type, message: m1.message, raisedAt: m1.raisedAt });
     expect(seen.id).toBeLessThan(m2.id);
+  });
+
+  it('catches up from when the connection went quiet, not from when its loss was noticed (a silent connection is dropped late)', async () => {
+    const admin = await client('acme', { token: tokenOf(acme.admin) });
+    const now = Date.now();
+    // Heard last 2 minutes ago, the loss noticed now: longer ago than the catch-up margin (30 s).
+    bus.lost(now - 120_000);
+    await insertAlarm(db.dataSource, 'acme', { uid: 'quiet-1', publishedAt: now - 90_000 });
+    await insertAlarm(db.dataSource, 'acme', { uid: 'before-quiet', publishedAt: now - 600_000 });
+    bus.subscribed(true);
+    await delivered(admin);
+    expect(admin.alarms.map((a) => a.id)).toEqual(['quiet-1']);
   });
 });

@@ -63,8 +63,14 @@ export interface AlarmBusListener {
    * What was published while it was not active was not delivered to this listener.
    */
   subscribed?(info: { resumed: boolean }): void;
-  /** The subscription was lost with the connection; `subscribed` follows when it is back. */
-  lost?(): void;
+  /**
+   * The subscription was lost with the connection; `subscribed` follows when it is back.
+   * `lastHeardAt` (wall clock): when the connection last brought anything from the broker (read
+   * then: after a stall of this process, what had waited in the socket counts as heard when read)
+   * — what was published after it may not have reached this listener, though the loss is noticed
+   * only now (a silent connection is dropped after the heart-beat tolerance).
+   */
+  lost?(info: { lastHeardAt: number }): void;
 }
 
 /** Where a bus reports its own trouble (connection lost, bad messages). */

@@ -10,7 +10,7 @@ import { createExecutorServer, type ExecutorOptions, type ExecutorServer } from 
 import type { AlarmMessage } from '@baton/messaging';
 import { inTransaction, RunEntity } from '@baton/persistence';
 import { buildDemoHandlers } from '../../../apps/demo-executor/src';
-import { configureConsoleApp, ConsoleModule } from '../../../apps/console/src';
+import { configureConsoleApp, ConsoleModule, type ConsoleModuleOptions } from '../../../apps/console/src';
 import { Alarms, EngineModule, readEngineConfig, startEngine, type EngineConfig } from '../../../apps/engine/src';
 import { seedTenant, type ConsoleTestApp, type SeededTenant } from '../../console/console-test-kit';
 
@@ -76,9 +76,9 @@ export interface ConsoleNode {
   close(): Promise<void>;
 }
 
-/** A console (REST + alarm gateway) in this process, subscribed to `brokerUrl`. */
-export async function startConsoleNode(databaseUrl: string, brokerUrl: string | null, prefix: string): Promise<ConsoleNode> {
-  const app = await NestFactory.create(ConsoleModule.forRoot({ databaseUrl, brokerUrl, alarmTopicPrefix: prefix, passwordHashRounds: 4 }), {
+/** A console (REST + alarm gateway) in this process, subscribed to `brokerUrl` (or to `extra.alarmBus`). */
+export async function startConsoleNode(databaseUrl: string, brokerUrl: string | null, prefix: string, extra: Partial<ConsoleModuleOptions> = {}): Promise<ConsoleNode> {
+  const app = await NestFactory.create(ConsoleModule.forRoot({ databaseUrl, brokerUrl, alarmTopicPrefix: prefix, passwordHashRounds: 4, ...extra }), {
     bodyParser: false,
     logger: ['error', 'warn'],
     abortOnError: false,

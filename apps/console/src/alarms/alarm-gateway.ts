@@ -93,8 +93,11 @@ export class AlarmGateway implements OnApplicationBootstrap, BeforeApplicationSh
       alarm: (m) => this.onAlarm(m),
       ack: (m) => this.onRemoteAck(m),
       subscribed: () => void this.catchUp(),
-      lost: () => {
-        this.lostSince ??= Date.now();
+      lost: ({ lastHeardAt }) => {
+        // From when the connection went quiet, not from when its loss was noticed: a silent
+        // connection is dropped only after the heart-beat tolerance, and what the broker routed
+        // to it meanwhile never came.
+        this.lostSince = Math.min(this.lostSince ?? lastHeardAt, lastHeardAt);
         this.holding = true;
       },
     });

@@ -50,8 +50,10 @@ export interface ConsoleModuleOptions {
   socketCorsOrigins?: string[];
   /**
    * After the gateway's subscription comes back (broker restart, network), it re-reads from the
-   * database the alarms published since it was lost minus this margin (clock skew between engine
-   * and console hosts), and drops the repeats by id. Default 30 000 ms.
+   * database the alarms published since its connection last brought anything from the broker
+   * minus this margin (clock skew between engine and console hosts; what the console read after
+   * a stall of its own event loop counts as heard when read, not when it came), and drops the
+   * repeats by id. Default 30 000 ms.
    */
   alarmCatchUpMarginMs?: number;
   /**
