@@ -83,7 +83,6 @@ describe("alarms survive the console's own broker connection going silent", () =
     }
     // On the topic while the console's path is silent.
     await waitFor(async () => (await ds.getRepository(AlarmEntity).countBy({ publishedAt: IsNull() })) === 0, 30_000, 'the alarms published');
-    expect(connections).toEqual([]);
 
     const frozen = () => browser.alarms.filter((a) => a.message.startsWith('frozen'));
     await waitFor(() => frozen().length >= ALARMS, 60_000, 'every alarm of the silent time at the browser');

@@ -103,9 +103,9 @@ describe('StompAlarmBus on ActiveMQ', () => {
       // keepalive comes up to 2 beats later — longer than stompit's 1.1-beat window of old.
       await new Promise((r) => setTimeout(r, 2.5 * BEAT_MS));
     }
-    // 3.5 beats without a byte from us: longer than two of ActiveMQ's 1.5-beat windows of old, so
+    // 3.2 beats without a byte from us: longer than two of ActiveMQ's 1.5-beat windows of old, so
     // one fell inside; within the 5 beats both sides tolerate now.
-    stall(3.5 * BEAT_MS);
+    stall(3.2 * BEAT_MS);
     if (drops.length === 0) await publisher.publish(alarm('after', 'acme')).catch(() => undefined);
     await delivered(6);
     expect(drops).toEqual([]);
