@@ -10,6 +10,7 @@ import {
   findCalendar,
   findCalendarTasks,
   insertCalendar,
+  instantsGivenBack,
   inTransaction,
   isUniqueViolation,
   listCalendars,
@@ -173,7 +174,7 @@ export class CalendarsService {
       const task = await lockTask(em, tenantId, id);
       if (!task || task.triggerKind === 'MANUAL' || task.triggerKind === 'EVENT') continue;
       const withdrawn = await this.runChanges.withdrawFires(em, tenantId, [id], now + EDIT_REACHES_FIRES_AFTER_MS, WITHDRAWN_BY.calendar);
-      const cursor = rewindForWithdrawn(task, withdrawn.map((f) => f.scheduledAt));
+      const cursor = rewindForWithdrawn(task, instantsGivenBack(withdrawn));
       const schedule = scheduleOf(taskEntityToDefinition(task, calendar.name), { fireCount: cursor.fireCount, createdAt: task.createdAt }, definition);
       const next = cursor.nextFireAt === null || task.triggerKind === 'FIXED_DELAY' ? cursor.nextFireAt : firstFireTime(schedule, Math.min(cursor.nextFireAt, now));
       if (next === task.nextFireAt && cursor.fireCount === task.fireCount) continue;

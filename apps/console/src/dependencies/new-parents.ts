@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { EDIT_REACHES_FIRES_AFTER_MS, rewindForWithdrawn } from '@baton/domain';
-import { lockTask, setFireCursors, WITHDRAWN_BY } from '@baton/persistence';
+import { instantsGivenBack, lockTask, setFireCursors, WITHDRAWN_BY } from '@baton/persistence';
 import { CLOCK, type Clock } from '../common/clock';
 import { RunChangesService } from '../run-changes/run-changes.service';
 
@@ -32,8 +32,9 @@ export class NewParents {
       const task = await lockTask(em, tenantId, id);
       if (!task) continue;
       const withdrawn = await this.runChanges.withdrawFires(em, tenantId, [id], after, WITHDRAWN_BY.dependency);
-      if (withdrawn.length === 0) continue;
-      await setFireCursors(em, { tenantId, cursors: [{ taskId: id, ...rewindForWithdrawn(task, withdrawn.map((f) => f.scheduledAt)) }] });
+      const givenBack = instantsGivenBack(withdrawn);
+      if (givenBack.length === 0) continue;
+      await setFireCursors(em, { tenantId, cursors: [{ taskId: id, ...rewindForWithdrawn(task, givenBack) }] });
     }
   }
 }

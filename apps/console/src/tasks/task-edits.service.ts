@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedFiresWithdrawnAfter, validateTask, withTaskDefaults, type ExclusionCalendar, type FieldError, type FireCursor, type TaskDefinition, type TaskInput } from '@baton/domain';
-import { findTask, hasScheduledRunUnderWay, inTransaction, lockTask, taskDefinitionToColumns, TaskEntity, updateTask, WITHDRAWN_BY } from '@baton/persistence';
+import { findTask, hasScheduledRunUnderWay, instantsGivenBack, inTransaction, lockTask, taskDefinitionToColumns, TaskEntity, updateTask, WITHDRAWN_BY } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -108,7 +108,9 @@ export class TaskEditsService {
    * prepared fires the domain says the save outdates are withdrawn (preparedFiresWithdrawnAfter —
    * every one not come yet for a pause, those more than a second ahead for an edit of a field a
    * fire carries; the engines abort the ones they sent once it commits), and the planner state to
-   * store, rewound so the planner plans their instants again as the task now says. A schedule
+   * store, rewound so the planner plans their instants again as the task now says — those of the
+   * fires no executor can have (instantsGivenBack); a sent one's instant is given back by the
+   * engines once its executor says it never started it (apps/engine/src/runs/withdrawn-fires.ts). A schedule
    * that could never fire is the FieldError naming why (the caller refuses the save, and the
    * rollback keeps the fires).
    */
@@ -117,7 +119,7 @@ export class TaskEditsService {
     const cutoff = preparedFiresWithdrawnAfter(before, after, now);
     const withdrawn = cutoff === null ? [] : await this.runChanges.withdrawFires(em, row.tenantId, [row.id], cutoff, after.paused ? WITHDRAWN_BY.pause : WITHDRAWN_BY.edit);
     const chainUnderWay = before.trigger.kind === 'FIXED_DELAY' && after.trigger.kind === 'FIXED_DELAY' && (await hasScheduledRunUnderWay(em, { tenantId: row.tenantId, taskId: row.id }));
-    return savedFireCursor(row, before, after, calendar, now, withdrawn.map((f) => f.scheduledAt), chainUnderWay);
+    return savedFireCursor(row, before, after, calendar, now, instantsGivenBack(withdrawn), chainUnderWay);
   }
 
   /**

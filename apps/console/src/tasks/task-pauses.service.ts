@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { rewindForWithdrawn } from '@baton/domain';
-import { inTransaction, lockGroupTasks, lockTask, setFireCursors, setTasksPaused, TaskEntity, taskEntityToDefinition, WITHDRAWN_BY } from '@baton/persistence';
+import { instantsGivenBack, inTransaction, lockGroupTasks, lockTask, setFireCursors, setTasksPaused, TaskEntity, taskEntityToDefinition, WITHDRAWN_BY } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { notFound } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
@@ -64,15 +64,22 @@ export class TaskPausesService {
     return { group, paused, tasks };
   }
 
-  /** A pause of these tasks (read under lock): every prepared fire not come yet withdrawn, and each task's planner state rewound to plan them again when it resumes. */
+  /**
+   * A pause of these tasks (read under lock): every prepared fire not come yet withdrawn, and each
+   * task's planner state rewound to plan them again when it resumes — those no executor can have
+   * (instantsGivenBack); the engines give back a sent one's instant the same way once its executor
+   * says it never started it, and one that started is not replayed by the resume.
+   */
   private async withdrawOnPause(em: EntityManager, tenantId: string, rows: readonly TaskEntity[]): Promise<void> {
     const withdrawn = await this.runChanges.withdrawFires(em, tenantId, rows.map((r) => r.id), this.clock.now(), WITHDRAWN_BY.pause);
     // Grouped once: a group pause may withdraw many fires of many tasks.
     const instants = new Map<number, number[]>();
     for (const f of withdrawn) {
+      const [at] = instantsGivenBack([f]);
+      if (at === undefined) continue;
       const of = instants.get(f.taskId);
-      if (of) of.push(f.scheduledAt);
-      else instants.set(f.taskId, [f.scheduledAt]);
+      if (of) of.push(at);
+      else instants.set(f.taskId, [at]);
     }
     const cursors = rows.filter((r) => instants.has(r.id)).map((r) => ({ taskId: r.id, ...rewindForWithdrawn(r, instants.get(r.id)!) }));
     await setFireCursors(em, { tenantId, cursors });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CLOCK, HANDED_BACK, type Clock, type JsonValue, type RunState } from '@baton/domain';
+import { CLOCK, HANDED_BACK, settledByCallback, type Clock, type JsonValue, type RunState } from '@baton/domain';
 import { appendRunLogs, findRunsForCallback, GroupCommit, inTransaction, keyPlaceOf, NotAllSucceededError, recordRunProgress, recordStartOfEndedRun, type AckTimes, type RunAttemptRow, type RunKeyRef, type SucceededAttempt } from '@baton/persistence';
 import { Coalescer } from '@baton/scheduling';
 import type { BusinessAlarm, RunCallback } from '@baton/protocol';
@@ -17,6 +17,7 @@ import { KeyAdmissions } from '../runs/key-admissions';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 import { endOutcomeSpan, startOutcomeSpan } from '../tracing/run-spans';
 import { EarlyStarts } from './early-starts';
+import { WithdrawnFires } from '../runs/withdrawn-fires';
 
 /** A verified outcome callback and its run as read. */
 interface Outcome {
@@ -53,6 +54,8 @@ const MAX_RESULT_BYTES = 65_000;
  *   deadline, and as handed back (dispatched again, not counted) when it never started a run
  *   sent ahead for lack of contact with the engines (NO_CONTACT); a run the engine already
  *   TIMED_OUT or CANCELLED (it asked for the abort) is over, so its ABORTED callback is stale: 409.
+ *   A withdrawn prepared fire's callback (CANCELLED, its withdrawal unsettled) first settles
+ *   whether its executor started it (WithdrawnFires, settledByCallback), then gets its 409.
  *
  * The callbacks that arrive together are read with one statement and their outcomes committed
  * in one transaction (Coalescer, GroupCommit): in a burst every run's callback used to cost its
@@ -83,6 +86,7 @@ export class CallbacksService {
     private readonly keys: KeyAdmissions,
     private readonly marks: DispatchMarks,
     private readonly attempts: HeldAttempts,
+    private readonly withdrawn: WithdrawnFires,
   ) {
     this.lookups = new Coalescer((requests) => findRunsForCallback(this.dataSource.manager, requests), { concurrency: 4 });
     this.outcomeCommits = new GroupCommit(dataSource, { isolation: FOLLOW_UP_ISOLATION, concurrency: 4 });
@@ -110,7 +114,11 @@ export class CallbacksService {
       await this.store(em, cb, run, now);
       return true;
     });
-    if (!live) return this.stale(cb, run?.state ?? null, run ? 'STALE' : 'UNKNOWN_RUN');
+    if (!live) {
+      // A progress report of a withdrawn fire: its executor started it.
+      await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
+      return this.stale(cb, run?.state ?? null, run ? 'STALE' : 'UNKNOWN_RUN');
+    }
     return { status: 200, body: { accepted: true, runId: cb.runId, attempt: cb.attempt, state: 'RUNNING' } };
   }
 
@@ -136,6 +144,8 @@ export class CallbacksService {
     const run = held ?? (await this.lookups.push({ runId: cb.runId, tenantId: cb.tenantId }));
     if (!run) return this.stale(cb, null, 'UNKNOWN_RUN');
     if (run.attempt !== cb.attempt || !OUTCOME_FROM.includes(run.state)) {
+      // A withdrawn fire's executor says whether it started it: settled first, still answered 409.
+      if (run.state === 'CANCELLED' && run.attempt === cb.attempt) await this.withdrawn.settleQuietly(cb.tenantId, cb.runId, cb.attempt, settledByCallback(cb), cb);
       if ((run.state === 'CANCELLED' || run.state === 'TIMED_OUT') && run.attempt === cb.attempt && cb.startedAt !== undefined) await this.keepStartOfEnded(cb, cb.startedAt);
       return this.stale(cb, run.state, 'STALE');
     }

@@ -144,12 +144,23 @@ export class ExecutorClient implements OnApplicationShutdown {
    * with COVER_EARLY, which ended this one already, and a kill now would end the new one.
    */
   async abort(executorUrl: string, tenant: SigningTenant, request: AbortRequest, taskId: number): Promise<number | null> {
+    return (await this.abortAnswer(executorUrl, tenant, request, taskId))?.status ?? null;
+  }
+
+  /**
+   * `abort`, with the attempt's `state` its executor answered (202: QUEUED or RUNNING, 404:
+   * FINISHED or UNKNOWN; docs/EXECUTOR-PROTOCOL.md) — null when the body names none (an XXL-JOB
+   * kill, an executor's own error). Never throws.
+   */
+  async abortAnswer(executorUrl: string, tenant: SigningTenant, request: AbortRequest, taskId: number): Promise<{ status: number; state: string | null } | null> {
     if (this.registry.wireOf(tenant.id, executorUrl) === 'xxl-job') {
-      if (request.reason === 'REPLACED') return 200;
-      return (await this.xxl.kill(executorUrl, tenant, taskId)) ? 200 : 404;
+      if (request.reason === 'REPLACED') return { status: 200, state: null };
+      return { status: (await this.xxl.kill(executorUrl, tenant, taskId)) ? 200 : 404, state: null };
     }
     const answer = await this.post(executorUrl, PATHS.abort(request.runId), tenant, request);
-    return 'error' in answer ? null : answer.status;
+    if ('error' in answer) return null;
+    const state = (parse(answer.body) as { state?: unknown } | null)?.state;
+    return { status: answer.status, state: typeof state === 'string' ? state : null };
   }
 
   onApplicationShutdown(): void {

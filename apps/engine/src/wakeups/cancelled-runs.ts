@@ -1,10 +1,12 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { settledByAbortAnswer } from '@baton/domain';
 import type { InProcessWakeups } from '@baton/messaging';
 import { findCancelledSentRuns } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import { RecentCancels } from '../common/recent-cancels';
 import { ExecutorClient } from '../executors/executor-client';
+import { WithdrawnFires } from '../runs/withdrawn-fires';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { IN_PROCESS_WAKEUPS } from './in-process-wakeups';
 
@@ -13,7 +15,9 @@ import { IN_PROCESS_WAKEUPS } from './in-process-wakeups';
  * mode): each one's executor is asked to abort it (reason CANCELLED). A run sent ahead of its
  * instant is dropped there before it starts; a running one gets its signal; its ABORTED callback
  * then finds the run CANCELLED already and is refused as stale. Every engine of the group is told
- * and each sends its abort: an executor answers the second with 404, which costs nothing.
+ * and each sends its abort: an executor answers the second with 404, which costs nothing. A
+ * withdrawn prepared fire's answer settles its withdrawal (WithdrawnFires, settledByAbortAnswer):
+ * QUEUED gives its instant back to the task's schedule, RUNNING says it ran as prepared.
  */
 @Injectable()
 export class CancelledRuns {
@@ -24,6 +28,7 @@ export class CancelledRuns {
     private readonly client: ExecutorClient,
     private readonly tenants: TenantDirectory,
     private readonly recent: RecentCancels,
+    private readonly withdrawn: WithdrawnFires,
     @Optional() @Inject(IN_PROCESS_WAKEUPS) wakeups?: InProcessWakeups,
   ) {
     wakeups?.listenCancelled((cancels) => {
@@ -37,8 +42,10 @@ export class CancelledRuns {
     const [tenant, runs] = await Promise.all([this.tenants.get(tenantId), findCancelledSentRuns(this.dataSource.manager, { tenantId, runIds })]);
     if (!tenant) return;
     for (const run of runs) {
-      void this.client.abort(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason: 'CANCELLED' }, run.taskId).then((status) => {
-        if (status === null || status >= 500) this.logger.warn(`abort of a cancelled run at ${run.executorUrl}: ${status ?? 'no answer'}`, { tenantId, runId: run.runId, ...traceFields(run.traceParent) });
+      void this.client.abortAnswer(run.executorUrl, tenant, { runId: run.runId, attempt: run.attempt, reason: 'CANCELLED' }, run.taskId).then(async (answer) => {
+        if (answer === null || answer.status >= 500) this.logger.warn(`abort of a cancelled run at ${run.executorUrl}: ${answer?.status ?? 'no answer'}`, { tenantId, runId: run.runId, ...traceFields(run.traceParent) });
+        const settled = run.unsettled ? settledByAbortAnswer(answer) : null;
+        if (settled) await this.withdrawn.settleQuietly(tenantId, run.runId, run.attempt, settled);
       });
     }
   }

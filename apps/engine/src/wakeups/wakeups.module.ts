@@ -6,6 +6,7 @@ import { SecurityModule } from '../security/security.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { CancelledController } from './cancelled.controller';
 import { CancelledRuns } from './cancelled-runs';
+import { WithdrawnFires } from '../runs/withdrawn-fires';
 import { WakeController } from './wake.controller';
 
 /**
@@ -15,8 +16,9 @@ import { WakeController } from './wake.controller';
 @Module({
   imports: [SecurityModule, ExecutorsModule, TenantsModule],
   controllers: [WakeController, CancelledController],
-  providers: [CancelledRuns],
-  exports: [CancelledRuns],
+  // WithdrawnFires (a run write that keeps the state, of the run lifecycle's folder) is provided here, where its first user is, for the callbacks and the watchdog too.
+  providers: [CancelledRuns, WithdrawnFires],
+  exports: [CancelledRuns, WithdrawnFires],
 })
 export class WakeupsModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {

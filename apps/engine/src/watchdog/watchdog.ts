@@ -20,6 +20,7 @@ import { ExecutorRestarts } from '../common/executor-restarts';
 import { PeriodicLoop } from '../common/periodic-loop';
 import { HeldKeysSweep } from './held-keys-sweep';
 import { SentAheadHandBacks } from './sent-ahead-hand-backs';
+import { WithdrawalsSweep } from './withdrawals-sweep';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
 import { ExecutorClient } from '../executors/executor-client';
 import { followUpTransaction } from '../follow-ups/follow-ups';
@@ -46,6 +47,8 @@ export interface WatchdogReport {
   approvals: number;
   /** Held runs given a free place of their key by the sweep (HeldKeysSweep). */
   heldReleased: number;
+  /** Withdrawn fires no executor's word settled, settled by the sweep (WithdrawalsSweep). */
+  withdrawalsSettled: number;
 }
 
 /**
@@ -70,6 +73,8 @@ export interface WatchdogReport {
  *   decided and carried out (ApprovalDecisions).
  * - Held keys (HeldKeysSweep, every 10th tick): free places of concurrency keys go to their held
  *   runs when no callback released them.
+ * - Withdrawals (WithdrawalsSweep): withdrawn prepared fires whose executor never said whether it
+ *   started them, settled by what can be told without it.
  *
  * Several engines serve a group, so each check is an election: the state change is a guarded
  * update, the alarm row is written in the same transaction only by the one that moved the row.
@@ -96,6 +101,7 @@ export class Watchdog implements OnModuleDestroy {
     private readonly approvals: ApprovalDecisions,
     private readonly restarts: ExecutorRestarts,
     private readonly handBacks: SentAheadHandBacks,
+    private readonly withdrawals: WithdrawalsSweep,
   ) {
     this.loop = new PeriodicLoop('watchdog', Math.max(50, config.watchdogIntervalMs), async () => void (await this.tick()), this.logger);
   }
@@ -125,7 +131,8 @@ export class Watchdog implements OnModuleDestroy {
     const fanOuts = await this.fanOuts.sweep();
     const approvals = await this.approvals.sweep();
     const heldReleased = await this.heldKeys.tick();
-    return { late, timedOut, executorsDown, reconciled, fanOuts, approvals, heldReleased };
+    const withdrawalsSettled = await this.withdrawals.tick();
+    return { late, timedOut, executorsDown, reconciled, fanOuts, approvals, heldReleased, withdrawalsSettled };
   }
 
   private async startLate(): Promise<number> {

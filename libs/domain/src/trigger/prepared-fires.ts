@@ -32,9 +32,10 @@ export const PREPARED_FIRE_FIELDS = [
 /**
  * An edit reaches the prepared fires due more than this after it; those nearer run as they were
  * prepared. A withdrawn fire that was sent ahead is aborted at its executor by a notice (console
- * → engine → executor, a few milliseconds on one network); one that could not arrive before the
- * instant would start, and its instant be planned again under the new definition: two fires of
- * one instant. A second leaves room for that notice on a loaded cluster.
+ * → engine → executor, a few milliseconds on one network), and its instant is planned again only
+ * once its executor says it dropped it unstarted (WithdrawalState): a notice late for the instant
+ * costs that instant's new definition, never a second fire. A second leaves room for the notice
+ * on a loaded cluster, so that an edit nearly always reaches the fires it withdraws.
  */
 export const EDIT_REACHES_FIRES_AFTER_MS = 1_000;
 
@@ -70,4 +71,61 @@ export function rewindForWithdrawn(cursor: FireCursor, withdrawn: readonly Milli
     fireCount: Math.max(0, cursor.fireCount - withdrawn.length),
     nextFireAt: cursor.nextFireAt === null ? earliest : Math.min(cursor.nextFireAt, earliest),
   };
+}
+
+/**
+ * Where a withdrawn prepared fire stands (runs.withdrawal). One that an engine may have sent ahead
+ * (DISPATCHED or ACCEPTED when withdrawn) is UNSETTLED until its executor's word says whether it
+ * started: its instant is not given back before that, since the executor may start it at the
+ * instant if the abort comes late, and a fire planned again would be the instant's second. Then,
+ * once: NOT_STARTED (dropped before it started: the instant is given back, rewindForWithdrawn,
+ * and runs late rather than twice), STARTED (it ran as prepared: the instant is not planned
+ * again), or UNKNOWN (no word by its timeout: taken as STARTED — never twice beats late).
+ */
+export type WithdrawalState = 'UNSETTLED' | 'NOT_STARTED' | 'STARTED' | 'UNKNOWN';
+
+/** How an unsettled withdrawal settles. */
+export type WithdrawalSettled = Exclude<WithdrawalState, 'UNSETTLED'>;
+
+/**
+ * What an executor's answer to the abort of a withdrawn fire settles (docs/EXECUTOR-PROTOCOL.md):
+ * 202 QUEUED — dropped before it started; 202 RUNNING — it had started. Anything else settles
+ * nothing: 404 FINISHED may be an attempt another engine's abort dropped a moment before (every
+ * engine of the group sends one) as well as one that ran — its final callback tells which; 404
+ * UNKNOWN, no answer, or an XXL-JOB kill's status say nothing of a start.
+ */
+export function settledByAbortAnswer(answer: { status: number; state: string | null } | null): WithdrawalSettled | null {
+  if (answer === null || answer.status !== 202) return null;
+  if (answer.state === 'QUEUED') return 'NOT_STARTED';
+  return answer.state === 'RUNNING' ? 'STARTED' : null;
+}
+
+/**
+ * What a callback of a withdrawn fire's attempt settles: a final ABORTED without `startedAt` —
+ * dropped before it started (an abort, or a sent-ahead lease run out); anything else — an
+ * interim report, a start time, a handler's SUCCEEDED or FAILED — means it started.
+ */
+export function settledByCallback(cb: { outcome?: string; startedAt?: number }): WithdrawalSettled {
+  return cb.outcome === 'ABORTED' && cb.startedAt === undefined ? 'NOT_STARTED' : 'STARTED';
+}
+
+/**
+ * What the engines' sweep settles of a withdrawal no word came for (its executor dead, or the
+ * abort and callbacks lost), once its instant is past by `settleAfterMs`:
+ * - NOT_STARTED when it provably never started: its executor keeps the sent-ahead lease
+ *   (`executor.keepsLease`, protocol 3) and its last answered heartbeat (`heartbeatAt`, which
+ *   only moves forward and is written before its ack leaves) is more than `leaseMs` (the lease
+ *   and a margin for the clocks) before the instant — it let the fire go unstarted then, and no
+ *   later heartbeat can change a start that did not happen;
+ * - UNKNOWN once the run's deadline (its instant when it has none) is `settleAfterMs` past: a
+ *   callback would have come by then, so it is taken as run as prepared; never twice beats late;
+ * - else null: wait (a callback may still come).
+ */
+export function settledBySweep(
+  fire: { instant: Millis; deadlineAt: Millis | null; executor: { keepsLease: boolean; heartbeatAt: Millis } | null },
+  rule: { now: Millis; leaseMs: Millis; settleAfterMs: Millis },
+): WithdrawalSettled | null {
+  if (rule.now < fire.instant + rule.settleAfterMs) return null;
+  if (fire.executor?.keepsLease && fire.executor.heartbeatAt + rule.leaseMs < fire.instant) return 'NOT_STARTED';
+  return rule.now >= Math.max(fire.instant, fire.deadlineAt ?? 0) + rule.settleAfterMs ? 'UNKNOWN' : null;
 }

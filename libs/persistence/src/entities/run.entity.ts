@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import type { RunCause, RunState, TimelineClock } from '@baton/domain';
+import type { RunCause, RunState, TimelineClock, WithdrawalState } from '@baton/domain';
 import { StoredJson, bigintId, json, millis } from './columns';
 
 /**
@@ -69,6 +69,9 @@ import { StoredJson, bigintId, json, millis } from './columns';
 // for that last one. Only keyed runs have a scope; the others' entries sit under NULL and are
 // never read through it.
 @Index('ix_runs_key', ['state', 'tenantId', 'keyScope', 'runKey'])
+// The engines' sweep of withdrawn fires whose executor has not said whether it started them
+// (find-unsettled-withdrawals): a few rows under 'UNSETTLED'; every other run sits under NULL.
+@Index('ix_runs_withdrawal', ['withdrawal', 'engineGroup'])
 export class RunEntity {
   @PrimaryGeneratedColumn({ type: 'bigint' })
   id!: number;
@@ -171,6 +174,15 @@ export class RunEntity {
    */
   @Column({ name: 'finished_clock', type: 'varchar', length: 8, nullable: true })
   finishedClock!: TimelineClock | null;
+
+  /**
+   * A withdrawn prepared fire that an engine may have sent (domain prepared-fires.ts): UNSETTLED
+   * until its executor's word (or the engines' sweep) says whether it started; then NOT_STARTED
+   * (its instant given back to the schedule), STARTED or UNKNOWN (its instant ran as prepared,
+   * or is taken as such). NULL for every other run. Migration 1799400000000.
+   */
+  @Column({ name: 'withdrawal', type: 'varchar', length: 12, nullable: true })
+  withdrawal!: WithdrawalState | null;
 
   @Column({ name: 'result', type: 'text', nullable: true, transformer: json })
   result!: StoredJson;

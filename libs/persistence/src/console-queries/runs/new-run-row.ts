@@ -49,6 +49,7 @@ export function newRunRow(values: NewRunValues): Omit<RunEntity, 'id'> {
     startedAt: null,
     finishedAt: null,
     finishedClock: null,
+    withdrawal: null,
     result: null,
     error: null,
     flowParams: values.flowParams,

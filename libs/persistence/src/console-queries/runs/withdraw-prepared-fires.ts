@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { WithdrawalSettled } from '@baton/domain';
 import { caseById, chunks, dialectOf, execute, num, placeholders } from '../../engine-queries/sql';
 import { runWrite, stateIn } from '../../runs/run-writes';
 import { STAMPS_BY_CANCEL, stampsByCancelParams } from '../../runs/stamps-by-cancel';
@@ -12,8 +13,18 @@ export interface WithdrawnFire {
   taskId: number;
   engineGroup: string;
   scheduledAt: number;
-  /** CLAIMED or later when withdrawn: an engine may have sent it to an executor, where it waits for its instant. */
+  /**
+   * DISPATCHED or ACCEPTED when withdrawn: an engine may have sent it to an executor, where it waits
+   * for its instant. Its instant is not given back yet (runs.withdrawal UNSETTLED: the engines
+   * settle it once the executor says whether it started). A CLAIMED one was never sent: an engine
+   * writes its DISPATCHED mark (guarded on CLAIMED, waiting on this statement's lock) before its POST.
+   */
   mayBeSent: boolean;
+}
+
+/** The instants a withdrawal gives back to their tasks' schedules now: those of the fires no executor can have (domain rewindForWithdrawn). */
+export function instantsGivenBack(fires: readonly WithdrawnFire[]): number[] {
+  return fires.filter((f) => !f.mayBeSent).map((f) => f.scheduledAt);
 }
 
 /** The errors a withdrawn fire that an engine had taken ends with. */
@@ -25,6 +36,18 @@ export const WITHDRAWN_BY = {
 } as const;
 
 /**
+ * The error of a withdrawn fire once its executor's word settled it (runs.withdrawal): the
+ * withdrawal's cause (WITHDRAWN_BY, up to its first ';'), then what became of the instant. Not
+ * started: as written at the withdrawal (it runs again, or waits for the resume).
+ */
+export function settledWithdrawalError(error: string, settled: WithdrawalSettled): string {
+  if (settled === 'NOT_STARTED') return error;
+  const cause = error.split(';')[0];
+  if (settled === 'STARTED') return `${cause}, but its executor had already started it when the withdrawal reached it: this instant ran as it was prepared and is not run again`;
+  return `${cause}, but its executor never said whether it had started it (no answer to the abort, no callback by its timeout): this instant is taken as run as it was prepared and is not run again`;
+}
+
+/**
  * Withdraws the tasks' prepared fires (domain prepared-fires.ts) whose instant is after `after`:
  *
  *   SELECT id, task_id, state, engine_group, scheduled_at FROM runs
@@ -32,16 +55,22 @@ export const WITHDRAWN_BY = {
  *      AND state IN ('PENDING', 'CLAIMED', 'DISPATCHED', 'ACCEPTED') ORDER BY id [FOR UPDATE]
  *   DELETE FROM runs WHERE id IN (…PENDING…) AND state = 'PENDING'
  *   UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = CASE id WHEN ? THEN 'w:<id>' … END, finished_at = ?, updated_at = ?, <STAMPS_BY_CANCEL>
- *    WHERE id IN (…the others…) AND state IN ('CLAIMED', 'DISPATCHED', 'ACCEPTED')
+ *    WHERE id IN (…CLAIMED…) AND state = 'CLAIMED'
+ *   UPDATE runs SET state = 'CANCELLED', error = ?, withdrawal = 'UNSETTLED', finished_at = ?, updated_at = ?, <STAMPS_BY_CANCEL>
+ *    WHERE id IN (…DISPATCHED, ACCEPTED…) AND state IN ('DISPATCHED', 'ACCEPTED')
  *
  * A PENDING fire is a plan no engine took: it is deleted, so the instant planned again under the
  * task as it now is does not show twice in the history. One an engine took ends CANCELLED with
- * `error` (it was held, maybe sent: its history is real), under a fire key freed for the instant's
- * new run. Locked on MySQL, so a claim (SKIP LOCKED) passes them by and an engine's DISPATCHED
- * mark waits for the commit, then finds them gone or CANCELLED and drops them. One it had sent
- * is aborted at its executor once the caller tells the engines (RunWakeups.cancelled) after the
- * commit. Fires whose instant is at or before `after` run as prepared, and so do manual,
- * backfill and retry runs (explicit requests).
+ * `error` (it was held, maybe sent: its history is real). A CLAIMED one was never sent: its fire
+ * key is freed for the instant's new run. One an engine may have sent (`mayBeSent`) keeps its
+ * fire key and is UNSETTLED (domain WithdrawalState): its executor may still start it, so no new
+ * run may take its instant — the caller does not give it back, and a new schedule that yields the
+ * same instant finds the key taken — until the engines settle it (apps/engine/src/runs/withdrawn-fires.ts).
+ * Locked on MySQL, so a claim (SKIP LOCKED) passes them by and an engine's DISPATCHED mark waits
+ * for the commit, then finds them gone or CANCELLED and drops them. One it had sent is aborted at
+ * its executor once the caller tells the engines (RunWakeups.cancelled) after the commit. Fires
+ * whose instant is at or before `after` run as prepared, and so do manual, backfill and retry
+ * runs (explicit requests).
  */
 export async function withdrawPreparedFires(
   manager: EntityManager,
@@ -57,17 +86,26 @@ export async function withdrawPreparedFires(
       ORDER BY id ${lock}`,
     [input.tenantId, ...input.taskIds, input.after],
   );
-  const fires: WithdrawnFire[] = rows.map((r) => ({ runId: num(r.id), taskId: num(r.task_id), engineGroup: String(r.engine_group), scheduledAt: num(r.scheduled_at), mayBeSent: r.state !== 'PENDING' }));
-  for (const part of chunks(fires.filter((f) => !f.mayBeSent))) {
+  const fires: WithdrawnFire[] = rows.map((r) => ({ runId: num(r.id), taskId: num(r.task_id), engineGroup: String(r.engine_group), scheduledAt: num(r.scheduled_at), mayBeSent: r.state === 'DISPATCHED' || r.state === 'ACCEPTED' }));
+  const claimed = rows.filter((r) => r.state === 'CLAIMED').map((r) => num(r.id));
+  for (const part of chunks(fires.filter((f) => !f.mayBeSent && !claimed.includes(f.runId)))) {
     await execute(manager, `DELETE FROM runs WHERE id IN (${placeholders(part.length)}) AND state = 'PENDING'`, part.map((f) => f.runId));
   }
-  for (const part of chunks(fires.filter((f) => f.mayBeSent))) {
-    const freedKey = caseById(part, (f) => f.runId, (f) => `w:${f.runId}`);
+  for (const part of chunks(claimed)) {
+    const freedKey = caseById(part, (id) => id, (id) => `w:${id}`);
     await execute(
       manager,
       `UPDATE runs SET state = 'CANCELLED', error = ?, fire_key = ${freedKey.sql}, finished_at = ?, updated_at = ?, ${STAMPS_BY_CANCEL}
-        WHERE id IN (${placeholders(part.length)}) AND ${stateIn(WITHDRAW_PREPARED_FIRES)}`,
-      [input.error, ...freedKey.params, input.now, input.now, ...stampsByCancelParams(input.now), ...part.map((f) => f.runId)],
+        WHERE id IN (${placeholders(part.length)}) AND ${stateIn(WITHDRAW_PREPARED_FIRES, ['CLAIMED'])}`,
+      [input.error, ...freedKey.params, input.now, input.now, ...stampsByCancelParams(input.now), ...part],
+    );
+  }
+  for (const part of chunks(fires.filter((f) => f.mayBeSent))) {
+    await execute(
+      manager,
+      `UPDATE runs SET state = 'CANCELLED', error = ?, withdrawal = 'UNSETTLED', finished_at = ?, updated_at = ?, ${STAMPS_BY_CANCEL}
+        WHERE id IN (${placeholders(part.length)}) AND ${stateIn(WITHDRAW_PREPARED_FIRES, ['DISPATCHED', 'ACCEPTED'])}`,
+      [input.error, input.now, input.now, ...stampsByCancelParams(input.now), ...part.map((f) => f.runId)],
     );
   }
   return fires;

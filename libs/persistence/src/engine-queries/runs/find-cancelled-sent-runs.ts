@@ -10,12 +10,14 @@ export interface CancelledSentRun {
   executorUrl: string;
   /** Its trace context (runs.trace_parent), for a log line about its abort; null: untraced. */
   traceParent: string | null;
+  /** A withdrawn prepared fire whose executor has not said yet whether it started (runs.withdrawal UNSETTLED): its abort's answer may settle it. */
+  unsettled: boolean;
 }
 
 /**
  * The runs of a console's cancel notice that an engine should have aborted at their executors:
  *
- *   SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
+ *   SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent, r.withdrawal FROM runs r JOIN executors e ON e.id = r.executor_id
  *    WHERE r.tenant_id = ? AND r.id IN (…) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL
  *
  * Primary-key lookups (at most MAX_CANCEL_NOTICE_RUNS ids). The tenant is the notice's signer, so
@@ -26,7 +28,7 @@ export async function findCancelledSentRuns(manager: EntityManager, input: { ten
   if (input.runIds.length === 0) return [];
   const { rows } = await execute<Record<string, unknown>>(
     manager,
-    `SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent FROM runs r JOIN executors e ON e.id = r.executor_id
+    `SELECT r.id, r.attempt, r.task_id, e.url, r.trace_parent, r.withdrawal FROM runs r JOIN executors e ON e.id = r.executor_id
       WHERE r.tenant_id = ? AND r.id IN (${placeholders(input.runIds.length)}) AND r.state = 'CANCELLED' AND r.dispatched_at IS NOT NULL`,
     [input.tenantId, ...input.runIds],
   );
@@ -36,5 +38,6 @@ export async function findCancelledSentRuns(manager: EntityManager, input: { ten
     taskId: num(r.task_id),
     executorUrl: String(r.url),
     traceParent: (r.trace_parent as string | null) ?? null,
+    unsettled: r.withdrawal === 'UNSETTLED',
   }));
 }

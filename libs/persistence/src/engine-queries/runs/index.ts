@@ -41,3 +41,4 @@ export * from './find-orphaned-runs';
 export * from './find-sent-ahead-held-by';
 export * from './find-cancelled-sent-runs';
 export * from './find-run-executor';
+export * from './settle-withdrawal';
