@@ -17,7 +17,7 @@ import { KeyAdmissions } from '../runs/key-admissions';
 import { MAX_LOG_LINES_PER_RUN } from './callback-body';
 import { endOutcomeSpan, startOutcomeSpan } from '../tracing/run-spans';
 import { EarlyStarts } from './early-starts';
-import { WithdrawnFires } from '../runs/withdrawn-fires';
+import { WithdrawnFires } from '../wakeups/withdrawn-fires';
 
 /** A verified outcome callback and its run as read. */
 interface Outcome {

@@ -21,7 +21,7 @@ import { RunStart } from './run-start';
  * claims and give-backs (RunClaims, releaseHeldRuns), the start (RunStart, DispatchMarks; what
  * was sent, HeldAttempts, for its callback), a
  * dispatch that did not go through (DispatchSetbacks), an attempt's end (RunOutcomes,
- * FanOutSettler), a decision on a run waiting for approval (ApprovalDecisions), and what a withdrawn fire's executor says of it (WithdrawnFires, provided by WakeupsModule, re-exported). Each move is a guarded update declared in libs/persistence (runWrite) and checked
+ * FanOutSettler), a decision on a run waiting for approval (ApprovalDecisions), and what a withdrawn fire's executor says of it (WakeupsModule's WithdrawnFires, re-exported: a write that keeps the state). Each move is a guarded update declared in libs/persistence (runWrite) and checked
  * against the domain's RUN_TRANSITIONS; `run-writes-owners.spec.ts` keeps them called from here only.
  */
 @Module({

@@ -6,7 +6,7 @@ import { findCancelledSentRuns } from '@baton/persistence';
 import { traceFields } from '@baton/tracing';
 import { RecentCancels } from '../common/recent-cancels';
 import { ExecutorClient } from '../executors/executor-client';
-import { WithdrawnFires } from '../runs/withdrawn-fires';
+import { WithdrawnFires } from './withdrawn-fires';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { IN_PROCESS_WAKEUPS } from './in-process-wakeups';
 

@@ -6,7 +6,7 @@ import { SecurityModule } from '../security/security.module';
 import { TenantsModule } from '../tenants/tenants.module';
 import { CancelledController } from './cancelled.controller';
 import { CancelledRuns } from './cancelled-runs';
-import { WithdrawnFires } from '../runs/withdrawn-fires';
+import { WithdrawnFires } from './withdrawn-fires';
 import { WakeController } from './wake.controller';
 
 /**
@@ -16,7 +16,7 @@ import { WakeController } from './wake.controller';
 @Module({
   imports: [SecurityModule, ExecutorsModule, TenantsModule],
   controllers: [WakeController, CancelledController],
-  // WithdrawnFires (a run write that keeps the state, of the run lifecycle's folder) is provided here, where its first user is, for the callbacks and the watchdog too.
+  // WithdrawnFires: for the callbacks and the watchdog too (RunsModule re-exports this module).
   providers: [CancelledRuns, WithdrawnFires],
   exports: [CancelledRuns, WithdrawnFires],
 })

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CLOCK, settledBySweep, type Clock } from '@baton/domain';
 import { findUnsettledWithdrawals } from '@baton/persistence';
 import { ENGINE_CONFIG, type EngineConfig } from '../config/engine-config';
-import { WithdrawnFires } from '../runs/withdrawn-fires';
+import { WithdrawnFires } from '../wakeups/withdrawn-fires';
 import { KEEPS_SENT_AHEAD_LEASE_FROM, SentAheadHandBacks } from './sent-ahead-hand-backs';
 
 /** Unsettled withdrawals looked at per tick, oldest instant first. */

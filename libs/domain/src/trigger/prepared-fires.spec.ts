@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { withTaskDefaults } from '../task/task-defaults';
 import type { TaskDefinition } from '../types';
-import { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn } from './prepared-fires';
+import { EDIT_REACHES_FIRES_AFTER_MS, PREPARED_FIRE_FIELDS, preparedFiresWithdrawnAfter, rewindForWithdrawn, settledByAbortAnswer, settledByCallback, settledBySweep } from './prepared-fires';
 
 const NOW = 1_800_000_000_000;
 const task: TaskDefinition = withTaskDefaults({ name: 'nightly', executorApp: 'billing', handler: 'invoice', trigger: { kind: 'FIXED_RATE', intervalMs: 1_000 }, params: { region: 'eu' } }, 'acme');
@@ -55,5 +55,36 @@ describe('rewindForWithdrawn', () => {
     expect(rewindForWithdrawn({ fireCount: 1, nextFireAt: NOW }, [NOW + 1_000, NOW + 2_000])).toEqual({ fireCount: 0, nextFireAt: NOW });
     const cursor = { fireCount: 4, nextFireAt: NOW };
     expect(rewindForWithdrawn(cursor, [])).toBe(cursor);
+  });
+});
+
+describe('settling a withdrawn fire its executor may hold', () => {
+  it('the abort answer: QUEUED never started, RUNNING started, anything else nothing yet', () => {
+    expect(settledByAbortAnswer({ status: 202, state: 'QUEUED' })).toBe('NOT_STARTED');
+    expect(settledByAbortAnswer({ status: 202, state: 'RUNNING' })).toBe('STARTED');
+    // FINISHED may be one another engine's abort dropped: its callback tells.
+    expect(settledByAbortAnswer({ status: 404, state: 'FINISHED' })).toBeNull();
+    expect(settledByAbortAnswer({ status: 404, state: 'UNKNOWN' })).toBeNull();
+    expect(settledByAbortAnswer({ status: 200, state: null })).toBeNull();
+    expect(settledByAbortAnswer(null)).toBeNull();
+  });
+
+  it('a callback: ABORTED without a start never started; anything else started', () => {
+    expect(settledByCallback({ outcome: 'ABORTED' })).toBe('NOT_STARTED');
+    expect(settledByCallback({ outcome: 'ABORTED', startedAt: 5 })).toBe('STARTED');
+    expect(settledByCallback({ outcome: 'SUCCEEDED' })).toBe('STARTED');
+    expect(settledByCallback({ startedAt: 5 })).toBe('STARTED');
+  });
+
+  it('the sweep: proven unstarted under the sent-ahead lease, else taken as run a grace after its deadline', () => {
+    const rule = { leaseMs: 7_000, settleAfterMs: 30_000 };
+    const silent = { keepsLease: true, heartbeatAt: 1_000 };
+    expect(settledBySweep({ instant: 10_000, deadlineAt: null, executor: silent }, { ...rule, now: 39_999 })).toBeNull();
+    expect(settledBySweep({ instant: 10_000, deadlineAt: null, executor: silent }, { ...rule, now: 40_000 })).toBe('NOT_STARTED');
+    // Within the lease it may have started; an executor of protocol 2 keeps no lease.
+    expect(settledBySweep({ instant: 10_000, deadlineAt: 100_000, executor: { keepsLease: true, heartbeatAt: 3_500 } }, { ...rule, now: 40_000 })).toBeNull();
+    expect(settledBySweep({ instant: 10_000, deadlineAt: 100_000, executor: { ...silent, keepsLease: false } }, { ...rule, now: 129_999 })).toBeNull();
+    expect(settledBySweep({ instant: 10_000, deadlineAt: 100_000, executor: { ...silent, keepsLease: false } }, { ...rule, now: 130_000 })).toBe('UNKNOWN');
+    expect(settledBySweep({ instant: 10_000, deadlineAt: null, executor: null }, { ...rule, now: 40_000 })).toBe('UNKNOWN');
   });
 });
