@@ -24,7 +24,14 @@ export const SKIPPED_MISFIRE_REASON = 'Skipped: missed by more than the misfire 
  * now for catch-up fires), SKIPPED rows for fire times skipped by policy SKIP, so that the
  * history shows them and their fire keys are taken.
  */
-export function planTask(task: DueTaskRow, calendar: ExclusionCalendar | null, now: number, lookAheadMs: number, maxRuns = MAX_RUNS_PER_TASK_PER_PASS): TaskPlan {
+export function planTask(
+  task: DueTaskRow,
+  calendar: ExclusionCalendar | null,
+  now: number,
+  lookAheadMs: number,
+  taken?: ReadonlySet<number>,
+  maxRuns = MAX_RUNS_PER_TASK_PER_PASS,
+): TaskPlan {
   const schedule: Schedule = {
     trigger: triggerFromColumns(task),
     startAt: task.startAt,
@@ -42,6 +49,7 @@ export function planTask(task: DueTaskRow, calendar: ExclusionCalendar | null, n
     now,
     lookAheadMs,
     maxRuns,
+    taken,
   });
   const base = { tenantId: task.tenantId, taskId: task.id, engineGroup: task.engineGroup, priority: task.priority, paramsJson: task.paramsJson };
   const runs: PlannedRunRow[] = [

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CLOCK, Clock } from '@baton/domain';
 import { tracingOn } from '@baton/tracing';
-import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, inTransaction, insertPlannedRuns } from '@baton/persistence';
+import { advancePlannedTasks, anyTaskDue, claimDueTasks, findCalendars, findTakenFireTimes, inTransaction, insertPlannedRuns } from '@baton/persistence';
 import type { PlannedRunRow, TaskAdvance } from '@baton/persistence';
 import { ENGINE_CONFIG, EngineConfig } from '../config/engine-config';
 import { EngineMetrics } from '../metrics/engine-metrics';
@@ -70,12 +70,15 @@ export class PlannerService {
         if (tasks.length === 0) return { tasks: 0, runs: 0, full: false };
         const calendarIds = tasks.map((t) => t.calendarId).filter((id): id is number => id !== null);
         const calendars = await findCalendars(em, calendarIds);
+        // A task with maxFires walks past the fires it has already (planFires' `taken`): see findTakenFireTimes.
+        const counted = tasks.filter((t) => t.maxFires !== null && t.nextFireAt !== null);
+        const taken = counted.length === 0 ? new Map<number, Set<number>>() : await findTakenFireTimes(em, counted.map((t) => ({ taskId: t.id, from: t.nextFireAt!, to: now + this.config.lookAheadMs })));
         const runs: PlannedRunRow[] = [];
         const advances: TaskAdvance[] = [];
         let capped = false;
         for (const task of tasks) {
           try {
-            const plan = planTask(task, task.calendarId === null ? null : (calendars.get(task.calendarId) ?? null), now, this.config.lookAheadMs);
+            const plan = planTask(task, task.calendarId === null ? null : (calendars.get(task.calendarId) ?? null), now, this.config.lookAheadMs, taken.get(task.id));
             runs.push(...plan.runs);
             capped ||= plan.runs.length >= MAX_RUNS_PER_TASK_PER_PASS;
             advances.push(plan.advance);

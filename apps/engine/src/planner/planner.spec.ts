@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '@baton/domain';
-import { openDatabase, TaskEntity } from '@baton/persistence';
+import { openDatabase, RunEntity, TaskEntity } from '@baton/persistence';
 import { TEST_DATABASES, useTestDatabase } from '../../../../test/support/databases';
 import { claimSide, insertTask, runsOf, T0, taskRow, testConfig } from '../testing/engine-test-kit';
 
@@ -112,6 +112,23 @@ describe.each(TEST_DATABASES)('planner on %s', (kind) => {
     expect((await runsOf(db.dataSource, ending)).map((r) => r.scheduledAt - T0)).toEqual([0, 1000, 2000]);
     expect(await taskRow(db.dataSource, capped)).toMatchObject({ nextFireAt: null, fireCount: 3 });
     expect(await taskRow(db.dataSource, ending)).toMatchObject({ nextFireAt: null });
+  });
+
+  it('an instant given back behind fires planned since is planned again, and those fires are not counted twice (maxFires)', async () => {
+    const id = await insertTask(db.dataSource, { trigger: { kind: 'FIXED_RATE', intervalMs: 1000 }, maxFires: 5 });
+    const p = planner({ lookAheadMs: 2000 });
+    await p.planOnce(); // T0, +1 s, +2 s
+    // The fire at +1 s was withdrawn from its executor, which said it never started it: its key freed, its instant given back.
+    const withdrawn = (await runsOf(db.dataSource, id)).find((r) => r.scheduledAt === T0 + 1000)!;
+    await db.dataSource.getRepository(RunEntity).update({ id: withdrawn.id }, { state: 'CANCELLED', fireKey: `w:${withdrawn.id}` });
+    await db.dataSource.getRepository(TaskEntity).update({ id }, { nextFireAt: T0 + 1000, fireCount: 2 });
+    await p.planOnce();
+    expect(await taskRow(db.dataSource, id)).toMatchObject({ nextFireAt: T0 + 3000, fireCount: 3 });
+    clock.advance(2000);
+    await p.planOnce();
+    const fires = (await runsOf(db.dataSource, id)).filter((r) => r.fireKey.startsWith('s:'));
+    expect(fires.map((r) => r.scheduledAt - T0).sort((a, b) => a - b)).toEqual([0, 1000, 2000, 3000, 4000]);
+    expect(await taskRow(db.dataSource, id)).toMatchObject({ nextFireAt: null, fireCount: 5 });
   });
 
   it('plans neither paused nor MANUAL tasks, nor tasks of other engine groups', async () => {

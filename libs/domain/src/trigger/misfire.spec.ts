@@ -330,3 +330,23 @@ describe('planFires — agrees with nextFireTimes', () => {
     expect(plans.flatMap((p) => p.fires.map((f) => f.scheduledAt))).toEqual(expected);
   });
 });
+
+describe('planFires — fire times that have a run already (taken)', () => {
+  it('walks past them: neither planned nor counted again, so maxFires still reaches its last fire', () => {
+    // 5 fires allowed, 2 counted; the cursor was given back to T0 behind fires at T0 + 1 and + 2 minutes planned since.
+    const s = schedule({ kind: 'FIXED_RATE', intervalMs: MINUTE }, { startAt: T0, maxFires: 5, fireCount: 2 });
+    const p = plan({ schedule: s, misfirePolicy: 'FIRE_ONCE_NOW', lookAheadMs: 10 * MINUTE, taken: new Set([T0 + MINUTE, T0 + 2 * MINUTE]) });
+    expect(p.fires.map((f) => f.scheduledAt - T0)).toEqual([0, 3 * MINUTE, 4 * MINUTE]);
+    expect(p.firesConsumed).toBe(3);
+    expect(p.nextFireAt).toBeNull();
+  });
+
+  it('a taken missed time is not a stand-in’s nor a skipped row', () => {
+    for (const policy of POLICIES) {
+      const s = schedule({ kind: 'FIXED_RATE', intervalMs: MINUTE }, { startAt: T0 });
+      const p = plan({ schedule: s, misfirePolicy: policy, now: T0 + 2 * MINUTE + 1, lookAheadMs: 0, taken: new Set([T0 + MINUTE]) });
+      const rows = [...p.fires.map((f) => f.scheduledAt), ...p.skipped];
+      expect(rows, policy).not.toContain(T0 + MINUTE);
+    }
+  });
+});

@@ -31,6 +31,14 @@ export interface FirePlanInput {
   maxRuns: number;
   /** Fire times one call may walk; see DEFAULT_MAX_SCAN. */
   maxScan?: number;
+  /**
+   * Fire times that have a run already (their fire key is taken; default none): walked past,
+   * neither planned again nor counted again — each was counted when it was planned. The stored
+   * next fire time lies behind such fires when an instant withdrawn from an executor is given
+   * back after the planner planned on (prepared-fires.ts): counted again, a task with maxFires
+   * stopped that many fires early.
+   */
+  taken?: ReadonlySet<Millis>;
 }
 
 export interface FirePlan {
@@ -89,6 +97,11 @@ export function planFires(input: FirePlanInput): FirePlan {
 
   let t = input.nextFireAt === null || allowed <= 0 ? null : resumeFireTime(schedule, input.nextFireAt);
   while (t !== null && t <= horizon && consumed < allowed) {
+    if (input.taken?.has(t)) {
+      scanned++;
+      t = followingFireTime(schedule, t);
+      continue;
+    }
     if (t < lateLimit) {
       if (misfirePolicy === 'FIRE_ONCE_NOW') {
         if (collapsed === null && rows() >= maxRuns) break;

@@ -1,4 +1,5 @@
 export * from './insert-planned-runs';
+export * from './find-taken-fire-times';
 export * from './claim-due-runs';
 export * from './claim-named-runs';
 export * from './claim-unadmitted-runs';
