@@ -224,6 +224,61 @@ describe.each(TEST_DATABASES)('console users on %s', (kind) => {
     });
   });
 
+  describe("setting one's own password on a user management route", () => {
+    // An admin of its own (and a key it owns): ending its sessions must not end the seeded ones.
+    let selfId: number;
+    let key: Credentials;
+    beforeAll(async () => {
+      const made = await t.http().post('/api/users').set(a.admin).send({ username: 'alpha-self', password: 'password-123', role: 'TENANT_ADMIN' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      selfId = made.body.id;
+      const creds = await login(t, 'alpha/alpha-self');
+      const madeKey = await t.http().post('/api/api-keys').set(creds).send({ name: 'alpha-self-key', role: 'TENANT_ADMIN' });
+      expect(madeKey.status, JSON.stringify(madeKey.body)).toBe(201);
+      key = { 'X-Api-Key': madeKey.body.key };
+    });
+
+    it('needs the current password from a session of the user, and from a key it owns; names the field; changes nothing', async () => {
+      const creds = await login(t, 'alpha/alpha-self');
+      for (const as of [creds, key]) {
+        const missing = await t.http().post(`/api/users/${selfId}/password`).set(as).send({ password: 'taken-over-1' });
+        expect(missing.status).toBe(400);
+        expect(missing.body.errors).toEqual([{ field: 'currentPassword', reason: 'is required to change your own password' }]);
+        const wrong = await t.http().post(`/api/users/${selfId}/password`).set(as).send({ password: 'taken-over-1', currentPassword: 'not-it' });
+        expect(wrong.status).toBe(400);
+        expect(wrong.body.errors).toEqual([{ field: 'currentPassword', reason: 'is not your current password' }]);
+      }
+      expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
+      await login(t, 'alpha/alpha-self', 'password-123');
+    });
+
+    it('sets it with the current one: the calling session stays, the others end', async () => {
+      const creds = await login(t, 'alpha/alpha-self');
+      const other = await login(t, 'alpha/alpha-self');
+      const res = await t.http().post(`/api/users/${selfId}/password`).set(creds).send({ password: 'alpha-self-2', currentPassword: 'password-123' });
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect((await t.http().get('/api/auth/me').set(creds)).status).toBe(200);
+      expect((await t.http().get('/api/auth/me').set(other)).status).toBe(401);
+      await login(t, 'alpha/alpha-self', 'alpha-self-2');
+      const back = await t.http().post(`/api/users/${selfId}/password`).set(key).send({ password: 'password-123', currentPassword: 'alpha-self-2' });
+      expect(back.status, JSON.stringify(back.body)).toBe(204);
+      await login(t, 'alpha/alpha-self', 'password-123');
+    });
+
+    it("is not asked of an admin setting another user's password", async () => {
+      const res = await t.http().post(`/api/users/${selfId}/password`).set(a.admin).send({ password: 'password-123' });
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+    });
+
+    it('needs it from an operator setting its own, too', async () => {
+      const self = await userId('operator');
+      const missing = await t.http().post(`/api/operator/users/${self}/password`).set(operator).send({ password: 'taken-over-1' });
+      expect(missing.status).toBe(400);
+      expect(fieldsOf(missing.body)).toEqual(['currentPassword']);
+      await login(t, 'operator', 'password-123');
+    });
+  });
+
   describe('a password over 72 bytes (bcrypt would ignore the rest)', () => {
     // 73 bytes in 37 characters: the limit is on UTF-8 bytes, not characters.
     const tooLong = 'é'.repeat(36) + 'x';

@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { API_KEY_PRINCIPAL_PREFIX, mayHoldKey } from '@baton/domain';
 import * as bcrypt from 'bcryptjs';
 import { DataSource } from 'typeorm';
 import { credentialChanges, dialectOf, endSession, endUserSessions, findLoginUser, findPresentedApiKey, findSessionUser, findUserById, inTransaction, startSession, tenantRequiresSso, updateUser, type PresentedApiKey, type UserEntity } from '@baton/persistence';
-import { badRequest, forbidden, unauthorized } from '../common/api-error';
+import { ApiError, badRequest, forbidden, unauthorized } from '../common/api-error';
 import { CLOCK, Clock } from '../common/clock';
 import { CONSOLE_OPTIONS, ResolvedConsoleOptions } from '../common/options';
 import type { Principal } from '../common/principal';
@@ -135,24 +135,16 @@ export class AuthService {
   }
 
   /**
-   * A logged-in user changes its own password, proving the current one from client `address`.
-   * Wrong current passwords count against the account and address as failed logins do (a stolen
-   * session must not become a password oracle). The user's other sessions end (whoever else held
-   * one must log in with the new password); the calling session stays. An API key has no password.
+   * A logged-in user changes its own password, proving the current one from client `address`
+   * (proveOwnPassword). The user's other sessions end (whoever else held one must log in with the
+   * new password); the calling session stays. An API key has no password.
    */
   async changePassword(principal: Principal, currentPassword: string, newPassword: string, address: string): Promise<void> {
     const userId = principal.userId;
     if (userId === null) throw forbidden('An API key has no password: log in as a user to change yours');
-    if (principal.ssoProvider !== null) throw forbidden('A single sign-on user has no Baton password: change it at your identity provider');
     const user = await findUserById(this.dataSource.manager, userId);
     if (!user) throw unauthorized('Session expired or unknown; log in again');
-    const account = throttleAccount(user.tenantId, user.username, this.namesFold);
-    await this.refuseWhileThrottled(account, address);
-    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
-      await this.recordFailure(account, address);
-      throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
-    }
-    await this.recordSuccess(account, address);
+    await this.proveOwnPassword(user, currentPassword, address);
     if (newPassword === currentPassword) throw badRequest([{ field: 'newPassword', reason: 'must differ from the current password' }]);
     const passwordHash = await this.hashPassword(newPassword);
     await inTransaction(this.dataSource, async (em) => {
@@ -160,6 +152,30 @@ export class AuthService {
       await endUserSessions(em, userId, principal.sessionId);
       await auditChange(em, { tenantId: user.tenantId, objectType: 'user', objectId: userId, after: { passwordChanged: true } });
     });
+  }
+
+  /**
+   * Whoever changes `user`'s password as `user` itself — on POST /api/auth/password, or on a user
+   * management route applied to oneself (a session of the user, or an API key acting for it) —
+   * proves it knows the current one, from client `address`: a stolen session or key must not
+   * take the account over by setting a password. Wrong current passwords count against the
+   * account and address as failed logins do (not a password oracle either). A single sign-on
+   * user has no Baton password to prove: 403.
+   */
+  async proveOwnPassword(user: UserEntity, currentPassword: string | undefined, address: string): Promise<void> {
+    if (user.ssoProvider !== null) {
+      throw new ApiError(HttpStatus.FORBIDDEN, 'A single sign-on user has no Baton password: change it at your identity provider', {
+        errors: [{ field: 'currentPassword', reason: 'a single sign-on user has none' }],
+      });
+    }
+    if (currentPassword === undefined) throw badRequest([{ field: 'currentPassword', reason: 'is required to change your own password' }]);
+    const account = throttleAccount(user.tenantId, user.username, this.namesFold);
+    await this.refuseWhileThrottled(account, address);
+    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) {
+      await this.recordFailure(account, address);
+      throw badRequest([{ field: 'currentPassword', reason: 'is not your current password' }]);
+    }
+    await this.recordSuccess(account, address);
   }
 
   async recordSuccess(account: string, address: string): Promise<void> {

@@ -1,5 +1,5 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Ip, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
@@ -39,10 +39,11 @@ export class OperatorUsersController {
   @Post(':id/password')
   @Audited('user.password-reset')
   @HttpCode(204)
-  @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
+  @ApiOperation({ summary: "Set a user's password; the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
   @ApiNoContentResponse()
-  resetPassword(@Param('id', new IdPipe()) id: number, @Body() body: ResetPasswordDto, @CurrentPrincipal() principal: Principal): Promise<void> {
-    return this.users.resetPassword(id, body.password, { actingUserId: principal.actsForUserId });
+  @ApiTooManyRequestsResponse({ description: 'Your own: too many wrong current passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
+  resetPassword(@Param('id', new IdPipe()) id: number, @Body() body: ResetPasswordDto, @CurrentPrincipal() principal: Principal, @Ip() address: string): Promise<void> {
+    return this.users.resetPassword(id, body, { actingUserId: principal.actsForUserId }, { address, sessionId: principal.sessionId });
   }
 
   @Delete(':id')
@@ -90,14 +91,16 @@ export class TenantUsersController {
   @Post(':id/password')
   @Audited('user.password-reset')
   @HttpCode(204)
-  @ApiOperation({ summary: "Set a user's password; the user's sessions end" })
+  @ApiOperation({ summary: "Set a user's password; the user's sessions end. Your own only with `currentPassword` (your other sessions end, this one stays)" })
   @ApiNoContentResponse()
+  @ApiTooManyRequestsResponse({ description: 'Your own: too many wrong current passwords for this account from this client address, or from this address (logins count too); `Retry-After` gives the seconds to wait' })
   resetPassword(
     @TenantId() tenantId: string,
     @Param('id', new IdPipe()) id: number,
     @Body() body: ResetPasswordDto,
     @CurrentPrincipal() principal: Principal,
+    @Ip() address: string,
   ): Promise<void> {
-    return this.users.resetPassword(id, body.password, { tenantId, actingUserId: principal.actsForUserId });
+    return this.users.resetPassword(id, body, { tenantId, actingUserId: principal.actsForUserId }, { address, sessionId: principal.sessionId });
   }
 }

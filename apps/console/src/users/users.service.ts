@@ -30,6 +30,12 @@ export interface UserScope {
   actingUserId: number | null;
 }
 
+/** Who sets a password: its client address (a wrong current password counts against it) and its session (kept when it sets its own). */
+export interface PasswordCaller {
+  address: string;
+  sessionId: number | null;
+}
+
 /** Field paths of a user's credentials in errors: `username`, or `admin.username` inside a tenant. */
 export type CredentialFields = { username: string };
 
@@ -142,13 +148,20 @@ export class UsersService {
     });
   }
 
-  /** An administrator sets a user's password; the user's sessions end (it logs in with the new one). */
-  async resetPassword(id: number, password: string, scope: UserScope): Promise<void> {
-    const passwordHash = await this.auth.hashPassword(password);
+  /**
+   * An administrator sets a user's password; the user's sessions end (it logs in with the new
+   * one). Its own password (the caller acts for that user: a session of it, or a key it owns)
+   * only with the current one, as POST /api/auth/password has it (AuthService.proveOwnPassword),
+   * and the calling session stays.
+   */
+  async resetPassword(id: number, body: { password: string; currentPassword?: string }, scope: UserScope, caller: PasswordCaller): Promise<void> {
+    const own = id === scope.actingUserId;
+    if (own) await this.auth.proveOwnPassword(await this.findInScope(this.dataSource.manager, id, scope), body.currentPassword, caller.address);
+    const passwordHash = await this.auth.hashPassword(body.password);
     await inTransaction(this.dataSource, async (em) => {
       const row = await this.findInScope(em, id, scope);
       await updateUser(em, id, { passwordHash });
-      await endUserSessions(em, id);
+      await endUserSessions(em, id, own ? caller.sessionId : null);
       await auditChange(em, { tenantId: row.tenantId, objectType: 'user', objectId: id, after: { passwordChanged: true } });
     });
   }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { MAX_USERNAME_LENGTH, ROLES, type Role } from '@baton/domain';
 import { MAX_PASSWORD_BYTES, MaxPasswordBytes } from '../../common/password';
 import { OptionalNotNull } from '../../common/validation';
@@ -62,8 +62,15 @@ export class UpdateUserDto {
   disabled?: boolean;
 }
 
-/** An administrator sets a user's password (the user's sessions end). */
-export class ResetPasswordDto extends PasswordField {}
+/** An administrator sets a user's password (the user's sessions end); its own only with the current one. */
+export class ResetPasswordDto extends PasswordField {
+  @ApiPropertyOptional({ description: "Required when the user is the caller itself (a session of it, or an API key it owns): its current password. Not asked for another user's" })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  currentPassword?: string;
+}
 
 export class UserView implements Api.User {
   @ApiProperty() id!: number;

@@ -29,7 +29,7 @@ export function Routes({ path, operator, canWrite, session }: { path: string; op
   if (path === '/operator') return <OperatorPage role={role} />;
   if (path === '/account') return <AccountPage session={session} />;
   if (path === '/audit' && role !== 'TENANT_VIEWER') return <AuditPage operator={operator} />;
-  if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user.username} />;
+  if (path === '/users' && role !== 'TENANT_VIEWER') return <UsersPage operator={operator} me={session.user} />;
   if (operator) return <NotFoundPage path={path} home="/operator" />;
   let m: Record<string, string> | null;
   let id: number | null = null;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { get, patch, post, qs } from '../../shared/api';
+import { get, patch, post, qs, type Session } from '../../shared/api';
 import { CodeOptions, ErrorBox, Field, PageHeader, Time, useToast } from '../../shared/components';
 import { DataTable } from '../../shared/DataTable';
 import { EmptyState } from '../../shared/EmptyState';
@@ -17,15 +17,18 @@ const TENANT_ROLES: Role[] = ['TENANT_VIEWER', 'TENANT_ADMIN'];
 /**
  * Users. A tenant admin: the users of its tenant. The operator: the users of every tenant (and
  * the operators), filtered by tenant. Create, change a tenant user's role, disable/enable, reset
- * a password. Nobody demotes or disables themselves (the API refuses it too).
+ * a password (one's own with the current one). Nobody demotes or disables themselves (the API
+ * refuses it too).
  */
-export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
+export function UsersPage({ operator, me }: { operator: boolean; me: Session['user'] }) {
   const toast = useToast();
   const [tenantFilter, setTenantFilter] = useState('');
   const base = operator ? '/operator/users' : '/users';
   const users = useLoad(() => get<User[]>(`${base}${operator ? qs({ tenantId: tenantFilter }) : ''}`), [base, tenantFilter]);
   const tenants = useLoad(() => (operator ? get<Tenant[]>('/operator/tenants') : Promise.resolve([] as Tenant[])), [operator]);
   const [resetting, setResetting] = useState<number | null>(null);
+  // A name is unique within its tenant only: the operator lists every tenant's users.
+  const isMe = (u: User) => u.username === me.username && u.tenantId === me.tenantId;
 
   const change = async (u: User, body: { role?: Role; disabled?: boolean }, done: string) => {
     try {
@@ -69,7 +72,7 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
             cell: (u) => (
               <>
                 <span translate="no">{u.username}</span>
-                {u.username === me ? <span className="muted"> {t('(you)')}</span> : null}
+                {isMe(u) ? <span className="muted"> {t('(you)')}</span> : null}
               </>
             ),
           },
@@ -77,7 +80,7 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
           {
             header: t('Role'),
             cell: (u) =>
-              u.role === 'OPERATOR' || u.username === me ? (
+              u.role === 'OPERATOR' || isMe(u) ? (
                 codeLabel(u.role)
               ) : (
                 <select
@@ -96,7 +99,7 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
             header: t('Actions'),
             cell: (u) => (
               <>
-                {u.username === me ? null : (
+                {isMe(u) ? null : (
                   <button
                     type="button"
                     className="btn-small"
@@ -106,10 +109,13 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
                     {u.disabled ? t('Enable') : t('Disable')}
                   </button>
                 )}{' '}
-                <button type="button" className="btn-small" aria-label={t('Reset the password of {{user}}', { user: u.username })} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
-                  {t('Reset password')}
-                </button>
-                {resetting === u.id ? <ResetPasswordForm user={u} base={base} onDone={() => setResetting(null)} /> : null}
+                {/* A single sign-on user has no Baton password of its own to set (the API refuses it). */}
+                {isMe(u) && me.sso ? null : (
+                  <button type="button" className="btn-small" aria-label={t('Reset the password of {{user}}', { user: u.username })} onClick={() => setResetting(resetting === u.id ? null : u.id)}>
+                    {t('Reset password')}
+                  </button>
+                )}
+                {resetting === u.id ? <ResetPasswordForm user={u} base={base} own={isMe(u)} onDone={() => setResetting(null)} /> : null}
               </>
             ),
           },
@@ -120,22 +126,29 @@ export function UsersPage({ operator, me }: { operator: boolean; me: string }) {
   );
 }
 
-function ResetPasswordForm({ user, base, onDone }: { user: User; base: string; onDone: () => void }) {
+/** A user's new password; one's own (`own`) with the current one, which the API asks for (the calling session stays). */
+function ResetPasswordForm({ user, base, own, onDone }: { user: User; base: string; own: boolean; onDone: () => void }) {
   const toast = useToast();
   const [password, setPassword] = useState('');
+  const [currentPassword, setCurrentPassword] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      await post(`${base}/${user.id}/password`, { password });
-      toast.notify(t('Password of {{user}} set; their sessions ended', { user: user.username }));
+      await post(`${base}/${user.id}/password`, own ? { password, currentPassword } : { password });
+      toast.notify(own ? t('Password changed; your other sessions were logged out') : t('Password of {{user}} set; their sessions ended', { user: user.username }));
       onDone();
     } catch (err) {
-      setErrors(errorsOf(err, ['password']));
+      setErrors(errorsOf(err, ['password', 'currentPassword']));
     }
   };
   return (
     <form className="filters" onSubmit={(e) => void submit(e)} aria-label={t('New password for {{user}}', { user: user.username })}>
+      {own ? (
+        <Field label={t('Current password')} error={errors.currentPassword}>
+          {(p) => <input {...p} name="currentPassword" type="password" autoComplete="current-password" value={currentPassword} onChange={(e) => setCurrentPassword(e.target.value)} required />}
+        </Field>
+      ) : null}
       <Field label={t('New password')} error={errors.password}>
         {(p) => <input {...p} name="resetPassword" type="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
       </Field>
