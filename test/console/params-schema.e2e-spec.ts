@@ -53,6 +53,42 @@ describe.each(TEST_DATABASES)('handler params schemas through the console API on
     expect(JSON.stringify(theirs.body)).not.toContain('"width"');
   });
 
+  it("shows a viewer the values a schema gives secret-named params as [redacted], an admin as declared; the schema itself to both", async () => {
+    const SIGNED = {
+      type: 'object',
+      properties: {
+        apiToken: { type: 'string', minLength: 8, default: 'tok_live_default', examples: ['tok_live_example'] },
+        dbPassword: { const: 'hunter2-const' },
+        signingKey: { type: 'object', properties: { key: { enum: ['k-enum-1', 'k-enum-2'] } } },
+        region: { enum: ['eu', 'us'], default: 'eu' },
+      },
+      default: { region: 'eu', apiToken: 'tok_live_root' },
+    };
+    const row = await declare('acme', 'signer', { resize: SIGNED });
+    const onList = async (as: typeof acme.admin) => ((await t.http().get('/api/executors').set(as)).body as Array<{ id: number; handlerSchemas: unknown }>).find((e) => e.id === row.id)!.handlerSchemas;
+    const byId = async (as: typeof acme.admin) => (await t.http().get(`/api/executors/${row.id}`).set(as)).body.handlerSchemas;
+    for (const as of [acme.admin, acme.adminKey]) {
+      expect(await onList(as)).toEqual({ resize: SIGNED });
+      expect(await byId(as)).toEqual({ resize: SIGNED });
+    }
+    const shown = {
+      resize: {
+        type: 'object',
+        properties: {
+          apiToken: { type: 'string', minLength: 8, default: '[redacted]', examples: ['[redacted]'] },
+          dbPassword: { const: '[redacted]' },
+          signingKey: { type: 'object', properties: { key: { enum: ['[redacted]', '[redacted]'] } } },
+          region: { enum: ['eu', 'us'], default: 'eu' },
+        },
+        default: { region: 'eu', apiToken: '[redacted]' },
+      },
+    };
+    for (const as of [acme.viewer, acme.viewerKey]) {
+      expect(await onList(as)).toEqual(shown);
+      expect(await byId(as)).toEqual(shown);
+    }
+  });
+
   it('refuses params that do not fit, naming each path and reason, and stores nothing', async () => {
     const before = await rowCounts(db.dataSource);
     const res = await t.http().post('/api/tasks').set(acme.admin).send(task('resize-bad', { width: 0, format: 'gif', tags: ['a', 2], colour: 'red' }));

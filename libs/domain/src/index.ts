@@ -142,6 +142,7 @@ export { JSON_PATH_PATTERN, JSON_PATH_RULE, MAX_JSON_PATH_LENGTH, jsonPathProble
 export { EVENT_NAME_PATTERN, EVENT_NAME_RULE, MAX_EVENT_FILTER_ENTRIES, MAX_EVENT_NAME_LENGTH, MAX_EVENT_PAYLOAD_BYTES, eventNameProblem, eventTriggerProblems } from './event/validate-event';
 
 export { redact, redactChange, isSecretName, shownTextContains, REDACTED, SECRET_NAMES } from './redaction/redact';
+export { redactParamsSchema } from './redaction/redact-schema';
 export { redactUrlPasswords } from './redaction/redact-url';
 export { runKeyOf, MAX_RUN_KEY_LENGTH } from './key/run-key';
 export { keyConcurrencyProblems, keyRateLimitProblems, MAX_KEY_LIMIT, MAX_KEY_RATE, MIN_KEY_RATE, MAX_KEY_GROUP_LENGTH } from './key/validate-keys';

@@ -22,7 +22,7 @@ export interface Executor {
   stoppedAt: number | null;
   /** The handlers its last heartbeat offered. */
   handlers: string[];
-  /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none). */
+  /** JSON schemas of some of those handlers' params, by handler name, as its last heartbeat declared them ({} when none); a viewer's with the values they give secret-named params redacted (redactParamsSchema). */
   handlerSchemas: Record<string, JsonValue>;
   secret: ExecutorSecretStatus;
   /** How the engines speak to it: `baton` (the executor protocol) or `xxl-job` (an xxl-job-core executor; its `secret` does not apply, the tenant's XXL-JOB token does). */

@@ -3,7 +3,8 @@ import { ApiConflictResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation 
 import { Audited } from '../audit';
 import { ConsoleController } from '../common/access';
 import { IdPipe } from '../common/id.pipe';
-import { TenantId } from '../common/principal';
+import { CurrentPrincipal, Principal, TenantId } from '../common/principal';
+import { seesSecretValues } from '../auth/secret-values';
 import { ExecutorConnectionView, RotateExecutorSecretDto, RotatedExecutorSecretView } from './dto/executor-secret.dto';
 import { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
@@ -20,10 +21,10 @@ export class ExecutorsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "The tenant's executors (registered by their heartbeats) and their load" })
+  @ApiOperation({ summary: "The tenant's executors (registered by their heartbeats) and their load (a viewer sees the values a handler's params schema gives secret-named params as [redacted])" })
   @ApiOkResponse({ type: [ExecutorView] })
-  list(@TenantId() tenantId: string, @Query() query: ExecutorQuery): Promise<ExecutorView[]> {
-    return this.executors.list(tenantId, query);
+  list(@TenantId() tenantId: string, @Query() query: ExecutorQuery, @CurrentPrincipal() principal: Principal): Promise<ExecutorView[]> {
+    return this.executors.list(tenantId, query, { secretValues: seesSecretValues(principal) });
   }
 
   @Get('connection')
@@ -59,8 +60,8 @@ export class ExecutorsController {
 
   @Get(':id')
   @ApiOkResponse({ type: ExecutorView })
-  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number): Promise<ExecutorView> {
-    return this.executors.get(tenantId, id);
+  get(@TenantId() tenantId: string, @Param('id', new IdPipe()) id: number, @CurrentPrincipal() principal: Principal): Promise<ExecutorView> {
+    return this.executors.get(tenantId, id, { secretValues: seesSecretValues(principal) });
   }
 
   @Delete(':id')

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { redactParamsSchema, type JsonValue } from '@baton/domain';
 import { DataSource } from 'typeorm';
 import { deleteDownExecutor, ExecutorEntity, findExecutor, findTenant, inTransaction, listExecutors, TenantEntity } from '@baton/persistence';
 import { auditChange } from '../audit';
 import { conflict, notFound } from '../common/api-error';
 import type { ExecutorQuery, ExecutorView } from './dto/executor.dto';
 import { ExecutorSecretService } from './executor-secret.service';
+
+/** Whether the caller sees secret-named values in clear (seesSecretValues). */
+export interface ShownValues {
+  secretValues: boolean;
+}
 
 @Injectable()
 export class ExecutorsService {
@@ -13,16 +19,17 @@ export class ExecutorsService {
     private readonly secrets: ExecutorSecretService,
   ) {}
 
-  async list(tenantId: string, query: ExecutorQuery): Promise<ExecutorView[]> {
+  /** The tenant's executors; `shown.secretValues` false (a viewer): their handlers' params schemas redacted (redactParamsSchema). */
+  async list(tenantId: string, query: ExecutorQuery, shown: ShownValues): Promise<ExecutorView[]> {
     const rows = await listExecutors(this.dataSource.manager, tenantId, { app: query.app, state: query.state });
     const tenant = await this.tenant(tenantId);
-    return rows.map((row) => this.view(row, tenant));
+    return rows.map((row) => this.view(row, tenant, shown));
   }
 
-  async get(tenantId: string, id: number): Promise<ExecutorView> {
+  async get(tenantId: string, id: number, shown: ShownValues): Promise<ExecutorView> {
     const row = await findExecutor(this.dataSource.manager, tenantId, id);
     if (!row) throw notFound('Executor', id);
-    return this.view(row, await this.tenant(tenantId));
+    return this.view(row, await this.tenant(tenantId), shown);
   }
 
   /**
@@ -48,7 +55,8 @@ export class ExecutorsService {
     return tenant;
   }
 
-  private view(row: ExecutorEntity, tenant: TenantEntity): ExecutorView {
+  private view(row: ExecutorEntity, tenant: TenantEntity, shown: ShownValues): ExecutorView {
+    const schemas = (row.handlerSchemas ?? {}) as Record<string, JsonValue>;
     return {
       id: row.id,
       app: row.app,
@@ -60,7 +68,7 @@ export class ExecutorsService {
       heartbeatAt: row.heartbeatAt,
       stoppedAt: row.stoppedAt,
       handlers: row.handlers ?? [],
-      handlerSchemas: row.handlerSchemas ?? {},
+      handlerSchemas: shown.secretValues ? schemas : Object.fromEntries(Object.entries(schemas).map(([handler, schema]) => [handler, redactParamsSchema(schema) as JsonValue])),
       secret: this.secrets.statusOf(tenant, row.secretVersion),
       wire: row.wire,
     };

@@ -16,7 +16,7 @@ export class ExecutorView implements Api.Executor {
   @ApiProperty({ type: Number, nullable: true, description: 'When it stopped gracefully (its last heartbeat: draining, nothing in flight): DOWN without an alarm. Null while it runs, or when it went silent' })
   stoppedAt!: number | null;
   @ApiProperty({ type: [String], description: 'The handlers its last heartbeat offered' }) handlers!: string[];
-  @ApiProperty({ type: 'object', additionalProperties: true, description: "JSON schemas of some handlers' params, by handler name ({} when none): a task's params are checked against it on save" })
+  @ApiProperty({ type: 'object', additionalProperties: true, description: "JSON schemas of some handlers' params, by handler name ({} when none): a task's params are checked against it on save. A viewer sees the values they give secret-named params (`default`, `examples`, `const`, `enum`) as [redacted]" })
   handlerSchemas!: Record<string, JsonValue>;
   @ApiProperty({ enum: EXECUTOR_SECRET_STATUSES, description: 'Whether it uses the current executor secret (see the Connect panel to rotate)' })
   secret!: ExecutorSecretStatus;
