@@ -67,6 +67,39 @@ describe('applyAudit', () => {
     expect(JSON.stringify(change)).not.toMatch(/hunter|s1|svc/);
   });
 
+  it("shows a key bound's `key` changed alone (it names a params path), and still hides a params value named key", () => {
+    const changes: PlannedChange[] = [
+      {
+        kind: 'task',
+        name: 'nightly',
+        action: 'update',
+        fields: [
+          { field: 'concurrency.key', before: 'customerId', after: 'order.customerId' },
+          { field: 'rateLimit.key', before: 'region', after: 'order.region' },
+          { field: 'debounce.key', before: undefined, after: 'accountId' },
+          { field: 'throttle.key', before: 'a', after: 'b' },
+          { field: 'params.key', before: 'sk_live_1', after: 'sk_live_2' },
+          { field: 'params.concurrency.key', before: 'sk_live_3', after: 'sk_live_4' },
+        ],
+      },
+    ];
+    const [change] = applyAudit(false, changes, current).changes;
+    expect(change).toEqual({
+      kind: 'task',
+      name: 'nightly',
+      action: 'update',
+      fields: [
+        { field: 'concurrency.key', before: 'customerId', after: 'order.customerId' },
+        { field: 'rateLimit.key', before: 'region', after: 'order.region' },
+        { field: 'debounce.key', after: 'accountId' },
+        { field: 'throttle.key', before: 'a', after: 'b' },
+        { field: 'params.key', before: REDACTED, after: REDACTED },
+        { field: 'params.concurrency.key', before: REDACTED, after: REDACTED },
+      ],
+    });
+    expect(JSON.stringify(change)).not.toMatch(/sk_live/);
+  });
+
   it('keeps what a prune deleted as it was, redacted as a DELETE records it', () => {
     const changes = [deleted('calendar', 'holidays'), deleted('webhook', 'ops'), deleted('task', 'old'), deleted('dependency', 'old → mail')];
     const audit = applyAudit(true, changes, current);

@@ -76,6 +76,19 @@ describe('redactChange', () => {
     expect(redactChange({ field: 'params', before: undefined, after: { concurrency: bound, key: 'sk_live_1' } })).toEqual({ field: 'params', before: undefined, after: { concurrency: bound, key: REDACTED } });
     expect(redactChange({ field: 'params.__proto__', before: undefined, after: { token: 't' } }).after).toEqual({ token: REDACTED });
   });
+
+  it("shows a key bound's `key` changed alone: it names a params path, it is no secret", () => {
+    for (const bound of ['concurrency', 'rateLimit', 'debounce', 'throttle']) {
+      expect(redactChange({ field: `${bound}.key`, before: 'customerId', after: 'order.region' })).toEqual({ field: `${bound}.key`, before: 'customerId', after: 'order.region' });
+    }
+    expect(redactChange({ field: 'concurrency.key', before: undefined, after: 'customerId' })).toEqual({ field: 'concurrency.key', before: undefined, after: 'customerId' });
+  });
+
+  it('still hides a secret-named params value, a `key` or a bound-like path under params included', () => {
+    for (const field of ['params.key', 'params.concurrency.key', 'params.rateLimit.key', 'params.apiKey', 'key', 'concurrency.key.secret', 'webhook.key', 'constructor.key']) {
+      expect(redactChange({ field, before: 'sk_live_1', after: 'sk_live_2' }), field).toEqual({ field, before: REDACTED, after: REDACTED });
+    }
+  });
 });
 
 describe('shownTextContains', () => {

@@ -55,16 +55,29 @@ const KEY_BOUNDS: Record<string, { fields: readonly string[]; needs: string }> =
 };
 
 /**
- * A field change (`params.apiToken`: before → after) with its values redacted: whole when a name on
- * its path is a secret's, else each value as redact shows it under the field's name (a task's
- * `concurrency` set to `{ key, limit }` keeps its key bound's `key`, as the task itself shows it).
+ * A field change (`params.apiToken`: before → after) with its values redacted: whole when its path
+ * means a secret (isSecretPath), else each value as redact shows it under the field's name (a
+ * task's `concurrency` set to `{ key, limit }` keeps its key bound's `key`, as the task itself
+ * shows it). A key bound's own `key` changed alone (`concurrency.key`) is shown as it is: the
+ * name of a params path, not a secret.
  */
 export function redactChange<C extends { field: string; before: unknown; after: unknown }>(change: C): C {
   const path = change.field.split('.');
+  if (isBoundKeyPath(path)) return change;
   if (path.some(isSecretName)) return { ...change, before: change.before === undefined ? undefined : REDACTED, after: change.after === undefined ? undefined : REDACTED };
   const name = path[path.length - 1];
   const shown = (value: unknown) => (redact({ [name]: value }) as Record<string, unknown>)[name];
   return { ...change, before: shown(change.before), after: shown(change.after) };
+}
+
+/**
+ * Whether a change's path (from the changed object's top: a task's fields) is a key bound's `key`
+ * (`concurrency.key`, `rateLimit.key`, `debounce.key`, `throttle.key`): Baton's own setting,
+ * whose name only looks like a secret's. Under `params` the same names are the tenant's, and a
+ * `key` there is judged by its name (`params.concurrency.key` stays hidden).
+ */
+function isBoundKeyPath(path: readonly string[]): boolean {
+  return path.length === 2 && path[1] === 'key' && Object.hasOwn(KEY_BOUNDS, path[0]);
 }
 
 /**
